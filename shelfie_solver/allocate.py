@@ -1,0 +1,250 @@
+"""The combination allocator: final dice -> disjoint combinations (groups) -> items (D8-D14).
+
+A *marking* is a set of at most ``combinations_per_turn`` available items, each marked by its
+own group of dice (D8, D9). Deciding whether a set of items can be marked is a flow problem:
+dice flow from their faces to the items, an item needs exactly n(c) dice, all of one face its
+shelf accepts, of which at most ``jokers_per_group`` Jokers and never only Jokers (D11).
+
+Two exact methods live here:
+
+* :func:`find_groups` — the fast closed form used everywhere. Once each item's face is chosen
+  (a shelf may accept several), the flow network is a set of independent stars, one per face,
+  plus the shared Joker supply, so max-flow = demand exactly when, for every face ``f``,
+  ``deficit_f = max(0, demand_f - dice_f) <= sum of the Joker caps of f's groups`` and
+  ``sum_f deficit_f <= Jokers``. :func:`feasibility_table` applies it to every roll and every
+  item set at once with numpy.
+* :func:`find_groups_flow` — the same question as a maximum flow in networkx (the reference);
+  ``tests/test_allocate.py`` proves the two equal, and both equal to a brute force over every
+  assignment of each die to a group.
+
+D12 (all dice Jokers: mark any one available item) and D13/D14 (failed result only when nothing
+can be marked) are applied by :func:`legal_markings` and the engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from itertools import combinations, product
+
+import numpy as np
+
+from .board import Board, ItemSets, Marks, item_sets
+from .dice import Counts, DiceSpace, space_for
+from .rules import Ruleset
+
+
+@dataclass(frozen=True)
+class Group:
+    """One combination (D8): the dice that mark one item.
+
+    Attributes:
+        cell: the item marked (cell index).
+        face: side number of the matching face (the Joker's, for D12's all-Jokers marking).
+        matching: dice showing ``face``.
+        jokers: Jokers standing in for ``face`` (D11).
+    """
+
+    cell: int
+    face: int
+    matching: int
+    jokers: int
+
+    def codes(self, rules: Ruleset) -> str:
+        """The group's dice as one-letter codes, e.g. ``CCJ``."""
+        joker = rules.joker.code if rules.joker else ""
+        return rules.sides[self.face].code * self.matching + joker * self.jokers
+
+
+@dataclass(frozen=True)
+class Marking:
+    """A legal marking: items (sorted cell indices) and one disjoint group per item."""
+
+    cells: tuple[int, ...]
+    groups: tuple[Group, ...]
+
+    def dice_used(self) -> int:
+        """Number of dice the marking uses."""
+        return sum(g.matching + g.jokers for g in self.groups)
+
+
+def is_all_jokers(counts: Counts, rules: Ruleset) -> bool:
+    """Whether D12 applies: every die shows the Joker and the ruleset lets that mark any item."""
+    j = rules.joker_index
+    return j is not None and rules.all_jokers_mark_any and counts[j] == rules.dice
+
+
+def find_groups(counts: Counts, cells: tuple[int, ...], board: Board, rules: Ruleset) -> tuple[Group, ...] | None:
+    """Disjoint groups marking every item of ``cells`` with the dice ``counts``, or ``None``.
+
+    Closed form of the max-flow (module docstring); D12 is not applied here.
+
+    Args:
+        counts: dice per side (length ``rules.n_sides``).
+        cells: distinct cell indices (availability is not checked here).
+    Returns:
+        One :class:`Group` per cell, in the order of ``cells``, or ``None`` when impossible.
+    """
+    jokers = counts[rules.joker_index] if rules.joker_index is not None else 0
+    for choice in product(*(board.faces_of(c) for c in cells)):
+        demand: dict[int, int] = {}
+        cap: dict[int, int] = {}
+        for cell, face in zip(cells, choice):
+            demand[face] = demand.get(face, 0) + board.need(cell)
+            cap[face] = cap.get(face, 0) + rules.joker_cap(board.need(cell))
+        deficit = {f: max(0, d - counts[f]) for f, d in demand.items()}
+        if all(deficit[f] <= cap[f] for f in demand) and sum(deficit.values()) <= jokers:
+            return _spread_jokers(cells, choice, deficit, board, rules)
+    return None
+
+
+def _spread_jokers(cells: tuple[int, ...], choice: tuple[int, ...], deficit: dict[int, int],
+                   board: Board, rules: Ruleset) -> tuple[Group, ...]:
+    left = dict(deficit)
+    groups = []
+    for cell, face in zip(cells, choice):
+        need = board.need(cell)
+        used = min(left[face], rules.joker_cap(need))
+        left[face] -= used
+        groups.append(Group(cell, face, need - used, used))
+    return tuple(groups)
+
+
+def can_allocate(counts: Counts, cells: tuple[int, ...], board: Board, rules: Ruleset) -> bool:
+    """Whether ``cells`` can all be marked in one turn with ``counts`` (D8, D11; not D12)."""
+    return find_groups(counts, cells, board, rules) is not None
+
+
+def find_groups_flow(counts: Counts, cells: tuple[int, ...], board: Board, rules: Ruleset) -> tuple[Group, ...] | None:
+    """The reference allocator: the same answer as :func:`find_groups`, by maximum flow.
+
+    For each choice of face per item, a network source -> face (capacity: dice of that face),
+    source -> Joker (capacity: Jokers), face -> item (capacity n(c)), Joker -> item (capacity:
+    the item's Joker cap, D11), item -> sink (capacity n(c)); the items can be marked when the
+    maximum flow (networkx, preflow-push) saturates every item.
+    """
+    import networkx as nx
+
+    joker = rules.joker_index
+    for choice in product(*(board.faces_of(c) for c in cells)):
+        graph = nx.DiGraph()
+        for face in set(choice):
+            graph.add_edge("source", ("face", face), capacity=counts[face])
+        if joker is not None:
+            graph.add_edge("source", "joker", capacity=counts[joker])
+        for cell, face in zip(cells, choice):
+            need = board.need(cell)
+            graph.add_edge(("face", face), ("cell", cell), capacity=need)
+            if joker is not None:
+                graph.add_edge("joker", ("cell", cell), capacity=rules.joker_cap(need))
+            graph.add_edge(("cell", cell), "sink", capacity=need)
+        value, flow = nx.maximum_flow(graph, "source", "sink")
+        if value == sum(board.need(c) for c in cells):
+            return tuple(Group(cell, face, flow[("face", face)][("cell", cell)],
+                               flow["joker"][("cell", cell)] if joker is not None else 0)
+                         for cell, face in zip(cells, choice))
+    return None
+
+
+def legal_markings(counts: Counts, board: Board, marks: Marks, rules: Ruleset) -> list[Marking]:
+    """Every legal marking of the final dice: non-empty sets of at most
+    ``combinations_per_turn`` available items with disjoint groups (D8-D11), or, when all dice
+    are Jokers, each single available item (D12). Empty list = failed result (D13).
+
+    Sets are listed by size, then by cell order.
+    """
+    available = marks.available
+    if is_all_jokers(counts, rules):
+        joker = rules.joker_index
+        assert joker is not None
+        return [Marking((c,), (Group(c, joker, 0, rules.dice),)) for c in available]
+    found: list[Marking] = []
+    feasible_prev: set[tuple[int, ...]] = {()}
+    for size in range(1, rules.combinations_per_turn + 1):
+        feasible_now: set[tuple[int, ...]] = set()
+        for cells in combinations(available, size):
+            # A superset of an impossible set is impossible: test only sets whose every
+            # subset one smaller is possible.
+            if any(cells[:i] + cells[i + 1:] not in feasible_prev for i in range(size)):
+                continue
+            groups = find_groups(counts, cells, board, rules)
+            if groups is not None:
+                feasible_now.add(cells)
+                found.append(Marking(cells, groups))
+        if not feasible_now:
+            break
+        feasible_prev = feasible_now
+    return found
+
+
+# --- every roll x every item set, at once (for the engine) ---------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class FeasibilityTable:
+    """Which item sets every final roll can mark, for one board and ruleset (state-free).
+
+    Stored sparse (about 1% of roll x set pairs are feasible on the default board), in CSR form
+    over the rolls of :class:`DiceSpace`: the sets of roll ``r`` are
+    ``members[starts[r]:starts[r + 1]]``, and every row ends with the sentinel ``len(sets.sizes)``
+    ("no set") so that no row is empty.
+
+    Attributes:
+        sets: every set of 1..k items (:func:`board.item_sets`).
+        starts: ``int64 (R,)`` row starts. members: ``int64 (nnz,)`` set indices.
+    """
+
+    sets: ItemSets
+    starts: np.ndarray
+    members: np.ndarray
+
+
+@cache
+def feasibility_table(board: Board, rules: Ruleset) -> FeasibilityTable:
+    """Build (once per process per board and ruleset) the :class:`FeasibilityTable` (D8-D12)."""
+    space = space_for(rules)
+    sets = item_sets(board, rules.combinations_per_turn)
+    feasible = _feasible_sets(space, sets.cells, board, rules)
+    if rules.joker_index is not None and rules.all_jokers_mark_any:
+        all_jokers = tuple(rules.dice if i == rules.joker_index else 0 for i in range(rules.n_sides))
+        feasible[space.roll_index[all_jokers]] = sets.sizes == 1  # D12: any one item
+    n_sets = len(sets.sizes)
+    feasible = np.concatenate([feasible, np.ones((len(feasible), 1), dtype=bool)], axis=1)  # sentinel
+    rows, members = np.nonzero(feasible)
+    starts = np.searchsorted(rows, np.arange(len(feasible)))
+    return FeasibilityTable(sets, starts.astype(np.int64), members.astype(np.int64))
+
+
+def _feasible_sets(space: DiceSpace, cells: np.ndarray, board: Board, rules: Ruleset) -> np.ndarray:
+    """``bool (R, K)`` by the closed form, vectorised over rolls and face choices."""
+    n_faces = rules.n_faces
+    demand_rows, cap_rows, owner = [], [], []
+    for index, row in enumerate(cells):
+        chosen = [int(c) for c in row if c >= 0]
+        for choice in product(*(board.faces_of(c) for c in chosen)):
+            demand = [0] * n_faces
+            cap = [0] * n_faces
+            for cell, face in zip(chosen, choice):
+                demand[face] += board.need(cell)
+                cap[face] += rules.joker_cap(board.need(cell))
+            demand_rows.append(demand)
+            cap_rows.append(cap)
+            owner.append(index)
+    demand_arr = np.array(demand_rows, dtype=np.int16)
+    cap_arr = np.array(cap_rows, dtype=np.int16)
+    dice = space.roll_counts[:, :n_faces].astype(np.int16)
+    if rules.joker_index is not None:
+        jokers = space.roll_counts[:, rules.joker_index].astype(np.int16)
+    else:
+        jokers = np.zeros(len(space.rolls), dtype=np.int16)
+    ok = np.empty((len(space.rolls), len(owner)), dtype=bool)
+    chunk = max(1, 4_000_000 // max(1, len(owner) * n_faces))
+    for lo in range(0, len(space.rolls), chunk):
+        hi = lo + chunk
+        deficit = np.maximum(demand_arr[None, :, :] - dice[lo:hi, None, :], 0)
+        ok[lo:hi] = (deficit <= cap_arr[None]).all(axis=2) & (deficit.sum(axis=2) <= jokers[lo:hi, None])
+    owner_arr = np.array(owner, dtype=np.int64)
+    if len(owner_arr) == len(cells):
+        return ok
+    starts = np.flatnonzero(np.r_[True, owner_arr[1:] != owner_arr[:-1]])
+    return np.logical_or.reduceat(ok, starts, axis=1)

@@ -1,0 +1,413 @@
+"""The bookshelf: board layout (D3), board state / marks (D4) and scoring (D19).
+
+Cells are numbered ``shelf * n_columns + column`` (0-based) and named ``r<shelf>c<column>``
+(1-based, shelf 1 at the top). Lines are the shelves (rows) followed by the columns.
+
+Board TOML form (docs/formats.md)::
+
+    name = "..."
+    columns = [1, 2, 3, 4, 5]    # same-face dice each column needs, left to right (D3)
+    [[shelves]]                  # top to bottom
+    faces = ["cat"]              # face names or codes this shelf accepts (one or several)
+    values = [1, 2, 4, 7, 11]    # point value of each item, left to right
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cache, cached_property
+from itertools import combinations
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import BoardError, MarksError, RulesError
+from .rules import DEFAULT_RULES, Ruleset, load_toml
+
+_CELL_NAME = re.compile(r"^r(\d+)c(\d+)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Board:
+    """An immutable bookshelf layout (D3).
+
+    Attributes:
+        name: a label for output.
+        columns: per column, how many dice of the same face mark an item there (n(c)).
+        shelf_faces: per shelf, the side numbers (ruleset item faces) that may mark its items.
+        values: per shelf, per column, the item's point value.
+    """
+
+    name: str
+    columns: tuple[int, ...]
+    shelf_faces: tuple[tuple[int, ...], ...]
+    values: tuple[tuple[int, ...], ...]
+
+    @property
+    def n_shelves(self) -> int:
+        """Number of shelves (rows)."""
+        return len(self.shelf_faces)
+
+    @property
+    def n_columns(self) -> int:
+        """Number of columns."""
+        return len(self.columns)
+
+    @property
+    def n_cells(self) -> int:
+        """Number of items on the board."""
+        return self.n_shelves * self.n_columns
+
+    def cell(self, shelf: int, column: int) -> int:
+        """Cell index of (shelf, column), both 0-based."""
+        return shelf * self.n_columns + column
+
+    def shelf_of(self, cell: int) -> int:
+        """0-based shelf of a cell."""
+        return cell // self.n_columns
+
+    def column_of(self, cell: int) -> int:
+        """0-based column of a cell."""
+        return cell % self.n_columns
+
+    def cell_name(self, cell: int) -> str:
+        """Item name ``r<shelf>c<column>``, 1-based, e.g. ``r1c1`` for the top-left item."""
+        return f"r{self.shelf_of(cell) + 1}c{self.column_of(cell) + 1}"
+
+    def parse_cell(self, name: str) -> int:
+        """Cell index of an item name such as ``r2c4``.
+
+        Raises:
+            BoardError: the name is malformed or outside the board.
+        """
+        match = _CELL_NAME.match(name.strip())
+        last = f"r{self.n_shelves}c{self.n_columns}"
+        if not match:
+            raise BoardError(f"bad item name {name!r}; expected r<shelf>c<column> such as r2c4 (r1c1..{last})")
+        shelf, column = int(match.group(1)), int(match.group(2))
+        if not (1 <= shelf <= self.n_shelves and 1 <= column <= self.n_columns):
+            raise BoardError(f"item {name!r} is not on the board; items run from r1c1 to {last}")
+        return self.cell(shelf - 1, column - 1)
+
+    def value(self, cell: int) -> int:
+        """Point value of an item."""
+        return self.values[self.shelf_of(cell)][self.column_of(cell)]
+
+    def need(self, cell: int) -> int:
+        """Dice of one face needed to mark an item (its column's number, D3/D8)."""
+        return self.columns[self.column_of(cell)]
+
+    def faces_of(self, cell: int) -> tuple[int, ...]:
+        """Side numbers that may mark an item (its shelf's faces, D3/D8)."""
+        return self.shelf_faces[self.shelf_of(cell)]
+
+    @cached_property
+    def lines(self) -> tuple[tuple[int, ...], ...]:
+        """Cells of every line: the shelves top to bottom, then the columns left to right (D19)."""
+        shelves = tuple(tuple(self.cell(s, c) for c in range(self.n_columns)) for s in range(self.n_shelves))
+        columns = tuple(tuple(self.cell(s, c) for s in range(self.n_shelves)) for c in range(self.n_columns))
+        return shelves + columns
+
+    def line_name(self, line: int) -> str:
+        """``shelf 2`` or ``column 4`` (1-based) for a line index of :attr:`lines`."""
+        if line < self.n_shelves:
+            return f"shelf {line + 1}"
+        return f"column {line - self.n_shelves + 1}"
+
+    def shelf_label(self, shelf: int, rules: Ruleset) -> str:
+        """The faces a shelf accepts, e.g. ``cat`` or ``cat/book``."""
+        return "/".join(rules.sides[f].name for f in self.shelf_faces[shelf])
+
+
+class CellState(StrEnum):
+    """State of one item (D4), with its character in the compact marks text."""
+
+    AVAILABLE = "."
+    MARKED = "o"
+    ELIMINATED = "x"
+
+
+@dataclass(frozen=True)
+class Marks:
+    """An immutable board state (D4): which items are marked and which eliminated.
+
+    Attributes:
+        n_shelves, n_columns: the board shape.
+        marked: bit ``i`` set when cell ``i`` is marked (circled).
+        eliminated: bit ``i`` set when cell ``i`` is eliminated (crossed out).
+
+    The compact text form lists the shelves top to bottom separated by ``/``, one character per
+    item: ``.`` available, ``o`` marked, ``x`` eliminated, e.g. ``oo.../...../x..../...../.....``.
+    """
+
+    n_shelves: int
+    n_columns: int
+    marked: int = 0
+    eliminated: int = 0
+
+    @classmethod
+    def empty(cls, board: Board) -> Marks:
+        """The state at the start of a game: every item available."""
+        return cls(board.n_shelves, board.n_columns)
+
+    @property
+    def n_cells(self) -> int:
+        """Number of items."""
+        return self.n_shelves * self.n_columns
+
+    def state(self, cell: int) -> CellState:
+        """State of one cell."""
+        if self.marked >> cell & 1:
+            return CellState.MARKED
+        if self.eliminated >> cell & 1:
+            return CellState.ELIMINATED
+        return CellState.AVAILABLE
+
+    def is_available(self, cell: int) -> bool:
+        """Whether the item can still be marked (D4)."""
+        return not ((self.marked | self.eliminated) >> cell & 1)
+
+    @property
+    def available(self) -> tuple[int, ...]:
+        """Available cells, in index order."""
+        return tuple(i for i in range(self.n_cells) if self.is_available(i))
+
+    def can_mark(self, cells: tuple[int, ...] | list[int]) -> bool:
+        """Whether every cell is available and none repeats (D4)."""
+        return len(set(cells)) == len(cells) and all(0 <= c < self.n_cells and self.is_available(c) for c in cells)
+
+    def verify_mark(self, cells: tuple[int, ...] | list[int]) -> None:
+        """Raise :class:`MarksError` unless :meth:`can_mark` holds."""
+        if not self.can_mark(cells):
+            raise MarksError(f"cannot mark cells {sorted(cells)}: only distinct available items can be marked (D4)")
+
+    def with_marked(self, cells: tuple[int, ...] | list[int]) -> Marks:
+        """A new state with ``cells`` marked (D4: only available items).
+
+        Raises:
+            MarksError: a cell is not available.
+        """
+        self.verify_mark(cells)
+        bits = sum(1 << c for c in cells)
+        return Marks(self.n_shelves, self.n_columns, self.marked | bits, self.eliminated)
+
+    def with_eliminated(self, cells: tuple[int, ...] | list[int]) -> Marks:
+        """A new state with the *available* cells among ``cells`` eliminated (D13, D15).
+
+        Marked cells stay marked (they still score).
+        """
+        bits = sum(1 << c for c in cells if self.is_available(c))
+        return Marks(self.n_shelves, self.n_columns, self.marked, self.eliminated | bits)
+
+    def shelf_has_available(self, shelf: int) -> bool:
+        """Whether a shelf still has an available item (D13, D17)."""
+        return any(self.is_available(shelf * self.n_columns + c) for c in range(self.n_columns))
+
+    def count_marked(self, cells: tuple[int, ...]) -> int:
+        """How many of ``cells`` are marked."""
+        return sum(self.marked >> c & 1 for c in cells)
+
+    def closed_shelves(self) -> int:
+        """Shelves with no available item (D17's end trigger counts these)."""
+        return sum(not self.shelf_has_available(s) for s in range(self.n_shelves))
+
+    def __str__(self) -> str:
+        rows = []
+        for s in range(self.n_shelves):
+            rows.append("".join(self.state(s * self.n_columns + c).value for c in range(self.n_columns)))
+        return "/".join(rows)
+
+
+def parse_marks(text: str, board: Board) -> Marks:
+    """Parse the compact marks text (``.`` available, ``o`` marked, ``x`` eliminated).
+
+    Shelves are separated by ``/`` or new lines; spaces are ignored; ``#`` starts a comment.
+
+    Raises:
+        MarksError: a bad character or a shape that does not match the board.
+    """
+    lines = [line.split("#", 1)[0] for line in text.splitlines()]
+    compact = "/".join(part for part in ("".join(line.split()) for line in lines) if part)
+    rows = compact.split("/") if compact else []
+    example = "/".join(["." * board.n_columns] * board.n_shelves)
+    if len(rows) != board.n_shelves or any(len(row) != board.n_columns for row in rows):
+        raise MarksError(f"marks {text.strip()!r} do not fit the board: expected {board.n_shelves} shelves of "
+                         f"{board.n_columns} items separated by '/', e.g. {example}")
+    marked = eliminated = 0
+    for s, row in enumerate(rows):
+        for c, char in enumerate(row.lower()):
+            bit = 1 << board.cell(s, c)
+            if char == "o":
+                marked |= bit
+            elif char == "x":
+                eliminated |= bit
+            elif char != ".":
+                raise MarksError(f"bad character {char!r} in marks; use '.' available, 'o' marked, 'x' eliminated")
+    return Marks(board.n_shelves, board.n_columns, marked, eliminated)
+
+
+def load_marks(text_or_path: str | None, board: Board) -> Marks:
+    """Marks from compact text, or from a file holding it (one shelf per line allowed).
+
+    ``None`` gives the empty board. Raises :class:`MarksError` as :func:`parse_marks`.
+    """
+    if text_or_path is None:
+        return Marks.empty(board)
+    path = Path(text_or_path)
+    if path.is_file():
+        try:
+            return parse_marks(path.read_text(encoding="utf-8"), board)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise MarksError(f"cannot read marks file {text_or_path}: {exc}") from None
+    return parse_marks(text_or_path, board)
+
+
+def verify_marks_fit(marks: Marks, board: Board) -> None:
+    """Raise :class:`MarksError` when a state's shape differs from the board's."""
+    if (marks.n_shelves, marks.n_columns) != (board.n_shelves, board.n_columns):
+        raise MarksError(f"marks are {marks.n_shelves}x{marks.n_columns} but the board is "
+                         f"{board.n_shelves}x{board.n_columns}")
+
+
+def line_points(board: Board, marks: Marks, line: tuple[int, ...], threshold: int) -> int:
+    """Points of one line (D19): the sum of its marked values when it has >= threshold marks."""
+    marked = [c for c in line if marks.marked >> c & 1]
+    return sum(board.value(c) for c in marked) if len(marked) >= threshold else 0
+
+
+def score_breakdown(board: Board, marks: Marks, rules: Ruleset = DEFAULT_RULES) -> tuple[int, int]:
+    """(points from shelves, points from columns) under D19; a marked item may count in both."""
+    t = rules.scoring_threshold
+    shelves = sum(line_points(board, marks, line, t) for line in board.lines[: board.n_shelves])
+    columns = sum(line_points(board, marks, line, t) for line in board.lines[board.n_shelves:])
+    return shelves, columns
+
+
+def score(board: Board, marks: Marks, rules: Ruleset = DEFAULT_RULES) -> int:
+    """Total points of a sheet (D19)."""
+    return sum(score_breakdown(board, marks, rules))
+
+
+@dataclass(frozen=True, eq=False)
+class ItemSets:
+    """Every set of 1..k items of a board, with what each set adds to every line (state-free).
+
+    Attributes:
+        cells: ``int64 (K, k)`` cell indices of each set, padded with ``-1``.
+        sizes: ``int64 (K,)`` items per set.
+        line_count: ``int64 (K, L)`` items each set adds to each line (:attr:`Board.lines`).
+        line_points: ``int64 (K, L)`` points of those items per line.
+    """
+
+    cells: np.ndarray
+    sizes: np.ndarray
+    line_count: np.ndarray
+    line_points: np.ndarray
+
+    def take(self, index: np.ndarray) -> ItemSets:
+        """The sets at ``index`` (an integer array), in that order."""
+        return ItemSets(self.cells[index], self.sizes[index], self.line_count[index], self.line_points[index])
+
+
+@cache
+def item_sets(board: Board, k: int) -> ItemSets:
+    """All sets of 1..k items of ``board`` (by size, then cell order), built once per process."""
+    k = min(k, board.n_cells)
+    sets = [c for size in range(1, k + 1) for c in combinations(range(board.n_cells), size)]
+    cells = np.full((len(sets), k), -1, dtype=np.int64)
+    for i, chosen in enumerate(sets):
+        cells[i, : len(chosen)] = chosen
+    member = np.zeros((board.n_cells + 1, len(board.lines)), dtype=np.int64)  # last row: padding
+    for line, line_cells in enumerate(board.lines):
+        member[list(line_cells), line] = 1
+    values = np.array([board.value(c) for c in range(board.n_cells)] + [0], dtype=np.int64)
+    return ItemSets(cells, (cells >= 0).sum(axis=1), member[cells].sum(axis=1),
+                    (member * values[:, None])[cells].sum(axis=1))
+
+
+# --- board files ---------------------------------------------------------------------------
+
+_BOARD_KEYS = frozenset(("name", "columns", "shelves"))
+_SHELF_KEYS = frozenset(("faces", "values", "name"))
+
+
+def board_from_dict(data: dict[str, Any], rules: Ruleset = DEFAULT_RULES, source: str = "board") -> Board:
+    """Build a :class:`Board` from parsed TOML, resolving face names/codes against ``rules``.
+
+    Raises:
+        BoardError: unknown keys, a wrong shape, an unknown face, or bad dice counts / values.
+    """
+    unknown = sorted(set(data) - _BOARD_KEYS)
+    if unknown:
+        raise BoardError(f"{source}: unknown key {unknown[0]!r}; expected name, columns and [[shelves]]")
+    columns = data.get("columns")
+    if not isinstance(columns, list) or not columns or not all(_is_int(n) for n in columns):
+        raise BoardError(f"{source}: columns must be a list of dice counts, e.g. columns = [1, 2, 3, 4, 5]")
+    for n in columns:
+        if not 1 <= n <= rules.dice:
+            raise BoardError(f"{source}: a column needs between 1 and {rules.dice} dice (the ruleset's dice), got {n}")
+    shelves = data.get("shelves")
+    if not isinstance(shelves, list) or not shelves:
+        raise BoardError(f"{source}: expected at least one [[shelves]] table with faces and values")
+    shelf_faces, values = [], []
+    for number, shelf in enumerate(shelves, start=1):
+        faces, row = _shelf_from(shelf, number, len(columns), rules, source)
+        shelf_faces.append(faces)
+        values.append(row)
+    name = data.get("name", Path(source).stem)
+    if not isinstance(name, str):
+        raise BoardError(f"{source}: name must be a string")
+    return Board(name, tuple(columns), tuple(shelf_faces), tuple(values))
+
+
+def _shelf_from(shelf: Any, number: int, n_columns: int, rules: Ruleset, source: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    where = f"{source}: shelf {number}"
+    if not isinstance(shelf, dict) or set(shelf) - _SHELF_KEYS:
+        raise BoardError(f"{where}: expected a table with faces = [...] and values = [...]")
+    faces = shelf.get("faces")
+    if isinstance(faces, str):
+        faces = [faces]
+    if not isinstance(faces, list) or not faces or not all(isinstance(f, str) for f in faces):
+        raise BoardError(f"{where}: faces must be a list of face names, e.g. faces = [\"cat\"]")
+    indices = []
+    for word in faces:
+        try:
+            index = rules.face_index(word)
+        except RulesError:
+            names = ", ".join(f.name for f in rules.faces)
+            raise BoardError(f"{where}: unknown face {word!r}; expected one of {names}") from None
+        if index == rules.joker_index:
+            raise BoardError(f"{where}: the Joker is not an item face; expected one of "
+                             f"{', '.join(f.name for f in rules.faces)}")
+        if index not in indices:
+            indices.append(index)
+    row = shelf.get("values")
+    if not isinstance(row, list) or not all(_is_int(v) for v in row):
+        raise BoardError(f"{where}: values must be a list of whole numbers, one per column")
+    if len(row) != n_columns:
+        raise BoardError(f"{where} has {len(row)} values but the board has {n_columns} columns; "
+                         f"give one value per column")
+    if any(v < 0 for v in row):
+        raise BoardError(f"{where}: values must be >= 0")
+    return tuple(sorted(indices)), tuple(row)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def load_board(path: str | Path | None = None, rules: Ruleset = DEFAULT_RULES) -> Board:
+    """Load a board TOML file, or the embedded default board when ``path`` is None.
+
+    Raises:
+        BoardError: the file cannot be read, is not TOML, or does not describe a board.
+    """
+    if path is None:
+        text = resources.files("shelfie_solver.data").joinpath("default_board.toml").read_text("utf-8")
+        return board_from_dict(tomllib.loads(text), rules, source="default board")
+    return board_from_dict(load_toml(path, BoardError), rules, source=str(path))

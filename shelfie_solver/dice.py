@@ -1,0 +1,211 @@
+"""Dice as multisets of faces: parsing, formatting, and the re-roll transitions (D6, D7).
+
+A dice multiset is a tuple of counts, one per side of the ruleset (item faces, then the
+Joker). :class:`DiceSpace` indexes every multiset a turn can reach and holds the exact re-roll
+transition weights as integers over the common denominator ``sides ** dice``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import cache, cached_property
+from itertools import product
+
+import numpy as np
+
+from .errors import DiceError, RulesError
+from .rules import Ruleset
+
+Counts = tuple[int, ...]
+_SEPARATORS = re.compile(r"[\s,;]+")
+
+
+def parse_dice(text: str, rules: Ruleset, *, count: int | None = None) -> Counts:
+    """Parse dice from one-letter codes (``CCBJPP``, case-insensitive, spaces or commas allowed)
+    or face names (``cat cat book joker plant plant``).
+
+    Args:
+        text: the dice as typed.
+        rules: the ruleset naming the faces.
+        count: the number of dice expected (default ``rules.dice``); ``None`` accepts any number
+            from 0 to ``rules.dice`` when ``count`` is given as -1.
+
+    Returns:
+        Counts per side, length ``rules.n_sides``.
+
+    Raises:
+        DiceError: an unknown face or the wrong number of dice.
+    """
+    expected = rules.dice if count is None else count
+    words = [w for w in _SEPARATORS.split(text.strip()) if w]
+    faces: list[int] = []
+    for word in words:
+        try:
+            faces.append(rules.face_index(word))
+        except RulesError:
+            faces.extend(_codes(word, rules))
+    if expected >= 0 and len(faces) != expected:
+        raise DiceError(f"got {len(faces)} dice in {text!r}; expected {expected}, e.g. "
+                        f"{_example(rules, expected)} ({_legend(rules)})")
+    if len(faces) > rules.dice:
+        raise DiceError(f"got {len(faces)} dice in {text!r}; at most {rules.dice} ({_legend(rules)})")
+    counts = [0] * rules.n_sides
+    for face in faces:
+        counts[face] += 1
+    return tuple(counts)
+
+
+def _codes(word: str, rules: Ruleset) -> list[int]:
+    out = []
+    for char in word:
+        try:
+            out.append(rules.face_index(char))
+        except RulesError:
+            raise DiceError(f"unknown face {char!r} in {word!r}; expected {_legend(rules)}") from None
+    return out
+
+
+def _legend(rules: Ruleset) -> str:
+    return ", ".join(f"{f.code}={f.name}" for f in rules.sides)
+
+
+def _example(rules: Ruleset, n: int) -> str:
+    codes = [f.code for f in rules.sides]
+    return "".join(codes[i % len(codes)] for i in range(n)) or "''"
+
+
+def dice_codes(counts: Counts, rules: Ruleset) -> str:
+    """One-letter codes in the ruleset's side order, Joker last, e.g. ``PPBCCJ``; ``""`` for none."""
+    return "".join(rules.sides[i].code * n for i, n in enumerate(counts))
+
+
+def dice_names(counts: Counts, rules: Ruleset) -> str:
+    """Face names, e.g. ``plant plant cat joker``."""
+    return " ".join(rules.sides[i].name for i, n in enumerate(counts) for _ in range(n))
+
+
+def multisets(n_sides: int, size: int) -> list[Counts]:
+    """Every multiset of ``size`` dice over ``n_sides`` sides, in lexicographic order of counts
+    (descending), as count tuples. There are C(size + n_sides - 1, size) of them."""
+    if n_sides == 1:
+        return [(size,)]
+    out: list[Counts] = []
+    for first in range(size, -1, -1):
+        out.extend((first,) + rest for rest in multisets(n_sides - 1, size - first))
+    return out
+
+
+def multinomial(counts: Counts) -> int:
+    """Number of ordered rolls giving this multiset: ``n! / prod(c_i!)``."""
+    result = math.factorial(sum(counts))
+    for c in counts:
+        result //= math.factorial(c)
+    return result
+
+
+@dataclass(frozen=True, eq=False)
+class DiceSpace:
+    """Every dice multiset a turn can reach, with exact re-roll transitions (D6, D7).
+
+    Attributes:
+        n_dice: dice per roll. n_sides: equally likely sides per die.
+        rolls: the full rolls (multisets of ``n_dice``), shape ``(R,)`` list of counts.
+        holds: every multiset of 0..n_dice dice (what a player may keep), ``(H,)`` list.
+        roll_counts: ``int64 (R, n_sides)`` counts of each roll.
+        denominator: ``n_sides ** n_dice``; every transition weight is over it.
+
+    For a hold ``h`` of ``k`` dice the re-roll of ``n_dice - k`` dice reaches roll ``h + o``
+    with probability ``multinomial(o) / n_sides ** (n_dice - k)``; it is stored as the integer
+    weight ``multinomial(o) * n_sides ** k`` over :attr:`denominator`, so each row sums to it.
+    """
+
+    n_dice: int
+    n_sides: int
+
+    @cached_property
+    def rolls(self) -> list[Counts]:
+        return multisets(self.n_sides, self.n_dice)
+
+    @cached_property
+    def roll_index(self) -> dict[Counts, int]:
+        return {r: i for i, r in enumerate(self.rolls)}
+
+    @cached_property
+    def holds(self) -> list[Counts]:
+        return [h for k in range(self.n_dice, -1, -1) for h in multisets(self.n_sides, k)]
+
+    @cached_property
+    def hold_index(self) -> dict[Counts, int]:
+        return {h: i for i, h in enumerate(self.holds)}
+
+    @cached_property
+    def roll_counts(self) -> np.ndarray:
+        return np.array(self.rolls, dtype=np.int64).reshape(len(self.rolls), self.n_sides)
+
+    @cached_property
+    def hold_sizes(self) -> np.ndarray:
+        return np.array([sum(h) for h in self.holds], dtype=np.int64)
+
+    @property
+    def denominator(self) -> int:
+        return self.n_sides ** self.n_dice
+
+    @cached_property
+    def transitions(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """CSR arrays ``(row_starts (H,), roll columns (nnz,), int64 weights (nnz,))``.
+
+        Row ``h`` lists the rolls reachable by keeping hold ``h`` and re-rolling the rest;
+        weights sum to :attr:`denominator` on every row.
+        """
+        starts, columns, weights = [], [], []
+        outcomes = {k: [(o, multinomial(o)) for o in multisets(self.n_sides, k)] for k in range(self.n_dice + 1)}
+        for hold in self.holds:
+            starts.append(len(columns))
+            kept = sum(hold)
+            scale = self.n_sides ** kept
+            for outcome, ways in outcomes[self.n_dice - kept]:
+                roll = tuple(a + b for a, b in zip(hold, outcome))
+                columns.append(self.roll_index[roll])
+                weights.append(ways * scale)
+        return (np.array(starts, dtype=np.int64), np.array(columns, dtype=np.int64),
+                np.array(weights, dtype=np.int64))
+
+    @cached_property
+    def sub_holds(self) -> np.ndarray:
+        """``int64 (R, M)``: for each roll, the indices of its distinct sub-multisets (the holds it
+        allows, in :meth:`holds_of` order), padded with ``-1``; ``M`` is the largest number of
+        distinct holds of a roll."""
+        rows = [[self.hold_index[h] for h in self.holds_of(roll)] for roll in self.rolls]
+        width = max(len(r) for r in rows)
+        table = np.full((len(rows), width), -1, dtype=np.int64)
+        for i, r in enumerate(rows):
+            table[i, : len(r)] = r
+        return table
+
+    def holds_of(self, roll: Counts) -> list[Counts]:
+        """Distinct holds a roll allows (every sub-multiset), from keeping all to keeping none."""
+        subs = [tuple(s) for s in product(*(range(c, -1, -1) for c in roll))]
+        return sorted(subs, key=lambda h: (-sum(h), [-x for x in h]))
+
+    def expect(self, values: np.ndarray) -> np.ndarray:
+        """Exact expectation over re-rolls: ``(H, Q)`` integers equal to
+        ``denominator * E[values[next roll] | hold]`` for ``values`` of shape ``(R, Q)``.
+
+        ``values`` may be int64 or Python-int ``object`` arrays (used when int64 could overflow).
+        """
+        starts, columns, weights = self.transitions
+        w = weights if values.dtype != object else weights.astype(object)
+        return np.add.reduceat(w[:, None] * values[columns], starts, axis=0)
+
+
+@cache
+def dice_space(n_dice: int, n_sides: int) -> DiceSpace:
+    """The shared :class:`DiceSpace` for a number of dice and sides (built once per process)."""
+    return DiceSpace(n_dice, n_sides)
+
+
+def space_for(rules: Ruleset) -> DiceSpace:
+    """The :class:`DiceSpace` of a ruleset."""
+    return dice_space(rules.dice, rules.n_sides)

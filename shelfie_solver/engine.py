@@ -1,0 +1,192 @@
+"""The exact probability engine: dynamic programming over (dice multiset, re-rolls left) (D6, D7).
+
+Value function. ``V_0[roll]`` is the worth of a final roll under its best marking (the
+objective's integer values, :mod:`objectives`). With ``r`` re-rolls left the player picks a
+hold ``h`` (any sub-multiset of the roll, D7; keeping all dice = stopping) and
+
+    E_r[h] = sum over rolls x reachable from h of P(x | h) * V_{r-1}[x]
+    V_r[roll] = max over holds h of roll of E_r[h].
+
+Exactness. ``P(x | h) = multinomial / sides^(dice - |h|)``; :class:`~dice.DiceSpace` stores it
+as an integer over the common denominator ``D = sides^dice``, so level ``r`` holds integers
+over ``scale * D^r``: exact int64 at numpy speed (Python ints when int64 could overflow). A
+:class:`~fractions.Fraction` is built only when a value is read out. Ties are exact ties.
+
+Secondary columns. Besides the objective, the engine carries the failed-result indicator (D13)
+and "at least j items markable" for j = 2..combinations_per_turn, evaluated under the chosen
+policy. Among holds tied on the objective the policy takes the lower failure chance, then the
+hold keeping more dice (a player who can stop, stops).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .allocate import feasibility_table
+from .board import Board, Marks
+from .dice import Counts, DiceSpace, space_for
+from .objectives import Objective, StateArrays
+from .rules import Ruleset
+
+_INT64_SAFE = 2**62
+
+
+@dataclass(frozen=True, eq=False)
+class FinalTable:
+    """The worth of every final roll in one board state (level 0 of the DP).
+
+    Attributes:
+        columns: ``(R, Q)`` integers: column 0 the objective times ``scale``; column 1 the failed
+            result indicator (D13); columns 2.. "at least j items can be marked", j = 2..k.
+        scale: the objective's denominator.
+        best_subset: ``(R,)`` index into :func:`board.item_sets` of a best marking (``-1`` for
+            a failed result).
+    """
+
+    columns: np.ndarray
+    scale: int
+    best_subset: np.ndarray
+
+
+def final_table(board: Board, marks: Marks, rules: Ruleset, objective: Objective) -> FinalTable:
+    """Score every final roll (in :class:`DiceSpace` order) in a board state (D8-D14, D19).
+
+    Each roll takes its most valuable feasible set of available items (ties: the first in
+    :func:`board.item_sets` order); a roll with none is a failed result (D13) worth
+    ``objective.failed_value``.
+    """
+    table = feasibility_table(board, rules)
+    state = StateArrays(board, rules, marks)
+    sets = table.sets
+    n_sets = len(sets.sizes)
+    open_cells = np.append(state.available, True)  # the -1 padding counts as available
+    usable = np.flatnonzero(open_cells[sets.cells].all(axis=1))
+    worth = objective.values(state, sets.take(usable))
+    order = np.argsort(-worth, kind="stable")
+    # rank[s] = position of set s in order of decreasing worth; unusable sets and the
+    # sentinel rank last, so each roll's minimum rank over its feasible sets is its best set.
+    rank = np.full(n_sets + 1, len(usable), dtype=np.int64)
+    rank[usable[order]] = np.arange(len(usable))
+    best_rank = np.minimum.reduceat(rank[table.members], table.starts)
+    markable = best_rank < len(usable)
+    sorted_worth = np.append(worth[order], objective.failed_value(state))
+    columns = [sorted_worth[best_rank], (~markable).astype(np.int64)]
+    size_of = np.zeros(n_sets + 1, dtype=np.int64)
+    size_of[usable] = sets.sizes[usable]
+    most = np.maximum.reduceat(size_of[table.members], table.starts)
+    for j in range(2, rules.combinations_per_turn + 1):
+        columns.append((most >= j).astype(np.int64))
+    best = np.append(usable[order], -1)[best_rank]
+    return FinalTable(np.stack(columns, axis=1), objective.scale(rules), best)
+
+
+@dataclass(frozen=True, eq=False)
+class TurnSolution:
+    """Value functions and the optimal policy for one turn.
+
+    Attributes:
+        space: the dice space (rolls, holds, transitions).
+        scale: the denominator of column 0 at level 0 (the objective's).
+        values: ``values[r]`` is ``(R, Q)``: V_r over ``scale * D^r`` (column 0) or ``D^r``.
+        hold_values: ``hold_values[r]`` (r >= 1) is ``(H, Q)``: E_r, same denominators as V_r.
+        policy: ``policy[r]`` (r >= 1) is ``(R,)``: the chosen hold index of each roll.
+    """
+
+    space: DiceSpace
+    scale: int
+    values: list[np.ndarray]
+    hold_values: list[np.ndarray | None]
+    policy: list[np.ndarray | None]
+
+    @property
+    def rerolls(self) -> int:
+        """Re-rolls left at the top level."""
+        return len(self.values) - 1
+
+    def denominator(self, level: int, column: int = 0) -> int:
+        """Denominator of integers at ``level`` in ``column``."""
+        return (self.scale if column == 0 else 1) * self.space.denominator ** level
+
+    def roll_value(self, roll: Counts, rerolls: int, column: int = 0) -> Fraction:
+        """Exact value of a roll with ``rerolls`` left under optimal play (column 0: objective)."""
+        index = self.space.roll_index[roll]
+        return Fraction(int(self.values[rerolls][index, column]), self.denominator(rerolls, column))
+
+    def hold_value(self, hold: Counts, rerolls: int, column: int = 0) -> Fraction:
+        """Exact value of keeping ``hold`` with ``rerolls`` >= 1 left, then playing optimally."""
+        table = self.hold_values[rerolls]
+        assert table is not None, "holds exist only with at least one re-roll left"
+        index = self.space.hold_index[hold]
+        return Fraction(int(table[index, column]), self.denominator(rerolls, column))
+
+    def start_values(self) -> tuple[Fraction, ...]:
+        """Every column's exact value at the start of a turn: the initial roll (D6), then
+        :attr:`rerolls` re-rolls under the policy."""
+        top = self.values[self.rerolls]
+        expected = self.space.expect(top)[self.space.hold_index[(0,) * self.space.n_sides]]
+        level = self.rerolls + 1
+        return tuple(Fraction(int(v), self.denominator(level, q)) for q, v in enumerate(expected))
+
+
+def solve(space: DiceSpace, final: np.ndarray, rerolls: int, scale: int = 1) -> TurnSolution:
+    """Run the DP of the module docstring.
+
+    Args:
+        space: the dice space of the ruleset.
+        final: ``(R,)`` or ``(R, Q)`` integers: the worth of each final roll. Column 0 is
+            maximised; column 1 (if any) is minimised among exact ties; the rest are carried.
+        rerolls: re-rolls left (D7), >= 0.
+        scale: denominator of column 0 at level 0.
+
+    Returns:
+        The :class:`TurnSolution` with levels 0..rerolls.
+    """
+    level0 = final.reshape(len(space.rolls), -1)
+    bound = int(np.abs(level0).max()) if level0.size else 0
+    if (bound + 1) * space.denominator ** (rerolls + 1) >= _INT64_SAFE:
+        level0 = level0.astype(object)  # exact Python ints; slower but never overflows
+    else:
+        level0 = level0.astype(np.int64)
+    values: list[np.ndarray] = [level0]
+    hold_values: list[np.ndarray | None] = [None]
+    policy: list[np.ndarray | None] = [None]
+    subs = space.sub_holds
+    rows = np.arange(len(space.rolls))
+    for _ in range(rerolls):
+        expected = space.expect(values[-1])
+        choice = _best_holds(expected, subs)
+        chosen = subs[rows, choice]
+        hold_values.append(expected)
+        policy.append(chosen)
+        values.append(expected[chosen])
+    return TurnSolution(space, scale, values, hold_values, policy)
+
+
+def _best_holds(expected: np.ndarray, subs: np.ndarray) -> np.ndarray:
+    """Column (into ``subs``) of each roll's best hold: max column 0, then min column 1, then
+    the first listed (sub-holds are listed keeping more dice first)."""
+    valid = subs >= 0
+    safe_subs = np.where(valid, subs, 0)
+    primary = expected[:, 0][safe_subs]
+    low = min(expected[:, 0].min(), 0) - 1
+    primary = np.where(valid, primary, low)
+    best = primary.max(axis=1)
+    tied = primary == best[:, None]
+    if expected.shape[1] < 2:
+        return tied.argmax(axis=1)
+    secondary = expected[:, 1][safe_subs]
+    high = expected[:, 1].max() + 1
+    secondary = np.where(tied, secondary, high)
+    return np.argmin(secondary, axis=1)
+
+
+def solve_turn(board: Board, marks: Marks, rules: Ruleset, objective: Objective,
+               rerolls: int | None = None) -> TurnSolution:
+    """Solve a whole turn in a board state: every roll and hold, ``rerolls`` (default the
+    ruleset's) re-rolls left, for ``objective`` (plus the failed-result and at-least-j columns)."""
+    table = final_table(board, marks, rules, objective)
+    n = rules.rerolls if rerolls is None else rerolls
+    return solve(space_for(rules), table.columns, n, table.scale)

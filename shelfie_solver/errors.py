@@ -1,0 +1,36 @@
+"""Errors raised by shelfie-solve's core library.
+
+Every error is a ``ValueError`` (as in python-chess), carries a one-line message that names the
+problem and the expected form, and is turned by the CLI into ``Error: <message>`` with exit
+code 2.
+"""
+
+from __future__ import annotations
+
+
+class ShelfieError(ValueError):
+    """Base class of all input errors; the message is one line saying how to fix the input."""
+
+
+class RulesError(ShelfieError):
+    """A ruleset file or value is malformed (unknown key, wrong type, impossible value)."""
+
+
+class BoardError(ShelfieError):
+    """A board file is malformed: wrong shape, unknown face, bad dice count or value."""
+
+
+class MarksError(ShelfieError):
+    """A board state (marks) is malformed or does not fit the board."""
+
+
+class DiceError(ShelfieError):
+    """Dice text names an unknown face or has the wrong number of dice."""
+
+
+class ObjectiveError(ShelfieError):
+    """An objective name is unknown or names an item that is not on the board."""
+
+
+class TargetError(ShelfieError):
+    """An odds target does not follow the target grammar."""
