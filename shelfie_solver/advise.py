@@ -1,0 +1,205 @@
+"""Advice for one turn, click-free: which dice to hold (re-rolls left) or which items to mark.
+
+:func:`advise` is what ``shelfie-solve advise`` prints; everything exact (``Fraction``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from functools import cache
+
+import numpy as np
+
+from .allocate import Marking, legal_markings
+from .board import Board, Marks, item_sets, score, verify_marks_fit
+from .dice import Counts, dice_codes, space_for
+from .engine import solve_turn
+from .errors import DiceError, ObjectiveError
+from .objectives import CellTarget, Objective, Points, StateArrays, shelf_losses
+from .rules import Ruleset
+
+
+@dataclass(frozen=True)
+class HoldOption:
+    """One hold with re-rolls left, under optimal play afterwards.
+
+    Attributes:
+        keep: the dice kept (counts per side); all dice kept = stop rolling.
+        value: expected objective value (points for ``points``, probability for ``cell``/``safe``).
+        fail: probability of a failed result (D13) at the end of the turn.
+        at_least: probabilities that the final dice can mark at least 1, 2, ... k items.
+        rank: 1-based; holds with exactly equal value share a rank.
+    """
+
+    keep: Counts
+    value: Fraction
+    fail: Fraction
+    at_least: tuple[Fraction, ...]
+    rank: int
+
+
+@dataclass(frozen=True)
+class MarkingOption:
+    """One legal marking of the final dice.
+
+    Attributes:
+        marking: the items and their dice groups.
+        value: the objective's value of this marking.
+        points: score change if the game ended now (D19), in points.
+        rank: 1-based; markings with exactly equal value share a rank.
+    """
+
+    marking: Marking
+    value: Fraction
+    points: int
+    rank: int
+
+
+@dataclass(frozen=True)
+class ShelfOption:
+    """A shelf that may be given up on a failed result (D13).
+
+    Attributes:
+        shelf: 0-based shelf index.
+        lost_items: available items that would be eliminated (cell indices).
+        lost_points: their total point value.
+        potential_change: change of the strategic line potential (<= 0; docs/objectives.md).
+    """
+
+    shelf: int
+    lost_items: tuple[int, ...]
+    lost_points: int
+    potential_change: Fraction
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The answer of :func:`advise`.
+
+    ``holds`` is filled with re-rolls left, ``markings`` (or ``failed`` when nothing can be
+    marked) with none. ``value`` is the value of the position under the objective: the best
+    hold's, the best marking's, or the failed result's.
+    """
+
+    rules: Ruleset
+    board: Board
+    marks: Marks
+    dice: Counts
+    rerolls: int
+    objective: str
+    value: Fraction
+    score: int
+    holds: tuple[HoldOption, ...] = ()
+    markings: tuple[MarkingOption, ...] = ()
+    failed: tuple[ShelfOption, ...] = ()
+
+
+def advise(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objective: Objective,
+           rerolls: int | None = None) -> Advice:
+    """Rank the holds (``rerolls`` > 0) or the markings (``rerolls`` == 0) of a roll, exactly.
+
+    Args:
+        dice: the dice showing, counts per side (``rules.dice`` dice).
+        rerolls: re-rolls left, 0..``rules.rerolls`` (default: all of them).
+
+    Raises:
+        DiceError: wrong number of dice or re-rolls out of range.
+        ObjectiveError: a ``cell`` objective names an item that is not available.
+        MarksError: the marks do not fit the board.
+    """
+    verify_marks_fit(marks, board)
+    left = rules.rerolls if rerolls is None else rerolls
+    if not 0 <= left <= rules.rerolls:
+        raise DiceError(f"re-rolls left must be from 0 to {rules.rerolls} (D7), got {left}")
+    if sum(dice) != rules.dice or len(dice) != rules.n_sides:
+        raise DiceError(f"advice needs all {rules.dice} dice, got {sum(dice)}")
+    if isinstance(objective, CellTarget) and not marks.is_available(objective.cell):
+        raise ObjectiveError(f"item {board.cell_name(objective.cell)} is {marks.state(objective.cell).name.lower()}; "
+                             "a cell objective needs an available item")
+    base = Advice(rules, board, marks, dice, left, _objective_label(objective, board), Fraction(0),
+                  score(board, marks, rules))
+    if left > 0:
+        holds = rank_holds(dice, board, marks, rules, objective, left)
+        return replace(base, value=holds[0].value, holds=holds)
+    markings = rank_markings(dice, board, marks, rules, objective)
+    if markings:
+        return replace(base, value=markings[0].value, markings=markings)
+    state = StateArrays(board, rules, marks)
+    failed = failed_options(board, marks, rules)
+    return replace(base, value=Fraction(objective.failed_value(state), objective.scale(rules)), failed=failed)
+
+
+def _objective_label(objective: Objective, board: Board) -> str:
+    if isinstance(objective, CellTarget):
+        return f"cell:{board.cell_name(objective.cell)}"
+    return objective.name
+
+
+def _ranks(values: list[Fraction]) -> list[int]:
+    """Competition ranks (1, 1, 3, ...) of values sorted best first; equal values share a rank."""
+    ranks: list[int] = []
+    for i, v in enumerate(values):
+        ranks.append(ranks[-1] if i and v == values[i - 1] else i + 1)
+    return ranks
+
+
+def rank_holds(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objective: Objective,
+               rerolls: int) -> tuple[HoldOption, ...]:
+    """Every distinct hold of ``dice`` with ``rerolls`` >= 1 left, best first.
+
+    Order: value (desc), then failed-result chance (asc), then more dice kept.
+    """
+    solution = solve_turn(board, marks, rules, objective, rerolls)
+    space = space_for(rules)
+    table = solution.hold_values[rerolls]
+    assert table is not None
+    den_value = solution.denominator(rerolls, 0)
+    den = solution.denominator(rerolls, 1)
+    options = []
+    for order, hold in enumerate(space.holds_of(dice)):
+        row = table[space.hold_index[hold]]
+        fail = Fraction(int(row[1]), den)
+        at_least = (1 - fail,) + tuple(Fraction(int(x), den) for x in row[2:])
+        options.append((Fraction(int(row[0]), den_value), fail, order, hold, at_least))
+    options.sort(key=lambda o: (-o[0], o[1], o[2]))
+    ranks = _ranks([o[0] for o in options])
+    return tuple(HoldOption(o[3], o[0], o[1], o[4], r) for o, r in zip(options, ranks))
+
+
+@cache
+def _set_index(board: Board, k: int) -> dict[tuple[int, ...], int]:
+    sets = item_sets(board, k)
+    return {tuple(int(c) for c in row if c >= 0): i for i, row in enumerate(sets.cells)}
+
+
+def rank_markings(dice: Counts, board: Board, marks: Marks, rules: Ruleset,
+                  objective: Objective) -> tuple[MarkingOption, ...]:
+    """Every legal marking of the final dice (D8-D12), best first; empty = failed result.
+
+    Order: objective value (desc), then points (desc), then more items, then item order.
+    """
+    found = legal_markings(dice, board, marks, rules)
+    if not found:
+        return ()
+    k = rules.combinations_per_turn
+    index = np.array([_set_index(board, k)[m.cells] for m in found], dtype=np.int64)
+    sets = item_sets(board, k).take(index)
+    state = StateArrays(board, rules, marks)
+    worth = objective.values(state, sets)
+    points = Points().values(state, sets)
+    scale = objective.scale(rules)
+    rows = sorted(zip(found, worth, points), key=lambda r: (-int(r[1]), -int(r[2]), -len(r[0].cells), r[0].cells))
+    values = [Fraction(int(w), scale) for _, w, _ in rows]
+    return tuple(MarkingOption(m, v, int(p), r) for (m, _, p), v, r in zip(rows, values, _ranks(values)))
+
+
+def failed_options(board: Board, marks: Marks, rules: Ruleset) -> tuple[ShelfOption, ...]:
+    """The shelves a failed result (D13) may give up, least costly first (strategic potential)."""
+    state = StateArrays(board, rules, marks)
+    scale = 2 * rules.scoring_threshold
+    options = []
+    for shelf, change in shelf_losses(state):
+        cells = tuple(c for c in (board.cell(shelf, col) for col in range(board.n_columns)) if marks.is_available(c))
+        options.append(ShelfOption(shelf, cells, sum(board.value(c) for c in cells), Fraction(change, scale)))
+    return tuple(options)

@@ -1,0 +1,79 @@
+"""The ``shelfie-solve`` command: a thin click layer over the click-free core.
+
+Subcommands are imported only when invoked (a lazy group), so ``advise`` starts fast. Every
+input error becomes one line ``Error: ...`` on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+from .. import __version__
+from ..errors import ShelfieError
+
+#: command name -> "module:function" under shelfie_solver.cli
+COMMANDS = {
+    "advise": "advise:advise_command",
+    "odds": "odds:odds_command",
+    "cheatsheet": "cheatsheet:cheatsheet_command",
+    "simulate": "simulate:simulate_command",
+}
+
+
+class ShelfieGroup(click.Group):
+    """A click group that loads subcommands lazily and reports bad input in one line (exit 2)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, attr = target.split(":")
+        module = importlib.import_module(f"{__name__}.{module_name}")
+        command: click.Command = getattr(module, attr)
+        return command
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:  # noqa: D102 - see class docstring
+        kwargs["standalone_mode"] = False
+        try:
+            code = super().main(*args, **kwargs)
+        except click.exceptions.Exit as stop:
+            sys.exit(stop.exit_code)
+        except click.ClickException as error:
+            hint = ""
+            if isinstance(error, click.UsageError) and error.ctx is not None:
+                hint = f" (see '{error.ctx.command_path} --help')"
+            click.echo(f"Error: {_one_line(error.format_message())}{hint}", err=True)
+            sys.exit(2)
+        except ShelfieError as error:
+            click.echo(f"Error: {_one_line(str(error))}", err=True)
+            sys.exit(2)
+        except click.exceptions.Abort:
+            click.echo("Aborted.", err=True)
+            sys.exit(130)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def _one_line(message: str) -> str:
+    return " ".join(message.split())
+
+
+@click.group(cls=ShelfieGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="shelfie-solve")
+def main() -> None:
+    """Exact strategy engine for My Shelfie: The Dice Game.
+
+    \b
+    advise      which dice to hold / which items to mark, with exact odds
+    odds        exact chance of reaching target combinations
+    cheatsheet  printable strategy sheet for a board
+    simulate    play many games to compare strategies
+
+    Rules: RULES.md ids D1-D20. Dice: P=plant G=game B=book A=award C=cat J=joker.
+    """

@@ -1,0 +1,191 @@
+"""Output: plain tables, JSON, CSV and Markdown for every command (floats only for display).
+
+A report is a :class:`Report`: title lines, one table (headers + rows), and a JSON object.
+:func:`render` turns it into the requested format, so each command builds its content once.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from tabulate import tabulate
+
+from .advise import Advice
+from .dice import dice_codes, dice_names
+
+FORMATS = ("table", "json", "csv", "markdown")
+
+
+def exact(value: Fraction | int) -> str:
+    """An exact rational as ``"p/q"`` (always with a denominator, e.g. ``"3/1"``)."""
+    f = Fraction(value)
+    return f"{f.numerator}/{f.denominator}"
+
+
+def percent(value: Fraction) -> str:
+    """A probability as a percentage for display, e.g. ``12.35%``."""
+    return f"{float(value) * 100:.2f}%"
+
+
+def decimal(value: Fraction, places: int = 4) -> str:
+    """A value as a decimal for display."""
+    return f"{float(value):.{places}f}"
+
+
+def one_in(value: Fraction) -> str:
+    """A probability as "1 in X" for display (``never`` for 0)."""
+    if value == 0:
+        return "never"
+    x = float(1 / value)
+    return f"1 in {x:,.1f}" if x < 1000 else f"1 in {x:,.0f}"
+
+
+@dataclass
+class Report:
+    """Content of a command's output, independent of the format.
+
+    Attributes:
+        title: lines printed above the table (table and Markdown formats).
+        headers: the table's column names (CSV header too).
+        rows: the table's rows (display strings or numbers).
+        data: the JSON object (exact values as ``"p/q"`` strings).
+        notes: lines printed below the table (table and Markdown formats).
+    """
+
+    title: list[str]
+    headers: list[str]
+    rows: list[list[Any]]
+    data: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+
+
+def render(report: Report, fmt: str) -> str:
+    """Format a report as ``table``, ``json``, ``csv`` or ``markdown`` (text ending in a newline)."""
+    if fmt == "json":
+        return json.dumps(report.data, indent=2) + "\n"
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(report.headers)
+        writer.writerows(report.rows)
+        return out.getvalue()
+    if fmt == "markdown":
+        parts = ["\n\n".join(report.title), tabulate(report.rows, report.headers, tablefmt="github", disable_numparse=True)]
+        parts += ["\n".join(f"- {n}" for n in report.notes)] if report.notes else []
+        return "\n\n".join(p for p in parts if p) + "\n"
+    parts = ["\n".join(report.title), tabulate(report.rows, report.headers, tablefmt="simple", disable_numparse=True)]
+    parts += ["\n".join(report.notes)] if report.notes else []
+    return "\n\n".join(p for p in parts if p) + "\n"
+
+
+def _rank_text(rank: int, ranks: list[int]) -> str:
+    return f"{rank}=" if ranks.count(rank) > 1 else str(rank)
+
+
+def advice_report(advice: Advice, top: int | None = None) -> Report:
+    """The report of ``shelfie-solve advise`` (holds, markings, or a failed result)."""
+    rules, board = advice.rules, advice.board
+    title = [
+        f"Dice {dice_codes(advice.dice, rules)} ({dice_names(advice.dice, rules)}), "
+        f"{advice.rerolls} re-roll{'s' if advice.rerolls != 1 else ''} left, objective {advice.objective}",
+        f"Board {board.name!r}, marks {advice.marks}, score now {advice.score} points",
+    ]
+    data: dict[str, Any] = {
+        "dice": dice_codes(advice.dice, rules),
+        "rerolls": advice.rerolls,
+        "objective": advice.objective,
+        "board": board.name,
+        "marks": str(advice.marks),
+        "score": advice.score,
+        "value": exact(advice.value),
+        "value_float": float(advice.value),
+    }
+    if advice.holds:
+        return _holds_report(advice, title, data, top)
+    if advice.markings:
+        return _markings_report(advice, title, data, top)
+    return _failed_report(advice, title, data)
+
+
+def _holds_report(advice: Advice, title: list[str], data: dict[str, Any], top: int | None) -> Report:
+    rules = advice.rules
+    shown = advice.holds[:top] if top else advice.holds
+    ranks = [h.rank for h in advice.holds]
+    k = len(shown[0].at_least)
+    headers = ["rank", "keep", "value", "exact", "failed"] + [f">={j} items" for j in range(1, k + 1)]
+    rows = []
+    for h in shown:
+        keep = dice_codes(h.keep, rules)
+        label = keep if sum(h.keep) < rules.dice else f"{keep} (stop)"
+        rows.append([_rank_text(h.rank, ranks), label or "(re-roll all)", decimal(h.value), str(h.value),
+                     percent(h.fail)] + [percent(p) for p in h.at_least])
+    best = advice.holds[0]
+    tied = [dice_codes(h.keep, rules) or "nothing" for h in advice.holds if h.rank == 1]
+    title.append(f"Best: keep {tied[0] or 'nothing'}" + (f" (tied with {', '.join(tied[1:])})" if len(tied) > 1 else "")
+                 + f", value {decimal(best.value)} = {best.value}, failed-result chance {percent(best.fail)}")
+    data["holds"] = [{
+        "keep": dice_codes(h.keep, rules),
+        "rank": h.rank,
+        "value": exact(h.value),
+        "value_float": float(h.value),
+        "fail": exact(h.fail),
+        "fail_float": float(h.fail),
+        "at_least": {str(j + 1): exact(p) for j, p in enumerate(h.at_least)},
+    } for h in advice.holds]
+    notes = [f"{len(advice.holds) - len(shown)} more holds not shown (--top)."] if len(shown) < len(advice.holds) else []
+    notes.append("value: expected objective value with optimal play after this hold; "
+                 "failed: chance of a failed result (D13); >=j items: chance the final dice can mark j items.")
+    return Report(title, headers, rows, data, notes)
+
+
+def _markings_report(advice: Advice, title: list[str], data: dict[str, Any], top: int | None) -> Report:
+    rules, board = advice.rules, advice.board
+    shown = advice.markings[:top] if top else advice.markings
+    ranks = [m.rank for m in advice.markings]
+    headers = ["rank", "mark", "dice groups", "points", "value", "exact"]
+    rows = []
+    for m in shown:
+        cells = " + ".join(board.cell_name(c) for c in m.marking.cells)
+        groups = " ".join(g.codes(rules) for g in m.marking.groups)
+        rows.append([_rank_text(m.rank, ranks), cells, groups, f"{m.points:+d}", decimal(m.value), str(m.value)])
+    best = advice.markings[0]
+    title.append("Best: mark " + ", ".join(f"{board.cell_name(g.cell)} with {g.codes(rules)}" for g in best.marking.groups)
+                 + f" ({best.points:+d} points)")
+    data["markings"] = [{
+        "cells": [board.cell_name(c) for c in m.marking.cells],
+        "groups": [g.codes(rules) for g in m.marking.groups],
+        "rank": m.rank,
+        "points": m.points,
+        "value": exact(m.value),
+        "value_float": float(m.value),
+    } for m in advice.markings]
+    notes = [f"{len(advice.markings) - len(shown)} more markings not shown (--top)."] if len(shown) < len(advice.markings) else []
+    return Report(title, headers, rows, data, notes)
+
+
+def _failed_report(advice: Advice, title: list[str], data: dict[str, Any]) -> Report:
+    board = advice.board
+    best = advice.failed[0] if advice.failed else None
+    if best is None:
+        title.append("Failed result (D13): no item can be marked and no shelf has an available item left.")
+    else:
+        title.append(f"Failed result (D13): no item can be marked. Give up shelf {best.shelf + 1} "
+                     f"({board.shelf_label(best.shelf, advice.rules)}): it loses the least line potential "
+                     f"({decimal(best.potential_change, 2)}), eliminating "
+                     f"{len(best.lost_items)} item{'s' if len(best.lost_items) != 1 else ''} worth {best.lost_points} points.")
+    headers = ["shelf", "faces", "items eliminated", "their points", "potential change"]
+    rows = [[o.shelf + 1, board.shelf_label(o.shelf, advice.rules), " ".join(board.cell_name(c) for c in o.lost_items),
+             o.lost_points, decimal(o.potential_change, 2)] for o in advice.failed]
+    data["markings"] = []
+    data["failed"] = True
+    data["give_up_shelf"] = best.shelf + 1 if best else None
+    data["shelves"] = [{"shelf": o.shelf + 1, "items": [board.cell_name(c) for c in o.lost_items],
+                        "points": o.lost_points, "potential_change": exact(o.potential_change)} for o in advice.failed]
+    notes = ["potential change: the strategic objective's line potential lost (docs/objectives.md); "
+             "marked items on the shelf stay marked and still score (D13)."]
+    return Report(title, headers, rows, data, notes)
