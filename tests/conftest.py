@@ -1,0 +1,32 @@
+"""Shared fixtures: the default ruleset and board, example files, and small configurations
+on which brute force over every roll / every die assignment is cheap."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shelfie_solver.board import Board, load_board
+from shelfie_solver.rules import DEFAULT_RULES, Face, Ruleset
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+
+@pytest.fixture(scope="session")
+def rules() -> Ruleset:
+    return DEFAULT_RULES
+
+
+@pytest.fixture(scope="session")
+def board(rules: Ruleset) -> Board:
+    return load_board(None, rules)
+
+
+def small_rules(dice: int = 3, faces: int = 2, joker: bool = True, rerolls: int = 2, combos: int = 3,
+                per_group: int = 1, alone: bool = False) -> Ruleset:
+    """A small ruleset for brute force: ``faces`` item faces named f0.. (codes a, b, ...)."""
+    names = [Face(f"f{i}", "abcdefgh"[i]) for i in range(faces)]
+    return Ruleset(name="small", dice=dice, faces=tuple(names), joker=Face("joker", "J") if joker else None,
+                   rerolls=rerolls, combinations_per_turn=combos, jokers_per_group=per_group, joker_alone=alone)
