@@ -177,6 +177,17 @@ def legal_markings(counts: Counts, board: Board, marks: Marks, rules: Ruleset) -
     return found
 
 
+def set_indicator(space: DiceSpace, rules: Ruleset, face: int, n: int) -> np.ndarray:
+    """``int64 (R,)``: 1 where a roll holds a combination of exactly ``n`` dice showing ``face``
+    (side number of an item face), Joker rules applied (D11: at most ``jokers_per_group``
+    Jokers, never only Jokers unless the ruleset allows it), else 0. D12 is not applied.
+    """
+    counts = space.roll_counts
+    jokers = counts[:, rules.joker_index] if rules.joker_index is not None else np.zeros(len(counts), np.int64)
+    usable_jokers = np.minimum(jokers, rules.joker_cap(n))
+    return (counts[:, face] + usable_jokers >= n).astype(np.int64)
+
+
 # --- every roll x every item set, at once (for the engine) ---------------------------------
 
 
