@@ -113,6 +113,19 @@ class Board:
         columns = tuple(tuple(self.cell(s, c) for s in range(self.n_shelves)) for c in range(self.n_columns))
         return shelves + columns
 
+    @cached_property
+    def line_matrix(self) -> np.ndarray:
+        """``int64 (cells, L)``: 1 where a cell lies on a line of :attr:`lines`."""
+        member = np.zeros((self.n_cells, len(self.lines)), dtype=np.int64)
+        for line, cells in enumerate(self.lines):
+            member[list(cells), line] = 1
+        return member
+
+    @cached_property
+    def value_array(self) -> np.ndarray:
+        """``int64 (cells,)``: every item's point value."""
+        return np.array([v for row in self.values for v in row], dtype=np.int64)
+
     def line_name(self, line: int) -> str:
         """``shelf 2`` or ``column 4`` (1-based) for a line index of :attr:`lines`."""
         if line < self.n_shelves:
@@ -207,6 +220,13 @@ class Marks:
     def shelf_has_available(self, shelf: int) -> bool:
         """Whether a shelf still has an available item (D13, D17)."""
         return any(self.is_available(shelf * self.n_columns + c) for c in range(self.n_columns))
+
+    def bit_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(marked, available)`` as ``int64 (cells,)`` 0/1 arrays."""
+        index = np.arange(self.n_cells, dtype=np.int64)
+        marked = (self.marked >> index) & 1
+        eliminated = (self.eliminated >> index) & 1
+        return marked, 1 - (marked | eliminated)
 
     def count_marked(self, cells: tuple[int, ...]) -> int:
         """How many of ``cells`` are marked."""

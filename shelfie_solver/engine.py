@@ -166,21 +166,16 @@ def solve(space: DiceSpace, final: np.ndarray, rerolls: int, scale: int = 1) -> 
 
 
 def _best_holds(expected: np.ndarray, subs: np.ndarray) -> np.ndarray:
-    """Column (into ``subs``) of each roll's best hold: max column 0, then min column 1, then
-    the first listed (sub-holds are listed keeping more dice first)."""
-    valid = subs >= 0
-    safe_subs = np.where(valid, subs, 0)
-    primary = expected[:, 0][safe_subs]
-    low = min(expected[:, 0].min(), 0) - 1
-    primary = np.where(valid, primary, low)
-    best = primary.max(axis=1)
-    tied = primary == best[:, None]
+    """Column (into ``subs``, padded with ``H``) of each roll's best hold: max column 0, then
+    min column 1, then the first listed (sub-holds are listed keeping more dice first)."""
+    first = expected[:, 0]
+    primary = np.append(first, min(first.min(), 0) - 1)[subs]  # the padding never wins
+    tied = primary == primary.max(axis=1)[:, None]
     if expected.shape[1] < 2:
         return tied.argmax(axis=1)
-    secondary = expected[:, 1][safe_subs]
-    high = expected[:, 1].max() + 1
-    secondary = np.where(tied, secondary, high)
-    return np.argmin(secondary, axis=1)
+    second = expected[:, 1]
+    high = second.max() + 1
+    return np.where(tied, np.append(second, high)[subs], high).argmin(axis=1)
 
 
 def solve_turn(board: Board, marks: Marks, rules: Ruleset, objective: Objective,

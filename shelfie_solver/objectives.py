@@ -47,20 +47,15 @@ class StateArrays:
     @cached_property
     def available(self) -> np.ndarray:
         """``bool (cells,)``: which items can still be marked (D4)."""
-        return np.array([self.marks.is_available(c) for c in range(self.board.n_cells)], dtype=bool)
+        return self.marks.bit_arrays()[1].astype(bool)
 
     @cached_property
     def line_totals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(marked count, available count, marked points, available points), each ``int64 (L,)``
         over :attr:`Board.lines`."""
-        rows = []
-        for cells in self.board.lines:
-            marked = [c for c in cells if self.marks.marked >> c & 1]
-            free = [c for c in cells if self.marks.is_available(c)]
-            rows.append((len(marked), len(free), sum(map(self.board.value, marked)),
-                         sum(map(self.board.value, free))))
-        table = np.array(rows, dtype=np.int64).reshape(-1, 4)
-        return table[:, 0], table[:, 1], table[:, 2], table[:, 3]
+        marked, available = self.marks.bit_arrays()
+        member, values = self.board.line_matrix, self.board.value_array
+        return marked @ member, available @ member, (marked * values) @ member, (available * values) @ member
 
 
 class Objective(Protocol):
@@ -187,14 +182,18 @@ def potential(state: StateArrays) -> int:
 def shelf_losses(state: StateArrays) -> list[tuple[int, int]]:
     """For a failed result (D13): ``(shelf, Phi change times 2T)`` for each shelf that still has
     an available item, best (least negative) first; ties keep shelf order."""
-    before = potential(state)
-    board, marks = state.board, state.marks
-    options = []
-    for shelf in range(board.n_shelves):
-        if not marks.shelf_has_available(shelf):
-            continue
-        after = marks.with_eliminated([board.cell(shelf, c) for c in range(board.n_columns)])
-        options.append((shelf, potential(StateArrays(board, state.rules, after)) - before))
+    board = state.board
+    m, a, mp, ap = state.line_totals
+    _, available = state.marks.bit_arrays()
+    shelves = np.arange(board.n_cells) // board.n_columns
+    # lost[s, c] = 1 when giving up shelf s eliminates available cell c
+    lost = (shelves[None, :] == np.arange(board.n_shelves)[:, None]) * available[None, :]
+    lost_count = lost @ board.line_matrix
+    lost_points = (lost * board.value_array) @ board.line_matrix
+    t = state.rules.scoring_threshold
+    after = line_potential(m, a - lost_count, mp, ap - lost_points, t).sum(axis=1)
+    change = after - int(line_potential(m, a, mp, ap, t).sum())
+    options = [(s, int(change[s])) for s in range(board.n_shelves) if lost[s].any()]
     return sorted(options, key=lambda item: -item[1])
 
 
