@@ -227,35 +227,58 @@ def feasibility_table(board: Board, rules: Ruleset) -> FeasibilityTable:
 
 
 def _feasible_sets(space: DiceSpace, cells: np.ndarray, board: Board, rules: Ruleset) -> np.ndarray:
-    """``bool (R, K)`` by the closed form, vectorised over rolls and face choices."""
-    n_faces = rules.n_faces
-    demand_rows, cap_rows, owner = [], [], []
-    for index, row in enumerate(cells):
-        chosen = [int(c) for c in row if c >= 0]
-        for choice in product(*(board.faces_of(c) for c in chosen)):
-            demand = [0] * n_faces
-            cap = [0] * n_faces
-            for cell, face in zip(chosen, choice):
-                demand[face] += board.need(cell)
-                cap[face] += rules.joker_cap(board.need(cell))
-            demand_rows.append(demand)
-            cap_rows.append(cap)
-            owner.append(index)
-    demand_arr = np.array(demand_rows, dtype=np.int16)
-    cap_arr = np.array(cap_rows, dtype=np.int16)
-    dice = space.roll_counts[:, :n_faces].astype(np.int16)
+    """``bool (R, K)`` by the closed form, vectorised over rolls, item sets and faces."""
+    demand, cap, owner = _set_options(cells, board, rules)
+    dice = space.roll_counts[:, : rules.n_faces].astype(np.int8)
     if rules.joker_index is not None:
-        jokers = space.roll_counts[:, rules.joker_index].astype(np.int16)
+        jokers = space.roll_counts[:, rules.joker_index].astype(np.int8)
     else:
-        jokers = np.zeros(len(space.rolls), dtype=np.int16)
-    ok = np.empty((len(space.rolls), len(owner)), dtype=bool)
-    chunk = max(1, 4_000_000 // max(1, len(owner) * n_faces))
-    for lo in range(0, len(space.rolls), chunk):
-        hi = lo + chunk
-        deficit = np.maximum(demand_arr[None, :, :] - dice[lo:hi, None, :], 0)
-        ok[lo:hi] = (deficit <= cap_arr[None]).all(axis=2) & (deficit.sum(axis=2) <= jokers[lo:hi, None])
-    owner_arr = np.array(owner, dtype=np.int64)
-    if len(owner_arr) == len(cells):
+        jokers = np.zeros(len(space.rolls), dtype=np.int8)
+    ok = np.ones((len(space.rolls), len(owner)), dtype=bool)
+    jokers_needed = np.zeros((len(space.rolls), len(owner)), dtype=np.int8)
+    for face in range(rules.n_faces):  # one face at a time keeps the temporaries small
+        deficit = np.maximum(demand[None, :, face] - dice[:, None, face], 0).astype(np.int8)
+        ok &= deficit <= cap[None, :, face]
+        jokers_needed += deficit
+    ok &= jokers_needed <= jokers[:, None]
+    if len(owner) == len(cells):
         return ok
-    starts = np.flatnonzero(np.r_[True, owner_arr[1:] != owner_arr[:-1]])
+    starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
     return np.logical_or.reduceat(ok, starts, axis=1)
+
+
+def _set_options(cells: np.ndarray, board: Board, rules: Ruleset) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per item set and per choice of one face per item (a shelf may accept several faces):
+    dice needed per face ``int8 (O, F)``, Joker capacity per face ``int8 (O, F)`` (D11), and the
+    item set each option belongs to ``int64 (O,)`` (non-decreasing)."""
+    n_faces = rules.n_faces
+    per_cell_demand = np.zeros((board.n_cells + 1, n_faces), dtype=np.int16)  # last row: padding
+    per_cell_cap = np.zeros((board.n_cells + 1, n_faces), dtype=np.int16)
+    for cell in range(board.n_cells):
+        face = board.faces_of(cell)[0]
+        per_cell_demand[cell, face] = board.need(cell)
+        per_cell_cap[cell, face] = rules.joker_cap(board.need(cell))
+    demand = per_cell_demand[cells].sum(axis=1)
+    cap = per_cell_cap[cells].sum(axis=1)
+    owner = np.arange(len(cells))
+    multi = [c for c in range(board.n_cells) if len(board.faces_of(c)) > 1]
+    if multi:  # expand the sets holding a several-face item into one option per face choice
+        needs_choice = np.isin(cells, multi).any(axis=1)
+        rows_d, rows_c, rows_o = [], [], []
+        for index in np.flatnonzero(needs_choice):
+            chosen = [int(c) for c in cells[index] if c >= 0]
+            for choice in product(*(board.faces_of(c) for c in chosen)):
+                d, k = np.zeros(n_faces, dtype=np.int16), np.zeros(n_faces, dtype=np.int16)
+                for cell, face in zip(chosen, choice):
+                    d[face] += board.need(cell)
+                    k[face] += rules.joker_cap(board.need(cell))
+                rows_d.append(d)
+                rows_c.append(k)
+                rows_o.append(index)
+        keep = ~needs_choice
+        demand = np.concatenate([demand[keep], np.array(rows_d, dtype=np.int16).reshape(-1, n_faces)])
+        cap = np.concatenate([cap[keep], np.array(rows_c, dtype=np.int16).reshape(-1, n_faces)])
+        owner = np.concatenate([owner[keep], np.array(rows_o, dtype=np.int64)])
+        order = np.argsort(owner, kind="stable")
+        demand, cap, owner = demand[order], cap[order], owner[order]
+    return demand.astype(np.int8), cap.astype(np.int8), owner.astype(np.int64)

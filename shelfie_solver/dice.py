@@ -160,17 +160,33 @@ class DiceSpace:
         weights sum to :attr:`denominator` on every row.
         """
         starts, columns, weights = [], [], []
-        outcomes = {k: [(o, multinomial(o)) for o in multisets(self.n_sides, k)] for k in range(self.n_dice + 1)}
-        for hold in self.holds:
-            starts.append(len(columns))
-            kept = sum(hold)
-            scale = self.n_sides ** kept
-            for outcome, ways in outcomes[self.n_dice - kept]:
-                roll = tuple(a + b for a, b in zip(hold, outcome))
-                columns.append(self.roll_index[roll])
-                weights.append(ways * scale)
-        return (np.array(starts, dtype=np.int64), np.array(columns, dtype=np.int64),
-                np.array(weights, dtype=np.int64))
+        hold_arr = np.array(self.holds, dtype=np.int64).reshape(len(self.holds), self.n_sides)
+        sizes = hold_arr.sum(axis=1)
+        position = 0
+        for kept in range(self.n_dice, -1, -1):  # holds are listed by size, largest first
+            holds = np.flatnonzero(sizes == kept)
+            outcomes = multisets(self.n_sides, self.n_dice - kept)
+            ways = np.array([multinomial(o) for o in outcomes], dtype=np.int64) * self.n_sides ** kept
+            reached = hold_arr[holds][:, None, :] + np.array(outcomes, dtype=np.int64)[None, :, :]
+            columns.append(self._roll_positions(reached.reshape(-1, self.n_sides)))
+            weights.append(np.tile(ways, len(holds)))
+            starts.append(position + np.arange(len(holds)) * len(outcomes))
+            position += len(holds) * len(outcomes)
+        return np.concatenate(starts), np.concatenate(columns), np.concatenate(weights)
+
+    def _roll_positions(self, counts: np.ndarray) -> np.ndarray:
+        """Indices in :attr:`rolls` of full rolls given as ``(N, n_sides)`` counts."""
+        keys = self._keys(counts)
+        order = np.argsort(self._roll_keys)
+        return order[np.searchsorted(self._roll_keys, keys, sorter=order)]
+
+    def _keys(self, counts: np.ndarray) -> np.ndarray:
+        base = self.n_dice + 1
+        return counts @ (base ** np.arange(self.n_sides, dtype=np.int64))
+
+    @cached_property
+    def _roll_keys(self) -> np.ndarray:
+        return self._keys(self.roll_counts)
 
     @cached_property
     def sub_holds(self) -> np.ndarray:
@@ -178,11 +194,13 @@ class DiceSpace:
         allows, in :meth:`holds_of` order), padded with ``H = len(holds)`` (one past the last
         hold, so callers append a sentinel row); ``M`` is the largest number of distinct holds
         of a roll."""
-        rows = [[self.hold_index[h] for h in self.holds_of(roll)] for roll in self.rolls]
-        width = max(len(r) for r in rows)
-        table = np.full((len(rows), width), len(self.holds), dtype=np.int64)
-        for i, r in enumerate(rows):
-            table[i, : len(r)] = r
+        hold_arr = np.array(self.holds, dtype=np.int64).reshape(len(self.holds), self.n_sides)
+        inside = (hold_arr[None, :, :] <= self.roll_counts[:, None, :]).all(axis=2)  # (R, H)
+        per_roll = inside.sum(axis=1)
+        rows, holds = np.nonzero(inside)  # row-major: each roll's holds in hold order
+        slot = np.arange(len(rows)) - np.repeat(np.cumsum(per_roll) - per_roll, per_roll)
+        table = np.full((len(self.rolls), int(per_roll.max())), len(self.holds), dtype=np.int64)
+        table[rows, slot] = holds
         return table
 
     def holds_of(self, roll: Counts) -> list[Counts]:

@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from tabulate import tabulate
-
 from .advise import Advice
 from .dice import dice_codes, dice_names
 
@@ -74,6 +72,8 @@ def render(report: Report, fmt: str) -> str:
         writer.writerow(report.headers)
         writer.writerows(report.rows)
         return out.getvalue()
+    from tabulate import tabulate  # imported here: JSON and CSV output never need it
+
     if fmt == "markdown":
         parts = ["\n\n".join(report.title), tabulate(report.rows, report.headers, tablefmt="github", disable_numparse=True)]
         parts += ["\n".join(f"- {n}" for n in report.notes)] if report.notes else []
