@@ -185,7 +185,8 @@ def set_indicator(space: DiceSpace, rules: Ruleset, face: int, n: int) -> np.nda
     counts = space.roll_counts
     jokers = counts[:, rules.joker_index] if rules.joker_index is not None else np.zeros(len(counts), np.int64)
     usable_jokers = np.minimum(jokers, rules.joker_cap(n))
-    return (counts[:, face] + usable_jokers >= n).astype(np.int64)
+    hits: np.ndarray = counts[:, face] + usable_jokers >= n
+    return hits.astype(np.int64)
 
 
 # --- every roll x every item set, at once (for the engine) ---------------------------------

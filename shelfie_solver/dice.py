@@ -150,7 +150,7 @@ class DiceSpace:
 
     @property
     def denominator(self) -> int:
-        return self.n_sides ** self.n_dice
+        return int(self.n_sides ** self.n_dice)
 
     @cached_property
     def transitions(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

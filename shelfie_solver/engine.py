@@ -108,7 +108,7 @@ class TurnSolution:
 
     def denominator(self, level: int, column: int = 0) -> int:
         """Denominator of integers at ``level`` in ``column``."""
-        return (self.scale if column == 0 else 1) * self.space.denominator ** level
+        return (self.scale if column == 0 else 1) * int(self.space.denominator ** level)
 
     def roll_value(self, roll: Counts, rerolls: int, column: int = 0) -> Fraction:
         """Exact value of a roll with ``rerolls`` left under optimal play (column 0: objective)."""
@@ -172,10 +172,12 @@ def _best_holds(expected: np.ndarray, subs: np.ndarray) -> np.ndarray:
     primary = np.append(first, min(first.min(), 0) - 1)[subs]  # the padding never wins
     tied = primary == primary.max(axis=1)[:, None]
     if expected.shape[1] < 2:
-        return tied.argmax(axis=1)
+        choice: np.ndarray = tied.argmax(axis=1)
+        return choice
     second = expected[:, 1]
     high = second.max() + 1
-    return np.where(tied, np.append(second, high)[subs], high).argmin(axis=1)
+    choice = np.where(tied, np.append(second, high)[subs], high).argmin(axis=1)
+    return choice
 
 
 def solve_turn(board: Board, marks: Marks, rules: Ruleset, objective: Objective,

@@ -62,7 +62,10 @@ class Objective(Protocol):
     """What a final roll is worth: integers over :meth:`scale` (so ``value / scale`` points or
     probability)."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """The objective's name as typed on the command line."""
+        ...
 
     def scale(self, rules: Ruleset) -> int:
         """The common denominator of this objective's integer values."""
@@ -91,7 +94,7 @@ class Points:
         m, _, mp, _ = state.line_totals
         count, points = sets.line_count, sets.line_points
         before = int(np.where(m >= t, mp, 0).sum())
-        after = np.where(m + count >= t, mp + points, 0).sum(axis=1)
+        after: np.ndarray = np.where(m + count >= t, mp + points, 0).sum(axis=1)
         return after - before
 
     def failed_value(self, state: StateArrays) -> int:
@@ -125,7 +128,8 @@ class CellTarget:
         return 1
 
     def values(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
-        return (sets.cells == self.cell).any(axis=1).astype(np.int64)
+        hits: np.ndarray = (sets.cells == self.cell).any(axis=1)
+        return hits.astype(np.int64)
 
     def failed_value(self, state: StateArrays) -> int:
         return 0
@@ -159,8 +163,9 @@ class Strategic:
     def values(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
         m, a, mp, ap = state.line_totals
         count, points = sets.line_count, sets.line_points
-        after = line_potential(m + count, a - count, mp + points, ap - points, state.rules.scoring_threshold)
-        return after.sum(axis=1) - int(line_potential(m, a, mp, ap, state.rules.scoring_threshold).sum())
+        after: np.ndarray = line_potential(m + count, a - count, mp + points, ap - points,
+                                           state.rules.scoring_threshold).sum(axis=1)
+        return after - int(line_potential(m, a, mp, ap, state.rules.scoring_threshold).sum())
 
     def failed_value(self, state: StateArrays) -> int:
         return max((loss for _, loss in shelf_losses(state)), default=0)
