@@ -1,0 +1,342 @@
+"""``shelfie-solve advise`` through click's CliRunner: the JSON contract of issue 2, the output
+formats, dice and marks input forms, and every bad-input path (one line, exit code 2)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from fractions import Fraction
+
+import pytest
+from click.testing import CliRunner
+
+from shelfie_solver.cli import main
+
+from conftest import EXAMPLES
+
+EXACT = re.compile(r"^-?\d+/\d+$")
+MID_GAME = str(EXAMPLES / "marks" / "mid-game.txt")
+
+
+def advise(*args: str):
+    return CliRunner().invoke(main, ["advise", *args])
+
+
+def advise_json(*args: str) -> dict:
+    result = advise(*args, "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+    return json.loads(result.stdout)
+
+
+def assert_one_line_error(result, *fragments: str) -> str:
+    """Exit code 2, nothing on stdout, exactly one line on stderr starting 'Error:', no traceback."""
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    for fragment in fragments:
+        assert fragment.lower() in lines[0].lower(), lines[0]
+    return lines[0]
+
+
+def fraction(text: str) -> Fraction:
+    assert EXACT.match(text), text
+    return Fraction(text)
+
+
+def check_holds(data: dict, dice: str) -> None:
+    """The JSON contract for re-rolls > 0: holds best first, keep codes drawn from the dice,
+    exact "p/q" values matching value_float, ties sharing a rank."""
+    holds = data["holds"]
+    assert holds and data["value"] == holds[0]["value"]
+    values = [fraction(h["value"]) for h in holds]
+    assert values == sorted(values, reverse=True)
+    for h, v in zip(holds, values):
+        assert h["value_float"] == pytest.approx(float(v))
+        assert all(h["keep"].count(code) <= dice.count(code) for code in set(h["keep"]))
+        assert h["rank"] == 1 + sum(1 for w in values if w > v)  # equal values share a rank
+    assert len({h["keep"] for h in holds}) == len(holds)
+
+
+# --- the JSON contract -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("rerolls", ["2", "1"])
+def test_json_holds_contract(rerolls):
+    data = advise_json("--dice", "CCBJPP", "--rerolls", rerolls)
+    assert data["rerolls"] == int(rerolls) and data["objective"] == "strategic"
+    check_holds(data, "PPBCCJ")
+    assert len(data["holds"]) == 3 * 2 * 2 * 3  # every distinct hold of P P B C C J
+    assert {"", "PPBCCJ"} <= {h["keep"] for h in data["holds"]}
+
+
+def test_default_rerolls_is_two():
+    data = advise_json("--dice", "CCBJPP")
+    assert data["rerolls"] == 2 and "holds" in data
+
+
+def test_json_hold_values_by_hand():
+    """Six plants, objective cell:r1c1 (one cat). Re-rolling all six dice succeeds with a cat or
+    with six Jokers (D12: they mark any one item): 1 - (5/6)^6 + (1/6)^6 = 31032/46656 = 431/648.
+    Keeping k >= 1 plants rules out six Jokers: 1 - (5/6)^(6-k); stopping is worth 0. With two
+    re-rolls, re-roll all twice: 1 - q^2 with q = (5/6)^6 - (1/6)^6."""
+    one = advise_json("--dice", "PPPPPP", "--rerolls", "1", "--objective", "cell:r1c1")
+    assert one["objective"] == "cell:r1c1"
+    all_jokers = Fraction(1, 6) ** 6
+    assert one["holds"][0]["keep"] == "" and one["holds"][0]["value"] == "431/648"
+    by_keep = {h["keep"]: fraction(h["value"]) for h in one["holds"]}
+    assert by_keep[""] == 1 - Fraction(5, 6) ** 6 + all_jokers
+    for k in range(1, 7):
+        assert by_keep["P" * k] == 1 - Fraction(5, 6) ** (6 - k)
+    two = advise_json("--dice", "PPPPPP", "--rerolls", "2", "--objective", "cell:r1c1")
+    q = Fraction(5, 6) ** 6 - all_jokers
+    assert two["holds"][0]["keep"] == "" and fraction(two["value"]) == 1 - q ** 2
+    check_holds(two, "PPPPPP")
+
+
+def test_ties_are_shown_as_ties():
+    """P P G G B B, objective cell:r1c1: keeping one plant, one game or one book are exact ties
+    (1 - (5/6)^5 = 4651/7776) and share rank 2; the table marks them '2='."""
+    data = advise_json("--dice", "PPGGBB", "--rerolls", "1", "--objective", "cell:r1c1")
+    tied = [h for h in data["holds"] if h["rank"] == 2]
+    assert sorted(h["keep"] for h in tied) == ["B", "G", "P"]
+    assert {h["value"] for h in tied} == {"4651/7776"}
+    assert data["holds"][3]["rank"] == 2 and data["holds"][4]["rank"] == 5
+    table = advise("--dice", "PPGGBB", "--rerolls", "1", "--objective", "cell:r1c1")
+    assert table.exit_code == 0
+    assert sum(1 for line in table.stdout.splitlines() if line.startswith("2=")) == 3
+
+
+def test_json_markings_contract_by_hand():
+    """Re-rolls 0, the D19 example of test_rules.py: value 11/1, two best markings tied, each
+    cell with its dice group."""
+    data = advise_json("--dice", "CCCPGB", "--rerolls", "0", "--marks", "oo.../...../...../...../.....",
+                       "--objective", "points")
+    assert data["rerolls"] == 0 and data["objective"] == "points"
+    assert data["value"] == "11/1" and "holds" not in data
+    best = [m for m in data["markings"] if m["rank"] == 1]
+    assert sorted(sorted(m["cells"]) for m in best) == [["r1c3", "r2c1", "r3c1"], ["r1c3", "r3c1", "r4c1"]]
+    shelf_face = {"1": "C", "2": "B", "3": "P", "4": "G", "5": "A"}
+    for m in data["markings"]:
+        assert len(m["cells"]) == len(m["groups"]) <= 3
+        for cell, group in zip(m["cells"], m["groups"]):
+            shelf, column = cell[1], int(cell[3])
+            assert group == shelf_face[shelf] * column  # n(c) dice of the shelf's face, no Joker here
+        assert EXACT.match(m["value"])
+    values = [fraction(m["value"]) for m in data["markings"]]
+    assert values == sorted(values, reverse=True)
+
+
+def test_json_markings_with_jokers():
+    data = advise_json("--dice", "CCBJPP", "--rerolls", "0")
+    for m in data["markings"]:
+        used = "".join(m["groups"])
+        assert all(used.count(c) <= "PPBCCJ".count(c) for c in set(used))
+        assert all(g.count("J") <= 1 and g.strip("J") for g in m["groups"])  # D11
+
+
+def test_json_failed_result():
+    """D13: no cat item left and six cats: the failed result, give up shelf 4 (test_rules.py)."""
+    data = advise_json("--dice", "CCCCCC", "--rerolls", "0", "--marks", "ooxxx/...../...../...../.....")
+    assert data["markings"] == [] and data["failed"] is True
+    assert data["give_up_shelf"] == 4 and data["value"] == "-1/2"
+    table = advise("--dice", "CCCCCC", "--rerolls", "0", "--marks", "ooxxx/...../...../...../.....")
+    assert table.exit_code == 0 and "Give up shelf 4" in table.stdout
+
+
+def test_json_all_jokers_D12():
+    """D12: six Jokers at re-rolls 0 mark any one available item (24 here), each with all six
+    dice as its group."""
+    data = advise_json("--dice", "JJJJJJ", "--rerolls", "0", "--marks", "o..../...../...../...../.....")
+    assert len(data["markings"]) == 24
+    assert all(len(m["cells"]) == 1 and m["groups"] == ["JJJJJJ"] for m in data["markings"])
+    every = {f"r{s}c{c}" for s in range(1, 6) for c in range(1, 6)}
+    assert {m["cells"][0] for m in data["markings"]} == every - {"r1c1"}
+
+
+def test_json_failed_result_with_no_shelf_left():
+    """D13: nothing available anywhere: a failed result with no shelf to give up."""
+    data = advise_json("--dice", "CCBJPP", "--rerolls", "0", "--marks", "ooxxx/xxxxx/ooooo/xxxxx/xoxox")
+    assert data["markings"] == [] and data["failed"] is True and data["give_up_shelf"] is None
+    assert data["shelves"] == []
+    table = advise("--dice", "CCBJPP", "--rerolls", "0", "--marks", "ooxxx/xxxxx/ooooo/xxxxx/xoxox")
+    assert table.exit_code == 0 and "no shelf has an available item" in table.stdout
+
+
+# --- formats -------------------------------------------------------------------------------------
+
+def test_table_format():
+    result = advise("--dice", "CCBJPP", "--top", "5")
+    assert result.exit_code == 0 and result.stderr == ""
+    out = result.stdout
+    assert "Best: keep" in out and "rank" in out and "31 more holds not shown" in out
+
+
+def test_csv_format():
+    result = advise("--dice", "CCBJPP", "--rerolls", "1", "--format", "csv", "--top", "4")
+    assert result.exit_code == 0
+    rows = list(csv.reader(io.StringIO(result.stdout)))
+    assert rows[0][:5] == ["rank", "keep", "value", "exact", "failed"]
+    assert rows[0][5:] == [">=1 items", ">=2 items", ">=3 items"]
+    assert len(rows) == 1 + 4
+    json_holds = advise_json("--dice", "CCBJPP", "--rerolls", "1")["holds"]
+    assert [r[3] for r in rows[1:]] == [str(fraction(h["value"])) for h in json_holds[:4]]
+
+
+def test_csv_markings_format():
+    result = advise("--dice", "CCBJPP", "--rerolls", "0", "--format", "csv")
+    rows = list(csv.reader(io.StringIO(result.stdout)))
+    assert rows[0] == ["rank", "mark", "dice groups", "points", "value", "exact"]
+    assert len(rows) == 1 + 10  # --top defaults to 10
+
+
+def test_markdown_format():
+    result = advise("--dice", "CCBJPP", "--format", "markdown", "--top", "3")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("| rank"))
+    assert set(lines[header + 1]) <= set("|-: ")
+    assert sum(1 for line in lines if line.startswith("| ")) == 1 + 3
+
+
+# --- input forms ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dice", ["CCBJPP", "ccbjpp", "C C B J P P", "C,C,B,J,P,P", "c, C, b,j p,P",
+                                  "cat cat book joker plant plant", "Plant, CAT, joker, book, cat, plant"])
+def test_dice_forms(dice):
+    data = advise_json("--dice", dice, "--rerolls", "1", "--objective", "points")
+    assert data["dice"] == "PPBCCJ"
+    reference = advise_json("--dice", "PPBCCJ", "--rerolls", "1", "--objective", "points")
+    assert data["holds"] == reference["holds"]
+
+
+def test_marks_from_a_file(tmp_path):
+    path = tmp_path / "marks.txt"
+    path.write_text("# my sheet\noo...\n.....\nx....\n.....\n.....\n")
+    data = advise_json("--dice", "CCBJPP", "--rerolls", "0", "--marks", str(path))
+    assert data["marks"] == "oo.../...../x..../...../....."
+    assert data == advise_json("--dice", "CCBJPP", "--rerolls", "0", "--marks", "oo.../...../x..../...../.....")
+    assert all("r1c1" not in m["cells"] and "r3c1" not in m["cells"] for m in data["markings"])
+
+
+def test_mid_game_marks_file():
+    data = advise_json("--dice", "CCBJPP", "--marks", MID_GAME, "--objective", "points")
+    assert data["marks"] == "oo.o./o.o../xoxxx/.oo../o...."
+    # shelf 1 (oo.o.): 1 + 2 + 7 = 10; column 1 (r1c1, r2c1, r5c1): 1 + 1 + 2 = 4;
+    # column 2 (r1c2, r3c2, r4c2): 2 + 2 + 2 = 6; every other line has 1-2 marks (D19)
+    assert data["score"] == 10 + 4 + 6
+    check_holds(data, "PPBCCJ")
+
+
+# --- bad input: one line, exit code 2 ------------------------------------------------------------
+
+def write(tmp_path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+GOOD_BOARD = (EXAMPLES / "boards" / "default.toml").read_text()
+
+
+@pytest.mark.parametrize("args, fragments", [
+    (["--dice", "CCBJPX"], ["unknown face", "X"]),
+    (["--dice", "cat cat dog joker plant plant"], ["unknown face"]),
+    (["--dice", "CCBJP"], ["got 5 dice", "expected 6"]),
+    (["--dice", "CCBJPPA"], ["got 7 dice"]),
+    (["--dice", ""], ["expected 6"]),
+    (["--dice", "CCBJPP", "--marks", "oo.z./...../...../...../....."], ["bad character"]),
+    (["--dice", "CCBJPP", "--marks", "oo.../....."], ["do not fit the board"]),
+    (["--dice", "CCBJPP", "--marks", "oo..../...../...../...../....."], ["do not fit"]),
+    (["--dice", "CCBJPP", "--marks", ""], ["do not fit"]),
+    (["--dice", "CCBJPP", "--objective", "cell:r9c9"], ["r9c9", "not on the board"]),
+    (["--dice", "CCBJPP", "--objective", "cell:r0c1"], ["not on the board"]),
+    (["--dice", "CCBJPP", "--objective", "cell:9"], ["bad item name"]),
+    (["--dice", "CCBJPP", "--objective", "fun"], ["unknown objective"]),
+    (["--dice", "CCBJPP", "--objective", "cell:r1c1", "--marks", "o..../...../...../...../....."],
+     ["r1c1", "available"]),
+    (["--dice", "CCBJPP", "--objective", "cell:r2c2", "--marks", "...../.x.../...../...../....."], ["r2c2"]),
+    (["--dice", "CCBJPP", "--rerolls", "-1"], ["--rerolls"]),
+    (["--dice", "CCBJPP", "--rerolls", "3"], ["at most 2"]),
+    (["--dice", "CCBJPP", "--rerolls", "two"], ["--rerolls"]),
+    ([], ["--dice"]),
+    (["--dice", "CCBJPP", "--board", "no/such/board.toml"], ["--board"]),
+    (["--dice", "CCBJPP", "--rules", "no/such/rules.toml"], ["--rules"]),
+    (["--dice", "CCBJPP", "--format", "xml"], ["--format"]),
+    (["--dice", "CCBJPP", "--top", "0"], ["--top"]),
+    (["--dice", "CCBJPP", "--colour", "red"], ["--colour"]),
+])
+def test_bad_input(args, fragments):
+    assert_one_line_error(advise(*args), *fragments)
+
+
+@pytest.mark.parametrize("text, fragments", [
+    (GOOD_BOARD.replace("values = [1, 2, 4, 7, 11]", "values = [1, 2, 4, 7]"), ["4 values", "5 columns"]),
+    (GOOD_BOARD.replace('faces = ["cat"]', 'faces = ["dog"]'), ["unknown face", "dog"]),
+    (GOOD_BOARD.replace('faces = ["cat"]', 'faces = ["joker"]'), ["Joker"]),
+    (GOOD_BOARD.replace('faces = ["cat"]', 'faces = ["J"]'), ["Joker"]),
+    (GOOD_BOARD.replace("columns = [1, 2, 3, 4, 5]", "columns = [1, 2, 3, 4, 7]"), ["between 1 and 6"]),
+    (GOOD_BOARD.replace("columns = [1, 2, 3, 4, 5]", "columns = [1, 2, 3, 4, 5"), ["not valid TOML"]),
+    ("this is not toml at all", ["not valid TOML"]),
+    ("colour = 'red'\n" + GOOD_BOARD, ["unknown key", "colour"]),
+    (GOOD_BOARD.replace("values = [1, 2, 4, 7, 11]", "values = [1, 2, 4, 7, 11]\nprice = 3"), ["shelf 1"]),
+    ('name = "x"\ncolumns = [1, 2]\n', ["shelves"]),
+])
+def test_bad_board_file(tmp_path, text, fragments):
+    path = write(tmp_path, "board.toml", text)
+    assert_one_line_error(advise("--dice", "CCBJPP", "--board", path), *fragments)
+
+
+def test_board_with_the_wrong_shape_for_the_marks(tmp_path):
+    """A 4 x 5 board with the default 5-shelf marks."""
+    path = str(EXAMPLES / "boards" / "five-dice.toml")
+    rules = str(EXAMPLES / "rules" / "five-dice.toml")
+    assert_one_line_error(advise("--dice", "PPBCW", "--board", path, "--rules", rules,
+                                 "--marks", "...../...../...../...../....."), "do not fit")
+
+
+def test_marks_file_that_does_not_fit(tmp_path):
+    path = write(tmp_path, "marks.txt", "oo...\n.....\n.....\n.....\n")
+    assert_one_line_error(advise("--dice", "CCBJPP", "--marks", path), "do not fit")
+    path = write(tmp_path, "marks2.txt", "oo...\n.....\n..?..\n.....\n.....\n")
+    assert_one_line_error(advise("--dice", "CCBJPP", "--marks", path), "bad character")
+
+
+@pytest.mark.parametrize("text, fragments", [
+    ("dice = 0\n", ["dice", ">= 1"]),
+    ("dice = 13\n", ["at most 12"]),
+    ('dice = "six"\n', ["dice must be a int"]),
+    ("rerolls = 9\n", ["rerolls", "0 to 5"]),
+    ("rerolls = -1\n", ["rerolls"]),
+    ("combinations_per_turn = 0\n", ["combinations_per_turn"]),
+    ("scoring_threshold = 1.5\n", ["scoring_threshold"]),
+    ("[joker]\nper_group = -1\n", ["per_group"]),
+    ("[joker]\nalone = 1\n", ["joker.alone"]),
+    ("[joker]\nwild = true\n", ["unknown joker key"]),
+    ("players = 3\n", ["unknown key", "players"]),
+    ('faces = [{name = "cat", code = "C"}, {name = "dog", code = "C"}]\n', ["used twice"]),
+    ('faces = [{name = "cat", code = "o"}]\n', ["code"]),
+    ('faces = ["cat"]\n', ["each face must be a table"]),
+    ("dice = \n", ["not valid TOML"]),
+])
+def test_bad_rules_file(tmp_path, text, fragments):
+    path = write(tmp_path, "rules.toml", text)
+    assert_one_line_error(advise("--dice", "CCBJPP", "--rules", path), *fragments)
+
+
+def test_rerolls_beyond_the_ruleset(tmp_path):
+    """Re-rolls out of range are judged against the ruleset in use (D7 is configurable)."""
+    path = write(tmp_path, "rules.toml", "rerolls = 1\n")
+    assert_one_line_error(advise("--dice", "CCBJPP", "--rules", path, "--rerolls", "2"), "at most 1")
+    data = advise_json("--dice", "CCBJPP", "--rules", path)
+    assert data["rerolls"] == 1
+
+
+def test_rules_that_do_not_fit_the_board(tmp_path):
+    """Three dice cannot fill the default board's 4- and 5-dice columns."""
+    path = write(tmp_path, "rules.toml", "dice = 3\n")
+    assert_one_line_error(advise("--dice", "CCB", "--rules", path), "between 1 and 3")

@@ -1,0 +1,126 @@
+"""Every file in examples/ run end to end through ``shelfie-solve advise`` (CliRunner)."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from itertools import combinations_with_replacement
+
+import pytest
+from click.testing import CliRunner
+
+from shelfie_solver.cli import main
+from shelfie_solver.dice import multinomial
+
+from conftest import EXAMPLES
+
+BOARDS = EXAMPLES / "boards"
+RULES = EXAMPLES / "rules"
+MARKS = EXAMPLES / "marks"
+
+#: every example file, and the tests below that run it
+USED = {
+    "boards/default.toml": "test_default_board_file",
+    "boards/mixed-faces.toml": "test_mixed_faces_board",
+    "boards/five-dice.toml": "test_five_dice_variant",
+    "rules/five-dice.toml": "test_five_dice_variant",
+    "boards/five-of-a-kind.toml": "test_classic_five_dice",
+    "rules/classic-five-dice.toml": "test_classic_five_dice",
+    "marks/mid-game.txt": "test_mid_game_marks",
+}
+
+
+def run(*args: str) -> dict:
+    result = CliRunner().invoke(main, ["advise", *args, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+    return json.loads(result.stdout)
+
+
+def run_table(*args: str) -> str:
+    result = CliRunner().invoke(main, ["advise", *args])
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_every_example_file_is_run():
+    files = {str(p.relative_to(EXAMPLES)) for p in EXAMPLES.rglob("*") if p.is_file()}
+    assert files == set(USED)
+
+
+def test_default_board_file():
+    """examples/boards/default.toml is the embedded default board: same advice."""
+    path = str(BOARDS / "default.toml")
+    for rerolls in ("2", "0"):
+        from_file = run("--dice", "CCBJPP", "--board", path, "--rerolls", rerolls)
+        embedded = run("--dice", "CCBJPP", "--rerolls", rerolls)
+        assert from_file == embedded
+    assert "Best: keep" in run_table("--dice", "CCBJPP", "--board", path)
+
+
+def test_mid_game_marks():
+    """examples/marks/mid-game.txt on the default board: markings use only available items."""
+    path = str(MARKS / "mid-game.txt")
+    data = run("--dice", "CCBJPP", "--marks", path, "--rerolls", "0", "--objective", "points")
+    assert data["marks"] == "oo.o./o.o../xoxxx/.oo../o...."
+    taken = {"r1c1", "r1c2", "r1c4", "r2c1", "r2c3", "r3c1", "r3c2", "r3c3", "r3c4", "r3c5", "r4c2", "r4c3", "r5c1"}
+    assert data["markings"] and all(not taken & set(m["cells"]) for m in data["markings"])
+    holds = run("--dice", "CCBJPP", "--marks", path)
+    assert holds["rerolls"] == 2 and holds["holds"][0]["rank"] == 1
+    assert "Best: keep" in run_table("--dice", "CCBJPP", "--marks", path, "--objective", "points")
+
+
+def test_mixed_faces_board():
+    """examples/boards/mixed-faces.toml (columns 3 1 5 2 4; shelf 1 cat/book, shelf 3 game/award,
+    shelf 4 given by its code B): with C B P G A J the 1-die column 2 is markable on every shelf,
+    so the best count of items is 3 (D9)."""
+    path = str(BOARDS / "mixed-faces.toml")
+    data = run("--dice", "CBPGAJ", "--board", path, "--rerolls", "0", "--objective", "marks")
+    assert data["value"] == "3/1"
+    singles = {m["cells"][0] for m in data["markings"] if len(m["cells"]) == 1}
+    assert {"r1c2", "r2c2", "r3c2", "r4c2", "r5c2"} <= singles
+    needs = {1: 3, 2: 1, 3: 5, 4: 2, 5: 4}
+    for m in data["markings"]:
+        for cell, group in zip(m["cells"], m["groups"]):
+            assert len(group) == needs[int(cell[3])]
+    assert run("--dice", "CCCBJP", "--board", path, "--objective", "points")["rerolls"] == 2
+
+
+def test_five_dice_variant():
+    """examples/rules/five-dice.toml (5 dice, 4 faces + a wild W) with its 4 x 5 board."""
+    rules, board = str(RULES / "five-dice.toml"), str(BOARDS / "five-dice.toml")
+    data = run("--dice", "P P B C W", "--rules", rules, "--board", board, "--rerolls", "0", "--objective", "marks")
+    assert data["value"] == "3/1" and data["marks"] == "...../...../...../....."
+    holds = run("--dice", "pbcgw", "--rules", rules, "--board", board)
+    assert holds["rerolls"] == 2 and len(holds["holds"]) == 2 ** 5
+    assert all(set(h["keep"]) <= set("PBCGW") for h in holds["holds"])
+    wild = run("--dice", "WWWWW", "--rules", rules, "--board", board, "--rerolls", "0", "--objective", "points")
+    assert len(wild["markings"]) == 20 and all(len(m["cells"]) == 1 for m in wild["markings"])  # D12
+
+
+def test_classic_five_dice():
+    """examples/rules/classic-five-dice.toml + examples/boards/five-of-a-kind.toml, objective
+    cell:r1c1: five of a kind is marked; four of a kind with one re-roll: keep it, 1/6."""
+    rules, board = str(RULES / "classic-five-dice.toml"), str(BOARDS / "five-of-a-kind.toml")
+    common = ("--rules", rules, "--board", board, "--objective", "cell:r1c1")
+    final = run("--dice", "66666", *common, "--rerolls", "0")
+    assert final["value"] == "1/1" and final["markings"][0]["cells"] == ["r1c1"]
+    assert final["markings"][0]["groups"] == ["66666"]
+    four = run("--dice", "3 3 3 3 5", *common, "--rerolls", "1")
+    assert four["holds"][0]["keep"] == "3333" and four["value"] == "1/6"
+    pair = run("--dice", "1,1,2,3,4", *common)
+    assert pair["holds"][0]["keep"] == "11"
+
+
+@pytest.mark.slow
+def test_classic_five_of_a_kind_through_the_cli():
+    """The published figure end to end: the chance of five of a kind at the start of a turn is
+    the average, over the 6^5 ordered first rolls, of the CLI's best-hold value with 2 re-rolls
+    left: 347897/7558272."""
+    rules, board = str(RULES / "classic-five-dice.toml"), str(BOARDS / "five-of-a-kind.toml")
+    total = Fraction(0)
+    for roll in combinations_with_replacement("123456", 5):
+        data = run("--dice", "".join(roll), "--rules", rules, "--board", board, "--objective", "cell:r1c1")
+        counts = tuple(roll.count(face) for face in "123456")
+        total += multinomial(counts) * Fraction(data["value"])
+    assert total / 6 ** 5 == Fraction(347897, 7558272)
