@@ -13,7 +13,7 @@ import numpy as np
 
 from .allocate import Marking, legal_markings
 from .board import Board, Marks, item_sets, score, verify_marks_fit
-from .dice import Counts, dice_codes, space_for
+from .dice import Counts, space_for
 from .engine import solve_turn
 from .errors import DiceError, ObjectiveError
 from .objectives import CellTarget, Objective, Points, StateArrays, shelf_losses

@@ -148,16 +148,24 @@ def find_groups_flow(counts: Counts, cells: tuple[int, ...], board: Board, rules
 
 def legal_markings(counts: Counts, board: Board, marks: Marks, rules: Ruleset) -> list[Marking]:
     """Every legal marking of the final dice: non-empty sets of at most
-    ``combinations_per_turn`` available items with disjoint groups (D8-D11), or, when all dice
-    are Jokers, each single available item (D12). Empty list = failed result (D13).
+    ``combinations_per_turn`` available items with disjoint groups (D8-D11); when all dice are
+    Jokers, also each single available item with all the dice (D12). Empty list = failed
+    result (D13).
 
     Sets are listed by size, then by cell order.
     """
     available = marks.available
-    if is_all_jokers(counts, rules):
+    found = _group_markings(counts, available, board, rules)
+    if is_all_jokers(counts, rules):  # D12 lifts D11(b) for one item; other markings stay legal
         joker = rules.joker_index
         assert joker is not None
-        return [Marking((c,), (Group(c, joker, 0, rules.dice),)) for c in available]
+        singles = {m.cells for m in found if len(m.cells) == 1}
+        extra = [Marking((c,), (Group(c, joker, 0, rules.dice),)) for c in available if (c,) not in singles]
+        found = sorted(found + extra, key=lambda m: (len(m.cells), m.cells))
+    return found
+
+
+def _group_markings(counts: Counts, available: tuple[int, ...], board: Board, rules: Ruleset) -> list[Marking]:
     found: list[Marking] = []
     feasible_prev: set[tuple[int, ...]] = {()}
     for size in range(1, rules.combinations_per_turn + 1):
@@ -219,7 +227,7 @@ def feasibility_table(board: Board, rules: Ruleset) -> FeasibilityTable:
     feasible = _feasible_sets(space, sets.cells, board, rules)
     if rules.joker_index is not None and rules.all_jokers_mark_any:
         all_jokers = tuple(rules.dice if i == rules.joker_index else 0 for i in range(rules.n_sides))
-        feasible[space.roll_index[all_jokers]] = sets.sizes == 1  # D12: any one item
+        feasible[space.roll_index[all_jokers]] |= sets.sizes == 1  # D12: also any one item
     n_sets = len(sets.sizes)
     feasible = np.concatenate([feasible, np.ones((len(feasible), 1), dtype=bool)], axis=1)  # sentinel
     rows, members = np.nonzero(feasible)

@@ -29,8 +29,8 @@ def parse_dice(text: str, rules: Ruleset, *, count: int | None = None) -> Counts
     Args:
         text: the dice as typed.
         rules: the ruleset naming the faces.
-        count: the number of dice expected (default ``rules.dice``); ``None`` accepts any number
-            from 0 to ``rules.dice`` when ``count`` is given as -1.
+        count: the number of dice expected: ``None`` (default) means ``rules.dice``; ``-1``
+            accepts any number from 0 to ``rules.dice`` (a partial hold).
 
     Returns:
         Counts per side, length ``rules.n_sides``.

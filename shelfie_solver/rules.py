@@ -220,7 +220,8 @@ def _face_from(item: Any, source: str) -> Face:
 def _expect(value: Any, kind: type, key: str, source: str) -> Any:
     ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
     if not ok:
-        raise RulesError(f"{source}: {key} must be a {kind.__name__}, got {value!r}")
+        kinds = {int: "whole number", bool: "true or false", str: "string", list: "list", dict: "table"}
+        raise RulesError(f"{source}: {key} must be a {kinds.get(kind, kind.__name__)}, got {value!r}")
     return value
 
 

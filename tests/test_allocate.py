@@ -79,13 +79,14 @@ def all_jokers(counts: tuple[int, ...], rules: Ruleset) -> bool:
 
 
 def brute_markings_by_subsets(counts, board: Board, marks: Marks, rules: Ruleset) -> set[tuple[int, ...]]:
-    """Every subset of at most k available items that the brute force can mark (D8-D11), or,
-    for six Jokers, every single available item (D12)."""
+    """Every subset of at most k available items that the brute force can mark (D8-D11), and,
+    for six Jokers, also every single available item (D12)."""
     available = [c for c in range(board.n_cells) if marks.is_available(c)]
+    found = {cells for size in range(1, rules.combinations_per_turn + 1)
+             for cells in combinations(available, size) if brute_can_mark(counts, cells, board, rules)}
     if all_jokers(counts, rules):
-        return {(c,) for c in available}
-    return {cells for size in range(1, rules.combinations_per_turn + 1)
-            for cells in combinations(available, size) if brute_can_mark(counts, cells, board, rules)}
+        found |= {(c,) for c in available}
+    return found
 
 
 def brute_markings_by_assignments(counts, board: Board, marks: Marks, rules: Ruleset) -> set[tuple[int, ...]]:
@@ -93,12 +94,10 @@ def brute_markings_by_assignments(counts, board: Board, marks: Marks, rules: Rul
     labelled groups or unused; each non-empty group marks any available item it fits; the item
     sets with distinct items are the markings. Cheap on 5 x 5 boards."""
     available = [c for c in range(board.n_cells) if marks.is_available(c)]
-    if all_jokers(counts, rules):
-        return {(c,) for c in available}
     k = rules.combinations_per_turn
     dice = dice_list(counts)
     fits: dict[tuple[int, ...], list[int]] = {}
-    found: set[tuple[int, ...]] = set()
+    found: set[tuple[int, ...]] = {(c,) for c in available} if all_jokers(counts, rules) else set()
     for labels in product(range(k + 1), repeat=len(dice)):
         groups = [tuple(sorted(d for d, label in zip(dice, labels) if label == g)) for g in range(k)]
         groups = [g for g in groups if g]
@@ -123,8 +122,8 @@ def verify(marking: Marking, counts, board: Board, marks: Marks, rules: Ruleset)
     assert cells == tuple(sorted(set(cells))) and 1 <= len(cells) <= rules.combinations_per_turn
     assert all(marks.is_available(c) for c in cells)
     assert tuple(g.cell for g in marking.groups) == cells
-    if all_jokers(counts, rules):
-        assert len(cells) == 1 and marking.groups[0].jokers == rules.dice
+    if all_jokers(counts, rules) and marking.groups[0].jokers == rules.dice:
+        assert len(cells) == 1  # D12: all the dice mark one item
         return
     verify_groups(marking.groups, counts, board, rules)
 
@@ -377,10 +376,10 @@ def test_feasibility_table_rows_agree_with_find_groups(rules):
              for cells in combinations(range(board.n_cells), size)]
     assert len(item_sets(board, rules.combinations_per_turn).sizes) == len(every)
     for roll, row in zip(space.rolls, rows):
-        if all_jokers(roll, rules):
-            assert row == {(c,) for c in range(board.n_cells)}
-            continue
         expected = {cells for cells in every if find_groups(roll, cells, board, rules) is not None}
+        if all_jokers(roll, rules):
+            assert row == expected | {(c,) for c in range(board.n_cells)}
+            continue
         assert row == expected
         assert expected == {cells for cells in every if brute_can_mark(roll, cells, board, rules)}
 

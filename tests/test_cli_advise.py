@@ -309,7 +309,7 @@ def test_marks_file_that_does_not_fit(tmp_path):
 @pytest.mark.parametrize("text, fragments", [
     ("dice = 0\n", ["dice", ">= 1"]),
     ("dice = 13\n", ["at most 12"]),
-    ('dice = "six"\n', ["dice must be a int"]),
+    ('dice = "six"\n', ["dice must be a whole number"]),
     ("rerolls = 9\n", ["rerolls", "0 to 5"]),
     ("rerolls = -1\n", ["rerolls"]),
     ("combinations_per_turn = 0\n", ["combinations_per_turn"]),
