@@ -1,0 +1,150 @@
+"""``shelfie-solve odds`` end to end through click: outputs, the JSON contract, bad input."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+from click.testing import CliRunner
+from conftest import EXAMPLES
+
+from shelfie_solver.cli import main
+
+CLASSIC = str(EXAMPLES / "rules" / "classic-five-dice.toml")
+MID_GAME = str(EXAMPLES / "marks" / "mid-game.txt")
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, ["odds", *args])
+
+
+def run_json(*args: str) -> dict:
+    result = run(*args, "--format", "json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def test_classic_five_dice_check():
+    """docs/odds.md: five of a kind within three rolls = 347897/7558272 (about 4.603%)."""
+    result = run("--rules", CLASSIC, "--target", "5*")
+    assert result.exit_code == 0, result.output
+    assert "347897/7558272" in result.output and "4.60%" in result.output
+    data = run_json("--rules", CLASSIC, "--target", "5*")
+    assert data["probability"] == "347897/7558272" and data["rerolls"] == 2
+    assert abs(data["probability_float"] - 0.04603) < 1e-5
+
+
+def test_json_contract_from_the_start_of_a_turn():
+    data = run_json("--target", "3C+2B")
+    assert {"target", "rerolls", "probability", "probability_float", "baseline_probability"} <= set(data)
+    assert data["target"] == "3C+2B" and data["rerolls"] == 2 and data["dice"] is None
+    p, b = Fraction(data["probability"]), Fraction(data["baseline_probability"])
+    assert 0 < b <= p < 1 and data["probability_float"] == float(p)
+    levels = [Fraction(x["probability"]) for x in data["by_rerolls"]]
+    assert [x["rerolls"] for x in data["by_rerolls"]] == [0, 1, 2] and levels == sorted(levels) and levels[-1] == p
+
+
+def test_json_contract_with_dice():
+    data = run_json("--target", "3C+2B", "--dice", "CCBJPP")
+    assert data["dice"] == "PPBCCJ" and data["best_hold"] == "BCCJ"
+    holds = data["holds"]
+    assert holds[0]["keep"] == data["best_hold"] and holds[0]["probability"] == data["probability"] == "15/16"
+    chances = [Fraction(h["probability"]) for h in holds]
+    assert chances == sorted(chances, reverse=True)
+    assert len({h["keep"] for h in holds}) == len(holds)
+    # every hold of PPBCCJ: 3 * 2 * 3 * 2 distinct sub-multisets
+    assert len(holds) == 3 * 2 * 3 * 2 and data["baseline_hold"] == "BCCJ"
+
+
+def test_ties_share_a_rank():
+    data = run_json("--target", "4C|4B", "--dice", "CCBBPA")
+    ranks = {h["keep"]: h["rank"] for h in data["holds"]}
+    assert ranks["CC"] == ranks["BB"]
+    table = run("--target", "4C|4B", "--dice", "CCBBPA").output
+    assert "=" in table.split("rank")[1]
+
+
+def test_final_dice_meet_or_not():
+    met = run_json("--target", "3C+2B|r1c5", "--dice", "CCCBJP", "--rerolls", "0")
+    assert met["met"] is True and met["probability"] == "1/1"
+    assert met["alternatives"][0] == {"alternative": "3C+2B", "met": True, "groups": ["CCC", "BJ"]}
+    assert met["alternatives"][1]["met"] is False
+    missed = run_json("--target", "3C+2B", "--dice", "cat cat plant plant game award", "--rerolls", "0")
+    assert missed["met"] is False and missed["probability"] == "0/1"
+    table = run("--target", "3C+2B", "--dice", "CCCBJP", "--rerolls", "0").output
+    assert "meet the target" in table and "CCC + BJ" in table
+
+
+def test_item_target_in_a_mid_game_state():
+    """r4c4|r4c5 on the default board with examples/marks/mid-game.txt, and the baseline beside it."""
+    data = run_json("--target", "r4c4|r4c5", "--marks", MID_GAME)
+    assert Fraction(data["probability"]) >= Fraction(data["baseline_probability"]) > 0
+    table = run("--target", "r4c4 | r4c5", "--marks", MID_GAME).output
+    assert "Baseline" in table and "1 in" in table
+
+
+def test_csv_and_markdown():
+    csv = run("--target", "4C", "--format", "csv")
+    assert csv.exit_code == 0 and csv.output.splitlines()[0] == "re-rolls,optimal,exact,1 in,baseline,baseline exact"
+    markdown = run("--target", "4C", "--dice", "CCJPGA", "--format", "markdown")
+    assert markdown.exit_code == 0 and "| rank" in markdown.output
+
+
+def test_simulation_same_seed_same_output():
+    args = ("--target", "4C|4B", "--rerolls", "1", "--simulate", "5000", "--seed", "7")
+    first, second = run(*args), run(*args)
+    assert first.exit_code == 0 and first.output == second.output
+    assert "99% interval" in first.output and "lies inside" in first.output
+    data = run_json(*args)
+    sim = data["simulation"]
+    assert sim["turns"] == 5000 and sim["seed"] == 7 and sim["exact_inside"] is True
+    assert sim["interval"][0] <= data["probability_float"] <= sim["interval"][1]
+
+
+def test_rules_variant_and_board():
+    rules, board = str(EXAMPLES / "rules" / "five-dice.toml"), str(EXAMPLES / "boards" / "five-dice.toml")
+    data = run_json("--rules", rules, "--board", board, "--target", "r3c5|3P")
+    assert data["rerolls"] == 2 and 0 < Fraction(data["probability"]) < 1
+
+
+def test_help_shows_the_example_questions():
+    result = run("--help")
+    assert result.exit_code == 0
+    assert "three cats and two books" in result.output and "--target 3C+2B" in result.output
+    assert "'r2c4|r2c5'" in result.output and "347897/7558272" in result.output
+
+
+BAD = [
+    ("--target", ""), ("--target", "3C+"), ("--target", "|4B"), ("--target", "3X"), ("--target", "7C"),
+    ("--target", "0C"), ("--target", "3J"), ("--target", "r0c1"), ("--target", "r2c4+r2c4"), ("--target", "3C&2B"),
+    ("--target", "4C+3B"), ("--target", "r1c1+r1c2+r1c3+r1c4"), ("--target", "C3"),
+    ("--target", "r9c1"),                                             # not on the board
+    ("--target", "r1c1", "--marks", MID_GAME),                        # marked
+    ("--target", "r3c1", "--marks", MID_GAME),                        # eliminated
+    ("--target", "r1c5+r2c5"),                                        # 10 dice
+    ("--target", "3C", "--dice", "CCBJP"),                            # 5 dice
+    ("--target", "3C", "--dice", "CCBJPX"),                           # unknown face
+    ("--target", "3C", "--rerolls", "3"),                             # D7
+    ("--target", "3C", "--rerolls", "-1"),
+    ("--target", "3C", "--simulate", "0"),
+    ("--target", "3C", "--marks", "oo.../..."),                       # malformed marks
+    ("--target", "r1c1", "--rules", CLASSIC),                         # default board has no "one" faces
+    ("--target", "3C", "--rules", "no-such-file.toml"),
+    ("--target", "3C", "--format", "yaml"),
+    ("--dice", "CCBJPP",),                                            # no target
+]
+
+
+@pytest.mark.parametrize("args", BAD, ids=lambda a: " ".join(a))
+def test_bad_input_is_one_line_exit_2(args):
+    result = run(*args)
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error:") and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("text", ["", "3C+", "3X", "3C&2B", "r2"])
+def test_grammar_errors_show_the_grammar(text):
+    result = run("--target", text)
+    assert result.exit_code == 2 and "TERM is <count><face>" in result.output
