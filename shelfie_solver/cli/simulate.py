@@ -1,11 +1,141 @@
-"""``shelfie-solve simulate``: placeholder until its issue lands."""
+"""``shelfie-solve simulate``: play many games between strategies and compare them (docs/simulate.md)."""
 
 from __future__ import annotations
 
+import os
+import sys
+from typing import Any
+
 import click
+
+from ..render import Report, exact, render
+from ..simulate import SEAT_STATISTICS, Estimate, Summary, simulate
+from ..strategies import STRATEGIES, parse_players
+from .options import board_option, format_option, load_setup, rules_option
 
 
 @click.command("simulate")
-def simulate_command() -> None:
-    """Not implemented yet."""
-    raise click.ClickException("'simulate' is not implemented yet")
+@click.option("--players", "players_text", required=True, metavar="S1,S2,...",
+              help=f"One strategy per seat, 1 to 4, comma-separated: {', '.join(STRATEGIES)} "
+                   "(docs/strategies.md). A name may appear more than once.")
+@click.option("--games", type=click.IntRange(1, None), default=500, show_default=True, metavar="N",
+              help="Games to play.")
+@click.option("--seed", type=click.IntRange(0, None), default=None, metavar="S",
+              help="Root seed; the same seed gives the same results whatever --jobs is. Default: fresh, "
+                   "and printed so the run can be repeated.")
+@click.option("--jobs", type=click.IntRange(1, None), default=None, metavar="J",
+              help="Worker processes on this machine (default: the number of cores).")
+@board_option
+@rules_option
+@click.option("--save", "save_path", default=None, metavar="FILE",
+              help="Write every game (events, replayable) to FILE as JSON Lines.")
+@format_option
+def simulate_command(players_text: str, games: int, seed: int | None, jobs: int | None, board_path: str | None,
+                     rules_path: str | None, save_path: str | None, fmt: str) -> None:
+    """Play many games between strategies: win rates, scores and more, with 95% intervals.
+
+    \b
+    Examples:
+      shelfie-solve simulate --players solver,greedy --games 200 --seed 1
+      shelfie-solve simulate --players solver,greedy,threshold --games 2000
+      shelfie-solve simulate --players threshold --games 100 --save games.jsonl --format json
+    """
+    rules, board, _ = load_setup(rules_path, board_path, None)
+    players = parse_players(players_text)
+    if save_path is not None:
+        _check_writable(save_path)
+    workers = jobs if jobs is not None else (os.cpu_count() or 1)
+    save = save_path is not None
+    if sys.stderr.isatty():  # a progress bar for people, nothing for pipes and tests
+        with click.progressbar(length=games, label="Playing", file=sys.stderr, show_pos=True) as bar:
+            summary, lines = simulate(board, rules, players, games, seed, workers, save=save, progress=bar.update)
+    else:
+        summary, lines = simulate(board, rules, players, games, seed, workers, save=save)
+    if save_path is not None:
+        from ..game import save_games
+
+        save_games(save_path, lines)
+    report = summary_report(summary, board.name, saved=save_path, long_form=fmt == "csv")
+    click.echo(render(report, fmt), nl=False)
+
+
+def _check_writable(path: str) -> None:
+    """Fail before playing when ``--save`` cannot be written."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise click.BadParameter(f"{path} is a directory; expected a file name", param_hint="'--save'")
+    if not os.path.isdir(directory) or not os.access(directory, os.W_OK | os.X_OK):
+        raise click.BadParameter(f"cannot write {path}: directory {directory} does not exist or is not writable",
+                                 param_hint="'--save'")
+
+
+def _interval(e: Estimate, percent: bool = False) -> str:
+    if percent:
+        return f"{float(e.mean) * 100:.1f}% [{e.low * 100:.1f}%, {e.high * 100:.1f}%]"
+    return f"{float(e.mean):.2f} [{e.low:.2f}, {e.high:.2f}]"
+
+
+def _estimate_data(e: Estimate) -> dict[str, Any]:
+    return {"mean": exact(e.mean), "mean_float": float(e.mean), "sd": e.sd, "ci95": [e.low, e.high]}
+
+
+def _seat_label(summary: Summary, seat: int) -> str:
+    return f"seat {seat + 1}: {summary.players[seat]}"
+
+
+def summary_report(summary: Summary, board_name: str, saved: str | None = None, long_form: bool = False) -> Report:
+    """The report of ``shelfie-solve simulate``: one column per seat (table, Markdown, JSON), or
+    with ``long_form`` one row per seat and statistic, numbers only (CSV: seat, strategy,
+    statistic, mean, ci_low, ci_high, sd, games)."""
+    seats = summary.seats
+    leader = seats[summary.leader]
+    title = [(f"{summary.games} game{'s' if summary.games != 1 else ''} of {', '.join(summary.players)} "
+              f"on board {board_name!r}, seed {summary.seed}"),
+             f"Game length: {_interval(summary.rounds)} rounds (95% interval)"]
+    for margin in summary.margins:
+        win, points = margin.win, margin.score
+        title.append(f"{_seat_label(summary, margin.leader)} vs {_seat_label(summary, margin.other)}: "
+                     f"win rate {float(win.mean) * 100:+.1f} percentage points "
+                     f"[{win.low * 100:+.1f}, {win.high * 100:+.1f}], "
+                     f"score {float(points.mean):+.2f} [{points.low:+.2f}, {points.high:+.2f}] per game")
+    if len(seats) > 1:
+        title.insert(2, f"Leader: {_seat_label(summary, summary.leader)}, "
+                        f"win rate {_interval(leader.stats['win'], percent=True)}")
+    headers = ["statistic"] + [_seat_label(summary, s.seat) for s in seats]
+    rows: list[list[Any]] = []
+    for key, label in SEAT_STATISTICS:
+        rows.append([label] + [_interval(s.stats[key], percent=key == "win") for s in seats])
+        if key == "score":
+            rows.append(["score standard deviation"] + [f"{s.stats['score'].sd:.2f}" for s in seats])
+    data: dict[str, Any] = {
+        "games": summary.games,
+        "players": list(summary.players),
+        "seed": summary.seed,
+        "board": board_name,
+        "rounds": _estimate_data(summary.rounds),
+        "leader": summary.leader + 1,
+        "seats": [{"seat": s.seat + 1, "strategy": s.strategy,
+                   **{key: _estimate_data(s.stats[key]) for key, _ in SEAT_STATISTICS}} for s in seats],
+        "margins": [{"leader": m.leader + 1, "other": m.other + 1, "score": _estimate_data(m.score),
+                     "win": _estimate_data(m.win)} for m in summary.margins],
+    }
+    notes = [("[low, high]: 95% interval (normal approximation over games). Win rate: a k-way tie "
+              "gives each winner 1/k (D20). First player drawn at random each game (D5); seats do not rotate."),
+             "Lines blocked: this seat's lines that lost items to an opponent's completed line (D15)."]
+    if saved:
+        notes.append(f"Games saved to {saved} (JSON Lines, replayable).")
+    if long_form:
+        headers, rows = _long_rows(summary)
+    return Report(title, headers, rows, data, notes)
+
+
+def _long_rows(summary: Summary) -> tuple[list[str], list[list[Any]]]:
+    headers = ["seat", "strategy", "statistic", "mean", "ci_low", "ci_high", "sd", "games"]
+    rows: list[list[Any]] = []
+    for s in summary.seats:
+        for key, _ in SEAT_STATISTICS:
+            e = s.stats[key]
+            rows.append([s.seat + 1, s.strategy, key, float(e.mean), e.low, e.high, e.sd, e.n])
+    e = summary.rounds
+    rows.append(["", "", "rounds", float(e.mean), e.low, e.high, e.sd, e.n])
+    return headers, rows

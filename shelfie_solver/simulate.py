@@ -1,0 +1,279 @@
+"""Many full games between strategies, and their statistics (click-free; ``shelfie-solve simulate``).
+
+Determinism. Game ``i`` of a run with seed ``S`` is played from the ``i``-th child of
+``numpy.random.SeedSequence(S).spawn(games)`` (:func:`game.play_seeded`): its dice, its first
+player (D5: drawn at random, seats do not rotate) and the random choices of every seat. Results
+are gathered by game index and every statistic is summed exactly (integers and
+:class:`~fractions.Fraction`), so the same seed gives identical output whatever ``jobs`` is.
+
+Statistics, per seat, each with a 95% interval by the normal approximation on the per-game
+values (mean +- 1.96 * sample standard deviation / sqrt(games)):
+
+* win rate — a won game counts 1, a game shared by ``k`` winners 1/k to each (D20);
+* score, and its standard deviation; points from shelves and from columns (D19);
+* failed results (D13) per game;
+* lines completed per game (shelves and columns the seat has all marked, D15) and lines
+  blocked per game (the seat's lines that lost available items to an opponent's completed line);
+* and, for the whole game, its length in rounds (D18).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .board import Board
+from .errors import ShelfieError
+from .game import Block, Fail, Game, game_to_json, play_seeded
+from .rules import Ruleset
+from .strategies import parse_players, strategy_named
+
+#: z of a two-sided 95% normal interval.
+Z95 = 1.96
+
+
+class SimulationError(ShelfieError):
+    """Bad simulation settings (games, jobs)."""
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    """One seat's numbers in one game (exact).
+
+    Attributes:
+        win: 1, 1/k for a k-way shared victory (D20), or 0.
+        score, shelf_points, column_points: points (D19).
+        fails: failed results (D13). completed: lines all marked (D15). blocked: the seat's
+        lines that lost items to an opponent's completed line.
+    """
+
+    win: Fraction
+    score: int
+    shelf_points: int
+    column_points: int
+    fails: int
+    completed: int
+    blocked: int
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """One game's numbers: its length in rounds and every seat's :class:`SeatResult`."""
+
+    rounds: int
+    seats: tuple[SeatResult, ...]
+
+
+def game_result(game: Game) -> GameResult:
+    """The statistics of one finished game."""
+    over = game.over
+    share = Fraction(1, len(over.winners))
+    seats = []
+    for seat, sheet in enumerate(game.sheets):
+        fails = sum(1 for e in game.events if isinstance(e, Fail) and e.player == seat)
+        blocked = len({e.line for e in game.events if isinstance(e, Block) and e.player == seat})
+        completed = sum(sheet.count_marked(line) == len(line) for line in game.board.lines)
+        seats.append(SeatResult(share if seat in over.winners else Fraction(0), over.scores[seat],
+                                over.shelf_points[seat], over.column_points[seat], fails, completed, blocked))
+    return GameResult(over.rounds, tuple(seats))
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Mean of per-game values with a 95% normal-approximation interval, clipped to the range
+    of the values seen (a mean cannot lie outside it, e.g. a win rate below 0).
+
+    Attributes:
+        n: number of games. mean: exact mean. variance: exact sample variance (0 when n = 1).
+        least, most: the smallest and largest value.
+    """
+
+    n: int
+    mean: Fraction
+    variance: Fraction
+    least: Fraction
+    most: Fraction
+
+    @property
+    def sd(self) -> float:
+        """Sample standard deviation (display)."""
+        return math.sqrt(self.variance)
+
+    @property
+    def half_width(self) -> float:
+        """Half-width of the 95% interval: 1.96 * sd / sqrt(n) (display)."""
+        return Z95 * math.sqrt(self.variance / self.n)
+
+    @property
+    def low(self) -> float:
+        """Lower end of the 95% interval (display)."""
+        return max(float(self.least), float(self.mean) - self.half_width)
+
+    @property
+    def high(self) -> float:
+        """Upper end of the 95% interval (display)."""
+        return min(float(self.most), float(self.mean) + self.half_width)
+
+
+def estimate(values: Sequence[int | Fraction]) -> Estimate:
+    """Exact mean and sample variance of ``values`` (at least one).
+
+    Raises:
+        SimulationError: no values.
+    """
+    n = len(values)
+    if n == 0:
+        raise SimulationError("no games to summarise")
+    mean = Fraction(sum(values, Fraction(0))) / n
+    least, most = Fraction(min(values)), Fraction(max(values))
+    if n == 1:
+        return Estimate(1, mean, Fraction(0), least, most)
+    squares = sum(((Fraction(v) - mean) ** 2 for v in values), Fraction(0))
+    return Estimate(n, mean, squares / (n - 1), least, most)
+
+
+#: SeatResult fields summarised per seat, with their display names.
+SEAT_STATISTICS = (
+    ("win", "win rate (ties shared)"),
+    ("score", "score"),
+    ("shelf_points", "points from shelves"),
+    ("column_points", "points from columns"),
+    ("fails", "failed results / game"),
+    ("completed", "lines completed / game"),
+    ("blocked", "lines blocked / game"),
+)
+
+
+@dataclass(frozen=True)
+class SeatSummary:
+    """A seat's statistics over all games: ``stats[field]`` for each of :data:`SEAT_STATISTICS`."""
+
+    seat: int
+    strategy: str
+    stats: dict[str, Estimate]
+
+
+@dataclass(frozen=True)
+class Margin:
+    """How far the leading seat is ahead of another: per-game score difference and win-rate
+    difference (paired over the same games)."""
+
+    leader: int
+    other: int
+    score: Estimate
+    win: Estimate
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The result of :func:`simulate`.
+
+    Attributes:
+        games: games played. players: each seat's strategy. seed: the root seed (entropy).
+        rounds: game length in rounds. seats: per-seat statistics. leader: the seat with the
+        highest win rate (ties: higher mean score, then lower seat). margins: the leader against
+        every other seat.
+    """
+
+    games: int
+    players: tuple[str, ...]
+    seed: int
+    rounds: Estimate
+    seats: tuple[SeatSummary, ...]
+    leader: int
+    margins: tuple[Margin, ...]
+
+
+def summarise(results: Sequence[GameResult], players: Sequence[str], seed: int) -> Summary:
+    """Exact per-seat statistics of many games (:data:`SEAT_STATISTICS`)."""
+    seats = []
+    for seat, name in enumerate(players):
+        stats = {key: estimate([getattr(r.seats[seat], key) for r in results]) for key, _ in SEAT_STATISTICS}
+        seats.append(SeatSummary(seat, name, stats))
+    leader = max(range(len(players)), key=lambda s: (seats[s].stats["win"].mean, seats[s].stats["score"].mean, -s))
+    margins = tuple(
+        Margin(leader, other,
+               estimate([r.seats[leader].score - r.seats[other].score for r in results]),
+               estimate([r.seats[leader].win - r.seats[other].win for r in results]))
+        for other in range(len(players)) if other != leader)
+    return Summary(len(results), tuple(players), seed, estimate([r.rounds for r in results]), tuple(seats),
+                   leader, margins)
+
+
+# --- running games --------------------------------------------------------------------------
+
+
+def play_chunk(board: Board, rules: Ruleset, players: tuple[str, ...], seeds: Sequence[np.random.SeedSequence],
+               indices: Sequence[int], root: int, save: bool) -> list[tuple[int, GameResult, str | None]]:
+    """Play the games ``indices`` (each from its own seed); a worker's unit of work.
+
+    Returns ``(index, result, JSON line or None)`` per game.
+    """
+    strategies = [strategy_named(name) for name in players]
+    out = []
+    for index, seed in zip(indices, seeds):
+        game = play_seeded(board, rules, strategies, seed)
+        line = game_to_json(game, game=index, seed=root) if save else None
+        out.append((index, game_result(game), line))
+    return out
+
+
+def simulate(board: Board, rules: Ruleset, players: Sequence[str], games: int, seed: int | None = None,
+             jobs: int = 1, save: bool = False,
+             progress: Callable[[int], None] | None = None) -> tuple[Summary, list[str]]:
+    """Play ``games`` games between ``players`` (strategy names, one per seat, 1 to 4).
+
+    Args:
+        seed: root seed (``None``: fresh entropy, reported in :attr:`Summary.seed`).
+        jobs: worker processes (``concurrent.futures.ProcessPoolExecutor``); 1 plays here.
+        save: also return every game as a JSON line (:func:`game.game_to_json`), in game order.
+        progress: called with the number of games just finished.
+
+    Returns:
+        The :class:`Summary` and the JSON lines (empty unless ``save``).
+
+    Raises:
+        StrategyError: an unknown strategy or a bad number of players.
+        SimulationError: games or jobs below 1.
+    """
+    names = parse_players(",".join(players))
+    if games < 1:
+        raise SimulationError(f"--games must be at least 1, got {games}")
+    if jobs < 1:
+        raise SimulationError(f"--jobs must be at least 1, got {jobs}")
+    root = np.random.SeedSequence(seed)
+    entropy = int(root.entropy)  # type: ignore[arg-type]
+    children = root.spawn(games)
+    chunks = _chunks(games, jobs)
+    done: list[tuple[int, GameResult, str | None]] = []
+    if jobs == 1 or len(chunks) == 1:
+        for lo, hi in chunks:
+            part = play_chunk(board, rules, names, children[lo:hi], range(lo, hi), entropy, save)
+            done.extend(part)
+            if progress:
+                progress(len(part))
+    else:
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        with ProcessPoolExecutor(max_workers=min(jobs, len(chunks))) as pool:
+            futures = [pool.submit(play_chunk, board, rules, names, children[lo:hi], range(lo, hi), entropy, save)
+                       for lo, hi in chunks]
+            for future in as_completed(futures):
+                part = future.result()
+                done.extend(part)
+                if progress:
+                    progress(len(part))
+    done.sort(key=lambda item: item[0])
+    summary = summarise([r for _, r, _ in done], names, entropy)
+    return summary, [line for _, _, line in done if line is not None]
+
+
+def _chunks(games: int, jobs: int) -> list[tuple[int, int]]:
+    """Split game indices into ``[lo, hi)`` ranges: a few per worker (balance, progress), at
+    most 25 games each."""
+    size = max(1, min(25, games // (jobs * 4) if jobs > 1 else 25))
+    return [(lo, min(games, lo + size)) for lo in range(0, games, size)]

@@ -1,0 +1,275 @@
+"""Strategies for full games (docs/strategies.md): ``random``, ``greedy``, ``threshold``, ``solver``.
+
+Each implements :class:`game.Strategy`: given the game state and the dice (and the re-rolls
+left) choose a hold; given the final dice choose one of the legal markings, or on a failed
+result (D13) a shelf. Decisions are verified legal by the game engine.
+
+* ``random``    — a uniformly random hold among the roll's distinct holds (keeping all = stop),
+  a uniformly random legal marking, a uniformly random shelf to give up.
+* ``greedy``    — never re-rolls; marks the most points now (the ``points`` objective, D19),
+  ties broken by more items, then item order; gives up the shelf with the fewest available points.
+* ``threshold`` — simple rules from the rulebook's tips (RULES.md strategy notes), no DP.
+* ``solver``    — the exact optimal policy of the default ``strategic`` objective, solved once
+  per turn with :func:`engine.solve_turn`; markings as :func:`advise.rank_markings`, shelves as
+  :func:`advise.failed_options`.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from functools import cache
+
+import numpy as np
+
+from .advise import failed_options, order_markings
+from .allocate import find_groups, is_all_jokers
+from .board import Board, Marks
+from .dice import Counts, space_for
+from .engine import solve_turn
+from .errors import ShelfieError
+from .game import GameState, LegalMarkings, Strategy, legal_sets
+from .objectives import Objective, Points, StateArrays, Strategic
+from .rules import Ruleset
+
+
+class StrategyError(ShelfieError):
+    """An unknown strategy name."""
+
+
+def marking_order(state: GameState, legal: LegalMarkings, objective: Objective) -> np.ndarray:
+    """Positions of the legal markings, best first (:func:`advise.order_markings`, the order of
+    :func:`advise.rank_markings`). ``legal`` must be non-empty. Returns ``int64 (K,)``."""
+    return order_markings(StateArrays(state.board, state.rules, state.marks), legal.sets, objective)
+
+
+def available_points(board: Board, marks: Marks, shelf: int) -> int:
+    """Points of a shelf's available items (what a failed result on it eliminates, D13)."""
+    return sum(board.value(c) for c in board.lines[shelf] if marks.is_available(c))
+
+
+class RandomStrategy:
+    """Random legal play: each decision uniformly at random from the seat's generator."""
+
+    name = "random"
+
+    def choose_hold(self, state: GameState, dice: Counts, rerolls_left: int, rng: np.random.Generator) -> Counts:
+        holds = space_for(state.rules).holds_of(dice)
+        return holds[int(rng.integers(len(holds)))]
+
+    def choose_marking(self, state: GameState, dice: Counts, legal: LegalMarkings,
+                       rng: np.random.Generator) -> tuple[int, ...]:
+        return legal.cells(int(rng.integers(len(legal))))
+
+    def choose_shelf(self, state: GameState, dice: Counts, shelves: tuple[int, ...],
+                     rng: np.random.Generator) -> int:
+        return shelves[int(rng.integers(len(shelves)))]
+
+
+class GreedyStrategy:
+    """No re-roll thought through: stop at once, mark the most points now (``points``
+    objective), ties by more items then item order; on a failed result give up the shelf with
+    the fewest available points (ties: the upper shelf)."""
+
+    name = "greedy"
+
+    def choose_hold(self, state: GameState, dice: Counts, rerolls_left: int, rng: np.random.Generator) -> Counts:
+        return dice
+
+    def choose_marking(self, state: GameState, dice: Counts, legal: LegalMarkings,
+                       rng: np.random.Generator) -> tuple[int, ...]:
+        return legal.cells(int(marking_order(state, legal, Points())[0]))
+
+    def choose_shelf(self, state: GameState, dice: Counts, shelves: tuple[int, ...],
+                     rng: np.random.Generator) -> int:
+        return min(shelves, key=lambda s: (available_points(state.board, state.marks, s), s))
+
+
+class ThresholdStrategy:
+    """The rulebook's tips as simple rules (RULES.md strategy notes; no dynamic programming).
+
+    Marking score (integers): ``3 * points now`` (doubled near the end: secure the 3rd mark on
+    valuable lines) ``+ sum over live lines of the marked items' points * (1 + marks already on
+    the line)`` — items on lines that can still reach the threshold (D19), and most on lines
+    already started (concentrate on few lines).
+
+    Holds: stop when the best marking scores points now or marks the most items a turn allows;
+    otherwise keep the dice of the best marking (a markable combination before gambling), all
+    dice of the most promising face and one Joker, and re-roll the rest.
+
+    Failed result: give up the shelf whose available items weigh least, each item's points
+    times (2 + marks on its live shelf and column).
+    """
+
+    name = "threshold"
+
+    def scores(self, state: GameState, legal: LegalMarkings) -> np.ndarray:
+        """``int64 (K,)``: the marking score of each legal marking (class docstring)."""
+        arrays = StateArrays(state.board, state.rules, state.marks)
+        m, a, _, _ = arrays.line_totals
+        t = state.rules.scoring_threshold
+        live = m + a >= t
+        weight = np.where(live, 1 + np.minimum(m, t), 0)
+        focus = (legal.sets.line_points * weight[None, :]).sum(axis=1)
+        now = Points().values(arrays, legal.sets)
+        score: np.ndarray = 3 * self._urgency(state) * now + focus
+        return score
+
+    @staticmethod
+    def _urgency(state: GameState) -> int:
+        """2 when the end is near (some sheet one closed shelf short of the trigger, D17), else 1."""
+        near = state.end_triggered or any(m.closed_shelves() >= state.trigger_shelves - 1 for m in state.sheets)
+        return 2 if near else 1
+
+    def _best(self, state: GameState, legal: LegalMarkings) -> int:
+        scores = self.scores(state, legal)
+        return int(np.lexsort((np.arange(len(legal)), -legal.sets.sizes, -scores))[0])
+
+    def choose_hold(self, state: GameState, dice: Counts, rerolls_left: int, rng: np.random.Generator) -> Counts:
+        board, rules, marks = state.board, state.rules, state.marks
+        if is_all_jokers(dice, rules):
+            return dice  # D12: any one item; nothing better can come of a re-roll
+        legal = legal_sets(dice, board, marks, rules)
+        secure = [0] * rules.n_sides
+        if len(legal):
+            best = self._best(state, legal)
+            cells = legal.cells(best)
+            arrays = StateArrays(board, rules, marks)
+            if Points().values(arrays, legal.sets.take(np.array([best])))[0] > 0 \
+                    or len(cells) >= rules.combinations_per_turn:
+                return dice
+            for group in find_groups(dice, cells, board, rules) or ():
+                secure[group.face] += group.matching
+                if rules.joker_index is not None:
+                    secure[rules.joker_index] += group.jokers
+        keep = list(secure)
+        face = self._target_face(state, dice)
+        if face is not None:
+            keep[face] = max(keep[face], dice[face])
+        joker = rules.joker_index
+        if joker is not None:
+            keep[joker] = max(keep[joker], min(dice[joker], max(1, rules.jokers_per_group)))
+        return tuple(keep)
+
+    @staticmethod
+    def _target_face(state: GameState, dice: Counts) -> int | None:
+        """The face to collect: most dice showing it, then the most marks on a live shelf it
+        serves; only faces with an available item on one of their shelves."""
+        board, marks, t = state.board, state.marks, state.rules.scoring_threshold
+        best: tuple[int, int, int] | None = None
+        for face in range(state.rules.n_faces):
+            progress = -1
+            for shelf, faces in enumerate(board.shelf_faces):
+                cells = board.lines[shelf]
+                free = sum(marks.is_available(c) for c in cells)
+                if face in faces and free:
+                    done = marks.count_marked(cells)
+                    progress = max(progress, done if done + free >= t else 0)
+            if progress >= 0 and dice[face] > 0:
+                key = (dice[face], progress, -face)
+                best = key if best is None or key > best else best
+        return -best[2] if best is not None else None
+
+    def choose_marking(self, state: GameState, dice: Counts, legal: LegalMarkings,
+                       rng: np.random.Generator) -> tuple[int, ...]:
+        return legal.cells(self._best(state, legal))
+
+    def choose_shelf(self, state: GameState, dice: Counts, shelves: tuple[int, ...],
+                     rng: np.random.Generator) -> int:
+        board, marks, t = state.board, state.marks, state.rules.scoring_threshold
+
+        def progress(line: int) -> int:
+            cells = board.lines[line]
+            done = marks.count_marked(cells)
+            free = sum(marks.is_available(c) for c in cells)
+            return done if done + free >= t else 0
+
+        def loss(shelf: int) -> int:
+            return sum(board.value(c) * (2 + progress(shelf) + progress(board.n_shelves + board.column_of(c)))
+                       for c in board.lines[shelf] if marks.is_available(c))
+
+        return min(shelves, key=lambda s: (loss(s), s))
+
+
+class SolverStrategy:
+    """Optimal play for the default ``strategic`` objective (docs/objectives.md).
+
+    Once per turn (per board state) :func:`engine.solve_turn` gives the policy; the hold with
+    ``r`` re-rolls left is ``space.holds[policy[r][roll_index]]``. Policies are cached per
+    process (least recently used, ``cache_size`` states) so states that recur across games — the
+    empty sheet above all — are solved once.
+    """
+
+    name = "solver"
+
+    def __init__(self, cache_size: int = 4096):
+        self.cache_size = cache_size
+        self._policies: OrderedDict[tuple[Board, Ruleset, int, int], tuple[np.ndarray | None, ...]] = OrderedDict()
+        self.solved = 0
+        self.hits = 0
+
+    def policy(self, board: Board, marks: Marks, rules: Ruleset) -> tuple[np.ndarray | None, ...]:
+        """``policy[r]`` (r >= 1): ``(R,)`` hold index of every roll with ``r`` re-rolls left."""
+        key = (board, rules, marks.marked, marks.eliminated)
+        found = self._policies.get(key)
+        if found is not None:
+            self._policies.move_to_end(key)
+            self.hits += 1
+            return found
+        solution = solve_turn(board, marks, rules, Strategic())
+        found = tuple(None if p is None else p.astype(np.int32) for p in solution.policy)
+        self.solved += 1
+        self._policies[key] = found
+        if len(self._policies) > self.cache_size:
+            self._policies.popitem(last=False)
+        return found
+
+    def choose_hold(self, state: GameState, dice: Counts, rerolls_left: int, rng: np.random.Generator) -> Counts:
+        space = space_for(state.rules)
+        table = self.policy(state.board, state.marks, state.rules)[rerolls_left]
+        assert table is not None
+        return space.holds[int(table[space.roll_index[dice]])]
+
+    def choose_marking(self, state: GameState, dice: Counts, legal: LegalMarkings,
+                       rng: np.random.Generator) -> tuple[int, ...]:
+        return legal.cells(int(marking_order(state, legal, Strategic())[0]))
+
+    def choose_shelf(self, state: GameState, dice: Counts, shelves: tuple[int, ...],
+                     rng: np.random.Generator) -> int:
+        return failed_options(state.board, state.marks, state.rules)[0].shelf
+
+
+STRATEGIES: dict[str, type] = {
+    "random": RandomStrategy,
+    "greedy": GreedyStrategy,
+    "threshold": ThresholdStrategy,
+    "solver": SolverStrategy,
+}
+
+
+@cache
+def strategy_named(name: str) -> Strategy:
+    """The strategy called ``name`` (one shared instance per process, so caches persist).
+
+    Raises:
+        StrategyError: an unknown name.
+    """
+    cls = STRATEGIES.get(name.strip().lower())
+    if cls is None:
+        raise StrategyError(f"unknown strategy {name!r}; expected one of {', '.join(STRATEGIES)}")
+    strategy: Strategy = cls()
+    return strategy
+
+
+def parse_players(text: str) -> tuple[str, ...]:
+    """Strategy names of the seats from ``"solver,greedy"`` (1 to 4 names, D1; 1 = solitaire).
+
+    Raises:
+        StrategyError: an unknown name or a bad number of players.
+    """
+    names = tuple(w.strip().lower() for w in text.split(",") if w.strip())
+    if not 1 <= len(names) <= 4:
+        raise StrategyError(f"--players needs 1 to 4 comma-separated strategies (D1; 1 = solitaire), "
+                            f"got {len(names)}: e.g. solver,greedy")
+    for name in names:
+        strategy_named(name)
+    return names

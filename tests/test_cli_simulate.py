@@ -1,0 +1,83 @@
+"""``shelfie-solve simulate`` through click's CliRunner, including every bad-input path."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from fractions import Fraction
+
+import pytest
+from click.testing import CliRunner
+
+from shelfie_solver.cli import main
+from shelfie_solver.game import load_games
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, ["simulate", *args])
+
+
+def test_table_output():
+    result = run("--players", "greedy,random", "--games", "6", "--seed", "3", "--jobs", "1")
+    assert result.exit_code == 0, result.output
+    assert "seat 1: greedy" in result.output and "seat 2: random" in result.output
+    assert "win rate (ties shared)" in result.output and "Game length" in result.output
+    assert "Playing" not in result.output  # no progress bar when stderr is not a terminal
+
+
+def test_json_is_the_same_whatever_the_jobs():
+    args = ["--players", "threshold,greedy", "--games", "5", "--seed", "8", "--format", "json"]
+    one, two = run(*args, "--jobs", "1"), run(*args, "--jobs", "2")
+    assert one.exit_code == two.exit_code == 0
+    assert one.stdout == two.stdout
+    data = json.loads(one.stdout)
+    assert data["games"] == 5 and data["seed"] == 8 and data["players"] == ["threshold", "greedy"]
+    wins = sum(Fraction(s["win"]["mean"]) for s in data["seats"])
+    assert wins == 1  # one win per game, ties shared (D20)
+
+
+def test_csv_and_markdown():
+    result = run("--players", "greedy", "--games", "3", "--seed", "1", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert rows[0].keys() == {"seat", "strategy", "statistic", "mean", "ci_low", "ci_high", "sd", "games"}
+    assert {r["statistic"] for r in rows} >= {"win", "score", "fails", "completed", "blocked", "rounds"}
+    assert float(next(r for r in rows if r["statistic"] == "win")["mean"]) == 1.0  # solitaire: always wins
+    markdown = run("--players", "greedy", "--games", "3", "--seed", "1", "--format", "markdown")
+    assert "| statistic" in markdown.stdout
+
+
+def test_save_writes_replayable_games(tmp_path):
+    path = tmp_path / "games.jsonl"
+    result = run("--players", "solver,random", "--games", "3", "--seed", "2", "--jobs", "1", "--save", str(path))
+    assert result.exit_code == 0, result.output
+    games = list(load_games(str(path)))
+    assert len(games) == 3 and all(g.players == ("solver", "random") for g in games)
+    assert [json.loads(line)["game"] for line in path.read_text().splitlines()] == [0, 1, 2]
+
+
+@pytest.mark.parametrize("args", [
+    ["--players", "solver,smart"],
+    ["--players", ""],
+    ["--players", ","],
+    ["--players", "random,random,random,random,random"],
+    ["--players", "greedy", "--games", "0"],
+    ["--players", "greedy", "--jobs", "0"],
+    ["--players", "greedy", "--seed", "-1"],
+    ["--players", "greedy", "--format", "xml"],
+    ["--players", "greedy", "--save", "/nonexistent-dir/games.jsonl"],
+    ["--players", "greedy", "--board", "/nonexistent.toml"],
+    ["--games", "3"],
+])
+def test_bad_input_is_one_line_exit_2(args):
+    result = run(*args)
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error:"), result.output
+    assert "Traceback" not in result.output
+
+
+def test_save_to_a_directory_is_refused(tmp_path):
+    result = run("--players", "greedy", "--games", "1", "--save", str(tmp_path))
+    assert result.exit_code == 2 and "directory" in result.output
+    assert len(result.output.strip().splitlines()) == 1
