@@ -7,12 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from functools import cache
 
 import numpy as np
 
-from .allocate import Marking, legal_markings
-from .board import Board, Marks, item_sets, score, verify_marks_fit
+from .allocate import Marking, legal_markings, legal_sets
+from .board import Board, ItemSets, Marks, item_sets, score, verify_marks_fit
 from .dice import Counts, space_for
 from .engine import solve_turn
 from .errors import DiceError, ObjectiveError
@@ -167,31 +166,33 @@ def rank_holds(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objecti
     return tuple(HoldOption(o[3], o[0], o[1], o[4], r) for o, r in zip(options, ranks))
 
 
-@cache
-def _set_index(board: Board, k: int) -> dict[tuple[int, ...], int]:
-    sets = item_sets(board, k)
-    return {tuple(int(c) for c in row if c >= 0): i for i, row in enumerate(sets.cells)}
+def order_markings(state: StateArrays, sets: ItemSets, objective: Objective) -> np.ndarray:
+    """``int64 (K,)``: positions of the item sets ``sets`` (listed by size, then cell order), best
+    marking first: objective value (desc), then points now (desc, D19), then more items, then
+    item order. The order of :func:`rank_markings` and of the strategies."""
+    worth = objective.values(state, sets)
+    points = Points().values(state, sets)
+    position = np.arange(len(sets.sizes))
+    order: np.ndarray = np.lexsort((position, -sets.sizes, -points, -worth))
+    return order
 
 
 def rank_markings(dice: Counts, board: Board, marks: Marks, rules: Ruleset,
                   objective: Objective) -> tuple[MarkingOption, ...]:
-    """Every legal marking of the final dice (D8-D12), best first; empty = failed result.
-
-    Order: objective value (desc), then points (desc), then more items, then item order.
-    """
-    found = legal_markings(dice, board, marks, rules)
-    if not found:
+    """Every legal marking of the final dice (D8-D12), best first (:func:`order_markings`);
+    empty = failed result (D13)."""
+    index = legal_sets(dice, board, marks, rules)
+    if not len(index):
         return ()
-    k = rules.combinations_per_turn
-    index = np.array([_set_index(board, k)[m.cells] for m in found], dtype=np.int64)
-    sets = item_sets(board, k).take(index)
+    found = legal_markings(dice, board, marks, rules)  # same sets, same order, with their groups
+    sets = item_sets(board, rules.combinations_per_turn).take(index)
     state = StateArrays(board, rules, marks)
     worth = objective.values(state, sets)
     points = Points().values(state, sets)
     scale = objective.scale(rules)
-    rows = sorted(zip(found, worth, points), key=lambda r: (-int(r[1]), -int(r[2]), -len(r[0].cells), r[0].cells))
-    values = [Fraction(int(w), scale) for _, w, _ in rows]
-    return tuple(MarkingOption(m, v, int(p), r) for (m, _, p), v, r in zip(rows, values, _ranks(values)))
+    order = order_markings(state, sets, objective)
+    values = [Fraction(int(worth[i]), scale) for i in order]
+    return tuple(MarkingOption(found[i], v, int(points[i]), r) for i, v, r in zip(order, values, _ranks(values)))
 
 
 def failed_options(board: Board, marks: Marks, rules: Ruleset) -> tuple[ShelfOption, ...]:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from itertools import combinations, product
+from itertools import product
 
 import numpy as np
 
@@ -146,42 +146,35 @@ def find_groups_flow(counts: Counts, cells: tuple[int, ...], board: Board, rules
     return None
 
 
-def legal_markings(counts: Counts, board: Board, marks: Marks, rules: Ruleset) -> list[Marking]:
-    """Every legal marking of the final dice: non-empty sets of at most
-    ``combinations_per_turn`` available items with disjoint groups (D8-D11); when all dice are
-    Jokers, also each single available item with all the dice (D12). Empty list = failed
-    result (D13).
-
-    Sets are listed by size, then by cell order.
+def legal_sets(counts: Counts, board: Board, marks: Marks, rules: Ruleset) -> np.ndarray:
+    """``int64 (K,)``: indices into :func:`board.item_sets` of every legal marking of the final
+    dice — non-empty sets of at most ``combinations_per_turn`` available items with disjoint
+    groups (D8-D11), plus, when all dice are Jokers, every single available item (D12) — listed
+    by size, then cell order. Empty = failed result (D13). Read from :func:`feasibility_table`.
     """
-    available = marks.available
-    found = _group_markings(counts, available, board, rules)
-    if is_all_jokers(counts, rules):  # D12 lifts D11(b) for one item; other markings stay legal
-        joker = rules.joker_index
-        assert joker is not None
-        singles = {m.cells for m in found if len(m.cells) == 1}
-        extra = [Marking((c,), (Group(c, joker, 0, rules.dice),)) for c in available if (c,) not in singles]
-        found = sorted(found + extra, key=lambda m: (len(m.cells), m.cells))
+    table = feasibility_table(board, rules)
+    row = space_for(rules).roll_index[counts]
+    end = table.starts[row + 1] if row + 1 < len(table.starts) else len(table.members)
+    members = table.members[table.starts[row]:end]
+    members = members[members < len(table.sets.sizes)]  # drop the "no set" sentinel
+    open_cells = np.append(marks.bit_arrays()[1].astype(bool), True)  # -1 padding counts as open
+    found: np.ndarray = members[open_cells[table.sets.cells[members]].all(axis=1)]
     return found
 
 
-def _group_markings(counts: Counts, available: tuple[int, ...], board: Board, rules: Ruleset) -> list[Marking]:
-    found: list[Marking] = []
-    feasible_prev: set[tuple[int, ...]] = {()}
-    for size in range(1, rules.combinations_per_turn + 1):
-        feasible_now: set[tuple[int, ...]] = set()
-        for cells in combinations(available, size):
-            # A superset of an impossible set is impossible: test only sets whose every
-            # subset one smaller is possible.
-            if any(cells[:i] + cells[i + 1:] not in feasible_prev for i in range(size)):
-                continue
-            groups = find_groups(counts, cells, board, rules)
-            if groups is not None:
-                feasible_now.add(cells)
-                found.append(Marking(cells, groups))
-        if not feasible_now:
-            break
-        feasible_prev = feasible_now
+def legal_markings(counts: Counts, board: Board, marks: Marks, rules: Ruleset) -> list[Marking]:
+    """Every legal marking of the final dice (:func:`legal_sets`), each with its dice groups;
+    a D12 single item shows all the (Joker) dice as its group. Empty list = failed result (D13).
+    """
+    cells_of = item_sets(board, rules.combinations_per_turn).cells
+    found = []
+    for index in legal_sets(counts, board, marks, rules):
+        cells = tuple(int(c) for c in cells_of[index] if c >= 0)
+        groups = find_groups(counts, cells, board, rules)
+        if groups is None:  # only D12 (all Jokers: any one item) can mark it
+            assert rules.joker_index is not None and len(cells) == 1
+            groups = (Group(cells[0], rules.joker_index, 0, rules.dice),)
+        found.append(Marking(cells, groups))
     return found
 
 
@@ -228,7 +221,6 @@ def feasibility_table(board: Board, rules: Ruleset) -> FeasibilityTable:
     if rules.joker_index is not None and rules.all_jokers_mark_any:
         all_jokers = tuple(rules.dice if i == rules.joker_index else 0 for i in range(rules.n_sides))
         feasible[space.roll_index[all_jokers]] |= sets.sizes == 1  # D12: also any one item
-    n_sets = len(sets.sizes)
     feasible = np.concatenate([feasible, np.ones((len(feasible), 1), dtype=bool)], axis=1)  # sentinel
     rows, members = np.nonzero(feasible)
     starts = np.searchsorted(rows, np.arange(len(feasible)))
