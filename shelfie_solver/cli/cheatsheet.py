@@ -1,11 +1,77 @@
-"""``shelfie-solve cheatsheet``: placeholder until its issue lands."""
+"""``shelfie-solve cheatsheet``: a printable strategy sheet for a board, computed by the solver.
+
+The numbers and the rendering live in the click-free :mod:`shelfie_solver.cheatsheet`; this
+layer parses the options, shows progress on stderr when the sheet takes more than a second,
+and writes the files whole or not at all.
+"""
 
 from __future__ import annotations
 
+import time
+from contextlib import ExitStack
+from typing import Any
+
 import click
+
+from ..cheatsheet import SHEET_FORMATS, check_output_dir, generate, write_files
+from .options import board_option, load_setup, marks_option, rules_option
+
+#: Seconds a sheet may take before a progress bar appears on stderr.
+PROGRESS_AFTER_SECONDS = 1.0
+
+
+class DelayedProgress:
+    """A ``progress(done, total)`` callback that opens a click progress bar on stderr only once
+    :data:`PROGRESS_AFTER_SECONDS` have passed, so quick sheets print nothing."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.started = time.monotonic()
+        self.shown = 0
+        self.bar: Any = None
+        self.stack = ExitStack()
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            if time.monotonic() - self.started < PROGRESS_AFTER_SECONDS:
+                return
+            self.bar = self.stack.enter_context(
+                click.progressbar(length=total, label=self.label, file=click.get_text_stream("stderr")))
+        self.bar.update(done - self.shown)
+        self.shown = done
+
+    def close(self) -> None:
+        """Finish the bar, if one was opened."""
+        self.stack.close()
 
 
 @click.command("cheatsheet")
-def cheatsheet_command() -> None:
-    """Not implemented yet."""
-    raise click.ClickException("'cheatsheet' is not implemented yet")
+@board_option
+@rules_option
+@marks_option
+@click.option("--output", "output", default=".", show_default=True, metavar="DIR",
+              help="Directory for the sheet and its heatmap (created if missing; files in it with the same "
+                   "names are replaced).")
+@click.option("--format", "fmt", type=click.Choice(SHEET_FORMATS), default="markdown", show_default=True,
+              help="markdown (cheatsheet.md, for docs/), html (cheatsheet.html, one printable A4 page) or "
+                   "csv (cheatsheet.csv, every number exact); item-odds.png comes with each.")
+def cheatsheet_command(board_path: str | None, rules_path: str | None, marks_text: str | None,
+                       output: str, fmt: str) -> None:
+    """Write a printable strategy sheet for a board: item odds heatmap, set odds, hold rules of
+    thumb and failed-result risk, every number computed exactly by the solver (docs/cheatsheet.md).
+
+    \b
+    Examples:
+      shelfie-solve cheatsheet --output sheets
+      shelfie-solve cheatsheet --format html --output sheets --marks examples/marks/mid-game.txt
+      shelfie-solve cheatsheet --rules examples/rules/five-dice.toml --board examples/boards/five-dice.toml
+    """
+    rules, board, marks = load_setup(rules_path, board_path, marks_text)
+    check_output_dir(output)  # fail before the work, not after it
+    progress = DelayedProgress("Computing the cheat sheet")
+    try:
+        files = generate(board, marks, rules, (fmt,), progress)
+    finally:
+        progress.close()
+    written = write_files(files, output)
+    click.echo("Wrote " + ", ".join(str(path) for path in written))

@@ -1,0 +1,150 @@
+"""``shelfie-solve cheatsheet`` through click's CliRunner: the files of each format, progress on
+stderr, and every bad-input path (one line, exit code 2, no partly written files)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from shelfie_solver import cheatsheet as core
+from shelfie_solver.cli import cheatsheet as command
+from shelfie_solver.cli import main
+
+from conftest import EXAMPLES
+
+MID_GAME = str(EXAMPLES / "marks" / "mid-game.txt")
+
+
+@pytest.fixture(autouse=True)
+def no_progress(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep stderr free of the progress bar unless a test asks for it (machines vary in speed)."""
+    monkeypatch.setattr(command, "PROGRESS_AFTER_SECONDS", 1e9)
+
+
+def cheatsheet(*args: str):
+    return CliRunner().invoke(main, ["cheatsheet", *args])
+
+
+def assert_one_line_error(result, *fragments: str) -> str:
+    """Exit code 2, nothing on stdout, exactly one line on stderr starting 'Error:', no traceback."""
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    assert "Traceback" not in result.output
+    for fragment in fragments:
+        assert fragment in lines[0]
+    return lines[0]
+
+
+@pytest.mark.parametrize("fmt, name", [("markdown", "cheatsheet.md"), ("html", "cheatsheet.html"),
+                                       ("csv", "cheatsheet.csv")])
+def test_each_format_writes_its_sheet_and_the_heatmap(tmp_path: Path, fmt: str, name: str) -> None:
+    out = tmp_path / "sheets"
+    result = cheatsheet("--output", str(out), "--format", fmt, "--marks", MID_GAME)
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == sorted([name, "item-odds.png"])
+    assert result.stdout.strip() == f"Wrote {out / name}, {out / 'item-odds.png'}"
+    assert result.stderr == ""
+    assert (out / "item-odds.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_default_is_markdown_in_the_current_directory(tmp_path: Path) -> None:
+    runner = CliRunner()
+    with runner.isolated_filesystem(temp_dir=tmp_path):
+        result = runner.invoke(main, ["cheatsheet"])
+        assert result.exit_code == 0, result.output
+        assert sorted(os.listdir(".")) == ["cheatsheet.md", "item-odds.png"]
+
+
+def test_other_rules_and_board(tmp_path: Path) -> None:
+    result = cheatsheet("--rules", str(EXAMPLES / "rules" / "five-dice.toml"), "--board",
+                        str(EXAMPLES / "boards" / "five-dice.toml"), "--output", str(tmp_path), "--format", "csv")
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "cheatsheet.csv").read_text()
+    assert "5 of any one face" in text and "6 of" not in text  # five dice (the variant, RULES.md)
+
+
+def test_progress_on_stderr_when_slow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(command, "PROGRESS_AFTER_SECONDS", 0.0)
+    result = cheatsheet("--output", str(tmp_path), "--format", "csv")
+    assert result.exit_code == 0, result.output
+    assert "Computing the cheat sheet" in result.stderr
+    assert "Computing" not in result.stdout
+
+
+def test_output_is_a_file(tmp_path: Path) -> None:
+    file = tmp_path / "taken"
+    file.write_text("keep me")
+    assert_one_line_error(cheatsheet("--output", str(file)), "is a file", "expected a directory")
+    assert file.read_text() == "keep me"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
+
+
+def test_output_under_a_file(tmp_path: Path) -> None:
+    file = tmp_path / "taken"
+    file.write_text("keep me")
+    assert_one_line_error(cheatsheet("--output", str(file / "sub" / "dir")), "not a directory")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
+
+
+def test_output_unwritable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(core.os, "access", lambda path, mode: False)
+    assert_one_line_error(cheatsheet("--output", str(tmp_path / "out")), "not writable")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root writes into read-only directories")
+def test_output_read_only_directory(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        assert_one_line_error(cheatsheet("--output", str(locked)), "not writable")
+        assert list(locked.iterdir()) == []
+    finally:
+        locked.chmod(0o700)
+
+
+def test_write_failure_leaves_no_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "cheatsheet.md").write_text("old sheet")
+
+    def refuse(src: str, dst: str) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(core.os, "replace", refuse)
+    assert_one_line_error(cheatsheet("--output", str(out)), "cannot write", "Permission denied")
+    assert sorted(p.name for p in out.iterdir()) == ["cheatsheet.md"]  # no temp files, no heatmap
+    assert (out / "cheatsheet.md").read_text() == "old sheet"
+
+
+def test_sheet_name_taken_by_a_directory(tmp_path: Path) -> None:
+    (tmp_path / "item-odds.png").mkdir()
+    assert_one_line_error(cheatsheet("--output", str(tmp_path)), "is a directory")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["item-odds.png"]
+
+
+@pytest.mark.parametrize("args, fragments", [
+    (["--format", "pdf"], ["'pdf' is not one of"]),
+    (["--marks", "oo/.."], ["do not fit the board"]),
+    (["--marks", "ooq../...../...../...../....."], ["bad character"]),
+    (["--board", "no-such-board.toml"], ["does not exist"]),
+    (["--rules", "no-such-rules.toml"], ["does not exist"]),
+    (["--board", str(EXAMPLES / "boards" / "five-dice.toml"), "--marks", "...../...../...../...../....."],
+     ["do not fit the board"]),
+])
+def test_bad_input(tmp_path: Path, args: list[str], fragments: list[str]) -> None:
+    assert_one_line_error(cheatsheet("--output", str(tmp_path / "out"), *args), *fragments)
+    assert not (tmp_path / "out").exists()
+
+
+def test_bad_rules_file(tmp_path: Path) -> None:
+    rules = tmp_path / "rules.toml"
+    rules.write_text("dice = 0\n")
+    assert_one_line_error(cheatsheet("--rules", str(rules), "--output", str(tmp_path / "out")), "dice")
+    assert not (tmp_path / "out").exists()
