@@ -24,6 +24,20 @@ def board(rules: Ruleset) -> Board:
     return load_board(None, rules)
 
 
+def assert_one_line_error(result, *fragments: str) -> str:
+    """A CliRunner result of bad input: exit code 2, nothing on stdout, exactly one line on
+    stderr starting 'Error:', no traceback; each fragment (case-insensitive) in that line."""
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    for fragment in fragments:
+        assert fragment.lower() in lines[0].lower(), lines[0]
+    return lines[0]
+
+
 def small_rules(dice: int = 3, faces: int = 2, joker: bool = True, rerolls: int = 2, combos: int = 3,
                 per_group: int = 1, alone: bool = False) -> Ruleset:
     """A small ruleset for brute force: ``faces`` item faces named f0.. (codes a, b, ...)."""

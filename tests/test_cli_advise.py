@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from shelfie_solver.cli import main
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, assert_one_line_error
 
 EXACT = re.compile(r"^-?\d+/\d+$")
 MID_GAME = str(EXAMPLES / "marks" / "mid-game.txt")
@@ -29,19 +29,6 @@ def advise_json(*args: str) -> dict:
     assert result.exit_code == 0, result.output
     assert result.stderr == ""
     return json.loads(result.stdout)
-
-
-def assert_one_line_error(result, *fragments: str) -> str:
-    """Exit code 2, nothing on stdout, exactly one line on stderr starting 'Error:', no traceback."""
-    assert result.exit_code == 2, result.output
-    assert result.stdout == ""
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
-    assert "Traceback" not in result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit)
-    for fragment in fragments:
-        assert fragment.lower() in lines[0].lower(), lines[0]
-    return lines[0]
 
 
 def fraction(text: str) -> Fraction:

@@ -13,7 +13,7 @@ from shelfie_solver import cheatsheet as core
 from shelfie_solver.cli import cheatsheet as command
 from shelfie_solver.cli import main
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, assert_one_line_error
 
 MID_GAME = str(EXAMPLES / "marks" / "mid-game.txt")
 
@@ -26,18 +26,6 @@ def no_progress(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def cheatsheet(*args: str):
     return CliRunner().invoke(main, ["cheatsheet", *args])
-
-
-def assert_one_line_error(result, *fragments: str) -> str:
-    """Exit code 2, nothing on stdout, exactly one line on stderr starting 'Error:', no traceback."""
-    assert result.exit_code == 2, result.output
-    assert result.stdout == ""
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
-    assert "Traceback" not in result.output
-    for fragment in fragments:
-        assert fragment in lines[0]
-    return lines[0]
 
 
 @pytest.mark.parametrize("fmt, name", [("markdown", "cheatsheet.md"), ("html", "cheatsheet.html"),

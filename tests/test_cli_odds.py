@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 from click.testing import CliRunner
-from conftest import EXAMPLES
+from conftest import EXAMPLES, assert_one_line_error
 
 from shelfie_solver.cli import main
 
@@ -138,10 +138,7 @@ BAD = [
 
 @pytest.mark.parametrize("args", BAD, ids=lambda a: " ".join(a))
 def test_bad_input_is_one_line_exit_2(args):
-    result = run(*args)
-    assert result.exit_code == 2, result.output
-    lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error:") and "Traceback" not in result.output
+    assert_one_line_error(run(*args))
 
 
 @pytest.mark.parametrize("text", ["", "3C+", "3X", "3C&2B", "r2"])

@@ -13,6 +13,8 @@ from click.testing import CliRunner
 from shelfie_solver.cli import main
 from shelfie_solver.game import load_games
 
+from conftest import assert_one_line_error
+
 
 def run(*args: str):
     return CliRunner().invoke(main, ["simulate", *args])
@@ -70,11 +72,7 @@ def test_save_writes_replayable_games(tmp_path):
     ["--games", "3"],
 ])
 def test_bad_input_is_one_line_exit_2(args):
-    result = run(*args)
-    assert result.exit_code == 2
-    lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error:"), result.output
-    assert "Traceback" not in result.output
+    assert_one_line_error(run(*args))
 
 
 def test_save_to_a_directory_is_refused(tmp_path):
