@@ -15,7 +15,8 @@ engine takes the best marking of each final roll, then optimises holds over re-r
 
       Phi_line = M + A/2                 if m >= T        (scoring line: points now, half credit
                                                            for items still to come)
-               = (m / T) * (M + A) / 2   if m < T <= m + a (live line: progress toward T)
+               = (m / T) * (M + A/2)     if m < T <= m + a (live line: progress toward T
+                                                           times what it would score)
                = 0                       otherwise        (dead line: can never score)
 
   ``Phi = sum of Phi_line``; a marking is worth ``Phi(after) - Phi(before)``; a failed result is
@@ -174,7 +175,7 @@ class Strategic:
 def line_potential(m: np.ndarray, a: np.ndarray, mp: np.ndarray, ap: np.ndarray, t: int) -> np.ndarray:
     """Phi of lines times ``2T`` (module docstring); arguments broadcast together."""
     scoring = 2 * t * mp + t * ap
-    live = m * (mp + ap)
+    live = m * (2 * mp + ap)
     return np.where(m >= t, scoring, np.where(m + a >= t, live, 0))
 
 

@@ -87,7 +87,7 @@ def phi(board: Board, marked: frozenset[int], available: frozenset[int], thresho
         if len(m) >= threshold:
             total += big_m + Fraction(big_a, 2)
         elif len(m) + len(a) >= threshold:
-            total += Fraction(len(m), threshold) * Fraction(big_m + big_a, 2)
+            total += Fraction(len(m), threshold) * (big_m + Fraction(big_a, 2))
     return total
 
 

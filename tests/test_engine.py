@@ -35,7 +35,7 @@ CLASSIC_FIVE_OF_A_KIND = Fraction(347897, 7558272)  # published: about 4.603%
 
 def phi(board: Board, marks: Marks, threshold: int) -> Fraction:
     """docs/objectives.md line potential: per line with m marked worth M, a available worth A:
-    M + A/2 if m >= T; (m/T)(M+A)/2 if m < T <= m+a; else 0."""
+    M + A/2 if m >= T; (m/T)(M + A/2) if m < T <= m+a; else 0."""
     total = Fraction(0)
     for line in board.lines:
         m = sum(1 for c in line if marks.marked >> c & 1)
@@ -45,7 +45,7 @@ def phi(board: Board, marks: Marks, threshold: int) -> Fraction:
         if m >= threshold:
             total += big_m + Fraction(big_a, 2)
         elif m + a >= threshold:
-            total += Fraction(m, threshold) * Fraction(big_m + big_a, 2)
+            total += Fraction(m, threshold) * (big_m + Fraction(big_a, 2))
     return total
 
 
