@@ -70,10 +70,9 @@ def main() -> None:
     """Exact strategy engine for My Shelfie: The Dice Game.
 
     \b
-    advise      which dice to hold / which items to mark, with exact odds
-    odds        exact chance of reaching target combinations
-    cheatsheet  printable strategy sheet for a board
-    simulate    play many games to compare strategies
-
-    Rules: RULES.md ids D1-D20. Dice: P=plant G=game B=book A=award C=cat J=joker.
+    Rules: RULES.md ids D1-D20.
+    Dice:  P=plant G=game B=book A=award C=cat J=joker, e.g. CCBJPP.
+    Marks: shelves top to bottom separated by '/': '.' available, 'o' marked,
+           'x' eliminated, e.g. oo.../...../x..../...../.....
+    Start: shelfie-solve advise --dice CCBJPP
     """

@@ -11,7 +11,7 @@ from ..render import advice_report, render
 from .options import board_option, format_option, load_setup, marks_option, rules_option
 
 
-@click.command("advise")
+@click.command("advise", short_help="Which dice to hold, which items to mark, with exact odds.")
 @click.option("--dice", "dice_text", required=True, metavar="DICE",
               help="The dice showing: one-letter codes (CCBJPP; case-insensitive, spaces or commas allowed) "
                    "or face names (cat cat book joker plant plant).")

@@ -45,7 +45,7 @@ class DelayedProgress:
         self.stack.close()
 
 
-@click.command("cheatsheet")
+@click.command("cheatsheet", short_help="Write a printable strategy sheet for a board.")
 @board_option
 @rules_option
 @marks_option

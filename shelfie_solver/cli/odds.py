@@ -13,7 +13,7 @@ from ..targets import parse_target
 from .options import board_option, format_option, load_setup, marks_option, rules_option
 
 
-@click.command("odds")
+@click.command("odds", short_help="Exact chance of reaching a target combination or item.")
 @click.option("--target", "target_text", required=True, metavar="TARGET",
               help="What to reach: 3C (three cats; Jokers per D11), 5* (five of any one face), "
                    "3C+2B (both, disjoint dice), r2c4 (mark that item), r2c4+r3c1 (both in one turn), "

@@ -14,7 +14,7 @@ from ..strategies import STRATEGIES, parse_players
 from .options import board_option, format_option, load_setup, rules_option
 
 
-@click.command("simulate")
+@click.command("simulate", short_help="Play many games to compare strategies.")
 @click.option("--players", "players_text", required=True, metavar="S1,S2,...",
               help=f"One strategy per seat, 1 to 4, comma-separated: {', '.join(STRATEGIES)} "
                    "(docs/strategies.md). A name may appear more than once.")
