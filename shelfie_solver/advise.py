@@ -118,7 +118,7 @@ def advise(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objective: 
                              "a cell objective needs an available item")
     base = Advice(rules, board, marks, dice, left, _objective_label(objective, board), Fraction(0),
                   score(board, marks, rules))
-    if left > 0:
+    if left > 0 and marks.available:  # with nothing available there is nothing to roll for
         holds = rank_holds(dice, board, marks, rules, objective, left)
         return replace(base, value=holds[0].value, holds=holds)
     markings = rank_markings(dice, board, marks, rules, objective)

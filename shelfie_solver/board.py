@@ -30,6 +30,7 @@ from .errors import BoardError, MarksError, RulesError
 from .rules import DEFAULT_RULES, Ruleset, load_toml
 
 _CELL_NAME = re.compile(r"^r(\d+)c(\d+)$", re.IGNORECASE)
+_FILE_EXTENSION = re.compile(r"\.[A-Za-z]\w*$")
 
 
 @dataclass(frozen=True)
@@ -254,7 +255,7 @@ def parse_marks(text: str, board: Board) -> Marks:
     lines = [line.split("#", 1)[0] for line in text.splitlines()]
     compact = "/".join(part for part in ("".join(line.split()) for line in lines) if part)
     rows = compact.split("/") if compact else []
-    example = "/".join(["." * board.n_columns] * board.n_shelves)
+    example = _example_marks(board)
     if len(rows) != board.n_shelves or any(len(row) != board.n_columns for row in rows):
         raise MarksError(f"marks {text.strip()!r} do not fit the board: expected {board.n_shelves} shelves of "
                          f"{board.n_columns} items separated by '/', e.g. {example}")
@@ -279,12 +280,31 @@ def load_marks(text_or_path: str | None, board: Board) -> Marks:
     if text_or_path is None:
         return Marks.empty(board)
     path = Path(text_or_path)
+    if not text_or_path.strip():
+        return parse_marks(text_or_path, board)  # reports the expected form
     if path.is_file():
         try:
             return parse_marks(path.read_text(encoding="utf-8"), board)
         except (OSError, UnicodeDecodeError) as exc:
             raise MarksError(f"cannot read marks file {text_or_path}: {exc}") from None
+    if path.is_dir():
+        raise MarksError(f"marks {text_or_path!r} is a directory; expected marks like "
+                         f"{_example_marks(board)} or a file holding them")
+    if _looks_like_file_name(text_or_path):
+        raise MarksError(f"marks file {text_or_path!r} not found; expected marks like "
+                         f"{_example_marks(board)} or an existing file holding them")
     return parse_marks(text_or_path, board)
+
+
+def _looks_like_file_name(text: str) -> bool:
+    """A file name ends with an extension (``state.txt``) or has no ``/`` and characters that
+    marks never use; anything else is parsed as marks (and bad characters reported as such)."""
+    other = set(text.lower()) - set(".ox/ \t\n")
+    return bool(_FILE_EXTENSION.search(text.strip())) or ("/" not in text and bool(other))
+
+
+def _example_marks(board: Board) -> str:
+    return "/".join(["." * board.n_columns] * board.n_shelves)
 
 
 def verify_marks_fit(marks: Marks, board: Board) -> None:
@@ -429,5 +449,10 @@ def load_board(path: str | Path | None = None, rules: Ruleset = DEFAULT_RULES) -
     """
     if path is None:
         text = resources.files("shelfie_solver.data").joinpath("default_board.toml").read_text("utf-8")
-        return board_from_dict(tomllib.loads(text), rules, source="default board")
+        try:
+            return board_from_dict(tomllib.loads(text), rules, source="default board")
+        except BoardError as error:
+            raise BoardError(f"{error}: the default board is made for the RULES.md faces; with this "
+                             "ruleset pass --board FILE (e.g. examples/boards/five-dice.toml for "
+                             "examples/rules/five-dice.toml)") from None
     return board_from_dict(load_toml(path, BoardError), rules, source=str(path))

@@ -39,7 +39,7 @@ from .dice import Counts, dice_codes, multinomial, space_for
 from .engine import TurnSolution, solve, solve_turn
 from .errors import ShelfieError
 from .objectives import CellTarget, Safe, Strategic
-from .render import exact, percent
+from .render import decimal, exact, percent
 from .rules import Ruleset
 
 #: Output formats of :func:`sheet_files`.
@@ -694,7 +694,7 @@ def held_table(sheet: CheatSheet, entry: SetOdds, rerolls: int,
 
 
 def _margin_text(value: Fraction) -> str:
-    return f"{float(value):.2f}"
+    return decimal(value, 2)
 
 
 def _share_text(value: Fraction) -> str:

@@ -25,7 +25,7 @@ from .board import Board, Marks
 from .dice import Counts, DiceSpace, dice_codes, dice_names, space_for
 from .engine import TurnSolution, solve
 from .errors import DiceError, ShelfieError
-from .render import Report, exact, one_in, percent
+from .render import Report, best_line, exact, keep_label, one_in, percent, rank_text
 from .rules import Ruleset
 from .targets import CompiledTarget, Target, compile_target, describe
 
@@ -301,13 +301,6 @@ def chance_text(p: Fraction) -> str:
     return f"{percent(p)} = {p} ({one_in(p)})"
 
 
-def _keep_label(keep: Counts, rules: Ruleset) -> str:
-    codes = dice_codes(keep, rules)
-    if sum(keep) == rules.dice:
-        return f"{codes} (stop)"
-    return codes or "(re-roll all)"
-
-
 def odds_report(result: Odds, simulation: SimulationCheck | None = None, top: int | None = None) -> Report:
     """The :class:`render.Report` of ``shelfie-solve odds`` (table, JSON, CSV, Markdown)."""
     rules = result.rules
@@ -383,11 +376,10 @@ def _holds_table(result: Odds, data: dict[str, Any], title: list[str], notes: li
     rules = result.rules
     ranks = [h.rank for h in result.holds]
     best = [h for h in result.holds if h.rank == 1]
-    names = [dice_codes(h.keep, rules) or "nothing" for h in best]
-    title.append(f"Best: keep {names[0]}" + (f" (tied with {', '.join(names[1:])})" if len(names) > 1 else ""))
+    title.append("Best: " + best_line([dice_codes(h.keep, rules) for h in best]))
     shown = result.holds[:top] if top else result.holds
     headers = ["rank", "keep", "chance", "exact", "1 in"]
-    rows = [[f"{h.rank}=" if ranks.count(h.rank) > 1 else str(h.rank), _keep_label(h.keep, rules),
+    rows = [[rank_text(h.rank, ranks), keep_label(h.keep, rules, result.rerolls),
              percent(h.probability), str(h.probability), one_in(h.probability)] for h in shown]
     if len(shown) < len(result.holds):
         notes.append(f"{len(result.holds) - len(shown)} more holds not shown (--top).")

@@ -14,7 +14,8 @@ from fractions import Fraction
 from typing import Any
 
 from .advise import Advice
-from .dice import dice_codes, dice_names
+from .dice import Counts, dice_codes, dice_names
+from .rules import Ruleset
 
 FORMATS = ("table", "json", "csv", "markdown")
 
@@ -25,14 +26,25 @@ def exact(value: Fraction | int) -> str:
     return f"{f.numerator}/{f.denominator}"
 
 
-def percent(value: Fraction) -> str:
+def rounded(value: Fraction | int, places: int) -> str:
+    """An exact rational rounded half away from zero to ``places`` decimals, e.g.
+    ``rounded(Fraction(1773, 20), 1) == "88.7"`` (a float would print 88.6)."""
+    f = Fraction(value)
+    scaled = abs(f) * 10**places
+    units = int(scaled) + (1 if scaled - int(scaled) >= Fraction(1, 2) else 0)
+    text = str(units).rjust(places + 1, "0")
+    body = f"{text[:-places]}.{text[-places:]}" if places else text
+    return f"-{body}" if f < 0 and units else body
+
+
+def percent(value: Fraction, places: int = 2) -> str:
     """A probability as a percentage for display, e.g. ``12.35%``."""
-    return f"{float(value) * 100:.2f}%"
+    return f"{rounded(Fraction(value) * 100, places)}%"
 
 
 def decimal(value: Fraction, places: int = 4) -> str:
     """A value as a decimal for display."""
-    return f"{float(value):.{places}f}"
+    return rounded(value, places)
 
 
 def one_in(value: Fraction) -> str:
@@ -74,17 +86,39 @@ def render(report: Report, fmt: str) -> str:
         return out.getvalue()
     from tabulate import tabulate  # imported here: JSON and CSV output never need it
 
+    style = "github" if fmt == "markdown" else "simple"
+    table = tabulate(report.rows, report.headers, tablefmt=style, disable_numparse=True) if report.rows else ""
     if fmt == "markdown":
-        parts = ["\n\n".join(report.title), tabulate(report.rows, report.headers, tablefmt="github", disable_numparse=True)]
+        parts = ["\n\n".join(report.title), table]
         parts += ["\n".join(f"- {n}" for n in report.notes)] if report.notes else []
         return "\n\n".join(p for p in parts if p) + "\n"
-    parts = ["\n".join(report.title), tabulate(report.rows, report.headers, tablefmt="simple", disable_numparse=True)]
+    parts = ["\n".join(report.title), table]
     parts += ["\n".join(report.notes)] if report.notes else []
     return "\n\n".join(p for p in parts if p) + "\n"
 
 
-def _rank_text(rank: int, ranks: list[int]) -> str:
+def rank_text(rank: int, ranks: list[int]) -> str:
+    """``"2="`` when several rows share rank 2 (an exact tie), else ``"2"``."""
     return f"{rank}=" if ranks.count(rank) > 1 else str(rank)
+
+
+def keep_label(keep: Counts, rules: Ruleset, rerolls_left: int) -> str:
+    """A hold for a table: its codes; ``(re-roll all)`` for none; keeping every die is stopping
+    with 1 re-roll left, and with more it skips this re-roll but keeps the later ones (D7)."""
+    codes = dice_codes(keep, rules)
+    if sum(keep) == rules.dice:
+        return f"{codes} (stop)" if rerolls_left == 1 else f"{codes} (skip this re-roll)"
+    return codes or "(re-roll all)"
+
+
+def best_line(names: list[str], shown: int = 4) -> str:
+    """``keep X`` and, for exact ties, ``(tied with Y, Z and 12 more)``."""
+    text = f"keep {names[0] or 'nothing'}"
+    others = [n or "nothing" for n in names[1:]]
+    if others:
+        more = f" and {len(others) - shown} more" if len(others) > shown else ""
+        text += f" (tied with {', '.join(others[:shown])}{more})"
+    return text
 
 
 def advice_report(advice: Advice, top: int | None = None) -> Report:
@@ -120,14 +154,12 @@ def _holds_report(advice: Advice, title: list[str], data: dict[str, Any], top: i
     headers = ["rank", "keep", "value", "exact", "failed"] + [f">={j} items" for j in range(1, k + 1)]
     rows = []
     for h in shown:
-        keep = dice_codes(h.keep, rules)
-        label = keep if sum(h.keep) < rules.dice else f"{keep} (stop)"
-        rows.append([_rank_text(h.rank, ranks), label or "(re-roll all)", decimal(h.value), str(h.value),
-                     percent(h.fail)] + [percent(p) for p in h.at_least])
+        rows.append([rank_text(h.rank, ranks), keep_label(h.keep, rules, advice.rerolls), decimal(h.value),
+                     str(h.value), percent(h.fail)] + [percent(p) for p in h.at_least])
     best = advice.holds[0]
-    tied = [dice_codes(h.keep, rules) or "nothing" for h in advice.holds if h.rank == 1]
-    title.append(f"Best: keep {tied[0] or 'nothing'}" + (f" (tied with {', '.join(tied[1:])})" if len(tied) > 1 else "")
-                 + f", value {decimal(best.value)} = {best.value}, failed-result chance {percent(best.fail)}")
+    tied = [dice_codes(h.keep, rules) for h in advice.holds if h.rank == 1]
+    title.append(f"Best: {best_line(tied)}, value {decimal(best.value)} = {best.value}, "
+                 f"failed-result chance {percent(best.fail)}")
     data["holds"] = [{
         "keep": dice_codes(h.keep, rules),
         "rank": h.rank,
@@ -152,7 +184,7 @@ def _markings_report(advice: Advice, title: list[str], data: dict[str, Any], top
     for m in shown:
         cells = " + ".join(board.cell_name(c) for c in m.marking.cells)
         groups = " ".join(g.codes(rules) for g in m.marking.groups)
-        rows.append([_rank_text(m.rank, ranks), cells, groups, f"{m.points:+d}", decimal(m.value), str(m.value)])
+        rows.append([rank_text(m.rank, ranks), cells, groups, f"{m.points:+d}", decimal(m.value), str(m.value)])
     best = advice.markings[0]
     title.append("Best: mark " + ", ".join(f"{board.cell_name(g.cell)} with {g.codes(rules)}" for g in best.marking.groups)
                  + f" ({best.points:+d} points)")
@@ -187,5 +219,5 @@ def _failed_report(advice: Advice, title: list[str], data: dict[str, Any]) -> Re
     data["shelves"] = [{"shelf": o.shelf + 1, "items": [board.cell_name(c) for c in o.lost_items],
                         "points": o.lost_points, "potential_change": exact(o.potential_change)} for o in advice.failed]
     notes = ["potential change: the strategic objective's line potential lost (docs/objectives.md); "
-             "marked items on the shelf stay marked and still score (D13)."]
+             "marked items on the shelf stay marked and still score (D13)."] if rows else []
     return Report(title, headers, rows, data, notes)

@@ -327,3 +327,48 @@ def test_rules_that_do_not_fit_the_board(tmp_path):
     """Three dice cannot fill the default board's 4- and 5-dice columns."""
     path = write(tmp_path, "rules.toml", "dice = 3\n")
     assert_one_line_error(advise("--dice", "CCB", "--rules", path), "between 1 and 3")
+
+
+# --- usability fixes found by walking through the README as a new user -----------------------------
+
+def test_bare_command_shows_help():
+    """`shelfie-solve` alone prints the help (several lines, commands listed) and exits 0."""
+    result = CliRunner().invoke(main, [])
+    assert result.exit_code == 0
+    assert "Usage:" in result.stdout and "advise" in result.stdout and "Error" not in result.output
+
+
+@pytest.mark.parametrize("marks, fragment", [
+    ("mymarks.txt", "not found"),
+    ("examples/marks/none.txt", "not found"),
+    (str(EXAMPLES), "is a directory"),
+    ("oo.a./...../...../...../.....", "bad character 'a'"),
+])
+def test_marks_errors_name_the_problem(marks, fragment):
+    assert_one_line_error(advise("--dice", "CCBJPP", "--marks", marks), fragment)
+
+
+def test_default_board_with_other_faces_suggests_a_board():
+    """The five-dice ruleset has no 'award': the default board cannot be used, and the message
+    says which option fixes it."""
+    line = assert_one_line_error(advise("--dice", "CCBJP", "--rules", str(EXAMPLES / "rules" / "five-dice.toml")))
+    assert "--board" in line and "five-dice.toml" in line
+
+
+def test_finished_sheet_has_nothing_to_roll_for():
+    """No item available: even with re-rolls left, the answer is the failed result with no shelf
+    to give up (D13), not a table of 36 equal holds."""
+    result = advise("--dice", "CCBJPP", "--marks", "ooooo/ooooo/ooooo/ooooo/ooooo")
+    assert result.exit_code == 0 and "no shelf has an available item" in result.stdout
+    assert "rank" not in result.stdout.split("\n\n")[0]
+
+
+def test_keep_all_is_stop_only_with_one_reroll_left():
+    """D7: keeping all dice with 1 re-roll left is stopping; with 2 left it skips this re-roll and
+    keeps the last one (its value is the 1-re-roll value of the same dice)."""
+    two = advise("--dice", "CCBJPP", "--top", "40")
+    one = advise("--dice", "CCBJPP", "--rerolls", "1", "--top", "40")
+    assert "PPBCCJ (skip this re-roll)" in two.stdout and "(stop)" not in two.stdout
+    assert "PPBCCJ (stop)" in one.stdout
+    keep_all = next(h for h in advise_json("--dice", "CCBJPP")["holds"] if h["keep"] == "PPBCCJ")
+    assert keep_all["value"] == advise_json("--dice", "CCBJPP", "--rerolls", "1")["value"]

@@ -58,10 +58,19 @@ def test_other_rules_and_board(tmp_path: Path) -> None:
 
 def test_progress_on_stderr_when_slow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(command, "PROGRESS_AFTER_SECONDS", 0.0)
+    monkeypatch.setattr(command, "_stderr_is_terminal", lambda: True)
     result = cheatsheet("--output", str(tmp_path), "--format", "csv")
     assert result.exit_code == 0, result.output
     assert "Computing the cheat sheet" in result.stderr
     assert "Computing" not in result.stdout
+
+
+def test_no_progress_in_pipes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not a terminal (pipes, CI): no progress bar, however slow."""
+    monkeypatch.setattr(command, "PROGRESS_AFTER_SECONDS", 0.0)
+    result = cheatsheet("--output", str(tmp_path), "--format", "csv")
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
 
 
 def test_output_is_a_file(tmp_path: Path) -> None:

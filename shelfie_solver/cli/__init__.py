@@ -45,6 +45,10 @@ class ShelfieGroup(click.Group):
             code = super().main(*args, **kwargs)
         except click.exceptions.Exit as stop:
             sys.exit(stop.exit_code)
+        except click.exceptions.NoArgsIsHelpError as error:  # bare `shelfie-solve`: show the help
+            assert error.ctx is not None
+            click.echo(error.ctx.get_help())
+            sys.exit(0)
         except click.ClickException as error:
             hint = ""
             if isinstance(error, click.UsageError) and error.ctx is not None:

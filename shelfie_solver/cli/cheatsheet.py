@@ -7,6 +7,7 @@ and writes the files whole or not at all.
 
 from __future__ import annotations
 
+import sys
 import time
 from contextlib import ExitStack
 from typing import Any
@@ -21,8 +22,9 @@ PROGRESS_AFTER_SECONDS = 1.0
 
 
 class DelayedProgress:
-    """A ``progress(done, total)`` callback that opens a click progress bar on stderr only once
-    :data:`PROGRESS_AFTER_SECONDS` have passed, so quick sheets print nothing."""
+    """A ``progress(done, total)`` callback that opens a click progress bar on stderr, when stderr
+    is a terminal, only once :data:`PROGRESS_AFTER_SECONDS` have passed, so quick sheets print
+    nothing."""
 
     def __init__(self, label: str) -> None:
         self.label = label
@@ -33,16 +35,20 @@ class DelayedProgress:
 
     def __call__(self, done: int, total: int) -> None:
         if self.bar is None:
-            if time.monotonic() - self.started < PROGRESS_AFTER_SECONDS:
+            # a bar for people at a terminal, nothing for pipes and tests (as `simulate`)
+            if not _stderr_is_terminal() or time.monotonic() - self.started < PROGRESS_AFTER_SECONDS:
                 return
-            self.bar = self.stack.enter_context(
-                click.progressbar(length=total, label=self.label, file=click.get_text_stream("stderr")))
+            self.bar = self.stack.enter_context(click.progressbar(length=total, label=self.label, file=sys.stderr))
         self.bar.update(done - self.shown)
         self.shown = done
 
     def close(self) -> None:
         """Finish the bar, if one was opened."""
         self.stack.close()
+
+
+def _stderr_is_terminal() -> bool:
+    return sys.stderr.isatty()
 
 
 @click.command("cheatsheet", short_help="Write a printable strategy sheet for a board.")
@@ -63,7 +69,7 @@ def cheatsheet_command(board_path: str | None, rules_path: str | None, marks_tex
     \b
     Examples:
       shelfie-solve cheatsheet --output sheets
-      shelfie-solve cheatsheet --format html --output sheets --marks examples/marks/mid-game.txt
+      shelfie-solve cheatsheet --format html --output mid-game --marks examples/marks/mid-game.txt
       shelfie-solve cheatsheet --rules examples/rules/five-dice.toml --board examples/boards/five-dice.toml
     """
     rules, board, marks = load_setup(rules_path, board_path, marks_text)

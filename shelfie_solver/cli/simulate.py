@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from ..render import Report, exact, render
+from ..render import Report, decimal, exact, percent, render
 from ..simulate import SEAT_STATISTICS, Estimate, Summary, simulate
 from ..strategies import STRATEGIES, parse_players
 from .options import board_option, format_option, load_setup, rules_option
@@ -69,10 +69,10 @@ def _check_writable(path: str) -> None:
                                  param_hint="'--save'")
 
 
-def _interval(e: Estimate, percent: bool = False) -> str:
-    if percent:
-        return f"{float(e.mean) * 100:.1f}% [{e.low * 100:.1f}%, {e.high * 100:.1f}%]"
-    return f"{float(e.mean):.2f} [{e.low:.2f}, {e.high:.2f}]"
+def _interval(e: Estimate, as_percent: bool = False) -> str:
+    if as_percent:
+        return f"{percent(e.mean, 1)} [{e.low * 100:.1f}%, {e.high * 100:.1f}%]"
+    return f"{decimal(e.mean, 2)} [{e.low:.2f}, {e.high:.2f}]"
 
 
 def _estimate_data(e: Estimate) -> dict[str, Any]:
@@ -100,11 +100,11 @@ def summary_report(summary: Summary, board_name: str, saved: str | None = None, 
                      f"score {float(points.mean):+.2f} [{points.low:+.2f}, {points.high:+.2f}] per game")
     if len(seats) > 1:
         title.insert(2, f"Leader: {_seat_label(summary, summary.leader)}, "
-                        f"win rate {_interval(leader.stats['win'], percent=True)}")
+                        f"win rate {_interval(leader.stats['win'], as_percent=True)}")
     headers = ["statistic"] + [_seat_label(summary, s.seat) for s in seats]
     rows: list[list[Any]] = []
     for key, label in SEAT_STATISTICS:
-        rows.append([label] + [_interval(s.stats[key], percent=key == "win") for s in seats])
+        rows.append([label] + [_interval(s.stats[key], as_percent=key == "win") for s in seats])
         if key == "score":
             rows.append(["score standard deviation"] + [f"{s.stats['score'].sd:.2f}" for s in seats])
     data: dict[str, Any] = {
