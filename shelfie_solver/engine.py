@@ -92,7 +92,8 @@ class TurnSolution:
         scale: the denominator of column 0 at level 0 (the objective's).
         values: ``values[r]`` is ``(R, Q)``: V_r over ``scale * D^r`` (column 0) or ``D^r``.
         hold_values: ``hold_values[r]`` (r >= 1) is ``(H, Q)``: E_r, same denominators as V_r.
-        policy: ``policy[r]`` (r >= 1) is ``(R,)``: the chosen hold index of each roll.
+        policy: ``policy[r]`` (r >= 1) is ``(R,)``: the chosen hold index of each roll; the
+            roll itself (keeping every die) means stop.
     """
 
     space: DiceSpace
@@ -155,8 +156,12 @@ def solve(space: DiceSpace, final: np.ndarray, rerolls: int, scale: int = 1) -> 
     policy: list[np.ndarray | None] = [None]
     subs = space.sub_holds
     rows = np.arange(len(space.rolls))
-    for _ in range(rerolls):
+    for level in range(1, rerolls + 1):
         expected = space.expect(values[-1])
+        # Keeping every die is stopping (D7): the first R holds are the full rolls, in roll
+        # order, and are worth their final value. (Skipping a re-roll to re-roll later could not
+        # do better: the later choice can be made now, with more re-rolls left.)
+        expected[: len(space.rolls)] = level0 * space.denominator ** level
         choice = _best_holds(expected, subs)
         chosen = subs[rows, choice]
         hold_values.append(expected)

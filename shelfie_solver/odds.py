@@ -379,7 +379,7 @@ def _holds_table(result: Odds, data: dict[str, Any], title: list[str], notes: li
     title.append("Best: " + best_line([dice_codes(h.keep, rules) for h in best]))
     shown = result.holds[:top] if top else result.holds
     headers = ["rank", "keep", "chance", "exact", "1 in"]
-    rows = [[rank_text(h.rank, ranks), keep_label(h.keep, rules, result.rerolls),
+    rows = [[rank_text(h.rank, ranks), keep_label(h.keep, rules),
              percent(h.probability), str(h.probability), one_in(h.probability)] for h in shown]
     if len(shown) < len(result.holds):
         notes.append(f"{len(result.holds) - len(shown)} more holds not shown (--top).")

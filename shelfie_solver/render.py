@@ -102,12 +102,11 @@ def rank_text(rank: int, ranks: list[int]) -> str:
     return f"{rank}=" if ranks.count(rank) > 1 else str(rank)
 
 
-def keep_label(keep: Counts, rules: Ruleset, rerolls_left: int) -> str:
-    """A hold for a table: its codes; ``(re-roll all)`` for none; keeping every die is stopping
-    with 1 re-roll left, and with more it skips this re-roll but keeps the later ones (D7)."""
+def keep_label(keep: Counts, rules: Ruleset) -> str:
+    """A hold for a table: its codes; ``(re-roll all)`` for none; ``(stop)`` for every die (D7)."""
     codes = dice_codes(keep, rules)
     if sum(keep) == rules.dice:
-        return f"{codes} (stop)" if rerolls_left == 1 else f"{codes} (skip this re-roll)"
+        return f"{codes} (stop)"
     return codes or "(re-roll all)"
 
 
@@ -154,7 +153,7 @@ def _holds_report(advice: Advice, title: list[str], data: dict[str, Any], top: i
     headers = ["rank", "keep", "value", "exact", "failed"] + [f">={j} items" for j in range(1, k + 1)]
     rows = []
     for h in shown:
-        rows.append([rank_text(h.rank, ranks), keep_label(h.keep, rules, advice.rerolls), decimal(h.value),
+        rows.append([rank_text(h.rank, ranks), keep_label(h.keep, rules), decimal(h.value),
                      str(h.value), percent(h.fail)] + [percent(p) for p in h.at_least])
     best = advice.holds[0]
     tied = [dice_codes(h.keep, rules) for h in advice.holds if h.rank == 1]

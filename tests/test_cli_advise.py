@@ -363,12 +363,11 @@ def test_finished_sheet_has_nothing_to_roll_for():
     assert "rank" not in result.stdout.split("\n\n")[0]
 
 
-def test_keep_all_is_stop_only_with_one_reroll_left():
-    """D7: keeping all dice with 1 re-roll left is stopping; with 2 left it skips this re-roll and
-    keeps the last one (its value is the 1-re-roll value of the same dice)."""
-    two = advise("--dice", "CCBJPP", "--top", "40")
-    one = advise("--dice", "CCBJPP", "--rerolls", "1", "--top", "40")
-    assert "PPBCCJ (skip this re-roll)" in two.stdout and "(stop)" not in two.stdout
-    assert "PPBCCJ (stop)" in one.stdout
-    keep_all = next(h for h in advise_json("--dice", "CCBJPP")["holds"] if h["keep"] == "PPBCCJ")
-    assert keep_all["value"] == advise_json("--dice", "CCBJPP", "--rerolls", "1")["value"]
+@pytest.mark.parametrize("rerolls", ["1", "2"])
+def test_keep_all_is_stop(rerolls):
+    """D7: keeping all dice is stopping, with 1 or 2 re-rolls left: that hold is worth exactly the
+    best marking of these dice (the value at 0 re-rolls)."""
+    table = advise("--dice", "CCBJPP", "--rerolls", rerolls, "--top", "40")
+    assert "PPBCCJ (stop)" in table.stdout
+    keep_all = next(h for h in advise_json("--dice", "CCBJPP", "--rerolls", rerolls)["holds"] if h["keep"] == "PPBCCJ")
+    assert keep_all["value"] == advise_json("--dice", "CCBJPP", "--rerolls", "0")["value"]

@@ -107,8 +107,11 @@ class BruteTurn:
         return (worth, Fraction(int(not markings))) + at_least
 
     def keep(self, kept: tuple[int, ...], rerolls: int) -> tuple[Fraction, ...]:
-        """Keep these dice, re-roll the others (every ordered outcome), then play on."""
+        """Keep these dice, re-roll the others (every ordered outcome), then play on; keeping
+        every die is stopping (D7)."""
         fresh = self.rules.dice - len(kept)
+        if fresh == 0:
+            return self.final(kept)
         total = None
         for outcome in product(range(self.sides), repeat=fresh):
             row = self.value(tuple(sorted(kept + outcome)), rerolls - 1)

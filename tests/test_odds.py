@@ -44,8 +44,11 @@ class BruteForce:
         return max(self.hold_value(h, rerolls) for h in holds)
 
     def _hold_value(self, hold: tuple[int, ...], rerolls: int) -> Fraction:
-        """Chance after keeping ``hold`` and re-rolling the rest (``rerolls`` >= 1 left)."""
+        """Chance after keeping ``hold`` and re-rolling the rest (``rerolls`` >= 1 left); keeping
+        every die is stopping (D7)."""
         free = self.n_dice - len(hold)
+        if free == 0:
+            return Fraction(int(self.meets(hold)))
         outcomes = list(product(range(self.n_sides), repeat=free))
         return sum((self.value(tuple(sorted(hold + o)), rerolls - 1) for o in outcomes), Fraction(0)) / len(outcomes)
 
