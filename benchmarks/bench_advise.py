@@ -33,7 +33,9 @@ def fraction_dp(final: dict[tuple[int, ...], Fraction], n_dice: int, n_sides: in
         for roll in values:
             best = None
             for hold in product(*(range(c + 1) for c in roll)):
-                if hold not in expected:
+                if hold == roll:  # keeping every die is stopping (D7)
+                    expected[hold] = final[roll]
+                elif hold not in expected:
                     rest = n_dice - sum(hold)
                     expected[hold] = sum((p * values[tuple(a + b for a, b in zip(hold, o))]
                                           for o, p in outcomes[rest]), Fraction(0))

@@ -123,17 +123,16 @@ class TurnSolution:
         index = self.space.hold_index[hold]
         return Fraction(int(table[index, column]), self.denominator(rerolls, column))
 
-    def start_values(self) -> tuple[Fraction, ...]:
+    def start_values(self, rerolls: int | None = None) -> tuple[Fraction, ...]:
         """Every column's exact value at the start of a turn: the initial roll (D6), then
-        :attr:`rerolls` re-rolls under the policy."""
-        top = self.values[self.rerolls]
-        expected = self.space.expect(top)[self.space.hold_index[(0,) * self.space.n_sides]]
-        level = self.rerolls + 1
-        return tuple(Fraction(int(v), self.denominator(level, q)) for q, v in enumerate(expected))
+        ``rerolls`` (default :attr:`rerolls`) re-rolls under the policy."""
+        level = self.rerolls if rerolls is None else rerolls
+        expected = self.space.expect(self.values[level])[self.space.hold_index[(0,) * self.space.n_sides]]
+        return tuple(Fraction(int(v), self.denominator(level + 1, q)) for q, v in enumerate(expected))
 
 
 def solve(space: DiceSpace, final: np.ndarray, rerolls: int, scale: int = 1) -> TurnSolution:
-    """Run the DP of the module docstring.
+    """Run the DP of the module docstring: optimal holds at every level.
 
     Args:
         space: the dice space of the ruleset.
@@ -145,29 +144,55 @@ def solve(space: DiceSpace, final: np.ndarray, rerolls: int, scale: int = 1) -> 
     Returns:
         The :class:`TurnSolution` with levels 0..rerolls.
     """
-    level0 = final.reshape(len(space.rolls), -1)
-    bound = int(np.abs(level0).max()) if level0.size else 0
-    if (bound + 1) * space.denominator ** (rerolls + 1) >= _INT64_SAFE:
-        level0 = level0.astype(object)  # exact Python ints; slower but never overflows
-    else:
-        level0 = level0.astype(np.int64)
+    level0 = _exact_level0(space, final, rerolls)
     values: list[np.ndarray] = [level0]
     hold_values: list[np.ndarray | None] = [None]
     policy: list[np.ndarray | None] = [None]
     subs = space.sub_holds
     rows = np.arange(len(space.rolls))
     for level in range(1, rerolls + 1):
-        expected = space.expect(values[-1])
-        # Keeping every die is stopping (D7): the first R holds are the full rolls, in roll
-        # order, and are worth their final value. (Skipping a re-roll to re-roll later could not
-        # do better: the later choice can be made now, with more re-rolls left.)
-        expected[: len(space.rolls)] = level0 * space.denominator ** level
-        choice = _best_holds(expected, subs)
-        chosen = subs[rows, choice]
+        expected = _hold_values(space, values[-1], level0, level)
+        chosen = subs[rows, _best_holds(expected, subs)]
         hold_values.append(expected)
         policy.append(chosen)
         values.append(expected[chosen])
     return TurnSolution(space, scale, values, hold_values, policy)
+
+
+def evaluate_policy(space: DiceSpace, final: np.ndarray, holds: np.ndarray, rerolls: int,
+                    scale: int = 1) -> TurnSolution:
+    """Policy evaluation: the exact values of a *fixed* policy that keeps ``holds[roll]`` (a hold
+    index, the same at every level; the roll itself = stop) — e.g. a baseline to compare with
+    :func:`solve`. Arguments and result as :func:`solve`."""
+    level0 = _exact_level0(space, final, rerolls)
+    values: list[np.ndarray] = [level0]
+    hold_values: list[np.ndarray | None] = [None]
+    policy: list[np.ndarray | None] = [None]
+    for level in range(1, rerolls + 1):
+        expected = _hold_values(space, values[-1], level0, level)
+        hold_values.append(expected)
+        policy.append(holds)
+        values.append(expected[holds])
+    return TurnSolution(space, scale, values, hold_values, policy)
+
+
+def _exact_level0(space: DiceSpace, final: np.ndarray, rerolls: int) -> np.ndarray:
+    """``final`` as ``(R, Q)``: int64 when every level fits, else exact Python ints."""
+    level0 = final.reshape(len(space.rolls), -1)
+    bound = int(np.abs(level0).max()) if level0.size else 0
+    if (bound + 1) * space.denominator ** (rerolls + 1) >= _INT64_SAFE:
+        return level0.astype(object)  # exact Python ints; slower but never overflows
+    return level0.astype(np.int64)
+
+
+def _hold_values(space: DiceSpace, values: np.ndarray, level0: np.ndarray, level: int) -> np.ndarray:
+    """E_level for every hold, from V_(level-1): the re-roll expectation, except that keeping
+    every die is stopping (D7), worth the dice's final value. (The first R holds are the full
+    rolls, in roll order. Skipping a re-roll to re-roll later could not do better: the later
+    choice can be made now, with more re-rolls left.)"""
+    expected = space.expect(values)
+    expected[: len(space.rolls)] = level0 * space.denominator ** level
+    return expected
 
 
 def _best_holds(expected: np.ndarray, subs: np.ndarray) -> np.ndarray:

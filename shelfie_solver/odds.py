@@ -23,13 +23,12 @@ import numpy as np
 
 from .board import Board, Marks
 from .dice import Counts, DiceSpace, dice_codes, dice_names, space_for
-from .engine import TurnSolution, solve
+from .engine import TurnSolution, evaluate_policy, solve
 from .errors import DiceError, ShelfieError
 from .render import Report, best_line, exact, keep_label, one_in, percent, rank_text
 from .rules import Ruleset
 from .targets import CompiledTarget, Target, compile_target, describe
 
-_INT64_SAFE = 2**62
 #: Confidence level of the simulation check's interval.
 CONFIDENCE = 0.99
 _CHUNK = 200_000
@@ -45,8 +44,7 @@ class TargetSolution:
         indicator: ``int64 (R,)`` 1 where a final roll meets the target.
         optimal: the engine's :class:`~engine.TurnSolution` (values over ``D**r``, ``D = sides**dice``).
         baseline_hold: ``int64 (R,)`` hold index the baseline keeps from each roll.
-        baseline_values: ``baseline_values[r]`` is ``(R,)`` integers over ``D**r``: the chance of
-            meeting the target from each roll with ``r`` re-rolls left under the baseline.
+        baseline: the baseline policy's values (:func:`engine.evaluate_policy`), same layout.
     """
 
     compiled: CompiledTarget
@@ -54,7 +52,13 @@ class TargetSolution:
     indicator: np.ndarray
     optimal: TurnSolution
     baseline_hold: np.ndarray
-    baseline_values: list[np.ndarray]
+    baseline: TurnSolution
+
+    @property
+    def baseline_values(self) -> list[np.ndarray]:
+        """``baseline_values[r]`` is ``(R,)`` integers over ``D**r``: the chance of meeting the
+        target from each roll with ``r`` re-rolls left under the baseline."""
+        return [level[:, 0] for level in self.baseline.values]
 
     @property
     def rerolls(self) -> int:
@@ -64,15 +68,11 @@ class TargetSolution:
     def start_chance(self, rerolls: int, baseline: bool = False) -> Fraction:
         """Chance of meeting the target from the start of a turn: the initial roll (D6), then
         ``rerolls`` re-rolls (D7) under the optimal (or baseline) policy."""
-        level = self.optimal.values[rerolls][:, 0] if not baseline else self.baseline_values[rerolls]
-        return _start(self.space, level, rerolls)
+        return (self.baseline if baseline else self.optimal).start_values(rerolls)[0]
 
     def roll_chance(self, roll: Counts, rerolls: int, baseline: bool = False) -> Fraction:
         """Chance of meeting the target from ``roll`` with ``rerolls`` re-rolls left."""
-        if not baseline:
-            return self.optimal.roll_value(roll, rerolls)
-        value = self.baseline_values[rerolls][self.space.roll_index[roll]]
-        return Fraction(int(value), self.space.denominator ** rerolls)
+        return (self.baseline if baseline else self.optimal).roll_value(roll, rerolls)
 
     def baseline_keep(self, roll: Counts) -> Counts:
         """The dice the baseline keeps from ``roll`` (the whole roll = stop)."""
@@ -92,26 +92,8 @@ def solve_target(compiled: CompiledTarget, rerolls: int) -> TargetSolution:
     fits = compiled.fits(space)
     hold_index = space.hold_index
     holds = np.array([hold_index[tuple(int(x) for x in row)] for row in fits.keep], dtype=np.int64)
-    return TargetSolution(compiled, space, indicator, optimal, holds, _evaluate(space, indicator, holds, rerolls))
-
-
-def _evaluate(space: DiceSpace, final: np.ndarray, holds: np.ndarray, rerolls: int) -> list[np.ndarray]:
-    """Policy evaluation: the chance under a fixed hold per roll, levels 0..rerolls (exact)."""
-    values = final.astype(object if space.denominator ** (rerolls + 1) * 2 >= _INT64_SAFE else np.int64)
-    levels = [values]
-    for _ in range(rerolls):
-        levels.append(space.expect(levels[-1][:, None])[holds, 0])
-    return levels
-
-
-def _start(space: DiceSpace, level: np.ndarray, rerolls: int) -> Fraction:
-    """``E[level[initial roll]]`` over the initial roll, exact (``level`` over ``D**rerolls``)."""
-    starts, columns, weights = space.transitions
-    row = space.hold_index[(0,) * space.n_sides]
-    end = starts[row + 1] if row + 1 < len(starts) else len(columns)
-    cols = columns[starts[row]:end]
-    total = sum(int(w) * int(v) for w, v in zip(weights[starts[row]:end], level[cols]))
-    return Fraction(total, space.denominator ** (rerolls + 1))
+    baseline = evaluate_policy(space, indicator, holds, rerolls)
+    return TargetSolution(compiled, space, indicator, optimal, holds, baseline)
 
 
 # --- the answer of ``shelfie-solve odds`` -------------------------------------------------------
