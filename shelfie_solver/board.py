@@ -22,14 +22,19 @@ from functools import cache, cached_property
 from itertools import combinations
 from importlib import resources
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from .errors import BoardError, MarksError, RulesError
+from .errors import BoardError, MarksError, RulesError, shorten
 from .rules import DEFAULT_RULES, Ruleset, load_toml
 
-_CELL_NAME = re.compile(r"^r(\d+)c(\d+)$", re.IGNORECASE)
+_CELL_NAME = re.compile(r"^r([0-9]+)c([0-9]+)$", re.IGNORECASE)
+#: Board size limits: marks are bit masks of the cells (an int64 in numpy), and the engine's
+#: table of every roll x every set of items grows with the cells cubed.
+MAX_SHELVES = MAX_COLUMNS = 7
+MAX_VALUE = 10_000
 _FILE_EXTENSION = re.compile(r"\.[A-Za-z]\w*$")
 
 
@@ -257,7 +262,7 @@ def parse_marks(text: str, board: Board) -> Marks:
     rows = compact.split("/") if compact else []
     example = _example_marks(board)
     if len(rows) != board.n_shelves or any(len(row) != board.n_columns for row in rows):
-        raise MarksError(f"marks {text.strip()!r} do not fit the board: expected {board.n_shelves} shelves of "
+        raise MarksError(f"marks {shorten(text.strip())} do not fit the board: expected {board.n_shelves} shelves of "
                          f"{board.n_columns} items separated by '/', e.g. {example}")
     marked = eliminated = 0
     for s, row in enumerate(rows):
@@ -282,18 +287,34 @@ def load_marks(text_or_path: str | None, board: Board) -> Marks:
     path = Path(text_or_path)
     if not text_or_path.strip():
         return parse_marks(text_or_path, board)  # reports the expected form
-    if path.is_file():
+    if _is_kind(path, Path.is_file):
         try:
-            return parse_marks(path.read_text(encoding="utf-8"), board)
+            # utf-8-sig: a byte-order mark (as some Windows editors write) is not a character
+            text = path.read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError) as exc:
-            raise MarksError(f"cannot read marks file {text_or_path}: {exc}") from None
-    if path.is_dir():
-        raise MarksError(f"marks {text_or_path!r} is a directory; expected marks like "
+            raise MarksError(f"cannot read marks file {shorten(text_or_path)}: {exc}") from None
+        try:
+            return parse_marks(text, board)
+        except MarksError as error:
+            raise MarksError(f"marks file {shorten(text_or_path)}: {error}") from None
+    if _is_kind(path, Path.exists) and not _is_kind(path, Path.is_dir):
+        raise MarksError(f"marks {shorten(text_or_path)} is not a regular file; expected marks like "
+                         f"{_example_marks(board)} or a file holding them")
+    if _is_kind(path, Path.is_dir):
+        raise MarksError(f"marks {shorten(text_or_path)} is a directory; expected marks like "
                          f"{_example_marks(board)} or a file holding them")
     if _looks_like_file_name(text_or_path):
-        raise MarksError(f"marks file {text_or_path!r} not found; expected marks like "
+        raise MarksError(f"marks file {shorten(text_or_path)} not found; expected marks like "
                          f"{_example_marks(board)} or an existing file holding them")
     return parse_marks(text_or_path, board)
+
+
+def _is_kind(path: Path, test: Callable[[Path], bool]) -> bool:
+    """``test(path)``, False when the operating system refuses the name (e.g. too long)."""
+    try:
+        return test(path)
+    except OSError:
+        return False
 
 
 def _looks_like_file_name(text: str) -> bool:
@@ -388,12 +409,16 @@ def board_from_dict(data: dict[str, Any], rules: Ruleset = DEFAULT_RULES, source
     columns = data.get("columns")
     if not isinstance(columns, list) or not columns or not all(_is_int(n) for n in columns):
         raise BoardError(f"{source}: columns must be a list of dice counts, e.g. columns = [1, 2, 3, 4, 5]")
+    if len(columns) > MAX_COLUMNS:
+        raise BoardError(f"{source}: at most {MAX_COLUMNS} columns, got {len(columns)}")
     for n in columns:
         if not 1 <= n <= rules.dice:
             raise BoardError(f"{source}: a column needs between 1 and {rules.dice} dice (the ruleset's dice), got {n}")
     shelves = data.get("shelves")
     if not isinstance(shelves, list) or not shelves:
         raise BoardError(f"{source}: expected at least one [[shelves]] table with faces and values")
+    if len(shelves) > MAX_SHELVES:
+        raise BoardError(f"{source}: at most {MAX_SHELVES} shelves, got {len(shelves)}")
     shelf_faces, values = [], []
     for number, shelf in enumerate(shelves, start=1):
         faces, row = _shelf_from(shelf, number, len(columns), rules, source)
@@ -432,8 +457,8 @@ def _shelf_from(shelf: Any, number: int, n_columns: int, rules: Ruleset, source:
     if len(row) != n_columns:
         raise BoardError(f"{where} has {len(row)} values but the board has {n_columns} columns; "
                          f"give one value per column")
-    if any(v < 0 for v in row):
-        raise BoardError(f"{where}: values must be >= 0")
+    if any(not 0 <= v <= MAX_VALUE for v in row):
+        raise BoardError(f"{where}: values must be whole numbers from 0 to {MAX_VALUE}")
     return tuple(sorted(indices)), tuple(row)
 
 
@@ -455,4 +480,4 @@ def load_board(path: str | Path | None = None, rules: Ruleset = DEFAULT_RULES) -
             raise BoardError(f"{error}: the default board is made for the RULES.md faces; with this "
                              "ruleset pass --board FILE (e.g. examples/boards/five-dice.toml for "
                              "examples/rules/five-dice.toml)") from None
-    return board_from_dict(load_toml(path, BoardError), rules, source=str(path))
+    return board_from_dict(load_toml(path, BoardError, "examples/boards/default.toml"), rules, source=str(path))

@@ -15,7 +15,7 @@ from itertools import product
 
 import numpy as np
 
-from .errors import DiceError, RulesError
+from .errors import DiceError, RulesError, shorten
 from .rules import Ruleset
 
 Counts = tuple[int, ...]
@@ -47,10 +47,10 @@ def parse_dice(text: str, rules: Ruleset, *, count: int | None = None) -> Counts
         except RulesError:
             faces.extend(_codes(word, rules))
     if expected >= 0 and len(faces) != expected:
-        raise DiceError(f"got {len(faces)} dice in {text!r}; expected {expected}, e.g. "
+        raise DiceError(f"got {len(faces)} dice in {shorten(text)}; expected {expected}, e.g. "
                         f"{_example(rules, expected)} ({_legend(rules)})")
     if len(faces) > rules.dice:
-        raise DiceError(f"got {len(faces)} dice in {text!r}; at most {rules.dice} ({_legend(rules)})")
+        raise DiceError(f"got {len(faces)} dice in {shorten(text)}; at most {rules.dice} ({_legend(rules)})")
     counts = [0] * rules.n_sides
     for face in faces:
         counts[face] += 1
@@ -63,7 +63,7 @@ def _codes(word: str, rules: Ruleset) -> list[int]:
         try:
             out.append(rules.face_index(char))
         except RulesError:
-            raise DiceError(f"unknown face {char!r} in {word!r}; expected {_legend(rules)}") from None
+            raise DiceError(f"unknown face {char!r} in {shorten(word)}; expected {_legend(rules)}") from None
     return out
 
 

@@ -8,6 +8,12 @@ code 2.
 from __future__ import annotations
 
 
+def shorten(text: str, limit: int = 60) -> str:
+    """The user's input as quoted in an error message: ``repr``, cut to ``limit`` characters
+    with an ellipsis, so a 5000-character argument does not flood the one-line message."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + "…"
+
+
 class ShelfieError(ValueError):
     """Base class of all input errors; the message is one line saying how to fix the input."""
 

@@ -33,7 +33,7 @@ from typing import Protocol
 import numpy as np
 
 from .board import Board, ItemSets, Marks
-from .errors import ObjectiveError
+from .errors import ObjectiveError, shorten
 from .rules import Ruleset
 
 
@@ -221,5 +221,5 @@ def parse_objective(text: str, board: Board) -> Objective:
         try:
             return CellTarget(board.parse_cell(word[5:]))
         except ValueError as error:
-            raise ObjectiveError(f"objective {text!r}: {error}") from None
-    raise ObjectiveError(f"unknown objective {text!r}; expected one of {', '.join(OBJECTIVE_NAMES)}")
+            raise ObjectiveError(f"objective {shorten(text)}: {error}") from None
+    raise ObjectiveError(f"unknown objective {shorten(text)}; expected one of {', '.join(OBJECTIVE_NAMES)}")

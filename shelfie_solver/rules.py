@@ -22,16 +22,25 @@ TOML form (every key optional; ``faces`` replaces the whole list when given)::
 
 from __future__ import annotations
 
+import math
+import re
 import tomllib
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from .errors import RulesError
+from .errors import RulesError, shorten
 
 #: Characters that the marks, dice and target grammars reserve, so no face code may use them.
-RESERVED_CODES = frozenset("./ox*+|, \t\n#:")
+RESERVED_CODES = frozenset("./ox*+|,;#:")
+#: A face name: one word of letters, digits, ``_`` or ``-``, starting with a letter.
+_FACE_NAME = re.compile(r"^[^\W\d_][\w-]*$")
+_ITEM_LIKE = re.compile(r"^r\d+c\d+$", re.IGNORECASE)
+#: The exact engine keeps a table of every roll x every hold; beyond this many pairs it would
+#: take minutes and gigabytes, so such rulesets are refused with a clear message.
+MAX_ROLL_HOLD_PAIRS = 30_000_000
+MAX_THRESHOLD = 100
 
 
 @dataclass(frozen=True)
@@ -52,7 +61,8 @@ class Ruleset:
         faces: the item faces, in display order (D2: plant, game, book, award, cat).
         joker: the wild face, or ``None`` for dice without one (D2: one Joker per die).
         rerolls: optional re-rolls per turn (D7: 2).
-        combinations_per_turn: most items marked in one turn (D9: 3).
+        combinations_per_turn: most items marked in one turn (D9: 3); a larger number than
+            ``dice`` is stored as ``dice`` (each combination needs a die).
         jokers_per_group: most Jokers in one combination (D11a: 1).
         joker_alone: whether a combination may consist of Jokers only (D11b: no).
         all_jokers_mark_any: all dice Jokers marks any one available item (D12: yes).
@@ -82,6 +92,9 @@ class Ruleset:
 
     def __post_init__(self) -> None:
         verify_ruleset(self)
+        # Each combination needs a die (D9), so more combinations than dice mean "no limit":
+        # store the limit that binds, which keeps every table of item sets as small as it can be.
+        object.__setattr__(self, "combinations_per_turn", min(self.combinations_per_turn, self.dice))
 
     @cached_property
     def sides(self) -> tuple[Face, ...]:
@@ -112,7 +125,7 @@ class Ruleset:
         index = self._face_lookup.get(word.strip().lower())
         if index is None:
             known = ", ".join(f"{f.name} ({f.code})" for f in self.sides)
-            raise RulesError(f"unknown face {word!r}; expected one of {known}")
+            raise RulesError(f"unknown face {shorten(word)}; expected one of {known}")
         return index
 
     @cached_property
@@ -141,21 +154,29 @@ def verify_ruleset(rules: Ruleset) -> None:
             raise RulesError(f"rules: {key} must be a whole number >= 1, got {value!r}")
     if rules.dice > 12:
         raise RulesError(f"rules: dice must be at most 12, got {rules.dice}")
+    if rules.scoring_threshold > MAX_THRESHOLD:
+        raise RulesError(f"rules: scoring_threshold must be at most {MAX_THRESHOLD}, got {rules.scoring_threshold}")
     if not isinstance(rules.rerolls, int) or isinstance(rules.rerolls, bool) or not 0 <= rules.rerolls <= 5:
         raise RulesError(f"rules: rerolls must be a whole number from 0 to 5, got {rules.rerolls!r}")
     if not isinstance(rules.jokers_per_group, int) or rules.jokers_per_group < 0:
         raise RulesError(f"rules: joker per_group must be a whole number >= 0, got {rules.jokers_per_group!r}")
     if not rules.faces:
         raise RulesError("rules: faces must list at least one face, e.g. faces = [{name = \"cat\", code = \"C\"}]")
-    if len(rules.faces) + (1 if rules.joker else 0) > 12:
+    sides = len(rules.faces) + (1 if rules.joker else 0)
+    if sides > 12:
         raise RulesError("rules: a die may have at most 12 sides (faces plus Joker)")
+    pairs = math.comb(rules.dice + sides - 1, rules.dice) * math.comb(rules.dice + sides, rules.dice)
+    if pairs > MAX_ROLL_HOLD_PAIRS:
+        raise RulesError(f"rules: {rules.dice} dice with {sides} sides are too many for the exact engine "
+                         f"({pairs:,} roll x hold pairs, at most {MAX_ROLL_HOLD_PAIRS:,}); use fewer dice or faces")
     seen: set[str] = set()
     for face in rules.faces + ((rules.joker,) if rules.joker else ()):
-        if len(face.code) != 1 or face.code in RESERVED_CODES or face.code.lower() in "ox":
-            raise RulesError(f"rules: face {face.name!r} needs a one-character code that is not "
-                             f"one of . / o x * + | , # :  (got {face.code!r})")
-        if not face.name or not face.name.strip() or " " in face.name:
-            raise RulesError(f"rules: face names must be single words, got {face.name!r}")
+        if len(face.code) != 1 or face.code in RESERVED_CODES or face.code.isspace() or face.code.lower() in "ox":
+            raise RulesError(f"rules: face {face.name!r} needs a one-character code that is not a space "
+                             f"nor one of . / o x * + | , ; # :  (got {face.code!r})")
+        if not _FACE_NAME.match(face.name) or _ITEM_LIKE.match(face.name):
+            raise RulesError(f"rules: face name {face.name!r} must be one word of letters, digits, _ or -, "
+                             "starting with a letter (and not an item name like r1c1)")
         for word in (face.name.lower(), face.code.lower()):
             if word in seen:
                 raise RulesError(f"rules: face name or code {word!r} is used twice; each must be unique")
@@ -177,8 +198,7 @@ def rules_from_dict(data: dict[str, Any], source: str = "rules") -> Ruleset:
     if unknown:
         raise RulesError(f"{source}: unknown key {unknown[0]!r}; expected keys: {', '.join(sorted(_TOP_KEYS))}")
     kwargs: dict[str, Any] = {}
-    if "name" in data:
-        kwargs["name"] = _expect(data["name"], str, "name", source)
+    kwargs["name"] = _expect(data.get("name", Path(source).stem), str, "name", source)
     for key in _INT_KEYS:
         if key in data:
             kwargs[key] = _expect(data[key], int, key, source)
@@ -225,15 +245,26 @@ def _expect(value: Any, kind: type, key: str, source: str) -> Any:
     return value
 
 
-def load_toml(path: str | Path, error: type[ValueError]) -> dict[str, Any]:
-    """Read a TOML file; raise ``error`` (one line, with the file name) when it is unreadable."""
+#: Largest TOML file read (a board or ruleset is a few hundred bytes).
+MAX_FILE_BYTES = 1_000_000
+
+
+def load_toml(path: str | Path, error: type[ValueError], example: str) -> dict[str, Any]:
+    """Read a TOML file; raise ``error`` (one line, with the file name and an ``example`` file of
+    the expected kind) when it is not a regular file, too large, unreadable or not TOML."""
     try:
+        if not Path(path).exists():
+            raise error(f"cannot read {path}: no such file; expected a TOML file like {example}")
+        if not Path(path).is_file():
+            raise error(f"{path} is not a regular file; expected a TOML file like {example}")
+        if Path(path).stat().st_size > MAX_FILE_BYTES:
+            raise error(f"{path} is larger than {MAX_FILE_BYTES:,} bytes; expected a TOML file like {example}")
         with open(path, "rb") as handle:
             return tomllib.load(handle)
     except OSError as exc:
         raise error(f"cannot read {path}: {exc.strerror or exc}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise error(f"{path} is not valid TOML ({exc}); expected a file like examples/rules/five-dice.toml") from None
+        raise error(f"{path} is not valid TOML ({exc}); expected a file like {example}") from None
 
 
 def load_rules(path: str | Path | None = None) -> Ruleset:
@@ -244,7 +275,7 @@ def load_rules(path: str | Path | None = None) -> Ruleset:
     """
     if path is None:
         return DEFAULT_RULES
-    return rules_from_dict(load_toml(path, RulesError), source=str(path))
+    return rules_from_dict(load_toml(path, RulesError, "examples/rules/five-dice.toml"), source=str(path))
 
 
 #: The rules of RULES.md (D1-D20).

@@ -371,3 +371,67 @@ def test_keep_all_is_stop(rerolls):
     assert "PPBCCJ (stop)" in table.stdout
     keep_all = next(h for h in advise_json("--dice", "CCBJPP", "--rerolls", rerolls)["holds"] if h["keep"] == "PPBCCJ")
     assert keep_all["value"] == advise_json("--dice", "CCBJPP", "--rerolls", "0")["value"]
+
+
+# --- robustness fixes found by trying to break the CLI --------------------------------------------
+
+def test_marks_robustness(tmp_path):
+    """Over-long names, special files, a byte-order mark, and echoed input kept short."""
+    assert_one_line_error(advise("--dice", "CCBJPP", "--marks", "." * 300), "do not fit")
+    assert_one_line_error(advise("--dice", "CCBJPP", "--marks", "a" * 5000), "not found")
+    assert_one_line_error(advise("--dice", "CCBJPP", "--marks", "/dev/zero"), "not a regular file")
+    bom = tmp_path / "bom.txt"
+    bom.write_bytes("\ufeffoo.o./...../...../...../.....\n".encode())
+    assert advise("--dice", "CCBJPP", "--marks", str(bom), "--format", "json").exit_code == 0
+    line = assert_one_line_error(advise("--dice", "C" * 5000), "got 5000 dice")
+    assert len(line) < 300
+
+
+@pytest.mark.parametrize("toml, fragment", [
+    ('columns = [1, 2, 3, 4, 5, 6, 1, 2]\n[[shelves]]\nfaces = ["cat"]\nvalues = [1, 1, 1, 1, 1, 1, 1, 1]\n',
+     "at most 7 columns"),
+    ('columns = [1]\n' + '[[shelves]]\nfaces = ["cat"]\nvalues = [1]\n' * 8, "at most 7 shelves"),
+    ('columns = [1]\n[[shelves]]\nfaces = ["cat"]\nvalues = [1000000000000000000000000000000]\n', "from 0 to 10000"),
+])
+def test_board_limits(tmp_path, toml, fragment):
+    path = tmp_path / "board.toml"
+    path.write_text(toml)
+    assert_one_line_error(advise("--dice", "CCBJPP", "--board", str(path)), fragment)
+
+
+@pytest.mark.parametrize("toml, fragment", [
+    ("scoring_threshold = 4611686018427387904\n", "at most 100"),
+    ('faces = [{name = "cat", code = ";"}]\n', "one-character code"),
+    ('faces = [{name = "cat", code = "\\u00a0"}]\n', "one-character code"),
+    ('faces = [{name = "ca|t", code = "C"}]\n', "one word"),
+    ('faces = [{name = "r1c1", code = "C"}]\n', "item name"),
+    ("dice = 12\n", "too many for the exact engine"),
+])
+def test_rules_limits(tmp_path, toml, fragment):
+    path = tmp_path / "rules.toml"
+    path.write_text(toml)
+    assert_one_line_error(advise("--dice", "CCBJPP", "--rules", str(path)), fragment)
+
+
+def test_rules_from_a_special_file():
+    assert_one_line_error(advise("--dice", "CCBJPP", "--rules", "/dev/zero"), "not a regular file")
+
+
+def test_more_combinations_than_dice_means_no_limit(tmp_path):
+    """D9 with combinations_per_turn = 10 and 6 dice: at most 6 groups can form, so the limit
+    that binds is 6 (and the engine stays small instead of listing 10-item sets)."""
+    from shelfie_solver.rules import load_rules
+
+    path = tmp_path / "rules.toml"
+    path.write_text("combinations_per_turn = 10\n")
+    assert load_rules(path).combinations_per_turn == 6
+    data = advise_json("--dice", "PGBACJ", "--rules", str(path), "--rerolls", "0")
+    assert max(len(m["cells"]) for m in data["markings"]) == 5  # five faces, five 1-die items
+
+
+def test_rules_file_name_labels_the_ruleset(tmp_path):
+    path = tmp_path / "house-rules.toml"
+    path.write_text("rerolls = 1\n")
+    from shelfie_solver.rules import load_rules
+
+    assert load_rules(path).name == "house-rules"
