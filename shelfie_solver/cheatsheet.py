@@ -24,7 +24,6 @@ import csv
 import html
 import io
 import os
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -38,6 +37,7 @@ from .board import Board, CellState, Marks, verify_marks_fit
 from .dice import Counts, dice_codes, multinomial, space_for
 from .engine import TurnSolution, solve, solve_turn
 from .errors import ShelfieError
+from .files import FileWriteError, replace_all
 from .objectives import CellTarget, Safe, Strategic
 from .render import decimal, exact, percent
 from .rules import Ruleset
@@ -1062,20 +1062,26 @@ def check_output_dir(path: str | os.PathLike[str]) -> Path:
     """Check that ``path`` is, or can become, a writable directory; return it as a Path.
 
     Raises:
-        OutputError: it is a file, sits under a file, or is not writable.
+        OutputError: it is empty, a file, sits under a file, is not writable, or the operating
+            system refuses to look at it (e.g. a name too long).
     """
+    if not os.fspath(path):
+        raise OutputError("--output is empty; expected a directory path (it is created if missing)")
     target = Path(path)
-    if target.exists() and not target.is_dir():
-        raise OutputError(f"--output {path} is a file; expected a directory (it is created if missing)")
-    existing = target
-    while not existing.exists():
-        if existing.parent == existing:
-            break
-        existing = existing.parent
-    if not existing.is_dir():
-        raise OutputError(f"--output {path}: {existing} is a file, not a directory; expected a directory path")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise OutputError(f"--output {path}: directory {existing} is not writable; choose a writable directory")
+    try:
+        if target.exists() and not target.is_dir():
+            raise OutputError(f"--output {path} is a file; expected a directory (it is created if missing)")
+        existing = target
+        while not existing.exists():
+            if existing.parent == existing:
+                break
+            existing = existing.parent
+        if not existing.is_dir():
+            raise OutputError(f"--output {path}: {existing} is a file, not a directory; expected a directory path")
+        if not os.access(existing, os.W_OK | os.X_OK):
+            raise OutputError(f"--output {path}: directory {existing} is not writable; choose a writable directory")
+    except OSError as error:
+        raise OutputError(f"--output {path}: {error.strerror or error}; expected a writable directory path") from None
     return target
 
 
@@ -1083,38 +1089,29 @@ def write_files(files: dict[str, bytes], out_dir: str | os.PathLike[str]) -> lis
     """Write every file into ``out_dir`` (created if missing) whole or not at all.
 
     Each file goes to a temporary file in ``out_dir`` first; only when every temporary file is
-    written are they moved into place with ``os.replace``. On failure the temporary files, and
-    any directory this call created, are removed and nothing else changes.
+    written are they moved into place with ``os.replace`` (:func:`files.replace_all`). On failure
+    the temporary files, and any directory this call created, are removed and nothing else
+    changes.
 
     Returns:
         The paths written, in ``files`` order.
     Raises:
-        OutputError: ``out_dir`` is a file or unwritable, a target name is a directory, or a write
-            failed (one line, naming the path).
+        OutputError: ``out_dir`` is a file or unwritable, a target name is a directory (or another
+            non-regular file), or a write failed (one line, naming the path).
     """
     target = check_output_dir(out_dir)
-    for name in files:
-        if (target / name).is_dir():
-            raise OutputError(f"--output {out_dir}: {target / name} is a directory; cannot replace it with a file")
     created = [p for p in [target, *target.parents] if not p.exists()]
-    temps: list[tuple[Path, Path]] = []
     try:
         target.mkdir(parents=True, exist_ok=True)
-        for name, data in files.items():
-            temp = target / f".{name}.{secrets.token_hex(4)}.tmp"
-            temps.append((temp, target / name))
-            with open(temp, "xb") as handle:  # a new file, with the umask's usual permissions
-                handle.write(data)
-        for temp, final in temps:
-            os.replace(temp, final)
-    except OSError as error:
-        for temp, _ in temps:
-            temp.unlink(missing_ok=True)
+        replace_all({target / name: data for name, data in files.items()})
+    except (OSError, FileWriteError) as error:
         for directory in created:  # deepest first
             try:
                 directory.rmdir()
             except OSError:
                 pass
+        if isinstance(error, FileWriteError):  # names the file and the reason
+            raise OutputError(f"--output {out_dir}: {error}") from None
         reason = error.strerror or str(error)
         raise OutputError(f"cannot write the cheat sheet to --output {out_dir}: {reason}") from None
-    return [final for _, final in temps]
+    return [target / name for name in files]

@@ -39,6 +39,7 @@ from . import allocate
 from .board import Board, ItemSets, Marks, board_from_dict, item_sets, parse_marks, score_breakdown
 from .dice import Counts, dice_codes, parse_dice
 from .errors import ShelfieError
+from .files import FileWriteError, write_text_atomically
 from .rules import Ruleset, rules_from_dict
 
 #: The ``format`` key of a saved game (JSON object, one per line in JSON Lines).
@@ -748,31 +749,15 @@ def load_games(path: str) -> Iterator[Game]:
 
 
 def save_games(path: str, lines: Iterable[str]) -> None:
-    """Write JSON lines to ``path`` whole or not at all (temp file in the same directory, then
-    ``os.replace``).
+    """Write JSON lines to ``path`` whole or not at all (:func:`files.write_text_atomically`:
+    a temp file in the same directory, then ``os.replace``; a symbolic link is followed).
 
     Raises:
-        GameError: the file cannot be written.
+        GameError: the file cannot be written (an empty path, not a regular file, or an
+            operating-system error); the old file, if any, is untouched.
     """
-    import os
-    import tempfile
-
-    directory = os.path.dirname(os.path.abspath(path))
+    text = "".join(f"{line}\n" for line in lines)
     try:
-        handle, temp = tempfile.mkstemp(prefix=".shelfie-", suffix=".tmp", dir=directory)
-    except OSError as error:
-        raise GameError(f"cannot write {path}: {error.strerror or error}") from None
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            for line in lines:
-                out.write(line)
-                out.write("\n")
-        os.replace(temp, path)
-    except BaseException as error:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
-        if isinstance(error, OSError):
-            raise GameError(f"cannot write {path}: {error.strerror or error}") from None
-        raise
+        write_text_atomically(path, text)
+    except FileWriteError as error:
+        raise GameError(str(error)) from None

@@ -32,6 +32,9 @@ from .targets import CompiledTarget, Target, compile_target, describe
 #: Confidence level of the simulation check's interval.
 CONFIDENCE = 0.99
 _CHUNK = 200_000
+#: Most turns :func:`simulate` plays (``--simulate``): plenty for a tight interval, and a bound on
+#: the run time and memory of a mistyped N (a million turns take a few seconds).
+MAX_SIMULATED_TURNS = 10_000_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -218,10 +221,10 @@ def simulate(solution: TargetSolution, turns: int, seed: int, rerolls: int,
     re-rolls. Same seed, same result.
 
     Raises:
-        ShelfieError: ``turns`` < 1.
+        ShelfieError: ``turns`` < 1 or more than :data:`MAX_SIMULATED_TURNS`.
     """
-    if turns < 1:
-        raise ShelfieError(f"--simulate needs at least 1 turn, got {turns}")
+    if not 1 <= turns <= MAX_SIMULATED_TURNS:
+        raise ShelfieError(f"--simulate needs 1 to {MAX_SIMULATED_TURNS} turns, got {turns}")
     rng = np.random.default_rng(seed)
     space = solution.space
     hits = 0

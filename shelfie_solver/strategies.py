@@ -264,12 +264,17 @@ def parse_players(text: str) -> tuple[str, ...]:
     """Strategy names of the seats from ``"solver,greedy"`` (1 to 4 names, D1; 1 = solitaire).
 
     Raises:
-        StrategyError: an unknown name or a bad number of players.
+        StrategyError: an unknown name, an empty entry (``greedy,,greedy``) or a bad number of
+            players.
     """
-    names = tuple(w.strip().lower() for w in text.split(",") if w.strip())
+    entries = [w.strip().lower() for w in text.split(",")]
+    names = tuple(name for name in entries if name)
     if not 1 <= len(names) <= 4:
         raise StrategyError(f"--players needs 1 to 4 comma-separated strategies (D1; 1 = solitaire), "
                             f"got {len(names)}: e.g. solver,greedy")
+    if len(names) != len(entries):
+        raise StrategyError("--players has an empty entry (two commas in a row, or one at an end); "
+                            "expected 1 to 4 comma-separated strategies, e.g. solver,greedy")
     for name in names:
         strategy_named(name)
     return names

@@ -53,8 +53,13 @@ GRAMMAR = ("expected TERM[+TERM...][|TERM[+TERM...]...] where TERM is <count><fa
            "<count>* (any one face, e.g. 5*) or an item r<shelf>c<column> (r2c4); "
            "e.g. 3C+2B, 4C|4B, r2c4|r2c5")
 
-_ITEM = re.compile(r"^r(\d+)c(\d+)$", re.IGNORECASE)
-_COUNT = re.compile(r"^(\d{1,2})")
+# ASCII digits only: int() would also read "３" or "٣", which are no counts here.
+_ITEM = re.compile(r"r([0-9]+)c([0-9]+)", re.IGNORECASE | re.ASCII)
+_COUNT = re.compile(r"[0-9]+", re.ASCII)
+#: Most characters of the user's input quoted in an error message; longer input is cut with '…'.
+ECHO_LIMIT = 60
+#: Most significant digits read as a shelf or column number (no board is that large).
+_ITEM_DIGITS = 6
 
 
 # --- target objects -------------------------------------------------------------------------
@@ -122,8 +127,18 @@ class Target:
 # --- parsing ----------------------------------------------------------------------------------
 
 
+def _cut(text: str) -> str:
+    """``text`` cut to :data:`ECHO_LIMIT` characters (ending in '…' when cut), so a huge target
+    does not make a huge error message."""
+    return text if len(text) <= ECHO_LIMIT else text[:ECHO_LIMIT - 1] + "…"
+
+
+def _quote(text: str) -> str:
+    return repr(_cut(text))
+
+
 def _error(text: str, problem: str) -> TargetError:
-    return TargetError(f"bad target {text!r}: {problem}; {GRAMMAR}")
+    return TargetError(f"bad target {_quote(text)}: {problem}; {GRAMMAR}")
 
 
 def parse_target(text: str, rules: Ruleset) -> Target:
@@ -152,7 +167,7 @@ def parse_target(text: str, rules: Ruleset) -> Target:
         terms = []
         for term_text in alt_text.split("+"):
             if not term_text:
-                raise _error(text, f"an empty term around '+' in {alt_text!r}")
+                raise _error(text, f"an empty term around '+' in {_quote(alt_text)}")
             terms.append(_parse_term(term_text, text, rules))
         alternative = Alternative(tuple(terms))
         _check_alternative(alternative, text, rules)
@@ -161,37 +176,41 @@ def parse_target(text: str, rules: Ruleset) -> Target:
 
 
 def _parse_term(term: str, text: str, rules: Ruleset) -> Term:
-    item = _ITEM.match(term)
+    item = _ITEM.fullmatch(term)
     if item:
+        if any(len(digits.lstrip("0")) > _ITEM_DIGITS for digits in item.groups()):
+            raise _error(text, f"item {_quote(term)} is not on any board")
         shelf, column = int(item.group(1)), int(item.group(2))
         if shelf < 1 or column < 1:
-            raise _error(text, f"item {term!r} must count shelves and columns from 1 (r1c1 is the top-left item)")
+            raise _error(text, f"item {_quote(term)} must count shelves and columns from 1 (r1c1 is the top-left item)")
         return ItemTerm(shelf, column)
     match = _COUNT.match(term)
     if not match:
-        raise _error(text, f"{term!r} is neither <count><face>, <count>* nor an item r<shelf>c<column>")
-    # The count is one or two digits; take the longest that leaves a face, so digit face codes
-    # (the classic dice "1".."6") read naturally: "51" is five ones, "12" one two.
-    digits = match.group(1)
-    for width in range(len(digits), 0, -1):
-        rest = term[width:]
-        if rest == "*" or (rest and _face_code(rest, rules) is not None):
-            break
-    else:
-        width = len(digits)
-        rest = term[width:]
-    count = int(term[:width])
+        raise _error(text, f"{_quote(term)} is neither <count><face>, <count>* nor an item r<shelf>c<column>")
+    # The count is every leading digit, unless a digit face code (the classic dice "1".."6")
+    # needs the last ones: take the longest count that leaves a face, so "51" is five ones,
+    # "12" one two, "100C" a hundred cats (too many) and "003C" three cats.
+    digits = match.group()
+    width = next((w for w in range(len(digits), 0, -1) if _is_face_or_any(term[w:], rules)), len(digits))
+    count_text, rest = term[:width].lstrip("0") or "0", term[width:]
     if not rest:
-        raise _error(text, f"{term!r} has a count but no face")
+        raise _error(text, f"{_quote(term)} has a count but no face")
     face = None if rest == "*" else _face_code(rest, rules)
     if rest != "*" and face is None:
-        raise _error(text, f"unknown face {rest!r} in {term!r} (faces: {_legend(rules)})")
+        raise _error(text, f"unknown face {_quote(rest)} in {_quote(term)} (faces: {_legend(rules)})")
     if rules.joker is not None and face == rules.joker.code:
-        raise _error(text, f"{term!r}: the {rules.joker.name} is not an item face; "
+        raise _error(text, f"{_quote(term)}: the {rules.joker.name} is not an item face; "
                            f"it only stands in for one inside a group (D11)")
-    if not 1 <= count <= rules.dice:
-        raise _error(text, f"{term!r} needs {count} dice; a term needs 1 to {rules.dice} (the dice rolled)")
-    return DiceTerm(count, face)
+    # Compare the digits' length first: int() of thousands of digits is slow, or refused.
+    if len(count_text) > len(str(rules.dice)) or not 1 <= int(count_text) <= rules.dice:
+        raise _error(text, f"{_quote(term)} needs {_cut(count_text)} dice; a term needs 1 to {rules.dice} "
+                           "(the dice rolled)")
+    return DiceTerm(int(count_text), face)
+
+
+def _is_face_or_any(word: str, rules: Ruleset) -> bool:
+    """Whether ``word`` is ``*`` or a side's code or name."""
+    return word == "*" or (bool(word) and _face_code(word, rules) is not None)
 
 
 def _face_code(word: str, rules: Ruleset) -> str | None:
@@ -209,12 +228,12 @@ def _legend(rules: Ruleset) -> str:
 def _check_alternative(alternative: Alternative, text: str, rules: Ruleset) -> None:
     dice = sum(t.count for t in alternative.terms if isinstance(t, DiceTerm))
     if dice > rules.dice:
-        raise _error(text, f"{alternative} needs {dice} dice but only {rules.dice} are rolled")
+        raise _error(text, f"{_cut(str(alternative))} needs {dice} dice but only {rules.dice} are rolled")
     items = alternative.items
     if len(set(items)) != len(items):
-        raise _error(text, f"{alternative} names an item twice; each item is marked once (D4)")
+        raise _error(text, f"{_cut(str(alternative))} names an item twice; each item is marked once (D4)")
     if len(items) > rules.combinations_per_turn:
-        raise _error(text, f"{alternative} names {len(items)} items but at most "
+        raise _error(text, f"{_cut(str(alternative))} names {len(items)} items but at most "
                            f"{rules.combinations_per_turn} are marked in one turn (D9)")
 
 
@@ -464,21 +483,21 @@ def compile_target(target: Target, rules: Ruleset, board: Board | None = None,
                 requirements.append(Requirement(board.faces_of(cell), need, rules.joker_cap(need)))
         dice = sum(r.size for r in requirements)
         if dice > rules.dice:
-            raise _error(str(target), f"{alt} needs {dice} dice but only {rules.dice} are rolled")
+            raise _error(str(target), f"{_cut(str(alt))} needs {dice} dice but only {rules.dice} are rolled")
         alternatives.append(tuple(requirements))
     return CompiledTarget(target, rules, tuple(alternatives))
 
 
 def _item_cell(term: ItemTerm, target: Target, board: Board | None, marks: Marks | None) -> int:
     if board is None:
-        raise TargetError(f"target {target} names item {term} but no board is given; pass --board FILE "
+        raise TargetError(f"target {_cut(str(target))} names item {term} but no board is given; pass --board FILE "
                           "(or use the default board with a ruleset whose faces it uses)")
     try:
         cell = board.parse_cell(str(term))
     except BoardError as error:
-        raise TargetError(f"target {target}: {error}") from None
+        raise TargetError(f"target {_cut(str(target))}: {error}") from None
     if marks is not None and not marks.is_available(cell):
         state = marks.state(cell).name.lower()
-        raise TargetError(f"target {target}: item {term} is {state}; only available items can be marked (D4); "
-                          "name an available item or change --marks")
+        raise TargetError(f"target {_cut(str(target))}: item {term} is {state}; only available items can be "
+                          "marked (D4); name an available item or change --marks")
     return cell

@@ -584,7 +584,7 @@ def test_failed_second_file_leaves_old_files_alone(tmp_path: Path, monkeypatch: 
             raise PermissionError(13, "Permission denied")
         return real_open(path, mode)
 
-    monkeypatch.setattr(cs, "open", open_once, raising=False)
+    monkeypatch.setattr("shelfie_solver.files.open", open_once, raising=False)  # the shared writer
     with pytest.raises(cs.OutputError, match="Permission denied"):
         cs.write_files({"x.md": b"new", "y.png": b"2"}, tmp_path)
     assert len(opened) == 2

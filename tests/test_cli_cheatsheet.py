@@ -145,3 +145,39 @@ def test_bad_rules_file(tmp_path: Path) -> None:
     rules.write_text("dice = 0\n")
     assert_one_line_error(cheatsheet("--rules", str(rules), "--output", str(tmp_path / "out")), "dice")
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("output, fragments", [
+    ("", ["--output is empty", "expected a directory"]),
+    ("d" * 300, ["File name too long"]),                                  # one component over NAME_MAX
+])
+def test_bad_output_path_fails_before_the_work(monkeypatch: pytest.MonkeyPatch, output: str,
+                                                fragments: list[str]) -> None:
+    def no_work(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the sheet was computed")
+
+    monkeypatch.setattr(command, "generate", no_work)
+    assert_one_line_error(cheatsheet("--output", output), *fragments)
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
+def test_sheet_through_a_symlink_writes_the_file_it_points_to(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "kept.md"
+    elsewhere.write_text("old")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "cheatsheet.md").symlink_to(elsewhere)
+    core.write_files({"cheatsheet.md": b"new", "item-odds.png": b"png"}, out)
+    assert (out / "cheatsheet.md").is_symlink() and elsewhere.read_bytes() == b"new"
+    mask = os.umask(0)
+    os.umask(mask)
+    assert (out / "item-odds.png").stat().st_mode & 0o777 == 0o666 & ~mask  # as open() makes it
+    assert sorted(p.name for p in out.iterdir()) == ["cheatsheet.md", "item-odds.png"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_sheet_name_taken_by_a_fifo(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "cheatsheet.md")
+    with pytest.raises(core.OutputError, match="FIFO"):
+        core.write_files({"cheatsheet.md": b"new", "item-odds.png": b"png"}, tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cheatsheet.md"]

@@ -128,6 +128,8 @@ BAD = [
     ("--target", "3C", "--rerolls", "3"),                             # D7
     ("--target", "3C", "--rerolls", "-1"),
     ("--target", "3C", "--simulate", "0"),
+    ("--target", "3C", "--simulate", "10000001"),                    # over the cap
+    ("--target", "100C"), ("--target", "３C"), ("--target", "X" * 5000),
     ("--target", "3C", "--marks", "oo.../..."),                       # malformed marks
     ("--target", "r1c1", "--rules", CLASSIC),                         # default board has no "one" faces
     ("--target", "3C", "--rules", "no-such-file.toml"),
@@ -145,3 +147,16 @@ def test_bad_input_is_one_line_exit_2(args):
 def test_grammar_errors_show_the_grammar(text):
     result = run("--target", text)
     assert result.exit_code == 2 and "TERM is <count><face>" in result.output
+
+
+def test_simulate_cap_is_in_the_help():
+    assert "at most 10,000,000" in " ".join(run("--help").stdout.split())
+
+
+def test_long_target_error_is_short():
+    line = assert_one_line_error(run("--target", "3C+" * 2000), "bad target")
+    assert len(line) < 600
+
+
+def test_count_larger_than_the_dice_is_reported_as_such():
+    assert_one_line_error(run("--target", "100C"), "'100C' needs 100 dice", "a term needs 1 to 6", "TERM is")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 from fractions import Fraction
 
 import pytest
@@ -79,3 +80,37 @@ def test_save_to_a_directory_is_refused(tmp_path):
     result = run("--players", "greedy", "--games", "1", "--save", str(tmp_path))
     assert result.exit_code == 2 and "directory" in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_save_is_checked_before_the_games_are_played(tmp_path, monkeypatch):
+    """Bad --save paths fail at once, before any game (the pre-check really creates and deletes a
+    file, so /proc, which os.access calls writable, is caught too), and leave nothing behind."""
+    from shelfie_solver.cli import simulate as command
+
+    def no_games(*args, **kwargs):
+        raise AssertionError("games were played")
+
+    monkeypatch.setattr(command, "simulate", no_games)
+    fifo = tmp_path / "fifo"
+    bad = ["", str(tmp_path / "missing" / "games.jsonl"), str(tmp_path)]
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(fifo)
+        bad.append(str(fifo))
+    if os.path.isdir("/proc/self"):
+        bad.append("/proc/games.jsonl")
+    if os.path.exists("/dev/full"):
+        bad.append("/dev/full")
+    for path in bad:
+        assert_one_line_error(run("--players", "greedy", "--games", "1", "--save", path), "--save")
+    assert [p.name for p in tmp_path.iterdir()] == (["fifo"] if fifo.exists() else [])
+
+
+def test_save_precheck_leaves_no_probe_file(tmp_path):
+    path = tmp_path / "games.jsonl"
+    assert run("--players", "greedy", "--games", "1", "--seed", "1", "--save", str(path)).exit_code == 0
+    assert [p.name for p in tmp_path.iterdir()] == ["games.jsonl"]
+
+
+@pytest.mark.parametrize("players", ["greedy,,greedy", "greedy,", ",greedy", "greedy, ,random"])
+def test_empty_player_entry_is_an_error(players):
+    assert_one_line_error(run("--players", players, "--games", "1"), "empty entry", "comma-separated strategies")

@@ -8,7 +8,11 @@ columns 1-5.
 
 from __future__ import annotations
 
+import errno
+import io
 import json
+import os
+import stat
 from fractions import Fraction
 
 import numpy as np
@@ -263,6 +267,85 @@ def test_save_is_whole_or_nothing(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["out.jsonl"]
     with pytest.raises(GameError, match="cannot write"):
         save_games(str(tmp_path / "missing" / "x.jsonl"), ["a"])
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def test_save_gets_the_permissions_open_would_give(tmp_path):
+    """A new file: 0o666 less the umask (not mkstemp's 0o600); a replaced file keeps its mode."""
+    path = tmp_path / "new.jsonl"
+    save_games(str(path), ["a"])
+    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~_umask()
+    path.chmod(0o640)
+    save_games(str(path), ["b"])
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640 and path.read_text() == "b\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
+def test_save_through_a_symlink_writes_the_file_it_points_to(tmp_path):
+    real = tmp_path / "real.jsonl"
+    real.write_text("old\n")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(real)
+    save_games(str(link), ["new"])
+    assert link.is_symlink() and real.read_text() == "new\n"
+    dangling = tmp_path / "dangling.jsonl"
+    dangling.symlink_to(tmp_path / "later.jsonl")
+    save_games(str(dangling), ["x"])
+    assert dangling.is_symlink() and (tmp_path / "later.jsonl").read_text() == "x\n"
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo", "device", "empty"])
+def test_save_refuses_what_is_not_a_regular_file(tmp_path, kind):
+    if kind == "directory":
+        path = str(tmp_path)
+    elif kind == "fifo":
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("needs FIFOs")
+        path = str(tmp_path / "fifo")
+        os.mkfifo(path)
+    elif kind == "device":
+        if not os.path.exists("/dev/full"):
+            pytest.skip("needs /dev/full")
+        path = "/dev/full"
+    else:
+        path = ""
+    expected = {"directory": "a directory", "fifo": "FIFO", "device": "device", "empty": "empty"}[kind]
+    with pytest.raises(GameError, match=expected) as info:
+        save_games(path, ["a"])
+    assert "\n" not in str(info.value)
+    assert [p.name for p in tmp_path.iterdir()] == (["fifo"] if kind == "fifo" else [])
+
+
+@pytest.mark.parametrize("fail", ["write", "replace"])
+def test_failed_save_leaves_no_temp_file(tmp_path, monkeypatch, fail):
+    """A full disk (the flush on close) or a failed os.replace: the old file stays, no temp file."""
+    from shelfie_solver import files
+
+    path = tmp_path / "out.jsonl"
+    path.write_text("old\n")
+
+    def no_space(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    if fail == "replace":
+        monkeypatch.setattr(files.os, "replace", no_space)
+    else:
+        real_open = open
+
+        class FullDisk(io.BufferedWriter):
+            def close(self):
+                super().close()
+                no_space()
+
+        monkeypatch.setattr(files, "open", lambda p, mode: FullDisk(real_open(p, mode, buffering=0)), raising=False)
+    with pytest.raises(GameError, match="No space left"):
+        save_games(str(path), ["new"])
+    assert [p.name for p in tmp_path.iterdir()] == ["out.jsonl"] and path.read_text() == "old\n"
 
 
 @settings(max_examples=60, deadline=None)

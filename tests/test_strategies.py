@@ -159,3 +159,6 @@ def test_names():
         parse_players("")
     with pytest.raises(StrategyError, match="1 to 4"):
         parse_players("random," * 5)
+    for text in ["greedy,,greedy", "greedy,", ",greedy", "solver, ,greedy"]:
+        with pytest.raises(StrategyError, match="empty entry.*comma-separated strategies"):
+            parse_players(text)

@@ -280,6 +280,34 @@ def test_digit_face_codes_of_the_classic_dice():
     assert parse_target("3 6+26", CLASSIC).alternatives[0].terms == (DiceTerm(3, "6"), DiceTerm(2, "6"))
 
 
+def test_the_count_is_every_leading_digit(rules):
+    """"100C" is a hundred cats (too many dice), not one "00C"; leading zeros are still digits."""
+    for text, count in [("100C", "100"), ("12C", "12"), ("0007C", "7"), ("9" * 20 + "C", "9" * 20)]:
+        with pytest.raises(TargetError, match=f"needs {count} dice; a term needs 1 to 6") as info:
+            parse_target(text, rules)
+        assert GRAMMAR in str(info.value)
+    assert parse_target("003C", rules) == parse_target("3C", rules)
+    assert parse_target("06*", rules) == parse_target("6*", rules)
+    with pytest.raises(TargetError, match="needs 7777.*… dice"):
+        parse_target("7" * 5000 + "C", rules)  # no int() of 5000 digits (Python refuses over 4300)
+    assert parse_target("15", CLASSIC) == parse_target("1five", CLASSIC)  # digit codes still take the last digit
+
+
+@pytest.mark.parametrize("text", ["３C", "٣C", "r２c4", "r2c٤", "２*"])
+def test_only_ascii_digits_count(rules, text):
+    with pytest.raises(TargetError, match="is neither"):
+        parse_target(text, rules)
+
+
+@pytest.mark.parametrize("text", ["X" * 5000, "3C+" * 2000, "r" + "9" * 5000 + "c1", "3C|" + "4B+" * 3000 + "1P"])
+def test_long_targets_are_echoed_shortened(rules, text):
+    with pytest.raises(TargetError) as info:
+        parse_target(text, rules)
+    message = str(info.value)
+    assert "\n" not in message and "…" in message
+    assert len(message) < 3 * 60 + len(GRAMMAR) + 200
+
+
 BAD_TARGETS = ["", "   ", "|", "3C|", "|3C", "3C||4B", "+", "3C+", "+3C", "3C++2B", "C", "*", "3", "0C", "7C",
                "3X", "3J", "3joker", "3C&2B", "3C,2B", "4C+3B", "r0c1", "r1c0", "r2", "rc", "r2c", "c4", "r2c4+r2c4",
                "r1c1+r1c2+r1c3+r1c4", "3C+2B+2P", "123C", "-1C", "3.5C", "3C 2B", "(3C)", "3**", "2*3"]

@@ -6,7 +6,7 @@ import click
 
 from ..board import Board, Marks
 from ..dice import parse_dice
-from ..odds import odds, odds_report, simulate
+from ..odds import MAX_SIMULATED_TURNS, odds, odds_report, simulate
 from ..render import render
 from ..rules import Ruleset, load_rules
 from ..targets import parse_target
@@ -26,9 +26,9 @@ from .options import board_option, format_option, load_setup, marks_option, rule
 @marks_option
 @board_option
 @rules_option
-@click.option("--simulate", "turns", type=click.IntRange(1, None), default=None, metavar="N",
-              help="Also play the optimal policy in N simulated turns and check the exact chance "
-                   "against the estimate's 99% interval.")
+@click.option("--simulate", "turns", type=click.IntRange(1, MAX_SIMULATED_TURNS), default=None, metavar="N",
+              help=f"Also play the optimal policy in N simulated turns (at most {MAX_SIMULATED_TURNS:,}) and "
+                   "check the exact chance against the estimate's 99% interval.")
 @click.option("--seed", type=click.IntRange(0, None), default=0, show_default=True, metavar="S",
               help="Seed of the simulation's random generator (same seed, same output).")
 @click.option("--top", type=click.IntRange(1, None), default=20, show_default=True, metavar="K",

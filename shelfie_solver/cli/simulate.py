@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from ..files import FileWriteError, check_writable
 from ..render import Report, decimal, exact, percent, render
 from ..simulate import SEAT_STATISTICS, Estimate, Summary, simulate
 from ..strategies import STRATEGIES, parse_players
@@ -60,13 +61,12 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
 
 
 def _check_writable(path: str) -> None:
-    """Fail before playing when ``--save`` cannot be written."""
-    directory = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise click.BadParameter(f"{path} is a directory; expected a file name", param_hint="'--save'")
-    if not os.path.isdir(directory) or not os.access(directory, os.W_OK | os.X_OK):
-        raise click.BadParameter(f"cannot write {path}: directory {directory} does not exist or is not writable",
-                                 param_hint="'--save'")
+    """Fail before playing when ``--save`` cannot be written: an empty or non-regular path, or a
+    directory where no file can really be created (:func:`files.check_writable`)."""
+    try:
+        check_writable(path)
+    except FileWriteError as error:
+        raise click.BadParameter(str(error), param_hint="'--save'") from None
 
 
 def _interval(e: Estimate, as_percent: bool = False) -> str:
