@@ -86,15 +86,16 @@ def dice_names(counts: Counts, rules: Ruleset) -> str:
     return " ".join(rules.sides[i].name for i, n in enumerate(counts) for _ in range(n))
 
 
-def multisets(n_sides: int, size: int) -> list[Counts]:
+@cache
+def multisets(n_sides: int, size: int) -> tuple[Counts, ...]:
     """Every multiset of ``size`` dice over ``n_sides`` sides, in lexicographic order of counts
     (descending), as count tuples. There are C(size + n_sides - 1, size) of them."""
     if n_sides == 1:
-        return [(size,)]
+        return ((size,),)
     out: list[Counts] = []
     for first in range(size, -1, -1):
         out.extend((first,) + rest for rest in multisets(n_sides - 1, size - first))
-    return out
+    return tuple(out)
 
 
 def multinomial(counts: Counts) -> int:
@@ -126,7 +127,7 @@ class DiceSpace:
 
     @cached_property
     def rolls(self) -> list[Counts]:
-        return multisets(self.n_sides, self.n_dice)
+        return list(multisets(self.n_sides, self.n_dice))
 
     @cached_property
     def roll_index(self) -> dict[Counts, int]:
