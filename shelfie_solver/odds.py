@@ -336,7 +336,8 @@ def odds_report(result: Odds, simulation: SimulationCheck | None = None, top: in
             "confidence": CONFIDENCE, "interval": [simulation.low, simulation.high],
             "exact_inside": simulation.inside,
         }
-    return Report(title, headers, rows, data, notes)
+    records = next(data[key] for key in ("holds", "by_rerolls", "alternatives") if key in data)
+    return Report(title, headers, rows, data, notes, records=records)
 
 
 def _gain_text(gain: Fraction) -> str:

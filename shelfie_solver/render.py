@@ -65,6 +65,8 @@ class Report:
         rows: the table's rows (display strings or numbers).
         data: the JSON object (exact values as ``"p/q"`` strings).
         notes: lines printed below the table (table and Markdown formats).
+        records: the rows for CSV, as flat machine-readable records (exact ``"p/q"`` values and
+            floats, no display text); ``None`` = the table's rows.
     """
 
     title: list[str]
@@ -72,6 +74,7 @@ class Report:
     rows: list[list[Any]]
     data: dict[str, Any]
     notes: list[str] = field(default_factory=list)
+    records: list[dict[str, Any]] | None = None
 
 
 def render(report: Report, fmt: str) -> str:
@@ -81,8 +84,14 @@ def render(report: Report, fmt: str) -> str:
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(report.headers)
-        writer.writerows(report.rows)
+        if report.records is None:
+            writer.writerow(report.headers)
+            writer.writerows(report.rows)
+        else:
+            flat = [_flatten(record) for record in report.records]
+            header = list(dict.fromkeys(key for record in flat for key in record))
+            writer.writerow(header)
+            writer.writerows([record.get(key, "") for key in header] for record in flat)
         return out.getvalue()
     from tabulate import tabulate  # imported here: JSON and CSV output never need it
 
@@ -95,6 +104,20 @@ def render(report: Report, fmt: str) -> str:
     parts = ["\n".join(report.title), table]
     parts += ["\n".join(report.notes)] if report.notes else []
     return "\n\n".join(p for p in parts if p) + "\n"
+
+
+def _flatten(record: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """One CSV record: nested objects become ``key_sub`` columns, lists space-separated text."""
+    flat: dict[str, Any] = {}
+    for key, value in record.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            flat.update(_flatten(value, f"{name}_"))
+        elif isinstance(value, list):
+            flat[name] = " ".join(str(v) for v in value)
+        else:
+            flat[name] = "" if value is None else value
+    return flat
 
 
 def rank_text(rank: int, ranks: list[int]) -> str:
@@ -171,7 +194,7 @@ def _holds_report(advice: Advice, title: list[str], data: dict[str, Any], top: i
     notes = [f"{len(advice.holds) - len(shown)} more holds not shown (--top)."] if len(shown) < len(advice.holds) else []
     notes.append("value: expected objective value with optimal play after this hold; "
                  "failed: chance of a failed result (D13); >=j items: chance the final dice can mark j items.")
-    return Report(title, headers, rows, data, notes)
+    return Report(title, headers, rows, data, notes, records=data["holds"])
 
 
 def _markings_report(advice: Advice, title: list[str], data: dict[str, Any], top: int | None) -> Report:
@@ -196,7 +219,7 @@ def _markings_report(advice: Advice, title: list[str], data: dict[str, Any], top
         "value_float": float(m.value),
     } for m in advice.markings]
     notes = [f"{len(advice.markings) - len(shown)} more markings not shown (--top)."] if len(shown) < len(advice.markings) else []
-    return Report(title, headers, rows, data, notes)
+    return Report(title, headers, rows, data, notes, records=data["markings"])
 
 
 def _failed_report(advice: Advice, title: list[str], data: dict[str, Any]) -> Report:
@@ -219,4 +242,4 @@ def _failed_report(advice: Advice, title: list[str], data: dict[str, Any]) -> Re
                         "points": o.lost_points, "potential_change": exact(o.potential_change)} for o in advice.failed]
     notes = ["potential change: the strategic objective's line potential lost (docs/objectives.md); "
              "marked items on the shelf stay marked and still score (D13)."] if rows else []
-    return Report(title, headers, rows, data, notes)
+    return Report(title, headers, rows, data, notes, records=data["shelves"])

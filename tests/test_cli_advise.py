@@ -164,21 +164,26 @@ def test_table_format():
 
 
 def test_csv_format():
+    """CSV is for machines: every hold, exact "p/q" values plus floats, the same order and values
+    as JSON (--top only trims the table and Markdown)."""
     result = advise("--dice", "CCBJPP", "--rerolls", "1", "--format", "csv", "--top", "4")
     assert result.exit_code == 0
-    rows = list(csv.reader(io.StringIO(result.stdout)))
-    assert rows[0][:5] == ["rank", "keep", "value", "exact", "failed"]
-    assert rows[0][5:] == [">=1 items", ">=2 items", ">=3 items"]
-    assert len(rows) == 1 + 4
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
     json_holds = advise_json("--dice", "CCBJPP", "--rerolls", "1")["holds"]
-    assert [r[3] for r in rows[1:]] == [str(fraction(h["value"])) for h in json_holds[:4]]
+    assert len(rows) == len(json_holds) == 36
+    assert [r["keep"] for r in rows] == [h["keep"] for h in json_holds]
+    assert [r["value"] for r in rows] == [h["value"] for h in json_holds]
+    assert all(EXACT.match(r[key]) for r in rows for key in ("value", "fail", "at_least_1", "at_least_2", "at_least_3"))
+    assert all(fraction(r["value"]) == Fraction(r["value"]) for r in rows)
 
 
 def test_csv_markings_format():
     result = advise("--dice", "CCBJPP", "--rerolls", "0", "--format", "csv")
-    rows = list(csv.reader(io.StringIO(result.stdout)))
-    assert rows[0] == ["rank", "mark", "dice groups", "points", "value", "exact"]
-    assert len(rows) == 1 + 10  # --top defaults to 10
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    markings = advise_json("--dice", "CCBJPP", "--rerolls", "0")["markings"]
+    assert len(rows) == len(markings) > 10
+    assert [r["cells"].split() for r in rows] == [m["cells"] for m in markings]
+    assert [r["groups"].split() for r in rows] == [m["groups"] for m in markings]
 
 
 def test_markdown_format():

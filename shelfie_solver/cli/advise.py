@@ -23,7 +23,7 @@ from .options import board_option, format_option, load_setup, marks_option, rule
 @click.option("--objective", default="strategic", show_default=True, metavar="NAME",
               help=f"What to maximise: {', '.join(OBJECTIVE_NAMES)} (docs/objectives.md).")
 @click.option("--top", type=click.IntRange(1, None), default=10, show_default=True, metavar="K",
-              help="Rows to show in table/markdown/csv output (JSON lists all).")
+              help="Rows to show in table and markdown output (JSON and CSV list all).")
 @format_option
 def advise_command(dice_text: str, rerolls: int | None, marks_text: str | None, board_path: str | None,
                    rules_path: str | None, objective: str, top: int, fmt: str) -> None:
