@@ -77,7 +77,8 @@ class Advice:
     """The answer of :func:`advise`.
 
     ``holds`` is filled with re-rolls left, ``markings`` (or ``failed`` when nothing can be
-    marked) with none. ``value`` is the value of the position under the objective: the best
+    marked) with none; with re-rolls left and stopping best, ``markings`` holds the one marking
+    to make. ``value`` is the value of the position under the objective: the best
     hold's, the best marking's, or the failed result's.
     """
 
@@ -120,7 +121,9 @@ def advise(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objective: 
                   score(board, marks, rules))
     if left > 0 and marks.available:  # with nothing available there is nothing to roll for
         holds = rank_holds(dice, board, marks, rules, objective, left)
-        return replace(base, value=holds[0].value, holds=holds)
+        # when stopping is best, say what to mark too (the markings of these dice as final)
+        stop = rank_markings(dice, board, marks, rules, objective) if holds[0].keep == dice else ()
+        return replace(base, value=holds[0].value, holds=holds, markings=stop[:1])
     markings = rank_markings(dice, board, marks, rules, objective)
     if markings:
         return replace(base, value=markings[0].value, markings=markings)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from .advise import Advice
+from .advise import Advice, MarkingOption
 from .dice import Counts, dice_codes, dice_names
 from .rules import Ruleset
 
@@ -182,6 +182,9 @@ def _holds_report(advice: Advice, title: list[str], data: dict[str, Any], top: i
     tied = [dice_codes(h.keep, rules) for h in advice.holds if h.rank == 1]
     title.append(f"Best: {best_line(tied)}, value {decimal(best.value)} = {best.value}, "
                  f"failed-result chance {percent(best.fail)}")
+    if advice.markings:  # stopping is best: what to mark
+        title.append("Stop and mark " + _marking_text(advice.markings[0], advice))
+        data["stop_marking"] = _marking_record(advice.markings[0], advice)
     data["holds"] = [{
         "keep": dice_codes(h.keep, rules),
         "rank": h.rank,
@@ -207,19 +210,27 @@ def _markings_report(advice: Advice, title: list[str], data: dict[str, Any], top
         cells = " + ".join(board.cell_name(c) for c in m.marking.cells)
         groups = " ".join(g.codes(rules) for g in m.marking.groups)
         rows.append([rank_text(m.rank, ranks), cells, groups, f"{m.points:+d}", decimal(m.value), str(m.value)])
-    best = advice.markings[0]
-    title.append("Best: mark " + ", ".join(f"{board.cell_name(g.cell)} with {g.codes(rules)}" for g in best.marking.groups)
-                 + f" ({best.points:+d} points)")
-    data["markings"] = [{
-        "cells": [board.cell_name(c) for c in m.marking.cells],
-        "groups": [g.codes(rules) for g in m.marking.groups],
-        "rank": m.rank,
-        "points": m.points,
-        "value": exact(m.value),
-        "value_float": float(m.value),
-    } for m in advice.markings]
+    title.append("Best: mark " + _marking_text(advice.markings[0], advice))
+    data["markings"] = [_marking_record(m, advice) for m in advice.markings]
     notes = [f"{len(advice.markings) - len(shown)} more markings not shown (--top)."] if len(shown) < len(advice.markings) else []
     return Report(title, headers, rows, data, notes, records=data["markings"])
+
+
+def _marking_text(option: MarkingOption, advice: Advice) -> str:
+    groups = option.marking.groups
+    where = ", ".join(f"{advice.board.cell_name(g.cell)} with {g.codes(advice.rules)}" for g in groups)
+    return f"{where} ({option.points:+d} points)"
+
+
+def _marking_record(option: MarkingOption, advice: Advice) -> dict[str, Any]:
+    return {
+        "cells": [advice.board.cell_name(c) for c in option.marking.cells],
+        "groups": [g.codes(advice.rules) for g in option.marking.groups],
+        "rank": option.rank,
+        "points": option.points,
+        "value": exact(option.value),
+        "value_float": float(option.value),
+    }
 
 
 def _failed_report(advice: Advice, title: list[str], data: dict[str, Any]) -> Report:

@@ -440,3 +440,15 @@ def test_rules_file_name_labels_the_ruleset(tmp_path):
     from shelfie_solver.rules import load_rules
 
     assert load_rules(path).name == "house-rules"
+
+
+def test_stop_says_what_to_mark():
+    """When keeping every die (stopping, D7) is the best hold, the advice also names the marking:
+    the best marking of the same dice as final dice."""
+    args = ("--dice", "GGGGBB", "--marks", MID_GAME)
+    data = advise_json(*args)
+    assert data["holds"][0]["keep"] == "GGGGBB"  # stopping is best here (4 games mark r4c4)
+    final = advise_json(*args, "--rerolls", "0")
+    assert data["stop_marking"]["cells"] == final["markings"][0]["cells"]
+    assert data["stop_marking"]["value"] == data["value"] == final["value"]
+    assert "Stop and mark r2c2 with BB, r4c4 with GGGG" in advise(*args).stdout
