@@ -170,15 +170,8 @@ def set_solution(rules: Ruleset, face: int, n: int) -> TurnSolution:
 
 
 def fresh_chance(solution: TurnSolution, rerolls: int) -> Fraction:
-    """Chance from a fresh roll followed by ``rerolls`` re-rolls (0..solution.rerolls).
-
-    Rolling all dice afresh is holding nothing with one more re-roll, so for ``rerolls`` below
-    the top level this reads ``hold_value(empty, rerolls + 1)``; at the top, ``start_values``.
-    """
-    if rerolls == solution.rerolls:
-        return solution.start_values()[0]
-    empty = (0,) * solution.space.n_sides
-    return solution.hold_value(empty, rerolls + 1)
+    """Chance from a fresh roll followed by ``rerolls`` re-rolls (0..solution.rerolls)."""
+    return solution.start_values(rerolls)[0]
 
 
 FaceOdds = tuple[tuple[tuple[Fraction, ...], ...], tuple[HeldOdds, ...]]
