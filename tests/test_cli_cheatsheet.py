@@ -40,12 +40,11 @@ def test_each_format_writes_its_sheet_and_the_heatmap(tmp_path: Path, fmt: str, 
     assert (out / "item-odds.png").read_bytes().startswith(b"\x89PNG")
 
 
-def test_default_is_markdown_in_the_current_directory(tmp_path: Path) -> None:
-    runner = CliRunner()
-    with runner.isolated_filesystem(temp_dir=tmp_path):
-        result = runner.invoke(main, ["cheatsheet"])
-        assert result.exit_code == 0, result.output
-        assert sorted(os.listdir(".")) == ["cheatsheet.md", "item-odds.png"]
+def test_default_is_markdown_in_the_current_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["cheatsheet"])
+    assert result.exit_code == 0, result.output
+    assert sorted(os.listdir(tmp_path)) == ["cheatsheet.md", "item-odds.png"]
 
 
 def test_other_rules_and_board(tmp_path: Path) -> None:
