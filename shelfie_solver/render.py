@@ -247,6 +247,8 @@ def _failed_report(advice: Advice, title: list[str], data: dict[str, Any]) -> Re
     rows = [[o.shelf + 1, board.shelf_label(o.shelf, advice.rules), " ".join(board.cell_name(c) for c in o.lost_items),
              o.lost_points, decimal(o.potential_change, 2)] for o in advice.failed]
     data["markings"] = []
+    if advice.rerolls:
+        data["holds"] = []  # nothing available: no hold can change anything
     data["failed"] = True
     data["give_up_shelf"] = best.shelf + 1 if best else None
     data["shelves"] = [{"shelf": o.shelf + 1, "items": [board.cell_name(c) for c in o.lost_items],

@@ -365,6 +365,8 @@ def test_finished_sheet_has_nothing_to_roll_for():
     to give up (D13), not a table of 36 equal holds."""
     result = advise("--dice", "CCBJPP", "--marks", "ooooo/ooooo/ooooo/ooooo/ooooo")
     assert result.exit_code == 0 and "no shelf has an available item" in result.stdout
+    data = advise_json("--dice", "CCBJPP", "--marks", "ooooo/ooooo/ooooo/ooooo/ooooo")
+    assert data["holds"] == [] and data["markings"] == [] and data["failed"] is True
     assert "rank" not in result.stdout.split("\n\n")[0]
 
 
