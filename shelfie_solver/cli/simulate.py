@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Any
 
 import click
 
 from ..files import FileWriteError, check_writable
+from ..parallel import usable_cores
 from ..render import Report, decimal, exact, percent, render
 from ..simulate import SEAT_STATISTICS, Estimate, Summary, simulate
 from ..strategies import STRATEGIES, parse_players
@@ -25,14 +25,18 @@ from .options import board_option, format_option, load_setup, rules_option
               help="Root seed; the same seed gives the same results whatever --jobs is. Default: fresh, "
                    "and printed so the run can be repeated.")
 @click.option("--jobs", type=click.IntRange(1, None), default=None, metavar="J",
-              help="Worker processes on this machine (default: the number of cores).")
+              help="Worker processes on this machine (default and maximum: the number of usable cores; "
+                   "more is capped, with a note).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Run the games on a dask.distributed cluster, e.g. tcp://host:8786 (needs "
+                   "pip install 'shelfie-solve[distributed]'); same results as --jobs 1.")
 @board_option
 @rules_option
 @click.option("--save", "save_path", default=None, metavar="FILE",
               help="Write every game (events, replayable) to FILE as JSON Lines.")
 @format_option
-def simulate_command(players_text: str, games: int, seed: int | None, jobs: int | None, board_path: str | None,
-                     rules_path: str | None, save_path: str | None, fmt: str) -> None:
+def simulate_command(players_text: str, games: int, seed: int | None, jobs: int | None, scheduler: str | None,
+                     board_path: str | None, rules_path: str | None, save_path: str | None, fmt: str) -> None:
     """Play many games between strategies: win rates, scores and more, with 95% intervals.
 
     \b
@@ -40,24 +44,46 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
       shelfie-solve simulate --players solver,greedy --games 200 --seed 1
       shelfie-solve simulate --players solver,greedy,threshold --games 2000
       shelfie-solve simulate --players threshold --games 100 --save games.jsonl --format json
+      shelfie-solve simulate --players solver,greedy --games 5000 --scheduler tcp://host:8786
+
+    Ctrl-C or SIGTERM stops every worker at once: one line, exit 130 / 143, nothing saved.
     """
     rules, board, _ = load_setup(rules_path, board_path, None)
     players = parse_players(players_text)
     if save_path is not None:
         _check_writable(save_path)
-    workers = jobs if jobs is not None else (os.cpu_count() or 1)
+    workers = _workers(jobs, scheduler)
     save = save_path is not None
     if sys.stderr.isatty():  # a progress bar for people, nothing for pipes and tests
         with click.progressbar(length=games, label="Playing", file=sys.stderr, show_pos=True) as bar:
-            summary, lines = simulate(board, rules, players, games, seed, workers, save=save, progress=bar.update)
+            summary, lines = simulate(board, rules, players, games, seed, workers, save=save, progress=bar.update,
+                                      scheduler=scheduler)
     else:
-        summary, lines = simulate(board, rules, players, games, seed, workers, save=save)
+        summary, lines = simulate(board, rules, players, games, seed, workers, save=save, scheduler=scheduler)
     if save_path is not None:
         from ..game import save_games
 
         save_games(save_path, lines)
     report = summary_report(summary, board.name, saved=save_path, long_form=fmt == "csv")
     click.echo(render(report, fmt), nl=False)
+
+
+def _workers(jobs: int | None, scheduler: str | None) -> int:
+    """Worker processes for ``--jobs`` (default: every usable core). More than the cores is
+    capped, with a one-line note on stderr; ``--jobs`` with ``--scheduler`` is refused (the
+    cluster's workers run the games)."""
+    if scheduler is not None:
+        if jobs is not None:
+            raise click.UsageError("--jobs and --scheduler cannot be combined: with --scheduler the "
+                                   "cluster's workers play the games")
+        if not scheduler.strip():
+            raise click.BadParameter("empty address; expected e.g. tcp://host:8786", param_hint="'--scheduler'")
+        return 1
+    cores = usable_cores()
+    if jobs is not None and jobs > cores:
+        shown = jobs if jobs < 10**12 else f"{str(jobs)[:12]}..."
+        click.echo(f"Note: --jobs {shown} capped at {cores}, the number of usable cores.", err=True)
+    return min(jobs, cores) if jobs is not None else cores
 
 
 def _check_writable(path: str) -> None:
