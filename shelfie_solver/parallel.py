@@ -317,9 +317,9 @@ def _probe(address: str) -> None:
 
 def _run_dask(fn: Callable[..., Any], tasks: Iterable[tuple[Any, ...]], common: tuple[Any, ...], scheduler: Any,
               sink: Callable[[Any], None]) -> None:
+    client = _connect(scheduler)
     from distributed import wait
 
-    client = _connect(scheduler)
     ordered = _Ordered(sink)
     pending: dict[Any, int] = {}
     try:

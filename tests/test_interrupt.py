@@ -1,0 +1,71 @@
+"""Ctrl-C and SIGTERM during a real ``shelfie-solve simulate`` run (a subprocess): every worker
+stops within seconds, one line on stderr, exit 130 / 143, no process left, no --save file."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from shelfie_solver.parallel import worker_count
+
+psutil = pytest.importorskip("psutil")
+
+#: A run far longer than the test: solver against solver plays about 20 games per second.
+COMMAND = [sys.executable, "-c", "from shelfie_solver.cli import main; main()", "simulate", "--players", "solver,solver", "--games", "5000",
+           "--seed", "1"]
+
+
+def _start(jobs: int, save: Path) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    # a session of its own, as a shell job has its own process group: Ctrl-C goes to the group
+    return subprocess.Popen([*COMMAND, "--jobs", str(jobs), "--save", str(save)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+
+
+def _wait_until_playing(process: subprocess.Popen[str], workers: int) -> list[psutil.Process]:
+    """The worker processes, once they are all up and playing (or 20 s)."""
+    main = psutil.Process(process.pid)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        children = main.children(recursive=True)
+        busy = [main] if workers == 0 else children  # the process(es) playing games
+        if len(children) >= workers and all(p.cpu_times().user > 0.3 for p in busy):
+            return children
+        time.sleep(0.1)
+    pytest.fail("the run did not start in 20 s")
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize("signum,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_signal_stops_everything_and_saves_nothing(tmp_path, jobs, signum, code):
+    save = tmp_path / "games.jsonl"
+    process = _start(jobs, save)
+    workers = worker_count(jobs) if jobs > 1 else 0
+    try:
+        children = _wait_until_playing(process, workers)
+        assert len(children) == workers
+        if signum == signal.SIGINT:
+            os.killpg(process.pid, signum)  # Ctrl-C in a terminal signals the whole foreground group
+        else:
+            process.send_signal(signum)  # `kill PID`: the main process only
+        sent = time.monotonic()
+        out, err = process.communicate(timeout=15)
+        stopped = time.monotonic() - sent
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == code, err
+    assert stopped < 5  # within a second or two; slack for a loaded machine
+    name = "Ctrl-C (SIGINT)" if signum == signal.SIGINT else "SIGTERM"
+    assert err.splitlines() == [f"Interrupted by {name}: every worker stopped, nothing saved."]
+    assert out == ""
+    gone, alive = psutil.wait_procs(children, timeout=2)
+    assert alive == []
+    assert list(tmp_path.iterdir()) == []  # no --save file, no temporary file
