@@ -48,7 +48,7 @@ IN_FLIGHT_PER_WORKER = 4
 #: Seconds to wait for a dask scheduler to answer before giving up.
 CONNECT_TIMEOUT = 10.0
 
-_SIGNAL_NAMES = {signal.SIGINT: "Ctrl-C (SIGINT)", signal.SIGTERM: "SIGTERM"}
+_SIGNAL_NAMES: dict[int, str] = {signal.SIGINT: "Ctrl-C (SIGINT)", signal.SIGTERM: "SIGTERM"}
 
 
 class ParallelError(ShelfieError):
@@ -160,7 +160,7 @@ def run_tasks(fn: Callable[..., R], tasks: Iterable[tuple[Any, ...]], *, common:
     kept: list[R] = []
     sink = consume if consume is not None else kept.append
     workers = worker_count(jobs)
-    with _signals_raise():
+    with signals_raise():
         if scheduler is not None:
             _run_dask(fn, tasks, common, scheduler, sink)
         elif workers == 1:
@@ -172,15 +172,21 @@ def run_tasks(fn: Callable[..., R], tasks: Iterable[tuple[Any, ...]], *, common:
 
 
 @contextmanager
-def _signals_raise() -> Iterator[None]:
-    """While inside, SIGINT and SIGTERM raise :class:`Interrupted` in the main thread (from any
-    other thread: no change)."""
+def signals_raise() -> Iterator[None]:
+    """While inside, the first SIGINT or SIGTERM raises :class:`Interrupted` in the main thread
+    and later ones are ignored (called from another thread: no change). :func:`run_tasks` runs
+    inside it; a command wraps its own writing in it too, so that a signal during the write
+    also ends in clean-up (the atomic writer removes its temporary file) and one line."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
+    fired: list[int] = []
+
     def handler(signum: int, frame: Any) -> None:
-        raise Interrupted(signum)
+        if not fired:  # once: a second Ctrl-C must not cut the clean-up short
+            fired.append(signum)
+            raise Interrupted(signum)
 
     old = {signum: signal.signal(signum, handler) for signum in _SIGNAL_NAMES}
     try:
@@ -190,17 +196,31 @@ def _signals_raise() -> Iterator[None]:
             signal.signal(signum, previous)
 
 
-class _Ordered:
-    """Results that may finish in any order, handed on in task order."""
-
-    def __init__(self, sink: Callable[[Any], None]):
-        self.sink, self.ready, self.next = sink, dict[int, Any](), 0
-
-    def put(self, index: int, result: Any) -> None:
-        self.ready[index] = result
-        while self.next in self.ready:
-            self.sink(self.ready.pop(self.next))
-            self.next += 1
+def _feed(tasks: Iterable[tuple[Any, ...]], submit: Callable[[tuple[Any, ...]], Any],
+          first_done: Callable[[list[Any]], Iterable[Any]], limit: int, sink: Callable[[Any], None],
+          pending: dict[Any, int]) -> None:
+    """Drive a futures backend: ``submit(task)`` gives a future, ``first_done(futures)`` waits
+    for at least one; at most ``limit`` tasks are submitted but not yet handed on, and results
+    go to ``sink`` in task order. ``pending`` (future -> task index) is the caller's, so that it
+    can cancel what is left when this raises."""
+    ready: dict[int, Any] = {}
+    following = 0
+    source = enumerate(tasks)
+    exhausted = False
+    while True:
+        while not exhausted and len(pending) + len(ready) < limit:
+            item = next(source, None)
+            if item is None:
+                exhausted = True
+            else:
+                pending[submit(item[1])] = item[0]
+        if not pending:
+            return
+        for future in sorted(first_done(list(pending)), key=pending.__getitem__):
+            ready[pending.pop(future)] = future.result()
+        while following in ready:
+            sink(ready.pop(following))
+            following += 1
 
 
 # --- process pool ---------------------------------------------------------------------------
@@ -228,24 +248,11 @@ def _run_pool(fn: Callable[..., Any], tasks: Iterable[tuple[Any, ...]], common: 
     from concurrent.futures.process import BrokenProcessPool
 
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init, initargs=(os.getpid(),))
-    ordered = _Ordered(sink)
     pending: dict[Future[Any], int] = {}
-    source = enumerate(tasks)
-    limit = IN_FLIGHT_PER_WORKER * workers
     try:
-        exhausted = False
-        while True:
-            while not exhausted and len(pending) + len(ordered.ready) < limit:
-                item = next(source, None)
-                if item is None:
-                    exhausted = True
-                else:
-                    pending[pool.submit(fn, *common, *item[1])] = item[0]
-            if not pending:
-                break
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in sorted(done, key=pending.__getitem__):
-                ordered.put(pending.pop(future), future.result())
+        _feed(tasks, lambda task: pool.submit(fn, *common, *task),
+              lambda futures: wait(futures, return_when=FIRST_COMPLETED).done,
+              IN_FLIGHT_PER_WORKER * workers, sink, pending)
     except BrokenProcessPool:
         _stop_pool(pool)
         raise ParallelError("a worker process died (killed, or out of memory); nothing saved") from None
@@ -289,7 +296,7 @@ def _connect(scheduler: Any) -> Any:
     try:
         if isinstance(scheduler, str):
             _probe(scheduler)
-        return Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
+        return Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)  # type: ignore[no-untyped-call]
     except (OSError, TimeoutError, ValueError) as error:
         reason = " ".join(str(error).split()) or type(error).__name__
         raise ParallelError(f"cannot reach the dask scheduler at {where}: {reason[:200]}; "
@@ -303,8 +310,7 @@ def _probe(address: str) -> None:
     Raises:
         ValueError: not ``[tcp://]host:port``-like. OSError: the connection is refused or times out.
     """
-    from distributed.comm import parse_address
-    from distributed.comm.addressing import parse_host_port
+    from distributed.comm.addressing import parse_address, parse_host_port
     from distributed.comm.registry import get_backend
 
     scheme, location = parse_address(address)
@@ -320,25 +326,15 @@ def _run_dask(fn: Callable[..., Any], tasks: Iterable[tuple[Any, ...]], common: 
     client = _connect(scheduler)
     from distributed import wait
 
-    ordered = _Ordered(sink)
     pending: dict[Any, int] = {}
+
+    def first_done(futures: list[Any]) -> Any:
+        with client.as_current():
+            return wait(futures, return_when="FIRST_COMPLETED").done  # type: ignore[no-untyped-call]
+
     try:
-        limit = IN_FLIGHT_PER_WORKER * max(1, sum(client.nthreads().values()))
-        source = enumerate(tasks)
-        exhausted = False
-        while True:
-            while not exhausted and len(pending) + len(ordered.ready) < limit:
-                item = next(source, None)
-                if item is None:
-                    exhausted = True
-                else:
-                    pending[client.submit(fn, *common, *item[1], pure=False)] = item[0]
-            if not pending:
-                break
-            with client.as_current():
-                done = wait(list(pending), return_when="FIRST_COMPLETED").done
-            for future in sorted(done, key=pending.__getitem__):
-                ordered.put(pending.pop(future), future.result())
+        _feed(tasks, lambda task: client.submit(fn, *common, *task, pure=False), first_done,
+              IN_FLIGHT_PER_WORKER * max(1, sum(client.nthreads().values())), sink, pending)
     finally:
         if pending:
             try:

@@ -128,7 +128,7 @@ def test_games_limit(board, rules):
 def cluster():
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as local:
+                                  dashboard_address=":0") as local:
         yield local
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from ..files import FileWriteError, check_writable
-from ..parallel import usable_cores
+from ..parallel import signals_raise, usable_cores
 from ..render import Report, decimal, exact, percent, render
 from ..simulate import SEAT_STATISTICS, Estimate, Summary, simulate
 from ..strategies import STRATEGIES, parse_players
@@ -54,16 +54,17 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
         _check_writable(save_path)
     workers = _workers(jobs, scheduler)
     save = save_path is not None
-    if sys.stderr.isatty():  # a progress bar for people, nothing for pipes and tests
-        with click.progressbar(length=games, label="Playing", file=sys.stderr, show_pos=True) as bar:
-            summary, lines = simulate(board, rules, players, games, seed, workers, save=save, progress=bar.update,
-                                      scheduler=scheduler)
-    else:
-        summary, lines = simulate(board, rules, players, games, seed, workers, save=save, scheduler=scheduler)
-    if save_path is not None:
-        from ..game import save_games
+    with signals_raise():  # Ctrl-C / SIGTERM: workers stopped, temporary file removed, one line
+        if sys.stderr.isatty():  # a progress bar for people, nothing for pipes and tests
+            with click.progressbar(length=games, label="Playing", file=sys.stderr, show_pos=True) as bar:
+                summary, lines = simulate(board, rules, players, games, seed, workers, save=save,
+                                          progress=bar.update, scheduler=scheduler)
+        else:
+            summary, lines = simulate(board, rules, players, games, seed, workers, save=save, scheduler=scheduler)
+        if save_path is not None:
+            from ..game import save_games
 
-        save_games(save_path, lines)
+            save_games(save_path, lines)
     report = summary_report(summary, board.name, saved=save_path, long_form=fmt == "csv")
     click.echo(render(report, fmt), nl=False)
 
