@@ -69,7 +69,7 @@ class Interrupted(BaseException):
         self.signum = signum
         self.exit_code = 128 + signum
         name = _SIGNAL_NAMES.get(signum, f"signal {signum}")
-        super().__init__(f"Interrupted by {name}: every worker stopped, nothing saved.")
+        super().__init__(f"Interrupted by {name}: run stopped, nothing saved.")
 
 
 def usable_cores() -> int:

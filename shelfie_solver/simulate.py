@@ -20,7 +20,7 @@ values (mean +- 1.96 * sample standard deviation / sqrt(games)):
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -266,11 +266,9 @@ def simulate(board: Board, rules: Ruleset, players: Sequence[str], games: int, s
     root = np.random.SeedSequence(seed)
     entropy = int(root.entropy)  # type: ignore[arg-type]
     workers = 1 if scheduler is not None else worker_count(jobs)
-    size = _chunk_size(games, workers)
-    if -(-games // size) == 1 and scheduler is None:
+    if games <= _chunk_size(games, workers) and scheduler is None:  # one chunk: no processes
         workers = 1
-    tasks = ((SpawnedSeeds(entropy, lo, min(games, lo + size)), range(lo, min(games, lo + size)), entropy, save)
-             for lo in range(0, games, size))
+    tasks = ((SpawnedSeeds(entropy, lo, hi), range(lo, hi), entropy, save) for lo, hi in _chunks(games, workers))
     done: list[tuple[int, GameResult, str | None]] = []
 
     def consume(part: list[tuple[int, GameResult, str | None]]) -> None:
@@ -294,8 +292,8 @@ def _chunk_size(games: int, jobs: int) -> int:
     return max(1, min(25, games // (jobs * 4) if jobs > 1 else 25))
 
 
-def _chunks(games: int, jobs: int) -> list[tuple[int, int]]:
-    """Split game indices into ``[lo, hi)`` ranges: a few per worker (balance, progress), at
-    most 25 games each."""
+def _chunks(games: int, jobs: int) -> Iterator[tuple[int, int]]:
+    """Split game indices into ``[lo, hi)`` ranges, made lazily: a few per worker (balance,
+    progress), at most 25 games each."""
     size = _chunk_size(games, jobs)
-    return [(lo, min(games, lo + size)) for lo in range(0, games, size)]
+    return ((lo, min(games, lo + size)) for lo in range(0, games, size))
