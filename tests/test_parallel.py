@@ -11,6 +11,8 @@ import time
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from shelfie_solver.cli import main
 
@@ -64,6 +66,13 @@ def test_task_seed_is_the_spawned_child():
     assert (pickle.loads(pickle.dumps(seeds))[3].generate_state(4) == children[13].generate_state(4)).all()
     with pytest.raises(IndexError):
         seeds[10]
+
+
+@given(st.integers(0, 2**64), st.integers(0, 30), st.integers(0, 30), st.slices(30))
+def test_spawned_seeds_slice_like_the_spawned_list(entropy, lo, hi, part):
+    """SpawnedSeeds(e, lo, hi)[part] is SeedSequence(e).spawn(n)[lo:hi][part], key for key."""
+    expected = [c.spawn_key for c in np.random.SeedSequence(entropy).spawn(30)[lo:hi][part]]
+    assert [s.spawn_key for s in SpawnedSeeds(entropy, lo, hi)[part]] == expected
 
 
 def test_seeds_of_a_huge_run_cost_nothing_up_front():
