@@ -275,6 +275,15 @@ def _stop_pool(pool: Any) -> None:
             process.join(timeout=2)
         except (OSError, ValueError, AssertionError):
             pass
+    # A worker killed while sending a result leaves half a message in the result pipe; this
+    # process holds the pipe's only other write end: closing it turns the pool's reader thread's
+    # endless wait for the rest into an end-of-file, so the exit does not hang on that thread.
+    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
+    if writer is not None:
+        try:
+            writer.close()
+        except OSError:
+            pass
     pool.shutdown(wait=False, cancel_futures=True)
 
 
