@@ -284,7 +284,12 @@ def _stop_pool(pool: Any) -> None:
             writer.close()
         except OSError:
             pass
+    thread = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
+    # Let that thread finish its own clean-up now: racing it at interpreter exit, CPython 3.11's
+    # exit hook may write to a pipe the thread has just closed (EBADF noise on stderr).
+    if thread is not None:
+        thread.join(timeout=2)
 
 
 # --- dask.distributed -----------------------------------------------------------------------
