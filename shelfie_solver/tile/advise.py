@@ -1,0 +1,188 @@
+"""The move advisor (``shelfie-solve tile advise``): every legal move ranked by an evaluation.
+
+The evaluation of a move, in points (exact: integers in quarters, a ``Fraction`` at the end), is
+the sum of
+
+* ``immediate`` - the change of the score the mover would have if the game ended now (T25:
+  groups T22, personal goal T21, the common-goal tokens taken this turn T18, the end token T23);
+* ``groups`` - half the change of the group potential: each group of 2-5 tiles with an empty
+  neighbour shelf cell is worth half the points its next tile would add (T22);
+* ``personal`` - half the change of the personal potential: the points the still-empty cells of
+  the card would add if each got its type (T21), halved; a wrong tile on a card cell loses it;
+* ``tempo`` - minus half a point per missing cell of room for a 3-tile pick (T12): a shelf whose
+  columns all have 1-2 free cells forces small picks;
+* ``denial`` - minus half of the best immediate gain the next player could take from the board
+  this move leaves (their shelf, their card, the goals' next tokens); 0 when the move triggers
+  a refill (T16), since the next player then picks from a fresh random board.
+
+Shelf outcomes depend only on (column, types placed), so each is computed once per position and
+shared by every pick of the same types. ``greedy`` ranks by ``immediate`` alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from .engine import Board, Move, State, Table, column_room, legal_moves, legal_picks, needs_refill
+from .rules import COLUMNS, EMPTY, PERSONAL_POINTS, ROWS, PersonalCard, Shelf
+from .shelf import GROUP_POINTS, NEIGHBOURS, goal_holds, group_labels
+
+#: Evaluation unit: quarters of a point.
+QUARTER = 4
+PARTS = ("immediate", "groups", "personal", "tempo", "denial")
+
+
+@dataclass(frozen=True)
+class RankedMove:
+    """A legal move with its evaluation.
+
+    Attributes:
+        move: the move. rank: 1 = best (equal values share a rank). value: the sum of ``parts``
+        (points, exact). parts: each term of the module docstring (points, exact).
+        goals: common goals (T-CG ids) it scores now. refill: whether it triggers a refill (T16).
+        end: whether it fills the shelf first (T23).
+    """
+
+    move: Move
+    rank: int
+    value: Fraction
+    parts: dict[str, Fraction]
+    goals: tuple[int, ...]
+    refill: bool
+    end: bool
+
+
+def _place(shelf: Shelf, column: int, types: tuple[int, ...]) -> Shelf:
+    cells = list(shelf)
+    row = ROWS - 1
+    while cells[row * COLUMNS + column] != EMPTY:
+        row -= 1
+    for t in types:
+        cells[row * COLUMNS + column] = t
+        row -= 1
+    return tuple(cells)
+
+
+def _features(shelf: Shelf, card: PersonalCard) -> tuple[int, int, int, int]:
+    """``(adjacency points, personal points, group potential x4, personal potential x4)``."""
+    labels, groups = group_labels(shelf)
+    open_groups = set()
+    for cell, g in enumerate(labels):
+        if g >= 0 and groups[g][1] < 6 and any(shelf[n] == EMPTY for n in NEIGHBOURS[cell]):
+            open_groups.add(g)
+    group_potential = sum(2 * (GROUP_POINTS[min(groups[g][1] + 1, 6)] - GROUP_POINTS[groups[g][1]]) for g in open_groups)
+    matches = card.matches(shelf)
+    pending = sum(1 for cell in card.cells if shelf[cell] == EMPTY)
+    personal_potential = 2 * (PERSONAL_POINTS[matches + pending] - PERSONAL_POINTS[matches])
+    adjacency = sum(GROUP_POINTS[min(size, 6)] for _, size in groups)
+    return adjacency, PERSONAL_POINTS[matches], group_potential, personal_potential
+
+
+def _tempo(shelf: Shelf) -> int:
+    """Minus 2 quarters per cell of room missing for a 3-tile pick (T12)."""
+    empty = shelf.count(EMPTY)
+    return -2 * max(0, min(3, empty) - max(column_room(shelf)))
+
+
+class _Placements:
+    """A seat's shelf outcomes by (column, types), computed once per position.
+
+    ``value(column, types)`` = ``(immediate x4, groups x4, personal x4, tempo x4, goals, end)``.
+    """
+
+    def __init__(self, table: Table, state: State, seat: int):
+        self.table, self.state, self.seat = table, state, seat
+        self.shelf = state.shelves[seat]
+        self.card = table.card(seat)
+        self.base = _features(self.shelf, self.card)
+        self.base_tempo = _tempo(self.shelf)
+        self.room = column_room(self.shelf)
+        self.cache: dict[tuple[int, tuple[int, ...]], tuple[int, int, int, int, tuple[int, ...], bool]] = {}
+        self.best_cache: dict[tuple[int, ...], int] = {}
+
+    def value(self, column: int, types: tuple[int, ...]) -> tuple[int, int, int, int, tuple[int, ...], bool]:
+        key = (column, types)
+        hit = self.cache.get(key)
+        if hit is not None:
+            return hit
+        shelf = _place(self.shelf, column, types)
+        adjacency, personal, group_potential, personal_potential = _features(shelf, self.card)
+        goals = []
+        tokens = 0
+        for slot, goal in enumerate(self.table.goals):  # T18: the next token if the goal holds now
+            stack = self.state.stacks[slot]
+            if self.state.tokens[self.seat][slot] == 0 and stack and goal_holds(goal, shelf, self.table.rules):
+                goals.append(goal)
+                tokens += stack[0]
+        end = self.state.end_token is None and EMPTY not in shelf  # T23
+        immediate = (adjacency - self.base[0]) + (personal - self.base[1]) + tokens + (1 if end else 0)
+        result = (QUARTER * immediate, (group_potential - self.base[2]) // 1, (personal_potential - self.base[3]),
+                  _tempo(shelf) - self.base_tempo, tuple(goals), end)
+        self.cache[key] = result
+        return result
+
+    def best_immediate(self, types: tuple[int, ...]) -> int:
+        """The best immediate gain (x4) of placing these tile types (any order, any column)."""
+        key = tuple(sorted(types))
+        hit = self.best_cache.get(key)
+        if hit is not None:
+            return hit
+        from itertools import permutations
+
+        best = max(self.value(c, order)[0] for order in set(permutations(types))
+                   for c in range(COLUMNS) if self.room[c] >= len(types))
+        self.best_cache[key] = best
+        return best
+
+
+def _next_best(opponent: _Placements, board: Board) -> int:
+    """The next player's best immediate gain (x4) on ``board``."""
+    best = 0
+    for pick in legal_picks(board, opponent.shelf):
+        best = max(best, opponent.best_immediate(tuple(board[c] for c in pick)))
+    return best
+
+
+def rank_moves(table: Table, state: State, immediate_only: bool = False) -> list[RankedMove]:
+    """Every legal move of the active player, best first, with its evaluation (module docstring).
+
+    Args:
+        immediate_only: rank by the immediate score change alone (the ``greedy`` baseline), and
+            skip the other terms (reported as 0).
+    """
+    seat = state.turn
+    mine = _Placements(table, state, seat)
+    nxt = (seat + 1) % table.players
+    opponent = _Placements(table, state, nxt) if not immediate_only and nxt != seat else None
+    denial_cache: dict[tuple[int, ...], tuple[int, bool]] = {}
+    scored = []
+    for move in legal_moves(state):
+        types = move.types(state.board)
+        immediate, groups, personal, tempo, goals, end = mine.value(move.column, types)
+        picked = tuple(sorted(move.cells))
+        hit = denial_cache.get(picked)
+        if hit is None:
+            board = list(state.board)
+            for cell in picked:
+                board[cell] = EMPTY
+            after = tuple(board)
+            refill = needs_refill(after)
+            denial = 0 if refill or opponent is None else -(_next_best(opponent, after) // 2)
+            hit = denial_cache[picked] = (denial, refill)
+        denial, refill = hit
+        if immediate_only:
+            parts = (immediate, 0, 0, 0, 0)
+        else:
+            parts = (immediate, groups, personal, tempo, denial)
+        scored.append((sum(parts), move, parts, goals, refill, end))
+    scored.sort(key=lambda item: -item[0])
+    ranked = []
+    rank = 0
+    previous = None
+    for index, (total, move, parts, goals, refill, end) in enumerate(scored):
+        if total != previous:
+            rank, previous = index + 1, total
+        ranked.append(RankedMove(move, rank, Fraction(total, QUARTER),
+                                 {name: Fraction(p, QUARTER) for name, p in zip(PARTS, parts)}, goals, refill, end))
+    return ranked
