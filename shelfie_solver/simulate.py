@@ -23,6 +23,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -188,11 +189,24 @@ class Summary:
     margins: tuple[Margin, ...]
 
 
-def summarise(results: Sequence[GameResult], players: Sequence[str], seed: int) -> Summary:
-    """Exact per-seat statistics of many games (:data:`SEAT_STATISTICS`)."""
+class GameRecord(Protocol):
+    """What :func:`summarise` reads of a game's result: its length and per-seat records (a
+    :class:`GameResult`, or the tile game's ``tile.simulate.TileGameResult``)."""
+
+    @property
+    def rounds(self) -> int | Fraction: ...  # noqa: D102
+
+    @property
+    def seats(self) -> Sequence[Any]: ...  # noqa: D102
+
+
+def summarise(results: Sequence[GameRecord], players: Sequence[str], seed: int,
+              statistics: Sequence[tuple[str, str]] = SEAT_STATISTICS) -> Summary:
+    """Exact per-seat statistics of many games (:data:`SEAT_STATISTICS`, or ``statistics``: the
+    tile game passes its own result records, with ``rounds``, ``seats[i].win``, ``.score``...)."""
     seats = []
     for seat, name in enumerate(players):
-        stats = {key: estimate([getattr(r.seats[seat], key) for r in results]) for key, _ in SEAT_STATISTICS}
+        stats = {key: estimate([getattr(r.seats[seat], key) for r in results]) for key, _ in statistics}
         seats.append(SeatSummary(seat, name, stats))
     leader = max(range(len(players)), key=lambda s: (seats[s].stats["win"].mean, seats[s].stats["score"].mean, -s))
     margins = tuple(

@@ -57,3 +57,16 @@ def load_setup(rules_path: str | None, board_path: str | None,
     marks = load_marks(marks_text, board)
     verify_marks_fit(marks, board)
     return rules, board, marks
+
+
+def seed_option(func: F) -> F:
+    """``--seed S``: the root seed of every random draw (fresh and printed when omitted)."""
+    return click.option("--seed", type=click.IntRange(0, None), default=None, metavar="S",
+                        help="Root seed; the same seed gives the same results whatever --jobs is. Default: fresh, "
+                             "and printed so the run can be repeated.")(func)
+
+
+def jobs_option(func: F) -> F:
+    """``--jobs J``: worker processes (default: the number of cores)."""
+    return click.option("--jobs", type=click.IntRange(1, None), default=None, metavar="J",
+                        help="Worker processes on this machine (default: the number of cores).")(func)

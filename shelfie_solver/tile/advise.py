@@ -64,18 +64,21 @@ def _place(shelf: Shelf, column: int, types: tuple[int, ...]) -> Shelf:
     return tuple(cells)
 
 
-def _features(shelf: Shelf, card: PersonalCard) -> tuple[int, int, int, int]:
-    """``(adjacency points, personal points, group potential x4, personal potential x4)``."""
+def _features(shelf: Shelf, card: PersonalCard | None) -> tuple[int, int, int, int]:
+    """``(adjacency points, personal points, group potential x4, personal potential x4)``; a hidden
+    card (None) counts 0."""
     labels, groups = group_labels(shelf)
     open_groups = set()
     for cell, g in enumerate(labels):
         if g >= 0 and groups[g][1] < 6 and any(shelf[n] == EMPTY for n in NEIGHBOURS[cell]):
             open_groups.add(g)
     group_potential = sum(2 * (GROUP_POINTS[min(groups[g][1] + 1, 6)] - GROUP_POINTS[groups[g][1]]) for g in open_groups)
+    adjacency = sum(GROUP_POINTS[min(size, 6)] for _, size in groups)
+    if card is None:
+        return adjacency, 0, group_potential, 0
     matches = card.matches(shelf)
     pending = sum(1 for cell in card.cells if shelf[cell] == EMPTY)
     personal_potential = 2 * (PERSONAL_POINTS[matches + pending] - PERSONAL_POINTS[matches])
-    adjacency = sum(GROUP_POINTS[min(size, 6)] for _, size in groups)
     return adjacency, PERSONAL_POINTS[matches], group_potential, personal_potential
 
 

@@ -43,7 +43,8 @@ class Table:
 
     Attributes:
         rules: the ruleset flags. layout: the living room (T3). players: 2-4 (T1).
-        cards: the 12 personal cards (T20). personal: each seat's card index into ``cards`` (T8).
+        cards: the 12 personal cards (T20). personal: each seat's card index into ``cards`` (T8),
+        or -1 when it is hidden (an opponent's card in a position file).
         goals: the common goal cards drawn (T-CG ids, T7). first: the first player's seat (T9).
     """
 
@@ -65,9 +66,10 @@ class Table:
         """Indices of the usable board cells, in order."""
         return tuple(i for i, ok in enumerate(self.usable) if ok)
 
-    def card(self, seat: int) -> PersonalCard:
-        """The personal card of ``seat``."""
-        return self.cards[self.personal[seat]]
+    def card(self, seat: int) -> PersonalCard | None:
+        """The personal card of ``seat`` (None when hidden)."""
+        index = self.personal[seat]
+        return self.cards[index] if index >= 0 else None
 
     @property
     def last(self) -> int:
@@ -275,6 +277,8 @@ def legal_picks(board: Board, shelf: Shelf) -> list[tuple[int, ...]]:
     """T10-T12: the sets of board cells the active player may take (sorted tuples): 1-3 tiles with
     a free side at turn start, in one straight line without gaps, at most the most room in a column."""
     most = min(3, max(column_room(shelf)))
+    if most == 0:
+        return []
     free = free_cells(board)
     is_free = set(free)
     picks: list[tuple[int, ...]] = [(i,) for i in free]
