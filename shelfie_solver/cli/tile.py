@@ -92,7 +92,7 @@ def score_command(shelf_text_arg: str, personal: str | None, goals_text: str | N
     """
     rules = load_ruleset(rules_path)
     text = shelf_text_arg
-    if "/" not in text and Path(text).is_file():
+    if Path(text).is_file():  # a file holding the shelf, else the shelf as text
         try:
             text = Path(text).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:

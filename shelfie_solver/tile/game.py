@@ -139,14 +139,14 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     raise TileError(f"saved tile game: unknown event type {kind!r}")
 
 
-def game_to_dict(game: TileGame, **extra: Any) -> dict[str, Any]:
+def game_to_dict(game: TileGame, /, **extra: Any) -> dict[str, Any]:
     """A game as a JSON object: format, players, rules, layout, cards and events."""
     return {"format": TILE_GAME_FORMAT, **extra, "players": list(game.players), "rules": game.table.rules.to_dict(),
             "layout": game.table.layout.to_dict(), "cards": [c.to_dict() for c in game.table.cards],
             "events": [event_to_dict(e) for e in game.events]}
 
 
-def game_to_json(game: TileGame, **extra: Any) -> str:
+def game_to_json(game: TileGame, /, **extra: Any) -> str:
     """One game as one line of JSON."""
     return json.dumps(game_to_dict(game, **extra), separators=(",", ":"))
 
