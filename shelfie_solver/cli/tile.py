@@ -17,7 +17,7 @@ from ..simulate import Summary
 from ..tile.advise import PARTS, RankedMove, rank_moves
 from ..tile.engine import Move, board_cell_name
 from ..tile.position import load_position
-from ..tile.rules import (TYPE_NAMES, TYPES, PersonalCard, cell_name, load_cards, load_layout, load_ruleset,
+from ..tile.rules import (TYPE_NAMES, TYPES, PersonalCard, load_cards, load_layout, load_ruleset,
                           parse_shelf, shelf_text)
 from ..tile.shelf import COMMON_GOALS, score_shelf
 from ..tile.simulate import TILE_STATISTICS, simulate_tile
@@ -174,10 +174,10 @@ def advise_command(position_path: str, top: int, rules_path: str | None, layout_
     notes = ["Cells are board row,column from the top left (0-8); columns 1-5 from the left; order bottom to top.",
              "value = immediate (score change now, T25) + groups + personal (potential) + tempo + denial "
              "(docs/tile.md); exact values in JSON."]
-    data = {"turn": state.turn + 1, "players": table.players, "goals": list(table.goals),
-            "moves": [_move_record(r, board) for r in ranked]}
+    moves = [_move_record(r, board) for r in ranked]
+    data = {"turn": state.turn + 1, "players": table.players, "goals": list(table.goals), "moves": moves}
     click.echo(render(Report(title, ["rank", "take", "column", "order", "value", *PARTS], rows, data, notes,
-                             records=data["moves"]), fmt), nl=False)
+                             records=moves), fmt), nl=False)
 
 
 # --- simulate ---------------------------------------------------------------------------------

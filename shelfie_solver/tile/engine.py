@@ -283,11 +283,11 @@ def legal_picks(board: Board, shelf: Shelf) -> list[tuple[int, ...]]:
     is_free = set(free)
     picks: list[tuple[int, ...]] = [(i,) for i in free]
     for i in free:
-        for step, ok in ((1, lambda j: j % SIDE != 0), (SIDE, lambda j: j < SIDE * SIDE)):
-            line = (i,)
+        for step in (1, SIDE):  # along a row (no wrapping past its end), down a column
+            line: tuple[int, ...] = (i,)
             for _ in range(most - 1):
                 j = line[-1] + step
-                if not ok(j) or j not in is_free:
+                if (step == 1 and j % SIDE == 0) or j not in is_free:
                     break
                 line = line + (j,)
                 picks.append(line)
@@ -299,7 +299,7 @@ def legal_moves(state: State) -> list[Move]:
     same-type tiles give one move (T14)."""
     shelf = state.shelves[state.turn]
     room = column_room(shelf)
-    moves = []
+    moves: list[Move] = []
     for pick in legal_picks(state.board, shelf):
         orders: dict[tuple[int, ...], tuple[int, ...]] = {}
         for order in permutations(pick):
