@@ -82,6 +82,12 @@ def test_bad_shelves(text, message):
         parse_shelf(text)
 
 
+def _orthogonal(i: int) -> list[int]:
+    r, c = divmod(i, COLUMNS)
+    return [rr * COLUMNS + cc for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+            if 0 <= rr < ROWS and 0 <= cc < COLUMNS]
+
+
 def _shelves() -> st.SearchStrategy[tuple[int, ...]]:
     """Random legal shelves: per column a height and types."""
     column = st.integers(0, ROWS).flatmap(lambda h: st.lists(st.integers(0, 5), min_size=h, max_size=h))
@@ -99,9 +105,10 @@ def _shelves() -> st.SearchStrategy[tuple[int, ...]]:
 @given(_shelves())
 def test_groups_partition_tiles_and_score_by_size(shelf):
     """T19: groups partition the tiles, each connected and of one type, no two same-type groups
-    touching; T22 points are a function of each size; T-CG9 iff some type has 8+ tiles."""
+    touching; T22 points are a function of each size; a group is open iff a tile of it touches
+    an empty cell; T-CG9 iff some type has 8+ tiles."""
     labels, groups = group_labels(shelf)
-    assert sum(size for _, size in groups) == sum(1 for x in shelf if x != EMPTY)
+    assert sum(size for _, size, _ in groups) == sum(1 for x in shelf if x != EMPTY)
     for cell, g in enumerate(labels):
         if g < 0:
             continue
@@ -111,5 +118,8 @@ def test_groups_partition_tiles_and_score_by_size(shelf):
             if rr < ROWS and cc < COLUMNS and shelf[rr * COLUMNS + cc] == shelf[cell]:
                 assert labels[rr * COLUMNS + cc] == g
     table = {1: 0, 2: 0, 3: 2, 4: 3, 5: 5}
-    assert adjacency_points(shelf) == sum(table.get(size, 8) for _, size in groups)
+    assert adjacency_points(shelf) == sum(table.get(size, 8) for _, size, _ in groups)
+    for g, (_, _, growing) in enumerate(groups):  # open: some tile of the group touches an empty cell
+        cells = [i for i, label in enumerate(labels) if label == g]
+        assert growing == any(shelf[j] == EMPTY for i in cells for j in _orthogonal(i))
     assert goal_holds(9, shelf, RULES) == any(shelf.count(t) >= 8 for t in range(6))

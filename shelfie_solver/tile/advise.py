@@ -67,13 +67,14 @@ def _place(shelf: Shelf, column: int, types: tuple[int, ...]) -> Shelf:
 def _features(shelf: Shelf, card: PersonalCard | None) -> tuple[int, int, int, int]:
     """``(adjacency points, personal points, group potential x4, personal potential x4)``; a hidden
     card (None) counts 0."""
-    labels, groups = group_labels(shelf)
-    open_groups = set()
-    for cell, g in enumerate(labels):
-        if g >= 0 and groups[g][1] < 6 and any(shelf[n] == EMPTY for n in NEIGHBOURS[cell]):
-            open_groups.add(g)
-    group_potential = sum(2 * (GROUP_POINTS[min(groups[g][1] + 1, 6)] - GROUP_POINTS[groups[g][1]]) for g in open_groups)
-    adjacency = sum(GROUP_POINTS[min(size, 6)] for _, size in groups)
+    adjacency = group_potential = 0
+    for _, size, growing in group_labels(shelf)[1]:
+        if size >= 6:
+            adjacency += 8
+            continue
+        adjacency += GROUP_POINTS[size]
+        if growing:
+            group_potential += 2 * (GROUP_POINTS[size + 1] - GROUP_POINTS[size])
     if card is None:
         return adjacency, 0, group_potential, 0
     matches = card.matches(shelf)
@@ -103,6 +104,11 @@ class _Placements:
         self.room = column_room(self.shelf)
         self.cache: dict[tuple[int, tuple[int, ...]], tuple[int, int, int, int, tuple[int, ...], bool]] = {}
         self.best_cache: dict[tuple[int, ...], int] = {}
+        self.labels, self.groups = group_labels(self.shelf)
+        self.matches = self.card.matches(self.shelf) if self.card else 0
+        self.open_slots = [(slot, goal) for slot, goal in enumerate(table.goals)
+                           if state.tokens[seat][slot] == 0 and state.stacks[slot]]
+        self.empty = self.shelf.count(EMPTY)
 
     def value(self, column: int, types: tuple[int, ...]) -> tuple[int, int, int, int, tuple[int, ...], bool]:
         key = (column, types)
@@ -125,6 +131,47 @@ class _Placements:
         self.cache[key] = result
         return result
 
+    def immediate(self, column: int, types: tuple[int, ...]) -> int:
+        """``value(column, types)[0]`` computed incrementally: only the groups the placed tiles
+        join change (T22), only their cells can match the card (T21); goals on the new shelf."""
+        height = ROWS - self.room[column]
+        cells = [(ROWS - 1 - height - j) * COLUMNS + column for j in range(len(types))]
+        parent: dict[int, int] = {}
+
+        def find(x: int) -> int:
+            while parent.get(x, x) != x:
+                x = parent[x]
+            return x
+
+        for j, (cell, t) in enumerate(zip(cells, types)):  # placed tile j is node -(j + 1)
+            node = find(-(j + 1))
+            links = [-j] if j and types[j - 1] == t else []
+            links += [g for n in NEIGHBOURS[cell] if (g := self.labels[n]) >= 0 and self.groups[g][0] == t]
+            for other in links:
+                root = find(other)
+                if root != node:
+                    parent[root] = node
+        sizes: dict[int, int] = {}
+        old: dict[int, int] = {}
+        for j in range(len(cells)):
+            root = find(-(j + 1))
+            sizes[root] = sizes.get(root, 0) + 1
+        for g in {g for g in parent if g >= 0}:
+            root = find(g)
+            sizes[root] += self.groups[g][1]
+            old[root] = old.get(root, 0) + GROUP_POINTS[min(self.groups[g][1], 6)]
+        gain = sum(GROUP_POINTS[min(size, 6)] - old.get(root, 0) for root, size in sizes.items())
+        if self.card is not None:
+            hits = sum(1 for cell, t in zip(cells, types) if self.card.cells[t] == cell)
+            gain += PERSONAL_POINTS[self.matches + hits] - PERSONAL_POINTS[self.matches]
+        if self.open_slots:
+            shelf = _place(self.shelf, column, types)
+            gain += sum(self.state.stacks[slot][0] for slot, goal in self.open_slots
+                        if goal_holds(goal, shelf, self.table.rules))
+        if self.state.end_token is None and self.empty == len(types):
+            gain += 1
+        return QUARTER * gain
+
     def best_immediate(self, types: tuple[int, ...]) -> int:
         """The best immediate gain (x4) of placing these tile types (any order, any column)."""
         key = tuple(sorted(types))
@@ -133,7 +180,7 @@ class _Placements:
             return hit
         from itertools import permutations
 
-        best = max(self.value(c, order)[0] for order in set(permutations(types))
+        best = max(self.immediate(c, order) for order in set(permutations(types))
                    for c in range(COLUMNS) if self.room[c] >= len(types))
         self.best_cache[key] = best
         return best
@@ -147,22 +194,19 @@ def _next_best(opponent: _Placements, board: Board) -> int:
     return best
 
 
-def rank_moves(table: Table, state: State, immediate_only: bool = False) -> list[RankedMove]:
-    """Every legal move of the active player, best first, with its evaluation (module docstring).
+_Scored = tuple[int, Move, tuple[int, ...], tuple[int, ...], bool, bool]
 
-    Args:
-        immediate_only: rank by the immediate score change alone (the ``greedy`` baseline), and
-            skip the other terms (reported as 0).
-    """
+
+def _score_moves(table: Table, state: State, immediate_only: bool) -> list[_Scored]:
+    """``(total x4, move, parts x4, goals, refill, end)`` for every legal move, unsorted."""
     seat = state.turn
     mine = _Placements(table, state, seat)
     nxt = (seat + 1) % table.players
-    opponent = _Placements(table, state, nxt) if not immediate_only and nxt != seat else None
+    opponent = _Placements(table, state, nxt) if not immediate_only else None
     denial_cache: dict[tuple[int, ...], tuple[int, bool]] = {}
-    scored = []
+    scored: list[_Scored] = []
     for move in legal_moves(state):
-        types = move.types(state.board)
-        immediate, groups, personal, tempo, goals, end = mine.value(move.column, types)
+        immediate, groups, personal, tempo, goals, end = mine.value(move.column, move.types(state.board))
         picked = tuple(sorted(move.cells))
         hit = denial_cache.get(picked)
         if hit is None:
@@ -174,11 +218,27 @@ def rank_moves(table: Table, state: State, immediate_only: bool = False) -> list
             denial = 0 if refill or opponent is None else -(_next_best(opponent, after) // 2)
             hit = denial_cache[picked] = (denial, refill)
         denial, refill = hit
-        if immediate_only:
-            parts = (immediate, 0, 0, 0, 0)
-        else:
-            parts = (immediate, groups, personal, tempo, denial)
+        parts = (immediate, 0, 0, 0, 0) if immediate_only else (immediate, groups, personal, tempo, denial)
         scored.append((sum(parts), move, parts, goals, refill, end))
+    return scored
+
+
+def best_moves(table: Table, state: State, immediate_only: bool = False) -> list[Move]:
+    """The moves :func:`rank_moves` ranks first (exact ties: all of them), without building the
+    whole ranking (the strategies' fast path)."""
+    scored = _score_moves(table, state, immediate_only)
+    top = max(item[0] for item in scored)
+    return [item[1] for item in scored if item[0] == top]
+
+
+def rank_moves(table: Table, state: State, immediate_only: bool = False) -> list[RankedMove]:
+    """Every legal move of the active player, best first, with its evaluation (module docstring).
+
+    Args:
+        immediate_only: rank by the immediate score change alone (the ``greedy`` baseline), and
+            skip the other terms (reported as 0).
+    """
+    scored = _score_moves(table, state, immediate_only)
     scored.sort(key=lambda item: -item[0])
     ranked = []
     rank = 0

@@ -22,36 +22,41 @@ def group_points(size: int) -> int:
     return GROUP_POINTS[min(size, 6)]
 
 
-def group_labels(shelf: Shelf) -> tuple[list[int], list[tuple[int, int]]]:
+def group_labels(shelf: Shelf) -> tuple[list[int], list[tuple[int, int, bool]]]:
     """Label every tile with its group (T19).
 
     Returns:
         ``(labels, groups)``: ``labels[cell]`` the group index (-1 for an empty cell) and
-        ``groups[g] = (type, size)``.
+        ``groups[g] = (type, size, open)``, ``open`` when some tile of the group has an empty
+        orthogonal neighbour (the group can still grow).
     """
     labels = [-1] * CELLS
-    groups: list[tuple[int, int]] = []
+    groups: list[tuple[int, int, bool]] = []
     for start in range(CELLS):
         kind = shelf[start]
         if kind == EMPTY or labels[start] >= 0:
             continue
         g = len(groups)
         labels[start] = g
-        stack, size = [start], 0
+        stack, size, growing = [start], 0, False
         while stack:
             cell = stack.pop()
             size += 1
             for n in NEIGHBOURS[cell]:
-                if labels[n] < 0 and shelf[n] == kind:
-                    labels[n] = g
-                    stack.append(n)
-        groups.append((kind, size))
+                other = shelf[n]
+                if other == kind:
+                    if labels[n] < 0:
+                        labels[n] = g
+                        stack.append(n)
+                elif other == EMPTY:
+                    growing = True
+        groups.append((kind, size, growing))
     return labels, groups
 
 
 def adjacency_points(shelf: Shelf) -> int:
     """T22: the sum of every group's points."""
-    return sum(group_points(size) for _, size in group_labels(shelf)[1])
+    return sum(group_points(size) for _, size, _ in group_labels(shelf)[1])
 
 
 def heights(shelf: Shelf) -> tuple[int, ...]:
@@ -99,7 +104,7 @@ def _squares(shelf: Shelf, rules: TileRuleset) -> bool:
 
 def _groups_at_least(shelf: Shelf, size: int, need: int) -> bool:
     """T-CG3 / T-CG4: ``need`` separate groups of ``size``+ tiles (each maximal group counts once)."""
-    return sum(1 for _, s in group_labels(shelf)[1] if s >= size) >= need
+    return sum(1 for _, s, _ in group_labels(shelf)[1] if s >= size) >= need
 
 
 def _corners(shelf: Shelf) -> bool:
@@ -192,7 +197,7 @@ class ScoreBreakdown:
 def score_shelf(shelf: Shelf, rules: TileRuleset, card: PersonalCard | None = None, tokens: int = 0,
                 end_token: int = 0) -> ScoreBreakdown:
     """The breakdown of ``shelf``'s score (T21, T22, T25) with the given tokens."""
-    groups = sorted(((kind, size, group_points(size)) for kind, size in group_labels(shelf)[1] if size >= 3),
+    groups = sorted(((kind, size, group_points(size)) for kind, size, _ in group_labels(shelf)[1] if size >= 3),
                     key=lambda g: (-g[1], g[0]))
     matches = card.matches(shelf) if card else 0
     return ScoreBreakdown(tuple(groups), sum(g[2] for g in groups), matches,

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..errors import TileError
-from .advise import rank_moves
+from .advise import best_moves
 from .engine import Move, State, Table, legal_moves
 
 
@@ -24,17 +24,16 @@ class RandomTile:
 
 
 class RankedTile:
-    """The first move of :func:`advise.rank_moves` under ``weights`` (``"greedy"``: immediate
-    points only; ``"advisor"``: the full evaluation); exact ties broken at random."""
+    """A first-ranked move of :func:`advise.rank_moves` (``"greedy"``: immediate points only;
+    ``"advisor"``: the full evaluation); exact ties broken at random."""
 
     def __init__(self, name: str):
         self.name = name
 
     def choose(self, table: Table, state: State, rng: np.random.Generator) -> Move:
         """The best-ranked move; among moves tied on value, one drawn with ``rng``."""
-        ranked = rank_moves(table, state, immediate_only=self.name == "greedy")
-        best = [r for r in ranked if r.value == ranked[0].value]
-        return best[int(rng.integers(len(best)))].move
+        best = best_moves(table, state, immediate_only=self.name == "greedy")
+        return best[int(rng.integers(len(best)))]
 
 
 TILE_STRATEGIES: dict[str, Callable[[], RandomTile | RankedTile]] = {
