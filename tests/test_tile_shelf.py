@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from shelfie_solver.errors import TileError
 from shelfie_solver.tile.rules import (COLUMNS, EMPTY, ROWS, PersonalCard, TileRuleset, parse_shelf)
-from shelfie_solver.tile.shelf import adjacency_points, goal_holds, goals_met, group_labels, score_shelf
+from shelfie_solver.tile.shelf import (COMMON_GOALS, MIN_TILES, adjacency_points, goal_holds, goals_met, group_labels,
+                                       score_shelf)
 
 RULES = TileRuleset()
 
@@ -123,3 +124,7 @@ def test_groups_partition_tiles_and_score_by_size(shelf):
         cells = [i for i, label in enumerate(labels) if label == g]
         assert growing == any(shelf[j] == EMPTY for i in cells for j in _orthogonal(i))
     assert goal_holds(9, shelf, RULES) == any(shelf.count(t) >= 8 for t in range(6))
+    tiles = sum(1 for x in shelf if x != EMPTY)
+    for goal, (_, predicate) in COMMON_GOALS.items():  # the quick test never hides a goal
+        assert goal_holds(goal, shelf, RULES) == predicate(shelf, RULES)
+        assert not predicate(shelf, RULES) or tiles >= MIN_TILES[goal]

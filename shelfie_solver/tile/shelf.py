@@ -159,8 +159,15 @@ COMMON_GOALS: dict[int, tuple[str, Callable[[Shelf, TileRuleset], bool]]] = {
 }
 
 
+#: The fewest tiles a shelf needs before each goal can hold (a quick test before the predicate):
+#: e.g. T-CG8 needs columns 0 and 4 full (12), T-CG12 heights 1-5 (15), T-CG7 four full rows (20).
+MIN_TILES = {1: 8, 2: 12, 3: 16, 4: 12, 5: 18, 6: 10, 7: 20, 8: 12, 9: 8, 10: 5, 11: 5, 12: 15}
+
+
 def goal_holds(goal: int, shelf: Shelf, rules: TileRuleset) -> bool:
     """Whether common goal T-CG``goal`` holds on ``shelf`` (T18-T19)."""
+    if CELLS - shelf.count(EMPTY) < MIN_TILES[goal]:
+        return False
     return COMMON_GOALS[goal][1](shelf, rules)
 
 
