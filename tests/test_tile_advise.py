@@ -67,3 +67,28 @@ def test_rank_moves_lists_every_legal_move_best_first():
     assert [r.value for r in ranked] == sorted((r.value for r in ranked), reverse=True)
     assert all(r.value == sum(r.parts.values()) for r in ranked)
     assert ranked[0].rank == 1
+
+
+def test_refill_outlook_when_every_draw_is_a_cat():
+    """A move that leaves only isolated tiles triggers a refill (T16); with only cats in the bag
+    every refilled board is cats only (on a random 20-21 of the 29 cells, T17), whose best next
+    move is 3 cats in a line stacked (a group of 3: 2 points, T22; the next player's card hidden)
+    or, without such a line, 0: the sampled mean is 2 points times the share of boards with a
+    line, and the denial term minus half of it."""
+    from shelfie_solver.tile.engine import State, start_state
+    from shelfie_solver.tile.rules import EMPTY
+
+    table = Table(RULES, LAYOUT, 2, CARDS, (0, -1), (2, 6), 0)  # goals that 3 tiles cannot meet
+    board = [EMPTY] * 81
+    board[40] = board[41] = 0
+    start = start_state(table)
+    state = State(tuple(board), (20, 0, 0, 0, 0, 0), start.shelves, start.tokens, start.stacks, None, 0)
+    ranked = rank_moves(table, state, samples=20, rng=np.random.default_rng(1))
+    assert all(r.refill for r in ranked if len(r.move.cells) == 1)
+    for r in ranked:
+        if r.refill:
+            assert r.outlook is not None and r.outlook.samples == 20
+            assert (r.outlook.mean * 20) % 8 == 0 and 6 <= r.outlook.mean <= 8  # quarters: k/20 of 2 points
+            assert r.parts["denial"] == -r.outlook.mean / 8
+            assert r.outlook.low <= r.outlook.mean <= r.outlook.high
+    assert rank_moves(table, state)[0].outlook is None  # no samples: refills count 0

@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import click
+import numpy as np
 
 from ..errors import TileError
 from ..files import write_text_atomically
 from ..render import Report, exact, render
 from ..simulate import Summary
-from ..tile.advise import PARTS, RankedMove, rank_moves
+from ..tile.advise import PARTS, QUARTER, RankedMove, rank_moves
 from ..tile.engine import Move, board_cell_name
 from ..tile.position import load_position
 from ..tile.rules import (TYPE_NAMES, TYPES, PersonalCard, load_cards, load_layout, load_ruleset,
@@ -129,15 +130,26 @@ def _move_record(r: RankedMove, board: tuple[int, ...]) -> dict[str, Any]:
     return {"rank": r.rank, "cells": [board_cell_name(c) for c in r.move.cells], "column": r.move.column + 1,
             "order": "".join(TYPES[t] for t in r.move.types(board)), "value": exact(r.value),
             "value_float": float(r.value), **{p: exact(v) for p, v in r.parts.items()},
-            "goals": [f"T-CG{g}" for g in r.goals], "refill": r.refill, "end_token": r.end}
+            "goals": [f"T-CG{g}" for g in r.goals], "refill": r.refill, "end_token": r.end,
+            "refill_outlook": None if r.outlook is None else {
+                "next_player_gain": exact(r.outlook.mean / QUARTER), "samples": r.outlook.samples,
+                "ci95": [r.outlook.low / QUARTER, r.outlook.high / QUARTER]}}
 
 
 def _explain(r: RankedMove, board: tuple[int, ...]) -> str:
     gains = ", ".join(f"{name} {float(v):+.2f}" for name, v in r.parts.items() if v)
     extra = [f"scores T-CG{g}" for g in r.goals] + (["takes the end token"] if r.end else []) \
-        + (["triggers a refill (T16)"] if r.refill else [])
+        + ([_refill_text(r)] if r.refill else [])
     return f"{_move_text(r.move, board)}: value {float(r.value):+.2f} ({gains or 'no change'})" + \
         (f"; {', '.join(extra)}" if extra else "")
+
+
+def _refill_text(r: RankedMove) -> str:
+    if r.outlook is None:
+        return "triggers a refill (T16)"
+    o = r.outlook
+    how = f"{o.samples} sampled boards, 95% [{o.low / QUARTER:.2f}, {o.high / QUARTER:.2f}]"
+    return f"triggers a refill (T16): next player's expected best gain {float(o.mean / QUARTER):.2f} ({how})"
 
 
 def _move_text(move: Move, board: tuple[int, ...]) -> str:
@@ -148,10 +160,14 @@ def _move_text(move: Move, board: tuple[int, ...]) -> str:
 @tile_group.command("advise", short_help="Rank every legal move of a tile-game position.")
 @click.argument("position_path", metavar="POSITION", type=_FILE)
 @click.option("--top", type=click.IntRange(1, None), default=10, show_default=True, help="Moves shown in the table.")
+@click.option("--samples", type=click.IntRange(0, 10_000), default=100, show_default=True,
+              help="Boards drawn to estimate what a refill (T16) gives the next player; 0: ignore refills.")
+@click.option("--seed", type=click.IntRange(0, None), default=0, show_default=True, metavar="S",
+              help="Seed of the refill samples (fixed by default, so the same position gives the same advice).")
 @_data_options
 @format_option
-def advise_command(position_path: str, top: int, rules_path: str | None, layout_path: str | None,
-                   cards_path: str | None, fmt: str) -> None:
+def advise_command(position_path: str, top: int, samples: int, seed: int, rules_path: str | None,
+                   layout_path: str | None, cards_path: str | None, fmt: str) -> None:
     """Rank every legal move (T10-T14) of the active player in a position file (TOML or JSON,
     docs/tile.md; example examples/tile/position.toml) by the advisor's evaluation.
 
@@ -161,7 +177,7 @@ def advise_command(position_path: str, top: int, rules_path: str | None, layout_
     """
     position = load_position(position_path, load_ruleset(rules_path), load_layout(layout_path), load_cards(cards_path))
     table, state = position.table, position.state
-    ranked = rank_moves(table, state)
+    ranked = rank_moves(table, state, samples=samples, rng=np.random.default_rng(seed))
     board = state.board
     ranks = [r.rank for r in ranked]
     rows = [[f"{r.rank}=" if ranks.count(r.rank) > 1 else r.rank, " ".join(board_cell_name(c) for c in r.move.cells),

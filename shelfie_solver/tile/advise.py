@@ -12,8 +12,10 @@ the sum of
 * ``tempo`` - minus half a point per missing cell of room for a 3-tile pick (T12): a shelf whose
   columns all have 1-2 free cells forces small picks;
 * ``denial`` - minus half of the best immediate gain the next player could take from the board
-  this move leaves (their shelf, their card, the goals' next tokens); 0 when the move triggers
-  a refill (T16), since the next player then picks from a fresh random board.
+  this move leaves (their shelf, their card if known, the goals' next tokens). When the move
+  triggers a refill (T16) the next player picks from a fresh random board: the gain is then its
+  mean over a seeded sample of refills, with a 95% interval (``rank_moves(samples=...)``; a
+  refill draws 13+ cells, too many to enumerate; the ``advisor`` strategy counts 0 there).
 
 Shelf outcomes depend only on (column, types placed), so each is computed once per position and
 shared by every pick of the same types. ``greedy`` ranks by ``immediate`` alone.
@@ -23,8 +25,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import permutations
 
-from .engine import Board, Move, State, Table, column_room, legal_moves, legal_picks, needs_refill
+import numpy as np
+
+from ..simulate import estimate
+
+from .engine import Board, Move, State, Table, column_room, draw_refill, legal_moves, legal_picks, needs_refill
 from .rules import COLUMNS, EMPTY, PERSONAL_POINTS, ROWS, PersonalCard, Shelf
 from .shelf import GROUP_POINTS, NEIGHBOURS, goal_holds, group_labels
 
@@ -41,7 +48,8 @@ class RankedMove:
         move: the move. rank: 1 = best (equal values share a rank). value: the sum of ``parts``
         (points, exact). parts: each term of the module docstring (points, exact).
         goals: common goals (T-CG ids) it scores now. refill: whether it triggers a refill (T16).
-        end: whether it fills the shelf first (T23).
+        end: whether it fills the shelf first (T23). outlook: for a refill with sampling on, the
+        next player's expected best gain on the new board (quarters of a point).
     """
 
     move: Move
@@ -51,6 +59,7 @@ class RankedMove:
     goals: tuple[int, ...]
     refill: bool
     end: bool
+    outlook: RefillOutlook | None = None
 
 
 def _place(shelf: Shelf, column: int, types: tuple[int, ...]) -> Shelf:
@@ -178,8 +187,6 @@ class _Placements:
         hit = self.best_cache.get(key)
         if hit is not None:
             return hit
-        from itertools import permutations
-
         best = max(self.immediate(c, order) for order in set(permutations(types))
                    for c in range(COLUMNS) if self.room[c] >= len(types))
         self.best_cache[key] = best
@@ -194,16 +201,52 @@ def _next_best(opponent: _Placements, board: Board) -> int:
     return best
 
 
-_Scored = tuple[int, Move, tuple[int, ...], tuple[int, ...], bool, bool]
+@dataclass(frozen=True)
+class RefillOutlook:
+    """The next player's best immediate gain on the board a refill (T16) would draw, in quarters
+    of a point: the exact ``mean`` of ``samples`` seeded draws and its 95% interval
+    ``low``-``high`` (display floats, quarters). A refill draws many cells (with our layout at
+    least 13: at most 16 of its 29 cells hold pairwise non-adjacent tiles, kept with ``refill =
+    "empty"``), so 6^13+ outcomes: sampled, never enumerated."""
+
+    mean: Fraction
+    samples: int
+    low: float
+    high: float
 
 
-def _score_moves(table: Table, state: State, immediate_only: bool) -> list[_Scored]:
-    """``(total x4, move, parts x4, goals, refill, end)`` for every legal move, unsorted."""
+def _refill_outlook(table: Table, state: State, after: Board, opponent: _Placements, samples: int,
+                    rng: np.random.Generator) -> RefillOutlook:
+    """The expectation of :func:`_next_best` over the refill that follows a move leaving ``after``
+    (the bag: ``state.bag``; with ``refill = "all"`` the board's tiles go back first, T16),
+    estimated from ``samples`` boards drawn with ``rng``."""
+    before = State(after, state.bag, state.shelves, state.tokens, state.stacks, state.end_token, state.turn)
+    base = [EMPTY] * len(after) if table.rules.refill == "all" else list(after)
+    values = []
+    for _ in range(samples):
+        event = draw_refill(table, before, rng)
+        board = list(base)
+        for cell, t in zip(event.cells, event.types):
+            board[cell] = t
+        values.append(_next_best(opponent, tuple(board)))
+    stats = estimate(values)
+    return RefillOutlook(stats.mean, samples, stats.low, stats.high)
+
+
+_Scored = tuple[int | Fraction, Move, tuple[int | Fraction, ...], tuple[int, ...], bool, bool, RefillOutlook | None]
+
+
+def _score_moves(table: Table, state: State, immediate_only: bool, samples: int = 0,
+                 rng: np.random.Generator | None = None) -> list[_Scored]:
+    """``(total x4, move, parts x4, goals, refill, end, outlook)`` for every legal move, unsorted;
+    with ``samples`` > 0 (and ``rng``) a refill's denial is the expectation of
+    :func:`_refill_outlook`, else 0."""
     seat = state.turn
     mine = _Placements(table, state, seat)
     nxt = (seat + 1) % table.players
     opponent = _Placements(table, state, nxt) if not immediate_only else None
-    denial_cache: dict[tuple[int, ...], tuple[int, bool]] = {}
+    denial_cache: dict[tuple[int, ...], tuple[int | Fraction, bool, RefillOutlook | None]] = {}
+    outlooks: dict[tuple[int, ...], RefillOutlook] = {}
     scored: list[_Scored] = []
     for move in legal_moves(state):
         immediate, groups, personal, tempo, goals, end = mine.value(move.column, move.types(state.board))
@@ -215,37 +258,53 @@ def _score_moves(table: Table, state: State, immediate_only: bool) -> list[_Scor
                 board[cell] = EMPTY
             after = tuple(board)
             refill = needs_refill(after)
-            denial = 0 if refill or opponent is None else -(_next_best(opponent, after) // 2)
-            hit = denial_cache[picked] = (denial, refill)
-        denial, refill = hit
+            outlook = None
+            denial: int | Fraction = 0
+            if opponent is None:
+                pass
+            elif not refill:
+                denial = -(_next_best(opponent, after) // 2)
+            elif samples > 0 and rng is not None:
+                key = tuple(sorted(state.board[c] for c in picked)) if table.rules.refill == "all" else after
+                if key not in outlooks:
+                    outlooks[key] = _refill_outlook(table, state, after, opponent, samples, rng)
+                outlook = outlooks[key]
+                denial = -outlook.mean / 2
+            hit = denial_cache[picked] = (denial, refill, outlook)
+        denial, refill, outlook = hit
         parts = (immediate, 0, 0, 0, 0) if immediate_only else (immediate, groups, personal, tempo, denial)
-        scored.append((sum(parts), move, parts, goals, refill, end))
+        scored.append((sum(parts), move, parts, goals, refill, end, outlook))
     return scored
 
 
 def best_moves(table: Table, state: State, immediate_only: bool = False) -> list[Move]:
     """The moves :func:`rank_moves` ranks first (exact ties: all of them), without building the
-    whole ranking (the strategies' fast path)."""
+    whole ranking (the strategies' fast path; a refill's denial counts 0 here)."""
     scored = _score_moves(table, state, immediate_only)
     top = max(item[0] for item in scored)
     return [item[1] for item in scored if item[0] == top]
 
 
-def rank_moves(table: Table, state: State, immediate_only: bool = False) -> list[RankedMove]:
+def rank_moves(table: Table, state: State, immediate_only: bool = False, samples: int = 0,
+               rng: np.random.Generator | None = None) -> list[RankedMove]:
     """Every legal move of the active player, best first, with its evaluation (module docstring).
 
     Args:
         immediate_only: rank by the immediate score change alone (the ``greedy`` baseline), and
             skip the other terms (reported as 0).
+        samples, rng: for a move that triggers a refill (T16), the denial term is minus half the
+            next player's best gain on the refilled board, averaged over ``samples`` boards drawn
+            with ``rng`` (0 samples or no ``rng``: the term is 0).
     """
-    scored = _score_moves(table, state, immediate_only)
+    scored = _score_moves(table, state, immediate_only, samples, rng)
     scored.sort(key=lambda item: -item[0])
     ranked = []
     rank = 0
-    previous = None
-    for index, (total, move, parts, goals, refill, end) in enumerate(scored):
+    previous: int | Fraction | None = None
+    for index, (total, move, parts, goals, refill, end, outlook) in enumerate(scored):
         if total != previous:
             rank, previous = index + 1, total
-        ranked.append(RankedMove(move, rank, Fraction(total, QUARTER),
-                                 {name: Fraction(p, QUARTER) for name, p in zip(PARTS, parts)}, goals, refill, end))
+        ranked.append(RankedMove(move, rank, Fraction(total) / QUARTER,
+                                 {name: Fraction(p) / QUARTER for name, p in zip(PARTS, parts)}, goals, refill, end,
+                                 outlook))
     return ranked
