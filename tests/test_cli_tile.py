@@ -148,3 +148,33 @@ def test_simulate_save_to_a_directory_writes_nothing(tmp_path):
     assert_one_line_error(run("simulate", "--players", "greedy,random", "--games", "1", "--save", str(tmp_path)),
                           "--save")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_advise_rates_a_given_move():
+    """--move: the move's rank and value, the same as its row in the full ranking."""
+    result = run("advise", str(POSITION), "--move", "5,2+5,3+5,4@1", "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    row = next(m for m in data["moves"] if m["cells"] == ["5,2", "5,3", "5,4"] and m["column"] == 1)
+    assert data["move"] == row
+
+
+@pytest.mark.parametrize("move, fragment", [
+    ("6,4+7,4@1", "T10-T11"),      # (6,4) has no free side at turn start
+    ("5,2+5,4@1", "T10-T11"),      # a gap
+    ("4,4@1", "no tile"),          # an empty cell
+    ("4,5@9", "column 9"),
+    ("4,5", "bad --move"),
+    ("a,b@1", "bad --move"),
+])
+def test_advise_illegal_moves(move, fragment):
+    """Illegal picks and placements (T10-T14): one line, exit 2."""
+    assert_one_line_error(run("advise", str(POSITION), "--move", move), fragment)
+
+
+def test_advise_placement_without_room(tmp_path):
+    """T12/T14: three tiles into a column with two empty cells."""
+    def fill(d):
+        d["turn"] = 1
+        d["shelf"][0]["rows"] = ["..C..", "..B..", "..F..", "..TF.", "..TT.", "..TBC"]
+    assert_one_line_error(run("advise", _position(tmp_path, fill), "--move", "5,2+5,3+5,4@3"), "T12")

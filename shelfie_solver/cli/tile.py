@@ -16,7 +16,7 @@ from ..files import write_text_atomically
 from ..render import Report, exact, render
 from ..simulate import Summary
 from ..tile.advise import PARTS, QUARTER, RankedMove, rank_moves
-from ..tile.engine import Move, board_cell_name
+from ..tile.engine import Move, board_cell_name, check_move
 from ..tile.position import load_position
 from ..tile.rules import (TYPE_NAMES, TYPES, PersonalCard, load_cards, load_layout, load_ruleset,
                           parse_shelf, shelf_text)
@@ -126,6 +126,29 @@ def score_command(shelf_text_arg: str, personal: str | None, goals_text: str | N
 # --- advise -----------------------------------------------------------------------------------
 
 
+def parse_move(text: str) -> Move:
+    """``"4,5+4,6@3"`` -> the move taking board cells (4,5) then (4,6) into shelf column 3.
+
+    Raises:
+        TileError: not of that form (the legality is :func:`engine.check_move`'s).
+    """
+    expected = "expected board cells row,column (0-8) joined by '+', then '@' and a column 1-5, e.g. 4,5+4,6@3"
+    cells_text, at, column_text = text.replace(" ", "").partition("@")
+    try:
+        cells = []
+        for part in cells_text.split("+"):
+            row, col = (int(x) for x in part.split(","))
+            if not (0 <= row < 9 and 0 <= col < 9):
+                raise ValueError
+            cells.append(row * 9 + col)
+        column = int(column_text) - 1
+    except ValueError:
+        raise TileError(f"bad --move {text!r}; {expected}") from None
+    if not at:
+        raise TileError(f"bad --move {text!r}; {expected}")
+    return Move(tuple(cells), column)
+
+
 def _move_record(r: RankedMove, board: tuple[int, ...]) -> dict[str, Any]:
     return {"rank": r.rank, "cells": [board_cell_name(c) for c in r.move.cells], "column": r.move.column + 1,
             "order": "".join(TYPES[t] for t in r.move.types(board)), "value": exact(r.value),
@@ -164,10 +187,13 @@ def _move_text(move: Move, board: tuple[int, ...]) -> str:
               help="Boards drawn to estimate what a refill (T16) gives the next player; 0: ignore refills.")
 @click.option("--seed", type=click.IntRange(0, None), default=0, show_default=True, metavar="S",
               help="Seed of the refill samples (fixed by default, so the same position gives the same advice).")
+@click.option("--move", "move_text", default=None, metavar="CELLS@COLUMN",
+              help="Also rate this move: board cells in placement order (bottom first) joined by '+', then "
+                   "'@' and the shelf column 1-5, e.g. 4,5+4,6@3.")
 @_data_options
 @format_option
-def advise_command(position_path: str, top: int, samples: int, seed: int, rules_path: str | None,
-                   layout_path: str | None, cards_path: str | None, fmt: str) -> None:
+def advise_command(position_path: str, top: int, samples: int, seed: int, move_text: str | None,
+                   rules_path: str | None, layout_path: str | None, cards_path: str | None, fmt: str) -> None:
     """Rank every legal move (T10-T14) of the active player in a position file (TOML or JSON,
     docs/tile.md; example examples/tile/position.toml) by the advisor's evaluation.
 
@@ -177,6 +203,9 @@ def advise_command(position_path: str, top: int, samples: int, seed: int, rules_
     """
     position = load_position(position_path, load_ruleset(rules_path), load_layout(layout_path), load_cards(cards_path))
     table, state = position.table, position.state
+    mine = parse_move(move_text) if move_text is not None else None
+    if mine is not None:
+        check_move(state, mine)
     ranked = rank_moves(table, state, samples=samples, rng=np.random.default_rng(seed))
     board = state.board
     ranks = [r.rank for r in ranked]
@@ -187,11 +216,17 @@ def advise_command(position_path: str, top: int, samples: int, seed: int, rules_
     title = [f"Seat {state.turn + 1} to move ({table.players} players), personal card {card.name if card else '?'}, "
              f"goals {', '.join(f'T-CG{g}' for g in table.goals)}; {len(ranked)} legal moves (T10-T14)"]
     title += [f"{'Best' if i == 0 else 'Then'}: {_explain(r, board)}" for i, r in enumerate(ranked[:3])]
+    data: dict[str, Any] = {"turn": state.turn + 1, "players": table.players, "goals": list(table.goals)}
+    if mine is not None:  # the same state as a listed move: same cells, column and types in order (T14)
+        key = (frozenset(mine.cells), mine.column, mine.types(board))
+        rated = next(r for r in ranked if (frozenset(r.move.cells), r.move.column, r.move.types(board)) == key)
+        title.append(f"Your move (rank {rated.rank} of {len(ranked)}): {_explain(rated, board)}")
+        data["move"] = _move_record(rated, board)
     notes = ["Cells are board row,column from the top left (0-8); columns 1-5 from the left; order bottom to top.",
              "value = immediate (score change now, T25) + groups + personal (potential) + tempo + denial "
              "(docs/tile.md); exact values in JSON."]
     moves = [_move_record(r, board) for r in ranked]
-    data = {"turn": state.turn + 1, "players": table.players, "goals": list(table.goals), "moves": moves}
+    data["moves"] = moves
     click.echo(render(Report(title, ["rank", "take", "column", "order", "value", *PARTS], rows, data, notes,
                              records=moves), fmt), nl=False)
 
