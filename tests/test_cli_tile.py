@@ -152,19 +152,19 @@ def test_simulate_save_to_a_directory_writes_nothing(tmp_path):
 
 def test_advise_rates_a_given_move():
     """--move: the move's rank and value, the same as its row in the full ranking."""
-    result = run("advise", str(POSITION), "--move", "5,2+5,3+5,4@1", "--format", "json")
+    result = run("advise", str(POSITION), "--move", "6,5+6,4+6,3@4", "--format", "json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    row = next(m for m in data["moves"] if m["cells"] == ["5,2", "5,3", "5,4"] and m["column"] == 1)
+    row = next(m for m in data["moves"] if set(m["cells"]) == {"6,3", "6,4", "6,5"} and m["column"] == 4)
     assert data["move"] == row
 
 
 @pytest.mark.parametrize("move, fragment", [
-    ("6,4+7,4@1", "T10-T11"),      # (6,4) has no free side at turn start
-    ("5,2+5,4@1", "T10-T11"),      # a gap
-    ("4,4@1", "no tile"),          # an empty cell
-    ("4,5@9", "column 9"),
-    ("4,5", "bad --move"),
+    ("5,4@1", "T10-T11"),          # (5,4) has no free side at turn start
+    ("6,3+6,5@1", "T10-T11"),      # a gap
+    ("7,4@1", "no tile"),          # an empty cell
+    ("6,3@9", "column 9"),
+    ("6,3", "bad --move"),
     ("a,b@1", "bad --move"),
 ])
 def test_advise_illegal_moves(move, fragment):
@@ -176,5 +176,5 @@ def test_advise_placement_without_room(tmp_path):
     """T12/T14: three tiles into a column with two empty cells."""
     def fill(d):
         d["turn"] = 1
-        d["shelf"][0]["rows"] = ["..C..", "..B..", "..F..", "..TF.", "..TT.", "..TBC"]
-    assert_one_line_error(run("advise", _position(tmp_path, fill), "--move", "5,2+5,3+5,4@3"), "T12")
+        d["shelf"][0]["rows"] = ["..T..", "..B..", "..F..", "..TF.", "..TT.", "..TBF"]
+    assert_one_line_error(run("advise", _position(tmp_path, fill), "--move", "6,3+6,4+6,5@3"), "T12")
