@@ -92,3 +92,25 @@ def test_refill_outlook_when_every_draw_is_a_cat():
             assert r.parts["denial"] == -r.outlook.mean / 8
             assert r.outlook.low <= r.outlook.mean <= r.outlook.high
     assert rank_moves(table, state)[0].outlook is None  # no samples: refills count 0
+
+
+def test_next_best_after_a_pick_equals_a_fresh_enumeration():
+    """The denial term's shortcut (picks of the current board that avoid the taken cells, plus
+    picks through newly freed tiles, T10) equals enumerating the next player's picks on the
+    board after the pick, for every pick of many positions."""
+    from shelfie_solver.tile.advise import _next_best, _NextBest
+    from shelfie_solver.tile.engine import legal_picks
+    from shelfie_solver.tile.rules import EMPTY
+
+    checked = 0
+    for seed in (1, 2, 3):
+        for index, (table, state) in enumerate(_positions(seed, 40)):
+            if index % 2:
+                continue
+            opponent = _Placements(table, state, (state.turn + 1) % 2)
+            shortcut = _NextBest(opponent, state.board)
+            for pick in legal_picks(state.board, state.shelves[state.turn]):
+                after = tuple(EMPTY if i in pick else t for i, t in enumerate(state.board))
+                assert shortcut.after(pick) == _next_best(opponent, after)
+                checked += 1
+    assert checked > 500
