@@ -18,7 +18,7 @@ the sum of
   refill draws 13+ cells, too many to enumerate; the ``advisor`` strategy counts 0 there).
 
 Shelf outcomes depend only on (column, types placed), so each is computed once per position and
-shared by every pick of the same types. ``greedy`` ranks by ``immediate`` alone.
+shared by every pick of the same types. The ``greedy`` baseline ranks by ``immediate`` alone.
 """
 
 from __future__ import annotations
@@ -282,7 +282,8 @@ def _score_moves(table: Table, state: State, immediate_only: bool, samples: int 
                  rng: np.random.Generator | None = None) -> list[_Scored]:
     """``(total x4, move, parts x4, goals, refill, end, outlook)`` for every legal move, unsorted;
     with ``samples`` > 0 (and ``rng``) a refill's denial is the expectation of
-    :func:`_refill_outlook`, else 0."""
+    :func:`_refill_outlook`, else 0. ``immediate_only`` (greedy): the total is the immediate gain
+    and the other fields are empty."""
     seat = state.turn
     mine = _Placements(table, state, seat)
     nxt = (seat + 1) % table.players
@@ -292,6 +293,9 @@ def _score_moves(table: Table, state: State, immediate_only: bool, samples: int 
     outlooks: dict[tuple[int, ...], RefillOutlook] = {}
     scored: list[_Scored] = []
     for move in legal_moves(state):
+        if immediate_only:  # greedy: the incremental gain alone (goals and end not reported)
+            scored.append((mine.immediate(move.column, move.types(state.board)), move, (), (), False, False, None))
+            continue
         immediate, groups, personal, tempo, goals, end = mine.value(move.column, move.types(state.board))
         picked = tuple(sorted(move.cells))
         hit = denial_cache.get(picked)
@@ -315,31 +319,30 @@ def _score_moves(table: Table, state: State, immediate_only: bool, samples: int 
                 denial = -outlook.mean / 2
             hit = denial_cache[picked] = (denial, refill, outlook)
         denial, refill, outlook = hit
-        parts = (immediate, 0, 0, 0, 0) if immediate_only else (immediate, groups, personal, tempo, denial)
+        parts = (immediate, groups, personal, tempo, denial)
         scored.append((sum(parts), move, parts, goals, refill, end, outlook))
     return scored
 
 
 def best_moves(table: Table, state: State, immediate_only: bool = False) -> list[Move]:
     """The moves :func:`rank_moves` ranks first (exact ties: all of them), without building the
-    whole ranking (the strategies' fast path; a refill's denial counts 0 here)."""
+    whole ranking (the strategies' fast path; a refill's denial counts 0 here); with
+    ``immediate_only`` the moves of best immediate score change (T25) instead."""
     scored = _score_moves(table, state, immediate_only)
     top = max(item[0] for item in scored)
     return [item[1] for item in scored if item[0] == top]
 
 
-def rank_moves(table: Table, state: State, immediate_only: bool = False, samples: int = 0,
+def rank_moves(table: Table, state: State, samples: int = 0,
                rng: np.random.Generator | None = None) -> list[RankedMove]:
     """Every legal move of the active player, best first, with its evaluation (module docstring).
 
     Args:
-        immediate_only: rank by the immediate score change alone (the ``greedy`` baseline), and
-            skip the other terms (reported as 0).
         samples, rng: for a move that triggers a refill (T16), the denial term is minus half the
             next player's best gain on the refilled board, averaged over ``samples`` boards drawn
             with ``rng`` (0 samples or no ``rng``: the term is 0).
     """
-    scored = _score_moves(table, state, immediate_only, samples, rng)
+    scored = _score_moves(table, state, False, samples, rng)
     scored.sort(key=lambda item: -item[0])
     ranked = []
     rank = 0
