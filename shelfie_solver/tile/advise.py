@@ -121,6 +121,8 @@ class _Placements:
         self.empty = self.shelf.count(EMPTY)
 
     def value(self, column: int, types: tuple[int, ...]) -> tuple[int, int, int, int, tuple[int, ...], bool]:
+        """Place ``types`` (bottom first) in ``column``: the evaluation terms (quarters of a
+        point), the goals completed (T18) and whether the shelf is now full first (T23)."""
         key = (column, types)
         hit = self.cache.get(key)
         if hit is not None:
@@ -129,14 +131,13 @@ class _Placements:
         adjacency, personal, group_potential, personal_potential = _features(shelf, self.card)
         goals = []
         tokens = 0
-        for slot, goal in enumerate(self.table.goals):  # T18: the next token if the goal holds now
-            stack = self.state.stacks[slot]
-            if self.state.tokens[self.seat][slot] == 0 and stack and goal_holds(goal, shelf, self.table.rules):
+        for slot, goal in self.open_slots:  # T18: the next token if the goal holds now
+            if goal_holds(goal, shelf, self.table.rules):
                 goals.append(goal)
-                tokens += stack[0]
+                tokens += self.state.stacks[slot][0]
         end = self.state.end_token is None and EMPTY not in shelf  # T23
         immediate = (adjacency - self.base[0]) + (personal - self.base[1]) + tokens + (1 if end else 0)
-        result = (QUARTER * immediate, (group_potential - self.base[2]) // 1, (personal_potential - self.base[3]),
+        result = (QUARTER * immediate, group_potential - self.base[2], personal_potential - self.base[3],
                   _tempo(shelf) - self.base_tempo, tuple(goals), end)
         self.cache[key] = result
         return result
