@@ -178,3 +178,21 @@ def test_advise_placement_without_room(tmp_path):
         d["turn"] = 1
         d["shelf"][0]["rows"] = ["..T..", "..B..", "..F..", "..TF.", "..TT.", "..TBF"]
     assert_one_line_error(run("advise", _position(tmp_path, fill), "--move", "6,3+6,4+6,5@3"), "T12")
+
+
+def test_simulate_progress_bar_in_a_terminal():
+    """In a real pseudo-terminal `tile simulate` shows a progress bar on stderr, then the table."""
+    import os
+    import sys
+
+    pexpect = pytest.importorskip("pexpect")
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(root), COLUMNS="120")
+    child = pexpect.spawn(sys.executable, ["-c", "from shelfie_solver.cli import main; main()", "tile", "simulate",
+                                           "--players", "greedy,random", "--games", "3", "--seed", "1", "--jobs", "1"],
+                          env=env, encoding="utf-8", timeout=60)
+    child.expect("Playing")
+    child.expect("win rate")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
