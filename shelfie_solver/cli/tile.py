@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import numpy as np
@@ -14,17 +14,17 @@ import numpy as np
 from ..errors import TileError
 from ..files import write_text_atomically
 from ..render import Report, exact, render
-from ..simulate import Summary
 from ..tile.advise import PARTS, QUARTER, RankedMove, rank_moves
 from ..tile.engine import Move, board_cell_name, check_move
 from ..tile.position import load_position
 from ..tile.rules import (TYPE_NAMES, TYPES, PersonalCard, load_cards, load_layout, load_ruleset,
                           parse_shelf, shelf_text)
 from ..tile.shelf import COMMON_GOALS, score_shelf
-from ..tile.simulate import TILE_STATISTICS, simulate_tile
 from ..tile.strategies import TILE_STRATEGIES, parse_tile_players
 from .options import F, format_option, jobs_option, seed_option
-from .simulate import _check_writable, _estimate_data, _interval, _seat_label
+
+if TYPE_CHECKING:
+    from ..simulate import Summary
 
 _FILE = click.Path(exists=True, dir_okay=False, readable=True)
 
@@ -254,6 +254,9 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
     Example:
       shelfie-solve tile simulate --players advisor,greedy --games 200 --seed 1
     """
+    from ..tile.simulate import simulate_tile  # imported here, with the simulation statistics: advise starts faster
+    from .simulate import _check_writable
+
     rules, layout, cards = load_ruleset(rules_path), load_layout(layout_path), load_cards(cards_path)
     players = parse_tile_players(players_text)
     if save_path is not None:
@@ -272,6 +275,9 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
 
 def _summary_report(summary: Summary, layout_name: str, saved: str | None) -> Report:
     """One column per seat, one row per statistic (:data:`TILE_STATISTICS`), 95% intervals."""
+    from ..tile.simulate import TILE_STATISTICS
+    from .simulate import _estimate_data, _interval, _seat_label
+
     seats = summary.seats
     title = [f"{summary.games} tile game{'s' if summary.games != 1 else ''} of {', '.join(summary.players)} "
              f"on layout {layout_name!r}, seed {summary.seed}",

@@ -29,7 +29,6 @@ from itertools import permutations
 
 import numpy as np
 
-from ..simulate import estimate
 
 from .engine import (BOARD_NEIGHBOURS, Board, Move, State, Table, column_room, draw_refill, free_cells, legal_moves,
                      legal_picks, needs_refill)
@@ -222,6 +221,8 @@ def _refill_outlook(table: Table, state: State, after: Board, opponent: _Placeme
     """The expectation of :func:`_next_best` over the refill that follows a move leaving ``after``
     (the bag: ``state.bag``; with ``refill = "all"`` the board's tiles go back first, T16),
     estimated from ``samples`` boards drawn with ``rng``."""
+    from ..simulate import estimate  # here: the dice game's simulation module is not needed otherwise
+
     before = State(after, state.bag, state.shelves, state.tokens, state.stacks, state.end_token, state.turn)
     base = [EMPTY] * len(after) if table.rules.refill == "all" else list(after)
     values = []
