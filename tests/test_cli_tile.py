@@ -196,3 +196,16 @@ def test_simulate_progress_bar_in_a_terminal():
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+def test_simulate_csv_is_one_record_per_seat_and_statistic():
+    """CSV: numbers only, one row per seat and statistic; the win rates of a game sum to 1 (T26)."""
+    import csv
+    import io
+
+    result = run("simulate", "--players", "greedy,random", "--games", "3", "--seed", "4", "--jobs", "1", "--format", "csv")
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert len(rows) == 2 * 6
+    wins = [Fraction(r["mean"]) for r in rows if r["statistic"] == "win"]
+    assert sum(wins) == 1

@@ -297,4 +297,8 @@ def _summary_report(summary: Summary, layout_name: str, saved: str | None) -> Re
              "at random each game (T9)."]
     if saved:
         notes.append(f"Games saved to {saved} (JSON Lines, replayable).")
-    return Report(title, ["statistic"] + [_seat_label(summary, s.seat) for s in seats], rows, data, notes)
+    records = [{"seat": s.seat + 1, "strategy": s.strategy, "statistic": key, "mean": exact(e.mean),
+                "mean_float": float(e.mean), "ci_low": e.low, "ci_high": e.high, "sd": e.sd, "games": e.n}
+               for s in seats for key, _ in TILE_STATISTICS for e in [s.stats[key]]]
+    return Report(title, ["statistic"] + [_seat_label(summary, s.seat) for s in seats], rows, data, notes,
+                  records=records)
