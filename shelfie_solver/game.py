@@ -96,6 +96,17 @@ class Mark:
 
 
 @dataclass(frozen=True)
+class UncheckedMark:
+    """``player`` marked ``cells`` with dice nobody recorded (an opponent's marking told at the
+    table, ``shelfie-solve play``): only D4 and D9 are checked (distinct available items, at
+    most ``combinations_per_turn``), not the dice (D8, D10-D12). Never made by :func:`play_game`."""
+
+    kind: ClassVar[str] = "unchecked"
+    player: int
+    cells: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class Fail:
     """Failed result (D13): ``player`` gives up ``shelf`` (0-based), eliminating ``cells``."""
 
@@ -149,8 +160,8 @@ class GameOver:
     winners: tuple[int, ...]
 
 
-Event = Start | Roll | Hold | Mark | Fail | Pass | Block | EndTriggered | GameOver
-EVENT_TYPES: dict[str, type] = {cls.kind: cls for cls in (Start, Roll, Hold, Mark, Fail, Pass, Block,
+Event = Start | Roll | Hold | Mark | UncheckedMark | Fail | Pass | Block | EndTriggered | GameOver
+EVENT_TYPES: dict[str, type] = {cls.kind: cls for cls in (Start, Roll, Hold, Mark, UncheckedMark, Fail, Pass, Block,
                                                           EndTriggered, GameOver)}
 
 
@@ -402,23 +413,36 @@ def play_game(board: Board, rules: Ruleset, strategies: Sequence[Strategy], dice
         raise GameError(f"first player {first} is not a seat 0..{n - 1}")
     events: list[Event] = [Start(n, first, tuple(str(m) for m in start))]
     state = GameState(board, rules, start, first, first, 0, False)
-    trigger = end_trigger_shelves(board, rules)
     while True:
         seat = state.active
         sheets_now = _play_turn(state, strategies[seat], dice, seat_rngs[seat], events)
-        triggered = state.end_triggered
-        if not triggered:
-            hit = tuple(p for p, m in enumerate(sheets_now) if m.closed_shelves() >= trigger)
-            if hit:
-                events.append(EndTriggered(seat, hit))
-                triggered = True
-        last_of_round = (seat - first) % n == n - 1
-        if triggered and last_of_round:  # D18: the round is played out, then the game ends
+        following = finish_turn(state, sheets_now, events)
+        if following is None:
             break
-        state = GameState(board, rules, sheets_now, (seat + 1) % n, first, state.turn + 1, triggered)
-    turns = state.turn + 1
-    events.append(_game_over(board, rules, sheets_now, turns // n))
+        state = following
     return Game(board, rules, tuple(s.name for s in strategies), tuple(events), sheets_now)
+
+
+def finish_turn(state: GameState, sheets: tuple[Marks, ...], events: list[Event]) -> GameState | None:
+    """End the active player's turn, whose sheets are now ``sheets``: append :class:`EndTriggered`
+    when this turn fires D17's trigger, and :class:`GameOver` when the game ends (D18: the round
+    is played out once the end is triggered).
+
+    Returns:
+        The state of the next turn, or ``None`` when the game is over.
+    """
+    board, rules, seat, n = state.board, state.rules, state.active, state.players
+    triggered = state.end_triggered
+    if not triggered:
+        trigger = end_trigger_shelves(board, rules)
+        hit = tuple(p for p, m in enumerate(sheets) if m.closed_shelves() >= trigger)
+        if hit:
+            events.append(EndTriggered(seat, hit))
+            triggered = True
+    if triggered and (seat - state.first) % n == n - 1:  # D18: the round is played out, then the game ends
+        events.append(_game_over(board, rules, sheets, (state.turn + 1) // n))
+        return None
+    return GameState(board, rules, sheets, (seat + 1) % n, state.first, state.turn + 1, triggered)
 
 
 def _play_turn(state: GameState, strategy: Strategy, source: DiceSource, rng: np.random.Generator,
