@@ -22,6 +22,7 @@ COMMANDS = {
     "cheatsheet": "cheatsheet:cheatsheet_command",
     "simulate": "simulate:simulate_command",
     "play": "play:play_command",
+    "review": "review:review_command",
 }
 
 
