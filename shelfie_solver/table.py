@@ -44,8 +44,6 @@ from .files import FileWriteError, resolve_target, write_text_atomically
 from .game import (
     GAME_FORMAT,
     MAX_PLAYERS,
-    Block,
-    EndTriggered,
     Event,
     Fail,
     Game,
