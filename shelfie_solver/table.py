@@ -219,7 +219,11 @@ def act(table: Table, action: Action) -> Table:
         if not len(legal):
             raise TableError(f"nothing can be marked with {dice_codes(table.dice, rules)}: a failed result "
                              "(D13): give up a shelf")
-        legal.position(first.cells)  # raises GameError when not legal (D8-D14)
+        if tuple(sorted(first.cells)) not in legal.all_cells():
+            shown = ", ".join(" ".join(board.cell_name(c) for c in cells) for cells in legal.all_cells()[:6])
+            raise TableError(f"{' '.join(board.cell_name(c) for c in first.cells)} is not a legal marking of "
+                             f"{dice_codes(table.dice, rules)} (D8-D14); legal include: {shown}"
+                             f"{' ...' if len(legal) > 6 else ''}")
         return _end_turn(table, _mark_and_block(table.state, first.cells, events), events)
     if kinds == (UncheckedMark,):
         assert isinstance(first, UncheckedMark)

@@ -100,7 +100,7 @@ def midgame(tmp_path: Path) -> str:
     (["reroll", "{g}", "--keep", "CCBB", "PPG"], ["re-rolls 2 dice", "3 new dice"]),
     (["reroll", "{g}", "--keep", "CCBB", "XY"], ["unknown face"]),
     (["reroll", "{g}", "--keep", "BBCCGP", ""], ["stopping"]),
-    (["mark", "{g}", "r5c5"], ["not legal"]),
+    (["mark", "{g}", "r5c5"], ["not a legal marking"]),
     (["mark", "{g}", "r9c1"], ["not on the board"]),
     (["mark", "{g}", "r1c1", "r1c1"], ["twice"]),
     (["mark", "{g}", "r1c1", "--unchecked"], ["are recorded"]),
@@ -147,7 +147,7 @@ def test_hand_edited_file_names_the_first_bad_event(midgame: str):
     data = json.loads(Path(midgame).read_text())
     data["events"].append({"event": "mark", "player": 0, "cells": ["r5c5"]})
     Path(midgame).write_text(json.dumps(data))
-    line = assert_one_line_error(play("status", midgame), "event 2", "not legal")
+    line = assert_one_line_error(play("status", midgame), "event 2", "not a legal marking")
     assert "mark" in line
     data["events"][1]["dice"] = "CCB"
     Path(midgame).write_text(json.dumps(data))

@@ -69,7 +69,8 @@ def review_report(result: Review, table: Table, threshold: Fraction) -> Report:
     costliest below)."""
     decisions = result.decisions
     title = [f"Review of {result.player} (seat {result.seat + 1}), objective {result.objective}: "
-             f"{len(decisions)} decisions in {result.turns} turns",
+             f"{len(decisions)} decision{'s' if len(decisions) != 1 else ''} in {result.turns} "
+             f"turn{'s' if result.turns != 1 else ''}",
              f"Mean loss per decision {decimal(result.mean_loss)} = {exact(result.mean_loss)}; "
              f"per turn {decimal(result.mean_loss_per_turn)}; total {decimal(result.total_loss)}",
              f"Decisions losing more than {decimal(threshold)}: {result.over(threshold)}"]
