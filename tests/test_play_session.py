@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminal
 def spawn(game: str) -> pexpect.spawn:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
     child = pexpect.spawn(sys.executable, ["-c", "from shelfie_solver.cli import main; main()", "play", game],
-                          env=env, encoding="utf-8", timeout=30, dimensions=(50, 200))
+                          env=env, encoding="utf-8", timeout=120, dimensions=(50, 200))
     return child
 
 
