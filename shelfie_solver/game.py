@@ -704,20 +704,36 @@ def game_from_dict(data: dict[str, Any]) -> Game:
     Raises:
         GameError: not a saved game, bad rules/board/events, or it does not replay.
     """
+    rules, board, players, events = saved_game_parts(data)
+    if not events or not isinstance(events[-1], GameOver):
+        raise GameError("saved game: the last event must be 'over'")
+    return replay(Game(board, rules, players, events, ()))
+
+
+def saved_game_parts(data: Any) -> tuple[Ruleset, Board, tuple[str, ...], tuple[Event, ...]]:
+    """The rules, board, player names and events of a saved game's JSON object, each event
+    read (:func:`event_from_dict`) but not yet checked against the rules (no replay).
+
+    Raises:
+        GameError: not a saved game, or bad rules, board or events (naming the first bad event).
+    """
     if not isinstance(data, dict) or data.get("format") != GAME_FORMAT:
         raise GameError(f"not a saved game: expected a JSON object with \"format\": \"{GAME_FORMAT}\"")
     try:
         rules = _cached_rules(json.dumps(data["rules"], sort_keys=True))
         board = _cached_board(json.dumps(data["board"], sort_keys=True), rules)
         players = tuple(str(p) for p in data["players"])
-        events = tuple(event_from_dict(e, board, rules) for e in data["events"])
+        events = []
+        for i, item in enumerate(data["events"]):
+            try:
+                events.append(event_from_dict(item, board, rules))
+            except GameError as error:
+                raise GameError(f"event {i}: {error}") from None
     except KeyError as error:
         raise GameError(f"saved game: missing key {error}; expected format, players, rules, board, events") from None
     except TypeError as error:
         raise GameError(f"saved game: malformed ({error})") from None
-    if not events or not isinstance(events[-1], GameOver):
-        raise GameError("saved game: the last event must be 'over'")
-    return replay(Game(board, rules, players, events, ()))
+    return rules, board, players, tuple(events)
 
 
 @cache

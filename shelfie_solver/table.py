@@ -42,7 +42,6 @@ from .dice import Counts, dice_codes
 from .errors import ShelfieError
 from .files import FileWriteError, resolve_target, write_text_atomically
 from .game import (
-    GAME_FORMAT,
     MAX_PLAYERS,
     Event,
     Fail,
@@ -56,13 +55,11 @@ from .game import (
     Roll,
     Start,
     UncheckedMark,
-    _cached_board,
-    _cached_rules,
     _mark_and_block,
-    event_from_dict,
     finish_turn,
     game_to_dict,
     legal_sets,
+    saved_game_parts,
 )
 from .objectives import Objective, parse_objective
 from .rules import Ruleset
@@ -354,25 +351,10 @@ def table_from_text(text: str, source: str = "game file") -> Table:
 
 def table_from_dict(data: Any, source: str = "game file") -> Table:
     """:func:`table_from_text` of parsed JSON."""
-    if not isinstance(data, dict) or data.get("format") != GAME_FORMAT:
-        raise TableError(f"{source} is not a saved game: expected a JSON object with \"format\": \"{GAME_FORMAT}\"")
     try:
-        rules = _cached_rules(json.dumps(data["rules"], sort_keys=True))
-        board = _cached_board(json.dumps(data["board"], sort_keys=True), rules)
-        players = tuple(str(p) for p in data["players"])
-        raw = data["events"]
-        if not isinstance(raw, list):
-            raise TableError(f"{source}: \"events\" must be a list")
-        events = []
-        for i, item in enumerate(raw):
-            try:
-                events.append(event_from_dict(item, board, rules))
-            except ShelfieError as error:
-                raise TableError(f"{source}: event {i}: {error}") from None
-    except KeyError as error:
-        raise TableError(f"{source}: missing key {error}; expected format, players, rules, board, events") from None
-    except TypeError as error:
-        raise TableError(f"{source}: malformed ({error})") from None
+        rules, board, players, events = saved_game_parts(data)
+    except GameError as error:
+        raise TableError(f"{source}: {error}") from None
     try:
         return table_from_events(board, rules, players, events)
     except TableError as error:
