@@ -30,7 +30,16 @@ from .errors import ShelfieError
 from .game import Fail, Hold, Mark, Roll, UncheckedMark
 from .objectives import Objective, Strategic
 from .render import keep_label
-from .table import Table, TableError, act, new_table, objective_for, split_actions, table_from_dict
+from .table import (
+    Table,
+    TableError,
+    act,
+    new_table,
+    objective_for,
+    read_text_file,
+    split_actions,
+    table_from_dict,
+)
 
 
 @dataclass(frozen=True)
@@ -165,11 +174,7 @@ def load_reviewable(path: str, game: int = 1) -> Table:
     Raises:
         TableError: the file cannot be read, holds fewer games, or the game is malformed.
     """
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except (OSError, UnicodeDecodeError) as error:
-        raise TableError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
+    text = read_text_file(path)
     lines = [line for line in text.splitlines() if line.strip()]
     try:
         whole = json.loads(text)

@@ -229,7 +229,7 @@ def act(table: Table, action: Action) -> Table:
         cells = first.cells
         if not 1 <= len(cells) <= rules.combinations_per_turn or not marks.can_mark(cells) \
                 or tuple(sorted(cells)) != cells:
-            raise TableError(f"{table.active_name} cannot mark {[board.cell_name(c) for c in cells]}: 1 to "
+            raise TableError(f"{table.active_name} cannot mark {' '.join(board.cell_name(c) for c in cells)}: 1 to "
                              f"{rules.combinations_per_turn} distinct available items (D4, D9)")
         return _end_turn(table, _mark_and_block(table.state, cells, events), events)
     if kinds == (Fail,):
@@ -367,10 +367,15 @@ def read_table(path: str) -> Table:
     Raises:
         TableError: the file cannot be read or is not a game (:func:`table_from_text`).
     """
-    return table_from_text(_read(path), path)
+    return table_from_text(read_text_file(path), path)
 
 
-def _read(path: str) -> str:
+def read_text_file(path: str) -> str:
+    """The text of a file (UTF-8).
+
+    Raises:
+        TableError: it cannot be read (the message names the path and the reason).
+    """
     try:
         with open(path, encoding="utf-8") as handle:
             return handle.read()
@@ -430,7 +435,7 @@ def update_file(path: str, change: Callable[[Table], Table]) -> tuple[Table, Tab
         TableError and other :class:`ShelfieError`: from reading, ``change`` or writing.
     """
     with _locked(path):
-        before = table_from_text(_read(path), path)
+        before = table_from_text(read_text_file(path), path)
         after = change(before)
         if after.events != before.events:
             try:

@@ -56,6 +56,10 @@ def test_complete_three_player_game(tmp_path: Path):
     out = ok("mark", game, "--unchecked", "r1c3", "r1c4", "r1c5")
     assert "Ann completed shelf 1: Ben loses r1c1 r1c2 r1c3 r1c4 r1c5 (blocked, D15)" in out
     assert "me loses r1c1 r1c2 r1c3 r1c4 r1c5" in out
+    before = Path(game).read_bytes()  # Ben's shelf 1 is blocked: none of it can be marked (D15, D16)
+    assert_one_line_error(play("mark", game, "--unchecked", "r1c1", "--player", "Ben"), "cannot mark r1c1")
+    assert_one_line_error(play("mark", game, "--unchecked", "r2c1", "--player", "me"), "Ben's turn, not me's")
+    assert Path(game).read_bytes() == before
     out = ok("roll", game, "CCCCCC")
     assert "give up" in out.lower() or "failed" in out.lower()
     out = ok("fail", game, "--shelf", "2")
