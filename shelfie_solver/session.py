@@ -19,7 +19,8 @@ from .errors import ShelfieError
 from .game import Fail, Hold, Mark, Roll, UncheckedMark
 from .render import render
 from .table import Action, Table, TableError, act, objective_for, read_table, undo, update_file
-from .table_report import describe, status_report, step_report
+from .board import score
+from .table_report import describe, sheet_grid, status_report, step_report
 
 
 def check_player(table: Table, player: str | None) -> None:
@@ -155,8 +156,14 @@ class Session:
         return f"{table.active_name} {step}> "
 
     def advice(self) -> str:
-        """The advice (or final table) for the current step."""
-        return render(step_report(self.table(), self.objective, self.top), "table")
+        """The active player's sheet and the advice for the current step (or the final table)."""
+        table = self.table()
+        advice = render(step_report(table, self.objective, self.top), "table")
+        if table.over is not None:
+            return advice
+        marks = table.state.marks
+        head = f"{table.active_name}'s sheet ({score(table.board, marks, table.rules)} points):"
+        return "\n".join([head, *sheet_grid(table.board, table.rules, marks), "", advice])
 
     def handle(self, line: str) -> str:
         """Carry out one typed line; return what to show. Bad input gives ``Error: ...`` and
