@@ -34,10 +34,10 @@ from .table import (
     Table,
     TableError,
     act,
-    new_table,
     objective_for,
     read_text_file,
     split_actions,
+    start_table,
     table_from_dict,
 )
 
@@ -118,7 +118,7 @@ def review(table: Table, seat: int, objective: str = "strategic") -> Review:
         raise TableError(f"seat {seat + 1} is not in this game; seats 1..{len(table.players)}")
     board, rules = table.board, table.rules
     actions = [action for _, action in split_actions(table.events)]
-    now = new_table(board, rules, table.players, table.state.first)
+    now = start_table(board, rules, table.players, table.state.first)
     decisions: list[Decision] = []
     unchecked = turns = 0
     solved: dict[tuple[int, int], tuple[Objective, TurnSolution]] = {}

@@ -153,6 +153,16 @@ def new_table(board: Board, rules: Ruleset, players: Sequence[str], first: int) 
         raise TableError(f"player names must be non-empty words without spaces, got {list(names)}")
     if len({n.lower() for n in names}) != len(names):
         raise TableError(f"player names must differ, got {list(names)}")
+    return start_table(board, rules, names, first)
+
+
+def start_table(board: Board, rules: Ruleset, players: tuple[str, ...], first: int) -> Table:
+    """The start of a game as recorded (names as they are: ``simulate`` repeats strategy names).
+
+    Raises:
+        TableError: a bad first seat.
+    """
+    names = players
     if not 0 <= first < len(names):
         raise TableError(f"first player {first + 1} is not a seat 1..{len(names)}")
     sheets = tuple(Marks.empty(board) for _ in names)
@@ -291,7 +301,9 @@ def table_from_events(board: Board, rules: Ruleset, players: tuple[str, ...], ev
         raise TableError(f"game file: {len(players)} player names but {start.players} players")
     if not 0 <= start.first < start.players:
         raise TableError(f"game file: event 0: first player {start.first} is not a seat")
-    table = new_table(board, rules, players, start.first)
+    if not 1 <= len(players) <= MAX_PLAYERS:
+        raise TableError(f"game file: {len(players)} players; a game has 1 to {MAX_PLAYERS} (D1)")
+    table = start_table(board, rules, players, start.first)
     if table.events[0] != start:
         raise TableError("game file: event 0: the sheets must start empty")
     for index, action in split_actions(events):
@@ -320,7 +332,7 @@ def undo(table: Table, count: int = 1) -> Table:
     if not 1 <= count <= len(actions):
         raise TableError(f"cannot undo {count} action{'s' if count != 1 else ''}: "
                          f"{len(actions)} taken; expected 1..{max(len(actions), 1)}")
-    fresh = new_table(table.board, table.rules, table.players, table.state.first)
+    fresh = start_table(table.board, table.rules, table.players, table.state.first)
     for _, action in actions[: len(actions) - count]:
         fresh = act(fresh, action)
     return fresh

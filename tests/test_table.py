@@ -8,6 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from shelfie_solver.game import Fail, UncheckedMark, game_to_dict, play_seeded
 from shelfie_solver.strategies import strategy_named
 from shelfie_solver.table import (
@@ -15,6 +18,7 @@ from shelfie_solver.table import (
     create_file,
     new_table,
     read_table,
+    split_actions,
     table_from_dict,
     undo,
     warnings,
@@ -99,3 +103,20 @@ update_file({path!r}, change)
     marked = sorted(c for m in table.sheets for c in range(25) if m.marked >> c & 1)
     assert marked == [0, 6]
     json.loads(Path(path).read_text())
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), players=st.integers(1, 4), back=st.integers(1, 6))
+def test_any_simulated_game_derives_and_undoes(board, rules, seed, players, back):
+    """Property: a game of random play, derived action by action through the table, gives the
+    engine's very events (blocks, passes, end trigger, scores); undoing k actions and redoing
+    them gives the same game again."""
+    game = play_seeded(board, rules, [strategy_named("random")] * players, seed)
+    table = table_from_dict(game_to_dict(game))
+    assert table.events == game.events
+    actions = [a for _, a in split_actions(table.events)]
+    k = min(back, len(actions))
+    again = undo(table, k)
+    for action in actions[len(actions) - k:]:
+        again = act(again, action)
+    assert again.events == table.events
