@@ -357,6 +357,10 @@ def table_from_text(text: str, source: str = "game file") -> Table:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
+        games = sum(1 for line in text.splitlines() if line.lstrip().startswith("{"))
+        if games > 1:
+            raise TableError(f"{source} holds {games} games (JSON Lines); play acts on a file of one game "
+                             "(review --game N reads one of many)") from None
         raise TableError(f"{source} is not a saved game: not valid JSON ({error}); a truncated file?") from None
     return table_from_dict(data, source)
 

@@ -181,4 +181,5 @@ def test_simulated_game_reads_as_a_table(tmp_path: Path):
     out = CliRunner().invoke(main, ["review", str(path), "--game", "2", "--player", "2", "--format", "csv"])
     assert out.exit_code == 0 and out.stdout.startswith("number,round,decision")
     assert_one_line_error(CliRunner().invoke(main, ["review", str(path), "--game", "3"]), "holds 2 games")
+    assert_one_line_error(play("status", str(path)), "holds 2 games", "review --game N")
     assert_one_line_error(CliRunner().invoke(main, ["review", str(path), "--threshold", "x"]), "not a number")
