@@ -295,30 +295,31 @@ def table_from_events(board: Board, rules: Ruleset, players: tuple[str, ...], ev
             recorded derived event differs from what the rules give (names the event number).
     """
     if not events or not isinstance(events[0], Start):
-        raise TableError("game file: the first event must be 'start'")
+        raise TableError("the first event must be 'start'")
     start = events[0]
     if start.players != len(players):
-        raise TableError(f"game file: {len(players)} player names but {start.players} players")
+        raise TableError(f"{len(players)} player names but {start.players} players")
     if not 0 <= start.first < start.players:
-        raise TableError(f"game file: event 0: first player {start.first} is not a seat")
+        raise TableError(f"event 0: first player {start.first} is not a seat")
     if not 1 <= len(players) <= MAX_PLAYERS:
-        raise TableError(f"game file: {len(players)} players; a game has 1 to {MAX_PLAYERS} (D1)")
+        raise TableError(f"{len(players)} players; a game has 1 to {MAX_PLAYERS} (D1)")
     table = start_table(board, rules, players, start.first)
     if table.events[0] != start:
-        raise TableError("game file: event 0: the sheets must start empty")
+        raise TableError("event 0: the sheets must start empty")
     for index, action in split_actions(events):
         try:
             table = act(table, action)
         except ShelfieError as error:
-            raise TableError(f"game file: event {index} ({action[0].kind}): {error}") from None
+            raise TableError(f"event {index} ({action[0].kind}): {error}") from None
     for i, (old, new) in enumerate(zip(events, table.events)):
         if old != new:
-            raise TableError(f"game file: event {i} is {old.kind} {old!r} but the rules give {new!r}")
-    if len(events) != len(table.events):
-        i = min(len(events), len(table.events))
-        missing = table.events[i] if i < len(table.events) else events[i]
-        raise TableError(f"game file: event {i}: {len(events)} events recorded, the rules give "
-                         f"{len(table.events)} ({missing.kind} at {i})")
+            raise TableError(f"event {i} ({old.kind}): recorded {old!r} but the rules give {new!r}")
+    if len(events) < len(table.events):
+        raise TableError(f"event {len(events)}: the file ends where the rules give the event "
+                         f"{table.events[len(events)].kind!r}")
+    if len(events) > len(table.events):
+        raise TableError(f"event {len(table.events)} ({events[len(table.events)].kind}): not what the rules "
+                         "give after the events before it")
     return table
 
 
@@ -374,7 +375,7 @@ def table_from_dict(data: Any, source: str = "game file") -> Table:
     try:
         return table_from_events(board, rules, players, events)
     except TableError as error:
-        raise TableError(f"{source}: {error}" if not str(error).startswith(source) else str(error)) from None
+        raise TableError(f"{source}: {error}") from None
 
 
 def read_table(path: str) -> Table:

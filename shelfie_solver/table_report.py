@@ -45,7 +45,8 @@ def step_report(table: Table, objective: str, top: int | None = 10) -> Report:
     advice = step_advice(table, objective)
     notes = warnings(table)
     if advice is None:
-        return Report([whose_turn(table)], [], [], {"turn": turn_data(table), "warnings": notes}, notes)
+        return Report([whose_turn(table)], [], [], {"turn": turn_data(table), "warnings": notes}, notes,
+                      records=[turn_data(table)])
     report = advice_report(advice, top)
     report.title.insert(0, whose_turn(table))
     report.notes = notes + report.notes
