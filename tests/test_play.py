@@ -133,6 +133,10 @@ def test_finished_game_refuses_actions(tmp_path: Path):
     before = Path(game).read_bytes()
     assert_one_line_error(play("mark", game, "--unchecked", "r3c3"), "game is over")
     assert Path(game).read_bytes() == before
+    data = json.loads(before)
+    data["events"].pop()  # a hand-edited file without the 'over' the rules give (D17, D18)
+    Path(game).write_text(json.dumps(data))
+    assert_one_line_error(play("status", game), "solo.json: event", "the file ends where the rules give the event 'over'")
 
 
 @pytest.mark.parametrize("text, fragment", [
