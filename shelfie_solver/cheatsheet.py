@@ -613,11 +613,7 @@ def chance_text(value: Fraction) -> str:
     ``0%`` and ``100%`` only when exact, else at least ``<0.01%`` / at most ``>99.99%``."""
     if value == 0 or value == 1:
         return f"{int(value) * 100}%"
-    if value < Fraction(1, 20000):
-        return "<0.01%"
-    if value > 1 - Fraction(1, 20000):
-        return ">99.99%"
-    return percent(value)
+    return percent(value)  # the shared formatter: <0.01% / >99.99% (issue 8 §3)
 
 
 def _rerolls(n: int) -> str:

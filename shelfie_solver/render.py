@@ -37,9 +37,20 @@ def rounded(value: Fraction | int, places: int) -> str:
     return f"-{body}" if f < 0 and units else body
 
 
-def percent(value: Fraction, places: int = 2) -> str:
-    """A probability as a percentage for display, e.g. ``12.35%``."""
-    return f"{rounded(Fraction(value) * 100, places)}%"
+def percent(value: Fraction | int, places: int = 2) -> str:
+    """A probability as a percentage for display, e.g. ``12.35%``: the one formatter of every
+    command (issue 8 §3). A chance strictly between 0 and 1 never prints as a certainty: when
+    rounding would show ``100.00%`` or ``0.00%`` it prints ``>99.99%`` or ``<0.01%`` (the
+    smallest step at ``places`` decimals). Exactly 0 and 1 print ``0.00%`` and ``100.00%``."""
+    f = Fraction(value)
+    text = rounded(f * 100, places)
+    if 0 < f < 1:
+        step = Fraction(1, 10**places)
+        if Fraction(text) >= 100:
+            return f">{rounded(100 - step, places)}%"
+        if Fraction(text) <= 0:
+            return f"<{rounded(step, places)}%"
+    return f"{text}%"
 
 
 def decimal(value: Fraction, places: int = 4) -> str:
@@ -47,12 +58,42 @@ def decimal(value: Fraction, places: int = 4) -> str:
     return rounded(value, places)
 
 
-def one_in(value: Fraction) -> str:
-    """A probability as "1 in X" for display (``never`` for 0)."""
-    if value == 0:
-        return "never"
-    x = float(1 / value)
-    return f"1 in {x:,.1f}" if x < 1000 else f"1 in {x:,.0f}"
+#: Significant digits of "1 in X" before more are added to tell values apart.
+ONE_IN_DIGITS = 3
+_ONE_IN_MAX_DIGITS = 15
+
+
+def one_in(value: Fraction | int) -> str:
+    """A probability as "1 in X" for display (``never`` for 0): X = 1/value to
+    :data:`ONE_IN_DIGITS` significant digits (whole numbers keep all their digits), more when
+    needed so a chance below 1 never shows as ``1 in 1``."""
+    return one_in_texts([value])[0]
+
+
+def one_in_texts(values: list[Fraction] | list[Fraction | int]) -> list[str]:
+    """:func:`one_in` of several probabilities shown together (a table column, an optimal and a
+    baseline line), with the fewest significant digits (at least :data:`ONE_IN_DIGITS`) that
+    print different chances differently, e.g. 15/16 and 7/8 as ``1 in 1.07`` and ``1 in 1.14``."""
+    chances = [Fraction(v) for v in values]
+    distinct = sorted(set(c for c in chances if c > 0))
+    for digits in range(ONE_IN_DIGITS, _ONE_IN_MAX_DIGITS + 1):
+        texts = {c: _one_in(c, digits) for c in distinct}
+        clear = len(set(texts.values())) == len(distinct) and all(
+            c == 1 or texts[c] != "1 in 1" for c in distinct)
+        if clear:
+            break
+    return ["never" if c <= 0 else texts[c] for c in chances]
+
+
+def _one_in(chance: Fraction, digits: int) -> str:
+    """``1 in X`` with X = 1/chance to ``digits`` significant digits (trailing zeros dropped)."""
+    x = 1 / chance
+    whole = len(str(int(x))) if x >= 1 else 1
+    text = rounded(x, max(0, digits - whole))
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    head, _, tail = text.partition(".")
+    return f"1 in {int(head):,}" + (f".{tail}" if tail else "")
 
 
 @dataclass
