@@ -185,7 +185,7 @@ ENDS_GAME = "this ends the game after the round"
 #: One line per objective on what its value means, for the footer (docs/objectives.md).
 OBJECTIVE_NOTES = {
     "strategic": ("strategic value: the expected gain in potential points (docs/objectives.md): points of "
-                  "scoring lines plus credit for lines still on their way to 3 marks; unlike points, "
+                  "scoring lines plus credit for lines still on their way to scoring (D19); unlike points, "
                   "it counts progress that scores only in later turns."),
 }
 

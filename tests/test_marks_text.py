@@ -8,6 +8,7 @@ position (through the loader), on a sample through the CLI, and on random whole 
 from __future__ import annotations
 
 import io
+import os
 from itertools import product
 
 import pytest
@@ -103,7 +104,6 @@ def test_special_files_are_refused_not_read(tmp_path):
     """/dev/stdin, FIFOs and devices are not regular files: refused at once, pointing to '-'."""
     assert_one_line_error(_advise("--marks", "/dev/null"), "not a regular file", "'-'")
     fifo = tmp_path / "fifo"
-    import os
     os.mkfifo(fifo)
     assert_one_line_error(_advise("--marks", str(fifo)), "not a regular file")
 
