@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import os
+import tempfile
 from itertools import product
 
 import pytest
@@ -140,14 +141,19 @@ _CELL = st.sampled_from(".oxOX")
 @given(cells=st.lists(_CELL, min_size=25, max_size=25),
        separator=st.sampled_from(["/", " / ", "\n", "/\n", " \n "]),
        spaced=st.booleans())
-def test_random_sheets_parse_alike_as_text_and_stdin(board, cells, separator, spaced):
-    """Any whole sheet, any separators: text and standard input give the same state (D4)."""
+def test_random_sheets_parse_alike_as_text_file_and_stdin(board, cells, separator, spaced):
+    """Any whole sheet, any separators: text, a file and standard input give the same state (D4)."""
     rows = ["".join(cells[5 * s: 5 * s + 5]) for s in range(5)]
     if spaced:
         rows = [" ".join(row) for row in rows]
     text = separator.join(rows)
     marks = load_marks(text, board)
     assert marks == load_marks("-", board, stdin=io.StringIO(text + "\n"))
+    with tempfile.TemporaryDirectory() as folder:  # a file (hypothesis reuses no function fixture)
+        path = os.path.join(folder, "sheet.txt")
+        with open(path, "w", encoding="utf-8") as stream:
+            stream.write(text + "\n")
+        assert marks == load_marks(path, board)
     lower = "".join(cells).lower()
     assert marks.marked == sum(1 << i for i, ch in enumerate(lower) if ch == "o")
     assert marks.eliminated == sum(1 << i for i, ch in enumerate(lower) if ch == "x")
