@@ -399,5 +399,5 @@ def simulation_text(check: SimulationCheck) -> str:
     verdict = "lies inside" if check.inside else "lies OUTSIDE"
     return (f"Simulation: {check.turns:,} turns (seed {check.seed}) met the target {check.hits:,} times: "
             f"estimate {percent(check.estimate)}, {CONFIDENCE:.0%} interval "
-            f"[{check.low * 100:.2f}%, {check.high * 100:.2f}%] (Clopper-Pearson); "
+            f"[{percent(Fraction(check.low))}, {percent(Fraction(check.high))}] (Clopper-Pearson); "
             f"the exact {percent(check.exact)} {verdict} it.")
