@@ -151,3 +151,14 @@ def test_simulate_csv_has_exact_means_and_margins():
     for row in rows:
         assert abs(float(Fraction(row["mean_exact"])) - float(row["mean"])) < 1e-9
     assert {"win_margin", "score_margin"} <= {r["statistic"] for r in rows}
+
+
+def test_issue_literal_186623_over_186624_is_not_100_percent():
+    """The issue's report: a ">=2 items" chance of 186623/186624 printed as 100.00%. On the empty
+    board keeping P and J with two re-rolls left has exactly that chance (the issue's figure)."""
+    data = json.loads(CliRunner().invoke(main, ["advise", "--dice", "CCBJPP", "--format", "json"]).stdout)
+    hold = next(h for h in data["holds"] if h["keep"] == "PJ")
+    assert Fraction(hold["at_least"]["2"]) == Fraction(186623, 186624)
+    table = CliRunner().invoke(main, ["advise", "--dice", "CCBJPP", "--top", "100"]).stdout
+    row = next(line.split() for line in table.splitlines() if line.split()[1:2] == ["PJ"])
+    assert ">99.99%" in row and "100.00%" in row  # >=2 items not certain; >=1 item exactly certain
