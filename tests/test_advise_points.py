@@ -96,8 +96,8 @@ def _advise_json(*args: str) -> dict:
 
 
 def test_marking_that_closes_the_second_shelf_ends_the_game():
-    """D17: shelf 1 closed already; CC marks r1... no: marking the last item of shelf 2 (r2c1,
-    one book) closes a second shelf, so the game ends after the round."""
+    """D17: shelf 1 is closed already; marking the last available item of shelf 2 (r2c1, one
+    book) closes a second shelf, so the game ends after the round (D18); other markings do not."""
     marks = "xxxxx/.xxxx/...../...../....."
     data = _advise_json("--dice", "BPPGGA", "--rerolls", "0", "--marks", marks)
     closing = [m for m in data["markings"] if "r2c1" in m["cells"]]
