@@ -43,7 +43,8 @@ def test_json_is_the_same_whatever_the_jobs():
 def test_csv_and_markdown():
     result = run("--players", "greedy", "--games", "3", "--seed", "1", "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
-    assert rows[0].keys() == {"seat", "strategy", "statistic", "mean", "ci_low", "ci_high", "sd", "games"}
+    assert rows[0].keys() == {"seat", "strategy", "statistic", "mean", "mean_exact", "ci_low", "ci_high", "sd",
+                              "games"}
     assert {r["statistic"] for r in rows} >= {"win", "score", "fails", "completed", "blocked", "rounds"}
     assert float(next(r for r in rows if r["statistic"] == "win")["mean"]) == 1.0  # solitaire: always wins
     markdown = run("--players", "greedy", "--games", "3", "--seed", "1", "--format", "markdown")

@@ -130,12 +130,16 @@ def summary_report(summary: Summary, board_name: str, saved: str | None = None, 
 
 
 def _long_rows(summary: Summary) -> tuple[list[str], list[list[Any]]]:
-    headers = ["seat", "strategy", "statistic", "mean", "ci_low", "ci_high", "sd", "games"]
+    headers = ["seat", "strategy", "statistic", "mean", "mean_exact", "ci_low", "ci_high", "sd", "games"]
     rows: list[list[Any]] = []
     for s in summary.seats:
         for key, _ in SEAT_STATISTICS:
             e = s.stats[key]
-            rows.append([s.seat + 1, s.strategy, key, float(e.mean), e.low, e.high, e.sd, e.n])
+            rows.append([s.seat + 1, s.strategy, key, float(e.mean), exact(e.mean), e.low, e.high, e.sd, e.n])
     e = summary.rounds
-    rows.append(["", "", "rounds", float(e.mean), e.low, e.high, e.sd, e.n])
+    rows.append(["", "", "rounds", float(e.mean), exact(e.mean), e.low, e.high, e.sd, e.n])
+    for m in summary.margins:  # pairwise: leader's seat minus the other's, per game
+        for key, e in (("win_margin", m.win), ("score_margin", m.score)):
+            rows.append([f"{m.leader + 1}-{m.other + 1}", "", key, float(e.mean), exact(e.mean),
+                         e.low, e.high, e.sd, e.n])
     return headers, rows
