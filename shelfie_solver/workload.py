@@ -126,28 +126,33 @@ def _elementary_sums(sizes: list[int], most: int) -> list[int]:
     return e
 
 
-def estimate_work(board: Board, rules: Ruleset) -> Work:
+def estimate_work(board: Board | None, rules: Ruleset) -> Work:
     """The :class:`Work` of ``board`` under ``rules``, in closed form (module docstring); cheap
-    for any accepted input (at most 49 items, 12 dice, 12 sides)."""
+    for any accepted input (at most 49 items, 12 dice, 12 sides). ``board`` None: the dice
+    alone (e.g. ``odds`` on a dice target), no item sets."""
     d, s = rules.dice, rules.n_sides
-    k = min(rules.combinations_per_turn, board.n_cells)
+    cells = board.n_cells if board is not None else 0
+    k = min(rules.combinations_per_turn, cells)
     rolls = math.comb(d + s - 1, d)
     holds = math.comb(d + s, d)
     transitions = sum(math.comb(j + s - 1, j) * math.comb(d - j + s - 1, d - j) for j in range(d + 1))
-    item_sets = sum(math.comb(board.n_cells, j) for j in range(1, k + 1))
-    options = sum(_elementary_sums([len(board.faces_of(c)) for c in range(board.n_cells)], k)[1:])
+    item_sets = sum(math.comb(cells, j) for j in range(1, k + 1))
+    faces = [len(board.faces_of(c)) for c in range(cells)] if board is not None else []
+    options = sum(_elementary_sums(faces, k)[1:])
     # the largest level-0 value: the strategic objective (scale 2t) changes each line's points,
     # and every item lies in two lines (objectives.py)
-    bound = 4 * max(1, rules.scoring_threshold) * sum(board.value(c) for c in range(board.n_cells))
+    bound = 4 * max(1, rules.scoring_threshold) * sum(board.value(c) for c in range(cells)) if board else 1
     big = (bound + 1) * (s ** d) ** (rules.rerolls + 1) >= _INT64_SAFE
-    return Work(rolls, holds, transitions, item_sets, options, k + 1, len(board.lines), k, s, rules.rerolls, big)
+    lines = len(board.lines) if board is not None else 0
+    return Work(rolls, holds, transitions, item_sets, options, k + 1, lines, k, s, rules.rerolls, big)
 
 
-def check_work(board: Board, rules: Ruleset, solves: int = 1, what: str = "this command") -> Work:
+def check_work(board: Board | None, rules: Ruleset, solves: int = 1, what: str = "this command") -> Work:
     """Refuse, before any table is built, a board and ruleset whose tables would pass
     :data:`MAX_BYTES`, or whose ``solves`` turn solves would pass :data:`MAX_OPERATIONS`.
 
     Args:
+        board: the board, or None for the dice alone (:func:`estimate_work`).
         solves: turn solves the command needs (advise 1; cheatsheet one per item and more).
         what: the command, for the message.
     Returns:
@@ -157,7 +162,9 @@ def check_work(board: Board, rules: Ruleset, solves: int = 1, what: str = "this 
             combinations per turn).
     """
     work = estimate_work(board, rules)
-    shape = (f"{rules.dice} dice of {rules.n_sides} sides, {board.n_cells} items, up to "
+    shape = (f"{rules.dice} dice of {rules.n_sides} sides: {work.rolls:,} rolls x {work.holds:,} holds"
+             if board is None else
+             f"{rules.dice} dice of {rules.n_sides} sides, {board.n_cells} items, up to "
              f"{work.per_set} combinations per turn: {work.rolls:,} rolls x {work.set_options:,} item sets")
     if work.peak_bytes > MAX_BYTES:
         raise WorkError(f"{shape} would need about {work.peak_bytes / 1e6:,.0f} MB for the exact engine "
