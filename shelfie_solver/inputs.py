@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-from pathlib import Path
 from typing import BinaryIO
 
 #: Deepest nesting of ``[`` / ``{`` accepted in a TOML or JSON text (ours need 4 at most).
@@ -152,11 +151,3 @@ def check_json_text(text: str, error: type[ValueError], source: str) -> None:
             depth = max(0, depth - 1)
         elif token[0].isdigit():
             raise error(f"{source}: a number has more than {MAX_NUMBER_DIGITS} digits")
-
-
-def is_regular_file(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` exists and is a regular file (links followed)."""
-    try:
-        return _kind(Path(path).stat().st_mode) is None
-    except OSError:
-        return False

@@ -15,7 +15,7 @@ a handful of counts, all computed here in closed form (no table is built):
 
 :func:`estimate_work` turns them into a peak-memory figure (bytes) and a time figure
 (element operations), each a sum of the engine's largest arrays with measured constants
-(docs/performance.md), and :func:`check_work` refuses anything past :data:`MAX_BYTES` or
+(measured: docs/formats.md), and :func:`check_work` refuses anything past :data:`MAX_BYTES` or
 :data:`MAX_OPERATIONS` for the number of turn solves a command needs.
 """
 
@@ -73,7 +73,7 @@ class Work:
         transitions (24 bytes per non-zero weight) with the sub-holds of every roll."""
         feasible = 2 * self.rolls * (self.item_sets + 1)
         sets = 8 * self.item_sets * (self.per_set + 2 * self.lines)
-        space = 24 * self.transitions + 8 * self.rolls * min(self.holds, 2**self.sides)
+        space = 24 * self.transitions + 8 * self.rolls * min(self.holds, 1 << self.sides)
         return feasible + sets + space
 
     @property

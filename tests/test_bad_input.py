@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from shelfie_solver import workload
 from shelfie_solver.allocate import _set_options
-from shelfie_solver.board import BoardError, board_from_dict, item_sets, load_board
+from shelfie_solver.board import board_from_dict, item_sets, load_board
 from shelfie_solver.cli import main
 from shelfie_solver.dice import DiceSpace
 from shelfie_solver.errors import RulesError

@@ -17,7 +17,7 @@ from ..strategies import STRATEGIES, parse_players
 from .options import board_option, format_option, load_setup, rules_option
 
 
-class SeedType(click.ParamType):
+class SeedType(click.ParamType[int]):
     """A root seed: decimal digits for a whole number from 0 to :data:`simulate.MAX_SEED`
     (checked on the digits first, so a 5,000-digit value is refused without converting it)."""
 
