@@ -265,8 +265,8 @@ def parse_toml(text: str, error: type[ValueError], source: str, example: str) ->
     check_toml_text(text, error, source)
     try:
         return tomllib.loads(text.removeprefix("\ufeff"))
-    except tomllib.TOMLDecodeError as exc:
-        raise error(f"{source} is not valid TOML ({exc}); expected a file like {example}") from None
+    except ValueError as exc:  # TOMLDecodeError, or an integer of over 4,300 digits
+        raise error(f"{source} is not valid TOML ({shorten(str(exc))[1:-1]}); expected a file like {example}") from None
 
 
 def load_rules(path: str | Path | None = None) -> Ruleset:

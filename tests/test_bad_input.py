@@ -309,3 +309,24 @@ def test_combinations_of_nasty_inputs_never_trace(tmp_path):
         for path in (deep, "/dev/zero", str(tmp_path)):
             result = cli(*command.split(), option, str(path))
             assert_one_line_error(result)
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
+def test_cheatsheet_refuses_a_planted_link_before_the_work(tmp_path, monkeypatch):
+    """The literal example: DIR/cheatsheet.md a link to a file elsewhere was overwritten."""
+    from shelfie_solver.cli import cheatsheet as command
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the sheet was computed")
+
+    monkeypatch.setattr(command, "generate", no_work)
+    out = tmp_path / "out"
+    out.mkdir()
+    elsewhere = tmp_path / "elsewhere.md"
+    elsewhere.write_text("precious")
+    (out / "cheatsheet.md").symlink_to(elsewhere)
+    assert_one_line_error(cli("cheatsheet", "--output", str(out)), "symbolic link", "outside")
+    (out / "cheatsheet.md").unlink()
+    (out / "item-odds.png").symlink_to(tmp_path / "nowhere" / "x.png")
+    assert_one_line_error(cli("cheatsheet", "--output", str(out)), "symbolic link", "missing")
+    assert elsewhere.read_text() == "precious" and not (tmp_path / "nowhere").exists()

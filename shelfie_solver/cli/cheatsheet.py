@@ -7,6 +7,7 @@ and writes the files whole or not at all.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from contextlib import ExitStack
@@ -15,7 +16,17 @@ from typing import Any
 import click
 
 from ..board import Board, Marks
-from ..cheatsheet import SHEET_FORMATS, check_output_dir, generate, sheet_steps, write_files
+from ..cheatsheet import (
+    HEATMAP_NAME,
+    SHEET_FORMATS,
+    SHEET_NAMES,
+    OutputError,
+    check_output_dir,
+    generate,
+    sheet_steps,
+    write_files,
+)
+from ..files import FileWriteError, resolve_target
 from ..rules import Ruleset
 from ..workload import check_work
 from .options import board_option, load_setup, marks_option, rules_option
@@ -85,6 +96,11 @@ def cheatsheet_command(board_path: str | None, rules_path: str | None, marks_tex
     rules, board, marks = load_setup(rules_path, board_path, marks_text)
     check_work(board, rules, sheet_solves(board, marks, rules), "the cheat sheet")
     check_output_dir(output)  # fail before the work, not after it
+    for name in (SHEET_NAMES[fmt], HEATMAP_NAME):  # e.g. a planted link to a file elsewhere
+        try:
+            resolve_target(os.path.join(output, name))
+        except FileWriteError as error:
+            raise OutputError(f"--output {output}: {error}") from None
     progress = DelayedProgress("Computing the cheat sheet")
     try:
         files = generate(board, marks, rules, (fmt,), progress)
