@@ -43,7 +43,8 @@ def test_json_is_the_same_whatever_the_jobs():
 def test_csv_and_markdown():
     result = run("--players", "greedy", "--games", "3", "--seed", "1", "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
-    assert rows[0].keys() == {"seat", "strategy", "statistic", "mean", "ci_low", "ci_high", "sd", "games"}
+    assert rows[0].keys() == {"seat", "strategy", "statistic", "mean", "mean_exact", "ci_low", "ci_high", "sd",
+                              "games"}
     assert {r["statistic"] for r in rows} >= {"score", "fails", "completed", "rounds"}
     two = run("--players", "greedy,random", "--games", "3", "--seed", "1", "--format", "csv")
     assert {r["statistic"] for r in csv.DictReader(io.StringIO(two.stdout))} >= {"win", "blocked"}

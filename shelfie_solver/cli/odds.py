@@ -33,7 +33,7 @@ from .options import board_option, format_option, load_setup, marks_option, rule
 @click.option("--seed", type=click.IntRange(0, None), default=0, show_default=True, metavar="S",
               help="Seed of the simulation's random generator (same seed, same output).")
 @click.option("--top", type=click.IntRange(1, None), default=20, show_default=True, metavar="K",
-              help="Holds to show in table/markdown/csv output (JSON lists all).")
+              help="Holds to show in table and markdown output (JSON and CSV list all).")
 @format_option
 def odds_command(target_text: str, dice_text: str | None, rerolls: int | None, marks_text: str | None,
                  board_path: str | None, rules_path: str | None, turns: int | None, seed: int, top: int,

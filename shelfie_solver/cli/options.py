@@ -37,7 +37,8 @@ def marks_option(func: F) -> F:
     return click.option("--marks", "marks_text", default=None, metavar="STATE",
                         help="Board state, shelves top to bottom separated by '/', one character per item: "
                              "'.' available, 'o' marked, 'x' eliminated (e.g. oo.../...../x..../...../.....), "
-                             "or a file holding it. Default: empty board.")(func)
+                             "or a file holding it, or '-' for standard input. Text made only of '.ox/' and "
+                             "spaces is always marks, never a file name (docs/formats.md). Default: empty board.")(func)
 
 
 def format_option(func: F) -> F:

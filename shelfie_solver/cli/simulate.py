@@ -167,12 +167,15 @@ def _ci(e: Estimate) -> tuple[float | str, float | str]:
 
 
 def _long_rows(summary: Summary) -> tuple[list[str], list[list[Any]]]:
-    headers = ["seat", "strategy", "statistic", "mean", "ci_low", "ci_high", "sd", "games"]
+    headers = ["seat", "strategy", "statistic", "mean", "mean_exact", "ci_low", "ci_high", "sd", "games"]
     rows: list[list[Any]] = []
     for s in summary.seats:
         for key, _ in seat_statistics(len(summary.seats)):
             e = s.stats[key]
-            rows.append([s.seat + 1, s.strategy, key, float(e.mean), *_ci(e), e.sd, e.n])
+            rows.append([s.seat + 1, s.strategy, key, float(e.mean), exact(e.mean), *_ci(e), e.sd, e.n])
     e = summary.rounds
-    rows.append(["", "", "rounds", float(e.mean), *_ci(e), e.sd, e.n])
+    rows.append(["", "", "rounds", float(e.mean), exact(e.mean), *_ci(e), e.sd, e.n])
+    for m in summary.margins:  # pairwise: leader's seat minus the other's, per game
+        for key, e in (("win_margin", m.win), ("score_margin", m.score)):
+            rows.append([f"{m.leader + 1}-{m.other + 1}", "", key, float(e.mean), exact(e.mean), *_ci(e), e.sd, e.n])
     return headers, rows
