@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 import sys
-import tomllib
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache, cached_property
@@ -28,7 +27,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from .errors import BoardError, MarksError, RulesError, shorten
-from .rules import DEFAULT_RULES, Ruleset, load_toml
+from .rules import DEFAULT_RULES, Ruleset, load_toml, parse_toml
 
 _CELL_NAME = re.compile(r"^r([0-9]+)c([0-9]+)$", re.IGNORECASE)
 #: Board size limits: marks are bit masks of the cells (an int64 in numpy), and the engine's
@@ -538,7 +537,8 @@ def load_board(path: str | Path | None = None, rules: Ruleset = DEFAULT_RULES) -
         # `advise` starts ~15 ms sooner without that import
         text = (Path(__file__).parent / "data" / "default_board.toml").read_text("utf-8")
         try:
-            return board_from_dict(tomllib.loads(text), rules, source="default board")
+            return board_from_dict(parse_toml(text, BoardError, "default board", "examples/boards/default.toml"), rules,
+                                  source="default board")
         except BoardError as error:
             raise BoardError(f"{error}: the default board is made for the RULES.md faces; with this "
                              "ruleset pass --board FILE (e.g. examples/boards/five-dice.toml for "

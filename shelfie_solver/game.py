@@ -40,6 +40,7 @@ from .board import Board, ItemSets, Marks, board_from_dict, item_sets, parse_mar
 from .dice import Counts, dice_codes, parse_dice
 from .errors import ShelfieError
 from .files import FileWriteError, write_text_atomically
+from .inputs import check_json_text, decode, open_regular
 from .rules import Ruleset, rules_from_dict
 
 #: The ``format`` key of a saved game (JSON object, one per line in JSON Lines).
@@ -753,39 +754,71 @@ def _cached_board(text: str, rules: Ruleset) -> Board:
 
 
 def game_from_json(line: str) -> Game:
-    """Read one game from a line of JSON (:func:`game_from_dict`)."""
+    """Read one game from a line of JSON (:func:`game_from_dict`); the text is first checked
+    for nesting and number size (:func:`inputs.check_json_text`).
+
+    Raises:
+        GameError: not JSON, nested too deep, a number too long, or not a valid game.
+    """
+    check_json_text(line, GameError, "saved game")
     try:
         data = json.loads(line)
-    except json.JSONDecodeError as error:
+    except ValueError as error:  # JSONDecodeError is a ValueError
         raise GameError(f"saved game is not valid JSON ({error})") from None
     return game_from_dict(data)
 
 
+#: Largest saved-games file read (read line by line, so memory stays small; docs/formats.md).
+MAX_GAMES_FILE_BYTES = 1 << 30
+#: Largest single game: one JSON line, or a whole file holding one (pretty-printed) game.
+MAX_GAME_BYTES = 1 << 20
+
+
 def load_games(path: str) -> Iterator[Game]:
     """Every game of a JSON Lines file (or of a file holding one JSON game), each replayed and
-    checked (:func:`game_from_dict`).
+    checked (:func:`game_from_dict`). Only a regular file is read (at most
+    :data:`MAX_GAMES_FILE_BYTES`, each game at most :data:`MAX_GAME_BYTES`), line by line; a
+    leading byte-order mark is ignored (:mod:`inputs`).
 
     Raises:
-        GameError: the file cannot be read or a game is malformed or does not replay.
+        GameError: the file cannot be read, is empty, or a game is malformed or does not replay.
     """
+    expected = "a saved-games file (JSON Lines, simulate --save)"
+    with open_regular(path, GameError, MAX_GAMES_FILE_BYTES, expected) as handle:
+        number = games = 0
+        try:
+            head = handle.read(MAX_GAME_BYTES + 1)
+            if len(head) <= MAX_GAME_BYTES and head.lstrip().startswith(b"{"):
+                text = decode(head, GameError, path, expected)
+                if "\n" in text.strip():  # perhaps one pretty-printed game
+                    whole = _whole_json(text)
+                    if isinstance(whole, dict):
+                        yield game_from_dict(whole)
+                        return
+            handle.seek(0)
+            while line := handle.readline(MAX_GAME_BYTES + 2):
+                number += 1
+                if len(line.rstrip(b"\r\n")) > MAX_GAME_BYTES:
+                    raise GameError(f"longer than {MAX_GAME_BYTES:,} bytes; expected one game per line")
+                text = decode(line, GameError, "this line", expected)
+                if text.strip():
+                    games += 1
+                    yield game_from_json(text)
+        except OSError as error:
+            raise GameError(f"cannot read {path}: {error.strerror or error}") from None
+        except GameError as error:
+            raise GameError(f"{path} line {number}: {error}" if number else str(error)) from None
+    if not games:
+        raise GameError(f"{path} holds no game (it is empty); expected {expected}")
+
+
+def _whole_json(text: str) -> Any:
+    """``text`` parsed as one JSON value, or ``None`` when it is not one (bounded first)."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except (OSError, UnicodeDecodeError) as error:
-        raise GameError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
-    try:
-        whole = json.loads(text)
-    except json.JSONDecodeError:
-        whole = None
-    if isinstance(whole, dict):
-        yield game_from_dict(whole)
-        return
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            try:
-                yield game_from_json(line)
-            except GameError as error:
-                raise GameError(f"{path} line {number}: {error}") from None
+        check_json_text(text, GameError, "saved game")
+        return json.loads(text)
+    except ValueError:  # GameError and JSONDecodeError are ValueErrors
+        return None
 
 
 def save_games(path: str, lines: Iterable[str]) -> None:

@@ -11,6 +11,7 @@ import click
 from ..board import Board, Marks, load_board, load_marks, verify_marks_fit
 from ..render import FORMATS
 from ..rules import Ruleset, load_rules
+from ..workload import check_work
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -52,9 +53,11 @@ def load_setup(rules_path: str | None, board_path: str | None,
 
     Raises:
         RulesError, BoardError, MarksError: bad input, with a one-line message.
+        WorkError: a board and ruleset too large for the exact engine (:func:`workload.check_work`).
     """
     rules = load_rules(rules_path)
     board = load_board(board_path, rules)
+    check_work(board, rules)
     marks = load_marks(marks_text, board)
     verify_marks_fit(marks, board)
     return rules, board, marks
