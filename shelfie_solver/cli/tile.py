@@ -237,8 +237,8 @@ def advise_command(position_path: str, top: int, samples: int, seed: int, move_t
 @tile_group.command("simulate", short_help="Play many tile games to compare strategies.")
 @click.option("--players", "players_text", required=True, metavar="S1,S2,...",
               help=f"One strategy per seat, 2 to 4: {', '.join(TILE_STRATEGIES)}.")
-@click.option("--games", type=click.IntRange(1, None), default=200, show_default=True, metavar="N",
-              help="Games to play.")
+@click.option("--games", type=click.IntRange(1, 1_000_000), default=200, show_default=True, metavar="N",
+              help="Games to play (at most 1,000,000, as the dice game's simulate).")
 @seed_option
 @jobs_option
 @click.option("--save", "save_path", default=None, metavar="FILE",
@@ -254,6 +254,7 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
     Example:
       shelfie-solve tile simulate --players advisor,greedy --games 200 --seed 1
     """
+    from ..simulate import fresh_seed
     from ..tile.simulate import simulate_tile  # imported here, with the simulation statistics: advise starts faster
     from .simulate import _check_writable
 
@@ -261,6 +262,8 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
     players = parse_tile_players(players_text)
     if save_path is not None:
         _check_writable(save_path)
+    if seed is None:
+        seed = fresh_seed()
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
     if sys.stderr.isatty():
         with click.progressbar(length=games, label="Playing", file=sys.stderr, show_pos=True) as bar:
