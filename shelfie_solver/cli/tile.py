@@ -183,7 +183,7 @@ def _move_text(move: Move, board: tuple[int, ...]) -> str:
 @tile_group.command("advise", short_help="Rank every legal move of a tile-game position.")
 @click.argument("position_path", metavar="POSITION", type=_FILE)
 @click.option("--top", type=click.IntRange(1, None), default=10, show_default=True, help="Moves shown in the table.")
-@click.option("--samples", type=click.IntRange(0, 10_000), default=100, show_default=True,
+@click.option("--samples", type=click.IntRange(0, 10_000), default=40, show_default=True,
               help="Boards drawn to estimate what a refill (T16) gives the next player; 0: ignore refills.")
 @click.option("--seed", type=click.IntRange(0, None), default=0, show_default=True, metavar="S",
               help="Seed of the refill samples (fixed by default, so the same position gives the same advice).")
