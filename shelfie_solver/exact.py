@@ -64,7 +64,7 @@ LAYER_FORMAT = "shelfie-solve value layer 1"
 MAX_STATES = 20_000
 #: Measured CPU seconds per state on the 3 x 3 example board (docs/performance.md); bigger
 #: boards have bigger integers and more item sets, so estimates from it are lower bounds.
-SECONDS_PER_STATE = 0.015
+SECONDS_PER_STATE = 0.010
 
 Key = tuple[int, int]  # (marked bits, eliminated bits) of a Marks
 
@@ -492,6 +492,26 @@ class TableObjective:
         return int((best - self._base(state)) * self._denominator)
 
 
+def table_objective(path: str, board: Board) -> TableObjective:
+    """The objective ``table:FILE`` for ``board`` (its layout, faces and values must be the
+    table's; the ruleset is the caller's to match).
+
+    Raises:
+        ObjectiveError: the table cannot be read or is for another board.
+    """
+    from .errors import ObjectiveError
+
+    try:
+        table = load_table(path)
+    except ExactError as error:
+        raise ObjectiveError(f"objective table:{path}: {error}") from None
+    mine, theirs = table.board, board
+    if (mine.columns, mine.shelf_faces, mine.values) != (theirs.columns, theirs.shelf_faces, theirs.values):
+        raise ObjectiveError(f"objective table:{path}: the table is for board {mine.name!r}, not {theirs.name!r}; "
+                             "pass the table's --board")
+    return TableObjective(table)
+
+
 class ExactStrategy:
     """Optimal solitaire play from a value table (strategy ``exact:FILE``): the holds of
     :meth:`GameSolution.turn`, the marking with the highest ``V(after)`` (ties: the first legal
@@ -526,11 +546,6 @@ class ExactStrategy:
         return max(shelves, key=lambda s: (values[s], -s))
 
 
-def check_table_path(path: str) -> None:
-    """Fail early (:class:`ExactError`) when ``path`` is not a readable value table."""
-    load_table(path)
-
-
 __all__ = ["ExactError", "ExactStrategy", "GameSolution", "SuccessorValues", "TableObjective", "check_size",
-           "check_table_path", "layer_states", "load_table", "save_table", "solve_game", "solve_layer",
+           "table_objective", "layer_states", "load_table", "save_table", "solve_game", "solve_layer",
            "solve_state", "state_count", "table_for", "FileWriteError"]

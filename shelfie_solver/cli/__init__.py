@@ -21,6 +21,7 @@ COMMANDS = {
     "odds": "odds:odds_command",
     "cheatsheet": "cheatsheet:cheatsheet_command",
     "simulate": "simulate:simulate_command",
+    "solve-game": "solve_game:solve_game_command",
 }
 
 
