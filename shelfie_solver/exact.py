@@ -215,14 +215,17 @@ def start_value(solution: TurnSolution) -> Fraction:
 # --- layers, checkpoints, the whole game -------------------------------------------------------
 
 
-def solve_layer(board: Board, rules: Ruleset, layer: int, later: Mapping[Key, Fraction]) -> dict[Key, Fraction]:
-    """The values of every non-terminal state with ``layer`` decided items, from the values
-    ``later`` of every non-terminal state with more (a pure function of its inputs: the unit of
-    work to spread over processes or machines)."""
+def solve_layer(board: Board, rules: Ruleset, layer: int, later: Mapping[Key, Fraction],
+                part: int = 0, parts: int = 1) -> dict[Key, Fraction]:
+    """The values of the non-terminal states with ``layer`` decided items, from the values
+    ``later`` of every non-terminal state with more: a pure function of its inputs, the unit of
+    work to spread over processes or machines. ``part``/``parts`` take every ``parts``-th state
+    of the layer from the ``part``-th (0-based), so a layer splits into independent pieces."""
     def value(marks: Marks) -> Fraction:
         return later[key_of(marks)]
 
-    return {key_of(m): solve_state(board, rules, m, value)[0] for m in layer_states(board, rules, layer)}
+    return {key_of(m): solve_state(board, rules, m, value)[0]
+            for i, m in enumerate(layer_states(board, rules, layer)) if i % parts == part}
 
 
 def fingerprint(board: Board, rules: Ruleset) -> dict[str, Any]:

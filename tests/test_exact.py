@@ -225,3 +225,15 @@ def test_cli_table_not_for_board(tiny: object, tmp_path: Path) -> None:
     path.write_text(json.dumps({"format": "shelfie-solve value table 1"}))
     result = _run("advise", "--dice", "CCBJPP", "--objective", f"table:{path}")
     assert result.exit_code == 2 and "missing key" in result.output  # type: ignore[attr-defined]
+
+
+def test_layer_parts_are_independent(tiny: object) -> None:
+    """A layer split into parts gives the same values as the whole layer (work to spread)."""
+    values = tiny.values  # type: ignore[attr-defined]
+    from shelfie_solver.exact import solve_layer
+
+    whole = solve_layer(TINY_BOARD, TINY_RULES, 1, values)
+    pieces: dict[tuple[int, int], Fraction] = {}
+    for part in range(3):
+        pieces.update(solve_layer(TINY_BOARD, TINY_RULES, 1, values, part, 3))
+    assert pieces == whole and all(values[k] == v for k, v in whole.items())
