@@ -505,10 +505,10 @@ def _rule(pattern: Pattern, choices: list[RollChoice], rules: Ruleset, board: Bo
     if best is None:  # every roll's best holds are ambiguous against every order (not seen in practice)
         c = choices[0]
         return HoldRule(pattern, share, NO_RULE, Fraction(0), margin, (c.roll, c.hold), None, "")
-    agree, advice, order, example = best
+    agree, advice, named_by, example = best
     if agree < RULE_AGREEMENT:
-        return HoldRule(pattern, share, NO_RULE, agree, margin, example, order, advice)
-    return HoldRule(pattern, share, advice, agree, margin, example, order, advice)
+        return HoldRule(pattern, share, NO_RULE, agree, margin, example, named_by, advice)
+    return HoldRule(pattern, share, advice, agree, margin, example, named_by, advice)
 
 
 #: One size class of a face rule: ``(dice kept per group, faces allowed (preferred first),
