@@ -522,24 +522,20 @@ def _face_rule(pattern: Pattern, choices: list[RollChoice], rules: Ruleset,
     most ``m`` groups whose face is among an allowed list, the list's first faces first, plus a
     number of Jokers (e.g. "keep the pair, one single of award, then plant and the Joker"). The
     faces are ordered by how often the solver keeps them; a roll agrees when the rule's hold is
-    one of its best holds. Returns ``(agree, words, order, example)`` or ``None``.
+    one of its best holds. Each group size has its own face order (:func:`_kept_order`).
+    Returns ``(agree, words, a restricting class's face order, example)`` or ``None``.
     """
     n = rules.n_faces
     joker = rules.joker_index
-    kept_rate = {f: Fraction(0) for f in range(n)}
-    for c in choices:
-        for f in range(n):
-            if c.roll[f]:
-                kept_rate[f] += c.weight * Fraction(c.hold[f], c.roll[f])
-    order = tuple(sorted(range(n), key=lambda f: (-kept_rate[f], f)))
-    position = {f: i for i, f in enumerate(order)}
     sizes = sorted(set(pattern[0]), reverse=True)
+    orders = {size: _kept_order(choices, size, n) for size in sizes}
+    positions = {size: {f: i for i, f in enumerate(order)} for size, order in orders.items()}
     tally: dict[tuple[tuple[_ClassRule, ...], int], Fraction] = {}
     example: dict[tuple[tuple[_ClassRule, ...], int], tuple[Counts, Counts]] = {}
     for c in choices:
         seen: set[tuple[tuple[_ClassRule, ...], int]] = set()
         for hold in c.best_holds:
-            per_class = [_class_rules(c.roll, hold, size, order, position, n) for size in sizes]
+            per_class = [_class_rules(c.roll, hold, size, orders[size], positions[size], n) for size in sizes]
             jokers = hold[joker] if joker is not None else 0
             for combo in product(*per_class):
                 key = (tuple(combo), jokers)
@@ -550,7 +546,19 @@ def _face_rule(pattern: Pattern, choices: list[RollChoice], rules: Ruleset,
     if not tally:
         return None
     key = min(tally, key=lambda k: (-tally[k], _rule_words(k, sizes, pattern, rules)))
+    order = next((a for _, a, _ in key[0] if 0 < len(a) < n), orders[sizes[-1]])
     return tally[key] / share, _rule_words(key, sizes, pattern, rules), order, example[key]
+
+
+def _kept_order(choices: list[RollChoice], size: int, n: int) -> tuple[int, ...]:
+    """Item faces by how much of their groups of ``size`` the solver keeps (by probability),
+    most first; ties by side number."""
+    rate = {f: Fraction(0) for f in range(n)}
+    for c in choices:
+        for f in range(n):
+            if c.roll[f] == size:
+                rate[f] += c.weight * Fraction(c.hold[f], size)
+    return tuple(sorted(range(n), key=lambda f: (-rate[f], f)))
 
 
 def _class_rules(roll: Counts, hold: Counts, size: int, order: tuple[int, ...], position: dict[int, int],
@@ -558,20 +566,19 @@ def _class_rules(roll: Counts, hold: Counts, size: int, order: tuple[int, ...], 
     """Every class rule for the roll's groups of ``size`` that keeps exactly what ``hold`` keeps."""
     groups = sorted((f for f in range(n) if roll[f] == size), key=lambda f: position[f])
     kept = {f: hold[f] for f in groups}
-    if not any(kept.values()):
-        return [(0, (), 0)]
     amounts = {k for k in kept.values() if k}
     if len(amounts) > 1:
         return []
-    d = amounts.pop()
+    keeps = sorted(amounts) if amounts else list(range(1, size + 1))  # keeping none fits any d
     chosen = [f for f in groups if kept[f]]
-    out = []
-    for cut in range(1, n + 1):
-        allowed = order[:cut]
-        eligible = [f for f in groups if f in allowed]
-        for most in range(1, len(groups) + 1):
-            if eligible[:most] == chosen:
-                out.append((d, allowed, most))
+    out: list[_ClassRule] = [] if chosen else [(0, (), 0)]
+    for d in keeps:
+        for cut in range(1, n + 1):
+            allowed = order[:cut]
+            eligible = [f for f in groups if f in allowed]
+            for most in range(1, len(groups) + 1):
+                if eligible[:most] == chosen:
+                    out.append((d, allowed, most))
     return out
 
 
@@ -589,9 +596,13 @@ def _rule_words(key: tuple[tuple[_ClassRule, ...], int], sizes: list[int], patte
             group = f"the {_group_name(size)}" if count == 1 else f"every {_group_name(size)}"
             parts.append(f"{dice}{group}" if not dice else f"{dice}{'each ' + _group_name(size) if count > 1 else group}")
             continue
-        faces = ", then ".join(rules.sides[f].name for f in allowed)
+        names = [rules.sides[f].name for f in allowed]
+        if count == 1:  # the only group of its size: keep it when its face is listed
+            listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+            parts.append(f"{dice}the {_group_name(size)} if {listed}")
+            continue
         many = "one" if most == 1 else f"up to {_word(most)}"
-        parts.append(f"{dice}{many} {_group_name(size, plural=most > 1)} of {faces}")
+        parts.append(f"{dice}{many} {_group_name(size, plural=most > 1)} of {', then '.join(names)}")
     jokers, rolled = key[1], pattern[1]
     if jokers:
         parts.append("the Joker" if rolled == 1 else
