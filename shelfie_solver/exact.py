@@ -53,7 +53,7 @@ from .dice import multinomial, space_for
 from .engine import TurnSolution, final_table, solve
 from .errors import ShelfieError
 from .files import FileWriteError, write_text_atomically
-from .game import GameState, LegalMarkings, board_to_dict, end_trigger_shelves, rules_to_dict
+from .game import Game, GameState, LegalMarkings, board_to_dict, end_trigger_shelves, rules_to_dict
 from .objectives import StateArrays
 from .rules import Ruleset
 
@@ -549,6 +549,49 @@ class ExactStrategy:
         return max(shelves, key=lambda s: (values[s], -s))
 
 
-__all__ = ["ExactError", "ExactStrategy", "GameSolution", "SuccessorValues", "TableObjective", "check_size",
+def decision_losses(game: Game, table: GameSolution, seat: int = 0) -> list[tuple[str, Fraction]]:
+    """The exact loss of each of ``seat``'s decisions in a played game against the optimal
+    solitaire policy: ``(kind, loss)`` with kind ``hold`` (a re-roll, or stopping with re-rolls
+    left, D7), ``mark`` (D8-D14) or ``fail`` (the shelf given up, D13); loss = the best choice's
+    exact value minus the chosen one's (0 when optimal), in expected final points.
+
+    The expected sum of a game's losses equals the optimum minus the expected final score, so
+    it measures a policy's loss per game with less noise than the scores themselves.
+
+    Raises:
+        ExactError: the game is not on the table's board (through :meth:`GameSolution.value`).
+    """
+    from .game import Fail, Hold, Mark, Roll, Start
+
+    out: list[tuple[str, Fraction]] = []
+    start = game.events[0]
+    assert isinstance(start, Start)
+    marks = parse_marks(start.sheets[seat], table.board)
+    dice: tuple[int, ...] = ()
+    left = 0
+    for event in game.events[1:]:
+        if getattr(event, "player", None) != seat:
+            continue
+        if isinstance(event, Roll):
+            dice, left = event.dice, event.rerolls_left
+        elif isinstance(event, Hold):
+            turn = table.turn(marks)
+            out.append(("hold", turn.roll_value(dice, left) - turn.hold_value(event.keep, left)))
+        elif isinstance(event, (Mark, Fail)):
+            turn = table.turn(marks)
+            if left > 0:  # stopped with re-rolls left: keeping every die (D7)
+                out.append(("hold", turn.roll_value(dice, left) - turn.hold_value(dice, left)))
+            successors = SuccessorValues(table.board, table.rules, marks, table.value)
+            if isinstance(event, Mark):
+                after = marks.with_marked(event.cells)
+                out.append(("mark", turn.roll_value(dice, 0) - successors.worth(after)))
+            else:
+                after = marks.with_eliminated(event.cells)
+                out.append(("fail", max(successors.shelf_values.values()) - successors.shelf_values[event.shelf]))
+            marks = after
+    return out
+
+
+__all__ = ["decision_losses", "ExactError", "ExactStrategy", "GameSolution", "SuccessorValues", "TableObjective", "check_size",
            "table_objective", "layer_states", "load_table", "save_table", "solve_game", "solve_layer",
            "solve_state", "state_count", "table_for", "FileWriteError"]

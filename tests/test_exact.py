@@ -237,3 +237,28 @@ def test_layer_parts_are_independent(tiny: object) -> None:
     for part in range(3):
         pieces.update(solve_layer(TINY_BOARD, TINY_RULES, 1, values, part, 3))
     assert pieces == whole and all(values[k] == v for k, v in whole.items())
+
+
+def test_decision_losses_sum_to_the_loss(tiny: object, tmp_path: Path) -> None:
+    """The exact policy loses nothing at any decision; for greedy (stops at once, D7) the mean
+    over games of the summed decision losses estimates optimum - mean score (both within their
+    intervals), and every loss is >= 0."""
+    from shelfie_solver.exact import decision_losses
+    from shelfie_solver.strategies import strategy_named
+
+    path = tmp_path / "tiny.json"
+    save_table(str(path), tiny)  # type: ignore[arg-type]
+    seeds = np.random.SeedSequence(5).spawn(300)
+    for seed in seeds[:50]:
+        game = play_seeded(TINY_BOARD, TINY_RULES, [ExactStrategy(str(path))], seed)
+        assert all(loss == 0 for _, loss in decision_losses(game, tiny))  # type: ignore[arg-type]
+    totals, gaps = [], []
+    for seed in seeds:
+        game = play_seeded(TINY_BOARD, TINY_RULES, [strategy_named("greedy")], seed)
+        losses = decision_losses(game, tiny)  # type: ignore[arg-type]
+        assert all(loss >= 0 for _, loss in losses)
+        totals.append(sum((loss for _, loss in losses), Fraction(0)))
+        gaps.append(tiny.optimum - game.scores[0])  # type: ignore[attr-defined]
+    a, b = estimate(totals), estimate(gaps)
+    assert float(a.mean) > 0
+    assert abs(float(a.mean) - float(b.mean)) <= 2.58 * (a.sd ** 2 / len(totals) + b.sd ** 2 / len(gaps)) ** 0.5
