@@ -318,6 +318,9 @@ def solve_game(board: Board, rules: Ruleset, checkpoints: str | None = None,
     stamp = fingerprint(board, rules)
     folder = Path(checkpoints) if checkpoints is not None else None
     if folder is not None:
+        if folder.exists() and not folder.is_dir():
+            raise ExactError(f"--checkpoints {checkpoints} is not a directory; expected a directory for the "
+                             "layer files")
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -416,6 +419,9 @@ def load_table(path: str) -> GameSolution:
     """
     from .game import _cached_board, _cached_rules  # the saved-game readers of board and rules
 
+    if not path:
+        raise ExactError("no value table file named; expected table:FILE or exact:FILE with the file "
+                         "shelfie-solve solve-game --save wrote")
     try:
         stat = os.stat(path)
     except OSError as error:

@@ -202,6 +202,8 @@ def _run(*args: str) -> object:
     (["solve-game", "--board", str(SMALL), "--max-states", "0"], "--max-states"),
     (["advise", "--dice", "CCBJPP", "--objective", "table:missing.json"], "cannot read value table"),
     (["simulate", "--players", "exact:missing.json", "--games", "1"], "cannot read value table"),
+    (["advise", "--dice", "CCBJPP", "--objective", "table:"], "no value table file named"),
+    (["solve-game", "--board", str(SMALL), "--checkpoints", str(SMALL)], "is not a directory"),
 ])
 def test_cli_bad_input(args: list[str], message: str) -> None:
     """Bad input: one line ``Error: ...``, exit 2, no traceback."""
