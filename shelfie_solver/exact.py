@@ -52,7 +52,7 @@ from .board import Board, ItemSets, Marks, item_sets, parse_marks, score
 from .dice import multinomial, space_for
 from .engine import TurnSolution, final_table, solve
 from .errors import ShelfieError
-from .files import FileWriteError, write_text_atomically
+from .files import write_text_atomically
 from .game import Game, GameState, LegalMarkings, board_to_dict, end_trigger_shelves, rules_to_dict
 from .objectives import StateArrays
 from .rules import Ruleset
@@ -597,7 +597,3 @@ def decision_losses(game: Game, table: GameSolution, seat: int = 0) -> list[tupl
             marks = after
     return out
 
-
-__all__ = ["decision_losses", "ExactError", "ExactStrategy", "GameSolution", "SuccessorValues", "TableObjective", "check_size",
-           "table_objective", "layer_states", "load_table", "save_table", "solve_game", "solve_layer",
-           "solve_state", "state_count", "table_for", "FileWriteError"]
