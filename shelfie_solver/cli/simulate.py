@@ -18,7 +18,7 @@ from .options import board_option, format_option, load_setup, rules_option
 @click.command("simulate", short_help="Play many games to compare strategies.")
 @click.option("--players", "players_text", required=True, metavar="S1,S2,...",
               help=f"One strategy per seat, 1 to 4, comma-separated: {', '.join(STRATEGIES)} "
-                   "(docs/strategies.md). A name may appear more than once.")
+                   "(docs/strategies.md), or exact:FILE (a solve-game value table). A name may appear more than once.")
 @click.option("--games", type=click.IntRange(1, None), default=500, show_default=True, metavar="N",
               help="Games to play.")
 @click.option("--seed", type=click.IntRange(0, None), default=None, metavar="S",
