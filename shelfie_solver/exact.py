@@ -326,6 +326,7 @@ def solve_game(board: Board, rules: Ruleset, checkpoints: str | None = None,
         except OSError as error:
             raise ExactError(f"cannot create the checkpoint directory {checkpoints}: "
                              f"{error.strerror or error}") from None
+        _claim(folder, stamp)
     for layer in range(board.n_cells - 1, -1, -1):
         path = folder / f"layer-{layer:03d}.json" if folder is not None else None
         if path is not None and path.exists():
@@ -340,6 +341,23 @@ def solve_game(board: Board, rules: Ruleset, checkpoints: str | None = None,
         if progress is not None:
             progress(layer, len(found))
     return GameSolution(board, rules, values, time.perf_counter() - start, loaded)
+
+
+def _claim(folder: Path, stamp: dict[str, Any]) -> None:
+    """Check that a checkpoint directory belongs to this board and ruleset (its ``solve.json``)
+    before any layer is written, or claim an empty one.
+
+    Raises:
+        ExactError: the directory holds another solve's checkpoints.
+    """
+    manifest = folder / "solve.json"
+    if manifest.exists():
+        data = _read_json(manifest, "checkpoint manifest")
+        if data.get("format") != LAYER_FORMAT or {k: data.get(k) for k in stamp} != stamp:
+            raise ExactError(f"checkpoint directory {folder} holds the solve of another board or ruleset "
+                             f"({manifest}); use another --checkpoints directory")
+        return
+    write_text_atomically(manifest, json.dumps({"format": LAYER_FORMAT, **stamp}))
 
 
 def _encode(values: Mapping[Key, Fraction], board: Board) -> dict[str, str]:

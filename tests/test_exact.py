@@ -178,6 +178,8 @@ def test_checkpoints_resume(tmp_path: Path) -> None:
                                          {"faces": ["book"], "values": [2, 4]}]}, TINY_RULES)
     with pytest.raises(ExactError, match="another board"):
         solve_game(other, TINY_RULES, str(tmp_path / "cp"))
+    assert sorted(p.name for p in (tmp_path / "cp").iterdir()) == \
+        ["layer-000.json", "layer-001.json", "layer-002.json", "layer-003.json", "solve.json"]  # nothing added
 
 
 @pytest.mark.slow
