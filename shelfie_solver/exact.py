@@ -542,14 +542,18 @@ def table_objective(path: str, board: Board) -> TableObjective:
 class ExactStrategy:
     """Optimal solitaire play from a value table (strategy ``exact:FILE``): the holds of
     :meth:`GameSolution.turn`, the marking with the highest ``V(after)`` (ties: the first legal
-    marking), the shelf with the highest ``V(after)`` (ties: the first shelf). In games of
-    several players it plays its own sheet as if alone."""
+    marking), the shelf with the highest ``V(after)`` (ties: the first shelf). Solitaire only:
+    with several players blocking (D15) leads to sheets outside the table, so the first
+    decision raises :class:`ExactError`."""
 
     def __init__(self, path: str):
         self.name = f"exact:{path}"
         self.path = path
 
     def _table(self, state: GameState) -> GameSolution:
+        if state.players != 1:
+            raise ExactError(f"strategy {self.name} plays solitaire games only (one player, the value table's "
+                             f"game), not {state.players} players")
         return table_for(self.path, state.board, state.rules)
 
     def choose_hold(self, state: GameState, dice: tuple[int, ...], rerolls_left: int,

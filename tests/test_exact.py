@@ -215,6 +215,14 @@ def test_cli_bad_input(args: list[str], message: str) -> None:
     assert len(lines) == 1 and lines[0].startswith("Error:") and message in lines[0]
 
 
+def test_exact_strategy_is_solitaire_only(tiny: object, tmp_path: Path) -> None:
+    """exact:FILE refuses games of several players (D15 blocking leaves the table's states)."""
+    path = tmp_path / "tiny.json"
+    save_table(str(path), tiny)  # type: ignore[arg-type]
+    with pytest.raises(ExactError, match="solitaire games only"):
+        play_seeded(TINY_BOARD, TINY_RULES, [ExactStrategy(str(path))] * 2, 1)
+
+
 def test_cli_table_not_for_board(tiny: object, tmp_path: Path) -> None:
     """A value table used with another board is refused in one line."""
     path = tmp_path / "tiny.json"
