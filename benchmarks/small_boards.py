@@ -7,7 +7,7 @@ board and rules are the table's. For each strategy it plays N seeded solitaire g
 games as ``shelfie-solve simulate --board B --players P --games N --seed S``) and prints, as a
 Markdown row: the mean score with its 95% interval, the loss per game (exact optimum minus the
 mean), the mean number of decisions (holds incl. stopping early, markings, failed results) per
-game, the mean exact loss per decision (:func:`exact.decision_losses`) and the summed decision
+game, the mean exact loss per decision (:func:`value_table.decision_losses`) and the summed decision
 losses per game with their 95% interval (an estimate of the loss per game with less noise).
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from fractions import Fraction
 
-from shelfie_solver.exact import decision_losses, load_table
+from shelfie_solver.value_table import decision_losses, load_table
 from shelfie_solver.game import game_from_json
 from shelfie_solver.simulate import estimate, simulate
 

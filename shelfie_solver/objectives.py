@@ -208,7 +208,7 @@ OBJECTIVE_NAMES = ("strategic", "points", "marks", "safe", "cell:rXcY", "table:F
 
 def parse_objective(text: str, board: Board) -> Objective:
     """An objective from its name: ``strategic``, ``points``, ``marks``, ``safe``, ``cell:r2c4`` or
-    ``table:FILE`` (an exact solitaire value table, :class:`exact.TableObjective`).
+    ``table:FILE`` (an exact solitaire value table, :class:`value_table.TableObjective`).
 
     Raises:
         ObjectiveError: unknown name or an item not on the board.
@@ -224,7 +224,7 @@ def parse_objective(text: str, board: Board) -> Objective:
         except ValueError as error:
             raise ObjectiveError(f"objective {shorten(text)}: {error}") from None
     if word.startswith("table:"):
-        from .exact import table_objective
+        from .value_table import table_objective
 
         return table_objective(text.strip()[6:], board)
     raise ObjectiveError(f"unknown objective {shorten(text)}; expected one of {', '.join(OBJECTIVE_NAMES)}")

@@ -254,7 +254,7 @@ def strategy_named(name: str) -> Strategy:
         StrategyError: an unknown name.
     """
     if name.strip().lower().startswith("exact:"):  # optimal solitaire play from a value table
-        from .exact import ExactStrategy, load_table
+        from .value_table import ExactStrategy, load_table
 
         path = name.strip()[6:]
         load_table(path)  # fail early on a bad file

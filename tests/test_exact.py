@@ -18,8 +18,8 @@ from shelfie_solver.board import Board, Marks, board_from_dict, parse_marks
 from shelfie_solver.dice import space_for
 from shelfie_solver.cli import main
 from shelfie_solver.engine import final_table
-from shelfie_solver.exact import (ExactError, ExactStrategy, TableObjective, layer_states, save_table, solve_game,
-                                  state_count, table_objective)
+from shelfie_solver.exact import ExactError, layer_states, solve_game, state_count
+from shelfie_solver.value_table import ExactStrategy, TableObjective, save_table, table_objective
 from shelfie_solver.game import play_seeded
 from shelfie_solver.objectives import ObjectiveError
 from shelfie_solver.rules import Ruleset, rules_from_dict
@@ -255,7 +255,7 @@ def test_decision_losses_sum_to_the_loss(tiny: object, tmp_path: Path) -> None:
     """The exact policy loses nothing at any decision; for greedy (stops at once, D7) the mean
     over games of the summed decision losses estimates optimum - mean score (both within their
     intervals), and every loss is >= 0."""
-    from shelfie_solver.exact import decision_losses
+    from shelfie_solver.value_table import decision_losses
     from shelfie_solver.strategies import strategy_named
 
     path = tmp_path / "tiny.json"

@@ -9,7 +9,8 @@ from typing import Any
 import click
 
 from ..board import Marks, score
-from ..exact import MAX_STATES, GameSolution, check_size, save_table, solve_game, state_count
+from ..exact import MAX_STATES, GameSolution, check_size, solve_game, state_count
+from ..value_table import save_table
 from ..files import FileWriteError, check_writable
 from ..render import Report, decimal, exact, render
 from .options import board_option, format_option, load_setup, rules_option
