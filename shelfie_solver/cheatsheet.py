@@ -989,7 +989,7 @@ def _section_notes(sheet: CheatSheet) -> dict[str, str]:
                   f"objective (docs/objectives.md) on this board state, for the most common first-roll patterns "
                   f"({chance_text(sheet.coverage)} of first rolls). share: of first rolls (exact); agree: share of "
                   f"the pattern's rolls whose best hold (or one exactly tied with it) is the one stated; a rule is "
-                  f"stated only when it agrees on at least {percent(RULE_AGREEMENT, 0)} of its rolls, naming which "
+                  f"stated only when it agrees on at least {RULE_AGREEMENT * 100}% of its rolls, naming which "
                   f"groups to keep by face where it must, else the row says so and shows the closest words and "
                   f"their agreement; margin: "
                   f"mean gain of the best hold over the second best, in potential points; example: a roll of the "
