@@ -27,6 +27,7 @@ COMMANDS = {
     "play": "play:play_command",
     "review": "review:review_command",
     "tile": "tile:tile_group",
+    "solve-game": "solve_game:solve_game_command",
 }
 
 

@@ -37,7 +37,7 @@ class SeedType(click.ParamType[int]):
 @click.command("simulate", short_help="Play many games to compare strategies.")
 @click.option("--players", "players_text", required=True, metavar="S1,S2,...",
               help=f"One strategy per seat, 1 to 4, comma-separated: {', '.join(STRATEGIES)} "
-                   "(docs/strategies.md). A name may appear more than once.")
+                   "(docs/strategies.md), or exact:FILE (a solve-game value table). A name may appear more than once.")
 @click.option("--games", type=click.IntRange(1, MAX_GAMES), default=500, show_default=True, metavar="N",
               help=f"Games to play (at most {MAX_GAMES:,}).")
 @click.option("--seed", type=SeedType(), default=None, metavar="S",
