@@ -124,9 +124,9 @@ def test_a_dead_worker_is_one_error():
 
 
 def test_games_limit(board, rules):
-    with pytest.raises(SimulationError, match="at most 1,000,000.*digits"):
+    with pytest.raises(SimulationError, match="at most 1,000,000, got '1000000000"):
         simulate(board, rules, ["greedy"], 10**30)
-    with pytest.raises(SimulationError, match=f"at most {MAX_GAMES:,}, got {MAX_GAMES + 1}"):
+    with pytest.raises(SimulationError, match=f"at most {MAX_GAMES:,}, got '{MAX_GAMES + 1}'"):
         simulate(board, rules, ["greedy"], MAX_GAMES + 1)
 
 
@@ -193,7 +193,7 @@ def test_cli_too_many_jobs_is_capped_with_a_note():
     (["--jobs", "2", "--scheduler", "tcp://127.0.0.1:1"], ["--jobs and --scheduler cannot be combined"]),
     (["--scheduler", " "], ["--scheduler", "tcp://host:8786"]),
     (["--scheduler", "tcp://127.0.0.1:1"], ["cannot reach the dask scheduler at tcp://127.0.0.1:1", "refused"]),
-    (["--games", str(10**40)], ["--games", "at most"]),
+    (["--games", str(10**40)], ["--games"]),
 ])
 def test_cli_bad_parallel_settings(args, fragments):
     pytest.importorskip("distributed")
