@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from .errors import ShelfieError
+from .errors import ShelfieError, shorten
 
 if TYPE_CHECKING:  # numpy is imported when a seed is made: the CLI imports this module early
     import numpy as np
@@ -306,7 +306,7 @@ def _connect(scheduler: Any) -> Any:
         from distributed import Client
     except ImportError:
         raise ParallelError("--scheduler needs dask.distributed: pip install 'shelfie-solve[distributed]'") from None
-    where = scheduler if isinstance(scheduler, str) else getattr(scheduler, "scheduler_address", scheduler)
+    where = shorten(str(scheduler if isinstance(scheduler, str) else getattr(scheduler, "scheduler_address", scheduler)))
     try:
         if isinstance(scheduler, str):
             _probe(scheduler)

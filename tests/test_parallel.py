@@ -158,7 +158,7 @@ def test_unreachable_scheduler_is_one_error_at_once(board, rules):
     pytest.importorskip("distributed")
     start = time.monotonic()
     for address in ("tcp://127.0.0.1:1", "no-port", "udp://host:1"):
-        with pytest.raises(ParallelError, match=f"cannot reach the dask scheduler at {address}"):
+        with pytest.raises(ParallelError, match=f"cannot reach the dask scheduler at '{address}'"):
             simulate(board, rules, ["greedy"], 2, scheduler=address)
     assert time.monotonic() - start < 5
 
@@ -192,7 +192,8 @@ def test_cli_too_many_jobs_is_capped_with_a_note():
 @pytest.mark.parametrize("args,fragments", [
     (["--jobs", "2", "--scheduler", "tcp://127.0.0.1:1"], ["--jobs and --scheduler cannot be combined"]),
     (["--scheduler", " "], ["--scheduler", "tcp://host:8786"]),
-    (["--scheduler", "tcp://127.0.0.1:1"], ["cannot reach the dask scheduler at tcp://127.0.0.1:1", "refused"]),
+    (["--scheduler", "tcp://127.0.0.1:1"], ["cannot reach the dask scheduler at 'tcp://127.0.0.1:1'", "refused"]),
+    (["--scheduler", "tcp://" + "h" * 5000 + ":1"], ["cannot reach the dask scheduler at 'tcp://hhh"]),
     (["--games", str(10**40)], ["--games"]),
 ])
 def test_cli_bad_parallel_settings(args, fragments):
