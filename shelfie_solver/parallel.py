@@ -22,6 +22,15 @@ layer-by-layer exact solver are meant to use it too). The contract:
   SIGINT and die with their parent, ``PR_SET_PDEATHSIG`` on Linux), and dask tasks are
   cancelled. The caller has written nothing yet (results are only handed to ``consume``), so
   nothing is left half written. The CLI prints one line and exits ``128 + signal`` (130, 143).
+
+Using it (``simulate.run_games`` does this for games; ``train`` or a layer of the exact solver
+would pass their own chunk function)::
+
+    def solve_chunk(board, rules, seeds, states):   # module level, pure
+        ...
+
+    tasks = ((SpawnedSeeds(entropy, lo, hi), states[lo:hi]) for lo, hi in chunks)
+    results = run_tasks(solve_chunk, tasks, common=(board, rules), jobs=jobs, scheduler=scheduler)
 """
 
 from __future__ import annotations
