@@ -73,3 +73,21 @@ def test_signal_stops_everything_and_saves_nothing(tmp_path, jobs, signum, code)
     gone, alive = psutil.wait_procs(children, timeout=2)
     assert alive == []
     assert list(tmp_path.iterdir()) == []  # no --save file, no temporary file
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or worker_count(2) < 2,
+                    reason="PR_SET_PDEATHSIG is Linux's; needs 2 cores for workers")
+def test_workers_die_with_a_killed_main_process(tmp_path):
+    """SIGKILL cannot be caught: the workers still go (they asked the kernel to kill them when
+    their parent dies), instead of playing on as orphans."""
+    process = _start(2, tmp_path / "games.jsonl")
+    try:
+        children = _wait_until_playing(process, 2)
+        process.kill()
+        process.wait(timeout=5)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    gone, alive = psutil.wait_procs(children, timeout=3)
+    assert alive == []
