@@ -71,6 +71,8 @@ def test_signal_stops_everything_and_saves_nothing(tmp_path, jobs, signum, code)
     assert err.splitlines() == [*notes, f"Interrupted by {name}: run stopped, nothing saved."]
     assert out == ""
     gone, alive = psutil.wait_procs(children, timeout=2)
+    for survivor in alive:  # never leave an orphan behind, even when failing
+        survivor.kill()
     assert alive == []
     assert list(tmp_path.iterdir()) == []  # no --save file, no temporary file
 
@@ -90,4 +92,6 @@ def test_workers_die_with_a_killed_main_process(tmp_path):
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
     gone, alive = psutil.wait_procs(children, timeout=3)
+    for survivor in alive:  # never leave an orphan behind, even when failing
+        survivor.kill()
     assert alive == []
