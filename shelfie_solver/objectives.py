@@ -203,11 +203,12 @@ def shelf_losses(state: StateArrays) -> list[tuple[int, int]]:
     return sorted(options, key=lambda item: -item[1])
 
 
-OBJECTIVE_NAMES = ("strategic", "points", "marks", "safe", "cell:rXcY")
+OBJECTIVE_NAMES = ("strategic", "learned", "points", "marks", "safe", "cell:rXcY")
 
 
 def parse_objective(text: str, board: Board) -> Objective:
-    """An objective from its name: ``strategic``, ``points``, ``marks``, ``safe`` or ``cell:r2c4``.
+    """An objective from its name: ``strategic``, ``learned``, ``points``, ``marks``, ``safe`` or
+    ``cell:r2c4``.
 
     Raises:
         ObjectiveError: unknown name or an item not on the board.
@@ -217,6 +218,10 @@ def parse_objective(text: str, board: Board) -> Objective:
                                     "safe": Safe()}
     if word in simple:
         return simple[word]
+    if word == "learned":  # the game-aware value function, no-context form (docs/train.md)
+        from .learned import solitaire_objective
+
+        return solitaire_objective(board)
     if word.startswith("cell:"):
         try:
             return CellTarget(board.parse_cell(word[5:]))

@@ -21,6 +21,7 @@ COMMANDS = {
     "odds": "odds:odds_command",
     "cheatsheet": "cheatsheet:cheatsheet_command",
     "simulate": "simulate:simulate_command",
+    "train": "train:train_command",
 }
 
 
