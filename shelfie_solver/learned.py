@@ -60,7 +60,10 @@ VALUE_SCALE = 16
 KINDS = 7
 LINE_FEATURES = ("scoring A", "scoring a") + tuple(
     f"live need {j} {what}" for j in (1, 2, 3) for what in ("M", "A", "1", "a"))
-GLOBAL_FEATURES = ("threatened A", "threatened M", "constant", "own sheet near trigger")
+GLOBAL_FEATURES = ("threatened A", "threatened M", "constant", "own sheet near trigger", "round",
+                   "opponents' marked items", "opponents' available items")
+#: The last three global features describe the table, not the sheet (:func:`table_context`).
+N_CONTEXT = 3
 FEATURE_NAMES = tuple(f"{'shelf' if k == 0 else f'column {k}'}: {name}"
                       for k in range(KINDS) for name in LINE_FEATURES) + GLOBAL_FEATURES
 N_FEATURES = len(FEATURE_NAMES)
@@ -173,22 +176,50 @@ def line_features(m: np.ndarray, a: np.ndarray, mp: np.ndarray, ap: np.ndarray, 
 
 
 def global_features(m: np.ndarray, a: np.ndarray, mp: np.ndarray, ap: np.ndarray, t: int,
-                    threat: np.ndarray, own_near: np.ndarray) -> np.ndarray:
-    """``int64 (..., 4)``: :data:`GLOBAL_FEATURES`; ``threat`` bool ``(L,)``, ``own_near`` ``(...)``."""
+                    threat: np.ndarray, own_near: np.ndarray, context: np.ndarray) -> np.ndarray:
+    """``int64 (..., 7)``: :data:`GLOBAL_FEATURES`; ``threat`` bool ``(L,)``, ``own_near`` ``(...)``,
+    ``context`` ``(3,)`` from :func:`table_context`."""
     open_line = (m + a >= t) & threat
     live = open_line & (m < t)
     ones = np.ones(m.shape[:-1], dtype=np.int64)
     return np.stack([(open_line * ap).sum(axis=-1), (live * mp).sum(axis=-1), ones,
-                     np.asarray(own_near, dtype=np.int64) * ones], axis=-1).astype(np.int64)
+                     np.asarray(own_near, dtype=np.int64) * ones]
+                    + [int(c) * ones for c in context], axis=-1).astype(np.int64)
 
 
-def feature_vector(board: Board, rules: Ruleset, marks: Marks, threat: np.ndarray, own_near: bool) -> np.ndarray:
+def prior_weights(t: int) -> np.ndarray:
+    """``float (N_FEATURES,)``: the strategic line potential minus the score (docs/objectives.md)
+    in this feature space — scoring lines ``A/2``, live lines ``(m/t)(M + A/2)`` with
+    ``m = t - need`` — and 0 for the global features. The fit starts from it and shrinks toward
+    it (:mod:`train`)."""
+    w = np.zeros(N_FEATURES)
+    for k in range(KINDS):
+        base = k * len(LINE_FEATURES)
+        w[base] = 0.5
+        for j in (1, 2, 3):
+            share = max(t - j, 0) / t
+            w[base + 2 + 4 * (j - 1)] = share
+            w[base + 3 + 4 * (j - 1)] = share / 2
+    return w
+
+
+def table_context(sheets: tuple[Marks, ...], seat: int, turn: int) -> np.ndarray:
+    """``int64 (3,)``: the round of turn ``turn`` (0-based turns, 1-based round), and the items
+    marked and still available on ``seat``'s opponents' sheets — the game's clock, so that the
+    fit does not credit a player's own marks with the time they take."""
+    others = [m for j, m in enumerate(sheets) if j != seat]
+    return np.array([turn // len(sheets) + 1, sum(bin(m.marked).count("1") for m in others),
+                     sum(len(m.available) for m in others)], dtype=np.int64)
+
+
+def feature_vector(board: Board, rules: Ruleset, marks: Marks, threat: np.ndarray, own_near: bool,
+                   context: np.ndarray) -> np.ndarray:
     """``int64 (N_FEATURES,)``: the features of one sheet (line features summed per kind)."""
     m, a, mp, ap = StateArrays(board, rules, marks).line_totals
     lines = line_features(m, a, mp, ap, rules.scoring_threshold)
     per_kind = np.zeros((KINDS, len(LINE_FEATURES)), dtype=np.int64)
     np.add.at(per_kind, line_kinds(board), lines)
-    glob = global_features(m, a, mp, ap, rules.scoring_threshold, threat, np.array(own_near))
+    glob = global_features(m, a, mp, ap, rules.scoring_threshold, threat, np.array(own_near), context)
     return np.concatenate([per_kind.ravel(), glob])
 
 
@@ -224,7 +255,8 @@ def _coefficients(weights: bytes, board: Board) -> np.ndarray:
 
 
 def future_values(weights: np.ndarray, board: Board, t: int, m: np.ndarray, a: np.ndarray, mp: np.ndarray,
-                  ap: np.ndarray, threat: np.ndarray, own_near: np.ndarray, phase: np.ndarray) -> np.ndarray:
+                  ap: np.ndarray, threat: np.ndarray, own_near: np.ndarray, phase: np.ndarray,
+                  context: np.ndarray) -> np.ndarray:
     """``int64 (...)``: ``F`` over :data:`WEIGHT_SCALE` for sheets given by their line totals
     ``(..., L)`` in ``phase`` ``(...)`` (0-3; phase 0 is 0). Equal to the weights times
     :func:`feature_vector`, computed without building the features."""
@@ -245,7 +277,8 @@ def future_values(weights: np.ndarray, board: Board, t: int, m: np.ndarray, a: n
         c = coefficients[row][:, lines, status]  # (4, ..., L)
         g = weights[row, KINDS * len(LINE_FEATURES):]
         value = (c[0] * mp + c[1] * ap + c[2] + c[3] * a).sum(axis=-1) + g[0] * threatened_a \
-            + g[1] * threatened_m.sum(axis=-1) + g[2] + g[3] * np.asarray(own_near, dtype=np.int64)
+            + g[1] * threatened_m.sum(axis=-1) + g[2] + g[3] * np.asarray(own_near, dtype=np.int64) \
+            + int(g[4:] @ np.asarray(context, dtype=np.int64))
         out = np.where(chosen, value, out)
     return out
 
@@ -273,6 +306,8 @@ class Learned:
         opponent_sums: ``sum of P_j`` over opponents (over :data:`WEIGHT_SCALE`) if this turn
             ends the player's game (phase 1 for those still to play this round, else 0), if the
             game goes on near the end (phase 2), and far from it (phase 3).
+        context: ``int64 (3,)`` :func:`table_context` of the active player (default: round 1,
+            no opponents).
     """
 
     weights: np.ndarray
@@ -281,15 +316,11 @@ class Learned:
     opponent_distance: int = FAR
     opponents: int = 0
     opponent_sums: tuple[int, int, int] = (0, 0, 0)
+    context: np.ndarray = field(default_factory=lambda: np.array([1, 0, 0], dtype=np.int64))
     name: str = "learned"
 
     def scale(self, rules: Ruleset) -> int:
         return VALUE_SCALE
-
-    def context_key(self) -> tuple[Any, ...]:
-        """What besides the sheet this objective depends on (for policy caches)."""
-        return (id(self.weights), self.threat.tobytes(), self.triggered, self.opponent_distance,
-                self.opponents, self.opponent_sums)
 
     def positions(self, state: StateArrays, m: np.ndarray, a: np.ndarray, mp: np.ndarray,
                   ap: np.ndarray) -> np.ndarray:
@@ -304,7 +335,7 @@ class Learned:
         ends = np.full(len(m), self.triggered) | (own_distance <= 0)
         phase = np.where(ends, 0, np.where(distance == 1, 2, 3))
         own = WEIGHT_SCALE * scores(m, mp, t) + future_values(self.weights, board, t, m, a, mp, ap, self.threat,
-                                                              own_distance == 1, phase)
+                                                              own_distance == 1, phase, self.context)
         n = max(self.opponents, 1)
         end_sum, near_sum, far_sum = self.opponent_sums
         others = np.where(phase == 0, end_sum, np.where(phase == 2, near_sum, far_sum))
@@ -346,7 +377,7 @@ class Learned:
 
 
 def player_value(weights: np.ndarray, board: Board, rules: Ruleset, sheets: tuple[Marks, ...], seat: int,
-                 phase: int) -> int:
+                 phase: int, turn: int = 0) -> int:
     """``P`` of ``seat`` (score plus ``F`` in ``phase``) over :data:`WEIGHT_SCALE`."""
     marks = sheets[seat]
     m, a, mp, ap = StateArrays(board, rules, marks).line_totals
@@ -354,17 +385,18 @@ def player_value(weights: np.ndarray, board: Board, rules: Ruleset, sheets: tupl
     trigger = min(rules.end_trigger_shelves, board.n_shelves)
     near = np.array(trigger - marks.closed_shelves() == 1)
     future = future_values(weights, board, t, m, a, mp, ap, threats(board, rules, sheets, seat), near,
-                           np.array(phase))
+                           np.array(phase), table_context(sheets, seat, turn))
     return int(WEIGHT_SCALE * scores(m, mp, t) + future)
 
 
 def game_objective(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], active: int, first: int,
-                   triggered: bool, model: LearnedModel | None = None) -> Learned:
+                   triggered: bool, model: LearnedModel | None = None, turn: int = 0) -> Learned:
     """The ``learned`` objective of the player ``active`` at the start of their turn.
 
     Args:
         sheets: every seat's marks (0-based seats); ``first`` the seat that played first (D5).
         triggered: the end is triggered (D17), so this is the last round (D18).
+        turn: turns already played (0-based number of this turn; it gives the round).
         model: the parameters (default: the shipped ones).
     """
     model = model or default_model()
@@ -373,19 +405,19 @@ def game_objective(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], acti
     trigger = min(rules.end_trigger_shelves, board.n_shelves)
     opponents = [j for j in range(n) if j != active]
     position = (active - first) % n
-    end_sum = sum(player_value(weights, board, rules, sheets, j, 1 if (j - first) % n > position else 0)
+    end_sum = sum(player_value(weights, board, rules, sheets, j, 1 if (j - first) % n > position else 0, turn)
                   for j in opponents)
-    near_sum = sum(player_value(weights, board, rules, sheets, j, 2) for j in opponents)
-    far_sum = sum(player_value(weights, board, rules, sheets, j, 3) for j in opponents)
+    near_sum = sum(player_value(weights, board, rules, sheets, j, 2, turn) for j in opponents)
+    far_sum = sum(player_value(weights, board, rules, sheets, j, 3, turn) for j in opponents)
     distance = min((trigger - sheets[j].closed_shelves() for j in opponents), default=FAR)
     return Learned(weights, threats(board, rules, sheets, active), triggered, distance, len(opponents),
-                   (end_sum, near_sum, far_sum))
+                   (end_sum, near_sum, far_sum), table_context(sheets, active, turn))
 
 
 def state_objective(state: GameState, model: LearnedModel | None = None) -> Learned:
     """:func:`game_objective` for a :class:`game.GameState` (the state strategies see)."""
     return game_objective(state.board, state.rules, state.sheets, state.active, state.first,
-                          state.end_triggered, model)
+                          state.end_triggered, model, state.turn)
 
 
 def solitaire_objective(board: Board, model: LearnedModel | None = None) -> Learned:

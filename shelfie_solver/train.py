@@ -7,7 +7,10 @@ strategy using the previous iteration's parameters. After every turn of every ga
 not yet done (phase 1-3, :mod:`learned`) gives one sample: the features of their sheet in that
 context and the points they add from then to the end of the game (D17-D19). Per number of
 players and phase the weights solve the ridge least-squares problem
-``(X^T X + ridge * I) w = X^T y`` and are rounded to integers over :data:`learned.WEIGHT_SCALE`.
+``(X^T X + ridge * I) w = X^T y + ridge * w0``, shrunk toward the strategic potential's shape
+``w0`` (:func:`learned.prior_weights`), and are rounded to integers over
+:data:`learned.WEIGHT_SCALE`. Solitaire fits every feature; with opponents only the global
+features are fitted and the line features keep ``w0`` (:func:`free_features`).
 
 Determinism. Game ``g`` of player count ``n`` in iteration ``k`` is played from its own
 ``SeedSequence`` child (``SeedSequence(seed)`` -> iteration -> player count -> game), and the
@@ -30,7 +33,8 @@ from .board import Board, parse_marks, score
 from .errors import ShelfieError
 from .files import FileWriteError, write_text_atomically
 from .game import Block, EndTriggered, Fail, Game, GameOver, Mark, Pass, Roll, Start, end_trigger_shelves, play_seeded
-from .learned import N_FEATURES, PHASES, WEIGHT_SCALE, LearnedModel, feature_vector, model_from_dict, threats
+from .learned import (GLOBAL_FEATURES, N_FEATURES, PHASES, WEIGHT_SCALE, LearnedModel, feature_vector, model_from_dict,
+                      prior_weights, table_context, threats)
 from .rules import Ruleset
 
 #: Ridge penalty added to the diagonal of X^T X (features are whole numbers of points/items).
@@ -81,7 +85,7 @@ def game_samples(game: Game) -> list[tuple[int, np.ndarray, int]]:
     seat: int | None = None
     triggered = False
 
-    def snapshot(played: int) -> None:
+    def snapshot(played: int, turn: int) -> None:
         now = tuple(sheets)
         distance = min(trigger - m.closed_shelves() for m in now)
         for i in range(n):
@@ -92,13 +96,16 @@ def game_samples(game: Game) -> list[tuple[int, np.ndarray, int]]:
             if phase == 0:
                 continue
             near = trigger - now[i].closed_shelves() == 1
-            features = feature_vector(board, rules, now[i], threats(board, rules, now, i), near)
+            features = feature_vector(board, rules, now[i], threats(board, rules, now, i), near,
+                                      table_context(now, i, turn))
             samples.append((phase, features, finals[i] - score(board, now[i], rules)))
 
+    turn = -1
     for event in game.events:
         if (isinstance(event, Roll) and event.rerolls_left == rules.rerolls) or isinstance(event, (Pass, GameOver)):
             if seat is not None:
-                snapshot(seat)
+                snapshot(seat, turn)
+            turn += 1
             seat = None if isinstance(event, GameOver) else event.player
         if isinstance(event, Mark):
             sheets[event.player] = sheets[event.player].with_marked(event.cells)
@@ -156,16 +163,35 @@ def run_tasks(function: Callable[..., R], tasks: Sequence[tuple[Any, ...]], jobs
     return [results[i] for i in range(len(tasks))]
 
 
-def fit(sums: Sums) -> tuple[np.ndarray, float]:
-    """Ridge least squares from exact sums: ``int64 (F,)`` weights over WEIGHT_SCALE and the
-    root-mean-square error of the fit (points, display)."""
+def fit(sums: Sums, prior: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, float]:
+    """Ridge least squares from exact sums, shrunk toward ``prior`` (``float (F,)``, points):
+    the features where ``free`` is true are fitted, the others keep the prior's weight.
+    Returns ``int64 (F,)`` weights over WEIGHT_SCALE and the root-mean-square error of the fit
+    (points, display)."""
+    w = prior.astype(float).copy()
     if sums.count == 0:
-        return np.zeros(N_FEATURES, dtype=np.int64), 0.0
+        return np.rint(w * WEIGHT_SCALE).astype(np.int64), 0.0
     xtx = sums.xtx.astype(float)
     xty = sums.xty.astype(float)
-    w = np.linalg.solve(xtx + RIDGE * np.eye(N_FEATURES), xty)
+    f = np.flatnonzero(free)
+    fixed = np.flatnonzero(~free)
+    lhs = xtx[np.ix_(f, f)] + RIDGE * np.eye(len(f))
+    rhs = xty[f] - xtx[np.ix_(f, fixed)] @ w[fixed] + RIDGE * w[f]
+    w[f] = np.linalg.solve(lhs, rhs)
     residual = float(sums.yy) - 2 * float(w @ xty) + float(w @ xtx @ w)
     return np.rint(w * WEIGHT_SCALE).astype(np.int64), float(np.sqrt(max(residual, 0.0) / sums.count))
+
+
+def free_features(players: int) -> np.ndarray:
+    """``bool (F,)``: the features fitted for ``players`` seats. Solitaire: all of them. With
+    opponents only the global ones (threats, constant, near trigger, the table's clock); the line
+    features keep the strategic potential's shape (:func:`learned.prior_weights`). Fitting the
+    line features too made the player slow — a few valuable items a turn — which pays in solitaire
+    but loses against ``solver`` (measured: docs/train.md)."""
+    free = np.ones(N_FEATURES, dtype=bool)
+    if players > 1:
+        free[: N_FEATURES - len(GLOBAL_FEATURES)] = False
+    return free
 
 
 def chunks(count: int, size: int) -> list[tuple[int, int]]:
@@ -190,7 +216,7 @@ class Settings:
                 "players": list(self.players), "board": self.board, "rules": self.rules}
 
 
-def train(board: Board, rules: Ruleset, seed: int, games: int = 400, iterations: int = 2, jobs: int = 1,
+def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations: int = 2, jobs: int = 1,
           players: Iterable[int] = PLAYER_COUNTS, checkpoint: str | Path | None = None,
           progress: Callable[[int], None] | None = None,
           report: Callable[[str], None] | None = None) -> LearnedModel:
@@ -239,7 +265,7 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 400, iterations:
                         total[p].add(sums[p])
             rows = []
             for p in PHASES:
-                w, rmse = fit(total[p])
+                w, rmse = fit(total[p], prior_weights(rules.scoring_threshold), free_features(n))
                 rows.append(w)
                 if report:
                     report(f"iteration {k + 1}, {n} player{'s' if n > 1 else ''}, phase {p}: "

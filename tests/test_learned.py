@@ -140,7 +140,46 @@ def test_fast_values_equal_weights_times_features(board, rules):
         threat = threats(board, rules, (marks, sheets[1]), 0)
         near = bool(rng.integers(2))
         m, a, mp, ap = StateArrays(board, rules, marks).line_totals
-        features = feature_vector(board, rules, marks, threat, near)
+        context = rng.integers(0, 30, size=3)
+        features = feature_vector(board, rules, marks, threat, near, context)
         for phase in (1, 2, 3):
-            fast = future_values(w, board, 3, m, a, mp, ap, threat, np.array(near), np.array(phase))
+            fast = future_values(w, board, 3, m, a, mp, ap, threat, np.array(near), np.array(phase), context)
             assert int(fast) == int(w[phase - 1] @ features)
+
+
+def test_prior_weights_are_the_strategic_potential(board, rules):
+    # prior_weights times the features = Phi - score, Phi from objectives.potential (over 2T).
+    from shelfie_solver.board import score
+    from shelfie_solver.learned import feature_vector, prior_weights
+    from shelfie_solver.objectives import potential
+
+    rng = np.random.default_rng(3)
+    w = prior_weights(rules.scoring_threshold)
+    for _ in range(20):
+        marks = Marks.empty(board).with_marked(tuple(int(c) for c in rng.choice(25, rng.integers(0, 15),
+                                                                                 replace=False)))
+        shelf = int(rng.integers(5))
+        marks = marks.with_eliminated(tuple(c for c in board.lines[shelf] if marks.is_available(c)))
+        x = feature_vector(board, rules, marks, np.zeros(10, dtype=bool), False, np.zeros(3, dtype=np.int64))
+        expected = potential(StateArrays(board, rules, marks)) - 6 * score(board, marks, rules)
+        assert round(6 * float(w @ x)) == expected
+
+
+def test_fit_by_hand():
+    # 999 samples whose only non-zero feature is the constant, each 10 points still to come.
+    # Ridge 1 toward the prior (0 for the constant): (999 + 1) w = 9990 + 0 -> w = 9.99 points.
+    # With opponents the line features are not fitted: they keep the prior (Phi's shape).
+    from shelfie_solver.learned import prior_weights
+    from shelfie_solver.train import RIDGE, Sums, fit, free_features
+
+    assert RIDGE == 1.0
+    sums = Sums.zero()
+    sums.xtx[CONSTANT, CONSTANT] = 999
+    sums.xty[CONSTANT] = 9990
+    sums.count, sums.yy = 999, 99900
+    prior = prior_weights(3)
+    w, rmse = fit(sums, prior, free_features(2))
+    assert w[CONSTANT] == 999_000
+    assert np.array_equal(w[:CONSTANT - 2], np.rint(prior[:CONSTANT - 2] * WEIGHT_SCALE).astype(np.int64))
+    assert rmse == pytest.approx(0.01, abs=1e-6)
+    assert free_features(1).all() and not free_features(3)[SHELF_SCORING_A]

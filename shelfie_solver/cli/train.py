@@ -17,7 +17,7 @@ from .options import board_option, load_setup, rules_option
               help="Root seed; the same seed and settings give the same parameters whatever --jobs is.")
 @click.option("--games", type=click.IntRange(1, 100_000), default=300, show_default=True, metavar="N",
               help="Self-play games per number of players per iteration.")
-@click.option("--iterations", type=click.IntRange(1, 20), default=3, show_default=True, metavar="K",
+@click.option("--iterations", type=click.IntRange(1, 20), default=2, show_default=True, metavar="K",
               help="1 = fit to the solver strategy's games; each more refits to the previous fit's own games.")
 @click.option("--players", "players_text", default="1,2,3,4", show_default=True, metavar="N,...",
               help="Numbers of players (1-4) to fit weights for.")
