@@ -58,3 +58,21 @@ def test_unwritable_output_and_bad_checkpoint(tmp_path):
     bad.write_text("{not json")
     assert_one_line_error(run("--seed", "1", "--games", "1", "--iterations", "1", "--players", "1",
                               "--output", str(tmp_path / "x.json"), "--checkpoint", str(bad)), "checkpoint")
+
+
+def test_progress_bar_on_a_terminal(tmp_path):
+    # A real pseudo-terminal: the progress bar is drawn on stderr, then the fit lines.
+    pexpect = pytest.importorskip("pexpect")
+    import os
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    child = pexpect.spawn(sys.executable, ["-c", "from shelfie_solver.cli import main; main()", "train", "--seed", "1", "--games", "2",
+                                           "--iterations", "1", "--players", "1", "--jobs", "1",
+                                           "--output", str(tmp_path / "p.json")],
+                          env=env, encoding="utf-8", timeout=60)
+    child.expect("Self-play")
+    child.expect("iteration 1, 1 player, phase 3")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0 and (tmp_path / "p.json").exists()
