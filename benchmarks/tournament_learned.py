@@ -46,7 +46,7 @@ def main() -> None:
         summary, _ = simulate(board, rules, seats, games, args.seed, args.jobs)
         learned = summary.seats[0].stats
         solver_mean = sum(float(s.stats["score"].mean) for s in summary.seats[1:]) / (n - 1)
-        margin = next((m for m in summary.margins if {m.leader, m.other} == {0, 1}), None)
+        margin = next((m for m in summary.margins if {m.leader, m.other} == {0, 1}), None) if n == 2 else None
         sign = 1 if margin is None or margin.leader == 0 else -1
         margin_text = f"{float(learned['score'].mean) - solver_mean:+.1f}" if margin is None else (
             f"{sign * float(margin.score.mean):+.1f} [{min(sign * margin.score.low, sign * margin.score.high):+.1f}, "

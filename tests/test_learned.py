@@ -183,3 +183,19 @@ def test_fit_by_hand():
     assert np.array_equal(w[:CONSTANT - 2], np.rint(prior[:CONSTANT - 2] * WEIGHT_SCALE).astype(np.int64))
     assert rmse == pytest.approx(0.01, abs=1e-6)
     assert free_features(1).all() and not free_features(3)[SHELF_SCORING_A]
+
+
+def test_advise_with_the_learned_objective():
+    # The no-context form through the CLI: exact values as p/q like every objective.
+    from fractions import Fraction
+
+    from click.testing import CliRunner
+
+    from shelfie_solver.cli import main
+
+    result = CliRunner().invoke(main, ["advise", "--dice", "CCCBBJ", "--marks", "oo.o./o.o../xoxxx/.oo../o....",
+                                       "--objective", "learned", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["objective"] == "learned"
+    assert Fraction(data["value"]) == Fraction(data["holds"][0]["value"])
