@@ -32,6 +32,7 @@ import numpy as np
 from .board import Board, ItemSets, Marks, item_sets
 from .dice import Counts, DiceSpace, space_for
 from .rules import Ruleset
+from .workload import check_work
 
 
 @dataclass(frozen=True)
@@ -214,7 +215,12 @@ class FeasibilityTable:
 
 @cache
 def feasibility_table(board: Board, rules: Ruleset) -> FeasibilityTable:
-    """Build (once per process per board and ruleset) the :class:`FeasibilityTable` (D8-D12)."""
+    """Build (once per process per board and ruleset) the :class:`FeasibilityTable` (D8-D12).
+
+    Raises:
+        WorkError: the tables would pass the documented memory bound (:func:`workload.check_work`).
+    """
+    check_work(board, rules)
     space = space_for(rules)
     sets = item_sets(board, rules.combinations_per_turn)
     feasible = _feasible_sets(space, sets.cells, board, rules)

@@ -27,6 +27,10 @@ USED = {
     "boards/five-of-a-kind.toml": "test_classic_five_dice",
     "rules/classic-five-dice.toml": "test_classic_five_dice",
     "marks/mid-game.txt": "test_mid_game_marks",
+    "tile/position.toml": "test_tile_position_example",
+    "boards/small.toml": "test_small_boards (and tests/test_exact.py)",
+    "boards/small-3x4.toml": "test_small_boards",
+    "boards/small-4x3.toml": "test_small_boards",
 }
 
 
@@ -68,6 +72,16 @@ def test_mid_game_marks():
     holds = run("--dice", "CCBJPP", "--marks", path)
     assert holds["rerolls"] == 2 and holds["holds"][0]["rank"] == 1
     assert "Best: keep" in run_table("--dice", "CCBJPP", "--marks", path, "--objective", "points")
+
+
+@pytest.mark.parametrize("name", ["small.toml", "small-3x4.toml", "small-4x3.toml"])
+def test_small_boards(name: str) -> None:
+    """The small boards of docs/solve-game.md (shelf 1 game, columns needing 1, 2, 3 dice): six
+    games mark r1c1 + r1c2 + r1c3 (1 + 2 + 3 dice, D8, D9), the only way to 3 marks on a line
+    (D19), worth 2 + 1 + 3 = 6 points."""
+    data = run("--dice", "GGGGGG", "--board", str(BOARDS / name), "--rerolls", "0", "--objective", "points")
+    assert data["value"] == "6/1"
+    assert data["markings"][0]["cells"] == ["r1c1", "r1c2", "r1c3"]
 
 
 def test_mixed_faces_board():
@@ -124,3 +138,21 @@ def test_classic_five_of_a_kind_through_the_cli():
         counts = tuple(roll.count(face) for face in "123456")
         total += multinomial(counts) * Fraction(data["value"])
     assert total / 6 ** 5 == Fraction(347897, 7558272)
+
+
+def test_tile_position_example():
+    """examples/tile/position.toml (docs/tile.md) loads and is advised: the bag defaults to 22 of
+    each type minus the tiles in sight (T2), counted here from the file's text."""
+    import tomllib
+
+    from shelfie_solver.tile.position import load_position
+    from shelfie_solver.tile.rules import default_cards, default_layout, default_ruleset
+
+    path = EXAMPLES / "tile" / "position.toml"
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    text = "".join(data["board"]) + "".join("".join(s["rows"]) for s in data["shelf"])
+    position = load_position(path, default_ruleset(), default_layout(), default_cards())
+    assert position.state.bag == tuple(22 - text.count(letter) for letter in "CBGFTP")
+    result = CliRunner().invoke(main, ["tile", "advise", str(path), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["turn"] == data["turn"]
