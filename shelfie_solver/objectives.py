@@ -203,11 +203,11 @@ def shelf_losses(state: StateArrays) -> list[tuple[int, int]]:
     return sorted(options, key=lambda item: -item[1])
 
 
-OBJECTIVE_NAMES = ("strategic", "points", "marks", "safe", "cell:rXcY", "table:FILE")
+OBJECTIVE_NAMES = ("strategic", "learned", "points", "marks", "safe", "cell:rXcY", "table:FILE")
 
 
 def parse_objective(text: str, board: Board) -> Objective:
-    """An objective from its name: ``strategic``, ``points``, ``marks``, ``safe``, ``cell:r2c4`` or
+    """An objective from its name: ``strategic``, ``learned``, ``points``, ``marks``, ``safe``, ``cell:r2c4`` or
     ``table:FILE`` (an exact solitaire value table, :class:`value_table.TableObjective`).
 
     Raises:
@@ -218,6 +218,10 @@ def parse_objective(text: str, board: Board) -> Objective:
                                     "safe": Safe()}
     if word in simple:
         return simple[word]
+    if word == "learned":  # the game-aware value function, no-context form (docs/train.md)
+        from .learned import solitaire_objective
+
+        return solitaire_objective(board)
     if word.startswith("cell:"):
         try:
             return CellTarget(board.parse_cell(word[5:]))

@@ -28,6 +28,7 @@ from .dice import Counts, space_for
 from .engine import solve_turn
 from .errors import ShelfieError
 from .game import GameState, LegalMarkings, Strategy, legal_sets
+from .learned import Learned, LearnedModel, default_model, state_objective
 from .objectives import Objective, Points, StateArrays, Strategic
 from .rules import Ruleset
 
@@ -238,11 +239,53 @@ class SolverStrategy:
         return failed_options(state.board, state.marks, state.rules)[0].shelf
 
 
+class LearnedStrategy:
+    """Optimal play, turn by turn, for the game-aware ``learned`` objective (:mod:`learned`,
+    docs/train.md): each turn the objective is built from the whole table
+    (:func:`learned.state_objective`) and :func:`engine.solve_turn` gives the holds; markings are
+    ranked by it and a failed result gives up its best shelf (D13).
+
+    Args:
+        model: the parameters (default: the shipped ones, data/learned.json).
+    """
+
+    name = "learned"
+
+    def __init__(self, model: LearnedModel | None = None):
+        self.model = model
+        self._turn: tuple[GameState, Learned, tuple[np.ndarray | None, ...]] | None = None
+
+    def turn(self, state: GameState) -> tuple[Learned, tuple[np.ndarray | None, ...]]:
+        """The objective and policy of this turn (computed once per state)."""
+        if self._turn is None or self._turn[0] is not state:
+            objective = state_objective(state, self.model or default_model())
+            solution = solve_turn(state.board, state.marks, state.rules, objective)
+            self._turn = (state, objective, tuple(None if p is None else p.astype(np.int32)
+                                                  for p in solution.policy))
+        return self._turn[1], self._turn[2]
+
+    def choose_hold(self, state: GameState, dice: Counts, rerolls_left: int, rng: np.random.Generator) -> Counts:
+        space = space_for(state.rules)
+        table = self.turn(state)[1][rerolls_left]
+        assert table is not None
+        return space.holds[int(table[space.roll_index[dice]])]
+
+    def choose_marking(self, state: GameState, dice: Counts, legal: LegalMarkings,
+                       rng: np.random.Generator) -> tuple[int, ...]:
+        return legal.cells(int(marking_order(state, legal, self.turn(state)[0])[0]))
+
+    def choose_shelf(self, state: GameState, dice: Counts, shelves: tuple[int, ...],
+                     rng: np.random.Generator) -> int:
+        objective = self.turn(state)[0]
+        return objective.shelf_values(StateArrays(state.board, state.rules, state.marks))[0][0]
+
+
 STRATEGIES: dict[str, type] = {
     "random": RandomStrategy,
     "greedy": GreedyStrategy,
     "threshold": ThresholdStrategy,
     "solver": SolverStrategy,
+    "learned": LearnedStrategy,
 }
 
 

@@ -29,6 +29,7 @@ COMMANDS = {
     "review": "review:review_command",
     "tile": "tile:tile_group",
     "solve-game": "solve_game:solve_game_command",
+    "train": "train:train_command",
 }
 
 

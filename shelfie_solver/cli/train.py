@@ -1,0 +1,74 @@
+"""``shelfie-solve train``: fit the ``learned`` objective's parameters by self-play (docs/train.md)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from ..files import FileWriteError, check_writable, write_text_atomically
+from ..train import PLAYER_COUNTS, TrainError, model_text, tasks_total, train
+from .options import board_option, load_setup, rules_option
+
+
+@click.command("train", short_help="Fit the learned objective by self-play.")
+@click.option("--seed", type=click.IntRange(0, None), required=True, metavar="S",
+              help="Root seed; the same seed and settings give the same parameters whatever --jobs is.")
+@click.option("--games", type=click.IntRange(1, 100_000), default=300, show_default=True, metavar="N",
+              help="Self-play games per number of players per iteration.")
+@click.option("--iterations", type=click.IntRange(1, 20), default=2, show_default=True, metavar="K",
+              help="1 = fit to the solver strategy's games; each more refits to the previous fit's own games.")
+@click.option("--players", "players_text", default="1,2,3,4", show_default=True, metavar="N,...",
+              help="Numbers of players (1-4) to fit weights for.")
+@click.option("--jobs", type=click.IntRange(1, None), default=None, metavar="J",
+              help="Worker processes (default: the number of cores). The result does not depend on it.")
+@click.option("--output", "output", default="learned.json", show_default=True, metavar="FILE",
+              help="Where to write the parameters (the shipped ones are shelfie_solver/data/learned.json).")
+@click.option("--checkpoint", default=None, metavar="FILE",
+              help="Checkpoint file, one entry per finished iteration (default: FILE.checkpoint beside --output); "
+                   "a rerun with the same settings resumes from it.")
+@board_option
+@rules_option
+def train_command(seed: int, games: int, iterations: int, players_text: str, jobs: int | None, output: str,
+                  checkpoint: str | None, board_path: str | None, rules_path: str | None) -> None:
+    """Fit the learned objective by self-play: Monte Carlo returns, least squares, iterated.
+
+    \b
+    Examples:
+      shelfie-solve train --seed 11 --output learned.json
+      shelfie-solve train --seed 1 --games 20 --iterations 1 --players 2
+    """
+    rules, board, _ = load_setup(rules_path, board_path, None)
+    players = _parse_players(players_text)
+    checkpoint = checkpoint if checkpoint is not None else f"{output}.checkpoint"
+    for path, name in ((output, "--output"), (checkpoint, "--checkpoint")):
+        try:
+            check_writable(path)
+        except FileWriteError as error:
+            raise click.BadParameter(str(error), param_hint=f"'{name}'") from None
+    workers = jobs if jobs is not None else (os.cpu_count() or 1)
+    lines: list[str] = []
+    if sys.stderr.isatty():  # a progress bar for people, nothing for pipes and tests
+        with click.progressbar(length=tasks_total(games, iterations, players), label="Self-play",
+                               file=sys.stderr, show_pos=True) as bar:
+            model = train(board, rules, seed, games, iterations, workers, players, checkpoint,
+                          progress=bar.update, report=lines.append)
+    else:
+        model = train(board, rules, seed, games, iterations, workers, players, checkpoint, report=lines.append)
+    try:
+        write_text_atomically(output, model_text(model))
+    except FileWriteError as error:
+        raise TrainError(str(error)) from None
+    for line in lines:
+        click.echo(line)
+    click.echo(f"Parameters written to {output} (use them with: simulate/advise after copying to "
+               f"shelfie_solver/data/learned.json; docs/train.md).")
+
+
+def _parse_players(text: str) -> tuple[int, ...]:
+    words = [w.strip() for w in text.split(",")]
+    if not words or any(w not in {str(n) for n in PLAYER_COUNTS} for w in words):
+        raise click.BadParameter(f"expected numbers of players 1-4 separated by commas (e.g. 1,2,3,4), got {text!r}",
+                                 param_hint="'--players'")
+    return tuple(sorted({int(w) for w in words}))

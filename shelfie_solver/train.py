@@ -1,0 +1,326 @@
+"""Fit the ``learned`` value function by self-play (click-free; ``shelfie-solve train``, docs/train.md).
+
+Method: Monte Carlo returns with least squares, iterated (approximate policy iteration).
+Iteration 0 plays ``games`` self-play games per number of players (1-4) with the ``solver``
+strategy (the ``strategic`` objective); every later iteration plays them with the ``learned``
+strategy using the previous iteration's parameters. After every turn of every game, each player
+not yet done (phase 1-3, :mod:`learned`) gives one sample: the features of their sheet in that
+context and the points they add from then to the end of the game (D17-D19). Per number of
+players and phase the weights solve the ridge least-squares problem
+``(X^T X + ridge * I) w = X^T y + ridge * w0``, shrunk toward the strategic potential's shape
+``w0`` (:func:`learned.prior_weights`), and are rounded to integers over
+:data:`learned.WEIGHT_SCALE`. Solitaire fits every feature; with opponents only the global
+features are fitted and the line features keep ``w0`` (:func:`free_features`).
+
+Determinism. Game ``g`` of player count ``n`` in iteration ``k`` is played from its own
+``SeedSequence`` child (``SeedSequence(seed)`` -> iteration -> player count -> game), and the
+sums ``X^T X``, ``X^T y`` are exact integers added in any order, so the parameters depend on the
+seed and the settings only, never on ``jobs``. A checkpoint file holds every finished iteration;
+running again with the same settings resumes after the last one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+
+from .board import Board, parse_marks, score
+from .errors import ShelfieError
+from .files import FileWriteError, write_text_atomically
+from .game import Block, EndTriggered, Fail, Game, GameOver, Mark, Pass, Roll, Start, end_trigger_shelves, play_seeded
+from .learned import (GLOBAL_FEATURES, N_FEATURES, PHASES, WEIGHT_SCALE, LearnedModel, feature_vector, model_from_dict,
+                      prior_weights, table_context, threats)
+from .rules import Ruleset
+
+#: Ridge penalty added to the diagonal of X^T X (features are whole numbers of points/items).
+RIDGE = 1.0
+PLAYER_COUNTS = (1, 2, 3, 4)
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class TrainError(ShelfieError):
+    """Bad training settings or an unusable checkpoint file."""
+
+
+@dataclass
+class Sums:
+    """Exact least-squares sums for one (players, phase): ``xtx (F, F)``, ``xty (F,)`` as
+    Python-int object arrays, the sample count and the sum of squared targets."""
+
+    xtx: np.ndarray
+    xty: np.ndarray
+    count: int = 0
+    yy: int = 0
+
+    @classmethod
+    def zero(cls) -> Sums:
+        return cls(np.zeros((N_FEATURES, N_FEATURES), dtype=object), np.zeros(N_FEATURES, dtype=object))
+
+    def add(self, other: Sums) -> None:
+        self.xtx = self.xtx + other.xtx
+        self.xty = self.xty + other.xty
+        self.count += other.count
+        self.yy += other.yy
+
+
+def game_samples(game: Game) -> list[tuple[int, np.ndarray, int]]:
+    """``(phase, features, points still to come)`` for every player not yet done after every
+    turn of a finished game (module docstring)."""
+    board, rules = game.board, game.rules
+    n = len(game.players)
+    start = game.events[0]
+    assert isinstance(start, Start)
+    sheets = [parse_marks(text, board) for text in start.sheets]
+    first = start.first
+    finals = game.scores
+    trigger = end_trigger_shelves(board, rules)
+    samples: list[tuple[int, np.ndarray, int]] = []
+    seat: int | None = None
+    triggered = False
+
+    def snapshot(played: int, turn: int) -> None:
+        now = tuple(sheets)
+        distance = min(trigger - m.closed_shelves() for m in now)
+        for i in range(n):
+            if triggered:
+                phase = 1 if (i - first) % n > (played - first) % n else 0
+            else:
+                phase = 2 if distance == 1 else 3
+            if phase == 0:
+                continue
+            near = trigger - now[i].closed_shelves() == 1
+            features = feature_vector(board, rules, now[i], threats(board, rules, now, i), near,
+                                      table_context(now, i, turn))
+            samples.append((phase, features, finals[i] - score(board, now[i], rules)))
+
+    turn = -1
+    for event in game.events:
+        if (isinstance(event, Roll) and event.rerolls_left == rules.rerolls) or isinstance(event, (Pass, GameOver)):
+            if seat is not None:
+                snapshot(seat, turn)
+            turn += 1
+            seat = None if isinstance(event, GameOver) else event.player
+        if isinstance(event, Mark):
+            sheets[event.player] = sheets[event.player].with_marked(event.cells)
+        elif isinstance(event, (Fail, Block)):
+            sheets[event.player] = sheets[event.player].with_eliminated(event.cells)
+        elif isinstance(event, EndTriggered):
+            triggered = True
+    return samples
+
+
+def collect(board: Board, rules: Ruleset, players: int, model: LearnedModel | None,
+            seeds: Sequence[np.random.SeedSequence]) -> dict[int, Sums]:
+    """Play one self-play game per seed (``solver`` if ``model`` is None, else ``learned``
+    with it) and return the exact least-squares sums per phase. A worker's unit of work."""
+    from .strategies import LearnedStrategy, strategy_named
+
+    strategy = strategy_named("solver") if model is None else LearnedStrategy(model)
+    sums = {p: Sums.zero() for p in PHASES}
+    rows: dict[int, list[np.ndarray]] = {p: [] for p in PHASES}
+    targets: dict[int, list[int]] = {p: [] for p in PHASES}
+    for seed in seeds:
+        game = play_seeded(board, rules, [strategy] * players, seed)
+        for phase, features, target in game_samples(game):
+            rows[phase].append(features)
+            targets[phase].append(target)
+    for p in PHASES:
+        if rows[p]:
+            x = np.array(rows[p], dtype=np.int64).astype(object)
+            y = np.array(targets[p], dtype=np.int64).astype(object)
+            sums[p] = Sums(x.T @ x, x.T @ y, len(y), int((y * y).sum()))
+    return sums
+
+
+def run_tasks(function: Callable[..., R], tasks: Sequence[tuple[Any, ...]], jobs: int,
+              progress: Callable[[int], None] | None = None) -> list[R]:
+    """``[function(*task) for task in tasks]``, in task order, on ``jobs`` worker processes
+    (``concurrent.futures``; 1 = here). ``progress`` is called with 1 per finished task. The
+    one place to swap in a shared parallel runner."""
+    if jobs == 1 or len(tasks) <= 1:
+        out = []
+        for task in tasks:
+            out.append(function(*task))
+            if progress:
+                progress(1)
+        return out
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    results: dict[int, R] = {}
+    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
+        futures = {pool.submit(function, *task): i for i, task in enumerate(tasks)}
+        for future in as_completed(futures):
+            results[futures[future]] = future.result()
+            if progress:
+                progress(1)
+    return [results[i] for i in range(len(tasks))]
+
+
+def fit(sums: Sums, prior: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, float]:
+    """Ridge least squares from exact sums, shrunk toward ``prior`` (``float (F,)``, points):
+    the features where ``free`` is true are fitted, the others keep the prior's weight.
+    Returns ``int64 (F,)`` weights over WEIGHT_SCALE and the root-mean-square error of the fit
+    (points, display)."""
+    w = prior.astype(float).copy()
+    if sums.count == 0:
+        return np.rint(w * WEIGHT_SCALE).astype(np.int64), 0.0
+    xtx = sums.xtx.astype(float)
+    xty = sums.xty.astype(float)
+    f = np.flatnonzero(free)
+    fixed = np.flatnonzero(~free)
+    lhs = xtx[np.ix_(f, f)] + RIDGE * np.eye(len(f))
+    rhs = xty[f] - xtx[np.ix_(f, fixed)] @ w[fixed] + RIDGE * w[f]
+    w[f] = np.linalg.solve(lhs, rhs)
+    residual = float(sums.yy) - 2 * float(w @ xty) + float(w @ xtx @ w)
+    return np.rint(w * WEIGHT_SCALE).astype(np.int64), float(np.sqrt(max(residual, 0.0) / sums.count))
+
+
+def free_features(players: int) -> np.ndarray:
+    """``bool (F,)``: the features fitted for ``players`` seats. Solitaire: all of them. With
+    opponents only the global ones (threats, constant, near trigger, the table's clock); the line
+    features keep the strategic potential's shape (:func:`learned.prior_weights`). Fitting the
+    line features too made the player slow — a few valuable items a turn — which pays in solitaire
+    but loses against ``solver`` (measured: docs/train.md)."""
+    free = np.ones(N_FEATURES, dtype=bool)
+    if players > 1:
+        free[: N_FEATURES - len(GLOBAL_FEATURES)] = False
+    return free
+
+
+def chunks(count: int, size: int) -> list[tuple[int, int]]:
+    """``[lo, hi)`` ranges of at most ``size`` covering ``range(count)``."""
+    return [(lo, min(count, lo + size)) for lo in range(0, count, size)]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What determines the parameters: seed, games per player count per iteration, iterations,
+    player counts, board and rules (by name)."""
+
+    seed: int
+    games: int
+    iterations: int
+    players: tuple[int, ...]
+    board: str
+    rules: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"seed": self.seed, "games": self.games, "iterations": self.iterations,
+                "players": list(self.players), "board": self.board, "rules": self.rules}
+
+
+def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations: int = 2, jobs: int = 1,
+          players: Iterable[int] = PLAYER_COUNTS, checkpoint: str | Path | None = None,
+          progress: Callable[[int], None] | None = None,
+          report: Callable[[str], None] | None = None) -> LearnedModel:
+    """Fit the ``learned`` parameters by self-play (module docstring).
+
+    Args:
+        games: self-play games per player count per iteration (>= 1).
+        iterations: 1 = fit to the ``solver`` strategy's games only; each more iteration refits to
+            the previous parameters' own games.
+        jobs: worker processes; the result does not depend on it.
+        checkpoint: a JSON file that records every finished iteration (resumed when the settings
+            match, rewritten otherwise).
+        progress: called with 1 for every finished batch of games (:func:`tasks_total` batches).
+        report: called with one line per fitted (iteration, players, phase).
+
+    Raises:
+        TrainError: settings out of range, or the checkpoint cannot be written.
+    """
+    counts = tuple(sorted(set(players)))
+    if games < 1 or iterations < 1 or jobs < 1 or not counts or not set(counts) <= set(PLAYER_COUNTS):
+        raise TrainError(f"train needs games, iterations and jobs >= 1 and players among 1-4; got games={games}, "
+                         f"iterations={iterations}, jobs={jobs}, players={list(counts)}")
+    settings = Settings(seed, games, iterations, counts, board.name, rules.name)
+    done = _read_checkpoint(checkpoint, settings)
+    tree = [iteration.spawn(len(counts)) for iteration in np.random.SeedSequence(seed).spawn(iterations)]
+    model: LearnedModel | None = done[-1] if done else None
+    for k in range(iterations):
+        if k < len(done):
+            if progress:
+                progress(len(counts) * len(chunks(games, _BATCH)))
+            continue
+        tasks: list[tuple[Any, ...]] = []
+        owners: list[int] = []
+        for i, n in enumerate(counts):
+            children = tree[k][i].spawn(games)
+            for lo, hi in chunks(games, _BATCH):
+                tasks.append((board, rules, n, model, children[lo:hi]))
+                owners.append(n)
+        results = run_tasks(collect, tasks, jobs, progress)
+        weights: dict[int, np.ndarray] = {}
+        for n in counts:
+            total = {p: Sums.zero() for p in PHASES}
+            for owner, sums in zip(owners, results):
+                if owner == n:
+                    for p in PHASES:
+                        total[p].add(sums[p])
+            rows = []
+            for p in PHASES:
+                w, rmse = fit(total[p], prior_weights(rules.scoring_threshold), free_features(n))
+                rows.append(w)
+                if report:
+                    report(f"iteration {k + 1}, {n} player{'s' if n > 1 else ''}, phase {p}: "
+                           f"{total[p].count} samples, RMS error {rmse:.2f} points")
+            weights[n] = np.stack(rows)
+        model = LearnedModel(weights, {"trained": {**settings.as_dict(), "method": "Monte Carlo returns, ridge "
+                                                   "least squares, iterated self-play (docs/train.md)"}})
+        done.append(model)
+        _write_checkpoint(checkpoint, settings, done)
+    assert model is not None
+    return model
+
+
+#: Games per task (a worker's unit, also the progress step).
+_BATCH = 10
+
+
+def tasks_total(games: int, iterations: int, players: Iterable[int] = PLAYER_COUNTS) -> int:
+    """How many batches :func:`train` reports to ``progress``."""
+    return iterations * len(set(players)) * len(chunks(games, _BATCH))
+
+
+def _read_checkpoint(path: str | Path | None, settings: Settings) -> list[LearnedModel]:
+    if path is None or not Path(path).exists():
+        return []
+    try:
+        data = json.loads(Path(path).read_text("utf-8"))
+        if data.get("settings") != settings.as_dict():
+            return []
+        return [model_from_dict(m, str(path)) for m in data["iterations"]][: settings.iterations]
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, AttributeError,
+            ShelfieError) as error:
+        raise TrainError(f"checkpoint {path} is unusable ({error}); delete it or pass another --checkpoint") from None
+
+
+def _write_checkpoint(path: str | Path | None, settings: Settings, done: list[LearnedModel]) -> None:
+    if path is None:
+        return
+    text = json.dumps({"settings": settings.as_dict(), "iterations": [m.to_dict() for m in done]})
+    try:
+        write_text_atomically(path, text)
+    except FileWriteError as error:
+        raise TrainError(str(error)) from None
+
+
+def model_text(model: LearnedModel) -> str:
+    """The parameter file's text (JSON, one line per player count and phase)."""
+    data = model.to_dict()
+    weights = data.pop("weights")
+    lines = [json.dumps(data, indent=1)[:-2] + ',\n "weights": {']
+    entries = []
+    for n, phases in weights.items():
+        inner = ",\n".join(f'   "{p}": {json.dumps(w)}' for p, w in phases.items())
+        entries.append(f'  "{n}": {{\n{inner}\n  }}')
+    lines.append(",\n".join(entries))
+    lines.append(" }\n}\n")
+    return "\n".join(lines)
+
