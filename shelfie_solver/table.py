@@ -466,13 +466,18 @@ def update_file(path: str, change: Callable[[Table], Table]) -> tuple[Table, Tab
 
 
 def objective_for(name: str, state: GameState) -> Objective:
-    """The objective the advice of ``play`` maximises in this game state. Today the named
-    objective of :func:`objectives.parse_objective` (the state is not used yet); the one place
-    where a game-aware objective (e.g. a learned value function of the whole game) plugs in.
+    """The objective the advice of ``play`` maximises in this game state: ``learned`` sees the
+    whole game (every sheet, the end trigger, the rounds left, the opponents' threats:
+    :func:`learned.state_objective`); any other name is :func:`objectives.parse_objective`'s,
+    which looks at the active sheet only. The one place where game-aware objectives plug in.
 
     Raises:
         ObjectiveError: an unknown name.
     """
+    if name == "learned":
+        from .learned import state_objective  # its parameters load only when asked for
+
+        return state_objective(state)
     return parse_objective(name, state.board)
 
 

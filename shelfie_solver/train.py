@@ -140,27 +140,21 @@ def collect(board: Board, rules: Ruleset, players: int, model: LearnedModel | No
 
 
 def run_tasks(function: Callable[..., R], tasks: Sequence[tuple[Any, ...]], jobs: int,
-              progress: Callable[[int], None] | None = None) -> list[R]:
-    """``[function(*task) for task in tasks]``, in task order, on ``jobs`` worker processes
-    (``concurrent.futures``; 1 = here). ``progress`` is called with 1 per finished task. The
-    one place to swap in a shared parallel runner."""
-    if jobs == 1 or len(tasks) <= 1:
-        out = []
-        for task in tasks:
-            out.append(function(*task))
-            if progress:
-                progress(1)
-        return out
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+              progress: Callable[[int], None] | None = None, scheduler: Any = None) -> list[R]:
+    """``[function(*task) for task in tasks]``, in task order, on the shared runner
+    (:func:`parallel.run_tasks`: ``jobs`` processes, or a dask cluster at ``scheduler``).
+    ``progress`` is called with 1 per finished task."""
+    from .parallel import run_tasks as run_parallel
 
-    results: dict[int, R] = {}
-    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
-        futures = {pool.submit(function, *task): i for i, task in enumerate(tasks)}
-        for future in as_completed(futures):
-            results[futures[future]] = future.result()
-            if progress:
-                progress(1)
-    return [results[i] for i in range(len(tasks))]
+    out: list[R] = []
+
+    def keep(result: R) -> None:
+        out.append(result)
+        if progress:
+            progress(1)
+
+    run_parallel(function, tasks, jobs=jobs, scheduler=scheduler, consume=keep)
+    return out
 
 
 def fit(sums: Sums, prior: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, float]:
@@ -219,7 +213,7 @@ class Settings:
 def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations: int = 2, jobs: int = 1,
           players: Iterable[int] = PLAYER_COUNTS, checkpoint: str | Path | None = None,
           progress: Callable[[int], None] | None = None,
-          report: Callable[[str], None] | None = None) -> LearnedModel:
+          report: Callable[[str], None] | None = None, scheduler: Any = None) -> LearnedModel:
     """Fit the ``learned`` parameters by self-play (module docstring).
 
     Args:
@@ -227,6 +221,8 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
         iterations: 1 = fit to the ``solver`` strategy's games only; each more iteration refits to
             the previous parameters' own games.
         jobs: worker processes; the result does not depend on it.
+        scheduler: a dask.distributed scheduler address or cluster (:mod:`parallel`); the
+            result is the same as with ``jobs=1``.
         checkpoint: a JSON file that records every finished iteration (resumed when the settings
             match, rewritten otherwise).
         progress: called with 1 for every finished batch of games (:func:`tasks_total` batches).
@@ -255,7 +251,7 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
             for lo, hi in chunks(games, _BATCH):
                 tasks.append((board, rules, n, model, children[lo:hi]))
                 owners.append(n)
-        results = run_tasks(collect, tasks, jobs, progress)
+        results = run_tasks(collect, tasks, jobs, progress, scheduler)
         weights: dict[int, np.ndarray] = {}
         for n in counts:
             total = {p: Sums.zero() for p in PHASES}

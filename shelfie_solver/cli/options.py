@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
+from ..errors import shorten
 from ..board import Board, Marks, load_board, load_marks, verify_marks_fit
 from ..render import FORMATS
 from ..rules import Ruleset, load_rules
@@ -63,16 +64,63 @@ def load_setup(rules_path: str | None, board_path: str | None,
     return rules, board, marks
 
 
+class SeedType(click.ParamType[int]):
+    """A root seed: decimal digits for a whole number from 0 to 2**128-1 (checked on the digits
+    first, so a 5,000-digit value is refused without converting it)."""
+
+    name = "seed"
+    maximum = 2**128 - 1
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        text = str(value).strip()
+        if not (text.isascii() and text.isdecimal() and len(text) <= len(str(self.maximum))
+                and int(text) <= self.maximum):
+            self.fail(f"{shorten(text)} is not a whole number from 0 to 2**128-1", param, ctx)
+        return int(text)
+
+
 def seed_option(func: F) -> F:
     """``--seed S``: the root seed of every random draw, 0 to 2**128-1 (the command draws a fresh
     one with ``simulate.fresh_seed`` and prints it when omitted)."""
-    return click.option("--seed", type=click.IntRange(0, 2**128 - 1), default=None, metavar="S",
+    return click.option("--seed", type=SeedType(), default=None, metavar="S",
                         help="Root seed, a whole number from 0 to 2**128-1; the same seed gives the same results "
-                             "whatever --jobs is. Default: a fresh 32-bit seed, printed so the run can be "
-                             "repeated.")(func)
+                             "whatever --jobs is. Default: a fresh 32-bit seed from OS entropy, printed so the "
+                             "run can be repeated.")(func)
 
 
 def jobs_option(func: F) -> F:
-    """``--jobs J``: worker processes (default: the number of cores)."""
+    """``--jobs J``: worker processes on this machine (see :func:`resolve_workers`)."""
     return click.option("--jobs", type=click.IntRange(1, None), default=None, metavar="J",
-                        help="Worker processes on this machine (default: the number of cores).")(func)
+                        help="Worker processes on this machine (default and maximum: the number of usable "
+                             "cores; more is capped, with a note). Results do not depend on it.")(func)
+
+
+def scheduler_option(func: F) -> F:
+    """``--scheduler ADDRESS``: run the tasks on a dask.distributed cluster (:mod:`parallel`)."""
+    return click.option("--scheduler", default=None, metavar="ADDRESS",
+                        help="Run on a dask.distributed cluster, e.g. tcp://host:8786 (needs "
+                             "pip install 'shelfie-solve[distributed]'); same results as --jobs 1.")(func)
+
+
+def resolve_workers(jobs: int | None, scheduler: str | None) -> int:
+    """Worker processes for ``--jobs`` (default: every usable core). More than the cores is
+    capped, with a one-line note on stderr; ``--jobs`` with ``--scheduler`` is refused (the
+    cluster's workers run the tasks).
+
+    Raises:
+        click.UsageError, click.BadParameter: both options given, or an empty address.
+    """
+    from ..parallel import usable_cores  # not at import: advise does not need it
+
+    if scheduler is not None:
+        if jobs is not None:
+            raise click.UsageError("--jobs and --scheduler cannot be combined: with --scheduler the "
+                                   "cluster's workers run the tasks")
+        if not scheduler.strip():
+            raise click.BadParameter("empty address; expected e.g. tcp://host:8786", param_hint="'--scheduler'")
+        return 1
+    cores = usable_cores()
+    if jobs is not None and jobs > cores:
+        shown = jobs if jobs < 10**12 else f"{str(jobs)[:12]}..."
+        click.echo(f"Note: --jobs {shown} capped at {cores}, the number of usable cores.", err=True)
+    return min(jobs, cores) if jobs is not None else cores

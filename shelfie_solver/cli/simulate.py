@@ -8,30 +8,13 @@ from typing import Any
 
 import click
 
-from ..errors import shorten
 from ..files import FileWriteError, check_writable
-from ..parallel import signals_raise, usable_cores
+from ..parallel import signals_raise
 from ..render import Report, decimal, exact, percent, render
-from ..simulate import MAX_GAMES, MAX_SEED, Estimate, Summary, fresh_seed, seat_statistics, simulate
+from ..simulate import MAX_GAMES, Estimate, Summary, fresh_seed, seat_statistics, simulate
 from ..strategies import STRATEGIES, parse_players
-from .options import board_option, format_option, load_setup, rules_option
-
-
-class SeedType(click.ParamType[int]):
-    """A root seed: decimal digits for a whole number from 0 to :data:`simulate.MAX_SEED`
-    (checked on the digits first, so a 5,000-digit value is refused without converting it)."""
-
-    name = "seed"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        if isinstance(value, int):
-            text = str(value)
-        else:
-            text = str(value).strip()
-        if not (text.isascii() and text.isdecimal() and len(text) <= len(str(MAX_SEED))
-                and int(text) <= MAX_SEED):
-            self.fail(f"{shorten(text)} is not a whole number from 0 to 2**128-1", param, ctx)
-        return int(text)
+from .options import (board_option, format_option, jobs_option, load_setup, resolve_workers, rules_option,
+                      scheduler_option, seed_option)
 
 
 @click.command("simulate", short_help="Play many games to compare strategies.")
@@ -40,16 +23,9 @@ class SeedType(click.ParamType[int]):
                    "(docs/strategies.md), or exact:FILE (a solve-game value table). A name may appear more than once.")
 @click.option("--games", type=click.IntRange(1, MAX_GAMES), default=500, show_default=True, metavar="N",
               help=f"Games to play (at most {MAX_GAMES:,}).")
-@click.option("--seed", type=SeedType(), default=None, metavar="S",
-              help="Root seed, a whole number from 0 to 2**128-1; the same seed gives the same results "
-                   "whatever --jobs is. Default: a fresh 32-bit seed from OS entropy, printed so the run "
-                   "can be repeated.")
-@click.option("--jobs", type=click.IntRange(1, None), default=None, metavar="J",
-              help="Worker processes on this machine (default and maximum: the number of usable cores; "
-                   "more is capped, with a note).")
-@click.option("--scheduler", default=None, metavar="ADDRESS",
-              help="Run the games on a dask.distributed cluster, e.g. tcp://host:8786 (needs "
-                   "pip install 'shelfie-solve[distributed]'); same results as --jobs 1.")
+@seed_option
+@jobs_option
+@scheduler_option
 @board_option
 @rules_option
 @click.option("--save", "save_path", default=None, metavar="FILE",
@@ -74,7 +50,7 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
         _check_writable(save_path)
     if seed is None:
         seed = fresh_seed()
-    workers = _workers(jobs, scheduler)
+    workers = resolve_workers(jobs, scheduler)
     save = save_path is not None
     with signals_raise():  # Ctrl-C / SIGTERM: workers stopped, temporary file removed, one line
         if sys.stderr.isatty():  # a progress bar for people, nothing for pipes and tests
@@ -89,24 +65,6 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
             save_games(save_path, lines)
     report = summary_report(summary, board.name, saved=save_path, long_form=fmt == "csv")
     click.echo(render(report, fmt), nl=False)
-
-
-def _workers(jobs: int | None, scheduler: str | None) -> int:
-    """Worker processes for ``--jobs`` (default: every usable core). More than the cores is
-    capped, with a one-line note on stderr; ``--jobs`` with ``--scheduler`` is refused (the
-    cluster's workers run the games)."""
-    if scheduler is not None:
-        if jobs is not None:
-            raise click.UsageError("--jobs and --scheduler cannot be combined: with --scheduler the "
-                                   "cluster's workers play the games")
-        if not scheduler.strip():
-            raise click.BadParameter("empty address; expected e.g. tcp://host:8786", param_hint="'--scheduler'")
-        return 1
-    cores = usable_cores()
-    if jobs is not None and jobs > cores:
-        shown = jobs if jobs < 10**12 else f"{str(jobs)[:12]}..."
-        click.echo(f"Note: --jobs {shown} capped at {cores}, the number of usable cores.", err=True)
-    return min(jobs, cores) if jobs is not None else cores
 
 
 def _check_writable(path: str) -> None:

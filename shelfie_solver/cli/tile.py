@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,7 +20,7 @@ from ..tile.rules import (TYPE_NAMES, TYPES, PersonalCard, load_cards, load_layo
                           parse_shelf, shelf_text)
 from ..tile.shelf import COMMON_GOALS, score_shelf
 from ..tile.strategies import TILE_STRATEGIES, parse_tile_players
-from .options import F, format_option, jobs_option, seed_option
+from .options import F, format_option, jobs_option, resolve_workers, scheduler_option, seed_option
 
 if TYPE_CHECKING:
     from ..simulate import Summary
@@ -241,11 +240,13 @@ def advise_command(position_path: str, top: int, samples: int, seed: int, move_t
               help="Games to play (at most 1,000,000, as the dice game's simulate).")
 @seed_option
 @jobs_option
+@scheduler_option
 @click.option("--save", "save_path", default=None, metavar="FILE",
               help="Write every game (events, replayable) to FILE as JSON Lines.")
 @_data_options
 @format_option
-def simulate_command(players_text: str, games: int, seed: int | None, jobs: int | None, save_path: str | None,
+def simulate_command(players_text: str, games: int, seed: int | None, jobs: int | None, scheduler: str | None,
+                     save_path: str | None,
                      rules_path: str | None, layout_path: str | None, cards_path: str | None, fmt: str) -> None:
     """Play many tile games between strategies (advisor, greedy, random): win rates and scores
     with 95% intervals.
@@ -264,13 +265,14 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
         _check_writable(save_path)
     if seed is None:
         seed = fresh_seed()
-    workers = jobs if jobs is not None else (os.cpu_count() or 1)
+    workers = resolve_workers(jobs, scheduler)
     if sys.stderr.isatty():
         with click.progressbar(length=games, label="Playing", file=sys.stderr, show_pos=True) as bar:
             summary, lines = simulate_tile(rules, layout, cards, players, games, seed, workers, save_path is not None,
-                                           progress=bar.update)
+                                           progress=bar.update, scheduler=scheduler)
     else:
-        summary, lines = simulate_tile(rules, layout, cards, players, games, seed, workers, save_path is not None)
+        summary, lines = simulate_tile(rules, layout, cards, players, games, seed, workers, save_path is not None,
+                                       scheduler=scheduler)
     if save_path is not None:
         write_text_atomically(save_path, "".join(f"{line}\n" for line in lines))
     click.echo(render(_summary_report(summary, layout.name, save_path), fmt), nl=False)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
 import click
 
 from ..files import FileWriteError, check_writable, write_text_atomically
 from ..train import PLAYER_COUNTS, TrainError, model_text, tasks_total, train
-from .options import board_option, load_setup, rules_option
+from .options import board_option, jobs_option, load_setup, resolve_workers, rules_option, scheduler_option
 
 
 @click.command("train", short_help="Fit the learned objective by self-play.")
@@ -21,8 +20,8 @@ from .options import board_option, load_setup, rules_option
               help="1 = fit to the solver strategy's games; each more refits to the previous fit's own games.")
 @click.option("--players", "players_text", default="1,2,3,4", show_default=True, metavar="N,...",
               help="Numbers of players (1-4) to fit weights for.")
-@click.option("--jobs", type=click.IntRange(1, None), default=None, metavar="J",
-              help="Worker processes (default: the number of cores). The result does not depend on it.")
+@jobs_option
+@scheduler_option
 @click.option("--output", "output", default="learned.json", show_default=True, metavar="FILE",
               help="Where to write the parameters (the shipped ones are shelfie_solver/data/learned.json).")
 @click.option("--checkpoint", default=None, metavar="FILE",
@@ -30,7 +29,8 @@ from .options import board_option, load_setup, rules_option
                    "a rerun with the same settings resumes from it.")
 @board_option
 @rules_option
-def train_command(seed: int, games: int, iterations: int, players_text: str, jobs: int | None, output: str,
+def train_command(seed: int, games: int, iterations: int, players_text: str, jobs: int | None,
+                  scheduler: str | None, output: str,
                   checkpoint: str | None, board_path: str | None, rules_path: str | None) -> None:
     """Fit the learned objective by self-play: Monte Carlo returns, least squares, iterated.
 
@@ -47,15 +47,16 @@ def train_command(seed: int, games: int, iterations: int, players_text: str, job
             check_writable(path)
         except FileWriteError as error:
             raise click.BadParameter(str(error), param_hint=f"'{name}'") from None
-    workers = jobs if jobs is not None else (os.cpu_count() or 1)
+    workers = resolve_workers(jobs, scheduler)
     lines: list[str] = []
     if sys.stderr.isatty():  # a progress bar for people, nothing for pipes and tests
         with click.progressbar(length=tasks_total(games, iterations, players), label="Self-play",
                                file=sys.stderr, show_pos=True) as bar:
             model = train(board, rules, seed, games, iterations, workers, players, checkpoint,
-                          progress=bar.update, report=lines.append)
+                          progress=bar.update, report=lines.append, scheduler=scheduler)
     else:
-        model = train(board, rules, seed, games, iterations, workers, players, checkpoint, report=lines.append)
+        model = train(board, rules, seed, games, iterations, workers, players, checkpoint, report=lines.append,
+                      scheduler=scheduler)
     try:
         write_text_atomically(output, model_text(model))
     except FileWriteError as error:

@@ -8,6 +8,8 @@ seats' random choices), results are gathered by game index, so ``--jobs`` does n
 
 from __future__ import annotations
 
+from typing import Any
+
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -78,8 +80,9 @@ def play_tile_chunk(rules: TileRuleset, layout: Layout, cards: tuple[PersonalCar
 
 def simulate_tile(rules: TileRuleset, layout: Layout, cards: tuple[PersonalCard, ...], players: Sequence[str],
                   games: int, seed: int | None = None, jobs: int = 1, save: bool = False,
-                  progress: Callable[[int], None] | None = None) -> tuple[Summary, list[str]]:
-    """Play ``games`` games between ``players`` (2-4 tile strategy names).
+                  progress: Callable[[int], None] | None = None, scheduler: Any = None) -> tuple[Summary, list[str]]:
+    """Play ``games`` games between ``players`` (2-4 tile strategy names), on ``jobs`` processes or
+    the dask cluster at ``scheduler`` (:func:`simulate.run_games`; the same results either way).
 
     Returns:
         The :class:`~shelfie_solver.simulate.Summary` (statistics :data:`TILE_STATISTICS`) and the
@@ -92,6 +95,7 @@ def simulate_tile(rules: TileRuleset, layout: Layout, cards: tuple[PersonalCard,
         raise SimulationError(f"--games and --jobs must be at least 1, got {games} and {jobs}")
     entropy = int(np.random.SeedSequence(seed).entropy)  # type: ignore[arg-type]
     # chunks on the shared runner (lazy seeds, workers capped at the cores, Ctrl-C / SIGTERM)
-    done = run_games(play_tile_chunk, (rules, layout, cards, names), games, entropy, jobs, save, progress)
+    done = run_games(play_tile_chunk, (rules, layout, cards, names), games, entropy, jobs, save, progress,
+                     scheduler)
     summary = summarise([r for _, r, _ in done], names, entropy, TILE_STATISTICS)
     return summary, [line for _, _, line in done if line is not None]
