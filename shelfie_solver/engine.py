@@ -9,7 +9,10 @@ hold ``h`` (any sub-multiset of the roll, D7; keeping all dice = stopping) and
 
 Exactness. ``P(x | h) = multinomial / sides^(dice - |h|)``; :class:`~dice.DiceSpace` stores it
 as an integer over the common denominator ``D = sides^dice``, so level ``r`` holds integers
-over ``scale * D^r``: exact int64 at numpy speed (Python ints when int64 could overflow). A
+over ``scale * D^r``: exact int64 at numpy speed. When int64 could overflow (3 re-rolls of 6
+dice, 2 re-rolls of 8 dice, ...) the same DP runs on int64 *limbs* (:mod:`limbs`: each integer
+split into 31-bit parts, carried after every weighted sum, compared by packed keys), still
+exact and at numpy speed; the result is then handed out as Python-int ``object`` arrays. A
 :class:`~fractions.Fraction` is built only when a value is read out. Ties are exact ties.
 
 Secondary columns. Besides the objective, the engine carries the failed-result indicator (D13)
@@ -28,6 +31,7 @@ import numpy as np
 from .allocate import feasibility_table
 from .board import Board, Marks
 from .dice import Counts, DiceSpace, space_for
+from .limbs import Limbs, limb_bits, limbs_needed
 from .objectives import Objective, StateArrays
 from .rules import Ruleset
 
@@ -101,6 +105,7 @@ class TurnSolution:
     values: list[np.ndarray]
     hold_values: list[np.ndarray | None]
     policy: list[np.ndarray | None]
+    limbs: list[Limbs] | None = None  # values[r] as limbs when they outgrow int64
 
     @property
     def rerolls(self) -> int:
@@ -127,7 +132,13 @@ class TurnSolution:
         """Every column's exact value at the start of a turn: the initial roll (D6), then
         ``rerolls`` (default :attr:`rerolls`) re-rolls under the policy."""
         level = self.rerolls if rerolls is None else rerolls
-        expected = self.space.expect(self.values[level])[self.space.hold_index[(0,) * self.space.n_sides]]
+        # keeping no die re-rolls everything: one row of the transitions, summed in Python ints
+        # (exact whatever the size; the DP's own levels stay in int64 or limbs)
+        starts, columns, weights = self.space.transitions
+        none = self.space.hold_index[(0,) * self.space.n_sides]
+        end = starts[none + 1] if none + 1 < len(starts) else len(columns)
+        row = weights[starts[none]:end].astype(object)
+        expected = row @ self.values[level][columns[starts[none]:end]].astype(object)
         return tuple(Fraction(int(v), self.denominator(level + 1, q)) for q, v in enumerate(expected))
 
 
@@ -145,6 +156,8 @@ def solve(space: DiceSpace, final: np.ndarray, rerolls: int, scale: int = 1) -> 
         The :class:`TurnSolution` with levels 0..rerolls.
     """
     level0 = _exact_level0(space, final, rerolls)
+    if level0.dtype == object:
+        return _solve_limbs(space, level0, rerolls, scale, None)
     values: list[np.ndarray] = [level0]
     hold_values: list[np.ndarray | None] = [None]
     policy: list[np.ndarray | None] = [None]
@@ -165,6 +178,8 @@ def evaluate_policy(space: DiceSpace, final: np.ndarray, holds: np.ndarray, rero
     index, the same at every level; the roll itself = stop) — e.g. a baseline to compare with
     :func:`solve`. Arguments and result as :func:`solve`."""
     level0 = _exact_level0(space, final, rerolls)
+    if level0.dtype == object:
+        return _solve_limbs(space, level0, rerolls, scale, holds)
     values: list[np.ndarray] = [level0]
     hold_values: list[np.ndarray | None] = [None]
     policy: list[np.ndarray | None] = [None]
@@ -177,12 +192,56 @@ def evaluate_policy(space: DiceSpace, final: np.ndarray, holds: np.ndarray, rero
 
 
 def _exact_level0(space: DiceSpace, final: np.ndarray, rerolls: int) -> np.ndarray:
-    """``final`` as ``(R, Q)``: int64 when every level fits, else exact Python ints."""
+    """``final`` as ``(R, Q)``: int64 when every level of the DP fits (level ``r`` is at most
+    ``max|final| * D^r``, partial sums included: weights are non-negative), else exact Python
+    ints (then :func:`solve` runs on limbs)."""
     level0 = final.reshape(len(space.rolls), -1)
     bound = int(np.abs(level0).max()) if level0.size else 0
-    if (bound + 1) * space.denominator ** (rerolls + 1) >= _INT64_SAFE:
+    if (bound + 1) * space.denominator ** rerolls >= _INT64_SAFE:
         return level0.astype(object)  # exact Python ints; slower but never overflows
     return level0.astype(np.int64)
+
+
+def _solve_limbs(space: DiceSpace, level0: np.ndarray, rerolls: int, scale: int,
+                 holds: np.ndarray | None) -> TurnSolution:
+    """The DP of :func:`solve` (``holds`` None) or :func:`evaluate_policy` on int64 limbs
+    (:mod:`limbs`), for values that outgrow int64; the same exact integers and the same
+    policy (ties broken alike), handed out as Python-int ``object`` arrays."""
+    d = space.denominator
+    bound = (int(np.abs(level0).max()) + 1) * d ** (rerolls + 1) if level0.size else d
+    bits = limb_bits(d)
+    stop = Limbs.from_ints(level0, limbs_needed(bound, bits), bits)
+    n_rolls = len(space.rolls)
+    subs = space.sub_holds
+    rows = np.arange(n_rolls)
+    levels = [stop]
+    hold_limbs: list[Limbs | None] = [None]
+    policy: list[np.ndarray | None] = [None]
+    for _ in range(rerolls):
+        stop = stop.times(d)
+        expected = levels[-1].map(space.expect)
+        expected.parts[:, :n_rolls] = stop.parts  # keeping every die is stopping (D7)
+        chosen = holds if holds is not None else subs[rows, _best_holds_limbs(expected, subs)]
+        hold_limbs.append(expected)
+        policy.append(chosen)
+        levels.append(expected.take(chosen))
+    return TurnSolution(space, scale, [v.to_objects() for v in levels],
+                        [None if h is None else h.to_objects() for h in hold_limbs], policy, levels)
+
+
+def _best_holds_limbs(expected: Limbs, subs: np.ndarray) -> np.ndarray:
+    """:func:`_best_holds` on limbs: the same choice, by exact lexicographic key comparison."""
+    valid = subs < expected.parts.shape[1]
+    tied = valid
+    for key in expected.take((slice(None), 0)).keys():
+        gathered = np.where(tied, np.append(key, 0)[subs], np.iinfo(np.int64).min)
+        tied = tied & (gathered == gathered.max(axis=1)[:, None])
+    if expected.parts.shape[2] >= 2:
+        for key in expected.take((slice(None), 1)).keys():
+            gathered = np.where(tied, np.append(key, 0)[subs], np.iinfo(np.int64).max)
+            tied = tied & (gathered == gathered.min(axis=1)[:, None])
+    choice: np.ndarray = tied.argmax(axis=1)
+    return choice
 
 
 def _hold_values(space: DiceSpace, values: np.ndarray, level0: np.ndarray, level: int) -> np.ndarray:
