@@ -1,0 +1,143 @@
+"""Batched solves (issue 12 §1) and the wide-integer path: exactly the single-state engine.
+
+The batched DP (:mod:`shelfie_solver.batch`) must give, for every state, the very integers,
+hold values and policy of :func:`engine.solve_turn` (D6, D7, D13; ties broken alike). The limb
+path (:mod:`shelfie_solver.limbs`) is checked by linearity: scaling every final value by ``c > 0``
+scales every value by ``c`` and keeps every optimal hold, so ``solve(c * f)`` computed on limbs
+must equal ``c * solve(f)`` computed in int64.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from shelfie_solver.board import Marks
+from shelfie_solver.batch import final_tables, solve_finals, solve_many
+from shelfie_solver.dice import DiceSpace, multinomial, space_for
+from shelfie_solver.engine import evaluate_policy, final_table, solve, solve_turn
+from shelfie_solver.limbs import Limbs
+from shelfie_solver.objectives import CellTarget, MarkCount, Points, Safe, Strategic
+from shelfie_solver.rules import DEFAULT_RULES
+
+from test_allocate import random_marks
+
+OBJECTIVES = ["strategic", "points", "marks", "safe", "cell"]
+
+
+def _objective(name: str, rng: random.Random, cells: int):
+    return {"strategic": Strategic(), "points": Points(), "marks": MarkCount(), "safe": Safe(),
+            "cell": CellTarget(rng.randrange(cells))}[name]
+
+
+def _check_batch_equals_single(board, rules, name: str, n_states: int, seed: int) -> None:
+    rng = random.Random(seed)
+    objective = _objective(name, rng, board.n_cells)
+    states = [random_marks(rng, board) for _ in range(n_states)]
+    batch = solve_many(board, states, rules, objective)
+    tables = final_tables(board, states, rules, objective)
+    for i, marks in enumerate(states):
+        alone = solve_turn(board, marks, rules, objective)
+        assert (tables[:, i] == final_table(board, marks, rules, objective).columns).all()
+        got = batch.state(i)
+        for r in range(rules.rerolls + 1):
+            assert (got.values[r] == alone.values[r]).all(), (name, i, r)
+            if r:
+                assert (got.hold_values[r] == alone.hold_values[r]).all(), (name, i, r)
+                assert (got.policy[r] == alone.policy[r]).all(), (name, i, r)
+        assert got.start_values() == alone.start_values()
+
+
+@pytest.mark.parametrize("name", OBJECTIVES)
+def test_batch_equals_single_solves(board, rules, name):
+    """30 random states of the default board per objective: batched == one at a time."""
+    _check_batch_equals_single(board, rules, name, 30, seed=OBJECTIVES.index(name))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", OBJECTIVES)
+def test_batch_equals_single_solves_200_states(board, rules, name):
+    """Issue 12 §1: at least 200 random states for every objective."""
+    _check_batch_equals_single(board, rules, name, 200, seed=100 + OBJECTIVES.index(name))
+
+
+def test_batch_of_one_and_empty_sheet(board, rules):
+    """A batch of one state is that state's solve (the empty sheet, D6-D7)."""
+    empty = Marks.empty(board)
+    batch = solve_many(board, [empty], rules, Strategic())
+    assert batch.states == 1
+    assert batch.state(0).start_values() == solve_turn(board, empty, rules, Strategic()).start_values()
+
+
+def test_batch_carries_any_number_of_columns():
+    """Q-column generality: extra carried columns ride along under the policy (a column equal
+    to column 0 is carried to exactly column 0's values)."""
+    space = DiceSpace(3, 4)
+    rng = np.random.default_rng(3)
+    finals = rng.integers(-20, 20, size=(len(space.rolls), 5, 1))
+    finals = np.concatenate([finals, rng.integers(0, 2, size=finals.shape), finals, finals * 0 + 1], axis=2)
+    batch = solve_finals(space, finals, 2)
+    for i in range(5):
+        alone = solve(space, finals[:, i], 2)
+        for r in range(3):
+            assert (batch.values[r][:, i] == alone.values[r]).all()
+        assert (batch.values[2][:, i, 2] == batch.values[2][:, i, 0]).all()
+        assert (batch.values[2][:, i, 3] == space.denominator ** 2).all()  # probability 1
+
+
+# --- the wide-integer (limb) path ------------------------------------------------------------
+
+@pytest.mark.parametrize("dice, sides, rerolls, shift", [(3, 4, 2, 58), (2, 6, 5, 40), (4, 3, 3, 90)])
+def test_limbs_path_is_exact_by_linearity(dice, sides, rerolls, shift):
+    """solve(2^shift * f) runs on limbs (too wide for int64) and equals 2^shift * solve(f) with
+    the same policy, for values of both signs and a tie-breaking second column."""
+    space = DiceSpace(dice, sides)
+    rng = np.random.default_rng(dice * 100 + shift)
+    small = np.stack([rng.integers(-30, 30, len(space.rolls)), rng.integers(0, 2, len(space.rolls))], axis=1)
+    small[::3, 0] = 7  # plenty of exact ties, settled by column 1 then by more dice kept
+    exact = solve(space, small, rerolls)
+    assert exact.values[-1].dtype == np.int64
+    big = small.astype(object)
+    big[:, 0] *= 2 ** shift
+    wide = solve(space, big, rerolls)
+    assert wide.values[0].dtype == object and wide.limbs is not None
+    for r in range(rerolls + 1):
+        assert (wide.values[r][:, 0] == exact.values[r][:, 0].astype(object) * 2 ** shift).all()
+        assert (wide.values[r][:, 1] == exact.values[r][:, 1].astype(object)).all()
+        if r:
+            assert (wide.policy[r] == exact.policy[r]).all()
+    start, start_wide = exact.start_values(), wide.start_values()
+    assert start_wide[0] == start[0] * 2 ** shift and start_wide[1] == start[1]
+    fixed = evaluate_policy(space, big, exact.policy[1], rerolls)
+    assert (fixed.values[-1][:, 0] == evaluate_policy(space, small, exact.policy[1], rerolls).values[-1][:, 0]
+            .astype(object) * 2 ** shift).all()
+
+
+def test_three_rerolls_of_six_dice_stay_in_int64(board):
+    """Issue 12 §4: 3 re-rolls of the default dice run in int64 (level r is at most
+    max|final| * 6^(6r) < 2^62), and the start of the turn is still exact (summed in Python ints)."""
+    rules = replace(DEFAULT_RULES, rerolls=3)  # D7 with one more re-roll
+    solution = solve_turn(board, Marks.empty(board), rules, Points())
+    assert all(v.dtype == np.int64 for v in solution.values)
+    table = final_table(board, Marks.empty(board), rules, Points()).columns[:, 0]
+    space = space_for(rules)
+    # the start value from its definition: sum over first rolls of P(roll) * V_3(roll)
+    expected = sum(Fraction(multinomial(roll), space.denominator) * solution.roll_value(roll, 3)
+                   for roll in space.rolls)
+    assert solution.start_values()[0] == expected
+    assert solution.roll_value(space.rolls[0], 0) == int(table[0])
+
+
+def test_limbs_round_trip():
+    """Limbs hold any integer exactly: split and join, carries, order by keys."""
+    values = np.array([0, 1, -1, 2 ** 70 + 5, -(2 ** 70) - 3, 2 ** 31, -(2 ** 31)], dtype=object)
+    limbs = Limbs.from_ints(values, 3, 31)
+    assert (limbs.to_objects() == values).all()
+    assert (limbs.times(12345).to_objects() == values * 12345).all()
+    keys = limbs.keys()
+    order = np.lexsort(tuple(reversed(keys)))
+    assert list(values[order]) == sorted(values)
