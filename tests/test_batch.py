@@ -15,16 +15,15 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from test_allocate import random_marks
 
-from shelfie_solver.board import Marks
 from shelfie_solver.batch import final_tables, solve_finals, solve_many
+from shelfie_solver.board import Marks
 from shelfie_solver.dice import DiceSpace, multinomial, space_for
 from shelfie_solver.engine import evaluate_policy, final_table, solve, solve_turn
 from shelfie_solver.limbs import Limbs
 from shelfie_solver.objectives import CellTarget, MarkCount, Points, Safe, Strategic
 from shelfie_solver.rules import DEFAULT_RULES
-
-from test_allocate import random_marks
 
 OBJECTIVES = ["strategic", "points", "marks", "safe", "cell"]
 
