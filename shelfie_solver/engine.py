@@ -276,3 +276,62 @@ def solve_turn(board: Board, marks: Marks, rules: Ruleset, objective: Objective,
     table = final_table(board, marks, rules, objective)
     n = rules.rerolls if rerolls is None else rerolls
     return solve(space_for(rules), table.columns, n, table.scale)
+
+
+@dataclass(frozen=True, eq=False)
+class TurnPlan:
+    """The optimal holds of one turn, as :func:`solve_turn` would choose them, with the top level
+    (the first roll, ``rerolls`` left) decided only for the rolls asked about: levels
+    ``0..rerolls-1`` are solved whole, the top level's E_r only for the asked roll's holds (the
+    same integers, the same tie rule). What a game needs: one or two look-ups per turn.
+
+    Attributes:
+        below: the :class:`TurnSolution` of levels ``0..rerolls-1``.
+        rerolls: re-rolls at the top level.
+    """
+
+    below: TurnSolution
+    rerolls: int
+    _top: dict[int, int]
+
+    def hold(self, rerolls_left: int, roll: int) -> int:
+        """Index into ``space.holds`` of the optimal hold of roll index ``roll`` with
+        ``rerolls_left`` (1..rerolls) re-rolls left (the roll itself = stop)."""
+        if rerolls_left < self.rerolls:
+            table = self.below.policy[rerolls_left]
+            assert table is not None
+            return int(table[roll])
+        found = self._top.get(roll)
+        if found is None:
+            found = self._top[roll] = _top_hold(self.below, roll)
+        return found
+
+
+def plan_turn(board: Board, marks: Marks, rules: Ruleset, objective: Objective,
+              rerolls: int | None = None) -> TurnPlan:
+    """A :class:`TurnPlan` for a board state: :func:`solve_turn`'s holds at about half its cost."""
+    n = rules.rerolls if rerolls is None else rerolls
+    table = final_table(board, marks, rules, objective)
+    space = space_for(rules)
+    if n == 0 or _exact_level0(space, table.columns, n).dtype == object:  # wide values: solve whole
+        whole = solve(space, table.columns, n, table.scale)
+        return TurnPlan(whole, n + 1, {})
+    return TurnPlan(solve(space, table.columns, n - 1, table.scale), n, {})
+
+
+def _top_hold(below: TurnSolution, roll: int) -> int:
+    """The hold :func:`solve` would choose for ``roll`` one level above ``below`` (int64 values)."""
+    space = below.space
+    level = below.rerolls + 1
+    subs = space.sub_holds[roll]
+    holds = subs[subs < len(space.holds)]
+    starts, columns, weights = space.transitions
+    ends = np.append(starts[1:], len(columns))[holds]
+    lengths = ends - starts[holds]
+    offsets = np.cumsum(lengths) - lengths
+    flat = np.arange(int(lengths.sum())) - np.repeat(offsets - starts[holds], lengths)
+    values = below.values[-1]
+    expected = np.add.reduceat(weights[flat, None] * values[columns[flat]], offsets, axis=0)
+    stops = holds < len(space.rolls)  # the roll itself: keeping every die is stopping (D7)
+    expected[stops] = below.values[0][holds[stops]] * space.denominator ** level
+    return int(holds[_best_holds(expected, np.arange(len(holds))[None, :])[0]])

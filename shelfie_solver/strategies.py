@@ -25,7 +25,7 @@ from .advise import failed_options, order_markings
 from .allocate import find_groups, is_all_jokers
 from .board import Board, Marks
 from .dice import Counts, space_for
-from .engine import solve_turn
+from .engine import TurnPlan, plan_turn, solve_turn
 from .errors import ShelfieError
 from .game import GameState, LegalMarkings, Strategy, legal_sets
 from .objectives import Objective, Points, StateArrays, Strategic
@@ -204,6 +204,7 @@ class SolverStrategy:
     def __init__(self, cache_size: int = 4096):
         self.cache_size = cache_size
         self._policies: OrderedDict[tuple[Board, Ruleset, int, int], tuple[np.ndarray | None, ...]] = OrderedDict()
+        self._plans: OrderedDict[tuple[Board, Ruleset, int, int], TurnPlan] = OrderedDict()
         self.solved = 0
         self.hits = 0
 
@@ -223,11 +224,26 @@ class SolverStrategy:
             self._policies.popitem(last=False)
         return found
 
+    def plan(self, board: Board, marks: Marks, rules: Ruleset) -> TurnPlan:
+        """The turn's optimal holds (:func:`engine.plan_turn`: :meth:`policy`'s choices, the top
+        level decided per roll on demand), cached like :meth:`policy`."""
+        key = (board, rules, marks.marked, marks.eliminated)
+        found = self._plans.get(key)
+        if found is not None:
+            self._plans.move_to_end(key)
+            self.hits += 1
+            return found
+        found = plan_turn(board, marks, rules, Strategic())
+        self.solved += 1
+        self._plans[key] = found
+        if len(self._plans) > self.cache_size:
+            self._plans.popitem(last=False)
+        return found
+
     def choose_hold(self, state: GameState, dice: Counts, rerolls_left: int, rng: np.random.Generator) -> Counts:
         space = space_for(state.rules)
-        table = self.policy(state.board, state.marks, state.rules)[rerolls_left]
-        assert table is not None
-        return space.holds[int(table[space.roll_index[dice]])]
+        plan = self.plan(state.board, state.marks, state.rules)
+        return space.holds[plan.hold(rerolls_left, space.roll_index[dice])]
 
     def choose_marking(self, state: GameState, dice: Counts, legal: LegalMarkings,
                        rng: np.random.Generator) -> tuple[int, ...]:

@@ -20,7 +20,7 @@ from test_allocate import random_marks
 from shelfie_solver.batch import final_tables, solve_finals, solve_many
 from shelfie_solver.board import Marks
 from shelfie_solver.dice import DiceSpace, multinomial, space_for
-from shelfie_solver.engine import evaluate_policy, final_table, solve, solve_turn
+from shelfie_solver.engine import evaluate_policy, final_table, plan_turn, solve, solve_turn
 from shelfie_solver.limbs import Limbs
 from shelfie_solver.objectives import CellTarget, MarkCount, Points, Safe, Strategic
 from shelfie_solver.rules import DEFAULT_RULES
@@ -140,3 +140,30 @@ def test_limbs_round_trip():
     keys = limbs.keys()
     order = np.lexsort(tuple(reversed(keys)))
     assert list(values[order]) == sorted(values)
+
+
+# --- the turn plan (simulate's solver: the top level per roll on demand) ---------------------
+
+@pytest.mark.parametrize("name", OBJECTIVES)
+def test_turn_plan_holds_equal_the_full_policy(board, rules, name):
+    """engine.plan_turn decides exactly as solve_turn's policy, every roll at every level."""
+    rng = random.Random(7 + OBJECTIVES.index(name))
+    for _ in range(4):
+        marks = random_marks(rng, board)
+        objective = _objective(name, rng, board.n_cells)
+        full = solve_turn(board, marks, rules, objective)
+        plan = plan_turn(board, marks, rules, objective)
+        for r in range(1, rules.rerolls + 1):
+            assert [plan.hold(r, i) for i in range(len(full.space.rolls))] == list(full.policy[r]), (name, r)
+
+
+def test_turn_plan_on_wide_values_falls_back_to_the_whole_solve():
+    """Values too wide for int64 at the top level: the plan is the whole (limb) solve."""
+    rules = replace(DEFAULT_RULES, rerolls=5)  # 6^30 > 2^62
+    from shelfie_solver.board import load_board
+
+    board = load_board(None, rules)
+    marks = Marks.empty(board)
+    plan = plan_turn(board, marks, rules, Safe())
+    full = solve_turn(board, marks, rules, Safe())
+    assert [plan.hold(5, i) for i in range(0, 462, 7)] == list(full.policy[5][::7])
