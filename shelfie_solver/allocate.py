@@ -215,8 +215,17 @@ class FeasibilityTable:
 @cache
 def feasibility_table(board: Board, rules: Ruleset) -> FeasibilityTable:
     """Build (once per process per board and ruleset) the :class:`FeasibilityTable` (D8-D12)."""
-    space = space_for(rules)
+    from .tablecache import load_or_build
+
     sets = item_sets(board, rules.combinations_per_turn)
+    tables = load_or_build("feasibility", f"{board!r}\n{rules!r}", ("starts", "members"),
+                           lambda: _build_feasibility(board, rules, sets))
+    return FeasibilityTable(sets, tables["starts"], tables["members"])
+
+
+def _build_feasibility(board: Board, rules: Ruleset, sets: ItemSets) -> dict[str, np.ndarray]:
+    """The arrays of :class:`FeasibilityTable` (``starts``, ``members``), computed."""
+    space = space_for(rules)
     options = _set_options(sets.cells, board, rules)
     d12 = None
     if rules.joker_index is not None and rules.all_jokers_mark_any:
@@ -236,7 +245,7 @@ def feasibility_table(board: Board, rules: Ruleset) -> FeasibilityTable:
         all_members.append(members)
     rows, members = np.concatenate(all_rows), np.concatenate(all_members)
     starts = np.searchsorted(rows, np.arange(len(space.rolls)))
-    return FeasibilityTable(sets, starts.astype(np.int64), members.astype(np.int64))
+    return {"starts": starts.astype(np.int64), "members": members.astype(np.int64)}
 
 
 #: Roll x set-option pairs evaluated at once by :func:`feasibility_table` (about 4 MB per temporary).

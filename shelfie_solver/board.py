@@ -18,7 +18,7 @@ import re
 import tomllib
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 from itertools import combinations
 from pathlib import Path
 from collections.abc import Callable
@@ -224,14 +224,12 @@ class Marks:
 
     def shelf_has_available(self, shelf: int) -> bool:
         """Whether a shelf still has an available item (D13, D17)."""
-        return any(self.is_available(shelf * self.n_columns + c) for c in range(self.n_columns))
+        row = (1 << self.n_columns) - 1
+        return ((self.marked | self.eliminated) >> (shelf * self.n_columns)) & row != row
 
     def bit_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """``(marked, available)`` as ``int64 (cells,)`` 0/1 arrays."""
-        index = np.arange(self.n_cells, dtype=np.int64)
-        marked = (self.marked >> index) & 1
-        eliminated = (self.eliminated >> index) & 1
-        return marked, 1 - (marked | eliminated)
+        return _bit_arrays(self.n_cells, self.marked, self.eliminated)
 
     def count_marked(self, cells: tuple[int, ...]) -> int:
         """How many of ``cells`` are marked."""
@@ -482,3 +480,14 @@ def load_board(path: str | Path | None = None, rules: Ruleset = DEFAULT_RULES) -
                              "ruleset pass --board FILE (e.g. examples/boards/five-dice.toml for "
                              "examples/rules/five-dice.toml)") from None
     return board_from_dict(load_toml(path, BoardError, "examples/boards/default.toml"), rules, source=str(path))
+
+
+@lru_cache(maxsize=8192)
+def _bit_arrays(n_cells: int, marked: int, eliminated: int) -> tuple[np.ndarray, np.ndarray]:
+    """:meth:`Marks.bit_arrays`, cached per state (read-only arrays: states recur in a game)."""
+    index = np.arange(n_cells, dtype=np.int64)
+    done = (marked >> index) & 1
+    available = 1 - (done | ((eliminated >> index) & 1))
+    done.flags.writeable = False
+    available.flags.writeable = False
+    return done, available

@@ -154,12 +154,29 @@ class DiceSpace:
         return int(self.n_sides ** self.n_dice)
 
     @cached_property
+    def _tables(self) -> dict[str, np.ndarray]:
+        """:attr:`transitions` and :attr:`sub_holds`, from the disk cache when there
+        (:mod:`tablecache`, keyed by dice and sides) or built."""
+        from .tablecache import load_or_build
+
+        def build() -> dict[str, np.ndarray]:
+            starts, columns, weights = self._build_transitions()
+            return {"starts": starts, "columns": columns, "weights": weights, "sub_holds": self._build_sub_holds()}
+
+        return load_or_build("space", f"{self.n_dice} dice, {self.n_sides} sides",
+                             ("starts", "columns", "weights", "sub_holds"), build)
+
+    @cached_property
     def transitions(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """CSR arrays ``(row_starts (H,), roll columns (nnz,), int64 weights (nnz,))``.
 
         Row ``h`` lists the rolls reachable by keeping hold ``h`` and re-rolling the rest;
         weights sum to :attr:`denominator` on every row.
         """
+        tables = self._tables
+        return tables["starts"], tables["columns"], tables["weights"]
+
+    def _build_transitions(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         starts, columns, weights = [], [], []
         hold_arr = np.array(self.holds, dtype=np.int64).reshape(len(self.holds), self.n_sides)
         sizes = hold_arr.sum(axis=1)
@@ -195,6 +212,9 @@ class DiceSpace:
         allows, in :meth:`holds_of` order), padded with ``H = len(holds)`` (one past the last
         hold, so callers append a sentinel row); ``M`` is the largest number of distinct holds
         of a roll."""
+        return self._tables["sub_holds"]
+
+    def _build_sub_holds(self) -> np.ndarray:
         # Enumerate each roll's sub-multisets side by side (roll r keeps 0..c_s dice of side s):
         # memory in the number of (roll, sub-hold) pairs, never rolls x holds x sides.
         counts = self.roll_counts

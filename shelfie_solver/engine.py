@@ -25,15 +25,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .allocate import feasibility_table
 from .board import Board, Marks
 from .dice import Counts, DiceSpace, space_for
-from .limbs import Limbs, limb_bits, limbs_needed
 from .objectives import Objective, StateArrays
 from .rules import Ruleset
+
+if TYPE_CHECKING:
+    from .limbs import Limbs
 
 _INT64_SAFE = 2**62
 
@@ -207,6 +210,8 @@ def _solve_limbs(space: DiceSpace, level0: np.ndarray, rerolls: int, scale: int,
     """The DP of :func:`solve` (``holds`` None) or :func:`evaluate_policy` on int64 limbs
     (:mod:`limbs`), for values that outgrow int64; the same exact integers and the same
     policy (ties broken alike), handed out as Python-int ``object`` arrays."""
+    from .limbs import Limbs, limb_bits, limbs_needed
+
     d = space.denominator
     bound = (int(np.abs(level0).max()) + 1) * d ** (rerolls + 1) if level0.size else d
     bits = limb_bits(d)
