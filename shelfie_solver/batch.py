@@ -100,9 +100,14 @@ def solve_many(board: Board, states: Sequence[Marks], rules: Ruleset, objective:
     return solve_finals(space_for(rules), final_tables(board, states, rules, objective), n, objective.scale(rules))
 
 
-def solve_finals(space: DiceSpace, finals: np.ndarray, rerolls: int, scale: int = 1) -> BatchSolution:
+def solve_finals(space: DiceSpace, finals: np.ndarray, rerolls: int, scale: int = 1,
+                 kernel: str = "auto") -> BatchSolution:
     """The DP of :func:`engine.solve` for ``N`` final tables ``finals`` ``(R, N, Q)`` at once
-    (column 0 maximised, column 1 minimised among exact ties, the rest carried; any Q >= 1)."""
+    (column 0 maximised, column 1 minimised among exact ties, the rest carried; any Q >= 1).
+
+    ``kernel``: ``"numba"`` (the compiled :mod:`kernel`), ``"numpy"`` (sparse product and
+    segment reductions) or ``"auto"`` (numba when installed); the results are equal.
+    """
     n_rolls, n, q = finals.shape
     bound = int(np.abs(finals).max()) if finals.size else 0
     if (bound + 1) * space.denominator ** rerolls >= _INT64_SAFE:  # too wide for int64: each on limbs
@@ -113,6 +118,18 @@ def solve_finals(space: DiceSpace, finals: np.ndarray, rerolls: int, scale: int 
                              [None] + [np.stack([s.policy[r] for s in alone], axis=1)  # type: ignore[misc]
                                        for r in range(1, rerolls + 1)])
     level0 = finals.astype(np.int64)
+    compiled = _kernel() if kernel in ("auto", "numba") else None
+    if compiled is None and kernel == "numba":
+        raise ImportError("the numba kernel needs numba: pip install 'shelfie-solve[fast]'")
+    if compiled is not None:
+        pairs = _pairs(space)
+        starts, columns, weights = space.transitions
+        done = compiled(starts, columns, weights, pairs.hold, pairs.starts,
+                        np.ascontiguousarray(level0.transpose(1, 0, 2)), space.denominator, rerolls)
+        values_k, holds_k, policy_k = done
+        return BatchSolution(space, scale, [v.transpose(1, 0, 2) for v in values_k],
+                             [None] + [h.transpose(1, 0, 2) for h in holds_k[1:]],
+                             [None] + [p.T for p in policy_k[1:]])
     matrix = _transition_matrix(space)
     pairs = _pairs(space)
     values = [level0]
@@ -129,6 +146,12 @@ def solve_finals(space: DiceSpace, finals: np.ndarray, rerolls: int, scale: int 
         policy.append(chosen)
         values.append(expected[chosen, columns])
     return BatchSolution(space, scale, values, hold_values, policy)
+
+
+def _kernel() -> Any:
+    from .kernel import compiled
+
+    return compiled()
 
 
 @dataclass(frozen=True, eq=False)

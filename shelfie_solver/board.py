@@ -68,6 +68,13 @@ class Board:
         """Number of items on the board."""
         return self.n_shelves * self.n_columns
 
+    def __hash__(self) -> int:  # boards key process-wide caches: hash the fields once
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        return hash((self.name, self.columns, self.shelf_faces, self.values))
+
     def cell(self, shelf: int, column: int) -> int:
         """Cell index of (shelf, column), both 0-based."""
         return shelf * self.n_columns + column

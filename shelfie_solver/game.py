@@ -297,9 +297,10 @@ class GeneratorDice:
         return int(self.rng.integers(players))
 
     def roll(self, keep: Counts, rules: Ruleset) -> Counts:
-        rolled = self.rng.integers(0, rules.n_sides, size=rules.dice - sum(keep))
-        counts = np.bincount(rolled, minlength=rules.n_sides)
-        return tuple(int(k + c) for k, c in zip(keep, counts))
+        counts = list(keep)
+        for side in self.rng.integers(0, rules.n_sides, size=rules.dice - sum(keep)).tolist():
+            counts[side] += 1
+        return tuple(counts)
 
 
 @dataclass

@@ -22,7 +22,7 @@ from functools import cache
 import numpy as np
 
 from .advise import failed_options, order_markings
-from .allocate import find_groups, is_all_jokers
+from .allocate import feasibility_table, find_groups, is_all_jokers
 from .board import Board, Marks
 from .dice import Counts, space_for
 from .engine import TurnPlan, plan_turn, solve_turn
@@ -233,7 +233,7 @@ class SolverStrategy:
             self._plans.move_to_end(key)
             self.hits += 1
             return found
-        found = plan_turn(board, marks, rules, Strategic())
+        found = _compiled_plan(board, marks, rules) or plan_turn(board, marks, rules, Strategic())
         self.solved += 1
         self._plans[key] = found
         if len(self._plans) > self.cache_size:
@@ -252,6 +252,33 @@ class SolverStrategy:
     def choose_shelf(self, state: GameState, dice: Counts, shelves: tuple[int, ...],
                      rng: np.random.Generator) -> int:
         return failed_options(state.board, state.marks, state.rules)[0].shelf
+
+
+def _compiled_plan(board: Board, marks: Marks, rules: Ruleset) -> TurnPlan | None:
+    """:func:`engine.plan_turn`'s holds from the compiled kernel (:mod:`kernel`, numba), or
+    ``None`` without numba or when the values outgrow int64 (the same holds either way)."""
+    from .batch import _kernel, solve_finals
+    from .kernel import compiled_best_marking
+
+    best_marking = compiled_best_marking()
+    if _kernel() is None or best_marking is None:
+        return None
+    # columns 0 and 1 of engine.final_table (the later, carried columns never move the policy)
+    table = feasibility_table(board, rules)
+    state = StateArrays(board, rules, marks)
+    sets = table.sets
+    open_cells = np.append(state.available, True)
+    usable_index = np.flatnonzero(open_cells[sets.cells].all(axis=1))
+    worth = np.zeros(len(sets.sizes) + 1, dtype=np.int64)
+    worth[usable_index] = Strategic().values(state, sets.take(usable_index))
+    usable = np.zeros(len(sets.sizes) + 1, dtype=np.bool_)
+    usable[usable_index] = True
+    columns = best_marking(worth, usable, table.members, table.starts, int(Strategic().failed_value(state)))
+    space = space_for(rules)
+    if (int(np.abs(columns).max()) + 1) * space.denominator ** rules.rerolls >= 2**62:
+        return None
+    whole = solve_finals(space, columns[:, None, :], rules.rerolls, Strategic().scale(rules), kernel="numba").state(0)
+    return TurnPlan(whole, rules.rerolls + 1, {})
 
 
 STRATEGIES: dict[str, type] = {

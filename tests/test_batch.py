@@ -33,12 +33,15 @@ def _objective(name: str, rng: random.Random, cells: int):
             "cell": CellTarget(rng.randrange(cells))}[name]
 
 
-def _check_batch_equals_single(board, rules, name: str, n_states: int, seed: int) -> None:
+KERNELS = ["numpy", "numba"]
+
+
+def _check_batch_equals_single(board, rules, name: str, n_states: int, seed: int, kernel: str = "auto") -> None:
     rng = random.Random(seed)
     objective = _objective(name, rng, board.n_cells)
     states = [random_marks(rng, board) for _ in range(n_states)]
-    batch = solve_many(board, states, rules, objective)
     tables = final_tables(board, states, rules, objective)
+    batch = solve_finals(space_for(rules), tables, rules.rerolls, objective.scale(rules), kernel=kernel)
     for i, marks in enumerate(states):
         alone = solve_turn(board, marks, rules, objective)
         assert (tables[:, i] == final_table(board, marks, rules, objective).columns).all()
@@ -51,17 +54,27 @@ def _check_batch_equals_single(board, rules, name: str, n_states: int, seed: int
         assert got.start_values() == alone.start_values()
 
 
+def _need(kernel: str) -> None:
+    if kernel == "numba":
+        pytest.importorskip("numba")
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("name", OBJECTIVES)
-def test_batch_equals_single_solves(board, rules, name):
-    """30 random states of the default board per objective: batched == one at a time."""
-    _check_batch_equals_single(board, rules, name, 30, seed=OBJECTIVES.index(name))
+def test_batch_equals_single_solves(board, rules, name, kernel):
+    """30 random states of the default board per objective: batched == one at a time (numpy
+    and compiled kernels)."""
+    _need(kernel)
+    _check_batch_equals_single(board, rules, name, 30, seed=OBJECTIVES.index(name), kernel=kernel)
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("name", OBJECTIVES)
-def test_batch_equals_single_solves_200_states(board, rules, name):
-    """Issue 12 §1: at least 200 random states for every objective."""
-    _check_batch_equals_single(board, rules, name, 200, seed=100 + OBJECTIVES.index(name))
+def test_batch_equals_single_solves_200_states(board, rules, name, kernel):
+    """Issue 12 §1: at least 200 random states for every objective, both kernels."""
+    _need(kernel)
+    _check_batch_equals_single(board, rules, name, 200, seed=100 + OBJECTIVES.index(name), kernel=kernel)
 
 
 def test_batch_of_one_and_empty_sheet(board, rules):
@@ -72,20 +85,25 @@ def test_batch_of_one_and_empty_sheet(board, rules):
     assert batch.state(0).start_values() == solve_turn(board, empty, rules, Strategic()).start_values()
 
 
-def test_batch_carries_any_number_of_columns():
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_batch_carries_any_number_of_columns(kernel):
     """Q-column generality: extra carried columns ride along under the policy (a column equal
     to column 0 is carried to exactly column 0's values)."""
+    _need(kernel)
     space = DiceSpace(3, 4)
     rng = np.random.default_rng(3)
     finals = rng.integers(-20, 20, size=(len(space.rolls), 5, 1))
     finals = np.concatenate([finals, rng.integers(0, 2, size=finals.shape), finals, finals * 0 + 1], axis=2)
-    batch = solve_finals(space, finals, 2)
+    batch = solve_finals(space, finals, 2, kernel=kernel)
     for i in range(5):
         alone = solve(space, finals[:, i], 2)
         for r in range(3):
             assert (batch.values[r][:, i] == alone.values[r]).all()
         assert (batch.values[2][:, i, 2] == batch.values[2][:, i, 0]).all()
         assert (batch.values[2][:, i, 3] == space.denominator ** 2).all()  # probability 1
+    one = solve_finals(space, finals[:, :, :1], 2, kernel=kernel)  # Q = 1: column 0 alone
+    for i in range(5):
+        assert (one.policy[2][:, i] == solve(space, finals[:, i, 0], 2).policy[2]).all()
 
 
 # --- the wide-integer (limb) path ------------------------------------------------------------
@@ -167,3 +185,19 @@ def test_turn_plan_on_wide_values_falls_back_to_the_whole_solve():
     plan = plan_turn(board, marks, rules, Safe())
     full = solve_turn(board, marks, rules, Safe())
     assert [plan.hold(5, i) for i in range(0, 462, 7)] == list(full.policy[5][::7])
+
+
+def test_compiled_solver_plan_equals_the_full_policy(board, rules):
+    """The solver strategy's compiled path (numba: columns 0-1 of the final table and the DP)
+    decides exactly as solve_turn's strategic policy, every roll at every level."""
+    pytest.importorskip("numba")
+    from shelfie_solver.strategies import _compiled_plan
+
+    rng = random.Random(11)
+    for _ in range(6):
+        marks = random_marks(rng, board)
+        plan = _compiled_plan(board, marks, rules)
+        assert plan is not None
+        full = solve_turn(board, marks, rules, Strategic())
+        for r in range(1, rules.rerolls + 1):
+            assert [plan.hold(r, i) for i in range(len(full.space.rolls))] == list(full.policy[r])

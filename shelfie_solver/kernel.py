@@ -1,0 +1,116 @@
+"""A compiled kernel for the DP of :mod:`engine` (issue 12 §3), used by :mod:`batch` and the
+``solver`` strategy when numba is installed (``pip install 'shelfie-solve[fast]'``).
+
+The kernel runs the very recursion of :func:`engine.solve` on int64 (the callers check the
+int64 bound first): E_r[h] = sum of weight * V_(r-1)[roll] over hold ``h``'s transition row,
+the full rolls' rows set to stopping (D7), and each roll's best hold by a scan of its sub-holds
+in hold order keeping the first of the best (max column 0, then min column 1), the tie rule
+of :func:`engine._best_holds`. One pass per state touches each transition once per level, so
+it runs at memory speed without numpy's per-call overhead. ``advise`` and ``odds`` never
+import this module (start-up), and without numba everything runs on numpy, with equal results.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+
+@cache
+def compiled() -> Any:
+    """The jitted DP function, or ``None`` when numba is not installed."""
+    try:
+        import numba
+    except ImportError:
+        return None
+    return numba.njit(cache=True, nogil=True)(_dp)
+
+
+def _dp(starts: np.ndarray, columns: np.ndarray, weights: np.ndarray, pair_hold: np.ndarray,
+        pair_starts: np.ndarray, level0: np.ndarray, denominator: int,
+        rerolls: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """``level0`` ``(N, R, Q)`` int64 -> values ``(rerolls+1, N, R, Q)``, hold values
+    ``(rerolls+1, N, H, Q)`` (level 0 unused) and policy ``(rerolls+1, N, R)`` (level 0 unused)."""
+    n_states, n_rolls, q = level0.shape
+    n_holds = starts.shape[0]
+    nnz = columns.shape[0]
+    n_pairs = pair_hold.shape[0]
+    values = np.zeros((rerolls + 1, n_states, n_rolls, q), np.int64)
+    hold_values = np.zeros((rerolls + 1, n_states, n_holds, q), np.int64)
+    policy = np.zeros((rerolls + 1, n_states, n_rolls), np.int64)
+    acc = np.zeros(q, np.int64)
+    for n in range(n_states):
+        for r in range(n_rolls):
+            for c in range(q):
+                values[0, n, r, c] = level0[n, r, c]
+        factor = 1
+        for level in range(1, rerolls + 1):
+            factor *= denominator
+            for h in range(n_holds):
+                lo = starts[h]
+                hi = starts[h + 1] if h + 1 < n_holds else nnz
+                for c in range(q):
+                    acc[c] = 0
+                for k in range(lo, hi):
+                    w = weights[k]
+                    roll = columns[k]
+                    for c in range(q):
+                        acc[c] += w * values[level - 1, n, roll, c]
+                for c in range(q):
+                    hold_values[level, n, h, c] = acc[c]
+            for r in range(n_rolls):  # keeping every die is stopping (D7)
+                for c in range(q):
+                    hold_values[level, n, r, c] = level0[n, r, c] * factor
+            for r in range(n_rolls):
+                lo = pair_starts[r]
+                hi = pair_starts[r + 1] if r + 1 < n_rolls else n_pairs
+                best = pair_hold[lo]
+                for p in range(lo + 1, hi):
+                    h = pair_hold[p]
+                    a = hold_values[level, n, h, 0]
+                    b = hold_values[level, n, best, 0]
+                    if a > b or (q >= 2 and a == b and hold_values[level, n, h, 1] < hold_values[level, n, best, 1]):
+                        best = h
+                policy[level, n, r] = best
+                for c in range(q):
+                    values[level, n, r, c] = hold_values[level, n, best, c]
+    return values, hold_values, policy
+
+
+@cache
+def compiled_best_marking() -> Any:
+    """The jitted :func:`_best_marking`, or ``None`` when numba is not installed."""
+    try:
+        import numba
+    except ImportError:
+        return None
+    return numba.njit(cache=True, nogil=True)(_best_marking)
+
+
+def _best_marking(worth: np.ndarray, usable: np.ndarray, members: np.ndarray, starts: np.ndarray,
+                  failed: int) -> np.ndarray:  # pragma: no cover - compiled
+    """Columns 0 and 1 of :func:`engine.final_table` ``(R, 2)``: each roll's most valuable usable
+    feasible item set (ties: the first in item-set order, as the stable sort there) or
+    ``failed`` with the failed-result indicator 1 (D13). ``worth``/``usable`` are per item set
+    (the sentinel, last, never usable)."""
+    n_rolls = starts.shape[0]
+    nnz = members.shape[0]
+    out = np.zeros((n_rolls, 2), np.int64)
+    for r in range(n_rolls):
+        lo = starts[r]
+        hi = starts[r + 1] if r + 1 < n_rolls else nnz
+        found = False
+        best = 0
+        for k in range(lo, hi):
+            s = members[k]
+            if usable[s] and (not found or worth[s] > best):
+                best = worth[s]
+                found = True
+        if found:
+            out[r, 0] = best
+        else:
+            out[r, 0] = failed
+            out[r, 1] = 1
+    return out
