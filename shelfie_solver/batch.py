@@ -59,14 +59,31 @@ class BatchSolution:
                             [None if p is None else p[:, i] for p in self.policy])
 
 
-def final_tables(board: Board, states: Sequence[Marks], rules: Ruleset, objective: Objective) -> np.ndarray:
+def final_tables(board: Board, states: Sequence[Marks], rules: Ruleset, objective: Objective,
+                 kernel: str = "auto") -> np.ndarray:
     """``int64 (R, N, Q)``: :func:`engine.final_table`'s columns for every state at once (column 0
     the objective times scale, 1 the failed-result indicator (D13), 2.. "at least j items", j =
     2..k), with the same best marking per roll (most valuable feasible set, ties: the first in
-    :func:`board.item_sets` order)."""
+    :func:`board.item_sets` order). ``kernel`` as :func:`solve_finals`."""
     table = feasibility_table(board, rules)
     sets = table.sets
     n_sets, n = len(sets.sizes), len(states)
+    from .kernel import compiled_best_marking
+
+    best_marking = compiled_best_marking() if kernel != "numpy" else None
+    if best_marking is not None:  # one compiled scan per state over its usable sets
+        sizes = np.append(sets.sizes, 0)
+        out = np.empty((len(table.starts), n, max(2, rules.combinations_per_turn + 1)), dtype=np.int64)
+        for i, marks in enumerate(states):
+            state = StateArrays(board, rules, marks)
+            index = np.flatnonzero(np.append(state.available, True)[sets.cells].all(axis=1))
+            worth = np.zeros(n_sets + 1, dtype=np.int64)
+            worth[index] = objective.values(state, sets.take(index))
+            usable = np.zeros(n_sets + 1, dtype=np.bool_)
+            usable[index] = True
+            out[:, i] = best_marking(worth, usable, sizes, table.members, table.starts,
+                                     int(objective.failed_value(state)), rules.combinations_per_turn)
+        return out
     arrays = [StateArrays(board, rules, marks) for marks in states]
     available = np.stack([a.available for a in arrays])  # (N, cells)
     open_cells = np.concatenate([available, np.ones((n, 1), dtype=bool)], axis=1)  # -1 padding is open
@@ -93,11 +110,12 @@ def final_tables(board: Board, states: Sequence[Marks], rules: Ruleset, objectiv
 
 
 def solve_many(board: Board, states: Sequence[Marks], rules: Ruleset, objective: Objective,
-               rerolls: int | None = None) -> BatchSolution:
+               rerolls: int | None = None, kernel: str = "auto") -> BatchSolution:
     """Solve a whole turn in every state of ``states`` (:func:`engine.solve_turn` for each, in one
-    pass). ``rerolls`` defaults to the ruleset's."""
+    pass). ``rerolls`` defaults to the ruleset's; ``kernel`` as :func:`solve_finals`."""
     n = rules.rerolls if rerolls is None else rerolls
-    return solve_finals(space_for(rules), final_tables(board, states, rules, objective), n, objective.scale(rules))
+    finals = final_tables(board, states, rules, objective, kernel)
+    return solve_finals(space_for(rules), finals, n, objective.scale(rules), kernel)
 
 
 def solve_finals(space: DiceSpace, finals: np.ndarray, rerolls: int, scale: int = 1,

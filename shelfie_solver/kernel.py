@@ -89,28 +89,36 @@ def compiled_best_marking() -> Any:
     return numba.njit(cache=True, nogil=True)(_best_marking)
 
 
-def _best_marking(worth: np.ndarray, usable: np.ndarray, members: np.ndarray, starts: np.ndarray,
-                  failed: int) -> np.ndarray:  # pragma: no cover - compiled
-    """Columns 0 and 1 of :func:`engine.final_table` ``(R, 2)``: each roll's most valuable usable
-    feasible item set (ties: the first in item-set order, as the stable sort there) or
-    ``failed`` with the failed-result indicator 1 (D13). ``worth``/``usable`` are per item set
-    (the sentinel, last, never usable)."""
+def _best_marking(worth: np.ndarray, usable: np.ndarray, sizes: np.ndarray, members: np.ndarray,
+                  starts: np.ndarray, failed: int, most: int) -> np.ndarray:  # pragma: no cover - compiled
+    """The columns of :func:`engine.final_table` ``(R, 1 + most)``: column 0 each roll's most
+    valuable usable feasible item set (ties: the first in item-set order, as the stable sort
+    there) or ``failed``; column 1 the failed-result indicator (D13); column ``j`` (2..most)
+    1 when some usable feasible set has at least ``j`` items. ``worth``/``usable``/``sizes``
+    are per item set (the sentinel, last, never usable)."""
     n_rolls = starts.shape[0]
     nnz = members.shape[0]
-    out = np.zeros((n_rolls, 2), np.int64)
+    out = np.zeros((n_rolls, max(2, 1 + most)), np.int64)
     for r in range(n_rolls):
         lo = starts[r]
         hi = starts[r + 1] if r + 1 < n_rolls else nnz
         found = False
         best = 0
+        largest = 0
         for k in range(lo, hi):
             s = members[k]
-            if usable[s] and (not found or worth[s] > best):
-                best = worth[s]
-                found = True
+            if usable[s]:
+                if not found or worth[s] > best:
+                    best = worth[s]
+                    found = True
+                if sizes[s] > largest:
+                    largest = sizes[s]
         if found:
             out[r, 0] = best
         else:
             out[r, 0] = failed
             out[r, 1] = 1
+        for j in range(2, most + 1):
+            if largest >= j:
+                out[r, j] = 1
     return out

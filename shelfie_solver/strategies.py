@@ -273,7 +273,8 @@ def _compiled_plan(board: Board, marks: Marks, rules: Ruleset) -> TurnPlan | Non
     worth[usable_index] = Strategic().values(state, sets.take(usable_index))
     usable = np.zeros(len(sets.sizes) + 1, dtype=np.bool_)
     usable[usable_index] = True
-    columns = best_marking(worth, usable, table.members, table.starts, int(Strategic().failed_value(state)))
+    sizes = np.append(sets.sizes, 0)
+    columns = best_marking(worth, usable, sizes, table.members, table.starts, int(Strategic().failed_value(state)), 1)
     space = space_for(rules)
     if (int(np.abs(columns).max()) + 1) * space.denominator ** rules.rerolls >= 2**62:
         return None

@@ -40,7 +40,7 @@ def _check_batch_equals_single(board, rules, name: str, n_states: int, seed: int
     rng = random.Random(seed)
     objective = _objective(name, rng, board.n_cells)
     states = [random_marks(rng, board) for _ in range(n_states)]
-    tables = final_tables(board, states, rules, objective)
+    tables = final_tables(board, states, rules, objective, kernel=kernel)
     batch = solve_finals(space_for(rules), tables, rules.rerolls, objective.scale(rules), kernel=kernel)
     for i, marks in enumerate(states):
         alone = solve_turn(board, marks, rules, objective)
