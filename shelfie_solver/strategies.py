@@ -193,16 +193,18 @@ class ThresholdStrategy:
 class SolverStrategy:
     """Optimal play for the default ``strategic`` objective (docs/objectives.md).
 
-    Once per turn (per board state) :func:`engine.solve_turn` gives the policy; the hold with
-    ``r`` re-rolls left is ``space.holds[policy[r][roll_index]]``. Policies are cached per
-    process (least recently used, ``cache_size`` states) so states that recur across games — the
-    empty sheet above all — are solved once.
+    Once per turn (per board state) the policy of :func:`engine.solve_turn` is found: with numba
+    installed by the compiled kernel (:mod:`kernel`; ``kernel="numpy"`` turns it off), else by
+    :func:`engine.plan_turn` (the top level only for the rolls seen); the holds are the same
+    either way. Plans are cached per process (least recently used, ``cache_size`` states) so
+    states that recur across games — the empty sheet above all — are solved once.
     """
 
     name = "solver"
 
-    def __init__(self, cache_size: int = 4096):
+    def __init__(self, cache_size: int = 4096, kernel: str = "auto"):
         self.cache_size = cache_size
+        self.kernel = kernel  # "auto": the compiled kernel when numba is installed; "numpy": never
         self._policies: OrderedDict[tuple[Board, Ruleset, int, int], tuple[np.ndarray | None, ...]] = OrderedDict()
         self._plans: OrderedDict[tuple[Board, Ruleset, int, int], TurnPlan] = OrderedDict()
         self.solved = 0
@@ -233,7 +235,8 @@ class SolverStrategy:
             self._plans.move_to_end(key)
             self.hits += 1
             return found
-        found = _compiled_plan(board, marks, rules) or plan_turn(board, marks, rules, Strategic())
+        found = (_compiled_plan(board, marks, rules) if self.kernel != "numpy" else None) \
+            or plan_turn(board, marks, rules, Strategic())
         self.solved += 1
         self._plans[key] = found
         if len(self._plans) > self.cache_size:
