@@ -171,7 +171,6 @@ def run() -> list[tuple[str, str, str]]:
 def wide_rows(board: Any) -> list[tuple[str, str, str]]:
     """Values beyond int64 (issue 12 §4): more re-rolls and more dice, against the int64 path."""
     rows = []
-    marks = Marks.empty(board)
     objective = Strategic()
 
     def timed(rules: Any, brd: Any) -> list[float]:

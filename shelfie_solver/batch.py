@@ -79,15 +79,15 @@ def final_tables(board: Board, states: Sequence[Marks], rules: Ruleset, objectiv
             index = np.flatnonzero(np.append(state.available, True)[sets.cells].all(axis=1))
             worth = np.zeros(n_sets + 1, dtype=np.int64)
             worth[index] = objective.values(state, sets.take(index))
-            usable = np.zeros(n_sets + 1, dtype=np.bool_)
-            usable[index] = True
-            out[:, i] = best_marking(worth, usable, sizes, table.members, table.starts,
+            usable_one = np.zeros(n_sets + 1, dtype=np.bool_)
+            usable_one[index] = True
+            out[:, i] = best_marking(worth, usable_one, sizes, table.members, table.starts,
                                      int(objective.failed_value(state)), rules.combinations_per_turn)
         return out
     arrays = [StateArrays(board, rules, marks) for marks in states]
     available = np.stack([a.available for a in arrays])  # (N, cells)
     open_cells = np.concatenate([available, np.ones((n, 1), dtype=bool)], axis=1)  # -1 padding is open
-    usable = open_cells[:, sets.cells].all(axis=2)  # (N, K)
+    usable = np.asarray(open_cells[:, sets.cells].all(axis=2))  # (N, K)
     worth = np.stack([objective.values(a, sets) for a in arrays])  # (N, K)
     failed = np.array([objective.failed_value(a) for a in arrays], dtype=np.int64)
     # rank of each set by decreasing worth among the usable ones (ties: item-set order); unusable
@@ -130,11 +130,13 @@ def solve_finals(space: DiceSpace, finals: np.ndarray, rerolls: int, scale: int 
     bound = int(np.abs(finals).max()) if finals.size else 0
     if (bound + 1) * space.denominator ** rerolls >= _INT64_SAFE:  # too wide for int64: each on limbs
         alone = [solve(space, finals[:, i], rerolls, scale) for i in range(n)]
+        wide_holds: list[np.ndarray | None] = [None]
+        wide_policy: list[np.ndarray | None] = [None]
+        for r in range(1, rerolls + 1):
+            wide_holds.append(np.stack([s.hold_values[r] for s in alone], axis=1))  # type: ignore[misc]
+            wide_policy.append(np.stack([s.policy[r] for s in alone], axis=1))  # type: ignore[misc]
         return BatchSolution(space, scale, [np.stack([s.values[r] for s in alone], axis=1) for r in range(rerolls + 1)],
-                             [None] + [np.stack([s.hold_values[r] for s in alone], axis=1)  # type: ignore[misc]
-                                       for r in range(1, rerolls + 1)],
-                             [None] + [np.stack([s.policy[r] for s in alone], axis=1)  # type: ignore[misc]
-                                       for r in range(1, rerolls + 1)])
+                             wide_holds, wide_policy)
     level0 = finals.astype(np.int64)
     compiled = _kernel() if kernel in ("auto", "numba") else None
     if compiled is None and kernel == "numba":

@@ -71,7 +71,7 @@ class Limbs:
 
     def to_objects(self) -> np.ndarray:
         """The exact integers as a Python-int ``object`` array of the limbs' shape."""
-        out = self.parts[-1].astype(object)
+        out: np.ndarray = self.parts[-1].astype(object)
         for i in range(len(self.parts) - 2, -1, -1):
             out = (out << self.bits) + self.parts[i].astype(object)
         return out
@@ -110,13 +110,6 @@ class Limbs:
             keys.append((self.parts[top] << self.bits) + self.parts[top - 1])
             top -= 2
         return keys
-
-    def approx(self) -> np.ndarray:
-        """float64 approximation of the integers (display and ordering hints only)."""
-        out = self.parts[-1].astype(np.float64)
-        for i in range(len(self.parts) - 2, -1, -1):
-            out = out * float(1 << self.bits) + self.parts[i]
-        return out
 
 
 def _to_int64(values: np.ndarray) -> np.ndarray:

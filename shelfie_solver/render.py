@@ -267,8 +267,7 @@ def import_tabulate() -> Any:
     """
     import sys
 
-    loaded = sys.modules.get("tabulate")
-    if loaded is None and "importlib.metadata" not in sys.modules:
+    if "tabulate" not in sys.modules and "importlib.metadata" not in sys.modules:
         import types
 
         class PackageNotFoundError(ModuleNotFoundError):
@@ -282,9 +281,9 @@ def import_tabulate() -> Any:
         stand_in.PackageNotFoundError = PackageNotFoundError  # type: ignore[attr-defined]
         sys.modules["importlib.metadata"] = stand_in
         try:
-            import tabulate as loaded
+            import tabulate
         finally:
             del sys.modules["importlib.metadata"]
-    elif loaded is None:
-        import tabulate as loaded
-    return loaded.tabulate
+    import tabulate
+
+    return tabulate.tabulate
