@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
@@ -105,8 +106,8 @@ class TurnSolution:
 
     space: DiceSpace
     scale: int
-    values: list[np.ndarray]
-    hold_values: list[np.ndarray | None]
+    values: Sequence[np.ndarray]
+    hold_values: Sequence[np.ndarray | None]
     policy: list[np.ndarray | None]
     limbs: list[Limbs] | None = None  # values[r] as limbs when they outgrow int64
 
@@ -213,25 +214,68 @@ def _solve_limbs(space: DiceSpace, level0: np.ndarray, rerolls: int, scale: int,
     from .limbs import Limbs, limb_bits, limbs_needed
 
     d = space.denominator
-    bound = (int(np.abs(level0).max()) + 1) * d ** (rerolls + 1) if level0.size else d
+    largest = int(np.abs(level0).max()) if level0.size else 0
+    bound = (largest + 1) * d ** (rerolls + 1)
     bits = limb_bits(d)
-    stop = Limbs.from_ints(level0, limbs_needed(bound, bits), bits)
+    count = limbs_needed(bound, bits)
+    # the first levels that fit run on the plain int64 path (same integers, same policy)
+    fit = 0
+    while fit < rerolls and (largest + 1) * d ** (fit + 1) < _INT64_SAFE:
+        fit += 1
+    levels: list[Limbs]
+    if fit:
+        small = level0.astype(np.int64)
+        prefix = solve(space, small, fit) if holds is None else evaluate_policy(space, small, holds, fit)
+        levels = [Limbs.from_ints(v, count, bits) for v in prefix.values]
+        hold_limbs: list[Limbs | None] = [None] + [Limbs.from_ints(h, count, bits) for h in prefix.hold_values[1:]
+                                                   if h is not None]
+        policy: list[np.ndarray | None] = list(prefix.policy)
+        stop = Limbs.from_ints(small * d ** fit, count, bits)
+    else:
+        stop = Limbs.from_ints(level0, count, bits)
+        levels, hold_limbs, policy = [stop], [None], [None]
     n_rolls = len(space.rolls)
     subs = space.sub_holds
     rows = np.arange(n_rolls)
-    levels = [stop]
-    hold_limbs: list[Limbs | None] = [None]
-    policy: list[np.ndarray | None] = [None]
-    for _ in range(rerolls):
+    from .batch import _transition_matrix  # one sparse product per level for all limbs (scipy)
+
+    matrix = _transition_matrix(space)
+    for _ in range(rerolls - fit):
         stop = stop.times(d)
-        expected = levels[-1].map(space.expect)
+        expected = levels[-1].map_rows(matrix.__matmul__)
         expected.parts[:, :n_rolls] = stop.parts  # keeping every die is stopping (D7)
         chosen = holds if holds is not None else subs[rows, _best_holds_limbs(expected, subs)]
         hold_limbs.append(expected)
         policy.append(chosen)
         levels.append(expected.take(chosen))
-    return TurnSolution(space, scale, [v.to_objects() for v in levels],
-                        [None if h is None else h.to_objects() for h in hold_limbs], policy, levels)
+    return TurnSolution(space, scale, _ObjectLevels(levels), _ObjectLevels(hold_limbs), policy, levels)
+
+
+class _ObjectLevels(Sequence[Any]):
+    """Levels kept as limbs, each turned into a Python-int ``object`` array when first read
+    (a caller usually reads one or two levels)."""
+
+    def __init__(self, levels: Sequence[Limbs | None]):
+        self._levels = list(levels)
+        self._done: dict[int, np.ndarray | None] = {}
+
+    def __len__(self) -> int:
+        return len(self._levels)
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Any]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(len(self))[index]]
+        index = range(len(self))[index]
+        if index not in self._done:
+            level = self._levels[index]
+            self._done[index] = None if level is None else level.to_objects()
+        return self._done[index]
 
 
 def _best_holds_limbs(expected: Limbs, subs: np.ndarray) -> np.ndarray:

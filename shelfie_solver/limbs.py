@@ -90,6 +90,14 @@ class Limbs:
         sum the limbs were sized for) to every limb, then normalise."""
         return Limbs(np.stack([func(p) for p in self.parts]), self.bits).normalised()
 
+    def map_rows(self, func: Callable[[np.ndarray], np.ndarray]) -> Limbs:
+        """:meth:`map` for a linear map of rows, applied once to all limbs side by side:
+        ``parts (L, N, Q)`` -> ``func((N, L*Q)) -> (M, L*Q)`` -> ``(L, M, Q)``, normalised."""
+        count, rows, columns = self.parts.shape
+        wide = self.parts.transpose(1, 0, 2).reshape(rows, count * columns)
+        out = np.asarray(func(wide)).reshape(-1, count, columns).transpose(1, 0, 2)
+        return Limbs(np.ascontiguousarray(out), self.bits).normalised()
+
     def times(self, factor: int) -> Limbs:
         """Multiply by a non-negative integer ``factor`` (at most the weight sum)."""
         return Limbs(self.parts * factor, self.bits).normalised()
