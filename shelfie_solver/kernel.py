@@ -122,3 +122,47 @@ def _best_marking(worth: np.ndarray, usable: np.ndarray, sizes: np.ndarray, memb
             if largest >= j:
                 out[r, j] = 1
     return out
+
+
+@cache
+def compiled_top_hold() -> Any:
+    """The jitted :func:`_top_hold`, or ``None`` when numba is not installed."""
+    try:
+        import numba
+    except ImportError:
+        return None
+    return numba.njit(cache=True, nogil=True)(_top_hold)
+
+
+def _top_hold(starts: np.ndarray, columns: np.ndarray, weights: np.ndarray, pair_hold: np.ndarray,
+              pair_starts: np.ndarray, below: np.ndarray, level0: np.ndarray, factor: int,
+              roll: int) -> int:  # pragma: no cover - compiled
+    """The hold :func:`engine.solve` chooses for ``roll`` one level above ``below`` ``(R, Q)``
+    (E over each of the roll's holds, the roll itself worth ``level0[roll] * factor``; max
+    column 0, then min column 1, then the first listed): :func:`engine._top_hold` compiled."""
+    n_holds = starts.shape[0]
+    n_rolls = below.shape[0]
+    q = below.shape[1]
+    nnz = columns.shape[0]
+    lo = pair_starts[roll]
+    hi = pair_starts[roll + 1] if roll + 1 < n_rolls else pair_hold.shape[0]
+    best = -1
+    best0 = 0
+    best1 = 0
+    for p in range(lo, hi):
+        h = pair_hold[p]
+        e0 = 0
+        e1 = 0
+        if h < n_rolls:  # keeping every die is stopping (D7)
+            e0 = level0[h, 0] * factor
+            if q >= 2:
+                e1 = level0[h, 1] * factor
+        else:
+            end = starts[h + 1] if h + 1 < n_holds else nnz
+            for k in range(starts[h], end):
+                e0 += weights[k] * below[columns[k], 0]
+                if q >= 2:
+                    e1 += weights[k] * below[columns[k], 1]
+        if best < 0 or e0 > best0 or (q >= 2 and e0 == best0 and e1 < best1):
+            best, best0, best1 = h, e0, e1
+    return best

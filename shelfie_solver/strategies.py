@@ -261,10 +261,10 @@ def _compiled_plan(board: Board, marks: Marks, rules: Ruleset) -> TurnPlan | Non
     """:func:`engine.plan_turn`'s holds from the compiled kernel (:mod:`kernel`, numba), or
     ``None`` without numba or when the values outgrow int64 (the same holds either way)."""
     from .batch import _kernel, solve_finals
-    from .kernel import compiled_best_marking
+    from .kernel import compiled_best_marking, compiled_top_hold
 
     best_marking = compiled_best_marking()
-    if _kernel() is None or best_marking is None:
+    if _kernel() is None or best_marking is None or compiled_top_hold() is None:
         return None
     # columns 0 and 1 of engine.final_table (the later, carried columns never move the policy)
     table = feasibility_table(board, rules)
@@ -281,8 +281,31 @@ def _compiled_plan(board: Board, marks: Marks, rules: Ruleset) -> TurnPlan | Non
     space = space_for(rules)
     if (int(np.abs(columns).max()) + 1) * space.denominator ** rules.rerolls >= 2**62:
         return None
-    whole = solve_finals(space, columns[:, None, :], rules.rerolls, Strategic().scale(rules), kernel="numba").state(0)
-    return TurnPlan(whole, rules.rerolls + 1, {})
+    if rules.rerolls == 0:
+        return TurnPlan(solve_finals(space, columns[:, None, :], 0, kernel="numba").state(0), 1, {})
+    below = solve_finals(space, columns[:, None, :], rules.rerolls - 1, Strategic().scale(rules),
+                         kernel="numba").state(0)
+    return _CompiledPlan(below, rules.rerolls, {})
+
+
+class _CompiledPlan(TurnPlan):
+    """:class:`engine.TurnPlan` whose top-level hold comes from the compiled kernel."""
+
+    def hold(self, rerolls_left: int, roll: int) -> int:
+        if rerolls_left < self.rerolls:
+            return super().hold(rerolls_left, roll)
+        found = self._top.get(roll)
+        if found is None:
+            from .batch import _pairs
+            from .kernel import compiled_top_hold
+
+            space = self.below.space
+            pairs = _pairs(space)
+            starts, columns, weights = space.transitions
+            found = self._top[roll] = int(compiled_top_hold()(
+                starts, columns, weights, pairs.hold, pairs.starts, np.ascontiguousarray(self.below.values[-1]),
+                np.ascontiguousarray(self.below.values[0]), space.denominator ** self.rerolls, roll))
+        return found
 
 
 STRATEGIES: dict[str, type] = {
