@@ -12,20 +12,26 @@ import this module (start-up), and without numba everything runs on numpy, with 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
 import numpy as np
 
 
-@cache
-def compiled() -> Any:
-    """The jitted DP function, or ``None`` when numba is not installed."""
+def _jit(func: Callable[..., Any]) -> Any:
+    """``func`` compiled by numba (cached on disk), or ``None`` when numba is not installed."""
     try:
         import numba
     except ImportError:
         return None
-    return numba.njit(cache=True, nogil=True)(_dp)
+    return numba.njit(cache=True, nogil=True)(func)
+
+
+@cache
+def compiled() -> Any:
+    """The jitted DP function :func:`_dp`, or ``None`` without numba."""
+    return _jit(_dp)
 
 
 def _dp(starts: np.ndarray, columns: np.ndarray, weights: np.ndarray, pair_hold: np.ndarray,
@@ -81,12 +87,8 @@ def _dp(starts: np.ndarray, columns: np.ndarray, weights: np.ndarray, pair_hold:
 
 @cache
 def compiled_best_marking() -> Any:
-    """The jitted :func:`_best_marking`, or ``None`` when numba is not installed."""
-    try:
-        import numba
-    except ImportError:
-        return None
-    return numba.njit(cache=True, nogil=True)(_best_marking)
+    """The jitted :func:`_best_marking`, or ``None`` without numba."""
+    return _jit(_best_marking)
 
 
 def _best_marking(worth: np.ndarray, usable: np.ndarray, sizes: np.ndarray, members: np.ndarray,
@@ -126,12 +128,8 @@ def _best_marking(worth: np.ndarray, usable: np.ndarray, sizes: np.ndarray, memb
 
 @cache
 def compiled_top_hold() -> Any:
-    """The jitted :func:`_top_hold`, or ``None`` when numba is not installed."""
-    try:
-        import numba
-    except ImportError:
-        return None
-    return numba.njit(cache=True, nogil=True)(_top_hold)
+    """The jitted :func:`_top_hold`, or ``None`` without numba."""
+    return _jit(_top_hold)
 
 
 def _top_hold(starts: np.ndarray, columns: np.ndarray, weights: np.ndarray, pair_hold: np.ndarray,

@@ -17,7 +17,9 @@ result (D13) a shelf. Decisions are verified legal by the game engine.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -210,37 +212,37 @@ class SolverStrategy:
         self.solved = 0
         self.hits = 0
 
-    def policy(self, board: Board, marks: Marks, rules: Ruleset) -> tuple[np.ndarray | None, ...]:
-        """``policy[r]`` (r >= 1): ``(R,)`` hold index of every roll with ``r`` re-rolls left."""
-        key = (board, rules, marks.marked, marks.eliminated)
-        found = self._policies.get(key)
+    def _cached(self, store: OrderedDict[Any, Any], key: Any, make: Callable[[], Any]) -> Any:
+        """``store[key]``, made by ``make()`` when missing (least recently used out first)."""
+        found = store.get(key)
         if found is not None:
-            self._policies.move_to_end(key)
+            store.move_to_end(key)
             self.hits += 1
             return found
-        solution = solve_turn(board, marks, rules, Strategic())
-        found = tuple(None if p is None else p.astype(np.int32) for p in solution.policy)
+        found = store[key] = make()
         self.solved += 1
-        self._policies[key] = found
-        if len(self._policies) > self.cache_size:
-            self._policies.popitem(last=False)
+        if len(store) > self.cache_size:
+            store.popitem(last=False)
+        return found
+
+    def policy(self, board: Board, marks: Marks, rules: Ruleset) -> tuple[np.ndarray | None, ...]:
+        """``policy[r]`` (r >= 1): ``(R,)`` hold index of every roll with ``r`` re-rolls left."""
+        def make() -> tuple[np.ndarray | None, ...]:
+            solution = solve_turn(board, marks, rules, Strategic())
+            return tuple(None if p is None else p.astype(np.int32) for p in solution.policy)
+
+        found: tuple[np.ndarray | None, ...] = self._cached(self._policies, (board, rules, marks.marked,
+                                                                             marks.eliminated), make)
         return found
 
     def plan(self, board: Board, marks: Marks, rules: Ruleset) -> TurnPlan:
         """The turn's optimal holds (:func:`engine.plan_turn`: :meth:`policy`'s choices, the top
         level decided per roll on demand), cached like :meth:`policy`."""
-        key = (board, rules, marks.marked, marks.eliminated)
-        found = self._plans.get(key)
-        if found is not None:
-            self._plans.move_to_end(key)
-            self.hits += 1
-            return found
-        found = (_compiled_plan(board, marks, rules) if self.kernel != "numpy" else None) \
-            or plan_turn(board, marks, rules, Strategic())
-        self.solved += 1
-        self._plans[key] = found
-        if len(self._plans) > self.cache_size:
-            self._plans.popitem(last=False)
+        def make() -> TurnPlan:
+            compiled = _compiled_plan(board, marks, rules) if self.kernel != "numpy" else None
+            return compiled or plan_turn(board, marks, rules, Strategic())
+
+        found: TurnPlan = self._cached(self._plans, (board, rules, marks.marked, marks.eliminated), make)
         return found
 
     def choose_hold(self, state: GameState, dice: Counts, rerolls_left: int, rng: np.random.Generator) -> Counts:
