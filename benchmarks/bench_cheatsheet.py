@@ -5,7 +5,6 @@ interpreter start-up and the matplotlib import (target: under 30 s on a 2-core m
 from __future__ import annotations
 
 import shutil
-import statistics
 import subprocess
 import tempfile
 import time
