@@ -3,7 +3,8 @@
 The dice space's re-roll transitions and sub-holds (:class:`dice.DiceSpace`) and the allocator's
 feasibility table (:func:`allocate.feasibility_table`) cost more to build than a whole solve.
 They depend only on the ruleset and the board, so :func:`load_or_build` keeps them in the user's
-cache directory (``platformdirs.user_cache_dir("shelfie-solve")``, or ``$SHELFIE_SOLVE_CACHE``;
+cache directory (``platformdirs.user_cache_dir("shelfie-solve")``: on Linux
+``$XDG_CACHE_HOME/shelfie-solve`` or ``~/.cache/shelfie-solve``; or ``$SHELFIE_SOLVE_CACHE``;
 ``SHELFIE_SOLVE_CACHE=off`` disables it), one ``.npz`` file per key:
 
 * the file name is a hash of the kind and the key (the ``repr`` of the frozen ruleset / board
@@ -26,6 +27,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import sys
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -43,6 +45,8 @@ def cache_dir() -> Path | None:
         return None
     if setting:
         return Path(setting)
+    if sys.platform == "linux":  # the XDG rule platformdirs applies on Linux, without its import (start-up)
+        return Path(os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.expanduser("~/.cache")) / "shelfie-solve"
     from platformdirs import user_cache_dir
 
     return Path(user_cache_dir("shelfie-solve", appauthor=False))

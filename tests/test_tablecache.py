@@ -113,3 +113,17 @@ def test_concurrent_writers_leave_a_valid_entry(cache):
     found = tablecache._read(path, b"c\nk", ("a",))
     assert found is not None and (found["a"] == np.arange(200000)).all()
     assert [p.name for p in cache.iterdir()] == [path.name]  # no temporary files left
+
+
+def test_default_directory_is_platformdirs_user_cache_dir(monkeypatch):
+    """Without SHELFIE_SOLVE_CACHE the entries live where platformdirs says (on Linux computed
+    without importing it: $XDG_CACHE_HOME, else ~/.cache)."""
+    from platformdirs import user_cache_dir
+
+    monkeypatch.delenv("SHELFIE_SOLVE_CACHE", raising=False)
+    for xdg in (None, "/tmp/some-xdg-cache"):
+        if xdg is None:
+            monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+        else:
+            monkeypatch.setenv("XDG_CACHE_HOME", xdg)
+        assert tablecache.cache_dir() == Path(user_cache_dir("shelfie-solve", appauthor=False))
