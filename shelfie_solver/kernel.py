@@ -25,7 +25,10 @@ def _jit(func: Callable[..., Any]) -> Any:
         import numba
     except ImportError:
         return None
-    return numba.njit(cache=True, nogil=True)(func)
+    try:
+        return numba.njit(cache=True, nogil=True)(func)
+    except RuntimeError:  # no writable place for numba's cache (a read-only install): compile per process
+        return numba.njit(nogil=True)(func)
 
 
 @cache
