@@ -15,6 +15,7 @@ from .board import Board, ItemSets, Marks, item_sets, score, verify_marks_fit
 from .dice import Counts, space_for
 from .engine import solve_turn
 from .errors import DiceError, ObjectiveError
+from .game import end_trigger_shelves
 from .objectives import CellTarget, Objective, Points, StateArrays, shelf_losses
 from .rules import Ruleset
 
@@ -29,6 +30,9 @@ class HoldOption:
         fail: probability of a failed result (D13) at the end of the turn.
         at_least: probabilities that the final dice can mark at least 1, 2, ... k items.
         rank: 1-based; holds with exactly equal value share a rank.
+        points: expected points scored this turn (D19, score change as if the game ended after
+            it) under the same policy: the objective's holds, then its marking (exact ties: the
+            one scoring more).
     """
 
     keep: Counts
@@ -36,6 +40,7 @@ class HoldOption:
     fail: Fraction
     at_least: tuple[Fraction, ...]
     rank: int
+    points: Fraction = Fraction(0)
 
 
 @dataclass(frozen=True)
@@ -47,12 +52,19 @@ class MarkingOption:
         value: the objective's value of this marking.
         points: score change if the game ended now (D19), in points.
         rank: 1-based; markings with exactly equal value share a rank.
+        score_after: the sheet's score after this marking (D19), in points.
+        scoring_lines: lines (indices of :attr:`Board.lines`) that score after it (D19).
+        ends_game: whether it closes the shelf that triggers the end (D17): the game ends
+            after this round (D18).
     """
 
     marking: Marking
     value: Fraction
     points: int
     rank: int
+    score_after: int = 0
+    scoring_lines: tuple[int, ...] = ()
+    ends_game: bool = False
 
 
 @dataclass(frozen=True)
@@ -64,12 +76,14 @@ class ShelfOption:
         lost_items: available items that would be eliminated (cell indices).
         lost_points: their total point value.
         potential_change: change of the strategic line potential (<= 0; docs/objectives.md).
+        ends_game: whether giving it up closes the shelf that triggers the end (D17).
     """
 
     shelf: int
     lost_items: tuple[int, ...]
     lost_points: int
     potential_change: Fraction
+    ends_game: bool = False
 
 
 @dataclass(frozen=True)
@@ -79,7 +93,9 @@ class Advice:
     ``holds`` is filled with re-rolls left, ``markings`` (or ``failed`` when nothing can be
     marked) with none; with re-rolls left and stopping best, ``markings`` holds the one marking
     to make. ``value`` is the value of the position under the objective: the best
-    hold's, the best marking's, or the failed result's.
+    hold's, the best marking's, or the failed result's. ``end_triggered``: the sheet already has
+    the closed shelves that trigger the end (D17), so this is the last round; ``finished``: no
+    item is available, the score is final.
     """
 
     rules: Ruleset
@@ -93,6 +109,8 @@ class Advice:
     holds: tuple[HoldOption, ...] = ()
     markings: tuple[MarkingOption, ...] = ()
     failed: tuple[ShelfOption, ...] = ()
+    end_triggered: bool = False
+    finished: bool = False
 
 
 def advise(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objective: Objective,
@@ -118,7 +136,8 @@ def advise(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objective: 
         raise ObjectiveError(f"item {board.cell_name(objective.cell)} is {marks.state(objective.cell).name.lower()}; "
                              "a cell objective needs an available item")
     base = Advice(rules, board, marks, dice, left, _objective_label(objective, board), Fraction(0),
-                  score(board, marks, rules))
+                  score(board, marks, rules), end_triggered=marks.closed_shelves() >= end_trigger_shelves(board, rules),
+                  finished=not marks.available)
     if left > 0 and marks.available:  # with nothing available there is nothing to roll for
         holds = rank_holds(dice, board, marks, rules, objective, left)
         # when stopping is best, say what to mark too (the markings of these dice as final)
@@ -152,7 +171,7 @@ def rank_holds(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objecti
 
     Order: value (desc), then failed-result chance (asc), then more dice kept.
     """
-    solution = solve_turn(board, marks, rules, objective, rerolls)
+    solution = solve_turn(board, marks, rules, objective, rerolls, points=True)
     space = space_for(rules)
     table = solution.hold_values[rerolls]
     assert table is not None
@@ -162,11 +181,12 @@ def rank_holds(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objecti
     for order, hold in enumerate(space.holds_of(dice)):
         row = table[space.hold_index[hold]]
         fail = Fraction(int(row[1]), den)
-        at_least = (1 - fail,) + tuple(Fraction(int(x), den) for x in row[2:])
-        options.append((Fraction(int(row[0]), den_value), fail, order, hold, at_least))
+        at_least = (1 - fail,) + tuple(Fraction(int(x), den) for x in row[2:-1])
+        points = Fraction(int(row[-1]), den)  # the carried points column (engine.final_table)
+        options.append((Fraction(int(row[0]), den_value), fail, order, hold, at_least, points))
     options.sort(key=lambda o: (-o[0], o[1], o[2]))
     ranks = _ranks([o[0] for o in options])
-    return tuple(HoldOption(o[3], o[0], o[1], o[4], r) for o, r in zip(options, ranks))
+    return tuple(HoldOption(o[3], o[0], o[1], o[4], r, o[5]) for o, r in zip(options, ranks))
 
 
 def order_markings(state: StateArrays, sets: ItemSets, objective: Objective) -> np.ndarray:
@@ -195,7 +215,23 @@ def rank_markings(dice: Counts, board: Board, marks: Marks, rules: Ruleset,
     scale = objective.scale(rules)
     order = order_markings(state, sets, objective)
     values = [Fraction(int(worth[i]), scale) for i in order]
-    return tuple(MarkingOption(found[i], v, int(points[i]), r) for i, v, r in zip(order, values, _ranks(values)))
+    return tuple(_with_outcome(MarkingOption(found[i], v, int(points[i]), r), board, marks, rules)
+                 for i, v, r in zip(order, values, _ranks(values)))
+
+
+def _with_outcome(option: MarkingOption, board: Board, marks: Marks, rules: Ruleset) -> MarkingOption:
+    """The option with the score after it, the lines that then score (D19) and whether it
+    triggers the end (D17)."""
+    after = marks.with_marked(option.marking.cells)
+    lines = tuple(i for i, line in enumerate(board.lines) if after.count_marked(line) >= rules.scoring_threshold)
+    return replace(option, score_after=score(board, after, rules), scoring_lines=lines,
+                   ends_game=_triggers_end(board, marks, after, rules))
+
+
+def _triggers_end(board: Board, before: Marks, after: Marks, rules: Ruleset) -> bool:
+    """Whether ``after`` has the closed shelves that trigger the end (D17) and ``before`` not."""
+    trigger = end_trigger_shelves(board, rules)
+    return before.closed_shelves() < trigger <= after.closed_shelves()
 
 
 def failed_options(board: Board, marks: Marks, rules: Ruleset) -> tuple[ShelfOption, ...]:
@@ -205,5 +241,6 @@ def failed_options(board: Board, marks: Marks, rules: Ruleset) -> tuple[ShelfOpt
     options = []
     for shelf, change in shelf_losses(state):
         cells = tuple(c for c in (board.cell(shelf, col) for col in range(board.n_columns)) if marks.is_available(c))
-        options.append(ShelfOption(shelf, cells, sum(board.value(c) for c in cells), Fraction(change, scale)))
+        ends = _triggers_end(board, marks, marks.with_eliminated(list(cells)), rules)
+        options.append(ShelfOption(shelf, cells, sum(board.value(c) for c in cells), Fraction(change, scale), ends))
     return tuple(options)

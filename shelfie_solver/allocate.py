@@ -32,6 +32,7 @@ import numpy as np
 from .board import Board, ItemSets, Marks, item_sets
 from .dice import Counts, DiceSpace, space_for
 from .rules import Ruleset
+from .workload import check_work
 
 
 @dataclass(frozen=True)
@@ -214,9 +215,15 @@ class FeasibilityTable:
 
 @cache
 def feasibility_table(board: Board, rules: Ruleset) -> FeasibilityTable:
-    """Build (once per process per board and ruleset) the :class:`FeasibilityTable` (D8-D12)."""
+    """Build (once per process per board and ruleset) the :class:`FeasibilityTable` (D8-D12),
+    or read it from the disk cache (:mod:`tablecache`).
+
+    Raises:
+        WorkError: the tables would pass the documented memory bound (:func:`workload.check_work`).
+    """
     from .tablecache import load_or_build
 
+    check_work(board, rules)
     sets = item_sets(board, rules.combinations_per_turn)
     tables = load_or_build("feasibility", f"{board!r}\n{rules!r}", ("starts", "members"),
                            lambda: _build_feasibility(board, rules, sets))

@@ -15,26 +15,25 @@ Board TOML form (docs/formats.md)::
 from __future__ import annotations
 
 import re
-import tomllib
+import sys
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache, cached_property, lru_cache
 from itertools import combinations
 from pathlib import Path
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 
 from .errors import BoardError, MarksError, RulesError, shorten
-from .rules import DEFAULT_RULES, Ruleset, load_toml
+from .rules import DEFAULT_RULES, Ruleset, load_toml, parse_toml
 
 _CELL_NAME = re.compile(r"^r([0-9]+)c([0-9]+)$", re.IGNORECASE)
 #: Board size limits: marks are bit masks of the cells (an int64 in numpy), and the engine's
 #: table of every roll x every set of items grows with the cells cubed.
 MAX_SHELVES = MAX_COLUMNS = 7
 MAX_VALUE = 10_000
-_FILE_EXTENSION = re.compile(r"\.[A-Za-z]\w*$")
 
 
 @dataclass(frozen=True)
@@ -261,9 +260,7 @@ def parse_marks(text: str, board: Board) -> Marks:
     Raises:
         MarksError: a bad character or a shape that does not match the board.
     """
-    lines = [line.split("#", 1)[0] for line in text.splitlines()]
-    compact = "/".join(part for part in ("".join(line.split()) for line in lines) if part)
-    rows = compact.split("/") if compact else []
+    rows = _shelf_rows(text)
     example = _example_marks(board)
     if len(rows) != board.n_shelves or any(len(row) != board.n_columns for row in rows):
         raise MarksError(f"marks {shorten(text.strip())} do not fit the board: expected {board.n_shelves} shelves of "
@@ -281,36 +278,107 @@ def parse_marks(text: str, board: Board) -> Marks:
     return Marks(board.n_shelves, board.n_columns, marked, eliminated)
 
 
-def load_marks(text_or_path: str | None, board: Board) -> Marks:
-    """Marks from compact text, or from a file holding it (one shelf per line allowed).
+#: The one rule for "marks text or a file" (docs/formats.md): text made only of these characters
+#: (marks ``.ox``, upper or lower case, the shelf separator ``/`` and white space) is always marks
+#: text, never a path; ``-`` is standard input; anything else is a path.
+MARKS_TEXT_CHARS = frozenset(".oxOX/ \t\r\n")
+#: Standard input, named explicitly (``--marks -``).
+STDIN = "-"
+#: Marks files are a few lines; anything larger is not a marks file.
+MAX_MARKS_BYTES = 64 * 1024
+_BOM = "\ufeff"
 
-    ``None`` gives the empty board. Raises :class:`MarksError` as :func:`parse_marks`.
+
+def is_marks_text(text: str) -> bool:
+    """Whether ``text`` is marks text by the rule of :data:`MARKS_TEXT_CHARS` (a leading BOM and
+    surrounding white space aside); such text is never taken for a file name."""
+    body = text.removeprefix(_BOM)
+    return bool(body.strip()) and set(body) <= MARKS_TEXT_CHARS
+
+
+def _shelf_rows(text: str) -> list[str]:
+    """The shelves of marks text: lines and ``/`` separate shelves, white space, ``#`` comments
+    and empty shelves are dropped."""
+    lines = [line.split("#", 1)[0] for line in text.splitlines()]
+    compact = "/".join(part for part in ("".join(line.split()) for line in lines) if part)
+    return [row for row in compact.split("/") if row]  # a '/' at a line's end is not an empty shelf
+
+
+def load_marks(text_or_path: str | None, board: Board, stdin: TextIO | None = None) -> Marks:
+    """Marks from compact text, from standard input (``-``) or from a file holding them.
+
+    The rule (docs/formats.md, one for every "text or a file" option): text made only of
+    ``. o x / `` and white space is marks text (:func:`is_marks_text`); ``-`` reads standard input
+    (``stdin``, default ``sys.stdin``) until it holds as many shelves as the board; anything else
+    is the path of a regular file (one shelf per line allowed, ``#`` comments). A leading UTF-8
+    byte-order mark is ignored everywhere. ``None`` gives the empty board.
+
+    Raises:
+        MarksError: as :func:`parse_marks`; a missing, non-regular (FIFO, device, directory),
+            unreadable or oversized file; or text that is neither marks nor a file name.
     """
     if text_or_path is None:
         return Marks.empty(board)
-    path = Path(text_or_path)
-    if not text_or_path.strip():
-        return parse_marks(text_or_path, board)  # reports the expected form
-    if _is_kind(path, Path.is_file):
+    if text_or_path == STDIN:
+        source = sys.stdin if stdin is None else stdin
+        text = _read_shelves(source, board)
         try:
-            # utf-8-sig: a byte-order mark (as some Windows editors write) is not a character
-            text = path.read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise MarksError(f"cannot read marks file {shorten(text_or_path)}: {exc}") from None
-        try:
-            return parse_marks(text, board)
+            return parse_marks(text.removeprefix(_BOM), board)
         except MarksError as error:
-            raise MarksError(f"marks file {shorten(text_or_path)}: {error}") from None
-    if _is_kind(path, Path.exists) and not _is_kind(path, Path.is_dir):
-        raise MarksError(f"marks {shorten(text_or_path)} is not a regular file; expected marks like "
-                         f"{_example_marks(board)} or a file holding them")
+            raise MarksError(f"marks from standard input: {error}") from None
+    if not text_or_path.strip() or is_marks_text(text_or_path):
+        try:
+            return parse_marks(text_or_path.removeprefix(_BOM), board)  # empty text reports the expected form
+        except MarksError as error:
+            if _is_kind(Path(text_or_path), Path.exists):
+                raise MarksError(f"{error} (text made only of '.ox/' is marks, never a file name: "
+                                 f"rename the file, e.g. to {shorten(text_or_path + '.txt')})") from None
+            raise
+    return _marks_file(text_or_path, board)
+
+
+def _marks_file(name: str, board: Board) -> Marks:
+    """Marks from the regular file ``name`` (never a FIFO or device, which could block)."""
+    path = Path(name)
+    example = _example_marks(board)
+    if not _is_kind(path, Path.exists):
+        strange = next(char for char in name.removeprefix(_BOM) if char not in MARKS_TEXT_CHARS)
+        raise MarksError(f"marks {shorten(name)}: not found as a file, and not marks text (bad character "
+                         f"{strange!r}; marks use only '.', 'o', 'x', '/' and spaces, e.g. {example})")
     if _is_kind(path, Path.is_dir):
-        raise MarksError(f"marks {shorten(text_or_path)} is a directory; expected marks like "
-                         f"{_example_marks(board)} or a file holding them")
-    if _looks_like_file_name(text_or_path):
-        raise MarksError(f"marks file {shorten(text_or_path)} not found; expected marks like "
-                         f"{_example_marks(board)} or an existing file holding them")
-    return parse_marks(text_or_path, board)
+        raise MarksError(f"marks {shorten(name)} is a directory; expected marks like {example} or a file holding them")
+    if not _is_kind(path, Path.is_file):
+        raise MarksError(f"marks {shorten(name)} is not a regular file; expected marks like {example}, a file "
+                         "holding them, or '-' for standard input")
+    try:
+        with path.open("rb") as stream:
+            raw = stream.read(MAX_MARKS_BYTES + 1)
+        if len(raw) > MAX_MARKS_BYTES:
+            raise MarksError(f"marks file {shorten(name)} is larger than {MAX_MARKS_BYTES // 1024} KB; "
+                             f"a marks file holds a few lines like {example}")
+        text = raw.decode("utf-8-sig")  # a byte-order mark (as some Windows editors write) is not a character
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MarksError(f"cannot read marks file {shorten(name)}: {exc}") from None
+    try:
+        return parse_marks(text, board)
+    except MarksError as error:
+        raise MarksError(f"marks file {shorten(name)}: {error}") from None
+
+
+def _read_shelves(stream: TextIO, board: Board) -> str:
+    """Lines of ``stream`` until they hold ``board.n_shelves`` shelves (or end of input, or
+    :data:`MAX_MARKS_BYTES`): a pipe that stays open after the marks does not block."""
+    lines: list[str] = []
+    size = 0
+    while size <= MAX_MARKS_BYTES:
+        line = stream.readline(MAX_MARKS_BYTES + 1 - size)
+        if not line:
+            break
+        lines.append(line)
+        size += len(line)
+        if len(_shelf_rows("".join(lines).removeprefix(_BOM))) >= board.n_shelves:
+            break
+    return "".join(lines)
 
 
 def _is_kind(path: Path, test: Callable[[Path], bool]) -> bool:
@@ -319,13 +387,6 @@ def _is_kind(path: Path, test: Callable[[Path], bool]) -> bool:
         return test(path)
     except OSError:
         return False
-
-
-def _looks_like_file_name(text: str) -> bool:
-    """A file name ends with an extension (``state.txt``) or has no ``/`` and characters that
-    marks never use; anything else is parsed as marks (and bad characters reported as such)."""
-    other = set(text.lower()) - set(".ox/ \t\n")
-    return bool(_FILE_EXTENSION.search(text.strip())) or ("/" not in text and bool(other))
 
 
 def _example_marks(board: Board) -> str:
@@ -481,7 +542,8 @@ def load_board(path: str | Path | None = None, rules: Ruleset = DEFAULT_RULES) -
         # `advise` starts ~15 ms sooner without that import
         text = (Path(__file__).parent / "data" / "default_board.toml").read_text("utf-8")
         try:
-            return board_from_dict(tomllib.loads(text), rules, source="default board")
+            return board_from_dict(parse_toml(text, BoardError, "default board", "examples/boards/default.toml"), rules,
+                                  source="default board")
         except BoardError as error:
             raise BoardError(f"{error}: the default board is made for the RULES.md faces; with this "
                              "ruleset pass --board FILE (e.g. examples/boards/five-dice.toml for "

@@ -613,11 +613,7 @@ def chance_text(value: Fraction) -> str:
     ``0%`` and ``100%`` only when exact, else at least ``<0.01%`` / at most ``>99.99%``."""
     if value == 0 or value == 1:
         return f"{int(value) * 100}%"
-    if value < Fraction(1, 20000):
-        return "<0.01%"
-    if value > 1 - Fraction(1, 20000):
-        return ">99.99%"
-    return percent(value)
+    return percent(value)  # the shared formatter: <0.01% / >99.99% (issue 8 §3)
 
 
 def _rerolls(n: int) -> str:
@@ -984,7 +980,7 @@ def render_heatmap(sheet: CheatSheet) -> bytes:
                 ax.add_patch(Rectangle((c - 0.5, s - 0.5), 1, 1, facecolor=_STATE_COLOURS[item.state], linewidth=0))
                 text, colour, size, weight = item.state.name.lower(), "#333333", 4.6, "normal"
             else:
-                text, size, weight = f"{float(item.chance) * 100:.1f}%", 6.6, "bold"
+                text, size, weight = percent(item.chance, 1), 6.6, "bold"  # never a false 100.0%
                 colour = "white" if float(item.chance) > 0.6 else "black"
             ax.text(c, s - 0.1, text, ha="center", va="center", fontsize=size, color=colour, fontweight=weight)
             ax.text(c, s + 0.27, f"{board.value(item.cell)} pt", ha="center", va="center", fontsize=4.6, color=colour)

@@ -23,8 +23,9 @@ _SEPARATORS = re.compile(r"[\s,;]+")
 
 
 def parse_dice(text: str, rules: Ruleset, *, count: int | None = None) -> Counts:
-    """Parse dice from one-letter codes (``CCBJPP``, case-insensitive, spaces or commas allowed)
-    or face names (``cat cat book joker plant plant``).
+    """Parse dice from one-letter codes (``CCBJPP``, case-insensitive) or face names as whole
+    words (``cat cat book joker plant plant``; plurals ``cats``, ``jokers`` name one die each),
+    separated by spaces, commas or semicolons (docs/formats.md).
 
     Args:
         text: the dice as typed.
@@ -36,16 +37,13 @@ def parse_dice(text: str, rules: Ruleset, *, count: int | None = None) -> Counts
         Counts per side, length ``rules.n_sides``.
 
     Raises:
-        DiceError: an unknown face or the wrong number of dice.
+        DiceError: an unknown word (reported whole) or the wrong number of dice.
     """
     expected = rules.dice if count is None else count
     words = [w for w in _SEPARATORS.split(text.strip()) if w]
     faces: list[int] = []
     for word in words:
-        try:
-            faces.append(rules.face_index(word))
-        except RulesError:
-            faces.extend(_codes(word, rules))
+        faces.extend(_word_faces(word, rules))
     if expected >= 0 and len(faces) != expected:
         raise DiceError(f"got {len(faces)} dice in {shorten(text)}; expected {expected}, e.g. "
                         f"{_example(rules, expected)} ({_legend(rules)})")
@@ -57,14 +55,24 @@ def parse_dice(text: str, rules: Ruleset, *, count: int | None = None) -> Counts
     return tuple(counts)
 
 
-def _codes(word: str, rules: Ruleset) -> list[int]:
-    out = []
+def _word_faces(word: str, rules: Ruleset) -> list[int]:
+    """The faces one word names: a face name or code, a plural name (``cats``, ``boxes``), or a
+    run of one-letter codes (``CCBJPP``)."""
+    names = {face.name.lower(): i for i, face in enumerate(rules.sides)}
+    lower = word.lower()
+    for candidate in (lower, lower.removesuffix("s"), lower.removesuffix("es")):
+        if candidate in names:
+            return [names[candidate]]
+    faces = []
     for char in word:
         try:
-            out.append(rules.face_index(char))
+            faces.append(rules.face_index(char))
         except RulesError:
-            raise DiceError(f"unknown face {char!r} in {shorten(word)}; expected {_legend(rules)}") from None
-    return out
+            hint = f"not a face name, and {char!r} is not a face code" if len(word) > 1 else "not a face code"
+            raise DiceError(f"unknown face {shorten(word)} ({hint}); expected names "
+                            f"({', '.join(f.name for f in rules.sides)}; plurals allowed) or codes "
+                            f"({_legend(rules)})") from None
+    return faces
 
 
 def _legend(rules: Ruleset) -> str:

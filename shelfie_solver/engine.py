@@ -33,7 +33,7 @@ import numpy as np
 from .allocate import feasibility_table
 from .board import Board, Marks
 from .dice import Counts, DiceSpace, space_for
-from .objectives import Objective, StateArrays
+from .objectives import Objective, Points, StateArrays
 from .rules import Ruleset
 
 if TYPE_CHECKING:
@@ -59,12 +59,15 @@ class FinalTable:
     best_subset: np.ndarray
 
 
-def final_table(board: Board, marks: Marks, rules: Ruleset, objective: Objective) -> FinalTable:
+def final_table(board: Board, marks: Marks, rules: Ruleset, objective: Objective,
+                points: bool = False) -> FinalTable:
     """Score every final roll (in :class:`DiceSpace` order) in a board state (D8-D14, D19).
 
     Each roll takes its most valuable feasible set of available items (ties: the first in
     :func:`board.item_sets` order); a roll with none is a failed result (D13) worth
-    ``objective.failed_value``.
+    ``objective.failed_value``. With ``points``, one more carried column (the last): the points
+    this turn (D19) of the marking the player makes, the most valuable set and among exact ties
+    the one scoring most (as :func:`advise.order_markings`); 0 for a failed result.
     """
     table = feasibility_table(board, rules)
     state = StateArrays(board, rules, marks)
@@ -87,6 +90,13 @@ def final_table(board: Board, marks: Marks, rules: Ruleset, objective: Objective
     most = np.maximum.reduceat(size_of[table.members], table.starts)
     for j in range(2, rules.combinations_per_turn + 1):
         columns.append((most >= j).astype(np.int64))
+    if points:
+        gain = Points().values(state, sets.take(usable))
+        by_points = np.lexsort((-gain, -worth))  # objective first, then points now
+        rank_points = np.full(n_sets + 1, len(usable), dtype=np.int64)
+        rank_points[usable[by_points]] = np.arange(len(usable))
+        chosen = np.minimum.reduceat(rank_points[table.members], table.starts)
+        columns.append(np.append(gain[by_points], 0)[chosen])
     best = np.append(usable[order], -1)[best_rank]
     return FinalTable(np.stack(columns, axis=1), objective.scale(rules), best)
 
@@ -319,10 +329,11 @@ def _best_holds(expected: np.ndarray, subs: np.ndarray) -> np.ndarray:
 
 
 def solve_turn(board: Board, marks: Marks, rules: Ruleset, objective: Objective,
-               rerolls: int | None = None) -> TurnSolution:
+               rerolls: int | None = None, points: bool = False) -> TurnSolution:
     """Solve a whole turn in a board state: every roll and hold, ``rerolls`` (default the
-    ruleset's) re-rolls left, for ``objective`` (plus the failed-result and at-least-j columns)."""
-    table = final_table(board, marks, rules, objective)
+    ruleset's) re-rolls left, for ``objective`` (plus the failed-result and at-least-j columns,
+    and with ``points`` the expected points this turn as the last column, :func:`final_table`)."""
+    table = final_table(board, marks, rules, objective, points)
     n = rules.rerolls if rerolls is None else rerolls
     return solve(space_for(rules), table.columns, n, table.scale)
 

@@ -6,8 +6,10 @@ The rules, shared by :func:`replace_all`, :func:`write_text_atomically` and :fun
 
 * the target must be a regular file or not exist: a directory, FIFO, device (``/dev/full``) or
   socket is refused, since replacing it would destroy it (or could not work);
-* a symbolic link is followed (``os.path.realpath``): the file it points to is replaced and the
-  link stays a link;
+* a symbolic link is followed (``os.path.realpath``) only to an existing file inside the folder
+  that holds the link (the folder the user named, links in its own path followed): that file is
+  replaced and the link stays a link. A link that dangles, or points outside that folder, is
+  refused, so output never lands anywhere but where the user pointed it (issue 8 §5);
 * a new file gets the permissions ``open()`` would give it (``0o666`` less the umask), a replaced
   file keeps its own, never ``mkstemp``'s ``0o600``;
 * on any failure (or interruption) the temporary files are removed and no target is left half
@@ -42,13 +44,16 @@ def resolve_target(path: str | os.PathLike[str]) -> Path:
     """The file a write to ``path`` replaces: ``path`` with symbolic links followed.
 
     Raises:
-        FileWriteError: ``path`` is empty, or names an existing file that is not a regular file
-            (a directory, FIFO, device or socket).
+        FileWriteError: ``path`` is empty, names an existing file that is not a regular file
+            (a directory, FIFO, device or socket), or is a symbolic link that dangles or points
+            outside its folder.
     """
     text = os.fspath(path)
     if not text:
         raise FileWriteError("the file name is empty; expected a file path")
     real = Path(os.path.realpath(text))
+    if os.path.islink(text):
+        _check_link(text, real)
     try:
         mode = real.stat().st_mode
     except FileNotFoundError:
@@ -59,6 +64,18 @@ def resolve_target(path: str | os.PathLike[str]) -> Path:
         kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
         raise FileWriteError(f"cannot write {text}: it is {kind}; expected a regular file path")
     return real
+
+
+def _check_link(text: str, real: Path) -> None:
+    """Refuse a symbolic link ``text`` (resolving to ``real``) that dangles or leads outside the
+    folder holding it (module docstring)."""
+    folder = Path(os.path.realpath(os.path.dirname(os.path.abspath(text))))
+    if not real.exists():
+        raise FileWriteError(f"cannot write {text}: it is a symbolic link to a missing file ({real}); "
+                             "remove the link or name another file")
+    if folder != real.parent and folder not in real.parents:
+        raise FileWriteError(f"cannot write {text}: it is a symbolic link to {real}, outside {folder}; "
+                             "remove the link or name another file")
 
 
 def _temp_name(final: Path) -> Path:

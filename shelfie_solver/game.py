@@ -40,6 +40,7 @@ from .board import Board, ItemSets, Marks, board_from_dict, item_sets, parse_mar
 from .dice import Counts, dice_codes, parse_dice
 from .errors import ShelfieError
 from .files import FileWriteError, write_text_atomically
+from .inputs import check_json_text, decode, open_regular
 from .rules import Ruleset, rules_from_dict
 
 #: The ``format`` key of a saved game (JSON object, one per line in JSON Lines).
@@ -91,6 +92,17 @@ class Mark:
     """``player`` marks ``cells`` (sorted cell indices) with the final dice (D8-D12, D14)."""
 
     kind: ClassVar[str] = "mark"
+    player: int
+    cells: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class UncheckedMark:
+    """``player`` marked ``cells`` with dice nobody recorded (an opponent's marking told at the
+    table, ``shelfie-solve play``): only D4 and D9 are checked (distinct available items, at
+    most ``combinations_per_turn``), not the dice (D8, D10-D12). Never made by :func:`play_game`."""
+
+    kind: ClassVar[str] = "unchecked"
     player: int
     cells: tuple[int, ...]
 
@@ -149,8 +161,8 @@ class GameOver:
     winners: tuple[int, ...]
 
 
-Event = Start | Roll | Hold | Mark | Fail | Pass | Block | EndTriggered | GameOver
-EVENT_TYPES: dict[str, type] = {cls.kind: cls for cls in (Start, Roll, Hold, Mark, Fail, Pass, Block,
+Event = Start | Roll | Hold | Mark | UncheckedMark | Fail | Pass | Block | EndTriggered | GameOver
+EVENT_TYPES: dict[str, type] = {cls.kind: cls for cls in (Start, Roll, Hold, Mark, UncheckedMark, Fail, Pass, Block,
                                                           EndTriggered, GameOver)}
 
 
@@ -403,23 +415,36 @@ def play_game(board: Board, rules: Ruleset, strategies: Sequence[Strategy], dice
         raise GameError(f"first player {first} is not a seat 0..{n - 1}")
     events: list[Event] = [Start(n, first, tuple(str(m) for m in start))]
     state = GameState(board, rules, start, first, first, 0, False)
-    trigger = end_trigger_shelves(board, rules)
     while True:
         seat = state.active
         sheets_now = _play_turn(state, strategies[seat], dice, seat_rngs[seat], events)
-        triggered = state.end_triggered
-        if not triggered:
-            hit = tuple(p for p, m in enumerate(sheets_now) if m.closed_shelves() >= trigger)
-            if hit:
-                events.append(EndTriggered(seat, hit))
-                triggered = True
-        last_of_round = (seat - first) % n == n - 1
-        if triggered and last_of_round:  # D18: the round is played out, then the game ends
+        following = finish_turn(state, sheets_now, events)
+        if following is None:
             break
-        state = GameState(board, rules, sheets_now, (seat + 1) % n, first, state.turn + 1, triggered)
-    turns = state.turn + 1
-    events.append(_game_over(board, rules, sheets_now, turns // n))
+        state = following
     return Game(board, rules, tuple(s.name for s in strategies), tuple(events), sheets_now)
+
+
+def finish_turn(state: GameState, sheets: tuple[Marks, ...], events: list[Event]) -> GameState | None:
+    """End the active player's turn, whose sheets are now ``sheets``: append :class:`EndTriggered`
+    when this turn fires D17's trigger, and :class:`GameOver` when the game ends (D18: the round
+    is played out once the end is triggered).
+
+    Returns:
+        The state of the next turn, or ``None`` when the game is over.
+    """
+    board, rules, seat, n = state.board, state.rules, state.active, state.players
+    triggered = state.end_triggered
+    if not triggered:
+        trigger = end_trigger_shelves(board, rules)
+        hit = tuple(p for p, m in enumerate(sheets) if m.closed_shelves() >= trigger)
+        if hit:
+            events.append(EndTriggered(seat, hit))
+            triggered = True
+    if triggered and (seat - state.first) % n == n - 1:  # D18: the round is played out, then the game ends
+        events.append(_game_over(board, rules, sheets, (state.turn + 1) // n))
+        return None
+    return GameState(board, rules, sheets, (seat + 1) % n, state.first, state.turn + 1, triggered)
 
 
 def _play_turn(state: GameState, strategy: Strategy, source: DiceSource, rng: np.random.Generator,
@@ -681,20 +706,36 @@ def game_from_dict(data: dict[str, Any]) -> Game:
     Raises:
         GameError: not a saved game, bad rules/board/events, or it does not replay.
     """
+    rules, board, players, events = saved_game_parts(data)
+    if not events or not isinstance(events[-1], GameOver):
+        raise GameError("saved game: the last event must be 'over'")
+    return replay(Game(board, rules, players, events, ()))
+
+
+def saved_game_parts(data: Any) -> tuple[Ruleset, Board, tuple[str, ...], tuple[Event, ...]]:
+    """The rules, board, player names and events of a saved game's JSON object, each event
+    read (:func:`event_from_dict`) but not yet checked against the rules (no replay).
+
+    Raises:
+        GameError: not a saved game, or bad rules, board or events (naming the first bad event).
+    """
     if not isinstance(data, dict) or data.get("format") != GAME_FORMAT:
         raise GameError(f"not a saved game: expected a JSON object with \"format\": \"{GAME_FORMAT}\"")
     try:
         rules = _cached_rules(json.dumps(data["rules"], sort_keys=True))
         board = _cached_board(json.dumps(data["board"], sort_keys=True), rules)
         players = tuple(str(p) for p in data["players"])
-        events = tuple(event_from_dict(e, board, rules) for e in data["events"])
+        events = []
+        for i, item in enumerate(data["events"]):
+            try:
+                events.append(event_from_dict(item, board, rules))
+            except GameError as error:
+                raise GameError(f"event {i}: {error}") from None
     except KeyError as error:
         raise GameError(f"saved game: missing key {error}; expected format, players, rules, board, events") from None
     except TypeError as error:
         raise GameError(f"saved game: malformed ({error})") from None
-    if not events or not isinstance(events[-1], GameOver):
-        raise GameError("saved game: the last event must be 'over'")
-    return replay(Game(board, rules, players, events, ()))
+    return rules, board, players, tuple(events)
 
 
 @cache
@@ -714,39 +755,71 @@ def _cached_board(text: str, rules: Ruleset) -> Board:
 
 
 def game_from_json(line: str) -> Game:
-    """Read one game from a line of JSON (:func:`game_from_dict`)."""
+    """Read one game from a line of JSON (:func:`game_from_dict`); the text is first checked
+    for nesting and number size (:func:`inputs.check_json_text`).
+
+    Raises:
+        GameError: not JSON, nested too deep, a number too long, or not a valid game.
+    """
+    check_json_text(line, GameError, "saved game")
     try:
         data = json.loads(line)
-    except json.JSONDecodeError as error:
+    except ValueError as error:  # JSONDecodeError is a ValueError
         raise GameError(f"saved game is not valid JSON ({error})") from None
     return game_from_dict(data)
 
 
+#: Largest saved-games file read (read line by line, so memory stays small; docs/formats.md).
+MAX_GAMES_FILE_BYTES = 1 << 30
+#: Largest single game: one JSON line, or a whole file holding one (pretty-printed) game.
+MAX_GAME_BYTES = 1 << 20
+
+
 def load_games(path: str) -> Iterator[Game]:
     """Every game of a JSON Lines file (or of a file holding one JSON game), each replayed and
-    checked (:func:`game_from_dict`).
+    checked (:func:`game_from_dict`). Only a regular file is read (at most
+    :data:`MAX_GAMES_FILE_BYTES`, each game at most :data:`MAX_GAME_BYTES`), line by line; a
+    leading byte-order mark is ignored (:mod:`inputs`).
 
     Raises:
-        GameError: the file cannot be read or a game is malformed or does not replay.
+        GameError: the file cannot be read, is empty, or a game is malformed or does not replay.
     """
+    expected = "a saved-games file (JSON Lines, simulate --save)"
+    with open_regular(path, GameError, MAX_GAMES_FILE_BYTES, expected) as handle:
+        number = games = 0
+        try:
+            head = handle.read(MAX_GAME_BYTES + 1)
+            if len(head) <= MAX_GAME_BYTES and head.lstrip().startswith(b"{"):
+                text = decode(head, GameError, path, expected)
+                if "\n" in text.strip():  # perhaps one pretty-printed game
+                    whole = _whole_json(text)
+                    if isinstance(whole, dict):
+                        yield game_from_dict(whole)
+                        return
+            handle.seek(0)
+            while line := handle.readline(MAX_GAME_BYTES + 2):
+                number += 1
+                if len(line.rstrip(b"\r\n")) > MAX_GAME_BYTES:
+                    raise GameError(f"longer than {MAX_GAME_BYTES:,} bytes; expected one game per line")
+                text = decode(line, GameError, "this line", expected)
+                if text.strip():
+                    games += 1
+                    yield game_from_json(text)
+        except OSError as error:
+            raise GameError(f"cannot read {path}: {error.strerror or error}") from None
+        except GameError as error:
+            raise GameError(f"{path} line {number}: {error}" if number else str(error)) from None
+    if not games:
+        raise GameError(f"{path} holds no game (it is empty); expected {expected}")
+
+
+def _whole_json(text: str) -> Any:
+    """``text`` parsed as one JSON value, or ``None`` when it is not one (bounded first)."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except (OSError, UnicodeDecodeError) as error:
-        raise GameError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
-    try:
-        whole = json.loads(text)
-    except json.JSONDecodeError:
-        whole = None
-    if isinstance(whole, dict):
-        yield game_from_dict(whole)
-        return
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            try:
-                yield game_from_json(line)
-            except GameError as error:
-                raise GameError(f"{path} line {number}: {error}") from None
+        check_json_text(text, GameError, "saved game")
+        return json.loads(text)
+    except ValueError:  # GameError and JSONDecodeError are ValueErrors
+        return None
 
 
 def save_games(path: str, lines: Iterable[str]) -> None:

@@ -25,7 +25,7 @@ from .board import Board, Marks
 from .dice import Counts, DiceSpace, dice_codes, dice_names, space_for
 from .engine import TurnSolution, evaluate_policy, solve
 from .errors import DiceError, ShelfieError
-from .render import Report, best_line, exact, keep_label, one_in, percent, rank_text
+from .render import Report, best_line, exact, keep_label, one_in, one_in_texts, percent, rank_text
 from .rules import Ruleset
 from .targets import CompiledTarget, Target, compile_target, describe
 
@@ -281,9 +281,10 @@ def _clopper_pearson(hits: int, turns: int) -> tuple[float, float]:
 # --- report -------------------------------------------------------------------------------------
 
 
-def chance_text(p: Fraction) -> str:
-    """``12.35% = 1234/9999 (1 in 8.1)``."""
-    return f"{percent(p)} = {p} ({one_in(p)})"
+def chance_text(p: Fraction, odds_text: str | None = None) -> str:
+    """``12.35% = 1234/9999 (1 in 8.1)``; ``odds_text`` replaces the ``1 in X`` part (to use
+    :func:`render.one_in_texts` digits shared with other figures shown beside it)."""
+    return f"{percent(p)} = {p} ({odds_text or one_in(p)})"
 
 
 def odds_report(result: Odds, simulation: SimulationCheck | None = None, top: int | None = None) -> Report:
@@ -299,14 +300,15 @@ def odds_report(result: Odds, simulation: SimulationCheck | None = None, top: in
     else:
         title.append(f"Final dice {dice_codes(result.dice, rules)} ({dice_names(result.dice, rules)}), "
                      "no re-rolls left.")
+    optimal_odds, baseline_odds = one_in_texts([result.probability, result.baseline])
     if result.dice is not None and result.rerolls == 0:
         title.append(f"Chance: {chance_text(result.probability)} (the dice are final).")
     else:
-        title.append(f"Optimal play: {chance_text(result.probability)}")
+        title.append(f"Optimal play: {chance_text(result.probability, optimal_odds)}")
         baseline = "Baseline (keep the dice that already fit, re-roll the rest)"
         if result.baseline_keep is not None:
             baseline += f", keeping {dice_codes(result.baseline_keep, rules) or 'nothing'}"
-        title.append(f"{baseline}: {chance_text(result.baseline)}")
+        title.append(f"{baseline}: {chance_text(result.baseline, baseline_odds)}")
         if result.rerolls:
             title.append(_gain_text(result.probability - result.baseline))
     data: dict[str, Any] = {
@@ -350,7 +352,8 @@ def _gain_text(gain: Fraction) -> str:
 
 def _levels_table(result: Odds, data: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
     headers = ["re-rolls", "optimal", "exact", "1 in", "baseline", "baseline exact"]
-    rows = [[r, percent(p), str(p), one_in(p), percent(b), str(b)] for r, (p, b) in enumerate(result.by_rerolls)]
+    odds_texts = one_in_texts([p for p, _ in result.by_rerolls])
+    rows = [[r, percent(p), str(p), odds_texts[r], percent(b), str(b)] for r, (p, b) in enumerate(result.by_rerolls)]
     data["by_rerolls"] = [{"rerolls": r, "probability": exact(p), "probability_float": float(p),
                            "baseline_probability": exact(b), "baseline_probability_float": float(b)}
                           for r, (p, b) in enumerate(result.by_rerolls)]
@@ -365,8 +368,9 @@ def _holds_table(result: Odds, data: dict[str, Any], title: list[str], notes: li
     title.append("Best: " + best_line([dice_codes(h.keep, rules) for h in best]))
     shown = result.holds[:top] if top else result.holds
     headers = ["rank", "keep", "chance", "exact", "1 in"]
+    odds_texts = one_in_texts([h.probability for h in shown])
     rows = [[rank_text(h.rank, ranks), keep_label(h.keep, rules),
-             percent(h.probability), str(h.probability), one_in(h.probability)] for h in shown]
+             percent(h.probability), str(h.probability), text] for h, text in zip(shown, odds_texts)]
     if len(shown) < len(result.holds):
         notes.append(f"{len(result.holds) - len(shown)} more holds not shown (--top).")
     notes.append("chance: of meeting the target after keeping these dice, with optimal holds afterwards; "
@@ -395,5 +399,5 @@ def simulation_text(check: SimulationCheck) -> str:
     verdict = "lies inside" if check.inside else "lies OUTSIDE"
     return (f"Simulation: {check.turns:,} turns (seed {check.seed}) met the target {check.hits:,} times: "
             f"estimate {percent(check.estimate)}, {CONFIDENCE:.0%} interval "
-            f"[{check.low * 100:.2f}%, {check.high * 100:.2f}%] (Clopper-Pearson); "
+            f"[{percent(Fraction(check.low))}, {percent(Fraction(check.high))}] (Clopper-Pearson); "
             f"the exact {percent(check.exact)} {verdict} it.")

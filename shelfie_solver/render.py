@@ -37,9 +37,20 @@ def rounded(value: Fraction | int, places: int) -> str:
     return f"-{body}" if f < 0 and units else body
 
 
-def percent(value: Fraction, places: int = 2) -> str:
-    """A probability as a percentage for display, e.g. ``12.35%``."""
-    return f"{rounded(Fraction(value) * 100, places)}%"
+def percent(value: Fraction | int, places: int = 2) -> str:
+    """A probability as a percentage for display, e.g. ``12.35%``: the one formatter of every
+    command (issue 8 §3). A chance strictly between 0 and 1 never prints as a certainty: when
+    rounding would show ``100.00%`` or ``0.00%`` it prints ``>99.99%`` or ``<0.01%`` (the
+    smallest step at ``places`` decimals). Exactly 0 and 1 print ``0.00%`` and ``100.00%``."""
+    f = Fraction(value)
+    text = rounded(f * 100, places)
+    if 0 < f < 1:
+        step = Fraction(1, 10**places)
+        if Fraction(text) >= 100:
+            return f">{rounded(100 - step, places)}%"
+        if Fraction(text) <= 0:
+            return f"<{rounded(step, places)}%"
+    return f"{text}%"
 
 
 def decimal(value: Fraction, places: int = 4) -> str:
@@ -47,12 +58,42 @@ def decimal(value: Fraction, places: int = 4) -> str:
     return rounded(value, places)
 
 
-def one_in(value: Fraction) -> str:
-    """A probability as "1 in X" for display (``never`` for 0)."""
-    if value == 0:
-        return "never"
-    x = float(1 / value)
-    return f"1 in {x:,.1f}" if x < 1000 else f"1 in {x:,.0f}"
+#: Significant digits of "1 in X" before more are added to tell values apart.
+ONE_IN_DIGITS = 3
+_ONE_IN_MAX_DIGITS = 15
+
+
+def one_in(value: Fraction | int) -> str:
+    """A probability as "1 in X" for display (``never`` for 0): X = 1/value to
+    :data:`ONE_IN_DIGITS` significant digits (whole numbers keep all their digits), more when
+    needed so a chance below 1 never shows as ``1 in 1``."""
+    return one_in_texts([value])[0]
+
+
+def one_in_texts(values: list[Fraction] | list[Fraction | int]) -> list[str]:
+    """:func:`one_in` of several probabilities shown together (a table column, an optimal and a
+    baseline line), with the fewest significant digits (at least :data:`ONE_IN_DIGITS`) that
+    print different chances differently, e.g. 15/16 and 7/8 as ``1 in 1.07`` and ``1 in 1.14``."""
+    chances = [Fraction(v) for v in values]
+    distinct = sorted(set(c for c in chances if c > 0))
+    for digits in range(ONE_IN_DIGITS, _ONE_IN_MAX_DIGITS + 1):
+        texts = {c: _one_in(c, digits) for c in distinct}
+        clear = len(set(texts.values())) == len(distinct) and all(
+            c == 1 or texts[c] != "1 in 1" for c in distinct)
+        if clear:
+            break
+    return ["never" if c <= 0 else texts[c] for c in chances]
+
+
+def _one_in(chance: Fraction, digits: int) -> str:
+    """``1 in X`` with X = 1/chance to ``digits`` significant digits (trailing zeros dropped)."""
+    x = 1 / chance
+    whole = len(str(int(x))) if x >= 1 else 1
+    text = rounded(x, max(0, digits - whole))
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    head, _, tail = text.partition(".")
+    return f"1 in {int(head):,}" + (f".{tail}" if tail else "")
 
 
 @dataclass
@@ -132,6 +173,27 @@ def keep_label(keep: Counts, rules: Ruleset) -> str:
     return codes or "(re-roll all)"
 
 
+def reroll_label(dice: Counts, keep: Counts, rules: Ruleset) -> str:
+    """The dice a hold re-rolls (``dice`` minus ``keep``): their codes, ``nothing (stop)`` for none."""
+    return dice_codes(tuple(d - k for d, k in zip(dice, keep)), rules) or "nothing (stop)"
+
+
+#: What a marking or failed result that triggers the end (D17) says, in the table and the title.
+ENDS_GAME = "this ends the game after the round"
+
+#: One line per objective on what its value means, for the footer (docs/objectives.md).
+OBJECTIVE_NOTES = {
+    "strategic": ("strategic value: the expected gain in potential points (docs/objectives.md): points of "
+                  "scoring lines plus credit for lines still on their way to scoring (D19); unlike points, "
+                  "it counts progress that scores only in later turns."),
+}
+
+
+def objective_notes(objective: str) -> list[str]:
+    """The footer line explaining ``objective`` (empty for the self-explaining ones)."""
+    return [OBJECTIVE_NOTES[objective]] if objective in OBJECTIVE_NOTES else []
+
+
 def best_line(names: list[str], shown: int = 4) -> str:
     """``keep X`` and, for exact ties, ``(tied with Y, Z and 12 more)``."""
     text = f"keep {names[0] or 'nothing'}"
@@ -159,7 +221,14 @@ def advice_report(advice: Advice, top: int | None = None) -> Report:
         "score": advice.score,
         "value": exact(advice.value),
         "value_float": float(advice.value),
+        "end_triggered": advice.end_triggered,
+        "finished": advice.finished,
     }
+    if advice.finished:
+        title.append(f"Sheet finished: final score {advice.score} (no item is available; D17, D19).")
+        data["final_score"] = advice.score
+    elif advice.end_triggered:
+        title.append("The end is already triggered (D17): the game ends after this round (D18).")
     if advice.holds:
         return _holds_report(advice, title, data, top)
     if advice.markings:
@@ -172,30 +241,38 @@ def _holds_report(advice: Advice, title: list[str], data: dict[str, Any], top: i
     shown = advice.holds[:top] if top else advice.holds
     ranks = [h.rank for h in advice.holds]
     k = len(shown[0].at_least)
-    headers = ["rank", "keep", "value", "exact", "failed"] + [f">={j} items" for j in range(1, k + 1)]
+    headers = (["rank", "keep", "re-roll", "value", "exact", "points", "failed"]
+               + [f">={j} items" for j in range(1, k + 1)])
     rows = []
     for h in shown:
-        rows.append([rank_text(h.rank, ranks), keep_label(h.keep, rules), decimal(h.value),
-                     str(h.value), percent(h.fail)] + [percent(p) for p in h.at_least])
+        rows.append([rank_text(h.rank, ranks), keep_label(h.keep, rules), reroll_label(advice.dice, h.keep, rules),
+                     decimal(h.value), str(h.value), decimal(h.points, 2), percent(h.fail)]
+                    + [percent(p) for p in h.at_least])
     best = advice.holds[0]
     tied = [dice_codes(h.keep, rules) for h in advice.holds if h.rank == 1]
-    title.append(f"Best: {best_line(tied)}, value {decimal(best.value)} = {best.value}, "
-                 f"failed-result chance {percent(best.fail)}")
+    title.append(f"Best: {best_line(tied)}, re-roll {reroll_label(advice.dice, best.keep, rules)}, "
+                 f"value {decimal(best.value)} = {best.value}, "
+                 f"expected points this turn {decimal(best.points, 2)}, failed-result chance {percent(best.fail)}")
     if advice.markings:  # stopping is best: what to mark
         title.append("Stop and mark " + _marking_text(advice.markings[0], advice))
         data["stop_marking"] = _marking_record(advice.markings[0], advice)
     data["holds"] = [{
         "keep": dice_codes(h.keep, rules),
+        "reroll": dice_codes(tuple(d - k for d, k in zip(advice.dice, h.keep)), rules),
         "rank": h.rank,
         "value": exact(h.value),
         "value_float": float(h.value),
+        "points": exact(h.points),
+        "points_float": float(h.points),
         "fail": exact(h.fail),
         "fail_float": float(h.fail),
         "at_least": {str(j + 1): exact(p) for j, p in enumerate(h.at_least)},
     } for h in advice.holds]
     notes = [f"{len(advice.holds) - len(shown)} more holds not shown (--top)."] if len(shown) < len(advice.holds) else []
-    notes.append("value: expected objective value with optimal play after this hold; "
-                 "failed: chance of a failed result (D13); >=j items: chance the final dice can mark j items.")
+    notes.append("value: expected objective value with optimal play after this hold; points: expected points "
+                 "scored this turn (D19) under the same play; failed: chance of a failed result (D13); "
+                 ">=j items: chance the final dice can mark j items.")
+    notes += objective_notes(advice.objective)
     return Report(title, headers, rows, data, notes, records=data["holds"])
 
 
@@ -203,22 +280,28 @@ def _markings_report(advice: Advice, title: list[str], data: dict[str, Any], top
     rules, board = advice.rules, advice.board
     shown = advice.markings[:top] if top else advice.markings
     ranks = [m.rank for m in advice.markings]
-    headers = ["rank", "mark", "dice groups", "points", "value", "exact"]
+    ending = any(m.ends_game for m in shown)
+    headers = ["rank", "mark", "dice groups", "points", "score after", "value", "exact"] + (["end"] if ending else [])
     rows = []
     for m in shown:
         cells = " + ".join(board.cell_name(c) for c in m.marking.cells)
         groups = " ".join(g.codes(rules) for g in m.marking.groups)
-        rows.append([rank_text(m.rank, ranks), cells, groups, f"{m.points:+d}", decimal(m.value), str(m.value)])
+        rows.append([rank_text(m.rank, ranks), cells, groups, f"{m.points:+d}", m.score_after, decimal(m.value),
+                     str(m.value)] + ([ENDS_GAME if m.ends_game else ""] if ending else []))
     title.append("Best: mark " + _marking_text(advice.markings[0], advice))
     data["markings"] = [_marking_record(m, advice) for m in advice.markings]
     notes = [f"{len(advice.markings) - len(shown)} more markings not shown (--top)."] if len(shown) < len(advice.markings) else []
+    notes.append("points: score change now (D19); score after: the sheet's score after the marking.")
+    notes += objective_notes(advice.objective)
     return Report(title, headers, rows, data, notes, records=data["markings"])
 
 
 def _marking_text(option: MarkingOption, advice: Advice) -> str:
     groups = option.marking.groups
     where = ", ".join(f"{advice.board.cell_name(g.cell)} with {g.codes(advice.rules)}" for g in groups)
-    return f"{where} ({option.points:+d} points)"
+    lines = ", ".join(advice.board.line_name(i) for i in option.scoring_lines) or "none yet"
+    text = f"{where} ({option.points:+d} points; score after {option.score_after}, lines scoring: {lines})"
+    return text + (f"; {ENDS_GAME}" if option.ends_game else "")
 
 
 def _marking_record(option: MarkingOption, advice: Advice) -> dict[str, Any]:
@@ -227,6 +310,9 @@ def _marking_record(option: MarkingOption, advice: Advice) -> dict[str, Any]:
         "groups": [g.codes(advice.rules) for g in option.marking.groups],
         "rank": option.rank,
         "points": option.points,
+        "score_after": option.score_after,
+        "scoring_lines": [advice.board.line_name(i) for i in option.scoring_lines],
+        "ends_game": option.ends_game,
         "value": exact(option.value),
         "value_float": float(option.value),
     }
@@ -236,22 +322,28 @@ def _failed_report(advice: Advice, title: list[str], data: dict[str, Any]) -> Re
     board = advice.board
     best = advice.failed[0] if advice.failed else None
     if best is None:
-        title.append("Failed result (D13): no item can be marked and no shelf has an available item left.")
+        if not advice.finished:
+            title.append("Failed result (D13): no item can be marked and no shelf has an available item left.")
     else:
         title.append(f"Failed result (D13): no item can be marked. Give up shelf {best.shelf + 1} "
                      f"({board.shelf_label(best.shelf, advice.rules)}): it loses the least line potential "
                      f"({decimal(best.potential_change, 2)}), eliminating "
-                     f"{len(best.lost_items)} item{'s' if len(best.lost_items) != 1 else ''} worth {best.lost_points} points.")
-    headers = ["shelf", "faces", "items eliminated", "their points", "potential change"]
+                     f"{len(best.lost_items)} item{'s' if len(best.lost_items) != 1 else ''} worth {best.lost_points} points"
+                     + (f"; {ENDS_GAME}." if best.ends_game else "."))
+    ending = any(o.ends_game for o in advice.failed)
+    headers = ["shelf", "faces", "items eliminated", "their points", "potential change"] + (["end"] if ending else [])
     rows = [[o.shelf + 1, board.shelf_label(o.shelf, advice.rules), " ".join(board.cell_name(c) for c in o.lost_items),
-             o.lost_points, decimal(o.potential_change, 2)] for o in advice.failed]
+             o.lost_points, decimal(o.potential_change, 2)] + ([ENDS_GAME if o.ends_game else ""] if ending else [])
+            for o in advice.failed]
     data["markings"] = []
     if advice.rerolls:
         data["holds"] = []  # nothing available: no hold can change anything
     data["failed"] = True
     data["give_up_shelf"] = best.shelf + 1 if best else None
     data["shelves"] = [{"shelf": o.shelf + 1, "items": [board.cell_name(c) for c in o.lost_items],
-                        "points": o.lost_points, "potential_change": exact(o.potential_change)} for o in advice.failed]
+                        "points": o.lost_points, "potential_change": exact(o.potential_change),
+                        "potential_change_float": float(o.potential_change), "ends_game": o.ends_game}
+                       for o in advice.failed]
     notes = ["potential change: the strategic objective's line potential lost (docs/objectives.md); "
              "marked items on the shelf stay marked and still score (D13)."] if rows else []
     return Report(title, headers, rows, data, notes, records=data["shelves"])

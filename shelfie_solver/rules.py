@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import RulesError, shorten
+from .inputs import check_toml_text, read_text
 
 #: Characters that the marks, dice and target grammars reserve, so no face code may use them.
 RESERVED_CODES = frozenset("./ox*+|,;#:")
@@ -252,26 +253,27 @@ def _expect(value: Any, kind: type, key: str, source: str) -> Any:
     return value
 
 
-#: Largest TOML file read (a board or ruleset is a few hundred bytes).
-MAX_FILE_BYTES = 1_000_000
+#: Largest TOML file read (a board or ruleset is a few hundred bytes; docs/formats.md).
+MAX_FILE_BYTES = 100_000
 
 
 def load_toml(path: str | Path, error: type[ValueError], example: str) -> dict[str, Any]:
     """Read a TOML file; raise ``error`` (one line, with the file name and an ``example`` file of
-    the expected kind) when it is not a regular file, too large, unreadable or not TOML."""
+    the expected kind) when it is not a regular file, too large, unreadable, nested too deep
+    (:mod:`inputs`) or not TOML. A leading byte-order mark is ignored."""
+    expected = f"a TOML file like {example}"
+    text = read_text(path, error, MAX_FILE_BYTES, expected)
+    return parse_toml(text, error, str(path), example)
+
+
+def parse_toml(text: str, error: type[ValueError], source: str, example: str) -> dict[str, Any]:
+    """Parse TOML text after :func:`inputs.check_toml_text`; raise ``error`` (one line) if it
+    is nested too deep or not TOML."""
+    check_toml_text(text, error, source)
     try:
-        if not Path(path).exists():
-            raise error(f"cannot read {path}: no such file; expected a TOML file like {example}")
-        if not Path(path).is_file():
-            raise error(f"{path} is not a regular file; expected a TOML file like {example}")
-        if Path(path).stat().st_size > MAX_FILE_BYTES:
-            raise error(f"{path} is larger than {MAX_FILE_BYTES:,} bytes; expected a TOML file like {example}")
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
-    except OSError as exc:
-        raise error(f"cannot read {path}: {exc.strerror or exc}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise error(f"{path} is not valid TOML ({exc}); expected a file like {example}") from None
+        return tomllib.loads(text.removeprefix("\ufeff"))
+    except ValueError as exc:  # TOMLDecodeError, or an integer of over 4,300 digits
+        raise error(f"{source} is not valid TOML ({shorten(str(exc))[1:-1]}); expected a file like {example}") from None
 
 
 def load_rules(path: str | Path | None = None) -> Ruleset:

@@ -6,23 +6,27 @@ player (D5: drawn at random, seats do not rotate) and the random choices of ever
 are gathered by game index and every statistic is summed exactly (integers and
 :class:`~fractions.Fraction`), so the same seed gives identical output whatever ``jobs`` is.
 
-Statistics, per seat, each with a 95% interval by the normal approximation on the per-game
-values (mean +- 1.96 * sample standard deviation / sqrt(games)):
+Statistics, per seat, each with a 95% interval (:class:`Estimate`: Wilson for the win rate,
+Student t for the other means):
 
 * win rate — a won game counts 1, a game shared by ``k`` winners 1/k to each (D20);
+  not in solitaire (:data:`SOLITAIRE_OMITS`);
 * score, and its standard deviation; points from shelves and from columns (D19);
 * failed results (D13) per game;
 * lines completed per game (shelves and columns the seat has all marked, D15) and lines
-  blocked per game (the seat's lines that lost available items to an opponent's completed line);
+  blocked per game (the seat's lines that lost available items to an opponent's completed line;
+  not in solitaire);
 * and, for the whole game, its length in rounds (D18).
 """
 
 from __future__ import annotations
 
 import math
+import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
 
 import numpy as np
 
@@ -32,8 +36,18 @@ from .game import Block, Fail, Game, game_to_json, play_seeded
 from .rules import Ruleset
 from .strategies import parse_players, strategy_named
 
-#: z of a two-sided 95% normal interval.
-Z95 = 1.96
+#: Most games one run may play (a documented bound; docs/simulate.md).
+MAX_GAMES = 1_000_000
+#: Seeds are whole numbers from 0 to this (128 bits, what numpy's SeedSequence draws).
+MAX_SEED = 2**128 - 1
+#: Bits of a fresh seed drawn when none is given: short enough to type back.
+FRESH_SEED_BITS = 32
+
+
+def fresh_seed() -> int:
+    """A new root seed from the operating system's entropy (``secrets``), 0 <= seed < 2**32:
+    printed with the results, so a person can type it back to repeat the run."""
+    return secrets.randbits(FRESH_SEED_BITS)
 
 
 class SimulationError(ShelfieError):
@@ -82,14 +96,34 @@ def game_result(game: Game) -> GameResult:
     return GameResult(over.rounds, tuple(seats))
 
 
+#: Confidence of every interval.
+CONFIDENCE = 0.95
+
+
+@cache
+def _quantile(df: int | None) -> float:
+    """The two-sided :data:`CONFIDENCE` quantile: normal (``df`` None) or Student's t."""
+    from scipy import stats  # heavy import, only once a summary is printed
+
+    q = 0.5 + CONFIDENCE / 2
+    return float(stats.norm.ppf(q) if df is None else stats.t.ppf(q, df))
+
+
 @dataclass(frozen=True)
 class Estimate:
-    """Mean of per-game values with a 95% normal-approximation interval, clipped to the range
-    of the values seen (a mean cannot lie outside it, e.g. a win rate below 0).
+    """Mean of per-game values with a 95% interval (display floats, :attr:`low`, :attr:`high`).
+
+    * ``bounds = (lo, hi)`` (values known to lie in ``[lo, hi]``: the win rate in [0, 1], a
+      paired win-rate difference in [-1, 1]): the **Wilson score interval** on the mean mapped
+      to [0, 1], right at any number of games and never of zero width (20 wins in 20 games:
+      [83.9%, 100%]). A shared victory counts 1/k (D20); such values vary less than 0/1 wins
+      of the same mean, so the interval stays conservative.
+    * otherwise: the **Student t interval** ``mean +- t(0.975, n-1) * sd / sqrt(n)``, clipped
+      to the range of the values seen; with one game there is no interval (NaN).
 
     Attributes:
         n: number of games. mean: exact mean. variance: exact sample variance (0 when n = 1).
-        least, most: the smallest and largest value.
+        least, most: the smallest and largest value. bounds: see above (``None``: t interval).
     """
 
     n: int
@@ -97,6 +131,7 @@ class Estimate:
     variance: Fraction
     least: Fraction
     most: Fraction
+    bounds: tuple[Fraction, Fraction] | None = None
 
     @property
     def sd(self) -> float:
@@ -105,35 +140,58 @@ class Estimate:
 
     @property
     def half_width(self) -> float:
-        """Half-width of the 95% interval: 1.96 * sd / sqrt(n) (display)."""
-        return Z95 * math.sqrt(self.variance / self.n)
+        """Half the interval's width (display); NaN when there is none (one game, t interval)."""
+        if self.bounds is None and self.n >= 2:
+            return _quantile(self.n - 1) * math.sqrt(self.variance / self.n)
+        return (self.high - self.low) / 2
+
+    def _interval(self) -> tuple[float, float]:
+        if self.bounds is not None:
+            lo, hi = (float(b) for b in self.bounds)
+            z, n, p = _quantile(None), self.n, float((self.mean - self.bounds[0]) / (self.bounds[1] - self.bounds[0]))
+            centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+            spread = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+            low, high = max(0.0, min(p, centre - spread)), min(1.0, max(p, centre + spread))  # p: rounding
+            return lo + (hi - lo) * low, lo + (hi - lo) * high
+        if self.n < 2:
+            return math.nan, math.nan
+        half = self.half_width
+        return max(float(self.least), float(self.mean) - half), min(float(self.most), float(self.mean) + half)
 
     @property
     def low(self) -> float:
-        """Lower end of the 95% interval (display)."""
-        return max(float(self.least), float(self.mean) - self.half_width)
+        """Lower end of the 95% interval (display; NaN when there is none)."""
+        return self._interval()[0]
 
     @property
     def high(self) -> float:
-        """Upper end of the 95% interval (display)."""
-        return min(float(self.most), float(self.mean) + self.half_width)
+        """Upper end of the 95% interval (display; NaN when there is none)."""
+        return self._interval()[1]
 
 
-def estimate(values: Sequence[int | Fraction]) -> Estimate:
-    """Exact mean and sample variance of ``values`` (at least one).
+#: Bounds of a win rate and of a paired win-rate difference (:class:`Estimate`).
+PROPORTION = (Fraction(0), Fraction(1))
+DIFFERENCE = (Fraction(-1), Fraction(1))
+
+
+def estimate(values: Sequence[int | Fraction], bounds: tuple[Fraction, Fraction] | None = None) -> Estimate:
+    """Exact mean and sample variance of ``values`` (at least one); ``bounds``: the values are
+    known to lie in that range, and get the Wilson interval (:class:`Estimate`).
 
     Raises:
-        SimulationError: no values.
+        SimulationError: no values, or a value outside ``bounds``.
     """
     n = len(values)
     if n == 0:
         raise SimulationError("no games to summarise")
     mean = Fraction(sum(values, Fraction(0))) / n
     least, most = Fraction(min(values)), Fraction(max(values))
+    if bounds is not None and not (bounds[0] <= least and most <= bounds[1] and bounds[0] < bounds[1]):
+        raise SimulationError(f"values from {least} to {most} are not within {bounds[0]}..{bounds[1]}")
     if n == 1:
-        return Estimate(1, mean, Fraction(0), least, most)
+        return Estimate(1, mean, Fraction(0), least, most, bounds)
     squares = sum(((Fraction(v) - mean) ** 2 for v in values), Fraction(0))
-    return Estimate(n, mean, squares / (n - 1), least, most)
+    return Estimate(n, mean, squares / (n - 1), least, most, bounds)
 
 
 #: SeatResult fields summarised per seat, with their display names.
@@ -146,11 +204,19 @@ SEAT_STATISTICS = (
     ("completed", "lines completed / game"),
     ("blocked", "lines blocked / game"),
 )
+#: Statistics that mean nothing for one player (nobody to beat, nobody to block): left out.
+SOLITAIRE_OMITS = frozenset(("win", "blocked"))
+
+
+def seat_statistics(players: int) -> tuple[tuple[str, str], ...]:
+    """The :data:`SEAT_STATISTICS` reported for ``players`` seats (solitaire: without
+    :data:`SOLITAIRE_OMITS`)."""
+    return tuple(item for item in SEAT_STATISTICS if players > 1 or item[0] not in SOLITAIRE_OMITS)
 
 
 @dataclass(frozen=True)
 class SeatSummary:
-    """A seat's statistics over all games: ``stats[field]`` for each of :data:`SEAT_STATISTICS`."""
+    """A seat's statistics over all games: ``stats[field]`` for each of :func:`seat_statistics`."""
 
     seat: int
     strategy: str
@@ -189,16 +255,19 @@ class Summary:
 
 
 def summarise(results: Sequence[GameResult], players: Sequence[str], seed: int) -> Summary:
-    """Exact per-seat statistics of many games (:data:`SEAT_STATISTICS`)."""
+    """Exact per-seat statistics of many games (:func:`seat_statistics`; the win rate with the
+    Wilson interval, and so the paired win-rate differences of :class:`Margin`)."""
     seats = []
     for seat, name in enumerate(players):
-        stats = {key: estimate([getattr(r.seats[seat], key) for r in results]) for key, _ in SEAT_STATISTICS}
+        stats = {key: estimate([getattr(r.seats[seat], key) for r in results], PROPORTION if key == "win" else None)
+                 for key, _ in seat_statistics(len(players))}
         seats.append(SeatSummary(seat, name, stats))
-    leader = max(range(len(players)), key=lambda s: (seats[s].stats["win"].mean, seats[s].stats["score"].mean, -s))
+    leader = max(range(len(players)), key=lambda s: (seats[s].stats["win"].mean if len(players) > 1 else 0,
+                                                     seats[s].stats["score"].mean, -s))
     margins = tuple(
         Margin(leader, other,
                estimate([r.seats[leader].score - r.seats[other].score for r in results]),
-               estimate([r.seats[leader].win - r.seats[other].win for r in results]))
+               estimate([r.seats[leader].win - r.seats[other].win for r in results], DIFFERENCE))
         for other in range(len(players)) if other != leader)
     return Summary(len(results), tuple(players), seed, estimate([r.rounds for r in results]), tuple(seats),
                    leader, margins)

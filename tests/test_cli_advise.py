@@ -151,7 +151,7 @@ def test_json_failed_result_with_no_shelf_left():
     assert data["markings"] == [] and data["failed"] is True and data["give_up_shelf"] is None
     assert data["shelves"] == []
     table = advise("--dice", "CCBJPP", "--rerolls", "0", "--marks", "ooxxx/xxxxx/ooooo/xxxxx/xoxox")
-    assert table.exit_code == 0 and "no shelf has an available item" in table.stdout
+    assert table.exit_code == 0 and "Sheet finished: final score" in table.stdout and data["finished"]
 
 
 # --- formats -------------------------------------------------------------------------------------
@@ -364,7 +364,7 @@ def test_finished_sheet_has_nothing_to_roll_for():
     """No item available: even with re-rolls left, the answer is the failed result with no shelf
     to give up (D13), not a table of 36 equal holds."""
     result = advise("--dice", "CCBJPP", "--marks", "ooooo/ooooo/ooooo/ooooo/ooooo")
-    assert result.exit_code == 0 and "no shelf has an available item" in result.stdout
+    assert result.exit_code == 0 and "Sheet finished: final score 252" in result.stdout  # D19: every item twice, 2 x 126
     data = advise_json("--dice", "CCBJPP", "--marks", "ooooo/ooooo/ooooo/ooooo/ooooo")
     assert data["holds"] == [] and data["markings"] == [] and data["failed"] is True
     assert "rank" not in result.stdout.split("\n\n")[0]
@@ -432,8 +432,14 @@ def test_more_combinations_than_dice_means_no_limit(tmp_path):
     path = tmp_path / "rules.toml"
     path.write_text("combinations_per_turn = 10\n")
     assert load_rules(path).combinations_per_turn == 6
-    data = advise_json("--dice", "PGBACJ", "--rules", str(path), "--rerolls", "0")
-    assert max(len(m["cells"]) for m in data["markings"]) == 5  # five faces, five 1-die items
+    board = tmp_path / "one-shelf.toml"  # five 1-die items, each accepting every face
+    board.write_text('columns = [1, 1, 1, 1, 1]\n[[shelves]]\nfaces = ["P", "G", "B", "A", "C"]\n'
+                     'values = [1, 2, 3, 4, 5]\n')
+    data = advise_json("--dice", "PGBACJ", "--rules", str(path), "--board", str(board), "--rerolls", "0")
+    assert max(len(m["cells"]) for m in data["markings"]) == 5  # five faces, five 1-die items (D11b)
+    # issue 8 §5: on the 25-item default board, sets of up to 6 items (245,505 of them) would
+    # take over a gigabyte: refused up front in one line
+    assert_one_line_error(advise("--dice", "PGBACJ", "--rules", str(path)), "MB", "combinations per turn")
 
 
 def test_rules_file_name_labels_the_ruleset(tmp_path):

@@ -161,17 +161,33 @@ def test_bad_output_path_fails_before_the_work(monkeypatch: pytest.MonkeyPatch, 
 
 @pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
 def test_sheet_through_a_symlink_writes_the_file_it_points_to(tmp_path: Path) -> None:
-    elsewhere = tmp_path / "kept.md"
-    elsewhere.write_text("old")
+    """A link to a file inside DIR is followed; issue 8 §5: one leading outside DIR, or
+    dangling, is refused and nothing is written anywhere."""
     out = tmp_path / "out"
     out.mkdir()
-    (out / "cheatsheet.md").symlink_to(elsewhere)
+    inside = out / "kept.md"
+    inside.write_text("old")
+    (out / "cheatsheet.md").symlink_to(inside)
     core.write_files({"cheatsheet.md": b"new", "item-odds.png": b"png"}, out)
-    assert (out / "cheatsheet.md").is_symlink() and elsewhere.read_bytes() == b"new"
+    assert (out / "cheatsheet.md").is_symlink() and inside.read_bytes() == b"new"
+    elsewhere = tmp_path / "elsewhere.md"
+    elsewhere.write_text("precious")
+    (out / "cheatsheet.md").unlink()
+    (out / "cheatsheet.md").symlink_to(elsewhere)
+    with pytest.raises(core.OutputError, match="symbolic link to .* outside"):
+        core.write_files({"cheatsheet.md": b"new"}, out)
+    assert elsewhere.read_text() == "precious"
+    (out / "cheatsheet.md").unlink()
+    (out / "cheatsheet.md").symlink_to(tmp_path / "missing.md")
+    with pytest.raises(core.OutputError, match="symbolic link to a missing file"):
+        core.write_files({"cheatsheet.md": b"new"}, out)
+    assert not (tmp_path / "missing.md").exists()
+    (out / "cheatsheet.md").unlink()
+    inside.unlink()
     mask = os.umask(0)
     os.umask(mask)
     assert (out / "item-odds.png").stat().st_mode & 0o777 == 0o666 & ~mask  # as open() makes it
-    assert sorted(p.name for p in out.iterdir()) == ["cheatsheet.md", "item-odds.png"]
+    assert sorted(p.name for p in out.iterdir()) == ["item-odds.png"]  # no temporary file left
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")

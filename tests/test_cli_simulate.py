@@ -43,9 +43,11 @@ def test_json_is_the_same_whatever_the_jobs():
 def test_csv_and_markdown():
     result = run("--players", "greedy", "--games", "3", "--seed", "1", "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
-    assert rows[0].keys() == {"seat", "strategy", "statistic", "mean", "ci_low", "ci_high", "sd", "games"}
-    assert {r["statistic"] for r in rows} >= {"win", "score", "fails", "completed", "blocked", "rounds"}
-    assert float(next(r for r in rows if r["statistic"] == "win")["mean"]) == 1.0  # solitaire: always wins
+    assert rows[0].keys() == {"seat", "strategy", "statistic", "mean", "mean_exact", "ci_low", "ci_high", "sd",
+                              "games"}
+    assert {r["statistic"] for r in rows} >= {"score", "fails", "completed", "rounds"}
+    two = run("--players", "greedy,random", "--games", "3", "--seed", "1", "--format", "csv")
+    assert {r["statistic"] for r in csv.DictReader(io.StringIO(two.stdout))} >= {"win", "blocked"}
     markdown = run("--players", "greedy", "--games", "3", "--seed", "1", "--format", "markdown")
     assert "| statistic" in markdown.stdout
 
@@ -67,6 +69,12 @@ def test_save_writes_replayable_games(tmp_path):
     ["--players", "greedy", "--games", "0"],
     ["--players", "greedy", "--jobs", "0"],
     ["--players", "greedy", "--seed", "-1"],
+    ["--players", "greedy", "--games", "1000000000000000000000000000000"],  # issue 8 §5: OverflowError
+    ["--players", "greedy", "--games", "1000001"],
+    ["--players", "greedy", "--seed", "5" * 5000],
+    ["--players", "greedy", "--seed", str(2**128)],
+    ["--players", "greedy", "--seed", "1e5"],
+    ["--players", "greedy", "--seed", "٣"],
     ["--players", "greedy", "--format", "xml"],
     ["--players", "greedy", "--save", "/nonexistent-dir/games.jsonl"],
     ["--players", "greedy", "--board", "/nonexistent.toml"],
@@ -114,3 +122,40 @@ def test_save_precheck_leaves_no_probe_file(tmp_path):
 @pytest.mark.parametrize("players", ["greedy,,greedy", "greedy,", ",greedy", "greedy, ,random"])
 def test_empty_player_entry_is_an_error(players):
     assert_one_line_error(run("--players", players, "--games", "1"), "empty entry", "comma-separated strategies")
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv", "markdown"])
+def test_solitaire_has_no_win_rate_nor_lines_blocked(fmt):
+    """Issue 8 §4: one player has nobody to beat or be blocked by: no such rows, in any format."""
+    result = run("--players", "greedy", "--games", "3", "--seed", "1", "--format", fmt)
+    assert result.exit_code == 0, result.output
+    text = result.stdout.lower()
+    assert "win" not in text.replace("no win rate", "") and "blocked" not in text.replace("no lines blocked", "")
+    if fmt == "json":
+        seat = json.loads(result.stdout)["seats"][0]
+        assert "score" in seat and "win" not in seat and "blocked" not in seat
+
+
+def test_long_seeds_are_shortened_in_the_message():
+    result = run("--players", "greedy", "--seed", "5" * 5000)
+    assert_one_line_error(result, "--seed")
+    assert len(result.output) < 300
+
+
+def test_fresh_seed_is_short_and_repeats_the_run():
+    """Issue 8 §4: without --seed the printed seed is a 32-bit number; typing it back repeats
+    the run exactly."""
+    first = run("--players", "greedy,random", "--games", "2", "--jobs", "1", "--format", "json")
+    data = json.loads(first.stdout)
+    assert 0 <= data["seed"] < 2**32
+    again = run("--players", "greedy,random", "--games", "2", "--jobs", "1", "--format", "json",
+                "--seed", str(data["seed"]))
+    assert again.stdout == first.stdout
+
+
+def test_one_game_has_no_interval_but_a_win_rate_interval():
+    result = run("--players", "greedy,random", "--games", "1", "--seed", "4", "--jobs", "1", "--format", "json")
+    data = json.loads(result.stdout)
+    assert data["rounds"]["ci95"] is None
+    low, high = data["seats"][0]["win"]["ci95"]
+    assert high - low > 0.5  # Wilson from one game: wide, never a point

@@ -293,10 +293,17 @@ def test_save_through_a_symlink_writes_the_file_it_points_to(tmp_path):
     link.symlink_to(real)
     save_games(str(link), ["new"])
     assert link.is_symlink() and real.read_text() == "new\n"
-    dangling = tmp_path / "dangling.jsonl"
+    dangling = tmp_path / "dangling.jsonl"  # issue 8 §5: never creates the link's target
     dangling.symlink_to(tmp_path / "later.jsonl")
-    save_games(str(dangling), ["x"])
-    assert dangling.is_symlink() and (tmp_path / "later.jsonl").read_text() == "x\n"
+    with pytest.raises(GameError, match="symbolic link to a missing file"):
+        save_games(str(dangling), ["x"])
+    assert not (tmp_path / "later.jsonl").exists()
+    outside = tmp_path / "sub" / "out.jsonl"
+    outside.parent.mkdir()
+    outside.symlink_to(real)  # real is outside sub/
+    with pytest.raises(GameError, match="outside"):
+        save_games(str(outside), ["y"])
+    assert real.read_text() == "new\n"
 
 
 @pytest.mark.parametrize("kind", ["directory", "fifo", "device", "empty"])

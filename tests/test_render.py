@@ -27,4 +27,4 @@ def test_percent_exact_and_one_in():
     assert percent(Fraction(1773, 2000), 1) == "88.7%"
     assert percent(Fraction(347897, 7558272)) == "4.60%"
     assert exact(Fraction(6, 3)) == "2/1" and exact(0) == "0/1"
-    assert one_in(Fraction(1, 4)) == "1 in 4.0" and one_in(Fraction(0)) == "never"
+    assert one_in(Fraction(1, 4)) == "1 in 4" and one_in(Fraction(0)) == "never"

@@ -7,11 +7,15 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shelfie_solver.game import game_to_json, play_seeded
 from shelfie_solver.simulate import (
     GameResult,
     SeatResult,
+    DIFFERENCE,
+    PROPORTION,
     SimulationError,
     _chunks,
     estimate,
@@ -21,18 +25,63 @@ from shelfie_solver.simulate import (
 from shelfie_solver.strategies import StrategyError, strategy_named
 
 
+T975_3 = 3.182446305284263  # Student t, 3 degrees of freedom, 97.5% (published tables: 3.182)
+Z975 = 1.959963984540054
+
+
 def test_estimate_closed_form():
     e = estimate([1, 2, 3, 4])
     assert e.mean == Fraction(5, 2)
     assert e.variance == Fraction(5, 3)  # (2.25 + 0.25 + 0.25 + 2.25) / 3
-    assert e.half_width == pytest.approx(1.96 * math.sqrt(5 / 3 / 4))
-    assert (e.low, e.high) == pytest.approx((2.5 - e.half_width, 2.5 + e.half_width))
-    rare = estimate([1] + [0] * 99)  # the normal interval would dip below 0: clipped
-    assert rare.low == 0 and rare.high == pytest.approx(0.01 + 1.96 * math.sqrt(Fraction(1, 100) / 100))
+    assert e.half_width == pytest.approx(T975_3 * math.sqrt(5 / 3 / 4))
+    assert (e.low, e.high) == pytest.approx((1, 4))  # clipped to the range of the values seen
+    wide = estimate([10, 12, 14, 16] * 4)
+    assert wide.high - wide.low == pytest.approx(2 * wide.half_width)
     one = estimate([Fraction(1, 2)])
-    assert (one.mean, one.variance, one.half_width) == (Fraction(1, 2), 0, 0)
+    assert (one.mean, one.variance) == (Fraction(1, 2), 0)
+    assert math.isnan(one.low) and math.isnan(one.high)  # one game: no interval
     with pytest.raises(SimulationError):
         estimate([])
+    with pytest.raises(SimulationError):
+        estimate([2], PROPORTION)
+
+
+def test_win_rate_interval_is_wilson():
+    """Issue 8 §4: 20 wins in 20 games is not [100%, 100%]; Wilson's closed form at p = 1 is
+    [n / (n + z^2), 1], at p = 0 it is [0, z^2 / (n + z^2)]."""
+    all_won = estimate([1] * 20, PROPORTION)
+    assert all_won.low == pytest.approx(20 / (20 + Z975**2)) and all_won.high == 1
+    assert 0.83 < all_won.low < 0.84
+    none_won = estimate([0] * 20, PROPORTION)
+    assert none_won.low == 0 and none_won.high == pytest.approx(Z975**2 / (20 + Z975**2))
+    one = estimate([1], PROPORTION)
+    assert one.low == pytest.approx(1 / (1 + Z975**2))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 400), st.data())
+def test_wilson_matches_scipy_for_whole_wins(n, data):
+    """Property: for 0/1 wins our interval is scipy's Wilson interval (an independent
+    implementation), it holds the mean and never has zero width."""
+    from scipy.stats import binomtest
+
+    k = data.draw(st.integers(0, n))
+    e = estimate([1] * k + [0] * (n - k), PROPORTION)
+    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+    assert (e.low, e.high) == pytest.approx((ci.low, ci.high), abs=1e-9)
+    assert e.low <= float(e.mean) <= e.high and e.high - e.low > 0
+
+
+def test_difference_interval_maps_wilson_to_minus_one_one():
+    """A paired win-rate difference in [-1, 1]: Wilson on (d + 1) / 2, mapped back."""
+    e = estimate([1] * 20, DIFFERENCE)
+    assert e.high == 1 and e.low == pytest.approx(2 * 20 / (20 + Z975**2) - 1)
+
+
+def test_shared_wins_keep_an_honest_interval():
+    """D20 ties count 1/k; the interval still contains the mean and is not zero-width."""
+    e = estimate([Fraction(1, 2)] * 30, PROPORTION)
+    assert e.low < 0.5 < e.high
 
 
 def seat(win, score):

@@ -6,14 +6,17 @@ input error becomes one line ``Error: ...`` on stderr and exit code 2, never a t
 
 from __future__ import annotations
 
+import errno
 import importlib
+import os
+import re
 import sys
 from typing import Any
 
 import click
 
 from .. import __version__
-from ..errors import ShelfieError
+from ..errors import ShelfieError, shorten
 
 #: command name -> "module:function" under shelfie_solver.cli
 COMMANDS = {
@@ -21,6 +24,8 @@ COMMANDS = {
     "odds": "odds:odds_command",
     "cheatsheet": "cheatsheet:cheatsheet_command",
     "simulate": "simulate:simulate_command",
+    "play": "play:play_command",
+    "review": "review:review_command",
 }
 
 
@@ -39,6 +44,12 @@ class ShelfieGroup(click.Group):
         command: click.Command = getattr(module, attr)
         return command
 
+    def invoke(self, ctx: click.Context) -> Any:  # noqa: D102 - see class docstring
+        try:
+            return super().invoke(ctx)
+        except (KeyboardInterrupt, EOFError):  # click would print an empty line first
+            raise click.exceptions.Abort() from None
+
     def main(self, *args: Any, **kwargs: Any) -> Any:  # noqa: D102 - see class docstring
         kwargs["standalone_mode"] = False
         try:
@@ -53,7 +64,7 @@ class ShelfieGroup(click.Group):
             hint = ""
             if isinstance(error, click.UsageError) and error.ctx is not None:
                 hint = f" (see '{error.ctx.command_path} --help')"
-            click.echo(f"Error: {_one_line(error.format_message())}{hint}", err=True)
+            click.echo(f"Error: {_shorten_values(_one_line(error.format_message()))}{hint}", err=True)
             sys.exit(2)
         except ShelfieError as error:
             click.echo(f"Error: {_one_line(str(error))}", err=True)
@@ -61,11 +72,43 @@ class ShelfieGroup(click.Group):
         except click.exceptions.Abort:
             click.echo("Aborted.", err=True)
             sys.exit(130)
+        except OSError as error:  # writing the output failed: a full disk, a closed pipe
+            _output_failed(error)
         sys.exit(code if isinstance(code, int) else 0)
 
 
 def _one_line(message: str) -> str:
     return " ".join(message.split())
+
+
+_LONG_QUOTED = re.compile(r"'([^']{61,})'")
+_LONG_WORD = re.compile(r"\S{81,}")
+
+
+def _shorten_values(message: str) -> str:
+    """Click's own messages quote the user's value whole: cut long values as our own messages
+    do (:func:`errors.shorten`)."""
+    message = _LONG_QUOTED.sub(lambda m: shorten(m.group(1)), message)
+    return _LONG_WORD.sub(lambda m: m.group()[:60] + "…", message)
+
+
+def _output_failed(error: OSError) -> None:
+    """Exit 1 after a failed write of the output: quietly for a closed pipe (``| head -1``),
+    else with one line on stderr (``> /dev/full``). Standard output is pointed at the null
+    device first, so the interpreter's final flush cannot fail again with a traceback."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError):
+        pass
+    if error.errno != errno.EPIPE:
+        where = f"{error.filename}" if error.filename else "standard output"
+        try:
+            click.echo(f"Error: cannot write to {where}: {error.strerror or error}", err=True)
+        except OSError:
+            pass
+    sys.exit(1)
 
 
 @click.group(cls=ShelfieGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

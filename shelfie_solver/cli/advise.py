@@ -13,15 +13,19 @@ from .options import board_option, format_option, load_setup, marks_option, rule
 
 @click.command("advise", short_help="Which dice to hold, which items to mark, with exact odds.")
 @click.option("--dice", "dice_text", required=True, metavar="DICE",
-              help="The dice showing: one-letter codes (CCBJPP; case-insensitive, spaces or commas allowed) "
-                   "or face names (cat cat book joker plant plant).")
+              help="The dice showing: one-letter codes (CCBJPP; case-insensitive) or face names as words "
+                   "(cat cat book joker plant plant; plurals such as cats allowed), separated by spaces, "
+                   "commas or semicolons if at all.")
 @click.option("--rerolls", type=click.IntRange(0, None), default=None, metavar="N",
               help="Re-rolls left (default: the ruleset's, 2). 0 = the dice are final: show the markings.")
 @marks_option
 @board_option
 @rules_option
 @click.option("--objective", default="strategic", show_default=True, metavar="NAME",
-              help=f"What to maximise: {', '.join(OBJECTIVE_NAMES)} (docs/objectives.md).")
+              help=f"What to maximise: {', '.join(OBJECTIVE_NAMES)} (docs/objectives.md). strategic: expected "
+                   "gain in potential points (scoring lines plus credit for lines on their way to scoring), "
+                   "which unlike points counts progress that scores in later turns; the points column "
+                   "always shows the expected points this turn.")
 @click.option("--top", type=click.IntRange(1, None), default=10, show_default=True, metavar="K",
               help="Rows to show in table and markdown output (JSON and CSV list all).")
 @format_option

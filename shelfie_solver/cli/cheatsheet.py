@@ -7,6 +7,7 @@ and writes the files whole or not at all.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from contextlib import ExitStack
@@ -14,7 +15,20 @@ from typing import Any
 
 import click
 
-from ..cheatsheet import SHEET_FORMATS, check_output_dir, generate, write_files
+from ..board import Board, Marks
+from ..cheatsheet import (
+    HEATMAP_NAME,
+    SHEET_FORMATS,
+    SHEET_NAMES,
+    OutputError,
+    check_output_dir,
+    generate,
+    sheet_steps,
+    write_files,
+)
+from ..files import FileWriteError, resolve_target
+from ..rules import Ruleset
+from ..workload import check_work
 from .options import board_option, load_setup, marks_option, rules_option
 
 #: Seconds a sheet may take before a progress bar appears on stderr.
@@ -51,6 +65,13 @@ def _stderr_is_terminal() -> bool:
     return sys.stderr.isatty()
 
 
+def sheet_solves(board: Board, marks: Marks, rules: Ruleset) -> int:
+    """Turn solves a sheet needs: one per available item, one per face and group size, the
+    hold rules and the risk samples (:func:`cheatsheet.sheet_steps`, with each face step's
+    ``rules.dice`` solves counted)."""
+    return sheet_steps(board, marks, rules) + rules.n_faces * (rules.dice - 1)
+
+
 @click.command("cheatsheet", short_help="Write a printable strategy sheet for a board.")
 @board_option
 @rules_option
@@ -73,7 +94,13 @@ def cheatsheet_command(board_path: str | None, rules_path: str | None, marks_tex
       shelfie-solve cheatsheet --rules examples/rules/five-dice.toml --board examples/boards/five-dice.toml
     """
     rules, board, marks = load_setup(rules_path, board_path, marks_text)
+    check_work(board, rules, sheet_solves(board, marks, rules), "the cheat sheet")
     check_output_dir(output)  # fail before the work, not after it
+    for name in (SHEET_NAMES[fmt], HEATMAP_NAME):  # e.g. a planted link to a file elsewhere
+        try:
+            resolve_target(os.path.join(output, name))
+        except FileWriteError as error:
+            raise OutputError(f"--output {output}: {error}") from None
     progress = DelayedProgress("Computing the cheat sheet")
     try:
         files = generate(board, marks, rules, (fmt,), progress)

@@ -9,6 +9,7 @@ from ..dice import parse_dice
 from ..odds import MAX_SIMULATED_TURNS, odds, odds_report, simulate
 from ..render import render
 from ..rules import Ruleset, load_rules
+from ..workload import check_work
 from ..targets import parse_target
 from .options import board_option, format_option, load_setup, marks_option, rules_option
 
@@ -32,7 +33,7 @@ from .options import board_option, format_option, load_setup, marks_option, rule
 @click.option("--seed", type=click.IntRange(0, None), default=0, show_default=True, metavar="S",
               help="Seed of the simulation's random generator (same seed, same output).")
 @click.option("--top", type=click.IntRange(1, None), default=20, show_default=True, metavar="K",
-              help="Holds to show in table/markdown/csv output (JSON lists all).")
+              help="Holds to show in table and markdown output (JSON and CSV list all).")
 @format_option
 def odds_command(target_text: str, dice_text: str | None, rerolls: int | None, marks_text: str | None,
                  board_path: str | None, rules_path: str | None, turns: int | None, seed: int, top: int,
@@ -57,6 +58,7 @@ def odds_command(target_text: str, dice_text: str | None, rerolls: int | None, m
       shelfie-solve odds --rules examples/rules/classic-five-dice.toml --target '5*'
     """
     rules = load_rules(rules_path)
+    check_work(None, rules)  # the dice alone; load_setup checks the board too when one is needed
     if rerolls is not None and rerolls > rules.rerolls:
         raise click.BadParameter(f"{rerolls} re-rolls left, but the ruleset allows at most {rules.rerolls} (D7)",
                                  param_hint="'--rerolls'")

@@ -11,6 +11,7 @@ import click
 from ..board import Board, Marks, load_board, load_marks, verify_marks_fit
 from ..render import FORMATS
 from ..rules import Ruleset, load_rules
+from ..workload import check_work
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -36,7 +37,8 @@ def marks_option(func: F) -> F:
     return click.option("--marks", "marks_text", default=None, metavar="STATE",
                         help="Board state, shelves top to bottom separated by '/', one character per item: "
                              "'.' available, 'o' marked, 'x' eliminated (e.g. oo.../...../x..../...../.....), "
-                             "or a file holding it. Default: empty board.")(func)
+                             "or a file holding it, or '-' for standard input. Text made only of '.ox/' and "
+                             "spaces is always marks, never a file name (docs/formats.md). Default: empty board.")(func)
 
 
 def format_option(func: F) -> F:
@@ -51,9 +53,11 @@ def load_setup(rules_path: str | None, board_path: str | None,
 
     Raises:
         RulesError, BoardError, MarksError: bad input, with a one-line message.
+        WorkError: a board and ruleset too large for the exact engine (:func:`workload.check_work`).
     """
     rules = load_rules(rules_path)
     board = load_board(board_path, rules)
+    check_work(board, rules)
     marks = load_marks(marks_text, board)
     verify_marks_fit(marks, board)
     return rules, board, marks

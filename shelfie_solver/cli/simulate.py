@@ -2,28 +2,48 @@
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from typing import Any
 
 import click
 
+from ..errors import shorten
 from ..files import FileWriteError, check_writable
 from ..render import Report, decimal, exact, percent, render
-from ..simulate import SEAT_STATISTICS, Estimate, Summary, simulate
+from ..simulate import MAX_GAMES, MAX_SEED, Estimate, Summary, fresh_seed, seat_statistics, simulate
 from ..strategies import STRATEGIES, parse_players
 from .options import board_option, format_option, load_setup, rules_option
+
+
+class SeedType(click.ParamType[int]):
+    """A root seed: decimal digits for a whole number from 0 to :data:`simulate.MAX_SEED`
+    (checked on the digits first, so a 5,000-digit value is refused without converting it)."""
+
+    name = "seed"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            text = str(value)
+        else:
+            text = str(value).strip()
+        if not (text.isascii() and text.isdecimal() and len(text) <= len(str(MAX_SEED))
+                and int(text) <= MAX_SEED):
+            self.fail(f"{shorten(text)} is not a whole number from 0 to 2**128-1", param, ctx)
+        return int(text)
 
 
 @click.command("simulate", short_help="Play many games to compare strategies.")
 @click.option("--players", "players_text", required=True, metavar="S1,S2,...",
               help=f"One strategy per seat, 1 to 4, comma-separated: {', '.join(STRATEGIES)} "
                    "(docs/strategies.md). A name may appear more than once.")
-@click.option("--games", type=click.IntRange(1, None), default=500, show_default=True, metavar="N",
-              help="Games to play.")
-@click.option("--seed", type=click.IntRange(0, None), default=None, metavar="S",
-              help="Root seed; the same seed gives the same results whatever --jobs is. Default: fresh, "
-                   "and printed so the run can be repeated.")
+@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=500, show_default=True, metavar="N",
+              help=f"Games to play (at most {MAX_GAMES:,}).")
+@click.option("--seed", type=SeedType(), default=None, metavar="S",
+              help="Root seed, a whole number from 0 to 2**128-1; the same seed gives the same results "
+                   "whatever --jobs is. Default: a fresh 32-bit seed from OS entropy, printed so the run "
+                   "can be repeated.")
 @click.option("--jobs", type=click.IntRange(1, None), default=None, metavar="J",
               help="Worker processes on this machine (default: the number of cores).")
 @board_option
@@ -45,6 +65,8 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
     players = parse_players(players_text)
     if save_path is not None:
         _check_writable(save_path)
+    if seed is None:
+        seed = fresh_seed()
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
     save = save_path is not None
     if sys.stderr.isatty():  # a progress bar for people, nothing for pipes and tests
@@ -70,13 +92,20 @@ def _check_writable(path: str) -> None:
 
 
 def _interval(e: Estimate, as_percent: bool = False) -> str:
+    if math.isnan(e.low):
+        return f"{decimal(e.mean, 2)} [one game: no interval]"
     if as_percent:
         return f"{percent(e.mean, 1)} [{e.low * 100:.1f}%, {e.high * 100:.1f}%]"
     return f"{decimal(e.mean, 2)} [{e.low:.2f}, {e.high:.2f}]"
 
 
+def _signed_ci(e: Estimate) -> str:
+    return "[one game: no interval]" if math.isnan(e.low) else f"[{e.low:+.2f}, {e.high:+.2f}]"
+
+
 def _estimate_data(e: Estimate) -> dict[str, Any]:
-    return {"mean": exact(e.mean), "mean_float": float(e.mean), "sd": e.sd, "ci95": [e.low, e.high]}
+    ci = None if math.isnan(e.low) else [e.low, e.high]
+    return {"mean": exact(e.mean), "mean_float": float(e.mean), "sd": e.sd, "ci95": ci}
 
 
 def _seat_label(summary: Summary, seat: int) -> str:
@@ -97,13 +126,13 @@ def summary_report(summary: Summary, board_name: str, saved: str | None = None, 
         title.append(f"{_seat_label(summary, margin.leader)} vs {_seat_label(summary, margin.other)}: "
                      f"win rate {float(win.mean) * 100:+.1f} percentage points "
                      f"[{win.low * 100:+.1f}, {win.high * 100:+.1f}], "
-                     f"score {float(points.mean):+.2f} [{points.low:+.2f}, {points.high:+.2f}] per game")
+                     f"score {float(points.mean):+.2f} {_signed_ci(points)} per game")
     if len(seats) > 1:
         title.insert(2, f"Leader: {_seat_label(summary, summary.leader)}, "
                         f"win rate {_interval(leader.stats['win'], as_percent=True)}")
     headers = ["statistic"] + [_seat_label(summary, s.seat) for s in seats]
     rows: list[list[Any]] = []
-    for key, label in SEAT_STATISTICS:
+    for key, label in seat_statistics(len(seats)):
         rows.append([label] + [_interval(s.stats[key], as_percent=key == "win") for s in seats])
         if key == "score":
             rows.append(["score standard deviation"] + [f"{s.stats['score'].sd:.2f}" for s in seats])
@@ -115,13 +144,16 @@ def summary_report(summary: Summary, board_name: str, saved: str | None = None, 
         "rounds": _estimate_data(summary.rounds),
         "leader": summary.leader + 1,
         "seats": [{"seat": s.seat + 1, "strategy": s.strategy,
-                   **{key: _estimate_data(s.stats[key]) for key, _ in SEAT_STATISTICS}} for s in seats],
+                   **{key: _estimate_data(s.stats[key]) for key, _ in seat_statistics(len(seats))}} for s in seats],
         "margins": [{"leader": m.leader + 1, "other": m.other + 1, "score": _estimate_data(m.score),
                      "win": _estimate_data(m.win)} for m in summary.margins],
     }
-    notes = [("[low, high]: 95% interval (normal approximation over games). Win rate: a k-way tie "
-              "gives each winner 1/k (D20). First player drawn at random each game (D5); seats do not rotate."),
+    notes = [("[low, high]: 95% interval (win rate: Wilson score interval; other means: Student t over "
+              "games). Win rate: a k-way tie gives each winner 1/k (D20). First player drawn at random "
+              "each game (D5); seats do not rotate."),
              "Lines blocked: this seat's lines that lost items to an opponent's completed line (D15)."]
+    if len(seats) == 1:
+        notes = ["[low, high]: 95% interval (Student t over games). Solitaire: no win rate, no lines blocked."]
     if saved:
         notes.append(f"Games saved to {saved} (JSON Lines, replayable).")
     if long_form:
@@ -129,13 +161,21 @@ def summary_report(summary: Summary, board_name: str, saved: str | None = None, 
     return Report(title, headers, rows, data, notes)
 
 
+def _ci(e: Estimate) -> tuple[float | str, float | str]:
+    """The interval's ends for CSV: empty cells when there is none (one game)."""
+    return ("", "") if math.isnan(e.low) else (e.low, e.high)
+
+
 def _long_rows(summary: Summary) -> tuple[list[str], list[list[Any]]]:
-    headers = ["seat", "strategy", "statistic", "mean", "ci_low", "ci_high", "sd", "games"]
+    headers = ["seat", "strategy", "statistic", "mean", "mean_exact", "ci_low", "ci_high", "sd", "games"]
     rows: list[list[Any]] = []
     for s in summary.seats:
-        for key, _ in SEAT_STATISTICS:
+        for key, _ in seat_statistics(len(summary.seats)):
             e = s.stats[key]
-            rows.append([s.seat + 1, s.strategy, key, float(e.mean), e.low, e.high, e.sd, e.n])
+            rows.append([s.seat + 1, s.strategy, key, float(e.mean), exact(e.mean), *_ci(e), e.sd, e.n])
     e = summary.rounds
-    rows.append(["", "", "rounds", float(e.mean), e.low, e.high, e.sd, e.n])
+    rows.append(["", "", "rounds", float(e.mean), exact(e.mean), *_ci(e), e.sd, e.n])
+    for m in summary.margins:  # pairwise: leader's seat minus the other's, per game
+        for key, e in (("win_margin", m.win), ("score_margin", m.score)):
+            rows.append([f"{m.leader + 1}-{m.other + 1}", "", key, float(e.mean), exact(e.mean), *_ci(e), e.sd, e.n])
     return headers, rows

@@ -1,0 +1,227 @@
+"""``shelfie-solve play``: one real game in a game file, turn by turn, with advice (docs/play.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import click
+
+from ..objectives import OBJECTIVE_NAMES
+from ..render import render
+from ..session import (
+    Session,
+    check_player,
+    fail_action,
+    mark_action,
+    reroll_action,
+    roll_action,
+    told_action,
+)
+from ..table import Action, Table, TableError, act, create_file, draw_first, new_table, read_table, undo, update_file
+from ..table_report import describe, status_report, step_report
+from .options import board_option, format_option, load_setup, rules_option
+
+
+class PlayGroup(click.Group):
+    """``play GAME`` (no step) opens the interactive session; ``play STEP GAME ...`` runs a step."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            args = ["session", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group("play", cls=PlayGroup, short_help="Track a real game turn by turn, with advice.")
+def play_command() -> None:
+    """Keep one real game in a game file and get advice at every step (docs/play.md).
+
+    \b
+    First:
+      shelfie-solve play new game.json --players Ann,Ben,me
+      shelfie-solve play game.json            (interactive: type dice, keep, mark, undo, help)
+      shelfie-solve play roll game.json CCBJPP
+    """
+
+
+def _objective_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    func = click.option("--top", type=click.IntRange(1, None), default=5, show_default=True, metavar="K",
+                        help="Rows of advice in table and markdown output.")(func)
+    return click.option("--objective", default="strategic", show_default=True, metavar="NAME",
+                        help=f"What the advice maximises: {', '.join(OBJECTIVE_NAMES)} (docs/objectives.md).")(func)
+
+
+def _player_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--player", default=None, metavar="NAME",
+                        help="Check that it is this player's turn (a turn out of order is refused).")(func)
+
+
+_GAME = click.argument("game", metavar="GAME")
+
+
+def _show(before: Table | None, after: Table, objective: str, top: int, fmt: str) -> None:
+    """Print what the action did, then the advice of the next step (or the final table)."""
+    done = describe(before, after) if before is not None else []
+    report = step_report(after, objective, None if fmt == "json" else top)
+    report = replace(report, title=done + report.title, data={"done": done, **report.data})
+    click.echo(render(report, fmt), nl=False)
+
+
+def _step(path: str, player: str | None, make: Callable[[Table], Action], objective: str, top: int,
+          fmt: str) -> None:
+    def change(table: Table) -> Table:
+        check_player(table, player)
+        return act(table, make(table))
+
+    before, after = update_file(path, change)
+    _show(before, after, objective, top, fmt)
+
+
+@play_command.command("new")
+@_GAME
+@click.option("--players", "players_text", required=True, metavar="A,B,...",
+              help="Player names in seat order (clockwise, D5), 1 to 4 (D1), e.g. Ann,Ben,me.")
+@click.option("--first", default=None, metavar="NAME", help="Who plays first (D5). Default: drawn at random.")
+@click.option("--seed", type=click.IntRange(0, None), default=None, metavar="S",
+              help="Seed for drawing the first player.")
+@board_option
+@rules_option
+@format_option
+def new_command(game: str, players_text: str, first: str | None, seed: int | None, board_path: str | None,
+                rules_path: str | None, fmt: str) -> None:
+    """Start a new game in the file GAME (which must not exist yet)."""
+    rules, board, _ = load_setup(rules_path, board_path, None)
+    names = [n.strip() for n in players_text.split(",")]
+    table = new_table(board, rules, names, 0)
+    seat = table.seat_of(first) if first is not None else draw_first(len(names), seed)
+    table = new_table(board, rules, names, seat)
+    create_file(game, table)
+    _show(None, table, "strategic", 5, fmt)
+
+
+@play_command.command("roll")
+@_GAME
+@click.argument("dice", metavar="DICE")
+@_player_option
+@_objective_option
+@format_option
+def roll_command(game: str, dice: str, player: str | None, objective: str, top: int, fmt: str) -> None:
+    """The active player's initial roll (D6), e.g. CCBJPP: prints the hold advice."""
+    _step(game, player, lambda t: roll_action(t, dice), objective, top, fmt)
+
+
+@play_command.command("reroll")
+@_GAME
+@click.argument("new", metavar="NEW")
+@click.option("--keep", default="", metavar="DICE", help="The dice kept (default: none).")
+@_player_option
+@_objective_option
+@format_option
+def reroll_command(game: str, new: str, keep: str, player: str | None, objective: str, top: int,
+                   fmt: str) -> None:
+    """A re-roll (D7): --keep the dice held, NEW only the dice rolled again (as many as picked up)."""
+    _step(game, player, lambda t: reroll_action(t, keep, new), objective, top, fmt)
+
+
+@play_command.command("stop")
+@_GAME
+@_objective_option
+@format_option
+def stop_command(game: str, objective: str, top: int, fmt: str) -> None:
+    """The dice are final (D7): show the markings (the file is unchanged: the marking ends the rolling)."""
+    table = read_table(game)
+    if table.dice is None:
+        raise TableError(f"{table.active_name} has not rolled yet; expected 'play roll {game} DICE'")
+    _show(None, replace(table, rerolls_left=0), objective, top, fmt)
+
+
+@play_command.command("mark")
+@_GAME
+@click.argument("items", nargs=-1, metavar="ITEM...")
+@click.option("--best", is_flag=True, help="Mark the advice's best marking.")
+@click.option("--unchecked", is_flag=True,
+              help="A marking made without recorded dice (an opponent's): recorded as unchecked.")
+@_player_option
+@_objective_option
+@format_option
+def mark_command(game: str, items: tuple[str, ...], best: bool, unchecked: bool, player: str | None,
+                 objective: str, top: int, fmt: str) -> None:
+    """Mark items with the final dice (D8-D14), e.g. r1c3 r2c2; or --best; or --unchecked."""
+    if best and (items or unchecked):
+        raise click.UsageError("--best takes no items and no --unchecked")
+    if not best and not items:
+        raise click.UsageError("expected items such as r1c3 r2c2, or --best")
+    if unchecked:
+        _step(game, player, lambda t: told_action(t, list(items)), objective, top, fmt)
+    else:
+        _step(game, player, lambda t: mark_action(t, ["best"] if best else list(items), objective),
+              objective, top, fmt)
+
+
+@play_command.command("fail")
+@_GAME
+@click.option("--shelf", required=True, metavar="N|best", help="The shelf given up (1-based), or best.")
+@_player_option
+@_objective_option
+@format_option
+def fail_command(game: str, shelf: str, player: str | None, objective: str, top: int, fmt: str) -> None:
+    """Failed result (D13): nothing can be marked, give up a shelf."""
+    _step(game, player, lambda t: fail_action(t, shelf), objective, top, fmt)
+
+
+@play_command.command("undo")
+@_GAME
+@click.argument("count", type=click.IntRange(1, None), default=1, metavar="[N]")
+@format_option
+def undo_command(game: str, count: int, fmt: str) -> None:
+    """Take back the last N actions (default 1)."""
+    _, after = update_file(game, lambda t: undo(t, count))
+    report = status_report(after, markdown=fmt == "markdown")
+    click.echo(render(replace(report, title=[f"Undid {count} action{'s' if count != 1 else ''}."]
+                          + report.title), fmt), nl=False)
+
+
+@play_command.command("status")
+@_GAME
+@format_option
+def status_command(game: str, fmt: str) -> None:
+    """Every sheet as a grid, the scores, whose turn, the round and the end trigger."""
+    click.echo(render(status_report(read_table(game), markdown=fmt == "markdown"), fmt), nl=False)
+
+
+@play_command.command("advise")
+@_GAME
+@_objective_option
+@format_option
+def advise_command(game: str, objective: str, top: int, fmt: str) -> None:
+    """The advice for the current step again (or the final table)."""
+    _show(None, read_table(game), objective, top, fmt)
+
+
+@play_command.command("session", hidden=True)
+@_GAME
+@click.option("--objective", default="strategic", show_default=True, metavar="NAME")
+def session_command(game: str, objective: str) -> None:
+    """The interactive session (``play GAME``)."""
+    session = Session(game, objective)
+    read_table(game)  # a bad file is refused before the prompt
+    click.echo("Type 'help' for the commands; the file is saved after every action.")
+    click.echo(session.advice(), nl=False)
+    while not session.done:
+        try:
+            line = input(session.prompt())
+        except EOFError:
+            click.echo(f"\nSaved in {game}.")
+            return
+        except KeyboardInterrupt:
+            click.echo(f"\nInterrupted; saved in {game}.")
+            return
+        try:
+            out = session.handle(line)
+        except KeyboardInterrupt:  # the file is replaced whole or not at all
+            click.echo(f"\nInterrupted; saved in {game}.")
+            return
+        if out:
+            click.echo(out)
+

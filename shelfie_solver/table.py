@@ -1,0 +1,523 @@
+"""A real game at the table, turn by turn (``shelfie-solve play``), click-free.
+
+A :class:`Table` is the game so far: the events of :mod:`game` (the saved-game format of
+``simulate --save``, "shelfie-solve game 1"), from which the rules engine derives everything
+else — whose turn it is, the dice showing and the re-rolls left, every sheet, blocking (D15),
+the end trigger and the last round (D17, D18), the final scores and winners (D19, D20).
+
+Players act through *actions*, each one or two input events: the initial roll (:class:`Roll`,
+D6), a re-roll (:class:`Hold` then :class:`Roll`, D7), a marking (:class:`Mark`, D8-D14), a
+failed result (:class:`Fail`, D13) and an opponent's marking told without dice
+(:class:`UncheckedMark`). :func:`act` checks an action against the rules and appends it with
+the events the rules derive from it (:class:`Block`, :class:`Pass`, :class:`EndTriggered`,
+:class:`GameOver`), reusing :mod:`game`'s turn logic (:func:`game.legal_sets`,
+``_mark_and_block``, :func:`game.finish_turn`). Undo drops the last actions and derives the
+game again.
+
+Decisions where the rules are silent:
+
+* Stopping (D7) is not an event (as in :mod:`game`): with dice showing, a marking may be
+  entered at any time; it ends the rolling.
+* A failed result (D13) may be entered without dice (an opponent's turn told at the table); it
+  is then unchecked like :class:`UncheckedMark`. With dice it must be a real failed result:
+  nothing can be marked (D14).
+* A game file in progress has no :class:`GameOver`; it is written whole after every action,
+  under an exclusive lock (:func:`update_file`), so two processes never interleave.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from .board import Board, Marks, score_breakdown
+from .dice import Counts, dice_codes
+from .errors import ShelfieError
+from .files import FileWriteError, resolve_target, write_text_atomically
+from .game import (
+    MAX_PLAYERS,
+    Event,
+    Fail,
+    Game,
+    GameError,
+    GameOver,
+    GameState,
+    Hold,
+    Mark,
+    Pass,
+    Roll,
+    Start,
+    UncheckedMark,
+    _mark_and_block,
+    finish_turn,
+    game_to_dict,
+    legal_sets,
+    saved_game_parts,
+)
+from .objectives import Objective, parse_objective
+from .rules import Ruleset
+
+#: Input events (what players do); the other kinds are derived by the rules.
+INPUT_EVENTS = (Roll, Hold, Mark, UncheckedMark, Fail)
+Action = tuple[Event, ...]
+
+
+class TableError(GameError):
+    """An action that the rules or the turn order forbid, or a game file that is not a game in
+    this format (the message names the first bad event)."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """A game so far.
+
+    Attributes:
+        board, rules: what is played.
+        players: player names by seat (0-based seats).
+        events: every event so far (the first is :class:`Start`).
+        state: the current turn's :class:`game.GameState` (after the game: the final sheets).
+        dice: the dice showing in this turn, ``None`` before the initial roll (D6).
+        rerolls_left: re-rolls left with these dice (D7).
+        actions: how many actions were taken (undo counts these).
+    """
+
+    board: Board
+    rules: Ruleset
+    players: tuple[str, ...]
+    events: tuple[Event, ...]
+    state: GameState
+    dice: Counts | None = None
+    rerolls_left: int = 0
+    actions: int = 0
+
+    @property
+    def over(self) -> GameOver | None:
+        """The final event once the game is over (D18), else ``None``."""
+        last = self.events[-1]
+        return last if isinstance(last, GameOver) else None
+
+    @property
+    def sheets(self) -> tuple[Marks, ...]:
+        """Every seat's sheet."""
+        return self.state.sheets
+
+    @property
+    def active(self) -> int:
+        """The seat whose turn it is."""
+        return self.state.active
+
+    @property
+    def active_name(self) -> str:
+        """The active player's name."""
+        return self.players[self.active]
+
+    def seat_of(self, name: str) -> int:
+        """The seat of a player name (case-insensitive).
+
+        Raises:
+            TableError: no such player.
+        """
+        for seat, player in enumerate(self.players):
+            if player.lower() == name.strip().lower():
+                return seat
+        raise TableError(f"no player {name!r} in this game; players: {', '.join(self.players)}")
+
+    def scores(self) -> tuple[int, ...]:
+        """Every seat's total score now (D19)."""
+        return tuple(sum(score_breakdown(self.board, m, self.rules)) for m in self.sheets)
+
+    def to_game(self) -> Game:
+        """The events as a :class:`game.Game` (for :func:`game.game_to_dict`)."""
+        return Game(self.board, self.rules, self.players, self.events, self.sheets)
+
+
+def new_table(board: Board, rules: Ruleset, players: Sequence[str], first: int) -> Table:
+    """A new game: ``players`` names (1 to 4, D1; 1 = solitaire), ``first`` the seat that plays
+    first (D5), every sheet empty.
+
+    Raises:
+        TableError: a bad number of players, a repeated or empty name, or a bad first seat.
+    """
+    names = tuple(p.strip() for p in players)
+    if not 1 <= len(names) <= MAX_PLAYERS:
+        raise TableError(f"a game needs 1 to {MAX_PLAYERS} players (D1; 1 = solitaire), got {len(names)}; "
+                         "expected names like Ann,Ben,me")
+    if any(not n or any(ch.isspace() or ch == "," for ch in n) for n in names):
+        raise TableError(f"player names must be non-empty words without spaces, got {list(names)}")
+    if len({n.lower() for n in names}) != len(names):
+        raise TableError(f"player names must differ, got {list(names)}")
+    return start_table(board, rules, names, first)
+
+
+def start_table(board: Board, rules: Ruleset, players: tuple[str, ...], first: int) -> Table:
+    """The start of a game as recorded (names as they are: ``simulate`` repeats strategy names).
+
+    Raises:
+        TableError: a bad first seat.
+    """
+    names = players
+    if not 0 <= first < len(names):
+        raise TableError(f"first player {first + 1} is not a seat 1..{len(names)}")
+    sheets = tuple(Marks.empty(board) for _ in names)
+    start = Start(len(names), first, tuple(str(m) for m in sheets))
+    return Table(board, rules, names, (start,), GameState(board, rules, sheets, first, first, 0, False))
+
+
+def act(table: Table, action: Action) -> Table:
+    """Apply one action of the active player (module docstring), with the events it implies.
+
+    Raises:
+        TableError: the game is over, it is not this player's turn, or the action breaks a rule
+            (D6-D14); ``table`` itself is unchanged (it is immutable).
+    """
+    if table.over is not None:
+        raise TableError("the game is over (D18); 'undo' to change the last action")
+    first = action[0]
+    player = getattr(first, "player", None)
+    if player != table.active:
+        who = table.players[player] if isinstance(player, int) and 0 <= player < len(table.players) else player
+        raise TableError(f"it is {table.active_name}'s turn, not {who}'s (D5: play goes clockwise)")
+    rules, board, marks = table.rules, table.board, table.state.marks
+    events = list(table.events) + list(action)
+    kinds = tuple(type(e) for e in action)
+    if kinds == (Roll,):
+        assert isinstance(first, Roll)
+        if table.dice is not None:
+            raise TableError(f"{table.active_name} has rolled already ({dice_codes(table.dice, rules)}); "
+                             "expected a re-roll (keep some dice), a marking or a failed result")
+        if first.rerolls_left != rules.rerolls:
+            raise TableError(f"the initial roll leaves {rules.rerolls} re-rolls (D7), not {first.rerolls_left}")
+        return replace(table, events=tuple(events), dice=first.dice, rerolls_left=rules.rerolls,
+                       actions=table.actions + 1)
+    if kinds == (Hold, Roll):
+        hold, roll = action
+        assert isinstance(hold, Hold) and isinstance(roll, Roll)
+        dice = table.dice
+        if dice is None:
+            raise TableError(f"{table.active_name} has not rolled yet; expected the initial roll of "
+                             f"{rules.dice} dice (D6)")
+        if table.rerolls_left == 0:
+            raise TableError(f"no re-roll left (D7: at most {rules.rerolls}); the dice "
+                             f"{dice_codes(dice, rules)} are final: mark items or give up a shelf")
+        if any(k > d for k, d in zip(hold.keep, dice)):
+            raise TableError(f"cannot keep {dice_codes(hold.keep, rules)}: not among the dice "
+                             f"{dice_codes(dice, rules)} (D7)")
+        if hold.keep == dice:
+            raise TableError("keeping every die is stopping (D7): mark items instead")
+        if roll.player != hold.player or any(k > d for k, d in zip(hold.keep, roll.dice)) \
+                or roll.rerolls_left != table.rerolls_left - 1:
+            raise TableError(f"the re-roll {dice_codes(roll.dice, rules)} does not keep "
+                             f"{dice_codes(hold.keep, rules)} with {table.rerolls_left - 1} re-rolls left (D7)")
+        return replace(table, events=tuple(events), dice=roll.dice, rerolls_left=roll.rerolls_left,
+                       actions=table.actions + 1)
+    if kinds == (Mark,):
+        assert isinstance(first, Mark)
+        if table.dice is None:
+            raise TableError(f"{table.active_name} has not rolled; record the dice first, or an "
+                             "unchecked marking (told without dice)")
+        legal = legal_sets(table.dice, board, marks, rules)
+        if not len(legal):
+            raise TableError(f"nothing can be marked with {dice_codes(table.dice, rules)}: a failed result "
+                             "(D13): give up a shelf")
+        if tuple(sorted(first.cells)) not in legal.all_cells():
+            shown = ", ".join(" ".join(board.cell_name(c) for c in cells) for cells in legal.all_cells()[:6])
+            raise TableError(f"{' '.join(board.cell_name(c) for c in first.cells)} is not a legal marking of "
+                             f"{dice_codes(table.dice, rules)} (D8-D14); legal include: {shown}"
+                             f"{' ...' if len(legal) > 6 else ''}")
+        return _end_turn(table, _mark_and_block(table.state, first.cells, events), events)
+    if kinds == (UncheckedMark,):
+        assert isinstance(first, UncheckedMark)
+        if table.dice is not None:
+            raise TableError(f"the dice {dice_codes(table.dice, rules)} are recorded: mark with them (checked)")
+        cells = first.cells
+        if not 1 <= len(cells) <= rules.combinations_per_turn or not marks.can_mark(cells) \
+                or tuple(sorted(cells)) != cells:
+            raise TableError(f"{table.active_name} cannot mark {' '.join(board.cell_name(c) for c in cells)}: 1 to "
+                             f"{rules.combinations_per_turn} distinct available items (D4, D9)")
+        return _end_turn(table, _mark_and_block(table.state, cells, events), events)
+    if kinds == (Fail,):
+        assert isinstance(first, Fail)
+        if table.dice is not None and len(legal_sets(table.dice, board, marks, rules)):
+            raise TableError(f"{dice_codes(table.dice, rules)} can mark an item, so it must (D14): "
+                             "a failed result is never chosen")
+        shelves = [s + 1 for s in range(board.n_shelves) if marks.shelf_has_available(s)]
+        if first.shelf + 1 not in shelves:
+            raise TableError(f"a failed result gives up a shelf with an available item (D13): one of "
+                             f"{shelves}, not {first.shelf + 1}")
+        lost = tuple(c for c in board.lines[first.shelf] if marks.is_available(c))
+        if first.cells != lost:
+            raise TableError(f"giving up shelf {first.shelf + 1} eliminates "
+                             f"{[board.cell_name(c) for c in lost]} (D13)")
+        sheets = table.sheets[:table.active] + (marks.with_eliminated(lost),) + table.sheets[table.active + 1:]
+        return _end_turn(table, sheets, events)
+    raise TableError(f"not an action: {[e.kind for e in action]}")
+
+
+def _end_turn(table: Table, sheets: tuple[Marks, ...], events: list[Event]) -> Table:
+    """After a marking or failed result: the end trigger and the round (D17, D18,
+    :func:`game.finish_turn`), and passes for sheets with nothing left (as :mod:`game` does)."""
+    state: GameState | None = finish_turn(table.state, sheets, events)
+    while state is not None and not state.marks.available:
+        events.append(Pass(state.active))
+        state = finish_turn(state, state.sheets, events)
+    final = state if state is not None else replace(table.state, sheets=sheets)
+    return Table(table.board, table.rules, table.players, tuple(events), final, None, 0, table.actions + 1)
+
+
+def split_actions(events: Sequence[Event]) -> Iterator[tuple[int, Action]]:
+    """The input actions of an event list with the index of each one's first event (a
+    :class:`Hold` and the :class:`Roll` after it are one action); derived events are skipped."""
+    i = 1
+    while i < len(events):
+        event = events[i]
+        if isinstance(event, Hold):
+            yield i, tuple(events[i:i + 2])
+            i += 2
+        elif isinstance(event, INPUT_EVENTS):
+            yield i, (event,)
+            i += 1
+        else:
+            i += 1
+
+
+def table_from_events(board: Board, rules: Ruleset, players: tuple[str, ...], events: Sequence[Event]) -> Table:
+    """Derive a game from its events, checking every action and every derived event.
+
+    Raises:
+        TableError: the first event is not a fresh :class:`Start`, an action is illegal, or a
+            recorded derived event differs from what the rules give (names the event number).
+    """
+    if not events or not isinstance(events[0], Start):
+        raise TableError("the first event must be 'start'")
+    start = events[0]
+    if start.players != len(players):
+        raise TableError(f"{len(players)} player names but {start.players} players")
+    if not 0 <= start.first < start.players:
+        raise TableError(f"event 0: first player {start.first} is not a seat")
+    if not 1 <= len(players) <= MAX_PLAYERS:
+        raise TableError(f"{len(players)} players; a game has 1 to {MAX_PLAYERS} (D1)")
+    table = start_table(board, rules, players, start.first)
+    if table.events[0] != start:
+        raise TableError("event 0: the sheets must start empty")
+    for index, action in split_actions(events):
+        try:
+            table = act(table, action)
+        except ShelfieError as error:
+            raise TableError(f"event {index} ({action[0].kind}): {error}") from None
+    for i, (old, new) in enumerate(zip(events, table.events)):
+        if old != new:
+            raise TableError(f"event {i} ({old.kind}): recorded {old!r} but the rules give {new!r}")
+    if len(events) < len(table.events):
+        raise TableError(f"event {len(events)}: the file ends where the rules give the event "
+                         f"{table.events[len(events)].kind!r}")
+    if len(events) > len(table.events):
+        raise TableError(f"event {len(table.events)} ({events[len(table.events)].kind}): not what the rules "
+                         "give after the events before it")
+    return table
+
+
+def undo(table: Table, count: int = 1) -> Table:
+    """The game without its last ``count`` actions.
+
+    Raises:
+        TableError: ``count`` < 1 or more than the actions taken.
+    """
+    actions = list(split_actions(table.events))
+    if not 1 <= count <= len(actions):
+        raise TableError(f"cannot undo {count} action{'s' if count != 1 else ''}: "
+                         f"{len(actions)} taken; expected 1..{max(len(actions), 1)}")
+    fresh = start_table(table.board, table.rules, table.players, table.state.first)
+    for _, action in actions[: len(actions) - count]:
+        fresh = act(fresh, action)
+    return fresh
+
+
+# --- the file -------------------------------------------------------------------------------
+
+
+def table_to_text(table: Table) -> str:
+    """The game file's text: one line of JSON (the saved-game format, :func:`game.game_to_dict`)."""
+    return json.dumps(game_to_dict(table.to_game()), separators=(",", ":")) + "\n"
+
+
+def table_from_text(text: str, source: str = "game file") -> Table:
+    """Read a game file (in progress or finished, :func:`table_to_text`, or one game saved by
+    ``simulate --save``).
+
+    Raises:
+        TableError: not JSON, not a saved game, or an event is malformed or illegal (the
+            message names the first bad event).
+    """
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        games = sum(1 for line in text.splitlines() if line.lstrip().startswith("{"))
+        if games > 1:
+            raise TableError(f"{source} holds {games} games (JSON Lines); play acts on a file of one game "
+                             "(review --game N reads one of many)") from None
+        raise TableError(f"{source} is not a saved game: not valid JSON ({error}); a truncated file?") from None
+    return table_from_dict(data, source)
+
+
+def table_from_dict(data: Any, source: str = "game file") -> Table:
+    """:func:`table_from_text` of parsed JSON."""
+    try:
+        rules, board, players, events = saved_game_parts(data)
+    except GameError as error:
+        raise TableError(f"{source}: {error}") from None
+    try:
+        return table_from_events(board, rules, players, events)
+    except TableError as error:
+        raise TableError(f"{source}: {error}") from None
+
+
+def read_table(path: str) -> Table:
+    """Read a game file.
+
+    Raises:
+        TableError: the file cannot be read or is not a game (:func:`table_from_text`).
+    """
+    return table_from_text(read_text_file(path), path)
+
+
+def read_text_file(path: str) -> str:
+    """The text of a file (UTF-8).
+
+    Raises:
+        TableError: it cannot be read (the message names the path and the reason).
+    """
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as error:
+        raise TableError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
+
+
+def create_file(path: str, table: Table) -> None:
+    """Write a new game file; refuses to overwrite an existing file.
+
+    Raises:
+        TableError: the file exists or cannot be written.
+    """
+    if os.path.lexists(path):
+        raise TableError(f"{path} exists already; choose a new file name for a new game")
+    try:
+        write_text_atomically(path, table_to_text(table))
+    except FileWriteError as error:
+        raise TableError(str(error)) from None
+
+
+@contextmanager
+def _locked(path: str) -> Iterator[None]:
+    """Hold an exclusive lock (``fcntl.flock``) on the game file ``path`` names now: after the
+    lock is taken the file is checked to be still the one at ``path`` (another writer replaces
+    the file, :func:`files.write_text_atomically`), else the lock is taken again."""
+    try:
+        real = resolve_target(path)
+    except FileWriteError as error:
+        raise TableError(str(error)) from None
+    while True:
+        try:
+            fd = os.open(real, os.O_RDONLY)
+        except OSError as error:
+            raise TableError(f"cannot read {path}: {error.strerror or error}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                same = os.path.samestat(os.fstat(fd), os.stat(real))
+            except FileNotFoundError:
+                same = False
+            if same:
+                yield
+                return
+        finally:
+            os.close(fd)
+
+
+def update_file(path: str, change: Callable[[Table], Table]) -> tuple[Table, Table]:
+    """Read the game file under an exclusive lock, apply ``change`` and write the result whole
+    (only when its events differ). On any error nothing is written: the file stays byte for byte
+    as it was.
+
+    Returns:
+        (the game before, the game after).
+    Raises:
+        TableError and other :class:`ShelfieError`: from reading, ``change`` or writing.
+    """
+    with _locked(path):
+        before = table_from_text(read_text_file(path), path)
+        after = change(before)
+        if after.events != before.events:
+            try:
+                write_text_atomically(path, table_to_text(after))
+            except FileWriteError as error:
+                raise TableError(str(error)) from None
+    return before, after
+
+
+# --- advice that knows the game -------------------------------------------------------------
+
+
+def objective_for(name: str, state: GameState) -> Objective:
+    """The objective the advice of ``play`` maximises in this game state. Today the named
+    objective of :func:`objectives.parse_objective` (the state is not used yet); the one place
+    where a game-aware objective (e.g. a learned value function of the whole game) plugs in.
+
+    Raises:
+        ObjectiveError: an unknown name.
+    """
+    return parse_objective(name, state.board)
+
+
+def warnings(table: Table) -> list[str]:
+    """What the active player should know beyond the dice: the last round (D17, D18), a sheet one
+    closed shelf from the trigger, opponents one item from completing a line that holds the
+    active player's available items (a blocking threat, D15), the score gap (D19)."""
+    if table.over is not None:
+        return []
+    board, state, names = table.board, table.state, table.players
+    me, n = state.active, state.players
+    out: list[str] = []
+    if state.end_triggered:
+        left = n - 1 - (me - state.first) % n
+        out.append(f"Last round (D18): the end is triggered; {left} more turn{'s' if left != 1 else ''} "
+                   "after this one, then the game is over.")
+    else:
+        need = state.trigger_shelves
+        for seat, sheet in enumerate(state.sheets):
+            closed = sheet.closed_shelves()
+            if closed == need - 1:
+                who = "you have" if seat == me else f"{names[seat]} has"
+                out.append(f"End near (D17): {who} {closed} closed shelf{'s' if closed != 1 else ''}; "
+                           "one more triggers the last round.")
+    mine = state.sheets[me]
+    for seat, sheet in enumerate(state.sheets):
+        if seat == me or not sheet.available:
+            continue
+        for line, members in enumerate(board.lines):
+            open_cells = [c for c in members if sheet.is_available(c)]
+            if len(open_cells) == 1 and sheet.count_marked(members) == len(members) - 1:
+                risk = [board.cell_name(c) for c in members if mine.is_available(c)]
+                if risk:
+                    out.append(f"Blocking threat (D15): {names[seat]} completes {board.line_name(line)} with one "
+                               f"more item ({board.cell_name(open_cells[0])}): your {', '.join(risk)} "
+                               f"{'are' if len(risk) > 1 else 'is'} at risk.")
+    if n > 1:
+        scores = table.scores()
+        best_other = max(s for seat, s in enumerate(scores) if seat != me)
+        gap = scores[me] - best_other
+        out.append(f"Score now (D19): {names[me]} {scores[me]}, best opponent {best_other} "
+                   f"({'+' if gap >= 0 else ''}{gap}).")
+    return out
+
+
+def draw_first(players: int, seed: int | None) -> int:
+    """The first player drawn at random (D5) from a generator made from ``seed``."""
+    return int(np.random.default_rng(seed).integers(players))

@@ -1,0 +1,178 @@
+"""How much work a board and ruleset cost the exact engine, estimated BEFORE any table is built,
+so that input which would run for minutes or exhaust memory is refused up front with one line
+(issue 8 §5; the limits are in docs/formats.md).
+
+The engine's tables (:mod:`dice`, :mod:`allocate`, :mod:`engine`) have sizes that follow from
+a handful of counts, all computed here in closed form (no table is built):
+
+* ``rolls`` R = C(d + s - 1, d) and ``holds`` H = C(d + s, d) for d dice of s sides (D6, D7);
+* ``transitions``: the non-zero re-roll weights, sum over k of C(k + s - 1, k) * C(d - k + s - 1, d - k);
+* ``item_sets`` K: the sets of 1..k items (k = combinations_per_turn, D9), and ``set_options``:
+  those sets once every several-face item has chosen its face (the elementary symmetric sums
+  of the faces per item);
+* ``columns`` Q = k + 1 carried through the dynamic programme (objective, failed result,
+  at least 2..k items).
+
+:func:`estimate_work` turns them into a peak-memory figure (bytes) and a time figure
+(element operations), each a sum of the engine's largest arrays with measured constants
+(measured: docs/formats.md), and :func:`check_work` refuses anything past :data:`MAX_BYTES` or
+:data:`MAX_OPERATIONS` for the number of turn solves a command needs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .board import Board
+from .errors import ShelfieError
+from .rules import Ruleset
+
+#: Peak memory allowed for the engine's tables (bytes; with Python and numpy themselves, about
+#: 150 MB resident in all).
+MAX_BYTES = 100_000_000
+#: Element operations allowed for one command (under a minute on one core of the reference machine).
+MAX_OPERATIONS = 10_000_000_000
+#: Int64 values at level 0 and every re-roll level must stay below this, else the engine falls
+#: back on Python integers (exact, but ~20 times slower and ~5 times larger: :mod:`engine`).
+_INT64_SAFE = 2**62
+
+
+class WorkError(ShelfieError):
+    """A board and ruleset (or a command's number of solves) would cost the exact engine more
+    time or memory than the documented bounds (docs/formats.md)."""
+
+
+@dataclass(frozen=True)
+class Work:
+    """The sizes that set the engine's cost for one board and ruleset (module docstring).
+
+    Attributes:
+        rolls, holds, transitions, item_sets, set_options, columns: the counts R, H, nnz, K, O, Q.
+        lines: shelves + columns of the board. per_set: k, the longest item set.
+        rerolls: re-roll levels solved. big_ints: whether values overflow int64 (Python ints).
+    """
+
+    rolls: int
+    holds: int
+    transitions: int
+    item_sets: int
+    set_options: int
+    columns: int
+    lines: int
+    per_set: int
+    sides: int
+    rerolls: int
+    big_ints: bool
+
+    @property
+    def table_bytes(self) -> int:
+        """Bytes of the state-free tables kept for the whole run: the feasible (roll, item set)
+        pairs in CSR form (16 bytes a pair, at most an eighth of all pairs feasible: about 1%
+        on the default board), the item sets (``(K, k + 2L)`` int64) and the re-roll
+        transitions (24 bytes per non-zero weight) with the sub-holds of every roll."""
+        feasible = 2 * self.rolls * (self.item_sets + 1)
+        sets = 8 * self.item_sets * (self.per_set + 2 * self.lines)
+        space = 24 * self.transitions + 8 * self.rolls * min(self.holds, 1 << self.sides)
+        return feasible + sets + space
+
+    @property
+    def build_bytes(self) -> int:
+        """Peak bytes of the temporaries while the tables are built (the largest of: six
+        ``(R, O)`` byte arrays in the feasibility test, the ``(K, k, L)`` int64 line counts of
+        the item sets, the ``(R, H, s)`` booleans of the sub-holds, the ``(nnz, s)`` int64
+        transitions)."""
+        return max(6 * self.rolls * self.set_options + 2 * self.rolls * (self.item_sets + 1),
+                   8 * self.item_sets * self.per_set * self.lines,
+                   self.rolls * self.holds * (self.sides + 1),
+                   8 * self.transitions * self.sides)
+
+    @property
+    def solve_bytes(self) -> int:
+        """Peak bytes of one turn solve: the final table over the item sets (a dozen ``(K, L)``
+        int64 arrays), and per re-roll level ``(H, Q)`` values plus the ``nnz`` gathers of the
+        expectation (Python integers take about 5 times as much)."""
+        final = 12 * 8 * self.item_sets * self.lines
+        width = 40 if self.big_ints else 8
+        levels = width * (self.holds * self.columns * (self.rerolls + 1) + 3 * self.transitions)
+        return final + levels
+
+    @property
+    def peak_bytes(self) -> int:
+        """Estimated peak memory of the engine's arrays (bytes): the kept tables plus the larger
+        of the build temporaries and one solve."""
+        return self.table_bytes + max(self.build_bytes, self.solve_bytes)
+
+    @property
+    def table_operations(self) -> int:
+        """Element operations to build the state-free tables (the face loop of the feasibility
+        test over ``(R, O)``; the several-face expansion runs in Python, weighted 50 each)."""
+        return 12 * self.rolls * self.set_options + 50 * (self.set_options - self.item_sets) + 10 * self.transitions
+
+    @property
+    def solve_operations(self) -> int:
+        """Element operations of one turn solve: the expectation over ``nnz`` per column and
+        level (Python integers weighted 30), plus the final table over ``(R, K)``."""
+        weight = 30 if self.big_ints else 1
+        return weight * 4 * self.transitions * self.columns * max(1, self.rerolls) + 2 * self.rolls * self.item_sets
+
+
+def _elementary_sums(sizes: list[int], most: int) -> list[int]:
+    """``e[j]`` = sum over j-subsets of the product of their ``sizes``, j = 0..most."""
+    e = [1] + [0] * most
+    for m in sizes:
+        for j in range(most, 0, -1):
+            e[j] += e[j - 1] * m
+    return e
+
+
+def estimate_work(board: Board | None, rules: Ruleset) -> Work:
+    """The :class:`Work` of ``board`` under ``rules``, in closed form (module docstring); cheap
+    for any accepted input (at most 49 items, 12 dice, 12 sides). ``board`` None: the dice
+    alone (e.g. ``odds`` on a dice target), no item sets."""
+    d, s = rules.dice, rules.n_sides
+    cells = board.n_cells if board is not None else 0
+    k = min(rules.combinations_per_turn, cells)
+    rolls = math.comb(d + s - 1, d)
+    holds = math.comb(d + s, d)
+    transitions = sum(math.comb(j + s - 1, j) * math.comb(d - j + s - 1, d - j) for j in range(d + 1))
+    item_sets = sum(math.comb(cells, j) for j in range(1, k + 1))
+    faces = [len(board.faces_of(c)) for c in range(cells)] if board is not None else []
+    options = sum(_elementary_sums(faces, k)[1:])
+    # the largest level-0 value: the strategic objective (scale 2t) changes each line's points,
+    # and every item lies in two lines (objectives.py)
+    bound = 4 * max(1, rules.scoring_threshold) * sum(board.value(c) for c in range(cells)) if board else 1
+    big = (bound + 1) * (s ** d) ** (rules.rerolls + 1) >= _INT64_SAFE
+    lines = len(board.lines) if board is not None else 0
+    return Work(rolls, holds, transitions, item_sets, options, k + 1, lines, k, s, rules.rerolls, big)
+
+
+def check_work(board: Board | None, rules: Ruleset, solves: int = 1, what: str = "this command") -> Work:
+    """Refuse, before any table is built, a board and ruleset whose tables would pass
+    :data:`MAX_BYTES`, or whose ``solves`` turn solves would pass :data:`MAX_OPERATIONS`.
+
+    Args:
+        board: the board, or None for the dice alone (:func:`estimate_work`).
+        solves: turn solves the command needs (advise 1; cheatsheet one per item and more).
+        what: the command, for the message.
+    Returns:
+        The :class:`Work` estimate.
+    Raises:
+        WorkError: one line naming the counts and the way out (fewer dice, faces, items or
+            combinations per turn).
+    """
+    work = estimate_work(board, rules)
+    shape = (f"{rules.dice} dice of {rules.n_sides} sides: {work.rolls:,} rolls x {work.holds:,} holds"
+             if board is None else
+             f"{rules.dice} dice of {rules.n_sides} sides, {board.n_cells} items, up to "
+             f"{work.per_set} combinations per turn: {work.rolls:,} rolls x {work.set_options:,} item sets")
+    if work.peak_bytes > MAX_BYTES:
+        raise WorkError(f"{shape} would need about {work.peak_bytes / 1e6:,.0f} MB for the exact engine "
+                        f"(at most {MAX_BYTES / 1e6:,.0f} MB); use fewer dice, faces, items or combinations "
+                        "per turn (docs/formats.md)")
+    operations = work.table_operations + solves * work.solve_operations
+    if operations > MAX_OPERATIONS:
+        raise WorkError(f"{shape}: {what} would take about {operations / 1e9:,.0f} billion steps "
+                        f"(at most {MAX_OPERATIONS / 1e9:,.0f} billion); use fewer dice, faces, items or "
+                        "combinations per turn (docs/formats.md)")
+    return work

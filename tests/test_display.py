@@ -1,0 +1,164 @@
+"""Issue 8 §3: rounding and display that never overstate; face words; --top; p/q with floats."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from fractions import Fraction
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import assert_one_line_error
+from shelfie_solver.cli import main
+from shelfie_solver.dice import parse_dice
+from shelfie_solver.errors import DiceError
+from shelfie_solver.render import one_in, one_in_texts, percent
+
+
+@pytest.mark.parametrize("value, text", [
+    (Fraction(186623, 186624), ">99.99%"),   # the issue's ">=2 items 100.00%"
+    (Fraction(1, 186624), "<0.01%"),
+    (Fraction(19999, 20000), ">99.99%"),     # 99.995% would round up to 100.00
+    (Fraction(9999, 10000), "99.99%"),       # exactly 99.99%
+    (Fraction(1, 20000), "0.01%"),           # 0.005% rounds half up to 0.01
+    (Fraction(1, 20001), "<0.01%"),
+    (Fraction(1), "100.00%"),
+    (Fraction(0), "0.00%"),
+    (Fraction(15, 16), "93.75%"),
+])
+def test_percent_never_prints_a_false_certainty(value, text):
+    assert percent(value) == text
+
+
+def test_percent_one_decimal():
+    assert percent(Fraction(1999, 2000), 1) == ">99.9%" and percent(Fraction(1, 2001), 1) == "<0.1%"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.fractions(min_value=0, max_value=1, max_denominator=10**9), st.integers(0, 3))
+def test_percent_is_certain_only_when_exact(value, places):
+    text = percent(value, places)
+    if 0 < value < 1:
+        assert not text.startswith("100") and Fraction(text.lstrip("<>").rstrip("%")) > 0
+    else:
+        assert text[0] not in "<>"
+
+
+def test_one_in_tells_values_apart():
+    """The issue: 93.75% and 87.50% both printed "1 in 1.1"; 16/15 = 1.0667, 8/7 = 1.1429."""
+    assert one_in_texts([Fraction(15, 16), Fraction(7, 8)]) == ["1 in 1.07", "1 in 1.14"]
+    assert one_in(Fraction(347897, 7558272)) == "1 in 21.7"  # 7558272/347897 = 21.72...
+    assert one_in(Fraction(1, 186624)) == "1 in 186,624"
+    assert one_in(Fraction(186623, 186624)) == "1 in 1.00001"  # never "1 in 1" below certainty
+    assert one_in(Fraction(1)) == "1 in 1" and one_in(Fraction(0)) == "never"
+    close = [Fraction(1000, 1001), Fraction(1001, 1002)]  # 1.001 and 1.000998...
+    texts = one_in_texts(close)
+    assert texts[0] != texts[1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.fractions(min_value=Fraction(1, 10**6), max_value=1, max_denominator=10**6), min_size=1,
+                max_size=8))
+def test_one_in_distinct_values_print_distinctly(values):
+    texts = one_in_texts(values)
+    assert len({t for t in texts}) == len(set(values))
+
+
+def test_odds_table_one_in_column_is_distinct():
+    result = CliRunner().invoke(main, ["odds", "--target", "3C+2B", "--dice", "CCBJPP", "--top", "100"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(CliRunner().invoke(main, ["odds", "--target", "3C+2B", "--dice", "CCBJPP",
+                                                "--format", "json"]).stdout)
+    chances = {Fraction(h["probability"]) for h in data["holds"]}
+    lines = [line for line in result.stdout.splitlines() if " 1 in " in line and "/" in line]
+    odds_texts = {line[line.index("1 in"):].strip() for line in lines if not line.startswith(("Optimal", "Baseline"))}
+    assert len(odds_texts) == len(chances - {Fraction(0)})
+
+
+def test_advise_never_shows_false_certainty():
+    """Every percentage in the advise table of an ordinary position: 100.00%/0.00% only when exact."""
+    result = CliRunner().invoke(main, ["advise", "--dice", "CCBJPP", "--top", "100", "--format", "json"])
+    table = CliRunner().invoke(main, ["advise", "--dice", "CCBJPP", "--top", "100"]).stdout
+    for hold in json.loads(result.stdout)["holds"]:
+        for p in [hold["fail"], *hold["at_least"].values()]:
+            if Fraction(p) not in (0, 1):
+                assert percent(Fraction(p)) not in ("100.00%", "0.00%")
+    assert "%" in table
+
+
+# --- face names -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["cats cat book joker plant plant", "CATS;cat;Book;jokers;plants;plant",
+                                  "C,C,B,J,P,P", "c c b j p p", "CCBJPP", "cat cats book jokers plant plant"])
+def test_face_words_and_plurals(rules, text):
+    assert parse_dice(text, rules) == parse_dice("CCBJPP", rules)
+
+
+@pytest.mark.parametrize("text, word", [
+    ("dogs cat book joker plant plant", "'dogs'"),
+    ("cat catz book joker plant plant", "'catz'"),
+    ("CCBXPP", "'X'"),
+])
+def test_unknown_word_is_reported_as_a_word(rules, text, word):
+    with pytest.raises(DiceError) as error:
+        parse_dice(text, rules)
+    assert word in str(error.value) and "plurals allowed" in str(error.value)
+
+
+def test_unknown_word_cli_one_line():
+    assert_one_line_error(CliRunner().invoke(main, ["advise", "--dice", "dogs cat book joker plant plant"]),
+                          "unknown face 'dogs'")
+
+
+# --- --top and machine formats ------------------------------------------------------------------
+
+@pytest.mark.parametrize("command", [["advise", "--dice", "CCBJPP"],
+                                     ["odds", "--target", "3C", "--dice", "CCBJPP"]])
+def test_top_limits_table_and_markdown_not_json_or_csv(command):
+    runner = CliRunner()
+    full = json.loads(runner.invoke(main, [*command, "--format", "json", "--top", "2"]).stdout)["holds"]
+    assert len(full) > 2
+    rows = list(csv.DictReader(io.StringIO(runner.invoke(main, [*command, "--format", "csv", "--top", "2"]).stdout)))
+    assert len(rows) == len(full)
+    table = runner.invoke(main, [*command, "--top", "2"]).stdout
+    assert f"{len(full) - 2} more holds not shown (--top)" in table
+    markdown = runner.invoke(main, [*command, "--top", "2", "--format", "markdown"]).stdout
+    assert f"{len(full) - 2} more holds not shown (--top)" in markdown
+    help_text = " ".join(runner.invoke(main, [command[0], "--help"]).stdout.split())
+    assert "table and markdown output (JSON and CSV list all)" in help_text
+
+
+def test_json_and_csv_give_p_over_q_and_float():
+    """Every exact value of advise's holds and failed-result shelves comes as "p/q" and float."""
+    data = json.loads(CliRunner().invoke(main, ["advise", "--dice", "CCBJPP", "--format", "json"]).stdout)
+    for hold in data["holds"]:
+        for key in ("value", "points", "fail"):
+            assert abs(float(Fraction(hold[key])) - hold[f"{key}_float"]) < 1e-12
+    rows = list(csv.DictReader(io.StringIO(CliRunner().invoke(main, ["advise", "--dice", "CCBJPP", "--format",
+                                                                     "csv"]).stdout)))
+    assert {"value", "value_float", "points", "points_float", "reroll"} <= rows[0].keys()
+
+
+def test_simulate_csv_has_exact_means_and_margins():
+    result = CliRunner().invoke(main, ["simulate", "--players", "solver,greedy", "--games", "3", "--seed", "1",
+                                       "--format", "csv", "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    for row in rows:
+        assert abs(float(Fraction(row["mean_exact"])) - float(row["mean"])) < 1e-9
+    assert {"win_margin", "score_margin"} <= {r["statistic"] for r in rows}
+
+
+def test_issue_literal_186623_over_186624_is_not_100_percent():
+    """The issue's report: a ">=2 items" chance of 186623/186624 printed as 100.00%. On the empty
+    board keeping P and J with two re-rolls left has exactly that chance (the issue's figure)."""
+    data = json.loads(CliRunner().invoke(main, ["advise", "--dice", "CCBJPP", "--format", "json"]).stdout)
+    hold = next(h for h in data["holds"] if h["keep"] == "PJ")
+    assert Fraction(hold["at_least"]["2"]) == Fraction(186623, 186624)
+    table = CliRunner().invoke(main, ["advise", "--dice", "CCBJPP", "--top", "100"]).stdout
+    row = next(line.split() for line in table.splitlines() if line.split()[1:2] == ["PJ"])
+    assert ">99.99%" in row and "100.00%" in row  # >=2 items not certain; >=1 item exactly certain

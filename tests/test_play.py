@@ -1,0 +1,189 @@
+"""``shelfie-solve play`` and ``review`` through CliRunner: a complete hand-worked 3-player game,
+and every bad input leaving the game file byte for byte unchanged.
+
+Default board (shelfie_solver/data/default_board.toml): shelves 1-5 take cat, book, plant, game,
+award; columns need 1-5 dice; values r1 1 2 4 7 11 / r2 1 3 4 6 10 / r3 2 2 3 7 12 /
+r4 1 2 5 6 11 / r5 2 3 4 8 9.
+
+The game (Ann first, then Ben, then me; D5):
+  round 1  Ann   rolls CCBBPG, keeps CCBB, re-rolls CP -> CCCBBP; marks r1c1 (C) r1c2 (CC) r2c2 (BB)
+           Ben   told: r3c1 r3c2 r3c3 (unchecked)
+           me    rolls AAGGGP; marks r5c2 r4c3, undoes, marks r5c2 (AA) r4c3 (GGG) r3c1 (P)
+  round 2  Ann   told: r1c3 r1c4 r1c5: shelf 1 complete -> Ben and me lose all of shelf 1 (D15)
+           Ben   rolls CCCCCC: cats serve only shelf 1, eliminated -> failed result (D13), gives up
+                 shelf 2 -> Ben has 2 closed shelves: end triggered (D17)
+           me    rolls PPPPPP; marks r3c2 (PP) r3c3 (PPP): last of the round -> game over (D18)
+Scores by hand (D19, threshold 3): Ann shelf 1 = 1+2+4+7+11 = 25, no column has 3 marks -> 25.
+Ben shelf 3 = 2+2+3 = 7 -> 7. me shelf 3 = 2+2+3 = 7 (columns 2 and 3 hold 2 marks each) -> 7.
+Ann wins alone (D20).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from shelfie_solver.cli import main
+
+from conftest import assert_one_line_error
+
+
+def play(*args: str):
+    return CliRunner().invoke(main, ["play", *args])
+
+
+def ok(*args: str) -> str:
+    result = play(*args)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_complete_three_player_game(tmp_path: Path):
+    game = str(tmp_path / "game.json")
+    assert "Ann's turn" in ok("new", game, "--players", "Ann,Ben,me", "--first", "Ann")
+    out = ok("roll", game, "CCBBPG")
+    assert "2 re-rolls left" in out and "keep" in out  # the hold advice
+    ok("reroll", game, "--keep", "CCBB", "CP")
+    assert "Ann marked r1c1 r1c2 r2c2" in ok("mark", game, "r1c1", "r1c2", "r2c2", "--player", "Ann")
+    assert "unchecked" in ok("mark", game, "--unchecked", "r3c1", "r3c2", "r3c3")
+    ok("roll", game, "AAGGGP")
+    ok("mark", game, "r5c2", "r4c3")
+    ok("undo", game)
+    ok("mark", game, "r5c2", "r4c3", "r3c1")
+    out = ok("mark", game, "--unchecked", "r1c3", "r1c4", "r1c5")
+    assert "Ann completed shelf 1: Ben loses r1c1 r1c2 r1c3 r1c4 r1c5 (blocked, D15)" in out
+    assert "me loses r1c1 r1c2 r1c3 r1c4 r1c5" in out
+    before = Path(game).read_bytes()  # Ben's shelf 1 is blocked: none of it can be marked (D15, D16)
+    assert_one_line_error(play("mark", game, "--unchecked", "r1c1", "--player", "Ben"), "cannot mark r1c1")
+    assert_one_line_error(play("mark", game, "--unchecked", "r2c1", "--player", "me"), "Ben's turn, not me's")
+    assert Path(game).read_bytes() == before
+    out = ok("roll", game, "CCCCCC")
+    assert "give up" in out.lower() or "failed" in out.lower()
+    out = ok("fail", game, "--shelf", "2")
+    assert "End triggered (D17)" in out and "Last round" in out
+    out = ok("roll", game, "PPPPPP")
+    out = ok("mark", game, "r3c2", "r3c3")
+    assert "Game over" in out and "Winner: Ann with 25 points" in out
+    status = json.loads(ok("status", game, "--format", "json"))
+    assert [s["score"] for s in status["sheets"]] == [25, 7, 7]
+    assert status["turn"]["over"] is True
+    final = json.loads(ok("advise", game, "--format", "json"))
+    assert final["winners"] == ["Ann"] and final["rounds"] == 2
+    assert [p["score"] for p in final["players"]] == [25, 7, 7]
+    # the file is the saved-game format and replays (D19 scores recorded in the last event)
+    data = json.loads(Path(game).read_text())
+    assert data["format"] == "shelfie-solve game 1" and data["events"][-1]["scores"] == [25, 7, 7]
+    # review of me under "points": round 2's PPPPPP marked r3c2 r3c3 (shelf 3 -> 2+2+3 = 7 points)
+    # where r3c2 r3c4 (PP + PPPP) gives 2+2+7 = 11: a loss of exactly 4 points
+    result = CliRunner().invoke(main, ["review", game, "--player", "me", "--objective", "points",
+                                       "--format", "json"])
+    assert result.exit_code == 0, result.output
+    reviewed = json.loads(result.stdout)
+    marks = [d for d in reviewed["decisions"] if d["decision"] == "mark"]
+    assert [m["chosen"] for m in marks] == ["r3c1 r4c3 r5c2", "r3c2 r3c3"]
+    assert marks[1]["best"] == "r3c2 r3c4" and marks[1]["loss"] == "4/1"
+    assert reviewed["turns"] == 2 and reviewed["unchecked"] == 0
+    table = CliRunner().invoke(main, ["review", game, "--player", "Ben"])
+    assert table.exit_code == 0 and "Not reviewed: 1 turn(s)" in table.stdout
+
+
+@pytest.fixture
+def midgame(tmp_path: Path) -> str:
+    """Round 1: Ann has rolled CCBBPG, 2 re-rolls left."""
+    game = str(tmp_path / "mid.json")
+    ok("new", game, "--players", "Ann,Ben,me", "--first", "Ann")
+    ok("roll", game, "CCBBPG")
+    return game
+
+
+@pytest.mark.parametrize("args, fragments", [
+    (["reroll", "{g}", "--keep", "CCCB", "PP"], ["cannot keep BCCC", "not among the dice"]),
+    (["reroll", "{g}", "--keep", "CCBB", "PPG"], ["re-rolls 2 dice", "3 new dice"]),
+    (["reroll", "{g}", "--keep", "CCBB", "XY"], ["unknown face"]),
+    (["reroll", "{g}", "--keep", "BBCCGP", ""], ["stopping"]),
+    (["mark", "{g}", "r5c5"], ["not a legal marking"]),
+    (["mark", "{g}", "r9c1"], ["not on the board"]),
+    (["mark", "{g}", "r1c1", "r1c1"], ["twice"]),
+    (["mark", "{g}", "r1c1", "--unchecked"], ["are recorded"]),
+    (["mark", "{g}"], ["expected items"]),
+    (["fail", "{g}", "--shelf", "1"], ["must (D14)"]),
+    (["fail", "{g}", "--shelf", "x"], ["bad shelf"]),
+    (["roll", "{g}", "CCCCCC"], ["rolled already"]),
+    (["roll", "{g}", "CCBBPG", "--player", "Ben"], ["Ann's turn, not Ben's"]),
+    (["mark", "{g}", "r1c1", "--player", "Zed"], ["no player"]),
+    (["undo", "{g}", "5"], ["cannot undo 5"]),
+])
+def test_bad_input_leaves_the_file_unchanged(midgame: str, args: list[str], fragments: list[str]):
+    before = Path(midgame).read_bytes()
+    result = play(*[a.format(g=midgame) for a in args])
+    assert_one_line_error(result, *fragments)
+    assert Path(midgame).read_bytes() == before
+
+
+def test_finished_game_refuses_actions(tmp_path: Path):
+    game = str(tmp_path / "solo.json")
+    ok("new", game, "--players", "me")
+    for shelf in ("1", "2"):  # solitaire: two shelves given up close two shelves (D17): over
+        ok("mark", game, "--unchecked", f"r{shelf}c1")
+    ok("fail", game, "--shelf", "1")  # no dice: an unchecked failed result (rules docstring)
+    ok("fail", game, "--shelf", "2")
+    before = Path(game).read_bytes()
+    assert_one_line_error(play("mark", game, "--unchecked", "r3c3"), "game is over")
+    assert Path(game).read_bytes() == before
+    data = json.loads(before)
+    data["events"].pop()  # a hand-edited file without the 'over' the rules give (D17, D18)
+    Path(game).write_text(json.dumps(data))
+    assert_one_line_error(play("status", game), "solo.json: event", "the file ends where the rules give the event 'over'")
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("", "not valid JSON"),
+    ("{\"format\": \"shelfie-solve game 1\", \"players\": [\"a\"]", "truncated"),
+    ("{}", "not a saved game"),
+])
+def test_bad_files(tmp_path: Path, text: str, fragment: str):
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    assert_one_line_error(play("status", str(path)), fragment)
+    assert path.read_text() == text
+
+
+def test_hand_edited_file_names_the_first_bad_event(midgame: str):
+    data = json.loads(Path(midgame).read_text())
+    data["events"].append({"event": "mark", "player": 0, "cells": ["r5c5"]})
+    Path(midgame).write_text(json.dumps(data))
+    line = assert_one_line_error(play("status", midgame), "event 2", "not a legal marking")
+    assert "mark" in line
+    data["events"][1]["dice"] = "CCB"
+    Path(midgame).write_text(json.dumps(data))
+    assert_one_line_error(play("status", midgame), "event 1")
+
+
+def test_new_refuses_an_existing_file_and_bad_players(tmp_path: Path, midgame: str):
+    before = Path(midgame).read_bytes()
+    assert_one_line_error(play("new", midgame, "--players", "a,b"), "exists already")
+    assert Path(midgame).read_bytes() == before
+    assert_one_line_error(play("new", str(tmp_path / "n.json"), "--players", "a,b,c,d,e"), "1 to 4")
+    assert_one_line_error(play("new", str(tmp_path / "n.json"), "--players", "a,A"), "must differ")
+    assert not (tmp_path / "n.json").exists()
+
+
+def test_first_player_is_drawn_with_a_seed(tmp_path: Path):
+    seats = {json.loads(ok("new", str(tmp_path / f"g{i}.json"), "--players", "a,b,c,d", "--seed", str(i),
+                           "--format", "json"))["turn"]["seat"] for i in range(12)}
+    assert len(seats) > 1  # D5: drawn, not always the first name
+
+
+def test_simulated_game_reads_as_a_table(tmp_path: Path):
+    path = tmp_path / "s.jsonl"
+    result = CliRunner().invoke(main, ["simulate", "--players", "greedy,random", "--games", "2", "--seed", "4",
+                                       "--jobs", "1", "--save", str(path)])
+    assert result.exit_code == 0, result.output
+    out = CliRunner().invoke(main, ["review", str(path), "--game", "2", "--player", "2", "--format", "csv"])
+    assert out.exit_code == 0 and out.stdout.startswith("number,round,decision")
+    assert_one_line_error(CliRunner().invoke(main, ["review", str(path), "--game", "3"]), "holds 2 games")
+    assert_one_line_error(play("status", str(path)), "holds 2 games", "review --game N")
+    assert_one_line_error(CliRunner().invoke(main, ["review", str(path), "--threshold", "x"]), "not a number")

@@ -1,0 +1,85 @@
+"""The interactive ``shelfie-solve play GAME`` session through a real pseudo-terminal (pexpect):
+the hand-worked game of test_play.py typed at the prompt, with undo, a failed result (D13),
+blocking (D15), the end trigger (D17), a bad line, Ctrl-C and end of input."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from shelfie_solver.table import read_table
+
+from conftest import ROOT
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+
+
+def spawn(game: str) -> pexpect.spawn:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
+    child = pexpect.spawn(sys.executable, ["-c", "from shelfie_solver.cli import main; main()", "play", game],
+                          env=env, encoding="utf-8", timeout=120, dimensions=(50, 200))
+    return child
+
+
+def say(child: pexpect.spawn, line: str, *expect: str) -> None:
+    child.sendline(line)
+    for text in expect:
+        child.expect_exact(text)
+
+
+def interrupt(child: pexpect.spawn) -> None:
+    """Ctrl-C at the prompt. A SIGINT that lands after the prompt is written but before the
+    read starts is only seen at the next input (Python handles signals between bytecodes), as
+    a person pressing Ctrl-C twice would find; so press it again if nothing happens."""
+    for _ in range(5):
+        time.sleep(0.2)
+        child.sendintr()
+        if child.expect_exact(["Interrupted", pexpect.TIMEOUT], timeout=3) == 0:
+            return
+    raise AssertionError("Ctrl-C did not end the session")
+
+
+def test_interactive_game(tmp_path: Path):
+    from click.testing import CliRunner
+
+    from shelfie_solver.cli import main
+
+    game = str(tmp_path / "game.json")
+    assert CliRunner().invoke(main, ["play", "new", game, "--players", "Ann,Ben,me", "--first", "Ann"]).exit_code == 0
+    child = spawn(game)
+    child.expect_exact("Ann roll> ")
+    say(child, "help", "undo [N]", "Ann roll> ")
+    say(child, "CCBBPG", "Best: keep", "Ann PGBBCC/2> ")
+    say(child, "keep CCBB CP", "Ann rolled PBBCCC (1 re-roll left)", "Ann PBBCCC/1> ")
+    say(child, "mark r1c1 r1c2 r2c2", "Ann marked r1c1 r1c2 r2c2", "Ben roll> ")
+    say(child, "told r3c1 r3c2 r3c3", "(unchecked: no dice recorded)", "me roll> ")
+    say(child, "AAGGGP", "me PGGGAA/2> ")
+    say(child, "mark r5c2 r4c3", "me marked r4c3 r5c2", "Ann roll> ")
+    say(child, "undo", "Undone", "me PGGGAA/2> ")
+    say(child, "mark r5c2 r4c3 r3c1", "me marked r3c1 r4c3 r5c2", "Ann roll> ")
+    say(child, "status", "Ben: 7 points", "Ann roll> ")
+    say(child, "told r1c3 r1c4 r1c5", "Ben loses r1c1 r1c2 r1c3 r1c4 r1c5 (blocked, D15)",
+        "End near (D17)", "Ben roll> ")
+    say(child, "CCCCCC", "Ben CCCCCC/2> ")
+    say(child, "mark r1c1", "Error:", "Ben CCCCCC/2> ")
+    say(child, "fail 2", "failed result (D13), gave up shelf 2", "End triggered (D17)", "Last round (D18)",
+        "me roll> ")
+    say(child, "PPPPPP", "me PPPPPP/2> ")
+    interrupt(child)  # Ctrl-C at the prompt: the file holds every action so far
+    child.expect(pexpect.EOF)
+    table = read_table(game)
+    assert table.over is None and table.active_name == "me" and table.rerolls_left == 2
+    assert table.state.end_triggered
+    child = spawn(game)
+    child.expect_exact("me PPPPPP/2> ")
+    say(child, "mark r3c2 r3c3", "Game over", "Winner: Ann with 25 points", "game over> ")
+    child.sendeof()  # end of input leaves the finished game as it is
+    child.expect(pexpect.EOF)
+    data = json.loads(Path(game).read_text())
+    assert data["events"][-1]["event"] == "over" and data["events"][-1]["scores"] == [25, 7, 7]
