@@ -82,26 +82,6 @@ def _random_states(board: Any, n: int, seed: int) -> list[Marks]:
                   int((((row >= 0.3) & (row < 0.45)) * weights).sum())) for row in draws]
 
 
-def _rules_file(folder: Path, name: str, dice: int, faces: int, rerolls: int) -> Path:
-    words = ["plant", "game", "book", "award", "cat", "toy", "lamp", "mug", "hat", "pen", "cup"]
-    face_list = ", ".join(f'{{name = "{w}", code = "{w[0].upper() if i < 5 else "TLMHNU"[i - 5]}"}}'
-                          for i, w in enumerate(words[:faces]))
-    path = folder / f"{name}.toml"
-    path.write_text(f'name = "{name}"\ndice = {dice}\nrerolls = {rerolls}\nfaces = [{face_list}]\n')
-    return path
-
-
-def _board_file(folder: Path, name: str, faces: int, dice: int) -> Path:
-    words = ["plant", "game", "book", "award", "cat", "toy", "lamp", "mug", "hat", "pen", "cup"]
-    columns = [min(dice, c) for c in range(1, 8)]
-    text = f'name = "{name}"\ncolumns = {columns}\n'
-    for shelf in range(7):
-        text += f'[[shelves]]\nfaces = ["{words[shelf % faces]}"]\nvalues = {[(shelf + c) % 9 + 1 for c in range(7)]}\n'
-    path = folder / f"{name}.toml"
-    path.write_text(text)
-    return path
-
-
 def peak_rss_mb(command: list[str]) -> float:
     """Peak resident memory of a command in MB (resource.getrusage of a fresh child)."""
     code = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, capture_output=True); "
@@ -178,36 +158,47 @@ def wide_rows(board: Any) -> list[tuple[str, str, str]]:
         path = "int64" if rerolls == 3 else "int64 limbs"
         rows.append((f"6 dice, {rerolls} re-rolls, `strategic`, empty sheet ({path}), CPU ms",
                      spread(got, 1e3, unit="ms"), f"per level {per_level:.1f}x the 2-re-roll int64 path (same run)"))
-    with tempfile.TemporaryDirectory() as folder:
-        rules_path = _rules_file(Path(folder), "eight", 8, 6, 2)
-        from shelfie_solver.rules import load_rules
-
-        rules8 = load_rules(rules_path)
-        board8 = load_board(_board_file(Path(folder), "board8", 6, 8), rules8)
-        got = timed(rules8, board8)
-        one = timed(replace(rules8, rerolls=1), board8)
-        rows.append(("8 dice x 7 sides, 2 re-rolls, `strategic`, empty 7x7 sheet (int64), CPU ms",
-                     spread(got, 1e3, unit="ms"),
-                     f"{statistics.median(got) / statistics.median(one):.1f}x its 1-re-roll solve (2 levels vs 1)"))
+    rules8 = replace(DEFAULT_RULES, dice=8)  # D2 with 8 dice: D = 6^8, 2 re-rolls (issue 12 §4)
+    board8 = load_board(None, rules8)
+    got = timed(rules8, board8)
+    one = timed(replace(rules8, rerolls=1), board8)
+    rows.append(("8 dice, 2 re-rolls, `strategic`, default board, empty sheet (int64), CPU ms",
+                 spread(got, 1e3, unit="ms"),
+                 f"{statistics.median(got) / statistics.median(one):.1f}x its 1-re-roll solve (2 levels vs 1)"))
     return rows
 
 
+#: (label, ruleset TOML, board: None = the default board, else a 7 x 7 board, dice typed)
+MEMORY_CASES = (
+    ("9 dice (the most the work limit accepts on the default board)", "dice = 9\n", None, "P" * 9),
+    ("6 dice, 5 re-rolls (int64 limbs), 7 x 7 board", "rerolls = 5\n", "7x7", "P" * 6),
+    ("combinations_per_turn = 4, default board", "combinations_per_turn = 4\n", None, "P" * 6),
+    ("RULES.md dice, 7 x 7 board, one face per shelf", "", "7x7", "P" * 6),
+)
+
+
 def memory_rows() -> list[tuple[str, str, str]]:
-    """Peak RSS of advise and odds on the largest rulesets the input limits accept."""
+    """Peak RSS of advise and odds on the largest inputs the work limit (workload.py) accepts."""
     exe = shutil.which("shelfie-solve")
     if not exe:
         return []
     rows = []
+    faces = ["plant", "game", "book", "award", "cat"]
+    big_board = 'columns = [1, 2, 3, 4, 5, 6, 1]\n' + "".join(
+        f'[[shelves]]\nfaces = ["{faces[i % 5]}"]\nvalues = {[(i + j) % 9 + 1 for j in range(7)]}\n' for i in range(7))
     with tempfile.TemporaryDirectory() as folder:
-        for dice, faces, rerolls in ((10, 5, 5), (8, 6, 5), (7, 7, 5), (12, 4, 5)):
-            name = f"r{dice}x{faces + 1}"
-            rules_path = _rules_file(Path(folder), name, dice, faces, rerolls)
-            board_path = _board_file(Path(folder), f"b{name}", faces, dice)
+        for number, (label, rules_text, board, dice) in enumerate(MEMORY_CASES):
+            rules_path = Path(folder) / f"rules{number}.toml"
+            rules_path.write_text(f'name = "case {number}"\n' + rules_text)
             common = ["--rules", str(rules_path)]
-            advise = peak_rss_mb([exe, "advise", "--dice", "P" * dice, *common, "--board", str(board_path)])
-            odds = peak_rss_mb([exe, "odds", "--target", "2P", "--dice", "P" * dice, *common])
-            rows.append((f"peak RSS, {dice} dice x {faces + 1} sides, {rerolls} re-rolls, 7x7 board: advise / odds",
-                         f"{advise:.0f} / {odds:.0f} MB", "< 150 MB"))
+            board_args: list[str] = []
+            if board:
+                board_path = Path(folder) / f"board{number}.toml"
+                board_path.write_text(big_board)
+                board_args = ["--board", str(board_path)]
+            advise = peak_rss_mb([exe, "advise", "--dice", dice, *common, *board_args])
+            odds = peak_rss_mb([exe, "odds", "--target", "3P", "--dice", dice, *common])
+            rows.append((f"peak RSS, {label}: advise / odds", f"{advise:.0f} / {odds:.0f} MB", "< 150 MB"))
     return rows
 
 
