@@ -40,3 +40,8 @@ class ObjectiveError(ShelfieError):
 
 class TargetError(ShelfieError):
     """An odds target does not follow the target grammar."""
+
+
+class TileError(ShelfieError):
+    """Tile-game input is malformed: a layout, personal card, shelf, position or move that breaks
+    TILE-RULES.md (T2, T3, T4, T10-T14, T20)."""

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -254,13 +255,26 @@ class Summary:
     margins: tuple[Margin, ...]
 
 
-def summarise(results: Sequence[GameResult], players: Sequence[str], seed: int) -> Summary:
-    """Exact per-seat statistics of many games (:func:`seat_statistics`; the win rate with the
-    Wilson interval, and so the paired win-rate differences of :class:`Margin`)."""
+class GameRecord(Protocol):
+    """What :func:`summarise` reads of a game's result: its length and per-seat records (a
+    :class:`GameResult`, or the tile game's ``tile.simulate.TileGameResult``)."""
+
+    @property
+    def rounds(self) -> int | Fraction: ...  # noqa: D102
+
+    @property
+    def seats(self) -> Sequence[Any]: ...  # noqa: D102
+
+
+def summarise(results: Sequence[GameRecord], players: Sequence[str], seed: int,
+              statistics: Sequence[tuple[str, str]] | None = None) -> Summary:
+    """Exact per-seat statistics of many games (:func:`seat_statistics`, or ``statistics``: the
+    tile game passes its own result records, with ``rounds``, ``seats[i].win``, ``.score``...;
+    the win rate with the Wilson interval, and so the paired win-rate differences of :class:`Margin`)."""
     seats = []
     for seat, name in enumerate(players):
         stats = {key: estimate([getattr(r.seats[seat], key) for r in results], PROPORTION if key == "win" else None)
-                 for key, _ in seat_statistics(len(players))}
+                 for key, _ in (statistics if statistics is not None else seat_statistics(len(players)))}
         seats.append(SeatSummary(seat, name, stats))
     leader = max(range(len(players)), key=lambda s: (seats[s].stats["win"].mean if len(players) > 1 else 0,
                                                      seats[s].stats["score"].mean, -s))

@@ -27,6 +27,7 @@ USED = {
     "boards/five-of-a-kind.toml": "test_classic_five_dice",
     "rules/classic-five-dice.toml": "test_classic_five_dice",
     "marks/mid-game.txt": "test_mid_game_marks",
+    "tile/position.toml": "test_tile_position_example",
 }
 
 
@@ -124,3 +125,21 @@ def test_classic_five_of_a_kind_through_the_cli():
         counts = tuple(roll.count(face) for face in "123456")
         total += multinomial(counts) * Fraction(data["value"])
     assert total / 6 ** 5 == Fraction(347897, 7558272)
+
+
+def test_tile_position_example():
+    """examples/tile/position.toml (docs/tile.md) loads and is advised: the bag defaults to 22 of
+    each type minus the tiles in sight (T2), counted here from the file's text."""
+    import tomllib
+
+    from shelfie_solver.tile.position import load_position
+    from shelfie_solver.tile.rules import default_cards, default_layout, default_ruleset
+
+    path = EXAMPLES / "tile" / "position.toml"
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    text = "".join(data["board"]) + "".join("".join(s["rows"]) for s in data["shelf"])
+    position = load_position(path, default_ruleset(), default_layout(), default_cards())
+    assert position.state.bag == tuple(22 - text.count(letter) for letter in "CBGFTP")
+    result = CliRunner().invoke(main, ["tile", "advise", str(path), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["turn"] == data["turn"]

@@ -26,6 +26,7 @@ COMMANDS = {
     "simulate": "simulate:simulate_command",
     "play": "play:play_command",
     "review": "review:review_command",
+    "tile": "tile:tile_group",
 }
 
 

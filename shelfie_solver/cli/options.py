@@ -61,3 +61,18 @@ def load_setup(rules_path: str | None, board_path: str | None,
     marks = load_marks(marks_text, board)
     verify_marks_fit(marks, board)
     return rules, board, marks
+
+
+def seed_option(func: F) -> F:
+    """``--seed S``: the root seed of every random draw, 0 to 2**128-1 (the command draws a fresh
+    one with ``simulate.fresh_seed`` and prints it when omitted)."""
+    return click.option("--seed", type=click.IntRange(0, 2**128 - 1), default=None, metavar="S",
+                        help="Root seed, a whole number from 0 to 2**128-1; the same seed gives the same results "
+                             "whatever --jobs is. Default: a fresh 32-bit seed, printed so the run can be "
+                             "repeated.")(func)
+
+
+def jobs_option(func: F) -> F:
+    """``--jobs J``: worker processes (default: the number of cores)."""
+    return click.option("--jobs", type=click.IntRange(1, None), default=None, metavar="J",
+                        help="Worker processes on this machine (default: the number of cores).")(func)

@@ -1,0 +1,104 @@
+"""The tile game (issue 10): legal moves and the advisor's evaluation per position, ``tile advise``
+wall time, and games per CPU second per strategy.
+
+Run: ``python benchmarks/bench.py tile``.
+"""
+
+from __future__ import annotations
+
+import resource
+import shutil
+import statistics
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+
+from shelfie_solver.tile import advise
+from shelfie_solver.tile.engine import apply_move, apply_refill, deal, draw_refill, legal_moves, needs_refill, start_state
+from shelfie_solver.tile.game import play_game
+from shelfie_solver.tile.rules import default_cards, default_layout, default_ruleset
+from shelfie_solver.tile.strategies import TILE_STRATEGIES
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES, LAYOUT, CARDS = default_ruleset(), default_layout(), default_cards()
+
+
+def positions(count: int, seed: int = 1) -> list:
+    """Positions from seeded greedy-vs-random 2-player games, every turn (early to late game)."""
+    out = []
+    rng = np.random.default_rng(seed)
+    strategies = [TILE_STRATEGIES["greedy"](), TILE_STRATEGIES["random"]()]
+    while len(out) < count:
+        table = deal(RULES, LAYOUT, CARDS, 2, rng)
+        state = start_state(table)
+        state = apply_refill(table, state, draw_refill(table, state, rng))
+        while not state.over and len(out) < count:
+            out.append((table, state))
+            state, _ = apply_move(table, state, strategies[state.turn].choose(table, state, rng), check=False)
+            if not state.over and needs_refill(state.board):
+                state = apply_refill(table, state, draw_refill(table, state, rng))
+    return out
+
+
+def _median_ms(func, items) -> float:
+    times = []
+    for table, state in items:
+        start = time.process_time()
+        func(table, state)
+        times.append(time.process_time() - start)
+    return 1000 * statistics.median(times)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def games_per_second(names: list[str], games: int) -> float:
+    """``games`` seeded games in this process, per CPU second (``time.process_time``)."""
+    start = time.process_time()
+    for seed in np.random.SeedSequence(3).spawn(games):
+        play_game(RULES, LAYOUT, CARDS, [TILE_STRATEGIES[n]() for n in names], seed)
+    return games / (time.process_time() - start)
+
+
+def run() -> list[tuple[str, str, str]]:
+    items = positions(120)
+    rows = []
+    moves = statistics.median(len(legal_moves(s)) for _, s in items)
+    rows.append((f"tile: legal moves of one position (120 positions of 2-player games, median {moves:.0f} moves)",
+                 f"{_median_ms(lambda t, s: legal_moves(s), items):.2f} ms median", ""))
+    fast = _median_ms(lambda t, s: advise.rank_moves(t, s), items)
+    rows.append(("tile: legal moves + advisor evaluation (`rank_moves`), median per position",
+                 f"{fast:.1f} ms", "<= 50 ms"))
+    incremental = advise._Placements.immediate
+    advise._Placements.immediate = lambda self, c, types: self.value(c, types)[0]  # type: ignore[method-assign]
+    try:
+        slow = _median_ms(lambda t, s: advise.rank_moves(t, s), items)
+    finally:
+        advise._Placements.immediate = incremental  # type: ignore[method-assign]
+    rows.append(("tile: the same with the denial term's opponent gains recomputed on whole shelves (baseline)",
+                 f"{slow:.1f} ms (ratio {slow / fast:.1f}x)", ""))
+    walls, cpus = [], []
+    for _ in range(5):
+        start, used = time.perf_counter(), _children_cpu()
+        subprocess.run([shutil.which("shelfie-solve") or "shelfie-solve", "tile", "advise",
+                        str(ROOT / "examples" / "tile" / "position.toml")], check=True, capture_output=True)
+        walls.append(time.perf_counter() - start)
+        cpus.append(_children_cpu() - used)
+    rows.append(("`shelfie-solve tile advise examples/tile/position.toml` incl. start-up, median of 5: wall "
+                 "(CPU of the process, which a loaded machine does not inflate)",
+                 f"{statistics.median(walls):.2f} s ({statistics.median(cpus):.2f} s CPU)", "<= 1 s"))
+    for names, games in ((["random", "random"], 100), (["greedy", "greedy"], 40), (["advisor", "greedy"], 30),
+                         (["advisor", "advisor"], 30)):
+        rows.append((f"tile simulate: {' vs '.join(names)}, 2 players, 1 core ({games} games)",
+                     f"{games_per_second(names, games):.1f} games per CPU second",
+                     ">= 20 per core" if "advisor" in names else ""))
+    return rows
+
+
+if __name__ == "__main__":
+    for row in run():
+        print(" | ".join(row))

@@ -1,0 +1,307 @@
+"""``shelfie-solve tile``: the tile game (TILE-RULES.md): ``score``, ``advise`` and ``simulate``
+(docs/tile.md)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+import numpy as np
+
+from ..errors import TileError
+from ..files import write_text_atomically
+from ..render import Report, exact, render
+from ..tile.advise import PARTS, QUARTER, RankedMove, rank_moves
+from ..tile.engine import Move, board_cell_name, check_move
+from ..tile.position import load_position
+from ..tile.rules import (TYPE_NAMES, TYPES, PersonalCard, load_cards, load_layout, load_ruleset,
+                          parse_shelf, shelf_text)
+from ..tile.shelf import COMMON_GOALS, score_shelf
+from ..tile.strategies import TILE_STRATEGIES, parse_tile_players
+from .options import F, format_option, jobs_option, seed_option
+
+if TYPE_CHECKING:
+    from ..simulate import Summary
+
+_FILE = click.Path(exists=True, dir_okay=False, readable=True)
+
+
+def _data_options(func: F) -> F:
+    """``--tile-rules``, ``--layout`` and ``--cards``: the tile game's data files."""
+    func = click.option("--cards", "cards_path", type=_FILE, default=None, metavar="FILE",
+                        help="The 12 personal goal cards, TOML (T20). Default: our own.")(func)
+    func = click.option("--layout", "layout_path", type=_FILE, default=None, metavar="FILE",
+                        help="Living-room layout, TOML (T3). Default: our own.")(func)
+    return click.option("--tile-rules", "rules_path", type=_FILE, default=None, metavar="FILE",
+                        help="Tile ruleset TOML: the assumption flags (refill, squares...). "
+                             "Default: TILE-RULES.md's choices.")(func)
+
+
+@click.group("tile", short_help="The original My Shelfie tile game: score, advise, simulate.")
+def tile_group() -> None:
+    """The original My Shelfie tile game (TILE-RULES.md, T1-T26): exact scores, a move advisor
+    and tournaments. Shelves: 6 lines of 5 letters, top row first, C cat, B book, G game,
+    F frame, T trophy, P plant, '.' empty; lines separated by '/' or newlines.
+    """
+
+
+# --- score ------------------------------------------------------------------------------------
+
+
+def _card_named(cards: tuple[PersonalCard, ...], name: str) -> PersonalCard:
+    for card in cards:
+        if card.name == name:
+            return card
+    raise TileError(f"no personal card named {name!r}; expected one of {', '.join(c.name for c in cards)} (T20)")
+
+
+def _parse_goals(text: str | None) -> tuple[int, ...]:
+    if text is None:
+        return tuple(COMMON_GOALS)
+    try:
+        goals = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        goals = ()
+    if not goals or not all(1 <= g <= 12 for g in goals):
+        raise TileError(f"bad --goals {text!r}; expected common goal ids 1-12 separated by commas, e.g. 3,9")
+    return goals
+
+
+@tile_group.command("score", short_help="Exact score of a tile-game shelf.")
+@click.argument("shelf_text_arg", metavar="SHELF")
+@click.option("--personal", default=None, metavar="NAME", help="Personal goal card by name (T20, T21).")
+@click.option("--goals", "goals_text", default=None, metavar="IDS",
+              help="Common goals to check, T-CG ids, e.g. 3,9 (default: all 12).")
+@click.option("--tokens", type=click.IntRange(0, 16), default=0, show_default=True,
+              help="Common-goal token points already taken (T18).")
+@click.option("--end-token", is_flag=True, help="Count the end-game token (+1, T23).")
+@_data_options
+@format_option
+def score_command(shelf_text_arg: str, personal: str | None, goals_text: str | None, tokens: int, end_token: bool,
+                  rules_path: str | None, layout_path: str | None, cards_path: str | None, fmt: str) -> None:
+    """Score a shelf exactly: groups (T22), personal goal (T21), common goals met (T-CG), total (T25).
+
+    SHELF is the shelf as text (6 lines of 5, '/'-separated) or a file holding it.
+
+    \b
+    Examples:
+      shelfie-solve tile score PPTTP/PPTTF/GGBBF/GCCBB/GCCFF/PGBFP --personal 4
+      shelfie-solve tile score myshelf.txt --goals 3,9 --format json
+    """
+    rules = load_ruleset(rules_path)
+    text = shelf_text_arg
+    if Path(text).is_file():  # a file holding the shelf, else the shelf as text
+        try:
+            text = Path(text).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise TileError(f"cannot read {shelf_text_arg}: {error}") from None
+    shelf = parse_shelf(text)
+    card = _card_named(load_cards(cards_path), personal) if personal is not None else None
+    goals = _parse_goals(goals_text)
+    breakdown = score_shelf(shelf, rules, card, tokens, 1 if end_token else 0)
+    rows: list[list[Any]] = [["group", f"{TYPE_NAMES[t]} x {size}", points] for t, size, points in breakdown.groups]
+    if card is not None:
+        rows.append(["personal", f"card {card.name}: {breakdown.personal_matches} of 6 cells match", breakdown.personal])
+    rows += [["tokens", "common goal tokens", tokens]] if tokens else []
+    rows += [["end token", "filled first (T23)", 1]] if end_token else []
+    rows.append(["total", "T25", breakdown.total])
+    met = [g for g in goals if g in breakdown.goals_met]
+    title = [shelf_text(shelf, " / "),
+             f"Score {breakdown.total}: groups {breakdown.adjacency}, personal {breakdown.personal}, "
+             f"tokens {tokens}, end token {1 if end_token else 0}",
+             "Common goals met: " + (", ".join(f"T-CG{g} ({COMMON_GOALS[g][0]})" for g in met) or "none")
+             + f" (of {len(goals)} checked)"]
+    data = {"shelf": shelf_text(shelf, "/"), "total": breakdown.total, "adjacency": breakdown.adjacency,
+            "groups": [{"type": TYPES[t], "size": s, "points": p} for t, s, p in breakdown.groups],
+            "personal": {"card": card.name, "matches": breakdown.personal_matches, "points": breakdown.personal}
+            if card else None,
+            "tokens": tokens, "end_token": 1 if end_token else 0,
+            "goals": {f"T-CG{g}": g in breakdown.goals_met for g in goals}}
+    click.echo(render(Report(title, ["part", "detail", "points"], rows, data), fmt), nl=False)
+
+
+# --- advise -----------------------------------------------------------------------------------
+
+
+def parse_move(text: str) -> Move:
+    """``"4,5+4,6@3"`` -> the move taking board cells (4,5) then (4,6) into shelf column 3.
+
+    Raises:
+        TileError: not of that form (the legality is :func:`engine.check_move`'s).
+    """
+    expected = "expected board cells row,column (0-8) joined by '+', then '@' and a column 1-5, e.g. 4,5+4,6@3"
+    cells_text, at, column_text = text.replace(" ", "").partition("@")
+    try:
+        cells = []
+        for part in cells_text.split("+"):
+            row, col = (int(x) for x in part.split(","))
+            if not (0 <= row < 9 and 0 <= col < 9):
+                raise ValueError
+            cells.append(row * 9 + col)
+        column = int(column_text) - 1
+    except ValueError:
+        raise TileError(f"bad --move {text!r}; {expected}") from None
+    if not at:
+        raise TileError(f"bad --move {text!r}; {expected}")
+    return Move(tuple(cells), column)
+
+
+def _move_record(r: RankedMove, board: tuple[int, ...]) -> dict[str, Any]:
+    return {"rank": r.rank, "cells": [board_cell_name(c) for c in r.move.cells], "column": r.move.column + 1,
+            "order": "".join(TYPES[t] for t in r.move.types(board)), "value": exact(r.value),
+            "value_float": float(r.value), **{p: exact(v) for p, v in r.parts.items()},
+            "goals": [f"T-CG{g}" for g in r.goals], "refill": r.refill, "end_token": r.end,
+            "refill_outlook": None if r.outlook is None else {
+                "next_player_gain": exact(r.outlook.mean / QUARTER), "samples": r.outlook.samples,
+                "ci95": [r.outlook.low / QUARTER, r.outlook.high / QUARTER]}}
+
+
+def _explain(r: RankedMove, board: tuple[int, ...]) -> str:
+    gains = ", ".join(f"{name} {float(v):+.2f}" for name, v in r.parts.items() if v)
+    extra = [f"scores T-CG{g}" for g in r.goals] + (["takes the end token"] if r.end else []) \
+        + ([_refill_text(r)] if r.refill else [])
+    return f"{_move_text(r.move, board)}: value {float(r.value):+.2f} ({gains or 'no change'})" + \
+        (f"; {', '.join(extra)}" if extra else "")
+
+
+def _refill_text(r: RankedMove) -> str:
+    if r.outlook is None:
+        return "triggers a refill (T16)"
+    o = r.outlook
+    how = f"{o.samples} sampled boards, 95% [{o.low / QUARTER:.2f}, {o.high / QUARTER:.2f}]"
+    return f"triggers a refill (T16): next player's expected best gain {float(o.mean / QUARTER):.2f} ({how})"
+
+
+def _move_text(move: Move, board: tuple[int, ...]) -> str:
+    return (f"take {' '.join(board_cell_name(c) for c in move.cells)}, column {move.column + 1}, "
+            f"bottom to top {''.join(TYPES[t] for t in move.types(board))}")
+
+
+@tile_group.command("advise", short_help="Rank every legal move of a tile-game position.")
+@click.argument("position_path", metavar="POSITION", type=_FILE)
+@click.option("--top", type=click.IntRange(1, None), default=10, show_default=True, help="Moves shown in the table.")
+@click.option("--samples", type=click.IntRange(0, 10_000), default=40, show_default=True,
+              help="Boards drawn to estimate what a refill (T16) gives the next player; 0: ignore refills.")
+@click.option("--seed", type=click.IntRange(0, None), default=0, show_default=True, metavar="S",
+              help="Seed of the refill samples (fixed by default, so the same position gives the same advice).")
+@click.option("--move", "move_text", default=None, metavar="CELLS@COLUMN",
+              help="Also rate this move: board cells in placement order (bottom first) joined by '+', then "
+                   "'@' and the shelf column 1-5, e.g. 4,5+4,6@3.")
+@_data_options
+@format_option
+def advise_command(position_path: str, top: int, samples: int, seed: int, move_text: str | None,
+                   rules_path: str | None, layout_path: str | None, cards_path: str | None, fmt: str) -> None:
+    """Rank every legal move (T10-T14) of the active player in a position file (TOML or JSON,
+    docs/tile.md; example examples/tile/position.toml) by the advisor's evaluation.
+
+    \b
+    Example:
+      shelfie-solve tile advise examples/tile/position.toml --top 5
+    """
+    position = load_position(position_path, load_ruleset(rules_path), load_layout(layout_path), load_cards(cards_path))
+    table, state = position.table, position.state
+    mine = parse_move(move_text) if move_text is not None else None
+    if mine is not None:
+        check_move(state, mine)
+    ranked = rank_moves(table, state, samples=samples, rng=np.random.default_rng(seed))
+    board = state.board
+    ranks = [r.rank for r in ranked]
+    rows = [[f"{r.rank}=" if ranks.count(r.rank) > 1 else r.rank, " ".join(board_cell_name(c) for c in r.move.cells),
+             r.move.column + 1, "".join(TYPES[t] for t in r.move.types(board)), f"{float(r.value):+.2f}"]
+            + [f"{float(r.parts[p]):+.2f}" for p in PARTS] for r in ranked[:top]]
+    card = table.card(state.turn)
+    title = [f"Seat {state.turn + 1} to move ({table.players} players), personal card {card.name if card else '?'}, "
+             f"goals {', '.join(f'T-CG{g}' for g in table.goals)}; {len(ranked)} legal moves (T10-T14)"]
+    title += [f"{'Best' if i == 0 else 'Then'}: {_explain(r, board)}" for i, r in enumerate(ranked[:3])]
+    data: dict[str, Any] = {"turn": state.turn + 1, "players": table.players, "goals": list(table.goals)}
+    if mine is not None:  # the same state as a listed move: same cells, column and types in order (T14)
+        key = (frozenset(mine.cells), mine.column, mine.types(board))
+        rated = next(r for r in ranked if (frozenset(r.move.cells), r.move.column, r.move.types(board)) == key)
+        title.append(f"Your move (rank {rated.rank} of {len(ranked)}): {_explain(rated, board)}")
+        data["move"] = _move_record(rated, board)
+    notes = ["Cells are board row,column from the top left (0-8); columns 1-5 from the left; order bottom to top.",
+             "value = immediate (score change now, T25) + groups + personal (potential) + tempo + denial "
+             "(docs/tile.md); exact values in JSON."]
+    moves = [_move_record(r, board) for r in ranked]
+    data["moves"] = moves
+    click.echo(render(Report(title, ["rank", "take", "column", "order", "value", *PARTS], rows, data, notes,
+                             records=moves), fmt), nl=False)
+
+
+# --- simulate ---------------------------------------------------------------------------------
+
+
+@tile_group.command("simulate", short_help="Play many tile games to compare strategies.")
+@click.option("--players", "players_text", required=True, metavar="S1,S2,...",
+              help=f"One strategy per seat, 2 to 4: {', '.join(TILE_STRATEGIES)}.")
+@click.option("--games", type=click.IntRange(1, 1_000_000), default=200, show_default=True, metavar="N",
+              help="Games to play (at most 1,000,000, as the dice game's simulate).")
+@seed_option
+@jobs_option
+@click.option("--save", "save_path", default=None, metavar="FILE",
+              help="Write every game (events, replayable) to FILE as JSON Lines.")
+@_data_options
+@format_option
+def simulate_command(players_text: str, games: int, seed: int | None, jobs: int | None, save_path: str | None,
+                     rules_path: str | None, layout_path: str | None, cards_path: str | None, fmt: str) -> None:
+    """Play many tile games between strategies (advisor, greedy, random): win rates and scores
+    with 95% intervals.
+
+    \b
+    Example:
+      shelfie-solve tile simulate --players advisor,greedy --games 200 --seed 1
+    """
+    from ..simulate import fresh_seed
+    from ..tile.simulate import simulate_tile  # imported here, with the simulation statistics: advise starts faster
+    from .simulate import _check_writable
+
+    rules, layout, cards = load_ruleset(rules_path), load_layout(layout_path), load_cards(cards_path)
+    players = parse_tile_players(players_text)
+    if save_path is not None:
+        _check_writable(save_path)
+    if seed is None:
+        seed = fresh_seed()
+    workers = jobs if jobs is not None else (os.cpu_count() or 1)
+    if sys.stderr.isatty():
+        with click.progressbar(length=games, label="Playing", file=sys.stderr, show_pos=True) as bar:
+            summary, lines = simulate_tile(rules, layout, cards, players, games, seed, workers, save_path is not None,
+                                           progress=bar.update)
+    else:
+        summary, lines = simulate_tile(rules, layout, cards, players, games, seed, workers, save_path is not None)
+    if save_path is not None:
+        write_text_atomically(save_path, "".join(f"{line}\n" for line in lines))
+    click.echo(render(_summary_report(summary, layout.name, save_path), fmt), nl=False)
+
+
+def _summary_report(summary: Summary, layout_name: str, saved: str | None) -> Report:
+    """One column per seat, one row per statistic (:data:`TILE_STATISTICS`), 95% intervals."""
+    from ..tile.simulate import TILE_STATISTICS
+    from .simulate import _estimate_data, _interval, _seat_label
+
+    seats = summary.seats
+    title = [f"{summary.games} tile game{'s' if summary.games != 1 else ''} of {', '.join(summary.players)} "
+             f"on layout {layout_name!r}, seed {summary.seed}",
+             f"Game length: {_interval(summary.rounds)} rounds (95% interval)",
+             f"Leader: {_seat_label(summary, summary.leader)}, "
+             f"win rate {_interval(seats[summary.leader].stats['win'], as_percent=True)}"]
+    for m in summary.margins:
+        title.append(f"{_seat_label(summary, m.leader)} vs {_seat_label(summary, m.other)}: score "
+                     f"{float(m.score.mean):+.2f} [{m.score.low:+.2f}, {m.score.high:+.2f}] per game")
+    rows = [[label] + [_interval(s.stats[key], as_percent=key == "win") for s in seats] for key, label in TILE_STATISTICS]
+    data: dict[str, Any] = {"games": summary.games, "players": list(summary.players), "seed": summary.seed,
+                            "layout": layout_name, "rounds": _estimate_data(summary.rounds), "leader": summary.leader + 1,
+                            "seats": [{"seat": s.seat + 1, "strategy": s.strategy,
+                                       **{key: _estimate_data(s.stats[key]) for key, _ in TILE_STATISTICS}}
+                                      for s in seats]}
+    notes = ["[low, high]: 95% interval over games. T26 names one winner per game; the first player is drawn "
+             "at random each game (T9)."]
+    if saved:
+        notes.append(f"Games saved to {saved} (JSON Lines, replayable).")
+    records = [{"seat": s.seat + 1, "strategy": s.strategy, "statistic": key, "mean": exact(e.mean),
+                "mean_float": float(e.mean), "ci_low": e.low, "ci_high": e.high, "sd": e.sd, "games": e.n}
+               for s in seats for key, _ in TILE_STATISTICS for e in [s.stats[key]]]
+    return Report(title, ["statistic"] + [_seat_label(summary, s.seat) for s in seats], rows, data, notes,
+                  records=records)

@@ -1,0 +1,358 @@
+"""The move advisor (``shelfie-solve tile advise``): every legal move ranked by an evaluation.
+
+The evaluation of a move, in points (exact: integers in quarters, a ``Fraction`` at the end), is
+the sum of
+
+* ``immediate`` - the change of the score the mover would have if the game ended now (T25:
+  groups T22, personal goal T21, the common-goal tokens taken this turn T18, the end token T23);
+* ``groups`` - half the change of the group potential: each group of 2-5 tiles with an empty
+  neighbour shelf cell is worth half the points its next tile would add (T22);
+* ``personal`` - half the change of the personal potential: the points the still-empty cells of
+  the card would add if each got its type (T21), halved; a wrong tile on a card cell loses it;
+* ``tempo`` - minus half a point per missing cell of room for a 3-tile pick (T12): a shelf whose
+  columns all have 1-2 free cells forces small picks;
+* ``denial`` - minus half of the best immediate gain the next player could take from the board
+  this move leaves (their shelf, their card if known, the goals' next tokens). When the move
+  triggers a refill (T16) the next player picks from a fresh random board: the gain is then its
+  mean over a seeded sample of refills, with a 95% interval (``rank_moves(samples=...)``; a
+  refill draws 13+ cells, too many to enumerate; the ``advisor`` strategy counts 0 there).
+
+Shelf outcomes depend only on (column, types placed), so each is computed once per position and
+shared by every pick of the same types. The ``greedy`` baseline ranks by ``immediate`` alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from itertools import permutations
+
+import numpy as np
+
+
+from .engine import (BOARD_NEIGHBOURS, Board, Move, State, Table, column_room, draw_refill, free_cells, legal_moves,
+                     legal_picks, needs_refill)
+from .rules import COLUMNS, EMPTY, PERSONAL_POINTS, ROWS, SIDE, PersonalCard, Shelf
+from .shelf import GROUP_POINTS, NEIGHBOURS, goal_holds, group_labels
+
+#: Evaluation unit: quarters of a point.
+QUARTER = 4
+PARTS = ("immediate", "groups", "personal", "tempo", "denial")
+
+
+@dataclass(frozen=True)
+class RankedMove:
+    """A legal move with its evaluation.
+
+    Attributes:
+        move: the move. rank: 1 = best (equal values share a rank). value: the sum of ``parts``
+        (points, exact). parts: each term of the module docstring (points, exact).
+        goals: common goals (T-CG ids) it scores now. refill: whether it triggers a refill (T16).
+        end: whether it fills the shelf first (T23). outlook: for a refill with sampling on, the
+        next player's expected best gain on the new board (quarters of a point).
+    """
+
+    move: Move
+    rank: int
+    value: Fraction
+    parts: dict[str, Fraction]
+    goals: tuple[int, ...]
+    refill: bool
+    end: bool
+    outlook: RefillOutlook | None = None
+
+
+def _place(shelf: Shelf, column: int, types: tuple[int, ...]) -> Shelf:
+    cells = list(shelf)
+    row = ROWS - 1
+    while cells[row * COLUMNS + column] != EMPTY:
+        row -= 1
+    for t in types:
+        cells[row * COLUMNS + column] = t
+        row -= 1
+    return tuple(cells)
+
+
+def _features(shelf: Shelf, card: PersonalCard | None) -> tuple[int, int, int, int]:
+    """``(adjacency points, personal points, group potential x4, personal potential x4)``; a hidden
+    card (None) counts 0."""
+    adjacency = group_potential = 0
+    for _, size, growing in group_labels(shelf)[1]:
+        if size >= 6:
+            adjacency += 8
+            continue
+        adjacency += GROUP_POINTS[size]
+        if growing:
+            group_potential += 2 * (GROUP_POINTS[size + 1] - GROUP_POINTS[size])
+    if card is None:
+        return adjacency, 0, group_potential, 0
+    matches = card.matches(shelf)
+    pending = sum(1 for cell in card.cells if shelf[cell] == EMPTY)
+    personal_potential = 2 * (PERSONAL_POINTS[matches + pending] - PERSONAL_POINTS[matches])
+    return adjacency, PERSONAL_POINTS[matches], group_potential, personal_potential
+
+
+def _tempo(shelf: Shelf) -> int:
+    """Minus 2 quarters per cell of room missing for a 3-tile pick (T12)."""
+    empty = shelf.count(EMPTY)
+    return -2 * max(0, min(3, empty) - max(column_room(shelf)))
+
+
+class _Placements:
+    """A seat's shelf outcomes by (column, types), computed once per position.
+
+    ``value(column, types)`` = ``(immediate x4, groups x4, personal x4, tempo x4, goals, end)``.
+    """
+
+    def __init__(self, table: Table, state: State, seat: int):
+        self.table, self.state, self.seat = table, state, seat
+        self.shelf = state.shelves[seat]
+        self.card = table.card(seat)
+        self.base = _features(self.shelf, self.card)
+        self.base_tempo = _tempo(self.shelf)
+        self.room = column_room(self.shelf)
+        self.cache: dict[tuple[int, tuple[int, ...]], tuple[int, int, int, int, tuple[int, ...], bool]] = {}
+        self.best_cache: dict[tuple[int, ...], int] = {}
+        self.labels, self.groups = group_labels(self.shelf)
+        self.matches = self.card.matches(self.shelf) if self.card else 0
+        self.open_slots = [(slot, goal) for slot, goal in enumerate(table.goals)
+                           if state.tokens[seat][slot] == 0 and state.stacks[slot]]
+        self.empty = self.shelf.count(EMPTY)
+
+    def value(self, column: int, types: tuple[int, ...]) -> tuple[int, int, int, int, tuple[int, ...], bool]:
+        """Place ``types`` (bottom first) in ``column``: the evaluation terms (quarters of a
+        point), the goals completed (T18) and whether the shelf is now full first (T23)."""
+        key = (column, types)
+        hit = self.cache.get(key)
+        if hit is not None:
+            return hit
+        shelf = _place(self.shelf, column, types)
+        adjacency, personal, group_potential, personal_potential = _features(shelf, self.card)
+        goals = []
+        tokens = 0
+        for slot, goal in self.open_slots:  # T18: the next token if the goal holds now
+            if goal_holds(goal, shelf, self.table.rules):
+                goals.append(goal)
+                tokens += self.state.stacks[slot][0]
+        end = self.state.end_token is None and EMPTY not in shelf  # T23
+        immediate = (adjacency - self.base[0]) + (personal - self.base[1]) + tokens + (1 if end else 0)
+        result = (QUARTER * immediate, group_potential - self.base[2], personal_potential - self.base[3],
+                  _tempo(shelf) - self.base_tempo, tuple(goals), end)
+        self.cache[key] = result
+        return result
+
+    def immediate(self, column: int, types: tuple[int, ...]) -> int:
+        """``value(column, types)[0]`` computed incrementally: only the groups the placed tiles
+        join change (T22), only their cells can match the card (T21); goals on the new shelf."""
+        height = ROWS - self.room[column]
+        cells = [(ROWS - 1 - height - j) * COLUMNS + column for j in range(len(types))]
+        parent: dict[int, int] = {}
+
+        def find(x: int) -> int:
+            while parent.get(x, x) != x:
+                x = parent[x]
+            return x
+
+        for j, (cell, t) in enumerate(zip(cells, types)):  # placed tile j is node -(j + 1)
+            node = find(-(j + 1))
+            links = [-j] if j and types[j - 1] == t else []
+            links += [g for n in NEIGHBOURS[cell] if (g := self.labels[n]) >= 0 and self.groups[g][0] == t]
+            for other in links:
+                root = find(other)
+                if root != node:
+                    parent[root] = node
+        sizes: dict[int, int] = {}
+        old: dict[int, int] = {}
+        for j in range(len(cells)):
+            root = find(-(j + 1))
+            sizes[root] = sizes.get(root, 0) + 1
+        for g in {g for g in parent if g >= 0}:
+            root = find(g)
+            sizes[root] += self.groups[g][1]
+            old[root] = old.get(root, 0) + GROUP_POINTS[min(self.groups[g][1], 6)]
+        gain = sum(GROUP_POINTS[min(size, 6)] - old.get(root, 0) for root, size in sizes.items())
+        if self.card is not None:
+            hits = sum(1 for cell, t in zip(cells, types) if self.card.cells[t] == cell)
+            gain += PERSONAL_POINTS[self.matches + hits] - PERSONAL_POINTS[self.matches]
+        if self.open_slots:
+            shelf = _place(self.shelf, column, types)
+            gain += sum(self.state.stacks[slot][0] for slot, goal in self.open_slots
+                        if goal_holds(goal, shelf, self.table.rules))
+        if self.state.end_token is None and self.empty == len(types):
+            gain += 1
+        return QUARTER * gain
+
+    def best_immediate(self, types: tuple[int, ...]) -> int:
+        """The best immediate gain (x4) of placing these tile types (any order, any column)."""
+        key = tuple(sorted(types))
+        hit = self.best_cache.get(key)
+        if hit is not None:
+            return hit
+        best = max(self.immediate(c, order) for order in set(permutations(types))
+                   for c in range(COLUMNS) if self.room[c] >= len(types))
+        self.best_cache[key] = best
+        return best
+
+
+def _next_best(opponent: _Placements, board: Board) -> int:
+    """The next player's best immediate gain (x4) on ``board``."""
+    best = 0
+    for pick in legal_picks(board, opponent.shelf):
+        best = max(best, opponent.best_immediate(tuple(board[c] for c in pick)))
+    return best
+
+
+@dataclass(frozen=True)
+class RefillOutlook:
+    """The next player's best immediate gain on the board a refill (T16) would draw, in quarters
+    of a point: the exact ``mean`` of ``samples`` seeded draws and its 95% interval
+    ``low``-``high`` (display floats, quarters). A refill draws many cells (with our layout at
+    least 13: at most 16 of its 29 cells hold pairwise non-adjacent tiles, kept with ``refill =
+    "empty"``), so 6^13+ outcomes: sampled, never enumerated."""
+
+    mean: Fraction
+    samples: int
+    low: float
+    high: float
+
+
+def _refill_outlook(table: Table, state: State, after: Board, opponent: _Placements, samples: int,
+                    rng: np.random.Generator) -> RefillOutlook:
+    """The expectation of :func:`_next_best` over the refill that follows a move leaving ``after``
+    (the bag: ``state.bag``; with ``refill = "all"`` the board's tiles go back first, T16),
+    estimated from ``samples`` boards drawn with ``rng``."""
+    from ..simulate import estimate  # here: the dice game's simulation module is not needed otherwise
+
+    before = State(after, state.bag, state.shelves, state.tokens, state.stacks, state.end_token, state.turn)
+    base = [EMPTY] * len(after) if table.rules.refill == "all" else list(after)
+    values = []
+    for _ in range(samples):
+        event = draw_refill(table, before, rng)
+        board = list(base)
+        for cell, t in zip(event.cells, event.types):
+            board[cell] = t
+        values.append(_next_best(opponent, tuple(board)))
+    stats = estimate(values)
+    return RefillOutlook(stats.mean, samples, stats.low, stats.high)
+
+
+class _NextBest:
+    """The next player's best immediate gain (x4) after each pick of the active player, from one
+    list of the next player's picks on the current board: removing tiles only frees tiles (T10),
+    so a pick disjoint from the removed cells stays legal; the picks that become legal are those
+    through a newly freed neighbour of a removed cell. Equal to :func:`_next_best` on the board
+    after the pick (checked in tests/test_tile_advise.py)."""
+
+    def __init__(self, opponent: _Placements, board: Board):
+        self.opponent, self.board = opponent, board
+        self.free = set(free_cells(board))
+        self.most = min(3, max(opponent.room))
+        picks = legal_picks(board, opponent.shelf)
+        self.ranked = sorted(((opponent.best_immediate(tuple(board[c] for c in pick)), frozenset(pick))
+                              for pick in picks), key=lambda item: -item[0])
+
+    def after(self, taken: tuple[int, ...]) -> int:
+        """The best gain (x4) once ``taken`` is removed."""
+        removed = set(taken)
+        best = next((value for value, pick in self.ranked if not pick & removed), 0)
+        if self.most == 0:
+            return best
+        board = self.board
+        fresh = {n for c in taken for n in BOARD_NEIGHBOURS[c]
+                 if board[n] != EMPTY and n not in removed and n not in self.free}
+        if not fresh:
+            return best
+        free = (self.free | fresh) - removed
+        for x in fresh:
+            for step in (1, SIDE):
+                for start in range(self.most):  # lines of up to ``most`` cells with x at position ``start``
+                    first = x - start * step
+                    for length in range(start + 1, self.most + 1):
+                        cells = [first + k * step for k in range(length)]
+                        if step == 1 and any(c // SIDE != x // SIDE for c in cells):
+                            break
+                        if not all(c in free for c in cells):
+                            continue
+                        best = max(best, self.opponent.best_immediate(tuple(board[c] for c in cells)))
+        return best
+
+
+_Scored = tuple[int | Fraction, Move, tuple[int | Fraction, ...], tuple[int, ...], bool, bool, RefillOutlook | None]
+
+
+def _score_moves(table: Table, state: State, immediate_only: bool, samples: int = 0,
+                 rng: np.random.Generator | None = None) -> list[_Scored]:
+    """``(total x4, move, parts x4, goals, refill, end, outlook)`` for every legal move, unsorted;
+    with ``samples`` > 0 (and ``rng``) a refill's denial is the expectation of
+    :func:`_refill_outlook`, else 0. ``immediate_only`` (greedy): the total is the immediate gain
+    and the other fields are empty."""
+    seat = state.turn
+    mine = _Placements(table, state, seat)
+    nxt = (seat + 1) % table.players
+    opponent = _Placements(table, state, nxt) if not immediate_only else None
+    denial_cache: dict[tuple[int, ...], tuple[int | Fraction, bool, RefillOutlook | None]] = {}
+    next_best = _NextBest(opponent, state.board) if opponent is not None else None
+    outlooks: dict[tuple[int, ...], RefillOutlook] = {}
+    scored: list[_Scored] = []
+    for move in legal_moves(state):
+        if immediate_only:  # greedy: the incremental gain alone (goals and end not reported)
+            scored.append((mine.immediate(move.column, move.types(state.board)), move, (), (), False, False, None))
+            continue
+        immediate, groups, personal, tempo, goals, end = mine.value(move.column, move.types(state.board))
+        picked = tuple(sorted(move.cells))
+        hit = denial_cache.get(picked)
+        if hit is None:
+            board = list(state.board)
+            for cell in picked:
+                board[cell] = EMPTY
+            after = tuple(board)
+            refill = needs_refill(after)
+            outlook = None
+            denial: int | Fraction = 0
+            if opponent is None:
+                pass
+            elif not refill and next_best is not None:
+                denial = -(next_best.after(picked) // 2)
+            elif samples > 0 and rng is not None:
+                key = tuple(sorted(state.board[c] for c in picked)) if table.rules.refill == "all" else after
+                if key not in outlooks:
+                    outlooks[key] = _refill_outlook(table, state, after, opponent, samples, rng)
+                outlook = outlooks[key]
+                denial = -outlook.mean / 2
+            hit = denial_cache[picked] = (denial, refill, outlook)
+        denial, refill, outlook = hit
+        parts = (immediate, groups, personal, tempo, denial)
+        scored.append((sum(parts), move, parts, goals, refill, end, outlook))
+    return scored
+
+
+def best_moves(table: Table, state: State, immediate_only: bool = False) -> list[Move]:
+    """The moves :func:`rank_moves` ranks first (exact ties: all of them), without building the
+    whole ranking (the strategies' fast path; a refill's denial counts 0 here); with
+    ``immediate_only`` the moves of best immediate score change (T25) instead."""
+    scored = _score_moves(table, state, immediate_only)
+    top = max(item[0] for item in scored)
+    return [item[1] for item in scored if item[0] == top]
+
+
+def rank_moves(table: Table, state: State, samples: int = 0,
+               rng: np.random.Generator | None = None) -> list[RankedMove]:
+    """Every legal move of the active player, best first, with its evaluation (module docstring).
+
+    Args:
+        samples, rng: for a move that triggers a refill (T16), the denial term is minus half the
+            next player's best gain on the refilled board, averaged over ``samples`` boards drawn
+            with ``rng`` (0 samples or no ``rng``: the term is 0).
+    """
+    scored = _score_moves(table, state, False, samples, rng)
+    scored.sort(key=lambda item: -item[0])
+    ranked = []
+    rank = 0
+    previous: int | Fraction | None = None
+    for index, (total, move, parts, goals, refill, end, outlook) in enumerate(scored):
+        if total != previous:
+            rank, previous = index + 1, total
+        ranked.append(RankedMove(move, rank, Fraction(total) / QUARTER,
+                                 {name: Fraction(p) / QUARTER for name, p in zip(PARTS, parts)}, goals, refill, end,
+                                 outlook))
+    return ranked

@@ -1,0 +1,187 @@
+"""Position files for ``shelfie-solve tile advise``: a game in progress typed as TOML or JSON
+(docs/tile.md; example: examples/tile/position.toml).
+
+Keys (JSON: the same names)::
+
+    players = 2              # T1 (default: the number of [[shelf]] tables)
+    first = 1                # the first player's seat, 1-based (T9; default 1)
+    turn = 1                 # the active seat, 1-based (default 1)
+    goals = [3, 9]           # the common goal cards, T-CG ids (T7)
+    personal = "4"           # the active player's personal card, by name (T20, our cards)
+    end_token = 0            # the seat holding the end-game token, 0 = nobody (T23)
+    board = ["----CB---", ...]   # 9 lines of 9: a tile letter, '.' no tile, '-' unusable
+    bag = { C = 10, B = 12 }     # optional: tiles per type still in the bag (T2)
+    [[shelf]]                    # one per seat, in seat order
+    rows = [".....", ..., "CCB.."]   # 6 lines of 5, top row first (or one '/'-separated string)
+    taken = [8, 0]               # token points taken from each goal card, 0 = not yet (T18)
+
+Checks: T2 (at most 22 tiles of a type in sight and in the bag), T3 (tiles only on cells usable
+at this player count), T4 (no floating tiles), T7 (tokens taken from the top of each stack),
+T23 (the end token's holder has a full shelf).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import TileError
+from ..rules import MAX_FILE_BYTES, load_toml
+from .engine import TOKENS, State, Table
+from .rules import (EMPTY, SIDE, TILES_PER_TYPE, TYPE_NAMES, TYPES, Layout, PersonalCard, TileRuleset, check_shelf,
+                    parse_shelf)
+
+EXAMPLE = "examples/tile/position.toml"
+
+
+@dataclass(frozen=True)
+class Position:
+    """A loaded position: the table (hidden cards of opponents are -1) and the state."""
+
+    table: Table
+    state: State
+
+
+def _read(path: str | Path) -> dict[str, Any]:
+    if str(path).lower().endswith(".json"):
+        try:
+            if Path(path).stat().st_size > MAX_FILE_BYTES:
+                raise TileError(f"{path} is larger than {MAX_FILE_BYTES:,} bytes; expected a position like {EXAMPLE}")
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as error:
+            raise TileError(f"cannot read {path}: {error.strerror or error}") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise TileError(f"{path} is not valid JSON ({error}); expected a position like {EXAMPLE}") from None
+        if not isinstance(data, dict):
+            raise TileError(f"{path}: expected a JSON object like {EXAMPLE}")
+        return data
+    return load_toml(path, TileError, EXAMPLE)
+
+
+def _int(data: dict[str, Any], key: str, default: int, low: int, high: int) -> int:
+    value = data.get(key, default)
+    if type(value) is not int or not low <= value <= high:
+        raise TileError(f"position: {key} must be a whole number from {low} to {high}, got {value!r}")
+    return value
+
+
+def _shelf_text(raw: Any, seat: int) -> str:
+    if isinstance(raw, str):
+        return raw
+    if isinstance(raw, list) and all(isinstance(line, str) for line in raw):
+        return "\n".join(raw)
+    raise TileError(f"position: shelf {seat + 1} rows must be 6 strings of 5 characters (T4)")
+
+
+def position_from_dict(data: dict[str, Any], rules: TileRuleset, layout: Layout,
+                       cards: tuple[PersonalCard, ...]) -> Position:
+    """Build and check a position (module docstring).
+
+    Raises:
+        TileError: a missing or bad key, or a position the rules cannot reach (T2, T3, T4, T7, T23).
+    """
+    shelves_raw = data.get("shelf")
+    if not isinstance(shelves_raw, list) or not all(isinstance(s, dict) for s in shelves_raw):
+        raise TileError(f"position: expected one [[shelf]] table per seat (2-4), as in {EXAMPLE}")
+    players = _int(data, "players", len(shelves_raw), 2, 4)
+    if len(shelves_raw) != players:
+        raise TileError(f"position: {len(shelves_raw)} [[shelf]] tables for {players} players")
+    first = _int(data, "first", 1, 1, players) - 1
+    turn = _int(data, "turn", 1, 1, players) - 1
+    goals = data.get("goals")
+    if (not isinstance(goals, list) or not 1 <= len(goals) <= 2 or len(set(goals)) != len(goals)
+            or not all(type(g) is int and 1 <= g <= 12 for g in goals)):
+        raise TileError("position: goals must list 1 or 2 distinct common goal ids 1-12 (T7, T-CG1-T-CG12)")
+    names = [c.name for c in cards]
+    personal = str(data.get("personal", ""))
+    if personal not in names:
+        raise TileError(f"position: personal must name one of the cards {', '.join(names)} (T20)")
+    shelves = []
+    tokens = []
+    for seat, raw in enumerate(shelves_raw):
+        shelf = parse_shelf(_shelf_text(raw.get("rows"), seat))
+        check_shelf(shelf, f"shelf {seat + 1}")
+        shelves.append(shelf)
+        taken = raw.get("taken", [0] * len(goals))
+        if not isinstance(taken, list) or len(taken) != len(goals) or not all(type(t) is int for t in taken):
+            raise TileError(f"position: shelf {seat + 1} taken must list one token value per goal card (0 = none)")
+        tokens.append(tuple(taken))
+    stacks = []
+    for slot in range(len(goals)):
+        won = sorted((t[slot] for t in tokens if t[slot]), reverse=True)
+        if won != list(TOKENS[players][:len(won)]):
+            raise TileError(f"position: tokens taken from goal {goals[slot]} are {won}; with {players} players T7 "
+                            f"hands out {list(TOKENS[players])} from the top")
+        stacks.append(TOKENS[players][len(won):])
+    end_seat = _int(data, "end_token", 0, 0, players)
+    end_token = end_seat - 1 if end_seat else None
+    if end_token is not None and EMPTY in shelves[end_token]:
+        raise TileError(f"position: seat {end_seat} holds the end token but its shelf is not full (T23)")
+    board = _board(data.get("board"), layout.usable(players))
+    seen = [board.count(t) + sum(s.count(t) for s in shelves) for t in range(len(TYPES))]
+    bag = _bag(data.get("bag"), seen)
+    table = Table(rules, layout, players, cards, tuple(names.index(personal) if s == turn else -1 for s in range(players)),
+                  tuple(goals), first)
+    state = State(board, bag, tuple(shelves), tuple(tokens), tuple(stacks), end_token, turn)
+    if not any(t != EMPTY for t in board):
+        raise TileError("position: the board holds no tile; at the start of a turn it never is empty (T13, T16)")
+    if EMPTY not in shelves[turn]:
+        raise TileError(f"position: the active seat {turn + 1} has a full shelf; its turn cannot come (T24)")
+    return Position(table, state)
+
+
+def _board(raw: Any, usable: tuple[bool, ...]) -> tuple[int, ...]:
+    expected = "board = 9 strings of 9 characters: a tile letter (CBGFTP), '.' no tile, '-' unusable"
+    if not isinstance(raw, list) or len(raw) != SIDE or not all(isinstance(r, str) and len(r) == SIDE for r in raw):
+        raise TileError(f"position: bad board; expected {expected}")
+    cells = []
+    for i, ch in enumerate("".join(raw).upper()):
+        if ch in ".-":
+            cells.append(EMPTY)
+        elif ch in TYPES:
+            if not usable[i]:
+                raise TileError(f"position: a tile at board cell {i // SIDE},{i % SIDE}, which is unusable at "
+                                "this player count (T3)")
+            cells.append(TYPES.index(ch))
+        else:
+            raise TileError(f"position: unknown board character {ch!r}; expected {expected}")
+    return tuple(cells)
+
+
+def _bag(raw: Any, seen: list[int]) -> tuple[int, ...]:
+    for t, count in enumerate(seen):
+        if count > TILES_PER_TYPE:
+            raise TileError(f"position: {count} {TYPE_NAMES[t]} tiles on the board and shelves; T2 has only "
+                            f"{TILES_PER_TYPE}")
+    if raw is None:
+        return tuple(TILES_PER_TYPE - count for count in seen)
+    if not isinstance(raw, dict) or set(raw) - set(TYPES):
+        raise TileError("position: bag must be a table of type letters to counts, e.g. bag = { C = 10, B = 12 }")
+    bag = []
+    for t, letter in enumerate(TYPES):
+        count = raw.get(letter, 0)
+        if type(count) is not int or count < 0 or count + seen[t] > TILES_PER_TYPE:
+            raise TileError(f"position: bag {letter} = {count!r}; with {seen[t]} in sight T2 allows 0 to "
+                            f"{TILES_PER_TYPE - seen[t]}")
+        bag.append(count)
+    return tuple(bag)
+
+
+def load_position(path: str | Path, rules: TileRuleset, layout: Layout, cards: tuple[PersonalCard, ...]) -> Position:
+    """Read a TOML or JSON (by the ``.json`` suffix) position file (raises :class:`TileError`)."""
+    return position_from_dict(_read(path), rules, layout, cards)
+
+
+def position_to_dict(table: Table, state: State) -> dict[str, Any]:
+    """A position as the keys :func:`position_from_dict` reads (the active seat's card by name)."""
+    from .rules import shelf_text
+
+    board = ["".join("-" if not table.usable[r * SIDE + c] else "." if state.board[r * SIDE + c] == EMPTY
+                     else TYPES[state.board[r * SIDE + c]] for c in range(SIDE)) for r in range(SIDE)]
+    card = table.card(state.turn)
+    return {"players": table.players, "first": table.first + 1, "turn": state.turn + 1, "goals": list(table.goals),
+            "personal": card.name if card else "", "end_token": 0 if state.end_token is None else state.end_token + 1,
+            "board": board, "bag": dict(zip(TYPES, state.bag)),
+            "shelf": [{"rows": shelf_text(s).split("\n"), "taken": list(t)} for s, t in zip(state.shelves, state.tokens)]}

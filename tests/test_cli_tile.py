@@ -1,0 +1,211 @@
+"""``shelfie-solve tile score|advise|simulate`` through CliRunner, with every bad-input path
+(one line, exit 2, nothing written)."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from shelfie_solver.cli import main
+from shelfie_solver.tile.game import game_from_dict
+from shelfie_solver.tile.rules import default_cards, default_layout
+
+from conftest import EXAMPLES, assert_one_line_error
+
+POSITION = EXAMPLES / "tile" / "position.toml"
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, ["tile", *args])
+
+
+def test_score_example_d_json():
+    """Worked example D: groups 17, with tokens 12 and the end token 30 (T25; the personal card
+    of the example is made up, so none here); goals T-CG1, 3, 4, 5, 7, 8 hold, T-CG9 not."""
+    result = run("score", "PPTTP/PPTTF/GGBBF/GCCBB/GCCFF/PGBFP", "--tokens", "12", "--end-token", "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert (data["adjacency"], data["total"]) == (17, 30)
+    assert [g for g, ok in data["goals"].items() if ok] == ["T-CG1", "T-CG3", "T-CG4", "T-CG5", "T-CG7", "T-CG8"]
+
+
+def test_score_personal_card_from_a_file(tmp_path):
+    """A shelf read from a file and scored against shipped card 1 (T21: matches counted here)."""
+    card = default_cards()[0]
+    cells = ["."] * 30
+    for t, cell in enumerate(card.cells):
+        cells[cell] = "CBGFTP"[t]
+    # fill below each named cell so nothing floats (T4): columns filled from the bottom with P
+    for cell in range(29, -1, -1):
+        if cells[cell] == "." and any(cells[above] != "." for above in range(cell % 5, cell, 5)):
+            cells[cell] = "P"
+    shelf = "\n".join("".join(cells[r * 5:(r + 1) * 5]) for r in range(6))
+    path = tmp_path / "shelf.txt"
+    path.write_text(shelf + "\n")
+    result = run("score", str(path), "--personal", card.name, "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["personal"] == {"card": card.name, "matches": 6, "points": 12}
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "markdown"])
+def test_advise_formats(fmt):
+    result = run("advise", str(POSITION), "--top", "3", "--format", fmt)
+    assert result.exit_code == 0, result.output
+    assert "column" in result.stdout
+
+
+def test_advise_json_ranks_every_legal_move():
+    """Every legal move is listed once, best first, values consistent with the parts."""
+    result = run("advise", str(POSITION), "--format", "json")
+    data = json.loads(result.stdout)
+    values = [Fraction(m["value"]) for m in data["moves"]]
+    assert values == sorted(values, reverse=True)
+    for m in data["moves"]:
+        assert Fraction(m["value"]) == sum(Fraction(m[p]) for p in ("immediate", "groups", "personal", "tempo", "denial"))
+    keys = {(tuple(m["cells"]), m["column"], m["order"]) for m in data["moves"]}
+    assert len(keys) == len(data["moves"])
+
+
+def test_simulate_and_save_replays(tmp_path):
+    """Tournament output, same result whatever --jobs is, and saved games that replay."""
+    save = tmp_path / "games.jsonl"
+    one = run("simulate", "--players", "greedy,random", "--games", "4", "--seed", "2", "--jobs", "1",
+              "--save", str(save), "--format", "json")
+    two = run("simulate", "--players", "greedy,random", "--games", "4", "--seed", "2", "--jobs", "2", "--format", "json")
+    assert one.exit_code == 0, one.output
+    assert json.loads(one.stdout) == json.loads(two.stdout)
+    lines = save.read_text().splitlines()
+    assert len(lines) == 4
+    games = [game_from_dict(json.loads(line)) for line in lines]
+    wins = sum(g.over.winner == 0 for g in games)
+    assert Fraction(json.loads(one.stdout)["seats"][0]["win"]["mean"]) == Fraction(wins, 4)
+
+
+def _position(tmp_path: Path, edit) -> str:
+    data = tomllib.loads(POSITION.read_text())
+    edit(data)
+    path = tmp_path / "position.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def _set_shelf(data, rows):
+    data["shelf"][0]["rows"] = rows
+
+
+BAD_POSITIONS = [
+    (lambda d: _set_shelf(d, [".....", "C....", ".....", ".....", ".....", "....."]), "floating"),
+    (lambda d: d["board"].__setitem__(0, "C" * 9), "unusable"),
+    (lambda d: d.__setitem__("bag", {"C": 30}), "T2"),
+    (lambda d: d["shelf"][0].__setitem__("taken", [4, 0]), "T7"),
+    (lambda d: d.__setitem__("goals", [13]), "goals"),
+    (lambda d: d.__setitem__("personal", "99"), "personal"),
+    (lambda d: d.__setitem__("end_token", 1), "T23"),
+    (lambda d: d.__setitem__("turn", 5), "turn"),
+]
+
+
+@pytest.mark.parametrize("edit, fragment", BAD_POSITIONS)
+def test_advise_bad_positions(tmp_path, edit, fragment):
+    assert_one_line_error(run("advise", _position(tmp_path, edit)), fragment)
+
+
+def test_bad_layout_and_cards_files(tmp_path):
+    """T3: wrong cell counts; T20: a broken personal card; both refused in one line."""
+    grid = default_layout().to_dict()["grid"]
+    grid[4] = "-" + grid[4][1:]
+    layout = tmp_path / "layout.toml"
+    layout.write_text("grid = [" + ", ".join(f'"{row}"' for row in grid) + "]\n")
+    assert_one_line_error(run("advise", str(POSITION), "--layout", str(layout)), "29 / 37 / 45")
+    cards = tmp_path / "cards.toml"
+    text = "\n".join(f'[[card]]\nname = "{i}"\nC = [0, 0]\nB = [0, 0]\nG = [1, 1]\nF = [2, 2]\nT = [3, 3]\nP = [4, {i % 5}]\n'
+                     for i in range(12))
+    cards.write_text(text)
+    assert_one_line_error(run("score", "...../...../...../...../...../CBGFT", "--cards", str(cards), "--personal", "1"),
+                          "share a cell")
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["score", "...../...../C..../...../...../....."], "floating"),
+    (["score", "CCCCC/CCCCC/CCCCC/CCCCC/CCCCC/CCCCC"], "T2"),
+    (["score", "CCC"], "6 lines"),
+    (["score", "...../...../...../...../...../CBGFT", "--personal", "nope"], "personal card"),
+    (["score", "...../...../...../...../...../CBGFT", "--goals", "0,13"], "--goals"),
+    (["simulate", "--players", "advisor"], "2-4 players"),
+    (["simulate", "--players", "advisor,wizard"], "unknown tile strategy"),
+    (["advise", "no-such-file.toml"], "no-such-file"),
+])
+def test_bad_input_is_one_line_exit_2(args, fragment):
+    assert_one_line_error(run(*args), fragment)
+
+
+def test_simulate_save_to_a_directory_writes_nothing(tmp_path):
+    assert_one_line_error(run("simulate", "--players", "greedy,random", "--games", "1", "--save", str(tmp_path)),
+                          "--save")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_advise_rates_a_given_move():
+    """--move: the move's rank and value, the same as its row in the full ranking."""
+    result = run("advise", str(POSITION), "--move", "6,5+6,4+6,3@4", "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    row = next(m for m in data["moves"] if set(m["cells"]) == {"6,3", "6,4", "6,5"} and m["column"] == 4)
+    assert data["move"] == row
+
+
+@pytest.mark.parametrize("move, fragment", [
+    ("5,4@1", "T10-T11"),          # (5,4) has no free side at turn start
+    ("6,3+6,5@1", "T10-T11"),      # a gap
+    ("7,4@1", "no tile"),          # an empty cell
+    ("6,3@9", "column 9"),
+    ("6,3", "bad --move"),
+    ("a,b@1", "bad --move"),
+])
+def test_advise_illegal_moves(move, fragment):
+    """Illegal picks and placements (T10-T14): one line, exit 2."""
+    assert_one_line_error(run("advise", str(POSITION), "--move", move), fragment)
+
+
+def test_advise_placement_without_room(tmp_path):
+    """T12/T14: three tiles into a column with two empty cells."""
+    def fill(d):
+        d["turn"] = 1
+        d["shelf"][0]["rows"] = ["..T..", "..B..", "..F..", "..TF.", "..TT.", "..TBF"]
+    assert_one_line_error(run("advise", _position(tmp_path, fill), "--move", "6,3+6,4+6,5@3"), "T12")
+
+
+def test_simulate_progress_bar_in_a_terminal():
+    """In a real pseudo-terminal `tile simulate` shows a progress bar on stderr, then the table."""
+    import os
+    import sys
+
+    pexpect = pytest.importorskip("pexpect")
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(root), COLUMNS="120")
+    child = pexpect.spawn(sys.executable, ["-c", "from shelfie_solver.cli import main; main()", "tile", "simulate",
+                                           "--players", "greedy,random", "--games", "3", "--seed", "1", "--jobs", "1"],
+                          env=env, encoding="utf-8", timeout=60)
+    child.expect("Playing")
+    child.expect("win rate")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_simulate_csv_is_one_record_per_seat_and_statistic():
+    """CSV: numbers only, one row per seat and statistic; the win rates of a game sum to 1 (T26)."""
+    import csv
+    import io
+
+    result = run("simulate", "--players", "greedy,random", "--games", "3", "--seed", "4", "--jobs", "1", "--format", "csv")
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert len(rows) == 2 * 6
+    wins = [Fraction(r["mean"]) for r in rows if r["statistic"] == "win"]
+    assert sum(wins) == 1

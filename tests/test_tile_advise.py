@@ -1,0 +1,116 @@
+"""The tile advisor's evaluation (docs/tile.md): the incremental immediate gain equals a full
+recomputation of the score (T21, T22, T18, T23), and the ranking's basic promises hold."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from itertools import product
+
+import numpy as np
+
+from shelfie_solver.tile.advise import _Placements, rank_moves
+from shelfie_solver.tile.engine import apply_move, apply_refill, draw_refill, legal_moves, needs_refill, start_state
+from shelfie_solver.tile.engine import Table, total_score
+from shelfie_solver.tile.rules import default_cards, default_layout, default_ruleset
+from shelfie_solver.tile.strategies import TILE_STRATEGIES
+
+RULES, LAYOUT, CARDS = default_ruleset(), default_layout(), default_cards()
+
+
+def _positions(seed: int, turns: int):
+    """Positions of a random game after each turn (seeds 0-5 cover goals 1-12, 2 per table)."""
+    rng = np.random.default_rng(seed)
+    goals = (1 + 2 * seed % 12, 2 + 2 * seed % 12)
+    table = Table(RULES, LAYOUT, 2, CARDS, (seed % 12, (seed + 1) % 12), tuple(sorted(goals)), 0)
+    state = start_state(table)
+    state = apply_refill(table, state, draw_refill(table, state, rng))
+    strategy = TILE_STRATEGIES["random"]()
+    for _ in range(turns):
+        yield table, state
+        state, _ = apply_move(table, state, strategy.choose(table, state, rng))
+        if state.over:
+            return
+        if needs_refill(state.board):
+            state = apply_refill(table, state, draw_refill(table, state, rng))
+
+
+def test_immediate_gain_is_the_score_change():
+    """For placements (column, 1-3 types; a ninth of the triples) in many positions, the incremental gain equals
+    T25 after minus T25 before, computed on the whole shelf."""
+    checked = 0
+    triples = [t for i, t in enumerate(product(range(6), repeat=3)) if i % 9 == 0]
+    for seed in range(6):  # goals 1-12 all appear
+        for index, (table, state) in enumerate(_positions(seed, 40)):
+            if index % 3:
+                continue
+            seat = state.turn
+            placements = _Placements(table, state, seat)
+            before = total_score(table, state, seat)
+            for k in (1, 2, 3):
+                for column, types in product(range(5), product(range(6), repeat=k) if k < 3 else triples):
+                    if placements.room[column] < k:
+                        continue
+                    full = placements.value(column, types)[0]
+                    assert placements.immediate(column, types) == full
+                    checked += 1
+            move = legal_moves(state)[0]
+            after, _ = apply_move(table, state, move)
+            assert Fraction(placements.value(move.column, move.types(state.board))[0], 4) == \
+                total_score(table, after, seat) - before
+    assert checked > 2_000
+
+
+def test_rank_moves_lists_every_legal_move_best_first():
+    table, state = next(_positions(3, 1))
+    ranked = rank_moves(table, state)
+    assert len(ranked) == len(legal_moves(state))
+    assert [r.value for r in ranked] == sorted((r.value for r in ranked), reverse=True)
+    assert all(r.value == sum(r.parts.values()) for r in ranked)
+    assert ranked[0].rank == 1
+
+
+def test_refill_outlook_when_every_draw_is_a_cat():
+    """A move that leaves only isolated tiles triggers a refill (T16); with only cats in the bag
+    every refilled board is cats only (on a random 20-21 of the 29 cells, T17), whose best next
+    move is 3 cats in a line stacked (a group of 3: 2 points, T22; the next player's card hidden)
+    or, without such a line, 0: the sampled mean is 2 points times the share of boards with a
+    line, and the denial term minus half of it."""
+    from shelfie_solver.tile.engine import State, start_state
+    from shelfie_solver.tile.rules import EMPTY
+
+    table = Table(RULES, LAYOUT, 2, CARDS, (0, -1), (2, 6), 0)  # goals that 3 tiles cannot meet
+    board = [EMPTY] * 81
+    board[40] = board[41] = 0
+    start = start_state(table)
+    state = State(tuple(board), (20, 0, 0, 0, 0, 0), start.shelves, start.tokens, start.stacks, None, 0)
+    ranked = rank_moves(table, state, samples=20, rng=np.random.default_rng(1))
+    assert all(r.refill for r in ranked if len(r.move.cells) == 1)
+    for r in ranked:
+        if r.refill:
+            assert r.outlook is not None and r.outlook.samples == 20
+            assert (r.outlook.mean * 20) % 8 == 0 and 6 <= r.outlook.mean <= 8  # quarters: k/20 of 2 points
+            assert r.parts["denial"] == -r.outlook.mean / 8
+            assert r.outlook.low <= r.outlook.mean <= r.outlook.high
+    assert rank_moves(table, state)[0].outlook is None  # no samples: refills count 0
+
+
+def test_next_best_after_a_pick_equals_a_fresh_enumeration():
+    """The denial term's shortcut (picks of the current board that avoid the taken cells, plus
+    picks through newly freed tiles, T10) equals enumerating the next player's picks on the
+    board after the pick, for every pick of many positions."""
+    from shelfie_solver.tile.advise import _next_best, _NextBest
+    from shelfie_solver.tile.engine import legal_picks
+    from shelfie_solver.tile.rules import EMPTY
+
+    checked = 0
+    for seed in (1, 2, 3):
+        for index, (table, state) in enumerate(_positions(seed, 40)):
+            if index % 2:
+                continue
+            opponent = _Placements(table, state, (state.turn + 1) % 2)
+            shortcut = _NextBest(opponent, state.board)
+            for pick in legal_picks(state.board, state.shelves[state.turn]):
+                after = tuple(EMPTY if i in pick else t for i, t in enumerate(state.board))
+                assert shortcut.after(pick) == _next_best(opponent, after)
+                checked += 1
+    assert checked > 500
