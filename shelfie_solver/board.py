@@ -456,6 +456,12 @@ def item_sets(board: Board, k: int) -> ItemSets:
                     (member * values[:, None])[cells].sum(axis=1))
 
 
+def end_trigger_shelves(board: Board, rules: Ruleset) -> int:
+    """Shelves without an available item that trigger the end (D17), at most the board's shelves
+    (here rather than in :mod:`game`, so ``advise`` need not import the game at start-up)."""
+    return min(rules.end_trigger_shelves, board.n_shelves)
+
+
 # --- board files ---------------------------------------------------------------------------
 
 _BOARD_KEYS = frozenset(("name", "columns", "shelves"))

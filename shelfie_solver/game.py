@@ -36,7 +36,8 @@ from typing import Any, ClassVar, Protocol, TypeVar
 import numpy as np
 
 from . import allocate
-from .board import Board, ItemSets, Marks, board_from_dict, item_sets, parse_marks, score_breakdown
+from .board import (Board, ItemSets, Marks, board_from_dict, end_trigger_shelves, item_sets, parse_marks,
+                    score_breakdown)
 from .dice import Counts, dice_codes, parse_dice
 from .errors import ShelfieError
 from .files import FileWriteError, write_text_atomically
@@ -209,11 +210,6 @@ class GameState:
     def trigger_shelves(self) -> int:
         """Closed shelves that trigger the end (D17; module docstring for the ``min``)."""
         return end_trigger_shelves(self.board, self.rules)
-
-
-def end_trigger_shelves(board: Board, rules: Ruleset) -> int:
-    """Shelves without an available item that trigger the end (D17), at most the board's shelves."""
-    return min(rules.end_trigger_shelves, board.n_shelves)
 
 
 # --- legal markings, fast ------------------------------------------------------------------
