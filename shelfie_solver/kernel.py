@@ -167,3 +167,97 @@ def _top_hold(starts: np.ndarray, columns: np.ndarray, weights: np.ndarray, pair
         if best < 0 or e0 > best0 or (q >= 2 and e0 == best0 and e1 < best1):
             best, best0, best1 = h, e0, e1
     return best
+
+
+@cache
+def compiled_strategic() -> Any:
+    """The jitted :func:`_strategic`, or ``None`` without numba."""
+    potential = _jit(_potential)
+    if potential is None:
+        return None
+    globals()["_potential"] = potential  # _strategic calls it: numba needs the compiled one
+    return _jit(_strategic)
+
+
+def _potential(m: int, a: int, mp: int, ap: int, t: int) -> int:  # pragma: no cover - compiled
+    """One line's Phi times 2T: :func:`objectives.line_potential` for scalars."""
+    if m >= t:
+        return 2 * t * mp + t * ap
+    if m + a >= t:
+        return m * (2 * mp + ap)
+    return 0
+
+
+def _strategic(cells: np.ndarray, available: np.ndarray, m: np.ndarray, a: np.ndarray, mp: np.ndarray,
+               ap: np.ndarray, t: int, cell_lines: np.ndarray, values: np.ndarray,
+               n_shelves: int) -> tuple[np.ndarray, np.ndarray, int]:  # pragma: no cover - compiled
+    """The ``strategic`` objective (:class:`objectives.Strategic`) of every item set at once:
+    ``worth (K+1,)`` (0 where unusable and for the sentinel), ``usable (K+1,)`` (every item of
+    the set available, D4) and the failed-result value (the best shelf to give up, D13; 0 when
+    none has an available item). Only the lines a set touches change Phi, so each set costs at
+    most ``2k`` line evaluations. ``cells (K, k)`` padded with -1; ``cell_lines (cells, 2)``
+    the shelf and column line of each item; ``m, a, mp, ap`` per line (:attr:`StateArrays.line_totals`)."""
+    n_sets, width = cells.shape
+    worth = np.zeros(n_sets + 1, np.int64)
+    usable = np.zeros(n_sets + 1, np.bool_)
+    lines = np.zeros(2 * width, np.int64)
+    counts = np.zeros(2 * width, np.int64)
+    points = np.zeros(2 * width, np.int64)
+    for k in range(n_sets):
+        ok = True
+        used = 0
+        for j in range(width):
+            c = cells[k, j]
+            if c < 0:
+                continue
+            if not available[c]:
+                ok = False
+                break
+            for side in range(2):
+                line = cell_lines[c, side]
+                slot = -1
+                for u in range(used):
+                    if lines[u] == line:
+                        slot = u
+                if slot < 0:
+                    slot = used
+                    lines[slot] = line
+                    counts[slot] = 0
+                    points[slot] = 0
+                    used += 1
+                counts[slot] += 1
+                points[slot] += values[c]
+        if not ok:
+            continue
+        usable[k] = True
+        total = 0
+        for u in range(used):
+            line = lines[u]
+            total += _potential(m[line] + counts[u], a[line] - counts[u], mp[line] + points[u],
+                                ap[line] - points[u], t) - _potential(m[line], a[line], mp[line], ap[line], t)
+        worth[k] = total
+    failed = 0
+    found = False
+    n_cells = available.shape[0]
+    n_columns = n_cells // n_shelves
+    for shelf in range(n_shelves):
+        lost = 0
+        lost_points = 0
+        change = 0
+        for col in range(n_columns):
+            c = shelf * n_columns + col
+            if available[c]:
+                lost += 1
+                lost_points += values[c]
+                line = cell_lines[c, 1]  # the item's column loses it
+                change += _potential(m[line], a[line] - 1, mp[line], ap[line] - values[c], t) \
+                    - _potential(m[line], a[line], mp[line], ap[line], t)
+        if lost == 0:
+            continue
+        line = cell_lines[shelf * n_columns, 0]
+        change += _potential(m[line], a[line] - lost, mp[line], ap[line] - lost_points, t) \
+            - _potential(m[line], a[line], mp[line], ap[line], t)
+        if not found or change > failed:
+            failed = change
+            found = True
+    return worth, usable, failed

@@ -263,23 +263,20 @@ def _compiled_plan(board: Board, marks: Marks, rules: Ruleset) -> TurnPlan | Non
     """:func:`engine.plan_turn`'s holds from the compiled kernel (:mod:`kernel`, numba), or
     ``None`` without numba or when the values outgrow int64 (the same holds either way)."""
     from .batch import _kernel, solve_finals
-    from .kernel import compiled_best_marking, compiled_top_hold
+    from .kernel import compiled_best_marking, compiled_strategic, compiled_top_hold
 
     best_marking = compiled_best_marking()
-    if _kernel() is None or best_marking is None or compiled_top_hold() is None:
+    if _kernel() is None or best_marking is None or compiled_top_hold() is None or compiled_strategic() is None:
         return None
     # columns 0 and 1 of engine.final_table (the later, carried columns never move the policy)
     table = feasibility_table(board, rules)
     state = StateArrays(board, rules, marks)
     sets = table.sets
-    open_cells = np.append(state.available, True)
-    usable_index = np.flatnonzero(open_cells[sets.cells].all(axis=1))
-    worth = np.zeros(len(sets.sizes) + 1, dtype=np.int64)
-    worth[usable_index] = Strategic().values(state, sets.take(usable_index))
-    usable = np.zeros(len(sets.sizes) + 1, dtype=np.bool_)
-    usable[usable_index] = True
+    m, a, mp, ap = state.line_totals
+    worth, usable, failed = compiled_strategic()(sets.cells, state.available, m, a, mp, ap, rules.scoring_threshold,
+                                                 _cell_lines(board), board.value_array, board.n_shelves)
     sizes = np.append(sets.sizes, 0)
-    columns = best_marking(worth, usable, sizes, table.members, table.starts, int(Strategic().failed_value(state)), 1)
+    columns = best_marking(worth, usable, sizes, table.members, table.starts, failed, 1)
     space = space_for(rules)
     if (int(np.abs(columns).max()) + 1) * space.denominator ** rules.rerolls >= 2**62:
         return None
@@ -288,6 +285,13 @@ def _compiled_plan(board: Board, marks: Marks, rules: Ruleset) -> TurnPlan | Non
     below = solve_finals(space, columns[:, None, :], rules.rerolls - 1, Strategic().scale(rules),
                          kernel="numba").state(0)
     return _CompiledPlan(below, rules.rerolls, {})
+
+
+@cache
+def _cell_lines(board: Board) -> np.ndarray:
+    """``int64 (cells, 2)``: each item's shelf line and column line in :attr:`Board.lines`."""
+    return np.array([[board.shelf_of(c), board.n_shelves + board.column_of(c)] for c in range(board.n_cells)],
+                    dtype=np.int64).reshape(board.n_cells, 2)
 
 
 class _CompiledPlan(TurnPlan):

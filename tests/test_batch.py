@@ -201,3 +201,33 @@ def test_compiled_solver_plan_equals_the_full_policy(board, rules):
         full = solve_turn(board, marks, rules, Strategic())
         for r in range(1, rules.rerolls + 1):
             assert [plan.hold(r, i) for i in range(len(full.space.rolls))] == list(full.policy[r])
+
+
+@pytest.mark.parametrize("threshold", [1, 3, 5])
+def test_compiled_strategic_equals_the_objective(threshold):
+    """kernel._strategic (the solver's compiled path) gives Strategic.values of every usable item
+    set and Strategic.failed_value (D13), on random sheets of random boards (several-face shelves,
+    any column order) and a finished sheet."""
+    pytest.importorskip("numba")
+    from shelfie_solver.board import item_sets
+    from shelfie_solver.kernel import compiled_strategic
+    from shelfie_solver.objectives import StateArrays
+    from shelfie_solver.strategies import _cell_lines
+
+    from test_allocate import random_board
+
+    rng = random.Random(threshold)
+    rules = replace(DEFAULT_RULES, scoring_threshold=threshold)
+    for _ in range(8):
+        board = random_board(rng, rules)
+        sets = item_sets(board, rules.combinations_per_turn)
+        for marks in [random_marks(rng, board) for _ in range(4)] + [Marks(board.n_shelves, board.n_columns,
+                                                                          (1 << board.n_cells) - 1, 0)]:
+            state = StateArrays(board, rules, marks)
+            m, a, mp, ap = state.line_totals
+            worth, usable, failed = compiled_strategic()(sets.cells, state.available, m, a, mp, ap, threshold,
+                                                         _cell_lines(board), board.value_array, board.n_shelves)
+            index = np.flatnonzero(np.append(state.available, True)[sets.cells].all(axis=1))
+            assert list(np.flatnonzero(usable)) == list(index)
+            assert (worth[index] == Strategic().values(state, sets.take(index))).all()
+            assert failed == Strategic().failed_value(state)
