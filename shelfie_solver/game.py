@@ -246,6 +246,13 @@ class LegalMarkings:
             GameError: the cells are not a legal marking of these dice (D8-D14).
         """
         key = tuple(sorted(cells))
+        width = self.sets.cells.shape[1] if self.sets.cells.ndim == 2 else 0
+        if len(key) <= width and len(set(key)) == len(key) and all(0 <= c < 1 << 31 for c in key):
+            # one vectorised comparison of the padded rows
+            row = np.array(key + (-1,) * (width - len(key)), dtype=np.int64)
+            found = np.flatnonzero((self.sets.cells == row).all(axis=1))
+            if len(found):
+                return int(found[0])
         for i in range(len(self)):
             if self.cells(i) == key:
                 return i
