@@ -27,7 +27,9 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import product
 from pathlib import Path
+from typing import overload
 
 import numpy as np
 from tabulate import tabulate
@@ -254,12 +256,53 @@ def pattern_name(pattern: Pattern) -> str:
     return _joined(parts)
 
 
-def describe_hold(roll: Counts, hold: Counts, rules: Ruleset) -> str:
+@overload
+def describe_hold(roll: Counts, hold: Counts, rules: Ruleset) -> str: ...
+@overload
+def describe_hold(roll: Counts, hold: Counts, rules: Ruleset, order: tuple[int, ...] | None) -> str | None: ...
+
+
+def describe_hold(roll: Counts, hold: Counts, rules: Ruleset, order: tuple[int, ...] | None = None) -> str | None:
     """A hold in the roll's pattern terms, e.g. ``keep the three of a kind and the Joker`` or
     ``keep one pair, one die of another pair and the Joker``.
 
     Rolls of one pattern whose best holds get the same words agree on the rule of thumb.
+
+    With a face ``order`` (item face side numbers, preferred first), a hold that keeps the
+    roll's groups of one size unequally ("one pair" of two) says which: the preferred faces'
+    groups, ``... (which: faces in order plant, cat, ...)``; such a hold that prefers a later
+    face over an earlier one has no words in that order (``None``).
     """
+    words = _plain_words(roll, hold, rules)
+    return words if order is None else _ordered_words(words, _unequal_groups(roll, hold, rules), order, rules)
+
+
+def _unequal_groups(roll: Counts, hold: Counts, rules: Ruleset) -> list[dict[int, int]]:
+    """For each group size whose groups ``hold`` keeps unequally: ``{face: dice kept}``."""
+    out = []
+    for size in set(roll[: rules.n_faces]) - {0}:
+        kept = {f: hold[f] for f in range(rules.n_faces) if roll[f] == size}
+        if len(set(kept.values())) > 1:
+            out.append(kept)
+    return out
+
+
+def _ordered_words(words: str, unequal: list[dict[int, int]], order: tuple[int, ...], rules: Ruleset) -> str | None:
+    """``words`` qualified by a face ``order`` when groups are kept unequally (``None``: the
+    hold prefers a later face of the order to an earlier one)."""
+    if not unequal:
+        return words
+    position = {f: i for i, f in enumerate(order)}
+    for kept in unequal:
+        along = [kept[f] for f in sorted(kept, key=lambda f: position[f])]
+        if along != sorted(along, reverse=True):
+            return None
+    names = ", ".join(rules.sides[f].name for f in order)
+    return f"{words} (which: {ORDER_MARK} {names})"
+
+
+def _plain_words(roll: Counts, hold: Counts, rules: Ruleset) -> str:
+    """:func:`describe_hold` without a face order."""
     if hold == roll:
         return "stop (keep all dice)"
     if not any(hold):
@@ -360,13 +403,18 @@ class HoldRule:
 
     Attributes:
         pattern: the pattern. share: probability of a first roll of this pattern (exact).
-        advice: the best hold in pattern terms (the words most of the pattern's rolls agree on).
+        advice: the best hold in pattern terms (the words most of the pattern's rolls agree on),
+            naming which groups by face where the pattern's rolls differ (:func:`_rule`), or
+            :data:`NO_RULE`.
         agree: share of the pattern's rolls (by probability) whose best hold, or one exactly tied
-            with it, has those words.
+            with it, has those words (:attr:`closest`'s share when there is no rule).
         margin: mean (by probability) over the pattern's rolls of how much the best hold beats the
             next best, in the objective's units (potential points).
         example: the pattern's first roll (dice order) whose best hold follows ``advice``, and
             that hold.
+        order: the face order ``advice`` names groups by (``None``: it needs none).
+        closest: the words most rolls agree on; ``advice`` is :data:`NO_RULE` instead when they
+            agree on less than :data:`RULE_AGREEMENT` of the rolls (``agree`` is then theirs).
     """
 
     pattern: Pattern
@@ -375,6 +423,13 @@ class HoldRule:
     agree: Fraction
     margin: Fraction
     example: tuple[Counts, Counts]
+    order: tuple[int, ...] | None = None
+    closest: str = ""
+
+    @property
+    def holds(self) -> bool:
+        """Whether the rule agrees with the solver on at least :data:`RULE_AGREEMENT` of its rolls."""
+        return self.advice != NO_RULE
 
 
 def hold_rules(board: Board, marks: Marks, rules: Ruleset) -> tuple[tuple[HoldRule, ...], tuple[HoldRule, ...]]:
@@ -390,7 +445,7 @@ def hold_rules(board: Board, marks: Marks, rules: Ruleset) -> tuple[tuple[HoldRu
     by_pattern: dict[Pattern, list[RollChoice]] = {}
     for choice in roll_choices(solution, rules):
         by_pattern.setdefault(pattern_of(choice.roll, rules), []).append(choice)
-    every = sorted((_rule(p, choices, rules) for p, choices in by_pattern.items()),
+    every = sorted((_rule(p, choices, rules, board, marks) for p, choices in by_pattern.items()),
                    key=lambda r: (-r.share, -len(r.pattern[0]), r.pattern))
     shown: list[HoldRule] = []
     covered = Fraction(0)
@@ -407,23 +462,182 @@ ANY_HOLD = "any hold (all equal)"
 
 
 def _choice_words(choice: RollChoice, hold: Counts, rules: Ruleset) -> str:
-    """:func:`describe_hold` of one of a roll's best holds, or :data:`ANY_HOLD` when every hold
-    of the roll ties."""
+    """:func:`describe_hold` of one of a roll's best holds (no face order), or :data:`ANY_HOLD`
+    when every hold of the roll ties."""
     return ANY_HOLD if choice.all_tied else describe_hold(choice.roll, hold, rules)
 
 
-def _rule(pattern: Pattern, choices: list[RollChoice], rules: Ruleset) -> HoldRule:
-    """Aggregate one pattern's rolls: each roll supports the words of each of its best holds."""
+def _rule(pattern: Pattern, choices: list[RollChoice], rules: Ruleset, board: Board, marks: Marks) -> HoldRule:
+    """Aggregate one pattern's rolls: each roll supports the words of each of its best holds.
+
+    A hold that keeps some of the roll's same-size groups and not others ("one of two pairs")
+    names which by a face order (:func:`describe_hold`); every order of the item faces is tried
+    (the sheet's own orders first, :func:`_face_orders`) and the one most rolls agree with
+    wins. When no words reach :data:`RULE_AGREEMENT`, the rule says so (:data:`NO_RULE`) and
+    keeps the closest words.
+    """
     share = sum((c.weight for c in choices), Fraction(0))
-    weight_of: dict[str, Fraction] = {}
-    words_of = [{_choice_words(c, h, rules): h for h in reversed(c.best_holds)} for c in choices]
-    for c, words in zip(choices, words_of):
-        for w in words:
-            weight_of[w] = weight_of.get(w, Fraction(0)) + c.weight
-    advice = min(weight_of, key=lambda w: (-weight_of[w], w))
     margin = sum((c.weight * c.margin for c in choices), Fraction(0)) / share
-    example = next((c.roll, words[advice]) for c, words in zip(choices, words_of) if advice in words)
-    return HoldRule(pattern, share, advice, weight_of[advice] / share, margin, example)
+    best: tuple[Fraction, str, tuple[int, ...] | None, tuple[Counts, Counts]] | None = None
+    plain = [[(h, _choice_words(c, h, rules), _unequal_groups(c.roll, h, rules)) for h in reversed(c.best_holds)]
+             for c in choices]
+    for order in _face_orders(board, marks, rules):
+        weight_of: dict[str, Fraction] = {}
+        words_of = [{w: h for h, words, unequal in holds
+                     if (w := words if c.all_tied else _ordered_words(words, unequal, order, rules)) is not None}
+                    for c, holds in zip(choices, plain)]
+        for c, found in zip(choices, words_of):
+            for w in found:
+                weight_of[w] = weight_of.get(w, Fraction(0)) + c.weight
+        if not weight_of:
+            continue
+        advice = min(weight_of, key=lambda w: (-weight_of[w], w))
+        agree = weight_of[advice] / share
+        if best is None or agree > best[0]:
+            example = next((c.roll, words[advice]) for c, words in zip(choices, words_of) if advice in words)
+            best = (agree, advice, order if ORDER_MARK in advice else None, example)
+        if agree == 1:
+            break
+    if best is None or best[0] < RULE_AGREEMENT:
+        by_face = _face_rule(pattern, choices, rules, share)
+        if by_face is not None and (best is None or by_face[0] > best[0]):
+            best = by_face
+    if best is None:  # every roll's best holds are ambiguous against every order (not seen in practice)
+        c = choices[0]
+        return HoldRule(pattern, share, NO_RULE, Fraction(0), margin, (c.roll, c.hold), None, "")
+    agree, advice, named_by, example = best
+    if agree < RULE_AGREEMENT:
+        return HoldRule(pattern, share, NO_RULE, agree, margin, example, named_by, advice)
+    return HoldRule(pattern, share, advice, agree, margin, example, named_by, advice)
+
+
+#: One size class of a face rule: ``(dice kept per group, faces allowed (preferred first),
+#: most groups kept)``; ``(0, (), 0)`` keeps none of them.
+_ClassRule = tuple[int, tuple[int, ...], int]
+
+
+def _face_rule(pattern: Pattern, choices: list[RollChoice], rules: Ruleset,
+               share: Fraction) -> tuple[Fraction, str, tuple[int, ...], tuple[Counts, Counts]] | None:
+    """The best *face rule* for a pattern: for each group size, keep ``d`` dice of each of at
+    most ``m`` groups whose face is among an allowed list, the list's first faces first, plus a
+    number of Jokers (e.g. "keep the pair, one single of award, then plant and the Joker"). The
+    faces are ordered by how often the solver keeps them; a roll agrees when the rule's hold is
+    one of its best holds. Each group size has its own face order (:func:`_kept_order`).
+    Returns ``(agree, words, a restricting class's face order, example)`` or ``None``.
+    """
+    n = rules.n_faces
+    joker = rules.joker_index
+    sizes = sorted(set(pattern[0]), reverse=True)
+    orders = {size: _kept_order(choices, size, n) for size in sizes}
+    positions = {size: {f: i for i, f in enumerate(order)} for size, order in orders.items()}
+    tally: dict[tuple[tuple[_ClassRule, ...], int], Fraction] = {}
+    example: dict[tuple[tuple[_ClassRule, ...], int], tuple[Counts, Counts]] = {}
+    for c in choices:
+        seen: set[tuple[tuple[_ClassRule, ...], int]] = set()
+        for hold in c.best_holds:
+            per_class = [_class_rules(c.roll, hold, size, orders[size], positions[size], n) for size in sizes]
+            jokers = hold[joker] if joker is not None else 0
+            for combo in product(*per_class):
+                key = (tuple(combo), jokers)
+                if key not in seen:
+                    seen.add(key)
+                    tally[key] = tally.get(key, Fraction(0)) + c.weight
+                    example.setdefault(key, (c.roll, hold))
+    if not tally:
+        return None
+    key = min(tally, key=lambda k: (-tally[k], _rule_words(k, sizes, pattern, rules)))
+    order = next((a for _, a, _ in key[0] if 0 < len(a) < n), orders[sizes[-1]])
+    return tally[key] / share, _rule_words(key, sizes, pattern, rules), order, example[key]
+
+
+def _kept_order(choices: list[RollChoice], size: int, n: int) -> tuple[int, ...]:
+    """Item faces by how much of their groups of ``size`` the solver keeps (by probability),
+    most first; ties by side number."""
+    rate = {f: Fraction(0) for f in range(n)}
+    for c in choices:
+        for f in range(n):
+            if c.roll[f] == size:
+                rate[f] += c.weight * Fraction(c.hold[f], size)
+    return tuple(sorted(range(n), key=lambda f: (-rate[f], f)))
+
+
+def _class_rules(roll: Counts, hold: Counts, size: int, order: tuple[int, ...], position: dict[int, int],
+                 n: int) -> list[_ClassRule]:
+    """Every class rule for the roll's groups of ``size`` that keeps exactly what ``hold`` keeps."""
+    groups = sorted((f for f in range(n) if roll[f] == size), key=lambda f: position[f])
+    kept = {f: hold[f] for f in groups}
+    amounts = {k for k in kept.values() if k}
+    if len(amounts) > 1:
+        return []
+    keeps = sorted(amounts) if amounts else list(range(1, size + 1))  # keeping none fits any d
+    chosen = [f for f in groups if kept[f]]
+    out: list[_ClassRule] = [] if chosen else [(0, (), 0)]
+    for d in keeps:
+        for cut in range(1, n + 1):
+            allowed = order[:cut]
+            eligible = [f for f in groups if f in allowed]
+            for most in range(1, len(groups) + 1):
+                if eligible[:most] == chosen:
+                    out.append((d, allowed, most))
+    return out
+
+
+def _rule_words(key: tuple[tuple[_ClassRule, ...], int], sizes: list[int], pattern: Pattern,
+                rules: Ruleset) -> str:
+    """Words for a face rule, e.g. ``keep the pair, one single of award, then plant and the Joker``."""
+    parts = []
+    for size, (d, allowed, most) in zip(sizes, key[0]):
+        if not d:
+            continue
+        count = pattern[0].count(size)
+        every = len(allowed) == rules.n_faces and most >= count
+        dice = "" if d == size else f"{_word(d)} {'die' if d == 1 else 'dice'} of "
+        if every:
+            group = f"the {_group_name(size)}" if count == 1 else f"every {_group_name(size)}"
+            parts.append(f"{dice}{group}" if not dice else f"{dice}{'each ' + _group_name(size) if count > 1 else group}")
+            continue
+        names = [rules.sides[f].name for f in allowed]
+        if count == 1:  # the only group of its size: keep it when its face is listed
+            listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+            parts.append(f"{dice}the {_group_name(size)} if {listed}")
+            continue
+        many = "one" if most == 1 else f"up to {_word(most)}"
+        parts.append(f"{dice}{many} {_group_name(size, plural=most > 1)} of {', then '.join(names)}")
+    jokers, rolled = key[1], pattern[1]
+    if jokers:
+        parts.append("the Joker" if rolled == 1 else
+                     ("both Jokers" if jokers == rolled == 2 else
+                      f"all {_word(rolled)} Jokers" if jokers == rolled else
+                      f"{_word(jokers)} Joker{'s' if jokers > 1 else ''}"))
+    return "keep " + _joined(parts) if parts else "re-roll all dice"
+
+
+#: A rule of thumb must agree with the solver on at least this share of its pattern's rolls.
+RULE_AGREEMENT = Fraction(4, 5)
+#: The advice of a pattern whose best holds no rule of thumb describes for RULE_AGREEMENT of rolls.
+NO_RULE = "no rule of thumb holds for 80% of these rolls"
+#: The words marking a hold that names its groups by a face order.
+ORDER_MARK = "faces in order"
+
+
+def _face_orders(board: Board, marks: Marks, rules: Ruleset) -> list[tuple[int, ...]]:
+    """Face orders to try, the sheet's own first: faces whose shelves hold more marks, then more
+    available points; then every other permutation (all of them for up to 5 item faces)."""
+    from itertools import permutations
+
+    marked, available = marks.bit_arrays()
+    weight = {f: (0, 0) for f in range(rules.n_faces)}
+    for shelf, faces in enumerate(board.shelf_faces):
+        cells = list(board.lines[shelf])
+        mark_count = int(sum(marked[c] for c in cells))
+        points = int(sum(available[c] * board.value(c) for c in cells))
+        for f in faces:
+            weight[f] = (weight[f][0] + mark_count, weight[f][1] + points)
+    sheet = tuple(sorted(range(rules.n_faces), key=lambda f: (-weight[f][0], -weight[f][1], f)))
+    orders = [sheet]
+    if rules.n_faces <= 5:
+        orders += [p for p in permutations(range(rules.n_faces)) if p != sheet]
+    return orders
 
 
 # --- section 4: failed-result risk ------------------------------------------------------------
@@ -694,11 +908,15 @@ def _agree_text(value: Fraction) -> str:
     return "all" if value == 1 else chance_text(value)
 
 
+def _advice_text(rule: HoldRule) -> str:
+    return rule.advice if rule.holds else f"{rule.advice} (closest: {rule.closest})"
+
+
 def rules_table(sheet: CheatSheet) -> tuple[list[str], list[list[str]]]:
     """Headers and rows of the hold rules of thumb (the section note explains the headers)."""
     rules = sheet.rules
     headers = ["first roll", "share", "best hold", "agree", "margin", "example"]
-    rows = [[pattern_name(r.pattern), _share_text(r.share), r.advice, _agree_text(r.agree), _margin_text(r.margin),
+    rows = [[pattern_name(r.pattern), _share_text(r.share), _advice_text(r), _agree_text(r.agree), _margin_text(r.margin),
              f"{dice_codes(r.example[0], rules)}: keep {dice_codes(r.example[1], rules) or 'nothing'}"]
             for r in sheet.rules_of_thumb]
     return headers, rows
@@ -766,7 +984,10 @@ def _section_notes(sheet: CheatSheet) -> dict[str, str]:
         "rules": (f"The solver's best hold for the first roll ({_rerolls(rules.rerolls)} left) under the strategic "
                   f"objective (docs/objectives.md) on this board state, for the most common first-roll patterns "
                   f"({chance_text(sheet.coverage)} of first rolls). share: of first rolls (exact); agree: share of "
-                  f"the pattern's rolls whose best hold (or one exactly tied with it) is the one stated; margin: "
+                  f"the pattern's rolls whose best hold (or one exactly tied with it) is the one stated; a rule is "
+                  f"stated only when it agrees on at least {RULE_AGREEMENT * 100}% of its rolls, naming which "
+                  f"groups to keep by face where it must, else the row says so and shows the closest words and "
+                  f"their agreement; margin: "
                   f"mean gain of the best hold over the second best, in potential points; example: a roll of the "
                   f"pattern and its best hold."),
         "risk": "risk: chance of a failed result (D13: the dice mark nothing, a shelf is eliminated) this turn, "
@@ -919,8 +1140,8 @@ def render_csv(sheet: CheatSheet) -> str:
     for rule in sheet.all_rules:
         subject = pattern_name(rule.pattern)
         add("hold_rules", subject, "", "share of first rolls", rule.share)
-        add("hold_rules", subject, rule.advice, "share of the pattern's rolls agreeing", rule.agree)
-        add("hold_rules", subject, rule.advice, "mean margin over next best hold (potential points)", rule.margin)
+        add("hold_rules", subject, _advice_text(rule), "share of the pattern's rolls agreeing", rule.agree)
+        add("hold_rules", subject, _advice_text(rule), "mean margin over next best hold (potential points)", rule.margin)
     for s in sheet.risks:
         cells = " ".join(board.cell_name(c) for c in s.state.cells)
         add("failed_risk", s.state.name, f"available {cells}; start of turn", "probability", s.risk)

@@ -26,9 +26,26 @@ def _jit(func: Callable[..., Any]) -> Any:
     except ImportError:
         return None
     try:
-        return numba.njit(cache=True, nogil=True)(func)
+        compiled = numba.njit(cache=True, nogil=True)(func)
     except RuntimeError:  # no writable place for numba's cache (a read-only install): compile per process
-        return numba.njit(nogil=True)(func)
+        compiled = numba.njit(nogil=True)(func)
+    if func is _potential:
+        return compiled  # called from compiled code only
+
+    def call(*args: Any) -> Any:
+        try:
+            return compiled(*args)
+        except SystemError as error:
+            # a signal handler that raised while the compiled call was returning (Ctrl-C,
+            # SIGTERM in simulate): numba reports SystemError(s); hand on the real exception
+            cause: BaseException = error
+            while isinstance(cause, SystemError) and cause.__cause__ is not None:
+                cause = cause.__cause__
+            if cause is error:
+                raise
+            raise cause from None
+
+    return call
 
 
 @cache

@@ -203,11 +203,12 @@ def shelf_losses(state: StateArrays) -> list[tuple[int, int]]:
     return sorted(options, key=lambda item: -item[1])
 
 
-OBJECTIVE_NAMES = ("strategic", "points", "marks", "safe", "cell:rXcY")
+OBJECTIVE_NAMES = ("strategic", "points", "marks", "safe", "cell:rXcY", "table:FILE")
 
 
 def parse_objective(text: str, board: Board) -> Objective:
-    """An objective from its name: ``strategic``, ``points``, ``marks``, ``safe`` or ``cell:r2c4``.
+    """An objective from its name: ``strategic``, ``points``, ``marks``, ``safe``, ``cell:r2c4`` or
+    ``table:FILE`` (an exact solitaire value table, :class:`value_table.TableObjective`).
 
     Raises:
         ObjectiveError: unknown name or an item not on the board.
@@ -222,4 +223,8 @@ def parse_objective(text: str, board: Board) -> Objective:
             return CellTarget(board.parse_cell(word[5:]))
         except ValueError as error:
             raise ObjectiveError(f"objective {shorten(text)}: {error}") from None
+    if word.startswith("table:"):
+        from .value_table import table_objective
+
+        return table_objective(text.strip()[6:], board)
     raise ObjectiveError(f"unknown objective {shorten(text)}; expected one of {', '.join(OBJECTIVE_NAMES)}")

@@ -23,21 +23,24 @@ from __future__ import annotations
 
 import math
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
 from .board import Board
-from .errors import ShelfieError
+from .errors import ShelfieError, shorten
 from .game import Block, Fail, Game, game_to_json, play_seeded
+from .parallel import SpawnedSeeds, run_tasks, worker_count
 from .rules import Ruleset
 from .strategies import parse_players, strategy_named
 
-#: Most games one run may play (a documented bound; docs/simulate.md).
+#: Most games one run may play (a documented bound; docs/simulate.md). Seeds and chunks of
+#: games are made lazily, but every game's numbers are kept for the exact statistics (about
+#: 0.6 KB for two seats, 1 KB for four; with ``save`` also its JSON line, about 5 KB).
 MAX_GAMES = 1_000_000
 #: Seeds are whole numbers from 0 to this (128 bits, what numpy's SeedSequence draws).
 MAX_SEED = 2**128 - 1
@@ -307,56 +310,83 @@ def play_chunk(board: Board, rules: Ruleset, players: tuple[str, ...], seeds: Se
 
 def simulate(board: Board, rules: Ruleset, players: Sequence[str], games: int, seed: int | None = None,
              jobs: int = 1, save: bool = False,
-             progress: Callable[[int], None] | None = None) -> tuple[Summary, list[str]]:
+             progress: Callable[[int], None] | None = None, scheduler: Any = None) -> tuple[Summary, list[str]]:
     """Play ``games`` games between ``players`` (strategy names, one per seat, 1 to 4).
+
+    Game ``i`` is played from :func:`parallel.task_seed` ``(entropy, i)``, the ``i``-th child of
+    ``SeedSequence(seed)``, made when its chunk is handed out (no up-front spawn); chunks of
+    games (:func:`play_chunk`) run on :func:`parallel.run_tasks`.
 
     Args:
         seed: root seed (``None``: fresh entropy, reported in :attr:`Summary.seed`).
-        jobs: worker processes (``concurrent.futures.ProcessPoolExecutor``); 1 plays here.
+        jobs: worker processes (``concurrent.futures.ProcessPoolExecutor``, capped at the usable
+            cores: :func:`parallel.worker_count`); 1 plays here.
         save: also return every game as a JSON line (:func:`game.game_to_json`), in game order.
         progress: called with the number of games just finished.
+        scheduler: a dask.distributed scheduler address (``"tcp://host:8786"``) or cluster
+            object; the games run there (``jobs`` is then ignored). Same output as ``jobs=1``.
 
     Returns:
         The :class:`Summary` and the JSON lines (empty unless ``save``).
 
     Raises:
         StrategyError: an unknown strategy or a bad number of players.
-        SimulationError: games or jobs below 1.
+        SimulationError: games outside 1 .. :data:`MAX_GAMES`, or jobs below 1.
+        ParallelError: the dask extra missing, the scheduler unreachable, a worker died.
+        Interrupted: SIGINT or SIGTERM during the run (every worker stopped first).
     """
     names = parse_players(",".join(players))
     if games < 1:
         raise SimulationError(f"--games must be at least 1, got {games}")
+    if games > MAX_GAMES:
+        raise SimulationError(f"--games must be at most {MAX_GAMES:,}, got {shorten(str(games))}")
     if jobs < 1:
         raise SimulationError(f"--jobs must be at least 1, got {jobs}")
-    root = np.random.SeedSequence(seed)
-    entropy = int(root.entropy)  # type: ignore[arg-type]
-    children = root.spawn(games)
-    chunks = _chunks(games, jobs)
-    done: list[tuple[int, GameResult, str | None]] = []
-    if jobs == 1 or len(chunks) == 1:
-        for lo, hi in chunks:
-            part = play_chunk(board, rules, names, children[lo:hi], range(lo, hi), entropy, save)
-            done.extend(part)
-            if progress:
-                progress(len(part))
-    else:
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-
-        with ProcessPoolExecutor(max_workers=min(jobs, len(chunks))) as pool:
-            futures = [pool.submit(play_chunk, board, rules, names, children[lo:hi], range(lo, hi), entropy, save)
-                       for lo, hi in chunks]
-            for future in as_completed(futures):
-                part = future.result()
-                done.extend(part)
-                if progress:
-                    progress(len(part))
-    done.sort(key=lambda item: item[0])
+    entropy = int(np.random.SeedSequence(seed).entropy)  # type: ignore[arg-type]
+    done = run_games(play_chunk, (board, rules, names), games, entropy, jobs, save, progress, scheduler)
     summary = summarise([r for _, r, _ in done], names, entropy)
     return summary, [line for _, _, line in done if line is not None]
 
 
-def _chunks(games: int, jobs: int) -> list[tuple[int, int]]:
-    """Split game indices into ``[lo, hi)`` ranges: a few per worker (balance, progress), at
-    most 25 games each."""
-    size = max(1, min(25, games // (jobs * 4) if jobs > 1 else 25))
-    return [(lo, min(games, lo + size)) for lo in range(0, games, size)]
+Played = TypeVar("Played")
+
+
+def run_games(play: Callable[..., list[tuple[int, Played, str | None]]], common: tuple[Any, ...], games: int,
+              entropy: int, jobs: int = 1, save: bool = False, progress: Callable[[int], None] | None = None,
+              scheduler: Any = None) -> list[tuple[int, Played, str | None]]:
+    """Play games ``0 .. games-1`` in chunks on :func:`parallel.run_tasks`: each chunk is
+    ``play(*common, seeds, indices, entropy, save)`` (:func:`play_chunk`, or the tile game's),
+    game ``i`` from :func:`parallel.task_seed` ``(entropy, i)``, made when its chunk is handed
+    out. ``jobs`` workers (capped at the usable cores; 1, or a single chunk: here) or the dask
+    ``scheduler``; ``progress`` gets the number of games of each chunk, in game order.
+
+    Returns:
+        Every chunk's ``(index, result, JSON line or None)``, in game order.
+    Raises:
+        ParallelError, Interrupted: as :func:`parallel.run_tasks`.
+    """
+    workers = 1 if scheduler is not None else worker_count(jobs)
+    if games <= _chunk_size(games, workers) and scheduler is None:  # one chunk: no processes
+        workers = 1
+    tasks = ((SpawnedSeeds(entropy, lo, hi), range(lo, hi), entropy, save) for lo, hi in _chunks(games, workers))
+    done: list[tuple[int, Played, str | None]] = []
+
+    def consume(part: list[tuple[int, Played, str | None]]) -> None:
+        done.extend(part)
+        if progress:
+            progress(len(part))
+
+    run_tasks(play, tasks, common=common, jobs=workers, scheduler=scheduler, consume=consume)
+    return done
+
+
+def _chunk_size(games: int, jobs: int) -> int:
+    """Games per chunk: a few chunks per worker (balance, progress), at most 25 games each."""
+    return max(1, min(25, games // (jobs * 4) if jobs > 1 else 25))
+
+
+def _chunks(games: int, jobs: int) -> Iterator[tuple[int, int]]:
+    """Split game indices into ``[lo, hi)`` ranges, made lazily: a few per worker (balance,
+    progress), at most 25 games each."""
+    size = _chunk_size(games, jobs)
+    return ((lo, min(games, lo + size)) for lo in range(0, games, size))

@@ -329,9 +329,15 @@ def strategy_named(name: str) -> Strategy:
     Raises:
         StrategyError: an unknown name.
     """
+    if name.strip().lower().startswith("exact:"):  # optimal solitaire play from a value table
+        from .value_table import ExactStrategy, load_table
+
+        path = name.strip()[6:]
+        load_table(path)  # fail early on a bad file
+        return ExactStrategy(path)
     cls = STRATEGIES.get(name.strip().lower())
     if cls is None:
-        raise StrategyError(f"unknown strategy {name!r}; expected one of {', '.join(STRATEGIES)}")
+        raise StrategyError(f"unknown strategy {name!r}; expected one of {', '.join(STRATEGIES)} or exact:FILE")
     strategy: Strategy = cls()
     return strategy
 
@@ -343,7 +349,7 @@ def parse_players(text: str) -> tuple[str, ...]:
         StrategyError: an unknown name, an empty entry (``greedy,,greedy``) or a bad number of
             players.
     """
-    entries = [w.strip().lower() for w in text.split(",")]
+    entries = [w.strip() if w.strip().lower().startswith("exact:") else w.strip().lower() for w in text.split(",")]
     names = tuple(name for name in entries if name)
     if not 1 <= len(names) <= 4:
         raise StrategyError(f"--players needs 1 to 4 comma-separated strategies (D1; 1 = solitaire), "

@@ -324,13 +324,66 @@ def test_hold_rules_aggregate_their_rolls() -> None:
         share = sum((c.weight for c in mine), Fraction(0))
         assert rule.share == share
         assert rule.margin == sum((c.weight * c.margin for c in mine), Fraction(0)) / share
-        agreeing = [c for c in mine if (cs.ANY_HOLD if c.all_tied else None) == rule.advice
-                    or any(cs.describe_hold(c.roll, h, rules) == rule.advice for h in c.best_holds)]
-        assert rule.agree == sum((c.weight for c in agreeing), Fraction(0)) / share
-        assert rule.advice == cs.ANY_HOLD or cs.describe_hold(*rule.example, rules) == rule.advice
+        assert rule.holds == (rule.agree >= cs.RULE_AGREEMENT)  # issue 11 §4: 80% or no rule
+        assert rule.advice == (rule.closest if rule.holds else cs.NO_RULE)
+        order = rule.order if cs.ORDER_MARK in rule.closest else None
+        if order is not None or rule.order is None:  # words in pattern terms (face rules: below)
+            agreeing = [c for c in mine if (cs.ANY_HOLD if c.all_tied else None) == rule.closest
+                        or any(cs.describe_hold(c.roll, h, rules, order) == rule.closest for h in c.best_holds)]
+            assert rule.agree == sum((c.weight for c in agreeing), Fraction(0)) / share
+            assert rule.closest == cs.ANY_HOLD or cs.describe_hold(*rule.example, rules, order) == rule.closest
         example_roll, example_hold = rule.example
         assert example_hold in next(c.best_holds for c in mine if c.roll == example_roll)
     assert sum(r.share for r in every) == 1
+
+
+def test_describe_hold_names_groups_by_face_order() -> None:
+    """Issue 11 §4, hand-worked: of two pairs PP and GG, keeping PP is "one pair" and, with a face
+    order, says which; an order preferring game has no words for it."""
+    rules = Ruleset()
+    p, g, b, a = (rules.face_index(x) for x in ("plant", "game", "book", "award"))
+    roll = tuple(2 if f in (p, g) else 1 if f in (b, a) else 0 for f in range(rules.n_sides))
+    hold = tuple(2 if f == p else 0 for f in range(rules.n_sides))
+    assert cs.describe_hold(roll, hold, rules) == "keep one pair"
+    plant_first = (p, g, b, a, rules.face_index("cat"))
+    assert cs.describe_hold(roll, hold, rules, plant_first) == \
+        "keep one pair (which: faces in order plant, game, book, award, cat)"
+    assert cs.describe_hold(roll, hold, rules, (g, p, b, a, rules.face_index("cat"))) is None
+    both = tuple(2 if f in (p, g) else 0 for f in range(rules.n_sides))
+    assert cs.describe_hold(roll, both, rules, plant_first) == "keep both pairs"  # nothing to choose
+
+
+def test_shown_rules_hold_or_say_so(default_sheet: cs.CheatSheet) -> None:
+    """Issue 11 §4: every rule agrees with the solver on at least 80% of its rolls, or says there
+    is no such rule; the rendered row shows the closest words and their agreement."""
+    markdown = cs.render_markdown(default_sheet)
+    for rule in default_sheet.all_rules:
+        assert rule.holds == (rule.agree >= Fraction(4, 5))
+        if not rule.holds:
+            assert rule.advice == cs.NO_RULE
+    for rule in default_sheet.rules_of_thumb:
+        assert (rule.advice if rule.holds else f"(closest: {rule.closest})") in markdown
+
+
+def test_face_rule_agreement_by_hand(default_sheet: cs.CheatSheet) -> None:
+    """Issue 11 §4: the most common first roll on the empty default board (a pair, three singles
+    and a Joker) gets "keep the pair, one single of award and the Joker"; applying that rule by
+    hand to each roll of the pattern and checking it against the solver's best holds gives the
+    stated agreement (at least 80%)."""
+    rules = default_sheet.rules
+    rule = next(r for r in default_sheet.all_rules if r.pattern == ((2, 1, 1, 1), 1))
+    assert rule.advice == "keep the pair, one single of award and the Joker"
+    board = load_board()
+    solution = solve_turn(board, Marks.empty(board), rules, Strategic())
+    award, joker = rules.face_index("award"), rules.joker_index
+    agree = total = Fraction(0)
+    for c in cs.roll_choices(solution, rules):
+        if cs.pattern_of(c.roll, rules) != rule.pattern:
+            continue
+        hold = tuple(n if n == 2 or f == joker or (f == award and n == 1) else 0 for f, n in enumerate(c.roll))
+        total += c.weight
+        agree += c.weight if hold in c.best_holds else 0
+    assert agree / total == rule.agree >= Fraction(4, 5)
 
 
 def test_indifferent_objective_says_any_hold() -> None:

@@ -28,6 +28,9 @@ USED = {
     "rules/classic-five-dice.toml": "test_classic_five_dice",
     "marks/mid-game.txt": "test_mid_game_marks",
     "tile/position.toml": "test_tile_position_example",
+    "boards/small.toml": "test_small_boards (and tests/test_exact.py)",
+    "boards/small-3x4.toml": "test_small_boards",
+    "boards/small-4x3.toml": "test_small_boards",
 }
 
 
@@ -69,6 +72,16 @@ def test_mid_game_marks():
     holds = run("--dice", "CCBJPP", "--marks", path)
     assert holds["rerolls"] == 2 and holds["holds"][0]["rank"] == 1
     assert "Best: keep" in run_table("--dice", "CCBJPP", "--marks", path, "--objective", "points")
+
+
+@pytest.mark.parametrize("name", ["small.toml", "small-3x4.toml", "small-4x3.toml"])
+def test_small_boards(name: str) -> None:
+    """The small boards of docs/solve-game.md (shelf 1 game, columns needing 1, 2, 3 dice): six
+    games mark r1c1 + r1c2 + r1c3 (1 + 2 + 3 dice, D8, D9), the only way to 3 marks on a line
+    (D19), worth 2 + 1 + 3 = 6 points."""
+    data = run("--dice", "GGGGGG", "--board", str(BOARDS / name), "--rerolls", "0", "--objective", "points")
+    assert data["value"] == "6/1"
+    assert data["markings"][0]["cells"] == ["r1c1", "r1c2", "r1c3"]
 
 
 def test_mixed_faces_board():

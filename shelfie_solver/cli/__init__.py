@@ -17,6 +17,7 @@ import click
 
 from .. import __version__
 from ..errors import ShelfieError, shorten
+from ..parallel import Interrupted
 
 #: command name -> "module:function" under shelfie_solver.cli
 COMMANDS = {
@@ -27,6 +28,7 @@ COMMANDS = {
     "play": "play:play_command",
     "review": "review:review_command",
     "tile": "tile:tile_group",
+    "solve-game": "solve_game:solve_game_command",
 }
 
 
@@ -70,6 +72,9 @@ class ShelfieGroup(click.Group):
         except ShelfieError as error:
             click.echo(f"Error: {_one_line(str(error))}", err=True)
             sys.exit(2)
+        except Interrupted as stop:  # SIGINT / SIGTERM during a parallel run: workers already stopped
+            click.echo(str(stop), err=True)
+            sys.exit(stop.exit_code)
         except click.exceptions.Abort:
             click.echo("Aborted.", err=True)
             sys.exit(130)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 import sys
 from typing import Any
 
@@ -11,6 +10,7 @@ import click
 
 from ..errors import shorten
 from ..files import FileWriteError, check_writable
+from ..parallel import signals_raise, usable_cores
 from ..render import Report, decimal, exact, percent, render
 from ..simulate import MAX_GAMES, MAX_SEED, Estimate, Summary, fresh_seed, seat_statistics, simulate
 from ..strategies import STRATEGIES, parse_players
@@ -37,7 +37,7 @@ class SeedType(click.ParamType[int]):
 @click.command("simulate", short_help="Play many games to compare strategies.")
 @click.option("--players", "players_text", required=True, metavar="S1,S2,...",
               help=f"One strategy per seat, 1 to 4, comma-separated: {', '.join(STRATEGIES)} "
-                   "(docs/strategies.md). A name may appear more than once.")
+                   "(docs/strategies.md), or exact:FILE (a solve-game value table). A name may appear more than once.")
 @click.option("--games", type=click.IntRange(1, MAX_GAMES), default=500, show_default=True, metavar="N",
               help=f"Games to play (at most {MAX_GAMES:,}).")
 @click.option("--seed", type=SeedType(), default=None, metavar="S",
@@ -45,14 +45,18 @@ class SeedType(click.ParamType[int]):
                    "whatever --jobs is. Default: a fresh 32-bit seed from OS entropy, printed so the run "
                    "can be repeated.")
 @click.option("--jobs", type=click.IntRange(1, None), default=None, metavar="J",
-              help="Worker processes on this machine (default: the number of cores).")
+              help="Worker processes on this machine (default and maximum: the number of usable cores; "
+                   "more is capped, with a note).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Run the games on a dask.distributed cluster, e.g. tcp://host:8786 (needs "
+                   "pip install 'shelfie-solve[distributed]'); same results as --jobs 1.")
 @board_option
 @rules_option
 @click.option("--save", "save_path", default=None, metavar="FILE",
               help="Write every game (events, replayable) to FILE as JSON Lines.")
 @format_option
-def simulate_command(players_text: str, games: int, seed: int | None, jobs: int | None, board_path: str | None,
-                     rules_path: str | None, save_path: str | None, fmt: str) -> None:
+def simulate_command(players_text: str, games: int, seed: int | None, jobs: int | None, scheduler: str | None,
+                     board_path: str | None, rules_path: str | None, save_path: str | None, fmt: str) -> None:
     """Play many games between strategies: win rates, scores and more, with 95% intervals.
 
     \b
@@ -60,6 +64,9 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
       shelfie-solve simulate --players solver,greedy --games 200 --seed 1
       shelfie-solve simulate --players solver,greedy,threshold --games 2000
       shelfie-solve simulate --players threshold --games 100 --save games.jsonl --format json
+      shelfie-solve simulate --players solver,greedy --games 5000 --scheduler tcp://host:8786
+
+    Ctrl-C or SIGTERM stops every worker at once: one line, exit 130 / 143, nothing saved.
     """
     rules, board, _ = load_setup(rules_path, board_path, None)
     players = parse_players(players_text)
@@ -67,19 +74,39 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
         _check_writable(save_path)
     if seed is None:
         seed = fresh_seed()
-    workers = jobs if jobs is not None else (os.cpu_count() or 1)
+    workers = _workers(jobs, scheduler)
     save = save_path is not None
-    if sys.stderr.isatty():  # a progress bar for people, nothing for pipes and tests
-        with click.progressbar(length=games, label="Playing", file=sys.stderr, show_pos=True) as bar:
-            summary, lines = simulate(board, rules, players, games, seed, workers, save=save, progress=bar.update)
-    else:
-        summary, lines = simulate(board, rules, players, games, seed, workers, save=save)
-    if save_path is not None:
-        from ..game import save_games
+    with signals_raise():  # Ctrl-C / SIGTERM: workers stopped, temporary file removed, one line
+        if sys.stderr.isatty():  # a progress bar for people, nothing for pipes and tests
+            with click.progressbar(length=games, label="Playing", file=sys.stderr, show_pos=True) as bar:
+                summary, lines = simulate(board, rules, players, games, seed, workers, save=save,
+                                          progress=bar.update, scheduler=scheduler)
+        else:
+            summary, lines = simulate(board, rules, players, games, seed, workers, save=save, scheduler=scheduler)
+        if save_path is not None:
+            from ..game import save_games
 
-        save_games(save_path, lines)
+            save_games(save_path, lines)
     report = summary_report(summary, board.name, saved=save_path, long_form=fmt == "csv")
     click.echo(render(report, fmt), nl=False)
+
+
+def _workers(jobs: int | None, scheduler: str | None) -> int:
+    """Worker processes for ``--jobs`` (default: every usable core). More than the cores is
+    capped, with a one-line note on stderr; ``--jobs`` with ``--scheduler`` is refused (the
+    cluster's workers run the games)."""
+    if scheduler is not None:
+        if jobs is not None:
+            raise click.UsageError("--jobs and --scheduler cannot be combined: with --scheduler the "
+                                   "cluster's workers play the games")
+        if not scheduler.strip():
+            raise click.BadParameter("empty address; expected e.g. tcp://host:8786", param_hint="'--scheduler'")
+        return 1
+    cores = usable_cores()
+    if jobs is not None and jobs > cores:
+        shown = jobs if jobs < 10**12 else f"{str(jobs)[:12]}..."
+        click.echo(f"Note: --jobs {shown} capped at {cores}, the number of usable cores.", err=True)
+    return min(jobs, cores) if jobs is not None else cores
 
 
 def _check_writable(path: str) -> None:

@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..simulate import SimulationError, Summary, _chunks, summarise
+from ..simulate import SimulationError, Summary, run_games, summarise
 from .engine import GoalScored
 from .game import TileGame, game_to_json, play_game
 from .rules import Layout, PersonalCard, TileRuleset
@@ -90,28 +90,8 @@ def simulate_tile(rules: TileRuleset, layout: Layout, cards: tuple[PersonalCard,
     names = parse_tile_players(",".join(players))
     if games < 1 or jobs < 1:
         raise SimulationError(f"--games and --jobs must be at least 1, got {games} and {jobs}")
-    root = np.random.SeedSequence(seed)
-    entropy = int(root.entropy)  # type: ignore[arg-type]
-    children = root.spawn(games)
-    chunks = _chunks(games, jobs)
-    done: list[tuple[int, TileGameResult, str | None]] = []
-
-    def finished(part: list[tuple[int, TileGameResult, str | None]]) -> None:
-        done.extend(part)
-        if progress:
-            progress(len(part))
-
-    if jobs == 1 or len(chunks) == 1:
-        for lo, hi in chunks:
-            finished(play_tile_chunk(rules, layout, cards, names, children[lo:hi], range(lo, hi), entropy, save))
-    else:
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-
-        with ProcessPoolExecutor(max_workers=min(jobs, len(chunks))) as pool:
-            futures = [pool.submit(play_tile_chunk, rules, layout, cards, names, children[lo:hi], range(lo, hi),
-                                   entropy, save) for lo, hi in chunks]
-            for future in as_completed(futures):
-                finished(future.result())
-    done.sort(key=lambda item: item[0])
+    entropy = int(np.random.SeedSequence(seed).entropy)  # type: ignore[arg-type]
+    # chunks on the shared runner (lazy seeds, workers capped at the cores, Ctrl-C / SIGTERM)
+    done = run_games(play_tile_chunk, (rules, layout, cards, names), games, entropy, jobs, save, progress)
     summary = summarise([r for _, r, _ in done], names, entropy, TILE_STATISTICS)
     return summary, [line for _, _, line in done if line is not None]

@@ -1,0 +1,409 @@
+"""The exact solitaire solver: the optimal expected final score of a whole one-player game.
+
+A solitaire game (D1 with one player, as :mod:`game` plays it) is a Markov decision process
+over *sheet states*. In solitaire nothing is eliminated except by a failed result (D13), which
+eliminates a whole shelf's available items, so a state is, per shelf, the subset of marked
+items and whether the shelf is closed (no available item). The game ends after the turn that
+leaves ``end_trigger_shelves`` (D17, at most the board's shelves; :func:`game.end_trigger_shelves`)
+shelves closed — one player, so the round ends with that turn (D18) — and is then worth the
+sheet's score (D19). Every other state ``s`` is worth
+
+    V(s) = E over the turn under optimal holds (D6, D7) of  W(final roll),
+    W(roll) = max over the roll's legal markings m (D8-D12, 1..3 items: marking fewer
+              items than the dice allow is legal, D14) of V(s + m),
+              or, on a failed result (D13), max over shelves with an available item of
+              V(s with that shelf eliminated).
+
+The turn is :func:`engine.solve` with ``W`` as the final values: the engine's DP over
+(dice, re-rolls left). Every turn marks or eliminates at least one item, so the number of
+*decided* items (marked or eliminated) strictly grows: the solver runs **layer by layer**, from
+the fullest sheets down to the empty one, and each layer is a pure function of the board, the
+ruleset and the values of the layers above (:func:`solve_layer`), which can be checkpointed to
+a directory and resumed or farmed out (:func:`solve_game`).
+
+Exactness. Values are rationals whose denominators are powers of ``sides^dice`` (each turn's
+probabilities are integers over ``D^(rerolls+1)``), so they are held as :class:`Fraction`;
+one state's successor values are put over their least common denominator and the engine runs
+on exact Python integers (its ``object`` fallback). No float is used except for display.
+
+State count. Per shelf with ``C`` items there are ``2^C - 1`` open configurations and
+``2^C`` closed ones, so a board of ``S`` shelves has
+``sum over j < trigger of binom(S, j) (2^C)^j (2^C - 1)^(S - j)`` non-terminal states:
+1,519 on a 3 x 3 board, 122,047 on 3 x 5, about 176 million on the default 5 x 5.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cached_property
+from itertools import product
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .board import Board, ItemSets, Marks, item_sets, parse_marks, score
+from .dice import multinomial, space_for
+from .engine import TurnSolution, final_table, solve
+from .errors import ShelfieError
+from .files import write_text_atomically
+from .game import board_to_dict, end_trigger_shelves, rules_to_dict
+from .objectives import StateArrays
+from .rules import Ruleset
+
+#: The ``format`` key of a layer checkpoint (value tables: :mod:`value_table`).
+LAYER_FORMAT = "shelfie-solve value layer 1"
+#: Default largest number of non-terminal states ``solve-game`` accepts.
+MAX_STATES = 20_000
+#: Measured CPU seconds per state on the 3 x 3 example board (docs/performance.md); bigger
+#: boards have bigger integers and more item sets, so estimates from it are lower bounds.
+SECONDS_PER_STATE = 0.010
+
+Key = tuple[int, int]  # (marked bits, eliminated bits) of a Marks
+
+
+class ExactError(ShelfieError):
+    """A board too large for the exact solver, or a value table / checkpoint that is malformed,
+    unreadable or for another board or ruleset."""
+
+
+def key_of(marks: Marks) -> Key:
+    """The dictionary key of a sheet state: ``(marked bits, eliminated bits)``."""
+    return marks.marked, marks.eliminated
+
+
+# --- counting and enumerating states -----------------------------------------------------------
+
+
+def state_count(board: Board, rules: Ruleset) -> int:
+    """Number of non-terminal solitaire sheet states (module docstring's formula)."""
+    s, c, t = board.n_shelves, board.n_columns, end_trigger_shelves(board, rules)
+    return sum(math.comb(s, j) * (2**c) ** j * (2**c - 1) ** (s - j) for j in range(t))
+
+
+def estimated_seconds(states: int) -> float:
+    """A lower-bound estimate of one core's time for ``states`` states (:data:`SECONDS_PER_STATE`)."""
+    return states * SECONDS_PER_STATE
+
+
+def _shelf_configs(n_columns: int) -> list[tuple[int, int, int]]:
+    """Every shelf configuration ``(marked mask, eliminated mask, decided items)``: open
+    (the marked mask is not full) or closed (the rest eliminated)."""
+    full = (1 << n_columns) - 1
+    configs = [(m, 0, m.bit_count()) for m in range(full)]  # open
+    configs += [(m, full & ~m, n_columns) for m in range(full + 1)]  # closed
+    return configs
+
+
+def layer_states(board: Board, rules: Ruleset, layer: int) -> Iterator[Marks]:
+    """The non-terminal states with ``layer`` decided (marked or eliminated) items, in a fixed
+    order (shelf configurations in :func:`_shelf_configs` order, first shelf slowest)."""
+    configs = _shelf_configs(board.n_columns)
+    trigger = end_trigger_shelves(board, rules)
+    c = board.n_columns
+    for combo in product(configs, repeat=board.n_shelves):
+        if sum(d for _, _, d in combo) != layer:
+            continue
+        if sum(e != 0 or m == (1 << c) - 1 for m, e, _ in combo) >= trigger:
+            continue
+        marked = sum(m << (s * c) for s, (m, _, _) in enumerate(combo))
+        eliminated = sum(e << (s * c) for s, (_, e, _) in enumerate(combo))
+        yield Marks(board.n_shelves, c, marked, eliminated)
+
+
+def is_terminal(marks: Marks, board: Board, rules: Ruleset) -> bool:
+    """Whether the solitaire game is over on this sheet (D17, D18 with one player)."""
+    return marks.closed_shelves() >= end_trigger_shelves(board, rules)
+
+
+# --- one state ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class SuccessorValues:
+    """The exact values of every state one turn can lead to from ``marks`` (an
+    :class:`objectives.Objective`): marking an item set is worth ``V(marks + set)``, a failed
+    result the best shelf to give up (D13). Values are integers over :attr:`denominator`, the
+    least common denominator of the successors' values.
+
+    Args:
+        board, rules, marks: the state.
+        value: ``V`` of a non-terminal state (terminal states are worth their score, D19).
+    """
+
+    board: Board
+    rules: Ruleset
+    marks: Marks
+    value: Callable[[Marks], Fraction]
+    name: str = "exact"
+
+    def worth(self, after: Marks) -> Fraction:
+        """``V(after)``: the score when the game is over (D17-D19), else :attr:`value`."""
+        if is_terminal(after, self.board, self.rules):
+            return Fraction(score(self.board, after, self.rules))
+        return self.value(after)
+
+    @cached_property
+    def _set_values(self) -> dict[int, Fraction]:
+        """``V(marks + set)`` of every set of available items (by marked bits added)."""
+        sets = item_sets(self.board, self.rules.combinations_per_turn).cells
+        available = self.marks.bit_arrays()[1].astype(bool)
+        out: dict[int, Fraction] = {}
+        for row in sets:
+            cells = [c for c in row if c >= 0]
+            if all(available[c] for c in cells):
+                bits = sum(1 << c for c in cells)
+                out[bits] = self.worth(Marks(self.marks.n_shelves, self.marks.n_columns,
+                                             self.marks.marked | bits, self.marks.eliminated))
+        return out
+
+    @cached_property
+    def shelf_values(self) -> dict[int, Fraction]:
+        """``V`` after giving up each shelf that has an available item (D13)."""
+        out = {}
+        for shelf in range(self.board.n_shelves):
+            if self.marks.shelf_has_available(shelf):
+                out[shelf] = self.worth(self.marks.with_eliminated(self.board.lines[shelf]))
+        return out
+
+    @cached_property
+    def denominator(self) -> int:
+        """Least common denominator of every successor value."""
+        return math.lcm(1, *(v.denominator for v in self._set_values.values()),
+                        *(v.denominator for v in self.shelf_values.values()))
+
+    def scale(self, rules: Ruleset) -> int:
+        return self.denominator
+
+    def values(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
+        d = self.denominator
+        out = [int(self._set_values[sum(1 << int(c) for c in row if c >= 0)] * d) for row in sets.cells]
+        return np.array(out, dtype=object)
+
+    def failed_value(self, state: StateArrays) -> int:
+        return int(max(self.shelf_values.values()) * self.denominator)
+
+
+def solve_state(board: Board, rules: Ruleset, marks: Marks,
+                value: Callable[[Marks], Fraction]) -> tuple[Fraction, TurnSolution]:
+    """``V(marks)`` and the turn's optimal policy, given ``value`` of every later non-terminal
+    state (module docstring). The :class:`engine.TurnSolution`'s column 0 is over
+    ``successors.denominator * D^r``.
+    """
+    successors = SuccessorValues(board, rules, marks, value)
+    table = final_table(board, marks, rules, successors)
+    solution = solve(space_for(rules), table.columns[:, :1], rules.rerolls, table.scale)
+    return start_value(solution), solution
+
+
+def start_value(solution: TurnSolution) -> Fraction:
+    """Column 0's exact value at the start of the turn: the initial roll of every die (D6), then
+    the policy. (Only the empty hold's expectation, not every hold's.)"""
+    space = solution.space
+    top = solution.values[solution.rerolls][:, 0]
+    total = sum(multinomial(roll) * int(v) for roll, v in zip(space.rolls, top))
+    return Fraction(total, solution.denominator(solution.rerolls + 1))
+
+
+# --- layers, checkpoints, the whole game -------------------------------------------------------
+
+
+def solve_layer(board: Board, rules: Ruleset, layer: int, later: Mapping[Key, Fraction],
+                part: int = 0, parts: int = 1) -> dict[Key, Fraction]:
+    """The values of the non-terminal states with ``layer`` decided items, from the values
+    ``later`` of every non-terminal state with more: a pure function of its inputs, the unit of
+    work to spread over processes or machines. ``part``/``parts`` take every ``parts``-th state
+    of the layer from the ``part``-th (0-based), so a layer splits into independent pieces."""
+    def value(marks: Marks) -> Fraction:
+        return later[key_of(marks)]
+
+    return {key_of(m): solve_state(board, rules, m, value)[0]
+            for i, m in enumerate(layer_states(board, rules, layer)) if i % parts == part}
+
+
+def fingerprint(board: Board, rules: Ruleset) -> dict[str, Any]:
+    """What a table or checkpoint was solved for: the board and ruleset as saved-game JSON."""
+    return {"board": board_to_dict(board, rules), "rules": rules_to_dict(rules)}
+
+
+@dataclass
+class GameSolution:
+    """The solved solitaire game.
+
+    Attributes:
+        board, rules: what was solved.
+        values: ``V`` of every non-terminal state, keyed by :func:`key_of`.
+        seconds: wall time of the solve (layers loaded from checkpoints cost nothing).
+        layers_loaded: layers read from checkpoints instead of solved.
+    """
+
+    board: Board
+    rules: Ruleset
+    values: dict[Key, Fraction]
+    seconds: float = 0.0
+    layers_loaded: int = 0
+    _solutions: dict[Key, TurnSolution] = field(default_factory=dict, repr=False)
+
+    @property
+    def optimum(self) -> Fraction:
+        """The optimal expected final score from the empty sheet (points)."""
+        return self.value(Marks.empty(self.board))
+
+    def value(self, marks: Marks) -> Fraction:
+        """``V(marks)``: the score of a finished game, else the table's value.
+
+        Raises:
+            ExactError: the sheet does not fit the board.
+        """
+        if (marks.n_shelves, marks.n_columns) != (self.board.n_shelves, self.board.n_columns):
+            raise ExactError(f"a {marks.n_shelves}x{marks.n_columns} sheet is not on the "
+                             f"{self.board.n_shelves}x{self.board.n_columns} board of the value table")
+        if is_terminal(marks, self.board, self.rules):
+            return Fraction(score(self.board, marks, self.rules))
+        found = self.values.get(key_of(marks))
+        if found is None:
+            raise ExactError(f"sheet {marks} is not a solitaire state (eliminated items must be whole shelves, D13)")
+        return found
+
+    def turn(self, marks: Marks) -> TurnSolution:
+        """The optimal policy of a turn on ``marks`` (solved once, then cached)."""
+        key = key_of(marks)
+        found = self._solutions.get(key)
+        if found is None:
+            found = solve_state(self.board, self.rules, marks, self.value)[1]
+            if len(self._solutions) >= 4096:
+                self._solutions.pop(next(iter(self._solutions)))
+            self._solutions[key] = found
+        return found
+
+
+def check_size(board: Board, rules: Ruleset, max_states: int) -> int:
+    """The state count, or :class:`ExactError` when it exceeds ``max_states`` (the message gives
+    the estimate and how to go on)."""
+    states = state_count(board, rules)
+    if states > max_states:
+        hours = estimated_seconds(states) / 3600
+        raise ExactError(f"board {board.name!r} has {states:,} non-terminal solitaire states, more than "
+                         f"--max-states {max_states:,}; estimated at least {hours:,.1f} CPU-hours "
+                         f"({SECONDS_PER_STATE * 1000:.0f} ms per state) and "
+                         f"{max(1, states * 200 // 10**9)} GB of values; raise --max-states and use "
+                         f"--checkpoints DIR to run it layer by layer")
+    return states
+
+
+def solve_game(board: Board, rules: Ruleset, checkpoints: str | None = None,
+               progress: Callable[[int, int], None] | None = None) -> GameSolution:
+    """Solve the solitaire game layer by layer (module docstring), the fullest sheets first.
+
+    Args:
+        checkpoints: a directory: each solved layer is written there (``layer-NNN.json``,
+            atomically) and a layer already there, for the same board and rules, is loaded
+            instead of solved, so an interrupted solve resumes.
+        progress: called ``(layer, states in it)`` after each layer.
+
+    Raises:
+        ExactError: a checkpoint is unreadable or for another board or ruleset.
+        FileWriteError: a checkpoint cannot be written.
+    """
+    start = time.perf_counter()
+    values: dict[Key, Fraction] = {}
+    loaded = 0
+    stamp = fingerprint(board, rules)
+    folder = Path(checkpoints) if checkpoints is not None else None
+    if folder is not None:
+        if folder.exists() and not folder.is_dir():
+            raise ExactError(f"--checkpoints {checkpoints} is not a directory; expected a directory for the "
+                             "layer files")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ExactError(f"cannot create the checkpoint directory {checkpoints}: "
+                             f"{error.strerror or error}") from None
+        _claim(folder, stamp)
+    for layer in range(board.n_cells - 1, -1, -1):
+        path = folder / f"layer-{layer:03d}.json" if folder is not None else None
+        if path is not None and path.exists():
+            found = _read_layer(path, stamp, layer, board)
+            loaded += 1
+        else:
+            found = solve_layer(board, rules, layer, values)
+            if path is not None:
+                write_text_atomically(path, json.dumps({"format": LAYER_FORMAT, **stamp, "layer": layer,
+                                                        "values": encode_values(found, board)}))
+        values.update(found)
+        if progress is not None:
+            progress(layer, len(found))
+    return GameSolution(board, rules, values, time.perf_counter() - start, loaded)
+
+
+def _claim(folder: Path, stamp: dict[str, Any]) -> None:
+    """Check that a checkpoint directory belongs to this board and ruleset (its ``solve.json``)
+    before any layer is written, or claim an empty one.
+
+    Raises:
+        ExactError: the directory holds another solve's checkpoints.
+    """
+    manifest = folder / "solve.json"
+    if manifest.exists():
+        data = read_json(manifest, "checkpoint manifest")
+        if data.get("format") != LAYER_FORMAT or {k: data.get(k) for k in stamp} != stamp:
+            raise ExactError(f"checkpoint directory {folder} holds the solve of another board or ruleset "
+                             f"({manifest}); use another --checkpoints directory")
+        return
+    write_text_atomically(manifest, json.dumps({"format": LAYER_FORMAT, **stamp}))
+
+
+def encode_values(values: Mapping[Key, Fraction], board: Board) -> dict[str, str]:
+    """Values as JSON-ready ``{marks text: "p/q"}`` (layer checkpoints and value tables)."""
+    return {str(Marks(board.n_shelves, board.n_columns, *k)): f"{v.numerator}/{v.denominator}"
+            for k, v in values.items()}
+
+
+def decode_values(data: Any, board: Board, source: str) -> dict[Key, Fraction]:
+    """Inverse of :func:`encode_values`; ``source`` names the file in errors.
+
+    Raises:
+        ExactError: not an object of marks text to ``"p/q"``.
+    """
+    if not isinstance(data, dict):
+        raise ExactError(f"{source}: \"values\" must be an object {{marks: \"p/q\"}}")
+    out: dict[Key, Fraction] = {}
+    try:
+        for text, value in data.items():
+            out[key_of(parse_marks(text, board))] = Fraction(value)
+    except (ShelfieError, ValueError, TypeError, ZeroDivisionError) as error:
+        raise ExactError(f"{source}: bad value entry ({error}); expected \"marks text\": \"p/q\"") from None
+    return out
+
+
+def read_json(path: Path | str, kind: str) -> dict[str, Any]:
+    """A JSON object from ``path`` (``kind`` names the file in errors).
+
+    Raises:
+        ExactError: unreadable, not JSON, or not an object.
+    """
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, UnicodeDecodeError) as error:
+        raise ExactError(f"cannot read {kind} {path}: {getattr(error, 'strerror', None) or error}") from None
+    except json.JSONDecodeError as error:
+        raise ExactError(f"{kind} {path} is not valid JSON ({error})") from None
+    if not isinstance(data, dict):
+        raise ExactError(f"{kind} {path}: expected a JSON object")
+    return data
+
+
+def _read_layer(path: Path, stamp: dict[str, Any], layer: int, board: Board) -> dict[Key, Fraction]:
+    data = read_json(path, "checkpoint")
+    if data.get("format") != LAYER_FORMAT or data.get("layer") != layer:
+        raise ExactError(f"checkpoint {path}: expected \"format\": \"{LAYER_FORMAT}\" and \"layer\": {layer}")
+    if {k: data.get(k) for k in stamp} != stamp:
+        raise ExactError(f"checkpoint {path} was solved for another board or ruleset; use another --checkpoints "
+                         "directory")
+    return decode_values(data.get("values"), board, f"checkpoint {path}")
