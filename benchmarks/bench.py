@@ -2,6 +2,9 @@
 
 Each benchmarks/bench_*.py module exposes ``run() -> list[tuple[str, str, str]]`` rows of
 (measurement, result, target); this script prints the machine and every row as Markdown.
+Figures are given as min / median / max over repeated samples (:func:`spread`), and each
+speed figure with its ratio to a baseline measured in the same run (the machine may be shared:
+absolute times move with the load, ratios much less).
 """
 
 from __future__ import annotations
@@ -30,9 +33,25 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()} {platform.release()}"
 
 
+def spread(samples: list[float], scale: float = 1.0, digits: int = 2, unit: str = "") -> str:
+    """``min / median / max`` of samples (times ``scale``), e.g. ``1.20 / 1.31 / 1.90 ms``."""
+    import statistics
+
+    low, mid, high = min(samples), statistics.median(samples), max(samples)
+    return " / ".join(f"{v * scale:.{digits}f}" for v in (low, mid, high)) + (f" {unit}" if unit else "")
+
+
+def load() -> str:
+    """The 1-minute load average (how shared the machine was)."""
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except OSError:
+        return "?"
+
+
 def main() -> None:
     only = sys.argv[1:]
-    print(f"Machine: {machine()}\n")
+    print(f"Machine: {machine()}; load average at start {load()}\n")
     print("| measurement | result | target |\n|---|---|---|")
     for path in sorted(HERE.glob("bench_*.py")):
         if only and path.stem.removeprefix("bench_") not in only:

@@ -5,7 +5,6 @@ interpreter start-up and the matplotlib import (target: under 30 s on a 2-core m
 from __future__ import annotations
 
 import shutil
-import statistics
 import subprocess
 import tempfile
 import time
@@ -25,8 +24,10 @@ def _timed(func: Callable[[], Any]) -> tuple[float, Any]:
     return time.perf_counter() - start, result
 
 
-def _median(func: Callable[[], Any], repeat: int) -> float:
-    return statistics.median(_timed(func)[0] for _ in range(repeat))
+def _spread(func: Callable[[], Any], repeat: int, scale: float = 1e3, digits: int = 0, unit: str = "ms") -> str:
+    from bench import spread
+
+    return spread([_timed(func)[0] for _ in range(repeat)], scale, digits, unit)
 
 
 def run() -> list[tuple[str, str, str]]:
@@ -43,25 +44,26 @@ def run() -> list[tuple[str, str, str]]:
     rows = [("default board sheet, all numbers, in-process, first call (incl. dice space, tables)",
              f"{first:.2f} s", "")]
     for label, func in sections:
-        rows.append((f"  {label}, median of 5", f"{_median(func, 5) * 1e3:.0f} ms", ""))
+        rows.append((f"  {label}, min/median/max of 5", _spread(func, 5), ""))
     sheet = cs.build_sheet(board, empty, rules)
     heatmap_first, _ = _timed(lambda: cs.render_heatmap(sheet))
     rows.append(("PNG heatmap, first call (incl. matplotlib import)", f"{heatmap_first:.2f} s", ""))
-    rows.append(("PNG heatmap, median of 5", f"{_median(lambda: cs.render_heatmap(sheet), 5):.2f} s", ""))
-    text = _median(lambda: [cs.render_markdown(sheet), cs.render_html(sheet), cs.render_csv(sheet)], 5)
-    rows.append(("Markdown + HTML + CSV rendering, median of 5", f"{text * 1e3:.0f} ms", ""))
+    rows.append(("PNG heatmap, min/median/max of 5", _spread(lambda: cs.render_heatmap(sheet), 5, 1, 2, "s"), ""))
+    rows.append(("Markdown + HTML + CSV rendering, min/median/max of 5",
+                 _spread(lambda: [cs.render_markdown(sheet), cs.render_html(sheet), cs.render_csv(sheet)], 5), ""))
     mid = parse_marks(MID_GAME, board)
-    rows.append(("mid-game board sheet, all numbers + every format, median of 3",
-                 f"{_median(lambda: cs.generate(board, mid, rules, cs.SHEET_FORMATS), 3):.2f} s", ""))
+    rows.append(("mid-game board sheet, all numbers + every format, min/median/max of 3",
+                 _spread(lambda: cs.generate(board, mid, rules, cs.SHEET_FORMATS), 3, 1, 2, "s"), ""))
     exe = shutil.which("shelfie-solve")
     if exe:
         with tempfile.TemporaryDirectory() as out:
             for fmt in cs.SHEET_FORMATS:
                 command = [exe, "cheatsheet", "--format", fmt, "--output", out]
                 subprocess.run(command, check=True, capture_output=True)  # warm the file cache
-                wall = _median(lambda command=command: subprocess.run(command, check=True, capture_output=True), 3)
+                wall = _spread(lambda command=command: subprocess.run(command, check=True, capture_output=True),
+                               3, 1, 2, "s")
                 rows.append((f"`shelfie-solve cheatsheet --format {fmt}` (default board) wall-clock incl. start-up, "
-                             "median of 3", f"{wall:.2f} s", "< 30 s"))
+                             "min/median/max of 3", wall, "< 30 s"))
     return rows
 
 

@@ -11,11 +11,10 @@ from fractions import Fraction
 import numpy as np
 
 from .allocate import Marking, legal_markings, legal_sets
-from .board import Board, ItemSets, Marks, item_sets, score, verify_marks_fit
+from .board import Board, ItemSets, Marks, end_trigger_shelves, item_sets, score, verify_marks_fit
 from .dice import Counts, space_for
 from .engine import solve_turn
 from .errors import DiceError, ObjectiveError
-from .game import end_trigger_shelves
 from .objectives import CellTarget, Objective, Points, StateArrays, shelf_losses
 from .rules import Ruleset
 

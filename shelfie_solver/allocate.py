@@ -215,40 +215,69 @@ class FeasibilityTable:
 
 @cache
 def feasibility_table(board: Board, rules: Ruleset) -> FeasibilityTable:
-    """Build (once per process per board and ruleset) the :class:`FeasibilityTable` (D8-D12).
+    """Build (once per process per board and ruleset) the :class:`FeasibilityTable` (D8-D12),
+    or read it from the disk cache (:mod:`tablecache`).
 
     Raises:
         WorkError: the tables would pass the documented memory bound (:func:`workload.check_work`).
     """
+    from .tablecache import load_or_build
+
     check_work(board, rules)
-    space = space_for(rules)
     sets = item_sets(board, rules.combinations_per_turn)
-    feasible = _feasible_sets(space, sets.cells, board, rules)
+    tables = load_or_build("feasibility", f"{board!r}\n{rules!r}", ("starts", "members"),
+                           lambda: _build_feasibility(board, rules, sets))
+    return FeasibilityTable(sets, tables["starts"], tables["members"])
+
+
+def _build_feasibility(board: Board, rules: Ruleset, sets: ItemSets) -> dict[str, np.ndarray]:
+    """The arrays of :class:`FeasibilityTable` (``starts``, ``members``), computed."""
+    space = space_for(rules)
+    options = _set_options(sets.cells, board, rules)
+    d12 = None
     if rules.joker_index is not None and rules.all_jokers_mark_any:
         all_jokers = tuple(rules.dice if i == rules.joker_index else 0 for i in range(rules.n_sides))
-        feasible[space.roll_index[all_jokers]] |= sets.sizes == 1  # D12: also any one item
-    feasible = np.concatenate([feasible, np.ones((len(feasible), 1), dtype=bool)], axis=1)  # sentinel
-    rows, members = np.nonzero(feasible)
-    starts = np.searchsorted(rows, np.arange(len(feasible)))
-    return FeasibilityTable(sets, starts.astype(np.int64), members.astype(np.int64))
+        d12 = space.roll_index[all_jokers]
+    # rolls in blocks of about _BLOCK_PAIRS roll x option pairs: memory stays bounded (issue 12)
+    block = max(1, _BLOCK_PAIRS // max(1, len(options[2])))
+    all_rows, all_members = [], []
+    for lo in range(0, len(space.rolls), block):
+        counts = space.roll_counts[lo:lo + block]
+        feasible = _feasible_sets(counts, options, len(sets.sizes), rules)
+        if d12 is not None and lo <= d12 < lo + len(counts):
+            feasible[d12 - lo] |= sets.sizes == 1  # D12: also any one item
+        feasible = np.concatenate([feasible, np.ones((len(feasible), 1), dtype=bool)], axis=1)  # sentinel
+        rows, members = np.nonzero(feasible)
+        all_rows.append(rows + lo)
+        all_members.append(members)
+    rows, members = np.concatenate(all_rows), np.concatenate(all_members)
+    starts = np.searchsorted(rows, np.arange(len(space.rolls)))
+    return {"starts": starts.astype(np.int64), "members": members.astype(np.int64)}
 
 
-def _feasible_sets(space: DiceSpace, cells: np.ndarray, board: Board, rules: Ruleset) -> np.ndarray:
-    """``bool (R, K)`` by the closed form, vectorised over rolls, item sets and faces."""
-    demand, cap, owner = _set_options(cells, board, rules)
-    dice = space.roll_counts[:, : rules.n_faces].astype(np.int8)
+#: Roll x set-option pairs evaluated at once by :func:`feasibility_table` (about 4 MB per temporary).
+_BLOCK_PAIRS = 1 << 22
+
+
+def _feasible_sets(counts: np.ndarray, options: tuple[np.ndarray, np.ndarray, np.ndarray], n_sets: int,
+                   rules: Ruleset) -> np.ndarray:
+    """``bool (N, K)``: which of the ``K`` item sets each roll of ``counts`` ``(N, sides)`` can
+    mark, by the closed form, vectorised over rolls, item sets and faces (``options`` from
+    :func:`_set_options`)."""
+    demand, cap, owner = options
+    dice = counts[:, : rules.n_faces].astype(np.int8)
     if rules.joker_index is not None:
-        jokers = space.roll_counts[:, rules.joker_index].astype(np.int8)
+        jokers = counts[:, rules.joker_index].astype(np.int8)
     else:
-        jokers = np.zeros(len(space.rolls), dtype=np.int8)
-    ok = np.ones((len(space.rolls), len(owner)), dtype=bool)
-    jokers_needed = np.zeros((len(space.rolls), len(owner)), dtype=np.int8)
+        jokers = np.zeros(len(counts), dtype=np.int8)
+    ok = np.ones((len(counts), len(owner)), dtype=bool)
+    jokers_needed = np.zeros((len(counts), len(owner)), dtype=np.int8)
     for face in range(rules.n_faces):  # one face at a time keeps the temporaries small
         deficit = np.maximum(demand[None, :, face] - dice[:, None, face], 0).astype(np.int8)
         ok &= deficit <= cap[None, :, face]
         jokers_needed += deficit
     ok &= jokers_needed <= jokers[:, None]
-    if len(owner) == len(cells):
+    if len(owner) == n_sets:
         return ok
     starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
     return np.logical_or.reduceat(ok, starts, axis=1)

@@ -18,7 +18,7 @@ import re
 import sys
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 from itertools import combinations
 from pathlib import Path
 from collections.abc import Callable
@@ -66,6 +66,13 @@ class Board:
     def n_cells(self) -> int:
         """Number of items on the board."""
         return self.n_shelves * self.n_columns
+
+    def __hash__(self) -> int:  # boards key process-wide caches: hash the fields once
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        return hash((self.name, self.columns, self.shelf_faces, self.values))
 
     def cell(self, shelf: int, column: int) -> int:
         """Cell index of (shelf, column), both 0-based."""
@@ -223,14 +230,12 @@ class Marks:
 
     def shelf_has_available(self, shelf: int) -> bool:
         """Whether a shelf still has an available item (D13, D17)."""
-        return any(self.is_available(shelf * self.n_columns + c) for c in range(self.n_columns))
+        row = (1 << self.n_columns) - 1
+        return ((self.marked | self.eliminated) >> (shelf * self.n_columns)) & row != row
 
     def bit_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """``(marked, available)`` as ``int64 (cells,)`` 0/1 arrays."""
-        index = np.arange(self.n_cells, dtype=np.int64)
-        marked = (self.marked >> index) & 1
-        eliminated = (self.eliminated >> index) & 1
-        return marked, 1 - (marked | eliminated)
+        return _bit_arrays(self.n_cells, self.marked, self.eliminated)
 
     def count_marked(self, cells: tuple[int, ...]) -> int:
         """How many of ``cells`` are marked."""
@@ -451,6 +456,12 @@ def item_sets(board: Board, k: int) -> ItemSets:
                     (member * values[:, None])[cells].sum(axis=1))
 
 
+def end_trigger_shelves(board: Board, rules: Ruleset) -> int:
+    """Shelves without an available item that trigger the end (D17), at most the board's shelves
+    (here rather than in :mod:`game`, so ``advise`` need not import the game at start-up)."""
+    return min(rules.end_trigger_shelves, board.n_shelves)
+
+
 # --- board files ---------------------------------------------------------------------------
 
 _BOARD_KEYS = frozenset(("name", "columns", "shelves"))
@@ -544,3 +555,14 @@ def load_board(path: str | Path | None = None, rules: Ruleset = DEFAULT_RULES) -
                              "ruleset pass --board FILE (e.g. examples/boards/five-dice.toml for "
                              "examples/rules/five-dice.toml)") from None
     return board_from_dict(load_toml(path, BoardError, "examples/boards/default.toml"), rules, source=str(path))
+
+
+@lru_cache(maxsize=8192)
+def _bit_arrays(n_cells: int, marked: int, eliminated: int) -> tuple[np.ndarray, np.ndarray]:
+    """:meth:`Marks.bit_arrays`, cached per state (read-only arrays: states recur in a game)."""
+    index = np.arange(n_cells, dtype=np.int64)
+    done = (marked >> index) & 1
+    available = 1 - (done | ((eliminated >> index) & 1))
+    done.flags.writeable = False
+    available.flags.writeable = False
+    return done, available

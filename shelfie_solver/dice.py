@@ -162,12 +162,29 @@ class DiceSpace:
         return int(self.n_sides ** self.n_dice)
 
     @cached_property
+    def _tables(self) -> dict[str, np.ndarray]:
+        """:attr:`transitions` and :attr:`sub_holds`, from the disk cache when there
+        (:mod:`tablecache`, keyed by dice and sides) or built."""
+        from .tablecache import load_or_build
+
+        def build() -> dict[str, np.ndarray]:
+            starts, columns, weights = self._build_transitions()
+            return {"starts": starts, "columns": columns, "weights": weights, "sub_holds": self._build_sub_holds()}
+
+        return load_or_build("space", f"{self.n_dice} dice, {self.n_sides} sides",
+                             ("starts", "columns", "weights", "sub_holds"), build)
+
+    @cached_property
     def transitions(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """CSR arrays ``(row_starts (H,), roll columns (nnz,), int64 weights (nnz,))``.
 
         Row ``h`` lists the rolls reachable by keeping hold ``h`` and re-rolling the rest;
         weights sum to :attr:`denominator` on every row.
         """
+        tables = self._tables
+        return tables["starts"], tables["columns"], tables["weights"]
+
+    def _build_transitions(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         starts, columns, weights = [], [], []
         hold_arr = np.array(self.holds, dtype=np.int64).reshape(len(self.holds), self.n_sides)
         sizes = hold_arr.sum(axis=1)
@@ -203,13 +220,30 @@ class DiceSpace:
         allows, in :meth:`holds_of` order), padded with ``H = len(holds)`` (one past the last
         hold, so callers append a sentinel row); ``M`` is the largest number of distinct holds
         of a roll."""
-        hold_arr = np.array(self.holds, dtype=np.int64).reshape(len(self.holds), self.n_sides)
-        inside = (hold_arr[None, :, :] <= self.roll_counts[:, None, :]).all(axis=2)  # (R, H)
-        per_roll = inside.sum(axis=1)
-        rows, holds = np.nonzero(inside)  # row-major: each roll's holds in hold order
-        slot = np.arange(len(rows)) - np.repeat(np.cumsum(per_roll) - per_roll, per_roll)
+        return self._tables["sub_holds"]
+
+    def _build_sub_holds(self) -> np.ndarray:
+        # Enumerate each roll's sub-multisets side by side (roll r keeps 0..c_s dice of side s):
+        # memory in the number of (roll, sub-hold) pairs, never rolls x holds x sides.
+        counts = self.roll_counts
+        owner = np.arange(len(self.rolls))
+        kept = np.zeros((len(owner), 0), dtype=np.int8)
+        for side in range(self.n_sides):
+            ways = counts[owner, side] + 1
+            starts = np.cumsum(ways) - ways
+            value = (np.arange(int(ways.sum())) - np.repeat(starts, ways)).astype(np.int8)
+            owner = np.repeat(owner, ways)
+            kept = np.concatenate([np.repeat(kept, ways, axis=0), value[:, None]], axis=1)
+        base = (self.n_dice + 1) ** np.arange(self.n_sides, dtype=np.int64)
+        hold_keys = np.array(self.holds, dtype=np.int64).reshape(len(self.holds), self.n_sides) @ base
+        by_key = np.argsort(hold_keys)
+        holds = by_key[np.searchsorted(hold_keys, kept.astype(np.int64) @ base, sorter=by_key)]
+        order = np.lexsort((holds, owner))  # each roll's holds in hold order
+        owner, holds = owner[order], holds[order]
+        per_roll = np.bincount(owner, minlength=len(self.rolls))
+        slot = np.arange(len(owner)) - np.repeat(np.cumsum(per_roll) - per_roll, per_roll)
         table = np.full((len(self.rolls), int(per_roll.max())), len(self.holds), dtype=np.int64)
-        table[rows, slot] = holds
+        table[owner, slot] = holds
         return table
 
     def holds_of(self, roll: Counts) -> list[Counts]:

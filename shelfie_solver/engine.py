@@ -9,7 +9,10 @@ hold ``h`` (any sub-multiset of the roll, D7; keeping all dice = stopping) and
 
 Exactness. ``P(x | h) = multinomial / sides^(dice - |h|)``; :class:`~dice.DiceSpace` stores it
 as an integer over the common denominator ``D = sides^dice``, so level ``r`` holds integers
-over ``scale * D^r``: exact int64 at numpy speed (Python ints when int64 could overflow). A
+over ``scale * D^r``: exact int64 at numpy speed. When int64 could overflow (3 re-rolls of 6
+dice, 2 re-rolls of 8 dice, ...) the same DP runs on int64 *limbs* (:mod:`limbs`: each integer
+split into 31-bit parts, carried after every weighted sum, compared by packed keys), still
+exact and at numpy speed; the result is then handed out as Python-int ``object`` arrays. A
 :class:`~fractions.Fraction` is built only when a value is read out. Ties are exact ties.
 
 Secondary columns. Besides the objective, the engine carries the failed-result indicator (D13)
@@ -22,6 +25,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
@@ -30,6 +35,9 @@ from .board import Board, Marks
 from .dice import Counts, DiceSpace, space_for
 from .objectives import Objective, Points, StateArrays
 from .rules import Ruleset
+
+if TYPE_CHECKING:
+    from .limbs import Limbs
 
 _INT64_SAFE = 2**62
 
@@ -108,9 +116,10 @@ class TurnSolution:
 
     space: DiceSpace
     scale: int
-    values: list[np.ndarray]
-    hold_values: list[np.ndarray | None]
+    values: Sequence[np.ndarray]
+    hold_values: Sequence[np.ndarray | None]
     policy: list[np.ndarray | None]
+    limbs: list[Limbs] | None = None  # values[r] as limbs when they outgrow int64
 
     @property
     def rerolls(self) -> int:
@@ -137,7 +146,13 @@ class TurnSolution:
         """Every column's exact value at the start of a turn: the initial roll (D6), then
         ``rerolls`` (default :attr:`rerolls`) re-rolls under the policy."""
         level = self.rerolls if rerolls is None else rerolls
-        expected = self.space.expect(self.values[level])[self.space.hold_index[(0,) * self.space.n_sides]]
+        # keeping no die re-rolls everything: one row of the transitions, summed in Python ints
+        # (exact whatever the size; the DP's own levels stay in int64 or limbs)
+        starts, columns, weights = self.space.transitions
+        none = self.space.hold_index[(0,) * self.space.n_sides]
+        end = starts[none + 1] if none + 1 < len(starts) else len(columns)
+        row = weights[starts[none]:end].astype(object)
+        expected = row @ self.values[level][columns[starts[none]:end]].astype(object)
         return tuple(Fraction(int(v), self.denominator(level + 1, q)) for q, v in enumerate(expected))
 
 
@@ -155,6 +170,8 @@ def solve(space: DiceSpace, final: np.ndarray, rerolls: int, scale: int = 1) -> 
         The :class:`TurnSolution` with levels 0..rerolls.
     """
     level0 = _exact_level0(space, final, rerolls)
+    if level0.dtype == object:
+        return _solve_limbs(space, level0, rerolls, scale, None)
     values: list[np.ndarray] = [level0]
     hold_values: list[np.ndarray | None] = [None]
     policy: list[np.ndarray | None] = [None]
@@ -175,6 +192,8 @@ def evaluate_policy(space: DiceSpace, final: np.ndarray, holds: np.ndarray, rero
     index, the same at every level; the roll itself = stop) — e.g. a baseline to compare with
     :func:`solve`. Arguments and result as :func:`solve`."""
     level0 = _exact_level0(space, final, rerolls)
+    if level0.dtype == object:
+        return _solve_limbs(space, level0, rerolls, scale, holds)
     values: list[np.ndarray] = [level0]
     hold_values: list[np.ndarray | None] = [None]
     policy: list[np.ndarray | None] = [None]
@@ -187,12 +206,101 @@ def evaluate_policy(space: DiceSpace, final: np.ndarray, holds: np.ndarray, rero
 
 
 def _exact_level0(space: DiceSpace, final: np.ndarray, rerolls: int) -> np.ndarray:
-    """``final`` as ``(R, Q)``: int64 when every level fits, else exact Python ints."""
+    """``final`` as ``(R, Q)``: int64 when every level of the DP fits (level ``r`` is at most
+    ``max|final| * D^r``, partial sums included: weights are non-negative), else exact Python
+    ints (then :func:`solve` runs on limbs)."""
     level0 = final.reshape(len(space.rolls), -1)
     bound = int(np.abs(level0).max()) if level0.size else 0
-    if (bound + 1) * space.denominator ** (rerolls + 1) >= _INT64_SAFE:
+    if (bound + 1) * space.denominator ** rerolls >= _INT64_SAFE:
         return level0.astype(object)  # exact Python ints; slower but never overflows
     return level0.astype(np.int64)
+
+
+def _solve_limbs(space: DiceSpace, level0: np.ndarray, rerolls: int, scale: int,
+                 holds: np.ndarray | None) -> TurnSolution:
+    """The DP of :func:`solve` (``holds`` None) or :func:`evaluate_policy` on int64 limbs
+    (:mod:`limbs`), for values that outgrow int64; the same exact integers and the same
+    policy (ties broken alike), handed out as Python-int ``object`` arrays."""
+    from .limbs import Limbs, limb_bits, limbs_needed
+
+    d = space.denominator
+    largest = int(np.abs(level0).max()) if level0.size else 0
+    bound = (largest + 1) * d ** (rerolls + 1)
+    bits = limb_bits(d)
+    count = limbs_needed(bound, bits)
+    # the first levels that fit run on the plain int64 path (same integers, same policy)
+    fit = 0
+    while fit < rerolls and (largest + 1) * d ** (fit + 1) < _INT64_SAFE:
+        fit += 1
+    levels: list[Limbs]
+    if fit:
+        small = level0.astype(np.int64)
+        prefix = solve(space, small, fit) if holds is None else evaluate_policy(space, small, holds, fit)
+        levels = [Limbs.from_ints(v, count, bits) for v in prefix.values]
+        hold_limbs: list[Limbs | None] = [None] + [Limbs.from_ints(h, count, bits) for h in prefix.hold_values[1:]
+                                                   if h is not None]
+        policy: list[np.ndarray | None] = list(prefix.policy)
+        stop = Limbs.from_ints(small * d ** fit, count, bits)
+    else:
+        stop = Limbs.from_ints(level0, count, bits)
+        levels, hold_limbs, policy = [stop], [None], [None]
+    n_rolls = len(space.rolls)
+    subs = space.sub_holds
+    rows = np.arange(n_rolls)
+    from .batch import _transition_matrix  # one sparse product per level for all limbs (scipy)
+
+    matrix = _transition_matrix(space)
+    for _ in range(rerolls - fit):
+        stop = stop.times(d)
+        expected = levels[-1].map_rows(matrix.__matmul__)
+        expected.parts[:, :n_rolls] = stop.parts  # keeping every die is stopping (D7)
+        chosen = holds if holds is not None else subs[rows, _best_holds_limbs(expected, subs)]
+        hold_limbs.append(expected)
+        policy.append(chosen)
+        levels.append(expected.take(chosen))
+    return TurnSolution(space, scale, _ObjectLevels(levels), _ObjectLevels(hold_limbs), policy, levels)
+
+
+class _ObjectLevels(Sequence[Any]):
+    """Levels kept as limbs, each turned into a Python-int ``object`` array when first read
+    (a caller usually reads one or two levels)."""
+
+    def __init__(self, levels: Sequence[Limbs | None]):
+        self._levels = list(levels)
+        self._done: dict[int, np.ndarray | None] = {}
+
+    def __len__(self) -> int:
+        return len(self._levels)
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Any]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(len(self))[index]]
+        index = range(len(self))[index]
+        if index not in self._done:
+            level = self._levels[index]
+            self._done[index] = None if level is None else level.to_objects()
+        return self._done[index]
+
+
+def _best_holds_limbs(expected: Limbs, subs: np.ndarray) -> np.ndarray:
+    """:func:`_best_holds` on limbs: the same choice, by exact lexicographic key comparison."""
+    valid = subs < expected.parts.shape[1]
+    tied = valid
+    for key in expected.take((slice(None), 0)).keys():
+        gathered = np.where(tied, np.append(key, 0)[subs], np.iinfo(np.int64).min)
+        tied = tied & (gathered == gathered.max(axis=1)[:, None])
+    if expected.parts.shape[2] >= 2:
+        for key in expected.take((slice(None), 1)).keys():
+            gathered = np.where(tied, np.append(key, 0)[subs], np.iinfo(np.int64).max)
+            tied = tied & (gathered == gathered.min(axis=1)[:, None])
+    choice: np.ndarray = tied.argmax(axis=1)
+    return choice
 
 
 def _hold_values(space: DiceSpace, values: np.ndarray, level0: np.ndarray, level: int) -> np.ndarray:
@@ -228,3 +336,62 @@ def solve_turn(board: Board, marks: Marks, rules: Ruleset, objective: Objective,
     table = final_table(board, marks, rules, objective, points)
     n = rules.rerolls if rerolls is None else rerolls
     return solve(space_for(rules), table.columns, n, table.scale)
+
+
+@dataclass(frozen=True, eq=False)
+class TurnPlan:
+    """The optimal holds of one turn, as :func:`solve_turn` would choose them, with the top level
+    (the first roll, ``rerolls`` left) decided only for the rolls asked about: levels
+    ``0..rerolls-1`` are solved whole, the top level's E_r only for the asked roll's holds (the
+    same integers, the same tie rule). What a game needs: one or two look-ups per turn.
+
+    Attributes:
+        below: the :class:`TurnSolution` of levels ``0..rerolls-1``.
+        rerolls: re-rolls at the top level.
+    """
+
+    below: TurnSolution
+    rerolls: int
+    _top: dict[int, int]
+
+    def hold(self, rerolls_left: int, roll: int) -> int:
+        """Index into ``space.holds`` of the optimal hold of roll index ``roll`` with
+        ``rerolls_left`` (1..rerolls) re-rolls left (the roll itself = stop)."""
+        if rerolls_left < self.rerolls:
+            table = self.below.policy[rerolls_left]
+            assert table is not None
+            return int(table[roll])
+        found = self._top.get(roll)
+        if found is None:
+            found = self._top[roll] = _top_hold(self.below, roll)
+        return found
+
+
+def plan_turn(board: Board, marks: Marks, rules: Ruleset, objective: Objective,
+              rerolls: int | None = None) -> TurnPlan:
+    """A :class:`TurnPlan` for a board state: :func:`solve_turn`'s holds at about half its cost."""
+    n = rules.rerolls if rerolls is None else rerolls
+    table = final_table(board, marks, rules, objective)
+    space = space_for(rules)
+    if n == 0 or _exact_level0(space, table.columns, n).dtype == object:  # wide values: solve whole
+        whole = solve(space, table.columns, n, table.scale)
+        return TurnPlan(whole, n + 1, {})
+    return TurnPlan(solve(space, table.columns, n - 1, table.scale), n, {})
+
+
+def _top_hold(below: TurnSolution, roll: int) -> int:
+    """The hold :func:`solve` would choose for ``roll`` one level above ``below`` (int64 values)."""
+    space = below.space
+    level = below.rerolls + 1
+    subs = space.sub_holds[roll]
+    holds = subs[subs < len(space.holds)]
+    starts, columns, weights = space.transitions
+    ends = np.append(starts[1:], len(columns))[holds]
+    lengths = ends - starts[holds]
+    offsets = np.cumsum(lengths) - lengths
+    flat = np.arange(int(lengths.sum())) - np.repeat(offsets - starts[holds], lengths)
+    values = below.values[-1]
+    expected = np.add.reduceat(weights[flat, None] * values[columns[flat]], offsets, axis=0)
+    stops = holds < len(space.rolls)  # the roll itself: keeping every die is stopping (D7)
+    expected[stops] = below.values[0][holds[stops]] * space.denominator ** level
+    return int(holds[_best_holds(expected, np.arange(len(holds))[None, :])[0]])

@@ -37,6 +37,7 @@ import numpy as np
 
 from . import allocate
 from .board import Board, ItemSets, Marks, board_from_dict, item_sets, parse_marks, score_breakdown
+from .board import end_trigger_shelves as end_trigger_shelves  # D17; defined in board.py, kept importable here
 from .dice import Counts, dice_codes, parse_dice
 from .errors import ShelfieError
 from .files import FileWriteError, write_text_atomically
@@ -211,11 +212,6 @@ class GameState:
         return end_trigger_shelves(self.board, self.rules)
 
 
-def end_trigger_shelves(board: Board, rules: Ruleset) -> int:
-    """Shelves without an available item that trigger the end (D17), at most the board's shelves."""
-    return min(rules.end_trigger_shelves, board.n_shelves)
-
-
 # --- legal markings, fast ------------------------------------------------------------------
 
 
@@ -250,6 +246,13 @@ class LegalMarkings:
             GameError: the cells are not a legal marking of these dice (D8-D14).
         """
         key = tuple(sorted(cells))
+        width = self.sets.cells.shape[1] if self.sets.cells.ndim == 2 else 0
+        if len(key) <= width and len(set(key)) == len(key) and all(0 <= c < 1 << 31 for c in key):
+            # one vectorised comparison of the padded rows
+            row = np.array(key + (-1,) * (width - len(key)), dtype=np.int64)
+            found = np.flatnonzero((self.sets.cells == row).all(axis=1))
+            if len(found):
+                return int(found[0])
         for i in range(len(self)):
             if self.cells(i) == key:
                 return i
@@ -309,9 +312,10 @@ class GeneratorDice:
         return int(self.rng.integers(players))
 
     def roll(self, keep: Counts, rules: Ruleset) -> Counts:
-        rolled = self.rng.integers(0, rules.n_sides, size=rules.dice - sum(keep))
-        counts = np.bincount(rolled, minlength=rules.n_sides)
-        return tuple(int(k + c) for k, c in zip(keep, counts))
+        counts = list(keep)
+        for side in self.rng.integers(0, rules.n_sides, size=rules.dice - sum(keep)).tolist():
+            counts[side] += 1
+        return tuple(counts)
 
 
 @dataclass

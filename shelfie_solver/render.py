@@ -134,8 +134,7 @@ def render(report: Report, fmt: str) -> str:
             writer.writerow(header)
             writer.writerows([record.get(key, "") for key in header] for record in flat)
         return out.getvalue()
-    from tabulate import tabulate  # imported here: JSON and CSV output never need it
-
+    tabulate = import_tabulate()  # imported here: JSON and CSV output never need it
     style = "github" if fmt == "markdown" else "simple"
     table = tabulate(report.rows, report.headers, tablefmt=style, disable_numparse=True) if report.rows else ""
     if fmt == "markdown":
@@ -348,3 +347,35 @@ def _failed_report(advice: Advice, title: list[str], data: dict[str, Any]) -> Re
     notes = ["potential change: the strategic objective's line potential lost (docs/objectives.md); "
              "marked items on the shelf stay marked and still score (D13)."] if rows else []
     return Report(title, headers, rows, data, notes, records=data["shelves"])
+
+
+def import_tabulate() -> Any:
+    """``tabulate.tabulate``, imported without loading ``importlib.metadata``.
+
+    tabulate's ``__init__`` asks ``importlib.metadata`` for its own version string, which costs
+    about a third of ``advise``'s start-up (the module and a scan of site-packages; issue 12 §6),
+    and then takes the version from its ``version`` module anyway. When ``importlib.metadata``
+    is not loaded yet, a stand-in answering "not found" is in place for that one import only.
+    """
+    import sys
+
+    if "tabulate" not in sys.modules and "importlib.metadata" not in sys.modules:
+        import types
+
+        class PackageNotFoundError(ModuleNotFoundError):
+            """The stand-in's "not found"."""
+
+        def version(name: str) -> str:
+            raise PackageNotFoundError(name)
+
+        stand_in = types.ModuleType("importlib.metadata")
+        stand_in.version = version  # type: ignore[attr-defined]
+        stand_in.PackageNotFoundError = PackageNotFoundError  # type: ignore[attr-defined]
+        sys.modules["importlib.metadata"] = stand_in
+        try:
+            import tabulate
+        finally:
+            del sys.modules["importlib.metadata"]
+    import tabulate
+
+    return tabulate.tabulate

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -96,6 +96,13 @@ class Ruleset:
         # Each combination needs a die (D9), so more combinations than dice mean "no limit":
         # store the limit that binds, which keeps every table of item sets as small as it can be.
         object.__setattr__(self, "combinations_per_turn", min(self.combinations_per_turn, self.dice))
+
+    def __hash__(self) -> int:  # rulesets key process-wide caches: hash the fields once
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        return hash(tuple(getattr(self, f.name) for f in fields(self)))
 
     @cached_property
     def sides(self) -> tuple[Face, ...]:

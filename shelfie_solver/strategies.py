@@ -17,15 +17,17 @@ result (D13) a shelf. Decisions are verified legal by the game engine.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from functools import cache
+from typing import Any
 
 import numpy as np
 
 from .advise import failed_options, order_markings
-from .allocate import find_groups, is_all_jokers
+from .allocate import feasibility_table, find_groups, is_all_jokers
 from .board import Board, Marks
 from .dice import Counts, space_for
-from .engine import solve_turn
+from .engine import TurnPlan, plan_turn, solve_turn
 from .errors import ShelfieError
 from .game import GameState, LegalMarkings, Strategy, legal_sets
 from .learned import Learned, LearnedModel, default_model, state_objective
@@ -194,41 +196,60 @@ class ThresholdStrategy:
 class SolverStrategy:
     """Optimal play for the default ``strategic`` objective (docs/objectives.md).
 
-    Once per turn (per board state) :func:`engine.solve_turn` gives the policy; the hold with
-    ``r`` re-rolls left is ``space.holds[policy[r][roll_index]]``. Policies are cached per
-    process (least recently used, ``cache_size`` states) so states that recur across games — the
-    empty sheet above all — are solved once.
+    Once per turn (per board state) the policy of :func:`engine.solve_turn` is found: with numba
+    installed by the compiled kernel (:mod:`kernel`; ``kernel="numpy"`` turns it off), else by
+    :func:`engine.plan_turn` (the top level only for the rolls seen); the holds are the same
+    either way. Plans are cached per process (least recently used, ``cache_size`` states) so
+    states that recur across games — the empty sheet above all — are solved once.
     """
 
     name = "solver"
 
-    def __init__(self, cache_size: int = 4096):
+    def __init__(self, cache_size: int = 4096, kernel: str = "auto"):
         self.cache_size = cache_size
+        self.kernel = kernel  # "auto": the compiled kernel when numba is installed; "numpy": never
         self._policies: OrderedDict[tuple[Board, Ruleset, int, int], tuple[np.ndarray | None, ...]] = OrderedDict()
+        self._plans: OrderedDict[tuple[Board, Ruleset, int, int], TurnPlan] = OrderedDict()
         self.solved = 0
         self.hits = 0
 
-    def policy(self, board: Board, marks: Marks, rules: Ruleset) -> tuple[np.ndarray | None, ...]:
-        """``policy[r]`` (r >= 1): ``(R,)`` hold index of every roll with ``r`` re-rolls left."""
-        key = (board, rules, marks.marked, marks.eliminated)
-        found = self._policies.get(key)
+    def _cached(self, store: OrderedDict[Any, Any], key: Any, make: Callable[[], Any]) -> Any:
+        """``store[key]``, made by ``make()`` when missing (least recently used out first)."""
+        found = store.get(key)
         if found is not None:
-            self._policies.move_to_end(key)
+            store.move_to_end(key)
             self.hits += 1
             return found
-        solution = solve_turn(board, marks, rules, Strategic())
-        found = tuple(None if p is None else p.astype(np.int32) for p in solution.policy)
+        found = store[key] = make()
         self.solved += 1
-        self._policies[key] = found
-        if len(self._policies) > self.cache_size:
-            self._policies.popitem(last=False)
+        if len(store) > self.cache_size:
+            store.popitem(last=False)
+        return found
+
+    def policy(self, board: Board, marks: Marks, rules: Ruleset) -> tuple[np.ndarray | None, ...]:
+        """``policy[r]`` (r >= 1): ``(R,)`` hold index of every roll with ``r`` re-rolls left."""
+        def make() -> tuple[np.ndarray | None, ...]:
+            solution = solve_turn(board, marks, rules, Strategic())
+            return tuple(None if p is None else p.astype(np.int32) for p in solution.policy)
+
+        found: tuple[np.ndarray | None, ...] = self._cached(self._policies, (board, rules, marks.marked,
+                                                                             marks.eliminated), make)
+        return found
+
+    def plan(self, board: Board, marks: Marks, rules: Ruleset) -> TurnPlan:
+        """The turn's optimal holds (:func:`engine.plan_turn`: :meth:`policy`'s choices, the top
+        level decided per roll on demand), cached like :meth:`policy`."""
+        def make() -> TurnPlan:
+            compiled = _compiled_plan(board, marks, rules) if self.kernel != "numpy" else None
+            return compiled or plan_turn(board, marks, rules, Strategic())
+
+        found: TurnPlan = self._cached(self._plans, (board, rules, marks.marked, marks.eliminated), make)
         return found
 
     def choose_hold(self, state: GameState, dice: Counts, rerolls_left: int, rng: np.random.Generator) -> Counts:
         space = space_for(state.rules)
-        table = self.policy(state.board, state.marks, state.rules)[rerolls_left]
-        assert table is not None
-        return space.holds[int(table[space.roll_index[dice]])]
+        plan = self.plan(state.board, state.marks, state.rules)
+        return space.holds[plan.hold(rerolls_left, space.roll_index[dice])]
 
     def choose_marking(self, state: GameState, dice: Counts, legal: LegalMarkings,
                        rng: np.random.Generator) -> tuple[int, ...]:
@@ -278,6 +299,61 @@ class LearnedStrategy:
                      rng: np.random.Generator) -> int:
         objective = self.turn(state)[0]
         return objective.shelf_values(StateArrays(state.board, state.rules, state.marks))[0][0]
+
+
+def _compiled_plan(board: Board, marks: Marks, rules: Ruleset) -> TurnPlan | None:
+    """:func:`engine.plan_turn`'s holds from the compiled kernel (:mod:`kernel`, numba), or
+    ``None`` without numba or when the values outgrow int64 (the same holds either way)."""
+    from .batch import _kernel, solve_finals
+    from .kernel import compiled_best_marking, compiled_strategic, compiled_top_hold
+
+    best_marking = compiled_best_marking()
+    if _kernel() is None or best_marking is None or compiled_top_hold() is None or compiled_strategic() is None:
+        return None
+    # columns 0 and 1 of engine.final_table (the later, carried columns never move the policy)
+    table = feasibility_table(board, rules)
+    state = StateArrays(board, rules, marks)
+    sets = table.sets
+    m, a, mp, ap = state.line_totals
+    worth, usable, failed = compiled_strategic()(sets.cells, state.available, m, a, mp, ap, rules.scoring_threshold,
+                                                 _cell_lines(board), board.value_array, board.n_shelves)
+    sizes = np.append(sets.sizes, 0)
+    columns = best_marking(worth, usable, sizes, table.members, table.starts, failed, 1)
+    space = space_for(rules)
+    if (int(np.abs(columns).max()) + 1) * space.denominator ** rules.rerolls >= 2**62:
+        return None
+    if rules.rerolls == 0:
+        return TurnPlan(solve_finals(space, columns[:, None, :], 0, kernel="numba").state(0), 1, {})
+    below = solve_finals(space, columns[:, None, :], rules.rerolls - 1, Strategic().scale(rules),
+                         kernel="numba").state(0)
+    return _CompiledPlan(below, rules.rerolls, {})
+
+
+@cache
+def _cell_lines(board: Board) -> np.ndarray:
+    """``int64 (cells, 2)``: each item's shelf line and column line in :attr:`Board.lines`."""
+    return np.array([[board.shelf_of(c), board.n_shelves + board.column_of(c)] for c in range(board.n_cells)],
+                    dtype=np.int64).reshape(board.n_cells, 2)
+
+
+class _CompiledPlan(TurnPlan):
+    """:class:`engine.TurnPlan` whose top-level hold comes from the compiled kernel."""
+
+    def hold(self, rerolls_left: int, roll: int) -> int:
+        if rerolls_left < self.rerolls:
+            return super().hold(rerolls_left, roll)
+        found = self._top.get(roll)
+        if found is None:
+            from .batch import _pairs
+            from .kernel import compiled_top_hold
+
+            space = self.below.space
+            pairs = _pairs(space)
+            starts, columns, weights = space.transitions
+            found = self._top[roll] = int(compiled_top_hold()(
+                starts, columns, weights, pairs.hold, pairs.starts, np.ascontiguousarray(self.below.values[-1]),
+                np.ascontiguousarray(self.below.values[0]), space.denominator ** self.rerolls, roll))
+        return found
 
 
 STRATEGIES: dict[str, type] = {

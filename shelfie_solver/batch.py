@@ -1,0 +1,218 @@
+"""Batched exact solves: many board states of one board and ruleset in one pass (issue 12 §1).
+
+:func:`solve_many` runs the DP of :mod:`engine` for ``N`` states at once: values as
+``(R, N, Q)`` integer arrays, every level's re-roll expectation one sparse product
+``T @ V`` (``T`` the ``(H, R)`` transition weights of :class:`~dice.DiceSpace`, scipy CSR in
+int64), and each roll's best hold by segment reductions over the flat list of (roll, sub-hold)
+pairs. The integers, the policy and the tie rule (max column 0, then min column 1, then the
+hold keeping more dice) are exactly those of :func:`engine.solve`; ``tests/test_batch.py``
+compares the two on hundreds of random states for every objective.
+
+Exactness: int64 throughout when every level fits (the bound of :func:`engine.solve`);
+otherwise each state falls back to :func:`engine.solve` (limbs), still exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from .allocate import feasibility_table
+from .board import Board, Marks
+from .dice import DiceSpace, space_for
+from .engine import _INT64_SAFE, TurnSolution, solve
+from .objectives import Objective, StateArrays
+from .rules import Ruleset
+
+
+@dataclass(frozen=True, eq=False)
+class BatchSolution:
+    """The DP of ``N`` board states (same board, ruleset, objective and re-rolls).
+
+    Attributes:
+        space: the dice space. scale: column 0's denominator at level 0.
+        values: ``values[r]`` ``(R, N, Q)`` integers, V_r over ``scale * D^r`` (column 0) or ``D^r``
+            (int64, or Python-int ``object`` arrays for states solved on limbs).
+        hold_values: ``hold_values[r]`` (r >= 1) ``(H, N, Q)``, E_r, same denominators.
+        policy: ``policy[r]`` (r >= 1) ``int64 (R, N)``: the chosen hold of each roll and state.
+    """
+
+    space: DiceSpace
+    scale: int
+    values: list[np.ndarray]
+    hold_values: list[np.ndarray | None]
+    policy: list[np.ndarray | None]
+
+    @property
+    def states(self) -> int:
+        """Number of board states ``N``."""
+        return int(self.values[0].shape[1])
+
+    def state(self, i: int) -> TurnSolution:
+        """State ``i`` as a :class:`~engine.TurnSolution` (equal to solving it alone)."""
+        return TurnSolution(self.space, self.scale, [v[:, i] for v in self.values],
+                            [None if h is None else h[:, i] for h in self.hold_values],
+                            [None if p is None else p[:, i] for p in self.policy])
+
+
+def final_tables(board: Board, states: Sequence[Marks], rules: Ruleset, objective: Objective,
+                 kernel: str = "auto") -> np.ndarray:
+    """``int64 (R, N, Q)``: :func:`engine.final_table`'s columns for every state at once (column 0
+    the objective times scale, 1 the failed-result indicator (D13), 2.. "at least j items", j =
+    2..k), with the same best marking per roll (most valuable feasible set, ties: the first in
+    :func:`board.item_sets` order). ``kernel`` as :func:`solve_finals`."""
+    table = feasibility_table(board, rules)
+    sets = table.sets
+    n_sets, n = len(sets.sizes), len(states)
+    from .kernel import compiled_best_marking
+
+    best_marking = compiled_best_marking() if kernel != "numpy" else None
+    if best_marking is not None:  # one compiled scan per state over its usable sets
+        sizes = np.append(sets.sizes, 0)
+        out = np.empty((len(table.starts), n, max(2, rules.combinations_per_turn + 1)), dtype=np.int64)
+        for i, marks in enumerate(states):
+            state = StateArrays(board, rules, marks)
+            index = np.flatnonzero(np.append(state.available, True)[sets.cells].all(axis=1))
+            worth = np.zeros(n_sets + 1, dtype=np.int64)
+            worth[index] = objective.values(state, sets.take(index))
+            usable_one = np.zeros(n_sets + 1, dtype=np.bool_)
+            usable_one[index] = True
+            out[:, i] = best_marking(worth, usable_one, sizes, table.members, table.starts,
+                                     int(objective.failed_value(state)), rules.combinations_per_turn)
+        return out
+    arrays = [StateArrays(board, rules, marks) for marks in states]
+    available = np.stack([a.available for a in arrays])  # (N, cells)
+    open_cells = np.concatenate([available, np.ones((n, 1), dtype=bool)], axis=1)  # -1 padding is open
+    usable = np.asarray(open_cells[:, sets.cells].all(axis=2))  # (N, K)
+    worth = np.stack([objective.values(a, sets) for a in arrays])  # (N, K)
+    failed = np.array([objective.failed_value(a) for a in arrays], dtype=np.int64)
+    # rank of each set by decreasing worth among the usable ones (ties: item-set order); unusable
+    # sets and the sentinel rank at or after the number usable, i.e. "no marking"
+    order = np.argsort(np.where(usable, -worth, np.iinfo(np.int64).max), axis=1, kind="stable")
+    rank = np.empty((n, n_sets + 1), dtype=np.int64)
+    np.put_along_axis(rank, order, np.arange(n_sets)[None, :], axis=1)
+    count = usable.sum(axis=1)
+    rank[:, n_sets] = n_sets
+    best_rank = np.minimum.reduceat(rank[:, table.members], table.starts, axis=1)  # (N, R)
+    markable = best_rank < count[:, None]
+    sorted_worth = np.take_along_axis(worth, order, axis=1)
+    best_worth = np.take_along_axis(sorted_worth, np.minimum(best_rank, n_sets - 1), axis=1)
+    columns = [np.where(markable, best_worth, failed[:, None]), (~markable).astype(np.int64)]
+    size_of = np.concatenate([np.where(usable, sets.sizes[None, :], 0), np.zeros((n, 1), np.int64)], axis=1)
+    most = np.maximum.reduceat(size_of[:, table.members], table.starts, axis=1)
+    for j in range(2, rules.combinations_per_turn + 1):
+        columns.append((most >= j).astype(np.int64))
+    return np.ascontiguousarray(np.stack(columns, axis=2).transpose(1, 0, 2))
+
+
+def solve_many(board: Board, states: Sequence[Marks], rules: Ruleset, objective: Objective,
+               rerolls: int | None = None, kernel: str = "auto") -> BatchSolution:
+    """Solve a whole turn in every state of ``states`` (:func:`engine.solve_turn` for each, in one
+    pass). ``rerolls`` defaults to the ruleset's; ``kernel`` as :func:`solve_finals`."""
+    n = rules.rerolls if rerolls is None else rerolls
+    finals = final_tables(board, states, rules, objective, kernel)
+    return solve_finals(space_for(rules), finals, n, objective.scale(rules), kernel)
+
+
+def solve_finals(space: DiceSpace, finals: np.ndarray, rerolls: int, scale: int = 1,
+                 kernel: str = "auto") -> BatchSolution:
+    """The DP of :func:`engine.solve` for ``N`` final tables ``finals`` ``(R, N, Q)`` at once
+    (column 0 maximised, column 1 minimised among exact ties, the rest carried; any Q >= 1).
+
+    ``kernel``: ``"numba"`` (the compiled :mod:`kernel`), ``"numpy"`` (sparse product and
+    segment reductions) or ``"auto"`` (numba when installed); the results are equal.
+    """
+    n_rolls, n, q = finals.shape
+    bound = int(np.abs(finals).max()) if finals.size else 0
+    if (bound + 1) * space.denominator ** rerolls >= _INT64_SAFE:  # too wide for int64: each on limbs
+        alone = [solve(space, finals[:, i], rerolls, scale) for i in range(n)]
+        wide_holds: list[np.ndarray | None] = [None]
+        wide_policy: list[np.ndarray | None] = [None]
+        for r in range(1, rerolls + 1):
+            wide_holds.append(np.stack([s.hold_values[r] for s in alone], axis=1))  # type: ignore[misc]
+            wide_policy.append(np.stack([s.policy[r] for s in alone], axis=1))  # type: ignore[misc]
+        return BatchSolution(space, scale, [np.stack([s.values[r] for s in alone], axis=1) for r in range(rerolls + 1)],
+                             wide_holds, wide_policy)
+    level0 = finals.astype(np.int64)
+    compiled = _kernel() if kernel in ("auto", "numba") else None
+    if compiled is None and kernel == "numba":
+        raise ImportError("the numba kernel needs numba: pip install 'shelfie-solve[fast]'")
+    if compiled is not None:
+        pairs = _pairs(space)
+        starts, columns, weights = space.transitions
+        done = compiled(starts, columns, weights, pairs.hold, pairs.starts,
+                        np.ascontiguousarray(level0.transpose(1, 0, 2)), space.denominator, rerolls)
+        values_k, holds_k, policy_k = done
+        return BatchSolution(space, scale, [v.transpose(1, 0, 2) for v in values_k],
+                             [None] + [h.transpose(1, 0, 2) for h in holds_k[1:]],
+                             [None] + [p.T for p in policy_k[1:]])
+    matrix = _transition_matrix(space)
+    pairs = _pairs(space)
+    values = [level0]
+    hold_values: list[np.ndarray | None] = [None]
+    policy: list[np.ndarray | None] = [None]
+    stop = level0
+    columns = np.arange(n)[None, :]
+    for _ in range(rerolls):
+        stop = stop * space.denominator
+        expected = np.asarray(matrix @ values[-1].reshape(n_rolls, n * q)).reshape(-1, n, q)
+        expected[:n_rolls] = stop  # keeping every die is stopping (D7)
+        chosen = _best_holds(expected, pairs)
+        hold_values.append(expected)
+        policy.append(chosen)
+        values.append(expected[chosen, columns])
+    return BatchSolution(space, scale, values, hold_values, policy)
+
+
+def _kernel() -> Any:
+    from .kernel import compiled
+
+    return compiled()
+
+
+@dataclass(frozen=True, eq=False)
+class _Pairs:
+    """Every (roll, sub-hold) pair, roll by roll, holds in hold order: ``hold (P,)``,
+    ``starts (R,)`` (segment starts), ``segment (P,)`` (the roll of each pair)."""
+
+    hold: np.ndarray
+    starts: np.ndarray
+    segment: np.ndarray
+
+
+@cache
+def _pairs(space: DiceSpace) -> _Pairs:
+    subs = space.sub_holds
+    valid = subs < len(space.holds)
+    per_roll = valid.sum(axis=1)
+    return _Pairs(subs[valid], np.cumsum(per_roll) - per_roll, np.repeat(np.arange(len(subs)), per_roll))
+
+
+@cache
+def _transition_matrix(space: DiceSpace) -> Any:
+    """The ``(H, R)`` transition weights as a scipy CSR matrix (int64)."""
+    from scipy.sparse import csr_matrix
+
+    starts, columns, weights = space.transitions
+    return csr_matrix((weights, columns, np.append(starts, len(columns))), shape=(len(space.holds), len(space.rolls)))
+
+
+def _best_holds(expected: np.ndarray, pairs: _Pairs) -> np.ndarray:
+    """``int64 (R, N)``: each roll's best hold in each state: max column 0, then min column 1,
+    then the first listed (keeping more dice), by segment reductions over the pairs."""
+    first = expected[pairs.hold, :, 0]  # (P, N)
+    best = np.maximum.reduceat(first, pairs.starts, axis=0)  # (R, N)
+    tied = first == best[pairs.segment]
+    if expected.shape[2] >= 2:
+        high = np.iinfo(np.int64).max
+        second = np.where(tied, expected[pairs.hold, :, 1], high)
+        least = np.minimum.reduceat(second, pairs.starts, axis=0)
+        tied &= second == least[pairs.segment]
+    position = np.where(tied, -np.arange(len(pairs.hold))[:, None], np.iinfo(np.int64).min)
+    first_position = -np.maximum.reduceat(position, pairs.starts, axis=0)
+    chosen: np.ndarray = pairs.hold[first_position]
+    return chosen

@@ -1,0 +1,122 @@
+"""A disk cache of the tables built once per ruleset and board (issue 12 §6: start-up).
+
+The dice space's re-roll transitions and sub-holds (:class:`dice.DiceSpace`) and the allocator's
+feasibility table (:func:`allocate.feasibility_table`) cost more to build than a whole solve.
+They depend only on the ruleset and the board, so :func:`load_or_build` keeps them in the user's
+cache directory (``platformdirs.user_cache_dir("shelfie-solve")``: on Linux
+``$XDG_CACHE_HOME/shelfie-solve`` or ``~/.cache/shelfie-solve``; or ``$SHELFIE_SOLVE_CACHE``;
+``SHELFIE_SOLVE_CACHE=off`` disables it), one ``.npz`` file per key:
+
+* the file name is a hash of the kind and the key (the ``repr`` of the frozen ruleset / board
+  dataclasses, which names every field); the entry stores the full key and
+  :data:`CACHE_VERSION` and is used only when both match, so a changed ruleset or board, or a new
+  table layout, never reads an old entry;
+* each entry stores a CRC-32 of its data; an entry that cannot be read, has the wrong layout or
+  fails its check is rebuilt and replaced;
+* entries are written whole (:func:`files.replace_all`: a temporary file, then ``os.replace``),
+  so concurrent writers (``simulate --jobs``) each replace the file with a complete, equal entry;
+* any failure to read or write the cache falls back to building in memory: the cache only
+  ever saves time, never changes a result.
+
+An entry is one ``.npy`` int64 array (no zip, no pickle): ``[version, key length, CRC-32,
+array count, (ndim, *shape) per array, key bytes, data]``.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import sys
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+#: Bump when a cached table's layout or meaning changes.
+CACHE_VERSION = 1
+
+
+def cache_dir() -> Path | None:
+    """The cache directory, or ``None`` when caching is off (``SHELFIE_SOLVE_CACHE=off``)."""
+    setting = os.environ.get("SHELFIE_SOLVE_CACHE", "")
+    if setting.lower() in ("off", "0", "no", "false"):
+        return None
+    if setting:
+        return Path(setting)
+    if sys.platform == "linux":  # the XDG rule platformdirs applies on Linux, without its import (start-up)
+        return Path(os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.expanduser("~/.cache")) / "shelfie-solve"
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("shelfie-solve", appauthor=False))
+
+
+def entry_path(kind: str, key: str) -> Path | None:
+    """Where the entry of ``kind`` and ``key`` lives (``None``: caching off)."""
+    folder = cache_dir()
+    if folder is None:
+        return None
+    text = f"{kind}\n{key}".encode()
+    return folder / f"{kind}-{zlib.crc32(text):08x}{zlib.adler32(text):08x}{len(text):x}.npy"
+
+
+def load_or_build(kind: str, key: str, names: tuple[str, ...],
+                  build: Callable[[], dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The int64 arrays ``names`` of the entry (``kind``, ``key``): read from the cache when
+    present and intact, else ``build()``-t and stored (best effort; module docstring)."""
+    path = entry_path(kind, key)
+    full_key = f"{kind}\n{key}".encode()
+    if path is not None:
+        found = _read(path, full_key, names)
+        if found is not None:
+            return found
+    arrays = build()
+    if path is not None:
+        _write(path, full_key, [np.asarray(arrays[name], dtype=np.int64) for name in names])
+    return arrays
+
+
+def _read(path: Path, key: bytes, names: tuple[str, ...]) -> dict[str, np.ndarray] | None:
+    try:
+        blob = np.load(path, allow_pickle=False)
+        version, key_length, crc, count = (int(v) for v in blob[:4])
+        if version != CACHE_VERSION or count != len(names) or blob.dtype != np.int64 or blob.ndim != 1:
+            return None
+        position, shapes = 4, []
+        for _ in range(count):
+            ndim = int(blob[position])
+            shapes.append(tuple(int(v) for v in blob[position + 1:position + 1 + ndim]))
+            position += 1 + ndim
+        if bytes(blob[position:position + key_length].astype(np.uint8)) != key:
+            return None
+        data = blob[position + key_length:]
+        if zlib.crc32(data.tobytes()) != crc or len(data) != sum(math.prod(shape) for shape in shapes):
+            return None
+    except Exception:  # missing, truncated, not an array: rebuild  # noqa: BLE001
+        return None
+    arrays, offset = {}, 0
+    for name, shape in zip(names, shapes):
+        size = math.prod(shape)
+        arrays[name] = data[offset:offset + size].reshape(shape)
+        offset += size
+    return arrays
+
+
+def _write(path: Path, key: bytes, arrays: list[np.ndarray]) -> None:
+    from .errors import ShelfieError
+    from .files import replace_all
+
+    data = np.concatenate([a.ravel() for a in arrays]) if arrays else np.zeros(0, dtype=np.int64)
+    header = [CACHE_VERSION, len(key), zlib.crc32(data.tobytes()), len(arrays)]
+    for a in arrays:
+        header += [a.ndim, *a.shape]
+    blob = np.concatenate([np.array(header, dtype=np.int64), np.frombuffer(key, dtype=np.uint8).astype(np.int64),
+                           data])
+    buffer = io.BytesIO()
+    np.save(buffer, blob, allow_pickle=False)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        replace_all({path: buffer.getvalue()})
+    except (OSError, ShelfieError):
+        pass  # a read-only or full disk only costs the rebuild next time

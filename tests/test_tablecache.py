@@ -1,0 +1,129 @@
+"""The disk cache of the dice space and feasibility tables (issue 12 §6): the same tables as a
+fresh build, keyed by ruleset and board, corrupt entries rebuilt, concurrent writers safe."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from shelfie_solver import tablecache
+from shelfie_solver.allocate import _build_feasibility, feasibility_table
+from shelfie_solver.board import item_sets, load_board
+from shelfie_solver.dice import DiceSpace
+from shelfie_solver.rules import DEFAULT_RULES
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SHELFIE_SOLVE_CACHE", str(tmp_path))
+    return tmp_path
+
+
+def _arrays(n: int = 3) -> dict[str, np.ndarray]:
+    return {"a": np.arange(n, dtype=np.int64), "b": np.arange(6, dtype=np.int64).reshape(2, 3) - 4}
+
+
+def test_entry_round_trip_and_key(cache):
+    calls = []
+
+    def build():
+        calls.append(1)
+        return _arrays()
+
+    first = tablecache.load_or_build("t", "key one", ("a", "b"), build)
+    again = tablecache.load_or_build("t", "key one", ("a", "b"), build)
+    assert len(calls) == 1
+    for name in ("a", "b"):
+        assert (first[name] == again[name]).all() and first[name].shape == again[name].shape
+    tablecache.load_or_build("t", "key two", ("a", "b"), build)
+    assert len(calls) == 2  # another key is another entry
+    assert len(list(cache.iterdir())) == 2
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncate", "flip", "empty"])
+def test_corrupt_entries_are_rebuilt(cache, damage):
+    tablecache.load_or_build("t", "k", ("a", "b"), _arrays)
+    path = tablecache.entry_path("t", "k")
+    assert path is not None and path.exists()
+    raw = path.read_bytes()
+    if damage == "garbage":
+        path.write_bytes(b"not an array at all")
+    elif damage == "truncate":
+        path.write_bytes(raw[: len(raw) - 9])
+    elif damage == "flip":
+        path.write_bytes(raw[:-1] + bytes([raw[-1] ^ 1]))
+    else:
+        path.write_bytes(b"")
+    rebuilt = []
+    out = tablecache.load_or_build("t", "k", ("a", "b"), lambda: rebuilt.append(1) or _arrays())
+    assert rebuilt == [1] and (out["b"] == _arrays()["b"]).all()
+    assert tablecache._read(path, b"t\nk", ("a", "b")) is not None  # replaced by a good entry
+
+
+def test_off_switch_builds_in_memory(tmp_path, monkeypatch):
+    monkeypatch.setenv("SHELFIE_SOLVE_CACHE", "off")
+    assert tablecache.entry_path("t", "k") is None
+    assert (tablecache.load_or_build("t", "k", ("a", "b"), _arrays)["a"] == np.arange(3)).all()
+
+
+def test_unwritable_cache_falls_back(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    monkeypatch.setenv("SHELFIE_SOLVE_CACHE", str(blocker / "sub"))  # cannot be a directory
+    assert (tablecache.load_or_build("t", "k", ("a", "b"), _arrays)["a"] == np.arange(3)).all()
+
+
+def test_cached_tables_equal_a_fresh_build(cache):
+    """The dice space's transitions and sub-holds and the feasibility table read back from the
+    cache are the arrays a fresh build gives (default ruleset and board, D6-D12)."""
+    board = load_board(None, DEFAULT_RULES)
+    rules = replace(DEFAULT_RULES, name="cache test")  # a ruleset object of its own: no in-process hit
+    fresh = _build_feasibility(board, rules, item_sets(board, rules.combinations_per_turn))
+    feasibility_table(board, rules)  # builds and stores
+    feasibility_table.cache_clear()
+    table = feasibility_table(board, rules)  # reads the entry
+    assert (table.starts == fresh["starts"]).all() and (table.members == fresh["members"]).all()
+    space, built = DiceSpace(4, 5), DiceSpace(4, 5)
+    space.transitions  # stores
+    again = DiceSpace(4, 5)
+    for a, b in zip(again.transitions, built._build_transitions()):
+        assert (a == b).all()
+    assert (again.sub_holds == built._build_sub_holds()).all()
+
+
+def test_concurrent_writers_leave_a_valid_entry(cache):
+    """Four processes building and writing the same entry at once: every one gets the right
+    arrays and the entry left behind is intact."""
+    code = ("import numpy as np; from shelfie_solver import tablecache as t; "
+            "out = t.load_or_build('c', 'k', ('a',), lambda: {'a': np.arange(200000)}); "
+            "assert (out['a'] == np.arange(200000)).all()")
+    env = {**os.environ, "SHELFIE_SOLVE_CACHE": str(cache), "PYTHONPATH": str(ROOT)}
+    procs = [subprocess.Popen([sys.executable, "-c", code], env=env) for _ in range(4)]
+    assert all(p.wait() == 0 for p in procs)
+    path = tablecache.entry_path("c", "k")
+    assert path is not None
+    found = tablecache._read(path, b"c\nk", ("a",))
+    assert found is not None and (found["a"] == np.arange(200000)).all()
+    assert [p.name for p in cache.iterdir()] == [path.name]  # no temporary files left
+
+
+def test_default_directory_is_platformdirs_user_cache_dir(monkeypatch):
+    """Without SHELFIE_SOLVE_CACHE the entries live where platformdirs says (on Linux computed
+    without importing it: $XDG_CACHE_HOME, else ~/.cache)."""
+    from platformdirs import user_cache_dir
+
+    monkeypatch.delenv("SHELFIE_SOLVE_CACHE", raising=False)
+    for xdg in (None, "/tmp/some-xdg-cache"):
+        if xdg is None:
+            monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+        else:
+            monkeypatch.setenv("XDG_CACHE_HOME", xdg)
+        assert tablecache.cache_dir() == Path(user_cache_dir("shelfie-solve", appauthor=False))
