@@ -52,6 +52,7 @@ from .dice import multinomial, space_for
 from .engine import TurnSolution, final_table, solve
 from .errors import ShelfieError
 from .files import write_text_atomically
+from .inputs import read_json as read_json_file
 from .game import board_to_dict, end_trigger_shelves, rules_to_dict
 from .objectives import StateArrays
 from .rules import Ruleset
@@ -381,19 +382,20 @@ def decode_values(data: Any, board: Board, source: str) -> dict[Key, Fraction]:
     return out
 
 
+#: Largest value table or layer checkpoint read (docs/formats.md): a 3 x 4 board's table is a
+#: few MB; the cap keeps a hostile file from filling memory.
+MAX_TABLE_BYTES = 1 << 28
+
+
 def read_json(path: Path | str, kind: str) -> dict[str, Any]:
-    """A JSON object from ``path`` (``kind`` names the file in errors).
+    """A JSON object from ``path`` (``kind`` names the file in errors), read by
+    :func:`inputs.read_json` (a regular file of at most :data:`MAX_TABLE_BYTES`, bounded nesting).
 
     Raises:
-        ExactError: unreadable, not JSON, or not an object.
+        ExactError: unreadable, not a regular file, too large, not JSON, or not an object.
     """
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, UnicodeDecodeError) as error:
-        raise ExactError(f"cannot read {kind} {path}: {getattr(error, 'strerror', None) or error}") from None
-    except json.JSONDecodeError as error:
-        raise ExactError(f"{kind} {path} is not valid JSON ({error})") from None
+    expected = f"a {kind} written by shelfie-solve solve-game"
+    data = read_json_file(path, ExactError, MAX_TABLE_BYTES, expected)
     if not isinstance(data, dict):
         raise ExactError(f"{kind} {path}: expected a JSON object")
     return data

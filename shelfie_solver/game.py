@@ -776,12 +776,27 @@ MAX_GAME_BYTES = 1 << 20
 
 def load_games(path: str) -> Iterator[Game]:
     """Every game of a JSON Lines file (or of a file holding one JSON game), each replayed and
-    checked (:func:`game_from_dict`). Only a regular file is read (at most
-    :data:`MAX_GAMES_FILE_BYTES`, each game at most :data:`MAX_GAME_BYTES`), line by line; a
-    leading byte-order mark is ignored (:mod:`inputs`).
+    checked (:func:`game_from_dict`), read by :func:`game_texts` (bounded, line by line).
 
     Raises:
         GameError: the file cannot be read, is empty, or a game is malformed or does not replay.
+    """
+    for number, text in game_texts(path):
+        try:
+            yield game_from_json(text) if number else game_from_dict(json.loads(text))
+        except GameError as error:
+            raise GameError(f"{path} line {number}: {error}" if number else str(error)) from None
+
+
+def game_texts(path: str) -> Iterator[tuple[int, str]]:
+    """The JSON text of every game of a saved-games file, as ``(line number, text)``; a file
+    holding one pretty-printed game gives ``(0, whole text)``, already checked to be one bounded
+    JSON object. Only a regular file is read (at most :data:`MAX_GAMES_FILE_BYTES`, each game at
+    most :data:`MAX_GAME_BYTES`), line by line, so memory stays small; a leading byte-order mark
+    is ignored (:mod:`inputs`).
+
+    Raises:
+        GameError: the file cannot be read, is empty, a line is too long or not UTF-8.
     """
     expected = "a saved-games file (JSON Lines, simulate --save)"
     with open_regular(path, GameError, MAX_GAMES_FILE_BYTES, expected) as handle:
@@ -793,7 +808,7 @@ def load_games(path: str) -> Iterator[Game]:
                 if "\n" in text.strip():  # perhaps one pretty-printed game
                     whole = _whole_json(text)
                     if isinstance(whole, dict):
-                        yield game_from_dict(whole)
+                        yield 0, text.removeprefix("\ufeff")
                         return
             handle.seek(0)
             while line := handle.readline(MAX_GAME_BYTES + 2):
@@ -803,7 +818,7 @@ def load_games(path: str) -> Iterator[Game]:
                 text = decode(line, GameError, "this line", expected)
                 if text.strip():
                     games += 1
-                    yield game_from_json(text)
+                    yield number, text
         except OSError as error:
             raise GameError(f"cannot read {path}: {error.strerror or error}") from None
         except GameError as error:

@@ -40,8 +40,10 @@ import numpy as np
 from .board import Board, Marks, score_breakdown
 from .dice import Counts, dice_codes
 from .errors import ShelfieError
+from .inputs import check_json_text, read_text
 from .files import FileWriteError, resolve_target, write_text_atomically
 from .game import (
+    MAX_GAME_BYTES,
     MAX_PLAYERS,
     Event,
     Fail,
@@ -355,6 +357,7 @@ def table_from_text(text: str, source: str = "game file") -> Table:
         TableError: not JSON, not a saved game, or an event is malformed or illegal (the
             message names the first bad event).
     """
+    check_json_text(text, TableError, source)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
@@ -388,16 +391,13 @@ def read_table(path: str) -> Table:
 
 
 def read_text_file(path: str) -> str:
-    """The text of a file (UTF-8).
+    """The text of a game file: a regular file of at most :data:`game.MAX_GAME_BYTES` bytes,
+    UTF-8 (:func:`inputs.read_text`: a FIFO, device or directory is refused, never read).
 
     Raises:
         TableError: it cannot be read (the message names the path and the reason).
     """
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError) as error:
-        raise TableError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
+    return read_text(path, TableError, MAX_GAME_BYTES, "a game file (play new GAME)")
 
 
 def create_file(path: str, table: Table) -> None:

@@ -19,7 +19,8 @@ from ..session import (
     roll_action,
     told_action,
 )
-from ..table import Action, Table, TableError, act, create_file, draw_first, new_table, read_table, undo, update_file
+from ..table import (Action, Table, TableError, act, create_file, draw_first, new_table, objective_for, read_table,
+                     undo, update_file)
 from ..table_report import describe, status_report, step_report
 from .options import board_option, format_option, load_setup, rules_option
 
@@ -72,6 +73,7 @@ def _step(path: str, player: str | None, make: Callable[[Table], Action], object
           fmt: str) -> None:
     def change(table: Table) -> Table:
         check_player(table, player)
+        objective_for(objective, table.state)  # a bad --objective is refused before anything is written
         return act(table, make(table))
 
     before, after = update_file(path, change)

@@ -22,12 +22,12 @@ T23 (the end token's holder has a full shelf).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import TileError
+from ..inputs import read_json
 from ..rules import MAX_FILE_BYTES, load_toml
 from .engine import TOKENS, State, Table
 from .rules import (EMPTY, SIDE, TILES_PER_TYPE, TYPE_NAMES, TYPES, Layout, PersonalCard, TileRuleset, check_shelf,
@@ -46,14 +46,7 @@ class Position:
 
 def _read(path: str | Path) -> dict[str, Any]:
     if str(path).lower().endswith(".json"):
-        try:
-            if Path(path).stat().st_size > MAX_FILE_BYTES:
-                raise TileError(f"{path} is larger than {MAX_FILE_BYTES:,} bytes; expected a position like {EXAMPLE}")
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except OSError as error:
-            raise TileError(f"cannot read {path}: {error.strerror or error}") from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
-            raise TileError(f"{path} is not valid JSON ({error}); expected a position like {EXAMPLE}") from None
+        data = read_json(path, TileError, MAX_FILE_BYTES, f"a position like {EXAMPLE}")
         if not isinstance(data, dict):
             raise TileError(f"{path}: expected a JSON object like {EXAMPLE}")
         return data
