@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -212,7 +213,10 @@ def session_command(game: str, objective: str) -> None:
     click.echo(session.advice(), nl=False)
     while not session.done:
         try:
-            line = input(session.prompt())
+            line = _read_line(session.prompt())
+        except UnicodeDecodeError:
+            click.echo("Error: the line is not UTF-8 text; type 'help' for the commands")
+            continue
         except EOFError:
             click.echo(f"\nSaved in {game}.")
             return
@@ -227,3 +231,27 @@ def session_command(game: str, objective: str) -> None:
         if out:
             click.echo(out)
 
+
+
+#: Longest typed line of the session (a terminal's own line limit is 4096).
+MAX_LINE_BYTES = 4096
+
+
+def _read_line(prompt: str) -> str:
+    """One typed line: ``input`` on a terminal; from a pipe or file at most
+    :data:`MAX_LINE_BYTES` bytes (so ``< /dev/zero`` or a 100 MB line cannot fill memory or
+    hang), undecodable bytes replaced.
+
+    Raises:
+        EOFError: end of input. TableError: a line longer than the limit (the session ends).
+    """
+    if sys.stdin.isatty():
+        return input(prompt)
+    click.echo(prompt, nl=False)
+    raw = sys.stdin.buffer.readline(MAX_LINE_BYTES + 1)
+    if not raw:
+        raise EOFError
+    if len(raw) > MAX_LINE_BYTES:
+        raise TableError(f"an input line is longer than {MAX_LINE_BYTES:,} bytes; expected one command per line "
+                         "(type 'help' in the session)")
+    return raw.decode("utf-8", errors="replace").rstrip("\r\n")

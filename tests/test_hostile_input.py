@@ -1,0 +1,202 @@
+"""Hostile input to the newer commands (play, review, tile, solve-game): every file they read
+goes through one bounded reader (inputs.read_json / read_text), so a FIFO, a device, a directory,
+deep nesting (40,000 brackets) or a 5000-digit number is one line ``Error: ...`` and exit 2, never a hang, a
+traceback or a changed game file. Each test names the input that broke before the fix."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from shelfie_solver.cli import main
+
+from conftest import ROOT, assert_one_line_error
+
+RUNNER = CliRunner()
+POSITION = ROOT / "examples" / "tile" / "position.toml"
+TINY_RULES = """name = "tiny"
+dice = 3
+rerolls = 1
+scoring_threshold = 2
+end_trigger_shelves = 2
+faces = [{name = "plant", code = "P"}, {name = "book", code = "B"}]
+"""
+TINY_BOARD = """name = "tiny"
+columns = [1, 2]
+[[shelves]]
+faces = ["plant"]
+values = [1, 3]
+[[shelves]]
+faces = ["book"]
+values = [2, 4]
+"""
+
+
+def cli(*args: str):
+    return RUNNER.invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture
+def game(tmp_path: Path) -> Path:
+    path = tmp_path / "game.json"
+    assert cli("play", "new", path, "--players", "Ann,Ben", "--first", "Ann").exit_code == 0
+    return path
+
+
+def nasty_json(tmp_path: Path) -> dict[str, Path]:
+    """Files that broke the JSON readers: a FIFO (blocked for ever), /dev/zero (read until memory
+    ran out), 40,000 nested brackets (RecursionError), a 5000-digit number (ValueError)."""
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 40_000 + "]" * 40_000)
+    long = tmp_path / "long.json"
+    long.write_text('{"format": "shelfie-solve game 1", "seed": ' + "9" * 5000 + "}")
+    zero = tmp_path / "zero.json"
+    zero.symlink_to("/dev/zero")
+    return {"FIFO": fifo, "nested more than": deep, "more than 60 digits": long, "character device": zero}
+
+
+def test_game_files_fifo_device_deep_long_number(tmp_path: Path):
+    for fragment, path in nasty_json(tmp_path).items():
+        for args in (["play", "status", path], ["play", "roll", path, "CCBJPP"], ["review", path],
+                     ["tile", "advise", path]):
+            if args[1] == "roll" and fragment in ("FIFO", "character device"):
+                fragment_here = "cannot write"  # refused as a target before it is read
+            else:
+                fragment_here = fragment
+            assert_one_line_error(cli(*args), fragment_here)
+
+
+def test_value_table_and_checkpoint_fifo_deep(tmp_path: Path):
+    (tmp_path / "b.toml").write_text(TINY_BOARD)
+    (tmp_path / "r.toml").write_text(TINY_RULES)
+    setup = ["--board", tmp_path / "b.toml", "--rules", tmp_path / "r.toml"]
+    for fragment, path in nasty_json(tmp_path).items():
+        assert_one_line_error(cli("advise", "--dice", "PBJ", *setup, "--objective", f"table:{path}"), fragment)
+    folder = tmp_path / "ck"
+    folder.mkdir()
+    os.mkfifo(folder / "solve.json")
+    assert_one_line_error(cli("solve-game", *setup, "--checkpoints", folder), "FIFO")
+
+
+def test_bad_objective_leaves_the_game_file_unchanged(game: Path):
+    """`play roll GAME DICE --objective nope` wrote the roll, then refused the objective."""
+    before = game.read_bytes()
+    assert_one_line_error(cli("play", "roll", game, "CCBJPP", "--objective", "nope"), "unknown objective")
+    assert_one_line_error(cli("play", "roll", game, "CCBJPP", "--objective", "table:missing.json"), "missing.json")
+    assert game.read_bytes() == before
+
+
+def test_tile_score_shelf_file_is_read_bounded(tmp_path: Path):
+    """A 5000-letter SHELF was `Error: cannot write to PPP...` with exit 1 (a name too long for
+    Path.is_file); a FIFO or /dev/zero named as the shelf file is refused, a big file too."""
+    assert_one_line_error(cli("tile", "score", "P" * 5000), "bad shelf")
+    fifo = tmp_path / "shelf"
+    os.mkfifo(fifo)
+    assert_one_line_error(cli("tile", "score", fifo), "FIFO")
+    zero = tmp_path / "zero"
+    zero.symlink_to("/dev/zero")
+    assert_one_line_error(cli("tile", "score", zero), "character device")
+    big = tmp_path / "big.txt"
+    big.write_text("P" * 200_000)
+    assert_one_line_error(cli("tile", "score", big), "larger than")
+    good = tmp_path / "shelf.txt"
+    good.write_text("PPTTP\nPPTTF\nGGBBF\nGCCBB\nGCCFF\nPGBFP\n")
+    assert cli("tile", "score", good).exit_code == 0
+    assert_one_line_error(cli("tile", "score", "PPTTP/PPTTF/GGBBF/GCCBB/GCCFF/PGBFP", "--personal", "9" * 5000),
+                          "…")
+
+
+@pytest.fixture
+def tiny_table(tmp_path: Path) -> tuple[list[object], Path]:
+    (tmp_path / "b.toml").write_text(TINY_BOARD)
+    (tmp_path / "r.toml").write_text(TINY_RULES)
+    setup: list[object] = ["--board", tmp_path / "b.toml", "--rules", tmp_path / "r.toml"]
+    table = tmp_path / "t.json"
+    assert cli("solve-game", *setup, "--save", table).exit_code == 0
+    return setup, table
+
+
+def test_edited_value_table_is_refused(tiny_table, tmp_path: Path):
+    """A table with one state renamed (right count, wrong state) or float values was accepted."""
+    setup, table = tiny_table
+    data = json.loads(table.read_text())
+    keys = list(data["values"])
+    swapped = dict(data["values"])
+    del swapped[keys[0]]
+    swapped["oo/oo"] = "1/2"  # a terminal sheet: not a state of the table
+    edited = tmp_path / "swapped.json"
+    edited.write_text(json.dumps({**data, "values": swapped}))
+    assert_one_line_error(cli("advise", "--dice", "PBJ", *setup, "--objective", f"table:{edited}"),
+                          "1 missing and 1 not expected")
+    floats = tmp_path / "floats.json"
+    floats.write_text(json.dumps({**data, "values": {k: 0.5 for k in keys}}))
+    assert_one_line_error(cli("advise", "--dice", "PBJ", *setup, "--objective", f"table:{floats}"),
+                          'not a string "p/q"')
+
+
+def test_emptied_checkpoint_layer_is_refused(tmp_path: Path):
+    """A layer checkpoint emptied by hand (`"values": {}`) was loaded: a wrong optimum, exit 0."""
+    (tmp_path / "b.toml").write_text(TINY_BOARD)
+    (tmp_path / "r.toml").write_text(TINY_RULES)
+    setup = ["--board", tmp_path / "b.toml", "--rules", tmp_path / "r.toml"]
+    folder = tmp_path / "ck"
+    assert cli("solve-game", *setup, "--checkpoints", folder).exit_code == 0
+    layer = folder / "layer-001.json"
+    layer.write_text(json.dumps({**json.loads(layer.read_text()), "values": {}}))
+    assert_one_line_error(cli("solve-game", *setup, "--checkpoints", folder), "missing")
+
+
+def test_empty_checkpoint_name_writes_nothing(tmp_path: Path, monkeypatch):
+    """`--checkpoints ''` wrote solve.json and the layers into the current directory."""
+    (tmp_path / "b.toml").write_text(TINY_BOARD)
+    (tmp_path / "r.toml").write_text(TINY_RULES)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    assert_one_line_error(cli("solve-game", "--board", tmp_path / "b.toml", "--rules", tmp_path / "r.toml",
+                              "--checkpoints", ""), "empty name")
+    assert list(work.iterdir()) == []
+
+
+def test_size_estimate_of_a_small_board_is_not_a_gigabyte():
+    """1,519 states were '1 GB of values' (the estimate was rounded up to whole gigabytes)."""
+    line = assert_one_line_error(cli("solve-game", "--board", ROOT / "examples" / "boards" / "small.toml",
+                                     "--max-states", "10"), "more than --max-states 10")
+    assert "1 MB of values" in line
+
+
+@pytest.mark.parametrize("stdin", ["/dev/zero", "long"])
+def test_session_from_a_pipe_is_bounded(game: Path, tmp_path: Path, stdin: str):
+    """`play GAME < /dev/zero` was a MemoryError traceback; a 100 MB line took over 20 s and
+    500 MB. A line over 4096 bytes now ends the session in one line, exit 2, file unchanged."""
+    if stdin == "long":
+        source = tmp_path / "long.txt"
+        source.write_text("C" * 1_000_000)
+        stdin = str(source)
+    before = game.read_bytes()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with open(stdin, "rb") as handle:
+        done = subprocess.run([sys.executable, "-c", "from shelfie_solver.cli import main; main()", "play",
+                               str(game)], stdin=handle, capture_output=True, env=env, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.decode().splitlines() == [
+        "Error: an input line is longer than 4,096 bytes; expected one command per line (type 'help' in the session)"]
+    assert game.read_bytes() == before
+
+
+def test_session_from_a_pipe_takes_bad_bytes(game: Path):
+    """Undecodable bytes from a pipe are one error line, and the session goes on."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", "from shelfie_solver.cli import main; main()", "play",
+                           str(game)], input=b"\xff\xfe\nCCBJPP\nquit\n", capture_output=True, env=env, timeout=60)
+    assert done.returncode == 0 and b"Traceback" not in done.stderr
+    assert b"unknown command" in done.stdout or b"unknown face" in done.stdout
+    assert b"Ann rolled PPBCCJ" in done.stdout
