@@ -115,6 +115,7 @@ def review(table: Table, seat: int, objective: str = "strategic") -> Review:
     """
     if not 0 <= seat < len(table.players):
         raise TableError(f"seat {seat + 1} is not in this game; seats 1..{len(table.players)}")
+    objective_for(objective, table.state)  # a bad name is refused even when there is nothing to review
     board, rules = table.board, table.rules
     actions = [action for _, action in split_actions(table.events)]
     now = start_table(board, rules, table.players, table.state.first)

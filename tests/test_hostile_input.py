@@ -200,3 +200,26 @@ def test_session_from_a_pipe_takes_bad_bytes(game: Path):
     assert done.returncode == 0 and b"Traceback" not in done.stderr
     assert b"unknown command" in done.stdout or b"unknown face" in done.stdout
     assert b"Ann rolled PPBCCJ" in done.stdout
+
+
+@pytest.mark.parametrize("edit, fragment", [
+    (("goals = [7, 11]", "goals = [[7], [11]]"), "goals must list"),  # was TypeError: unhashable type
+    (("end_token = 0", "end_tokn = 1"), "unknown key 'end_tokn'"),  # a typo was silently ignored
+    (("taken = [0, 0]", "taken = [0, 0]\ncolour = 1"), "unknown [[shelf]] key 'colour'"),
+])
+def test_tile_position_wrong_shapes(tmp_path: Path, edit: tuple[str, str], fragment: str):
+    text = POSITION.read_text()
+    assert edit[0] in text
+    path = tmp_path / "position.toml"
+    path.write_text(text.replace(*edit, 1))
+    assert_one_line_error(cli("tile", "advise", path, "--samples", "0"), fragment)
+
+
+def test_review_threshold_and_objective(game: Path):
+    """`--threshold 1e-99999` was a traceback (a 100,000-digit denominator cannot print);
+    `1e999999999` would take minutes. A bad --objective on a game without decisions passed."""
+    assert_one_line_error(cli("review", game, "--threshold", "1e-99999"), "not a number")
+    assert_one_line_error(cli("review", game, "--threshold", "1e999999999"), "not a number")
+    assert_one_line_error(cli("review", game, "--threshold", "1" * 61), "not a number")
+    assert_one_line_error(cli("review", game, "--objective", "nope"), "unknown objective")
+    assert cli("review", game, "--threshold", "1/3").exit_code == 0
