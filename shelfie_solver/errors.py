@@ -7,11 +7,27 @@ code 2.
 
 from __future__ import annotations
 
+import re
+
 
 def shorten(text: str, limit: int = 60) -> str:
     """The user's input as quoted in an error message: ``repr``, cut to ``limit`` characters
     with an ellipsis, so a 5000-character argument does not flood the one-line message."""
     return repr(text) if len(text) <= limit else repr(text[:limit]) + "…"
+
+
+_LONG_QUOTED = re.compile(r"'([^']{61,})'")
+_LONG_WORD = re.compile(r"[^\s/]{81,}")
+
+
+def error_line(message: str) -> str:
+    """An error message as the one line the user sees (after ``Error: ``): white space folded
+    to single spaces, a quoted value longer than 60 characters cut as :func:`shorten` does, and
+    any other word over 80 characters (a 5000-digit number) cut to 60 with an ellipsis. The one
+    formatter of the CLI group and the interactive session, so no message floods the screen."""
+    message = " ".join(message.split())
+    message = _LONG_QUOTED.sub(lambda m: shorten(m.group(1)), message)
+    return _LONG_WORD.sub(lambda m: m.group()[:60] + "…", message)
 
 
 class ShelfieError(ValueError):

@@ -208,7 +208,7 @@ def advise_command(game: str, objective: str, top: int, fmt: str) -> None:
 def session_command(game: str, objective: str) -> None:
     """The interactive session (``play GAME``)."""
     session = Session(game, objective)
-    read_table(game)  # a bad file is refused before the prompt
+    objective_for(objective, read_table(game).state)  # a bad file or objective is refused before the prompt
     click.echo("Type 'help' for the commands; the file is saved after every action.")
     click.echo(session.advice(), nl=False)
     while not session.done:
