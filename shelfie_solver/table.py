@@ -41,7 +41,7 @@ from .board import Board, Marks, score_breakdown
 from .dice import Counts, dice_codes
 from .errors import ShelfieError
 from .inputs import check_json_text, read_text
-from .files import FileWriteError, resolve_target, write_text_atomically
+from .files import FileWriteError, create_text, resolve_target, write_text_atomically
 from .game import (
     MAX_GAME_BYTES,
     MAX_PLAYERS,
@@ -409,7 +409,7 @@ def create_file(path: str, table: Table) -> None:
     if os.path.lexists(path):
         raise TableError(f"{path} exists already; choose a new file name for a new game")
     try:
-        write_text_atomically(path, table_to_text(table))
+        create_text(path, table_to_text(table))  # never replaces a file made meanwhile (two `play new`)
     except FileWriteError as error:
         raise TableError(str(error)) from None
 

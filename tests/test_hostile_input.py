@@ -223,3 +223,14 @@ def test_review_threshold_and_objective(game: Path):
     assert_one_line_error(cli("review", game, "--threshold", "1" * 61), "not a number")
     assert_one_line_error(cli("review", game, "--objective", "nope"), "unknown objective")
     assert cli("review", game, "--threshold", "1/3").exit_code == 0
+
+
+def test_play_new_never_replaces_a_file_made_meanwhile(tmp_path: Path, monkeypatch):
+    """Two `play new GAME` at once: both passed the exists check, and the second replaced the
+    first's file. The file is now created with os.link, which fails when anything is there."""
+    game = tmp_path / "game.json"
+    game.write_text("another process's game")
+    monkeypatch.setattr("shelfie_solver.table.os.path.lexists", lambda path: False)  # the race's window
+    assert_one_line_error(cli("play", "new", game, "--players", "Ann"), "exists already")
+    assert game.read_text() == "another process's game"
+    assert [p.name for p in tmp_path.iterdir()] == ["game.json"]  # no temporary file left
