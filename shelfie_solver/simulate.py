@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -36,6 +36,8 @@ from .errors import ShelfieError
 from .game import Block, Fail, Game, game_to_json, play_seeded
 from .rules import Ruleset
 from .strategies import parse_players, strategy_named
+
+T = TypeVar("T")
 
 #: Most games one run may play (a documented bound; docs/simulate.md).
 MAX_GAMES = 1_000_000
@@ -340,19 +342,43 @@ def simulate(board: Board, rules: Ruleset, players: Sequence[str], games: int, s
             if progress:
                 progress(len(part))
     else:
-        from concurrent.futures import ProcessPoolExecutor, as_completed
+        def finished(part: list[tuple[int, GameResult, str | None]]) -> None:
+            done.extend(part)
+            if progress:
+                progress(len(part))
 
-        with ProcessPoolExecutor(max_workers=min(jobs, len(chunks))) as pool:
-            futures = [pool.submit(play_chunk, board, rules, names, children[lo:hi], range(lo, hi), entropy, save)
-                       for lo, hi in chunks]
-            for future in as_completed(futures):
-                part = future.result()
-                done.extend(part)
-                if progress:
-                    progress(len(part))
+        run_parallel(play_chunk, [(board, rules, names, children[lo:hi], range(lo, hi), entropy, save)
+                                  for lo, hi in chunks], jobs, finished)
     done.sort(key=lambda item: item[0])
     summary = summarise([r for _, r, _ in done], names, entropy)
     return summary, [line for _, _, line in done if line is not None]
+
+
+def run_parallel(func: Callable[..., T], calls: Sequence[tuple[Any, ...]], jobs: int,
+                 finished: Callable[[T], None]) -> None:
+    """``func(*args)`` for every ``args`` of ``calls`` in up to ``jobs`` worker processes
+    (``concurrent.futures.ProcessPoolExecutor``), each result passed to ``finished`` as it comes.
+    On an interruption (Ctrl-C) or an error, the calls not started are cancelled and the workers
+    stopped at once: leaving the pool's ``with`` block would wait for every queued call (a
+    minute of tile games after Ctrl-C).
+
+    Raises:
+        whatever a call or ``finished`` raises, and ``KeyboardInterrupt``.
+    """
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(calls)))
+    try:
+        futures = [pool.submit(func, *args) for args in calls]
+        for future in as_completed(futures):
+            finished(future.result())
+    except BaseException:
+        workers = list(pool._processes.values()) if pool._processes else []  # noqa: SLF001 - no public way
+        pool.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:
+            worker.terminate()
+        raise
+    pool.shutdown()
 
 
 def _chunks(games: int, jobs: int) -> list[tuple[int, int]]:

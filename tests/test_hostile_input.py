@@ -234,3 +234,20 @@ def test_play_new_never_replaces_a_file_made_meanwhile(tmp_path: Path, monkeypat
     assert_one_line_error(cli("play", "new", game, "--players", "Ann"), "exists already")
     assert game.read_text() == "another process's game"
     assert [p.name for p in tmp_path.iterdir()] == ["game.json"]  # no temporary file left
+
+
+def test_interrupted_parallel_run_stops_at_once():
+    """Ctrl-C during `tile simulate --jobs 2` hung for the whole queue: leaving the pool's `with`
+    block waited for every submitted chunk. run_parallel (shared by both simulate commands)
+    cancels the queue and stops the workers: 20 queued 2-second calls end in well under 20 s."""
+    import time
+
+    from shelfie_solver.simulate import run_parallel
+
+    def interrupt(_: object) -> None:
+        raise KeyboardInterrupt
+
+    start = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        run_parallel(time.sleep, [(0.0,)] + [(2.0,)] * 20, 2, interrupt)
+    assert time.perf_counter() - start < 8

@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..simulate import SimulationError, Summary, _chunks, summarise
+from ..simulate import SimulationError, Summary, _chunks, run_parallel, summarise
 from .engine import GoalScored
 from .game import TileGame, game_to_json, play_game
 from .rules import Layout, PersonalCard, TileRuleset
@@ -105,13 +105,8 @@ def simulate_tile(rules: TileRuleset, layout: Layout, cards: tuple[PersonalCard,
         for lo, hi in chunks:
             finished(play_tile_chunk(rules, layout, cards, names, children[lo:hi], range(lo, hi), entropy, save))
     else:
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-
-        with ProcessPoolExecutor(max_workers=min(jobs, len(chunks))) as pool:
-            futures = [pool.submit(play_tile_chunk, rules, layout, cards, names, children[lo:hi], range(lo, hi),
-                                   entropy, save) for lo, hi in chunks]
-            for future in as_completed(futures):
-                finished(future.result())
+        run_parallel(play_tile_chunk, [(rules, layout, cards, names, children[lo:hi], range(lo, hi), entropy, save)
+                                       for lo, hi in chunks], jobs, finished)
     done.sort(key=lambda item: item[0])
     summary = summarise([r for _, r, _ in done], names, entropy, TILE_STATISTICS)
     return summary, [line for _, _, line in done if line is not None]
