@@ -20,13 +20,15 @@ _LONG_QUOTED = re.compile(r"'([^']{61,})'")
 _LONG_WORD = re.compile(r"[^\s/]{81,}")
 
 
-def error_line(message: str) -> str:
+def error_line(message: str, quoted: bool = False) -> str:
     """An error message as the one line the user sees (after ``Error: ``): white space folded
-    to single spaces, a quoted value longer than 60 characters cut as :func:`shorten` does, and
-    any other word over 80 characters (a 5000-digit number) cut to 60 with an ellipsis. The one
+    to single spaces and any word over 80 characters (a 5000-digit number, a pasted item list)
+    cut to 60 with an ellipsis; with ``quoted`` (click's own messages, which quote the user's
+    value whole) also a quoted value longer than 60 characters, as :func:`shorten` does. The one
     formatter of the CLI group and the interactive session, so no message floods the screen."""
     message = " ".join(message.split())
-    message = _LONG_QUOTED.sub(lambda m: shorten(m.group(1)), message)
+    if quoted:
+        message = _LONG_QUOTED.sub(lambda m: shorten(m.group(1)), message)
     return _LONG_WORD.sub(lambda m: m.group()[:60] + "…", message)
 
 

@@ -83,6 +83,8 @@ def load_table(path: str) -> GameSolution:
     except ShelfieError as error:
         raise ExactError(f"value table {path}: {error}") from None
     values = decode_values(data.get("values"), board, f"value table {path}")
+    if len(values) != state_count(board, rules):  # closed form first: a foreign 5 x 5 board is not enumerated
+        raise ExactError(f"value table {path} holds {len(values):,} states, expected {state_count(board, rules):,}")
     check_states(values, board, rules, range(board.n_cells), f"value table {path}")
     solution = GameSolution(board, rules, values)
     _TABLES[cache_key] = solution

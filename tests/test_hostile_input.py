@@ -251,3 +251,19 @@ def test_interrupted_parallel_run_stops_at_once():
     with pytest.raises(KeyboardInterrupt):
         run_parallel(time.sleep, [(0.0,)] + [(2.0,)] * 20, 2, interrupt)
     assert time.perf_counter() - start < 8
+
+
+def test_save_never_replaces_a_checkpoint_file(tmp_path: Path):
+    """`--checkpoints ck --save ck/solve.json` replaced the manifest with the value table, and the
+    next run called the directory another solve's."""
+    (tmp_path / "b.toml").write_text(TINY_BOARD)
+    (tmp_path / "r.toml").write_text(TINY_RULES)
+    setup = ["--board", tmp_path / "b.toml", "--rules", tmp_path / "r.toml"]
+    folder = tmp_path / "ck"
+    assert cli("solve-game", *setup, "--checkpoints", folder).exit_code == 0
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    for name in ("solve.json", "layer-001.json"):
+        assert_one_line_error(cli("solve-game", *setup, "--checkpoints", folder, "--save", folder / name),
+                              "file of the --checkpoints directory")
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    assert cli("solve-game", *setup, "--checkpoints", folder, "--save", folder / "table.json").exit_code == 0

@@ -65,7 +65,7 @@ class ShelfieGroup(click.Group):
             hint = ""
             if isinstance(error, click.UsageError) and error.ctx is not None:
                 hint = f" (see '{error.ctx.command_path} --help')"
-            click.echo(f"Error: {error_line(error.format_message())}{hint}", err=True)
+            click.echo(f"Error: {error_line(error.format_message(), quoted=True)}{hint}", err=True)
             sys.exit(2)
         except ShelfieError as error:
             click.echo(f"Error: {error_line(str(error))}", err=True)
