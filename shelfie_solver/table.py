@@ -65,6 +65,7 @@ from .game import (
 )
 from .objectives import Objective, parse_objective
 from .rules import Ruleset
+from .workload import WorkError, check_work
 
 #: Input events (what players do); the other kinds are derived by the rules.
 INPUT_EVENTS = (Roll, Hold, Mark, UncheckedMark, Fail)
@@ -373,7 +374,10 @@ def table_from_dict(data: Any, source: str = "game file") -> Table:
     """:func:`table_from_text` of parsed JSON."""
     try:
         rules, board, players, events = saved_game_parts(data)
-    except GameError as error:
+        # as `play new --board/--rules` (cli.options.load_setup): a hand-edited file must not make the
+        # engine too big for its bounds after an action is written
+        check_work(board, rules, what="a game file")
+    except (GameError, WorkError) as error:
         raise TableError(f"{source}: {error}") from None
     try:
         return table_from_events(board, rules, players, events)

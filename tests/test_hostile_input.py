@@ -267,3 +267,16 @@ def test_save_never_replaces_a_checkpoint_file(tmp_path: Path):
                               "file of the --checkpoints directory")
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
     assert cli("solve-game", *setup, "--checkpoints", folder, "--save", folder / "table.json").exit_code == 0
+
+
+def test_game_file_beyond_the_engine_bounds_is_refused_unchanged(game: Path):
+    """A hand-edited game file with `combinations_per_turn = 10**9` recorded the roll and then
+    refused the advice (exit 2 with the file changed); it is now refused on reading, as
+    `play new --rules` would refuse that ruleset (workload.check_work)."""
+    data = json.loads(game.read_text())
+    data["rules"]["combinations_per_turn"] = 10**9
+    game.write_text(json.dumps(data))
+    before = game.read_bytes()
+    assert_one_line_error(cli("play", "roll", game, "CCBJPP"), "would need about")
+    assert_one_line_error(cli("play", "status", game), "would need about")
+    assert game.read_bytes() == before
