@@ -324,12 +324,12 @@ def solve_game(board: Board, rules: Ruleset, checkpoints: str | None = None,
         raise ExactError("--checkpoints names no directory (an empty name); expected a directory for the layer files")
     folder = Path(checkpoints) if checkpoints is not None else None
     if folder is not None:
-        if folder.exists() and not folder.is_dir():
-            raise ExactError(f"--checkpoints {checkpoints} is not a directory; expected a directory for the "
-                             "layer files")
         try:
+            if folder.exists() and not folder.is_dir():
+                raise ExactError(f"--checkpoints {checkpoints} is not a directory; expected a directory for the "
+                                 "layer files")
             folder.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
+        except OSError as error:  # a name too long, a file in the way, no permission
             raise ExactError(f"cannot create the checkpoint directory {checkpoints}: "
                              f"{error.strerror or error}") from None
         _claim(folder, stamp)

@@ -280,3 +280,13 @@ def test_game_file_beyond_the_engine_bounds_is_refused_unchanged(game: Path):
     assert_one_line_error(cli("play", "roll", game, "CCBJPP"), "would need about")
     assert_one_line_error(cli("play", "status", game), "would need about")
     assert game.read_bytes() == before
+
+
+def test_checkpoint_name_too_long(tmp_path: Path):
+    """A 5000-character --checkpoints name was `Error: cannot write to aaaa...` (5000 characters)
+    with exit 1, the output-failure path: the name-too-long OSError escaped the directory check."""
+    (tmp_path / "b.toml").write_text(TINY_BOARD)
+    (tmp_path / "r.toml").write_text(TINY_RULES)
+    line = assert_one_line_error(cli("solve-game", "--board", tmp_path / "b.toml", "--rules", tmp_path / "r.toml",
+                                      "--checkpoints", "a" * 5000), "cannot create the checkpoint directory")
+    assert len(line) < 200

@@ -91,7 +91,7 @@ def _output_failed(error: OSError) -> None:
     if error.errno != errno.EPIPE:
         where = f"{error.filename}" if error.filename else "standard output"
         try:
-            click.echo(f"Error: cannot write to {where}: {error.strerror or error}", err=True)
+            click.echo(f"Error: {error_line(f'cannot write to {where}: {error.strerror or error}')}", err=True)
         except OSError:
             pass
     sys.exit(1)
