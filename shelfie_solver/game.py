@@ -629,12 +629,12 @@ def event_from_dict(data: dict[str, Any], board: Board, rules: Ruleset) -> Event
         GameError: unknown event kind, missing or extra fields, or bad values.
     """
     if not isinstance(data, dict) or data.get("event") not in EVENT_TYPES:
-        raise GameError(f"saved game: bad event {data!r}; expected an object with \"event\" one of "
+        raise GameError(f"saved game: bad event {_shown(data)}; expected an object with \"event\" one of "
                         f"{', '.join(EVENT_TYPES)}")
     cls = EVENT_TYPES[data["event"]]
     names = [f.name for f in fields(cls)]
     if set(data) - {"event"} != set(names):
-        raise GameError(f"saved game: event {data['event']!r} needs the fields {', '.join(names)}, got {data!r}")
+        raise GameError(f"saved game: event {data['event']!r} needs the fields {', '.join(names)}, got {_shown(data)}")
     kwargs: dict[str, Any] = {}
     try:
         for name in names:
@@ -651,9 +651,16 @@ def event_from_dict(data: dict[str, Any], board: Board, rules: Ruleset) -> Event
                 value = _whole(value)
             kwargs[name] = value
     except (ShelfieError, TypeError, AttributeError) as error:
-        raise GameError(f"saved game: bad {data['event']!r} event {data!r}: {error}") from None
+        raise GameError(f"saved game: bad {data['event']!r} event {_shown(data)}: {error}") from None
     event: Event = cls(**kwargs)
     return event
+
+
+def _shown(data: Any) -> str:
+    """An event as quoted in an error message, cut to 120 characters (a hand-edited event may
+    hold a list of 100,000 items)."""
+    text = repr(data)
+    return text if len(text) <= 120 else text[:120] + "…"
 
 
 def _whole(value: Any) -> int:

@@ -290,3 +290,16 @@ def test_checkpoint_name_too_long(tmp_path: Path):
     line = assert_one_line_error(cli("solve-game", "--board", tmp_path / "b.toml", "--rules", tmp_path / "r.toml",
                                       "--checkpoints", "a" * 5000), "cannot create the checkpoint directory")
     assert len(line) < 200
+
+
+def test_error_line_of_a_huge_event_is_short(game: Path):
+    """An event naming 100,000 items made a 500 KB error line; every error line is now cut to
+    1000 characters (errors.error_line), and an event quoted in a message to 120."""
+    data = json.loads(game.read_text())
+    data["events"] += [{"event": "roll", "player": 0, "dice": "CCCCCC", "rerolls_left": 2},
+                       {"event": "mark", "player": 0, "cells": ["r1c1"] * 100_000}]
+    game.write_text(json.dumps(data))
+    assert len(assert_one_line_error(cli("play", "status", game), "event 2")) < 1010
+    data["events"][-1]["extra"] = 1
+    game.write_text(json.dumps(data))
+    assert len(assert_one_line_error(cli("play", "status", game), "needs the fields")) < 400
