@@ -429,7 +429,7 @@ def _locked(path: str) -> Iterator[None]:
         raise TableError(str(error)) from None
     while True:
         try:
-            fd = os.open(real, os.O_RDONLY)
+            fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO swapped in cannot block
         except OSError as error:
             raise TableError(f"cannot read {path}: {error.strerror or error}") from None
         try:
