@@ -633,6 +633,7 @@ def event_from_dict(data: dict[str, Any], board: Board, rules: Ruleset) -> Event
                         f"{', '.join(EVENT_TYPES)}")
     cls = EVENT_TYPES[data["event"]]
     names = [f.name for f in fields(cls)]
+    types = {f.name: f.type for f in fields(cls)}
     if set(data) - {"event"} != set(names):
         raise GameError(f"saved game: event {data['event']!r} needs the fields {', '.join(names)}, got {_shown(data)}")
     kwargs: dict[str, Any] = {}
@@ -645,7 +646,9 @@ def event_from_dict(data: dict[str, Any], board: Board, rules: Ruleset) -> Event
                 value = tuple(board.parse_cell(c) for c in value)
             elif name == "sheets" and cls is Start:
                 value = tuple(str(v) for v in value)
-            elif isinstance(value, list):
+            elif str(types[name]).startswith("tuple"):  # a list field: a list of whole numbers
+                if not isinstance(value, list):
+                    raise GameError(f"{name} must be a list of whole numbers, got {_shown(value)}")
                 value = tuple(_whole(v) for v in value)
             else:
                 value = _whole(value)

@@ -303,3 +303,19 @@ def test_error_line_of_a_huge_event_is_short(game: Path):
     data["events"][-1]["extra"] = 1
     game.write_text(json.dumps(data))
     assert len(assert_one_line_error(cli("play", "status", game), "needs the fields")) < 400
+
+
+@pytest.mark.parametrize("edit, fragment", [
+    (lambda d: d["events"][0].update(first=[]), "expected a whole number, got []"),  # was TypeError: int <= tuple
+    (lambda d: d["events"][0].update(players=[2]), "expected a whole number, got [2]"),
+    (lambda d: d.update(board=""), "expected a table"),  # was AttributeError: 'str' has no 'get'
+    (lambda d: d.update(rules=[["x"]]), "expected a table"),  # was TypeError: unhashable type
+])
+def test_game_file_wrong_types_found_by_fuzzing(game: Path, edit, fragment: str):
+    """Random edits of a game file (a list where a number belongs, a string for the board) gave
+    tracebacks; each field is now checked against its event's type."""
+    data = json.loads(game.read_text())
+    edit(data)
+    game.write_text(json.dumps(data))
+    for command in (["play", "status"], ["review"]):
+        assert_one_line_error(cli(*command, game), fragment)
