@@ -1,9 +1,11 @@
-"""Try about a hundred nasty inputs across every command, each in its own process, and check
+"""Try about 230 nasty inputs across every command (the newer play, review, tile and solve-game
+included, and the piped `play GAME` session), each in its own process, and check
 the rule of issue 8 §5: bad input is refused with exactly one line ``Error: ...`` on stderr,
 nothing on stdout and exit code 2, never a traceback; heavy but accepted input runs (exit 0);
 both within bounded time and memory.
 
     python benchmarks/bad_input_sweep.py          # prints one row per input and a summary
+    python benchmarks/bad_input_sweep.py play tile  # only the cases of these commands
 
 Each case runs ``shelfie-solve`` (this checkout) with a 120 s timeout; its peak resident memory
 comes from ``os.wait4``. Exit status: 0 when every case follows the rule.
@@ -11,6 +13,7 @@ comes from ``os.wait4``. Exit status: 0 when every case follows the rule.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -78,6 +81,44 @@ def files(tmp: Path) -> dict[str, str]:
     put("games-deep.jsonl", "[" * 5000 + "]" * 5000 + "\n")
     put("games-seed.jsonl", '{"format": "shelfie-solve game 1", "seed": ' + "5" * 5000 + "}\n")
     put("marks-bad.txt", "zz/zz\n")
+    # the newer commands: game files (play, review), tile positions, value tables (solve-game)
+    put("deep.json", "[" * 40_000 + "]" * 40_000)
+    put("bignum.json", '{"format": "shelfie-solve game 1", "seed": ' + "9" * 5000 + "}\n")
+    put("array.json", "[1, 2]\n")
+    put("truncated.json", '{"format": "shelfie-solve game 1", "players": ["A", "B"], "ru')
+    put("not-utf8.json", b"\xe9\xff{}")
+    put("tiny-board.toml", 'name = "tiny"\ncolumns = [1, 2]\n[[shelves]]\nfaces = ["plant"]\nvalues = [1, 3]\n'
+                           '[[shelves]]\nfaces = ["book"]\nvalues = [2, 4]\n')
+    put("tiny-rules.toml", 'name = "tiny"\ndice = 3\nrerolls = 1\nscoring_threshold = 2\nend_trigger_shelves = 2\n'
+                           'faces = [{name = "plant", code = "P"}, {name = "book", code = "B"}]\n')
+    position = (ROOT / "examples" / "tile" / "position.toml").read_text()
+    put("pos-nested-goals.toml", position.replace("goals = [7, 11]", "goals = [[7], [11]]"))
+    put("pos-typo.toml", position.replace("end_token = 0", "end_tokn = 1"))
+    put("pos-floating.toml", position.replace('"..B..",\n    "..G..",', '"B....",\n    ".....",', 1))
+    put("pos-huge.toml", position.replace("players = 2", "players = " + "9" * 5000))
+    put("pos-players.json", '{"players": 100000000000000000000}')
+    put("shelf-big.txt", "P" * 200_000)
+    subprocess.run([*CLI, "play", "new", str(tmp / "game.json"), "--players", "Ann,Ben", "--first", "Ann"],
+                   capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
+    out["game.json"] = str(tmp / "game.json")
+    subprocess.run([*CLI, "solve-game", "--board", out["tiny-board.toml"], "--rules", out["tiny-rules.toml"],
+                    "--save", str(tmp / "table.json")], capture_output=True,
+                   env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
+    table = json.loads((tmp / "table.json").read_text())
+    out["table.json"] = str(tmp / "table.json")
+    keys = list(table["values"])
+    put("table-floats.json", json.dumps({**table, "values": {k: 0.5 for k in keys}}))
+    put("table-short.json", json.dumps({**table, "values": {k: table["values"][k] for k in keys[1:]}}))
+    put("table-foreign.json", json.dumps({**table, "format": "something else"}))
+    (tmp / "ck").mkdir()
+    os.mkfifo(tmp / "ck" / "solve.json")
+    out["ck-fifo"] = str(tmp / "ck")
+    (tmp / "zero.json").symlink_to("/dev/zero")
+    out["zero.json"] = str(tmp / "zero.json")
+    (tmp / "outside.json").write_text("precious")
+    (tmp / "links").mkdir()
+    (tmp / "links" / "game.json").symlink_to(tmp / "outside.json")
+    out["link-out"] = str(tmp / "links" / "game.json")
     os.mkfifo(tmp / "fifo")
     out["fifo"] = str(tmp / "fifo")
     (tmp / "dir").mkdir()
@@ -163,6 +204,92 @@ def cases(f: dict[str, str]) -> list[list[str]]:
         ["cheatsheet", "--format", "pdf"],
         ["q" * 5000],
     ]
+    out += new_command_cases(f)
+    return out
+
+
+def new_command_cases(f: dict[str, str]) -> list[list[str]]:
+    """play, review, tile and solve-game: files of every wrong kind, values of every wrong size."""
+    long = "9" * 5000
+    game, tiny = f["game.json"], ["--board", f["tiny-board.toml"], "--rules", f["tiny-rules.toml"]]
+    out: list[list[str]] = []
+    for name in ("fifo", "dir", "zero.json", "deep.json", "bignum.json", "array.json", "truncated.json",
+                 "not-utf8.json", "games-empty.jsonl"):
+        out += [["play", "status", f[name]], ["play", "advise", f[name]], ["play", f[name]], ["review", f[name]]]
+    for name in ("fifo", "zero.json", "deep.json", "dir", "link-out"):
+        out.append(["play", "roll", f[name], "CCBJPP"])
+    out += [
+        ["play", "new", game, "--players", "A,B"],  # exists
+        ["play", "new", f["link-out"], "--players", "A"],
+        ["play", "new", "", "--players", "A"],
+        ["play", "new", f["dir"] + "/no/such/dir/g.json", "--players", "A"],
+        ["play", "new", f["dir"] + "/g1.json", "--players", "A,,B"],
+        ["play", "new", f["dir"] + "/g2.json", "--players", ",".join(["x"] * 5000)],
+        ["play", "new", f["dir"] + "/g3.json", "--players", "A,a"],
+        ["play", "new", f["dir"] + "/g4.json", "--players", "A,B", "--first", "C"],
+        ["play", "new", f["dir"] + "/g5.json", "--players", "A", "--seed", long],
+        ["play", "roll", game, "CCBJP"],
+        ["play", "roll", game, "C" * 5000],
+        ["play", "roll", game, "CCBJPP", "--objective", "nope"],  # must not write the roll
+        ["play", "roll", game, "CCBJPP", "--objective", "table:" + f["fifo"]],
+        ["play", "roll", game, "CCBJPP", "--player", "Zed"],
+        ["play", "roll", game, "CCBJPP", "--top", "0"],
+        ["play", "reroll", game, "CC", "--keep", "CCBB"],
+        ["play", "mark", game, "r1c1"],
+        ["play", "mark", game, "--best", "r1c1"],
+        ["play", "mark", game, "--unchecked", "r1c1", "r1c1"],
+        ["play", "mark", game, "--unchecked", "r1c1" * 3000],
+        ["play", "mark", game, "--unchecked", "r0c0"],
+        ["play", "mark", game, "--unchecked", "r1c1", "r1c2", "r1c3", "r1c4"],
+        ["play", "fail", game, "--shelf", long],
+        ["play", "fail", game, "--shelf", "best"],
+        ["play", "fail", game, "--shelf", "1e3"],
+        ["play", "undo", game, "0"],
+        ["play", "undo", game, "5"],
+        ["play", "undo", game, long],
+        ["play", game, "--objective", "nope"],
+        ["play", game, "CCBJPP"],
+        ["review", game, "--player", "9"],
+        ["review", game, "--player", "Zed"],
+        ["review", game, "--threshold", "1e-99999"],
+        ["review", game, "--threshold", "1e999999999"],
+        ["review", game, "--threshold", "nan"],
+        ["review", game, "--game", "2"],
+        ["review", game, "--objective", "nope"],
+        ["tile", "score", "P" * 5000],
+        ["tile", "score", f["fifo"]],
+        ["tile", "score", f["zero.json"]],
+        ["tile", "score", f["shelf-big.txt"]],
+        ["tile", "score", "...../...../...../...../PP.../P.P.."],
+        ["tile", "score", "PPTTP/PPTTF/GGBBF/GCCBB/GCCFF/PGBFP", "--personal", long],
+        ["tile", "score", "PPTTP/PPTTF/GGBBF/GCCBB/GCCFF/PGBFP", "--goals", long],
+        ["tile", "advise", f["deep.json"]],
+        ["tile", "advise", f["bignum.json"]],
+        ["tile", "advise", f["zero.json"]],
+        ["tile", "advise", f["pos-players.json"]],
+        ["tile", "advise", f["pos-nested-goals.toml"]],
+        ["tile", "advise", f["pos-typo.toml"]],
+        ["tile", "advise", f["pos-floating.toml"]],
+        ["tile", "advise", f["pos-huge.toml"]],
+        ["tile", "advise", str(ROOT / "examples" / "tile" / "position.toml"), "--move", "4,0@" + long],
+        ["tile", "advise", str(ROOT / "examples" / "tile" / "position.toml"), "--samples", "100000000"],
+        ["tile", "simulate", "--players", "advisor", "--games", "1"],
+        ["tile", "simulate", "--players", "random,random", "--games", "2", "--save", "/dev/full"],
+        ["solve-game"],  # the default board: refused with the estimate
+        ["solve-game", *tiny, "--max-states", "1"],
+        ["solve-game", *tiny, "--max-states", long],
+        ["solve-game", *tiny, "--checkpoints", ""],
+        ["solve-game", *tiny, "--checkpoints", game],
+        ["solve-game", *tiny, "--checkpoints", f["ck-fifo"]],
+        ["solve-game", *tiny, "--save", f["dir"]],
+        ["solve-game", *tiny, "--save", f["fifo"]],
+        ["solve-game", *tiny, "--save", f["link-out"]],
+    ]
+    for name in ("table-floats.json", "table-short.json", "table-foreign.json", "fifo", "zero.json", "deep.json",
+                 "game.json"):
+        out.append(["advise", "--dice", "PBJ", *tiny, "--objective", "table:" + f[name]])
+    out.append(["simulate", *tiny, "--players", "exact:" + f["table-short.json"], "--games", "1", "--jobs", "1"])
+    out.append(["simulate", *tiny, "--players", "exact:" + f["table.json"] + ",greedy", "--games", "1"])
     return out
 
 
@@ -177,6 +304,12 @@ def accepted(f: dict[str, str]) -> list[list[str]]:
         ["advise", "--dice", "CCBJPP", "--board", f["b77-one.toml"]],
         ["simulate", "--players", "solver,greedy", "--games", "1", "--seed", "1", "--jobs", "1", "--board",
          f["b77-one.toml"]],
+        ["play", "status", f["game.json"]],
+        ["review", f["game.json"]],
+        ["tile", "score", "PPTTP/PPTTF/GGBBF/GCCBB/GCCFF/PGBFP"],
+        ["tile", "advise", str(ROOT / "examples" / "tile" / "position.toml"), "--samples", "0"],
+        ["advise", "--dice", "PBJ", "--board", f["tiny-board.toml"], "--rules", f["tiny-rules.toml"],
+         "--objective", "table:" + f["table.json"]],
     ]
 
 
@@ -203,12 +336,45 @@ def run(args: list[str], tmp: Path) -> tuple[int, str, str, float, float]:
                 time.perf_counter() - start, usage.ru_maxrss / 1024)
 
 
+def session_cases(tmp: Path, f: dict[str, str]) -> int:
+    """The interactive ``play GAME`` fed from a pipe: /dev/zero, a 1 MB line, bytes that are not
+    UTF-8 and garbage lines must end (or go on) without a traceback and leave the file as it was.
+    Returns the number of cases that broke the rule (the pseudo-terminal cases are in
+    tests/test_play_session.py)."""
+    bad = 0
+    game = Path(f["game.json"])
+    before = game.read_bytes()
+    (tmp / "long-line.txt").write_text("C" * 1_000_000)
+    garbage = b"'unterminated\n\x00\x01\x1b[A\n\xff\xfe\nkeep\nmark\nfail 1 2\nundo x\nundo -1\nfail " + b"9" * 3000 + b"\n"
+    (tmp / "garbage.txt").write_bytes(garbage)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for name, code in (("/dev/zero", 2), (str(tmp / "long-line.txt"), 2), (str(tmp / "garbage.txt"), 0)):
+        start = time.perf_counter()
+        with open(name, "rb") as stdin:
+            try:
+                done = subprocess.run([*CLI, "play", str(game)], stdin=stdin, capture_output=True, env=env,
+                                      timeout=120)
+                ok = done.returncode == code and b"Traceback" not in done.stderr + done.stdout
+                ok = ok and len(done.stderr.splitlines()) == (code == 2)
+                shown = (done.stderr.decode(errors="replace").splitlines() or ["(continues, exit 0)"])[0]
+            except subprocess.TimeoutExpired:
+                ok, shown = False, "timed out"
+        ok = ok and game.read_bytes() == before
+        bad += not ok
+        print(f"{'ok ' if ok else 'BAD'} session < {Path(name).name:20s} {time.perf_counter() - start:5.1f}s  "
+              f"{shown[:110]}")
+    return bad
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
         f = files(tmp)
+        game_before = Path(f["game.json"]).read_bytes()
         bad = 0
         all_cases = [(args, True) for args in cases(f)] + [(args, False) for args in accepted(f)]
+        if sys.argv[1:]:  # only the cases of these commands, e.g. `play review tile solve-game`
+            all_cases = [(args, refused) for args, refused in all_cases if args[:1] and args[0] in sys.argv[1:]]
         slowest = biggest = 0.0
         for args, refused in all_cases:
             code, out, err, seconds, rss = run(args, tmp)
@@ -227,6 +393,13 @@ def main() -> int:
         if (tmp / "elsewhere.md").read_text() != "precious" or (tmp / "nowhere").exists():
             print("BAD a file outside the named folder was written")
             bad += 1
+        if (tmp / "outside.json").read_text() != "precious":
+            print("BAD a game file written through a link leading outside its folder")
+            bad += 1
+        if Path(f["game.json"]).read_bytes() != game_before:
+            print("BAD refused input changed the game file")
+            bad += 1
+        bad += session_cases(tmp, f)
         print(f"\n{len(all_cases)} inputs ({sum(r for _, r in all_cases)} refused, "
               f"{sum(not r for _, r in all_cases)} accepted), {len(all_cases) - bad} follow the rule, {bad} do not; "
               f"slowest {slowest:.1f} s, largest {biggest:.0f} MB resident")

@@ -474,6 +474,8 @@ def board_from_dict(data: dict[str, Any], rules: Ruleset = DEFAULT_RULES, source
     Raises:
         BoardError: unknown keys, a wrong shape, an unknown face, or bad dice counts / values.
     """
+    if not isinstance(data, dict):
+        raise BoardError(f"{source}: expected a table of name, columns and [[shelves]], got {type(data).__name__}")
     unknown = sorted(set(data) - _BOARD_KEYS)
     if unknown:
         raise BoardError(f"{source}: unknown key {unknown[0]!r}; expected name, columns and [[shelves]]")

@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
@@ -50,8 +50,9 @@ import numpy as np
 from .board import Board, ItemSets, Marks, item_sets, parse_marks, score
 from .dice import multinomial, space_for
 from .engine import TurnSolution, final_table, solve
-from .errors import ShelfieError
+from .errors import ShelfieError, shorten
 from .files import write_text_atomically
+from .inputs import read_json as read_json_file
 from .game import board_to_dict, end_trigger_shelves, rules_to_dict
 from .objectives import StateArrays
 from .rules import Ruleset
@@ -291,9 +292,14 @@ def check_size(board: Board, rules: Ruleset, max_states: int) -> int:
         raise ExactError(f"board {board.name!r} has {states:,} non-terminal solitaire states, more than "
                          f"--max-states {max_states:,}; estimated at least {hours:,.1f} CPU-hours "
                          f"({SECONDS_PER_STATE * 1000:.0f} ms per state) and "
-                         f"{max(1, states * 200 // 10**9)} GB of values; raise --max-states and use "
+                         f"{_size(states * 200)} of values; raise --max-states and use "
                          f"--checkpoints DIR to run it layer by layer")
     return states
+
+
+def _size(count: int) -> str:
+    """A byte count for messages: ``12 MB``, ``35 GB``."""
+    return f"{count // 10**9:,} GB" if count >= 10**9 else f"{max(1, count // 10**6):,} MB"
 
 
 def solve_game(board: Board, rules: Ruleset, checkpoints: str | None = None,
@@ -314,21 +320,23 @@ def solve_game(board: Board, rules: Ruleset, checkpoints: str | None = None,
     values: dict[Key, Fraction] = {}
     loaded = 0
     stamp = fingerprint(board, rules)
+    if checkpoints == "":
+        raise ExactError("--checkpoints names no directory (an empty name); expected a directory for the layer files")
     folder = Path(checkpoints) if checkpoints is not None else None
     if folder is not None:
-        if folder.exists() and not folder.is_dir():
-            raise ExactError(f"--checkpoints {checkpoints} is not a directory; expected a directory for the "
-                             "layer files")
         try:
+            if folder.exists() and not folder.is_dir():
+                raise ExactError(f"--checkpoints {checkpoints} is not a directory; expected a directory for the "
+                                 "layer files")
             folder.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
+        except OSError as error:  # a name too long, a file in the way, no permission
             raise ExactError(f"cannot create the checkpoint directory {checkpoints}: "
                              f"{error.strerror or error}") from None
         _claim(folder, stamp)
     for layer in range(board.n_cells - 1, -1, -1):
         path = folder / f"layer-{layer:03d}.json" if folder is not None else None
         if path is not None and path.exists():
-            found = _read_layer(path, stamp, layer, board)
+            found = _read_layer(path, stamp, layer, board, rules)
             loaded += 1
         else:
             found = solve_layer(board, rules, layer, values)
@@ -375,35 +383,56 @@ def decode_values(data: Any, board: Board, source: str) -> dict[Key, Fraction]:
     out: dict[Key, Fraction] = {}
     try:
         for text, value in data.items():
+            if not isinstance(value, str):  # exact means exact: a float or a bool is not "p/q"
+                raise ExactError(f"{repr(value)[:60]} for {shorten(text)} is not a string \"p/q\"")
             out[key_of(parse_marks(text, board))] = Fraction(value)
     except (ShelfieError, ValueError, TypeError, ZeroDivisionError) as error:
         raise ExactError(f"{source}: bad value entry ({error}); expected \"marks text\": \"p/q\"") from None
     return out
 
 
+#: Largest value table or layer checkpoint read (docs/formats.md): a 3 x 4 board's table is a
+#: few MB; the cap keeps a hostile file from filling memory.
+MAX_TABLE_BYTES = 1 << 28
+
+
 def read_json(path: Path | str, kind: str) -> dict[str, Any]:
-    """A JSON object from ``path`` (``kind`` names the file in errors).
+    """A JSON object from ``path`` (``kind`` names the file in errors), read by
+    :func:`inputs.read_json` (a regular file of at most :data:`MAX_TABLE_BYTES`, bounded nesting).
 
     Raises:
-        ExactError: unreadable, not JSON, or not an object.
+        ExactError: unreadable, not a regular file, too large, not JSON, or not an object.
     """
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, UnicodeDecodeError) as error:
-        raise ExactError(f"cannot read {kind} {path}: {getattr(error, 'strerror', None) or error}") from None
-    except json.JSONDecodeError as error:
-        raise ExactError(f"{kind} {path} is not valid JSON ({error})") from None
+    expected = f"a {kind} written by shelfie-solve solve-game"
+    data = read_json_file(path, ExactError, MAX_TABLE_BYTES, expected)
     if not isinstance(data, dict):
         raise ExactError(f"{kind} {path}: expected a JSON object")
     return data
 
 
-def _read_layer(path: Path, stamp: dict[str, Any], layer: int, board: Board) -> dict[Key, Fraction]:
+def _read_layer(path: Path, stamp: dict[str, Any], layer: int, board: Board,
+                rules: Ruleset) -> dict[Key, Fraction]:
     data = read_json(path, "checkpoint")
     if data.get("format") != LAYER_FORMAT or data.get("layer") != layer:
         raise ExactError(f"checkpoint {path}: expected \"format\": \"{LAYER_FORMAT}\" and \"layer\": {layer}")
     if {k: data.get(k) for k in stamp} != stamp:
         raise ExactError(f"checkpoint {path} was solved for another board or ruleset; use another --checkpoints "
                          "directory")
-    return decode_values(data.get("values"), board, f"checkpoint {path}")
+    values = decode_values(data.get("values"), board, f"checkpoint {path}")
+    check_states(values, board, rules, [layer], f"checkpoint {path}")
+    return values
+
+
+def check_states(values: Mapping[Key, Fraction], board: Board, rules: Ruleset, layers: Iterable[int],
+                 source: str) -> None:
+    """Check that ``values`` holds exactly the non-terminal states of ``layers`` (a hand-edited or
+    foreign file would otherwise give a wrong optimum or a missing state deep in a solve).
+
+    Raises:
+        ExactError: a state missing or one that is not a non-terminal state of those layers.
+    """
+    expected = {key_of(m) for layer in layers for m in layer_states(board, rules, layer)}
+    if values.keys() != expected:
+        missing, extra = len(expected - values.keys()), len(values.keys() - expected)
+        raise ExactError(f"{source} holds {len(values):,} states, {missing:,} missing and {extra:,} not expected "
+                         f"(of {len(expected):,}); expected the file solve-game wrote, unedited")

@@ -171,3 +171,32 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
         raise FileWriteError(f"cannot write {os.fspath(path)}: cannot create a file in {final.parent} "
                              f"({_reason(error)})") from None
     return final
+
+
+def create_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> Path:
+    """Write ``text`` to a new file ``path``, whole or not at all, never replacing a file: the
+    temporary file is hard-linked to ``path`` (``os.link`` fails if anything is there, even a
+    file created a moment ago by another process), then removed.
+
+    Returns:
+        The file written.
+    Raises:
+        FileWriteError: ``path`` is empty or exists (also as a dangling link), or writing failed.
+    """
+    text_path = os.fspath(path)
+    if not text_path:
+        raise FileWriteError("the file name is empty; expected a file path")
+    final = Path(os.path.abspath(text_path))
+    try:
+        temp = _write_temp(final, text.encode(encoding))
+    except OSError as error:
+        raise FileWriteError(f"cannot write {text_path}: {_reason(error)}") from None
+    try:
+        os.link(temp, final)
+    except FileExistsError:
+        raise FileWriteError(f"{text_path} exists already; choose a new file name") from None
+    except OSError as error:
+        raise FileWriteError(f"cannot write {text_path}: {_reason(error)}") from None
+    finally:
+        _remove(temp)
+    return final

@@ -633,12 +633,13 @@ def event_from_dict(data: dict[str, Any], board: Board, rules: Ruleset) -> Event
         GameError: unknown event kind, missing or extra fields, or bad values.
     """
     if not isinstance(data, dict) or data.get("event") not in EVENT_TYPES:
-        raise GameError(f"saved game: bad event {data!r}; expected an object with \"event\" one of "
+        raise GameError(f"saved game: bad event {_shown(data)}; expected an object with \"event\" one of "
                         f"{', '.join(EVENT_TYPES)}")
     cls = EVENT_TYPES[data["event"]]
     names = [f.name for f in fields(cls)]
+    types = {f.name: f.type for f in fields(cls)}
     if set(data) - {"event"} != set(names):
-        raise GameError(f"saved game: event {data['event']!r} needs the fields {', '.join(names)}, got {data!r}")
+        raise GameError(f"saved game: event {data['event']!r} needs the fields {', '.join(names)}, got {_shown(data)}")
     kwargs: dict[str, Any] = {}
     try:
         for name in names:
@@ -649,15 +650,24 @@ def event_from_dict(data: dict[str, Any], board: Board, rules: Ruleset) -> Event
                 value = tuple(board.parse_cell(c) for c in value)
             elif name == "sheets" and cls is Start:
                 value = tuple(str(v) for v in value)
-            elif isinstance(value, list):
+            elif str(types[name]).startswith("tuple"):  # a list field: a list of whole numbers
+                if not isinstance(value, list):
+                    raise GameError(f"{name} must be a list of whole numbers, got {_shown(value)}")
                 value = tuple(_whole(v) for v in value)
             else:
                 value = _whole(value)
             kwargs[name] = value
     except (ShelfieError, TypeError, AttributeError) as error:
-        raise GameError(f"saved game: bad {data['event']!r} event {data!r}: {error}") from None
+        raise GameError(f"saved game: bad {data['event']!r} event {_shown(data)}: {error}") from None
     event: Event = cls(**kwargs)
     return event
+
+
+def _shown(data: Any) -> str:
+    """An event as quoted in an error message, cut to 120 characters (a hand-edited event may
+    hold a list of 100,000 items)."""
+    text = repr(data)
+    return text if len(text) <= 120 else text[:120] + "…"
 
 
 def _whole(value: Any) -> int:
@@ -780,12 +790,27 @@ MAX_GAME_BYTES = 1 << 20
 
 def load_games(path: str) -> Iterator[Game]:
     """Every game of a JSON Lines file (or of a file holding one JSON game), each replayed and
-    checked (:func:`game_from_dict`). Only a regular file is read (at most
-    :data:`MAX_GAMES_FILE_BYTES`, each game at most :data:`MAX_GAME_BYTES`), line by line; a
-    leading byte-order mark is ignored (:mod:`inputs`).
+    checked (:func:`game_from_dict`), read by :func:`game_texts` (bounded, line by line).
 
     Raises:
         GameError: the file cannot be read, is empty, or a game is malformed or does not replay.
+    """
+    for number, text in game_texts(path):
+        try:
+            yield game_from_json(text) if number else game_from_dict(json.loads(text))
+        except GameError as error:
+            raise GameError(f"{path} line {number}: {error}" if number else str(error)) from None
+
+
+def game_texts(path: str) -> Iterator[tuple[int, str]]:
+    """The JSON text of every game of a saved-games file, as ``(line number, text)``; a file
+    holding one pretty-printed game gives ``(0, whole text)``, already checked to be one bounded
+    JSON object. Only a regular file is read (at most :data:`MAX_GAMES_FILE_BYTES`, each game at
+    most :data:`MAX_GAME_BYTES`), line by line, so memory stays small; a leading byte-order mark
+    is ignored (:mod:`inputs`).
+
+    Raises:
+        GameError: the file cannot be read, is empty, a line is too long or not UTF-8.
     """
     expected = "a saved-games file (JSON Lines, simulate --save)"
     with open_regular(path, GameError, MAX_GAMES_FILE_BYTES, expected) as handle:
@@ -797,7 +822,7 @@ def load_games(path: str) -> Iterator[Game]:
                 if "\n" in text.strip():  # perhaps one pretty-printed game
                     whole = _whole_json(text)
                     if isinstance(whole, dict):
-                        yield game_from_dict(whole)
+                        yield 0, text.removeprefix("\ufeff")
                         return
             handle.seek(0)
             while line := handle.readline(MAX_GAME_BYTES + 2):
@@ -807,7 +832,7 @@ def load_games(path: str) -> Iterator[Game]:
                 text = decode(line, GameError, "this line", expected)
                 if text.strip():
                     games += 1
-                    yield game_from_json(text)
+                    yield number, text
         except OSError as error:
             raise GameError(f"cannot read {path}: {error.strerror or error}") from None
         except GameError as error:

@@ -15,10 +15,13 @@ The rules, shared by every reader:
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import stat
-from typing import BinaryIO
+from typing import Any, BinaryIO
+
+from .errors import shorten
 
 #: Deepest nesting of ``[`` / ``{`` accepted in a TOML or JSON text (ours need 4 at most).
 MAX_NESTING = 32
@@ -151,3 +154,29 @@ def check_json_text(text: str, error: type[ValueError], source: str) -> None:
             depth = max(0, depth - 1)
         elif token[0].isdigit():
             raise error(f"{source}: a number has more than {MAX_NUMBER_DIGITS} digits")
+
+
+def parse_json(text: str, error: type[ValueError], source: str, expected: str) -> Any:
+    """``text`` parsed as JSON after :func:`check_json_text` (so no ``RecursionError`` and no
+    integer-conversion ``ValueError`` from the parser).
+
+    Raises:
+        error: nested too deep, a number too long, or not JSON (one line naming ``source``).
+    """
+    check_json_text(text, error, source)
+    try:
+        return json.loads(text)
+    except ValueError as exc:  # JSONDecodeError
+        raise error(f"{source} is not valid JSON ({shorten(str(exc))[1:-1]}); a truncated file? "
+                    f"expected {expected}") from None
+
+
+def read_json(path: str | os.PathLike[str], error: type[ValueError], max_bytes: int, expected: str) -> Any:
+    """The JSON value of a regular file of at most ``max_bytes`` bytes: :func:`read_text` then
+    :func:`parse_json`, the one reader of every JSON input file (game files, value tables,
+    checkpoints, tile positions).
+
+    Raises:
+        error: as :func:`read_text` and :func:`parse_json` (one line).
+    """
+    return parse_json(read_text(path, error, max_bytes, expected), error, os.fspath(path), expected)

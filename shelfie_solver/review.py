@@ -19,7 +19,6 @@ reviewed and are counted apart.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -27,7 +26,8 @@ from .advise import failed_options, rank_markings
 from .dice import Counts, dice_codes, space_for
 from .engine import TurnSolution, solve_turn
 from .errors import ShelfieError
-from .game import Fail, Hold, Mark, Roll, UncheckedMark
+from .game import Fail, Hold, Mark, Roll, UncheckedMark, game_texts
+from .inputs import parse_json
 from .objectives import Objective, Strategic
 from .render import keep_label
 from .table import (
@@ -35,7 +35,6 @@ from .table import (
     TableError,
     act,
     objective_for,
-    read_text_file,
     split_actions,
     start_table,
     table_from_dict,
@@ -116,6 +115,7 @@ def review(table: Table, seat: int, objective: str = "strategic") -> Review:
     """
     if not 0 <= seat < len(table.players):
         raise TableError(f"seat {seat + 1} is not in this game; seats 1..{len(table.players)}")
+    objective_for(objective, table.state)  # a bad name is refused even when there is nothing to review
     board, rules = table.board, table.rules
     actions = [action for _, action in split_actions(table.events)]
     now = start_table(board, rules, table.players, table.state.first)
@@ -174,24 +174,16 @@ def load_reviewable(path: str, game: int = 1) -> Table:
     Raises:
         TableError: the file cannot be read, holds fewer games, or the game is malformed.
     """
-    text = read_text_file(path)
-    lines = [line for line in text.splitlines() if line.strip()]
-    try:
-        whole = json.loads(text)
-    except json.JSONDecodeError:
-        whole = None
-    if isinstance(whole, dict):
-        lines = [text]
-    if not 1 <= game <= len(lines):
-        raise TableError(f"{path} holds {len(lines)} game{'s' if len(lines) != 1 else ''}; expected --game 1..{len(lines)}")
-    try:
-        data = json.loads(lines[game - 1])
-    except json.JSONDecodeError as error:
-        raise TableError(f"{path} game {game}: not valid JSON ({error}); a truncated file?") from None
-    try:
-        return table_from_dict(data, f"{path} game {game}")
-    except ShelfieError as error:
-        raise TableError(str(error)) from None
+    found = 0
+    for _, text in game_texts(path):
+        found += 1
+        if found == game:
+            data = parse_json(text, TableError, f"{path} game {game}", "one saved game")
+            try:
+                return table_from_dict(data, f"{path} game {game}")
+            except ShelfieError as error:
+                raise TableError(str(error)) from None
+    raise TableError(f"{path} holds {found} game{'s' if found != 1 else ''}; expected --game 1..{found}")
 
 
 def describe_dice(decision: Decision, table: Table) -> str:

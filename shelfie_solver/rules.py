@@ -202,6 +202,8 @@ def rules_from_dict(data: dict[str, Any], source: str = "rules") -> Ruleset:
     Raises:
         RulesError: an unknown key, a value of the wrong type or an impossible value.
     """
+    if not isinstance(data, dict):
+        raise RulesError(f"{source}: expected a table of rules keys, got {type(data).__name__}")
     unknown = sorted(set(data) - _TOP_KEYS)
     if unknown:
         raise RulesError(f"{source}: unknown key {unknown[0]!r}; expected keys: {', '.join(sorted(_TOP_KEYS))}")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from .advise import advise
 from .dice import dice_codes, parse_dice
-from .errors import ShelfieError
+from .errors import ShelfieError, error_line
 from .game import Fail, Hold, Mark, Roll, UncheckedMark
 from .render import render
 from .table import Action, Table, TableError, act, objective_for, read_table, undo, update_file
@@ -178,7 +178,7 @@ class Session:
         try:
             return self._run(command, args, line)
         except ShelfieError as error:
-            return f"Error: {' '.join(str(error).split())}"
+            return f"Error: {error_line(str(error))}"
 
     def _run(self, command: str, args: list[str], line: str) -> str:
         if command in ("quit", "exit", "q"):

@@ -40,8 +40,10 @@ import numpy as np
 from .board import Board, Marks, score_breakdown
 from .dice import Counts, dice_codes
 from .errors import ShelfieError
-from .files import FileWriteError, resolve_target, write_text_atomically
+from .inputs import check_json_text, read_text
+from .files import FileWriteError, create_text, resolve_target, write_text_atomically
 from .game import (
+    MAX_GAME_BYTES,
     MAX_PLAYERS,
     Event,
     Fail,
@@ -63,6 +65,7 @@ from .game import (
 )
 from .objectives import Objective, parse_objective
 from .rules import Ruleset
+from .workload import WorkError, check_work
 
 #: Input events (what players do); the other kinds are derived by the rules.
 INPUT_EVENTS = (Roll, Hold, Mark, UncheckedMark, Fail)
@@ -355,6 +358,7 @@ def table_from_text(text: str, source: str = "game file") -> Table:
         TableError: not JSON, not a saved game, or an event is malformed or illegal (the
             message names the first bad event).
     """
+    check_json_text(text, TableError, source)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
@@ -370,7 +374,10 @@ def table_from_dict(data: Any, source: str = "game file") -> Table:
     """:func:`table_from_text` of parsed JSON."""
     try:
         rules, board, players, events = saved_game_parts(data)
-    except GameError as error:
+        # as `play new --board/--rules` (cli.options.load_setup): a hand-edited file must not make the
+        # engine too big for its bounds after an action is written
+        check_work(board, rules, what="a game file")
+    except (GameError, WorkError) as error:
         raise TableError(f"{source}: {error}") from None
     try:
         return table_from_events(board, rules, players, events)
@@ -388,16 +395,13 @@ def read_table(path: str) -> Table:
 
 
 def read_text_file(path: str) -> str:
-    """The text of a file (UTF-8).
+    """The text of a game file: a regular file of at most :data:`game.MAX_GAME_BYTES` bytes,
+    UTF-8 (:func:`inputs.read_text`: a FIFO, device or directory is refused, never read).
 
     Raises:
         TableError: it cannot be read (the message names the path and the reason).
     """
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError) as error:
-        raise TableError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
+    return read_text(path, TableError, MAX_GAME_BYTES, "a game file (play new GAME)")
 
 
 def create_file(path: str, table: Table) -> None:
@@ -409,7 +413,7 @@ def create_file(path: str, table: Table) -> None:
     if os.path.lexists(path):
         raise TableError(f"{path} exists already; choose a new file name for a new game")
     try:
-        write_text_atomically(path, table_to_text(table))
+        create_text(path, table_to_text(table))  # never replaces a file made meanwhile (two `play new`)
     except FileWriteError as error:
         raise TableError(str(error)) from None
 
@@ -425,7 +429,7 @@ def _locked(path: str) -> Iterator[None]:
         raise TableError(str(error)) from None
     while True:
         try:
-            fd = os.open(real, os.O_RDONLY)
+            fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO swapped in cannot block
         except OSError as error:
             raise TableError(f"cannot read {path}: {error.strerror or error}") from None
         try:

@@ -18,7 +18,7 @@ from .board import Board, ItemSets, Marks, parse_marks
 from .dice import space_for
 from .errors import ShelfieError
 from .exact import (ExactError, GameSolution, SuccessorValues, decode_values, encode_values, fingerprint,
-                    read_json, state_count)
+                    check_states, read_json, state_count)
 from .files import write_text_atomically
 from .game import Game, GameState, LegalMarkings
 from .objectives import StateArrays
@@ -83,8 +83,9 @@ def load_table(path: str) -> GameSolution:
     except ShelfieError as error:
         raise ExactError(f"value table {path}: {error}") from None
     values = decode_values(data.get("values"), board, f"value table {path}")
-    if len(values) != state_count(board, rules):
-        raise ExactError(f"value table {path} holds {len(values)} states, expected {state_count(board, rules)}")
+    if len(values) != state_count(board, rules):  # closed form first: a foreign 5 x 5 board is not enumerated
+        raise ExactError(f"value table {path} holds {len(values):,} states, expected {state_count(board, rules):,}")
+    check_states(values, board, rules, range(board.n_cells), f"value table {path}")
     solution = GameSolution(board, rules, values)
     _TABLES[cache_key] = solution
     return solution

@@ -83,3 +83,39 @@ def test_interactive_game(tmp_path: Path):
     child.expect(pexpect.EOF)
     data = json.loads(Path(game).read_text())
     assert data["events"][-1]["event"] == "over" and data["events"][-1]["scores"] == [25, 7, 7]
+
+
+def test_hostile_lines_change_nothing(tmp_path: Path):
+    """Garbage at the prompt (an unterminated quote, control characters, a 3000-character
+    value, bad counts) is one short error line each, the session goes on and the file stays
+    byte for byte as it was; end of input leaves it."""
+    from click.testing import CliRunner
+
+    from shelfie_solver.cli import main
+
+    game = tmp_path / "game.json"
+    assert CliRunner().invoke(main, ["play", "new", str(game), "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    before = game.read_bytes()
+    child = spawn(str(game))
+    child.expect_exact("Ann roll> ")
+    for line in ["'unterminated", "\x01\x1b[A", "keep", "mark", "fail 1 2", "undo x", "told r1c1 r1c1",
+                 "told " + "r1c1" * 750, "fail " + "9" * 3000]:
+        child.sendline(line)
+        child.expect(r"Error: ([^\r\n]*)\r?\n")
+        assert len(child.match.group(1)) < 300, child.match.group(1)  # long values are cut (errors.error_line)
+        child.expect_exact("Ann roll> ")
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    assert "Traceback" not in (child.before or "")
+    assert game.read_bytes() == before
+
+
+def test_bad_objective_is_refused_before_the_prompt(tmp_path: Path):
+    from click.testing import CliRunner
+
+    from shelfie_solver.cli import main
+
+    game = tmp_path / "game.json"
+    assert CliRunner().invoke(main, ["play", "new", str(game), "--players", "Ann"]).exit_code == 0
+    result = CliRunner().invoke(main, ["play", str(game), "--objective", "nope"])
+    assert result.exit_code == 2 and result.stderr.startswith("Error: unknown objective 'nope'")

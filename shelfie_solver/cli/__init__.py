@@ -9,14 +9,13 @@ from __future__ import annotations
 import errno
 import importlib
 import os
-import re
 import sys
 from typing import Any
 
 import click
 
 from .. import __version__
-from ..errors import ShelfieError, shorten
+from ..errors import ShelfieError, error_line
 from ..parallel import Interrupted
 
 #: command name -> "module:function" under shelfie_solver.cli
@@ -68,10 +67,10 @@ class ShelfieGroup(click.Group):
             hint = ""
             if isinstance(error, click.UsageError) and error.ctx is not None:
                 hint = f" (see '{error.ctx.command_path} --help')"
-            click.echo(f"Error: {_shorten_values(_one_line(error.format_message()))}{hint}", err=True)
+            click.echo(f"Error: {error_line(error.format_message(), quoted=True)}{hint}", err=True)
             sys.exit(2)
         except ShelfieError as error:
-            click.echo(f"Error: {_one_line(str(error))}", err=True)
+            click.echo(f"Error: {error_line(str(error))}", err=True)
             sys.exit(2)
         except Interrupted as stop:  # SIGINT / SIGTERM during a parallel run: workers already stopped
             click.echo(str(stop), err=True)
@@ -82,21 +81,6 @@ class ShelfieGroup(click.Group):
         except OSError as error:  # writing the output failed: a full disk, a closed pipe
             _output_failed(error)
         sys.exit(code if isinstance(code, int) else 0)
-
-
-def _one_line(message: str) -> str:
-    return " ".join(message.split())
-
-
-_LONG_QUOTED = re.compile(r"'([^']{61,})'")
-_LONG_WORD = re.compile(r"\S{81,}")
-
-
-def _shorten_values(message: str) -> str:
-    """Click's own messages quote the user's value whole: cut long values as our own messages
-    do (:func:`errors.shorten`)."""
-    message = _LONG_QUOTED.sub(lambda m: shorten(m.group(1)), message)
-    return _LONG_WORD.sub(lambda m: m.group()[:60] + "…", message)
 
 
 def _output_failed(error: OSError) -> None:
@@ -112,7 +96,7 @@ def _output_failed(error: OSError) -> None:
     if error.errno != errno.EPIPE:
         where = f"{error.filename}" if error.filename else "standard output"
         try:
-            click.echo(f"Error: cannot write to {where}: {error.strerror or error}", err=True)
+            click.echo(f"Error: {error_line(f'cannot write to {where}: {error.strerror or error}')}", err=True)
         except OSError:
             pass
     sys.exit(1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -19,7 +20,8 @@ from ..session import (
     roll_action,
     told_action,
 )
-from ..table import Action, Table, TableError, act, create_file, draw_first, new_table, read_table, undo, update_file
+from ..table import (Action, Table, TableError, act, create_file, draw_first, new_table, objective_for, read_table,
+                     undo, update_file)
 from ..table_report import describe, status_report, step_report
 from .options import board_option, format_option, load_setup, rules_option
 
@@ -72,6 +74,7 @@ def _step(path: str, player: str | None, make: Callable[[Table], Action], object
           fmt: str) -> None:
     def change(table: Table) -> Table:
         check_player(table, player)
+        objective_for(objective, table.state)  # a bad --objective is refused before anything is written
         return act(table, make(table))
 
     before, after = update_file(path, change)
@@ -205,12 +208,15 @@ def advise_command(game: str, objective: str, top: int, fmt: str) -> None:
 def session_command(game: str, objective: str) -> None:
     """The interactive session (``play GAME``)."""
     session = Session(game, objective)
-    read_table(game)  # a bad file is refused before the prompt
+    objective_for(objective, read_table(game).state)  # a bad file or objective is refused before the prompt
     click.echo("Type 'help' for the commands; the file is saved after every action.")
     click.echo(session.advice(), nl=False)
     while not session.done:
         try:
-            line = input(session.prompt())
+            line = _read_line(session.prompt())
+        except UnicodeDecodeError:
+            click.echo("Error: the line is not UTF-8 text; type 'help' for the commands")
+            continue
         except EOFError:
             click.echo(f"\nSaved in {game}.")
             return
@@ -225,3 +231,27 @@ def session_command(game: str, objective: str) -> None:
         if out:
             click.echo(out)
 
+
+
+#: Longest typed line of the session (a terminal's own line limit is 4096).
+MAX_LINE_BYTES = 4096
+
+
+def _read_line(prompt: str) -> str:
+    """One typed line: ``input`` on a terminal; from a pipe or file at most
+    :data:`MAX_LINE_BYTES` bytes (so ``< /dev/zero`` or a 100 MB line cannot fill memory or
+    hang), undecodable bytes replaced.
+
+    Raises:
+        EOFError: end of input. TableError: a line longer than the limit (the session ends).
+    """
+    if sys.stdin.isatty():
+        return input(prompt)
+    click.echo(prompt, nl=False)
+    raw = sys.stdin.buffer.readline(MAX_LINE_BYTES + 1)
+    if not raw:
+        raise EOFError
+    if len(raw) > MAX_LINE_BYTES:
+        raise TableError(f"an input line is longer than {MAX_LINE_BYTES:,} bytes; expected one command per line "
+                         "(type 'help' in the session)")
+    return raw.decode("utf-8", errors="replace").rstrip("\r\n")

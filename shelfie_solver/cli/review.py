@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from typing import Any
 
 import click
 
+from ..errors import shorten
 from ..objectives import OBJECTIVE_NAMES
 from ..render import Report, decimal, exact, render
 from ..review import Decision, Review, describe_dice, load_reviewable, review
@@ -36,9 +38,12 @@ def review_command(game: str, player: str | None, number: int, objective: str, t
       shelfie-solve review games.jsonl --game 3 --player 2 --format csv
     """
     try:
+        if len(threshold) > 60 or re.search(r"[eE]\s*[+-]?\d{4,}", threshold):  # 1e999999999: minutes of work
+            raise ValueError(threshold)
         limit = Fraction(threshold)
     except (ValueError, ZeroDivisionError):
-        raise click.BadParameter(f"{threshold!r} is not a number; expected e.g. 1, 0.5 or 1/2",
+        raise click.BadParameter(f"{shorten(threshold)} is not a number; expected e.g. 1, 0.5 or 1/2 "
+                                 "(at most 60 characters, exponents below 1000)",
                                  param_hint="'--threshold'") from None
     if limit < 0:
         raise click.BadParameter(f"{threshold} is negative; a loss is never below 0", param_hint="'--threshold'")

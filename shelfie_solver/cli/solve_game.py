@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import os
+import re
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -42,9 +45,13 @@ def solve_game_command(board_path: str | None, rules_path: str | None, save_path
     check_size(board, rules, max_states)
     if save_path is not None:
         try:
-            check_writable(save_path)
+            final = check_writable(save_path)
         except FileWriteError as error:
             raise click.BadParameter(str(error), param_hint="'--save'") from None
+        if (checkpoint_dir and final.parent == Path(os.path.realpath(checkpoint_dir))
+                and re.fullmatch(r"solve\.json|layer-\d+\.json", final.name)):
+            raise click.BadParameter(f"{save_path} is a file of the --checkpoints directory; the value table would "
+                                     "replace it. Expected another name", param_hint="'--save'")
     total = state_count(board, rules)
     if sys.stderr.isatty():
         with click.progressbar(length=total, label="Solving", file=sys.stderr, show_pos=True) as bar:

@@ -4,20 +4,19 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 import numpy as np
 
-from ..errors import TileError
+from ..errors import TileError, shorten
 from ..files import write_text_atomically
 from ..render import Report, exact, render
 from ..tile.advise import PARTS, QUARTER, RankedMove, rank_moves
 from ..tile.engine import Move, board_cell_name, check_move
 from ..tile.position import load_position
 from ..tile.rules import (TYPE_NAMES, TYPES, PersonalCard, load_cards, load_layout, load_ruleset,
-                          parse_shelf, shelf_text)
+                          read_shelf, shelf_text)
 from ..tile.shelf import COMMON_GOALS, score_shelf
 from ..tile.strategies import TILE_STRATEGIES, parse_tile_players
 from .options import F, format_option, jobs_option, resolve_workers, scheduler_option, seed_option
@@ -54,7 +53,7 @@ def _card_named(cards: tuple[PersonalCard, ...], name: str) -> PersonalCard:
     for card in cards:
         if card.name == name:
             return card
-    raise TileError(f"no personal card named {name!r}; expected one of {', '.join(c.name for c in cards)} (T20)")
+    raise TileError(f"no personal card named {shorten(name)}; expected one of {', '.join(c.name for c in cards)} (T20)")
 
 
 def _parse_goals(text: str | None) -> tuple[int, ...]:
@@ -91,13 +90,7 @@ def score_command(shelf_text_arg: str, personal: str | None, goals_text: str | N
       shelfie-solve tile score myshelf.txt --goals 3,9 --format json
     """
     rules = load_ruleset(rules_path)
-    text = shelf_text_arg
-    if Path(text).is_file():  # a file holding the shelf, else the shelf as text
-        try:
-            text = Path(text).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise TileError(f"cannot read {shelf_text_arg}: {error}") from None
-    shelf = parse_shelf(text)
+    shelf = read_shelf(shelf_text_arg)
     card = _card_named(load_cards(cards_path), personal) if personal is not None else None
     goals = _parse_goals(goals_text)
     breakdown = score_shelf(shelf, rules, card, tokens, 1 if end_token else 0)

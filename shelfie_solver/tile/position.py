@@ -22,12 +22,12 @@ T23 (the end token's holder has a full shelf).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import TileError
+from ..errors import TileError, shorten
+from ..inputs import read_json
 from ..rules import MAX_FILE_BYTES, load_toml
 from .engine import TOKENS, State, Table
 from .rules import (EMPTY, SIDE, TILES_PER_TYPE, TYPE_NAMES, TYPES, Layout, PersonalCard, TileRuleset, check_shelf,
@@ -46,18 +46,23 @@ class Position:
 
 def _read(path: str | Path) -> dict[str, Any]:
     if str(path).lower().endswith(".json"):
-        try:
-            if Path(path).stat().st_size > MAX_FILE_BYTES:
-                raise TileError(f"{path} is larger than {MAX_FILE_BYTES:,} bytes; expected a position like {EXAMPLE}")
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except OSError as error:
-            raise TileError(f"cannot read {path}: {error.strerror or error}") from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
-            raise TileError(f"{path} is not valid JSON ({error}); expected a position like {EXAMPLE}") from None
+        data = read_json(path, TileError, MAX_FILE_BYTES, f"a position like {EXAMPLE}")
         if not isinstance(data, dict):
             raise TileError(f"{path}: expected a JSON object like {EXAMPLE}")
         return data
     return load_toml(path, TileError, EXAMPLE)
+
+
+_KEYS = ("players", "first", "turn", "goals", "personal", "end_token", "board", "bag", "shelf")
+_SHELF_KEYS = ("rows", "taken")
+
+
+def _known(data: dict[str, Any], keys: tuple[str, ...], where: str) -> None:
+    """Refuse a key the format does not have (a typo such as ``end_tokn`` would be ignored)."""
+    unknown = sorted(str(k) for k in data if k not in keys)
+    if unknown:
+        raise TileError(f"position: unknown {where}key {shorten(unknown[0])}; expected {', '.join(keys)} "
+                        f"(docs/tile.md)")
 
 
 def _int(data: dict[str, Any], key: str, default: int, low: int, high: int) -> int:
@@ -82,17 +87,20 @@ def position_from_dict(data: dict[str, Any], rules: TileRuleset, layout: Layout,
     Raises:
         TileError: a missing or bad key, or a position the rules cannot reach (T2, T3, T4, T7, T23).
     """
+    _known(data, _KEYS, "")
     shelves_raw = data.get("shelf")
     if not isinstance(shelves_raw, list) or not all(isinstance(s, dict) for s in shelves_raw):
         raise TileError(f"position: expected one [[shelf]] table per seat (2-4), as in {EXAMPLE}")
+    for raw in shelves_raw:
+        _known(raw, _SHELF_KEYS, "[[shelf]] ")
     players = _int(data, "players", len(shelves_raw), 2, 4)
     if len(shelves_raw) != players:
         raise TileError(f"position: {len(shelves_raw)} [[shelf]] tables for {players} players")
     first = _int(data, "first", 1, 1, players) - 1
     turn = _int(data, "turn", 1, 1, players) - 1
     goals = data.get("goals")
-    if (not isinstance(goals, list) or not 1 <= len(goals) <= 2 or len(set(goals)) != len(goals)
-            or not all(type(g) is int and 1 <= g <= 12 for g in goals)):
+    if (not isinstance(goals, list) or not 1 <= len(goals) <= 2
+            or not all(type(g) is int and 1 <= g <= 12 for g in goals) or len(set(goals)) != len(goals)):
         raise TileError("position: goals must list 1 or 2 distinct common goal ids 1-12 (T7, T-CG1-T-CG12)")
     names = [c.name for c in cards]
     personal = str(data.get("personal", ""))

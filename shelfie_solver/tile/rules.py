@@ -7,6 +7,7 @@ publisher's. Every loader checks the rule it stands for and raises :class:`TileE
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass
 from functools import cache
@@ -15,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import TileError, shorten
-from ..rules import load_toml
+from ..inputs import read_text
+from ..rules import MAX_FILE_BYTES, load_toml
 
 #: T2: the six tile types, as letters (index = type id 0..5) and names.
 TYPES = "CBGFTP"
@@ -237,6 +239,29 @@ def load_ruleset(path: str | Path | None) -> TileRuleset:
     if path is None:
         return default_ruleset()
     return ruleset_from_dict(load_toml(path, TileError, "shelfie_solver/tile/data/ruleset.toml"), str(path))
+
+
+def read_shelf(text: str) -> Shelf:
+    """A shelf given as text or as a file holding it, told apart by the one rule of
+    docs/formats.md: text made only of tile letters, ``.``, ``/`` and white space is always
+    shelf text; otherwise an existing path is read as a regular file of at most 100,000 bytes
+    (:func:`inputs.read_text`: a FIFO, device or directory is refused, never read); anything else
+    is parsed as text, so its first bad character is reported.
+
+    Raises:
+        TileError: the file cannot be read, or the shelf is bad (:func:`parse_shelf`).
+    """
+    allowed = set(TYPES + TYPES.lower() + "./ \t\r\n")
+    if not set(text) <= allowed and _exists(text):
+        text = read_text(text, TileError, MAX_FILE_BYTES, "a shelf file: 6 lines of 5 characters")
+    return parse_shelf(text)
+
+
+def _exists(path: str) -> bool:
+    try:
+        return os.path.lexists(path)
+    except (OSError, ValueError):  # a name too long, an embedded NUL byte
+        return False
 
 
 def parse_shelf(text: str) -> Shelf:
