@@ -51,6 +51,13 @@ def load() -> str:
 
 def main() -> None:
     only = sys.argv[1:]
+    names = sorted(path.stem.removeprefix("bench_") for path in HERE.glob("bench_*.py"))
+    if any(arg in ("-h", "--help") for arg in only):
+        print(f"usage: python benchmarks/bench.py [NAME...]  (all when none given; names: {', '.join(names)})")
+        return
+    unknown = [arg for arg in only if arg not in names]
+    if unknown:
+        sys.exit(f"Error: unknown benchmark {', '.join(unknown)}; expected one of {', '.join(names)}")
     print(f"Machine: {machine()}; load average at start {load()}\n")
     print("| measurement | result | target |\n|---|---|---|")
     for path in sorted(HERE.glob("bench_*.py")):

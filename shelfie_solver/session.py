@@ -215,8 +215,9 @@ class Session:
 
     def _change(self, change: Callable[[Table], Table]) -> str:
         before, after = update_file(self.path, change)
+        undone = before.actions - after.actions
         lines = describe(before, after) if after.actions > before.actions else \
-            [f"Undone: back to {len(after.events)} events."]
+            [f"Undone: {undone} action{'s' if undone != 1 else ''} taken back."]
         return "\n".join(lines) + "\n" + self.advice().rstrip("\n")
 
 

@@ -108,7 +108,7 @@ def main() -> None:
     """Exact strategy engine for My Shelfie: The Dice Game.
 
     \b
-    Rules: RULES.md ids D1-D20.
+    Rules: docs/rules.md, ids D1-D20.
     Dice:  P=plant G=game B=book A=award C=cat J=joker, e.g. CCBJPP.
     Marks: shelves top to bottom separated by '/': '.' available, 'o' marked,
            'x' eliminated, e.g. oo.../...../x..../...../.....

@@ -23,7 +23,7 @@ def rules_option(func: F) -> F:
     """``--rules FILE``: a ruleset TOML (default: RULES.md)."""
     return click.option("--rules", "rules_path", type=_EXISTING_FILE, default=None, metavar="FILE",
                         help="Ruleset TOML file (dice, faces, re-rolls, Joker limits...; docs/formats.md). "
-                             "Default: the rules of RULES.md.")(func)
+                             "Default: the rules of docs/rules.md.")(func)
 
 
 def board_option(func: F) -> F:

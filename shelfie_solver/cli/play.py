@@ -110,7 +110,7 @@ def new_command(game: str, players_text: str, first: str | None, seed: int | Non
 @_objective_option
 @format_option
 def roll_command(game: str, dice: str, player: str | None, objective: str, top: int, fmt: str) -> None:
-    """The active player's initial roll (D6), e.g. CCBJPP: prints the hold advice."""
+    """The active player's initial roll (D6): all six dice (such as CCBJPP); prints the hold advice."""
     _step(game, player, lambda t: roll_action(t, dice), objective, top, fmt)
 
 

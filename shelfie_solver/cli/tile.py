@@ -35,12 +35,12 @@ def _data_options(func: F) -> F:
                         help="Living-room layout, TOML (T3). Default: our own.")(func)
     return click.option("--tile-rules", "rules_path", type=_FILE, default=None, metavar="FILE",
                         help="Tile ruleset TOML: the assumption flags (refill, squares...). "
-                             "Default: TILE-RULES.md's choices.")(func)
+                             "Default: the choices of docs/tile-rules.md.")(func)
 
 
 @click.group("tile", short_help="The original My Shelfie tile game: score, advise, simulate.")
 def tile_group() -> None:
-    """The original My Shelfie tile game (TILE-RULES.md, T1-T26): exact scores, a move advisor
+    """The original My Shelfie tile game (docs/tile-rules.md, T1-T26): exact scores, a move advisor
     and tournaments. Shelves: 6 lines of 5 letters, top row first, C cat, B book, G game,
     F frame, T trophy, P plant, '.' empty; lines separated by '/' or newlines.
     """
