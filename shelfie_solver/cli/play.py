@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -27,12 +29,44 @@ from .options import board_option, format_option, load_setup, rules_option
 
 
 class PlayGroup(click.Group):
-    """``play GAME`` (no step) opens the interactive session; ``play STEP GAME ...`` runs a step."""
+    """``play GAME`` (no step) opens the interactive session; ``play STEP GAME ...`` runs a step.
+
+    A first word that is not a step is the game file, unless it is ``help`` (the group's help)
+    or, naming no existing file, is close to a step's name (``rol``): then it is refused as a
+    mistyped step. ``play GAME EXTRA`` is refused with the way to run a step."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and not args[0].startswith("-"):
-            args = ["session", *args]
+            if args[0].lower() == "help":
+                args = ["--help"]
+            else:
+                self._check_game_file(ctx, args)
+                args = ["session", *args]
         return super().parse_args(ctx, args)
+
+    def _steps(self, ctx: click.Context) -> list[str]:
+        return [name for name in self.list_commands(ctx) if not self.commands[name].hidden]
+
+    def _check_game_file(self, ctx: click.Context, args: list[str]) -> None:
+        """Refuse a mistyped step, and words after the game file of the session (click.UsageError)."""
+        steps = self._steps(ctx)
+        first = args[0]
+        if not os.path.exists(first):
+            close = difflib.get_close_matches(first.lower(), steps, n=1, cutoff=0.6)
+            if close:
+                raise click.UsageError(f"no such step or game file {first!r}; did you mean {close[0]!r}? "
+                                       f"(steps: {', '.join(steps)})", ctx)
+        with_value = {name for param in self.commands["session"].params
+                      if isinstance(param, click.Option) and not param.is_flag for name in param.opts}
+        words = iter(args[1:])
+        for word in words:
+            if word in with_value:
+                next(words, None)
+            elif not word.startswith("-"):
+                step = word if word in steps else "STEP"
+                raise click.UsageError(f"unexpected {word!r} after the game file; the interactive session is "
+                                       f"'play GAME', a step is 'play {step} GAME ...' (steps: {', '.join(steps)})",
+                                       ctx)
 
 
 @click.group("play", cls=PlayGroup, short_help="Track a real game turn by turn, with advice.")
@@ -202,11 +236,25 @@ def advise_command(game: str, objective: str, top: int, fmt: str) -> None:
     _show(None, read_table(game), objective, top, fmt)
 
 
-@play_command.command("session", hidden=True)
+class _SessionContext(click.Context):
+    """The hidden ``session`` command is run as ``play GAME``: its usage line and error hints
+    name ``shelfie-solve play``, not a ``play session`` nobody types."""
+
+    @property
+    def command_path(self) -> str:
+        return self.parent.command_path if self.parent is not None else super().command_path
+
+
+class _SessionCommand(click.Command):
+    context_class = _SessionContext
+
+
+@play_command.command("session", cls=_SessionCommand, hidden=True)
 @_GAME
 @click.option("--objective", default="strategic", show_default=True, metavar="NAME")
 def session_command(game: str, objective: str) -> None:
-    """The interactive session (``play GAME``)."""
+    """The interactive session on the game file GAME: type the dice, keep, mark, undo... ('help' at
+    the prompt lists the commands; the file is saved after every action)."""
     session = Session(game, objective)
     objective_for(objective, read_table(game).state)  # a bad file or objective is refused before the prompt
     click.echo("Type 'help' for the commands; the file is saved after every action.")

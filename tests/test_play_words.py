@@ -1,0 +1,66 @@
+"""`play WORD ...`: a step name, a mistyped step, `help`, or a game file (docs/play.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from shelfie_solver.cli import main
+
+from conftest import assert_one_line_error
+
+
+def play(*args: str):
+    return CliRunner().invoke(main, ["play", *args])
+
+
+@pytest.fixture
+def game(tmp_path: Path) -> str:
+    path = str(tmp_path / "game.json")
+    assert play("new", path, "--players", "Ann,Ben", "--first", "Ann").exit_code == 0
+    return path
+
+
+def test_help_is_the_groups_help():
+    result = play("help")
+    assert result.exit_code == 0
+    assert "play [OPTIONS] COMMAND" in result.stdout and "reroll" in result.stdout
+
+
+@pytest.mark.parametrize("typo, step", [("rol", "roll"), ("Rol", "roll"), ("statsu", "status"), ("udno", "undo"),
+                                        ("rerol", "reroll")])
+def test_a_mistyped_step_is_named_with_the_closest_step(game: str, typo: str, step: str):
+    text = assert_one_line_error(play(typo, game, "CCBJPP"), f"no such step or game file {typo!r}",
+                                 f"did you mean {step!r}", "steps: advise, fail, mark, new")
+    assert "cannot read" not in text and "session" not in text
+
+
+def test_a_game_file_named_like_a_step_still_opens(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """An existing file is a game file even when its name is close to a step's."""
+    monkeypatch.chdir(tmp_path)
+    assert play("new", "rol", "--players", "Ann", "--first", "Ann").exit_code == 0
+    result = CliRunner().invoke(main, ["play", "rol"], input="quit\n")
+    assert result.exit_code == 0 and "Saved in rol." in result.stdout
+
+
+def test_a_missing_file_far_from_every_step_is_a_file_error(tmp_path: Path):
+    assert_one_line_error(play(str(tmp_path / "nowhere.json")), "cannot read", "play new GAME")
+
+
+@pytest.mark.parametrize("words, fragment", [(["roll", "CCBJPP"], "'play roll GAME ...'"),
+                                             (["extra"], "'play STEP GAME ...'"),
+                                             (["--objective", "points", "extra"], "unexpected 'extra'")])
+def test_words_after_the_game_file_point_to_the_steps(game: str, words: list[str], fragment: str):
+    text = assert_one_line_error(play(game, *words), "after the game file", fragment, "steps: advise")
+    assert "play session" not in text and "play --help')" in text
+
+
+def test_session_errors_and_help_name_play_not_session(game: str):
+    text = assert_one_line_error(play(game, "--bogus"), "--bogus")
+    assert "play session" not in text
+    result = play(game, "--help")
+    assert result.exit_code == 0 and "Usage: main play [OPTIONS] GAME" in result.stdout
+    result = CliRunner().invoke(main, ["play", game, "--objective", "points"], input="quit\n")
+    assert result.exit_code == 0, result.output
