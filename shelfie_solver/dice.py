@@ -55,6 +55,16 @@ def parse_dice(text: str, rules: Ruleset, *, count: int | None = None) -> Counts
     return tuple(counts)
 
 
+def names_faces(word: str, rules: Ruleset) -> bool:
+    """Whether one typed word names dice (a face name, a plural, or a run of codes; any count),
+    so that a caller can tell a mistyped command from mistyped dice."""
+    try:
+        _word_faces(word, rules)
+    except DiceError:
+        return False
+    return True
+
+
 def _word_faces(word: str, rules: Ruleset) -> list[int]:
     """The faces one word names: a face name or code, a plural name (``cats``, ``boxes``), or a
     run of one-letter codes (``CCBJPP``)."""

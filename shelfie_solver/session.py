@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from .advise import advise
-from .dice import dice_codes, parse_dice
-from .errors import ShelfieError, error_line
+from .dice import dice_codes, names_faces, parse_dice
+from .errors import DiceError, ShelfieError, error_line, shorten
 from .game import Fail, Hold, Mark, Roll, UncheckedMark
 from .render import render
 from .table import Action, Table, TableError, act, objective_for, read_table, undo, update_file
@@ -211,7 +211,13 @@ class Session:
         table = self.table()
         if table.dice is not None or table.over is not None:
             raise TableError(f"unknown command {command!r}; type 'help' for the commands")
-        return self._change(lambda t: act(t, roll_action(t, line)))
+        try:
+            return self._change(lambda t: act(t, roll_action(t, line)))
+        except DiceError as error:
+            first = shlex.split(line)[0]
+            if names_faces(first, table.rules):
+                raise
+            raise TableError(f"{shorten(first)} is neither a command (help lists them) nor dice: {error}") from None
 
     def _change(self, change: Callable[[Table], Table]) -> str:
         before, after = update_file(self.path, change)

@@ -119,3 +119,24 @@ def test_bad_objective_is_refused_before_the_prompt(tmp_path: Path):
     assert CliRunner().invoke(main, ["play", "new", str(game), "--players", "Ann"]).exit_code == 0
     result = CliRunner().invoke(main, ["play", str(game), "--objective", "nope"])
     assert result.exit_code == 2 and result.stderr.startswith("Error: unknown objective 'nope'")
+
+
+def test_an_unknown_word_at_the_roll_step_is_neither_command_nor_dice(tmp_path: Path):
+    """At the roll step any line may be dice (D6), so a mistyped command is reported as both;
+    mistyped dice (a wrong count, a bad code among codes) keep the dice message."""
+    from click.testing import CliRunner
+
+    from shelfie_solver.cli import main
+
+    game = str(tmp_path / "game.json")
+    assert CliRunner().invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    before = Path(game).read_bytes()
+    child = spawn(game)
+    child.expect_exact("Ann roll> ")
+    say(child, "stauts", "Error: 'stauts' is neither a command (help lists them) nor dice: unknown face 'stauts'",
+        "Ann roll> ")
+    say(child, "CCBJP", "Error: got 5 dice", "Ann roll> ")
+    assert Path(game).read_bytes() == before
+    say(child, "CCBJPP", "Ann rolled", "/2> ")
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
