@@ -48,6 +48,18 @@ def format_option(func: F) -> F:
                         help="Output format.")(func)
 
 
+def games_option(default: int, most: int) -> Callable[[F], F]:
+    """``--games N``: games to play, 1 to ``most`` (``simulate``, ``tile simulate``)."""
+    return click.option("--games", type=click.IntRange(1, most), default=default, show_default=True, metavar="N",
+                        help=f"Games to play (at most {most:,}).")
+
+
+def save_option(func: F) -> F:
+    """``--save FILE``: every game played, as JSON Lines (``simulate``, ``tile simulate``)."""
+    return click.option("--save", "save_path", default=None, metavar="FILE",
+                        help="Write every game (events, replayable) to FILE as JSON Lines.")(func)
+
+
 def load_setup(rules_path: str | None, board_path: str | None,
                marks_text: str | None) -> tuple[Ruleset, Board, Marks]:
     """Load the ruleset, the board (faces resolved against the ruleset) and the marks.

@@ -96,6 +96,12 @@ def _player_option(func: Callable[..., Any]) -> Callable[..., Any]:
 _GAME = click.argument("game", metavar="GAME")
 
 
+def _acting_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The options of every step that records an action: ``--player``, ``--objective``, ``--top``
+    and ``--format``."""
+    return _player_option(_objective_option(format_option(func)))
+
+
 def _show(before: Table | None, after: Table, objective: str, top: int, fmt: str) -> None:
     """Print what the action did, then the advice of the next step (or the final table)."""
     done = describe(before, after) if before is not None else []
@@ -140,9 +146,7 @@ def new_command(game: str, players_text: str, first: str | None, seed: int | Non
 @play_command.command("roll")
 @_GAME
 @click.argument("dice", metavar="DICE")
-@_player_option
-@_objective_option
-@format_option
+@_acting_options
 def roll_command(game: str, dice: str, player: str | None, objective: str, top: int, fmt: str) -> None:
     """The active player's initial roll (D6): all six dice (such as CCBJPP); prints the hold advice."""
     _step(game, player, lambda t: roll_action(t, dice), objective, top, fmt)
@@ -152,9 +156,7 @@ def roll_command(game: str, dice: str, player: str | None, objective: str, top: 
 @_GAME
 @click.argument("new", metavar="NEW")
 @click.option("--keep", default="", metavar="DICE", help="The dice kept (default: none).")
-@_player_option
-@_objective_option
-@format_option
+@_acting_options
 def reroll_command(game: str, new: str, keep: str, player: str | None, objective: str, top: int,
                    fmt: str) -> None:
     """A re-roll (D7): --keep the dice held, NEW only the dice rolled again (as many as picked up)."""
@@ -179,9 +181,7 @@ def stop_command(game: str, objective: str, top: int, fmt: str) -> None:
 @click.option("--best", is_flag=True, help="Mark the advice's best marking.")
 @click.option("--unchecked", is_flag=True,
               help="A marking made without recorded dice (an opponent's): recorded as unchecked.")
-@_player_option
-@_objective_option
-@format_option
+@_acting_options
 def mark_command(game: str, items: tuple[str, ...], best: bool, unchecked: bool, player: str | None,
                  objective: str, top: int, fmt: str) -> None:
     """Mark items with the final dice (D8-D14), e.g. r1c3 r2c2; or --best; or --unchecked."""
@@ -199,9 +199,7 @@ def mark_command(game: str, items: tuple[str, ...], best: bool, unchecked: bool,
 @play_command.command("fail")
 @_GAME
 @click.option("--shelf", required=True, metavar="N|best", help="The shelf given up (1-based), or best.")
-@_player_option
-@_objective_option
-@format_option
+@_acting_options
 def fail_command(game: str, shelf: str, player: str | None, objective: str, top: int, fmt: str) -> None:
     """Failed result (D13): nothing can be marked, give up a shelf."""
     _step(game, player, lambda t: fail_action(t, shelf), objective, top, fmt)

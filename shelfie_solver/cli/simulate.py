@@ -13,23 +13,21 @@ from ..parallel import signals_raise
 from ..render import Report, decimal, exact, percent, render
 from ..simulate import MAX_GAMES, Estimate, Summary, fresh_seed, seat_statistics, simulate
 from ..strategies import STRATEGIES, parse_players
-from .options import (board_option, format_option, jobs_option, load_setup, resolve_workers, rules_option,
-                      scheduler_option, seed_option)
+from .options import (board_option, format_option, games_option, jobs_option, load_setup, resolve_workers,
+                      rules_option, save_option, scheduler_option, seed_option)
 
 
 @click.command("simulate", short_help="Play many games to compare strategies.")
 @click.option("--players", "players_text", required=True, metavar="S1,S2,...",
               help=f"One strategy per seat, 1 to 4, comma-separated: {', '.join(STRATEGIES)} "
                    "(docs/strategies.md), or exact:FILE (a solve-game value table). A name may appear more than once.")
-@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=500, show_default=True, metavar="N",
-              help=f"Games to play (at most {MAX_GAMES:,}).")
+@games_option(500, MAX_GAMES)
 @seed_option
 @jobs_option
 @scheduler_option
 @board_option
 @rules_option
-@click.option("--save", "save_path", default=None, metavar="FILE",
-              help="Write every game (events, replayable) to FILE as JSON Lines.")
+@save_option
 @format_option
 def simulate_command(players_text: str, games: int, seed: int | None, jobs: int | None, scheduler: str | None,
                      board_path: str | None, rules_path: str | None, save_path: str | None, fmt: str) -> None:

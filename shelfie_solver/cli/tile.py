@@ -19,7 +19,8 @@ from ..tile.rules import (TYPE_NAMES, TYPES, PersonalCard, load_cards, load_layo
                           read_shelf, shelf_text)
 from ..tile.shelf import COMMON_GOALS, score_shelf
 from ..tile.strategies import TILE_STRATEGIES, parse_tile_players
-from .options import F, format_option, jobs_option, resolve_workers, scheduler_option, seed_option
+from .options import (F, format_option, games_option, jobs_option, resolve_workers, save_option, scheduler_option,
+                      seed_option)
 
 if TYPE_CHECKING:
     from ..simulate import Summary
@@ -229,13 +230,11 @@ def advise_command(position_path: str, top: int, samples: int, seed: int, move_t
 @tile_group.command("simulate", short_help="Play many tile games to compare strategies.")
 @click.option("--players", "players_text", required=True, metavar="S1,S2,...",
               help=f"One strategy per seat, 2 to 4: {', '.join(TILE_STRATEGIES)}.")
-@click.option("--games", type=click.IntRange(1, 1_000_000), default=200, show_default=True, metavar="N",
-              help="Games to play (at most 1,000,000, as the dice game's simulate).")
+@games_option(200, 1_000_000)  # the dice game's simulate.MAX_GAMES (not imported here: start-up)
 @seed_option
 @jobs_option
 @scheduler_option
-@click.option("--save", "save_path", default=None, metavar="FILE",
-              help="Write every game (events, replayable) to FILE as JSON Lines.")
+@save_option
 @_data_options
 @format_option
 def simulate_command(players_text: str, games: int, seed: int | None, jobs: int | None, scheduler: str | None,
