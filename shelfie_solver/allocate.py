@@ -32,7 +32,7 @@ import numpy as np
 from .board import Board, ItemSets, Marks, item_sets
 from .dice import Counts, DiceSpace, space_for
 from .rules import Ruleset
-from .workload import check_work
+from .workload import BLOCK_PAIRS, check_work
 
 
 @dataclass(frozen=True)
@@ -256,7 +256,7 @@ def _build_feasibility(board: Board, rules: Ruleset, sets: ItemSets) -> dict[str
 
 
 #: Roll x set-option pairs evaluated at once by :func:`feasibility_table` (about 4 MB per temporary).
-_BLOCK_PAIRS = 1 << 22
+_BLOCK_PAIRS = BLOCK_PAIRS
 
 
 def _feasible_sets(counts: np.ndarray, options: tuple[np.ndarray, np.ndarray, np.ndarray], n_sets: int,

@@ -31,10 +31,16 @@ from .rules import Ruleset
 #: Peak memory allowed for the engine's tables (bytes; with Python and numpy themselves, about
 #: 150 MB resident in all).
 MAX_BYTES = 100_000_000
+#: Memory allowed for the tables kept while a cheat sheet is drawn (kept tables plus one solve):
+#: matplotlib and the sheet add about 95 MB resident on top of them (measured: docs/formats.md).
+MAX_SHEET_BYTES = 55_000_000
 #: Element operations allowed for one command (under a minute on one core of the reference machine).
 MAX_OPERATIONS = 10_000_000_000
+#: (roll, item-set option) pairs the feasibility test evaluates at once (:mod:`allocate`; about
+#: 4 MB per temporary).
+BLOCK_PAIRS = 1 << 22
 #: Int64 values at level 0 and every re-roll level must stay below this, else the engine falls
-#: back on Python integers (exact, but ~20 times slower and ~5 times larger: :mod:`engine`).
+#: back on int64 limbs (exact, about 3 times larger and slower: :mod:`engine`, :mod:`limbs`).
 _INT64_SAFE = 2**62
 
 
@@ -67,33 +73,34 @@ class Work:
 
     @property
     def table_bytes(self) -> int:
-        """Bytes of the state-free tables kept for the whole run: the feasible (roll, item set)
-        pairs in CSR form (16 bytes a pair, at most an eighth of all pairs feasible: about 1%
-        on the default board), the item sets (``(K, k + 2L)`` int64) and the re-roll
-        transitions (24 bytes per non-zero weight) with the sub-holds of every roll."""
-        feasible = 2 * self.rolls * (self.item_sets + 1)
+        """Bytes of the state-free tables kept for the whole run: the re-roll transitions in CSR
+        form (16 bytes per non-zero weight) with the sub-holds of every roll (``(R, M)`` int64,
+        M at most ``min(H, 2**s)``), the item sets (``(K, k + 2L)`` int64) and the feasible
+        (roll, item set) pairs (8 bytes a pair, at most an eighth of all pairs feasible: 0.5% on
+        the default board, 5% with 10 dice)."""
+        space = 16 * self.transitions + 8 * self.rolls * min(self.holds, 1 << self.sides)
         sets = 8 * self.item_sets * (self.per_set + 2 * self.lines)
-        space = 24 * self.transitions + 8 * self.rolls * min(self.holds, 1 << self.sides)
-        return feasible + sets + space
+        feasible = self.rolls * (self.item_sets + 1) + 8 * self.rolls
+        return space + sets + feasible
 
     @property
     def build_bytes(self) -> int:
-        """Peak bytes of the temporaries while the tables are built (the largest of: six
-        ``(R, O)`` byte arrays in the feasibility test, the ``(K, k, L)`` int64 line counts of
-        the item sets, the ``(R, H, s)`` booleans of the sub-holds, the ``(nnz, s)`` int64
-        transitions)."""
-        return max(6 * self.rolls * self.set_options + 2 * self.rolls * (self.item_sets + 1),
-                   8 * self.item_sets * self.per_set * self.lines,
-                   self.rolls * self.holds * (self.sides + 1),
-                   8 * self.transitions * self.sides)
+        """Peak bytes of the temporaries while the tables are built, the largest of: the
+        transitions and sub-holds (about 130 bytes per non-zero weight, measured), and the
+        feasibility test, run on blocks of rolls of about :data:`BLOCK_PAIRS` (roll, item-set
+        option) pairs (8 bytes a pair) after the several-face sets were expanded in Python
+        (about 400 bytes per extra option, measured)."""
+        block = min(self.rolls, max(1, BLOCK_PAIRS // max(1, self.set_options)))
+        feasibility = 8 * block * self.set_options + 400 * (self.set_options - self.item_sets)
+        return max(130 * self.transitions, feasibility)
 
     @property
     def solve_bytes(self) -> int:
         """Peak bytes of one turn solve: the final table over the item sets (a dozen ``(K, L)``
         int64 arrays), and per re-roll level ``(H, Q)`` values plus the ``nnz`` gathers of the
-        expectation (Python integers take about 5 times as much)."""
+        expectation (int64 limbs when values overflow int64: about 3 times as much)."""
         final = 12 * 8 * self.item_sets * self.lines
-        width = 40 if self.big_ints else 8
+        width = 24 if self.big_ints else 8
         levels = width * (self.holds * self.columns * (self.rerolls + 1) + 3 * self.transitions)
         return final + levels
 
@@ -106,14 +113,16 @@ class Work:
     @property
     def table_operations(self) -> int:
         """Element operations to build the state-free tables (the face loop of the feasibility
-        test over ``(R, O)``; the several-face expansion runs in Python, weighted 50 each)."""
-        return 12 * self.rolls * self.set_options + 50 * (self.set_options - self.item_sets) + 10 * self.transitions
+        test over ``(R, O)``; the several-face expansion runs in Python, weighted 10,000 an
+        option, measured)."""
+        return (12 * self.rolls * self.set_options + 10_000 * (self.set_options - self.item_sets)
+                + 10 * self.transitions)
 
     @property
     def solve_operations(self) -> int:
         """Element operations of one turn solve: the expectation over ``nnz`` per column and
-        level (Python integers weighted 30), plus the final table over ``(R, K)``."""
-        weight = 30 if self.big_ints else 1
+        level (int64 limbs weighted 3), plus the final table over ``(R, K)``."""
+        weight = 3 if self.big_ints else 1
         return weight * 4 * self.transitions * self.columns * max(1, self.rerolls) + 2 * self.rolls * self.item_sets
 
 
@@ -147,9 +156,11 @@ def estimate_work(board: Board | None, rules: Ruleset) -> Work:
     return Work(rolls, holds, transitions, item_sets, options, k + 1, lines, k, s, rules.rerolls, big)
 
 
-def check_work(board: Board | None, rules: Ruleset, solves: int = 1, what: str = "this command") -> Work:
+def check_work(board: Board | None, rules: Ruleset, solves: int = 1, what: str = "this command",
+               sheet: bool = False) -> Work:
     """Refuse, before any table is built, a board and ruleset whose tables would pass
-    :data:`MAX_BYTES`, or whose ``solves`` turn solves would pass :data:`MAX_OPERATIONS`.
+    :data:`MAX_BYTES` (with ``sheet``, a cheat sheet: also whose kept tables and one solve would
+    pass :data:`MAX_SHEET_BYTES`), or whose ``solves`` turn solves would pass :data:`MAX_OPERATIONS`.
 
     Args:
         board: the board, or None for the dice alone (:func:`estimate_work`).
@@ -170,6 +181,11 @@ def check_work(board: Board | None, rules: Ruleset, solves: int = 1, what: str =
         raise WorkError(f"{shape} would need about {work.peak_bytes / 1e6:,.0f} MB for the exact engine "
                         f"(at most {MAX_BYTES / 1e6:,.0f} MB); use fewer dice, faces, items or combinations "
                         "per turn (docs/formats.md)")
+    kept = work.table_bytes + work.solve_bytes
+    if sheet and kept > MAX_SHEET_BYTES:
+        raise WorkError(f"{shape}: {what} would keep about {kept / 1e6:,.0f} MB of tables while it is drawn "
+                        f"(at most {MAX_SHEET_BYTES / 1e6:,.0f} MB); use fewer dice, faces, items or "
+                        "combinations per turn (docs/formats.md)")
     operations = work.table_operations + solves * work.solve_operations
     if operations > MAX_OPERATIONS:
         raise WorkError(f"{shape}: {what} would take about {operations / 1e9:,.0f} billion steps "

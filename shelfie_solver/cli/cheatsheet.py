@@ -94,7 +94,7 @@ def cheatsheet_command(board_path: str | None, rules_path: str | None, marks_tex
       shelfie-solve cheatsheet --rules examples/rules/five-dice.toml --board examples/boards/five-dice.toml
     """
     rules, board, marks = load_setup(rules_path, board_path, marks_text)
-    check_work(board, rules, sheet_solves(board, marks, rules), "the cheat sheet")
+    check_work(board, rules, sheet_solves(board, marks, rules), "the cheat sheet", sheet=True)
     check_output_dir(output)  # fail before the work, not after it
     for name in (SHEET_NAMES[fmt], HEATMAP_NAME):  # e.g. a planted link to a file elsewhere
         try:
