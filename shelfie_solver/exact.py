@@ -232,6 +232,18 @@ def fingerprint(board: Board, rules: Ruleset) -> dict[str, Any]:
     return {"board": board_to_dict(board, rules), "rules": rules_to_dict(rules)}
 
 
+def same_setup(saved: dict[str, Any], stamp: dict[str, Any]) -> bool:
+    """Whether a saved table's or checkpoint's JSON was solved for the board and ruleset of
+    ``stamp`` (a :func:`fingerprint`), by content: the ruleset's ``name`` is a label and is not
+    compared (the built-in ruleset's name changed from "... (RULES.md)" to "... (docs/rules.md,
+    D1-D20)"; tables solved before still match)."""
+    def content(data: dict[str, Any]) -> dict[str, Any]:
+        rules = data.get("rules")
+        return {**data, "rules": {k: v for k, v in rules.items() if k != "name"}} if isinstance(rules, dict) else data
+
+    return content({k: saved.get(k) for k in stamp}) == content(stamp)
+
+
 @dataclass
 class GameSolution:
     """The solved solitaire game.
@@ -359,7 +371,7 @@ def _claim(folder: Path, stamp: dict[str, Any]) -> None:
     manifest = folder / "solve.json"
     if manifest.exists():
         data = read_json(manifest, "checkpoint manifest")
-        if data.get("format") != LAYER_FORMAT or {k: data.get(k) for k in stamp} != stamp:
+        if data.get("format") != LAYER_FORMAT or not same_setup(data, stamp):
             raise ExactError(f"checkpoint directory {folder} holds the solve of another board or ruleset "
                              f"({manifest}); use another --checkpoints directory")
         return
@@ -415,7 +427,7 @@ def _read_layer(path: Path, stamp: dict[str, Any], layer: int, board: Board,
     data = read_json(path, "checkpoint")
     if data.get("format") != LAYER_FORMAT or data.get("layer") != layer:
         raise ExactError(f"checkpoint {path}: expected \"format\": \"{LAYER_FORMAT}\" and \"layer\": {layer}")
-    if {k: data.get(k) for k in stamp} != stamp:
+    if not same_setup(data, stamp):
         raise ExactError(f"checkpoint {path} was solved for another board or ruleset; use another --checkpoints "
                          "directory")
     values = decode_values(data.get("values"), board, f"checkpoint {path}")

@@ -73,7 +73,7 @@ class Ruleset:
     Each die has ``len(faces) + (1 if joker else 0)`` equally likely sides.
     """
 
-    name: str = "My Shelfie: The Dice Game (RULES.md)"
+    name: str = "My Shelfie: The Dice Game (docs/rules.md, D1-D20)"
     dice: int = 6
     faces: tuple[Face, ...] = (
         Face("plant", "P"),

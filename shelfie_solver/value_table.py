@@ -18,7 +18,7 @@ from .board import Board, ItemSets, Marks, parse_marks
 from .dice import space_for
 from .errors import ShelfieError
 from .exact import (ExactError, GameSolution, SuccessorValues, decode_values, encode_values, fingerprint,
-                    check_states, read_json, state_count)
+                    check_states, read_json, same_setup, state_count)
 from .files import write_text_atomically
 from .game import Game, GameState, LegalMarkings
 from .objectives import StateArrays
@@ -98,7 +98,7 @@ def table_for(path: str, board: Board, rules: Ruleset) -> GameSolution:
         ExactError: as :func:`load_table`, or the table is for another board or ruleset.
     """
     solution = load_table(path)
-    if fingerprint(solution.board, solution.rules) != fingerprint(board, rules):
+    if not same_setup(fingerprint(solution.board, solution.rules), fingerprint(board, rules)):
         raise ExactError(f"value table {path} was solved for board {solution.board.name!r} and rules "
                          f"{solution.rules.name!r}, not this board and ruleset; pass the same --board and --rules")
     return solution

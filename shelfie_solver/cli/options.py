@@ -20,7 +20,7 @@ _EXISTING_FILE = click.Path(exists=True, dir_okay=False, readable=True)
 
 
 def rules_option(func: F) -> F:
-    """``--rules FILE``: a ruleset TOML (default: RULES.md)."""
+    """``--rules FILE``: a ruleset TOML (default: the rules of docs/rules.md)."""
     return click.option("--rules", "rules_path", type=_EXISTING_FILE, default=None, metavar="FILE",
                         help="Ruleset TOML file (dice, faces, re-rolls, Joker limits...; docs/formats.md). "
                              "Default: the rules of docs/rules.md.")(func)
