@@ -32,8 +32,8 @@ import numpy as np
 
 from .engine import (BOARD_NEIGHBOURS, Board, Move, State, Table, column_room, draw_refill, free_cells, legal_moves,
                      legal_picks, needs_refill)
-from .rules import COLUMNS, EMPTY, PERSONAL_POINTS, ROWS, SIDE, PersonalCard, Shelf
-from .shelf import GROUP_POINTS, NEIGHBOURS, goal_holds, group_labels
+from .rules import CELLS, COLUMNS, EMPTY, PERSONAL_POINTS, ROWS, SIDE, PersonalCard, Shelf
+from .shelf import GROUP_POINTS, MIN_TILES, NEIGHBOURS, goal_holds, group_labels
 
 #: Evaluation unit: quarters of a point.
 QUARTER = 4
@@ -98,26 +98,69 @@ def _tempo(shelf: Shelf) -> int:
     return -2 * max(0, min(3, empty) - max(column_room(shelf)))
 
 
-class _Placements:
-    """A seat's shelf outcomes by (column, types), computed once per position.
+#: A group's potential (quarters of a point) by size (capped at 6) when it can still grow: half of
+#: what its next tile adds (T22); 0 for a single tile and from 6 tiles on.
+_POTENTIAL = tuple(2 * (GROUP_POINTS[s + 1] - GROUP_POINTS[s]) if 0 < s < 6 else 0 for s in range(7))
+#: Placement outcomes of recent shelves (:func:`_placements`), so a seat's turn reuses what the
+#: previous seat's denial term computed for its shelf; cleared when it outgrows this many shelves.
+_RECENT: dict[tuple[object, ...], _Placements] = {}
+_RECENT_MAX = 64
 
-    ``value(column, types)`` = ``(immediate x4, groups x4, personal x4, tempo x4, goals, end)``.
+
+class _Placements:
+    """A seat's shelf outcomes by (column, types), each computed once per shelf.
+
+    ``value(column, types)`` = ``(immediate x4, groups x4, personal x4, tempo x4, goals, end)``,
+    computed incrementally (T22: only the groups the placed tiles join or touch change; T21: only
+    the placed cells can match the card), equal to :func:`_full_value` on the whole shelf (checked in
+    tests/test_tile_advise.py).
     """
 
     def __init__(self, table: Table, state: State, seat: int):
         self.table, self.state, self.seat = table, state, seat
-        self.shelf = state.shelves[seat]
-        self.card = table.card(seat)
-        self.base = _features(self.shelf, self.card)
-        self.base_tempo = _tempo(self.shelf)
-        self.room = column_room(self.shelf)
+        self.shelf = shelf = state.shelves[seat]
+        self.card = card = table.card(seat)
+        self.room = column_room(shelf)
         self.cache: dict[tuple[int, tuple[int, ...]], tuple[int, int, int, int, tuple[int, ...], bool]] = {}
         self.best_cache: dict[tuple[int, ...], int] = {}
-        self.labels, self.groups = group_labels(self.shelf)
-        self.matches = self.card.matches(self.shelf) if self.card else 0
+        self.labels, self.groups = labels, groups = group_labels(shelf)
+        self.matches = card.matches(shelf) if card else 0
+        self.pending = sum(1 for cell in card.cells if shelf[cell] == EMPTY) if card else 0
         self.open_slots = [(slot, goal) for slot, goal in enumerate(table.goals)
                            if state.tokens[seat][slot] == 0 and state.stacks[slot]]
-        self.empty = self.shelf.count(EMPTY)
+        self.empty = shelf.count(EMPTY)
+        self.base_tempo = _tempo(shelf)
+        self.end_open = state.end_token is None
+        # the empty cells next to each group (bit masks): a group can grow while it has one
+        self.reach = reach = [0] * len(groups)
+        for cell, g in enumerate(labels):
+            if g >= 0:
+                for n in NEIGHBOURS[cell]:
+                    if shelf[n] == EMPTY:
+                        reach[g] |= 1 << n
+        wanted = [EMPTY] * len(shelf)
+        if card is not None:
+            for t, cell in enumerate(card.cells):
+                wanted[cell] = t
+        # per column, the cells the next 1-3 tiles land on: (cell, an empty side neighbour,
+        # {type: groups of that type next to it}, the type the card wants there or EMPTY)
+        self.slots: list[list[tuple[int, bool, dict[int, tuple[int, ...]], int]]] = []
+        for column in range(COLUMNS):
+            height = ROWS - self.room[column]
+            slots = []
+            for j in range(min(3, self.room[column])):
+                cell = (ROWS - 1 - height - j) * COLUMNS + column
+                near: dict[int, list[int]] = {}
+                side_empty = False
+                for n in NEIGHBOURS[cell]:
+                    if n == cell - COLUMNS or (n == cell + COLUMNS and j):
+                        continue  # above: empty or a placed tile; below a placed tile: a placed tile
+                    if shelf[n] == EMPTY:
+                        side_empty = True
+                    elif labels[n] not in near.setdefault(shelf[n], []):
+                        near[shelf[n]].append(labels[n])
+                slots.append((cell, side_empty, {t: tuple(gs) for t, gs in near.items()}, wanted[cell]))
+            self.slots.append(slots)
 
     def value(self, column: int, types: tuple[int, ...]) -> tuple[int, int, int, int, tuple[int, ...], bool]:
         """Place ``types`` (bottom first) in ``column``: the evaluation terms (quarters of a
@@ -126,61 +169,86 @@ class _Placements:
         hit = self.cache.get(key)
         if hit is not None:
             return hit
-        shelf = _place(self.shelf, column, types)
-        adjacency, personal, group_potential, personal_potential = _features(shelf, self.card)
+        slots = self.slots[column]
+        groups, reach = self.groups, self.reach
+        k = len(types)
+        placed = 0
+        parts: list[list[object]] = []  # runs of one type: [type, tiles, groups joined, open]
+        hits = covered = 0
+        for j, t in enumerate(types):
+            cell, side_empty, near, want = slots[j]
+            placed |= 1 << cell
+            if want != EMPTY:
+                covered += 1
+                hits += want == t
+            joined = near.get(t, ())
+            if j and types[j - 1] == t:
+                run = parts[-1]
+                run[1] += 1  # type: ignore[operator]
+                run[2].update(joined)  # type: ignore[attr-defined]
+                run[3] = run[3] or side_empty
+            else:
+                parts.append([t, 1, set(joined), side_empty])
+        if slots[k - 1][0] >= COLUMNS:  # the cell above the top tile is empty (T4)
+            parts[-1][3] = True
+        if len(parts) == 3 and parts[0][0] == parts[2][0] and parts[0][2] & parts[2][2]:  # type: ignore[operator]
+            top = parts.pop()  # the lowest and top tiles join through a group (T19)
+            parts[0][1] += top[1]  # type: ignore[operator]
+            parts[0][2] |= top[2]  # type: ignore[operator]
+            parts[0][3] = parts[0][3] or top[3]
+        gain = potential = 0
+        absorbed: set[int] = set()
+        keep = ~placed
+        for _, tiles, joined, is_open in parts:
+            size = tiles
+            growing = is_open
+            for g in joined:  # type: ignore[attr-defined]
+                old = groups[g][1]
+                size += old
+                gain -= GROUP_POINTS[min(old, 6)]
+                if reach[g]:
+                    potential -= _POTENTIAL[min(old, 6)]
+                    growing = growing or bool(reach[g] & keep)
+            absorbed |= joined  # type: ignore[arg-type]
+            gain += GROUP_POINTS[min(size, 6)]  # type: ignore[call-overload]
+            if growing:
+                potential += _POTENTIAL[min(size, 6)]  # type: ignore[call-overload]
+        for j in range(k):  # other groups next to the placed cells may lose their last empty neighbour
+            for joined in slots[j][2].values():
+                for g in joined:
+                    if g not in absorbed:
+                        absorbed.add(g)
+                        if reach[g] and not reach[g] & keep:
+                            potential -= _POTENTIAL[min(groups[g][1], 6)]
+        personal = personal_potential = 0
+        if self.card is not None:
+            matches = self.matches + hits
+            personal = PERSONAL_POINTS[matches] - PERSONAL_POINTS[self.matches]
+            personal_potential = 2 * ((PERSONAL_POINTS[matches + self.pending - covered] - PERSONAL_POINTS[matches])
+                                      - (PERSONAL_POINTS[self.matches + self.pending] - PERSONAL_POINTS[self.matches]))
+        room = list(self.room)
+        room[column] -= k
+        empty = self.empty - k
+        tempo = -2 * max(0, min(3, empty) - max(room)) - self.base_tempo
         goals = []
         tokens = 0
-        for slot, goal in self.open_slots:  # T18: the next token if the goal holds now
-            if goal_holds(goal, shelf, self.table.rules):
-                goals.append(goal)
-                tokens += self.state.stacks[slot][0]
-        end = self.state.end_token is None and EMPTY not in shelf  # T23
-        immediate = (adjacency - self.base[0]) + (personal - self.base[1]) + tokens + (1 if end else 0)
-        result = (QUARTER * immediate, group_potential - self.base[2], personal_potential - self.base[3],
-                  _tempo(shelf) - self.base_tempo, tuple(goals), end)
+        if self.open_slots:
+            shelf = None
+            for slot, goal in self.open_slots:  # T18: the next token if the goal holds now
+                if CELLS - empty < MIN_TILES[goal]:
+                    continue
+                shelf = shelf or _place(self.shelf, column, types)
+                if goal_holds(goal, shelf, self.table.rules):
+                    goals.append(goal)
+                    tokens += self.state.stacks[slot][0]
+        end = self.end_open and empty == 0  # T23
+        result = (QUARTER * (gain + personal + tokens + end), potential, personal_potential, tempo, tuple(goals), end)
         self.cache[key] = result
         return result
 
     def immediate(self, column: int, types: tuple[int, ...]) -> int:
-        """``value(column, types)[0]`` computed incrementally: only the groups the placed tiles
-        join change (T22), only their cells can match the card (T21); goals on the new shelf."""
-        height = ROWS - self.room[column]
-        cells = [(ROWS - 1 - height - j) * COLUMNS + column for j in range(len(types))]
-        parent: dict[int, int] = {}
-
-        def find(x: int) -> int:
-            while parent.get(x, x) != x:
-                x = parent[x]
-            return x
-
-        for j, (cell, t) in enumerate(zip(cells, types)):  # placed tile j is node -(j + 1)
-            node = find(-(j + 1))
-            links = [-j] if j and types[j - 1] == t else []
-            links += [g for n in NEIGHBOURS[cell] if (g := self.labels[n]) >= 0 and self.groups[g][0] == t]
-            for other in links:
-                root = find(other)
-                if root != node:
-                    parent[root] = node
-        sizes: dict[int, int] = {}
-        old: dict[int, int] = {}
-        for j in range(len(cells)):
-            root = find(-(j + 1))
-            sizes[root] = sizes.get(root, 0) + 1
-        for g in {g for g in parent if g >= 0}:
-            root = find(g)
-            sizes[root] += self.groups[g][1]
-            old[root] = old.get(root, 0) + GROUP_POINTS[min(self.groups[g][1], 6)]
-        gain = sum(GROUP_POINTS[min(size, 6)] - old.get(root, 0) for root, size in sizes.items())
-        if self.card is not None:
-            hits = sum(1 for cell, t in zip(cells, types) if self.card.cells[t] == cell)
-            gain += PERSONAL_POINTS[self.matches + hits] - PERSONAL_POINTS[self.matches]
-        if self.open_slots:
-            shelf = _place(self.shelf, column, types)
-            gain += sum(self.state.stacks[slot][0] for slot, goal in self.open_slots
-                        if goal_holds(goal, shelf, self.table.rules))
-        if self.state.end_token is None and self.empty == len(types):
-            gain += 1
-        return QUARTER * gain
+        """The change of the T25 score (x4) of placing ``types`` in ``column``: ``value(...)[0]``."""
+        return self.value(column, types)[0]
 
     def best_immediate(self, types: tuple[int, ...]) -> int:
         """The best immediate gain (x4) of placing these tile types (any order, any column)."""
@@ -188,10 +256,46 @@ class _Placements:
         hit = self.best_cache.get(key)
         if hit is not None:
             return hit
-        best = max(self.immediate(c, order) for order in set(permutations(types))
+        best = max(self.value(c, order)[0] for order in set(permutations(types))
                    for c in range(COLUMNS) if self.room[c] >= len(types))
         self.best_cache[key] = best
         return best
+
+
+def _placements(table: Table, state: State, seat: int) -> _Placements:
+    """:class:`_Placements` of ``seat``, reused from a recent call when everything its values
+    depend on is equal (the shelf, the card, the rules, each open goal and its next token, whether
+    the end token is still free)."""
+    card = table.card(seat)
+    key = (state.shelves[seat], card.cells if card else None, table.rules,
+           tuple((goal, state.stacks[slot][0]) for slot, goal in enumerate(table.goals)
+                 if state.tokens[seat][slot] == 0 and state.stacks[slot]), state.end_token is None)
+    found = _RECENT.get(key)
+    if found is None:
+        if len(_RECENT) >= _RECENT_MAX:
+            _RECENT.clear()
+        found = _RECENT[key] = _Placements(table, state, seat)
+    return found
+
+
+def _full_value(placements: _Placements, column: int,
+                types: tuple[int, ...]) -> tuple[int, int, int, int, tuple[int, ...], bool]:
+    """:meth:`_Placements.value` recomputed on the whole shelf after the placement (the reference
+    the incremental evaluation is tested against, and the benchmark's baseline)."""
+    table, state, seat = placements.table, placements.state, placements.seat
+    base = _features(placements.shelf, placements.card)
+    shelf = _place(placements.shelf, column, types)
+    adjacency, personal, group_potential, personal_potential = _features(shelf, placements.card)
+    goals = []
+    tokens = 0
+    for slot, goal in enumerate(table.goals):  # T18: the next token if the goal holds now
+        if state.tokens[seat][slot] == 0 and state.stacks[slot] and goal_holds(goal, shelf, table.rules):
+            goals.append(goal)
+            tokens += state.stacks[slot][0]
+    end = state.end_token is None and EMPTY not in shelf  # T23
+    immediate = (adjacency - base[0]) + (personal - base[1]) + tokens + (1 if end else 0)
+    return (QUARTER * immediate, group_potential - base[2], personal_potential - base[3],
+            _tempo(shelf) - _tempo(placements.shelf), tuple(goals), end)
 
 
 def _next_best(opponent: _Placements, board: Board) -> int:
@@ -287,9 +391,9 @@ def _score_moves(table: Table, state: State, immediate_only: bool, samples: int 
     :func:`_refill_outlook`, else 0. ``immediate_only`` (greedy): the total is the immediate gain
     and the other fields are empty."""
     seat = state.turn
-    mine = _Placements(table, state, seat)
+    mine = _placements(table, state, seat)
     nxt = (seat + 1) % table.players
-    opponent = _Placements(table, state, nxt) if not immediate_only else None
+    opponent = _placements(table, state, nxt) if not immediate_only else None
     denial_cache: dict[tuple[int, ...], tuple[int | Fraction, bool, RefillOutlook | None]] = {}
     next_best = _NextBest(opponent, state.board) if opponent is not None else None
     outlooks: dict[tuple[int, ...], RefillOutlook] = {}
