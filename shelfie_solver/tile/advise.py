@@ -131,6 +131,11 @@ class _Placements:
         self.empty = shelf.count(EMPTY)
         self.base_tempo = _tempo(shelf)
         self.end_open = state.end_token is None
+        # for the goal checks: groups of 2+ / 4+ tiles, tiles per type, full rows, empty cells per row
+        self.at_least = {least: sum(1 for _, size, _ in groups if size >= least) for least in (2, 4)}
+        self.counts = [shelf.count(t) for t in range(6)]
+        gaps = [sum(1 for c in range(COLUMNS) if shelf[r * COLUMNS + c] == EMPTY) for r in range(ROWS)]
+        self.full_rows = gaps.count(0)
         # the empty cells next to each group (bit masks): a group can grow while it has one
         self.reach = reach = [0] * len(groups)
         for cell, g in enumerate(labels):
@@ -161,6 +166,8 @@ class _Placements:
                         near[shelf[n]].append(labels[n])
                 slots.append((cell, side_empty, {t: tuple(gs) for t, gs in near.items()}, wanted[cell]))
             self.slots.append(slots)
+        #: per column, the empty cells of the row of each of its next 1-3 cells
+        self.row_gaps = [[gaps[cell // COLUMNS] for cell, _, _, _ in column_slots] for column_slots in self.slots]
 
     def value(self, column: int, types: tuple[int, ...]) -> tuple[int, int, int, int, tuple[int, ...], bool]:
         """Place ``types`` (bottom first) in ``column``: the evaluation terms (quarters of a
@@ -172,50 +179,54 @@ class _Placements:
         slots = self.slots[column]
         groups, reach = self.groups, self.reach
         k = len(types)
-        placed = 0
-        parts: list[list[object]] = []  # runs of one type: [type, tiles, groups joined, open]
-        hits = covered = 0
+        placed = hits = covered = 0
+        # runs of one type among the placed tiles (T19): type, tiles, groups joined, an empty neighbour
+        kinds: list[int] = []
+        tiles: list[int] = []
+        joins: list[set[int]] = []
+        opens: list[bool] = []
         for j, t in enumerate(types):
             cell, side_empty, near, want = slots[j]
             placed |= 1 << cell
             if want != EMPTY:
                 covered += 1
                 hits += want == t
-            joined = near.get(t, ())
             if j and types[j - 1] == t:
-                run = parts[-1]
-                run[1] += 1  # type: ignore[operator]
-                run[2].update(joined)  # type: ignore[attr-defined]
-                run[3] = run[3] or side_empty
+                tiles[-1] += 1
+                joins[-1].update(near.get(t, ()))
+                opens[-1] = opens[-1] or side_empty
             else:
-                parts.append([t, 1, set(joined), side_empty])
+                kinds.append(t)
+                tiles.append(1)
+                joins.append(set(near.get(t, ())))
+                opens.append(side_empty)
         if slots[k - 1][0] >= COLUMNS:  # the cell above the top tile is empty (T4)
-            parts[-1][3] = True
-        if len(parts) == 3 and parts[0][0] == parts[2][0] and parts[0][2] & parts[2][2]:  # type: ignore[operator]
-            top = parts.pop()  # the lowest and top tiles join through a group (T19)
-            parts[0][1] += top[1]  # type: ignore[operator]
-            parts[0][2] |= top[2]  # type: ignore[operator]
-            parts[0][3] = parts[0][3] or top[3]
+            opens[-1] = True
+        if len(kinds) == 3 and kinds[0] == kinds[2] and joins[0] & joins[2]:  # lowest and top join via a group
+            tiles[0] += tiles.pop()
+            joins[0] |= joins.pop()
+            opens[0] = opens[0] or opens.pop()
         gain = potential = 0
-        absorbed: set[int] = set()
         keep = ~placed
-        for _, tiles, joined, is_open in parts:
-            size = tiles
-            growing = is_open
-            for g in joined:  # type: ignore[attr-defined]
+        sizes = []
+        absorbed: set[int] = set()
+        for size, joined, growing in zip(tiles, joins, opens):
+            for g in joined:
                 old = groups[g][1]
                 size += old
                 gain -= GROUP_POINTS[min(old, 6)]
                 if reach[g]:
                     potential -= _POTENTIAL[min(old, 6)]
                     growing = growing or bool(reach[g] & keep)
-            absorbed |= joined  # type: ignore[arg-type]
-            gain += GROUP_POINTS[min(size, 6)]  # type: ignore[call-overload]
+            absorbed |= joined
+            sizes.append(size)
+            gain += GROUP_POINTS[min(size, 6)]
             if growing:
-                potential += _POTENTIAL[min(size, 6)]  # type: ignore[call-overload]
+                potential += _POTENTIAL[min(size, 6)]
+        joined_groups = set(absorbed)
         for j in range(k):  # other groups next to the placed cells may lose their last empty neighbour
-            for joined in slots[j][2].values():
-                for g in joined:
+            for near_groups in slots[j][2].values():
+                for g in near_groups:
                     if g not in absorbed:
                         absorbed.add(g)
                         if reach[g] and not reach[g] & keep:
@@ -233,18 +244,42 @@ class _Placements:
         goals = []
         tokens = 0
         if self.open_slots:
-            shelf = None
+            shelf: Shelf | None = None
             for slot, goal in self.open_slots:  # T18: the next token if the goal holds now
-                if CELLS - empty < MIN_TILES[goal]:
-                    continue
-                shelf = shelf or _place(self.shelf, column, types)
-                if goal_holds(goal, shelf, self.table.rules):
+                if goal in (3, 4):  # T-CG3 / T-CG4: the groups after the placement, counted exactly
+                    least = 4 if goal == 3 else 2
+                    holds = (self.at_least[least] - sum(1 for g in joined_groups if groups[g][1] >= least)
+                             + sum(1 for size in sizes if size >= least)) >= (4 if goal == 3 else 6)
+                elif CELLS - empty < MIN_TILES[goal] or not self._may_hold(goal, column, types, room):
+                    holds = False
+                else:
+                    shelf = shelf or _place(self.shelf, column, types)
+                    holds = goal_holds(goal, shelf, self.table.rules)
+                if holds:
                     goals.append(goal)
                     tokens += self.state.stacks[slot][0]
         end = self.end_open and empty == 0  # T23
         result = (QUARTER * (gain + personal + tokens + end), potential, personal_potential, tempo, tuple(goals), end)
         self.cache[key] = result
         return result
+
+    def _may_hold(self, goal: int, column: int, types: tuple[int, ...], room: list[int]) -> bool:
+        """False when common goal T-CG``goal`` cannot hold after placing ``types`` in ``column``
+        (``room``: the empty cells per column after it), from counts alone: full columns (T-CG2,
+        T-CG5, T-CG8), full rows (T-CG6, T-CG7), tiles of one type (T-CG9-T-CG11); True otherwise
+        (the predicate decides)."""
+        if goal in (2, 5):
+            return room.count(0) >= (2 if goal == 2 else 3)
+        if goal in (6, 7):
+            full = self.full_rows + sum(1 for j in range(len(types)) if self.row_gaps[column][j] == 1)
+            return full >= (2 if goal == 6 else 4)
+        if goal == 8:
+            return room[0] == 0 and room[COLUMNS - 1] == 0
+        if goal in (9, 10, 11):
+            most = max(self.counts[t] + types.count(t) for t in set(types))
+            most = max(most, max(self.counts))
+            return most >= (8 if goal == 9 else 5)
+        return True
 
     def immediate(self, column: int, types: tuple[int, ...]) -> int:
         """The change of the T25 score (x4) of placing ``types`` in ``column``: ``value(...)[0]``."""
