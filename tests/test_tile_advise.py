@@ -46,12 +46,15 @@ def test_immediate_gain_is_the_score_change():
                 continue
             seat = state.turn
             placements = _Placements(table, state, seat)
+            gains = _Placements(table, state, seat)  # the immediate gain alone, without the potentials
             before = total_score(table, state, seat)
             for k in (1, 2, 3):
                 for column, types in product(range(5), product(range(6), repeat=k) if k < 3 else triples):
                     if placements.room[column] < k:
                         continue
-                    assert placements.value(column, types) == _full_value(placements, column, types)
+                    full = _full_value(placements, column, types)
+                    assert placements.value(column, types) == full
+                    assert gains.immediate(column, types) == full[0]
                     checked += 1
             move = legal_moves(state)[0]
             after, _ = apply_move(table, state, move)

@@ -123,6 +123,7 @@ class _Placements:
         self.room = column_room(shelf)
         self.cache: dict[tuple[int, tuple[int, ...]], tuple[int, int, int, int, tuple[int, ...], bool]] = {}
         self.best_cache: dict[tuple[int, ...], int] = {}
+        self.gains: dict[tuple[int, tuple[int, ...]], int] = {}
         self.labels, self.groups = labels, groups = group_labels(shelf)
         self.matches = card.matches(shelf) if card else 0
         self.pending = sum(1 for cell in card.cells if shelf[cell] == EMPTY) if card else 0
@@ -174,8 +175,15 @@ class _Placements:
         point), the goals completed (T18) and whether the shelf is now full first (T23)."""
         key = (column, types)
         hit = self.cache.get(key)
-        if hit is not None:
-            return hit
+        if hit is None:
+            hit = self.cache[key] = self._evaluate(column, types, True)
+            self.gains[key] = hit[0]
+        return hit
+
+    def _evaluate(self, column: int, types: tuple[int, ...],
+                  full: bool) -> tuple[int, int, int, int, tuple[int, ...], bool]:
+        """:meth:`value` uncached; without ``full`` only the immediate gain and the goals (the
+        potentials and tempo are 0)."""
         slots = self.slots[column]
         groups, reach = self.groups, self.reach
         k = len(types)
@@ -224,7 +232,7 @@ class _Placements:
             if growing:
                 potential += _POTENTIAL[min(size, 6)]
         joined_groups = set(absorbed)
-        for j in range(k):  # other groups next to the placed cells may lose their last empty neighbour
+        for j in range(k if full else 0):  # other groups next to the placed cells may lose their last empty neighbour
             for near_groups in slots[j][2].values():
                 for g in near_groups:
                     if g not in absorbed:
@@ -235,12 +243,14 @@ class _Placements:
         if self.card is not None:
             matches = self.matches + hits
             personal = PERSONAL_POINTS[matches] - PERSONAL_POINTS[self.matches]
-            personal_potential = 2 * ((PERSONAL_POINTS[matches + self.pending - covered] - PERSONAL_POINTS[matches])
-                                      - (PERSONAL_POINTS[self.matches + self.pending] - PERSONAL_POINTS[self.matches]))
+            if full:
+                personal_potential = 2 * ((PERSONAL_POINTS[matches + self.pending - covered] - PERSONAL_POINTS[matches])
+                                          - (PERSONAL_POINTS[self.matches + self.pending]
+                                             - PERSONAL_POINTS[self.matches]))
         room = list(self.room)
         room[column] -= k
         empty = self.empty - k
-        tempo = -2 * max(0, min(3, empty) - max(room)) - self.base_tempo
+        tempo = -2 * max(0, min(3, empty) - max(room)) - self.base_tempo if full else 0
         goals = []
         tokens = 0
         if self.open_slots:
@@ -259,9 +269,8 @@ class _Placements:
                     goals.append(goal)
                     tokens += self.state.stacks[slot][0]
         end = self.end_open and empty == 0  # T23
-        result = (QUARTER * (gain + personal + tokens + end), potential, personal_potential, tempo, tuple(goals), end)
-        self.cache[key] = result
-        return result
+        return (QUARTER * (gain + personal + tokens + end), potential if full else 0, personal_potential, tempo,
+                tuple(goals), end)
 
     def _may_hold(self, goal: int, column: int, types: tuple[int, ...], room: list[int]) -> bool:
         """False when common goal T-CG``goal`` cannot hold after placing ``types`` in ``column``
@@ -282,8 +291,13 @@ class _Placements:
         return True
 
     def immediate(self, column: int, types: tuple[int, ...]) -> int:
-        """The change of the T25 score (x4) of placing ``types`` in ``column``: ``value(...)[0]``."""
-        return self.value(column, types)[0]
+        """The change of the T25 score (x4) of placing ``types`` in ``column``: ``value(...)[0]``,
+        computed without the potentials when not known yet."""
+        key = (column, types)
+        hit = self.gains.get(key)
+        if hit is None:
+            hit = self.gains[key] = self._evaluate(column, types, False)[0]
+        return hit
 
     def best_immediate(self, types: tuple[int, ...]) -> int:
         """The best immediate gain (x4) of placing these tile types (any order, any column)."""
@@ -291,7 +305,7 @@ class _Placements:
         hit = self.best_cache.get(key)
         if hit is not None:
             return hit
-        best = max(self.value(c, order)[0] for order in set(permutations(types))
+        best = max(self.immediate(c, order) for order in set(permutations(types))
                    for c in range(COLUMNS) if self.room[c] >= len(types))
         self.best_cache[key] = best
         return best
