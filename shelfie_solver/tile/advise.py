@@ -124,6 +124,7 @@ class _Placements:
         self.cache: dict[tuple[int, tuple[int, ...]], tuple[int, int, int, int, tuple[int, ...], bool]] = {}
         self.best_cache: dict[tuple[int, ...], int] = {}
         self.gains: dict[tuple[int, tuple[int, ...]], int] = {}
+        self.singles: list[list[list[tuple[int, int, tuple[int, ...], int]]]] | None = None
         self.labels, self.groups = labels, groups = group_labels(shelf)
         self.matches = card.matches(shelf) if card else 0
         self.pending = sum(1 for cell in card.cells if shelf[cell] == EMPTY) if card else 0
@@ -275,7 +276,8 @@ class _Placements:
     def _may_hold(self, goal: int, column: int, types: tuple[int, ...], room: list[int]) -> bool:
         """False when common goal T-CG``goal`` cannot hold after placing ``types`` in ``column``
         (``room``: the empty cells per column after it), from counts alone: full columns (T-CG2,
-        T-CG5, T-CG8), full rows (T-CG6, T-CG7), tiles of one type (T-CG9-T-CG11); True otherwise
+        T-CG5, T-CG8), full rows (T-CG6, T-CG7), tiles of one type (T-CG9-T-CG11), the column
+        heights (T-CG12); True otherwise
         (the predicate decides)."""
         if goal in (2, 5):
             return room.count(0) >= (2 if goal == 2 else 3)
@@ -284,6 +286,10 @@ class _Placements:
             return full >= (2 if goal == 6 else 4)
         if goal == 8:
             return room[0] == 0 and room[COLUMNS - 1] == 0
+        if goal == 12:  # T-CG12 from the heights after: 1-5 or 2-6 rising or falling by one
+            heights = [ROWS - r for r in room]
+            return (heights[0] in (1, 2) and all(heights[c] == heights[0] + c for c in range(COLUMNS))) or \
+                (heights[-1] in (1, 2) and all(heights[c] == heights[-1] + COLUMNS - 1 - c for c in range(COLUMNS)))
         if goal in (9, 10, 11):
             most = max(self.counts[t] + types.count(t) for t in set(types))
             most = max(most, max(self.counts))
@@ -296,8 +302,60 @@ class _Placements:
         key = (column, types)
         hit = self.gains.get(key)
         if hit is None:
-            hit = self.gains[key] = self._evaluate(column, types, False)[0]
+            if len(set(types)) == len(types):
+                hit = self._distinct_gain(column, types)
+            else:
+                hit = self._evaluate(column, types, False)[0]
+            self.gains[key] = hit
         return hit
+
+    def _distinct_gain(self, column: int, types: tuple[int, ...]) -> int:
+        """:meth:`immediate` for tiles of distinct types, which join distinct groups (T19), so
+        their group points add up tile by tile (T22)."""
+        singles = self.singles
+        if singles is None:
+            singles = self.singles = [[[self._single(slot, t) for t in range(6)] for slot in column_slots]
+                                      for column_slots in self.slots]
+        k = len(types)
+        gain = hits = 0
+        for j, t in enumerate(types):
+            tile_gain, _, _, want = singles[column][j][t]
+            gain += tile_gain
+            hits += want == t
+        empty = self.empty - k
+        if self.card is not None:
+            gain += PERSONAL_POINTS[self.matches + hits] - PERSONAL_POINTS[self.matches]
+        shelf: Shelf | None = None
+        for slot, goal in self.open_slots:  # T18
+            if goal in (3, 4):  # the groups after the placement, counted exactly
+                least = 4 if goal == 3 else 2
+                count = self.at_least[least]
+                for j, t in enumerate(types):
+                    _, size, joined, _ = singles[column][j][t]
+                    count += (size >= least) - sum(1 for old in joined if old >= least)
+                holds = count >= (4 if goal == 3 else 6)
+            elif CELLS - empty < MIN_TILES[goal]:
+                holds = False
+            else:
+                room = list(self.room)
+                room[column] -= k
+                holds = self._may_hold(goal, column, types, room)
+                if holds:
+                    shelf = shelf or _place(self.shelf, column, types)
+                    holds = goal_holds(goal, shelf, self.table.rules)
+            if holds:
+                gain += self.state.stacks[slot][0]
+        if self.end_open and empty == 0:  # T23
+            gain += 1
+        return QUARTER * gain
+
+    def _single(self, slot: tuple[int, bool, dict[int, tuple[int, ...]], int],
+                t: int) -> tuple[int, int, tuple[int, ...], int]:
+        """One tile of type ``t`` on ``slot``: ``(group points gained, its group's size, the sizes of
+        the groups it joins, the type the card wants there)``."""
+        sizes = tuple(self.groups[g][1] for g in slot[2].get(t, ()))
+        size = 1 + sum(sizes)
+        return (GROUP_POINTS[min(size, 6)] - sum(GROUP_POINTS[min(old, 6)] for old in sizes), size, sizes, slot[3])
 
     def best_immediate(self, types: tuple[int, ...]) -> int:
         """The best immediate gain (x4) of placing these tile types (any order, any column)."""
