@@ -447,6 +447,22 @@ def _refill_outlook(table: Table, state: State, after: Board, opponent: _Placeme
     return RefillOutlook(stats.mean, samples, stats.low, stats.high)
 
 
+#: ``_LINES[most][x]``: the straight lines of 1 to ``most`` board cells through cell ``x`` (along a
+#: row, not wrapping past its end, or down a column; T11).
+def _lines(x: int, most: int) -> tuple[tuple[int, ...], ...]:
+    lines = []
+    for step in (1, SIDE):
+        for start in range(most):  # x at position ``start`` of the line
+            for length in range(start + 1, most + 1):
+                line = tuple(x - start * step + k * step for k in range(length))
+                if all(0 <= c < SIDE * SIDE and (step == SIDE or c // SIDE == x // SIDE) for c in line):
+                    lines.append(line)
+    return tuple(lines)
+
+
+_LINES = tuple(tuple(_lines(x, most) for x in range(SIDE * SIDE)) for most in range(4))
+
+
 class _NextBest:
     """The next player's best immediate gain (x4) after each pick of the active player, from one
     list of the next player's picks on the current board: removing tiles only frees tiles (T10),
@@ -474,17 +490,13 @@ class _NextBest:
         if not fresh:
             return best
         free = (self.free | fresh) - removed
+        best_immediate = self.opponent.best_immediate
         for x in fresh:
-            for step in (1, SIDE):
-                for start in range(self.most):  # lines of up to ``most`` cells with x at position ``start``
-                    first = x - start * step
-                    for length in range(start + 1, self.most + 1):
-                        cells = [first + k * step for k in range(length)]
-                        if step == 1 and any(c // SIDE != x // SIDE for c in cells):
-                            break
-                        if not all(c in free for c in cells):
-                            continue
-                        best = max(best, self.opponent.best_immediate(tuple(board[c] for c in cells)))
+            for line in _LINES[self.most][x]:
+                if free.issuperset(line):
+                    value = best_immediate(tuple(board[c] for c in line))
+                    if value > best:
+                        best = value
         return best
 
 
