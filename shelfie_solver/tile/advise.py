@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
 from itertools import permutations
 
 import numpy as np
@@ -363,10 +364,17 @@ class _Placements:
         hit = self.best_cache.get(key)
         if hit is not None:
             return hit
-        best = max(self.immediate(c, order) for order in set(permutations(types))
-                   for c in range(COLUMNS) if self.room[c] >= len(types))
+        columns = [c for c in range(COLUMNS) if self.room[c] >= len(types)]
+        immediate = self.immediate
+        best = max(immediate(c, order) for order in _orders(key) for c in columns)
         self.best_cache[key] = best
         return best
+
+
+@cache
+def _orders(types: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """The distinct orders of the tile types ``types`` (T14: swapping same-type tiles is one order)."""
+    return tuple(sorted(set(permutations(types))))
 
 
 def _placements(table: Table, state: State, seat: int) -> _Placements:
