@@ -11,11 +11,13 @@ import io
 import json
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .advise import Advice, MarkingOption
 from .dice import Counts, dice_codes, dice_names
 from .rules import Ruleset
+
+if TYPE_CHECKING:  # annotations only: the dice advisor's engine is not loaded by every command
+    from .advise import Advice, MarkingOption
 
 FORMATS = ("table", "json", "csv", "markdown")
 

@@ -8,7 +8,7 @@ from itertools import product
 
 import numpy as np
 
-from shelfie_solver.tile.advise import _Placements, rank_moves
+from shelfie_solver.tile.advise import _full_value, _Placements, rank_moves
 from shelfie_solver.tile.engine import apply_move, apply_refill, draw_refill, legal_moves, needs_refill, start_state
 from shelfie_solver.tile.engine import Table, total_score
 from shelfie_solver.tile.rules import default_cards, default_layout, default_ruleset
@@ -35,8 +35,9 @@ def _positions(seed: int, turns: int):
 
 
 def test_immediate_gain_is_the_score_change():
-    """For placements (column, 1-3 types; a ninth of the triples) in many positions, the incremental gain equals
-    T25 after minus T25 before, computed on the whole shelf."""
+    """For placements (column, 1-3 types; a ninth of the triples) in many positions, the incremental
+    evaluation (every term) equals the whole shelf's recomputed before and after (T21, T22); the
+    immediate gain of a legal move equals T25 after minus T25 before."""
     checked = 0
     triples = [t for i, t in enumerate(product(range(6), repeat=3)) if i % 9 == 0]
     for seed in range(6):  # goals 1-12 all appear
@@ -45,13 +46,15 @@ def test_immediate_gain_is_the_score_change():
                 continue
             seat = state.turn
             placements = _Placements(table, state, seat)
+            gains = _Placements(table, state, seat)  # the immediate gain alone, without the potentials
             before = total_score(table, state, seat)
             for k in (1, 2, 3):
                 for column, types in product(range(5), product(range(6), repeat=k) if k < 3 else triples):
                     if placements.room[column] < k:
                         continue
-                    full = placements.value(column, types)[0]
-                    assert placements.immediate(column, types) == full
+                    full = _full_value(placements, column, types)
+                    assert placements.value(column, types) == full
+                    assert gains.immediate(column, types) == full[0]
                     checked += 1
             move = legal_moves(state)[0]
             after, _ = apply_move(table, state, move)

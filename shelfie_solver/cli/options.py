@@ -4,15 +4,16 @@ and the loading of the ruleset, board and marks they name."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from ..errors import shorten
-from ..board import Board, Marks, load_board, load_marks, verify_marks_fit
 from ..render import FORMATS
 from ..rules import Ruleset, load_rules
-from ..workload import check_work
+
+if TYPE_CHECKING:
+    from ..board import Board, Marks
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -68,6 +69,9 @@ def load_setup(rules_path: str | None, board_path: str | None,
         RulesError, BoardError, MarksError: bad input, with a one-line message.
         WorkError: a board and ruleset too large for the exact engine (:func:`workload.check_work`).
     """
+    from ..board import load_board, load_marks, verify_marks_fit  # here: the tile game needs no dice board
+    from ..workload import check_work
+
     rules = load_rules(rules_path)
     board = load_board(board_path, rules)
     check_work(board, rules)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
 from itertools import permutations
 
 import numpy as np
@@ -32,8 +33,8 @@ import numpy as np
 
 from .engine import (BOARD_NEIGHBOURS, Board, Move, State, Table, column_room, draw_refill, free_cells, legal_moves,
                      legal_picks, needs_refill)
-from .rules import COLUMNS, EMPTY, PERSONAL_POINTS, ROWS, SIDE, PersonalCard, Shelf
-from .shelf import GROUP_POINTS, NEIGHBOURS, goal_holds, group_labels
+from .rules import CELLS, COLUMNS, EMPTY, PERSONAL_POINTS, ROWS, SIDE, PersonalCard, Shelf
+from .shelf import GROUP_POINTS, MIN_TILES, NEIGHBOURS, goal_holds, group_labels
 
 #: Evaluation unit: quarters of a point.
 QUARTER = 4
@@ -98,89 +99,264 @@ def _tempo(shelf: Shelf) -> int:
     return -2 * max(0, min(3, empty) - max(column_room(shelf)))
 
 
-class _Placements:
-    """A seat's shelf outcomes by (column, types), computed once per position.
+#: A group's potential (quarters of a point) by size (capped at 6) when it can still grow: half of
+#: what its next tile adds (T22); 0 for a single tile and from 6 tiles on.
+_POTENTIAL = tuple(2 * (GROUP_POINTS[s + 1] - GROUP_POINTS[s]) if 0 < s < 6 else 0 for s in range(7))
+#: Placement outcomes of recent shelves (:func:`_placements`), so a seat's turn reuses what the
+#: previous seat's denial term computed for its shelf; cleared when it outgrows this many shelves.
+_RECENT: dict[tuple[object, ...], _Placements] = {}
+_RECENT_MAX = 64
 
-    ``value(column, types)`` = ``(immediate x4, groups x4, personal x4, tempo x4, goals, end)``.
+
+class _Placements:
+    """A seat's shelf outcomes by (column, types), each computed once per shelf.
+
+    ``value(column, types)`` = ``(immediate x4, groups x4, personal x4, tempo x4, goals, end)``,
+    computed incrementally (T22: only the groups the placed tiles join or touch change; T21: only
+    the placed cells can match the card), equal to :func:`_full_value` on the whole shelf (checked in
+    tests/test_tile_advise.py).
     """
 
     def __init__(self, table: Table, state: State, seat: int):
         self.table, self.state, self.seat = table, state, seat
-        self.shelf = state.shelves[seat]
-        self.card = table.card(seat)
-        self.base = _features(self.shelf, self.card)
-        self.base_tempo = _tempo(self.shelf)
-        self.room = column_room(self.shelf)
+        self.shelf = shelf = state.shelves[seat]
+        self.card = card = table.card(seat)
+        self.room = column_room(shelf)
         self.cache: dict[tuple[int, tuple[int, ...]], tuple[int, int, int, int, tuple[int, ...], bool]] = {}
         self.best_cache: dict[tuple[int, ...], int] = {}
-        self.labels, self.groups = group_labels(self.shelf)
-        self.matches = self.card.matches(self.shelf) if self.card else 0
+        self.gains: dict[tuple[int, tuple[int, ...]], int] = {}
+        self.singles: list[list[list[tuple[int, int, tuple[int, ...], int]]]] | None = None
+        self.labels, self.groups = labels, groups = group_labels(shelf)
+        self.matches = card.matches(shelf) if card else 0
+        self.pending = sum(1 for cell in card.cells if shelf[cell] == EMPTY) if card else 0
         self.open_slots = [(slot, goal) for slot, goal in enumerate(table.goals)
                            if state.tokens[seat][slot] == 0 and state.stacks[slot]]
-        self.empty = self.shelf.count(EMPTY)
+        self.empty = shelf.count(EMPTY)
+        self.base_tempo = _tempo(shelf)
+        self.end_open = state.end_token is None
+        # for the goal checks: groups of 2+ / 4+ tiles, tiles per type, full rows, empty cells per row
+        self.at_least = {least: sum(1 for _, size, _ in groups if size >= least) for least in (2, 4)}
+        self.counts = [shelf.count(t) for t in range(6)]
+        gaps = [sum(1 for c in range(COLUMNS) if shelf[r * COLUMNS + c] == EMPTY) for r in range(ROWS)]
+        self.full_rows = gaps.count(0)
+        # the empty cells next to each group (bit masks): a group can grow while it has one
+        self.reach = reach = [0] * len(groups)
+        for cell, g in enumerate(labels):
+            if g >= 0:
+                for n in NEIGHBOURS[cell]:
+                    if shelf[n] == EMPTY:
+                        reach[g] |= 1 << n
+        wanted = [EMPTY] * len(shelf)
+        if card is not None:
+            for t, cell in enumerate(card.cells):
+                wanted[cell] = t
+        # per column, the cells the next 1-3 tiles land on: (cell, an empty side neighbour,
+        # {type: groups of that type next to it}, the type the card wants there or EMPTY)
+        self.slots: list[list[tuple[int, bool, dict[int, tuple[int, ...]], int]]] = []
+        for column in range(COLUMNS):
+            height = ROWS - self.room[column]
+            slots = []
+            for j in range(min(3, self.room[column])):
+                cell = (ROWS - 1 - height - j) * COLUMNS + column
+                near: dict[int, list[int]] = {}
+                side_empty = False
+                for n in NEIGHBOURS[cell]:
+                    if n == cell - COLUMNS or (n == cell + COLUMNS and j):
+                        continue  # above: empty or a placed tile; below a placed tile: a placed tile
+                    if shelf[n] == EMPTY:
+                        side_empty = True
+                    elif labels[n] not in near.setdefault(shelf[n], []):
+                        near[shelf[n]].append(labels[n])
+                slots.append((cell, side_empty, {t: tuple(gs) for t, gs in near.items()}, wanted[cell]))
+            self.slots.append(slots)
+        #: per column, the empty cells of the row of each of its next 1-3 cells
+        self.row_gaps = [[gaps[cell // COLUMNS] for cell, _, _, _ in column_slots] for column_slots in self.slots]
 
     def value(self, column: int, types: tuple[int, ...]) -> tuple[int, int, int, int, tuple[int, ...], bool]:
         """Place ``types`` (bottom first) in ``column``: the evaluation terms (quarters of a
         point), the goals completed (T18) and whether the shelf is now full first (T23)."""
         key = (column, types)
         hit = self.cache.get(key)
-        if hit is not None:
-            return hit
-        shelf = _place(self.shelf, column, types)
-        adjacency, personal, group_potential, personal_potential = _features(shelf, self.card)
+        if hit is None:
+            hit = self.cache[key] = self._evaluate(column, types, True)
+            self.gains[key] = hit[0]
+        return hit
+
+    def _evaluate(self, column: int, types: tuple[int, ...],
+                  full: bool) -> tuple[int, int, int, int, tuple[int, ...], bool]:
+        """:meth:`value` uncached; without ``full`` only the immediate gain and the goals (the
+        potentials and tempo are 0)."""
+        slots = self.slots[column]
+        groups, reach = self.groups, self.reach
+        k = len(types)
+        placed = hits = covered = 0
+        # runs of one type among the placed tiles (T19): type, tiles, groups joined, an empty neighbour
+        kinds: list[int] = []
+        tiles: list[int] = []
+        joins: list[set[int]] = []
+        opens: list[bool] = []
+        for j, t in enumerate(types):
+            cell, side_empty, near, want = slots[j]
+            placed |= 1 << cell
+            if want != EMPTY:
+                covered += 1
+                hits += want == t
+            if j and types[j - 1] == t:
+                tiles[-1] += 1
+                joins[-1].update(near.get(t, ()))
+                opens[-1] = opens[-1] or side_empty
+            else:
+                kinds.append(t)
+                tiles.append(1)
+                joins.append(set(near.get(t, ())))
+                opens.append(side_empty)
+        if slots[k - 1][0] >= COLUMNS:  # the cell above the top tile is empty (T4)
+            opens[-1] = True
+        if len(kinds) == 3 and kinds[0] == kinds[2] and joins[0] & joins[2]:  # lowest and top join via a group
+            tiles[0] += tiles.pop()
+            joins[0] |= joins.pop()
+            opens[0] = opens[0] or opens.pop()
+        gain = potential = 0
+        keep = ~placed
+        sizes = []
+        absorbed: set[int] = set()
+        for size, joined, growing in zip(tiles, joins, opens):
+            for g in joined:
+                old = groups[g][1]
+                size += old
+                gain -= GROUP_POINTS[min(old, 6)]
+                if reach[g]:
+                    potential -= _POTENTIAL[min(old, 6)]
+                    growing = growing or bool(reach[g] & keep)
+            absorbed |= joined
+            sizes.append(size)
+            gain += GROUP_POINTS[min(size, 6)]
+            if growing:
+                potential += _POTENTIAL[min(size, 6)]
+        joined_groups = set(absorbed)
+        for j in range(k if full else 0):  # other groups next to the placed cells may lose their last empty neighbour
+            for near_groups in slots[j][2].values():
+                for g in near_groups:
+                    if g not in absorbed:
+                        absorbed.add(g)
+                        if reach[g] and not reach[g] & keep:
+                            potential -= _POTENTIAL[min(groups[g][1], 6)]
+        personal = personal_potential = 0
+        if self.card is not None:
+            matches = self.matches + hits
+            personal = PERSONAL_POINTS[matches] - PERSONAL_POINTS[self.matches]
+            if full:
+                personal_potential = 2 * ((PERSONAL_POINTS[matches + self.pending - covered] - PERSONAL_POINTS[matches])
+                                          - (PERSONAL_POINTS[self.matches + self.pending]
+                                             - PERSONAL_POINTS[self.matches]))
+        room = list(self.room)
+        room[column] -= k
+        empty = self.empty - k
+        tempo = -2 * max(0, min(3, empty) - max(room)) - self.base_tempo if full else 0
         goals = []
         tokens = 0
-        for slot, goal in self.open_slots:  # T18: the next token if the goal holds now
-            if goal_holds(goal, shelf, self.table.rules):
-                goals.append(goal)
-                tokens += self.state.stacks[slot][0]
-        end = self.state.end_token is None and EMPTY not in shelf  # T23
-        immediate = (adjacency - self.base[0]) + (personal - self.base[1]) + tokens + (1 if end else 0)
-        result = (QUARTER * immediate, group_potential - self.base[2], personal_potential - self.base[3],
-                  _tempo(shelf) - self.base_tempo, tuple(goals), end)
-        self.cache[key] = result
-        return result
+        if self.open_slots:
+            shelf: Shelf | None = None
+            for slot, goal in self.open_slots:  # T18: the next token if the goal holds now
+                if goal in (3, 4):  # T-CG3 / T-CG4: the groups after the placement, counted exactly
+                    least = 4 if goal == 3 else 2
+                    holds = (self.at_least[least] - sum(1 for g in joined_groups if groups[g][1] >= least)
+                             + sum(1 for size in sizes if size >= least)) >= (4 if goal == 3 else 6)
+                elif CELLS - empty < MIN_TILES[goal] or not self._may_hold(goal, column, types, room):
+                    holds = False
+                else:
+                    shelf = shelf or _place(self.shelf, column, types)
+                    holds = goal_holds(goal, shelf, self.table.rules)
+                if holds:
+                    goals.append(goal)
+                    tokens += self.state.stacks[slot][0]
+        end = self.end_open and empty == 0  # T23
+        return (QUARTER * (gain + personal + tokens + end), potential if full else 0, personal_potential, tempo,
+                tuple(goals), end)
+
+    def _may_hold(self, goal: int, column: int, types: tuple[int, ...], room: list[int]) -> bool:
+        """False when common goal T-CG``goal`` cannot hold after placing ``types`` in ``column``
+        (``room``: the empty cells per column after it), from counts alone: full columns (T-CG2,
+        T-CG5, T-CG8), full rows (T-CG6, T-CG7), tiles of one type (T-CG9-T-CG11), the column
+        heights (T-CG12); True otherwise
+        (the predicate decides)."""
+        if goal in (2, 5):
+            return room.count(0) >= (2 if goal == 2 else 3)
+        if goal in (6, 7):
+            full = self.full_rows + sum(1 for j in range(len(types)) if self.row_gaps[column][j] == 1)
+            return full >= (2 if goal == 6 else 4)
+        if goal == 8:
+            return room[0] == 0 and room[COLUMNS - 1] == 0
+        if goal == 12:  # T-CG12 from the heights after: 1-5 or 2-6 rising or falling by one
+            heights = [ROWS - r for r in room]
+            return (heights[0] in (1, 2) and all(heights[c] == heights[0] + c for c in range(COLUMNS))) or \
+                (heights[-1] in (1, 2) and all(heights[c] == heights[-1] + COLUMNS - 1 - c for c in range(COLUMNS)))
+        if goal in (9, 10, 11):
+            most = max(self.counts[t] + types.count(t) for t in set(types))
+            most = max(most, max(self.counts))
+            return most >= (8 if goal == 9 else 5)
+        return True
 
     def immediate(self, column: int, types: tuple[int, ...]) -> int:
-        """``value(column, types)[0]`` computed incrementally: only the groups the placed tiles
-        join change (T22), only their cells can match the card (T21); goals on the new shelf."""
-        height = ROWS - self.room[column]
-        cells = [(ROWS - 1 - height - j) * COLUMNS + column for j in range(len(types))]
-        parent: dict[int, int] = {}
+        """The change of the T25 score (x4) of placing ``types`` in ``column``: ``value(...)[0]``,
+        computed without the potentials when not known yet."""
+        key = (column, types)
+        hit = self.gains.get(key)
+        if hit is None:
+            if len(set(types)) == len(types):
+                hit = self._distinct_gain(column, types)
+            else:
+                hit = self._evaluate(column, types, False)[0]
+            self.gains[key] = hit
+        return hit
 
-        def find(x: int) -> int:
-            while parent.get(x, x) != x:
-                x = parent[x]
-            return x
-
-        for j, (cell, t) in enumerate(zip(cells, types)):  # placed tile j is node -(j + 1)
-            node = find(-(j + 1))
-            links = [-j] if j and types[j - 1] == t else []
-            links += [g for n in NEIGHBOURS[cell] if (g := self.labels[n]) >= 0 and self.groups[g][0] == t]
-            for other in links:
-                root = find(other)
-                if root != node:
-                    parent[root] = node
-        sizes: dict[int, int] = {}
-        old: dict[int, int] = {}
-        for j in range(len(cells)):
-            root = find(-(j + 1))
-            sizes[root] = sizes.get(root, 0) + 1
-        for g in {g for g in parent if g >= 0}:
-            root = find(g)
-            sizes[root] += self.groups[g][1]
-            old[root] = old.get(root, 0) + GROUP_POINTS[min(self.groups[g][1], 6)]
-        gain = sum(GROUP_POINTS[min(size, 6)] - old.get(root, 0) for root, size in sizes.items())
+    def _distinct_gain(self, column: int, types: tuple[int, ...]) -> int:
+        """:meth:`immediate` for tiles of distinct types, which join distinct groups (T19), so
+        their group points add up tile by tile (T22)."""
+        singles = self.singles
+        if singles is None:
+            singles = self.singles = [[[self._single(slot, t) for t in range(6)] for slot in column_slots]
+                                      for column_slots in self.slots]
+        k = len(types)
+        gain = hits = 0
+        for j, t in enumerate(types):
+            tile_gain, _, _, want = singles[column][j][t]
+            gain += tile_gain
+            hits += want == t
+        empty = self.empty - k
         if self.card is not None:
-            hits = sum(1 for cell, t in zip(cells, types) if self.card.cells[t] == cell)
             gain += PERSONAL_POINTS[self.matches + hits] - PERSONAL_POINTS[self.matches]
-        if self.open_slots:
-            shelf = _place(self.shelf, column, types)
-            gain += sum(self.state.stacks[slot][0] for slot, goal in self.open_slots
-                        if goal_holds(goal, shelf, self.table.rules))
-        if self.state.end_token is None and self.empty == len(types):
+        shelf: Shelf | None = None
+        for slot, goal in self.open_slots:  # T18
+            if goal in (3, 4):  # the groups after the placement, counted exactly
+                least = 4 if goal == 3 else 2
+                count = self.at_least[least]
+                for j, t in enumerate(types):
+                    _, size, joined, _ = singles[column][j][t]
+                    count += (size >= least) - sum(1 for old in joined if old >= least)
+                holds = count >= (4 if goal == 3 else 6)
+            elif CELLS - empty < MIN_TILES[goal]:
+                holds = False
+            else:
+                room = list(self.room)
+                room[column] -= k
+                holds = self._may_hold(goal, column, types, room)
+                if holds:
+                    shelf = shelf or _place(self.shelf, column, types)
+                    holds = goal_holds(goal, shelf, self.table.rules)
+            if holds:
+                gain += self.state.stacks[slot][0]
+        if self.end_open and empty == 0:  # T23
             gain += 1
         return QUARTER * gain
+
+    def _single(self, slot: tuple[int, bool, dict[int, tuple[int, ...]], int],
+                t: int) -> tuple[int, int, tuple[int, ...], int]:
+        """One tile of type ``t`` on ``slot``: ``(group points gained, its group's size, the sizes of
+        the groups it joins, the type the card wants there)``."""
+        sizes = tuple(self.groups[g][1] for g in slot[2].get(t, ()))
+        size = 1 + sum(sizes)
+        return (GROUP_POINTS[min(size, 6)] - sum(GROUP_POINTS[min(old, 6)] for old in sizes), size, sizes, slot[3])
 
     def best_immediate(self, types: tuple[int, ...]) -> int:
         """The best immediate gain (x4) of placing these tile types (any order, any column)."""
@@ -188,10 +364,53 @@ class _Placements:
         hit = self.best_cache.get(key)
         if hit is not None:
             return hit
-        best = max(self.immediate(c, order) for order in set(permutations(types))
-                   for c in range(COLUMNS) if self.room[c] >= len(types))
+        columns = [c for c in range(COLUMNS) if self.room[c] >= len(types)]
+        immediate = self.immediate
+        best = max(immediate(c, order) for order in _orders(key) for c in columns)
         self.best_cache[key] = best
         return best
+
+
+@cache
+def _orders(types: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """The distinct orders of the tile types ``types`` (T14: swapping same-type tiles is one order)."""
+    return tuple(sorted(set(permutations(types))))
+
+
+def _placements(table: Table, state: State, seat: int) -> _Placements:
+    """:class:`_Placements` of ``seat``, reused from a recent call when everything its values
+    depend on is equal (the shelf, the card, the rules, each open goal and its next token, whether
+    the end token is still free)."""
+    card = table.card(seat)
+    key = (state.shelves[seat], card.cells if card else None, table.rules,
+           tuple((goal, state.stacks[slot][0]) for slot, goal in enumerate(table.goals)
+                 if state.tokens[seat][slot] == 0 and state.stacks[slot]), state.end_token is None)
+    found = _RECENT.get(key)
+    if found is None:
+        if len(_RECENT) >= _RECENT_MAX:
+            _RECENT.clear()
+        found = _RECENT[key] = _Placements(table, state, seat)
+    return found
+
+
+def _full_value(placements: _Placements, column: int,
+                types: tuple[int, ...]) -> tuple[int, int, int, int, tuple[int, ...], bool]:
+    """:meth:`_Placements.value` recomputed on the whole shelf after the placement (the reference
+    the incremental evaluation is tested against, and the benchmark's baseline)."""
+    table, state, seat = placements.table, placements.state, placements.seat
+    base = _features(placements.shelf, placements.card)
+    shelf = _place(placements.shelf, column, types)
+    adjacency, personal, group_potential, personal_potential = _features(shelf, placements.card)
+    goals = []
+    tokens = 0
+    for slot, goal in enumerate(table.goals):  # T18: the next token if the goal holds now
+        if state.tokens[seat][slot] == 0 and state.stacks[slot] and goal_holds(goal, shelf, table.rules):
+            goals.append(goal)
+            tokens += state.stacks[slot][0]
+    end = state.end_token is None and EMPTY not in shelf  # T23
+    immediate = (adjacency - base[0]) + (personal - base[1]) + tokens + (1 if end else 0)
+    return (QUARTER * immediate, group_potential - base[2], personal_potential - base[3],
+            _tempo(shelf) - _tempo(placements.shelf), tuple(goals), end)
 
 
 def _next_best(opponent: _Placements, board: Board) -> int:
@@ -236,6 +455,22 @@ def _refill_outlook(table: Table, state: State, after: Board, opponent: _Placeme
     return RefillOutlook(stats.mean, samples, stats.low, stats.high)
 
 
+#: ``_LINES[most][x]``: the straight lines of 1 to ``most`` board cells through cell ``x`` (along a
+#: row, not wrapping past its end, or down a column; T11).
+def _lines(x: int, most: int) -> tuple[tuple[int, ...], ...]:
+    lines = []
+    for step in (1, SIDE):
+        for start in range(most):  # x at position ``start`` of the line
+            for length in range(start + 1, most + 1):
+                line = tuple(x - start * step + k * step for k in range(length))
+                if all(0 <= c < SIDE * SIDE and (step == SIDE or c // SIDE == x // SIDE) for c in line):
+                    lines.append(line)
+    return tuple(lines)
+
+
+_LINES = tuple(tuple(_lines(x, most) for x in range(SIDE * SIDE)) for most in range(4))
+
+
 class _NextBest:
     """The next player's best immediate gain (x4) after each pick of the active player, from one
     list of the next player's picks on the current board: removing tiles only frees tiles (T10),
@@ -263,17 +498,13 @@ class _NextBest:
         if not fresh:
             return best
         free = (self.free | fresh) - removed
+        best_immediate = self.opponent.best_immediate
         for x in fresh:
-            for step in (1, SIDE):
-                for start in range(self.most):  # lines of up to ``most`` cells with x at position ``start``
-                    first = x - start * step
-                    for length in range(start + 1, self.most + 1):
-                        cells = [first + k * step for k in range(length)]
-                        if step == 1 and any(c // SIDE != x // SIDE for c in cells):
-                            break
-                        if not all(c in free for c in cells):
-                            continue
-                        best = max(best, self.opponent.best_immediate(tuple(board[c] for c in cells)))
+            for line in _LINES[self.most][x]:
+                if free.issuperset(line):
+                    value = best_immediate(tuple(board[c] for c in line))
+                    if value > best:
+                        best = value
         return best
 
 
@@ -287,9 +518,9 @@ def _score_moves(table: Table, state: State, immediate_only: bool, samples: int 
     :func:`_refill_outlook`, else 0. ``immediate_only`` (greedy): the total is the immediate gain
     and the other fields are empty."""
     seat = state.turn
-    mine = _Placements(table, state, seat)
+    mine = _placements(table, state, seat)
     nxt = (seat + 1) % table.players
-    opponent = _Placements(table, state, nxt) if not immediate_only else None
+    opponent = _placements(table, state, nxt) if not immediate_only else None
     denial_cache: dict[tuple[int, ...], tuple[int | Fraction, bool, RefillOutlook | None]] = {}
     next_best = _NextBest(opponent, state.board) if opponent is not None else None
     outlooks: dict[tuple[int, ...], RefillOutlook] = {}
