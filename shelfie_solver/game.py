@@ -492,7 +492,8 @@ def _mark_and_block(state: GameState, cells: tuple[int, ...], events: list[Event
     before = state.marks
     after = before.with_marked(cells)
     sheets = _replace(state.sheets, seat, after)
-    touched = {line for line, members in enumerate(board.lines) if any(c in members for c in cells)}
+    # the lines through the marked cells: shelves first, then columns (Board.lines)
+    touched = {board.shelf_of(c) for c in cells} | {board.n_shelves + board.column_of(c) for c in cells}
     for line in sorted(touched):
         members = board.lines[line]
         if after.count_marked(members) != len(members):

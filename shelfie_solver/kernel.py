@@ -220,16 +220,23 @@ def _strategic(cells: np.ndarray, available: np.ndarray, m: np.ndarray, a: np.nd
     lines = np.zeros(2 * width, np.int64)
     counts = np.zeros(2 * width, np.int64)
     points = np.zeros(2 * width, np.int64)
+    base = np.zeros(m.shape[0], np.int64)  # each line's Phi now (the same for every set)
+    for line in range(m.shape[0]):
+        base[line] = _potential(m[line], a[line], mp[line], ap[line], t)
     for k in range(n_sets):
         ok = True
+        for j in range(width):  # usable first (D4): most sets are not, later in a game
+            c = cells[k, j]
+            if c >= 0 and not available[c]:
+                ok = False
+                break
+        if not ok:
+            continue
         used = 0
         for j in range(width):
             c = cells[k, j]
             if c < 0:
                 continue
-            if not available[c]:
-                ok = False
-                break
             for side in range(2):
                 line = cell_lines[c, side]
                 slot = -1
@@ -244,14 +251,12 @@ def _strategic(cells: np.ndarray, available: np.ndarray, m: np.ndarray, a: np.nd
                     used += 1
                 counts[slot] += 1
                 points[slot] += values[c]
-        if not ok:
-            continue
         usable[k] = True
         total = 0
         for u in range(used):
             line = lines[u]
             total += _potential(m[line] + counts[u], a[line] - counts[u], mp[line] + points[u],
-                                ap[line] - points[u], t) - _potential(m[line], a[line], mp[line], ap[line], t)
+                                ap[line] - points[u], t) - base[line]
         worth[k] = total
     failed = 0
     found = False
