@@ -32,7 +32,8 @@ from .dice import Counts, space_for
 from .engine import TurnPlan, TurnSolution, plan_turn, solve_turn
 from .errors import ShelfieError
 from .game import GameState, LegalMarkings, Strategy, legal_sets
-from .kernel import compiled_best_marking, compiled_strategic, compiled_top_hold
+from .kernel import cell_lines as _cell_lines
+from .kernel import compiled_best_marking, compiled_strategic, compiled_top_hold, dp_tables
 from .learned import Learned, LearnedModel, default_model, state_objective
 from .objectives import Objective, Points, StateArrays, Strategic
 from .rules import Ruleset
@@ -338,8 +339,7 @@ def _compiled_plan(board: Board, marks: Marks, rules: Ruleset) -> TurnPlan | Non
         return TurnPlan(solve_finals(space, columns[:, None, :], 0, kernel="numba").state(0), 1, {})
     # batch.solve_finals' compiled DP for this one state, called directly (the bound is checked above)
     pairs = _pairs(space)
-    starts, targets, weights = space.transitions
-    values, holds, policy = _kernel()(starts, targets, weights, pairs.hold, pairs.starts, columns[None],
+    values, holds, policy = _kernel()(*dp_tables(space), pairs.hold, pairs.starts, columns[None],
                                       space.denominator, rules.rerolls - 1)
     below = TurnSolution(space, Strategic().scale(rules), [v[0] for v in values],
                          [None] + [h[0] for h in holds[1:]], [None] + [p[0] for p in policy[1:]])
@@ -350,13 +350,6 @@ def _compiled_plan(board: Board, marks: Marks, rules: Ruleset) -> TurnPlan | Non
 def _padded_sizes(table: Any) -> np.ndarray:
     """``int64 (K+1,)``: the table's item-set sizes and 0 for the "no set" sentinel."""
     return np.append(table.sets.sizes, 0)
-
-
-@cache
-def _cell_lines(board: Board) -> np.ndarray:
-    """``int64 (cells, 2)``: each item's shelf line and column line in :attr:`Board.lines`."""
-    return np.array([[board.shelf_of(c), board.n_shelves + board.column_of(c)] for c in range(board.n_cells)],
-                    dtype=np.int64).reshape(board.n_cells, 2)
 
 
 @dataclass(frozen=True, eq=False)
