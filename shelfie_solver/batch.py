@@ -74,17 +74,24 @@ def final_tables(board: Board, states: Sequence[Marks], rules: Ruleset, objectiv
     if best_marking is not None:  # one compiled scan per state over its usable sets
         sizes = np.append(sets.sizes, 0)
         out = np.empty((len(table.starts), n, max(2, rules.combinations_per_turn + 1)), dtype=np.int64)
-        strategic = compiled_strategic() if isinstance(objective, Strategic) else None
-        for i, marks in enumerate(states):
-            state = StateArrays(board, rules, marks)
-            if strategic is not None:  # the objective compiled too (kernel._strategic == Strategic)
-                m, a, mp, ap = state.line_totals
-                worth, usable_one, failed = strategic(sets.cells, state.available, m, a, mp, ap,
-                                                      rules.scoring_threshold, cell_lines(board),
-                                                      board.value_array, board.n_shelves)
+        strategic = compiled_strategic() if isinstance(objective, Strategic) and n else None
+        if strategic is not None:  # the objective compiled too (kernel._strategic == Strategic)
+            bits = [marks.bit_arrays() for marks in states]
+            marked = np.stack([b[0] for b in bits])  # (N, cells) 0/1
+            available = np.stack([b[1] for b in bits])
+            member, values = board.line_matrix, board.value_array
+            # StateArrays.line_totals of every state in four products
+            m, a = marked @ member, available @ member
+            mp, ap = (marked * values) @ member, (available * values) @ member
+            open_items, lines = available.astype(np.bool_), cell_lines(board)
+            for i in range(n):
+                worth, usable_one, failed = strategic(sets.cells, open_items[i], m[i], a[i], mp[i], ap[i],
+                                                      rules.scoring_threshold, lines, values, board.n_shelves)
                 out[:, i] = best_marking(worth, usable_one, sizes, table.members, table.starts, failed,
                                          rules.combinations_per_turn)
-                continue
+            return out
+        for i, marks in enumerate(states):
+            state = StateArrays(board, rules, marks)
             index = np.flatnonzero(np.append(state.available, True)[sets.cells].all(axis=1))
             worth = np.zeros(n_sets + 1, dtype=np.int64)
             worth[index] = objective.values(state, sets.take(index))

@@ -155,18 +155,14 @@ def _best_marking(worth: np.ndarray, usable: np.ndarray, sizes: np.ndarray, memb
     for r in range(n_rolls):
         lo = starts[r]
         hi = starts[r + 1] if r + 1 < n_rolls else nnz
-        found = False
-        best = 0
+        best = np.iinfo(np.int64).min
         largest = 0
-        for k in range(lo, hi):
+        for k in range(lo, hi):  # branch-free: the usable test is a select, not a jump
             s = members[k]
-            if usable[s]:
-                if not found or worth[s] > best:
-                    best = worth[s]
-                    found = True
-                if sizes[s] > largest:
-                    largest = sizes[s]
-        if found:
+            u = usable[s]
+            best = max(best, worth[s] if u else np.iinfo(np.int64).min)
+            largest = max(largest, sizes[s] if u else 0)
+        if largest > 0:  # some usable set (every item set has at least one item)
             out[r, 0] = best
         else:
             out[r, 0] = failed

@@ -52,3 +52,22 @@ def test_tied_worths_fall_back_to_points_then_items(board, rules):
         solver.choose_hold(state, dice, rules.rerolls, np.random.default_rng(0))
         chosen = solver.choose_marking(state, dice, legal_sets(dice, board, marks, rules), np.random.default_rng(0))
         assert chosen == ranked[0].marking.cells
+
+
+@pytest.mark.parametrize("dice, sides, rerolls", [(6, 6, 2), (3, 4, 3), (5, 7, 1), (1, 6, 2)])
+def test_one_die_at_a_time_dp_equals_the_sparse_product(dice, sides, rerolls):
+    """The compiled DP (re-roll expectation summed one die at a time) gives the integers, holds
+    and values of batch's numpy DP (one sparse product per level, D7 stopping) on random tables."""
+    from shelfie_solver.batch import solve_finals
+    from shelfie_solver.dice import dice_space
+
+    space = dice_space(dice, sides)
+    finals = np.random.default_rng(dice * 100 + sides).integers(-50, 50, size=(len(space.rolls), 3, 3))
+    finals[:, :, 1] = finals[:, :, 1] % 2  # a failed-result style 0/1 column (ties on column 0 happen)
+    fast = solve_finals(space, finals, rerolls, 7, kernel="numba")
+    slow = solve_finals(space, finals, rerolls, 7, kernel="numpy")
+    for r in range(rerolls + 1):
+        assert np.array_equal(fast.values[r], slow.values[r])
+        if r:
+            assert np.array_equal(fast.hold_values[r], slow.hold_values[r])
+            assert np.array_equal(fast.policy[r], slow.policy[r])
