@@ -10,12 +10,15 @@ import errno
 import importlib
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from .. import __version__
 from ..errors import ShelfieError, error_line
+
+if TYPE_CHECKING:
+    from ..parallel import Interrupted
 
 #: command name -> "module:function" under shelfie_solver.cli
 COMMANDS = {
@@ -82,13 +85,13 @@ class ShelfieGroup(click.Group):
         sys.exit(code if isinstance(code, int) else 0)
 
 
-def _interrupted() -> type[BaseException]:
+def _interrupted() -> type[Interrupted]:
     """:class:`parallel.Interrupted`, imported only when an exception reaches its ``except``
     clause (clauses are evaluated then), so commands that never run in parallel (``advise``)
     do not pay for the runner's import at start-up (issue 12 §6)."""
-    from ..parallel import Interrupted
+    from ..parallel import Interrupted as interrupted
 
-    return Interrupted
+    return interrupted
 
 
 def _output_failed(error: OSError) -> None:
