@@ -454,7 +454,7 @@ def _play_turn(state: GameState, strategy: Strategy, source: DiceSource, rng: np
                events: list[Event]) -> tuple[Marks, ...]:
     """One turn of the active player (D6-D16); appends its events and returns the new sheets."""
     board, rules, seat, marks = state.board, state.rules, state.active, state.marks
-    if not marks.available:
+    if (marks.marked | marks.eliminated) == (1 << marks.n_cells) - 1:  # no available item (Marks.available)
         events.append(Pass(seat))
         return state.sheets
     dice = source.roll((0,) * rules.n_sides, rules)

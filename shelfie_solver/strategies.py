@@ -26,14 +26,14 @@ import numpy as np
 
 from .advise import failed_options, order_markings
 from .allocate import feasibility_table, find_groups, is_all_jokers
-from .batch import _kernel, _pairs, solve_finals
+from .batch import _pairs, solve_finals
 from .board import Board, Marks
 from .dice import Counts, space_for
 from .engine import TurnPlan, TurnSolution, plan_turn, solve_turn
 from .errors import ShelfieError
 from .game import GameState, LegalMarkings, Strategy, legal_sets
 from .kernel import cell_lines as _cell_lines
-from .kernel import compiled_best_marking, compiled_strategic, compiled_top_hold, dp_tables
+from .kernel import compiled, compiled_best_marking, compiled_strategic, compiled_top_hold, dp_tables
 from .learned import Learned, LearnedModel, default_model, state_objective
 from .objectives import Objective, Points, StateArrays, Strategic
 from .rules import Ruleset
@@ -320,8 +320,8 @@ class LearnedStrategy:
 def _compiled_plan(board: Board, marks: Marks, rules: Ruleset) -> TurnPlan | None:
     """:func:`engine.plan_turn`'s holds from the compiled kernel (:mod:`kernel`, numba), or
     ``None`` without numba or when the values outgrow int64 (the same holds either way)."""
-    best_marking = compiled_best_marking()
-    if _kernel() is None or best_marking is None or compiled_top_hold() is None or compiled_strategic() is None:
+    best_marking, dp = compiled_best_marking(), compiled()
+    if dp is None or best_marking is None or compiled_top_hold() is None or compiled_strategic() is None:
         return None
     # columns 0 and 1 of engine.final_table (the later, carried columns never move the policy)
     table = feasibility_table(board, rules)
@@ -339,8 +339,8 @@ def _compiled_plan(board: Board, marks: Marks, rules: Ruleset) -> TurnPlan | Non
         return TurnPlan(solve_finals(space, columns[:, None, :], 0, kernel="numba").state(0), 1, {})
     # batch.solve_finals' compiled DP for this one state, called directly (the bound is checked above)
     pairs = _pairs(space)
-    values, holds, policy = _kernel()(*dp_tables(space), pairs.hold, pairs.starts, columns[None],
-                                      space.denominator, rules.rerolls - 1)
+    values, holds, policy = dp(*dp_tables(space), pairs.hold, pairs.starts, columns[None], space.denominator,
+                               rules.rerolls - 1)
     below = TurnSolution(space, Strategic().scale(rules), [v[0] for v in values],
                          [None] + [h[0] for h in holds[1:]], [None] + [p[0] for p in policy[1:]])
     return _CompiledPlan(below, rules.rerolls, {}, worth, state)
