@@ -24,7 +24,7 @@ can be marked) are applied by :func:`legal_markings` and the engine.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from itertools import product
 
 import numpy as np
@@ -158,9 +158,14 @@ def legal_sets(counts: Counts, board: Board, marks: Marks, rules: Ruleset) -> np
     end = table.starts[row + 1] if row + 1 < len(table.starts) else len(table.members)
     members = table.members[table.starts[row]:end]
     members = members[members < len(table.sets.sizes)]  # drop the "no set" sentinel
-    open_cells = np.append(marks.bit_arrays()[1].astype(bool), True)  # -1 padding counts as open
-    found: np.ndarray = members[open_cells[table.sets.cells[members]].all(axis=1)]
+    found: np.ndarray = members[_open_cells(marks)[table.sets.cells[members]].all(axis=1)]
     return found
+
+
+@lru_cache(maxsize=4096)
+def _open_cells(marks: Marks) -> np.ndarray:
+    """``bool (cells+1,)``: the available items (D4), then ``True`` for the -1 padding."""
+    return np.append(marks.bit_arrays()[1].astype(bool), True)
 
 
 def legal_markings(counts: Counts, board: Board, marks: Marks, rules: Ruleset) -> list[Marking]:

@@ -25,7 +25,7 @@ from .allocate import feasibility_table
 from .board import Board, Marks
 from .dice import DiceSpace, space_for
 from .engine import _INT64_SAFE, TurnSolution, solve
-from .objectives import Objective, StateArrays
+from .objectives import Objective, StateArrays, Strategic
 from .rules import Ruleset
 
 
@@ -68,12 +68,28 @@ def final_tables(board: Board, states: Sequence[Marks], rules: Ruleset, objectiv
     table = feasibility_table(board, rules)
     sets = table.sets
     n_sets, n = len(sets.sizes), len(states)
-    from .kernel import compiled_best_marking
+    from .kernel import cell_lines, compiled_best_marking, compiled_strategic
 
     best_marking = compiled_best_marking() if kernel != "numpy" else None
     if best_marking is not None:  # one compiled scan per state over its usable sets
         sizes = np.append(sets.sizes, 0)
         out = np.empty((len(table.starts), n, max(2, rules.combinations_per_turn + 1)), dtype=np.int64)
+        strategic = compiled_strategic() if isinstance(objective, Strategic) and n else None
+        if strategic is not None:  # the objective compiled too (kernel._strategic == Strategic)
+            bits = [marks.bit_arrays() for marks in states]
+            marked = np.stack([b[0] for b in bits])  # (N, cells) 0/1
+            available = np.stack([b[1] for b in bits])
+            member, values = board.line_matrix, board.value_array
+            # StateArrays.line_totals of every state in four products
+            m, a = marked @ member, available @ member
+            mp, ap = (marked * values) @ member, (available * values) @ member
+            open_items, lines = available.astype(np.bool_), cell_lines(board)
+            for i in range(n):
+                worth, usable_one, failed = strategic(sets.cells, open_items[i], m[i], a[i], mp[i], ap[i],
+                                                      rules.scoring_threshold, lines, values, board.n_shelves)
+                out[:, i] = best_marking(worth, usable_one, sizes, table.members, table.starts, failed,
+                                         rules.combinations_per_turn)
+            return out
         for i, marks in enumerate(states):
             state = StateArrays(board, rules, marks)
             index = np.flatnonzero(np.append(state.available, True)[sets.cells].all(axis=1))
@@ -142,9 +158,10 @@ def solve_finals(space: DiceSpace, finals: np.ndarray, rerolls: int, scale: int 
     if compiled is None and kernel == "numba":
         raise ImportError("the numba kernel needs numba: pip install 'shelfie-solve[fast]'")
     if compiled is not None:
+        from .kernel import dp_tables
+
         pairs = _pairs(space)
-        starts, columns, weights = space.transitions
-        done = compiled(starts, columns, weights, pairs.hold, pairs.starts,
+        done = compiled(*dp_tables(space), pairs.hold, pairs.starts,
                         np.ascontiguousarray(level0.transpose(1, 0, 2)), space.denominator, rerolls)
         values_k, holds_k, policy_k = done
         return BatchSolution(space, scale, [v.transpose(1, 0, 2) for v in values_k],

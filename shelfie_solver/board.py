@@ -243,7 +243,8 @@ class Marks:
 
     def closed_shelves(self) -> int:
         """Shelves with no available item (D17's end trigger counts these)."""
-        return sum(not self.shelf_has_available(s) for s in range(self.n_shelves))
+        done, row, width = self.marked | self.eliminated, (1 << self.n_columns) - 1, self.n_columns
+        return sum((done >> (s * width)) & row == row for s in range(self.n_shelves))
 
     def __str__(self) -> str:
         rows = []

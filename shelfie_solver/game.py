@@ -454,7 +454,7 @@ def _play_turn(state: GameState, strategy: Strategy, source: DiceSource, rng: np
                events: list[Event]) -> tuple[Marks, ...]:
     """One turn of the active player (D6-D16); appends its events and returns the new sheets."""
     board, rules, seat, marks = state.board, state.rules, state.active, state.marks
-    if not marks.available:
+    if (marks.marked | marks.eliminated) == (1 << marks.n_cells) - 1:  # no available item (Marks.available)
         events.append(Pass(seat))
         return state.sheets
     dice = source.roll((0,) * rules.n_sides, rules)
@@ -492,7 +492,8 @@ def _mark_and_block(state: GameState, cells: tuple[int, ...], events: list[Event
     before = state.marks
     after = before.with_marked(cells)
     sheets = _replace(state.sheets, seat, after)
-    touched = {line for line, members in enumerate(board.lines) if any(c in members for c in cells)}
+    # the lines through the marked cells: shelves first, then columns (Board.lines)
+    touched = {board.shelf_of(c) for c in cells} | {board.n_shelves + board.column_of(c) for c in cells}
     for line in sorted(touched):
         members = board.lines[line]
         if after.count_marked(members) != len(members):

@@ -14,9 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .board import Board
+    from .dice import DiceSpace
 
 
 def _jit(func: Callable[..., Any]) -> Any:
@@ -54,55 +58,82 @@ def compiled() -> Any:
     return _jit(_dp)
 
 
-def _dp(starts: np.ndarray, columns: np.ndarray, weights: np.ndarray, pair_hold: np.ndarray,
+def _dp(extend: np.ndarray, power: np.ndarray, order: np.ndarray, pair_hold: np.ndarray,
         pair_starts: np.ndarray, level0: np.ndarray, denominator: int,
         rerolls: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
     """``level0`` ``(N, R, Q)`` int64 -> values ``(rerolls+1, N, R, Q)``, hold values
-    ``(rerolls+1, N, H, Q)`` (level 0 unused) and policy ``(rerolls+1, N, R)`` (level 0 unused)."""
+    ``(rerolls+1, N, H, Q)`` (level 0 unused) and policy ``(rerolls+1, N, R)`` (level 0 unused).
+
+    The re-roll expectation one die at a time (:func:`dp_tables`): ``S[h]``, the sum of
+    V_(r-1) over every ordered way to roll the dice ``h`` leaves free, is ``V_(r-1)[h]`` for a
+    full roll and ``sum over sides f of S[h + f]`` otherwise (``extend[h, f]``, holds taken in
+    ``order``: more dice kept first); then ``E_r[h] = power[h] * S[h]`` with ``power[h] =
+    sides ** kept(h)``, the integer of the transition weights ``multinomial * sides ** kept``.
+    The same integers as the sparse product, with about half the multiply-adds."""
     n_states, n_rolls, q = level0.shape
-    n_holds = starts.shape[0]
-    nnz = columns.shape[0]
+    n_holds, n_sides = extend.shape
     n_pairs = pair_hold.shape[0]
     values = np.zeros((rerolls + 1, n_states, n_rolls, q), np.int64)
     hold_values = np.zeros((rerolls + 1, n_states, n_holds, q), np.int64)
     policy = np.zeros((rerolls + 1, n_states, n_rolls), np.int64)
-    acc = np.zeros(q, np.int64)
+    sums = np.zeros((n_holds, q), np.int64)
     for n in range(n_states):
-        for r in range(n_rolls):
-            for c in range(q):
-                values[0, n, r, c] = level0[n, r, c]
+        base = level0[n]
+        values[0, n] = base
         factor = 1
         for level in range(1, rerolls + 1):
             factor *= denominator
-            for h in range(n_holds):
-                lo = starts[h]
-                hi = starts[h + 1] if h + 1 < n_holds else nnz
+            prev = values[level - 1, n]
+            expected = hold_values[level, n]
+            chosen = values[level, n]
+            for r in range(n_rolls):
                 for c in range(q):
-                    acc[c] = 0
-                for k in range(lo, hi):
-                    w = weights[k]
-                    roll = columns[k]
+                    sums[r, c] = prev[r, c]
+            for i in range(order.shape[0]):
+                h = order[i]
+                for c in range(q):
+                    sums[h, c] = 0
+                for f in range(n_sides):
+                    g = extend[h, f]
                     for c in range(q):
-                        acc[c] += w * values[level - 1, n, roll, c]
+                        sums[h, c] += sums[g, c]
                 for c in range(q):
-                    hold_values[level, n, h, c] = acc[c]
+                    expected[h, c] = power[h] * sums[h, c]
             for r in range(n_rolls):  # keeping every die is stopping (D7)
                 for c in range(q):
-                    hold_values[level, n, r, c] = level0[n, r, c] * factor
+                    expected[r, c] = base[r, c] * factor
             for r in range(n_rolls):
                 lo = pair_starts[r]
                 hi = pair_starts[r + 1] if r + 1 < n_rolls else n_pairs
                 best = pair_hold[lo]
                 for p in range(lo + 1, hi):
                     h = pair_hold[p]
-                    a = hold_values[level, n, h, 0]
-                    b = hold_values[level, n, best, 0]
-                    if a > b or (q >= 2 and a == b and hold_values[level, n, h, 1] < hold_values[level, n, best, 1]):
+                    a = expected[h, 0]
+                    b = expected[best, 0]
+                    if a > b or (q >= 2 and a == b and expected[h, 1] < expected[best, 1]):
                         best = h
                 policy[level, n, r] = best
                 for c in range(q):
-                    values[level, n, r, c] = hold_values[level, n, best, c]
+                    chosen[r, c] = expected[best, c]
     return values, hold_values, policy
+
+
+@cache
+def dp_tables(space: DiceSpace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The holds' one-die structure for :func:`_dp`: ``extend int64 (H, sides)`` (the hold with
+    one more die showing each side; -1 for full rolls), ``power int64 (H,)`` (``sides ** kept``)
+    and ``order int64`` (the holds that are not full rolls, most dice kept first)."""
+    holds = space.holds
+    extend = np.full((len(holds), space.n_sides), -1, dtype=np.int64)
+    kept = np.array([sum(h) for h in holds], dtype=np.int64)
+    for i, hold in enumerate(holds):
+        if kept[i] < space.n_dice:
+            for f in range(space.n_sides):
+                extend[i, f] = space.hold_index[hold[:f] + (hold[f] + 1,) + hold[f + 1:]]
+    power = np.array([space.n_sides ** int(k) for k in kept], dtype=np.int64)
+    order = np.argsort(-kept, kind="stable")
+    order = order[kept[order] < space.n_dice].astype(np.int64)
+    return extend, power, order
 
 
 @cache
@@ -124,18 +155,14 @@ def _best_marking(worth: np.ndarray, usable: np.ndarray, sizes: np.ndarray, memb
     for r in range(n_rolls):
         lo = starts[r]
         hi = starts[r + 1] if r + 1 < n_rolls else nnz
-        found = False
-        best = 0
+        best = np.iinfo(np.int64).min
         largest = 0
-        for k in range(lo, hi):
+        for k in range(lo, hi):  # branch-free: the usable test is a select, not a jump
             s = members[k]
-            if usable[s]:
-                if not found or worth[s] > best:
-                    best = worth[s]
-                    found = True
-                if sizes[s] > largest:
-                    largest = sizes[s]
-        if found:
+            u = usable[s]
+            best = max(best, worth[s] if u else np.iinfo(np.int64).min)
+            largest = max(largest, sizes[s] if u else 0)
+        if largest > 0:  # some usable set (every item set has at least one item)
             out[r, 0] = best
         else:
             out[r, 0] = failed
@@ -187,6 +214,14 @@ def _top_hold(starts: np.ndarray, columns: np.ndarray, weights: np.ndarray, pair
 
 
 @cache
+def cell_lines(board: Board) -> np.ndarray:
+    """``int64 (cells, 2)``: each item's shelf line and column line in :attr:`Board.lines`
+    (the ``cell_lines`` argument of :func:`_strategic`)."""
+    return np.array([[board.shelf_of(c), board.n_shelves + board.column_of(c)] for c in range(board.n_cells)],
+                    dtype=np.int64).reshape(board.n_cells, 2)
+
+
+@cache
 def compiled_strategic() -> Any:
     """The jitted :func:`_strategic`, or ``None`` without numba."""
     potential = _jit(_potential)
@@ -220,16 +255,23 @@ def _strategic(cells: np.ndarray, available: np.ndarray, m: np.ndarray, a: np.nd
     lines = np.zeros(2 * width, np.int64)
     counts = np.zeros(2 * width, np.int64)
     points = np.zeros(2 * width, np.int64)
+    base = np.zeros(m.shape[0], np.int64)  # each line's Phi now (the same for every set)
+    for line in range(m.shape[0]):
+        base[line] = _potential(m[line], a[line], mp[line], ap[line], t)
     for k in range(n_sets):
         ok = True
+        for j in range(width):  # usable first (D4): most sets are not, later in a game
+            c = cells[k, j]
+            if c >= 0 and not available[c]:
+                ok = False
+                break
+        if not ok:
+            continue
         used = 0
         for j in range(width):
             c = cells[k, j]
             if c < 0:
                 continue
-            if not available[c]:
-                ok = False
-                break
             for side in range(2):
                 line = cell_lines[c, side]
                 slot = -1
@@ -244,14 +286,12 @@ def _strategic(cells: np.ndarray, available: np.ndarray, m: np.ndarray, a: np.nd
                     used += 1
                 counts[slot] += 1
                 points[slot] += values[c]
-        if not ok:
-            continue
         usable[k] = True
         total = 0
         for u in range(used):
             line = lines[u]
             total += _potential(m[line] + counts[u], a[line] - counts[u], mp[line] + points[u],
-                                ap[line] - points[u], t) - _potential(m[line], a[line], mp[line], ap[line], t)
+                                ap[line] - points[u], t) - base[line]
         worth[k] = total
     failed = 0
     found = False

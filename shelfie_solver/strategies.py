@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -25,11 +26,14 @@ import numpy as np
 
 from .advise import failed_options, order_markings
 from .allocate import feasibility_table, find_groups, is_all_jokers
+from .batch import _pairs, solve_finals
 from .board import Board, Marks
 from .dice import Counts, space_for
-from .engine import TurnPlan, plan_turn, solve_turn
+from .engine import TurnPlan, TurnSolution, plan_turn, solve_turn
 from .errors import ShelfieError
 from .game import GameState, LegalMarkings, Strategy, legal_sets
+from .kernel import cell_lines as _cell_lines
+from .kernel import compiled, compiled_best_marking, compiled_strategic, compiled_top_hold, dp_tables
 from .learned import Learned, LearnedModel, default_model, state_objective
 from .objectives import Objective, Points, StateArrays, Strategic
 from .rules import Ruleset
@@ -253,6 +257,18 @@ class SolverStrategy:
 
     def choose_marking(self, state: GameState, dice: Counts, legal: LegalMarkings,
                        rng: np.random.Generator) -> tuple[int, ...]:
+        plan = self._plans.get((state.board, state.rules, state.marks.marked, state.marks.eliminated))
+        if isinstance(plan, _CompiledPlan) and plan.worth is not None and plan.arrays is not None:
+            # the turn's compiled final table already holds every item set's strategic worth
+            # (kernel._strategic == objectives.Strategic): the first of advise.order_markings
+            worth = plan.worth[legal.index]
+            top = np.flatnonzero(worth == worth.max())
+            if len(top) == 1:  # no tie on worth: the points-now tie rule is not needed
+                return legal.cells(int(top[0]))
+            sets = legal.sets
+            points = Points().values(plan.arrays, sets)
+            order = np.lexsort((np.arange(len(sets.sizes)), -sets.sizes, -points, -worth))
+            return legal.cells(int(order[0]))
         return legal.cells(int(marking_order(state, legal, Strategic())[0]))
 
     def choose_shelf(self, state: GameState, dice: Counts, shelves: tuple[int, ...],
@@ -304,11 +320,8 @@ class LearnedStrategy:
 def _compiled_plan(board: Board, marks: Marks, rules: Ruleset) -> TurnPlan | None:
     """:func:`engine.plan_turn`'s holds from the compiled kernel (:mod:`kernel`, numba), or
     ``None`` without numba or when the values outgrow int64 (the same holds either way)."""
-    from .batch import _kernel, solve_finals
-    from .kernel import compiled_best_marking, compiled_strategic, compiled_top_hold
-
-    best_marking = compiled_best_marking()
-    if _kernel() is None or best_marking is None or compiled_top_hold() is None or compiled_strategic() is None:
+    best_marking, dp = compiled_best_marking(), compiled()
+    if dp is None or best_marking is None or compiled_top_hold() is None or compiled_strategic() is None:
         return None
     # columns 0 and 1 of engine.final_table (the later, carried columns never move the policy)
     table = feasibility_table(board, rules)
@@ -317,36 +330,42 @@ def _compiled_plan(board: Board, marks: Marks, rules: Ruleset) -> TurnPlan | Non
     m, a, mp, ap = state.line_totals
     worth, usable, failed = compiled_strategic()(sets.cells, state.available, m, a, mp, ap, rules.scoring_threshold,
                                                  _cell_lines(board), board.value_array, board.n_shelves)
-    sizes = np.append(sets.sizes, 0)
+    sizes = _padded_sizes(table)
     columns = best_marking(worth, usable, sizes, table.members, table.starts, failed, 1)
     space = space_for(rules)
     if (int(np.abs(columns).max()) + 1) * space.denominator ** rules.rerolls >= 2**62:
         return None
     if rules.rerolls == 0:
         return TurnPlan(solve_finals(space, columns[:, None, :], 0, kernel="numba").state(0), 1, {})
-    below = solve_finals(space, columns[:, None, :], rules.rerolls - 1, Strategic().scale(rules),
-                         kernel="numba").state(0)
-    return _CompiledPlan(below, rules.rerolls, {})
+    # batch.solve_finals' compiled DP for this one state, called directly (the bound is checked above)
+    pairs = _pairs(space)
+    values, holds, policy = dp(*dp_tables(space), pairs.hold, pairs.starts, columns[None], space.denominator,
+                               rules.rerolls - 1)
+    below = TurnSolution(space, Strategic().scale(rules), [v[0] for v in values],
+                         [None] + [h[0] for h in holds[1:]], [None] + [p[0] for p in policy[1:]])
+    return _CompiledPlan(below, rules.rerolls, {}, worth, state)
 
 
 @cache
-def _cell_lines(board: Board) -> np.ndarray:
-    """``int64 (cells, 2)``: each item's shelf line and column line in :attr:`Board.lines`."""
-    return np.array([[board.shelf_of(c), board.n_shelves + board.column_of(c)] for c in range(board.n_cells)],
-                    dtype=np.int64).reshape(board.n_cells, 2)
+def _padded_sizes(table: Any) -> np.ndarray:
+    """``int64 (K+1,)``: the table's item-set sizes and 0 for the "no set" sentinel."""
+    return np.append(table.sets.sizes, 0)
 
 
+@dataclass(frozen=True, eq=False)
 class _CompiledPlan(TurnPlan):
-    """:class:`engine.TurnPlan` whose top-level hold comes from the compiled kernel."""
+    """:class:`engine.TurnPlan` whose top-level hold comes from the compiled kernel; ``worth``
+    ``int64 (K+1,)`` is every item set's ``strategic`` worth in this state (``kernel._strategic``,
+    read by the marking choice), ``arrays`` the state's line totals."""
+
+    worth: np.ndarray | None = None
+    arrays: StateArrays | None = None
 
     def hold(self, rerolls_left: int, roll: int) -> int:
         if rerolls_left < self.rerolls:
             return super().hold(rerolls_left, roll)
         found = self._top.get(roll)
         if found is None:
-            from .batch import _pairs
-            from .kernel import compiled_top_hold
-
             space = self.below.space
             pairs = _pairs(space)
             starts, columns, weights = space.transitions

@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("numba", "scipy", "matplotlib", "networkx", "importlib.metadata", "shelfie_solver.kernel",
-         "shelfie_solver.game")
+         "shelfie_solver.game", "shelfie_solver.parallel")
 
 
 @pytest.mark.parametrize("args", [["advise", "--dice", "CCBJPP"], ["odds", "--target", "3C", "--dice", "CCBJPP"]])

@@ -10,13 +10,15 @@ import errno
 import importlib
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from .. import __version__
 from ..errors import ShelfieError, error_line
-from ..parallel import Interrupted
+
+if TYPE_CHECKING:
+    from ..parallel import Interrupted
 
 #: command name -> "module:function" under shelfie_solver.cli
 COMMANDS = {
@@ -72,7 +74,7 @@ class ShelfieGroup(click.Group):
         except ShelfieError as error:
             click.echo(f"Error: {error_line(str(error))}", err=True)
             sys.exit(2)
-        except Interrupted as stop:  # SIGINT / SIGTERM during a parallel run: workers already stopped
+        except _interrupted() as stop:  # SIGINT / SIGTERM during a parallel run: workers already stopped
             click.echo(str(stop), err=True)
             sys.exit(stop.exit_code)
         except click.exceptions.Abort:
@@ -81,6 +83,15 @@ class ShelfieGroup(click.Group):
         except OSError as error:  # writing the output failed: a full disk, a closed pipe
             _output_failed(error)
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def _interrupted() -> type[Interrupted]:
+    """:class:`parallel.Interrupted`, imported only when an exception reaches its ``except``
+    clause (clauses are evaluated then), so commands that never run in parallel (``advise``)
+    do not pay for the runner's import at start-up (issue 12 §6)."""
+    from ..parallel import Interrupted as interrupted
+
+    return interrupted
 
 
 def _output_failed(error: OSError) -> None:
