@@ -12,27 +12,8 @@ from click.testing import CliRunner
 from shelfie_solver.cli import main
 from shelfie_solver.exact import solve_game
 from test_exact import TINY_BOARD, TINY_RULES, brute_force
+from test_hostile_input import TINY_BOARD as BOARD_TOML, TINY_RULES as RULES_TOML  # the same 2 x 2 game
 
-# The tiny board and ruleset of test_exact (3 dice, 1 re-roll, a 2 x 2 sheet) as TOML files.
-RULES_TOML = """name = "tiny"
-dice = 3
-rerolls = 1
-combinations_per_turn = 3
-scoring_threshold = 2
-end_trigger_shelves = 2
-faces = [ {name = "plant", code = "P"}, {name = "book", code = "B"} ]
-"""
-BOARD_TOML = """name = "tiny"
-columns = [1, 2]
-
-[[shelves]]
-faces = ["plant"]
-values = [1, 3]
-
-[[shelves]]
-faces = ["book"]
-values = [2, 4]
-"""
 
 
 @pytest.fixture(scope="module")
