@@ -15,7 +15,6 @@ from test_exact import TINY_BOARD, TINY_RULES, brute_force
 from test_hostile_input import TINY_BOARD as BOARD_TOML, TINY_RULES as RULES_TOML  # the same 2 x 2 game
 
 
-
 @pytest.fixture(scope="module")
 def files(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
     folder = tmp_path_factory.mktemp("tiny")
