@@ -40,7 +40,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cached_property
+from functools import cached_property, partial
 from itertools import product
 from pathlib import Path
 from typing import Any
@@ -314,22 +314,77 @@ def _size(count: int) -> str:
     return f"{count // 10**9:,} GB" if count >= 10**9 else f"{max(1, count // 10**6):,} MB"
 
 
+#: Parts per layer on a dask cluster (the number of its workers is not known before connecting;
+#: a state's cost varies, so a few parts per worker keep them all busy).
+CLUSTER_PARTS = 16
+
+
+def _jump(board: Board, rules: Ruleset) -> int:
+    """The most items one turn can decide: the largest legal marking, or a whole shelf given up
+    on a failed result (D13). A layer's successors lie in the next :func:`_jump` layers."""
+    sets = item_sets(board, rules.combinations_per_turn).cells
+    return max(board.n_columns, int((sets >= 0).sum(axis=1).max(initial=1)))
+
+
+def solve_layer_parallel(board: Board, rules: Ruleset, layer: int, later: Mapping[int, Mapping[Key, Fraction]],
+                         jobs: int = 1, scheduler: Any = None,
+                         progress: Callable[[int], None] | None = None) -> dict[Key, Fraction]:
+    """:func:`solve_layer` split in parts on :func:`parallel.run_tasks` (``jobs`` processes, or
+    the dask cluster ``scheduler``): the same values in the same order whatever the workers.
+
+    Args:
+        later: the values of the later layers, by layer (only the next :func:`_jump` layers are
+            sent to the workers).
+        progress: called with each finished part's state count.
+
+    Raises:
+        ParallelError: as :func:`parallel.run_tasks`; Interrupted: a signal stopped the run.
+    """
+    from .parallel import run_tasks, worker_count
+
+    needed: dict[Key, Fraction] = {}
+    for above in range(layer + 1, layer + _jump(board, rules) + 1):
+        needed.update(later.get(above, {}))
+    parts = CLUSTER_PARTS if scheduler is not None else worker_count(jobs)
+    pieces: list[dict[Key, Fraction]] = []
+
+    def take(piece: dict[Key, Fraction]) -> None:
+        pieces.append(piece)
+        if progress is not None:
+            progress(len(piece))
+
+    run_tasks(solve_layer, ((layer, needed, part, parts) for part in range(parts)), common=(board, rules),
+              jobs=jobs, scheduler=scheduler, consume=take)
+    # part p holds the states p, p + parts, ... of the layer: deal them back in layer order
+    columns = [list(piece.items()) for piece in pieces]
+    return dict(columns[p][i] for i in range(max(map(len, columns), default=0))
+                for p in range(parts) if i < len(columns[p]))
+
+
 def solve_game(board: Board, rules: Ruleset, checkpoints: str | None = None,
-               progress: Callable[[int, int], None] | None = None) -> GameSolution:
+               progress: Callable[[int, int], None] | None = None, jobs: int = 1,
+               scheduler: Any = None) -> GameSolution:
     """Solve the solitaire game layer by layer (module docstring), the fullest sheets first.
 
     Args:
         checkpoints: a directory: each solved layer is written there (``layer-NNN.json``,
             atomically) and a layer already there, for the same board and rules, is loaded
             instead of solved, so an interrupted solve resumes.
-        progress: called ``(layer, states in it)`` after each layer.
+        progress: called ``(layer, states)`` as states are solved or loaded (a layer at once,
+            or each part of it when run in parallel).
+        jobs, scheduler: with ``jobs > 1`` or a dask ``scheduler``, each layer's parts run on
+            :func:`parallel.run_tasks` (:func:`solve_layer_parallel`); the values do not
+            depend on it.
 
     Raises:
         ExactError: a checkpoint is unreadable or for another board or ruleset.
         FileWriteError: a checkpoint cannot be written.
+        ParallelError, Interrupted: as :func:`parallel.run_tasks` (solved layers stay written).
     """
     start = time.perf_counter()
     values: dict[Key, Fraction] = {}
+    by_layer: dict[int, dict[Key, Fraction]] = {}
+    parallel = jobs > 1 or scheduler is not None
     loaded = 0
     stamp = fingerprint(board, rules)
     if checkpoints == "":
@@ -347,16 +402,23 @@ def solve_game(board: Board, rules: Ruleset, checkpoints: str | None = None,
         _claim(folder, stamp)
     for layer in range(board.n_cells - 1, -1, -1):
         path = folder / f"layer-{layer:03d}.json" if folder is not None else None
+        reported = False
         if path is not None and path.exists():
             found = _read_layer(path, stamp, layer, board, rules)
             loaded += 1
         else:
-            found = solve_layer(board, rules, layer, values)
+            if parallel:
+                step = None if progress is None else partial(progress, layer)
+                found = solve_layer_parallel(board, rules, layer, by_layer, jobs, scheduler, step)
+                reported = True
+            else:
+                found = solve_layer(board, rules, layer, values)
             if path is not None:
                 write_text_atomically(path, json.dumps({"format": LAYER_FORMAT, **stamp, "layer": layer,
                                                         "values": encode_values(found, board)}))
         values.update(found)
-        if progress is not None:
+        by_layer[layer] = found
+        if progress is not None and not reported:
             progress(layer, len(found))
     return GameSolution(board, rules, values, time.perf_counter() - start, loaded)
 

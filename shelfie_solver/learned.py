@@ -38,8 +38,7 @@ valued (the opponents' part is fixed within the turn).
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
@@ -140,17 +139,47 @@ def default_model() -> LearnedModel:
     return load_model(DEFAULT_MODEL_PATH)
 
 
+#: Largest parameter file read (the shipped one is about 20 kB).
+MAX_MODEL_BYTES = 1 << 20
+
+#: The objective / strategy name prefix of parameters from a file: ``learned:FILE``.
+FILE_PREFIX = "learned:"
+
+
 def load_model(path: str | Path) -> LearnedModel:
-    """Read a parameter file.
+    """Read a parameter file (a regular file of at most :data:`MAX_MODEL_BYTES`, read by
+    :func:`inputs.read_json`).
 
     Raises:
-        ModelError: unreadable, not JSON, or not a parameter file.
+        ModelError: unreadable, not JSON, too large, or not a parameter file.
     """
-    try:
-        data = json.loads(Path(path).read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ModelError(f"cannot read learned parameters {path}: {error}") from None
+    from .inputs import read_json
+
+    data = read_json(path, ModelError, MAX_MODEL_BYTES, "a learned-parameter file written by shelfie-solve train")
     return model_from_dict(data, str(path))
+
+
+@cache
+def _model_at(path: str) -> LearnedModel:
+    return load_model(path)
+
+
+def model_named(name: str) -> LearnedModel | None:
+    """The parameters an objective or strategy name asks for: ``None`` (the shipped ones) for
+    ``learned``, the file's for ``learned:FILE`` (read once per process). The one parser of
+    the ``learned:FILE`` convention (like ``table:FILE`` and ``exact:FILE``, docs/train.md).
+
+    Raises:
+        ModelError: ``learned:`` with no file, or a bad file (:func:`load_model`).
+    """
+    text = name.strip()
+    if not text.lower().startswith(FILE_PREFIX):
+        return None
+    path = text[len(FILE_PREFIX):].strip()
+    if not path:
+        raise ModelError("no parameter file named; expected learned:FILE with a file written by "
+                         "'shelfie-solve train --output FILE'")
+    return _model_at(path)
 
 
 # --- features -------------------------------------------------------------------------------
@@ -425,3 +454,16 @@ def solitaire_objective(board: Board, model: LearnedModel | None = None) -> Lear
     ``advise --objective learned`` uses."""
     model = model or default_model()
     return Learned(model.for_players(1), np.zeros(len(board.lines), dtype=bool))
+
+
+def named_objective(name: str, board: Board, state: GameState | None = None) -> Learned:
+    """The objective ``learned`` or ``learned:FILE`` (:func:`model_named`): the whole-game form
+    (:func:`state_objective`) for a ``state``, else the no-context form on ``board``
+    (:func:`solitaire_objective`); a file's objective is named ``learned:FILE`` in reports.
+
+    Raises:
+        ModelError: a bad ``learned:FILE``.
+    """
+    model = model_named(name)
+    objective = solitaire_objective(board, model) if state is None else state_objective(state, model)
+    return objective if model is None else replace(objective, name=name.strip())

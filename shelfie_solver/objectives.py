@@ -203,25 +203,26 @@ def shelf_losses(state: StateArrays) -> list[tuple[int, int]]:
     return sorted(options, key=lambda item: -item[1])
 
 
-OBJECTIVE_NAMES = ("strategic", "learned", "points", "marks", "safe", "cell:rXcY", "table:FILE")
+OBJECTIVE_NAMES = ("strategic", "learned", "learned:FILE", "points", "marks", "safe", "cell:rXcY", "table:FILE")
 
 
 def parse_objective(text: str, board: Board) -> Objective:
-    """An objective from its name: ``strategic``, ``learned``, ``points``, ``marks``, ``safe``, ``cell:r2c4`` or
-    ``table:FILE`` (an exact solitaire value table, :class:`value_table.TableObjective`).
+    """An objective from its name: ``strategic``, ``learned``, ``learned:FILE`` (parameters written by
+    ``train``), ``points``, ``marks``, ``safe``, ``cell:r2c4`` or ``table:FILE`` (an exact solitaire
+    value table, :class:`value_table.TableObjective`).
 
     Raises:
-        ObjectiveError: unknown name or an item not on the board.
+        ObjectiveError: unknown name or an item not on the board. ModelError: a bad parameter file.
     """
     word = text.strip().lower()
     simple: dict[str, Objective] = {"strategic": Strategic(), "points": Points(), "marks": MarkCount(),
                                     "safe": Safe()}
     if word in simple:
         return simple[word]
-    if word == "learned":  # the game-aware value function, no-context form (docs/train.md)
-        from .learned import solitaire_objective
+    if word == "learned" or word.startswith("learned:"):  # no-context form; learned:FILE = train's output
+        from .learned import named_objective
 
-        return solitaire_objective(board)
+        return named_objective(text, board)
     if word.startswith("cell:"):
         try:
             return CellTarget(board.parse_cell(word[5:]))

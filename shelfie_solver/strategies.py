@@ -34,7 +34,7 @@ from .errors import ShelfieError
 from .game import GameState, LegalMarkings, Strategy, legal_sets
 from .kernel import cell_lines as _cell_lines
 from .kernel import compiled, compiled_best_marking, compiled_strategic, compiled_top_hold, dp_tables
-from .learned import Learned, LearnedModel, default_model, state_objective
+from .learned import Learned, LearnedModel, default_model, model_named, state_objective
 from .objectives import Objective, Points, StateArrays, Strategic
 from .rules import Ruleset
 
@@ -397,9 +397,15 @@ def strategy_named(name: str) -> Strategy:
         path = name.strip()[6:]
         load_table(path)  # fail early on a bad file
         return ExactStrategy(path)
+    model = model_named(name)  # learned:FILE: parameters written by train
+    if model is not None:
+        learned = LearnedStrategy(model)
+        learned.name = name.strip()
+        return learned
     cls = STRATEGIES.get(name.strip().lower())
     if cls is None:
-        raise StrategyError(f"unknown strategy {name!r}; expected one of {', '.join(STRATEGIES)} or exact:FILE")
+        raise StrategyError(f"unknown strategy {name!r}; expected one of {', '.join(STRATEGIES)}, exact:FILE "
+                            "or learned:FILE")
     strategy: Strategy = cls()
     return strategy
 
@@ -411,7 +417,8 @@ def parse_players(text: str) -> tuple[str, ...]:
         StrategyError: an unknown name, an empty entry (``greedy,,greedy``) or a bad number of
             players.
     """
-    entries = [w.strip() if w.strip().lower().startswith("exact:") else w.strip().lower() for w in text.split(",")]
+    entries = [w.strip() if w.strip().lower().startswith(("exact:", "learned:")) else w.strip().lower()
+               for w in text.split(",")]
     names = tuple(name for name in entries if name)
     if not 1 <= len(names) <= 4:
         raise StrategyError(f"--players needs 1 to 4 comma-separated strategies (D1; 1 = solitaire), "

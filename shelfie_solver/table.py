@@ -476,12 +476,12 @@ def objective_for(name: str, state: GameState) -> Objective:
     which looks at the active sheet only. The one place where game-aware objectives plug in.
 
     Raises:
-        ObjectiveError: an unknown name.
+        ObjectiveError: an unknown name. ModelError: a bad ``learned:FILE``.
     """
-    if name == "learned":
-        from .learned import state_objective  # its parameters load only when asked for
+    if name == "learned" or name.strip().lower().startswith("learned:"):
+        from .learned import named_objective  # its parameters load only when asked for
 
-        return state_objective(state)
+        return named_objective(name, state.board, state)
     return parse_objective(name, state.board)
 
 

@@ -31,6 +31,7 @@ USED = {
     "boards/small.toml": "test_small_boards (and tests/test_exact.py)",
     "boards/small-3x4.toml": "test_small_boards",
     "boards/small-4x3.toml": "test_small_boards",
+    "boards/small-5x3.toml": "test_small_boards",
 }
 
 
@@ -74,7 +75,7 @@ def test_mid_game_marks():
     assert "Best: keep" in run_table("--dice", "CCBJPP", "--marks", path, "--objective", "points")
 
 
-@pytest.mark.parametrize("name", ["small.toml", "small-3x4.toml", "small-4x3.toml"])
+@pytest.mark.parametrize("name", ["small.toml", "small-3x4.toml", "small-4x3.toml", "small-5x3.toml"])
 def test_small_boards(name: str) -> None:
     """The small boards of docs/solve-game.md (shelf 1 game, columns needing 1, 2, 3 dice): six
     games mark r1c1 + r1c2 + r1c3 (1 + 2 + 3 dice, D8, D9), the only way to 3 marks on a line

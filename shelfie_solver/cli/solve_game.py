@@ -16,7 +16,8 @@ from ..exact import MAX_STATES, GameSolution, check_size, solve_game, state_coun
 from ..value_table import save_table
 from ..files import FileWriteError, check_writable
 from ..render import Report, decimal, exact, render
-from .options import board_option, format_option, load_setup, rules_option
+from .options import (board_option, format_option, jobs_option, load_setup, resolve_workers, rules_option,
+                      scheduler_option)
 
 
 @click.command("solve-game", short_help="Exact optimal solitaire score and policy of a small board.")
@@ -29,9 +30,12 @@ from .options import board_option, format_option, load_setup, rules_option
               help="Write each solved layer to DIR and resume from the layers already there.")
 @click.option("--max-states", type=click.IntRange(1, None), default=MAX_STATES, show_default=True, metavar="N",
               help="Refuse boards with more non-terminal states than N (the error gives the estimated cost).")
+@jobs_option
+@scheduler_option
 @format_option
 def solve_game_command(board_path: str | None, rules_path: str | None, save_path: str | None,
-                       checkpoint_dir: str | None, max_states: int, fmt: str) -> None:
+                       checkpoint_dir: str | None, max_states: int, jobs: int | None, scheduler: str | None,
+                       fmt: str) -> None:
     """Solve the one-player game exactly: the optimal expected final score (D17-D19 with one
     player), by dynamic programming over every sheet state, layer by layer.
 
@@ -39,6 +43,7 @@ def solve_game_command(board_path: str | None, rules_path: str | None, save_path
     Examples:
       shelfie-solve solve-game --board examples/boards/small.toml
       shelfie-solve solve-game --board examples/boards/small.toml --save small-table.json --format json
+      shelfie-solve solve-game --board small-3x5.toml --max-states 200000 --jobs 2 --checkpoints ck
       shelfie-solve simulate --board examples/boards/small.toml --players exact:small-table.json
     """
     rules, board, _ = load_setup(rules_path, board_path, None)
@@ -52,12 +57,14 @@ def solve_game_command(board_path: str | None, rules_path: str | None, save_path
                 and re.fullmatch(r"solve\.json|layer-\d+\.json", final.name)):
             raise click.BadParameter(f"{save_path} is a file of the --checkpoints directory; the value table would "
                                      "replace it. Expected another name", param_hint="'--save'")
+    workers = resolve_workers(jobs, scheduler)
     total = state_count(board, rules)
     if sys.stderr.isatty():
         with click.progressbar(length=total, label="Solving", file=sys.stderr, show_pos=True) as bar:
-            solution = solve_game(board, rules, checkpoint_dir, progress=lambda _, n: bar.update(n))
+            solution = solve_game(board, rules, checkpoint_dir, progress=lambda _, n: bar.update(n),
+                                  jobs=workers, scheduler=scheduler)
     else:
-        solution = solve_game(board, rules, checkpoint_dir)
+        solution = solve_game(board, rules, checkpoint_dir, jobs=workers, scheduler=scheduler)
     if save_path is not None:
         save_table(save_path, solution)
     click.echo(render(solve_report(solution, save_path), fmt), nl=False)

@@ -23,7 +23,8 @@ from .options import board_option, jobs_option, load_setup, resolve_workers, rul
 @jobs_option
 @scheduler_option
 @click.option("--output", "output", default="learned.json", show_default=True, metavar="FILE",
-              help="Where to write the parameters (the shipped ones are shelfie_solver/data/learned.json).")
+              help="Where to write the parameters; use them as the objective or strategy learned:FILE "
+                   "(the shipped ones, used by plain 'learned', are shelfie_solver/data/learned.json).")
 @click.option("--checkpoint", default=None, metavar="FILE",
               help="Checkpoint file, one entry per finished iteration (default: FILE.checkpoint beside --output); "
                    "a rerun with the same settings resumes from it.")
@@ -63,8 +64,8 @@ def train_command(seed: int, games: int, iterations: int, players_text: str, job
         raise TrainError(str(error)) from None
     for line in lines:
         click.echo(line)
-    click.echo(f"Parameters written to {output} (use them with: simulate/advise after copying to "
-               f"shelfie_solver/data/learned.json; docs/train.md).")
+    click.echo(f"Parameters written to {output} (objective and strategy learned:{output}, e.g. "
+               f"simulate --players learned:{output},solver; docs/train.md).")
 
 
 def _parse_players(text: str) -> tuple[int, ...]:
