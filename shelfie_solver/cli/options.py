@@ -140,3 +140,27 @@ def resolve_workers(jobs: int | None, scheduler: str | None) -> int:
         shown = jobs if jobs < 10**12 else f"{str(jobs)[:12]}..."
         click.echo(f"Note: --jobs {shown} capped at {cores}, the number of usable cores.", err=True)
     return min(jobs, cores) if jobs is not None else cores
+
+
+def prepare_run(save_path: str | None, seed: int | None, jobs: int | None,
+                scheduler: str | None) -> tuple[int, int]:
+    """Settle the options of a run of many games before any is played (``simulate``,
+    ``tile simulate``): ``--save`` must be writable (:func:`files.check_writable`: an empty or
+    non-regular path, or a folder where no file can be created, is refused now, not after the
+    games), a fresh seed is drawn when none was given (:func:`simulate.fresh_seed`, printed by
+    the report), and the workers are resolved (:func:`resolve_workers`).
+
+    Returns:
+        ``(seed, workers)``.
+    Raises:
+        click.BadParameter, click.UsageError: an unwritable ``--save`` or bad worker options.
+    """
+    from ..files import FileWriteError, check_writable
+    from ..simulate import fresh_seed
+
+    if save_path is not None:
+        try:
+            check_writable(save_path)
+        except FileWriteError as error:
+            raise click.BadParameter(str(error), param_hint="'--save'") from None
+    return (fresh_seed() if seed is None else seed), resolve_workers(jobs, scheduler)

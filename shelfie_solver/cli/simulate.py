@@ -8,12 +8,11 @@ from typing import Any
 
 import click
 
-from ..files import FileWriteError, check_writable
 from ..parallel import signals_raise
 from ..render import Report, decimal, exact, percent, render
-from ..simulate import MAX_GAMES, Estimate, Summary, fresh_seed, seat_statistics, simulate
+from ..simulate import MAX_GAMES, Estimate, Summary, seat_statistics, simulate
 from ..strategies import STRATEGIES, parse_players
-from .options import (board_option, format_option, games_option, jobs_option, load_setup, resolve_workers,
+from .options import (board_option, format_option, games_option, jobs_option, load_setup, prepare_run,
                       rules_option, save_option, scheduler_option, seed_option)
 
 
@@ -44,11 +43,7 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
     """
     rules, board, _ = load_setup(rules_path, board_path, None)
     players = parse_players(players_text)
-    if save_path is not None:
-        _check_writable(save_path)
-    if seed is None:
-        seed = fresh_seed()
-    workers = resolve_workers(jobs, scheduler)
+    seed, workers = prepare_run(save_path, seed, jobs, scheduler)
     save = save_path is not None
     with signals_raise():  # Ctrl-C / SIGTERM: workers stopped, temporary file removed, one line
         if sys.stderr.isatty():  # a progress bar for people, nothing for pipes and tests
@@ -63,15 +58,6 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
             save_games(save_path, lines)
     report = summary_report(summary, board.name, saved=save_path, long_form=fmt == "csv")
     click.echo(render(report, fmt), nl=False)
-
-
-def _check_writable(path: str) -> None:
-    """Fail before playing when ``--save`` cannot be written: an empty or non-regular path, or a
-    directory where no file can really be created (:func:`files.check_writable`)."""
-    try:
-        check_writable(path)
-    except FileWriteError as error:
-        raise click.BadParameter(str(error), param_hint="'--save'") from None
 
 
 def _interval(e: Estimate, as_percent: bool = False) -> str:

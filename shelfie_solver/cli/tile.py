@@ -19,7 +19,7 @@ from ..tile.rules import (TYPE_NAMES, TYPES, PersonalCard, load_cards, load_layo
                           read_shelf, shelf_text)
 from ..tile.shelf import COMMON_GOALS, score_shelf
 from ..tile.strategies import TILE_STRATEGIES, parse_tile_players
-from .options import (F, format_option, games_option, jobs_option, resolve_workers, save_option, scheduler_option,
+from .options import (F, format_option, games_option, jobs_option, prepare_run, save_option, scheduler_option,
                       seed_option)
 
 if TYPE_CHECKING:
@@ -247,17 +247,11 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
     Example:
       shelfie-solve tile simulate --players advisor,greedy --games 200 --seed 1
     """
-    from ..simulate import fresh_seed
     from ..tile.simulate import simulate_tile  # imported here, with the simulation statistics: advise starts faster
-    from .simulate import _check_writable
 
     rules, layout, cards = load_ruleset(rules_path), load_layout(layout_path), load_cards(cards_path)
     players = parse_tile_players(players_text)
-    if save_path is not None:
-        _check_writable(save_path)
-    if seed is None:
-        seed = fresh_seed()
-    workers = resolve_workers(jobs, scheduler)
+    seed, workers = prepare_run(save_path, seed, jobs, scheduler)
     if sys.stderr.isatty():
         with click.progressbar(length=games, label="Playing", file=sys.stderr, show_pos=True) as bar:
             summary, lines = simulate_tile(rules, layout, cards, players, games, seed, workers, save_path is not None,
