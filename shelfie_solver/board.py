@@ -27,6 +27,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from .errors import BoardError, MarksError, RulesError, shorten
+from .inputs import read_text
 from .rules import DEFAULT_RULES, Ruleset, load_toml, parse_toml
 
 _CELL_NAME = re.compile(r"^r([0-9]+)c([0-9]+)$", re.IGNORECASE)
@@ -351,15 +352,8 @@ def _marks_file(name: str, board: Board) -> Marks:
     if not _is_kind(path, Path.is_file):
         raise MarksError(f"marks {shorten(name)} is not a regular file; expected marks like {example}, a file "
                          "holding them, or '-' for standard input")
-    try:
-        with path.open("rb") as stream:
-            raw = stream.read(MAX_MARKS_BYTES + 1)
-        if len(raw) > MAX_MARKS_BYTES:
-            raise MarksError(f"marks file {shorten(name)} is larger than {MAX_MARKS_BYTES // 1024} KB; "
-                             f"a marks file holds a few lines like {example}")
-        text = raw.decode("utf-8-sig")  # a byte-order mark (as some Windows editors write) is not a character
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MarksError(f"cannot read marks file {shorten(name)}: {exc}") from None
+    # the shared bounded reader: opened non-blocking (a FIFO swapped in cannot hang it), size cap, BOM removed
+    text = read_text(name, MarksError, MAX_MARKS_BYTES, f"a marks file: a few lines like {example}")
     try:
         return parse_marks(text, board)
     except MarksError as error:
