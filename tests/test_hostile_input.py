@@ -320,3 +320,11 @@ def test_game_file_wrong_types_found_by_fuzzing(game: Path, edit, fragment: str)
     game.write_text(json.dumps(data))
     for command in (["play", "status"], ["review"]):
         assert_one_line_error(cli(*command, game), fragment)
+
+
+def test_tile_shelf_that_is_neither_text_nor_a_file_says_both(tmp_path: Path):
+    """`tile score missing.txt` said only 'bad shelf': the name is neither a shelf (a bad
+    character) nor an existing file, and the message now names both, as the marks rule does."""
+    result = cli("tile", "score", str(tmp_path / "missing.txt"))
+    assert_one_line_error(result, "bad shelf")
+    assert "no file" in result.stderr and "exists" in result.stderr

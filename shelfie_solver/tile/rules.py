@@ -252,9 +252,14 @@ def read_shelf(text: str) -> Shelf:
         TileError: the file cannot be read, or the shelf is bad (:func:`parse_shelf`).
     """
     allowed = set(TYPES + TYPES.lower() + "./ \t\r\n")
-    if not set(text) <= allowed and _exists(text):
-        text = read_text(text, TileError, MAX_FILE_BYTES, "a shelf file: 6 lines of 5 characters")
-    return parse_shelf(text)
+    if set(text) <= allowed:
+        return parse_shelf(text)
+    if _exists(text):
+        return parse_shelf(read_text(text, TileError, MAX_FILE_BYTES, "a shelf file: 6 lines of 5 characters"))
+    try:
+        return parse_shelf(text)
+    except TileError as error:  # neither: say both, as the marks rule does
+        raise TileError(f"{error} (and no file {shorten(text)} exists)") from None
 
 
 def _exists(path: str) -> bool:
