@@ -20,6 +20,12 @@ from ..errors import ShelfieError, error_line
 if TYPE_CHECKING:
     from ..parallel import Interrupted
 
+# Before numpy is first imported (by a subcommand's module): the CLI computes in int64 and
+# object arrays (no BLAS) and parallelises with processes, so OpenBLAS's own thread pool only
+# costs start-up: starting it is 40-70 ms of `advise`'s wall-clock on 2 cores (issue 12 §6,
+# docs/performance.md). A value the user set is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 #: command name -> "module:function" under shelfie_solver.cli
 COMMANDS = {
     "advise": "advise:advise_command",
