@@ -437,8 +437,19 @@ class ItemSets:
 
 @cache
 def item_sets(board: Board, k: int) -> ItemSets:
-    """All sets of 1..k items of ``board`` (by size, then cell order), built once per process."""
+    """All sets of 1..k items of ``board`` (by size, then cell order), built once per process
+    or read from the disk cache (:mod:`tablecache`: building them is a few ms of ``advise``'s
+    start-up, issue 12 §6)."""
+    from .tablecache import load_or_build
+
     k = min(k, board.n_cells)
+    arrays = load_or_build("item-sets", f"{board!r}\n{k}", ("cells", "sizes", "line_count", "line_points"),
+                           lambda: _build_item_sets(board, k))
+    return ItemSets(arrays["cells"], arrays["sizes"], arrays["line_count"], arrays["line_points"])
+
+
+def _build_item_sets(board: Board, k: int) -> dict[str, np.ndarray]:
+    """The arrays of :class:`ItemSets` for sets of 1..k items, computed."""
     sets = [c for size in range(1, k + 1) for c in combinations(range(board.n_cells), size)]
     cells = np.full((len(sets), k), -1, dtype=np.int64)
     for i, chosen in enumerate(sets):
@@ -447,8 +458,8 @@ def item_sets(board: Board, k: int) -> ItemSets:
     for line, line_cells in enumerate(board.lines):
         member[list(line_cells), line] = 1
     values = np.array([board.value(c) for c in range(board.n_cells)] + [0], dtype=np.int64)
-    return ItemSets(cells, (cells >= 0).sum(axis=1), member[cells].sum(axis=1),
-                    (member * values[:, None])[cells].sum(axis=1))
+    return {"cells": cells, "sizes": (cells >= 0).sum(axis=1), "line_count": member[cells].sum(axis=1),
+            "line_points": (member * values[:, None])[cells].sum(axis=1)}
 
 
 def end_trigger_shelves(board: Board, rules: Ruleset) -> int:

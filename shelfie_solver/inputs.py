@@ -15,7 +15,6 @@ The rules, shared by every reader:
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
@@ -163,6 +162,8 @@ def parse_json(text: str, error: type[ValueError], source: str, expected: str) -
     Raises:
         error: nested too deep, a number too long, or not JSON (one line naming ``source``).
     """
+    import json  # here: reading TOML (every command's start-up) does not need it
+
     check_json_text(text, error, source)
     try:
         return json.loads(text)

@@ -6,9 +6,6 @@ A report is a :class:`Report`: title lines, one table (headers + rows), and a JS
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -123,8 +120,13 @@ class Report:
 def render(report: Report, fmt: str) -> str:
     """Format a report as ``table``, ``json``, ``csv`` or ``markdown`` (text ending in a newline)."""
     if fmt == "json":
+        import json  # here: the table output (advise's start-up) needs neither json nor csv
+
         return json.dumps(report.data, indent=2) + "\n"
     if fmt == "csv":
+        import csv
+        import io
+
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         if report.records is None:

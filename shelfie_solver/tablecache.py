@@ -1,7 +1,8 @@
 """A disk cache of the tables built once per ruleset and board (issue 12 §6: start-up).
 
-The dice space's re-roll transitions and sub-holds (:class:`dice.DiceSpace`) and the allocator's
-feasibility table (:func:`allocate.feasibility_table`) cost more to build than a whole solve.
+The dice space's re-roll transitions and sub-holds (:class:`dice.DiceSpace`), the board's item
+sets (:func:`board.item_sets`) and the allocator's feasibility table
+(:func:`allocate.feasibility_table`) cost more to build than a whole solve.
 They depend only on the ruleset and the board, so :func:`load_or_build` keeps them in the user's
 cache directory (``platformdirs.user_cache_dir("shelfie-solve")``: on Linux
 ``$XDG_CACHE_HOME/shelfie-solve`` or ``~/.cache/shelfie-solve``; or ``$SHELFIE_SOLVE_CACHE``;
