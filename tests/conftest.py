@@ -3,6 +3,8 @@ on which brute force over every roll / every die assignment is cheap."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,16 @@ from shelfie_solver.rules import DEFAULT_RULES, Face, Ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_table_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The tables the tests build (thousands of boards and rulesets) go to a cache directory of
+    the session's own, not the user's (tablecache.py); a SHELFIE_SOLVE_CACHE already set wins."""
+    with pytest.MonkeyPatch.context() as patch:
+        if "SHELFIE_SOLVE_CACHE" not in os.environ:
+            patch.setenv("SHELFIE_SOLVE_CACHE", str(tmp_path_factory.mktemp("table-cache")))
+        yield
 
 
 @pytest.fixture(scope="session")

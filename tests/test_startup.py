@@ -10,16 +10,34 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("numba", "scipy", "matplotlib", "networkx", "importlib.metadata", "shelfie_solver.kernel",
-         "shelfie_solver.game", "shelfie_solver.parallel")
+         "shelfie_solver.game", "shelfie_solver.parallel",
+         # only the JSON / CSV formats and JSON input files need these (render.py, inputs.py)
+         "json", "csv")
 
 
-@pytest.mark.parametrize("args", [["advise", "--dice", "CCBJPP"], ["odds", "--target", "3C", "--dice", "CCBJPP"]])
+def _run(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", **env})
+
+
+@pytest.mark.parametrize("args", [["advise", "--dice", "CCBJPP"], ["odds", "--target", "3C", "--dice", "CCBJPP"],
+                                  ["advise", "--dice", "CCCBJP", "--rerolls", "0"]])
 def test_advise_and_odds_import_no_heavy_module(args):
-    code = ("import sys\nfrom shelfie_solver.cli import main\n"
+    code = ("import gc, sys\nfrom shelfie_solver.cli import main\n"
             f"sys.argv = ['shelfie-solve'] + {args!r}\n"
             "try:\n    main()\nexcept SystemExit as stop:\n    assert not stop.code, stop.code\n"
             f"loaded = [m for m in {HEAVY!r} if m in sys.modules]\n"
-            "assert not loaded, loaded\n")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+            "assert not loaded, loaded\n"
+            "assert gc.isenabled()  # paused only while the subcommand's module loads\n")
+    done = _run(code)
     assert done.returncode == 0, done.stderr
+
+
+def test_openblas_threads_set_before_numpy_loads():
+    """The CLI asks for one OpenBLAS thread (it computes without BLAS; the pool's start costs
+    start-up) before numpy is imported, and keeps a value the user set."""
+    code = ("import os, sys\nimport shelfie_solver.cli\n"
+            "assert 'numpy' not in sys.modules\n"
+            "print(os.environ['OPENBLAS_NUM_THREADS'])\n")
+    assert _run(code).stdout.strip() == "1"
+    assert _run(code, OPENBLAS_NUM_THREADS="2").stdout.strip() == "2"

@@ -3,6 +3,7 @@ fresh build, keyed by ruleset and board, corrupt entries rebuilt, concurrent wri
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -14,7 +15,7 @@ import pytest
 
 from shelfie_solver import tablecache
 from shelfie_solver.allocate import _build_feasibility, feasibility_table
-from shelfie_solver.board import item_sets, load_board
+from shelfie_solver.board import _build_item_sets, item_sets, load_board
 from shelfie_solver.dice import DiceSpace
 from shelfie_solver.rules import DEFAULT_RULES
 
@@ -97,6 +98,27 @@ def test_cached_tables_equal_a_fresh_build(cache):
     for a, b in zip(again.transitions, built._build_transitions()):
         assert (a == b).all()
     assert (again.sub_holds == built._build_sub_holds()).all()
+
+
+def test_cached_item_sets_equal_a_fresh_build(cache):
+    """The board's item sets read back from the cache are a fresh build's arrays, and they are
+    every set of 1..3 items (math.comb of them) with each line's items and points counted from
+    the set's cells (D3, D9)."""
+    board = replace(load_board(None, DEFAULT_RULES), name="item sets cache test")  # no in-process hit
+    fresh = _build_item_sets(board, 3)
+    item_sets(board, 3)  # builds and stores
+    item_sets.cache_clear()
+    sets = item_sets(board, 3)  # reads the entry
+    assert len(list(cache.glob("item-sets-*"))) == 1
+    for name in ("cells", "sizes", "line_count", "line_points"):
+        assert (getattr(sets, name) == fresh[name]).all() and getattr(sets, name).shape == fresh[name].shape
+    assert len(sets.sizes) == sum(math.comb(board.n_cells, j) for j in (1, 2, 3))
+    for i in range(0, len(sets.sizes), 97):
+        cells = [int(c) for c in sets.cells[i] if c >= 0]
+        assert sets.sizes[i] == len(cells)
+        for line, members in enumerate(board.lines):
+            assert sets.line_count[i, line] == sum(c in members for c in cells)
+            assert sets.line_points[i, line] == sum(board.value(c) for c in cells if c in members)
 
 
 def test_concurrent_writers_leave_a_valid_entry(cache):
