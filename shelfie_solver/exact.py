@@ -38,6 +38,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property, partial
@@ -328,7 +329,7 @@ def _jump(board: Board, rules: Ruleset) -> int:
 
 def solve_layer_parallel(board: Board, rules: Ruleset, layer: int, later: Mapping[int, Mapping[Key, Fraction]],
                          jobs: int = 1, scheduler: Any = None,
-                         progress: Callable[[int], None] | None = None) -> dict[Key, Fraction]:
+                         progress: Callable[[int], None] | None = None, runner: Any = None) -> dict[Key, Fraction]:
     """:func:`solve_layer` split in parts on :func:`parallel.run_tasks` (``jobs`` processes, or
     the dask cluster ``scheduler``): the same values in the same order whatever the workers.
 
@@ -336,6 +337,8 @@ def solve_layer_parallel(board: Board, rules: Ruleset, layer: int, later: Mappin
         later: the values of the later layers, by layer (only the next :func:`_jump` layers are
             sent to the workers).
         progress: called with each finished part's state count.
+        runner: a :class:`parallel.Runner` for ``jobs`` and ``scheduler`` kept over several
+            layers (its workers start once); ``None``: workers of this layer's own.
 
     Raises:
         ParallelError: as :func:`parallel.run_tasks`; Interrupted: a signal stopped the run.
@@ -353,8 +356,11 @@ def solve_layer_parallel(board: Board, rules: Ruleset, layer: int, later: Mappin
         if progress is not None:
             progress(len(piece))
 
-    run_tasks(solve_layer, ((layer, needed, part, parts) for part in range(parts)), common=(board, rules),
-              jobs=jobs, scheduler=scheduler, consume=take)
+    tasks = ((layer, needed, part, parts) for part in range(parts))
+    if runner is not None:
+        runner.run(solve_layer, tasks, common=(board, rules), consume=take)
+    else:
+        run_tasks(solve_layer, tasks, common=(board, rules), jobs=jobs, scheduler=scheduler, consume=take)
     # part p holds the states p, p + parts, ... of the layer: deal them back in layer order
     columns = [list(piece.items()) for piece in pieces]
     return dict(columns[p][i] for i in range(max(map(len, columns), default=0))
@@ -373,8 +379,9 @@ def solve_game(board: Board, rules: Ruleset, checkpoints: str | None = None,
         progress: called ``(layer, states)`` as states are solved or loaded (a layer at once,
             or each part of it when run in parallel).
         jobs, scheduler: with ``jobs > 1`` or a dask ``scheduler``, each layer's parts run on
-            :func:`parallel.run_tasks` (:func:`solve_layer_parallel`); the values do not
-            depend on it.
+            :func:`parallel.run_tasks` (:func:`solve_layer_parallel`), on one
+            :class:`parallel.Runner` for the whole solve (the workers start once); the values
+            do not depend on it.
 
     Raises:
         ExactError: a checkpoint is unreadable or for another board or ruleset.
@@ -400,26 +407,30 @@ def solve_game(board: Board, rules: Ruleset, checkpoints: str | None = None,
             raise ExactError(f"cannot create the checkpoint directory {checkpoints}: "
                              f"{error.strerror or error}") from None
         _claim(folder, stamp)
-    for layer in range(board.n_cells - 1, -1, -1):
-        path = folder / f"layer-{layer:03d}.json" if folder is not None else None
-        reported = False
-        if path is not None and path.exists():
-            found = _read_layer(path, stamp, layer, board, rules)
-            loaded += 1
-        else:
-            if parallel:
-                step = None if progress is None else partial(progress, layer)
-                found = solve_layer_parallel(board, rules, layer, by_layer, jobs, scheduler, step)
-                reported = True
+    from .parallel import Runner
+
+    # one pool (or dask client) for every layer: its workers start once (parallel.Runner)
+    with Runner(jobs, scheduler) if parallel else nullcontext() as runner:
+        for layer in range(board.n_cells - 1, -1, -1):
+            path = folder / f"layer-{layer:03d}.json" if folder is not None else None
+            reported = False
+            if path is not None and path.exists():
+                found = _read_layer(path, stamp, layer, board, rules)
+                loaded += 1
             else:
-                found = solve_layer(board, rules, layer, values)
-            if path is not None:
-                write_text_atomically(path, json.dumps({"format": LAYER_FORMAT, **stamp, "layer": layer,
-                                                        "values": encode_values(found, board)}))
-        values.update(found)
-        by_layer[layer] = found
-        if progress is not None and not reported:
-            progress(layer, len(found))
+                if parallel:
+                    step = None if progress is None else partial(progress, layer)
+                    found = solve_layer_parallel(board, rules, layer, by_layer, jobs, scheduler, step, runner)
+                    reported = True
+                else:
+                    found = solve_layer(board, rules, layer, values)
+                if path is not None:
+                    write_text_atomically(path, json.dumps({"format": LAYER_FORMAT, **stamp, "layer": layer,
+                                                            "values": encode_values(found, board)}))
+            values.update(found)
+            by_layer[layer] = found
+            if progress is not None and not reported:
+                progress(layer, len(found))
     return GameSolution(board, rules, values, time.perf_counter() - start, loaded)
 
 

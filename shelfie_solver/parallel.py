@@ -145,7 +145,8 @@ class SpawnedSeeds(Sequence["np.random.SeedSequence"]):
 def run_tasks(fn: Callable[..., R], tasks: Iterable[tuple[Any, ...]], *, common: tuple[Any, ...] = (),
               jobs: int = 1, scheduler: Any = None, consume: Callable[[R], None] | None = None) -> list[R]:
     """``[fn(*common, *task) for task in tasks]``, computed on the chosen backend (module
-    docstring), results in task order.
+    docstring), results in task order. One run on a backend of its own: several runs in a row
+    (a solver's layers) share one with :class:`Runner`.
 
     Args:
         fn: a module-level pure function. tasks: argument tuples, consumed lazily.
@@ -166,18 +167,72 @@ def run_tasks(fn: Callable[..., R], tasks: Iterable[tuple[Any, ...]], *, common:
         Interrupted: SIGINT or SIGTERM arrived; every worker was stopped first.
         Exception: whatever ``fn`` raised (the other workers are stopped first).
     """
-    kept: list[R] = []
-    sink = consume if consume is not None else kept.append
-    workers = worker_count(jobs)
-    with signals_raise():
-        if scheduler is not None:
-            _run_dask(fn, tasks, common, scheduler, sink)
-        elif workers == 1:
-            for task in tasks:
-                sink(fn(*common, *task))
-        else:
-            _run_pool(fn, tasks, common, workers, sink)
-    return kept
+    with Runner(jobs, scheduler) as runner:
+        return runner.run(fn, tasks, common=common, consume=consume)
+
+
+class Runner:
+    """One backend kept for several :meth:`run` calls: the process pool (or the dask client) is
+    started at the first run that needs it and stopped on leaving the ``with`` block, so a
+    computation in rounds (``solve-game``'s layers) pays for starting workers once, and the
+    workers keep their in-process caches (dice space, feasibility tables) from round to round.
+
+    Each run behaves as :func:`run_tasks` (same results in task order, same interruption);
+    when a run fails or is interrupted its workers are stopped at once and the next run starts
+    new ones. Leaving the block because of an exception stops the workers without waiting.
+
+    Args:
+        jobs: worker processes (:func:`worker_count`); 1 runs here. scheduler: as :func:`run_tasks`.
+    Raises:
+        ParallelError: ``jobs`` below 1.
+    """
+
+    def __init__(self, jobs: int = 1, scheduler: Any = None):
+        self.workers = worker_count(jobs)
+        self.scheduler = scheduler
+        self._pool: Any = None
+        self._client: Any = None
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: Any) -> None:
+        self.close(failed=kind is not None)
+
+    def run(self, fn: Callable[..., R], tasks: Iterable[tuple[Any, ...]], *, common: tuple[Any, ...] = (),
+            consume: Callable[[R], None] | None = None) -> list[R]:
+        """``[fn(*common, *task) for task in tasks]`` on this runner's backend, in task order
+        (arguments, result and errors as :func:`run_tasks`)."""
+        kept: list[R] = []
+        sink = consume if consume is not None else kept.append
+        with signals_raise():
+            if self.scheduler is not None:
+                if self._client is None:
+                    self._client = _connect(self.scheduler)
+                _run_dask(fn, tasks, common, self._client, sink)
+            elif self.workers == 1:
+                for task in tasks:
+                    sink(fn(*common, *task))
+            else:
+                if self._pool is None:
+                    self._pool = _start_pool(self.workers)
+                try:
+                    _run_pool(fn, tasks, common, self.workers, sink, self._pool)
+                except BaseException:
+                    self._pool = None  # stopped by _run_pool: the next run starts another
+                    raise
+        return kept
+
+    def close(self, failed: bool = False) -> None:
+        """Stop the workers: wait for them after a clean finish, kill them after ``failed``."""
+        pool, client, self._pool, self._client = self._pool, self._client, None, None
+        if pool is not None:
+            if failed:
+                _stop_pool(pool)
+            else:
+                pool.shutdown(wait=True)
+        if client is not None:
+            client.close()
 
 
 @contextmanager
@@ -251,12 +306,19 @@ def _worker_init(parent: int) -> None:
         os._exit(1)
 
 
+def _start_pool(workers: int) -> Any:
+    """A process pool of ``workers`` workers set up by :func:`_worker_init`."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(max_workers=workers, initializer=_worker_init, initargs=(os.getpid(),))
+
+
 def _run_pool(fn: Callable[..., Any], tasks: Iterable[tuple[Any, ...]], common: tuple[Any, ...], workers: int,
-              sink: Callable[[Any], None]) -> None:
-    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+              sink: Callable[[Any], None], pool: Any) -> None:
+    """One run on ``pool`` (kept running after a clean finish; stopped when this raises)."""
+    from concurrent.futures import FIRST_COMPLETED, Future, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init, initargs=(os.getpid(),))
     pending: dict[Future[Any], int] = {}
     try:
         _feed(tasks, lambda task: pool.submit(fn, *common, *task),
@@ -268,7 +330,6 @@ def _run_pool(fn: Callable[..., Any], tasks: Iterable[tuple[Any, ...]], common: 
     except BaseException:
         _stop_pool(pool)
         raise
-    pool.shutdown(wait=True)
 
 
 def _stop_pool(pool: Any) -> None:
@@ -344,9 +405,9 @@ def _probe(address: str) -> None:
         socket.create_connection(parse_host_port(location), timeout=CONNECT_TIMEOUT).close()
 
 
-def _run_dask(fn: Callable[..., Any], tasks: Iterable[tuple[Any, ...]], common: tuple[Any, ...], scheduler: Any,
+def _run_dask(fn: Callable[..., Any], tasks: Iterable[tuple[Any, ...]], common: tuple[Any, ...], client: Any,
               sink: Callable[[Any], None]) -> None:
-    client = _connect(scheduler)
+    """One run on the dask ``client`` (left open; what is still pending is cancelled when this raises)."""
     from distributed import wait
 
     pending: dict[Any, int] = {}
@@ -364,4 +425,3 @@ def _run_dask(fn: Callable[..., Any], tasks: Iterable[tuple[Any, ...]], common: 
                 client.cancel(list(pending))
             except Exception:  # pragma: no cover - the cluster went away
                 pass
-        client.close()

@@ -19,6 +19,7 @@ from shelfie_solver.cli import main
 from shelfie_solver.parallel import (
     IN_FLIGHT_PER_WORKER,
     ParallelError,
+    Runner,
     SpawnedSeeds,
     run_tasks,
     task_seed,
@@ -47,6 +48,11 @@ def _die(index: int) -> int:
         os._exit(3)  # a worker killed mid-task (like the kernel's OOM killer)
     time.sleep(0.05)
     return index
+
+
+def _pid_of(index: int, delay: float) -> tuple[int, int]:
+    time.sleep(delay)
+    return index, os.getpid()
 
 
 def _seed_draw(seeds: SpawnedSeeds) -> list[int]:
@@ -118,6 +124,36 @@ def test_a_failing_task_raises_its_error(jobs):
 
 
 @pytest.mark.skipif(usable_cores() < 2, reason="needs 2 cores for a process pool")
+def test_a_runner_keeps_its_workers_over_runs():
+    """Three runs on one Runner use the same two worker processes (run_tasks alone would start
+    two per run), give each run's results in task order, and the workers are gone after the
+    block; a failed run stops its workers and the next run starts new ones."""
+    with Runner(2) as runner:
+        runs = [runner.run(_pid_of, [(i, 0.05) for i in range(6)]) for _ in range(3)]
+        assert runner.run(_slow_square, [(i, 0.0) for i in range(5)], common=(2,)) == [(i, 2 * i * i) for i in range(5)]
+        with pytest.raises(ArithmeticError, match="task 2"):
+            runner.run(_fail_at, [(i, 2) for i in range(6)])
+        assert runner.run(_fail_at, [(i, 9) for i in range(4)]) == [0, 1, 2, 3]
+    assert all([index for index, _ in run] == list(range(6)) for run in runs)
+    pids = {pid for run in runs for _, pid in run}
+    assert len(pids) <= 2 and os.getpid() not in pids
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+@pytest.mark.skipif(usable_cores() < 2, reason="needs 2 cores for a process pool")
+def test_leaving_a_runner_on_an_error_kills_its_workers():
+    with pytest.raises(KeyboardInterrupt):
+        with Runner(2) as runner:
+            pids = {pid for _, pid in runner.run(_pid_of, [(i, 0.02) for i in range(4)])}
+            raise KeyboardInterrupt  # e.g. Ctrl-C between two layers of solve-game
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+@pytest.mark.skipif(usable_cores() < 2, reason="needs 2 cores for a process pool")
 def test_a_dead_worker_is_one_error():
     with pytest.raises(ParallelError, match="worker process died"):
         run_tasks(_die, [(i,) for i in range(6)], jobs=2)
@@ -147,6 +183,16 @@ def test_dask_gives_the_results_of_one_job(cluster, board, rules):
     assert simulate(board, rules, players, 6, seed=5, scheduler=cluster.scheduler_address, save=True) == here
     tasks = [(i, 0.01 * (5 - i) if i < 5 else 0.0) for i in range(12)]
     assert run_tasks(_slow_square, tasks, common=(2,), scheduler=cluster) == [(i, 2 * i * i) for i in range(12)]
+
+
+def test_a_runner_keeps_one_dask_client(cluster):
+    """Several runs, a failing one among them, on one client: each gives its own results."""
+    with Runner(scheduler=cluster) as runner:
+        first = runner.run(_slow_square, [(i, 0.0) for i in range(6)], common=(3,))
+        with pytest.raises(ArithmeticError, match="task 1"):
+            runner.run(_fail_at, [(i, 1) for i in range(4)])
+        again = runner.run(_slow_square, [(i, 0.0) for i in range(6)], common=(3,))
+    assert first == again == [(i, 3 * i * i) for i in range(6)]
 
 
 def test_dask_task_error_propagates(cluster):
