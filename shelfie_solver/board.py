@@ -27,7 +27,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from .errors import BoardError, MarksError, RulesError, shorten
-from .inputs import read_text
+from .inputs import read_text, text_or_file
 from .rules import DEFAULT_RULES, Ruleset, load_toml, parse_toml
 
 _CELL_NAME = re.compile(r"^r([0-9]+)c([0-9]+)$", re.IGNORECASE)
@@ -284,8 +284,6 @@ def parse_marks(text: str, board: Board) -> Marks:
 #: (marks ``.ox``, upper or lower case, the shelf separator ``/`` and white space) is always marks
 #: text, never a path; ``-`` is standard input; anything else is a path.
 MARKS_TEXT_CHARS = frozenset(".oxOX/ \t\r\n")
-#: Standard input, named explicitly (``--marks -``).
-STDIN = "-"
 #: Marks files are a few lines; anything larger is not a marks file.
 MAX_MARKS_BYTES = 64 * 1024
 _BOM = "\ufeff"
@@ -294,8 +292,7 @@ _BOM = "\ufeff"
 def is_marks_text(text: str) -> bool:
     """Whether ``text`` is marks text by the rule of :data:`MARKS_TEXT_CHARS` (a leading BOM and
     surrounding white space aside); such text is never taken for a file name."""
-    body = text.removeprefix(_BOM)
-    return bool(body.strip()) and set(body) <= MARKS_TEXT_CHARS
+    return bool(text.removeprefix(_BOM).strip()) and text_or_file(text, MARKS_TEXT_CHARS) == "text"
 
 
 def _shelf_rows(text: str) -> list[str]:
@@ -321,14 +318,15 @@ def load_marks(text_or_path: str | None, board: Board, stdin: TextIO | None = No
     """
     if text_or_path is None:
         return Marks.empty(board)
-    if text_or_path == STDIN:
+    kind = text_or_file(text_or_path, MARKS_TEXT_CHARS, stdin=True)  # the rule shared with tile --shelf
+    if kind == "stdin":
         source = sys.stdin if stdin is None else stdin
         text = _read_shelves(source, board)
         try:
             return parse_marks(text.removeprefix(_BOM), board)
         except MarksError as error:
             raise MarksError(f"marks from standard input: {error}") from None
-    if not text_or_path.strip() or is_marks_text(text_or_path):
+    if kind == "text":
         try:
             return parse_marks(text_or_path.removeprefix(_BOM), board)  # empty text reports the expected form
         except MarksError as error:

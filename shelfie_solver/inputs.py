@@ -18,7 +18,8 @@ from __future__ import annotations
 import os
 import re
 import stat
-from typing import Any, BinaryIO
+from collections.abc import Set
+from typing import Any, BinaryIO, Literal
 
 from .errors import shorten
 
@@ -37,6 +38,26 @@ _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
 _TOML_TOKENS = re.compile(r'"""(?:[^\\]|\\.)*?"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*'
                           r'|[\[\]{}.=,\n]', re.DOTALL)
 _JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]|\d{%d,}' % (MAX_NUMBER_DIGITS + 1), re.DOTALL)
+
+
+#: Standard input, named explicitly (``--marks -``): neither text nor a file name.
+STDIN = "-"
+
+
+def text_or_file(value: str, allowed: Set[str], stdin: bool = False) -> Literal["text", "stdin", "file"]:
+    """The one rule of every "text or a file" option (docs/formats.md: ``--marks``, ``tile
+    --shelf``): what ``value`` is.
+
+    * ``"text"``: blank, or made only of the characters ``allowed`` (a leading byte-order mark
+      aside), such text is never taken for a file name, even when a file of that name exists;
+    * ``"stdin"``: ``-`` when the option reads standard input (``stdin``);
+    * ``"file"``: anything else, the name of a regular file, to be read with :func:`read_text`
+      (the caller says what it does when there is no such file).
+    """
+    if stdin and value == STDIN:
+        return "stdin"
+    body = value.removeprefix("\ufeff")
+    return "text" if not body.strip() or set(body) <= allowed else "file"
 
 
 def _kind(mode: int) -> str | None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import TileError, shorten
-from ..inputs import read_text
+from ..inputs import read_text, text_or_file
 from ..rules import MAX_FILE_BYTES, load_toml
 
 #: T2: the six tile types, as letters (index = type id 0..5) and names.
@@ -251,8 +251,7 @@ def read_shelf(text: str) -> Shelf:
     Raises:
         TileError: the file cannot be read, or the shelf is bad (:func:`parse_shelf`).
     """
-    allowed = set(TYPES + TYPES.lower() + "./ \t\r\n")
-    if set(text) <= allowed:
+    if text_or_file(text, set(TYPES + TYPES.lower() + "./ \t\r\n")) == "text":
         return parse_shelf(text)
     if _exists(text):
         return parse_shelf(read_text(text, TileError, MAX_FILE_BYTES, "a shelf file: 6 lines of 5 characters"))
