@@ -31,6 +31,13 @@ would pass their own chunk function)::
 
     tasks = ((SpawnedSeeds(entropy, lo, hi), states[lo:hi]) for lo, hi in chunks)
     results = run_tasks(solve_chunk, tasks, common=(board, rules), jobs=jobs, scheduler=scheduler)
+
+A computation in rounds (each round's tasks need the last round's results, like ``solve-game``'s
+layers) keeps one backend for all of them, so the workers start once::
+
+    with Runner(jobs, scheduler) as runner:
+        for layer in layers:
+            found = runner.run(solve_part, tasks_of(layer), common=(board, rules))
 """
 
 from __future__ import annotations
