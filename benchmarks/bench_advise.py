@@ -6,6 +6,7 @@ Every ratio is measured in the same run."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import statistics
 import subprocess
@@ -202,8 +203,9 @@ def memory_rows() -> list[tuple[str, str, str]]:
     return rows
 
 
-def startup_rows() -> list[tuple[str, str, str]]:
-    """`advise` wall-clock against a bare interpreter and a bare numpy import (same run)."""
+def startup_rows(runs_each: int = 15) -> list[tuple[str, str, str]]:
+    """`advise` wall-clock against a bare interpreter and a bare numpy import (same run,
+    interleaved), with the load average before and after (the host is shared)."""
     exe = shutil.which("shelfie-solve")
     if not exe:
         return []
@@ -213,25 +215,30 @@ def startup_rows() -> list[tuple[str, str, str]]:
 
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(shelfie_solver.__file__).parent)], check=True)
     subprocess.run(command, check=True, capture_output=True)  # warm the file and table caches
-    walls: dict[str, list[float]] = {"advise": [], "bare": [], "numpy": []}
-    runs = {"advise": command, "bare": [sys.executable, "-c", "pass"],
-            "numpy": [sys.executable, "-c", "import numpy"]}
-    for _ in range(15):  # interleaved, so load changes hit all three alike
-        for key, cmd in runs.items():
+    one_thread = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}  # what the CLI sets before numpy loads
+    runs = {"advise": (command, None), "bare": ([sys.executable, "-c", "pass"], None),
+            "numpy": ([sys.executable, "-c", "import numpy"], None),
+            "numpy1": ([sys.executable, "-c", "import numpy"], one_thread)}
+    walls: dict[str, list[float]] = {key: [] for key in runs}
+    load_before = os.getloadavg()[0]
+    for _ in range(runs_each):  # interleaved, so load changes hit all of them alike
+        for key, (cmd, env) in runs.items():
             start = time.perf_counter()
-            subprocess.run(cmd, check=True, capture_output=True)
+            subprocess.run(cmd, check=True, capture_output=True, env=env)
             walls[key].append(time.perf_counter() - start)
+    load_after = os.getloadavg()[0]
     bare = statistics.median(walls["bare"])
     ratios = [a / b for a, b in zip(walls["advise"], walls["bare"])]
     return [
         ("`shelfie-solve advise --dice CCBJPP --marks <mid-game>` wall-clock incl. start-up (bytecode compiled, "
-         "tables cached), s, 15 runs",
+         f"tables cached), s, {runs_each} runs, load average {load_before:.1f} -> {load_after:.1f}",
          spread(walls["advise"], 1, 3, "s"),
          f"median {statistics.median(walls['advise']) / bare:.1f}x bare python (<= 6x); per-run ratios "
          f"{spread(ratios, 1, 1)}"),
-        ("bare `python -c pass` / `python -c 'import numpy'`, same runs, s",
-         f"{spread(walls['bare'], 1, 3)} / {spread(walls['numpy'], 1, 3)}",
-         f"numpy alone {statistics.median(walls['numpy']) / bare:.1f}x bare"),
+        ("bare `python -c pass` / `python -c 'import numpy'` / the same with OPENBLAS_NUM_THREADS=1, same runs, s",
+         f"{spread(walls['bare'], 1, 3)} / {spread(walls['numpy'], 1, 3)} / {spread(walls['numpy1'], 1, 3)}",
+         f"numpy alone {statistics.median(walls['numpy']) / bare:.1f}x bare, "
+         f"{statistics.median(walls['numpy1']) / bare:.1f}x with one OpenBLAS thread"),
     ]
 
 
