@@ -95,3 +95,31 @@ def test_workers_die_with_a_killed_main_process(tmp_path):
     for survivor in alive:  # never leave an orphan behind, even when failing
         survivor.kill()
     assert alive == []
+
+
+@pytest.mark.skipif(worker_count(2) < 2, reason="needs 2 cores for workers")
+def test_ctrl_c_stops_solve_game_and_its_one_pool(tmp_path):
+    """``solve-game --jobs 2`` keeps one pool for all its layers (parallel.Runner): Ctrl-C still
+    stops every worker at once, one line on stderr, exit 130, no table written."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    board = Path(__file__).resolve().parent.parent / "examples" / "boards" / "small.toml"
+    process = subprocess.Popen([*COMMAND[:3], "solve-game", "--board", str(board), "--jobs", "2",
+                                "--save", str(tmp_path / "table.json")], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+    try:
+        children = _wait_until_playing(process, 2)
+        os.killpg(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=15)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == 130, err
+    # during a layer the runner's message; between two layers click's
+    assert err.splitlines() in (["Interrupted by Ctrl-C (SIGINT): run stopped, nothing saved."], ["Aborted."])
+    assert out == ""
+    gone, alive = psutil.wait_procs(children, timeout=2)
+    for survivor in alive:
+        survivor.kill()
+    assert alive == []
+    assert list(tmp_path.iterdir()) == []
