@@ -203,7 +203,7 @@ def memory_rows() -> list[tuple[str, str, str]]:
     return rows
 
 
-def startup_rows(runs_each: int = 15) -> list[tuple[str, str, str]]:
+def startup_rows(runs_each: int = 25) -> list[tuple[str, str, str]]:
     """`advise` wall-clock against a bare interpreter and a bare numpy import (same run,
     interleaved), with the load average before and after (the host is shared)."""
     exe = shutil.which("shelfie-solve")
