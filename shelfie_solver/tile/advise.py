@@ -486,10 +486,16 @@ class _NextBest:
         self.ranked = sorted(((opponent.best_immediate(tuple(board[c] for c in pick)), frozenset(pick))
                               for pick in picks), key=lambda item: -item[0])
 
+    def kept(self, taken: tuple[int, ...]) -> int:
+        """A lower bound of :meth:`after`: the best gain (x4) among the next player's picks of the
+        current board that avoid ``taken`` (still legal once it is removed, T10)."""
+        removed = set(taken)
+        return next((value for value, pick in self.ranked if not pick & removed), 0)
+
     def after(self, taken: tuple[int, ...]) -> int:
         """The best gain (x4) once ``taken`` is removed."""
         removed = set(taken)
-        best = next((value for value, pick in self.ranked if not pick & removed), 0)
+        best = self.kept(taken)
         if self.most == 0:
             return best
         board = self.board
@@ -557,10 +563,49 @@ def _score_moves(table: Table, state: State, immediate_only: bool, samples: int 
     return scored
 
 
+def _best_advised(table: Table, state: State) -> list[Move]:
+    """The moves of best total value of :func:`_score_moves` (no refill sampling), in legal-move
+    order, by bound and prune: the denial term is at most minus half the next player's best gain
+    among its current picks that a pick leaves alone (:meth:`_NextBest.kept`), so picks are
+    scored exactly best bound first, and those whose bound is below the best total so far are
+    skipped (they cannot reach it; exact ties are kept)."""
+    seat = state.turn
+    board = state.board
+    mine = _placements(table, state, seat)
+    next_best = _NextBest(_placements(table, state, (seat + 1) % table.players), board)
+    moves = legal_moves(state)
+    by_pick: dict[tuple[int, ...], list[tuple[int, int]]] = {}
+    for index, move in enumerate(moves):
+        immediate, groups, personal, tempo, _, _ = mine.value(move.column, move.types(board))
+        by_pick.setdefault(tuple(sorted(move.cells)), []).append((index, immediate + groups + personal + tempo))
+    bounds = []
+    for picked, items in by_pick.items():
+        after = list(board)
+        for cell in picked:
+            after[cell] = EMPTY
+        refill = needs_refill(tuple(after))  # T16: a fresh board, whose denial counts 0 here
+        top = max(value for _, value in items)
+        bounds.append((top if refill else top - next_best.kept(picked) // 2, refill, picked))
+    bounds.sort(key=lambda item: -item[0])
+    best: int | None = None
+    totals: dict[int, int] = {}
+    for bound, refill, picked in bounds:
+        if best is not None and bound < best:
+            break
+        denial = 0 if refill else -(next_best.after(picked) // 2)
+        for index, value in by_pick[picked]:
+            total = totals[index] = value + denial
+            if best is None or total > best:
+                best = total
+    return [moves[index] for index in sorted(totals) if totals[index] == best]
+
+
 def best_moves(table: Table, state: State, immediate_only: bool = False) -> list[Move]:
-    """The moves :func:`rank_moves` ranks first (exact ties: all of them), without building the
-    whole ranking (the strategies' fast path; a refill's denial counts 0 here); with
-    ``immediate_only`` the moves of best immediate score change (T25) instead."""
+    """The moves :func:`rank_moves` ranks first (exact ties: all of them, in legal-move order),
+    without building the whole ranking (the strategies' fast path; a refill's denial counts 0
+    here); with ``immediate_only`` the moves of best immediate score change (T25) instead."""
+    if not immediate_only:
+        return _best_advised(table, state)
     scored = _score_moves(table, state, immediate_only)
     top = max(item[0] for item in scored)
     return [item[1] for item in scored if item[0] == top]
