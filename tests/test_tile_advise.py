@@ -117,3 +117,50 @@ def test_next_best_after_a_pick_equals_a_fresh_enumeration():
                 assert shortcut.after(pick) == _next_best(opponent, after)
                 checked += 1
     assert checked > 500
+
+
+def test_goal_shortcuts_equal_the_predicates():
+    """The placement's goal check (``_Placements._holds_after``: only what the placement changes,
+    T18-T19) equals the predicate on the whole shelf after it, for every goal but T-CG3/T-CG4
+    (counted from groups, covered above), on random shelves of few types (so patterns are common),
+    including goals that already hold before the placement."""
+    from shelfie_solver.tile.engine import State, start_state
+    from shelfie_solver.tile.advise import _place
+    from shelfie_solver.tile.rules import COLUMNS, EMPTY, ROWS
+    from shelfie_solver.tile.shelf import goal_holds
+
+    rng = np.random.default_rng(7)
+    checked = held = 0
+    for index in range(300):
+        kinds = rng.choice(6, size=int(rng.integers(1, 7)), replace=False)
+        heights = rng.integers(0, ROWS + 1, size=COLUMNS)
+        if index % 3 == 0:  # staircases (T-CG12) with one column 0-3 tiles short
+            heights = np.arange(COLUMNS)[::int(rng.choice([1, -1]))] + int(rng.integers(1, 3))
+            heights[int(rng.integers(COLUMNS))] -= int(rng.integers(0, 4))
+            heights = np.clip(heights, 0, ROWS)
+        rainbow = index % 3 == 1  # columns of 6 types, rows of 5 (T-CG2, T-CG6), nearly full
+        offsets = rng.permutation(6)
+        if rainbow:
+            heights = rng.integers(ROWS - 3, ROWS + 1, size=COLUMNS)
+        cells = [EMPTY] * (ROWS * COLUMNS)
+        for c in range(COLUMNS):
+            for r in range(ROWS - int(heights[c]), ROWS):
+                cells[r * COLUMNS + c] = int((r + offsets[c]) % 6) if rainbow else int(rng.choice(kinds))
+        shelf = tuple(cells)
+        for pair in ((1, 2), (5, 6), (7, 8), (9, 10), (11, 12)):
+            table = Table(RULES, LAYOUT, 2, CARDS, (0, 1), pair, 0)
+            start = start_state(table)
+            state = State(start.board, start.bag, (shelf, start.shelves[1]), start.tokens, start.stacks, None, 0)
+            placements = _Placements(table, state, 0)
+            for column in range(COLUMNS):
+                for k in range(1, min(3, placements.room[column]) + 1):
+                    types = tuple(int(t) for t in rng.choice(6 if rainbow else kinds, size=k))
+                    room = list(placements.room)
+                    room[column] -= k
+                    after = _place(shelf, column, types)
+                    for goal in pair:
+                        expected = goal_holds(goal, after, RULES)
+                        held += expected
+                        assert placements._holds_after(goal, column, types, room) == expected, (goal, shelf, types)
+                        checked += 1
+    assert checked > 5_000 and held > 200

@@ -33,7 +33,7 @@ import numpy as np
 
 from .engine import (BOARD_NEIGHBOURS, Board, Move, State, Table, column_room, draw_refill, free_cells, legal_moves,
                      legal_picks, needs_refill)
-from .rules import CELLS, COLUMNS, EMPTY, PERSONAL_POINTS, ROWS, SIDE, PersonalCard, Shelf
+from .rules import CELLS, COLUMNS, EMPTY, PERSONAL_POINTS, ROWS, SIDE, PersonalCard, Shelf, TileRuleset
 from .shelf import GROUP_POINTS, MIN_TILES, NEIGHBOURS, goal_holds, group_labels
 
 #: Evaluation unit: quarters of a point.
@@ -108,6 +108,37 @@ _RECENT: dict[tuple[object, ...], _Placements] = {}
 _RECENT_MAX = 64
 
 
+def _through(patterns: list[tuple[int, ...]]) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """Per shelf cell, the ``patterns`` (tuples of cells) that contain it."""
+    return tuple(tuple(p for p in patterns if cell in p) for cell in range(CELLS))
+
+
+#: Per shelf cell: the X windows (T-CG10), the 4 diagonals (T-CG11) and the 2x2 blocks (T-CG1) through it.
+_X_THROUGH = _through([(r * COLUMNS + c, r * COLUMNS + c + 2, (r + 1) * COLUMNS + c + 1, (r + 2) * COLUMNS + c,
+                        (r + 2) * COLUMNS + c + 2) for r in range(ROWS - 2) for c in range(COLUMNS - 2)])
+_DIAGONALS_THROUGH = _through([tuple((r0 + i) * COLUMNS + (i if down else COLUMNS - 1 - i) for i in range(COLUMNS))
+                               for r0 in (0, 1) for down in (True, False)])
+_BLOCKS_THROUGH = _through([(r * COLUMNS + c, r * COLUMNS + c + 1, (r + 1) * COLUMNS + c, (r + 1) * COLUMNS + c + 1)
+                            for r in range(ROWS - 1) for c in range(COLUMNS - 1)])
+
+
+class _GoalInfo:
+    """What :meth:`_Placements._holds_after` needs of a shelf: the open goals that already hold
+    (``before``), the types in each column and row, and the full columns / rows meeting T-CG2,
+    T-CG5 (by goal) and T-CG6, T-CG7."""
+
+    def __init__(self, shelf: Shelf, rules: TileRuleset, goals: list[int]):
+        self.before = {goal for goal in goals if goal not in (3, 4) and goal_holds(goal, shelf, rules)}
+        columns = [[shelf[r * COLUMNS + c] for r in range(ROWS)] for c in range(COLUMNS)]
+        rows = [list(shelf[r * COLUMNS:(r + 1) * COLUMNS]) for r in range(ROWS)]
+        self.column_kinds = [set(line) - {EMPTY} for line in columns]
+        self.row_kinds = [set(line) - {EMPTY} for line in rows]
+        full_columns = [len(set(line)) for line in columns if EMPTY not in line]
+        full_rows = [len(set(line)) for line in rows if EMPTY not in line]
+        self.full_columns = {2: full_columns.count(6), 5: sum(1 for n in full_columns if n <= 3)}
+        self.full_rows = {6: full_rows.count(5), 7: sum(1 for n in full_rows if n <= 3)}
+
+
 class _Placements:
     """A seat's shelf outcomes by (column, types), each computed once per shelf.
 
@@ -126,6 +157,7 @@ class _Placements:
         self.best_cache: dict[tuple[int, ...], int] = {}
         self.gains: dict[tuple[int, tuple[int, ...]], int] = {}
         self.singles: list[list[list[tuple[int, int, tuple[int, ...], int]]]] | None = None
+        self.goal_info: _GoalInfo | None = None
         self.labels, self.groups = labels, groups = group_labels(shelf)
         self.matches = card.matches(shelf) if card else 0
         self.pending = sum(1 for cell in card.cells if shelf[cell] == EMPTY) if card else 0
@@ -256,17 +288,13 @@ class _Placements:
         goals = []
         tokens = 0
         if self.open_slots:
-            shelf: Shelf | None = None
             for slot, goal in self.open_slots:  # T18: the next token if the goal holds now
                 if goal in (3, 4):  # T-CG3 / T-CG4: the groups after the placement, counted exactly
                     least = 4 if goal == 3 else 2
                     holds = (self.at_least[least] - sum(1 for g in joined_groups if groups[g][1] >= least)
                              + sum(1 for size in sizes if size >= least)) >= (4 if goal == 3 else 6)
-                elif CELLS - empty < MIN_TILES[goal] or not self._may_hold(goal, column, types, room):
-                    holds = False
                 else:
-                    shelf = shelf or _place(self.shelf, column, types)
-                    holds = goal_holds(goal, shelf, self.table.rules)
+                    holds = CELLS - empty >= MIN_TILES[goal] and self._holds_after(goal, column, types, room)
                 if holds:
                     goals.append(goal)
                     tokens += self.state.stacks[slot][0]
@@ -274,28 +302,58 @@ class _Placements:
         return (QUARTER * (gain + personal + tokens + end), potential if full else 0, personal_potential, tempo,
                 tuple(goals), end)
 
-    def _may_hold(self, goal: int, column: int, types: tuple[int, ...], room: list[int]) -> bool:
-        """False when common goal T-CG``goal`` cannot hold after placing ``types`` in ``column``
-        (``room``: the empty cells per column after it), from counts alone: full columns (T-CG2,
-        T-CG5, T-CG8), full rows (T-CG6, T-CG7), tiles of one type (T-CG9-T-CG11), the column
-        heights (T-CG12); True otherwise
-        (the predicate decides)."""
+    def _holds_after(self, goal: int, column: int, types: tuple[int, ...], room: list[int]) -> bool:
+        """Whether open common goal T-CG``goal`` (not 3 or 4) holds after placing ``types`` in
+        ``column`` (``room``: the empty cells per column after it), exactly, mostly without the
+        predicate: a goal that does not hold before the placement can only be completed by what
+        it changes (T18-T19): the placed column for full columns (T-CG2, T-CG5), the rows it
+        completes (T-CG6, T-CG7), tiles per type (T-CG9), column heights (T-CG12), patterns
+        through a placed cell (T-CG1: a new 2x2 block is needed, T-CG10, T-CG11). Checked
+        against the predicates (:func:`shelf.goal_holds`) in tests/test_tile_advise.py."""
+        info = self.goal_info
+        if info is None:
+            info = self.goal_info = _GoalInfo(self.shelf, self.table.rules, [goal for _, goal in self.open_slots])
+        if goal in info.before:  # held before the placement (a position typed by hand): the predicate decides
+            return goal_holds(goal, _place(self.shelf, column, types), self.table.rules)
         if goal in (2, 5):
-            return room.count(0) >= (2 if goal == 2 else 3)
+            if room[column]:
+                return False
+            kinds = len(info.column_kinds[column].union(types))
+            return info.full_columns[goal] + (kinds == 6 if goal == 2 else kinds <= 3) >= (2 if goal == 2 else 3)
         if goal in (6, 7):
-            full = self.full_rows + sum(1 for j in range(len(types)) if self.row_gaps[column][j] == 1)
-            return full >= (2 if goal == 6 else 4)
+            count = info.full_rows[goal]
+            for j, t in enumerate(types):
+                if self.row_gaps[column][j] == 1:
+                    kinds = len(info.row_kinds[self.slots[column][j][0] // COLUMNS] | {t})
+                    count += kinds == 5 if goal == 6 else kinds <= 3
+            return count >= (2 if goal == 6 else 4)
         if goal == 8:
-            return room[0] == 0 and room[COLUMNS - 1] == 0
+            return room[0] == 0 and room[COLUMNS - 1] == 0 and \
+                goal_holds(goal, _place(self.shelf, column, types), self.table.rules)
+        if goal == 9:
+            return max(self.counts[t] + types.count(t) for t in set(types)) >= 8
         if goal == 12:  # T-CG12 from the heights after: 1-5 or 2-6 rising or falling by one
             heights = [ROWS - r for r in room]
             return (heights[0] in (1, 2) and all(heights[c] == heights[0] + c for c in range(COLUMNS))) or \
                 (heights[-1] in (1, 2) and all(heights[c] == heights[-1] + COLUMNS - 1 - c for c in range(COLUMNS)))
-        if goal in (9, 10, 11):
-            most = max(self.counts[t] + types.count(t) for t in set(types))
-            most = max(most, max(self.counts))
-            return most >= (8 if goal == 9 else 5)
-        return True
+        if goal in (10, 11):  # an X or a diagonal of one type through a placed cell
+            if max(self.counts[t] + types.count(t) for t in set(types)) < 5:
+                return False
+            shelf = _place(self.shelf, column, types)
+            lines = _X_THROUGH if goal == 10 else _DIAGONALS_THROUGH
+            for j in range(len(types)):
+                for line in lines[self.slots[column][j][0]]:
+                    kind = shelf[line[0]]
+                    if kind != EMPTY and all(shelf[c] == kind for c in line):
+                        return True
+            return False
+        shelf = _place(self.shelf, column, types)  # T-CG1: a 2x2 block through a placed cell, then the predicate
+        for j in range(len(types)):
+            for block in _BLOCKS_THROUGH[self.slots[column][j][0]]:
+                kind = shelf[block[0]]
+                if kind != EMPTY and all(shelf[c] == kind for c in block):
+                    return goal_holds(goal, shelf, self.table.rules)
+        return False
 
     def immediate(self, column: int, types: tuple[int, ...]) -> int:
         """The change of the T25 score (x4) of placing ``types`` in ``column``: ``value(...)[0]``,
@@ -326,7 +384,6 @@ class _Placements:
         empty = self.empty - k
         if self.card is not None:
             gain += PERSONAL_POINTS[self.matches + hits] - PERSONAL_POINTS[self.matches]
-        shelf: Shelf | None = None
         for slot, goal in self.open_slots:  # T18
             if goal in (3, 4):  # the groups after the placement, counted exactly
                 least = 4 if goal == 3 else 2
@@ -340,10 +397,7 @@ class _Placements:
             else:
                 room = list(self.room)
                 room[column] -= k
-                holds = self._may_hold(goal, column, types, room)
-                if holds:
-                    shelf = shelf or _place(self.shelf, column, types)
-                    holds = goal_holds(goal, shelf, self.table.rules)
+                holds = self._holds_after(goal, column, types, room)
             if holds:
                 gain += self.state.stacks[slot][0]
         if self.end_open and empty == 0:  # T23
