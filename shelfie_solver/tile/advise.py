@@ -171,6 +171,7 @@ class _Placements:
         self.counts = [shelf.count(t) for t in range(6)]
         gaps = [sum(1 for c in range(COLUMNS) if shelf[r * COLUMNS + c] == EMPTY) for r in range(ROWS)]
         self.full_rows = gaps.count(0)
+        self.live_slots = [(slot, goal) for slot, goal in self.open_slots if self._may_hold(goal, gaps)]
         # the empty cells next to each group (bit masks): a group can grow while it has one
         self.reach = reach = [0] * len(groups)
         for cell, g in enumerate(labels):
@@ -287,8 +288,8 @@ class _Placements:
         tempo = -2 * max(0, min(3, empty) - max(room)) - self.base_tempo if full else 0
         goals = []
         tokens = 0
-        if self.open_slots:
-            for slot, goal in self.open_slots:  # T18: the next token if the goal holds now
+        if self.live_slots:
+            for slot, goal in self.live_slots:  # T18: the next token if the goal holds now
                 if goal in (3, 4):  # T-CG3 / T-CG4: the groups after the placement, counted exactly
                     least = 4 if goal == 3 else 2
                     holds = (self.at_least[least] - sum(1 for g in joined_groups if groups[g][1] >= least)
@@ -302,6 +303,24 @@ class _Placements:
         return (QUARTER * (gain + personal + tokens + end), potential if full else 0, personal_potential, tempo,
                 tuple(goals), end)
 
+    def _may_hold(self, goal: int, gaps: list[int]) -> bool:
+        """False when open goal T-CG``goal`` cannot hold after any one placement (1-3 tiles in one
+        column, T12-T14; ``gaps``: the empty cells per row), from counts alone (a goal that holds
+        now passes): too few tiles, too few full or nearly full columns (T-CG2, T-CG5, T-CG8) or
+        rows (T-CG6, T-CG7), too few tiles of one type (T-CG9-T-CG11)."""
+        room = self.room
+        if CELLS - self.empty + min(3, max(room)) < MIN_TILES[goal]:
+            return False
+        if goal in (2, 5):
+            return room.count(0) + any(0 < r <= 3 for r in room) >= (2 if goal == 2 else 3)
+        if goal in (6, 7):
+            return gaps.count(0) + min(3, gaps.count(1)) >= (2 if goal == 6 else 4)
+        if goal == 8:
+            return min(room[0], room[-1]) == 0 and max(room[0], room[-1]) <= 3
+        if goal in (9, 10, 11):
+            return max(self.counts) + 3 >= (8 if goal == 9 else 5)
+        return True
+
     def _holds_after(self, goal: int, column: int, types: tuple[int, ...], room: list[int]) -> bool:
         """Whether open common goal T-CG``goal`` (not 3 or 4) holds after placing ``types`` in
         ``column`` (``room``: the empty cells per column after it), exactly, mostly without the
@@ -312,7 +331,7 @@ class _Placements:
         against the predicates (:func:`shelf.goal_holds`) in tests/test_tile_advise.py."""
         info = self.goal_info
         if info is None:
-            info = self.goal_info = _GoalInfo(self.shelf, self.table.rules, [goal for _, goal in self.open_slots])
+            info = self.goal_info = _GoalInfo(self.shelf, self.table.rules, [goal for _, goal in self.live_slots])
         if goal in info.before:  # held before the placement (a position typed by hand): the predicate decides
             return goal_holds(goal, _place(self.shelf, column, types), self.table.rules)
         if goal in (2, 5):
@@ -384,7 +403,7 @@ class _Placements:
         empty = self.empty - k
         if self.card is not None:
             gain += PERSONAL_POINTS[self.matches + hits] - PERSONAL_POINTS[self.matches]
-        for slot, goal in self.open_slots:  # T18
+        for slot, goal in self.live_slots:  # T18
             if goal in (3, 4):  # the groups after the placement, counted exactly
                 least = 4 if goal == 3 else 2
                 count = self.at_least[least]
