@@ -165,3 +165,25 @@ def test_goal_shortcuts_equal_the_predicates():
                         assert not expected or goal in [g for _, g in placements.live_slots]  # the count filter
                         checked += 1
     assert checked > 5_000 and held > 200
+
+
+def test_best_immediate_is_the_best_placement():
+    """``best_immediate`` (the next player's best gain of a pick's types; inline for distinct
+    types when no goal is within reach) equals the best whole-shelf recomputation (T25) over
+    every column with room (T12) and every order (T14)."""
+    from shelfie_solver.tile.advise import _orders
+
+    checked = 0
+    for seed in range(6):
+        for index, (table, state) in enumerate(_positions(seed, 40)):
+            if index % 4:
+                continue
+            placements = _Placements(table, state, state.turn)
+            for types in [t for i, t in enumerate(product(range(6), repeat=3)) if i % 5 == 0] + [(1,), (2, 4)]:
+                columns = [c for c in range(5) if placements.room[c] >= len(types)]
+                if columns:
+                    expected = max(_full_value(placements, c, order)[0]
+                                   for c in columns for order in _orders(tuple(sorted(types))))
+                    assert placements.best_immediate(types) == expected
+                    checked += 1
+    assert checked > 500

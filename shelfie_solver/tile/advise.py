@@ -390,10 +390,7 @@ class _Placements:
     def _distinct_gain(self, column: int, types: tuple[int, ...]) -> int:
         """:meth:`immediate` for tiles of distinct types, which join distinct groups (T19), so
         their group points add up tile by tile (T22)."""
-        singles = self.singles
-        if singles is None:
-            singles = self.singles = [[[self._single(slot, t) for t in range(6)] for slot in column_slots]
-                                      for column_slots in self.slots]
+        singles = self._singles()
         k = len(types)
         gain = hits = 0
         for j, t in enumerate(types):
@@ -423,6 +420,14 @@ class _Placements:
             gain += 1
         return QUARTER * gain
 
+    def _singles(self) -> list[list[list[tuple[int, int, tuple[int, ...], int]]]]:
+        """Per column, per next cell (1-3), per type: :meth:`_single` (computed once per shelf)."""
+        singles = self.singles
+        if singles is None:
+            singles = self.singles = [[[self._single(slot, t) for t in range(6)] for slot in column_slots]
+                                      for column_slots in self.slots]
+        return singles
+
     def _single(self, slot: tuple[int, bool, dict[int, tuple[int, ...]], int],
                 t: int) -> tuple[int, int, tuple[int, ...], int]:
         """One tile of type ``t`` on ``slot``: ``(group points gained, its group's size, the sizes of
@@ -437,9 +442,29 @@ class _Placements:
         hit = self.best_cache.get(key)
         if hit is not None:
             return hit
-        columns = [c for c in range(COLUMNS) if self.room[c] >= len(types)]
-        immediate = self.immediate
-        best = max(immediate(c, order) for order in _orders(key) for c in columns)
+        k = len(key)
+        columns = [c for c in range(COLUMNS) if self.room[c] >= k]
+        if self.live_slots or len(set(key)) < k:
+            immediate = self.immediate
+            best = max(immediate(c, order) for order in _orders(key) for c in columns)
+        else:  # distinct types and no goal within reach: :meth:`_distinct_gain` without the goals, inline
+            singles = self._singles()
+            matches = self.matches
+            personal = PERSONAL_POINTS if self.card is not None else (0,) * len(PERSONAL_POINTS)
+            top = None
+            for c in columns:
+                cells = singles[c]
+                for order in _orders(key):
+                    gain = hits = 0
+                    for j, t in enumerate(order):
+                        tile_gain, _, _, want = cells[j][t]
+                        gain += tile_gain
+                        hits += want == t
+                    gain += personal[matches + hits]
+                    if top is None or gain > top:
+                        top = gain
+            assert top is not None
+            best = QUARTER * (top - personal[matches] + (self.end_open and self.empty == k))
         self.best_cache[key] = best
         return best
 
@@ -679,9 +704,15 @@ def best_moves(table: Table, state: State, immediate_only: bool = False) -> list
     here); with ``immediate_only`` the moves of best immediate score change (T25) instead."""
     if not immediate_only:
         return _best_advised(table, state)
-    scored = _score_moves(table, state, immediate_only)
-    top = max(item[0] for item in scored)
-    return [item[1] for item in scored if item[0] == top]
+    # greedy: a move's gain is at most the best of its pick's types (kept per shelf, shared with the
+    # advisor's denial term), so only moves whose pick reaches the best are scored one by one
+    mine = _placements(table, state, state.turn)
+    board = state.board
+    moves = legal_moves(state)
+    bests = [mine.best_immediate(move.types(board)) for move in moves]
+    top = max(bests)
+    return [move for move, best in zip(moves, bests)
+            if best == top and mine.immediate(move.column, move.types(board)) == top]
 
 
 def rank_moves(table: Table, state: State, samples: int = 0,
