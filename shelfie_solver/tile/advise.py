@@ -172,6 +172,7 @@ class _Placements:
         gaps = [sum(1 for c in range(COLUMNS) if shelf[r * COLUMNS + c] == EMPTY) for r in range(ROWS)]
         self.full_rows = gaps.count(0)
         self.live_slots = [(slot, goal) for slot, goal in self.open_slots if self._may_hold(goal, gaps)]
+        self._live_columns: list[list[tuple[int, int]]] | None = None
         # the empty cells next to each group (bit masks): a group can grow while it has one
         self.reach = reach = [0] * len(groups)
         for cell, g in enumerate(labels):
@@ -288,8 +289,9 @@ class _Placements:
         tempo = -2 * max(0, min(3, empty) - max(room)) - self.base_tempo if full else 0
         goals = []
         tokens = 0
-        if self.live_slots:
-            for slot, goal in self.live_slots:  # T18: the next token if the goal holds now
+        live = self.live_columns()[column]
+        if live:
+            for slot, goal in live:  # T18: the next token if the goal holds now
                 if goal in (3, 4):  # T-CG3 / T-CG4: the groups after the placement, counted exactly
                     least = 4 if goal == 3 else 2
                     holds = (self.at_least[least] - sum(1 for g in joined_groups if groups[g][1] >= least)
@@ -319,6 +321,56 @@ class _Placements:
             return min(room[0], room[-1]) == 0 and max(room[0], room[-1]) <= 3
         if goal in (9, 10, 11):
             return max(self.counts) + 3 >= (8 if goal == 9 else 5)
+        return True
+
+    def live_columns(self) -> list[list[tuple[int, int]]]:
+        """Per column, the open ``(slot, goal)`` pairs that a placement there may complete (a
+        necessary condition; :meth:`_holds_after` decides): :attr:`live_slots` less, for T-CG1,
+        T-CG10 and T-CG11, the columns with no 2x2 block / X / diagonal through their next 1-3
+        cells whose tiles are all of one type and whose empty cells are those next cells; for
+        T-CG2, T-CG5 the columns that cannot fill up; for T-CG6, T-CG7 the columns completing too
+        few rows; for T-CG8 the columns other than the corners'; for T-CG12 those whose 1-3 more
+        tiles give no staircase (goals that hold already stay)."""
+        live = self._live_columns
+        if live is None:
+            live = self._live_columns = [[(slot, goal) for slot, goal in self.live_slots if self._column_may(goal, c)]
+                                         for c in range(COLUMNS)]
+        return live
+
+    def _column_may(self, goal: int, column: int) -> bool:
+        """See :meth:`live_columns`."""
+        room = self.room
+        most = min(3, room[column])
+        if most == 0:
+            return False
+        if self.goal_info is None:
+            self.goal_info = _GoalInfo(self.shelf, self.table.rules, [goal for _, goal in self.live_slots])
+        if goal in self.goal_info.before or goal in (3, 4, 9):
+            return True
+        cells = [self.slots[column][j][0] for j in range(most)]
+        shelf = self.shelf
+        if goal in (1, 10, 11):
+            patterns = _BLOCKS_THROUGH if goal == 1 else _X_THROUGH if goal == 10 else _DIAGONALS_THROUGH
+            for cell in cells:
+                for pattern in patterns[cell]:
+                    if len({shelf[x] for x in pattern if x not in cells}) <= 1 and \
+                            all(shelf[x] != EMPTY or x in cells for x in pattern):
+                        return True
+            return False
+        if goal in (2, 5):
+            return room[column] <= 3 and room.count(0) + 1 >= (2 if goal == 2 else 3)
+        if goal in (6, 7):
+            return self.full_rows + sum(1 for gaps in self.row_gaps[column] if gaps == 1) >= (2 if goal == 6 else 4)
+        if goal == 8:
+            return column in (0, COLUMNS - 1) and room[column] <= 3 and room[COLUMNS - 1 - column] == 0
+        if goal == 12:
+            heights = [ROWS - r for r in room]
+            for k in range(1, most + 1):
+                heights[column] += 1
+                if (heights[0] in (1, 2) and all(heights[c] == heights[0] + c for c in range(COLUMNS))) or \
+                        (heights[-1] in (1, 2) and all(heights[c] == heights[-1] + COLUMNS - 1 - c for c in range(COLUMNS))):
+                    return True
+            return False
         return True
 
     def _holds_after(self, goal: int, column: int, types: tuple[int, ...], room: list[int]) -> bool:
@@ -400,7 +452,7 @@ class _Placements:
         empty = self.empty - k
         if self.card is not None:
             gain += PERSONAL_POINTS[self.matches + hits] - PERSONAL_POINTS[self.matches]
-        for slot, goal in self.live_slots:  # T18
+        for slot, goal in self.live_columns()[column]:  # T18
             if goal in (3, 4):  # the groups after the placement, counted exactly
                 least = 4 if goal == 3 else 2
                 count = self.at_least[least]
@@ -444,15 +496,23 @@ class _Placements:
             return hit
         k = len(key)
         columns = [c for c in range(COLUMNS) if self.room[c] >= k]
-        if self.live_slots or len(set(key)) < k:
+        live = self.live_columns()
+        if len(set(key)) < k:
             immediate = self.immediate
             best = max(immediate(c, order) for order in _orders(key) for c in columns)
-        else:  # distinct types and no goal within reach: :meth:`_distinct_gain` without the goals, inline
+        else:  # distinct types: :meth:`_distinct_gain`, inline where no goal is within reach
             singles = self._singles()
             matches = self.matches
             personal = PERSONAL_POINTS if self.card is not None else (0,) * len(PERSONAL_POINTS)
+            end = self.end_open and self.empty == k
             top = None
             for c in columns:
+                if live[c]:
+                    value = max(self.immediate(c, order) for order in _orders(key)) // QUARTER - end \
+                        + personal[matches]
+                    if top is None or value > top:
+                        top = value
+                    continue
                 cells = singles[c]
                 for order in _orders(key):
                     gain = hits = 0
@@ -464,7 +524,7 @@ class _Placements:
                     if top is None or gain > top:
                         top = gain
             assert top is not None
-            best = QUARTER * (top - personal[matches] + (self.end_open and self.empty == k))
+            best = QUARTER * (top - personal[matches] + end)
         self.best_cache[key] = best
         return best
 
