@@ -32,7 +32,7 @@ import numpy as np
 
 
 from .engine import (BOARD_NEIGHBOURS, Board, Move, State, Table, column_room, draw_refill, free_cells, legal_moves,
-                     legal_picks, needs_refill)
+                     legal_picks, needs_refill, pick_orders)
 from .rules import CELLS, COLUMNS, EMPTY, PERSONAL_POINTS, ROWS, SIDE, PersonalCard, Shelf, TileRuleset
 from .shelf import GROUP_POINTS, MIN_TILES, NEIGHBOURS, goal_holds, group_labels
 
@@ -731,18 +731,25 @@ def _best_advised(table: Table, state: State) -> list[Move]:
     board = state.board
     mine = _placements(table, state, seat)
     next_best = _NextBest(_placements(table, state, (seat + 1) % table.players), board)
-    moves = legal_moves(state)
+    moves: list[tuple[tuple[int, ...], int]] = []  # (cells in placement order, column), in legal_moves' order
     by_pick: dict[tuple[int, ...], list[tuple[int, int]]] = {}
-    for index, move in enumerate(moves):
-        immediate, groups, personal, tempo, _, _ = mine.value(move.column, move.types(board))
-        by_pick.setdefault(tuple(sorted(move.cells)), []).append((index, immediate + groups + personal + tempo))
+    room = mine.room
+    value = mine.value
+    for pick, orders in pick_orders(state):
+        items = by_pick[pick] = []
+        for column in range(COLUMNS):
+            if room[column] >= len(pick):
+                for types, order in orders.items():
+                    immediate, groups, personal, tempo, _, _ = value(column, types)
+                    items.append((len(moves), immediate + groups + personal + tempo))
+                    moves.append((order, column))
     bounds = []
     for picked, items in by_pick.items():
         after = list(board)
         for cell in picked:
             after[cell] = EMPTY
         refill = needs_refill(tuple(after))  # T16: a fresh board, whose denial counts 0 here
-        top = max(value for _, value in items)
+        top = max(v for _, v in items)
         bounds.append((top if refill else top - next_best.kept(picked) // 2, refill, picked))
     bounds.sort(key=lambda item: -item[0])
     best: int | None = None
@@ -751,11 +758,11 @@ def _best_advised(table: Table, state: State) -> list[Move]:
         if best is not None and bound < best:
             break
         denial = 0 if refill else -(next_best.after(picked) // 2)
-        for index, value in by_pick[picked]:
-            total = totals[index] = value + denial
+        for index, v in by_pick[picked]:
+            total = totals[index] = v + denial
             if best is None or total > best:
                 best = total
-    return [moves[index] for index in sorted(totals) if totals[index] == best]
+    return [Move(*moves[index]) for index in sorted(totals) if totals[index] == best]
 
 
 def best_moves(table: Table, state: State, immediate_only: bool = False) -> list[Move]:

@@ -294,16 +294,27 @@ def legal_picks(board: Board, shelf: Shelf) -> list[tuple[int, ...]]:
     return picks
 
 
-def legal_moves(state: State) -> list[Move]:
-    """Every legal move of the active player (T10-T14). Orders that differ only by swapping
-    same-type tiles give one move (T14)."""
-    shelf = state.shelves[state.turn]
-    room = column_room(shelf)
-    moves: list[Move] = []
-    for pick in legal_picks(state.board, shelf):
+def pick_orders(state: State) -> list[tuple[tuple[int, ...], dict[tuple[int, ...], tuple[int, ...]]]]:
+    """The active player's picks (T10-T12, sorted cells) with their placement orders (T14): per
+    pick, ``{types placed bottom first: the first order of cells giving them}`` (orders that
+    differ only by swapping same-type tiles are one)."""
+    board = state.board
+    out = []
+    for pick in legal_picks(board, state.shelves[state.turn]):
         orders: dict[tuple[int, ...], tuple[int, ...]] = {}
         for order in permutations(pick):
-            orders.setdefault(tuple(state.board[c] for c in order), order)
+            orders.setdefault(tuple(board[c] for c in order), order)
+        out.append((pick, orders))
+    return out
+
+
+def legal_moves(state: State) -> list[Move]:
+    """Every legal move of the active player (T10-T14), per pick of :func:`pick_orders`, per
+    column with room (T12), per order. Orders that differ only by swapping same-type tiles give
+    one move (T14)."""
+    room = column_room(state.shelves[state.turn])
+    moves: list[Move] = []
+    for pick, orders in pick_orders(state):
         for column in range(COLUMNS):
             if room[column] >= len(pick):
                 moves.extend(Move(order, column) for order in orders.values())
