@@ -158,6 +158,7 @@ class _Placements:
         self.gains: dict[tuple[int, tuple[int, ...]], int] = {}
         self.singles: list[list[list[tuple[int, int, tuple[int, ...], int]]]] | None = None
         self.goal_info: _GoalInfo | None = None
+        self.column_base: dict[tuple[int, int], tuple[int, int, int, int, bool]] = {}
         self.labels, self.groups = labels, groups = group_labels(shelf)
         self.matches = card.matches(shelf) if card else 0
         self.pending = sum(1 for cell in card.cells if shelf[cell] == EMPTY) if card else 0
@@ -212,9 +213,76 @@ class _Placements:
         key = (column, types)
         hit = self.cache.get(key)
         if hit is None:
-            hit = self.cache[key] = self._evaluate(column, types, True)
+            if len(set(types)) == len(types) and not self.live_columns()[column]:
+                hit = self.cache[key] = self._distinct_value(column, types)
+            else:
+                hit = self.cache[key] = self._evaluate(column, types, True)
             self.gains[key] = hit[0]
         return hit
+
+    def _distinct_value(self, column: int, types: tuple[int, ...]) -> tuple[int, int, int, int, tuple[int, ...], bool]:
+        """:meth:`_evaluate` for tiles of distinct types (each joins only groups of its type, T19)
+        in a column where no open goal is within reach (:meth:`live_columns`): tile by tile, with
+        what depends only on the cells filled (the potential lost by neighbour groups left with no
+        empty neighbour, tempo, card cells covered) kept per (column, number of tiles)."""
+        k = len(types)
+        base = self.column_base.get((column, k))
+        if base is None:
+            base = self.column_base[(column, k)] = self._column_base(column, k)
+        keep, loss, tempo, covered, top_open = base
+        slots = self.slots[column]
+        groups, reach = self.groups, self.reach
+        gain = hits = 0
+        potential = -loss
+        for j, t in enumerate(types):
+            _, growing, near, want = slots[j]
+            hits += want == t
+            size = 1
+            for g in near.get(t, ()):
+                old = min(groups[g][1], 6)
+                size += groups[g][1]
+                gain -= GROUP_POINTS[old]
+                if reach[g] & keep:  # it keeps an empty neighbour: its potential moves to the new group
+                    potential -= _POTENTIAL[old]
+                    growing = True
+                # (a joined group with no empty neighbour left is in ``loss``, which counts it once)
+            size = min(size, 6)
+            gain += GROUP_POINTS[size]
+            if growing or (top_open and j == k - 1):
+                potential += _POTENTIAL[size]
+        personal = personal_potential = 0
+        if self.card is not None:
+            matches = self.matches + hits
+            personal = PERSONAL_POINTS[matches] - PERSONAL_POINTS[self.matches]
+            personal_potential = 2 * ((PERSONAL_POINTS[matches + self.pending - covered] - PERSONAL_POINTS[matches])
+                                      - (PERSONAL_POINTS[self.matches + self.pending] - PERSONAL_POINTS[self.matches]))
+        end = self.end_open and self.empty == k  # T23
+        return QUARTER * (gain + personal + end), potential, personal_potential, tempo, (), end
+
+    def _column_base(self, column: int, k: int) -> tuple[int, int, int, int, bool]:
+        """For ``k`` tiles placed in ``column``: ``(the cells left, as a mask to and with; the
+        potential (x4) of the neighbour groups that lose their last empty neighbour; the tempo
+        change (x4); the card cells covered; whether the cell above the top tile is empty)``."""
+        slots = self.slots[column][:k]
+        placed = 0
+        for cell, _, _, _ in slots:
+            placed |= 1 << cell
+        keep = ~placed
+        loss = 0
+        seen: set[int] = set()
+        for _, _, near, _ in slots:
+            for near_groups in near.values():
+                for g in near_groups:
+                    if g not in seen:
+                        seen.add(g)
+                        if self.reach[g] and not self.reach[g] & keep:
+                            loss += _POTENTIAL[min(self.groups[g][1], 6)]
+        room = list(self.room)
+        room[column] -= k
+        empty = self.empty - k
+        tempo = -2 * max(0, min(3, empty) - max(room)) - self.base_tempo
+        covered = sum(1 for _, _, _, want in slots if want != EMPTY)
+        return keep, loss, tempo, covered, slots[-1][0] >= COLUMNS
 
     def _evaluate(self, column: int, types: tuple[int, ...],
                   full: bool) -> tuple[int, int, int, int, tuple[int, ...], bool]:
