@@ -213,7 +213,7 @@ class _Placements:
         key = (column, types)
         hit = self.cache.get(key)
         if hit is None:
-            if len(set(types)) == len(types) and not self.live_columns()[column]:
+            if len(set(types)) == len(types):
                 hit = self.cache[key] = self._distinct_value(column, types)
             else:
                 hit = self.cache[key] = self._evaluate(column, types, True)
@@ -221,10 +221,10 @@ class _Placements:
         return hit
 
     def _distinct_value(self, column: int, types: tuple[int, ...]) -> tuple[int, int, int, int, tuple[int, ...], bool]:
-        """:meth:`_evaluate` for tiles of distinct types (each joins only groups of its type, T19)
-        in a column where no open goal is within reach (:meth:`live_columns`): tile by tile, with
-        what depends only on the cells filled (the potential lost by neighbour groups left with no
-        empty neighbour, tempo, card cells covered) kept per (column, number of tiles)."""
+        """:meth:`_evaluate` for tiles of distinct types (each joins only groups of its type, T19):
+        tile by tile, with what depends only on the cells filled (the potential lost by neighbour
+        groups left with no empty neighbour, tempo, card cells covered) kept per (column, number of
+        tiles); the goals within reach (:meth:`live_columns`) checked as in :meth:`_evaluate`."""
         k = len(types)
         base = self.column_base.get((column, k))
         if base is None:
@@ -234,22 +234,44 @@ class _Placements:
         groups, reach = self.groups, self.reach
         gain = hits = 0
         potential = -loss
+        pairs, quartets = self.at_least[2], self.at_least[4]  # groups of 2+ and 4+ after (T-CG4, T-CG3)
         for j, t in enumerate(types):
             _, growing, near, want = slots[j]
             hits += want == t
             size = 1
             for g in near.get(t, ()):
-                old = min(groups[g][1], 6)
-                size += groups[g][1]
+                old = groups[g][1]
+                size += old
+                pairs -= old >= 2
+                quartets -= old >= 4
+                old = min(old, 6)
                 gain -= GROUP_POINTS[old]
                 if reach[g] & keep:  # it keeps an empty neighbour: its potential moves to the new group
                     potential -= _POTENTIAL[old]
                     growing = True
                 # (a joined group with no empty neighbour left is in ``loss``, which counts it once)
+            pairs += size >= 2
+            quartets += size >= 4
             size = min(size, 6)
             gain += GROUP_POINTS[size]
             if growing or (top_open and j == k - 1):
                 potential += _POTENTIAL[size]
+        goals = []
+        tokens = 0
+        live = self.live_columns()[column]
+        if live:
+            room = list(self.room)
+            room[column] -= k
+            for slot, goal in live:  # T18: the next token if the goal holds now
+                if goal == 3:
+                    holds = quartets >= 4
+                elif goal == 4:
+                    holds = pairs >= 6
+                else:
+                    holds = CELLS - self.empty + k >= MIN_TILES[goal] and self._holds_after(goal, column, types, room)
+                if holds:
+                    goals.append(goal)
+                    tokens += self.state.stacks[slot][0]
         personal = personal_potential = 0
         if self.card is not None:
             matches = self.matches + hits
@@ -257,7 +279,7 @@ class _Placements:
             personal_potential = 2 * ((PERSONAL_POINTS[matches + self.pending - covered] - PERSONAL_POINTS[matches])
                                       - (PERSONAL_POINTS[self.matches + self.pending] - PERSONAL_POINTS[self.matches]))
         end = self.end_open and self.empty == k  # T23
-        return QUARTER * (gain + personal + end), potential, personal_potential, tempo, (), end
+        return QUARTER * (gain + personal + tokens + end), potential, personal_potential, tempo, tuple(goals), end
 
     def _column_base(self, column: int, k: int) -> tuple[int, int, int, int, bool]:
         """For ``k`` tiles placed in ``column``: ``(the cells left, as a mask to and with; the
