@@ -188,3 +188,23 @@ def test_best_immediate_is_the_best_placement():
                     assert placements.best_immediate(types) == expected
                     checked += 1
     assert checked > 500
+
+
+def test_best_moves_are_the_first_ranked():
+    """The strategies' pruned search (``best_moves``: bound and prune on the denial term, greedy
+    on each pick's best gain) returns exactly the moves ``rank_moves`` ranks first (every exact
+    tie, in legal-move order), for the advisor and for greedy (immediate gain only, T25)."""
+    from shelfie_solver.tile.advise import best_moves
+
+    checked = 0
+    for seed in range(6):
+        for table, state in _positions(seed, 40):
+            ranked = rank_moves(table, state)
+            order = {move: i for i, move in enumerate(legal_moves(state))}
+            expected = sorted((r.move for r in ranked if r.rank == 1), key=order.__getitem__)
+            assert best_moves(table, state) == expected
+            gains = {r.move: r.parts["immediate"] for r in ranked}
+            top = max(gains.values())
+            assert best_moves(table, state, immediate_only=True) == [m for m in order if gains[m] == top]
+            checked += 1
+    assert checked > 150

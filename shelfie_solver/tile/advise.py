@@ -825,22 +825,27 @@ def _best_advised(table: Table, state: State) -> list[Move]:
     by_pick: dict[tuple[int, ...], list[tuple[int, int]]] = {}
     room = mine.room
     value = mine.value
+    # T16 after a pick: no two tiles left side by side. ``degree``: tiles next to each tile; a
+    # straight pick of k tiles holds k - 1 of the board's ``pairs`` of touching tiles
+    degree = {cell: sum(1 for n in BOARD_NEIGHBOURS[cell] if board[n] != EMPTY)
+              for cell, t in enumerate(board) if t != EMPTY}
+    pairs = sum(degree.values()) // 2
+    bounds = []
     for pick, orders in pick_orders(state):
         items = by_pick[pick] = []
+        top: int | None = None
         for column in range(COLUMNS):
             if room[column] >= len(pick):
                 for types, order in orders.items():
                     immediate, groups, personal, tempo, _, _ = value(column, types)
-                    items.append((len(moves), immediate + groups + personal + tempo))
+                    v = immediate + groups + personal + tempo
+                    items.append((len(moves), v))
                     moves.append((order, column))
-    bounds = []
-    for picked, items in by_pick.items():
-        after = list(board)
-        for cell in picked:
-            after[cell] = EMPTY
-        refill = needs_refill(tuple(after))  # T16: a fresh board, whose denial counts 0 here
-        top = max(v for _, v in items)
-        bounds.append((top if refill else top - next_best.kept(picked) // 2, refill, picked))
+                    if top is None or v > top:
+                        top = v
+        assert top is not None
+        refill = pairs == sum(degree[cell] for cell in pick) - (len(pick) - 1)  # T16: a fresh board, denial 0 here
+        bounds.append((top if refill else top - next_best.kept(pick) // 2, refill, pick))
     bounds.sort(key=lambda item: -item[0])
     best: int | None = None
     totals: dict[int, int] = {}
