@@ -10,7 +10,7 @@ return a new :class:`State`.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from itertools import permutations
 
 import numpy as np
@@ -262,10 +262,12 @@ def apply_refill(table: Table, state: State, event: Refill) -> State:
 # --- moves ------------------------------------------------------------------------------------
 
 
-def free_cells(board: Board) -> list[int]:
-    """T10: board tiles with a free side (an orthogonal neighbour without a tile, or the edge)."""
-    return [i for i, t in enumerate(board)
-            if t != EMPTY and (len(BOARD_NEIGHBOURS[i]) < 4 or any(board[n] == EMPTY for n in BOARD_NEIGHBOURS[i]))]
+@lru_cache(maxsize=16)
+def free_cells(board: Board) -> tuple[int, ...]:
+    """T10: board tiles with a free side (an orthogonal neighbour without a tile, or the edge);
+    the last few boards' answers are kept (both seats' picks on one board need them)."""
+    return tuple(i for i, t in enumerate(board)
+                 if t != EMPTY and (len(BOARD_NEIGHBOURS[i]) < 4 or any(board[n] == EMPTY for n in BOARD_NEIGHBOURS[i])))
 
 
 def column_room(shelf: Shelf) -> tuple[int, ...]:
