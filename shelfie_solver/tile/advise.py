@@ -14,8 +14,9 @@ the sum of
 * ``denial`` - minus half of the best immediate gain the next player could take from the board
   this move leaves (their shelf, their card if known, the goals' next tokens). When the move
   triggers a refill (T16) the next player picks from a fresh random board: the gain is then its
-  mean over a seeded sample of refills, with a 95% interval (``rank_moves(samples=...)``; a
-  refill draws 13+ cells, too many to enumerate; the ``advisor`` strategy counts 0 there).
+  mean over a seeded sample of refills, with a 95% interval (``rank_moves(samples=...)``), or
+  its exact expectation when the refill can draw few enough boards (:mod:`.refill`); the
+  ``advisor`` strategy counts 0 there.
 
 Shelf outcomes depend only on (column, types placed), so each is computed once per position and
 shared by every pick of the same types. The ``greedy`` baseline ranks by ``immediate`` alone.
@@ -669,28 +670,42 @@ def _next_best(opponent: _Placements, board: Board) -> int:
     return best
 
 
+#: A refill (T16) is averaged exactly, over every board it can draw, when it has at most this many.
+EXACT_REFILL_BOARDS = 1000
+
+
 @dataclass(frozen=True)
 class RefillOutlook:
     """The next player's best immediate gain on the board a refill (T16) would draw, in quarters
-    of a point: the exact ``mean`` of ``samples`` seeded draws and its 95% interval
-    ``low``-``high`` (display floats, quarters). A refill draws many cells (with our layout at
-    least 13: at most 16 of its 29 cells hold pairwise non-adjacent tiles, kept with ``refill =
-    "empty"``), so 6^13+ outcomes: sampled, never enumerated."""
+    of a point: with ``exact``, its expectation over all ``samples`` boards the refill can draw
+    (each weighted by its probability, :mod:`.refill`; ``low`` = ``high`` = the mean); otherwise
+    the exact ``mean`` of ``samples`` seeded draws and its 95% interval ``low``-``high`` (display
+    floats, quarters). With the shipped layout a refill of a full bag has 6^13+ outcomes, so it
+    is sampled; a bag of one or two types, or a nearly empty bag (T17), can be enumerated."""
 
     mean: Fraction
     samples: int
     low: float
     high: float
+    exact: bool = False
 
 
 def _refill_outlook(table: Table, state: State, after: Board, opponent: _Placements, samples: int,
-                    rng: np.random.Generator) -> RefillOutlook:
+                    rng: np.random.Generator, exact_boards: int = EXACT_REFILL_BOARDS) -> RefillOutlook:
     """The expectation of :func:`_next_best` over the refill that follows a move leaving ``after``
-    (the bag: ``state.bag``; with ``refill = "all"`` the board's tiles go back first, T16),
-    estimated from ``samples`` boards drawn with ``rng``."""
-    from ..simulate import estimate  # here: the dice game's simulation module is not needed otherwise
+    (the bag: ``state.bag``; with ``refill = "all"`` the board's tiles go back first, T16): exact
+    when the refill can draw at most ``exact_boards`` boards (:func:`refill.refill_count`),
+    otherwise estimated from ``samples`` boards drawn with ``rng``."""
+    from .refill import refill_boards, refill_count
 
     before = State(after, state.bag, state.shelves, state.tokens, state.stacks, state.end_token, state.turn)
+    count = refill_count(table, before)
+    if count <= exact_boards:
+        denominator, boards = refill_boards(table, before)
+        mean = Fraction(sum(weight * _next_best(opponent, board) for weight, board in boards), denominator)
+        return RefillOutlook(mean, count, float(mean), float(mean), exact=True)
+    from ..simulate import estimate  # here: the dice game's simulation module is not needed otherwise
+
     base = [EMPTY] * len(after) if table.rules.refill == "all" else list(after)
     values = []
     for _ in range(samples):
@@ -766,11 +781,11 @@ _Scored = tuple[int | Fraction, Move, tuple[int | Fraction, ...], tuple[int, ...
 
 
 def _score_moves(table: Table, state: State, immediate_only: bool, samples: int = 0,
-                 rng: np.random.Generator | None = None) -> list[_Scored]:
+                 rng: np.random.Generator | None = None, exact_boards: int = EXACT_REFILL_BOARDS) -> list[_Scored]:
     """``(total x4, move, parts x4, goals, refill, end, outlook)`` for every legal move, unsorted;
     with ``samples`` > 0 (and ``rng``) a refill's denial is the expectation of
-    :func:`_refill_outlook`, else 0. ``immediate_only`` (greedy): the total is the immediate gain
-    and the other fields are empty."""
+    :func:`_refill_outlook` (exact up to ``exact_boards`` boards), else 0. ``immediate_only``
+    (greedy): the total is the immediate gain and the other fields are empty."""
     seat = state.turn
     mine = _placements(table, state, seat)
     nxt = (seat + 1) % table.players
@@ -801,7 +816,7 @@ def _score_moves(table: Table, state: State, immediate_only: bool, samples: int 
             elif samples > 0 and rng is not None:
                 key = tuple(sorted(state.board[c] for c in picked)) if table.rules.refill == "all" else after
                 if key not in outlooks:
-                    outlooks[key] = _refill_outlook(table, state, after, opponent, samples, rng)
+                    outlooks[key] = _refill_outlook(table, state, after, opponent, samples, rng, exact_boards)
                 outlook = outlooks[key]
                 denial = -outlook.mean / 2
             hit = denial_cache[picked] = (denial, refill, outlook)
@@ -877,16 +892,18 @@ def best_moves(table: Table, state: State, immediate_only: bool = False) -> list
             if best == top and mine.immediate(move.column, move.types(board)) == top]
 
 
-def rank_moves(table: Table, state: State, samples: int = 0,
-               rng: np.random.Generator | None = None) -> list[RankedMove]:
+def rank_moves(table: Table, state: State, samples: int = 0, rng: np.random.Generator | None = None,
+               exact_boards: int = EXACT_REFILL_BOARDS) -> list[RankedMove]:
     """Every legal move of the active player, best first, with its evaluation (module docstring).
 
     Args:
         samples, rng: for a move that triggers a refill (T16), the denial term is minus half the
             next player's best gain on the refilled board, averaged over ``samples`` boards drawn
             with ``rng`` (0 samples or no ``rng``: the term is 0).
+        exact_boards: a refill that can draw at most this many boards is averaged exactly over
+            all of them (weighted by probability) instead of sampled.
     """
-    scored = _score_moves(table, state, False, samples, rng)
+    scored = _score_moves(table, state, False, samples, rng, exact_boards)
     scored.sort(key=lambda item: -item[0])
     ranked = []
     rank = 0

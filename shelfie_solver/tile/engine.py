@@ -212,12 +212,12 @@ def needs_refill(board: Board) -> bool:
     return True
 
 
-def draw_refill(table: Table, state: State, rng: np.random.Generator) -> Refill:
-    """Draw the tiles of a refill (T6, T16, T17): with ``refill = "all"`` the board's tiles go back
-    to the bag first and every usable cell is filled, with ``"empty"`` only the empty ones. When
-    the bag runs short, it is emptied onto a random subset of the cells (T17)."""
+def refill_source(table: Table, state: State) -> tuple[bool, tuple[int, ...], list[int]]:
+    """What a refill (T16) draws from and onto: ``(whether the board's tiles go back first,
+    tiles per type in the bag then, the cells to fill)``; with ``refill = "all"`` the board's
+    tiles return and every usable cell is filled, with ``"empty"`` only the empty ones."""
     returned = table.rules.refill == "all"
-    bag = np.array(state.bag, dtype=np.int64)
+    bag = list(state.bag)
     if returned:
         for t in state.board:
             if t != EMPTY:
@@ -225,6 +225,15 @@ def draw_refill(table: Table, state: State, rng: np.random.Generator) -> Refill:
         cells = list(table.usable_cells)
     else:
         cells = [i for i in table.usable_cells if state.board[i] == EMPTY]
+    return returned, tuple(bag), cells
+
+
+def draw_refill(table: Table, state: State, rng: np.random.Generator) -> Refill:
+    """Draw the tiles of a refill (T6, T16, T17): with ``refill = "all"`` the board's tiles go back
+    to the bag first and every usable cell is filled, with ``"empty"`` only the empty ones. When
+    the bag runs short, it is emptied onto a random subset of the cells (T17)."""
+    returned, counts_before, cells = refill_source(table, state)
+    bag = np.array(counts_before, dtype=np.int64)
     k = min(len(cells), int(bag.sum()))
     if k < len(cells):
         cells = sorted(int(c) for c in rng.choice(cells, k, replace=False))
