@@ -591,16 +591,20 @@ class _Placements:
         if len(set(key)) < k:
             immediate = self.immediate
             best = max(immediate(c, order) for order in _orders(key) for c in columns)
-        else:  # distinct types: :meth:`_distinct_gain` inline, without the goals first
+        else:  # distinct types: :meth:`_distinct_gain`, inline where no goal is within reach
             singles = self._singles()
             matches = self.matches
             personal = PERSONAL_POINTS if self.card is not None else (0,) * len(PERSONAL_POINTS)
             end = self.end_open and self.empty == k
             top = None
-            pending = []  # placements where a goal is within reach: (gain without it, most tokens, column, order)
             for c in columns:
+                if live[c]:
+                    value = max(self.immediate(c, order) for order in _orders(key)) // QUARTER - end \
+                        + personal[matches]
+                    if top is None or value > top:
+                        top = value
+                    continue
                 cells = singles[c]
-                tokens = sum(self.state.stacks[slot][0] for slot, _ in live[c])
                 for order in _orders(key):
                     gain = hits = 0
                     for j, t in enumerate(order):
@@ -609,14 +613,8 @@ class _Placements:
                         hits += want == t
                     gain += personal[matches + hits]
                     if top is None or gain > top:
-                        top = gain  # a goal only adds (T18): the gain is reached at least
-                    if tokens:
-                        pending.append((gain, tokens, c, order))
+                        top = gain
             assert top is not None
-            pending.sort(key=lambda item: -item[0])
-            for gain, tokens, c, order in pending:  # the goals decide only where they could beat the best
-                if gain + tokens > top:
-                    top = max(top, self.immediate(c, order) // QUARTER - end + personal[matches])
             best = QUARTER * (top - personal[matches] + end)
         self.best_cache[key] = best
         return best
