@@ -567,8 +567,14 @@ class _Placements:
         """Per column, per next cell (1-3), per type: :meth:`_single` (computed once per shelf)."""
         singles = self.singles
         if singles is None:
-            singles = self.singles = [[[self._single(slot, t) for t in range(6)] for slot in column_slots]
-                                      for column_slots in self.slots]
+            singles = self.singles = []
+            for column_slots in self.slots:
+                column = []
+                for slot in column_slots:
+                    alone = (0, 1, (), slot[3])  # a tile next to no group of its type
+                    near = slot[2]
+                    column.append([self._single(slot, t) if t in near else alone for t in range(6)])
+                singles.append(column)
         return singles
 
     def _single(self, slot: tuple[int, bool, dict[int, tuple[int, ...]], int],
@@ -591,14 +597,15 @@ class _Placements:
         if len(set(key)) < k:
             immediate = self.immediate
             best = max(immediate(c, order) for order in _orders(key) for c in columns)
-        else:  # distinct types: :meth:`_distinct_gain`, inline where no goal is within reach
+        else:  # distinct types: :meth:`_distinct_gain` inline, with the goals that need no predicate
             singles = self._singles()
             matches = self.matches
             personal = PERSONAL_POINTS if self.card is not None else (0,) * len(PERSONAL_POINTS)
             end = self.end_open and self.empty == k
             top = None
             for c in columns:
-                if live[c]:
+                fixed, counted = self._count_goals(c, key) if live[c] else (0, [])
+                if fixed is None:  # a goal whose pattern depends on the order: the general path
                     value = max(self.immediate(c, order) for order in _orders(key)) // QUARTER - end \
                         + personal[matches]
                     if top is None or value > top:
@@ -606,18 +613,46 @@ class _Placements:
                     continue
                 cells = singles[c]
                 for order in _orders(key):
-                    gain = hits = 0
+                    gain = hits = pairs = quartets = 0
                     for j, t in enumerate(order):
-                        tile_gain, _, _, want = cells[j][t]
+                        tile_gain, size, joined, want = cells[j][t]
                         gain += tile_gain
                         hits += want == t
-                    gain += personal[matches + hits]
+                        if counted:  # T-CG3 / T-CG4: groups of 4+ / 2+ gained and absorbed
+                            pairs += (size >= 2) - sum(1 for old in joined if old >= 2)
+                            quartets += (size >= 4) - sum(1 for old in joined if old >= 4)
+                    gain += personal[matches + hits] + fixed
+                    for slot, goal in counted:
+                        if (self.at_least[4] + quartets >= 4) if goal == 3 else (self.at_least[2] + pairs >= 6):
+                            gain += self.state.stacks[slot][0]
                     if top is None or gain > top:
                         top = gain
             assert top is not None
             best = QUARTER * (top - personal[matches] + end)
         self.best_cache[key] = best
         return best
+
+
+    def _count_goals(self, column: int, types: tuple[int, ...]) -> tuple[int | None, list[tuple[int, int]]]:
+        """For tiles of distinct ``types`` placed in ``column`` in any order, the goals within reach
+        (:meth:`live_columns`) split: ``(the tokens of those that do not depend on the order -
+        T-CG2, T-CG5: the column's types; T-CG9: tiles per type -, the (slot, goal) of T-CG3 and
+        T-CG4, counted per order from the groups)``; ``(None, [])`` when another goal is in reach."""
+        fixed = 0
+        counted = []
+        room: list[int] | None = None
+        for slot, goal in self.live_columns()[column]:
+            if goal in (3, 4):
+                counted.append((slot, goal))
+            elif goal in (2, 5, 9):
+                if room is None:
+                    room = list(self.room)
+                    room[column] -= len(types)
+                if CELLS - self.empty + len(types) >= MIN_TILES[goal] and self._holds_after(goal, column, types, room):
+                    fixed += self.state.stacks[slot][0]
+            else:
+                return None, []
+        return fixed, counted
 
 
 @cache
