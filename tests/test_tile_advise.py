@@ -4,9 +4,11 @@ recomputation of the score (T21, T22, T18, T23), and the ranking's basic promise
 from __future__ import annotations
 
 from fractions import Fraction
+from dataclasses import replace
 from itertools import product
 
 import numpy as np
+import pytest
 
 from shelfie_solver.tile.advise import _full_value, _Placements, rank_moves
 from shelfie_solver.tile.engine import apply_move, apply_refill, draw_refill, legal_moves, needs_refill, start_state
@@ -119,11 +121,13 @@ def test_next_best_after_a_pick_equals_a_fresh_enumeration():
     assert checked > 500
 
 
-def test_goal_shortcuts_equal_the_predicates():
+@pytest.mark.parametrize("rules", [RULES, replace(RULES, squares="loose", squares_same_type=True)])
+def test_goal_shortcuts_equal_the_predicates(rules):
     """The placement's goal check (``_Placements._holds_after``: only what the placement changes,
     T18-T19) equals the predicate on the whole shelf after it, for every goal but T-CG3/T-CG4
     (counted from groups, covered above), on random shelves of few types (so patterns are common),
-    including goals that already hold before the placement."""
+    including goals that already hold before the placement; with the default T-CG1 reading and
+    with the loose, same-type one (TILE-RULES.md flags)."""
     from shelfie_solver.tile.engine import State, start_state
     from shelfie_solver.tile.advise import _place
     from shelfie_solver.tile.rules import COLUMNS, EMPTY, ROWS
@@ -148,7 +152,7 @@ def test_goal_shortcuts_equal_the_predicates():
                 cells[r * COLUMNS + c] = int((r + offsets[c]) % 6) if rainbow else int(rng.choice(kinds))
         shelf = tuple(cells)
         for pair in ((1, 2), (5, 6), (7, 8), (9, 10), (11, 12)):
-            table = Table(RULES, LAYOUT, 2, CARDS, (0, 1), pair, 0)
+            table = Table(rules, LAYOUT, 2, CARDS, (0, 1), pair, 0)
             start = start_state(table)
             state = State(start.board, start.bag, (shelf, start.shelves[1]), start.tokens, start.stacks, None, 0)
             placements = _Placements(table, state, 0)
@@ -159,7 +163,7 @@ def test_goal_shortcuts_equal_the_predicates():
                     room[column] -= k
                     after = _place(shelf, column, types)
                     for goal in pair:
-                        expected = goal_holds(goal, after, RULES)
+                        expected = goal_holds(goal, after, rules)
                         held += expected
                         assert placements._holds_after(goal, column, types, room) == expected, (goal, shelf, types)
                         # the count filters: a goal the placement completes is live, for this column
