@@ -4,9 +4,11 @@ recomputation of the score (T21, T22, T18, T23), and the ranking's basic promise
 from __future__ import annotations
 
 from fractions import Fraction
+from dataclasses import replace
 from itertools import product
 
 import numpy as np
+import pytest
 
 from shelfie_solver.tile.advise import _full_value, _Placements, rank_moves
 from shelfie_solver.tile.engine import apply_move, apply_refill, draw_refill, legal_moves, needs_refill, start_state
@@ -117,3 +119,96 @@ def test_next_best_after_a_pick_equals_a_fresh_enumeration():
                 assert shortcut.after(pick) == _next_best(opponent, after)
                 checked += 1
     assert checked > 500
+
+
+@pytest.mark.parametrize("rules", [RULES, replace(RULES, squares="loose", squares_same_type=True)])
+def test_goal_shortcuts_equal_the_predicates(rules):
+    """The placement's goal check (``_Placements._holds_after``: only what the placement changes,
+    T18-T19) equals the predicate on the whole shelf after it, for every goal but T-CG3/T-CG4
+    (counted from groups, covered above), on random shelves of few types (so patterns are common),
+    including goals that already hold before the placement; with the default T-CG1 reading and
+    with the loose, same-type one (TILE-RULES.md flags)."""
+    from shelfie_solver.tile.engine import State, start_state
+    from shelfie_solver.tile.advise import _place
+    from shelfie_solver.tile.rules import COLUMNS, EMPTY, ROWS
+    from shelfie_solver.tile.shelf import goal_holds
+
+    rng = np.random.default_rng(7)
+    checked = held = 0
+    for index in range(300):
+        kinds = rng.choice(6, size=int(rng.integers(1, 7)), replace=False)
+        heights = rng.integers(0, ROWS + 1, size=COLUMNS)
+        if index % 3 == 0:  # staircases (T-CG12) with one column 0-3 tiles short
+            heights = np.arange(COLUMNS)[::int(rng.choice([1, -1]))] + int(rng.integers(1, 3))
+            heights[int(rng.integers(COLUMNS))] -= int(rng.integers(0, 4))
+            heights = np.clip(heights, 0, ROWS)
+        rainbow = index % 3 == 1  # columns of 6 types, rows of 5 (T-CG2, T-CG6), nearly full
+        offsets = rng.permutation(6)
+        if rainbow:
+            heights = rng.integers(ROWS - 3, ROWS + 1, size=COLUMNS)
+        cells = [EMPTY] * (ROWS * COLUMNS)
+        for c in range(COLUMNS):
+            for r in range(ROWS - int(heights[c]), ROWS):
+                cells[r * COLUMNS + c] = int((r + offsets[c]) % 6) if rainbow else int(rng.choice(kinds))
+        shelf = tuple(cells)
+        for pair in ((1, 2), (5, 6), (7, 8), (9, 10), (11, 12)):
+            table = Table(rules, LAYOUT, 2, CARDS, (0, 1), pair, 0)
+            start = start_state(table)
+            state = State(start.board, start.bag, (shelf, start.shelves[1]), start.tokens, start.stacks, None, 0)
+            placements = _Placements(table, state, 0)
+            for column in range(COLUMNS):
+                for k in range(1, min(3, placements.room[column]) + 1):
+                    types = tuple(int(t) for t in rng.choice(6 if rainbow else kinds, size=k))
+                    room = list(placements.room)
+                    room[column] -= k
+                    after = _place(shelf, column, types)
+                    for goal in pair:
+                        expected = goal_holds(goal, after, rules)
+                        held += expected
+                        assert placements._holds_after(goal, column, types, room) == expected, (goal, shelf, types)
+                        # the count filters: a goal the placement completes is live, for this column
+                        assert not expected or goal in [g for _, g in placements.live_columns()[column]]
+                        checked += 1
+    assert checked > 5_000 and held > 200
+
+
+def test_best_immediate_is_the_best_placement():
+    """``best_immediate`` (the next player's best gain of a pick's types; inline for distinct
+    types when no goal is within reach) equals the best whole-shelf recomputation (T25) over
+    every column with room (T12) and every order (T14)."""
+    from shelfie_solver.tile.advise import _orders
+
+    checked = 0
+    for seed in range(6):
+        for index, (table, state) in enumerate(_positions(seed, 40)):
+            if index % 4:
+                continue
+            placements = _Placements(table, state, state.turn)
+            for types in [t for i, t in enumerate(product(range(6), repeat=3)) if i % 5 == 0] + [(1,), (2, 4)]:
+                columns = [c for c in range(5) if placements.room[c] >= len(types)]
+                if columns:
+                    expected = max(_full_value(placements, c, order)[0]
+                                   for c in columns for order in _orders(tuple(sorted(types))))
+                    assert placements.best_immediate(types) == expected
+                    checked += 1
+    assert checked > 500
+
+
+def test_best_moves_are_the_first_ranked():
+    """The strategies' pruned search (``best_moves``: bound and prune on the denial term, greedy
+    on each pick's best gain) returns exactly the moves ``rank_moves`` ranks first (every exact
+    tie, in legal-move order), for the advisor and for greedy (immediate gain only, T25)."""
+    from shelfie_solver.tile.advise import best_moves
+
+    checked = 0
+    for seed in range(6):
+        for table, state in _positions(seed, 40):
+            ranked = rank_moves(table, state)
+            order = {move: i for i, move in enumerate(legal_moves(state))}
+            expected = sorted((r.move for r in ranked if r.rank == 1), key=order.__getitem__)
+            assert best_moves(table, state) == expected
+            gains = {r.move: r.parts["immediate"] for r in ranked}
+            top = max(gains.values())
+            assert best_moves(table, state, immediate_only=True) == [m for m in order if gains[m] == top]
+            checked += 1
+    assert checked > 150

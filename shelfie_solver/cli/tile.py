@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import TileError, shorten
 from ..files import write_text_atomically
 from ..render import Report, exact, render
-from ..tile.advise import PARTS, QUARTER, RankedMove, rank_moves
+from ..tile.advise import EXACT_REFILL_BOARDS, PARTS, QUARTER, RankedMove, rank_moves
 from ..tile.engine import Move, board_cell_name, check_move
 from ..tile.position import load_position
 from ..tile.rules import (TYPE_NAMES, TYPES, PersonalCard, load_cards, load_layout, load_ruleset,
@@ -148,8 +148,10 @@ def _move_record(r: RankedMove, board: tuple[int, ...]) -> dict[str, Any]:
             "value_float": float(r.value), **{p: exact(v) for p, v in r.parts.items()},
             "goals": [f"T-CG{g}" for g in r.goals], "refill": r.refill, "end_token": r.end,
             "refill_outlook": None if r.outlook is None else {
-                "next_player_gain": exact(r.outlook.mean / QUARTER), "samples": r.outlook.samples,
-                "ci95": [r.outlook.low / QUARTER, r.outlook.high / QUARTER]}}
+                "next_player_gain": exact(r.outlook.mean / QUARTER),
+                "method": "exact" if r.outlook.exact else "sampled",
+                **({"boards": r.outlook.samples, "ci95": None} if r.outlook.exact else
+                   {"samples": r.outlook.samples, "ci95": [r.outlook.low / QUARTER, r.outlook.high / QUARTER]})}}
 
 
 def _explain(r: RankedMove, board: tuple[int, ...]) -> str:
@@ -164,8 +166,18 @@ def _refill_text(r: RankedMove) -> str:
     if r.outlook is None:
         return "triggers a refill (T16)"
     o = r.outlook
-    how = f"{o.samples} sampled boards, 95% [{o.low / QUARTER:.2f}, {o.high / QUARTER:.2f}]"
+    how = f"exact over all {o.samples} boards it can draw" if o.exact else \
+        f"{o.samples} sampled boards, 95% [{o.low / QUARTER:.2f}, {o.high / QUARTER:.2f}]"
     return f"triggers a refill (T16): next player's expected best gain {float(o.mean / QUARTER):.2f} ({how})"
+
+
+def _refill_cell(r: RankedMove) -> str:
+    """The table's refill column: how the denial term of a refill (T16) was computed."""
+    if not r.refill:
+        return ""
+    if r.outlook is None:
+        return "ignored"
+    return "exact" if r.outlook.exact else f"{r.outlook.samples} samples"
 
 
 def _move_text(move: Move, board: tuple[int, ...]) -> str:
@@ -180,12 +192,15 @@ def _move_text(move: Move, board: tuple[int, ...]) -> str:
               help="Boards drawn to estimate what a refill (T16) gives the next player; 0: ignore refills.")
 @click.option("--seed", type=click.IntRange(0, None), default=0, show_default=True, metavar="S",
               help="Seed of the refill samples (fixed by default, so the same position gives the same advice).")
+@click.option("--exact-boards", type=click.IntRange(0, 1_000_000), default=EXACT_REFILL_BOARDS, show_default=True,
+              metavar="N", help="A refill that can draw at most N distinct boards is averaged exactly over all "
+                                "of them instead of sampled.")
 @click.option("--move", "move_text", default=None, metavar="CELLS@COLUMN",
               help="Also rate this move: board cells in placement order (bottom first) joined by '+', then "
                    "'@' and the shelf column 1-5, e.g. 4,5+4,6@3.")
 @_data_options
 @format_option
-def advise_command(position_path: str, top: int, samples: int, seed: int, move_text: str | None,
+def advise_command(position_path: str, top: int, samples: int, seed: int, exact_boards: int, move_text: str | None,
                    rules_path: str | None, layout_path: str | None, cards_path: str | None, fmt: str) -> None:
     """Rank every legal move (T10-T14) of the active player in a position file (TOML or JSON,
     docs/tile.md; example examples/tile/position.toml) by the advisor's evaluation.
@@ -199,12 +214,12 @@ def advise_command(position_path: str, top: int, samples: int, seed: int, move_t
     mine = parse_move(move_text) if move_text is not None else None
     if mine is not None:
         check_move(state, mine)
-    ranked = rank_moves(table, state, samples=samples, rng=np.random.default_rng(seed))
+    ranked = rank_moves(table, state, samples=samples, rng=np.random.default_rng(seed), exact_boards=exact_boards)
     board = state.board
     ranks = [r.rank for r in ranked]
     rows = [[f"{r.rank}=" if ranks.count(r.rank) > 1 else r.rank, " ".join(board_cell_name(c) for c in r.move.cells),
              r.move.column + 1, "".join(TYPES[t] for t in r.move.types(board)), f"{float(r.value):+.2f}"]
-            + [f"{float(r.parts[p]):+.2f}" for p in PARTS] for r in ranked[:top]]
+            + [f"{float(r.parts[p]):+.2f}" for p in PARTS] + [_refill_cell(r)] for r in ranked[:top]]
     card = table.card(state.turn)
     title = [f"Seat {state.turn + 1} to move ({table.players} players), personal card {card.name if card else '?'}, "
              f"goals {', '.join(f'T-CG{g}' for g in table.goals)}; {len(ranked)} legal moves (T10-T14)"]
@@ -220,7 +235,7 @@ def advise_command(position_path: str, top: int, samples: int, seed: int, move_t
              "(docs/tile.md); exact values in JSON."]
     moves = [_move_record(r, board) for r in ranked]
     data["moves"] = moves
-    click.echo(render(Report(title, ["rank", "take", "column", "order", "value", *PARTS], rows, data, notes,
+    click.echo(render(Report(title, ["rank", "take", "column", "order", "value", *PARTS, "refill"], rows, data, notes,
                              records=moves), fmt), nl=False)
 
 

@@ -14,8 +14,9 @@ the sum of
 * ``denial`` - minus half of the best immediate gain the next player could take from the board
   this move leaves (their shelf, their card if known, the goals' next tokens). When the move
   triggers a refill (T16) the next player picks from a fresh random board: the gain is then its
-  mean over a seeded sample of refills, with a 95% interval (``rank_moves(samples=...)``; a
-  refill draws 13+ cells, too many to enumerate; the ``advisor`` strategy counts 0 there).
+  mean over a seeded sample of refills, with a 95% interval (``rank_moves(samples=...)``), or
+  its exact expectation when the refill can draw few enough boards (:mod:`.refill`); the
+  ``advisor`` strategy counts 0 there.
 
 Shelf outcomes depend only on (column, types placed), so each is computed once per position and
 shared by every pick of the same types. The ``greedy`` baseline ranks by ``immediate`` alone.
@@ -32,8 +33,8 @@ import numpy as np
 
 
 from .engine import (BOARD_NEIGHBOURS, Board, Move, State, Table, column_room, draw_refill, free_cells, legal_moves,
-                     legal_picks, needs_refill)
-from .rules import CELLS, COLUMNS, EMPTY, PERSONAL_POINTS, ROWS, SIDE, PersonalCard, Shelf
+                     legal_picks, needs_refill, pick_orders)
+from .rules import CELLS, COLUMNS, EMPTY, PERSONAL_POINTS, ROWS, SIDE, PersonalCard, Shelf, TileRuleset
 from .shelf import GROUP_POINTS, MIN_TILES, NEIGHBOURS, goal_holds, group_labels
 
 #: Evaluation unit: quarters of a point.
@@ -108,6 +109,37 @@ _RECENT: dict[tuple[object, ...], _Placements] = {}
 _RECENT_MAX = 64
 
 
+def _through(patterns: list[tuple[int, ...]]) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """Per shelf cell, the ``patterns`` (tuples of cells) that contain it."""
+    return tuple(tuple(p for p in patterns if cell in p) for cell in range(CELLS))
+
+
+#: Per shelf cell: the X windows (T-CG10), the 4 diagonals (T-CG11) and the 2x2 blocks (T-CG1) through it.
+_X_THROUGH = _through([(r * COLUMNS + c, r * COLUMNS + c + 2, (r + 1) * COLUMNS + c + 1, (r + 2) * COLUMNS + c,
+                        (r + 2) * COLUMNS + c + 2) for r in range(ROWS - 2) for c in range(COLUMNS - 2)])
+_DIAGONALS_THROUGH = _through([tuple((r0 + i) * COLUMNS + (i if down else COLUMNS - 1 - i) for i in range(COLUMNS))
+                               for r0 in (0, 1) for down in (True, False)])
+_BLOCKS_THROUGH = _through([(r * COLUMNS + c, r * COLUMNS + c + 1, (r + 1) * COLUMNS + c, (r + 1) * COLUMNS + c + 1)
+                            for r in range(ROWS - 1) for c in range(COLUMNS - 1)])
+
+
+class _GoalInfo:
+    """What :meth:`_Placements._holds_after` needs of a shelf: the open goals that already hold
+    (``before``), the types in each column and row, and the full columns / rows meeting T-CG2,
+    T-CG5 (by goal) and T-CG6, T-CG7."""
+
+    def __init__(self, shelf: Shelf, rules: TileRuleset, goals: list[int]):
+        self.before = {goal for goal in goals if goal not in (3, 4) and goal_holds(goal, shelf, rules)}
+        columns = [[shelf[r * COLUMNS + c] for r in range(ROWS)] for c in range(COLUMNS)]
+        rows = [list(shelf[r * COLUMNS:(r + 1) * COLUMNS]) for r in range(ROWS)]
+        self.column_kinds = [set(line) - {EMPTY} for line in columns]
+        self.row_kinds = [set(line) - {EMPTY} for line in rows]
+        full_columns = [len(set(line)) for line in columns if EMPTY not in line]
+        full_rows = [len(set(line)) for line in rows if EMPTY not in line]
+        self.full_columns = {2: full_columns.count(6), 5: sum(1 for n in full_columns if n <= 3)}
+        self.full_rows = {6: full_rows.count(5), 7: sum(1 for n in full_rows if n <= 3)}
+
+
 class _Placements:
     """A seat's shelf outcomes by (column, types), each computed once per shelf.
 
@@ -126,6 +158,8 @@ class _Placements:
         self.best_cache: dict[tuple[int, ...], int] = {}
         self.gains: dict[tuple[int, tuple[int, ...]], int] = {}
         self.singles: list[list[list[tuple[int, int, tuple[int, ...], int]]]] | None = None
+        self.goal_info: _GoalInfo | None = None
+        self.column_base: dict[tuple[int, int], tuple[int, int, int, int, bool]] = {}
         self.labels, self.groups = labels, groups = group_labels(shelf)
         self.matches = card.matches(shelf) if card else 0
         self.pending = sum(1 for cell in card.cells if shelf[cell] == EMPTY) if card else 0
@@ -139,6 +173,8 @@ class _Placements:
         self.counts = [shelf.count(t) for t in range(6)]
         gaps = [sum(1 for c in range(COLUMNS) if shelf[r * COLUMNS + c] == EMPTY) for r in range(ROWS)]
         self.full_rows = gaps.count(0)
+        self.live_slots = [(slot, goal) for slot, goal in self.open_slots if self._may_hold(goal, gaps)]
+        self._live_columns: list[list[tuple[int, int]]] | None = None
         # the empty cells next to each group (bit masks): a group can grow while it has one
         self.reach = reach = [0] * len(groups)
         for cell, g in enumerate(labels):
@@ -178,9 +214,98 @@ class _Placements:
         key = (column, types)
         hit = self.cache.get(key)
         if hit is None:
-            hit = self.cache[key] = self._evaluate(column, types, True)
+            if len(set(types)) == len(types):
+                hit = self.cache[key] = self._distinct_value(column, types)
+            else:
+                hit = self.cache[key] = self._evaluate(column, types, True)
             self.gains[key] = hit[0]
         return hit
+
+    def _distinct_value(self, column: int, types: tuple[int, ...]) -> tuple[int, int, int, int, tuple[int, ...], bool]:
+        """:meth:`_evaluate` for tiles of distinct types (each joins only groups of its type, T19):
+        tile by tile, with what depends only on the cells filled (the potential lost by neighbour
+        groups left with no empty neighbour, tempo, card cells covered) kept per (column, number of
+        tiles); the goals within reach (:meth:`live_columns`) checked as in :meth:`_evaluate`."""
+        k = len(types)
+        base = self.column_base.get((column, k))
+        if base is None:
+            base = self.column_base[(column, k)] = self._column_base(column, k)
+        keep, loss, tempo, covered, top_open = base
+        slots = self.slots[column]
+        groups, reach = self.groups, self.reach
+        gain = hits = 0
+        potential = -loss
+        pairs, quartets = self.at_least[2], self.at_least[4]  # groups of 2+ and 4+ after (T-CG4, T-CG3)
+        for j, t in enumerate(types):
+            _, growing, near, want = slots[j]
+            hits += want == t
+            size = 1
+            for g in near.get(t, ()):
+                old = groups[g][1]
+                size += old
+                pairs -= old >= 2
+                quartets -= old >= 4
+                old = min(old, 6)
+                gain -= GROUP_POINTS[old]
+                if reach[g] & keep:  # it keeps an empty neighbour: its potential moves to the new group
+                    potential -= _POTENTIAL[old]
+                    growing = True
+                # (a joined group with no empty neighbour left is in ``loss``, which counts it once)
+            pairs += size >= 2
+            quartets += size >= 4
+            size = min(size, 6)
+            gain += GROUP_POINTS[size]
+            if growing or (top_open and j == k - 1):
+                potential += _POTENTIAL[size]
+        goals = []
+        tokens = 0
+        live = self.live_columns()[column]
+        if live:
+            room = list(self.room)
+            room[column] -= k
+            for slot, goal in live:  # T18: the next token if the goal holds now
+                if goal == 3:
+                    holds = quartets >= 4
+                elif goal == 4:
+                    holds = pairs >= 6
+                else:
+                    holds = CELLS - self.empty + k >= MIN_TILES[goal] and self._holds_after(goal, column, types, room)
+                if holds:
+                    goals.append(goal)
+                    tokens += self.state.stacks[slot][0]
+        personal = personal_potential = 0
+        if self.card is not None:
+            matches = self.matches + hits
+            personal = PERSONAL_POINTS[matches] - PERSONAL_POINTS[self.matches]
+            personal_potential = 2 * ((PERSONAL_POINTS[matches + self.pending - covered] - PERSONAL_POINTS[matches])
+                                      - (PERSONAL_POINTS[self.matches + self.pending] - PERSONAL_POINTS[self.matches]))
+        end = self.end_open and self.empty == k  # T23
+        return QUARTER * (gain + personal + tokens + end), potential, personal_potential, tempo, tuple(goals), end
+
+    def _column_base(self, column: int, k: int) -> tuple[int, int, int, int, bool]:
+        """For ``k`` tiles placed in ``column``: ``(the cells left, as a mask to and with; the
+        potential (x4) of the neighbour groups that lose their last empty neighbour; the tempo
+        change (x4); the card cells covered; whether the cell above the top tile is empty)``."""
+        slots = self.slots[column][:k]
+        placed = 0
+        for cell, _, _, _ in slots:
+            placed |= 1 << cell
+        keep = ~placed
+        loss = 0
+        seen: set[int] = set()
+        for _, _, near, _ in slots:
+            for near_groups in near.values():
+                for g in near_groups:
+                    if g not in seen:
+                        seen.add(g)
+                        if self.reach[g] and not self.reach[g] & keep:
+                            loss += _POTENTIAL[min(self.groups[g][1], 6)]
+        room = list(self.room)
+        room[column] -= k
+        empty = self.empty - k
+        tempo = -2 * max(0, min(3, empty) - max(room)) - self.base_tempo
+        covered = sum(1 for _, _, _, want in slots if want != EMPTY)
+        return keep, loss, tempo, covered, slots[-1][0] >= COLUMNS
 
     def _evaluate(self, column: int, types: tuple[int, ...],
                   full: bool) -> tuple[int, int, int, int, tuple[int, ...], bool]:
@@ -255,18 +380,15 @@ class _Placements:
         tempo = -2 * max(0, min(3, empty) - max(room)) - self.base_tempo if full else 0
         goals = []
         tokens = 0
-        if self.open_slots:
-            shelf: Shelf | None = None
-            for slot, goal in self.open_slots:  # T18: the next token if the goal holds now
+        live = self.live_columns()[column]
+        if live:
+            for slot, goal in live:  # T18: the next token if the goal holds now
                 if goal in (3, 4):  # T-CG3 / T-CG4: the groups after the placement, counted exactly
                     least = 4 if goal == 3 else 2
                     holds = (self.at_least[least] - sum(1 for g in joined_groups if groups[g][1] >= least)
                              + sum(1 for size in sizes if size >= least)) >= (4 if goal == 3 else 6)
-                elif CELLS - empty < MIN_TILES[goal] or not self._may_hold(goal, column, types, room):
-                    holds = False
                 else:
-                    shelf = shelf or _place(self.shelf, column, types)
-                    holds = goal_holds(goal, shelf, self.table.rules)
+                    holds = CELLS - empty >= MIN_TILES[goal] and self._holds_after(goal, column, types, room)
                 if holds:
                     goals.append(goal)
                     tokens += self.state.stacks[slot][0]
@@ -274,28 +396,126 @@ class _Placements:
         return (QUARTER * (gain + personal + tokens + end), potential if full else 0, personal_potential, tempo,
                 tuple(goals), end)
 
-    def _may_hold(self, goal: int, column: int, types: tuple[int, ...], room: list[int]) -> bool:
-        """False when common goal T-CG``goal`` cannot hold after placing ``types`` in ``column``
-        (``room``: the empty cells per column after it), from counts alone: full columns (T-CG2,
-        T-CG5, T-CG8), full rows (T-CG6, T-CG7), tiles of one type (T-CG9-T-CG11), the column
-        heights (T-CG12); True otherwise
-        (the predicate decides)."""
+    def _may_hold(self, goal: int, gaps: list[int]) -> bool:
+        """False when open goal T-CG``goal`` cannot hold after any one placement (1-3 tiles in one
+        column, T12-T14; ``gaps``: the empty cells per row), from counts alone (a goal that holds
+        now passes): too few tiles, too few full or nearly full columns (T-CG2, T-CG5, T-CG8) or
+        rows (T-CG6, T-CG7), too few tiles of one type (T-CG9-T-CG11)."""
+        room = self.room
+        if CELLS - self.empty + min(3, max(room)) < MIN_TILES[goal]:
+            return False
         if goal in (2, 5):
-            return room.count(0) >= (2 if goal == 2 else 3)
+            return room.count(0) + any(0 < r <= 3 for r in room) >= (2 if goal == 2 else 3)
         if goal in (6, 7):
-            full = self.full_rows + sum(1 for j in range(len(types)) if self.row_gaps[column][j] == 1)
-            return full >= (2 if goal == 6 else 4)
+            return gaps.count(0) + min(3, gaps.count(1)) >= (2 if goal == 6 else 4)
         if goal == 8:
-            return room[0] == 0 and room[COLUMNS - 1] == 0
+            return min(room[0], room[-1]) == 0 and max(room[0], room[-1]) <= 3
+        if goal in (9, 10, 11):
+            return max(self.counts) + 3 >= (8 if goal == 9 else 5)
+        return True
+
+    def live_columns(self) -> list[list[tuple[int, int]]]:
+        """Per column, the open ``(slot, goal)`` pairs that a placement there may complete (a
+        necessary condition; :meth:`_holds_after` decides): :attr:`live_slots` less, for T-CG1,
+        T-CG10 and T-CG11, the columns with no 2x2 block / X / diagonal through their next 1-3
+        cells whose tiles are all of one type and whose empty cells are those next cells; for
+        T-CG2, T-CG5 the columns that cannot fill up; for T-CG6, T-CG7 the columns completing too
+        few rows; for T-CG8 the columns other than the corners'; for T-CG12 those whose 1-3 more
+        tiles give no staircase (goals that hold already stay)."""
+        live = self._live_columns
+        if live is None:
+            live = self._live_columns = [[(slot, goal) for slot, goal in self.live_slots if self._column_may(goal, c)]
+                                         for c in range(COLUMNS)]
+        return live
+
+    def _column_may(self, goal: int, column: int) -> bool:
+        """See :meth:`live_columns`."""
+        room = self.room
+        most = min(3, room[column])
+        if most == 0:
+            return False
+        if self.goal_info is None:
+            self.goal_info = _GoalInfo(self.shelf, self.table.rules, [goal for _, goal in self.live_slots])
+        if goal in self.goal_info.before or goal in (3, 4, 9):
+            return True
+        cells = [self.slots[column][j][0] for j in range(most)]
+        shelf = self.shelf
+        if goal in (1, 10, 11):
+            patterns = _BLOCKS_THROUGH if goal == 1 else _X_THROUGH if goal == 10 else _DIAGONALS_THROUGH
+            for cell in cells:
+                for pattern in patterns[cell]:
+                    if len({shelf[x] for x in pattern if x not in cells}) <= 1 and \
+                            all(shelf[x] != EMPTY or x in cells for x in pattern):
+                        return True
+            return False
+        if goal in (2, 5):
+            return room[column] <= 3 and room.count(0) + 1 >= (2 if goal == 2 else 3)
+        if goal in (6, 7):
+            return self.full_rows + sum(1 for gaps in self.row_gaps[column] if gaps == 1) >= (2 if goal == 6 else 4)
+        if goal == 8:
+            return column in (0, COLUMNS - 1) and room[column] <= 3 and room[COLUMNS - 1 - column] == 0
+        if goal == 12:
+            heights = [ROWS - r for r in room]
+            for k in range(1, most + 1):
+                heights[column] += 1
+                if (heights[0] in (1, 2) and all(heights[c] == heights[0] + c for c in range(COLUMNS))) or \
+                        (heights[-1] in (1, 2) and all(heights[c] == heights[-1] + COLUMNS - 1 - c for c in range(COLUMNS))):
+                    return True
+            return False
+        return True
+
+    def _holds_after(self, goal: int, column: int, types: tuple[int, ...], room: list[int]) -> bool:
+        """Whether open common goal T-CG``goal`` (not 3 or 4) holds after placing ``types`` in
+        ``column`` (``room``: the empty cells per column after it), exactly, mostly without the
+        predicate: a goal that does not hold before the placement can only be completed by what
+        it changes (T18-T19): the placed column for full columns (T-CG2, T-CG5), the rows it
+        completes (T-CG6, T-CG7), tiles per type (T-CG9), column heights (T-CG12), patterns
+        through a placed cell (T-CG1: a new 2x2 block is needed, T-CG10, T-CG11). Checked
+        against the predicates (:func:`shelf.goal_holds`) in tests/test_tile_advise.py."""
+        info = self.goal_info
+        if info is None:
+            info = self.goal_info = _GoalInfo(self.shelf, self.table.rules, [goal for _, goal in self.live_slots])
+        if goal in info.before:  # held before the placement (a position typed by hand): the predicate decides
+            return goal_holds(goal, _place(self.shelf, column, types), self.table.rules)
+        if goal in (2, 5):
+            if room[column]:
+                return False
+            kinds = len(info.column_kinds[column].union(types))
+            return info.full_columns[goal] + (kinds == 6 if goal == 2 else kinds <= 3) >= (2 if goal == 2 else 3)
+        if goal in (6, 7):
+            count = info.full_rows[goal]
+            for j, t in enumerate(types):
+                if self.row_gaps[column][j] == 1:
+                    kinds = len(info.row_kinds[self.slots[column][j][0] // COLUMNS] | {t})
+                    count += kinds == 5 if goal == 6 else kinds <= 3
+            return count >= (2 if goal == 6 else 4)
+        if goal == 8:
+            return room[0] == 0 and room[COLUMNS - 1] == 0 and \
+                goal_holds(goal, _place(self.shelf, column, types), self.table.rules)
+        if goal == 9:
+            return max(self.counts[t] + types.count(t) for t in set(types)) >= 8
         if goal == 12:  # T-CG12 from the heights after: 1-5 or 2-6 rising or falling by one
             heights = [ROWS - r for r in room]
             return (heights[0] in (1, 2) and all(heights[c] == heights[0] + c for c in range(COLUMNS))) or \
                 (heights[-1] in (1, 2) and all(heights[c] == heights[-1] + COLUMNS - 1 - c for c in range(COLUMNS)))
-        if goal in (9, 10, 11):
-            most = max(self.counts[t] + types.count(t) for t in set(types))
-            most = max(most, max(self.counts))
-            return most >= (8 if goal == 9 else 5)
-        return True
+        if goal in (10, 11):  # an X or a diagonal of one type through a placed cell
+            if max(self.counts[t] + types.count(t) for t in set(types)) < 5:
+                return False
+            shelf = _place(self.shelf, column, types)
+            lines = _X_THROUGH if goal == 10 else _DIAGONALS_THROUGH
+            for j in range(len(types)):
+                for line in lines[self.slots[column][j][0]]:
+                    kind = shelf[line[0]]
+                    if kind != EMPTY and all(shelf[c] == kind for c in line):
+                        return True
+            return False
+        shelf = _place(self.shelf, column, types)  # T-CG1: a 2x2 block through a placed cell, then the predicate
+        for j in range(len(types)):
+            for block in _BLOCKS_THROUGH[self.slots[column][j][0]]:
+                kind = shelf[block[0]]
+                if kind != EMPTY and all(shelf[c] == kind for c in block):
+                    return goal_holds(goal, shelf, self.table.rules)
+        return False
 
     def immediate(self, column: int, types: tuple[int, ...]) -> int:
         """The change of the T25 score (x4) of placing ``types`` in ``column``: ``value(...)[0]``,
@@ -313,10 +533,7 @@ class _Placements:
     def _distinct_gain(self, column: int, types: tuple[int, ...]) -> int:
         """:meth:`immediate` for tiles of distinct types, which join distinct groups (T19), so
         their group points add up tile by tile (T22)."""
-        singles = self.singles
-        if singles is None:
-            singles = self.singles = [[[self._single(slot, t) for t in range(6)] for slot in column_slots]
-                                      for column_slots in self.slots]
+        singles = self._singles()
         k = len(types)
         gain = hits = 0
         for j, t in enumerate(types):
@@ -326,8 +543,7 @@ class _Placements:
         empty = self.empty - k
         if self.card is not None:
             gain += PERSONAL_POINTS[self.matches + hits] - PERSONAL_POINTS[self.matches]
-        shelf: Shelf | None = None
-        for slot, goal in self.open_slots:  # T18
+        for slot, goal in self.live_columns()[column]:  # T18
             if goal in (3, 4):  # the groups after the placement, counted exactly
                 least = 4 if goal == 3 else 2
                 count = self.at_least[least]
@@ -340,15 +556,26 @@ class _Placements:
             else:
                 room = list(self.room)
                 room[column] -= k
-                holds = self._may_hold(goal, column, types, room)
-                if holds:
-                    shelf = shelf or _place(self.shelf, column, types)
-                    holds = goal_holds(goal, shelf, self.table.rules)
+                holds = self._holds_after(goal, column, types, room)
             if holds:
                 gain += self.state.stacks[slot][0]
         if self.end_open and empty == 0:  # T23
             gain += 1
         return QUARTER * gain
+
+    def _singles(self) -> list[list[list[tuple[int, int, tuple[int, ...], int]]]]:
+        """Per column, per next cell (1-3), per type: :meth:`_single` (computed once per shelf)."""
+        singles = self.singles
+        if singles is None:
+            singles = self.singles = []
+            for column_slots in self.slots:
+                column = []
+                for slot in column_slots:
+                    alone = (0, 1, (), slot[3])  # a tile next to no group of its type
+                    near = slot[2]
+                    column.append([self._single(slot, t) if t in near else alone for t in range(6)])
+                singles.append(column)
+        return singles
 
     def _single(self, slot: tuple[int, bool, dict[int, tuple[int, ...]], int],
                 t: int) -> tuple[int, int, tuple[int, ...], int]:
@@ -364,11 +591,68 @@ class _Placements:
         hit = self.best_cache.get(key)
         if hit is not None:
             return hit
-        columns = [c for c in range(COLUMNS) if self.room[c] >= len(types)]
-        immediate = self.immediate
-        best = max(immediate(c, order) for order in _orders(key) for c in columns)
+        k = len(key)
+        columns = [c for c in range(COLUMNS) if self.room[c] >= k]
+        live = self.live_columns()
+        if len(set(key)) < k:
+            immediate = self.immediate
+            best = max(immediate(c, order) for order in _orders(key) for c in columns)
+        else:  # distinct types: :meth:`_distinct_gain` inline, with the goals that need no predicate
+            singles = self._singles()
+            matches = self.matches
+            personal = PERSONAL_POINTS if self.card is not None else (0,) * len(PERSONAL_POINTS)
+            end = self.end_open and self.empty == k
+            top = None
+            for c in columns:
+                fixed, counted = self._count_goals(c, key) if live[c] else (0, [])
+                if fixed is None:  # a goal whose pattern depends on the order: the general path
+                    value = max(self.immediate(c, order) for order in _orders(key)) // QUARTER - end \
+                        + personal[matches]
+                    if top is None or value > top:
+                        top = value
+                    continue
+                cells = singles[c]
+                for order in _orders(key):
+                    gain = hits = pairs = quartets = 0
+                    for j, t in enumerate(order):
+                        tile_gain, size, joined, want = cells[j][t]
+                        gain += tile_gain
+                        hits += want == t
+                        if counted:  # T-CG3 / T-CG4: groups of 4+ / 2+ gained and absorbed
+                            pairs += (size >= 2) - sum(1 for old in joined if old >= 2)
+                            quartets += (size >= 4) - sum(1 for old in joined if old >= 4)
+                    gain += personal[matches + hits] + fixed
+                    for slot, goal in counted:
+                        if (self.at_least[4] + quartets >= 4) if goal == 3 else (self.at_least[2] + pairs >= 6):
+                            gain += self.state.stacks[slot][0]
+                    if top is None or gain > top:
+                        top = gain
+            assert top is not None
+            best = QUARTER * (top - personal[matches] + end)
         self.best_cache[key] = best
         return best
+
+
+    def _count_goals(self, column: int, types: tuple[int, ...]) -> tuple[int | None, list[tuple[int, int]]]:
+        """For tiles of distinct ``types`` placed in ``column`` in any order, the goals within reach
+        (:meth:`live_columns`) split: ``(the tokens of those that do not depend on the order -
+        T-CG2, T-CG5: the column's types; T-CG9: tiles per type -, the (slot, goal) of T-CG3 and
+        T-CG4, counted per order from the groups)``; ``(None, [])`` when another goal is in reach."""
+        fixed = 0
+        counted = []
+        room: list[int] | None = None
+        for slot, goal in self.live_columns()[column]:
+            if goal in (3, 4):
+                counted.append((slot, goal))
+            elif goal in (2, 5, 9):
+                if room is None:
+                    room = list(self.room)
+                    room[column] -= len(types)
+                if CELLS - self.empty + len(types) >= MIN_TILES[goal] and self._holds_after(goal, column, types, room):
+                    fixed += self.state.stacks[slot][0]
+            else:
+                return None, []
+        return fixed, counted
 
 
 @cache
@@ -421,28 +705,42 @@ def _next_best(opponent: _Placements, board: Board) -> int:
     return best
 
 
+#: A refill (T16) is averaged exactly, over every board it can draw, when it has at most this many.
+EXACT_REFILL_BOARDS = 1000
+
+
 @dataclass(frozen=True)
 class RefillOutlook:
     """The next player's best immediate gain on the board a refill (T16) would draw, in quarters
-    of a point: the exact ``mean`` of ``samples`` seeded draws and its 95% interval
-    ``low``-``high`` (display floats, quarters). A refill draws many cells (with our layout at
-    least 13: at most 16 of its 29 cells hold pairwise non-adjacent tiles, kept with ``refill =
-    "empty"``), so 6^13+ outcomes: sampled, never enumerated."""
+    of a point: with ``exact``, its expectation over all ``samples`` boards the refill can draw
+    (each weighted by its probability, :mod:`.refill`; ``low`` = ``high`` = the mean); otherwise
+    the exact ``mean`` of ``samples`` seeded draws and its 95% interval ``low``-``high`` (display
+    floats, quarters). With the shipped layout a refill of a full bag has 6^13+ outcomes, so it
+    is sampled; a bag of one or two types, or a nearly empty bag (T17), can be enumerated."""
 
     mean: Fraction
     samples: int
     low: float
     high: float
+    exact: bool = False
 
 
 def _refill_outlook(table: Table, state: State, after: Board, opponent: _Placements, samples: int,
-                    rng: np.random.Generator) -> RefillOutlook:
+                    rng: np.random.Generator, exact_boards: int = EXACT_REFILL_BOARDS) -> RefillOutlook:
     """The expectation of :func:`_next_best` over the refill that follows a move leaving ``after``
-    (the bag: ``state.bag``; with ``refill = "all"`` the board's tiles go back first, T16),
-    estimated from ``samples`` boards drawn with ``rng``."""
-    from ..simulate import estimate  # here: the dice game's simulation module is not needed otherwise
+    (the bag: ``state.bag``; with ``refill = "all"`` the board's tiles go back first, T16): exact
+    when the refill can draw at most ``exact_boards`` boards (:func:`refill.refill_count`),
+    otherwise estimated from ``samples`` boards drawn with ``rng``."""
+    from .refill import refill_boards, refill_count
 
     before = State(after, state.bag, state.shelves, state.tokens, state.stacks, state.end_token, state.turn)
+    count = refill_count(table, before)
+    if count <= exact_boards:
+        denominator, boards = refill_boards(table, before)
+        mean = Fraction(sum(weight * _next_best(opponent, board) for weight, board in boards), denominator)
+        return RefillOutlook(mean, count, float(mean), float(mean), exact=True)
+    from ..simulate import estimate  # here: the dice game's simulation module is not needed otherwise
+
     base = [EMPTY] * len(after) if table.rules.refill == "all" else list(after)
     values = []
     for _ in range(samples):
@@ -486,10 +784,16 @@ class _NextBest:
         self.ranked = sorted(((opponent.best_immediate(tuple(board[c] for c in pick)), frozenset(pick))
                               for pick in picks), key=lambda item: -item[0])
 
+    def kept(self, taken: tuple[int, ...]) -> int:
+        """A lower bound of :meth:`after`: the best gain (x4) among the next player's picks of the
+        current board that avoid ``taken`` (still legal once it is removed, T10)."""
+        removed = set(taken)
+        return next((value for value, pick in self.ranked if not pick & removed), 0)
+
     def after(self, taken: tuple[int, ...]) -> int:
         """The best gain (x4) once ``taken`` is removed."""
         removed = set(taken)
-        best = next((value for value, pick in self.ranked if not pick & removed), 0)
+        best = self.kept(taken)
         if self.most == 0:
             return best
         board = self.board
@@ -512,11 +816,11 @@ _Scored = tuple[int | Fraction, Move, tuple[int | Fraction, ...], tuple[int, ...
 
 
 def _score_moves(table: Table, state: State, immediate_only: bool, samples: int = 0,
-                 rng: np.random.Generator | None = None) -> list[_Scored]:
+                 rng: np.random.Generator | None = None, exact_boards: int = EXACT_REFILL_BOARDS) -> list[_Scored]:
     """``(total x4, move, parts x4, goals, refill, end, outlook)`` for every legal move, unsorted;
     with ``samples`` > 0 (and ``rng``) a refill's denial is the expectation of
-    :func:`_refill_outlook`, else 0. ``immediate_only`` (greedy): the total is the immediate gain
-    and the other fields are empty."""
+    :func:`_refill_outlook` (exact up to ``exact_boards`` boards), else 0. ``immediate_only``
+    (greedy): the total is the immediate gain and the other fields are empty."""
     seat = state.turn
     mine = _placements(table, state, seat)
     nxt = (seat + 1) % table.players
@@ -547,7 +851,7 @@ def _score_moves(table: Table, state: State, immediate_only: bool, samples: int 
             elif samples > 0 and rng is not None:
                 key = tuple(sorted(state.board[c] for c in picked)) if table.rules.refill == "all" else after
                 if key not in outlooks:
-                    outlooks[key] = _refill_outlook(table, state, after, opponent, samples, rng)
+                    outlooks[key] = _refill_outlook(table, state, after, opponent, samples, rng, exact_boards)
                 outlook = outlooks[key]
                 denial = -outlook.mean / 2
             hit = denial_cache[picked] = (denial, refill, outlook)
@@ -557,25 +861,84 @@ def _score_moves(table: Table, state: State, immediate_only: bool, samples: int 
     return scored
 
 
+def _best_advised(table: Table, state: State) -> list[Move]:
+    """The moves of best total value of :func:`_score_moves` (no refill sampling), in legal-move
+    order, by bound and prune: the denial term is at most minus half the next player's best gain
+    among its current picks that a pick leaves alone (:meth:`_NextBest.kept`), so picks are
+    scored exactly best bound first, and those whose bound is below the best total so far are
+    skipped (they cannot reach it; exact ties are kept)."""
+    seat = state.turn
+    board = state.board
+    mine = _placements(table, state, seat)
+    next_best = _NextBest(_placements(table, state, (seat + 1) % table.players), board)
+    moves: list[tuple[tuple[int, ...], int]] = []  # (cells in placement order, column), in legal_moves' order
+    by_pick: dict[tuple[int, ...], list[tuple[int, int]]] = {}
+    room = mine.room
+    value = mine.value
+    # T16 after a pick: no two tiles left side by side. ``degree``: tiles next to each tile; a
+    # straight pick of k tiles holds k - 1 of the board's ``pairs`` of touching tiles
+    degree = {cell: sum(1 for n in BOARD_NEIGHBOURS[cell] if board[n] != EMPTY)
+              for cell, t in enumerate(board) if t != EMPTY}
+    pairs = sum(degree.values()) // 2
+    bounds = []
+    for pick, orders in pick_orders(state):
+        items = by_pick[pick] = []
+        top: int | None = None
+        for column in range(COLUMNS):
+            if room[column] >= len(pick):
+                for types, order in orders.items():
+                    immediate, groups, personal, tempo, _, _ = value(column, types)
+                    v = immediate + groups + personal + tempo
+                    items.append((len(moves), v))
+                    moves.append((order, column))
+                    if top is None or v > top:
+                        top = v
+        assert top is not None
+        refill = pairs == sum(degree[cell] for cell in pick) - (len(pick) - 1)  # T16: a fresh board, denial 0 here
+        bounds.append((top if refill else top - next_best.kept(pick) // 2, refill, pick))
+    bounds.sort(key=lambda item: -item[0])
+    best: int | None = None
+    totals: dict[int, int] = {}
+    for bound, refill, picked in bounds:
+        if best is not None and bound < best:
+            break
+        denial = 0 if refill else -(next_best.after(picked) // 2)
+        for index, v in by_pick[picked]:
+            total = totals[index] = v + denial
+            if best is None or total > best:
+                best = total
+    return [Move(*moves[index]) for index in sorted(totals) if totals[index] == best]
+
+
 def best_moves(table: Table, state: State, immediate_only: bool = False) -> list[Move]:
-    """The moves :func:`rank_moves` ranks first (exact ties: all of them), without building the
-    whole ranking (the strategies' fast path; a refill's denial counts 0 here); with
-    ``immediate_only`` the moves of best immediate score change (T25) instead."""
-    scored = _score_moves(table, state, immediate_only)
-    top = max(item[0] for item in scored)
-    return [item[1] for item in scored if item[0] == top]
+    """The moves :func:`rank_moves` ranks first (exact ties: all of them, in legal-move order),
+    without building the whole ranking (the strategies' fast path; a refill's denial counts 0
+    here); with ``immediate_only`` the moves of best immediate score change (T25) instead."""
+    if not immediate_only:
+        return _best_advised(table, state)
+    # greedy: a move's gain is at most the best of its pick's types (kept per shelf, shared with the
+    # advisor's denial term), so only moves whose pick reaches the best are scored one by one
+    mine = _placements(table, state, state.turn)
+    board = state.board
+    moves = legal_moves(state)
+    bests = [mine.best_immediate(move.types(board)) for move in moves]
+    top = max(bests)
+    return [move for move, best in zip(moves, bests)
+            if best == top and mine.immediate(move.column, move.types(board)) == top]
 
 
-def rank_moves(table: Table, state: State, samples: int = 0,
-               rng: np.random.Generator | None = None) -> list[RankedMove]:
+def rank_moves(table: Table, state: State, samples: int = 0, rng: np.random.Generator | None = None,
+               exact_boards: int = EXACT_REFILL_BOARDS) -> list[RankedMove]:
     """Every legal move of the active player, best first, with its evaluation (module docstring).
 
     Args:
         samples, rng: for a move that triggers a refill (T16), the denial term is minus half the
             next player's best gain on the refilled board, averaged over ``samples`` boards drawn
             with ``rng`` (0 samples or no ``rng``: the term is 0).
+        exact_boards: a refill that can draw at most this many boards is averaged exactly over
+            all of them (weighted by probability) instead of sampled.
     """
-    scored = _score_moves(table, state, False, samples, rng)
+    scored = _score_moves(table, state, False, samples, rng, exact_boards)
     scored.sort(key=lambda item: -item[0])
     ranked = []
     rank = 0

@@ -10,7 +10,7 @@ return a new :class:`State`.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from itertools import permutations
 
 import numpy as np
@@ -212,12 +212,12 @@ def needs_refill(board: Board) -> bool:
     return True
 
 
-def draw_refill(table: Table, state: State, rng: np.random.Generator) -> Refill:
-    """Draw the tiles of a refill (T6, T16, T17): with ``refill = "all"`` the board's tiles go back
-    to the bag first and every usable cell is filled, with ``"empty"`` only the empty ones. When
-    the bag runs short, it is emptied onto a random subset of the cells (T17)."""
+def refill_source(table: Table, state: State) -> tuple[bool, tuple[int, ...], list[int]]:
+    """What a refill (T16) draws from and onto: ``(whether the board's tiles go back first,
+    tiles per type in the bag then, the cells to fill)``; with ``refill = "all"`` the board's
+    tiles return and every usable cell is filled, with ``"empty"`` only the empty ones."""
     returned = table.rules.refill == "all"
-    bag = np.array(state.bag, dtype=np.int64)
+    bag = list(state.bag)
     if returned:
         for t in state.board:
             if t != EMPTY:
@@ -225,6 +225,15 @@ def draw_refill(table: Table, state: State, rng: np.random.Generator) -> Refill:
         cells = list(table.usable_cells)
     else:
         cells = [i for i in table.usable_cells if state.board[i] == EMPTY]
+    return returned, tuple(bag), cells
+
+
+def draw_refill(table: Table, state: State, rng: np.random.Generator) -> Refill:
+    """Draw the tiles of a refill (T6, T16, T17): with ``refill = "all"`` the board's tiles go back
+    to the bag first and every usable cell is filled, with ``"empty"`` only the empty ones. When
+    the bag runs short, it is emptied onto a random subset of the cells (T17)."""
+    returned, counts_before, cells = refill_source(table, state)
+    bag = np.array(counts_before, dtype=np.int64)
     k = min(len(cells), int(bag.sum()))
     if k < len(cells):
         cells = sorted(int(c) for c in rng.choice(cells, k, replace=False))
@@ -262,10 +271,12 @@ def apply_refill(table: Table, state: State, event: Refill) -> State:
 # --- moves ------------------------------------------------------------------------------------
 
 
-def free_cells(board: Board) -> list[int]:
-    """T10: board tiles with a free side (an orthogonal neighbour without a tile, or the edge)."""
-    return [i for i, t in enumerate(board)
-            if t != EMPTY and (len(BOARD_NEIGHBOURS[i]) < 4 or any(board[n] == EMPTY for n in BOARD_NEIGHBOURS[i]))]
+@lru_cache(maxsize=16)
+def free_cells(board: Board) -> tuple[int, ...]:
+    """T10: board tiles with a free side (an orthogonal neighbour without a tile, or the edge);
+    the last few boards' answers are kept (both seats' picks on one board need them)."""
+    return tuple(i for i, t in enumerate(board)
+                 if t != EMPTY and (len(BOARD_NEIGHBOURS[i]) < 4 or any(board[n] == EMPTY for n in BOARD_NEIGHBOURS[i])))
 
 
 def column_room(shelf: Shelf) -> tuple[int, ...]:
@@ -294,16 +305,27 @@ def legal_picks(board: Board, shelf: Shelf) -> list[tuple[int, ...]]:
     return picks
 
 
-def legal_moves(state: State) -> list[Move]:
-    """Every legal move of the active player (T10-T14). Orders that differ only by swapping
-    same-type tiles give one move (T14)."""
-    shelf = state.shelves[state.turn]
-    room = column_room(shelf)
-    moves: list[Move] = []
-    for pick in legal_picks(state.board, shelf):
+def pick_orders(state: State) -> list[tuple[tuple[int, ...], dict[tuple[int, ...], tuple[int, ...]]]]:
+    """The active player's picks (T10-T12, sorted cells) with their placement orders (T14): per
+    pick, ``{types placed bottom first: the first order of cells giving them}`` (orders that
+    differ only by swapping same-type tiles are one)."""
+    board = state.board
+    out = []
+    for pick in legal_picks(board, state.shelves[state.turn]):
         orders: dict[tuple[int, ...], tuple[int, ...]] = {}
         for order in permutations(pick):
-            orders.setdefault(tuple(state.board[c] for c in order), order)
+            orders.setdefault(tuple(board[c] for c in order), order)
+        out.append((pick, orders))
+    return out
+
+
+def legal_moves(state: State) -> list[Move]:
+    """Every legal move of the active player (T10-T14), per pick of :func:`pick_orders`, per
+    column with room (T12), per order. Orders that differ only by swapping same-type tiles give
+    one move (T14)."""
+    room = column_room(state.shelves[state.turn])
+    moves: list[Move] = []
+    for pick, orders in pick_orders(state):
         for column in range(COLUMNS):
             if room[column] >= len(pick):
                 moves.extend(Move(order, column) for order in orders.values())
