@@ -160,9 +160,7 @@ def solve_finals(space: DiceSpace, finals: np.ndarray, rerolls: int, scale: int 
     if compiled is not None:
         from .kernel import dp_tables
 
-        pairs = _pairs(space)
-        done = compiled(*dp_tables(space), pairs.hold, pairs.starts,
-                        np.ascontiguousarray(level0.transpose(1, 0, 2)), space.denominator, rerolls)
+        done = compiled(*dp_tables(space), np.ascontiguousarray(level0.transpose(1, 0, 2)), space.denominator, rerolls)
         values_k, holds_k, policy_k = done
         return BatchSolution(space, scale, [v.transpose(1, 0, 2) for v in values_k],
                              [None] + [h.transpose(1, 0, 2) for h in holds_k[1:]],

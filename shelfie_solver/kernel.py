@@ -23,22 +23,41 @@ if TYPE_CHECKING:
     from .dice import DiceSpace
 
 
-def _jit(func: Callable[..., Any]) -> Any:
-    """``func`` compiled by numba (cached on disk), or ``None`` when numba is not installed."""
+#: The compiled functions, callees first: each is compiled by numba and put in this module's
+#: namespace in place of the Python function, so the later ones call the compiled ones.
+_COMPILED_ORDER = ("_potential", "_level", "_strategic", "_scan", "_line_totals", "_dp", "_best_marking",
+                   "_solver_turn", "_finals_many")
+
+
+@cache
+def _dispatchers() -> dict[str, Any] | None:
+    """Every function of :data:`_COMPILED_ORDER` compiled by numba (cached on disk), or
+    ``None`` when numba is not installed."""
     try:
         import numba
     except ImportError:
         return None
-    try:
-        compiled = numba.njit(cache=True, nogil=True)(func)
-    except RuntimeError:  # no writable place for numba's cache (a read-only install): compile per process
-        compiled = numba.njit(nogil=True)(func)
-    if func is _potential:
-        return compiled  # called from compiled code only
+    out = {}
+    for name in _COMPILED_ORDER:
+        func = globals()[name]
+        try:
+            done = numba.njit(cache=True, nogil=True)(func)
+        except RuntimeError:  # no writable place for numba's cache (a read-only install): compile per process
+            done = numba.njit(nogil=True)(func)
+        globals()[name] = out[name] = done
+    return out
+
+
+def _jit(name: str) -> Any:
+    """The compiled ``name`` wrapped for calls from Python, or ``None`` without numba."""
+    found = _dispatchers()
+    if found is None:
+        return None
+    compiled_func = found[name]
 
     def call(*args: Any) -> Any:
         try:
-            return compiled(*args)
+            return compiled_func(*args)
         except SystemError as error:
             # a signal handler that raised while the compiled call was returning (Ctrl-C,
             # SIGTERM in simulate): numba reports SystemError(s); hand on the real exception
@@ -55,12 +74,11 @@ def _jit(func: Callable[..., Any]) -> Any:
 @cache
 def compiled() -> Any:
     """The jitted DP function :func:`_dp`, or ``None`` without numba."""
-    return _jit(_dp)
+    return _jit("_dp")
 
 
-def _dp(extend: np.ndarray, power: np.ndarray, order: np.ndarray, pair_hold: np.ndarray,
-        pair_starts: np.ndarray, level0: np.ndarray, denominator: int,
-        rerolls: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+def _dp(extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: np.ndarray, level0: np.ndarray,
+        denominator: int, rerolls: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
     """``level0`` ``(N, R, Q)`` int64 -> values ``(rerolls+1, N, R, Q)``, hold values
     ``(rerolls+1, N, H, Q)`` (level 0 unused) and policy ``(rerolls+1, N, R)`` (level 0 unused).
 
@@ -69,60 +87,111 @@ def _dp(extend: np.ndarray, power: np.ndarray, order: np.ndarray, pair_hold: np.
     full roll and ``sum over sides f of S[h + f]`` otherwise (``extend[h, f]``, holds taken in
     ``order``: more dice kept first); then ``E_r[h] = power[h] * S[h]`` with ``power[h] =
     sides ** kept(h)``, the integer of the transition weights ``multinomial * sides ** kept``.
-    The same integers as the sparse product, with about half the multiply-adds."""
+    The same integers as the sparse product, with about half the multiply-adds.
+
+    Each roll's best hold one die at a time too (:func:`_level`): the best sub-hold of ``h``
+    is the best of ``h`` itself and of the best sub-holds of ``h`` less one die (``shrink``),
+    under the total order of :func:`engine._best_holds` (max column 0, then min column 1,
+    then the lower hold index), so it equals the scan of every sub-hold with 6 comparisons
+    per hold instead of one per (roll, sub-hold) pair."""
     n_states, n_rolls, q = level0.shape
-    n_holds, n_sides = extend.shape
-    n_pairs = pair_hold.shape[0]
+    n_holds = extend.shape[0]
     values = np.zeros((rerolls + 1, n_states, n_rolls, q), np.int64)
     hold_values = np.zeros((rerolls + 1, n_states, n_holds, q), np.int64)
     policy = np.zeros((rerolls + 1, n_states, n_rolls), np.int64)
     sums = np.zeros((n_holds, q), np.int64)
+    best = np.zeros(n_holds, np.int64)
     for n in range(n_states):
-        base = level0[n]
-        values[0, n] = base
+        values[0, n] = level0[n]
         factor = 1
         for level in range(1, rerolls + 1):
             factor *= denominator
-            prev = values[level - 1, n]
-            expected = hold_values[level, n]
-            chosen = values[level, n]
-            for r in range(n_rolls):
-                for c in range(q):
-                    sums[r, c] = prev[r, c]
-            for i in range(order.shape[0]):
-                h = order[i]
-                for c in range(q):
-                    sums[h, c] = 0
-                for f in range(n_sides):
-                    g = extend[h, f]
-                    for c in range(q):
-                        sums[h, c] += sums[g, c]
-                for c in range(q):
-                    expected[h, c] = power[h] * sums[h, c]
-            for r in range(n_rolls):  # keeping every die is stopping (D7)
-                for c in range(q):
-                    expected[r, c] = base[r, c] * factor
-            for r in range(n_rolls):
-                lo = pair_starts[r]
-                hi = pair_starts[r + 1] if r + 1 < n_rolls else n_pairs
-                best = pair_hold[lo]
-                for p in range(lo + 1, hi):
-                    h = pair_hold[p]
-                    a = expected[h, 0]
-                    b = expected[best, 0]
-                    if a > b or (q >= 2 and a == b and expected[h, 1] < expected[best, 1]):
-                        best = h
-                policy[level, n, r] = best
-                for c in range(q):
-                    chosen[r, c] = expected[best, c]
+            _level(extend, power, order, shrink, level0[n], values[level - 1, n], factor, sums, best,
+                   hold_values[level, n], values[level, n], policy[level, n])
     return values, hold_values, policy
 
 
+def _level(extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: np.ndarray, base: np.ndarray,
+           prev: np.ndarray, factor: int, sums: np.ndarray, best: np.ndarray, expected: np.ndarray,
+           chosen: np.ndarray, policy: np.ndarray) -> None:  # pragma: no cover - compiled
+    """One level of :func:`_dp` for one state: ``expected (H, Q)`` (E_r), ``chosen (R, Q)`` (V_r)
+    and ``policy (R,)`` from ``prev (R, Q)`` (V_(r-1)) and ``base (R, Q)`` (the final table,
+    stopping is worth ``base * factor``, D7). ``sums (H, Q)`` and ``best (H,)`` are scratch."""
+    n_rolls, q = base.shape
+    n_holds, n_sides = extend.shape
+    for r in range(n_rolls):
+        for c in range(q):
+            sums[r, c] = prev[r, c]
+    if q == 2:  # the solver's two columns, unrolled (about 3x faster than the loop over c)
+        for i in range(order.shape[0]):
+            h = order[i]
+            s0 = 0
+            s1 = 0
+            for f in range(n_sides):
+                g = extend[h, f]
+                s0 += sums[g, 0]
+                s1 += sums[g, 1]
+            sums[h, 0] = s0
+            sums[h, 1] = s1
+            expected[h, 0] = power[h] * s0
+            expected[h, 1] = power[h] * s1
+    else:  # two columns at a time, then the odd one
+        for c in range(0, q - 1, 2):
+            d = c + 1
+            for i in range(order.shape[0]):
+                h = order[i]
+                s0 = 0
+                s1 = 0
+                for f in range(n_sides):
+                    g = extend[h, f]
+                    s0 += sums[g, c]
+                    s1 += sums[g, d]
+                sums[h, c] = s0
+                sums[h, d] = s1
+                expected[h, c] = power[h] * s0
+                expected[h, d] = power[h] * s1
+        if q % 2:
+            c = q - 1
+            for i in range(order.shape[0]):
+                h = order[i]
+                s0 = 0
+                for f in range(n_sides):
+                    s0 += sums[extend[h, f], c]
+                sums[h, c] = s0
+                expected[h, c] = power[h] * s0
+    for r in range(n_rolls):  # keeping every die is stopping (D7)
+        for c in range(q):
+            expected[r, c] = base[r, c] * factor
+    for h in range(n_holds - 1, -1, -1):  # fewer dice kept first: each shrink is done already
+        b = h
+        b0 = expected[h, 0]
+        b1 = expected[h, 1] if q >= 2 else 0
+        for f in range(n_sides):
+            g = shrink[h, f]
+            if g < 0:
+                continue
+            k = best[g]
+            k0 = expected[k, 0]
+            k1 = expected[k, 1] if q >= 2 else 0
+            # branch-free (selects): data-dependent jumps mispredict often here
+            better = (k0 > b0) | ((k0 == b0) & ((k1 < b1) | ((k1 == b1) & (k < b))))
+            b = k if better else b
+            b0 = k0 if better else b0
+            b1 = k1 if better else b1
+        best[h] = b
+    for r in range(n_rolls):
+        k = best[r]
+        policy[r] = k
+        for c in range(q):
+            chosen[r, c] = expected[k, c]
+
+
 @cache
-def dp_tables(space: DiceSpace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def dp_tables(space: DiceSpace) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The holds' one-die structure for :func:`_dp`: ``extend int64 (H, sides)`` (the hold with
-    one more die showing each side; -1 for full rolls), ``power int64 (H,)`` (``sides ** kept``)
-    and ``order int64`` (the holds that are not full rolls, most dice kept first)."""
+    one more die showing each side; -1 for full rolls), ``power int64 (H,)`` (``sides ** kept``),
+    ``order int64`` (the holds that are not full rolls, most dice kept first) and ``shrink
+    int64 (H, sides)`` (the hold with one die of each side fewer; -1 where it has none)."""
     holds = space.holds
     extend = np.full((len(holds), space.n_sides), -1, dtype=np.int64)
     kept = np.array([sum(h) for h in holds], dtype=np.int64)
@@ -133,84 +202,70 @@ def dp_tables(space: DiceSpace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     power = np.array([space.n_sides ** int(k) for k in kept], dtype=np.int64)
     order = np.argsort(-kept, kind="stable")
     order = order[kept[order] < space.n_dice].astype(np.int64)
-    return extend, power, order
+    shrink = np.full_like(extend, -1)
+    for i in range(len(holds)):
+        for f in range(space.n_sides):
+            if extend[i, f] >= 0:
+                shrink[extend[i, f], f] = i
+    return extend, power, order, shrink
 
 
 @cache
 def compiled_best_marking() -> Any:
     """The jitted :func:`_best_marking`, or ``None`` without numba."""
-    return _jit(_best_marking)
+    return _jit("_best_marking")
 
 
 def _best_marking(worth: np.ndarray, usable: np.ndarray, sizes: np.ndarray, members: np.ndarray,
                   starts: np.ndarray, failed: int, most: int) -> np.ndarray:  # pragma: no cover - compiled
-    """The columns of :func:`engine.final_table` ``(R, 1 + most)``: column 0 each roll's most
-    valuable usable feasible item set (ties: the first in item-set order, as the stable sort
-    there) or ``failed``; column 1 the failed-result indicator (D13); column ``j`` (2..most)
-    1 when some usable feasible set has at least ``j`` items. ``worth``/``usable``/``sizes``
-    are per item set (the sentinel, last, never usable)."""
+    """The columns of :func:`engine.final_table` ``(R, max(2, 1 + most))`` (:func:`_scan`)."""
+    out = np.zeros((starts.shape[0], max(2, 1 + most)), np.int64)
+    _scan(worth, usable, sizes, members, starts, failed, most, out)
+    return out
+
+
+def _scan(worth: np.ndarray, usable: np.ndarray, sizes: np.ndarray, members: np.ndarray, starts: np.ndarray,
+          failed: int, most: int, out: np.ndarray) -> int:  # pragma: no cover - compiled
+    """Write into ``out (R, >= max(2, 1 + most))`` (zeros) the columns of :func:`engine.final_table`:
+    column 0 each roll's most valuable usable feasible item set (ties: the first in item-set
+    order, as the stable sort there) or ``failed``; column 1 the failed-result indicator (D13);
+    column ``j`` (2..most) 1 when some usable feasible set has at least ``j`` items.
+    ``worth``/``usable``/``sizes`` are per item set (the sentinel, last, never usable).
+    Returns the largest magnitude written (the int64 bound check of :func:`engine.solve`)."""
     n_rolls = starts.shape[0]
     nnz = members.shape[0]
-    out = np.zeros((n_rolls, max(2, 1 + most)), np.int64)
+    low = np.iinfo(np.int64).min
+    bound = 0
     for r in range(n_rolls):
         lo = starts[r]
         hi = starts[r + 1] if r + 1 < n_rolls else nnz
-        best = np.iinfo(np.int64).min
-        largest = 0
-        for k in range(lo, hi):  # branch-free: the usable test is a select, not a jump
-            s = members[k]
-            u = usable[s]
-            best = max(best, worth[s] if u else np.iinfo(np.int64).min)
-            largest = max(largest, sizes[s] if u else 0)
-        if largest > 0:  # some usable set (every item set has at least one item)
+        best = low
+        found = False
+        if most >= 2:
+            largest = 0
+            for k in range(lo, hi):  # branch-free: the usable test is a select, not a jump
+                s = members[k]
+                u = usable[s]
+                best = max(best, worth[s] if u else low)
+                largest = max(largest, sizes[s] if u else 0)
+                found |= u
+            for j in range(2, most + 1):
+                if largest >= j:
+                    out[r, j] = 1
+                    bound = max(bound, 1)
+        else:
+            for k in range(lo, hi):
+                s = members[k]
+                u = usable[s]
+                best = max(best, worth[s] if u else low)
+                found |= u
+        if found:
             out[r, 0] = best
         else:
             out[r, 0] = failed
             out[r, 1] = 1
-        for j in range(2, most + 1):
-            if largest >= j:
-                out[r, j] = 1
-    return out
-
-
-@cache
-def compiled_top_hold() -> Any:
-    """The jitted :func:`_top_hold`, or ``None`` without numba."""
-    return _jit(_top_hold)
-
-
-def _top_hold(starts: np.ndarray, columns: np.ndarray, weights: np.ndarray, pair_hold: np.ndarray,
-              pair_starts: np.ndarray, below: np.ndarray, level0: np.ndarray, factor: int,
-              roll: int) -> int:  # pragma: no cover - compiled
-    """The hold :func:`engine.solve` chooses for ``roll`` one level above ``below`` ``(R, Q)``
-    (E over each of the roll's holds, the roll itself worth ``level0[roll] * factor``; max
-    column 0, then min column 1, then the first listed): :func:`engine._top_hold` compiled."""
-    n_holds = starts.shape[0]
-    n_rolls = below.shape[0]
-    q = below.shape[1]
-    nnz = columns.shape[0]
-    lo = pair_starts[roll]
-    hi = pair_starts[roll + 1] if roll + 1 < n_rolls else pair_hold.shape[0]
-    best = -1
-    best0 = 0
-    best1 = 0
-    for p in range(lo, hi):
-        h = pair_hold[p]
-        e0 = 0
-        e1 = 0
-        if h < n_rolls:  # keeping every die is stopping (D7)
-            e0 = level0[h, 0] * factor
-            if q >= 2:
-                e1 = level0[h, 1] * factor
-        else:
-            end = starts[h + 1] if h + 1 < n_holds else nnz
-            for k in range(starts[h], end):
-                e0 += weights[k] * below[columns[k], 0]
-                if q >= 2:
-                    e1 += weights[k] * below[columns[k], 1]
-        if best < 0 or e0 > best0 or (q >= 2 and e0 == best0 and e1 < best1):
-            best, best0, best1 = h, e0, e1
-    return best
+        bound = max(bound, abs(out[r, 0]), out[r, 1])
+    return bound
 
 
 @cache
@@ -224,11 +279,7 @@ def cell_lines(board: Board) -> np.ndarray:
 @cache
 def compiled_strategic() -> Any:
     """The jitted :func:`_strategic`, or ``None`` without numba."""
-    potential = _jit(_potential)
-    if potential is None:
-        return None
-    globals()["_potential"] = potential  # _strategic calls it: numba needs the compiled one
-    return _jit(_strategic)
+    return _jit("_strategic")
 
 
 def _potential(m: int, a: int, mp: int, ap: int, t: int) -> int:  # pragma: no cover - compiled
@@ -318,3 +369,82 @@ def _strategic(cells: np.ndarray, available: np.ndarray, m: np.ndarray, a: np.nd
             failed = change
             found = True
     return worth, usable, failed
+
+
+def _line_totals(marked: np.ndarray, available: np.ndarray, cell_lines: np.ndarray, values: np.ndarray,
+                 n_lines: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """:attr:`objectives.StateArrays.line_totals` from ``marked``/``available`` 0/1 ``(cells,)``:
+    (marked count, available count, marked points, available points) per line."""
+    m = np.zeros(n_lines, np.int64)
+    a = np.zeros(n_lines, np.int64)
+    mp = np.zeros(n_lines, np.int64)
+    ap = np.zeros(n_lines, np.int64)
+    for c in range(marked.shape[0]):
+        for side in range(2):
+            line = cell_lines[c, side]
+            m[line] += marked[c]
+            a[line] += available[c]
+            mp[line] += marked[c] * values[c]
+            ap[line] += available[c] * values[c]
+    return m, a, mp, ap
+
+
+def _solver_turn(cells: np.ndarray, marked: np.ndarray, available: np.ndarray, t: int, cell_lines: np.ndarray,
+                 values: np.ndarray, n_shelves: int, n_lines: int, sizes: np.ndarray, members: np.ndarray,
+                 starts: np.ndarray, extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: np.ndarray,
+                 denominator: int, rerolls: int,
+                 cap: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]:  # pragma: no cover
+    """The ``solver`` strategy's whole turn in one call: the ``strategic`` worth of every item set
+    (:func:`_strategic`), columns 0-1 of the final table (:func:`_scan`; the later columns never
+    move the policy) and the DP of every level (:func:`_dp`, one state).
+
+    Returns ``worth (K+1,)``, values ``(rerolls+1, 1, R, 2)``, hold values ``(rerolls+1, 1, H, 2)``,
+    policy ``(rerolls+1, 1, R)`` and ``True``; or ``False`` last (nothing solved) when the
+    final table's magnitude ``b`` has ``b + 1 >= cap`` (``cap = ceil(2^62 / D^rerolls)``: the
+    int64 bound of :func:`engine.solve`)."""
+    m, a, mp, ap = _line_totals(marked, available, cell_lines, values, n_lines)
+    open_items = available > 0
+    worth, usable, failed = _strategic(cells, open_items, m, a, mp, ap, t, cell_lines, values, n_shelves)
+    level0 = np.zeros((1, starts.shape[0], 2), np.int64)
+    bound = _scan(worth, usable, sizes, members, starts, failed, 1, level0[0])
+    if bound + 1 >= cap:
+        n_holds = extend.shape[0]
+        return (worth, np.zeros((rerolls + 1, 1, starts.shape[0], 2), np.int64),
+                np.zeros((rerolls + 1, 1, n_holds, 2), np.int64), np.zeros((rerolls + 1, 1, starts.shape[0]), np.int64),
+                False)
+    done_values, hold_values, policy = _dp(extend, power, order, shrink, level0, denominator, rerolls)
+    return worth, done_values, hold_values, policy, True
+
+
+def _finals_many(cells: np.ndarray, marked: np.ndarray, available: np.ndarray, t: int, cell_lines: np.ndarray,
+                 values: np.ndarray, n_shelves: int, n_lines: int, sizes: np.ndarray, members: np.ndarray,
+                 starts: np.ndarray, most: int) -> tuple[np.ndarray, int]:  # pragma: no cover - compiled
+    """The ``strategic`` final tables of ``N`` states (``marked``/``available`` ``(N, cells)`` 0/1)
+    as ``int64 (N, R, max(2, 1 + most))`` (:func:`_scan`'s columns), and their largest magnitude."""
+    n_states = marked.shape[0]
+    out = np.zeros((n_states, starts.shape[0], max(2, 1 + most)), np.int64)
+    bound = 0
+    for i in range(n_states):
+        m, a, mp, ap = _line_totals(marked[i], available[i], cell_lines, values, n_lines)
+        worth, usable, failed = _strategic(cells, available[i] > 0, m, a, mp, ap, t, cell_lines, values, n_shelves)
+        bound = max(bound, _scan(worth, usable, sizes, members, starts, failed, most, out[i]))
+    return out, bound
+
+
+@cache
+def compiled_solver_turn() -> Any:
+    """The jitted :func:`_solver_turn`, or ``None`` without numba."""
+    return _jit("_solver_turn")
+
+
+@cache
+def compiled_finals_many() -> Any:
+    """The jitted :func:`_finals_many`, or ``None`` without numba."""
+    return _jit("_finals_many")
+
+
+def int64_cap(denominator: int, rerolls: int) -> int:
+    """``ceil(2^62 / denominator^rerolls)``, at most 2^63 - 1: a final table of magnitude ``b``
+    stays in int64 through ``rerolls`` levels when ``b + 1 < cap`` (:func:`engine.solve`'s bound
+    ``(b + 1) * D^r < 2^62``)."""
+    return min(-(-(2**62) // denominator**rerolls), 2**63 - 1)

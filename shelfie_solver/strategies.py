@@ -26,14 +26,14 @@ import numpy as np
 
 from .advise import failed_options, order_markings
 from .allocate import feasibility_table, find_groups, is_all_jokers
-from .batch import _pairs, solve_finals
+from .batch import solve_finals
 from .board import Board, Marks
 from .dice import Counts, space_for
 from .engine import TurnPlan, TurnSolution, plan_turn, solve_turn
 from .errors import ShelfieError
 from .game import GameState, LegalMarkings, Strategy, legal_sets
 from .kernel import cell_lines as _cell_lines
-from .kernel import compiled, compiled_best_marking, compiled_strategic, compiled_top_hold, dp_tables
+from .kernel import compiled_best_marking, compiled_solver_turn, compiled_strategic, dp_tables, int64_cap
 from .learned import Learned, LearnedModel, default_model, model_named, state_objective
 from .objectives import Objective, Points, StateArrays, Strategic
 from .rules import Ruleset
@@ -258,7 +258,7 @@ class SolverStrategy:
     def choose_marking(self, state: GameState, dice: Counts, legal: LegalMarkings,
                        rng: np.random.Generator) -> tuple[int, ...]:
         plan = self._plans.get((state.board, state.rules, state.marks.marked, state.marks.eliminated))
-        if isinstance(plan, _CompiledPlan) and plan.worth is not None and plan.arrays is not None:
+        if isinstance(plan, _CompiledPlan) and plan.worth is not None and plan.marks is not None:
             # the turn's compiled final table already holds every item set's strategic worth
             # (kernel._strategic == objectives.Strategic): the first of advise.order_markings
             worth = plan.worth[legal.index]
@@ -266,7 +266,7 @@ class SolverStrategy:
             if len(top) == 1:  # no tie on worth: the points-now tie rule is not needed
                 return legal.cells(int(top[0]))
             sets = legal.sets
-            points = Points().values(plan.arrays, sets)
+            points = Points().values(StateArrays(state.board, state.rules, plan.marks), sets)
             order = np.lexsort((np.arange(len(sets.sizes)), -sets.sizes, -points, -worth))
             return legal.cells(int(order[0]))
         return legal.cells(int(marking_order(state, legal, Strategic())[0]))
@@ -319,31 +319,37 @@ class LearnedStrategy:
 
 def _compiled_plan(board: Board, marks: Marks, rules: Ruleset) -> TurnPlan | None:
     """:func:`engine.plan_turn`'s holds from the compiled kernel (:mod:`kernel`, numba), or
-    ``None`` without numba or when the values outgrow int64 (the same holds either way)."""
-    best_marking, dp = compiled_best_marking(), compiled()
-    if dp is None or best_marking is None or compiled_top_hold() is None or compiled_strategic() is None:
+    ``None`` without numba or when the values outgrow int64 (the same holds either way).
+
+    One compiled call (:func:`kernel._solver_turn`): the state's line totals, every item set's
+    ``strategic`` worth, columns 0-1 of :func:`engine.final_table` (the later, carried columns
+    never move the policy) and the DP of every level, the top one included."""
+    turn = compiled_solver_turn()
+    if turn is None:
         return None
-    # columns 0 and 1 of engine.final_table (the later, carried columns never move the policy)
     table = feasibility_table(board, rules)
-    state = StateArrays(board, rules, marks)
-    sets = table.sets
-    m, a, mp, ap = state.line_totals
-    worth, usable, failed = compiled_strategic()(sets.cells, state.available, m, a, mp, ap, rules.scoring_threshold,
-                                                 _cell_lines(board), board.value_array, board.n_shelves)
-    sizes = _padded_sizes(table)
-    columns = best_marking(worth, usable, sizes, table.members, table.starts, failed, 1)
     space = space_for(rules)
-    if (int(np.abs(columns).max()) + 1) * space.denominator ** rules.rerolls >= 2**62:
-        return None
     if rules.rerolls == 0:
+        if compiled_best_marking() is None:
+            return None
+        state = StateArrays(board, rules, marks)
+        m, a, mp, ap = state.line_totals
+        worth, usable, failed = compiled_strategic()(table.sets.cells, state.available, m, a, mp, ap,
+                                                     rules.scoring_threshold, _cell_lines(board), board.value_array,
+                                                     board.n_shelves)
+        columns = compiled_best_marking()(worth, usable, _padded_sizes(table), table.members, table.starts, failed, 1)
         return TurnPlan(solve_finals(space, columns[:, None, :], 0, kernel="numba").state(0), 1, {})
-    # batch.solve_finals' compiled DP for this one state, called directly (the bound is checked above)
-    pairs = _pairs(space)
-    values, holds, policy = dp(*dp_tables(space), pairs.hold, pairs.starts, columns[None], space.denominator,
-                               rules.rerolls - 1)
-    below = TurnSolution(space, Strategic().scale(rules), [v[0] for v in values],
-                         [None] + [h[0] for h in holds[1:]], [None] + [p[0] for p in policy[1:]])
-    return _CompiledPlan(below, rules.rerolls, {}, worth, state)
+    marked, available = marks.bit_arrays()
+    worth, values, holds, policy, ok = turn(
+        table.sets.cells, marked, available, rules.scoring_threshold, _cell_lines(board), board.value_array,
+        board.n_shelves, len(board.lines), _padded_sizes(table), table.members, table.starts, *dp_tables(space),
+        space.denominator, rules.rerolls, int64_cap(space.denominator, rules.rerolls))
+    if not ok:
+        return None
+    n = rules.rerolls
+    below = TurnSolution(space, Strategic().scale(rules), [values[r, 0] for r in range(n)],
+                         [None] + [holds[r, 0] for r in range(1, n)], [None] + [policy[r, 0] for r in range(1, n)])
+    return _CompiledPlan(below, n, {}, worth, marks, policy[n, 0])
 
 
 @cache
@@ -354,25 +360,18 @@ def _padded_sizes(table: Any) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class _CompiledPlan(TurnPlan):
-    """:class:`engine.TurnPlan` whose top-level hold comes from the compiled kernel; ``worth``
-    ``int64 (K+1,)`` is every item set's ``strategic`` worth in this state (``kernel._strategic``,
-    read by the marking choice), ``arrays`` the state's line totals."""
+    """:class:`engine.TurnPlan` solved whole by the compiled kernel: ``top`` ``int64 (R,)`` is the
+    top level's policy, ``worth`` ``int64 (K+1,)`` every item set's ``strategic`` worth in this
+    state (``kernel._strategic``, read by the marking choice), ``marks`` the state."""
 
     worth: np.ndarray | None = None
-    arrays: StateArrays | None = None
+    marks: Marks | None = None
+    top: np.ndarray | None = None
 
     def hold(self, rerolls_left: int, roll: int) -> int:
-        if rerolls_left < self.rerolls:
+        if rerolls_left < self.rerolls or self.top is None:
             return super().hold(rerolls_left, roll)
-        found = self._top.get(roll)
-        if found is None:
-            space = self.below.space
-            pairs = _pairs(space)
-            starts, columns, weights = space.transitions
-            found = self._top[roll] = int(compiled_top_hold()(
-                starts, columns, weights, pairs.hold, pairs.starts, np.ascontiguousarray(self.below.values[-1]),
-                np.ascontiguousarray(self.below.values[0]), space.denominator ** self.rerolls, roll))
-        return found
+        return int(self.top[roll])
 
 
 STRATEGIES: dict[str, type] = {
