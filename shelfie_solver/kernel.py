@@ -12,15 +12,17 @@ import this module (start-up), and without numba everything runs on numpy, with 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 if TYPE_CHECKING:
+    from .allocate import FeasibilityTable
     from .board import Board
     from .dice import DiceSpace
+    from .rules import Ruleset
 
 
 #: The compiled functions, callees first: each is compiled by numba and put in this module's
@@ -216,56 +218,73 @@ def compiled_best_marking() -> Any:
     return _jit("_best_marking")
 
 
-def _best_marking(worth: np.ndarray, usable: np.ndarray, sizes: np.ndarray, members: np.ndarray,
-                  starts: np.ndarray, failed: int, most: int) -> np.ndarray:  # pragma: no cover - compiled
+def _best_marking(worth: np.ndarray, usable: np.ndarray, sizes: np.ndarray, set_starts: np.ndarray,
+                  set_rolls: np.ndarray, n_rolls: int, failed: int, most: int) -> np.ndarray:  # pragma: no cover
     """The columns of :func:`engine.final_table` ``(R, max(2, 1 + most))`` (:func:`_scan`)."""
-    out = np.zeros((starts.shape[0], max(2, 1 + most)), np.int64)
-    _scan(worth, usable, sizes, members, starts, failed, most, out)
+    out = np.zeros((n_rolls, max(2, 1 + most)), np.int64)
+    _scan(worth, usable, sizes, set_starts, set_rolls, failed, most, out)
     return out
 
 
-def _scan(worth: np.ndarray, usable: np.ndarray, sizes: np.ndarray, members: np.ndarray, starts: np.ndarray,
+def _scan(worth: np.ndarray, usable: np.ndarray, sizes: np.ndarray, set_starts: np.ndarray, set_rolls: np.ndarray,
           failed: int, most: int, out: np.ndarray) -> int:  # pragma: no cover - compiled
     """Write into ``out (R, >= max(2, 1 + most))`` (zeros) the columns of :func:`engine.final_table`:
-    column 0 each roll's most valuable usable feasible item set (ties: the first in item-set
-    order, as the stable sort there) or ``failed``; column 1 the failed-result indicator (D13);
-    column ``j`` (2..most) 1 when some usable feasible set has at least ``j`` items.
-    ``worth``/``usable``/``sizes`` are per item set (the sentinel, last, never usable).
-    Returns the largest magnitude written (the int64 bound check of :func:`engine.solve`)."""
-    n_rolls = starts.shape[0]
-    nnz = members.shape[0]
+    column 0 each roll's most valuable usable feasible item set, or ``failed``; column 1 the
+    failed-result indicator (D13); column ``j`` (2..most) 1 when some usable feasible set has
+    at least ``j`` items. Only the values are written, so which of several equally valuable
+    sets is the best does not matter. ``worth``/``usable``/``sizes`` are per item set; the
+    feasible sets are read set by set (:func:`set_rolls`: the rolls that can mark each set),
+    so an unusable set (D4) costs one test. Returns the largest magnitude written (the int64
+    bound check of :func:`engine.solve`)."""
+    n_rolls = out.shape[0]
     low = np.iinfo(np.int64).min
+    best = np.full(n_rolls, low, np.int64)
+    largest = np.zeros(n_rolls, np.int64)
+    for s in range(set_starts.shape[0] - 1):
+        if usable[s]:
+            w = worth[s]
+            z = sizes[s]
+            for p in range(set_starts[s], set_starts[s + 1]):
+                r = set_rolls[p]
+                best[r] = max(best[r], w)
+                largest[r] = max(largest[r], z)
     bound = 0
     for r in range(n_rolls):
-        lo = starts[r]
-        hi = starts[r + 1] if r + 1 < n_rolls else nnz
-        best = low
-        found = False
-        if most >= 2:
-            largest = 0
-            for k in range(lo, hi):  # branch-free: the usable test is a select, not a jump
-                s = members[k]
-                u = usable[s]
-                best = max(best, worth[s] if u else low)
-                largest = max(largest, sizes[s] if u else 0)
-                found |= u
-            for j in range(2, most + 1):
-                if largest >= j:
-                    out[r, j] = 1
-                    bound = max(bound, 1)
-        else:
-            for k in range(lo, hi):
-                s = members[k]
-                u = usable[s]
-                best = max(best, worth[s] if u else low)
-                found |= u
-        if found:
-            out[r, 0] = best
+        if largest[r] > 0:  # some usable set (every item set has at least one item)
+            out[r, 0] = best[r]
         else:
             out[r, 0] = failed
             out[r, 1] = 1
+        for j in range(2, most + 1):
+            if largest[r] >= j:
+                out[r, j] = 1
+                bound = max(bound, 1)
         bound = max(bound, abs(out[r, 0]), out[r, 1])
     return bound
+
+
+@cache
+def set_rolls(table: FeasibilityTable) -> tuple[np.ndarray, np.ndarray]:
+    """The feasibility table set by set (its transpose, without the sentinel): the rolls that can
+    mark item set ``s`` are ``rolls[starts[s]:starts[s + 1]]``. Returns ``(starts int64 (K+1,),
+    rolls)``, rolls as int16 when they fit (a smaller table stays in cache)."""
+    members, n_sets, n_rolls = table.members, len(table.sets.sizes), len(table.starts)
+    rows = np.repeat(np.arange(n_rolls), np.diff(np.append(table.starts, len(members))))
+    keep = members < n_sets
+    order = np.argsort(members[keep], kind="stable")
+    counts = np.bincount(members[keep], minlength=n_sets)
+    starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    return starts, rows[keep][order].astype(np.int16 if n_rolls < 2**15 else np.int64)
+
+
+def small_index(array: np.ndarray) -> np.ndarray:
+    """``array`` of indices as int8 or int16 when its values fit (less memory to pull into the
+    cache per compiled call), else as it is."""
+    for kind in (np.int8, np.int16):
+        info = np.iinfo(kind)
+        if array.size == 0 or (array.min() >= info.min and array.max() <= info.max):
+            return array.astype(kind)
+    return array
 
 
 @cache
@@ -390,45 +409,89 @@ def _line_totals(marked: np.ndarray, available: np.ndarray, cell_lines: np.ndarr
 
 
 def _solver_turn(cells: np.ndarray, marked: np.ndarray, available: np.ndarray, t: int, cell_lines: np.ndarray,
-                 values: np.ndarray, n_shelves: int, n_lines: int, sizes: np.ndarray, members: np.ndarray,
-                 starts: np.ndarray, extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: np.ndarray,
-                 denominator: int, rerolls: int,
-                 cap: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]:  # pragma: no cover
+                 values: np.ndarray, n_shelves: int, n_lines: int, sizes: np.ndarray, set_starts: np.ndarray,
+                 set_rolls: np.ndarray, extend: np.ndarray, power: np.ndarray, order: np.ndarray,
+                 shrink: np.ndarray, denominator: int, rerolls: int,
+                 cap: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:  # pragma: no cover - compiled
     """The ``solver`` strategy's whole turn in one call: the ``strategic`` worth of every item set
     (:func:`_strategic`), columns 0-1 of the final table (:func:`_scan`; the later columns never
-    move the policy) and the DP of every level (:func:`_dp`, one state).
+    move the policy) and every level of the DP (:func:`_level`; the hold values not kept).
 
-    Returns ``worth (K+1,)``, values ``(rerolls+1, 1, R, 2)``, hold values ``(rerolls+1, 1, H, 2)``,
-    policy ``(rerolls+1, 1, R)`` and ``True``; or ``False`` last (nothing solved) when the
-    final table's magnitude ``b`` has ``b + 1 >= cap`` (``cap = ceil(2^62 / D^rerolls)``: the
-    int64 bound of :func:`engine.solve`)."""
+    Returns ``worth (K+1,)``, values ``(rerolls+1, R, 2)``, policy ``(rerolls+1, R)`` (level 0
+    unused) and ``True``; or ``False`` last (nothing solved) when the final table's magnitude
+    ``b`` has ``b + 1 >= cap`` (``cap = ceil(2^62 / D^rerolls)``: :func:`engine.solve`'s int64 bound)."""
     m, a, mp, ap = _line_totals(marked, available, cell_lines, values, n_lines)
-    open_items = available > 0
-    worth, usable, failed = _strategic(cells, open_items, m, a, mp, ap, t, cell_lines, values, n_shelves)
-    level0 = np.zeros((1, starts.shape[0], 2), np.int64)
-    bound = _scan(worth, usable, sizes, members, starts, failed, 1, level0[0])
+    worth, usable, failed = _strategic(cells, available > 0, m, a, mp, ap, t, cell_lines, values, n_shelves)
+    n_rolls = extend.shape[0] - order.shape[0]
+    done = np.zeros((rerolls + 1, n_rolls, 2), np.int64)
+    policy = np.zeros((rerolls + 1, n_rolls), np.int64)
+    bound = _scan(worth, usable, sizes, set_starts, set_rolls, failed, 1, done[0])
     if bound + 1 >= cap:
-        n_holds = extend.shape[0]
-        return (worth, np.zeros((rerolls + 1, 1, starts.shape[0], 2), np.int64),
-                np.zeros((rerolls + 1, 1, n_holds, 2), np.int64), np.zeros((rerolls + 1, 1, starts.shape[0]), np.int64),
-                False)
-    done_values, hold_values, policy = _dp(extend, power, order, shrink, level0, denominator, rerolls)
-    return worth, done_values, hold_values, policy, True
+        return worth, done, policy, False
+    sums = np.zeros((extend.shape[0], 2), np.int64)
+    expected = np.zeros((extend.shape[0], 2), np.int64)
+    best = np.zeros(extend.shape[0], np.int64)
+    factor = 1
+    for level in range(1, rerolls + 1):
+        factor *= denominator
+        _level(extend, power, order, shrink, done[0], done[level - 1], factor, sums, best, expected, done[level],
+               policy[level])
+    return worth, done, policy, True
 
 
 def _finals_many(cells: np.ndarray, marked: np.ndarray, available: np.ndarray, t: int, cell_lines: np.ndarray,
-                 values: np.ndarray, n_shelves: int, n_lines: int, sizes: np.ndarray, members: np.ndarray,
-                 starts: np.ndarray, most: int) -> tuple[np.ndarray, int]:  # pragma: no cover - compiled
+                 values: np.ndarray, n_shelves: int, n_lines: int, sizes: np.ndarray, set_starts: np.ndarray,
+                 set_rolls: np.ndarray, n_rolls: int, most: int) -> tuple[np.ndarray, int]:  # pragma: no cover
     """The ``strategic`` final tables of ``N`` states (``marked``/``available`` ``(N, cells)`` 0/1)
     as ``int64 (N, R, max(2, 1 + most))`` (:func:`_scan`'s columns), and their largest magnitude."""
     n_states = marked.shape[0]
-    out = np.zeros((n_states, starts.shape[0], max(2, 1 + most)), np.int64)
+    out = np.zeros((n_states, n_rolls, max(2, 1 + most)), np.int64)
     bound = 0
     for i in range(n_states):
         m, a, mp, ap = _line_totals(marked[i], available[i], cell_lines, values, n_lines)
         worth, usable, failed = _strategic(cells, available[i] > 0, m, a, mp, ap, t, cell_lines, values, n_shelves)
-        bound = max(bound, _scan(worth, usable, sizes, members, starts, failed, most, out[i]))
+        bound = max(bound, _scan(worth, usable, sizes, set_starts, set_rolls, failed, most, out[i]))
     return out, bound
+
+
+@dataclass(frozen=True, eq=False)
+class TurnTables:
+    """The state-free arrays of one board and ruleset that :func:`_solver_turn` and
+    :func:`_finals_many` read, index arrays in the smallest integer type that holds them.
+
+    Attributes:
+        cells: the item sets' cells (:attr:`board.ItemSets.cells`). lines: :func:`cell_lines`.
+        values: item points. sizes: items per set. set_starts, set_rolls: :func:`set_rolls`.
+        extend, power, order, shrink: :func:`dp_tables`. n_rolls, n_lines: counts.
+    """
+
+    cells: np.ndarray
+    lines: np.ndarray
+    values: np.ndarray
+    sizes: np.ndarray
+    set_starts: np.ndarray
+    set_rolls: np.ndarray
+    extend: np.ndarray
+    power: np.ndarray
+    order: np.ndarray
+    shrink: np.ndarray
+    n_rolls: int
+    n_lines: int
+
+
+@cache
+def turn_tables(board: Board, rules: Ruleset) -> TurnTables:
+    """:class:`TurnTables` of a board and ruleset (built once per process)."""
+    from .allocate import feasibility_table
+    from .dice import space_for
+
+    table = feasibility_table(board, rules)
+    space = space_for(rules)
+    extend, power, order, shrink = dp_tables(space)
+    starts, rolls = set_rolls(table)
+    return TurnTables(small_index(table.sets.cells), cell_lines(board), board.value_array,
+                      table.sets.sizes, starts, rolls, small_index(extend), power, small_index(order),
+                      small_index(shrink), len(space.rolls), len(board.lines))
 
 
 @cache
@@ -447,4 +510,4 @@ def int64_cap(denominator: int, rerolls: int) -> int:
     """``ceil(2^62 / denominator^rerolls)``, at most 2^63 - 1: a final table of magnitude ``b``
     stays in int64 through ``rerolls`` levels when ``b + 1 < cap`` (:func:`engine.solve`'s bound
     ``(b + 1) * D^r < 2^62``)."""
-    return min(-(-(2**62) // denominator**rerolls), 2**63 - 1)
+    return int(min(-(-(2**62) // denominator**rerolls), 2**63 - 1))

@@ -25,15 +25,15 @@ from typing import Any
 import numpy as np
 
 from .advise import failed_options, order_markings
-from .allocate import feasibility_table, find_groups, is_all_jokers
+from .allocate import find_groups, is_all_jokers
 from .batch import solve_finals
 from .board import Board, Marks
 from .dice import Counts, space_for
 from .engine import TurnPlan, TurnSolution, plan_turn, solve_turn
 from .errors import ShelfieError
 from .game import GameState, LegalMarkings, Strategy, legal_sets
-from .kernel import cell_lines as _cell_lines
-from .kernel import compiled_best_marking, compiled_solver_turn, compiled_strategic, dp_tables, int64_cap
+from .kernel import cell_lines as _cell_lines  # noqa: F401 (re-exported: tests read it here)
+from .kernel import compiled_best_marking, compiled_solver_turn, compiled_strategic, int64_cap, turn_tables
 from .learned import Learned, LearnedModel, default_model, model_named, state_objective
 from .objectives import Objective, Points, StateArrays, Strategic
 from .rules import Ruleset
@@ -327,35 +327,28 @@ def _compiled_plan(board: Board, marks: Marks, rules: Ruleset) -> TurnPlan | Non
     turn = compiled_solver_turn()
     if turn is None:
         return None
-    table = feasibility_table(board, rules)
     space = space_for(rules)
+    tables = turn_tables(board, rules)
     if rules.rerolls == 0:
-        if compiled_best_marking() is None:
-            return None
         state = StateArrays(board, rules, marks)
         m, a, mp, ap = state.line_totals
-        worth, usable, failed = compiled_strategic()(table.sets.cells, state.available, m, a, mp, ap,
-                                                     rules.scoring_threshold, _cell_lines(board), board.value_array,
+        worth, usable, failed = compiled_strategic()(tables.cells, state.available, m, a, mp, ap,
+                                                     rules.scoring_threshold, tables.lines, tables.values,
                                                      board.n_shelves)
-        columns = compiled_best_marking()(worth, usable, _padded_sizes(table), table.members, table.starts, failed, 1)
+        columns = compiled_best_marking()(worth, usable, tables.sizes, tables.set_starts, tables.set_rolls,
+                                          tables.n_rolls, failed, 1)
         return TurnPlan(solve_finals(space, columns[:, None, :], 0, kernel="numba").state(0), 1, {})
     marked, available = marks.bit_arrays()
-    worth, values, holds, policy, ok = turn(
-        table.sets.cells, marked, available, rules.scoring_threshold, _cell_lines(board), board.value_array,
-        board.n_shelves, len(board.lines), _padded_sizes(table), table.members, table.starts, *dp_tables(space),
-        space.denominator, rules.rerolls, int64_cap(space.denominator, rules.rerolls))
+    worth, values, policy, ok = turn(
+        tables.cells, marked, available, rules.scoring_threshold, tables.lines, tables.values, board.n_shelves,
+        tables.n_lines, tables.sizes, tables.set_starts, tables.set_rolls, tables.extend, tables.power, tables.order,
+        tables.shrink, space.denominator, rules.rerolls, int64_cap(space.denominator, rules.rerolls))
     if not ok:
         return None
     n = rules.rerolls
-    below = TurnSolution(space, Strategic().scale(rules), [values[r, 0] for r in range(n)],
-                         [None] + [holds[r, 0] for r in range(1, n)], [None] + [policy[r, 0] for r in range(1, n)])
-    return _CompiledPlan(below, n, {}, worth, marks, policy[n, 0])
-
-
-@cache
-def _padded_sizes(table: Any) -> np.ndarray:
-    """``int64 (K+1,)``: the table's item-set sizes and 0 for the "no set" sentinel."""
-    return np.append(table.sets.sizes, 0)
+    below = TurnSolution(space, Strategic().scale(rules), [values[r] for r in range(n)],
+                         [None] * n, [None] + [policy[r] for r in range(1, n)])
+    return _CompiledPlan(below, n, {}, worth, marks, policy[n])
 
 
 @dataclass(frozen=True, eq=False)
