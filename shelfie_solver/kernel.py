@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 #: The compiled functions, callees first: each is compiled by numba and put in this module's
 #: namespace in place of the Python function, so the later ones call the compiled ones.
-_COMPILED_ORDER = ("_potential", "_level", "_strategic", "_scan", "_line_totals", "_dp", "_best_marking",
+_COMPILED_ORDER = ("_potential", "_level", "_failed", "_strategic", "_strategic_sets", "_scan", "_line_totals", "_dp", "_best_marking",
                    "_solver_turn", "_finals_many")
 
 
@@ -165,7 +165,7 @@ def _level(extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: np.
         for c in range(q):
             expected[r, c] = base[r, c] * factor
     for h in range(n_holds - 1, -1, -1):  # fewer dice kept first: each shrink is done already
-        b = h
+        b = np.int64(h)
         b0 = expected[h, 0]
         b1 = expected[h, 1] if q >= 2 else 0
         for f in range(n_sides):
@@ -175,11 +175,11 @@ def _level(extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: np.
             k = best[g]
             k0 = expected[k, 0]
             k1 = expected[k, 1] if q >= 2 else 0
-            # branch-free (selects): data-dependent jumps mispredict often here
-            better = (k0 > b0) | ((k0 == b0) & ((k1 < b1) | ((k1 == b1) & (k < b))))
-            b = k if better else b
-            b0 = k0 if better else b0
-            b1 = k1 if better else b1
+            # branch-free (bit masks): data-dependent jumps mispredict often here
+            mask = -np.int64((k0 > b0) | ((k0 == b0) & ((k1 < b1) | ((k1 == b1) & (k < b)))))
+            b = b ^ ((b ^ k) & mask)
+            b0 = b0 ^ ((b0 ^ k0) & mask)
+            b1 = b1 ^ ((b1 ^ k1) & mask)
         best[h] = b
     for r in range(n_rolls):
         k = best[r]
@@ -287,6 +287,74 @@ def small_index(array: np.ndarray) -> np.ndarray:
     return array
 
 
+def _strategic_sets(cells: np.ndarray, set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.ndarray,
+                    available: np.ndarray, m: np.ndarray, a: np.ndarray, mp: np.ndarray, ap: np.ndarray, t: int,
+                    cell_lines: np.ndarray, values: np.ndarray,
+                    n_shelves: int) -> tuple[np.ndarray, np.ndarray, int]:  # pragma: no cover - compiled
+    """:func:`_strategic` with each set's lines read from :func:`set_lines` (what the set adds to
+    each line it touches, state-free) instead of worked out per call, and each line's change of
+    Phi branch-free: with ``S = 2M + A`` a line's Phi times 2T is ``min(m, T) * S`` when live
+    (``m + a >= T``), else 0; marking ``n`` of its items worth ``p`` points keeps ``m + a`` and
+    makes it ``min(m + n, T) * (S + p)`` (:func:`_potential`'s three cases in one). The same
+    three results as :func:`_strategic`."""
+    n_sets, width = cells.shape
+    n_lines = m.shape[0]
+    worth = np.zeros(n_sets + 1, np.int64)
+    usable = np.zeros(n_sets + 1, np.bool_)
+    live = np.zeros(n_lines, np.int64)
+    total_s = np.zeros(n_lines, np.int64)
+    before = np.zeros(n_lines, np.int64)
+    for line in range(n_lines):
+        live[line] = 1 if m[line] + a[line] >= t else 0
+        total_s[line] = 2 * mp[line] + ap[line]
+        before[line] = min(m[line], t) * total_s[line]
+    for k in range(n_sets):
+        ok = True
+        for j in range(width):  # usable first (D4): most sets are not, later in a game
+            c = cells[k, j]
+            if c >= 0 and not available[c]:
+                ok = False
+        if not ok:
+            continue
+        usable[k] = True
+        total = 0
+        for j in range(set_lines.shape[1]):
+            line = set_lines[k, j]
+            if line < 0:
+                break
+            total += live[line] * (min(m[line] + set_counts[k, j], t) * (total_s[line] + set_points[k, j])
+                                   - before[line])
+        worth[k] = total
+    return worth, usable, _failed(available, m, a, mp, ap, t, cell_lines, values, n_shelves)
+
+
+def set_lines(board: Board, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What each item set adds to each line it touches (:attr:`Board.lines`): ``(lines, counts,
+    points)``, each ``(K, W)`` (``W`` the most lines a set touches), lines padded with -1 (then
+    counts and points 0)."""
+    line_of = cell_lines(board)
+    values = board.value_array
+    rows = []
+    for chosen in cells:
+        found: dict[int, list[int]] = {}
+        for c in chosen:
+            if c < 0:
+                continue
+            for line in line_of[c]:
+                entry = found.setdefault(int(line), [0, 0])
+                entry[0] += 1
+                entry[1] += int(values[c])
+        rows.append(sorted(found.items()))
+    width = max((len(r) for r in rows), default=0)
+    lines = np.full((len(rows), width), -1, dtype=np.int64)
+    counts = np.zeros((len(rows), width), dtype=np.int64)
+    points = np.zeros((len(rows), width), dtype=np.int64)
+    for i, row in enumerate(rows):
+        for j, (line, (count, total)) in enumerate(row):
+            lines[i, j], counts[i, j], points[i, j] = line, count, total
+    return lines, counts, points
+
+
 @cache
 def cell_lines(board: Board) -> np.ndarray:
     """``int64 (cells, 2)``: each item's shelf line and column line in :attr:`Board.lines`
@@ -363,6 +431,13 @@ def _strategic(cells: np.ndarray, available: np.ndarray, m: np.ndarray, a: np.nd
             total += _potential(m[line] + counts[u], a[line] - counts[u], mp[line] + points[u],
                                 ap[line] - points[u], t) - base[line]
         worth[k] = total
+    return worth, usable, _failed(available, m, a, mp, ap, t, cell_lines, values, n_shelves)
+
+
+def _failed(available: np.ndarray, m: np.ndarray, a: np.ndarray, mp: np.ndarray, ap: np.ndarray, t: int,
+            cell_lines: np.ndarray, values: np.ndarray, n_shelves: int) -> int:  # pragma: no cover - compiled
+    """The ``strategic`` value of a failed result (the best shelf to give up, D13; 0 when none
+    has an available item): :meth:`objectives.Strategic.failed_value`."""
     failed = 0
     found = False
     n_cells = available.shape[0]
@@ -387,7 +462,7 @@ def _strategic(cells: np.ndarray, available: np.ndarray, m: np.ndarray, a: np.nd
         if not found or change > failed:
             failed = change
             found = True
-    return worth, usable, failed
+    return failed
 
 
 def _line_totals(marked: np.ndarray, available: np.ndarray, cell_lines: np.ndarray, values: np.ndarray,
@@ -408,7 +483,8 @@ def _line_totals(marked: np.ndarray, available: np.ndarray, cell_lines: np.ndarr
     return m, a, mp, ap
 
 
-def _solver_turn(cells: np.ndarray, marked: np.ndarray, available: np.ndarray, t: int, cell_lines: np.ndarray,
+def _solver_turn(cells: np.ndarray, set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.ndarray,
+                 marked: np.ndarray, available: np.ndarray, t: int, cell_lines: np.ndarray,
                  values: np.ndarray, n_shelves: int, n_lines: int, sizes: np.ndarray, set_starts: np.ndarray,
                  set_rolls: np.ndarray, extend: np.ndarray, power: np.ndarray, order: np.ndarray,
                  shrink: np.ndarray, denominator: int, rerolls: int,
@@ -421,7 +497,8 @@ def _solver_turn(cells: np.ndarray, marked: np.ndarray, available: np.ndarray, t
     unused) and ``True``; or ``False`` last (nothing solved) when the final table's magnitude
     ``b`` has ``b + 1 >= cap`` (``cap = ceil(2^62 / D^rerolls)``: :func:`engine.solve`'s int64 bound)."""
     m, a, mp, ap = _line_totals(marked, available, cell_lines, values, n_lines)
-    worth, usable, failed = _strategic(cells, available > 0, m, a, mp, ap, t, cell_lines, values, n_shelves)
+    worth, usable, failed = _strategic_sets(cells, set_lines, set_counts, set_points, available > 0, m, a, mp, ap, t,
+                                            cell_lines, values, n_shelves)
     n_rolls = extend.shape[0] - order.shape[0]
     done = np.zeros((rerolls + 1, n_rolls, 2), np.int64)
     policy = np.zeros((rerolls + 1, n_rolls), np.int64)
@@ -439,7 +516,8 @@ def _solver_turn(cells: np.ndarray, marked: np.ndarray, available: np.ndarray, t
     return worth, done, policy, True
 
 
-def _finals_many(cells: np.ndarray, marked: np.ndarray, available: np.ndarray, t: int, cell_lines: np.ndarray,
+def _finals_many(cells: np.ndarray, set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.ndarray,
+                 marked: np.ndarray, available: np.ndarray, t: int, cell_lines: np.ndarray,
                  values: np.ndarray, n_shelves: int, n_lines: int, sizes: np.ndarray, set_starts: np.ndarray,
                  set_rolls: np.ndarray, n_rolls: int, most: int) -> tuple[np.ndarray, int]:  # pragma: no cover
     """The ``strategic`` final tables of ``N`` states (``marked``/``available`` ``(N, cells)`` 0/1)
@@ -449,7 +527,8 @@ def _finals_many(cells: np.ndarray, marked: np.ndarray, available: np.ndarray, t
     bound = 0
     for i in range(n_states):
         m, a, mp, ap = _line_totals(marked[i], available[i], cell_lines, values, n_lines)
-        worth, usable, failed = _strategic(cells, available[i] > 0, m, a, mp, ap, t, cell_lines, values, n_shelves)
+        worth, usable, failed = _strategic_sets(cells, set_lines, set_counts, set_points, available[i] > 0, m, a, mp,
+                                                ap, t, cell_lines, values, n_shelves)
         bound = max(bound, _scan(worth, usable, sizes, set_starts, set_rolls, failed, most, out[i]))
     return out, bound
 
@@ -460,12 +539,16 @@ class TurnTables:
     :func:`_finals_many` read, index arrays in the smallest integer type that holds them.
 
     Attributes:
-        cells: the item sets' cells (:attr:`board.ItemSets.cells`). lines: :func:`cell_lines`.
+        cells: the item sets' cells (:attr:`board.ItemSets.cells`). set_lines, set_counts,
+            set_points: :func:`set_lines`. lines: :func:`cell_lines`.
         values: item points. sizes: items per set. set_starts, set_rolls: :func:`set_rolls`.
         extend, power, order, shrink: :func:`dp_tables`. n_rolls, n_lines: counts.
     """
 
     cells: np.ndarray
+    set_lines: np.ndarray
+    set_counts: np.ndarray
+    set_points: np.ndarray
     lines: np.ndarray
     values: np.ndarray
     sizes: np.ndarray
@@ -489,7 +572,9 @@ def turn_tables(board: Board, rules: Ruleset) -> TurnTables:
     space = space_for(rules)
     extend, power, order, shrink = dp_tables(space)
     starts, rolls = set_rolls(table)
-    return TurnTables(small_index(table.sets.cells), cell_lines(board), board.value_array,
+    lines, counts, points = set_lines(board, table.sets.cells)
+    return TurnTables(small_index(table.sets.cells), small_index(lines), counts, points, cell_lines(board),
+                      board.value_array,
                       table.sets.sizes, starts, rolls, small_index(extend), power, small_index(order),
                       small_index(shrink), len(space.rolls), len(board.lines))
 

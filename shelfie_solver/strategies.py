@@ -340,7 +340,7 @@ def _compiled_plan(board: Board, marks: Marks, rules: Ruleset) -> TurnPlan | Non
         return TurnPlan(solve_finals(space, columns[:, None, :], 0, kernel="numba").state(0), 1, {})
     marked, available = marks.bit_arrays()
     worth, values, policy, ok = turn(
-        tables.cells, marked, available, rules.scoring_threshold, tables.lines, tables.values, board.n_shelves,
+        tables.cells, tables.set_lines, tables.set_counts, tables.set_points, marked, available, rules.scoring_threshold, tables.lines, tables.values, board.n_shelves,
         tables.n_lines, tables.sizes, tables.set_starts, tables.set_rolls, tables.extend, tables.power, tables.order,
         tables.shrink, space.denominator, rules.rerolls, int64_cap(space.denominator, rules.rerolls))
     if not ok:
