@@ -448,7 +448,9 @@ def finish_turn(state: GameState, sheets: tuple[Marks, ...], events: list[Event]
     triggered = state.end_triggered
     if not triggered:
         trigger = end_trigger_shelves(board, rules)
-        hit = tuple(p for p, m in enumerate(sheets) if m.closed_shelves() >= trigger)
+        shelves = _line_masks(board)[:board.n_shelves]  # Marks.closed_shelves by bit masks
+        hit = tuple(p for p, m in enumerate(sheets)
+                    if sum((m.marked | m.eliminated) & mask == mask for mask in shelves) >= trigger)
         if hit:
             events.append(EndTriggered(seat, hit))
             triggered = True
@@ -469,8 +471,8 @@ def _play_turn(state: GameState, strategy: Strategy, source: DiceSource, rng: np
     left = rules.rerolls
     events.append(Roll(seat, dice, left))
     while left > 0:
-        keep = tuple(int(k) for k in strategy.choose_hold(state, dice, left, rng))
-        if len(keep) != len(dice) or any(k < 0 or k > d for k, d in zip(keep, dice)):
+        keep = tuple(map(int, strategy.choose_hold(state, dice, left, rng)))
+        if len(keep) != len(dice) or min(keep) < 0 or not all(map(int.__le__, keep, dice)):
             raise GameError(f"{strategy.name}: hold {keep} is not a part of the dice {dice} (D7)")
         if keep == dice:  # keeping every die is stopping (D7)
             break

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 #: The compiled functions, callees first: each is compiled by numba and put in this module's
 #: namespace in place of the Python function, so the later ones call the compiled ones.
 _COMPILED_ORDER = ("_potential", "_level", "_failed", "_strategic", "_strategic_sets", "_scan", "_line_totals", "_dp", "_best_marking",
-                   "_solver_turn", "_finals_many")
+                   "_solver_turn", "_solver_turn_bits", "_finals_many")
 
 
 @cache
@@ -516,6 +516,24 @@ def _solver_turn(cells: np.ndarray, set_lines: np.ndarray, set_counts: np.ndarra
     return worth, done, policy, True
 
 
+def _solver_turn_bits(marked_bits: int, eliminated_bits: int, cells: np.ndarray, set_lines: np.ndarray,
+                      set_counts: np.ndarray, set_points: np.ndarray, t: int, cell_lines: np.ndarray,
+                      values: np.ndarray, n_shelves: int, n_lines: int, sizes: np.ndarray, set_starts: np.ndarray,
+                      set_rolls: np.ndarray, extend: np.ndarray, power: np.ndarray, order: np.ndarray,
+                      shrink: np.ndarray, denominator: int, rerolls: int,
+                      cap: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:  # pragma: no cover - compiled
+    """:func:`_solver_turn` of the sheet given as :class:`board.Marks`' bit masks (boards of at
+    most 62 items), so no per-state arrays are built in Python."""
+    n_cells = cell_lines.shape[0]
+    marked = np.zeros(n_cells, np.int64)
+    available = np.zeros(n_cells, np.int64)
+    for c in range(n_cells):
+        marked[c] = (marked_bits >> c) & 1
+        available[c] = 1 - (((marked_bits | eliminated_bits) >> c) & 1)
+    return _solver_turn(cells, set_lines, set_counts, set_points, marked, available, t, cell_lines, values, n_shelves,
+                        n_lines, sizes, set_starts, set_rolls, extend, power, order, shrink, denominator, rerolls, cap)
+
+
 def _finals_many(cells: np.ndarray, set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.ndarray,
                  marked: np.ndarray, available: np.ndarray, t: int, cell_lines: np.ndarray,
                  values: np.ndarray, n_shelves: int, n_lines: int, sizes: np.ndarray, set_starts: np.ndarray,
@@ -586,11 +604,18 @@ def compiled_solver_turn() -> Any:
 
 
 @cache
+def compiled_solver_turn_bits() -> Any:
+    """The jitted :func:`_solver_turn_bits`, or ``None`` without numba."""
+    return _jit("_solver_turn_bits")
+
+
+@cache
 def compiled_finals_many() -> Any:
     """The jitted :func:`_finals_many`, or ``None`` without numba."""
     return _jit("_finals_many")
 
 
+@cache
 def int64_cap(denominator: int, rerolls: int) -> int:
     """``ceil(2^62 / denominator^rerolls)``, at most 2^63 - 1: a final table of magnitude ``b``
     stays in int64 through ``rerolls`` levels when ``b + 1 < cap`` (:func:`engine.solve`'s bound

@@ -33,7 +33,8 @@ from .engine import TurnPlan, TurnSolution, plan_turn, solve_turn
 from .errors import ShelfieError
 from .game import GameState, LegalMarkings, Strategy, legal_sets
 from .kernel import cell_lines as _cell_lines  # noqa: F401 (re-exported: tests read it here)
-from .kernel import compiled_best_marking, compiled_solver_turn, compiled_strategic, int64_cap, turn_tables
+from .kernel import (compiled_best_marking, compiled_solver_turn, compiled_solver_turn_bits, compiled_strategic,
+                     int64_cap, turn_tables)
 from .learned import Learned, LearnedModel, default_model, model_named, state_objective
 from .objectives import Objective, Points, StateArrays, Strategic
 from .rules import Ruleset
@@ -338,11 +339,15 @@ def _compiled_plan(board: Board, marks: Marks, rules: Ruleset) -> TurnPlan | Non
         columns = compiled_best_marking()(worth, usable, tables.sizes, tables.set_starts, tables.set_rolls,
                                           tables.n_rolls, failed, 1)
         return TurnPlan(solve_finals(space, columns[:, None, :], 0, kernel="numba").state(0), 1, {})
-    marked, available = marks.bit_arrays()
-    worth, values, policy, ok = turn(
-        tables.cells, tables.set_lines, tables.set_counts, tables.set_points, marked, available, rules.scoring_threshold, tables.lines, tables.values, board.n_shelves,
-        tables.n_lines, tables.sizes, tables.set_starts, tables.set_rolls, tables.extend, tables.power, tables.order,
-        tables.shrink, space.denominator, rules.rerolls, int64_cap(space.denominator, rules.rerolls))
+    rest = (tables.cells, tables.set_lines, tables.set_counts, tables.set_points, rules.scoring_threshold, tables.lines,
+            tables.values, board.n_shelves, tables.n_lines, tables.sizes, tables.set_starts, tables.set_rolls,
+            tables.extend, tables.power, tables.order, tables.shrink, space.denominator, rules.rerolls,
+            int64_cap(space.denominator, rules.rerolls))
+    if board.n_cells <= 62:  # the sheet's bit masks fit in int64: the arrays are built in the compiled call
+        worth, values, policy, ok = compiled_solver_turn_bits()(marks.marked, marks.eliminated, *rest)
+    else:
+        marked, available = marks.bit_arrays()
+        worth, values, policy, ok = turn(*rest[:4], marked, available, *rest[4:])
     if not ok:
         return None
     n = rules.rerolls
