@@ -137,6 +137,27 @@ def _level(extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: np.
             sums[h, 1] = s1
             expected[h, 0] = power[h] * s0
             expected[h, 1] = power[h] * s1
+    elif q == 4:  # batch's strategic tables (columns 0-1 and "at least 2 / 3 items"), unrolled too
+        for i in range(order.shape[0]):
+            h = order[i]
+            s0 = 0
+            s1 = 0
+            s2 = 0
+            s3 = 0
+            for f in range(n_sides):
+                g = extend[h, f]
+                s0 += sums[g, 0]
+                s1 += sums[g, 1]
+                s2 += sums[g, 2]
+                s3 += sums[g, 3]
+            sums[h, 0] = s0
+            sums[h, 1] = s1
+            sums[h, 2] = s2
+            sums[h, 3] = s3
+            expected[h, 0] = power[h] * s0
+            expected[h, 1] = power[h] * s1
+            expected[h, 2] = power[h] * s2
+            expected[h, 3] = power[h] * s3
     else:  # two columns at a time, then the odd one
         for c in range(0, q - 1, 2):
             d = c + 1
