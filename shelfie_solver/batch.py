@@ -73,7 +73,7 @@ def final_tables(board: Board, states: Sequence[Marks], rules: Ruleset, objectiv
     best_marking = compiled_best_marking() if kernel != "numpy" else None
     if best_marking is not None:  # one compiled scan per state over its usable sets
         if isinstance(objective, Strategic) and n:  # the objective compiled too (kernel._strategic == Strategic)
-            return _compiled_finals(board, states, rules)[0].transpose(1, 0, 2)
+            return _compiled_finals(board, states, rules)[0]
         from .kernel import turn_tables
 
         tables = turn_tables(board, rules)
@@ -115,7 +115,7 @@ def final_tables(board: Board, states: Sequence[Marks], rules: Ruleset, objectiv
 
 def _compiled_finals(board: Board, states: Sequence[Marks], rules: Ruleset) -> tuple[np.ndarray, int]:
     """The ``strategic`` final tables of every state by the compiled kernel (:func:`kernel._finals_many`),
-    ``int64 (N, R, Q)`` (state-major, as the compiled DP reads them), and their largest magnitude."""
+    ``int64 (R, N, Q)``, and their largest magnitude."""
     from .kernel import compiled_finals_many, turn_tables
 
     tables = turn_tables(board, rules)
@@ -136,12 +136,12 @@ def solve_many(board: Board, states: Sequence[Marks], rules: Ruleset, objective:
     n = rules.rerolls if rerolls is None else rerolls
     space = space_for(rules)
     if kernel != "numpy" and isinstance(objective, Strategic) and states and _kernel() is not None:
-        # final tables and DP both compiled, state-major throughout (no layout copies); the
+        # final tables and DP both compiled, in the layout of BatchSolution (no copies); the
         # bound comes from the tables' scan
         finals, bound = _compiled_finals(board, states, rules)
         if (bound + 1) * space.denominator ** n < _INT64_SAFE:
             return _compiled_solution(space, finals, n, objective.scale(rules))
-        return solve_finals(space, finals.transpose(1, 0, 2), n, objective.scale(rules), kernel)
+        return solve_finals(space, finals, n, objective.scale(rules), kernel)
     finals = final_tables(board, states, rules, objective, kernel)
     return solve_finals(space, finals, n, objective.scale(rules), kernel)
 
@@ -170,7 +170,7 @@ def solve_finals(space: DiceSpace, finals: np.ndarray, rerolls: int, scale: int 
     if compiled is None and kernel == "numba":
         raise ImportError("the numba kernel needs numba: pip install 'shelfie-solve[fast]'")
     if compiled is not None:
-        return _compiled_solution(space, np.ascontiguousarray(level0.transpose(1, 0, 2)), rerolls, scale)
+        return _compiled_solution(space, np.ascontiguousarray(level0), rerolls, scale)
     matrix = _transition_matrix(space)
     pairs = _pairs(space)
     values = [level0]
@@ -189,12 +189,22 @@ def solve_finals(space: DiceSpace, finals: np.ndarray, rerolls: int, scale: int 
     return BatchSolution(space, scale, values, hold_values, policy)
 
 
-def _compiled_solution(space: DiceSpace, level0: np.ndarray, rerolls: int, scale: int) -> BatchSolution:
-    """The compiled DP (:func:`kernel._dp`) of state-major final tables ``level0`` ``int64 (N, R, Q)``
-    (within the int64 bound), as a :class:`BatchSolution` (its arrays are views, no copies)."""
-    from .kernel import dp_tables
+#: From this many states on, the compiled DP runs state-minor (:func:`kernel._dp_minor`); below,
+#: one state at a time (:func:`kernel._dp`), whose per-step cost does not grow with the block.
+_MINOR_FROM = 8
 
-    values_k, holds_k, policy_k = _kernel()(*dp_tables(space), level0, space.denominator, rerolls)
+
+def _compiled_solution(space: DiceSpace, level0: np.ndarray, rerolls: int, scale: int) -> BatchSolution:
+    """The compiled DP of final tables ``level0`` ``int64 (R, N, Q)`` (contiguous, within the int64
+    bound), as a :class:`BatchSolution` (the kernel's arrays or views of them, no copies when
+    ``N >= _MINOR_FROM``)."""
+    from .kernel import compiled_minor, dp_tables
+
+    if level0.shape[1] >= _MINOR_FROM:
+        values_k, holds_k, policy_k = compiled_minor()(*dp_tables(space), level0, space.denominator, rerolls)
+        return BatchSolution(space, scale, list(values_k), [None] + list(holds_k[1:]), [None] + list(policy_k[1:]))
+    values_k, holds_k, policy_k = _kernel()(*dp_tables(space), np.ascontiguousarray(level0.transpose(1, 0, 2)),
+                                            space.denominator, rerolls)
     return BatchSolution(space, scale, [v.transpose(1, 0, 2) for v in values_k],
                          [None] + [h.transpose(1, 0, 2) for h in holds_k[1:]],
                          [None] + [p.T for p in policy_k[1:]])

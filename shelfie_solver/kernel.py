@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 #: The compiled functions, callees first: each is compiled by numba and put in this module's
 #: namespace in place of the Python function, so the later ones call the compiled ones.
-_COMPILED_ORDER = ("_potential", "_level", "_failed", "_strategic", "_strategic_sets", "_scan", "_line_totals", "_dp", "_best_marking",
+_COMPILED_ORDER = ("_potential", "_level", "_dp_minor", "_failed", "_strategic", "_strategic_sets", "_scan", "_line_totals", "_dp", "_best_marking",
                    "_solver_turn", "_solver_turn_bits", "_finals_many")
 
 
@@ -79,6 +79,12 @@ def compiled() -> Any:
     return _jit("_dp")
 
 
+@cache
+def compiled_minor() -> Any:
+    """The jitted state-minor DP :func:`_dp_minor`, or ``None`` without numba."""
+    return _jit("_dp_minor")
+
+
 def _dp(extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: np.ndarray, level0: np.ndarray,
         denominator: int, rerolls: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
     """``level0`` ``(N, R, Q)`` int64 -> values ``(rerolls+1, N, R, Q)``, hold values
@@ -110,6 +116,98 @@ def _dp(extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: np.nda
             factor *= denominator
             _level(extend, power, order, shrink, level0[n], values[level - 1, n], factor, sums, best,
                    hold_values[level, n], values[level, n], policy[level, n])
+    return values, hold_values, policy
+
+
+#: States solved together by :func:`_dp_minor`: their rows stay in the core's cache (measured
+#: on 64 random states: blocks of 16 took 0.6x the time of blocks of 8 and 0.4x that of 32).
+_BLOCK_STATES = 16
+
+
+def _dp_minor(extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: np.ndarray, level0: np.ndarray,
+              denominator: int, rerolls: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
+    """:func:`_dp` for many states at once, state-minor: ``level0`` ``(R, N, Q)`` int64 -> values
+    ``(rerolls+1, R, N, Q)``, hold values ``(rerolls+1, H, N, Q)`` and policy ``(rerolls+1, R, N)``
+    (level 0 unused), the layout of :class:`batch.BatchSolution`.
+
+    The same recursion and tie rule as :func:`_level`, each step done for a block of
+    :data:`_BLOCK_STATES` states in one contiguous run (the inner loops vectorise: no per-state
+    gathers, the best hold's columns kept beside its index); the block's rows stay in the
+    core's cache, scratch arrays are allocated once."""
+    n_rolls, n_states, q = level0.shape
+    n_holds, n_sides = extend.shape
+    values = np.zeros((rerolls + 1, n_rolls, n_states, q), np.int64)
+    hold_values = np.zeros((rerolls + 1, n_holds, n_states, q), np.int64)
+    policy = np.zeros((rerolls + 1, n_rolls, n_states), np.int64)
+    values[0] = level0
+    most = min(n_states, _BLOCK_STATES)
+    sums = np.zeros((n_holds, most * q), np.int64)
+    expected = np.zeros((n_holds, most * q), np.int64)
+    prev = np.zeros((n_rolls, most * q), np.int64)
+    base = np.zeros((n_rolls, most * q), np.int64)
+    best = np.zeros((n_holds, most), np.int64)
+    best0 = np.zeros((n_holds, most), np.int64)
+    best1 = np.zeros((n_holds, most), np.int64)
+    for lo in range(0, n_states, _BLOCK_STATES):
+        hi = min(n_states, lo + _BLOCK_STATES)
+        nb = hi - lo
+        width = nb * q
+        for r in range(n_rolls):
+            for n in range(nb):
+                for c in range(q):
+                    base[r, n * q + c] = level0[r, lo + n, c]
+                    prev[r, n * q + c] = level0[r, lo + n, c]
+        factor = 1
+        for level in range(1, rerolls + 1):
+            factor *= denominator
+            for r in range(n_rolls):
+                for j in range(width):
+                    sums[r, j] = prev[r, j]
+            for i in range(order.shape[0]):
+                h = order[i]
+                for j in range(width):
+                    sums[h, j] = 0
+                for f in range(n_sides):
+                    g = extend[h, f]
+                    for j in range(width):
+                        sums[h, j] += sums[g, j]
+                for j in range(width):
+                    expected[h, j] = power[h] * sums[h, j]
+            for r in range(n_rolls):  # keeping every die is stopping (D7)
+                for j in range(width):
+                    expected[r, j] = base[r, j] * factor
+            for h in range(n_holds - 1, -1, -1):  # fewer dice kept first: each shrink is done already
+                for n in range(nb):
+                    best[h, n] = h
+                    best0[h, n] = expected[h, n * q]
+                    best1[h, n] = expected[h, n * q + 1] if q >= 2 else 0
+                for f in range(n_sides):
+                    g = shrink[h, f]
+                    if g < 0:
+                        continue
+                    for n in range(nb):  # max column 0, then min column 1, then the lower hold index
+                        k = best[g, n]
+                        k0 = best0[g, n]
+                        k1 = best1[g, n]
+                        b = best[h, n]
+                        b0 = best0[h, n]
+                        b1 = best1[h, n]
+                        mask = -np.int64((k0 > b0) | ((k0 == b0) & ((k1 < b1) | ((k1 == b1) & (k < b)))))
+                        best[h, n] = b ^ ((b ^ k) & mask)
+                        best0[h, n] = b0 ^ ((b0 ^ k0) & mask)
+                        best1[h, n] = b1 ^ ((b1 ^ k1) & mask)
+            for h in range(n_holds):
+                for n in range(nb):
+                    for c in range(q):
+                        hold_values[level, h, lo + n, c] = expected[h, n * q + c]
+            for r in range(n_rolls):
+                for n in range(nb):
+                    k = best[r, n]
+                    policy[level, r, lo + n] = k
+                    for c in range(q):
+                        v = expected[k, n * q + c]
+                        prev[r, n * q + c] = v
+                        values[level, r, lo + n, c] = v
     return values, hold_values, policy
 
 
@@ -560,15 +658,15 @@ def _finals_many(cells: np.ndarray, set_lines: np.ndarray, set_counts: np.ndarra
                  values: np.ndarray, n_shelves: int, n_lines: int, sizes: np.ndarray, set_starts: np.ndarray,
                  set_rolls: np.ndarray, n_rolls: int, most: int) -> tuple[np.ndarray, int]:  # pragma: no cover
     """The ``strategic`` final tables of ``N`` states (``marked``/``available`` ``(N, cells)`` 0/1)
-    as ``int64 (N, R, max(2, 1 + most))`` (:func:`_scan`'s columns), and their largest magnitude."""
+    as ``int64 (R, N, max(2, 1 + most))`` (:func:`_scan`'s columns), and their largest magnitude."""
     n_states = marked.shape[0]
-    out = np.zeros((n_states, n_rolls, max(2, 1 + most)), np.int64)
+    out = np.zeros((n_rolls, n_states, max(2, 1 + most)), np.int64)
     bound = 0
     for i in range(n_states):
         m, a, mp, ap = _line_totals(marked[i], available[i], cell_lines, values, n_lines)
         worth, usable, failed = _strategic_sets(cells, set_lines, set_counts, set_points, available[i] > 0, m, a, mp,
                                                 ap, t, cell_lines, values, n_shelves)
-        bound = max(bound, _scan(worth, usable, sizes, set_starts, set_rolls, failed, most, out[i]))
+        bound = max(bound, _scan(worth, usable, sizes, set_starts, set_rolls, failed, most, out[:, i]))
     return out, bound
 
 

@@ -17,10 +17,12 @@ from shelfie_solver.rules import DEFAULT_RULES
 pytest.importorskip("numba")
 
 
+@pytest.mark.parametrize("states", [5, 20])
 @pytest.mark.parametrize("q", [1, 2, 4, 5])
 @pytest.mark.parametrize("dice, sides, rerolls", [(6, 6, 2), (3, 4, 3), (4, 5, 1)])
-def test_compiled_dp_equals_the_sparse_product_for_any_column_count(dice, sides, rerolls, q):
-    """Every column count (the unrolled 2- and 4-column paths and the general one), on tables
+def test_compiled_dp_equals_the_sparse_product_for_any_column_count(dice, sides, rerolls, q, states):
+    """Every column count (the unrolled 2- and 4-column paths and the general one), one state at
+    a time (5 states) and state-minor in blocks (20 states: a full block and a part), on tables
     with few distinct values, so exact ties on column 0 and on column 1 are common and the
     lower hold index must decide as engine._best_holds does."""
     from shelfie_solver.batch import solve_finals
@@ -28,7 +30,7 @@ def test_compiled_dp_equals_the_sparse_product_for_any_column_count(dice, sides,
 
     space = dice_space(dice, sides)
     rng = np.random.default_rng(dice * 1000 + sides * 10 + q)
-    finals = rng.integers(-3, 4, size=(len(space.rolls), 5, q))
+    finals = rng.integers(-3, 4, size=(len(space.rolls), states, q))
     if q >= 2:
         finals[:, :, 1] = finals[:, :, 1] % 2
     fast = solve_finals(space, finals, rerolls, 3, kernel="numba")
