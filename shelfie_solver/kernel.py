@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 #: The compiled functions, callees first: each is compiled by numba and put in this module's
 #: namespace in place of the Python function, so the later ones call the compiled ones.
-_COMPILED_ORDER = ("_potential", "_level", "_dp_minor", "_failed", "_strategic", "_strategic_sets", "_scan", "_line_totals", "_dp", "_best_marking",
+_COMPILED_ORDER = ("_potential", "_level", "_top_hold", "_dp_minor", "_failed", "_strategic", "_strategic_sets", "_scan", "_line_totals", "_dp", "_best_marking",
                    "_solver_turn", "_solver_turn_bits", "_finals_many")
 
 
@@ -474,6 +474,41 @@ def set_lines(board: Board, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, 
     return lines, counts, points
 
 
+def _top_hold(starts: np.ndarray, columns: np.ndarray, weights: np.ndarray, pair_hold: np.ndarray,
+              pair_starts: np.ndarray, below: np.ndarray, level0: np.ndarray, factor: int,
+              roll: int) -> int:  # pragma: no cover - compiled
+    """The hold :func:`engine.solve` chooses for ``roll`` one level above ``below`` ``(R, Q)``
+    (E over each of the roll's holds, the roll itself worth ``level0[roll] * factor``; max
+    column 0, then min column 1, then the first listed): :func:`engine._top_hold` compiled."""
+    n_holds = starts.shape[0]
+    n_rolls = below.shape[0]
+    q = below.shape[1]
+    nnz = columns.shape[0]
+    lo = pair_starts[roll]
+    hi = pair_starts[roll + 1] if roll + 1 < n_rolls else pair_hold.shape[0]
+    best = -1
+    best0 = 0
+    best1 = 0
+    for p in range(lo, hi):
+        h = pair_hold[p]
+        e0 = 0
+        e1 = 0
+        if h < n_rolls:  # keeping every die is stopping (D7)
+            e0 = level0[h, 0] * factor
+            if q >= 2:
+                e1 = level0[h, 1] * factor
+        else:
+            end = starts[h + 1] if h + 1 < n_holds else nnz
+            for k in range(starts[h], end):
+                e0 += weights[k] * below[columns[k], 0]
+                if q >= 2:
+                    e1 += weights[k] * below[columns[k], 1]
+        if best < 0 or e0 > best0 or (q >= 2 and e0 == best0 and e1 < best1):
+            best, best0, best1 = h, e0, e1
+    return best
+
+
+
 @cache
 def cell_lines(board: Board) -> np.ndarray:
     """``int64 (cells, 2)``: each item's shelf line and column line in :attr:`Board.lines`
@@ -606,41 +641,50 @@ def _solver_turn(cells: np.ndarray, set_lines: np.ndarray, set_counts: np.ndarra
                  marked: np.ndarray, available: np.ndarray, t: int, cell_lines: np.ndarray,
                  values: np.ndarray, n_shelves: int, n_lines: int, sizes: np.ndarray, set_starts: np.ndarray,
                  set_rolls: np.ndarray, extend: np.ndarray, power: np.ndarray, order: np.ndarray,
-                 shrink: np.ndarray, denominator: int, rerolls: int,
-                 cap: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:  # pragma: no cover - compiled
+                 shrink: np.ndarray, starts: np.ndarray, columns: np.ndarray, weights: np.ndarray,
+                 pair_hold: np.ndarray, pair_starts: np.ndarray, denominator: int, rerolls: int, cap: int,
+                 roll: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, bool]:  # pragma: no cover
     """The ``solver`` strategy's whole turn in one call: the ``strategic`` worth of every item set
-    (:func:`_strategic`), columns 0-1 of the final table (:func:`_scan`; the later columns never
-    move the policy) and every level of the DP (:func:`_level`; the hold values not kept).
+    (:func:`_strategic_sets`), columns 0-1 of the final table (:func:`_scan`; the later columns
+    never move the policy), the levels below the top of the DP (:func:`_level`; ``rerolls >= 1``)
+    and the top level's hold of ``roll`` alone (:func:`_top_hold`; none when ``roll < 0``), as
+    :func:`engine.plan_turn` does.
 
-    Returns ``worth (K+1,)``, values ``(rerolls+1, R, 2)``, policy ``(rerolls+1, R)`` (level 0
-    unused) and ``True``; or ``False`` last (nothing solved) when the final table's magnitude
-    ``b`` has ``b + 1 >= cap`` (``cap = ceil(2^62 / D^rerolls)``: :func:`engine.solve`'s int64 bound)."""
+    Returns ``worth (K+1,)``, values ``(rerolls, R, 2)`` (levels 0..rerolls-1), policy
+    ``(rerolls, R)`` (level 0 unused), the top hold of ``roll`` (-1 when none) and ``True``;
+    or ``False`` last (nothing solved) when the final table's magnitude ``b`` has
+    ``b + 1 >= cap`` (``cap = ceil(2^62 / D^rerolls)``: :func:`engine.solve`'s int64 bound)."""
     m, a, mp, ap = _line_totals(marked, available, cell_lines, values, n_lines)
     worth, usable, failed = _strategic_sets(cells, set_lines, set_counts, set_points, available > 0, m, a, mp, ap, t,
                                             cell_lines, values, n_shelves)
     n_rolls = extend.shape[0] - order.shape[0]
-    done = np.zeros((rerolls + 1, n_rolls, 2), np.int64)
-    policy = np.zeros((rerolls + 1, n_rolls), np.int64)
+    done = np.zeros((rerolls, n_rolls, 2), np.int64)
+    policy = np.zeros((rerolls, n_rolls), np.int64)
     bound = _scan(worth, usable, sizes, set_starts, set_rolls, failed, 1, done[0])
     if bound + 1 >= cap:
-        return worth, done, policy, False
+        return worth, done, policy, -1, False
     sums = np.zeros((extend.shape[0], 2), np.int64)
     expected = np.zeros((extend.shape[0], 2), np.int64)
     best = np.zeros(extend.shape[0], np.int64)
     factor = 1
-    for level in range(1, rerolls + 1):
+    for level in range(1, rerolls):
         factor *= denominator
         _level(extend, power, order, shrink, done[0], done[level - 1], factor, sums, best, expected, done[level],
                policy[level])
-    return worth, done, policy, True
+    top = -1
+    if roll >= 0:
+        top = _top_hold(starts, columns, weights, pair_hold, pair_starts, done[rerolls - 1], done[0],
+                        factor * denominator, roll)
+    return worth, done, policy, top, True
 
 
 def _solver_turn_bits(marked_bits: int, eliminated_bits: int, cells: np.ndarray, set_lines: np.ndarray,
                       set_counts: np.ndarray, set_points: np.ndarray, t: int, cell_lines: np.ndarray,
                       values: np.ndarray, n_shelves: int, n_lines: int, sizes: np.ndarray, set_starts: np.ndarray,
                       set_rolls: np.ndarray, extend: np.ndarray, power: np.ndarray, order: np.ndarray,
-                      shrink: np.ndarray, denominator: int, rerolls: int,
-                      cap: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:  # pragma: no cover - compiled
+                      shrink: np.ndarray, starts: np.ndarray, columns: np.ndarray, weights: np.ndarray,
+                      pair_hold: np.ndarray, pair_starts: np.ndarray, denominator: int, rerolls: int, cap: int,
+                      roll: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, bool]:  # pragma: no cover
     """:func:`_solver_turn` of the sheet given as :class:`board.Marks`' bit masks (boards of at
     most 62 items), so no per-state arrays are built in Python."""
     n_cells = cell_lines.shape[0]
@@ -650,7 +694,8 @@ def _solver_turn_bits(marked_bits: int, eliminated_bits: int, cells: np.ndarray,
         marked[c] = (marked_bits >> c) & 1
         available[c] = 1 - (((marked_bits | eliminated_bits) >> c) & 1)
     return _solver_turn(cells, set_lines, set_counts, set_points, marked, available, t, cell_lines, values, n_shelves,
-                        n_lines, sizes, set_starts, set_rolls, extend, power, order, shrink, denominator, rerolls, cap)
+                        n_lines, sizes, set_starts, set_rolls, extend, power, order, shrink, starts, columns, weights,
+                        pair_hold, pair_starts, denominator, rerolls, cap, roll)
 
 
 def _finals_many(cells: np.ndarray, set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.ndarray,
@@ -679,7 +724,9 @@ class TurnTables:
         cells: the item sets' cells (:attr:`board.ItemSets.cells`). set_lines, set_counts,
             set_points: :func:`set_lines`. lines: :func:`cell_lines`.
         values: item points. sizes: items per set. set_starts, set_rolls: :func:`set_rolls`.
-        extend, power, order, shrink: :func:`dp_tables`. n_rolls, n_lines: counts.
+        extend, power, order, shrink: :func:`dp_tables`. starts, columns, weights: the transitions
+            (:attr:`dice.DiceSpace.transitions`). pair_hold, pair_starts: every roll's sub-holds
+            (:func:`batch._pairs`). n_rolls, n_lines: counts.
     """
 
     cells: np.ndarray
@@ -695,6 +742,11 @@ class TurnTables:
     power: np.ndarray
     order: np.ndarray
     shrink: np.ndarray
+    starts: np.ndarray
+    columns: np.ndarray
+    weights: np.ndarray
+    pair_hold: np.ndarray
+    pair_starts: np.ndarray
     n_rolls: int
     n_lines: int
 
@@ -710,16 +762,27 @@ def turn_tables(board: Board, rules: Ruleset) -> TurnTables:
     extend, power, order, shrink = dp_tables(space)
     starts, rolls = set_rolls(table)
     lines, counts, points = set_lines(board, table.sets.cells)
+    from .batch import _pairs
+
+    pairs = _pairs(space)
+    moves, columns, weights = space.transitions
     return TurnTables(small_index(table.sets.cells), small_index(lines), counts, points, cell_lines(board),
                       board.value_array,
                       table.sets.sizes, starts, rolls, small_index(extend), power, small_index(order),
-                      small_index(shrink), len(space.rolls), len(board.lines))
+                      small_index(shrink), moves, small_index(columns), weights, small_index(pairs.hold),
+                      pairs.starts, len(space.rolls), len(board.lines))
 
 
 @cache
 def compiled_solver_turn() -> Any:
     """The jitted :func:`_solver_turn`, or ``None`` without numba."""
     return _jit("_solver_turn")
+
+
+@cache
+def compiled_top_hold() -> Any:
+    """The jitted :func:`_top_hold`, or ``None`` without numba."""
+    return _jit("_top_hold")
 
 
 @cache

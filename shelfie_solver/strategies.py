@@ -34,7 +34,8 @@ from .errors import ShelfieError
 from .game import GameState, LegalMarkings, Strategy, legal_sets
 from .kernel import cell_lines as _cell_lines  # noqa: F401 (re-exported: tests read it here)
 from .kernel import (compiled_best_marking, compiled_solver_turn, compiled_solver_turn_bits, compiled_strategic,
-                     int64_cap, turn_tables)
+                     compiled_top_hold, int64_cap, turn_tables)
+from .kernel import TurnTables
 from .learned import Learned, LearnedModel, default_model, model_named, state_objective
 from .objectives import Objective, Points, StateArrays, Strategic
 from .rules import Ruleset
@@ -241,11 +242,12 @@ class SolverStrategy:
                                                                              marks.eliminated), make)
         return found
 
-    def plan(self, board: Board, marks: Marks, rules: Ruleset) -> TurnPlan:
+    def plan(self, board: Board, marks: Marks, rules: Ruleset, roll: int = -1) -> TurnPlan:
         """The turn's optimal holds (:func:`engine.plan_turn`: :meth:`policy`'s choices, the top
-        level decided per roll on demand), cached like :meth:`policy`."""
+        level decided per roll on demand, roll index ``roll`` at once when given), cached like
+        :meth:`policy`."""
         def make() -> TurnPlan:
-            compiled = _compiled_plan(board, marks, rules) if self.kernel != "numpy" else None
+            compiled = _compiled_plan(board, marks, rules, roll) if self.kernel != "numpy" else None
             return compiled or plan_turn(board, marks, rules, Strategic())
 
         found: TurnPlan = self._cached(self._plans, (board, rules, marks.marked, marks.eliminated), make)
@@ -253,8 +255,9 @@ class SolverStrategy:
 
     def choose_hold(self, state: GameState, dice: Counts, rerolls_left: int, rng: np.random.Generator) -> Counts:
         space = space_for(state.rules)
-        plan = self.plan(state.board, state.marks, state.rules)
-        return space.holds[plan.hold(rerolls_left, space.roll_index[dice])]
+        roll = space.roll_index[dice]
+        plan = self.plan(state.board, state.marks, state.rules, roll if rerolls_left == state.rules.rerolls else -1)
+        return space.holds[plan.hold(rerolls_left, roll)]
 
     def choose_marking(self, state: GameState, dice: Counts, legal: LegalMarkings,
                        rng: np.random.Generator) -> tuple[int, ...]:
@@ -318,13 +321,14 @@ class LearnedStrategy:
         return objective.shelf_values(StateArrays(state.board, state.rules, state.marks))[0][0]
 
 
-def _compiled_plan(board: Board, marks: Marks, rules: Ruleset) -> TurnPlan | None:
+def _compiled_plan(board: Board, marks: Marks, rules: Ruleset, roll: int = -1) -> TurnPlan | None:
     """:func:`engine.plan_turn`'s holds from the compiled kernel (:mod:`kernel`, numba), or
     ``None`` without numba or when the values outgrow int64 (the same holds either way).
 
     One compiled call (:func:`kernel._solver_turn`): the state's line totals, every item set's
     ``strategic`` worth, columns 0-1 of :func:`engine.final_table` (the later, carried columns
-    never move the policy) and the DP of every level, the top one included."""
+    never move the policy), the levels below the top and the top level's hold of roll index
+    ``roll`` (the turn's first roll; others are decided when asked, :class:`_CompiledPlan`)."""
     turn = compiled_solver_turn()
     if turn is None:
         return None
@@ -341,35 +345,41 @@ def _compiled_plan(board: Board, marks: Marks, rules: Ruleset) -> TurnPlan | Non
         return TurnPlan(solve_finals(space, columns[:, None, :], 0, kernel="numba").state(0), 1, {})
     rest = (tables.cells, tables.set_lines, tables.set_counts, tables.set_points, rules.scoring_threshold, tables.lines,
             tables.values, board.n_shelves, tables.n_lines, tables.sizes, tables.set_starts, tables.set_rolls,
-            tables.extend, tables.power, tables.order, tables.shrink, space.denominator, rules.rerolls,
-            int64_cap(space.denominator, rules.rerolls))
+            tables.extend, tables.power, tables.order, tables.shrink, tables.starts, tables.columns, tables.weights,
+            tables.pair_hold, tables.pair_starts, space.denominator, rules.rerolls,
+            int64_cap(space.denominator, rules.rerolls), roll)
     if board.n_cells <= 62:  # the sheet's bit masks fit in int64: the arrays are built in the compiled call
-        worth, values, policy, ok = compiled_solver_turn_bits()(marks.marked, marks.eliminated, *rest)
+        worth, values, policy, top, ok = compiled_solver_turn_bits()(marks.marked, marks.eliminated, *rest)
     else:
         marked, available = marks.bit_arrays()
-        worth, values, policy, ok = turn(*rest[:4], marked, available, *rest[4:])
+        worth, values, policy, top, ok = turn(*rest[:4], marked, available, *rest[4:])
     if not ok:
         return None
     n = rules.rerolls
-    below = TurnSolution(space, Strategic().scale(rules), [values[r] for r in range(n)],
-                         [None] * n, [None] + [policy[r] for r in range(1, n)])
-    return _CompiledPlan(below, n, {}, worth, marks, policy[n])
+    below = TurnSolution(space, Strategic().scale(rules), list(values), [None] * n, [None] + list(policy[1:]))
+    return _CompiledPlan(below, n, {} if top < 0 else {roll: int(top)}, worth, marks, tables)
 
 
 @dataclass(frozen=True, eq=False)
 class _CompiledPlan(TurnPlan):
-    """:class:`engine.TurnPlan` solved whole by the compiled kernel: ``top`` ``int64 (R,)`` is the
-    top level's policy, ``worth`` ``int64 (K+1,)`` every item set's ``strategic`` worth in this
-    state (``kernel._strategic``, read by the marking choice), ``marks`` the state."""
+    """:class:`engine.TurnPlan` whose top-level holds come from the compiled kernel; ``worth``
+    ``int64 (K+1,)`` is every item set's ``strategic`` worth in this state (``kernel._strategic``,
+    read by the marking choice), ``marks`` the state, ``tables`` the kernel's arrays."""
 
     worth: np.ndarray | None = None
     marks: Marks | None = None
-    top: np.ndarray | None = None
+    tables: TurnTables | None = None
 
     def hold(self, rerolls_left: int, roll: int) -> int:
-        if rerolls_left < self.rerolls or self.top is None:
+        if rerolls_left < self.rerolls or self.tables is None:
             return super().hold(rerolls_left, roll)
-        return int(self.top[roll])
+        found = self._top.get(roll)
+        if found is None:
+            t = self.tables
+            found = self._top[roll] = int(compiled_top_hold()(
+                t.starts, t.columns, t.weights, t.pair_hold, t.pair_starts, self.below.values[-1],
+                self.below.values[0], self.below.space.denominator ** self.rerolls, roll))
+        return found
 
 
 STRATEGIES: dict[str, type] = {

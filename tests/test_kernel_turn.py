@@ -91,7 +91,8 @@ def test_strategic_from_set_lines_equals_the_objective(threshold):
 
 def test_solver_turn_equals_solve_turn_on_many_states(board, rules):
     """The solver's one compiled call per turn (from the sheet's bit masks) chooses every hold
-    of every roll at every level as engine.solve_turn's strategic policy, on 40 random sheets."""
+    of every roll at every level as engine.solve_turn's strategic policy, on 40 random sheets,
+    the top hold of the first roll (decided in that call) included."""
     from shelfie_solver.engine import solve_turn
     from shelfie_solver.objectives import Strategic
     from shelfie_solver.strategies import _compiled_plan
@@ -106,3 +107,6 @@ def test_solver_turn_equals_solve_turn_on_many_states(board, rules):
         full = solve_turn(board, marks, rules, Strategic())
         for r in range(1, rules.rerolls + 1):
             assert [plan.hold(r, i) for i in range(len(full.space.rolls))] == list(full.policy[r])
+        roll = rng.randrange(len(full.space.rolls))  # the top hold of the turn's first roll, in the same call
+        first = _compiled_plan(board, marks, rules, roll)
+        assert first is not None and first._top == {roll: int(full.policy[rules.rerolls][roll])}
