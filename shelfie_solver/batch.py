@@ -122,7 +122,8 @@ def _compiled_finals(board: Board, states: Sequence[Marks], rules: Ruleset) -> t
     bits = [marks.bit_arrays() for marks in states]
     marked = np.stack([b[0] for b in bits])  # (N, cells) 0/1
     available = np.stack([b[1] for b in bits])
-    out, bound = compiled_finals_many()(tables.cells, tables.set_lines, tables.set_counts, tables.set_points, marked, available, rules.scoring_threshold, tables.lines,
+    out, bound = compiled_finals_many()(tables.cells, tables.set_lines, tables.set_counts, tables.set_points,
+                                        tables.set_masks, marked, available, rules.scoring_threshold, tables.lines,
                                         tables.values, board.n_shelves, tables.n_lines, tables.sizes,
                                         tables.set_starts, tables.set_rolls, tables.n_rolls,
                                         rules.combinations_per_turn)

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 
 #: The compiled functions, callees first: each is compiled by numba and put in this module's
 #: namespace in place of the Python function, so the later ones call the compiled ones.
-_COMPILED_ORDER = ("_potential", "_level", "_top_hold", "_dp_minor", "_failed", "_strategic", "_strategic_sets", "_scan", "_line_totals", "_dp", "_best_marking",
+_COMPILED_ORDER = ("_potential", "_level", "_top_hold", "_dp_minor", "_failed", "_strategic", "_usable_list",
+                   "_strategic_sets", "_scan", "_line_totals", "_dp", "_best_marking",
                    "_solver_turn", "_solver_turn_bits", "_finals_many")
 
 
@@ -345,6 +346,17 @@ def _best_marking(worth: np.ndarray, usable: np.ndarray, sizes: np.ndarray, set_
     return out
 
 
+def _usable_list(usable: np.ndarray, n_sets: int) -> np.ndarray:  # pragma: no cover - compiled
+    """The indices ``k < n_sets`` with ``usable[k]``, in order (a branch-free compaction: no jump
+    depends on the data, so none is mispredicted)."""
+    found = np.empty(n_sets, np.int64)
+    count = 0
+    for k in range(n_sets):
+        found[count] = k
+        count += usable[k]
+    return found[:count]
+
+
 def _scan(worth: np.ndarray, usable: np.ndarray, sizes: np.ndarray, set_starts: np.ndarray, set_rolls: np.ndarray,
           failed: int, most: int, out: np.ndarray) -> int:  # pragma: no cover - compiled
     """Write into ``out (R, >= max(2, 1 + most))`` (zeros) the columns of :func:`engine.final_table`:
@@ -359,14 +371,13 @@ def _scan(worth: np.ndarray, usable: np.ndarray, sizes: np.ndarray, set_starts: 
     low = np.iinfo(np.int64).min
     best = np.full(n_rolls, low, np.int64)
     largest = np.zeros(n_rolls, np.int64)
-    for s in range(set_starts.shape[0] - 1):
-        if usable[s]:
-            w = worth[s]
-            z = sizes[s]
-            for p in range(set_starts[s], set_starts[s + 1]):
-                r = set_rolls[p]
-                best[r] = max(best[r], w)
-                largest[r] = max(largest[r], z)
+    for s in _usable_list(usable, set_starts.shape[0] - 1):
+        w = worth[s]
+        z = sizes[s]
+        for p in range(set_starts[s], set_starts[s + 1]):
+            r = set_rolls[p]
+            best[r] = max(best[r], w)
+            largest[r] = max(largest[r], z)
     bound = 0
     for r in range(n_rolls):
         if largest[r] > 0:  # some usable set (every item set has at least one item)
@@ -407,7 +418,7 @@ def small_index(array: np.ndarray) -> np.ndarray:
 
 
 def _strategic_sets(cells: np.ndarray, set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.ndarray,
-                    available: np.ndarray, m: np.ndarray, a: np.ndarray, mp: np.ndarray, ap: np.ndarray, t: int,
+                    set_masks: np.ndarray, available: np.ndarray, m: np.ndarray, a: np.ndarray, mp: np.ndarray, ap: np.ndarray, t: int,
                     cell_lines: np.ndarray, values: np.ndarray,
                     n_shelves: int) -> tuple[np.ndarray, np.ndarray, int]:  # pragma: no cover - compiled
     """:func:`_strategic` with each set's lines read from :func:`set_lines` (what the set adds to
@@ -427,15 +438,21 @@ def _strategic_sets(cells: np.ndarray, set_lines: np.ndarray, set_counts: np.nda
         live[line] = 1 if m[line] + a[line] >= t else 0
         total_s[line] = 2 * mp[line] + ap[line]
         before[line] = min(m[line], t) * total_s[line]
-    for k in range(n_sets):
-        ok = True
-        for j in range(width):  # usable first (D4): most sets are not, later in a game
-            c = cells[k, j]
-            if c >= 0 and not available[c]:
-                ok = False
-        if not ok:
-            continue
-        usable[k] = True
+    if set_masks.shape[0] == n_sets:  # usable (D4): no item of the set marked or eliminated, by bit masks
+        closed = 0
+        for c in range(available.shape[0]):
+            if not available[c]:
+                closed |= 1 << c
+        for k in range(n_sets):
+            usable[k] = (set_masks[k] & closed) == 0
+    else:
+        for k in range(n_sets):
+            ok = True
+            for j in range(width):
+                c = cells[k, j]
+                ok &= c < 0 or available[c]
+            usable[k] = ok
+    for k in _usable_list(usable, n_sets):  # most sets are not usable later in a game
         total = 0
         for j in range(set_lines.shape[1]):
             line = set_lines[k, j]
@@ -638,7 +655,7 @@ def _line_totals(marked: np.ndarray, available: np.ndarray, cell_lines: np.ndarr
 
 
 def _solver_turn(cells: np.ndarray, set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.ndarray,
-                 marked: np.ndarray, available: np.ndarray, t: int, cell_lines: np.ndarray,
+                 set_masks: np.ndarray, marked: np.ndarray, available: np.ndarray, t: int, cell_lines: np.ndarray,
                  values: np.ndarray, n_shelves: int, n_lines: int, sizes: np.ndarray, set_starts: np.ndarray,
                  set_rolls: np.ndarray, extend: np.ndarray, power: np.ndarray, order: np.ndarray,
                  shrink: np.ndarray, starts: np.ndarray, columns: np.ndarray, weights: np.ndarray,
@@ -655,7 +672,8 @@ def _solver_turn(cells: np.ndarray, set_lines: np.ndarray, set_counts: np.ndarra
     or ``False`` last (nothing solved) when the final table's magnitude ``b`` has
     ``b + 1 >= cap`` (``cap = ceil(2^62 / D^rerolls)``: :func:`engine.solve`'s int64 bound)."""
     m, a, mp, ap = _line_totals(marked, available, cell_lines, values, n_lines)
-    worth, usable, failed = _strategic_sets(cells, set_lines, set_counts, set_points, available > 0, m, a, mp, ap, t,
+    worth, usable, failed = _strategic_sets(cells, set_lines, set_counts, set_points, set_masks, available > 0, m, a,
+                                            mp, ap, t,
                                             cell_lines, values, n_shelves)
     n_rolls = extend.shape[0] - order.shape[0]
     done = np.zeros((rerolls, n_rolls, 2), np.int64)
@@ -679,7 +697,7 @@ def _solver_turn(cells: np.ndarray, set_lines: np.ndarray, set_counts: np.ndarra
 
 
 def _solver_turn_bits(marked_bits: int, eliminated_bits: int, cells: np.ndarray, set_lines: np.ndarray,
-                      set_counts: np.ndarray, set_points: np.ndarray, t: int, cell_lines: np.ndarray,
+                      set_counts: np.ndarray, set_points: np.ndarray, set_masks: np.ndarray, t: int, cell_lines: np.ndarray,
                       values: np.ndarray, n_shelves: int, n_lines: int, sizes: np.ndarray, set_starts: np.ndarray,
                       set_rolls: np.ndarray, extend: np.ndarray, power: np.ndarray, order: np.ndarray,
                       shrink: np.ndarray, starts: np.ndarray, columns: np.ndarray, weights: np.ndarray,
@@ -693,13 +711,13 @@ def _solver_turn_bits(marked_bits: int, eliminated_bits: int, cells: np.ndarray,
     for c in range(n_cells):
         marked[c] = (marked_bits >> c) & 1
         available[c] = 1 - (((marked_bits | eliminated_bits) >> c) & 1)
-    return _solver_turn(cells, set_lines, set_counts, set_points, marked, available, t, cell_lines, values, n_shelves,
+    return _solver_turn(cells, set_lines, set_counts, set_points, set_masks, marked, available, t, cell_lines, values, n_shelves,
                         n_lines, sizes, set_starts, set_rolls, extend, power, order, shrink, starts, columns, weights,
                         pair_hold, pair_starts, denominator, rerolls, cap, roll)
 
 
 def _finals_many(cells: np.ndarray, set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.ndarray,
-                 marked: np.ndarray, available: np.ndarray, t: int, cell_lines: np.ndarray,
+                 set_masks: np.ndarray, marked: np.ndarray, available: np.ndarray, t: int, cell_lines: np.ndarray,
                  values: np.ndarray, n_shelves: int, n_lines: int, sizes: np.ndarray, set_starts: np.ndarray,
                  set_rolls: np.ndarray, n_rolls: int, most: int) -> tuple[np.ndarray, int]:  # pragma: no cover
     """The ``strategic`` final tables of ``N`` states (``marked``/``available`` ``(N, cells)`` 0/1)
@@ -709,8 +727,8 @@ def _finals_many(cells: np.ndarray, set_lines: np.ndarray, set_counts: np.ndarra
     bound = 0
     for i in range(n_states):
         m, a, mp, ap = _line_totals(marked[i], available[i], cell_lines, values, n_lines)
-        worth, usable, failed = _strategic_sets(cells, set_lines, set_counts, set_points, available[i] > 0, m, a, mp,
-                                                ap, t, cell_lines, values, n_shelves)
+        worth, usable, failed = _strategic_sets(cells, set_lines, set_counts, set_points, set_masks, available[i] > 0,
+                                                m, a, mp, ap, t, cell_lines, values, n_shelves)
         bound = max(bound, _scan(worth, usable, sizes, set_starts, set_rolls, failed, most, out[:, i]))
     return out, bound
 
@@ -722,7 +740,8 @@ class TurnTables:
 
     Attributes:
         cells: the item sets' cells (:attr:`board.ItemSets.cells`). set_lines, set_counts,
-            set_points: :func:`set_lines`. lines: :func:`cell_lines`.
+            set_points: :func:`set_lines`. set_masks: each set's items as a bit mask (empty when
+            the board has more than 62 items). lines: :func:`cell_lines`.
         values: item points. sizes: items per set. set_starts, set_rolls: :func:`set_rolls`.
         extend, power, order, shrink: :func:`dp_tables`. starts, columns, weights: the transitions
             (:attr:`dice.DiceSpace.transitions`). pair_hold, pair_starts: every roll's sub-holds
@@ -733,6 +752,7 @@ class TurnTables:
     set_lines: np.ndarray
     set_counts: np.ndarray
     set_points: np.ndarray
+    set_masks: np.ndarray
     lines: np.ndarray
     values: np.ndarray
     sizes: np.ndarray
@@ -754,10 +774,11 @@ class TurnTables:
 @cache
 def turn_tables(board: Board, rules: Ruleset) -> TurnTables:
     """:class:`TurnTables` of a board and ruleset (built once per process)."""
-    from .allocate import feasibility_table
+    from .allocate import _set_masks, feasibility_table
     from .dice import space_for
 
     table = feasibility_table(board, rules)
+    masks = _set_masks(table)
     space = space_for(rules)
     extend, power, order, shrink = dp_tables(space)
     starts, rolls = set_rolls(table)
@@ -766,7 +787,8 @@ def turn_tables(board: Board, rules: Ruleset) -> TurnTables:
 
     pairs = _pairs(space)
     moves, columns, weights = space.transitions
-    return TurnTables(small_index(table.sets.cells), small_index(lines), counts, points, cell_lines(board),
+    return TurnTables(small_index(table.sets.cells), small_index(lines), counts, points,
+                      np.zeros(0, np.int64) if masks is None else masks, cell_lines(board),
                       board.value_array,
                       table.sets.sizes, starts, rolls, small_index(extend), power, small_index(order),
                       small_index(shrink), moves, small_index(columns), weights, small_index(pairs.hold),

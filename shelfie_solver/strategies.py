@@ -343,7 +343,8 @@ def _compiled_plan(board: Board, marks: Marks, rules: Ruleset, roll: int = -1) -
         columns = compiled_best_marking()(worth, usable, tables.sizes, tables.set_starts, tables.set_rolls,
                                           tables.n_rolls, failed, 1)
         return TurnPlan(solve_finals(space, columns[:, None, :], 0, kernel="numba").state(0), 1, {})
-    rest = (tables.cells, tables.set_lines, tables.set_counts, tables.set_points, rules.scoring_threshold, tables.lines,
+    rest = (tables.cells, tables.set_lines, tables.set_counts, tables.set_points, tables.set_masks,
+            rules.scoring_threshold, tables.lines,
             tables.values, board.n_shelves, tables.n_lines, tables.sizes, tables.set_starts, tables.set_rolls,
             tables.extend, tables.power, tables.order, tables.shrink, tables.starts, tables.columns, tables.weights,
             tables.pair_hold, tables.pair_starts, space.denominator, rules.rerolls,
@@ -352,7 +353,7 @@ def _compiled_plan(board: Board, marks: Marks, rules: Ruleset, roll: int = -1) -
         worth, values, policy, top, ok = compiled_solver_turn_bits()(marks.marked, marks.eliminated, *rest)
     else:
         marked, available = marks.bit_arrays()
-        worth, values, policy, top, ok = turn(*rest[:4], marked, available, *rest[4:])
+        worth, values, policy, top, ok = turn(*rest[:5], marked, available, *rest[5:])
     if not ok:
         return None
     n = rules.rerolls

@@ -80,13 +80,16 @@ def test_strategic_from_set_lines_equals_the_objective(threshold):
                                                                           (1 << board.n_cells) - 1, 0)]:
             state = StateArrays(board, rules, marks)
             m, a, mp, ap = state.line_totals
-            worth, usable, failed = compiled["_strategic_sets"](sets.cells, lines, counts, points, state.available,
-                                                                m, a, mp, ap, threshold, cell_lines(board),
-                                                                board.value_array, board.n_shelves)
-            index = np.flatnonzero(np.append(state.available, True)[sets.cells].all(axis=1))
-            assert list(np.flatnonzero(usable)) == list(index)
-            assert (worth[index] == Strategic().values(state, sets.take(index))).all()
-            assert failed == Strategic().failed_value(state)
+            bits = (np.where(sets.cells >= 0, 1, 0) << np.maximum(sets.cells, 0)).sum(axis=1)
+            for masks in (bits, np.zeros(0, np.int64)):  # usable by bit masks, and by the items (no masks)
+                worth, usable, failed = compiled["_strategic_sets"](sets.cells, lines, counts, points, masks,
+                                                                    state.available, m, a, mp, ap, threshold,
+                                                                    cell_lines(board), board.value_array,
+                                                                    board.n_shelves)
+                index = np.flatnonzero(np.append(state.available, True)[sets.cells].all(axis=1))
+                assert list(np.flatnonzero(usable)) == list(index)
+                assert (worth[index] == Strategic().values(state, sets.take(index))).all()
+                assert failed == Strategic().failed_value(state)
 
 
 def test_solver_turn_equals_solve_turn_on_many_states(board, rules):
