@@ -116,17 +116,21 @@ def final_tables(board: Board, states: Sequence[Marks], rules: Ruleset, objectiv
 def _compiled_finals(board: Board, states: Sequence[Marks], rules: Ruleset) -> tuple[np.ndarray, int]:
     """The ``strategic`` final tables of every state by the compiled kernel (:func:`kernel._finals_many`),
     ``int64 (R, N, Q)``, and their largest magnitude."""
-    from .kernel import compiled_finals_many, turn_tables
+    from .kernel import compiled_finals_many, compiled_finals_many_bits, turn_tables
 
     tables = turn_tables(board, rules)
-    bits = [marks.bit_arrays() for marks in states]
-    marked = np.stack([b[0] for b in bits])  # (N, cells) 0/1
-    available = np.stack([b[1] for b in bits])
-    out, bound = compiled_finals_many()(tables.cells, tables.set_lines, tables.set_counts, tables.set_points,
-                                        tables.set_masks, marked, available, rules.scoring_threshold, tables.lines,
-                                        tables.values, board.n_shelves, tables.n_lines, tables.sizes,
-                                        tables.set_starts, tables.set_rolls, tables.n_rolls,
-                                        rules.combinations_per_turn)
+    rest = (tables.cells, tables.set_lines, tables.set_counts, tables.set_points, tables.set_masks,
+            rules.scoring_threshold, tables.lines, tables.values, board.n_shelves, tables.n_lines, tables.sizes,
+            tables.set_starts, tables.set_rolls, tables.n_rolls, rules.combinations_per_turn)
+    if board.n_cells <= 62:  # the sheets' bit masks fit in int64: the arrays are built in the compiled call
+        marked_bits = np.array([marks.marked for marks in states], dtype=np.int64)
+        eliminated_bits = np.array([marks.eliminated for marks in states], dtype=np.int64)
+        out, bound = compiled_finals_many_bits()(marked_bits, eliminated_bits, *rest)
+    else:
+        bits = [marks.bit_arrays() for marks in states]
+        marked = np.stack([b[0] for b in bits])  # (N, cells) 0/1
+        available = np.stack([b[1] for b in bits])
+        out, bound = compiled_finals_many()(*rest[:5], marked, available, *rest[5:])
     return out, int(bound)
 
 
@@ -203,7 +207,7 @@ def _compiled_solution(space: DiceSpace, level0: np.ndarray, rerolls: int, scale
 
     if level0.shape[1] >= _MINOR_FROM:
         values_k, holds_k, policy_k = compiled_minor()(*dp_tables(space), level0, space.denominator, rerolls)
-        return BatchSolution(space, scale, list(values_k), [None] + list(holds_k[1:]), [None] + list(policy_k[1:]))
+        return BatchSolution(space, scale, [level0] + list(values_k), [None] + list(holds_k), [None] + list(policy_k))
     values_k, holds_k, policy_k = _kernel()(*dp_tables(space), np.ascontiguousarray(level0.transpose(1, 0, 2)),
                                             space.denominator, rerolls)
     return BatchSolution(space, scale, [v.transpose(1, 0, 2) for v in values_k],

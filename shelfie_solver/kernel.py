@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 #: namespace in place of the Python function, so the later ones call the compiled ones.
 _COMPILED_ORDER = ("_potential", "_level", "_top_hold", "_dp_minor", "_failed", "_strategic", "_usable_list",
                    "_strategic_sets", "_scan", "_line_totals", "_dp", "_best_marking",
-                   "_solver_turn", "_solver_turn_bits", "_finals_many")
+                   "_solver_turn", "_solver_turn_bits", "_finals_many", "_finals_many_bits")
 
 
 @cache
@@ -128,8 +128,9 @@ _BLOCK_STATES = 16
 def _dp_minor(extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: np.ndarray, level0: np.ndarray,
               denominator: int, rerolls: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
     """:func:`_dp` for many states at once, state-minor: ``level0`` ``(R, N, Q)`` int64 -> values
-    ``(rerolls+1, R, N, Q)``, hold values ``(rerolls+1, H, N, Q)`` and policy ``(rerolls+1, R, N)``
-    (level 0 unused), the layout of :class:`batch.BatchSolution`.
+    ``(rerolls, R, N, Q)``, hold values ``(rerolls, H, N, Q)`` and policy ``(rerolls, R, N)`` of
+    levels 1..rerolls (index ``level - 1``; level 0 is ``level0`` itself: nothing allocated for
+    it, fresh memory is costly), the layout of :class:`batch.BatchSolution`.
 
     The same recursion and tie rule as :func:`_level`, each step done for a block of
     :data:`_BLOCK_STATES` states in one contiguous run (the inner loops vectorise: no per-state
@@ -137,10 +138,9 @@ def _dp_minor(extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: 
     core's cache, scratch arrays are allocated once."""
     n_rolls, n_states, q = level0.shape
     n_holds, n_sides = extend.shape
-    values = np.zeros((rerolls + 1, n_rolls, n_states, q), np.int64)
-    hold_values = np.zeros((rerolls + 1, n_holds, n_states, q), np.int64)
-    policy = np.zeros((rerolls + 1, n_rolls, n_states), np.int64)
-    values[0] = level0
+    values = np.zeros((rerolls, n_rolls, n_states, q), np.int64)
+    hold_values = np.zeros((rerolls, n_holds, n_states, q), np.int64)
+    policy = np.zeros((rerolls, n_rolls, n_states), np.int64)
     most = min(n_states, _BLOCK_STATES)
     sums = np.zeros((n_holds, most * q), np.int64)
     expected = np.zeros((n_holds, most * q), np.int64)
@@ -200,15 +200,15 @@ def _dp_minor(extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: 
             for h in range(n_holds):
                 for n in range(nb):
                     for c in range(q):
-                        hold_values[level, h, lo + n, c] = expected[h, n * q + c]
+                        hold_values[level - 1, h, lo + n, c] = expected[h, n * q + c]
             for r in range(n_rolls):
                 for n in range(nb):
                     k = best[r, n]
-                    policy[level, r, lo + n] = k
+                    policy[level - 1, r, lo + n] = k
                     for c in range(q):
                         v = expected[k, n * q + c]
                         prev[r, n * q + c] = v
-                        values[level, r, lo + n, c] = v
+                        values[level - 1, r, lo + n, c] = v
     return values, hold_values, policy
 
 
@@ -733,6 +733,25 @@ def _finals_many(cells: np.ndarray, set_lines: np.ndarray, set_counts: np.ndarra
     return out, bound
 
 
+def _finals_many_bits(marked_bits: np.ndarray, eliminated_bits: np.ndarray, cells: np.ndarray,
+                      set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.ndarray, set_masks: np.ndarray,
+                      t: int, cell_lines: np.ndarray, values: np.ndarray, n_shelves: int, n_lines: int,
+                      sizes: np.ndarray, set_starts: np.ndarray, set_rolls: np.ndarray, n_rolls: int,
+                      most: int) -> tuple[np.ndarray, int]:  # pragma: no cover - compiled
+    """:func:`_finals_many` of sheets given as :class:`board.Marks`' bit masks ``int64 (N,)``
+    (boards of at most 62 items), so no per-state arrays are built in Python."""
+    n_states = marked_bits.shape[0]
+    n_cells = cell_lines.shape[0]
+    marked = np.zeros((n_states, n_cells), np.int64)
+    available = np.zeros((n_states, n_cells), np.int64)
+    for i in range(n_states):
+        for c in range(n_cells):
+            marked[i, c] = (marked_bits[i] >> c) & 1
+            available[i, c] = 1 - (((marked_bits[i] | eliminated_bits[i]) >> c) & 1)
+    return _finals_many(cells, set_lines, set_counts, set_points, set_masks, marked, available, t, cell_lines, values,
+                        n_shelves, n_lines, sizes, set_starts, set_rolls, n_rolls, most)
+
+
 @dataclass(frozen=True, eq=False)
 class TurnTables:
     """The state-free arrays of one board and ruleset that :func:`_solver_turn` and
@@ -817,6 +836,12 @@ def compiled_solver_turn_bits() -> Any:
 def compiled_finals_many() -> Any:
     """The jitted :func:`_finals_many`, or ``None`` without numba."""
     return _jit("_finals_many")
+
+
+@cache
+def compiled_finals_many_bits() -> Any:
+    """The jitted :func:`_finals_many_bits`, or ``None`` without numba."""
+    return _jit("_finals_many_bits")
 
 
 @cache
