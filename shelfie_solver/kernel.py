@@ -2,11 +2,13 @@
 ``solver`` strategy when numba is installed (``pip install 'shelfie-solve[fast]'``).
 
 The kernel runs the very recursion of :func:`engine.solve` on int64 (the callers check the
-int64 bound first): E_r[h] = sum of weight * V_(r-1)[roll] over hold ``h``'s transition row,
-the full rolls' rows set to stopping (D7), and each roll's best hold by a scan of its sub-holds
-in hold order keeping the first of the best (max column 0, then min column 1), the tie rule
-of :func:`engine._best_holds`. One pass per state touches each transition once per level, so
-it runs at memory speed without numpy's per-call overhead. ``advise`` and ``odds`` never
+int64 bound first): E_r[h] = sum of weight * V_(r-1)[roll] over hold ``h``'s transition row
+(summed one die at a time), the full rolls' rows set to stopping (D7), and each roll's best
+hold among its sub-holds (found one die at a time too) with the tie rule of
+:func:`engine._best_holds` (max column 0, then min column 1, then the lower hold index). The
+final tables (each roll's most valuable usable item set, D8-D14) and the ``strategic``
+objective are compiled too, so the solver's whole turn is one call (:func:`_solver_turn`) and a
+batch of states two (:func:`_finals_many`, :func:`_dp_minor`). ``advise`` and ``odds`` never
 import this module (start-up), and without numba everything runs on numpy, with equal results.
 """
 
