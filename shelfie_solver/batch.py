@@ -72,7 +72,7 @@ def final_tables(board: Board, states: Sequence[Marks], rules: Ruleset, objectiv
 
     best_marking = compiled_best_marking() if kernel != "numpy" else None
     if best_marking is not None:  # one compiled scan per state over its usable sets
-        if isinstance(objective, Strategic) and n:  # the objective compiled too (kernel._strategic == Strategic)
+        if isinstance(objective, Strategic) and n and board.n_cells <= 62:  # the objective compiled too
             return _compiled_finals(board, states, rules)[0]
         from .kernel import turn_tables
 
@@ -116,21 +116,15 @@ def final_tables(board: Board, states: Sequence[Marks], rules: Ruleset, objectiv
 def _compiled_finals(board: Board, states: Sequence[Marks], rules: Ruleset) -> tuple[np.ndarray, int]:
     """The ``strategic`` final tables of every state by the compiled kernel (:func:`kernel._finals_many`),
     ``int64 (R, N, Q)``, and their largest magnitude."""
-    from .kernel import compiled_finals_many, compiled_finals_many_bits, turn_tables
+    from .kernel import kernel_function, turn_tables
 
     tables = turn_tables(board, rules)
     rest = (tables.cells, tables.set_lines, tables.set_counts, tables.set_points, tables.set_masks,
             rules.scoring_threshold, tables.lines, tables.values, board.n_shelves, tables.n_lines, tables.sizes,
             tables.set_starts, tables.set_rolls, tables.n_rolls, rules.combinations_per_turn)
-    if board.n_cells <= 62:  # the sheets' bit masks fit in int64: the arrays are built in the compiled call
-        marked_bits = np.array([marks.marked for marks in states], dtype=np.int64)
-        eliminated_bits = np.array([marks.eliminated for marks in states], dtype=np.int64)
-        out, bound = compiled_finals_many_bits()(marked_bits, eliminated_bits, *rest)
-    else:
-        bits = [marks.bit_arrays() for marks in states]
-        marked = np.stack([b[0] for b in bits])  # (N, cells) 0/1
-        available = np.stack([b[1] for b in bits])
-        out, bound = compiled_finals_many()(*rest[:5], marked, available, *rest[5:])
+    marked = np.array([marks.marked for marks in states], dtype=np.int64)
+    eliminated = np.array([marks.eliminated for marks in states], dtype=np.int64)
+    out, bound = kernel_function("_finals_many")(marked, eliminated, *rest)
     return out, int(bound)
 
 
@@ -140,7 +134,8 @@ def solve_many(board: Board, states: Sequence[Marks], rules: Ruleset, objective:
     pass). ``rerolls`` defaults to the ruleset's; ``kernel`` as :func:`solve_finals`."""
     n = rules.rerolls if rerolls is None else rerolls
     space = space_for(rules)
-    if kernel != "numpy" and isinstance(objective, Strategic) and states and _kernel() is not None:
+    if kernel != "numpy" and isinstance(objective, Strategic) and states and _kernel() is not None \
+            and board.n_cells <= 62:  # (sheets as int64 bit masks; boards hold at most 49 items)
         # final tables and DP both compiled, in the layout of BatchSolution (no copies); the
         # bound comes from the tables' scan
         finals, bound = _compiled_finals(board, states, rules)
@@ -203,10 +198,10 @@ def _compiled_solution(space: DiceSpace, level0: np.ndarray, rerolls: int, scale
     """The compiled DP of final tables ``level0`` ``int64 (R, N, Q)`` (contiguous, within the int64
     bound), as a :class:`BatchSolution` (the kernel's arrays or views of them, no copies when
     ``N >= _MINOR_FROM``)."""
-    from .kernel import compiled_minor, dp_tables
+    from .kernel import dp_tables, kernel_function
 
     if level0.shape[1] >= _MINOR_FROM:
-        values_k, holds_k, policy_k = compiled_minor()(*dp_tables(space), level0, space.denominator, rerolls)
+        values_k, holds_k, policy_k = kernel_function("_dp_minor")(*dp_tables(space), level0, space.denominator, rerolls)
         return BatchSolution(space, scale, [level0] + list(values_k), [None] + list(holds_k), [None] + list(policy_k))
     values_k, holds_k, policy_k = _kernel()(*dp_tables(space), np.ascontiguousarray(level0.transpose(1, 0, 2)),
                                             space.denominator, rerolls)

@@ -29,9 +29,9 @@ if TYPE_CHECKING:
 
 #: The compiled functions, callees first: each is compiled by numba and put in this module's
 #: namespace in place of the Python function, so the later ones call the compiled ones.
-_COMPILED_ORDER = ("_potential", "_level", "_top_hold", "_dp_minor", "_failed", "_strategic", "_usable_list",
-                   "_strategic_sets", "_scan", "_line_totals", "_dp", "_best_marking",
-                   "_solver_turn", "_solver_turn_bits", "_finals_many", "_finals_many_bits")
+_COMPILED_ORDER = ("_potential", "_sum_columns", "_level", "_top_hold", "_dp_minor", "_failed", "_strategic", "_usable_list",
+                   "_strategic_sets", "_scan", "_line_totals", "_sheet", "_dp", "_best_marking",
+                   "_solver_turn", "_finals_many")
 
 
 @cache
@@ -77,15 +77,16 @@ def _jit(name: str) -> Any:
 
 
 @cache
+def kernel_function(name: str) -> Any:
+    """The compiled function ``name`` of :data:`_COMPILED_ORDER` (e.g. ``"_solver_turn"``),
+    wrapped for calls from Python, or ``None`` without numba."""
+    return _jit(name)
+
+
 def compiled() -> Any:
     """The jitted DP function :func:`_dp`, or ``None`` without numba."""
-    return _jit("_dp")
+    return kernel_function("_dp")
 
-
-@cache
-def compiled_minor() -> Any:
-    """The jitted state-minor DP :func:`_dp_minor`, or ``None`` without numba."""
-    return _jit("_dp_minor")
 
 
 def _dp(extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: np.ndarray, level0: np.ndarray,
@@ -214,6 +215,25 @@ def _dp_minor(extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: 
     return values, hold_values, policy
 
 
+def _sum_columns(extend: np.ndarray, power: np.ndarray, order: np.ndarray, sums: np.ndarray, expected: np.ndarray,
+                 c: int, d: int) -> None:  # pragma: no cover - compiled
+    """Columns ``c`` and ``d`` of :func:`_level`'s re-roll expectation (``c == d``: one column):
+    ``sums[h] = sum over sides f of sums[extend[h, f]]`` for the holds in ``order``, and
+    ``expected[h] = power[h] * sums[h]``. Two columns per pass keep the sums in registers."""
+    for i in range(order.shape[0]):
+        h = order[i]
+        s0 = 0
+        s1 = 0
+        for f in range(extend.shape[1]):
+            g = extend[h, f]
+            s0 += sums[g, c]
+            s1 += sums[g, d]
+        sums[h, c] = s0
+        sums[h, d] = s1
+        expected[h, c] = power[h] * s0
+        expected[h, d] = power[h] * s1
+
+
 def _level(extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: np.ndarray, base: np.ndarray,
            prev: np.ndarray, factor: int, sums: np.ndarray, best: np.ndarray, expected: np.ndarray,
            chosen: np.ndarray, policy: np.ndarray) -> None:  # pragma: no cover - compiled
@@ -225,64 +245,10 @@ def _level(extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: np.
     for r in range(n_rolls):
         for c in range(q):
             sums[r, c] = prev[r, c]
-    if q == 2:  # the solver's two columns, unrolled (about 3x faster than the loop over c)
-        for i in range(order.shape[0]):
-            h = order[i]
-            s0 = 0
-            s1 = 0
-            for f in range(n_sides):
-                g = extend[h, f]
-                s0 += sums[g, 0]
-                s1 += sums[g, 1]
-            sums[h, 0] = s0
-            sums[h, 1] = s1
-            expected[h, 0] = power[h] * s0
-            expected[h, 1] = power[h] * s1
-    elif q == 4:  # batch's strategic tables (columns 0-1 and "at least 2 / 3 items"), unrolled too
-        for i in range(order.shape[0]):
-            h = order[i]
-            s0 = 0
-            s1 = 0
-            s2 = 0
-            s3 = 0
-            for f in range(n_sides):
-                g = extend[h, f]
-                s0 += sums[g, 0]
-                s1 += sums[g, 1]
-                s2 += sums[g, 2]
-                s3 += sums[g, 3]
-            sums[h, 0] = s0
-            sums[h, 1] = s1
-            sums[h, 2] = s2
-            sums[h, 3] = s3
-            expected[h, 0] = power[h] * s0
-            expected[h, 1] = power[h] * s1
-            expected[h, 2] = power[h] * s2
-            expected[h, 3] = power[h] * s3
-    else:  # two columns at a time, then the odd one
-        for c in range(0, q - 1, 2):
-            d = c + 1
-            for i in range(order.shape[0]):
-                h = order[i]
-                s0 = 0
-                s1 = 0
-                for f in range(n_sides):
-                    g = extend[h, f]
-                    s0 += sums[g, c]
-                    s1 += sums[g, d]
-                sums[h, c] = s0
-                sums[h, d] = s1
-                expected[h, c] = power[h] * s0
-                expected[h, d] = power[h] * s1
-        if q % 2:
-            c = q - 1
-            for i in range(order.shape[0]):
-                h = order[i]
-                s0 = 0
-                for f in range(n_sides):
-                    s0 += sums[extend[h, f], c]
-                sums[h, c] = s0
-                expected[h, c] = power[h] * s0
+    for c in range(0, q - 1, 2):  # two columns at a time (constants when q == 2: the solver's case)
+        _sum_columns(extend, power, order, sums, expected, c, c + 1)
+    if q % 2:
+        _sum_columns(extend, power, order, sums, expected, q - 1, q - 1)
     for r in range(n_rolls):  # keeping every die is stopping (D7)
         for c in range(q):
             expected[r, c] = base[r, c] * factor
@@ -334,10 +300,9 @@ def dp_tables(space: DiceSpace) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
     return extend, power, order, shrink
 
 
-@cache
 def compiled_best_marking() -> Any:
     """The jitted :func:`_best_marking`, or ``None`` without numba."""
-    return _jit("_best_marking")
+    return kernel_function("_best_marking")
 
 
 def _best_marking(worth: np.ndarray, usable: np.ndarray, sizes: np.ndarray, set_starts: np.ndarray,
@@ -536,10 +501,9 @@ def cell_lines(board: Board) -> np.ndarray:
                     dtype=np.int64).reshape(board.n_cells, 2)
 
 
-@cache
 def compiled_strategic() -> Any:
     """The jitted :func:`_strategic`, or ``None`` without numba."""
-    return _jit("_strategic")
+    return kernel_function("_strategic")
 
 
 def _potential(m: int, a: int, mp: int, ap: int, t: int) -> int:  # pragma: no cover - compiled
@@ -656,8 +620,8 @@ def _line_totals(marked: np.ndarray, available: np.ndarray, cell_lines: np.ndarr
     return m, a, mp, ap
 
 
-def _solver_turn(cells: np.ndarray, set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.ndarray,
-                 set_masks: np.ndarray, marked: np.ndarray, available: np.ndarray, t: int, cell_lines: np.ndarray,
+def _solver_turn(marked_bits: int, eliminated_bits: int, cells: np.ndarray, set_lines: np.ndarray,
+                 set_counts: np.ndarray, set_points: np.ndarray, set_masks: np.ndarray, t: int, cell_lines: np.ndarray,
                  values: np.ndarray, n_shelves: int, n_lines: int, sizes: np.ndarray, set_starts: np.ndarray,
                  set_rolls: np.ndarray, extend: np.ndarray, power: np.ndarray, order: np.ndarray,
                  shrink: np.ndarray, starts: np.ndarray, columns: np.ndarray, weights: np.ndarray,
@@ -667,16 +631,17 @@ def _solver_turn(cells: np.ndarray, set_lines: np.ndarray, set_counts: np.ndarra
     (:func:`_strategic_sets`), columns 0-1 of the final table (:func:`_scan`; the later columns
     never move the policy), the levels below the top of the DP (:func:`_level`; ``rerolls >= 1``)
     and the top level's hold of ``roll`` alone (:func:`_top_hold`; none when ``roll < 0``), as
-    :func:`engine.plan_turn` does.
+    :func:`engine.plan_turn` does. The sheet is given as :class:`board.Marks`' bit masks (boards
+    hold at most 7 x 7 items, :data:`board.MAX_SHELVES`), so no per-state array is built in Python.
 
     Returns ``worth (K+1,)``, values ``(rerolls, R, 2)`` (levels 0..rerolls-1), policy
     ``(rerolls, R)`` (level 0 unused), the top hold of ``roll`` (-1 when none) and ``True``;
     or ``False`` last (nothing solved) when the final table's magnitude ``b`` has
     ``b + 1 >= cap`` (``cap = ceil(2^62 / D^rerolls)``: :func:`engine.solve`'s int64 bound)."""
+    marked, available = _sheet(marked_bits, eliminated_bits, cell_lines.shape[0])
     m, a, mp, ap = _line_totals(marked, available, cell_lines, values, n_lines)
     worth, usable, failed = _strategic_sets(cells, set_lines, set_counts, set_points, set_masks, available > 0, m, a,
-                                            mp, ap, t,
-                                            cell_lines, values, n_shelves)
+                                            mp, ap, t, cell_lines, values, n_shelves)
     n_rolls = extend.shape[0] - order.shape[0]
     done = np.zeros((rerolls, n_rolls, 2), np.int64)
     policy = np.zeros((rerolls, n_rolls), np.int64)
@@ -698,60 +663,32 @@ def _solver_turn(cells: np.ndarray, set_lines: np.ndarray, set_counts: np.ndarra
     return worth, done, policy, top, True
 
 
-def _solver_turn_bits(marked_bits: int, eliminated_bits: int, cells: np.ndarray, set_lines: np.ndarray,
-                      set_counts: np.ndarray, set_points: np.ndarray, set_masks: np.ndarray, t: int, cell_lines: np.ndarray,
-                      values: np.ndarray, n_shelves: int, n_lines: int, sizes: np.ndarray, set_starts: np.ndarray,
-                      set_rolls: np.ndarray, extend: np.ndarray, power: np.ndarray, order: np.ndarray,
-                      shrink: np.ndarray, starts: np.ndarray, columns: np.ndarray, weights: np.ndarray,
-                      pair_hold: np.ndarray, pair_starts: np.ndarray, denominator: int, rerolls: int, cap: int,
-                      roll: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, bool]:  # pragma: no cover
-    """:func:`_solver_turn` of the sheet given as :class:`board.Marks`' bit masks (boards of at
-    most 62 items), so no per-state arrays are built in Python."""
-    n_cells = cell_lines.shape[0]
+def _sheet(marked_bits: int, eliminated_bits: int, n_cells: int) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    """``(marked, available)`` ``int64 (cells,)`` 0/1 of a sheet's bit masks (:meth:`board.Marks.bit_arrays`)."""
     marked = np.zeros(n_cells, np.int64)
     available = np.zeros(n_cells, np.int64)
     for c in range(n_cells):
         marked[c] = (marked_bits >> c) & 1
         available[c] = 1 - (((marked_bits | eliminated_bits) >> c) & 1)
-    return _solver_turn(cells, set_lines, set_counts, set_points, set_masks, marked, available, t, cell_lines, values, n_shelves,
-                        n_lines, sizes, set_starts, set_rolls, extend, power, order, shrink, starts, columns, weights,
-                        pair_hold, pair_starts, denominator, rerolls, cap, roll)
+    return marked, available
 
 
-def _finals_many(cells: np.ndarray, set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.ndarray,
-                 set_masks: np.ndarray, marked: np.ndarray, available: np.ndarray, t: int, cell_lines: np.ndarray,
+def _finals_many(marked_bits: np.ndarray, eliminated_bits: np.ndarray, cells: np.ndarray, set_lines: np.ndarray,
+                 set_counts: np.ndarray, set_points: np.ndarray, set_masks: np.ndarray, t: int, cell_lines: np.ndarray,
                  values: np.ndarray, n_shelves: int, n_lines: int, sizes: np.ndarray, set_starts: np.ndarray,
                  set_rolls: np.ndarray, n_rolls: int, most: int) -> tuple[np.ndarray, int]:  # pragma: no cover
-    """The ``strategic`` final tables of ``N`` states (``marked``/``available`` ``(N, cells)`` 0/1)
+    """The ``strategic`` final tables of ``N`` sheets (:class:`board.Marks`' bit masks ``int64 (N,)``)
     as ``int64 (R, N, max(2, 1 + most))`` (:func:`_scan`'s columns), and their largest magnitude."""
-    n_states = marked.shape[0]
+    n_states = marked_bits.shape[0]
     out = np.zeros((n_rolls, n_states, max(2, 1 + most)), np.int64)
     bound = 0
     for i in range(n_states):
-        m, a, mp, ap = _line_totals(marked[i], available[i], cell_lines, values, n_lines)
-        worth, usable, failed = _strategic_sets(cells, set_lines, set_counts, set_points, set_masks, available[i] > 0,
+        marked, available = _sheet(marked_bits[i], eliminated_bits[i], cell_lines.shape[0])
+        m, a, mp, ap = _line_totals(marked, available, cell_lines, values, n_lines)
+        worth, usable, failed = _strategic_sets(cells, set_lines, set_counts, set_points, set_masks, available > 0,
                                                 m, a, mp, ap, t, cell_lines, values, n_shelves)
         bound = max(bound, _scan(worth, usable, sizes, set_starts, set_rolls, failed, most, out[:, i]))
     return out, bound
-
-
-def _finals_many_bits(marked_bits: np.ndarray, eliminated_bits: np.ndarray, cells: np.ndarray,
-                      set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.ndarray, set_masks: np.ndarray,
-                      t: int, cell_lines: np.ndarray, values: np.ndarray, n_shelves: int, n_lines: int,
-                      sizes: np.ndarray, set_starts: np.ndarray, set_rolls: np.ndarray, n_rolls: int,
-                      most: int) -> tuple[np.ndarray, int]:  # pragma: no cover - compiled
-    """:func:`_finals_many` of sheets given as :class:`board.Marks`' bit masks ``int64 (N,)``
-    (boards of at most 62 items), so no per-state arrays are built in Python."""
-    n_states = marked_bits.shape[0]
-    n_cells = cell_lines.shape[0]
-    marked = np.zeros((n_states, n_cells), np.int64)
-    available = np.zeros((n_states, n_cells), np.int64)
-    for i in range(n_states):
-        for c in range(n_cells):
-            marked[i, c] = (marked_bits[i] >> c) & 1
-            available[i, c] = 1 - (((marked_bits[i] | eliminated_bits[i]) >> c) & 1)
-    return _finals_many(cells, set_lines, set_counts, set_points, set_masks, marked, available, t, cell_lines, values,
-                        n_shelves, n_lines, sizes, set_starts, set_rolls, n_rolls, most)
 
 
 @dataclass(frozen=True, eq=False)
@@ -816,34 +753,9 @@ def turn_tables(board: Board, rules: Ruleset) -> TurnTables:
                       pairs.starts, len(space.rolls), len(board.lines))
 
 
-@cache
-def compiled_solver_turn() -> Any:
-    """The jitted :func:`_solver_turn`, or ``None`` without numba."""
-    return _jit("_solver_turn")
 
 
-@cache
-def compiled_top_hold() -> Any:
-    """The jitted :func:`_top_hold`, or ``None`` without numba."""
-    return _jit("_top_hold")
 
-
-@cache
-def compiled_solver_turn_bits() -> Any:
-    """The jitted :func:`_solver_turn_bits`, or ``None`` without numba."""
-    return _jit("_solver_turn_bits")
-
-
-@cache
-def compiled_finals_many() -> Any:
-    """The jitted :func:`_finals_many`, or ``None`` without numba."""
-    return _jit("_finals_many")
-
-
-@cache
-def compiled_finals_many_bits() -> Any:
-    """The jitted :func:`_finals_many_bits`, or ``None`` without numba."""
-    return _jit("_finals_many_bits")
 
 
 @cache

@@ -33,8 +33,7 @@ from .engine import TurnPlan, TurnSolution, plan_turn, solve_turn
 from .errors import ShelfieError
 from .game import GameState, LegalMarkings, Strategy, legal_sets
 from .kernel import cell_lines as _cell_lines  # noqa: F401 (re-exported: tests read it here)
-from .kernel import (compiled_best_marking, compiled_solver_turn, compiled_solver_turn_bits, compiled_strategic,
-                     compiled_top_hold, int64_cap, turn_tables)
+from .kernel import compiled_best_marking, compiled_strategic, int64_cap, kernel_function, turn_tables
 from .kernel import TurnTables
 from .learned import Learned, LearnedModel, default_model, model_named, state_objective
 from .objectives import Objective, Points, StateArrays, Strategic
@@ -329,8 +328,8 @@ def _compiled_plan(board: Board, marks: Marks, rules: Ruleset, roll: int = -1) -
     ``strategic`` worth, columns 0-1 of :func:`engine.final_table` (the later, carried columns
     never move the policy), the levels below the top and the top level's hold of roll index
     ``roll`` (the turn's first roll; others are decided when asked, :class:`_CompiledPlan`)."""
-    turn = compiled_solver_turn()
-    if turn is None:
+    turn = kernel_function("_solver_turn")
+    if turn is None or board.n_cells > 62:  # (boards hold at most 49 items: the masks always fit)
         return None
     space = space_for(rules)
     tables = turn_tables(board, rules)
@@ -343,17 +342,12 @@ def _compiled_plan(board: Board, marks: Marks, rules: Ruleset, roll: int = -1) -
         columns = compiled_best_marking()(worth, usable, tables.sizes, tables.set_starts, tables.set_rolls,
                                           tables.n_rolls, failed, 1)
         return TurnPlan(solve_finals(space, columns[:, None, :], 0, kernel="numba").state(0), 1, {})
-    rest = (tables.cells, tables.set_lines, tables.set_counts, tables.set_points, tables.set_masks,
-            rules.scoring_threshold, tables.lines,
-            tables.values, board.n_shelves, tables.n_lines, tables.sizes, tables.set_starts, tables.set_rolls,
-            tables.extend, tables.power, tables.order, tables.shrink, tables.starts, tables.columns, tables.weights,
-            tables.pair_hold, tables.pair_starts, space.denominator, rules.rerolls,
-            int64_cap(space.denominator, rules.rerolls), roll)
-    if board.n_cells <= 62:  # the sheet's bit masks fit in int64: the arrays are built in the compiled call
-        worth, values, policy, top, ok = compiled_solver_turn_bits()(marks.marked, marks.eliminated, *rest)
-    else:
-        marked, available = marks.bit_arrays()
-        worth, values, policy, top, ok = turn(*rest[:5], marked, available, *rest[5:])
+    worth, values, policy, top, ok = turn(
+        marks.marked, marks.eliminated, tables.cells, tables.set_lines, tables.set_counts, tables.set_points,
+        tables.set_masks, rules.scoring_threshold, tables.lines, tables.values, board.n_shelves, tables.n_lines,
+        tables.sizes, tables.set_starts, tables.set_rolls, tables.extend, tables.power, tables.order, tables.shrink,
+        tables.starts, tables.columns, tables.weights, tables.pair_hold, tables.pair_starts, space.denominator,
+        rules.rerolls, int64_cap(space.denominator, rules.rerolls), roll)
     if not ok:
         return None
     n = rules.rerolls
@@ -377,7 +371,7 @@ class _CompiledPlan(TurnPlan):
         found = self._top.get(roll)
         if found is None:
             t = self.tables
-            found = self._top[roll] = int(compiled_top_hold()(
+            found = self._top[roll] = int(kernel_function("_top_hold")(
                 t.starts, t.columns, t.weights, t.pair_hold, t.pair_starts, self.below.values[-1],
                 self.below.values[0], self.below.space.denominator ** self.rerolls, roll))
         return found

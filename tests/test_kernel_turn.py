@@ -35,11 +35,8 @@ def test_compiled_dp_equals_the_sparse_product_for_any_column_count(dice, sides,
         finals[:, :, 1] = finals[:, :, 1] % 2
     fast = solve_finals(space, finals, rerolls, 3, kernel="numba")
     slow = solve_finals(space, finals, rerolls, 3, kernel="numpy")
-    for r in range(rerolls + 1):
-        assert np.array_equal(fast.values[r], slow.values[r])
-        if r:
-            assert np.array_equal(fast.hold_values[r], slow.hold_values[r])
-            assert np.array_equal(fast.policy[r], slow.policy[r])
+    arrays = [(fast.values, slow.values), (fast.hold_values[1:], slow.hold_values[1:]), (fast.policy[1:], slow.policy[1:])]
+    assert all(np.array_equal(a, b) for got, want in arrays for a, b in zip(got, want, strict=True))
 
 
 def test_set_rolls_is_the_feasibility_table_transposed(board, rules):
@@ -96,6 +93,7 @@ def test_solver_turn_equals_solve_turn_on_many_states(board, rules):
     """The solver's one compiled call per turn (from the sheet's bit masks) chooses every hold
     of every roll at every level as engine.solve_turn's strategic policy, on 40 random sheets,
     the top hold of the first roll (decided in that call) included."""
+    from shelfie_solver.dice import space_for
     from shelfie_solver.engine import solve_turn
     from shelfie_solver.objectives import Strategic
     from shelfie_solver.strategies import _compiled_plan
@@ -103,13 +101,12 @@ def test_solver_turn_equals_solve_turn_on_many_states(board, rules):
     from test_allocate import random_marks
 
     rng = random.Random(2026)
+    rolls = np.arange(len(space_for(rules).rolls))
     for _ in range(40):
         marks = random_marks(rng, board)
-        plan = _compiled_plan(board, marks, rules)
-        assert plan is not None
-        full = solve_turn(board, marks, rules, Strategic())
-        for r in range(1, rules.rerolls + 1):
-            assert [plan.hold(r, i) for i in range(len(full.space.rolls))] == list(full.policy[r])
-        roll = rng.randrange(len(full.space.rolls))  # the top hold of the turn's first roll, in the same call
-        first = _compiled_plan(board, marks, rules, roll)
-        assert first is not None and first._top == {roll: int(full.policy[rules.rerolls][roll])}
+        want = solve_turn(board, marks, rules, Strategic()).policy
+        roll = rng.randrange(len(rolls))  # its top hold is decided in the same call
+        plan = _compiled_plan(board, marks, rules, roll)
+        assert plan is not None and plan._top == {roll: int(want[rules.rerolls][roll])}
+        got = np.vectorize(plan.hold)(np.arange(1, rules.rerolls + 1)[:, None], rolls[None, :])
+        assert np.array_equal(got, np.stack(want[1:]))
