@@ -201,8 +201,18 @@ def _compiled_solution(space: DiceSpace, level0: np.ndarray, rerolls: int, scale
     from .kernel import dp_tables, kernel_function
 
     if level0.shape[1] >= _MINOR_FROM:
-        values_k, holds_k, policy_k = kernel_function("_dp_minor")(*dp_tables(space), level0, space.denominator, rerolls)
-        return BatchSolution(space, scale, [level0] + list(values_k), [None] + list(holds_k), [None] + list(policy_k))
+        n_rolls, n, q = level0.shape
+        n_holds = len(space.holds)
+        # one numpy buffer for all levels' values and hold values: numpy asks for huge pages
+        # for it (4 MiB and up), so fresh memory costs few page faults (kernel._dp_minor)
+        block = np.zeros(rerolls * (n_rolls + n_holds) * n * q, dtype=np.int64)
+        done = block[:rerolls * n_rolls * n * q].reshape(rerolls, n_rolls, n, q)
+        held = block[rerolls * n_rolls * n * q:].reshape(rerolls, n_holds, n, q)
+        chosen = np.zeros((rerolls, n_rolls, n), dtype=np.int64)
+        kernel_function("_dp_minor")(*dp_tables(space), level0, space.denominator, rerolls, done, held, chosen)
+        hold_values: list[np.ndarray | None] = [None, *held]
+        policy: list[np.ndarray | None] = [None, *chosen]
+        return BatchSolution(space, scale, [level0, *done], hold_values, policy)
     values_k, holds_k, policy_k = _kernel()(*dp_tables(space), np.ascontiguousarray(level0.transpose(1, 0, 2)),
                                             space.denominator, rerolls)
     return BatchSolution(space, scale, [v.transpose(1, 0, 2) for v in values_k],

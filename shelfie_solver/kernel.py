@@ -129,11 +129,13 @@ _BLOCK_STATES = 16
 
 
 def _dp_minor(extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: np.ndarray, level0: np.ndarray,
-              denominator: int, rerolls: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
-    """:func:`_dp` for many states at once, state-minor: ``level0`` ``(R, N, Q)`` int64 -> values
-    ``(rerolls, R, N, Q)``, hold values ``(rerolls, H, N, Q)`` and policy ``(rerolls, R, N)`` of
-    levels 1..rerolls (index ``level - 1``; level 0 is ``level0`` itself: nothing allocated for
-    it, fresh memory is costly), the layout of :class:`batch.BatchSolution`.
+              denominator: int, rerolls: int, values: np.ndarray, hold_values: np.ndarray,
+              policy: np.ndarray) -> None:  # pragma: no cover - compiled
+    """:func:`_dp` for many states at once, state-minor: from ``level0`` ``(R, N, Q)`` int64, fill
+    ``values (rerolls, R, N, Q)``, ``hold_values (rerolls, H, N, Q)`` and ``policy (rerolls, R, N)``
+    with levels 1..rerolls (index ``level - 1``; level 0 is ``level0`` itself), the layout of
+    :class:`batch.BatchSolution`. The caller allocates them (numpy asks for huge pages for
+    large arrays: fresh memory costs a page fault per 4 KiB otherwise, dear on this host).
 
     The same recursion and tie rule as :func:`_level`, each step done for a block of
     :data:`_BLOCK_STATES` states in one contiguous run (the inner loops vectorise: no per-state
@@ -141,9 +143,6 @@ def _dp_minor(extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: 
     core's cache, scratch arrays are allocated once."""
     n_rolls, n_states, q = level0.shape
     n_holds, n_sides = extend.shape
-    values = np.zeros((rerolls, n_rolls, n_states, q), np.int64)
-    hold_values = np.zeros((rerolls, n_holds, n_states, q), np.int64)
-    policy = np.zeros((rerolls, n_rolls, n_states), np.int64)
     most = min(n_states, _BLOCK_STATES)
     sums = np.zeros((n_holds, most * q), np.int64)
     expected = np.zeros((n_holds, most * q), np.int64)
@@ -212,7 +211,6 @@ def _dp_minor(extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: 
                         v = expected[k, n * q + c]
                         prev[r, n * q + c] = v
                         values[level - 1, r, lo + n, c] = v
-    return values, hold_values, policy
 
 
 def _sum_columns(extend: np.ndarray, power: np.ndarray, order: np.ndarray, sums: np.ndarray, expected: np.ndarray,
