@@ -156,10 +156,25 @@ def legal_sets(counts: Counts, board: Board, marks: Marks, rules: Ruleset) -> np
     table = feasibility_table(board, rules)
     row = space_for(rules).roll_index[counts]
     end = table.starts[row + 1] if row + 1 < len(table.starts) else len(table.members)
-    members = table.members[table.starts[row]:end]
-    members = members[members < len(table.sets.sizes)]  # drop the "no set" sentinel
+    members = table.members[table.starts[row]:end - 1]  # the "no set" sentinel ends every row
+    masks = _set_masks(table)
+    if masks is not None:  # a set is open when none of its items is marked or eliminated (D4)
+        open_sets: np.ndarray = members[(masks[members] & (marks.marked | marks.eliminated)) == 0]
+        return open_sets
     found: np.ndarray = members[_open_cells(marks)[table.sets.cells[members]].all(axis=1)]
     return found
+
+
+@cache
+def _set_masks(table: FeasibilityTable) -> np.ndarray | None:
+    """``int64 (K,)``: each item set's cells as a bit mask, or ``None`` when a board has more
+    than 62 items (the masks would not fit in int64)."""
+    cells = table.sets.cells
+    if cells.size and int(cells.max()) > 61:
+        return None
+    bits = np.where(cells >= 0, np.left_shift(1, np.maximum(cells, 0), dtype=np.int64), 0)
+    masks: np.ndarray = np.bitwise_or.reduce(bits, axis=1) if cells.shape[1] else np.zeros(len(cells), np.int64)
+    return masks
 
 
 @lru_cache(maxsize=4096)

@@ -68,28 +68,16 @@ def final_tables(board: Board, states: Sequence[Marks], rules: Ruleset, objectiv
     table = feasibility_table(board, rules)
     sets = table.sets
     n_sets, n = len(sets.sizes), len(states)
-    from .kernel import cell_lines, compiled_best_marking, compiled_strategic
+    from .kernel import compiled_best_marking
 
     best_marking = compiled_best_marking() if kernel != "numpy" else None
     if best_marking is not None:  # one compiled scan per state over its usable sets
-        sizes = np.append(sets.sizes, 0)
+        if isinstance(objective, Strategic) and n and board.n_cells <= 62:  # the objective compiled too
+            return _compiled_finals(board, states, rules)[0]
+        from .kernel import turn_tables
+
+        tables = turn_tables(board, rules)
         out = np.empty((len(table.starts), n, max(2, rules.combinations_per_turn + 1)), dtype=np.int64)
-        strategic = compiled_strategic() if isinstance(objective, Strategic) and n else None
-        if strategic is not None:  # the objective compiled too (kernel._strategic == Strategic)
-            bits = [marks.bit_arrays() for marks in states]
-            marked = np.stack([b[0] for b in bits])  # (N, cells) 0/1
-            available = np.stack([b[1] for b in bits])
-            member, values = board.line_matrix, board.value_array
-            # StateArrays.line_totals of every state in four products
-            m, a = marked @ member, available @ member
-            mp, ap = (marked * values) @ member, (available * values) @ member
-            open_items, lines = available.astype(np.bool_), cell_lines(board)
-            for i in range(n):
-                worth, usable_one, failed = strategic(sets.cells, open_items[i], m[i], a[i], mp[i], ap[i],
-                                                      rules.scoring_threshold, lines, values, board.n_shelves)
-                out[:, i] = best_marking(worth, usable_one, sizes, table.members, table.starts, failed,
-                                         rules.combinations_per_turn)
-            return out
         for i, marks in enumerate(states):
             state = StateArrays(board, rules, marks)
             index = np.flatnonzero(np.append(state.available, True)[sets.cells].all(axis=1))
@@ -97,8 +85,8 @@ def final_tables(board: Board, states: Sequence[Marks], rules: Ruleset, objectiv
             worth[index] = objective.values(state, sets.take(index))
             usable_one = np.zeros(n_sets + 1, dtype=np.bool_)
             usable_one[index] = True
-            out[:, i] = best_marking(worth, usable_one, sizes, table.members, table.starts,
-                                     int(objective.failed_value(state)), rules.combinations_per_turn)
+            out[:, i] = best_marking(worth, usable_one, tables.sizes, tables.set_starts, tables.set_rolls,
+                                     tables.n_rolls, int(objective.failed_value(state)), rules.combinations_per_turn)
         return out
     arrays = [StateArrays(board, rules, marks) for marks in states]
     available = np.stack([a.available for a in arrays])  # (N, cells)
@@ -125,13 +113,37 @@ def final_tables(board: Board, states: Sequence[Marks], rules: Ruleset, objectiv
     return np.ascontiguousarray(np.stack(columns, axis=2).transpose(1, 0, 2))
 
 
+def _compiled_finals(board: Board, states: Sequence[Marks], rules: Ruleset) -> tuple[np.ndarray, int]:
+    """The ``strategic`` final tables of every state by the compiled kernel (:func:`kernel._finals_many`),
+    ``int64 (R, N, Q)``, and their largest magnitude."""
+    from .kernel import kernel_function, turn_tables
+
+    tables = turn_tables(board, rules)
+    rest = (tables.cells, tables.set_lines, tables.set_counts, tables.set_points, tables.set_masks,
+            rules.scoring_threshold, tables.lines, tables.values, board.n_shelves, tables.n_lines, tables.sizes,
+            tables.set_starts, tables.set_rolls, tables.n_rolls, rules.combinations_per_turn)
+    marked = np.array([marks.marked for marks in states], dtype=np.int64)
+    eliminated = np.array([marks.eliminated for marks in states], dtype=np.int64)
+    out, bound = kernel_function("_finals_many")(marked, eliminated, *rest)
+    return out, int(bound)
+
+
 def solve_many(board: Board, states: Sequence[Marks], rules: Ruleset, objective: Objective,
                rerolls: int | None = None, kernel: str = "auto") -> BatchSolution:
     """Solve a whole turn in every state of ``states`` (:func:`engine.solve_turn` for each, in one
     pass). ``rerolls`` defaults to the ruleset's; ``kernel`` as :func:`solve_finals`."""
     n = rules.rerolls if rerolls is None else rerolls
+    space = space_for(rules)
+    if kernel != "numpy" and isinstance(objective, Strategic) and states and _kernel() is not None \
+            and board.n_cells <= 62:  # (sheets as int64 bit masks; boards hold at most 49 items)
+        # final tables and DP both compiled, in the layout of BatchSolution (no copies); the
+        # bound comes from the tables' scan
+        finals, bound = _compiled_finals(board, states, rules)
+        if (bound + 1) * space.denominator ** n < _INT64_SAFE:
+            return _compiled_solution(space, finals, n, objective.scale(rules))
+        return solve_finals(space, finals, n, objective.scale(rules), kernel)
     finals = final_tables(board, states, rules, objective, kernel)
-    return solve_finals(space_for(rules), finals, n, objective.scale(rules), kernel)
+    return solve_finals(space, finals, n, objective.scale(rules), kernel)
 
 
 def solve_finals(space: DiceSpace, finals: np.ndarray, rerolls: int, scale: int = 1,
@@ -158,15 +170,7 @@ def solve_finals(space: DiceSpace, finals: np.ndarray, rerolls: int, scale: int 
     if compiled is None and kernel == "numba":
         raise ImportError("the numba kernel needs numba: pip install 'shelfie-solve[fast]'")
     if compiled is not None:
-        from .kernel import dp_tables
-
-        pairs = _pairs(space)
-        done = compiled(*dp_tables(space), pairs.hold, pairs.starts,
-                        np.ascontiguousarray(level0.transpose(1, 0, 2)), space.denominator, rerolls)
-        values_k, holds_k, policy_k = done
-        return BatchSolution(space, scale, [v.transpose(1, 0, 2) for v in values_k],
-                             [None] + [h.transpose(1, 0, 2) for h in holds_k[1:]],
-                             [None] + [p.T for p in policy_k[1:]])
+        return _compiled_solution(space, np.ascontiguousarray(level0), rerolls, scale)
     matrix = _transition_matrix(space)
     pairs = _pairs(space)
     values = [level0]
@@ -183,6 +187,37 @@ def solve_finals(space: DiceSpace, finals: np.ndarray, rerolls: int, scale: int 
         policy.append(chosen)
         values.append(expected[chosen, columns])
     return BatchSolution(space, scale, values, hold_values, policy)
+
+
+#: From this many states on, the compiled DP runs state-minor (:func:`kernel._dp_minor`); below,
+#: one state at a time (:func:`kernel._dp`), whose per-step cost does not grow with the block.
+_MINOR_FROM = 8
+
+
+def _compiled_solution(space: DiceSpace, level0: np.ndarray, rerolls: int, scale: int) -> BatchSolution:
+    """The compiled DP of final tables ``level0`` ``int64 (R, N, Q)`` (contiguous, within the int64
+    bound), as a :class:`BatchSolution` (the kernel's arrays or views of them, no copies when
+    ``N >= _MINOR_FROM``)."""
+    from .kernel import dp_tables, kernel_function
+
+    if level0.shape[1] >= _MINOR_FROM:
+        n_rolls, n, q = level0.shape
+        n_holds = len(space.holds)
+        # one numpy buffer for all levels' values and hold values: numpy asks for huge pages
+        # for it (4 MiB and up), so fresh memory costs few page faults (kernel._dp_minor)
+        block = np.zeros(rerolls * (n_rolls + n_holds) * n * q, dtype=np.int64)
+        done = block[:rerolls * n_rolls * n * q].reshape(rerolls, n_rolls, n, q)
+        held = block[rerolls * n_rolls * n * q:].reshape(rerolls, n_holds, n, q)
+        chosen = np.zeros((rerolls, n_rolls, n), dtype=np.int64)
+        kernel_function("_dp_minor")(*dp_tables(space), level0, space.denominator, rerolls, done, held, chosen)
+        hold_values: list[np.ndarray | None] = [None, *held]
+        policy: list[np.ndarray | None] = [None, *chosen]
+        return BatchSolution(space, scale, [level0, *done], hold_values, policy)
+    values_k, holds_k, policy_k = _kernel()(*dp_tables(space), np.ascontiguousarray(level0.transpose(1, 0, 2)),
+                                            space.denominator, rerolls)
+    return BatchSolution(space, scale, [v.transpose(1, 0, 2) for v in values_k],
+                         [None] + [h.transpose(1, 0, 2) for h in holds_k[1:]],
+                         [None] + [p.T for p in policy_k[1:]])
 
 
 def _kernel() -> Any:

@@ -25,15 +25,16 @@ from typing import Any
 import numpy as np
 
 from .advise import failed_options, order_markings
-from .allocate import feasibility_table, find_groups, is_all_jokers
-from .batch import _pairs, solve_finals
+from .allocate import find_groups, is_all_jokers
+from .batch import solve_finals
 from .board import Board, Marks
 from .dice import Counts, space_for
 from .engine import TurnPlan, TurnSolution, plan_turn, solve_turn
 from .errors import ShelfieError
 from .game import GameState, LegalMarkings, Strategy, legal_sets
-from .kernel import cell_lines as _cell_lines
-from .kernel import compiled, compiled_best_marking, compiled_strategic, compiled_top_hold, dp_tables
+from .kernel import cell_lines as _cell_lines  # noqa: F401 (re-exported: tests read it here)
+from .kernel import compiled_best_marking, compiled_strategic, int64_cap, kernel_function, turn_tables
+from .kernel import TurnTables
 from .learned import Learned, LearnedModel, default_model, model_named, state_objective
 from .objectives import Objective, Points, StateArrays, Strategic
 from .rules import Ruleset
@@ -240,11 +241,12 @@ class SolverStrategy:
                                                                              marks.eliminated), make)
         return found
 
-    def plan(self, board: Board, marks: Marks, rules: Ruleset) -> TurnPlan:
+    def plan(self, board: Board, marks: Marks, rules: Ruleset, roll: int = -1) -> TurnPlan:
         """The turn's optimal holds (:func:`engine.plan_turn`: :meth:`policy`'s choices, the top
-        level decided per roll on demand), cached like :meth:`policy`."""
+        level decided per roll on demand, roll index ``roll`` at once when given), cached like
+        :meth:`policy`."""
         def make() -> TurnPlan:
-            compiled = _compiled_plan(board, marks, rules) if self.kernel != "numpy" else None
+            compiled = _compiled_plan(board, marks, rules, roll) if self.kernel != "numpy" else None
             return compiled or plan_turn(board, marks, rules, Strategic())
 
         found: TurnPlan = self._cached(self._plans, (board, rules, marks.marked, marks.eliminated), make)
@@ -252,13 +254,14 @@ class SolverStrategy:
 
     def choose_hold(self, state: GameState, dice: Counts, rerolls_left: int, rng: np.random.Generator) -> Counts:
         space = space_for(state.rules)
-        plan = self.plan(state.board, state.marks, state.rules)
-        return space.holds[plan.hold(rerolls_left, space.roll_index[dice])]
+        roll = space.roll_index[dice]
+        plan = self.plan(state.board, state.marks, state.rules, roll if rerolls_left == state.rules.rerolls else -1)
+        return space.holds[plan.hold(rerolls_left, roll)]
 
     def choose_marking(self, state: GameState, dice: Counts, legal: LegalMarkings,
                        rng: np.random.Generator) -> tuple[int, ...]:
         plan = self._plans.get((state.board, state.rules, state.marks.marked, state.marks.eliminated))
-        if isinstance(plan, _CompiledPlan) and plan.worth is not None and plan.arrays is not None:
+        if isinstance(plan, _CompiledPlan) and plan.worth is not None and plan.marks is not None:
             # the turn's compiled final table already holds every item set's strategic worth
             # (kernel._strategic == objectives.Strategic): the first of advise.order_markings
             worth = plan.worth[legal.index]
@@ -266,7 +269,7 @@ class SolverStrategy:
             if len(top) == 1:  # no tie on worth: the points-now tie rule is not needed
                 return legal.cells(int(top[0]))
             sets = legal.sets
-            points = Points().values(plan.arrays, sets)
+            points = Points().values(StateArrays(state.board, state.rules, plan.marks), sets)
             order = np.lexsort((np.arange(len(sets.sizes)), -sets.sizes, -points, -worth))
             return legal.cells(int(order[0]))
         return legal.cells(int(marking_order(state, legal, Strategic())[0]))
@@ -317,61 +320,60 @@ class LearnedStrategy:
         return objective.shelf_values(StateArrays(state.board, state.rules, state.marks))[0][0]
 
 
-def _compiled_plan(board: Board, marks: Marks, rules: Ruleset) -> TurnPlan | None:
+def _compiled_plan(board: Board, marks: Marks, rules: Ruleset, roll: int = -1) -> TurnPlan | None:
     """:func:`engine.plan_turn`'s holds from the compiled kernel (:mod:`kernel`, numba), or
-    ``None`` without numba or when the values outgrow int64 (the same holds either way)."""
-    best_marking, dp = compiled_best_marking(), compiled()
-    if dp is None or best_marking is None or compiled_top_hold() is None or compiled_strategic() is None:
+    ``None`` without numba or when the values outgrow int64 (the same holds either way).
+
+    One compiled call (:func:`kernel._solver_turn`): the state's line totals, every item set's
+    ``strategic`` worth, columns 0-1 of :func:`engine.final_table` (the later, carried columns
+    never move the policy), the levels below the top and the top level's hold of roll index
+    ``roll`` (the turn's first roll; others are decided when asked, :class:`_CompiledPlan`)."""
+    turn = kernel_function("_solver_turn")
+    if turn is None or board.n_cells > 62:  # (boards hold at most 49 items: the masks always fit)
         return None
-    # columns 0 and 1 of engine.final_table (the later, carried columns never move the policy)
-    table = feasibility_table(board, rules)
-    state = StateArrays(board, rules, marks)
-    sets = table.sets
-    m, a, mp, ap = state.line_totals
-    worth, usable, failed = compiled_strategic()(sets.cells, state.available, m, a, mp, ap, rules.scoring_threshold,
-                                                 _cell_lines(board), board.value_array, board.n_shelves)
-    sizes = _padded_sizes(table)
-    columns = best_marking(worth, usable, sizes, table.members, table.starts, failed, 1)
     space = space_for(rules)
-    if (int(np.abs(columns).max()) + 1) * space.denominator ** rules.rerolls >= 2**62:
-        return None
+    tables = turn_tables(board, rules)
     if rules.rerolls == 0:
+        state = StateArrays(board, rules, marks)
+        m, a, mp, ap = state.line_totals
+        worth, usable, failed = compiled_strategic()(tables.cells, state.available, m, a, mp, ap,
+                                                     rules.scoring_threshold, tables.lines, tables.values,
+                                                     board.n_shelves)
+        columns = compiled_best_marking()(worth, usable, tables.sizes, tables.set_starts, tables.set_rolls,
+                                          tables.n_rolls, failed, 1)
         return TurnPlan(solve_finals(space, columns[:, None, :], 0, kernel="numba").state(0), 1, {})
-    # batch.solve_finals' compiled DP for this one state, called directly (the bound is checked above)
-    pairs = _pairs(space)
-    values, holds, policy = dp(*dp_tables(space), pairs.hold, pairs.starts, columns[None], space.denominator,
-                               rules.rerolls - 1)
-    below = TurnSolution(space, Strategic().scale(rules), [v[0] for v in values],
-                         [None] + [h[0] for h in holds[1:]], [None] + [p[0] for p in policy[1:]])
-    return _CompiledPlan(below, rules.rerolls, {}, worth, state)
-
-
-@cache
-def _padded_sizes(table: Any) -> np.ndarray:
-    """``int64 (K+1,)``: the table's item-set sizes and 0 for the "no set" sentinel."""
-    return np.append(table.sets.sizes, 0)
+    worth, values, policy, top, ok = turn(
+        marks.marked, marks.eliminated, tables.cells, tables.set_lines, tables.set_counts, tables.set_points,
+        tables.set_masks, rules.scoring_threshold, tables.lines, tables.values, board.n_shelves, tables.n_lines,
+        tables.sizes, tables.set_starts, tables.set_rolls, tables.extend, tables.power, tables.order, tables.shrink,
+        tables.starts, tables.columns, tables.weights, tables.pair_hold, tables.pair_starts, space.denominator,
+        rules.rerolls, int64_cap(space.denominator, rules.rerolls), roll)
+    if not ok:
+        return None
+    n = rules.rerolls
+    below = TurnSolution(space, Strategic().scale(rules), list(values), [None] * n, [None] + list(policy[1:]))
+    return _CompiledPlan(below, n, {} if top < 0 else {roll: int(top)}, worth, marks, tables)
 
 
 @dataclass(frozen=True, eq=False)
 class _CompiledPlan(TurnPlan):
-    """:class:`engine.TurnPlan` whose top-level hold comes from the compiled kernel; ``worth``
+    """:class:`engine.TurnPlan` whose top-level holds come from the compiled kernel; ``worth``
     ``int64 (K+1,)`` is every item set's ``strategic`` worth in this state (``kernel._strategic``,
-    read by the marking choice), ``arrays`` the state's line totals."""
+    read by the marking choice), ``marks`` the state, ``tables`` the kernel's arrays."""
 
     worth: np.ndarray | None = None
-    arrays: StateArrays | None = None
+    marks: Marks | None = None
+    tables: TurnTables | None = None
 
     def hold(self, rerolls_left: int, roll: int) -> int:
-        if rerolls_left < self.rerolls:
+        if rerolls_left < self.rerolls or self.tables is None:
             return super().hold(rerolls_left, roll)
         found = self._top.get(roll)
         if found is None:
-            space = self.below.space
-            pairs = _pairs(space)
-            starts, columns, weights = space.transitions
-            found = self._top[roll] = int(compiled_top_hold()(
-                starts, columns, weights, pairs.hold, pairs.starts, np.ascontiguousarray(self.below.values[-1]),
-                np.ascontiguousarray(self.below.values[0]), space.denominator ** self.rerolls, roll))
+            t = self.tables
+            found = self._top[roll] = int(kernel_function("_top_hold")(
+                t.starts, t.columns, t.weights, t.pair_hold, t.pair_starts, self.below.values[-1],
+                self.below.values[0], self.below.space.denominator ** self.rerolls, roll))
         return found
 
 
