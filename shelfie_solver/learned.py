@@ -69,6 +69,12 @@ N_FEATURES = len(FEATURE_NAMES)
 PHASES = (1, 2, 3)
 #: The ``format`` key of a parameter file.
 MODEL_FORMAT = "shelfie-solve learned 1"
+#: Whether the objective values blocking an opponent (D15) by completing a line (:func:`block_values`).
+BLOCKING = True
+#: Win-chance shape: spread (points) of the final score difference when the player's game is
+#: over but an opponent still plays (phase 0), near the end (2) and far from it (3); () = linear.
+WIN_SIGMA: tuple[int, ...] = ()
+WIN_SCALE = 1000
 #: More than any sheet's distance to the trigger (no opponents).
 FAR = 1 << 20
 
@@ -337,6 +343,10 @@ class Learned:
             game goes on near the end (phase 2), and far from it (phase 3).
         context: ``int64 (3,)`` :func:`table_context` of the active player (default: round 1,
             no opponents).
+        block: ``int64 (3, L)`` or None: the change of ``sum of P_j`` over opponents (over
+            :data:`WEIGHT_SCALE`; rows as ``opponent_sums``) when this turn completes line ``l``
+            of the player's sheet, so every opponent loses their available items on it (D15;
+            :func:`block_values`). Several lines completed at once add up.
     """
 
     weights: np.ndarray
@@ -347,6 +357,8 @@ class Learned:
     opponent_sums: tuple[int, int, int] = (0, 0, 0)
     context: np.ndarray = field(default_factory=lambda: np.array([1, 0, 0], dtype=np.int64))
     name: str = "learned"
+    block: np.ndarray | None = None
+    end_open: bool = True
 
     def scale(self, rules: Ruleset) -> int:
         return VALUE_SCALE
@@ -368,6 +380,19 @@ class Learned:
         n = max(self.opponents, 1)
         end_sum, near_sum, far_sum = self.opponent_sums
         others = np.where(phase == 0, end_sum, np.where(phase == 2, near_sum, far_sum))
+        if self.block is not None:
+            sizes = board.line_matrix.sum(axis=0)
+            completed = ((m == sizes) & (state.line_totals[0] < sizes)).astype(np.int64)
+            change = completed @ self.block.T  # (K, 3)
+            others = others + np.where(phase == 0, change[:, 0], np.where(phase == 2, change[:, 1], change[:, 2]))
+        if WIN_SIGMA and self.opponents:
+            d = own * n - others  # over WEIGHT_SCALE * n
+            # opponents still to play after this marking: phase 0 with some opponent in phase 1
+            sigma_points = np.where(phase == 0, WIN_SIGMA[0] if self.end_open else 0,
+                                    np.where(phase == 2, WIN_SIGMA[1], WIN_SIGMA[2]))
+            sigma = sigma_points * WEIGHT_SCALE * n
+            win: np.ndarray = (WIN_SCALE * VALUE_SCALE * d) // (sigma + np.abs(d) + 1)
+            return win
         numerator = (own * n - others) * VALUE_SCALE
         denominator = WEIGHT_SCALE * n
         rounded: np.ndarray = (numerator + denominator // 2) // denominator
@@ -418,6 +443,36 @@ def player_value(weights: np.ndarray, board: Board, rules: Ruleset, sheets: tupl
     return int(WEIGHT_SCALE * scores(m, mp, t) + future)
 
 
+def block_values(weights: np.ndarray, board: Board, rules: Ruleset, sheets: tuple[Marks, ...], active: int,
+                 phases: tuple[dict[int, int], int, int], turn: int = 0) -> np.ndarray | None:
+    """``int64 (3, L)``: for each line the active player can complete this turn (no item
+    eliminated, at most ``combinations_per_turn`` items missing, D9), the change of the opponents'
+    summed ``P`` when their available items on it are eliminated (D15), with the opponents in
+    the end phases ``phases[0]`` (seat -> 0 or 1) and in phases 2 and 3; 0 for the other lines.
+    None when no line can be completed or no opponent has an item to lose. Left out: an end
+    trigger caused by the elimination (D17)."""
+    m, a, _, _ = StateArrays(board, rules, sheets[active]).line_totals
+    sizes = board.line_matrix.sum(axis=0)
+    reachable = np.flatnonzero((m + a == sizes) & (m < sizes) & (sizes - m <= rules.combinations_per_turn))
+    if not len(reachable):
+        return None
+    out = np.zeros((3, len(sizes)), dtype=np.int64)
+    ends, near, far = phases
+    base: dict[tuple[int, int], int] = {}
+    for line in reachable:
+        cells = tuple(int(c) for c in np.flatnonzero(board.line_matrix[:, line]))
+        for j, marks in enumerate(sheets):
+            if j == active or not any(marks.is_available(c) for c in cells):
+                continue
+            after = sheets[:j] + (marks.with_eliminated(cells),) + sheets[j + 1:]
+            for row, phase in enumerate((ends[j], near, far)):
+                if phase:
+                    if (j, phase) not in base:
+                        base[j, phase] = player_value(weights, board, rules, sheets, j, phase, turn)
+                    out[row, line] += player_value(weights, board, rules, after, j, phase, turn) - base[j, phase]
+    return out if out.any() else None
+
+
 def game_objective(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], active: int, first: int,
                    triggered: bool, model: LearnedModel | None = None, turn: int = 0) -> Learned:
     """The ``learned`` objective of the player ``active`` at the start of their turn.
@@ -439,8 +494,11 @@ def game_objective(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], acti
     near_sum = sum(player_value(weights, board, rules, sheets, j, 2, turn) for j in opponents)
     far_sum = sum(player_value(weights, board, rules, sheets, j, 3, turn) for j in opponents)
     distance = min((trigger - sheets[j].closed_shelves() for j in opponents), default=FAR)
+    ends = {j: 1 if (j - first) % n > position else 0 for j in opponents}
+    block = block_values(weights, board, rules, sheets, active, (ends, 2, 3), turn) if BLOCKING else None
     return Learned(weights, threats(board, rules, sheets, active), triggered, distance, len(opponents),
-                   (end_sum, near_sum, far_sum), table_context(sheets, active, turn))
+                   (end_sum, near_sum, far_sum), table_context(sheets, active, turn), block=block,
+                   end_open=any(ends.values()))
 
 
 def state_objective(state: GameState, model: LearnedModel | None = None) -> Learned:

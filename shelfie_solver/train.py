@@ -25,21 +25,28 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from .board import Board, parse_marks, score
+from .board import Board, Marks, parse_marks, score
 from .errors import ShelfieError
 from .files import FileWriteError, write_text_atomically
 from .game import Block, EndTriggered, Fail, Game, GameOver, Mark, Pass, Roll, Start, end_trigger_shelves, play_seeded
-from .learned import (GLOBAL_FEATURES, N_FEATURES, PHASES, WEIGHT_SCALE, LearnedModel, feature_vector, model_from_dict,
+from .learned import (GLOBAL_FEATURES, KINDS, LINE_FEATURES, N_CONTEXT, N_FEATURES, PHASES, WEIGHT_SCALE, LearnedModel, feature_vector, model_from_dict,
                       prior_weights, table_context, threats)
 from .rules import Ruleset
 
+if TYPE_CHECKING:
+    from .exact import GameSolution
+
 #: Ridge penalty added to the diagonal of X^T X (features are whole numbers of points/items).
 RIDGE = 1.0
+#: Extra ridge per sample for the tied fit against ``solver`` seats (:func:`basis`).
+SHRINK = 1.0
 PLAYER_COUNTS = (1, 2, 3, 4)
+#: Who the fitted player meets in 2-4 player training games (:func:`collect`).
+OPPONENTS = ("self", "solver")
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -70,9 +77,9 @@ class Sums:
         self.yy += other.yy
 
 
-def game_samples(game: Game) -> list[tuple[int, np.ndarray, int]]:
-    """``(phase, features, points still to come)`` for every player not yet done after every
-    turn of a finished game (module docstring)."""
+def game_samples(game: Game, seats: Sequence[int] | None = None) -> list[tuple[int, np.ndarray, int]]:
+    """``(phase, features, points still to come)`` for every player not yet done (of ``seats``,
+    default every seat) after every turn of a finished game (module docstring)."""
     board, rules = game.board, game.rules
     n = len(game.players)
     start = game.events[0]
@@ -88,7 +95,7 @@ def game_samples(game: Game) -> list[tuple[int, np.ndarray, int]]:
     def snapshot(played: int, turn: int) -> None:
         now = tuple(sheets)
         distance = min(trigger - m.closed_shelves() for m in now)
-        for i in range(n):
+        for i in range(n) if seats is None else seats:
             if triggered:
                 phase = 1 if (i - first) % n > (played - first) % n else 0
             else:
@@ -117,18 +124,27 @@ def game_samples(game: Game) -> list[tuple[int, np.ndarray, int]]:
 
 
 def collect(board: Board, rules: Ruleset, players: int, model: LearnedModel | None,
-            seeds: Sequence[np.random.SeedSequence]) -> dict[int, Sums]:
-    """Play one self-play game per seed (``solver`` if ``model`` is None, else ``learned``
-    with it) and return the exact least-squares sums per phase. A worker's unit of work."""
+            seeds: Sequence[np.random.SeedSequence], opponents: str = "self") -> dict[int, Sums]:
+    """Play one game per seed and return the exact least-squares sums per phase. A worker's
+    unit of work. ``opponents="self"``: self-play (``solver`` if ``model`` is None, else
+    ``learned`` with it), samples from every seat. ``opponents="solver"`` with 2-4 players: seat 0
+    plays ``learned`` with ``model`` (the prior, :func:`prior_model`, if None) against ``solver``
+    seats, and only seat 0 gives samples (on-policy for the fitted player)."""
     from .strategies import LearnedStrategy, strategy_named
 
     strategy = strategy_named("solver") if model is None else LearnedStrategy(model)
+    seats: list[int] | None = None
+    table: list[Any] = [strategy] * players
+    if opponents == "solver" and players > 1:
+        table = [LearnedStrategy(model or prior_model(rules.scoring_threshold, players))] + \
+            [strategy_named("solver")] * (players - 1)
+        seats = [0]
     sums = {p: Sums.zero() for p in PHASES}
     rows: dict[int, list[np.ndarray]] = {p: [] for p in PHASES}
     targets: dict[int, list[int]] = {p: [] for p in PHASES}
     for seed in seeds:
-        game = play_seeded(board, rules, [strategy] * players, seed)
-        for phase, features, target in game_samples(game):
+        game = play_seeded(board, rules, table, seed)
+        for phase, features, target in game_samples(game, seats):
             rows[phase].append(features)
             targets[phase].append(target)
     for p in PHASES:
@@ -157,33 +173,55 @@ def run_tasks(function: Callable[..., R], tasks: Sequence[tuple[Any, ...]], jobs
     return out
 
 
-def fit(sums: Sums, prior: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, float]:
+def fit(sums: Sums, prior: np.ndarray, basis: np.ndarray, ridge: float = RIDGE) -> tuple[np.ndarray, float]:
     """Ridge least squares from exact sums, shrunk toward ``prior`` (``float (F,)``, points):
-    the features where ``free`` is true are fitted, the others keep the prior's weight.
-    Returns ``int64 (F,)`` weights over WEIGHT_SCALE and the root-mean-square error of the fit
-    (points, display)."""
+    the weights are ``prior + basis @ u`` with ``u`` fitted (``basis`` ``(F, k)``; a column of
+    the identity frees one feature, a column with several ones ties those features' corrections
+    together) and ``ridge`` added to the diagonal. Returns ``int64 (F,)`` weights over
+    WEIGHT_SCALE and the root-mean-square error of the fit (points, display)."""
     w = prior.astype(float).copy()
-    if sums.count == 0:
+    if sums.count == 0 or basis.shape[1] == 0:
         return np.rint(w * WEIGHT_SCALE).astype(np.int64), 0.0
     xtx = sums.xtx.astype(float)
     xty = sums.xty.astype(float)
-    f = np.flatnonzero(free)
-    fixed = np.flatnonzero(~free)
-    lhs = xtx[np.ix_(f, f)] + RIDGE * np.eye(len(f))
-    rhs = xty[f] - xtx[np.ix_(f, fixed)] @ w[fixed] + RIDGE * w[f]
-    w[f] = np.linalg.solve(lhs, rhs)
+    b = basis.astype(float)
+    lhs = b.T @ xtx @ b + ridge * np.eye(b.shape[1])
+    rhs = b.T @ (xty - xtx @ w)
+    w = w + b @ np.linalg.solve(lhs, rhs)
     residual = float(sums.yy) - 2 * float(w @ xty) + float(w @ xtx @ w)
     return np.rint(w * WEIGHT_SCALE).astype(np.int64), float(np.sqrt(max(residual, 0.0) / sums.count))
 
 
-def free_features(players: int) -> np.ndarray:
+def prior_model(t: int, players: int) -> LearnedModel:
+    """The starting point of a fit against ``solver`` seats: every phase's line weights the
+    strategic potential's shape (:func:`learned.prior_weights`), global weights 0."""
+    row = np.rint(prior_weights(t) * WEIGHT_SCALE).astype(np.int64)
+    return LearnedModel({players: np.stack([row] * len(PHASES))})
+
+
+def basis(free: np.ndarray, tie_kinds: bool = False) -> np.ndarray:
+    """``(F, k)`` basis of the fitted corrections (:func:`fit`): one column per free feature,
+    or, with ``tie_kinds``, one column per line feature shared by every kind (its correction is
+    the same for shelves and every column kind) plus one per free global feature."""
+    if not tie_kinds:
+        return np.eye(N_FEATURES)[:, free]
+    per_line = len(LINE_FEATURES)
+    columns = [np.tile(np.eye(per_line)[:, j], KINDS) for j in range(per_line)]
+    line_part = np.array(columns).T if columns else np.zeros((KINDS * per_line, 0))
+    out = np.zeros((N_FEATURES, per_line + len(GLOBAL_FEATURES)))
+    out[: KINDS * per_line, :per_line] = line_part
+    out[KINDS * per_line:, per_line:] = np.eye(len(GLOBAL_FEATURES))
+    return out[:, np.concatenate([np.ones(per_line, dtype=bool), free[KINDS * per_line:]])]
+
+
+def free_features(players: int, opponents: str = "self") -> np.ndarray:
     """``bool (F,)``: the features fitted for ``players`` seats. Solitaire: all of them. With
     opponents only the global ones (threats, constant, near trigger, the table's clock); the line
     features keep the strategic potential's shape (:func:`learned.prior_weights`). Fitting the
     line features too made the player slow — a few valuable items a turn — which pays in solitaire
     but loses against ``solver`` (measured: docs/train.md)."""
     free = np.ones(N_FEATURES, dtype=bool)
-    if players > 1:
+    if players > 1 and opponents != "solver":
         free[: N_FEATURES - len(GLOBAL_FEATURES)] = False
     return free
 
@@ -204,16 +242,19 @@ class Settings:
     players: tuple[int, ...]
     board: str
     rules: str
+    opponents: str = "self"
 
     def as_dict(self) -> dict[str, Any]:
         return {"seed": self.seed, "games": self.games, "iterations": self.iterations,
-                "players": list(self.players), "board": self.board, "rules": self.rules}
+                "players": list(self.players), "board": self.board, "rules": self.rules,
+                "opponents": self.opponents}
 
 
 def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations: int = 2, jobs: int = 1,
           players: Iterable[int] = PLAYER_COUNTS, checkpoint: str | Path | None = None,
           progress: Callable[[int], None] | None = None,
-          report: Callable[[str], None] | None = None, scheduler: Any = None) -> LearnedModel:
+          report: Callable[[str], None] | None = None, scheduler: Any = None,
+          opponents: str = "self") -> LearnedModel:
     """Fit the ``learned`` parameters by self-play (module docstring).
 
     Args:
@@ -235,7 +276,9 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
     if games < 1 or iterations < 1 or jobs < 1 or not counts or not set(counts) <= set(PLAYER_COUNTS):
         raise TrainError(f"train needs games, iterations and jobs >= 1 and players among 1-4; got games={games}, "
                          f"iterations={iterations}, jobs={jobs}, players={list(counts)}")
-    settings = Settings(seed, games, iterations, counts, board.name, rules.name)
+    if opponents not in OPPONENTS:
+        raise TrainError(f"opponents must be one of {', '.join(OPPONENTS)}; got {opponents!r}")
+    settings = Settings(seed, games, iterations, counts, board.name, rules.name, opponents)
     done = _read_checkpoint(checkpoint, settings)
     tree = [iteration.spawn(len(counts)) for iteration in np.random.SeedSequence(seed).spawn(iterations)]
     model: LearnedModel | None = done[-1] if done else None
@@ -249,7 +292,7 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
         for i, n in enumerate(counts):
             children = tree[k][i].spawn(games)
             for lo, hi in chunks(games, _BATCH):
-                tasks.append((board, rules, n, model, children[lo:hi]))
+                tasks.append((board, rules, n, model, children[lo:hi], opponents))
                 owners.append(n)
         results = run_tasks(collect, tasks, jobs, progress, scheduler)
         weights: dict[int, np.ndarray] = {}
@@ -261,7 +304,10 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
                         total[p].add(sums[p])
             rows = []
             for p in PHASES:
-                w, rmse = fit(total[p], prior_weights(rules.scoring_threshold), free_features(n))
+                free = free_features(n, opponents)
+                tied = opponents == "solver" and n > 1
+                w, rmse = fit(total[p], prior_weights(rules.scoring_threshold), basis(free, tied),
+                              RIDGE + SHRINK * total[p].count if tied else RIDGE)
                 rows.append(w)
                 if report:
                     report(f"iteration {k + 1}, {n} player{'s' if n > 1 else ''}, phase {p}: "
@@ -320,3 +366,65 @@ def model_text(model: LearnedModel) -> str:
     lines.append(" }\n}\n")
     return "\n".join(lines)
 
+
+
+#: Targets of :func:`fit_table` are rounded to this many units per point.
+TABLE_SCALE = 1 << 16
+
+
+def fit_table(solutions: Sequence[GameSolution], ridge: float = RIDGE) -> tuple[LearnedModel, dict[int, float]]:
+    """Solitaire weights fitted to exact value tables (:mod:`exact`, ``solve-game --save``; several
+    tables, e.g. of different boards, are pooled): per phase (2: the sheet one closed shelf short of
+    the trigger, 3: further), ridge least squares of ``V*(s) - score(s)`` (the optimal points still
+    to come, D19) on every state's features, every state weighted alike, shrunk toward the strategic
+    shape (:func:`learned.prior_weights`). The states carry no round, so the table-clock features
+    keep weight 0. Targets are rounded to units of ``1 / TABLE_SCALE`` point so the sums are exact
+    integers.
+
+    Returns the model (players 1) and the root-mean-square error per phase (points, display).
+
+    Raises:
+        TrainError: no table, or tables with different scoring thresholds.
+    """
+    if not solutions or len({s.rules.scoring_threshold for s in solutions}) != 1:
+        raise TrainError("fit_table needs one or more value tables of the same scoring threshold (D19)")
+    totals = {p: Sums.zero() for p in PHASES}
+    for solution in solutions:
+        for p, sums in _table_sums(solution).items():
+            totals[p].add(sums)
+    prior = prior_weights(solutions[0].rules.scoring_threshold)
+    free = np.ones(N_FEATURES, dtype=bool)
+    free[N_FEATURES - N_CONTEXT:] = False
+    weights, errors = [], {}
+    for p in PHASES:
+        w, error = fit(totals[p], prior, basis(free), ridge * TABLE_SCALE)
+        weights.append(w)
+        if totals[p].count:
+            errors[p] = error / TABLE_SCALE ** 0.5
+    names = [s.board.name for s in solutions]
+    return LearnedModel({1: np.stack(weights)}, {"trained": {"tables": names, "method": "least squares fit to "
+                                                             "exact value tables (docs/train.md)"}}), errors
+
+
+def _table_sums(solution: GameSolution) -> dict[int, Sums]:
+    """Exact sums of :func:`fit_table` for one table: targets times TABLE_SCALE, ``X^T X`` times
+    TABLE_SCALE (so the fitted weights are in points)."""
+    board, rules = solution.board, solution.rules
+    trigger = end_trigger_shelves(board, rules)
+    threat = np.zeros(len(board.lines), dtype=bool)
+    context = np.array([1, 0, 0], dtype=np.int64)
+    rows: dict[int, list[np.ndarray]] = {p: [] for p in PHASES}
+    targets: dict[int, list[int]] = {p: [] for p in PHASES}
+    for (marked, eliminated), value in sorted(solution.values.items()):
+        marks = Marks(board.n_shelves, board.n_columns, marked, eliminated)
+        near = trigger - marks.closed_shelves() == 1
+        phase = 2 if near else 3
+        rows[phase].append(feature_vector(board, rules, marks, threat, near, context))
+        targets[phase].append(round((value - score(board, marks, rules)) * TABLE_SCALE))
+    out = {p: Sums.zero() for p in PHASES}
+    for p in PHASES:
+        if rows[p]:
+            x = np.array(rows[p], dtype=np.int64).astype(object)
+            y = np.array(targets[p], dtype=object)
+            out[p] = Sums(x.T @ x * TABLE_SCALE, x.T @ y, len(y), int((y * y).sum()) // TABLE_SCALE)
+    return out
