@@ -343,10 +343,13 @@ class Learned:
             game goes on near the end (phase 2), and far from it (phase 3).
         context: ``int64 (3,)`` :func:`table_context` of the active player (default: round 1,
             no opponents).
-        block: ``int64 (3, L)`` or None: the change of ``sum of P_j`` over opponents (over
-            :data:`WEIGHT_SCALE`; rows as ``opponent_sums``) when this turn completes line ``l``
-            of the player's sheet, so every opponent loses their available items on it (D15;
-            :func:`block_values`). Several lines completed at once add up.
+        opponent_values: ``int64 (J, 3)`` or None: each opponent's ``P`` in the three cases of
+            ``opponent_sums`` (whose rows are its sums); needed by the win-chance shape and blocking.
+        block: ``int64 (J, 3, L)`` or None: the change of each opponent's ``P`` (rows as
+            ``opponent_sums``) when this turn completes line ``l`` of the player's sheet, so the
+            opponent loses their available items on it (D15; :func:`block_values`). Several lines
+            completed at once add up.
+        end_open: some opponent still plays this round if this turn ends the player's game.
     """
 
     weights: np.ndarray
@@ -357,6 +360,7 @@ class Learned:
     opponent_sums: tuple[int, int, int] = (0, 0, 0)
     context: np.ndarray = field(default_factory=lambda: np.array([1, 0, 0], dtype=np.int64))
     name: str = "learned"
+    opponent_values: np.ndarray | None = None
     block: np.ndarray | None = None
     end_open: bool = True
 
@@ -378,20 +382,24 @@ class Learned:
         own = WEIGHT_SCALE * scores(m, mp, t) + future_values(self.weights, board, t, m, a, mp, ap, self.threat,
                                                               own_distance == 1, phase, self.context)
         n = max(self.opponents, 1)
-        end_sum, near_sum, far_sum = self.opponent_sums
-        others = np.where(phase == 0, end_sum, np.where(phase == 2, near_sum, far_sum))
-        if self.block is not None:
-            sizes = board.line_matrix.sum(axis=0)
-            completed = ((m == sizes) & (state.line_totals[0] < sizes)).astype(np.int64)
-            change = completed @ self.block.T  # (K, 3)
-            others = others + np.where(phase == 0, change[:, 0], np.where(phase == 2, change[:, 1], change[:, 2]))
+        row = np.where(phase == 0, 0, np.where(phase == 2, 1, 2))  # (K,) case of opponent_sums
+        if self.opponent_values is None:
+            others = np.array(self.opponent_sums, dtype=np.int64)[row]
+            leader = others
+        else:
+            each = self.opponent_values[:, row].T  # (K, J)
+            if self.block is not None:
+                sizes = board.line_matrix.sum(axis=0)
+                completed = ((m == sizes) & (state.line_totals[0] < sizes)).astype(np.int64)  # (K, L)
+                change = np.einsum("kl,jrl->kjr", completed, self.block)  # (K, J, 3)
+                each = each + np.take_along_axis(change, row[:, None, None], axis=2)[:, :, 0]
+            others, leader = each.sum(axis=1), each.max(axis=1)
         if WIN_SIGMA and self.opponents:
-            d = own * n - others  # over WEIGHT_SCALE * n
-            # opponents still to play after this marking: phase 0 with some opponent in phase 1
-            sigma_points = np.where(phase == 0, WIN_SIGMA[0] if self.end_open else 0,
-                                    np.where(phase == 2, WIN_SIGMA[1], WIN_SIGMA[2]))
-            sigma = sigma_points * WEIGHT_SCALE * n
-            win: np.ndarray = (WIN_SCALE * VALUE_SCALE * d) // (sigma + np.abs(d) + 1)
+            # win-chance shape of the gap to the best opponent (module docstring), over WEIGHT_SCALE
+            gap = own - leader
+            spread = np.where(phase == 0, WIN_SIGMA[0] if self.end_open else 0,
+                              np.where(phase == 2, WIN_SIGMA[1], WIN_SIGMA[2])) * WEIGHT_SCALE
+            win: np.ndarray = (WIN_SCALE * VALUE_SCALE * gap) // (spread + np.abs(gap) + 1)
             return win
         numerator = (own * n - others) * VALUE_SCALE
         denominator = WEIGHT_SCALE * n
@@ -430,46 +438,56 @@ class Learned:
         return max((value for _, value in self.shelf_values(state)), default=0)
 
 
-def player_value(weights: np.ndarray, board: Board, rules: Ruleset, sheets: tuple[Marks, ...], seat: int,
-                 phase: int, turn: int = 0) -> int:
-    """``P`` of ``seat`` (score plus ``F`` in ``phase``) over :data:`WEIGHT_SCALE`."""
+def player_values(weights: np.ndarray, board: Board, rules: Ruleset, sheets: tuple[Marks, ...], seat: int,
+                  phases: tuple[int, ...], turn: int = 0) -> list[int]:
+    """``P`` of ``seat`` (score plus ``F``) in each of ``phases``, over :data:`WEIGHT_SCALE`."""
     marks = sheets[seat]
     m, a, mp, ap = StateArrays(board, rules, marks).line_totals
     t = rules.scoring_threshold
     trigger = min(rules.end_trigger_shelves, board.n_shelves)
     near = np.array(trigger - marks.closed_shelves() == 1)
-    future = future_values(weights, board, t, m, a, mp, ap, threats(board, rules, sheets, seat), near,
-                           np.array(phase), table_context(sheets, seat, turn))
-    return int(WEIGHT_SCALE * scores(m, mp, t) + future)
+    rows = len(phases)
+    m3, a3, mp3, ap3 = (np.broadcast_to(x, (rows, len(x))) for x in (m, a, mp, ap))
+    future = future_values(weights, board, t, m3, a3, mp3, ap3, threats(board, rules, sheets, seat), near,
+                           np.array(phases), table_context(sheets, seat, turn))
+    return [int(WEIGHT_SCALE * scores(m, mp, t) + f) for f in future]
+
+
+def player_value(weights: np.ndarray, board: Board, rules: Ruleset, sheets: tuple[Marks, ...], seat: int,
+                 phase: int, turn: int = 0) -> int:
+    """``P`` of ``seat`` (score plus ``F`` in ``phase``) over :data:`WEIGHT_SCALE`."""
+    return player_values(weights, board, rules, sheets, seat, (phase,), turn)[0]
 
 
 def block_values(weights: np.ndarray, board: Board, rules: Ruleset, sheets: tuple[Marks, ...], active: int,
                  phases: tuple[dict[int, int], int, int], turn: int = 0) -> np.ndarray | None:
-    """``int64 (3, L)``: for each line the active player can complete this turn (no item
-    eliminated, at most ``combinations_per_turn`` items missing, D9), the change of the opponents'
-    summed ``P`` when their available items on it are eliminated (D15), with the opponents in
-    the end phases ``phases[0]`` (seat -> 0 or 1) and in phases 2 and 3; 0 for the other lines.
-    None when no line can be completed or no opponent has an item to lose. Left out: an end
-    trigger caused by the elimination (D17)."""
+    """``int64 (J, 3, L)`` over the opponents ``j`` in seat order: for each line the active player
+    can complete this turn (no item eliminated, at most ``combinations_per_turn`` items missing,
+    D9), the change of the opponent's ``P`` when their available items on it are eliminated (D15),
+    with the opponent in their end phase ``phases[0][seat]`` (0 or 1), in phase 2 and in phase 3;
+    0 for the other lines. None when no line can be completed or no opponent has an item to lose.
+    Left out: an end trigger caused by the elimination (D17)."""
     m, a, _, _ = StateArrays(board, rules, sheets[active]).line_totals
     sizes = board.line_matrix.sum(axis=0)
     reachable = np.flatnonzero((m + a == sizes) & (m < sizes) & (sizes - m <= rules.combinations_per_turn))
     if not len(reachable):
         return None
-    out = np.zeros((3, len(sizes)), dtype=np.int64)
+    opponents = [j for j in range(len(sheets)) if j != active]
+    out = np.zeros((len(opponents), 3, len(sizes)), dtype=np.int64)
     ends, near, far = phases
-    base: dict[tuple[int, int], int] = {}
+    base: dict[int, list[int]] = {}
     for line in reachable:
         cells = tuple(int(c) for c in np.flatnonzero(board.line_matrix[:, line]))
-        for j, marks in enumerate(sheets):
-            if j == active or not any(marks.is_available(c) for c in cells):
+        for index, j in enumerate(opponents):
+            marks = sheets[j]
+            if not any(marks.is_available(c) for c in cells):
                 continue
+            rows = (ends[j], near, far)
+            if j not in base:
+                base[j] = player_values(weights, board, rules, sheets, j, rows, turn)
             after = sheets[:j] + (marks.with_eliminated(cells),) + sheets[j + 1:]
-            for row, phase in enumerate((ends[j], near, far)):
-                if phase:
-                    if (j, phase) not in base:
-                        base[j, phase] = player_value(weights, board, rules, sheets, j, phase, turn)
-                    out[row, line] += player_value(weights, board, rules, after, j, phase, turn) - base[j, phase]
+            values = player_values(weights, board, rules, after, j, rows, turn)
+            out[index, :, line] = np.array(values) - np.array(base[j])
     return out if out.any() else None
 
 
@@ -489,16 +507,15 @@ def game_objective(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], acti
     trigger = min(rules.end_trigger_shelves, board.n_shelves)
     opponents = [j for j in range(n) if j != active]
     position = (active - first) % n
-    end_sum = sum(player_value(weights, board, rules, sheets, j, 1 if (j - first) % n > position else 0, turn)
-                  for j in opponents)
-    near_sum = sum(player_value(weights, board, rules, sheets, j, 2, turn) for j in opponents)
-    far_sum = sum(player_value(weights, board, rules, sheets, j, 3, turn) for j in opponents)
-    distance = min((trigger - sheets[j].closed_shelves() for j in opponents), default=FAR)
     ends = {j: 1 if (j - first) % n > position else 0 for j in opponents}
+    each = np.array([player_values(weights, board, rules, sheets, j, (ends[j], 2, 3), turn) for j in opponents],
+                    dtype=np.int64).reshape(len(opponents), 3)
+    end_sum, near_sum, far_sum = (int(x) for x in each.sum(axis=0))
+    distance = min((trigger - sheets[j].closed_shelves() for j in opponents), default=FAR)
     block = block_values(weights, board, rules, sheets, active, (ends, 2, 3), turn) if BLOCKING else None
     return Learned(weights, threats(board, rules, sheets, active), triggered, distance, len(opponents),
-                   (end_sum, near_sum, far_sum), table_context(sheets, active, turn), block=block,
-                   end_open=any(ends.values()))
+                   (end_sum, near_sum, far_sum), table_context(sheets, active, turn), opponent_values=each,
+                   block=block, end_open=any(ends.values()))
 
 
 def state_objective(state: GameState, model: LearnedModel | None = None) -> Learned:

@@ -33,8 +33,8 @@ from .board import Board, Marks, parse_marks, score
 from .errors import ShelfieError
 from .files import FileWriteError, write_text_atomically
 from .game import Block, EndTriggered, Fail, Game, GameOver, Mark, Pass, Roll, Start, end_trigger_shelves, play_seeded
-from .learned import (GLOBAL_FEATURES, KINDS, LINE_FEATURES, N_CONTEXT, N_FEATURES, PHASES, WEIGHT_SCALE, LearnedModel, feature_vector, model_from_dict,
-                      prior_weights, table_context, threats)
+from .learned import (GLOBAL_FEATURES, N_CONTEXT, N_FEATURES, PHASES, WEIGHT_SCALE, LearnedModel, feature_vector,
+                      model_from_dict, prior_weights, table_context, threats)
 from .rules import Ruleset
 
 if TYPE_CHECKING:
@@ -42,11 +42,7 @@ if TYPE_CHECKING:
 
 #: Ridge penalty added to the diagonal of X^T X (features are whole numbers of points/items).
 RIDGE = 1.0
-#: Extra ridge per sample for the tied fit against ``solver`` seats (:func:`basis`).
-SHRINK = 1.0
 PLAYER_COUNTS = (1, 2, 3, 4)
-#: Who the fitted player meets in 2-4 player training games (:func:`collect`).
-OPPONENTS = ("self", "solver")
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -77,9 +73,9 @@ class Sums:
         self.yy += other.yy
 
 
-def game_samples(game: Game, seats: Sequence[int] | None = None) -> list[tuple[int, np.ndarray, int]]:
-    """``(phase, features, points still to come)`` for every player not yet done (of ``seats``,
-    default every seat) after every turn of a finished game (module docstring)."""
+def game_samples(game: Game) -> list[tuple[int, np.ndarray, int]]:
+    """``(phase, features, points still to come)`` for every player not yet done after every
+    turn of a finished game (module docstring)."""
     board, rules = game.board, game.rules
     n = len(game.players)
     start = game.events[0]
@@ -95,7 +91,7 @@ def game_samples(game: Game, seats: Sequence[int] | None = None) -> list[tuple[i
     def snapshot(played: int, turn: int) -> None:
         now = tuple(sheets)
         distance = min(trigger - m.closed_shelves() for m in now)
-        for i in range(n) if seats is None else seats:
+        for i in range(n):
             if triggered:
                 phase = 1 if (i - first) % n > (played - first) % n else 0
             else:
@@ -124,27 +120,18 @@ def game_samples(game: Game, seats: Sequence[int] | None = None) -> list[tuple[i
 
 
 def collect(board: Board, rules: Ruleset, players: int, model: LearnedModel | None,
-            seeds: Sequence[np.random.SeedSequence], opponents: str = "self") -> dict[int, Sums]:
-    """Play one game per seed and return the exact least-squares sums per phase. A worker's
-    unit of work. ``opponents="self"``: self-play (``solver`` if ``model`` is None, else
-    ``learned`` with it), samples from every seat. ``opponents="solver"`` with 2-4 players: seat 0
-    plays ``learned`` with ``model`` (the prior, :func:`prior_model`, if None) against ``solver``
-    seats, and only seat 0 gives samples (on-policy for the fitted player)."""
+            seeds: Sequence[np.random.SeedSequence]) -> dict[int, Sums]:
+    """Play one self-play game per seed (``solver`` if ``model`` is None, else ``learned``
+    with it) and return the exact least-squares sums per phase. A worker's unit of work."""
     from .strategies import LearnedStrategy, strategy_named
 
     strategy = strategy_named("solver") if model is None else LearnedStrategy(model)
-    seats: list[int] | None = None
-    table: list[Any] = [strategy] * players
-    if opponents == "solver" and players > 1:
-        table = [LearnedStrategy(model or prior_model(rules.scoring_threshold, players))] + \
-            [strategy_named("solver")] * (players - 1)
-        seats = [0]
     sums = {p: Sums.zero() for p in PHASES}
     rows: dict[int, list[np.ndarray]] = {p: [] for p in PHASES}
     targets: dict[int, list[int]] = {p: [] for p in PHASES}
     for seed in seeds:
-        game = play_seeded(board, rules, table, seed)
-        for phase, features, target in game_samples(game, seats):
+        game = play_seeded(board, rules, [strategy] * players, seed)
+        for phase, features, target in game_samples(game):
             rows[phase].append(features)
             targets[phase].append(target)
     for p in PHASES:
@@ -175,10 +162,10 @@ def run_tasks(function: Callable[..., R], tasks: Sequence[tuple[Any, ...]], jobs
 
 def fit(sums: Sums, prior: np.ndarray, basis: np.ndarray, ridge: float = RIDGE) -> tuple[np.ndarray, float]:
     """Ridge least squares from exact sums, shrunk toward ``prior`` (``float (F,)``, points):
-    the weights are ``prior + basis @ u`` with ``u`` fitted (``basis`` ``(F, k)``; a column of
-    the identity frees one feature, a column with several ones ties those features' corrections
-    together) and ``ridge`` added to the diagonal. Returns ``int64 (F,)`` weights over
-    WEIGHT_SCALE and the root-mean-square error of the fit (points, display)."""
+    the weights are ``prior + basis @ u`` with ``u`` fitted (``basis`` ``(F, k)``, :func:`basis`:
+    a column of the identity frees one feature) and ``ridge`` added to the diagonal. Returns
+    ``int64 (F,)`` weights over WEIGHT_SCALE and the root-mean-square error of the fit (points,
+    display)."""
     w = prior.astype(float).copy()
     if sums.count == 0 or basis.shape[1] == 0:
         return np.rint(w * WEIGHT_SCALE).astype(np.int64), 0.0
@@ -192,36 +179,19 @@ def fit(sums: Sums, prior: np.ndarray, basis: np.ndarray, ridge: float = RIDGE) 
     return np.rint(w * WEIGHT_SCALE).astype(np.int64), float(np.sqrt(max(residual, 0.0) / sums.count))
 
 
-def prior_model(t: int, players: int) -> LearnedModel:
-    """The starting point of a fit against ``solver`` seats: every phase's line weights the
-    strategic potential's shape (:func:`learned.prior_weights`), global weights 0."""
-    row = np.rint(prior_weights(t) * WEIGHT_SCALE).astype(np.int64)
-    return LearnedModel({players: np.stack([row] * len(PHASES))})
+def basis(free: np.ndarray) -> np.ndarray:
+    """``(F, k)`` basis of the fitted corrections (:func:`fit`): one identity column per free feature."""
+    return np.eye(N_FEATURES)[:, free]
 
 
-def basis(free: np.ndarray, tie_kinds: bool = False) -> np.ndarray:
-    """``(F, k)`` basis of the fitted corrections (:func:`fit`): one column per free feature,
-    or, with ``tie_kinds``, one column per line feature shared by every kind (its correction is
-    the same for shelves and every column kind) plus one per free global feature."""
-    if not tie_kinds:
-        return np.eye(N_FEATURES)[:, free]
-    per_line = len(LINE_FEATURES)
-    columns = [np.tile(np.eye(per_line)[:, j], KINDS) for j in range(per_line)]
-    line_part = np.array(columns).T if columns else np.zeros((KINDS * per_line, 0))
-    out = np.zeros((N_FEATURES, per_line + len(GLOBAL_FEATURES)))
-    out[: KINDS * per_line, :per_line] = line_part
-    out[KINDS * per_line:, per_line:] = np.eye(len(GLOBAL_FEATURES))
-    return out[:, np.concatenate([np.ones(per_line, dtype=bool), free[KINDS * per_line:]])]
-
-
-def free_features(players: int, opponents: str = "self") -> np.ndarray:
+def free_features(players: int) -> np.ndarray:
     """``bool (F,)``: the features fitted for ``players`` seats. Solitaire: all of them. With
     opponents only the global ones (threats, constant, near trigger, the table's clock); the line
     features keep the strategic potential's shape (:func:`learned.prior_weights`). Fitting the
     line features too made the player slow — a few valuable items a turn — which pays in solitaire
     but loses against ``solver`` (measured: docs/train.md)."""
     free = np.ones(N_FEATURES, dtype=bool)
-    if players > 1 and opponents != "solver":
+    if players > 1:
         free[: N_FEATURES - len(GLOBAL_FEATURES)] = False
     return free
 
@@ -242,19 +212,16 @@ class Settings:
     players: tuple[int, ...]
     board: str
     rules: str
-    opponents: str = "self"
 
     def as_dict(self) -> dict[str, Any]:
         return {"seed": self.seed, "games": self.games, "iterations": self.iterations,
-                "players": list(self.players), "board": self.board, "rules": self.rules,
-                "opponents": self.opponents}
+                "players": list(self.players), "board": self.board, "rules": self.rules}
 
 
 def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations: int = 2, jobs: int = 1,
           players: Iterable[int] = PLAYER_COUNTS, checkpoint: str | Path | None = None,
           progress: Callable[[int], None] | None = None,
-          report: Callable[[str], None] | None = None, scheduler: Any = None,
-          opponents: str = "self") -> LearnedModel:
+          report: Callable[[str], None] | None = None, scheduler: Any = None) -> LearnedModel:
     """Fit the ``learned`` parameters by self-play (module docstring).
 
     Args:
@@ -276,9 +243,7 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
     if games < 1 or iterations < 1 or jobs < 1 or not counts or not set(counts) <= set(PLAYER_COUNTS):
         raise TrainError(f"train needs games, iterations and jobs >= 1 and players among 1-4; got games={games}, "
                          f"iterations={iterations}, jobs={jobs}, players={list(counts)}")
-    if opponents not in OPPONENTS:
-        raise TrainError(f"opponents must be one of {', '.join(OPPONENTS)}; got {opponents!r}")
-    settings = Settings(seed, games, iterations, counts, board.name, rules.name, opponents)
+    settings = Settings(seed, games, iterations, counts, board.name, rules.name)
     done = _read_checkpoint(checkpoint, settings)
     tree = [iteration.spawn(len(counts)) for iteration in np.random.SeedSequence(seed).spawn(iterations)]
     model: LearnedModel | None = done[-1] if done else None
@@ -292,7 +257,7 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
         for i, n in enumerate(counts):
             children = tree[k][i].spawn(games)
             for lo, hi in chunks(games, _BATCH):
-                tasks.append((board, rules, n, model, children[lo:hi], opponents))
+                tasks.append((board, rules, n, model, children[lo:hi]))
                 owners.append(n)
         results = run_tasks(collect, tasks, jobs, progress, scheduler)
         weights: dict[int, np.ndarray] = {}
@@ -304,10 +269,7 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
                         total[p].add(sums[p])
             rows = []
             for p in PHASES:
-                free = free_features(n, opponents)
-                tied = opponents == "solver" and n > 1
-                w, rmse = fit(total[p], prior_weights(rules.scoring_threshold), basis(free, tied),
-                              RIDGE + SHRINK * total[p].count if tied else RIDGE)
+                w, rmse = fit(total[p], prior_weights(rules.scoring_threshold), basis(free_features(n)))
                 rows.append(w)
                 if report:
                     report(f"iteration {k + 1}, {n} player{'s' if n > 1 else ''}, phase {p}: "

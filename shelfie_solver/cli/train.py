@@ -92,8 +92,8 @@ def _fit_tables(tables: tuple[str, ...], output: str) -> None:
         write_text_atomically(output, model_text(model))
     except FileWriteError as error:
         raise TrainError(str(error)) from None
-    for phase, error in sorted(errors.items()):
-        click.echo(f"value table fit, 1 player, phase {phase}: RMS error {error:.2f} points")
+    for phase, rms in sorted(errors.items()):
+        click.echo(f"value table fit, 1 player, phase {phase}: RMS error {rms:.2f} points")
     click.echo(f"Parameters written to {output} (objective and strategy learned:{output}; docs/train.md).")
 
 
