@@ -71,9 +71,11 @@ PHASES = (1, 2, 3)
 MODEL_FORMAT = "shelfie-solve learned 1"
 #: Whether the objective values blocking an opponent (D15) by completing a line (:func:`block_values`).
 BLOCKING = True
-#: Win-chance shape: spread (points) of the final score difference when the player's game is
-#: over but an opponent still plays (phase 0), near the end (2) and far from it (3); () = linear.
-WIN_SIGMA: tuple[int, ...] = ()
+#: Win-chance shape with opponents (module docstring): the spread (points) of the final gap to the
+#: best opponent when the player's game is over but an opponent still plays (phase 0), near the
+#: end (phase 2) and far from it (phase 3); () = the plain expected score difference.
+WIN_SIGMA: tuple[int, ...] = (10, 20, 30)
+#: With the win-chance shape, values are in units of ``1 / (WIN_SCALE * VALUE_SCALE)`` of a win.
 WIN_SCALE = 1000
 #: More than any sheet's distance to the trigger (no opponents).
 FAR = 1 << 20
@@ -514,7 +516,8 @@ def game_objective(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], acti
     distance = min((trigger - sheets[j].closed_shelves() for j in opponents), default=FAR)
     block = block_values(weights, board, rules, sheets, active, (ends, 2, 3), turn) if BLOCKING else None
     return Learned(weights, threats(board, rules, sheets, active), triggered, distance, len(opponents),
-                   (end_sum, near_sum, far_sum), table_context(sheets, active, turn), opponent_values=each,
+                   (end_sum, near_sum, far_sum), table_context(sheets, active, turn),
+                   opponent_values=each if opponents else None,
                    block=block, end_open=any(ends.values()))
 
 

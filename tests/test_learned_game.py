@@ -26,12 +26,13 @@ def prior_model(players: int) -> LearnedModel:
     return LearnedModel({players: np.stack([row] * 3)})
 
 
-def test_blocking_value_by_hand(board, rules):
+def test_blocking_value_by_hand(board, rules, monkeypatch):
     # Seat 0 has r1c1-r1c4 marked: marking r1c5 completes shelf 1 (D15), so seat 1 loses its
     # available items r1c3-r1c5. Seat 1's shelf 1 (values 1 2 4 7 11) has r1c1, r1c2 marked: a
     # live line needing 1 more mark, worth (2/3) M + (1/3) A under the prior (the strategic
     # potential's shape) = 66667 * 3 + 33333 * 22 per WEIGHT_SCALE; after the block it is dead
     # (2 marks, nothing available): 0. Its columns 3-5 (no marks) are worth 0 before and after.
+    monkeypatch.setattr(learned, "WIN_SIGMA", ())  # the plain score difference
     model = prior_model(2)
     sheets = (parse_marks("oooo./...../...../...../.....", board), parse_marks("oo.../...../...../...../.....", board))
     objective = game_objective(board, rules, sheets, 0, 0, False, model)
