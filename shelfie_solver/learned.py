@@ -23,17 +23,25 @@ opponent threatens to complete (D15: the opponent has at least ``len - 2`` items
 marked and none eliminated), a constant 1, and 1 if the player's own sheet is one closed shelf
 short of the trigger. 7 x 14 + 4 = 102 features, :data:`FEATURE_NAMES`.
 
-The objective. The active player's marking is worth ``V(after) - V(before)`` with
-``V = P_me - mean over opponents of P_j``: the expected final score difference. A marking that
+The objective. The active player's marking is worth ``V(after) - V(before)``. A marking that
 closes the trigger's number of shelves ends the player's game (phase 0) and moves every
 opponent to phase 1 (still to play this round) or 0; otherwise every player is in phase 2 or 3
-according to the sheets after the marking. A failed result (D13) is worth the best shelf to give
-up under the same ``V``. Solitaire: no opponents, ``V = P_me``.
+according to the sheets after the marking. A marking that completes a line of the player's sheet
+eliminates the opponents' available items on it (D15, :func:`block_values`), which lowers their
+``P``. With opponents, ``V`` is a **win-chance shape** of the gap ``g = P_me - max_j P_j`` to the
+best opponent: ``V = g / (s + |g|)`` (in ``(-1, 1)``, times :data:`WIN_SCALE`), where the spread
+``s`` (:data:`WIN_SIGMA`) depends on how much play is left: 0 when every score is final after the
+marking (then ``V`` is exactly win +1, tie 0, loss -1, D18, D20), about one turn's spread when the
+player's game is over but an opponent still plays, more near the end and far from it. So the
+player takes risks when behind and plays safe when ahead, like a player maximising the chance to
+win rather than the expected score. With ``WIN_SIGMA = ()`` it is the expected final score
+difference ``P_me - mean over opponents of P_j``. A failed result (D13) is worth the best shelf to
+give up under the same ``V``. Solitaire: no opponents, ``V = P_me``.
 
 Exactness. Weights are integers over :data:`WEIGHT_SCALE` (per point); ``V`` is rounded once
 (half up, integer arithmetic) to units of ``1 / VALUE_SCALE`` point, so the per-turn DP
-(:mod:`engine`) works on integers. Blocking an opponent with this turn's marking (D15) is not
-valued (the opponents' part is fixed within the turn).
+(:mod:`engine`) works on integers; the win-chance shape is integer arithmetic too (floor
+division). Left out: an end trigger caused by blocking (D17 on the opponent's sheet).
 """
 
 from __future__ import annotations
