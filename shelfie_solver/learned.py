@@ -380,7 +380,8 @@ class Learned:
     def positions(self, state: StateArrays, m: np.ndarray, a: np.ndarray, mp: np.ndarray,
                   ap: np.ndarray) -> np.ndarray:
         """``int64 (K,)``: ``V`` over :data:`VALUE_SCALE` of ``K`` sheets after this turn, given
-        by their line totals ``(K, L)``."""
+        by their line totals ``(K, L)``: points, or with opponents and :data:`WIN_SIGMA` the
+        win-chance shape times :data:`WIN_SCALE` (module docstring)."""
         board, rules = state.board, state.rules
         t = rules.scoring_threshold
         trigger = min(rules.end_trigger_shelves, board.n_shelves)
