@@ -23,17 +23,25 @@ opponent threatens to complete (D15: the opponent has at least ``len - 2`` items
 marked and none eliminated), a constant 1, and 1 if the player's own sheet is one closed shelf
 short of the trigger. 7 x 14 + 4 = 102 features, :data:`FEATURE_NAMES`.
 
-The objective. The active player's marking is worth ``V(after) - V(before)`` with
-``V = P_me - mean over opponents of P_j``: the expected final score difference. A marking that
+The objective. The active player's marking is worth ``V(after) - V(before)``. A marking that
 closes the trigger's number of shelves ends the player's game (phase 0) and moves every
 opponent to phase 1 (still to play this round) or 0; otherwise every player is in phase 2 or 3
-according to the sheets after the marking. A failed result (D13) is worth the best shelf to give
-up under the same ``V``. Solitaire: no opponents, ``V = P_me``.
+according to the sheets after the marking. A marking that completes a line of the player's sheet
+eliminates the opponents' available items on it (D15, :func:`block_values`), which lowers their
+``P``. With opponents, ``V`` is a **win-chance shape** of the gap ``g = P_me - max_j P_j`` to the
+best opponent: ``V = g / (s + |g|)`` (in ``(-1, 1)``, times :data:`WIN_SCALE`), where the spread
+``s`` (:data:`WIN_SIGMA`) depends on how much play is left: 0 when every score is final after the
+marking (then ``V`` is exactly win +1, tie 0, loss -1, D18, D20), about one turn's spread when the
+player's game is over but an opponent still plays, more near the end and far from it. So the
+player takes risks when behind and plays safe when ahead, like a player maximising the chance to
+win rather than the expected score. With ``WIN_SIGMA = ()`` it is the expected final score
+difference ``P_me - mean over opponents of P_j``. A failed result (D13) is worth the best shelf to
+give up under the same ``V``. Solitaire: no opponents, ``V = P_me``.
 
 Exactness. Weights are integers over :data:`WEIGHT_SCALE` (per point); ``V`` is rounded once
 (half up, integer arithmetic) to units of ``1 / VALUE_SCALE`` point, so the per-turn DP
-(:mod:`engine`) works on integers. Blocking an opponent with this turn's marking (D15) is not
-valued (the opponents' part is fixed within the turn).
+(:mod:`engine`) works on integers; the win-chance shape is integer arithmetic too (floor
+division). Left out: an end trigger caused by blocking (D17 on the opponent's sheet).
 """
 
 from __future__ import annotations
@@ -69,6 +77,14 @@ N_FEATURES = len(FEATURE_NAMES)
 PHASES = (1, 2, 3)
 #: The ``format`` key of a parameter file.
 MODEL_FORMAT = "shelfie-solve learned 1"
+#: Whether the objective values blocking an opponent (D15) by completing a line (:func:`block_values`).
+BLOCKING = True
+#: Win-chance shape with opponents (module docstring): the spread (points) of the final gap to the
+#: best opponent when the player's game is over but an opponent still plays (phase 0), near the
+#: end (phase 2) and far from it (phase 3); () = the plain expected score difference.
+WIN_SIGMA: tuple[int, ...] = (10, 20, 30)
+#: With the win-chance shape, values are in units of ``1 / (WIN_SCALE * VALUE_SCALE)`` of a win.
+WIN_SCALE = 1000
 #: More than any sheet's distance to the trigger (no opponents).
 FAR = 1 << 20
 
@@ -337,6 +353,13 @@ class Learned:
             game goes on near the end (phase 2), and far from it (phase 3).
         context: ``int64 (3,)`` :func:`table_context` of the active player (default: round 1,
             no opponents).
+        opponent_values: ``int64 (J, 3)`` or None: each opponent's ``P`` in the three cases of
+            ``opponent_sums`` (whose rows are its sums); needed by the win-chance shape and blocking.
+        block: ``int64 (J, 3, L)`` or None: the change of each opponent's ``P`` (rows as
+            ``opponent_sums``) when this turn completes line ``l`` of the player's sheet, so the
+            opponent loses their available items on it (D15; :func:`block_values`). Several lines
+            completed at once add up.
+        end_open: some opponent still plays this round if this turn ends the player's game.
     """
 
     weights: np.ndarray
@@ -347,6 +370,9 @@ class Learned:
     opponent_sums: tuple[int, int, int] = (0, 0, 0)
     context: np.ndarray = field(default_factory=lambda: np.array([1, 0, 0], dtype=np.int64))
     name: str = "learned"
+    opponent_values: np.ndarray | None = None
+    block: np.ndarray | None = None
+    end_open: bool = True
 
     def scale(self, rules: Ruleset) -> int:
         return VALUE_SCALE
@@ -354,7 +380,8 @@ class Learned:
     def positions(self, state: StateArrays, m: np.ndarray, a: np.ndarray, mp: np.ndarray,
                   ap: np.ndarray) -> np.ndarray:
         """``int64 (K,)``: ``V`` over :data:`VALUE_SCALE` of ``K`` sheets after this turn, given
-        by their line totals ``(K, L)``."""
+        by their line totals ``(K, L)``: points, or with opponents and :data:`WIN_SIGMA` the
+        win-chance shape times :data:`WIN_SCALE` (module docstring)."""
         board, rules = state.board, state.rules
         t = rules.scoring_threshold
         trigger = min(rules.end_trigger_shelves, board.n_shelves)
@@ -366,8 +393,25 @@ class Learned:
         own = WEIGHT_SCALE * scores(m, mp, t) + future_values(self.weights, board, t, m, a, mp, ap, self.threat,
                                                               own_distance == 1, phase, self.context)
         n = max(self.opponents, 1)
-        end_sum, near_sum, far_sum = self.opponent_sums
-        others = np.where(phase == 0, end_sum, np.where(phase == 2, near_sum, far_sum))
+        row = np.where(phase == 0, 0, np.where(phase == 2, 1, 2))  # (K,) case of opponent_sums
+        if self.opponent_values is None:
+            others = np.array(self.opponent_sums, dtype=np.int64)[row]
+            leader = others
+        else:
+            each = self.opponent_values[:, row].T  # (K, J)
+            if self.block is not None:
+                sizes = board.line_matrix.sum(axis=0)
+                completed = ((m == sizes) & (state.line_totals[0] < sizes)).astype(np.int64)  # (K, L)
+                change = np.einsum("kl,jrl->kjr", completed, self.block)  # (K, J, 3)
+                each = each + np.take_along_axis(change, row[:, None, None], axis=2)[:, :, 0]
+            others, leader = each.sum(axis=1), each.max(axis=1)
+        if WIN_SIGMA and self.opponents:
+            # win-chance shape of the gap to the best opponent (module docstring), over WEIGHT_SCALE
+            gap = own - leader
+            spread = np.where(phase == 0, WIN_SIGMA[0] if self.end_open else 0,
+                              np.where(phase == 2, WIN_SIGMA[1], WIN_SIGMA[2])) * WEIGHT_SCALE
+            win: np.ndarray = (WIN_SCALE * VALUE_SCALE * gap) // (spread + np.abs(gap) + 1)
+            return win
         numerator = (own * n - others) * VALUE_SCALE
         denominator = WEIGHT_SCALE * n
         rounded: np.ndarray = (numerator + denominator // 2) // denominator
@@ -405,17 +449,57 @@ class Learned:
         return max((value for _, value in self.shelf_values(state)), default=0)
 
 
-def player_value(weights: np.ndarray, board: Board, rules: Ruleset, sheets: tuple[Marks, ...], seat: int,
-                 phase: int, turn: int = 0) -> int:
-    """``P`` of ``seat`` (score plus ``F`` in ``phase``) over :data:`WEIGHT_SCALE`."""
+def player_values(weights: np.ndarray, board: Board, rules: Ruleset, sheets: tuple[Marks, ...], seat: int,
+                  phases: tuple[int, ...], turn: int = 0) -> list[int]:
+    """``P`` of ``seat`` (score plus ``F``) in each of ``phases``, over :data:`WEIGHT_SCALE`."""
     marks = sheets[seat]
     m, a, mp, ap = StateArrays(board, rules, marks).line_totals
     t = rules.scoring_threshold
     trigger = min(rules.end_trigger_shelves, board.n_shelves)
     near = np.array(trigger - marks.closed_shelves() == 1)
-    future = future_values(weights, board, t, m, a, mp, ap, threats(board, rules, sheets, seat), near,
-                           np.array(phase), table_context(sheets, seat, turn))
-    return int(WEIGHT_SCALE * scores(m, mp, t) + future)
+    rows = len(phases)
+    m3, a3, mp3, ap3 = (np.broadcast_to(x, (rows, len(x))) for x in (m, a, mp, ap))
+    future = future_values(weights, board, t, m3, a3, mp3, ap3, threats(board, rules, sheets, seat), near,
+                           np.array(phases), table_context(sheets, seat, turn))
+    return [int(WEIGHT_SCALE * scores(m, mp, t) + f) for f in future]
+
+
+def player_value(weights: np.ndarray, board: Board, rules: Ruleset, sheets: tuple[Marks, ...], seat: int,
+                 phase: int, turn: int = 0) -> int:
+    """``P`` of ``seat`` (score plus ``F`` in ``phase``) over :data:`WEIGHT_SCALE`."""
+    return player_values(weights, board, rules, sheets, seat, (phase,), turn)[0]
+
+
+def block_values(weights: np.ndarray, board: Board, rules: Ruleset, sheets: tuple[Marks, ...], active: int,
+                 phases: tuple[dict[int, int], int, int], turn: int = 0) -> np.ndarray | None:
+    """``int64 (J, 3, L)`` over the opponents ``j`` in seat order: for each line the active player
+    can complete this turn (no item eliminated, at most ``combinations_per_turn`` items missing,
+    D9), the change of the opponent's ``P`` when their available items on it are eliminated (D15),
+    with the opponent in their end phase ``phases[0][seat]`` (0 or 1), in phase 2 and in phase 3;
+    0 for the other lines. None when no line can be completed or no opponent has an item to lose.
+    Left out: an end trigger caused by the elimination (D17)."""
+    m, a, _, _ = StateArrays(board, rules, sheets[active]).line_totals
+    sizes = board.line_matrix.sum(axis=0)
+    reachable = np.flatnonzero((m + a == sizes) & (m < sizes) & (sizes - m <= rules.combinations_per_turn))
+    if not len(reachable):
+        return None
+    opponents = [j for j in range(len(sheets)) if j != active]
+    out = np.zeros((len(opponents), 3, len(sizes)), dtype=np.int64)
+    ends, near, far = phases
+    base: dict[int, list[int]] = {}
+    for line in reachable:
+        cells = tuple(int(c) for c in np.flatnonzero(board.line_matrix[:, line]))
+        for index, j in enumerate(opponents):
+            marks = sheets[j]
+            if not any(marks.is_available(c) for c in cells):
+                continue
+            rows = (ends[j], near, far)
+            if j not in base:
+                base[j] = player_values(weights, board, rules, sheets, j, rows, turn)
+            after = sheets[:j] + (marks.with_eliminated(cells),) + sheets[j + 1:]
+            values = player_values(weights, board, rules, after, j, rows, turn)
+            out[index, :, line] = np.array(values) - np.array(base[j])
+    return out if out.any() else None
 
 
 def game_objective(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], active: int, first: int,
@@ -434,13 +518,16 @@ def game_objective(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], acti
     trigger = min(rules.end_trigger_shelves, board.n_shelves)
     opponents = [j for j in range(n) if j != active]
     position = (active - first) % n
-    end_sum = sum(player_value(weights, board, rules, sheets, j, 1 if (j - first) % n > position else 0, turn)
-                  for j in opponents)
-    near_sum = sum(player_value(weights, board, rules, sheets, j, 2, turn) for j in opponents)
-    far_sum = sum(player_value(weights, board, rules, sheets, j, 3, turn) for j in opponents)
+    ends = {j: 1 if (j - first) % n > position else 0 for j in opponents}
+    each = np.array([player_values(weights, board, rules, sheets, j, (ends[j], 2, 3), turn) for j in opponents],
+                    dtype=np.int64).reshape(len(opponents), 3)
+    end_sum, near_sum, far_sum = (int(x) for x in each.sum(axis=0))
     distance = min((trigger - sheets[j].closed_shelves() for j in opponents), default=FAR)
+    block = block_values(weights, board, rules, sheets, active, (ends, 2, 3), turn) if BLOCKING else None
     return Learned(weights, threats(board, rules, sheets, active), triggered, distance, len(opponents),
-                   (end_sum, near_sum, far_sum), table_context(sheets, active, turn))
+                   (end_sum, near_sum, far_sum), table_context(sheets, active, turn),
+                   opponent_values=each if opponents else None,
+                   block=block, end_open=any(ends.values()))
 
 
 def state_objective(state: GameState, model: LearnedModel | None = None) -> Learned:

@@ -190,6 +190,9 @@ OBJECTIVE_NOTES = {
     "strategic": ("strategic value: the expected gain in potential points (docs/objectives.md): points of "
                   "scoring lines plus credit for lines still on their way to scoring (D19); unlike points, "
                   "it counts progress that scores only in later turns."),
+    "learned": ("learned value (docs/train.md): alone, the change of the expected final score (points); with "
+                "opponents (play), the change of a win-chance score of the gap to the best opponent, in "
+                "thousandths (+1000 a sure win, -1000 a sure loss)."),
 }
 
 

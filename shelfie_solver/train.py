@@ -25,17 +25,20 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from .board import Board, parse_marks, score
+from .board import Board, Marks, parse_marks, score
 from .errors import ShelfieError
 from .files import FileWriteError, write_text_atomically
 from .game import Block, EndTriggered, Fail, Game, GameOver, Mark, Pass, Roll, Start, end_trigger_shelves, play_seeded
-from .learned import (GLOBAL_FEATURES, N_FEATURES, PHASES, WEIGHT_SCALE, LearnedModel, feature_vector, model_from_dict,
-                      prior_weights, table_context, threats)
+from .learned import (GLOBAL_FEATURES, N_CONTEXT, N_FEATURES, PHASES, WEIGHT_SCALE, LearnedModel, feature_vector,
+                      model_from_dict, prior_weights, table_context, threats)
 from .rules import Ruleset
+
+if TYPE_CHECKING:
+    from .exact import GameSolution
 
 #: Ridge penalty added to the diagonal of X^T X (features are whole numbers of points/items).
 RIDGE = 1.0
@@ -157,23 +160,28 @@ def run_tasks(function: Callable[..., R], tasks: Sequence[tuple[Any, ...]], jobs
     return out
 
 
-def fit(sums: Sums, prior: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, float]:
+def fit(sums: Sums, prior: np.ndarray, basis: np.ndarray, ridge: float = RIDGE) -> tuple[np.ndarray, float]:
     """Ridge least squares from exact sums, shrunk toward ``prior`` (``float (F,)``, points):
-    the features where ``free`` is true are fitted, the others keep the prior's weight.
-    Returns ``int64 (F,)`` weights over WEIGHT_SCALE and the root-mean-square error of the fit
-    (points, display)."""
+    the weights are ``prior + basis @ u`` with ``u`` fitted (``basis`` ``(F, k)``, :func:`basis`:
+    a column of the identity frees one feature) and ``ridge`` added to the diagonal. Returns
+    ``int64 (F,)`` weights over WEIGHT_SCALE and the root-mean-square error of the fit (points,
+    display)."""
     w = prior.astype(float).copy()
-    if sums.count == 0:
+    if sums.count == 0 or basis.shape[1] == 0:
         return np.rint(w * WEIGHT_SCALE).astype(np.int64), 0.0
     xtx = sums.xtx.astype(float)
     xty = sums.xty.astype(float)
-    f = np.flatnonzero(free)
-    fixed = np.flatnonzero(~free)
-    lhs = xtx[np.ix_(f, f)] + RIDGE * np.eye(len(f))
-    rhs = xty[f] - xtx[np.ix_(f, fixed)] @ w[fixed] + RIDGE * w[f]
-    w[f] = np.linalg.solve(lhs, rhs)
+    b = basis.astype(float)
+    lhs = b.T @ xtx @ b + ridge * np.eye(b.shape[1])
+    rhs = b.T @ (xty - xtx @ w)
+    w = w + b @ np.linalg.solve(lhs, rhs)
     residual = float(sums.yy) - 2 * float(w @ xty) + float(w @ xtx @ w)
     return np.rint(w * WEIGHT_SCALE).astype(np.int64), float(np.sqrt(max(residual, 0.0) / sums.count))
+
+
+def basis(free: np.ndarray) -> np.ndarray:
+    """``(F, k)`` basis of the fitted corrections (:func:`fit`): one identity column per free feature."""
+    return np.eye(N_FEATURES)[:, free]
 
 
 def free_features(players: int) -> np.ndarray:
@@ -261,7 +269,7 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
                         total[p].add(sums[p])
             rows = []
             for p in PHASES:
-                w, rmse = fit(total[p], prior_weights(rules.scoring_threshold), free_features(n))
+                w, rmse = fit(total[p], prior_weights(rules.scoring_threshold), basis(free_features(n)))
                 rows.append(w)
                 if report:
                     report(f"iteration {k + 1}, {n} player{'s' if n > 1 else ''}, phase {p}: "
@@ -320,3 +328,65 @@ def model_text(model: LearnedModel) -> str:
     lines.append(" }\n}\n")
     return "\n".join(lines)
 
+
+
+#: Targets of :func:`fit_table` are rounded to this many units per point.
+TABLE_SCALE = 1 << 16
+
+
+def fit_table(solutions: Sequence[GameSolution], ridge: float = RIDGE) -> tuple[LearnedModel, dict[int, float]]:
+    """Solitaire weights fitted to exact value tables (:mod:`exact`, ``solve-game --save``; several
+    tables, e.g. of different boards, are pooled): per phase (2: the sheet one closed shelf short of
+    the trigger, 3: further), ridge least squares of ``V*(s) - score(s)`` (the optimal points still
+    to come, D19) on every state's features, every state weighted alike, shrunk toward the strategic
+    shape (:func:`learned.prior_weights`). The states carry no round, so the table-clock features
+    keep weight 0. Targets are rounded to units of ``1 / TABLE_SCALE`` point so the sums are exact
+    integers.
+
+    Returns the model (players 1) and the root-mean-square error per phase (points, display).
+
+    Raises:
+        TrainError: no table, or tables with different scoring thresholds.
+    """
+    if not solutions or len({s.rules.scoring_threshold for s in solutions}) != 1:
+        raise TrainError("fit_table needs one or more value tables of the same scoring threshold (D19)")
+    totals = {p: Sums.zero() for p in PHASES}
+    for solution in solutions:
+        for p, sums in _table_sums(solution).items():
+            totals[p].add(sums)
+    prior = prior_weights(solutions[0].rules.scoring_threshold)
+    free = np.ones(N_FEATURES, dtype=bool)
+    free[N_FEATURES - N_CONTEXT:] = False
+    weights, errors = [], {}
+    for p in PHASES:
+        w, error = fit(totals[p], prior, basis(free), ridge * TABLE_SCALE)
+        weights.append(w)
+        if totals[p].count:
+            errors[p] = error / TABLE_SCALE ** 0.5
+    names = [s.board.name for s in solutions]
+    return LearnedModel({1: np.stack(weights)}, {"trained": {"tables": names, "method": "least squares fit to "
+                                                             "exact value tables (docs/train.md)"}}), errors
+
+
+def _table_sums(solution: GameSolution) -> dict[int, Sums]:
+    """Exact sums of :func:`fit_table` for one table: targets times TABLE_SCALE, ``X^T X`` times
+    TABLE_SCALE (so the fitted weights are in points)."""
+    board, rules = solution.board, solution.rules
+    trigger = end_trigger_shelves(board, rules)
+    threat = np.zeros(len(board.lines), dtype=bool)
+    context = np.array([1, 0, 0], dtype=np.int64)
+    rows: dict[int, list[np.ndarray]] = {p: [] for p in PHASES}
+    targets: dict[int, list[int]] = {p: [] for p in PHASES}
+    for (marked, eliminated), value in sorted(solution.values.items()):
+        marks = Marks(board.n_shelves, board.n_columns, marked, eliminated)
+        near = trigger - marks.closed_shelves() == 1
+        phase = 2 if near else 3
+        rows[phase].append(feature_vector(board, rules, marks, threat, near, context))
+        targets[phase].append(round((value - score(board, marks, rules)) * TABLE_SCALE))
+    out = {p: Sums.zero() for p in PHASES}
+    for p in PHASES:
+        if rows[p]:
+            x = np.array(rows[p], dtype=np.int64).astype(object)
+            y = np.array(targets[p], dtype=object)
+            out[p] = Sums(x.T @ x * TABLE_SCALE, x.T @ y, len(y), int((y * y).sum()) // TABLE_SCALE)
+    return out

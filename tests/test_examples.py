@@ -32,6 +32,7 @@ USED = {
     "boards/small-3x4.toml": "test_small_boards",
     "boards/small-4x3.toml": "test_small_boards",
     "boards/small-5x3.toml": "test_small_boards",
+    "learned-small-boards.json": "test_learned_small_boards_file",
 }
 
 
@@ -83,6 +84,23 @@ def test_small_boards(name: str) -> None:
     data = run("--dice", "GGGGGG", "--board", str(BOARDS / name), "--rerolls", "0", "--objective", "points")
     assert data["value"] == "6/1"
     assert data["markings"][0]["cells"] == ["r1c1", "r1c2", "r1c3"]
+
+
+def test_learned_small_boards_file() -> None:
+    """examples/learned-small-boards.json (``train --table`` on the three small boards' exact
+    tables, docs/train.md) is a solitaire parameter file usable as ``learned:FILE`` on any board;
+    its values print as exact fractions."""
+    from shelfie_solver.board import load_board
+    from shelfie_solver.learned import load_model
+    from shelfie_solver.rules import DEFAULT_RULES
+
+    path = EXAMPLES / "learned-small-boards.json"
+    model = load_model(path)
+    assert set(model.weights) == {1}
+    names = {load_board(str(BOARDS / f), DEFAULT_RULES).name for f in ("small.toml", "small-3x4.toml", "small-4x3.toml")}
+    assert set(model.info["trained"]["tables"]) == names
+    data = run("--dice", "GGGCCJ", "--board", str(BOARDS / "small-5x3.toml"), "--objective", f"learned:{path}")
+    assert "/" in data["value"]
 
 
 def test_mixed_faces_board():

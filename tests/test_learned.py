@@ -170,7 +170,7 @@ def test_fit_by_hand():
     # Ridge 1 toward the prior (0 for the constant): (999 + 1) w = 9990 + 0 -> w = 9.99 points.
     # With opponents the line features are not fitted: they keep the prior (Phi's shape).
     from shelfie_solver.learned import prior_weights
-    from shelfie_solver.train import RIDGE, Sums, fit, free_features
+    from shelfie_solver.train import RIDGE, Sums, basis, fit, free_features
 
     assert RIDGE == 1.0
     sums = Sums.zero()
@@ -178,7 +178,7 @@ def test_fit_by_hand():
     sums.xty[CONSTANT] = 9990
     sums.count, sums.yy = 999, 99900
     prior = prior_weights(3)
-    w, rmse = fit(sums, prior, free_features(2))
+    w, rmse = fit(sums, prior, basis(free_features(2)))
     assert w[CONSTANT] == 999_000
     assert np.array_equal(w[:CONSTANT - 2], np.rint(prior[:CONSTANT - 2] * WEIGHT_SCALE).astype(np.int64))
     assert rmse == pytest.approx(0.01, abs=1e-6)

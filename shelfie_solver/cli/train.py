@@ -7,13 +7,17 @@ import sys
 import click
 
 from ..files import FileWriteError, check_writable, write_text_atomically
-from ..train import PLAYER_COUNTS, TrainError, model_text, tasks_total, train
+from ..train import PLAYER_COUNTS, TrainError, fit_table, model_text, tasks_total, train
 from .options import board_option, jobs_option, load_setup, resolve_workers, rules_option, scheduler_option
 
 
 @click.command("train", short_help="Fit the learned objective by self-play.")
-@click.option("--seed", type=click.IntRange(0, None), required=True, metavar="S",
-              help="Root seed; the same seed and settings give the same parameters whatever --jobs is.")
+@click.option("--seed", type=click.IntRange(0, None), default=None, metavar="S",
+              help="Root seed (required for self-play); the same seed and settings give the same parameters "
+                   "whatever --jobs is.")
+@click.option("--table", "tables", multiple=True, metavar="TABLE",
+              help="Instead of self-play, fit the solitaire weights to the exact value table(s) of "
+                   "'solve-game --save TABLE' (repeat to pool several boards; docs/train.md).")
 @click.option("--games", type=click.IntRange(1, 100_000), default=300, show_default=True, metavar="N",
               help="Self-play games per number of players per iteration.")
 @click.option("--iterations", type=click.IntRange(1, 20), default=2, show_default=True, metavar="K",
@@ -30,7 +34,7 @@ from .options import board_option, jobs_option, load_setup, resolve_workers, rul
                    "a rerun with the same settings resumes from it.")
 @board_option
 @rules_option
-def train_command(seed: int, games: int, iterations: int, players_text: str, jobs: int | None,
+def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterations: int, players_text: str, jobs: int | None,
                   scheduler: str | None, output: str,
                   checkpoint: str | None, board_path: str | None, rules_path: str | None) -> None:
     """Fit the learned objective by self-play: Monte Carlo returns, least squares, iterated.
@@ -39,7 +43,14 @@ def train_command(seed: int, games: int, iterations: int, players_text: str, job
     Examples:
       shelfie-solve train --seed 11 --output learned.json
       shelfie-solve train --seed 1 --games 20 --iterations 1 --players 2
+      shelfie-solve train --table small.json --output small-learned.json
     """
+    if tables:
+        _fit_tables(tables, output)
+        return
+    if seed is None:
+        raise click.BadParameter("a root seed is needed for self-play (or --table TABLE to fit a value table)",
+                                 param_hint="'--seed'")
     rules, board, _ = load_setup(rules_path, board_path, None)
     players = _parse_players(players_text)
     checkpoint = checkpoint if checkpoint is not None else f"{output}.checkpoint"
@@ -66,6 +77,24 @@ def train_command(seed: int, games: int, iterations: int, players_text: str, job
         click.echo(line)
     click.echo(f"Parameters written to {output} (objective and strategy learned:{output}, e.g. "
                f"simulate --players learned:{output},solver; docs/train.md).")
+
+
+def _fit_tables(tables: tuple[str, ...], output: str) -> None:
+    """``train --table``: the solitaire weights fitted to exact value tables (:func:`train.fit_table`)."""
+    from ..value_table import load_table
+
+    try:
+        check_writable(output)
+    except FileWriteError as error:
+        raise click.BadParameter(str(error), param_hint="'--output'") from None
+    model, errors = fit_table([load_table(path) for path in tables])
+    try:
+        write_text_atomically(output, model_text(model))
+    except FileWriteError as error:
+        raise TrainError(str(error)) from None
+    for phase, rms in sorted(errors.items()):
+        click.echo(f"value table fit, 1 player, phase {phase}: RMS error {rms:.2f} points")
+    click.echo(f"Parameters written to {output} (objective and strategy learned:{output}; docs/train.md).")
 
 
 def _parse_players(text: str) -> tuple[int, ...]:
