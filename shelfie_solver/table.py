@@ -469,6 +469,12 @@ def update_file(path: str, change: Callable[[Table], Table]) -> tuple[Table, Tab
 # --- advice that knows the game -------------------------------------------------------------
 
 
+#: The objective ``play`` advises with unless ``--objective`` says otherwise: the game-aware
+#: ``learned`` (it beats the ``strategic`` solver head-to-head with 2, 3 and 4 players,
+#: docs/strategies.md); ``strategic`` stays selectable.
+PLAY_OBJECTIVE = "learned"
+
+
 def objective_for(name: str, state: GameState) -> Objective:
     """The objective the advice of ``play`` maximises in this game state: ``learned`` sees the
     whole game (every sheet, the end trigger, the rounds left, the opponents' threats:

@@ -22,6 +22,7 @@ from ..session import (
     roll_action,
     told_action,
 )
+from ..table import PLAY_OBJECTIVE as DEFAULT_OBJECTIVE
 from ..table import (Action, Table, TableError, act, create_file, draw_first, new_table, objective_for, read_table,
                      undo, update_file)
 from ..table_report import describe, status_report, step_report
@@ -84,7 +85,7 @@ def play_command() -> None:
 def _objective_option(func: Callable[..., Any]) -> Callable[..., Any]:
     func = click.option("--top", type=click.IntRange(1, None), default=5, show_default=True, metavar="K",
                         help="Rows of advice in table and markdown output.")(func)
-    return click.option("--objective", default="strategic", show_default=True, metavar="NAME",
+    return click.option("--objective", default=DEFAULT_OBJECTIVE, show_default=True, metavar="NAME",
                         help=f"What the advice maximises: {', '.join(OBJECTIVE_NAMES)} (docs/objectives.md).")(func)
 
 
@@ -140,7 +141,7 @@ def new_command(game: str, players_text: str, first: str | None, seed: int | Non
     seat = table.seat_of(first) if first is not None else draw_first(len(names), seed)
     table = new_table(board, rules, names, seat)
     create_file(game, table)
-    _show(None, table, "strategic", 5, fmt)
+    _show(None, table, DEFAULT_OBJECTIVE, 5, fmt)
 
 
 @play_command.command("roll")
@@ -249,7 +250,7 @@ class _SessionCommand(click.Command):
 
 @play_command.command("session", cls=_SessionCommand, hidden=True)
 @_GAME
-@click.option("--objective", default="strategic", show_default=True, metavar="NAME")
+@click.option("--objective", default=DEFAULT_OBJECTIVE, show_default=True, metavar="NAME")
 def session_command(game: str, objective: str) -> None:
     """The interactive session on the game file GAME: type the dice, keep, mark, undo... ('help' at
     the prompt lists the commands; the file is saved after every action)."""
