@@ -34,12 +34,13 @@ import numpy as np
 
 from .engine import (BOARD_NEIGHBOURS, Board, Move, State, Table, column_room, draw_refill, free_cells, legal_moves,
                      legal_picks, needs_refill, pick_orders)
+from .race import FAR, expected_token, tiles_needed
 from .rules import CELLS, COLUMNS, EMPTY, PERSONAL_POINTS, ROWS, SIDE, PersonalCard, Shelf, TileRuleset
 from .shelf import GROUP_POINTS, MIN_TILES, NEIGHBOURS, goal_holds, group_labels
 
 #: Evaluation unit: quarters of a point.
 QUARTER = 4
-PARTS = ("immediate", "groups", "personal", "tempo", "denial")
+PARTS = ("immediate", "groups", "personal", "tempo", "denial", "race")
 
 
 @dataclass(frozen=True)
@@ -697,6 +698,84 @@ def _full_value(placements: _Placements, column: int,
             _tempo(shelf) - _tempo(placements.shelf), tuple(goals), end)
 
 
+#: :func:`race.tiles_needed` of recent shelves, by (goal, shelf, rules); cleared when it outgrows this.
+_NEEDED: dict[tuple[int, Shelf, TileRuleset], int] = {}
+_NEEDED_MAX = 4096
+
+
+def _needed(goal: int, shelf: Shelf, rules: TileRuleset) -> int:
+    """:func:`race.tiles_needed`, kept per shelf (each shelf is asked again by the next turns)."""
+    key = (goal, shelf, rules)
+    hit = _NEEDED.get(key)
+    if hit is None:
+        if len(_NEEDED) >= _NEEDED_MAX:
+            _NEEDED.clear()
+        hit = _NEEDED[key] = tiles_needed(goal, shelf, rules)
+    return hit
+
+
+def race_quarters(stack: tuple[int, ...], mine: int, others: list[int]) -> int:
+    """The race value (x4) of being ``mine`` >= 1 tiles from a goal whose tokens left are
+    ``stack`` while the other players who have not scored it are ``others`` tiles from it: the
+    token the player can expect (:func:`race.expected_token`, T18) halved for every tile still
+    needed, rounded down to a quarter (1 tile: 1/2, 2 tiles: 1/4, ...; 0 from 6 tiles on for an
+    8-point token)."""
+    return (QUARTER * expected_token(stack, mine, others)) >> mine
+
+
+class _Race:
+    """The ``race`` term of the mover's placements: for each common goal the mover has not scored
+    (T18), the change of :func:`race_quarters` from the shelf before to the shelf after (the goal
+    completed: 0 after, its token is in ``immediate``), with the other players' distances
+    (:func:`race.tiles_needed` on their shelves) fixed for the turn. ``cap(k)`` bounds the term
+    for any placement of ``k`` tiles (a placement needs at least ``tiles needed - k`` more tiles,
+    and the value falls as the distance grows), for :func:`_best_advised`'s bound."""
+
+    def __init__(self, table: Table, state: State, mine: _Placements):
+        self.mine, self.rules = mine, table.rules
+        self.cache: dict[tuple[int, tuple[int, ...]], int] = {}
+        #: per open goal: (goal, tokens left, the others' distances, the value now)
+        self.slots: list[tuple[int, tuple[int, ...], list[int], int]] = []
+        self.caps = [0, 0, 0, 0]
+        seat = state.turn
+        for slot, goal in mine.open_slots:
+            stack = state.stacks[slot]
+            mine_now = _needed(goal, mine.shelf, table.rules)
+            if mine_now >= FAR or mine_now == 0:
+                continue  # out of reach (the value stays 0), or holding already (typed positions)
+            others = [_needed(goal, state.shelves[o], table.rules) for o in range(table.players)
+                      if o != seat and state.tokens[o][slot] == 0]
+            before = race_quarters(stack, mine_now, others)
+            best = [race_quarters(stack, max(1, mine_now - k), others) - before for k in range(4)]
+            if best[3] == 0 and before == 0:
+                continue  # no placement can change it
+            self.slots.append((goal, stack, others, before))
+            for k in range(4):
+                self.caps[k] += best[k]
+
+    def cap(self, k: int) -> int:
+        """An upper bound of :meth:`gain` for a placement of ``k`` tiles (x4)."""
+        return self.caps[k]
+
+    def gain(self, column: int, types: tuple[int, ...], goals: tuple[int, ...]) -> int:
+        """The race term (x4) of placing ``types`` in ``column`` (``goals``: those it completes)."""
+        if not self.slots:
+            return 0
+        key = (column, types)
+        hit = self.cache.get(key)
+        if hit is None:
+            shelf = _place(self.mine.shelf, column, types)
+            hit = 0
+            for goal, stack, others, before in self.slots:
+                if goal in goals:
+                    hit -= before
+                    continue
+                after = max(1, tiles_needed(goal, shelf, self.rules))
+                hit += race_quarters(stack, after, others) - before
+            self.cache[key] = hit
+        return hit
+
+
 def _next_best(opponent: _Placements, board: Board) -> int:
     """The next player's best immediate gain (x4) on ``board``."""
     best = 0
@@ -816,11 +895,13 @@ _Scored = tuple[int | Fraction, Move, tuple[int | Fraction, ...], tuple[int, ...
 
 
 def _score_moves(table: Table, state: State, immediate_only: bool, samples: int = 0,
-                 rng: np.random.Generator | None = None, exact_boards: int = EXACT_REFILL_BOARDS) -> list[_Scored]:
+                 rng: np.random.Generator | None = None, exact_boards: int = EXACT_REFILL_BOARDS,
+                 race: bool = True) -> list[_Scored]:
     """``(total x4, move, parts x4, goals, refill, end, outlook)`` for every legal move, unsorted;
     with ``samples`` > 0 (and ``rng``) a refill's denial is the expectation of
     :func:`_refill_outlook` (exact up to ``exact_boards`` boards), else 0. ``immediate_only``
-    (greedy): the total is the immediate gain and the other fields are empty."""
+    (greedy): the total is the immediate gain and the other fields are empty. ``race``: with the
+    race term (:class:`_Race`; else 0, the first advisor's evaluation)."""
     seat = state.turn
     mine = _placements(table, state, seat)
     nxt = (seat + 1) % table.players
@@ -828,12 +909,15 @@ def _score_moves(table: Table, state: State, immediate_only: bool, samples: int 
     denial_cache: dict[tuple[int, ...], tuple[int | Fraction, bool, RefillOutlook | None]] = {}
     next_best = _NextBest(opponent, state.board) if opponent is not None else None
     outlooks: dict[tuple[int, ...], RefillOutlook] = {}
+    racing = _Race(table, state, mine) if race and not immediate_only else None
     scored: list[_Scored] = []
     for move in legal_moves(state):
         if immediate_only:  # greedy: the incremental gain alone (goals and end not reported)
             scored.append((mine.immediate(move.column, move.types(state.board)), move, (), (), False, False, None))
             continue
-        immediate, groups, personal, tempo, goals, end = mine.value(move.column, move.types(state.board))
+        types = move.types(state.board)
+        immediate, groups, personal, tempo, goals, end = mine.value(move.column, types)
+        race_gain = racing.gain(move.column, types, goals) if racing is not None else 0
         picked = tuple(sorted(move.cells))
         hit = denial_cache.get(picked)
         if hit is None:
@@ -856,23 +940,25 @@ def _score_moves(table: Table, state: State, immediate_only: bool, samples: int 
                 denial = -outlook.mean / 2
             hit = denial_cache[picked] = (denial, refill, outlook)
         denial, refill, outlook = hit
-        parts = (immediate, groups, personal, tempo, denial)
+        parts = (immediate, groups, personal, tempo, denial, race_gain)
         scored.append((sum(parts), move, parts, goals, refill, end, outlook))
     return scored
 
 
-def _best_advised(table: Table, state: State) -> list[Move]:
+def _best_advised(table: Table, state: State, race: bool = True) -> list[Move]:
     """The moves of best total value of :func:`_score_moves` (no refill sampling), in legal-move
     order, by bound and prune: the denial term is at most minus half the next player's best gain
     among its current picks that a pick leaves alone (:meth:`_NextBest.kept`), so picks are
     scored exactly best bound first, and those whose bound is below the best total so far are
-    skipped (they cannot reach it; exact ties are kept)."""
+    skipped (they cannot reach it; exact ties are kept). The race term (with ``race``) is
+    bounded by :meth:`_Race.cap` in the bound and computed only for the picks scored."""
     seat = state.turn
     board = state.board
     mine = _placements(table, state, seat)
     next_best = _NextBest(_placements(table, state, (seat + 1) % table.players), board)
+    racing = _Race(table, state, mine) if race else None
     moves: list[tuple[tuple[int, ...], int]] = []  # (cells in placement order, column), in legal_moves' order
-    by_pick: dict[tuple[int, ...], list[tuple[int, int]]] = {}
+    by_pick: dict[tuple[int, ...], list[tuple[int, int, int, tuple[int, ...]]]] = {}
     room = mine.room
     value = mine.value
     # T16 after a pick: no two tiles left side by side. ``degree``: tiles next to each tile; a
@@ -889,12 +975,14 @@ def _best_advised(table: Table, state: State) -> list[Move]:
                 for types, order in orders.items():
                     immediate, groups, personal, tempo, _, _ = value(column, types)
                     v = immediate + groups + personal + tempo
-                    items.append((len(moves), v))
+                    items.append((len(moves), v, column, types))
                     moves.append((order, column))
                     if top is None or v > top:
                         top = v
         assert top is not None
         refill = pairs == sum(degree[cell] for cell in pick) - (len(pick) - 1)  # T16: a fresh board, denial 0 here
+        if racing is not None:
+            top += racing.cap(len(pick))
         bounds.append((top if refill else top - next_best.kept(pick) // 2, refill, pick))
     bounds.sort(key=lambda item: -item[0])
     best: int | None = None
@@ -903,19 +991,22 @@ def _best_advised(table: Table, state: State) -> list[Move]:
         if best is not None and bound < best:
             break
         denial = 0 if refill else -(next_best.after(picked) // 2)
-        for index, v in by_pick[picked]:
+        for index, v, column, types in by_pick[picked]:
+            if racing is not None and racing.slots:
+                v += racing.gain(column, types, value(column, types)[4])
             total = totals[index] = v + denial
             if best is None or total > best:
                 best = total
     return [Move(*moves[index]) for index in sorted(totals) if totals[index] == best]
 
 
-def best_moves(table: Table, state: State, immediate_only: bool = False) -> list[Move]:
+def best_moves(table: Table, state: State, immediate_only: bool = False, race: bool = True) -> list[Move]:
     """The moves :func:`rank_moves` ranks first (exact ties: all of them, in legal-move order),
     without building the whole ranking (the strategies' fast path; a refill's denial counts 0
-    here); with ``immediate_only`` the moves of best immediate score change (T25) instead."""
+    here); with ``immediate_only`` the moves of best immediate score change (T25) instead;
+    without ``race`` the race term counts 0 (the first advisor, ``advisor-v1``)."""
     if not immediate_only:
-        return _best_advised(table, state)
+        return _best_advised(table, state, race)
     # greedy: a move's gain is at most the best of its pick's types (kept per shelf, shared with the
     # advisor's denial term), so only moves whose pick reaches the best are scored one by one
     mine = _placements(table, state, state.turn)
@@ -928,7 +1019,7 @@ def best_moves(table: Table, state: State, immediate_only: bool = False) -> list
 
 
 def rank_moves(table: Table, state: State, samples: int = 0, rng: np.random.Generator | None = None,
-               exact_boards: int = EXACT_REFILL_BOARDS) -> list[RankedMove]:
+               exact_boards: int = EXACT_REFILL_BOARDS, race: bool = True) -> list[RankedMove]:
     """Every legal move of the active player, best first, with its evaluation (module docstring).
 
     Args:
@@ -937,8 +1028,9 @@ def rank_moves(table: Table, state: State, samples: int = 0, rng: np.random.Gene
             with ``rng`` (0 samples or no ``rng``: the term is 0).
         exact_boards: a refill that can draw at most this many boards is averaged exactly over
             all of them (weighted by probability) instead of sampled.
+        race: with the race term (:class:`_Race`); else it counts 0.
     """
-    scored = _score_moves(table, state, False, samples, rng, exact_boards)
+    scored = _score_moves(table, state, False, samples, rng, exact_boards, race)
     scored.sort(key=lambda item: -item[0])
     ranked = []
     rank = 0
