@@ -71,10 +71,10 @@ def _near(goal, rules, seed, count, changes):
 def test_tiles_needed_against_exhaustive_search(goal):
     """Exact for T-CG2, T-CG5-T-CG12 and loose T-CG1; a lower bound for T-CG1 (groups reading),
     T-CG3 and T-CG4; on shelves 1-3 tiles and 0-2 changes away from a worked example where the
-    goal holds (T-CG6: 0-6 changed), against every way to add up to 3 tiles (T4)."""
+    goal holds (T-CG2, T-CG4, T-CG6: 0-6 changed), against every way to add up to 3 tiles (T4)."""
     rules = replace(RULES, squares=EXACT.get(goal) or RULES.squares)
     seen = set()
-    for shelf in _near(goal, rules, goal, 30, 6 if goal == 6 else 2):
+    for shelf in _near(goal, rules, goal, 30, 6 if goal in (2, 4, 6) else 2):
         truth = _brute(goal, shelf, rules, 3)
         got = tiles_needed(goal, shelf, rules)
         if truth == FAR:  # more than 3 tiles, or never
@@ -111,3 +111,30 @@ def test_expected_token():
     assert expected_token((8, 4), 2, [2]) == 4
     assert expected_token((8, 4), 2, [1, 1]) == 0
     assert expected_token((8, 4), FAR, []) == 0
+
+
+def test_race_distance_after_a_placement_is_the_fresh_count():
+    """The advisor's incremental distance after a placement (pattern targets kept per shelf,
+    T-CG3/T-CG4 from the groups joined) equals :func:`tiles_needed` on the new shelf wherever
+    the race value can be non-zero (at most RACE_REACH = 3 tiles), for every goal, in random games."""
+    import sys
+
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
+    from test_tile_advise import _positions
+
+    from shelfie_solver.tile.advise import _place, _placements, _Race
+
+    checked = 0
+    for seed in range(6):
+        for table, state in _positions(seed, 40):
+            mine = _placements(table, state, state.turn)
+            race = _Race(table, state, mine)
+            for goal in table.goals:
+                for column in range(COLUMNS):
+                    for types in ((0,), (1, 2), (3, 3), (4, 0, 5), (2, 2, 2)):
+                        if mine.room[column] < len(types):
+                            continue
+                        fresh = tiles_needed(goal, _place(mine.shelf, column, types), table.rules)
+                        assert min(4, race._needed_after(goal, column, types)) == min(4, fresh)
+                        checked += 1
+    assert checked > 1000

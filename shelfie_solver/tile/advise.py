@@ -34,7 +34,8 @@ import numpy as np
 
 from .engine import (BOARD_NEIGHBOURS, Board, Move, State, Table, column_room, draw_refill, free_cells, legal_moves,
                      legal_picks, needs_refill, pick_orders)
-from .race import FAR, expected_token, tiles_needed
+from .race import (FAR, Target, columns_needed, expected_token, needed_after, pattern_targets, row_may, rows_needed,
+                   staircase_needed, tiles_needed)
 from .rules import CELLS, COLUMNS, EMPTY, PERSONAL_POINTS, ROWS, SIDE, PersonalCard, Shelf, TileRuleset
 from .shelf import GROUP_POINTS, MIN_TILES, NEIGHBOURS, goal_holds, group_labels
 
@@ -714,13 +715,16 @@ def _needed(goal: int, shelf: Shelf, rules: TileRuleset) -> int:
     return hit
 
 
+#: The race counts goals at most this many tiles away (one pick, T10): farther is too uncertain.
+RACE_REACH = 3
+
+
 def race_quarters(stack: tuple[int, ...], mine: int, others: list[int]) -> int:
     """The race value (x4) of being ``mine`` >= 1 tiles from a goal whose tokens left are
     ``stack`` while the other players who have not scored it are ``others`` tiles from it: the
     token the player can expect (:func:`race.expected_token`, T18) halved for every tile still
-    needed, rounded down to a quarter (1 tile: 1/2, 2 tiles: 1/4, ...; 0 from 6 tiles on for an
-    8-point token)."""
-    return (QUARTER * expected_token(stack, mine, others)) >> mine
+    needed (1 tile: 1/2, 2 tiles: 1/4, 3 tiles: 1/8), 0 beyond :data:`RACE_REACH` tiles."""
+    return (QUARTER * expected_token(stack, mine, others)) >> mine if mine <= RACE_REACH else 0
 
 
 class _Race:
@@ -737,6 +741,10 @@ class _Race:
         #: per open goal: (goal, tokens left, the others' distances, the value now)
         self.slots: list[tuple[int, tuple[int, ...], list[int], int]] = []
         self.caps = [0, 0, 0, 0]
+        self.targets: dict[int, list[Target]] = {}
+        self.heights = [ROWS - r for r in mine.room]
+        self.lines: tuple[list[int], list[set[int]], list[list[int]]] | None = None
+        self.deltas: dict[int, list[list[list[int]]]] = {}
         seat = state.turn
         for slot, goal in mine.open_slots:
             stack = state.stacks[slot]
@@ -764,16 +772,80 @@ class _Race:
         key = (column, types)
         hit = self.cache.get(key)
         if hit is None:
-            shelf = _place(self.mine.shelf, column, types)
             hit = 0
             for goal, stack, others, before in self.slots:
                 if goal in goals:
                     hit -= before
                     continue
-                after = max(1, tiles_needed(goal, shelf, self.rules))
+                after = max(1, self._needed_after(goal, column, types))
                 hit += race_quarters(stack, after, others) - before
             self.cache[key] = hit
         return hit
+
+    def _needed_after(self, goal: int, column: int, types: tuple[int, ...]) -> int:
+        """:func:`race.tiles_needed` after the placement, or a number > :data:`RACE_REACH` when
+        that is (the race value is then 0, :func:`race_quarters`): T-CG1,
+        T-CG8, T-CG10, T-CG11 from the shelf's targets within :data:`_RACE_LIMIT` tiles
+        (:func:`race.needed_after`); T-CG3, T-CG4 from the groups the tiles join (T19)."""
+        mine = self.mine
+        if goal in (1, 8, 10, 11):
+            targets = self.targets.get(goal)
+            if targets is None:
+                targets = self.targets[goal] = pattern_targets(goal, mine.shelf, self.rules, _RACE_LIMIT)
+            slots = mine.slots[column]
+            return needed_after(targets, self.heights, column, [(slots[j][0], t) for j, t in enumerate(types)])
+        if goal in (3, 4) and len(set(types)) == len(types):  # distinct types join distinct groups
+            least = 4 if goal == 3 else 2
+            deltas = self.deltas.get(least)
+            if deltas is None:  # per column, next cell, type: the groups of ``least``+ tiles gained
+                deltas = self.deltas[least] = [[[(size >= least) - sum(1 for old in joined if old >= least)
+                                                 for _, size, joined, _ in cell] for cell in column_cells]
+                                               for column_cells in mine._singles()]
+            cells = deltas[column]
+            count = mine.at_least[least]
+            for j, t in enumerate(types):
+                count += cells[j][t]
+            short = (4 if goal == 3 else 6) - count
+            return short if short <= mine.empty - len(types) else FAR
+        k = len(types)
+        heights = list(self.heights)
+        heights[column] += k
+        if goal == 9:
+            need = 8 - max(mine.counts[t] + types.count(t) for t in set(types))
+            need = max(0, min(need, 8 - max(mine.counts)))
+        elif goal == 12:
+            need = staircase_needed(heights)
+        elif goal in (2, 5):
+            if self.lines is None:
+                self.lines = self._lines()
+            distinct = list(self.lines[0])
+            distinct[column] = len(self.lines[1][column].union(types))
+            need = columns_needed(goal, heights, distinct)
+        elif goal in (6, 7):
+            if self.lines is None:
+                self.lines = self._lines()
+            rows = list(self.lines[2])
+            may = [row_may(goal, row) for row in rows]
+            for j, t in enumerate(types):
+                row = mine.slots[column][j][0] // COLUMNS
+                rows[row] = rows[row] + [t]
+                may[row] = row_may(goal, rows[row])
+            need = rows_needed(goal, heights, may)
+        else:
+            return tiles_needed(goal, _place(mine.shelf, column, types), self.rules)
+        return need if need <= mine.empty - k else FAR
+
+    def _lines(self) -> tuple[list[int], list[set[int]], list[list[int]]]:
+        """The mover's shelf: distinct types per column, the types per column, the tiles per row."""
+        shelf = self.mine.shelf
+        kinds = [{shelf[r * COLUMNS + c] for r in range(ROWS)} - {EMPTY} for c in range(COLUMNS)]
+        rows = [[t for t in shelf[r * COLUMNS:(r + 1) * COLUMNS] if t != EMPTY] for r in range(ROWS)]
+        return [len(k) for k in kinds], kinds, rows
+
+
+#: The race's pattern targets (:meth:`_Race._needed_after`) are kept up to this many tiles away:
+#: a placement brings a target at most 3 tiles closer, and the race value is 0 beyond RACE_REACH.
+_RACE_LIMIT = RACE_REACH + 3
 
 
 def _next_best(opponent: _Placements, board: Board) -> int:
@@ -973,16 +1045,16 @@ def _best_advised(table: Table, state: State, race: bool = True) -> list[Move]:
         for column in range(COLUMNS):
             if room[column] >= len(pick):
                 for types, order in orders.items():
-                    immediate, groups, personal, tempo, _, _ = value(column, types)
+                    immediate, groups, personal, tempo, goals, _ = value(column, types)
                     v = immediate + groups + personal + tempo
+                    if racing is not None and racing.slots:
+                        v += racing.gain(column, types, goals)
                     items.append((len(moves), v, column, types))
                     moves.append((order, column))
                     if top is None or v > top:
                         top = v
         assert top is not None
         refill = pairs == sum(degree[cell] for cell in pick) - (len(pick) - 1)  # T16: a fresh board, denial 0 here
-        if racing is not None:
-            top += racing.cap(len(pick))
         bounds.append((top if refill else top - next_best.kept(pick) // 2, refill, pick))
     bounds.sort(key=lambda item: -item[0])
     best: int | None = None
@@ -992,8 +1064,6 @@ def _best_advised(table: Table, state: State, race: bool = True) -> list[Move]:
             break
         denial = 0 if refill else -(next_best.after(picked) // 2)
         for index, v, column, types in by_pick[picked]:
-            if racing is not None and racing.slots:
-                v += racing.gain(column, types, value(column, types)[4])
             total = totals[index] = v + denial
             if best is None or total > best:
                 best = total

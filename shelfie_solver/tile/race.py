@@ -59,6 +59,36 @@ def _best_lines(costs: list[tuple[int, bool]], need: int) -> int:
     return sum(ok[:need]) if len(ok) >= need else FAR
 
 
+def staircase_needed(heights: Sequence[int]) -> int:
+    """T-CG12 from the column heights: the fewest tiles to heights 1-5 or 2-6, rising or falling."""
+    need = FAR
+    for low in (1, 2):
+        for target in (range(low, low + COLUMNS), range(low + COLUMNS - 1, low - 1, -1)):
+            if all(h <= t for h, t in zip(heights, target)):
+                need = min(need, _fill(target, heights))
+    return need
+
+
+def columns_needed(goal: int, heights: Sequence[int], distinct: Sequence[int]) -> int:
+    """T-CG2 / T-CG5 from the heights and the distinct types per column: the cheapest 2 / 3
+    columns whose tiles allow 6 types / at most 3 types once full."""
+    return _best_lines([(ROWS - h, n == h if goal == 2 else n <= 3) for h, n in zip(heights, distinct)],
+                       2 if goal == 2 else 3)
+
+
+def row_may(goal: int, tiles: Sequence[int]) -> bool:
+    """Whether a row holding ``tiles`` can still qualify for T-CG6 (all distinct) / T-CG7 (<= 3 types)."""
+    return len(set(tiles)) == len(tiles) if goal == 6 else len(set(tiles)) <= 3
+
+
+def rows_needed(goal: int, heights: Sequence[int], may: Sequence[bool]) -> int:
+    """T-CG6 / T-CG7 from the heights and :func:`row_may` per row (top first): filling a row fills
+    the rows below it (T4), so the cost is that of the 2nd / 4th lowest row that may qualify."""
+    count = 2 if goal == 6 else 4
+    feasible = [r for r in range(ROWS - 1, -1, -1) if may[r]]
+    return _fill([ROWS - feasible[count - 1]] * COLUMNS, heights) if len(feasible) >= count else FAR
+
+
 def tiles_needed(goal: int, shelf: Shelf, rules: TileRuleset, at_least: tuple[int, int] | None = None) -> int:
     """The fewest tiles to add for common goal T-CG``goal`` to hold (module docstring; 0 when it
     holds, :data:`FAR` when it cannot within the shelf's empty cells).
@@ -77,43 +107,79 @@ def tiles_needed(goal: int, shelf: Shelf, rules: TileRuleset, at_least: tuple[in
     elif goal == 9:
         need = max(0, 8 - max(shelf.count(t) for t in range(6)))
     elif goal == 12:
-        need = FAR
-        for low in (1, 2):
-            for target in (range(low, low + COLUMNS), range(low + COLUMNS - 1, low - 1, -1)):
-                if all(h <= t for h, t in zip(heights, target)):
-                    need = min(need, _fill(target, heights))
-    elif goal == 8:
-        corners = (0, COLUMNS - 1, CELLS - COLUMNS, CELLS - 1)
-        need = FAR if _one_type(shelf, corners) is None else _fill((ROWS, 0, 0, 0, ROWS), heights)
+        need = staircase_needed(heights)
     elif goal in (2, 5):
-        columns = [{shelf[r * COLUMNS + c] for r in range(ROWS)} - {EMPTY} for c in range(COLUMNS)]
-        need = _best_lines([(ROWS - h, len(kinds) == h if goal == 2 else len(kinds) <= 3)
-                            for h, kinds in zip(heights, columns)], 2 if goal == 2 else 3)
+        need = columns_needed(goal, heights, [len({shelf[r * COLUMNS + c] for r in range(ROWS)} - {EMPTY})
+                                              for c in range(COLUMNS)])
     elif goal in (6, 7):
-        # rows from the bottom; filling a row fills the rows below it, so the cost is that of the
-        # highest row needed: the 2nd (T-CG6) / 4th (T-CG7) lowest row that can still qualify
-        feasible = []
-        for r in range(ROWS - 1, -1, -1):
-            row = [t for t in shelf[r * COLUMNS:(r + 1) * COLUMNS] if t != EMPTY]
-            if (len(set(row)) == len(row)) if goal == 6 else len(set(row)) <= 3:
-                feasible.append(r)
-        count = 2 if goal == 6 else 4
-        need = _fill([ROWS - feasible[count - 1]] * COLUMNS, heights) if len(feasible) >= count else FAR
-    elif goal in (10, 11):
-        need = min((_fill(need_h, heights) for cells, need_h in (X_PATTERNS if goal == 10 else DIAGONAL_PATTERNS)
-                    if _one_type(shelf, cells) is not None), default=FAR)
-    else:  # T-CG1: two non-overlapping blocks each of one type (their groups are not checked)
-        blocks = [(set(cells), need_h, _one_type(shelf, cells)) for cells, need_h in BLOCK_PATTERNS]
-        usable = [b for b in blocks if b[2] is not None]
-        need = FAR
-        for i, (cells_a, need_a, kind_a) in enumerate(usable):
-            for cells_b, need_b, kind_b in usable[i + 1:]:
+        need = rows_needed(goal, heights, [row_may(goal, [t for t in shelf[r * COLUMNS:(r + 1) * COLUMNS] if t != EMPTY])
+                                           for r in range(ROWS)])
+    else:  # T-CG1, T-CG8, T-CG10, T-CG11: the cheapest pattern that can still be of one type
+        need = min((cost for cost, _, _ in pattern_targets(goal, shelf, rules)), default=FAR)
+    return need if need <= empty else FAR
+
+
+#: T-CG8's corners as one pattern: columns 0 and 4 full.
+CORNERS = ((0, COLUMNS - 1, CELLS - COLUMNS, CELLS - 1), (ROWS, 0, 0, 0, ROWS))
+
+#: A target of a pattern goal: (tiles to add, the height each column needs, its parts: (cells, the
+#: type their filled cells share or EMPTY)); T-CG1's two blocks are two parts, the others one.
+Target = tuple[int, tuple[int, ...], tuple[tuple[frozenset[int], int], ...]]
+
+
+def pattern_targets(goal: int, shelf: Shelf, rules: TileRuleset, limit: int = FAR) -> list[Target]:
+    """The patterns of T-CG1 (pairs of non-overlapping 2x2 blocks; with ``squares_same_type``
+    of one type), T-CG8 (the corners), T-CG10 (X windows) or T-CG11 (diagonals) whose filled
+    cells allow one type per part, costing at most ``limit`` tiles (T4)."""
+    heights = _heights(shelf)
+    out: list[Target] = []
+    if goal == 1:
+        blocks = [(frozenset(cells), need_h, kind) for cells, need_h in BLOCK_PATTERNS
+                  if (kind := _one_type(shelf, cells)) is not None]
+        for i, (cells_a, need_a, kind_a) in enumerate(blocks):
+            for cells_b, need_b, kind_b in blocks[i + 1:]:
                 if cells_a & cells_b:
                     continue
                 if rules.squares_same_type and EMPTY not in (kind_a, kind_b) and kind_a != kind_b:
                     continue
-                need = min(need, _fill([max(a, b) for a, b in zip(need_a, need_b)], heights))
-    return need if need <= empty else FAR
+                need = tuple(max(a, b) for a, b in zip(need_a, need_b))
+                cost = _fill(need, heights)
+                if cost <= limit:
+                    parts = ((cells_a | cells_b, kind_a if kind_a != EMPTY else kind_b),) \
+                        if rules.squares_same_type else ((cells_a, kind_a), (cells_b, kind_b))
+                    out.append((cost, need, parts))
+        return out
+    patterns = (CORNERS,) if goal == 8 else X_PATTERNS if goal == 10 else DIAGONAL_PATTERNS
+    for cells, need in patterns:
+        kind = _one_type(shelf, cells)
+        if kind is not None and (cost := _fill(need, heights)) <= limit:
+            out.append((cost, need, ((frozenset(cells), kind),)))
+    return out
+
+
+def needed_after(targets: list[Target], heights: Sequence[int], column: int, placed: Sequence[tuple[int, int]]) -> int:
+    """The fewest tiles among ``targets`` (:func:`pattern_targets` of a shelf with column
+    ``heights``) once ``placed`` ``(cell, type)`` pairs are added to ``column`` (T4); FAR when
+    none is left. Equal to :func:`pattern_targets` on the new shelf when every target was kept."""
+    best = FAR
+    k = len(placed)
+    for cost, need, parts in targets:
+        cost -= min(k, max(0, need[column] - heights[column]))
+        if cost >= best:
+            continue
+        for cells, kind in parts:
+            for cell, t in placed:
+                if cell in cells:
+                    if kind == EMPTY:
+                        kind = t
+                    elif kind != t:
+                        break
+            else:
+                continue
+            break
+        else:
+            best = cost
+    return best
 
 
 def expected_token(stack: Sequence[int], mine: int, others: Sequence[int]) -> int:
