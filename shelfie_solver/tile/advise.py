@@ -34,7 +34,7 @@ import numpy as np
 
 from .engine import (BOARD_NEIGHBOURS, Board, Move, State, Table, column_room, draw_refill, free_cells, legal_moves,
                      legal_picks, needs_refill, pick_orders)
-from .race import (FAR, Target, columns_needed, expected_token, needed_after, pattern_targets, row_may, rows_needed,
+from .race import (FAR, Target, cheapest_after, columns_needed, expected_token, needed_after, pattern_targets, row_may, rows_needed,
                    staircase_needed, tiles_needed)
 from .rules import CELLS, COLUMNS, EMPTY, PERSONAL_POINTS, ROWS, SIDE, PersonalCard, Shelf, TileRuleset
 from .shelf import GROUP_POINTS, MIN_TILES, NEIGHBOURS, goal_holds, group_labels
@@ -740,7 +740,6 @@ class _Race:
         self.cache: dict[tuple[int, tuple[int, ...]], int] = {}
         #: per open goal: (goal, tokens left, the others' distances, the value now)
         self.slots: list[tuple[int, tuple[int, ...], list[int], int]] = []
-        self.caps = [0, 0, 0, 0]
         self.targets: dict[int, list[Target]] = {}
         self.heights = [ROWS - r for r in mine.room]
         self.lines: tuple[list[int], list[set[int]], list[list[int]]] | None = None
@@ -758,12 +757,58 @@ class _Race:
             if best[3] == 0 and before == 0:
                 continue  # no placement can change it
             self.slots.append((goal, stack, others, before))
-            for k in range(4):
-                self.caps[k] += best[k]
 
-    def cap(self, k: int) -> int:
-        """An upper bound of :meth:`gain` for a placement of ``k`` tiles (x4)."""
-        return self.caps[k]
+    def cap(self, column: int, k: int) -> int:
+        """An upper bound of :meth:`gain` (x4) for any ``k`` tiles placed in ``column``: each goal's
+        value at a lower bound of the tiles it needs after (:meth:`_needed_after` with the types
+        chosen at best: T-CG12 and the heights exactly; T-CG2, T-CG5-T-CG7 with the columns / rows
+        that may qualify now; patterns with their types ignored; T-CG3/T-CG4 with one tile's best
+        type, else minus ``k``; T-CG9 minus ``k``)."""
+        key = (column, -k)
+        hit = self.cache.get(key)
+        if hit is None:
+            hit = 0
+            mine = self.mine
+            heights = list(self.heights)
+            heights[column] += k
+            for goal, stack, others, before in self.slots:
+                now = _needed(goal, mine.shelf, self.rules)
+                if goal in (1, 8, 10, 11):
+                    least = cheapest_after(self._targets(goal), self.heights, column, k)
+                elif goal == 12:
+                    least = staircase_needed(heights)
+                elif goal in (2, 5):
+                    distinct, _, _ = self._lines()
+                    if goal == 2 and distinct[column] == self.heights[column]:
+                        distinct = list(distinct)
+                        distinct[column] += k
+                    least = columns_needed(goal, heights, distinct)
+                elif goal in (6, 7):
+                    least = rows_needed(goal, heights, [row_may(goal, row) for row in self._lines()[2]])
+                elif goal in (3, 4):
+                    # one tile: its best type; more: each run of one type adds at most one group
+                    least = now - (max(self._deltas(4 if goal == 3 else 2)[column][0]) if k == 1 else k)
+                else:
+                    least = now - k
+                hit += race_quarters(stack, max(1, least), others) - before
+            self.cache[key] = hit
+        return hit
+
+    def _targets(self, goal: int) -> list[Target]:
+        """:func:`race.pattern_targets` of the mover's shelf within :data:`_RACE_LIMIT` tiles."""
+        targets = self.targets.get(goal)
+        if targets is None:
+            targets = self.targets[goal] = pattern_targets(goal, self.mine.shelf, self.rules, _RACE_LIMIT)
+        return targets
+
+    def _deltas(self, least: int) -> list[list[list[int]]]:
+        """Per column, next cell, type: the groups of ``least``+ tiles one tile there adds (T19)."""
+        deltas = self.deltas.get(least)
+        if deltas is None:
+            deltas = self.deltas[least] = [[[(size >= least) - sum(1 for old in joined if old >= least)
+                                             for _, size, joined, _ in cell] for cell in column_cells]
+                                           for column_cells in self.mine._singles()]
+        return deltas
 
     def gain(self, column: int, types: tuple[int, ...], goals: tuple[int, ...]) -> int:
         """The race term (x4) of placing ``types`` in ``column`` (``goals``: those it completes)."""
@@ -789,19 +834,11 @@ class _Race:
         (:func:`race.needed_after`); T-CG3, T-CG4 from the groups the tiles join (T19)."""
         mine = self.mine
         if goal in (1, 8, 10, 11):
-            targets = self.targets.get(goal)
-            if targets is None:
-                targets = self.targets[goal] = pattern_targets(goal, mine.shelf, self.rules, _RACE_LIMIT)
             slots = mine.slots[column]
-            return needed_after(targets, self.heights, column, [(slots[j][0], t) for j, t in enumerate(types)])
+            return needed_after(self._targets(goal), self.heights, column, [(slots[j][0], t) for j, t in enumerate(types)])
         if goal in (3, 4) and len(set(types)) == len(types):  # distinct types join distinct groups
             least = 4 if goal == 3 else 2
-            deltas = self.deltas.get(least)
-            if deltas is None:  # per column, next cell, type: the groups of ``least``+ tiles gained
-                deltas = self.deltas[least] = [[[(size >= least) - sum(1 for old in joined if old >= least)
-                                                 for _, size, joined, _ in cell] for cell in column_cells]
-                                               for column_cells in mine._singles()]
-            cells = deltas[column]
+            cells = self._deltas(least)[column]
             count = mine.at_least[least]
             for j, t in enumerate(types):
                 count += cells[j][t]
@@ -816,15 +853,12 @@ class _Race:
         elif goal == 12:
             need = staircase_needed(heights)
         elif goal in (2, 5):
-            if self.lines is None:
-                self.lines = self._lines()
-            distinct = list(self.lines[0])
-            distinct[column] = len(self.lines[1][column].union(types))
+            distinct, kinds, _ = self._lines()
+            distinct = list(distinct)
+            distinct[column] = len(kinds[column].union(types))
             need = columns_needed(goal, heights, distinct)
         elif goal in (6, 7):
-            if self.lines is None:
-                self.lines = self._lines()
-            rows = list(self.lines[2])
+            rows = list(self._lines()[2])
             may = [row_may(goal, row) for row in rows]
             for j, t in enumerate(types):
                 row = mine.slots[column][j][0] // COLUMNS
@@ -837,10 +871,12 @@ class _Race:
 
     def _lines(self) -> tuple[list[int], list[set[int]], list[list[int]]]:
         """The mover's shelf: distinct types per column, the types per column, the tiles per row."""
-        shelf = self.mine.shelf
-        kinds = [{shelf[r * COLUMNS + c] for r in range(ROWS)} - {EMPTY} for c in range(COLUMNS)]
-        rows = [[t for t in shelf[r * COLUMNS:(r + 1) * COLUMNS] if t != EMPTY] for r in range(ROWS)]
-        return [len(k) for k in kinds], kinds, rows
+        if self.lines is None:
+            shelf = self.mine.shelf
+            kinds = [{shelf[r * COLUMNS + c] for r in range(ROWS)} - {EMPTY} for c in range(COLUMNS)]
+            rows = [[t for t in shelf[r * COLUMNS:(r + 1) * COLUMNS] if t != EMPTY] for r in range(ROWS)]
+            self.lines = [len(k) for k in kinds], kinds, rows
+        return self.lines
 
 
 #: The race's pattern targets (:meth:`_Race._needed_after`) are kept up to this many tiles away:
@@ -1047,10 +1083,10 @@ def _best_advised(table: Table, state: State, race: bool = True) -> list[Move]:
                 for types, order in orders.items():
                     immediate, groups, personal, tempo, goals, _ = value(column, types)
                     v = immediate + groups + personal + tempo
-                    if racing is not None and racing.slots:
-                        v += racing.gain(column, types, goals)
                     items.append((len(moves), v, column, types))
                     moves.append((order, column))
+                    if racing is not None and racing.slots:
+                        v += racing.cap(column, len(types))
                     if top is None or v > top:
                         top = v
         assert top is not None
@@ -1064,6 +1100,8 @@ def _best_advised(table: Table, state: State, race: bool = True) -> list[Move]:
             break
         denial = 0 if refill else -(next_best.after(picked) // 2)
         for index, v, column, types in by_pick[picked]:
+            if racing is not None and racing.slots:
+                v += racing.gain(column, types, value(column, types)[4])
             total = totals[index] = v + denial
             if best is None or total > best:
                 best = total

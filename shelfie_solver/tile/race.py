@@ -182,6 +182,11 @@ def needed_after(targets: list[Target], heights: Sequence[int], column: int, pla
     return best
 
 
+def cheapest_after(targets: list[Target], heights: Sequence[int], column: int, k: int) -> int:
+    """A lower bound of :func:`needed_after` for any ``k`` tiles in ``column`` (types ignored)."""
+    return min((cost - min(k, max(0, need[column] - heights[column])) for cost, need, _ in targets), default=FAR)
+
+
 def expected_token(stack: Sequence[int], mine: int, others: Sequence[int]) -> int:
     """The token (points) a player ``mine`` tiles from a goal can expect (T18): the players who
     are as close or closer (``others``, tiles each still needs) are taken to score first, each
