@@ -704,14 +704,16 @@ _NEEDED: dict[tuple[int, Shelf, TileRuleset], int] = {}
 _NEEDED_MAX = 4096
 
 
-def _needed(goal: int, shelf: Shelf, rules: TileRuleset) -> int:
-    """:func:`race.tiles_needed`, kept per shelf (each shelf is asked again by the next turns)."""
+def _needed(goal: int, shelf: Shelf, rules: TileRuleset, known: _Placements | None = None) -> int:
+    """:func:`race.tiles_needed`, kept per shelf (each shelf is asked again by the next turns);
+    ``known``: the shelf's :class:`_Placements`, whose group counts T-CG3 / T-CG4 reuse."""
     key = (goal, shelf, rules)
     hit = _NEEDED.get(key)
     if hit is None:
         if len(_NEEDED) >= _NEEDED_MAX:
             _NEEDED.clear()
-        hit = _NEEDED[key] = tiles_needed(goal, shelf, rules)
+        at_least = (known.at_least[2], known.at_least[4]) if known is not None else None
+        hit = _NEEDED[key] = tiles_needed(goal, shelf, rules, at_least)
     return hit
 
 
@@ -735,9 +737,10 @@ class _Race:
     for any placement of ``k`` tiles (a placement needs at least ``tiles needed - k`` more tiles,
     and the value falls as the distance grows), for :func:`_best_advised`'s bound."""
 
-    def __init__(self, table: Table, state: State, mine: _Placements):
+    def __init__(self, table: Table, state: State, mine: _Placements, known: _Placements | None = None):
         self.mine, self.rules = mine, table.rules
         self.cache: dict[tuple[int, tuple[int, ...]], int] = {}
+        self.caps: list[list[int]] | None = None
         #: per open goal: (goal, tokens left, the others' distances, the value now)
         self.slots: list[tuple[int, tuple[int, ...], list[int], int]] = []
         self.targets: dict[int, list[Target]] = {}
@@ -747,11 +750,11 @@ class _Race:
         seat = state.turn
         for slot, goal in mine.open_slots:
             stack = state.stacks[slot]
-            mine_now = _needed(goal, mine.shelf, table.rules)
+            mine_now = _needed(goal, mine.shelf, table.rules, mine)
             if mine_now >= FAR or mine_now == 0:
                 continue  # out of reach (the value stays 0), or holding already (typed positions)
-            others = [_needed(goal, state.shelves[o], table.rules) for o in range(table.players)
-                      if o != seat and state.tokens[o][slot] == 0]
+            others = [_needed(goal, state.shelves[o], table.rules, known if known and known.seat == o else None)
+                      for o in range(table.players) if o != seat and state.tokens[o][slot] == 0]
             before = race_quarters(stack, mine_now, others)
             best = [race_quarters(stack, max(1, mine_now - k), others) - before for k in range(4)]
             if best[3] == 0 and before == 0:
@@ -764,10 +767,15 @@ class _Race:
         chosen at best: T-CG12 and the heights exactly; T-CG2, T-CG5-T-CG7 with the columns / rows
         that may qualify now; patterns with their types ignored; T-CG3/T-CG4 with one tile's best
         type, else minus ``k``; T-CG9 minus ``k``)."""
-        key = (column, -k)
-        hit = self.cache.get(key)
-        if hit is None:
-            hit = 0
+        caps = self.caps
+        if caps is None:
+            caps = self.caps = [[self._cap(c, j) for j in range(4)] for c in range(COLUMNS)]
+        return caps[column][k]
+
+    def _cap(self, column: int, k: int) -> int:
+        """:meth:`cap`, uncached."""
+        hit = 0
+        if k and self.mine.room[column] >= k:
             mine = self.mine
             heights = list(self.heights)
             heights[column] += k
@@ -791,7 +799,6 @@ class _Race:
                 else:
                     least = now - k
                 hit += race_quarters(stack, max(1, least), others) - before
-            self.cache[key] = hit
         return hit
 
     def _targets(self, goal: int) -> list[Target]:
@@ -1017,7 +1024,7 @@ def _score_moves(table: Table, state: State, immediate_only: bool, samples: int 
     denial_cache: dict[tuple[int, ...], tuple[int | Fraction, bool, RefillOutlook | None]] = {}
     next_best = _NextBest(opponent, state.board) if opponent is not None else None
     outlooks: dict[tuple[int, ...], RefillOutlook] = {}
-    racing = _Race(table, state, mine) if race and not immediate_only else None
+    racing = _Race(table, state, mine, opponent) if race and not immediate_only else None
     scored: list[_Scored] = []
     for move in legal_moves(state):
         if immediate_only:  # greedy: the incremental gain alone (goals and end not reported)
@@ -1059,12 +1066,15 @@ def _best_advised(table: Table, state: State, race: bool = True) -> list[Move]:
     among its current picks that a pick leaves alone (:meth:`_NextBest.kept`), so picks are
     scored exactly best bound first, and those whose bound is below the best total so far are
     skipped (they cannot reach it; exact ties are kept). The race term (with ``race``) is
-    bounded by :meth:`_Race.cap` in the bound and computed only for the picks scored."""
+    bounded by :meth:`_Race.cap` in the bound and computed only for the placements of the picks
+    reached whose bound reaches the best; a pick whose exact race values leave it below the best
+    even with the kept denial is skipped before its denial is computed."""
     seat = state.turn
     board = state.board
     mine = _placements(table, state, seat)
-    next_best = _NextBest(_placements(table, state, (seat + 1) % table.players), board)
-    racing = _Race(table, state, mine) if race else None
+    opponent = _placements(table, state, (seat + 1) % table.players)
+    next_best = _NextBest(opponent, board)
+    racing = _Race(table, state, mine, opponent) if race else None
     moves: list[tuple[tuple[int, ...], int]] = []  # (cells in placement order, column), in legal_moves' order
     by_pick: dict[tuple[int, ...], list[tuple[int, int, int, tuple[int, ...]]]] = {}
     room = mine.room
@@ -1074,6 +1084,7 @@ def _best_advised(table: Table, state: State, race: bool = True) -> list[Move]:
     degree = {cell: sum(1 for n in BOARD_NEIGHBOURS[cell] if board[n] != EMPTY)
               for cell, t in enumerate(board) if t != EMPTY}
     pairs = sum(degree.values()) // 2
+    racing_on = racing is not None and bool(racing.slots)
     bounds = []
     for pick, orders in pick_orders(state):
         items = by_pick[pick] = []
@@ -1083,25 +1094,32 @@ def _best_advised(table: Table, state: State, race: bool = True) -> list[Move]:
                 for types, order in orders.items():
                     immediate, groups, personal, tempo, goals, _ = value(column, types)
                     v = immediate + groups + personal + tempo
-                    items.append((len(moves), v, column, types))
+                    cap = racing.cap(column, len(types)) if racing is not None and racing_on else 0
+                    items.append((len(moves), v, cap, column, types))
                     moves.append((order, column))
-                    if racing is not None and racing.slots:
-                        v += racing.cap(column, len(types))
-                    if top is None or v > top:
-                        top = v
+                    if top is None or v + cap > top:
+                        top = v + cap
         assert top is not None
         refill = pairs == sum(degree[cell] for cell in pick) - (len(pick) - 1)  # T16: a fresh board, denial 0 here
-        bounds.append((top if refill else top - next_best.kept(pick) // 2, refill, pick))
+        kept = 0 if refill else -(next_best.kept(pick) // 2)
+        bounds.append((top + kept, kept, refill, pick))
     bounds.sort(key=lambda item: -item[0])
     best: int | None = None
     totals: dict[int, int] = {}
-    for bound, refill, picked in bounds:
+    for bound, kept, refill, picked in bounds:
         if best is not None and bound < best:
             break
-        denial = 0 if refill else -(next_best.after(picked) // 2)
-        for index, v, column, types in by_pick[picked]:
-            if racing is not None and racing.slots:
+        scored = []
+        for index, v, cap, column, types in by_pick[picked]:
+            if racing is not None and racing_on:
+                if best is not None and v + cap + kept < best:
+                    continue  # cannot reach the best even with the race's cap and the kept denial
                 v += racing.gain(column, types, value(column, types)[4])
+            scored.append((index, v))
+        if not scored or (best is not None and max(v for _, v in scored) + kept < best):
+            continue  # the exact race term leaves the pick below the best: skip its denial
+        denial = 0 if refill else -(next_best.after(picked) // 2)
+        for index, v in scored:
             total = totals[index] = v + denial
             if best is None or total > best:
                 best = total
