@@ -16,7 +16,10 @@ the sum of
   triggers a refill (T16) the next player picks from a fresh random board: the gain is then its
   mean over a seeded sample of refills, with a 95% interval (``rank_moves(samples=...)``), or
   its exact expectation when the refill can draw few enough boards (:mod:`.refill`); the
-  ``advisor`` strategy counts 0 there.
+  ``advisor`` strategy counts 0 there;
+* ``race`` - the common-goal race (T18): for each goal the mover has not scored, the change of
+  :func:`race_quarters` (the token the mover can expect given how many tiles each player still
+  needs, :mod:`.race`, halved per tile needed, 0 beyond 3 tiles); :class:`_Race`.
 
 Shelf outcomes depend only on (column, types placed), so each is computed once per position and
 shared by every pick of the same types. The ``greedy`` baseline ranks by ``immediate`` alone.
@@ -767,10 +770,14 @@ class _Race:
         chosen at best: T-CG12 and the heights exactly; T-CG2, T-CG5-T-CG7 with the columns / rows
         that may qualify now; patterns with their types ignored; T-CG3/T-CG4 with one tile's best
         type, else minus ``k``; T-CG9 minus ``k``)."""
+        return self.cap_table()[column][k]
+
+    def cap_table(self) -> list[list[int]]:
+        """:meth:`cap` per column and ``k`` (0-3), computed once."""
         caps = self.caps
         if caps is None:
             caps = self.caps = [[self._cap(c, j) for j in range(4)] for c in range(COLUMNS)]
-        return caps[column][k]
+        return caps
 
     def _cap(self, column: int, k: int) -> int:
         """:meth:`cap`, uncached."""
@@ -1076,7 +1083,7 @@ def _best_advised(table: Table, state: State, race: bool = True) -> list[Move]:
     next_best = _NextBest(opponent, board)
     racing = _Race(table, state, mine, opponent) if race else None
     moves: list[tuple[tuple[int, ...], int]] = []  # (cells in placement order, column), in legal_moves' order
-    by_pick: dict[tuple[int, ...], list[tuple[int, int, int, tuple[int, ...]]]] = {}
+    by_pick: dict[tuple[int, ...], list[tuple[int, int, int, int, tuple[int, ...], tuple[int, ...]]]] = {}
     room = mine.room
     value = mine.value
     # T16 after a pick: no two tiles left side by side. ``degree``: tiles next to each tile; a
@@ -1085,6 +1092,7 @@ def _best_advised(table: Table, state: State, race: bool = True) -> list[Move]:
               for cell, t in enumerate(board) if t != EMPTY}
     pairs = sum(degree.values()) // 2
     racing_on = racing is not None and bool(racing.slots)
+    caps = racing.cap_table() if racing is not None and racing_on else None
     bounds = []
     for pick, orders in pick_orders(state):
         items = by_pick[pick] = []
@@ -1094,8 +1102,8 @@ def _best_advised(table: Table, state: State, race: bool = True) -> list[Move]:
                 for types, order in orders.items():
                     immediate, groups, personal, tempo, goals, _ = value(column, types)
                     v = immediate + groups + personal + tempo
-                    cap = racing.cap(column, len(types)) if racing is not None and racing_on else 0
-                    items.append((len(moves), v, cap, column, types))
+                    cap = caps[column][len(types)] if caps is not None else 0
+                    items.append((len(moves), v, cap, column, types, goals))
                     moves.append((order, column))
                     if top is None or v + cap > top:
                         top = v + cap
@@ -1110,11 +1118,11 @@ def _best_advised(table: Table, state: State, race: bool = True) -> list[Move]:
         if best is not None and bound < best:
             break
         scored = []
-        for index, v, cap, column, types in by_pick[picked]:
+        for index, v, cap, column, types, goals in by_pick[picked]:
             if racing is not None and racing_on:
                 if best is not None and v + cap + kept < best:
                     continue  # cannot reach the best even with the race's cap and the kept denial
-                v += racing.gain(column, types, value(column, types)[4])
+                v += racing.gain(column, types, goals)
             scored.append((index, v))
         if not scored or (best is not None and max(v for _, v in scored) + kept < best):
             continue  # the exact race term leaves the pick below the best: skip its denial
