@@ -744,8 +744,8 @@ class _Race:
         self.mine, self.rules = mine, table.rules
         self.cache: dict[tuple[int, tuple[int, ...]], int] = {}
         self.caps: list[list[int]] | None = None
-        #: per open goal: (goal, tokens left, the others' distances, the value now)
-        self.slots: list[tuple[int, tuple[int, ...], list[int], int]] = []
+        #: per open goal: (goal, tokens left, the others' distances, the value now, the tiles needed now)
+        self.slots: list[tuple[int, tuple[int, ...], list[int], int, int]] = []
         self.targets: dict[int, list[Target]] = {}
         self.heights = [ROWS - r for r in mine.room]
         self.lines: tuple[list[int], list[set[int]], list[list[int]]] | None = None
@@ -762,7 +762,7 @@ class _Race:
             best = [race_quarters(stack, max(1, mine_now - k), others) - before for k in range(4)]
             if best[3] == 0 and before == 0:
                 continue  # no placement can change it
-            self.slots.append((goal, stack, others, before))
+            self.slots.append((goal, stack, others, before, mine_now))
 
     def cap(self, column: int, k: int) -> int:
         """An upper bound of :meth:`gain` (x4) for any ``k`` tiles placed in ``column``: each goal's
@@ -783,11 +783,9 @@ class _Race:
         """:meth:`cap`, uncached."""
         hit = 0
         if k and self.mine.room[column] >= k:
-            mine = self.mine
             heights = list(self.heights)
             heights[column] += k
-            for goal, stack, others, before in self.slots:
-                now = _needed(goal, mine.shelf, self.rules)
+            for goal, stack, others, before, now in self.slots:
                 if goal in (1, 8, 10, 11):
                     least = cheapest_after(self._targets(goal), self.heights, column, k)
                 elif goal == 12:
@@ -832,7 +830,7 @@ class _Race:
         hit = self.cache.get(key)
         if hit is None:
             hit = 0
-            for goal, stack, others, before in self.slots:
+            for goal, stack, others, before, now in self.slots:
                 if goal in goals:
                     hit -= before
                     continue
