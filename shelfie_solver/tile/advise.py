@@ -744,6 +744,7 @@ class _Race:
         self.mine, self.rules = mine, table.rules
         self.cache: dict[tuple[int, tuple[int, ...]], int] = {}
         self.caps: list[list[int]] | None = None
+        self.shares: dict[tuple[int, int], list[int]] = {}
         #: per open goal: (goal, tokens left, the others' distances, the value now, the tiles needed now)
         self.slots: list[tuple[int, tuple[int, ...], list[int], int, int]] = []
         self.targets: dict[int, list[Target]] = {}
@@ -780,11 +781,12 @@ class _Race:
         return caps
 
     def _cap(self, column: int, k: int) -> int:
-        """:meth:`cap`, uncached."""
+        """:meth:`cap`, uncached; each goal's share kept in :attr:`shares` (``(column, k)``: per slot)."""
         hit = 0
         if k and self.mine.room[column] >= k:
             heights = list(self.heights)
             heights[column] += k
+            shares = self.shares[(column, k)] = []
             for goal, stack, others, before, now in self.slots:
                 if goal in (1, 8, 10, 11):
                     least = cheapest_after(self._targets(goal), self.heights, column, k)
@@ -803,7 +805,9 @@ class _Race:
                     least = now - (max(self._deltas(4 if goal == 3 else 2)[column][0]) if k == 1 else k)
                 else:
                     least = now - k
-                hit += race_quarters(stack, max(1, least), others) - before
+                share = race_quarters(stack, max(1, least), others) - before
+                shares.append(share)
+                hit += share
         return hit
 
     def _targets(self, goal: int) -> list[Target]:
@@ -830,10 +834,14 @@ class _Race:
         hit = self.cache.get(key)
         if hit is None:
             hit = 0
-            for goal, stack, others, before, now in self.slots:
+            self.cap_table()
+            shares = self.shares[(column, len(types))]
+            for (goal, stack, others, before, now), share in zip(self.slots, shares):
                 if goal in goals:
                     hit -= before
                     continue
+                if before == 0 and share == 0:
+                    continue  # 0 <= the value after <= before + share: no change
                 after = max(1, self._needed_after(goal, column, types))
                 hit += race_quarters(stack, after, others) - before
             self.cache[key] = hit
