@@ -89,7 +89,7 @@ def test_tiles_needed_against_exhaustive_search(goal):
 
 def test_tiles_needed_hand_worked():
     """T-CG12 from heights 0,1,2,3,4 needs 5 more (heights 1-5); T-CG9 with 7 cats needs 1;
-    T-CG8 on an empty shelf needs columns 0 and 4 full (12); T-CG11 blocked on every diagonal."""
+    T-CG8 on an empty shelf needs columns 0 and 4 full (12); T-CG10 on it 8; T-CG6 below."""
     empty = (EMPTY,) * 30
     stairs = list(empty)
     for c in range(COLUMNS):
@@ -103,6 +103,12 @@ def test_tiles_needed_hand_worked():
     assert tiles_needed(9, tuple(cats), RULES) == 1  # 7 cats
     assert tiles_needed(8, empty, RULES) == 12
     assert tiles_needed(10, empty, RULES) == 8  # the lowest X: columns 3, 2, 3 high
+    # T-CG6: rows 2-5 repeat a type, row 1 has 5 types, row 0 is empty: only rows 0 and 1 can
+    # qualify, so row 0 must be filled (5 tiles); T-CG7: rows 1-5 hold 4-5 types each, so at most
+    # one row (row 0) can have <= 3 types: never
+    rows = _shelf("...../CBGFT/CCGFT/BBGFT/GGFTP/FFTPC")
+    assert tiles_needed(6, rows, RULES) == 5
+    assert tiles_needed(7, rows, RULES) == FAR
 
 
 def test_expected_token():

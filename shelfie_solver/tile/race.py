@@ -39,7 +39,14 @@ BLOCK_PATTERNS = tuple(_pattern((r * COLUMNS + c, r * COLUMNS + c + 1, (r + 1) *
 
 
 def _heights(shelf: Shelf) -> list[int]:
-    return [sum(1 for r in range(ROWS) if shelf[r * COLUMNS + c] != EMPTY) for c in range(COLUMNS)]
+    """Tiles per column (T4: the top tile's row gives it)."""
+    out = []
+    for c in range(COLUMNS):
+        r = 0
+        while r < ROWS and shelf[r * COLUMNS + c] == EMPTY:
+            r += 1
+        out.append(ROWS - r)
+    return out
 
 
 def _fill(need: Sequence[int], heights: Sequence[int]) -> int:
@@ -98,7 +105,7 @@ def tiles_needed(goal: int, shelf: Shelf, rules: TileRuleset, at_least: tuple[in
             (T19), else computed from the shelf.
     """
     empty = shelf.count(EMPTY)
-    heights = _heights(shelf)
+    heights = _heights(shelf) if goal in (2, 5, 6, 7, 12) else []
     if goal in (3, 4):
         if at_least is None:
             sizes = [size for _, size, _ in group_labels(shelf)[1]]
