@@ -94,8 +94,8 @@ def _every_move_scored():
 
     best_moves, best_immediate = strategies.best_moves, advise._Placements.best_immediate
 
-    def every(table, state, immediate_only=False):
-        scored = advise._score_moves(table, state, immediate_only)
+    def every(table, state, immediate_only=False, race=True):
+        scored = advise._score_moves(table, state, immediate_only, race=race)
         top = max(item[0] for item in scored)
         return [item[1] for item in scored if item[0] == top]
 
@@ -142,8 +142,15 @@ def run() -> list[tuple[str, str, str]]:
     seeds = [int(np.random.SeedSequence().entropy) for _ in range(3)]  # type: ignore[arg-type]
     for names, games in ((["random", "random"], 100), (["greedy", "greedy"], 40), (["advisor", "greedy"], 40),
                          (["advisor", "advisor"], 40)):
-        speeds = [games_per_second(names, games, seed) for seed in seeds]
+        speeds, firsts = [], []
+        for seed in seeds:  # interleaved: the advisor, then the first advisor (no race term), same seed
+            speeds.append(games_per_second(names, games, seed))
+            if "advisor" in names:
+                firsts.append(games_per_second([n.replace("advisor", "advisor-v1") for n in names], games, seed))
         row = f"{spread(speeds, digits=1)} games per CPU second"
+        if firsts:
+            row += (f"; `advisor-v1` (no race term, interleaved, same seeds): {spread(firsts, digits=1)}, "
+                    f"ratio {statistics.median(speeds) / statistics.median(firsts):.2f}x")
         if "advisor" in names:
             with _every_move_scored():
                 base = [games_per_second(names, games, seed) for seed in seeds]

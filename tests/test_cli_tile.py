@@ -66,9 +66,30 @@ def test_advise_json_ranks_every_legal_move():
     values = [Fraction(m["value"]) for m in data["moves"]]
     assert values == sorted(values, reverse=True)
     for m in data["moves"]:
-        assert Fraction(m["value"]) == sum(Fraction(m[p]) for p in ("immediate", "groups", "personal", "tempo", "denial"))
+        assert Fraction(m["value"]) == sum(Fraction(m[p]) for p in ("immediate", "groups", "personal", "tempo", "denial",
+                                                                    "race"))
     keys = {(tuple(m["cells"]), m["column"], m["order"]) for m in data["moves"]}
     assert len(keys) == len(data["moves"])
+
+
+def test_advise_race_term_hand_worked(tmp_path):
+    """The race term (docs/tile.md) on examples/tile/position.toml with T-CG9 the only goal: seat 1
+    has 5 trophies (3 tiles from T-CG9: 8 / 2^3 = 1 point), seat 2 at most 3 of a type (5 tiles
+    away, not ahead); a move placing the free trophy at 3,2 brings seat 1 to 2 tiles (8 / 2^2 = 2
+    points): race +1; a move with no trophy: 0."""
+    text = POSITION.read_text(encoding="utf-8").replace("goals = [7, 11]", "goals = [9]")
+    text = text.replace("taken = [0, 0]", "taken = [0]")
+    position = tmp_path / "race.toml"
+    position.write_text(text, encoding="utf-8")
+    result = run("advise", str(position), "--format", "json")
+    assert result.exit_code == 0, result.output
+    moves = json.loads(result.stdout)["moves"]
+    for m in moves:
+        trophies = m["order"].count("T")
+        assert Fraction(m["race"]) == (1 if trophies == 1 else 0 if trophies == 0 else Fraction(m["race"]))
+    assert any(m["cells"] == ["3,2"] for m in moves)
+    table = run("advise", str(position), "--top", "40")
+    assert "race" in table.stdout
 
 
 def test_simulate_and_save_replays(tmp_path):

@@ -231,7 +231,7 @@ def advise_command(position_path: str, top: int, samples: int, seed: int, exact_
         title.append(f"Your move (rank {rated.rank} of {len(ranked)}): {_explain(rated, board)}")
         data["move"] = _move_record(rated, board)
     notes = ["Cells are board row,column from the top left (0-8); columns 1-5 from the left; order bottom to top.",
-             "value = immediate (score change now, T25) + groups + personal (potential) + tempo + denial "
+             "value = immediate (score change now, T25) + groups + personal (potential) + tempo + denial + race "
              "(docs/tile.md); exact values in JSON."]
     moves = [_move_record(r, board) for r in ranked]
     data["moves"] = moves

@@ -16,7 +16,10 @@ the sum of
   triggers a refill (T16) the next player picks from a fresh random board: the gain is then its
   mean over a seeded sample of refills, with a 95% interval (``rank_moves(samples=...)``), or
   its exact expectation when the refill can draw few enough boards (:mod:`.refill`); the
-  ``advisor`` strategy counts 0 there.
+  ``advisor`` strategy counts 0 there;
+* ``race`` - the common-goal race (T18): for each goal the mover has not scored, the change of
+  :func:`race_quarters` (the token the mover can expect given how many tiles each player still
+  needs, :mod:`.race`, halved per tile needed, 0 beyond 3 tiles); :class:`_Race`.
 
 Shelf outcomes depend only on (column, types placed), so each is computed once per position and
 shared by every pick of the same types. The ``greedy`` baseline ranks by ``immediate`` alone.
@@ -34,12 +37,14 @@ import numpy as np
 
 from .engine import (BOARD_NEIGHBOURS, Board, Move, State, Table, column_room, draw_refill, free_cells, legal_moves,
                      legal_picks, needs_refill, pick_orders)
+from .race import (FAR, Target, cheapest_after, columns_needed, expected_token, needed_after, pattern_targets, row_may, rows_needed,
+                   staircase_needed, tiles_needed)
 from .rules import CELLS, COLUMNS, EMPTY, PERSONAL_POINTS, ROWS, SIDE, PersonalCard, Shelf, TileRuleset
 from .shelf import GROUP_POINTS, MIN_TILES, NEIGHBOURS, goal_holds, group_labels
 
 #: Evaluation unit: quarters of a point.
 QUARTER = 4
-PARTS = ("immediate", "groups", "personal", "tempo", "denial")
+PARTS = ("immediate", "groups", "personal", "tempo", "denial", "race")
 
 
 @dataclass(frozen=True)
@@ -697,6 +702,208 @@ def _full_value(placements: _Placements, column: int,
             _tempo(shelf) - _tempo(placements.shelf), tuple(goals), end)
 
 
+#: :func:`race.tiles_needed` of recent shelves, by (goal, shelf, rules); cleared when it outgrows this.
+_NEEDED: dict[tuple[int, Shelf, TileRuleset], int] = {}
+_NEEDED_MAX = 4096
+
+
+def _needed(goal: int, shelf: Shelf, rules: TileRuleset, known: _Placements | None = None) -> int:
+    """:func:`race.tiles_needed`, kept per shelf (each shelf is asked again by the next turns);
+    ``known``: the shelf's :class:`_Placements`, whose group counts T-CG3 / T-CG4 reuse."""
+    key = (goal, shelf, rules)
+    hit = _NEEDED.get(key)
+    if hit is None:
+        if len(_NEEDED) >= _NEEDED_MAX:
+            _NEEDED.clear()
+        at_least = (known.at_least[2], known.at_least[4]) if known is not None else None
+        hit = _NEEDED[key] = tiles_needed(goal, shelf, rules, at_least)
+    return hit
+
+
+#: The race counts goals at most this many tiles away (one pick, T10): farther is too uncertain.
+RACE_REACH = 3
+
+
+def race_quarters(stack: tuple[int, ...], mine: int, others: list[int]) -> int:
+    """The race value (x4) of being ``mine`` >= 1 tiles from a goal whose tokens left are
+    ``stack`` while the other players who have not scored it are ``others`` tiles from it: the
+    token the player can expect (:func:`race.expected_token`, T18) halved for every tile still
+    needed (1 tile: 1/2, 2 tiles: 1/4, 3 tiles: 1/8), 0 beyond :data:`RACE_REACH` tiles."""
+    return (QUARTER * expected_token(stack, mine, others)) >> mine if mine <= RACE_REACH else 0
+
+
+class _Race:
+    """The ``race`` term of the mover's placements: for each common goal the mover has not scored
+    (T18), the change of :func:`race_quarters` from the shelf before to the shelf after (the goal
+    completed: 0 after, its token is in ``immediate``), with the other players' distances
+    (:func:`race.tiles_needed` on their shelves) fixed for the turn. ``cap(k)`` bounds the term
+    for any placement of ``k`` tiles (a placement needs at least ``tiles needed - k`` more tiles,
+    and the value falls as the distance grows), for :func:`_best_advised`'s bound."""
+
+    def __init__(self, table: Table, state: State, mine: _Placements, known: _Placements | None = None):
+        self.mine, self.rules = mine, table.rules
+        self.cache: dict[tuple[int, tuple[int, ...]], int] = {}
+        self.caps: list[list[int]] | None = None
+        self.shares: dict[tuple[int, int], list[int]] = {}
+        #: per open goal: (goal, tokens left, the others' distances, the value now, the tiles needed now)
+        self.slots: list[tuple[int, tuple[int, ...], list[int], int, int]] = []
+        self.targets: dict[int, list[Target]] = {}
+        self.heights = [ROWS - r for r in mine.room]
+        self.lines: tuple[list[int], list[set[int]], list[list[int]]] | None = None
+        self.deltas: dict[int, list[list[list[int]]]] = {}
+        seat = state.turn
+        for slot, goal in mine.open_slots:
+            stack = state.stacks[slot]
+            mine_now = _needed(goal, mine.shelf, table.rules, mine)
+            if mine_now >= FAR or mine_now == 0:
+                continue  # out of reach (the value stays 0), or holding already (typed positions)
+            others = [_needed(goal, state.shelves[o], table.rules, known if known and known.seat == o else None)
+                      for o in range(table.players) if o != seat and state.tokens[o][slot] == 0]
+            before = race_quarters(stack, mine_now, others)
+            best = [race_quarters(stack, max(1, mine_now - k), others) - before for k in range(4)]
+            if best[3] == 0 and before == 0:
+                continue  # no placement can change it
+            self.slots.append((goal, stack, others, before, mine_now))
+
+    def cap(self, column: int, k: int) -> int:
+        """An upper bound of :meth:`gain` (x4) for any ``k`` tiles placed in ``column``: each goal's
+        value at a lower bound of the tiles it needs after (:meth:`_needed_after` with the types
+        chosen at best: T-CG12 and the heights exactly; T-CG2, T-CG5-T-CG7 with the columns / rows
+        that may qualify now; patterns with their types ignored; T-CG3/T-CG4 with one tile's best
+        type, else minus ``k``; T-CG9 minus ``k``)."""
+        return self.cap_table()[column][k]
+
+    def cap_table(self) -> list[list[int]]:
+        """:meth:`cap` per column and ``k`` (0-3), computed once."""
+        caps = self.caps
+        if caps is None:
+            caps = self.caps = [[self._cap(c, j) for j in range(4)] for c in range(COLUMNS)]
+        return caps
+
+    def _cap(self, column: int, k: int) -> int:
+        """:meth:`cap`, uncached; each goal's share kept in :attr:`shares` (``(column, k)``: per slot)."""
+        hit = 0
+        if k and self.mine.room[column] >= k:
+            heights = list(self.heights)
+            heights[column] += k
+            shares = self.shares[(column, k)] = []
+            for goal, stack, others, before, now in self.slots:
+                if goal in (1, 8, 10, 11):
+                    least = cheapest_after(self._targets(goal), self.heights, column, k)
+                elif goal == 12:
+                    least = staircase_needed(heights)
+                elif goal in (2, 5):
+                    distinct, _, _ = self._lines()
+                    if goal == 2 and distinct[column] == self.heights[column]:
+                        distinct = list(distinct)
+                        distinct[column] += k
+                    least = columns_needed(goal, heights, distinct)
+                elif goal in (6, 7):
+                    least = rows_needed(goal, heights, [row_may(goal, row) for row in self._lines()[2]])
+                elif goal in (3, 4):
+                    # one tile: its best type; more: each run of one type adds at most one group
+                    least = now - (max(self._deltas(4 if goal == 3 else 2)[column][0]) if k == 1 else k)
+                else:
+                    least = now - k
+                share = race_quarters(stack, max(1, least), others) - before
+                shares.append(share)
+                hit += share
+        return hit
+
+    def _targets(self, goal: int) -> list[Target]:
+        """:func:`race.pattern_targets` of the mover's shelf within :data:`_RACE_LIMIT` tiles."""
+        targets = self.targets.get(goal)
+        if targets is None:
+            targets = self.targets[goal] = pattern_targets(goal, self.mine.shelf, self.rules, _RACE_LIMIT)
+        return targets
+
+    def _deltas(self, least: int) -> list[list[list[int]]]:
+        """Per column, next cell, type: the groups of ``least``+ tiles one tile there adds (T19)."""
+        deltas = self.deltas.get(least)
+        if deltas is None:
+            deltas = self.deltas[least] = [[[(size >= least) - sum(1 for old in joined if old >= least)
+                                             for _, size, joined, _ in cell] for cell in column_cells]
+                                           for column_cells in self.mine._singles()]
+        return deltas
+
+    def gain(self, column: int, types: tuple[int, ...], goals: tuple[int, ...]) -> int:
+        """The race term (x4) of placing ``types`` in ``column`` (``goals``: those it completes)."""
+        if not self.slots:
+            return 0
+        key = (column, types)
+        hit = self.cache.get(key)
+        if hit is None:
+            hit = 0
+            self.cap_table()
+            shares = self.shares[(column, len(types))]
+            for (goal, stack, others, before, now), share in zip(self.slots, shares):
+                if goal in goals:
+                    hit -= before
+                    continue
+                if before == 0 and share == 0:
+                    continue  # 0 <= the value after <= before + share: no change
+                after = max(1, self._needed_after(goal, column, types))
+                hit += race_quarters(stack, after, others) - before
+            self.cache[key] = hit
+        return hit
+
+    def _needed_after(self, goal: int, column: int, types: tuple[int, ...]) -> int:
+        """:func:`race.tiles_needed` after the placement, or a number > :data:`RACE_REACH` when
+        that is (the race value is then 0, :func:`race_quarters`): T-CG1,
+        T-CG8, T-CG10, T-CG11 from the shelf's targets within :data:`_RACE_LIMIT` tiles
+        (:func:`race.needed_after`); T-CG3, T-CG4 from the groups the tiles join (T19)."""
+        mine = self.mine
+        if goal in (1, 8, 10, 11):
+            slots = mine.slots[column]
+            return needed_after(self._targets(goal), self.heights, column, [(slots[j][0], t) for j, t in enumerate(types)])
+        if goal in (3, 4) and len(set(types)) == len(types):  # distinct types join distinct groups
+            least = 4 if goal == 3 else 2
+            cells = self._deltas(least)[column]
+            count = mine.at_least[least]
+            for j, t in enumerate(types):
+                count += cells[j][t]
+            short = (4 if goal == 3 else 6) - count
+            return short if short <= mine.empty - len(types) else FAR
+        k = len(types)
+        heights = list(self.heights)
+        heights[column] += k
+        if goal == 9:
+            need = 8 - max(mine.counts[t] + types.count(t) for t in set(types))
+            need = max(0, min(need, 8 - max(mine.counts)))
+        elif goal == 12:
+            need = staircase_needed(heights)
+        elif goal in (2, 5):
+            distinct, kinds, _ = self._lines()
+            distinct = list(distinct)
+            distinct[column] = len(kinds[column].union(types))
+            need = columns_needed(goal, heights, distinct)
+        elif goal in (6, 7):
+            rows = list(self._lines()[2])
+            may = [row_may(goal, row) for row in rows]
+            for j, t in enumerate(types):
+                row = mine.slots[column][j][0] // COLUMNS
+                rows[row] = rows[row] + [t]
+                may[row] = row_may(goal, rows[row])
+            need = rows_needed(goal, heights, may)
+        else:
+            return tiles_needed(goal, _place(mine.shelf, column, types), self.rules)
+        return need if need <= mine.empty - k else FAR
+
+    def _lines(self) -> tuple[list[int], list[set[int]], list[list[int]]]:
+        """The mover's shelf: distinct types per column, the types per column, the tiles per row."""
+        if self.lines is None:
+            shelf = self.mine.shelf
+            kinds = [{shelf[r * COLUMNS + c] for r in range(ROWS)} - {EMPTY} for c in range(COLUMNS)]
+            rows = [[t for t in shelf[r * COLUMNS:(r + 1) * COLUMNS] if t != EMPTY] for r in range(ROWS)]
+            self.lines = [len(k) for k in kinds], kinds, rows
+        return self.lines
+
+
+#: The race's pattern targets (:meth:`_Race._needed_after`) are kept up to this many tiles away:
+#: a placement brings a target at most 3 tiles closer, and the race value is 0 beyond RACE_REACH.
+_RACE_LIMIT = RACE_REACH + 3
+
+
 def _next_best(opponent: _Placements, board: Board) -> int:
     """The next player's best immediate gain (x4) on ``board``."""
     best = 0
@@ -816,11 +1023,13 @@ _Scored = tuple[int | Fraction, Move, tuple[int | Fraction, ...], tuple[int, ...
 
 
 def _score_moves(table: Table, state: State, immediate_only: bool, samples: int = 0,
-                 rng: np.random.Generator | None = None, exact_boards: int = EXACT_REFILL_BOARDS) -> list[_Scored]:
+                 rng: np.random.Generator | None = None, exact_boards: int = EXACT_REFILL_BOARDS,
+                 race: bool = True) -> list[_Scored]:
     """``(total x4, move, parts x4, goals, refill, end, outlook)`` for every legal move, unsorted;
     with ``samples`` > 0 (and ``rng``) a refill's denial is the expectation of
     :func:`_refill_outlook` (exact up to ``exact_boards`` boards), else 0. ``immediate_only``
-    (greedy): the total is the immediate gain and the other fields are empty."""
+    (greedy): the total is the immediate gain and the other fields are empty. ``race``: with the
+    race term (:class:`_Race`; else 0, the first advisor's evaluation)."""
     seat = state.turn
     mine = _placements(table, state, seat)
     nxt = (seat + 1) % table.players
@@ -828,12 +1037,15 @@ def _score_moves(table: Table, state: State, immediate_only: bool, samples: int 
     denial_cache: dict[tuple[int, ...], tuple[int | Fraction, bool, RefillOutlook | None]] = {}
     next_best = _NextBest(opponent, state.board) if opponent is not None else None
     outlooks: dict[tuple[int, ...], RefillOutlook] = {}
+    racing = _Race(table, state, mine, opponent) if race and not immediate_only else None
     scored: list[_Scored] = []
     for move in legal_moves(state):
         if immediate_only:  # greedy: the incremental gain alone (goals and end not reported)
             scored.append((mine.immediate(move.column, move.types(state.board)), move, (), (), False, False, None))
             continue
-        immediate, groups, personal, tempo, goals, end = mine.value(move.column, move.types(state.board))
+        types = move.types(state.board)
+        immediate, groups, personal, tempo, goals, end = mine.value(move.column, types)
+        race_gain = racing.gain(move.column, types, goals) if racing is not None else 0
         picked = tuple(sorted(move.cells))
         hit = denial_cache.get(picked)
         if hit is None:
@@ -856,23 +1068,28 @@ def _score_moves(table: Table, state: State, immediate_only: bool, samples: int 
                 denial = -outlook.mean / 2
             hit = denial_cache[picked] = (denial, refill, outlook)
         denial, refill, outlook = hit
-        parts = (immediate, groups, personal, tempo, denial)
+        parts = (immediate, groups, personal, tempo, denial, race_gain)
         scored.append((sum(parts), move, parts, goals, refill, end, outlook))
     return scored
 
 
-def _best_advised(table: Table, state: State) -> list[Move]:
+def _best_advised(table: Table, state: State, race: bool = True) -> list[Move]:
     """The moves of best total value of :func:`_score_moves` (no refill sampling), in legal-move
     order, by bound and prune: the denial term is at most minus half the next player's best gain
     among its current picks that a pick leaves alone (:meth:`_NextBest.kept`), so picks are
     scored exactly best bound first, and those whose bound is below the best total so far are
-    skipped (they cannot reach it; exact ties are kept)."""
+    skipped (they cannot reach it; exact ties are kept). The race term (with ``race``) is
+    bounded by :meth:`_Race.cap` in the bound and computed only for the placements of the picks
+    reached whose bound reaches the best; a pick whose exact race values leave it below the best
+    even with the kept denial is skipped before its denial is computed."""
     seat = state.turn
     board = state.board
     mine = _placements(table, state, seat)
-    next_best = _NextBest(_placements(table, state, (seat + 1) % table.players), board)
+    opponent = _placements(table, state, (seat + 1) % table.players)
+    next_best = _NextBest(opponent, board)
+    racing = _Race(table, state, mine, opponent) if race else None
     moves: list[tuple[tuple[int, ...], int]] = []  # (cells in placement order, column), in legal_moves' order
-    by_pick: dict[tuple[int, ...], list[tuple[int, int]]] = {}
+    by_pick: dict[tuple[int, ...], list[tuple[int, int, int, int, tuple[int, ...], tuple[int, ...]]]] = {}
     room = mine.room
     value = mine.value
     # T16 after a pick: no two tiles left side by side. ``degree``: tiles next to each tile; a
@@ -880,6 +1097,8 @@ def _best_advised(table: Table, state: State) -> list[Move]:
     degree = {cell: sum(1 for n in BOARD_NEIGHBOURS[cell] if board[n] != EMPTY)
               for cell, t in enumerate(board) if t != EMPTY}
     pairs = sum(degree.values()) // 2
+    racing_on = racing is not None and bool(racing.slots)
+    caps = racing.cap_table() if racing is not None and racing_on else None
     bounds = []
     for pick, orders in pick_orders(state):
         items = by_pick[pick] = []
@@ -887,35 +1106,47 @@ def _best_advised(table: Table, state: State) -> list[Move]:
         for column in range(COLUMNS):
             if room[column] >= len(pick):
                 for types, order in orders.items():
-                    immediate, groups, personal, tempo, _, _ = value(column, types)
+                    immediate, groups, personal, tempo, goals, _ = value(column, types)
                     v = immediate + groups + personal + tempo
-                    items.append((len(moves), v))
+                    cap = caps[column][len(types)] if caps is not None else 0
+                    items.append((len(moves), v, cap, column, types, goals))
                     moves.append((order, column))
-                    if top is None or v > top:
-                        top = v
+                    if top is None or v + cap > top:
+                        top = v + cap
         assert top is not None
         refill = pairs == sum(degree[cell] for cell in pick) - (len(pick) - 1)  # T16: a fresh board, denial 0 here
-        bounds.append((top if refill else top - next_best.kept(pick) // 2, refill, pick))
+        kept = 0 if refill else -(next_best.kept(pick) // 2)
+        bounds.append((top + kept, kept, refill, pick))
     bounds.sort(key=lambda item: -item[0])
     best: int | None = None
     totals: dict[int, int] = {}
-    for bound, refill, picked in bounds:
+    for bound, kept, refill, picked in bounds:
         if best is not None and bound < best:
             break
+        scored = []
+        for index, v, cap, column, types, goals in by_pick[picked]:
+            if racing is not None and racing_on:
+                if best is not None and v + cap + kept < best:
+                    continue  # cannot reach the best even with the race's cap and the kept denial
+                v += racing.gain(column, types, goals)
+            scored.append((index, v))
+        if not scored or (best is not None and max(v for _, v in scored) + kept < best):
+            continue  # the exact race term leaves the pick below the best: skip its denial
         denial = 0 if refill else -(next_best.after(picked) // 2)
-        for index, v in by_pick[picked]:
+        for index, v in scored:
             total = totals[index] = v + denial
             if best is None or total > best:
                 best = total
     return [Move(*moves[index]) for index in sorted(totals) if totals[index] == best]
 
 
-def best_moves(table: Table, state: State, immediate_only: bool = False) -> list[Move]:
+def best_moves(table: Table, state: State, immediate_only: bool = False, race: bool = True) -> list[Move]:
     """The moves :func:`rank_moves` ranks first (exact ties: all of them, in legal-move order),
     without building the whole ranking (the strategies' fast path; a refill's denial counts 0
-    here); with ``immediate_only`` the moves of best immediate score change (T25) instead."""
+    here); with ``immediate_only`` the moves of best immediate score change (T25) instead;
+    without ``race`` the race term counts 0 (the first advisor, ``advisor-v1``)."""
     if not immediate_only:
-        return _best_advised(table, state)
+        return _best_advised(table, state, race)
     # greedy: a move's gain is at most the best of its pick's types (kept per shelf, shared with the
     # advisor's denial term), so only moves whose pick reaches the best are scored one by one
     mine = _placements(table, state, state.turn)
@@ -928,7 +1159,7 @@ def best_moves(table: Table, state: State, immediate_only: bool = False) -> list
 
 
 def rank_moves(table: Table, state: State, samples: int = 0, rng: np.random.Generator | None = None,
-               exact_boards: int = EXACT_REFILL_BOARDS) -> list[RankedMove]:
+               exact_boards: int = EXACT_REFILL_BOARDS, race: bool = True) -> list[RankedMove]:
     """Every legal move of the active player, best first, with its evaluation (module docstring).
 
     Args:
@@ -937,8 +1168,9 @@ def rank_moves(table: Table, state: State, samples: int = 0, rng: np.random.Gene
             with ``rng`` (0 samples or no ``rng``: the term is 0).
         exact_boards: a refill that can draw at most this many boards is averaged exactly over
             all of them (weighted by probability) instead of sampled.
+        race: with the race term (:class:`_Race`); else it counts 0.
     """
-    scored = _score_moves(table, state, False, samples, rng, exact_boards)
+    scored = _score_moves(table, state, False, samples, rng, exact_boards, race)
     scored.sort(key=lambda item: -item[0])
     ranked = []
     rank = 0

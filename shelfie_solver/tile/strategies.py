@@ -25,19 +25,21 @@ class RandomTile:
 
 class RankedTile:
     """A first-ranked move of :func:`advise.rank_moves` (``"greedy"``: immediate points only;
-    ``"advisor"``: the full evaluation); exact ties broken at random."""
+    ``"advisor"``: the full evaluation; ``"advisor-v1"``: without its race term); exact ties
+    broken at random."""
 
     def __init__(self, name: str):
         self.name = name
 
     def choose(self, table: Table, state: State, rng: np.random.Generator) -> Move:
         """The best-ranked move; among moves tied on value, one drawn with ``rng``."""
-        best = best_moves(table, state, immediate_only=self.name == "greedy")
+        best = best_moves(table, state, immediate_only=self.name == "greedy", race=self.name != "advisor-v1")
         return best[int(rng.integers(len(best)))]
 
 
 TILE_STRATEGIES: dict[str, Callable[[], RandomTile | RankedTile]] = {
     "advisor": lambda: RankedTile("advisor"),
+    "advisor-v1": lambda: RankedTile("advisor-v1"),
     "greedy": lambda: RankedTile("greedy"),
     "random": RandomTile,
 }
