@@ -294,6 +294,18 @@ def new_command_cases(f: dict[str, str]) -> list[list[str]]:
     for name in ("table-floats.json", "table-short.json", "table-foreign.json", "fifo", "zero.json", "deep.json",
                  "game.json"):
         out.append(["advise", "--dice", "PBJ", *tiny, "--objective", "table:" + f[name]])
+    # train --table (fit to value tables): files of every wrong kind, self-play options, the table as --output
+    for name in ("table-foreign.json", "table-floats.json", "fifo", "zero.json", "deep.json", "dir", "game.json"):
+        out.append(["train", "--table", f[name], "--output", f["dir"] + "/fit.json"])
+    out += [
+        ["train", "--table", f["table.json"], "--output", f["table.json"]],  # would replace the table
+        ["train", "--table", f["table.json"], "--output", f["dir"]],
+        ["train", "--table", f["table.json"], "--seed", "1", "--output", f["dir"] + "/fit.json"],
+        ["train", "--table", f["table.json"], "--games", "5", "--output", f["dir"] + "/fit.json"],
+        ["train", "--table", f["table.json"], *tiny, "--output", f["dir"] + "/fit.json"],
+        ["train", "--table", ""],
+        ["train", "--output", f["dir"] + "/fit.json"],  # self-play without --seed
+    ]
     out.append(["simulate", *tiny, "--players", "exact:" + f["table-short.json"], "--games", "1", "--jobs", "1"])
     out.append(["simulate", *tiny, "--players", "exact:" + f["table.json"] + ",greedy", "--games", "1"])
     return out
@@ -380,6 +392,7 @@ def main() -> int:
         tmp = Path(name)
         f = files(tmp)
         game_before = Path(f["game.json"]).read_bytes()
+        table_before = Path(f["table.json"]).read_bytes()
         bad = 0
         all_cases = [(args, True) for args in cases(f)] + [(args, False) for args in accepted(f)]
         if sys.argv[1:]:  # only the cases of these commands, e.g. `play review tile solve-game`
@@ -407,6 +420,9 @@ def main() -> int:
             bad += 1
         if Path(f["game.json"]).read_bytes() != game_before:
             print("BAD refused input changed the game file")
+            bad += 1
+        if Path(f["table.json"]).read_bytes() != table_before:
+            print("BAD refused input changed the value table")
             bad += 1
         bad += session_cases(tmp, f)
         print(f"\n{len(all_cases)} inputs ({sum(r for _, r in all_cases)} refused, "

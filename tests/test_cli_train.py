@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -12,6 +13,8 @@ from shelfie_solver.cli import main
 from shelfie_solver.learned import load_model
 
 from conftest import assert_one_line_error
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def run(*args: str):
@@ -76,3 +79,55 @@ def test_progress_bar_on_a_terminal(tmp_path):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0 and (tmp_path / "p.json").exists()
+
+
+@pytest.fixture(scope="module")
+def tiny_tables(tmp_path_factory):
+    """Value tables of a 2 x 2 board (solve-game --save) under two scoring thresholds (D19)."""
+    from shelfie_solver.board import board_from_dict
+    from shelfie_solver.exact import solve_game
+    from shelfie_solver.rules import rules_from_dict
+    from shelfie_solver.value_table import save_table
+
+    folder = tmp_path_factory.mktemp("tables")
+    paths = []
+    for threshold in (2, 3):
+        rules = rules_from_dict({"name": "tiny", "dice": 3, "rerolls": 1, "combinations_per_turn": 3,
+                                 "scoring_threshold": threshold, "end_trigger_shelves": 2,
+                                 "faces": [{"name": "plant", "code": "P"}, {"name": "book", "code": "B"}]})
+        board = board_from_dict({"name": "tiny", "columns": [1, 2],
+                                 "shelves": [{"faces": ["plant"], "values": [1, 3]},
+                                             {"faces": ["book"], "values": [2, 4]}]}, rules)
+        path = folder / f"tiny-{threshold}.json"
+        save_table(str(path), solve_game(board, rules))
+        paths.append(str(path))
+    return paths
+
+
+@pytest.mark.parametrize("option", [["--seed", "3"], ["--games", "5"], ["--iterations", "1"], ["--players", "1"],
+                                    ["--jobs", "1"], ["--scheduler", "tcp://nowhere:1"], ["--checkpoint", "ck"],
+                                    ["--board", str(EXAMPLES / "boards" / "small.toml")],
+                                    ["--rules", str(EXAMPLES / "rules" / "five-dice.toml")]])
+def test_table_refuses_self_play_options(option, tiny_tables, tmp_path):
+    # self-play settings would be ignored silently with --table: refused, nothing written
+    out = tmp_path / "fit.json"
+    assert_one_line_error(run("--table", tiny_tables[0], *option, "--output", str(out)), option[0], "--table")
+    assert not out.exists()
+
+
+def test_table_output_is_not_the_table(tiny_tables, tmp_path):
+    # --output naming the table read (directly or through another spelling) would destroy it
+    table = tmp_path / "table.json"
+    table.write_bytes(open(tiny_tables[0], "rb").read())
+    before = table.read_bytes()
+    for name in (str(table), str(tmp_path / "." / "table.json")):
+        assert_one_line_error(run("--table", str(table), "--output", name), "--output", "value table")
+    assert table.read_bytes() == before
+
+
+def test_tables_of_different_thresholds(tiny_tables, tmp_path):
+    # one weight per feature cannot fit scores of two D19 thresholds: refused, naming both
+    out = tmp_path / "fit.json"
+    assert_one_line_error(run("--table", tiny_tables[0], "--table", tiny_tables[1], "--output", str(out)),
+                          "thresholds (2, 3")
+    assert not out.exists()

@@ -46,6 +46,7 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
       shelfie-solve train --table small.json --output small-learned.json
     """
     if tables:
+        _refuse_self_play_options(click.get_current_context())
         _fit_tables(tables, output)
         return
     if seed is None:
@@ -79,15 +80,40 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
                f"simulate --players learned:{output},solver; docs/train.md).")
 
 
+#: Options of self-play only: with --table they would be ignored silently, so they are refused.
+_SELF_PLAY_ONLY = ("seed", "games", "iterations", "players_text", "jobs", "scheduler", "checkpoint",
+                   "board_path", "rules_path")
+
+
+def _refuse_self_play_options(ctx: click.Context) -> None:
+    """Refuse a self-play option given with ``--table`` (the table names its own board and rules)."""
+    for param in ctx.command.params:
+        if param.name in _SELF_PLAY_ONLY and ctx.get_parameter_source(param.name) not in (
+                None, click.core.ParameterSource.DEFAULT):
+            raise click.UsageError(f"{param.opts[0]} is for self-play and has no effect with --table (a value "
+                                   "table names its own board and rules); expected --table TABLE [--table ...] "
+                                   "[--output FILE]")
+
+
 def _fit_tables(tables: tuple[str, ...], output: str) -> None:
     """``train --table``: the solitaire weights fitted to exact value tables (:func:`train.fit_table`)."""
+    import os
+
     from ..value_table import load_table
 
     try:
-        check_writable(output)
+        final = check_writable(output)
     except FileWriteError as error:
         raise click.BadParameter(str(error), param_hint="'--output'") from None
-    model, errors = fit_table([load_table(path) for path in tables])
+    if any(os.path.realpath(path) == os.path.realpath(final) for path in tables):
+        raise click.BadParameter(f"{output} is a value table read by --table; the parameters would replace it. "
+                                 "Expected another file name", param_hint="'--output'")
+    solutions = [load_table(path) for path in tables]
+    thresholds = sorted({s.rules.scoring_threshold for s in solutions})
+    if len(thresholds) > 1:
+        raise TrainError(f"the value tables have different scoring thresholds ({', '.join(map(str, thresholds))}, "
+                         "D19); expected tables of rulesets with one threshold")
+    model, errors = fit_table(solutions)
     try:
         write_text_atomically(output, model_text(model))
     except FileWriteError as error:
