@@ -328,6 +328,7 @@ def accepted(f: dict[str, str]) -> list[list[str]]:
         ["play", "status", f["game.json"]],
         ["review", f["game.json"]],
         ["tile", "score", "PPTTP/PPTTF/GGBBF/GCCBB/GCCFF/PGBFP"],
+        ["tile", "score", "\ufeffPPTTP/PPTTF/GGBBF/GCCBB/GCCFF/PGBFP"],  # a byte-order mark is ignored
         ["tile", "advise", str(ROOT / "examples" / "tile" / "position.toml"), "--samples", "0"],
         ["advise", "--dice", "PBJ", "--board", f["tiny-board.toml"], "--rules", f["tiny-rules.toml"],
          "--objective", "table:" + f["table.json"]],

@@ -52,6 +52,16 @@ def test_score_personal_card_from_a_file(tmp_path):
     assert json.loads(result.stdout)["personal"] == {"card": card.name, "matches": 6, "points": 12}
 
 
+def test_score_shelf_text_with_a_byte_order_mark():
+    """Shelf text pasted with a leading byte-order mark scores as without it (docs/formats.md:
+    a BOM is ignored everywhere, as for --marks); worked example D: groups 17 (T25)."""
+    for text in ("\ufeffPPTTP/PPTTF/GGBBF/GCCBB/GCCFF/PGBFP", "\ufeffPPTTP\nPPTTF\nGGBBF\nGCCBB\nGCCFF\nPGBFP\n"):
+        result = run("score", text, "--format", "json")
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout)["adjacency"] == 17
+    assert_one_line_error(run("score", "\ufeff"), "6 lines")
+
+
 @pytest.mark.parametrize("fmt", ["table", "csv", "markdown"])
 def test_advise_formats(fmt):
     result = run("advise", str(POSITION), "--top", "3", "--format", fmt)
