@@ -110,6 +110,9 @@ def files(tmp: Path) -> dict[str, str]:
     put("table-floats.json", json.dumps({**table, "values": {k: 0.5 for k in keys}}))
     put("table-short.json", json.dumps({**table, "values": {k: table["values"][k] for k in keys[1:]}}))
     put("table-foreign.json", json.dumps({**table, "format": "something else"}))
+    learned = json.loads((ROOT / "examples" / "learned-small-boards.json").read_text())
+    put("learned-floats.json", json.dumps({**learned, "weights": {n: {p: [w + 0.5 for w in row] for p, row in phases.items()}
+                                                                  for n, phases in learned["weights"].items()}}))
     (tmp / "ck").mkdir()
     os.mkfifo(tmp / "ck" / "solve.json")
     out["ck-fifo"] = str(tmp / "ck")
@@ -306,6 +309,15 @@ def new_command_cases(f: dict[str, str]) -> list[list[str]]:
         ["train", "--table", ""],
         ["train", "--output", f["dir"] + "/fit.json"],  # self-play without --seed
     ]
+    # learned:FILE parameter files (objective and strategy)
+    for name in ("learned-floats.json", "table.json", "fifo", "zero.json", "deep.json", "dir"):
+        out.append(["advise", "--dice", "CCBJPP", "--objective", "learned:" + f[name]])
+    out += [
+        ["advise", "--dice", "CCBJPP", "--objective", "learned:"],
+        ["simulate", "--players", "learned:" + f["learned-floats.json"] + ",greedy", "--games", "1"],
+        ["review", game, "--objective", "learned:" + f["learned-floats.json"]],
+        ["play", "advise", game, "--objective", "learned:"],
+    ]
     out.append(["simulate", *tiny, "--players", "exact:" + f["table-short.json"], "--games", "1", "--jobs", "1"])
     out.append(["simulate", *tiny, "--players", "exact:" + f["table.json"] + ",greedy", "--games", "1"])
     return out
@@ -330,6 +342,7 @@ def accepted(f: dict[str, str]) -> list[list[str]]:
         ["tile", "score", "PPTTP/PPTTF/GGBBF/GCCBB/GCCFF/PGBFP"],
         ["tile", "score", "\ufeffPPTTP/PPTTF/GGBBF/GCCBB/GCCFF/PGBFP"],  # a byte-order mark is ignored
         ["tile", "advise", str(ROOT / "examples" / "tile" / "position.toml"), "--samples", "0"],
+        ["advise", "--dice", "CCBJPP", "--objective", "learned:" + str(ROOT / "examples" / "learned-small-boards.json")],
         ["advise", "--dice", "PBJ", "--board", f["tiny-board.toml"], "--rules", f["tiny-rules.toml"],
          "--objective", "table:" + f["table.json"]],
     ]
