@@ -401,6 +401,43 @@ def session_cases(tmp: Path, f: dict[str, str]) -> int:
     return bad
 
 
+def env_cases(tmp: Path) -> int:
+    """A hostile environment: table-cache entries (tablecache.py) truncated, then replaced by
+    FIFOs (which once hung every command), a blank ``SHELFIE_SOLVE_CACHE`` and ``off``, and
+    ``OPENBLAS_NUM_THREADS`` set by the user: ``advise`` must answer as with a fresh cache (exit 0,
+    nothing on stderr). Returns the number of cases that broke the rule."""
+    cache = tmp / "cache"
+    args = [*CLI, "advise", "--dice", "CCBJPP", "--format", "json"]
+    base = {**os.environ, "PYTHONPATH": str(ROOT), "SHELFIE_SOLVE_CACHE": str(cache)}
+    fresh = subprocess.run(args, capture_output=True, env=base, cwd=tmp, timeout=120).stdout
+    bad = 0
+    for name in ("truncated entries", "FIFO entries", "cache ' '", "cache off", "OPENBLAS_NUM_THREADS=2"):
+        env = dict(base)
+        if name == "truncated entries":
+            for entry in cache.glob("*.npy"):
+                entry.write_bytes(entry.read_bytes()[:200])
+        elif name == "FIFO entries":
+            for entry in cache.glob("*.npy"):
+                entry.unlink()
+                os.mkfifo(entry)
+        elif name.startswith("cache"):
+            env["SHELFIE_SOLVE_CACHE"] = name[7:-1] if "'" in name else "off"
+            env["XDG_CACHE_HOME"] = str(tmp / "xdg")
+        else:
+            env["OPENBLAS_NUM_THREADS"] = "2"
+        start = time.perf_counter()
+        try:
+            done = subprocess.run(args, capture_output=True, env=env, cwd=tmp, timeout=120)
+            ok = done.returncode == 0 and done.stderr == b"" and done.stdout == fresh and bool(fresh)
+            shown = (done.stderr.decode(errors="replace").splitlines() or ["same advice, exit 0"])[-1]
+        except subprocess.TimeoutExpired:
+            ok, shown = False, "timed out"
+        ok = ok and not (tmp / " ").exists()
+        bad += not ok
+        print(f"{'ok ' if ok else 'BAD'} env {name:24s} {time.perf_counter() - start:5.1f}s  {shown[:110]}")
+    return bad
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
@@ -439,6 +476,8 @@ def main() -> int:
             print("BAD refused input changed the value table")
             bad += 1
         bad += session_cases(tmp, f)
+        if not sys.argv[1:] or "env" in sys.argv[1:]:
+            bad += env_cases(tmp)
         print(f"\n{len(all_cases)} inputs ({sum(r for _, r in all_cases)} refused, "
               f"{sum(not r for _, r in all_cases)} accepted), {len(all_cases) - bad} follow the rule, {bad} do not; "
               f"slowest {slowest:.1f} s, largest {biggest:.0f} MB resident")
