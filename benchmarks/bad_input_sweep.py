@@ -293,6 +293,14 @@ def new_command_cases(f: dict[str, str]) -> list[list[str]]:
         ["solve-game", *tiny, "--save", f["dir"]],
         ["solve-game", *tiny, "--save", f["fifo"]],
         ["solve-game", *tiny, "--save", f["link-out"]],
+        ["solve-game", *tiny, "--save", f["tiny-board.toml"]],  # an input file as the output
+        ["solve-game", *tiny, "--save", f["tiny-rules.toml"]],
+        ["simulate", *tiny, "--players", "exact:" + f["table.json"], "--games", "1", "--save", f["table.json"]],
+        ["simulate", *tiny, "--players", "greedy", "--games", "1", "--save", f["tiny-board.toml"]],
+        ["train", "--seed", "1", "--games", "1", "--iterations", "1", "--players", "1", *tiny, "--output",
+         f["tiny-rules.toml"]],
+        ["train", "--seed", "1", "--games", "1", "--iterations", "1", "--players", "1", "--output",
+         f["dir"] + "/same.json", "--checkpoint", f["dir"] + "/same.json"],
     ]
     for name in ("table-floats.json", "table-short.json", "table-foreign.json", "fifo", "zero.json", "deep.json",
                  "game.json"):
@@ -444,6 +452,7 @@ def main() -> int:
         f = files(tmp)
         game_before = Path(f["game.json"]).read_bytes()
         table_before = Path(f["table.json"]).read_bytes()
+        inputs_before = [Path(f[name]).read_bytes() for name in ("tiny-board.toml", "tiny-rules.toml")]
         bad = 0
         all_cases = [(args, True) for args in cases(f)] + [(args, False) for args in accepted(f)]
         if sys.argv[1:]:  # only the cases of these commands, e.g. `play review tile solve-game`
@@ -471,6 +480,9 @@ def main() -> int:
             bad += 1
         if Path(f["game.json"]).read_bytes() != game_before:
             print("BAD refused input changed the game file")
+            bad += 1
+        if [Path(f[name]).read_bytes() for name in ("tiny-board.toml", "tiny-rules.toml")] != inputs_before:
+            print("BAD refused input replaced a board or rules file")
             bad += 1
         if Path(f["table.json"]).read_bytes() != table_before:
             print("BAD refused input changed the value table")

@@ -121,7 +121,7 @@ def test_table_output_is_not_the_table(tiny_tables, tmp_path):
     table.write_bytes(open(tiny_tables[0], "rb").read())
     before = table.read_bytes()
     for name in (str(table), str(tmp_path / "." / "table.json")):
-        assert_one_line_error(run("--table", str(table), "--output", name), "--output", "value table")
+        assert_one_line_error(run("--table", str(table), "--output", name), "--output", "also read")
     assert table.read_bytes() == before
 
 
@@ -131,3 +131,17 @@ def test_tables_of_different_thresholds(tiny_tables, tmp_path):
     assert_one_line_error(run("--table", tiny_tables[0], "--table", tiny_tables[1], "--output", str(out)),
                           "thresholds (2, 3")
     assert not out.exists()
+
+
+def test_self_play_output_is_not_an_input(tmp_path):
+    """--output the same file as --checkpoint (the parameters would replace the checkpoint) or the
+    --board file, and --checkpoint naming the --board file: refused, nothing written."""
+    board = tmp_path / "board.toml"
+    board.write_bytes((EXAMPLES / "boards" / "small.toml").read_bytes())
+    before = board.read_bytes()
+    base = ["--seed", "1", "--games", "1", "--iterations", "1", "--players", "1", "--board", str(board)]
+    same = str(tmp_path / "same.json")
+    assert_one_line_error(run(*base, "--output", same, "--checkpoint", same), "--output", "also read")
+    assert_one_line_error(run(*base, "--output", str(board)), "--output", "also read")
+    assert_one_line_error(run(*base, "--output", same, "--checkpoint", str(board)), "--checkpoint", "also read")
+    assert board.read_bytes() == before and not (tmp_path / "same.json").exists()

@@ -8,7 +8,8 @@ import click
 
 from ..files import FileWriteError, check_writable, write_text_atomically
 from ..train import PLAYER_COUNTS, TrainError, fit_table, model_text, tasks_total, train
-from .options import board_option, jobs_option, load_setup, resolve_workers, rules_option, scheduler_option
+from .options import (board_option, jobs_option, load_setup, refuse_input_as_output, resolve_workers, rules_option,
+                      scheduler_option)
 
 
 @click.command("train", short_help="Fit the learned objective by self-play.")
@@ -60,6 +61,8 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
             check_writable(path)
         except FileWriteError as error:
             raise click.BadParameter(str(error), param_hint=f"'{name}'") from None
+    refuse_input_as_output(output, "--output", [checkpoint, board_path, rules_path])
+    refuse_input_as_output(checkpoint, "--checkpoint", [board_path, rules_path])
     workers = resolve_workers(jobs, scheduler)
     lines: list[str] = []
     if sys.stderr.isatty():  # a progress bar for people, nothing for pipes and tests
@@ -97,17 +100,13 @@ def _refuse_self_play_options(ctx: click.Context) -> None:
 
 def _fit_tables(tables: tuple[str, ...], output: str) -> None:
     """``train --table``: the solitaire weights fitted to exact value tables (:func:`train.fit_table`)."""
-    import os
-
     from ..value_table import load_table
 
     try:
-        final = check_writable(output)
+        check_writable(output)
     except FileWriteError as error:
         raise click.BadParameter(str(error), param_hint="'--output'") from None
-    if any(os.path.realpath(path) == os.path.realpath(final) for path in tables):
-        raise click.BadParameter(f"{output} is a value table read by --table; the parameters would replace it. "
-                                 "Expected another file name", param_hint="'--output'")
+    refuse_input_as_output(output, "--output", tables)
     solutions = [load_table(path) for path in tables]
     thresholds = sorted({s.rules.scoring_threshold for s in solutions})
     if len(thresholds) > 1:
