@@ -98,6 +98,7 @@ def files(tmp: Path) -> dict[str, str]:
     put("pos-huge.toml", position.replace("players = 2", "players = " + "9" * 5000))
     put("pos-players.json", '{"players": 100000000000000000000}')
     put("shelf-big.txt", "P" * 200_000)
+    put("layout.toml", (ROOT / "shelfie_solver" / "tile" / "data" / "layout.toml").read_bytes())
     subprocess.run([*CLI, "play", "new", str(tmp / "game.json"), "--players", "Ann,Ben", "--first", "Ann"],
                    capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
     out["game.json"] = str(tmp / "game.json")
@@ -284,6 +285,8 @@ def new_command_cases(f: dict[str, str]) -> list[list[str]]:
         ["tile", "advise", str(ROOT / "examples" / "tile" / "position.toml"), "--samples", "100000000"],
         ["tile", "simulate", "--players", "advisor", "--games", "1"],
         ["tile", "simulate", "--players", "random,random", "--games", "2", "--save", "/dev/full"],
+        ["tile", "simulate", "--players", "random,random", "--games", "1", "--layout", f["layout.toml"], "--save",
+         f["layout.toml"]],  # the layout read would be replaced
         ["solve-game"],  # the default board: refused with the estimate
         ["solve-game", *tiny, "--max-states", "1"],
         ["solve-game", *tiny, "--max-states", long],
@@ -452,7 +455,7 @@ def main() -> int:
         f = files(tmp)
         game_before = Path(f["game.json"]).read_bytes()
         table_before = Path(f["table.json"]).read_bytes()
-        inputs_before = [Path(f[name]).read_bytes() for name in ("tiny-board.toml", "tiny-rules.toml")]
+        inputs_before = [Path(f[name]).read_bytes() for name in ("tiny-board.toml", "tiny-rules.toml", "layout.toml")]
         bad = 0
         all_cases = [(args, True) for args in cases(f)] + [(args, False) for args in accepted(f)]
         if sys.argv[1:]:  # only the cases of these commands, e.g. `play review tile solve-game`
@@ -481,7 +484,7 @@ def main() -> int:
         if Path(f["game.json"]).read_bytes() != game_before:
             print("BAD refused input changed the game file")
             bad += 1
-        if [Path(f[name]).read_bytes() for name in ("tiny-board.toml", "tiny-rules.toml")] != inputs_before:
+        if [Path(f[name]).read_bytes() for name in ("tiny-board.toml", "tiny-rules.toml", "layout.toml")] != inputs_before:
             print("BAD refused input replaced a board or rules file")
             bad += 1
         if Path(f["table.json"]).read_bytes() != table_before:

@@ -219,3 +219,13 @@ def test_simulate_csv_is_one_record_per_seat_and_statistic():
     assert len(rows) == 2 * 6
     wins = [Fraction(r["mean"]) for r in rows if r["statistic"] == "win"]
     assert sum(wins) == 1
+
+
+def test_simulate_save_is_not_a_data_file(tmp_path):
+    """--save naming the --layout file read would replace it with games: refused, kept."""
+    layout = tmp_path / "layout.toml"
+    layout.write_text("grid = [" + ", ".join(f'"{row}"' for row in default_layout().to_dict()["grid"]) + "]\n")
+    before = layout.read_bytes()
+    result = run("simulate", "--players", "greedy,random", "--games", "1", "--layout", str(layout), "--save", str(layout))
+    assert_one_line_error(result, "--save", "also read")
+    assert layout.read_bytes() == before
