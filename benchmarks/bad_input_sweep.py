@@ -328,6 +328,7 @@ def new_command_cases(f: dict[str, str]) -> list[list[str]]:
         ["simulate", "--players", "learned:" + f["learned-floats.json"] + ",greedy", "--games", "1"],
         ["review", game, "--objective", "learned:" + f["learned-floats.json"]],
         ["play", "advise", game, "--objective", "learned:"],
+        ["play", "advise", game, "--objective", "nope"],  # before the first roll too
     ]
     out.append(["simulate", *tiny, "--players", "exact:" + f["table-short.json"], "--games", "1", "--jobs", "1"])
     out.append(["simulate", *tiny, "--players", "exact:" + f["table.json"] + ",greedy", "--games", "1"])
