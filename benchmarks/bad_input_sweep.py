@@ -111,6 +111,7 @@ def files(tmp: Path) -> dict[str, str]:
     put("table-floats.json", json.dumps({**table, "values": {k: 0.5 for k in keys}}))
     put("table-short.json", json.dumps({**table, "values": {k: table["values"][k] for k in keys[1:]}}))
     put("table-foreign.json", json.dumps({**table, "format": "something else"}))
+    put("table-negative.json", json.dumps({**table, "values": {k: "-1000/1" for k in keys}}))
     learned = json.loads((ROOT / "examples" / "learned-small-boards.json").read_text())
     put("learned-floats.json", json.dumps({**learned, "weights": {n: {p: [w + 0.5 for w in row] for p, row in phases.items()}
                                                                   for n, phases in learned["weights"].items()}}))
@@ -305,11 +306,12 @@ def new_command_cases(f: dict[str, str]) -> list[list[str]]:
         ["train", "--seed", "1", "--games", "1", "--iterations", "1", "--players", "1", "--output",
          f["dir"] + "/same.json", "--checkpoint", f["dir"] + "/same.json"],
     ]
-    for name in ("table-floats.json", "table-short.json", "table-foreign.json", "fifo", "zero.json", "deep.json",
-                 "game.json"):
+    for name in ("table-floats.json", "table-short.json", "table-foreign.json", "table-negative.json", "fifo",
+                 "zero.json", "deep.json", "game.json"):
         out.append(["advise", "--dice", "PBJ", *tiny, "--objective", "table:" + f[name]])
     # train --table (fit to value tables): files of every wrong kind, self-play options, the table as --output
-    for name in ("table-foreign.json", "table-floats.json", "fifo", "zero.json", "deep.json", "dir", "game.json"):
+    for name in ("table-foreign.json", "table-floats.json", "table-negative.json", "fifo", "zero.json", "deep.json",
+                 "dir", "game.json"):
         out.append(["train", "--table", f[name], "--output", f["dir"] + "/fit.json"])
     out += [
         ["train", "--table", f["table.json"], "--output", f["table.json"]],  # would replace the table

@@ -145,3 +145,17 @@ def test_self_play_output_is_not_an_input(tmp_path):
     assert_one_line_error(run(*base, "--output", str(board)), "--output", "also read")
     assert_one_line_error(run(*base, "--output", same, "--checkpoint", str(board)), "--checkpoint", "also read")
     assert board.read_bytes() == before and not (tmp_path / "same.json").exists()
+
+
+@pytest.mark.parametrize("value", ["-5/1", "1000/1"])
+def test_table_with_a_value_no_game_can_score(value, tiny_tables, tmp_path):
+    """Every value of a table is a final score to come, 0 to a full sheet's points (D19: the tiny
+    board's full sheet is worth 1+3 + 2+4 + 3+7 = 20); a hand-edited -5 was fitted silently."""
+    data = json.loads(open(tiny_tables[0]).read())
+    first = next(iter(data["values"]))
+    data["values"][first] = value
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(data))
+    out = tmp_path / "fit.json"
+    assert_one_line_error(run("--table", str(path), "--output", str(out)), "outside 0 to 20", "D19")
+    assert not out.exists()
