@@ -1,5 +1,5 @@
-"""Try about 230 nasty inputs across every command (the newer play, review, tile and solve-game
-included, and the piped `play GAME` session), each in its own process, and check
+"""Try about 260 nasty inputs across every command (the newer play, review, tile and solve-game
+included, the piped `play GAME` session and a hostile table cache), each in its own process, and check
 the rule of issue 8 §5: bad input is refused with exactly one line ``Error: ...`` on stderr,
 nothing on stdout and exit code 2, never a traceback; heavy but accepted input runs (exit 0);
 both within bounded time and memory.
