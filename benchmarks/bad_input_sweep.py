@@ -316,6 +316,7 @@ def new_command_cases(f: dict[str, str]) -> list[list[str]]:
     out += [
         ["train", "--table", f["table.json"], "--output", f["table.json"]],  # would replace the table
         ["train", "--table", f["table.json"], "--output", f["dir"]],
+        ["train", "--table", f["table.json"], "--table", f["table.json"], "--output", f["dir"] + "/fit.json"],
         ["train", "--table", f["table.json"], "--seed", "1", "--output", f["dir"] + "/fit.json"],
         ["train", "--table", f["table.json"], "--games", "5", "--output", f["dir"] + "/fit.json"],
         ["train", "--table", f["table.json"], *tiny, "--output", f["dir"] + "/fit.json"],

@@ -159,3 +159,11 @@ def test_table_with_a_value_no_game_can_score(value, tiny_tables, tmp_path):
     out = tmp_path / "fit.json"
     assert_one_line_error(run("--table", str(path), "--output", str(out)), "outside 0 to 20", "D19")
     assert not out.exists()
+
+
+def test_table_given_twice(tiny_tables, tmp_path):
+    # pooled twice, one table would weigh double against the others: refused, whatever the spelling
+    same = str(Path(tiny_tables[0]).parent / "." / Path(tiny_tables[0]).name)
+    out = tmp_path / "fit.json"
+    assert_one_line_error(run("--table", tiny_tables[0], "--table", same, "--output", str(out)), "--table", "more than once")
+    assert not out.exists()

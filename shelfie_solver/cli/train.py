@@ -100,6 +100,9 @@ def _refuse_self_play_options(ctx: click.Context) -> None:
 
 def _fit_tables(tables: tuple[str, ...], output: str) -> None:
     """``train --table``: the solitaire weights fitted to exact value tables (:func:`train.fit_table`)."""
+    import os
+
+    from ..errors import shorten
     from ..value_table import load_table
 
     try:
@@ -107,6 +110,11 @@ def _fit_tables(tables: tuple[str, ...], output: str) -> None:
     except FileWriteError as error:
         raise click.BadParameter(str(error), param_hint="'--output'") from None
     refuse_input_as_output(output, "--output", tables)
+    real = [os.path.realpath(path) for path in tables]
+    twice = next((path for path, name in zip(tables, real) if real.count(name) > 1), None)
+    if twice is not None:  # pooled twice it would weigh double in the fit
+        raise click.BadParameter(f"{shorten(twice)} is given more than once; expected each value table once",
+                                 param_hint="'--table'")
     solutions = [load_table(path) for path in tables]
     thresholds = sorted({s.rules.scoring_threshold for s in solutions})
     if len(thresholds) > 1:
