@@ -1,5 +1,5 @@
-"""Try about 230 nasty inputs across every command (the newer play, review, tile and solve-game
-included, and the piped `play GAME` session), each in its own process, and check
+"""Try about 260 nasty inputs across every command (the newer play, review, tile and solve-game
+included, the piped `play GAME` session and a hostile table cache), each in its own process, and check
 the rule of issue 8 §5: bad input is refused with exactly one line ``Error: ...`` on stderr,
 nothing on stdout and exit code 2, never a traceback; heavy but accepted input runs (exit 0);
 both within bounded time and memory.
@@ -98,6 +98,7 @@ def files(tmp: Path) -> dict[str, str]:
     put("pos-huge.toml", position.replace("players = 2", "players = " + "9" * 5000))
     put("pos-players.json", '{"players": 100000000000000000000}')
     put("shelf-big.txt", "P" * 200_000)
+    put("layout.toml", (ROOT / "shelfie_solver" / "tile" / "data" / "layout.toml").read_bytes())
     subprocess.run([*CLI, "play", "new", str(tmp / "game.json"), "--players", "Ann,Ben", "--first", "Ann"],
                    capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
     out["game.json"] = str(tmp / "game.json")
@@ -110,6 +111,10 @@ def files(tmp: Path) -> dict[str, str]:
     put("table-floats.json", json.dumps({**table, "values": {k: 0.5 for k in keys}}))
     put("table-short.json", json.dumps({**table, "values": {k: table["values"][k] for k in keys[1:]}}))
     put("table-foreign.json", json.dumps({**table, "format": "something else"}))
+    put("table-negative.json", json.dumps({**table, "values": {k: "-1000/1" for k in keys}}))
+    learned = json.loads((ROOT / "examples" / "learned-small-boards.json").read_text())
+    put("learned-floats.json", json.dumps({**learned, "weights": {n: {p: [w + 0.5 for w in row] for p, row in phases.items()}
+                                                                  for n, phases in learned["weights"].items()}}))
     (tmp / "ck").mkdir()
     os.mkfifo(tmp / "ck" / "solve.json")
     out["ck-fifo"] = str(tmp / "ck")
@@ -281,6 +286,8 @@ def new_command_cases(f: dict[str, str]) -> list[list[str]]:
         ["tile", "advise", str(ROOT / "examples" / "tile" / "position.toml"), "--samples", "100000000"],
         ["tile", "simulate", "--players", "advisor", "--games", "1"],
         ["tile", "simulate", "--players", "random,random", "--games", "2", "--save", "/dev/full"],
+        ["tile", "simulate", "--players", "random,random", "--games", "1", "--layout", f["layout.toml"], "--save",
+         f["layout.toml"]],  # the layout read would be replaced
         ["solve-game"],  # the default board: refused with the estimate
         ["solve-game", *tiny, "--max-states", "1"],
         ["solve-game", *tiny, "--max-states", long],
@@ -290,10 +297,42 @@ def new_command_cases(f: dict[str, str]) -> list[list[str]]:
         ["solve-game", *tiny, "--save", f["dir"]],
         ["solve-game", *tiny, "--save", f["fifo"]],
         ["solve-game", *tiny, "--save", f["link-out"]],
+        ["solve-game", *tiny, "--save", f["tiny-board.toml"]],  # an input file as the output
+        ["solve-game", *tiny, "--save", f["tiny-rules.toml"]],
+        ["simulate", *tiny, "--players", "exact:" + f["table.json"], "--games", "1", "--save", f["table.json"]],
+        ["simulate", *tiny, "--players", "greedy", "--games", "1", "--save", f["tiny-board.toml"]],
+        ["train", "--seed", "1", "--games", "1", "--iterations", "1", "--players", "1", *tiny, "--output",
+         f["tiny-rules.toml"]],
+        ["train", "--seed", "1", "--games", "1", "--iterations", "1", "--players", "1", "--output",
+         f["dir"] + "/same.json", "--checkpoint", f["dir"] + "/same.json"],
     ]
-    for name in ("table-floats.json", "table-short.json", "table-foreign.json", "fifo", "zero.json", "deep.json",
-                 "game.json"):
+    for name in ("table-floats.json", "table-short.json", "table-foreign.json", "table-negative.json", "fifo",
+                 "zero.json", "deep.json", "game.json"):
         out.append(["advise", "--dice", "PBJ", *tiny, "--objective", "table:" + f[name]])
+    # train --table (fit to value tables): files of every wrong kind, self-play options, the table as --output
+    for name in ("table-foreign.json", "table-floats.json", "table-negative.json", "fifo", "zero.json", "deep.json",
+                 "dir", "game.json"):
+        out.append(["train", "--table", f[name], "--output", f["dir"] + "/fit.json"])
+    out += [
+        ["train", "--table", f["table.json"], "--output", f["table.json"]],  # would replace the table
+        ["train", "--table", f["table.json"], "--output", f["dir"]],
+        ["train", "--table", f["table.json"], "--table", f["table.json"], "--output", f["dir"] + "/fit.json"],
+        ["train", "--table", f["table.json"], "--seed", "1", "--output", f["dir"] + "/fit.json"],
+        ["train", "--table", f["table.json"], "--games", "5", "--output", f["dir"] + "/fit.json"],
+        ["train", "--table", f["table.json"], *tiny, "--output", f["dir"] + "/fit.json"],
+        ["train", "--table", ""],
+        ["train", "--output", f["dir"] + "/fit.json"],  # self-play without --seed
+    ]
+    # learned:FILE parameter files (objective and strategy)
+    for name in ("learned-floats.json", "table.json", "fifo", "zero.json", "deep.json", "dir"):
+        out.append(["advise", "--dice", "CCBJPP", "--objective", "learned:" + f[name]])
+    out += [
+        ["advise", "--dice", "CCBJPP", "--objective", "learned:"],
+        ["simulate", "--players", "learned:" + f["learned-floats.json"] + ",greedy", "--games", "1"],
+        ["review", game, "--objective", "learned:" + f["learned-floats.json"]],
+        ["play", "advise", game, "--objective", "learned:"],
+        ["play", "advise", game, "--objective", "nope"],  # before the first roll too
+    ]
     out.append(["simulate", *tiny, "--players", "exact:" + f["table-short.json"], "--games", "1", "--jobs", "1"])
     out.append(["simulate", *tiny, "--players", "exact:" + f["table.json"] + ",greedy", "--games", "1"])
     return out
@@ -316,7 +355,9 @@ def accepted(f: dict[str, str]) -> list[list[str]]:
         ["play", "status", f["game.json"]],
         ["review", f["game.json"]],
         ["tile", "score", "PPTTP/PPTTF/GGBBF/GCCBB/GCCFF/PGBFP"],
+        ["tile", "score", "\ufeffPPTTP/PPTTF/GGBBF/GCCBB/GCCFF/PGBFP"],  # a byte-order mark is ignored
         ["tile", "advise", str(ROOT / "examples" / "tile" / "position.toml"), "--samples", "0"],
+        ["advise", "--dice", "CCBJPP", "--objective", "learned:" + str(ROOT / "examples" / "learned-small-boards.json")],
         ["advise", "--dice", "PBJ", "--board", f["tiny-board.toml"], "--rules", f["tiny-rules.toml"],
          "--objective", "table:" + f["table.json"]],
     ]
@@ -375,11 +416,50 @@ def session_cases(tmp: Path, f: dict[str, str]) -> int:
     return bad
 
 
+def env_cases(tmp: Path) -> int:
+    """A hostile environment: table-cache entries (tablecache.py) truncated, then replaced by
+    FIFOs (which once hung every command), a blank ``SHELFIE_SOLVE_CACHE`` and ``off``, and
+    ``OPENBLAS_NUM_THREADS`` set by the user: ``advise`` must answer as with a fresh cache (exit 0,
+    nothing on stderr). Returns the number of cases that broke the rule."""
+    cache = tmp / "cache"
+    args = [*CLI, "advise", "--dice", "CCBJPP", "--format", "json"]
+    base = {**os.environ, "PYTHONPATH": str(ROOT), "SHELFIE_SOLVE_CACHE": str(cache)}
+    fresh = subprocess.run(args, capture_output=True, env=base, cwd=tmp, timeout=120).stdout
+    bad = 0
+    for name in ("truncated entries", "FIFO entries", "cache ' '", "cache off", "OPENBLAS_NUM_THREADS=2"):
+        env = dict(base)
+        if name == "truncated entries":
+            for entry in cache.glob("*.npy"):
+                entry.write_bytes(entry.read_bytes()[:200])
+        elif name == "FIFO entries":
+            for entry in cache.glob("*.npy"):
+                entry.unlink()
+                os.mkfifo(entry)
+        elif name.startswith("cache"):
+            env["SHELFIE_SOLVE_CACHE"] = name[7:-1] if "'" in name else "off"
+            env["XDG_CACHE_HOME"] = str(tmp / "xdg")
+        else:
+            env["OPENBLAS_NUM_THREADS"] = "2"
+        start = time.perf_counter()
+        try:
+            done = subprocess.run(args, capture_output=True, env=env, cwd=tmp, timeout=120)
+            ok = done.returncode == 0 and done.stderr == b"" and done.stdout == fresh and bool(fresh)
+            shown = (done.stderr.decode(errors="replace").splitlines() or ["same advice, exit 0"])[-1]
+        except subprocess.TimeoutExpired:
+            ok, shown = False, "timed out"
+        ok = ok and not (tmp / " ").exists()
+        bad += not ok
+        print(f"{'ok ' if ok else 'BAD'} env {name:24s} {time.perf_counter() - start:5.1f}s  {shown[:110]}")
+    return bad
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
         f = files(tmp)
         game_before = Path(f["game.json"]).read_bytes()
+        table_before = Path(f["table.json"]).read_bytes()
+        inputs_before = [Path(f[name]).read_bytes() for name in ("tiny-board.toml", "tiny-rules.toml", "layout.toml")]
         bad = 0
         all_cases = [(args, True) for args in cases(f)] + [(args, False) for args in accepted(f)]
         if sys.argv[1:]:  # only the cases of these commands, e.g. `play review tile solve-game`
@@ -408,7 +488,15 @@ def main() -> int:
         if Path(f["game.json"]).read_bytes() != game_before:
             print("BAD refused input changed the game file")
             bad += 1
+        if [Path(f[name]).read_bytes() for name in ("tiny-board.toml", "tiny-rules.toml", "layout.toml")] != inputs_before:
+            print("BAD refused input replaced a board or rules file")
+            bad += 1
+        if Path(f["table.json"]).read_bytes() != table_before:
+            print("BAD refused input changed the value table")
+            bad += 1
         bad += session_cases(tmp, f)
+        if not sys.argv[1:] or "env" in sys.argv[1:]:
+            bad += env_cases(tmp)
         print(f"\n{len(all_cases)} inputs ({sum(r for _, r in all_cases)} refused, "
               f"{sum(not r for _, r in all_cases)} accepted), {len(all_cases) - bad} follow the rule, {bad} do not; "
               f"slowest {slowest:.1f} s, largest {biggest:.0f} MB resident")

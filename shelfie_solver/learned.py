@@ -132,7 +132,10 @@ def model_from_dict(data: Any, source: str = "parameters") -> LearnedModel:
     weights: dict[int, np.ndarray] = {}
     try:
         for players, rows in data["weights"].items():
-            table = np.array([rows[str(p)] for p in PHASES], dtype=np.int64)
+            raw = [rows[str(p)] for p in PHASES]
+            if not all(type(w) is int for row in raw for w in row):  # numpy would cut 0.5 to 0 silently
+                raise ValueError("not whole numbers")
+            table = np.array(raw, dtype=np.int64)
             if table.shape != (len(PHASES), N_FEATURES) or int(players) not in range(1, 5):
                 raise ValueError("bad shape")
             weights[int(players)] = table

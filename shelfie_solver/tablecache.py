@@ -41,7 +41,7 @@ CACHE_VERSION = 1
 
 def cache_dir() -> Path | None:
     """The cache directory, or ``None`` when caching is off (``SHELFIE_SOLVE_CACHE=off``)."""
-    setting = os.environ.get("SHELFIE_SOLVE_CACHE", "")
+    setting = os.environ.get("SHELFIE_SOLVE_CACHE", "").strip()  # blank: unset (never a folder named ' ')
     if setting.lower() in ("off", "0", "no", "false"):
         return None
     if setting:
@@ -78,9 +78,16 @@ def load_or_build(kind: str, key: str, names: tuple[str, ...],
     return arrays
 
 
+#: Largest cache entry read (a larger file is not read: the tables are rebuilt).
+MAX_ENTRY_BYTES = 1 << 32
+
+
 def _read(path: Path, key: bytes, names: tuple[str, ...]) -> dict[str, np.ndarray] | None:
-    try:
-        blob = np.load(path, allow_pickle=False)
+    from .inputs import open_regular
+
+    try:  # opened non-blocking, a regular file only: a FIFO put in the cache must not hang every command
+        with open_regular(path, ValueError, MAX_ENTRY_BYTES, "a cache entry") as handle:
+            blob = np.load(handle, allow_pickle=False)
         version, key_length, crc, count = (int(v) for v in blob[:4])
         if version != CACHE_VERSION or count != len(names) or blob.dtype != np.int64 or blob.ndim != 1:
             return None

@@ -14,7 +14,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .board import Board, ItemSets, Marks, parse_marks
+from .board import Board, ItemSets, Marks, parse_marks, score
 from .dice import space_for
 from .errors import ShelfieError
 from .exact import (ExactError, GameSolution, SuccessorValues, decode_values, encode_values, fingerprint,
@@ -86,6 +86,12 @@ def load_table(path: str) -> GameSolution:
     if len(values) != state_count(board, rules):  # closed form first: a foreign 5 x 5 board is not enumerated
         raise ExactError(f"value table {path} holds {len(values):,} states, expected {state_count(board, rules):,}")
     check_states(values, board, rules, range(board.n_cells), f"value table {path}")
+    possible = score(board, Marks(board.n_shelves, board.n_columns, (1 << board.n_cells) - 1), rules)
+    wrong = next(((k, v) for k, v in values.items() if not 0 <= v <= possible), None)
+    if wrong is not None:  # a final score is 0 to a full sheet's points (D19): an edited or foreign file
+        raise ExactError(f"value table {path}: state {Marks(board.n_shelves, board.n_columns, *wrong[0])} "
+                         f"is worth {float(wrong[1]):.4g} points, outside 0 to {possible} (D19); expected the file "
+                         "solve-game wrote, unedited")
     solution = GameSolution(board, rules, values)
     _TABLES[cache_key] = solution
     return solution

@@ -460,3 +460,20 @@ def test_stop_says_what_to_mark():
     assert data["stop_marking"]["cells"] == final["markings"][0]["cells"]
     assert data["stop_marking"]["value"] == data["value"] == final["value"]
     assert "Stop and mark r2c2 with BB, r4c4 with GGGG" in advise(*args).stdout
+
+
+@pytest.mark.parametrize("weight", [0.5, 1.0, True, "7"])
+def test_learned_file_with_weights_that_are_not_whole_numbers(tmp_path, weight):
+    """A parameter file of learned:FILE holds integer weights (scaled by weight_scale,
+    docs/train.md); a float was cut to an integer silently (0.5 -> 0) and a bool read as 1:
+    now refused in one line, like any other malformed parameter file."""
+    data = json.loads((EXAMPLES / "learned-small-boards.json").read_text())
+    for rows in data["weights"].values():
+        rows["2"][0] = weight
+    path = tmp_path / "bad-weights.json"
+    path.write_text(json.dumps(data))
+    result = CliRunner().invoke(main, ["advise", "--dice", "CCBJPP", "--objective", f"learned:{path}"])
+    assert_one_line_error(result, "bad-weights.json", "whole numbers")
+    good = CliRunner().invoke(main, ["advise", "--dice", "CCBJPP", "--objective",
+                                     f"learned:{EXAMPLES / 'learned-small-boards.json'}"])
+    assert good.exit_code == 0, good.output

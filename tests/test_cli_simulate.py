@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from shelfie_solver.cli import main
 from shelfie_solver.game import load_games
 
-from conftest import assert_one_line_error
+from conftest import EXAMPLES, assert_one_line_error
 
 
 def run(*args: str):
@@ -159,3 +159,22 @@ def test_one_game_has_no_interval_but_a_win_rate_interval():
     assert data["rounds"]["ci95"] is None
     low, high = data["seats"][0]["win"]["ci95"]
     assert high - low > 0.5  # Wilson from one game: wide, never a point
+
+
+def test_save_is_not_an_input_file(tmp_path):
+    """--save naming a file the run reads (the ruleset, a strategy's parameter file, through
+    another spelling too) would replace it with games: refused in one line, the file kept."""
+    rules = tmp_path / "rules.toml"
+    rules.write_text("rerolls = 2\n")
+    params = tmp_path / "params.json"
+    params.write_bytes((EXAMPLES / "learned-small-boards.json").read_bytes())
+    cases = [(["--players", "greedy", "--rules", str(rules)], str(rules)),
+             (["--players", "greedy"], str(tmp_path / "." / "rules.toml")),
+             (["--players", f"greedy, learned:{params}"], str(params))]
+    for args, save in cases:
+        if "--rules" not in args:
+            args = [*args, "--rules", str(rules)]
+        result = CliRunner().invoke(main, ["simulate", *args, "--games", "1", "--jobs", "1", "--save", save])
+        assert_one_line_error(result, "--save", "also read")
+    assert rules.read_text() == "rerolls = 2\n"
+    assert params.read_bytes() == (EXAMPLES / "learned-small-boards.json").read_bytes()

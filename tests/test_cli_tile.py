@@ -52,6 +52,16 @@ def test_score_personal_card_from_a_file(tmp_path):
     assert json.loads(result.stdout)["personal"] == {"card": card.name, "matches": 6, "points": 12}
 
 
+def test_score_shelf_text_with_a_byte_order_mark():
+    """Shelf text pasted with a leading byte-order mark scores as without it (docs/formats.md:
+    a BOM is ignored everywhere, as for --marks); worked example D: groups 17 (T25)."""
+    for text in ("\ufeffPPTTP/PPTTF/GGBBF/GCCBB/GCCFF/PGBFP", "\ufeffPPTTP\nPPTTF\nGGBBF\nGCCBB\nGCCFF\nPGBFP\n"):
+        result = run("score", text, "--format", "json")
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout)["adjacency"] == 17
+    assert_one_line_error(run("score", "\ufeff"), "6 lines")
+
+
 @pytest.mark.parametrize("fmt", ["table", "csv", "markdown"])
 def test_advise_formats(fmt):
     result = run("advise", str(POSITION), "--top", "3", "--format", fmt)
@@ -230,3 +240,13 @@ def test_simulate_csv_is_one_record_per_seat_and_statistic():
     assert len(rows) == 2 * 6
     wins = [Fraction(r["mean"]) for r in rows if r["statistic"] == "win"]
     assert sum(wins) == 1
+
+
+def test_simulate_save_is_not_a_data_file(tmp_path):
+    """--save naming the --layout file read would replace it with games: refused, kept."""
+    layout = tmp_path / "layout.toml"
+    layout.write_text("grid = [" + ", ".join(f'"{row}"' for row in default_layout().to_dict()["grid"]) + "]\n")
+    before = layout.read_bytes()
+    result = run("simulate", "--players", "greedy,random", "--games", "1", "--layout", str(layout), "--save", str(layout))
+    assert_one_line_error(result, "--save", "also read")
+    assert layout.read_bytes() == before

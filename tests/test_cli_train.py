@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -12,6 +13,8 @@ from shelfie_solver.cli import main
 from shelfie_solver.learned import load_model
 
 from conftest import assert_one_line_error
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def run(*args: str):
@@ -76,3 +79,91 @@ def test_progress_bar_on_a_terminal(tmp_path):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0 and (tmp_path / "p.json").exists()
+
+
+@pytest.fixture(scope="module")
+def tiny_tables(tmp_path_factory):
+    """Value tables of a 2 x 2 board (solve-game --save) under two scoring thresholds (D19)."""
+    from shelfie_solver.board import board_from_dict
+    from shelfie_solver.exact import solve_game
+    from shelfie_solver.rules import rules_from_dict
+    from shelfie_solver.value_table import save_table
+
+    folder = tmp_path_factory.mktemp("tables")
+    paths = []
+    for threshold in (2, 3):
+        rules = rules_from_dict({"name": "tiny", "dice": 3, "rerolls": 1, "combinations_per_turn": 3,
+                                 "scoring_threshold": threshold, "end_trigger_shelves": 2,
+                                 "faces": [{"name": "plant", "code": "P"}, {"name": "book", "code": "B"}]})
+        board = board_from_dict({"name": "tiny", "columns": [1, 2],
+                                 "shelves": [{"faces": ["plant"], "values": [1, 3]},
+                                             {"faces": ["book"], "values": [2, 4]}]}, rules)
+        path = folder / f"tiny-{threshold}.json"
+        save_table(str(path), solve_game(board, rules))
+        paths.append(str(path))
+    return paths
+
+
+@pytest.mark.parametrize("option", [["--seed", "3"], ["--games", "5"], ["--iterations", "1"], ["--players", "1"],
+                                    ["--jobs", "1"], ["--scheduler", "tcp://nowhere:1"], ["--checkpoint", "ck"],
+                                    ["--board", str(EXAMPLES / "boards" / "small.toml")],
+                                    ["--rules", str(EXAMPLES / "rules" / "five-dice.toml")]])
+def test_table_refuses_self_play_options(option, tiny_tables, tmp_path):
+    # self-play settings would be ignored silently with --table: refused, nothing written
+    out = tmp_path / "fit.json"
+    assert_one_line_error(run("--table", tiny_tables[0], *option, "--output", str(out)), option[0], "--table")
+    assert not out.exists()
+
+
+def test_table_output_is_not_the_table(tiny_tables, tmp_path):
+    # --output naming the table read (directly or through another spelling) would destroy it
+    table = tmp_path / "table.json"
+    table.write_bytes(open(tiny_tables[0], "rb").read())
+    before = table.read_bytes()
+    for name in (str(table), str(tmp_path / "." / "table.json")):
+        assert_one_line_error(run("--table", str(table), "--output", name), "--output", "also read")
+    assert table.read_bytes() == before
+
+
+def test_tables_of_different_thresholds(tiny_tables, tmp_path):
+    # one weight per feature cannot fit scores of two D19 thresholds: refused, naming both
+    out = tmp_path / "fit.json"
+    assert_one_line_error(run("--table", tiny_tables[0], "--table", tiny_tables[1], "--output", str(out)),
+                          "thresholds (2, 3")
+    assert not out.exists()
+
+
+def test_self_play_output_is_not_an_input(tmp_path):
+    """--output the same file as --checkpoint (the parameters would replace the checkpoint) or the
+    --board file, and --checkpoint naming the --board file: refused, nothing written."""
+    board = tmp_path / "board.toml"
+    board.write_bytes((EXAMPLES / "boards" / "small.toml").read_bytes())
+    before = board.read_bytes()
+    base = ["--seed", "1", "--games", "1", "--iterations", "1", "--players", "1", "--board", str(board)]
+    same = str(tmp_path / "same.json")
+    assert_one_line_error(run(*base, "--output", same, "--checkpoint", same), "--output", "also read")
+    assert_one_line_error(run(*base, "--output", str(board)), "--output", "also read")
+    assert_one_line_error(run(*base, "--output", same, "--checkpoint", str(board)), "--checkpoint", "also read")
+    assert board.read_bytes() == before and not (tmp_path / "same.json").exists()
+
+
+@pytest.mark.parametrize("value", ["-5/1", "1000/1"])
+def test_table_with_a_value_no_game_can_score(value, tiny_tables, tmp_path):
+    """Every value of a table is a final score to come, 0 to a full sheet's points (D19: the tiny
+    board's full sheet is worth 1+3 + 2+4 + 3+7 = 20); a hand-edited -5 was fitted silently."""
+    data = json.loads(open(tiny_tables[0]).read())
+    first = next(iter(data["values"]))
+    data["values"][first] = value
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(data))
+    out = tmp_path / "fit.json"
+    assert_one_line_error(run("--table", str(path), "--output", str(out)), "outside 0 to 20", "D19")
+    assert not out.exists()
+
+
+def test_table_given_twice(tiny_tables, tmp_path):
+    # pooled twice, one table would weigh double against the others: refused, whatever the spelling
+    same = str(Path(tiny_tables[0]).parent / "." / Path(tiny_tables[0]).name)
+    out = tmp_path / "fit.json"
+    assert_one_line_error(run("--table", tiny_tables[0], "--table", same, "--output", str(out)), "--table", "more than once")
+    assert not out.exists()

@@ -3,7 +3,7 @@ and the loading of the ruleset, board and marks they name."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -164,3 +164,31 @@ def prepare_run(save_path: str | None, seed: int | None, jobs: int | None,
         except FileWriteError as error:
             raise click.BadParameter(str(error), param_hint="'--save'") from None
     return (fresh_seed() if seed is None else seed), resolve_workers(jobs, scheduler)
+
+
+def refuse_input_as_output(output: str | None, option: str, inputs: Iterable[str | None]) -> None:
+    """Refuse an output file that is also one of the command's input files (a board, ruleset,
+    value table or parameter file, compared after following links): writing it would replace what
+    was read (``solve-game --board b.toml --save b.toml``).
+
+    Raises:
+        click.BadParameter: ``output`` names one of ``inputs`` (one line naming ``option``).
+    """
+    import os
+
+    if not output:
+        return
+    target = os.path.realpath(output)
+    for path in inputs:
+        if path and os.path.realpath(path) == target:
+            raise click.BadParameter(f"{shorten(output)} is also read by this command (as {shorten(path)}); "
+                                     "writing it would replace it. Expected another file name",
+                                     param_hint=f"'{option}'")
+
+
+def player_files(players_text: str) -> list[str]:
+    """The files named by strategies ``exact:FILE``, ``table:FILE`` and ``learned:FILE`` in a
+    ``--players`` list (for :func:`refuse_input_as_output`)."""
+    prefixes = ("exact:", "table:", "learned:")
+    words = [w.strip() for w in players_text.split(",")]
+    return [w.split(":", 1)[1].strip() for w in words if w.lower().startswith(prefixes)]

@@ -232,7 +232,9 @@ def status_command(game: str, fmt: str) -> None:
 @format_option
 def advise_command(game: str, objective: str, top: int, fmt: str) -> None:
     """The advice for the current step again (or the final table)."""
-    _show(None, read_table(game), objective, top, fmt)
+    table = read_table(game)
+    objective_for(objective, table.state)  # a bad --objective is refused even when no advice is due
+    _show(None, table, objective, top, fmt)
 
 
 class _SessionContext(click.Context):

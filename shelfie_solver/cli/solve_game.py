@@ -16,8 +16,8 @@ from ..exact import MAX_STATES, GameSolution, check_size, solve_game, state_coun
 from ..value_table import save_table
 from ..files import FileWriteError, check_writable
 from ..render import Report, decimal, exact, render
-from .options import (board_option, format_option, jobs_option, load_setup, resolve_workers, rules_option,
-                      scheduler_option)
+from .options import (board_option, format_option, jobs_option, load_setup, refuse_input_as_output,
+                      resolve_workers, rules_option, scheduler_option)
 
 
 @click.command("solve-game", short_help="Exact optimal solitaire score and policy of a small board.")
@@ -53,6 +53,7 @@ def solve_game_command(board_path: str | None, rules_path: str | None, save_path
             final = check_writable(save_path)
         except FileWriteError as error:
             raise click.BadParameter(str(error), param_hint="'--save'") from None
+        refuse_input_as_output(save_path, "--save", [board_path, rules_path])
         if (checkpoint_dir and final.parent == Path(os.path.realpath(checkpoint_dir))
                 and re.fullmatch(r"solve\.json|layer-\d+\.json", final.name)):
             raise click.BadParameter(f"{save_path} is a file of the --checkpoints directory; the value table would "

@@ -8,7 +8,8 @@ import click
 
 from ..files import FileWriteError, check_writable, write_text_atomically
 from ..train import PLAYER_COUNTS, TrainError, fit_table, model_text, tasks_total, train
-from .options import board_option, jobs_option, load_setup, resolve_workers, rules_option, scheduler_option
+from .options import (board_option, jobs_option, load_setup, refuse_input_as_output, resolve_workers, rules_option,
+                      scheduler_option)
 
 
 @click.command("train", short_help="Fit the learned objective by self-play.")
@@ -46,6 +47,7 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
       shelfie-solve train --table small.json --output small-learned.json
     """
     if tables:
+        _refuse_self_play_options(click.get_current_context())
         _fit_tables(tables, output)
         return
     if seed is None:
@@ -59,6 +61,8 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
             check_writable(path)
         except FileWriteError as error:
             raise click.BadParameter(str(error), param_hint=f"'{name}'") from None
+    refuse_input_as_output(output, "--output", [checkpoint, board_path, rules_path])
+    refuse_input_as_output(checkpoint, "--checkpoint", [board_path, rules_path])
     workers = resolve_workers(jobs, scheduler)
     lines: list[str] = []
     if sys.stderr.isatty():  # a progress bar for people, nothing for pipes and tests
@@ -79,15 +83,44 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
                f"simulate --players learned:{output},solver; docs/train.md).")
 
 
+#: Options of self-play only: with --table they would be ignored silently, so they are refused.
+_SELF_PLAY_ONLY = ("seed", "games", "iterations", "players_text", "jobs", "scheduler", "checkpoint",
+                   "board_path", "rules_path")
+
+
+def _refuse_self_play_options(ctx: click.Context) -> None:
+    """Refuse a self-play option given with ``--table`` (the table names its own board and rules)."""
+    for param in ctx.command.params:
+        if param.name in _SELF_PLAY_ONLY and ctx.get_parameter_source(param.name) not in (
+                None, click.core.ParameterSource.DEFAULT):
+            raise click.UsageError(f"{param.opts[0]} is for self-play and has no effect with --table (a value "
+                                   "table names its own board and rules); expected --table TABLE [--table ...] "
+                                   "[--output FILE]")
+
+
 def _fit_tables(tables: tuple[str, ...], output: str) -> None:
     """``train --table``: the solitaire weights fitted to exact value tables (:func:`train.fit_table`)."""
+    import os
+
+    from ..errors import shorten
     from ..value_table import load_table
 
     try:
         check_writable(output)
     except FileWriteError as error:
         raise click.BadParameter(str(error), param_hint="'--output'") from None
-    model, errors = fit_table([load_table(path) for path in tables])
+    refuse_input_as_output(output, "--output", tables)
+    real = [os.path.realpath(path) for path in tables]
+    twice = next((path for path, name in zip(tables, real) if real.count(name) > 1), None)
+    if twice is not None:  # pooled twice it would weigh double in the fit
+        raise click.BadParameter(f"{shorten(twice)} is given more than once; expected each value table once",
+                                 param_hint="'--table'")
+    solutions = [load_table(path) for path in tables]
+    thresholds = sorted({s.rules.scoring_threshold for s in solutions})
+    if len(thresholds) > 1:
+        raise TrainError(f"the value tables have different scoring thresholds ({', '.join(map(str, thresholds))}, "
+                         "D19); expected tables of rulesets with one threshold")
+    model, errors = fit_table(solutions)
     try:
         write_text_atomically(output, model_text(model))
     except FileWriteError as error:

@@ -252,7 +252,7 @@ def read_shelf(text: str) -> Shelf:
         TileError: the file cannot be read, or the shelf is bad (:func:`parse_shelf`).
     """
     if text_or_file(text, set(TYPES + TYPES.lower() + "./ \t\r\n")) == "text":
-        return parse_shelf(text)
+        return parse_shelf(text.removeprefix("\ufeff"))  # a leading byte-order mark is ignored (docs/formats.md)
     if _exists(text):
         return parse_shelf(read_text(text, TileError, MAX_FILE_BYTES, "a shelf file: 6 lines of 5 characters"))
     try:

@@ -1,0 +1,25 @@
+"""``shelfie-solve solve-game`` bad input through CliRunner (one line, exit 2, nothing written)."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from shelfie_solver.cli import main
+
+from conftest import EXAMPLES, assert_one_line_error
+
+
+@pytest.mark.parametrize("which", ["--board", "--rules"])
+def test_save_is_not_the_board_or_rules_file(which, tmp_path):
+    """--save naming the --board or --rules file read would replace it with the value table."""
+    board = tmp_path / "board.toml"
+    board.write_bytes((EXAMPLES / "boards" / "small.toml").read_bytes())
+    rules = tmp_path / "rules.toml"
+    rules.write_text("rerolls = 2\n")
+    before = board.read_bytes(), rules.read_bytes()
+    target = board if which == "--board" else rules
+    for save in (str(target), str(tmp_path / "." / target.name)):
+        result = CliRunner().invoke(main, ["solve-game", "--board", str(board), "--rules", str(rules), "--save", save])
+        assert_one_line_error(result, "--save", "also read")
+    assert (board.read_bytes(), rules.read_bytes()) == before
