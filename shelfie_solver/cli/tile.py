@@ -192,7 +192,7 @@ def _move_text(move: Move, board: tuple[int, ...]) -> str:
               help="Boards drawn to estimate what a refill (T16) gives the next player; 0: ignore refills.")
 @click.option("--seed", type=click.IntRange(0, None), default=0, show_default=True, metavar="S",
               help="Seed of the refill samples (fixed by default, so the same position gives the same advice).")
-@click.option("--exact-boards", type=click.IntRange(0, 1_000_000), default=EXACT_REFILL_BOARDS, show_default=True,
+@click.option("--exact-boards", type=click.IntRange(0, 20_000), default=EXACT_REFILL_BOARDS, show_default=True,
               metavar="N", help="A refill that can draw at most N distinct boards is averaged exactly over all "
                                 "of them instead of sampled.")
 @click.option("--move", "move_text", default=None, metavar="CELLS@COLUMN",
