@@ -709,14 +709,38 @@ _NEEDED_MAX = 4096
 
 def _needed(goal: int, shelf: Shelf, rules: TileRuleset, known: _Placements | None = None) -> int:
     """:func:`race.tiles_needed`, kept per shelf (each shelf is asked again by the next turns);
-    ``known``: the shelf's :class:`_Placements`, whose group counts T-CG3 / T-CG4 reuse."""
+    ``known``: the shelf's :class:`_Placements`, whose group counts T-CG3 / T-CG4 reuse. For
+    T-CG1, T-CG8, T-CG10 and T-CG11 a distance beyond :data:`_RACE_LIMIT` is :data:`FAR` (from
+    :func:`_limited_targets`): the race only tells distances up to :data:`RACE_REACH` apart
+    (:func:`race_quarters`), and a goal farther than ``RACE_REACH + 3`` tiles stays beyond
+    ``RACE_REACH`` after any placement."""
     key = (goal, shelf, rules)
     hit = _NEEDED.get(key)
     if hit is None:
         if len(_NEEDED) >= _NEEDED_MAX:
             _NEEDED.clear()
-        at_least = (known.at_least[2], known.at_least[4]) if known is not None else None
-        hit = _NEEDED[key] = tiles_needed(goal, shelf, rules, at_least)
+        if goal in (1, 8, 10, 11):
+            need = min((cost for cost, _, _ in _limited_targets(goal, shelf, rules)), default=FAR)
+            hit = _NEEDED[key] = need if need <= shelf.count(EMPTY) else FAR
+        else:
+            at_least = (known.at_least[2], known.at_least[4]) if known is not None else None
+            hit = _NEEDED[key] = tiles_needed(goal, shelf, rules, at_least)
+    return hit
+
+
+#: :func:`race.pattern_targets` within :data:`_RACE_LIMIT` tiles of recent shelves, by (goal, shelf, rules).
+_TARGETS: dict[tuple[int, Shelf, TileRuleset], list[Target]] = {}
+
+
+def _limited_targets(goal: int, shelf: Shelf, rules: TileRuleset) -> list[Target]:
+    """:func:`race.pattern_targets` of ``shelf`` within :data:`_RACE_LIMIT` tiles, kept per shelf
+    (shared by :func:`_needed` and :meth:`_Race._targets`)."""
+    key = (goal, shelf, rules)
+    hit = _TARGETS.get(key)
+    if hit is None:
+        if len(_TARGETS) >= _NEEDED_MAX:
+            _TARGETS.clear()
+        hit = _TARGETS[key] = pattern_targets(goal, shelf, rules, _RACE_LIMIT)
     return hit
 
 
@@ -814,7 +838,7 @@ class _Race:
         """:func:`race.pattern_targets` of the mover's shelf within :data:`_RACE_LIMIT` tiles."""
         targets = self.targets.get(goal)
         if targets is None:
-            targets = self.targets[goal] = pattern_targets(goal, self.mine.shelf, self.rules, _RACE_LIMIT)
+            targets = self.targets[goal] = _limited_targets(goal, self.mine.shelf, self.rules)
         return targets
 
     def _deltas(self, least: int) -> list[list[list[int]]]:
@@ -976,6 +1000,14 @@ def _lines(x: int, most: int) -> tuple[tuple[int, ...], ...]:
 _LINES = tuple(tuple(_lines(x, most) for x in range(SIDE * SIDE)) for most in range(4))
 
 
+def _mask(cells: tuple[int, ...]) -> int:
+    """Board cells as a bit mask (bit ``cell`` set)."""
+    mask = 0
+    for cell in cells:
+        mask |= 1 << cell
+    return mask
+
+
 class _NextBest:
     """The next player's best immediate gain (x4) after each pick of the active player, from one
     list of the next player's picks on the current board: removing tiles only frees tiles (T10),
@@ -988,13 +1020,13 @@ class _NextBest:
         self.free = set(free_cells(board))
         self.most = min(3, max(opponent.room))
         picks = legal_picks(board, opponent.shelf)
-        self.ranked = sorted(((opponent.best_immediate(tuple(board[c] for c in pick)), frozenset(pick))
+        self.ranked = sorted(((opponent.best_immediate(tuple(board[c] for c in pick)), _mask(pick))
                               for pick in picks), key=lambda item: -item[0])
 
     def kept(self, taken: tuple[int, ...]) -> int:
         """A lower bound of :meth:`after`: the best gain (x4) among the next player's picks of the
         current board that avoid ``taken`` (still legal once it is removed, T10)."""
-        removed = set(taken)
+        removed = _mask(taken)
         return next((value for value, pick in self.ranked if not pick & removed), 0)
 
     def after(self, taken: tuple[int, ...]) -> int:
