@@ -194,6 +194,28 @@ def test_best_immediate_is_the_best_placement():
     assert checked > 500
 
 
+def test_runs_gain_is_the_whole_shelf_gain():
+    """``_runs_gain`` (group and personal points of repeated types, from runs of one type, T19,
+    T21, T22) equals the whole-shelf recomputation's immediate gain less the goals' tokens (T18)
+    and the end token (T23), for every order of repeated types in every column with room."""
+    from shelfie_solver.tile.advise import QUARTER
+
+    checked = 0
+    for seed in range(6):
+        for index, (table, state) in enumerate(_positions(seed, 40)):
+            if index % 3:
+                continue
+            placements = _Placements(table, state, state.turn)
+            for order in [t for t in product(range(6), repeat=3) if len(set(t)) < 3] + [(t, t) for t in range(6)]:
+                for column in range(5):
+                    if placements.room[column] >= len(order):
+                        immediate, _, _, _, goals, end = _full_value(placements, column, order)
+                        tokens = sum(state.stacks[table.goals.index(goal)][0] for goal in goals)
+                        assert placements._runs_gain(column, order) == immediate - QUARTER * (tokens + end)
+                        checked += 1
+    assert checked > 5000
+
+
 def test_best_moves_are_the_first_ranked():
     """The strategies' pruned search (``best_moves``: bound and prune on the denial term, greedy
     on each pick's best gain) returns exactly the moves ``rank_moves`` ranks first (every exact

@@ -590,6 +590,40 @@ class _Placements:
         size = 1 + sum(sizes)
         return (GROUP_POINTS[min(size, 6)] - sum(GROUP_POINTS[min(old, 6)] for old in sizes), size, sizes, slot[3])
 
+    def _runs_gain(self, column: int, order: tuple[int, ...]) -> int:
+        """The group (T22) and personal (T21) points (x4) of placing ``order`` in ``column``, from
+        its runs of one type (each run's tiles join one group with the groups of its type next to
+        them, T19; with three runs of types a b a, the two a runs join when they touch a common
+        group): :meth:`_evaluate`'s immediate gain without goals or the end token."""
+        slots = self.slots[column]
+        groups = self.groups
+        hits = 0
+        runs: list[tuple[int, set[int]]] = []  # (tiles, groups joined) per run
+        kinds: list[int] = []
+        for j, t in enumerate(order):
+            _, _, near, want = slots[j]
+            hits += want == t
+            if j and order[j - 1] == t:
+                tiles, joined = runs[-1]
+                joined.update(near.get(t, ()))
+                runs[-1] = (tiles + 1, joined)
+            else:
+                kinds.append(t)
+                runs.append((1, set(near.get(t, ()))))
+        if len(runs) == 3 and kinds[0] == kinds[2] and runs[0][1] & runs[2][1]:
+            tiles, joined = runs.pop()
+            runs[0] = (runs[0][0] + tiles, runs[0][1] | joined)
+        gain = 0
+        for size, joined in runs:
+            for g in joined:
+                old = groups[g][1]
+                size += old
+                gain -= GROUP_POINTS[min(old, 6)]
+            gain += GROUP_POINTS[min(size, 6)]
+        if self.card is not None:
+            gain += PERSONAL_POINTS[self.matches + hits] - PERSONAL_POINTS[self.matches]
+        return QUARTER * gain
+
     def best_immediate(self, types: tuple[int, ...]) -> int:
         """The best immediate gain (x4) of placing these tile types (any order, any column)."""
         key = tuple(sorted(types))
@@ -599,9 +633,20 @@ class _Placements:
         k = len(key)
         columns = [c for c in range(COLUMNS) if self.room[c] >= k]
         live = self.live_columns()
-        if len(set(key)) < k:
+        if len(set(key)) < k:  # repeated types: per order, from the runs of one type (T19)
             immediate = self.immediate
-            best = max(immediate(c, order) for order in _orders(key) for c in columns)
+            orders = _orders(key)
+            end = QUARTER * (self.end_open and self.empty == k)  # T23
+            top = None
+            for c in columns:
+                if live[c]:  # a goal within reach: the general path
+                    value = max(immediate(c, order) for order in orders)
+                else:
+                    value = max(self._runs_gain(c, order) for order in orders) + end
+                if top is None or value > top:
+                    top = value
+            assert top is not None
+            best = top
         else:  # distinct types: :meth:`_distinct_gain` inline, with the goals that need no predicate
             singles = self._singles()
             matches = self.matches
