@@ -196,8 +196,9 @@ def test_best_immediate_is_the_best_placement():
 
 def test_runs_gain_is_the_whole_shelf_gain():
     """``_runs_gain`` (group and personal points of repeated types, from runs of one type, T19,
-    T21, T22) equals the whole-shelf recomputation's immediate gain less the goals' tokens (T18)
-    and the end token (T23), for every order of repeated types in every column with room."""
+    T21, T22; with the goals within reach, their tokens, T18) equals the whole-shelf
+    recomputation's immediate gain less the goals' tokens and the end token (T23), for every
+    order of repeated types in every column with room."""
     from shelfie_solver.tile.advise import QUARTER
 
     checked = 0
@@ -212,6 +213,8 @@ def test_runs_gain_is_the_whole_shelf_gain():
                         immediate, _, _, _, goals, end = _full_value(placements, column, order)
                         tokens = sum(state.stacks[table.goals.index(goal)][0] for goal in goals)
                         assert placements._runs_gain(column, order) == immediate - QUARTER * (tokens + end)
+                        live = placements.live_columns()[column]
+                        assert placements._runs_gain(column, order, live) == immediate - QUARTER * end
                         checked += 1
     assert checked > 5000
 

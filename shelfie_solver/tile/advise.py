@@ -590,11 +590,13 @@ class _Placements:
         size = 1 + sum(sizes)
         return (GROUP_POINTS[min(size, 6)] - sum(GROUP_POINTS[min(old, 6)] for old in sizes), size, sizes, slot[3])
 
-    def _runs_gain(self, column: int, order: tuple[int, ...]) -> int:
+    def _runs_gain(self, column: int, order: tuple[int, ...], live: list[tuple[int, int]] | None = None) -> int:
         """The group (T22) and personal (T21) points (x4) of placing ``order`` in ``column``, from
         its runs of one type (each run's tiles join one group with the groups of its type next to
         them, T19; with three runs of types a b a, the two a runs join when they touch a common
-        group): :meth:`_evaluate`'s immediate gain without goals or the end token."""
+        group), plus the tokens of the goals of ``live`` (``(slot, goal)`` pairs) it completes
+        (T18, checked as in :meth:`_evaluate`): :meth:`_evaluate`'s immediate gain without the
+        end token."""
         slots = self.slots[column]
         groups = self.groups
         hits = 0
@@ -613,15 +615,32 @@ class _Placements:
         if len(runs) == 3 and kinds[0] == kinds[2] and runs[0][1] & runs[2][1]:
             tiles, joined = runs.pop()
             runs[0] = (runs[0][0] + tiles, runs[0][1] | joined)
-        gain = 0
+        gain = pairs = quartets = 0  # groups of 2+ / 4+ tiles gained (T-CG4 / T-CG3)
         for size, joined in runs:
             for g in joined:
                 old = groups[g][1]
                 size += old
+                pairs -= old >= 2
+                quartets -= old >= 4
                 gain -= GROUP_POINTS[min(old, 6)]
+            pairs += size >= 2
+            quartets += size >= 4
             gain += GROUP_POINTS[min(size, 6)]
         if self.card is not None:
             gain += PERSONAL_POINTS[self.matches + hits] - PERSONAL_POINTS[self.matches]
+        if live:
+            k = len(order)
+            room = list(self.room)
+            room[column] -= k
+            for slot, goal in live:  # T18: the next token if the goal holds now
+                if goal == 3:
+                    holds = self.at_least[4] + quartets >= 4
+                elif goal == 4:
+                    holds = self.at_least[2] + pairs >= 6
+                else:
+                    holds = CELLS - self.empty + k >= MIN_TILES[goal] and self._holds_after(goal, column, order, room)
+                if holds:
+                    gain += self.state.stacks[slot][0]
         return QUARTER * gain
 
     def best_immediate(self, types: tuple[int, ...]) -> int:
@@ -634,15 +653,11 @@ class _Placements:
         columns = [c for c in range(COLUMNS) if self.room[c] >= k]
         live = self.live_columns()
         if len(set(key)) < k:  # repeated types: per order, from the runs of one type (T19)
-            immediate = self.immediate
             orders = _orders(key)
             end = QUARTER * (self.end_open and self.empty == k)  # T23
             top = None
             for c in columns:
-                if live[c]:  # a goal within reach: the general path
-                    value = max(immediate(c, order) for order in orders)
-                else:
-                    value = max(self._runs_gain(c, order) for order in orders) + end
+                value = max(self._runs_gain(c, order, live[c]) for order in orders) + end
                 if top is None or value > top:
                     top = value
             assert top is not None
