@@ -1241,13 +1241,17 @@ def best_moves(table: Table, state: State, immediate_only: bool = False, race: b
         return _best_advised(table, state, race)
     # greedy: a move's gain is at most the best of its pick's types (kept per shelf, shared with the
     # advisor's denial term), so only moves whose pick reaches the best are scored one by one
+    # (per pick, as :func:`legal_moves` lists them: pick, column with room, order; Move objects are
+    # built only for the moves chosen)
     mine = _placements(table, state, state.turn)
-    board = state.board
-    moves = legal_moves(state)
-    bests = [mine.best_immediate(move.types(board)) for move in moves]
-    top = max(bests)
-    return [move for move, best in zip(moves, bests)
-            if best == top and mine.immediate(move.column, move.types(board)) == top]
+    room = mine.room
+    picks = [(pick, orders, mine.best_immediate(next(iter(orders))))
+             for pick, orders in pick_orders(state) if max(room) >= len(pick)]
+    top = max(best for _, _, best in picks)
+    immediate = mine.immediate
+    return [Move(order, column) for pick, orders, best in picks if best == top
+            for column in range(COLUMNS) if room[column] >= len(pick)
+            for types, order in orders.items() if immediate(column, types) == top]
 
 
 def rank_moves(table: Table, state: State, samples: int = 0, rng: np.random.Generator | None = None,
