@@ -201,21 +201,19 @@ def test_runs_gain_is_the_whole_shelf_gain():
     order of repeated types in every column with room."""
     from shelfie_solver.tile.advise import QUARTER
 
+    positions = [item for seed in range(6) for item in list(_positions(seed, 40))[::3]]
+    repeated = [t for t in product(range(6), repeat=3) if len(set(t)) < 3] + [(t, t) for t in range(6)]
     checked = 0
-    for seed in range(6):
-        for index, (table, state) in enumerate(_positions(seed, 40)):
-            if index % 3:
-                continue
-            placements = _Placements(table, state, state.turn)
-            for order in [t for t in product(range(6), repeat=3) if len(set(t)) < 3] + [(t, t) for t in range(6)]:
-                for column in range(5):
-                    if placements.room[column] >= len(order):
-                        immediate, _, _, _, goals, end = _full_value(placements, column, order)
-                        tokens = sum(state.stacks[table.goals.index(goal)][0] for goal in goals)
-                        assert placements._runs_gain(column, order) == immediate - QUARTER * (tokens + end)
-                        live = placements.live_columns()[column]
-                        assert placements._runs_gain(column, order, live) == immediate - QUARTER * end
-                        checked += 1
+    for table, state in positions:
+        placements = _Placements(table, state, state.turn)
+        cases = [(c, order) for order in repeated for c in range(5) if placements.room[c] >= len(order)]
+        for column, order in cases:
+            immediate, _, _, _, goals, end = _full_value(placements, column, order)
+            tokens = sum(state.stacks[table.goals.index(goal)][0] for goal in goals)
+            assert placements._runs_gain(column, order) == immediate - QUARTER * (tokens + end)
+            live = placements.live_columns()[column]
+            assert placements._runs_gain(column, order, live) == immediate - QUARTER * end
+            checked += 1
     assert checked > 5000
 
 
