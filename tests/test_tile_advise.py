@@ -194,6 +194,29 @@ def test_best_immediate_is_the_best_placement():
     assert checked > 500
 
 
+def test_runs_gain_is_the_whole_shelf_gain():
+    """``_runs_gain`` (group and personal points of repeated types, from runs of one type, T19,
+    T21, T22; with the goals within reach, their tokens, T18) equals the whole-shelf
+    recomputation's immediate gain less the goals' tokens and the end token (T23), for every
+    order of repeated types in every column with room."""
+    from shelfie_solver.tile.advise import QUARTER
+
+    positions = [item for seed in range(6) for item in list(_positions(seed, 40))[::3]]
+    repeated = [t for t in product(range(6), repeat=3) if len(set(t)) < 3] + [(t, t) for t in range(6)]
+    checked = 0
+    for table, state in positions:
+        placements = _Placements(table, state, state.turn)
+        cases = [(c, order) for order in repeated for c in range(5) if placements.room[c] >= len(order)]
+        for column, order in cases:
+            immediate, _, _, _, goals, end = _full_value(placements, column, order)
+            tokens = sum(state.stacks[table.goals.index(goal)][0] for goal in goals)
+            assert placements._runs_gain(column, order) == immediate - QUARTER * (tokens + end)
+            live = placements.live_columns()[column]
+            assert placements._runs_gain(column, order, live) == immediate - QUARTER * end
+            checked += 1
+    assert checked > 5000
+
+
 def test_best_moves_are_the_first_ranked():
     """The strategies' pruned search (``best_moves``: bound and prune on the denial term, greedy
     on each pick's best gain) returns exactly the moves ``rank_moves`` ranks first (every exact

@@ -590,6 +590,59 @@ class _Placements:
         size = 1 + sum(sizes)
         return (GROUP_POINTS[min(size, 6)] - sum(GROUP_POINTS[min(old, 6)] for old in sizes), size, sizes, slot[3])
 
+    def _runs_gain(self, column: int, order: tuple[int, ...], live: list[tuple[int, int]] | None = None) -> int:
+        """The group (T22) and personal (T21) points (x4) of placing ``order`` in ``column``, from
+        its runs of one type (each run's tiles join one group with the groups of its type next to
+        them, T19; with three runs of types a b a, the two a runs join when they touch a common
+        group), plus the tokens of the goals of ``live`` (``(slot, goal)`` pairs) it completes
+        (T18, checked as in :meth:`_evaluate`): :meth:`_evaluate`'s immediate gain without the
+        end token."""
+        slots = self.slots[column]
+        groups = self.groups
+        hits = 0
+        runs: list[tuple[int, set[int]]] = []  # (tiles, groups joined) per run
+        kinds: list[int] = []
+        for j, t in enumerate(order):
+            _, _, near, want = slots[j]
+            hits += want == t
+            if j and order[j - 1] == t:
+                tiles, joined = runs[-1]
+                joined.update(near.get(t, ()))
+                runs[-1] = (tiles + 1, joined)
+            else:
+                kinds.append(t)
+                runs.append((1, set(near.get(t, ()))))
+        if len(runs) == 3 and kinds[0] == kinds[2] and runs[0][1] & runs[2][1]:
+            tiles, joined = runs.pop()
+            runs[0] = (runs[0][0] + tiles, runs[0][1] | joined)
+        gain = pairs = quartets = 0  # groups of 2+ / 4+ tiles gained (T-CG4 / T-CG3)
+        for size, joined in runs:
+            for g in joined:
+                old = groups[g][1]
+                size += old
+                pairs -= old >= 2
+                quartets -= old >= 4
+                gain -= GROUP_POINTS[min(old, 6)]
+            pairs += size >= 2
+            quartets += size >= 4
+            gain += GROUP_POINTS[min(size, 6)]
+        if self.card is not None:
+            gain += PERSONAL_POINTS[self.matches + hits] - PERSONAL_POINTS[self.matches]
+        if live:
+            k = len(order)
+            room = list(self.room)
+            room[column] -= k
+            for slot, goal in live:  # T18: the next token if the goal holds now
+                if goal == 3:
+                    holds = self.at_least[4] + quartets >= 4
+                elif goal == 4:
+                    holds = self.at_least[2] + pairs >= 6
+                else:
+                    holds = CELLS - self.empty + k >= MIN_TILES[goal] and self._holds_after(goal, column, order, room)
+                if holds:
+                    gain += self.state.stacks[slot][0]
+        return QUARTER * gain
+
     def best_immediate(self, types: tuple[int, ...]) -> int:
         """The best immediate gain (x4) of placing these tile types (any order, any column)."""
         key = tuple(sorted(types))
@@ -599,9 +652,16 @@ class _Placements:
         k = len(key)
         columns = [c for c in range(COLUMNS) if self.room[c] >= k]
         live = self.live_columns()
-        if len(set(key)) < k:
-            immediate = self.immediate
-            best = max(immediate(c, order) for order in _orders(key) for c in columns)
+        if len(set(key)) < k:  # repeated types: per order, from the runs of one type (T19)
+            orders = _orders(key)
+            end = QUARTER * (self.end_open and self.empty == k)  # T23
+            top = None
+            for c in columns:
+                value = max(self._runs_gain(c, order, live[c]) for order in orders) + end
+                if top is None or value > top:
+                    top = value
+            assert top is not None
+            best = top
         else:  # distinct types: :meth:`_distinct_gain` inline, with the goals that need no predicate
             singles = self._singles()
             matches = self.matches
@@ -709,14 +769,38 @@ _NEEDED_MAX = 4096
 
 def _needed(goal: int, shelf: Shelf, rules: TileRuleset, known: _Placements | None = None) -> int:
     """:func:`race.tiles_needed`, kept per shelf (each shelf is asked again by the next turns);
-    ``known``: the shelf's :class:`_Placements`, whose group counts T-CG3 / T-CG4 reuse."""
+    ``known``: the shelf's :class:`_Placements`, whose group counts T-CG3 / T-CG4 reuse. For
+    T-CG1, T-CG8, T-CG10 and T-CG11 a distance beyond :data:`_RACE_LIMIT` is :data:`FAR` (from
+    :func:`_limited_targets`): the race only tells distances up to :data:`RACE_REACH` apart
+    (:func:`race_quarters`), and a goal farther than ``RACE_REACH + 3`` tiles stays beyond
+    ``RACE_REACH`` after any placement."""
     key = (goal, shelf, rules)
     hit = _NEEDED.get(key)
     if hit is None:
         if len(_NEEDED) >= _NEEDED_MAX:
             _NEEDED.clear()
-        at_least = (known.at_least[2], known.at_least[4]) if known is not None else None
-        hit = _NEEDED[key] = tiles_needed(goal, shelf, rules, at_least)
+        if goal in (1, 8, 10, 11):
+            need = min((cost for cost, _, _ in _limited_targets(goal, shelf, rules)), default=FAR)
+            hit = _NEEDED[key] = need if need <= shelf.count(EMPTY) else FAR
+        else:
+            at_least = (known.at_least[2], known.at_least[4]) if known is not None else None
+            hit = _NEEDED[key] = tiles_needed(goal, shelf, rules, at_least)
+    return hit
+
+
+#: :func:`race.pattern_targets` within :data:`_RACE_LIMIT` tiles of recent shelves, by (goal, shelf, rules).
+_TARGETS: dict[tuple[int, Shelf, TileRuleset], list[Target]] = {}
+
+
+def _limited_targets(goal: int, shelf: Shelf, rules: TileRuleset) -> list[Target]:
+    """:func:`race.pattern_targets` of ``shelf`` within :data:`_RACE_LIMIT` tiles, kept per shelf
+    (shared by :func:`_needed` and :meth:`_Race._targets`)."""
+    key = (goal, shelf, rules)
+    hit = _TARGETS.get(key)
+    if hit is None:
+        if len(_TARGETS) >= _NEEDED_MAX:
+            _TARGETS.clear()
+        hit = _TARGETS[key] = pattern_targets(goal, shelf, rules, _RACE_LIMIT)
     return hit
 
 
@@ -814,7 +898,7 @@ class _Race:
         """:func:`race.pattern_targets` of the mover's shelf within :data:`_RACE_LIMIT` tiles."""
         targets = self.targets.get(goal)
         if targets is None:
-            targets = self.targets[goal] = pattern_targets(goal, self.mine.shelf, self.rules, _RACE_LIMIT)
+            targets = self.targets[goal] = _limited_targets(goal, self.mine.shelf, self.rules)
         return targets
 
     def _deltas(self, least: int) -> list[list[list[int]]]:
@@ -976,6 +1060,14 @@ def _lines(x: int, most: int) -> tuple[tuple[int, ...], ...]:
 _LINES = tuple(tuple(_lines(x, most) for x in range(SIDE * SIDE)) for most in range(4))
 
 
+def _mask(cells: tuple[int, ...]) -> int:
+    """Board cells as a bit mask (bit ``cell`` set)."""
+    mask = 0
+    for cell in cells:
+        mask |= 1 << cell
+    return mask
+
+
 class _NextBest:
     """The next player's best immediate gain (x4) after each pick of the active player, from one
     list of the next player's picks on the current board: removing tiles only frees tiles (T10),
@@ -988,13 +1080,13 @@ class _NextBest:
         self.free = set(free_cells(board))
         self.most = min(3, max(opponent.room))
         picks = legal_picks(board, opponent.shelf)
-        self.ranked = sorted(((opponent.best_immediate(tuple(board[c] for c in pick)), frozenset(pick))
+        self.ranked = sorted(((opponent.best_immediate(tuple(board[c] for c in pick)), _mask(pick))
                               for pick in picks), key=lambda item: -item[0])
 
     def kept(self, taken: tuple[int, ...]) -> int:
         """A lower bound of :meth:`after`: the best gain (x4) among the next player's picks of the
         current board that avoid ``taken`` (still legal once it is removed, T10)."""
-        removed = set(taken)
+        removed = _mask(taken)
         return next((value for value, pick in self.ranked if not pick & removed), 0)
 
     def after(self, taken: tuple[int, ...]) -> int:
@@ -1149,13 +1241,17 @@ def best_moves(table: Table, state: State, immediate_only: bool = False, race: b
         return _best_advised(table, state, race)
     # greedy: a move's gain is at most the best of its pick's types (kept per shelf, shared with the
     # advisor's denial term), so only moves whose pick reaches the best are scored one by one
+    # (per pick, as :func:`legal_moves` lists them: pick, column with room, order; Move objects are
+    # built only for the moves chosen)
     mine = _placements(table, state, state.turn)
-    board = state.board
-    moves = legal_moves(state)
-    bests = [mine.best_immediate(move.types(board)) for move in moves]
-    top = max(bests)
-    return [move for move, best in zip(moves, bests)
-            if best == top and mine.immediate(move.column, move.types(board)) == top]
+    room = mine.room
+    picks = [(pick, orders, mine.best_immediate(next(iter(orders))))
+             for pick, orders in pick_orders(state) if max(room) >= len(pick)]
+    top = max(best for _, _, best in picks)
+    immediate = mine.immediate
+    return [Move(order, column) for pick, orders, best in picks if best == top
+            for column in range(COLUMNS) if room[column] >= len(pick)
+            for types, order in orders.items() if immediate(column, types) == top]
 
 
 def rank_moves(table: Table, state: State, samples: int = 0, rng: np.random.Generator | None = None,

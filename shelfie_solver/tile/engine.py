@@ -279,8 +279,10 @@ def free_cells(board: Board) -> tuple[int, ...]:
                  if t != EMPTY and (len(BOARD_NEIGHBOURS[i]) < 4 or any(board[n] == EMPTY for n in BOARD_NEIGHBOURS[i])))
 
 
+@lru_cache(maxsize=64)
 def column_room(shelf: Shelf) -> tuple[int, ...]:
-    """Empty cells per shelf column."""
+    """Empty cells per shelf column (the last shelves' answers are kept: each shelf is asked
+    for its legal picks, placements and moves in several turns)."""
     return tuple(sum(1 for r in range(ROWS) if shelf[r * COLUMNS + c] == EMPTY) for c in range(COLUMNS))
 
 
