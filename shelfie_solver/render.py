@@ -193,12 +193,29 @@ OBJECTIVE_NOTES = {
     "learned": ("learned value (docs/train.md): alone, the change of the expected final score (points); with "
                 "opponents (play), the change of a win-chance score of the gap to the best opponent, in "
                 "thousandths (+1000 a sure win, -1000 a sure loss)."),
+    "table": ("table value (docs/solve-game.md): the change V(after) - V(before) of the exact optimal expected "
+              "final score (points) in the solve-game value table, a fraction with a large denominator (JSON "
+              "gives it in full)."),
 }
 
 
+#: Longest exact fraction a table cell shows; longer ones (value tables' denominators run to
+#: hundreds of digits) are given in full by JSON and CSV only.
+EXACT_CELL_WIDTH = 40
+
+
+def exact_cell(value: Fraction) -> str:
+    """``value`` as ``"p/q"`` for a table cell, or ``"(N characters: --format json)"`` when longer
+    than :data:`EXACT_CELL_WIDTH` characters (the decimal column beside it still shows it)."""
+    text = str(value)
+    return text if len(text) <= EXACT_CELL_WIDTH else f"({len(text)} characters: --format json)"
+
+
 def objective_notes(objective: str) -> list[str]:
-    """The footer line explaining ``objective`` (empty for the self-explaining ones)."""
-    return [OBJECTIVE_NOTES[objective]] if objective in OBJECTIVE_NOTES else []
+    """The footer line explaining ``objective`` (empty for the self-explaining ones); ``learned:FILE``
+    and ``table:FILE`` are explained as ``learned`` and ``table``."""
+    base = objective.split(":", 1)[0]
+    return [OBJECTIVE_NOTES[base]] if base in OBJECTIVE_NOTES else []
 
 
 def best_line(names: list[str], shown: int = 4) -> str:
@@ -253,12 +270,12 @@ def _holds_report(advice: Advice, title: list[str], data: dict[str, Any], top: i
     rows = []
     for h in shown:
         rows.append([rank_text(h.rank, ranks), keep_label(h.keep, rules), reroll_label(advice.dice, h.keep, rules),
-                     decimal(h.value), str(h.value), decimal(h.points, 2), percent(h.fail)]
+                     decimal(h.value), exact_cell(h.value), decimal(h.points, 2), percent(h.fail)]
                     + [percent(p) for p in h.at_least])
     best = advice.holds[0]
     tied = [dice_codes(h.keep, rules) for h in advice.holds if h.rank == 1]
     title.append(f"Best: {best_line(tied)}, re-roll {reroll_label(advice.dice, best.keep, rules)}, "
-                 f"value {decimal(best.value)} = {best.value}, "
+                 f"value {decimal(best.value)} = {exact_cell(best.value)}, "
                  f"expected points this turn {decimal(best.points, 2)}, failed-result chance {percent(best.fail)}")
     if advice.markings:  # stopping is best: what to mark
         title.append("Stop and mark " + _marking_text(advice.markings[0], advice))
@@ -294,7 +311,7 @@ def _markings_report(advice: Advice, title: list[str], data: dict[str, Any], top
         cells = " + ".join(board.cell_name(c) for c in m.marking.cells)
         groups = " ".join(g.codes(rules) for g in m.marking.groups)
         rows.append([rank_text(m.rank, ranks), cells, groups, f"{m.points:+d}", m.score_after, decimal(m.value),
-                     str(m.value)] + ([ENDS_GAME if m.ends_game else ""] if ending else []))
+                     exact_cell(m.value)] + ([ENDS_GAME if m.ends_game else ""] if ending else []))
     title.append("Best: mark " + _marking_text(advice.markings[0], advice))
     data["markings"] = [_marking_record(m, advice) for m in advice.markings]
     notes = [f"{len(advice.markings) - len(shown)} more markings not shown (--top)."] if len(shown) < len(advice.markings) else []

@@ -28,3 +28,27 @@ def test_percent_exact_and_one_in():
     assert percent(Fraction(347897, 7558272)) == "4.60%"
     assert exact(Fraction(6, 3)) == "2/1" and exact(0) == "0/1"
     assert one_in(Fraction(1, 4)) == "1 in 4" and one_in(Fraction(0)) == "never"
+
+
+def test_exact_cell_keeps_short_fractions_and_points_long_ones_to_json() -> None:
+    """A value-table objective's values have denominators of hundreds of digits: the table cell
+    names the length instead, the short ones stay exact (the fraction itself, counted by hand)."""
+    from fractions import Fraction
+
+    from shelfie_solver.render import EXACT_CELL_WIDTH, exact_cell
+
+    assert exact_cell(Fraction(3338761, 139968)) == "3338761/139968"
+    long = Fraction(1, 3 ** 200)  # 1/ followed by the 96 digits of 3^200
+    assert exact_cell(long) == f"({2 + len(str(3 ** 200))} characters: --format json)"
+    assert len(str(3 ** 200)) == 96
+    edge = Fraction(1, 10 ** (EXACT_CELL_WIDTH - 3))  # "1/1" + zeros: exactly the width
+    assert exact_cell(edge) == str(edge)
+
+
+def test_objective_notes_explain_file_objectives_like_their_kind() -> None:
+    """``learned:FILE`` is explained as ``learned`` and ``table:FILE`` gets its own line."""
+    from shelfie_solver.render import objective_notes
+
+    assert objective_notes("learned:mine.json") == objective_notes("learned") != []
+    assert "solve-game" in objective_notes("table:t.json")[0]
+    assert objective_notes("points") == []
