@@ -212,7 +212,7 @@ class Runner:
         (arguments, result and errors as :func:`run_tasks`)."""
         kept: list[R] = []
         sink = consume if consume is not None else kept.append
-        with signals_raise():
+        with signals_raise() as interrupted:
             if self.scheduler is not None:
                 if self._client is None:
                     self._client = _connect(self.scheduler)
@@ -220,6 +220,7 @@ class Runner:
             elif self.workers == 1:
                 for task in tasks:
                     sink(fn(*common, *task))
+                    interrupted()
             else:
                 if self._pool is None:
                     self._pool = _start_pool(self.workers)
@@ -243,28 +244,51 @@ class Runner:
 
 
 @contextmanager
-def signals_raise() -> Iterator[None]:
+def signals_raise() -> Iterator[Callable[[], None]]:
     """While inside, the first SIGINT or SIGTERM raises :class:`Interrupted` in the main thread
-    and later ones are ignored (called from another thread: no change). :func:`run_tasks` runs
+    and later ones are ignored (called from another thread: no change). Yields ``check()``,
+    which raises :class:`Interrupted` again if that exception was lost (loops call it between
+    tasks). :func:`run_tasks` runs
     inside it; a command wraps its own writing in it too, so that a signal during the write
     also ends in clean-up (the atomic writer removes its temporary file) and one line."""
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield lambda: None
         return
 
     fired: list[int] = []
 
     def handler(signum: int, frame: Any) -> None:
-        if not fired:  # once: a second Ctrl-C must not cut the clean-up short
-            fired.append(signum)
-            raise Interrupted(signum)
+        if fired:  # once: a second Ctrl-C must not cut the clean-up short
+            return
+        if _in_finalizer(frame):
+            # an exception raised inside a __del__ is printed and dropped ("Exception ignored
+            # in"), e.g. while numba/llvmlite frees compiler objects: deliver the signal again
+            # a moment later instead of losing it
+            threading.Timer(0.02, os.kill, (os.getpid(), signum)).start()
+            return
+        fired.append(signum)
+        raise Interrupted(signum)
+
+    def check() -> None:
+        """Raise :class:`Interrupted` if a signal came and its exception was swallowed anyway."""
+        if fired:
+            raise Interrupted(fired[0])
 
     old = {signum: signal.signal(signum, handler) for signum in _SIGNAL_NAMES}
     try:
-        yield
+        yield check
     finally:
         for signum, previous in old.items():
             signal.signal(signum, previous)
+
+
+def _in_finalizer(frame: Any) -> bool:
+    """Whether ``frame`` runs inside a ``__del__`` (where a raised exception is dropped)."""
+    while frame is not None:
+        if frame.f_code.co_name == "__del__":
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _feed(tasks: Iterable[tuple[Any, ...]], submit: Callable[[tuple[Any, ...]], Any],

@@ -245,3 +245,29 @@ def test_cli_too_many_jobs_is_capped_with_a_note():
 def test_cli_bad_parallel_settings(args, fragments):
     pytest.importorskip("distributed")
     assert_one_line_error(cli(*args), *fragments)
+
+
+def test_a_signal_inside_a_finalizer_is_not_lost():
+    """A Ctrl-C that lands while a ``__del__`` runs (numba/llvmlite free compiler objects in
+    finalizers) would raise where Python drops exceptions ("Exception ignored in"), and the run
+    would go on: the handler delivers it again just after, so the run still stops."""
+    import os
+    import signal
+    import time
+
+    from shelfie_solver.parallel import Interrupted, signals_raise
+
+    class SignalsWhileFinalized:
+        def __del__(self) -> None:
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(10_000):  # the handler runs here, inside __del__
+                pass
+
+    started = time.monotonic()
+    with pytest.raises(Interrupted) as caught:
+        with signals_raise():
+            SignalsWhileFinalized()  # dropped at once: its __del__ runs now
+            while time.monotonic() - started < 5:
+                time.sleep(0.01)
+    assert caught.value.signum == signal.SIGINT
+    assert time.monotonic() - started < 2
