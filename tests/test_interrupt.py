@@ -21,8 +21,21 @@ COMMAND = [sys.executable, "-c", "from shelfie_solver.cli import main; main()", 
            "--seed", "1"]
 
 
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled_kernels() -> None:
+    """Fill numba's disk cache first (a 1-game run): a signal cannot interrupt LLVM compiling a
+    cold cache (seconds, once per install; the run then stops right after it), and these tests
+    time the stop during play."""
+    subprocess.run([*COMMAND[:3], "simulate", "--players", "solver,solver", "--games", "1", "--seed", "1"],
+                   env=_env(), check=True, capture_output=True, timeout=600)
+
+
 def _start(jobs: int, save: Path) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    env = _env()
     # a session of its own, as a shell job has its own process group: Ctrl-C goes to the group
     return subprocess.Popen([*COMMAND, "--jobs", str(jobs), "--save", str(save)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
