@@ -4,6 +4,7 @@ and the loading of the ruleset, board and marks they name."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -143,27 +144,42 @@ def resolve_workers(jobs: int | None, scheduler: str | None) -> int:
 
 
 def prepare_run(save_path: str | None, seed: int | None, jobs: int | None,
-                scheduler: str | None) -> tuple[int, int]:
+                scheduler: str | None, inputs: Iterable[str | None] = ()) -> tuple[int, int]:
     """Settle the options of a run of many games before any is played (``simulate``,
-    ``tile simulate``): ``--save`` must be writable (:func:`files.check_writable`: an empty or
-    non-regular path, or a folder where no file can be created, is refused now, not after the
-    games), a fresh seed is drawn when none was given (:func:`simulate.fresh_seed`, printed by
-    the report), and the workers are resolved (:func:`resolve_workers`).
+    ``tile simulate``): ``--save`` must be writable and not one of the run's ``inputs``
+    (:func:`check_output`: refused now, not after the games), a fresh seed is drawn when none
+    was given (:func:`simulate.fresh_seed`, printed by the report), and the workers are resolved
+    (:func:`resolve_workers`).
 
     Returns:
         ``(seed, workers)``.
     Raises:
         click.BadParameter, click.UsageError: an unwritable ``--save`` or bad worker options.
     """
-    from ..files import FileWriteError, check_writable
     from ..simulate import fresh_seed
 
     if save_path is not None:
-        try:
-            check_writable(save_path)
-        except FileWriteError as error:
-            raise click.BadParameter(str(error), param_hint="'--save'") from None
+        check_output(save_path, "--save", inputs)
     return (fresh_seed() if seed is None else seed), resolve_workers(jobs, scheduler)
+
+
+def check_output(path: str, option: str, inputs: Iterable[str | None] = ()) -> Path:
+    """Check an output file before any long work: writable (:func:`files.check_writable`) and
+    not one of the command's ``inputs`` (:func:`refuse_input_as_output`).
+
+    Returns:
+        The file a write would replace (a symbolic link followed).
+    Raises:
+        click.BadParameter: one line naming ``option``.
+    """
+    from ..files import FileWriteError, check_writable
+
+    try:
+        final = check_writable(path)
+    except FileWriteError as error:
+        raise click.BadParameter(str(error), param_hint=f"'{option}'") from None
+    refuse_input_as_output(path, option, inputs)
+    return final
 
 
 def refuse_input_as_output(output: str | None, option: str, inputs: Iterable[str | None]) -> None:

@@ -13,8 +13,7 @@ from ..render import Report, decimal, exact, percent, render
 from ..simulate import MAX_GAMES, Estimate, Summary, seat_statistics, simulate
 from ..strategies import STRATEGIES, parse_players
 from .options import (board_option, format_option, games_option, jobs_option, load_setup, prepare_run,
-                      rules_option, save_option, scheduler_option, seed_option, player_files,
-                      refuse_input_as_output)
+                      rules_option, save_option, scheduler_option, seed_option, player_files)
 
 
 @click.command("simulate", short_help="Play many games to compare strategies.")
@@ -44,8 +43,8 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
     """
     rules, board, _ = load_setup(rules_path, board_path, None)
     players = parse_players(players_text)
-    seed, workers = prepare_run(save_path, seed, jobs, scheduler)
-    refuse_input_as_output(save_path, "--save", [board_path, rules_path, *player_files(players_text)])
+    seed, workers = prepare_run(save_path, seed, jobs, scheduler,
+                                inputs=[board_path, rules_path, *player_files(players_text)])
     save = save_path is not None
     with signals_raise():  # Ctrl-C / SIGTERM: workers stopped, temporary file removed, one line
         if sys.stderr.isatty():  # a progress bar for people, nothing for pipes and tests

@@ -14,9 +14,8 @@ import click
 from ..board import Marks, score
 from ..exact import MAX_STATES, GameSolution, check_size, solve_game, state_count
 from ..value_table import save_table
-from ..files import FileWriteError, check_writable
 from ..render import Report, decimal, exact, render
-from .options import (board_option, format_option, jobs_option, load_setup, refuse_input_as_output,
+from .options import (board_option, format_option, jobs_option, load_setup, check_output,
                       resolve_workers, rules_option, scheduler_option)
 
 
@@ -49,11 +48,7 @@ def solve_game_command(board_path: str | None, rules_path: str | None, save_path
     rules, board, _ = load_setup(rules_path, board_path, None)
     check_size(board, rules, max_states)
     if save_path is not None:
-        try:
-            final = check_writable(save_path)
-        except FileWriteError as error:
-            raise click.BadParameter(str(error), param_hint="'--save'") from None
-        refuse_input_as_output(save_path, "--save", [board_path, rules_path])
+        final = check_output(save_path, "--save", [board_path, rules_path])
         if (checkpoint_dir and final.parent == Path(os.path.realpath(checkpoint_dir))
                 and re.fullmatch(r"solve\.json|layer-\d+\.json", final.name)):
             raise click.BadParameter(f"{save_path} is a file of the --checkpoints directory; the value table would "

@@ -19,8 +19,8 @@ from ..tile.rules import (TYPE_NAMES, TYPES, PersonalCard, load_cards, load_layo
                           read_shelf, shelf_text)
 from ..tile.shelf import COMMON_GOALS, score_shelf
 from ..tile.strategies import TILE_STRATEGIES, parse_tile_players
-from .options import (F, format_option, games_option, jobs_option, prepare_run, refuse_input_as_output,
-                      save_option, scheduler_option, seed_option)
+from .options import (F, format_option, games_option, jobs_option, prepare_run, save_option,
+                      scheduler_option, seed_option)
 
 if TYPE_CHECKING:
     from ..simulate import Summary
@@ -266,8 +266,7 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
 
     rules, layout, cards = load_ruleset(rules_path), load_layout(layout_path), load_cards(cards_path)
     players = parse_tile_players(players_text)
-    seed, workers = prepare_run(save_path, seed, jobs, scheduler)
-    refuse_input_as_output(save_path, "--save", [rules_path, layout_path, cards_path])
+    seed, workers = prepare_run(save_path, seed, jobs, scheduler, inputs=[rules_path, layout_path, cards_path])
     if sys.stderr.isatty():
         with click.progressbar(length=games, label="Playing", file=sys.stderr, show_pos=True) as bar:
             summary, lines = simulate_tile(rules, layout, cards, players, games, seed, workers, save_path is not None,

@@ -6,9 +6,9 @@ import sys
 
 import click
 
-from ..files import FileWriteError, check_writable, write_text_atomically
+from ..files import FileWriteError, write_text_atomically
 from ..train import PLAYER_COUNTS, TrainError, fit_table, model_text, tasks_total, train
-from .options import (board_option, jobs_option, load_setup, refuse_input_as_output, resolve_workers, rules_option,
+from .options import (board_option, jobs_option, check_output, load_setup, resolve_workers, rules_option,
                       scheduler_option)
 
 
@@ -56,13 +56,8 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
     rules, board, _ = load_setup(rules_path, board_path, None)
     players = _parse_players(players_text)
     checkpoint = checkpoint if checkpoint is not None else f"{output}.checkpoint"
-    for path, name in ((output, "--output"), (checkpoint, "--checkpoint")):
-        try:
-            check_writable(path)
-        except FileWriteError as error:
-            raise click.BadParameter(str(error), param_hint=f"'{name}'") from None
-    refuse_input_as_output(output, "--output", [checkpoint, board_path, rules_path])
-    refuse_input_as_output(checkpoint, "--checkpoint", [board_path, rules_path])
+    check_output(output, "--output", [checkpoint, board_path, rules_path])
+    check_output(checkpoint, "--checkpoint", [board_path, rules_path])
     workers = resolve_workers(jobs, scheduler)
     lines: list[str] = []
     if sys.stderr.isatty():  # a progress bar for people, nothing for pipes and tests
@@ -105,11 +100,7 @@ def _fit_tables(tables: tuple[str, ...], output: str) -> None:
     from ..errors import shorten
     from ..value_table import load_table
 
-    try:
-        check_writable(output)
-    except FileWriteError as error:
-        raise click.BadParameter(str(error), param_hint="'--output'") from None
-    refuse_input_as_output(output, "--output", tables)
+    check_output(output, "--output", tables)
     real = [os.path.realpath(path) for path in tables]
     twice = next((path for path, name in zip(tables, real) if real.count(name) > 1), None)
     if twice is not None:  # pooled twice it would weigh double in the fit
