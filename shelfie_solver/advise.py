@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -17,6 +18,9 @@ from .engine import solve_turn
 from .errors import DiceError, ObjectiveError
 from .objectives import CellTarget, Objective, Points, StateArrays, shelf_losses
 from .rules import Ruleset
+
+if TYPE_CHECKING:  # game.py is not needed for advice on one sheet (start-up time)
+    from .game import GameState
 
 
 @dataclass(frozen=True)
@@ -94,7 +98,8 @@ class Advice:
     to make. ``value`` is the value of the position under the objective: the best
     hold's, the best marking's, or the failed result's. ``end_triggered``: the sheet already has
     the closed shelves that trigger the end (D17), so this is the last round; ``finished``: no
-    item is available, the score is final.
+    item is available, the score is final. ``table``: the game the advice saw
+    (:func:`advise_in_game`), or ``None`` for advice on the one sheet.
     """
 
     rules: Ruleset
@@ -110,6 +115,7 @@ class Advice:
     failed: tuple[ShelfOption, ...] = ()
     end_triggered: bool = False
     finished: bool = False
+    table: GameState | None = None
 
 
 def advise(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objective: Objective,
@@ -148,6 +154,18 @@ def advise(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objective: 
     state = StateArrays(board, rules, marks)
     failed = failed_options(board, marks, rules)
     return replace(base, value=Fraction(objective.failed_value(state), objective.scale(rules)), failed=failed)
+
+
+def advise_in_game(dice: Counts, state: GameState, objective: Objective, rerolls: int | None = None) -> Advice:
+    """:func:`advise` for the active sheet of a game (``state``, e.g. :func:`context.table_state`),
+    with a game-aware ``objective`` built from the same state (:func:`learned.state_objective`):
+    the advice records the table, and the end counts as triggered when any sheet triggers it (D17).
+
+    Raises:
+        as :func:`advise`.
+    """
+    result = advise(dice, state.board, state.marks, state.rules, objective, rerolls)
+    return replace(result, table=state, end_triggered=state.end_triggered)
 
 
 def _objective_label(objective: Objective, board: Board) -> str:

@@ -191,7 +191,7 @@ OBJECTIVE_NOTES = {
                   "scoring lines plus credit for lines still on their way to scoring (D19); unlike points, "
                   "it counts progress that scores only in later turns."),
     "learned": ("learned value (docs/train.md): alone, the change of the expected final score (points); with "
-                "opponents (play), the change of a win-chance score of the gap to the best opponent, in "
+                "opponents (play, advise --opponent), the change of a win-chance score of the gap to the best opponent, in "
                 "thousandths (+1000 a sure win, -1000 a sure loss)."),
     "table": ("table value (docs/solve-game.md): the change V(after) - V(before) of the exact optimal expected "
               "final score (points) in the solve-game value table, a fraction with a large denominator (JSON "
@@ -248,6 +248,8 @@ def advice_report(advice: Advice, top: int | None = None) -> Report:
         "end_triggered": advice.end_triggered,
         "finished": advice.finished,
     }
+    if advice.table is not None:
+        _table_lines(advice, title, data)
     if advice.finished:
         title.append(f"Sheet finished: final score {advice.score} (no item is available; D17, D19).")
         data["final_score"] = advice.score
@@ -258,6 +260,25 @@ def advice_report(advice: Advice, top: int | None = None) -> Report:
     if advice.markings:
         return _markings_report(advice, title, data, top)
     return _failed_report(advice, title, data)
+
+
+def _table_lines(advice: Advice, title: list[str], data: dict[str, Any]) -> None:
+    """The game the advice saw (``advise --opponent``): the opponents' sheets and scores, the
+    player's place in the round and the round."""
+    from .board import score
+
+    state = advice.table
+    assert state is not None
+    n = state.players
+    order = (state.active - state.first) % n + 1
+    others = state.sheets[1:]
+    scores = [score(advice.board, m, advice.rules) for m in others]
+    sheets = ", ".join(f"{m} ({p} points)" for m, p in zip(others, scores))
+    title.append(f"Round {state.turn // n + 1}, you are number {order} of {n} to play in the round; "
+                 f"opponent{'s' if len(others) != 1 else ''} in play order after you: {sheets}")
+    data["opponents"] = [{"marks": str(m), "score": p} for m, p in zip(others, scores)]
+    data["order"] = order
+    data["round"] = state.turn // n + 1
 
 
 def _holds_report(advice: Advice, title: list[str], data: dict[str, Any], top: int | None) -> Report:

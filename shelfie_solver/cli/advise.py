@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import click
 
-from ..advise import advise
-from ..dice import parse_dice
+from ..advise import Advice, advise, advise_in_game
+from ..board import Board, Marks
+from ..dice import Counts, parse_dice
 from ..objectives import OBJECTIVE_NAMES, parse_objective
 from ..render import advice_report, render
+from ..rules import Ruleset
 from .options import board_option, format_option, load_setup, marks_option, rules_option
 
 
@@ -21,16 +23,27 @@ from .options import board_option, format_option, load_setup, marks_option, rule
 @marks_option
 @board_option
 @rules_option
-@click.option("--objective", default="strategic", show_default=True, metavar="NAME",
+@click.option("--opponent", "opponent_texts", multiple=True, metavar="STATE",
+              help="An opponent's sheet, like --marks (text, a file or '-'); repeat for each opponent (D1: "
+                   "at most 3), in play order starting with the player after you. The advice then sees "
+                   "the table: the learned objective values blocking (D15), the end trigger on any sheet "
+                   "(D17, D18) and the score gap.")
+@click.option("--order", type=int, default=None, metavar="K",
+              help="With --opponent: your place in the round's play order, 1 = you play first (D5). [default: 1]")
+@click.option("--round", "round_number", type=int, default=None, metavar="N",
+              help="With --opponent: the round being played, from 1 (the learned objective's clock). [default: 1]")
+@click.option("--objective", default=None, metavar="NAME",
               help=f"What to maximise: {', '.join(OBJECTIVE_NAMES)} (docs/objectives.md). strategic: expected "
                    "gain in potential points (scoring lines plus credit for lines on their way to scoring), "
                    "which unlike points counts progress that scores in later turns; the points column "
-                   "always shows the expected points this turn.")
+                   "always shows the expected points this turn. With --opponent only learned or "
+                   "learned:FILE (they see the table). [default: strategic; learned with --opponent]")
 @click.option("--top", type=click.IntRange(1, None), default=10, show_default=True, metavar="K",
               help="Rows to show in table and markdown output (JSON and CSV list all).")
 @format_option
 def advise_command(dice_text: str, rerolls: int | None, marks_text: str | None, board_path: str | None,
-                   rules_path: str | None, objective: str, top: int, fmt: str) -> None:
+                   rules_path: str | None, opponent_texts: tuple[str, ...], order: int | None,
+                   round_number: int | None, objective: str | None, top: int, fmt: str) -> None:
     """Advise a turn: rank the holds (re-rolls left) or the markings (final dice), exactly.
 
     \b
@@ -38,12 +51,45 @@ def advise_command(dice_text: str, rerolls: int | None, marks_text: str | None, 
       shelfie-solve advise --dice CCBJPP
       shelfie-solve advise --dice "cat cat book joker plant plant" --rerolls 1 --objective points
       shelfie-solve advise --dice CCCBJP --rerolls 0 --marks oo.../...../x..../...../.....
+      shelfie-solve advise --dice CCBJPP --marks oo.../...../x..../...../..... \\
+          --opponent o..../o..../o..../...../..... --order 2 --round 3
     """
     rules, board, marks = load_setup(rules_path, board_path, marks_text)
     if rerolls is not None and rerolls > rules.rerolls:
         raise click.BadParameter(f"{rerolls} re-rolls left, but the ruleset allows at most {rules.rerolls} (D7)",
                                  param_hint="'--rerolls'")
     dice = parse_dice(dice_text, rules)
-    result = advise(dice, board, marks, rules, parse_objective(objective, board), rerolls)
+    if opponent_texts:
+        result = _advise_in_game(dice, board, rules, marks, opponent_texts, 1 if order is None else order,
+                                 1 if round_number is None else round_number,
+                                 objective or "learned", rerolls)
+    else:
+        for name, given in (("--order", order), ("--round", round_number)):
+            if given is not None:
+                raise click.UsageError(f"{name} places you in a game with opponents; give their sheets with "
+                                       "--opponent STATE (once per opponent)")
+        result = advise(dice, board, marks, rules, parse_objective(objective or "strategic", board), rerolls)
     report = advice_report(result, top=None if fmt == "json" else top)
     click.echo(render(report, fmt), nl=False)
+
+
+def _advise_in_game(dice: Counts, board: Board, rules: Ruleset, marks: Marks, opponent_texts: tuple[str, ...],
+                    order: int, round_number: int, objective: str, rerolls: int | None) -> Advice:
+    """Advice that sees the table (``--opponent``): the game state rebuilt from the sheets typed
+    (:func:`context.table_state`) and the ``learned`` objective of that state."""
+    from ..board import load_marks
+    from ..context import table_state
+    from ..errors import MarksError
+    from ..learned import named_objective
+
+    if not (objective.strip().lower() == "learned" or objective.strip().lower().startswith("learned:")):
+        raise click.UsageError(f"--objective {objective} sees one sheet; with --opponent use learned or "
+                               "learned:FILE (the objectives that see the table), or drop --opponent")
+    opponents = []
+    for number, text in enumerate(opponent_texts, 1):
+        try:
+            opponents.append(load_marks(text, board))
+        except MarksError as error:
+            raise MarksError(f"--opponent {number}: {error}") from None
+    state = table_state(board, rules, marks, tuple(opponents), order, round_number)
+    return advise_in_game(dice, state, named_objective(objective, board, state), rerolls)

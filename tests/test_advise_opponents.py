@@ -1,0 +1,117 @@
+"""``advise --opponent``: advice that sees the table. The game state rebuilt from the sheets typed
+(:func:`context.table_state`: seats, first player, turn, D17's trigger on any sheet) and the
+``learned`` objective's last-turn values, which by D18/D20 may depend only on win, tie or loss."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+from click.testing import CliRunner
+
+from shelfie_solver.board import Marks, parse_marks, score
+from shelfie_solver.cli import main
+from shelfie_solver.context import ContextError, table_state
+
+from conftest import assert_one_line_error
+
+MINE = "oo.../...../x..../...../....."
+FOUR = "o..../o..../o..../...../....."  # one column with three marks (D19)
+CLOSED = "xxxxx/xxxxx/...../...../....."  # two shelves without an available item: D17's trigger
+
+
+def advise(*args: str):
+    return CliRunner().invoke(main, ["advise", *args])
+
+
+def advise_json(*args: str) -> dict:
+    result = advise(*args, "--format", "json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_seats_first_player_and_turn(rules, board):
+    """D5: seat 0 is the player, seats 1.. follow in play order; place 2 of 3 means the player
+    before them (seat 2, wrapping) plays first; turns already played in round 4 = 3 rounds x 3 + 1."""
+    mine, a, b = (parse_marks(t, board) for t in (MINE, FOUR, "...../...../...../...../....."))
+    state = table_state(board, rules, mine, (a, b), order=2, round_number=4)
+    assert state.sheets == (mine, a, b)
+    assert (state.active, state.first, state.turn) == (0, 2, 10)
+    assert not state.end_triggered
+    assert table_state(board, rules, mine, (a,), order=1).first == 0
+
+
+def test_the_end_is_triggered_by_any_sheet(rules, board):
+    """D17: any player's sheet with 2 closed shelves triggers the end, not only the advised one."""
+    mine, closed = parse_marks(MINE, board), parse_marks(CLOSED, board)
+    assert table_state(board, rules, mine, (closed,), order=2).end_triggered
+    with pytest.raises(ContextError, match="game is over"):  # D18: the round that fired it was played out
+        table_state(board, rules, mine, (closed,), order=1)
+
+
+@pytest.mark.parametrize("opponents, order, round_number, fragment", [
+    (4, 1, 1, "2-4 players"),        # D1
+    (1, 3, 1, "not 1-2"),
+    (1, 0, 1, "not 1-2"),
+    (2, 1, 0, "rounds count from 1"),
+])
+def test_impossible_tables_are_refused(rules, board, opponents, order, round_number, fragment):
+    empty = Marks.empty(board)
+    with pytest.raises(ContextError, match=fragment):
+        table_state(board, rules, empty, (empty,) * opponents, order, round_number)
+
+
+@pytest.mark.parametrize("opponent, outcomes", [
+    (FOUR, ("win", "loss")),                       # 4 points: 7 wins, 0 loses
+    ("ooo../o..../xo.../...../.....", ("tie", "loss")),  # MINE after the 7-point marking: 7 ties (D20)
+])
+def test_last_turn_values_depend_only_on_the_outcome(opponent, outcomes):
+    """The player is last in the round and the end is triggered (D17, D18): after the marking
+    every score is final, so a marking is worth only whether it wins, ties or loses against the
+    best opponent (D20), whatever the margin: one value per outcome, win > tie > loss."""
+    data = advise_json("--dice", "CCBJPP", "--marks", MINE, "--rerolls", "0",
+                       "--opponent", opponent, "--opponent", CLOSED, "--order", "3", "--round", "6")
+    assert data["objective"] == "learned" and data["end_triggered"]
+    best = max(o["score"] for o in data["opponents"])
+    by_outcome: dict[str, set[str]] = {}
+    for marking in data["markings"]:
+        gap = marking["score_after"] - best
+        outcome = "win" if gap > 0 else "tie" if gap == 0 else "loss"
+        by_outcome.setdefault(outcome, set()).add(marking["value"])
+    assert set(by_outcome) == set(outcomes)
+    assert all(len(values) == 1 for values in by_outcome.values())
+    ranked = [next(iter(by_outcome[o])) for o in ("win", "tie", "loss") if o in by_outcome]
+    assert [Fraction(v) for v in ranked] == sorted((Fraction(v) for v in ranked), reverse=True)
+    assert len(set(ranked)) == len(ranked)
+
+
+def test_the_report_names_the_table(board, rules):
+    data = advise_json("--dice", "CCBJPP", "--marks", MINE, "--opponent", FOUR, "--order", "2", "--round", "3")
+    assert data["opponents"] == [{"marks": FOUR, "score": score(board, parse_marks(FOUR, board), rules)}]
+    assert (data["order"], data["round"], data["objective"]) == (2, 3, "learned")
+    table = advise("--dice", "CCBJPP", "--marks", MINE, "--opponent", FOUR, "--order", "2", "--round", "3")
+    assert "Round 3, you are number 2 of 2 to play" in table.output
+
+
+def test_without_opponents_nothing_changes():
+    assert advise_json("--dice", "CCBJPP")["objective"] == "strategic"
+    assert "opponents" not in advise_json("--dice", "CCBJPP", "--objective", "learned")
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--order", "2"], "--opponent STATE"),
+    (["--round", "3"], "--opponent STATE"),
+    (["--opponent", FOUR, "--objective", "strategic"], "learned:FILE"),
+    (["--opponent", FOUR, "--objective", "points"], "sees one sheet"),
+    (["--opponent", "...../....."], "--opponent 1:"),
+    (["--opponent", FOUR, "--opponent", "no-such-file.txt"], "--opponent 2:"),
+    (["--opponent", FOUR] * 4, "2-4 players"),
+    (["--opponent", FOUR, "--order", "3"], "not 1-2"),
+    (["--opponent", FOUR, "--order", "x"], "--order"),
+    (["--opponent", FOUR, "--round", "0"], "rounds count from 1"),
+    (["--opponent", CLOSED], "game is over"),
+    (["--opponent", FOUR, "--objective", "learned:/no/such.json"], "learned"),
+])
+def test_bad_table_input_is_one_line(args, fragment):
+    assert_one_line_error(advise("--dice", "CCBJPP", "--marks", MINE, *args), fragment)
