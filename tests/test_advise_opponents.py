@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from fractions import Fraction
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -115,3 +116,29 @@ def test_without_opponents_nothing_changes():
 ])
 def test_bad_table_input_is_one_line(args, fragment):
     assert_one_line_error(advise("--dice", "CCBJPP", "--marks", MINE, *args), fragment)
+
+
+@pytest.mark.parametrize("active, first, triggered", [(2, 1, False), (0, 1, True), (1, 1, False)])
+def test_the_typed_table_is_the_game_seen_from_the_active_seat(rules, board, active, first, triggered):
+    """The state ``advise --opponent`` rebuilds (the player in seat 0, opponents in play order
+    after them) is the game's own state with the seats renumbered: the learned objective gives
+    every marking and every failed-result shelf the same value either way (D5, D15, D17, D18)."""
+    from shelfie_solver.board import item_sets
+    from shelfie_solver.game import GameState
+    from shelfie_solver.learned import state_objective
+    from shelfie_solver.objectives import StateArrays
+
+    texts = ("ooo../o.o../..x../...../.....", "o..../oo.../o..../...o./.....",
+             (CLOSED if triggered else "...o./...../.o.../o..../....."))
+    sheets = tuple(parse_marks(t, board) for t in texts)
+    n, round_number = len(sheets), 4
+    position = (active - first) % n
+    game = GameState(board, rules, sheets, active, first, (round_number - 1) * n + position, triggered)
+    opponents = tuple(sheets[(active + k) % n] for k in range(1, n))
+    typed = table_state(board, rules, sheets[active], opponents, position + 1, round_number)
+    assert typed.end_triggered == triggered
+    sets = item_sets(board, rules.combinations_per_turn)
+    arrays = StateArrays(board, rules, sheets[active])
+    ours, theirs = state_objective(typed), state_objective(game)
+    assert np.array_equal(ours.values(arrays, sets), theirs.values(arrays, sets))
+    assert ours.shelf_values(arrays) == theirs.shelf_values(arrays)
