@@ -25,12 +25,13 @@ def step_advice(table: Table, objective: str) -> Advice | None:
 
 
 def whose_turn(table: Table) -> str:
-    """One line: the round, whose turn, the dice showing (or "game over")."""
+    """One line: the round, who is to play (no possessive: any name reads right), the dice
+    showing (or "game over")."""
     over = table.over
     if over is not None:
         return f"Game over after {over.rounds} round{'s' if over.rounds != 1 else ''} (D18)."
     state, rules = table.state, table.rules
-    head = f"Round {state.round}, {table.active_name}'s turn"
+    head = f"Round {state.round}, {table.active_name} to play"
     if table.dice is None:
         return f"{head}: roll the {rules.dice} dice (D6)."
     left = table.rerolls_left

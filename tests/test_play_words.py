@@ -64,3 +64,14 @@ def test_session_errors_and_help_name_play_not_session(game: str):
     assert result.exit_code == 0 and "Usage: main play [OPTIONS] GAME" in result.stdout
     result = CliRunner().invoke(main, ["play", game, "--objective", "points"], input="quit\n")
     assert result.exit_code == 0, result.output
+
+
+def test_turn_wording_reads_right_for_any_name(tmp_path: Path):
+    """A player named "me" (docs/play.md's example): "me to play" and "me is to play, not Ann"
+    (D5), never a possessive such as "me's turn"."""
+    path = str(tmp_path / "me.json")
+    started = play("new", path, "--players", "me,Ann", "--first", "me")
+    assert started.exit_code == 0 and "Round 1, me to play: roll the 6 dice (D6)." in started.stdout
+    rolled = play("roll", path, "CCBJPP")
+    assert "Round 1, me to play: dice PPBCCJ" in rolled.stdout and "me's" not in rolled.stdout
+    assert_one_line_error(play("roll", path, "--player", "Ann", "CCBJPP"), "me is to play, not Ann (D5")
