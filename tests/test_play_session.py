@@ -156,7 +156,9 @@ def test_session_names_the_sheet_without_a_possessive(tmp_path: Path):
     child.expect_exact("Round 1, me to play: roll the 6 dice (D6).")
     child.expect_exact("me roll> ")
     assert "me's" not in (child.before or "")
-    say(child, "CCBJPP", "Sheet of me (0 points):", "Round 1, me to play: dice PPBCCJ", "me PPBCCJ/2> ")
+    say(child, "CCBJPP", "Sheet of me (0 points):", "Round 1, me to play: dice PPBCCJ",
+        "(a change of the win-chance score, in thousandths)", "value (1/1000)",
+        "learned value (docs/train.md): not points", "me PPBCCJ/2> ")
     assert "me's" not in (child.before or "")
     child.sendline("quit")
     child.expect(pexpect.EOF)
