@@ -266,6 +266,8 @@ def new_command_cases(f: dict[str, str]) -> list[list[str]]:
         ["review", game, "--threshold", "1e999999999"],
         ["review", game, "--threshold", "nan"],
         ["review", game, "--game", "2"],
+        ["review", game, "--game", "0"],  # counted from 1 (docs/review.md)
+        ["review", game, "--game", "-3"],
         ["review", game, "--objective", "nope"],
         ["tile", "score", "P" * 5000],
         ["tile", "score", f["fifo"]],
@@ -284,6 +286,9 @@ def new_command_cases(f: dict[str, str]) -> list[list[str]]:
         ["tile", "advise", f["pos-huge.toml"]],
         ["tile", "advise", str(ROOT / "examples" / "tile" / "position.toml"), "--move", "4,0@" + long],
         ["tile", "advise", str(ROOT / "examples" / "tile" / "position.toml"), "--samples", "100000000"],
+        ["tile", "advise", str(ROOT / "examples" / "tile" / "position.toml"), "--top", "0", "--format", "json"],
+        ["cache", "--format", "pdf"],
+        ["cache", "everything"],
         ["tile", "simulate", "--players", "advisor", "--games", "1"],
         ["tile", "simulate", "--players", "random,random", "--games", "2", "--save", "/dev/full"],
         ["tile", "simulate", "--players", "random,random", "--games", "1", "--layout", f["layout.toml"], "--save",
@@ -357,6 +362,8 @@ def accepted(f: dict[str, str]) -> list[list[str]]:
         ["tile", "score", "PPTTP/PPTTF/GGBBF/GCCBB/GCCFF/PGBFP"],
         ["tile", "score", "\ufeffPPTTP/PPTTF/GGBBF/GCCBB/GCCFF/PGBFP"],  # a byte-order mark is ignored
         ["tile", "advise", str(ROOT / "examples" / "tile" / "position.toml"), "--samples", "0"],
+        ["tile", "advise", str(ROOT / "examples" / "tile" / "position.toml"), "--top", "1", "--format", "csv"],
+        ["cache", "--format", "json"],  # shows the cache only (never --clear here: the user's own cache)
         ["advise", "--dice", "CCBJPP", "--objective", "learned:" + str(ROOT / "examples" / "learned-small-boards.json")],
         ["advise", "--dice", "PBJ", "--board", f["tiny-board.toml"], "--rules", f["tiny-rules.toml"],
          "--objective", "table:" + f["table.json"]],
@@ -418,17 +425,23 @@ def session_cases(tmp: Path, f: dict[str, str]) -> int:
 
 def env_cases(tmp: Path) -> int:
     """A hostile environment: table-cache entries (tablecache.py) truncated, then replaced by
-    FIFOs (which once hung every command), a blank ``SHELFIE_SOLVE_CACHE`` and ``off``, and
-    ``OPENBLAS_NUM_THREADS`` set by the user: ``advise`` must answer as with a fresh cache (exit 0,
-    nothing on stderr). Returns the number of cases that broke the rule."""
+    FIFOs (which once hung every command), a blank ``SHELFIE_SOLVE_CACHE`` and ``off``, a
+    ``SHELFIE_SOLVE_CACHE_MAX`` too small for any entry, and ``OPENBLAS_NUM_THREADS`` set by the
+    user: ``advise`` must answer as with a fresh cache (exit 0, nothing on stderr); a
+    ``SHELFIE_SOLVE_CACHE_MAX`` that is not a size is refused in one line (exit 2). Returns the
+    number of cases that broke the rule."""
     cache = tmp / "cache"
     args = [*CLI, "advise", "--dice", "CCBJPP", "--format", "json"]
     base = {**os.environ, "PYTHONPATH": str(ROOT), "SHELFIE_SOLVE_CACHE": str(cache)}
     fresh = subprocess.run(args, capture_output=True, env=base, cwd=tmp, timeout=120).stdout
     bad = 0
-    for name in ("truncated entries", "FIFO entries", "cache ' '", "cache off", "OPENBLAS_NUM_THREADS=2"):
+    for name in ("truncated entries", "FIFO entries", "cache ' '", "cache off", "OPENBLAS_NUM_THREADS=2",
+                 "SHELFIE_SOLVE_CACHE_MAX=1k", "SHELFIE_SOLVE_CACHE_MAX=lots"):
         env = dict(base)
-        if name == "truncated entries":
+        if name.startswith("SHELFIE_SOLVE_CACHE_MAX"):
+            env["SHELFIE_SOLVE_CACHE"] = str(tmp / "bounded-cache")
+            env["SHELFIE_SOLVE_CACHE_MAX"] = name.split("=")[1]
+        elif name == "truncated entries":
             for entry in cache.glob("*.npy"):
                 entry.write_bytes(entry.read_bytes()[:200])
         elif name == "FIFO entries":
@@ -444,6 +457,11 @@ def env_cases(tmp: Path) -> int:
         try:
             done = subprocess.run(args, capture_output=True, env=env, cwd=tmp, timeout=120)
             ok = done.returncode == 0 and done.stderr == b"" and done.stdout == fresh and bool(fresh)
+            if name.endswith("=lots"):  # not a size: one line, exit 2
+                ok = (done.returncode == 2 and done.stdout == b"" and len(done.stderr.splitlines()) == 1
+                      and done.stderr.startswith(b"Error: SHELFIE_SOLVE_CACHE_MAX="))
+            elif name.endswith("=1k"):  # every entry is larger than 1 KiB: none kept
+                ok = ok and not list((tmp / "bounded-cache").glob("*.npy"))
             shown = (done.stderr.decode(errors="replace").splitlines() or ["same advice, exit 0"])[-1]
         except subprocess.TimeoutExpired:
             ok, shown = False, "timed out"

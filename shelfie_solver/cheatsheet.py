@@ -969,6 +969,44 @@ def _joker_note(rules: Ruleset) -> str:
     return f"A Joker counts as a matching die: {jokers} per set{alone} (D11)."
 
 
+def all_jokers_gap(sheet: CheatSheet) -> tuple[ItemOdds, Fraction] | None:
+    """Where the item odds (section 1) exceed the set odds (section 2, every re-roll) for the
+    same face and dice count: the all-Jokers roll marks any one item (D12) but is no set (D11).
+    The available item of a one-face shelf with the largest gap and its set chance; ``None``
+    when no item's odds differ (D12 off, Jokers alone allowed in a set, or no such item)."""
+    rules, board = sheet.rules, sheet.board
+    if rules.joker is None or not rules.all_jokers_mark_any:
+        return None
+    fresh = {face: entry.fresh for entry in sheet.sets for face in entry.faces}
+    gaps = []
+    for item in sheet.items:
+        faces, n = board.faces_of(item.cell), board.need(item.cell)
+        if item.chance is None or len(faces) != 1 or faces[0] not in fresh or n > len(fresh[faces[0]]):
+            continue
+        chance = fresh[faces[0]][n - 1][rules.rerolls]
+        if item.chance > chance:
+            gaps.append((item.chance - chance, -item.cell, item, chance))
+    if not gaps:
+        return None
+    _, _, item, chance = max(gaps, key=lambda g: g[:2])  # the largest gap; the first cell among equal ones
+    return item, chance
+
+
+def _all_jokers_note(sheet: CheatSheet, entry: SetOdds) -> str | None:
+    """The footnote under ``entry``'s fresh-roll table when an item of its faces has odds above
+    them (:func:`all_jokers_gap`), else ``None``."""
+    gap = all_jokers_gap(sheet)
+    if gap is None or sheet.board.faces_of(gap[0].cell)[0] not in entry.faces:
+        return None
+    item, chance = gap
+    n, jokers = sheet.board.need(item.cell), _word(sheet.rules.dice)
+    assert item.chance is not None
+    return (f"Note: item odds (section 1) are a little above these set odds with {_rerolls(sheet.rules.rerolls)} "
+            f"(largest gap: {sheet.board.cell_name(item.cell)}, {chance_text(item.chance)} against "
+            f"{chance_text(chance)} for {n} matching dice): {jokers} Jokers mark any one item (D12) but are no set "
+            "(D11).")
+
+
 def _section_notes(sheet: CheatSheet) -> dict[str, str]:
     rules = sheet.rules
     faces_note = "Faces with different figures get their own table."
@@ -1015,6 +1053,7 @@ def render_markdown(sheet: CheatSheet, heatmap: str = HEATMAP_NAME) -> str:
              "## 2. Set odds", notes["sets"]]
     for entry in sheet.sets:
         parts += [f"**From a fresh roll, {set_label(entry, rules)}**", _md_table(*fresh_table(sheet, entry))]
+        parts += [note for note in [_all_jokers_note(sheet, entry)] if note]
         if entry.held:
             parts.append(notes["held"])
             for r in range(1, rules.rerolls + 1):
@@ -1087,6 +1126,7 @@ def render_html(sheet: CheatSheet, heatmap: str = HEATMAP_NAME) -> str:
            "<div>", "<h2>2. Set odds</h2>", f'<p class="note">{esc(notes["sets"])}</p>']
     for entry in sheet.sets:
         out += [f"<h3>From a fresh roll, {esc(set_label(entry, rules))}</h3>", _html_table(*fresh_table(sheet, entry))]
+        out += [f'<p class="note">{esc(note)}</p>' for note in [_all_jokers_note(sheet, entry)] if note]
     out += ["<h3>Item odds (section 1) as a table</h3>", _html_table(*item_table(sheet, compact=True)),
             "</div>", "</section>"]
     for entry in sheet.sets:

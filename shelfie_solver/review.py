@@ -168,12 +168,17 @@ def _items(table: Table, cells: tuple[int, ...]) -> str:
 
 
 def load_reviewable(path: str, game: int = 1) -> Table:
-    """Game number ``game`` (1-based) of a file: a ``play`` game file or the JSON Lines of
+    """Game number ``game`` of a file, counted from 1 in file order (``--game 1`` is the line
+    ``simulate --save`` numbers ``"game": 0``): a ``play`` game file or the JSON Lines of
     ``simulate --save``, checked against the rules.
 
     Raises:
-        TableError: the file cannot be read, holds fewer games, or the game is malformed.
+        TableError: ``game`` below 1, the file cannot be read, holds fewer games, or the game is
+            malformed.
     """
+    if game < 1:
+        raise TableError(f"--game {game} is not a game number; expected 1 or more (games are counted from 1 in "
+                         'file order: --game 1 is the first, saved as "game": 0)')
     found = 0
     for _, text in game_texts(path):
         found += 1
@@ -183,7 +188,8 @@ def load_reviewable(path: str, game: int = 1) -> Table:
                 return table_from_dict(data, f"{path} game {game}")
             except ShelfieError as error:
                 raise TableError(str(error)) from None
-    raise TableError(f"{path} holds {found} game{'s' if found != 1 else ''}; expected --game 1..{found}")
+    raise TableError(f"{path} holds {found} game{'s' if found != 1 else ''}; expected --game 1..{found} "
+                     '(counted from 1 in file order: --game 1 is the first, saved as "game": 0)')
 
 
 def describe_dice(decision: Decision, table: Table) -> str:

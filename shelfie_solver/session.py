@@ -18,7 +18,7 @@ from .dice import dice_codes, names_faces, parse_dice
 from .errors import DiceError, ShelfieError, error_line, shorten
 from .game import Fail, Hold, Mark, Roll, UncheckedMark
 from .render import render
-from .table import Action, Table, TableError, act, objective_for, read_table, undo, update_file
+from .table import Action, Table, TableError, act, objective_for, out_of_turn, read_table, undo, update_file
 from .board import score
 from .table_report import describe, sheet_grid, status_report, step_report
 
@@ -30,7 +30,7 @@ def check_player(table: Table, player: str | None) -> None:
         TableError: an unknown name or not this player's turn.
     """
     if player is not None and table.seat_of(player) != table.active:
-        raise TableError(f"it is {table.active_name}'s turn, not {player}'s (D5: play goes clockwise)")
+        raise out_of_turn(table, player)
 
 
 def roll_action(table: Table, dice: str) -> Action:
@@ -162,7 +162,7 @@ class Session:
         if table.over is not None:
             return advice
         marks = table.state.marks
-        head = f"{table.active_name}'s sheet ({score(table.board, marks, table.rules)} points):"
+        head = f"Sheet of {table.active_name} ({score(table.board, marks, table.rules)} points):"
         return "\n".join([head, *sheet_grid(table.board, table.rules, marks), "", advice])
 
     def handle(self, line: str) -> str:

@@ -77,6 +77,12 @@ class TableError(GameError):
     this format (the message names the first bad event)."""
 
 
+def out_of_turn(table: Table, who: object) -> TableError:
+    """The error for an action by ``who`` (a name) while another player is to play (D5). Worded
+    without a possessive, so it reads right for any name ("me", "Chris")."""
+    return TableError(f"{table.active_name} is to play, not {who} (D5: play goes clockwise)")
+
+
 @dataclass(frozen=True)
 class Table:
     """A game so far.
@@ -186,7 +192,7 @@ def act(table: Table, action: Action) -> Table:
     player = getattr(first, "player", None)
     if player != table.active:
         who = table.players[player] if isinstance(player, int) and 0 <= player < len(table.players) else player
-        raise TableError(f"it is {table.active_name}'s turn, not {who}'s (D5: play goes clockwise)")
+        raise out_of_turn(table, who)
     rules, board, marks = table.rules, table.board, table.state.marks
     events = list(table.events) + list(action)
     kinds = tuple(type(e) for e in action)

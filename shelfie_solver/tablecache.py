@@ -6,7 +6,8 @@ sets (:func:`board.item_sets`) and the allocator's feasibility table
 They depend only on the ruleset and the board, so :func:`load_or_build` keeps them in the user's
 cache directory (``platformdirs.user_cache_dir("shelfie-solve")``: on Linux
 ``$XDG_CACHE_HOME/shelfie-solve`` or ``~/.cache/shelfie-solve``; or ``$SHELFIE_SOLVE_CACHE``;
-``SHELFIE_SOLVE_CACHE=off`` disables it), one ``.npz`` file per key:
+``SHELFIE_SOLVE_CACHE=off`` disables it), one ``.npy`` file per key, at most
+``$SHELFIE_SOLVE_CACHE_MAX`` in all (:func:`cache_limit`, default 256 MiB):
 
 * the file name is a hash of the kind and the key (the ``repr`` of the frozen ruleset / board
   dataclasses, which names every field); the entry stores the full key and
@@ -17,7 +18,11 @@ cache directory (``platformdirs.user_cache_dir("shelfie-solve")``: on Linux
 * entries are written whole (:func:`files.replace_all`: a temporary file, then ``os.replace``),
   so concurrent writers (``simulate --jobs``) each replace the file with a complete, equal entry;
 * any failure to read or write the cache falls back to building in memory: the cache only
-  ever saves time, never changes a result.
+  ever saves time, never changes a result;
+* an entry read is touched (its modification time set to now), and after each write the least
+  recently used entries are removed, whole files only, until the entries fit the limit
+  (:func:`evict`); an entry larger than the limit is not written. Only files named as entries
+  are counted or removed, so a cache folder shared with other files loses none of them.
 
 An entry is one ``.npy`` int64 array (no zip, no pickle): ``[version, key length, CRC-32,
 array count, (ndim, *shape) per array, key bytes, data]``.
@@ -28,15 +33,50 @@ from __future__ import annotations
 import io
 import math
 import os
+import re
 import sys
 import zlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from .errors import ShelfieError, shorten
+
 #: Bump when a cached table's layout or meaning changes.
 CACHE_VERSION = 1
+
+class CacheSettingError(ShelfieError):
+    """``SHELFIE_SOLVE_CACHE_MAX`` is not a size (:func:`cache_limit`)."""
+
+
+#: Default bound on the entries' total size, in bytes (``SHELFIE_SOLVE_CACHE_MAX`` overrides it).
+DEFAULT_LIMIT = 256 << 20
+
+_SIZE = re.compile(r"(\d{1,15})\s*([kmg]?)(?:i?b)?", re.IGNORECASE)
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+#: An entry's file name (:func:`entry_path`): ``kind-<hash>.npy``.
+_ENTRY_NAME = re.compile(r"[a-z][a-z0-9-]*-[0-9a-f]{17,}\.npy")
+
+
+def cache_limit() -> int:
+    """The bound on the cache entries' total size, in bytes: ``$SHELFIE_SOLVE_CACHE_MAX`` as a
+    whole number of bytes, or of KiB, MiB or GiB with a ``K``, ``M`` or ``G`` suffix (``256M``,
+    ``1G``; case and a trailing ``B``/``iB`` ignored); unset or blank: :data:`DEFAULT_LIMIT`;
+    ``0``: nothing is kept (as ``SHELFIE_SOLVE_CACHE=off``).
+
+    Raises:
+        CacheSettingError: a value that is not such a size.
+    """
+    setting = os.environ.get("SHELFIE_SOLVE_CACHE_MAX", "").strip()
+    if not setting:
+        return DEFAULT_LIMIT
+    match = _SIZE.fullmatch(setting)
+    if match is None:
+        raise CacheSettingError(f"SHELFIE_SOLVE_CACHE_MAX={shorten(setting)} is not a size: expected a whole "
+                                "number of bytes, or with K, M or G (KiB, MiB, GiB), e.g. 256M; 0 keeps nothing")
+    return int(match.group(1)) * _UNITS[match.group(2).lower()]
 
 
 def cache_dir() -> Path | None:
@@ -66,16 +106,79 @@ def load_or_build(kind: str, key: str, names: tuple[str, ...],
                   build: Callable[[], dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     """The int64 arrays ``names`` of the entry (``kind``, ``key``): read from the cache when
     present and intact, else ``build()``-t and stored (best effort; module docstring)."""
-    path = entry_path(kind, key)
+    limit = cache_limit()
+    path = entry_path(kind, key) if limit else None
     full_key = f"{kind}\n{key}".encode()
     if path is not None:
         found = _read(path, full_key, names)
         if found is not None:
+            _touch(path)
             return found
     arrays = build()
-    if path is not None:
-        _write(path, full_key, [np.asarray(arrays[name], dtype=np.int64) for name in names])
+    if path is not None and _write(path, full_key, [np.asarray(arrays[name], dtype=np.int64) for name in names],
+                                   limit):
+        evict(path.parent, limit)
     return arrays
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One cache entry file: ``path``, ``kind`` (its table: ``space``, ``item-sets``,
+    ``feasibility``), ``size`` in bytes and ``used`` (last read or written, ns since the epoch)."""
+
+    path: Path
+    kind: str
+    size: int
+    used: int
+
+
+def entries(folder: Path) -> list[Entry]:
+    """The entry files (regular files named as :func:`entry_path` names them) in ``folder``,
+    least recently used first; ``[]`` when the folder is missing or unreadable."""
+    found = []
+    try:
+        with os.scandir(folder) as listing:
+            for item in listing:
+                if _ENTRY_NAME.fullmatch(item.name) is None:
+                    continue
+                try:
+                    if not item.is_file(follow_symlinks=False):
+                        continue
+                    info = item.stat(follow_symlinks=False)
+                except OSError:  # removed meanwhile by another process
+                    continue
+                found.append(Entry(Path(item.path), item.name.rsplit("-", 1)[0], info.st_size, info.st_mtime_ns))
+    except OSError:
+        return []
+    return sorted(found, key=lambda e: (e.used, e.path.name))
+
+
+def evict(folder: Path, limit: int) -> list[Entry]:
+    """Remove whole entry files of ``folder``, least recently used first, until their total size
+    is at most ``limit`` bytes (``0``: every entry); the entries removed. Best effort: a file
+    another process removed meanwhile counts as removed, one that cannot be removed is skipped."""
+    found = entries(folder)
+    total, removed = sum(e.size for e in found), []
+    for entry in found:
+        if total <= limit:
+            break
+        try:
+            entry.path.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError:
+            continue
+        total -= entry.size
+        removed.append(entry)
+    return removed
+
+
+def _touch(path: Path) -> None:
+    """Mark an entry as just used (its modification time: what :func:`evict` orders by)."""
+    try:
+        os.utime(path)
+    except OSError:  # a read-only cache is still read
+        pass
 
 
 #: Largest cache entry read (a larger file is not read: the tables are rebuilt).
@@ -111,8 +214,8 @@ def _read(path: Path, key: bytes, names: tuple[str, ...]) -> dict[str, np.ndarra
     return arrays
 
 
-def _write(path: Path, key: bytes, arrays: list[np.ndarray]) -> None:
-    from .errors import ShelfieError
+def _write(path: Path, key: bytes, arrays: list[np.ndarray], limit: int = DEFAULT_LIMIT) -> bool:
+    """Store an entry whole, unless it is larger than ``limit`` bytes; whether it was written."""
     from .files import replace_all
 
     data = np.concatenate([a.ravel() for a in arrays]) if arrays else np.zeros(0, dtype=np.int64)
@@ -123,8 +226,11 @@ def _write(path: Path, key: bytes, arrays: list[np.ndarray]) -> None:
                            data])
     buffer = io.BytesIO()
     np.save(buffer, blob, allow_pickle=False)
+    if buffer.tell() > limit:
+        return False
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         replace_all({path: buffer.getvalue()})
     except (OSError, ShelfieError):
-        pass  # a read-only or full disk only costs the rebuild next time
+        return False  # a read-only or full disk only costs the rebuild next time
+    return True

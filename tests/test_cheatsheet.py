@@ -649,3 +649,35 @@ def test_unwritable_directory_is_reported(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr(cs.os, "access", lambda path, mode: False)
     with pytest.raises(cs.OutputError, match="not writable"):
         cs.check_output_dir(tmp_path / "sub")
+
+
+# --- the D12 footnote ----------------------------------------------------------------------
+
+
+def test_all_jokers_note_where_item_odds_exceed_set_odds(default_sheet: cs.CheatSheet) -> None:
+    """Item odds count the all-Jokers roll, which marks any item (D12) but is no set (D11): r1c1
+    (one cat) is 1 - ((5^6 - 1)/6^6)^3 against the set's 1 - (5/6)^18, so the sheet says why,
+    once, under the fresh-roll set odds, naming the item with the largest gap."""
+    set_of_one = default_sheet.sets[0].fresh[0][DEFAULT_RULES.rerolls]
+    assert set_of_one == 1 - Fraction(5, 6) ** 18
+    r1c1 = default_sheet.items[0].chance
+    assert r1c1 is not None and r1c1 - set_of_one == Fraction(5, 6) ** 18 - NO_CAT_NOT_ALL_JOKERS**3 > 0
+    gap = cs.all_jokers_gap(default_sheet)
+    assert gap is not None and gap[0].chance is not None and gap[0].chance - gap[1] >= r1c1 - set_of_one
+    text = cs.render_markdown(default_sheet)
+    note = next(line for line in text.splitlines() if line.startswith("Note: item odds"))
+    assert text.count("Note: item odds") == 1 and "six Jokers mark any one item (D12)" in note
+    assert f"{default_sheet.board.cell_name(gap[0].cell)}, {cs.chance_text(gap[0].chance)} against" in note
+    assert text.index("**From a fresh roll") < text.index(note) < text.index("**Holding some")
+    assert cs.render_html(default_sheet).count("six Jokers mark any one item (D12)") == 1
+
+
+@pytest.mark.parametrize("d12", [True, False])
+def test_all_jokers_note_only_under_d12(d12: bool) -> None:
+    """Without D12 every one-face item's odds equal its set odds (brute-force-checked above), so
+    no footnote; with it, the three-Jokers roll of the small ruleset makes the gap."""
+    rules, board = small_setup()
+    rules = dataclasses.replace(rules, all_jokers_mark_any=d12)
+    sheet = cs.build_sheet(board, Marks.empty(board), rules)
+    assert (cs.all_jokers_gap(sheet) is not None) == d12
+    assert ("three Jokers mark any one item (D12)" in cs.render_markdown(sheet)) == d12

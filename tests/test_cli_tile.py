@@ -70,9 +70,11 @@ def test_advise_formats(fmt):
 
 
 def test_advise_json_ranks_every_legal_move():
-    """Every legal move is listed once, best first, values consistent with the parts."""
-    result = run("advise", str(POSITION), "--format", "json")
+    """Every legal move is listed once (a --top above their number), best first, values
+    consistent with the parts."""
+    result = run("advise", str(POSITION), "--top", "1000", "--format", "json")
     data = json.loads(result.stdout)
+    assert data["legal_moves"] == len(data["moves"])
     values = [Fraction(m["value"]) for m in data["moves"]]
     assert values == sorted(values, reverse=True)
     for m in data["moves"]:
@@ -80,6 +82,24 @@ def test_advise_json_ranks_every_legal_move():
                                                                     "race"))
     keys = {(tuple(m["cells"]), m["column"], m["order"]) for m in data["moves"]}
     assert len(keys) == len(data["moves"])
+
+
+def test_advise_top_applies_to_every_format():
+    """--top K lists the K best moves in JSON and CSV as in the table; JSON's legal_moves still
+    counts every legal move (T10-T14, counted here by the engine's own move list)."""
+    from shelfie_solver.tile.engine import legal_moves
+    from shelfie_solver.tile.position import load_position
+    from shelfie_solver.tile.rules import default_cards, default_layout, default_ruleset
+
+    state = load_position(POSITION, default_ruleset(), default_layout(), default_cards()).state
+    every = json.loads(run("advise", str(POSITION), "--top", "1000", "--format", "json").stdout)["moves"]
+    top = json.loads(run("advise", str(POSITION), "--top", "3", "--format", "json").stdout)
+    assert top["legal_moves"] == len(legal_moves(state)) > 3
+    assert top["moves"] == every[:3]
+    rows = run("advise", str(POSITION), "--top", "3", "--format", "csv").stdout.splitlines()
+    assert len(rows) == 1 + 3 and rows[0].startswith("rank,")
+    assert len(run("advise", str(POSITION), "--format", "csv").stdout.splitlines()) == 1 + 10
+    assert_one_line_error(run("advise", str(POSITION), "--top", "0", "--format", "json"), "--top")
 
 
 def test_advise_race_term_hand_worked(tmp_path):

@@ -43,7 +43,7 @@ def ok(*args: str) -> str:
 
 def test_complete_three_player_game(tmp_path: Path):
     game = str(tmp_path / "game.json")
-    assert "Ann's turn" in ok("new", game, "--players", "Ann,Ben,me", "--first", "Ann")
+    assert "Ann to play" in ok("new", game, "--players", "Ann,Ben,me", "--first", "Ann")
     out = ok("roll", game, "CCBBPG")
     assert "2 re-rolls left" in out and "keep" in out  # the hold advice
     ok("reroll", game, "--keep", "CCBB", "CP")
@@ -58,7 +58,7 @@ def test_complete_three_player_game(tmp_path: Path):
     assert "me loses r1c1 r1c2 r1c3 r1c4 r1c5" in out
     before = Path(game).read_bytes()  # Ben's shelf 1 is blocked: none of it can be marked (D15, D16)
     assert_one_line_error(play("mark", game, "--unchecked", "r1c1", "--player", "Ben"), "cannot mark r1c1")
-    assert_one_line_error(play("mark", game, "--unchecked", "r2c1", "--player", "me"), "Ben's turn, not me's")
+    assert_one_line_error(play("mark", game, "--unchecked", "r2c1", "--player", "me"), "Ben is to play, not me (D5")
     assert Path(game).read_bytes() == before
     out = ok("roll", game, "CCCCCC")
     assert "give up" in out.lower() or "failed" in out.lower()
@@ -112,7 +112,7 @@ def midgame(tmp_path: Path) -> str:
     (["fail", "{g}", "--shelf", "1"], ["must (D14)"]),
     (["fail", "{g}", "--shelf", "x"], ["bad shelf"]),
     (["roll", "{g}", "CCCCCC"], ["rolled already"]),
-    (["roll", "{g}", "CCBBPG", "--player", "Ben"], ["Ann's turn, not Ben's"]),
+    (["roll", "{g}", "CCBBPG", "--player", "Ben"], ["Ann is to play, not Ben"]),
     (["mark", "{g}", "r1c1", "--player", "Zed"], ["no player"]),
     (["undo", "{g}", "5"], ["cannot undo 5"]),
 ])

@@ -140,3 +140,25 @@ def test_an_unknown_word_at_the_roll_step_is_neither_command_nor_dice(tmp_path: 
     say(child, "CCBJPP", "Ann rolled", "/2> ")
     child.sendline("quit")
     child.expect(pexpect.EOF)
+
+
+def test_session_names_the_sheet_without_a_possessive(tmp_path: Path):
+    """The session's header reads right for a player named "me": "Sheet of me (0 points):" and
+    "Round 1, me to play", no "me's" anywhere before the prompt."""
+    from click.testing import CliRunner
+
+    from shelfie_solver.cli import main
+
+    game = str(tmp_path / "game.json")
+    assert CliRunner().invoke(main, ["play", "new", game, "--players", "me,Ann", "--first", "me"]).exit_code == 0
+    child = spawn(game)
+    child.expect_exact("Sheet of me (0 points):")
+    child.expect_exact("Round 1, me to play: roll the 6 dice (D6).")
+    child.expect_exact("me roll> ")
+    assert "me's" not in (child.before or "")
+    say(child, "CCBJPP", "Sheet of me (0 points):", "Round 1, me to play: dice PPBCCJ",
+        "(a change of the win-chance score, in thousandths)", "value (1/1000)",
+        "learned value (docs/train.md): not points", "me PPBCCJ/2> ")
+    assert "me's" not in (child.before or "")
+    child.sendline("quit")
+    child.expect(pexpect.EOF)

@@ -64,3 +64,43 @@ def test_session_errors_and_help_name_play_not_session(game: str):
     assert result.exit_code == 0 and "Usage: main play [OPTIONS] GAME" in result.stdout
     result = CliRunner().invoke(main, ["play", game, "--objective", "points"], input="quit\n")
     assert result.exit_code == 0, result.output
+
+
+def test_turn_wording_reads_right_for_any_name(tmp_path: Path):
+    """A player named "me" (docs/play.md's example): "me to play" and "me is to play, not Ann"
+    (D5), never a possessive such as "me's turn"."""
+    path = str(tmp_path / "me.json")
+    started = play("new", path, "--players", "me,Ann", "--first", "me")
+    assert started.exit_code == 0 and "Round 1, me to play: roll the 6 dice (D6)." in started.stdout
+    rolled = play("roll", path, "CCBJPP")
+    assert "Round 1, me to play: dice PPBCCJ" in rolled.stdout and "me's" not in rolled.stdout
+    assert_one_line_error(play("roll", path, "--player", "Ann", "CCBJPP"), "me is to play, not Ann (D5")
+
+
+@pytest.mark.parametrize("players, header, words", [
+    ("me,Ann", "value (1/1000)", "not points, but the change of a win-chance score"),
+    ("me", "value (points)", "the change of the expected final score"),
+])
+def test_learned_value_says_what_it_is(tmp_path: Path, players, header, words):
+    """play's default objective (learned, docs/train.md "The objective"): with opponents the value
+    is a win-chance score in thousandths, alone a change of the expected final score in points; the
+    table says which (column header, best hold, footer) and the JSON values are the same numbers.
+    At the first roll every sheet is empty, so with opponents V(before) = 0 (gap 0) and every
+    value lies within V's range, -1000 to +1000."""
+    import json
+
+    path = str(tmp_path / "game.json")
+    assert play("new", path, "--players", players, "--first", "me").exit_code == 0
+    table = play("roll", path, "CCBBPG")
+    assert table.exit_code == 0, table.output
+    lines = table.stdout.splitlines()
+    assert header in next(line for line in lines if line.startswith("rank"))
+    assert any(line.startswith("learned value (docs/train.md): " + words) for line in lines)
+    best = next(line for line in lines if line.startswith("Best: keep"))
+    assert ("thousandths" in best) == ("," in players) and "points this turn" in best
+    data = json.loads(play("advise", path, "--format", "json").stdout)
+    assert data["objective"] == "learned"
+    first = data["holds"][0]["value_float"]
+    assert f"value {first:.4f} = " in best
+    if "," in players:
+        assert all(-1000 <= h["value_float"] <= 1000 for h in data["holds"])

@@ -54,3 +54,39 @@ def test_weaker_play_loses_more(reviews):
 def test_greedy_stops_at_once_and_its_stop_is_a_hold_decision(reviews):
     holds = [d for r in reviews["greedy"] for d in r.decisions if d.kind == "hold"]
     assert holds and all(d.chosen.endswith("(stop)") and d.rerolls_left == 2 for d in holds)
+
+
+def test_game_numbers_count_from_one_in_file_order(tmp_path):
+    """``review --game N`` reviews the N-th line of a ``simulate --save`` file, the one saved as
+    ``"game": N-1`` (docs/review.md, docs/simulate.md): the same review as that line alone in a
+    file of its own; the title and JSON say ``game N``; 0 and N past the end are one-line errors."""
+    import json
+
+    from click.testing import CliRunner
+
+    from conftest import assert_one_line_error
+    from shelfie_solver.cli import main
+
+    saved = tmp_path / "sim.jsonl"
+    run = CliRunner().invoke(main, ["simulate", "--players", "greedy,random", "--games", "3", "--seed", "5",
+                                    "--jobs", "1", "--save", str(saved)])
+    assert run.exit_code == 0, run.output
+    lines = saved.read_text().splitlines()
+    assert [json.loads(line)["game"] for line in lines] == [0, 1, 2]
+    alone = tmp_path / "third.jsonl"
+    alone.write_text(lines[2] + "\n")
+
+    def reviewed(path, *args):
+        result = CliRunner().invoke(main, ["review", str(path), "--player", "2", "--format", "json", *args])
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    third = reviewed(saved, "--game", "3")
+    assert third["game"] == 3 and reviewed(alone)["game"] == 1
+    assert {**third, "game": 1} == reviewed(alone)
+    assert reviewed(saved, "--game", "1")["decisions"] != third["decisions"]
+    table = CliRunner().invoke(main, ["review", str(saved), "--game", "3"]).stdout
+    assert table.startswith("Review of greedy (seat 1) in game 3, objective strategic")
+    for number, fragment in (("0", "expected 1 or more"), ("-2", "expected 1 or more"), ("4", "expected --game 1..3")):
+        assert_one_line_error(CliRunner().invoke(main, ["review", str(saved), "--game", number]), fragment,
+                              'saved as "game": 0')

@@ -38,6 +38,7 @@ COMMANDS = {
     "tile": "tile:tile_group",
     "solve-game": "solve_game:solve_game_command",
     "train": "train:train_command",
+    "cache": "cache:cache_command",
 }
 
 

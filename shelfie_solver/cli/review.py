@@ -20,8 +20,9 @@ from .options import format_option
 @click.argument("game", metavar="GAME")
 @click.option("--player", default=None, metavar="NAME|SEAT",
               help="The player reviewed: a name or a 1-based seat. Default: the first seat.")
-@click.option("--game", "number", type=click.IntRange(1, None), default=1, show_default=True, metavar="N",
-              help="Which game of a JSON Lines file (simulate --save).")
+@click.option("--game", "number", type=int, default=1, show_default=True, metavar="N",
+              help='Which game of a JSON Lines file (simulate --save), counted from 1: --game 1 is the first '
+                   'line, saved as "game": 0.')
 @click.option("--objective", default="strategic", show_default=True, metavar="NAME",
               help=f"What 'best' means: {', '.join(OBJECTIVE_NAMES)} (docs/objectives.md).")
 @click.option("--threshold", default="1", show_default=True, metavar="LOSS",
@@ -49,7 +50,7 @@ def review_command(game: str, player: str | None, number: int, objective: str, t
         raise click.BadParameter(f"{threshold} is negative; a loss is never below 0", param_hint="'--threshold'")
     table = load_reviewable(game, number)
     result = review(table, _seat(table, player), objective)
-    click.echo(render(review_report(result, table, limit), fmt), nl=False)
+    click.echo(render(review_report(result, table, limit, number), fmt), nl=False)
 
 
 def _seat(table: Table, player: str | None) -> int:
@@ -69,11 +70,11 @@ def _row(number: int, d: Decision, table: Table) -> list[Any]:
             decimal(d.best_value), decimal(d.loss)]
 
 
-def review_report(result: Review, table: Table, threshold: Fraction) -> Report:
+def review_report(result: Review, table: Table, threshold: Fraction, game: int = 1) -> Report:
     """The report of ``shelfie-solve review`` (one row per decision; summary above, the five
-    costliest below)."""
+    costliest below); ``game`` is the file's game reviewed, counted from 1 (``--game``)."""
     decisions = result.decisions
-    title = [f"Review of {result.player} (seat {result.seat + 1}), objective {result.objective}: "
+    title = [f"Review of {result.player} (seat {result.seat + 1}) in game {game}, objective {result.objective}: "
              f"{len(decisions)} decision{'s' if len(decisions) != 1 else ''} in {result.turns} "
              f"turn{'s' if result.turns != 1 else ''}",
              f"Mean loss per decision {decimal(result.mean_loss)} = {exact(result.mean_loss)}; "
@@ -97,7 +98,7 @@ def review_report(result: Review, table: Table, threshold: Fraction) -> Report:
                 "loss": exact(d.loss), "loss_float": float(d.loss)}
 
     records = [record(i, d) for i, d in enumerate(decisions)]
-    data = {"player": result.player, "seat": result.seat + 1, "objective": result.objective,
+    data = {"game": game, "player": result.player, "seat": result.seat + 1, "objective": result.objective,
             "decisions": records, "turns": result.turns, "unchecked": result.unchecked,
             "summary": {"decisions": len(decisions), "mean_loss": exact(result.mean_loss),
                         "mean_loss_float": float(result.mean_loss),

@@ -1,0 +1,135 @@
+"""The table cache's size bound (tablecache.py: SHELFIE_SOLVE_CACHE_MAX, least recently used
+entries removed whole) and ``shelfie-solve cache`` (docs/cache.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from shelfie_solver import tablecache
+from shelfie_solver.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+NAMES = ("a",)
+
+
+def _arrays() -> dict[str, np.ndarray]:
+    return {"a": np.arange(1000, dtype=np.int64)}
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SHELFIE_SOLVE_CACHE", str(tmp_path))
+    monkeypatch.delenv("SHELFIE_SOLVE_CACHE_MAX", raising=False)
+    return tmp_path
+
+
+def _entry_size(cache) -> int:
+    """The size of one entry of :func:`_arrays` under a 2-character key (measured on disk)."""
+    tablecache.load_or_build("t", "k0", NAMES, _arrays)
+    probe = tablecache.entry_path("t", "k0")
+    assert probe is not None
+    size = probe.stat().st_size
+    probe.unlink()
+    return size
+
+
+def _age(kind: str, key: str, seconds: int) -> None:
+    path = tablecache.entry_path(kind, key)
+    assert path is not None
+    os.utime(path, ns=(seconds * 10**9, seconds * 10**9))
+
+
+@pytest.mark.parametrize("text, size", [("256M", 256 * 2**20), ("1g", 2**30), ("500KiB", 500 * 1024),
+                                        ("1024", 1024), (" 2 MB ", 2 * 2**20), ("0", 0), ("", 256 * 2**20)])
+def test_limit_forms(text, size, monkeypatch):
+    monkeypatch.setenv("SHELFIE_SOLVE_CACHE_MAX", text)
+    assert tablecache.cache_limit() == size
+
+
+@pytest.mark.parametrize("text", ["lots", "-5", "1.5G", "12T", "1e9", "9" * 40])
+def test_bad_limit_is_one_line_exit_2(text, cache, monkeypatch):
+    monkeypatch.setenv("SHELFIE_SOLVE_CACHE_MAX", text)
+    with pytest.raises(tablecache.CacheSettingError, match="SHELFIE_SOLVE_CACHE_MAX"):
+        tablecache.load_or_build("t", "k", NAMES, _arrays)
+    result = CliRunner().invoke(main, ["cache"])
+    assert result.exit_code == 2 and result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: SHELFIE_SOLVE_CACHE_MAX=") and "256M" in lines[0]
+
+
+def test_bad_limit_refused_by_a_solving_command(cache):
+    """A fresh process (no table cached in memory yet): advise refuses the setting in one line."""
+    env = {**os.environ, "SHELFIE_SOLVE_CACHE_MAX": "lots", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", "from shelfie_solver.cli import main; main()", "advise", "--dice",
+                           "PGBACJ", "--rerolls", "0"],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [done.stderr.strip()] and "SHELFIE_SOLVE_CACHE_MAX='lots'" in done.stderr
+
+
+def test_least_recently_used_entry_is_evicted_whole(cache, monkeypatch):
+    """Room for two entries: writing a third removes the one least recently used (read or
+    written), not the oldest written; the survivors are intact, other files untouched."""
+    size = _entry_size(cache)
+    (cache / "notes.txt").write_text("not an entry")
+    monkeypatch.setenv("SHELFIE_SOLVE_CACHE_MAX", str(2 * size + size // 2))
+    for key in ("k1", "k2"):
+        tablecache.load_or_build("t", key, NAMES, _arrays)
+    _age("t", "k1", 1000)  # written first ...
+    _age("t", "k2", 2000)
+    built = []
+    tablecache.load_or_build("t", "k1", NAMES, lambda: built.append(1) or _arrays())  # ... but read last
+    assert built == []
+    tablecache.load_or_build("t", "k3", NAMES, _arrays)
+    kept = {e.path.name for e in tablecache.entries(cache)}
+    assert kept == {tablecache.entry_path("t", k).name for k in ("k1", "k3")}  # type: ignore[union-attr]
+    assert sum(e.size for e in tablecache.entries(cache)) <= 2 * size + size // 2
+    for key in ("k1", "k3"):
+        path = tablecache.entry_path("t", key)
+        assert path is not None and tablecache._read(path, f"t\n{key}".encode(), NAMES) is not None
+    assert (cache / "notes.txt").read_text() == "not an entry"
+    assert not list(cache.glob("*.tmp*"))
+
+
+def test_entry_larger_than_the_limit_is_not_written(cache, monkeypatch):
+    size = _entry_size(cache)
+    monkeypatch.setenv("SHELFIE_SOLVE_CACHE_MAX", str(size - 1))
+    out = tablecache.load_or_build("t", "k1", NAMES, _arrays)
+    assert (out["a"] == np.arange(1000)).all()
+    assert tablecache.entries(cache) == []
+    monkeypatch.setenv("SHELFIE_SOLVE_CACHE_MAX", "0")  # 0: nothing kept, as off
+    assert tablecache.load_or_build("t", "k2", NAMES, _arrays)["a"].sum() == 999 * 1000 // 2
+    assert list(cache.iterdir()) == []
+
+
+def test_cache_command_shows_and_clears(cache):
+    size = _entry_size(cache)
+    for key in ("k1", "k2"):
+        tablecache.load_or_build("t", key, NAMES, _arrays)
+    (cache / "notes.txt").write_text("kept")
+    shown = CliRunner().invoke(main, ["cache", "--format", "json"])
+    assert shown.exit_code == 0, shown.output
+    data = json.loads(shown.stdout)
+    assert data["directory"] == str(cache) and data["entries"] == 2 and data["bytes"] == 2 * size
+    assert data["kinds"] == {"t": {"entries": 2, "bytes": 2 * size}} and data["limit_bytes"] == 256 << 20
+    table = CliRunner().invoke(main, ["cache"]).stdout
+    assert str(cache) in table and "2 entries" in table
+    cleared = CliRunner().invoke(main, ["cache", "--clear", "--format", "json"])
+    assert json.loads(cleared.stdout)["removed"] == {"entries": 2, "bytes": 2 * size}
+    assert [p.name for p in cache.iterdir()] == ["notes.txt"]
+    assert CliRunner().invoke(main, ["cache", "--format", "csv"]).stdout == "kind,entries,bytes\n"
+
+
+def test_cache_command_when_off(monkeypatch):
+    monkeypatch.setenv("SHELFIE_SOLVE_CACHE", "off")
+    result = CliRunner().invoke(main, ["cache", "--clear", "--format", "json"])
+    assert result.exit_code == 0 and json.loads(result.stdout)["enabled"] is False
+    assert "off" in CliRunner().invoke(main, ["cache"]).stdout
