@@ -188,7 +188,7 @@ def _move_text(move: Move, board: tuple[int, ...]) -> str:
 @tile_group.command("advise", short_help="Rank every legal move of a tile-game position.")
 @click.argument("position_path", metavar="POSITION", type=_FILE)
 @click.option("--top", type=click.IntRange(1, None), default=10, show_default=True,
-              help="Moves listed, best first, in every format (JSON's legal_moves counts them all).")
+              help="Moves to show in table and markdown output (JSON and CSV list all; JSON's legal_moves counts them).")
 @click.option("--samples", type=click.IntRange(0, 10_000), default=40, show_default=True,
               help="Boards drawn to estimate what a refill (T16) gives the next player; 0: ignore refills.")
 @click.option("--seed", type=click.IntRange(0, None), default=0, show_default=True, metavar="S",
@@ -234,7 +234,7 @@ def advise_command(position_path: str, top: int, samples: int, seed: int, exact_
     notes = ["Cells are board row,column from the top left (0-8); columns 1-5 from the left; order bottom to top.",
              "value = immediate (score change now, T25) + groups + personal (potential) + tempo + denial + race "
              "(docs/tile.md); exact values in JSON."]
-    moves = [_move_record(r, board) for r in ranked[:top]]
+    moves = [_move_record(r, board) for r in ranked]  # JSON and CSV list all, as advise and odds do
     data["legal_moves"], data["moves"] = len(ranked), moves
     click.echo(render(Report(title, ["rank", "take", "column", "order", "value", *PARTS, "refill"], rows, data, notes,
                              records=moves), fmt), nl=False)
