@@ -201,6 +201,15 @@ def cases(f: dict[str, str]) -> list[list[str]]:
         ["advise", "--dice", "CCBJPP", "--marks", "/dev/zero"],
         ["advise", "--dice", "CCBJPP", "--marks", f["marks-bad.txt"]],
         ["advise", "--dice", "CCBJPP", "--top", long],
+        ["advise", "--dice", "CCBJPP", "--order", "2"],
+        ["advise", "--dice", "CCBJPP", "--opponent", "zz/zz"],
+        ["advise", "--dice", "CCBJPP", "--opponent", f["fifo"]],
+        ["advise", "--dice", "CCBJPP", "--opponent", "o" * 5000],
+        ["advise", "--dice", "CCBJPP", *["--opponent", "...../...../...../...../....."] * 4],
+        ["advise", "--dice", "CCBJPP", "--opponent", "...../...../...../...../.....", "--order", long],
+        ["advise", "--dice", "CCBJPP", "--opponent", "...../...../...../...../.....", "--round", "-1"],
+        ["advise", "--dice", "CCBJPP", "--opponent", "xxxxx/xxxxx/...../...../....."],
+        ["advise", "--dice", "CCBJPP", "--opponent", "...../...../...../...../.....", "--objective", "safe"],
         ["advise", "--dice", "CCBJPP", "--format", "y" * 5000],
         ["advise", "--" + "z" * 5000],
         ["odds", "--target", "3" * 5000 + "C"],
@@ -363,7 +372,8 @@ def accepted(f: dict[str, str]) -> list[list[str]]:
         ["tile", "score", "\ufeffPPTTP/PPTTF/GGBBF/GCCBB/GCCFF/PGBFP"],  # a byte-order mark is ignored
         ["tile", "advise", str(ROOT / "examples" / "tile" / "position.toml"), "--samples", "0"],
         ["tile", "advise", str(ROOT / "examples" / "tile" / "position.toml"), "--top", "1", "--format", "csv"],
-        ["cache", "--format", "json"],  # shows the cache only (never --clear here: the user's own cache)
+        ["cache", "--format", "json"],
+        ["advise", "--dice", "CCBJPP", "--opponent", "o..../o..../o..../...../.....", "--order", "2", "--round", "3"],  # shows the cache only (never --clear here: the user's own cache)
         ["advise", "--dice", "CCBJPP", "--objective", "learned:" + str(ROOT / "examples" / "learned-small-boards.json")],
         ["advise", "--dice", "PBJ", "--board", f["tiny-board.toml"], "--rules", f["tiny-rules.toml"],
          "--objective", "table:" + f["table.json"]],
