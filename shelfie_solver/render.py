@@ -228,8 +228,12 @@ def best_line(names: list[str], shown: int = 4) -> str:
     return text
 
 
-def advice_report(advice: Advice, top: int | None = None) -> Report:
-    """The report of ``shelfie-solve advise`` (holds, markings, or a failed result)."""
+def advice_report(advice: Advice, top: int | None = None, opponents: bool | None = None) -> Report:
+    """The report of ``shelfie-solve advise`` (holds, markings, or a failed result).
+
+    ``opponents``: whether the objective saw opponents (a ``learned`` value is then a win-chance
+    score in thousandths, else points: :func:`label_learned_value`); default: whether the advice
+    saw a table of two or more players (:attr:`advise.Advice.table`)."""
     rules, board = advice.rules, advice.board
     title = [
         f"Dice {dice_codes(advice.dice, rules)} ({dice_names(advice.dice, rules)}), "
@@ -256,10 +260,46 @@ def advice_report(advice: Advice, top: int | None = None) -> Report:
     elif advice.end_triggered:
         title.append("The end is already triggered (D17): the game ends after this round (D18).")
     if advice.holds:
-        return _holds_report(advice, title, data, top)
-    if advice.markings:
-        return _markings_report(advice, title, data, top)
-    return _failed_report(advice, title, data)
+        report = _holds_report(advice, title, data, top)
+    elif advice.markings:
+        report = _markings_report(advice, title, data, top)
+    else:
+        report = _failed_report(advice, title, data)
+    if opponents is None:
+        opponents = advice.table is not None and advice.table.players > 1
+    label_learned_value(report, advice, opponents)
+    return report
+
+
+#: What a ``learned`` value is in ``play`` and ``advise`` (docs/train.md "The objective"): the value column's
+#: header, the words after the best hold's value, and the footer line; with opponents, else alone.
+LEARNED_LABELS = {
+    True: ("value (1/1000)", "a change of the win-chance score, in thousandths",
+           "learned value (docs/train.md): not points, but the change of a win-chance score of the gap to the best "
+           "opponent, in thousandths: +1000 a sure win, 0 level, -1000 a sure loss (D20); the points column is "
+           "the score change this turn."),
+    False: ("value (points)", "the change of the expected final score, in points",
+            "learned value (docs/train.md): the change of the expected final score (score now plus the points "
+            "still to come, D19), in points; unlike the points column (this turn's score change) it counts "
+            "what scores only in later turns."),
+}
+
+
+def label_learned_value(report: Report, advice: Advice, opponents: bool) -> None:
+    """Say in ``report`` what a ``learned`` (or ``learned:FILE``) value is in this game: a
+    win-chance score in thousandths with ``opponents``, points alone (labels only: the values,
+    JSON and CSV are as :func:`render.advice_report` made them)."""
+    if advice.objective.split(":", 1)[0] != "learned":
+        return
+    header, words, note = LEARNED_LABELS[opponents]
+    report.headers = [header if h == "value" else h for h in report.headers]
+    if advice.holds:
+        best = advice.holds[0].value
+        said = f"value {decimal(best)} = {exact_cell(best)}"
+        report.title = [line.replace(said, f"{said} ({words})", 1) if line.startswith("Best:") else line
+                        for line in report.title]
+    generic = objective_notes(advice.objective)
+    report.notes = [note if n in generic else n for n in report.notes]
 
 
 def _table_lines(advice: Advice, title: list[str], data: dict[str, Any]) -> None:

@@ -9,7 +9,7 @@ from .advise import Advice, advise
 from .board import Board, CellState, Marks, line_points, score_breakdown
 from .dice import dice_codes
 from .game import Block, EndTriggered, Fail, GameOver, Mark, Pass, Roll, UncheckedMark
-from .render import Report, advice_report, decimal, exact_cell, objective_notes
+from .render import Report, advice_report, decimal, exact_cell
 from .rules import Ruleset
 from .table import Table, objective_for, warnings
 
@@ -48,43 +48,11 @@ def step_report(table: Table, objective: str, top: int | None = 10) -> Report:
     if advice is None:
         return Report([whose_turn(table)], [], [], {"turn": turn_data(table), "warnings": notes}, notes,
                       records=[turn_data(table)])
-    report = advice_report(advice, top)
-    _label_learned_value(report, advice, len(table.players) > 1)
+    report = advice_report(advice, top, opponents=len(table.players) > 1)
     report.title.insert(0, whose_turn(table))
     report.notes = notes + report.notes
     report.data = {"turn": turn_data(table), "warnings": notes, **report.data}
     return report
-
-
-#: What a ``learned`` value is in ``play`` (docs/train.md "The objective"): the value column's
-#: header, the words after the best hold's value, and the footer line; with opponents, else alone.
-LEARNED_LABELS = {
-    True: ("value (1/1000)", "a change of the win-chance score, in thousandths",
-           "learned value (docs/train.md): not points, but the change of a win-chance score of the gap to the best "
-           "opponent, in thousandths: +1000 a sure win, 0 level, -1000 a sure loss (D20); the points column is "
-           "the score change this turn."),
-    False: ("value (points)", "the change of the expected final score, in points",
-            "learned value (docs/train.md): the change of the expected final score (score now plus the points "
-            "still to come, D19), in points; unlike the points column (this turn's score change) it counts "
-            "what scores only in later turns."),
-}
-
-
-def _label_learned_value(report: Report, advice: Advice, opponents: bool) -> None:
-    """Say in ``report`` what a ``learned`` (or ``learned:FILE``) value is in this game: a
-    win-chance score in thousandths with ``opponents``, points alone (labels only: the values,
-    JSON and CSV are as :func:`render.advice_report` made them)."""
-    if advice.objective.split(":", 1)[0] != "learned":
-        return
-    header, words, note = LEARNED_LABELS[opponents]
-    report.headers = [header if h == "value" else h for h in report.headers]
-    if advice.holds:
-        best = advice.holds[0].value
-        said = f"value {decimal(best)} = {exact_cell(best)}"
-        report.title = [line.replace(said, f"{said} ({words})", 1) if line.startswith("Best:") else line
-                        for line in report.title]
-    generic = objective_notes(advice.objective)
-    report.notes = [note if n in generic else n for n in report.notes]
 
 
 def turn_data(table: Table) -> dict[str, Any]:
