@@ -440,6 +440,11 @@ def fit_boards(rules: Ruleset, seed: int, count: int, jobs: int = 1, scheduler: 
         boards = random_boards(np.random.SeedSequence(seed, spawn_key=(BOARD_STREAM,)), count, rules, max_states)
     except ValueError as error:
         raise TrainError(f"--solitaire-boards: {error}") from None
+    from .exact import state_count
+
+    # the largest boards first, so no worker is left with one at the end (the sums are exact
+    # integers: their order does not matter)
+    boards.sort(key=lambda board: -state_count(board, rules))
     tables = run_tasks(board_table_sums, [(board, rules) for board in boards], jobs, progress, scheduler)
     weights, errors = fit_table_sums(tables, rules.scoring_threshold)
     if report:
