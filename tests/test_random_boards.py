@@ -24,8 +24,8 @@ from conftest import assert_one_line_error
 
 BOARDS = Path(__file__).resolve().parents[1] / "examples" / "boards"
 MEASURED = ("small.toml", "small-3x4.toml", "small-4x3.toml", "small-5x3.toml")
-#: A family of tiny boards (2 x 2, 2 x 3, 3 x 2) for fast fits.
-TINY = 200
+#: A family of tiny boards (2 x 2 only, 33 states each) for fast fits.
+TINY = 40
 
 
 def test_held_out_layouts_are_the_example_boards():
@@ -123,3 +123,35 @@ def test_train_solitaire_boards_keeps_the_other_players_weights(tmp_path, monkey
 def test_bad_solitaire_boards(args, fragment, tmp_path):
     assert_one_line_error(CliRunner().invoke(main, ["train", *args, "--output", str(tmp_path / "o.json")]),
                           fragment)
+
+
+def test_pooled_fit_solves_the_ridge_problem_of_all_states():
+    # Independent of the exact sums: with the features and the exact values V* - score of every
+    # state of two random boards, the fitted weights (phase 3) make the ridge gradient
+    # X^T (X w - y) + (w - w0) vanish on every fitted feature, up to the weights' rounding.
+    from fractions import Fraction
+
+    from shelfie_solver.board import Marks, score
+    from shelfie_solver.learned import (N_CONTEXT, N_FEATURES, WEIGHT_SCALE, feature_vector,
+                                        prior_weights)
+
+    boards = rb.random_boards(np.random.SeedSequence(9), 2, DEFAULT_RULES, 200)  # 2 x 3, 3 x 2: lines can score
+    assert all(max(b.n_shelves, b.n_columns) >= 3 for b in boards)
+    solutions = [solve_game(board, DEFAULT_RULES) for board in boards]
+    model, _ = fit_table(solutions)
+    rows, targets = [], []
+    for solution in solutions:
+        board = solution.board
+        for (marked, eliminated), value in solution.values.items():
+            marks = Marks(board.n_shelves, board.n_columns, marked, eliminated)
+            if marks.closed_shelves() == 0:  # trigger 2: two or more shelves short, phase 3
+                rows.append(feature_vector(board, DEFAULT_RULES, marks, np.zeros(len(board.lines), dtype=bool),
+                                           False, np.array([1, 0, 0])))
+                targets.append(float(value - Fraction(score(board, marks, DEFAULT_RULES))))
+    x, y = np.array(rows, dtype=float), np.array(targets)
+    w = model.weights[1][2] / WEIGHT_SCALE
+    gradient = x.T @ (x @ w - y) + (w - prior_weights(3))
+    free = np.arange(N_FEATURES) < N_FEATURES - N_CONTEXT
+    rounding = 0.5 / WEIGHT_SCALE * (np.abs(x.T @ x).sum(axis=1) + 1)  # each weight is off by at most half a unit
+    assert np.abs(x.T @ y).max() > 1  # the targets are not all 0
+    assert (np.abs(gradient[free]) <= rounding[free] + 1e-9).all()

@@ -25,8 +25,8 @@ from .options import (board_option, jobs_option, check_output, load_setup, resol
               help="1 = fit to the solver strategy's games; each more refits to the previous fit's own games.")
 @click.option("--solitaire-boards", type=click.IntRange(0, 1000), default=0, show_default=True, metavar="N",
               help="Fit the 1-player weights to the exact value tables of N random small boards drawn from "
-                   "--seed (solved here) instead of solitaire self-play; the shipped weights use 32 "
-                   "(docs/train.md).")
+                   "--seed (solved here) instead of solitaire self-play; the shipped ones use 24 with "
+                   "--seed 11 (docs/train.md).")
 @click.option("--players", "players_text", default="1,2,3,4", show_default=True, metavar="N,...",
               help="Numbers of players (1-4) to fit weights for.")
 @jobs_option
@@ -50,6 +50,7 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
       shelfie-solve train --seed 11 --output learned.json
       shelfie-solve train --seed 1 --games 20 --iterations 1 --players 2
       shelfie-solve train --table small.json --output small-learned.json
+      shelfie-solve train --seed 11 --players 1 --solitaire-boards 24 --output solitaire.json
     """
     if tables:
         _refuse_self_play_options(click.get_current_context())
