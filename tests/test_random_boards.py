@@ -113,6 +113,12 @@ def test_train_solitaire_boards_keeps_the_other_players_weights(tmp_path, monkey
     assert "2 random boards' value tables, 1 player, phase 3" in boards.stdout
     assert "iteration 1, 1 player" not in boards.stdout
     assert b.info["trained"]["solitaire_boards"] == 2 and "solitaire_boards" not in a.info["trained"]
+    # a rerun resumes from the checkpoint (no board solved again) and writes the same file
+    first = (tmp_path / "b.json").read_text()
+    monkeypatch.setattr("shelfie_solver.train.board_table_sums", None)  # would fail if called
+    again = CliRunner().invoke(main, [*common, "--solitaire-boards", "2", "--output", str(tmp_path / "b.json")])
+    assert again.exit_code == 0, again.output
+    assert (tmp_path / "b.json").read_text() == first
 
 
 @pytest.mark.parametrize("args, fragment", [
