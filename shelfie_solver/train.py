@@ -10,7 +10,9 @@ players and phase the weights solve the ridge least-squares problem
 ``(X^T X + ridge * I) w = X^T y + ridge * w0``, shrunk toward the strategic potential's shape
 ``w0`` (:func:`learned.prior_weights`), and are rounded to integers over
 :data:`learned.WEIGHT_SCALE`. Solitaire fits every feature; with opponents only the global
-features are fitted and the line features keep ``w0`` (:func:`free_features`).
+features are fitted and the line features keep ``w0`` (:func:`free_features`). With
+``solitaire_boards`` the solitaire weights are instead fitted to the exact value tables of random
+small boards (:func:`fit_boards`; how the shipped ones were made, docs/train.md).
 
 Determinism. Game ``g`` of player count ``n`` in iteration ``k`` is played from its own
 ``SeedSequence`` child (``SeedSequence(seed)`` -> iteration -> player count -> game), and the
