@@ -336,6 +336,13 @@ def new_command_cases(f: dict[str, str]) -> list[list[str]]:
         ["train", "--table", f["table.json"], *tiny, "--output", f["dir"] + "/fit.json"],
         ["train", "--table", ""],
         ["train", "--output", f["dir"] + "/fit.json"],  # self-play without --seed
+        # --solitaire-boards: a ruleset of 3 dice (the family's columns need up to 5), no 1 in
+        # --players, with --table, out of range
+        ["train", "--seed", "1", "--players", "1", "--solitaire-boards", "1", *tiny, "--output",
+         f["dir"] + "/fit.json"],
+        ["train", "--seed", "1", "--players", "2", "--solitaire-boards", "1", "--output", f["dir"] + "/fit.json"],
+        ["train", "--table", f["table.json"], "--solitaire-boards", "1", "--output", f["dir"] + "/fit.json"],
+        ["train", "--seed", "1", "--solitaire-boards", "-1", "--output", f["dir"] + "/fit.json"],
     ]
     # learned:FILE parameter files (objective and strategy)
     for name in ("learned-floats.json", "table.json", "fifo", "zero.json", "deep.json", "dir"):

@@ -10,7 +10,9 @@ players and phase the weights solve the ridge least-squares problem
 ``(X^T X + ridge * I) w = X^T y + ridge * w0``, shrunk toward the strategic potential's shape
 ``w0`` (:func:`learned.prior_weights`), and are rounded to integers over
 :data:`learned.WEIGHT_SCALE`. Solitaire fits every feature; with opponents only the global
-features are fitted and the line features keep ``w0`` (:func:`free_features`).
+features are fitted and the line features keep ``w0`` (:func:`free_features`). With
+``solitaire_boards`` the solitaire weights are instead fitted to the exact value tables of random
+small boards (:func:`fit_boards`; how the shipped ones were made, docs/train.md).
 
 Determinism. Game ``g`` of player count ``n`` in iteration ``k`` is played from its own
 ``SeedSequence`` child (``SeedSequence(seed)`` -> iteration -> player count -> game), and the
@@ -212,16 +214,19 @@ class Settings:
     players: tuple[int, ...]
     board: str
     rules: str
+    solitaire_boards: int = 0
 
     def as_dict(self) -> dict[str, Any]:
+        extra = {"solitaire_boards": self.solitaire_boards} if self.solitaire_boards else {}
         return {"seed": self.seed, "games": self.games, "iterations": self.iterations,
-                "players": list(self.players), "board": self.board, "rules": self.rules}
+                "players": list(self.players), "board": self.board, "rules": self.rules, **extra}
 
 
 def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations: int = 2, jobs: int = 1,
           players: Iterable[int] = PLAYER_COUNTS, checkpoint: str | Path | None = None,
           progress: Callable[[int], None] | None = None,
-          report: Callable[[str], None] | None = None, scheduler: Any = None) -> LearnedModel:
+          report: Callable[[str], None] | None = None, scheduler: Any = None,
+          solitaire_boards: int = 0) -> LearnedModel:
     """Fit the ``learned`` parameters by self-play (module docstring).
 
     Args:
@@ -235,6 +240,10 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
             match, rewritten otherwise).
         progress: called with 1 for every finished batch of games (:func:`tasks_total` batches).
         report: called with one line per fitted (iteration, players, phase).
+        solitaire_boards: when > 0, the solitaire (1-player) weights are not fitted by self-play
+            but to the exact value tables of this many random small boards
+            (:func:`fit_boards`, from the same seed); no solitaire game is played, and the other
+            player counts' weights are the same as without it (their games keep their seeds).
 
     Raises:
         TrainError: settings out of range, or the checkpoint cannot be written.
@@ -243,18 +252,31 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
     if games < 1 or iterations < 1 or jobs < 1 or not counts or not set(counts) <= set(PLAYER_COUNTS):
         raise TrainError(f"train needs games, iterations and jobs >= 1 and players among 1-4; got games={games}, "
                          f"iterations={iterations}, jobs={jobs}, players={list(counts)}")
-    settings = Settings(seed, games, iterations, counts, board.name, rules.name)
+    if solitaire_boards < 0 or (solitaire_boards and 1 not in counts):
+        raise TrainError(f"--solitaire-boards fits the 1-player weights: expected a count >= 0 with 1 among "
+                         f"--players; got {solitaire_boards} with players={list(counts)}")
+    settings = Settings(seed, games, iterations, counts, board.name, rules.name, solitaire_boards)
     done = _read_checkpoint(checkpoint, settings)
     tree = [iteration.spawn(len(counts)) for iteration in np.random.SeedSequence(seed).spawn(iterations)]
     model: LearnedModel | None = done[-1] if done else None
+    solitaire: np.ndarray | None = None
+    if solitaire_boards:
+        if done:
+            solitaire = done[-1].weights[1]
+            if progress:
+                progress(solitaire_boards)
+        else:
+            solitaire = fit_boards(rules, seed, solitaire_boards, jobs, scheduler, progress, report)
     for k in range(iterations):
         if k < len(done):
             if progress:
-                progress(len(counts) * len(chunks(games, _BATCH)))
+                progress(tasks_total(games, 1, counts, solitaire_boards) - solitaire_boards)
             continue
         tasks: list[tuple[Any, ...]] = []
         owners: list[int] = []
         for i, n in enumerate(counts):
+            if n == 1 and solitaire is not None:
+                continue  # fitted to the random boards' tables; the others keep their seeds (index i)
             children = tree[k][i].spawn(games)
             for lo, hi in chunks(games, _BATCH):
                 tasks.append((board, rules, n, model, children[lo:hi]))
@@ -262,6 +284,9 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
         results = run_tasks(collect, tasks, jobs, progress, scheduler)
         weights: dict[int, np.ndarray] = {}
         for n in counts:
+            if n == 1 and solitaire is not None:
+                weights[n] = solitaire
+                continue
             total = {p: Sums.zero() for p in PHASES}
             for owner, sums in zip(owners, results):
                 if owner == n:
@@ -275,8 +300,11 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
                     report(f"iteration {k + 1}, {n} player{'s' if n > 1 else ''}, phase {p}: "
                            f"{total[p].count} samples, RMS error {rmse:.2f} points")
             weights[n] = np.stack(rows)
-        model = LearnedModel(weights, {"trained": {**settings.as_dict(), "method": "Monte Carlo returns, ridge "
-                                                   "least squares, iterated self-play (docs/train.md)"}})
+        method = "Monte Carlo returns, ridge least squares, iterated self-play (docs/train.md)"
+        if solitaire is not None:
+            method += (f"; 1 player: least squares fit to the exact value tables of {solitaire_boards} random "
+                       "small boards")
+        model = LearnedModel(weights, {"trained": {**settings.as_dict(), "method": method}})
         done.append(model)
         _write_checkpoint(checkpoint, settings, done)
     assert model is not None
@@ -287,9 +315,12 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
 _BATCH = 10
 
 
-def tasks_total(games: int, iterations: int, players: Iterable[int] = PLAYER_COUNTS) -> int:
-    """How many batches :func:`train` reports to ``progress``."""
-    return iterations * len(set(players)) * len(chunks(games, _BATCH))
+def tasks_total(games: int, iterations: int, players: Iterable[int] = PLAYER_COUNTS,
+                solitaire_boards: int = 0) -> int:
+    """How many steps (batches of games, boards solved) :func:`train` reports to ``progress``."""
+    counts = set(players)
+    played = len(counts) - (1 if solitaire_boards and 1 in counts else 0)
+    return iterations * played * len(chunks(games, _BATCH)) + solitaire_boards
 
 
 def _read_checkpoint(path: str | Path | None, settings: Settings) -> list[LearnedModel]:
@@ -350,11 +381,23 @@ def fit_table(solutions: Sequence[GameSolution], ridge: float = RIDGE) -> tuple[
     """
     if not solutions or len({s.rules.scoring_threshold for s in solutions}) != 1:
         raise TrainError("fit_table needs one or more value tables of the same scoring threshold (D19)")
+    weights, errors = fit_table_sums([_table_sums(solution) for solution in solutions],
+                                     solutions[0].rules.scoring_threshold, ridge)
+    names = [s.board.name for s in solutions]
+    return LearnedModel({1: weights}, {"trained": {"tables": names, "method": "least squares fit to "
+                                                   "exact value tables (docs/train.md)"}}), errors
+
+
+def fit_table_sums(tables: Iterable[dict[int, Sums]], threshold: int,
+                   ridge: float = RIDGE) -> tuple[np.ndarray, dict[int, float]]:
+    """The fit of :func:`fit_table` from the tables' exact sums (:func:`_table_sums`, pooled in
+    any order): ``int64 (3, N_FEATURES)`` solitaire weights (phase 1 keeps the prior: a solitaire
+    game has no phase 1) and the RMS error per phase (points, display)."""
     totals = {p: Sums.zero() for p in PHASES}
-    for solution in solutions:
-        for p, sums in _table_sums(solution).items():
+    for table in tables:
+        for p, sums in table.items():
             totals[p].add(sums)
-    prior = prior_weights(solutions[0].rules.scoring_threshold)
+    prior = prior_weights(threshold)
     free = np.ones(N_FEATURES, dtype=bool)
     free[N_FEATURES - N_CONTEXT:] = False
     weights, errors = [], {}
@@ -363,9 +406,54 @@ def fit_table(solutions: Sequence[GameSolution], ridge: float = RIDGE) -> tuple[
         weights.append(w)
         if totals[p].count:
             errors[p] = error / TABLE_SCALE ** 0.5
-    names = [s.board.name for s in solutions]
-    return LearnedModel({1: np.stack(weights)}, {"trained": {"tables": names, "method": "least squares fit to "
-                                                             "exact value tables (docs/train.md)"}}), errors
+    return np.stack(weights), errors
+
+
+def board_table_sums(board: Board, rules: Ruleset) -> dict[int, Sums]:
+    """Solve ``board``'s solitaire game exactly (:func:`exact.solve_game`) and return the sums
+    :func:`fit_table` pools for its value table. A worker's unit of work (:func:`fit_boards`)."""
+    from .exact import solve_game
+
+    return _table_sums(solve_game(board, rules))
+
+
+#: The spawn key, under ``SeedSequence(seed)``, of the random training boards' seeds
+#: (:func:`fit_boards`); the self-play iterations use the keys 0-19, so the streams never meet.
+BOARD_STREAM = 100
+
+
+def fit_boards(rules: Ruleset, seed: int, count: int, jobs: int = 1, scheduler: Any = None,
+               progress: Callable[[int], None] | None = None,
+               report: Callable[[str], None] | None = None, max_states: int | None = None) -> np.ndarray:
+    """Solitaire weights ``int64 (3, N_FEATURES)`` fitted (:func:`fit_table_sums`) to the exact
+    value tables of ``count`` random small boards (:func:`random_boards.random_boards` from
+    ``SeedSequence(seed, spawn_key=(BOARD_STREAM,))``; the boards issue 11 measures on are never
+    among them). Each board is solved in its own task on ``jobs`` processes or the dask
+    ``scheduler``; the sums are exact integers, so the weights do not depend on the workers.
+    ``progress`` is called with 1 per solved board, ``report`` with one line per phase;
+    ``max_states`` bounds the family's boards (default :data:`random_boards.MAX_STATES`).
+
+    Raises:
+        TrainError: the ruleset cannot hold the family's boards (too few faces or dice).
+    """
+    from .random_boards import random_boards
+
+    try:
+        boards = random_boards(np.random.SeedSequence(seed, spawn_key=(BOARD_STREAM,)), count, rules, max_states)
+    except ValueError as error:
+        raise TrainError(f"--solitaire-boards: {error}") from None
+    from .exact import state_count
+
+    # the largest boards first, so no worker is left with one at the end (the sums are exact
+    # integers: their order does not matter)
+    boards.sort(key=lambda board: -state_count(board, rules))
+    tables = run_tasks(board_table_sums, [(board, rules) for board in boards], jobs, progress, scheduler)
+    weights, errors = fit_table_sums(tables, rules.scoring_threshold)
+    if report:
+        for p, rms in sorted(errors.items()):
+            report(f"{count} random boards' value tables, 1 player, phase {p}: "
+                   f"{sum(t[p].count for t in tables)} states, RMS error {rms:.2f} points")
+    return weights
 
 
 def _table_sums(solution: GameSolution) -> dict[int, Sums]:

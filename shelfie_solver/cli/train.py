@@ -23,6 +23,10 @@ from .options import (board_option, jobs_option, check_output, load_setup, resol
               help="Self-play games per number of players per iteration.")
 @click.option("--iterations", type=click.IntRange(1, 20), default=2, show_default=True, metavar="K",
               help="1 = fit to the solver strategy's games; each more refits to the previous fit's own games.")
+@click.option("--solitaire-boards", type=click.IntRange(0, 1000), default=0, show_default=True, metavar="N",
+              help="Fit the 1-player weights to the exact value tables of N random small boards drawn from "
+                   "--seed (solved here) instead of solitaire self-play; the shipped ones use 24 with "
+                   "--seed 11 (docs/train.md).")
 @click.option("--players", "players_text", default="1,2,3,4", show_default=True, metavar="N,...",
               help="Numbers of players (1-4) to fit weights for.")
 @jobs_option
@@ -35,7 +39,8 @@ from .options import (board_option, jobs_option, check_output, load_setup, resol
                    "a rerun with the same settings resumes from it.")
 @board_option
 @rules_option
-def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterations: int, players_text: str, jobs: int | None,
+def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterations: int, solitaire_boards: int,
+                  players_text: str, jobs: int | None,
                   scheduler: str | None, output: str,
                   checkpoint: str | None, board_path: str | None, rules_path: str | None) -> None:
     """Fit the learned objective by self-play: Monte Carlo returns, least squares, iterated.
@@ -45,6 +50,7 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
       shelfie-solve train --seed 11 --output learned.json
       shelfie-solve train --seed 1 --games 20 --iterations 1 --players 2
       shelfie-solve train --table small.json --output small-learned.json
+      shelfie-solve train --seed 11 --players 1 --solitaire-boards 24 --output solitaire.json
     """
     if tables:
         _refuse_self_play_options(click.get_current_context())
@@ -61,13 +67,14 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
     workers = resolve_workers(jobs, scheduler)
     lines: list[str] = []
     if sys.stderr.isatty():  # a progress bar for people, nothing for pipes and tests
-        with click.progressbar(length=tasks_total(games, iterations, players), label="Self-play",
-                               file=sys.stderr, show_pos=True) as bar:
+        with click.progressbar(length=tasks_total(games, iterations, players, solitaire_boards),
+                               label="Self-play", file=sys.stderr, show_pos=True) as bar:
             model = train(board, rules, seed, games, iterations, workers, players, checkpoint,
-                          progress=bar.update, report=lines.append, scheduler=scheduler)
+                          progress=bar.update, report=lines.append, scheduler=scheduler,
+                          solitaire_boards=solitaire_boards)
     else:
         model = train(board, rules, seed, games, iterations, workers, players, checkpoint, report=lines.append,
-                      scheduler=scheduler)
+                      scheduler=scheduler, solitaire_boards=solitaire_boards)
     try:
         write_text_atomically(output, model_text(model))
     except FileWriteError as error:
@@ -79,7 +86,7 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
 
 
 #: Options of self-play only: with --table they would be ignored silently, so they are refused.
-_SELF_PLAY_ONLY = ("seed", "games", "iterations", "players_text", "jobs", "scheduler", "checkpoint",
+_SELF_PLAY_ONLY = ("seed", "games", "iterations", "solitaire_boards", "players_text", "jobs", "scheduler", "checkpoint",
                    "board_path", "rules_path")
 
 
