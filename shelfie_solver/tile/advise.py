@@ -35,8 +35,8 @@ from itertools import permutations
 import numpy as np
 
 
-from .engine import (BOARD_NEIGHBOURS, Board, Move, State, Table, column_room, draw_refill, free_cells, legal_moves,
-                     legal_picks, needs_refill, pick_orders)
+from .engine import (BOARD_NEIGHBOURS, Board, Move, State, Table, cell_orders, column_room, draw_refill, free_cells,
+                     legal_moves, legal_picks, needs_refill, pick_orders)
 from .race import (FAR, Target, cheapest_after, columns_needed, expected_token, needed_after, pattern_targets, row_may, rows_needed,
                    staircase_needed, tiles_needed)
 from .rules import CELLS, COLUMNS, EMPTY, PERSONAL_POINTS, ROWS, SIDE, PersonalCard, Shelf, TileRuleset
@@ -1180,8 +1180,8 @@ def _best_advised(table: Table, state: State, race: bool = True) -> list[Move]:
     opponent = _placements(table, state, (seat + 1) % table.players)
     next_best = _NextBest(opponent, board)
     racing = _Race(table, state, mine, opponent) if race else None
-    moves: list[tuple[tuple[int, ...], int]] = []  # (cells in placement order, column), in legal_moves' order
-    by_pick: dict[tuple[int, ...], list[tuple[int, int, int, int, tuple[int, ...], tuple[int, ...]]]] = {}
+    racing_on = racing is not None and bool(racing.slots)
+    caps = racing.cap_table() if racing is not None and racing_on else None
     room = mine.room
     value = mine.value
     # T16 after a pick: no two tiles left side by side. ``degree``: tiles next to each tile; a
@@ -1189,47 +1189,70 @@ def _best_advised(table: Table, state: State, race: bool = True) -> list[Move]:
     degree = {cell: sum(1 for n in BOARD_NEIGHBOURS[cell] if board[n] != EMPTY)
               for cell, t in enumerate(board) if t != EMPTY}
     pairs = sum(degree.values()) // 2
-    racing_on = racing is not None and bool(racing.slots)
-    caps = racing.cap_table() if racing is not None and racing_on else None
+    # per multiset of types (sorted): the best value plus race cap over its placements, and the
+    # placements (column, types bottom first, value without race and denial, race cap, goals);
+    # picks of the same types share them (the board does not enter a placement's value)
+    tops: dict[tuple[int, ...], tuple[int, list[tuple[int, tuple[int, ...], int, int, tuple[int, ...]]]]] = {}
     bounds = []
-    for pick, orders in pick_orders(state):
-        items = by_pick[pick] = []
-        top: int | None = None
-        for column in range(COLUMNS):
-            if room[column] >= len(pick):
-                for types, order in orders.items():
-                    immediate, groups, personal, tempo, goals, _ = value(column, types)
-                    v = immediate + groups + personal + tempo
-                    cap = caps[column][len(types)] if caps is not None else 0
-                    items.append((len(moves), v, cap, column, types, goals))
-                    moves.append((order, column))
-                    if top is None or v + cap > top:
-                        top = v + cap
-        assert top is not None
+    for position, pick in enumerate(legal_picks(board, mine.shelf)):  # pick_orders' order
+        key = tuple(sorted([board[c] for c in pick]))
+        found = tops.get(key)
+        if found is None:
+            k = len(key)
+            items = []
+            top: int | None = None
+            for column in range(COLUMNS):
+                if room[column] >= k:
+                    cap = caps[column][k] if caps is not None else 0
+                    for types in _orders(key):
+                        immediate, groups, personal, tempo, goals, _ = value(column, types)
+                        v = immediate + groups + personal + tempo
+                        items.append((column, types, v, cap, goals))
+                        if top is None or v + cap > top:
+                            top = v + cap
+            assert top is not None  # legal_picks: some column has room for the pick (T12)
+            found = tops[key] = (top, items)
         refill = pairs == sum(degree[cell] for cell in pick) - (len(pick) - 1)  # T16: a fresh board, denial 0 here
         kept = 0 if refill else -(next_best.kept(pick) // 2)
-        bounds.append((top + kept, kept, refill, pick))
+        bounds.append((found[0] + kept, kept, refill, position, pick, key))
     bounds.sort(key=lambda item: -item[0])
     best: int | None = None
-    totals: dict[int, int] = {}
-    for bound, kept, refill, picked in bounds:
+    totals: list[tuple[int, tuple[int, ...], int, int, tuple[int, ...]]] = []  # (total, pick, position, column, types)
+    for bound, kept, refill, position, picked, key in bounds:
         if best is not None and bound < best:
             break
         scored = []
-        for index, v, cap, column, types, goals in by_pick[picked]:
+        for column, types, v, cap, goals in tops[key][1]:
             if racing is not None and racing_on:
                 if best is not None and v + cap + kept < best:
                     continue  # cannot reach the best even with the race's cap and the kept denial
                 v += racing.gain(column, types, goals)
-            scored.append((index, v))
-        if not scored or (best is not None and max(v for _, v in scored) + kept < best):
+            scored.append((column, types, v))
+        if not scored or (best is not None and max(v for _, _, v in scored) + kept < best):
             continue  # the exact race term leaves the pick below the best: skip its denial
         denial = 0 if refill else -(next_best.after(picked) // 2)
-        for index, v in scored:
-            total = totals[index] = v + denial
+        for column, types, v in scored:
+            total = v + denial
+            totals.append((total, picked, position, column, types))
             if best is None or total > best:
                 best = total
-    return [Move(*moves[index]) for index in sorted(totals) if totals[index] == best]
+    # the winners in legal_moves' order: pick, column, then the pick's orders as cell_orders lists them
+    winners = sorted((position, column, picked, types) for total, picked, position, column, types in totals
+                     if total == best)
+    moves = []
+    orders: dict[tuple[int, ...], tuple[int, ...]] = {}
+    ranks: dict[tuple[int, ...], int] = {}
+    last = -1
+    chosen = []
+    for position, column, picked, types in winners:
+        if position != last:
+            last, orders = position, cell_orders(board, picked)
+            ranks = {t: i for i, t in enumerate(orders)}
+        chosen.append((position, column, ranks[types], orders[types]))
+    chosen.sort()
+    for _, column, _, cells in chosen:
+        moves.append(Move(cells, column))
+    return moves
 
 
 def best_moves(table: Table, state: State, immediate_only: bool = False, race: bool = True) -> list[Move]:

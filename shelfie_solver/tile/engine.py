@@ -312,13 +312,16 @@ def pick_orders(state: State) -> list[tuple[tuple[int, ...], dict[tuple[int, ...
     pick, ``{types placed bottom first: the first order of cells giving them}`` (orders that
     differ only by swapping same-type tiles are one)."""
     board = state.board
-    out = []
-    for pick in legal_picks(board, state.shelves[state.turn]):
-        orders: dict[tuple[int, ...], tuple[int, ...]] = {}
-        for order in permutations(pick):
-            orders.setdefault(tuple(board[c] for c in order), order)
-        out.append((pick, orders))
-    return out
+    return [(pick, cell_orders(board, pick)) for pick in legal_picks(board, state.shelves[state.turn])]
+
+
+def cell_orders(board: Board, pick: tuple[int, ...]) -> dict[tuple[int, ...], tuple[int, ...]]:
+    """The placement orders of one pick (T14): ``{types placed bottom first: the first order of
+    the cells (in ``itertools.permutations`` order) giving them}``."""
+    orders: dict[tuple[int, ...], tuple[int, ...]] = {}
+    for order in permutations(pick):
+        orders.setdefault(tuple(board[c] for c in order), order)
+    return orders
 
 
 def legal_moves(state: State) -> list[Move]:
