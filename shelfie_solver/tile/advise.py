@@ -165,6 +165,7 @@ class _Placements:
         self.singles: list[list[list[tuple[int, int, tuple[int, ...], int]]]] | None = None
         self.goal_info: _GoalInfo | None = None
         self.column_base: dict[tuple[int, int], tuple[int, int, int, int, bool]] = {}
+        self.terms: dict[tuple[int, int], tuple[list[list[tuple[int, int]]], list[int]]] = {}
         self.labels, self.groups = labels, groups = group_labels(shelf)
         self.matches = card.matches(shelf) if card else 0
         self.pending = sum(1 for cell in card.cells if shelf[cell] == EMPTY) if card else 0
@@ -286,6 +287,95 @@ class _Placements:
                                       - (PERSONAL_POINTS[self.matches + self.pending] - PERSONAL_POINTS[self.matches]))
         end = self.end_open and self.empty == k  # T23
         return QUARTER * (gain + personal + tokens + end), potential, personal_potential, tempo, tuple(goals), end
+
+    def sums(self, key: tuple[int, ...]) -> list[tuple[int, tuple[int, ...], int, tuple[int, ...]]]:
+        """Every placement of the tile types ``key`` (sorted): ``(column, types bottom first,
+        immediate + groups + personal + tempo (x4), goals completed)`` per column with room, per
+        order of :func:`_orders` (the bound of :func:`_best_advised`). Equal to :meth:`value`'s
+        sums (checked in tests/test_tile_advise.py); for distinct types in a column where no goal
+        is within reach, from :meth:`_tile_terms` (T19: each tile joins only groups of its type,
+        so the terms add up tile by tile) without building the placement."""
+        k = len(key)
+        out = []
+        live = self.live_columns()
+        distinct = len(set(key)) == k
+        orders = _orders(key)
+        for column in range(COLUMNS):
+            if self.room[column] < k:
+                continue
+            if not distinct or live[column]:
+                for types in orders:
+                    immediate, groups, personal, tempo, goals, _ = self.value(column, types)
+                    out.append((column, types, immediate + groups + personal + tempo, goals))
+                continue
+            terms, by_hits = self._tile_terms(column, k)
+            if k == 1:
+                for types in orders:
+                    v, h = terms[0][types[0]]
+                    out.append((column, types, v + by_hits[h], ()))
+            elif k == 2:
+                first, second = terms
+                for types in orders:
+                    v, h = first[types[0]]
+                    v2, h2 = second[types[1]]
+                    out.append((column, types, v + v2 + by_hits[h + h2], ()))
+            else:
+                first, second, third = terms
+                for types in orders:
+                    v, h = first[types[0]]
+                    v2, h2 = second[types[1]]
+                    v3, h3 = third[types[2]]
+                    out.append((column, types, v + v2 + v3 + by_hits[h + h2 + h3], ()))
+        return out
+
+    def _tile_terms(self, column: int, k: int) -> tuple[list[list[tuple[int, int]]], list[int]]:
+        """For ``k`` tiles of distinct types placed in ``column`` (kept per (column, k)): per
+        tile position, per type, ``(4 x group points gained + group potential change x4, whether
+        the card wants that type there)``, and per number of card hits the rest of
+        :meth:`_distinct_value`'s sum with no goal completed (personal points and potential,
+        tempo, the potential lost by neighbour groups, the end token)."""
+        hit = self.terms.get((column, k))
+        if hit is not None:
+            return hit
+        base = self.column_base.get((column, k))
+        if base is None:
+            base = self.column_base[(column, k)] = self._column_base(column, k)
+        keep, loss, tempo, covered, top_open = base
+        groups, reach = self.groups, self.reach
+        terms = []
+        for j, (_, side_empty, near, want) in enumerate(self.slots[column][:k]):
+            row = []
+            for t in range(6):
+                growing = side_empty
+                gain = potential = 0
+                size = 1
+                for g in near.get(t, ()):
+                    old = groups[g][1]
+                    size += old
+                    old = min(old, 6)
+                    gain -= GROUP_POINTS[old]
+                    if reach[g] & keep:
+                        potential -= _POTENTIAL[old]
+                        growing = True
+                size = min(size, 6)
+                gain += GROUP_POINTS[size]
+                if growing or (top_open and j == k - 1):
+                    potential += _POTENTIAL[size]
+                row.append((QUARTER * gain + potential, int(want == t)))
+            terms.append(row)
+        rest = QUARTER * (self.end_open and self.empty == k) + tempo - loss  # T23
+        by_hits = []
+        for hits in range(covered + 1):  # at most one hit per card cell covered (T21)
+            if self.card is None:
+                by_hits.append(rest)
+                continue
+            matches = self.matches + hits
+            personal = PERSONAL_POINTS[matches] - PERSONAL_POINTS[self.matches]
+            personal_potential = 2 * ((PERSONAL_POINTS[matches + self.pending - covered] - PERSONAL_POINTS[matches])
+                                      - (PERSONAL_POINTS[self.matches + self.pending] - PERSONAL_POINTS[self.matches]))
+            by_hits.append(rest + QUARTER * personal + personal_potential)
+        hit = self.terms[(column, k)] = (terms, by_hits)
+        return hit
 
     def _column_base(self, column: int, k: int) -> tuple[int, int, int, int, bool]:
         """For ``k`` tiles placed in ``column``: ``(the cells left, as a mask to and with; the
@@ -1182,8 +1272,6 @@ def _best_advised(table: Table, state: State, race: bool = True) -> list[Move]:
     racing = _Race(table, state, mine, opponent) if race else None
     racing_on = racing is not None and bool(racing.slots)
     caps = racing.cap_table() if racing is not None and racing_on else None
-    room = mine.room
-    value = mine.value
     # T16 after a pick: no two tiles left side by side. ``degree``: tiles next to each tile; a
     # straight pick of k tiles holds k - 1 of the board's ``pairs`` of touching tiles
     degree = {cell: sum(1 for n in BOARD_NEIGHBOURS[cell] if board[n] != EMPTY)
@@ -1201,15 +1289,11 @@ def _best_advised(table: Table, state: State, race: bool = True) -> list[Move]:
             k = len(key)
             items = []
             top: int | None = None
-            for column in range(COLUMNS):
-                if room[column] >= k:
-                    cap = caps[column][k] if caps is not None else 0
-                    for types in _orders(key):
-                        immediate, groups, personal, tempo, goals, _ = value(column, types)
-                        v = immediate + groups + personal + tempo
-                        items.append((column, types, v, cap, goals))
-                        if top is None or v + cap > top:
-                            top = v + cap
+            for column, types, v, goals in mine.sums(key):
+                cap = caps[column][k] if caps is not None else 0
+                items.append((column, types, v, cap, goals))
+                if top is None or v + cap > top:
+                    top = v + cap
             assert top is not None  # legal_picks: some column has room for the pick (T12)
             found = tops[key] = (top, items)
         refill = pairs == sum(degree[cell] for cell in pick) - (len(pick) - 1)  # T16: a fresh board, denial 0 here
