@@ -165,7 +165,8 @@ class _Placements:
         self.singles: list[list[list[tuple[int, int, tuple[int, ...], int]]]] | None = None
         self.goal_info: _GoalInfo | None = None
         self.column_base: dict[tuple[int, int], tuple[int, int, int, int, bool]] = {}
-        self.terms: dict[tuple[int, int], tuple[list[list[tuple[int, int]]], list[int]]] = {}
+        self.terms: dict[tuple[int, int], tuple[list[list[tuple[int, int, int]]], list[tuple[int, int]]]] = {}
+        self.sums_cache: dict[tuple[int, ...], list[tuple[int, tuple[int, ...], int, tuple[int, ...], int]]] = {}
         self.labels, self.groups = labels, groups = group_labels(shelf)
         self.matches = card.matches(shelf) if card else 0
         self.pending = sum(1 for cell in card.cells if shelf[cell] == EMPTY) if card else 0
@@ -288,15 +289,19 @@ class _Placements:
         end = self.end_open and self.empty == k  # T23
         return QUARTER * (gain + personal + tokens + end), potential, personal_potential, tempo, tuple(goals), end
 
-    def sums(self, key: tuple[int, ...]) -> list[tuple[int, tuple[int, ...], int, tuple[int, ...]]]:
-        """Every placement of the tile types ``key`` (sorted): ``(column, types bottom first,
-        immediate + groups + personal + tempo (x4), goals completed)`` per column with room, per
-        order of :func:`_orders` (the bound of :func:`_best_advised`). Equal to :meth:`value`'s
-        sums (checked in tests/test_tile_advise.py); for distinct types in a column where no goal
-        is within reach, from :meth:`_tile_terms` (T19: each tile joins only groups of its type,
-        so the terms add up tile by tile) without building the placement."""
+    def sums(self, key: tuple[int, ...]) -> list[tuple[int, tuple[int, ...], int, tuple[int, ...], int]]:
+        """Every placement of the tile types ``key`` (sorted), kept per shelf: ``(column, types
+        bottom first, immediate + groups + personal + tempo (x4), goals completed, immediate
+        (x4))`` per column with room, per order of :func:`_orders` (the bound of
+        :func:`_best_advised`, and the next player's best gain, :meth:`best_from_sums`). Equal
+        to :meth:`value` (checked in tests/test_tile_advise.py); for distinct types in a column
+        where no goal is within reach, from :meth:`_tile_terms` (T19: each tile joins only groups
+        of its type, so the terms add up tile by tile) without building the placement."""
+        out = self.sums_cache.get(key)
+        if out is not None:
+            return out
         k = len(key)
-        out = []
+        out = self.sums_cache[key] = []
         live = self.live_columns()
         distinct = len(set(key)) == k
         orders = _orders(key)
@@ -306,34 +311,47 @@ class _Placements:
             if not distinct or live[column]:
                 for types in orders:
                     immediate, groups, personal, tempo, goals, _ = self.value(column, types)
-                    out.append((column, types, immediate + groups + personal + tempo, goals))
+                    out.append((column, types, immediate + groups + personal + tempo, goals, immediate))
                 continue
             terms, by_hits = self._tile_terms(column, k)
             if k == 1:
                 for types in orders:
-                    v, h = terms[0][types[0]]
-                    out.append((column, types, v + by_hits[h], ()))
+                    v, h, i = terms[0][types[0]]
+                    rest, gained = by_hits[h]
+                    out.append((column, types, v + rest, (), i + gained))
             elif k == 2:
                 first, second = terms
                 for types in orders:
-                    v, h = first[types[0]]
-                    v2, h2 = second[types[1]]
-                    out.append((column, types, v + v2 + by_hits[h + h2], ()))
+                    v, h, i = first[types[0]]
+                    v2, h2, i2 = second[types[1]]
+                    rest, gained = by_hits[h + h2]
+                    out.append((column, types, v + v2 + rest, (), i + i2 + gained))
             else:
                 first, second, third = terms
                 for types in orders:
-                    v, h = first[types[0]]
-                    v2, h2 = second[types[1]]
-                    v3, h3 = third[types[2]]
-                    out.append((column, types, v + v2 + v3 + by_hits[h + h2 + h3], ()))
+                    v, h, i = first[types[0]]
+                    v2, h2, i2 = second[types[1]]
+                    v3, h3, i3 = third[types[2]]
+                    rest, gained = by_hits[h + h2 + h3]
+                    out.append((column, types, v + v2 + v3 + rest, (), i + i2 + i3 + gained))
         return out
 
-    def _tile_terms(self, column: int, k: int) -> tuple[list[list[tuple[int, int]]], list[int]]:
+    def best_from_sums(self, types: tuple[int, ...]) -> int:
+        """:meth:`best_immediate` as the best immediate gain among :meth:`sums`: the next
+        player's, whose placements are kept for their own turn (their shelf moves next)."""
+        key = tuple(sorted(types))
+        hit = self.best_cache.get(key)
+        if hit is None:
+            hit = self.best_cache[key] = max(item[4] for item in self.sums(key))
+        return hit
+
+    def _tile_terms(self, column: int, k: int) -> tuple[list[list[tuple[int, int, int]]], list[tuple[int, int]]]:
         """For ``k`` tiles of distinct types placed in ``column`` (kept per (column, k)): per
         tile position, per type, ``(4 x group points gained + group potential change x4, whether
-        the card wants that type there)``, and per number of card hits the rest of
-        :meth:`_distinct_value`'s sum with no goal completed (personal points and potential,
-        tempo, the potential lost by neighbour groups, the end token)."""
+        the card wants that type there, 4 x group points gained)``, and per number of card hits
+        the rest of :meth:`_distinct_value`'s sum with no goal completed (personal points and
+        potential, tempo, the potential lost by neighbour groups, the end token) and of its
+        immediate gain (personal points, the end token)."""
         hit = self.terms.get((column, k))
         if hit is not None:
             return hit
@@ -361,19 +379,19 @@ class _Placements:
                 gain += GROUP_POINTS[size]
                 if growing or (top_open and j == k - 1):
                     potential += _POTENTIAL[size]
-                row.append((QUARTER * gain + potential, int(want == t)))
+                row.append((QUARTER * gain + potential, int(want == t), QUARTER * gain))
             terms.append(row)
-        rest = QUARTER * (self.end_open and self.empty == k) + tempo - loss  # T23
+        end = QUARTER * (self.end_open and self.empty == k)  # T23
         by_hits = []
         for hits in range(covered + 1):  # at most one hit per card cell covered (T21)
             if self.card is None:
-                by_hits.append(rest)
+                by_hits.append((end + tempo - loss, end))
                 continue
             matches = self.matches + hits
             personal = PERSONAL_POINTS[matches] - PERSONAL_POINTS[self.matches]
             personal_potential = 2 * ((PERSONAL_POINTS[matches + self.pending - covered] - PERSONAL_POINTS[matches])
                                       - (PERSONAL_POINTS[self.matches + self.pending] - PERSONAL_POINTS[self.matches]))
-            by_hits.append(rest + QUARTER * personal + personal_potential)
+            by_hits.append((end + tempo - loss + QUARTER * personal + personal_potential, end + QUARTER * personal))
         hit = self.terms[(column, k)] = (terms, by_hits)
         return hit
 
@@ -1170,7 +1188,7 @@ class _NextBest:
         self.free = set(free_cells(board))
         self.most = min(3, max(opponent.room))
         picks = legal_picks(board, opponent.shelf)
-        self.ranked = sorted(((opponent.best_immediate(tuple(board[c] for c in pick)), _mask(pick))
+        self.ranked = sorted(((opponent.best_from_sums(tuple(board[c] for c in pick)), _mask(pick))
                               for pick in picks), key=lambda item: -item[0])
 
     def kept(self, taken: tuple[int, ...]) -> int:
@@ -1191,7 +1209,7 @@ class _NextBest:
         if not fresh:
             return best
         free = (self.free | fresh) - removed
-        best_immediate = self.opponent.best_immediate
+        best_immediate = self.opponent.best_from_sums
         for x in fresh:
             for line in _LINES[self.most][x]:
                 if free.issuperset(line):
@@ -1289,7 +1307,7 @@ def _best_advised(table: Table, state: State, race: bool = True) -> list[Move]:
             k = len(key)
             items = []
             top: int | None = None
-            for column, types, v, goals in mine.sums(key):
+            for column, types, v, goals, _ in mine.sums(key):
                 cap = caps[column][k] if caps is not None else 0
                 items.append((column, types, v, cap, goals))
                 if top is None or v + cap > top:
