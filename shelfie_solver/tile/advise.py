@@ -145,6 +145,12 @@ class _GoalInfo:
         self.full_rows = {6: full_rows.count(5), 7: sum(1 for n in full_rows if n <= 3)}
 
 
+def _row_may_complete(goal: int, kinds: set[int]) -> bool:
+    """Whether a row holding 4 tiles of ``kinds`` can qualify for T-CG6 (5 types: its 4 tiles
+    must differ) / T-CG7 (at most 3 types) once one more tile fills it."""
+    return len(kinds) == 4 if goal == 6 else len(kinds) <= 3
+
+
 class _Placements:
     """A seat's shelf outcomes by (column, types), each computed once per shelf.
 
@@ -533,7 +539,8 @@ class _Placements:
         T-CG10 and T-CG11, the columns with no 2x2 block / X / diagonal through their next 1-3
         cells whose tiles are all of one type and whose empty cells are those next cells; for
         T-CG2, T-CG5 the columns that cannot fill up; for T-CG6, T-CG7 the columns completing too
-        few rows; for T-CG8 the columns other than the corners'; for T-CG12 those whose 1-3 more
+        few rows that may qualify (T-CG6: 4 distinct types before the last tile, T-CG7: at most
+        3); for T-CG8 the columns other than the corners'; for T-CG12 those whose 1-3 more
         tiles give no staircase (goals that hold already stay)."""
         live = self._live_columns
         if live is None:
@@ -563,8 +570,12 @@ class _Placements:
             return False
         if goal in (2, 5):
             return room[column] <= 3 and room.count(0) + 1 >= (2 if goal == 2 else 3)
-        if goal in (6, 7):
-            return self.full_rows + sum(1 for gaps in self.row_gaps[column] if gaps == 1) >= (2 if goal == 6 else 4)
+        if goal in (6, 7):  # the rows qualifying now plus those the column's next cells complete and may qualify
+            info = self.goal_info
+            assert info is not None  # set above
+            completing = sum(1 for j, gaps in enumerate(self.row_gaps[column][:most])
+                             if gaps == 1 and _row_may_complete(goal, info.row_kinds[self.slots[column][j][0] // COLUMNS]))
+            return info.full_rows[goal] + completing >= (2 if goal == 6 else 4)
         if goal == 8:
             return column in (0, COLUMNS - 1) and room[column] <= 3 and room[COLUMNS - 1 - column] == 0
         if goal == 12:
