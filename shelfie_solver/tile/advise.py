@@ -109,9 +109,10 @@ def _tempo(shelf: Shelf) -> int:
 #: what its next tile adds (T22); 0 for a single tile and from 6 tiles on.
 _POTENTIAL = tuple(2 * (GROUP_POINTS[s + 1] - GROUP_POINTS[s]) if 0 < s < 6 else 0 for s in range(7))
 #: Placement outcomes of recent shelves (:func:`_placements`), so a seat's turn reuses what the
-#: previous seat's denial term computed for its shelf; cleared when it outgrows this many shelves.
+#: previous seat's denial term computed for its shelf; the oldest shelf is dropped beyond this
+#: many (a game needs the last few: each seat's shelf changes once per round).
 _RECENT: dict[tuple[object, ...], _Placements] = {}
-_RECENT_MAX = 64
+_RECENT_MAX = 8
 
 
 def _through(patterns: list[tuple[int, ...]]) -> tuple[tuple[tuple[int, ...], ...], ...]:
@@ -856,7 +857,7 @@ def _placements(table: Table, state: State, seat: int) -> _Placements:
     found = _RECENT.get(key)
     if found is None:
         if len(_RECENT) >= _RECENT_MAX:
-            _RECENT.clear()
+            del _RECENT[next(iter(_RECENT))]  # the oldest shelf
         found = _RECENT[key] = _Placements(table, state, seat)
     return found
 
