@@ -172,7 +172,7 @@ class _Placements:
         self.singles: list[list[list[tuple[int, int, tuple[int, ...], int]]]] | None = None
         self.goal_info: _GoalInfo | None = None
         self.column_base: dict[tuple[int, int], tuple[int, int, int, int, bool]] = {}
-        self.terms: dict[tuple[int, int], tuple[list[list[tuple[int, int, int]]], list[tuple[int, int]]]] = {}
+        self.terms: dict[tuple[int, int], tuple[list[list[tuple[int, int, int, int, int]]], list[tuple[int, int]]]] = {}
         self.sums_cache: dict[tuple[int, ...], list[tuple[int, tuple[int, ...], int, tuple[int, ...], int]]] = {}
         self.labels, self.groups = labels, groups = group_labels(shelf)
         self.matches = card.matches(shelf) if card else 0
@@ -301,9 +301,9 @@ class _Placements:
         bottom first, immediate + groups + personal + tempo (x4), goals completed, immediate
         (x4))`` per column with room, per order of :func:`_orders` (the bound of
         :func:`_best_advised`, and the next player's best gain, :meth:`best_from_sums`). Equal
-        to :meth:`value` (checked in tests/test_tile_advise.py); for distinct types in a column
-        where no goal is within reach, from :meth:`_tile_terms` (T19: each tile joins only groups
-        of its type, so the terms add up tile by tile) without building the placement."""
+        to :meth:`value` (checked in tests/test_tile_advise.py); for distinct types from
+        :meth:`_tile_terms` (T19: each tile joins only groups of its type, so the terms add up
+        tile by tile) without building the placement, the goals within reach checked per order."""
         out = self.sums_cache.get(key)
         if out is not None:
             return out
@@ -315,30 +315,59 @@ class _Placements:
         for column in range(COLUMNS):
             if self.room[column] < k:
                 continue
-            if not distinct or live[column]:
+            if not distinct:
                 for types in orders:
                     immediate, groups, personal, tempo, goals, _ = self.value(column, types)
                     out.append((column, types, immediate + groups + personal + tempo, goals, immediate))
                 continue
             terms, by_hits = self._tile_terms(column, k)
-            if k == 1:
+            if live[column]:  # as :meth:`_distinct_value`: the goals within reach checked per order (T18)
+                room = list(self.room)
+                room[column] -= k
+                enough = CELLS - self.empty + k
+                stacks = self.state.stacks
                 for types in orders:
-                    v, h, i = terms[0][types[0]]
+                    v = hits = gained = pairs = quartets = 0
+                    for j, t in enumerate(types):
+                        term, hit, points, pair, quartet = terms[j][t]
+                        v += term
+                        hits += hit
+                        gained += points
+                        pairs += pair
+                        quartets += quartet
+                    goals = []
+                    tokens = 0
+                    for slot, goal in live[column]:
+                        if goal == 3:
+                            holds = self.at_least[4] + quartets >= 4
+                        elif goal == 4:
+                            holds = self.at_least[2] + pairs >= 6
+                        else:
+                            holds = enough >= MIN_TILES[goal] and self._holds_after(goal, column, types, room)
+                        if holds:
+                            goals.append(goal)
+                            tokens += stacks[slot][0]
+                    rest, personal = by_hits[hits]
+                    out.append((column, types, v + rest + QUARTER * tokens, tuple(goals),
+                                gained + personal + QUARTER * tokens))
+            elif k == 1:
+                for types in orders:
+                    v, h, i, _, _ = terms[0][types[0]]
                     rest, gained = by_hits[h]
                     out.append((column, types, v + rest, (), i + gained))
             elif k == 2:
                 first, second = terms
                 for types in orders:
-                    v, h, i = first[types[0]]
-                    v2, h2, i2 = second[types[1]]
+                    v, h, i, _, _ = first[types[0]]
+                    v2, h2, i2, _, _ = second[types[1]]
                     rest, gained = by_hits[h + h2]
                     out.append((column, types, v + v2 + rest, (), i + i2 + gained))
             else:
                 first, second, third = terms
                 for types in orders:
-                    v, h, i = first[types[0]]
-                    v2, h2, i2 = second[types[1]]
-                    v3, h3, i3 = third[types[2]]
+                    v, h, i, _, _ = first[types[0]]
+                    v2, h2, i2, _, _ = second[types[1]]
+                    v3, h3, i3, _, _ = third[types[2]]
                     rest, gained = by_hits[h + h2 + h3]
                     out.append((column, types, v + v2 + v3 + rest, (), i + i2 + i3 + gained))
         return out
@@ -352,10 +381,11 @@ class _Placements:
             hit = self.best_cache[key] = max(item[4] for item in self.sums(key))
         return hit
 
-    def _tile_terms(self, column: int, k: int) -> tuple[list[list[tuple[int, int, int]]], list[tuple[int, int]]]:
+    def _tile_terms(self, column: int, k: int) -> tuple[list[list[tuple[int, int, int, int, int]]], list[tuple[int, int]]]:
         """For ``k`` tiles of distinct types placed in ``column`` (kept per (column, k)): per
         tile position, per type, ``(4 x group points gained + group potential change x4, whether
-        the card wants that type there, 4 x group points gained)``, and per number of card hits
+        the card wants that type there, 4 x group points gained, groups of 2+ and of 4+ tiles
+        gained: T-CG4, T-CG3)``, and per number of card hits
         the rest of :meth:`_distinct_value`'s sum with no goal completed (personal points and
         potential, tempo, the potential lost by neighbour groups, the end token) and of its
         immediate gain (personal points, the end token)."""
@@ -372,21 +402,25 @@ class _Placements:
             row = []
             for t in range(6):
                 growing = side_empty
-                gain = potential = 0
+                gain = potential = pairs = quartets = 0
                 size = 1
                 for g in near.get(t, ()):
                     old = groups[g][1]
                     size += old
+                    pairs -= old >= 2
+                    quartets -= old >= 4
                     old = min(old, 6)
                     gain -= GROUP_POINTS[old]
                     if reach[g] & keep:
                         potential -= _POTENTIAL[old]
                         growing = True
+                pairs += size >= 2
+                quartets += size >= 4
                 size = min(size, 6)
                 gain += GROUP_POINTS[size]
                 if growing or (top_open and j == k - 1):
                     potential += _POTENTIAL[size]
-                row.append((QUARTER * gain + potential, int(want == t), QUARTER * gain))
+                row.append((QUARTER * gain + potential, int(want == t), QUARTER * gain, pairs, quartets))
             terms.append(row)
         end = QUARTER * (self.end_open and self.empty == k)  # T23
         by_hits = []
