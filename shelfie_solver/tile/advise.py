@@ -152,6 +152,12 @@ def _row_may_complete(goal: int, kinds: set[int]) -> bool:
     return len(kinds) == 4 if goal == 6 else len(kinds) <= 3
 
 
+#: ``_ALONE[want][t]``: :meth:`_Placements._tile_terms` of a tile of type ``t`` next to no group
+#: of its type (a group of 1: no points, no potential, T22) on a cell where the card wants
+#: ``want`` (EMPTY: none).
+_ALONE = {want: tuple((0, int(want == t), 0, 0, 0) for t in range(6)) for want in (*range(6), EMPTY)}
+
+
 class _Placements:
     """A seat's shelf outcomes by (column, types), each computed once per shelf.
 
@@ -399,8 +405,8 @@ class _Placements:
         groups, reach = self.groups, self.reach
         terms = []
         for j, (_, side_empty, near, want) in enumerate(self.slots[column][:k]):
-            row = []
-            for t in range(6):
+            row = list(_ALONE[want])
+            for t in near:
                 growing = side_empty
                 gain = potential = pairs = quartets = 0
                 size = 1
@@ -420,7 +426,7 @@ class _Placements:
                 gain += GROUP_POINTS[size]
                 if growing or (top_open and j == k - 1):
                     potential += _POTENTIAL[size]
-                row.append((QUARTER * gain + potential, int(want == t), QUARTER * gain, pairs, quartets))
+                row[t] = (QUARTER * gain + potential, int(want == t), QUARTER * gain, pairs, quartets)
             terms.append(row)
         end = QUARTER * (self.end_open and self.empty == k)  # T23
         by_hits = []
