@@ -321,12 +321,16 @@ class _Placements:
         for column in range(COLUMNS):
             if self.room[column] < k:
                 continue
-            if not distinct:
-                for types in orders:
+            slots = self.slots[column]
+            if not distinct and any(t in slots[j][2] for j in range(k) for t in key):
+                for types in orders:  # a tile joins a group of its type (T19): the runs of _evaluate
                     immediate, groups, personal, tempo, goals, _ = self.value(column, types)
                     out.append((column, types, immediate + groups + personal + tempo, goals, immediate))
                 continue
             terms, by_hits = self._tile_terms(column, k)
+            if not distinct:
+                self._alone_runs(column, key, terms, by_hits, out)
+                continue
             if live[column]:  # as :meth:`_distinct_value`: the goals within reach checked per order (T18)
                 room = list(self.room)
                 room[column] -= k
@@ -377,6 +381,54 @@ class _Placements:
                     rest, gained = by_hits[h + h2 + h3]
                     out.append((column, types, v + v2 + v3 + rest, (), i + i2 + i3 + gained))
         return out
+
+    def _alone_runs(self, column: int, key: tuple[int, ...], terms: list[list[tuple[int, int, int, int, int]]],
+                    by_hits: list[tuple[int, int]],
+                    out: list[tuple[int, tuple[int, ...], int, tuple[int, ...], int]]) -> None:
+        """:meth:`sums` of repeated types ``key`` in ``column`` when none of the column's next
+        ``k`` cells has a group of any of these types next to it (the caller checks), so each
+        run of one type is a group of its own (T19): per order, the runs' group points and
+        potential (T22; a run grows while one of its cells has an empty side neighbour, or it is
+        on top with room above, T4), the rest from ``by_hits`` (:meth:`_tile_terms`: personal
+        points and potential, tempo, the potential lost by neighbour groups, the end token) and
+        the goals within reach (T18), as :meth:`_evaluate` computes them."""
+        k = len(key)
+        slots = self.slots[column]
+        top_open = slots[k - 1][0] >= COLUMNS
+        live = self.live_columns()[column]
+        room = list(self.room)
+        room[column] -= k
+        enough = CELLS - self.empty + k
+        for types in _orders(key):
+            hits = 0
+            runs: list[int] = []
+            grows: list[bool] = []
+            for j, t in enumerate(types):
+                hits += terms[j][t][1]
+                if j and types[j - 1] == t:
+                    runs[-1] += 1
+                    grows[-1] = grows[-1] or slots[j][1]
+                else:
+                    runs.append(1)
+                    grows.append(slots[j][1])
+            if top_open:
+                grows[-1] = True
+            points = sum(GROUP_POINTS[size] for size in runs)
+            potential = sum(_POTENTIAL[size] for size, grow in zip(runs, grows) if grow)
+            goals = []
+            tokens = 0
+            for slot, goal in live:
+                if goal in (3, 4):  # T-CG3 / T-CG4: the runs are new groups
+                    least = 4 if goal == 3 else 2
+                    holds = self.at_least[least] + sum(1 for size in runs if size >= least) >= (4 if goal == 3 else 6)
+                else:
+                    holds = enough >= MIN_TILES[goal] and self._holds_after(goal, column, types, room)
+                if holds:
+                    goals.append(goal)
+                    tokens += self.state.stacks[slot][0]
+            rest, personal = by_hits[hits]
+            gained = QUARTER * (points + tokens)
+            out.append((column, types, gained + potential + rest, tuple(goals), gained + personal))
 
     def best_from_sums(self, types: tuple[int, ...]) -> int:
         """:meth:`best_immediate` as the best immediate gain among :meth:`sums`: the next
