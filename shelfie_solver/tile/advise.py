@@ -345,7 +345,7 @@ class _Placements:
                         gained += points
                         pairs += pair
                         quartets += quartet
-                    goals = []
+                    done: list[int] = []
                     tokens = 0
                     for slot, goal in live[column]:
                         if goal == 3:
@@ -355,10 +355,10 @@ class _Placements:
                         else:
                             holds = enough >= MIN_TILES[goal] and self._holds_after(goal, column, types, room)
                         if holds:
-                            goals.append(goal)
+                            done.append(goal)
                             tokens += stacks[slot][0]
                     rest, personal = by_hits[hits]
-                    out.append((column, types, v + rest + QUARTER * tokens, tuple(goals),
+                    out.append((column, types, v + rest + QUARTER * tokens, tuple(done),
                                 gained + personal + QUARTER * tokens))
             elif k == 1:
                 for types in orders:
