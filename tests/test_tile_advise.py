@@ -101,10 +101,12 @@ def test_refill_outlook_when_every_draw_is_a_cat():
     assert rank_moves(table, state)[0].outlook is None  # no samples: refills count 0
 
 
-def test_next_best_after_a_pick_equals_a_fresh_enumeration():
+@pytest.mark.parametrize("kept_for_turn", [False, True])
+def test_next_best_after_a_pick_equals_a_fresh_enumeration(kept_for_turn):
     """The denial term's shortcut (picks of the current board that avoid the taken cells, plus
     picks through newly freed tiles, T10) equals enumerating the next player's picks on the
-    board after the pick, for every pick of many positions."""
+    board after the pick, for every pick of many positions, with the best gains from the
+    immediate gains or from the placement sums."""
     from shelfie_solver.tile.advise import _next_best, _NextBest
     from shelfie_solver.tile.engine import legal_picks
     from shelfie_solver.tile.rules import EMPTY
@@ -115,7 +117,7 @@ def test_next_best_after_a_pick_equals_a_fresh_enumeration():
             if index % 2:
                 continue
             opponent = _Placements(table, state, (state.turn + 1) % 2)
-            shortcut = _NextBest(opponent, state.board)
+            shortcut = _NextBest(opponent, state.board, kept_for_turn)
             for pick in legal_picks(state.board, state.shelves[state.turn]):
                 after = tuple(EMPTY if i in pick else t for i, t in enumerate(state.board))
                 assert shortcut.after(pick) == _next_best(opponent, after)

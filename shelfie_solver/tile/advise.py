@@ -1287,12 +1287,16 @@ class _NextBest:
     through a newly freed neighbour of a removed cell. Equal to :func:`_next_best` on the board
     after the pick (checked in tests/test_tile_advise.py)."""
 
-    def __init__(self, opponent: _Placements, board: Board):
+    def __init__(self, opponent: _Placements, board: Board, kept_for_turn: bool = False):
         self.opponent, self.board = opponent, board
+        # the best gain of a pick's types: with ``kept_for_turn`` from the placement sums that the
+        # next player's own turn reuses (:meth:`_Placements.best_from_sums`, the strategies), else
+        # from the immediate gains alone (one position ranked)
+        self.gain = opponent.best_from_sums if kept_for_turn else opponent.best_immediate
         self.free = set(free_cells(board))
         self.most = min(3, max(opponent.room))
         picks = legal_picks(board, opponent.shelf)
-        self.ranked = sorted(((opponent.best_from_sums(tuple(board[c] for c in pick)), _mask(pick))
+        self.ranked = sorted(((self.gain(tuple(board[c] for c in pick)), _mask(pick))
                               for pick in picks), key=lambda item: -item[0])
 
     def kept(self, taken: tuple[int, ...]) -> int:
@@ -1313,7 +1317,7 @@ class _NextBest:
         if not fresh:
             return best
         free = (self.free | fresh) - removed
-        best_immediate = self.opponent.best_from_sums
+        best_immediate = self.gain
         for x in fresh:
             for line in _LINES[self.most][x]:
                 if free.issuperset(line):
@@ -1390,7 +1394,7 @@ def _best_advised(table: Table, state: State, race: bool = True) -> list[Move]:
     board = state.board
     mine = _placements(table, state, seat)
     opponent = _placements(table, state, (seat + 1) % table.players)
-    next_best = _NextBest(opponent, board)
+    next_best = _NextBest(opponent, board, kept_for_turn=True)
     racing = _Race(table, state, mine, opponent) if race else None
     racing_on = racing is not None and bool(racing.slots)
     caps = racing.cap_table() if racing is not None and racing_on else None
