@@ -1389,7 +1389,9 @@ def _best_advised(table: Table, state: State, race: bool = True) -> list[Move]:
     skipped (they cannot reach it; exact ties are kept). The race term (with ``race``) is
     bounded by :meth:`_Race.cap` in the bound and computed only for the placements of the picks
     reached whose bound reaches the best; a pick whose exact race values leave it below the best
-    even with the kept denial is skipped before its denial is computed."""
+    even with the kept denial is skipped before its denial is computed. Placements come from
+    :meth:`_Placements.sums` per multiset of types (shared by picks of the same types), and
+    ``Move`` objects are built for the winners only."""
     seat = state.turn
     board = state.board
     mine = _placements(table, state, seat)
