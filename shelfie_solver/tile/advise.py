@@ -243,64 +243,52 @@ class _Placements:
 
     def _distinct_value(self, column: int, types: tuple[int, ...]) -> tuple[int, int, int, int, tuple[int, ...], bool]:
         """:meth:`_evaluate` for tiles of distinct types (each joins only groups of its type, T19):
-        tile by tile, with what depends only on the cells filled (the potential lost by neighbour
-        groups left with no empty neighbour, tempo, card cells covered) kept per (column, number of
-        tiles); the goals within reach (:meth:`live_columns`) checked as in :meth:`_evaluate`."""
+        tile by tile from :meth:`_tile_terms`, with what depends only on the cells filled (the
+        potential lost by neighbour groups left with no empty neighbour, tempo, card cells
+        covered) kept per (column, number of tiles); the goals within reach
+        (:meth:`live_columns`) checked as in :meth:`_evaluate`."""
         k = len(types)
-        base = self.column_base.get((column, k))
-        if base is None:
-            base = self.column_base[(column, k)] = self._column_base(column, k)
-        keep, loss, tempo, covered, top_open = base
-        slots = self.slots[column]
-        groups, reach = self.groups, self.reach
-        gain = hits = 0
-        potential = -loss
-        pairs, quartets = self.at_least[2], self.at_least[4]  # groups of 2+ and 4+ after (T-CG4, T-CG3)
+        terms, by_hits = self._tile_terms(column, k)
+        total, goals, immediate, hits = self._distinct_sum(column, types, terms, by_hits)
+        _, loss, tempo, _, _ = self.column_base[(column, k)]
+        rest, immediate_rest = by_hits[hits]
+        # total - rest = tile terms + tokens; immediate - immediate_rest = group points + tokens
+        groups = (total - rest) - (immediate - immediate_rest) - loss
+        personal_potential = rest - immediate_rest - tempo + loss  # by_hits: end + tempo - loss + personal
+        return immediate, groups, personal_potential, tempo, goals, self.end_open and self.empty == k  # T23
+
+    def _distinct_sum(self, column: int, types: tuple[int, ...], terms: list[list[tuple[int, int, int, int, int]]],
+                      by_hits: list[tuple[int, int]]) -> tuple[int, tuple[int, ...], int, int]:
+        """Tiles of distinct ``types`` in ``column`` from :meth:`_tile_terms` (``terms``,
+        ``by_hits``): ``(immediate + groups + personal + tempo (x4), the goals within reach
+        that hold after it (T18), the immediate gain (x4), the card hits)``."""
+        v = hits = gained = pairs = quartets = 0
         for j, t in enumerate(types):
-            _, growing, near, want = slots[j]
-            hits += want == t
-            size = 1
-            for g in near.get(t, ()):
-                old = groups[g][1]
-                size += old
-                pairs -= old >= 2
-                quartets -= old >= 4
-                old = min(old, 6)
-                gain -= GROUP_POINTS[old]
-                if reach[g] & keep:  # it keeps an empty neighbour: its potential moves to the new group
-                    potential -= _POTENTIAL[old]
-                    growing = True
-                # (a joined group with no empty neighbour left is in ``loss``, which counts it once)
-            pairs += size >= 2
-            quartets += size >= 4
-            size = min(size, 6)
-            gain += GROUP_POINTS[size]
-            if growing or (top_open and j == k - 1):
-                potential += _POTENTIAL[size]
-        goals = []
+            term, hit, points, pair, quartet = terms[j][t]
+            v += term
+            hits += hit
+            gained += points
+            pairs += pair
+            quartets += quartet
+        done: list[int] = []
         tokens = 0
         live = self.live_columns()[column]
         if live:
+            k = len(types)
             room = list(self.room)
             room[column] -= k
-            for slot, goal in live:  # T18: the next token if the goal holds now
+            for slot, goal in live:
                 if goal == 3:
-                    holds = quartets >= 4
+                    holds = self.at_least[4] + quartets >= 4
                 elif goal == 4:
-                    holds = pairs >= 6
+                    holds = self.at_least[2] + pairs >= 6
                 else:
                     holds = CELLS - self.empty + k >= MIN_TILES[goal] and self._holds_after(goal, column, types, room)
                 if holds:
-                    goals.append(goal)
+                    done.append(goal)
                     tokens += self.state.stacks[slot][0]
-        personal = personal_potential = 0
-        if self.card is not None:
-            matches = self.matches + hits
-            personal = PERSONAL_POINTS[matches] - PERSONAL_POINTS[self.matches]
-            personal_potential = 2 * ((PERSONAL_POINTS[matches + self.pending - covered] - PERSONAL_POINTS[matches])
-                                      - (PERSONAL_POINTS[self.matches + self.pending] - PERSONAL_POINTS[self.matches]))
-        end = self.end_open and self.empty == k  # T23
-        return QUARTER * (gain + personal + tokens + end), potential, personal_potential, tempo, tuple(goals), end
+        rest, personal = by_hits[hits]
+        return v + rest + QUARTER * tokens, tuple(done), gained + personal + QUARTER * tokens, hits
 
     def sums(self, key: tuple[int, ...]) -> list[tuple[int, tuple[int, ...], int, tuple[int, ...], int]]:
         """Every placement of the tile types ``key`` (sorted), kept per shelf: ``(column, types
@@ -331,35 +319,10 @@ class _Placements:
             if not distinct:
                 self._alone_runs(column, key, terms, by_hits, out)
                 continue
-            if live[column]:  # as :meth:`_distinct_value`: the goals within reach checked per order (T18)
-                room = list(self.room)
-                room[column] -= k
-                enough = CELLS - self.empty + k
-                stacks = self.state.stacks
+            if live[column]:  # the goals within reach checked per order (T18)
                 for types in orders:
-                    v = hits = gained = pairs = quartets = 0
-                    for j, t in enumerate(types):
-                        term, hit, points, pair, quartet = terms[j][t]
-                        v += term
-                        hits += hit
-                        gained += points
-                        pairs += pair
-                        quartets += quartet
-                    done: list[int] = []
-                    tokens = 0
-                    for slot, goal in live[column]:
-                        if goal == 3:
-                            holds = self.at_least[4] + quartets >= 4
-                        elif goal == 4:
-                            holds = self.at_least[2] + pairs >= 6
-                        else:
-                            holds = enough >= MIN_TILES[goal] and self._holds_after(goal, column, types, room)
-                        if holds:
-                            done.append(goal)
-                            tokens += stacks[slot][0]
-                    rest, personal = by_hits[hits]
-                    out.append((column, types, v + rest + QUARTER * tokens, tuple(done),
-                                gained + personal + QUARTER * tokens))
+                    v, goals, immediate, _ = self._distinct_sum(column, types, terms, by_hits)
+                    out.append((column, types, v, goals, immediate))
             elif k == 1:
                 for types in orders:
                     v, h, i, _, _ = terms[0][types[0]]
