@@ -68,8 +68,9 @@ def games_per_second(names: list[str], games: int, seed: int = 3) -> float:
 @contextmanager
 def _whole_shelves():
     """Score placements with :func:`advise._full_value` (labels, potentials and goals recomputed on
-    the whole shelf: the evaluation before the incremental one) instead of incrementally."""
-    value, immediate = advise._Placements.value, advise._Placements.immediate
+    the whole shelf: the evaluation before the incremental one) instead of incrementally, also
+    in :meth:`advise._Placements.sums` (the bound's and the next player's placements)."""
+    value, immediate, sums = advise._Placements.value, advise._Placements.immediate, advise._Placements.sums
 
     def full(self, column, types):
         key = (column, types)
@@ -77,12 +78,21 @@ def _whole_shelves():
             self.cache[key] = advise._full_value(self, column, types)
         return self.cache[key]
 
+    def full_sums(self, key):  # every placement of the types through ``full`` (not tile by tile)
+        if key not in self.sums_cache:
+            self.sums_cache[key] = [(c, order, sum(full(self, c, order)[:4]), full(self, c, order)[4],
+                                     full(self, c, order)[0])
+                                    for c in range(5) if self.room[c] >= len(key) for order in advise._orders(key)]
+        return self.sums_cache[key]
+
     advise._Placements.value = full  # type: ignore[method-assign]
     advise._Placements.immediate = lambda self, column, types: full(self, column, types)[0]  # type: ignore[method-assign]
+    advise._Placements.sums = full_sums  # type: ignore[method-assign]
     try:
         yield
     finally:
         advise._Placements.value, advise._Placements.immediate = value, immediate  # type: ignore[method-assign]
+        advise._Placements.sums = sums  # type: ignore[method-assign]
 
 
 @contextmanager

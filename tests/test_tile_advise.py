@@ -9,6 +9,8 @@ from itertools import product
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shelfie_solver.tile.advise import _full_value, _Placements, rank_moves
 from shelfie_solver.tile.engine import apply_move, apply_refill, draw_refill, legal_moves, needs_refill, start_state
@@ -99,10 +101,12 @@ def test_refill_outlook_when_every_draw_is_a_cat():
     assert rank_moves(table, state)[0].outlook is None  # no samples: refills count 0
 
 
-def test_next_best_after_a_pick_equals_a_fresh_enumeration():
+@pytest.mark.parametrize("kept_for_turn", [False, True])
+def test_next_best_after_a_pick_equals_a_fresh_enumeration(kept_for_turn):
     """The denial term's shortcut (picks of the current board that avoid the taken cells, plus
     picks through newly freed tiles, T10) equals enumerating the next player's picks on the
-    board after the pick, for every pick of many positions."""
+    board after the pick, for every pick of many positions, with the best gains from the
+    immediate gains or from the placement sums."""
     from shelfie_solver.tile.advise import _next_best, _NextBest
     from shelfie_solver.tile.engine import legal_picks
     from shelfie_solver.tile.rules import EMPTY
@@ -113,7 +117,7 @@ def test_next_best_after_a_pick_equals_a_fresh_enumeration():
             if index % 2:
                 continue
             opponent = _Placements(table, state, (state.turn + 1) % 2)
-            shortcut = _NextBest(opponent, state.board)
+            shortcut = _NextBest(opponent, state.board, kept_for_turn)
             for pick in legal_picks(state.board, state.shelves[state.turn]):
                 after = tuple(EMPTY if i in pick else t for i, t in enumerate(state.board))
                 assert shortcut.after(pick) == _next_best(opponent, after)
@@ -235,3 +239,64 @@ def test_best_moves_are_the_first_ranked():
             assert best_moves(table, state, immediate_only=True) == [m for m in order if gains[m] == top]
             checked += 1
     assert checked > 150
+
+
+def _sums_reference(placements, key):
+    """:meth:`_Placements.sums` from whole-shelf recomputations (:func:`_full_value`)."""
+    from shelfie_solver.tile.advise import _orders
+
+    out = []
+    for column in range(5):
+        if placements.room[column] >= len(key):
+            for types in _orders(key):
+                immediate, groups, personal, tempo, goals, _ = _full_value(placements, column, types)
+                out.append((column, types, immediate + groups + personal + tempo, goals, immediate))
+    return out
+
+
+def _check_sums(placements, keys) -> int:
+    checked = 0
+    for key in keys:
+        expected = _sums_reference(placements, key)
+        if expected:
+            assert placements.sums(key) == expected
+            assert placements.best_from_sums(key) == max(item[4] for item in expected)
+            checked += 1
+    return checked
+
+
+def test_placement_sums_equal_the_whole_shelf():
+    """``sums`` (every placement of a multiset of types: the evaluation without race and denial,
+    its goals and its immediate gain; tile by tile for distinct types where no goal is within
+    reach, T19, T21, T22) and ``best_from_sums`` equal whole-shelf recomputations (T18, T21-T23,
+    T25) for every column with room (T12) and order (T14), with a known and a hidden card."""
+    keys = sorted({tuple(sorted(t)) for k in (1, 2, 3) for t in product(range(6), repeat=k)})
+    checked = 0
+    for seed in range(6):
+        for index, (table, state) in enumerate(_positions(seed, 40)):
+            if index % 5:
+                continue
+            checked += _check_sums(_Placements(table, state, state.turn), keys[index % 3::3])
+            hidden = replace(table, personal=tuple(-1 if s != state.turn else p for s, p in enumerate(table.personal)))
+            checked += _check_sums(_Placements(hidden, state, (state.turn + 1) % 2), keys[(index + 1) % 3::3])
+    assert checked > 1000
+
+
+@settings(max_examples=150, deadline=None)
+@given(heights=st.lists(st.integers(0, 6), min_size=5, max_size=5), data=st.data(),
+       goals=st.lists(st.integers(1, 12), min_size=2, max_size=2, unique=True), card=st.integers(-1, 11),
+       key=st.lists(st.integers(0, 5), min_size=1, max_size=3))
+def test_placement_sums_on_any_shelf(heights, data, goals, card, key):
+    """``sums`` equals the whole-shelf recomputation on shelves of any column heights (T4) and
+    types, any two common goals (T7) and a known or hidden card (T20)."""
+    from shelfie_solver.tile.rules import EMPTY
+
+    shelf = [EMPTY] * 30
+    for column, height in enumerate(heights):
+        for row in range(6 - height, 6):
+            shelf[row * 5 + column] = data.draw(st.integers(0, 5))
+    table = Table(RULES, LAYOUT, 2, CARDS, (card, 3), tuple(sorted(goals)), 0)
+    state = start_state(table)
+    state = replace(state, shelves=(tuple(shelf), state.shelves[1]), turn=0)
+    fits = any(6 - height >= len(key) for height in heights)  # T12: a column with room
+    assert _check_sums(_Placements(table, state, 0), [tuple(sorted(key))]) == fits

@@ -35,8 +35,8 @@ from itertools import permutations
 import numpy as np
 
 
-from .engine import (BOARD_NEIGHBOURS, Board, Move, State, Table, column_room, draw_refill, free_cells, legal_moves,
-                     legal_picks, needs_refill, pick_orders)
+from .engine import (BOARD_NEIGHBOURS, Board, Move, State, Table, cell_orders, column_room, draw_refill, free_cells,
+                     legal_moves, legal_picks, needs_refill, pick_orders)
 from .race import (FAR, Target, cheapest_after, columns_needed, expected_token, needed_after, pattern_targets, row_may, rows_needed,
                    staircase_needed, tiles_needed)
 from .rules import CELLS, COLUMNS, EMPTY, PERSONAL_POINTS, ROWS, SIDE, PersonalCard, Shelf, TileRuleset
@@ -109,9 +109,10 @@ def _tempo(shelf: Shelf) -> int:
 #: what its next tile adds (T22); 0 for a single tile and from 6 tiles on.
 _POTENTIAL = tuple(2 * (GROUP_POINTS[s + 1] - GROUP_POINTS[s]) if 0 < s < 6 else 0 for s in range(7))
 #: Placement outcomes of recent shelves (:func:`_placements`), so a seat's turn reuses what the
-#: previous seat's denial term computed for its shelf; cleared when it outgrows this many shelves.
+#: previous seat's denial term computed for its shelf; the oldest shelf is dropped beyond this
+#: many (a game needs the last few: each seat's shelf changes once per round).
 _RECENT: dict[tuple[object, ...], _Placements] = {}
-_RECENT_MAX = 64
+_RECENT_MAX = 8
 
 
 def _through(patterns: list[tuple[int, ...]]) -> tuple[tuple[tuple[int, ...], ...], ...]:
@@ -145,6 +146,18 @@ class _GoalInfo:
         self.full_rows = {6: full_rows.count(5), 7: sum(1 for n in full_rows if n <= 3)}
 
 
+def _row_may_complete(goal: int, kinds: set[int]) -> bool:
+    """Whether a row holding 4 tiles of ``kinds`` can qualify for T-CG6 (5 types: its 4 tiles
+    must differ) / T-CG7 (at most 3 types) once one more tile fills it."""
+    return len(kinds) == 4 if goal == 6 else len(kinds) <= 3
+
+
+#: ``_ALONE[want][t]``: :meth:`_Placements._tile_terms` of a tile of type ``t`` next to no group
+#: of its type (a group of 1: no points, no potential, T22) on a cell where the card wants
+#: ``want`` (EMPTY: none).
+_ALONE = {want: tuple((0, int(want == t), 0, 0, 0) for t in range(6)) for want in (*range(6), EMPTY)}
+
+
 class _Placements:
     """A seat's shelf outcomes by (column, types), each computed once per shelf.
 
@@ -165,6 +178,8 @@ class _Placements:
         self.singles: list[list[list[tuple[int, int, tuple[int, ...], int]]]] | None = None
         self.goal_info: _GoalInfo | None = None
         self.column_base: dict[tuple[int, int], tuple[int, int, int, int, bool]] = {}
+        self.terms: dict[tuple[int, int], tuple[list[list[tuple[int, int, int, int, int]]], list[tuple[int, int]]]] = {}
+        self.sums_cache: dict[tuple[int, ...], list[tuple[int, tuple[int, ...], int, tuple[int, ...], int]]] = {}
         self.labels, self.groups = labels, groups = group_labels(shelf)
         self.matches = card.matches(shelf) if card else 0
         self.pending = sum(1 for cell in card.cells if shelf[cell] == EMPTY) if card else 0
@@ -228,64 +243,219 @@ class _Placements:
 
     def _distinct_value(self, column: int, types: tuple[int, ...]) -> tuple[int, int, int, int, tuple[int, ...], bool]:
         """:meth:`_evaluate` for tiles of distinct types (each joins only groups of its type, T19):
-        tile by tile, with what depends only on the cells filled (the potential lost by neighbour
-        groups left with no empty neighbour, tempo, card cells covered) kept per (column, number of
-        tiles); the goals within reach (:meth:`live_columns`) checked as in :meth:`_evaluate`."""
+        tile by tile from :meth:`_tile_terms`, with what depends only on the cells filled (the
+        potential lost by neighbour groups left with no empty neighbour, tempo, card cells
+        covered) kept per (column, number of tiles); the goals within reach
+        (:meth:`live_columns`) checked as in :meth:`_evaluate`."""
         k = len(types)
+        terms, by_hits = self._tile_terms(column, k)
+        total, goals, immediate, hits = self._distinct_sum(column, types, terms, by_hits)
+        _, loss, tempo, _, _ = self.column_base[(column, k)]
+        rest, immediate_rest = by_hits[hits]
+        # total - rest = tile terms + tokens; immediate - immediate_rest = group points + tokens
+        groups = (total - rest) - (immediate - immediate_rest) - loss
+        personal_potential = rest - immediate_rest - tempo + loss  # by_hits: end + tempo - loss + personal
+        return immediate, groups, personal_potential, tempo, goals, self.end_open and self.empty == k  # T23
+
+    def _distinct_sum(self, column: int, types: tuple[int, ...], terms: list[list[tuple[int, int, int, int, int]]],
+                      by_hits: list[tuple[int, int]]) -> tuple[int, tuple[int, ...], int, int]:
+        """Tiles of distinct ``types`` in ``column`` from :meth:`_tile_terms` (``terms``,
+        ``by_hits``): ``(immediate + groups + personal + tempo (x4), the goals within reach
+        that hold after it (T18), the immediate gain (x4), the card hits)``."""
+        v = hits = gained = pairs = quartets = 0
+        for j, t in enumerate(types):
+            term, hit, points, pair, quartet = terms[j][t]
+            v += term
+            hits += hit
+            gained += points
+            pairs += pair
+            quartets += quartet
+        done: list[int] = []
+        tokens = 0
+        live = self.live_columns()[column]
+        if live:
+            k = len(types)
+            room = list(self.room)
+            room[column] -= k
+            for slot, goal in live:
+                if goal == 3:
+                    holds = self.at_least[4] + quartets >= 4
+                elif goal == 4:
+                    holds = self.at_least[2] + pairs >= 6
+                else:
+                    holds = CELLS - self.empty + k >= MIN_TILES[goal] and self._holds_after(goal, column, types, room)
+                if holds:
+                    done.append(goal)
+                    tokens += self.state.stacks[slot][0]
+        rest, personal = by_hits[hits]
+        return v + rest + QUARTER * tokens, tuple(done), gained + personal + QUARTER * tokens, hits
+
+    def sums(self, key: tuple[int, ...]) -> list[tuple[int, tuple[int, ...], int, tuple[int, ...], int]]:
+        """Every placement of the tile types ``key`` (sorted), kept per shelf: ``(column, types
+        bottom first, immediate + groups + personal + tempo (x4), goals completed, immediate
+        (x4))`` per column with room, per order of :func:`_orders` (the bound of
+        :func:`_best_advised`, and the next player's best gain, :meth:`best_from_sums`). Equal
+        to :meth:`value` (checked in tests/test_tile_advise.py); for distinct types from
+        :meth:`_tile_terms` (T19: each tile joins only groups of its type, so the terms add up
+        tile by tile) without building the placement, the goals within reach checked per order."""
+        out = self.sums_cache.get(key)
+        if out is not None:
+            return out
+        k = len(key)
+        out = self.sums_cache[key] = []
+        live = self.live_columns()
+        distinct = len(set(key)) == k
+        orders = _orders(key)
+        for column in range(COLUMNS):
+            if self.room[column] < k:
+                continue
+            slots = self.slots[column]
+            if not distinct and any(t in slots[j][2] for j in range(k) for t in key):
+                for types in orders:  # a tile joins a group of its type (T19): the runs of _evaluate
+                    immediate, groups, personal, tempo, goals, _ = self.value(column, types)
+                    out.append((column, types, immediate + groups + personal + tempo, goals, immediate))
+                continue
+            terms, by_hits = self._tile_terms(column, k)
+            if not distinct:
+                self._alone_runs(column, key, terms, by_hits, out)
+                continue
+            if live[column]:  # the goals within reach checked per order (T18)
+                for types in orders:
+                    v, goals, immediate, _ = self._distinct_sum(column, types, terms, by_hits)
+                    out.append((column, types, v, goals, immediate))
+            elif k == 1:
+                for types in orders:
+                    v, h, i, _, _ = terms[0][types[0]]
+                    rest, gained = by_hits[h]
+                    out.append((column, types, v + rest, (), i + gained))
+            elif k == 2:
+                first, second = terms
+                for types in orders:
+                    v, h, i, _, _ = first[types[0]]
+                    v2, h2, i2, _, _ = second[types[1]]
+                    rest, gained = by_hits[h + h2]
+                    out.append((column, types, v + v2 + rest, (), i + i2 + gained))
+            else:
+                first, second, third = terms
+                for types in orders:
+                    v, h, i, _, _ = first[types[0]]
+                    v2, h2, i2, _, _ = second[types[1]]
+                    v3, h3, i3, _, _ = third[types[2]]
+                    rest, gained = by_hits[h + h2 + h3]
+                    out.append((column, types, v + v2 + v3 + rest, (), i + i2 + i3 + gained))
+        return out
+
+    def _alone_runs(self, column: int, key: tuple[int, ...], terms: list[list[tuple[int, int, int, int, int]]],
+                    by_hits: list[tuple[int, int]],
+                    out: list[tuple[int, tuple[int, ...], int, tuple[int, ...], int]]) -> None:
+        """:meth:`sums` of repeated types ``key`` in ``column`` when none of the column's next
+        ``k`` cells has a group of any of these types next to it (the caller checks), so each
+        run of one type is a group of its own (T19): per order, the runs' group points and
+        potential (T22; a run grows while one of its cells has an empty side neighbour, or it is
+        on top with room above, T4), the rest from ``by_hits`` (:meth:`_tile_terms`: personal
+        points and potential, tempo, the potential lost by neighbour groups, the end token) and
+        the goals within reach (T18), as :meth:`_evaluate` computes them."""
+        k = len(key)
+        slots = self.slots[column]
+        top_open = slots[k - 1][0] >= COLUMNS
+        live = self.live_columns()[column]
+        room = list(self.room)
+        room[column] -= k
+        enough = CELLS - self.empty + k
+        for types in _orders(key):
+            hits = 0
+            runs: list[int] = []
+            grows: list[bool] = []
+            for j, t in enumerate(types):
+                hits += terms[j][t][1]
+                if j and types[j - 1] == t:
+                    runs[-1] += 1
+                    grows[-1] = grows[-1] or slots[j][1]
+                else:
+                    runs.append(1)
+                    grows.append(slots[j][1])
+            if top_open:
+                grows[-1] = True
+            points = sum(GROUP_POINTS[size] for size in runs)
+            potential = sum(_POTENTIAL[size] for size, grow in zip(runs, grows) if grow)
+            goals = []
+            tokens = 0
+            for slot, goal in live:
+                if goal in (3, 4):  # T-CG3 / T-CG4: the runs are new groups
+                    least = 4 if goal == 3 else 2
+                    holds = self.at_least[least] + sum(1 for size in runs if size >= least) >= (4 if goal == 3 else 6)
+                else:
+                    holds = enough >= MIN_TILES[goal] and self._holds_after(goal, column, types, room)
+                if holds:
+                    goals.append(goal)
+                    tokens += self.state.stacks[slot][0]
+            rest, personal = by_hits[hits]
+            gained = QUARTER * (points + tokens)
+            out.append((column, types, gained + potential + rest, tuple(goals), gained + personal))
+
+    def best_from_sums(self, types: tuple[int, ...]) -> int:
+        """:meth:`best_immediate` as the best immediate gain among :meth:`sums`: the next
+        player's, whose placements are kept for their own turn (their shelf moves next)."""
+        key = tuple(sorted(types))
+        hit = self.best_cache.get(key)
+        if hit is None:
+            hit = self.best_cache[key] = max(item[4] for item in self.sums(key))
+        return hit
+
+    def _tile_terms(self, column: int, k: int) -> tuple[list[list[tuple[int, int, int, int, int]]], list[tuple[int, int]]]:
+        """For ``k`` tiles of distinct types placed in ``column`` (kept per (column, k)): per
+        tile position, per type, ``(4 x group points gained + group potential change x4, whether
+        the card wants that type there, 4 x group points gained, groups of 2+ and of 4+ tiles
+        gained: T-CG4, T-CG3)``, and per number of card hits
+        the rest of :meth:`_distinct_value`'s sum with no goal completed (personal points and
+        potential, tempo, the potential lost by neighbour groups, the end token) and of its
+        immediate gain (personal points, the end token)."""
+        hit = self.terms.get((column, k))
+        if hit is not None:
+            return hit
         base = self.column_base.get((column, k))
         if base is None:
             base = self.column_base[(column, k)] = self._column_base(column, k)
         keep, loss, tempo, covered, top_open = base
-        slots = self.slots[column]
         groups, reach = self.groups, self.reach
-        gain = hits = 0
-        potential = -loss
-        pairs, quartets = self.at_least[2], self.at_least[4]  # groups of 2+ and 4+ after (T-CG4, T-CG3)
-        for j, t in enumerate(types):
-            _, growing, near, want = slots[j]
-            hits += want == t
-            size = 1
-            for g in near.get(t, ()):
-                old = groups[g][1]
-                size += old
-                pairs -= old >= 2
-                quartets -= old >= 4
-                old = min(old, 6)
-                gain -= GROUP_POINTS[old]
-                if reach[g] & keep:  # it keeps an empty neighbour: its potential moves to the new group
-                    potential -= _POTENTIAL[old]
-                    growing = True
-                # (a joined group with no empty neighbour left is in ``loss``, which counts it once)
-            pairs += size >= 2
-            quartets += size >= 4
-            size = min(size, 6)
-            gain += GROUP_POINTS[size]
-            if growing or (top_open and j == k - 1):
-                potential += _POTENTIAL[size]
-        goals = []
-        tokens = 0
-        live = self.live_columns()[column]
-        if live:
-            room = list(self.room)
-            room[column] -= k
-            for slot, goal in live:  # T18: the next token if the goal holds now
-                if goal == 3:
-                    holds = quartets >= 4
-                elif goal == 4:
-                    holds = pairs >= 6
-                else:
-                    holds = CELLS - self.empty + k >= MIN_TILES[goal] and self._holds_after(goal, column, types, room)
-                if holds:
-                    goals.append(goal)
-                    tokens += self.state.stacks[slot][0]
-        personal = personal_potential = 0
-        if self.card is not None:
+        terms = []
+        for j, (_, side_empty, near, want) in enumerate(self.slots[column][:k]):
+            row = list(_ALONE[want])
+            for t in near:
+                growing = side_empty
+                gain = potential = pairs = quartets = 0
+                size = 1
+                for g in near.get(t, ()):
+                    old = groups[g][1]
+                    size += old
+                    pairs -= old >= 2
+                    quartets -= old >= 4
+                    old = min(old, 6)
+                    gain -= GROUP_POINTS[old]
+                    if reach[g] & keep:
+                        potential -= _POTENTIAL[old]
+                        growing = True
+                pairs += size >= 2
+                quartets += size >= 4
+                size = min(size, 6)
+                gain += GROUP_POINTS[size]
+                if growing or (top_open and j == k - 1):
+                    potential += _POTENTIAL[size]
+                row[t] = (QUARTER * gain + potential, int(want == t), QUARTER * gain, pairs, quartets)
+            terms.append(row)
+        end = QUARTER * (self.end_open and self.empty == k)  # T23
+        by_hits = []
+        for hits in range(covered + 1):  # at most one hit per card cell covered (T21)
+            if self.card is None:
+                by_hits.append((end + tempo - loss, end))
+                continue
             matches = self.matches + hits
             personal = PERSONAL_POINTS[matches] - PERSONAL_POINTS[self.matches]
             personal_potential = 2 * ((PERSONAL_POINTS[matches + self.pending - covered] - PERSONAL_POINTS[matches])
                                       - (PERSONAL_POINTS[self.matches + self.pending] - PERSONAL_POINTS[self.matches]))
-        end = self.end_open and self.empty == k  # T23
-        return QUARTER * (gain + personal + tokens + end), potential, personal_potential, tempo, tuple(goals), end
+            by_hits.append((end + tempo - loss + QUARTER * personal + personal_potential, end + QUARTER * personal))
+        hit = self.terms[(column, k)] = (terms, by_hits)
+        return hit
 
     def _column_base(self, column: int, k: int) -> tuple[int, int, int, int, bool]:
         """For ``k`` tiles placed in ``column``: ``(the cells left, as a mask to and with; the
@@ -425,7 +595,8 @@ class _Placements:
         T-CG10 and T-CG11, the columns with no 2x2 block / X / diagonal through their next 1-3
         cells whose tiles are all of one type and whose empty cells are those next cells; for
         T-CG2, T-CG5 the columns that cannot fill up; for T-CG6, T-CG7 the columns completing too
-        few rows; for T-CG8 the columns other than the corners'; for T-CG12 those whose 1-3 more
+        few rows that may qualify (T-CG6: 4 distinct types before the last tile, T-CG7: at most
+        3); for T-CG8 the columns other than the corners'; for T-CG12 those whose 1-3 more
         tiles give no staircase (goals that hold already stay)."""
         live = self._live_columns
         if live is None:
@@ -455,8 +626,12 @@ class _Placements:
             return False
         if goal in (2, 5):
             return room[column] <= 3 and room.count(0) + 1 >= (2 if goal == 2 else 3)
-        if goal in (6, 7):
-            return self.full_rows + sum(1 for gaps in self.row_gaps[column] if gaps == 1) >= (2 if goal == 6 else 4)
+        if goal in (6, 7):  # the rows qualifying now plus those the column's next cells complete and may qualify
+            info = self.goal_info
+            assert info is not None  # set above
+            completing = sum(1 for j, gaps in enumerate(self.row_gaps[column][:most])
+                             if gaps == 1 and _row_may_complete(goal, info.row_kinds[self.slots[column][j][0] // COLUMNS]))
+            return info.full_rows[goal] + completing >= (2 if goal == 6 else 4)
         if goal == 8:
             return column in (0, COLUMNS - 1) and room[column] <= 3 and room[COLUMNS - 1 - column] == 0
         if goal == 12:
@@ -737,7 +912,7 @@ def _placements(table: Table, state: State, seat: int) -> _Placements:
     found = _RECENT.get(key)
     if found is None:
         if len(_RECENT) >= _RECENT_MAX:
-            _RECENT.clear()
+            del _RECENT[next(iter(_RECENT))]  # the oldest shelf
         found = _RECENT[key] = _Placements(table, state, seat)
     return found
 
@@ -1075,12 +1250,16 @@ class _NextBest:
     through a newly freed neighbour of a removed cell. Equal to :func:`_next_best` on the board
     after the pick (checked in tests/test_tile_advise.py)."""
 
-    def __init__(self, opponent: _Placements, board: Board):
+    def __init__(self, opponent: _Placements, board: Board, kept_for_turn: bool = False):
         self.opponent, self.board = opponent, board
+        # the best gain of a pick's types: with ``kept_for_turn`` from the placement sums that the
+        # next player's own turn reuses (:meth:`_Placements.best_from_sums`, the strategies), else
+        # from the immediate gains alone (one position ranked)
+        self.gain = opponent.best_from_sums if kept_for_turn else opponent.best_immediate
         self.free = set(free_cells(board))
         self.most = min(3, max(opponent.room))
         picks = legal_picks(board, opponent.shelf)
-        self.ranked = sorted(((opponent.best_immediate(tuple(board[c] for c in pick)), _mask(pick))
+        self.ranked = sorted(((self.gain(tuple(board[c] for c in pick)), _mask(pick))
                               for pick in picks), key=lambda item: -item[0])
 
     def kept(self, taken: tuple[int, ...]) -> int:
@@ -1101,7 +1280,7 @@ class _NextBest:
         if not fresh:
             return best
         free = (self.free | fresh) - removed
-        best_immediate = self.opponent.best_immediate
+        best_immediate = self.gain
         for x in fresh:
             for line in _LINES[self.most][x]:
                 if free.issuperset(line):
@@ -1173,63 +1352,82 @@ def _best_advised(table: Table, state: State, race: bool = True) -> list[Move]:
     skipped (they cannot reach it; exact ties are kept). The race term (with ``race``) is
     bounded by :meth:`_Race.cap` in the bound and computed only for the placements of the picks
     reached whose bound reaches the best; a pick whose exact race values leave it below the best
-    even with the kept denial is skipped before its denial is computed."""
+    even with the kept denial is skipped before its denial is computed. Placements come from
+    :meth:`_Placements.sums` per multiset of types (shared by picks of the same types), and
+    ``Move`` objects are built for the winners only."""
     seat = state.turn
     board = state.board
     mine = _placements(table, state, seat)
     opponent = _placements(table, state, (seat + 1) % table.players)
-    next_best = _NextBest(opponent, board)
+    next_best = _NextBest(opponent, board, kept_for_turn=True)
     racing = _Race(table, state, mine, opponent) if race else None
-    moves: list[tuple[tuple[int, ...], int]] = []  # (cells in placement order, column), in legal_moves' order
-    by_pick: dict[tuple[int, ...], list[tuple[int, int, int, int, tuple[int, ...], tuple[int, ...]]]] = {}
-    room = mine.room
-    value = mine.value
+    racing_on = racing is not None and bool(racing.slots)
+    caps = racing.cap_table() if racing is not None and racing_on else None
     # T16 after a pick: no two tiles left side by side. ``degree``: tiles next to each tile; a
     # straight pick of k tiles holds k - 1 of the board's ``pairs`` of touching tiles
     degree = {cell: sum(1 for n in BOARD_NEIGHBOURS[cell] if board[n] != EMPTY)
               for cell, t in enumerate(board) if t != EMPTY}
     pairs = sum(degree.values()) // 2
-    racing_on = racing is not None and bool(racing.slots)
-    caps = racing.cap_table() if racing is not None and racing_on else None
+    # per multiset of types (sorted): the best value plus race cap over its placements, and the
+    # placements (column, types bottom first, value without race and denial, race cap, goals);
+    # picks of the same types share them (the board does not enter a placement's value)
+    tops: dict[tuple[int, ...], tuple[int, list[tuple[int, tuple[int, ...], int, int, tuple[int, ...]]]]] = {}
     bounds = []
-    for pick, orders in pick_orders(state):
-        items = by_pick[pick] = []
-        top: int | None = None
-        for column in range(COLUMNS):
-            if room[column] >= len(pick):
-                for types, order in orders.items():
-                    immediate, groups, personal, tempo, goals, _ = value(column, types)
-                    v = immediate + groups + personal + tempo
-                    cap = caps[column][len(types)] if caps is not None else 0
-                    items.append((len(moves), v, cap, column, types, goals))
-                    moves.append((order, column))
-                    if top is None or v + cap > top:
-                        top = v + cap
-        assert top is not None
+    for position, pick in enumerate(legal_picks(board, mine.shelf)):  # pick_orders' order
+        key = tuple(sorted([board[c] for c in pick]))
+        found = tops.get(key)
+        if found is None:
+            k = len(key)
+            items = []
+            top: int | None = None
+            for column, types, v, goals, _ in mine.sums(key):
+                cap = caps[column][k] if caps is not None else 0
+                items.append((column, types, v, cap, goals))
+                if top is None or v + cap > top:
+                    top = v + cap
+            assert top is not None  # legal_picks: some column has room for the pick (T12)
+            found = tops[key] = (top, items)
         refill = pairs == sum(degree[cell] for cell in pick) - (len(pick) - 1)  # T16: a fresh board, denial 0 here
         kept = 0 if refill else -(next_best.kept(pick) // 2)
-        bounds.append((top + kept, kept, refill, pick))
+        bounds.append((found[0] + kept, kept, refill, position, pick, key))
     bounds.sort(key=lambda item: -item[0])
     best: int | None = None
-    totals: dict[int, int] = {}
-    for bound, kept, refill, picked in bounds:
+    totals: list[tuple[int, tuple[int, ...], int, int, tuple[int, ...]]] = []  # (total, pick, position, column, types)
+    for bound, kept, refill, position, picked, key in bounds:
         if best is not None and bound < best:
             break
         scored = []
-        for index, v, cap, column, types, goals in by_pick[picked]:
+        for column, types, v, cap, goals in tops[key][1]:
             if racing is not None and racing_on:
                 if best is not None and v + cap + kept < best:
                     continue  # cannot reach the best even with the race's cap and the kept denial
                 v += racing.gain(column, types, goals)
-            scored.append((index, v))
-        if not scored or (best is not None and max(v for _, v in scored) + kept < best):
+            scored.append((column, types, v))
+        if not scored or (best is not None and max(v for _, _, v in scored) + kept < best):
             continue  # the exact race term leaves the pick below the best: skip its denial
         denial = 0 if refill else -(next_best.after(picked) // 2)
-        for index, v in scored:
-            total = totals[index] = v + denial
+        for column, types, v in scored:
+            total = v + denial
+            totals.append((total, picked, position, column, types))
             if best is None or total > best:
                 best = total
-    return [Move(*moves[index]) for index in sorted(totals) if totals[index] == best]
+    # the winners in legal_moves' order: pick, column, then the pick's orders as cell_orders lists them
+    winners = sorted((position, column, picked, types) for total, picked, position, column, types in totals
+                     if total == best)
+    moves = []
+    orders: dict[tuple[int, ...], tuple[int, ...]] = {}
+    ranks: dict[tuple[int, ...], int] = {}
+    last = -1
+    chosen = []
+    for position, column, picked, types in winners:
+        if position != last:
+            last, orders = position, cell_orders(board, picked)
+            ranks = {t: i for i, t in enumerate(orders)}
+        chosen.append((position, column, ranks[types], orders[types]))
+    chosen.sort()
+    for _, column, _, cells in chosen:
+        moves.append(Move(cells, column))
+    return moves
 
 
 def best_moves(table: Table, state: State, immediate_only: bool = False, race: bool = True) -> list[Move]:

@@ -289,9 +289,15 @@ def column_room(shelf: Shelf) -> tuple[int, ...]:
 def legal_picks(board: Board, shelf: Shelf) -> list[tuple[int, ...]]:
     """T10-T12: the sets of board cells the active player may take (sorted tuples): 1-3 tiles with
     a free side at turn start, in one straight line without gaps, at most the most room in a column."""
-    most = min(3, max(column_room(shelf)))
+    return list(_straight_picks(board, min(3, max(column_room(shelf)))))
+
+
+@lru_cache(maxsize=16)
+def _straight_picks(board: Board, most: int) -> tuple[tuple[int, ...], ...]:
+    """:func:`legal_picks` of at most ``most`` tiles (the last boards' answers are kept: both
+    seats' picks on one board are asked, and mostly with the same ``most``)."""
     if most == 0:
-        return []
+        return ()
     free = free_cells(board)
     is_free = set(free)
     picks: list[tuple[int, ...]] = [(i,) for i in free]
@@ -304,7 +310,7 @@ def legal_picks(board: Board, shelf: Shelf) -> list[tuple[int, ...]]:
                     break
                 line = line + (j,)
                 picks.append(line)
-    return picks
+    return tuple(picks)
 
 
 def pick_orders(state: State) -> list[tuple[tuple[int, ...], dict[tuple[int, ...], tuple[int, ...]]]]:
@@ -312,13 +318,16 @@ def pick_orders(state: State) -> list[tuple[tuple[int, ...], dict[tuple[int, ...
     pick, ``{types placed bottom first: the first order of cells giving them}`` (orders that
     differ only by swapping same-type tiles are one)."""
     board = state.board
-    out = []
-    for pick in legal_picks(board, state.shelves[state.turn]):
-        orders: dict[tuple[int, ...], tuple[int, ...]] = {}
-        for order in permutations(pick):
-            orders.setdefault(tuple(board[c] for c in order), order)
-        out.append((pick, orders))
-    return out
+    return [(pick, cell_orders(board, pick)) for pick in legal_picks(board, state.shelves[state.turn])]
+
+
+def cell_orders(board: Board, pick: tuple[int, ...]) -> dict[tuple[int, ...], tuple[int, ...]]:
+    """The placement orders of one pick (T14): ``{types placed bottom first: the first order of
+    the cells (in ``itertools.permutations`` order) giving them}``."""
+    orders: dict[tuple[int, ...], tuple[int, ...]] = {}
+    for order in permutations(pick):
+        orders.setdefault(tuple(board[c] for c in order), order)
+    return orders
 
 
 def legal_moves(state: State) -> list[Move]:
