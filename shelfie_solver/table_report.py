@@ -9,7 +9,7 @@ from .advise import Advice, advise
 from .board import Board, CellState, Marks, line_points, score_breakdown
 from .dice import dice_codes
 from .game import Block, EndTriggered, Fail, GameOver, Mark, Pass, Roll, UncheckedMark
-from .render import Report, advice_report, decimal, exact_cell
+from .render import Report, advice_report
 from .rules import Ruleset
 from .table import Table, objective_for, warnings
 
