@@ -321,6 +321,9 @@ def load_marks(text_or_path: str | None, board: Board, stdin: TextIO | None = No
     kind = text_or_file(text_or_path, MARKS_TEXT_CHARS, stdin=True)  # the rule shared with tile --shelf
     if kind == "stdin":
         source = sys.stdin if stdin is None else stdin
+        if source is None:  # the process was started with standard input closed
+            raise MarksError("'-' reads the marks from standard input, which is closed; give the marks as "
+                             "text or a file")
         text = _read_shelves(source, board)
         try:
             return parse_marks(text.removeprefix(_BOM), board)

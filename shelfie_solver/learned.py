@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 
 from .board import Board, ItemSets, Marks
-from .errors import ShelfieError
+from .errors import ShelfieError, shorten
 from .game import GameState
 from .objectives import StateArrays
 from .rules import Ruleset
@@ -106,8 +106,21 @@ class LearnedModel:
     weights: dict[int, np.ndarray]
     info: dict[str, Any] = field(default_factory=dict)
 
+    def verify_players(self, players: int, name: str) -> None:
+        """Refuse a game of ``players`` seats that this file has no weights for (``train
+        --players``); ``name`` is how the user named it (``learned:FILE``).
+
+        Raises:
+            ModelError: no weights for ``players``.
+        """
+        if players not in self.weights:
+            fitted = ", ".join(str(n) for n in sorted(self.weights))
+            raise ModelError(f"{shorten(name.strip())} has weights for {fitted} player(s), not for a game of "
+                             f"{players}; fit them with 'shelfie-solve train --players {players}' (docs/train.md)")
+
     def for_players(self, players: int) -> np.ndarray:
-        """``(3, N_FEATURES)`` weights for ``players`` seats (the nearest count fitted)."""
+        """``(3, N_FEATURES)`` weights for ``players`` seats (the nearest count fitted; the
+        command-line entry points refuse a missing count first: :meth:`verify_players`)."""
         best = min(self.weights, key=lambda n: (abs(n - players), n))
         return self.weights[best]
 
@@ -555,5 +568,7 @@ def named_objective(name: str, board: Board, state: GameState | None = None) -> 
         ModelError: a bad ``learned:FILE``.
     """
     model = model_named(name)
+    if model is not None:
+        model.verify_players(1 if state is None else state.players, name)
     objective = solitaire_objective(board, model) if state is None else state_objective(state, model)
     return objective if model is None else replace(objective, name=name.strip())

@@ -214,7 +214,7 @@ def exact_cell(value: Fraction) -> str:
 def objective_notes(objective: str) -> list[str]:
     """The footer line explaining ``objective`` (empty for the self-explaining ones); ``learned:FILE``
     and ``table:FILE`` are explained as ``learned`` and ``table``."""
-    base = objective.split(":", 1)[0]
+    base = objective.split(":", 1)[0].strip().lower()
     return [OBJECTIVE_NOTES[base]] if base in OBJECTIVE_NOTES else []
 
 
@@ -289,7 +289,7 @@ def label_learned_value(report: Report, advice: Advice, opponents: bool) -> None
     """Say in ``report`` what a ``learned`` (or ``learned:FILE``) value is in this game: a
     win-chance score in thousandths with ``opponents``, points alone (labels only: the values,
     JSON and CSV are as :func:`render.advice_report` made them)."""
-    if advice.objective.split(":", 1)[0] != "learned":
+    if advice.objective.split(":", 1)[0].strip().lower() != "learned":
         return
     header, words, note = LEARNED_LABELS[opponents]
     report.headers = [header if h == "value" else h for h in report.headers]

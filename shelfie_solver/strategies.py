@@ -429,5 +429,7 @@ def parse_players(text: str) -> tuple[str, ...]:
         raise StrategyError("--players has an empty entry (two commas in a row, or one at an end); "
                             "expected 1 to 4 comma-separated strategies, e.g. solver,greedy")
     for name in names:
-        strategy_named(name)
+        strategy = strategy_named(name)
+        if isinstance(strategy, LearnedStrategy) and strategy.model is not None:
+            strategy.model.verify_players(len(names), name)  # learned:FILE fitted for this many seats
     return names

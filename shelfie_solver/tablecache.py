@@ -54,7 +54,7 @@ class CacheSettingError(ShelfieError):
 #: Default bound on the entries' total size, in bytes (``SHELFIE_SOLVE_CACHE_MAX`` overrides it).
 DEFAULT_LIMIT = 256 << 20
 
-_SIZE = re.compile(r"(\d{1,15})\s*([kmg]?)(?:i?b)?", re.IGNORECASE)
+_SIZE = re.compile(r"([0-9]{1,15})\s*([kmg]?)(?:i?b)?", re.IGNORECASE)  # ASCII digits only
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
 #: An entry's file name (:func:`entry_path`): ``kind-<hash>.npy``.
 _ENTRY_NAME = re.compile(r"[a-z][a-z0-9-]*-[0-9a-f]{17,}\.npy")

@@ -256,7 +256,8 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
         raise TrainError(f"--solitaire-boards fits the 1-player weights: expected a count >= 0 with 1 among "
                          f"--players; got {solitaire_boards} with players={list(counts)}")
     settings = Settings(seed, games, iterations, counts, board.name, rules.name, solitaire_boards)
-    done = _read_checkpoint(checkpoint, settings)
+    inputs = _inputs_fingerprint(board, rules)
+    done = _read_checkpoint(checkpoint, settings, inputs)
     tree = [iteration.spawn(len(counts)) for iteration in np.random.SeedSequence(seed).spawn(iterations)]
     model: LearnedModel | None = done[-1] if done else None
     solitaire: np.ndarray | None = None
@@ -306,7 +307,7 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
                        "small boards")
         model = LearnedModel(weights, {"trained": {**settings.as_dict(), "method": method}})
         done.append(model)
-        _write_checkpoint(checkpoint, settings, done)
+        _write_checkpoint(checkpoint, settings, done, inputs)
     assert model is not None
     return model
 
@@ -323,23 +324,45 @@ def tasks_total(games: int, iterations: int, players: Iterable[int] = PLAYER_COU
     return iterations * played * len(chunks(games, _BATCH)) + solitaire_boards
 
 
-def _read_checkpoint(path: str | Path | None, settings: Settings) -> list[LearnedModel]:
+def _inputs_fingerprint(board: Board, rules: Ruleset) -> str:
+    """SHA-256 of the board's and the ruleset's contents: a checkpoint is resumed only for the
+    same inputs, not merely the same names (a board file edited under its old name)."""
+    import hashlib
+
+    return hashlib.sha256(repr((board, rules)).encode("utf-8")).hexdigest()
+
+
+def _read_checkpoint(path: str | Path | None, settings: Settings, inputs: str) -> list[LearnedModel]:
+    """The iterations a checkpoint holds for these settings and inputs (none when they differ:
+    the run starts over and rewrites it).
+
+    Raises:
+        TrainError: a file that is not a checkpoint of this format, or an iteration without
+            weights for every number of players asked for.
+    """
     if path is None or not Path(path).exists():
         return []
     try:
         data = json.loads(Path(path).read_text("utf-8"))
-        if data.get("settings") != settings.as_dict():
+        if data.get("settings") != settings.as_dict() or data.get("inputs") != inputs:
             return []
-        return [model_from_dict(m, str(path)) for m in data["iterations"]][: settings.iterations]
+        done = [model_from_dict(m, str(path)) for m in data["iterations"]][: settings.iterations]
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, AttributeError,
-            ShelfieError) as error:
-        raise TrainError(f"checkpoint {path} is unusable ({error}); delete it or pass another --checkpoint") from None
+            RecursionError, ShelfieError) as error:
+        reason = "nested too deeply" if isinstance(error, RecursionError) else str(error)
+        raise TrainError(f"checkpoint {path} is unusable ({reason}); delete it or pass another --checkpoint") from None
+    for model in done:
+        missing = sorted(set(settings.players) - set(model.weights))
+        if missing:
+            raise TrainError(f"checkpoint {path} is unusable (an iteration has no weights for {missing} players); "
+                             "delete it or pass another --checkpoint")
+    return done
 
 
-def _write_checkpoint(path: str | Path | None, settings: Settings, done: list[LearnedModel]) -> None:
+def _write_checkpoint(path: str | Path | None, settings: Settings, done: list[LearnedModel], inputs: str) -> None:
     if path is None:
         return
-    text = json.dumps({"settings": settings.as_dict(), "iterations": [m.to_dict() for m in done]})
+    text = json.dumps({"settings": settings.as_dict(), "inputs": inputs, "iterations": [m.to_dict() for m in done]})
     try:
         write_text_atomically(path, text)
     except FileWriteError as error:

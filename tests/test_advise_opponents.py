@@ -110,7 +110,9 @@ def test_without_opponents_nothing_changes():
     (["--opponent", FOUR] * 4, "2-4 players"),
     (["--opponent", FOUR, "--order", "3"], "not 1-2"),
     (["--opponent", FOUR, "--order", "x"], "--order"),
-    (["--opponent", FOUR, "--round", "0"], "rounds count from 1"),
+    (["--opponent", FOUR, "--round", "0"], "--round"),
+    (["--opponent", FOUR, "--round", "9223372036854775808"], "--round"),
+    (["--opponent", FOUR, "--order", "0"], "--order"),
     (["--opponent", CLOSED], "game is over"),
     (["--opponent", FOUR, "--objective", "learned:/no/such.json"], "learned"),
 ])
@@ -142,3 +144,34 @@ def test_the_typed_table_is_the_game_seen_from_the_active_seat(rules, board, act
     ours, theirs = state_objective(typed), state_objective(game)
     assert np.array_equal(ours.values(arrays, sets), theirs.values(arrays, sets))
     assert ours.shelf_values(arrays) == theirs.shelf_values(arrays)
+
+
+def test_closed_standard_input_is_one_line(tmp_path):
+    """``--opponent -`` (and ``--marks -``) with standard input closed: one line, not a crash."""
+    import os
+    import subprocess
+    import sys
+
+    for option in ("--opponent", "--marks"):
+        done = subprocess.run([sys.executable, "-c", "from shelfie_solver.cli import main; main()", "advise",
+                               "--dice", "CCBJPP", option, "-"],
+                              capture_output=True, text=True, preexec_fn=lambda: os.close(0))
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.startswith("Error: ") and done.stderr.count("\n") == 1 and "closed" in done.stderr
+
+
+def test_a_file_without_weights_for_this_many_players_is_refused(tmp_path):
+    """learned:FILE fitted for 1 player only is refused in a game of 2 (advise --opponent,
+    simulate) instead of playing with another count's weights; alone it is used."""
+    from shelfie_solver.learned import LearnedModel, default_model
+    from shelfie_solver.train import model_text
+
+    shipped = default_model()
+    path = tmp_path / "one.json"
+    path.write_text(model_text(LearnedModel({1: shipped.weights[1]}, shipped.info)))
+    objective = f"learned:{path}"
+    assert advise("--dice", "CCBJPP", "--objective", objective).exit_code == 0
+    assert_one_line_error(advise("--dice", "CCBJPP", "--opponent", FOUR, "--objective", objective),
+                          "weights for 1 player", "train --players 2")
+    result = CliRunner().invoke(main, ["simulate", "--players", f"{objective},solver", "--games", "1", "--seed", "1"])
+    assert_one_line_error(result, "weights for 1 player")

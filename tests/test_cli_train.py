@@ -63,6 +63,31 @@ def test_unwritable_output_and_bad_checkpoint(tmp_path):
                               "--output", str(tmp_path / "x.json"), "--checkpoint", str(bad)), "checkpoint")
 
 
+def test_a_checkpoint_is_resumed_only_for_the_same_board_contents(tmp_path):
+    """A board file edited under the same name makes a new run, not the old parameters; a
+    checkpoint without weights for a number of players asked for, or nested too deeply, is
+    refused in one line."""
+    board = tmp_path / "board.toml"
+    text = (EXAMPLES / "boards" / "small.toml").read_text()
+    board.write_text(text)
+    args = ["--seed", "4", "--games", "2", "--iterations", "1", "--players", "1", "--board", str(board),
+            "--output", str(tmp_path / "p.json")]
+    assert run(*args).exit_code == 0
+    first = (tmp_path / "p.json").read_text()
+    edited = text.replace("values = [2, 1, 3]", "values = [9, 1, 3]")
+    assert edited != text
+    board.write_text(edited)
+    assert run(*args).exit_code == 0, "the edited board must still load"
+    assert (tmp_path / "p.json").read_text() != first  # fitted again on the new values
+    checkpoint = tmp_path / "p.json.checkpoint"
+    data = json.loads(checkpoint.read_text())
+    data["iterations"][0]["weights"] = {"2": data["iterations"][0]["weights"]["1"]}
+    checkpoint.write_text(json.dumps(data))
+    assert_one_line_error(run(*args), "checkpoint", "no weights for [1] players")
+    checkpoint.write_text("[" * 100000 + "]" * 100000)
+    assert_one_line_error(run(*args), "checkpoint", "nested too deeply")
+
+
 def test_progress_bar_on_a_terminal(tmp_path):
     # A real pseudo-terminal: the progress bar is drawn on stderr, then the fit lines.
     pexpect = pytest.importorskip("pexpect")

@@ -42,7 +42,7 @@ def interrupt(child: pexpect.spawn) -> None:
         child.sendintr()
         if child.expect_exact(["Interrupted", pexpect.TIMEOUT], timeout=10) == 0:  # generous: a loaded CI
             return
-    raise AssertionError("Ctrl-C did not end the session")
+    raise AssertionError(f"Ctrl-C did not end the session; it last printed {str(child.before)[-300:]!r}")
 
 
 def test_interactive_game(tmp_path: Path):

@@ -28,9 +28,9 @@ from .options import board_option, format_option, load_setup, marks_option, rule
                    "at most 3), in play order starting with the player after you. The advice then sees "
                    "the table: the learned objective values blocking (D15), the end trigger on any sheet "
                    "(D17, D18) and the score gap.")
-@click.option("--order", type=int, default=None, metavar="K",
+@click.option("--order", type=click.IntRange(1, 4), default=None, metavar="K",
               help="With --opponent: your place in the round's play order, 1 = you play first (D5). [default: 1]")
-@click.option("--round", "round_number", type=int, default=None, metavar="N",
+@click.option("--round", "round_number", type=click.IntRange(1, 1000), default=None, metavar="N",
               help="With --opponent: the round being played, from 1 (the learned objective's clock). [default: 1]")
 @click.option("--objective", default=None, metavar="NAME",
               help=f"What to maximise: {', '.join(OBJECTIVE_NAMES)} (docs/objectives.md). strategic: expected "

@@ -81,8 +81,10 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
         raise TrainError(str(error)) from None
     for line in lines:
         click.echo(line)
+    seats = min((n for n in sorted(model.weights) if n > 1), default=1)  # a game the file has weights for
+    example = ",".join([f"learned:{output}"] + ["solver"] * (seats - 1))
     click.echo(f"Parameters written to {output} (objective and strategy learned:{output}, e.g. "
-               f"simulate --players learned:{output},solver; docs/train.md).")
+               f"simulate --players {example}; docs/train.md).")
 
 
 #: Options of self-play only: with --table they would be ignored silently, so they are refused.
