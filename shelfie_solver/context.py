@@ -39,6 +39,8 @@ def table_state(board: Board, rules: Ruleset, marks: Marks, opponents: tuple[Mar
         ContextError: more than 3 opponents (D1), ``order`` not 1..players, ``round_number`` < 1,
             or the end triggered while the player is first in the round (the round in which it
             fired has been played out, so the game is over, D18).
+            A line complete on one sheet while another sheet still has an item available on it
+            (D15 eliminates them) or has it complete too (D16).
         MarksError: an opponent's sheet does not fit the board.
     """
     players = 1 + len(opponents)
@@ -52,6 +54,7 @@ def table_state(board: Board, rules: Ruleset, marks: Marks, opponents: tuple[Mar
     for sheet in opponents:
         verify_marks_fit(sheet, board)
     sheets = (marks, *opponents)
+    _verify_blocking(board, sheets)
     trigger = end_trigger_shelves(board, rules)
     triggered = any(sheet.closed_shelves() >= trigger for sheet in sheets)
     if triggered and order == 1 and players > 1:
@@ -61,3 +64,19 @@ def table_state(board: Board, rules: Ruleset, marks: Marks, opponents: tuple[Mar
     first = (-(order - 1)) % players  # seat 0 is the player, ``order - 1`` seats after the first
     return GameState(board, rules, sheets, active=0, first=first, turn=(round_number - 1) * players + order - 1,
                      end_triggered=triggered)
+
+
+def _verify_blocking(board: Board, sheets: tuple[Marks, ...]) -> None:
+    """D15/D16: a line with every item marked on one sheet has no available item on any other
+    sheet (eliminated when it was completed), so no other sheet has it complete either."""
+    names = ["your sheet"] + [f"opponent {j}'s sheet" for j in range(1, len(sheets))]
+    for index, line in enumerate(board.lines):
+        complete = [j for j, sheet in enumerate(sheets) if sheet.count_marked(line) == len(line)]
+        if len(complete) > 1:
+            raise ContextError(f"{board.line_name(index)} is complete on {names[complete[0]]} and on "
+                               f"{names[complete[1]]}; a line is completed by at most one player (D16)")
+        for j in complete:
+            for k, other in enumerate(sheets):
+                if k != j and any(other.is_available(cell) for cell in line):
+                    raise ContextError(f"{board.line_name(index)} is complete on {names[j]}, so its items on "
+                                       f"{names[k]} are eliminated (D15): mark them 'x' there")

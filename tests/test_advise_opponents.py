@@ -43,6 +43,19 @@ def test_seats_first_player_and_turn(rules, board):
     assert table_state(board, rules, mine, (a,), order=1).first == 0
 
 
+@pytest.mark.parametrize("mine, theirs, fragment", [
+    ("ooooo/...../...../...../.....", "o..../...../...../...../.....", "eliminated (D15)"),  # shelf 1 complete
+    ("o..../o..../o..../o..../o....", "...../...../...../...../.....", "eliminated (D15)"),  # column 1 complete
+    ("ooooo/...../...../...../.....", "ooooo/...../...../...../.....", "at most one player (D16)"),
+])
+def test_blocking_is_checked_between_sheets(rules, board, mine, theirs, fragment):
+    """D15/D16 on the sheets typed: a completed line has no available item elsewhere."""
+    with pytest.raises(ContextError, match=fragment.replace("(", r"\(").replace(")", r"\)")):
+        table_state(board, rules, parse_marks(mine, board), (parse_marks(theirs, board),), order=2)
+    ok = "xxxxx/...../...../...../....." if mine.startswith("ooooo") else "x..../x..../x..../x..../x...."
+    table_state(board, rules, parse_marks(mine, board), (parse_marks(ok, board),), order=2)
+
+
 def test_the_end_is_triggered_by_any_sheet(rules, board):
     """D17: any player's sheet with 2 closed shelves triggers the end, not only the advised one."""
     mine, closed = parse_marks(MINE, board), parse_marks(CLOSED, board)
