@@ -257,6 +257,28 @@ class _Placements:
         personal_potential = rest - immediate_rest - tempo + loss  # by_hits: end + tempo - loss + personal
         return immediate, groups, personal_potential, tempo, goals, self.end_open and self.empty == k  # T23
 
+    def _goals_completed(self, live: list[tuple[int, int]] | None, column: int, types: tuple[int, ...], pairs: int,
+                         quartets: int) -> list[tuple[int, int]]:
+        """``(slot, goal)`` of the goals ``live`` (within reach of ``column``, :meth:`live_columns`)
+        that hold once ``types`` (bottom first) are placed there (T18, T-CG1-12); ``pairs`` and
+        ``quartets`` are the groups of 2+ / 4+ tiles the placement gains (T-CG4 / T-CG3)."""
+        if not live:
+            return []
+        k = len(types)
+        room = list(self.room)
+        room[column] -= k
+        completed = []
+        for slot, goal in live:
+            if goal == 3:
+                holds = self.at_least[4] + quartets >= 4
+            elif goal == 4:
+                holds = self.at_least[2] + pairs >= 6
+            else:
+                holds = CELLS - self.empty + k >= MIN_TILES[goal] and self._holds_after(goal, column, types, room)
+            if holds:
+                completed.append((slot, goal))
+        return completed
+
     def _distinct_sum(self, column: int, types: tuple[int, ...], terms: list[list[tuple[int, int, int, int, int]]],
                       by_hits: list[tuple[int, int]]) -> tuple[int, tuple[int, ...], int, int]:
         """Tiles of distinct ``types`` in ``column`` from :meth:`_tile_terms` (``terms``,
@@ -270,23 +292,9 @@ class _Placements:
             gained += points
             pairs += pair
             quartets += quartet
-        done: list[int] = []
-        tokens = 0
-        live = self.live_columns()[column]
-        if live:
-            k = len(types)
-            room = list(self.room)
-            room[column] -= k
-            for slot, goal in live:
-                if goal == 3:
-                    holds = self.at_least[4] + quartets >= 4
-                elif goal == 4:
-                    holds = self.at_least[2] + pairs >= 6
-                else:
-                    holds = CELLS - self.empty + k >= MIN_TILES[goal] and self._holds_after(goal, column, types, room)
-                if holds:
-                    done.append(goal)
-                    tokens += self.state.stacks[slot][0]
+        completed = self._goals_completed(self.live_columns()[column], column, types, pairs, quartets)
+        done = [goal for _, goal in completed]
+        tokens = sum(self.state.stacks[slot][0] for slot, _ in completed)
         rest, personal = by_hits[hits]
         return v + rest + QUARTER * tokens, tuple(done), gained + personal + QUARTER * tokens, hits
 
@@ -359,9 +367,6 @@ class _Placements:
         slots = self.slots[column]
         top_open = slots[k - 1][0] >= COLUMNS
         live = self.live_columns()[column]
-        room = list(self.room)
-        room[column] -= k
-        enough = CELLS - self.empty + k
         for types in _orders(key):
             hits = 0
             runs: list[int] = []
@@ -380,13 +385,9 @@ class _Placements:
             potential = sum(_POTENTIAL[size] for size, grow in zip(runs, grows) if grow)
             goals = []
             tokens = 0
-            for slot, goal in live:
-                if goal in (3, 4):  # T-CG3 / T-CG4: the runs are new groups
-                    least = 4 if goal == 3 else 2
-                    holds = self.at_least[least] + sum(1 for size in runs if size >= least) >= (4 if goal == 3 else 6)
-                else:
-                    holds = enough >= MIN_TILES[goal] and self._holds_after(goal, column, types, room)
-                if holds:
+            if live:  # T-CG3 / T-CG4: the runs are new groups
+                for slot, goal in self._goals_completed(live, column, types, sum(size >= 2 for size in runs),
+                                                        sum(size >= 4 for size in runs)):
                     goals.append(goal)
                     tokens += self.state.stacks[slot][0]
             rest, personal = by_hits[hits]
@@ -556,17 +557,14 @@ class _Placements:
         goals = []
         tokens = 0
         live = self.live_columns()[column]
-        if live:
-            for slot, goal in live:  # T18: the next token if the goal holds now
-                if goal in (3, 4):  # T-CG3 / T-CG4: the groups after the placement, counted exactly
-                    least = 4 if goal == 3 else 2
-                    holds = (self.at_least[least] - sum(1 for g in joined_groups if groups[g][1] >= least)
-                             + sum(1 for size in sizes if size >= least)) >= (4 if goal == 3 else 6)
-                else:
-                    holds = CELLS - empty >= MIN_TILES[goal] and self._holds_after(goal, column, types, room)
-                if holds:
-                    goals.append(goal)
-                    tokens += self.state.stacks[slot][0]
+        if live:  # T18: the next token if the goal holds now; T-CG3 / T-CG4 from the groups after it
+            def gained(least: int) -> int:
+                return (sum(1 for size in sizes if size >= least)
+                        - sum(1 for g in joined_groups if groups[g][1] >= least))
+
+            for slot, goal in self._goals_completed(live, column, types, gained(2), gained(4)):
+                goals.append(goal)
+                tokens += self.state.stacks[slot][0]
         end = self.end_open and empty == 0  # T23
         return (QUARTER * (gain + personal + tokens + end), potential if full else 0, personal_potential, tempo,
                 tuple(goals), end)
@@ -803,19 +801,8 @@ class _Placements:
             gain += GROUP_POINTS[min(size, 6)]
         if self.card is not None:
             gain += PERSONAL_POINTS[self.matches + hits] - PERSONAL_POINTS[self.matches]
-        if live:
-            k = len(order)
-            room = list(self.room)
-            room[column] -= k
-            for slot, goal in live:  # T18: the next token if the goal holds now
-                if goal == 3:
-                    holds = self.at_least[4] + quartets >= 4
-                elif goal == 4:
-                    holds = self.at_least[2] + pairs >= 6
-                else:
-                    holds = CELLS - self.empty + k >= MIN_TILES[goal] and self._holds_after(goal, column, order, room)
-                if holds:
-                    gain += self.state.stacks[slot][0]
+        for slot, _ in self._goals_completed(live, column, order, pairs, quartets):  # T18: the next token
+            gain += self.state.stacks[slot][0]
         return QUARTER * gain
 
     def best_immediate(self, types: tuple[int, ...]) -> int:
