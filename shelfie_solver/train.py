@@ -402,8 +402,12 @@ def fit_table(solutions: Sequence[GameSolution], ridge: float = RIDGE) -> tuple[
     Raises:
         TrainError: no table, or tables with different scoring thresholds.
     """
-    if not solutions or len({s.rules.scoring_threshold for s in solutions}) != 1:
-        raise TrainError("fit_table needs one or more value tables of the same scoring threshold (D19)")
+    thresholds = sorted({s.rules.scoring_threshold for s in solutions})
+    if not thresholds:
+        raise TrainError("fit_table needs one or more value tables")
+    if len(thresholds) > 1:
+        raise TrainError(f"the value tables have different scoring thresholds ({', '.join(map(str, thresholds))}, "
+                         "D19); expected one or more tables of rulesets with one threshold")
     weights, errors = fit_table_sums([_table_sums(solution) for solution in solutions],
                                      solutions[0].rules.scoring_threshold, ridge)
     names = [s.board.name for s in solutions]

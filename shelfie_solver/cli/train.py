@@ -115,12 +115,7 @@ def _fit_tables(tables: tuple[str, ...], output: str) -> None:
     if twice is not None:  # pooled twice it would weigh double in the fit
         raise click.BadParameter(f"{shorten(twice)} is given more than once; expected each value table once",
                                  param_hint="'--table'")
-    solutions = [load_table(path) for path in tables]
-    thresholds = sorted({s.rules.scoring_threshold for s in solutions})
-    if len(thresholds) > 1:
-        raise TrainError(f"the value tables have different scoring thresholds ({', '.join(map(str, thresholds))}, "
-                         "D19); expected tables of rulesets with one threshold")
-    model, errors = fit_table(solutions)
+    model, errors = fit_table([load_table(path) for path in tables])  # refuses mixed D19 thresholds
     try:
         write_text_atomically(output, model_text(model))
     except FileWriteError as error:
