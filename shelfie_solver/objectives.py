@@ -206,6 +206,13 @@ def shelf_losses(state: StateArrays) -> list[tuple[int, int]]:
 OBJECTIVE_NAMES = ("strategic", "learned", "learned:FILE", "points", "marks", "safe", "cell:rXcY", "table:FILE")
 
 
+def is_learned(name: str) -> bool:
+    """Whether an objective or strategy name is ``learned`` or ``learned:FILE`` (any case), the
+    objective that sees the whole table when it is given one (:func:`learned.named_objective`)."""
+    word = name.strip().lower()
+    return word == "learned" or word.startswith("learned:")
+
+
 def parse_objective(text: str, board: Board) -> Objective:
     """An objective from its name: ``strategic``, ``learned``, ``learned:FILE`` (parameters written by
     ``train``), ``points``, ``marks``, ``safe``, ``cell:r2c4`` or ``table:FILE`` (an exact solitaire
@@ -219,7 +226,7 @@ def parse_objective(text: str, board: Board) -> Objective:
                                     "safe": Safe()}
     if word in simple:
         return simple[word]
-    if word == "learned" or word.startswith("learned:"):  # no-context form; learned:FILE = train's output
+    if is_learned(word):  # no-context form; learned:FILE = train's output
         from .learned import named_objective
 
         return named_objective(text, board)

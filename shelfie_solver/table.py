@@ -63,7 +63,7 @@ from .game import (
     legal_sets,
     saved_game_parts,
 )
-from .objectives import Objective, parse_objective
+from .objectives import Objective, is_learned, parse_objective
 from .rules import Ruleset
 from .workload import WorkError, check_work
 
@@ -490,7 +490,7 @@ def objective_for(name: str, state: GameState) -> Objective:
     Raises:
         ObjectiveError: an unknown name. ModelError: a bad ``learned:FILE``.
     """
-    if name == "learned" or name.strip().lower().startswith("learned:"):
+    if is_learned(name):
         from .learned import named_objective  # its parameters load only when asked for
 
         return named_objective(name, state.board, state)

@@ -7,7 +7,7 @@ import click
 from ..advise import Advice, advise, advise_in_game
 from ..board import Board, Marks
 from ..dice import Counts, parse_dice
-from ..objectives import OBJECTIVE_NAMES, parse_objective
+from ..objectives import OBJECTIVE_NAMES, is_learned, parse_objective
 from ..render import advice_report, render
 from ..rules import Ruleset
 from .options import board_option, format_option, load_setup, marks_option, rules_option
@@ -82,7 +82,7 @@ def _advise_in_game(dice: Counts, board: Board, rules: Ruleset, marks: Marks, op
     from ..errors import MarksError
     from ..learned import named_objective
 
-    if not (objective.strip().lower() == "learned" or objective.strip().lower().startswith("learned:")):
+    if not is_learned(objective):
         raise click.UsageError(f"--objective {objective} sees one sheet; with --opponent use learned or "
                                "learned:FILE (the objectives that see the table), or drop --opponent")
     opponents = []
