@@ -232,7 +232,7 @@ def advice_report(advice: Advice, top: int | None = None, opponents: bool | None
     """The report of ``shelfie-solve advise`` (holds, markings, or a failed result).
 
     ``opponents``: whether the objective saw opponents (a ``learned`` value is then a win-chance
-    score in thousandths, else points: :func:`label_learned_value`); default: whether the advice
+    score in thousandths, else points: :data:`LEARNED_LABELS`); default: whether the advice
     saw a table of two or more players (:attr:`advise.Advice.table`)."""
     rules, board = advice.rules, advice.board
     title = [
@@ -259,16 +259,14 @@ def advice_report(advice: Advice, top: int | None = None, opponents: bool | None
         data["final_score"] = advice.score
     elif advice.end_triggered:
         title.append("The end is already triggered (D17): the game ends after this round (D18).")
-    if advice.holds:
-        report = _holds_report(advice, title, data, top)
-    elif advice.markings:
-        report = _markings_report(advice, title, data, top)
-    else:
-        report = _failed_report(advice, title, data)
     if opponents is None:
         opponents = advice.table is not None and advice.table.players > 1
-    label_learned_value(report, advice, opponents)
-    return report
+    words = _value_words(advice.objective, opponents)
+    if advice.holds:
+        return _holds_report(advice, title, data, top, words)
+    if advice.markings:
+        return _markings_report(advice, title, data, top, words)
+    return _failed_report(advice, title, data)
 
 
 #: What a ``learned`` value is in ``play`` and ``advise`` (docs/train.md "The objective"): the value column's
@@ -285,21 +283,15 @@ LEARNED_LABELS = {
 }
 
 
-def label_learned_value(report: Report, advice: Advice, opponents: bool) -> None:
-    """Say in ``report`` what a ``learned`` (or ``learned:FILE``) value is in this game: a
-    win-chance score in thousandths with ``opponents``, points alone (labels only: the values,
-    JSON and CSV are as :func:`render.advice_report` made them)."""
-    if advice.objective.split(":", 1)[0].strip().lower() != "learned":
-        return
-    header, words, note = LEARNED_LABELS[opponents]
-    report.headers = [header if h == "value" else h for h in report.headers]
-    if advice.holds:
-        best = advice.holds[0].value
-        said = f"value {decimal(best)} = {exact_cell(best)}"
-        report.title = [line.replace(said, f"{said} ({words})", 1) if line.startswith("Best:") else line
-                        for line in report.title]
-    generic = objective_notes(advice.objective)
-    report.notes = [note if n in generic else n for n in report.notes]
+def _value_words(objective: str, opponents: bool) -> tuple[str, str, list[str]]:
+    """The value column's header, the words after the best hold's value and the footer lines that
+    say what a value of ``objective`` is: for ``learned`` (or ``learned:FILE``) a win-chance score
+    in thousandths with ``opponents``, points alone (:data:`LEARNED_LABELS`); else plain
+    ``value`` and :func:`objective_notes`."""
+    if objective.split(":", 1)[0].strip().lower() == "learned":
+        header, words, note = LEARNED_LABELS[opponents]
+        return header, f" ({words})", [note]
+    return "value", "", objective_notes(objective)
 
 
 def _table_lines(advice: Advice, title: list[str], data: dict[str, Any]) -> None:
@@ -314,19 +306,22 @@ def _table_lines(advice: Advice, title: list[str], data: dict[str, Any]) -> None
     others = state.sheets[1:]
     scores = [score(advice.board, m, advice.rules) for m in others]
     sheets = ", ".join(f"{m} ({p} points)" for m, p in zip(others, scores))
-    title.append(f"Round {state.turn // n + 1}, you are number {order} of {n} to play in the round; "
+    round_number = state.turn // n + 1
+    title.append(f"Round {round_number}, you are number {order} of {n} to play in the round; "
                  f"opponent{'s' if len(others) != 1 else ''} in play order after you: {sheets}")
     data["opponents"] = [{"marks": str(m), "score": p} for m, p in zip(others, scores)]
     data["order"] = order
-    data["round"] = state.turn // n + 1
+    data["round"] = round_number
 
 
-def _holds_report(advice: Advice, title: list[str], data: dict[str, Any], top: int | None) -> Report:
+def _holds_report(advice: Advice, title: list[str], data: dict[str, Any], top: int | None,
+                  words: tuple[str, str, list[str]]) -> Report:
     rules = advice.rules
     shown = advice.holds[:top] if top else advice.holds
     ranks = [h.rank for h in advice.holds]
     k = len(shown[0].at_least)
-    headers = (["rank", "keep", "re-roll", "value", "exact", "points", "failed"]
+    header, after_value, footer = words
+    headers = (["rank", "keep", "re-roll", header, "exact", "points", "failed"]
                + [f">={j} items" for j in range(1, k + 1)])
     rows = []
     for h in shown:
@@ -336,7 +331,7 @@ def _holds_report(advice: Advice, title: list[str], data: dict[str, Any], top: i
     best = advice.holds[0]
     tied = [dice_codes(h.keep, rules) for h in advice.holds if h.rank == 1]
     title.append(f"Best: {best_line(tied)}, re-roll {reroll_label(advice.dice, best.keep, rules)}, "
-                 f"value {decimal(best.value)} = {exact_cell(best.value)}, "
+                 f"value {decimal(best.value)} = {exact_cell(best.value)}{after_value}, "
                  f"expected points this turn {decimal(best.points, 2)}, failed-result chance {percent(best.fail)}")
     if advice.markings:  # stopping is best: what to mark
         title.append("Stop and mark " + _marking_text(advice.markings[0], advice))
@@ -357,16 +352,18 @@ def _holds_report(advice: Advice, title: list[str], data: dict[str, Any], top: i
     notes.append("value: expected objective value with optimal play after this hold; points: expected points "
                  "scored this turn (D19) under the same play; failed: chance of a failed result (D13); "
                  ">=j items: chance the final dice can mark j items.")
-    notes += objective_notes(advice.objective)
+    notes += footer
     return Report(title, headers, rows, data, notes, records=data["holds"])
 
 
-def _markings_report(advice: Advice, title: list[str], data: dict[str, Any], top: int | None) -> Report:
+def _markings_report(advice: Advice, title: list[str], data: dict[str, Any], top: int | None,
+                     words: tuple[str, str, list[str]]) -> Report:
     rules, board = advice.rules, advice.board
     shown = advice.markings[:top] if top else advice.markings
     ranks = [m.rank for m in advice.markings]
     ending = any(m.ends_game for m in shown)
-    headers = ["rank", "mark", "dice groups", "points", "score after", "value", "exact"] + (["end"] if ending else [])
+    header, _, footer = words
+    headers = ["rank", "mark", "dice groups", "points", "score after", header, "exact"] + (["end"] if ending else [])
     rows = []
     for m in shown:
         cells = " + ".join(board.cell_name(c) for c in m.marking.cells)
@@ -377,7 +374,7 @@ def _markings_report(advice: Advice, title: list[str], data: dict[str, Any], top
     data["markings"] = [_marking_record(m, advice) for m in advice.markings]
     notes = [f"{len(advice.markings) - len(shown)} more markings not shown (--top)."] if len(shown) < len(advice.markings) else []
     notes.append("points: score change now (D19); score after: the sheet's score after the marking.")
-    notes += objective_notes(advice.objective)
+    notes += footer
     return Report(title, headers, rows, data, notes, records=data["markings"])
 
 
