@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import json
 from fractions import Fraction
 
 import numpy as np
@@ -16,20 +15,11 @@ from shelfie_solver.cli import main
 from shelfie_solver.context import ContextError, table_state
 
 from conftest import assert_one_line_error
+from test_cli_advise import advise, advise_json  # the CliRunner helpers of advise's CLI tests
 
 MINE = "oo.../...../x..../...../....."
 FOUR = "o..../o..../o..../...../....."  # one column with three marks (D19)
 CLOSED = "xxxxx/xxxxx/...../...../....."  # two shelves without an available item: D17's trigger
-
-
-def advise(*args: str):
-    return CliRunner().invoke(main, ["advise", *args])
-
-
-def advise_json(*args: str) -> dict:
-    result = advise(*args, "--format", "json")
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
 
 
 def test_seats_first_player_and_turn(rules, board):
