@@ -992,10 +992,9 @@ def all_jokers_gap(sheet: CheatSheet) -> tuple[ItemOdds, Fraction] | None:
     return item, chance
 
 
-def _all_jokers_note(sheet: CheatSheet, entry: SetOdds) -> str | None:
+def _all_jokers_note(sheet: CheatSheet, entry: SetOdds, gap: tuple[ItemOdds, Fraction] | None) -> str | None:
     """The footnote under ``entry``'s fresh-roll table when an item of its faces has odds above
-    them (:func:`all_jokers_gap`), else ``None``."""
-    gap = all_jokers_gap(sheet)
+    them (``gap``: the sheet's :func:`all_jokers_gap`), else ``None``."""
     if gap is None or sheet.board.faces_of(gap[0].cell)[0] not in entry.faces:
         return None
     item, chance = gap
@@ -1051,9 +1050,10 @@ def render_markdown(sheet: CheatSheet, heatmap: str = HEATMAP_NAME) -> str:
              + " Every figure is an exact result of the solver, shown rounded.",
              "## 1. Item odds", notes["items"], f"![Item odds heatmap]({heatmap})", _md_table(*item_table(sheet)),
              "## 2. Set odds", notes["sets"]]
+    gap = all_jokers_gap(sheet)
     for entry in sheet.sets:
         parts += [f"**From a fresh roll, {set_label(entry, rules)}**", _md_table(*fresh_table(sheet, entry))]
-        parts += [note for note in [_all_jokers_note(sheet, entry)] if note]
+        parts += [note for note in [_all_jokers_note(sheet, entry, gap)] if note]
         if entry.held:
             parts.append(notes["held"])
             for r in range(1, rules.rerolls + 1):
@@ -1124,9 +1124,10 @@ def render_html(sheet: CheatSheet, heatmap: str = HEATMAP_NAME) -> str:
            f'<div><h2>1. Item odds</h2><img class="heatmap" src="{esc(heatmap)}" alt="Item odds heatmap">'
            f'<p class="note">{esc(notes["items"])}</p></div>',
            "<div>", "<h2>2. Set odds</h2>", f'<p class="note">{esc(notes["sets"])}</p>']
+    gap = all_jokers_gap(sheet)
     for entry in sheet.sets:
         out += [f"<h3>From a fresh roll, {esc(set_label(entry, rules))}</h3>", _html_table(*fresh_table(sheet, entry))]
-        out += [f'<p class="note">{esc(note)}</p>' for note in [_all_jokers_note(sheet, entry)] if note]
+        out += [f'<p class="note">{esc(note)}</p>' for note in [_all_jokers_note(sheet, entry, gap)] if note]
     out += ["<h3>Item odds (section 1) as a table</h3>", _html_table(*item_table(sheet, compact=True)),
             "</div>", "</section>"]
     for entry in sheet.sets:
