@@ -23,13 +23,13 @@ from typing import Any
 import numpy as np
 from bench import spread
 
-from shelfie_solver.batch import final_tables, solve_finals, solve_many
-from shelfie_solver.board import Marks, load_board, parse_marks
-from shelfie_solver.dice import multinomial, multisets, space_for
-from shelfie_solver.engine import final_table, solve_turn
-from shelfie_solver.kernel import compiled
-from shelfie_solver.objectives import Points, Strategic
-from shelfie_solver.rules import DEFAULT_RULES
+from shelfie_solver.dice.engine.batched import final_values_many, solve_finals, solve_many
+from shelfie_solver.dice.board import Marks, load_board, parse_marks
+from shelfie_solver.dice.rolls import multinomial, multisets, space_for
+from shelfie_solver.dice.engine.dp import final_values, solve_turn
+from shelfie_solver.dice.engine.kernel import compiled
+from shelfie_solver.dice.objectives import Points, Strategic
+from shelfie_solver.dice.rules import DEFAULT_RULES
 
 MID_GAME = "oo.o./o.o../xoxxx/.oo../o...."
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,7 +99,7 @@ def run() -> list[tuple[str, str, str]]:
     solve_turn(board, marks, rules, objective)  # warm-up: dice space and feasibility table
     fast = samples(lambda: solve_turn(board, marks, rules, objective), 7, 40)
 
-    table = final_table(board, marks, rules, objective)
+    table = final_values(board, marks, rules, objective)
     space = space_for(rules)
     final = {roll: Fraction(int(table.columns[i, 0]), table.scale) for i, roll in enumerate(space.rolls)}
     start = time.process_time()
@@ -128,7 +128,7 @@ def run() -> list[tuple[str, str, str]]:
         rows.append((f"batched solve of {n} random states, `strategic`, {kernel} kernel, CPU ms per state",
                      spread(per, 1e3, 3, "ms"),
                      f"<= 0.2 ms; {alone / statistics.median(per):.1f}x faster than solve_turn one by one"))
-    tables = final_tables(board, states[:64], rules, strategic)
+    tables = final_values_many(board, states[:64], rules, strategic)
     numpy_dp = samples(lambda: solve_finals(space, tables, 2, 6, kernel="numpy"), 3, 1)
     rows.append(("  of which the DP alone, numpy kernel (sparse product, segment reductions), 64 states, ms per state",
                  spread([t / 64 for t in numpy_dp], 1e3, 3, "ms"), ""))

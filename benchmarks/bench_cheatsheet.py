@@ -11,9 +11,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from shelfie_solver import cheatsheet as cs
-from shelfie_solver.board import Marks, load_board, parse_marks
-from shelfie_solver.rules import DEFAULT_RULES
+from shelfie_solver.dice.cheatsheet.compute import build_sheet, item_odds, risk_samples, set_odds
+from shelfie_solver.dice.cheatsheet.formats import render_csv, render_html, render_markdown
+from shelfie_solver.dice.cheatsheet.heatmap import render_heatmap
+from shelfie_solver.dice.cheatsheet.output import SHEET_FORMATS, generate
+from shelfie_solver.dice.cheatsheet.rules_of_thumb import hold_rules
+from shelfie_solver.dice.board import Marks, load_board, parse_marks
+from shelfie_solver.dice.rules import DEFAULT_RULES
 
 MID_GAME = "oo.o./o.o../xoxxx/.oo../o...."
 
@@ -34,30 +38,30 @@ def run() -> list[tuple[str, str, str]]:
     """Rows (measurement, result, target) for docs/performance.md."""
     rules, board = DEFAULT_RULES, load_board()
     empty = Marks.empty(board)
-    first, _ = _timed(lambda: cs.build_sheet(board, empty, rules))  # builds the dice space and tables
+    first, _ = _timed(lambda: build_sheet(board, empty, rules))  # builds the dice space and tables
     sections = [
-        ("item odds (25 `cell` solves)", lambda: cs.item_odds(board, empty, rules)),
-        ("set odds (5 faces x 6 set sizes)", lambda: cs.set_odds(rules)),
-        ("hold rules (1 `strategic` solve, 462 first rolls)", lambda: cs.hold_rules(board, empty, rules)),
-        ("failed-result risk (4 `safe` solves)", lambda: cs.risk_samples(board, rules)),
+        ("item odds (25 `cell` solves)", lambda: item_odds(board, empty, rules)),
+        ("set odds (5 faces x 6 set sizes)", lambda: set_odds(rules)),
+        ("hold rules (1 `strategic` solve, 462 first rolls)", lambda: hold_rules(board, empty, rules)),
+        ("failed-result risk (4 `safe` solves)", lambda: risk_samples(board, rules)),
     ]
     rows = [("default board sheet, all numbers, in-process, first call (incl. dice space, tables)",
              f"{first:.2f} s", "")]
     for label, func in sections:
         rows.append((f"  {label}, min/median/max of 5", _spread(func, 5), ""))
-    sheet = cs.build_sheet(board, empty, rules)
-    heatmap_first, _ = _timed(lambda: cs.render_heatmap(sheet))
+    sheet = build_sheet(board, empty, rules)
+    heatmap_first, _ = _timed(lambda: render_heatmap(sheet))
     rows.append(("PNG heatmap, first call (incl. matplotlib import)", f"{heatmap_first:.2f} s", ""))
-    rows.append(("PNG heatmap, min/median/max of 5", _spread(lambda: cs.render_heatmap(sheet), 5, 1, 2, "s"), ""))
+    rows.append(("PNG heatmap, min/median/max of 5", _spread(lambda: render_heatmap(sheet), 5, 1, 2, "s"), ""))
     rows.append(("Markdown + HTML + CSV rendering, min/median/max of 5",
-                 _spread(lambda: [cs.render_markdown(sheet), cs.render_html(sheet), cs.render_csv(sheet)], 5), ""))
+                 _spread(lambda: [render_markdown(sheet), render_html(sheet), render_csv(sheet)], 5), ""))
     mid = parse_marks(MID_GAME, board)
     rows.append(("mid-game board sheet, all numbers + every format, min/median/max of 3",
-                 _spread(lambda: cs.generate(board, mid, rules, cs.SHEET_FORMATS), 3, 1, 2, "s"), ""))
+                 _spread(lambda: generate(board, mid, rules, SHEET_FORMATS), 3, 1, 2, "s"), ""))
     exe = shutil.which("shelfie-solve")
     if exe:
         with tempfile.TemporaryDirectory() as out:
-            for fmt in cs.SHEET_FORMATS:
+            for fmt in SHEET_FORMATS:
                 command = [exe, "cheatsheet", "--format", fmt, "--output", out]
                 subprocess.run(command, check=True, capture_output=True)  # warm the file cache
                 wall = _spread(lambda command=command: subprocess.run(command, check=True, capture_output=True),

@@ -12,10 +12,10 @@ import time
 from fractions import Fraction
 from pathlib import Path
 
-from shelfie_solver.dice import dice_space
-from shelfie_solver.odds import solve_target
-from shelfie_solver.rules import DEFAULT_RULES, Ruleset
-from shelfie_solver.targets import compile_target, parse_target
+from shelfie_solver.dice.rolls import dice_space
+from shelfie_solver.dice.odds import solve_target
+from shelfie_solver.dice.rules import DEFAULT_RULES, Ruleset
+from shelfie_solver.dice.targets import compile_target, parse_target
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -19,13 +19,13 @@ from typing import Any
 import numpy as np
 from bench import spread
 
-from shelfie_solver.board import load_board
-from shelfie_solver.dice import space_for
-from shelfie_solver.game import play_seeded
-from shelfie_solver.kernel import compiled
-from shelfie_solver.rules import DEFAULT_RULES
-from shelfie_solver.simulate import simulate
-from shelfie_solver.strategies import SolverStrategy, strategy_named
+from shelfie_solver.dice.board import load_board
+from shelfie_solver.dice.rolls import space_for
+from shelfie_solver.dice.game.turn import play_seeded
+from shelfie_solver.dice.engine.kernel import compiled
+from shelfie_solver.dice.rules import DEFAULT_RULES
+from shelfie_solver.dice.simulate import simulate
+from shelfie_solver.dice.strategies import SolverStrategy, strategy_named
 
 #: games per sample, samples per strategy
 GAMES = {"random": 60, "greedy": 100, "threshold": 60}

@@ -8,10 +8,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from shelfie_solver import cheatsheet as cs
-from shelfie_solver.board import Marks, load_board
-from shelfie_solver.exact import solve_game, state_count
-from shelfie_solver.rules import DEFAULT_RULES
+from shelfie_solver.dice.cheatsheet.rules_of_thumb import hold_rules
+from shelfie_solver.dice.board import Marks, load_board
+from shelfie_solver.dice.wholegame.solver import solve_game, state_count
+from shelfie_solver.dice.rules import DEFAULT_RULES
 
 SMALL = Path(__file__).resolve().parents[1] / "examples" / "boards" / "small.toml"
 
@@ -26,7 +26,7 @@ def run() -> list[tuple[str, str, str]]:
     states = len(solution.values)
     default = load_board()
     start = time.perf_counter()
-    cs.hold_rules(default, Marks.empty(default), rules)
+    hold_rules(default, Marks.empty(default), rules)
     rules_seconds = time.perf_counter() - start
     big = state_count(default, rules)
     return [

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from shelfie_solver.tile import advise
-from shelfie_solver.tile.engine import apply_move, apply_refill, deal, draw_refill, legal_moves, needs_refill, start_state
+from shelfie_solver.tile import advise, gains, placements
+from shelfie_solver.tile.state import apply_move, apply_refill, deal, draw_refill, legal_moves, needs_refill, start_state
 from shelfie_solver.tile.game import play_game
 from shelfie_solver.tile.rules import default_cards, default_layout, default_ruleset
 from shelfie_solver.tile.strategies import TILE_STRATEGIES
@@ -32,22 +32,22 @@ def positions(count: int, seed: int = 1) -> list:
     rng = np.random.default_rng(seed)
     strategies = [TILE_STRATEGIES["greedy"](), TILE_STRATEGIES["random"]()]
     while len(out) < count:
-        table = deal(RULES, LAYOUT, CARDS, 2, rng)
-        state = start_state(table)
-        state = apply_refill(table, state, draw_refill(table, state, rng))
+        setup = deal(RULES, LAYOUT, CARDS, 2, rng)
+        state = start_state(setup)
+        state = apply_refill(setup, state, draw_refill(setup, state, rng))
         while not state.over and len(out) < count:
-            out.append((table, state))
-            state, _ = apply_move(table, state, strategies[state.turn].choose(table, state, rng), check=False)
+            out.append((setup, state))
+            state, _ = apply_move(setup, state, strategies[state.turn].choose(setup, state, rng), check=False)
             if not state.over and needs_refill(state.board):
-                state = apply_refill(table, state, draw_refill(table, state, rng))
+                state = apply_refill(setup, state, draw_refill(setup, state, rng))
     return out
 
 
 def _median_ms(func, items) -> float:
     times = []
-    for table, state in items:
+    for setup, state in items:
         start = time.process_time()
-        func(table, state)
+        func(setup, state)
         times.append(time.process_time() - start)
     return 1000 * statistics.median(times)
 
@@ -67,45 +67,45 @@ def games_per_second(names: list[str], games: int, seed: int = 3) -> float:
 
 @contextmanager
 def _whole_shelves():
-    """Score placements with :func:`advise._full_value` (labels, potentials and goals recomputed on
+    """Score placements with :func:`placements.full_value` (labels, potentials and goals recomputed on
     the whole shelf: the evaluation before the incremental one) instead of incrementally, also
-    in :meth:`advise._Placements.sums` (the bound's and the next player's placements)."""
-    value, immediate, sums = advise._Placements.value, advise._Placements.immediate, advise._Placements.sums
+    in :meth:`placements.Placements.sums` (the bound's and the next player's placements)."""
+    value, immediate, sums = placements.Placements.value, placements.Placements.immediate, placements.Placements.sums
 
     def full(self, column, types):
         key = (column, types)
         if key not in self.cache:
-            self.cache[key] = advise._full_value(self, column, types)
+            self.cache[key] = placements.full_value(self, column, types)
         return self.cache[key]
 
     def full_sums(self, key):  # every placement of the types through ``full`` (not tile by tile)
         if key not in self.sums_cache:
             self.sums_cache[key] = [(c, order, sum(full(self, c, order)[:4]), full(self, c, order)[4],
                                      full(self, c, order)[0])
-                                    for c in range(5) if self.room[c] >= len(key) for order in advise._orders(key)]
+                                    for c in range(5) if self.room[c] >= len(key) for order in gains.type_orders(key)]
         return self.sums_cache[key]
 
-    advise._Placements.value = full  # type: ignore[method-assign]
-    advise._Placements.immediate = lambda self, column, types: full(self, column, types)[0]  # type: ignore[method-assign]
-    advise._Placements.sums = full_sums  # type: ignore[method-assign]
+    placements.Placements.value = full  # type: ignore[method-assign]
+    placements.Placements.immediate = lambda self, column, types: full(self, column, types)[0]  # type: ignore[method-assign]
+    placements.Placements.sums = full_sums  # type: ignore[method-assign]
     try:
         yield
     finally:
-        advise._Placements.value, advise._Placements.immediate = value, immediate  # type: ignore[method-assign]
-        advise._Placements.sums = sums  # type: ignore[method-assign]
+        placements.Placements.value, placements.Placements.immediate = value, immediate  # type: ignore[method-assign]
+        placements.Placements.sums = sums  # type: ignore[method-assign]
 
 
 @contextmanager
 def _every_move_scored():
     """The strategies without bound and prune (the baseline of the speed-up): every legal move
-    scored by :func:`advise._score_moves` (the next player's best gain after every pick), greedy
+    scored by :func:`advise.score_moves` (the next player's best gain after every pick), greedy
     on every move, and each pick's best gain over every placement through ``immediate``."""
     from shelfie_solver.tile import strategies
 
-    best_moves, best_immediate = strategies.best_moves, advise._Placements.best_immediate
+    best_moves, best_immediate = strategies.best_moves, placements.Placements.best_immediate
 
-    def every(table, state, immediate_only=False, race=True):
-        scored = advise._score_moves(table, state, immediate_only, race=race)
+    def every(setup, state, immediate_only=False, race=True):
+        scored = advise.score_moves(setup, state, immediate_only, race=race)
         top = max(item[0] for item in scored)
         return [item[1] for item in scored if item[0] == top]
 
@@ -113,16 +113,16 @@ def _every_move_scored():
         key = tuple(sorted(types))
         if key not in self.best_cache:
             columns = [c for c in range(5) if self.room[c] >= len(key)]
-            self.best_cache[key] = max(self.immediate(c, order) for order in advise._orders(key) for c in columns)
+            self.best_cache[key] = max(self.immediate(c, order) for order in gains.type_orders(key) for c in columns)
         return self.best_cache[key]
 
     strategies.best_moves = every
-    advise._Placements.best_immediate = generic  # type: ignore[method-assign]
+    placements.Placements.best_immediate = generic  # type: ignore[method-assign]
     try:
         yield
     finally:
         strategies.best_moves = best_moves
-        advise._Placements.best_immediate = best_immediate  # type: ignore[method-assign]
+        placements.Placements.best_immediate = best_immediate  # type: ignore[method-assign]
 
 
 def run() -> list[tuple[str, str, str]]:
@@ -138,7 +138,7 @@ def run() -> list[tuple[str, str, str]]:
                  f"{fast:.1f} ms", "<= 50 ms"))
     with _whole_shelves(), _every_move_scored():
         slow = _median_ms(lambda t, s: advise.rank_moves(t, s), items)
-    rows.append(("tile: the same with every placement scored on the whole shelf (`advise._full_value`, baseline)",
+    rows.append(("tile: the same with every placement scored on the whole shelf (`placements.full_value`, baseline)",
                  f"{slow:.1f} ms (ratio {slow / fast:.1f}x)", ""))
     walls, cpus = [], []
     for _ in range(5):

@@ -16,9 +16,10 @@ from __future__ import annotations
 import argparse
 from fractions import Fraction
 
-from shelfie_solver.value_table import decision_losses, load_table
-from shelfie_solver.game import game_from_json
-from shelfie_solver.simulate import estimate, simulate
+from shelfie_solver.dice.wholegame.values import decision_losses, load_table
+from shelfie_solver.dice.game.record import game_from_json
+from shelfie_solver.core.stats import estimate
+from shelfie_solver.dice.simulate import simulate
 
 
 def main() -> None:

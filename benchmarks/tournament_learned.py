@@ -12,9 +12,10 @@ import argparse
 import platform
 import time
 
-from shelfie_solver.board import load_board
-from shelfie_solver.rules import DEFAULT_RULES
-from shelfie_solver.simulate import Estimate, simulate
+from shelfie_solver.dice.board import load_board
+from shelfie_solver.dice.rules import DEFAULT_RULES
+from shelfie_solver.core.stats import Estimate
+from shelfie_solver.dice.simulate import simulate
 
 
 def interval(e: Estimate, percent: bool = False) -> str:

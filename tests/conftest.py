@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from shelfie_solver.board import Board, load_board
-from shelfie_solver.rules import DEFAULT_RULES, Face, Ruleset
+from shelfie_solver.dice.board import Board, load_board
+from shelfie_solver.dice.rules import DEFAULT_RULES, Face, Ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

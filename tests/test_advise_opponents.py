@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from shelfie_solver.board import Marks, parse_marks, score
+from shelfie_solver.dice.board import Marks, parse_marks, score
 from shelfie_solver.cli import main
-from shelfie_solver.context import ContextError, table_state
+from shelfie_solver.dice.play.seats import SeatsError as ContextError
+from shelfie_solver.dice.play.seats import state_from_seats as table_state
 
 from conftest import assert_one_line_error
 from test_cli_advise import advise, advise_json  # the CliRunner helpers of advise's CLI tests
@@ -128,10 +129,10 @@ def test_the_typed_table_is_the_game_seen_from_the_active_seat(rules, board, act
     """The state ``advise --opponent`` rebuilds (the player in seat 0, opponents in play order
     after them) is the game's own state with the seats renumbered: the learned objective gives
     every marking and every failed-result shelf the same value either way (D5, D15, D17, D18)."""
-    from shelfie_solver.board import item_sets
-    from shelfie_solver.game import GameState
-    from shelfie_solver.learned import state_objective
-    from shelfie_solver.objectives import StateArrays
+    from shelfie_solver.dice.board import item_sets
+    from shelfie_solver.dice.game.events import GameState
+    from shelfie_solver.dice.learned.objective import state_objective
+    from shelfie_solver.dice.objectives import StateArrays
 
     texts = ("ooo../o.o../..x../...../.....", "o..../oo.../o..../...o./.....",
              (CLOSED if triggered else "...o./...../.o.../o..../....."))
@@ -166,8 +167,8 @@ def test_closed_standard_input_is_one_line(tmp_path):
 def test_a_file_without_weights_for_this_many_players_is_refused(tmp_path):
     """learned:FILE fitted for 1 player only is refused in a game of 2 (advise --opponent,
     simulate) instead of playing with another count's weights; alone it is used."""
-    from shelfie_solver.learned import LearnedModel, default_model
-    from shelfie_solver.train import model_text
+    from shelfie_solver.dice.learned.objective import LearnedModel, default_model
+    from shelfie_solver.dice.learned.train import model_text
 
     shipped = default_model()
     path = tmp_path / "one.json"

@@ -13,10 +13,10 @@ from fractions import Fraction
 import pytest
 from click.testing import CliRunner
 
-from shelfie_solver.advise import advise, rank_holds
-from shelfie_solver.board import Marks, parse_marks, score
+from shelfie_solver.dice.advise.advice import advise, rank_holds
+from shelfie_solver.dice.board import Marks, parse_marks, score
 from shelfie_solver.cli import main
-from shelfie_solver.dice import dice_space, parse_dice
+from shelfie_solver.dice.rolls import dice_space, parse_dice
 
 from test_allocate import brute_markings_by_subsets
 from test_engine import SMALL_CONFIGS, BruteTurn, make_objective, phi, side_tuple

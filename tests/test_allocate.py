@@ -16,11 +16,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shelfie_solver.allocate import (Group, Marking, feasibility_table, find_groups, find_groups_flow,
+from shelfie_solver.dice.allocate import (Group, Marking, find_groups, find_groups_flow,
                                      legal_markings, set_indicator)
-from shelfie_solver.board import Board, Marks, item_sets, load_board, parse_marks
-from shelfie_solver.dice import parse_dice, space_for
-from shelfie_solver.rules import DEFAULT_RULES, Ruleset
+from shelfie_solver.dice.allocate import feasibility_arrays as feasibility_table
+from shelfie_solver.dice.board import Board, Marks, item_sets, load_board, parse_marks
+from shelfie_solver.dice.rolls import parse_dice, space_for
+from shelfie_solver.dice.rules import DEFAULT_RULES, Ruleset
 
 from conftest import EXAMPLES, small_rules
 

@@ -17,15 +17,16 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shelfie_solver import workload
-from shelfie_solver.allocate import _set_options
-from shelfie_solver.board import board_from_dict, item_sets, load_board
+from shelfie_solver.dice import workload
+from shelfie_solver.dice.allocate import _set_options
+from shelfie_solver.dice.board import board_from_dict, item_sets, load_board
 from shelfie_solver.cli import main
-from shelfie_solver.dice import DiceSpace
-from shelfie_solver.errors import RulesError
-from shelfie_solver.game import GameError, load_games
-from shelfie_solver.inputs import MAX_KEY_PARTS, MAX_NESTING, check_json_text, check_toml_text
-from shelfie_solver.rules import MAX_FILE_BYTES, load_rules
+from shelfie_solver.dice.rolls import DiceSpace
+from shelfie_solver.dice.errors import RulesError
+from shelfie_solver.dice.game.events import GameError
+from shelfie_solver.dice.game.record import load_games
+from shelfie_solver.core.inputs import MAX_FILE_BYTES, MAX_KEY_PARTS, MAX_NESTING, check_json_text, check_toml_text
+from shelfie_solver.dice.rules import load_rules
 
 from conftest import ROOT, assert_one_line_error, small_rules
 
@@ -226,7 +227,7 @@ def test_estimate_grows_with_every_count():
 def test_a_runaway_board_from_a_saved_game_is_refused_in_the_engine():
     """feasibility_table checks too, so library callers (simulate workers, load_games) are
     covered, not only the CLI."""
-    from shelfie_solver.allocate import feasibility_table
+    from shelfie_solver.dice.allocate import feasibility_arrays as feasibility_table
 
     rules = load_rules()
     board = board_from_dict({"columns": [1, 2, 3, 4, 5, 6, 1],

@@ -1,8 +1,8 @@
 """Batched solves (issue 12 §1) and the wide-integer path: exactly the single-state engine.
 
-The batched DP (:mod:`shelfie_solver.batch`) must give, for every state, the very integers,
+The batched DP (:mod:`shelfie_solver.dice.engine.batched`) must give, for every state, the very integers,
 hold values and policy of :func:`engine.solve_turn` (D6, D7, D13; ties broken alike). The limb
-path (:mod:`shelfie_solver.limbs`) is checked by linearity: scaling every final value by ``c > 0``
+path (:mod:`shelfie_solver.dice.engine.wide`) is checked by linearity: scaling every final value by ``c > 0``
 scales every value by ``c`` and keeps every optimal hold, so ``solve(c * f)`` computed on limbs
 must equal ``c * solve(f)`` computed in int64.
 """
@@ -17,13 +17,15 @@ import numpy as np
 import pytest
 from test_allocate import random_marks
 
-from shelfie_solver.batch import final_tables, solve_finals, solve_many
-from shelfie_solver.board import Marks
-from shelfie_solver.dice import DiceSpace, multinomial, space_for
-from shelfie_solver.engine import evaluate_policy, final_table, plan_turn, solve, solve_turn
-from shelfie_solver.limbs import Limbs
-from shelfie_solver.objectives import CellTarget, MarkCount, Points, Safe, Strategic
-from shelfie_solver.rules import DEFAULT_RULES
+from shelfie_solver.dice.engine.batched import final_values_many as final_tables
+from shelfie_solver.dice.engine.batched import solve_finals, solve_many
+from shelfie_solver.dice.board import Marks
+from shelfie_solver.dice.rolls import DiceSpace, multinomial, space_for
+from shelfie_solver.dice.engine.dp import evaluate_policy, plan_turn, solve, solve_turn
+from shelfie_solver.dice.engine.dp import final_values as final_table
+from shelfie_solver.dice.engine.wide import Limbs
+from shelfie_solver.dice.objectives import CellTarget, MarkCount, Points, Safe, Strategic
+from shelfie_solver.dice.rules import DEFAULT_RULES
 
 OBJECTIVES = ["strategic", "points", "marks", "safe", "cell"]
 
@@ -178,7 +180,7 @@ def test_turn_plan_holds_equal_the_full_policy(board, rules, name):
 def test_turn_plan_on_wide_values_falls_back_to_the_whole_solve():
     """Values too wide for int64 at the top level: the plan is the whole (limb) solve."""
     rules = replace(DEFAULT_RULES, rerolls=5)  # 6^30 > 2^62
-    from shelfie_solver.board import load_board
+    from shelfie_solver.dice.board import load_board
 
     board = load_board(None, rules)
     marks = Marks.empty(board)
@@ -191,7 +193,7 @@ def test_compiled_solver_plan_equals_the_full_policy(board, rules):
     """The solver strategy's compiled path (numba: columns 0-1 of the final table and the DP)
     decides exactly as solve_turn's strategic policy, every roll at every level."""
     pytest.importorskip("numba")
-    from shelfie_solver.strategies import _compiled_plan
+    from shelfie_solver.dice.strategies import _compiled_plan
 
     rng = random.Random(11)
     for _ in range(6):
@@ -209,10 +211,10 @@ def test_compiled_strategic_equals_the_objective(threshold):
     set and Strategic.failed_value (D13), on random sheets of random boards (several-face shelves,
     any column order) and a finished sheet."""
     pytest.importorskip("numba")
-    from shelfie_solver.board import item_sets
-    from shelfie_solver.kernel import compiled_strategic
-    from shelfie_solver.objectives import StateArrays
-    from shelfie_solver.strategies import _cell_lines
+    from shelfie_solver.dice.board import item_sets
+    from shelfie_solver.dice.engine.kernel import compiled_strategic
+    from shelfie_solver.dice.objectives import StateArrays
+    from shelfie_solver.dice.strategies import _cell_lines
 
     from test_allocate import random_board
 

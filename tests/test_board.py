@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shelfie_solver.board import (Board, CellState, Marks, board_from_dict, item_sets, load_board, load_marks,
+from shelfie_solver.dice.board import (Board, CellState, Marks, board_from_dict, item_sets, load_board, load_marks,
                                   parse_marks, verify_marks_fit)
-from shelfie_solver.errors import BoardError, MarksError
-from shelfie_solver.rules import DEFAULT_RULES
+from shelfie_solver.dice.errors import BoardError, MarksError
+from shelfie_solver.dice.rules import DEFAULT_RULES
 
 from conftest import EXAMPLES
 

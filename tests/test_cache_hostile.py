@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shelfie_solver import tablecache
+from shelfie_solver.core import diskcache as tablecache
 
 
 def _arrays() -> dict[str, np.ndarray]:

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from shelfie_solver import tablecache
+from shelfie_solver.core import diskcache as tablecache
 from shelfie_solver.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,6 +1,6 @@
-"""Tests of the cheat sheet core (issue 4): every section's numbers against an independent
-computation (closed forms, or brute force over every ordered roll sequence on a small board and
-ruleset), the rendering, the committed sheets in docs/cheatsheets/, and whole-or-nothing writes."""
+"""Tests of the cheat sheet core (docs/cheatsheet.md): every section's numbers against an
+independent computation (closed forms, or brute force over every ordered roll sequence on a small
+board and ruleset), the rendering, the committed sheets in docs/cheatsheets/, and whole-or-nothing writes."""
 
 from __future__ import annotations
 
@@ -18,12 +18,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shelfie_solver import cheatsheet as cs
-from shelfie_solver.board import Board, CellState, Marks, board_from_dict, load_board, parse_marks
-from shelfie_solver.dice import multinomial, space_for
-from shelfie_solver.engine import solve_turn
-from shelfie_solver.objectives import Strategic
-from shelfie_solver.rules import DEFAULT_RULES, Ruleset
+from shelfie_solver.dice import cheatsheet as cs
+from shelfie_solver.dice.cheatsheet import output as sheet_output
+from shelfie_solver.dice.board import Board, CellState, Marks, board_from_dict, load_board, parse_marks
+from shelfie_solver.dice.rolls import multinomial, space_for
+from shelfie_solver.dice.engine.dp import solve_turn
+from shelfie_solver.dice.objectives import Strategic
+from shelfie_solver.dice.rules import DEFAULT_RULES, Ruleset
 
 from conftest import EXAMPLES, ROOT, small_rules
 
@@ -223,7 +224,7 @@ def test_item_odds_closed_form_default(default_sheet: cs.CheatSheet) -> None:
 def test_item_odds_published_yahtzee_figure() -> None:
     # Five dice, six faces, no Joker, two re-rolls, one item needing five of any face: the
     # chance of five of a kind in a turn, the published 347897/7558272 (about 4.6%).
-    from shelfie_solver.rules import load_rules
+    from shelfie_solver.dice.rules import load_rules
     rules = load_rules(EXAMPLES / "rules" / "classic-five-dice.toml")
     board = load_board(EXAMPLES / "boards" / "five-of-a-kind.toml", rules)
     (item,) = cs.item_odds(board, Marks.empty(board), rules)
@@ -324,7 +325,7 @@ def test_hold_rules_aggregate_their_rolls() -> None:
         share = sum((c.weight for c in mine), Fraction(0))
         assert rule.share == share
         assert rule.margin == sum((c.weight * c.margin for c in mine), Fraction(0)) / share
-        assert rule.holds == (rule.agree >= cs.RULE_AGREEMENT)  # issue 11 §4: 80% or no rule
+        assert rule.holds == (rule.agree >= cs.RULE_AGREEMENT)  # docs/cheatsheet.md: 80% or no rule
         assert rule.advice == (rule.closest if rule.holds else cs.NO_RULE)
         order = rule.order if cs.ORDER_MARK in rule.closest else None
         if order is not None or rule.order is None:  # words in pattern terms (face rules: below)
@@ -338,8 +339,8 @@ def test_hold_rules_aggregate_their_rolls() -> None:
 
 
 def test_describe_hold_names_groups_by_face_order() -> None:
-    """Issue 11 §4, hand-worked: of two pairs PP and GG, keeping PP is "one pair" and, with a face
-    order, says which; an order preferring game has no words for it."""
+    """docs/cheatsheet.md, "Which dice", hand-worked: of two pairs PP and GG, keeping PP is "one
+    pair" and, with a face order, says which; an order preferring game has no words for it."""
     rules = Ruleset()
     p, g, b, a = (rules.face_index(x) for x in ("plant", "game", "book", "award"))
     roll = tuple(2 if f in (p, g) else 1 if f in (b, a) else 0 for f in range(rules.n_sides))
@@ -354,8 +355,9 @@ def test_describe_hold_names_groups_by_face_order() -> None:
 
 
 def test_shown_rules_hold_or_say_so(default_sheet: cs.CheatSheet) -> None:
-    """Issue 11 §4: every rule agrees with the solver on at least 80% of its rolls, or says there
-    is no such rule; the rendered row shows the closest words and their agreement."""
+    """docs/cheatsheet.md, "Which dice": every rule agrees with the solver on at least 80% of its
+    rolls, or says there is no such rule; the rendered row shows the closest words and their
+    agreement."""
     markdown = cs.render_markdown(default_sheet)
     for rule in default_sheet.all_rules:
         assert rule.holds == (rule.agree >= Fraction(4, 5))
@@ -366,8 +368,8 @@ def test_shown_rules_hold_or_say_so(default_sheet: cs.CheatSheet) -> None:
 
 
 def test_face_rule_agreement_by_hand(default_sheet: cs.CheatSheet) -> None:
-    """Issue 11 §4: the most common first roll on the empty default board (a pair, three singles
-    and a Joker) gets "keep the pair, one single of award and the Joker"; applying that rule by
+    """docs/cheatsheet.md, "Which dice": the most common first roll on the empty default board (a
+    pair, three singles and a Joker) gets "keep the pair, one single of award and the Joker"; applying that rule by
     hand to each roll of the pattern and checking it against the solver's best holds gives the
     stated agreement (at least 80%)."""
     rules = default_sheet.rules
@@ -426,7 +428,7 @@ def test_pattern_names(counts: tuple[int, ...], name: str) -> None:
     ("CCBPJJ", "", "re-roll all dice"),
 ])
 def test_describe_hold(roll: str, hold: str, words: str) -> None:
-    from shelfie_solver.dice import parse_dice
+    from shelfie_solver.dice.rolls import parse_dice
     assert cs.describe_hold(parse_dice(roll, DEFAULT_RULES), parse_dice(hold, DEFAULT_RULES, count=-1),
                             DEFAULT_RULES) == words
 
@@ -620,7 +622,7 @@ def test_failed_replace_leaves_nothing(tmp_path: Path, monkeypatch: pytest.Monke
     def failing_replace(src: str, dst: str) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(cs.os, "replace", failing_replace)
+    monkeypatch.setattr(sheet_output.os, "replace", failing_replace)
     with pytest.raises(cs.OutputError, match="No space left on device"):
         cs.write_files({"x.md": b"1", "y.png": b"2"}, target)
     assert not (tmp_path / "new").exists()  # temp files and the directories created removed
@@ -637,7 +639,7 @@ def test_failed_second_file_leaves_old_files_alone(tmp_path: Path, monkeypatch: 
             raise PermissionError(13, "Permission denied")
         return real_open(path, mode)
 
-    monkeypatch.setattr("shelfie_solver.files.open", open_once, raising=False)  # the shared writer
+    monkeypatch.setattr("shelfie_solver.core.files.open", open_once, raising=False)  # the shared writer
     with pytest.raises(cs.OutputError, match="Permission denied"):
         cs.write_files({"x.md": b"new", "y.png": b"2"}, tmp_path)
     assert len(opened) == 2
@@ -646,7 +648,7 @@ def test_failed_second_file_leaves_old_files_alone(tmp_path: Path, monkeypatch: 
 
 
 def test_unwritable_directory_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cs.os, "access", lambda path, mode: False)
+    monkeypatch.setattr(sheet_output.os, "access", lambda path, mode: False)
     with pytest.raises(cs.OutputError, match="not writable"):
         cs.check_output_dir(tmp_path / "sub")
 

@@ -427,7 +427,7 @@ def test_rules_from_a_special_file():
 def test_more_combinations_than_dice_means_no_limit(tmp_path):
     """D9 with combinations_per_turn = 10 and 6 dice: at most 6 groups can form, so the limit
     that binds is 6 (and the engine stays small instead of listing 10-item sets)."""
-    from shelfie_solver.rules import load_rules
+    from shelfie_solver.dice.rules import load_rules
 
     path = tmp_path / "rules.toml"
     path.write_text("combinations_per_turn = 10\n")
@@ -445,7 +445,7 @@ def test_more_combinations_than_dice_means_no_limit(tmp_path):
 def test_rules_file_name_labels_the_ruleset(tmp_path):
     path = tmp_path / "house-rules.toml"
     path.write_text("rerolls = 1\n")
-    from shelfie_solver.rules import load_rules
+    from shelfie_solver.dice.rules import load_rules
 
     assert load_rules(path).name == "house-rules"
 

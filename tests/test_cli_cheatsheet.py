@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from shelfie_solver import cheatsheet as core
+from shelfie_solver.dice.cheatsheet import output as core
 from shelfie_solver.cli import cheatsheet as command
 from shelfie_solver.cli import main
 
@@ -161,8 +161,8 @@ def test_bad_output_path_fails_before_the_work(monkeypatch: pytest.MonkeyPatch, 
 
 @pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
 def test_sheet_through_a_symlink_writes_the_file_it_points_to(tmp_path: Path) -> None:
-    """A link to a file inside DIR is followed; issue 8 §5: one leading outside DIR, or
-    dangling, is refused and nothing is written anywhere."""
+    """A link to a file inside DIR is followed; docs/formats.md, "Output": one leading outside
+    DIR, or dangling, is refused and nothing is written anywhere."""
     out = tmp_path / "out"
     out.mkdir()
     inside = out / "kept.md"

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from shelfie_solver.cli import main
-from shelfie_solver.game import load_games
+from shelfie_solver.dice.game.record import load_games
 
 from conftest import EXAMPLES, assert_one_line_error
 
@@ -167,7 +167,7 @@ def test_save_is_not_an_input_file(tmp_path):
     rules = tmp_path / "rules.toml"
     rules.write_text("rerolls = 2\n")
     params = tmp_path / "params.json"
-    params.write_bytes((EXAMPLES.parent / "shelfie_solver" / "data" / "learned.json").read_bytes())  # weights for 2 players
+    params.write_bytes((EXAMPLES.parent / "shelfie_solver" / "dice" / "data" / "learned.json").read_bytes())  # weights for 2 players
     cases = [(["--players", "greedy", "--rules", str(rules)], str(rules)),
              (["--players", "greedy"], str(tmp_path / "." / "rules.toml")),
              (["--players", f"greedy, learned:{params}"], str(params))]
@@ -177,4 +177,4 @@ def test_save_is_not_an_input_file(tmp_path):
         result = CliRunner().invoke(main, ["simulate", *args, "--games", "1", "--jobs", "1", "--save", save])
         assert_one_line_error(result, "--save", "also read")
     assert rules.read_text() == "rerolls = 2\n"
-    assert params.read_bytes() == (EXAMPLES.parent / "shelfie_solver" / "data" / "learned.json").read_bytes()
+    assert params.read_bytes() == (EXAMPLES.parent / "shelfie_solver" / "dice" / "data" / "learned.json").read_bytes()

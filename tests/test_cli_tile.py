@@ -87,8 +87,8 @@ def test_advise_json_ranks_every_legal_move():
 def test_advise_top_limits_the_table_and_json_lists_all():
     """--top K shows the K best moves in the table and Markdown; JSON and CSV list every legal
     move, as advise and odds do, and JSON's legal_moves counts them (T10-T14, counted here by the
-    engine's own move list)."""
-    from shelfie_solver.tile.engine import legal_moves
+    state machine's own move list)."""
+    from shelfie_solver.tile.state import legal_moves
     from shelfie_solver.tile.position import load_position
     from shelfie_solver.tile.rules import default_cards, default_layout, default_ruleset
 

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from shelfie_solver.cli import main
-from shelfie_solver.learned import load_model
+from shelfie_solver.dice.learned.objective import load_model
 
 from conftest import assert_one_line_error
 
@@ -109,10 +109,10 @@ def test_progress_bar_on_a_terminal(tmp_path):
 @pytest.fixture(scope="module")
 def tiny_tables(tmp_path_factory):
     """Value tables of a 2 x 2 board (solve-game --save) under two scoring thresholds (D19)."""
-    from shelfie_solver.board import board_from_dict
-    from shelfie_solver.exact import solve_game
-    from shelfie_solver.rules import rules_from_dict
-    from shelfie_solver.value_table import save_table
+    from shelfie_solver.dice.board import board_from_dict
+    from shelfie_solver.dice.wholegame.solver import solve_game
+    from shelfie_solver.dice.rules import rules_from_dict
+    from shelfie_solver.dice.wholegame.values import save_table
 
     folder = tmp_path_factory.mktemp("tables")
     paths = []

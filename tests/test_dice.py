@@ -10,9 +10,9 @@ from math import comb
 import numpy as np
 import pytest
 
-from shelfie_solver.dice import DiceSpace, dice_codes, dice_names, multinomial, parse_dice, space_for
-from shelfie_solver.errors import DiceError
-from shelfie_solver.rules import DEFAULT_RULES
+from shelfie_solver.dice.rolls import DiceSpace, dice_codes, dice_names, multinomial, parse_dice, space_for
+from shelfie_solver.dice.errors import DiceError
+from shelfie_solver.dice.rules import DEFAULT_RULES
 
 # side numbers of the default ruleset: P G B A C J
 P, G, B, A, C, J = range(6)

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from conftest import assert_one_line_error
 from shelfie_solver.cli import main
-from shelfie_solver.dice import parse_dice
-from shelfie_solver.errors import DiceError
-from shelfie_solver.render import one_in, one_in_texts, percent
+from shelfie_solver.dice.rolls import parse_dice
+from shelfie_solver.dice.errors import DiceError
+from shelfie_solver.core.report import one_in, one_in_texts, percent
 
 
 @pytest.mark.parametrize("value, text", [

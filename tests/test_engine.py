@@ -19,11 +19,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shelfie_solver.board import Board, Marks, load_board, parse_marks, score
-from shelfie_solver.dice import DiceSpace, parse_dice, space_for
-from shelfie_solver.engine import final_table, solve, solve_turn
-from shelfie_solver.objectives import CellTarget, MarkCount, Points, Safe, Strategic, parse_objective
-from shelfie_solver.rules import DEFAULT_RULES, Ruleset, load_rules
+from shelfie_solver.dice.board import Board, Marks, load_board, parse_marks, score
+from shelfie_solver.dice.rolls import DiceSpace, parse_dice, space_for
+from shelfie_solver.dice.engine.dp import final_values as final_table
+from shelfie_solver.dice.engine.dp import solve, solve_turn
+from shelfie_solver.dice.objective_names import parse_objective
+from shelfie_solver.dice.objectives import CellTarget, MarkCount, Points, Safe, Strategic
+from shelfie_solver.dice.rules import DEFAULT_RULES, Ruleset, load_rules
 
 from conftest import EXAMPLES, small_rules
 from test_allocate import brute_markings_by_subsets, random_marks

@@ -13,17 +13,17 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from shelfie_solver.allocate import find_groups_flow
-from shelfie_solver.board import Board, Marks, board_from_dict, parse_marks
-from shelfie_solver.dice import space_for
+from shelfie_solver.dice.allocate import find_groups_flow
+from shelfie_solver.dice.board import Board, Marks, board_from_dict, parse_marks
+from shelfie_solver.dice.rolls import space_for
 from shelfie_solver.cli import main
-from shelfie_solver.engine import final_table
-from shelfie_solver.exact import ExactError, layer_states, solve_game, state_count
-from shelfie_solver.value_table import ExactStrategy, TableObjective, save_table, table_objective
-from shelfie_solver.game import play_seeded
-from shelfie_solver.objectives import ObjectiveError
-from shelfie_solver.rules import Ruleset, rules_from_dict
-from shelfie_solver.simulate import estimate
+from shelfie_solver.dice.engine.dp import final_values as final_table
+from shelfie_solver.dice.wholegame.solver import ExactError, layer_states, solve_game, state_count
+from shelfie_solver.dice.wholegame.values import ExactStrategy, TableObjective, save_table, table_objective
+from shelfie_solver.dice.game.turn import play_seeded
+from shelfie_solver.dice.errors import ObjectiveError
+from shelfie_solver.dice.rules import Ruleset, rules_from_dict
+from shelfie_solver.core.stats import estimate
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "examples" / "boards" / "small.toml"
@@ -185,7 +185,7 @@ def test_checkpoints_resume(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_issue_example_is_41_71() -> None:
     """Issue 11's example board: the exact optimum is about 41.71 (an independent computation)."""
-    from shelfie_solver.board import load_board
+    from shelfie_solver.dice.board import load_board
 
     rules = Ruleset()
     solution = solve_game(load_board(SMALL, rules), rules)
@@ -242,7 +242,7 @@ def test_cli_table_not_for_board(tiny: object, tmp_path: Path) -> None:
 def test_layer_parts_are_independent(tiny: object) -> None:
     """A layer split into parts gives the same values as the whole layer (work to spread)."""
     values = tiny.values  # type: ignore[attr-defined]
-    from shelfie_solver.exact import solve_layer
+    from shelfie_solver.dice.wholegame.solver import solve_layer
 
     whole = solve_layer(TINY_BOARD, TINY_RULES, 1, values)
     pieces: dict[tuple[int, int], Fraction] = {}
@@ -255,8 +255,8 @@ def test_decision_losses_sum_to_the_loss(tiny: object, tmp_path: Path) -> None:
     """The exact policy loses nothing at any decision; for greedy (stops at once, D7) the mean
     over games of the summed decision losses estimates optimum - mean score (both within their
     intervals), and every loss is >= 0."""
-    from shelfie_solver.value_table import decision_losses
-    from shelfie_solver.strategies import strategy_named
+    from shelfie_solver.dice.wholegame.values import decision_losses
+    from shelfie_solver.dice.strategies import strategy_named
 
     path = tmp_path / "tiny.json"
     save_table(str(path), tiny)  # type: ignore[arg-type]

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from shelfie_solver.cli import main
-from shelfie_solver.exact import solve_game
+from shelfie_solver.dice.wholegame.solver import solve_game
 from test_exact import TINY_BOARD, TINY_RULES, brute_force
 from test_hostile_input import TINY_BOARD as BOARD_TOML, TINY_RULES as RULES_TOML  # the same 2 x 2 game
 

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from shelfie_solver.cli import main
-from shelfie_solver.dice import multinomial
+from shelfie_solver.dice.rolls import multinomial
 
 from conftest import EXAMPLES
 
@@ -90,9 +90,9 @@ def test_learned_small_boards_file() -> None:
     """examples/learned-small-boards.json (``train --table`` on the three small boards' exact
     tables, docs/train.md) is a solitaire parameter file usable as ``learned:FILE`` on any board;
     its values print as exact fractions."""
-    from shelfie_solver.board import load_board
-    from shelfie_solver.learned import load_model
-    from shelfie_solver.rules import DEFAULT_RULES
+    from shelfie_solver.dice.board import load_board
+    from shelfie_solver.dice.learned.objective import load_model
+    from shelfie_solver.dice.rules import DEFAULT_RULES
 
     path = EXAMPLES / "learned-small-boards.json"
     model = load_model(path)

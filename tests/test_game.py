@@ -1,7 +1,7 @@
 """The game engine: turn flow, failed results, blocking, the end trigger, scoring, ties, replay.
 
 Hand-worked games on the default board use scripted dice and scripted decisions. Default board
-(shelfie_solver/data/default_board.toml): shelves 1-5 take cat, book, plant, game, award; columns
+(shelfie_solver/dice/data/default_board.toml): shelves 1-5 take cat, book, plant, game, award; columns
 need 1-5 dice; cell = 5 * (shelf - 1) + (column - 1); lines 0-4 are shelves 1-5, lines 5-9
 columns 1-5.
 """
@@ -20,10 +20,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shelfie_solver.allocate import legal_markings
-from shelfie_solver.board import parse_marks, score_breakdown
-from shelfie_solver.dice import parse_dice, space_for
-from shelfie_solver.game import (
+from shelfie_solver.dice.allocate import legal_markings
+from shelfie_solver.dice.board import parse_marks, score_breakdown
+from shelfie_solver.dice.rolls import parse_dice, space_for
+from shelfie_solver.dice.game.dice_sources import ScriptedDice
+from shelfie_solver.dice.game.events import (
     Block,
     EndTriggered,
     Fail,
@@ -33,21 +34,14 @@ from shelfie_solver.game import (
     Mark,
     Pass,
     Roll,
-    ScriptedDice,
-    ScriptedStrategy,
     Start,
-    game_from_json,
-    game_to_json,
     legal_sets,
-    load_games,
-    play_game,
-    play_seeded,
-    replay,
-    save_games,
 )
-from shelfie_solver.rules import Ruleset
-from shelfie_solver.simulate import game_result
-from shelfie_solver.strategies import strategy_named
+from shelfie_solver.dice.game.record import game_from_json, game_to_json, load_games, replay, save_games
+from shelfie_solver.dice.game.turn import ScriptedStrategy, play_game, play_seeded
+from shelfie_solver.dice.rules import Ruleset
+from shelfie_solver.dice.simulate import game_result
+from shelfie_solver.dice.strategies import strategy_named
 
 EMPTY = "...../...../...../...../....."
 
@@ -331,7 +325,7 @@ def test_save_refuses_what_is_not_a_regular_file(tmp_path, kind):
 @pytest.mark.parametrize("fail", ["write", "replace"])
 def test_failed_save_leaves_no_temp_file(tmp_path, monkeypatch, fail):
     """A full disk (the flush on close) or a failed os.replace: the old file stays, no temp file."""
-    from shelfie_solver import files
+    from shelfie_solver.core import files
 
     path = tmp_path / "out.jsonl"
     path.write_text("old\n")
@@ -359,7 +353,7 @@ def test_failed_save_leaves_no_temp_file(tmp_path, monkeypatch, fail):
 @given(marked=st.integers(0, 2**25 - 1), eliminated=st.integers(0, 2**25 - 1), roll=st.integers(0, 461))
 def test_legal_sets_equal_the_allocator(board, rules, marked, eliminated, roll):
     """The fast table lookup lists exactly allocate.legal_markings's sets, in the same order."""
-    from shelfie_solver.board import Marks
+    from shelfie_solver.dice.board import Marks
 
     marks = Marks(5, 5, marked, eliminated & ~marked)
     dice = space_for(rules).rolls[roll]

@@ -230,7 +230,7 @@ def test_play_new_never_replaces_a_file_made_meanwhile(tmp_path: Path, monkeypat
     first's file. The file is now created with os.link, which fails when anything is there."""
     game = tmp_path / "game.json"
     game.write_text("another process's game")
-    monkeypatch.setattr("shelfie_solver.table.os.path.lexists", lambda path: False)  # the race's window
+    monkeypatch.setattr("shelfie_solver.dice.play.gamefile.os.path.lexists", lambda path: False)  # the race's window
     assert_one_line_error(cli("play", "new", game, "--players", "Ann"), "exists already")
     assert game.read_text() == "another process's game"
     assert [p.name for p in tmp_path.iterdir()] == ["game.json"]  # no temporary file left
@@ -243,7 +243,7 @@ def test_interrupted_parallel_run_stops_at_once():
     well under 20 s."""
     import time
 
-    from shelfie_solver.parallel import run_tasks
+    from shelfie_solver.core.parallel import run_tasks
 
     def interrupt(_: object) -> None:
         raise KeyboardInterrupt

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from shelfie_solver.parallel import worker_count
+from shelfie_solver.core.parallel import worker_count
 
 psutil = pytest.importorskip("psutil")
 

@@ -11,8 +11,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from shelfie_solver.board import Marks
-from shelfie_solver.rules import DEFAULT_RULES
+from shelfie_solver.dice.board import Marks
+from shelfie_solver.dice.rules import DEFAULT_RULES
 
 pytest.importorskip("numba")
 
@@ -25,8 +25,8 @@ def test_compiled_dp_equals_the_sparse_product_for_any_column_count(dice, sides,
     a time (5 states) and state-minor in blocks (20 states: a full block and a part), on tables
     with few distinct values, so exact ties on column 0 and on column 1 are common and the
     lower hold index must decide as engine._best_holds does."""
-    from shelfie_solver.batch import solve_finals
-    from shelfie_solver.dice import dice_space
+    from shelfie_solver.dice.engine.batched import solve_finals
+    from shelfie_solver.dice.rolls import dice_space
 
     space = dice_space(dice, sides)
     rng = np.random.default_rng(dice * 1000 + sides * 10 + q)
@@ -41,8 +41,8 @@ def test_compiled_dp_equals_the_sparse_product_for_any_column_count(dice, sides,
 
 def test_set_rolls_is_the_feasibility_table_transposed(board, rules):
     """Roll r lists item set s (allocate.feasibility_table) exactly when set s lists roll r."""
-    from shelfie_solver.allocate import feasibility_table
-    from shelfie_solver.kernel import set_rolls
+    from shelfie_solver.dice.allocate import feasibility_arrays as feasibility_table
+    from shelfie_solver.dice.engine.kernel import set_rolls
 
     table = feasibility_table(board, rules)
     starts, rolls = set_rolls(table)
@@ -59,9 +59,9 @@ def test_strategic_from_set_lines_equals_the_objective(threshold):
     """kernel._strategic_sets (the solver turn's worths: each set's lines precomputed, Phi's
     change branch-free) gives objectives.Strategic's values and failed value (D13) on random
     sheets of random boards and a finished sheet."""
-    from shelfie_solver.board import item_sets
-    from shelfie_solver.kernel import _dispatchers, cell_lines, set_lines
-    from shelfie_solver.objectives import StateArrays, Strategic
+    from shelfie_solver.dice.board import item_sets
+    from shelfie_solver.dice.engine.kernel import _dispatchers, cell_lines, set_lines
+    from shelfie_solver.dice.objectives import StateArrays, Strategic
 
     from test_allocate import random_board, random_marks
 
@@ -93,10 +93,10 @@ def test_solver_turn_equals_solve_turn_on_many_states(board, rules):
     """The solver's one compiled call per turn (from the sheet's bit masks) chooses every hold
     of every roll at every level as engine.solve_turn's strategic policy, on 40 random sheets,
     the top hold of the first roll (decided in that call) included."""
-    from shelfie_solver.dice import space_for
-    from shelfie_solver.engine import solve_turn
-    from shelfie_solver.objectives import Strategic
-    from shelfie_solver.strategies import _compiled_plan
+    from shelfie_solver.dice.rolls import space_for
+    from shelfie_solver.dice.engine.dp import solve_turn
+    from shelfie_solver.dice.objectives import Strategic
+    from shelfie_solver.dice.strategies import _compiled_plan
 
     from test_allocate import random_marks
 

@@ -8,14 +8,16 @@ import json
 import numpy as np
 import pytest
 
-from shelfie_solver.board import Marks, item_sets, parse_marks
-from shelfie_solver.game import GameState, play_seeded
-from shelfie_solver.learned import (FEATURE_NAMES, N_FEATURES, VALUE_SCALE, WEIGHT_SCALE, Learned, LearnedModel,
+from shelfie_solver.dice.board import Marks, item_sets, parse_marks
+from shelfie_solver.dice.game.events import GameState
+from shelfie_solver.dice.game.turn import play_seeded
+from shelfie_solver.dice.learned.objective import (FEATURE_NAMES, N_FEATURES, VALUE_SCALE, WEIGHT_SCALE, Learned, LearnedModel,
                                     ModelError, default_model, game_objective, model_from_dict,
                                     solitaire_objective, state_objective)
-from shelfie_solver.objectives import StateArrays, parse_objective
-from shelfie_solver.strategies import LearnedStrategy, strategy_named
-from shelfie_solver.train import model_text
+from shelfie_solver.dice.objective_names import parse_objective
+from shelfie_solver.dice.objectives import StateArrays
+from shelfie_solver.dice.strategies import LearnedStrategy, strategy_named
+from shelfie_solver.dice.learned.train import model_text
 
 CONSTANT = FEATURE_NAMES.index("constant")
 SHELF_SCORING_A = FEATURE_NAMES.index("shelf: scoring A")
@@ -125,7 +127,7 @@ def test_learned_strategy_plays_legal_games(board, rules):
 def test_fast_values_equal_weights_times_features(board, rules):
     # future_values (coefficients gathered per line status) against the plain dot product of the
     # weights with feature_vector, on random weights, sheets and threats.
-    from shelfie_solver.learned import feature_vector, future_values, threats
+    from shelfie_solver.dice.learned.objective import feature_vector, future_values, threats
 
     rng = np.random.default_rng(7)
     for _ in range(30):
@@ -149,9 +151,9 @@ def test_fast_values_equal_weights_times_features(board, rules):
 
 def test_prior_weights_are_the_strategic_potential(board, rules):
     # prior_weights times the features = Phi - score, Phi from objectives.potential (over 2T).
-    from shelfie_solver.board import score
-    from shelfie_solver.learned import feature_vector, prior_weights
-    from shelfie_solver.objectives import potential
+    from shelfie_solver.dice.board import score
+    from shelfie_solver.dice.learned.objective import feature_vector, prior_weights
+    from shelfie_solver.dice.objectives import potential
 
     rng = np.random.default_rng(3)
     w = prior_weights(rules.scoring_threshold)
@@ -169,8 +171,8 @@ def test_fit_by_hand():
     # 999 samples whose only non-zero feature is the constant, each 10 points still to come.
     # Ridge 1 toward the prior (0 for the constant): (999 + 1) w = 9990 + 0 -> w = 9.99 points.
     # With opponents the line features are not fitted: they keep the prior (Phi's shape).
-    from shelfie_solver.learned import prior_weights
-    from shelfie_solver.train import RIDGE, Sums, basis, fit, free_features
+    from shelfie_solver.dice.learned.objective import prior_weights
+    from shelfie_solver.dice.learned.train import RIDGE, Sums, basis, fit, free_features
 
     assert RIDGE == 1.0
     sums = Sums.zero()

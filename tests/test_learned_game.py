@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from shelfie_solver import learned
-from shelfie_solver.board import Marks, parse_marks, score
-from shelfie_solver.learned import (N_CONTEXT, N_FEATURES, WEIGHT_SCALE, LearnedModel, feature_vector,
+from shelfie_solver.dice.learned import objective as learned
+from shelfie_solver.dice.board import Marks, parse_marks, score
+from shelfie_solver.dice.learned.objective import (N_CONTEXT, N_FEATURES, WEIGHT_SCALE, LearnedModel, feature_vector,
                                     game_objective, load_model, prior_weights)
-from shelfie_solver.objectives import StateArrays
+from shelfie_solver.dice.objectives import StateArrays
 
 from conftest import assert_one_line_error
 from test_learned import marking_value
@@ -83,7 +83,7 @@ def test_win_shape_off_is_the_score_difference(board, rules, monkeypatch):
 def tiny_table():
     from test_exact import TINY_BOARD, TINY_RULES
 
-    from shelfie_solver.exact import solve_game
+    from shelfie_solver.dice.wholegame.solver import solve_game
 
     return solve_game(TINY_BOARD, TINY_RULES)
 
@@ -92,7 +92,7 @@ def test_fit_table_improves_on_the_prior(tiny_table):
     # Ridge least squares toward the prior can only lower the squared error of the prior itself
     # (the prior is a candidate of the minimised objective); measured here on every state of the
     # tiny board's exact table, independently of the fit's own error report.
-    from shelfie_solver.train import fit_table
+    from shelfie_solver.dice.learned.train import fit_table
 
     board, rules = tiny_table.board, tiny_table.rules
     model, errors = fit_table([tiny_table])
@@ -116,7 +116,7 @@ def test_fit_table_improves_on_the_prior(tiny_table):
 
 def test_train_table_cli(tiny_table, tmp_path):
     from shelfie_solver.cli import main
-    from shelfie_solver.value_table import save_table
+    from shelfie_solver.dice.wholegame.values import save_table
 
     path = tmp_path / "tiny.json"
     save_table(str(path), tiny_table)

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import assert_one_line_error
-from shelfie_solver.board import Marks, is_marks_text, load_marks
+from shelfie_solver.dice.board import Marks, is_marks_text, load_marks
 from shelfie_solver.cli import main
 
 EMPTY_SHELF = "....."

@@ -13,12 +13,13 @@ from conftest import EXAMPLES, small_rules
 from hypothesis import given, settings
 from test_targets import TINY_BOARD, brute_meets, ordered, targets
 
-from shelfie_solver.board import Marks, load_board
-from shelfie_solver.dice import parse_dice, space_for
-from shelfie_solver.errors import DiceError, ShelfieError
-from shelfie_solver.odds import odds, simulate, solve_target
-from shelfie_solver.rules import load_rules
-from shelfie_solver.targets import compile_target, parse_target
+from shelfie_solver.dice.board import Marks, load_board
+from shelfie_solver.dice.rolls import parse_dice, space_for
+from shelfie_solver.core.errors import ShelfieError
+from shelfie_solver.dice.errors import DiceError
+from shelfie_solver.dice.odds import odds, simulate, solve_target
+from shelfie_solver.dice.rules import load_rules
+from shelfie_solver.dice.targets import compile_target, parse_target
 
 CLASSIC = load_rules(EXAMPLES / "rules" / "classic-five-dice.toml")
 CLASSIC_FIVE_OF_A_KIND = Fraction(347897, 7558272)  # published: five of a kind within three rolls

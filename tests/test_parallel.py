@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from shelfie_solver.cli import main
 
-from shelfie_solver.parallel import (
+from shelfie_solver.core.parallel import (
     IN_FLIGHT_PER_WORKER,
     ParallelError,
     Runner,
@@ -26,7 +26,9 @@ from shelfie_solver.parallel import (
     usable_cores,
     worker_count,
 )
-from shelfie_solver.simulate import MAX_GAMES, SimulationError, simulate
+from shelfie_solver.core.stats import SimulationError
+from shelfie_solver.core.tournament import MAX_GAMES
+from shelfie_solver.dice.simulate import simulate
 
 from conftest import assert_one_line_error
 
@@ -255,7 +257,7 @@ def test_a_signal_inside_a_finalizer_is_not_lost():
     import signal
     import time
 
-    from shelfie_solver.parallel import Interrupted, signals_raise
+    from shelfie_solver.core.parallel import Interrupted, signals_raise
 
     class SignalsWhileFinalized:
         def __del__(self) -> None:

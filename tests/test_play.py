@@ -1,7 +1,7 @@
 """``shelfie-solve play`` and ``review`` through CliRunner: a complete hand-worked 3-player game,
 and every bad input leaving the game file byte for byte unchanged.
 
-Default board (shelfie_solver/data/default_board.toml): shelves 1-5 take cat, book, plant, game,
+Default board (shelfie_solver/dice/data/default_board.toml): shelves 1-5 take cat, book, plant, game,
 award; columns need 1-5 dice; values r1 1 2 4 7 11 / r2 1 3 4 6 10 / r3 2 2 3 7 12 /
 r4 1 2 5 6 11 / r5 2 3 4 8 9.
 

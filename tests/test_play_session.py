@@ -13,7 +13,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from shelfie_solver.table import read_table
+from shelfie_solver.dice.play.gamefile import read_kept_game as read_table
 
 from conftest import ROOT
 

@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from shelfie_solver import random_boards as rb
-from shelfie_solver.board import load_board
+from shelfie_solver.dice.wholegame import random_boards as rb
+from shelfie_solver.dice.board import load_board
 from shelfie_solver.cli import main
-from shelfie_solver.exact import solve_game, state_count
-from shelfie_solver.game import board_to_dict
-from shelfie_solver.learned import load_model
-from shelfie_solver.rules import DEFAULT_RULES
-from shelfie_solver.train import BOARD_STREAM, fit_boards, fit_table
+from shelfie_solver.dice.wholegame.solver import solve_game, state_count
+from shelfie_solver.dice.board import board_to_dict
+from shelfie_solver.dice.learned.objective import load_model
+from shelfie_solver.dice.rules import DEFAULT_RULES
+from shelfie_solver.dice.learned.train import BOARD_STREAM, fit_boards, fit_table
 
 from conftest import assert_one_line_error
 
@@ -56,7 +56,7 @@ def test_same_seed_same_boards_and_they_are_legal():
             for n, value in zip(board.columns, row):
                 assert rb.VALUE_RANGES[n][0] <= value <= rb.VALUE_RANGES[n][1]
         # the board file form reads back as the same board (docs/formats.md)
-        from shelfie_solver.board import board_from_dict
+        from shelfie_solver.dice.board import board_from_dict
         data = board_to_dict(board, DEFAULT_RULES)
         again = board_from_dict(data, DEFAULT_RULES)
         assert (again.columns, again.shelf_faces, again.values) == (board.columns, board.shelf_faces, board.values)
@@ -115,7 +115,7 @@ def test_train_solitaire_boards_keeps_the_other_players_weights(tmp_path, monkey
     assert b.info["trained"]["solitaire_boards"] == 2 and "solitaire_boards" not in a.info["trained"]
     # a rerun resumes from the checkpoint (no board solved again) and writes the same file
     first = (tmp_path / "b.json").read_text()
-    monkeypatch.setattr("shelfie_solver.train.board_table_sums", None)  # would fail if called
+    monkeypatch.setattr("shelfie_solver.dice.learned.train.board_table_sums", None)  # would fail if called
     again = CliRunner().invoke(main, [*common, "--solitaire-boards", "2", "--output", str(tmp_path / "b.json")])
     assert again.exit_code == 0, again.output
     assert (tmp_path / "b.json").read_text() == first
@@ -137,8 +137,8 @@ def test_pooled_fit_solves_the_ridge_problem_of_all_states():
     # X^T (X w - y) + (w - w0) vanish on every fitted feature, up to the weights' rounding.
     from fractions import Fraction
 
-    from shelfie_solver.board import Marks, score
-    from shelfie_solver.learned import (N_CONTEXT, N_FEATURES, WEIGHT_SCALE, feature_vector,
+    from shelfie_solver.dice.board import Marks, score
+    from shelfie_solver.dice.learned.objective import (N_CONTEXT, N_FEATURES, WEIGHT_SCALE, feature_vector,
                                         prior_weights)
 
     boards = rb.random_boards(np.random.SeedSequence(9), 2, DEFAULT_RULES, 200)  # 2 x 3, 3 x 2: lines can score

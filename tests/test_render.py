@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from shelfie_solver.render import exact, one_in, percent, rounded
+from shelfie_solver.core.report import exact, one_in, percent, rounded
 
 
 @pytest.mark.parametrize("value, places, text", [
@@ -35,7 +35,7 @@ def test_exact_cell_keeps_short_fractions_and_points_long_ones_to_json() -> None
     names the length instead, the short ones stay exact (the fraction itself, counted by hand)."""
     from fractions import Fraction
 
-    from shelfie_solver.render import EXACT_CELL_WIDTH, exact_cell
+    from shelfie_solver.dice.advise.report import EXACT_CELL_WIDTH, exact_cell
 
     assert exact_cell(Fraction(3338761, 139968)) == "3338761/139968"
     long = Fraction(1, 3 ** 200)  # 1/ followed by the 96 digits of 3^200
@@ -47,7 +47,7 @@ def test_exact_cell_keeps_short_fractions_and_points_long_ones_to_json() -> None
 
 def test_objective_notes_explain_file_objectives_like_their_kind() -> None:
     """``learned:FILE`` is explained as ``learned`` and ``table:FILE`` gets its own line."""
-    from shelfie_solver.render import objective_notes
+    from shelfie_solver.dice.advise.report import objective_notes
 
     assert objective_notes("learned:mine.json") == objective_notes("learned") != []
     assert "solve-game" in objective_notes("table:t.json")[0]

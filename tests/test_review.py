@@ -8,10 +8,11 @@ from fractions import Fraction
 
 import pytest
 
-from shelfie_solver.game import game_to_dict, play_seeded
-from shelfie_solver.review import review
-from shelfie_solver.strategies import strategy_named
-from shelfie_solver.table import table_from_dict
+from shelfie_solver.dice.game.record import game_to_dict
+from shelfie_solver.dice.game.turn import play_seeded
+from shelfie_solver.dice.review import review
+from shelfie_solver.dice.strategies import strategy_named
+from shelfie_solver.dice.play.gamefile import kept_game_from_dict as table_from_dict
 
 NAMES = ("random", "greedy", "threshold", "solver")
 

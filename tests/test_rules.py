@@ -1,6 +1,6 @@
 """RULES.md as tests: each of D8-D19 checked by hand-worked examples on the default board.
 
-The default board (shelfie_solver/data/default_board.toml), written out here so every expected
+The default board (shelfie_solver/dice/data/default_board.toml), written out here so every expected
 value below can be checked by hand:
 
     columns need   1   2   3   4   5   dice of one face
@@ -21,14 +21,14 @@ from itertools import combinations
 
 import pytest
 
-from shelfie_solver.advise import advise, failed_options
-from shelfie_solver.allocate import find_groups, legal_markings
-from shelfie_solver.board import Marks, parse_marks, score, score_breakdown
-from shelfie_solver.dice import parse_dice, space_for
-from shelfie_solver.engine import final_table
-from shelfie_solver.errors import MarksError
-from shelfie_solver.objectives import CellTarget, Points, Safe, StateArrays, Strategic, shelf_losses
-from shelfie_solver.rules import DEFAULT_RULES, Ruleset
+from shelfie_solver.dice.advise.advice import advise, failed_options
+from shelfie_solver.dice.allocate import find_groups, legal_markings
+from shelfie_solver.dice.board import Marks, parse_marks, score, score_breakdown
+from shelfie_solver.dice.rolls import parse_dice, space_for
+from shelfie_solver.dice.engine.dp import final_values as final_table
+from shelfie_solver.dice.errors import MarksError
+from shelfie_solver.dice.objectives import CellTarget, Points, Safe, StateArrays, Strategic, shelf_losses
+from shelfie_solver.dice.rules import DEFAULT_RULES, Ruleset
 
 EMPTY = "...../...../...../...../....."
 

@@ -7,11 +7,12 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from shelfie_solver.board import load_board
-from shelfie_solver.exact import fingerprint, same_setup
-from shelfie_solver.game import game_from_json, game_to_json, load_games, play_seeded, replay
-from shelfie_solver.rules import load_rules
-from shelfie_solver.strategies import strategy_named
+from shelfie_solver.dice.board import load_board
+from shelfie_solver.dice.wholegame.solver import fingerprint, same_setup
+from shelfie_solver.dice.game.record import game_from_json, game_to_json, load_games, replay
+from shelfie_solver.dice.game.turn import play_seeded
+from shelfie_solver.dice.rules import load_rules
+from shelfie_solver.dice.strategies import strategy_named
 
 OLD_NAME = "My Shelfie: The Dice Game (RULES.md)"
 

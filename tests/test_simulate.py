@@ -10,19 +10,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shelfie_solver.game import game_to_json, play_seeded
-from shelfie_solver.simulate import (
+from shelfie_solver.dice.game.record import game_to_json
+from shelfie_solver.dice.game.turn import play_seeded
+from shelfie_solver.core.stats import DIFFERENCE, PROPORTION, SimulationError, estimate
+from shelfie_solver.core.tournament import _chunks
+from shelfie_solver.dice.simulate import (
     GameResult,
     SeatResult,
-    DIFFERENCE,
-    PROPORTION,
-    SimulationError,
-    _chunks,
-    estimate,
     simulate,
     summarise,
 )
-from shelfie_solver.strategies import StrategyError, strategy_named
+from shelfie_solver.dice.strategies import StrategyError, strategy_named
 
 
 T975_3 = 3.182446305284263  # Student t, 3 degrees of freedom, 97.5% (published tables: 3.182)

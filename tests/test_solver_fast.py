@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shelfie_solver.advise import rank_markings
-from shelfie_solver.board import Marks
-from shelfie_solver.dice import space_for
-from shelfie_solver.game import GameState, legal_sets
-from shelfie_solver.kernel import compiled
-from shelfie_solver.objectives import Strategic
-from shelfie_solver.strategies import SolverStrategy
+from shelfie_solver.dice.advise.advice import rank_markings
+from shelfie_solver.dice.board import Marks
+from shelfie_solver.dice.rolls import space_for
+from shelfie_solver.dice.game.events import GameState, legal_sets
+from shelfie_solver.dice.engine.kernel import compiled
+from shelfie_solver.dice.objectives import Strategic
+from shelfie_solver.dice.strategies import SolverStrategy
 
 pytestmark = pytest.mark.skipif(compiled() is None, reason="the compiled plan needs numba ([fast] extra)")
 
@@ -58,8 +58,8 @@ def test_tied_worths_fall_back_to_points_then_items(board, rules):
 def test_one_die_at_a_time_dp_equals_the_sparse_product(dice, sides, rerolls):
     """The compiled DP (re-roll expectation summed one die at a time) gives the integers, holds
     and values of batch's numpy DP (one sparse product per level, D7 stopping) on random tables."""
-    from shelfie_solver.batch import solve_finals
-    from shelfie_solver.dice import dice_space
+    from shelfie_solver.dice.engine.batched import solve_finals
+    from shelfie_solver.dice.rolls import dice_space
 
     space = dice_space(dice, sides)
     finals = np.random.default_rng(dice * 100 + sides).integers(-50, 50, size=(len(space.rolls), 3, 3))

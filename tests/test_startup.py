@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-HEAVY = ("numba", "scipy", "matplotlib", "networkx", "importlib.metadata", "shelfie_solver.kernel",
-         "shelfie_solver.game", "shelfie_solver.parallel",
+HEAVY = ("numba", "scipy", "matplotlib", "networkx", "importlib.metadata", "shelfie_solver.dice.engine.kernel",
+         "shelfie_solver.dice.game.events", "shelfie_solver.dice.game.dice_sources",
+         "shelfie_solver.dice.game.turn", "shelfie_solver.dice.game.record", "shelfie_solver.core.parallel",
          # only the JSON / CSV formats and JSON input files need these (render.py, inputs.py)
          "json", "csv")
 

@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shelfie_solver.advise import failed_options, rank_holds, rank_markings
-from shelfie_solver.allocate import find_groups, legal_markings
-from shelfie_solver.board import Marks, parse_marks, score
-from shelfie_solver.dice import parse_dice, space_for
-from shelfie_solver.game import GameState, legal_sets
-from shelfie_solver.objectives import Strategic
-from shelfie_solver.simulate import simulate
-from shelfie_solver.strategies import (
+from shelfie_solver.dice.advise.advice import failed_options, rank_holds, rank_markings
+from shelfie_solver.dice.allocate import find_groups, legal_markings
+from shelfie_solver.dice.board import Marks, parse_marks, score
+from shelfie_solver.dice.rolls import parse_dice, space_for
+from shelfie_solver.dice.game.events import GameState, legal_sets
+from shelfie_solver.dice.objectives import Strategic
+from shelfie_solver.dice.simulate import simulate
+from shelfie_solver.dice.strategies import (
     STRATEGIES,
     GreedyStrategy,
     RandomStrategy,

@@ -11,18 +11,20 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shelfie_solver.game import Fail, UncheckedMark, game_to_dict, play_seeded
-from shelfie_solver.strategies import strategy_named
-from shelfie_solver.table import (
+from shelfie_solver.dice.game.events import Fail, UncheckedMark
+from shelfie_solver.dice.game.record import game_to_dict
+from shelfie_solver.dice.game.turn import play_seeded
+from shelfie_solver.dice.strategies import strategy_named
+from shelfie_solver.dice.play.gamefile import (
     act,
     create_file,
-    new_table,
-    read_table,
     split_actions,
-    table_from_dict,
     undo,
     warnings,
 )
+from shelfie_solver.dice.play.gamefile import kept_game_from_dict as table_from_dict
+from shelfie_solver.dice.play.gamefile import new_kept_game as new_table
+from shelfie_solver.dice.play.gamefile import read_kept_game as read_table
 
 from conftest import ROOT
 
@@ -89,8 +91,8 @@ def test_two_writers_never_lose_an_action(tmp_path: Path, board, rules):
     script = f"""
 import sys, time
 sys.path.insert(0, {str(ROOT)!r})
-from shelfie_solver.game import UncheckedMark
-from shelfie_solver.table import act, update_file
+from shelfie_solver.dice.game.events import UncheckedMark
+from shelfie_solver.dice.play.gamefile import act, update_file
 def change(t):
     time.sleep(0.3)  # both processes hold a read of the file: without the lock one action is lost
     return act(t, (UncheckedMark(t.active, (int(sys.argv[1]),)),))

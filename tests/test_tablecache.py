@@ -13,11 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shelfie_solver import tablecache
-from shelfie_solver.allocate import _build_feasibility, feasibility_table
-from shelfie_solver.board import _build_item_sets, item_sets, load_board
-from shelfie_solver.dice import DiceSpace
-from shelfie_solver.rules import DEFAULT_RULES
+from shelfie_solver.core import diskcache as tablecache
+from shelfie_solver.dice.allocate import _build_feasibility
+from shelfie_solver.dice.allocate import feasibility_arrays as feasibility_table
+from shelfie_solver.dice.board import _build_item_sets, item_sets, load_board
+from shelfie_solver.dice.rolls import DiceSpace
+from shelfie_solver.dice.rules import DEFAULT_RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -124,7 +125,7 @@ def test_cached_item_sets_equal_a_fresh_build(cache):
 def test_concurrent_writers_leave_a_valid_entry(cache):
     """Four processes building and writing the same entry at once: every one gets the right
     arrays and the entry left behind is intact."""
-    code = ("import numpy as np; from shelfie_solver import tablecache as t; "
+    code = ("import numpy as np; from shelfie_solver.core import diskcache as t; "
             "out = t.load_or_build('c', 'k', ('a',), lambda: {'a': np.arange(200000)}); "
             "assert (out['a'] == np.arange(200000)).all()")
     env = {**os.environ, "SHELFIE_SOLVE_CACHE": str(cache), "PYTHONPATH": str(ROOT)}

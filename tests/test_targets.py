@@ -12,12 +12,12 @@ from conftest import EXAMPLES, small_rules
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shelfie_solver.allocate import find_groups_flow, legal_markings, set_indicator
-from shelfie_solver.board import Board, Marks, parse_marks
-from shelfie_solver.dice import dice_space, space_for
-from shelfie_solver.errors import TargetError
-from shelfie_solver.rules import load_rules
-from shelfie_solver.targets import (
+from shelfie_solver.dice.allocate import find_groups_flow, legal_markings, set_indicator
+from shelfie_solver.dice.board import Board, Marks, parse_marks
+from shelfie_solver.dice.rolls import dice_space, space_for
+from shelfie_solver.dice.errors import TargetError
+from shelfie_solver.dice.rules import load_rules
+from shelfie_solver.dice.targets import (
     GRAMMAR,
     Alternative,
     DiceTerm,
@@ -238,7 +238,7 @@ def test_d12_six_jokers_meet_a_single_combination_only(rules, board):
 def test_d11_joker_limits(rules):
     """D11(a) at most one Joker per group; D11(b) never a group of Jokers only."""
     def meets(text, dice, r=rules):
-        from shelfie_solver.dice import parse_dice
+        from shelfie_solver.dice.rolls import parse_dice
         counts = np.array([parse_dice(dice, r)])
         return bool(compile_target(parse_target(text, r), r).meets(counts)[0])
 

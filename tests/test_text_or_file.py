@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from shelfie_solver.board import MARKS_TEXT_CHARS, is_marks_text
-from shelfie_solver.inputs import STDIN, text_or_file
+from shelfie_solver.dice.board import MARKS_TEXT_CHARS, is_marks_text
+from shelfie_solver.core.inputs import STDIN, text_or_file
 from shelfie_solver.tile.rules import TYPES
 
 SHELF_CHARS = set(TYPES + TYPES.lower() + "./ \t\r\n")

@@ -128,19 +128,21 @@ def test_race_distance_after_a_placement_is_the_fresh_count():
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
     from test_tile_advise import _positions
 
-    from shelfie_solver.tile.advise import _place, _placements, _Race
+    from shelfie_solver.tile.placements import seat_placements
+    from shelfie_solver.tile.race import RaceTerm
+    from shelfie_solver.tile.state import place_tiles
 
     checked = 0
     for seed in range(6):
-        for table, state in _positions(seed, 40):
-            mine = _placements(table, state, state.turn)
-            race = _Race(table, state, mine)
-            for goal in table.goals:
+        for setup, state in _positions(seed, 40):
+            mine = seat_placements(setup, state, state.turn)
+            race = RaceTerm(setup, state, mine)
+            for goal in setup.goals:
                 for column in range(COLUMNS):
                     for types in ((0,), (1, 2), (3, 3), (4, 0, 5), (2, 2, 2)):
                         if mine.room[column] < len(types):
                             continue
-                        fresh = tiles_needed(goal, _place(mine.shelf, column, types), table.rules)
+                        fresh = tiles_needed(goal, place_tiles(mine.shelf, column, types), setup.rules)
                         assert min(4, race._needed_after(goal, column, types)) == min(4, fresh)
                         checked += 1
     assert checked > 1000

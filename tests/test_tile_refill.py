@@ -13,8 +13,10 @@ from math import comb
 import numpy as np
 import pytest
 
-from shelfie_solver.tile.advise import _next_best, _Placements, rank_moves
-from shelfie_solver.tile.engine import Move, State, Table, apply_move, start_state
+from shelfie_solver.tile.advise import rank_moves
+from shelfie_solver.tile.denial import next_best
+from shelfie_solver.tile.placements import Placements
+from shelfie_solver.tile.state import Move, Setup, State, apply_move, start_state
 from shelfie_solver.tile.refill import refill_boards, refill_count
 from shelfie_solver.tile.rules import EMPTY, default_cards, default_layout, default_ruleset
 
@@ -36,8 +38,8 @@ def _brute_force(cells: list[int], base: list[int], tiles: list[int]) -> dict[tu
     return {board: Fraction(n, total) for board, n in outcomes.items()}
 
 
-def _table(refill: str) -> Table:
-    return Table(replace(RULES, refill=refill), LAYOUT, 2, CARDS, (0, 1), (2, 6), 0)
+def _setup(refill: str) -> Setup:
+    return Setup(replace(RULES, refill=refill), LAYOUT, 2, CARDS, (0, 1), (2, 6), 0)
 
 
 @pytest.mark.parametrize("bag, empty", [((2, 1, 1, 0, 0, 0), 3),   # 3 of 4 tiles drawn (T16)
@@ -45,26 +47,26 @@ def _table(refill: str) -> Table:
                                          ((0, 2, 0, 0, 3, 0), 4)])
 def test_refill_distribution_equals_brute_force(bag, empty):
     """``refill = "empty"``: the board's tiles stay and only its empty usable cells are filled."""
-    table = _table("empty")
-    cells = list(table.usable_cells)
+    setup = _setup("empty")
+    cells = list(setup.usable_cells)
     board = [EMPTY] * 81
     for i, cell in enumerate(cells[empty:]):
         board[cell] = i % 6
-    start = start_state(table)
+    start = start_state(setup)
     state = State(tuple(board), bag, start.shelves, start.tokens, start.stacks, None, 0)
     expected = _brute_force(cells[:empty], board, [t for t, n in enumerate(bag) for _ in range(n)])
-    denominator, boards = refill_boards(table, state)
+    denominator, boards = refill_boards(setup, state)
     assert {b: Fraction(w, denominator) for w, b in boards} == expected
-    assert len(boards) == len(expected) == refill_count(table, state)
+    assert len(boards) == len(expected) == refill_count(setup, state)
     assert sum(w for w, _ in boards) == denominator
 
 
 def test_refill_count_of_a_full_bag():
     """A full refill of the 29 two-player cells from 22 tiles of each of 6 types (T2, T6): every
     sequence of types but those with 23+ tiles of one type (at most one type can: 46 > 29)."""
-    table = _table("all")
+    setup = _setup("all")
     too_many = 6 * sum(comb(29, n) * 5 ** (29 - n) for n in range(23, 30))
-    assert refill_count(table, start_state(table)) == 6 ** 29 - too_many
+    assert refill_count(setup, start_state(setup)) == 6 ** 29 - too_many
 
 
 def test_advise_averages_a_small_refill_exactly():
@@ -74,23 +76,23 @@ def test_advise_averages_a_small_refill_exactly():
     next player (cats at the bottom of two columns) gains 2 points by a third cat on its group
     (T22). Each refill's term is the exact mean of the next player's best gain over the
     brute-force distribution, and the table / JSON say it was exact."""
-    table = _table("all")
-    start = start_state(table)
+    setup = _setup("all")
+    start = start_state(setup)
     board = [EMPTY] * 81
     board[40] = board[41] = 0
     opponent = [EMPTY] * 30
     opponent[25] = opponent[26] = 0  # two cats side by side at the bottom
     state = State(tuple(board), (0, 1, 0, 0, 0, 0), (start.shelves[0], tuple(opponent)), start.tokens, start.stacks,
                   None, 0)
-    ranked = rank_moves(table, state, samples=5, rng=np.random.default_rng(0))
-    after_state, _ = apply_move(table, state, Move((40,), 0))
-    next_player = _Placements(table, after_state, 1)
-    cells = list(table.usable_cells)
+    ranked = rank_moves(setup, state, samples=5, rng=np.random.default_rng(0))
+    after_state, _ = apply_move(setup, state, Move((40,), 0))
+    next_player = Placements(setup, after_state, 1)
+    cells = list(setup.usable_cells)
     for r in ranked:
         assert r.refill and r.outlook is not None and r.outlook.exact
         left = [t if i not in r.move.cells else EMPTY for i, t in enumerate(board)]
         tiles = [t for t in left if t != EMPTY] + [1]
-        expected = sum(p * _next_best(next_player, b)
+        expected = sum(p * next_best(next_player, b)
                        for b, p in _brute_force(cells, [EMPTY] * 81, tiles).items())
         assert r.outlook.mean == expected
         assert r.outlook.samples == (812 if len(r.move.cells) == 1 else 29)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from shelfie_solver.errors import TileError
+from shelfie_solver.tile.errors import TileError
 from shelfie_solver.tile.rules import (cards_from_dict, default_cards, default_layout, default_ruleset,
                                        layout_from_dict, ruleset_from_dict)
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shelfie_solver.errors import TileError
+from shelfie_solver.tile.errors import TileError
 from shelfie_solver.tile.rules import (COLUMNS, EMPTY, ROWS, PersonalCard, TileRuleset, parse_shelf)
 from shelfie_solver.tile.shelf import (COMMON_GOALS, MIN_TILES, adjacency_points, goal_holds, goals_met, group_labels,
                                        score_shelf)

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .. import __version__
-from ..errors import ShelfieError, error_line
+from shelfie_solver import __version__
+from shelfie_solver.core.errors import ShelfieError, error_line
 
 if TYPE_CHECKING:
-    from ..parallel import Interrupted
+    from shelfie_solver.core.parallel import Interrupted
 
 # Before numpy is first imported (by a subcommand's module): the CLI computes in int64 and
 # object arrays (no BLAS) and parallelises with processes, so OpenBLAS's own thread pool only
@@ -115,7 +115,7 @@ def _interrupted() -> type[Interrupted]:
     """:class:`parallel.Interrupted`, imported only when an exception reaches its ``except``
     clause (clauses are evaluated then), so commands that never run in parallel (``advise``)
     do not pay for the runner's import at start-up (issue 12 §6)."""
-    from ..parallel import Interrupted as interrupted
+    from shelfie_solver.core.parallel import Interrupted as interrupted
 
     return interrupted
 

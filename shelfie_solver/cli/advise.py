@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import click
 
-from ..advise import Advice, advise, advise_in_game
-from ..board import Board, Marks
-from ..dice import Counts, parse_dice
-from ..objectives import OBJECTIVE_NAMES, is_learned, parse_objective
-from ..render import advice_report, render
-from ..rules import Ruleset
-from .options import board_option, format_option, load_setup, marks_option, rules_option
+from shelfie_solver.dice.advise.advice import Advice, advise, advise_in_game
+from shelfie_solver.dice.board import Board, Marks
+from shelfie_solver.dice.rolls import Counts, parse_dice
+from shelfie_solver.dice.objective_names import OBJECTIVE_NAMES, is_learned, parse_objective
+from shelfie_solver.core.report import render
+from shelfie_solver.dice.advise.report import advice_report
+from shelfie_solver.dice.rules import Ruleset
+from shelfie_solver.cli.options import board_option, format_option, load_setup, marks_option, rules_option
 
 
 @click.command("advise", short_help="Which dice to hold, which items to mark, with exact odds.")
@@ -76,11 +77,11 @@ def advise_command(dice_text: str, rerolls: int | None, marks_text: str | None, 
 def _advise_in_game(dice: Counts, board: Board, rules: Ruleset, marks: Marks, opponent_texts: tuple[str, ...],
                     order: int, round_number: int, objective: str, rerolls: int | None) -> Advice:
     """Advice that sees the table (``--opponent``): the game state rebuilt from the sheets typed
-    (:func:`context.table_state`) and the ``learned`` objective of that state."""
-    from ..board import load_marks
-    from ..context import table_state
-    from ..errors import MarksError
-    from ..learned import named_objective
+    (:func:`seats.state_from_seats`) and the ``learned`` objective of that state."""
+    from shelfie_solver.dice.board import load_marks
+    from shelfie_solver.dice.play.seats import state_from_seats
+    from shelfie_solver.dice.errors import MarksError
+    from shelfie_solver.dice.learned.objective import named_objective
 
     if not is_learned(objective):
         raise click.UsageError(f"--objective {objective} sees one sheet; with --opponent use learned or "
@@ -91,5 +92,5 @@ def _advise_in_game(dice: Counts, board: Board, rules: Ruleset, marks: Marks, op
             opponents.append(load_marks(text, board))
         except MarksError as error:
             raise MarksError(f"--opponent {number}: {error}") from None
-    state = table_state(board, rules, marks, tuple(opponents), order, round_number)
+    state = state_from_seats(board, rules, marks, tuple(opponents), order, round_number)
     return advise_in_game(dice, state, named_objective(objective, board, state), rerolls)

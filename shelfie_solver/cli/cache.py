@@ -1,6 +1,6 @@
 """``shelfie-solve cache``: where the table cache is, how full, and a way to empty it (docs/cache.md).
 
-The cache itself, its bound and its eviction live in the click-free :mod:`shelfie_solver.tablecache`.
+The cache itself, its bound and its eviction live in the click-free :mod:`shelfie_solver.core.diskcache`.
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from typing import Any
 
 import click
 
-from ..render import Report, render
-from ..tablecache import cache_dir, cache_limit, entries, evict
-from .options import format_option
+from shelfie_solver.core.report import Report, render
+from shelfie_solver.core.diskcache import cache_dir, cache_limit, entries, evict
+from shelfie_solver.cli.options import format_option
 
 
 def _mib(size: int) -> str:

@@ -1,6 +1,6 @@
 """``shelfie-solve cheatsheet``: a printable strategy sheet for a board, computed by the solver.
 
-The numbers and the rendering live in the click-free :mod:`shelfie_solver.cheatsheet`; this
+The numbers and the rendering live in the click-free :mod:`shelfie_solver.dice.cheatsheet`; this
 layer parses the options, shows progress on stderr when the sheet takes more than a second,
 and writes the files whole or not at all.
 """
@@ -15,21 +15,21 @@ from typing import Any
 
 import click
 
-from ..board import Board, Marks
-from ..cheatsheet import (
-    HEATMAP_NAME,
+from shelfie_solver.dice.board import Board, Marks
+from shelfie_solver.dice.cheatsheet.compute import sheet_steps
+from shelfie_solver.dice.cheatsheet.heatmap import HEATMAP_NAME
+from shelfie_solver.dice.cheatsheet.output import (
     SHEET_FORMATS,
     SHEET_NAMES,
     OutputError,
     check_output_dir,
     generate,
-    sheet_steps,
     write_files,
 )
-from ..files import FileWriteError, resolve_target
-from ..rules import Ruleset
-from ..workload import check_work
-from .options import board_option, load_setup, marks_option, rules_option
+from shelfie_solver.core.files import FileWriteError, resolve_target
+from shelfie_solver.dice.rules import Ruleset
+from shelfie_solver.dice.workload import check_work
+from shelfie_solver.cli.options import board_option, load_setup, marks_option, rules_option
 
 #: Seconds a sheet may take before a progress bar appears on stderr.
 PROGRESS_AFTER_SECONDS = 1.0
@@ -67,7 +67,7 @@ def _stderr_is_terminal() -> bool:
 
 def sheet_solves(board: Board, marks: Marks, rules: Ruleset) -> int:
     """Turn solves a sheet needs: one per available item, one per face and group size, the
-    hold rules and the risk samples (:func:`cheatsheet.sheet_steps`, with each face step's
+    hold rules and the risk samples (:func:`cheatsheet.compute.sheet_steps`, with each face step's
     ``rules.dice`` solves counted)."""
     return sheet_steps(board, marks, rules) + rules.n_faces * (rules.dice - 1)
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import click
 
-from ..board import Board, Marks
-from ..dice import parse_dice
-from ..odds import MAX_SIMULATED_TURNS, odds, odds_report, simulate
-from ..render import render
-from ..rules import Ruleset, load_rules
-from ..workload import check_work
-from ..targets import parse_target
-from .options import board_option, format_option, load_setup, marks_option, rules_option
+from shelfie_solver.dice.board import Board, Marks
+from shelfie_solver.dice.rolls import parse_dice
+from shelfie_solver.dice.odds import MAX_SIMULATED_TURNS, odds, odds_report, simulate
+from shelfie_solver.core.report import render
+from shelfie_solver.dice.rules import Ruleset, load_rules
+from shelfie_solver.dice.workload import check_work
+from shelfie_solver.dice.targets import parse_target
+from shelfie_solver.cli.options import board_option, format_option, load_setup, marks_option, rules_option
 
 
 @click.command("odds", short_help="Exact chance of reaching a target combination or item.")

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from ..errors import shorten
-from ..render import FORMATS
-from ..rules import Ruleset, load_rules
+from shelfie_solver.core.errors import shorten
+from shelfie_solver.core.report import FORMATS
+from shelfie_solver.dice.rules import Ruleset, load_rules
 
 if TYPE_CHECKING:
-    from ..board import Board, Marks
+    from shelfie_solver.dice.board import Board, Marks
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -70,8 +70,8 @@ def load_setup(rules_path: str | None, board_path: str | None,
         RulesError, BoardError, MarksError: bad input, with a one-line message.
         WorkError: a board and ruleset too large for the exact engine (:func:`workload.check_work`).
     """
-    from ..board import load_board, load_marks, verify_marks_fit  # here: the tile game needs no dice board
-    from ..workload import check_work
+    from shelfie_solver.dice.board import load_board, load_marks, verify_marks_fit  # here: the tile game needs no dice board
+    from shelfie_solver.dice.workload import check_work
 
     rules = load_rules(rules_path)
     board = load_board(board_path, rules)
@@ -98,7 +98,7 @@ class SeedType(click.ParamType[int]):
 
 def seed_option(func: F) -> F:
     """``--seed S``: the root seed of every random draw, 0 to 2**128-1 (the command draws a fresh
-    one with ``simulate.fresh_seed`` and prints it when omitted)."""
+    one with ``tournament.fresh_seed`` and prints it when omitted)."""
     return click.option("--seed", type=SeedType(), default=None, metavar="S",
                         help="Root seed, a whole number from 0 to 2**128-1; the same seed gives the same results "
                              "whatever --jobs is. Default: a fresh 32-bit seed from OS entropy, printed so the "
@@ -127,7 +127,7 @@ def resolve_workers(jobs: int | None, scheduler: str | None) -> int:
     Raises:
         click.UsageError, click.BadParameter: both options given, or an empty address.
     """
-    from ..parallel import usable_cores  # not at import: advise does not need it
+    from shelfie_solver.core.parallel import usable_cores  # not at import: advise does not need it
 
     if scheduler is not None:
         if jobs is not None:
@@ -148,7 +148,7 @@ def prepare_run(save_path: str | None, seed: int | None, jobs: int | None,
     """Settle the options of a run of many games before any is played (``simulate``,
     ``tile simulate``): ``--save`` must be writable and not one of the run's ``inputs``
     (:func:`check_output`: refused now, not after the games), a fresh seed is drawn when none
-    was given (:func:`simulate.fresh_seed`, printed by the report), and the workers are resolved
+    was given (:func:`tournament.fresh_seed`, printed by the report), and the workers are resolved
     (:func:`resolve_workers`).
 
     Returns:
@@ -156,7 +156,7 @@ def prepare_run(save_path: str | None, seed: int | None, jobs: int | None,
     Raises:
         click.BadParameter, click.UsageError: an unwritable ``--save`` or bad worker options.
     """
-    from ..simulate import fresh_seed
+    from shelfie_solver.core.tournament import fresh_seed
 
     if save_path is not None:
         check_output(save_path, "--save", inputs)
@@ -172,7 +172,7 @@ def check_output(path: str, option: str, inputs: Iterable[str | None] = ()) -> P
     Raises:
         click.BadParameter: one line naming ``option``.
     """
-    from ..files import FileWriteError, check_writable
+    from shelfie_solver.core.files import FileWriteError, check_writable
 
     try:
         final = check_writable(path)

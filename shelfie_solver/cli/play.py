@@ -11,9 +11,9 @@ from typing import Any
 
 import click
 
-from ..objectives import OBJECTIVE_NAMES
-from ..render import render
-from ..session import (
+from shelfie_solver.dice.objective_names import OBJECTIVE_NAMES
+from shelfie_solver.core.report import render
+from shelfie_solver.dice.play.session import (
     Session,
     check_player,
     fail_action,
@@ -22,11 +22,22 @@ from ..session import (
     roll_action,
     told_action,
 )
-from ..table import PLAY_OBJECTIVE as DEFAULT_OBJECTIVE
-from ..table import (Action, Table, TableError, act, create_file, draw_first, new_table, objective_for, read_table,
-                     undo, update_file)
-from ..table_report import describe, status_report, step_report
-from .options import board_option, format_option, load_setup, rules_option
+from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE as DEFAULT_OBJECTIVE
+from shelfie_solver.dice.play.gamefile import (
+    Action,
+    KeptGame,
+    KeptGameError,
+    act,
+    create_file,
+    draw_first,
+    new_kept_game,
+    objective_for,
+    read_kept_game,
+    undo,
+    update_file,
+)
+from shelfie_solver.dice.play.report import describe, status_report, step_report
+from shelfie_solver.cli.options import board_option, format_option, load_setup, rules_option
 
 
 class PlayGroup(click.Group):
@@ -103,7 +114,7 @@ def _acting_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return _player_option(_objective_option(format_option(func)))
 
 
-def _show(before: Table | None, after: Table, objective: str, top: int, fmt: str) -> None:
+def _show(before: KeptGame | None, after: KeptGame, objective: str, top: int, fmt: str) -> None:
     """Print what the action did, then the advice of the next step (or the final table)."""
     done = describe(before, after) if before is not None else []
     report = step_report(after, objective, None if fmt == "json" else top)
@@ -111,9 +122,9 @@ def _show(before: Table | None, after: Table, objective: str, top: int, fmt: str
     click.echo(render(report, fmt), nl=False)
 
 
-def _step(path: str, player: str | None, make: Callable[[Table], Action], objective: str, top: int,
+def _step(path: str, player: str | None, make: Callable[[KeptGame], Action], objective: str, top: int,
           fmt: str) -> None:
-    def change(table: Table) -> Table:
+    def change(table: KeptGame) -> KeptGame:
         check_player(table, player)
         objective_for(objective, table.state)  # a bad --objective is refused before anything is written
         return act(table, make(table))
@@ -137,9 +148,9 @@ def new_command(game: str, players_text: str, first: str | None, seed: int | Non
     """Start a new game in the file GAME (which must not exist yet)."""
     rules, board, _ = load_setup(rules_path, board_path, None)
     names = [n.strip() for n in players_text.split(",")]
-    table = new_table(board, rules, names, 0)
+    table = new_kept_game(board, rules, names, 0)
     seat = table.seat_of(first) if first is not None else draw_first(len(names), seed)
-    table = new_table(board, rules, names, seat)
+    table = new_kept_game(board, rules, names, seat)
     create_file(game, table)
     _show(None, table, DEFAULT_OBJECTIVE, 5, fmt)
 
@@ -170,9 +181,9 @@ def reroll_command(game: str, new: str, keep: str, player: str | None, objective
 @format_option
 def stop_command(game: str, objective: str, top: int, fmt: str) -> None:
     """The dice are final (D7): show the markings (the file is unchanged: the marking ends the rolling)."""
-    table = read_table(game)
+    table = read_kept_game(game)
     if table.dice is None:
-        raise TableError(f"{table.active_name} has not rolled yet; expected 'play roll {game} DICE'")
+        raise KeptGameError(f"{table.active_name} has not rolled yet; expected 'play roll {game} DICE'")
     _show(None, replace(table, rerolls_left=0), objective, top, fmt)
 
 
@@ -223,7 +234,7 @@ def undo_command(game: str, count: int, fmt: str) -> None:
 @format_option
 def status_command(game: str, fmt: str) -> None:
     """Every sheet as a grid, the scores, whose turn, the round and the end trigger."""
-    click.echo(render(status_report(read_table(game), markdown=fmt == "markdown"), fmt), nl=False)
+    click.echo(render(status_report(read_kept_game(game), markdown=fmt == "markdown"), fmt), nl=False)
 
 
 @play_command.command("advise")
@@ -232,7 +243,7 @@ def status_command(game: str, fmt: str) -> None:
 @format_option
 def advise_command(game: str, objective: str, top: int, fmt: str) -> None:
     """The advice for the current step again (or the final table)."""
-    table = read_table(game)
+    table = read_kept_game(game)
     objective_for(objective, table.state)  # a bad --objective is refused even when no advice is due
     _show(None, table, objective, top, fmt)
 
@@ -257,7 +268,7 @@ def session_command(game: str, objective: str) -> None:
     """The interactive session on the game file GAME: type the dice, keep, mark, undo... ('help' at
     the prompt lists the commands; the file is saved after every action)."""
     session = Session(game, objective)
-    objective_for(objective, read_table(game).state)  # a bad file or objective is refused before the prompt
+    objective_for(objective, read_kept_game(game).state)  # a bad file or objective is refused before the prompt
     click.echo("Type 'help' for the commands; the file is saved after every action.")
     click.echo(session.advice(), nl=False)
     while not session.done:
@@ -292,7 +303,7 @@ def _read_line(prompt: str) -> str:
     hang), undecodable bytes replaced.
 
     Raises:
-        EOFError: end of input. TableError: a line longer than the limit (the session ends).
+        EOFError: end of input. KeptGameError: a line longer than the limit (the session ends).
     """
     if sys.stdin.isatty():
         return input(prompt)
@@ -301,6 +312,6 @@ def _read_line(prompt: str) -> str:
     if not raw:
         raise EOFError
     if len(raw) > MAX_LINE_BYTES:
-        raise TableError(f"an input line is longer than {MAX_LINE_BYTES:,} bytes; expected one command per line "
+        raise KeptGameError(f"an input line is longer than {MAX_LINE_BYTES:,} bytes; expected one command per line "
                          "(type 'help' in the session)")
     return raw.decode("utf-8", errors="replace").rstrip("\r\n")

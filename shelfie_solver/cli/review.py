@@ -8,12 +8,12 @@ from typing import Any
 
 import click
 
-from ..errors import shorten
-from ..objectives import OBJECTIVE_NAMES
-from ..render import Report, decimal, exact, render
-from ..review import Decision, Review, describe_dice, load_reviewable, review
-from ..table import Table, TableError
-from .options import format_option
+from shelfie_solver.core.errors import shorten
+from shelfie_solver.dice.objective_names import OBJECTIVE_NAMES
+from shelfie_solver.core.report import Report, decimal, exact, render
+from shelfie_solver.dice.review import Decision, Review, describe_dice, load_reviewable, review
+from shelfie_solver.dice.play.gamefile import KeptGame, KeptGameError
+from shelfie_solver.cli.options import format_option
 
 
 @click.command("review", short_help="Every decision of a player against the solver's best.")
@@ -53,24 +53,24 @@ def review_command(game: str, player: str | None, number: int, objective: str, t
     click.echo(render(review_report(result, table, limit, number), fmt), nl=False)
 
 
-def _seat(table: Table, player: str | None) -> int:
+def _seat(table: KeptGame, player: str | None) -> int:
     if player is None:
         return 0
     if player.strip().isdigit():
         seat = int(player) - 1
         if not 0 <= seat < len(table.players):
-            raise TableError(f"seat {player} is not in this game; seats 1..{len(table.players)} "
+            raise KeptGameError(f"seat {player} is not in this game; seats 1..{len(table.players)} "
                              f"({', '.join(table.players)})")
         return seat
     return table.seat_of(player)
 
 
-def _row(number: int, d: Decision, table: Table) -> list[Any]:
+def _row(number: int, d: Decision, table: KeptGame) -> list[Any]:
     return [number, d.round, d.kind, describe_dice(d, table), d.chosen, d.best, decimal(d.chosen_value),
             decimal(d.best_value), decimal(d.loss)]
 
 
-def review_report(result: Review, table: Table, threshold: Fraction, game: int = 1) -> Report:
+def review_report(result: Review, table: KeptGame, threshold: Fraction, game: int = 1) -> Report:
     """The report of ``shelfie-solve review`` (one row per decision; summary above, the five
     costliest below); ``game`` is the file's game reviewed, counted from 1 (``--game``)."""
     decisions = result.decisions

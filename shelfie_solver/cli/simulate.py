@@ -8,11 +8,14 @@ from typing import Any
 
 import click
 
-from ..parallel import signals_raise
-from ..render import Report, decimal, exact, percent, render
-from ..simulate import MAX_GAMES, Estimate, Summary, seat_statistics, simulate
-from ..strategies import STRATEGIES, parse_players
-from .options import (board_option, format_option, games_option, jobs_option, load_setup, prepare_run,
+from shelfie_solver.core.parallel import signals_raise
+from shelfie_solver.core.report import Report, exact, render
+from shelfie_solver.core.stats import Estimate, Summary
+from shelfie_solver.core.tournament import MAX_GAMES
+from shelfie_solver.dice.simulate import seat_statistics, simulate
+from shelfie_solver.dice.strategies import STRATEGIES, parse_players
+from shelfie_solver.cli.estimates import estimate_data, interval_text, seat_label
+from shelfie_solver.cli.options import (board_option, format_option, games_option, jobs_option, load_setup, prepare_run,
                       rules_option, save_option, scheduler_option, seed_option, player_files)
 
 
@@ -54,32 +57,15 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
         else:
             summary, lines = simulate(board, rules, players, games, seed, workers, save=save, scheduler=scheduler)
         if save_path is not None:
-            from ..game import save_games
+            from shelfie_solver.dice.game.record import save_games
 
             save_games(save_path, lines)
     report = summary_report(summary, board.name, saved=save_path, long_form=fmt == "csv")
     click.echo(render(report, fmt), nl=False)
 
 
-def _interval(e: Estimate, as_percent: bool = False) -> str:
-    if math.isnan(e.low):
-        return f"{decimal(e.mean, 2)} [one game: no interval]"
-    if as_percent:
-        return f"{percent(e.mean, 1)} [{e.low * 100:.1f}%, {e.high * 100:.1f}%]"
-    return f"{decimal(e.mean, 2)} [{e.low:.2f}, {e.high:.2f}]"
-
-
 def _signed_ci(e: Estimate) -> str:
     return "[one game: no interval]" if math.isnan(e.low) else f"[{e.low:+.2f}, {e.high:+.2f}]"
-
-
-def _estimate_data(e: Estimate) -> dict[str, Any]:
-    ci = None if math.isnan(e.low) else [e.low, e.high]
-    return {"mean": exact(e.mean), "mean_float": float(e.mean), "sd": e.sd, "ci95": ci}
-
-
-def _seat_label(summary: Summary, seat: int) -> str:
-    return f"seat {seat + 1}: {summary.players[seat]}"
 
 
 def summary_report(summary: Summary, board_name: str, saved: str | None = None, long_form: bool = False) -> Report:
@@ -90,20 +76,20 @@ def summary_report(summary: Summary, board_name: str, saved: str | None = None, 
     leader = seats[summary.leader]
     title = [(f"{summary.games} game{'s' if summary.games != 1 else ''} of {', '.join(summary.players)} "
               f"on board {board_name!r}, seed {summary.seed}"),
-             f"Game length: {_interval(summary.rounds)} rounds (95% interval)"]
+             f"Game length: {interval_text(summary.rounds)} rounds (95% interval)"]
     for margin in summary.margins:
         win, points = margin.win, margin.score
-        title.append(f"{_seat_label(summary, margin.leader)} vs {_seat_label(summary, margin.other)}: "
+        title.append(f"{seat_label(summary, margin.leader)} vs {seat_label(summary, margin.other)}: "
                      f"win rate {float(win.mean) * 100:+.1f} percentage points "
                      f"[{win.low * 100:+.1f}, {win.high * 100:+.1f}], "
                      f"score {float(points.mean):+.2f} {_signed_ci(points)} per game")
     if len(seats) > 1:
-        title.insert(2, f"Leader: {_seat_label(summary, summary.leader)}, "
-                        f"win rate {_interval(leader.stats['win'], as_percent=True)}")
-    headers = ["statistic"] + [_seat_label(summary, s.seat) for s in seats]
+        title.insert(2, f"Leader: {seat_label(summary, summary.leader)}, "
+                        f"win rate {interval_text(leader.stats['win'], as_percent=True)}")
+    headers = ["statistic"] + [seat_label(summary, s.seat) for s in seats]
     rows: list[list[Any]] = []
     for key, label in seat_statistics(len(seats)):
-        rows.append([label] + [_interval(s.stats[key], as_percent=key == "win") for s in seats])
+        rows.append([label] + [interval_text(s.stats[key], as_percent=key == "win") for s in seats])
         if key == "score":
             rows.append(["score standard deviation"] + [f"{s.stats['score'].sd:.2f}" for s in seats])
     data: dict[str, Any] = {
@@ -111,12 +97,12 @@ def summary_report(summary: Summary, board_name: str, saved: str | None = None, 
         "players": list(summary.players),
         "seed": summary.seed,
         "board": board_name,
-        "rounds": _estimate_data(summary.rounds),
+        "rounds": estimate_data(summary.rounds),
         "leader": summary.leader + 1,
         "seats": [{"seat": s.seat + 1, "strategy": s.strategy,
-                   **{key: _estimate_data(s.stats[key]) for key, _ in seat_statistics(len(seats))}} for s in seats],
-        "margins": [{"leader": m.leader + 1, "other": m.other + 1, "score": _estimate_data(m.score),
-                     "win": _estimate_data(m.win)} for m in summary.margins],
+                   **{key: estimate_data(s.stats[key]) for key, _ in seat_statistics(len(seats))}} for s in seats],
+        "margins": [{"leader": m.leader + 1, "other": m.other + 1, "score": estimate_data(m.score),
+                     "win": estimate_data(m.win)} for m in summary.margins],
     }
     notes = [("[low, high]: 95% interval (win rate: Wilson score interval; other means: Student t over "
               "games). Win rate: a k-way tie gives each winner 1/k (D20). First player drawn at random "

@@ -11,11 +11,11 @@ from typing import Any
 
 import click
 
-from ..board import Marks, score
-from ..exact import MAX_STATES, GameSolution, check_size, solve_game, state_count
-from ..value_table import save_table
-from ..render import Report, decimal, exact, render
-from .options import (board_option, format_option, jobs_option, load_setup, check_output,
+from shelfie_solver.dice.board import Marks, score
+from shelfie_solver.dice.wholegame.solver import MAX_STATES, GameSolution, check_size, solve_game, state_count
+from shelfie_solver.dice.wholegame.values import save_table
+from shelfie_solver.core.report import Report, decimal, exact, render
+from shelfie_solver.cli.options import (board_option, format_option, jobs_option, load_setup, check_output,
                       resolve_workers, rules_option, scheduler_option)
 
 

@@ -9,21 +9,25 @@ from typing import TYPE_CHECKING, Any
 import click
 import numpy as np
 
-from ..errors import TileError, shorten
-from ..files import write_text_atomically
-from ..render import Report, exact, render
-from ..tile.advise import EXACT_REFILL_BOARDS, PARTS, QUARTER, RankedMove, rank_moves
-from ..tile.engine import Move, board_cell_name, check_move
-from ..tile.position import load_position
-from ..tile.rules import (TYPE_NAMES, TYPES, PersonalCard, load_cards, load_layout, load_ruleset,
+from shelfie_solver.core.errors import shorten
+from shelfie_solver.tile.errors import TileError
+from shelfie_solver.core.files import write_text_atomically
+from shelfie_solver.core.report import Report, exact, render
+from shelfie_solver.core.tournament import MAX_GAMES
+from shelfie_solver.tile.advise import PARTS, RankedMove, rank_moves
+from shelfie_solver.tile.denial import EXACT_REFILL_BOARDS
+from shelfie_solver.tile.gains import QUARTER
+from shelfie_solver.tile.state import Move, board_cell_name, check_move
+from shelfie_solver.tile.position import load_position
+from shelfie_solver.tile.rules import (TYPE_NAMES, TYPES, PersonalCard, load_cards, load_layout, load_ruleset,
                           read_shelf, shelf_text)
-from ..tile.shelf import COMMON_GOALS, score_shelf
-from ..tile.strategies import TILE_STRATEGIES, parse_tile_players
-from .options import (F, format_option, games_option, jobs_option, prepare_run, save_option,
+from shelfie_solver.tile.shelf import COMMON_GOALS, score_shelf
+from shelfie_solver.tile.strategies import TILE_STRATEGIES, parse_tile_players
+from shelfie_solver.cli.options import (F, format_option, games_option, jobs_option, prepare_run, save_option,
                       scheduler_option, seed_option)
 
 if TYPE_CHECKING:
-    from ..simulate import Summary
+    from shelfie_solver.core.stats import Summary
 
 _FILE = click.Path(exists=True, dir_okay=False, readable=True)
 
@@ -123,7 +127,7 @@ def parse_move(text: str) -> Move:
     """``"4,5+4,6@3"`` -> the move taking board cells (4,5) then (4,6) into shelf column 3.
 
     Raises:
-        TileError: not of that form (the legality is :func:`engine.check_move`'s).
+        TileError: not of that form (the legality is :func:`state.check_move`'s).
     """
     expected = "expected board cells row,column (0-8) joined by '+', then '@' and a column 1-5, e.g. 4,5+4,6@3"
     cells_text, at, column_text = text.replace(" ", "").partition("@")
@@ -211,21 +215,21 @@ def advise_command(position_path: str, top: int, samples: int, seed: int, exact_
       shelfie-solve tile advise examples/tile/position.toml --top 5
     """
     position = load_position(position_path, load_ruleset(rules_path), load_layout(layout_path), load_cards(cards_path))
-    table, state = position.table, position.state
+    setup, state = position.setup, position.state
     mine = parse_move(move_text) if move_text is not None else None
     if mine is not None:
         check_move(state, mine)
-    ranked = rank_moves(table, state, samples=samples, rng=np.random.default_rng(seed), exact_boards=exact_boards)
+    ranked = rank_moves(setup, state, samples=samples, rng=np.random.default_rng(seed), exact_boards=exact_boards)
     board = state.board
     ranks = [r.rank for r in ranked]
     rows = [[f"{r.rank}=" if ranks.count(r.rank) > 1 else r.rank, " ".join(board_cell_name(c) for c in r.move.cells),
              r.move.column + 1, "".join(TYPES[t] for t in r.move.types(board)), f"{float(r.value):+.2f}"]
             + [f"{float(r.parts[p]):+.2f}" for p in PARTS] + [_refill_cell(r)] for r in ranked[:top]]
-    card = table.card(state.turn)
-    title = [f"Seat {state.turn + 1} to move ({table.players} players), personal card {card.name if card else '?'}, "
-             f"goals {', '.join(f'T-CG{g}' for g in table.goals)}; {len(ranked)} legal moves (T10-T14)"]
+    card = setup.card(state.turn)
+    title = [f"Seat {state.turn + 1} to move ({setup.players} players), personal card {card.name if card else '?'}, "
+             f"goals {', '.join(f'T-CG{g}' for g in setup.goals)}; {len(ranked)} legal moves (T10-T14)"]
     title += [f"{'Best' if i == 0 else 'Then'}: {_explain(r, board)}" for i, r in enumerate(ranked[:3])]
-    data: dict[str, Any] = {"turn": state.turn + 1, "players": table.players, "goals": list(table.goals)}
+    data: dict[str, Any] = {"turn": state.turn + 1, "players": setup.players, "goals": list(setup.goals)}
     if mine is not None:  # the same state as a listed move: same cells, column and types in order (T14)
         key = (frozenset(mine.cells), mine.column, mine.types(board))
         rated = next(r for r in ranked if (frozenset(r.move.cells), r.move.column, r.move.types(board)) == key)
@@ -246,7 +250,7 @@ def advise_command(position_path: str, top: int, samples: int, seed: int, exact_
 @tile_group.command("simulate", short_help="Play many tile games to compare strategies.")
 @click.option("--players", "players_text", required=True, metavar="S1,S2,...",
               help=f"One strategy per seat, 2 to 4: {', '.join(TILE_STRATEGIES)}.")
-@games_option(200, 1_000_000)  # the dice game's simulate.MAX_GAMES (not imported here: start-up)
+@games_option(200, MAX_GAMES)
 @seed_option
 @jobs_option
 @scheduler_option
@@ -263,7 +267,7 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
     Example:
       shelfie-solve tile simulate --players advisor,greedy --games 200 --seed 1
     """
-    from ..tile.simulate import simulate_tile  # imported here, with the simulation statistics: advise starts faster
+    from shelfie_solver.tile.simulate import simulate_tile  # imported here, with the simulation statistics: advise starts faster
 
     rules, layout, cards = load_ruleset(rules_path), load_layout(layout_path), load_cards(cards_path)
     players = parse_tile_players(players_text)
@@ -282,23 +286,23 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
 
 def _summary_report(summary: Summary, layout_name: str, saved: str | None) -> Report:
     """One column per seat, one row per statistic (:data:`TILE_STATISTICS`), 95% intervals."""
-    from ..tile.simulate import TILE_STATISTICS
-    from .simulate import _estimate_data, _interval, _seat_label
+    from shelfie_solver.tile.simulate import TILE_STATISTICS
+    from shelfie_solver.cli.estimates import estimate_data, interval_text, seat_label
 
     seats = summary.seats
     title = [f"{summary.games} tile game{'s' if summary.games != 1 else ''} of {', '.join(summary.players)} "
              f"on layout {layout_name!r}, seed {summary.seed}",
-             f"Game length: {_interval(summary.rounds)} rounds (95% interval)",
-             f"Leader: {_seat_label(summary, summary.leader)}, "
-             f"win rate {_interval(seats[summary.leader].stats['win'], as_percent=True)}"]
+             f"Game length: {interval_text(summary.rounds)} rounds (95% interval)",
+             f"Leader: {seat_label(summary, summary.leader)}, "
+             f"win rate {interval_text(seats[summary.leader].stats['win'], as_percent=True)}"]
     for m in summary.margins:
-        title.append(f"{_seat_label(summary, m.leader)} vs {_seat_label(summary, m.other)}: score "
+        title.append(f"{seat_label(summary, m.leader)} vs {seat_label(summary, m.other)}: score "
                      f"{float(m.score.mean):+.2f} [{m.score.low:+.2f}, {m.score.high:+.2f}] per game")
-    rows = [[label] + [_interval(s.stats[key], as_percent=key == "win") for s in seats] for key, label in TILE_STATISTICS]
+    rows = [[label] + [interval_text(s.stats[key], as_percent=key == "win") for s in seats] for key, label in TILE_STATISTICS]
     data: dict[str, Any] = {"games": summary.games, "players": list(summary.players), "seed": summary.seed,
-                            "layout": layout_name, "rounds": _estimate_data(summary.rounds), "leader": summary.leader + 1,
+                            "layout": layout_name, "rounds": estimate_data(summary.rounds), "leader": summary.leader + 1,
                             "seats": [{"seat": s.seat + 1, "strategy": s.strategy,
-                                       **{key: _estimate_data(s.stats[key]) for key, _ in TILE_STATISTICS}}
+                                       **{key: estimate_data(s.stats[key]) for key, _ in TILE_STATISTICS}}
                                       for s in seats]}
     notes = ["[low, high]: 95% interval over games. T26 names one winner per game; the first player is drawn "
              "at random each game (T9)."]
@@ -307,5 +311,5 @@ def _summary_report(summary: Summary, layout_name: str, saved: str | None) -> Re
     records = [{"seat": s.seat + 1, "strategy": s.strategy, "statistic": key, "mean": exact(e.mean),
                 "mean_float": float(e.mean), "ci_low": e.low, "ci_high": e.high, "sd": e.sd, "games": e.n}
                for s in seats for key, _ in TILE_STATISTICS for e in [s.stats[key]]]
-    return Report(title, ["statistic"] + [_seat_label(summary, s.seat) for s in seats], rows, data, notes,
+    return Report(title, ["statistic"] + [seat_label(summary, s.seat) for s in seats], rows, data, notes,
                   records=records)

@@ -6,9 +6,9 @@ import sys
 
 import click
 
-from ..files import FileWriteError, write_text_atomically
-from ..train import PLAYER_COUNTS, TrainError, fit_table, model_text, tasks_total, train
-from .options import (board_option, jobs_option, check_output, load_setup, resolve_workers, rules_option,
+from shelfie_solver.core.files import FileWriteError, write_text_atomically
+from shelfie_solver.dice.learned.train import PLAYER_COUNTS, TrainError, fit_table, model_text, tasks_total, train
+from shelfie_solver.cli.options import (board_option, jobs_option, check_output, load_setup, resolve_workers, rules_option,
                       scheduler_option)
 
 
@@ -33,7 +33,7 @@ from .options import (board_option, jobs_option, check_output, load_setup, resol
 @scheduler_option
 @click.option("--output", "output", default="learned.json", show_default=True, metavar="FILE",
               help="Where to write the parameters; use them as the objective or strategy learned:FILE "
-                   "(the shipped ones, used by plain 'learned', are shelfie_solver/data/learned.json).")
+                   "(the shipped ones, used by plain 'learned', are shelfie_solver/dice/data/learned.json).")
 @click.option("--checkpoint", default=None, metavar="FILE",
               help="Checkpoint file, one entry per finished iteration (default: FILE.checkpoint beside --output); "
                    "a rerun with the same settings resumes from it.")
@@ -106,8 +106,8 @@ def _fit_tables(tables: tuple[str, ...], output: str) -> None:
     """``train --table``: the solitaire weights fitted to exact value tables (:func:`train.fit_table`)."""
     import os
 
-    from ..errors import shorten
-    from ..value_table import load_table
+    from shelfie_solver.core.errors import shorten
+    from shelfie_solver.dice.wholegame.values import load_table
 
     check_output(output, "--output", tables)
     real = [os.path.realpath(path) for path in tables]

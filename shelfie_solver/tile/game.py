@@ -10,10 +10,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..errors import TileError
-from .engine import (Deal, EndToken, Event, GoalScored, Move, Over, Refill, State, Table, Turn, apply_move,
+from shelfie_solver.tile.errors import TileError
+from shelfie_solver.tile.state import (Deal, EndToken, Event, GoalScored, Move, Over, Refill, Setup, State, Turn, apply_move,
                      apply_refill, deal, draw_refill, needs_refill, start_state)
-from .rules import Layout, PersonalCard, TileRuleset, card_from_dict, layout_from_dict, ruleset_from_dict
+from shelfie_solver.tile.rules import Layout, PersonalCard, TileRuleset, card_from_dict, layout_from_dict, ruleset_from_dict
 
 TILE_GAME_FORMAT = "shelfie-solve-tile-game/1"
 
@@ -23,16 +23,16 @@ class TileStrategy(Protocol):
 
     name: str
 
-    def choose(self, table: Table, state: State, rng: np.random.Generator) -> Move:
+    def choose(self, setup: Setup, state: State, rng: np.random.Generator) -> Move:
         """The move to play in ``state`` (``state.turn`` is this seat)."""
         ...
 
 
 @dataclass(frozen=True)
 class TileGame:
-    """A played game: its table, players' strategy names, events and final state."""
+    """A played game: its setup, players' strategy names, events and final state."""
 
-    table: Table
+    setup: Setup
     players: tuple[str, ...]
     events: tuple[Event, ...]
     state: State
@@ -49,50 +49,50 @@ class TileGame:
 def play_game(rules: TileRuleset, layout: Layout, cards: tuple[PersonalCard, ...],
               strategies: Sequence[TileStrategy], seed: np.random.SeedSequence | int | None) -> TileGame:
     """Play one game: the deal, the bag's draws and every seat's random choices all come from
-    ``seed`` (the table's generator, seats' generators spawned from it)."""
+    ``seed`` (one generator for the deal and the bag, the seats' generators spawned from it)."""
     rng = np.random.default_rng(seed)
     seats = rng.spawn(len(strategies))
-    table = deal(rules, layout, cards, len(strategies), rng)
-    events: list[Event] = [Deal(table.goals, table.personal, table.first)]
-    state = start_state(table)
-    fill = draw_refill(table, state, rng)
-    state = apply_refill(table, state, fill)
+    setup = deal(rules, layout, cards, len(strategies), rng)
+    events: list[Event] = [Deal(setup.goals, setup.personal, setup.first)]
+    state = start_state(setup)
+    fill = draw_refill(setup, state, rng)
+    state = apply_refill(setup, state, fill)
     events.append(fill)
     while not state.over:
         seat = state.turn
-        move = strategies[seat].choose(table, state, seats[seat])
-        state, happened = apply_move(table, state, move, check=False)
+        move = strategies[seat].choose(setup, state, seats[seat])
+        state, happened = apply_move(setup, state, move, check=False)
         events.extend(happened)
         if not state.over and needs_refill(state.board):  # T15, T16
-            fill = draw_refill(table, state, rng)
-            state = apply_refill(table, state, fill)
+            fill = draw_refill(setup, state, rng)
+            state = apply_refill(setup, state, fill)
             events.append(fill)
-    return TileGame(table, tuple(s.name for s in strategies), tuple(events), state)
+    return TileGame(setup, tuple(s.name for s in strategies), tuple(events), state)
 
 
-def replay(table: Table, players: tuple[str, ...], events: Sequence[Event]) -> TileGame:
+def replay(setup: Setup, players: tuple[str, ...], events: Sequence[Event]) -> TileGame:
     """Re-play recorded events, checking every move and every derived event.
 
     Raises:
         TileError: an illegal move, a refill that does not fit, or a recorded goal / end token /
             result that the rules do not give.
     """
-    state = start_state(table)
+    state = start_state(setup)
     derived: list[Event] = []
     for index, event in enumerate(events):
         if isinstance(event, Deal):
-            if index != 0 or event != Deal(table.goals, table.personal, table.first):
+            if index != 0 or event != Deal(setup.goals, setup.personal, setup.first):
                 raise TileError("saved tile game: the deal must come first and match the table")
         elif isinstance(event, Refill):
             if index > 1 and not needs_refill(state.board):
                 raise TileError(f"saved tile game: event {index}: a refill while tiles still touch (T16)")
-            state = apply_refill(table, state, event)
+            state = apply_refill(setup, state, event)
         elif isinstance(event, Turn):
             if derived:
                 raise TileError(f"saved tile game: event {index}: missing {derived[0]}")
             if event.player != state.turn:
                 raise TileError(f"saved tile game: event {index}: seat {event.player + 1} moved out of turn")
-            state, happened = apply_move(table, state, event.move)
+            state, happened = apply_move(setup, state, event.move)
             derived = happened[1:]
         else:
             if not derived or derived[0] != event:
@@ -100,7 +100,7 @@ def replay(table: Table, players: tuple[str, ...], events: Sequence[Event]) -> T
             derived.pop(0)
     if derived:
         raise TileError(f"saved tile game: missing {derived[0]}")
-    return TileGame(table, players, tuple(events), state)
+    return TileGame(setup, players, tuple(events), state)
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
@@ -141,8 +141,8 @@ def event_from_dict(data: dict[str, Any]) -> Event:
 
 def game_to_dict(game: TileGame, /, **extra: Any) -> dict[str, Any]:
     """A game as a JSON object: format, players, rules, layout, cards and events."""
-    return {"format": TILE_GAME_FORMAT, **extra, "players": list(game.players), "rules": game.table.rules.to_dict(),
-            "layout": game.table.layout.to_dict(), "cards": [c.to_dict() for c in game.table.cards],
+    return {"format": TILE_GAME_FORMAT, **extra, "players": list(game.players), "rules": game.setup.rules.to_dict(),
+            "layout": game.setup.layout.to_dict(), "cards": [c.to_dict() for c in game.setup.cards],
             "events": [event_to_dict(e) for e in game.events]}
 
 
@@ -170,5 +170,5 @@ def game_from_dict(data: dict[str, Any]) -> TileGame:
     first = events[0] if events else None
     if not isinstance(first, Deal):
         raise TileError("saved tile game: the first event must be the deal")
-    table = Table(rules, layout, len(players), cards, first.personal, first.goals, first.first)
-    return replay(table, players, events)
+    setup = Setup(rules, layout, len(players), cards, first.personal, first.goals, first.first)
+    return replay(setup, players, events)

@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import TileError, shorten
-from ..inputs import read_json
-from ..rules import MAX_FILE_BYTES, load_toml
-from .engine import TOKENS, State, Table
-from .rules import (EMPTY, SIDE, TILES_PER_TYPE, TYPE_NAMES, TYPES, Layout, PersonalCard, TileRuleset, check_shelf,
+from shelfie_solver.core.errors import shorten
+from shelfie_solver.tile.errors import TileError
+from shelfie_solver.core.inputs import MAX_FILE_BYTES, load_toml, read_json
+from shelfie_solver.tile.state import TOKENS, Setup, State
+from shelfie_solver.tile.rules import (EMPTY, SIDE, TILES_PER_TYPE, TYPE_NAMES, TYPES, Layout, PersonalCard, TileRuleset, check_shelf,
                     parse_shelf)
 
 EXAMPLE = "examples/tile/position.toml"
@@ -38,9 +38,9 @@ EXAMPLE = "examples/tile/position.toml"
 
 @dataclass(frozen=True)
 class Position:
-    """A loaded position: the table (hidden cards of opponents are -1) and the state."""
+    """A loaded position: the setup (hidden cards of opponents are -1) and the state."""
 
-    table: Table
+    setup: Setup
     state: State
 
 
@@ -130,14 +130,14 @@ def position_from_dict(data: dict[str, Any], rules: TileRuleset, layout: Layout,
     board = _board(data.get("board"), layout.usable(players))
     seen = [board.count(t) + sum(s.count(t) for s in shelves) for t in range(len(TYPES))]
     bag = _bag(data.get("bag"), seen)
-    table = Table(rules, layout, players, cards, tuple(names.index(personal) if s == turn else -1 for s in range(players)),
+    setup = Setup(rules, layout, players, cards, tuple(names.index(personal) if s == turn else -1 for s in range(players)),
                   tuple(goals), first)
     state = State(board, bag, tuple(shelves), tuple(tokens), tuple(stacks), end_token, turn)
     if not any(t != EMPTY for t in board):
         raise TileError("position: the board holds no tile; at the start of a turn it never is empty (T13, T16)")
     if EMPTY not in shelves[turn]:
         raise TileError(f"position: the active seat {turn + 1} has a full shelf; its turn cannot come (T24)")
-    return Position(table, state)
+    return Position(setup, state)
 
 
 def _board(raw: Any, usable: tuple[bool, ...]) -> tuple[int, ...]:
@@ -182,14 +182,14 @@ def load_position(path: str | Path, rules: TileRuleset, layout: Layout, cards: t
     return position_from_dict(_read(path), rules, layout, cards)
 
 
-def position_to_dict(table: Table, state: State) -> dict[str, Any]:
+def position_to_dict(setup: Setup, state: State) -> dict[str, Any]:
     """A position as the keys :func:`position_from_dict` reads (the active seat's card by name)."""
-    from .rules import shelf_text
+    from shelfie_solver.tile.rules import shelf_text
 
-    board = ["".join("-" if not table.usable[r * SIDE + c] else "." if state.board[r * SIDE + c] == EMPTY
+    board = ["".join("-" if not setup.usable[r * SIDE + c] else "." if state.board[r * SIDE + c] == EMPTY
                      else TYPES[state.board[r * SIDE + c]] for c in range(SIDE)) for r in range(SIDE)]
-    card = table.card(state.turn)
-    return {"players": table.players, "first": table.first + 1, "turn": state.turn + 1, "goals": list(table.goals),
+    card = setup.card(state.turn)
+    return {"players": setup.players, "first": setup.first + 1, "turn": state.turn + 1, "goals": list(setup.goals),
             "personal": card.name if card else "", "end_token": 0 if state.end_token is None else state.end_token + 1,
             "board": board, "bag": dict(zip(TYPES, state.bag)),
             "shelf": [{"rows": shelf_text(s).split("\n"), "taken": list(t)} for s, t in zip(state.shelves, state.tokens)]}

@@ -7,14 +7,22 @@ exact for T-CG2 and T-CG5-T-CG12 and for T-CG1 under the ``"loose"`` reading wit
 ``squares_same_type``; a lower bound for T-CG1's other readings (the blocks' groups are not
 checked) and for T-CG3 / T-CG4 (a tile joins one group, so it adds at most one group of 4+ / 2+).
 Checked against an exhaustive search on nearly full shelves in tests/test_tile_race.py.
+
+:class:`RaceTerm` is the ``race`` term of the advisor's evaluation (:mod:`.advise`): for each
+goal the mover has not scored, the change a placement makes to :func:`race_quarters` (the token
+the mover can expect given how many tiles each player still needs, halved per tile needed, 0
+beyond :data:`RACE_REACH` tiles).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .rules import CELLS, COLUMNS, EMPTY, ROWS, Shelf, TileRuleset
-from .shelf import group_labels
+from shelfie_solver.tile.gains import QUARTER
+from shelfie_solver.tile.placements import Placements
+from shelfie_solver.tile.rules import CELLS, COLUMNS, EMPTY, ROWS, Shelf, TileRuleset
+from shelfie_solver.tile.shelf import group_labels
+from shelfie_solver.tile.state import Setup, State, place_tiles
 
 #: "Cannot hold": more tiles needed than the shelf has room for, or no way at all.
 FAR = 99
@@ -202,3 +210,232 @@ def expected_token(stack: Sequence[int], mine: int, others: Sequence[int]) -> in
         return 0
     ahead = sum(1 for d in others if d <= mine)
     return stack[ahead] if ahead < len(stack) else 0
+
+
+# --- the race term of the evaluation ----------------------------------------------------------
+
+
+#: :func:`tiles_needed` of recent shelves, by (goal, shelf, rules); cleared when it outgrows this.
+_NEEDED: dict[tuple[int, Shelf, TileRuleset], int] = {}
+_NEEDED_MAX = 4096
+
+
+def _needed(goal: int, shelf: Shelf, rules: TileRuleset, known: Placements | None = None) -> int:
+    """:func:`tiles_needed`, kept per shelf (each shelf is asked again by the next turns);
+    ``known``: the shelf's :class:`Placements`, whose group counts T-CG3 / T-CG4 reuse. For
+    T-CG1, T-CG8, T-CG10 and T-CG11 a distance beyond :data:`_RACE_LIMIT` is :data:`FAR` (from
+    :func:`_limited_targets`): the race only tells distances up to :data:`RACE_REACH` apart
+    (:func:`race_quarters`), and a goal farther than ``RACE_REACH + 3`` tiles stays beyond
+    ``RACE_REACH`` after any placement."""
+    key = (goal, shelf, rules)
+    hit = _NEEDED.get(key)
+    if hit is None:
+        if len(_NEEDED) >= _NEEDED_MAX:
+            _NEEDED.clear()
+        if goal in (1, 8, 10, 11):
+            need = min((cost for cost, _, _ in _limited_targets(goal, shelf, rules)), default=FAR)
+            hit = _NEEDED[key] = need if need <= shelf.count(EMPTY) else FAR
+        else:
+            at_least = (known.at_least[2], known.at_least[4]) if known is not None else None
+            hit = _NEEDED[key] = tiles_needed(goal, shelf, rules, at_least)
+    return hit
+
+
+#: :func:`pattern_targets` within :data:`_RACE_LIMIT` tiles of recent shelves, by (goal, shelf, rules).
+_TARGETS: dict[tuple[int, Shelf, TileRuleset], list[Target]] = {}
+
+
+def _limited_targets(goal: int, shelf: Shelf, rules: TileRuleset) -> list[Target]:
+    """:func:`pattern_targets` of ``shelf`` within :data:`_RACE_LIMIT` tiles, kept per shelf
+    (shared by :func:`_needed` and :meth:`RaceTerm._targets`)."""
+    key = (goal, shelf, rules)
+    hit = _TARGETS.get(key)
+    if hit is None:
+        if len(_TARGETS) >= _NEEDED_MAX:
+            _TARGETS.clear()
+        hit = _TARGETS[key] = pattern_targets(goal, shelf, rules, _RACE_LIMIT)
+    return hit
+
+
+#: The race counts goals at most this many tiles away (one pick, T10): farther is too uncertain.
+RACE_REACH = 3
+
+
+def race_quarters(stack: tuple[int, ...], mine: int, others: list[int]) -> int:
+    """The race value (x4) of being ``mine`` >= 1 tiles from a goal whose tokens left are
+    ``stack`` while the other players who have not scored it are ``others`` tiles from it: the
+    token the player can expect (:func:`expected_token`, T18) halved for every tile still
+    needed (1 tile: 1/2, 2 tiles: 1/4, 3 tiles: 1/8), 0 beyond :data:`RACE_REACH` tiles."""
+    return (QUARTER * expected_token(stack, mine, others)) >> mine if mine <= RACE_REACH else 0
+
+
+class RaceTerm:
+    """The ``race`` term of the mover's placements: for each common goal the mover has not scored
+    (T18), the change of :func:`race_quarters` from the shelf before to the shelf after (the goal
+    completed: 0 after, its token is in ``immediate``), with the other players' distances
+    (:func:`tiles_needed` on their shelves) fixed for the turn. ``cap(k)`` bounds the term
+    for any placement of ``k`` tiles (a placement needs at least ``tiles needed - k`` more tiles,
+    and the value falls as the distance grows), for the bound of :func:`.advise.best_moves`."""
+
+    def __init__(self, setup: Setup, state: State, mine: Placements, known: Placements | None = None):
+        self.mine, self.rules = mine, setup.rules
+        self.cache: dict[tuple[int, tuple[int, ...]], int] = {}
+        self.caps: list[list[int]] | None = None
+        self.shares: dict[tuple[int, int], list[int]] = {}
+        #: per open goal: (goal, tokens left, the others' distances, the value now, the tiles needed now)
+        self.slots: list[tuple[int, tuple[int, ...], list[int], int, int]] = []
+        self.targets: dict[int, list[Target]] = {}
+        self.heights = [ROWS - r for r in mine.room]
+        self.lines: tuple[list[int], list[set[int]], list[list[int]]] | None = None
+        self.deltas: dict[int, list[list[list[int]]]] = {}
+        seat = state.turn
+        for slot, goal in mine.open_slots:
+            stack = state.stacks[slot]
+            mine_now = _needed(goal, mine.shelf, setup.rules, mine)
+            if mine_now >= FAR or mine_now == 0:
+                continue  # out of reach (the value stays 0), or holding already (typed positions)
+            others = [_needed(goal, state.shelves[o], setup.rules, known if known and known.seat == o else None)
+                      for o in range(setup.players) if o != seat and state.tokens[o][slot] == 0]
+            before = race_quarters(stack, mine_now, others)
+            best = [race_quarters(stack, max(1, mine_now - k), others) - before for k in range(4)]
+            if best[3] == 0 and before == 0:
+                continue  # no placement can change it
+            self.slots.append((goal, stack, others, before, mine_now))
+
+    def cap(self, column: int, k: int) -> int:
+        """An upper bound of :meth:`gain` (x4) for any ``k`` tiles placed in ``column``: each goal's
+        value at a lower bound of the tiles it needs after (:meth:`_needed_after` with the types
+        chosen at best: T-CG12 and the heights exactly; T-CG2, T-CG5-T-CG7 with the columns / rows
+        that may qualify now; patterns with their types ignored; T-CG3/T-CG4 with one tile's best
+        type, else minus ``k``; T-CG9 minus ``k``)."""
+        return self.cap_table()[column][k]
+
+    def cap_table(self) -> list[list[int]]:
+        """:meth:`cap` per column and ``k`` (0-3), computed once."""
+        caps = self.caps
+        if caps is None:
+            caps = self.caps = [[self._cap(c, j) for j in range(4)] for c in range(COLUMNS)]
+        return caps
+
+    def _cap(self, column: int, k: int) -> int:
+        """:meth:`cap`, uncached; each goal's share kept in :attr:`shares` (``(column, k)``: per slot)."""
+        hit = 0
+        if k and self.mine.room[column] >= k:
+            heights = list(self.heights)
+            heights[column] += k
+            shares = self.shares[(column, k)] = []
+            for goal, stack, others, before, now in self.slots:
+                if goal in (1, 8, 10, 11):
+                    least = cheapest_after(self._targets(goal), self.heights, column, k)
+                elif goal == 12:
+                    least = staircase_needed(heights)
+                elif goal in (2, 5):
+                    distinct, _, _ = self._lines()
+                    if goal == 2 and distinct[column] == self.heights[column]:
+                        distinct = list(distinct)
+                        distinct[column] += k
+                    least = columns_needed(goal, heights, distinct)
+                elif goal in (6, 7):
+                    least = rows_needed(goal, heights, [row_may(goal, row) for row in self._lines()[2]])
+                elif goal in (3, 4):
+                    # one tile: its best type; more: each run of one type adds at most one group
+                    least = now - (max(self._deltas(4 if goal == 3 else 2)[column][0]) if k == 1 else k)
+                else:
+                    least = now - k
+                share = race_quarters(stack, max(1, least), others) - before
+                shares.append(share)
+                hit += share
+        return hit
+
+    def _targets(self, goal: int) -> list[Target]:
+        """:func:`pattern_targets` of the mover's shelf within :data:`_RACE_LIMIT` tiles."""
+        targets = self.targets.get(goal)
+        if targets is None:
+            targets = self.targets[goal] = _limited_targets(goal, self.mine.shelf, self.rules)
+        return targets
+
+    def _deltas(self, least: int) -> list[list[list[int]]]:
+        """Per column, next cell, type: the groups of ``least``+ tiles one tile there adds (T19)."""
+        deltas = self.deltas.get(least)
+        if deltas is None:
+            deltas = self.deltas[least] = [[[(size >= least) - sum(1 for old in joined if old >= least)
+                                             for _, size, joined, _ in cell] for cell in column_cells]
+                                           for column_cells in self.mine.singles()]
+        return deltas
+
+    def gain(self, column: int, types: tuple[int, ...], goals: tuple[int, ...]) -> int:
+        """The race term (x4) of placing ``types`` in ``column`` (``goals``: those it completes)."""
+        if not self.slots:
+            return 0
+        key = (column, types)
+        hit = self.cache.get(key)
+        if hit is None:
+            hit = 0
+            self.cap_table()
+            shares = self.shares[(column, len(types))]
+            for (goal, stack, others, before, now), share in zip(self.slots, shares):
+                if goal in goals:
+                    hit -= before
+                    continue
+                if before == 0 and share == 0:
+                    continue  # 0 <= the value after <= before + share: no change
+                after = max(1, self._needed_after(goal, column, types))
+                hit += race_quarters(stack, after, others) - before
+            self.cache[key] = hit
+        return hit
+
+    def _needed_after(self, goal: int, column: int, types: tuple[int, ...]) -> int:
+        """:func:`tiles_needed` after the placement, or a number > :data:`RACE_REACH` when
+        that is (the race value is then 0, :func:`race_quarters`): T-CG1,
+        T-CG8, T-CG10, T-CG11 from the shelf's targets within :data:`_RACE_LIMIT` tiles
+        (:func:`needed_after`); T-CG3, T-CG4 from the groups the tiles join (T19)."""
+        mine = self.mine
+        if goal in (1, 8, 10, 11):
+            slots = mine.slots[column]
+            return needed_after(self._targets(goal), self.heights, column, [(slots[j][0], t) for j, t in enumerate(types)])
+        if goal in (3, 4) and len(set(types)) == len(types):  # distinct types join distinct groups
+            least = 4 if goal == 3 else 2
+            cells = self._deltas(least)[column]
+            count = mine.at_least[least]
+            for j, t in enumerate(types):
+                count += cells[j][t]
+            short = (4 if goal == 3 else 6) - count
+            return short if short <= mine.empty - len(types) else FAR
+        k = len(types)
+        heights = list(self.heights)
+        heights[column] += k
+        if goal == 9:
+            need = 8 - max(mine.counts[t] + types.count(t) for t in set(types))
+            need = max(0, min(need, 8 - max(mine.counts)))
+        elif goal == 12:
+            need = staircase_needed(heights)
+        elif goal in (2, 5):
+            distinct, kinds, _ = self._lines()
+            distinct = list(distinct)
+            distinct[column] = len(kinds[column].union(types))
+            need = columns_needed(goal, heights, distinct)
+        elif goal in (6, 7):
+            rows = list(self._lines()[2])
+            may = [row_may(goal, row) for row in rows]
+            for j, t in enumerate(types):
+                row = mine.slots[column][j][0] // COLUMNS
+                rows[row] = rows[row] + [t]
+                may[row] = row_may(goal, rows[row])
+            need = rows_needed(goal, heights, may)
+        else:
+            return tiles_needed(goal, place_tiles(mine.shelf, column, types), self.rules)
+        return need if need <= mine.empty - k else FAR
+
+    def _lines(self) -> tuple[list[int], list[set[int]], list[list[int]]]:
+        """The mover's shelf: distinct types per column, the types per column, the tiles per row."""
+        if self.lines is None:
+            shelf = self.mine.shelf
+            kinds = [{shelf[r * COLUMNS + c] for r in range(ROWS)} - {EMPTY} for c in range(COLUMNS)]
+            rows = [[t for t in shelf[r * COLUMNS:(r + 1) * COLUMNS] if t != EMPTY] for r in range(ROWS)]
+            self.lines = [len(k) for k in kinds], kinds, rows
+        return self.lines
+
+
+#: The race's pattern targets (:meth:`RaceTerm._needed_after`) are kept up to this many tiles away:
+#: a placement brings a target at most 3 tiles closer, and the race value is 0 beyond RACE_REACH.
+_RACE_LIMIT = RACE_REACH + 3

@@ -15,15 +15,15 @@ from collections.abc import Iterator
 from itertools import combinations
 from math import comb, perm
 
-from .engine import Board, State, Table, refill_source
-from .rules import EMPTY
+from shelfie_solver.tile.state import Board, Setup, State, refill_source
+from shelfie_solver.tile.rules import EMPTY
 
 
-def refill_count(table: Table, state: State) -> int:
+def refill_count(setup: Setup, state: State) -> int:
     """The number of distinct boards the refill of ``state`` can draw (T16-T17): the type
     sequences of length ``k`` that the bag's counts allow (``k! * [x^k] prod_t sum_{n <= bag_t}
     x^n / n!``, counted in integers), times the subsets of cells when the bag is short."""
-    _, bag, cells = refill_source(table, state)
+    _, bag, cells = refill_source(setup, state)
     k = min(len(cells), sum(bag))
     ways = [1] + [0] * k  # ways[j]: type sequences of length j over the types seen so far
     for available in bag:
@@ -31,11 +31,11 @@ def refill_count(table: Table, state: State) -> int:
     return ways[k] * comb(len(cells), k)
 
 
-def refill_boards(table: Table, state: State) -> tuple[int, list[tuple[int, Board]]]:
+def refill_boards(setup: Setup, state: State) -> tuple[int, list[tuple[int, Board]]]:
     """Every board the refill of ``state`` can draw with its probability as an integer weight:
     ``(denominator, [(weight, board), ...])``, the weights summing to the denominator. Meant for
     refills with few outcomes (:func:`refill_count`); the list has that many entries."""
-    returned, bag, cells = refill_source(table, state)
+    returned, bag, cells = refill_source(setup, state)
     total = sum(bag)
     k = min(len(cells), total)
     base = [EMPTY] * len(state.board) if returned else list(state.board)

@@ -15,9 +15,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..errors import TileError, shorten
-from ..inputs import read_text, text_or_file
-from ..rules import MAX_FILE_BYTES, load_toml
+from shelfie_solver.core.errors import shorten
+from shelfie_solver.tile.errors import TileError
+from shelfie_solver.core.inputs import MAX_FILE_BYTES, load_toml, read_text, text_or_file
 
 #: T2: the six tile types, as letters (index = type id 0..5) and names.
 TYPES = "CBGFTP"

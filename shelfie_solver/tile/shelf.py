@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .rules import CELLS, COLUMNS, EMPTY, ROWS, PersonalCard, Shelf, TileRuleset
+from shelfie_solver.tile.rules import CELLS, COLUMNS, EMPTY, ROWS, PersonalCard, Shelf, TileRuleset
 
 #: Orthogonal neighbours of each shelf cell (T19: diagonal contact does not link).
 NEIGHBOURS: tuple[tuple[int, ...], ...] = tuple(

@@ -1,9 +1,10 @@
-"""Many tile games between strategies (``shelfie-solve tile simulate``), summarised with the dice
-game's statistics (:func:`shelfie_solver.simulate.summarise`: exact means, 95% intervals).
+"""Many tile games between strategies (``shelfie-solve tile simulate``), summarised with the shared
+statistics (:func:`shelfie_solver.core.stats.summarise`: exact means, 95% intervals).
 
-Determinism as in the dice game: game ``i`` of a run with seed ``S`` is played from the ``i``-th
-child of ``numpy.random.SeedSequence(S).spawn(games)`` (deal, first player T9, bag draws, the
-seats' random choices), results are gathered by game index, so ``--jobs`` does not change them.
+Determinism as in the dice game (:mod:`shelfie_solver.core.tournament`): game ``i`` of a run with
+seed ``S`` is played from the ``i``-th child of ``numpy.random.SeedSequence(S).spawn(games)``
+(deal, first player T9, bag draws, the seats' random choices), results are gathered by game
+index, so ``--jobs`` does not change them.
 """
 
 from __future__ import annotations
@@ -16,14 +17,16 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..simulate import SimulationError, Summary, run_games, summarise
-from .engine import GoalScored
-from .game import TileGame, game_to_json, play_game
-from .rules import Layout, PersonalCard, TileRuleset
-from .shelf import score_shelf
-from .strategies import TILE_STRATEGIES, parse_tile_players
+from shelfie_solver.core.stats import SimulationError, Summary, summarise
+from shelfie_solver.core.tournament import run_games
+from shelfie_solver.tile.state import GoalScored
+from shelfie_solver.tile.game import TileGame, game_to_json, play_game
+from shelfie_solver.tile.rules import Layout, PersonalCard, TileRuleset
+from shelfie_solver.tile.shelf import score_shelf
+from shelfie_solver.tile.strategies import TILE_STRATEGIES, parse_tile_players
 
-#: Per-seat statistics of a tile game (key, display name); ``win`` and ``score`` as the dice game's.
+#: Per-seat statistics of a tile game (key, display name); ``win`` and ``score`` are the ones
+#: :func:`shelfie_solver.core.stats.summarise` picks the leader by and pairs in its margins.
 TILE_STATISTICS = (
     ("win", "win rate (T26)"),
     ("score", "score"),
@@ -56,15 +59,15 @@ class TileGameResult:
 
 def tile_game_result(game: TileGame) -> TileGameResult:
     """The statistics of one finished game."""
-    table, state, over = game.table, game.state, game.over
+    setup, state, over = game.setup, game.state, game.over
     seats = []
-    for seat in range(table.players):
+    for seat in range(setup.players):
         tokens = sum(e.points for e in game.events if isinstance(e, GoalScored) and e.player == seat)
         end = 1 if state.end_token == seat else 0
-        breakdown = score_shelf(state.shelves[seat], table.rules, table.card(seat), tokens, end)
+        breakdown = score_shelf(state.shelves[seat], setup.rules, setup.card(seat), tokens, end)
         seats.append(TileSeatResult(Fraction(1 if over.winner == seat else 0), breakdown.total, breakdown.adjacency,
                                     breakdown.personal, tokens, end))
-    return TileGameResult(state.turns // table.players, tuple(seats))
+    return TileGameResult(state.turns // setup.players, tuple(seats))
 
 
 def play_tile_chunk(rules: TileRuleset, layout: Layout, cards: tuple[PersonalCard, ...], players: tuple[str, ...],
@@ -82,10 +85,10 @@ def simulate_tile(rules: TileRuleset, layout: Layout, cards: tuple[PersonalCard,
                   games: int, seed: int | None = None, jobs: int = 1, save: bool = False,
                   progress: Callable[[int], None] | None = None, scheduler: Any = None) -> tuple[Summary, list[str]]:
     """Play ``games`` games between ``players`` (2-4 tile strategy names), on ``jobs`` processes or
-    the dask cluster at ``scheduler`` (:func:`simulate.run_games`; the same results either way).
+    the dask cluster at ``scheduler`` (:func:`tournament.run_games`; the same results either way).
 
     Returns:
-        The :class:`~shelfie_solver.simulate.Summary` (statistics :data:`TILE_STATISTICS`) and the
+        The :class:`~shelfie_solver.core.stats.Summary` (statistics :data:`TILE_STATISTICS`) and the
         games as JSON lines (empty unless ``save``).
     Raises:
         TileError: unknown strategies or a bad player count. SimulationError: games or jobs < 1.

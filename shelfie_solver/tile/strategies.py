@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..errors import TileError
-from .advise import best_moves
-from .engine import Move, State, Table, legal_moves
+from shelfie_solver.tile.errors import TileError
+from shelfie_solver.tile.advise import best_moves
+from shelfie_solver.tile.state import Move, Setup, State, legal_moves
 
 
 class RandomTile:
@@ -17,7 +17,7 @@ class RandomTile:
 
     name = "random"
 
-    def choose(self, table: Table, state: State, rng: np.random.Generator) -> Move:
+    def choose(self, setup: Setup, state: State, rng: np.random.Generator) -> Move:
         """Draw a legal move with ``rng``."""
         moves = legal_moves(state)
         return moves[int(rng.integers(len(moves)))]
@@ -31,9 +31,9 @@ class RankedTile:
     def __init__(self, name: str):
         self.name = name
 
-    def choose(self, table: Table, state: State, rng: np.random.Generator) -> Move:
+    def choose(self, setup: Setup, state: State, rng: np.random.Generator) -> Move:
         """The best-ranked move; among moves tied on value, one drawn with ``rng``."""
-        best = best_moves(table, state, immediate_only=self.name == "greedy", race=self.name != "advisor-v1")
+        best = best_moves(setup, state, immediate_only=self.name == "greedy", race=self.name != "advisor-v1")
         return best[int(rng.integers(len(best)))]
 
 

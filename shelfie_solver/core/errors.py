@@ -1,0 +1,39 @@
+"""Errors raised by shelfie-solve's core library.
+
+Every error is a ``ValueError`` (as in python-chess), carries a one-line message that names the
+problem and the expected form, and is turned by the CLI into ``Error: <message>`` with exit
+code 2.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def shorten(text: str, limit: int = 60) -> str:
+    """The user's input as quoted in an error message: ``repr``, cut to ``limit`` characters
+    with an ellipsis, so a 5000-character argument does not flood the one-line message."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + "…"
+
+
+#: Longest error line shown (a hand-edited game file can name 100,000 items in one event).
+MAX_ERROR_LINE = 1000
+_LONG_QUOTED = re.compile(r"'([^']{61,})'")
+_LONG_WORD = re.compile(r"[^\s/]{81,}")
+
+
+def error_line(message: str, quoted: bool = False) -> str:
+    """An error message as the one line the user sees (after ``Error: ``): white space folded
+    to single spaces and any word over 80 characters (a 5000-digit number, a pasted item list)
+    cut to 60 with an ellipsis, and the whole line cut to :data:`MAX_ERROR_LINE`; with ``quoted`` (click's own messages, which quote the user's
+    value whole) also a quoted value longer than 60 characters, as :func:`shorten` does. The one
+    formatter of the CLI group and the interactive session, so no message floods the screen."""
+    message = " ".join(message.split())
+    if quoted:
+        message = _LONG_QUOTED.sub(lambda m: shorten(m.group(1)), message)
+    message = _LONG_WORD.sub(lambda m: m.group()[:60] + "…", message)
+    return message if len(message) <= MAX_ERROR_LINE else message[:MAX_ERROR_LINE] + "…"
+
+
+class ShelfieError(ValueError):
+    """Base class of all input errors; the message is one line saying how to fix the input."""

@@ -1,0 +1,202 @@
+"""Writing files whole or not at all: one implementation for saved games and cheat sheets.
+
+Every file is first written to a temporary file in the directory of its target and then moved
+into place with ``os.replace``, so a reader sees the old file or the new one, never a part.
+The rules, shared by :func:`replace_all`, :func:`write_text_atomically` and :func:`check_writable`:
+
+* the target must be a regular file or not exist: a directory, FIFO, device (``/dev/full``) or
+  socket is refused, since replacing it would destroy it (or could not work);
+* a symbolic link is followed (``os.path.realpath``) only to an existing file inside the folder
+  that holds the link (the folder the user named, links in its own path followed): that file is
+  replaced and the link stays a link. A link that dangles, or points outside that folder, is
+  refused, so output never lands anywhere but where the user pointed it (issue 8 §5);
+* a new file gets the permissions ``open()`` would give it (``0o666`` less the umask), a replaced
+  file keeps its own, never ``mkstemp``'s ``0o600``;
+* on any failure (or interruption) the temporary files are removed and no target is left half
+  written.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+
+from shelfie_solver.core.errors import ShelfieError
+
+#: Kinds of non-regular files, by ``stat`` test, as named in error messages.
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+class FileWriteError(ShelfieError):
+    """A file cannot be written: an empty path, a target that is not a regular file, or an
+    operating-system error (the message names the path and the reason, on one line)."""
+
+
+def _reason(error: OSError) -> str:
+    return error.strerror or str(error)
+
+
+def resolve_target(path: str | os.PathLike[str]) -> Path:
+    """The file a write to ``path`` replaces: ``path`` with symbolic links followed.
+
+    Raises:
+        FileWriteError: ``path`` is empty, names an existing file that is not a regular file
+            (a directory, FIFO, device or socket), or is a symbolic link that dangles or points
+            outside its folder.
+    """
+    text = os.fspath(path)
+    if not text:
+        raise FileWriteError("the file name is empty; expected a file path")
+    real = Path(os.path.realpath(text))
+    if os.path.islink(text):
+        _check_link(text, real)
+    try:
+        mode = real.stat().st_mode
+    except FileNotFoundError:
+        return real
+    except OSError as error:
+        raise FileWriteError(f"cannot write {text}: {_reason(error)}") from None
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        raise FileWriteError(f"cannot write {text}: it is {kind}; expected a regular file path")
+    return real
+
+
+def _check_link(text: str, real: Path) -> None:
+    """Refuse a symbolic link ``text`` (resolving to ``real``) that dangles or leads outside the
+    folder holding it (module docstring)."""
+    folder = Path(os.path.realpath(os.path.dirname(os.path.abspath(text))))
+    if not real.exists():
+        raise FileWriteError(f"cannot write {text}: it is a symbolic link to a missing file ({real}); "
+                             "remove the link or name another file")
+    if folder != real.parent and folder not in real.parents:
+        raise FileWriteError(f"cannot write {text}: it is a symbolic link to {real}, outside {folder}; "
+                             "remove the link or name another file")
+
+
+def _temp_name(final: Path) -> Path:
+    """A fresh hidden name beside ``final`` (its name shortened, so a long name still fits)."""
+    return final.with_name(f".{final.name[:40]}.{secrets.token_hex(4)}.tmp")
+
+
+def _write_temp(final: Path, data: bytes) -> Path:
+    """Write ``data`` to a new temporary file beside ``final``; return its path. The file is
+    created with ``open(..., "xb")`` (``0o666`` less the umask), then given ``final``'s mode
+    when ``final`` exists."""
+    temp = _temp_name(final)
+    handle = open(temp, "xb")  # noqa: SIM115 - outside the try: a failed open must unlink nothing
+    try:
+        with handle:  # closing flushes, and may fail too (a full disk)
+            handle.write(data)
+            try:
+                mode = final.stat().st_mode
+            except FileNotFoundError:
+                pass
+            else:
+                os.chmod(temp, stat.S_IMODE(mode))
+    except BaseException:
+        _remove(temp)
+        raise
+    return temp
+
+
+def _remove(temp: Path) -> None:
+    """Remove a temporary file if it is there; a failure here must not hide the first one."""
+    try:
+        temp.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def replace_all(files: Mapping[str | os.PathLike[str], bytes]) -> list[Path]:
+    """Write each ``{path: data}`` whole: every target is checked, then every temporary file is
+    written, and only then are they all moved into place (module docstring rules). ``os.replace``
+    moves one file at a time, so should a later move fail after an earlier one succeeded, the
+    earlier file is already new; nothing is ever left half written.
+
+    Returns:
+        The files written (symbolic links followed), in ``files`` order.
+    Raises:
+        FileWriteError: a path is empty or not a regular file, or writing failed (the message
+            names the path and the reason); no temporary file is left behind.
+    """
+    names = [os.fspath(path) for path in files]
+    finals = [resolve_target(name) for name in names]
+    temps: list[Path] = []
+    current = ""
+    try:
+        for current, final, data in zip(names, finals, files.values()):
+            temps.append(_write_temp(final, data))
+        for current, final, temp in zip(names, finals, temps):
+            os.replace(temp, final)
+    except BaseException as error:
+        for temp in temps:
+            _remove(temp)
+        if isinstance(error, OSError):
+            raise FileWriteError(f"cannot write {current}: {_reason(error)}") from None
+        raise
+    return finals
+
+
+def write_text_atomically(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> Path:
+    """Write ``text`` to ``path`` whole or not at all (:func:`replace_all` of one file).
+
+    Returns:
+        The file written (a symbolic link followed).
+    Raises:
+        FileWriteError: as :func:`replace_all`.
+    """
+    return replace_all({path: text.encode(encoding)})[0]
+
+
+def check_writable(path: str | os.PathLike[str]) -> Path:
+    """Check, before any long work, that ``path`` can be written: it passes :func:`resolve_target`
+    and a temporary file can really be created (then deleted) beside it, which ``os.access``
+    cannot tell for e.g. ``/proc`` or a read-only file system.
+
+    Returns:
+        The file a write would replace (a symbolic link followed).
+    Raises:
+        FileWriteError: the path is empty or not a regular file, or no file can be created in
+            its directory (the message names the directory and the reason).
+    """
+    final = resolve_target(path)
+    try:
+        _write_temp(final, b"").unlink()
+    except OSError as error:
+        raise FileWriteError(f"cannot write {os.fspath(path)}: cannot create a file in {final.parent} "
+                             f"({_reason(error)})") from None
+    return final
+
+
+def create_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> Path:
+    """Write ``text`` to a new file ``path``, whole or not at all, never replacing a file: the
+    temporary file is hard-linked to ``path`` (``os.link`` fails if anything is there, even a
+    file created a moment ago by another process), then removed.
+
+    Returns:
+        The file written.
+    Raises:
+        FileWriteError: ``path`` is empty or exists (also as a dangling link), or writing failed.
+    """
+    text_path = os.fspath(path)
+    if not text_path:
+        raise FileWriteError("the file name is empty; expected a file path")
+    final = Path(os.path.abspath(text_path))
+    try:
+        temp = _write_temp(final, text.encode(encoding))
+    except OSError as error:
+        raise FileWriteError(f"cannot write {text_path}: {_reason(error)}") from None
+    try:
+        os.link(temp, final)
+    except FileExistsError:
+        raise FileWriteError(f"{text_path} exists already; choose a new file name") from None
+    except OSError as error:
+        raise FileWriteError(f"cannot write {text_path}: {_reason(error)}") from None
+    finally:
+        _remove(temp)
+    return final

@@ -1,0 +1,229 @@
+"""Reading input files safely: one place for every file we parse (TOML boards and rulesets,
+saved games), so a hostile or broken file is refused up front in one line, never by hanging,
+exhausting memory or a ``RecursionError`` deep in a parser (issue 8 §5, docs/formats.md).
+
+The rules, shared by every reader:
+
+* only a regular file is read (a FIFO, device or directory is refused before it is opened, and
+  the file is opened non-blocking and checked again, so a FIFO swapped in cannot block);
+* at most ``max_bytes`` are read (a file larger than that is refused);
+* the text is UTF-8; a leading byte-order mark (U+FEFF) is accepted and ignored everywhere;
+* before the text reaches a parser, a cheap scan bounds what costs the parser: the nesting of
+  brackets and braces (:data:`MAX_NESTING`), the parts of one dotted key (:data:`MAX_KEY_PARTS`,
+  TOML) and the digits of one number (:data:`MAX_NUMBER_DIGITS`, JSON).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import tomllib
+from collections.abc import Set
+from pathlib import Path
+from typing import Any, BinaryIO, Literal
+
+from shelfie_solver.core.errors import shorten
+
+#: Deepest nesting of ``[`` / ``{`` accepted in a TOML or JSON text (ours need 4 at most).
+MAX_NESTING = 32
+#: Most parts of one dotted TOML key (``a.b.c`` has 3).
+MAX_KEY_PARTS = 8
+#: Most digits of one JSON number (a seed of 2**128 has 39).
+MAX_NUMBER_DIGITS = 60
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+# Tokens that matter to the scans: strings (skipped whole), comments, brackets, dots and the
+# characters that end a dotted key. Anything else (bare key characters, digits, spaces) is skipped.
+_TOML_TOKENS = re.compile(r'"""(?:[^\\]|\\.)*?"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*'
+                          r'|[\[\]{}.=,\n]', re.DOTALL)
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]|\d{%d,}' % (MAX_NUMBER_DIGITS + 1), re.DOTALL)
+
+
+#: Standard input, named explicitly (``--marks -``): neither text nor a file name.
+STDIN = "-"
+
+
+def text_or_file(value: str, allowed: Set[str], stdin: bool = False) -> Literal["text", "stdin", "file"]:
+    """The one rule of every "text or a file" option (docs/formats.md: ``--marks``, ``tile
+    --shelf``): what ``value`` is.
+
+    * ``"text"``: blank, or made only of the characters ``allowed`` (a leading byte-order mark
+      aside), such text is never taken for a file name, even when a file of that name exists;
+    * ``"stdin"``: ``-`` when the option reads standard input (``stdin``);
+    * ``"file"``: anything else, the name of a regular file, to be read with :func:`read_text`
+      (the caller says what it does when there is no such file).
+    """
+    if stdin and value == STDIN:
+        return "stdin"
+    body = value.removeprefix("\ufeff")
+    return "text" if not body.strip() or set(body) <= allowed else "file"
+
+
+def _kind(mode: int) -> str | None:
+    """Why a file of this mode is not read (``None``: a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def open_regular(path: str | os.PathLike[str], error: type[ValueError], max_bytes: int, expected: str) -> BinaryIO:
+    """Open a regular file of at most ``max_bytes`` bytes for reading in binary (module
+    docstring); the caller closes it.
+
+    Args:
+        path: the file. error: the :class:`~errors.ShelfieError` subclass to raise.
+        max_bytes: the size cap. expected: what the file should be, for messages
+            (e.g. ``"a TOML file like examples/boards/default.toml"``).
+    Raises:
+        error: missing, not a regular file, too large or unreadable (one line).
+    """
+    name = os.fspath(path)
+    try:
+        kind = _kind(os.stat(name).st_mode)
+        if kind is None:
+            fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            handle = os.fdopen(fd, "rb")
+            info = os.fstat(fd)
+            kind = _kind(info.st_mode)
+            if kind is None and info.st_size <= max_bytes:
+                return handle
+            handle.close()
+            if kind is None:
+                raise error(f"{name} is larger than {max_bytes:,} bytes; expected {expected}")
+    except FileNotFoundError:
+        raise error(f"cannot read {name}: no such file; expected {expected}") from None
+    except OSError as exc:
+        raise error(f"cannot read {name}: {exc.strerror or exc}") from None
+    raise error(f"{name} is {kind}, not a regular file; expected {expected}")
+
+
+def decode(data: bytes, error: type[ValueError], source: str, expected: str) -> str:
+    """UTF-8 ``data`` as text, a leading byte-order mark removed.
+
+    Raises:
+        error: not UTF-8 (one line naming ``source``).
+    """
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise error(f"{source} is not UTF-8 text (byte {exc.start}); expected {expected}") from None
+
+
+def read_text(path: str | os.PathLike[str], error: type[ValueError], max_bytes: int, expected: str) -> str:
+    """The UTF-8 text of a regular file of at most ``max_bytes`` bytes, a leading byte-order
+    mark removed (:func:`open_regular`, :func:`decode`).
+
+    Raises:
+        error: missing, not a regular file, too large, unreadable, or not UTF-8 (one line).
+    """
+    with open_regular(path, error, max_bytes, expected) as handle:
+        try:
+            data = handle.read(max_bytes + 1)
+        except OSError as exc:
+            raise error(f"cannot read {os.fspath(path)}: {exc.strerror or exc}") from None
+    if len(data) > max_bytes:  # grew since it was opened
+        raise error(f"{os.fspath(path)} is larger than {max_bytes:,} bytes; expected {expected}")
+    return decode(data, error, os.fspath(path), expected)
+
+
+def check_toml_text(text: str, error: type[ValueError], source: str) -> None:
+    """Refuse TOML text whose brackets/braces nest deeper than :data:`MAX_NESTING` or with a
+    dotted key of more than :data:`MAX_KEY_PARTS` parts, before ``tomllib`` sees it (its cost
+    grows with both: a 1 KB ``dice = [[[...]]]`` is a ``RecursionError``, a 200 KB dotted key
+    takes minutes). Linear time; strings and comments are skipped.
+
+    Raises:
+        error: one line naming ``source`` and the limit.
+    """
+    depth = dots = 0
+    for match in _TOML_TOKENS.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > MAX_NESTING:
+                raise error(f"{source}: brackets nested more than {MAX_NESTING} deep; "
+                            "expected a flat TOML file (docs/formats.md)")
+        elif token in "]}":
+            depth = max(0, depth - 1)
+        if token == ".":
+            dots += 1
+            if dots >= MAX_KEY_PARTS:
+                raise error(f"{source}: a dotted key has more than {MAX_KEY_PARTS} parts; "
+                            "expected keys like a.b.c (docs/formats.md)")
+        elif token[0] not in "\"'#":  # a string continues a dotted key; a comment ends its line
+            dots = 0
+
+
+def check_json_text(text: str, error: type[ValueError], source: str) -> None:
+    """Refuse JSON text nested deeper than :data:`MAX_NESTING` or with a number of more than
+    :data:`MAX_NUMBER_DIGITS` digits, before ``json`` sees it (a ``RecursionError`` and a
+    bare ``ValueError`` otherwise). Linear time; strings are skipped.
+
+    Raises:
+        error: one line naming ``source`` and the limit.
+    """
+    depth = 0
+    for match in _JSON_TOKENS.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > MAX_NESTING:
+                raise error(f"{source}: JSON nested more than {MAX_NESTING} deep")
+        elif token in "]}":
+            depth = max(0, depth - 1)
+        elif token[0].isdigit():
+            raise error(f"{source}: a number has more than {MAX_NUMBER_DIGITS} digits")
+
+
+def parse_json(text: str, error: type[ValueError], source: str, expected: str) -> Any:
+    """``text`` parsed as JSON after :func:`check_json_text` (so no ``RecursionError`` and no
+    integer-conversion ``ValueError`` from the parser).
+
+    Raises:
+        error: nested too deep, a number too long, or not JSON (one line naming ``source``).
+    """
+    import json  # here: reading TOML (every command's start-up) does not need it
+
+    check_json_text(text, error, source)
+    try:
+        return json.loads(text)
+    except ValueError as exc:  # JSONDecodeError
+        raise error(f"{source} is not valid JSON ({shorten(str(exc))[1:-1]}); a truncated file? "
+                    f"expected {expected}") from None
+
+
+def read_json(path: str | os.PathLike[str], error: type[ValueError], max_bytes: int, expected: str) -> Any:
+    """The JSON value of a regular file of at most ``max_bytes`` bytes: :func:`read_text` then
+    :func:`parse_json`, the one reader of every JSON input file (game files, value tables,
+    checkpoints, tile positions).
+
+    Raises:
+        error: as :func:`read_text` and :func:`parse_json` (one line).
+    """
+    return parse_json(read_text(path, error, max_bytes, expected), error, os.fspath(path), expected)
+
+
+#: Largest TOML file read (a board or ruleset is a few hundred bytes; docs/formats.md).
+MAX_FILE_BYTES = 100_000
+
+
+def load_toml(path: str | Path, error: type[ValueError], example: str) -> dict[str, Any]:
+    """Read a TOML file; raise ``error`` (one line, with the file name and an ``example`` file of
+    the expected kind) when it is not a regular file, too large, unreadable, nested too deep
+    (:func:`read_text`, :func:`check_toml_text`) or not TOML. A leading byte-order mark is ignored."""
+    expected = f"a TOML file like {example}"
+    text = read_text(path, error, MAX_FILE_BYTES, expected)
+    return parse_toml(text, error, str(path), example)
+
+
+def parse_toml(text: str, error: type[ValueError], source: str, example: str) -> dict[str, Any]:
+    """Parse TOML text after :func:`check_toml_text`; raise ``error`` (one line) if it
+    is nested too deep or not TOML."""
+    check_toml_text(text, error, source)
+    try:
+        return tomllib.loads(text.removeprefix("\ufeff"))
+    except ValueError as exc:  # TOMLDecodeError, or an integer of over 4,300 digits
+        raise error(f"{source} is not valid TOML ({shorten(str(exc))[1:-1]}); expected a file like {example}") from None

@@ -1,0 +1,212 @@
+"""Exact statistics of many games, with 95% intervals: the summary of a tournament of either game
+(``shelfie-solve simulate``, docs/simulate.md; ``shelfie-solve tile simulate``, docs/tile.md).
+
+Every statistic is summed exactly (integers and :class:`~fractions.Fraction`), so the same games
+give identical numbers however they were gathered. Each mean comes with a 95% interval
+(:class:`Estimate`): the Wilson score interval for a win rate (a shared victory counting 1/k to
+each of its ``k`` winners, D20), Student t for the other means. A game's result is any record with
+a length in ``rounds`` and per-seat records (:class:`GameRecord`); which per-seat fields are
+summarised is the caller's: each game passes its own list (:func:`summarise`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cache
+from typing import Any, Protocol
+
+from shelfie_solver.core.errors import ShelfieError
+
+
+class SimulationError(ShelfieError):
+    """Bad simulation settings (games, jobs)."""
+
+
+#: Confidence of every interval.
+CONFIDENCE = 0.95
+
+
+@cache
+def _quantile(df: int | None) -> float:
+    """The two-sided :data:`CONFIDENCE` quantile: normal (``df`` None; the standard library's
+    ``statistics.NormalDist``) or Student's t (``scipy.special.stdtrit``, the function behind
+    ``scipy.stats.t.ppf``, imported here only: ``scipy.stats`` costs about 1.5 s CPU to import)."""
+    q = 0.5 + CONFIDENCE / 2
+    if df is None:
+        from statistics import NormalDist
+
+        return NormalDist().inv_cdf(q)
+    from scipy import special  # heavy import, only once a t interval is printed
+
+    return float(special.stdtrit(df, q))
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Mean of per-game values with a 95% interval (display floats, :attr:`low`, :attr:`high`).
+
+    * ``bounds = (lo, hi)`` (values known to lie in ``[lo, hi]``: the win rate in [0, 1], a
+      paired win-rate difference in [-1, 1]): the **Wilson score interval** on the mean mapped
+      to [0, 1], right at any number of games and never of zero width (20 wins in 20 games:
+      [83.9%, 100%]). A shared victory counts 1/k (D20); such values vary less than 0/1 wins
+      of the same mean, so the interval stays conservative.
+    * otherwise: the **Student t interval** ``mean +- t(0.975, n-1) * sd / sqrt(n)``, clipped
+      to the range of the values seen; with one game there is no interval (NaN).
+
+    Attributes:
+        n: number of games. mean: exact mean. variance: exact sample variance (0 when n = 1).
+        least, most: the smallest and largest value. bounds: see above (``None``: t interval).
+    """
+
+    n: int
+    mean: Fraction
+    variance: Fraction
+    least: Fraction
+    most: Fraction
+    bounds: tuple[Fraction, Fraction] | None = None
+
+    @property
+    def sd(self) -> float:
+        """Sample standard deviation (display)."""
+        return math.sqrt(self.variance)
+
+    @property
+    def half_width(self) -> float:
+        """Half the interval's width (display); NaN when there is none (one game, t interval)."""
+        if self.bounds is None and self.n >= 2:
+            return _quantile(self.n - 1) * math.sqrt(self.variance / self.n)
+        return (self.high - self.low) / 2
+
+    def _interval(self) -> tuple[float, float]:
+        if self.bounds is not None:
+            lo, hi = (float(b) for b in self.bounds)
+            z, n, p = _quantile(None), self.n, float((self.mean - self.bounds[0]) / (self.bounds[1] - self.bounds[0]))
+            centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+            spread = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+            low, high = max(0.0, min(p, centre - spread)), min(1.0, max(p, centre + spread))  # p: rounding
+            return lo + (hi - lo) * low, lo + (hi - lo) * high
+        if self.n < 2:
+            return math.nan, math.nan
+        half = self.half_width
+        return max(float(self.least), float(self.mean) - half), min(float(self.most), float(self.mean) + half)
+
+    @property
+    def low(self) -> float:
+        """Lower end of the 95% interval (display; NaN when there is none)."""
+        return self._interval()[0]
+
+    @property
+    def high(self) -> float:
+        """Upper end of the 95% interval (display; NaN when there is none)."""
+        return self._interval()[1]
+
+
+#: Bounds of a win rate and of a paired win-rate difference (:class:`Estimate`).
+PROPORTION = (Fraction(0), Fraction(1))
+DIFFERENCE = (Fraction(-1), Fraction(1))
+
+
+def estimate(values: Sequence[int | Fraction], bounds: tuple[Fraction, Fraction] | None = None) -> Estimate:
+    """Exact mean and sample variance of ``values`` (at least one); ``bounds``: the values are
+    known to lie in that range, and get the Wilson interval (:class:`Estimate`).
+
+    Raises:
+        SimulationError: no values, or a value outside ``bounds``.
+    """
+    n = len(values)
+    if n == 0:
+        raise SimulationError("no games to summarise")
+    mean = Fraction(sum(values, Fraction(0))) / n
+    least, most = Fraction(min(values)), Fraction(max(values))
+    if bounds is not None and not (bounds[0] <= least and most <= bounds[1] and bounds[0] < bounds[1]):
+        raise SimulationError(f"values from {least} to {most} are not within {bounds[0]}..{bounds[1]}")
+    if n == 1:
+        return Estimate(1, mean, Fraction(0), least, most, bounds)
+    squares = sum(((Fraction(v) - mean) ** 2 for v in values), Fraction(0))
+    return Estimate(n, mean, squares / (n - 1), least, most, bounds)
+
+
+@dataclass(frozen=True)
+class SeatSummary:
+    """A seat's statistics over all games: ``stats[field]`` for each statistic :func:`summarise`
+    was given."""
+
+    seat: int
+    strategy: str
+    stats: dict[str, Estimate]
+
+
+@dataclass(frozen=True)
+class Margin:
+    """How far the leading seat is ahead of another: per-game score difference and win-rate
+    difference (paired over the same games)."""
+
+    leader: int
+    other: int
+    score: Estimate
+    win: Estimate
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The result of :func:`summarise` (and so of each game's ``simulate``).
+
+    Attributes:
+        games: games played. players: each seat's strategy. seed: the root seed (entropy).
+        rounds: game length in rounds. seats: per-seat statistics. leader: the seat with the
+        highest win rate (ties: higher mean score, then lower seat). margins: the leader against
+        every other seat.
+    """
+
+    games: int
+    players: tuple[str, ...]
+    seed: int
+    rounds: Estimate
+    seats: tuple[SeatSummary, ...]
+    leader: int
+    margins: tuple[Margin, ...]
+
+
+class GameRecord(Protocol):
+    """What :func:`summarise` reads of a game's result: its length and per-seat records (the dice
+    game's ``dice.simulate.GameResult``, or the tile game's ``tile.simulate.TileGameResult``)."""
+
+    @property
+    def rounds(self) -> int | Fraction: ...  # noqa: D102
+
+    @property
+    def seats(self) -> Sequence[Any]: ...  # noqa: D102
+
+
+def summarise(results: Sequence[GameRecord], players: Sequence[str], seed: int,
+              statistics: Sequence[tuple[str, str]]) -> Summary:
+    """Exact per-seat statistics of many games.
+
+    Args:
+        results: one record per game, with ``rounds`` and ``seats[i].win``, ``.score`` and a
+            field for each of ``statistics``. players: each seat's strategy name. seed: the
+            root seed, reported.
+        statistics: ``(field, display name)`` of each per-seat statistic summarised (the dice
+            game's ``dice.simulate.seat_statistics``, the tile game's ``TILE_STATISTICS``);
+            ``"win"`` gets the Wilson interval, and so do the paired win-rate differences of
+            :class:`Margin`.
+    Raises:
+        SimulationError: no games, or a win outside [0, 1].
+    """
+    seats = []
+    for seat, name in enumerate(players):
+        stats = {key: estimate([getattr(r.seats[seat], key) for r in results], PROPORTION if key == "win" else None)
+                 for key, _ in statistics}
+        seats.append(SeatSummary(seat, name, stats))
+    leader = max(range(len(players)), key=lambda s: (seats[s].stats["win"].mean if len(players) > 1 else 0,
+                                                     seats[s].stats["score"].mean, -s))
+    margins = tuple(
+        Margin(leader, other,
+               estimate([r.seats[leader].score - r.seats[other].score for r in results]),
+               estimate([r.seats[leader].win - r.seats[other].win for r in results], DIFFERENCE))
+        for other in range(len(players)) if other != leader)
+    return Summary(len(results), tuple(players), seed, estimate([r.rounds for r in results]), tuple(seats),
+                   leader, margins)

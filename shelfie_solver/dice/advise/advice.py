@@ -1,0 +1,264 @@
+"""Advice for one turn, click-free: which dice to hold (re-rolls left) or which items to mark.
+
+:func:`advise` is what ``shelfie-solve advise`` prints; everything exact (``Fraction``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from shelfie_solver.dice.allocate import Marking, legal_markings, legal_sets
+from shelfie_solver.dice.board import Board, ItemSets, Marks, item_sets, score, verify_marks_fit
+from shelfie_solver.dice.rolls import Counts, space_for
+from shelfie_solver.dice.engine.dp import solve_turn
+from shelfie_solver.dice.errors import DiceError, ObjectiveError
+from shelfie_solver.dice.objectives import CellTarget, Objective, Points, StateArrays, shelf_losses
+from shelfie_solver.dice.rules import Ruleset
+from shelfie_solver.dice.sheet_rules import failed_result_shelves, triggers_end
+
+if TYPE_CHECKING:  # the game modules are not needed for advice on one sheet (start-up time)
+    from shelfie_solver.dice.game.events import GameState
+
+
+@dataclass(frozen=True)
+class HoldOption:
+    """One hold with re-rolls left, under optimal play afterwards.
+
+    Attributes:
+        keep: the dice kept (counts per side); all dice kept = stop rolling.
+        value: expected objective value (points for ``points``, probability for ``cell``/``safe``).
+        fail: probability of a failed result (D13) at the end of the turn.
+        at_least: probabilities that the final dice can mark at least 1, 2, ... k items.
+        rank: 1-based; holds with exactly equal value share a rank.
+        points: expected points scored this turn (D19, score change as if the game ended after
+            it) under the same policy: the objective's holds, then its marking (exact ties: the
+            one scoring more).
+    """
+
+    keep: Counts
+    value: Fraction
+    fail: Fraction
+    at_least: tuple[Fraction, ...]
+    rank: int
+    points: Fraction = Fraction(0)
+
+
+@dataclass(frozen=True)
+class MarkingOption:
+    """One legal marking of the final dice.
+
+    Attributes:
+        marking: the items and their dice groups.
+        value: the objective's value of this marking.
+        points: score change if the game ended now (D19), in points.
+        rank: 1-based; markings with exactly equal value share a rank.
+        score_after: the sheet's score after this marking (D19), in points.
+        scoring_lines: lines (indices of :attr:`Board.lines`) that score after it (D19).
+        ends_game: whether it closes the shelf that triggers the end (D17): the game ends
+            after this round (D18).
+    """
+
+    marking: Marking
+    value: Fraction
+    points: int
+    rank: int
+    score_after: int = 0
+    scoring_lines: tuple[int, ...] = ()
+    ends_game: bool = False
+
+
+@dataclass(frozen=True)
+class ShelfOption:
+    """A shelf that may be given up on a failed result (D13).
+
+    Attributes:
+        shelf: 0-based shelf index.
+        lost_items: available items that would be eliminated (cell indices).
+        lost_points: their total point value.
+        potential_change: change of the strategic line potential (<= 0; docs/objectives.md).
+        ends_game: whether giving it up closes the shelf that triggers the end (D17).
+    """
+
+    shelf: int
+    lost_items: tuple[int, ...]
+    lost_points: int
+    potential_change: Fraction
+    ends_game: bool = False
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The answer of :func:`advise`.
+
+    ``holds`` is filled with re-rolls left, ``markings`` (or ``failed`` when nothing can be
+    marked) with none; with re-rolls left and stopping best, ``markings`` holds the one marking
+    to make. ``value`` is the value of the position under the objective: the best
+    hold's, the best marking's, or the failed result's. ``end_triggered``: the sheet already has
+    the closed shelves that trigger the end (D17), so this is the last round; ``finished``: no
+    item is available, the score is final. ``table``: the game the advice saw
+    (:func:`advise_in_game`), or ``None`` for advice on the one sheet.
+    """
+
+    rules: Ruleset
+    board: Board
+    marks: Marks
+    dice: Counts
+    rerolls: int
+    objective: str
+    value: Fraction
+    score: int
+    holds: tuple[HoldOption, ...] = ()
+    markings: tuple[MarkingOption, ...] = ()
+    failed: tuple[ShelfOption, ...] = ()
+    end_triggered: bool = False
+    finished: bool = False
+    table: GameState | None = None
+
+
+def advise(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objective: Objective,
+           rerolls: int | None = None) -> Advice:
+    """Rank the holds (``rerolls`` > 0) or the markings (``rerolls`` == 0) of a roll, exactly.
+
+    Args:
+        dice: the dice showing, counts per side (``rules.dice`` dice).
+        rerolls: re-rolls left, 0..``rules.rerolls`` (default: all of them).
+
+    Raises:
+        DiceError: wrong number of dice or re-rolls out of range.
+        ObjectiveError: a ``cell`` objective names an item that is not available.
+        MarksError: the marks do not fit the board.
+    """
+    verify_marks_fit(marks, board)
+    left = rules.rerolls if rerolls is None else rerolls
+    if not 0 <= left <= rules.rerolls:
+        raise DiceError(f"re-rolls left must be from 0 to {rules.rerolls} (D7), got {left}")
+    if sum(dice) != rules.dice or len(dice) != rules.n_sides:
+        raise DiceError(f"advice needs all {rules.dice} dice, got {sum(dice)}")
+    if isinstance(objective, CellTarget) and not marks.is_available(objective.cell):
+        raise ObjectiveError(f"item {board.cell_name(objective.cell)} is {marks.state(objective.cell).name.lower()}; "
+                             "a cell objective needs an available item")
+    base = Advice(rules, board, marks, dice, left, _objective_label(objective, board), Fraction(0),
+                  score(board, marks, rules), end_triggered=triggers_end(board, marks, rules),
+                  finished=not marks.available)
+    if left > 0 and marks.available:  # with nothing available there is nothing to roll for
+        holds = rank_holds(dice, board, marks, rules, objective, left)
+        # when stopping is best, say what to mark too (the markings of these dice as final)
+        stop = rank_markings(dice, board, marks, rules, objective) if holds[0].keep == dice else ()
+        return replace(base, value=holds[0].value, holds=holds, markings=stop[:1])
+    markings = rank_markings(dice, board, marks, rules, objective)
+    if markings:
+        return replace(base, value=markings[0].value, markings=markings)
+    state = StateArrays(board, rules, marks)
+    failed = failed_options(board, marks, rules)
+    return replace(base, value=Fraction(objective.failed_value(state), objective.scale(rules)), failed=failed)
+
+
+def advise_in_game(dice: Counts, state: GameState, objective: Objective, rerolls: int | None = None) -> Advice:
+    """:func:`advise` for the active sheet of a game (``state``, e.g. :func:`seats.state_from_seats`),
+    with a game-aware ``objective`` built from the same state (:func:`learned.state_objective`):
+    the advice records the table, and the end counts as triggered when any sheet triggers it (D17).
+
+    Raises:
+        as :func:`advise`.
+    """
+    result = advise(dice, state.board, state.marks, state.rules, objective, rerolls)
+    return replace(result, table=state, end_triggered=state.end_triggered)
+
+
+def _objective_label(objective: Objective, board: Board) -> str:
+    if isinstance(objective, CellTarget):
+        return f"cell:{board.cell_name(objective.cell)}"
+    return objective.name
+
+
+def _ranks(values: list[Fraction]) -> list[int]:
+    """Competition ranks (1, 1, 3, ...) of values sorted best first; equal values share a rank."""
+    ranks: list[int] = []
+    for i, v in enumerate(values):
+        ranks.append(ranks[-1] if i and v == values[i - 1] else i + 1)
+    return ranks
+
+
+def rank_holds(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objective: Objective,
+               rerolls: int) -> tuple[HoldOption, ...]:
+    """Every distinct hold of ``dice`` with ``rerolls`` >= 1 left, best first.
+
+    Order: value (desc), then failed-result chance (asc), then more dice kept.
+    """
+    solution = solve_turn(board, marks, rules, objective, rerolls, points=True)
+    space = space_for(rules)
+    table = solution.hold_values[rerolls]
+    assert table is not None
+    den_value = solution.denominator(rerolls, 0)
+    den = solution.denominator(rerolls, 1)
+    options = []
+    for order, hold in enumerate(space.holds_of(dice)):
+        row = table[space.hold_index[hold]]
+        fail = Fraction(int(row[1]), den)
+        at_least = (1 - fail,) + tuple(Fraction(int(x), den) for x in row[2:-1])
+        points = Fraction(int(row[-1]), den)  # the carried points column (dp.final_values)
+        options.append((Fraction(int(row[0]), den_value), fail, order, hold, at_least, points))
+    options.sort(key=lambda o: (-o[0], o[1], o[2]))
+    ranks = _ranks([o[0] for o in options])
+    return tuple(HoldOption(o[3], o[0], o[1], o[4], r, o[5]) for o, r in zip(options, ranks))
+
+
+def order_markings(state: StateArrays, sets: ItemSets, objective: Objective) -> np.ndarray:
+    """``int64 (K,)``: positions of the item sets ``sets`` (listed by size, then cell order), best
+    marking first: objective value (desc), then points now (desc, D19), then more items, then
+    item order. The order of :func:`rank_markings` and of the strategies."""
+    worth = objective.values(state, sets)
+    points = Points().values(state, sets)
+    position = np.arange(len(sets.sizes))
+    order: np.ndarray = np.lexsort((position, -sets.sizes, -points, -worth))
+    return order
+
+
+def rank_markings(dice: Counts, board: Board, marks: Marks, rules: Ruleset,
+                  objective: Objective) -> tuple[MarkingOption, ...]:
+    """Every legal marking of the final dice (D8-D12), best first (:func:`order_markings`);
+    empty = failed result (D13)."""
+    index = legal_sets(dice, board, marks, rules)
+    if not len(index):
+        return ()
+    found = legal_markings(dice, board, marks, rules)  # same sets, same order, with their groups
+    sets = item_sets(board, rules.combinations_per_turn).take(index)
+    state = StateArrays(board, rules, marks)
+    worth = objective.values(state, sets)
+    points = Points().values(state, sets)
+    scale = objective.scale(rules)
+    order = order_markings(state, sets, objective)
+    values = [Fraction(int(worth[i]), scale) for i in order]
+    return tuple(_with_outcome(MarkingOption(found[i], v, int(points[i]), r), board, marks, rules)
+                 for i, v, r in zip(order, values, _ranks(values)))
+
+
+def _with_outcome(option: MarkingOption, board: Board, marks: Marks, rules: Ruleset) -> MarkingOption:
+    """The option with the score after it, the lines that then score (D19) and whether it
+    triggers the end (D17)."""
+    after = marks.with_marked(option.marking.cells)
+    lines = tuple(i for i, line in enumerate(board.lines) if after.count_marked(line) >= rules.scoring_threshold)
+    return replace(option, score_after=score(board, after, rules), scoring_lines=lines,
+                   ends_game=_triggers_end(board, marks, after, rules))
+
+
+def _triggers_end(board: Board, before: Marks, after: Marks, rules: Ruleset) -> bool:
+    """Whether ``after`` has the closed shelves that trigger the end (D17) and ``before`` not."""
+    return not triggers_end(board, before, rules) and triggers_end(board, after, rules)
+
+
+def failed_options(board: Board, marks: Marks, rules: Ruleset) -> tuple[ShelfOption, ...]:
+    """The shelves a failed result (D13) may give up, least costly first (strategic potential)."""
+    state = StateArrays(board, rules, marks)
+    scale = 2 * rules.scoring_threshold
+    lost = failed_result_shelves(board, marks)
+    options = []
+    for shelf, change in shelf_losses(state):
+        cells = lost[shelf]
+        ends = _triggers_end(board, marks, marks.with_eliminated(list(cells)), rules)
+        options.append(ShelfOption(shelf, cells, sum(board.value(c) for c in cells), Fraction(change, scale), ends))
+    return tuple(options)

@@ -1,0 +1,574 @@
+"""The ``learned`` objective: a game-aware value function fitted by self-play (docs/train.md).
+
+A position's value for player ``i`` is their score now plus the points they are still expected
+to add, ``P_i = score_i + F_i`` (D19). ``F`` is linear in integer features of the sheet and the
+game context, with one weight vector per number of players (1-4) and per *phase*:
+
+* phase 0 — the player has no turn left (the end is triggered, D17, and their last turn of the
+  round is played, D18): ``F = 0`` exactly;
+* phase 1 — the end is triggered and the player still plays once this round;
+* phase 2 — not triggered, but some sheet is one closed shelf short of the trigger ("near");
+* phase 3 — not triggered and every sheet at least two closed shelves short ("far").
+
+Features (all integers; ``t`` the threshold, D19; per line ``m`` marks, ``a`` available items,
+``M`` marked points, ``A`` available points). Lines are grouped by *kind*: kind 0 every shelf,
+kind ``n`` (1-6) every column needing ``n`` dice (D3). Per kind, summed over its lines:
+
+* scoring lines (``m >= t``): ``A``, ``a``;
+* live lines (``m < t <= m + a``) needing ``j = min(t - m, 3)`` more marks, for j = 1, 2, 3:
+  ``M``, ``A``, ``1``, ``a``; dead lines give nothing.
+
+Then four global features: ``A`` and ``M`` of the player's scoring or live lines that an
+opponent threatens to complete (D15: the opponent has at least ``len - 2`` items of the line
+marked and none eliminated), a constant 1, and 1 if the player's own sheet is one closed shelf
+short of the trigger. 7 x 14 + 4 = 102 features, :data:`FEATURE_NAMES`.
+
+The objective. The active player's marking is worth ``V(after) - V(before)``. A marking that
+closes the trigger's number of shelves ends the player's game (phase 0) and moves every
+opponent to phase 1 (still to play this round) or 0; otherwise every player is in phase 2 or 3
+according to the sheets after the marking. A marking that completes a line of the player's sheet
+eliminates the opponents' available items on it (D15, :func:`block_values`), which lowers their
+``P``. With opponents, ``V`` is a **win-chance shape** of the gap ``g = P_me - max_j P_j`` to the
+best opponent: ``V = g / (s + |g|)`` (in ``(-1, 1)``, times :data:`WIN_SCALE`), where the spread
+``s`` (:data:`WIN_SIGMA`) depends on how much play is left: 0 when every score is final after the
+marking (then ``V`` is exactly win +1, tie 0, loss -1, D18, D20), about one turn's spread when the
+player's game is over but an opponent still plays, more near the end and far from it. So the
+player takes risks when behind and plays safe when ahead, like a player maximising the chance to
+win rather than the expected score. With ``WIN_SIGMA = ()`` it is the expected final score
+difference ``P_me - mean over opponents of P_j``. A failed result (D13) is worth the best shelf to
+give up under the same ``V``. Solitaire: no opponents, ``V = P_me``.
+
+Exactness. Weights are integers over :data:`WEIGHT_SCALE` (per point); ``V`` is rounded once
+(half up, integer arithmetic) to units of ``1 / VALUE_SCALE`` point, so the per-turn DP
+(:mod:`engine`) works on integers; the win-chance shape is integer arithmetic too (floor
+division). Left out: an end trigger caused by blocking (D17 on the opponent's sheet).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cache, lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from shelfie_solver.dice.board import Board, ItemSets, Marks
+from shelfie_solver.core.errors import ShelfieError, shorten
+from shelfie_solver.dice.game.events import GameState
+from shelfie_solver.dice.objectives import StateArrays
+from shelfie_solver.dice.rules import Ruleset
+from shelfie_solver.dice.sheet_rules import block, end_trigger_shelves, failed_result_shelves
+
+#: Weights are integers over this scale (per point of F).
+WEIGHT_SCALE = 100_000
+#: The objective's values are integers over this scale (points).
+VALUE_SCALE = 16
+#: Line kinds: 0 = shelf, n = column needing n dice (clipped to 1..6).
+KINDS = 7
+LINE_FEATURES = ("scoring A", "scoring a") + tuple(
+    f"live need {j} {what}" for j in (1, 2, 3) for what in ("M", "A", "1", "a"))
+GLOBAL_FEATURES = ("threatened A", "threatened M", "constant", "own sheet near trigger", "round",
+                   "opponents' marked items", "opponents' available items")
+#: The last three global features describe the table, not the sheet (:func:`table_context`).
+N_CONTEXT = 3
+FEATURE_NAMES = tuple(f"{'shelf' if k == 0 else f'column {k}'}: {name}"
+                      for k in range(KINDS) for name in LINE_FEATURES) + GLOBAL_FEATURES
+N_FEATURES = len(FEATURE_NAMES)
+PHASES = (1, 2, 3)
+#: The ``format`` key of a parameter file.
+MODEL_FORMAT = "shelfie-solve learned 1"
+#: Whether the objective values blocking an opponent (D15) by completing a line (:func:`block_values`).
+BLOCKING = True
+#: Win-chance shape with opponents (module docstring): the spread (points) of the final gap to the
+#: best opponent when the player's game is over but an opponent still plays (phase 0), near the
+#: end (phase 2) and far from it (phase 3); () = the plain expected score difference.
+WIN_SIGMA: tuple[int, ...] = (10, 20, 30)
+#: With the win-chance shape, values are in units of ``1 / (WIN_SCALE * VALUE_SCALE)`` of a win.
+WIN_SCALE = 1000
+#: More than any sheet's distance to the trigger (no opponents).
+FAR = 1 << 20
+
+
+class ModelError(ShelfieError):
+    """A learned-parameter file that is missing, malformed or of the wrong shape."""
+
+
+@dataclass(frozen=True, eq=False)
+class LearnedModel:
+    """Fitted weights of ``F`` (module docstring).
+
+    Attributes:
+        weights: players (1-4) -> ``int64 (3, N_FEATURES)``, rows phases 1, 2, 3, integers over
+            :data:`WEIGHT_SCALE`.
+        info: how they were made (seed, games, iterations, board), for the record.
+    """
+
+    weights: dict[int, np.ndarray]
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def verify_players(self, players: int, name: str) -> None:
+        """Refuse a game of ``players`` seats that this file has no weights for (``train
+        --players``); ``name`` is how the user named it (``learned:FILE``).
+
+        Raises:
+            ModelError: no weights for ``players``.
+        """
+        if players not in self.weights:
+            fitted = ", ".join(str(n) for n in sorted(self.weights))
+            raise ModelError(f"{shorten(name.strip())} has weights for {fitted} player(s), not for a game of "
+                             f"{players}; fit them with 'shelfie-solve train --players {players}' (docs/train.md)")
+
+    def for_players(self, players: int) -> np.ndarray:
+        """``(3, N_FEATURES)`` weights for ``players`` seats (the nearest count fitted; the
+        command-line entry points refuse a missing count first: :meth:`verify_players`)."""
+        best = min(self.weights, key=lambda n: (abs(n - players), n))
+        return self.weights[best]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (what :func:`model_from_dict` reads)."""
+        return {"format": MODEL_FORMAT, "weight_scale": WEIGHT_SCALE, "features": list(FEATURE_NAMES),
+                **self.info,
+                "weights": {str(n): {str(p): [int(x) for x in w[i]] for i, p in enumerate(PHASES)}
+                            for n, w in sorted(self.weights.items())}}
+
+
+def model_from_dict(data: Any, source: str = "parameters") -> LearnedModel:
+    """Read a model written by :meth:`LearnedModel.to_dict`.
+
+    Raises:
+        ModelError: wrong format, scale, feature list or weight shape.
+    """
+    if not isinstance(data, dict) or data.get("format") != MODEL_FORMAT:
+        raise ModelError(f"{source}: not a learned-parameter file (expected \"format\": \"{MODEL_FORMAT}\")")
+    if data.get("weight_scale") != WEIGHT_SCALE or data.get("features") != list(FEATURE_NAMES):
+        raise ModelError(f"{source}: made for another feature set or scale; retrain with 'shelfie-solve train'")
+    weights: dict[int, np.ndarray] = {}
+    try:
+        for players, rows in data["weights"].items():
+            raw = [rows[str(p)] for p in PHASES]
+            if not all(type(w) is int for row in raw for w in row):  # numpy would cut 0.5 to 0 silently
+                raise ValueError("not whole numbers")
+            table = np.array(raw, dtype=np.int64)
+            if table.shape != (len(PHASES), N_FEATURES) or int(players) not in range(1, 5):
+                raise ValueError("bad shape")
+            weights[int(players)] = table
+    except (KeyError, ValueError, TypeError, AttributeError, OverflowError):
+        raise ModelError(f"{source}: weights must map players 1-4 to phases {PHASES} of "
+                         f"{N_FEATURES} whole numbers") from None
+    if not weights:
+        raise ModelError(f"{source}: no weights")
+    info = {k: v for k, v in data.items() if k not in ("format", "weight_scale", "features", "weights")}
+    return LearnedModel(weights, info)
+
+
+#: The shipped parameters (``shelfie-solve train`` writes files of this form).
+DEFAULT_MODEL_PATH = Path(__file__).parent.parent / "data" / "learned.json"
+
+
+@cache
+def default_model() -> LearnedModel:
+    """The parameters shipped in the package (data/learned.json)."""
+    return load_model(DEFAULT_MODEL_PATH)
+
+
+#: Largest parameter file read (the shipped one is about 20 kB).
+MAX_MODEL_BYTES = 1 << 20
+
+#: The objective / strategy name prefix of parameters from a file: ``learned:FILE``.
+FILE_PREFIX = "learned:"
+
+
+def load_model(path: str | Path) -> LearnedModel:
+    """Read a parameter file (a regular file of at most :data:`MAX_MODEL_BYTES`, read by
+    :func:`inputs.read_json`).
+
+    Raises:
+        ModelError: unreadable, not JSON, too large, or not a parameter file.
+    """
+    from shelfie_solver.core.inputs import read_json
+
+    data = read_json(path, ModelError, MAX_MODEL_BYTES, "a learned-parameter file written by shelfie-solve train")
+    return model_from_dict(data, str(path))
+
+
+@cache
+def _model_at(path: str) -> LearnedModel:
+    return load_model(path)
+
+
+def model_named(name: str) -> LearnedModel | None:
+    """The parameters an objective or strategy name asks for: ``None`` (the shipped ones) for
+    ``learned``, the file's for ``learned:FILE`` (read once per process). The one parser of
+    the ``learned:FILE`` convention (like ``table:FILE`` and ``exact:FILE``, docs/train.md).
+
+    Raises:
+        ModelError: ``learned:`` with no file, or a bad file (:func:`load_model`).
+    """
+    text = name.strip()
+    if not text.lower().startswith(FILE_PREFIX):
+        return None
+    path = text[len(FILE_PREFIX):].strip()
+    if not path:
+        raise ModelError("no parameter file named; expected learned:FILE with a file written by "
+                         "'shelfie-solve train --output FILE'")
+    return _model_at(path)
+
+
+# --- features -------------------------------------------------------------------------------
+
+
+@cache
+def line_kinds(board: Board) -> np.ndarray:
+    """``int64 (L,)``: each line's kind (0 shelf, n column needing n dice, clipped to 1..6)."""
+    columns = np.clip(np.array(board.columns, dtype=np.int64), 1, KINDS - 1)
+    return np.concatenate([np.zeros(board.n_shelves, dtype=np.int64), columns])
+
+
+def line_features(m: np.ndarray, a: np.ndarray, mp: np.ndarray, ap: np.ndarray, t: int) -> np.ndarray:
+    """``int64 (..., L, 14)``: :data:`LINE_FEATURES` of each line; arguments ``(..., L)``."""
+    scoring = m >= t
+    live = (m < t) & (m + a >= t)
+    need = np.clip(t - m, 1, 3)
+    columns = [scoring * ap, scoring * a]
+    for j in (1, 2, 3):
+        on = live & (need == j)
+        columns += [on * mp, on * ap, on.astype(np.int64), on * a]
+    return np.stack(columns, axis=-1).astype(np.int64)
+
+
+def global_features(m: np.ndarray, a: np.ndarray, mp: np.ndarray, ap: np.ndarray, t: int,
+                    threat: np.ndarray, own_near: np.ndarray, context: np.ndarray) -> np.ndarray:
+    """``int64 (..., 7)``: :data:`GLOBAL_FEATURES`; ``threat`` bool ``(L,)``, ``own_near`` ``(...)``,
+    ``context`` ``(3,)`` from :func:`table_context`."""
+    open_line = (m + a >= t) & threat
+    live = open_line & (m < t)
+    ones = np.ones(m.shape[:-1], dtype=np.int64)
+    return np.stack([(open_line * ap).sum(axis=-1), (live * mp).sum(axis=-1), ones,
+                     np.asarray(own_near, dtype=np.int64) * ones]
+                    + [int(c) * ones for c in context], axis=-1).astype(np.int64)
+
+
+def prior_weights(t: int) -> np.ndarray:
+    """``float (N_FEATURES,)``: the strategic line potential minus the score (docs/objectives.md)
+    in this feature space — scoring lines ``A/2``, live lines ``(m/t)(M + A/2)`` with
+    ``m = t - need`` — and 0 for the global features. The fit starts from it and shrinks toward
+    it (:mod:`train`)."""
+    w = np.zeros(N_FEATURES)
+    for k in range(KINDS):
+        base = k * len(LINE_FEATURES)
+        w[base] = 0.5
+        for j in (1, 2, 3):
+            share = max(t - j, 0) / t
+            w[base + 2 + 4 * (j - 1)] = share
+            w[base + 3 + 4 * (j - 1)] = share / 2
+    return w
+
+
+def table_context(sheets: tuple[Marks, ...], seat: int, turn: int) -> np.ndarray:
+    """``int64 (3,)``: the round of turn ``turn`` (0-based turns, 1-based round), and the items
+    marked and still available on ``seat``'s opponents' sheets — the game's clock, so that the
+    fit does not credit a player's own marks with the time they take."""
+    others = [m for j, m in enumerate(sheets) if j != seat]
+    return np.array([turn // len(sheets) + 1, sum(bin(m.marked).count("1") for m in others),
+                     sum(len(m.available) for m in others)], dtype=np.int64)
+
+
+def feature_vector(board: Board, rules: Ruleset, marks: Marks, threat: np.ndarray, own_near: bool,
+                   context: np.ndarray) -> np.ndarray:
+    """``int64 (N_FEATURES,)``: the features of one sheet (line features summed per kind)."""
+    m, a, mp, ap = StateArrays(board, rules, marks).line_totals
+    lines = line_features(m, a, mp, ap, rules.scoring_threshold)
+    per_kind = np.zeros((KINDS, len(LINE_FEATURES)), dtype=np.int64)
+    np.add.at(per_kind, line_kinds(board), lines)
+    glob = global_features(m, a, mp, ap, rules.scoring_threshold, threat, np.array(own_near), context)
+    return np.concatenate([per_kind.ravel(), glob])
+
+
+def threats(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], seat: int) -> np.ndarray:
+    """``bool (L,)``: lines of ``seat`` that an opponent threatens to complete (D15: at least
+    ``len - 2`` of the line's items marked on the opponent's sheet and none eliminated)."""
+    out = np.zeros(len(board.lines), dtype=bool)
+    for other, marks in enumerate(sheets):
+        if other == seat:
+            continue
+        m, a, _, _ = StateArrays(board, rules, marks).line_totals
+        sizes = board.line_matrix.sum(axis=0)
+        out |= (m + a == sizes) & (m >= sizes - 2) & (m < sizes)
+    return out
+
+
+@lru_cache(maxsize=64)
+def _coefficients(weights: bytes, board: Board) -> np.ndarray:
+    """``int64 (3, 4, L, 5)``: per phase row, the coefficient of ``M``, ``A``, ``1`` and ``a`` of
+    each line in each status (live needing 1, 2, 3 marks, scoring, dead) — the line weights of
+    :data:`LINE_FEATURES` rearranged so :func:`future_values` needs no feature matrix."""
+    table = np.frombuffer(weights, dtype=np.int64).reshape(len(PHASES), N_FEATURES)
+    kinds = line_kinds(board)
+    out = np.zeros((len(PHASES), 4, len(kinds), 5), dtype=np.int64)
+    for row in range(len(PHASES)):
+        w = table[row, : KINDS * len(LINE_FEATURES)].reshape(KINDS, -1)[kinds]  # (L, 14)
+        out[row, 1, :, 3], out[row, 3, :, 3] = w[:, 0], w[:, 1]
+        for j in (1, 2, 3):
+            base = 2 + 4 * (j - 1)
+            for q in range(4):
+                out[row, q, :, j - 1] = w[:, base + q]
+    return out
+
+
+def future_values(weights: np.ndarray, board: Board, t: int, m: np.ndarray, a: np.ndarray, mp: np.ndarray,
+                  ap: np.ndarray, threat: np.ndarray, own_near: np.ndarray, phase: np.ndarray,
+                  context: np.ndarray) -> np.ndarray:
+    """``int64 (...)``: ``F`` over :data:`WEIGHT_SCALE` for sheets given by their line totals
+    ``(..., L)`` in ``phase`` ``(...)`` (0-3; phase 0 is 0). Equal to the weights times
+    :func:`feature_vector`, computed without building the features."""
+    scoring = m >= t
+    live = ~scoring & (m + a >= t)
+    status = np.where(scoring, 3, np.where(live, np.clip(t - m, 1, 3) - 1, 4))
+    open_threat = (scoring | live) & threat
+    threatened_a = (open_threat * ap).sum(axis=-1)
+    threatened_m = (open_threat & live).astype(np.int64) * mp
+    coefficients = _coefficients(np.ascontiguousarray(weights, dtype=np.int64).tobytes(), board)
+    lines = np.arange(m.shape[-1])
+    phase = np.broadcast_to(phase, m.shape[:-1])
+    out = np.zeros(m.shape[:-1], dtype=np.int64)
+    for row, p in enumerate(PHASES):
+        chosen = phase == p
+        if not np.any(chosen):
+            continue
+        c = coefficients[row][:, lines, status]  # (4, ..., L)
+        g = weights[row, KINDS * len(LINE_FEATURES):]
+        value = (c[0] * mp + c[1] * ap + c[2] + c[3] * a).sum(axis=-1) + g[0] * threatened_a \
+            + g[1] * threatened_m.sum(axis=-1) + g[2] + g[3] * np.asarray(own_near, dtype=np.int64) \
+            + int(g[4:] @ np.asarray(context, dtype=np.int64))
+        out = np.where(chosen, value, out)
+    return out
+
+
+def scores(m: np.ndarray, mp: np.ndarray, t: int) -> np.ndarray:
+    """``int64 (...)``: the score (D19) of sheets given by their line totals ``(..., L)``."""
+    total: np.ndarray = np.where(m >= t, mp, 0).sum(axis=-1).astype(np.int64)
+    return total
+
+
+# --- the objective ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Learned:
+    """The ``learned`` objective for the active player in one game context (module docstring).
+
+    Attributes:
+        weights: ``(3, N_FEATURES)`` for this number of players.
+        threat: ``bool (L,)`` the active player's lines threatened by an opponent (D15).
+        triggered: the end is already triggered (D17): this is the player's last turn.
+        opponent_distance: least ``trigger - closed shelves`` over the opponents (:data:`FAR`
+            with none).
+        opponents: number of opponents (0 = solitaire).
+        opponent_sums: ``sum of P_j`` over opponents (over :data:`WEIGHT_SCALE`) if this turn
+            ends the player's game (phase 1 for those still to play this round, else 0), if the
+            game goes on near the end (phase 2), and far from it (phase 3).
+        context: ``int64 (3,)`` :func:`table_context` of the active player (default: round 1,
+            no opponents).
+        opponent_values: ``int64 (J, 3)`` or None: each opponent's ``P`` in the three cases of
+            ``opponent_sums`` (whose rows are its sums); needed by the win-chance shape and blocking.
+        block: ``int64 (J, 3, L)`` or None: the change of each opponent's ``P`` (rows as
+            ``opponent_sums``) when this turn completes line ``l`` of the player's sheet, so the
+            opponent loses their available items on it (D15; :func:`block_values`). Several lines
+            completed at once add up.
+        end_open: some opponent still plays this round if this turn ends the player's game.
+    """
+
+    weights: np.ndarray
+    threat: np.ndarray
+    triggered: bool = False
+    opponent_distance: int = FAR
+    opponents: int = 0
+    opponent_sums: tuple[int, int, int] = (0, 0, 0)
+    context: np.ndarray = field(default_factory=lambda: np.array([1, 0, 0], dtype=np.int64))
+    name: str = "learned"
+    opponent_values: np.ndarray | None = None
+    block: np.ndarray | None = None
+    end_open: bool = True
+
+    def scale(self, rules: Ruleset) -> int:
+        return VALUE_SCALE
+
+    def positions(self, state: StateArrays, m: np.ndarray, a: np.ndarray, mp: np.ndarray,
+                  ap: np.ndarray) -> np.ndarray:
+        """``int64 (K,)``: ``V`` over :data:`VALUE_SCALE` of ``K`` sheets after this turn, given
+        by their line totals ``(K, L)``: points, or with opponents and :data:`WIN_SIGMA` the
+        win-chance shape times :data:`WIN_SCALE` (module docstring)."""
+        board, rules = state.board, state.rules
+        t = rules.scoring_threshold
+        trigger = end_trigger_shelves(board, rules)
+        closed = (a[:, : board.n_shelves] == 0).sum(axis=1)
+        own_distance = trigger - closed
+        distance = np.minimum(own_distance, self.opponent_distance)
+        ends = np.full(len(m), self.triggered) | (own_distance <= 0)
+        phase = np.where(ends, 0, np.where(distance == 1, 2, 3))
+        own = WEIGHT_SCALE * scores(m, mp, t) + future_values(self.weights, board, t, m, a, mp, ap, self.threat,
+                                                              own_distance == 1, phase, self.context)
+        n = max(self.opponents, 1)
+        row = np.where(phase == 0, 0, np.where(phase == 2, 1, 2))  # (K,) case of opponent_sums
+        if self.opponent_values is None:
+            others = np.array(self.opponent_sums, dtype=np.int64)[row]
+            leader = others
+        else:
+            each = self.opponent_values[:, row].T  # (K, J)
+            if self.block is not None:
+                sizes = board.line_matrix.sum(axis=0)
+                completed = ((m == sizes) & (state.line_totals[0] < sizes)).astype(np.int64)  # (K, L)
+                change = np.einsum("kl,jrl->kjr", completed, self.block)  # (K, J, 3)
+                each = each + np.take_along_axis(change, row[:, None, None], axis=2)[:, :, 0]
+            others, leader = each.sum(axis=1), each.max(axis=1)
+        if WIN_SIGMA and self.opponents:
+            # win-chance shape of the gap to the best opponent (module docstring), over WEIGHT_SCALE
+            gap = own - leader
+            spread = np.where(phase == 0, WIN_SIGMA[0] if self.end_open else 0,
+                              np.where(phase == 2, WIN_SIGMA[1], WIN_SIGMA[2])) * WEIGHT_SCALE
+            win: np.ndarray = (WIN_SCALE * VALUE_SCALE * gap) // (spread + np.abs(gap) + 1)
+            return win
+        numerator = (own * n - others) * VALUE_SCALE
+        denominator = WEIGHT_SCALE * n
+        rounded: np.ndarray = (numerator + denominator // 2) // denominator
+        return rounded
+
+    def before(self, state: StateArrays) -> int:
+        """``V`` of the sheet as it is (over :data:`VALUE_SCALE`)."""
+        m, a, mp, ap = state.line_totals
+        return int(self.positions(state, m[None], a[None], mp[None], ap[None])[0])
+
+    def values(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
+        m, a, mp, ap = state.line_totals
+        count, points = sets.line_count, sets.line_points
+        after = self.positions(state, m + count, a - count, mp + points, ap - points)
+        return after - self.before(state)
+
+    def shelf_values(self, state: StateArrays) -> list[tuple[int, int]]:
+        """For a failed result (D13): ``(shelf, V change)`` for each shelf with an available
+        item, best first (ties keep shelf order)."""
+        board = state.board
+        m, a, mp, ap = state.line_totals
+        give_up = failed_result_shelves(board, state.marks)
+        lost = np.zeros((board.n_shelves, board.n_cells), dtype=np.int64)  # lost[s, c]: shelf s gives up cell c
+        for shelf, cells in give_up.items():
+            lost[shelf, list(cells)] = 1
+        lost_count = lost @ board.line_matrix
+        lost_points = (lost * board.value_array) @ board.line_matrix
+        rows = len(lost)
+        after = self.positions(state, np.broadcast_to(m, (rows, len(m))), a - lost_count,
+                               np.broadcast_to(mp, (rows, len(m))), ap - lost_points)
+        change = after - self.before(state)
+        options = [(s, int(change[s])) for s in give_up]
+        return sorted(options, key=lambda item: -item[1])
+
+    def failed_value(self, state: StateArrays) -> int:
+        return max((value for _, value in self.shelf_values(state)), default=0)
+
+
+def player_values(weights: np.ndarray, board: Board, rules: Ruleset, sheets: tuple[Marks, ...], seat: int,
+                  phases: tuple[int, ...], turn: int = 0) -> list[int]:
+    """``P`` of ``seat`` (score plus ``F``) in each of ``phases``, over :data:`WEIGHT_SCALE`."""
+    marks = sheets[seat]
+    m, a, mp, ap = StateArrays(board, rules, marks).line_totals
+    t = rules.scoring_threshold
+    trigger = end_trigger_shelves(board, rules)
+    near = np.array(trigger - marks.closed_shelves() == 1)
+    rows = len(phases)
+    m3, a3, mp3, ap3 = (np.broadcast_to(x, (rows, len(x))) for x in (m, a, mp, ap))
+    future = future_values(weights, board, t, m3, a3, mp3, ap3, threats(board, rules, sheets, seat), near,
+                           np.array(phases), table_context(sheets, seat, turn))
+    return [int(WEIGHT_SCALE * scores(m, mp, t) + f) for f in future]
+
+
+def player_value(weights: np.ndarray, board: Board, rules: Ruleset, sheets: tuple[Marks, ...], seat: int,
+                 phase: int, turn: int = 0) -> int:
+    """``P`` of ``seat`` (score plus ``F`` in ``phase``) over :data:`WEIGHT_SCALE`."""
+    return player_values(weights, board, rules, sheets, seat, (phase,), turn)[0]
+
+
+def block_values(weights: np.ndarray, board: Board, rules: Ruleset, sheets: tuple[Marks, ...], active: int,
+                 phases: tuple[dict[int, int], int, int], turn: int = 0) -> np.ndarray | None:
+    """``int64 (J, 3, L)`` over the opponents ``j`` in seat order: for each line the active player
+    can complete this turn (no item eliminated, at most ``combinations_per_turn`` items missing,
+    D9), the change of the opponent's ``P`` when their available items on it are eliminated (D15),
+    with the opponent in their end phase ``phases[0][seat]`` (0 or 1), in phase 2 and in phase 3;
+    0 for the other lines. None when no line can be completed or no opponent has an item to lose.
+    Left out: an end trigger caused by the elimination (D17)."""
+    m, a, _, _ = StateArrays(board, rules, sheets[active]).line_totals
+    sizes = board.line_matrix.sum(axis=0)
+    reachable = np.flatnonzero((m + a == sizes) & (m < sizes) & (sizes - m <= rules.combinations_per_turn))
+    if not len(reachable):
+        return None
+    opponents = [j for j in range(len(sheets)) if j != active]
+    out = np.zeros((len(opponents), 3, len(sizes)), dtype=np.int64)
+    ends, near, far = phases
+    base: dict[int, list[int]] = {}
+    for line in reachable:
+        blocked, lost = block(board, sheets, active, (int(line),))
+        for _, j, _ in lost:  # the opponents with an available item on the line, in seat order
+            index = opponents.index(j)
+            rows = (ends[j], near, far)
+            if j not in base:
+                base[j] = player_values(weights, board, rules, sheets, j, rows, turn)
+            after = sheets[:j] + (blocked[j],) + sheets[j + 1:]  # only this opponent's sheet changes
+            values = player_values(weights, board, rules, after, j, rows, turn)
+            out[index, :, line] = np.array(values) - np.array(base[j])
+    return out if out.any() else None
+
+
+def game_objective(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], active: int, first: int,
+                   triggered: bool, model: LearnedModel | None = None, turn: int = 0) -> Learned:
+    """The ``learned`` objective of the player ``active`` at the start of their turn.
+
+    Args:
+        sheets: every seat's marks (0-based seats); ``first`` the seat that played first (D5).
+        triggered: the end is triggered (D17), so this is the last round (D18).
+        turn: turns already played (0-based number of this turn; it gives the round).
+        model: the parameters (default: the shipped ones).
+    """
+    model = model or default_model()
+    n = len(sheets)
+    weights = model.for_players(n)
+    trigger = end_trigger_shelves(board, rules)
+    opponents = [j for j in range(n) if j != active]
+    position = (active - first) % n
+    ends = {j: 1 if (j - first) % n > position else 0 for j in opponents}
+    each = np.array([player_values(weights, board, rules, sheets, j, (ends[j], 2, 3), turn) for j in opponents],
+                    dtype=np.int64).reshape(len(opponents), 3)
+    end_sum, near_sum, far_sum = (int(x) for x in each.sum(axis=0))
+    distance = min((trigger - sheets[j].closed_shelves() for j in opponents), default=FAR)
+    block = block_values(weights, board, rules, sheets, active, (ends, 2, 3), turn) if BLOCKING else None
+    return Learned(weights, threats(board, rules, sheets, active), triggered, distance, len(opponents),
+                   (end_sum, near_sum, far_sum), table_context(sheets, active, turn),
+                   opponent_values=each if opponents else None,
+                   block=block, end_open=any(ends.values()))
+
+
+def state_objective(state: GameState, model: LearnedModel | None = None) -> Learned:
+    """:func:`game_objective` for a :class:`game.GameState` (the state strategies see)."""
+    return game_objective(state.board, state.rules, state.sheets, state.active, state.first,
+                          state.end_triggered, model, state.turn)
+
+
+def solitaire_objective(board: Board, model: LearnedModel | None = None) -> Learned:
+    """The no-context form: one player (solitaire weights), end not triggered — what
+    ``advise --objective learned`` uses."""
+    model = model or default_model()
+    return Learned(model.for_players(1), np.zeros(len(board.lines), dtype=bool))
+
+
+def named_objective(name: str, board: Board, state: GameState | None = None) -> Learned:
+    """The objective ``learned`` or ``learned:FILE`` (:func:`model_named`): the whole-game form
+    (:func:`state_objective`) for a ``state``, else the no-context form on ``board``
+    (:func:`solitaire_objective`); a file's objective is named ``learned:FILE`` in reports.
+
+    Raises:
+        ModelError: a bad ``learned:FILE``.
+    """
+    model = model_named(name)
+    if model is not None:
+        model.verify_players(1 if state is None else state.players, name)
+    objective = solitaire_objective(board, model) if state is None else state_objective(state, model)
+    return objective if model is None else replace(objective, name=name.strip())

@@ -1,0 +1,509 @@
+"""Fit the ``learned`` value function by self-play (click-free; ``shelfie-solve train``, docs/train.md).
+
+Method: Monte Carlo returns with least squares, iterated (approximate policy iteration).
+Iteration 0 plays ``games`` self-play games per number of players (1-4) with the ``solver``
+strategy (the ``strategic`` objective); every later iteration plays them with the ``learned``
+strategy using the previous iteration's parameters. After every turn of every game, each player
+not yet done (phase 1-3, :mod:`learned`) gives one sample: the features of their sheet in that
+context and the points they add from then to the end of the game (D17-D19). Per number of
+players and phase the weights solve the ridge least-squares problem
+``(X^T X + ridge * I) w = X^T y + ridge * w0``, shrunk toward the strategic potential's shape
+``w0`` (:func:`learned.prior_weights`), and are rounded to integers over
+:data:`learned.WEIGHT_SCALE`. Solitaire fits every feature; with opponents only the global
+features are fitted and the line features keep ``w0`` (:func:`free_features`). With
+``solitaire_boards`` the solitaire weights are instead fitted to the exact value tables of random
+small boards (:func:`fit_boards`; how the shipped ones were made, docs/train.md).
+
+Determinism. Game ``g`` of player count ``n`` in iteration ``k`` is played from its own
+``SeedSequence`` child (``SeedSequence(seed)`` -> iteration -> player count -> game), and the
+sums ``X^T X``, ``X^T y`` are exact integers added in any order, so the parameters depend on the
+seed and the settings only, never on ``jobs``. A checkpoint file holds every finished iteration;
+running again with the same settings resumes after the last one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import numpy as np
+
+from shelfie_solver.dice.board import Board, Marks, parse_marks, score
+from shelfie_solver.core.errors import ShelfieError
+from shelfie_solver.core.files import FileWriteError, write_text_atomically
+from shelfie_solver.dice.game.events import Block, EndTriggered, Fail, Game, GameOver, Mark, Pass, Roll, Start
+from shelfie_solver.dice.game.turn import play_seeded
+from shelfie_solver.dice.sheet_rules import end_trigger_shelves
+from shelfie_solver.dice.learned.objective import (GLOBAL_FEATURES, N_CONTEXT, N_FEATURES, PHASES, WEIGHT_SCALE, LearnedModel, feature_vector,
+                      model_from_dict, prior_weights, table_context, threats)
+from shelfie_solver.dice.rules import Ruleset
+
+if TYPE_CHECKING:
+    from shelfie_solver.dice.wholegame.solver import GameSolution
+
+#: Ridge penalty added to the diagonal of X^T X (features are whole numbers of points/items).
+RIDGE = 1.0
+PLAYER_COUNTS = (1, 2, 3, 4)
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class TrainError(ShelfieError):
+    """Bad training settings or an unusable checkpoint file."""
+
+
+@dataclass
+class Sums:
+    """Exact least-squares sums for one (players, phase): ``xtx (F, F)``, ``xty (F,)`` as
+    Python-int object arrays, the sample count and the sum of squared targets."""
+
+    xtx: np.ndarray
+    xty: np.ndarray
+    count: int = 0
+    yy: int = 0
+
+    @classmethod
+    def zero(cls) -> Sums:
+        return cls(np.zeros((N_FEATURES, N_FEATURES), dtype=object), np.zeros(N_FEATURES, dtype=object))
+
+    def add(self, other: Sums) -> None:
+        self.xtx = self.xtx + other.xtx
+        self.xty = self.xty + other.xty
+        self.count += other.count
+        self.yy += other.yy
+
+
+def game_samples(game: Game) -> list[tuple[int, np.ndarray, int]]:
+    """``(phase, features, points still to come)`` for every player not yet done after every
+    turn of a finished game (module docstring)."""
+    board, rules = game.board, game.rules
+    n = len(game.players)
+    start = game.events[0]
+    assert isinstance(start, Start)
+    sheets = [parse_marks(text, board) for text in start.sheets]
+    first = start.first
+    finals = game.scores
+    trigger = end_trigger_shelves(board, rules)
+    samples: list[tuple[int, np.ndarray, int]] = []
+    seat: int | None = None
+    triggered = False
+
+    def snapshot(played: int, turn: int) -> None:
+        now = tuple(sheets)
+        distance = min(trigger - m.closed_shelves() for m in now)
+        for i in range(n):
+            if triggered:
+                phase = 1 if (i - first) % n > (played - first) % n else 0
+            else:
+                phase = 2 if distance == 1 else 3
+            if phase == 0:
+                continue
+            near = trigger - now[i].closed_shelves() == 1
+            features = feature_vector(board, rules, now[i], threats(board, rules, now, i), near,
+                                      table_context(now, i, turn))
+            samples.append((phase, features, finals[i] - score(board, now[i], rules)))
+
+    turn = -1
+    for event in game.events:
+        if (isinstance(event, Roll) and event.rerolls_left == rules.rerolls) or isinstance(event, (Pass, GameOver)):
+            if seat is not None:
+                snapshot(seat, turn)
+            turn += 1
+            seat = None if isinstance(event, GameOver) else event.player
+        if isinstance(event, Mark):
+            sheets[event.player] = sheets[event.player].with_marked(event.cells)
+        elif isinstance(event, (Fail, Block)):
+            sheets[event.player] = sheets[event.player].with_eliminated(event.cells)
+        elif isinstance(event, EndTriggered):
+            triggered = True
+    return samples
+
+
+def collect(board: Board, rules: Ruleset, players: int, model: LearnedModel | None,
+            seeds: Sequence[np.random.SeedSequence]) -> dict[int, Sums]:
+    """Play one self-play game per seed (``solver`` if ``model`` is None, else ``learned``
+    with it) and return the exact least-squares sums per phase. A worker's unit of work."""
+    from shelfie_solver.dice.strategies import LearnedStrategy, strategy_named
+
+    strategy = strategy_named("solver") if model is None else LearnedStrategy(model)
+    sums = {p: Sums.zero() for p in PHASES}
+    rows: dict[int, list[np.ndarray]] = {p: [] for p in PHASES}
+    targets: dict[int, list[int]] = {p: [] for p in PHASES}
+    for seed in seeds:
+        game = play_seeded(board, rules, [strategy] * players, seed)
+        for phase, features, target in game_samples(game):
+            rows[phase].append(features)
+            targets[phase].append(target)
+    for p in PHASES:
+        if rows[p]:
+            x = np.array(rows[p], dtype=np.int64).astype(object)
+            y = np.array(targets[p], dtype=np.int64).astype(object)
+            sums[p] = Sums(x.T @ x, x.T @ y, len(y), int((y * y).sum()))
+    return sums
+
+
+def run_tasks(function: Callable[..., R], tasks: Sequence[tuple[Any, ...]], jobs: int,
+              progress: Callable[[int], None] | None = None, scheduler: Any = None) -> list[R]:
+    """``[function(*task) for task in tasks]``, in task order, on the shared runner
+    (:func:`parallel.run_tasks`: ``jobs`` processes, or a dask cluster at ``scheduler``).
+    ``progress`` is called with 1 per finished task."""
+    from shelfie_solver.core.parallel import run_tasks as run_parallel
+
+    out: list[R] = []
+
+    def keep(result: R) -> None:
+        out.append(result)
+        if progress:
+            progress(1)
+
+    run_parallel(function, tasks, jobs=jobs, scheduler=scheduler, consume=keep)
+    return out
+
+
+def fit(sums: Sums, prior: np.ndarray, basis: np.ndarray, ridge: float = RIDGE) -> tuple[np.ndarray, float]:
+    """Ridge least squares from exact sums, shrunk toward ``prior`` (``float (F,)``, points):
+    the weights are ``prior + basis @ u`` with ``u`` fitted (``basis`` ``(F, k)``, :func:`basis`:
+    a column of the identity frees one feature) and ``ridge`` added to the diagonal. Returns
+    ``int64 (F,)`` weights over WEIGHT_SCALE and the root-mean-square error of the fit (points,
+    display)."""
+    w = prior.astype(float).copy()
+    if sums.count == 0 or basis.shape[1] == 0:
+        return np.rint(w * WEIGHT_SCALE).astype(np.int64), 0.0
+    xtx = sums.xtx.astype(float)
+    xty = sums.xty.astype(float)
+    b = basis.astype(float)
+    lhs = b.T @ xtx @ b + ridge * np.eye(b.shape[1])
+    rhs = b.T @ (xty - xtx @ w)
+    w = w + b @ np.linalg.solve(lhs, rhs)
+    residual = float(sums.yy) - 2 * float(w @ xty) + float(w @ xtx @ w)
+    return np.rint(w * WEIGHT_SCALE).astype(np.int64), float(np.sqrt(max(residual, 0.0) / sums.count))
+
+
+def basis(free: np.ndarray) -> np.ndarray:
+    """``(F, k)`` basis of the fitted corrections (:func:`fit`): one identity column per free feature."""
+    return np.eye(N_FEATURES)[:, free]
+
+
+def free_features(players: int) -> np.ndarray:
+    """``bool (F,)``: the features fitted for ``players`` seats. Solitaire: all of them. With
+    opponents only the global ones (threats, constant, near trigger, the table's clock); the line
+    features keep the strategic potential's shape (:func:`learned.prior_weights`). Fitting the
+    line features too made the player slow — a few valuable items a turn — which pays in solitaire
+    but loses against ``solver`` (measured: docs/train.md)."""
+    free = np.ones(N_FEATURES, dtype=bool)
+    if players > 1:
+        free[: N_FEATURES - len(GLOBAL_FEATURES)] = False
+    return free
+
+
+def chunks(count: int, size: int) -> list[tuple[int, int]]:
+    """``[lo, hi)`` ranges of at most ``size`` covering ``range(count)``."""
+    return [(lo, min(count, lo + size)) for lo in range(0, count, size)]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What determines the parameters: seed, games per player count per iteration, iterations,
+    player counts, board and rules (by name)."""
+
+    seed: int
+    games: int
+    iterations: int
+    players: tuple[int, ...]
+    board: str
+    rules: str
+    solitaire_boards: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        extra = {"solitaire_boards": self.solitaire_boards} if self.solitaire_boards else {}
+        return {"seed": self.seed, "games": self.games, "iterations": self.iterations,
+                "players": list(self.players), "board": self.board, "rules": self.rules, **extra}
+
+
+def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations: int = 2, jobs: int = 1,
+          players: Iterable[int] = PLAYER_COUNTS, checkpoint: str | Path | None = None,
+          progress: Callable[[int], None] | None = None,
+          report: Callable[[str], None] | None = None, scheduler: Any = None,
+          solitaire_boards: int = 0) -> LearnedModel:
+    """Fit the ``learned`` parameters by self-play (module docstring).
+
+    Args:
+        games: self-play games per player count per iteration (>= 1).
+        iterations: 1 = fit to the ``solver`` strategy's games only; each more iteration refits to
+            the previous parameters' own games.
+        jobs: worker processes; the result does not depend on it.
+        scheduler: a dask.distributed scheduler address or cluster (:mod:`parallel`); the
+            result is the same as with ``jobs=1``.
+        checkpoint: a JSON file that records every finished iteration (resumed when the settings
+            match, rewritten otherwise).
+        progress: called with 1 for every finished batch of games (:func:`tasks_total` batches).
+        report: called with one line per fitted (iteration, players, phase).
+        solitaire_boards: when > 0, the solitaire (1-player) weights are not fitted by self-play
+            but to the exact value tables of this many random small boards
+            (:func:`fit_boards`, from the same seed); no solitaire game is played, and the other
+            player counts' weights are the same as without it (their games keep their seeds).
+
+    Raises:
+        TrainError: settings out of range, or the checkpoint cannot be written.
+    """
+    counts = tuple(sorted(set(players)))
+    if games < 1 or iterations < 1 or jobs < 1 or not counts or not set(counts) <= set(PLAYER_COUNTS):
+        raise TrainError(f"train needs games, iterations and jobs >= 1 and players among 1-4; got games={games}, "
+                         f"iterations={iterations}, jobs={jobs}, players={list(counts)}")
+    if solitaire_boards < 0 or (solitaire_boards and 1 not in counts):
+        raise TrainError(f"--solitaire-boards fits the 1-player weights: expected a count >= 0 with 1 among "
+                         f"--players; got {solitaire_boards} with players={list(counts)}")
+    settings = Settings(seed, games, iterations, counts, board.name, rules.name, solitaire_boards)
+    inputs = _inputs_fingerprint(board, rules)
+    done = _read_checkpoint(checkpoint, settings, inputs)
+    tree = [iteration.spawn(len(counts)) for iteration in np.random.SeedSequence(seed).spawn(iterations)]
+    model: LearnedModel | None = done[-1] if done else None
+    solitaire: np.ndarray | None = None
+    if solitaire_boards:
+        if done:
+            solitaire = done[-1].weights[1]
+            if progress:
+                progress(solitaire_boards)
+        else:
+            solitaire = fit_boards(rules, seed, solitaire_boards, jobs, scheduler, progress, report)
+    for k in range(iterations):
+        if k < len(done):
+            if progress:
+                progress(tasks_total(games, 1, counts, solitaire_boards) - solitaire_boards)
+            continue
+        tasks: list[tuple[Any, ...]] = []
+        owners: list[int] = []
+        for i, n in enumerate(counts):
+            if n == 1 and solitaire is not None:
+                continue  # fitted to the random boards' tables; the others keep their seeds (index i)
+            children = tree[k][i].spawn(games)
+            for lo, hi in chunks(games, _BATCH):
+                tasks.append((board, rules, n, model, children[lo:hi]))
+                owners.append(n)
+        results = run_tasks(collect, tasks, jobs, progress, scheduler)
+        weights: dict[int, np.ndarray] = {}
+        for n in counts:
+            if n == 1 and solitaire is not None:
+                weights[n] = solitaire
+                continue
+            total = {p: Sums.zero() for p in PHASES}
+            for owner, sums in zip(owners, results):
+                if owner == n:
+                    for p in PHASES:
+                        total[p].add(sums[p])
+            rows = []
+            for p in PHASES:
+                w, rmse = fit(total[p], prior_weights(rules.scoring_threshold), basis(free_features(n)))
+                rows.append(w)
+                if report:
+                    report(f"iteration {k + 1}, {n} player{'s' if n > 1 else ''}, phase {p}: "
+                           f"{total[p].count} samples, RMS error {rmse:.2f} points")
+            weights[n] = np.stack(rows)
+        method = "Monte Carlo returns, ridge least squares, iterated self-play (docs/train.md)"
+        if solitaire is not None:
+            method += (f"; 1 player: least squares fit to the exact value tables of {solitaire_boards} random "
+                       "small boards")
+        model = LearnedModel(weights, {"trained": {**settings.as_dict(), "method": method}})
+        done.append(model)
+        _write_checkpoint(checkpoint, settings, done, inputs)
+    assert model is not None
+    return model
+
+
+#: Games per task (a worker's unit, also the progress step).
+_BATCH = 10
+
+
+def tasks_total(games: int, iterations: int, players: Iterable[int] = PLAYER_COUNTS,
+                solitaire_boards: int = 0) -> int:
+    """How many steps (batches of games, boards solved) :func:`train` reports to ``progress``."""
+    counts = set(players)
+    played = len(counts) - (1 if solitaire_boards and 1 in counts else 0)
+    return iterations * played * len(chunks(games, _BATCH)) + solitaire_boards
+
+
+def _inputs_fingerprint(board: Board, rules: Ruleset) -> str:
+    """SHA-256 of the board's and the ruleset's contents: a checkpoint is resumed only for the
+    same inputs, not merely the same names (a board file edited under its old name)."""
+    import hashlib
+
+    return hashlib.sha256(repr((board, rules)).encode("utf-8")).hexdigest()
+
+
+def _read_checkpoint(path: str | Path | None, settings: Settings, inputs: str) -> list[LearnedModel]:
+    """The iterations a checkpoint holds for these settings and inputs (none when they differ:
+    the run starts over and rewrites it).
+
+    Raises:
+        TrainError: a file that is not a checkpoint of this format, or an iteration without
+            weights for every number of players asked for.
+    """
+    if path is None or not Path(path).exists():
+        return []
+    try:
+        data = json.loads(Path(path).read_text("utf-8"))
+        if data.get("settings") != settings.as_dict() or data.get("inputs") != inputs:
+            return []
+        done = [model_from_dict(m, str(path)) for m in data["iterations"]][: settings.iterations]
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, AttributeError,
+            RecursionError, ShelfieError) as error:
+        reason = "nested too deeply" if isinstance(error, RecursionError) else str(error)
+        raise TrainError(f"checkpoint {path} is unusable ({reason}); delete it or pass another --checkpoint") from None
+    for model in done:
+        missing = sorted(set(settings.players) - set(model.weights))
+        if missing:
+            raise TrainError(f"checkpoint {path} is unusable (an iteration has no weights for {missing} players); "
+                             "delete it or pass another --checkpoint")
+    return done
+
+
+def _write_checkpoint(path: str | Path | None, settings: Settings, done: list[LearnedModel], inputs: str) -> None:
+    if path is None:
+        return
+    text = json.dumps({"settings": settings.as_dict(), "inputs": inputs, "iterations": [m.to_dict() for m in done]})
+    try:
+        write_text_atomically(path, text)
+    except FileWriteError as error:
+        raise TrainError(str(error)) from None
+
+
+def model_text(model: LearnedModel) -> str:
+    """The parameter file's text (JSON, one line per player count and phase)."""
+    data = model.to_dict()
+    weights = data.pop("weights")
+    lines = [json.dumps(data, indent=1)[:-2] + ',\n "weights": {']
+    entries = []
+    for n, phases in weights.items():
+        inner = ",\n".join(f'   "{p}": {json.dumps(w)}' for p, w in phases.items())
+        entries.append(f'  "{n}": {{\n{inner}\n  }}')
+    lines.append(",\n".join(entries))
+    lines.append(" }\n}\n")
+    return "\n".join(lines)
+
+
+
+#: Targets of :func:`fit_table` are rounded to this many units per point.
+TABLE_SCALE = 1 << 16
+
+
+def fit_table(solutions: Sequence[GameSolution], ridge: float = RIDGE) -> tuple[LearnedModel, dict[int, float]]:
+    """Solitaire weights fitted to exact value tables (:mod:`exact`, ``solve-game --save``; several
+    tables, e.g. of different boards, are pooled): per phase (2: the sheet one closed shelf short of
+    the trigger, 3: further), ridge least squares of ``V*(s) - score(s)`` (the optimal points still
+    to come, D19) on every state's features, every state weighted alike, shrunk toward the strategic
+    shape (:func:`learned.prior_weights`). The states carry no round, so the table-clock features
+    keep weight 0. Targets are rounded to units of ``1 / TABLE_SCALE`` point so the sums are exact
+    integers.
+
+    Returns the model (players 1) and the root-mean-square error per phase (points, display).
+
+    Raises:
+        TrainError: no table, or tables with different scoring thresholds.
+    """
+    thresholds = sorted({s.rules.scoring_threshold for s in solutions})
+    if not thresholds:
+        raise TrainError("fit_table needs one or more value tables")
+    if len(thresholds) > 1:
+        raise TrainError(f"the value tables have different scoring thresholds ({', '.join(map(str, thresholds))}, "
+                         "D19); expected one or more tables of rulesets with one threshold")
+    weights, errors = fit_table_sums([_table_sums(solution) for solution in solutions],
+                                     solutions[0].rules.scoring_threshold, ridge)
+    names = [s.board.name for s in solutions]
+    return LearnedModel({1: weights}, {"trained": {"tables": names, "method": "least squares fit to "
+                                                   "exact value tables (docs/train.md)"}}), errors
+
+
+def fit_table_sums(tables: Iterable[dict[int, Sums]], threshold: int,
+                   ridge: float = RIDGE) -> tuple[np.ndarray, dict[int, float]]:
+    """The fit of :func:`fit_table` from the tables' exact sums (:func:`_table_sums`, pooled in
+    any order): ``int64 (3, N_FEATURES)`` solitaire weights (phase 1 keeps the prior: a solitaire
+    game has no phase 1) and the RMS error per phase (points, display)."""
+    totals = {p: Sums.zero() for p in PHASES}
+    for table in tables:
+        for p, sums in table.items():
+            totals[p].add(sums)
+    prior = prior_weights(threshold)
+    free = np.ones(N_FEATURES, dtype=bool)
+    free[N_FEATURES - N_CONTEXT:] = False
+    weights, errors = [], {}
+    for p in PHASES:
+        w, error = fit(totals[p], prior, basis(free), ridge * TABLE_SCALE)
+        weights.append(w)
+        if totals[p].count:
+            errors[p] = error / TABLE_SCALE ** 0.5
+    return np.stack(weights), errors
+
+
+def board_table_sums(board: Board, rules: Ruleset) -> dict[int, Sums]:
+    """Solve ``board``'s solitaire game exactly (:func:`exact.solve_game`) and return the sums
+    :func:`fit_table` pools for its value table. A worker's unit of work (:func:`fit_boards`)."""
+    from shelfie_solver.dice.wholegame.solver import solve_game
+
+    return _table_sums(solve_game(board, rules))
+
+
+#: The spawn key, under ``SeedSequence(seed)``, of the random training boards' seeds
+#: (:func:`fit_boards`); the self-play iterations use the keys 0-19, so the streams never meet.
+BOARD_STREAM = 100
+
+
+def fit_boards(rules: Ruleset, seed: int, count: int, jobs: int = 1, scheduler: Any = None,
+               progress: Callable[[int], None] | None = None,
+               report: Callable[[str], None] | None = None, max_states: int | None = None) -> np.ndarray:
+    """Solitaire weights ``int64 (3, N_FEATURES)`` fitted (:func:`fit_table_sums`) to the exact
+    value tables of ``count`` random small boards (:func:`random_boards.random_boards` from
+    ``SeedSequence(seed, spawn_key=(BOARD_STREAM,))``; the boards issue 11 measures on are never
+    among them). Each board is solved in its own task on ``jobs`` processes or the dask
+    ``scheduler``; the sums are exact integers, so the weights do not depend on the workers.
+    ``progress`` is called with 1 per solved board, ``report`` with one line per phase;
+    ``max_states`` bounds the family's boards (default :data:`random_boards.MAX_STATES`).
+
+    Raises:
+        TrainError: the ruleset cannot hold the family's boards (too few faces or dice).
+    """
+    from shelfie_solver.dice.wholegame.random_boards import random_boards
+
+    try:
+        boards = random_boards(np.random.SeedSequence(seed, spawn_key=(BOARD_STREAM,)), count, rules, max_states)
+    except ValueError as error:
+        raise TrainError(f"--solitaire-boards: {error}") from None
+    from shelfie_solver.dice.wholegame.solver import state_count
+
+    # the largest boards first, so no worker is left with one at the end (the sums are exact
+    # integers: their order does not matter)
+    boards.sort(key=lambda board: -state_count(board, rules))
+    tables = run_tasks(board_table_sums, [(board, rules) for board in boards], jobs, progress, scheduler)
+    weights, errors = fit_table_sums(tables, rules.scoring_threshold)
+    if report:
+        for p, rms in sorted(errors.items()):
+            report(f"{count} random boards' value tables, 1 player, phase {p}: "
+                   f"{sum(t[p].count for t in tables)} states, RMS error {rms:.2f} points")
+    return weights
+
+
+def _table_sums(solution: GameSolution) -> dict[int, Sums]:
+    """Exact sums of :func:`fit_table` for one table: targets times TABLE_SCALE, ``X^T X`` times
+    TABLE_SCALE (so the fitted weights are in points)."""
+    board, rules = solution.board, solution.rules
+    trigger = end_trigger_shelves(board, rules)
+    threat = np.zeros(len(board.lines), dtype=bool)
+    context = np.array([1, 0, 0], dtype=np.int64)
+    rows: dict[int, list[np.ndarray]] = {p: [] for p in PHASES}
+    targets: dict[int, list[int]] = {p: [] for p in PHASES}
+    for (marked, eliminated), value in sorted(solution.values.items()):
+        marks = Marks(board.n_shelves, board.n_columns, marked, eliminated)
+        near = trigger - marks.closed_shelves() == 1
+        phase = 2 if near else 3
+        rows[phase].append(feature_vector(board, rules, marks, threat, near, context))
+        targets[phase].append(round((value - score(board, marks, rules)) * TABLE_SCALE))
+    out = {p: Sums.zero() for p in PHASES}
+    for p in PHASES:
+        if rows[p]:
+            x = np.array(rows[p], dtype=np.int64).astype(object)
+            y = np.array(targets[p], dtype=object)
+            out[p] = Sums(x.T @ x * TABLE_SCALE, x.T @ y, len(y), int((y * y).sum()) // TABLE_SCALE)
+    return out

@@ -1,0 +1,540 @@
+"""A real game at the table, turn by turn (``shelfie-solve play``), click-free.
+
+A :class:`KeptGame` is the game so far: the events of :mod:`game` (the saved-game format of
+``simulate --save``, "shelfie-solve game 1"), from which the rules engine derives everything
+else — whose turn it is, the dice showing and the re-rolls left, every sheet, blocking (D15),
+the end trigger and the last round (D17, D18), the final scores and winners (D19, D20).
+
+Players act through *actions*, each one or two input events: the initial roll (:class:`Roll`,
+D6), a re-roll (:class:`Hold` then :class:`Roll`, D7), a marking (:class:`Mark`, D8-D14), a
+failed result (:class:`Fail`, D13) and an opponent's marking told without dice
+(:class:`UncheckedMark`). :func:`act` checks an action against the rules and appends it with
+the events the rules derive from it (:class:`Block`, :class:`Pass`, :class:`EndTriggered`,
+:class:`GameOver`), reusing :mod:`game`'s turn logic (:func:`game.legal_sets`,
+:func:`game.mark_and_block`, :func:`game.finish_turn`). Undo drops the last actions and derives the
+game again.
+
+Decisions where the rules are silent:
+
+* Stopping (D7) is not an event (as in :mod:`game`): with dice showing, a marking may be
+  entered at any time; it ends the rolling.
+* A failed result (D13) may be entered without dice (an opponent's turn told at the table); it
+  is then unchecked like :class:`UncheckedMark`. With dice it must be a real failed result:
+  nothing can be marked (D14).
+* A game file in progress has no :class:`GameOver`; it is written whole after every action,
+  under an exclusive lock (:func:`update_file`), so two processes never interleave.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from shelfie_solver.dice.board import Board, Marks, score_breakdown
+from shelfie_solver.dice.rolls import Counts, dice_codes
+from shelfie_solver.core.errors import ShelfieError
+from shelfie_solver.core.inputs import check_json_text, read_text
+from shelfie_solver.core.files import FileWriteError, create_text, resolve_target, write_text_atomically
+from shelfie_solver.dice.game.events import (
+    MAX_PLAYERS,
+    Event,
+    Fail,
+    Game,
+    GameError,
+    GameOver,
+    GameState,
+    Hold,
+    Mark,
+    Pass,
+    Roll,
+    Start,
+    UncheckedMark,
+    legal_sets,
+)
+from shelfie_solver.dice.game.record import MAX_GAME_BYTES, game_to_dict, saved_game_parts
+from shelfie_solver.dice.game.turn import finish_turn, mark_and_block
+from shelfie_solver.dice.objective_names import parse_objective
+from shelfie_solver.dice.objectives import Objective
+from shelfie_solver.dice.rules import Ruleset
+from shelfie_solver.dice.sheet_rules import failed_result_shelves
+from shelfie_solver.dice.workload import WorkError, check_work
+
+#: Input events (what players do); the other kinds are derived by the rules.
+INPUT_EVENTS = (Roll, Hold, Mark, UncheckedMark, Fail)
+Action = tuple[Event, ...]
+
+
+class KeptGameError(GameError):
+    """An action that the rules or the turn order forbid, or a game file that is not a game in
+    this format (the message names the first bad event)."""
+
+
+def out_of_turn(table: KeptGame, who: object) -> KeptGameError:
+    """The error for an action by ``who`` (a name) while another player is to play (D5). Worded
+    without a possessive, so it reads right for any name ("me", "Chris")."""
+    return KeptGameError(f"{table.active_name} is to play, not {who} (D5: play goes clockwise)")
+
+
+@dataclass(frozen=True)
+class KeptGame:
+    """A game so far.
+
+    Attributes:
+        board, rules: what is played.
+        players: player names by seat (0-based seats).
+        events: every event so far (the first is :class:`Start`).
+        state: the current turn's :class:`game.GameState` (after the game: the final sheets).
+        dice: the dice showing in this turn, ``None`` before the initial roll (D6).
+        rerolls_left: re-rolls left with these dice (D7).
+        actions: how many actions were taken (undo counts these).
+    """
+
+    board: Board
+    rules: Ruleset
+    players: tuple[str, ...]
+    events: tuple[Event, ...]
+    state: GameState
+    dice: Counts | None = None
+    rerolls_left: int = 0
+    actions: int = 0
+
+    @property
+    def over(self) -> GameOver | None:
+        """The final event once the game is over (D18), else ``None``."""
+        last = self.events[-1]
+        return last if isinstance(last, GameOver) else None
+
+    @property
+    def sheets(self) -> tuple[Marks, ...]:
+        """Every seat's sheet."""
+        return self.state.sheets
+
+    @property
+    def active(self) -> int:
+        """The seat whose turn it is."""
+        return self.state.active
+
+    @property
+    def active_name(self) -> str:
+        """The active player's name."""
+        return self.players[self.active]
+
+    def seat_of(self, name: str) -> int:
+        """The seat of a player name (case-insensitive).
+
+        Raises:
+            KeptGameError: no such player.
+        """
+        for seat, player in enumerate(self.players):
+            if player.lower() == name.strip().lower():
+                return seat
+        raise KeptGameError(f"no player {name!r} in this game; players: {', '.join(self.players)}")
+
+    def scores(self) -> tuple[int, ...]:
+        """Every seat's total score now (D19)."""
+        return tuple(sum(score_breakdown(self.board, m, self.rules)) for m in self.sheets)
+
+    def to_game(self) -> Game:
+        """The events as a :class:`game.Game` (for :func:`game.game_to_dict`)."""
+        return Game(self.board, self.rules, self.players, self.events, self.sheets)
+
+
+def new_kept_game(board: Board, rules: Ruleset, players: Sequence[str], first: int) -> KeptGame:
+    """A new game: ``players`` names (1 to 4, D1; 1 = solitaire), ``first`` the seat that plays
+    first (D5), every sheet empty.
+
+    Raises:
+        KeptGameError: a bad number of players, a repeated or empty name, or a bad first seat.
+    """
+    names = tuple(p.strip() for p in players)
+    if not 1 <= len(names) <= MAX_PLAYERS:
+        raise KeptGameError(f"a game needs 1 to {MAX_PLAYERS} players (D1; 1 = solitaire), got {len(names)}; "
+                         "expected names like Ann,Ben,me")
+    if any(not n or any(ch.isspace() or ch == "," for ch in n) for n in names):
+        raise KeptGameError(f"player names must be non-empty words without spaces, got {list(names)}")
+    if len({n.lower() for n in names}) != len(names):
+        raise KeptGameError(f"player names must differ, got {list(names)}")
+    return start_kept_game(board, rules, names, first)
+
+
+def start_kept_game(board: Board, rules: Ruleset, players: tuple[str, ...], first: int) -> KeptGame:
+    """The start of a game as recorded (names as they are: ``simulate`` repeats strategy names).
+
+    Raises:
+        KeptGameError: a bad first seat.
+    """
+    names = players
+    if not 0 <= first < len(names):
+        raise KeptGameError(f"first player {first + 1} is not a seat 1..{len(names)}")
+    sheets = tuple(Marks.empty(board) for _ in names)
+    start = Start(len(names), first, tuple(str(m) for m in sheets))
+    return KeptGame(board, rules, names, (start,), GameState(board, rules, sheets, first, first, 0, False))
+
+
+def act(table: KeptGame, action: Action) -> KeptGame:
+    """Apply one action of the active player (module docstring), with the events it implies.
+
+    Raises:
+        KeptGameError: the game is over, it is not this player's turn, or the action breaks a rule
+            (D6-D14); ``table`` itself is unchanged (it is immutable).
+    """
+    if table.over is not None:
+        raise KeptGameError("the game is over (D18); 'undo' to change the last action")
+    first = action[0]
+    player = getattr(first, "player", None)
+    if player != table.active:
+        who = table.players[player] if isinstance(player, int) and 0 <= player < len(table.players) else player
+        raise out_of_turn(table, who)
+    rules, board, marks = table.rules, table.board, table.state.marks
+    events = list(table.events) + list(action)
+    kinds = tuple(type(e) for e in action)
+    if kinds == (Roll,):
+        assert isinstance(first, Roll)
+        if table.dice is not None:
+            raise KeptGameError(f"{table.active_name} has rolled already ({dice_codes(table.dice, rules)}); "
+                             "expected a re-roll (keep some dice), a marking or a failed result")
+        if first.rerolls_left != rules.rerolls:
+            raise KeptGameError(f"the initial roll leaves {rules.rerolls} re-rolls (D7), not {first.rerolls_left}")
+        return replace(table, events=tuple(events), dice=first.dice, rerolls_left=rules.rerolls,
+                       actions=table.actions + 1)
+    if kinds == (Hold, Roll):
+        hold, roll = action
+        assert isinstance(hold, Hold) and isinstance(roll, Roll)
+        dice = table.dice
+        if dice is None:
+            raise KeptGameError(f"{table.active_name} has not rolled yet; expected the initial roll of "
+                             f"{rules.dice} dice (D6)")
+        if table.rerolls_left == 0:
+            raise KeptGameError(f"no re-roll left (D7: at most {rules.rerolls}); the dice "
+                             f"{dice_codes(dice, rules)} are final: mark items or give up a shelf")
+        if any(k > d for k, d in zip(hold.keep, dice)):
+            raise KeptGameError(f"cannot keep {dice_codes(hold.keep, rules)}: not among the dice "
+                             f"{dice_codes(dice, rules)} (D7)")
+        if hold.keep == dice:
+            raise KeptGameError("keeping every die is stopping (D7): mark items instead")
+        if roll.player != hold.player or any(k > d for k, d in zip(hold.keep, roll.dice)) \
+                or roll.rerolls_left != table.rerolls_left - 1:
+            raise KeptGameError(f"the re-roll {dice_codes(roll.dice, rules)} does not keep "
+                             f"{dice_codes(hold.keep, rules)} with {table.rerolls_left - 1} re-rolls left (D7)")
+        return replace(table, events=tuple(events), dice=roll.dice, rerolls_left=roll.rerolls_left,
+                       actions=table.actions + 1)
+    if kinds == (Mark,):
+        assert isinstance(first, Mark)
+        if table.dice is None:
+            raise KeptGameError(f"{table.active_name} has not rolled; record the dice first, or an "
+                             "unchecked marking (told without dice)")
+        legal = legal_sets(table.dice, board, marks, rules)
+        if not len(legal):
+            raise KeptGameError(f"nothing can be marked with {dice_codes(table.dice, rules)}: a failed result "
+                             "(D13): give up a shelf")
+        if tuple(sorted(first.cells)) not in legal.all_cells():
+            shown = ", ".join(" ".join(board.cell_name(c) for c in cells) for cells in legal.all_cells()[:6])
+            raise KeptGameError(f"{' '.join(board.cell_name(c) for c in first.cells)} is not a legal marking of "
+                             f"{dice_codes(table.dice, rules)} (D8-D14); legal include: {shown}"
+                             f"{' ...' if len(legal) > 6 else ''}")
+        return _end_turn(table, mark_and_block(table.state, first.cells, events), events)
+    if kinds == (UncheckedMark,):
+        assert isinstance(first, UncheckedMark)
+        if table.dice is not None:
+            raise KeptGameError(f"the dice {dice_codes(table.dice, rules)} are recorded: mark with them (checked)")
+        cells = first.cells
+        if not 1 <= len(cells) <= rules.combinations_per_turn or not marks.can_mark(cells) \
+                or tuple(sorted(cells)) != cells:
+            raise KeptGameError(f"{table.active_name} cannot mark {' '.join(board.cell_name(c) for c in cells)}: 1 to "
+                             f"{rules.combinations_per_turn} distinct available items (D4, D9)")
+        return _end_turn(table, mark_and_block(table.state, cells, events), events)
+    if kinds == (Fail,):
+        assert isinstance(first, Fail)
+        if table.dice is not None and len(legal_sets(table.dice, board, marks, rules)):
+            raise KeptGameError(f"{dice_codes(table.dice, rules)} can mark an item, so it must (D14): "
+                             "a failed result is never chosen")
+        options = failed_result_shelves(board, marks)
+        shelves = [s + 1 for s in options]
+        if first.shelf + 1 not in shelves:
+            raise KeptGameError(f"a failed result gives up a shelf with an available item (D13): one of "
+                             f"{shelves}, not {first.shelf + 1}")
+        lost = options[first.shelf]
+        if first.cells != lost:
+            raise KeptGameError(f"giving up shelf {first.shelf + 1} eliminates "
+                             f"{[board.cell_name(c) for c in lost]} (D13)")
+        sheets = table.sheets[:table.active] + (marks.with_eliminated(lost),) + table.sheets[table.active + 1:]
+        return _end_turn(table, sheets, events)
+    raise KeptGameError(f"not an action: {[e.kind for e in action]}")
+
+
+def _end_turn(table: KeptGame, sheets: tuple[Marks, ...], events: list[Event]) -> KeptGame:
+    """After a marking or failed result: the end trigger and the round (D17, D18,
+    :func:`game.finish_turn`), and passes for sheets with nothing left (as :mod:`game` does)."""
+    state: GameState | None = finish_turn(table.state, sheets, events)
+    while state is not None and not state.marks.available:
+        events.append(Pass(state.active))
+        state = finish_turn(state, state.sheets, events)
+    final = state if state is not None else replace(table.state, sheets=sheets)
+    return KeptGame(table.board, table.rules, table.players, tuple(events), final, None, 0, table.actions + 1)
+
+
+def split_actions(events: Sequence[Event]) -> Iterator[tuple[int, Action]]:
+    """The input actions of an event list with the index of each one's first event (a
+    :class:`Hold` and the :class:`Roll` after it are one action); derived events are skipped."""
+    i = 1
+    while i < len(events):
+        event = events[i]
+        if isinstance(event, Hold):
+            yield i, tuple(events[i:i + 2])
+            i += 2
+        elif isinstance(event, INPUT_EVENTS):
+            yield i, (event,)
+            i += 1
+        else:
+            i += 1
+
+
+def kept_game_from_events(board: Board, rules: Ruleset, players: tuple[str, ...], events: Sequence[Event]) -> KeptGame:
+    """Derive a game from its events, checking every action and every derived event.
+
+    Raises:
+        KeptGameError: the first event is not a fresh :class:`Start`, an action is illegal, or a
+            recorded derived event differs from what the rules give (names the event number).
+    """
+    if not events or not isinstance(events[0], Start):
+        raise KeptGameError("the first event must be 'start'")
+    start = events[0]
+    if start.players != len(players):
+        raise KeptGameError(f"{len(players)} player names but {start.players} players")
+    if not 0 <= start.first < start.players:
+        raise KeptGameError(f"event 0: first player {start.first} is not a seat")
+    if not 1 <= len(players) <= MAX_PLAYERS:
+        raise KeptGameError(f"{len(players)} players; a game has 1 to {MAX_PLAYERS} (D1)")
+    table = start_kept_game(board, rules, players, start.first)
+    if table.events[0] != start:
+        raise KeptGameError("event 0: the sheets must start empty")
+    for index, action in split_actions(events):
+        try:
+            table = act(table, action)
+        except ShelfieError as error:
+            raise KeptGameError(f"event {index} ({action[0].kind}): {error}") from None
+    for i, (old, new) in enumerate(zip(events, table.events)):
+        if old != new:
+            raise KeptGameError(f"event {i} ({old.kind}): recorded {old!r} but the rules give {new!r}")
+    if len(events) < len(table.events):
+        raise KeptGameError(f"event {len(events)}: the file ends where the rules give the event "
+                         f"{table.events[len(events)].kind!r}")
+    if len(events) > len(table.events):
+        raise KeptGameError(f"event {len(table.events)} ({events[len(table.events)].kind}): not what the rules "
+                         "give after the events before it")
+    return table
+
+
+def undo(table: KeptGame, count: int = 1) -> KeptGame:
+    """The game without its last ``count`` actions.
+
+    Raises:
+        KeptGameError: ``count`` < 1 or more than the actions taken.
+    """
+    actions = list(split_actions(table.events))
+    if not 1 <= count <= len(actions):
+        raise KeptGameError(f"cannot undo {count} action{'s' if count != 1 else ''}: "
+                         f"{len(actions)} taken; expected 1..{max(len(actions), 1)}")
+    fresh = start_kept_game(table.board, table.rules, table.players, table.state.first)
+    for _, action in actions[: len(actions) - count]:
+        fresh = act(fresh, action)
+    return fresh
+
+
+# --- the file -------------------------------------------------------------------------------
+
+
+def kept_game_to_text(table: KeptGame) -> str:
+    """The game file's text: one line of JSON (the saved-game format, :func:`game.game_to_dict`)."""
+    return json.dumps(game_to_dict(table.to_game()), separators=(",", ":")) + "\n"
+
+
+def kept_game_from_text(text: str, source: str = "game file") -> KeptGame:
+    """Read a game file (in progress or finished, :func:`kept_game_to_text`, or one game saved by
+    ``simulate --save``).
+
+    Raises:
+        KeptGameError: not JSON, not a saved game, or an event is malformed or illegal (the
+            message names the first bad event).
+    """
+    check_json_text(text, KeptGameError, source)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        games = sum(1 for line in text.splitlines() if line.lstrip().startswith("{"))
+        if games > 1:
+            raise KeptGameError(f"{source} holds {games} games (JSON Lines); play acts on a file of one game "
+                             "(review --game N reads one of many)") from None
+        raise KeptGameError(f"{source} is not a saved game: not valid JSON ({error}); a truncated file?") from None
+    return kept_game_from_dict(data, source)
+
+
+def kept_game_from_dict(data: Any, source: str = "game file") -> KeptGame:
+    """:func:`kept_game_from_text` of parsed JSON."""
+    try:
+        rules, board, players, events = saved_game_parts(data)
+        # as `play new --board/--rules` (cli.options.load_setup): a hand-edited file must not make the
+        # engine too big for its bounds after an action is written
+        check_work(board, rules, what="a game file")
+    except (GameError, WorkError) as error:
+        raise KeptGameError(f"{source}: {error}") from None
+    try:
+        return kept_game_from_events(board, rules, players, events)
+    except KeptGameError as error:
+        raise KeptGameError(f"{source}: {error}") from None
+
+
+def read_kept_game(path: str) -> KeptGame:
+    """Read a game file.
+
+    Raises:
+        KeptGameError: the file cannot be read or is not a game (:func:`kept_game_from_text`).
+    """
+    return kept_game_from_text(read_text_file(path), path)
+
+
+def read_text_file(path: str) -> str:
+    """The text of a game file: a regular file of at most :data:`game.MAX_GAME_BYTES` bytes,
+    UTF-8 (:func:`inputs.read_text`: a FIFO, device or directory is refused, never read).
+
+    Raises:
+        KeptGameError: it cannot be read (the message names the path and the reason).
+    """
+    return read_text(path, KeptGameError, MAX_GAME_BYTES, "a game file (play new GAME)")
+
+
+def create_file(path: str, table: KeptGame) -> None:
+    """Write a new game file; refuses to overwrite an existing file.
+
+    Raises:
+        KeptGameError: the file exists or cannot be written.
+    """
+    if os.path.lexists(path):
+        raise KeptGameError(f"{path} exists already; choose a new file name for a new game")
+    try:
+        create_text(path, kept_game_to_text(table))  # never replaces a file made meanwhile (two `play new`)
+    except FileWriteError as error:
+        raise KeptGameError(str(error)) from None
+
+
+@contextmanager
+def _locked(path: str) -> Iterator[None]:
+    """Hold an exclusive lock (``fcntl.flock``) on the game file ``path`` names now: after the
+    lock is taken the file is checked to be still the one at ``path`` (another writer replaces
+    the file, :func:`files.write_text_atomically`), else the lock is taken again."""
+    try:
+        real = resolve_target(path)
+    except FileWriteError as error:
+        raise KeptGameError(str(error)) from None
+    while True:
+        try:
+            fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO swapped in cannot block
+        except OSError as error:
+            raise KeptGameError(f"cannot read {path}: {error.strerror or error}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                same = os.path.samestat(os.fstat(fd), os.stat(real))
+            except FileNotFoundError:
+                same = False
+            if same:
+                yield
+                return
+        finally:
+            os.close(fd)
+
+
+def update_file(path: str, change: Callable[[KeptGame], KeptGame]) -> tuple[KeptGame, KeptGame]:
+    """Read the game file under an exclusive lock, apply ``change`` and write the result whole
+    (only when its events differ). On any error nothing is written: the file stays byte for byte
+    as it was.
+
+    Returns:
+        (the game before, the game after).
+    Raises:
+        KeptGameError and other :class:`ShelfieError`: from reading, ``change`` or writing.
+    """
+    with _locked(path):
+        before = kept_game_from_text(read_text_file(path), path)
+        after = change(before)
+        if after.events != before.events:
+            try:
+                write_text_atomically(path, kept_game_to_text(after))
+            except FileWriteError as error:
+                raise KeptGameError(str(error)) from None
+    return before, after
+
+
+# --- advice that knows the game -------------------------------------------------------------
+
+
+#: The objective ``play`` advises with unless ``--objective`` says otherwise: the game-aware
+#: ``learned`` (it beats the ``strategic`` solver head-to-head with 2, 3 and 4 players,
+#: docs/strategies.md); ``strategic`` stays selectable.
+PLAY_OBJECTIVE = "learned"
+
+
+def objective_for(name: str, state: GameState) -> Objective:
+    """The objective the advice of ``play`` maximises in this game state: ``learned`` sees the
+    whole game (every sheet, the end trigger, the rounds left, the opponents' threats:
+    :func:`learned.state_objective`); any other name looks at the active sheet only: the
+    registry's :func:`objective_names.parse_objective` given the state.
+
+    Raises:
+        ObjectiveError: an unknown name. ModelError: a bad ``learned:FILE``.
+    """
+    return parse_objective(name, state.board, state)
+
+
+def warnings(table: KeptGame) -> list[str]:
+    """What the active player should know beyond the dice: the last round (D17, D18), a sheet one
+    closed shelf from the trigger, opponents one item from completing a line that holds the
+    active player's available items (a blocking threat, D15), the score gap (D19)."""
+    if table.over is not None:
+        return []
+    board, state, names = table.board, table.state, table.players
+    me, n = state.active, state.players
+    out: list[str] = []
+    if state.end_triggered:
+        left = n - 1 - (me - state.first) % n
+        out.append(f"Last round (D18): the end is triggered; {left} more turn{'s' if left != 1 else ''} "
+                   "after this one, then the game is over.")
+    else:
+        need = state.trigger_shelves
+        for seat, sheet in enumerate(state.sheets):
+            closed = sheet.closed_shelves()
+            if closed == need - 1:
+                who = "you have" if seat == me else f"{names[seat]} has"
+                out.append(f"End near (D17): {who} {closed} closed shelf{'s' if closed != 1 else ''}; "
+                           "one more triggers the last round.")
+    mine = state.sheets[me]
+    for seat, sheet in enumerate(state.sheets):
+        if seat == me or not sheet.available:
+            continue
+        for line, members in enumerate(board.lines):
+            open_cells = [c for c in members if sheet.is_available(c)]
+            if len(open_cells) == 1 and sheet.count_marked(members) == len(members) - 1:
+                risk = [board.cell_name(c) for c in members if mine.is_available(c)]
+                if risk:
+                    out.append(f"Blocking threat (D15): {names[seat]} completes {board.line_name(line)} with one "
+                               f"more item ({board.cell_name(open_cells[0])}): your {', '.join(risk)} "
+                               f"{'are' if len(risk) > 1 else 'is'} at risk.")
+    if n > 1:
+        scores = table.scores()
+        best_other = max(s for seat, s in enumerate(scores) if seat != me)
+        gap = scores[me] - best_other
+        out.append(f"Score now (D19): {names[me]} {scores[me]}, best opponent {best_other} "
+                   f"({'+' if gap >= 0 else ''}{gap}).")
+    return out
+
+
+def draw_first(players: int, seed: int | None) -> int:
+    """The first player drawn at random (D5) from a generator made from ``seed``."""
+    return int(np.random.default_rng(seed).integers(players))

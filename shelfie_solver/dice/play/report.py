@@ -1,0 +1,175 @@
+"""What ``shelfie-solve play`` shows: the sheets, the advice of the current step, what an action
+did, the final table (as :class:`core.report.Report`, so every format comes from one content)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shelfie_solver.dice.advise.advice import Advice, advise
+from shelfie_solver.dice.board import Board, CellState, Marks, line_points, score_breakdown
+from shelfie_solver.dice.rolls import dice_codes
+from shelfie_solver.dice.game.events import Block, EndTriggered, Fail, GameOver, Mark, Pass, Roll, UncheckedMark
+from shelfie_solver.core.report import Report
+from shelfie_solver.dice.advise.report import advice_report
+from shelfie_solver.dice.rules import Ruleset
+from shelfie_solver.dice.play.gamefile import KeptGame, objective_for, warnings
+
+
+def step_advice(table: KeptGame, objective: str) -> Advice | None:
+    """The advice of the current step: holds with re-rolls left, markings (or the shelves of a
+    failed result, D13) with final dice; ``None`` before the roll or after the game."""
+    if table.over is not None or table.dice is None:
+        return None
+    state = table.state
+    return advise(table.dice, table.board, state.marks, table.rules, objective_for(objective, state),
+                  table.rerolls_left)
+
+
+def whose_turn(table: KeptGame) -> str:
+    """One line: the round, who is to play (no possessive: any name reads right), the dice
+    showing (or "game over")."""
+    over = table.over
+    if over is not None:
+        return f"Game over after {over.rounds} round{'s' if over.rounds != 1 else ''} (D18)."
+    state, rules = table.state, table.rules
+    head = f"Round {state.round}, {table.active_name} to play"
+    if table.dice is None:
+        return f"{head}: roll the {rules.dice} dice (D6)."
+    left = table.rerolls_left
+    return (f"{head}: dice {dice_codes(table.dice, rules)}, {left} re-roll{'s' if left != 1 else ''} left "
+            f"({'hold or mark' if left else 'mark, or give up a shelf if nothing can be marked'}).")
+
+
+def step_report(table: KeptGame, objective: str, top: int | None = 10) -> Report:
+    """The advice for the current step with the game's warnings, or the final table."""
+    if table.over is not None:
+        return final_report(table)
+    advice = step_advice(table, objective)
+    notes = warnings(table)
+    if advice is None:
+        return Report([whose_turn(table)], [], [], {"turn": turn_data(table), "warnings": notes}, notes,
+                      records=[turn_data(table)])
+    report = advice_report(advice, top, opponents=len(table.players) > 1)
+    report.title.insert(0, whose_turn(table))
+    report.notes = notes + report.notes
+    report.data = {"turn": turn_data(table), "warnings": notes, **report.data}
+    return report
+
+
+def turn_data(table: KeptGame) -> dict[str, Any]:
+    """The turn as JSON: round, active player, dice, re-rolls left, end triggered, over."""
+    state = table.state
+    return {"round": state.round, "player": table.active_name, "seat": table.active + 1,
+            "dice": dice_codes(table.dice, table.rules) if table.dice is not None else None,
+            "rerolls_left": table.rerolls_left if table.dice is not None else None,
+            "end_triggered": state.end_triggered, "over": table.over is not None}
+
+
+def describe(before: KeptGame, after: KeptGame) -> list[str]:
+    """One line per event ``after`` added to ``before`` (what an action did), D-ids cited."""
+    board, rules, names = after.board, after.rules, after.players
+    lines = []
+    for event in after.events[len(before.events):]:
+        if isinstance(event, Roll):
+            lines.append(f"{names[event.player]} rolled {dice_codes(event.dice, rules)} "
+                         f"({event.rerolls_left} re-roll{'s' if event.rerolls_left != 1 else ''} left).")
+        elif isinstance(event, Mark):
+            lines.append(f"{names[event.player]} marked {_cells(board, event.cells)}.")
+        elif isinstance(event, UncheckedMark):
+            lines.append(f"{names[event.player]} marked {_cells(board, event.cells)} (unchecked: no dice recorded).")
+        elif isinstance(event, Fail):
+            lines.append(f"{names[event.player]}: failed result (D13), gave up shelf {event.shelf + 1}: "
+                         f"{_cells(board, event.cells)} eliminated.")
+        elif isinstance(event, Block):
+            lines.append(f"{names[event.by]} completed {board.line_name(event.line)}: {names[event.player]} "
+                         f"loses {_cells(board, event.cells)} (blocked, D15).")
+        elif isinstance(event, EndTriggered):
+            who = ", ".join(names[s] for s in event.sheets)
+            lines.append(f"End triggered (D17): {who} closed enough shelves; the round is played out (D18).")
+        elif isinstance(event, Pass):
+            lines.append(f"{names[event.player]} has no available item and passes.")
+        elif isinstance(event, GameOver):
+            lines.append(f"Game over (D18). Winner{'s' if len(event.winners) > 1 else ''}: "
+                         f"{', '.join(names[w] for w in event.winners)} with {max(event.scores)} points (D19, D20).")
+    return lines
+
+
+def _cells(board: Board, cells: tuple[int, ...]) -> str:
+    return " ".join(board.cell_name(c) for c in cells)
+
+
+def sheet_grid(board: Board, rules: Ruleset, marks: Marks) -> list[str]:
+    """A sheet drawn as text: each item's value, ``(v)`` marked, ``x`` eliminated, ``v``
+    available; each line's points at the end of its shelf and under its column (D19)."""
+    t = rules.scoring_threshold
+    width = max(len(f"({v})") for row in board.values for v in row) + 1
+    label = max(len(board.shelf_label(s, rules)) for s in range(board.n_shelves)) + 4
+    head = " " * label + "".join(f"c{c + 1}".rjust(width) for c in range(board.n_columns)) + " | points"
+    out = [head]
+    for s in range(board.n_shelves):
+        cells = []
+        for c in range(board.n_columns):
+            cell = board.cell(s, c)
+            state, value = marks.state(cell), board.value(cell)
+            text = f"({value})" if state is CellState.MARKED else "x" if state is CellState.ELIMINATED else str(value)
+            cells.append(text.rjust(width))
+        points = line_points(board, marks, board.lines[s], t)
+        out.append(f"r{s + 1} {board.shelf_label(s, rules)}".ljust(label) + "".join(cells) + f" | {points}")
+    cols = [line_points(board, marks, board.lines[board.n_shelves + c], t) for c in range(board.n_columns)]
+    out.append("points".ljust(label) + "".join(str(p).rjust(width) for p in cols))
+    return out
+
+
+def status_report(table: KeptGame, markdown: bool = False) -> Report:
+    """Every sheet as a grid, the scores per seat (shelves, columns, total; D19), whose turn,
+    the round and the end-trigger state (D17, D18)."""
+    board, rules, state = table.board, table.rules, table.state
+    title = [whose_turn(table)]
+    if state.end_triggered and table.over is None:
+        title.append("The end is triggered (D17): this is the last round (D18).")
+    sheets = []
+    for seat, (name, marks) in enumerate(zip(table.players, table.sheets)):
+        shelves, columns = score_breakdown(board, marks, rules)
+        grid = "\n".join([f"{name}: {shelves + columns} points ({shelves} from shelves, {columns} from columns)"]
+                         + sheet_grid(board, rules, marks))
+        title.append(f"```text\n{grid}\n```" if markdown else f"\n{grid}")
+        sheets.append({"seat": seat + 1, "name": name, "marks": str(marks), "score": shelves + columns,
+                       "shelf_points": shelves, "column_points": columns,
+                       "closed_shelves": marks.closed_shelves()})
+    report = _score_table(table)
+    report.title = title
+    report.data = {"turn": turn_data(table), "sheets": sheets, "warnings": warnings(table)}
+    report.notes = warnings(table)
+    return report
+
+
+def _score_table(table: KeptGame) -> Report:
+    board, rules = table.board, table.rules
+    over = table.over
+    winners = over.winners if over is not None else ()
+    rows: list[list[Any]] = []
+    records = []
+    for seat, (name, marks) in enumerate(zip(table.players, table.sheets)):
+        shelves, columns = score_breakdown(board, marks, rules)
+        row = [seat + 1, name, shelves, columns, shelves + columns, marks.closed_shelves()]
+        if over is not None:
+            row.append("winner" if seat in winners else "")
+        rows.append(row)
+        records.append(dict(zip(["seat", "player", "shelves", "columns", "total", "closed_shelves", "result"], row)))
+    headers = ["seat", "player", "shelves", "columns", "total", "closed shelves"] + (["result"] if over else [])
+    return Report([], headers, rows, {}, [], records)
+
+
+def final_report(table: KeptGame) -> Report:
+    """The final table (D19 scores, D20 winners) of a finished game."""
+    over = table.over
+    assert over is not None
+    report = _score_table(table)
+    names = [table.players[w] for w in over.winners]
+    report.title = [f"Game over after {over.rounds} round{'s' if over.rounds != 1 else ''} (D18).",
+                    f"Winner{'s (shared victory, D20)' if len(names) > 1 else ''}: {', '.join(names)} "
+                    f"with {max(over.scores)} points."]
+    report.data = {"over": True, "rounds": over.rounds, "winners": names,
+                   "players": [{"seat": r[0], "name": r[1], "shelf_points": r[2], "column_points": r[3],
+                                "score": r[4]} for r in report.rows]}
+    return report

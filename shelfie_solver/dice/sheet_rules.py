@@ -1,0 +1,97 @@
+"""The rules that act on whole sheets when a turn ends: the shelves a failed result may give up
+(D13), blocking (D15, D16) and the end trigger (D17).
+
+Each rule has one function here, used by every place that applies it: the game's turn loop
+(:mod:`shelfie_solver.dice.game.turn`), the game file ``play`` keeps, the sheets ``advise`` is
+told about, the whole-game solver, the advice report and the learned objective. Only the board,
+the marks and the ruleset are needed (no game module), so ``advise`` can load this at start-up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import cache
+
+from shelfie_solver.dice.board import Board, Marks
+from shelfie_solver.dice.rules import Ruleset
+
+#: One blocking (D15): ``(completed line, other seat, the cells it eliminates on that seat's sheet)``.
+Blocked = tuple[int, int, tuple[int, ...]]
+
+
+# --- D13: failed result ----------------------------------------------------------------------
+
+
+def failed_result_shelves(board: Board, marks: Marks) -> dict[int, tuple[int, ...]]:
+    """The shelves a failed result may give up (D13) and what giving each up eliminates.
+
+    Returns:
+        ``{shelf: cells}`` for every shelf (never a column) with at least one available item, in
+        shelf order (0-based); ``cells`` are that shelf's available items, sorted. Its marked
+        items stay marked and still score. Empty when the sheet has no available item.
+    """
+    out: dict[int, tuple[int, ...]] = {}
+    for shelf in range(board.n_shelves):
+        lost = tuple(c for c in board.lines[shelf] if marks.is_available(c))
+        if lost:
+            out[shelf] = lost
+    return out
+
+
+# --- D15, D16: blocking ----------------------------------------------------------------------
+
+
+def completed_lines(board: Board, marks: Marks, lines: Iterable[int] | None = None) -> tuple[int, ...]:
+    """The lines among ``lines`` (indices into :attr:`Board.lines`: shelves, then columns; default
+    every line), in the order given, whose items are all marked on ``marks`` (D15: an eliminated
+    item does not complete a line)."""
+    masks = _line_masks(board)
+    chosen = range(len(masks)) if lines is None else lines
+    return tuple(line for line in chosen if marks.marked & masks[line] == masks[line])
+
+
+def block(board: Board, sheets: Sequence[Marks], seat: int,
+          lines: Iterable[int]) -> tuple[tuple[Marks, ...], tuple[Blocked, ...]]:
+    """D15: ``seat`` has completed ``lines`` (e.g. :func:`completed_lines`), so every other sheet
+    eliminates its still-available items on each; its marked items there stay and still score.
+    That line can then no longer be completed on those sheets (D16).
+
+    Lines are taken in the order given, the other seats in seat order; an item on two completed
+    lines is eliminated by the first.
+
+    Returns:
+        The sheets after blocking, and one ``(line, other seat, cells eliminated)`` (sorted cells)
+        per line and other seat that lost at least one item (the game's ``Block`` events).
+    """
+    after, out = tuple(sheets), []
+    for line in lines:
+        members = board.lines[line]
+        for other in range(len(after)):
+            if other == seat:
+                continue
+            lost = tuple(c for c in members if after[other].is_available(c))
+            if lost:
+                out.append((line, other, lost))
+                after = after[:other] + (after[other].with_eliminated(lost),) + after[other + 1:]
+    return after, tuple(out)
+
+
+@cache
+def _line_masks(board: Board) -> tuple[int, ...]:
+    """Each line's items (:attr:`Board.lines`) as a bit mask over the cells."""
+    return tuple(sum(1 << c for c in line) for line in board.lines)
+
+
+# --- D17: the end trigger --------------------------------------------------------------------
+
+
+def end_trigger_shelves(board: Board, rules: Ruleset) -> int:
+    """Shelves without an available item that trigger the end (D17), at most the board's shelves
+    (a sheet with no available item at all always triggers it, so every game ends)."""
+    return min(rules.end_trigger_shelves, board.n_shelves)
+
+
+def triggers_end(board: Board, marks: Marks, rules: Ruleset) -> bool:
+    """Whether ``marks`` has :func:`end_trigger_shelves` shelves without an available item (each
+    of their items marked or eliminated, in any mix), which triggers the end of the game (D17)."""
+    return marks.closed_shelves() >= end_trigger_shelves(board, rules)

@@ -1,0 +1,436 @@
+"""Strategies for full games (docs/strategies.md): ``random``, ``greedy``, ``threshold``, ``solver``.
+
+Each implements :class:`game.Strategy`: given the game state and the dice (and the re-rolls
+left) choose a hold; given the final dice choose one of the legal markings, or on a failed
+result (D13) a shelf. Decisions are verified legal by the game engine.
+
+* ``random``    — a uniformly random hold among the roll's distinct holds (keeping all = stop),
+  a uniformly random legal marking, a uniformly random shelf to give up.
+* ``greedy``    — never re-rolls; marks the most points now (the ``points`` objective, D19),
+  ties broken by more items, then item order; gives up the shelf with the fewest available points.
+* ``threshold`` — simple rules from the rulebook's tips (RULES.md strategy notes), no DP.
+* ``solver``    — the exact optimal policy of the default ``strategic`` objective, solved once
+  per turn with :func:`engine.solve_turn`; markings as :func:`advise.rank_markings`, shelves as
+  :func:`advise.failed_options`.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from shelfie_solver.dice.advise.advice import failed_options, order_markings
+from shelfie_solver.dice.allocate import find_groups
+from shelfie_solver.dice.engine.batched import solve_finals
+from shelfie_solver.dice.board import Board, Marks
+from shelfie_solver.dice.rolls import Counts, space_for
+from shelfie_solver.dice.engine.dp import TurnPlan, TurnSolution, plan_turn, solve_turn
+from shelfie_solver.core.errors import ShelfieError
+from shelfie_solver.dice.game.events import GameState, LegalMarkings, Strategy, legal_sets
+from shelfie_solver.dice.engine.kernel import cell_lines as _cell_lines  # noqa: F401 (re-exported: tests read it here)
+from shelfie_solver.dice.engine.kernel import compiled_best_marking, compiled_strategic, int64_cap, kernel_function, turn_arrays
+from shelfie_solver.dice.engine.kernel import TurnArrays
+from shelfie_solver.dice.joker import is_all_jokers
+from shelfie_solver.dice.learned.objective import Learned, LearnedModel, default_model, model_named, state_objective
+from shelfie_solver.dice.objectives import Objective, Points, StateArrays, Strategic
+from shelfie_solver.dice.rules import Ruleset
+
+
+class StrategyError(ShelfieError):
+    """An unknown strategy name."""
+
+
+def marking_order(state: GameState, legal: LegalMarkings, objective: Objective) -> np.ndarray:
+    """Positions of the legal markings, best first (:func:`advise.order_markings`, the order of
+    :func:`advise.rank_markings`). ``legal`` must be non-empty. Returns ``int64 (K,)``."""
+    return order_markings(StateArrays(state.board, state.rules, state.marks), legal.sets, objective)
+
+
+def available_points(board: Board, marks: Marks, shelf: int) -> int:
+    """Points of a shelf's available items (what a failed result on it eliminates, D13)."""
+    return sum(board.value(c) for c in board.lines[shelf] if marks.is_available(c))
+
+
+class RandomStrategy:
+    """Random legal play: each decision uniformly at random from the seat's generator."""
+
+    name = "random"
+
+    def choose_hold(self, state: GameState, dice: Counts, rerolls_left: int, rng: np.random.Generator) -> Counts:
+        holds = space_for(state.rules).holds_of(dice)
+        return holds[int(rng.integers(len(holds)))]
+
+    def choose_marking(self, state: GameState, dice: Counts, legal: LegalMarkings,
+                       rng: np.random.Generator) -> tuple[int, ...]:
+        return legal.cells(int(rng.integers(len(legal))))
+
+    def choose_shelf(self, state: GameState, dice: Counts, shelves: tuple[int, ...],
+                     rng: np.random.Generator) -> int:
+        return shelves[int(rng.integers(len(shelves)))]
+
+
+class GreedyStrategy:
+    """No re-roll thought through: stop at once, mark the most points now (``points``
+    objective), ties by more items then item order; on a failed result give up the shelf with
+    the fewest available points (ties: the upper shelf)."""
+
+    name = "greedy"
+
+    def choose_hold(self, state: GameState, dice: Counts, rerolls_left: int, rng: np.random.Generator) -> Counts:
+        return dice
+
+    def choose_marking(self, state: GameState, dice: Counts, legal: LegalMarkings,
+                       rng: np.random.Generator) -> tuple[int, ...]:
+        return legal.cells(int(marking_order(state, legal, Points())[0]))
+
+    def choose_shelf(self, state: GameState, dice: Counts, shelves: tuple[int, ...],
+                     rng: np.random.Generator) -> int:
+        return min(shelves, key=lambda s: (available_points(state.board, state.marks, s), s))
+
+
+class ThresholdStrategy:
+    """The rulebook's tips as simple rules (RULES.md strategy notes; no dynamic programming).
+
+    Marking score (integers): ``3 * points now`` (doubled near the end: secure the 3rd mark on
+    valuable lines) ``+ sum over live lines of the marked items' points * (1 + marks already on
+    the line)`` — items on lines that can still reach the threshold (D19), and most on lines
+    already started (concentrate on few lines).
+
+    Holds: stop when the best marking scores points now or marks the most items a turn allows;
+    otherwise keep the dice of the best marking (a markable combination before gambling), all
+    dice of the most promising face and one Joker, and re-roll the rest.
+
+    Failed result: give up the shelf whose available items weigh least, each item's points
+    times (2 + marks on its live shelf and column).
+    """
+
+    name = "threshold"
+
+    def scores(self, state: GameState, legal: LegalMarkings) -> np.ndarray:
+        """``int64 (K,)``: the marking score of each legal marking (class docstring)."""
+        arrays = StateArrays(state.board, state.rules, state.marks)
+        m, a, _, _ = arrays.line_totals
+        t = state.rules.scoring_threshold
+        live = m + a >= t
+        weight = np.where(live, 1 + np.minimum(m, t), 0)
+        focus = (legal.sets.line_points * weight[None, :]).sum(axis=1)
+        now = Points().values(arrays, legal.sets)
+        score: np.ndarray = 3 * self._urgency(state) * now + focus
+        return score
+
+    @staticmethod
+    def _urgency(state: GameState) -> int:
+        """2 when the end is near (some sheet one closed shelf short of the trigger, D17), else 1."""
+        near = state.end_triggered or any(m.closed_shelves() >= state.trigger_shelves - 1 for m in state.sheets)
+        return 2 if near else 1
+
+    def _best(self, state: GameState, legal: LegalMarkings) -> int:
+        scores = self.scores(state, legal)
+        return int(np.lexsort((np.arange(len(legal)), -legal.sets.sizes, -scores))[0])
+
+    def choose_hold(self, state: GameState, dice: Counts, rerolls_left: int, rng: np.random.Generator) -> Counts:
+        board, rules, marks = state.board, state.rules, state.marks
+        if is_all_jokers(dice, rules):
+            return dice  # D12: any one item; nothing better can come of a re-roll
+        legal = legal_sets(dice, board, marks, rules)
+        secure = [0] * rules.n_sides
+        if len(legal):
+            best = self._best(state, legal)
+            cells = legal.cells(best)
+            arrays = StateArrays(board, rules, marks)
+            if Points().values(arrays, legal.sets.take(np.array([best])))[0] > 0 \
+                    or len(cells) >= rules.combinations_per_turn:
+                return dice
+            for group in find_groups(dice, cells, board, rules) or ():
+                secure[group.face] += group.matching
+                if rules.joker_index is not None:
+                    secure[rules.joker_index] += group.jokers
+        keep = list(secure)
+        face = self._target_face(state, dice)
+        if face is not None:
+            keep[face] = max(keep[face], dice[face])
+        joker = rules.joker_index
+        if joker is not None:
+            keep[joker] = max(keep[joker], min(dice[joker], max(1, rules.jokers_per_group)))
+        return tuple(keep)
+
+    @staticmethod
+    def _target_face(state: GameState, dice: Counts) -> int | None:
+        """The face to collect: most dice showing it, then the most marks on a live shelf it
+        serves; only faces with an available item on one of their shelves."""
+        board, marks, t = state.board, state.marks, state.rules.scoring_threshold
+        best: tuple[int, int, int] | None = None
+        for face in range(state.rules.n_faces):
+            progress = -1
+            for shelf, faces in enumerate(board.shelf_faces):
+                cells = board.lines[shelf]
+                free = sum(marks.is_available(c) for c in cells)
+                if face in faces and free:
+                    done = marks.count_marked(cells)
+                    progress = max(progress, done if done + free >= t else 0)
+            if progress >= 0 and dice[face] > 0:
+                key = (dice[face], progress, -face)
+                best = key if best is None or key > best else best
+        return -best[2] if best is not None else None
+
+    def choose_marking(self, state: GameState, dice: Counts, legal: LegalMarkings,
+                       rng: np.random.Generator) -> tuple[int, ...]:
+        return legal.cells(self._best(state, legal))
+
+    def choose_shelf(self, state: GameState, dice: Counts, shelves: tuple[int, ...],
+                     rng: np.random.Generator) -> int:
+        board, marks, t = state.board, state.marks, state.rules.scoring_threshold
+
+        def progress(line: int) -> int:
+            cells = board.lines[line]
+            done = marks.count_marked(cells)
+            free = sum(marks.is_available(c) for c in cells)
+            return done if done + free >= t else 0
+
+        def loss(shelf: int) -> int:
+            return sum(board.value(c) * (2 + progress(shelf) + progress(board.n_shelves + board.column_of(c)))
+                       for c in board.lines[shelf] if marks.is_available(c))
+
+        return min(shelves, key=lambda s: (loss(s), s))
+
+
+class SolverStrategy:
+    """Optimal play for the default ``strategic`` objective (docs/objectives.md).
+
+    Once per turn (per board state) the policy of :func:`engine.solve_turn` is found: with numba
+    installed by the compiled kernel (:mod:`kernel`; ``kernel="numpy"`` turns it off), else by
+    :func:`engine.plan_turn` (the top level only for the rolls seen); the holds are the same
+    either way. Plans are cached per process (least recently used, ``cache_size`` states) so
+    states that recur across games — the empty sheet above all — are solved once.
+    """
+
+    name = "solver"
+
+    def __init__(self, cache_size: int = 4096, kernel: str = "auto"):
+        self.cache_size = cache_size
+        self.kernel = kernel  # "auto": the compiled kernel when numba is installed; "numpy": never
+        self._policies: OrderedDict[tuple[Board, Ruleset, int, int], tuple[np.ndarray | None, ...]] = OrderedDict()
+        self._plans: OrderedDict[tuple[Board, Ruleset, int, int], TurnPlan] = OrderedDict()
+        self.solved = 0
+        self.hits = 0
+
+    def _cached(self, store: OrderedDict[Any, Any], key: Any, make: Callable[[], Any]) -> Any:
+        """``store[key]``, made by ``make()`` when missing (least recently used out first)."""
+        found = store.get(key)
+        if found is not None:
+            store.move_to_end(key)
+            self.hits += 1
+            return found
+        found = store[key] = make()
+        self.solved += 1
+        if len(store) > self.cache_size:
+            store.popitem(last=False)
+        return found
+
+    def policy(self, board: Board, marks: Marks, rules: Ruleset) -> tuple[np.ndarray | None, ...]:
+        """``policy[r]`` (r >= 1): ``(R,)`` hold index of every roll with ``r`` re-rolls left."""
+        def make() -> tuple[np.ndarray | None, ...]:
+            solution = solve_turn(board, marks, rules, Strategic())
+            return tuple(None if p is None else p.astype(np.int32) for p in solution.policy)
+
+        found: tuple[np.ndarray | None, ...] = self._cached(self._policies, (board, rules, marks.marked,
+                                                                             marks.eliminated), make)
+        return found
+
+    def plan(self, board: Board, marks: Marks, rules: Ruleset, roll: int = -1) -> TurnPlan:
+        """The turn's optimal holds (:func:`engine.plan_turn`: :meth:`policy`'s choices, the top
+        level decided per roll on demand, roll index ``roll`` at once when given), cached like
+        :meth:`policy`."""
+        def make() -> TurnPlan:
+            compiled = _compiled_plan(board, marks, rules, roll) if self.kernel != "numpy" else None
+            return compiled or plan_turn(board, marks, rules, Strategic())
+
+        found: TurnPlan = self._cached(self._plans, (board, rules, marks.marked, marks.eliminated), make)
+        return found
+
+    def choose_hold(self, state: GameState, dice: Counts, rerolls_left: int, rng: np.random.Generator) -> Counts:
+        space = space_for(state.rules)
+        roll = space.roll_index[dice]
+        plan = self.plan(state.board, state.marks, state.rules, roll if rerolls_left == state.rules.rerolls else -1)
+        return space.holds[plan.hold(rerolls_left, roll)]
+
+    def choose_marking(self, state: GameState, dice: Counts, legal: LegalMarkings,
+                       rng: np.random.Generator) -> tuple[int, ...]:
+        plan = self._plans.get((state.board, state.rules, state.marks.marked, state.marks.eliminated))
+        if isinstance(plan, _CompiledPlan) and plan.worth is not None and plan.marks is not None:
+            # the turn's compiled final table already holds every item set's strategic worth
+            # (kernel._strategic == objectives.Strategic): the first of advise.order_markings
+            worth = plan.worth[legal.index]
+            top = np.flatnonzero(worth == worth.max())
+            if len(top) == 1:  # no tie on worth: the points-now tie rule is not needed
+                return legal.cells(int(top[0]))
+            sets = legal.sets
+            points = Points().values(StateArrays(state.board, state.rules, plan.marks), sets)
+            order = np.lexsort((np.arange(len(sets.sizes)), -sets.sizes, -points, -worth))
+            return legal.cells(int(order[0]))
+        return legal.cells(int(marking_order(state, legal, Strategic())[0]))
+
+    def choose_shelf(self, state: GameState, dice: Counts, shelves: tuple[int, ...],
+                     rng: np.random.Generator) -> int:
+        return failed_options(state.board, state.marks, state.rules)[0].shelf
+
+
+class LearnedStrategy:
+    """Optimal play, turn by turn, for the game-aware ``learned`` objective (:mod:`learned`,
+    docs/train.md): each turn the objective is built from the whole table
+    (:func:`learned.state_objective`) and :func:`engine.solve_turn` gives the holds; markings are
+    ranked by it and a failed result gives up its best shelf (D13).
+
+    Args:
+        model: the parameters (default: the shipped ones, data/learned.json).
+    """
+
+    name = "learned"
+
+    def __init__(self, model: LearnedModel | None = None):
+        self.model = model
+        self._turn: tuple[GameState, Learned, tuple[np.ndarray | None, ...]] | None = None
+
+    def turn(self, state: GameState) -> tuple[Learned, tuple[np.ndarray | None, ...]]:
+        """The objective and policy of this turn (computed once per state)."""
+        if self._turn is None or self._turn[0] is not state:
+            objective = state_objective(state, self.model or default_model())
+            solution = solve_turn(state.board, state.marks, state.rules, objective)
+            self._turn = (state, objective, tuple(None if p is None else p.astype(np.int32)
+                                                  for p in solution.policy))
+        return self._turn[1], self._turn[2]
+
+    def choose_hold(self, state: GameState, dice: Counts, rerolls_left: int, rng: np.random.Generator) -> Counts:
+        space = space_for(state.rules)
+        table = self.turn(state)[1][rerolls_left]
+        assert table is not None
+        return space.holds[int(table[space.roll_index[dice]])]
+
+    def choose_marking(self, state: GameState, dice: Counts, legal: LegalMarkings,
+                       rng: np.random.Generator) -> tuple[int, ...]:
+        return legal.cells(int(marking_order(state, legal, self.turn(state)[0])[0]))
+
+    def choose_shelf(self, state: GameState, dice: Counts, shelves: tuple[int, ...],
+                     rng: np.random.Generator) -> int:
+        objective = self.turn(state)[0]
+        return objective.shelf_values(StateArrays(state.board, state.rules, state.marks))[0][0]
+
+
+def _compiled_plan(board: Board, marks: Marks, rules: Ruleset, roll: int = -1) -> TurnPlan | None:
+    """:func:`engine.plan_turn`'s holds from the compiled kernel (:mod:`kernel`, numba), or
+    ``None`` without numba or when the values outgrow int64 (the same holds either way).
+
+    One compiled call (:func:`kernel._solver_turn`): the state's line totals, every item set's
+    ``strategic`` worth, columns 0-1 of :func:`dp.final_values` (the later, carried columns
+    never move the policy), the levels below the top and the top level's hold of roll index
+    ``roll`` (the turn's first roll; others are decided when asked, :class:`_CompiledPlan`)."""
+    turn = kernel_function("_solver_turn")
+    if turn is None or board.n_cells > 62:  # (boards hold at most 49 items: the masks always fit)
+        return None
+    space = space_for(rules)
+    tables = turn_arrays(board, rules)
+    if rules.rerolls == 0:
+        state = StateArrays(board, rules, marks)
+        m, a, mp, ap = state.line_totals
+        worth, usable, failed = compiled_strategic()(tables.cells, state.available, m, a, mp, ap,
+                                                     rules.scoring_threshold, tables.lines, tables.values,
+                                                     board.n_shelves)
+        columns = compiled_best_marking()(worth, usable, tables.sizes, tables.set_starts, tables.set_rolls,
+                                          tables.n_rolls, failed, 1)
+        return TurnPlan(solve_finals(space, columns[:, None, :], 0, kernel="numba").state(0), 1, {})
+    worth, values, policy, top, ok = turn(
+        marks.marked, marks.eliminated, tables.cells, tables.set_lines, tables.set_counts, tables.set_points,
+        tables.set_masks, rules.scoring_threshold, tables.lines, tables.values, board.n_shelves, tables.n_lines,
+        tables.sizes, tables.set_starts, tables.set_rolls, tables.extend, tables.power, tables.order, tables.shrink,
+        tables.starts, tables.columns, tables.weights, tables.pair_hold, tables.pair_starts, space.denominator,
+        rules.rerolls, int64_cap(space.denominator, rules.rerolls), roll)
+    if not ok:
+        return None
+    n = rules.rerolls
+    below = TurnSolution(space, Strategic().scale(rules), list(values), [None] * n, [None] + list(policy[1:]))
+    return _CompiledPlan(below, n, {} if top < 0 else {roll: int(top)}, worth, marks, tables)
+
+
+@dataclass(frozen=True, eq=False)
+class _CompiledPlan(TurnPlan):
+    """:class:`engine.TurnPlan` whose top-level holds come from the compiled kernel; ``worth``
+    ``int64 (K+1,)`` is every item set's ``strategic`` worth in this state (``kernel._strategic``,
+    read by the marking choice), ``marks`` the state, ``tables`` the kernel's arrays."""
+
+    worth: np.ndarray | None = None
+    marks: Marks | None = None
+    tables: TurnArrays | None = None
+
+    def hold(self, rerolls_left: int, roll: int) -> int:
+        if rerolls_left < self.rerolls or self.tables is None:
+            return super().hold(rerolls_left, roll)
+        found = self._top.get(roll)
+        if found is None:
+            t = self.tables
+            found = self._top[roll] = int(kernel_function("_top_hold")(
+                t.starts, t.columns, t.weights, t.pair_hold, t.pair_starts, self.below.values[-1],
+                self.below.values[0], self.below.space.denominator ** self.rerolls, roll))
+        return found
+
+
+STRATEGIES: dict[str, type] = {
+    "random": RandomStrategy,
+    "greedy": GreedyStrategy,
+    "threshold": ThresholdStrategy,
+    "solver": SolverStrategy,
+    "learned": LearnedStrategy,
+}
+
+
+@cache
+def strategy_named(name: str) -> Strategy:
+    """The strategy called ``name`` (one shared instance per process, so caches persist).
+
+    Raises:
+        StrategyError: an unknown name.
+    """
+    if name.strip().lower().startswith("exact:"):  # optimal solitaire play from a value table
+        from shelfie_solver.dice.wholegame.values import ExactStrategy, load_table
+
+        path = name.strip()[6:]
+        load_table(path)  # fail early on a bad file
+        return ExactStrategy(path)
+    model = model_named(name)  # learned:FILE: parameters written by train
+    if model is not None:
+        learned = LearnedStrategy(model)
+        learned.name = name.strip()
+        return learned
+    cls = STRATEGIES.get(name.strip().lower())
+    if cls is None:
+        raise StrategyError(f"unknown strategy {name!r}; expected one of {', '.join(STRATEGIES)}, exact:FILE "
+                            "or learned:FILE")
+    strategy: Strategy = cls()
+    return strategy
+
+
+def parse_players(text: str) -> tuple[str, ...]:
+    """Strategy names of the seats from ``"solver,greedy"`` (1 to 4 names, D1; 1 = solitaire).
+
+    Raises:
+        StrategyError: an unknown name, an empty entry (``greedy,,greedy``) or a bad number of
+            players.
+    """
+    entries = [w.strip() if w.strip().lower().startswith(("exact:", "learned:")) else w.strip().lower()
+               for w in text.split(",")]
+    names = tuple(name for name in entries if name)
+    if not 1 <= len(names) <= 4:
+        raise StrategyError(f"--players needs 1 to 4 comma-separated strategies (D1; 1 = solitaire), "
+                            f"got {len(names)}: e.g. solver,greedy")
+    if len(names) != len(entries):
+        raise StrategyError("--players has an empty entry (two commas in a row, or one at an end); "
+                            "expected 1 to 4 comma-separated strategies, e.g. solver,greedy")
+    for name in names:
+        strategy = strategy_named(name)
+        if isinstance(strategy, LearnedStrategy) and strategy.model is not None:
+            strategy.model.verify_players(len(names), name)  # learned:FILE fitted for this many seats
+    return names

@@ -1,0 +1,122 @@
+"""Seeded random small boards: the training family of the solitaire weights (docs/train.md).
+
+A board of the family has 2-5 shelves and 2-4 columns (D3) and at most :data:`MAX_STATES`
+non-terminal solitaire states (:func:`exact.state_count`, so ``solve-game`` solves it in
+minutes). Each column needs a different number of dice, 1 to 5, drawn without replacement and
+put in increasing order like the example boards; each shelf shows one item face, drawn without
+replacement from the ruleset's item faces; an item in a column needing ``n`` dice is worth a
+whole number drawn uniformly from :data:`VALUE_RANGES` ``[n]``, the range the example boards
+(``examples/boards/*.toml``) use for such columns.
+
+The boards issue 11 measures against (``examples/boards/small.toml``, ``small-3x4.toml``,
+``small-4x3.toml``, ``small-5x3.toml``, :data:`HELD_OUT`) are never drawn, up to relabelling:
+a board equal to one of them after reordering shelves and columns and renaming faces (every
+item face is alike on the dice, D2) is drawn again, and so is a board equal to an earlier one.
+So weights fitted to the family are measured on those boards held out of the fit.
+
+Randomness: board ``i`` is drawn from its own child ``i`` of the ``SeedSequence`` given, so the
+boards depend on the seed only.
+"""
+
+from __future__ import annotations
+
+from itertools import permutations
+
+import numpy as np
+
+from shelfie_solver.dice.board import Board
+from shelfie_solver.dice.rules import Ruleset
+
+#: Shelves and columns of the family.
+SHELVES = (2, 3, 4, 5)
+COLUMNS = (2, 3, 4)
+#: The most non-terminal solitaire states a board of the family has (a 3 x 4 board has 14,175).
+MAX_STATES = 15_000
+#: Dice per column drawn from 1..5 (the default board's range, D3).
+MAX_NEED = 5
+#: Item values (points, inclusive) of a column needing ``n`` dice, from the example boards:
+#: the small boards (1-3 for 1 and 2 dice, 2-4 for 3, 5-6 for 4) and the default 5 x 5 board
+#: (1-2, 2-3, 3-5, 6-8, 9-12).
+VALUE_RANGES = {1: (1, 3), 2: (1, 3), 3: (2, 5), 4: (4, 8), 5: (8, 12)}
+#: The layouts (dice per column, values per shelf) of the boards issue 11 measures on:
+#: examples/boards/small.toml, small-3x4.toml, small-4x3.toml and small-5x3.toml.
+HELD_OUT: tuple[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]], ...] = (
+    ((1, 2, 3), ((2, 1, 3), (1, 3, 2), (3, 2, 4))),
+    ((1, 2, 3, 4), ((2, 1, 3, 5), (1, 3, 2, 6), (3, 2, 4, 5))),
+    ((1, 2, 3), ((2, 1, 3), (1, 3, 2), (3, 2, 4), (2, 2, 3))),
+    ((1, 2, 3), ((2, 1, 3), (1, 3, 2), (3, 2, 4), (2, 2, 3), (3, 1, 2))),
+)
+
+Layout = tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]
+
+
+def shapes(rules: Ruleset, max_states: int | None = None) -> list[tuple[int, int]]:
+    """``(shelves, columns)`` of the family: every pair of :data:`SHELVES` x :data:`COLUMNS`
+    with at most ``max_states`` (default :data:`MAX_STATES`) non-terminal states under
+    ``rules`` (the trigger, D17)."""
+    from shelfie_solver.dice.wholegame.solver import state_count
+
+    limit = MAX_STATES if max_states is None else max_states
+    out = []
+    for s in SHELVES:
+        for c in COLUMNS:
+            probe = Board("probe", tuple(range(1, c + 1)), ((0,),) * s, ((1,) * c,) * s)
+            if state_count(probe, rules) <= limit:
+                out.append((s, c))
+    return out
+
+
+def canonical(columns: tuple[int, ...], values: tuple[tuple[int, ...], ...]) -> Layout:
+    """The least of a layout's relabellings (shelves and columns reordered; faces are not part
+    of it): two boards with one face per shelf, all different, are the same game up to renaming
+    faces exactly when their canonical layouts are equal."""
+    best: Layout | None = None
+    for order in permutations(range(len(columns))):
+        cols = tuple(columns[c] for c in order)
+        rows = tuple(sorted(tuple(row[c] for c in order) for row in values))
+        if best is None or (cols, rows) < best:
+            best = (cols, rows)
+    assert best is not None
+    return best
+
+
+def random_board(rng: np.random.Generator, rules: Ruleset, name: str, max_states: int | None = None) -> Board:
+    """One board of the family (module docstring; ``max_states`` as :func:`shapes`) drawn with ``rng``.
+
+    Raises:
+        ValueError: the ruleset has fewer item faces than the family's largest shelf count or
+            fewer dice than :data:`MAX_NEED`.
+    """
+    items = [i for i in range(len(rules.faces)) if i != rules.joker_index]
+    family = [(s, c) for s, c in shapes(rules, max_states) if s <= len(items)]
+    if not family or rules.dice < MAX_NEED:
+        raise ValueError(f"random boards need at least {min(SHELVES)} item faces and {MAX_NEED} dice")
+    s, c = family[int(rng.integers(len(family)))]
+    columns = tuple(sorted(int(n) for n in rng.choice(np.arange(1, MAX_NEED + 1), size=c, replace=False)))
+    faces = tuple((int(f),) for f in rng.choice(items, size=s, replace=False))
+    values = tuple(tuple(int(rng.integers(VALUE_RANGES[n][0], VALUE_RANGES[n][1] + 1)) for n in columns)
+                   for _ in range(s))
+    return Board(name, columns, faces, values)
+
+
+def random_boards(seed: np.random.SeedSequence, count: int, rules: Ruleset,
+                  max_states: int | None = None) -> list[Board]:
+    """``count`` different boards of the family (``max_states`` as :func:`shapes`), none of them
+    a :data:`HELD_OUT` board up to relabelling; board ``i`` (named ``random i``, 1-based) is
+    drawn from child ``i`` of ``seed`` (drawn again from the same generator while it is excluded).
+
+    Raises:
+        ValueError: as :func:`random_board`.
+    """
+    seen = {canonical(*layout) for layout in HELD_OUT}
+    out = []
+    for i, child in enumerate(seed.spawn(count)):
+        rng = np.random.default_rng(child)
+        while True:
+            board = random_board(rng, rules, f"random {i + 1}", max_states)
+            key = canonical(board.columns, board.values)
+            if key not in seen:
+                break
+        seen.add(key)
+        out.append(board)
+    return out

@@ -1,0 +1,95 @@
+"""The layout shown in docs/architecture.md holds: every module is on the map, no import cycle
+(counting the imports inside functions, which keep start-up fast but still tie modules together),
+no private name imported from another module, and the layers (cli above the dice game and the tile
+game, both above the game-agnostic core; the two games independent; the web page between the
+cli and the games). ``lint-imports`` checks the
+layers too, from the contract in pyproject.toml; this test keeps the check in the suite."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "shelfie_solver"
+MAP = ROOT / "docs" / "architecture.md"
+
+
+def _module(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_module(dotted: str) -> bool:
+    path = ROOT / dotted.replace(".", "/")
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+
+def _imports() -> list[tuple[str, str, str]]:
+    """``(importer, imported module, name or '')`` for every ``shelfie_solver`` import, anywhere
+    in a module (top level or inside a function)."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        importer = _module(path)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                assert node.level == 0, f"{importer}: relative import (the package uses absolute imports)"
+                if node.module and node.module.split(".")[0] == "shelfie_solver":
+                    for alias in node.names:
+                        dotted = f"{node.module}.{alias.name}"
+                        found.append((importer, dotted, "") if _is_module(dotted)
+                                     else (importer, node.module, alias.name))
+            elif isinstance(node, ast.Import):
+                found.extend((importer, alias.name, "") for alias in node.names
+                             if alias.name.split(".")[0] == "shelfie_solver")
+    return found
+
+
+def test_every_module_is_on_the_map() -> None:
+    text = MAP.read_text(encoding="utf-8")
+    listed = set(re.findall(r"`((?:[a-z_]+/)*[a-z_]+\.py)`", text))
+    modules = {str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")}
+    missing = sorted(m for m in modules if m not in listed)
+    assert not missing, f"docs/architecture.md does not list: {missing}"
+    stale = sorted(m for m in listed if m not in modules and not (ROOT / m).exists())
+    assert not stale, f"docs/architecture.md lists modules that do not exist: {stale}"
+
+
+def test_no_import_cycle() -> None:
+    graph = nx.DiGraph()
+    for importer, imported, _ in _imports():
+        if imported != importer and not importer.startswith(imported + "."):  # a package's own __init__
+            graph.add_edge(importer, imported)
+    cycles = list(nx.simple_cycles(graph))
+    assert not cycles, f"import cycles: {[' -> '.join(c) for c in cycles[:5]]}"
+
+
+def test_no_private_name_imported_across_modules() -> None:
+    private = [f"{importer} imports {imported}.{name}" for importer, imported, name in _imports()
+               if name.startswith("_") and not name.startswith("__")]
+    assert not private, private
+
+
+@pytest.mark.parametrize(("lower", "higher"), [
+    ("shelfie_solver.core", "shelfie_solver.dice"),
+    ("shelfie_solver.core", "shelfie_solver.tile"),
+    ("shelfie_solver.core", "shelfie_solver.cli"),
+    ("shelfie_solver.tile", "shelfie_solver.dice"),
+    ("shelfie_solver.dice", "shelfie_solver.tile"),
+    ("shelfie_solver.dice", "shelfie_solver.cli"),
+    ("shelfie_solver.tile", "shelfie_solver.cli"),
+    ("shelfie_solver.core", "shelfie_solver.web"),
+    ("shelfie_solver.dice", "shelfie_solver.web"),
+    ("shelfie_solver.tile", "shelfie_solver.web"),
+    ("shelfie_solver.web", "shelfie_solver.cli"),
+])
+def test_layers(lower: str, higher: str) -> None:
+    wrong = sorted({f"{importer} -> {imported}" for importer, imported, _ in _imports()
+                    if importer.startswith(lower + ".") and (imported == higher or imported.startswith(higher + "."))})
+    assert not wrong, wrong
