@@ -1,11 +1,13 @@
-"""Try about 260 nasty inputs across every command (the newer play, review, tile and solve-game
-included, the piped `play GAME` session and a hostile table cache), each in its own process, and check
-the rule of issue 8 §5: bad input is refused with exactly one line ``Error: ...`` on stderr,
+"""Try about 330 nasty inputs across every command (the newer play, review, tile and solve-game
+included, the piped `play GAME` session, a hostile table cache, and hand-edited files of the kinds in
+:func:`hostile_files`), each in its own process, and check
+the rule of docs/formats.md, "Limits": bad input is refused with exactly one line ``Error: ...`` on stderr,
 nothing on stdout and exit code 2, never a traceback; heavy but accepted input runs (exit 0);
 both within bounded time and memory.
 
     python benchmarks/bad_input_sweep.py          # prints one row per input and a summary
     python benchmarks/bad_input_sweep.py play tile  # only the cases of these commands
+    python benchmarks/bad_input_sweep.py hostile    # only the multi-step checks of hostile_special
 
 Each case runs ``shelfie-solve`` (this checkout) with a 120 s timeout; its peak resident memory
 comes from ``os.wait4``. Exit status: 0 when every case follows the rule.
@@ -132,9 +134,189 @@ def files(tmp: Path) -> dict[str, str]:
     (tmp / "elsewhere.md").write_text("precious")
     (tmp / "out" / "cheatsheet.md").symlink_to(tmp / "elsewhere.md")
     out["out-link"] = str(tmp / "out")
+    (tmp / "games-link.json").symlink_to(tmp / "game.json")
+    out["games-link"] = str(tmp / "games-link.json")
     (tmp / "dangling.jsonl").symlink_to(tmp / "nowhere" / "x.jsonl")
     out["dangling"] = str(tmp / "dangling.jsonl")
+    out.update(hostile_files(tmp, out))
     return out
+
+
+def hostile_files(tmp: Path, f: dict[str, str]) -> dict[str, str]:
+    """Hand-edited files of the kinds that once broke the rule: a lone surrogate or a formula as a
+    player's name, checkpoint and table values in exponent notation or out of range, a
+    5000-digit number in a train checkpoint, a game file one action short of the reader's 1 MiB,
+    learned weights past the int64 bound."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out: dict[str, str] = {}
+    game = json.loads(Path(f["game.json"]).read_text())
+    for name, players in (("game-surrogate.json", ["\ud800", "Ben"]), ("game-surrogate-roll.json", ["\ud800", "Ben"]),
+                          ("game-formula.json", ["=cmd|' /C calc'!A0", "@Ben"])):
+        (tmp / name).write_text(json.dumps({**game, "players": players}))
+        out[name] = str(tmp / name)
+    size = len(json.dumps(game, separators=(",", ":"))) + 1
+    full = {**game, "players": ["Ann", "B" * (1_048_533 - size + 3)]}
+    (tmp / "game-full.json").write_text(json.dumps(full, separators=(",", ":")) + "\n")
+    out["game-full.json"] = str(tmp / "game-full.json")
+    tiny = ["--board", f["tiny-board.toml"], "--rules", f["tiny-rules.toml"]]
+    subprocess.run([*CLI, "play", "new", str(tmp / "game-tiny.json"), "--players", "me", *tiny], capture_output=True,
+                   env=env, check=True)
+    out["game-tiny.json"] = str(tmp / "game-tiny.json")
+    for value in ("1e1000", "1e10000", "1e1000000", "1000000/1", "-5/1", "1/" + "3" * 5000):
+        folder = tmp / f"ck-{value.replace('/', '_')[:20]}"
+        subprocess.run([*CLI, "solve-game", *tiny, "--checkpoints", str(folder)], capture_output=True, env=env,
+                       check=True)
+        layer = sorted(folder.glob("layer-*.json"))[0]
+        data = json.loads(layer.read_text())
+        layer.write_text(json.dumps({**data, "values": {k: value for k in data["values"]}}))
+        out[f"ck {value[:20]}"] = str(folder)
+    out.update(float_hostile_files(tmp, tiny, env))
+    table = json.loads(Path(f["table.json"]).read_text())
+    (tmp / "table-tiny-exponent.json").write_text(json.dumps({**table, "values": {k: "1e-1000000"
+                                                                                  for k in table["values"]}}))
+    out["table-tiny-exponent.json"] = str(tmp / "table-tiny-exponent.json")
+    (tmp / "train-5000-digits.checkpoint").write_text('{"settings": ' + "5" * 5000 + "}")
+    out["train-5000-digits.checkpoint"] = str(tmp / "train-5000-digits.checkpoint")
+    learned = json.loads((ROOT / "examples" / "learned-small-boards.json").read_text())
+    for power in (50, 58, 60, 63):
+        edited = json.loads(json.dumps(learned))
+        next(iter(edited["weights"].values()))["1"][0] = 2**power - (power == 63)
+        (tmp / f"learned-2**{power}.json").write_text(json.dumps(edited))
+        out[f"learned-2**{power}.json"] = str(tmp / f"learned-2**{power}.json")
+    return out
+
+
+def float_hostile_files(tmp: Path, tiny: list[str], env: dict[str, str]) -> dict[str, str]:
+    """Float checkpoints (``fck ...``: a bound in exponent notation or 300 digits long, a layer
+    times 1e300) and binary tables (``fnpy ...``: 1e6 points or a NaN in the array, a header naming
+    another array) of the tiny board, each edited once."""
+    import numpy as np
+
+    out: dict[str, str] = {}
+    for edit in ("bound 1e999999", "bound 1/1e300", "layer x 1e300"):
+        folder = tmp / f"fck-{edit.replace(' ', '-').replace('/', '_')}"
+        subprocess.run([*CLI, "solve-game", *tiny, "--float", "--jobs", "1", "--checkpoints", str(folder)],
+                       capture_output=True, env=env, check=True)
+        head = folder / "layer-000.json"
+        if edit.startswith("bound"):
+            bound = "1e999999" if "e999999" in edit else "1/1" + "0" * 300
+            head.write_text(json.dumps({**json.loads(head.read_text()), "bound": bound}))
+        else:
+            array = sorted(folder.glob("layer-*.npy"))[-2]
+            np.save(array, np.load(array) * 1e300)
+        out[f"fck {edit}"] = str(folder)
+    for edit in ("1e6", "nan", "array path"):
+        table = tmp / f"fnpy-{edit.replace(' ', '-')}.npy"
+        subprocess.run([*CLI, "solve-game", *tiny, "--float", "--jobs", "1", "--save", str(table)],
+                       capture_output=True, env=env, check=True)
+        values = np.load(table)
+        if edit == "array path":
+            header = table.with_suffix(".json")
+            header.write_text(json.dumps({**json.loads(header.read_text()), "array": "../elsewhere.npy"}))
+        else:
+            values[-1 if edit == "nan" else 0] = np.nan if edit == "nan" else 1e6
+            np.save(table, values)
+        out[f"fnpy {edit}"] = str(table)
+    return out
+
+
+def hostile_cases(f: dict[str, str]) -> list[list[str]]:
+    """Command lines of the hostile files (each refused in one line, exit 2)."""
+    tiny = ["--board", f["tiny-board.toml"], "--rules", f["tiny-rules.toml"]]
+    out = [["solve-game", *tiny, "--checkpoints", f[name]] for name in f if name.startswith("ck ")]
+    out += [["solve-game", *tiny, "--float", "--jobs", "1", "--checkpoints", f[name], "--save",
+             f["dir"] + "/never.npy"] for name in f if name.startswith("fck ")]
+    out += [["simulate", *tiny, "--players", "exact:" + f[name], "--games", "1", "--seed", "1", "--jobs", "1"]
+            for name in f if name.startswith("fnpy ")]
+    out += [["advise", "--dice", "PBJ", *tiny, "--objective", "table:" + f[name]] for name in f
+            if name.startswith("fnpy ")]
+    out.append(["solve-game", *tiny, "--float", "--jobs", "1", "--checkpoints", f["dir"] + "/fck",
+                "--save", f["dir"] + "/fck/solve.npy"])  # the header would replace the manifest
+    exponent = "table:" + f["table-tiny-exponent.json"]
+    out += [
+        ["advise", "--dice", "PBJ", *tiny, "--objective", exponent],
+        ["play", "roll", f["game-tiny.json"], "PBP", "--objective", exponent],  # must not record the roll
+        ["review", f["game-tiny.json"], "--objective", exponent],
+        ["train", "--seed", "1", "--games", "1", "--iterations", "1", "--players", "1", "--jobs", "1",
+         "--output", f["dir"] + "/never.json", "--checkpoint", f["train-5000-digits.checkpoint"]],
+        ["play", "roll", f["game-full.json"], "CCBJPP"],  # the game file is full: refused, unchanged
+    ]
+    out += [["advise", "--dice", "CCBJPP", "--objective", "learned:" + f[f"learned-2**{p}.json"]] for p in (50, 58, 60, 63)]
+    out += [["train", "--seed", "1", "--players", given] for given in ("5", "0", "", "2,x", "-2", ",")]
+    return out
+
+
+#: What the one line of some refusals must say (the shortener once cut the example and the value).
+MUST_SAY = {("train", "--seed", "1", "--players", given): f"(e.g. 1,2,3,4), got {given!r}"
+            for given in ("5", "0", "", "2,x", "-2", ",")}
+
+
+def hostile_accepted(f: dict[str, str]) -> list[list[str]]:
+    """Names from hand-edited files, printed escaped on every output (exit 0, nothing on stderr)."""
+    surrogate = f["game-surrogate.json"]
+    return [["play", "status", surrogate], ["play", "advise", surrogate], ["review", surrogate],
+            ["play", "status", surrogate, "--format", "csv"], ["play", "advise", surrogate, "--format", "markdown"],
+            ["play", "roll", f["game-surrogate-roll.json"], "CCBJPP"],
+            ["play", "status", f["game-formula.json"], "--format", "csv"], ["play", "status", f["game-full.json"]]]
+
+
+def hostile_special(tmp: Path, f: dict[str, str]) -> tuple[int, int]:
+    """The kinds that need more than one command line: the session with standard input closed
+    (one line, exit 2), the session on a full game file (refused in the session, file
+    unchanged), CSV of a formula name (neutralised), and Ctrl-C during `solve-game --checkpoints`
+    and `train --checkpoint` (the message says what was kept). Returns (cases, cases that broke
+    the rule)."""
+    import signal
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    results: list[tuple[str, bool, str]] = []
+    game = f["game.json"]
+    before = Path(game).read_bytes()
+    done = subprocess.run(["sh", "-c", 'exec "$0" -c "from shelfie_solver.cli import main; main()" play "$1" <&-',
+                           sys.executable, game], capture_output=True, text=True, env=env, timeout=120)
+    lines = done.stderr.splitlines()
+    results.append(("session <&-", done.returncode == 2 and len(lines) == 1 and lines[0].startswith("Error: ")
+                    and done.stdout == "" and Path(game).read_bytes() == before, (lines or [""])[0]))
+    full = Path(f["game-full.json"])
+    full_before = full.read_bytes()
+    done = subprocess.run([*CLI, "play", str(full)], input="CCBJPP\n", capture_output=True, text=True, env=env,
+                          timeout=120)
+    results.append(("session on a full game file", done.returncode == 0 and "is full" in done.stdout
+                    and "Traceback" not in done.stderr and full.read_bytes() == full_before,
+                    next((line for line in done.stdout.splitlines() if "is full" in line), "")))
+    results.append(("full game file unchanged by play roll", full.read_bytes() == full_before, ""))
+    tiny_game = json.loads(Path(f["game-tiny.json"]).read_text())
+    results.append(("no roll recorded with a refused table:", len(tiny_game["events"]) == 1, ""))
+    done = subprocess.run([*CLI, "play", "status", f["game-formula.json"], "--format", "csv"], capture_output=True,
+                          text=True, env=env, timeout=120)
+    cells = [line.split(",", 2)[1] for line in done.stdout.splitlines()[1:]]
+    results.append(("csv formula names", cells == ["'=cmd|' /C calc'!A0", "'@Ben"], " ".join(cells)))
+    small = str(ROOT / "examples" / "boards" / "small.toml")
+    for name, args, ready in (
+            ("Ctrl-C solve-game --checkpoints", ["solve-game", "--board", small, "--checkpoints", str(tmp / "ck-int"),
+                                                 "--jobs", "1"],
+             lambda: len(list((tmp / "ck-int").glob("layer-*.json"))) >= 2),
+            ("Ctrl-C train --checkpoint", ["train", "--seed", "1", "--games", "10", "--iterations", "20", "--players",
+                                           "1", "--jobs", "1", "--output", str(tmp / "int.json"), "--checkpoint",
+                                           str(tmp / "int.checkpoint")],
+             lambda: (tmp / "int.checkpoint").exists())):
+        process = subprocess.Popen([*CLI, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                                   start_new_session=True)
+        deadline = time.monotonic() + 120
+        while not ready() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGINT)
+        try:
+            out, err = process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            out, err = process.communicate()
+        last = (err.splitlines() or [""])[-1]
+        results.append((name, process.returncode == 130 and "kept in" in last and "nothing saved" not in last, last))
+    for name, ok, shown in results:
+        print(f"{'ok ' if ok else 'BAD'} {name:40s} {shown.replace(str(tmp) + '/', '')[:110]}")
+    return len(results), sum(not ok for _, ok, _ in results)
 
 
 def cases(f: dict[str, str]) -> list[list[str]]:
@@ -225,6 +407,7 @@ def cases(f: dict[str, str]) -> list[list[str]]:
         ["q" * 5000],
     ]
     out += new_command_cases(f)
+    out += hostile_cases(f)
     return out
 
 
@@ -278,6 +461,12 @@ def new_command_cases(f: dict[str, str]) -> list[list[str]]:
         ["review", game, "--game", "0"],  # counted from 1 (docs/review.md)
         ["review", game, "--game", "-3"],
         ["review", game, "--objective", "nope"],
+        ["review", game, "--plot", game],  # the reviewed file itself: refused before any work
+        ["review", f["games-link"], "--plot", game],  # the same file through a link
+        ["review", game, "--plot", "-"],  # an image on standard output
+        ["review", game, "--plot", f["dir"] + "/curve.gif"],  # only .png, .svg, .pdf
+        ["play", "mark", game, "r" + long + "c1"],  # a 5000-digit row: int() refused it with ValueError
+        ["play", "mark", game, "--unchecked", "r1c" + long],
         ["tile", "score", "P" * 5000],
         ["tile", "score", f["fifo"]],
         ["tile", "score", f["zero.json"]],
@@ -285,6 +474,8 @@ def new_command_cases(f: dict[str, str]) -> list[list[str]]:
         ["tile", "score", "...../...../...../...../PP.../P.P.."],
         ["tile", "score", "PPTTP/PPTTF/GGBBF/GCCBB/GCCFF/PGBFP", "--personal", long],
         ["tile", "score", "PPTTP/PPTTF/GGBBF/GCCBB/GCCFF/PGBFP", "--goals", long],
+        ["tile", "score", "PPTTP/PPTTF/GGBBF/GCCBB/GCCFF/PGBFP", "--goals=-1"],  # was read as goal 1
+        ["tile", "score", "PPTTP/PPTTF/GGBBF/GCCBB/GCCFF/PGBFP", "--goals", "T-CG-8"],
         ["tile", "advise", f["deep.json"]],
         ["tile", "advise", f["bignum.json"]],
         ["tile", "advise", f["zero.json"]],
@@ -384,6 +575,7 @@ def accepted(f: dict[str, str]) -> list[list[str]]:
         ["advise", "--dice", "CCBJPP", "--objective", "learned:" + str(ROOT / "examples" / "learned-small-boards.json")],
         ["advise", "--dice", "PBJ", "--board", f["tiny-board.toml"], "--rules", f["tiny-rules.toml"],
          "--objective", "table:" + f["table.json"]],
+        *hostile_accepted(f),
     ]
 
 
@@ -441,7 +633,7 @@ def session_cases(tmp: Path, f: dict[str, str]) -> int:
 
 
 def env_cases(tmp: Path) -> int:
-    """A hostile environment: table-cache entries (tablecache.py) truncated, then replaced by
+    """A hostile environment: table-cache entries (core/diskcache.py) truncated, then replaced by
     FIFOs (which once hung every command), a blank ``SHELFIE_SOLVE_CACHE`` and ``off``, a
     ``SHELFIE_SOLVE_CACHE_MAX`` too small for any entry, and ``OPENBLAS_NUM_THREADS`` set by the
     user: ``advise`` must answer as with a fresh cache (exit 0, nothing on stderr); a
@@ -505,6 +697,7 @@ def main() -> int:
             lines = err.splitlines()
             if refused:
                 ok = code == 2 and out == "" and len(lines) == 1 and lines[0].startswith("Error: ")
+                ok = ok and MUST_SAY.get(tuple(args), "") in lines[0]
             else:
                 ok = code == 0 and err == ""
             ok = ok and "Traceback" not in err
@@ -529,12 +722,19 @@ def main() -> int:
         if Path(f["table.json"]).read_bytes() != table_before:
             print("BAD refused input changed the value table")
             bad += 1
+        checks = 5  # the files left as they were, above
         bad += session_cases(tmp, f)
+        checks += 3
         if not sys.argv[1:] or "env" in sys.argv[1:]:
             bad += env_cases(tmp)
+            checks += 7
+        if not sys.argv[1:] or "hostile" in sys.argv[1:]:
+            special, broke = hostile_special(tmp, f)
+            checks, bad = checks + special, bad + broke
+        total = len(all_cases) + checks
         print(f"\n{len(all_cases)} inputs ({sum(r for _, r in all_cases)} refused, "
-              f"{sum(not r for _, r in all_cases)} accepted), {len(all_cases) - bad} follow the rule, {bad} do not; "
-              f"slowest {slowest:.1f} s, largest {biggest:.0f} MB resident")
+              f"{sum(not r for _, r in all_cases)} accepted) and {checks} more checks: {total - bad} of {total} "
+              f"follow the contract, {bad} do not; slowest {slowest:.1f} s, largest {biggest:.0f} MB resident")
         return 1 if bad else 0
 
 

@@ -1,4 +1,4 @@
-"""Benchmark of the advise engine (issues 2 and 12): one full-turn solve in-process and its
+"""Benchmark of the advise engine (docs/engine.md): one full-turn solve in-process and its
 ratio to a plain-Python Fraction DP of the same turn; batched solves per state; wide integers
 (3 re-rolls, 8 dice, 5 re-rolls) against the int64 path; peak memory of advise/odds on the
 largest rulesets; `shelfie-solve advise` wall-clock against a bare `python -c pass`.
@@ -143,7 +143,8 @@ def run() -> list[tuple[str, str, str]]:
 
 
 def wide_rows(board: Any) -> list[tuple[str, str, str]]:
-    """Values beyond int64 (issue 12 §4): more re-rolls and more dice, against the int64 path."""
+    """Values beyond int64 (docs/engine.md, no big-integer cliff): more re-rolls and more dice,
+    against the int64 path."""
     rows = []
     objective = Strategic()
 
@@ -159,7 +160,7 @@ def wide_rows(board: Any) -> list[tuple[str, str, str]]:
         path = "int64" if rerolls == 3 else "int64 limbs"
         rows.append((f"6 dice, {rerolls} re-rolls, `strategic`, empty sheet ({path}), CPU ms",
                      spread(got, 1e3, unit="ms"), f"per level {per_level:.1f}x the 2-re-roll int64 path (same run)"))
-    rules8 = replace(DEFAULT_RULES, dice=8)  # D2 with 8 dice: D = 6^8, 2 re-rolls (issue 12 §4)
+    rules8 = replace(DEFAULT_RULES, dice=8)  # D2 with 8 dice: D = 6^8, 2 re-rolls (no big-integer cliff)
     board8 = load_board(None, rules8)
     got = timed(rules8, board8)
     one = timed(replace(rules8, rerolls=1), board8)

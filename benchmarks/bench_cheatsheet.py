@@ -1,4 +1,4 @@
-"""Benchmark of the cheat sheet (issue 4): the time to compute and render the default board's
+"""Benchmark of the cheat sheet (docs/cheatsheet.md): the time to compute and render the default board's
 sheet, section by section in-process, and `shelfie-solve cheatsheet` wall-clock including
 interpreter start-up and the matplotlib import (target: under 30 s on a 2-core machine)."""
 

@@ -1,4 +1,4 @@
-"""Benchmark of ``shelfie-solve odds`` (issue 3): the chances of every ``nF`` target (n = 1..6,
+"""Benchmark of ``shelfie-solve odds`` (docs/odds.md): the chances of every ``nF`` target (n = 1..6,
 every face) from the start of a turn, for 0, 1 and 2 re-rolls, all together in-process.
 
 Run alone: ``python benchmarks/bench.py odds``.

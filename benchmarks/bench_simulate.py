@@ -3,8 +3,8 @@ itself, one process), with *fresh* seeds for every sample (so no cached state fr
 replay of the same games inflates a figure), and a whole ``simulate`` run on every core.
 
 The solver is measured three ways in the same run: as shipped (compiled kernel when numba is
-installed), with the numpy kernel, and the baseline "one full :func:`engine.solve_turn` per
-state" (the solver before issue 12), so the ratio holds whatever the load on a shared machine.
+installed), with the numpy kernel, and the baseline "one full :func:`dp.solve_turn` per
+state" (the solver before the compiled turn plan), so the ratio holds whatever the load on a shared machine.
 
 Run: ``python benchmarks/bench.py simulate``.
 """
@@ -33,7 +33,7 @@ SOLVER_GAMES, SAMPLES = 30, 5
 
 
 class FullSolveSolver(SolverStrategy):
-    """The baseline: the whole turn solved with :func:`engine.solve_turn` per state."""
+    """The baseline: the whole turn solved with :func:`dp.solve_turn` per state."""
 
     def choose_hold(self, state: Any, dice: Any, rerolls_left: int, rng: Any) -> Any:
         space = space_for(state.rules)

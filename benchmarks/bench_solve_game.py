@@ -1,7 +1,7 @@
-"""Benchmark of the exact solitaire solver (issue 11 §1): states per second on the 3 x 3
+"""Benchmark of the exact solitaire solver (docs/solve-game.md): states per second on the 3 x 3
 example board (exact Fractions, Python-int engine), from which `solve-game` estimates the cost of
-bigger boards (`exact.SECONDS_PER_STATE`), and the hold rules of the cheat sheet (issue 11 §4:
-every face order tried)."""
+bigger boards (`solver.SECONDS_PER_STATE`), and the hold rules of the cheat sheet
+(docs/cheatsheet.md, "Which dice": every face order tried)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The tile game (issue 10): legal moves and the advisor's evaluation per position, ``tile advise``
+"""The tile game (docs/tile.md): legal moves and the advisor's evaluation per position, ``tile advise``
 wall time, and games per CPU second per strategy.
 
 Run: ``python benchmarks/bench.py tile``.

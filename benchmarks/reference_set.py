@@ -349,9 +349,9 @@ def cases() -> list[Case]:
     pos = "examples/tile/position.toml"
     for f in formats:
         c(f"tile-advise-{f}", f"tile advise {pos} --top 5 --format {f}")
-    c("tile-advise-move", f"tile advise {pos} --top 3 --move 4,1+4,0@4 --samples 10 --seed 2")
+    c("tile-advise-move", f"tile advise {pos} --top 3 --move r5c2+r5c1@4 --samples 10 --seed 2")
     c("tile-advise-no-refill", f"tile advise {pos} --top 3 --samples 0")
-    c("err-tile-advise-move", f"tile advise {pos} --move 0,0@1")
+    c("err-tile-advise-move", f"tile advise {pos} --move r1c1@1")
     tsim = "tile simulate --players advisor,greedy --games 6 --seed 1 --jobs 1"
     for f in formats:
         c(f"tile-simulate-{f}", f"{tsim} --format {f}")

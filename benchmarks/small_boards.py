@@ -1,4 +1,4 @@
-"""Issue 11 §3, small boards: each strategy's loss against the exact solitaire optimum.
+"""Small boards: each strategy's loss against the exact solitaire optimum (docs/strategies.md).
 
     python benchmarks/small_boards.py TABLE.json [--games N] [--seed S] [--players a,b,...]
 
@@ -7,7 +7,7 @@ board and rules are the table's. For each strategy it plays N seeded solitaire g
 games as ``shelfie-solve simulate --board B --players P --games N --seed S``) and prints, as a
 Markdown row: the mean score with its 95% interval, the loss per game (exact optimum minus the
 mean), the mean number of decisions (holds incl. stopping early, markings, failed results) per
-game, the mean exact loss per decision (:func:`value_table.decision_losses`) and the summed decision
+game, the mean exact loss per decision (:func:`values.decision_losses`) and the summed decision
 losses per game with their 95% interval (an estimate of the loss per game with less noise).
 """
 

@@ -1,16 +1,15 @@
-"""shelfie-solve: exact strategy engine for My Shelfie: The Dice Game (rules: RULES.md D1-D20).
+"""shelfie-solve: exact strategy engine for My Shelfie: The Dice Game (rules: RULES.md D1-D20)
+and the original My Shelfie tile game (TILE-RULES.md, T1-T26).
 
-Where things live:
+Where things live (docs/architecture.md maps every module), in three layers and a command line:
 
-* :mod:`.rules` — the ruleset (dice, faces, Joker limits D11/D12, threshold D19, end D17).
-* :mod:`.board` — board layout (D3), marks/state (D4), scoring (D19).
-* :mod:`.dice` — dice parsing, multisets and exact re-roll transitions (D6, D7).
-* :mod:`.allocate` — the combination allocator: dice -> groups -> items (D8-D14).
-* :mod:`.objectives` — what a final roll is worth (points, marks, cell, safe, strategic).
-* :mod:`.engine` — the exact DP over (dice, re-rolls left) with optimal holds.
-* :mod:`.advise` — the advice for one turn (holds or markings), click-free.
-* :mod:`.render` — tables / JSON / CSV / Markdown output.
-* :mod:`.cli` — the ``shelfie-solve`` command (a thin click layer).
+* :mod:`.core` — shared by both games and knowing neither: errors, bounded input readers,
+  files written whole, the parallel runner, the disk cache, report output, statistics and
+  tournaments of many games.
+* :mod:`.dice` — the dice game: rules, boards, the exact engine, games, advice, odds, cheat
+  sheets, strategies, the whole-game solver, the ``learned`` objective, ``play``.
+* :mod:`.tile` — the tile game: rules, shelves, the game state, the advisor, strategies.
+* :mod:`.cli` — the ``shelfie-solve`` command above them (a thin click layer).
 """
 
 __version__ = "0.1.0"

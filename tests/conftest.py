@@ -19,7 +19,7 @@ EXAMPLES = ROOT / "examples"
 @pytest.fixture(scope="session", autouse=True)
 def _private_table_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """The tables the tests build (thousands of boards and rulesets) go to a cache directory of
-    the session's own, not the user's (tablecache.py); a SHELFIE_SOLVE_CACHE already set wins."""
+    the session's own, not the user's (core/diskcache.py); a SHELFIE_SOLVE_CACHE already set wins."""
     with pytest.MonkeyPatch.context() as patch:
         if "SHELFIE_SOLVE_CACHE" not in os.environ:
             patch.setenv("SHELFIE_SOLVE_CACHE", str(tmp_path_factory.mktemp("table-cache")))

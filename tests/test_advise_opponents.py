@@ -1,5 +1,5 @@
 """``advise --opponent``: advice that sees the table. The game state rebuilt from the sheets typed
-(:func:`context.table_state`: seats, first player, turn, D17's trigger on any sheet) and the
+(:func:`seats.state_from_seats`: seats, first player, turn, D17's trigger on any sheet) and the
 ``learned`` objective's last-turn values, which by D18/D20 may depend only on win, tie or loss."""
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def test_last_turn_values_depend_only_on_the_outcome(opponent, outcomes):
     best opponent (D20), whatever the margin: one value per outcome, win > tie > loss."""
     data = advise_json("--dice", "CCBJPP", "--marks", MINE, "--rerolls", "0",
                        "--opponent", opponent, "--opponent", CLOSED, "--order", "3", "--round", "6")
-    assert data["objective"] == "learned" and data["end_triggered"]
+    assert data["objective"] == "win" and data["end_triggered"]  # the default: the chance to win (D20)
     best = max(o["score"] for o in data["opponents"])
     by_outcome: dict[str, set[str]] = {}
     for marking in data["markings"]:
@@ -94,7 +94,7 @@ def test_last_turn_values_depend_only_on_the_outcome(opponent, outcomes):
 def test_the_report_names_the_table(board, rules):
     data = advise_json("--dice", "CCBJPP", "--marks", MINE, "--opponent", FOUR, "--order", "2", "--round", "3")
     assert data["opponents"] == [{"marks": FOUR, "score": score(board, parse_marks(FOUR, board), rules)}]
-    assert (data["order"], data["round"], data["objective"]) == (2, 3, "learned")
+    assert (data["order"], data["round"], data["objective"]) == (2, 3, "win")
     table = advise("--dice", "CCBJPP", "--marks", MINE, "--opponent", FOUR, "--order", "2", "--round", "3")
     assert "Round 3, you are number 2 of 2 to play" in table.output
 

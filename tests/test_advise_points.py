@@ -1,4 +1,4 @@
-"""Issue 8 §2: advice in points (D19), the dice to re-roll, and the end-trigger notices (D17).
+"""Advice in points (D19), the dice to re-roll, and the end-trigger notices (D17).
 
 The expected points column is checked against test_engine's brute force (every ordered roll and
 re-roll, every hold by die position, Fractions), extended with a points column: the final roll's
@@ -61,7 +61,7 @@ def test_expected_points_of_every_hold_equal_brute_force(config, objective):
 
 
 def test_issue_example_shows_points_and_reroll():
-    """The issue's position: the table says what each hold is worth in points, and stopping
+    """The reported position: the table says what each hold is worth in points, and stopping
     (+28 points now, D19 worked by hand: r1c3 with CCC and r2c2 with BB) shows its 28."""
     result = CliRunner().invoke(main, ["advise", "--dice", "CCCBBJ", "--marks", "oo.o./o.o../xoxxx/.oo../o....",
                                        "--format", "json"])
@@ -105,7 +105,7 @@ def test_marking_that_closes_the_second_shelf_ends_the_game():
     assert closing and all(m["ends_game"] for m in closing)
     assert others and not any(m["ends_game"] for m in others)
     table = CliRunner().invoke(main, ["advise", "--dice", "BPPGGA", "--rerolls", "0", "--marks", marks, "--top", "50"])
-    assert "this ends the game after the round" in table.stdout
+    assert "ends game (D17)" in table.stdout  # the end column (short: the table fits 80 columns)
 
 
 def test_failed_result_that_closes_the_second_shelf_ends_the_game():
@@ -117,7 +117,7 @@ def test_failed_result_that_closes_the_second_shelf_ends_the_game():
                for s in data["shelves"])
     table = CliRunner().invoke(main, ["advise", "--dice", "CCCCCC", "--rerolls", "0", "--marks",
                                       "xxxxx/xxxx./...../...../....."])
-    assert "this ends the game after the round" in table.stdout
+    assert "ends game (D17)" in table.stdout  # the end column (short: the table fits 80 columns)
     data = _advise_json("--dice", "CCCCPB", "--rerolls", "0", "--marks", "xxxx./xxxx./xxxx./xxxx./xxxx.")
     assert data["failed"] and not any(s["ends_game"] for s in data["shelves"])
 
@@ -133,3 +133,27 @@ def test_finished_sheet_says_final_score():
 def test_already_triggered_end_is_said():
     data = _advise_json("--dice", "CCBJPP", "--marks", "xxxxx/xxxxx/...../...../.....")
     assert data["end_triggered"] and not data["finished"]
+
+
+def test_the_last_turn_is_advised_by_points() -> None:
+    """D17/D18: a sheet that has already triggered the end plays its last turn, so the
+    strategic potential of open lines is worth nothing. Six plants on a sheet whose shelves 1-2
+    are closed: stopping marks PPPP on r3c4 (7 points) and PP on r3c2 (2 points) beside the
+    marked r3c1 (2 points): 11 points for sure (hand-worked from the default board's shelf 3 values
+    2, 2, 3, 7, 12). No six dice score more this turn: shelf 3 needs a third mark to score, and
+    r3c5 (5 dice) leaves one die, which no open item of shelf 3 takes; shelf 4 scores at most
+    8 (r4c1 + r4c2 beside r4c3). So stopping, a sure maximum, is the best hold."""
+    from click.testing import CliRunner
+
+    from shelfie_solver.cli import main
+
+    result = CliRunner().invoke(main, ["advise", "--dice", "PPPPPP", "--marks", "xxxxx/xxxxx/o..../..o../.o...",
+                                       "--format", "json"])
+    assert result.exit_code == 0, result.output
+    import json
+
+    data = json.loads(result.output)
+    assert data["objective"] == "points"
+    best = data["holds"][0]
+    assert best["keep"] == "PPPPPP"
+    assert best["points_float"] == 11.0

@@ -347,7 +347,7 @@ def test_every_marking_returned_is_legal(config):
     assert singles == expected
 
 
-# --- feasibility_table rows == find_groups for every roll ---------------------------------------
+# --- feasibility_arrays rows == find_groups for every roll ---------------------------------------
 
 def table_rows(board: Board, rules: Ruleset) -> list[set[tuple[int, ...]]]:
     table = feasibility_table(board, rules)

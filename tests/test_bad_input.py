@@ -1,5 +1,5 @@
-"""Issue 8 §5: input that costs the parser or the engine, unreadable files, write errors on
-standard output, click's own messages. Each kind: the literal example from the issue, plus the
+"""Input that costs the parser or the engine, unreadable files, write errors on standard output,
+click's own messages (docs/formats.md, "Limits"). Each kind: the literal example reported, plus the
 general property (one line, exit 2 or a documented exit code, no traceback; bounded work)."""
 
 from __future__ import annotations
@@ -175,7 +175,7 @@ def test_counts_match_the_tables_built(dice, faces, joker):
 
 
 def test_work_bounds_literal_examples(tmp_path):
-    """The issue's runaways are refused in one line, before any table is built."""
+    """The reported runaways are refused in one line, before any table is built."""
     all_faces = {"columns": [1, 2, 3, 4, 5, 6, 1],
                  "shelves": [{"faces": ["P", "G", "B", "A", "C"], "values": [1] * 7}] * 7}
     rules = load_rules()
@@ -225,7 +225,7 @@ def test_estimate_grows_with_every_count():
 
 
 def test_a_runaway_board_from_a_saved_game_is_refused_in_the_engine():
-    """feasibility_table checks too, so library callers (simulate workers, load_games) are
+    """feasibility_arrays checks too, so library callers (simulate workers, load_games) are
     covered, not only the CLI."""
     from shelfie_solver.dice.allocate import feasibility_arrays as feasibility_table
 

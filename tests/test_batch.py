@@ -1,7 +1,7 @@
-"""Batched solves (issue 12 §1) and the wide-integer path: exactly the single-state engine.
+"""Batched solves (docs/engine.md) and the wide-integer path: exactly the single-state engine.
 
 The batched DP (:mod:`shelfie_solver.dice.engine.batched`) must give, for every state, the very integers,
-hold values and policy of :func:`engine.solve_turn` (D6, D7, D13; ties broken alike). The limb
+hold values and policy of :func:`dp.solve_turn` (D6, D7, D13; ties broken alike). The limb
 path (:mod:`shelfie_solver.dice.engine.wide`) is checked by linearity: scaling every final value by ``c > 0``
 scales every value by ``c`` and keeps every optimal hold, so ``solve(c * f)`` computed on limbs
 must equal ``c * solve(f)`` computed in int64.
@@ -74,7 +74,7 @@ def test_batch_equals_single_solves(board, rules, name, kernel):
 @pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("name", OBJECTIVES)
 def test_batch_equals_single_solves_200_states(board, rules, name, kernel):
-    """Issue 12 §1: at least 200 random states for every objective, both kernels."""
+    """At least 200 random states for every objective, both kernels."""
     _need(kernel)
     _check_batch_equals_single(board, rules, name, 200, seed=100 + OBJECTIVES.index(name), kernel=kernel)
 
@@ -137,8 +137,8 @@ def test_limbs_path_is_exact_by_linearity(dice, sides, rerolls, shift):
 
 
 def test_three_rerolls_of_six_dice_stay_in_int64(board):
-    """Issue 12 §4: 3 re-rolls of the default dice run in int64 (level r is at most
-    max|final| * 6^(6r) < 2^62), and the start of the turn is still exact (summed in Python ints)."""
+    """No big-integer cliff (docs/engine.md): 3 re-rolls of the default dice run in int64 (level r
+    is at most max|final| * 6^(6r) < 2^62), and the start of the turn is still exact (summed in Python ints)."""
     rules = replace(DEFAULT_RULES, rerolls=3)  # D7 with one more re-roll
     solution = solve_turn(board, Marks.empty(board), rules, Points())
     assert all(v.dtype == np.int64 for v in solution.values)
@@ -166,7 +166,7 @@ def test_limbs_round_trip():
 
 @pytest.mark.parametrize("name", OBJECTIVES)
 def test_turn_plan_holds_equal_the_full_policy(board, rules, name):
-    """engine.plan_turn decides exactly as solve_turn's policy, every roll at every level."""
+    """dp.plan_turn decides exactly as solve_turn's policy, every roll at every level."""
     rng = random.Random(7 + OBJECTIVES.index(name))
     for _ in range(4):
         marks = random_marks(rng, board)

@@ -1,4 +1,4 @@
-"""A hostile table cache (tablecache.py, issue 12 §6) only costs a rebuild: an entry replaced by
+"""A hostile table cache (core/diskcache.py, docs/cache.md) only costs a rebuild: an entry replaced by
 a FIFO (which hung every command in ``np.load``), a directory, a truncated or empty file, and a
 blank ``SHELFIE_SOLVE_CACHE`` (which made a folder named ``' '`` in the working directory)."""
 

@@ -1,4 +1,4 @@
-"""The table cache's size bound (tablecache.py: SHELFIE_SOLVE_CACHE_MAX, least recently used
+"""The table cache's size bound (core/diskcache.py: SHELFIE_SOLVE_CACHE_MAX, least recently used
 entries removed whole) and ``shelfie-solve cache`` (docs/cache.md)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``shelfie-solve advise`` through click's CliRunner: the JSON contract of issue 2, the output
+"""``shelfie-solve advise`` through click's CliRunner: the JSON contract (docs/advise.md), the output
 formats, dice and marks input forms, and every bad-input path (one line, exit code 2)."""
 
 from __future__ import annotations
@@ -437,7 +437,7 @@ def test_more_combinations_than_dice_means_no_limit(tmp_path):
                      'values = [1, 2, 3, 4, 5]\n')
     data = advise_json("--dice", "PGBACJ", "--rules", str(path), "--board", str(board), "--rerolls", "0")
     assert max(len(m["cells"]) for m in data["markings"]) == 5  # five faces, five 1-die items (D11b)
-    # issue 8 §5: on the 25-item default board, sets of up to 6 items (245,505 of them) would
+    # docs/formats.md, "Limits": on the 25-item default board, sets of up to 6 items (245,505 of them) would
     # take over a gigabyte: refused up front in one line
     assert_one_line_error(advise("--dice", "PGBACJ", "--rules", str(path)), "MB", "combinations per turn")
 

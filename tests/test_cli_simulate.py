@@ -69,7 +69,7 @@ def test_save_writes_replayable_games(tmp_path):
     ["--players", "greedy", "--games", "0"],
     ["--players", "greedy", "--jobs", "0"],
     ["--players", "greedy", "--seed", "-1"],
-    ["--players", "greedy", "--games", "1000000000000000000000000000000"],  # issue 8 §5: OverflowError
+    ["--players", "greedy", "--games", "1000000000000000000000000000000"],  # was an OverflowError
     ["--players", "greedy", "--games", "1000001"],
     ["--players", "greedy", "--seed", "5" * 5000],
     ["--players", "greedy", "--seed", str(2**128)],
@@ -126,7 +126,7 @@ def test_empty_player_entry_is_an_error(players):
 
 @pytest.mark.parametrize("fmt", ["table", "json", "csv", "markdown"])
 def test_solitaire_has_no_win_rate_nor_lines_blocked(fmt):
-    """Issue 8 §4: one player has nobody to beat or be blocked by: no such rows, in any format."""
+    """One player has nobody to beat or be blocked by: no such rows, in any format."""
     result = run("--players", "greedy", "--games", "3", "--seed", "1", "--format", fmt)
     assert result.exit_code == 0, result.output
     text = result.stdout.lower()
@@ -143,7 +143,7 @@ def test_long_seeds_are_shortened_in_the_message():
 
 
 def test_fresh_seed_is_short_and_repeats_the_run():
-    """Issue 8 §4: without --seed the printed seed is a 32-bit number; typing it back repeats
+    """Without --seed the printed seed is a 32-bit number; typing it back repeats
     the run exactly."""
     first = run("--players", "greedy,random", "--games", "2", "--jobs", "1", "--format", "json")
     data = json.loads(first.stdout)

@@ -49,7 +49,11 @@ def test_score_personal_card_from_a_file(tmp_path):
     path.write_text(shelf + "\n")
     result = run("score", str(path), "--personal", card.name, "--format", "json")
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["personal"] == {"card": card.name, "matches": 6, "points": 12}
+    # the card's cells by name, 1-based: row 1 at the top, column 1 on the left (docs/tile.md)
+    names = [f"r{cell // 5 + 1}c{cell % 5 + 1}" for cell in card.cells]
+    types = ["cat", "book", "game", "frame", "trophy", "plant"]
+    assert json.loads(result.stdout)["personal"] == {"card": card.name, "matches": 6, "points": 12,
+                                                     "matching_cells": names, "asks": dict(zip(types, names))}
 
 
 def test_score_shelf_text_with_a_byte_order_mark():
@@ -117,7 +121,7 @@ def test_advise_race_term_hand_worked(tmp_path):
     for m in moves:
         trophies = m["order"].count("T")
         assert Fraction(m["race"]) == (1 if trophies == 1 else 0 if trophies == 0 else Fraction(m["race"]))
-    assert any(m["cells"] == ["3,2"] for m in moves)
+    assert any(m["cells"] == ["r4c3"] for m in moves)
     table = run("advise", str(position), "--top", "40")
     assert "race" in table.stdout
 
@@ -203,20 +207,22 @@ def test_simulate_save_to_a_directory_writes_nothing(tmp_path):
 
 def test_advise_rates_a_given_move():
     """--move: the move's rank and value, the same as its row in the full ranking."""
-    result = run("advise", str(POSITION), "--move", "6,5+6,4+6,3@4", "--format", "json")
+    result = run("advise", str(POSITION), "--move", "r7c6+r7c5+r7c4@4", "--format", "json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    row = next(m for m in data["moves"] if set(m["cells"]) == {"6,3", "6,4", "6,5"} and m["column"] == 4)
-    assert data["move"] == row
+    row = next(m for m in data["moves"] if set(m["cells"]) == {"r7c4", "r7c5", "r7c6"} and m["column"] == 4)
+    assert data["move"] == {**row, "tied_with": sum(m["value"] == row["value"] for m in data["moves"]) - 1}
 
 
 @pytest.mark.parametrize("move, fragment", [
-    ("5,4@1", "T10-T11"),          # (5,4) has no free side at turn start
-    ("6,3+6,5@1", "T10-T11"),      # a gap
-    ("7,4@1", "no tile"),          # an empty cell
-    ("6,3@9", "column 9"),
-    ("6,3", "bad --move"),
+    ("r6c5@1", "T10-T11"),          # r6c5 has no free side at turn start
+    ("r7c4+r7c6@1", "T10-T11"),     # a gap
+    ("r8c5@1", "no tile"),          # an empty cell
+    ("r7c4@9", "column 9"),
+    ("r7c4", "bad --move"),
     ("a,b@1", "bad --move"),
+    ("r0c4@1", "no board cell 'r0c4'"),
+    ("6,3@1", "the old 6,3 counted from 0: r7c4"),  # the 0-based row,column is refused, never read
 ])
 def test_advise_illegal_moves(move, fragment):
     """Illegal picks and placements (T10-T14): one line, exit 2."""
@@ -228,7 +234,7 @@ def test_advise_placement_without_room(tmp_path):
     def fill(d):
         d["turn"] = 1
         d["shelf"][0]["rows"] = ["..T..", "..B..", "..F..", "..TF.", "..TT.", "..TBF"]
-    assert_one_line_error(run("advise", _position(tmp_path, fill), "--move", "6,3+6,4+6,5@3"), "T12")
+    assert_one_line_error(run("advise", _position(tmp_path, fill), "--move", "r7c4+r7c5+r7c6@3"), "T12")
 
 
 def test_simulate_progress_bar_in_a_terminal():

@@ -85,7 +85,7 @@ def test_a_checkpoint_is_resumed_only_for_the_same_board_contents(tmp_path):
     checkpoint.write_text(json.dumps(data))
     assert_one_line_error(run(*args), "checkpoint", "no weights for [1] players")
     checkpoint.write_text("[" * 100000 + "]" * 100000)
-    assert_one_line_error(run(*args), "checkpoint", "nested too deeply")
+    assert_one_line_error(run(*args), "checkpoint", "nested more than 32 deep")
 
 
 def test_progress_bar_on_a_terminal(tmp_path):

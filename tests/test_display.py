@@ -1,4 +1,5 @@
-"""Issue 8 §3: rounding and display that never overstate; face words; --top; p/q with floats."""
+"""Rounding and display that never overstate (docs/formats.md, "Numbers"); face words; --top;
+p/q with floats."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from shelfie_solver.core.report import one_in, one_in_texts, percent
 
 
 @pytest.mark.parametrize("value, text", [
-    (Fraction(186623, 186624), ">99.99%"),   # the issue's ">=2 items 100.00%"
+    (Fraction(186623, 186624), ">99.99%"),   # once printed ">=2 items 100.00%"
     (Fraction(1, 186624), "<0.01%"),
     (Fraction(19999, 20000), ">99.99%"),     # 99.995% would round up to 100.00
     (Fraction(9999, 10000), "99.99%"),       # exactly 99.99%
@@ -49,7 +50,7 @@ def test_percent_is_certain_only_when_exact(value, places):
 
 
 def test_one_in_tells_values_apart():
-    """The issue: 93.75% and 87.50% both printed "1 in 1.1"; 16/15 = 1.0667, 8/7 = 1.1429."""
+    """Once, 93.75% and 87.50% both printed "1 in 1.1"; 16/15 = 1.0667, 8/7 = 1.1429."""
     assert one_in_texts([Fraction(15, 16), Fraction(7, 8)]) == ["1 in 1.07", "1 in 1.14"]
     assert one_in(Fraction(347897, 7558272)) == "1 in 21.7"  # 7558272/347897 = 21.72...
     assert one_in(Fraction(1, 186624)) == "1 in 186,624"
@@ -154,8 +155,8 @@ def test_simulate_csv_has_exact_means_and_margins():
 
 
 def test_issue_literal_186623_over_186624_is_not_100_percent():
-    """The issue's report: a ">=2 items" chance of 186623/186624 printed as 100.00%. On the empty
-    board keeping P and J with two re-rolls left has exactly that chance (the issue's figure)."""
+    """Once reported: a ">=2 items" chance of 186623/186624 printed as 100.00%. On the empty
+    board keeping P and J with two re-rolls left has exactly that chance (the reported figure)."""
     data = json.loads(CliRunner().invoke(main, ["advise", "--dice", "CCBJPP", "--format", "json"]).stdout)
     hold = next(h for h in data["holds"] if h["keep"] == "PJ")
     assert Fraction(hold["at_least"]["2"]) == Fraction(186623, 186624)

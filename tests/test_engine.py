@@ -3,7 +3,7 @@
 The brute force here knows nothing of DiceSpace: it enumerates every ordered outcome of every
 roll and re-roll and every choice of dice to keep (by die position), with Fractions, and scores
 a final roll by the brute-force markings of test_allocate.py and objectives written out from
-their definitions (issue 2, docs/objectives.md).
+their definitions (docs/objectives.md).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def phi(board: Board, marks: Marks, threshold: int) -> Fraction:
 
 def objective_value(name: str, board: Board, marks: Marks, rules: Ruleset,
                     markings: set[tuple[int, ...]]) -> Fraction:
-    """A final roll's worth under its best marking (issue 2's objective definitions); a failed
+    """A final roll's worth under its best marking (docs/objectives.md's definitions); a failed
     result (no marking) is worth 0, or for strategic the least costly shelf to give up (D13)."""
     if name == "points":
         before = score(board, marks, rules)

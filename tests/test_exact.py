@@ -1,5 +1,5 @@
-"""The exact solitaire solver (shelfie_solver/exact.py) against an independent brute force on a
-tiny board, a seeded simulation of its own policy, and the issue-11 example's published 41.71."""
+"""The exact solitaire solver (shelfie_solver/dice/wholegame/solver.py) against an independent brute
+force on a tiny board, a seeded simulation of its own policy, and the example board's 41.71."""
 
 from __future__ import annotations
 
@@ -184,7 +184,8 @@ def test_checkpoints_resume(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_issue_example_is_41_71() -> None:
-    """Issue 11's example board: the exact optimum is about 41.71 (an independent computation)."""
+    """The example board (examples/boards/small.toml): the exact optimum is about 41.71 (an
+    independent computation)."""
     from shelfie_solver.dice.board import load_board
 
     rules = Ruleset()

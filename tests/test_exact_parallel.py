@@ -1,4 +1,4 @@
-"""The exact solitaire solver on the shared parallel runner (issue 12 item 7): ``solve-game
+"""The exact solitaire solver on the shared parallel runner (docs/solve-game.md): ``solve-game
 --jobs J`` and ``--scheduler ADDRESS`` give the table of ``--jobs 1`` byte for byte, checkpoints
 resume in parallel, and a dask LocalCluster started here solves the same values."""
 

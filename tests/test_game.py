@@ -287,7 +287,7 @@ def test_save_through_a_symlink_writes_the_file_it_points_to(tmp_path):
     link.symlink_to(real)
     save_games(str(link), ["new"])
     assert link.is_symlink() and real.read_text() == "new\n"
-    dangling = tmp_path / "dangling.jsonl"  # issue 8 §5: never creates the link's target
+    dangling = tmp_path / "dangling.jsonl"  # docs/formats.md, "Output": never creates the link's target
     dangling.symlink_to(tmp_path / "later.jsonl")
     with pytest.raises(GameError, match="symbolic link to a missing file"):
         save_games(str(dangling), ["x"])

@@ -1,4 +1,4 @@
-"""The compiled kernel's fast paths (issue 12 §1-2): the sub-hold lattice's best holds, the
+"""The compiled kernel's fast paths (docs/engine.md): the sub-hold lattice's best holds, the
 set-by-set final-table scan, the branch-free strategic worths and the whole solver turn in one
 call must give exactly what the numpy engine gives (D7 stopping, D13 failed results, D4 usable
 items), ties included."""
@@ -24,7 +24,7 @@ def test_compiled_dp_equals_the_sparse_product_for_any_column_count(dice, sides,
     """Every column count (the unrolled 2- and 4-column paths and the general one), one state at
     a time (5 states) and state-minor in blocks (20 states: a full block and a part), on tables
     with few distinct values, so exact ties on column 0 and on column 1 are common and the
-    lower hold index must decide as engine._best_holds does."""
+    lower hold index must decide as dp._best_holds does."""
     from shelfie_solver.dice.engine.batched import solve_finals
     from shelfie_solver.dice.rolls import dice_space
 
@@ -40,7 +40,7 @@ def test_compiled_dp_equals_the_sparse_product_for_any_column_count(dice, sides,
 
 
 def test_set_rolls_is_the_feasibility_table_transposed(board, rules):
-    """Roll r lists item set s (allocate.feasibility_table) exactly when set s lists roll r."""
+    """Roll r lists item set s (allocate.feasibility_arrays) exactly when set s lists roll r."""
     from shelfie_solver.dice.allocate import feasibility_arrays as feasibility_table
     from shelfie_solver.dice.engine.kernel import set_rolls
 
@@ -91,7 +91,7 @@ def test_strategic_from_set_lines_equals_the_objective(threshold):
 
 def test_solver_turn_equals_solve_turn_on_many_states(board, rules):
     """The solver's one compiled call per turn (from the sheet's bit masks) chooses every hold
-    of every roll at every level as engine.solve_turn's strategic policy, on 40 random sheets,
+    of every roll at every level as dp.solve_turn's strategic policy, on 40 random sheets,
     the top hold of the first roll (decided in that call) included."""
     from shelfie_solver.dice.rolls import space_for
     from shelfie_solver.dice.engine.dp import solve_turn

@@ -1,5 +1,5 @@
-"""The ``learned`` objective (shelfie_solver/learned.py): integer values worked by hand on tiny
-weight vectors, the game context, the parameter file, and a legal game by its strategy."""
+"""The ``learned`` objective (shelfie_solver/dice/learned/objective.py): integer values worked by
+hand on tiny weight vectors, the game context, the parameter file, and a legal game by its strategy."""
 
 from __future__ import annotations
 

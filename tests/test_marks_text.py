@@ -1,4 +1,4 @@
-"""Issue 8 §1: the one rule telling marks text from a file name (docs/formats.md, D4).
+"""The one rule telling marks text from a file name (docs/formats.md, D4).
 
 Text made only of ``. o x /`` and white space is always marks text; ``-`` is standard input;
 anything else is a path. Checked exhaustively for every pattern of one shelf in every shelf
@@ -39,7 +39,7 @@ def _expected(shelf: int, pattern: str) -> tuple[int, int]:
 
 def test_every_shelf_pattern_in_every_position_is_text_and_file_alike(board, tmp_path):
     """All 3^5 patterns x 5 shelves: as text and from a file, the same state, and the right one
-    (the issue's `....x`, `....o`, `o.x.o`, `..oo.` endings were taken for missing files)."""
+    (the reported `....x`, `....o`, `o.x.o`, `..oo.` endings were once taken for missing files)."""
     path = tmp_path / "marks.txt"
     for shelf in range(5):
         for chars in product(".ox", repeat=5):
@@ -76,7 +76,7 @@ def test_cli_marks_text_file_and_stdin_agree(tmp_path, shelf, pattern):
     ["cheatsheet", "--format", "csv", "--output", "{out}"],
 ])
 def test_other_commands_take_marks_text_ending_like_an_extension(tmp_path, command):
-    """`odds --marks` and `cheatsheet --marks` follow the same rule (the issue's report)."""
+    """`odds --marks` and `cheatsheet --marks` follow the same rule."""
     text = "oooo./xxxxx/xxxxx/xxxxx/....x"
     args = [a.replace("{out}", str(tmp_path / "out")) for a in command]
     result = CliRunner().invoke(main, [*args, "--marks", text])

@@ -29,7 +29,7 @@ TINY = 40
 
 
 def test_held_out_layouts_are_the_example_boards():
-    # HELD_OUT is typed in by hand; it must be the four boards issue 11 measures on.
+    # HELD_OUT is typed in by hand; it must be the four boards docs/train.md measures on.
     layouts = []
     for name in MEASURED:
         board = load_board(BOARDS / name, DEFAULT_RULES)

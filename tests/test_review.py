@@ -25,7 +25,7 @@ def reviews(board, rules):
         game = play_seeded(board, rules, [strategy_named(n) for n in NAMES], seed)
         table = table_from_dict(game_to_dict(game))
         for seat, name in enumerate(NAMES):
-            out[name].append(review(table, seat))
+            out[name].append(review(table, seat, "strategic"))  # the solver's own objective
     return out
 
 
@@ -87,6 +87,8 @@ def test_game_numbers_count_from_one_in_file_order(tmp_path):
     assert {**third, "game": 1} == reviewed(alone)
     assert reviewed(saved, "--game", "1")["decisions"] != third["decisions"]
     table = CliRunner().invoke(main, ["review", str(saved), "--game", "3"]).stdout
+    assert table.startswith("Review of greedy (seat 1) in game 3, objective win")  # play's objective (D20)
+    table = CliRunner().invoke(main, ["review", str(saved), "--game", "3", "--objective", "strategic"]).stdout
     assert table.startswith("Review of greedy (seat 1) in game 3, objective strategic")
     for number, fragment in (("0", "expected 1 or more"), ("-2", "expected 1 or more"), ("4", "expected --game 1..3")):
         assert_one_line_error(CliRunner().invoke(main, ["review", str(saved), "--game", number]), fragment,

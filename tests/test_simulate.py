@@ -45,7 +45,7 @@ def test_estimate_closed_form():
 
 
 def test_win_rate_interval_is_wilson():
-    """Issue 8 §4: 20 wins in 20 games is not [100%, 100%]; Wilson's closed form at p = 1 is
+    """20 wins in 20 games is not [100%, 100%]; Wilson's closed form at p = 1 is
     [n / (n + z^2), 1], at p = 0 it is [0, z^2 / (n + z^2)]."""
     all_won = estimate([1] * 20, PROPORTION)
     assert all_won.low == pytest.approx(20 / (20 + Z975**2)) and all_won.high == 1

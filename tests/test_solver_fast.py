@@ -1,6 +1,6 @@
-"""The solver strategy's fast paths (issue 12 §2): with the compiled plan cached, the marking is
+"""The solver strategy's fast paths (docs/engine.md): with the compiled plan cached, the marking is
 read from the plan's item-set worths instead of re-running the objective; it must be the first
-choice of advise.rank_markings (D8-D14) whatever the state and the dice, ties included."""
+choice of advice.rank_markings (D8-D14) whatever the state and the dice, ties included."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def test_marking_from_the_cached_plan_is_advise_first_choice(board, rules, marks
 
 def test_tied_worths_fall_back_to_points_then_items(board, rules):
     """Empty sheet, every 7th roll: where several markings are worth the same, the tie rule of
-    advise.order_markings (points now, then more items, then item order) must decide as there."""
+    advice.order_markings (points now, then more items, then item order) must decide as there."""
     marks = Marks(5, 5, 0, 0)
     for dice in [space_for(rules).rolls[i] for i in range(0, 462, 7)]:
         ranked = rank_markings(dice, board, marks, rules, Strategic())

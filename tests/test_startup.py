@@ -1,4 +1,4 @@
-"""Start-up (issue 12 §6): `advise` and `odds` never load the heavy or optional modules."""
+"""Start-up (docs/performance.md): `advise` and `odds` never load the heavy or optional modules."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("numba", "scipy", "matplotlib", "networkx", "importlib.metadata", "shelfie_solver.dice.engine.kernel",
          "shelfie_solver.dice.game.events", "shelfie_solver.dice.game.dice_sources",
          "shelfie_solver.dice.game.turn", "shelfie_solver.dice.game.record", "shelfie_solver.core.parallel",
-         # only the JSON / CSV formats and JSON input files need these (render.py, inputs.py)
+         # only the JSON / CSV formats and JSON input files need these (core/report.py, core/inputs.py)
          "json", "csv")
 
 

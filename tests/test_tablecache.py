@@ -1,5 +1,6 @@
-"""The disk cache of the dice space and feasibility tables (issue 12 §6): the same tables as a
-fresh build, keyed by ruleset and board, corrupt entries rebuilt, concurrent writers safe."""
+"""The disk cache of the dice space and feasibility tables (core/diskcache.py, docs/cache.md): the same
+tables as a fresh build, keyed by ruleset and board, corrupt entries rebuilt, concurrent writers
+safe."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The exact refill expectation (issue 10 §4, T16-T17): the distribution of a refill's boards
+"""The exact refill expectation (docs/tile.md, T16-T17): the distribution of a refill's boards
 (``tile.refill``) equals brute force over the bag's tiles as distinct objects, and the advisor
 uses it, exactly, when a refill has few enough boards."""
 

@@ -54,12 +54,15 @@ def test_bad_cards():
     with pytest.raises(TileError, match="share a cell"):
         cards_from_dict({"card": cards})
     cards = _cards()
-    cards[3]["P"] = [6, 0]
-    with pytest.raises(TileError, match="row 0-5"):
+    cards[3]["P"] = [6, 0]  # the older 0-based form: row 6 is off the shelf
+    with pytest.raises(TileError, match="row 1-6"):
+        cards_from_dict({"card": cards})
+    cards[3]["P"] = "r7c1"  # 1-based: row 7 is off the shelf
+    with pytest.raises(TileError, match="row 1-6"):
         cards_from_dict({"card": cards})
     cards = _cards()
     del cards[2]["G"]
-    with pytest.raises(TileError, match="G needs a cell"):
+    with pytest.raises(TileError, match="G needs a shelf cell"):
         cards_from_dict({"card": cards})
     cards = _cards()
     cards[1] = dict(cards[0], name="copy")

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 
 # Before numpy is first imported (by a subcommand's module): the CLI computes in int64 and
 # object arrays (no BLAS) and parallelises with processes, so OpenBLAS's own thread pool only
-# costs start-up: starting it is 40-70 ms of `advise`'s wall-clock on 2 cores (issue 12 §6,
-# docs/performance.md). A value the user set is kept.
+# costs start-up: starting it is 40-70 ms of `advise`'s wall-clock on 2 cores
+# (docs/performance.md, "Start-up"). A value the user set is kept.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 #: command name -> "module:function" under shelfie_solver.cli
@@ -35,6 +35,7 @@ COMMANDS = {
     "simulate": "simulate:simulate_command",
     "play": "play:play_command",
     "review": "review:review_command",
+    "serve": "serve:serve_command",
     "tile": "tile:tile_group",
     "solve-game": "solve_game:solve_game_command",
     "train": "train:train_command",
@@ -99,8 +100,8 @@ def _import_quietly(name: str) -> Any:
     collector paused, then freeze what was loaded (:func:`gc.freeze`): importing makes almost
     no garbage, and later collections (``advise`` builds thousands of ``Fraction``s) need not
     walk every object of numpy and the modules again. Together 20-40 ms CPU of ``advise``'s
-    start-up on this machine (issue 12 §6). Done once per module, so a long-lived caller (the
-    tests' ``CliRunner``) freezes at most one batch per subcommand."""
+    start-up on this machine (docs/performance.md, "Start-up"). Done once per module, so a
+    long-lived caller (the tests' ``CliRunner``) freezes at most one batch per subcommand."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -114,7 +115,7 @@ def _import_quietly(name: str) -> Any:
 def _interrupted() -> type[Interrupted]:
     """:class:`parallel.Interrupted`, imported only when an exception reaches its ``except``
     clause (clauses are evaluated then), so commands that never run in parallel (``advise``)
-    do not pay for the runner's import at start-up (issue 12 §6)."""
+    do not pay for the runner's import at start-up (docs/performance.md)."""
     from shelfie_solver.core.parallel import Interrupted as interrupted
 
     return interrupted

@@ -7,11 +7,19 @@ import click
 from shelfie_solver.dice.advise.advice import Advice, advise, advise_in_game
 from shelfie_solver.dice.board import Board, Marks
 from shelfie_solver.dice.rolls import Counts, parse_dice
-from shelfie_solver.dice.objective_names import OBJECTIVE_NAMES, is_learned, parse_objective
-from shelfie_solver.core.report import render
+from shelfie_solver.dice.objective_names import OBJECTIVE_NAMES, parse_objective, sees_the_table
+from shelfie_solver.core.report import TABLE_WIDTH, render
 from shelfie_solver.dice.advise.report import advice_report
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.cli.options import board_option, format_option, load_setup, marks_option, rules_option
+from shelfie_solver.cli.options import (
+    board_option,
+    exact_option,
+    exact_wanted,
+    format_option,
+    load_setup,
+    marks_option,
+    rules_option,
+)
 
 
 @click.command("advise", short_help="Which dice to hold, which items to mark, with exact odds.")
@@ -37,11 +45,13 @@ from shelfie_solver.cli.options import board_option, format_option, load_setup, 
               help=f"What to maximise: {', '.join(OBJECTIVE_NAMES)} (docs/objectives.md). strategic: expected "
                    "gain in potential points (scoring lines plus credit for lines on their way to scoring), "
                    "which unlike points counts progress that scores in later turns; the points column "
-                   "always shows the expected points this turn. With --opponent only learned or "
-                   "learned:FILE (they see the table). [default: strategic; learned with --opponent]")
+                   "always shows the expected points this turn. With --opponent only win (the chance to "
+                   "win, in percent: exact on the last turns, else the calibrated model), learned or "
+                   "learned:FILE (they see the table). [default: strategic; win with --opponent]")
 @click.option("--top", type=click.IntRange(1, None), default=10, show_default=True, metavar="K",
               help="Rows to show in table and markdown output (JSON and CSV list all).")
 @format_option
+@exact_option
 def advise_command(dice_text: str, rerolls: int | None, marks_text: str | None, board_path: str | None,
                    rules_path: str | None, opponent_texts: tuple[str, ...], order: int | None,
                    round_number: int | None, objective: str | None, top: int, fmt: str) -> None:
@@ -63,7 +73,7 @@ def advise_command(dice_text: str, rerolls: int | None, marks_text: str | None, 
     if opponent_texts:
         result = _advise_in_game(dice, board, rules, marks, opponent_texts, 1 if order is None else order,
                                  1 if round_number is None else round_number,
-                                 objective or "learned", rerolls)
+                                 objective or "win", rerolls)
     else:
         for name, given in (("--order", order), ("--round", round_number)):
             if given is not None:
@@ -71,7 +81,7 @@ def advise_command(dice_text: str, rerolls: int | None, marks_text: str | None, 
                                        "--opponent STATE (once per opponent)")
         result = advise(dice, board, marks, rules, parse_objective(objective or "strategic", board), rerolls)
     report = advice_report(result, top=None if fmt == "json" else top)
-    click.echo(render(report, fmt), nl=False)
+    click.echo(render(report, fmt, width=TABLE_WIDTH, exact=exact_wanted()), nl=False)
 
 
 def _advise_in_game(dice: Counts, board: Board, rules: Ruleset, marks: Marks, opponent_texts: tuple[str, ...],
@@ -81,10 +91,10 @@ def _advise_in_game(dice: Counts, board: Board, rules: Ruleset, marks: Marks, op
     from shelfie_solver.dice.board import load_marks
     from shelfie_solver.dice.play.seats import state_from_seats
     from shelfie_solver.dice.errors import MarksError
-    from shelfie_solver.dice.learned.objective import named_objective
+    from shelfie_solver.dice.objective_names import advice_objective
 
-    if not is_learned(objective):
-        raise click.UsageError(f"--objective {objective} sees one sheet; with --opponent use learned or "
+    if not sees_the_table(objective):
+        raise click.UsageError(f"--objective {objective} sees one sheet; with --opponent use win, learned or "
                                "learned:FILE (the objectives that see the table), or drop --opponent")
     opponents = []
     for number, text in enumerate(opponent_texts, 1):
@@ -93,4 +103,4 @@ def _advise_in_game(dice: Counts, board: Board, rules: Ruleset, marks: Marks, op
         except MarksError as error:
             raise MarksError(f"--opponent {number}: {error}") from None
     state = state_from_seats(board, rules, marks, tuple(opponents), order, round_number)
-    return advise_in_game(dice, state, named_objective(objective, board, state), rerolls)
+    return advise_in_game(dice, state, advice_objective(objective, state), rerolls)

@@ -50,6 +50,25 @@ def format_option(func: F) -> F:
                         help="Output format.")(func)
 
 
+def _remember_exact(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+    ctx.meta["shelfie_exact"] = ctx.meta.get("shelfie_exact", False) or value
+    return value
+
+
+def exact_option(func: F) -> F:
+    """``--exact``: table and Markdown output add the column of exact values (``p/q``; JSON and
+    CSV always carry them). Not passed to the command: read it with :func:`exact_wanted`."""
+    return click.option("--exact", is_flag=True, expose_value=False, callback=_remember_exact,
+                        help="Table and Markdown output: add the column of exact values (p/q; JSON and CSV "
+                             "always have them). Without it the table fits 80 columns.")(func)
+
+
+def exact_wanted() -> bool:
+    """Whether ``--exact`` (:func:`exact_option`) was given to the command running now."""
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx is not None and ctx.meta.get("shelfie_exact", False))
+
+
 def games_option(default: int, most: int) -> Callable[[F], F]:
     """``--games N``: games to play, 1 to ``most`` (``simulate``, ``tile simulate``)."""
     return click.option("--games", type=click.IntRange(1, most), default=default, show_default=True, metavar="N",
@@ -103,6 +122,12 @@ def seed_option(func: F) -> F:
                         help="Root seed, a whole number from 0 to 2**128-1; the same seed gives the same results "
                              "whatever --jobs is. Default: a fresh 32-bit seed from OS entropy, printed so the "
                              "run can be repeated.")(func)
+
+
+def first_seed_option(func: F) -> F:
+    """``--seed S``: the seed of the draw of who plays first (D5; ``play new``, ``serve``'s New game)."""
+    return click.option("--seed", type=click.IntRange(0, None), default=None, metavar="S",
+                        help="Seed for drawing the first player (D5). Default: fresh entropy.")(func)
 
 
 def jobs_option(func: F) -> F:
@@ -184,8 +209,9 @@ def check_output(path: str, option: str, inputs: Iterable[str | None] = ()) -> P
 
 def refuse_input_as_output(output: str | None, option: str, inputs: Iterable[str | None]) -> None:
     """Refuse an output file that is also one of the command's input files (a board, ruleset,
-    value table or parameter file, compared after following links): writing it would replace what
-    was read (``solve-game --board b.toml --save b.toml``).
+    value table or parameter file, compared after following links, and as the same file on disk so
+    a hard link counts too): writing it would replace what was read (``solve-game --board b.toml
+    --save b.toml``).
 
     Raises:
         click.BadParameter: ``output`` names one of ``inputs`` (one line naming ``option``).
@@ -196,10 +222,20 @@ def refuse_input_as_output(output: str | None, option: str, inputs: Iterable[str
         return
     target = os.path.realpath(output)
     for path in inputs:
-        if path and os.path.realpath(path) == target:
+        if path and (os.path.realpath(path) == target or _same_file(path, output)):
             raise click.BadParameter(f"{shorten(output)} is also read by this command (as {shorten(path)}); "
                                      "writing it would replace it. Expected another file name",
                                      param_hint=f"'{option}'")
+
+
+def _same_file(first: str, second: str) -> bool:
+    """Whether two existing paths name one file (a hard link); False when either is missing."""
+    import os
+
+    try:
+        return os.path.samefile(first, second)
+    except (OSError, ValueError):
+        return False
 
 
 def player_files(players_text: str) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 import sys
 from collections.abc import Callable
@@ -12,7 +13,7 @@ from typing import Any
 import click
 
 from shelfie_solver.dice.objective_names import OBJECTIVE_NAMES
-from shelfie_solver.core.report import render
+from shelfie_solver.core.report import TABLE_WIDTH, printable, render
 from shelfie_solver.dice.play.session import (
     Session,
     check_player,
@@ -20,7 +21,9 @@ from shelfie_solver.dice.play.session import (
     mark_action,
     reroll_action,
     roll_action,
+    stop_action,
     told_action,
+    typed_reroll_action,
 )
 from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE as DEFAULT_OBJECTIVE
 from shelfie_solver.dice.play.gamefile import (
@@ -37,7 +40,15 @@ from shelfie_solver.dice.play.gamefile import (
     update_file,
 )
 from shelfie_solver.dice.play.report import describe, status_report, step_report
-from shelfie_solver.cli.options import board_option, format_option, load_setup, rules_option
+from shelfie_solver.cli.options import (
+    board_option,
+    exact_option,
+    exact_wanted,
+    format_option,
+    first_seed_option,
+    load_setup,
+    rules_option,
+)
 
 
 class PlayGroup(click.Group):
@@ -96,6 +107,7 @@ def play_command() -> None:
 def _objective_option(func: Callable[..., Any]) -> Callable[..., Any]:
     func = click.option("--top", type=click.IntRange(1, None), default=5, show_default=True, metavar="K",
                         help="Rows of advice in table and markdown output.")(func)
+    func = exact_option(func)
     return click.option("--objective", default=DEFAULT_OBJECTIVE, show_default=True, metavar="NAME",
                         help=f"What the advice maximises: {', '.join(OBJECTIVE_NAMES)} (docs/objectives.md).")(func)
 
@@ -114,23 +126,34 @@ def _acting_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return _player_option(_objective_option(format_option(func)))
 
 
-def _show(before: KeptGame | None, after: KeptGame, objective: str, top: int, fmt: str) -> None:
-    """Print what the action did, then the advice of the next step (or the final table)."""
+def _shown(before: KeptGame | None, after: KeptGame, objective: str, top: int, fmt: str) -> str:
+    """What the action did, then the advice of the next step (or the final table), rendered."""
     done = describe(before, after) if before is not None else []
     report = step_report(after, objective, None if fmt == "json" else top)
     report = replace(report, title=done + report.title, data={"done": done, **report.data})
-    click.echo(render(report, fmt), nl=False)
+    return render(report, fmt, width=TABLE_WIDTH, exact=exact_wanted())
+
+
+def _show(before: KeptGame | None, after: KeptGame, objective: str, top: int, fmt: str) -> None:
+    """Print :func:`_shown`."""
+    click.echo(_shown(before, after, objective, top, fmt), nl=False)
 
 
 def _step(path: str, player: str | None, make: Callable[[KeptGame], Action], objective: str, top: int,
           fmt: str) -> None:
+    """Apply one action to the game file. Its output (the advice that follows) is made before the
+    file is written, so nothing is written unless the whole step succeeds."""
+    shown: list[str] = []
+
     def change(table: KeptGame) -> KeptGame:
         check_player(table, player)
         objective_for(objective, table.state)  # a bad --objective is refused before anything is written
-        return act(table, make(table))
+        after = act(table, make(table))
+        shown.append(_shown(table, after, objective, top, fmt))
+        return after
 
-    before, after = update_file(path, change)
-    _show(before, after, objective, top, fmt)
+    update_file(path, change)
+    click.echo(shown[0], nl=False)
 
 
 @play_command.command("new")
@@ -138,8 +161,7 @@ def _step(path: str, player: str | None, make: Callable[[KeptGame], Action], obj
 @click.option("--players", "players_text", required=True, metavar="A,B,...",
               help="Player names in seat order (clockwise, D5), 1 to 4 (D1), e.g. Ann,Ben,me.")
 @click.option("--first", default=None, metavar="NAME", help="Who plays first (D5). Default: drawn at random.")
-@click.option("--seed", type=click.IntRange(0, None), default=None, metavar="S",
-              help="Seed for drawing the first player.")
+@first_seed_option
 @board_option
 @rules_option
 @format_option
@@ -151,8 +173,9 @@ def new_command(game: str, players_text: str, first: str | None, seed: int | Non
     table = new_kept_game(board, rules, names, 0)
     seat = table.seat_of(first) if first is not None else draw_first(len(names), seed)
     table = new_kept_game(board, rules, names, seat)
+    shown = _shown(None, table, DEFAULT_OBJECTIVE, 5, fmt)  # before the file: nothing written unless it all works
     create_file(game, table)
-    _show(None, table, DEFAULT_OBJECTIVE, 5, fmt)
+    click.echo(shown, nl=False)
 
 
 @play_command.command("roll")
@@ -167,24 +190,33 @@ def roll_command(game: str, dice: str, player: str | None, objective: str, top: 
 @play_command.command("reroll")
 @_GAME
 @click.argument("new", metavar="NEW")
-@click.option("--keep", default="", metavar="DICE", help="The dice kept (default: none).")
+@click.option("--keep", default=None, metavar="DICE",
+              help="The dice kept ('-' for none). Without it the kept dice are read from NEW and the dice "
+                   "showing, and NEW is refused when more than one reading fits (docs/play.md, \"After a re-roll\").")
 @_acting_options
-def reroll_command(game: str, new: str, keep: str, player: str | None, objective: str, top: int,
+def reroll_command(game: str, new: str, keep: str | None, player: str | None, objective: str, top: int,
                    fmt: str) -> None:
-    """A re-roll (D7): --keep the dice held, NEW only the dice rolled again (as many as picked up)."""
-    _step(game, player, lambda t: reroll_action(t, keep, new), objective, top, fmt)
+    """A re-roll (D7): --keep the dice held, NEW the dice rolled again or all the dice now showing."""
+    if keep is None:
+        _step(game, player, lambda t: typed_reroll_action(t, new, step=True), objective, top, fmt)
+    else:
+        _step(game, player, lambda t: reroll_action(t, keep, new), objective, top, fmt)
 
 
 @play_command.command("stop")
 @_GAME
-@_objective_option
-@format_option
-def stop_command(game: str, objective: str, top: int, fmt: str) -> None:
-    """The dice are final (D7): show the markings (the file is unchanged: the marking ends the rolling)."""
+@_acting_options
+def stop_command(game: str, player: str | None, objective: str, top: int, fmt: str) -> None:
+    """Stop (D7): keep every die, the dice are final; records the stop (a re-roll is then refused
+    until 'play undo') and shows the markings. With no re-roll left, or stopped already, only shows them."""
     table = read_kept_game(game)
     if table.dice is None:
         raise KeptGameError(f"{table.active_name} has not rolled yet; expected 'play roll {game} DICE'")
-    _show(None, replace(table, rerolls_left=0), objective, top, fmt)
+    if table.stopped or not table.rerolls_left:
+        check_player(table, player)
+        _show(None, table, objective, top, fmt)
+    else:
+        _step(game, player, stop_action, objective, top, fmt)
 
 
 @play_command.command("mark")
@@ -214,7 +246,7 @@ def mark_command(game: str, items: tuple[str, ...], best: bool, unchecked: bool,
 @_acting_options
 def fail_command(game: str, shelf: str, player: str | None, objective: str, top: int, fmt: str) -> None:
     """Failed result (D13): nothing can be marked, give up a shelf."""
-    _step(game, player, lambda t: fail_action(t, shelf), objective, top, fmt)
+    _step(game, player, lambda t: fail_action(t, shelf, objective), objective, top, fmt)
 
 
 @play_command.command("undo")
@@ -226,7 +258,7 @@ def undo_command(game: str, count: int, fmt: str) -> None:
     _, after = update_file(game, lambda t: undo(t, count))
     report = status_report(after, markdown=fmt == "markdown")
     click.echo(render(replace(report, title=[f"Undid {count} action{'s' if count != 1 else ''}."]
-                          + report.title), fmt), nl=False)
+                          + report.title), fmt, width=TABLE_WIDTH), nl=False)
 
 
 @play_command.command("status")
@@ -234,7 +266,8 @@ def undo_command(game: str, count: int, fmt: str) -> None:
 @format_option
 def status_command(game: str, fmt: str) -> None:
     """Every sheet as a grid, the scores, whose turn, the round and the end trigger."""
-    click.echo(render(status_report(read_kept_game(game), markdown=fmt == "markdown"), fmt), nl=False)
+    click.echo(render(status_report(read_kept_game(game), markdown=fmt == "markdown"), fmt, width=TABLE_WIDTH),
+               nl=False)
 
 
 @play_command.command("advise")
@@ -264,16 +297,20 @@ class _SessionCommand(click.Command):
 @play_command.command("session", cls=_SessionCommand, hidden=True)
 @_GAME
 @click.option("--objective", default=DEFAULT_OBJECTIVE, show_default=True, metavar="NAME")
+@exact_option
 def session_command(game: str, objective: str) -> None:
     """The interactive session on the game file GAME: type the dice, keep, mark, undo... ('help' at
     the prompt lists the commands; the file is saved after every action)."""
-    session = Session(game, objective)
+    if sys.stdin is None or sys.stdin.closed:  # `play GAME <&-`: nothing can be typed
+        raise KeptGameError("standard input is closed, so nothing can be typed; expected the session on a terminal "
+                            "or commands piped in (play GAME < moves.txt), or the steps (play roll GAME DICE)")
+    session = Session(game, objective, exact=exact_wanted())
     objective_for(objective, read_kept_game(game).state)  # a bad file or objective is refused before the prompt
     click.echo("Type 'help' for the commands; the file is saved after every action.")
-    click.echo(session.advice(), nl=False)
+    click.echo(printable(session.advice()), nl=False)
     while not session.done:
         try:
-            line = _read_line(session.prompt())
+            line = _read_line(printable(session.prompt()))
         except UnicodeDecodeError:
             click.echo("Error: the line is not UTF-8 text; type 'help' for the commands")
             continue
@@ -289,7 +326,7 @@ def session_command(game: str, objective: str) -> None:
             click.echo(f"\nInterrupted; saved in {game}.")
             return
         if out:
-            click.echo(out)
+            click.echo(printable(out))  # names from the file: escaped (core.report.printable)
 
 
 
@@ -298,15 +335,17 @@ MAX_LINE_BYTES = 4096
 
 
 def _read_line(prompt: str) -> str:
-    """One typed line: ``input`` on a terminal; from a pipe or file at most
-    :data:`MAX_LINE_BYTES` bytes (so ``< /dev/zero`` or a 100 MB line cannot fill memory or
-    hang), undecodable bytes replaced.
+    """One typed line: on a terminal through prompt_toolkit (line editing and history,
+    :func:`_terminal`; ``input`` when only standard input is a terminal); from a pipe or file
+    at most :data:`MAX_LINE_BYTES` bytes (so ``< /dev/zero`` or a 100 MB line cannot fill memory
+    or hang), undecodable bytes replaced.
 
     Raises:
-        EOFError: end of input. KeptGameError: a line longer than the limit (the session ends).
+        EOFError: end of input (Ctrl-D). KeyboardInterrupt: Ctrl-C. KeptGameError: a piped line
+            longer than the limit (the session ends).
     """
     if sys.stdin.isatty():
-        return input(prompt)
+        return _terminal().prompt(prompt) if sys.stdout.isatty() else input(prompt)
     click.echo(prompt, nl=False)
     raw = sys.stdin.buffer.readline(MAX_LINE_BYTES + 1)
     if not raw:
@@ -315,3 +354,15 @@ def _read_line(prompt: str) -> str:
         raise KeptGameError(f"an input line is longer than {MAX_LINE_BYTES:,} bytes; expected one command per line "
                          "(type 'help' in the session)")
     return raw.decode("utf-8", errors="replace").rstrip("\r\n")
+
+
+@functools.cache
+def _terminal() -> Any:
+    """The session's line editor (one per process): a ``prompt_toolkit.PromptSession`` with an
+    in-memory history, so Up and Down recall this session's lines and Left, Right, Home, End,
+    Backspace and Delete edit the line (docs/play.md: prompt_toolkit rather than readline). Made
+    at the first prompt on a terminal only: pipes and tests never import it."""
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.history import InMemoryHistory
+
+    return PromptSession(history=InMemoryHistory())

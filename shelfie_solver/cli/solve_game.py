@@ -6,17 +6,27 @@ from __future__ import annotations
 import os
 import re
 import sys
+from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from shelfie_solver.dice.board import Marks, score
+from shelfie_solver.dice.board import Board, Marks, score
+from shelfie_solver.dice.rules import Ruleset
+from shelfie_solver.dice.wholegame.binary_table import is_binary
 from shelfie_solver.dice.wholegame.solver import MAX_STATES, GameSolution, check_size, solve_game, state_count
 from shelfie_solver.dice.wholegame.values import save_table
 from shelfie_solver.core.report import Report, decimal, exact, render
 from shelfie_solver.cli.options import (board_option, format_option, jobs_option, load_setup, check_output,
                       resolve_workers, rules_option, scheduler_option)
+
+
+if TYPE_CHECKING:
+    from shelfie_solver.dice.wholegame.float_solver import FloatSolution
+
+#: Default largest number of states ``solve-game --float`` accepts (the 4 x 5 and 5 x 4 boards fit).
+FLOAT_MAX_STATES = 10_000_000
 
 
 @click.command("solve-game", short_help="Exact optimal solitaire score and policy of a small board.")
@@ -27,14 +37,20 @@ from shelfie_solver.cli.options import (board_option, format_option, jobs_option
                    "--objective table:FILE or the strategy exact:FILE.")
 @click.option("--checkpoints", "checkpoint_dir", default=None, metavar="DIR",
               help="Write each solved layer to DIR and resume from the layers already there.")
-@click.option("--max-states", type=click.IntRange(1, None), default=MAX_STATES, show_default=True, metavar="N",
-              help="Refuse boards with more non-terminal states than N (the error gives the estimated cost).")
+@click.option("--max-states", type=click.IntRange(1, None), default=None, metavar="N",
+              help=f"Refuse boards with more non-terminal states than N (the error gives the estimated cost; "
+                   f"default {MAX_STATES:,}, with --float {FLOAT_MAX_STATES:,}).")
+@click.option("--float", "use_float", is_flag=True,
+              help="Solve in float64, compiled (the [fast] extra), with a proven bound on the rounding error; "
+                   "--save then writes a binary table FILE.npy (header FILE.json).")
+@click.option("--dtype", type=click.Choice(["float64", "float32"]), default="float64", show_default=True,
+              help="With --float: the dtype of the saved binary table (the solve is float64 either way).")
 @jobs_option
 @scheduler_option
 @format_option
 def solve_game_command(board_path: str | None, rules_path: str | None, save_path: str | None,
-                       checkpoint_dir: str | None, max_states: int, jobs: int | None, scheduler: str | None,
-                       fmt: str) -> None:
+                       checkpoint_dir: str | None, max_states: int | None, use_float: bool, dtype: str,
+                       jobs: int | None, scheduler: str | None, fmt: str) -> None:
     """Solve the one-player game exactly: the optimal expected final score (D17-D19 with one
     player), by dynamic programming over every sheet state, layer by layer.
 
@@ -43,11 +59,21 @@ def solve_game_command(board_path: str | None, rules_path: str | None, save_path
       shelfie-solve solve-game --board examples/boards/small.toml
       shelfie-solve solve-game --board examples/boards/small.toml --save small-table.json --format json
       shelfie-solve solve-game --board small-3x5.toml --max-states 200000 --jobs 2 --checkpoints ck
+      shelfie-solve solve-game --board board-4x5.toml --float --save table.npy --checkpoints ck
       shelfie-solve simulate --board examples/boards/small.toml --players exact:small-table.json
     """
     rules, board, _ = load_setup(rules_path, board_path, None)
-    check_size(board, rules, max_states)
+    if use_float:
+        float_command(board, rules, board_path, rules_path, save_path, checkpoint_dir, max_states, dtype, jobs,
+                      scheduler, fmt)
+        return
+    if dtype != "float64":
+        raise click.UsageError("--dtype is for --float tables; exact tables are exact (JSON)")
+    check_size(board, rules, MAX_STATES if max_states is None else max_states)
     if save_path is not None:
+        if is_binary(save_path):
+            raise click.BadParameter(f"{save_path}: a .npy table is written by --float; expected a .json name for "
+                                     "the exact table", param_hint="'--save'")
         final = check_output(save_path, "--save", [board_path, rules_path])
         if (checkpoint_dir and final.parent == Path(os.path.realpath(checkpoint_dir))
                 and re.fullmatch(r"solve\.json|layer-\d+\.json", final.name)):
@@ -64,6 +90,94 @@ def solve_game_command(board_path: str | None, rules_path: str | None, save_path
     if save_path is not None:
         save_table(save_path, solution)
     click.echo(render(solve_report(solution, save_path), fmt), nl=False)
+
+
+def _progress(total: int) -> Any:
+    """A progress bar on stderr when it is a terminal, else ``None``."""
+    return click.progressbar(length=total, label="Solving", file=sys.stderr, show_pos=True) \
+        if sys.stderr.isatty() else None
+
+
+def refuse_in_checkpoints(target: str, checkpoint_dir: str | None) -> None:
+    """Refuse a ``--float --save`` file (the table ``T.npy`` or its header ``T.json``) that is the
+    ``--checkpoints`` directory or lies anywhere inside it (links followed): the directory's files
+    (``solve.json``, ``layer-NNN.npy``/``.json``, ``values.f64``) are the resume's inputs, and a
+    table there would replace one of them or be taken for one.
+
+    Raises:
+        click.BadParameter: one line naming ``--save``.
+    """
+    if not checkpoint_dir:
+        return
+    final, folder = Path(os.path.realpath(target)), Path(os.path.realpath(checkpoint_dir))
+    if final == folder or folder in final.parents:
+        raise click.BadParameter(f"{target} is inside the --checkpoints directory {checkpoint_dir} (the files a "
+                                 "resume reads); expected a --save name outside it", param_hint="'--save'")
+
+
+def float_command(board: Board, rules: Ruleset, board_path: str | None, rules_path: str | None,
+                  save_path: str | None, checkpoint_dir: str | None, max_states: int | None, dtype: str,
+                  jobs: int | None, scheduler: str | None, fmt: str) -> None:
+    """``solve-game --float``: the float64 solve, its bound, the binary table (docs/solve-game.md)."""
+    from shelfie_solver.dice.wholegame.binary_table import header_path, save_binary
+    from shelfie_solver.dice.wholegame.float_solver import check_float_size, solve_float
+
+    check_float_size(board, rules, FLOAT_MAX_STATES if max_states is None else max_states)
+    if save_path is not None:
+        if not is_binary(save_path):
+            raise click.BadParameter(f"{save_path}: --float writes a binary table; expected a name ending in .npy "
+                                     "(its header is written beside it as .json)", param_hint="'--save'")
+        for target in (save_path, str(header_path(save_path))):  # T.npy and its header T.json
+            refuse_in_checkpoints(target, checkpoint_dir)
+            check_output(target, "--save", [board_path, rules_path])
+    workers = resolve_workers(jobs, scheduler)
+    bar = _progress(state_count(board, rules))
+    if bar is not None:
+        with bar:
+            solution = solve_float(board, rules, checkpoint_dir, progress=lambda _, n: bar.update(n),
+                                   jobs=workers, scheduler=scheduler)
+    else:
+        solution = solve_float(board, rules, checkpoint_dir, jobs=workers, scheduler=scheduler)
+    saved_bound = None
+    if save_path is not None:
+        save_binary(save_path, board, rules, solution.values, solution.bound, dtype)
+        saved_bound = solution.bound + (Fraction(float(solution.values.max(initial=0.0))) / 2**24
+                                        if dtype == "float32" else 0)
+    click.echo(render(float_report(solution, save_path, dtype, saved_bound), fmt), nl=False)
+
+
+def float_report(solution: FloatSolution, saved: str | None, dtype: str, saved_bound: Fraction | None) -> Report:
+    """The report of ``solve-game --float``: the optimum with its proven error bound."""
+    from shelfie_solver.dice.wholegame.binary_table import round_up
+
+    board, best, bound = solution.board, solution.optimum, round_up(solution.bound)
+    possible = score(board, Marks(board.n_shelves, board.n_columns, (1 << board.n_cells) - 1), solution.rules)
+    states = len(solution.values)
+    title = [f"Float64 solitaire optimum on board {board.name!r} "
+             f"({board.n_shelves} x {board.n_columns}, a full sheet is worth {possible} points)"]
+    rate = states / solution.cpu_seconds if solution.cpu_seconds > 0 and not solution.layers_loaded else None
+    rows: list[list[Any]] = [
+        ["optimal expected final score", f"{best:.4f}"],
+        ["float64", repr(best)],
+        ["rounding error at most", f"{bound:.3g} points (proven bound)"],
+        ["non-terminal states", f"{states:,}"],
+        ["time", f"{solution.seconds:.1f} s" + (f" ({solution.layers_loaded} layers from checkpoints)"
+                                                if solution.layers_loaded else "")
+         + (f", {rate:,.0f} states per CPU second here" if rate else "")],
+    ]
+    data = {"board": board.name, "optimum_float": best, "error_bound": bound, "states": states,
+            "seconds": solution.seconds, "cpu_seconds": solution.cpu_seconds,
+            "layers_loaded": solution.layers_loaded, "possible": possible, "saved": saved,
+            "dtype": dtype if saved else None}
+    notes = ["One player; the game ends after the turn that closes the trigger's shelves (D17, D18); "
+             "final score D19. Marking fewer items than the dice allow is allowed (D14).",
+             "Float64: the exact optimum is within the bound of this value (docs/solve-game.md, the float path); "
+             "choices whose values differ by less than twice the bound are ties."]
+    if saved:
+        assert saved_bound is not None
+        notes.append(f"Value table saved to {saved} ({dtype}, header {Path(saved).with_suffix('.json').name}, values "
+                     f"within {round_up(saved_bound):.3g} points; objective table:{saved}, strategy exact:{saved}).")
+    return Report(title, ["", "value"], rows, data, notes)
 
 
 def solve_report(solution: GameSolution, saved: str | None) -> Report:

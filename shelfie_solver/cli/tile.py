@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -17,11 +18,11 @@ from shelfie_solver.core.tournament import MAX_GAMES
 from shelfie_solver.tile.advise import PARTS, RankedMove, rank_moves
 from shelfie_solver.tile.denial import EXACT_REFILL_BOARDS
 from shelfie_solver.tile.gains import QUARTER
-from shelfie_solver.tile.state import Move, board_cell_name, check_move
+from shelfie_solver.tile.state import Move, board_cell_name, check_move, parse_board_cell
 from shelfie_solver.tile.position import load_position
 from shelfie_solver.tile.rules import (TYPE_NAMES, TYPES, PersonalCard, load_cards, load_layout, load_ruleset,
-                          read_shelf, shelf_text)
-from shelfie_solver.tile.shelf import COMMON_GOALS, score_shelf
+                          read_shelf, shelf_cell_name, shelf_text)
+from shelfie_solver.tile.shelf import COMMON_GOALS, goal_text, parse_goal, score_shelf
 from shelfie_solver.tile.strategies import TILE_STRATEGIES, parse_tile_players
 from shelfie_solver.cli.options import (F, format_option, games_option, jobs_option, prepare_run, save_option,
                       scheduler_option, seed_option)
@@ -62,22 +63,25 @@ def _card_named(cards: tuple[PersonalCard, ...], name: str) -> PersonalCard:
 
 
 def _parse_goals(text: str | None) -> tuple[int, ...]:
+    """``--goals``: common goals by id or name (:func:`shelf.parse_goal`) separated by commas."""
     if text is None:
         return tuple(COMMON_GOALS)
     try:
-        goals = tuple(int(part) for part in text.split(","))
-    except ValueError:
-        goals = ()
-    if not goals or not all(1 <= g <= 12 for g in goals):
-        raise TileError(f"bad --goals {text!r}; expected common goal ids 1-12 separated by commas, e.g. 3,9")
+        goals = tuple(dict.fromkeys(parse_goal(part.strip()) for part in text.split(",")))
+    except TileError as error:
+        raise TileError(f"bad --goals {shorten(text)}: {error}; separate them with commas, e.g. 3,'four corners'"
+                        ) from None
     return goals
 
 
 @tile_group.command("score", short_help="Exact score of a tile-game shelf.")
 @click.argument("shelf_text_arg", metavar="SHELF")
-@click.option("--personal", default=None, metavar="NAME", help="Personal goal card by name (T20, T21).")
-@click.option("--goals", "goals_text", default=None, metavar="IDS",
-              help="Common goals to check, T-CG ids, e.g. 3,9 (default: all 12).")
+@click.option("--personal", default=None, metavar="NAME",
+              help="Personal goal card by name, 1-12 (T20, T21; pictured in docs/tile.md); the output says what it "
+                   "asks for and which cells match.")
+@click.option("--goals", "goals_text", default=None, metavar="GOALS",
+              help="Common goals to check, by T-CG id or name, e.g. 3,9 or 'four corners,staircase' "
+                   "(default: all 12).")
 @click.option("--tokens", type=click.IntRange(0, 16), default=0, show_default=True,
               help="Common-goal token points already taken (T18).")
 @click.option("--end-token", is_flag=True, help="Count the end-game token (+1, T23).")
@@ -100,8 +104,11 @@ def score_command(shelf_text_arg: str, personal: str | None, goals_text: str | N
     goals = _parse_goals(goals_text)
     breakdown = score_shelf(shelf, rules, card, tokens, 1 if end_token else 0)
     rows: list[list[Any]] = [["group", f"{TYPE_NAMES[t]} x {size}", points] for t, size, points in breakdown.groups]
+    matching = [] if card is None else [cell for t, cell in enumerate(card.cells) if shelf[cell] == t]
     if card is not None:
-        rows.append(["personal", f"card {card.name}: {breakdown.personal_matches} of 6 cells match", breakdown.personal])
+        named = ", ".join(f"{TYPE_NAMES[shelf[c]]} {shelf_cell_name(c)}" for c in matching)
+        rows.append(["personal", f"card {card.name}: {breakdown.personal_matches} of 6 cells match"
+                     + (f" ({named})" if named else ""), breakdown.personal])
     rows += [["tokens", "common goal tokens", tokens]] if tokens else []
     rows += [["end token", "filled first (T23)", 1]] if end_token else []
     rows.append(["total", "T25", breakdown.total])
@@ -109,11 +116,15 @@ def score_command(shelf_text_arg: str, personal: str | None, goals_text: str | N
     title = [shelf_text(shelf, " / "),
              f"Score {breakdown.total}: groups {breakdown.adjacency}, personal {breakdown.personal}, "
              f"tokens {tokens}, end token {1 if end_token else 0}",
-             "Common goals met: " + (", ".join(f"T-CG{g} ({COMMON_GOALS[g][0]})" for g in met) or "none")
+             "Common goals met: " + (", ".join(goal_text(g) for g in met) or "none")
              + f" (of {len(goals)} checked)"]
+    if card is not None:
+        title.append(f"Personal card {card.name} asks for: {card.words()} (row 1 at the top, column 1 on the left)")
     data = {"shelf": shelf_text(shelf, "/"), "total": breakdown.total, "adjacency": breakdown.adjacency,
             "groups": [{"type": TYPES[t], "size": s, "points": p} for t, s, p in breakdown.groups],
-            "personal": {"card": card.name, "matches": breakdown.personal_matches, "points": breakdown.personal}
+            "personal": {"card": card.name, "matches": breakdown.personal_matches, "points": breakdown.personal,
+                         "matching_cells": [shelf_cell_name(c) for c in matching],
+                         "asks": {TYPE_NAMES[t]: shelf_cell_name(c) for t, c in enumerate(card.cells)}}
             if card else None,
             "tokens": tokens, "end_token": 1 if end_token else 0,
             "goals": {f"T-CG{g}": g in breakdown.goals_met for g in goals}}
@@ -124,26 +135,27 @@ def score_command(shelf_text_arg: str, personal: str | None, goals_text: str | N
 
 
 def parse_move(text: str) -> Move:
-    """``"4,5+4,6@3"`` -> the move taking board cells (4,5) then (4,6) into shelf column 3.
+    """``"r7c6+r7c5@4"`` -> the move taking board cells r7c6 then r7c5 (``r<row>c<column>``,
+    1-based from the top left, :func:`state.parse_board_cell`) into shelf column 4 (1-5).
 
     Raises:
         TileError: not of that form (the legality is :func:`state.check_move`'s).
     """
-    expected = "expected board cells row,column (0-8) joined by '+', then '@' and a column 1-5, e.g. 4,5+4,6@3"
+    expected = "expected board cells r<row>c<column> (1-9) joined by '+', then '@' and a column 1-5, e.g. r7c6+r7c5@4"
     cells_text, at, column_text = text.replace(" ", "").partition("@")
-    try:
-        cells = []
-        for part in cells_text.split("+"):
-            row, col = (int(x) for x in part.split(","))
-            if not (0 <= row < 9 and 0 <= col < 9):
-                raise ValueError
-            cells.append(row * 9 + col)
-        column = int(column_text) - 1
-    except ValueError:
-        raise TileError(f"bad --move {text!r}; {expected}") from None
-    if not at:
-        raise TileError(f"bad --move {text!r}; {expected}")
-    return Move(tuple(cells), column)
+    cells = []
+    for part in cells_text.split("+"):
+        old = re.fullmatch(r"(\d),(\d)", part)
+        if old:  # the 0-based row,column of older versions: refused, never read as 1-based
+            raise TileError(f"bad --move {shorten(text)}: board cells are named r<row>c<column>, counted from 1 "
+                            f"(the old {part} counted from 0: r{int(old[1]) + 1}c{int(old[2]) + 1}); {expected}")
+        try:
+            cells.append(parse_board_cell(part))
+        except TileError:
+            raise TileError(f"bad --move {shorten(text)}: no board cell {shorten(part)}; {expected}") from None
+    if not at or not column_text.isdigit() or len(column_text) > 3:
+        raise TileError(f"bad --move {shorten(text)}; {expected}")
+    return Move(tuple(cells), int(column_text) - 1)
 
 
 def _move_record(r: RankedMove, board: tuple[int, ...]) -> dict[str, Any]:
@@ -184,6 +196,12 @@ def _refill_cell(r: RankedMove) -> str:
     return "exact" if r.outlook.exact else f"{r.outlook.samples} samples"
 
 
+def _rank_words(rank: int, ranks: list[int]) -> str:
+    """``28`` or, for an exact tie, ``28 (tied with 4 others)`` (as ``advise`` marks ties)."""
+    others = ranks.count(rank) - 1
+    return f"{rank} (tied with {others} other{'s' if others != 1 else ''})" if others else str(rank)
+
+
 def _move_text(move: Move, board: tuple[int, ...]) -> str:
     return (f"take {' '.join(board_cell_name(c) for c in move.cells)}, column {move.column + 1}, "
             f"bottom to top {''.join(TYPES[t] for t in move.types(board))}")
@@ -201,8 +219,8 @@ def _move_text(move: Move, board: tuple[int, ...]) -> str:
               metavar="N", help="A refill that can draw at most N distinct boards is averaged exactly over all "
                                 "of them instead of sampled.")
 @click.option("--move", "move_text", default=None, metavar="CELLS@COLUMN",
-              help="Also rate this move: board cells in placement order (bottom first) joined by '+', then "
-                   "'@' and the shelf column 1-5, e.g. 4,5+4,6@3.")
+              help="Also rate this move: board cells r<row>c<column> (1-9 from the top left) in placement "
+                   "order (bottom first) joined by '+', then '@' and the shelf column 1-5, e.g. r5c2+r5c1@4.")
 @_data_options
 @format_option
 def advise_command(position_path: str, top: int, samples: int, seed: int, exact_boards: int, move_text: str | None,
@@ -211,8 +229,9 @@ def advise_command(position_path: str, top: int, samples: int, seed: int, exact_
     docs/tile.md; example examples/tile/position.toml) by the advisor's evaluation.
 
     \b
-    Example:
+    Examples:
       shelfie-solve tile advise examples/tile/position.toml --top 5
+      shelfie-solve tile advise examples/tile/position.toml --move r5c2+r5c1@4
     """
     position = load_position(position_path, load_ruleset(rules_path), load_layout(layout_path), load_cards(cards_path))
     setup, state = position.setup, position.state
@@ -226,16 +245,25 @@ def advise_command(position_path: str, top: int, samples: int, seed: int, exact_
              r.move.column + 1, "".join(TYPES[t] for t in r.move.types(board)), f"{float(r.value):+.2f}"]
             + [f"{float(r.parts[p]):+.2f}" for p in PARTS] + [_refill_cell(r)] for r in ranked[:top]]
     card = setup.card(state.turn)
-    title = [f"Seat {state.turn + 1} to move ({setup.players} players), personal card {card.name if card else '?'}, "
-             f"goals {', '.join(f'T-CG{g}' for g in setup.goals)}; {len(ranked)} legal moves (T10-T14)"]
-    title += [f"{'Best' if i == 0 else 'Then'}: {_explain(r, board)}" for i, r in enumerate(ranked[:3])]
-    data: dict[str, Any] = {"turn": state.turn + 1, "players": setup.players, "goals": list(setup.goals)}
+    title = [f"Seat {state.turn + 1} to move ({setup.players} players); {len(ranked)} legal moves (T10-T14)",
+             f"Personal card {card.name if card else '?'}" + (f": {card.words()}" if card else ""),
+             f"Common goals: {', '.join(goal_text(g) for g in setup.goals)}"]
+    title += [f"Best: {_explain(ranked[0], board)}"] if ranked else []
+    if len(ranked) > 1:  # one move is played: the next best are other choices, not what follows
+        title.append("Alternatives to the best move (instead of it, not after it):")
+        title += [f"  rank {_rank_words(r.rank, ranks)}: {_explain(r, board)}" for r in ranked[1:3]]
+    data: dict[str, Any] = {"turn": state.turn + 1, "players": setup.players, "goals": list(setup.goals),
+                            "goal_names": [COMMON_GOALS[g][0] for g in setup.goals],
+                            "personal": None if card is None else {
+                                "card": card.name, "asks": {TYPE_NAMES[t]: shelf_cell_name(c)
+                                                            for t, c in enumerate(card.cells)}}}
     if mine is not None:  # the same state as a listed move: same cells, column and types in order (T14)
         key = (frozenset(mine.cells), mine.column, mine.types(board))
         rated = next(r for r in ranked if (frozenset(r.move.cells), r.move.column, r.move.types(board)) == key)
-        title.append(f"Your move (rank {rated.rank} of {len(ranked)}): {_explain(rated, board)}")
-        data["move"] = _move_record(rated, board)
-    notes = ["Cells are board row,column from the top left (0-8); columns 1-5 from the left; order bottom to top.",
+        title.append(f"Your move, rank {_rank_words(rated.rank, ranks)} of {len(ranked)}: {_explain(rated, board)}")
+        data["move"] = {**_move_record(rated, board), "tied_with": ranks.count(rated.rank) - 1}
+    notes = ["Board cells are r<row>c<column>, 1-9 from the top left; shelf columns 1-5 from the left; "
+             "order bottom to top.",
              "value = immediate (score change now, T25) + groups + personal (potential) + tempo + denial + race "
              "(docs/tile.md); exact values in JSON."]
     moves = [_move_record(r, board) for r in ranked]  # JSON and CSV list all, as advise and odds do

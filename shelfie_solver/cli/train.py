@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -37,12 +38,16 @@ from shelfie_solver.cli.options import (board_option, jobs_option, check_output,
 @click.option("--checkpoint", default=None, metavar="FILE",
               help="Checkpoint file, one entry per finished iteration (default: FILE.checkpoint beside --output); "
                    "a rerun with the same settings resumes from it.")
+@click.option("--win-model", "win_model", is_flag=True,
+              help="Instead of the learned weights, fit the win model (the objective win: a calibrated chance to "
+                   "win) to --games self-play games of learned per number of players 2-4 from --seed; "
+                   "data/win.json is --seed 18 --games 800 (docs/train.md, \"The chance to win\").")
 @board_option
 @rules_option
 def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterations: int, solitaire_boards: int,
                   players_text: str, jobs: int | None,
                   scheduler: str | None, output: str,
-                  checkpoint: str | None, board_path: str | None, rules_path: str | None) -> None:
+                  checkpoint: str | None, win_model: bool, board_path: str | None, rules_path: str | None) -> None:
     """Fit the learned objective by self-play: Monte Carlo returns, least squares, iterated.
 
     \b
@@ -60,6 +65,9 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
         raise click.BadParameter("a root seed is needed for self-play (or --table TABLE to fit a value table)",
                                  param_hint="'--seed'")
     rules, board, _ = load_setup(rules_path, board_path, None)
+    if win_model:
+        _fit_win_model(board, rules, seed, games, jobs, scheduler, output, board_path, rules_path)
+        return
     players = _parse_players(players_text)
     checkpoint = checkpoint if checkpoint is not None else f"{output}.checkpoint"
     check_output(output, "--output", [checkpoint, board_path, rules_path])
@@ -123,6 +131,22 @@ def _fit_tables(tables: tuple[str, ...], output: str) -> None:
     for phase, rms in sorted(errors.items()):
         click.echo(f"value table fit, 1 player, phase {phase}: RMS error {rms:.2f} points")
     click.echo(f"Parameters written to {output} (objective and strategy learned:{output}; docs/train.md).")
+
+
+def _fit_win_model(board: Any, rules: Any, seed: int, games: int, jobs: int | None, scheduler: str | None,
+                   output: str, board_path: str | None, rules_path: str | None) -> None:
+    """``train --win-model``: :func:`win_fit.train_win_model`, written whole to ``output``."""
+    from shelfie_solver.dice.learned.win_fit import train_win_model
+    from shelfie_solver.dice.learned.win_model import model_text as win_text
+
+    check_output(output, "--output", [board_path, rules_path])
+    model = train_win_model(board, rules, seed, games, jobs=resolve_workers(jobs, scheduler))
+    try:
+        write_text_atomically(output, win_text(model))
+    except FileWriteError as error:
+        raise TrainError(str(error)) from None
+    click.echo(f"Win model fitted to {model.info['positions']} positions of {games} self-play games per number of "
+               f"players (2-4, seed {seed}); written to {output} (docs/train.md).")
 
 
 def _parse_players(text: str) -> tuple[int, ...]:

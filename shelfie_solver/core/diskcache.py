@@ -1,6 +1,7 @@
-"""A disk cache of the tables built once per ruleset and board (issue 12 §6: start-up).
+"""A disk cache of the tables built once per ruleset and board (docs/cache.md), read at
+start-up (docs/performance.md).
 
-The dice space's re-roll transitions and sub-holds (:class:`dice.DiceSpace`), the board's item
+The dice space's re-roll transitions and sub-holds (:class:`rolls.DiceSpace`), the board's item
 sets (:func:`board.item_sets`) and the allocator's feasibility arrays
 (:func:`allocate.feasibility_arrays`) cost more to build than a whole solve.
 They depend only on the ruleset and the board, so :func:`load_or_build` keeps them in the user's

@@ -18,19 +18,25 @@ def shorten(text: str, limit: int = 60) -> str:
 
 #: Longest error line shown (a hand-edited game file can name 100,000 items in one event).
 MAX_ERROR_LINE = 1000
-_LONG_QUOTED = re.compile(r"'([^']{61,})'")
+# Quoted values are paired left to right ('--players' first, then the value given): a pattern
+# for long quotes alone would pair the closing quote of one with the opening of the next and cut
+# the words between them, the example and what was given with them.
+_QUOTED = re.compile(r"'([^']*)'")
 _LONG_WORD = re.compile(r"[^\s/]{81,}")
 
 
 def error_line(message: str, quoted: bool = False) -> str:
     """An error message as the one line the user sees (after ``Error: ``): white space folded
     to single spaces and any word over 80 characters (a 5000-digit number, a pasted item list)
-    cut to 60 with an ellipsis, and the whole line cut to :data:`MAX_ERROR_LINE`; with ``quoted`` (click's own messages, which quote the user's
+    cut to 60 with an ellipsis, and the whole line cut to :data:`MAX_ERROR_LINE`; control
+    characters and lone surrogates escaped (:func:`report.printable`); with ``quoted`` (click's own messages, which quote the user's
     value whole) also a quoted value longer than 60 characters, as :func:`shorten` does. The one
     formatter of the CLI group and the interactive session, so no message floods the screen."""
-    message = " ".join(message.split())
+    from shelfie_solver.core.report import printable  # the one escape of text from files (a name in a game file)
+
+    message = printable(" ".join(message.split()))
     if quoted:
-        message = _LONG_QUOTED.sub(lambda m: shorten(m.group(1)), message)
+        message = _QUOTED.sub(lambda m: shorten(m.group(1)) if len(m.group(1)) > 60 else m.group(), message)
     message = _LONG_WORD.sub(lambda m: m.group()[:60] + "…", message)
     return message if len(message) <= MAX_ERROR_LINE else message[:MAX_ERROR_LINE] + "…"
 

@@ -9,7 +9,7 @@ The rules, shared by :func:`replace_all`, :func:`write_text_atomically` and :fun
 * a symbolic link is followed (``os.path.realpath``) only to an existing file inside the folder
   that holds the link (the folder the user named, links in its own path followed): that file is
   replaced and the link stays a link. A link that dangles, or points outside that folder, is
-  refused, so output never lands anywhere but where the user pointed it (issue 8 §5);
+  refused, so output never lands anywhere but where the user pointed it (docs/formats.md, "Limits");
 * a new file gets the permissions ``open()`` would give it (``0o666`` less the umask), a replaced
   file keeps its own, never ``mkstemp``'s ``0o600``;
 * on any failure (or interruption) the temporary files are removed and no target is left half
@@ -83,7 +83,12 @@ def _temp_name(final: Path) -> Path:
     return final.with_name(f".{final.name[:40]}.{secrets.token_hex(4)}.tmp")
 
 
-def _write_temp(final: Path, data: bytes) -> Path:
+#: A file's content: bytes, or parts written one after the other (a large array's memoryview is
+#: written without a copy).
+Content = bytes | memoryview | tuple[bytes | memoryview, ...]
+
+
+def _write_temp(final: Path, data: Content) -> Path:
     """Write ``data`` to a new temporary file beside ``final``; return its path. The file is
     created with ``open(..., "xb")`` (``0o666`` less the umask), then given ``final``'s mode
     when ``final`` exists."""
@@ -91,7 +96,8 @@ def _write_temp(final: Path, data: bytes) -> Path:
     handle = open(temp, "xb")  # noqa: SIM115 - outside the try: a failed open must unlink nothing
     try:
         with handle:  # closing flushes, and may fail too (a full disk)
-            handle.write(data)
+            for part in data if isinstance(data, tuple) else (data,):
+                handle.write(part)
             try:
                 mode = final.stat().st_mode
             except FileNotFoundError:
@@ -112,8 +118,8 @@ def _remove(temp: Path) -> None:
         pass
 
 
-def replace_all(files: Mapping[str | os.PathLike[str], bytes]) -> list[Path]:
-    """Write each ``{path: data}`` whole: every target is checked, then every temporary file is
+def replace_all(files: Mapping[str | os.PathLike[str], Content]) -> list[Path]:
+    """Write each ``{path: data}`` whole (data: :data:`Content`): every target is checked, then every temporary file is
     written, and only then are they all moved into place (module docstring rules). ``os.replace``
     moves one file at a time, so should a later move fail after an earlier one succeeded, the
     earlier file is already new; nothing is ever left half written.

@@ -1,6 +1,6 @@
 """Reading input files safely: one place for every file we parse (TOML boards and rulesets,
 saved games), so a hostile or broken file is refused up front in one line, never by hanging,
-exhausting memory or a ``RecursionError`` deep in a parser (issue 8 §5, docs/formats.md).
+exhausting memory or a ``RecursionError`` deep in a parser (docs/formats.md, "Limits").
 
 The rules, shared by every reader:
 
@@ -10,16 +10,21 @@ The rules, shared by every reader:
 * the text is UTF-8; a leading byte-order mark (U+FEFF) is accepted and ignored everywhere;
 * before the text reaches a parser, a cheap scan bounds what costs the parser: the nesting of
   brackets and braces (:data:`MAX_NESTING`), the parts of one dotted key (:data:`MAX_KEY_PARTS`,
-  TOML) and the digits of one number (:data:`MAX_NUMBER_DIGITS`, JSON).
+  TOML) and the digits of one number (:data:`MAX_NUMBER_DIGITS`, JSON);
+* an exact number written as text inside a file (a value table's or checkpoint's ``"p/q"``) is
+  read by :func:`parse_fraction` only: bounded digits, no exponent, so ``"1e1000000"`` cannot
+  hang or fill memory.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import stat
 import tomllib
-from collections.abc import Set
+from collections.abc import Iterable, Set
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
@@ -31,6 +36,12 @@ MAX_NESTING = 32
 MAX_KEY_PARTS = 8
 #: Most digits of one JSON number (a seed of 2**128 has 39).
 MAX_NUMBER_DIGITS = 60
+#: Most digits of each part of an exact number written as text (:func:`parse_fraction`), and of
+#: the common denominator of a file's numbers (:func:`check_common_denominator`): Python's own
+#: limit for turning text into an integer, so every number shelfie-solve writes is below it (a
+#: 3 x 3 board's value table needs 104 digits).
+MAX_EXACT_DIGITS = 4300
+_EXACT_NUMBER = re.compile(r"([+-]?)(\d+)(?:\.(\d+)|/(\d+))?")
 
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
           (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
@@ -176,6 +187,58 @@ def check_json_text(text: str, error: type[ValueError], source: str) -> None:
             depth = max(0, depth - 1)
         elif token[0].isdigit():
             raise error(f"{source}: a number has more than {MAX_NUMBER_DIGITS} digits")
+
+
+def parse_fraction(text: object, error: type[ValueError], source: str) -> Fraction:
+    """An exact number written as text in a file: ``"p/q"``, a whole number (``"-3"``) or a
+    decimal (``"0.25"``), with at most :data:`MAX_EXACT_DIGITS` digits above and below the line. Exponent notation
+    (``"1e5"``), floats, ``"inf"``/``"nan"``, spaces and underscores are refused: ``Fraction``
+    would expand ``"1e1000000"`` without bound (docs/formats.md, "Exact numbers").
+
+    Args:
+        text: the value read (anything that is not a ``str`` is refused, a float included).
+        error: the :class:`~errors.ShelfieError` subclass to raise. source: what holds the
+            number (a file and key), for the message.
+    Raises:
+        error: not of that form, too many digits, or a zero denominator (one line).
+    """
+    expected = 'expected "p/q", a whole number or a decimal such as "1/4" or "0.25" (no exponent)'
+    if not isinstance(text, str):
+        raise error(f'{source}: {repr(text)[:60]} is not a string "p/q" (a number in JSON may be a float); '
+                    'expected a string such as "1/4", "-3" or "0.25"')
+    match = _EXACT_NUMBER.fullmatch(text)
+    if match is None:
+        raise error(f"{source}: {shorten(text)} is not an exact number; {expected}")
+    sign, whole, decimals, denominator = match.groups()
+    if max(len(whole) + len(decimals or ""), len(denominator or "")) > MAX_EXACT_DIGITS:
+        raise error(f"{source}: a number of more than {MAX_EXACT_DIGITS:,} digits; {expected}")
+    if denominator is not None:
+        if int(denominator) == 0:
+            raise error(f"{source}: {shorten(text)} divides by zero; {expected}")
+        value = Fraction(int(whole), int(denominator))
+    elif decimals is not None:
+        value = Fraction(int(whole + decimals), 10 ** len(decimals))
+    else:
+        value = Fraction(int(whole))
+    return -value if sign == "-" else value
+
+
+def check_common_denominator(values: Iterable[Fraction], error: type[ValueError], source: str) -> int:
+    """The least common denominator of ``values``, refused when it passes
+    :data:`MAX_EXACT_DIGITS` digits (each value may be small while together they are not:
+    1,500 different 4,000-digit denominators make a 6-million-digit one, which the exact
+    arithmetic over a table would then carry). Checked as it grows, so it stays cheap.
+
+    Raises:
+        error: the common denominator is too long (one line naming ``source``).
+    """
+    common, bits = 1, int(MAX_EXACT_DIGITS * 3.33) + 1  # 10**4300 < 2**14320
+    for value in values:
+        common = math.lcm(common, value.denominator)
+        if common.bit_length() > bits:
+            raise error(f"{source}: the numbers' common denominator has more than {MAX_EXACT_DIGITS:,} digits; "
+                        "expected the file shelfie-solve wrote, unedited")
+    return common
 
 
 def parse_json(text: str, error: type[ValueError], source: str, expected: str) -> Any:

@@ -79,13 +79,28 @@ class Interrupted(BaseException):
 
     Attributes:
         signum: the signal number. exit_code: ``128 + signum`` (130 for SIGINT, 143 for SIGTERM).
+        kept: what the run left written, for the message (``"nothing saved"``; a run with
+            checkpoints says which finished layers or iterations are kept: :meth:`keeping`).
     """
 
-    def __init__(self, signum: int):
+    def __init__(self, signum: int, kept: str = "nothing saved"):
         self.signum = signum
         self.exit_code = 128 + signum
+        self.kept = kept
         name = _SIGNAL_NAMES.get(signum, f"signal {signum}")
-        super().__init__(f"Interrupted by {name}: run stopped, nothing saved.")
+        super().__init__(f"Interrupted by {name}: run stopped, {kept}.")
+
+    def keeping(self, kept: str) -> Interrupted:
+        """The same interruption, saying what was kept (e.g. ``"4 finished layers of 9 kept in ck
+        (the same command resumes from them)"``)."""
+        return Interrupted(self.signum, kept)
+
+
+def interrupted_by(stop: BaseException) -> Interrupted:
+    """An :class:`Interrupted` for ``stop``: itself, or SIGINT for a ``KeyboardInterrupt`` (Ctrl-C
+    in a run without workers, or between two parallel steps), so a run with checkpoints can say
+    what it kept either way."""
+    return stop if isinstance(stop, Interrupted) else Interrupted(signal.SIGINT)
 
 
 def usable_cores() -> int:

@@ -6,11 +6,41 @@ A report is a :class:`Report`: title lines, one table (headers + rows), and a JS
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 FORMATS = ("table", "json", "csv", "markdown")
+
+# What a terminal must not be sent raw: control characters other than tab and newline (ESC
+# starts a terminal command), DEL and the C1 controls, the bidirectional overrides (they reorder
+# what is shown) and lone surrogates (no encoding can write them: UnicodeEncodeError).
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# A CSV cell a spreadsheet would run as a formula (or a command: DDE) starts with one of these.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[-+]?\d[\d,]*(\.\d+)?(/\d+)?%?")
+
+
+def printable(text: str) -> str:
+    """``text`` safe to print on a terminal in any encoding: each character of
+    ``_UNPRINTABLE`` (controls but tab and newline, bidirectional overrides, lone surrogates)
+    shown as its escape (``\\x1b``, ``\\ud800``). The one escape of text that comes from files
+    (a player's name in a hand-edited game file), applied by :func:`render` and by the
+    interactive session."""
+    return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def csv_cell(value: Any) -> Any:
+    """A CSV cell: text made :func:`printable`, and text a spreadsheet would run as a formula
+    (a leading ``=``, ``+``, ``-``, ``@``, tab or carriage return, not a number such as ``-1.5``
+    or ``-3/4`` nor a lone ``-``) led by a single quote, so it shows as text. Numbers are left as they are."""
+    if not isinstance(value, str):
+        return value
+    text = printable(value)
+    if text.startswith(_FORMULA_START) and text not in ("-", "+") and not _NUMBER.fullmatch(text):
+        return "'" + text
+    return text
 
 
 def exact(value: Fraction | int) -> str:
@@ -32,7 +62,7 @@ def rounded(value: Fraction | int, places: int) -> str:
 
 def percent(value: Fraction | int, places: int = 2) -> str:
     """A probability as a percentage for display, e.g. ``12.35%``: the one formatter of every
-    command (issue 8 §3). A chance strictly between 0 and 1 never prints as a certainty: when
+    command (docs/formats.md, "Numbers"). A chance strictly between 0 and 1 never prints as a certainty: when
     rounding would show ``100.00%`` or ``0.00%`` it prints ``>99.99%`` or ``<0.01%`` (the
     smallest step at ``places`` decimals). Exactly 0 and 1 print ``0.00%`` and ``100.00%``."""
     f = Fraction(value)
@@ -101,6 +131,8 @@ class Report:
         notes: lines printed below the table (table and Markdown formats).
         records: the rows for CSV, as flat machine-readable records (exact ``"p/q"`` values and
             floats, no display text); ``None`` = the table's rows.
+        narrow: headers of columns that :func:`render` with a ``width`` drops, first first, while the
+            table is still wider than the width (what the other columns or the notes also say).
     """
 
     title: list[str]
@@ -109,10 +141,24 @@ class Report:
     data: dict[str, Any]
     notes: list[str] = field(default_factory=list)
     records: list[dict[str, Any]] | None = None
+    narrow: list[str] = field(default_factory=list)
 
 
-def render(report: Report, fmt: str) -> str:
-    """Format a report as ``table``, ``json``, ``csv`` or ``markdown`` (text ending in a newline)."""
+#: The terminal width the advice of ``advise`` and ``play`` fits by default (docs/play.md, "80 columns").
+TABLE_WIDTH = 80
+
+#: The header of a column of exact ``p/q`` values: shown in table and Markdown output only when
+#: asked (``render(..., exact=True)``, the commands' ``--exact``); JSON and CSV always have them.
+EXACT_HEADER = "exact"
+
+
+def render(report: Report, fmt: str, width: int | None = None, exact: bool = True) -> str:
+    """Format a report as ``table``, ``json``, ``csv`` or ``markdown`` (text ending in a newline).
+
+    For ``table`` and ``markdown``: without ``exact`` the :data:`EXACT_HEADER` column is left out.
+    With a ``width`` (``table`` only) the table is fitted to it (:func:`fit_table`) and every
+    title and note line longer than ``width`` is wrapped at spaces (continued indented by two).
+    """
     if fmt == "json":
         import json  # here: the table output (advise's start-up) needs neither json nor csv
 
@@ -124,24 +170,94 @@ def render(report: Report, fmt: str) -> str:
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         if report.records is None:
-            writer.writerow(report.headers)
-            writer.writerows(report.rows)
+            writer.writerow([csv_cell(h) for h in report.headers])
+            writer.writerows([csv_cell(cell) for cell in row] for row in report.rows)
         else:
             flat = [_flatten(record) for record in report.records]
             header = list(dict.fromkeys(key for record in flat for key in record))
-            writer.writerow(header)
-            writer.writerows([record.get(key, "") for key in header] for record in flat)
+            writer.writerow([csv_cell(h) for h in header])
+            writer.writerows([csv_cell(record.get(key, "")) for key in header] for record in flat)
         return out.getvalue()
-    tabulate = import_tabulate()  # imported here: JSON and CSV output never need it
+    headers, rows = report.headers, report.rows
+    if not exact and EXACT_HEADER in headers:
+        headers, rows = _without(headers, rows, EXACT_HEADER)
     style = "github" if fmt == "markdown" else "simple"
-    table = tabulate(report.rows, report.headers, tablefmt=style, disable_numparse=True) if report.rows else ""
     if fmt == "markdown":
+        table = _tabulate(headers, rows, style)
         parts = ["\n\n".join(report.title), table]
         parts += ["\n".join(f"- {n}" for n in report.notes)] if report.notes else []
-        return "\n\n".join(p for p in parts if p) + "\n"
-    parts = ["\n".join(report.title), table]
-    parts += ["\n".join(report.notes)] if report.notes else []
-    return "\n\n".join(p for p in parts if p) + "\n"
+        return printable("\n\n".join(p for p in parts if p) + "\n")
+    title, notes = report.title, report.notes
+    if width is None:
+        table = _tabulate(headers, rows, style)
+    else:
+        table = fit_table(headers, rows, width, report.narrow)
+        title, notes = wrap_lines(title, width), wrap_lines(notes, width)
+    parts = ["\n".join(title), table]
+    parts += ["\n".join(notes)] if notes else []
+    return printable("\n\n".join(p for p in parts if p) + "\n")
+
+
+def _tabulate(headers: list[str], rows: list[list[Any]], style: str, padding: int | None = None) -> str:
+    """The table as text ("" without rows); ``padding``: tabulate's space added to each header
+    (its default 2 when ``None``)."""
+    if not rows:
+        return ""
+    tabulate = import_tabulate()  # imported here: JSON and CSV output never need it
+    import tabulate as module
+
+    saved = module.MIN_PADDING
+    if padding is not None:
+        module.MIN_PADDING = padding
+    try:
+        return str(tabulate(rows, headers, tablefmt=style, disable_numparse=True))
+    finally:
+        module.MIN_PADDING = saved
+
+
+def _without(headers: list[str], rows: list[list[Any]], name: str) -> tuple[list[str], list[list[Any]]]:
+    """The table without the column headed ``name``."""
+    at = headers.index(name)
+    return headers[:at] + headers[at + 1:], [row[:at] + row[at + 1:] for row in rows]
+
+
+def fit_table(headers: list[str], rows: list[list[Any]], width: int, narrow: list[str] | None = None) -> str:
+    """The plain table within ``width`` columns where it can be: as it is; else without the
+    padding of the headers; else without the ``narrow`` columns, one at a time in order. Wider
+    only when even that is not enough (a board with many columns, long names)."""
+    def fits(text: str) -> bool:
+        return max((len(line) for line in text.splitlines()), default=0) <= width
+
+    table = _tabulate(headers, rows, "simple")
+    if fits(table):
+        return table
+    table = _tabulate(headers, rows, "simple", padding=0)
+    for name in narrow or []:
+        if fits(table):
+            break
+        if name in headers:
+            headers, rows = _without(headers, rows, name)
+            table = _tabulate(headers, rows, "simple", padding=0)
+    return table
+
+
+def wrap_lines(lines: list[str], width: int) -> list[str]:
+    """Each line (or each line of a multi-line entry) longer than ``width`` wrapped at spaces,
+    continued on lines indented by two spaces; words are never broken, so a word longer than
+    the width stays whole. Lines that fit are left exactly as they are (grids, tables)."""
+    import textwrap
+
+    out = []
+    for entry in lines:
+        parts = []
+        for line in entry.split("\n"):
+            if len(line) <= width:
+                parts.append(line)
+            else:
+                parts.extend(textwrap.wrap(line, width, subsequent_indent="  ", break_long_words=False,
+                                           break_on_hyphens=False))
+        out.append("\n".join(parts))
+    return out
 
 
 def _flatten(record: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -167,7 +283,7 @@ def import_tabulate() -> Any:
     """``tabulate.tabulate``, imported without loading ``importlib.metadata``.
 
     tabulate's ``__init__`` asks ``importlib.metadata`` for its own version string, which costs
-    about a third of ``advise``'s start-up (the module and a scan of site-packages; issue 12 §6),
+    about a third of ``advise``'s start-up (the module and a scan of site-packages; docs/performance.md),
     and then takes the version from its ``version`` module anyway. When ``importlib.metadata``
     is not loaded yet, a stand-in answering "not found" is in place for that one import only.
     """

@@ -245,7 +245,7 @@ def _build_feasibility(board: Board, rules: Ruleset, sets: ItemSets) -> dict[str
     options = _set_options(sets.cells, board, rules)
     all_jokers = all_jokers_roll(rules)
     d12 = None if all_jokers is None else space.roll_index[all_jokers]
-    # rolls in blocks of about _BLOCK_PAIRS roll x option pairs: memory stays bounded (issue 12)
+    # rolls in blocks of about _BLOCK_PAIRS roll x option pairs: memory stays bounded (docs/performance.md)
     block = max(1, _BLOCK_PAIRS // max(1, len(options[2])))
     all_rows, all_members = [], []
     for lo in range(0, len(space.rolls), block):

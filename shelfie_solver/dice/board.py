@@ -31,7 +31,9 @@ from shelfie_solver.dice.errors import BoardError, MarksError, RulesError
 from shelfie_solver.core.inputs import load_toml, parse_toml, read_text, text_or_file
 from shelfie_solver.dice.rules import DEFAULT_RULES, Ruleset
 
-_CELL_NAME = re.compile(r"^r([0-9]+)c([0-9]+)$", re.IGNORECASE)
+#: An item name ``r<shelf>c<column>``: ASCII digits, at most 6 each after leading zeros (no board
+#: is that large; a 5000-digit number would pass int()'s digit limit: ValueError, not BoardError).
+_CELL_NAME = re.compile(r"^r0*([0-9]{1,6})c0*([0-9]{1,6})$", re.IGNORECASE)
 #: Board size limits: marks are bit masks of the cells (an int64 in numpy), and the engine's
 #: table of every roll x every set of items grows with the cells cubed.
 MAX_SHELVES = MAX_COLUMNS = 7
@@ -101,10 +103,11 @@ class Board:
         match = _CELL_NAME.match(name.strip())
         last = f"r{self.n_shelves}c{self.n_columns}"
         if not match:
-            raise BoardError(f"bad item name {name!r}; expected r<shelf>c<column> such as r2c4 (r1c1..{last})")
+            raise BoardError(f"bad item name {shorten(name)}; expected r<shelf>c<column> such as r2c4 "
+                             f"(r1c1..{last})")
         shelf, column = int(match.group(1)), int(match.group(2))
         if not (1 <= shelf <= self.n_shelves and 1 <= column <= self.n_columns):
-            raise BoardError(f"item {name!r} is not on the board; items run from r1c1 to {last}")
+            raise BoardError(f"item {shorten(name)} is not on the board; items run from r1c1 to {last}")
         return self.cell(shelf - 1, column - 1)
 
     def value(self, cell: int) -> int:
@@ -440,8 +443,8 @@ class ItemSets:
 @cache
 def item_sets(board: Board, k: int) -> ItemSets:
     """All sets of 1..k items of ``board`` (by size, then cell order), built once per process
-    or read from the disk cache (:mod:`tablecache`: building them is a few ms of ``advise``'s
-    start-up, issue 12 §6)."""
+    or read from the disk cache (:mod:`shelfie_solver.core.diskcache`: building them is a few ms
+    of ``advise``'s start-up, docs/performance.md)."""
     from shelfie_solver.core.diskcache import load_or_build
 
     k = min(k, board.n_cells)

@@ -18,23 +18,30 @@ from shelfie_solver.dice.objectives import CellTarget, MarkCount, Objective, Poi
 if TYPE_CHECKING:
     from shelfie_solver.dice.game.events import GameState
 
-OBJECTIVE_NAMES = ("strategic", "learned", "learned:FILE", "points", "marks", "safe", "cell:rXcY", "table:FILE")
+OBJECTIVE_NAMES = ("strategic", "learned", "learned:FILE", "win", "win-model", "points", "marks", "safe",
+                   "cell:rXcY", "table:FILE")
 
 
 def is_learned(name: str) -> bool:
     """Whether an objective or strategy name is ``learned`` or ``learned:FILE`` (any case), the
-    objective that sees the whole table when it is given one (:func:`learned.named_objective`)."""
+    objective that sees the whole table when it is given one (:func:`learned.objective.named_objective`)."""
     word = name.strip().lower()
     return word == "learned" or word.startswith("learned:")
+
+
+def sees_the_table(name: str) -> bool:
+    """Whether an objective name sees the whole table when given a game: ``learned``,
+    ``learned:FILE`` (:func:`is_learned`) or ``win`` (the chance to win, :mod:`learned.win_model`)."""
+    return is_learned(name) or name.strip().lower() in ("win", "win-model")
 
 
 def parse_objective(text: str, board: Board, state: GameState | None = None) -> Objective:
     """An objective from its name: ``strategic``, ``learned``, ``learned:FILE`` (parameters written by
     ``train``), ``points``, ``marks``, ``safe``, ``cell:r2c4`` or ``table:FILE`` (an exact solitaire
-    value table, :class:`value_table.TableObjective`).
+    value table, :class:`wholegame.values.TableObjective`).
 
     ``state`` (a game in progress) is read by ``learned`` alone, which then sees the whole game
-    (:func:`learned.state_objective`); without it ``learned`` is the no-context form. Every other
+    (:func:`learned.objective.state_objective`); without it ``learned`` is the no-context form. Every other
     objective looks at the active sheet only.
 
     Raises:
@@ -49,6 +56,23 @@ def parse_objective(text: str, board: Board, state: GameState | None = None) -> 
         from shelfie_solver.dice.learned.objective import named_objective  # its parameters load only when asked for
 
         return named_objective(text, board, state)
+    if word in ("win", "win-model"):  # the chance to win: needs opponents; alone, learned's expected final score
+        if state is not None and state.players == 1:
+            from shelfie_solver.dice.learned.objective import named_objective
+
+            return named_objective("learned", board, state)
+        if state is None:
+            raise ObjectiveError(f"objective {word} is the chance to win against opponents; give their sheets with "
+                                 "--opponent STATE (advise) or play a game of 2-4 players (play)")
+        from shelfie_solver.dice.learned.win_model import MODEL_PLAYERS, win_objective
+
+        if word == "win" and state.players not in MODEL_PLAYERS:  # the model plays worse there (measured)
+            from dataclasses import replace
+
+            from shelfie_solver.dice.learned.objective import named_objective
+
+            return replace(named_objective("learned", board, state), name="win")
+        return win_objective(state, name=word)
     if word.startswith("cell:"):
         try:
             return CellTarget(board.parse_cell(word[5:]))
@@ -59,3 +83,23 @@ def parse_objective(text: str, board: Board, state: GameState | None = None) -> 
 
         return table_objective(text.strip()[6:], board)
     raise ObjectiveError(f"unknown objective {shorten(text)}; expected one of {', '.join(OBJECTIVE_NAMES)}")
+
+
+def advice_objective(name: str, state: GameState) -> Objective:
+    """The objective that advice in a game (``play``, ``advise --opponent``) maximises: for
+    ``win``, ``learned`` or ``learned:FILE`` the exact chance to win where :func:`exact_objective`
+    applies, else the objective ``name`` of the state (:func:`objective_names.parse_objective`).
+
+    Raises:
+        ObjectiveError: an unknown name. ModelError: a bad ``learned:FILE``.
+    """
+    from dataclasses import replace
+
+    from shelfie_solver.dice.win_chance import exact_objective
+
+    chosen = parse_objective(name, state.board, state)  # a bad name is refused on every turn
+    if sees_the_table(name):
+        exact = exact_objective(state)
+        if exact is not None:
+            return replace(exact, name=chosen.name, base=chosen)  # reports name what was asked for
+    return chosen

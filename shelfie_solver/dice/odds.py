@@ -1,7 +1,7 @@
 """Exact odds of reaching a target (:mod:`targets`) over the remaining re-rolls, click-free.
 
 * Optimal chance: the target's indicator over final rolls is the level-0 value of the engine's
-  DP (:func:`engine.solve`, D6-D7), so ``V_r[roll]`` is the chance of meeting the target from
+  DP (:func:`dp.solve`, D6-D7), so ``V_r[roll]`` is the chance of meeting the target from
   ``roll`` with ``r`` re-rolls left under the best holds, and ``E_r[hold]`` each hold's chance.
 * Baseline chance: the plain policy "keep the dice that already fit the target, re-roll the
   rest" (:meth:`targets.CompiledTarget.fits`), evaluated exactly by policy evaluation over the
@@ -47,9 +47,9 @@ class TargetSolution:
         compiled: the target resolved against the ruleset (and board).
         space: the dice space.
         indicator: ``int64 (R,)`` 1 where a final roll meets the target.
-        optimal: the engine's :class:`~engine.TurnSolution` (values over ``D**r``, ``D = sides**dice``).
+        optimal: the engine's :class:`~dp.TurnSolution` (values over ``D**r``, ``D = sides**dice``).
         baseline_hold: ``int64 (R,)`` hold index the baseline keeps from each roll.
-        baseline: the baseline policy's values (:func:`engine.evaluate_policy`), same layout.
+        baseline: the baseline policy's values (:func:`dp.evaluate_policy`), same layout.
     """
 
     compiled: CompiledTarget
@@ -285,12 +285,12 @@ def _clopper_pearson(hits: int, turns: int) -> tuple[float, float]:
 
 def chance_text(p: Fraction, odds_text: str | None = None) -> str:
     """``12.35% = 1234/9999 (1 in 8.1)``; ``odds_text`` replaces the ``1 in X`` part (to use
-    :func:`render.one_in_texts` digits shared with other figures shown beside it)."""
+    :func:`core.report.one_in_texts` digits shared with other figures shown beside it)."""
     return f"{percent(p)} = {p} ({odds_text or one_in(p)})"
 
 
 def odds_report(result: Odds, simulation: SimulationCheck | None = None, top: int | None = None) -> Report:
-    """The :class:`render.Report` of ``shelfie-solve odds`` (table, JSON, CSV, Markdown)."""
+    """The :class:`core.report.Report` of ``shelfie-solve odds`` (table, JSON, CSV, Markdown)."""
     rules = result.rules
     s = "" if result.rerolls == 1 else "s"
     title = [f"Target {result.target}: {describe(result.target, rules)} (rules: {rules.name})"]

@@ -2,14 +2,20 @@
 (``shelfie-solve review``, docs/review.md).
 
 For each decision of the player — a hold with re-rolls left (keeping every die = stopping,
-D7), a marking of the final dice (D8-D14), a shelf given up on a failed result (D13) — the value
-of the choice made and of the best choice under the objective, both exact (``Fraction``):
+D7, whether recorded as a :class:`Stop` or implied by the marking that follows), a marking
+of the final dice (D8-D14), a shelf given up on a failed result (D13) — the value of the
+choice made and of the best choice under the objective, both exact (``Fraction``):
 
 * hold: the expected objective value of the hold with optimal play afterwards (the engine's
-  ``E_r[h]``, :mod:`engine`), the best being the maximum over the roll's holds;
-* marking: the objective's value of the marking (:func:`advise.rank_markings`);
-* shelf: the change of the strategic line potential (:func:`advise.failed_options`); only the
-  ``strategic`` objective tells shelves apart (the others value every failed result alike).
+  ``E_r[h]``, :mod:`dp`), the best being the maximum over the roll's holds;
+* marking: the objective's value of the marking (:func:`advice.rank_markings`);
+* shelf: the objective's value of the shelf given up (:func:`advice.ranked_shelves`): the change
+  of the strategic line potential for ``strategic``, the chance to win for ``win``; ``points``
+  and the like value every failed result alike.
+
+With opponents and the default objective (``win``, what ``play`` advises with) every value is
+the chance to win (D20), and :class:`Review` also splits how it moved: luck, decisions, the
+others' turns (docs/review.md).
 
 The loss is best minus chosen (>= 0; 0 when the choice ties the best). The summary follows
 Verhoeff's Yahtzee proficiency test (mean loss per decision) and dlangk/yatzy's "delta vs
@@ -22,17 +28,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from shelfie_solver.dice.advise.advice import failed_options, rank_markings
+from shelfie_solver.dice.advise.advice import failed_options, rank_markings, ranked_shelves
 from shelfie_solver.dice.rolls import Counts, dice_codes, space_for
 from shelfie_solver.dice.engine.dp import TurnSolution, solve_turn
 from shelfie_solver.core.errors import ShelfieError
-from shelfie_solver.dice.game.events import Fail, Hold, Mark, Roll, UncheckedMark
+from shelfie_solver.dice.game.events import Fail, GameState, Hold, Mark, Roll, Stop, UncheckedMark
 from shelfie_solver.dice.game.record import game_texts
 from shelfie_solver.core.inputs import parse_json
-from shelfie_solver.dice.objectives import Objective, Strategic
+from shelfie_solver.dice.objectives import Objective, StateArrays, Strategic
 from shelfie_solver.dice.advise.report import keep_label
 from shelfie_solver.dice.play.gamefile import (
     KeptGame,
+    PLAY_OBJECTIVE,
     KeptGameError,
     act,
     kept_game_from_dict,
@@ -40,6 +47,22 @@ from shelfie_solver.dice.play.gamefile import (
     split_actions,
     start_kept_game,
 )
+
+
+#: How a loss of win chance is classified (docs/review.md, "Inaccuracy, mistake, blunder"), in
+#: probability: at least 2, 5 and 10 percentage points.
+INACCURACY, MISTAKE, BLUNDER = Fraction(2, 100), Fraction(5, 100), Fraction(10, 100)
+
+
+def severity(loss: Fraction) -> str:
+    """``blunder``, ``mistake``, ``inaccuracy`` or ``""`` for a loss of win chance (a probability)."""
+    if loss >= BLUNDER:
+        return "blunder"
+    if loss >= MISTAKE:
+        return "mistake"
+    if loss >= INACCURACY:
+        return "inaccuracy"
+    return ""
 
 
 @dataclass(frozen=True)
@@ -71,9 +94,27 @@ class Decision:
 
 
 @dataclass(frozen=True)
+class CurvePoint:
+    """One point of the reviewed player's value over the game: ``round``, what happened just
+    before (``turn start``, ``roll``, ``hold``, ``mark``, ``shelf``, ``result``) and the value."""
+
+    round: int
+    what: str
+    value: Fraction
+
+
+@dataclass(frozen=True)
 class Review:
     """Every reviewed decision of one player, in order, and the decisions that could not be
-    reviewed (``unchecked``: entered without dice)."""
+    reviewed (``unchecked``: entered without dice).
+
+    With ``win`` every value is the player's chance to win (D20) and the review also splits how
+    it moved: ``luck`` (the dice: the position's value after each roll minus its expected value
+    before it), the decisions (minus :attr:`total_loss`) and ``others`` (the other players' turns:
+    the value at the start of each of the player's turns minus the value at the end of the
+    previous one); ``start`` the value at the start of the player's first turn, ``result`` the
+    share of victory if the game is over; ``curve`` every value in game order.
+    """
 
     player: str
     seat: int
@@ -81,6 +122,12 @@ class Review:
     decisions: tuple[Decision, ...]
     unchecked: int
     turns: int
+    win: bool = False
+    luck: Fraction = Fraction(0)
+    others: Fraction = Fraction(0)
+    start: Fraction | None = None
+    result: Fraction | None = None
+    curve: tuple[CurvePoint, ...] = ()
 
     @property
     def mean_loss_per_turn(self) -> Fraction:
@@ -101,6 +148,11 @@ class Review:
         """Decisions losing more than ``threshold``."""
         return sum(d.loss > threshold for d in self.decisions)
 
+    def counts(self) -> dict[str, int]:
+        """With ``win``: how many decisions are inaccuracies, mistakes and blunders (:func:`severity`)."""
+        found = [severity(d.loss) for d in self.decisions] if self.win else []
+        return {kind: found.count(kind) for kind in ("inaccuracy", "mistake", "blunder")}
+
     def costliest(self, count: int = 5) -> tuple[int, ...]:
         """Positions in :attr:`decisions` of the ``count`` costliest decisions with a loss,
         largest loss first (ties in game order)."""
@@ -108,8 +160,9 @@ class Review:
         return tuple(i for i in ranked[:count] if self.decisions[i].loss > 0)
 
 
-def review(table: KeptGame, seat: int, objective: str = "strategic") -> Review:
-    """Review every decision of ``seat`` in a game (module docstring).
+def review(table: KeptGame, seat: int, objective: str = PLAY_OBJECTIVE) -> Review:
+    """Review every decision of ``seat`` in a game (module docstring) under ``objective``, by
+    default the one ``play`` advises with (so a player who followed every piece of advice loses 0).
 
     Raises:
         KeptGameError: ``seat`` is not a seat of the game; ObjectiveError: an unknown objective.
@@ -121,47 +174,104 @@ def review(table: KeptGame, seat: int, objective: str = "strategic") -> Review:
     actions = [action for _, action in split_actions(table.events)]
     now = start_kept_game(board, rules, table.players, table.state.first)
     decisions: list[Decision] = []
+    curve: list[CurvePoint] = []
     unchecked = turns = 0
-    solved: dict[tuple[int, int], tuple[Objective, TurnSolution]] = {}
+    solved: dict[tuple[int, int, int], tuple[Objective, TurnSolution]] = {}
+    win = None
+    luck = others = Fraction(0)
+    start: Fraction | None = None
+    expected: Fraction | None = None  # the value before the dice moved
+    last_end: Fraction | None = None  # the value at the end of the player's previous turn
+    stop_left = 0  # re-rolls left when the player recorded a Stop this turn (shown with the marking)
+
+    def turn_of(state: GameState) -> tuple[Objective, TurnSolution]:
+        key = (state.turn, state.marks.marked, state.marks.eliminated)
+        if key not in solved:
+            obj = objective_for(objective, state)
+            solved[key] = (obj, solve_turn(board, state.marks, rules, obj))
+        return solved[key]
+
     for i, action in enumerate(actions):
         first = action[0]
         if now.active == seat:
             state, marks = now.state, now.state.marks
-            if isinstance(first, (Hold, Mark, Fail)) and now.dice is not None and now.rerolls_left > 0:
-                key = (marks.marked, marks.eliminated)
-                if key not in solved:
-                    obj = objective_for(objective, state)
-                    solved[key] = (obj, solve_turn(board, marks, rules, obj))
-                solution = solved[key][1]
+            if isinstance(first, Roll) and now.dice is None and marks.available:  # the turn starts (D6)
+                obj, solution = turn_of(state)
+                win = getattr(obj, "win_chance_exact", None) is not None if win is None else win
+                value = solution.start_values()[0]
+                if last_end is not None:
+                    others += value - last_end
+                start = value if start is None else start
+                expected = value
+                curve.append(CurvePoint(state.round, "turn start", value))
+            # a Stop is the hold of every die; the marking after it is not charged the hold again
+            if isinstance(first, (Hold, Stop, Mark, Fail)) and now.dice is not None and not now.stopped:
+                obj, solution = turn_of(state)
+                if now.rerolls_left > 0:
+                    position = solution.roll_value(now.dice, now.rerolls_left)
+                else:
+                    options = rank_markings(now.dice, board, marks, rules, obj)
+                    position = options[0].value if options else Fraction(
+                        obj.failed_value(StateArrays(board, rules, marks)), obj.scale(rules))
+                if expected is not None and position != expected:
+                    luck += position - expected
+                    curve.append(CurvePoint(state.round, "roll", position))
+                expected = position
+            if isinstance(first, (Hold, Stop, Mark, Fail)) and now.dice is not None and now.rerolls_left > 0:
+                obj, solution = turn_of(state)
                 keep = first.keep if isinstance(first, Hold) else now.dice
                 holds = space_for(rules).holds_of(now.dice)
                 values = {h: solution.hold_value(h, now.rerolls_left) for h in holds}
-                best_hold = max(holds, key=lambda h: (values[h], sum(h)))
+                best_hold = max(holds, key=lambda h: (values[h], h == keep, sum(h)))  # a tie names the choice
                 decisions.append(Decision(state.round, "hold", now.dice, now.rerolls_left, keep_label(keep, rules),
                                           keep_label(best_hold, rules), values[keep], values[best_hold]))
+                expected = values[keep]
+                if isinstance(first, Hold):
+                    curve.append(CurvePoint(state.round, "hold", values[keep]))
             if isinstance(first, Roll):
                 turns += 1
+            elif isinstance(first, Stop):
+                stop_left = now.rerolls_left
             elif isinstance(first, Hold):
                 pass
             elif isinstance(first, UncheckedMark) or (isinstance(first, Fail) and now.dice is None):
                 unchecked += 1
+                expected = last_end = None
             elif isinstance(first, Mark):
                 assert now.dice is not None
-                options = rank_markings(now.dice, board, marks, rules, objective_for(objective, state))
+                obj = turn_of(state)[0]
+                options = rank_markings(now.dice, board, marks, rules, obj)
                 chosen = next(o for o in options if o.marking.cells == first.cells)
-                decisions.append(Decision(state.round, "mark", now.dice, now.rerolls_left,
-                                          _items(table, first.cells), _items(table, options[0].marking.cells),
-                                          chosen.value, options[0].value))
+                top = chosen if chosen.value == options[0].value else options[0]  # a tie names the choice
+                decisions.append(Decision(state.round, "mark", now.dice, stop_left if now.stopped else now.rerolls_left,
+                                          _items(table, first.cells), _items(table, top.marking.cells),
+                                          chosen.value, top.value))
+                last_end, expected = chosen.value, None
+                curve.append(CurvePoint(state.round, "mark", chosen.value))
             elif isinstance(first, Fail):
                 assert now.dice is not None
-                shelves = failed_options(board, marks, rules)
-                strategic = isinstance(objective_for(objective, state), Strategic)
-                value = {o.shelf: (o.potential_change if strategic else Fraction(0)) for o in shelves}
-                best = shelves[0].shelf
+                obj = turn_of(state)[0]
+                shelves = ranked_shelves(failed_options(board, marks, rules), StateArrays(board, rules, marks), obj)
+                strategic = isinstance(obj, Strategic)
+                worth = {o.shelf: (o.potential_change if strategic else o.value if o.value is not None else Fraction(0))
+                         for o in shelves}
+                best = first.shelf if worth[first.shelf] == worth[shelves[0].shelf] else shelves[0].shelf
                 decisions.append(Decision(state.round, "shelf", now.dice, 0, f"shelf {first.shelf + 1}",
-                                          f"shelf {best + 1}", value[first.shelf], value[best]))
+                                          f"shelf {best + 1}", worth[first.shelf], worth[best]))
+                last_end, expected = worth[first.shelf], None
+                curve.append(CurvePoint(state.round, "shelf", worth[first.shelf]))
         now = act(now, action)
-    return Review(table.players[seat], seat, objective, tuple(decisions), unchecked, turns)
+    result = None
+    over = now.over
+    if win and over is not None:
+        from shelfie_solver.dice.win_chance import share
+
+        result = share(over.scores[seat], [s for j, s in enumerate(over.scores) if j != seat])
+        if last_end is not None:
+            others += result - last_end
+        curve.append(CurvePoint(over.rounds, "result", result))
+    return Review(table.players[seat], seat, objective, tuple(decisions), unchecked, turns, bool(win), luck, others,
+                  start, result, tuple(curve))
 
 
 def _items(table: KeptGame, cells: tuple[int, ...]) -> str:

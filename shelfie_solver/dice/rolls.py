@@ -175,7 +175,7 @@ class DiceSpace:
     @cached_property
     def _tables(self) -> dict[str, np.ndarray]:
         """:attr:`transitions` and :attr:`sub_holds`, from the disk cache when there
-        (:mod:`tablecache`, keyed by dice and sides) or built."""
+        (:mod:`diskcache`, keyed by dice and sides) or built."""
         from shelfie_solver.core.diskcache import load_or_build
 
         def build() -> dict[str, np.ndarray]:

@@ -1,7 +1,7 @@
 """Many full games between strategies, and their statistics (click-free; ``shelfie-solve simulate``).
 
 Determinism. Game ``i`` of a run with seed ``S`` is played from the ``i``-th child of
-``numpy.random.SeedSequence(S).spawn(games)`` (:func:`game.play_seeded`): its dice, its first
+``numpy.random.SeedSequence(S).spawn(games)`` (:func:`turn.play_seeded`): its dice, its first
 player (D5: drawn at random, seats do not rotate) and the random choices of every seat. Results
 are gathered by game index and every statistic is summed exactly (integers and
 :class:`~fractions.Fraction`), so the same seed gives identical output whatever ``jobs`` is.
@@ -143,7 +143,7 @@ def simulate(board: Board, rules: Ruleset, players: Sequence[str], games: int, s
         seed: root seed (``None``: fresh entropy, reported in :attr:`Summary.seed`).
         jobs: worker processes (``concurrent.futures.ProcessPoolExecutor``, capped at the usable
             cores: :func:`parallel.worker_count`); 1 plays here.
-        save: also return every game as a JSON line (:func:`game.game_to_json`), in game order.
+        save: also return every game as a JSON line (:func:`record.game_to_json`), in game order.
         progress: called with the number of games just finished.
         scheduler: a dask.distributed scheduler address (``"tcp://host:8786"``) or cluster
             object; the games run there (``jobs`` is then ignored). Same output as ``jobs=1``.

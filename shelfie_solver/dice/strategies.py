@@ -1,6 +1,6 @@
 """Strategies for full games (docs/strategies.md): ``random``, ``greedy``, ``threshold``, ``solver``.
 
-Each implements :class:`game.Strategy`: given the game state and the dice (and the re-rolls
+Each implements :class:`events.Strategy`: given the game state and the dice (and the re-rolls
 left) choose a hold; given the final dice choose one of the legal markings, or on a failed
 result (D13) a shelf. Decisions are verified legal by the game engine.
 
@@ -10,8 +10,8 @@ result (D13) a shelf. Decisions are verified legal by the game engine.
   ties broken by more items, then item order; gives up the shelf with the fewest available points.
 * ``threshold`` — simple rules from the rulebook's tips (RULES.md strategy notes), no DP.
 * ``solver``    — the exact optimal policy of the default ``strategic`` objective, solved once
-  per turn with :func:`engine.solve_turn`; markings as :func:`advise.rank_markings`, shelves as
-  :func:`advise.failed_options`.
+  per turn with :func:`dp.solve_turn`; markings as :func:`advice.rank_markings`, shelves as
+  :func:`advice.failed_options`.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from shelfie_solver.dice.joker import is_all_jokers
 from shelfie_solver.dice.learned.objective import Learned, LearnedModel, default_model, model_named, state_objective
 from shelfie_solver.dice.objectives import Objective, Points, StateArrays, Strategic
 from shelfie_solver.dice.rules import Ruleset
+from shelfie_solver.dice.win_chance import BeforeLastWin, LastTurnWin, exact_objective
 
 
 class StrategyError(ShelfieError):
@@ -46,8 +47,8 @@ class StrategyError(ShelfieError):
 
 
 def marking_order(state: GameState, legal: LegalMarkings, objective: Objective) -> np.ndarray:
-    """Positions of the legal markings, best first (:func:`advise.order_markings`, the order of
-    :func:`advise.rank_markings`). ``legal`` must be non-empty. Returns ``int64 (K,)``."""
+    """Positions of the legal markings, best first (:func:`advice.order_markings`, the order of
+    :func:`advice.rank_markings`). ``legal`` must be non-empty. Returns ``int64 (K,)``."""
     return order_markings(StateArrays(state.board, state.rules, state.marks), legal.sets, objective)
 
 
@@ -202,9 +203,9 @@ class ThresholdStrategy:
 class SolverStrategy:
     """Optimal play for the default ``strategic`` objective (docs/objectives.md).
 
-    Once per turn (per board state) the policy of :func:`engine.solve_turn` is found: with numba
+    Once per turn (per board state) the policy of :func:`dp.solve_turn` is found: with numba
     installed by the compiled kernel (:mod:`kernel`; ``kernel="numpy"`` turns it off), else by
-    :func:`engine.plan_turn` (the top level only for the rolls seen); the holds are the same
+    :func:`dp.plan_turn` (the top level only for the rolls seen); the holds are the same
     either way. Plans are cached per process (least recently used, ``cache_size`` states) so
     states that recur across games — the empty sheet above all — are solved once.
     """
@@ -243,7 +244,7 @@ class SolverStrategy:
         return found
 
     def plan(self, board: Board, marks: Marks, rules: Ruleset, roll: int = -1) -> TurnPlan:
-        """The turn's optimal holds (:func:`engine.plan_turn`: :meth:`policy`'s choices, the top
+        """The turn's optimal holds (:func:`dp.plan_turn`: :meth:`policy`'s choices, the top
         level decided per roll on demand, roll index ``roll`` at once when given), cached like
         :meth:`policy`."""
         def make() -> TurnPlan:
@@ -264,7 +265,7 @@ class SolverStrategy:
         plan = self._plans.get((state.board, state.rules, state.marks.marked, state.marks.eliminated))
         if isinstance(plan, _CompiledPlan) and plan.worth is not None and plan.marks is not None:
             # the turn's compiled final table already holds every item set's strategic worth
-            # (kernel._strategic == objectives.Strategic): the first of advise.order_markings
+            # (kernel._strategic == objectives.Strategic): the first of advice.order_markings
             worth = plan.worth[legal.index]
             top = np.flatnonzero(worth == worth.max())
             if len(top) == 1:  # no tie on worth: the points-now tie rule is not needed
@@ -281,9 +282,9 @@ class SolverStrategy:
 
 
 class LearnedStrategy:
-    """Optimal play, turn by turn, for the game-aware ``learned`` objective (:mod:`learned`,
+    """Optimal play, turn by turn, for the game-aware ``learned`` objective (:mod:`learned.objective`,
     docs/train.md): each turn the objective is built from the whole table
-    (:func:`learned.state_objective`) and :func:`engine.solve_turn` gives the holds; markings are
+    (:func:`learned.objective.state_objective`) and :func:`dp.solve_turn` gives the holds; markings are
     ranked by it and a failed result gives up its best shelf (D13).
 
     Args:
@@ -294,12 +295,19 @@ class LearnedStrategy:
 
     def __init__(self, model: LearnedModel | None = None):
         self.model = model
-        self._turn: tuple[GameState, Learned, tuple[np.ndarray | None, ...]] | None = None
+        self._turn: tuple[GameState, Learned | LastTurnWin | BeforeLastWin, tuple[np.ndarray | None, ...]] | None = None
 
-    def turn(self, state: GameState) -> tuple[Learned, tuple[np.ndarray | None, ...]]:
+    def objective(self, state: GameState) -> Learned:
+        """The objective of a turn that :mod:`win_chance` does not value exactly."""
+        return state_objective(state, self.model or default_model())
+
+    def turn(self, state: GameState) -> tuple[Learned | LastTurnWin | BeforeLastWin, tuple[np.ndarray | None, ...]]:
         """The objective and policy of this turn (computed once per state)."""
         if self._turn is None or self._turn[0] is not state:
-            objective = state_objective(state, self.model or default_model())
+            objective: Learned | LastTurnWin | BeforeLastWin = self.objective(state)
+            exact = exact_objective(state)  # the last turns: the exact chance to win (D18, D20)
+            if exact is not None:
+                objective = exact
             solution = solve_turn(state.board, state.marks, state.rules, objective)
             self._turn = (state, objective, tuple(None if p is None else p.astype(np.int32)
                                                   for p in solution.policy))
@@ -322,7 +330,7 @@ class LearnedStrategy:
 
 
 def _compiled_plan(board: Board, marks: Marks, rules: Ruleset, roll: int = -1) -> TurnPlan | None:
-    """:func:`engine.plan_turn`'s holds from the compiled kernel (:mod:`kernel`, numba), or
+    """:func:`dp.plan_turn`'s holds from the compiled kernel (:mod:`kernel`, numba), or
     ``None`` without numba or when the values outgrow int64 (the same holds either way).
 
     One compiled call (:func:`kernel._solver_turn`): the state's line totals, every item set's
@@ -358,7 +366,7 @@ def _compiled_plan(board: Board, marks: Marks, rules: Ruleset, roll: int = -1) -
 
 @dataclass(frozen=True, eq=False)
 class _CompiledPlan(TurnPlan):
-    """:class:`engine.TurnPlan` whose top-level holds come from the compiled kernel; ``worth``
+    """:class:`dp.TurnPlan` whose top-level holds come from the compiled kernel; ``worth``
     ``int64 (K+1,)`` is every item set's ``strategic`` worth in this state (``kernel._strategic``,
     read by the marking choice), ``marks`` the state, ``tables`` the kernel's arrays."""
 
@@ -378,12 +386,40 @@ class _CompiledPlan(TurnPlan):
         return found
 
 
+class WinStrategy(LearnedStrategy):
+    """Optimal play, turn by turn, for the chance to win: the objective ``win`` (the calibrated
+    model, :mod:`learned.win_model`) and, on the last turns, the exact chance
+    (:mod:`win_chance`); otherwise as :class:`LearnedStrategy`."""
+
+    name = "win"
+    #: Whether it plays by the model with every number of players (``win-model``), not only
+    #: with :data:`win_model.MODEL_PLAYERS`.
+    every_count = False
+
+    def objective(self, state: GameState) -> Learned:
+        from shelfie_solver.dice.learned.win_model import MODEL_PLAYERS, win_objective
+
+        if state.players < 2 or not (self.every_count or state.players in MODEL_PLAYERS):
+            return super().objective(state)  # alone, or where the model plays worse: learned
+        return win_objective(state, learned=self.model, name=self.name)
+
+
+class WinModelStrategy(WinStrategy):
+    """:class:`WinStrategy` by the model with any number of players (what
+    benchmarks/tournament_win.py measures)."""
+
+    name = "win-model"
+    every_count = True
+
+
 STRATEGIES: dict[str, type] = {
     "random": RandomStrategy,
     "greedy": GreedyStrategy,
     "threshold": ThresholdStrategy,
     "solver": SolverStrategy,
     "learned": LearnedStrategy,
+    "win": WinStrategy,
+    "win-model": WinModelStrategy,
 }
 
 

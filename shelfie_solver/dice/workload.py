@@ -1,8 +1,8 @@
 """How much work a board and ruleset cost the exact engine, estimated BEFORE any table is built,
 so that input which would run for minutes or exhaust memory is refused up front with one line
-(issue 8 §5; the limits are in docs/formats.md).
+(the limits are in docs/formats.md, "Limits").
 
-The engine's tables (:mod:`dice`, :mod:`allocate`, :mod:`engine`) have sizes that follow from
+The engine's tables (:mod:`rolls`, :mod:`allocate`, :mod:`engine.dp`) have sizes that follow from
 a handful of counts, all computed here in closed form (no table is built):
 
 * ``rolls`` R = C(d + s - 1, d) and ``holds`` H = C(d + s, d) for d dice of s sides (D6, D7);

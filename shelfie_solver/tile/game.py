@@ -1,5 +1,6 @@
 """Whole tile games: playing one from a seed, and saving / replaying it as JSON (like the dice
-game's ``game.py``: one JSON object per game, JSON Lines for many, checked by replay)."""
+game's :mod:`shelfie_solver.dice.game.record`: one JSON object per game, JSON Lines for many,
+checked by replay)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ Keys (JSON: the same names)::
     players = 2              # T1 (default: the number of [[shelf]] tables)
     first = 1                # the first player's seat, 1-based (T9; default 1)
     turn = 1                 # the active seat, 1-based (default 1)
-    goals = [3, 9]           # the common goal cards, T-CG ids (T7)
+    goals = [3, "four corners"]  # the common goal cards, by T-CG id or name (T7)
     personal = "4"           # the active player's personal card, by name (T20, our cards)
     end_token = 0            # the seat holding the end-game token, 0 = nobody (T23)
     board = ["----CB---", ...]   # 9 lines of 9: a tile letter, '.' no tile, '-' unusable
@@ -29,7 +29,8 @@ from typing import Any
 from shelfie_solver.core.errors import shorten
 from shelfie_solver.tile.errors import TileError
 from shelfie_solver.core.inputs import MAX_FILE_BYTES, load_toml, read_json
-from shelfie_solver.tile.state import TOKENS, Setup, State
+from shelfie_solver.tile.shelf import parse_goal
+from shelfie_solver.tile.state import TOKENS, Setup, State, board_cell_name
 from shelfie_solver.tile.rules import (EMPTY, SIDE, TILES_PER_TYPE, TYPE_NAMES, TYPES, Layout, PersonalCard, TileRuleset, check_shelf,
                     parse_shelf)
 
@@ -98,10 +99,16 @@ def position_from_dict(data: dict[str, Any], rules: TileRuleset, layout: Layout,
         raise TileError(f"position: {len(shelves_raw)} [[shelf]] tables for {players} players")
     first = _int(data, "first", 1, 1, players) - 1
     turn = _int(data, "turn", 1, 1, players) - 1
-    goals = data.get("goals")
-    if (not isinstance(goals, list) or not 1 <= len(goals) <= 2
-            or not all(type(g) is int and 1 <= g <= 12 for g in goals) or len(set(goals)) != len(goals)):
-        raise TileError("position: goals must list 1 or 2 distinct common goal ids 1-12 (T7, T-CG1-T-CG12)")
+    raw_goals = data.get("goals")
+    expected = 'goals must list 1 or 2 distinct common goals by id 1-12 or name, e.g. [7, "diagonal of a type"] (T7)'
+    if not isinstance(raw_goals, list) or not 1 <= len(raw_goals) <= 2 or any(isinstance(g, bool) for g in raw_goals):
+        raise TileError(f"position: {expected}")
+    try:
+        goals = [parse_goal(g) for g in raw_goals]
+    except TileError as error:
+        raise TileError(f"position: {expected}; {error}") from None
+    if len(set(goals)) != len(goals):
+        raise TileError(f"position: {expected}")
     names = [c.name for c in cards]
     personal = str(data.get("personal", ""))
     if personal not in names:
@@ -150,7 +157,7 @@ def _board(raw: Any, usable: tuple[bool, ...]) -> tuple[int, ...]:
             cells.append(EMPTY)
         elif ch in TYPES:
             if not usable[i]:
-                raise TileError(f"position: a tile at board cell {i // SIDE},{i % SIDE}, which is unusable at "
+                raise TileError(f"position: a tile at board cell {board_cell_name(i)}, which is unusable at "
                                 "this player count (T3)")
             cells.append(TYPES.index(ch))
         else:

@@ -8,6 +8,7 @@ publisher's. Every loader checks the rule it stands for and raises :class:`TileE
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
@@ -42,11 +43,6 @@ Shelf = tuple[int, ...]
 
 REFILL_METHODS = ("all", "empty")
 SQUARES_READINGS = ("groups", "loose")
-
-
-def cell_name(cell: int) -> str:
-    """A shelf cell as ``(r,c)``, as in TILE-RULES.md."""
-    return f"({cell // COLUMNS},{cell % COLUMNS})"
 
 
 @dataclass(frozen=True)
@@ -153,12 +149,38 @@ class PersonalCard:
         return PERSONAL_POINTS[self.matches(shelf)]
 
     def to_dict(self) -> dict[str, Any]:
-        """The card as its TOML keys."""
-        return {"name": self.name, **{TYPES[t]: [cell // COLUMNS, cell % COLUMNS] for t, cell in enumerate(self.cells)}}
+        """The card as its TOML keys (cells ``r<row>c<column>``, 1-based)."""
+        return {"name": self.name, **{TYPES[t]: shelf_cell_name(cell) for t, cell in enumerate(self.cells)}}
+
+    def words(self) -> str:
+        """What the card asks for, in words: ``cat r1c4, book r3c1, ...`` (shelf cells
+        ``r<row>c<column>``, row 1 at the top, column 1 on the left)."""
+        return ", ".join(f"{TYPE_NAMES[t]} {shelf_cell_name(cell)}" for t, cell in enumerate(self.cells))
+
+
+def shelf_cell_name(cell: int) -> str:
+    """A shelf cell (index ``r * 5 + c``) as ``r<row>c<column>``, 1-based: row 1 at the top
+    (1-6), column 1 on the left (1-5), as board cells and the dice game's items are named."""
+    return f"r{cell // COLUMNS + 1}c{cell % COLUMNS + 1}"
+
+
+def _card_cell(where: Any) -> int | None:
+    """A card's cell: ``"r1c4"`` (1-based), or the older ``[row, column]`` counted from 0 (still
+    read, so saved games replay: a list is always 0-based, a string always 1-based)."""
+    if isinstance(where, str):
+        match = re.fullmatch(r"[rR](\d)[cC](\d)", where.strip())
+        if match and 1 <= int(match[1]) <= ROWS and 1 <= int(match[2]) <= COLUMNS:
+            return (int(match[1]) - 1) * COLUMNS + int(match[2]) - 1
+        return None
+    if (isinstance(where, list) and len(where) == 2 and all(type(x) is int for x in where)
+            and 0 <= where[0] < ROWS and 0 <= where[1] < COLUMNS):
+        return int(where[0]) * COLUMNS + int(where[1])
+    return None
 
 
 def card_from_dict(data: dict[str, Any], source: str = "card") -> PersonalCard:
-    """A :class:`PersonalCard` from ``{"name": ..., "C": [r, c], ..., "P": [r, c]}``.
+    """A :class:`PersonalCard` from ``{"name": ..., "C": "r1c4", ..., "P": "r6c5"}`` (shelf cells,
+    1-based; the older ``[row, column]`` from 0 is read too: :func:`_card_cell`).
 
     Raises:
         TileError: a type missing or unknown, a cell out of range, or two types on one cell (T20).
@@ -171,11 +193,11 @@ def card_from_dict(data: dict[str, Any], source: str = "card") -> PersonalCard:
         raise TileError(f"personal card {name!r}: unknown key {unknown[0]!r}; expected one of name, {', '.join(TYPES)}")
     cells = []
     for t in TYPES:
-        where = data.get(t)
-        if (not isinstance(where, list) or len(where) != 2 or not all(type(x) is int for x in where)
-                or not (0 <= where[0] < ROWS and 0 <= where[1] < COLUMNS)):
-            raise TileError(f"personal card {name!r}: {t} needs a cell [row, column] with row 0-5 and column 0-4 (T20)")
-        cells.append(where[0] * COLUMNS + where[1])
+        cell = _card_cell(data.get(t))
+        if cell is None:
+            raise TileError(f"personal card {name!r}: {t} needs a shelf cell \"r<row>c<column>\", row 1-6 from the top "
+                            "and column 1-5 from the left, e.g. \"r1c4\" (T20)")
+        cells.append(cell)
     if len(set(cells)) != len(cells):
         raise TileError(f"personal card {name!r}: two types share a cell; T20 needs 6 distinct cells")
     return PersonalCard(name, tuple(cells))
@@ -298,7 +320,7 @@ def check_shelf(shelf: Shelf, label: str = "shelf") -> None:
     tiles of one type (T2)."""
     for cell in range(COLUMNS, CELLS):
         if shelf[cell] == EMPTY and shelf[cell - COLUMNS] != EMPTY:
-            raise TileError(f"{label}: floating tile at {cell_name(cell - COLUMNS)} above an empty cell "
+            raise TileError(f"{label}: floating tile at {shelf_cell_name(cell - COLUMNS)} above an empty cell "
                             f"(T4: tiles fill a column from the bottom)")
     for t in range(len(TYPES)):
         if shelf.count(t) > TILES_PER_TYPE:

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from shelfie_solver.tile.errors import TileError
 from shelfie_solver.tile.rules import CELLS, COLUMNS, EMPTY, ROWS, PersonalCard, Shelf, TileRuleset
 
 #: Orthogonal neighbours of each shelf cell (T19: diagonal contact does not link).
@@ -169,6 +171,39 @@ def goal_holds(goal: int, shelf: Shelf, rules: TileRuleset) -> bool:
     if CELLS - shelf.count(EMPTY) < MIN_TILES[goal]:
         return False
     return COMMON_GOALS[goal][1](shelf, rules)
+
+
+def goal_text(goal: int) -> str:
+    """A common goal as a player reads it: ``T-CG8 (four corners)``."""
+    return f"T-CG{goal} ({COMMON_GOALS[goal][0]})"
+
+
+def _goal_key(text: str) -> str:
+    return " ".join(text.lower().replace("-", " ").replace("_", " ").split())
+
+
+def parse_goal(value: object) -> int:
+    """A common goal card (T5, T-CG1-12) as typed: its id (``8``, ``"8"``, ``"T-CG8"``) or its
+    name (``"four corners"``; case, hyphens and spaces do not matter).
+
+    Raises:
+        TileError: neither an id 1-12 nor a name of :data:`COMMON_GOALS` (the message lists them).
+    """
+    if type(value) is int and value in COMMON_GOALS:
+        return value
+    if isinstance(value, str):
+        key = _goal_key(value)  # hyphens become spaces: "-8" and "T-CG-8" would read as goal 8
+        number = key.removeprefix("t cg").strip()
+        if number.isdigit() and re.search(r"-\s*[0-9]+\s*$", value):
+            raise TileError(f"no common goal {repr(value)[:40]}: a goal id is never negative; expected an id "
+                            "1-12 (8 or T-CG8) or a name (T-CG1-12)")
+        if number.isdigit() and len(number) <= 2 and int(number) in COMMON_GOALS:
+            return int(number)
+        for goal, (name, _) in COMMON_GOALS.items():
+            if _goal_key(name) == key:
+                return goal
+    names = ", ".join(f"{g} {name}" for g, (name, _) in COMMON_GOALS.items())
+    raise TileError(f"no common goal {repr(value)[:40]}; expected an id 1-12 or a name: {names} (T-CG1-12)")
 
 
 def goals_met(shelf: Shelf, rules: TileRuleset) -> tuple[int, ...]:

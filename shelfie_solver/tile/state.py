@@ -9,6 +9,7 @@ return a new :class:`State`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from itertools import permutations
@@ -26,8 +27,25 @@ Board = tuple[int, ...]
 
 
 def board_cell_name(cell: int) -> str:
-    """A board cell as ``r,c`` (row 0 on top)."""
-    return f"{cell // SIDE},{cell % SIDE}"
+    """A board cell as ``r<row>c<column>``, 1-based from the top left (``r1c1`` to ``r9c9``),
+    as the dice game names items and as shelf columns count (1-5)."""
+    return f"r{cell // SIDE + 1}c{cell % SIDE + 1}"
+
+
+def parse_board_cell(text: str) -> int:
+    """The board cell named ``r<row>c<column>`` (1-9 each, case-insensitive): the inverse of
+    :func:`board_cell_name`. The 0-based ``row,column`` of older versions is refused, not read
+    (``4,1`` would otherwise name another cell).
+
+    Raises:
+        TileError: not of that form, or out of the 9 x 9 board.
+    """
+    match = re.fullmatch(r"[rR](\d)[cC](\d)", text.strip())
+    if match is None or not all(1 <= int(x) <= SIDE for x in match.groups()):
+        hint = "; row,column numbers are no longer read (they counted from 0)" if "," in text else ""
+        raise TileError(f"bad board cell {text[:20]!r}; expected r<row>c<column>, 1-9 from the top left, "
+                        f"e.g. r5c2{hint}")
+    return (int(match.group(1)) - 1) * SIDE + int(match.group(2)) - 1
 
 
 #: Orthogonal neighbours of each board cell inside the 9 x 9 grid.
@@ -90,7 +108,7 @@ class Move:
         return tuple(board[c] for c in self.cells)
 
     def text(self, board: Board) -> str:
-        """E.g. ``4,3 4,4 -> column 2 as CB``."""
+        """E.g. ``r5c4 r5c5 -> column 2 as CB``."""
         return (f"{' '.join(board_cell_name(c) for c in self.cells)} -> column {self.column + 1} as "
                 f"{''.join(TYPES[t] for t in self.types(board))}")
 
@@ -361,8 +379,11 @@ def check_move(state: State, move: Move) -> None:
     cells = move.cells
     if not 1 <= len(cells) <= 3 or len(set(cells)) != len(cells):
         raise TileError(f"illegal pick: take 1, 2 or 3 distinct tiles (T10), got {len(cells)}")
-    if not all(0 <= c < SIDE * SIDE for c in cells) or any(state.board[c] == EMPTY for c in cells):
-        raise TileError("illegal pick: a cell holds no tile (T10)")
+    if not all(0 <= c < SIDE * SIDE for c in cells):
+        raise TileError("illegal pick: a cell off the board (T10)")
+    empty = [board_cell_name(c) for c in cells if state.board[c] == EMPTY]
+    if empty:
+        raise TileError(f"illegal pick: {', '.join(empty)} holds no tile (T10)")
     if tuple(sorted(cells)) not in set(legal_picks(state.board, (EMPTY,) * (ROWS * COLUMNS))):
         raise TileError("illegal pick: tiles need a free side and must be in one straight line without gaps (T10-T11)")
     if not 0 <= move.column < COLUMNS:

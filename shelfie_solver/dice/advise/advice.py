@@ -16,7 +16,7 @@ from shelfie_solver.dice.board import Board, ItemSets, Marks, item_sets, score, 
 from shelfie_solver.dice.rolls import Counts, space_for
 from shelfie_solver.dice.engine.dp import solve_turn
 from shelfie_solver.dice.errors import DiceError, ObjectiveError
-from shelfie_solver.dice.objectives import CellTarget, Objective, Points, StateArrays, shelf_losses
+from shelfie_solver.dice.objectives import CellTarget, Objective, Points, StateArrays, Strategic, shelf_losses
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import failed_result_shelves, triggers_end
 
@@ -81,6 +81,8 @@ class ShelfOption:
         lost_points: their total point value.
         potential_change: change of the strategic line potential (<= 0; docs/objectives.md).
         ends_game: whether giving it up closes the shelf that triggers the end (D17).
+        value: the objective's value of giving it up, when the objective tells shelves apart
+            (it has ``shelf_values``: ``learned``, ``win``, the exact win chance), else None.
     """
 
     shelf: int
@@ -88,6 +90,7 @@ class ShelfOption:
     lost_points: int
     potential_change: Fraction
     ends_game: bool = False
+    value: Fraction | None = None
 
 
 @dataclass(frozen=True)
@@ -100,7 +103,12 @@ class Advice:
     hold's, the best marking's, or the failed result's. ``end_triggered``: the sheet already has
     the closed shelves that trigger the end (D17), so this is the last round; ``finished``: no
     item is available, the score is final. ``table``: the game the advice saw
-    (:func:`advise_in_game`), or ``None`` for advice on the one sheet.
+    (:func:`advise_in_game`), or ``None`` for advice on the one sheet. ``win_chance_exact``:
+    every value is the player's chance to win (D20), exact (True, :mod:`win_chance`) or under a
+    fitted model (False, :mod:`learned.win_model`); ``None`` when values are not win chances.
+    ``baseline``: for an objective valuing changes of a position (``learned`` alone: the expected
+    final score), its value of the sheet as it is, so ``baseline + value`` is the expected final
+    score in points; else None.
     """
 
     rules: Ruleset
@@ -117,6 +125,8 @@ class Advice:
     end_triggered: bool = False
     finished: bool = False
     table: GameState | None = None
+    win_chance_exact: bool | None = None
+    baseline: Fraction | None = None
 
 
 def advise(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objective: Objective,
@@ -131,6 +141,9 @@ def advise(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objective: 
         DiceError: wrong number of dice or re-rolls out of range.
         ObjectiveError: a ``cell`` objective names an item that is not available.
         MarksError: the marks do not fit the board.
+
+    When the sheet has already triggered the end (D17), this is the player's last turn (D18) and
+    ``strategic`` advises by ``points``: the report names the objective used.
     """
     verify_marks_fit(marks, board)
     left = rules.rerolls if rerolls is None else rerolls
@@ -141,9 +154,15 @@ def advise(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objective: 
     if isinstance(objective, CellTarget) and not marks.is_available(objective.cell):
         raise ObjectiveError(f"item {board.cell_name(objective.cell)} is {marks.state(objective.cell).name.lower()}; "
                              "a cell objective needs an available item")
+    ended = triggers_end(board, marks, rules)
+    if ended and isinstance(objective, Strategic):
+        # D17/D18: the game ends after this round, so a line's future is worth nothing: the
+        # strategic potential of lines left open would advise against a sure score now.
+        objective = Points()
     base = Advice(rules, board, marks, dice, left, _objective_label(objective, board), Fraction(0),
-                  score(board, marks, rules), end_triggered=triggers_end(board, marks, rules),
-                  finished=not marks.available)
+                  score(board, marks, rules), end_triggered=ended,
+                  finished=not marks.available, win_chance_exact=getattr(objective, "win_chance_exact", None),
+                  baseline=_baseline(objective, board, marks, rules))
     if left > 0 and marks.available:  # with nothing available there is nothing to roll for
         holds = rank_holds(dice, board, marks, rules, objective, left)
         # when stopping is best, say what to mark too (the markings of these dice as final)
@@ -153,13 +172,37 @@ def advise(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objective: 
     if markings:
         return replace(base, value=markings[0].value, markings=markings)
     state = StateArrays(board, rules, marks)
-    failed = failed_options(board, marks, rules)
+    failed = ranked_shelves(failed_options(board, marks, rules), state, objective)
     return replace(base, value=Fraction(objective.failed_value(state), objective.scale(rules)), failed=failed)
+
+
+def ranked_shelves(options: tuple[ShelfOption, ...], state: StateArrays,
+                   objective: Objective) -> tuple[ShelfOption, ...]:
+    """The shelves of a failed result (D13) ranked by the game's objective when it tells them
+    apart (its ``shelf_values``, best first; ties keep the strategic order), each with its value;
+    else as they are (least strategic potential lost first)."""
+    shelf_values = getattr(objective, "shelf_values", None)
+    if not callable(shelf_values):
+        return options
+    scale = objective.scale(state.rules)
+    worth = {shelf: Fraction(value, scale) for shelf, value in shelf_values(state)}
+    valued = [replace(o, value=worth[o.shelf]) for o in options if o.shelf in worth]
+    return tuple(sorted(valued, key=lambda o: -(o.value or 0)))
+
+
+def _baseline(objective: Objective, board: Board, marks: Marks, rules: Ruleset) -> Fraction | None:
+    """The ``learned`` solitaire value of the sheet as it is (its expected final score, points),
+    for :attr:`Advice.baseline`; None for other objectives or with opponents."""
+    before = getattr(objective, "before", None)
+    if not callable(before) or getattr(objective, "win_chance_exact", None) is not None \
+            or getattr(objective, "opponents", 1) != 0:
+        return None
+    return Fraction(before(StateArrays(board, rules, marks)), objective.scale(rules))
 
 
 def advise_in_game(dice: Counts, state: GameState, objective: Objective, rerolls: int | None = None) -> Advice:
     """:func:`advise` for the active sheet of a game (``state``, e.g. :func:`seats.state_from_seats`),
-    with a game-aware ``objective`` built from the same state (:func:`learned.state_objective`):
+    with a game-aware ``objective`` built from the same state (:func:`learned.objective.state_objective`):
     the advice records the table, and the end counts as triggered when any sheet triggers it (D17).
 
     Raises:
@@ -187,7 +230,8 @@ def rank_holds(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objecti
                rerolls: int) -> tuple[HoldOption, ...]:
     """Every distinct hold of ``dice`` with ``rerolls`` >= 1 left, best first.
 
-    Order: value (desc), then failed-result chance (asc), then more dice kept.
+    Order: value (desc); exact ties by expected points this turn (desc), then failed-result
+    chance (asc), then more dice kept.
     """
     solution = solve_turn(board, marks, rules, objective, rerolls, points=True)
     space = space_for(rules)
@@ -202,7 +246,7 @@ def rank_holds(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objecti
         at_least = (1 - fail,) + tuple(Fraction(int(x), den) for x in row[2:-1])
         points = Fraction(int(row[-1]), den)  # the carried points column (dp.final_values)
         options.append((Fraction(int(row[0]), den_value), fail, order, hold, at_least, points))
-    options.sort(key=lambda o: (-o[0], o[1], o[2]))
+    options.sort(key=lambda o: (-o[0], -o[5], o[1], o[2]))
     ranks = _ranks([o[0] for o in options])
     return tuple(HoldOption(o[3], o[0], o[1], o[4], r, o[5]) for o, r in zip(options, ranks))
 

@@ -7,6 +7,8 @@ or the shelf to give up on a failed result (D7, D13, D17, D19), built as a :clas
 from __future__ import annotations
 
 from fractions import Fraction
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from shelfie_solver.core.report import Report, decimal, exact, percent, rank_text
@@ -15,6 +17,7 @@ from shelfie_solver.dice.rules import Ruleset
 
 if TYPE_CHECKING:  # annotations only: the dice advisor's engine is not loaded by every command
     from shelfie_solver.dice.advise.advice import Advice, MarkingOption
+    from shelfie_solver.dice.game.events import GameState
 
 
 def keep_label(keep: Counts, rules: Ruleset) -> str:
@@ -32,6 +35,8 @@ def reroll_label(dice: Counts, keep: Counts, rules: Ruleset) -> str:
 
 #: What a marking or failed result that triggers the end (D17) says, in the table and the title.
 ENDS_GAME = "this ends the game after the round"
+#: The same in a table's ``end`` column (short, so the table fits 80 columns).
+ENDS_CELL = "ends game (D17)"
 
 #: One line per objective on what its value means, for the footer (docs/objectives.md).
 OBJECTIVE_NOTES = {
@@ -76,12 +81,17 @@ def best_line(names: list[str], shown: int = 4) -> str:
     return text
 
 
-def advice_report(advice: Advice, top: int | None = None, opponents: bool | None = None) -> Report:
+def advice_report(advice: Advice, top: int | None = None, opponents: bool | None = None,
+                  names: Sequence[str] | None = None, state: GameState | None = None) -> Report:
     """The report of ``shelfie-solve advise`` (holds, markings, or a failed result).
 
     ``opponents``: whether the objective saw opponents (a ``learned`` value is then a win-chance
     score in thousandths, else points: :data:`LEARNED_LABELS`); default: whether the advice
-    saw a table of two or more players (:attr:`advise.Advice.table`)."""
+    saw a table of two or more players (:attr:`advice.Advice.table`). ``names``: every seat's
+    name, for the reason line (:mod:`reasons`; default "the opponent", "opponent 1", ...), and
+    ``state`` the game it sees (default :attr:`advice.Advice.table`; ``play`` passes its own).
+    Values that are the chance to win (:attr:`advice.Advice.win_chance_exact`) are shown in
+    percent by :func:`win_report`."""
     rules, board = advice.rules, advice.board
     title = [
         f"Dice {dice_codes(advice.dice, rules)} ({dice_names(advice.dice, rules)}), "
@@ -109,12 +119,23 @@ def advice_report(advice: Advice, top: int | None = None, opponents: bool | None
         title.append("The end is already triggered (D17): the game ends after this round (D18).")
     if opponents is None:
         opponents = advice.table is not None and advice.table.players > 1
+    from shelfie_solver.dice.advise.reasons import reason
+
+    why = reason(advice if state is None else replace(advice, table=state), names)
+    if advice.win_chance_exact is not None:  # every value is the chance to win (D20), in percent
+        return win_report(advice, title, data, top, why)
+    if why:
+        data["reason"] = why
     words = _value_words(advice.objective, opponents)
     if advice.holds:
-        return _holds_report(advice, title, data, top, words)
-    if advice.markings:
-        return _markings_report(advice, title, data, top, words)
-    return _failed_report(advice, title, data)
+        report = _holds_report(advice, title, data, top, words)
+    elif advice.markings:
+        report = _markings_report(advice, title, data, top, words)
+    else:
+        report = _failed_report(advice, title, data)
+    if why:
+        report.title.append(f"Why: {why}.")
+    return report
 
 
 #: What a ``learned`` value is in ``play`` and ``advise`` (docs/train.md "The objective"): the value column's
@@ -136,10 +157,23 @@ def _value_words(objective: str, opponents: bool) -> tuple[str, str, list[str]]:
     say what a value of ``objective`` is: for ``learned`` (or ``learned:FILE``) a win-chance score
     in thousandths with ``opponents``, points alone (:data:`LEARNED_LABELS`); else plain
     ``value`` and :func:`objective_notes`."""
-    if objective.split(":", 1)[0].strip().lower() == "learned":
+    kind = objective.split(":", 1)[0].strip().lower()
+    if kind in ("learned", "win"):  # win: learned with 3-4 players
         header, words, note = LEARNED_LABELS[opponents]
         return header, f" ({words})", [note]
-    return "value", "", objective_notes(objective)
+    return "value", VALUE_WORDS.get(kind, ""), objective_notes(objective)
+
+
+#: What the best hold's value is, in words, after the number (the footer says more): a
+#: surrogate such as the strategic potential is never shown as a bare number.
+VALUE_WORDS = {
+    "strategic": " (potential points: points now plus credit for lines on their way)",
+    "points": " (points this turn)",
+    "marks": " (items marked)",
+    "safe": " (chance of marking an item)",
+    "cell": " (chance of marking that item)",
+    "table": " (the expected final score, in points)",
+}
 
 
 def _table_lines(advice: Advice, title: list[str], data: dict[str, Any]) -> None:
@@ -170,7 +204,7 @@ def _holds_report(advice: Advice, title: list[str], data: dict[str, Any], top: i
     k = len(shown[0].at_least)
     header, after_value, footer = words
     headers = (["rank", "keep", "re-roll", header, "exact", "points", "failed"]
-               + [f">={j} items" for j in range(1, k + 1)])
+               + [f">={j}" for j in range(1, k + 1)])
     rows = []
     for h in shown:
         rows.append([rank_text(h.rank, ranks), keep_label(h.keep, rules), reroll_label(advice.dice, h.keep, rules),
@@ -179,11 +213,14 @@ def _holds_report(advice: Advice, title: list[str], data: dict[str, Any], top: i
     best = advice.holds[0]
     tied = [dice_codes(h.keep, rules) for h in advice.holds if h.rank == 1]
     title.append(f"Best: {best_line(tied)}, re-roll {reroll_label(advice.dice, best.keep, rules)}, "
-                 f"value {decimal(best.value)} = {exact_cell(best.value)}{after_value}, "
+                 f"value {decimal(best.value)}{after_value}, "
                  f"expected points this turn {decimal(best.points, 2)}, failed-result chance {percent(best.fail)}")
+    if advice.baseline is not None:  # learned alone: the value is a change of the expected final score
+        title.append(f"Expected final score {decimal(advice.baseline + best.value, 2)} points (learned: score now "
+                     f"{advice.score} + points still to come)")
     if advice.markings:  # stopping is best: what to mark
         title.append("Stop and mark " + _marking_text(advice.markings[0], advice))
-        data["stop_marking"] = _marking_record(advice.markings[0], advice)
+        data["stop_marking"] = marking_record(advice.markings[0], advice)
     data["holds"] = [{
         "keep": dice_codes(h.keep, rules),
         "reroll": dice_codes(tuple(d - k for d, k in zip(advice.dice, h.keep)), rules),
@@ -199,9 +236,9 @@ def _holds_report(advice: Advice, title: list[str], data: dict[str, Any], top: i
     notes = [f"{len(advice.holds) - len(shown)} more holds not shown (--top)."] if len(shown) < len(advice.holds) else []
     notes.append("value: expected objective value with optimal play after this hold; points: expected points "
                  "scored this turn (D19) under the same play; failed: chance of a failed result (D13); "
-                 ">=j items: chance the final dice can mark j items.")
+                 ">=j: chance the final dice can mark j items.")
     notes += footer
-    return Report(title, headers, rows, data, notes, records=data["holds"])
+    return Report(title, headers, rows, data, notes, records=data["holds"], narrow=["re-roll"])
 
 
 def _markings_report(advice: Advice, title: list[str], data: dict[str, Any], top: int | None,
@@ -217,13 +254,13 @@ def _markings_report(advice: Advice, title: list[str], data: dict[str, Any], top
         cells = " + ".join(board.cell_name(c) for c in m.marking.cells)
         groups = " ".join(g.codes(rules) for g in m.marking.groups)
         rows.append([rank_text(m.rank, ranks), cells, groups, f"{m.points:+d}", m.score_after, decimal(m.value),
-                     exact_cell(m.value)] + ([ENDS_GAME if m.ends_game else ""] if ending else []))
+                     exact_cell(m.value)] + ([ENDS_CELL if m.ends_game else ""] if ending else []))
     title.append("Best: mark " + _marking_text(advice.markings[0], advice))
-    data["markings"] = [_marking_record(m, advice) for m in advice.markings]
+    data["markings"] = [marking_record(m, advice) for m in advice.markings]
     notes = [f"{len(advice.markings) - len(shown)} more markings not shown (--top)."] if len(shown) < len(advice.markings) else []
     notes.append("points: score change now (D19); score after: the sheet's score after the marking.")
     notes += footer
-    return Report(title, headers, rows, data, notes, records=data["markings"])
+    return Report(title, headers, rows, data, notes, records=data["markings"], narrow=["dice groups", "score after"])
 
 
 def _marking_text(option: MarkingOption, advice: Advice) -> str:
@@ -234,7 +271,7 @@ def _marking_text(option: MarkingOption, advice: Advice) -> str:
     return text + (f"; {ENDS_GAME}" if option.ends_game else "")
 
 
-def _marking_record(option: MarkingOption, advice: Advice) -> dict[str, Any]:
+def marking_record(option: MarkingOption, advice: Advice) -> dict[str, Any]:
     return {
         "cells": [advice.board.cell_name(c) for c in option.marking.cells],
         "groups": [g.codes(advice.rules) for g in option.marking.groups],
@@ -263,7 +300,7 @@ def _failed_report(advice: Advice, title: list[str], data: dict[str, Any]) -> Re
     ending = any(o.ends_game for o in advice.failed)
     headers = ["shelf", "faces", "items eliminated", "their points", "potential change"] + (["end"] if ending else [])
     rows = [[o.shelf + 1, board.shelf_label(o.shelf, advice.rules), " ".join(board.cell_name(c) for c in o.lost_items),
-             o.lost_points, decimal(o.potential_change, 2)] + ([ENDS_GAME if o.ends_game else ""] if ending else [])
+             o.lost_points, decimal(o.potential_change, 2)] + ([ENDS_CELL if o.ends_game else ""] if ending else [])
             for o in advice.failed]
     data["markings"] = []
     if advice.rerolls:
@@ -276,4 +313,129 @@ def _failed_report(advice: Advice, title: list[str], data: dict[str, Any]) -> Re
                        for o in advice.failed]
     notes = ["potential change: the strategic objective's line potential lost (docs/objectives.md); "
              "marked items on the shelf stay marked and still score (D13)."] if rows else []
+    return Report(title, headers, rows, data, notes, records=data["shelves"], narrow=["faces", "their points"])
+
+
+# --- values that are the chance to win (D20) ---------------------------------------------
+
+
+#: What the chance is, for the footer: exact, or under the model.
+EXACT_NOTE = ("win chance: your exact chance to win (D20: a k-way tie for the top counts 1/k) with the best play "
+              "from here; exact because every other score is final after this turn or the next (D18).")
+MODEL_NOTE = ("win chance: your chance to win (D20: a k-way tie counts 1/k) under the win model, a logistic fit "
+              "of self-play outcomes over the learned values (docs/train.md, \"The chance to win\"); "
+              "calibrated within 3 points per decile on games the fit never saw.")
+
+
+def how(advice: Advice) -> str:
+    """``exact`` or ``model`` for the title."""
+    return "exact" if advice.win_chance_exact else "model"
+
+
+def chance_fields(value: Fraction, exact_flag: bool | None) -> dict[str, Any]:
+    """The JSON fields of one chance: ``win_chance`` ("p/q"), ``win_chance_float``, ``win_chance_exact``."""
+    return {"win_chance": exact(value), "win_chance_float": float(value), "win_chance_exact": bool(exact_flag)}
+
+
+def win_report(advice: Advice, title: list[str], data: dict[str, Any], top: int | None, reason: str | None) -> Report:
+    """The holds, markings or shelves of ``advice`` (``win_chance_exact`` not None), in percent."""
+    data.update(chance_fields(advice.value, advice.win_chance_exact))
+    if advice.holds:
+        report = _win_holds(advice, title, data, top)
+    elif advice.markings:
+        report = _win_markings(advice, title, data, top)
+    else:
+        report = _win_shelves(advice, title, data)
+    if reason:
+        report.title.append(f"Why: {reason}.")
+        report.data["reason"] = reason
+    report.notes.append(EXACT_NOTE if advice.win_chance_exact else MODEL_NOTE)
+    return report
+
+
+def _win_holds(advice: Advice, title: list[str], data: dict[str, Any], top: int | None) -> Report:
+    rules = advice.rules
+    shown = advice.holds[:top] if top else advice.holds
+    ranks = [h.rank for h in advice.holds]
+    best = advice.holds[0]
+    tied = [dice_codes(h.keep, rules) for h in advice.holds if h.rank == 1]
+    title.append(f"Best: {best_line(tied)}, re-roll {reroll_label(advice.dice, best.keep, rules)}: "
+                 f"chance to win {percent(best.value, 1)} ({how(advice)})")
+    title.append(f"Expected points this turn {float(best.points):.2f}, failed-result chance {percent(best.fail, 1)}"
+                 + ("; tied holds listed by expected points this turn" if len(tied) > 1 else ""))
+    if advice.markings:
+        first = advice.markings[0]
+        title.append("Stop and mark " + _win_cells(first, advice) + f" ({first.points:+d} points)")
+        data["stop_marking"] = {**marking_record(first, advice), **chance_fields(best.value, advice.win_chance_exact)}
+    headers = ["rank", "keep", "re-roll", "win chance", "exact", "points", "failed"]  # exact: --exact only
+    rows = [[rank_text(h.rank, ranks), keep_label(h.keep, rules), reroll_label(advice.dice, h.keep, rules),
+             percent(h.value, 1), exact_cell(h.value), f"{float(h.points):.2f}", percent(h.fail, 1)] for h in shown]
+    data["holds"] = [{
+        "keep": dice_codes(h.keep, rules),
+        "reroll": dice_codes(tuple(d - k for d, k in zip(advice.dice, h.keep)), rules),
+        "rank": h.rank,
+        "value": exact(h.value),
+        "value_float": float(h.value),
+        **chance_fields(h.value, advice.win_chance_exact),
+        "points": exact(h.points),
+        "points_float": float(h.points),
+        "fail": exact(h.fail),
+        "fail_float": float(h.fail),
+        "at_least": {str(j + 1): exact(p) for j, p in enumerate(h.at_least)},
+    } for h in advice.holds]
+    notes = [f"{len(advice.holds) - len(shown)} more holds not shown (--top)."] if len(shown) < len(advice.holds) else []
+    notes.append("points: expected points scored this turn (D19) under the same play; failed: chance of a "
+                 "failed result (D13). Exact fractions: --exact, --format json or csv.")
+    return Report(title, headers, rows, data, notes, records=data["holds"])
+
+
+def _win_cells(option: MarkingOption, advice: Advice) -> str:
+    return " + ".join(advice.board.cell_name(c) for c in option.marking.cells)
+
+
+def _win_markings(advice: Advice, title: list[str], data: dict[str, Any], top: int | None) -> Report:
+    rules = advice.rules
+    shown = advice.markings[:top] if top else advice.markings
+    ranks = [m.rank for m in advice.markings]
+    best = advice.markings[0]
+    groups = ", ".join(f"{advice.board.cell_name(g.cell)} with {g.codes(rules)}" for g in best.marking.groups)
+    title.append(f"Best: mark {groups} ({best.points:+d} points, score after {best.score_after}): chance to win "
+                 f"{percent(best.value, 1)} ({how(advice)})" + (f"; {ENDS_GAME}" if best.ends_game else ""))
+    ending = any(m.ends_game for m in shown)
+    headers = ["rank", "mark", "dice", "points", "score", "win chance", "exact"] + (["end"] if ending else [])
+    rows = [[rank_text(m.rank, ranks), _win_cells(m, advice), " ".join(g.codes(rules) for g in m.marking.groups),
+             f"{m.points:+d}", m.score_after, percent(m.value, 1), exact_cell(m.value)]
+            + (["ends game" if m.ends_game else ""] if ending else [])
+            for m in shown]
+    data["markings"] = [{**marking_record(m, advice), **chance_fields(m.value, advice.win_chance_exact)}
+                        for m in advice.markings]
+    notes = [f"{len(advice.markings) - len(shown)} more markings not shown (--top)."] if len(shown) < len(advice.markings) else []
+    notes.append("points: score change now (D19); score: the sheet's score after the marking"
+                 + ("; ends game: it closes the shelf that triggers the end (D17), the round is played out (D18)."
+                    if ending else "."))
+    return Report(title, headers, rows, data, notes, records=data["markings"])
+
+
+def _win_shelves(advice: Advice, title: list[str], data: dict[str, Any]) -> Report:
+    board = advice.board
+    best = advice.failed[0] if advice.failed else None
+    if best is not None:
+        title.append(f"Failed result (D13): no item can be marked. Give up shelf {best.shelf + 1} "
+                     f"({board.shelf_label(best.shelf, advice.rules)}): chance to win "
+                     f"{percent(best.value if best.value is not None else advice.value, 1)} ({how(advice)})")
+    headers = ["shelf", "faces", "items eliminated", "their points", "win chance", "exact"]
+    rows = [[o.shelf + 1, board.shelf_label(o.shelf, advice.rules), " ".join(board.cell_name(c) for c in o.lost_items),
+             o.lost_points, percent(o.value, 1) if o.value is not None else "",
+             exact_cell(o.value) if o.value is not None else ""] for o in advice.failed]
+    data["markings"] = []
+    if advice.rerolls:
+        data["holds"] = []
+    data["failed"] = True
+    data["give_up_shelf"] = best.shelf + 1 if best else None
+    data["shelves"] = [{"shelf": o.shelf + 1, "items": [board.cell_name(c) for c in o.lost_items],
+                        "points": o.lost_points, "potential_change": exact(o.potential_change),
+                        "potential_change_float": float(o.potential_change), "ends_game": o.ends_game,
+                        **(chance_fields(o.value, advice.win_chance_exact) if o.value is not None else {})}
+                       for o in advice.failed]
+    notes = ["Marked items on the shelf stay marked and still score (D13)."] if rows else []
     return Report(title, headers, rows, data, notes, records=data["shelves"])

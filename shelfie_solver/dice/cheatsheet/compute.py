@@ -63,7 +63,7 @@ class ItemOdds:
 def item_chance(board: Board, marks: Marks, rules: Ruleset, cell: int) -> Fraction:
     """Chance of marking ``cell`` this turn from the start of a turn, holds aimed at it (D6-D12).
 
-    ``engine.solve_turn(..., CellTarget(cell)).start_values()[0]``; a probability.
+    ``dp.solve_turn(..., CellTarget(cell)).start_values()[0]``; a probability.
     """
     return solve_turn(board, marks, rules, CellTarget(cell)).start_values()[0]
 
@@ -146,7 +146,7 @@ def _hold(rules: Ruleset, face: int, matching: int, joker: bool) -> Counts:
 
 
 def set_solution(rules: Ruleset, face: int, n: int) -> TurnSolution:
-    """The turn solved for "``n`` dice of ``face``" (``allocate.set_indicator`` + ``engine.solve``)."""
+    """The turn solved for "``n`` dice of ``face``" (``allocate.set_indicator`` + ``dp.solve``)."""
     space = space_for(rules)
     return solve(space, set_indicator(space, rules, face, n), rules.rerolls)
 

@@ -122,7 +122,7 @@ def hold_rules(board: Board, marks: Marks, rules: Ruleset) -> tuple[tuple[HoldRu
     """``(shown, all)``: rules of thumb for every first-roll pattern, most common first, and
     the leading ones covering at least :data:`RULES_COVERAGE` of first rolls (ties included).
 
-    One ``engine.solve_turn(board, marks, rules, Strategic())``; empty when the ruleset has no
+    One ``dp.solve_turn(board, marks, rules, Strategic())``; empty when the ruleset has no
     re-rolls (no holds to choose, D7).
     """
     if rules.rerolls < 1:

@@ -66,7 +66,7 @@ def final_values(board: Board, marks: Marks, rules: Ruleset, objective: Objectiv
     :func:`board.item_sets` order); a roll with none is a failed result (D13) worth
     ``objective.failed_value``. With ``points``, one more carried column (the last): the points
     this turn (D19) of the marking the player makes, the most valuable set and among exact ties
-    the one scoring most (as :func:`advise.order_markings`); 0 for a failed result.
+    the one scoring most (as :func:`advice.order_markings`); 0 for a failed result.
     """
     feasible = feasibility_arrays(board, rules)
     state = StateArrays(board, rules, marks)

@@ -3,7 +3,7 @@ sees when a decision is due, the legal markings of a final roll, the strategy pr
 finished :class:`Game`.
 
 Every action of a game becomes an immutable event (:class:`Start`, :class:`Roll`,
-:class:`Hold`, :class:`Mark`, :class:`UncheckedMark`, :class:`Fail`, :class:`Pass`,
+:class:`Hold`, :class:`Stop`, :class:`Mark`, :class:`UncheckedMark`, :class:`Fail`, :class:`Pass`,
 :class:`Block`, :class:`EndTriggered`, :class:`GameOver`). :mod:`shelfie_solver.dice.game.turn`
 plays a game and appends them; :mod:`shelfie_solver.dice.game.record` saves and replays them.
 
@@ -65,11 +65,24 @@ class Roll:
 @dataclass(frozen=True)
 class Hold:
     """``player`` keeps ``keep`` and re-rolls the other dice (D7). Stopping (keeping every die)
-    is not an event: the next event of the turn is then :class:`Mark` or :class:`Fail`."""
+    is :class:`Stop` when a player says so (``play stop``); otherwise the next event of the turn
+    is :class:`Mark` or :class:`Fail`, which ends the rolling (an implicit stop, not recorded)."""
 
     kind: ClassVar[str] = "hold"
     player: int
     keep: Counts
+
+
+@dataclass(frozen=True)
+class Stop:
+    """``player`` keeps every die with re-rolls left and ends the roll phase (D7): the dice
+    showing are final, a re-roll is refused. Recorded only when said (``play stop``, the
+    session's ``stop``); :func:`turn.play_game` never makes one (a strategy keeping every die
+    just goes on to its marking), and a file without any stays valid. The next event of the
+    turn is :class:`Mark` or :class:`Fail`."""
+
+    kind: ClassVar[str] = "stop"
+    player: int
 
 
 @dataclass(frozen=True)
@@ -146,9 +159,9 @@ class GameOver:
     winners: tuple[int, ...]
 
 
-Event = Start | Roll | Hold | Mark | UncheckedMark | Fail | Pass | Block | EndTriggered | GameOver
-EVENT_TYPES: dict[str, type] = {cls.kind: cls for cls in (Start, Roll, Hold, Mark, UncheckedMark, Fail, Pass, Block,
-                                                          EndTriggered, GameOver)}
+Event = Start | Roll | Hold | Stop | Mark | UncheckedMark | Fail | Pass | Block | EndTriggered | GameOver
+EVENT_TYPES: dict[str, type] = {cls.kind: cls for cls in (Start, Roll, Hold, Stop, Mark, UncheckedMark, Fail, Pass,
+                                                          Block, EndTriggered, GameOver)}
 
 
 # --- the state strategies see ----------------------------------------------------------------

@@ -33,6 +33,7 @@ from shelfie_solver.dice.game.events import (
     Mark,
     Roll,
     Start,
+    Stop,
 )
 from shelfie_solver.dice.game.turn import ScriptedStrategy, play_game
 from shelfie_solver.dice.rules import Ruleset, rules_from_dict, rules_to_dict
@@ -57,21 +58,41 @@ def replay(game: Game) -> Game:
         sheets = [parse_marks(text, game.board) for text in start.sheets]
     except ShelfieError as error:
         raise GameError(f"saved game: bad starting sheet: {error}") from None
+    _check_stops(game.events)
     rolls = [e.dice for e in game.events if isinstance(e, Roll)]
-    scripts = [ScriptedStrategy(name, (e for e in game.events if isinstance(e, (Hold, Mark, Fail))
+    scripts = [ScriptedStrategy(name, (e for e in game.events if isinstance(e, (Hold, Stop, Mark, Fail))
                                        and e.player == seat)) for seat, name in enumerate(game.players)]
     try:
         again = play_game(game.board, game.rules, scripts, ScriptedDice(start.first, rolls), sheets=sheets)
     except ShelfieError as error:
         raise GameError(f"saved game does not replay: {error}") from None
-    again = Game(game.board, game.rules, game.players, again.events, again.sheets)
-    for i, (old, new) in enumerate(zip(game.events, again.events)):
+    # the turn loop records no Stop (a strategy keeping every die just marks): compare without them
+    recorded = [(i, e) for i, e in enumerate(game.events) if not isinstance(e, Stop)]
+    for (i, old), new in zip(recorded, again.events):
         if old != new:
             raise GameError(f"saved game does not replay: event {i} is {old!r} but the rules give {new!r}")
-    if len(game.events) != len(again.events):
-        raise GameError(f"saved game does not replay: {len(game.events)} events recorded, "
+    if len(recorded) != len(again.events):
+        raise GameError(f"saved game does not replay: {len(recorded)} events recorded (besides stops), "
                         f"the rules give {len(again.events)}")
-    return again
+    return Game(game.board, game.rules, game.players, game.events, again.sheets)
+
+
+def _check_stops(events: tuple[Event, ...]) -> None:
+    """Every :class:`Stop` directly follows its player's :class:`Roll` with re-rolls left and
+    is directly followed by that player's :class:`Mark` or :class:`Fail` (D7: stopping ends the
+    roll phase).
+
+    Raises:
+        GameError: a stop elsewhere (naming the event).
+    """
+    for i, event in enumerate(events):
+        if isinstance(event, Stop):
+            before, after = events[i - 1] if i else None, events[i + 1] if i + 1 < len(events) else None
+            if not (isinstance(before, Roll) and before.player == event.player and before.rerolls_left > 0
+                    and isinstance(after, (Mark, Fail)) and after.player == event.player):
+                raise GameError(f"saved game does not replay: event {i} is a stop of seat {event.player} but a stop "
+                                "follows that player's roll with re-rolls left and precedes their marking or "
+                                "failed result (D7)")
 
 
 # --- JSON -----------------------------------------------------------------------------------

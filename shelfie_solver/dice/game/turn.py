@@ -50,6 +50,7 @@ from shelfie_solver.dice.game.events import (
     Pass,
     Roll,
     Start,
+    Stop,
     Strategy,
     legal_sets,
 )
@@ -205,22 +206,25 @@ def play_seeded(board: Board, rules: Ruleset, strategies: Sequence[Strategy],
 # --- a recorded seat ------------------------------------------------------------------------
 
 
-_Decision = TypeVar("_Decision", Hold, Mark, Fail)
+_Decision = TypeVar("_Decision", Hold, Stop, Mark, Fail)
 
 
 class ScriptedStrategy:
-    """Replays one seat's recorded decisions (:class:`Hold`, :class:`Mark`, :class:`Fail`).
+    """Replays one seat's recorded decisions (:class:`Hold`, :class:`Stop`, :class:`Mark`,
+    :class:`Fail`).
 
-    A roll followed by the seat's :class:`Hold` re-rolls; a roll followed by anything else
-    stops (D7). Raises :class:`GameError` when the record does not fit the game.
+    A roll followed by the seat's :class:`Hold` re-rolls; a roll followed by its :class:`Stop`
+    (taken here) or by anything else stops (D7). A :class:`Stop` where no hold is asked (no
+    re-roll left) is left over, so the next decision's :meth:`_take` refuses it. Raises
+    :class:`GameError` when the record does not fit the game.
     """
 
-    def __init__(self, name: str, decisions: Iterable[Hold | Mark | Fail]):
+    def __init__(self, name: str, decisions: Iterable[Hold | Stop | Mark | Fail]):
         self.name = name
-        self._decisions: list[Hold | Mark | Fail] = list(decisions)
+        self._decisions: list[Hold | Stop | Mark | Fail] = list(decisions)
         self._next = 0
 
-    def _peek(self) -> Hold | Mark | Fail | None:
+    def _peek(self) -> Hold | Stop | Mark | Fail | None:
         return self._decisions[self._next] if self._next < len(self._decisions) else None
 
     def _take(self, kind: type[_Decision]) -> _Decision:
@@ -234,6 +238,8 @@ class ScriptedStrategy:
     def choose_hold(self, state: GameState, dice: Counts, rerolls_left: int, rng: np.random.Generator) -> Counts:
         if isinstance(self._peek(), Hold):
             return self._take(Hold).keep
+        if isinstance(self._peek(), Stop):
+            self._take(Stop)
         return dice
 
     def choose_marking(self, state: GameState, dice: Counts, legal: LegalMarkings,

@@ -40,7 +40,7 @@ give up under the same ``V``. Solitaire: no opponents, ``V = P_me``.
 
 Exactness. Weights are integers over :data:`WEIGHT_SCALE` (per point); ``V`` is rounded once
 (half up, integer arithmetic) to units of ``1 / VALUE_SCALE`` point, so the per-turn DP
-(:mod:`engine`) works on integers; the win-chance shape is integer arithmetic too (floor
+(:mod:`engine.dp`) works on integers; the win-chance shape is integer arithmetic too (floor
 division). Left out: an end trigger caused by blocking (D17 on the opponent's sheet).
 """
 
@@ -88,6 +88,19 @@ WIN_SIGMA: tuple[int, ...] = (10, 20, 30)
 WIN_SCALE = 1000
 #: More than any sheet's distance to the trigger (no opponents).
 FAR = 1 << 20
+#: Largest weight magnitude a parameter file may hold (over :data:`WEIGHT_SCALE`: 335 points per
+#: unit of a feature; the shipped file's largest is 4,918,013). The objective computes in int64,
+#: and this bound keeps every intermediate below 2**63 on any accepted board. With a board of at
+#: most 7 x 7 items worth at most 10,000 each (dice/board.py) every cell is on one shelf and one
+#: column, so the line points summed over all lines are at most 980,000; per line at most
+#: ``M + A + 1 + a <= points + 8`` feeds the line features, and the globals add the threatened
+#: points twice (1,960,000), the round (``advise --round`` at most 1,000), the opponents' items
+#: (2 x 147) and 2. So ``|F| <= MAX_WEIGHT * 2,941,518`` and a sheet's
+#: ``|P| = |WEIGHT_SCALE * score + F| <= B = 100,000 * 490,000 + MAX_WEIGHT * 2,941,518``, about
+#: 9.9e13. The largest product is the win-chance shape's ``WIN_SCALE * VALUE_SCALE * gap`` with
+#: ``|gap| <= 4 B`` (an opponent's ``P`` plus a blocking change of at most ``2 B``):
+#: ``16,000 * 4 * B`` is about 6.3e18, below 2**63 (9.2e18).
+MAX_WEIGHT = 1 << 25
 
 
 class ModelError(ShelfieError):
@@ -133,6 +146,19 @@ class LearnedModel:
                             for n, w in sorted(self.weights.items())}}
 
 
+def check_weights(model: LearnedModel, source: str) -> None:
+    """Refuse weights beyond :data:`MAX_WEIGHT` (the objective's int64 bound), e.g. a fit gone
+    wild on an odd board, before they are written to a file that ``learned:FILE`` would refuse.
+
+    Raises:
+        ModelError: a weight beyond the bound (one line naming ``source``).
+    """
+    worst = max((int(np.abs(w).max()) for w in model.weights.values()), default=0)
+    if worst > MAX_WEIGHT:
+        raise ModelError(f"{source}: a weight of {worst:,} is beyond ±{MAX_WEIGHT:,} (the objective computes in "
+                         "int64 and would overflow); fit with more games or on another board")
+
+
 def model_from_dict(data: Any, source: str = "parameters") -> LearnedModel:
     """Read a model written by :meth:`LearnedModel.to_dict`.
 
@@ -149,10 +175,15 @@ def model_from_dict(data: Any, source: str = "parameters") -> LearnedModel:
             raw = [rows[str(p)] for p in PHASES]
             if not all(type(w) is int for row in raw for w in row):  # numpy would cut 0.5 to 0 silently
                 raise ValueError("not whole numbers")
+            if any(abs(w) > MAX_WEIGHT for row in raw for w in row):
+                raise ModelError(f"{source}: a weight beyond ±{MAX_WEIGHT:,} (the objective computes in int64 and "
+                                 f"would overflow); expected weights as shelfie-solve train writes them")
             table = np.array(raw, dtype=np.int64)
             if table.shape != (len(PHASES), N_FEATURES) or int(players) not in range(1, 5):
                 raise ValueError("bad shape")
             weights[int(players)] = table
+    except ModelError:
+        raise
     except (KeyError, ValueError, TypeError, AttributeError, OverflowError):
         raise ModelError(f"{source}: weights must map players 1-4 to phases {PHASES} of "
                          f"{N_FEATURES} whole numbers") from None
@@ -394,11 +425,13 @@ class Learned:
     def scale(self, rules: Ruleset) -> int:
         return VALUE_SCALE
 
-    def positions(self, state: StateArrays, m: np.ndarray, a: np.ndarray, mp: np.ndarray,
-                  ap: np.ndarray) -> np.ndarray:
-        """``int64 (K,)``: ``V`` over :data:`VALUE_SCALE` of ``K`` sheets after this turn, given
-        by their line totals ``(K, L)``: points, or with opponents and :data:`WIN_SIGMA` the
-        win-chance shape times :data:`WIN_SCALE` (module docstring)."""
+    def table_values(self, state: StateArrays, m: np.ndarray, a: np.ndarray, mp: np.ndarray,
+                     ap: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """For ``K`` sheets of the active player after this turn, given by their line totals
+        ``(K, L)``: ``(phase, own P, sum of the opponents' P, the best opponent's P)``, each
+        ``int64 (K,)``, the ``P`` over :data:`WEIGHT_SCALE` (module docstring; the opponents'
+        after the player's blocking, D15); phase 0 when the turn ends the player's game, else 2
+        (near the end) or 3 (far)."""
         board, rules = state.board, state.rules
         t = rules.scoring_threshold
         trigger = end_trigger_shelves(board, rules)
@@ -409,7 +442,6 @@ class Learned:
         phase = np.where(ends, 0, np.where(distance == 1, 2, 3))
         own = WEIGHT_SCALE * scores(m, mp, t) + future_values(self.weights, board, t, m, a, mp, ap, self.threat,
                                                               own_distance == 1, phase, self.context)
-        n = max(self.opponents, 1)
         row = np.where(phase == 0, 0, np.where(phase == 2, 1, 2))  # (K,) case of opponent_sums
         if self.opponent_values is None:
             others = np.array(self.opponent_sums, dtype=np.int64)[row]
@@ -422,6 +454,15 @@ class Learned:
                 change = np.einsum("kl,jrl->kjr", completed, self.block)  # (K, J, 3)
                 each = each + np.take_along_axis(change, row[:, None, None], axis=2)[:, :, 0]
             others, leader = each.sum(axis=1), each.max(axis=1)
+        return phase, own, others, leader
+
+    def positions(self, state: StateArrays, m: np.ndarray, a: np.ndarray, mp: np.ndarray,
+                  ap: np.ndarray) -> np.ndarray:
+        """``int64 (K,)``: ``V`` over :data:`VALUE_SCALE` of ``K`` sheets after this turn, given
+        by their line totals ``(K, L)``: points, or with opponents and :data:`WIN_SIGMA` the
+        win-chance shape times :data:`WIN_SCALE` (module docstring)."""
+        phase, own, others, leader = self.table_values(state, m, a, mp, ap)
+        n = max(self.opponents, 1)
         if WIN_SIGMA and self.opponents:
             # win-chance shape of the gap to the best opponent (module docstring), over WEIGHT_SCALE
             gap = own - leader
@@ -547,7 +588,7 @@ def game_objective(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], acti
 
 
 def state_objective(state: GameState, model: LearnedModel | None = None) -> Learned:
-    """:func:`game_objective` for a :class:`game.GameState` (the state strategies see)."""
+    """:func:`game_objective` for a :class:`events.GameState` (the state strategies see)."""
     return game_objective(state.board, state.rules, state.sheets, state.active, state.first,
                           state.end_triggered, model, state.turn)
 

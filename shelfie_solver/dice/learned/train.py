@@ -4,12 +4,12 @@ Method: Monte Carlo returns with least squares, iterated (approximate policy ite
 Iteration 0 plays ``games`` self-play games per number of players (1-4) with the ``solver``
 strategy (the ``strategic`` objective); every later iteration plays them with the ``learned``
 strategy using the previous iteration's parameters. After every turn of every game, each player
-not yet done (phase 1-3, :mod:`learned`) gives one sample: the features of their sheet in that
+not yet done (phase 1-3, :mod:`learned.objective`) gives one sample: the features of their sheet in that
 context and the points they add from then to the end of the game (D17-D19). Per number of
 players and phase the weights solve the ridge least-squares problem
 ``(X^T X + ridge * I) w = X^T y + ridge * w0``, shrunk toward the strategic potential's shape
-``w0`` (:func:`learned.prior_weights`), and are rounded to integers over
-:data:`learned.WEIGHT_SCALE`. Solitaire fits every feature; with opponents only the global
+``w0`` (:func:`learned.objective.prior_weights`), and are rounded to integers over
+:data:`learned.objective.WEIGHT_SCALE`. Solitaire fits every feature; with opponents only the global
 features are fitted and the line features keep ``w0`` (:func:`free_features`). With
 ``solitaire_boards`` the solitaire weights are instead fitted to the exact value tables of random
 small boards (:func:`fit_boards`; how the shipped ones were made, docs/train.md).
@@ -38,7 +38,7 @@ from shelfie_solver.dice.game.events import Block, EndTriggered, Fail, Game, Gam
 from shelfie_solver.dice.game.turn import play_seeded
 from shelfie_solver.dice.sheet_rules import end_trigger_shelves
 from shelfie_solver.dice.learned.objective import (GLOBAL_FEATURES, N_CONTEXT, N_FEATURES, PHASES, WEIGHT_SCALE, LearnedModel, feature_vector,
-                      model_from_dict, prior_weights, table_context, threats)
+                      check_weights, model_from_dict, prior_weights, table_context, threats)
 from shelfie_solver.dice.rules import Ruleset
 
 if TYPE_CHECKING:
@@ -191,7 +191,7 @@ def basis(free: np.ndarray) -> np.ndarray:
 def free_features(players: int) -> np.ndarray:
     """``bool (F,)``: the features fitted for ``players`` seats. Solitaire: all of them. With
     opponents only the global ones (threats, constant, near trigger, the table's clock); the line
-    features keep the strategic potential's shape (:func:`learned.prior_weights`). Fitting the
+    features keep the strategic potential's shape (:func:`learned.objective.prior_weights`). Fitting the
     line features too made the player slow — a few valuable items a turn — which pays in solitaire
     but loses against ``solver`` (measured: docs/train.md)."""
     free = np.ones(N_FEATURES, dtype=bool)
@@ -270,6 +270,27 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
                 progress(solitaire_boards)
         else:
             solitaire = fit_boards(rules, seed, solitaire_boards, jobs, scheduler, progress, report)
+    from shelfie_solver.core.parallel import Interrupted, interrupted_by
+
+    written = [len(done)]  # iterations the checkpoint holds, for an interruption's message
+    try:
+        return _iterate(board, rules, games, iterations, jobs, counts, checkpoint, progress, report, scheduler,
+                        solitaire_boards, settings, inputs, done, tree, model, solitaire, written)
+    except (KeyboardInterrupt, Interrupted) as stop:
+        if checkpoint is None or not written[0]:
+            raise
+        raise interrupted_by(stop).keeping(
+            f"{written[0]} finished iteration{'s' if written[0] != 1 else ''} of {iterations} kept in {checkpoint} "
+            "(the same command resumes from them)") from None
+
+
+def _iterate(board: Board, rules: Ruleset, games: int, iterations: int, jobs: int, counts: tuple[int, ...],
+             checkpoint: str | Path | None, progress: Callable[[int], None] | None,
+             report: Callable[[str], None] | None, scheduler: Any, solitaire_boards: int, settings: Settings,
+             inputs: str, done: list[LearnedModel], tree: list[list[np.random.SeedSequence]],
+             model: LearnedModel | None, solitaire: np.ndarray | None, written: list[int]) -> LearnedModel:
+    """The iterations of :func:`train` not in the checkpoint yet; ``written[0]`` counts those the
+    checkpoint holds."""
     for k in range(iterations):
         if k < len(done):
             if progress:
@@ -308,8 +329,10 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
             method += (f"; 1 player: least squares fit to the exact value tables of {solitaire_boards} random "
                        "small boards")
         model = LearnedModel(weights, {"trained": {**settings.as_dict(), "method": method}})
+        check_weights(model, "the fitted weights")  # what learned:FILE would refuse is never written
         done.append(model)
         _write_checkpoint(checkpoint, settings, done, inputs)
+        written[0] = len(done)
     assert model is not None
     return model
 
@@ -334,6 +357,11 @@ def _inputs_fingerprint(board: Board, rules: Ruleset) -> str:
     return hashlib.sha256(repr((board, rules)).encode("utf-8")).hexdigest()
 
 
+#: Largest train checkpoint read: an iteration is 4 x 3 x 105 weights (a few KB), so 16 MiB
+#: holds thousands.
+MAX_CHECKPOINT_BYTES = 1 << 24
+
+
 def _read_checkpoint(path: str | Path | None, settings: Settings, inputs: str) -> list[LearnedModel]:
     """The iterations a checkpoint holds for these settings and inputs (none when they differ:
     the run starts over and rewrites it).
@@ -342,16 +370,19 @@ def _read_checkpoint(path: str | Path | None, settings: Settings, inputs: str) -
         TrainError: a file that is not a checkpoint of this format, or an iteration without
             weights for every number of players asked for.
     """
+    from shelfie_solver.core.inputs import read_json
+
     if path is None or not Path(path).exists():
         return []
     try:
-        data = json.loads(Path(path).read_text("utf-8"))
+        # the one bounded reader (regular file, size, nesting, digits of a number: a 5000-digit
+        # weight is one line, not Python's int-conversion ValueError)
+        data = read_json(path, TrainError, MAX_CHECKPOINT_BYTES, "a checkpoint written by shelfie-solve train")
         if data.get("settings") != settings.as_dict() or data.get("inputs") != inputs:
             return []
         done = [model_from_dict(m, str(path)) for m in data["iterations"]][: settings.iterations]
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, AttributeError,
-            RecursionError, ShelfieError) as error:
-        reason = "nested too deeply" if isinstance(error, RecursionError) else str(error)
+    except (KeyError, TypeError, AttributeError, ShelfieError) as error:
+        reason = str(error).removeprefix(f"{path}: ").removeprefix(f"{path} ")
         raise TrainError(f"checkpoint {path} is unusable ({reason}); delete it or pass another --checkpoint") from None
     for model in done:
         missing = sorted(set(settings.players) - set(model.weights))
@@ -391,11 +422,11 @@ TABLE_SCALE = 1 << 16
 
 
 def fit_table(solutions: Sequence[GameSolution], ridge: float = RIDGE) -> tuple[LearnedModel, dict[int, float]]:
-    """Solitaire weights fitted to exact value tables (:mod:`exact`, ``solve-game --save``; several
-    tables, e.g. of different boards, are pooled): per phase (2: the sheet one closed shelf short of
+    """Solitaire weights fitted to exact value tables (:mod:`wholegame.solver`, ``solve-game
+    --save``; several tables, e.g. of different boards, are pooled): per phase (2: the sheet one closed shelf short of
     the trigger, 3: further), ridge least squares of ``V*(s) - score(s)`` (the optimal points still
     to come, D19) on every state's features, every state weighted alike, shrunk toward the strategic
-    shape (:func:`learned.prior_weights`). The states carry no round, so the table-clock features
+    shape (:func:`learned.objective.prior_weights`). The states carry no round, so the table-clock features
     keep weight 0. Targets are rounded to units of ``1 / TABLE_SCALE`` point so the sums are exact
     integers.
 
@@ -413,8 +444,10 @@ def fit_table(solutions: Sequence[GameSolution], ridge: float = RIDGE) -> tuple[
     weights, errors = fit_table_sums([_table_sums(solution) for solution in solutions],
                                      solutions[0].rules.scoring_threshold, ridge)
     names = [s.board.name for s in solutions]
-    return LearnedModel({1: weights}, {"trained": {"tables": names, "method": "least squares fit to "
-                                                   "exact value tables (docs/train.md)"}}), errors
+    model = LearnedModel({1: weights}, {"trained": {"tables": names, "method": "least squares fit to "
+                                                    "exact value tables (docs/train.md)"}})
+    check_weights(model, "the weights fitted to the value tables")
+    return model, errors
 
 
 def fit_table_sums(tables: Iterable[dict[int, Sums]], threshold: int,
@@ -439,7 +472,7 @@ def fit_table_sums(tables: Iterable[dict[int, Sums]], threshold: int,
 
 
 def board_table_sums(board: Board, rules: Ruleset) -> dict[int, Sums]:
-    """Solve ``board``'s solitaire game exactly (:func:`exact.solve_game`) and return the sums
+    """Solve ``board``'s solitaire game exactly (:func:`wholegame.solver.solve_game`) and return the sums
     :func:`fit_table` pools for its value table. A worker's unit of work (:func:`fit_boards`)."""
     from shelfie_solver.dice.wholegame.solver import solve_game
 
@@ -456,7 +489,7 @@ def fit_boards(rules: Ruleset, seed: int, count: int, jobs: int = 1, scheduler: 
                report: Callable[[str], None] | None = None, max_states: int | None = None) -> np.ndarray:
     """Solitaire weights ``int64 (3, N_FEATURES)`` fitted (:func:`fit_table_sums`) to the exact
     value tables of ``count`` random small boards (:func:`random_boards.random_boards` from
-    ``SeedSequence(seed, spawn_key=(BOARD_STREAM,))``; the boards issue 11 measures on are never
+    ``SeedSequence(seed, spawn_key=(BOARD_STREAM,))``; the boards docs/train.md measures on are never
     among them). Each board is solved in its own task on ``jobs`` processes or the dask
     ``scheduler``; the sums are exact integers, so the weights do not depend on the workers.
     ``progress`` is called with 1 per solved board, ``report`` with one line per phase;

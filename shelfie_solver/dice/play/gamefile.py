@@ -1,23 +1,26 @@
 """A real game at the table, turn by turn (``shelfie-solve play``), click-free.
 
-A :class:`KeptGame` is the game so far: the events of :mod:`game` (the saved-game format of
+A :class:`KeptGame` is the game so far: the events of :mod:`game.events` (the saved-game format of
 ``simulate --save``, "shelfie-solve game 1"), from which the rules engine derives everything
 else — whose turn it is, the dice showing and the re-rolls left, every sheet, blocking (D15),
 the end trigger and the last round (D17, D18), the final scores and winners (D19, D20).
 
 Players act through *actions*, each one or two input events: the initial roll (:class:`Roll`,
-D6), a re-roll (:class:`Hold` then :class:`Roll`, D7), a marking (:class:`Mark`, D8-D14), a
+D6), a re-roll (:class:`Hold` then :class:`Roll`, D7), a stop (:class:`Stop`, D7: every die kept,
+the dice final), a marking (:class:`Mark`, D8-D14), a
 failed result (:class:`Fail`, D13) and an opponent's marking told without dice
 (:class:`UncheckedMark`). :func:`act` checks an action against the rules and appends it with
 the events the rules derive from it (:class:`Block`, :class:`Pass`, :class:`EndTriggered`,
-:class:`GameOver`), reusing :mod:`game`'s turn logic (:func:`game.legal_sets`,
-:func:`game.mark_and_block`, :func:`game.finish_turn`). Undo drops the last actions and derives the
+:class:`GameOver`), reusing the turn logic of :mod:`game` (:func:`events.legal_sets`,
+:func:`turn.mark_and_block`, :func:`turn.finish_turn`). Undo drops the last actions and derives the
 game again.
 
 Decisions where the rules are silent:
 
-* Stopping (D7) is not an event (as in :mod:`game`): with dice showing, a marking may be
-  entered at any time; it ends the rolling.
+* Stopping (D7) is recorded when a player says so (:class:`Stop`): the roll phase is over,
+  ``rerolls_left`` is 0 and a re-roll is refused until the stop is undone. With dice showing a
+  marking may also be entered at any time without one; it ends the rolling (an implicit stop,
+  not recorded, as in :mod:`game.turn`).
 * A failed result (D13) may be entered without dice (an opponent's turn told at the table); it
   is then unchecked like :class:`UncheckedMark`. With dice it must be a real failed result:
   nothing can be marked (D14).
@@ -55,19 +58,19 @@ from shelfie_solver.dice.game.events import (
     Pass,
     Roll,
     Start,
+    Stop,
     UncheckedMark,
     legal_sets,
 )
 from shelfie_solver.dice.game.record import MAX_GAME_BYTES, game_to_dict, saved_game_parts
 from shelfie_solver.dice.game.turn import finish_turn, mark_and_block
-from shelfie_solver.dice.objective_names import parse_objective
 from shelfie_solver.dice.objectives import Objective
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import failed_result_shelves
 from shelfie_solver.dice.workload import WorkError, check_work
 
 #: Input events (what players do); the other kinds are derived by the rules.
-INPUT_EVENTS = (Roll, Hold, Mark, UncheckedMark, Fail)
+INPUT_EVENTS = (Roll, Hold, Stop, Mark, UncheckedMark, Fail)
 Action = tuple[Event, ...]
 
 
@@ -82,6 +85,13 @@ def out_of_turn(table: KeptGame, who: object) -> KeptGameError:
     return KeptGameError(f"{table.active_name} is to play, not {who} (D5: play goes clockwise)")
 
 
+def stopped_error(table: KeptGame) -> KeptGameError:
+    """The error for a re-roll after the active player's :class:`Stop` this turn (D7)."""
+    dice = dice_codes(table.dice, table.rules) if table.dice is not None else ""
+    return KeptGameError(f"{table.active_name} stopped with {dice} (D7): the dice are final, no re-roll; "
+                         "mark items, or undo the stop")
+
+
 @dataclass(frozen=True)
 class KeptGame:
     """A game so far.
@@ -90,10 +100,11 @@ class KeptGame:
         board, rules: what is played.
         players: player names by seat (0-based seats).
         events: every event so far (the first is :class:`Start`).
-        state: the current turn's :class:`game.GameState` (after the game: the final sheets).
+        state: the current turn's :class:`events.GameState` (after the game: the final sheets).
         dice: the dice showing in this turn, ``None`` before the initial roll (D6).
-        rerolls_left: re-rolls left with these dice (D7).
+        rerolls_left: re-rolls left with these dice (D7); 0 after a :class:`Stop`.
         actions: how many actions were taken (undo counts these).
+        stopped: the active player recorded a :class:`Stop` this turn (D7: the dice are final).
     """
 
     board: Board
@@ -104,6 +115,7 @@ class KeptGame:
     dice: Counts | None = None
     rerolls_left: int = 0
     actions: int = 0
+    stopped: bool = False
 
     @property
     def over(self) -> GameOver | None:
@@ -142,7 +154,7 @@ class KeptGame:
         return tuple(sum(score_breakdown(self.board, m, self.rules)) for m in self.sheets)
 
     def to_game(self) -> Game:
-        """The events as a :class:`game.Game` (for :func:`game.game_to_dict`)."""
+        """The events as a :class:`events.Game` (for :func:`record.game_to_dict`)."""
         return Game(self.board, self.rules, self.players, self.events, self.sheets)
 
 
@@ -211,6 +223,8 @@ def act(table: KeptGame, action: Action) -> KeptGame:
         if dice is None:
             raise KeptGameError(f"{table.active_name} has not rolled yet; expected the initial roll of "
                              f"{rules.dice} dice (D6)")
+        if table.stopped:
+            raise stopped_error(table)
         if table.rerolls_left == 0:
             raise KeptGameError(f"no re-roll left (D7: at most {rules.rerolls}); the dice "
                              f"{dice_codes(dice, rules)} are final: mark items or give up a shelf")
@@ -225,6 +239,16 @@ def act(table: KeptGame, action: Action) -> KeptGame:
                              f"{dice_codes(hold.keep, rules)} with {table.rerolls_left - 1} re-rolls left (D7)")
         return replace(table, events=tuple(events), dice=roll.dice, rerolls_left=roll.rerolls_left,
                        actions=table.actions + 1)
+    if kinds == (Stop,):
+        if table.dice is None:
+            raise KeptGameError(f"{table.active_name} has not rolled yet; nothing to stop (D6: roll first)")
+        if table.stopped:
+            raise KeptGameError(f"{table.active_name} stopped already with {dice_codes(table.dice, rules)} (D7): "
+                                "mark items or give up a shelf")
+        if table.rerolls_left == 0:
+            raise KeptGameError(f"no re-roll left (D7): the dice {dice_codes(table.dice, rules)} are final already; "
+                                "mark items or give up a shelf")
+        return replace(table, events=tuple(events), rerolls_left=0, stopped=True, actions=table.actions + 1)
     if kinds == (Mark,):
         assert isinstance(first, Mark)
         if table.dice is None:
@@ -271,7 +295,7 @@ def act(table: KeptGame, action: Action) -> KeptGame:
 
 def _end_turn(table: KeptGame, sheets: tuple[Marks, ...], events: list[Event]) -> KeptGame:
     """After a marking or failed result: the end trigger and the round (D17, D18,
-    :func:`game.finish_turn`), and passes for sheets with nothing left (as :mod:`game` does)."""
+    :func:`turn.finish_turn`), and passes for sheets with nothing left (as :mod:`game.turn` does)."""
     state: GameState | None = finish_turn(table.state, sheets, events)
     while state is not None and not state.marks.available:
         events.append(Pass(state.active))
@@ -352,7 +376,7 @@ def undo(table: KeptGame, count: int = 1) -> KeptGame:
 
 
 def kept_game_to_text(table: KeptGame) -> str:
-    """The game file's text: one line of JSON (the saved-game format, :func:`game.game_to_dict`)."""
+    """The game file's text: one line of JSON (the saved-game format, :func:`record.game_to_dict`)."""
     return json.dumps(game_to_dict(table.to_game()), separators=(",", ":")) + "\n"
 
 
@@ -401,13 +425,30 @@ def read_kept_game(path: str) -> KeptGame:
 
 
 def read_text_file(path: str) -> str:
-    """The text of a game file: a regular file of at most :data:`game.MAX_GAME_BYTES` bytes,
+    """The text of a game file: a regular file of at most :data:`record.MAX_GAME_BYTES` bytes,
     UTF-8 (:func:`inputs.read_text`: a FIFO, device or directory is refused, never read).
 
     Raises:
         KeptGameError: it cannot be read (the message names the path and the reason).
     """
     return read_text(path, KeptGameError, MAX_GAME_BYTES, "a game file (play new GAME)")
+
+
+def game_file_text(table: KeptGame, path: str) -> str:
+    """:func:`kept_game_to_text`, checked to fit what every reader of a game file accepts
+    (:data:`record.MAX_GAME_BYTES`), so an action can never leave a file no command opens
+    (``play undo`` included).
+
+    Raises:
+        KeptGameError: the text is larger than that (the game file is full; nothing is written).
+    """
+    text = kept_game_to_text(table)
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_GAME_BYTES:
+        raise KeptGameError(f"the game file {path} is full: this action would make it {size:,} bytes, more than the "
+                            f"{MAX_GAME_BYTES:,} a game file may hold; the file is unchanged (start a new game with "
+                            "'play new', or 'play undo')")
+    return text
 
 
 def create_file(path: str, table: KeptGame) -> None:
@@ -419,7 +460,7 @@ def create_file(path: str, table: KeptGame) -> None:
     if os.path.lexists(path):
         raise KeptGameError(f"{path} exists already; choose a new file name for a new game")
     try:
-        create_text(path, kept_game_to_text(table))  # never replaces a file made meanwhile (two `play new`)
+        create_text(path, game_file_text(table, path))  # never replaces a file made meanwhile (two `play new`)
     except FileWriteError as error:
         raise KeptGameError(str(error)) from None
 
@@ -466,7 +507,7 @@ def update_file(path: str, change: Callable[[KeptGame], KeptGame]) -> tuple[Kept
         after = change(before)
         if after.events != before.events:
             try:
-                write_text_atomically(path, kept_game_to_text(after))
+                write_text_atomically(path, game_file_text(after, path))
             except FileWriteError as error:
                 raise KeptGameError(str(error)) from None
     return before, after
@@ -475,22 +516,29 @@ def update_file(path: str, change: Callable[[KeptGame], KeptGame]) -> tuple[Kept
 # --- advice that knows the game -------------------------------------------------------------
 
 
-#: The objective ``play`` advises with unless ``--objective`` says otherwise: the game-aware
-#: ``learned`` (it beats the ``strategic`` solver head-to-head with 2, 3 and 4 players,
-#: docs/strategies.md); ``strategic`` stays selectable.
-PLAY_OBJECTIVE = "learned"
+#: The objective ``play`` advises with unless ``--objective`` says otherwise: ``win``, the chance
+#: to win (D20) — exact on the last turns (:mod:`win_chance`), else the calibrated model over the
+#: game-aware ``learned`` values (:mod:`learned.win_model`, docs/train.md); alone (one player)
+#: it is ``learned``'s expected final score. ``learned`` and ``strategic`` stay selectable.
+PLAY_OBJECTIVE = "win"
 
 
 def objective_for(name: str, state: GameState) -> Objective:
     """The objective the advice of ``play`` maximises in this game state: ``learned`` sees the
     whole game (every sheet, the end trigger, the rounds left, the opponents' threats:
-    :func:`learned.state_objective`); any other name looks at the active sheet only: the
+    :func:`learned.objective.state_objective`); any other name looks at the active sheet only: the
     registry's :func:`objective_names.parse_objective` given the state.
+
+    On the turns where the game allows it (the last turn against final scores, or with two
+    players the turn before the opponent's last, D18), ``learned`` is replaced by the exact chance
+    to win (:func:`objective_names.advice_objective`).
 
     Raises:
         ObjectiveError: an unknown name. ModelError: a bad ``learned:FILE``.
     """
-    return parse_objective(name, state.board, state)
+    from shelfie_solver.dice.objective_names import advice_objective
+
+    return advice_objective(name, state)
 
 
 def warnings(table: KeptGame) -> list[str]:

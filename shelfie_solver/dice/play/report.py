@@ -3,13 +3,25 @@ did, the final table (as :class:`core.report.Report`, so every format comes from
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 from shelfie_solver.dice.advise.advice import Advice, advise
 from shelfie_solver.dice.board import Board, CellState, Marks, line_points, score_breakdown
 from shelfie_solver.dice.rolls import dice_codes
-from shelfie_solver.dice.game.events import Block, EndTriggered, Fail, GameOver, Mark, Pass, Roll, UncheckedMark
-from shelfie_solver.core.report import Report
+from shelfie_solver.dice.game.events import (
+    Block,
+    EndTriggered,
+    Fail,
+    GameOver,
+    Hold,
+    Mark,
+    Pass,
+    Roll,
+    Stop,
+    UncheckedMark,
+)
+from shelfie_solver.core.report import Report, exact
 from shelfie_solver.dice.advise.report import advice_report
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.play.gamefile import KeptGame, objective_for, warnings
@@ -36,6 +48,9 @@ def whose_turn(table: KeptGame) -> str:
     if table.dice is None:
         return f"{head}: roll the {rules.dice} dice (D6)."
     left = table.rerolls_left
+    if table.stopped:
+        return (f"{head}: dice {dice_codes(table.dice, rules)}, stopped: 0 re-rolls left (D7; mark, or give up a "
+                "shelf if nothing can be marked).")
     return (f"{head}: dice {dice_codes(table.dice, rules)}, {left} re-roll{'s' if left != 1 else ''} left "
             f"({'hold or mark' if left else 'mark, or give up a shelf if nothing can be marked'}).")
 
@@ -49,7 +64,7 @@ def step_report(table: KeptGame, objective: str, top: int | None = 10) -> Report
     if advice is None:
         return Report([whose_turn(table)], [], [], {"turn": turn_data(table), "warnings": notes}, notes,
                       records=[turn_data(table)])
-    report = advice_report(advice, top, opponents=len(table.players) > 1)
+    report = advice_report(advice, top, opponents=len(table.players) > 1, names=table.players, state=table.state)
     report.title.insert(0, whose_turn(table))
     report.notes = notes + report.notes
     report.data = {"turn": turn_data(table), "warnings": notes, **report.data}
@@ -62,6 +77,7 @@ def turn_data(table: KeptGame) -> dict[str, Any]:
     return {"round": state.round, "player": table.active_name, "seat": table.active + 1,
             "dice": dice_codes(table.dice, table.rules) if table.dice is not None else None,
             "rerolls_left": table.rerolls_left if table.dice is not None else None,
+            "stopped": table.stopped,
             "end_triggered": state.end_triggered, "over": table.over is not None}
 
 
@@ -69,10 +85,23 @@ def describe(before: KeptGame, after: KeptGame) -> list[str]:
     """One line per event ``after`` added to ``before`` (what an action did), D-ids cited."""
     board, rules, names = after.board, after.rules, after.players
     lines = []
-    for event in after.events[len(before.events):]:
-        if isinstance(event, Roll):
+    added = after.events[len(before.events):]
+    if before.dice is not None and before.rerolls_left and added and isinstance(added[0], (Mark, Fail)):
+        left = before.rerolls_left  # marking with re-rolls left is stopping first (D7)
+        lines.append(f"{before.active_name} stopped with {dice_codes(before.dice, rules)} "
+                     f"(D7: {left} re-roll{'s' if left != 1 else ''} left unused).")
+    for event in added:
+        if isinstance(event, Hold):
+            kept, rolled = dice_codes(event.keep, rules), rules.dice - sum(event.keep)
+            lines.append(f"{names[event.player]} kept {kept} and re-rolled {rolled} {'die' if rolled == 1 else 'dice'} (D7)."
+                         if kept else f"{names[event.player]} re-rolled all {rolled} dice (D7).")
+        elif isinstance(event, Roll):
             lines.append(f"{names[event.player]} rolled {dice_codes(event.dice, rules)} "
                          f"({event.rerolls_left} re-roll{'s' if event.rerolls_left != 1 else ''} left).")
+        elif isinstance(event, Stop):
+            dice = dice_codes(before.dice, rules) if before.dice is not None else ""
+            lines.append(f"{names[event.player]} stops with {dice} (D7): the dice are final, a re-roll is refused "
+                         "('undo' takes the stop back).")
         elif isinstance(event, Mark):
             lines.append(f"{names[event.player]} marked {_cells(board, event.cells)}.")
         elif isinstance(event, UncheckedMark):
@@ -120,6 +149,54 @@ def sheet_grid(board: Board, rules: Ruleset, marks: Marks) -> list[str]:
     return out
 
 
+#: Widest player name :func:`compact_sheets` shows (longer names are cut), so four sheets fit
+#: 80 columns on the default board.
+COMPACT_NAME = 12
+
+
+def compact_sheets(table: KeptGame) -> list[str]:
+    """Every player's sheet side by side, one column each (``>`` before the active player): a
+    row per shelf with its marks (``o`` marked, ``x`` eliminated, ``.`` available, as
+    docs/formats.md) and its points, then the column points and the total (D19). On the default
+    board four players fit in 80 columns."""
+    board, rules = table.board, table.rules
+    t = rules.scoring_threshold
+    label = max(len(f"r{s + 1} {board.shelf_label(s, rules)}") for s in range(board.n_shelves)) + 1
+    shelf_points = [[line_points(board, m, board.lines[s], t) for s in range(board.n_shelves)] for m in table.sheets]
+    digits = max(2, *(len(str(p)) for row in shelf_points for p in row))
+    names = [("> " if seat == table.active and table.over is None else "") + name[:COMPACT_NAME]
+             for seat, name in enumerate(table.players)]
+    # room for the marker on every name, so the columns stay put from turn to turn
+    width = max(board.n_columns + 1 + digits, *(len(name[:COMPACT_NAME]) + 2 for name in table.players)) + 2
+    rows = ["".ljust(label) + "".join(n.ljust(width) for n in names)]
+    for s in range(board.n_shelves):
+        cells = [str(m).split("/")[s] + " " + str(points[s]).rjust(digits)
+                 for m, points in zip(table.sheets, shelf_points)]
+        rows.append(f"r{s + 1} {board.shelf_label(s, rules)}".ljust(label) + "".join(c.ljust(width) for c in cells))
+    breakdowns = [score_breakdown(board, m, rules) for m in table.sheets]
+    columns = [str(c).rjust(board.n_columns + 1 + digits) for _, c in breakdowns]
+    totals = [str(sh + c).rjust(board.n_columns + 1 + digits) for sh, c in breakdowns]
+    rows.append("columns".ljust(label) + "".join(c.ljust(width) for c in columns))
+    rows.append("total".ljust(label) + "".join(c.ljust(width) for c in totals))
+    return [r.rstrip() for r in rows]
+
+
+def table_chances(table: KeptGame) -> list[tuple[Fraction, bool]]:
+    """Every seat's chance to win now and whether it is exact (D20): the shares of victory when
+    the game is over, else :func:`chances.seat_chances`; empty alone."""
+    if len(table.players) < 2:
+        return []
+    over = table.over
+    if over is not None:
+        from shelfie_solver.dice.win_chance import share
+
+        return [(share(s, [t for j, t in enumerate(over.scores) if j != seat]), True)
+                for seat, s in enumerate(over.scores)]
+    from shelfie_solver.dice.play.chances import seat_chances
+
+    return seat_chances(table.state, table.dice, table.rerolls_left if table.dice is not None else 0)
+
+
 def status_report(table: KeptGame, markdown: bool = False) -> Report:
     """Every sheet as a grid, the scores per seat (shelves, columns, total; D19), whose turn,
     the round and the end-trigger state (D17, D18)."""
@@ -136,6 +213,8 @@ def status_report(table: KeptGame, markdown: bool = False) -> Report:
         sheets.append({"seat": seat + 1, "name": name, "marks": str(marks), "score": shelves + columns,
                        "shelf_points": shelves, "column_points": columns,
                        "closed_shelves": marks.closed_shelves()})
+    for sheet, (chance, exact_flag) in zip(sheets, table_chances(table)):
+        sheet.update({"win_chance": exact(chance), "win_chance_float": float(chance), "win_chance_exact": exact_flag})
     report = _score_table(table)
     report.title = title
     report.data = {"turn": turn_data(table), "sheets": sheets, "warnings": warnings(table)}

@@ -1,6 +1,6 @@
 """The game around one sheet, as a player types it for ``advise``: the opponents' sheets, their
-place in the round and the round, turned into the :class:`game.GameState` that game-aware
-objectives (``learned``, :func:`learned.state_objective`) read.
+place in the round and the round, turned into the :class:`events.GameState` that game-aware
+objectives (``learned``, :func:`learned.objective.state_objective`) read.
 
 ``play`` keeps this state itself from the events of the game; ``advise`` has only what the
 player types, so the state is rebuilt here and checked against D1, D5, D17 and D18.
@@ -29,7 +29,7 @@ def state_from_seats(board: Board, rules: Ruleset, marks: Marks, opponents: tupl
         round_number: the round being played, from 1 (D18 counts rounds).
 
     Returns:
-        A :class:`game.GameState` with the player in seat 0 and the opponents in seats 1.. in play
+        A :class:`events.GameState` with the player in seat 0 and the opponents in seats 1.. in play
         order; ``first`` is the seat that plays first in each round; ``end_triggered`` is D17's
         test on every sheet (any sheet with the trigger's number of shelves without an available
         item).

@@ -14,11 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from shelfie_solver.dice.advise.advice import advise
-from shelfie_solver.dice.rolls import dice_codes, names_faces, parse_dice
+from shelfie_solver.dice.rolls import Counts, dice_codes, names_faces, parse_dice
 from shelfie_solver.core.errors import ShelfieError, error_line, shorten
 from shelfie_solver.dice.errors import DiceError
-from shelfie_solver.dice.game.events import Fail, Hold, Mark, Roll, UncheckedMark
-from shelfie_solver.core.report import render
+from shelfie_solver.dice.game.events import Fail, Hold, Mark, Roll, Stop, UncheckedMark, legal_sets
+from shelfie_solver.core.report import TABLE_WIDTH, render, wrap_lines
 from shelfie_solver.dice.play.gamefile import (
     Action,
     KeptGame,
@@ -27,11 +27,21 @@ from shelfie_solver.dice.play.gamefile import (
     objective_for,
     out_of_turn,
     read_kept_game,
+    stopped_error,
     undo,
     update_file,
 )
 from shelfie_solver.dice.board import score
-from shelfie_solver.dice.play.report import describe, sheet_grid, status_report, step_report
+from shelfie_solver.dice.play.reading import prompt_form, read_reroll, step_form
+from shelfie_solver.dice.play.report import (
+    compact_sheets,
+    describe,
+    sheet_grid,
+    status_report,
+    step_advice,
+    step_report,
+)
+from shelfie_solver.dice.rules import Ruleset
 
 
 def check_player(table: KeptGame, player: str | None) -> None:
@@ -44,32 +54,56 @@ def check_player(table: KeptGame, player: str | None) -> None:
         raise out_of_turn(table, player)
 
 
+def stop_action(table: KeptGame) -> Action:
+    """The active player's stop (D7): every die kept, the dice final (:class:`events.Stop`)."""
+    return (Stop(table.active),)
+
+
 def roll_action(table: KeptGame, dice: str) -> Action:
     """The active player's initial roll (D6) from typed dice (all ``rules.dice`` of them)."""
     return (Roll(table.active, parse_dice(dice, table.rules), table.rules.rerolls),)
 
 
 def reroll_action(table: KeptGame, keep: str, new: str) -> Action:
-    """A re-roll (D7): ``keep`` the dice held (``""`` or ``-`` for none), ``new`` only the dice
-    rolled again, exactly as many as were picked up — so a typo cannot silently change the roll.
+    """A re-roll (D7): ``keep`` the dice held (``""`` or ``-`` for none), ``new`` the dice rolled
+    again — exactly as many as were picked up — or all the dice now showing (they contain the
+    kept ones; :func:`reading.read_reroll`), so a typo cannot silently change the roll.
 
     Raises:
-        DiceError, KeptGameError: unknown faces, kept dice not in the roll, or a wrong count.
+        DiceError, KeptGameError, ReadingError: unknown faces, kept dice not in the roll, or a
+            count that fits neither form.
     """
     rules = table.rules
     if table.dice is None:
         raise KeptGameError(f"{table.active_name} has not rolled yet; expected the initial roll (D6)")
+    if table.stopped:
+        raise stopped_error(table)
     held = parse_dice("" if keep.strip() == "-" else keep, rules, count=-1)
-    if any(k > d for k, d in zip(held, table.dice)):
-        raise KeptGameError(f"cannot keep {dice_codes(held, rules)}: not among the dice {dice_codes(table.dice, rules)} "
-                         "(D7); expected the kept dice, then the new dice")
     rolled = parse_dice(new, rules, count=-1)
-    expected = rules.dice - sum(held)
-    if sum(rolled) != expected:
-        raise KeptGameError(f"keeping {dice_codes(held, rules) or 'nothing'} re-rolls {expected} "
-                         f"{'die' if expected == 1 else 'dice'}, but {sum(rolled)} new "
-                         f"{'die was' if sum(rolled) == 1 else 'dice were'} given ({new.strip() or 'none'})")
-    after = tuple(h + r for h, r in zip(held, rolled))
+    return hold_action(table, *read_reroll(table.dice, rolled, rules, held, new))
+
+
+def typed_reroll_action(table: KeptGame, new: str, keep: Counts | None = None, step: bool = False) -> Action:
+    """A re-roll (D7) from the dice typed after it, the kept dice read from the dice showing
+    before (``keep``: a hold typed before, if any; :func:`reading.read_reroll`); ``step``: a
+    refusal names the ``play reroll`` step's form, else the prompt's.
+
+    Raises:
+        DiceError, KeptGameError, ReadingError: unknown faces, no roll yet, or no reading or
+            several (the message gives the unambiguous form).
+    """
+    if table.dice is None:
+        raise KeptGameError(f"{table.active_name} has not rolled yet; expected the initial roll (D6)")
+    if table.stopped:
+        raise stopped_error(table)
+    typed = parse_dice(new, table.rules, count=-1)
+    form = step_form if step else prompt_form
+    return hold_action(table, *read_reroll(table.dice, typed, table.rules, keep, new, form))
+
+
+def hold_action(table: KeptGame, held: Counts, after: Counts) -> Action:
+    """The re-roll keeping ``held`` that leaves ``after`` showing (D7), as the two events of
+    :func:`gamefile.act` (a :class:`Hold` then a :class:`Roll`)."""
     return Hold(table.active, held), Roll(table.active, after, table.rerolls_left - 1)
 
 
@@ -83,13 +117,27 @@ def mark_action(table: KeptGame, items: list[str], objective: str = "strategic")
         advice = advise(table.dice, table.board, table.state.marks, table.rules,
                         objective_for(objective, table.state), 0)
         if not advice.markings:
-            raise KeptGameError("nothing can be marked with these dice: a failed result (D13); give up a shelf")
+            raise KeptGameError(_nothing_to_mark(table))
         return (Mark(table.active, advice.markings[0].marking.cells),)
-    return (Mark(table.active, _cells(table, items)),)
+    cells = _cells(table, items)
+    if table.rerolls_left and not len(legal_sets(table.dice, table.board, table.state.marks, table.rules)):
+        raise KeptGameError(_nothing_to_mark(table))
+    return (Mark(table.active, cells),)
+
+
+def _nothing_to_mark(table: KeptGame) -> str:
+    """Why nothing can be marked, and what is left to do: with re-rolls left re-rolling (D7) or a
+    failed result by choice of stopping (D13); with final dice the failed result."""
+    assert table.dice is not None
+    dice, left = dice_codes(table.dice, table.rules), table.rerolls_left
+    if left:
+        return (f"nothing can be marked with {dice}; {left} re-roll{'s' if left != 1 else ''} left: keep some dice "
+                "and re-roll (D7), or stop with a failed result: 'fail N' gives up shelf N (D13)")
+    return f"nothing can be marked with {dice}: a failed result (D13); give up a shelf ('fail N')"
 
 
 def told_action(table: KeptGame, items: list[str]) -> Action:
-    """A marking told without dice (an opponent's, unchecked; :class:`game.UncheckedMark`)."""
+    """A marking told without dice (an opponent's, unchecked; :class:`events.UncheckedMark`)."""
     return (UncheckedMark(table.active, _cells(table, items)),)
 
 
@@ -102,14 +150,14 @@ def _cells(table: KeptGame, items: list[str]) -> tuple[int, ...]:
     return tuple(sorted(cells))
 
 
-def fail_action(table: KeptGame, shelf: str) -> Action:
+def fail_action(table: KeptGame, shelf: str, objective: str = "strategic") -> Action:
     """A failed result (D13) giving up shelf ``shelf`` (1-based number, or ``best``: the
-    advice's least costly shelf)."""
+    advice's best shelf under ``objective``, the game's objective in ``play``)."""
     board, marks = table.board, table.state.marks
     if shelf.strip().lower() == "best":
         if table.dice is None:
             raise KeptGameError("'best' needs the dice; enter the shelf number given up")
-        advice = advise(table.dice, board, marks, table.rules, objective_for("strategic", table.state), 0)
+        advice = advise(table.dice, board, marks, table.rules, objective_for(objective, table.state), 0)
         if not advice.failed:
             raise KeptGameError("these dice can mark an item, so they must (D14): no failed result")
         number = advice.failed[0].shelf
@@ -126,55 +174,97 @@ def fail_action(table: KeptGame, shelf: str) -> Action:
 
 HELP = """\
 Commands (the active player's turn; D-ids in docs/rules.md):
-  CCBJPP              the initial roll (D6): all six dice
-  keep CCJ PPG        re-roll (D7): the dice kept, then only the new dice ('keep - PPBCCG': none kept)
-  stop                the dice are final: show the markings
-  mark r1c3 r2c2      mark items with the final dice (D8-D14); 'mark best' takes the advice
+  CCBJPP              the initial roll (D6): all six dice ('roll CCBJPP' too)
+  AAABCJ              after a re-roll: the dice now showing, or only the new ones,
+                      when the dice kept are known (docs/play.md "After a re-roll")
+  keep CCJ            hold CCJ (D7), then type the new dice or all six; 'keep' or
+                      'hold' alone holds the advised dice
+  keep CCJ new PPG    a re-roll in one line: the dice kept, then the new dice or all
+                      six ('keep CCJ PPG' with codes; 'keep - PPBCCG': none kept)
+  reroll NEW --keep K the step command's form (NEW: the new dice or all six)
+  stop                the dice are final (D7): binding, a re-roll is then refused
+  mark r1c3 r2c2      mark items (D8-D14); with re-rolls left this stops first;
+                      'mark best' takes the advice
   told r1c3 r2c2      a marking made without recorded dice (an opponent's; unchecked)
-  fail 4              failed result (D13): give up shelf 4 ('fail best' takes the advice)
-  undo [N]            take back the last N actions (default 1)
+  fail 4              failed result (D13): give up shelf 4 ('fail best': the advice)
+  undo [N]            take back the last N actions (a stop or a hold counts as one)
   status              every sheet, the scores, whose turn
   advise              the advice for this step again
   help                this text
-  quit                leave (the game file is saved after every action)"""
+  quit                leave (the game file is saved after every action)
+Up and Down recall earlier lines; Left, Right, Home, End and Backspace edit."""
 
 
 @dataclass
 class Session:
     """An interactive game on a file: :meth:`handle` one typed line, get the text to show.
 
+    A ``stop`` is recorded in the game file (:class:`events.Stop`, binding until the turn ends: a
+    re-roll is refused, the advice shows the markings; another session or ``play`` sees it), and
+    ``undo`` takes it back as one action. Besides the file the session remembers one thing of the
+    current step: a hold typed before the dice (``keep CCJ``: the next dice typed are read with
+    it, :func:`reading.read_reroll`), tied to the step it was typed at (the number of events and
+    the dice), so any change of the file ends it; ``undo`` takes it back first.
+
     Attributes:
         path: the game file (updated whole after every action, under a lock).
         objective: the objective name for advice (:func:`gamefile.objective_for`).
         top: rows of advice to show.
+        exact: show the exact values' column (``--exact``); else the tables fit
+            :data:`report.TABLE_WIDTH` columns.
+        held: ``(events, dice, keep)`` of the step where a hold was typed, else ``None``.
     """
 
     path: str
     objective: str = "strategic"
     top: int = 5
+    exact: bool = False
     done: bool = False
+    held: tuple[int, Counts, Counts] | None = None
 
     def kept_game(self) -> KeptGame:
         """The game as the file holds it now."""
         return read_kept_game(self.path)
 
+    def is_stopped(self, table: KeptGame) -> bool:
+        """Whether the active player stopped this turn (a :class:`events.Stop` in the file)."""
+        return table.dice is not None and table.stopped
+
+    def hold_typed(self, table: KeptGame) -> Counts | None:
+        """The hold typed at this step of ``table`` (``keep CCJ``), else ``None``."""
+        if self.held is not None and table.dice is not None and self.held[:2] == (len(table.events), table.dice):
+            return self.held[2]
+        return None
+
+    def shown(self, table: KeptGame) -> KeptGame:
+        """``table`` as the advice sees it: after ``stop`` the dice are final (0 re-rolls, D7)."""
+        return replace(table, rerolls_left=0) if self.is_stopped(table) else table  # (the Stop made it 0)
+
     def prompt(self) -> str:
-        """The prompt: whose turn and the step."""
+        """The prompt: whose turn and the step (``Ann PPBCCJ/2>``, ``/stop`` after ``stop``,
+        ``keep PPJ`` after a hold typed)."""
         table = self.kept_game()
         if table.over is not None:
             return "game over> "
-        step = "roll" if table.dice is None else f"{dice_codes(table.dice, table.rules)}/{table.rerolls_left}"
+        if table.dice is None:
+            return f"{table.active_name} roll> "
+        rules, held = table.rules, self.hold_typed(table)
+        step = f"{dice_codes(table.dice, rules)}/{'stop' if self.is_stopped(table) else table.rerolls_left}"
+        if held is not None:
+            step += f" keep {dice_codes(held, rules) or '-'}"
         return f"{table.active_name} {step}> "
 
     def advice(self) -> str:
-        """The active player's sheet and the advice for the current step (or the final table)."""
-        table = self.kept_game()
-        advice = render(step_report(table, self.objective, self.top), "table")
+        """Every sheet (compactly, with opponents), the active player's sheet and the advice for
+        the current step (or the final table)."""
+        table = self.shown(self.kept_game())
+        advice = render(step_report(table, self.objective, self.top), "table", width=TABLE_WIDTH, exact=self.exact)
         if table.over is not None:
-            return advice
+            return "\n".join([*compact_sheets(table), "", advice]) if len(table.players) > 1 else advice
         marks = table.state.marks
         head = f"Sheet of {table.active_name} ({score(table.board, marks, table.rules)} points):"
-        return "\n".join([head, *sheet_grid(table.board, table.rules, marks), "", advice])
+        sheets = [*compact_sheets(table), ""] if len(table.players) > 1 else []
+        return "\n".join([*sheets, head, *sheet_grid(table.board, table.rules, marks), "", advice])
 
     def handle(self, line: str) -> str:
         """Carry out one typed line; return what to show. Bad input gives ``Error: ...`` and
@@ -187,9 +277,10 @@ class Session:
             return ""
         command, args = words[0].lower(), words[1:]
         try:
-            return self._run(command, args, line)
+            out = self._run(command, args, line)
         except ShelfieError as error:
             return f"Error: {error_line(str(error))}"
+        return wrap_lines([out], TABLE_WIDTH)[0]  # an error stays one line; the rest fits the width
 
     def _run(self, command: str, args: list[str], line: str) -> str:
         if command in ("quit", "exit", "q"):
@@ -198,37 +289,175 @@ class Session:
         if command in ("help", "?", "h"):
             return HELP
         if command == "status":
-            return render(status_report(self.kept_game()), "table").rstrip("\n")
+            return render(status_report(self.shown(self.kept_game())), "table", width=TABLE_WIDTH).rstrip("\n")
         if command == "advise":
             return self.advice().rstrip("\n")
         if command == "stop":
-            table = self.kept_game()
-            if table.dice is None:
-                raise KeptGameError(f"{table.active_name} has not rolled yet")
-            return render(step_report(replace(table, rerolls_left=0), self.objective, self.top),
-                          "table").rstrip("\n")
+            return self._stop()
         if command == "undo":
-            count = _count(args)
-            return self._change(lambda t: undo(t, count))
+            return self._undo(_count(args))
+        if command in ("keep", "hold"):
+            return self._keep(args)
+        if command == "reroll":
+            return self._reroll(args)
+        if command == "roll":
+            if not args:
+                raise KeptGameError("expected the dice after 'roll', e.g. roll CCBJPP (D6)")
+            return self._dice(" ".join(args))
+        command, args = _step_form(command, args)
         makers: dict[str, Callable[[KeptGame], Action]] = {
-            "keep": lambda t: reroll_action(t, args[0] if args else "", " ".join(args[1:])),
-            "mark": lambda t: mark_action(t, args, self.objective),
+            "mark": lambda t: mark_action(self.shown(t), args, self.objective),
             "told": lambda t: told_action(t, args),
-            "fail": lambda t: fail_action(t, args[0] if len(args) == 1 else " ".join(args)),
+            "fail": lambda t: fail_action(t, args[0] if len(args) == 1 else " ".join(args), self.objective),
         }
         if command in makers:
             maker = makers[command]
             return self._change(lambda t: act(t, maker(t)))
         table = self.kept_game()
-        if table.dice is not None or table.over is not None:
+        if table.over is not None:
             raise KeptGameError(f"unknown command {command!r}; type 'help' for the commands")
-        try:
-            return self._change(lambda t: act(t, roll_action(t, line)))
-        except DiceError as error:
-            first = shlex.split(line)[0]
-            if names_faces(first, table.rules):
-                raise
-            raise KeptGameError(f"{shorten(first)} is neither a command (help lists them) nor dice: {error}") from None
+        if table.dice is not None and not names_faces(shlex.split(line)[0], table.rules):
+            raise KeptGameError(f"unknown command {command!r}; type 'help' for the commands")
+        return self._dice(line)
+
+    def _dice(self, text: str) -> str:
+        """A line of dice: the initial roll (D6), or after a re-roll the dice typed, read with the
+        hold typed before if any (:func:`reading.read_reroll`)."""
+        table = self.kept_game()
+        if table.dice is None:
+            try:
+                return self._change(lambda t: act(t, roll_action(t, text)))
+            except DiceError as error:
+                first = shlex.split(text)[0]
+                if names_faces(first, table.rules):
+                    raise
+                raise KeptGameError(f"{shorten(first)} is neither a command (help lists them) nor dice: "
+                                    f"{error}") from None
+        parse_dice(text, table.rules, count=-1)  # bad dice are refused before the file is locked
+
+        def change(t: KeptGame) -> KeptGame:
+            self._rerollable(t)
+            return act(t, typed_reroll_action(t, text, self.hold_typed(t)))
+
+        return self._change(change)
+
+    def _rerollable(self, table: KeptGame) -> Counts:
+        """The dice showing when a re-roll may be made (D7), else the reason it may not.
+
+        Raises:
+            KeptGameError: no roll yet, ``stop`` typed (binding), or no re-roll left."""
+        if table.over is not None:
+            raise KeptGameError("the game is over (D18); 'undo' to change the last action")
+        if table.dice is None:
+            raise KeptGameError(f"{table.active_name} has not rolled yet; expected the initial roll (D6)")
+        dice = dice_codes(table.dice, table.rules)
+        if self.is_stopped(table):
+            raise KeptGameError(f"{table.active_name} stopped with {dice} (D7): the dice are final, no re-roll; "
+                                "mark items ('mark best'), or 'undo' to take the stop back")
+        if not table.rerolls_left:
+            raise KeptGameError(f"no re-roll left (D7: at most {table.rules.rerolls}); the dice {dice} are final: "
+                                "mark items or give up a shelf")
+        return table.dice
+
+    def _stop(self) -> str:
+        table = self.kept_game()
+        if table.over is not None:
+            raise KeptGameError("the game is over (D18); 'undo' to change the last action")
+        if table.dice is None:
+            raise KeptGameError(f"{table.active_name} has not rolled yet")
+        dice = dice_codes(table.dice, table.rules)
+        if self.is_stopped(table) or not table.rerolls_left:
+            head = f"The dice {dice} are final already (D7)."
+        else:
+            update_file(self.path, lambda t: act(t, stop_action(t)))
+            self.held = None
+            head = (f"{table.active_name} stops with {dice} (D7): the dice are final, a re-roll is refused "
+                    "('undo' takes the stop back).")
+        return head + "\n" + self.advice().rstrip("\n")
+
+    def _keep(self, args: list[str]) -> str:
+        """``keep`` / ``hold``: alone the advised hold, ``K new N`` or (codes) ``K N`` a re-roll,
+        else ``K`` a hold typed before the dice."""
+        table = self.kept_game()
+        dice = self._rerollable(table)
+        rules = table.rules
+        lowered = [w.lower() for w in args]
+        if "new" in lowered:
+            at = lowered.index("new")
+            if at == len(args) - 1:
+                raise KeptGameError("expected the dice after 'new': keep KEPT new NEW (the new dice or all of them)")
+            return self._reroll_with(" ".join(args[:at]), " ".join(args[at + 1:]))
+        if len(args) == 2 and not any(_is_face_name(w, rules) for w in args):
+            return self._reroll_with(args[0], args[1])
+        if args:
+            keep = parse_dice("" if args == ["-"] else " ".join(args), rules, count=-1)
+            read_reroll(dice, tuple(d - k for d, k in zip(dice, keep)), rules, keep)  # checks the hold
+            what = "Holding"
+        else:
+            advice = step_advice(table, self.objective)
+            assert advice is not None and advice.holds
+            keep = advice.holds[0].keep
+            if keep == dice:
+                raise KeptGameError(f"the advice is to stop with {dice_codes(dice, rules)} (D7): type 'stop' "
+                                    "or mark items")
+            what = "Holding the advised"
+        self.held = (len(table.events), dice, keep)
+        left = rules.dice - sum(keep)
+        rest = dice_codes(tuple(d - k for d, k in zip(dice, keep)), rules)
+        return (f"{what} {dice_codes(keep, rules) or 'nothing'} (D7): re-roll {rest}, then type the {left} new "
+                f"{'die' if left == 1 else 'dice'} or all {rules.dice} now showing.")
+
+    def _reroll(self, args: list[str]) -> str:
+        """``reroll NEW [--keep KEPT]`` as the step command; without ``--keep`` NEW is read as
+        typed dice (:meth:`_dice`)."""
+        keep: str | None = None
+        rest: list[str] = []
+        words = iter(args)
+        for word in words:
+            if word == "--keep":
+                keep = next(words, None)
+                if keep is None:
+                    raise KeptGameError("--keep needs the dice kept: reroll NEW --keep KEPT ('-' for none)")
+            elif word.startswith("--keep="):
+                keep = word.split("=", 1)[1]
+            else:
+                rest.append(word)
+        if not rest:
+            raise KeptGameError("expected the dice: reroll NEW [--keep KEPT] (NEW: the new dice or all of them)")
+        if keep is not None:
+            return self._reroll_with(keep, " ".join(rest))
+        return self._dice(" ".join(rest))
+
+    def _reroll_with(self, keep: str, new: str) -> str:
+        def change(t: KeptGame) -> KeptGame:
+            self._rerollable(t)
+            return act(t, reroll_action(t, keep, new))
+
+        return self._change(change)
+
+    def _undo(self, count: int) -> str:
+        """Take back a hold typed at this step first, then file actions (a stop is one)."""
+        table = self.kept_game()
+        if self.is_stopped(table) and self.hold_typed(table) is None:
+            def change(t: KeptGame) -> KeptGame:
+                if not self.is_stopped(t):
+                    raise KeptGameError("the game file changed meanwhile; nothing undone ('undo' again)")
+                return undo(t, count)
+
+            update_file(self.path, change)
+            if count == 1:
+                return "Undone: the stop taken back.\n" + self.advice().rstrip("\n")
+            return (f"Undone: the stop taken back.\nUndone: {count - 1} action{'s' if count != 2 else ''} taken "
+                    "back.\n" + self.advice().rstrip("\n"))
+        pending = "the hold" if self.hold_typed(table) is not None else ""
+        if pending and count >= 1:
+            if count > 1:
+                undo(table, count - 1)  # refused before anything is taken back
+            self.held = None
+            if count == 1:
+                return f"Undone: {pending} taken back.\n" + self.advice().rstrip("\n")
+            return f"Undone: {pending} taken back.\n" + self._change(lambda t: undo(t, count - 1))
+        return self._change(lambda t: undo(t, count))
 
     def _change(self, change: Callable[[KeptGame], KeptGame]) -> str:
         before, after = update_file(self.path, change)
@@ -236,6 +465,29 @@ class Session:
         lines = describe(before, after) if after.actions > before.actions else \
             [f"Undone: {undone} action{'s' if undone != 1 else ''} taken back."]
         return "\n".join(lines) + "\n" + self.advice().rstrip("\n")
+
+
+def _step_form(command: str, args: list[str]) -> tuple[str, list[str]]:
+    """The step commands' options typed at the prompt, as the prompt's own forms: ``mark
+    --best`` is ``mark best``, ``mark --unchecked ITEMS`` is ``told ITEMS``, ``fail --shelf N``
+    is ``fail N``."""
+    if command == "mark" and "--unchecked" in args:
+        return "told", [a for a in args if a != "--unchecked"]
+    if command == "mark" and args == ["--best"]:
+        return "mark", ["best"]
+    if command == "fail" and args[:1] == ["--shelf"]:
+        return "fail", args[1:]
+    if command == "fail" and len(args) == 1 and args[0].startswith("--shelf="):
+        return "fail", [args[0].split("=", 1)[1]]
+    return command, args
+
+
+def _is_face_name(word: str, rules: Ruleset) -> bool:
+    """Whether ``word`` is one face's name (``cat``, ``cats``), not a run of codes: a word of two
+    or more characters naming one die."""
+    if len(word) < 2 or not names_faces(word, rules):
+        return False
+    return sum(parse_dice(word, rules, count=-1)) == 1
 
 
 def _count(args: list[str]) -> int:

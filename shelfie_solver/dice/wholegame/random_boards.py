@@ -1,15 +1,15 @@
 """Seeded random small boards: the training family of the solitaire weights (docs/train.md).
 
 A board of the family has 2-5 shelves and 2-4 columns (D3) and at most :data:`MAX_STATES`
-non-terminal solitaire states (:func:`exact.state_count`, so ``solve-game`` solves it in
+non-terminal solitaire states (:func:`solver.state_count`, so ``solve-game`` solves it in
 minutes). Each column needs a different number of dice, 1 to 5, drawn without replacement and
 put in increasing order like the example boards; each shelf shows one item face, drawn without
 replacement from the ruleset's item faces; an item in a column needing ``n`` dice is worth a
 whole number drawn uniformly from :data:`VALUE_RANGES` ``[n]``, the range the example boards
 (``examples/boards/*.toml``) use for such columns.
 
-The boards issue 11 measures against (``examples/boards/small.toml``, ``small-3x4.toml``,
-``small-4x3.toml``, ``small-5x3.toml``, :data:`HELD_OUT`) are never drawn, up to relabelling:
+The boards docs/strategies.md and docs/train.md measure on (``examples/boards/small.toml``,
+``small-3x4.toml``, ``small-4x3.toml``, ``small-5x3.toml``, :data:`HELD_OUT`) are never drawn, up to relabelling:
 a board equal to one of them after reordering shelves and columns and renaming faces (every
 item face is alike on the dice, D2) is drawn again, and so is a board equal to an earlier one.
 So weights fitted to the family are measured on those boards held out of the fit.
@@ -38,7 +38,7 @@ MAX_NEED = 5
 #: the small boards (1-3 for 1 and 2 dice, 2-4 for 3, 5-6 for 4) and the default 5 x 5 board
 #: (1-2, 2-3, 3-5, 6-8, 9-12).
 VALUE_RANGES = {1: (1, 3), 2: (1, 3), 3: (2, 5), 4: (4, 8), 5: (8, 12)}
-#: The layouts (dice per column, values per shelf) of the boards issue 11 measures on:
+#: The layouts (dice per column, values per shelf) of the boards docs/train.md measures on:
 #: examples/boards/small.toml, small-3x4.toml, small-4x3.toml and small-5x3.toml.
 HELD_OUT: tuple[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]], ...] = (
     ((1, 2, 3), ((2, 1, 3), (1, 3, 2), (3, 2, 4))),

@@ -1,6 +1,6 @@
 """The exact solitaire solver: the optimal expected final score of a whole one-player game.
 
-A solitaire game (D1 with one player, as :mod:`game` plays it) is a Markov decision process
+A solitaire game (D1 with one player, as :mod:`game.turn` plays it) is a Markov decision process
 over *sheet states*. In solitaire nothing is eliminated except by a failed result (D13), which
 eliminates a whole shelf's available items, so a state is, per shelf, the subset of marked
 items and whether the shelf is closed (no available item). The game ends after the turn that
@@ -14,7 +14,7 @@ sheet's score (D19). Every other state ``s`` is worth
               or, on a failed result (D13), max over shelves with an available item of
               V(s with that shelf eliminated).
 
-The turn is :func:`engine.solve` with ``W`` as the final values: the engine's DP over
+The turn is :func:`dp.solve` with ``W`` as the final values: the engine's DP over
 (dice, re-rolls left). Every turn marks or eliminates at least one item, so the number of
 *decided* items (marked or eliminated) strictly grows: the solver runs **layer by layer**, from
 the fullest sheets down to the empty one, and each layer is a pure function of the board, the
@@ -53,12 +53,13 @@ from shelfie_solver.dice.rolls import multinomial, space_for
 from shelfie_solver.dice.engine.dp import TurnSolution, final_values, solve
 from shelfie_solver.core.errors import ShelfieError, shorten
 from shelfie_solver.core.files import write_text_atomically
+from shelfie_solver.core.inputs import check_common_denominator, parse_fraction
 from shelfie_solver.core.inputs import read_json as read_json_file
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset, rules_to_dict
 from shelfie_solver.dice.sheet_rules import end_trigger_shelves, failed_result_shelves, triggers_end
 
-#: The ``format`` key of a layer checkpoint (value tables: :mod:`value_table`).
+#: The ``format`` key of a layer checkpoint (value tables: :mod:`values`).
 LAYER_FORMAT = "shelfie-solve value layer 1"
 #: Default largest number of non-terminal states ``solve-game`` accepts.
 MAX_STATES = 20_000
@@ -191,7 +192,7 @@ class SuccessorValues:
 def solve_state(board: Board, rules: Ruleset, marks: Marks,
                 value: Callable[[Marks], Fraction]) -> tuple[Fraction, TurnSolution]:
     """``V(marks)`` and the turn's optimal policy, given ``value`` of every later non-terminal
-    state (module docstring). The :class:`engine.TurnSolution`'s column 0 is over
+    state (module docstring). The :class:`dp.TurnSolution`'s column 0 is over
     ``successors.denominator * D^r``.
     """
     successors = SuccessorValues(board, rules, marks, value)
@@ -248,14 +249,15 @@ class GameSolution:
 
     Attributes:
         board, rules: what was solved.
-        values: ``V`` of every non-terminal state, keyed by :func:`key_of`.
+        values: ``V`` of every non-terminal state, keyed by :func:`key_of` (a dict, or a binary
+            table's memory map read state by state, :class:`binary_table.MappedValues`).
         seconds: wall time of the solve (layers loaded from checkpoints cost nothing).
         layers_loaded: layers read from checkpoints instead of solved.
     """
 
     board: Board
     rules: Ruleset
-    values: dict[Key, Fraction]
+    values: Mapping[Key, Fraction]
     seconds: float = 0.0
     layers_loaded: int = 0
     _solutions: dict[Key, TurnSolution] = field(default_factory=dict, repr=False)
@@ -303,7 +305,7 @@ def check_size(board: Board, rules: Ruleset, max_states: int) -> int:
                          f"--max-states {max_states:,}; estimated at least {hours:,.1f} CPU-hours "
                          f"({SECONDS_PER_STATE * 1000:.0f} ms per state) and "
                          f"{_size(states * 200)} of values; raise --max-states and use "
-                         f"--checkpoints DIR to run it layer by layer")
+                         f"--checkpoints DIR to run it layer by layer, or solve it in float64 with --float")
     return states
 
 
@@ -317,9 +319,9 @@ def _size(count: int) -> str:
 CLUSTER_PARTS = 16
 
 
-def _jump(board: Board, rules: Ruleset) -> int:
+def jump_items(board: Board, rules: Ruleset) -> int:
     """The most items one turn can decide: the largest legal marking, or a whole shelf given up
-    on a failed result (D13). A layer's successors lie in the next :func:`_jump` layers."""
+    on a failed result (D13). A layer's successors lie in the next :func:`jump_items` layers."""
     sets = item_sets(board, rules.combinations_per_turn).cells
     return max(board.n_columns, int((sets >= 0).sum(axis=1).max(initial=1)))
 
@@ -331,7 +333,7 @@ def solve_layer_parallel(board: Board, rules: Ruleset, layer: int, later: Mappin
     the dask cluster ``scheduler``): the same values in the same order whatever the workers.
 
     Args:
-        later: the values of the later layers, by layer (only the next :func:`_jump` layers are
+        later: the values of the later layers, by layer (only the next :func:`jump_items` layers are
             sent to the workers).
         progress: called with each finished part's state count.
         runner: a :class:`parallel.Runner` for ``jobs`` and ``scheduler`` kept over several
@@ -343,7 +345,7 @@ def solve_layer_parallel(board: Board, rules: Ruleset, layer: int, later: Mappin
     from shelfie_solver.core.parallel import run_tasks, worker_count
 
     needed: dict[Key, Fraction] = {}
-    for above in range(layer + 1, layer + _jump(board, rules) + 1):
+    for above in range(layer + 1, layer + jump_items(board, rules) + 1):
         needed.update(later.get(above, {}))
     parts = CLUSTER_PARTS if scheduler is not None else worker_count(jobs)
     pieces: list[dict[Key, Fraction]] = []
@@ -389,7 +391,6 @@ def solve_game(board: Board, rules: Ruleset, checkpoints: str | None = None,
     values: dict[Key, Fraction] = {}
     by_layer: dict[int, dict[Key, Fraction]] = {}
     parallel = jobs > 1 or scheduler is not None
-    loaded = 0
     stamp = fingerprint(board, rules)
     if checkpoints == "":
         raise ExactError("--checkpoints names no directory (an empty name); expected a directory for the layer files")
@@ -404,31 +405,55 @@ def solve_game(board: Board, rules: Ruleset, checkpoints: str | None = None,
             raise ExactError(f"cannot create the checkpoint directory {checkpoints}: "
                              f"{error.strerror or error}") from None
         _claim(folder, stamp)
-    from shelfie_solver.core.parallel import Runner
+    from shelfie_solver.core.parallel import Interrupted, Runner, interrupted_by, signals_raise
 
-    # one pool (or dask client) for every layer: its workers start once (parallel.Runner)
-    with Runner(jobs, scheduler) if parallel else nullcontext() as runner:
-        for layer in range(board.n_cells - 1, -1, -1):
-            path = folder / f"layer-{layer:03d}.json" if folder is not None else None
-            reported = False
-            if path is not None and path.exists():
-                found = _read_layer(path, stamp, layer, board, rules)
-                loaded += 1
-            else:
-                if parallel:
-                    step = None if progress is None else partial(progress, layer)
-                    found = solve_layer_parallel(board, rules, layer, by_layer, jobs, scheduler, step, runner)
-                    reported = True
-                else:
-                    found = solve_layer(board, rules, layer, values)
-                if path is not None:
-                    write_text_atomically(path, json.dumps({"format": LAYER_FORMAT, **stamp, "layer": layer,
-                                                            "values": encode_values(found, board)}))
-            values.update(found)
-            by_layer[layer] = found
-            if progress is not None and not reported:
-                progress(layer, len(found))
+    loaded = 0
+    try:
+        # one pool (or dask client) for every layer: its workers start once (parallel.Runner)
+        # in this process too the signal handlers of parallel.signals_raise: a Ctrl-C landing in
+        # a finalizer (numba, numpy) is delivered again rather than swallowed
+        with Runner(jobs, scheduler) if parallel else nullcontext() as runner, \
+                nullcontext() if parallel else signals_raise():
+            loaded = _solve_layers(board, rules, folder, stamp, values, by_layer, parallel, jobs, scheduler, runner,
+                                 progress)
+    except (KeyboardInterrupt, Interrupted) as stop:
+        if folder is None:
+            raise
+        # the layers now in the directory, loaded or written: what a rerun resumes from
+        kept = sum(1 for layer in range(board.n_cells) if (folder / f"layer-{layer:03d}.json").exists())
+        raise interrupted_by(stop).keeping(
+            f"{kept} finished layer{'s' if kept != 1 else ''} of {board.n_cells} kept in {folder} "
+            "(the same command resumes from them)") from None
     return GameSolution(board, rules, values, time.perf_counter() - start, loaded)
+
+
+def _solve_layers(board: Board, rules: Ruleset, folder: Path | None, stamp: dict[str, Any],
+                  values: dict[Key, Fraction], by_layer: dict[int, dict[Key, Fraction]], parallel: bool,
+                  jobs: int, scheduler: Any, runner: Any, progress: Callable[[int, int], None] | None) -> int:
+    """The layer loop of :func:`solve_game` (fills ``values`` and ``by_layer``); returns the
+    number of layers loaded from checkpoints."""
+    loaded = 0
+    for layer in range(board.n_cells - 1, -1, -1):
+        path = folder / f"layer-{layer:03d}.json" if folder is not None else None
+        reported = False
+        if path is not None and path.exists():
+            found = _read_layer(path, stamp, layer, board, rules)
+            loaded += 1
+        else:
+            if parallel:
+                step = None if progress is None else partial(progress, layer)
+                found = solve_layer_parallel(board, rules, layer, by_layer, jobs, scheduler, step, runner)
+                reported = True
+            else:
+                found = solve_layer(board, rules, layer, values)
+            if path is not None:
+                write_text_atomically(path, json.dumps({"format": LAYER_FORMAT, **stamp, "layer": layer,
+                                                        "values": encode_values(found, board)}))
+        values.update(found)
+        by_layer[layer] = found
+        if progress is not None and not reported:
+            progress(layer, len(found))
+    return loaded
 
 
 def _claim(folder: Path, stamp: dict[str, Any]) -> None:
@@ -455,22 +480,42 @@ def encode_values(values: Mapping[Key, Fraction], board: Board) -> dict[str, str
 
 
 def decode_values(data: Any, board: Board, source: str) -> dict[Key, Fraction]:
-    """Inverse of :func:`encode_values`; ``source`` names the file in errors.
+    """Inverse of :func:`encode_values`; ``source`` names the file in errors. Each value is
+    read by :func:`inputs.parse_fraction` (bounded digits, no exponent: ``"1e1000000"`` is
+    refused at once) and their common denominator is bounded
+    (:func:`inputs.check_common_denominator`), the same for value tables and checkpoints.
 
     Raises:
-        ExactError: not an object of marks text to ``"p/q"``.
+        ExactError: not an object of marks text to ``"p/q"``, or a value out of those bounds.
     """
     if not isinstance(data, dict):
         raise ExactError(f"{source}: \"values\" must be an object {{marks: \"p/q\"}}")
     out: dict[Key, Fraction] = {}
-    try:
-        for text, value in data.items():
-            if not isinstance(value, str):  # exact means exact: a float or a bool is not "p/q"
-                raise ExactError(f"{repr(value)[:60]} for {shorten(text)} is not a string \"p/q\"")
-            out[key_of(parse_marks(text, board))] = Fraction(value)
-    except (ShelfieError, ValueError, TypeError, ZeroDivisionError) as error:
-        raise ExactError(f"{source}: bad value entry ({error}); expected \"marks text\": \"p/q\"") from None
+    for text, value in data.items():
+        # exact means exact: a float or a bool is not "p/q"
+        number = parse_fraction(value, ExactError, f"{source}: the value of {shorten(text)}")
+        try:
+            out[key_of(parse_marks(text, board))] = number
+        except ShelfieError as error:
+            raise ExactError(f"{source}: bad value entry ({error}); expected \"marks text\": \"p/q\"") from None
+    check_common_denominator(out.values(), ExactError, source)
     return out
+
+
+def check_range(values: Mapping[Key, Fraction], board: Board, rules: Ruleset, source: str) -> None:
+    """Check that every value is a possible final score: 0 to a full sheet's points (D19). The
+    one range check of value tables and layer checkpoints (an edited ``"1000000/1"`` would give
+    an optimum of a million points on a board worth 42).
+
+    Raises:
+        ExactError: a value outside that range (one line naming the state and ``source``).
+    """
+    possible = score(board, Marks(board.n_shelves, board.n_columns, (1 << board.n_cells) - 1), rules)
+    wrong = next(((k, v) for k, v in values.items() if not 0 <= v <= possible), None)
+    if wrong is not None:  # a final score is 0 to a full sheet's points (D19): an edited or foreign file
+        raise ExactError(f"{source}: state {Marks(board.n_shelves, board.n_columns, *wrong[0])} "
+                         f"is worth {float(wrong[1]):.4g} points, outside 0 to {possible} (D19); expected the file "
+                         "solve-game wrote, unedited")
 
 
 #: Largest value table or layer checkpoint read (docs/formats.md): a 3 x 4 board's table is a
@@ -502,6 +547,7 @@ def _read_layer(path: Path, stamp: dict[str, Any], layer: int, board: Board,
                          "directory")
     values = decode_values(data.get("values"), board, f"checkpoint {path}")
     check_states(values, board, rules, [layer], f"checkpoint {path}")
+    check_range(values, board, rules, f"checkpoint {path}")
     return values
 
 

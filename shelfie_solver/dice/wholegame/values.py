@@ -1,6 +1,6 @@
 """Exact solitaire value tables in use: saved and loaded (JSON), as the objective ``table:FILE``,
 as the strategy ``exact:FILE``, and to charge each decision of a played game its exact loss
-(:func:`decision_losses`). The tables come from :func:`exact.solve_game` (docs/solve-game.md).
+(:func:`decision_losses`). The tables come from :func:`solver.solve_game` (docs/solve-game.md).
 """
 
 from __future__ import annotations
@@ -14,11 +14,13 @@ from functools import cached_property
 
 import numpy as np
 
-from shelfie_solver.dice.board import Board, ItemSets, Marks, parse_marks, score
+from shelfie_solver.dice.board import Board, ItemSets, Marks, parse_marks
 from shelfie_solver.dice.rolls import space_for
+from shelfie_solver.dice.wholegame.binary_table import header_path, is_binary, open_binary
 from shelfie_solver.core.errors import ShelfieError
+from shelfie_solver.dice.wholegame.solver import MAX_TABLE_BYTES
 from shelfie_solver.dice.wholegame.solver import (ExactError, GameSolution, SuccessorValues, decode_values, encode_values, fingerprint,
-                    check_states, read_json, same_setup, state_count)
+                    check_range, check_states, read_json, same_setup, state_count)
 from shelfie_solver.core.files import write_text_atomically
 from shelfie_solver.dice.game.events import Fail, Game, GameState, Hold, LegalMarkings, Mark, Roll, Start
 from shelfie_solver.dice.objectives import StateArrays
@@ -46,15 +48,22 @@ def save_table(path: str, solution: GameSolution) -> None:
 
     Raises:
         FileWriteError: the file cannot be written.
+        ExactError: the table is larger than :data:`solver.MAX_TABLE_BYTES`, which no reader
+            would open (a ``--max-states`` far above the default): nothing is written.
     """
-    write_text_atomically(path, table_to_json(solution) + "\n")
+    text = table_to_json(solution) + "\n"
+    if len(text) > MAX_TABLE_BYTES:  # ASCII JSON: characters are bytes
+        raise ExactError(f"the value table would be {len(text):,} bytes, more than the {MAX_TABLE_BYTES:,} a value "
+                         f"table may hold (no command could read it); nothing written to {path}")
+    write_text_atomically(path, text)
 
 
 _TABLES: dict[tuple[str, float, int], GameSolution] = {}
 
 
 def load_table(path: str) -> GameSolution:
-    """Read a value table saved by :func:`save_table` (cached per file and modification time).
+    """Read a value table saved by :func:`save_table` (cached per file and modification time),
+    or open a binary one (``T.npy``, :mod:`binary_table`: memory-mapped, values read as asked).
 
     Raises:
         ExactError: unreadable, not a value table, or malformed.
@@ -69,7 +78,17 @@ def load_table(path: str) -> GameSolution:
     except OSError as error:
         raise ExactError(f"cannot read value table {path}: {error.strerror or error}") from None
     cache_key = (os.path.realpath(path), stat.st_mtime, stat.st_size)
+    if is_binary(path):  # its header T.json too: a new header is a new table
+        try:
+            head = os.stat(header_path(path))
+            cache_key = (f"{cache_key[0]}\n{head.st_mtime}", stat.st_mtime, stat.st_size + head.st_size)
+        except OSError:
+            pass  # open_binary says why it cannot be read
     if cache_key in _TABLES:
+        return _TABLES[cache_key]
+    if is_binary(path):  # T.npy with its header T.json: a memory map, read state by state
+        board, rules, mapped, _ = open_binary(path)
+        _TABLES[cache_key] = GameSolution(board, rules, mapped)
         return _TABLES[cache_key]
     data = read_json(path, "value table")
     if data.get("format") != TABLE_FORMAT:
@@ -86,12 +105,7 @@ def load_table(path: str) -> GameSolution:
     if len(values) != state_count(board, rules):  # closed form first: a foreign 5 x 5 board is not enumerated
         raise ExactError(f"value table {path} holds {len(values):,} states, expected {state_count(board, rules):,}")
     check_states(values, board, rules, range(board.n_cells), f"value table {path}")
-    possible = score(board, Marks(board.n_shelves, board.n_columns, (1 << board.n_cells) - 1), rules)
-    wrong = next(((k, v) for k, v in values.items() if not 0 <= v <= possible), None)
-    if wrong is not None:  # a final score is 0 to a full sheet's points (D19): an edited or foreign file
-        raise ExactError(f"value table {path}: state {Marks(board.n_shelves, board.n_columns, *wrong[0])} "
-                         f"is worth {float(wrong[1]):.4g} points, outside 0 to {possible} (D19); expected the file "
-                         "solve-game wrote, unedited")
+    check_range(values, board, rules, f"value table {path}")
     solution = GameSolution(board, rules, values)
     _TABLES[cache_key] = solution
     return solution
@@ -124,6 +138,9 @@ class TableObjective:
 
     @cached_property
     def _denominator(self) -> int:
+        given = getattr(self.table.values, "common_denominator", None)  # a binary table's 2^K, from its header
+        if isinstance(given, int):
+            return given
         return math.lcm(1, *(v.denominator for v in self.table.values.values()))
 
     def scale(self, rules: Ruleset) -> int:

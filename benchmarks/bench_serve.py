@@ -1,0 +1,169 @@
+"""Benchmark of ``shelfie-solve serve`` (docs/serve.md, figures in docs/performance.md).
+
+1. The page: Debian's Chromium (Playwright) at 390 x 844 on a real server on loopback; for each
+   of ``--turns`` seeded rolls, the time from the tap on the sixth die to the best hold shown
+   (the first advice of a turn: the roll written, its advice computed, the page drawn), and the
+   server's part of it (``Server-Timing``); then Stop and the best marking by taps.
+2. Each action's server time (``Server-Timing: app;dur``) through the JSON API on a second game:
+   roll, reroll, stop, mark, told, undo, state, revision, review.
+
+    python benchmarks/bench_serve.py [--turns 8] [--seed 1]
+
+Bounded: loopback only, a fixed number of requests; the server is stopped at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from click.testing import CliRunner  # noqa: E402
+from serve_support import Served  # noqa: E402
+
+from shelfie_solver.cli import main  # noqa: E402
+
+FACES = "PGBACJ"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def new_game(path: Path) -> str:
+    result = CliRunner().invoke(main, ["play", "new", str(path), "--players", "Ann,Ben", "--first", "Ann"])
+    assert result.exit_code == 0, result.output
+    return str(path)
+
+
+def call(url: str, method: str = "GET", body: dict[str, Any] | None = None) -> tuple[dict[str, Any], float, float]:
+    """(answer, server ms from Server-Timing, round trip ms)."""
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    start = time.perf_counter()
+    try:
+        answer = urllib.request.urlopen(request, timeout=60)
+    except urllib.error.HTTPError as refused:
+        raise SystemExit(f"{method} {url} {body}: {refused.code} {refused.read().decode()}") from None
+    with answer:
+        payload = json.loads(answer.read())
+        timing = answer.headers.get("server-timing", "app;dur=nan")
+    trip = (time.perf_counter() - start) * 1000
+    return payload, float(timing.split("dur=")[1]), trip
+
+
+def summary(values: list[float]) -> str:
+    return f"{statistics.median(values):.0f} / {max(values):.0f}"
+
+
+def bench_page(url: str, rolls: list[str]) -> tuple[list[float], list[float]]:
+    from playwright.sync_api import sync_playwright
+
+    page_ms: list[float] = []
+    server_ms: list[float] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        timings: list[float] = []
+        page.on("response", lambda r: timings.append(float(r.headers.get("server-timing", "app;dur=0").split("dur=")[1]))
+                if r.url.endswith("/api/roll") else None)
+        page.goto(url)
+        page.wait_for_selector("#faces button")
+        for roll in rolls:
+            page.wait_for_function("() => document.getElementById('turn').textContent.includes('to roll')")
+            for code in roll[:-1]:
+                page.click(f"#faces button[aria-label$='({code})']")
+            start = time.perf_counter()
+            page.click(f"#faces button[aria-label$='({roll[-1]})']")
+            page.wait_for_selector("#best")
+            page_ms.append((time.perf_counter() - start) * 1000)
+            page.wait_for_timeout(50)
+            server_ms.append(timings[-1])
+            page.click("#stop")
+            page.wait_for_function("() => !document.querySelector('#advice h2').textContent.includes('holds')")
+            page.locator("#advice .option").first.click()
+            page.wait_for_function("() => !document.getElementById('best')")
+        browser.close()
+    return page_ms, server_ms
+
+
+def bench_api(url: str, rng: random.Random, turns: int) -> dict[str, list[float]]:
+    times: dict[str, list[float]] = {}
+
+    def timed(name: str, method: str = "GET", body: dict[str, Any] | None = None) -> dict[str, Any]:
+        answer, server, _ = call(url + "api/" + name, method, body)
+        times.setdefault(name, []).append(server)
+        return answer
+
+    state = timed("state")
+    for _ in range(turns):
+        if state["status"]["turn"]["over"]:
+            break
+        revision = state["revision"]
+        roll = "".join(rng.choice(FACES) for _ in range(6))
+        state = timed("roll", "POST", {"revision": revision, "dice": roll})
+        best = state["advice"]["holds"][0]
+        if best["reroll"]:
+            new = "".join(rng.choice(FACES) for _ in best["reroll"])
+            state = timed("reroll", "POST", {"revision": state["revision"], "keep": best["keep"] or "-", "new": new})
+        stop = timed("stop")["advice"]
+        for again in (False, True):  # the marking, undone once and entered again
+            if stop.get("markings"):
+                state = timed("mark", "POST", {"revision": state["revision"], "items": stop["markings"][0]["cells"]})
+            else:
+                state = timed("fail", "POST", {"revision": state["revision"], "shelf": "best"})
+            if not again:
+                timed("review")
+                timed("revision")
+                state = timed("undo", "POST", {"revision": state["revision"]})
+        if state["status"]["turn"]["over"]:
+            break
+        seat = state["status"]["turn"]["seat"] - 1
+        rows = state["status"]["sheets"][seat]["marks"].split("/")
+        free = [shelf["cells"][c] for shelf, row in zip(state["layout"]["shelves"], rows)
+                for c, mark in enumerate(row) if mark == "."]
+        state = timed("told", "POST", {"revision": state["revision"], "items": [rng.choice(free)]})
+        state = timed("state")
+    return times
+
+
+def main_bench() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    rolls = ["".join(rng.choice(FACES) for _ in range(6)) for _ in range(args.turns)]
+    with tempfile.TemporaryDirectory() as folder:
+        page_game, api_game = new_game(Path(folder) / "page.json"), new_game(Path(folder) / "api.json")
+        served = Served(page_game, "--port", "0")
+        try:
+            page_ms, server_ms = bench_page(served.url, rolls)
+        finally:
+            served.stop()
+        served = Served(api_game, "--port", "0")
+        try:
+            times = bench_api(served.url, rng, args.turns)
+        finally:
+            served.stop()
+    print(f"seed {args.seed}, {args.turns} turns; median / max in ms")
+    print()
+    print("| measure | median / max (ms) |")
+    print("|---|---|")
+    print(f"| first advice after the last die is tapped, on the page | {summary(page_ms)} |")
+    print(f"| ... of which the server (roll written + advice) | {summary(server_ms)} |")
+    for name, values in times.items():
+        print(f"| server time of `{name}` ({len(values)}x) | {summary(values)} |")
+
+
+if __name__ == "__main__":
+    main_bench()

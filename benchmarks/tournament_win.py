@@ -1,0 +1,50 @@
+"""Seeded tournaments on the default board: the ``win-model`` strategy (``win`` by the model with
+any number of players; ``win`` itself uses the model with 2 players only) (the chance to win: the
+calibrated model, exact on the last turns) against today's ``learned`` (2, 3 and 4 players: one
+``win`` seat against ``learned`` seats), with the 95% Wilson interval of its win rate against the
+fair share 1/n (docs/train.md, "The chance to win"). A measurement, not a test.
+
+Run: ``python benchmarks/tournament_win.py [--games2 N] [--games3 N] [--games4 N] [--seed S]
+[--jobs J]``. Prints Markdown table rows and the time used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from shelfie_solver.dice.board import load_board
+from shelfie_solver.dice.rules import DEFAULT_RULES
+from shelfie_solver.dice.simulate import simulate
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    for n in (2, 3, 4):
+        parser.add_argument(f"--games{n}", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=2018)
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    rules = DEFAULT_RULES
+    board = load_board(None, rules)
+    print(f"seed {args.seed}, --jobs {args.jobs}")
+    print("| players | seats | games | win: win rate [95%] (fair share) | reaches the fair share | "
+          "win: mean score | learned: mean score (mean seat) |")
+    print("|---|---|---|---|---|---|---|")
+    for n in (2, 3, 4):
+        games = getattr(args, f"games{n}")
+        if games < 1:
+            continue
+        seats = ["win-model"] + ["learned"] * (n - 1)
+        start = time.time()
+        summary, _ = simulate(board, rules, seats, games, args.seed, args.jobs)
+        win = summary.seats[0].stats
+        rate = win["win"]
+        others = sum(float(s.stats["score"].mean) for s in summary.seats[1:]) / (n - 1)
+        print(f"| {n} | {','.join(seats)} | {games} | {float(rate.mean) * 100:.1f}% [{rate.low * 100:.1f}, "
+              f"{rate.high * 100:.1f}] ({100 / n:.1f}%) | {'yes' if rate.high >= 1 / n else 'no'} | "
+              f"{float(win['score'].mean):.1f} | {others:.1f} | <!-- {time.time() - start:.0f} s -->", flush=True)
+
+
+if __name__ == "__main__":
+    main()

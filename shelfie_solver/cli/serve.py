@@ -1,0 +1,47 @@
+"""``shelfie-solve serve``: the game file of ``play`` as a page for a phone at the table
+(docs/serve.md; the ``[web]`` extra)."""
+
+from __future__ import annotations
+
+import click
+
+from shelfie_solver.cli.options import board_option, first_seed_option, load_setup, rules_option
+from shelfie_solver.dice.objective_names import OBJECTIVE_NAMES
+from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE as DEFAULT_OBJECTIVE
+
+
+@click.command("serve", short_help="The game file as a page for a phone at the table.")
+@click.argument("game", metavar="GAME")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on: 127.0.0.1 is this machine only; any other (0.0.0.0: every network) "
+                   "needs the random token printed in the URL and as a QR code.")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port to listen on; 0 picks a free one.")
+@click.option("--objective", default=DEFAULT_OBJECTIVE, show_default=True, metavar="NAME",
+              help=f"What the advice maximises: {', '.join(OBJECTIVE_NAMES)} (docs/objectives.md).")
+@board_option
+@rules_option
+@first_seed_option
+def serve_command(game: str, host: str, port: int, objective: str, board_path: str | None,
+                  rules_path: str | None, seed: int | None) -> None:
+    """Serve the game file GAME (made by 'play new') as a web page: tap the dice, get the advice,
+    mark items, undo. The page and 'play' can take turns on one game. The URL is the first line
+    printed; Ctrl-C or SIGTERM stops it with the file whole.
+
+    If GAME does not exist yet, the page starts with a New game screen (names, who plays first)
+    and creates GAME as 'play new' would, with --board, --rules and --seed (used only then).
+
+    \b
+    Examples:
+      shelfie-solve serve game.json
+      shelfie-solve serve new-game.json --seed 7   (a new game, made on the page)
+      shelfie-solve serve game.json --host 0.0.0.0 --port 8000   (a phone on the same network)
+    """
+    try:
+        from shelfie_solver.web.newgame import NewGame
+        from shelfie_solver.web.server import serve
+    except ImportError as error:
+        raise click.ClickException(f"serve needs the web extra ({error.name or error} is missing); expected "
+                            "pip install 'shelfie-solve[web]'") from None
+    rules, board, _ = load_setup(rules_path, board_path, None)
+    serve(game, host, port, objective, click.echo, NewGame(game, rules, board, seed))

@@ -1,0 +1,127 @@
+"""The dice typed after a re-roll (D7), read as a hold and the dice now showing, click-free.
+
+At the table a player re-rolls and then types either the new dice only or all the dice now on the
+table. The dice kept stay on the table (D7), so every consistent reading of a typed line is a
+hold ``keep`` with ``keep <= before`` (the dice showing before the re-roll), ``keep != before``
+(keeping every die is stopping) and the dice after = ``keep`` + the dice rolled again. A line is
+accepted only when exactly one reading is consistent (docs/play.md "After a re-roll"):
+
+* **A hold is known** (typed ``keep K`` first, ``keep K new N``, ``keep K N``, ``reroll N --keep
+  K``, or ``hold`` for the advised hold): the typed dice are the new dice when there are
+  ``rules.dice - |K|`` of them, all the dice now on the table when there are ``rules.dice`` of
+  them (they must contain ``K``).
+* **No hold is known, all the dice typed**: the kept dice are among the faces both before and
+  now; the reading is unique only when no face is in both (every die was re-rolled).
+* **No hold is known, fewer dice typed**: they are the new dice, so ``rules.dice - m`` dice were
+  kept; unique only when the dice before have one sub-multiset of that size (``CCCCCC``).
+
+Anything else is refused with one line naming what was understood and how to type it
+unambiguously (``keep BCJ new AAA``). Dice are :data:`rolls.Counts` (counts per side).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from itertools import product
+
+from shelfie_solver.dice.game.events import GameError
+from shelfie_solver.dice.rolls import Counts, dice_codes
+from shelfie_solver.dice.rules import Ruleset
+
+
+class ReadingError(GameError):
+    """Typed dice that no hold explains, or that several holds explain (the message says what
+    was understood and the unambiguous form)."""
+
+
+def sub_multisets(dice: Counts) -> Iterator[Counts]:
+    """Every sub-multiset of ``dice`` (counts per side), from keeping nothing up."""
+    for counts in product(*(range(c + 1) for c in dice)):
+        yield tuple(counts)
+
+
+def readings(before: Counts, typed: Counts, rules: Ruleset, keep: Counts | None = None) -> list[tuple[Counts, Counts]]:
+    """Every consistent reading ``(keep, after)`` of ``typed`` after a re-roll of ``before``
+    (module docstring); ``keep`` the hold when it is known, else ``None``. Pure: no checks
+    beyond consistency."""
+    n = rules.dice
+    size = sum(typed)
+    out: list[tuple[Counts, Counts]] = []
+    if keep is not None:
+        if any(k > b for k, b in zip(keep, before)) or keep == before:
+            return []
+        if size == n - sum(keep):
+            out.append((keep, _add(keep, typed)))
+        if size == n and all(k <= t for k, t in zip(keep, typed)) and sum(keep) > 0:
+            out.append((keep, typed))
+        return out
+    if size == n:
+        common = tuple(min(b, t) for b, t in zip(before, typed))
+        return [(k, typed) for k in sub_multisets(common) if k != before]
+    return [(k, _add(k, typed)) for k in sub_multisets(before) if sum(k) == n - size and k != before]
+
+
+def prompt_form(keep: str, new: str) -> str:
+    """How the ``play`` prompt types a re-roll unambiguously (``keep`` ``-`` for none)."""
+    return f"type 'keep {keep} new {new}', or 'keep DICE' first and then the dice"
+
+
+def step_form(keep: str, new: str) -> str:
+    """How the ``play reroll`` step types a re-roll unambiguously."""
+    return f"give the kept dice: play reroll GAME {new} --keep {keep}"
+
+
+def read_reroll(before: Counts, typed: Counts, rules: Ruleset, keep: Counts | None = None,
+                text: str = "", form: Callable[[str, str], str] = prompt_form) -> tuple[Counts, Counts]:
+    """The one reading ``(keep, after)`` of ``typed`` (the dice as typed: ``text``); ``form``
+    words the unambiguous way to type it in a refusal (:func:`prompt_form`, :func:`step_form`).
+
+    Raises:
+        ReadingError: no reading (the kept dice are not among the dice before, or not in the dice
+            typed, or a count fits neither form), or several (the message gives the unambiguous
+            form ``keep K new N``).
+    """
+    n = rules.dice
+
+    def codes(dice: Counts) -> str:
+        return dice_codes(dice, rules) or "nothing"
+
+    shown = text.strip() or dice_codes(typed, rules)
+    found = readings(before, typed, rules, keep)
+    if len(found) == 1:
+        return found[0]
+    size = sum(typed)
+    if keep is not None:
+        if any(k > b for k, b in zip(keep, before)):
+            raise ReadingError(f"cannot keep {codes(keep)}: not among the dice {codes(before)} (D7); "
+                               "expected the kept dice, then the new dice")
+        if keep == before:
+            raise ReadingError("keeping every die is stopping (D7): type 'stop' or mark items")
+        left = n - sum(keep)
+        if size == n:
+            raise ReadingError(f"the {n} dice {shown} do not contain the kept {codes(keep)} (D7: kept dice stay "
+                               f"on the table); type the {left} new {_dice(left)} or all {n} dice now showing")
+        raise ReadingError(f"keeping {codes(keep)} re-rolls {left} {_dice(left)}, but {size} new "
+                           f"{'die was' if size == 1 else 'dice were'} given ({shown or 'none'}); expected the "
+                           f"{left} new {_dice(left)} or all {n} dice now showing")
+    if not found:  # fewer than n typed: none only when no die was typed
+        raise ReadingError(f"no dice given after a re-roll of {codes(before)}; expected the new dice or all {n} dice "
+                           "now showing")
+    if size == n:
+        common = tuple(min(b, t) for b, t in zip(before, typed))
+        hint = common if common != before else tuple(0 for _ in before)
+        new = tuple(t - h for t, h in zip(typed, hint))
+        raise ReadingError(f"{shown} read as the {n} dice now showing after {codes(before)}, but the dice kept are "
+                           f"not known: {codes(common)} may have stayed or been re-rolled ({len(found)} readings); "
+                           + form(codes(hint) if sum(hint) else "-", codes(new)))
+    hint = found[0][0]
+    raise ReadingError(f"{shown} read as the {size} new {_dice(size)}, so {n - size} of {codes(before)} were kept, "
+                       f"but which is not known ({len(found)} readings); " + form(codes(hint), shown))
+
+
+def _add(a: Counts, b: Counts) -> Counts:
+    return tuple(x + y for x, y in zip(a, b))
+
+
+def _dice(count: int) -> str:
+    return "die" if count == 1 else "dice"

@@ -1,0 +1,364 @@
+"""The JSON API of ``shelfie-solve serve`` (docs/serve.md), click-free and framework-free.
+
+A :class:`GameServer` acts on one game file, the one ``play`` keeps, through the same core as
+``play``: the typed-input actions of :mod:`dice.play.session` (the dice game's rules D6-D14, D13,
+the unchecked marking D4/D9) applied by :func:`dice.play.gamefile.update_file` under the file's
+lock and written whole (:mod:`core.files`), so the page and the terminal can take turns on one
+game. Every answer is a JSON-ready ``dict``:
+
+* :meth:`GameServer.state`: the revision, the layout, every sheet (``play status --format json``)
+  and the advice of the step (``play advise --format json``), unchanged, so the page shows the
+  same exact numbers as the CLI;
+* :meth:`GameServer.write`: one action (roll, reroll, stop, mark, told, fail, undo). Every write names
+  the revision it was made on — the number of events in the game file — and, optionally, the
+  file's digest; a write made on another revision is refused (:class:`StaleWrite`, HTTP 409) and
+  changes nothing, so two phones on one game never apply an action twice or on a state they did
+  not see (the digest also tells apart two files with the same number of events after an undo);
+* :meth:`GameServer.review`: every player's running difference to the best, as ``review``
+  counts it (:func:`dice.review.review`).
+
+Bad input raises :class:`core.errors.ShelfieError` (or :class:`BadRequest`) with the one-line
+message the CLI would print; :mod:`web.app` turns it into HTTP 400.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from shelfie_solver.core.errors import ShelfieError
+from shelfie_solver.core.report import exact
+from shelfie_solver.dice.advise.report import LEARNED_LABELS, objective_notes
+from shelfie_solver.dice.board import line_points
+from shelfie_solver.dice.game.events import Block, Event
+from shelfie_solver.dice.play.gamefile import (
+    PLAY_OBJECTIVE,
+    KeptGame,
+    act,
+    kept_game_to_text,
+    objective_for,
+    read_kept_game,
+    split_actions,
+    undo,
+    update_file,
+)
+from shelfie_solver.dice.play.report import describe, status_report, step_report
+from shelfie_solver.dice.play.session import (
+    check_player,
+    fail_action,
+    mark_action,
+    reroll_action,
+    roll_action,
+    stop_action,
+    told_action,
+)
+
+#: The write actions, by the last part of their path (``POST /api/<kind>``).
+WRITES = ("roll", "reroll", "stop", "mark", "told", "fail", "undo")
+
+#: Longest text field of a request (dice, a keep, an item name, a player's name).
+MAX_FIELD_CHARS = 200
+
+#: Most items one request names (a marking has at most 3, D9; more is a typo or an attack).
+MAX_ITEMS = 32
+
+
+class BadRequest(ShelfieError):
+    """A request whose JSON is not of the documented form (a missing or mistyped field)."""
+
+
+class StaleWrite(ShelfieError):
+    """A write made on a revision the game file no longer has (HTTP 409): another page or the
+    terminal acted first. ``revision`` and ``digest`` are the file's now."""
+
+    def __init__(self, message: str, revision: int, digest: str) -> None:
+        super().__init__(message)
+        self.revision = revision
+        self.digest = digest
+
+
+def encode_answer(data: dict[str, Any]) -> bytes:
+    """An answer as the bytes sent: compact JSON with every non-ASCII character escaped
+    (``\\uXXXX``), so any answer can be sent, a lone surrogate in a hand-edited player name
+    (``\\udcff`` from a non-UTF-8 byte on the command line) included.
+
+    Raises:
+        ValueError, TypeError: ``data`` holds a NaN or infinite float, or a value JSON cannot hold
+            (a bug: checked by :meth:`GameServer.write` before the file is written).
+    """
+    import json
+
+    return json.dumps(data, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
+
+
+def digest_of(table: KeptGame) -> str:
+    """The first 16 hex digits of the SHA-256 of the game's file text
+    (:func:`gamefile.kept_game_to_text`): what a write's ``digest`` must match."""
+    return hashlib.sha256(kept_game_to_text(table).encode()).hexdigest()[:16]
+
+
+def value_unit(objective: str, opponents: bool) -> dict[str, str | bool]:
+    """What an advice ``value`` is in a player's words: ``label`` (the table's value header),
+    ``words`` (after the best value) and ``note`` (the footer): a ``learned`` value is the change
+    of a win-chance score in thousandths with opponents, points alone
+    (:data:`advise.report.LEARNED_LABELS`); the chance to win (``win`` with opponents, or the
+    exact ``win (exact)`` of the last turns) is a probability, ``percent`` set (alone ``win`` is
+    ``learned``'s points); other objectives name themselves."""
+    name = objective.strip().lower()
+    if opponents and (name == "win" or "win (exact)" in name or "win chance" in name):  # a chance to win (D20)
+        return {"label": "chance to win", "words": "the chance to win (D20)", "percent": True,
+                "note": "chance to win: the chance that this choice leads to a win (D20), exact on the last turns, "
+                        "else from the fitted model (docs/train.md); a shared victory counts its share."}
+    if name == "win":  # alone the chance to win is learned's expected final score
+        name = "learned"
+    if name.split(":", 1)[0].strip() == "learned":
+        label, words, note = LEARNED_LABELS[opponents]
+        return {"label": label, "words": words, "note": note}
+    return {"label": "value", "words": "", "note": " ".join(objective_notes(objective))}
+
+
+def layout(table: KeptGame) -> dict[str, Any]:
+    """The board and dice as the page draws them: per shelf its faces and values, per column the
+    dice a mark needs (D3), the dice's sides (codes and names, D2), the re-rolls (D7) and the
+    most items a turn marks (D9)."""
+    board, rules = table.board, table.rules
+    return {
+        "board": board.name,
+        "shelves": [{"number": s + 1, "label": board.shelf_label(s, rules),
+                     "faces": [rules.sides[f].code for f in board.shelf_faces[s]],
+                     "values": list(board.values[s]),
+                     "cells": [board.cell_name(board.cell(s, c)) for c in range(board.n_columns)]}
+                    for s in range(board.n_shelves)],
+        "columns": list(board.columns),
+        "sides": [{"code": f.code, "name": f.name} for f in rules.sides],
+        "dice": rules.dice,
+        "rerolls": rules.rerolls,
+        "combinations_per_turn": rules.combinations_per_turn,
+        "players": list(table.players),
+    }
+
+
+def blocked_lines(table: KeptGame) -> list[list[dict[str, str]]]:
+    """Per seat, the lines blocked on that sheet (D15): ``{"line": "shelf 1", "by": "Ann"}``."""
+    out: list[list[dict[str, str]]] = [[] for _ in table.players]
+    for event in table.events:
+        if isinstance(event, Block):
+            out[event.player].append({"line": table.board.line_name(event.line), "by": table.players[event.by]})
+    return out
+
+
+def sheet_lines(table: KeptGame) -> list[dict[str, list[int]]]:
+    """Per seat, the points of each shelf and each column now (D19), as the sheet grids of
+    ``play status`` show them at the end of each row and under each column."""
+    board, t = table.board, table.rules.scoring_threshold
+    return [{"shelves": [line_points(board, marks, board.lines[s], t) for s in range(board.n_shelves)],
+             "columns": [line_points(board, marks, board.lines[board.n_shelves + c], t)
+                         for c in range(board.n_columns)]}
+            for marks in table.sheets]
+
+
+def advice_json(table: KeptGame, objective: str, done: list[str] | None = None) -> dict[str, Any]:
+    """What ``play STEP GAME --format json`` prints after a step (``done``: what it did), or
+    ``play advise GAME --format json`` (``done`` empty): the advice of the current step with the
+    game's warnings, or the final table."""
+    report = step_report(table, objective, None)
+    return {"done": list(done or []), **report.data}
+
+
+def _text(body: dict[str, Any], key: str, default: str | None = None) -> str:
+    value = body.get(key, default)
+    if value is None:
+        raise BadRequest(f"missing field {key!r}; expected a JSON object like {_EXAMPLES.get(key, '{}')}")
+    if not isinstance(value, str) or len(value) > MAX_FIELD_CHARS:
+        raise BadRequest(f"field {key!r} must be text of at most {MAX_FIELD_CHARS} characters")
+    return value
+
+
+def _items(body: dict[str, Any]) -> list[str]:
+    items = body.get("items")
+    if not isinstance(items, list) or not items or len(items) > MAX_ITEMS \
+            or not all(isinstance(i, str) and len(i) <= MAX_FIELD_CHARS for i in items):
+        raise BadRequest('field "items" must be a list of 1 to 32 item names, e.g. {"items": ["r1c3", "r2c2"]}')
+    return items
+
+
+_EXAMPLES = {"dice": '{"revision": 1, "dice": "CCBJPP"}', "new": '{"revision": 2, "keep": "CC", "new": "PGBB"}',
+             "shelf": '{"revision": 3, "shelf": "2"}'}
+
+
+def _revision(body: dict[str, Any]) -> int:
+    value = body.get("revision")
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise BadRequest('every write carries "revision": the number of events of the state it was made on '
+                         '(GET /api/state gives it), a whole number >= 0')
+    return value
+
+
+@dataclass
+class GameServer:
+    """The API over one game file.
+
+    Attributes:
+        path: the game file (``play new``); the only file read or written.
+        objective: the objective of the advice (:func:`gamefile.objective_for`).
+    """
+
+    path: str
+    objective: str = PLAY_OBJECTIVE
+    _reviews: dict[tuple[int, str, tuple[Event, ...]], dict[str, Any]] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def check(self) -> KeptGame:
+        """Read the game file and check the objective (before serving).
+
+        Raises:
+            ShelfieError: a bad file or objective (one line, as ``play``).
+        """
+        table = read_kept_game(self.path)
+        objective_for(self.objective, table.state)
+        return table
+
+    def revision(self) -> dict[str, Any]:
+        """The revision only (cheap: what a page polls to see another page's action)."""
+        table = read_kept_game(self.path)
+        return {"revision": len(table.events), "digest": digest_of(table)}
+
+    def state(self, table: KeptGame | None = None, done: list[str] | None = None) -> dict[str, Any]:
+        """Everything the page shows (docs/serve.md, ``GET /api/state``)."""
+        table = table if table is not None else read_kept_game(self.path)
+        advice = advice_json(table, self.objective, done)
+        return {
+            "revision": len(table.events),
+            "digest": digest_of(table),
+            "actions": table.actions,
+            "objective": self.objective,
+            "unit": value_unit(str(advice.get("objective", self.objective)), len(table.players) > 1),
+            "layout": layout(table),
+            "blocked": blocked_lines(table),
+            "lines": sheet_lines(table),
+            "done": list(done or []),
+            "status": status_report(table).data,
+            "advice": advice,
+        }
+
+    def stop_advice(self) -> dict[str, Any]:
+        """The markings of the dice showing, as if no re-roll were left (a preview: the file is
+        unchanged; ``POST /api/stop`` records the stop, D7, as ``play stop GAME`` does).
+
+        Raises:
+            KeptGameError: no dice showing.
+        """
+        table = read_kept_game(self.path)
+        if table.dice is None:
+            raise BadRequest(f"{table.active_name} has not rolled yet; enter the roll first")
+        advice = advice_json(replace(table, rerolls_left=0), self.objective)
+        return {"revision": len(table.events), "digest": digest_of(table), "advice": advice,
+                "unit": value_unit(str(advice.get("objective", self.objective)), len(table.players) > 1)}
+
+    def write(self, kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        """Apply one action (``kind`` in :data:`WRITES`) made on ``body["revision"]``; return the
+        new :meth:`state` with ``done``, the lines of what it did (``advice`` is then what the
+        CLI step prints with ``--format json``).
+
+        Raises:
+            StaleWrite: the file is not at that revision (or digest): nothing is written.
+            BadRequest, ShelfieError: bad input; the file stays byte for byte as it was.
+        """
+        if kind not in WRITES:
+            raise BadRequest(f"no such action {kind!r}; expected one of {', '.join(WRITES)}")
+        revision = _revision(body)
+        digest = body.get("digest")
+        if digest is not None and not isinstance(digest, str):
+            raise BadRequest('"digest" must be the text GET /api/state gives, or absent')
+        player = body.get("player")
+        if player is not None and (not isinstance(player, str) or len(player) > MAX_FIELD_CHARS):
+            raise BadRequest('"player" must be a player\'s name, or absent')
+        step = self._step(kind, body)
+        answers: list[dict[str, Any]] = []
+
+        def change(table: KeptGame) -> KeptGame:
+            now = len(table.events)
+            if now != revision or (digest is not None and digest != digest_of(table)):
+                raise StaleWrite(f"the game changed since your page loaded it (revision {now}, the page had "
+                                 f"{revision}): nothing was applied; reload the state and try again",
+                                 now, digest_of(table))
+            check_player(table, player)
+            after = step(table)
+            if after.actions >= table.actions:
+                done = describe(table, after)
+            else:
+                count = table.actions - after.actions
+                done = [f"Undid {count} action{'s' if count != 1 else ''}."]
+            answer = self.state(after, done)
+            encode_answer(answer)  # the whole answer is made (and sendable) before the file is written
+            answers.append(answer)
+            return after
+
+        update_file(self.path, change)
+        return answers[0]
+
+    def _step(self, kind: str, body: dict[str, Any]) -> Callable[[KeptGame], KeptGame]:
+        """The change of one action, its fields checked before the file is locked."""
+        objective = self.objective
+        if kind == "roll":
+            dice = _text(body, "dice")
+            return lambda t: act(t, roll_action(t, dice))
+        if kind == "reroll":
+            keep, new = _text(body, "keep", ""), _text(body, "new")
+            return lambda t: act(t, reroll_action(t, keep, new))
+        if kind == "mark":
+            if body.get("best") is True:
+                return lambda t: act(t, mark_action(t, ["best"], objective))
+            items = _items(body)
+            return lambda t: act(t, mark_action(t, items, objective))
+        if kind == "stop":
+            return lambda t: act(t, stop_action(t))
+        if kind == "told":
+            told = _items(body)
+            return lambda t: act(t, told_action(t, told))
+        if kind == "fail":
+            shelf = body.get("shelf")
+            text = str(shelf) if isinstance(shelf, int) and not isinstance(shelf, bool) else _text(body, "shelf")
+            return lambda t: act(t, fail_action(t, text))
+        count = body.get("count", 1)
+        if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+            raise BadRequest('"count" must be a whole number >= 1 (the actions to take back), or absent for 1')
+        return lambda t: undo(t, count)
+
+    def review(self) -> dict[str, Any]:
+        """Every player's running difference to the best so far, as ``review --objective
+        OBJECTIVE`` counts it (:func:`dice.review.review`): the decisions reviewed, the total and
+        mean loss (exact ``p/q`` and float), the turns not reviewed (unchecked).
+
+        A player's review depends only on the events up to that player's last action, so it is
+        kept per (seat, those events) and only the players who acted since are reviewed again."""
+        from shelfie_solver.dice.review import review  # the engine's DP: only when asked
+
+        table = read_kept_game(self.path)
+        actions = list(split_actions(table.events))
+        players = []
+        for seat, name in enumerate(table.players):
+            ends = [i + len(a) for i, a in actions if getattr(a[0], "player", None) == seat]
+            key = (seat, self.objective, table.events[:ends[-1]] if ends else table.events[:1])
+            with self._lock:
+                entry = self._reviews.get(key)
+            if entry is None:
+                result = review(table, seat, self.objective)
+                last = result.decisions[-1] if result.decisions else None
+                entry = {"player": name, "seat": seat + 1, "decisions": len(result.decisions),
+                         "turns": result.turns, "unchecked": result.unchecked,
+                         "total_loss": exact(result.total_loss), "total_loss_float": float(result.total_loss),
+                         "mean_loss": exact(result.mean_loss), "mean_loss_float": float(result.mean_loss),
+                         "last": None if last is None else {
+                             "kind": last.kind, "chosen": last.chosen, "best": last.best,
+                             "loss": exact(last.loss), "loss_float": float(last.loss)}}
+                with self._lock:
+                    if len(self._reviews) > 256:
+                        self._reviews.clear()
+                    self._reviews[key] = entry
+            players.append(entry)
+        return {"revision": len(table.events), "digest": digest_of(table), "objective": self.objective,
+                "unit": value_unit(self.objective, len(table.players) > 1), "players": players}

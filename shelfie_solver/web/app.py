@@ -1,0 +1,277 @@
+"""The ASGI app of ``shelfie-solve serve`` (Starlette; the ``[web]`` extra): the JSON API of
+:mod:`web.api` and the page's three static files, nothing else (docs/serve.md).
+
+Safety (docs/serve.md, "Safety"):
+
+* with a ``token`` (a non-loopback host, :mod:`web.token`) every request — the page, its files,
+  the API, an unknown path — must carry it: in the URL (``?token=``), the ``X-Shelfie-Token``
+  header, or the cookie set when the page was opened with it; compared in constant time. Missing:
+  401, wrong: 403;
+* with ``allowed_hosts`` (loopback) a request naming another ``Host`` is refused (403), so a web
+  page elsewhere cannot reach this server through a rebound DNS name;
+* a write must be ``Content-Type: application/json`` (415 otherwise: a cross-site form cannot
+  post here) and at most :data:`MAX_BODY_BYTES` (413);
+* no path comes from the client: the one game file is the server's, the static files are three
+  fixed routes read from the package;
+* every error is one line of JSON ``{"error": "..."}`` — bad input 400 with the CLI's message
+  (:class:`core.errors.ShelfieError`), a stale write 409 (:class:`web.api.StaleWrite`), anything
+  unexpected 500 — never a traceback page.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Awaitable, Callable
+from http.cookies import SimpleCookie
+from importlib import resources
+from typing import Any
+from urllib.parse import parse_qs
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from shelfie_solver.core.errors import ShelfieError, error_line
+from shelfie_solver.core.inputs import check_json_text
+from shelfie_solver.web.api import WRITES, GameServer, StaleWrite, encode_answer
+from shelfie_solver.web.newgame import GameExists, NewGame
+from shelfie_solver.web.token import token_matches
+
+#: Largest request body accepted (a write is a few hundred bytes).
+MAX_BODY_BYTES = 16 * 1024
+
+#: The page's files: route -> (package file, media type).
+STATIC = {
+    "/": ("index.html", "text/html; charset=utf-8"),
+    "/static/app.css": ("app.css", "text/css; charset=utf-8"),
+    "/static/app.js": ("app.js", "text/javascript; charset=utf-8"),
+}
+
+TOKEN_COOKIE = "shelfie_token"
+TOKEN_HEADER = "x-shelfie-token"
+
+#: Headers of every answer: nothing cached (a state is stale after any action), no referrer (the
+#: URL may hold the token), only this server's own files run on the page.
+SECURITY_HEADERS = {
+    "cache-control": "no-store",
+    "referrer-policy": "no-referrer",
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "content-security-policy": ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+                                "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
+}
+
+
+class AsciiJSONResponse(JSONResponse):
+    """A JSON answer rendered by :func:`web.api.encode_answer`: every non-ASCII character escaped,
+    so every answer can be encoded (a lone surrogate in a player's name is ``\\udcff``, valid
+    JSON), never a UnicodeEncodeError after the action was written."""
+
+    def render(self, content: Any) -> bytes:
+        return encode_answer(content)
+
+
+def error(status: int, message: str, **extra: Any) -> JSONResponse:
+    """One line of JSON: ``{"error": message, ...extra}`` with ``status``."""
+    return AsciiJSONResponse({"error": error_line(message), **extra}, status_code=status, headers=SECURITY_HEADERS)
+
+
+def answer(data: dict[str, Any]) -> JSONResponse:
+    """A JSON answer with :data:`SECURITY_HEADERS`."""
+    return AsciiJSONResponse(data, headers=SECURITY_HEADERS)
+
+
+class Guard:
+    """ASGI middleware: the token and the ``Host`` check before any route (module docstring)."""
+
+    def __init__(self, app: ASGIApp, token: str | None, allowed_hosts: frozenset[str] | None) -> None:
+        self.app, self.token, self.allowed_hosts = app, token, allowed_hosts
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        refusal = self._refusal(scope, headers)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        if self.token is None or TOKEN_COOKIE in _cookies(headers):
+            await self.app(scope, receive, send)
+            return
+
+        async def with_cookie(message: Message) -> None:  # the page's own files then need no ?token=
+            if message["type"] == "http.response.start":
+                cookie = f"{TOKEN_COOKIE}={self.token}; HttpOnly; SameSite=Strict; Path=/"
+                message["headers"] = list(message.get("headers", [])) + [(b"set-cookie", cookie.encode())]
+            await send(message)
+
+        await self.app(scope, receive, with_cookie)
+
+    def _refusal(self, scope: Scope, headers: dict[str, str]) -> Response | None:
+        if self.allowed_hosts is not None:
+            host = headers.get("host", "")
+            name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+            if name.lower() not in self.allowed_hosts:
+                return error(403, f"this server answers only to {', '.join(sorted(self.allowed_hosts))}, "
+                                  f"not the host {host[:100]!r}")
+        if self.token is None:
+            return None
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        given = (query.get("token") or [None])[0] or headers.get(TOKEN_HEADER) or _cookies(headers).get(TOKEN_COOKIE)
+        if given is None:
+            return error(401, "this server needs its token: open the URL it printed (…/?token=...)")
+        if not token_matches(given, self.token):
+            return error(403, "wrong token: open the URL the server printed (…/?token=...)")
+        return None
+
+
+def _cookies(headers: dict[str, str]) -> dict[str, str]:
+    jar: SimpleCookie = SimpleCookie()
+    try:
+        jar.load(headers.get("cookie", ""))
+    except Exception:  # a malformed cookie header is no cookie
+        return {}
+    return {k: v.value for k, v in jar.items()}
+
+
+async def read_json(request: Request) -> dict[str, Any]:
+    """The request body as a JSON object, at most :data:`MAX_BODY_BYTES`.
+
+    Raises:
+        HTTPException: 413 too large, 415 not JSON content, 400 not a JSON object.
+    """
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/json":
+        raise HTTPException(415, "a write is a JSON object sent as Content-Type: application/json")
+    length = request.headers.get("content-length")
+    if length is not None and not length.isdigit():
+        raise HTTPException(400, f"bad Content-Length {length[:40]!r}; expected a number of bytes")
+    if length is not None and int(length) > MAX_BODY_BYTES:
+        raise HTTPException(413, f"the request body is over {MAX_BODY_BYTES:,} bytes; a write is a small JSON object")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY_BYTES:
+            raise HTTPException(413, f"the request body is over {MAX_BODY_BYTES:,} bytes; a write is a small JSON object")
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise HTTPException(400, "the body is not UTF-8 text; expected a JSON object") from None
+    try:  # nesting and number length bounded first: a 5000-digit integer was int()'s ValueError, a 500
+        check_json_text(text, ValueError, "the request body")
+    except ValueError as bad:
+        raise HTTPException(400, f"{bad}; expected a small JSON object") from None
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        raise HTTPException(400, 'the body is not JSON; expected an object like {"revision": 1, "dice": "CCBJPP"}') \
+            from None
+    if not isinstance(data, dict):
+        raise HTTPException(400, 'the body must be a JSON object like {"revision": 1, "dice": "CCBJPP"}')
+    return data
+
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def guarded(call: Callable[[Request], Awaitable[dict[str, Any]]]) -> Handler:
+    """An endpoint whose errors are one-line JSON: StaleWrite 409, ShelfieError 400 (the CLI's
+    message), HTTPException its status, anything else 500. A success carries its time on the
+    server (``Server-Timing: app;dur=MS``)."""
+
+    async def endpoint(request: Request) -> Response:
+        start = time.perf_counter()
+        try:
+            response: Response = answer(await call(request))
+            response.headers["server-timing"] = f"app;dur={(time.perf_counter() - start) * 1000:.1f}"
+            return response
+        except StaleWrite as stale:
+            return error(409, str(stale), revision=stale.revision, digest=stale.digest)
+        except GameExists as exists:
+            return error(409, str(exists))
+        except ShelfieError as bad:
+            return error(400, str(bad))
+        except HTTPException as http:
+            return error(http.status_code, str(http.detail))
+        except Exception as unexpected:  # noqa: BLE001 - the one-line contract holds for bugs too
+            return error(500, f"internal error ({type(unexpected).__name__}); the game file is unchanged "
+                              "or holds the whole action")
+
+    return endpoint
+
+
+def create_app(server: GameServer, token: str | None = None,
+               allowed_hosts: frozenset[str] | None = None, new_game: NewGame | None = None) -> Starlette:
+    """The app over ``server``'s game file. ``token``: required on every request (non-loopback
+    host); ``allowed_hosts``: the ``Host`` names answered (loopback), ``None`` for any;
+    ``new_game``: how ``POST /api/new`` creates the file while it is missing (default: the
+    standard board and rules, :class:`web.newgame.NewGame`)."""
+    setup = new_game if new_game is not None else NewGame(server.path)
+    files = resources.files("shelfie_solver.web") / "static"
+    static = {route: ((files / name).read_bytes(), media) for route, (name, media) in STATIC.items()}
+
+    def page(route: str) -> Handler:
+        content, media = static[route]
+
+        async def endpoint(request: Request) -> Response:
+            return Response(content, media_type=media, headers=SECURITY_HEADERS)
+
+        return endpoint
+
+    async def state(request: Request) -> dict[str, Any]:
+        if not setup.exists():  # the page then shows its New game screen (GET /api/new)
+            raise HTTPException(404, f"no game in {setup.info()['file']} yet: create one on the page "
+                                     "(POST /api/new, docs/serve.md)")
+        return await run_in_threadpool(server.state)
+
+    async def new_info(request: Request) -> dict[str, Any]:
+        return setup.info()
+
+    async def new(request: Request) -> dict[str, Any]:
+        body = await read_json(request)
+        table, done = await run_in_threadpool(setup.create, body)
+        return await run_in_threadpool(server.state, table, done)
+
+    async def revision(request: Request) -> dict[str, Any]:
+        return await run_in_threadpool(server.revision)
+
+    async def stop(request: Request) -> dict[str, Any]:
+        return await run_in_threadpool(server.stop_advice)
+
+    async def review(request: Request) -> dict[str, Any]:
+        return await run_in_threadpool(server.review)
+
+    def write(kind: str) -> Callable[[Request], Awaitable[dict[str, Any]]]:
+        async def call(request: Request) -> dict[str, Any]:
+            body = await read_json(request)
+            return await run_in_threadpool(server.write, kind, body)
+
+        return call
+
+    routes = [Route(r, page(r), methods=["GET"]) for r in STATIC]
+    routes += [Route("/api/state", guarded(state), methods=["GET"]),
+               Route("/api/revision", guarded(revision), methods=["GET"]),
+               Route("/api/stop", guarded(stop), methods=["GET"]),
+               Route("/api/review", guarded(review), methods=["GET"]),
+               Route("/api/new", guarded(new_info), methods=["GET"]),
+               Route("/api/new", guarded(new), methods=["POST"])]
+    routes += [Route(f"/api/{kind}", guarded(write(kind)), methods=["POST"]) for kind in WRITES]
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        words = {404: f"no such page {request.url.path[:100]!r}; the page is / and the API /api/... (docs/serve.md)",
+                 405: f"{request.method} is not allowed on {request.url.path[:100]}"}
+        return error(status, words.get(status, str(getattr(exc, "detail", "")) or "error"))
+
+    async def crash(request: Request, exc: Exception) -> Response:
+        return error(500, f"internal error ({type(exc).__name__})")
+
+    app = Starlette(routes=routes, exception_handlers={HTTPException: http_error, Exception: crash})
+    app.add_middleware(Guard, token=token, allowed_hosts=allowed_hosts)
+    return app

@@ -1,0 +1,139 @@
+"""Running ``shelfie-solve serve``: the listening socket, the URL (and token, QR code) printed,
+uvicorn serving :func:`web.app.create_app`, and a clean stop on SIGINT / SIGTERM (docs/serve.md).
+
+The socket is bound here, before uvicorn starts, so ``--port 0`` (a free port chosen by the
+system) is known when the URL is printed on the first line of standard output. uvicorn handles
+SIGINT and SIGTERM: it stops accepting, lets a request under way finish (at most
+:data:`GRACE_SECONDS`; a write replaces the game file whole or not at all, :mod:`core.files`, so
+even a hard stop never leaves half a file) and returns; :func:`serve` then returns normally.
+"""
+
+from __future__ import annotations
+
+import io
+import signal
+import socket
+from collections.abc import Callable
+from types import FrameType
+
+from shelfie_solver.core.errors import ShelfieError
+from shelfie_solver.web.api import GameServer
+from shelfie_solver.web.newgame import NewGame
+from shelfie_solver.web.token import is_loopback, new_token
+
+#: Longest wait for requests under way when stopping, in seconds.
+GRACE_SECONDS = 2
+
+
+class ServeError(ShelfieError):
+    """The server cannot start: a host that does not resolve, a port in use or not allowed."""
+
+
+class _Stopped(Exception):
+    """SIGTERM after uvicorn's shutdown (uvicorn raises the signal it caught again)."""
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A TCP socket listening on ``host``:``port`` (``0``: a free port).
+
+    Raises:
+        ServeError: the host does not resolve or the port cannot be bound (in use, privileged).
+    """
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as error:
+        raise ServeError(f"--host {host!r} does not resolve ({error}); expected an address such as 127.0.0.1 "
+                         "(this machine only) or 0.0.0.0 (every network, with a token)") from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(64)
+    except OSError as error:
+        sock.close()
+        raise ServeError(f"cannot listen on {host}:{port}: {error.strerror or error}; expected a free port, "
+                         "or --port 0 to pick one") from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def shown_host(host: str) -> str:
+    """The host name for the printed URL: for a wildcard (``0.0.0.0``, ``::``) this machine's
+    name's address (what a phone on the same network can reach), IPv6 literals in brackets."""
+    name = host
+    if host in ("0.0.0.0", "::", ""):
+        name = socket.gethostname()
+        try:  # the machine's own addresses by its name: no packet is sent
+            found = [str(info[4][0]) for info in socket.getaddrinfo(name, None, type=socket.SOCK_STREAM)]
+        except OSError:
+            found = []
+        usable = [a for a in found if not is_loopback(a) and ":" not in a] or [a for a in found if not is_loopback(a)]
+        name = usable[0] if usable else name
+    return f"[{name}]" if ":" in name else name
+
+
+def qr_text(url: str) -> str:
+    """``url`` as a QR code drawn with block characters (``qrcode``'s ``print_ascii``)."""
+    import qrcode
+
+    code = qrcode.QRCode(border=1)
+    code.add_data(url)
+    code.make(fit=True)
+    out = io.StringIO()
+    code.print_ascii(out=out, invert=True)
+    return out.getvalue().rstrip("\n")
+
+
+def serve(path: str, host: str, port: int, objective: str, echo: Callable[[str], None],
+          new_game: NewGame | None = None) -> None:
+    """Serve the game file ``path`` until SIGINT or SIGTERM; ``echo`` prints a line (the URL
+    first). A missing ``path`` is served too: the page creates it (``new_game``: the board,
+    rules and seed of that game, :mod:`web.newgame`), said on a line after the URL.
+
+    Raises:
+        ShelfieError: a bad game file or objective, a host or port that cannot be used.
+    """
+    import uvicorn
+
+    from shelfie_solver.web.app import create_app
+
+    server = GameServer(path, objective)
+    setup = new_game if new_game is not None else NewGame(path)
+    missing = not setup.exists()
+    if missing:
+        setup.check(objective)
+    else:
+        server.check()
+    token = None if is_loopback(host) else new_token()
+    sock = listen(host, port)
+    bound = sock.getsockname()[1]
+    url = f"http://{shown_host(host)}:{bound}/" + (f"?token={token}" if token else "")
+    allowed = None if token else frozenset({"127.0.0.1", "localhost", "[::1]", host.lower(), shown_host(host).lower()})
+    echo(url)
+    if token:
+        echo(qr_text(url))
+        echo(f"Scan the code, or open the URL above, on a phone on the same network; every request needs the "
+             f"token. Ctrl-C stops; {path} holds every action.")
+        if host in ("0.0.0.0", "::", ""):
+            echo("If the phone cannot open it, give this machine's address on that network as --host "
+                 "(e.g. --host 192.168.1.20): the URL then names it.")
+    else:
+        echo(f"Open the URL above on this machine. Ctrl-C stops; {path} holds every action.")
+    if missing:
+        echo(f"No game in {path} yet: the page starts with New game (the names, who plays first) and creates it.")
+    config = uvicorn.Config(create_app(server, token, allowed, setup), log_level="warning", access_log=False,
+                            lifespan="off", timeout_graceful_shutdown=GRACE_SECONDS, server_header=False)
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise _Stopped
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    except (KeyboardInterrupt, _Stopped):
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        sock.close()
+    echo(f"Stopped; {path} holds every action.")

@@ -1,0 +1,207 @@
+"""Reading the dice typed after a re-roll (D7: the dice kept stay on the table, the rest are
+rolled again), checked against the physical process enumerated: every hold of the dice before
+and every result of the dice rolled again. And the session's click-free handling of the forms
+(docs/play.md "After a re-roll"): a hold typed first, ``keep K new N``, face names, ``reroll
+--keep``, ``stop`` binding and its undo."""
+
+from __future__ import annotations
+
+from itertools import product
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from shelfie_solver.cli import main
+from shelfie_solver.dice.play.gamefile import read_kept_game
+from shelfie_solver.dice.play.reading import ReadingError, read_reroll, readings
+from shelfie_solver.dice.play.session import Session
+from shelfie_solver.dice.rolls import multisets, parse_dice
+from shelfie_solver.dice.rules import DEFAULT_RULES
+
+from conftest import small_rules
+
+
+def physical(before, n, typed_size):
+    """Every (hold, dice after, new dice) the table can produce from ``before``: a hold that is
+    not every die (that is stopping), then any result of the others."""
+    sides = len(before)
+    for hold in product(*(range(c + 1) for c in before)):
+        if hold == before:
+            continue
+        for new in multisets(sides, n - sum(hold)):
+            yield hold, tuple(h + r for h, r in zip(hold, new)), new
+
+
+def check_against_the_table(rules, befores):
+    n = rules.dice
+    for before in befores:
+        full: dict = {}
+        partial: dict = {}
+        for hold, after, new in physical(before, n, None):
+            full.setdefault(after, set()).add((hold, after))
+            partial.setdefault(new, set()).add((hold, after))
+        for after, expected in full.items():  # all n dice typed
+            assert set(readings(before, after, rules)) == expected, (before, after)
+            unique = len(expected) == 1
+            assert unique == all(min(b, a) == 0 for b, a in zip(before, after)), (before, after)
+        for new, expected in partial.items():  # only the new dice typed
+            if sum(new) < n:
+                assert set(readings(before, new, rules)) == expected, (before, new)
+        for hold, after, new in physical(before, n, None):  # a hold typed first: one reading
+            if sum(hold):
+                assert readings(before, after, rules, hold) == [(hold, after)]
+            assert readings(before, new, rules, hold) == [(hold, after)]
+
+
+def test_readings_are_the_table_s_on_a_small_ruleset():
+    rules = small_rules(dice=3, faces=2)  # 3 sides with the joker
+    check_against_the_table(rules, multisets(rules.n_sides, rules.dice))
+
+
+def test_readings_are_the_table_s_on_the_default_dice():
+    rules = DEFAULT_RULES
+    befores = [parse_dice(d, rules) for d in ("CCBBPG", "CCCCCC", "PPBCCJ", "AAGGGP")]
+    check_against_the_table(rules, befores)
+
+
+@pytest.mark.parametrize("typed, keep, fragments", [
+    ("AAABCJ", None, ["AAABCJ read as the 6 dice now showing after PGBBCC", "BC may have stayed", "(4 readings)",
+                      "keep BC new AAAJ"]),
+    ("ACG", None, ["ACG read as the 3 new dice, so 3 of PGBBCC were kept", "keep "]),
+    ("AAAAAA", "CC", ["do not contain the kept CC", "type the 4 new dice or all 6"]),
+    ("AAA", "CC", ["keeping CC re-rolls 4 dice, but 3 new dice were given"]),
+    ("AAAA", "CCC", ["cannot keep CCC"]),
+    ("", "PGBBCC", ["stopping"]),
+])
+def test_refusals_say_what_was_understood(typed, keep, fragments):
+    rules = DEFAULT_RULES
+    before = parse_dice("CCBBPG", rules)
+    held = None if keep is None else parse_dice(keep, rules, count=-1)
+    with pytest.raises(ReadingError) as error:
+        read_reroll(before, parse_dice(typed, rules, count=-1), rules, held, typed)
+    for fragment in fragments:
+        assert fragment in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Session:
+    game = str(tmp_path / "g.json")
+    runner = CliRunner()
+    assert runner.invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    assert runner.invoke(main, ["play", "roll", game, "CCBBPG"]).exit_code == 0
+    return Session(game, "strategic", 3)
+
+
+def kept(session: Session) -> list:
+    table = read_kept_game(session.path)
+    return [(e.keep, table.dice) for e in table.events if e.kind == "hold"]
+
+
+def counts(text: str):
+    return parse_dice(text, DEFAULT_RULES, count=-1)
+
+
+@pytest.mark.parametrize("lines, keep, after", [
+    (["keep CCBB", "CP"], "CCBB", "CCBBCP"),  # a hold typed first, then the new dice
+    (["keep CCBB", "BBCCPC"], "CCBB", "CCBBCP"),  # ... or all six
+    (["keep cat cat book book", "cat plant"], "CCBB", "CCBBCP"),  # face names: the words are the hold
+    (["keep cat cat new plant plant book book"], "CC", "CCPPBB"),  # 'new' separates kept from new
+    (["keep CC new CCPPBB"], "CC", "CCPPBB"),  # the six after 'new', containing the kept
+    (["keep CCBB CP"], "CCBB", "CCBBCP"),  # two runs of codes: kept, new (as before)
+    (["reroll CP --keep CCBB"], "CCBB", "CCBBCP"),  # the step command's form
+    (["reroll AJJJJJ"], "", "AJJJJJ"),  # no face in common with PGBBCC: all re-rolled
+    (["keep - AAAAAA"], "", "AAAAAA"),
+])
+def test_re_roll_forms(session: Session, lines, keep, after):
+    for line in lines:
+        out = session.handle(line)
+        assert not out.startswith("Error"), out
+    assert kept(session) == [(counts(keep), counts(after))]
+
+
+def test_a_refused_line_changes_nothing_and_the_hold_survives_it(session: Session):
+    before = Path(session.path).read_bytes()
+    assert session.handle("keep CC").startswith("Holding CC")
+    assert session.handle("AAAAAA").startswith("Error: the 6 dice AAAAAA do not contain the kept CC")
+    assert session.prompt() == "Ann PGBBCC/2 keep CC> "
+    assert Path(session.path).read_bytes() == before
+    assert session.handle("undo").startswith("Undone: the hold taken back.")
+    assert session.prompt() == "Ann PGBBCC/2> "
+    assert Path(session.path).read_bytes() == before
+
+
+def test_stop_binds_until_undone_and_undo_counts_it(session: Session):
+    session.handle("stop")
+    assert session.prompt() == "Ann PGBBCC/stop> "
+    assert session.handle("keep CC new CCCC").startswith("Error: Ann stopped with PGBBCC")
+    assert "0 re-rolls left" in session.handle("status")
+    out = session.handle("undo 2")  # the stop, then the roll
+    assert out.startswith("Undone: the stop taken back.\nUndone: 1 action taken back.")
+    assert session.prompt() == "Ann roll> "
+
+
+def test_marking_with_re_rolls_left_is_a_stop(session: Session):
+    out = session.handle("mark r1c2 r2c2")
+    assert out.splitlines()[:2] == ["Ann stopped with PGBBCC (D7: 2 re-rolls left unused).", "Ann marked r1c2 r2c2."]
+
+
+def test_fail_best_gives_up_the_shelf_the_game_s_objective_ranks_first(tmp_path: Path):
+    """'fail best' in the session takes the first shelf of the advice the session shows (its
+    objective, D13), not a fixed one: six cats with shelf 1 blocked (D15) mark nothing."""
+    from shelfie_solver.dice.play.report import step_advice
+
+    game = str(tmp_path / "g.json")
+    runner = CliRunner()
+    assert runner.invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    for step in (["mark", "--unchecked", "r1c1", "r1c2", "r1c3"], ["mark", "--unchecked", "r3c1"],
+                 ["mark", "--unchecked", "r1c4", "r1c5"], ["roll", "CCCCCC"]):
+        assert runner.invoke(main, ["play", step[0], game, *step[1:]]).exit_code == 0
+    session = Session(game, "learned", 3)
+    assert session.handle("stop").startswith("Ben stops with CCCCCC")
+    advice = step_advice(session.shown(read_kept_game(game)), "learned")
+    assert advice is not None and advice.failed
+    out = session.handle("fail best")
+    assert f"gave up shelf {advice.failed[0].shelf + 1}:" in out
+
+
+def test_piped_lines_use_the_plain_reader(tmp_path: Path):
+    """Standard input not a terminal (a pipe): the plain line reader, prompt_toolkit never
+    imported; the forms of the prompt work the same."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    game = str(tmp_path / "g.json")
+    assert CliRunner().invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    script = ("import sys\nfrom shelfie_solver.cli import main\n"
+              "try:\n    main(['play', sys.argv[1], '--objective', 'strategic'])\nexcept SystemExit:\n    pass\n"
+              "print('prompt_toolkit' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", script, game], input="CCBBPG\nkeep CCBB\nCCBBCP\nstop\nAAAAAA\nquit\n",
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    out = done.stdout
+    assert "Ann kept BBCC and re-rolled 2 dice (D7)." in out and "Ann PBBCCC/stop> Error: Ann stopped with" in out
+    assert out.rstrip().splitlines()[-1] == "False"
+    assert "Traceback" not in done.stderr
+
+
+def test_the_reroll_step_reads_the_dice_as_the_prompt_does(tmp_path: Path):
+    """``play reroll GAME NEW`` without --keep: NEW read against the dice showing; the one
+    reading is recorded, several are refused with the step's form and the file unchanged."""
+    from conftest import assert_one_line_error
+
+    game = str(tmp_path / "g.json")
+    runner = CliRunner()
+    assert runner.invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    assert runner.invoke(main, ["play", "roll", game, "CCBBPG"]).exit_code == 0
+    before = Path(game).read_bytes()
+    assert_one_line_error(runner.invoke(main, ["play", "reroll", game, "AAABCJ"]), "(4 readings)",
+                          "play reroll GAME AAAJ --keep BC")
+    assert Path(game).read_bytes() == before
+    done = runner.invoke(main, ["play", "reroll", game, "AAAJJJ", "--objective", "strategic"])
+    assert done.exit_code == 0 and "Ann re-rolled all 6 dice (D7)." in done.stdout
+    done = runner.invoke(main, ["play", "reroll", game, "AJ", "--keep", "AAJJ", "--objective", "strategic"])
+    assert done.exit_code == 0 and "Ann kept AAJJ and re-rolled 2 dice (D7)." in done.stdout
+    assert kept(Session(game)) == [(counts(""), counts("AAAJJJ")), (counts("AAJJ"), counts("AAAJJJ"))]

@@ -1,0 +1,437 @@
+"""``shelfie-solve serve``'s JSON API through Starlette's TestClient (docs/serve.md): the same JSON
+objects as ``play ... --format json``, stale writes refused (two pages on one game), the token,
+bounded bodies, one-line JSON errors, the CLI's bad-input messages, the file kept byte for byte.
+
+The game is the hand-worked one of tests/test_play.py (default board, Ann first; D5): Ann rolls
+CCBBPG (shown sorted PGBBCC, D6), keeps CCBB and re-rolls CP (D7) -> PBBCCC, marks r1c1 r1c2 r2c2
+(C, CC, BB: D8-D10); Ben's turn is told without dice (r3c1 r3c2 r3c3, D4/D9, unchecked).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+from shelfie_solver.cli import main  # noqa: E402
+from shelfie_solver.web.api import GameServer  # noqa: E402
+from shelfie_solver.web.app import MAX_BODY_BYTES, create_app  # noqa: E402
+from shelfie_solver.web.token import is_loopback, new_token, token_matches  # noqa: E402
+
+
+def cli(*args: str) -> str:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def cli_json(*args: str) -> dict:
+    return json.loads(cli(*args, "--format", "json"))
+
+
+def new_game(path: Path, players: str = "Ann,Ben,me") -> str:
+    cli("play", "new", str(path), "--players", players, "--first", "Ann")
+    return str(path)
+
+
+@pytest.fixture
+def game(tmp_path: Path) -> str:
+    return new_game(tmp_path / "game.json")
+
+
+@pytest.fixture
+def client(game: str) -> TestClient:
+    return TestClient(create_app(GameServer(game)))
+
+
+def post(client: TestClient, kind: str, **body: object):
+    return client.post(f"/api/{kind}", json=body)
+
+
+def one_line_error(response, status: int, *fragments: str) -> str:
+    """A refusal: the status, a JSON object whose "error" is one line, no traceback."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    message = response.json()["error"]
+    assert "\n" not in message and "Traceback" not in response.text
+    for fragment in fragments:
+        assert fragment.lower() in message.lower(), message
+    return message
+
+
+def test_state_is_the_json_of_play_status_and_play_advise(game: str, client: TestClient):
+    state = client.get("/api/state").json()
+    assert state["status"] == cli_json("play", "status", game)
+    assert state["advice"] == cli_json("play", "advise", game)
+    assert state["revision"] == 1  # the start event (D5): the number of events in the file
+    assert [s["number"] for s in state["layout"]["shelves"]] == [1, 2, 3, 4, 5]
+    assert state["layout"]["shelves"][0]["values"] == [1, 2, 4, 7, 11]  # the default board's shelf 1 (D3)
+    assert state["layout"]["dice"] == 6 and state["layout"]["rerolls"] == 2  # D2, D7
+
+
+def test_each_write_returns_the_json_the_cli_step_prints(tmp_path: Path):
+    """The page's numbers are play's: the same actions on two files, one through the API, one
+    through the CLI, give equal JSON objects after every step."""
+    web, term = new_game(tmp_path / "web.json"), new_game(tmp_path / "term.json")
+    client = TestClient(create_app(GameServer(web)))
+    revision = client.get("/api/state").json()["revision"]
+    steps = [("roll", {"dice": "CCBBPG"}, ["play", "roll", term, "CCBBPG"]),
+             ("reroll", {"keep": "CCBB", "new": "CP"}, ["play", "reroll", term, "--keep", "CCBB", "CP"]),
+             ("mark", {"items": ["r1c1", "r1c2", "r2c2"]}, ["play", "mark", term, "r1c1", "r1c2", "r2c2"]),
+             ("told", {"items": ["r3c1", "r3c2", "r3c3"]}, ["play", "mark", term, "--unchecked", "r3c1", "r3c2", "r3c3"]),
+             # me's failed result told without dice (unchecked, D13): shelf 2 given up
+             ("fail", {"shelf": 2}, ["play", "fail", term, "--shelf", "2"])]
+    for kind, body, args in steps:
+        answer = post(client, kind, revision=revision, **body)
+        assert answer.status_code == 200, answer.text
+        state = answer.json()
+        assert state["advice"] == cli_json(*args)
+        assert state["status"] == cli_json("play", "status", term)
+        revision = state["revision"]
+    assert Path(web).read_text() == Path(term).read_text()  # the same game file, event for event
+    # Ann's sheet by hand: r1c1 (1) r1c2 (2) r2c2 (3) marked, no line has 3 marks: 0 points (D19)
+    assert state["status"]["sheets"][0]["marks"] == "oo.../.o.../...../...../....."
+    # Ben's told shelf 3: r3c1 r3c2 r3c3 = 2 + 2 + 3 = 7 points (D19, 3 marks score)
+    assert state["status"]["sheets"][1]["score"] == 7 and state["lines"][1]["shelves"][2] == 7
+    assert state["status"]["sheets"][2]["marks"] == "...../xxxxx/...../...../....."  # shelf 2 eliminated (D13)
+    undone = post(client, "undo", revision=revision).json()
+    cli("play", "undo", term)
+    assert undone["status"] == cli_json("play", "status", term)
+    assert undone["done"] == ["Undid 1 action."]
+
+
+def test_stop_is_play_stop(game: str, client: TestClient):
+    """GET /api/stop previews the markings (nothing written); POST /api/stop records the Stop
+    (D7) as `play stop` does, and the page then sees the stopped state either way."""
+    state = post(client, "roll", revision=1, dice="CCBBPG").json()
+    stop = client.get("/api/stop").json()
+    assert stop["revision"] == state["revision"]  # a preview: the file is unchanged
+    assert stop["advice"]["markings"]  # the dice PGBBCC can mark (cats on shelf 1 etc., D8)
+    after = post(client, "stop", revision=state["revision"]).json()
+    assert after["revision"] == state["revision"] + 1  # one event: the stop
+    assert after["status"]["turn"]["stopped"] is True and after["status"]["turn"]["rerolls_left"] == 0
+    assert after["done"][0].startswith("Ann stops with PGBBCC (D7)")
+    shown = cli_json("play", "stop", game)  # stopped already: shows the markings, writes nothing
+    assert stop["advice"]["markings"] == shown["markings"] == after["advice"]["markings"]
+    assert client.get("/api/state").json()["advice"] == cli_json("play", "advise", game)
+    one_line_error(post(client, "reroll", revision=after["revision"], keep="CC", new="CCCC"), 400,
+                   "stopped", "undo the stop")
+
+
+def test_a_stop_made_in_the_terminal_is_seen_by_the_page(game: str, client: TestClient):
+    """`play stop` in the terminal binds the page too (the Stop is in the game file, D7)."""
+    state = post(client, "roll", revision=1, dice="CCBBPG").json()
+    cli("play", "stop", game)
+    now = client.get("/api/state").json()
+    assert now["revision"] == state["revision"] + 1 and now["status"]["turn"]["stopped"] is True
+    assert now["advice"]["markings"] and not now["advice"].get("holds")
+    one_line_error(post(client, "reroll", revision=now["revision"], keep="CC", new="CCCC"), 400, "stopped")
+
+
+def test_the_review_is_reviews_count(game: str, client: TestClient, tmp_path: Path):
+    """The running difference to the best: review's total loss under the server's objective."""
+    client = TestClient(create_app(GameServer(game, "points")))
+    revision = post(client, "roll", revision=1, dice="CCBBPG").json()["revision"]
+    revision = post(client, "mark", revision=revision, items=["r1c1"]).json()["revision"]  # one cat, r1c1
+    answer = client.get("/api/review").json()
+    expected = cli_json("review", game, "--player", "Ann", "--objective", "points")
+    ann = answer["players"][0]
+    assert ann["total_loss"] == expected["summary"]["total_loss"] and ann["decisions"] == 2
+    assert ann["total_loss"] != "0/1"  # marking r1c1 alone is no best choice: a loss > 0
+    # Ben's turn told, then me rolls: each player's entry is still review's (kept per player)
+    revision = post(client, "told", revision=revision, items=["r3c1"]).json()["revision"]
+    post(client, "roll", revision=revision, dice="AAGGGP")
+    answer = client.get("/api/review").json()
+    for seat, name in enumerate(["Ann", "Ben", "me"]):
+        expected = cli_json("review", game, "--player", name, "--objective", "points")
+        got = answer["players"][seat]
+        assert (got["total_loss"], got["decisions"], got["unchecked"], got["turns"]) == (
+            expected["summary"]["total_loss"], expected["summary"]["decisions"], expected["unchecked"], expected["turns"])
+    assert answer["players"][1]["unchecked"] == 1 and answer["players"][2]["turns"] == 1
+
+
+def test_a_stale_write_is_refused_and_changes_nothing(game: str):
+    """Two pages on one game: both loaded revision 1; the first roll wins, the second is refused
+    with 409 and the file holds one roll, not two (nothing applied twice)."""
+    first, second = TestClient(create_app(GameServer(game))), TestClient(create_app(GameServer(game)))
+    assert first.get("/api/state").json()["revision"] == second.get("/api/state").json()["revision"] == 1
+    assert post(first, "roll", revision=1, dice="CCBBPG").status_code == 200
+    before = Path(game).read_bytes()
+    refused = post(second, "roll", revision=1, dice="AAGGGP")
+    one_line_error(refused, 409, "the game changed", "nothing was applied")
+    assert refused.json()["revision"] == 2
+    assert Path(game).read_bytes() == before
+    events = json.loads(before)["events"]
+    assert [e["event"] for e in events] == ["start", "roll"]
+
+
+def test_same_event_count_after_an_undo_is_told_apart_by_the_digest(game: str, client: TestClient):
+    """A page that saw roll PGBBCC (revision 2) must not act after another page undid it and
+    rolled AAGGGP (revision 2 again): the digest differs, 409."""
+    seen = post(client, "roll", revision=1, dice="CCBBPG").json()
+    other = TestClient(create_app(GameServer(game)))
+    post(other, "undo", revision=2)
+    again = post(other, "roll", revision=1, dice="AAGGGP").json()
+    assert again["revision"] == seen["revision"] and again["digest"] != seen["digest"]
+    one_line_error(post(client, "mark", revision=2, digest=seen["digest"], items=["r1c1"]), 409)
+    events = json.loads(Path(game).read_text())["events"]
+    assert [e["event"] for e in events] == ["start", "roll"]  # the other page's roll stands, no mark added
+
+
+def test_two_clients_at_once_apply_one_action(game: str):
+    """Eight writes of the same revision at the same moment: exactly one is applied (the file's
+    lock and the revision), seven are refused with 409."""
+    clients = [TestClient(create_app(GameServer(game))) for _ in range(8)]
+    start = threading.Barrier(len(clients))
+
+    def roll(c: TestClient) -> int:
+        start.wait()
+        return post(c, "roll", revision=1, dice="CCBBPG").status_code
+
+    with ThreadPoolExecutor(len(clients)) as pool:
+        codes = sorted(pool.map(roll, clients))
+    assert codes == [200] + [409] * 7
+    assert [e["event"] for e in json.loads(Path(game).read_text())["events"]] == ["start", "roll"]
+
+
+@pytest.mark.parametrize("kind, body, cli_args", [
+    ("roll", {"dice": "CCBBP"}, ["roll", "CCBBP"]),
+    ("roll", {"dice": "XXBBPG"}, ["roll", "XXBBPG"]),
+    ("mark", {"items": ["r9c9"]}, ["mark", "--unchecked", "r9c9"]),
+    ("told", {"items": ["r1c1", "r1c1"]}, ["mark", "--unchecked", "r1c1", "r1c1"]),
+    ("reroll", {"keep": "CC", "new": "PG"}, ["reroll", "--keep", "CC", "PG"]),
+    ("fail", {"shelf": "9"}, ["fail", "--shelf", "9"]),
+    ("undo", {"count": 5}, ["undo", "5"]),
+])
+def test_bad_input_is_400_with_the_clis_message(game: str, client: TestClient, kind: str, body: dict,
+                                                 cli_args: list[str]):
+    before = Path(game).read_bytes()
+    message = one_line_error(post(client, kind, revision=1, **body), 400)
+    result = CliRunner().invoke(main, ["play", cli_args[0], game, *cli_args[1:]])
+    assert result.exit_code == 2
+    if kind != "mark":  # the page's mark has no dice yet; the CLI's --unchecked marking is another check
+        assert result.stderr.strip() == f"Error: {message}"
+    assert Path(game).read_bytes() == before
+
+
+@pytest.mark.parametrize("body, fragment", [
+    ({"dice": "CCBBPG"}, "revision"),
+    ({"revision": "1", "dice": "CCBBPG"}, "revision"),
+    ({"revision": True, "dice": "CCBBPG"}, "revision"),
+    ({"revision": 1}, "missing field 'dice'"),
+    ({"revision": 1, "dice": ["C"]}, "must be text"),
+    ({"revision": 1, "dice": "C" * 5000}, "at most 200"),
+    ({"revision": 1, "dice": "CCBBPG", "player": "Ben"}, "Ann is to play, not Ben"),
+    ({"revision": 1, "dice": "CCBBPG", "digest": 5}, "digest"),
+])
+def test_malformed_writes_are_400(game: str, client: TestClient, body: dict, fragment: str):
+    before = Path(game).read_bytes()
+    one_line_error(client.post("/api/roll", json=body), 400, fragment)
+    assert Path(game).read_bytes() == before
+
+
+def test_the_body_is_bounded_and_must_be_a_json_object(game: str, client: TestClient):
+    before = Path(game).read_bytes()
+    big = json.dumps({"revision": 1, "dice": "CCBBPG", "pad": "x" * MAX_BODY_BYTES})
+    one_line_error(client.post("/api/roll", content=big, headers={"content-type": "application/json"}), 413)
+
+    def chunks():  # no Content-Length: counted while read
+        for _ in range(40):
+            yield b" " * 1024
+
+    one_line_error(client.post("/api/roll", content=chunks(), headers={"content-type": "application/json"}), 413)
+    one_line_error(client.post("/api/roll", content=b'{"revision": 1, "dice": "CCBBPG"}',
+                               headers={"content-type": "text/plain"}), 415)
+    one_line_error(client.post("/api/roll", content=b"{not json", headers={"content-type": "application/json"}),
+                   400, "not JSON")
+    one_line_error(client.post("/api/roll", content=b"[1, 2]", headers={"content-type": "application/json"}),
+                   400, "JSON object")
+    one_line_error(client.post("/api/roll", content=b"[" * 8000 + b"]" * 8000,
+                               headers={"content-type": "application/json"}), 400)
+    assert Path(game).read_bytes() == before
+
+
+def test_only_the_game_and_the_pages_files_are_served(game: str, client: TestClient):
+    assert client.get("/").headers["content-type"].startswith("text/html")
+    assert "<script type=\"module\" src=\"/static/app.js\">" in client.get("/").text
+    assert client.get("/static/app.js").headers["content-type"].startswith("text/javascript")
+    assert client.get("/static/app.css").status_code == 200
+    for path in ["/static/../api.py", "/static/index.html", "/game.json", "/static/", "/etc/passwd",
+                 "/api/state/../../game.json", "/api/nothing"]:
+        one_line_error(client.get(path), 404, "no such page")
+    one_line_error(client.post("/api/state", json={}), 405)
+    one_line_error(client.get("/api/roll"), 405)
+    # a path in the body is no path: the game file is the server's
+    other = Path(game).parent / "other.json"
+    assert post(client, "roll", revision=1, dice="CCBBPG", path=str(other)).status_code == 200
+    assert sorted(p.name for p in Path(game).parent.iterdir()) == ["game.json"]
+    headers = client.get("/").headers
+    assert headers["cache-control"] == "no-store" and headers["referrer-policy"] == "no-referrer"
+    assert "script-src 'self'" in headers["content-security-policy"]
+
+
+def test_an_unexpected_error_is_one_line_of_json(game: str, monkeypatch: pytest.MonkeyPatch):
+    server = GameServer(game)
+
+    def broken() -> dict:
+        raise RuntimeError("boom\nwith a second line")
+
+    monkeypatch.setattr(server, "state", broken)
+    client = TestClient(create_app(server), raise_server_exceptions=False)
+    message = one_line_error(client.get("/api/state"), 500, "internal error (RuntimeError)")
+    assert "boom" not in message
+
+
+def test_a_bad_game_file_is_a_400_not_a_traceback(tmp_path: Path):
+    path = tmp_path / "game.json"
+    path.write_text('{"format": "shelfie-solve game 1", "events": [')
+    client = TestClient(create_app(GameServer(str(path))))
+    one_line_error(client.get("/api/state"), 400, "not valid JSON")
+
+
+def test_the_token_is_required_on_every_request(game: str):
+    token = new_token()
+    client = TestClient(create_app(GameServer(game), token=token))
+    for path in ["/", "/static/app.js", "/api/state", "/api/review", "/nothing"]:
+        one_line_error(client.get(path), 401, "token")
+        one_line_error(client.get(path, params={"token": token[:-1] + ("A" if token[-1] != "A" else "B")}), 403,
+                       "wrong token")
+    one_line_error(post(client, "roll", revision=1, dice="CCBBPG"), 401)
+    one_line_error(client.post("/api/roll", json={"revision": 1, "dice": "CCBBPG"},
+                               headers={"x-shelfie-token": "x" * 10_000}), 403)
+    assert json.loads(Path(game).read_text())["events"][-1]["event"] == "start"  # nothing written
+    assert client.get("/api/state", headers={"x-shelfie-token": token}).status_code == 200
+    phone = TestClient(create_app(GameServer(game), token=token))
+    page = phone.get("/", params={"token": token})  # the page opened from the printed URL
+    assert page.status_code == 200 and "HttpOnly" in page.headers["set-cookie"]
+    assert phone.get("/static/app.js").status_code == 200  # its files then come with the cookie
+    fresh = TestClient(create_app(GameServer(game), token=token))
+    fresh.cookies.set("shelfie_token", "guess")
+    one_line_error(fresh.get("/api/state"), 403)
+
+
+def test_loopback_answers_only_its_own_host_names(game: str):
+    client = TestClient(create_app(GameServer(game), allowed_hosts=frozenset({"127.0.0.1", "localhost"})),
+                        base_url="http://127.0.0.1:8000")
+    assert client.get("/api/state").status_code == 200
+    one_line_error(client.get("/api/state", headers={"host": "attacker.example:8000"}), 403, "answers only")
+
+
+def test_token_helpers():
+    assert is_loopback("127.0.0.1") and is_loopback("127.8.9.10") and is_loopback("::1") and is_loopback("[::1]")
+    assert is_loopback("localhost") and not is_loopback("0.0.0.0") and not is_loopback("192.168.1.5")
+    assert not is_loopback("example.com") and not is_loopback("::")
+    a, b = new_token(), new_token()
+    assert a != b and len(a) >= 32
+    assert token_matches(a, a) and not token_matches(b, a) and not token_matches(None, a)
+    assert not token_matches(a + "x" * 300, a) and not token_matches("", a)
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_FIELD = st.one_of(st.none(), st.booleans(), st.integers(-3, 40), st.text(max_size=12),
+                   st.sampled_from(["CCBBPG", "CC", "PG", "-", "best", "r1c1", "2"]),
+                   st.lists(st.sampled_from(["r1c1", "r3c2", "r9c9", "x", ""]), max_size=4))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kind=st.sampled_from(["roll", "reroll", "mark", "told", "fail", "undo"]),
+       body=st.dictionaries(st.sampled_from(["revision", "dice", "keep", "new", "items", "best", "shelf", "count",
+                                             "player", "digest"]), _FIELD, max_size=5),
+       revision=st.sampled_from([2, 2, 2, 1, 3, None]))
+def test_any_write_is_applied_whole_or_refused_in_one_line(tmp_path_factory: pytest.TempPathFactory, kind: str,
+                                                           body: dict, revision: int | None):
+    """Whatever a page sends, the answer is 200 (and the file a game the rules accept) or a
+    one-line refusal (400, 409) leaving the file byte for byte as it was; never 500."""
+    game = new_game(tmp_path_factory.mktemp("any") / "game.json")
+    client = TestClient(create_app(GameServer(game)))
+    post(client, "roll", revision=1, dice="CCBBPG")
+    before = Path(game).read_bytes()
+    if revision is not None:  # mostly the revision the file is at (after the roll: 2 events)
+        body = {**body, "revision": revision}
+    answer = client.post(f"/api/{kind}", json=body)
+    assert answer.status_code in (200, 400, 409), answer.text
+    if answer.status_code == 200:
+        assert GameServer(game).check().events  # replays under the rules
+    else:
+        one_line_error(answer, answer.status_code)
+        assert Path(game).read_bytes() == before
+
+
+# --- a new game from the page (POST /api/new): the file of `play new`, never overwritten ---------
+
+def missing_client(tmp_path: Path, seed: int | None = None) -> tuple[str, TestClient]:
+    from shelfie_solver.web.newgame import NewGame
+
+    path = str(tmp_path / "new.json")
+    return path, TestClient(create_app(GameServer(path), new_game=NewGame(path, seed=seed)))
+
+
+def test_a_new_game_is_the_file_play_new_makes(tmp_path: Path):
+    path, client = missing_client(tmp_path)
+    one_line_error(client.get("/api/state"), 404, "no game in new.json yet", "POST /api/new")
+    info = client.get("/api/new").json()
+    assert info["exists"] is False and info["file"] == "new.json" and info["max_players"] == 4  # D1
+    answer = post(client, "new", players=["Ann", "Ben"], first="Ben", path=str(tmp_path / "other.json"))
+    assert answer.status_code == 200, answer.text
+    expected = tmp_path / "by-play-new.json"
+    cli("play", "new", str(expected), "--players", "Ann,Ben", "--first", "Ben")
+    assert Path(path).read_text() == expected.read_text()  # the same game as `play new` (D5: Ben first)
+    assert not (tmp_path / "other.json").exists()  # a path in the body is no path
+    assert answer.json()["status"] == cli_json("play", "status", path)
+    assert answer.json()["revision"] == 1 and "Ben plays first (chosen, D5)" in answer.json()["done"][0]
+    assert client.get("/api/new").json()["exists"] is True
+    assert client.get("/api/state").json()["status"]["turn"]["player"] == "Ben"
+
+
+def test_who_plays_first_is_drawn_from_the_seed_as_play_new_seed(tmp_path: Path):
+    for seed in (0, 1, 7):
+        folder = tmp_path / str(seed)
+        folder.mkdir()
+        path, client = missing_client(folder, seed)
+        assert post(client, "new", players="Ann,Ben,me").status_code == 200
+        cli("play", "new", str(folder / "cli.json"), "--players", "Ann,Ben,me", "--seed", str(seed))
+        assert Path(path).read_text() == (folder / "cli.json").read_text()
+
+
+def test_a_new_game_never_overwrites(tmp_path: Path, game: str):
+    before = Path(game).read_bytes()
+    client = TestClient(create_app(GameServer(game)))
+    message = one_line_error(post(client, "new", players=["Zoe", "Yan"]), 409, "exists already")
+    assert "overwritten" in message
+    assert Path(game).read_bytes() == before
+    path, fresh = missing_client(tmp_path)
+    assert post(fresh, "new", players=["Ann"]).status_code == 200  # 1 player: solitaire (D1)
+    made = Path(path).read_bytes()
+    one_line_error(post(fresh, "new", players=["Ann", "Ben"]), 409, "exists already")
+    assert Path(path).read_bytes() == made
+
+
+@pytest.mark.parametrize("body, fragment", [
+    ({"players": ["Ann", "ann"]}, "must differ"),
+    ({"players": []}, "1 to 4 players (D1"),
+    ({"players": ["A", "B", "C", "D", "E"]}, "1 to 4 players (D1"),
+    ({"players": "Ann,Ben,Cy,Di,Ed"}, "got 5"),
+    ({"players": ["Ann Lee", "Ben"]}, "without spaces"),
+    ({"players": ["Ann", ""]}, "non-empty"),
+    ({"players": 3}, '"players" must be'),
+    ({"players": ["Ann", 7]}, '"players" must be'),
+    ({}, '"players" must be'),
+    ({"players": ["Ann", "Ben"], "first": "Zed"}, "no player 'Zed'"),
+    ({"players": ["Ann", "Ben"], "first": 2}, '"first" must be'),
+])
+def test_bad_names_are_400_in_one_line_and_write_nothing(tmp_path: Path, body: dict, fragment: str):
+    path, client = missing_client(tmp_path)
+    one_line_error(client.post("/api/new", json=body), 400, fragment)
+    assert not Path(path).exists()
+    one_line_error(client.post("/api/new", content=b"players=Ann", headers={"Content-Type": "text/plain"}), 415)

@@ -1,0 +1,304 @@
+"""The page of ``shelfie-solve serve`` in a real browser: Debian's Chromium driven by Playwright
+at phone size (390 x 844), against a real server on a free port (docs/serve.md).
+
+A whole turn by taps, as tests/test_play.py's game (default board, Ann first; D5): the roll
+CCBBPG tapped face by face (shown sorted PGBBCC, D6), the four dice CCBB held by tapping them (a
+lock, aria-pressed), the re-roll's two new dice C P tapped (D7) -> PBBCCC with 1 re-roll left;
+Stop; the items r1c1 r1c2 r2c2 tapped on Ann's sheet and marked (C, CC, BB: D8-D10); undo; the best
+marking applied with one tap; Ben's turn told by tapping the items he marked (unchecked, D4/D9).
+Then a failed result (D13) and the game's end (D17, D18) by taps. After each step the game file
+is read back. Every visible button is at least 44 x 44 px and nothing is wider than the screen.
+
+Screenshots of each screen go to ``$SHELFIE_SERVE_SCREENSHOTS`` (docs/serve/ when regenerating
+the docs), else to the test's temporary folder. Skipped only where /usr/bin/chromium is absent
+(.ci/run installs it with apt-get).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+CHROMIUM = "/usr/bin/chromium"
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"{CHROMIUM} is absent (apt-get install chromium; .ci/run does)", allow_module_level=True)
+playwright = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("uvicorn")
+
+from shelfie_solver.cli import main  # noqa: E402
+from shelfie_solver.dice.play.gamefile import read_kept_game  # noqa: E402
+
+from serve_support import Served  # noqa: E402
+
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("SHELFIE_SERVE_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def cli(*args: str) -> str:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def open_page(browser: Any, url: str) -> Any:
+    page = browser.new_page(viewport=PHONE, device_scale_factor=1)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.errors = errors
+    page.goto(url)
+    page.wait_for_selector("#sheets .sheet")
+    return page
+
+
+def check_layout(page: Any) -> None:
+    """Nothing wider than the phone (no sideways scrolling) and every visible button >= 44 px."""
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    small = page.evaluate("""() => [...document.querySelectorAll('button')]
+        .filter(b => b.offsetParent !== null)
+        .map(b => [b.getAttribute('aria-label') || b.textContent, b.getBoundingClientRect()])
+        .filter(([, r]) => r.width < 44 || r.height < 44)
+        .map(([name, r]) => `${name}: ${r.width}x${r.height}`)""")
+    assert small == []
+    box = page.locator("#advice").bounding_box()
+    if box is not None:
+        assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+
+
+def shoot(page: Any, folder: Path, name: str) -> None:
+    check_layout(page)
+    page.screenshot(path=str(folder / f"{name}.png"))
+
+
+def tap_faces(page: Any, codes: str) -> None:
+    for code in codes:
+        page.click(f"#faces button[aria-label$='({code})']")
+
+
+def wait_turn(page: Any, text: str) -> None:
+    page.wait_for_function("t => document.getElementById('turn').textContent.includes(t)", arg=text)
+
+
+def stop(page: Any) -> None:
+    """Tap Stop and wait for the markings (or the failed result) of the dice showing."""
+    page.click("#stop")
+    page.wait_for_function("() => !document.querySelector('#advice h2').textContent.includes('holds')")
+
+
+def sheet_marks(game: str) -> list[str]:
+    return [str(m) for m in read_kept_game(game).sheets]
+
+
+def test_a_whole_turn_by_taps(browser: Any, shots: Path, tmp_path: Path):
+    game = str(tmp_path / "game.json")
+    cli("play", "new", game, "--players", "Ann,Ben", "--first", "Ann")
+    served = Served(game, "--port", "0")
+    try:
+        page = open_page(browser, served.url)
+        wait_turn(page, "Ann to roll")
+        shoot(page, shots, "1-roll")
+        tap_faces(page, "CCBBP")
+        start = time.monotonic()
+        tap_faces(page, "G")  # the last die: the roll is sent, the hold advice comes back
+        page.wait_for_selector("#best")
+        first_advice = time.monotonic() - start
+        assert first_advice < 5, first_advice  # docs/performance.md: the measured figure
+        assert read_kept_game(game).dice is not None  # the roll is in the file
+        assert page.locator("#dice .die").all_inner_texts()[0].startswith("P")  # shown sorted: PGBBCC
+        shoot(page, shots, "2-hold-advice")
+        dice = page.locator("#dice .die")
+        for i in (2, 3, 4, 5):  # B B C C
+            dice.nth(i).click()
+            assert dice.nth(i).get_attribute("aria-pressed") == "true"
+        assert dice.nth(2).locator("svg.lock").count() == 1
+        dice.nth(0).click()  # a tap holds a die, a second tap releases it
+        assert dice.nth(0).get_attribute("aria-pressed") == "true"
+        dice.nth(0).click()
+        assert dice.nth(0).get_attribute("aria-pressed") == "false"
+        page.click("#reroll")
+        assert page.locator("#reroll").count() == 0
+        tap_faces(page, "C")
+        shoot(page, shots, "3-reroll-entry")
+        tap_faces(page, "P")
+        wait_turn(page, "1 re-roll left")
+        table = read_kept_game(game)
+        assert table.rerolls_left == 1 and "".join(page.locator("#dice .die").all_inner_texts()).count("C") == 3
+        stop(page)
+        for item in ("r1c1", "r1c2", "r2c2"):
+            page.click(f"#sheets button[data-seat='1'][data-cell='{item}']")
+        shoot(page, shots, "4-marking")
+        page.click("#mark-selected")
+        wait_turn(page, "Ben to roll")
+        assert sheet_marks(game)[0] == "oo.../.o.../...../...../....."  # C r1c1, CC r1c2, BB r2c2 (D8-D10)
+        shoot(page, shots, "5-next-player")
+        page.click("#undo")
+        wait_turn(page, "Ann · 1 re-roll left")
+        table = read_kept_game(game)
+        assert sheet_marks(game)[0] == "...../...../...../...../....." and table.rerolls_left == 1
+        stop(page)
+        twin = str(tmp_path / "twin.json")  # `play stop` records a stop (D7): ask it on a copy, not the page's file
+        Path(twin).write_bytes(Path(game).read_bytes())
+        best = json.loads(cli("play", "stop", twin, "--format", "json"))["markings"][0]["cells"]
+        page.locator("#advice .option").first.click()  # one tap applies the best marking
+        wait_turn(page, "Ben to roll")
+        table = read_kept_game(game)
+        assert [table.board.cell_name(c) for c in table.events[-1].cells] == best
+        page.click("#told")
+        for item in ("r3c1", "r3c2", "r3c3"):
+            page.click(f"#sheets button[data-seat='2'][data-cell='{item}']")
+        assert page.locator("#sheets button[data-seat='2'][data-cell='r3c2']").get_attribute("aria-pressed") == "true"
+        shoot(page, shots, "6-told")
+        page.click("#record-told")
+        wait_turn(page, "Round 2 · Ann to roll")
+        last = json.loads(Path(game).read_text())["events"][-1]
+        assert last["event"] == "unchecked" and last["player"] == 1
+        assert sheet_marks(game)[1] == "...../...../ooo../...../....."
+        page.wait_for_selector(".delta")  # every player's difference to the best (review)
+        assert page.errors == []
+    finally:
+        served.stop()
+
+
+def test_failed_result_and_the_end_by_taps(browser: Any, shots: Path, tmp_path: Path):
+    """tests/test_play.py's 3-player game up to Ben's CCCCCC: shelf 1 is blocked on his sheet (D15),
+    so cats can mark nothing: a failed result (D13); giving up shelf 2 closes his second shelf and
+    triggers the end (D17); me's marking ends the game (D18). Ann wins with 25 points (D19, D20)."""
+    game = str(tmp_path / "game.json")
+    cli("play", "new", game, "--players", "Ann,Ben,me", "--first", "Ann")
+    for step in (["roll", game, "CCBBPG"], ["reroll", game, "--keep", "CCBB", "CP"],
+                 ["mark", game, "r1c1", "r1c2", "r2c2"], ["mark", game, "--unchecked", "r3c1", "r3c2", "r3c3"],
+                 ["roll", game, "AAGGGP"], ["mark", game, "r5c2", "r4c3", "r3c1"],
+                 ["mark", game, "--unchecked", "r1c3", "r1c4", "r1c5"]):
+        cli("play", *step)
+    served = Served(game, "--port", "0")
+    try:
+        page = open_page(browser, served.url)
+        wait_turn(page, "Ben to roll")
+        assert "blocked (D15): shelf 1 by Ann" in page.locator(".sheet").nth(1).inner_text()
+        tap_faces(page, "CCCCCC")
+        page.wait_for_selector("#best")
+        stop(page)
+        assert "Failed result (D13)" in page.locator("#advice").inner_text()
+        shoot(page, shots, "7-failed-result")
+        page.locator("#advice .option", has_text="Give up shelf 2").click()
+        wait_turn(page, "me to roll")
+        assert "Last round" in page.locator("#warnings").inner_text()
+        shoot(page, shots, "8-last-round")
+        tap_faces(page, "PPPPPP")
+        page.wait_for_selector("#best")
+        stop(page)
+        for item in ("r3c2", "r3c3"):
+            page.click(f"#sheets button[data-seat='3'][data-cell='{item}']")
+        page.click("#mark-selected")
+        wait_turn(page, "Game over")
+        assert "winner: Ann" in page.locator("#turn").inner_text()
+        assert "Ann: 25 points" in page.locator("#advice").inner_text()
+        shoot(page, shots, "9-game-over")
+        assert read_kept_game(game).over is not None
+        assert page.errors == []
+    finally:
+        served.stop()
+
+
+def test_a_stale_page_reloads_and_applies_nothing(browser: Any, tmp_path: Path):
+    """Two phones on one game: the second phone taps a roll after the first phone's roll; the
+    server refuses it (409), the page says so and shows the first roll; the file has one roll.
+    Then the terminal re-rolls (`play reroll`) and both pages show it."""
+    game = str(tmp_path / "game.json")
+    cli("play", "new", game, "--players", "Ann,Ben", "--first", "Ann")
+    served = Served(game, "--port", "0")
+    try:
+        one, two = open_page(browser, served.url), open_page(browser, served.url)
+        tap_faces(one, "CCBBPG")
+        one.wait_for_selector("#best")
+        tap_faces(two, "AAGGGP")
+        two.wait_for_function("() => document.getElementById('message').textContent.includes('acted first')")
+        wait_turn(two, "2 re-rolls left")
+        assert "".join(two.locator("#dice .die").all_inner_texts()).replace("\n", "").startswith("P")
+        events = json.loads(Path(game).read_text())["events"]
+        assert [e["event"] for e in events] == ["start", "roll"]
+        # the terminal takes a turn on the same file: both pages notice it (polled every 3 s)
+        cli("play", "reroll", game, "--keep", "CCBB", "CP")
+        for page in (one, two):
+            page.wait_for_function("() => document.getElementById('turn').textContent.includes('1 re-roll left')",
+                                   timeout=15_000)
+        assert "changed on another page or in the terminal" in one.locator("#message").inner_text()
+    finally:
+        served.stop()
+
+
+def test_a_new_game_from_the_page(browser: Any, shots: Path, tmp_path: Path):
+    """No game file yet: serve starts anyway and says so after the URL; the page shows New game.
+    A name with a space is refused with play new's message (nothing written); then a 2-player
+    game by taps (Ann, Ben; Ben first, D5) is created, Ben rolls CCBBPG, stops and marks the best
+    marking with one tap (the one `play stop` gives): Ann to roll, the file holds it all."""
+    game = str(tmp_path / "new.json")
+    served = Served(game, "--port", "0", "--seed", "7")
+    try:
+        assert served.url.startswith("http://127.0.0.1:")
+        assert "No game in" in served.more(2)[1]
+        page = browser.new_page(viewport=PHONE, device_scale_factor=1)
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(served.url)
+        page.wait_for_selector("#create")
+        wait_turn(page, "New game")
+        assert page.locator("#sheets").is_hidden() and page.locator("#undo").is_hidden()
+        small = page.evaluate("""() => [...document.querySelectorAll('#newgame input')]
+            .map(i => i.getBoundingClientRect()).filter(r => r.height < 44).length""")
+        assert small == 0
+        shoot(page, shots, "0-new-game")
+        page.click("#newgame [data-count='3']")
+        assert page.locator("#name-3").count() == 1
+        page.click("#newgame [data-count='2']")
+        assert page.locator("#name-3").count() == 0
+        page.fill("#name-1", "Ann Lee")
+        page.click("#create")
+        page.wait_for_function("() => document.getElementById('message').textContent.includes('without spaces')")
+        assert not Path(game).exists()
+        page.fill("#name-1", "Ann")
+        page.fill("#name-2", "Ben")
+        page.click("#first [data-first='2']")
+        assert page.locator("#first [data-first='2']").get_attribute("aria-pressed") == "true"
+        page.click("#create")
+        wait_turn(page, "Ben to roll")
+        table = read_kept_game(game)
+        assert table.players == ("Ann", "Ben") and table.active == 1 and table.actions == 0
+        assert "Ben plays first" in page.locator("#message").inner_text()
+        tap_faces(page, "CCBBPG")
+        page.wait_for_selector("#best")
+        twin = tmp_path / "twin.json"  # `play stop` on a copy: the page's file is left to the page
+        twin.write_bytes(Path(game).read_bytes())
+        best = json.loads(cli("play", "stop", str(twin), "--format", "json"))["markings"][0]["cells"]
+        stop(page)
+        page.locator("#advice .option").first.click()
+        wait_turn(page, "Ann to roll")
+        table = read_kept_game(game)
+        assert [table.board.cell_name(c) for c in table.events[-1].cells] == best and table.active == 0
+        check_layout(page)
+        assert errors == []
+    finally:
+        served.stop()
