@@ -24,25 +24,11 @@ from shelfie_solver.core.inputs import MAX_EXACT_DIGITS, parse_fraction
 from shelfie_solver.core.report import Report, csv_cell, printable, render
 
 from conftest import ROOT, assert_one_line_error
+from test_hostile_input import TINY_BOARD, TINY_RULES  # the tiny ruleset and board, written once
 
 RUNNER = CliRunner()
 CLI = [sys.executable, "-c", "from shelfie_solver.cli import main; main()"]
-TINY_RULES = """name = "tiny"
-dice = 3
-rerolls = 1
-scoring_threshold = 2
-end_trigger_shelves = 2
-faces = [{name = "plant", code = "P"}, {name = "book", code = "B"}]
-"""
-TINY_BOARD = """name = "tiny"
-columns = [1, 2]
-[[shelves]]
-faces = ["plant"]
-values = [1, 3]
-[[shelves]]
-faces = ["book"]
-values = [2, 4]
-"""
+
 #: The tiny board's full sheet (D19, threshold 2): every item counts in its shelf and its column.
 TINY_POSSIBLE = 2 * (1 + 3 + 2 + 4)
 

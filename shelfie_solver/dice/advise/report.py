@@ -16,7 +16,7 @@ from shelfie_solver.dice.rolls import Counts, dice_codes, dice_names
 from shelfie_solver.dice.rules import Ruleset
 
 if TYPE_CHECKING:  # annotations only: the dice advisor's engine is not loaded by every command
-    from shelfie_solver.dice.advise.advice import Advice, MarkingOption
+    from shelfie_solver.dice.advise.advice import Advice, HoldOption, MarkingOption
     from shelfie_solver.dice.game.events import GameState
 
 
@@ -152,6 +152,25 @@ LEARNED_LABELS = {
 }
 
 
+def hold_record(hold: HoldOption, advice: Advice, chance: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One hold as JSON/CSV: dice, rank, exact value (``chance``: the win-chance fields, after the
+    value, with opponents), expected points this turn, failed-result chance (D13) and the chances
+    of marking at least j items."""
+    return {
+        "keep": dice_codes(hold.keep, advice.rules),
+        "reroll": dice_codes(tuple(d - k for d, k in zip(advice.dice, hold.keep)), advice.rules),
+        "rank": hold.rank,
+        "value": exact(hold.value),
+        "value_float": float(hold.value),
+        **(chance or {}),
+        "points": exact(hold.points),
+        "points_float": float(hold.points),
+        "fail": exact(hold.fail),
+        "fail_float": float(hold.fail),
+        "at_least": {str(j + 1): exact(p) for j, p in enumerate(hold.at_least)},
+    }
+
+
 def _value_words(objective: str, opponents: bool) -> tuple[str, str, list[str]]:
     """The value column's header, the words after the best hold's value and the footer lines that
     say what a value of ``objective`` is: for ``learned`` (or ``learned:FILE``) a win-chance score
@@ -221,18 +240,7 @@ def _holds_report(advice: Advice, title: list[str], data: dict[str, Any], top: i
     if advice.markings:  # stopping is best: what to mark
         title.append("Stop and mark " + _marking_text(advice.markings[0], advice))
         data["stop_marking"] = marking_record(advice.markings[0], advice)
-    data["holds"] = [{
-        "keep": dice_codes(h.keep, rules),
-        "reroll": dice_codes(tuple(d - k for d, k in zip(advice.dice, h.keep)), rules),
-        "rank": h.rank,
-        "value": exact(h.value),
-        "value_float": float(h.value),
-        "points": exact(h.points),
-        "points_float": float(h.points),
-        "fail": exact(h.fail),
-        "fail_float": float(h.fail),
-        "at_least": {str(j + 1): exact(p) for j, p in enumerate(h.at_least)},
-    } for h in advice.holds]
+    data["holds"] = [hold_record(h, advice) for h in advice.holds]
     notes = [f"{len(advice.holds) - len(shown)} more holds not shown (--top)."] if len(shown) < len(advice.holds) else []
     notes.append("value: expected objective value with optimal play after this hold; points: expected points "
                  "scored this turn (D19) under the same play; failed: chance of a failed result (D13); "
@@ -370,19 +378,7 @@ def _win_holds(advice: Advice, title: list[str], data: dict[str, Any], top: int 
     headers = ["rank", "keep", "re-roll", "win chance", "exact", "points", "failed"]  # exact: --exact only
     rows = [[rank_text(h.rank, ranks), keep_label(h.keep, rules), reroll_label(advice.dice, h.keep, rules),
              percent(h.value, 1), exact_cell(h.value), f"{float(h.points):.2f}", percent(h.fail, 1)] for h in shown]
-    data["holds"] = [{
-        "keep": dice_codes(h.keep, rules),
-        "reroll": dice_codes(tuple(d - k for d, k in zip(advice.dice, h.keep)), rules),
-        "rank": h.rank,
-        "value": exact(h.value),
-        "value_float": float(h.value),
-        **chance_fields(h.value, advice.win_chance_exact),
-        "points": exact(h.points),
-        "points_float": float(h.points),
-        "fail": exact(h.fail),
-        "fail_float": float(h.fail),
-        "at_least": {str(j + 1): exact(p) for j, p in enumerate(h.at_least)},
-    } for h in advice.holds]
+    data["holds"] = [hold_record(h, advice, chance_fields(h.value, advice.win_chance_exact)) for h in advice.holds]
     notes = [f"{len(advice.holds) - len(shown)} more holds not shown (--top)."] if len(shown) < len(advice.holds) else []
     notes.append("points: expected points scored this turn (D19) under the same play; failed: chance of a "
                  "failed result (D13). Exact fractions: --exact, --format json or csv.")
