@@ -10,40 +10,26 @@ Run: ``python benchmarks/tournament_win.py [--games2 N] [--games3 N] [--games4 N
 
 from __future__ import annotations
 
-import argparse
-import time
-
 from shelfie_solver.dice.board import load_board
 from shelfie_solver.dice.rules import DEFAULT_RULES
-from shelfie_solver.dice.simulate import simulate
+from tournament_learned import arguments, one_against_field
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    for n in (2, 3, 4):
-        parser.add_argument(f"--games{n}", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=2018)
-    parser.add_argument("--jobs", type=int, default=2)
-    args = parser.parse_args()
+    args = arguments(__doc__, {2: 2000, 3: 2000, 4: 2000}, 2018)
     rules = DEFAULT_RULES
     board = load_board(None, rules)
     print(f"seed {args.seed}, --jobs {args.jobs}")
     print("| players | seats | games | win: win rate [95%] (fair share) | reaches the fair share | "
           "win: mean score | learned: mean score (mean seat) |")
     print("|---|---|---|---|---|---|---|")
-    for n in (2, 3, 4):
-        games = getattr(args, f"games{n}")
-        if games < 1:
-            continue
-        seats = ["win-model"] + ["learned"] * (n - 1)
-        start = time.time()
-        summary, _ = simulate(board, rules, seats, games, args.seed, args.jobs)
+    for n, seats, games, summary, seconds in one_against_field(board, rules, "win-model", "learned", args):
         win = summary.seats[0].stats
         rate = win["win"]
         others = sum(float(s.stats["score"].mean) for s in summary.seats[1:]) / (n - 1)
         print(f"| {n} | {','.join(seats)} | {games} | {float(rate.mean) * 100:.1f}% [{rate.low * 100:.1f}, "
               f"{rate.high * 100:.1f}] ({100 / n:.1f}%) | {'yes' if rate.high >= 1 / n else 'no'} | "
-              f"{float(win['score'].mean):.1f} | {others:.1f} | <!-- {time.time() - start:.0f} s -->", flush=True)
+              f"{float(win['score'].mean):.1f} | {others:.1f} | <!-- {seconds:.0f} s -->", flush=True)
 
 
 if __name__ == "__main__":

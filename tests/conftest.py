@@ -56,3 +56,23 @@ def small_rules(dice: int = 3, faces: int = 2, joker: bool = True, rerolls: int 
     names = [Face(f"f{i}", "abcdefgh"[i]) for i in range(faces)]
     return Ruleset(name="small", dice=dice, faces=tuple(names), joker=Face("joker", "J") if joker else None,
                    rerolls=rerolls, combinations_per_turn=combos, jokers_per_group=per_group, joker_alone=alone)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """One headless Chromium per test module, for the page tests (tests/browser_support.py)."""
+    from browser_support import ARGS, CHROMIUM, playwright
+
+    with playwright.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    """Where the page tests' screenshots go: ``$SHELFIE_SERVE_SCREENSHOTS`` (docs/serve/ when
+    regenerating the docs), else the test's temporary folder."""
+    folder = Path(os.environ.get("SHELFIE_SERVE_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

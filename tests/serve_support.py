@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -79,3 +79,14 @@ class Served:
             if line is not None:
                 rest.append(line)
         return self.process.returncode, seconds, "".join(rest), "".join(e for e in self._err if e)
+
+
+def one_line_error(response: Any, status: int, *fragments: str) -> str:
+    """A refusal: the status, a JSON object whose "error" is one line, no traceback."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    message = response.json()["error"]
+    assert "\n" not in message and "Traceback" not in response.text
+    for fragment in fragments:
+        assert fragment.lower() in message.lower(), message
+    return message

@@ -16,7 +16,7 @@ from shelfie_solver.cli import main
 from shelfie_solver.dice.play.gamefile import read_kept_game
 from shelfie_solver.dice.play.reading import ReadingError, read_reroll, readings
 from shelfie_solver.dice.play.session import Session
-from shelfie_solver.dice.rolls import multisets, parse_dice
+from shelfie_solver.dice.rolls import dice_codes, multisets, parse_dice
 from shelfie_solver.dice.rules import DEFAULT_RULES
 
 from conftest import small_rules
@@ -205,3 +205,44 @@ def test_the_reroll_step_reads_the_dice_as_the_prompt_does(tmp_path: Path):
     done = runner.invoke(main, ["play", "reroll", game, "AJ", "--keep", "AAJJ", "--objective", "strategic"])
     assert done.exit_code == 0 and "Ann kept AAJJ and re-rolled 2 dice (D7)." in done.stdout
     assert kept(Session(game)) == [(counts(""), counts("AAAJJJ")), (counts("AAJJ"), counts("AAAJJJ"))]
+
+
+def test_six_dice_that_several_holds_explain_are_read_with_the_advised_hold(session: Session):
+    """docs/play.md "After a re-roll": a player who followed the advice types the six dice now
+    showing without 'keep'; when the advised hold is one of several consistent readings (D7) the
+    line is read with it, and the session says so (undo takes it back)."""
+    from shelfie_solver.dice.play.report import step_advice
+
+    table = read_kept_game(session.path)
+    advice = step_advice(table, "strategic")
+    assert advice is not None and advice.holds
+    keep = advice.holds[0].keep
+    assert 0 < sum(keep) < 6, "the test needs an advised hold of some dice but not all"
+    face = next(i for i, k in enumerate(keep) if k)  # the new dice: a face the hold has, so it is ambiguous
+    after = tuple(k + (6 - sum(keep) if i == face else 0) for i, k in enumerate(keep))
+    typed = dice_codes(after, DEFAULT_RULES)
+    assert len(readings(table.dice, after, DEFAULT_RULES)) > 1  # refused without the advice
+    out = session.handle(typed)
+    assert out.startswith(f"Read with the advised hold {dice_codes(keep, DEFAULT_RULES)} "), out
+    assert kept(session) == [(keep, after)]
+    assert session.handle("undo").startswith("Undone: 1 action taken back.")
+    assert kept(session) == []
+
+
+def test_six_dice_the_advised_hold_does_not_explain_are_still_refused(session: Session):
+    """The advice settles only a choice among consistent readings (D7): after PGBBCC the six
+    dice BBAAAA may have kept nothing, B or BB (3 readings). Unless the advised hold is one of
+    those, the line is refused as before and changes nothing."""
+    from shelfie_solver.dice.play.report import step_advice
+
+    table = read_kept_game(session.path)
+    advice = step_advice(table, "strategic")
+    assert advice is not None
+    keep = advice.holds[0].keep
+    before = Path(session.path).read_bytes()
+    out = session.handle("BBAAAA")
+    if keep not in (counts(""), counts("B"), counts("BB")):
+        assert out.startswith("Error: BBAAAA read as the 6 dice now showing") and "(3 readings)" in out, out
+        assert Path(session.path).read_bytes() == before
+    else:
+        assert out.startswith("Read with the advised hold"), out

@@ -18,18 +18,21 @@ from shelfie_solver.dice.wholegame.solver import solve_game, state_count
 from shelfie_solver.dice.board import board_to_dict
 from shelfie_solver.dice.learned.objective import load_model
 from shelfie_solver.dice.rules import DEFAULT_RULES
-from shelfie_solver.dice.learned.train import BOARD_STREAM, fit_boards, fit_table
+from shelfie_solver.dice.learned.train import BOARD_STREAM, HARD_STREAM, fit_boards, fit_table
 
 from conftest import assert_one_line_error
 
 BOARDS = Path(__file__).resolve().parents[1] / "examples" / "boards"
-MEASURED = ("small.toml", "small-3x4.toml", "small-4x3.toml", "small-5x3.toml")
+MEASURED = ("small.toml", "small-3x4.toml", "small-4x3.toml", "small-5x3.toml",
+            # docs/strategies.md, "`learned` against the optimum on boards of every shape"
+            "held-out-2x5.toml", "held-out-3x4-4153.toml", "held-out-4x3-245.toml", "held-out-5x3-345.toml",
+            "held-out-4x5.toml", "held-out-5x4-2345.toml")
 #: A family of tiny boards (2 x 2 only, 33 states each) for fast fits.
 TINY = 40
 
 
 def test_held_out_layouts_are_the_example_boards():
-    # HELD_OUT is typed in by hand; it must be the four boards docs/train.md measures on.
+    # HELD_OUT is typed in by hand; it must be the boards docs/train.md and docs/strategies.md measure on.
     layouts = []
     for name in MEASURED:
         board = load_board(BOARDS / name, DEFAULT_RULES)
@@ -121,7 +124,50 @@ def test_train_solitaire_boards_keeps_the_other_players_weights(tmp_path, monkey
     assert (tmp_path / "b.json").read_text() == first
 
 
+def test_hard_boards_have_many_dice_columns_and_are_never_held_out_or_excluded():
+    plain = rb.random_boards(np.random.SeedSequence(11, spawn_key=(BOARD_STREAM,)), 24, DEFAULT_RULES)
+    hard = rb.hard_boards(np.random.SeedSequence(6), 40, DEFAULT_RULES, plain)
+    assert hard == rb.hard_boards(np.random.SeedSequence(6), 40, DEFAULT_RULES, plain)
+    refused = {rb.canonical(*h) for h in rb.HELD_OUT} | {rb.canonical(b.columns, b.values) for b in plain}
+    keys = [rb.canonical(b.columns, b.values) for b in hard]
+    assert len(set(keys)) == len(keys) and not set(keys) & refused
+    for board in hard:
+        # D3: different numbers of dice 1..5, increasing, one of them 4 or 5
+        assert list(board.columns) == sorted(set(board.columns)) and set(board.columns) <= {1, 2, 3, 4, 5}
+        assert 4 in board.columns or 5 in board.columns
+        assert board.n_shelves in rb.SHELVES and 2 <= board.n_columns <= 5
+        assert state_count(board, DEFAULT_RULES) <= rb.HARD_MAX_STATES
+        for row in board.values:
+            for n, value in zip(board.columns, row):
+                assert rb.VALUE_RANGES[n][0] <= value <= rb.VALUE_RANGES[n][1]
+    # five columns are drawn (2 x 5 has 2,945 states, 3 x 5 122,047; 4 x 4 has 266,625: never)
+    shapes = {(b.n_shelves, b.n_columns) for b in hard}
+    assert (2, 5) in shapes and (4, 4) not in shapes
+    # the measurement boards themselves are refused even when the generator draws them
+    small = load_board(BOARDS / "held-out-2x5.toml", DEFAULT_RULES)
+    assert rb.canonical(small.columns, small.values) in refused
+
+
+def test_fit_boards_with_hard_boards_pools_their_float_tables(monkeypatch):
+    # The hard boards' float tables pooled with the family's exact ones: the same fit as the
+    # exact tables of all the boards (train.fit_table), up to the float targets' rounding to
+    # 1/65536 point (a weight off by at most one unit of 1/100000 point).
+    monkeypatch.setattr(rb, "HARD_MAX_STATES", 200)  # 2 x 2, 2 x 3, 3 x 2: seconds
+    weights = fit_boards(DEFAULT_RULES, 3, 2, max_states=TINY, hard=2)
+    plain = rb.random_boards(np.random.SeedSequence(3, spawn_key=(BOARD_STREAM,)), 2, DEFAULT_RULES, TINY)
+    hard = rb.hard_boards(np.random.SeedSequence(3, spawn_key=(HARD_STREAM,)), 2, DEFAULT_RULES, plain)
+    assert all(4 in b.columns or 5 in b.columns for b in hard)
+    model, _ = fit_table([solve_game(board, DEFAULT_RULES) for board in plain + hard])
+    assert np.abs(model.weights[1] - weights).max() <= 1
+    assert not np.array_equal(weights, fit_boards(DEFAULT_RULES, 3, 2, max_states=TINY))
+    # --solitaire-float: the family's boards solved in float too, the same fit up to that rounding
+    both = fit_boards(DEFAULT_RULES, 3, 2, max_states=TINY, hard=2, float_solve=True)
+    assert np.abs(model.weights[1] - both).max() <= 1
+
+
 @pytest.mark.parametrize("args, fragment", [
+    (["--seed", "1", "--solitaire-hard", "2"], "--solitaire-hard"),
+    (["--seed", "1", "--solitaire-float"], "--solitaire-float"),
     (["--seed", "1", "--solitaire-boards", "-1"], "--solitaire-boards"),
     (["--seed", "1", "--solitaire-boards", "2", "--players", "2"], "--solitaire-boards"),
     (["--table", "x.json", "--solitaire-boards", "2"], "--solitaire-boards"),

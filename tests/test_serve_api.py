@@ -25,6 +25,8 @@ from starlette.testclient import TestClient  # noqa: E402
 from shelfie_solver.cli import main  # noqa: E402
 from shelfie_solver.web.api import GameServer  # noqa: E402
 from shelfie_solver.web.app import MAX_BODY_BYTES, create_app  # noqa: E402
+
+from serve_support import one_line_error  # noqa: E402
 from shelfie_solver.web.token import is_loopback, new_token, token_matches  # noqa: E402
 
 
@@ -55,17 +57,6 @@ def client(game: str) -> TestClient:
 
 def post(client: TestClient, kind: str, **body: object):
     return client.post(f"/api/{kind}", json=body)
-
-
-def one_line_error(response, status: int, *fragments: str) -> str:
-    """A refusal: the status, a JSON object whose "error" is one line, no traceback."""
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/json")
-    message = response.json()["error"]
-    assert "\n" not in message and "Traceback" not in response.text
-    for fragment in fragments:
-        assert fragment.lower() in message.lower(), message
-    return message
 
 
 def test_state_is_the_json_of_play_status_and_play_advise(game: str, client: TestClient):
@@ -106,7 +97,7 @@ def test_each_write_returns_the_json_the_cli_step_prints(tmp_path: Path):
     undone = post(client, "undo", revision=revision).json()
     cli("play", "undo", term)
     assert undone["status"] == cli_json("play", "status", term)
-    assert undone["done"] == ["Undid 1 action."]
+    assert undone["done"] == ["Undone: 1 action taken back."]
 
 
 def test_stop_is_play_stop(game: str, client: TestClient):

@@ -17,44 +17,19 @@ the docs), else to the test's temporary folder. Skipped only where /usr/bin/chro
 from __future__ import annotations
 
 import json
-import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from click.testing import CliRunner
 
-CHROMIUM = "/usr/bin/chromium"
-if not Path(CHROMIUM).exists():
-    pytest.skip(f"{CHROMIUM} is absent (apt-get install chromium; .ci/run does)", allow_module_level=True)
-playwright = pytest.importorskip("playwright.sync_api")
-pytest.importorskip("uvicorn")
+from browser_support import PHONE  # noqa: E402 (skips the module without Chromium)
 
 from shelfie_solver.cli import main  # noqa: E402
 from shelfie_solver.dice.play.gamefile import read_kept_game  # noqa: E402
 
 from serve_support import Served  # noqa: E402
 
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def shots(tmp_path: Path) -> Path:
-    folder = Path(os.environ.get("SHELFIE_SERVE_SCREENSHOTS") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def cli(*args: str) -> str:
@@ -146,7 +121,12 @@ def test_a_whole_turn_by_taps(browser: Any, shots: Path, tmp_path: Path):
         wait_turn(page, "1 re-roll left")
         table = read_kept_game(game)
         assert table.rerolls_left == 1 and "".join(page.locator("#dice .die").all_inner_texts()).count("C") == 3
-        stop(page)
+        stop(page)  # a saved action (POST /api/stop, as `play stop`): the file holds the Stop (D7)
+        table = read_kept_game(game)
+        assert table.events[-1].kind == "stop" and table.events[-1].player == 0
+        assert table.stopped and table.rerolls_left == 0
+        assert json.loads(Path(game).read_text())["events"][-1] == {"event": "stop", "player": 0}
+        wait_turn(page, "Ann · 0 re-rolls left")
         for item in ("r1c1", "r1c2", "r2c2"):
             page.click(f"#sheets button[data-seat='1'][data-cell='{item}']")
         shoot(page, shots, "4-marking")
@@ -154,11 +134,12 @@ def test_a_whole_turn_by_taps(browser: Any, shots: Path, tmp_path: Path):
         wait_turn(page, "Ben to roll")
         assert sheet_marks(game)[0] == "oo.../.o.../...../...../....."  # C r1c1, CC r1c2, BB r2c2 (D8-D10)
         shoot(page, shots, "5-next-player")
-        page.click("#undo")
-        wait_turn(page, "Ann · 1 re-roll left")
+        page.click("#undo")  # takes back the marking; the Stop stays (its own action): the markings again
+        wait_turn(page, "Ann · 0 re-rolls left")
+        page.wait_for_selector("#advice .option")
         table = read_kept_game(game)
-        assert sheet_marks(game)[0] == "...../...../...../...../....." and table.rerolls_left == 1
-        stop(page)
+        assert sheet_marks(game)[0] == "...../...../...../...../....." and table.stopped
+        assert table.events[-1].kind == "stop"
         twin = str(tmp_path / "twin.json")  # `play stop` records a stop (D7): ask it on a copy, not the page's file
         Path(twin).write_bytes(Path(game).read_bytes())
         best = json.loads(cli("play", "stop", twin, "--format", "json"))["markings"][0]["cells"]

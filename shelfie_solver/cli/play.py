@@ -257,7 +257,7 @@ def undo_command(game: str, count: int, fmt: str) -> None:
     """Take back the last N actions (default 1)."""
     _, after = update_file(game, lambda t: undo(t, count))
     report = status_report(after, markdown=fmt == "markdown")
-    click.echo(render(replace(report, title=[f"Undid {count} action{'s' if count != 1 else ''}."]
+    click.echo(render(replace(report, title=[f"Undone: {count} action{'s' if count != 1 else ''} taken back."]
                           + report.title), fmt, width=TABLE_WIDTH), nl=False)
 
 

@@ -133,6 +133,30 @@ def _win_row(number: int, d: Decision, table: KeptGame) -> list[Any]:
             f"{float(d.chosen_value) * 100:.1f}%", f"{float(d.loss) * 100:.1f}", severity(d.loss)]
 
 
+def _record(i: int, d: Decision, table: KeptGame, win: bool = False) -> dict[str, Any]:
+    """The JSON record of decision ``i`` (0-based); ``win`` adds the win-chance fields (D20)."""
+    record: dict[str, Any] = {
+        "number": i + 1, "round": d.round, "decision": d.kind, "dice": describe_dice(d, table).split()[0],
+        "rerolls_left": d.rerolls_left, "chosen": d.chosen, "best": d.best,
+        "chosen_value": exact(d.chosen_value), "best_value": exact(d.best_value)}
+    if win:
+        record |= {"win_chance": exact(d.chosen_value), "win_chance_float": float(d.chosen_value)}
+    record |= {"loss": exact(d.loss), "loss_float": float(d.loss)}
+    if win:
+        record |= {"loss_points": float(d.loss) * 100, "class": severity(d.loss)}
+    return record
+
+
+def _summary(result: Review, threshold: Fraction, records: list[dict[str, Any]], costly: tuple[int, ...],
+             counts: dict[str, int] | None = None) -> dict[str, Any]:
+    """The JSON summary of a review; ``counts`` (the win review's classes) comes before the costliest."""
+    return {"decisions": len(result.decisions), "mean_loss": exact(result.mean_loss),
+            "mean_loss_float": float(result.mean_loss), "mean_loss_per_turn": exact(result.mean_loss_per_turn),
+            "total_loss": exact(result.total_loss), "threshold": exact(threshold),
+            "over_threshold": result.over(threshold), **(counts or {}),
+            "costliest": [records[i] for i in costly]}
+
+
 def review_report(result: Review, table: KeptGame, threshold: Fraction, game: int = 1) -> Report:
     """The report of ``shelfie-solve review`` (one row per decision; summary above, the five
     costliest below); ``game`` is the file's game reviewed, counted from 1 (``--game``)."""
@@ -156,21 +180,10 @@ def review_report(result: Review, table: KeptGame, threshold: Fraction, game: in
     notes.append("Values: expected objective value with optimal play afterwards (holds), the objective's value "
                  "(markings), the change of line potential (shelves, D13). Loss = best - chosen.")
 
-    def record(i: int, d: Decision) -> dict[str, Any]:
-        return {"number": i + 1, "round": d.round, "decision": d.kind,
-                "dice": describe_dice(d, table).split()[0], "rerolls_left": d.rerolls_left, "chosen": d.chosen,
-                "best": d.best, "chosen_value": exact(d.chosen_value), "best_value": exact(d.best_value),
-                "loss": exact(d.loss), "loss_float": float(d.loss)}
-
-    records = [record(i, d) for i, d in enumerate(decisions)]
+    records = [_record(i, d, table) for i, d in enumerate(decisions)]
     data = {"game": game, "player": result.player, "seat": result.seat + 1, "objective": result.objective,
             "decisions": records, "turns": result.turns, "unchecked": result.unchecked,
-            "summary": {"decisions": len(decisions), "mean_loss": exact(result.mean_loss),
-                        "mean_loss_float": float(result.mean_loss),
-                        "mean_loss_per_turn": exact(result.mean_loss_per_turn),
-                        "total_loss": exact(result.total_loss), "threshold": exact(threshold),
-                        "over_threshold": result.over(threshold),
-                        "costliest": [records[i] for i in costly]}}
+            "summary": _summary(result, threshold, records, costly)}
     # within 80 columns: the round is also in the costliest list, the best value is chosen + loss
     return Report(title, headers, rows, data, notes, records, narrow=["round", "best value"])
 
@@ -210,15 +223,7 @@ def _win_report(result: Review, table: KeptGame, threshold: Fraction, game: int)
     notes.append("chance: the chance to win after the choice made (holds: with the best play afterwards); loss: "
                  "the best choice's chance minus it, in percentage points; class: docs/review.md.")
 
-    def record(i: int, d: Decision) -> dict[str, Any]:
-        return {"number": i + 1, "round": d.round, "decision": d.kind,
-                "dice": describe_dice(d, table).split()[0], "rerolls_left": d.rerolls_left, "chosen": d.chosen,
-                "best": d.best, "chosen_value": exact(d.chosen_value), "best_value": exact(d.best_value),
-                "win_chance": exact(d.chosen_value), "win_chance_float": float(d.chosen_value),
-                "loss": exact(d.loss), "loss_float": float(d.loss), "loss_points": float(d.loss) * 100,
-                "class": severity(d.loss)}
-
-    records = [record(i, d) for i, d in enumerate(decisions)]
+    records = [_record(i, d, table, win=True) for i, d in enumerate(decisions)]
     data = {"game": game, "player": result.player, "seat": result.seat + 1, "objective": result.objective,
             "unit": "win chance", "decisions": records, "turns": result.turns, "unchecked": result.unchecked,
             "result": exact(result.result) if result.result is not None else None,
@@ -227,10 +232,5 @@ def _win_report(result: Review, table: KeptGame, threshold: Fraction, game: int)
             "others": exact(result.others), "others_float": float(result.others),
             "curve": [{"round": p.round, "what": p.what, "win_chance": exact(p.value),
                        "win_chance_float": float(p.value)} for p in result.curve],
-            "summary": {"decisions": len(decisions), "mean_loss": exact(result.mean_loss),
-                        "mean_loss_float": float(result.mean_loss),
-                        "mean_loss_per_turn": exact(result.mean_loss_per_turn),
-                        "total_loss": exact(result.total_loss), "threshold": exact(threshold),
-                        "over_threshold": result.over(threshold), **counts,
-                        "costliest": [records[i] for i in costly]}}
+            "summary": _summary(result, threshold, records, costly, counts)}
     return Report(title, headers, rows, data, notes, records, narrow=narrow)

@@ -19,10 +19,14 @@ from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE as DEFAULT_OBJECTIV
               help="Port to listen on; 0 picks a free one.")
 @click.option("--objective", default=DEFAULT_OBJECTIVE, show_default=True, metavar="NAME",
               help=f"What the advice maximises: {', '.join(OBJECTIVE_NAMES)} (docs/objectives.md).")
+@click.option("--tile", "tile_path", default=None, metavar="FILE.json",
+              help="Keep the tile page's (/tile) position in this JSON position file (tile advise reads it): "
+                   "read when the page opens, written whole on each Advise. Default: the position lives only "
+                   "in the page's URL.")
 @board_option
 @rules_option
 @first_seed_option
-def serve_command(game: str, host: str, port: int, objective: str, board_path: str | None,
+def serve_command(game: str, host: str, port: int, objective: str, tile_path: str | None, board_path: str | None,
                   rules_path: str | None, seed: int | None) -> None:
     """Serve the game file GAME (made by 'play new') as a web page: tap the dice, get the advice,
     mark items, undo. The page and 'play' can take turns on one game. The URL is the first line
@@ -31,17 +35,22 @@ def serve_command(game: str, host: str, port: int, objective: str, board_path: s
     If GAME does not exist yet, the page starts with a New game screen (names, who plays first)
     and creates GAME as 'play new' would, with --board, --rules and --seed (used only then).
 
+    The tile game's page is /tile: a position entered by taps, the moves of 'tile advise' ranked,
+    each applied with one tap (docs/serve.md).
+
     \b
     Examples:
       shelfie-solve serve game.json
       shelfie-solve serve new-game.json --seed 7   (a new game, made on the page)
       shelfie-solve serve game.json --host 0.0.0.0 --port 8000   (a phone on the same network)
+      shelfie-solve serve game.json --tile position.json   (the tile page keeps its position there)
     """
     try:
         from shelfie_solver.web.newgame import NewGame
         from shelfie_solver.web.server import serve
+        from shelfie_solver.web.tile import TilePage
     except ImportError as error:
         raise click.ClickException(f"serve needs the web extra ({error.name or error} is missing); expected "
                             "pip install 'shelfie-solve[web]'") from None
     rules, board, _ = load_setup(rules_path, board_path, None)
-    serve(game, host, port, objective, click.echo, NewGame(game, rules, board, seed))
+    serve(game, host, port, objective, click.echo, NewGame(game, rules, board, seed), TilePage(file=tile_path))

@@ -3,22 +3,22 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from typing import TYPE_CHECKING, Any
 
 import click
-import numpy as np
 
 from shelfie_solver.core.errors import shorten
 from shelfie_solver.tile.errors import TileError
 from shelfie_solver.core.files import write_text_atomically
 from shelfie_solver.core.report import Report, exact, render
 from shelfie_solver.core.tournament import MAX_GAMES
-from shelfie_solver.tile.advise import PARTS, RankedMove, rank_moves
+from shelfie_solver.tile.advise import PARTS, RankedMove
+from shelfie_solver.tile.advice_json import advise, parse_move
+from shelfie_solver.tile.advice_json import move_record as _move_record
 from shelfie_solver.tile.denial import EXACT_REFILL_BOARDS
 from shelfie_solver.tile.gains import QUARTER
-from shelfie_solver.tile.state import Move, board_cell_name, check_move, parse_board_cell
+from shelfie_solver.tile.state import Move, board_cell_name, check_move
 from shelfie_solver.tile.position import load_position
 from shelfie_solver.tile.rules import (TYPE_NAMES, TYPES, PersonalCard, load_cards, load_layout, load_ruleset,
                           read_shelf, shelf_cell_name, shelf_text)
@@ -134,42 +134,6 @@ def score_command(shelf_text_arg: str, personal: str | None, goals_text: str | N
 # --- advise -----------------------------------------------------------------------------------
 
 
-def parse_move(text: str) -> Move:
-    """``"r7c6+r7c5@4"`` -> the move taking board cells r7c6 then r7c5 (``r<row>c<column>``,
-    1-based from the top left, :func:`state.parse_board_cell`) into shelf column 4 (1-5).
-
-    Raises:
-        TileError: not of that form (the legality is :func:`state.check_move`'s).
-    """
-    expected = "expected board cells r<row>c<column> (1-9) joined by '+', then '@' and a column 1-5, e.g. r7c6+r7c5@4"
-    cells_text, at, column_text = text.replace(" ", "").partition("@")
-    cells = []
-    for part in cells_text.split("+"):
-        old = re.fullmatch(r"(\d),(\d)", part)
-        if old:  # the 0-based row,column of older versions: refused, never read as 1-based
-            raise TileError(f"bad --move {shorten(text)}: board cells are named r<row>c<column>, counted from 1 "
-                            f"(the old {part} counted from 0: r{int(old[1]) + 1}c{int(old[2]) + 1}); {expected}")
-        try:
-            cells.append(parse_board_cell(part))
-        except TileError:
-            raise TileError(f"bad --move {shorten(text)}: no board cell {shorten(part)}; {expected}") from None
-    if not at or not column_text.isdigit() or len(column_text) > 3:
-        raise TileError(f"bad --move {shorten(text)}; {expected}")
-    return Move(tuple(cells), int(column_text) - 1)
-
-
-def _move_record(r: RankedMove, board: tuple[int, ...]) -> dict[str, Any]:
-    return {"rank": r.rank, "cells": [board_cell_name(c) for c in r.move.cells], "column": r.move.column + 1,
-            "order": "".join(TYPES[t] for t in r.move.types(board)), "value": exact(r.value),
-            "value_float": float(r.value), **{p: exact(v) for p, v in r.parts.items()},
-            "goals": [f"T-CG{g}" for g in r.goals], "refill": r.refill, "end_token": r.end,
-            "refill_outlook": None if r.outlook is None else {
-                "next_player_gain": exact(r.outlook.mean / QUARTER),
-                "method": "exact" if r.outlook.exact else "sampled",
-                **({"boards": r.outlook.samples, "ci95": None} if r.outlook.exact else
-                   {"samples": r.outlook.samples, "ci95": [r.outlook.low / QUARTER, r.outlook.high / QUARTER]})}}
-
-
 def _explain(r: RankedMove, board: tuple[int, ...]) -> str:
     gains = ", ".join(f"{name} {float(v):+.2f}" for name, v in r.parts.items() if v)
     extra = [f"scores T-CG{g}" for g in r.goals] + (["takes the end token"] if r.end else []) \
@@ -238,7 +202,7 @@ def advise_command(position_path: str, top: int, samples: int, seed: int, exact_
     mine = parse_move(move_text) if move_text is not None else None
     if mine is not None:
         check_move(state, mine)
-    ranked = rank_moves(setup, state, samples=samples, rng=np.random.default_rng(seed), exact_boards=exact_boards)
+    ranked, advice = advise(setup, state, samples, seed, exact_boards)  # the JSON serve's tile page gives too
     board = state.board
     ranks = [r.rank for r in ranked]
     rows = [[f"{r.rank}=" if ranks.count(r.rank) > 1 else r.rank, " ".join(board_cell_name(c) for c in r.move.cells),
@@ -252,11 +216,7 @@ def advise_command(position_path: str, top: int, samples: int, seed: int, exact_
     if len(ranked) > 1:  # one move is played: the next best are other choices, not what follows
         title.append("Alternatives to the best move (instead of it, not after it):")
         title += [f"  rank {_rank_words(r.rank, ranks)}: {_explain(r, board)}" for r in ranked[1:3]]
-    data: dict[str, Any] = {"turn": state.turn + 1, "players": setup.players, "goals": list(setup.goals),
-                            "goal_names": [COMMON_GOALS[g][0] for g in setup.goals],
-                            "personal": None if card is None else {
-                                "card": card.name, "asks": {TYPE_NAMES[t]: shelf_cell_name(c)
-                                                            for t, c in enumerate(card.cells)}}}
+    data: dict[str, Any] = {k: v for k, v in advice.items() if k not in ("legal_moves", "moves")}
     if mine is not None:  # the same state as a listed move: same cells, column and types in order (T14)
         key = (frozenset(mine.cells), mine.column, mine.types(board))
         rated = next(r for r in ranked if (frozenset(r.move.cells), r.move.column, r.move.types(board)) == key)
@@ -266,7 +226,7 @@ def advise_command(position_path: str, top: int, samples: int, seed: int, exact_
              "order bottom to top.",
              "value = immediate (score change now, T25) + groups + personal (potential) + tempo + denial + race "
              "(docs/tile.md); exact values in JSON."]
-    moves = [_move_record(r, board) for r in ranked]  # JSON and CSV list all, as advise and odds do
+    moves = advice["moves"]  # JSON and CSV list all, as advise and odds do
     data["legal_moves"], data["moves"] = len(ranked), moves
     click.echo(render(Report(title, ["rank", "take", "column", "order", "value", *PARTS, "refill"], rows, data, notes,
                              records=moves), fmt), nl=False)

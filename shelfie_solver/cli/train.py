@@ -28,6 +28,12 @@ from shelfie_solver.cli.options import (board_option, jobs_option, check_output,
               help="Fit the 1-player weights to the exact value tables of N random small boards drawn from "
                    "--seed (solved here) instead of solitaire self-play; the shipped ones use 24 with "
                    "--seed 11 (docs/train.md).")
+@click.option("--solitaire-hard", type=click.IntRange(0, 1000), default=0, show_default=True, metavar="N",
+              help="With --solitaire-boards: also fit to N random boards whose columns need 4-5 dice (up to "
+                   "5 columns, 125,000 states; solved with the float solver; docs/train.md).")
+@click.option("--solitaire-float", "solitaire_float", is_flag=True,
+              help="With --solitaire-boards: solve its boards with the float solver (solve-game --float) "
+                   "instead of exactly: minutes faster, the same fit up to rounding (docs/train.md).")
 @click.option("--players", "players_text", default="1,2,3,4", show_default=True, metavar="N,...",
               help="Numbers of players (1-4) to fit weights for.")
 @jobs_option
@@ -45,7 +51,7 @@ from shelfie_solver.cli.options import (board_option, jobs_option, check_output,
 @board_option
 @rules_option
 def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterations: int, solitaire_boards: int,
-                  players_text: str, jobs: int | None,
+                  solitaire_hard: int, solitaire_float: bool, players_text: str, jobs: int | None,
                   scheduler: str | None, output: str,
                   checkpoint: str | None, win_model: bool, board_path: str | None, rules_path: str | None) -> None:
     """Fit the learned objective by self-play: Monte Carlo returns, least squares, iterated.
@@ -75,14 +81,16 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
     workers = resolve_workers(jobs, scheduler)
     lines: list[str] = []
     if sys.stderr.isatty():  # a progress bar for people, nothing for pipes and tests
-        with click.progressbar(length=tasks_total(games, iterations, players, solitaire_boards),
+        with click.progressbar(length=tasks_total(games, iterations, players, solitaire_boards + solitaire_hard),
                                label="Self-play", file=sys.stderr, show_pos=True) as bar:
             model = train(board, rules, seed, games, iterations, workers, players, checkpoint,
                           progress=bar.update, report=lines.append, scheduler=scheduler,
-                          solitaire_boards=solitaire_boards)
+                          solitaire_boards=solitaire_boards, solitaire_hard=solitaire_hard,
+                          solitaire_float=solitaire_float)
     else:
         model = train(board, rules, seed, games, iterations, workers, players, checkpoint, report=lines.append,
-                      scheduler=scheduler, solitaire_boards=solitaire_boards)
+                      scheduler=scheduler, solitaire_boards=solitaire_boards, solitaire_hard=solitaire_hard,
+                      solitaire_float=solitaire_float)
     try:
         write_text_atomically(output, model_text(model))
     except FileWriteError as error:
@@ -96,7 +104,7 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
 
 
 #: Options of self-play only: with --table they would be ignored silently, so they are refused.
-_SELF_PLAY_ONLY = ("seed", "games", "iterations", "solitaire_boards", "players_text", "jobs", "scheduler", "checkpoint",
+_SELF_PLAY_ONLY = ("seed", "games", "iterations", "solitaire_boards", "solitaire_hard", "solitaire_float", "players_text", "jobs", "scheduler", "checkpoint",
                    "board_path", "rules_path")
 
 

@@ -29,12 +29,12 @@ from shelfie_solver.dice.allocate import find_groups
 from shelfie_solver.dice.engine.batched import solve_finals
 from shelfie_solver.dice.board import Board, Marks
 from shelfie_solver.dice.rolls import Counts, space_for
-from shelfie_solver.dice.engine.dp import TurnPlan, TurnSolution, plan_turn, solve_turn
+from shelfie_solver.dice.engine.dp import TurnPlan, TurnSolution, final_values, plan_turn, solve_turn
 from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.dice.game.events import GameState, LegalMarkings, Strategy, legal_sets
 from shelfie_solver.dice.engine.kernel import cell_lines as _cell_lines  # noqa: F401 (re-exported: tests read it here)
 from shelfie_solver.dice.engine.kernel import compiled_best_marking, compiled_strategic, int64_cap, kernel_function, turn_arrays
-from shelfie_solver.dice.engine.kernel import TurnArrays
+from shelfie_solver.dice.engine.kernel import TurnArrays, learned_deltas
 from shelfie_solver.dice.joker import is_all_jokers
 from shelfie_solver.dice.learned.objective import Learned, LearnedModel, default_model, model_named, state_objective
 from shelfie_solver.dice.objectives import Objective, Points, StateArrays, Strategic
@@ -200,6 +200,21 @@ class ThresholdStrategy:
         return min(shelves, key=lambda s: (loss(s), s))
 
 
+def first_by_worth(state: GameState, legal: LegalMarkings, worth: np.ndarray, marks: Marks) -> tuple[int, ...]:
+    """The cells of the first legal marking of :func:`advice.order_markings` from a compiled
+    table ``worth`` (``int64 (K+1,)``, every item set's value under the turn's objective): the
+    highest worth, ties broken by points now (D19, on ``marks``), then more items, then set
+    order."""
+    chosen = worth[legal.index]
+    top = np.flatnonzero(chosen == chosen.max())
+    if len(top) == 1:  # no tie on worth: the points-now tie rule is not needed
+        return legal.cells(int(top[0]))
+    sets = legal.sets
+    points = Points().values(StateArrays(state.board, state.rules, marks), sets)
+    order = np.lexsort((np.arange(len(sets.sizes)), -sets.sizes, -points, -chosen))
+    return legal.cells(int(order[0]))
+
+
 class SolverStrategy:
     """Optimal play for the default ``strategic`` objective (docs/objectives.md).
 
@@ -266,14 +281,7 @@ class SolverStrategy:
         if isinstance(plan, _CompiledPlan) and plan.worth is not None and plan.marks is not None:
             # the turn's compiled final table already holds every item set's strategic worth
             # (kernel._strategic == objectives.Strategic): the first of advice.order_markings
-            worth = plan.worth[legal.index]
-            top = np.flatnonzero(worth == worth.max())
-            if len(top) == 1:  # no tie on worth: the points-now tie rule is not needed
-                return legal.cells(int(top[0]))
-            sets = legal.sets
-            points = Points().values(StateArrays(state.board, state.rules, plan.marks), sets)
-            order = np.lexsort((np.arange(len(sets.sizes)), -sets.sizes, -points, -worth))
-            return legal.cells(int(order[0]))
+            return first_by_worth(state, legal, plan.worth, plan.marks)
         return legal.cells(int(marking_order(state, legal, Strategic())[0]))
 
     def choose_shelf(self, state: GameState, dice: Counts, shelves: tuple[int, ...],
@@ -285,32 +293,63 @@ class LearnedStrategy:
     """Optimal play, turn by turn, for the game-aware ``learned`` objective (:mod:`learned.objective`,
     docs/train.md): each turn the objective is built from the whole table
     (:func:`learned.objective.state_objective`) and :func:`dp.solve_turn` gives the holds; markings are
-    ranked by it and a failed result gives up its best shelf (D13).
+    ranked by it and a failed result gives up its best shelf (D13). With numba installed the
+    objective, the final values and the DP run in the compiled kernels (:mod:`kernel`,
+    docs/performance.md); the same integers, so the same games.
 
     Args:
         model: the parameters (default: the shipped ones, data/learned.json).
+        kernel: ``"auto"`` (compiled when numba is installed) or ``"numpy"`` (never).
     """
 
     name = "learned"
 
-    def __init__(self, model: LearnedModel | None = None):
+    #: Turns kept per process (least recently used out first), keyed by the whole table
+    #: (:class:`events.GameState`): a turn's objective and policy depend on nothing else.
+    cache_size = 1024
+
+    def __init__(self, model: LearnedModel | None = None, kernel: str = "auto"):
         self.model = model
-        self._turn: tuple[GameState, Learned | LastTurnWin | BeforeLastWin, tuple[np.ndarray | None, ...]] | None = None
+        self.kernel = kernel  # "auto": the compiled kernels when numba is installed; "numpy": never
+        self._turns: OrderedDict[GameState, tuple[Any, ...]] = OrderedDict()
+        self._turn: tuple[GameState, Learned | LastTurnWin | BeforeLastWin, tuple[Any, ...],
+                          np.ndarray | None] | None = None
 
     def objective(self, state: GameState) -> Learned:
         """The objective of a turn that :mod:`win_chance` does not value exactly."""
-        return state_objective(state, self.model or default_model())
+        return state_objective(state, self.model or default_model(), self.kernel != "numpy")
 
-    def turn(self, state: GameState) -> tuple[Learned | LastTurnWin | BeforeLastWin, tuple[np.ndarray | None, ...]]:
-        """The objective and policy of this turn (computed once per state)."""
+    def turn(self, state: GameState) -> tuple[Learned | LastTurnWin | BeforeLastWin, tuple[Any, ...]]:
+        """The objective and policy of this turn (computed once per state; ``policy[r][roll]`` the
+        hold index with ``r`` re-rolls left, r >= 1): the exact chance to
+        win on the last turns (:func:`win_chance.exact_objective`, D18, D20), else
+        :meth:`objective`; the policy of :func:`dp.solve_turn`, from the compiled kernel when
+        numba is installed (:func:`_compiled_learned_turn`: the same holds)."""
         if self._turn is None or self._turn[0] is not state:
-            objective: Learned | LastTurnWin | BeforeLastWin = self.objective(state)
+            known = self._turns.get(state)
+            if known is not None:  # the same table seen in an earlier game (the first turns above all)
+                self._turns.move_to_end(state)
+                self._turn = (state, *known)
+                return self._turn[1], self._turn[2]
             exact = exact_objective(state)  # the last turns: the exact chance to win (D18, D20)
-            if exact is not None:
-                objective = exact
-            solution = solve_turn(state.board, state.marks, state.rules, objective)
-            self._turn = (state, objective, tuple(None if p is None else p.astype(np.int32)
-                                                  for p in solution.policy))
+            objective: Learned | LastTurnWin | BeforeLastWin = self.objective(state) if exact is None else exact
+            fast = self.kernel != "numpy"
+            # the compiled kernels compute Learned's own values (not a subclass's, e.g. win's)
+            compiled = _compiled_learned_turn(state, objective) if fast and type(objective) is Learned else None
+            if compiled is None:
+                if not fast or compiled_best_marking() is None:
+                    solution = solve_turn(state.board, state.marks, state.rules, objective)
+                else:  # the same policy (batched.solve_finals: equal results, exact limbs beyond int64)
+                    final = final_values(state.board, state.marks, state.rules, objective)
+                    solution = solve_finals(space_for(state.rules), final.columns[:, None, :], state.rules.rerolls,
+                                            final.scale, kernel="numba").state(0)
+                policy = tuple(None if p is None else p.astype(np.int32) for p in solution.policy)
+                self._turn = (state, objective, policy, None)
+            else:
+                self._turn = (state, objective, compiled[0], compiled[1])
+            self._turns[state] = self._turn[1:]
+            if len(self._turns) > self.cache_size:
+                self._turns.popitem(last=False)
         return self._turn[1], self._turn[2]
 
     def choose_hold(self, state: GameState, dice: Counts, rerolls_left: int, rng: np.random.Generator) -> Counts:
@@ -321,12 +360,67 @@ class LearnedStrategy:
 
     def choose_marking(self, state: GameState, dice: Counts, legal: LegalMarkings,
                        rng: np.random.Generator) -> tuple[int, ...]:
-        return legal.cells(int(marking_order(state, legal, self.turn(state)[0])[0]))
+        objective = self.turn(state)[0]
+        assert self._turn is not None
+        worth = self._turn[3]
+        if worth is None:
+            return legal.cells(int(marking_order(state, legal, objective)[0]))
+        # the turn's compiled worth of every item set: the first of advice.order_markings
+        return first_by_worth(state, legal, worth, state.marks)
 
     def choose_shelf(self, state: GameState, dice: Counts, shelves: tuple[int, ...],
                      rng: np.random.Generator) -> int:
         objective = self.turn(state)[0]
-        return objective.shelf_values(StateArrays(state.board, state.rules, state.marks))[0][0]
+        arrays = StateArrays(state.board, state.rules, state.marks)
+        found = objective.compiled_shelf_values(arrays) \
+            if self.kernel != "numpy" and type(objective) is Learned else None
+        return (objective.shelf_values(arrays) if found is None else found)[0][0]
+
+
+def _compiled_learned_turn(state: GameState, objective: Learned) -> tuple[tuple[Any, ...], np.ndarray] | None:
+    """The policy of :func:`dp.solve_turn` for the ``learned`` objective and every item set's
+    worth in this state (``int64 (K+1,)``, 0 where unusable), by one compiled call
+    (:func:`kernel._learned_turn`, numba): the worth of the item sets and of the failed result
+    (D13), the final values' columns 0-1 (the later, carried columns never move the policy) and
+    the DP levels below the top; the top level's hold per roll when asked (:class:`_TopHolds`,
+    as :func:`dp.plan_turn`). Beyond int64, the DP of :func:`batched.solve_finals` (exact limbs).
+    ``None`` without numba or on a board of more than 62 items."""
+    board, rules = state.board, state.rules
+    turn = kernel_function("_learned_turn")
+    if turn is None or board.n_cells > 62:
+        return None
+    tables = turn_arrays(board, rules)
+    space = space_for(rules)
+    n = rules.rerolls
+    marks = state.marks
+    worth, _, values, policy, ok = turn(
+        *learned_deltas(board, rules), tables.set_masks, marks.marked, marks.eliminated,
+        *objective.kernel_inputs(StateArrays(board, rules, marks)), tables.sizes, tables.set_starts, tables.set_rolls,
+        tables.extend, tables.power, tables.order, tables.shrink, space.denominator, n, int64_cap(space.denominator, n))
+    if n == 0 or not ok:  # no holds, or wide: solved whole
+        solution = solve_finals(space, values[0][:, None, :], n, kernel="numba").state(0)
+        return tuple(None if p is None else p.astype(np.int32) for p in solution.policy), worth
+    top = _TopHolds(tables, values[n - 1], values[0], space.denominator ** n)
+    return (None, *(policy[r].astype(np.int32) for r in range(1, n)), top), worth
+
+
+class _TopHolds:
+    """The top level of a turn's policy (the first roll, every re-roll left), decided per roll
+    when first asked, as :func:`dp.solve` would (:func:`kernel._top_hold`: the same tie rule):
+    ``holds[roll]`` is the hold index of roll index ``roll``."""
+
+    def __init__(self, tables: TurnArrays, below: np.ndarray, level0: np.ndarray, factor: int):
+        self.tables, self.below, self.level0, self.factor = tables, below, level0, factor
+        self._found: dict[int, int] = {}
+
+    def __getitem__(self, roll: int) -> int:
+        found = self._found.get(roll)
+        if found is None:
+            t = self.tables
+            found = self._found[roll] = int(kernel_function("_top_hold")(
+                t.starts, t.columns, t.weights, t.pair_hold, t.pair_starts, self.below, self.level0, self.factor,
+                int(roll)))
+        return found
 
 
 def _compiled_plan(board: Board, marks: Marks, rules: Ruleset, roll: int = -1) -> TurnPlan | None:

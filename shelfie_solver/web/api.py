@@ -291,7 +291,7 @@ class GameServer:
                 done = describe(table, after)
             else:
                 count = table.actions - after.actions
-                done = [f"Undid {count} action{'s' if count != 1 else ''}."]
+                done = [f"Undone: {count} action{'s' if count != 1 else ''} taken back."]
             answer = self.state(after, done)
             encode_answer(answer)  # the whole answer is made (and sendable) before the file is written
             answers.append(answer)

@@ -1,5 +1,6 @@
 """The ASGI app of ``shelfie-solve serve`` (Starlette; the ``[web]`` extra): the JSON API of
-:mod:`web.api` and the page's three static files, nothing else (docs/serve.md).
+:mod:`web.api`, the tile page's stateless API (:mod:`web.tile`) and the pages' static files,
+nothing else (docs/serve.md).
 
 Safety (docs/serve.md, "Safety"):
 
@@ -11,8 +12,8 @@ Safety (docs/serve.md, "Safety"):
   page elsewhere cannot reach this server through a rebound DNS name;
 * a write must be ``Content-Type: application/json`` (415 otherwise: a cross-site form cannot
   post here) and at most :data:`MAX_BODY_BYTES` (413);
-* no path comes from the client: the one game file is the server's, the static files are three
-  fixed routes read from the package;
+* no path comes from the client: the one game file is the server's, the static files are fixed
+  routes read from the package; the tile page's position comes whole in the body, never a file;
 * every error is one line of JSON ``{"error": "..."}`` — bad input 400 with the CLI's message
   (:class:`core.errors.ShelfieError`), a stale write 409 (:class:`web.api.StaleWrite`), anything
   unexpected 500 — never a traceback page.
@@ -40,6 +41,7 @@ from shelfie_solver.core.errors import ShelfieError, error_line
 from shelfie_solver.core.inputs import check_json_text
 from shelfie_solver.web.api import WRITES, GameServer, StaleWrite, encode_answer
 from shelfie_solver.web.newgame import GameExists, NewGame
+from shelfie_solver.web.tile import StaleTile, TilePage
 from shelfie_solver.web.token import token_matches
 
 #: Largest request body accepted (a write is a few hundred bytes).
@@ -50,6 +52,10 @@ STATIC = {
     "/": ("index.html", "text/html; charset=utf-8"),
     "/static/app.css": ("app.css", "text/css; charset=utf-8"),
     "/static/app.js": ("app.js", "text/javascript; charset=utf-8"),
+    "/static/api.js": ("api.js", "text/javascript; charset=utf-8"),
+    "/tile": ("tile.html", "text/html; charset=utf-8"),
+    "/static/tile.css": ("tile.css", "text/css; charset=utf-8"),
+    "/static/tile.js": ("tile.js", "text/javascript; charset=utf-8"),
 }
 
 TOKEN_COOKIE = "shelfie_token"
@@ -193,6 +199,8 @@ def guarded(call: Callable[[Request], Awaitable[dict[str, Any]]]) -> Handler:
             return response
         except StaleWrite as stale:
             return error(409, str(stale), revision=stale.revision, digest=stale.digest)
+        except StaleTile as stale:
+            return error(409, str(stale), revision=stale.revision)
         except GameExists as exists:
             return error(409, str(exists))
         except ShelfieError as bad:
@@ -207,11 +215,14 @@ def guarded(call: Callable[[Request], Awaitable[dict[str, Any]]]) -> Handler:
 
 
 def create_app(server: GameServer, token: str | None = None,
-               allowed_hosts: frozenset[str] | None = None, new_game: NewGame | None = None) -> Starlette:
+               allowed_hosts: frozenset[str] | None = None, new_game: NewGame | None = None,
+               tile: TilePage | None = None) -> Starlette:
     """The app over ``server``'s game file. ``token``: required on every request (non-loopback
     host); ``allowed_hosts``: the ``Host`` names answered (loopback), ``None`` for any;
     ``new_game``: how ``POST /api/new`` creates the file while it is missing (default: the
-    standard board and rules, :class:`web.newgame.NewGame`)."""
+    standard board and rules, :class:`web.newgame.NewGame`); ``tile``: the tile page's API
+    (default: the shipped tile ruleset, layout and cards, :class:`web.tile.TilePage`)."""
+    tiles = tile if tile is not None else TilePage()
     setup = new_game if new_game is not None else NewGame(server.path)
     files = resources.files("shelfie_solver.web") / "static"
     static = {route: ((files / name).read_bytes(), media) for route, (name, media) in STATIC.items()}
@@ -254,7 +265,30 @@ def create_app(server: GameServer, token: str | None = None,
 
         return call
 
+    async def tile_info(request: Request) -> dict[str, Any]:
+        return tiles.info()
+
+    async def tile_advise(request: Request) -> dict[str, Any]:
+        body = await read_json(request)
+        return await run_in_threadpool(tiles.advise, body)
+
+    async def tile_apply(request: Request) -> dict[str, Any]:
+        body = await read_json(request)
+        return await run_in_threadpool(tiles.apply, body)
+
+    async def tile_file(request: Request) -> dict[str, Any]:
+        return await run_in_threadpool(tiles.read_file)
+
+    async def tile_save(request: Request) -> dict[str, Any]:
+        body = await read_json(request)
+        return await run_in_threadpool(tiles.write_file, body)
+
     routes = [Route(r, page(r), methods=["GET"]) for r in STATIC]
+    routes += [Route("/api/tile/info", guarded(tile_info), methods=["GET"]),
+               Route("/api/tile/file", guarded(tile_file), methods=["GET"]),
+               Route("/api/tile/file", guarded(tile_save), methods=["POST"]),
+               Route("/api/tile/advise", guarded(tile_advise), methods=["POST"]),
+               Route("/api/tile/apply", guarded(tile_apply), methods=["POST"])]
     routes += [Route("/api/state", guarded(state), methods=["GET"]),
                Route("/api/revision", guarded(revision), methods=["GET"]),
                Route("/api/stop", guarded(stop), methods=["GET"]),
@@ -265,7 +299,7 @@ def create_app(server: GameServer, token: str | None = None,
 
     async def http_error(request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 500
-        words = {404: f"no such page {request.url.path[:100]!r}; the page is / and the API /api/... (docs/serve.md)",
+        words = {404: f"no such page {request.url.path[:100]!r}; the pages are / and /tile, the API /api/... (docs/serve.md)",
                  405: f"{request.method} is not allowed on {request.url.path[:100]}"}
         return error(status, words.get(status, str(getattr(exc, "detail", "")) or "error"))
 

@@ -11,6 +11,7 @@ even a hard stop never leaves half a file) and returns; :func:`serve` then retur
 from __future__ import annotations
 
 import io
+import os
 import signal
 import socket
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from types import FrameType
 from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.web.api import GameServer
 from shelfie_solver.web.newgame import NewGame
+from shelfie_solver.web.tile import TilePage
 from shelfie_solver.web.token import is_loopback, new_token
 
 #: Longest wait for requests under way when stopping, in seconds.
@@ -86,10 +88,11 @@ def qr_text(url: str) -> str:
 
 
 def serve(path: str, host: str, port: int, objective: str, echo: Callable[[str], None],
-          new_game: NewGame | None = None) -> None:
+          new_game: NewGame | None = None, tile: TilePage | None = None) -> None:
     """Serve the game file ``path`` until SIGINT or SIGTERM; ``echo`` prints a line (the URL
     first). A missing ``path`` is served too: the page creates it (``new_game``: the board,
-    rules and seed of that game, :mod:`web.newgame`), said on a line after the URL.
+    rules and seed of that game, :mod:`web.newgame`), said on a line after the URL. ``tile``: the
+    tile page's API (:mod:`web.tile`), with the position file of ``serve --tile`` if any.
 
     Raises:
         ShelfieError: a bad game file or objective, a host or port that cannot be used.
@@ -99,6 +102,8 @@ def serve(path: str, host: str, port: int, objective: str, echo: Callable[[str],
     from shelfie_solver.web.app import create_app
 
     server = GameServer(path, objective)
+    tiles = tile if tile is not None else TilePage()
+    tiles.check_file()
     setup = new_game if new_game is not None else NewGame(path)
     missing = not setup.exists()
     if missing:
@@ -122,7 +127,10 @@ def serve(path: str, host: str, port: int, objective: str, echo: Callable[[str],
         echo(f"Open the URL above on this machine. Ctrl-C stops; {path} holds every action.")
     if missing:
         echo(f"No game in {path} yet: the page starts with New game (the names, who plays first) and creates it.")
-    config = uvicorn.Config(create_app(server, token, allowed, setup), log_level="warning", access_log=False,
+    if tiles.file is not None:
+        echo(f"The tile page (/tile) keeps its position in {tiles.file}"
+             + ("." if os.path.exists(tiles.file) else " (made on the first Advise)."))
+    config = uvicorn.Config(create_app(server, token, allowed, setup, tiles), log_level="warning", access_log=False,
                             lifespan="off", timeout_graceful_shutdown=GRACE_SECONDS, server_header=False)
 
     def stop(signum: int, frame: FrameType | None) -> None:

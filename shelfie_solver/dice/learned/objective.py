@@ -302,7 +302,7 @@ def table_context(sheets: tuple[Marks, ...], seat: int, turn: int) -> np.ndarray
     fit does not credit a player's own marks with the time they take."""
     others = [m for j, m in enumerate(sheets) if j != seat]
     return np.array([turn // len(sheets) + 1, sum(bin(m.marked).count("1") for m in others),
-                     sum(len(m.available) for m in others)], dtype=np.int64)
+                     sum(m.n_cells - bin(m.marked | m.eliminated).count("1") for m in others)], dtype=np.int64)
 
 
 def feature_vector(board: Board, rules: Ruleset, marks: Marks, threat: np.ndarray, own_near: bool,
@@ -316,17 +316,30 @@ def feature_vector(board: Board, rules: Ruleset, marks: Marks, threat: np.ndarra
     return np.concatenate([per_kind.ravel(), glob])
 
 
+@lru_cache(maxsize=1 << 12)
 def threats(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], seat: int) -> np.ndarray:
     """``bool (L,)``: lines of ``seat`` that an opponent threatens to complete (D15: at least
-    ``len - 2`` of the line's items marked on the opponent's sheet and none eliminated)."""
+    ``len - 2`` of the line's items marked on the opponent's sheet and none eliminated); kept for
+    the tables seen most recently (a read-only array)."""
     out = np.zeros(len(board.lines), dtype=bool)
+    sizes = _line_sizes(board)
     for other, marks in enumerate(sheets):
         if other == seat:
             continue
-        m, a, _, _ = StateArrays(board, rules, marks).line_totals
-        sizes = board.line_matrix.sum(axis=0)
+        m, a, _, _ = sheet_totals(board, rules, marks)
         out |= (m + a == sizes) & (m >= sizes - 2) & (m < sizes)
+    out.flags.writeable = False  # kept by the cache
     return out
+
+
+@lru_cache(maxsize=1 << 14)
+def sheet_totals(board: Board, rules: Ruleset, marks: Marks) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:attr:`StateArrays.line_totals` of a sheet, kept for the sheets seen most recently (a
+    turn's objective reads every seat's sheet several times); read-only arrays."""
+    totals = StateArrays(board, rules, marks).line_totals
+    for x in totals:
+        x.flags.writeable = False
+    return totals
 
 
 @lru_cache(maxsize=64)
@@ -507,10 +520,108 @@ class Learned:
     def failed_value(self, state: StateArrays) -> int:
         return max((value for _, value in self.shelf_values(state)), default=0)
 
+    def kernel_inputs(self, state: StateArrays) -> tuple[Any, ...]:
+        """The arguments of the compiled kernels (:func:`engine.kernel._learned_worth` from
+        ``m`` to ``win_scale``, with the item values after ``n_shelves``, as
+        :func:`engine.kernel._learned_turn` takes them) for the sheet ``state``."""
+        board, rules = state.board, state.rules
+        m, a, mp, ap = state.line_totals
+        arrays = _kernel_arrays(self, board)
+        return (m, a, mp, ap, _line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules),
+                board.n_shelves, board.value_array, arrays[0], arrays[1], arrays[2], self.threat, self.triggered,
+                self.opponent_distance, self.opponents, arrays[3], arrays[4], arrays[5], self.end_open, arrays[6],
+                WEIGHT_SCALE, VALUE_SCALE, WIN_SCALE)
+
+    def compiled_positions(self, state: StateArrays, ids: np.ndarray, lines: np.ndarray, counts: np.ndarray,
+                           points: np.ndarray, masks: np.ndarray,
+                           losing: bool) -> tuple[np.ndarray, np.ndarray] | None:
+        """:meth:`positions` of ``K`` candidate sheets by the compiled kernel
+        (:func:`engine.kernel._learned_worth`, numba), or ``None`` without numba: each candidate
+        is the line changes ``ids (K, W)`` (padded with -1) into ``lines``/``counts``/``points``
+        ``(D,)``, marking (``losing`` False) or losing (``losing`` True, D13) ``counts`` items
+        worth ``points`` on ``lines``. Returns ``V (K+1,)`` (the last: the sheet as it
+        is, :meth:`before`) and ``usable (K+1,)`` (D4, by the sets' bit ``masks``; every
+        candidate when ``masks`` is empty). The same integers as :meth:`positions`."""
+        from shelfie_solver.dice.engine.kernel import kernel_function
+
+        worth = kernel_function("_learned_worth")
+        if worth is None:
+            return None
+        board, rules = state.board, state.rules
+        m, a, mp, ap = state.line_totals
+        arrays = _kernel_arrays(self, board)
+        marks = state.marks
+        found: tuple[np.ndarray, np.ndarray] = worth(
+            ids, lines, counts, points, masks, marks.marked | marks.eliminated, losing, m, a, mp, ap, _line_sizes(board),
+            rules.scoring_threshold, end_trigger_shelves(board, rules), board.n_shelves, arrays[0], arrays[1],
+            arrays[2], self.threat, self.triggered, self.opponent_distance, self.opponents, arrays[3], arrays[4],
+            arrays[5], self.end_open, arrays[6], WEIGHT_SCALE, VALUE_SCALE, WIN_SCALE)
+        return found
+
+    def compiled_shelf_values(self, state: StateArrays) -> list[tuple[int, int]] | None:
+        """:meth:`shelf_values` by the compiled kernel (:meth:`compiled_positions`), or ``None``
+        without numba."""
+        shelves, lines, counts, points = _give_up_arrays(state.board, state.marks)
+        if not shelves:
+            return []
+        ids = np.arange(lines.size, dtype=np.int64).reshape(lines.shape)
+        found = self.compiled_positions(state, ids, lines.ravel(), counts.ravel(), points.ravel(),
+                                        np.zeros(0, dtype=np.int64), True)
+        if found is None:
+            return None
+        v = found[0]
+        options = [(s, int(v[row] - v[-1])) for row, s in enumerate(shelves)]
+        return sorted(options, key=lambda item: -item[1])
+
+
+@lru_cache(maxsize=1 << 12)
+def _give_up_arrays(board: Board, marks: Marks) -> tuple[tuple[int, ...], np.ndarray, np.ndarray, np.ndarray]:
+    """The failed result's choices (D13, :func:`failed_result_shelves`) as candidates of
+    :meth:`Learned.compiled_positions`: the shelves in order, and per shelf the lines losing
+    items (the shelf, then every column: a column losing no item is no change), the items and
+    points lost, ``(S, 1 + columns)``."""
+    available = marks.bit_arrays()[1].reshape(board.n_shelves, board.n_columns).astype(np.int64)
+    shelves = np.flatnonzero(available.any(axis=1))  # failed_result_shelves: those with an available item
+    lost = available[shelves]
+    lost_points = lost * board.value_array.reshape(board.n_shelves, board.n_columns)[shelves]
+    lines = np.concatenate([shelves[:, None], np.broadcast_to(board.n_shelves + np.arange(board.n_columns),
+                                                              (len(shelves), board.n_columns))], axis=1)
+    counts = np.concatenate([lost.sum(axis=1, keepdims=True), lost], axis=1)
+    points = np.concatenate([lost_points.sum(axis=1, keepdims=True), lost_points], axis=1)
+    return tuple(int(s) for s in shelves), lines.astype(np.int64), counts, points
+
+
+@cache
+def _line_sizes(board: Board) -> np.ndarray:
+    """``int64 (L,)``: items per line (:attr:`Board.lines`)."""
+    sizes: np.ndarray = board.line_matrix.sum(axis=0).astype(np.int64)
+    return sizes
+
+
+def _kernel_arrays(objective: Learned, board: Board) -> tuple[np.ndarray, ...]:
+    """The arrays :func:`engine.kernel._learned_worth` reads from ``objective`` (made once per
+    objective): line coefficients ``(3, 4, L, 5)``, global weights ``(3, 4)``, the context term
+    ``(3,)``, the opponents' sums ``(3,)``, values ``(J, 3)`` and blocking ``(J, 3, L)`` (J = 0
+    when absent), the win-chance spreads."""
+    found: tuple[np.ndarray, ...] | None = objective.__dict__.get("_kernel_arrays")
+    if found is None:
+        coef, g, context_weights = _kernel_weights(objective.weights, board)
+        lines = len(board.lines)
+        found = (coef, g, context_weights @ np.asarray(objective.context, dtype=np.int64),
+                 np.array(objective.opponent_sums, dtype=np.int64),
+                 np.zeros((0, 3), dtype=np.int64) if objective.opponent_values is None
+                 else np.ascontiguousarray(objective.opponent_values, dtype=np.int64),
+                 np.zeros((0, 3, lines), dtype=np.int64) if objective.block is None or objective.opponent_values is None
+                 else np.ascontiguousarray(objective.block, dtype=np.int64),
+                 np.array(WIN_SIGMA, dtype=np.int64))
+        object.__setattr__(objective, "_kernel_arrays", found)
+    return found
+
 
 def player_values(weights: np.ndarray, board: Board, rules: Ruleset, sheets: tuple[Marks, ...], seat: int,
                   phases: tuple[int, ...], turn: int = 0) -> list[int]:
-    """``P`` of ``seat`` (score plus ``F``) in each of ``phases``, over :data:`WEIGHT_SCALE`."""
+    """``P`` of ``seat`` (score plus ``F``) in each of ``phases``, over :data:`WEIGHT_SCALE`
+    (numpy; :func:`game_objective` has a compiled form, :func:`_compiled_opponents`)."""
     marks = sheets[seat]
     m, a, mp, ap = StateArrays(board, rules, marks).line_totals
     t = rules.scoring_threshold
@@ -537,8 +648,8 @@ def block_values(weights: np.ndarray, board: Board, rules: Ruleset, sheets: tupl
     with the opponent in their end phase ``phases[0][seat]`` (0 or 1), in phase 2 and in phase 3;
     0 for the other lines. None when no line can be completed or no opponent has an item to lose.
     Left out: an end trigger caused by the elimination (D17)."""
-    m, a, _, _ = StateArrays(board, rules, sheets[active]).line_totals
-    sizes = board.line_matrix.sum(axis=0)
+    m, a, _, _ = sheet_totals(board, rules, sheets[active])
+    sizes = _line_sizes(board)
     reachable = np.flatnonzero((m + a == sizes) & (m < sizes) & (sizes - m <= rules.combinations_per_turn))
     if not len(reachable):
         return None
@@ -559,8 +670,65 @@ def block_values(weights: np.ndarray, board: Board, rules: Ruleset, sheets: tupl
     return out if out.any() else None
 
 
+_WEIGHT_ARRAYS: dict[tuple[int, Board], tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+
+
+def _kernel_weights(weights: np.ndarray, board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The compiled kernels' form of a ``(3, N_FEATURES)`` weight table on ``board``: line
+    coefficients ``(3, 4, L, 5)`` (:func:`_coefficients`), the first four global weights
+    ``(3, 4)`` and the context weights ``(3, N_CONTEXT)``; made once per table (a model's
+    tables live as long as the model, which is kept with them here)."""
+    key = (id(weights), board)
+    found = _WEIGHT_ARRAYS.get(key)
+    if found is None or found[0] is not weights:
+        table = np.ascontiguousarray(weights, dtype=np.int64)
+        start = KINDS * len(LINE_FEATURES)
+        found = (weights, (_coefficients(table.tobytes(), board), np.ascontiguousarray(table[:, start:start + 4]),
+                           np.ascontiguousarray(table[:, start + 4:])))
+        if len(_WEIGHT_ARRAYS) > 64:
+            _WEIGHT_ARRAYS.clear()
+        _WEIGHT_ARRAYS[key] = found
+    return found[1]
+
+
+def _compiled_opponents(weights: np.ndarray, board: Board, rules: Ruleset, sheets: tuple[Marks, ...], active: int,
+                        ends: dict[int, int], turn: int) -> tuple[np.ndarray, np.ndarray | None] | None:
+    """What :func:`game_objective` needs of the opponents, by one compiled call per opponent
+    (:func:`engine.kernel._learned_blocks`, numba): their ``P`` ``int64 (J, 3)`` in phases
+    ``(ends[j], 2, 3)`` (:func:`player_values`) and :func:`block_values` (with
+    :data:`BLOCKING`; else None). The same integers; ``None`` without numba."""
+    from shelfie_solver.dice.engine.kernel import cell_lines, kernel_function
+
+    blocks = kernel_function("_learned_blocks")
+    if blocks is None:
+        return None
+    opponents = [j for j in range(len(sheets)) if j != active]
+    coef, g, context_weights = _kernel_weights(weights, board)
+    trigger = end_trigger_shelves(board, rules)
+    m, a, _, _ = sheet_totals(board, rules, sheets[active])
+    sizes = _line_sizes(board)
+    # the lines the active player can complete this turn (block_values)
+    reachable = np.flatnonzero((m + a == sizes) & (m < sizes) & (sizes - m <= rules.combinations_per_turn)) \
+        if BLOCKING else np.zeros(0, dtype=np.int64)
+    each = np.zeros((len(opponents), 3), dtype=np.int64)
+    out = np.zeros((len(opponents), 3, len(sizes)), dtype=np.int64)
+    for index, j in enumerate(opponents):
+        marks = sheets[j]
+        mj, aj, mpj, apj = sheet_totals(board, rules, marks)
+        found = blocks(reachable, marks.marked, marks.eliminated, cell_lines(board), board.value_array, mj, aj,
+                       mpj, apj, rules.scoring_threshold, trigger, board.n_shelves, coef, g,
+                       context_weights @ table_context(sheets, j, turn), threats(board, rules, sheets, j),
+                       WEIGHT_SCALE)
+        columns = [ends[j], 2, 3]
+        each[index] = found[-1, columns]
+        if len(reachable):
+            out[index][:, reachable] = (found[:-1, columns] - found[-1, columns]).T  # no item lost: 0
+    return each, (out if out.any() else None)
+
+
 def game_objective(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], active: int, first: int,
-                   triggered: bool, model: LearnedModel | None = None, turn: int = 0) -> Learned:
+                   triggered: bool, model: LearnedModel | None = None, turn: int = 0,
+                   compiled: bool = True) -> Learned:
     """The ``learned`` objective of the player ``active`` at the start of their turn.
 
     Args:
@@ -568,6 +736,8 @@ def game_objective(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], acti
         triggered: the end is triggered (D17), so this is the last round (D18).
         turn: turns already played (0-based number of this turn; it gives the round).
         model: the parameters (default: the shipped ones).
+        compiled: the opponents' values by the compiled kernel when numba is installed
+            (:func:`_compiled_opponents`); False: numpy only. The same objective either way.
     """
     model = model or default_model()
     n = len(sheets)
@@ -576,21 +746,25 @@ def game_objective(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], acti
     opponents = [j for j in range(n) if j != active]
     position = (active - first) % n
     ends = {j: 1 if (j - first) % n > position else 0 for j in opponents}
-    each = np.array([player_values(weights, board, rules, sheets, j, (ends[j], 2, 3), turn) for j in opponents],
-                    dtype=np.int64).reshape(len(opponents), 3)
+    fast = _compiled_opponents(weights, board, rules, sheets, active, ends, turn) if compiled else None
+    if fast is None:
+        each = np.array([player_values(weights, board, rules, sheets, j, (ends[j], 2, 3), turn) for j in opponents],
+                        dtype=np.int64).reshape(len(opponents), 3)
+        block = block_values(weights, board, rules, sheets, active, (ends, 2, 3), turn) if BLOCKING else None
+    else:
+        each, block = fast
     end_sum, near_sum, far_sum = (int(x) for x in each.sum(axis=0))
     distance = min((trigger - sheets[j].closed_shelves() for j in opponents), default=FAR)
-    block = block_values(weights, board, rules, sheets, active, (ends, 2, 3), turn) if BLOCKING else None
     return Learned(weights, threats(board, rules, sheets, active), triggered, distance, len(opponents),
                    (end_sum, near_sum, far_sum), table_context(sheets, active, turn),
                    opponent_values=each if opponents else None,
                    block=block, end_open=any(ends.values()))
 
 
-def state_objective(state: GameState, model: LearnedModel | None = None) -> Learned:
+def state_objective(state: GameState, model: LearnedModel | None = None, compiled: bool = True) -> Learned:
     """:func:`game_objective` for a :class:`events.GameState` (the state strategies see)."""
     return game_objective(state.board, state.rules, state.sheets, state.active, state.first,
-                          state.end_triggered, model, state.turn)
+                          state.end_triggered, model, state.turn, compiled)
 
 
 def solitaire_objective(board: Board, model: LearnedModel | None = None) -> Learned:

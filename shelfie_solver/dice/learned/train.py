@@ -24,7 +24,8 @@ running again with the same settings resumes after the last one.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from fractions import Fraction
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -217,9 +218,15 @@ class Settings:
     board: str
     rules: str
     solitaire_boards: int = 0
+    solitaire_hard: int = 0
+    solitaire_float: bool = False
 
     def as_dict(self) -> dict[str, Any]:
-        extra = {"solitaire_boards": self.solitaire_boards} if self.solitaire_boards else {}
+        extra: dict[str, Any] = {"solitaire_boards": self.solitaire_boards} if self.solitaire_boards else {}
+        if self.solitaire_hard:
+            extra["solitaire_hard"] = self.solitaire_hard
+        if self.solitaire_float:
+            extra["solitaire_float"] = True
         return {"seed": self.seed, "games": self.games, "iterations": self.iterations,
                 "players": list(self.players), "board": self.board, "rules": self.rules, **extra}
 
@@ -228,7 +235,7 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
           players: Iterable[int] = PLAYER_COUNTS, checkpoint: str | Path | None = None,
           progress: Callable[[int], None] | None = None,
           report: Callable[[str], None] | None = None, scheduler: Any = None,
-          solitaire_boards: int = 0) -> LearnedModel:
+          solitaire_boards: int = 0, solitaire_hard: int = 0, solitaire_float: bool = False) -> LearnedModel:
     """Fit the ``learned`` parameters by self-play (module docstring).
 
     Args:
@@ -246,6 +253,11 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
             but to the exact value tables of this many random small boards
             (:func:`fit_boards`, from the same seed); no solitaire game is played, and the other
             player counts' weights are the same as without it (their games keep their seeds).
+        solitaire_hard: with ``solitaire_boards``, so many boards of the hard family (columns
+            needing 4-5 dice, up to 125,000 states, solved in float) are pooled too
+            (:func:`fit_boards` ``hard``).
+        solitaire_float: with ``solitaire_boards``, its boards are solved with the float solver
+            (:func:`fit_boards` ``float_solve``).
 
     Raises:
         TrainError: settings out of range, or the checkpoint cannot be written.
@@ -257,7 +269,13 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
     if solitaire_boards < 0 or (solitaire_boards and 1 not in counts):
         raise TrainError(f"--solitaire-boards fits the 1-player weights: expected a count >= 0 with 1 among "
                          f"--players; got {solitaire_boards} with players={list(counts)}")
-    settings = Settings(seed, games, iterations, counts, board.name, rules.name, solitaire_boards)
+    if solitaire_hard < 0 or (solitaire_hard and not solitaire_boards):
+        raise TrainError(f"--solitaire-hard adds boards to --solitaire-boards: expected a count >= 0 with "
+                         f"--solitaire-boards N; got {solitaire_hard} with --solitaire-boards {solitaire_boards}")
+    if solitaire_float and not solitaire_boards:
+        raise TrainError("--solitaire-float solves the --solitaire-boards boards: expected it with --solitaire-boards N")
+    settings = Settings(seed, games, iterations, counts, board.name, rules.name, solitaire_boards, solitaire_hard,
+                        solitaire_float)
     inputs = _inputs_fingerprint(board, rules)
     done = _read_checkpoint(checkpoint, settings, inputs)
     tree = [iteration.spawn(len(counts)) for iteration in np.random.SeedSequence(seed).spawn(iterations)]
@@ -267,9 +285,10 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
         if done:
             solitaire = done[-1].weights[1]
             if progress:
-                progress(solitaire_boards)
+                progress(solitaire_boards + solitaire_hard)
         else:
-            solitaire = fit_boards(rules, seed, solitaire_boards, jobs, scheduler, progress, report)
+            solitaire = fit_boards(rules, seed, solitaire_boards, jobs, scheduler, progress, report,
+                                   hard=solitaire_hard, float_solve=solitaire_float)
     from shelfie_solver.core.parallel import Interrupted, interrupted_by
 
     written = [len(done)]  # iterations the checkpoint holds, for an interruption's message
@@ -328,6 +347,8 @@ def _iterate(board: Board, rules: Ruleset, games: int, iterations: int, jobs: in
         if solitaire is not None:
             method += (f"; 1 player: least squares fit to the exact value tables of {solitaire_boards} random "
                        "small boards")
+            if settings.solitaire_hard:
+                method += f" and the float value tables of {settings.solitaire_hard} hard-family boards"
         model = LearnedModel(weights, {"trained": {**settings.as_dict(), "method": method}})
         check_weights(model, "the fitted weights")  # what learned:FILE would refuse is never written
         done.append(model)
@@ -486,7 +507,8 @@ BOARD_STREAM = 100
 
 def fit_boards(rules: Ruleset, seed: int, count: int, jobs: int = 1, scheduler: Any = None,
                progress: Callable[[int], None] | None = None,
-               report: Callable[[str], None] | None = None, max_states: int | None = None) -> np.ndarray:
+               report: Callable[[str], None] | None = None, max_states: int | None = None,
+               hard: int = 0, float_solve: bool = False) -> np.ndarray:
     """Solitaire weights ``int64 (3, N_FEATURES)`` fitted (:func:`fit_table_sums`) to the exact
     value tables of ``count`` random small boards (:func:`random_boards.random_boards` from
     ``SeedSequence(seed, spawn_key=(BOARD_STREAM,))``; the boards docs/train.md measures on are never
@@ -494,6 +516,12 @@ def fit_boards(rules: Ruleset, seed: int, count: int, jobs: int = 1, scheduler: 
     ``scheduler``; the sums are exact integers, so the weights do not depend on the workers.
     ``progress`` is called with 1 per solved board, ``report`` with one line per phase;
     ``max_states`` bounds the family's boards (default :data:`random_boards.MAX_STATES`).
+    ``hard``: so many boards of the hard family (:func:`random_boards.hard_boards` from
+    ``SeedSequence(seed, spawn_key=(HARD_STREAM,))``, none of the ``count`` boards; columns needing
+    4-5 dice, up to 125,000 states) are pooled too, each solved with the float solver
+    (:func:`board_float_sums`); with ``hard=0`` the weights are those of before the option.
+    ``float_solve``: the ``count`` boards are solved with the float solver too (minutes faster;
+    targets within the float bound, below 1e-9 points, of the exact ones before their rounding).
 
     Raises:
         TrainError: the ruleset cannot hold the family's boards (too few faces or dice).
@@ -509,25 +537,59 @@ def fit_boards(rules: Ruleset, seed: int, count: int, jobs: int = 1, scheduler: 
     # the largest boards first, so no worker is left with one at the end (the sums are exact
     # integers: their order does not matter)
     boards.sort(key=lambda board: -state_count(board, rules))
-    tables = run_tasks(board_table_sums, [(board, rules) for board in boards], jobs, progress, scheduler)
+    solve = board_float_sums if float_solve else board_table_sums
+    tables = run_tasks(solve, [(board, rules) for board in boards], jobs, progress, scheduler)
+    if hard:
+        from shelfie_solver.dice.wholegame.random_boards import hard_boards
+
+        extra = hard_boards(np.random.SeedSequence(seed, spawn_key=(HARD_STREAM,)), hard, rules, boards)
+        extra.sort(key=lambda board: -state_count(board, rules))
+        tables += run_tasks(board_float_sums, [(board, rules) for board in extra], jobs, progress, scheduler)
     weights, errors = fit_table_sums(tables, rules.scoring_threshold)
     if report:
+        what = f"{count} random boards'" + (" (float)" if float_solve else "") + (
+            f" and {hard} hard boards' (float)" if hard else "")
         for p, rms in sorted(errors.items()):
-            report(f"{count} random boards' value tables, 1 player, phase {p}: "
+            report(f"{what} value tables, 1 player, phase {p}: "
                    f"{sum(t[p].count for t in tables)} states, RMS error {rms:.2f} points")
     return weights
+
+
+#: The spawn key, under ``SeedSequence(seed)``, of the hard-family boards' seeds (:func:`fit_boards`).
+HARD_STREAM = 101
+
+
+def board_float_sums(board: Board, rules: Ruleset) -> dict[int, Sums]:
+    """Solve ``board``'s solitaire game with the float solver (:func:`wholegame.float_solver.solve_float`,
+    ``solve-game --float``: float64 with a proven bound, below 1e-9 points on these boards) and
+    return the sums :func:`fit_table` pools for its table (each state's float value as the
+    target, rounded to ``1 / TABLE_SCALE`` point like the exact ones). A worker's unit of work."""
+    from shelfie_solver.dice.wholegame.float_solver import solve_float
+    from shelfie_solver.dice.wholegame.state_index import state_index
+
+    solution = solve_float(board, rules)
+    index = state_index(board, rules)
+    values = {}
+    for at in range(index.count):
+        marks = index.marks(at)
+        values[(marks.marked, marks.eliminated)] = float(solution.values[at])
+    return _sums(board, rules, values)
 
 
 def _table_sums(solution: GameSolution) -> dict[int, Sums]:
     """Exact sums of :func:`fit_table` for one table: targets times TABLE_SCALE, ``X^T X`` times
     TABLE_SCALE (so the fitted weights are in points)."""
-    board, rules = solution.board, solution.rules
+    return _sums(solution.board, solution.rules, solution.values)
+
+
+def _sums(board: Board, rules: Ruleset, values: Mapping[tuple[int, int], Fraction | float]) -> dict[int, Sums]:
+    """The sums of :func:`_table_sums` from ``{(marked, eliminated): value}`` (points)."""
     trigger = end_trigger_shelves(board, rules)
     threat = np.zeros(len(board.lines), dtype=bool)
     context = np.array([1, 0, 0], dtype=np.int64)
     rows: dict[int, list[np.ndarray]] = {p: [] for p in PHASES}
     targets: dict[int, list[int]] = {p: [] for p in PHASES}
-    for (marked, eliminated), value in sorted(solution.values.items()):
+    for (marked, eliminated), value in sorted(values.items()):
         marks = Marks(board.n_shelves, board.n_columns, marked, eliminated)
         near = trigger - marks.closed_shelves() == 1
         phase = 2 if near else 3

@@ -32,7 +32,7 @@ from shelfie_solver.dice.play.gamefile import (
     update_file,
 )
 from shelfie_solver.dice.board import score
-from shelfie_solver.dice.play.reading import prompt_form, read_reroll, step_form
+from shelfie_solver.dice.play.reading import ReadingError, prompt_form, read_reroll, readings, step_form
 from shelfie_solver.dice.play.report import (
     compact_sheets,
     describe,
@@ -175,19 +175,23 @@ def fail_action(table: KeptGame, shelf: str, objective: str = "strategic") -> Ac
 HELP = """\
 Commands (the active player's turn; D-ids in docs/rules.md):
   CCBJPP              the initial roll (D6): all six dice ('roll CCBJPP' too)
-  AAABCJ              after a re-roll: the dice now showing, or only the new ones,
-                      when the dice kept are known (docs/play.md "After a re-roll")
-  keep CCJ            hold CCJ (D7), then type the new dice or all six; 'keep' or
-                      'hold' alone holds the advised dice
-  keep CCJ new PPG    a re-roll in one line: the dice kept, then the new dice or all
-                      six ('keep CCJ PPG' with codes; 'keep - PPBCCG': none kept)
+  AAABCJ              after a re-roll: the dice now showing, or only the new
+                      ones; the advised hold settles a tie (docs/play.md)
+  keep CCJ            hold CCJ (D7), then type the new dice or all six; 'keep'
+                      or 'hold' alone holds the advised dice
+  keep CCJ new PPG    a re-roll in one line: the dice kept, then the new dice
+                      or all six ('keep CCJ PPG' with codes; 'keep - PPBCCG':
+                      none kept)
   reroll NEW --keep K the step command's form (NEW: the new dice or all six)
-  stop                the dice are final (D7): binding, a re-roll is then refused
+  stop                the dice are final (D7): binding, a re-roll is refused
   mark r1c3 r2c2      mark items (D8-D14); with re-rolls left this stops first;
                       'mark best' takes the advice
-  told r1c3 r2c2      a marking made without recorded dice (an opponent's; unchecked)
-  fail 4              failed result (D13): give up shelf 4 ('fail best': the advice)
-  undo [N]            take back the last N actions (a stop or a hold counts as one)
+  told r1c3 r2c2      a marking made without recorded dice (an opponent's;
+                      unchecked)
+  fail 4              failed result (D13): give up shelf 4 ('fail best': the
+                      advice)
+  undo [N]            take back the last N actions (a stop or a hold counts as
+                      one)
   status              every sheet, the scores, whose turn
   advise              the advice for this step again
   help                this text
@@ -335,11 +339,40 @@ class Session:
                                     f"{error}") from None
         parse_dice(text, table.rules, count=-1)  # bad dice are refused before the file is locked
 
+        advised: list[Counts] = []
+
         def change(t: KeptGame) -> KeptGame:
             self._rerollable(t)
-            return act(t, typed_reroll_action(t, text, self.hold_typed(t)))
+            held = self.hold_typed(t)
+            try:
+                return act(t, typed_reroll_action(t, text, held))
+            except ReadingError:
+                reading = None if held is not None else self._advised_reading(t, text)
+                if reading is None:
+                    raise
+                advised.append(reading[0])
+                return act(t, hold_action(t, *reading))
 
-        return self._change(change)
+        shown = self._change(change)
+        if not advised:
+            return shown
+        rules = table.rules
+        return (f"Read with the advised hold {dice_codes(advised[0], rules) or 'nothing'} (several holds fit "
+                f"{text.strip()}; 'undo' if you kept other dice).\n" + shown)
+
+    def _advised_reading(self, table: KeptGame, text: str) -> tuple[Counts, Counts] | None:
+        """The reading of dice typed after a re-roll with the advised hold kept, when that hold is
+        one of several consistent readings (docs/play.md "After a re-roll": a player who followed
+        "keep PPJ" need not type it), else ``None``."""
+        typed = parse_dice(text, table.rules, count=-1)
+        found = readings(table.dice, typed, table.rules) if table.dice is not None else []
+        if len(found) < 2:
+            return None
+        advice = step_advice(table, self.objective)
+        if advice is None or not advice.holds:
+            return None
+        keep = advice.holds[0].keep
+        return next((r for r in found if r[0] == keep), None)
 
     def _rerollable(self, table: KeptGame) -> Counts:
         """The dice showing when a re-roll may be made (D7), else the reason it may not.

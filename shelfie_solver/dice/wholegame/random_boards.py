@@ -14,12 +14,19 @@ a board equal to one of them after reordering shelves and columns and renaming f
 item face is alike on the dice, D2) is drawn again, and so is a board equal to an earlier one.
 So weights fitted to the family are measured on those boards held out of the fit.
 
+The **hard family** (:func:`hard_boards`, ``train --solitaire-hard``) adds boards whose columns
+need many dice: 2-5 shelves x 2-5 columns with at most :data:`HARD_MAX_STATES` non-terminal
+states (so 2 x 5, 3 x 5 and 5 x 3 too, solved with the float solver), drawn like the family's but
+with at least one column needing 4 or 5 dice (:data:`HARD_NEEDS`, drawn again otherwise), and never
+a :data:`HELD_OUT` board nor one of the boards given to exclude, up to relabelling.
+
 Randomness: board ``i`` is drawn from its own child ``i`` of the ``SeedSequence`` given, so the
 boards depend on the seed only.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from itertools import permutations
 
 import numpy as np
@@ -45,21 +52,36 @@ HELD_OUT: tuple[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]], ...] = (
     ((1, 2, 3, 4), ((2, 1, 3, 5), (1, 3, 2, 6), (3, 2, 4, 5))),
     ((1, 2, 3), ((2, 1, 3), (1, 3, 2), (3, 2, 4), (2, 2, 3))),
     ((1, 2, 3), ((2, 1, 3), (1, 3, 2), (3, 2, 4), (2, 2, 3), (3, 1, 2))),
+    # examples/boards/held-out-*.toml (docs/strategies.md, "`learned` against the optimum on
+    # boards of every shape"): 2 x 5, 3 x 4, 4 x 3, 5 x 3, 4 x 5 and 5 x 4
+    ((1, 2, 3, 4, 5), ((1, 3, 4, 6, 10), (2, 2, 5, 7, 11))),
+    ((4, 1, 5, 3), ((6, 2, 9, 3), (5, 1, 11, 4), (7, 3, 10, 2))),
+    ((2, 4, 5), ((1, 6, 10), (3, 5, 9), (2, 7, 12), (1, 8, 11))),
+    ((3, 4, 5), ((3, 6, 9), (4, 5, 11), (2, 7, 10), (5, 4, 12), (3, 8, 8))),
+    ((1, 2, 3, 4, 5), ((2, 1, 3, 8, 9), (1, 2, 5, 6, 12), (3, 3, 4, 5, 10), (2, 1, 4, 7, 11))),
+    ((2, 3, 4, 5), ((1, 4, 6, 10), (3, 3, 7, 9), (2, 5, 5, 12), (1, 2, 8, 11), (2, 4, 6, 8))),
 )
+#: Columns of the hard family (:func:`hard_boards`).
+HARD_COLUMNS = (2, 3, 4, 5)
+#: The most non-terminal states of a hard-family board (a 3 x 5 board has 122,047).
+HARD_MAX_STATES = 125_000
+#: Every hard-family board has a column needing one of these numbers of dice (D3).
+HARD_NEEDS = (4, 5)
 
 Layout = tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]
 
 
-def shapes(rules: Ruleset, max_states: int | None = None) -> list[tuple[int, int]]:
-    """``(shelves, columns)`` of the family: every pair of :data:`SHELVES` x :data:`COLUMNS`
-    with at most ``max_states`` (default :data:`MAX_STATES`) non-terminal states under
-    ``rules`` (the trigger, D17)."""
+def shapes(rules: Ruleset, max_states: int | None = None,
+           columns: tuple[int, ...] = COLUMNS) -> list[tuple[int, int]]:
+    """``(shelves, columns)`` of the family: every pair of :data:`SHELVES` x ``columns`` (default
+    :data:`COLUMNS`) with at most ``max_states`` (default :data:`MAX_STATES`) non-terminal
+    states under ``rules`` (the trigger, D17)."""
     from shelfie_solver.dice.wholegame.solver import state_count
 
     limit = MAX_STATES if max_states is None else max_states
     out = []
     for s in SHELVES:
-        for c in COLUMNS:
+        for c in columns:
             probe = Board("probe", tuple(range(1, c + 1)), ((0,),) * s, ((1,) * c,) * s)
             if state_count(probe, rules) <= limit:
                 out.append((s, c))
@@ -80,15 +102,17 @@ def canonical(columns: tuple[int, ...], values: tuple[tuple[int, ...], ...]) -> 
     return best
 
 
-def random_board(rng: np.random.Generator, rules: Ruleset, name: str, max_states: int | None = None) -> Board:
-    """One board of the family (module docstring; ``max_states`` as :func:`shapes`) drawn with ``rng``.
+def random_board(rng: np.random.Generator, rules: Ruleset, name: str, max_states: int | None = None,
+                 columns: tuple[int, ...] = COLUMNS) -> Board:
+    """One board of the family (module docstring; ``max_states`` and ``columns`` as :func:`shapes`)
+    drawn with ``rng``.
 
     Raises:
         ValueError: the ruleset has fewer item faces than the family's largest shelf count or
             fewer dice than :data:`MAX_NEED`.
     """
     items = [i for i in range(len(rules.faces)) if i != rules.joker_index]
-    family = [(s, c) for s, c in shapes(rules, max_states) if s <= len(items)]
+    family = [(s, c) for s, c in shapes(rules, max_states, columns) if s <= len(items)]
     if not family or rules.dice < MAX_NEED:
         raise ValueError(f"random boards need at least {min(SHELVES)} item faces and {MAX_NEED} dice")
     s, c = family[int(rng.integers(len(family)))]
@@ -116,6 +140,30 @@ def random_boards(seed: np.random.SeedSequence, count: int, rules: Ruleset,
             board = random_board(rng, rules, f"random {i + 1}", max_states)
             key = canonical(board.columns, board.values)
             if key not in seen:
+                break
+        seen.add(key)
+        out.append(board)
+    return out
+
+
+def hard_boards(seed: np.random.SeedSequence, count: int, rules: Ruleset,
+                exclude: Iterable[Board] = ()) -> list[Board]:
+    """``count`` different boards of the hard family (module docstring), none of them a
+    :data:`HELD_OUT` board or a board of ``exclude`` up to relabelling; board ``i`` (named
+    ``hard i``, 1-based) is drawn from child ``i`` of ``seed`` (drawn again from the same
+    generator while it is excluded or has no column needing :data:`HARD_NEEDS` dice).
+
+    Raises:
+        ValueError: as :func:`random_board`.
+    """
+    seen = {canonical(*layout) for layout in HELD_OUT} | {canonical(b.columns, b.values) for b in exclude}
+    out = []
+    for i, child in enumerate(seed.spawn(count)):
+        rng = np.random.default_rng(child)
+        while True:
+            board = random_board(rng, rules, f"hard {i + 1}", HARD_MAX_STATES, HARD_COLUMNS)
+            key = canonical(board.columns, board.values)
+            if key not in seen and set(board.columns) & set(HARD_NEEDS):
                 break
         seen.add(key)
         out.append(board)

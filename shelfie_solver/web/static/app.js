@@ -1,14 +1,14 @@
-// shelfie-solve serve: the page at the table (docs/serve.md). One plain module, no build step,
+// shelfie-solve serve: the page at the table (docs/serve.md). One plain module (with api.js), no build step,
 // no network beyond this server. Every number shown comes from the server's JSON, which is the
 // JSON of `play ... --format json`; this file only lays it out and sends taps back as actions.
 
-const token = new URLSearchParams(location.search).get("token");
+import { api, token } from "./api.js";
+
 const $ = (id) => document.getElementById(id);
 const LOCK = '<svg class="lock" viewBox="0 0 16 16" aria-hidden="true"><rect x="3" y="7" width="10" height="8" rx="1.5" ' +
   'fill="#5a3d00"/><path d="M5 7V5a3 3 0 0 1 6 0v2" stroke="#5a3d00" stroke-width="2" fill="none"/></svg>';
 
 let S = null;            // the last state from GET /api/state or a write
-let stopped = null;      // GET /api/stop: the markings of the dice showing (Stop)
 let review = null;       // GET /api/review: every player's difference to the best
 const ui = { slots: [], locked: [], mode: "roll", told: false, selected: [], busy: false, all: false };
 
@@ -16,25 +16,6 @@ const ui = { slots: [], locked: [], mode: "roll", told: false, selected: [], bus
 const SHOWN = 6;
 
 // --- talking to the server ------------------------------------------------------------------
-
-async function api(method, path, body) {
-  const headers = {};
-  if (token) headers["X-Shelfie-Token"] = token;
-  const init = { method, headers, cache: "no-store" };
-  if (body !== undefined) {
-    headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
-  const res = await fetch(path, init);
-  let data;
-  try { data = await res.json(); } catch { data = { error: `the server answered HTTP ${res.status}` }; }
-  if (!res.ok) {
-    const error = new Error(data.error || `HTTP ${res.status}`);
-    error.status = res.status;
-    throw error;
-  }
-  return data;
-}
 
 async function load(note, kind = "info") {
   try {
@@ -90,16 +71,8 @@ async function write(kind, body) {
   }
 }
 
-async function showStop() {
-  try {
-    stopped = await api("GET", "/api/stop");
-  } catch (error) {
-    say(error.message, "error");
-    return;
-  }
-  ui.mode = "final";
-  ui.selected = [];
-  render();
+async function showStop() {     // the stop is an action (D7, POST /api/stop): the dice are final, then marked
+  await write("stop", {});
 }
 
 function say(text, kind) {
@@ -129,7 +102,6 @@ function splitCodes(text) {       // dice codes as the server writes them (PPBCC
 }
 
 function resetEntry() {
-  stopped = null;
   ui.all = false;
   ui.selected = [];
   ui.told = false;
@@ -169,7 +141,7 @@ function percent(p) {
 }
 
 function valueText(entry) {
-  const unit = (stopped && ui.mode === "final" ? stopped.unit : S.unit);
+  const unit = S.unit;
   const win = chance(entry);
   if (win !== null) return `${percent(win)} chance to win`;
   if (unit.percent) return `${percent(entry.value_float)} chance to win`;
@@ -186,7 +158,7 @@ function unitShort(unit) {
 function diffText(option, best, isFirst) {
   if (option.rank === best.rank) return isFirst ? "best" : "tied";
   const winO = chance(option), winB = chance(best);
-  const unit = (stopped && ui.mode === "final" ? stopped.unit : S.unit);
+  const unit = S.unit;
   if (winO !== null && winB !== null) return small((winB - winO) * 100, "%");
   if (unit.percent) return small((best.value_float - option.value_float) * 100, "%");
   return small(best.value_float - option.value_float, "");
@@ -313,7 +285,7 @@ function renderEntry() {
       "Back"));
   } else if (ui.mode === "final") {
     const most = S.layout.combinations_per_turn;
-    const advice = stopped ? stopped.advice : S.advice;
+    const advice = S.advice;
     hint.textContent = advice.failed
       ? "Nothing can be marked (D13): tap the shelf to give up below."
       : `Tap the best marking below, or tap up to ${most} items on ${t.player}'s sheet, then Mark.`;
@@ -328,7 +300,7 @@ function renderBar() {
   bar.replaceChildren();
   const t = turn();
   let button = null;
-  if (ui.mode === "final" && !(stopped ? stopped.advice : S.advice).failed) {
+  if (ui.mode === "final" && !S.advice.failed) {
     button = el("button", { type: "button", class: "primary", id: "mark-selected", disabled: ui.selected.length === 0,
       onclick: () => write("mark", { items: ui.selected }) },
     ui.selected.length ? `Mark ${ui.selected.join(" ")}` : `Mark (tap items on ${t.player}'s sheet)`);
@@ -385,8 +357,8 @@ function applyHold(hold) {
 function renderAdvice() {
   const box = $("advice");
   box.replaceChildren();
-  const advice = ui.mode === "final" && stopped ? stopped.advice : S.advice;
-  const unit = ui.mode === "final" && stopped ? stopped.unit : S.unit;
+  const advice = S.advice;
+  const unit = S.unit;
   if (advice.over) {
     box.append(el("h2", {}, "Final scores (D19, D20)"));
     const list = el("ol", { class: "options" });
@@ -453,7 +425,7 @@ function more(box, count, words) {
 
 function valueNumber(entry) {     // a row's value, its unit named once in the heading
   const win = chance(entry);
-  const unit = (stopped && ui.mode === "final" ? stopped.unit : S.unit);
+  const unit = S.unit;
   if (win !== null) return `${percent(win)} to win`;
   if (unit.percent) return `${percent(entry.value_float)} to win`;
   return num(entry.value_float);
@@ -650,6 +622,7 @@ async function createGame() {
 // --- start ----------------------------------------------------------------------------------
 
 $("undo").addEventListener("click", () => write("undo", { count: 1 }));
+if (token) $("to-tile").href = `/tile?token=${encodeURIComponent(token)}`;
 
 async function poll() {           // another page or the terminal may act on the same file
   if (!S && fresh.info && !ui.busy && document.visibilityState === "visible") {

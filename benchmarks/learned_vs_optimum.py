@@ -1,0 +1,112 @@
+"""`learned` solitaire against the float optimum on boards of every shape (docs/strategies.md).
+
+    python benchmarks/learned_vs_optimum.py BOARD.toml [BOARD.toml ...] [--games N] [--seed S]
+        [--player learned|learned:FILE] [--jobs J] [--cache DIR] [--tables DIR]
+
+For each board: the optimal solitaire expected score from the float whole-game solver
+(``solve-game --float``, :func:`wholegame.float_solver.solve_float`; optimum and its proven
+rounding bound, cached as JSON in ``--cache`` so a rerun or another player does not solve again;
+``--tables DIR`` also saves the binary table ``DIR/STEM.npy`` for ``train --table``), then N
+seeded solitaire games of the player (the same games as ``shelfie-solve simulate --board B
+--players P --games N --seed S``), printed as one Markdown row: the optimum, the mean score with
+its 95% interval (Student t, :mod:`core.stats`), the ratio mean / optimum with the interval's ends
+divided by the optimum (the bound, below 1e-9 points, is far below the interval's width),
+whether the ratio is at least 95%, and whether the board can be drawn by the training family
+(:mod:`wholegame.random_boards`: ``held out`` when it cannot).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+
+from shelfie_solver.core.files import write_text_atomically
+from shelfie_solver.dice.board import Board, load_board
+from shelfie_solver.dice.rules import DEFAULT_RULES
+from shelfie_solver.dice.simulate import simulate
+from shelfie_solver.dice.wholegame import random_boards
+from shelfie_solver.dice.wholegame.solver import state_count
+
+
+def drawable(board: Board) -> bool:
+    """Whether the training family could draw ``board`` (its shape is in the family, its columns
+    need different numbers of dice within 1..5, its values are in the family's ranges, and it is
+    not a :data:`random_boards.HELD_OUT` layout up to relabelling)."""
+    shape = (board.n_shelves, board.n_columns)
+    if shape not in random_boards.shapes(DEFAULT_RULES) or len(set(board.columns)) != board.n_columns:
+        return False
+    if any(not 1 <= n <= random_boards.MAX_NEED for n in board.columns):
+        return False
+    for row in board.values:
+        for n, v in zip(board.columns, row):
+            low, high = random_boards.VALUE_RANGES[n]
+            if not low <= v <= high:
+                return False
+    held = {random_boards.canonical(*layout) for layout in random_boards.HELD_OUT}
+    return random_boards.canonical(board.columns, board.values) not in held
+
+
+def optimum(path: str, cache: Path, tables: Path | None) -> tuple[float, float, float]:
+    """(optimum, bound, seconds) of the board at ``path``, from the cache or solved now."""
+    board = load_board(path, DEFAULT_RULES)
+    key = cache / (Path(path).stem + ".json")
+    text = Path(path).read_text()
+    if key.exists():
+        data = json.loads(key.read_text())
+        if data.get("board") == text:
+            return data["optimum"], data["bound"], data["seconds"]
+    from shelfie_solver.dice.wholegame.float_solver import solve_float
+
+    start = time.time()
+    solution = solve_float(board, DEFAULT_RULES, jobs=1)
+    seconds = time.time() - start
+    if tables is not None:
+        from shelfie_solver.dice.wholegame.binary_table import save_binary
+
+        save_binary(str(tables / (Path(path).stem + ".npy")), board, DEFAULT_RULES, solution.values, solution.bound)
+    data = {"board": text, "optimum": solution.optimum, "bound": float(solution.bound), "seconds": seconds}
+    write_text_atomically(key, json.dumps(data))
+    return solution.optimum, float(solution.bound), seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("boards", nargs="+")
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--player", default="learned")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--cache", default=os.path.join("benchmarks", ".optimum-cache"))
+    parser.add_argument("--tables", default=None)
+    args = parser.parse_args()
+    cache = Path(args.cache)
+    cache.mkdir(parents=True, exist_ok=True)
+    tables = Path(args.tables) if args.tables else None
+    if tables is not None:
+        tables.mkdir(parents=True, exist_ok=True)
+    print(f"player {args.player}, {args.games} games per board, seed {args.seed}\n")
+    print("| board | shape | columns need | states | training family | optimum (bound) | mean [95%] | "
+          "mean / optimum [95%] | ≥ 95% | solve s | games s |\n|---|---|---|---|---|---|---|---|---|---|---|",
+          flush=True)
+    for path in args.boards:
+        board = load_board(path, DEFAULT_RULES)
+        best, bound, solve_seconds = optimum(path, cache, tables)
+        start = time.time()
+        summary, _ = simulate(board, DEFAULT_RULES, [args.player], args.games, args.seed, args.jobs)
+        seconds = time.time() - start
+        score = summary.seats[0].stats["score"]
+        mean = float(score.mean)
+        ratio, low, high = mean / best, score.low / best, score.high / best
+        family = "drawable" if drawable(board) else "held out"
+        print(f"| `{Path(path).name}` | {board.n_shelves} × {board.n_columns} | "
+              f"{', '.join(map(str, board.columns))} | {state_count(board, DEFAULT_RULES):,} | {family} | "
+              f"{best:.3f} ({bound:.1e}) | {mean:.2f} [{score.low:.2f}, {score.high:.2f}] | "
+              f"{100 * ratio:.1f}% [{100 * low:.1f}, {100 * high:.1f}] | {'yes' if ratio >= 0.95 else '**no**'} | "
+              f"{solve_seconds:.0f} | {seconds:.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

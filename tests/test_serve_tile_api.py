@@ -1,0 +1,280 @@
+"""The tile page's API of ``shelfie-solve serve`` (``/api/tile/...``, docs/serve.md "The tile
+page") through Starlette's TestClient: the advice is exactly ``tile advise --format json`` of the
+same position, a move is applied as the rules say by hand (T10-T16), bad positions, moves and
+bodies are refused in one line of JSON.
+
+The position is examples/tile/position.toml (docs/tile.md), read here with ``tomllib``, not the
+project's reader, and sent as the JSON object the page keeps in its URL.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+from shelfie_solver.cli import main  # noqa: E402
+from shelfie_solver.web.api import GameServer  # noqa: E402
+from shelfie_solver.web.app import MAX_BODY_BYTES, create_app  # noqa: E402
+
+from serve_support import one_line_error  # noqa: E402
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "tile" / "position.toml"
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> TestClient:
+    return TestClient(create_app(GameServer(str(tmp_path / "game.json"))))  # no dice game: the tile API needs none
+
+
+def example() -> dict[str, Any]:
+    return tomllib.loads(EXAMPLE.read_text())
+
+
+def cli_json(*args: str) -> dict[str, Any]:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_advice_is_the_json_of_tile_advise(client: TestClient, tmp_path: Path):
+    answer = client.post("/api/tile/advise", json={"position": example()})
+    assert answer.status_code == 200, answer.text
+    assert "app;dur=" in answer.headers["server-timing"]
+    assert answer.json()["advice"] == cli_json("tile", "advise", str(EXAMPLE), "--format", "json")
+    twin = tmp_path / "position.json"  # the same position as a JSON position file: the same answer
+    twin.write_text(json.dumps(example()))
+    assert answer.json()["advice"] == cli_json("tile", "advise", str(twin), "--format", "json")
+
+
+def test_a_refill_position_gives_the_same_sampled_numbers(client: TestClient, tmp_path: Path):
+    """Moves that empty the board (T16) carry the refill outlook, sampled with tile advise's seed."""
+    position = small_position()
+    twin = tmp_path / "small.json"
+    twin.write_text(json.dumps(position))
+    advice = client.post("/api/tile/advise", json={"position": position}).json()["advice"]
+    assert advice == cli_json("tile", "advise", str(twin), "--format", "json")
+    assert any(m["refill"] for m in advice["moves"])
+
+
+def small_position() -> dict[str, Any]:
+    """2 players; books at r5c4 r5c5, a lone cat at r5c7 (T3: usable with 2 players)."""
+    board = ["---------", "---------", "---------", "---------", "...BB.C..", "---------", "---------",
+             "---------", "---------"]  # '-' and '.' both read as no tile
+    return {"players": 2, "goals": [1, 2], "personal": "1", "board": board,
+            "shelf": [{"rows": ["....."] * 6}, {"rows": ["....."] * 6}]}
+
+
+def test_apply_moves_the_tiles_as_the_rules_say(client: TestClient):
+    """r7c4 r7c5 r7c6 are the cats CCC (the example's row 7 ---CCC---); seat 1's column 4 holds
+    T (row 5) and F (row 6), so the cats go to rows 4, 3, 2 (T13, T14); seat 2 is next."""
+    answer = client.post("/api/tile/apply", json={"position": example(), "move": "r7c4+r7c5+r7c6@4"})
+    assert answer.status_code == 200, answer.text
+    data = answer.json()
+    after = data["position"]
+    assert after["board"][6] == "---...---"
+    assert [row for row in after["board"][:6]] == example()["board"][:6]
+    assert after["shelf"][0]["rows"] == ["..B..", "..GC.", ".GGC.", ".GCC.", "TTTT.", "TPFF."]
+    assert after["shelf"][1]["rows"] == example()["shelf"][1]["rows"]
+    assert after["turn"] == 2 and after["personal"] == "" and "bag" not in after
+    assert data["refill"] is False and data["over"] is False
+    assert data["done"] == ["Seat 1 took r7c4 r7c5 r7c6 into column 4 (bottom to top CCC)."]
+
+
+def test_apply_says_when_the_board_needs_a_refill(client: TestClient):
+    """Taking both books leaves the cat at r5c7 with no neighbour: a refill (T16), drawn at the table."""
+    data = client.post("/api/tile/apply", json={"position": small_position(), "move": "r5c5+r5c4@1"}).json()
+    assert data["refill"] is True
+    assert data["position"]["board"][4] == "......C.."
+    assert data["position"]["shelf"][0]["rows"][4:] == ["B....", "B...."]
+    assert "refill (T16)" in data["done"][-1]
+
+
+@pytest.mark.parametrize("move, words", [
+    ("r1c1@1", "holds no tile (T10)"),                    # '-' / empty cell
+    ("r5c4+r5c6@1", "straight line without gaps (T10-T11)"),
+    ("r9c9@1", "r9c9 holds no tile (T10)"),
+    ("r7c4@9", "column 9 is not 1-5"),
+    ("r7c4", "expected board cells"),
+    ("4,3@1", "counted from 1"),
+])
+def test_an_illegal_or_bad_move_is_refused(client: TestClient, move: str, words: str):
+    one_line_error(client.post("/api/tile/apply", json={"position": example(), "move": move}), 400, words)
+
+
+def test_a_move_into_a_full_column_is_refused(client: TestClient):
+    position = example()
+    position["shelf"][0]["rows"] = ["B....", "G....", "G....", "G....", "T....", "T...."]
+    one_line_error(client.post("/api/tile/apply", json={"position": position, "move": "r7c4@1"}), 400,
+                   "column 1 has fewer than 1 empty cells (T12, T14)")
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"goals": [{}]}, "goals must list"),
+    ({"goals": [1, 1]}, "goals must list"),
+    ({"board": ["...."]}, "bad board"),
+    ({"personal": "13"}, "personal must name"),
+    ({"players": 5}, "players must be"),
+    ({"end_tokn": 1}, "unknown key"),
+    ({"shelf": [{"rows": 3}, {"rows": 3}]}, "6 strings of 5"),
+    ({"shelf": [{"rows": ["B....", ".....", ".....", ".....", ".....", "....."]}, {"rows": ["....."] * 6}]}, "T4"),
+    ({"board": ["B" * 9] * 9}, "unusable"),
+    ({"bag": {"C": "x"}}, "bag"),
+])
+def test_bad_positions_are_refused_in_one_line(client: TestClient, change: dict[str, Any], words: str):
+    for route in ("advise", "apply"):
+        body = {"position": {**example(), **change}, "move": "r7c4@4"}
+        one_line_error(client.post(f"/api/tile/{route}", json=body), 400, words)
+
+
+@pytest.mark.parametrize("body", [{}, {"position": "players = 2"}, {"position": [1, 2]}])
+def test_the_position_must_be_an_object(client: TestClient, body: dict[str, Any]):
+    one_line_error(client.post("/api/tile/advise", json=body), 400, "position")
+
+
+def test_bodies_are_bounded_json(client: TestClient):
+    big = {"position": example(), "pad": "x" * (MAX_BODY_BYTES + 1)}
+    one_line_error(client.post("/api/tile/advise", json=big), 413, "bytes")
+    one_line_error(client.post("/api/tile/advise", content=b"position=1",
+                               headers={"content-type": "application/x-www-form-urlencoded"}), 415)
+    one_line_error(client.post("/api/tile/advise", content=b"{", headers={"content-type": "application/json"}), 400)
+    one_line_error(client.post("/api/tile/apply", json={"position": example(), "move": "r7c4@" + "4" * 100}), 400,
+                   "move")
+    one_line_error(client.get("/api/tile/advise"), 405)
+
+
+def test_info_gives_the_layout_cards_and_goals(client: TestClient):
+    info = client.get("/api/tile/info").json()
+    assert [t["letter"] for t in info["types"]] == list("CBGFTP")
+    assert {n: "".join(info["usable"][n]).count("1") for n in ("2", "3", "4")} == {"2": 29, "3": 37, "4": 45}  # T3
+    assert info["tokens"] == {"2": [8, 4], "3": [8, 6, 4], "4": [8, 6, 4, 2]}  # T7
+    assert [c["name"] for c in info["cards"]] == [str(n) for n in range(1, 13)]  # our 12 cards (T20)
+    assert info["goals"][7] == {"id": 8, "name": "four corners", "text": "T-CG8 (four corners)"}
+
+
+def test_the_tile_page_and_its_files_are_served(client: TestClient):
+    page = client.get("/tile")
+    assert page.status_code == 200 and 'src="/static/tile.js"' in page.text and 'href="/"' in page.text
+    assert client.get("/static/tile.js").headers["content-type"].startswith("text/javascript")
+    assert client.get("/static/tile.css").status_code == 200
+    assert 'href="/tile"' in client.get("/").text  # the dice page links to it
+
+
+# --- serve GAME --tile FILE.json: the position kept in a file, each write on its revision -----
+
+
+@pytest.fixture
+def kept(tmp_path: Path) -> tuple[TestClient, Path]:
+    from shelfie_solver.web.tile import TilePage
+
+    path = tmp_path / "position.json"
+    return TestClient(create_app(GameServer(str(tmp_path / "game.json")), tile=TilePage(file=str(path)))), path
+
+
+def test_the_tile_file_is_written_whole_on_its_revision(kept: tuple[TestClient, Path]):
+    client, path = kept
+    assert client.get("/api/tile/info").json()["file"] == "position.json"
+    first = client.get("/api/tile/file").json()
+    assert first == {"file": "position.json", "exists": False, "revision": "", "position": None}
+    saved = client.post("/api/tile/file", json={"position": example(), "revision": ""})
+    assert saved.status_code == 200, saved.text
+    assert json.loads(path.read_text()) == example() == saved.json()["position"]
+    import hashlib
+
+    assert saved.json()["revision"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    # the file is a position tile advise reads: the same advice as the API's
+    assert cli_json("tile", "advise", str(path), "--format", "json") == \
+        client.post("/api/tile/advise", json={"position": example()}).json()["advice"]
+    before = path.read_bytes()
+    stale = client.post("/api/tile/file", json={"position": example(), "revision": ""})  # another page's old revision
+    one_line_error(stale, 409, "changed since")
+    assert stale.json()["revision"] == saved.json()["revision"] and path.read_bytes() == before
+    bad = {**example(), "personal": ""}
+    one_line_error(client.post("/api/tile/file", json={"position": bad, "revision": saved.json()["revision"]}), 400,
+                   "personal must name")
+    one_line_error(client.post("/api/tile/file", json={"position": example()}), 400, "revision")
+    assert path.read_bytes() == before
+
+
+def test_no_tile_file_without_serve_tile(client: TestClient):
+    one_line_error(client.get("/api/tile/file"), 400, "--tile")
+    one_line_error(client.post("/api/tile/file", json={"position": example(), "revision": ""}), 400, "--tile")
+
+
+def test_serve_tile_needs_a_json_position_file(tmp_path: Path):
+    for name, text, words in (("position.toml", "", ".json"), ("bad.json", "{", "not valid JSON"),
+                              ("wrong.json", '{"players": 2}', "[[shelf]]")):
+        path = tmp_path / name
+        path.write_text(text)
+        result = CliRunner().invoke(main, ["serve", str(tmp_path / "game.json"), "--tile", str(path)])
+        assert result.exit_code == 2, result.output
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("Error:") and words in lines[0], result.output
+
+
+# --- arbitrary positions: each is advised or refused in one line, never a 500 -----------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_VALUES = st.recursive(st.none() | st.booleans() | st.integers(-10, 30) | st.text("CBGFTP.-rc0123456789@+ ", max_size=12),
+                       lambda inner: st.lists(inner, max_size=10) | st.dictionaries(st.sampled_from(
+                           ["rows", "taken", "C", "B", "x"]), inner, max_size=3), max_leaves=20)
+_KEYS = ["players", "first", "turn", "goals", "personal", "end_token", "board", "bag", "shelf", "extra"]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(changes=st.dictionaries(st.sampled_from(_KEYS), _VALUES, min_size=1, max_size=3),
+       move=st.one_of(st.none(), st.integers(), st.text("rc0123456789@+,", max_size=16)))
+def test_arbitrary_positions_and_moves_never_crash(client: TestClient, changes: dict[str, Any], move: Any):
+    position = {**example(), **changes}
+    for route, body in (("advise", {"position": position}), ("apply", {"position": position, "move": move}),
+                        ("apply", {"position": example(), "move": move})):
+        answer = client.post(f"/api/tile/{route}", json=body)
+        assert answer.status_code in (200, 400), (route, body, answer.text)
+        if answer.status_code == 400:
+            one_line_error(answer, 400)
+
+
+_ROW9 = st.text("CBGFTP..--", min_size=9, max_size=9)
+_ROW5 = st.text("CBGFTP....", min_size=5, max_size=5)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(board=st.lists(_ROW9, min_size=9, max_size=9), shelves=st.lists(st.lists(_ROW5, min_size=6, max_size=6),
+       min_size=2, max_size=2), cells=st.lists(st.tuples(st.integers(1, 9), st.integers(1, 9)), min_size=1, max_size=3),
+       column=st.integers(1, 5))
+def test_random_boards_and_shelves_are_advised_or_refused(client: TestClient, board: list[str],
+                                                          shelves: list[list[str]], cells: list[tuple[int, int]],
+                                                          column: int):
+    position = {**example(), "board": board, "shelf": [{"rows": rows} for rows in shelves]}
+    advised = client.post("/api/tile/advise", json={"position": position})
+    assert advised.status_code in (200, 400), advised.text
+    move = "+".join(f"r{r}c{c}" for r, c in cells) + f"@{column}"
+    applied = client.post("/api/tile/apply", json={"position": position, "move": move})
+    assert applied.status_code in (200, 400), applied.text
+    if advised.status_code == 400:  # a refused position is refused by apply too, with the same line
+        assert applied.json() == advised.json()
+    elif applied.status_code == 200:  # a legal move is a ranked move or the same state (T10-T14)
+        ranked = {(frozenset(m["cells"]), m["column"], m["order"]) for m in advised.json()["advice"]["moves"]}
+        order = "".join(board[r - 1][c - 1] for r, c in cells)
+        assert (frozenset(f"r{r}c{c}" for r, c in cells), column, order) in ranked
+
+
+def test_the_tile_page_needs_the_token_of_a_non_loopback_server(tmp_path: Path):
+    client = TestClient(create_app(GameServer(str(tmp_path / "game.json")), token="s3cret"))
+    one_line_error(client.get("/tile"), 401, "token")
+    one_line_error(client.post("/api/tile/advise", json={"position": example()}), 401, "token")
+    one_line_error(client.post("/api/tile/advise", json={"position": example()}, headers={"X-Shelfie-Token": "no"}),
+                   403, "wrong token")
+    assert client.get("/tile?token=s3cret").status_code == 200  # sets the cookie the page's requests then carry
+    assert client.post("/api/tile/advise", json={"position": example()}).status_code == 200

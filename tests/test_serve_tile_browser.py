@@ -1,0 +1,179 @@
+"""The tile page of ``shelfie-solve serve`` (``/tile``, docs/serve.md) in a real browser: Debian's
+Chromium driven by Playwright at phone size (390 x 844), against a real server on a free port.
+
+A small 2-player position entered by taps only: book B at r5c4, r5c5 and r4c5 and a cat C at
+r5c6 on the living room (T3: usable with 2 players), seat 1's shelf holding two books at the
+bottom of column 1 (r6c1, r5c1), personal card 1, the goals T-CG1 and T-CG2 (the defaults). The
+advice is then exactly ``tile advise --format json`` of the position the URL holds, and one tap on
+the best move's Apply gives the position the rules give by hand (T10-T14): the picked cells
+empty, the tiles stacked in the chosen column from its lowest empty cell in the pick's order, seat
+2 to move. Every visible button and link is at least 44 x 44 px and nothing is wider than the screen.
+
+Screenshots go to ``$SHELFIE_SERVE_SCREENSHOTS`` (docs/serve/ when regenerating the docs), else to
+the test's temporary folder. Skipped only where /usr/bin/chromium is absent.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from click.testing import CliRunner
+
+from browser_support import PHONE  # noqa: E402 (skips the module without Chromium)
+
+from shelfie_solver.cli import main  # noqa: E402
+
+from serve_support import Served  # noqa: E402
+
+
+
+def check_layout(page: Any) -> None:
+    """Nothing wider than the phone and every visible button, link and select >= 44 px."""
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    small = page.evaluate("""() => [...document.querySelectorAll('button, a, select')]
+        .filter(b => b.offsetParent !== null)
+        .map(b => [b.getAttribute('aria-label') || b.textContent, b.getBoundingClientRect()])
+        .filter(([, r]) => r.width < 44 || r.height < 44 || r.right > 390 || r.left < 0)
+        .map(([name, r]) => `${name}: ${r.width}x${r.height} at ${r.left}`)""")
+    assert small == []
+
+
+def shoot(page: Any, folder: Path, name: str, at: str | None = None) -> None:
+    """Check the layout, then a 390 x 844 screenshot (scrolled to ``at``, a selector, if given)."""
+    check_layout(page)
+    if at is not None:
+        page.locator(at).scroll_into_view_if_needed()
+        page.evaluate("s => document.querySelector(s).scrollIntoView({block: 'start'})", at)
+    page.screenshot(path=str(folder / f"{name}.png"))
+
+
+def url_position(page: Any) -> dict[str, Any]:
+    """The position the page's URL holds (after '#', docs/serve.md)."""
+    fragment = urlsplit(page.url).fragment
+    return json.loads(unquote(parse_qs(fragment, keep_blank_values=True)["position"][0]))
+
+
+def tap_board(page: Any, cell: str, letter: str) -> None:
+    page.click(f"#palette button[data-type='{letter}']")
+    page.click(f"#board button[data-cell='{cell}']")
+
+
+def test_a_position_by_taps_then_the_best_move_in_one_tap(browser: Any, shots: Path, tmp_path: Path):
+    served = Served(str(tmp_path / "game.json"), "--port", "0")  # no dice game yet: the tile page needs none
+    try:
+        page = browser.new_page(viewport=PHONE, device_scale_factor=1)
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" and "404" not in m.text else None)
+        page.goto(served.url)  # the dice page links to the tile page
+        page.click("#to-tile")
+        page.wait_for_selector("#board button[data-cell='r5c5']")
+        # 2 players (T3): 29 usable cells, 8 of the 9 columns shown at once (9 x 44 px > 390 px)
+        assert page.locator("#board button").count() == 28  # r5c9 is in the hidden 9th column
+        page.click("#board-view button[data-view='1']")
+        assert page.locator("#board button").count() == 28  # now r5c1 is hidden
+        page.click("#board-view button[data-view='0']")
+        # 4 players (T3): 45 cells; column 9 holds r5c9 and r6c9 (layout.toml), so 43 shown
+        page.click("#setup button[data-value='4']")
+        assert page.locator("#board button").count() == 43 and page.locator("#shelves .shelf").count() == 4
+        page.click("#setup button[data-value='2']")
+        assert page.locator("#board button").count() == 28 and page.locator("#shelves .shelf").count() == 2
+        shoot(page, shots, "tile-1-setup")
+        for cell, letter in (("r5c4", "B"), ("r5c5", "B"), ("r4c5", "B"), ("r5c6", "C")):
+            tap_board(page, cell, letter)
+        page.click("#palette button[data-type='B']")
+        page.click("#shelves button[data-seat='1'][data-cell='r6c1']")
+        page.click("#shelves button[data-seat='1'][data-cell='r5c1']")
+        page.select_option("#personal", "1")
+        shoot(page, shots, "tile-1-entry", "#palette")
+        before = url_position(page)
+        assert before["board"][4][3:6] == "BBC" and before["board"][3][4] == "B"
+        assert before["shelf"][0]["rows"][5][0] == "B" and before["shelf"][0]["rows"][4][0] == "B"
+        assert before["personal"] == "1" and before["players"] == 2 and before["turn"] == 1
+        page.click("#advise")
+        page.wait_for_selector("#best")
+        shoot(page, shots, "tile-2-advice", "#advice")
+        twin = tmp_path / "position.json"  # the same position through the command line
+        twin.write_text(json.dumps(before))
+        result = CliRunner().invoke(main, ["tile", "advise", str(twin), "--format", "json"])
+        assert result.exit_code == 0, result.output
+        cli = json.loads(result.stdout)
+        best = cli["moves"][0]
+        shown = page.locator("#advice li.move").first.get_attribute("data-move")
+        assert shown == "+".join(best["cells"]) + f"@{best['column']}"
+        assert page.locator("#advice li.move").count() == min(6, cli["legal_moves"])
+        page.locator("#advice li.move button.apply").first.click()  # one tap applies the best move
+        page.wait_for_function("() => document.getElementById('turn').textContent.includes('seat 2 to move')")
+        after = url_position(page)
+        # by hand (T10-T14): the picked cells are empty, the tiles go up the column in pick order
+        board = [list(row) for row in before["board"]]
+        picked = []
+        for name in best["cells"]:
+            r, c = int(name[1]) - 1, int(name[3]) - 1
+            picked.append(board[r][c])
+            board[r][c] = "."
+        assert "".join(picked) == best["order"]
+        rows = [list(row) for row in before["shelf"][0]["rows"]]
+        col = best["column"] - 1
+        level = max(r for r in range(6) if rows[r][col] == ".")
+        for letter in picked:
+            rows[level][col] = letter
+            level -= 1
+        assert after["board"] == ["".join(row) for row in board]
+        assert after["shelf"][0]["rows"] == ["".join(row) for row in rows]
+        assert after["shelf"][1] == before["shelf"][1] and after["turn"] == 2 and after["personal"] == ""
+        assert "Seat 1 took" in page.locator("#message").inner_text()
+        shoot(page, shots, "tile-3-applied")
+        page.click("#to-dice")
+        page.wait_for_selector("#newgame h2")  # back on the dice page: its New game screen (GET /api/state 404s)
+        assert errors == []
+    finally:
+        served.stop()
+
+
+def test_serve_tile_keeps_the_position_in_its_file(browser: Any, tmp_path: Path):
+    """``serve GAME --tile FILE.json``: the page opens on the file's position (the example), Advise
+    writes it back whole, the best move applied and seat 2's card picked, Advise writes the new
+    position; a write made meanwhile elsewhere is not overwritten: the page reloads the file (409)."""
+    import tomllib
+
+    example = tomllib.loads((Path(__file__).resolve().parent.parent / "examples/tile/position.toml").read_text())
+    kept = tmp_path / "position.json"
+    kept.write_text(json.dumps(example))
+    served = Served(str(tmp_path / "game.json"), "--port", "0", "--tile", str(kept))
+    try:
+        assert "keeps its position in" in served.more(3)[2]
+        page = browser.new_page(viewport=PHONE, device_scale_factor=1)
+        page.goto(served.url + "tile")
+        page.wait_for_selector("#board button[data-cell='r7c4']")
+        assert page.locator("#board button[data-cell='r7c4']").inner_text() == "C"  # the file's ---CCC--- row 7
+        assert "position.json" in page.locator("#message").inner_text()
+        start = time.monotonic()
+        page.click("#advise")  # the file written, then the 91 moves ranked and shown
+        page.wait_for_selector("#best")
+        seconds = time.monotonic() - start
+        assert seconds < 5, seconds  # docs/performance.md: the measured figure
+        assert json.loads(kept.read_text()) == {**example, "personal": "1"}
+        best = page.locator("#advice li.move").first.get_attribute("data-move")
+        page.locator("#advice li.move button.apply").first.click()
+        page.wait_for_function("() => document.getElementById('turn').textContent.includes('seat 2 to move')")
+        page.select_option("#personal", "2")
+        page.click("#advise")
+        page.wait_for_selector("#best")
+        written = json.loads(kept.read_text())
+        assert written["turn"] == 2 and written["personal"] == "2" and written != example
+        assert written == url_position(page)
+        assert best is not None
+        kept.write_text(json.dumps(example))  # another page (or an editor) writes the file meanwhile
+        page.select_option("#personal", "3")
+        page.click("#advise")
+        page.wait_for_function("() => document.getElementById('message').textContent.includes('reloaded')")
+        assert json.loads(kept.read_text()) == example  # not overwritten
+        assert url_position(page)["turn"] == 1  # the page shows the file's position again
+        check_layout(page)
+    finally:
+        served.stop()
