@@ -49,6 +49,10 @@ def test_same_parameters_with_one_or_two_jobs(tmp_path):
     (["--seed", "1", "--players", "two"], "--players"),
     (["--seed", "1", "--jobs", "0"], "--jobs"),
     (["--seed", "1", "--output", ""], "--output"),
+    (["--seed", "1", "--players", "2", "--solitaire-boards", "2"], "expected 1 among --players"),
+    (["--seed", "1", "--players", "1", "--solitaire-hard", "3"], "expected --solitaire-boards N beside it"),
+    (["--seed", "1", "--players", "1", "--solitaire-boards", "2", "--solitaire-hard", "-1"], "--solitaire-hard"),
+    (["--seed", "1", "--players", "1", "--solitaire-float"], "--solitaire-boards"),
 ])
 def test_bad_input(args, fragment, tmp_path):
     assert_one_line_error(run(*args), fragment)

@@ -187,3 +187,15 @@ def test_simulated_game_reads_as_a_table(tmp_path: Path):
     assert_one_line_error(CliRunner().invoke(main, ["review", str(path), "--game", "3"]), "holds 2 games")
     assert_one_line_error(play("status", str(path)), "holds 2 games", "review --game N")
     assert_one_line_error(CliRunner().invoke(main, ["review", str(path), "--threshold", "x"]), "not a number")
+
+
+def test_undo_with_nothing_taken_says_so(tmp_path):
+    """A new game has no action to take back: one line that says so (not 'expected 1..1')."""
+    from click.testing import CliRunner
+
+    from conftest import assert_one_line_error
+    from shelfie_solver.cli import main
+
+    game = str(tmp_path / "g.json")
+    assert CliRunner().invoke(main, ["play", "new", game, "--players", "Ann,Ben"]).exit_code == 0
+    assert_one_line_error(CliRunner().invoke(main, ["play", "undo", game]), "nothing to undo")

@@ -278,3 +278,20 @@ def test_the_tile_page_needs_the_token_of_a_non_loopback_server(tmp_path: Path):
                    403, "wrong token")
     assert client.get("/tile?token=s3cret").status_code == 200  # sets the cookie the page's requests then carry
     assert client.post("/api/tile/advise", json={"position": example()}).status_code == 200
+
+
+@pytest.mark.parametrize("body", ["[1]", '"x"', "1", "{", ""])
+def test_a_body_that_is_no_object_is_refused_with_the_tile_form(client: TestClient, body: str):
+    """The tile endpoints' refusals show a tile request's form, not a dice write's."""
+    for path in ("/api/tile/advise", "/api/tile/apply"):
+        answer = client.post(path, content=body, headers={"content-type": "application/json"})
+        message = one_line_error(answer, 400, '"position"')
+        assert "dice" not in message
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_nan_and_infinity_are_not_json(client: TestClient, constant: str):
+    """RFC 8259 JSON has no NaN or Infinity (Python's json reads them by default)."""
+    body = '{"position": {"players": %s}}' % constant
+    answer = client.post("/api/tile/advise", content=body, headers={"content-type": "application/json"})
+    one_line_error(answer, 400, f"{constant} is not a JSON number")

@@ -146,8 +146,19 @@ def _cookies(headers: dict[str, str]) -> dict[str, str]:
     return {k: v.value for k, v in jar.items()}
 
 
-async def read_json(request: Request) -> dict[str, Any]:
-    """The request body as a JSON object, at most :data:`MAX_BODY_BYTES`.
+#: The example of a body a refusal gives: a dice-page write, a tile-page request.
+DICE_BODY = '{"revision": 1, "dice": "CCBJPP"}'
+TILE_BODY = '{"position": {...the keys of a tile advise position file...}, "move": "r7c4 r7c5 @4"}'
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+async def read_json(request: Request, example: str = DICE_BODY) -> dict[str, Any]:
+    """The request body as a JSON object, at most :data:`MAX_BODY_BYTES`; ``example`` is the
+    form a refusal shows (:data:`DICE_BODY`, :data:`TILE_BODY`). ``NaN`` and ``Infinity`` (not
+    JSON, RFC 8259) are refused.
 
     Raises:
         HTTPException: 413 too large, 415 not JSON content, 400 not a JSON object.
@@ -174,12 +185,13 @@ async def read_json(request: Request) -> dict[str, Any]:
     except ValueError as bad:
         raise HTTPException(400, f"{bad}; expected a small JSON object") from None
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_no_constant)
     except (json.JSONDecodeError, RecursionError):
-        raise HTTPException(400, 'the body is not JSON; expected an object like {"revision": 1, "dice": "CCBJPP"}') \
-            from None
+        raise HTTPException(400, f"the body is not JSON; expected an object like {example}") from None
+    except ValueError as constant:  # NaN, Infinity (_no_constant)
+        raise HTTPException(400, f"the body has {constant}; expected an object like {example}") from None
     if not isinstance(data, dict):
-        raise HTTPException(400, 'the body must be a JSON object like {"revision": 1, "dice": "CCBJPP"}')
+        raise HTTPException(400, f"the body must be a JSON object like {example}")
     return data
 
 
@@ -269,18 +281,18 @@ def create_app(server: GameServer, token: str | None = None,
         return tiles.info()
 
     async def tile_advise(request: Request) -> dict[str, Any]:
-        body = await read_json(request)
+        body = await read_json(request, TILE_BODY)
         return await run_in_threadpool(tiles.advise, body)
 
     async def tile_apply(request: Request) -> dict[str, Any]:
-        body = await read_json(request)
+        body = await read_json(request, TILE_BODY)
         return await run_in_threadpool(tiles.apply, body)
 
     async def tile_file(request: Request) -> dict[str, Any]:
         return await run_in_threadpool(tiles.read_file)
 
     async def tile_save(request: Request) -> dict[str, Any]:
-        body = await read_json(request)
+        body = await read_json(request, TILE_BODY)
         return await run_in_threadpool(tiles.write_file, body)
 
     routes = [Route(r, page(r), methods=["GET"]) for r in STATIC]

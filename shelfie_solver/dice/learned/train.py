@@ -266,12 +266,16 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
     if games < 1 or iterations < 1 or jobs < 1 or not counts or not set(counts) <= set(PLAYER_COUNTS):
         raise TrainError(f"train needs games, iterations and jobs >= 1 and players among 1-4; got games={games}, "
                          f"iterations={iterations}, jobs={jobs}, players={list(counts)}")
-    if solitaire_boards < 0 or (solitaire_boards and 1 not in counts):
-        raise TrainError(f"--solitaire-boards fits the 1-player weights: expected a count >= 0 with 1 among "
-                         f"--players; got {solitaire_boards} with players={list(counts)}")
-    if solitaire_hard < 0 or (solitaire_hard and not solitaire_boards):
-        raise TrainError(f"--solitaire-hard adds boards to --solitaire-boards: expected a count >= 0 with "
-                         f"--solitaire-boards N; got {solitaire_hard} with --solitaire-boards {solitaire_boards}")
+    if solitaire_boards < 0:
+        raise TrainError(f"--solitaire-boards: expected a count >= 0; got {solitaire_boards}")
+    if solitaire_boards and 1 not in counts:
+        raise TrainError(f"--solitaire-boards fits the 1-player weights: expected 1 among --players (e.g. "
+                         f"--players 1); got players={list(counts)}")
+    if solitaire_hard < 0:
+        raise TrainError(f"--solitaire-hard: expected a count >= 0; got {solitaire_hard}")
+    if solitaire_hard and not solitaire_boards:
+        raise TrainError("--solitaire-hard adds boards to --solitaire-boards: expected --solitaire-boards N "
+                         "beside it")
     if solitaire_float and not solitaire_boards:
         raise TrainError("--solitaire-float solves the --solitaire-boards boards: expected it with --solitaire-boards N")
     settings = Settings(seed, games, iterations, counts, board.name, rules.name, solitaire_boards, solitaire_hard,

@@ -363,9 +363,11 @@ def undo(table: KeptGame, count: int = 1) -> KeptGame:
         KeptGameError: ``count`` < 1 or more than the actions taken.
     """
     actions = list(split_actions(table.events))
+    if not actions:
+        raise KeptGameError("nothing to undo: no action has been taken in this game yet")
     if not 1 <= count <= len(actions):
         raise KeptGameError(f"cannot undo {count} action{'s' if count != 1 else ''}: "
-                         f"{len(actions)} taken; expected 1..{max(len(actions), 1)}")
+                         f"{len(actions)} taken; expected 1..{len(actions)}")
     fresh = start_kept_game(table.board, table.rules, table.players, table.state.first)
     for _, action in actions[: len(actions) - count]:
         fresh = act(fresh, action)
