@@ -96,8 +96,9 @@ def hold_reason(advice: Advice, names: Sequence[str] | None = None) -> str:
     most = max(holds, key=lambda h: (h.points, -h.rank))
     tie_note = f" (tied with {len(tied) - 1} more)" if len(tied) > 1 else ""
     if most.rank != 1:
-        return (f"{amount(advice, best.value)}{tie_note} against {amount(advice, most.value)} for keep "
-                f"{dice_codes(most.keep, rules) or 'nothing'}, which scores more this turn "
+        other = "stopping now" if most.keep == advice.dice else f"keep {dice_codes(most.keep, rules) or 'nothing'}"
+        return (f"{amount(advice, best.value)}{tie_note} against {amount(advice, most.value)} for "
+                f"{other}, which scores more this turn "
                 f"({float(most.points):.1f} against {float(best.points):.1f} expected points)")
     return (f"it also scores the most this turn ({float(best.points):.1f} expected points){tie_note}; "
             f"next best keep {dice_codes(runner.keep, rules) or 'nothing'}: {amount(advice, runner.value)}")
