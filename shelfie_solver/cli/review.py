@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import re
 from fractions import Fraction
 from typing import Any
@@ -157,6 +159,16 @@ def _summary(result: Review, threshold: Fraction, records: list[dict[str, Any]],
             "costliest": [records[i] for i in costly]}
 
 
+def _costliest_notes(result: Review, table: KeptGame, costly: tuple[int, ...],
+                     loss_text: Callable[[Fraction], str]) -> list[str]:
+    """The notes listing the costliest decisions (positions ``costly``), each loss worded by
+    ``loss_text`` (points, or percentage points of win chance)."""
+    notes = ["Costliest decisions:" if costly else "No decision lost anything: every choice ties the best."]
+    notes += [f"round {d.round}, {d.kind} with {describe_dice(d, table)}: chose {d.chosen}, best {d.best}, "
+              f"loss {loss_text(d.loss)}" for d in (result.decisions[i] for i in costly)]
+    return notes
+
+
 def review_report(result: Review, table: KeptGame, threshold: Fraction, game: int = 1) -> Report:
     """The report of ``shelfie-solve review`` (one row per decision; summary above, the five
     costliest below); ``game`` is the file's game reviewed, counted from 1 (``--game``)."""
@@ -174,9 +186,7 @@ def review_report(result: Review, table: KeptGame, threshold: Fraction, game: in
     headers = ["#", "round", "decision", "dice", "chosen", "best", "chosen value", "best value", "loss"]
     rows = [_row(i + 1, d, table) for i, d in enumerate(decisions)]
     costly = result.costliest(5)
-    notes = ["Costliest decisions:" if costly else "No decision lost anything: every choice ties the best."]
-    notes += [f"round {d.round}, {d.kind} with {describe_dice(d, table)}: chose {d.chosen}, best {d.best}, "
-              f"loss {decimal(d.loss)}" for d in (decisions[i] for i in costly)]
+    notes = _costliest_notes(result, table, costly, decimal)
     notes.append("Values: expected objective value with optimal play afterwards (holds), the objective's value "
                  "(markings), the change of line potential (shelves, D13). Loss = best - chosen.")
 
@@ -217,9 +227,7 @@ def _win_report(result: Review, table: KeptGame, threshold: Fraction, game: int)
     narrow = ["round"]  # the table within 80 columns: the round is also in the costliest list
     rows = [_win_row(i + 1, d, table) for i, d in enumerate(decisions)]
     costly = result.costliest(5)
-    notes = ["Costliest decisions:" if costly else "No decision lost anything: every choice ties the best."]
-    notes += [f"round {d.round}, {d.kind} with {describe_dice(d, table)}: chose {d.chosen}, best {d.best}, "
-              f"loss {float(d.loss) * 100:.1f} points of win chance" for d in (decisions[i] for i in costly)]
+    notes = _costliest_notes(result, table, costly, lambda loss: f"{float(loss) * 100:.1f} points of win chance")
     notes.append("chance: the chance to win after the choice made (holds: with the best play afterwards); loss: "
                  "the best choice's chance minus it, in percentage points; class: docs/review.md.")
 

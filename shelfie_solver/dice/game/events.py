@@ -263,6 +263,18 @@ class LegalMarkings:
                         f"legal: {self.all_cells()[:5]}{' ...' if len(self) > 5 else ''}")
 
 
+
+def apply_to_sheets(event: Event, sheets: list[Marks]) -> bool:
+    """Replay one event of a played game onto ``sheets`` (one :class:`Marks` per seat, changed in
+    place): a :class:`Mark` marks its items (D8-D10), a :class:`Fail` or :class:`Block`
+    eliminates its cells (D13, D15); returns whether the event is :class:`EndTriggered` (D17).
+    Other events change no sheet."""
+    if isinstance(event, Mark):
+        sheets[event.player] = sheets[event.player].with_marked(event.cells)
+    elif isinstance(event, (Fail, Block)):
+        sheets[event.player] = sheets[event.player].with_eliminated(event.cells)
+    return isinstance(event, EndTriggered)
+
 def legal_sets(dice: Counts, board: Board, marks: Marks, rules: Ruleset) -> LegalMarkings:
     """The legal markings of the final ``dice`` on ``marks`` (D8-D12); empty = failed result."""
     index = allocate.legal_sets(dice, board, marks, rules)

@@ -35,7 +35,7 @@ import numpy as np
 from shelfie_solver.dice.board import Board, Marks, parse_marks, score
 from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.core.files import FileWriteError, write_text_atomically
-from shelfie_solver.dice.game.events import Block, EndTriggered, Fail, Game, GameOver, Mark, Pass, Roll, Start
+from shelfie_solver.dice.game.events import Game, GameOver, Pass, Roll, Start, apply_to_sheets
 from shelfie_solver.dice.game.turn import play_seeded
 from shelfie_solver.dice.sheet_rules import end_trigger_shelves
 from shelfie_solver.dice.learned.objective import (GLOBAL_FEATURES, N_CONTEXT, N_FEATURES, PHASES, WEIGHT_SCALE, LearnedModel, feature_vector,
@@ -115,12 +115,7 @@ def game_samples(game: Game) -> list[tuple[int, np.ndarray, int]]:
                 snapshot(seat, turn)
             turn += 1
             seat = None if isinstance(event, GameOver) else event.player
-        if isinstance(event, Mark):
-            sheets[event.player] = sheets[event.player].with_marked(event.cells)
-        elif isinstance(event, (Fail, Block)):
-            sheets[event.player] = sheets[event.player].with_eliminated(event.cells)
-        elif isinstance(event, EndTriggered):
-            triggered = True
+        triggered = apply_to_sheets(event, sheets) or triggered
     return samples
 
 

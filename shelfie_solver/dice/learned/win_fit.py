@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from shelfie_solver.dice.board import Board, parse_marks
-from shelfie_solver.dice.game.events import Block, EndTriggered, Fail, Game, GameOver, GameState, Mark, Pass, Roll, Start
+from shelfie_solver.dice.game.events import Game, GameOver, GameState, Pass, Roll, Start, apply_to_sheets
 from shelfie_solver.dice.learned.objective import LearnedModel, default_model, state_objective
 from shelfie_solver.dice.learned.win_model import WinModel, design, fit, replace_info
 from shelfie_solver.dice.objectives import StateArrays
@@ -54,12 +54,7 @@ def game_positions(game: Game, learned: LearnedModel | None = None) -> list[tupl
             if starts:
                 assert isinstance(event, Roll)
                 before = GameState(board, rules, tuple(sheets), event.player, start.first, turn, triggered)
-        if isinstance(event, Mark):
-            sheets[event.player] = sheets[event.player].with_marked(event.cells)
-        elif isinstance(event, (Fail, Block)):
-            sheets[event.player] = sheets[event.player].with_eliminated(event.cells)
-        elif isinstance(event, EndTriggered):
-            triggered = True
+        triggered = apply_to_sheets(event, sheets) or triggered
     return out
 
 
