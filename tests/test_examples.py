@@ -15,6 +15,10 @@ from shelfie_solver.dice.rolls import multinomial
 from conftest import EXAMPLES
 
 BOARDS = EXAMPLES / "boards"
+#: The held-out boards of docs/strategies.md ("`learned` against the optimum on boards of every shape") and the
+#: confirmation boards drawn at random after the tables per board shape were chosen.
+HELD_OUT_NAMES = ("2x5", "3x4-4153", "4x3-245", "5x3-345", "4x5", "5x4-2345")
+CONFIRMATION_NAMES = ("5x3-124", "3x5", "4x4-1245", "2x4-1245")
 RULES = EXAMPLES / "rules"
 MARKS = EXAMPLES / "marks"
 
@@ -33,8 +37,7 @@ USED = {
     "boards/small-4x3.toml": "test_small_boards",
     "boards/small-5x3.toml": "test_small_boards",
     "learned-small-boards.json": "test_learned_small_boards_file",
-    **{f"boards/held-out-{name}.toml": "test_held_out_boards"
-       for name in ("2x5", "3x4-4153", "4x3-245", "5x3-345", "4x5", "5x4-2345")},
+    **{f"boards/held-out-{name}.toml": "test_held_out_boards" for name in HELD_OUT_NAMES + CONFIRMATION_NAMES},
 }
 
 
@@ -179,10 +182,11 @@ def test_tile_position_example():
     assert json.loads(result.stdout)["turn"] == data["turn"]
 
 
-@pytest.mark.parametrize("name", ["2x5", "3x4-4153", "4x3-245", "5x3-345", "4x5", "5x4-2345"])
+@pytest.mark.parametrize("name", HELD_OUT_NAMES + CONFIRMATION_NAMES)
 def test_held_out_boards(name: str) -> None:
     """The boards of docs/strategies.md "`learned` against the optimum on boards of every shape":
-    each has a column needing 4 dice and one needing 5 (where `learned` was weakest), is never
+    each has a column needing 4 dice and one needing 5 (where `learned` was weakest; the
+    confirmation boards, drawn at random, one of them), is never
     drawn by the training family (random_boards.HELD_OUT, up to relabelling), and advises: six
     dice of shelf 1's face fill any of its columns' need (at most 5 dice, D3), so they mark (D8, D9)."""
     from shelfie_solver.dice.board import load_board
@@ -191,7 +195,7 @@ def test_held_out_boards(name: str) -> None:
     from shelfie_solver.dice.wholegame.random_boards import HELD_OUT, canonical
 
     board = load_board(str(BOARDS / f"held-out-{name}.toml"), DEFAULT_RULES)
-    assert {4, 5} <= set(board.columns)
+    assert {4, 5} <= set(board.columns) if name in HELD_OUT_NAMES else {4, 5} & set(board.columns)
     assert canonical(board.columns, board.values) in {canonical(*layout) for layout in HELD_OUT}
     six = tuple(6 if side == board.shelf_faces[0][0] else 0 for side in range(len(DEFAULT_RULES.sides)))
     data = run("--dice", dice_codes(six, DEFAULT_RULES), "--board", str(BOARDS / f"held-out-{name}.toml"), "--rerolls", "0")

@@ -26,7 +26,9 @@ BOARDS = Path(__file__).resolve().parents[1] / "examples" / "boards"
 MEASURED = ("small.toml", "small-3x4.toml", "small-4x3.toml", "small-5x3.toml",
             # docs/strategies.md, "`learned` against the optimum on boards of every shape"
             "held-out-2x5.toml", "held-out-3x4-4153.toml", "held-out-4x3-245.toml", "held-out-5x3-345.toml",
-            "held-out-4x5.toml", "held-out-5x4-2345.toml")
+            "held-out-4x5.toml", "held-out-5x4-2345.toml",
+            # the confirmation boards (docs/strategies.md)
+            "held-out-5x3-124.toml", "held-out-3x5.toml", "held-out-4x4-1245.toml", "held-out-2x4-1245.toml")
 #: A family of tiny boards (2 x 2 only, 33 states each) for fast fits.
 TINY = 40
 

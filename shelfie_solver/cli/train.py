@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from typing import Any
 
@@ -34,6 +35,15 @@ from shelfie_solver.cli.options import (board_option, jobs_option, check_output,
 @click.option("--solitaire-float", "solitaire_float", is_flag=True,
               help="With --solitaire-boards: solve its boards with the float solver (solve-game --float) "
                    "instead of exactly: minutes faster, the same fit up to rounding (docs/train.md).")
+@click.option("--solitaire-large", type=click.IntRange(0, 100), default=0, show_default=True, metavar="N",
+              help="With --solitaire-boards: also fit to N random 4 x 5 and 5 x 4 boards (about 4.8 million "
+                   "states, 1-3 CPU-minutes each with the float solver; 150,000 states of each in the fit; "
+                   "docs/train.md).")
+@click.option("--solitaire-shapes", type=click.IntRange(0, 1000), default=0, show_default=True, metavar="K",
+              help="With --solitaire-boards: also fit a table of its own for each board shape (shelves x "
+                   "columns) with at least K of those boards; learned uses it in solitaire on a board of that "
+                   "shape, the pooled weights on other shapes (0: pooled only; the shipped ones use 3; "
+                   "docs/train.md).")
 @click.option("--players", "players_text", default="1,2,3,4", show_default=True, metavar="N,...",
               help="Numbers of players (1-4) to fit weights for.")
 @jobs_option
@@ -51,7 +61,8 @@ from shelfie_solver.cli.options import (board_option, jobs_option, check_output,
 @board_option
 @rules_option
 def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterations: int, solitaire_boards: int,
-                  solitaire_hard: int, solitaire_float: bool, players_text: str, jobs: int | None,
+                  solitaire_hard: int, solitaire_float: bool, solitaire_shapes: int, solitaire_large: int,
+                  players_text: str, jobs: int | None,
                   scheduler: str | None, output: str,
                   checkpoint: str | None, win_model: bool, board_path: str | None, rules_path: str | None) -> None:
     """Fit the learned objective by self-play: Monte Carlo returns, least squares, iterated.
@@ -62,6 +73,8 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
       shelfie-solve train --seed 1 --games 20 --iterations 1 --players 2
       shelfie-solve train --table small.json --output small-learned.json
       shelfie-solve train --seed 11 --players 1 --solitaire-boards 24 --output solitaire.json
+      shelfie-solve train --seed 11 --players 1 --solitaire-boards 48 --solitaire-hard 48 \
+          --solitaire-large 6 --solitaire-float --solitaire-shapes 3 --output solitaire.json
     """
     if tables:
         _refuse_self_play_options(click.get_current_context())
@@ -80,17 +93,17 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
     check_output(checkpoint, "--checkpoint", [board_path, rules_path])
     workers = resolve_workers(jobs, scheduler)
     lines: list[str] = []
+    run = functools.partial(train, board, rules, seed, games, iterations, workers, players, checkpoint,
+                            report=lines.append, scheduler=scheduler, solitaire_boards=solitaire_boards,
+                            solitaire_hard=solitaire_hard, solitaire_float=solitaire_float,
+                            solitaire_shapes=solitaire_shapes, solitaire_large=solitaire_large)
     if sys.stderr.isatty():  # a progress bar for people, nothing for pipes and tests
-        with click.progressbar(length=tasks_total(games, iterations, players, solitaire_boards + solitaire_hard),
+        with click.progressbar(length=tasks_total(games, iterations, players,
+                                                   solitaire_boards + solitaire_hard + solitaire_large),
                                label="Self-play", file=sys.stderr, show_pos=True) as bar:
-            model = train(board, rules, seed, games, iterations, workers, players, checkpoint,
-                          progress=bar.update, report=lines.append, scheduler=scheduler,
-                          solitaire_boards=solitaire_boards, solitaire_hard=solitaire_hard,
-                          solitaire_float=solitaire_float)
+            model = run(progress=bar.update)
     else:
-        model = train(board, rules, seed, games, iterations, workers, players, checkpoint, report=lines.append,
-                      scheduler=scheduler, solitaire_boards=solitaire_boards, solitaire_hard=solitaire_hard,
-                      solitaire_float=solitaire_float)
+        model = run()
     try:
         write_text_atomically(output, model_text(model))
     except FileWriteError as error:
@@ -104,7 +117,8 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
 
 
 #: Options of self-play only: with --table they would be ignored silently, so they are refused.
-_SELF_PLAY_ONLY = ("seed", "games", "iterations", "solitaire_boards", "solitaire_hard", "solitaire_float", "players_text", "jobs", "scheduler", "checkpoint",
+_SELF_PLAY_ONLY = ("seed", "games", "iterations", "solitaire_boards", "solitaire_hard", "solitaire_float",
+                   "solitaire_shapes", "solitaire_large", "players_text", "jobs", "scheduler", "checkpoint",
                    "board_path", "rules_path")
 
 

@@ -115,10 +115,14 @@ class LearnedModel:
         weights: players (1-4) -> ``int64 (3, N_FEATURES)``, rows phases 1, 2, 3, integers over
             :data:`WEIGHT_SCALE`.
         info: how they were made (seed, games, iterations, board), for the record.
+        shapes: solitaire weights per board shape ``(shelves, columns)`` -> ``int64 (3,
+            N_FEATURES)`` (``train --solitaire-shapes``, docs/train.md): a solitaire game on a
+            board of such a shape uses them instead of ``weights[1]`` (:meth:`for_board`).
     """
 
     weights: dict[int, np.ndarray]
     info: dict[str, Any] = field(default_factory=dict)
+    shapes: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
 
     def verify_players(self, players: int, name: str) -> None:
         """Refuse a game of ``players`` seats that this file has no weights for (``train
@@ -138,12 +142,36 @@ class LearnedModel:
         best = min(self.weights, key=lambda n: (abs(n - players), n))
         return self.weights[best]
 
+    def for_board(self, players: int, board: Board) -> np.ndarray:
+        """``(3, N_FEATURES)`` weights for a game of ``players`` seats on ``board``: in solitaire
+        the table fitted to boards of its shape (shelves x columns) when the file has one
+        (:attr:`shapes`), else :meth:`for_players`."""
+        if players == 1:
+            shaped = self.shapes.get((board.n_shelves, board.n_columns))
+            if shaped is not None:
+                return shaped
+        return self.for_players(players)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (what :func:`model_from_dict` reads)."""
+        shapes = {SHAPES_KEY: {shape_key(shape): _phase_rows(w) for shape, w in sorted(self.shapes.items())}}
         return {"format": MODEL_FORMAT, "weight_scale": WEIGHT_SCALE, "features": list(FEATURE_NAMES),
                 **self.info,
-                "weights": {str(n): {str(p): [int(x) for x in w[i]] for i, p in enumerate(PHASES)}
-                            for n, w in sorted(self.weights.items())}}
+                "weights": {str(n): _phase_rows(w) for n, w in sorted(self.weights.items())},
+                **(shapes if self.shapes else {})}
+
+
+#: The parameter file's key of :attr:`LearnedModel.shapes`: ``{"SxC": {phase: [weights]}}``.
+SHAPES_KEY = "solitaire_shapes"
+
+
+def shape_key(shape: tuple[int, int]) -> str:
+    """``(5, 3)`` -> ``"5x3"``: a board shape (shelves x columns) as the parameter file names it."""
+    return f"{shape[0]}x{shape[1]}"
+
+
+def _phase_rows(table: np.ndarray) -> dict[str, list[int]]:
+    return {str(p): [int(x) for x in table[i]] for i, p in enumerate(PHASES)}
 
 
 def check_weights(model: LearnedModel, source: str) -> None:
@@ -153,7 +181,8 @@ def check_weights(model: LearnedModel, source: str) -> None:
     Raises:
         ModelError: a weight beyond the bound (one line naming ``source``).
     """
-    worst = max((int(np.abs(w).max()) for w in model.weights.values()), default=0)
+    tables = [*model.weights.values(), *model.shapes.values()]
+    worst = max((int(np.abs(w).max()) for w in tables), default=0)
     if worst > MAX_WEIGHT:
         raise ModelError(f"{source}: a weight of {worst:,} is beyond ±{MAX_WEIGHT:,} (the objective computes in "
                          "int64 and would overflow); fit with more games or on another board")
@@ -169,19 +198,8 @@ def model_from_dict(data: Any, source: str = "parameters") -> LearnedModel:
         raise ModelError(f"{source}: not a learned-parameter file (expected \"format\": \"{MODEL_FORMAT}\")")
     if data.get("weight_scale") != WEIGHT_SCALE or data.get("features") != list(FEATURE_NAMES):
         raise ModelError(f"{source}: made for another feature set or scale; retrain with 'shelfie-solve train'")
-    weights: dict[int, np.ndarray] = {}
     try:
-        for players, rows in data["weights"].items():
-            raw = [rows[str(p)] for p in PHASES]
-            if not all(type(w) is int for row in raw for w in row):  # numpy would cut 0.5 to 0 silently
-                raise ValueError("not whole numbers")
-            if any(abs(w) > MAX_WEIGHT for row in raw for w in row):
-                raise ModelError(f"{source}: a weight beyond ±{MAX_WEIGHT:,} (the objective computes in int64 and "
-                                 f"would overflow); expected weights as shelfie-solve train writes them")
-            table = np.array(raw, dtype=np.int64)
-            if table.shape != (len(PHASES), N_FEATURES) or int(players) not in range(1, 5):
-                raise ValueError("bad shape")
-            weights[int(players)] = table
+        weights = {_players_key(players): _phase_table(rows, source) for players, rows in data["weights"].items()}
     except ModelError:
         raise
     except (KeyError, ValueError, TypeError, AttributeError, OverflowError):
@@ -189,8 +207,55 @@ def model_from_dict(data: Any, source: str = "parameters") -> LearnedModel:
                          f"{N_FEATURES} whole numbers") from None
     if not weights:
         raise ModelError(f"{source}: no weights")
-    info = {k: v for k, v in data.items() if k not in ("format", "weight_scale", "features", "weights")}
-    return LearnedModel(weights, info)
+    shapes = _shape_tables(data.get(SHAPES_KEY, {}), source)
+    info = {k: v for k, v in data.items() if k not in ("format", "weight_scale", "features", "weights", SHAPES_KEY)}
+    return LearnedModel(weights, info, shapes)
+
+
+def _players_key(text: str) -> int:
+    players = int(text)
+    if players not in range(1, 5):
+        raise ValueError("bad players")
+    return players
+
+
+def _phase_table(rows: Any, source: str) -> np.ndarray:
+    """``int64 (3, N_FEATURES)`` from ``{phase: [weights]}``.
+
+    Raises:
+        ModelError: a weight beyond :data:`MAX_WEIGHT`. ValueError, KeyError, TypeError: bad shape.
+    """
+    raw = [rows[str(p)] for p in PHASES]
+    if not all(type(w) is int for row in raw for w in row):  # numpy would cut 0.5 to 0 silently
+        raise ValueError("not whole numbers")
+    if any(abs(w) > MAX_WEIGHT for row in raw for w in row):
+        raise ModelError(f"{source}: a weight beyond ±{MAX_WEIGHT:,} (the objective computes in int64 and "
+                         f"would overflow); expected weights as shelfie-solve train writes them")
+    table = np.array(raw, dtype=np.int64)
+    if table.shape != (len(PHASES), N_FEATURES):
+        raise ValueError("bad shape")
+    return table
+
+
+def _shape_tables(data: Any, source: str) -> dict[tuple[int, int], np.ndarray]:
+    """:attr:`LearnedModel.shapes` from the file's :data:`SHAPES_KEY` entry.
+
+    Raises:
+        ModelError: not ``{"SxC": {phase: [weights]}}`` with 1-7 shelves and columns (D3).
+    """
+    shapes = {}
+    try:
+        for key, rows in data.items():
+            shelves, columns = (int(part) for part in key.split("x"))
+            if not (1 <= shelves <= 7 and 1 <= columns <= 7) or key != shape_key((shelves, columns)):
+                raise ValueError("bad shape")
+            shapes[(shelves, columns)] = _phase_table(rows, source)
+    except ModelError:
+        raise
+    except (KeyError, ValueError, TypeError, AttributeError, OverflowError):
+        raise ModelError(f"{source}: \"{SHAPES_KEY}\" must map board shapes such as \"2x5\" (shelves x columns) to "
+                         f"phases {PHASES} of {N_FEATURES} whole numbers") from None
+    return shapes
 
 
 #: The shipped parameters (``shelfie-solve train`` writes files of this form).
@@ -203,7 +268,7 @@ def default_model() -> LearnedModel:
     return load_model(DEFAULT_MODEL_PATH)
 
 
-#: Largest parameter file read (the shipped one is about 20 kB).
+#: Largest parameter file read (the shipped one is about 33 kB).
 MAX_MODEL_BYTES = 1 << 20
 
 #: The objective / strategy name prefix of parameters from a file: ``learned:FILE``.
@@ -741,7 +806,7 @@ def game_objective(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], acti
     """
     model = model or default_model()
     n = len(sheets)
-    weights = model.for_players(n)
+    weights = model.for_board(n, board)
     trigger = end_trigger_shelves(board, rules)
     opponents = [j for j in range(n) if j != active]
     position = (active - first) % n
@@ -771,7 +836,7 @@ def solitaire_objective(board: Board, model: LearnedModel | None = None) -> Lear
     """The no-context form: one player (solitaire weights), end not triggered — what
     ``advise --objective learned`` uses."""
     model = model or default_model()
-    return Learned(model.for_players(1), np.zeros(len(board.lines), dtype=bool))
+    return Learned(model.for_board(1, board), np.zeros(len(board.lines), dtype=bool))
 
 
 def named_objective(name: str, board: Board, state: GameState | None = None) -> Learned:

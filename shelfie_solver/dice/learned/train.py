@@ -38,8 +38,8 @@ from shelfie_solver.core.files import FileWriteError, write_text_atomically
 from shelfie_solver.dice.game.events import Game, GameOver, Pass, Roll, Start, apply_to_sheets
 from shelfie_solver.dice.game.turn import play_seeded
 from shelfie_solver.dice.sheet_rules import end_trigger_shelves
-from shelfie_solver.dice.learned.objective import (GLOBAL_FEATURES, N_CONTEXT, N_FEATURES, PHASES, WEIGHT_SCALE, LearnedModel, feature_vector,
-                      check_weights, model_from_dict, prior_weights, table_context, threats)
+from shelfie_solver.dice.learned.objective import (GLOBAL_FEATURES, N_CONTEXT, N_FEATURES, PHASES, SHAPES_KEY, WEIGHT_SCALE,
+                      LearnedModel, feature_vector, check_weights, shape_key, model_from_dict, prior_weights, table_context, threats)
 from shelfie_solver.dice.rules import Ruleset
 
 if TYPE_CHECKING:
@@ -215,6 +215,8 @@ class Settings:
     solitaire_boards: int = 0
     solitaire_hard: int = 0
     solitaire_float: bool = False
+    solitaire_shapes: int = 0
+    solitaire_large: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         extra: dict[str, Any] = {"solitaire_boards": self.solitaire_boards} if self.solitaire_boards else {}
@@ -222,6 +224,10 @@ class Settings:
             extra["solitaire_hard"] = self.solitaire_hard
         if self.solitaire_float:
             extra["solitaire_float"] = True
+        if self.solitaire_shapes:
+            extra["solitaire_shapes"] = self.solitaire_shapes
+        if self.solitaire_large:
+            extra["solitaire_large"] = self.solitaire_large
         return {"seed": self.seed, "games": self.games, "iterations": self.iterations,
                 "players": list(self.players), "board": self.board, "rules": self.rules, **extra}
 
@@ -230,7 +236,8 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
           players: Iterable[int] = PLAYER_COUNTS, checkpoint: str | Path | None = None,
           progress: Callable[[int], None] | None = None,
           report: Callable[[str], None] | None = None, scheduler: Any = None,
-          solitaire_boards: int = 0, solitaire_hard: int = 0, solitaire_float: bool = False) -> LearnedModel:
+          solitaire_boards: int = 0, solitaire_hard: int = 0, solitaire_float: bool = False,
+          solitaire_shapes: int = 0, solitaire_large: int = 0) -> LearnedModel:
     """Fit the ``learned`` parameters by self-play (module docstring).
 
     Args:
@@ -253,6 +260,11 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
             (:func:`fit_boards` ``hard``).
         solitaire_float: with ``solitaire_boards``, its boards are solved with the float solver
             (:func:`fit_boards` ``float_solve``).
+        solitaire_shapes: with ``solitaire_boards``, also a table for each board shape with at least
+            this many of its boards (:func:`fit_shapes`, :attr:`LearnedModel.shapes`); 0: none.
+        solitaire_large: with ``solitaire_boards``, so many 4 x 5 and 5 x 4 boards of the large
+            family too (:func:`solve_boards` ``large``), for the tables per shape only (not in the
+            pooled ``weights[1]``).
 
     Raises:
         TrainError: settings out of range, or the checkpoint cannot be written.
@@ -273,27 +285,45 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
                          "beside it")
     if solitaire_float and not solitaire_boards:
         raise TrainError("--solitaire-float solves the --solitaire-boards boards: expected it with --solitaire-boards N")
+    if solitaire_large < 0:
+        raise TrainError(f"--solitaire-large: expected a count >= 0; got {solitaire_large}")
+    if solitaire_large and not solitaire_boards:
+        raise TrainError("--solitaire-large adds boards to --solitaire-boards: expected --solitaire-boards N "
+                         "beside it")
+    if solitaire_shapes < 0:
+        raise TrainError(f"--solitaire-shapes: expected a count >= 0; got {solitaire_shapes}")
+    if solitaire_shapes and not solitaire_boards:
+        raise TrainError("--solitaire-shapes fits tables to the --solitaire-boards boards: expected "
+                         "--solitaire-boards N beside it")
     settings = Settings(seed, games, iterations, counts, board.name, rules.name, solitaire_boards, solitaire_hard,
-                        solitaire_float)
+                        solitaire_float, solitaire_shapes, solitaire_large)
     inputs = _inputs_fingerprint(board, rules)
     done = _read_checkpoint(checkpoint, settings, inputs)
     tree = [iteration.spawn(len(counts)) for iteration in np.random.SeedSequence(seed).spawn(iterations)]
     model: LearnedModel | None = done[-1] if done else None
     solitaire: np.ndarray | None = None
+    shapes: dict[tuple[int, int], np.ndarray] = {}
     if solitaire_boards:
         if done:
-            solitaire = done[-1].weights[1]
+            solitaire, shapes = done[-1].weights[1], done[-1].shapes
             if progress:
-                progress(solitaire_boards + solitaire_hard)
+                progress(solitaire_boards + solitaire_hard + solitaire_large)
         else:
-            solitaire = fit_boards(rules, seed, solitaire_boards, jobs, scheduler, progress, report,
-                                   hard=solitaire_hard, float_solve=solitaire_float)
+            solved = solve_boards(rules, seed, solitaire_boards, jobs, scheduler, progress, hard=solitaire_hard,
+                                  float_solve=solitaire_float, large=solitaire_large)
+            # the large boards serve their own shapes' tables only: in the pooled table (the other
+            # shapes', the 5 x 5 board's among them) their sampled states cost the 5 x 3 and 5 x 5 boards
+            # 1-2 points of 100 (docs/train.md, "Tables per board shape")
+            pooled = solved[: len(solved) - solitaire_large]
+            solitaire = pooled_fit(pooled, rules, report, boards_named(solitaire_boards, solitaire_float,
+                                                                        solitaire_hard))
+            shapes = fit_shapes(solved, rules, solitaire_shapes, report) if solitaire_shapes else {}
     from shelfie_solver.core.parallel import Interrupted, interrupted_by
 
     written = [len(done)]  # iterations the checkpoint holds, for an interruption's message
     try:
         return _iterate(board, rules, games, iterations, jobs, counts, checkpoint, progress, report, scheduler,
-                        solitaire_boards, settings, inputs, done, tree, model, solitaire, written)
+                        solitaire_boards, settings, inputs, done, tree, model, (solitaire, shapes), written)
     except (KeyboardInterrupt, Interrupted) as stop:
         if checkpoint is None or not written[0]:
             raise
@@ -306,9 +336,13 @@ def _iterate(board: Board, rules: Ruleset, games: int, iterations: int, jobs: in
              checkpoint: str | Path | None, progress: Callable[[int], None] | None,
              report: Callable[[str], None] | None, scheduler: Any, solitaire_boards: int, settings: Settings,
              inputs: str, done: list[LearnedModel], tree: list[list[np.random.SeedSequence]],
-             model: LearnedModel | None, solitaire: np.ndarray | None, written: list[int]) -> LearnedModel:
+             model: LearnedModel | None,
+             fitted: tuple[np.ndarray | None, dict[tuple[int, int], np.ndarray]],
+             written: list[int]) -> LearnedModel:
     """The iterations of :func:`train` not in the checkpoint yet; ``written[0]`` counts those the
-    checkpoint holds."""
+    checkpoint holds; ``fitted`` the solitaire weights from the value tables (or None) and the
+    tables per board shape."""
+    solitaire, shapes = fitted
     for k in range(iterations):
         if k < len(done):
             if progress:
@@ -348,7 +382,13 @@ def _iterate(board: Board, rules: Ruleset, games: int, iterations: int, jobs: in
                        "small boards")
             if settings.solitaire_hard:
                 method += f" and the float value tables of {settings.solitaire_hard} hard-family boards"
-        model = LearnedModel(weights, {"trained": {**settings.as_dict(), "method": method}})
+            if shapes:
+                method += (f"; a table of its own for each board shape with at least {settings.solitaire_shapes} of "
+                           f"those boards ({', '.join(shape_key(shape) for shape in sorted(shapes))})")
+            if settings.solitaire_large:
+                method += (f", the 4x5 and 5x4 ones from {LARGE_SAMPLE:,} states of each float value table of "
+                           f"{settings.solitaire_large} large-family boards (not in the pooled table)")
+        model = LearnedModel(weights, {"trained": {**settings.as_dict(), "method": method}}, shapes)
         check_weights(model, "the fitted weights")  # what learned:FILE would refuse is never written
         done.append(model)
         _write_checkpoint(checkpoint, settings, done, inputs)
@@ -423,18 +463,18 @@ def _write_checkpoint(path: str | Path | None, settings: Settings, done: list[Le
 
 
 def model_text(model: LearnedModel) -> str:
-    """The parameter file's text (JSON, one line per player count and phase)."""
+    """The parameter file's text (JSON, one line per player count or board shape and phase)."""
     data = model.to_dict()
-    weights = data.pop("weights")
-    lines = [json.dumps(data, indent=1)[:-2] + ',\n "weights": {']
-    entries = []
-    for n, phases in weights.items():
-        inner = ",\n".join(f'   "{p}": {json.dumps(w)}' for p, w in phases.items())
-        entries.append(f'  "{n}": {{\n{inner}\n  }}')
-    lines.append(",\n".join(entries))
-    lines.append(" }\n}\n")
-    return "\n".join(lines)
-
+    tables = {key: data.pop(key) for key in ("weights", SHAPES_KEY) if key in data}
+    head = json.dumps(data, indent=1)[:-2]
+    blocks = []
+    for key, entries in tables.items():
+        rows = []
+        for name, phases in entries.items():
+            inner = ",\n".join(f'   "{p}": {json.dumps(w)}' for p, w in phases.items())
+            rows.append(f'  "{name}": {{\n{inner}\n  }}')
+        blocks.append(f' "{key}": {{\n' + ",\n".join(rows) + "\n }")
+    return head + ",\n" + ",\n".join(blocks) + "\n}\n"
 
 
 #: Targets of :func:`fit_table` are rounded to this many units per point.
@@ -504,33 +544,63 @@ def board_table_sums(board: Board, rules: Ruleset) -> dict[int, Sums]:
 BOARD_STREAM = 100
 
 
+def boards_named(count: int, float_solve: bool = False, hard: int = 0, large: int = 0) -> str:
+    """How :func:`pooled_fit`'s report names the boards of a solitaire fit (:func:`solve_boards`)."""
+    return (f"{count} random boards'" + (" (float)" if float_solve else "")
+            + (f" and {hard} hard boards' (float)" if hard else "")
+            + (f" and {large} large boards' (float, sampled)" if large else ""))
+
+
 def fit_boards(rules: Ruleset, seed: int, count: int, jobs: int = 1, scheduler: Any = None,
                progress: Callable[[int], None] | None = None,
                report: Callable[[str], None] | None = None, max_states: int | None = None,
                hard: int = 0, float_solve: bool = False) -> np.ndarray:
     """Solitaire weights ``int64 (3, N_FEATURES)`` fitted (:func:`fit_table_sums`) to the exact
-    value tables of ``count`` random small boards (:func:`random_boards.random_boards` from
+    value tables of ``count`` random small boards (:func:`solve_boards`, same arguments),
+    every state weighted alike; ``report`` is called with one line per phase.
+
+    Raises:
+        TrainError: as :func:`solve_boards`.
+    """
+    solved = solve_boards(rules, seed, count, jobs, scheduler, progress, max_states, hard, float_solve)
+    return pooled_fit(solved, rules, report, boards_named(count, float_solve, hard))
+
+
+def solve_boards(rules: Ruleset, seed: int, count: int, jobs: int = 1, scheduler: Any = None,
+                 progress: Callable[[int], None] | None = None, max_states: int | None = None,
+                 hard: int = 0, float_solve: bool = False, large: int = 0) -> list[tuple[Board, dict[int, Sums]]]:
+    """The training boards of the solitaire fit with the sums of their value tables
+    (:func:`_table_sums`): ``count`` random small boards (:func:`random_boards.random_boards` from
     ``SeedSequence(seed, spawn_key=(BOARD_STREAM,))``; the boards docs/train.md measures on are never
     among them). Each board is solved in its own task on ``jobs`` processes or the dask
-    ``scheduler``; the sums are exact integers, so the weights do not depend on the workers.
-    ``progress`` is called with 1 per solved board, ``report`` with one line per phase;
-    ``max_states`` bounds the family's boards (default :data:`random_boards.MAX_STATES`).
+    ``scheduler``; the sums are exact integers, so a fit does not depend on the workers.
+    ``progress`` is called with 1 per solved board; ``max_states`` bounds the family's boards
+    (default :data:`random_boards.MAX_STATES`).
     ``hard``: so many boards of the hard family (:func:`random_boards.hard_boards` from
     ``SeedSequence(seed, spawn_key=(HARD_STREAM,))``, none of the ``count`` boards; columns needing
-    4-5 dice, up to 125,000 states) are pooled too, each solved with the float solver
-    (:func:`board_float_sums`); with ``hard=0`` the weights are those of before the option.
+    4-5 dice, up to 125,000 states) are added, each solved with the float solver
+    (:func:`board_float_sums`).
     ``float_solve``: the ``count`` boards are solved with the float solver too (minutes faster;
     targets within the float bound, below 1e-9 points, of the exact ones before their rounding).
+    ``large``: so many boards of the large family (:func:`random_boards.large_boards` from
+    ``SeedSequence(seed, spawn_key=(LARGE_STREAM,))``: 4 x 5 and 5 x 4), solved with the float
+    solver, each contributing :data:`LARGE_SAMPLE` of its states drawn uniformly without
+    replacement (:func:`board_float_sums` ``sample``; the features of all 4.7 million would take
+    half an hour a board).
 
     Raises:
         TrainError: the ruleset cannot hold the family's boards (too few faces or dice).
     """
-    from shelfie_solver.dice.wholegame.random_boards import random_boards
+    from shelfie_solver.dice.wholegame.random_boards import large_boards, random_boards
 
     try:
         boards = random_boards(np.random.SeedSequence(seed, spawn_key=(BOARD_STREAM,)), count, rules, max_states)
     except ValueError as error:
         raise TrainError(f"--solitaire-boards: {error}") from None
+    try:  # drawn before any board is solved, so a ruleset without room for them fails at once
+        big = large_boards(np.random.SeedSequence(seed, spawn_key=(LARGE_STREAM,)), large, rules) if large else []
+    except ValueError as error:
+        raise TrainError(f"--solitaire-large: {error}") from None
     from shelfie_solver.dice.wholegame.solver import state_count
 
     # the largest boards first, so no worker is left with one at the end (the sums are exact
@@ -544,32 +614,78 @@ def fit_boards(rules: Ruleset, seed: int, count: int, jobs: int = 1, scheduler: 
         extra = hard_boards(np.random.SeedSequence(seed, spawn_key=(HARD_STREAM,)), hard, rules, boards)
         extra.sort(key=lambda board: -state_count(board, rules))
         tables += run_tasks(board_float_sums, [(board, rules) for board in extra], jobs, progress, scheduler)
+        boards += extra
+    if large:
+        samples = np.random.SeedSequence(seed, spawn_key=(LARGE_STREAM, 1)).spawn(large)
+        tables += run_tasks(board_float_sums, [(board, rules, LARGE_SAMPLE, sample)
+                                               for board, sample in zip(big, samples)], jobs, progress, scheduler)
+        boards += big
+    return list(zip(boards, tables))
+
+
+def pooled_fit(solved: Sequence[tuple[Board, dict[int, Sums]]], rules: Ruleset,
+               report: Callable[[str], None] | None = None, what: str = "") -> np.ndarray:
+    """``int64 (3, N_FEATURES)`` solitaire weights fitted to every board of ``solved``
+    (:func:`solve_boards`) pooled, every state weighted alike (:func:`fit_table_sums`);
+    ``report`` gets one line per phase, naming the boards as ``what``."""
+    tables = [sums for _, sums in solved]
     weights, errors = fit_table_sums(tables, rules.scoring_threshold)
     if report:
-        what = f"{count} random boards'" + (" (float)" if float_solve else "") + (
-            f" and {hard} hard boards' (float)" if hard else "")
         for p, rms in sorted(errors.items()):
             report(f"{what} value tables, 1 player, phase {p}: "
                    f"{sum(t[p].count for t in tables)} states, RMS error {rms:.2f} points")
     return weights
 
 
+def fit_shapes(solved: Sequence[tuple[Board, dict[int, Sums]]], rules: Ruleset, min_boards: int,
+               report: Callable[[str], None] | None = None) -> dict[tuple[int, int], np.ndarray]:
+    """Solitaire weights per board shape (``(shelves, columns)`` -> ``int64 (3, N_FEATURES)``,
+    :attr:`LearnedModel.shapes`): for each shape with at least ``min_boards`` boards in
+    ``solved``, the fit of :func:`fit_table_sums` to those boards alone. Why: the pooled fit is
+    dominated by the boards with the most states, and on a small board the same features are worth
+    other amounts (on a 2 x 5 board no column can score, D19: the shelves carry everything).
+    ``report`` gets one line per shape."""
+    by_shape: dict[tuple[int, int], list[dict[int, Sums]]] = {}
+    for board, sums in solved:
+        by_shape.setdefault((board.n_shelves, board.n_columns), []).append(sums)
+    shapes = {}
+    for shape, tables in sorted(by_shape.items()):
+        if len(tables) < max(min_boards, 1):
+            continue
+        shapes[shape], errors = fit_table_sums(tables, rules.scoring_threshold)
+        if report:
+            rms = ", ".join(f"phase {p} {e:.2f}" for p, e in sorted(errors.items()))
+            report(f"{shape[0]} x {shape[1]} boards: {len(tables)} value tables, RMS error {rms} points")
+    return shapes
+
+
 #: The spawn key, under ``SeedSequence(seed)``, of the hard-family boards' seeds (:func:`fit_boards`).
 HARD_STREAM = 101
+#: The spawn key of the large-family boards' seeds; ``(LARGE_STREAM, 1)`` that of their samples of states.
+LARGE_STREAM = 102
+#: States of a large-family board in its fit (:func:`solve_boards` ``large``).
+LARGE_SAMPLE = 150_000
 
 
-def board_float_sums(board: Board, rules: Ruleset) -> dict[int, Sums]:
+def board_float_sums(board: Board, rules: Ruleset, sample: int | None = None,
+                     seed: np.random.SeedSequence | None = None) -> dict[int, Sums]:
     """Solve ``board``'s solitaire game with the float solver (:func:`wholegame.float_solver.solve_float`,
     ``solve-game --float``: float64 with a proven bound, below 1e-9 points on these boards) and
     return the sums :func:`fit_table` pools for its table (each state's float value as the
-    target, rounded to ``1 / TABLE_SCALE`` point like the exact ones). A worker's unit of work."""
+    target, rounded to ``1 / TABLE_SCALE`` point like the exact ones). With ``sample``: only so
+    many states, drawn uniformly without replacement with a generator from ``seed``. A worker's
+    unit of work."""
     from shelfie_solver.dice.wholegame.float_solver import solve_float
     from shelfie_solver.dice.wholegame.state_index import state_index
 
     solution = solve_float(board, rules)
     index = state_index(board, rules)
     values = {}
-    for at in range(index.count):
+    chosen: Iterable[int] = range(index.count)
+    if sample is not None and sample < index.count:
+        picks = np.random.default_rng(seed).choice(index.count, size=sample, replace=False)
+        chosen = (int(at) for at in np.sort(picks))
+    for at in chosen:
         marks = index.marks(at)
         values[(marks.marked, marks.eliminated)] = float(solution.values[at])
     return _sums(board, rules, values)

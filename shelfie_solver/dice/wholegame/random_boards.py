@@ -20,6 +20,10 @@ states (so 2 x 5, 3 x 5 and 5 x 3 too, solved with the float solver), drawn like
 with at least one column needing 4 or 5 dice (:data:`HARD_NEEDS`, drawn again otherwise), and never
 a :data:`HELD_OUT` board nor one of the boards given to exclude, up to relabelling.
 
+The **large family** (:func:`large_boards`, ``train --solitaire-large``): 4 x 5 and 5 x 4 boards
+drawn the same way (about 4.7-4.8 million states each, solved with the float solver in minutes),
+for the boards beyond the other families' sizes (the default 5 x 5 board among them).
+
 Randomness: board ``i`` is drawn from its own child ``i`` of the ``SeedSequence`` given, so the
 boards depend on the seed only.
 """
@@ -60,6 +64,11 @@ HELD_OUT: tuple[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]], ...] = (
     ((3, 4, 5), ((3, 6, 9), (4, 5, 11), (2, 7, 10), (5, 4, 12), (3, 8, 8))),
     ((1, 2, 3, 4, 5), ((2, 1, 3, 8, 9), (1, 2, 5, 6, 12), (3, 3, 4, 5, 10), (2, 1, 4, 7, 11))),
     ((2, 3, 4, 5), ((1, 4, 6, 10), (3, 3, 7, 9), (2, 5, 5, 12), (1, 2, 8, 11), (2, 4, 6, 8))),
+    # four confirmation boards drawn after the per-shape tables were designed: 5 x 3, 3 x 5, 4 x 4, 2 x 4
+    ((1, 2, 4), ((1, 3, 7), (1, 2, 4), (2, 2, 6), (2, 3, 4), (3, 3, 5))),
+    ((1, 2, 3, 4, 5), ((2, 1, 5, 7, 8), (2, 1, 2, 7, 8), (1, 1, 3, 5, 11))),
+    ((1, 2, 4, 5), ((2, 1, 6, 8), (3, 2, 8, 10), (2, 1, 5, 8), (3, 2, 7, 12))),
+    ((1, 2, 4, 5), ((1, 2, 4, 8), (3, 1, 5, 11))),
 )
 #: Columns of the hard family (:func:`hard_boards`).
 HARD_COLUMNS = (2, 3, 4, 5)
@@ -115,7 +124,14 @@ def random_board(rng: np.random.Generator, rules: Ruleset, name: str, max_states
     family = [(s, c) for s, c in shapes(rules, max_states, columns) if s <= len(items)]
     if not family or rules.dice < MAX_NEED:
         raise ValueError(f"random boards need at least {min(SHELVES)} item faces and {MAX_NEED} dice")
-    s, c = family[int(rng.integers(len(family)))]
+    return board_of_shape(rng, items, name, family[int(rng.integers(len(family)))])
+
+
+def board_of_shape(rng: np.random.Generator, items: list[int], name: str, shape: tuple[int, int]) -> Board:
+    """A board of ``shape`` (shelves, columns) drawn with ``rng`` as the family's (module
+    docstring): columns needing different numbers of dice from 1..:data:`MAX_NEED` in increasing
+    order, one item face per shelf from ``items`` (face indices), values from :data:`VALUE_RANGES`."""
+    s, c = shape
     columns = tuple(sorted(int(n) for n in rng.choice(np.arange(1, MAX_NEED + 1), size=c, replace=False)))
     faces = tuple((int(f),) for f in rng.choice(items, size=s, replace=False))
     values = tuple(tuple(int(rng.integers(VALUE_RANGES[n][0], VALUE_RANGES[n][1] + 1)) for n in columns)
@@ -164,6 +180,38 @@ def hard_boards(seed: np.random.SeedSequence, count: int, rules: Ruleset,
             board = random_board(rng, rules, f"hard {i + 1}", HARD_MAX_STATES, HARD_COLUMNS)
             key = canonical(board.columns, board.values)
             if key not in seen and set(board.columns) & set(HARD_NEEDS):
+                break
+        seen.add(key)
+        out.append(board)
+    return out
+
+
+#: Shapes of the large family (:func:`large_boards`), taken in turn: 4 x 5 and 5 x 4, about 4.7
+#: and 4.8 million non-terminal states (D17).
+LARGE_SHAPES = ((4, 5), (5, 4))
+
+
+def large_boards(seed: np.random.SeedSequence, count: int, rules: Ruleset) -> list[Board]:
+    """``count`` different boards of the **large family** (``train --solitaire-large``): board ``i``
+    (named ``large i``, 1-based) has shape ``LARGE_SHAPES[i % 2]`` and is drawn like the family's
+    (:func:`board_of_shape`) from child ``i`` of ``seed``, again while it is a :data:`HELD_OUT`
+    board or an earlier one up to relabelling.
+
+    Raises:
+        ValueError: the ruleset has fewer than 5 item faces or fewer than :data:`MAX_NEED` dice.
+    """
+    items = [i for i in range(len(rules.faces)) if i != rules.joker_index]
+    if len(items) < max(s for s, _ in LARGE_SHAPES) or rules.dice < MAX_NEED:
+        raise ValueError(f"large boards need at least {max(s for s, _ in LARGE_SHAPES)} item faces and "
+                         f"{MAX_NEED} dice")
+    seen = {canonical(*layout) for layout in HELD_OUT}
+    out = []
+    for i, child in enumerate(seed.spawn(count)):
+        rng = np.random.default_rng(child)
+        while True:
+            board = board_of_shape(rng, items, f"large {i + 1}", LARGE_SHAPES[i % len(LARGE_SHAPES)])
+            key = canonical(board.columns, board.values)
+            if key not in seen:
                 break
         seen.add(key)
         out.append(board)
