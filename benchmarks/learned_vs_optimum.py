@@ -13,7 +13,9 @@ its 95% interval (Student t, :mod:`core.stats`), the ratio mean / optimum with t
 divided by the optimum (the bound, below 1e-9 points, is far below the interval's width),
 whether the ratio is at least 95% (``yes``: the whole interval; ``no``: none of it; else
 ``not settled``, more games needed), and whether the board can be drawn by the training family
-(:mod:`wholegame.random_boards`: ``held out`` when it cannot).
+(:mod:`wholegame.random_boards`: ``held out`` when it cannot), and which solitaire table a
+``learned`` player uses there (its shape's own or the pooled one: docs/train.md, "Tables per
+board shape").
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.core.files import write_text_atomically
 from shelfie_solver.core.parallel import Interrupted
 from shelfie_solver.dice.board import Board, load_board
+from shelfie_solver.dice.learned.objective import default_model, model_named
 from shelfie_solver.dice.rules import DEFAULT_RULES
 from shelfie_solver.dice.simulate import simulate
 from shelfie_solver.dice.strategies import parse_players
@@ -54,15 +57,30 @@ def drawable(board: Board) -> bool:
     return random_boards.canonical(board.columns, board.values) not in held
 
 
+def table_used(player: str, board: Board) -> str:
+    """Which solitaire weights a ``learned`` or ``learned:FILE`` player uses on ``board``: its
+    shape's own table (``LearnedModel.for_board``, docs/train.md "Tables per board shape") or the
+    pooled one; "—" for another player."""
+    if not player.strip().lower().startswith("learned"):
+        return "—"
+    model = model_named(player) or default_model()
+    return f"{board.n_shelves} × {board.n_columns}" if (board.n_shelves, board.n_columns) in model.shapes else "pooled"
+
+
 def optimum(path: str, cache: Path, tables: Path | None) -> tuple[float, float, float]:
     """(optimum, bound, seconds) of the board at ``path``, from the cache or solved now."""
     board = load_board(path, DEFAULT_RULES)
     key = cache / (Path(path).stem + ".json")
     text = Path(path).read_text()
-    if key.exists():
-        data = json.loads(key.read_text())
-        if data.get("board") == text:
-            return data["optimum"], data["bound"], data["seconds"]
+    if key.is_file():
+        try:
+            data = json.loads(key.read_text())
+        except (OSError, ValueError):
+            data = None  # a damaged cache entry: solved again and rewritten
+        numbers = [data.get(k) for k in ("optimum", "bound", "seconds")] if isinstance(data, dict) else []
+        if (isinstance(data, dict) and data.get("board") == text
+                and all(type(v) in (int, float) for v in numbers)):
+            return float(numbers[0]), float(numbers[1]), float(numbers[2])
     from shelfie_solver.dice.wholegame.float_solver import solve_float
 
     start = time.time()
@@ -79,20 +97,29 @@ def optimum(path: str, cache: Path, tables: Path | None) -> tuple[float, float, 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("boards", nargs="+")
-    parser.add_argument("--games", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=5)
-    parser.add_argument("--player", default="learned")
-    parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--cache", default=os.path.join("benchmarks", ".optimum-cache"))
-    parser.add_argument("--tables", default=None)
+    parser.add_argument("boards", nargs="+", metavar="BOARD.toml", help="board files (docs/formats.md)")
+    parser.add_argument("--games", type=int, default=1000, help="solitaire games per board (default: 1000)")
+    parser.add_argument("--seed", type=int, default=5, help="root seed of the games (default: 5)")
+    parser.add_argument("--player", default="learned", help="strategy, e.g. learned:FILE (default: learned)")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes for the games (default: 1)")
+    parser.add_argument("--cache", default=os.path.join("benchmarks", ".optimum-cache"), metavar="DIR",
+                        help="where the float optima are kept as JSON, one per board stem "
+                             "(default: benchmarks/.optimum-cache)")
+    parser.add_argument("--tables", default=None, metavar="DIR",
+                        help="also save each solved board's binary value table DIR/STEM.npy")
     args = parser.parse_args()
     if args.games < 1 or args.jobs < 1:
         parser.error(f"--games and --jobs must be at least 1; got --games {args.games}, --jobs {args.jobs}")
+    if args.seed < 0:
+        parser.error(f"--seed must be a whole number >= 0; got {args.seed}")
     try:
         run(args)
     except ShelfieError as error:  # a bad board, player or file: one line, as the CLI (exit 2)
         print(f"Error: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except OSError as error:  # --cache / --tables naming a file, or unwritable
+        print(f"Error: {error.filename}: {error.strerror}; expected --cache and --tables to name writable "
+              "directories", file=sys.stderr)
         raise SystemExit(2) from None
     except Interrupted as stop:  # Ctrl-C / SIGTERM: one line, 130 / 143
         print(stop, file=sys.stderr)
@@ -113,8 +140,8 @@ def run(args: argparse.Namespace) -> None:
     if tables is not None:
         tables.mkdir(parents=True, exist_ok=True)
     print(f"player {args.player}, {args.games} games per board, seed {args.seed}\n")
-    print("| board | shape | columns need | states | training family | optimum (bound) | mean [95%] | "
-          "mean / optimum [95%] | ≥ 95% | solve s | games s |\n|---|---|---|---|---|---|---|---|---|---|---|",
+    print("| board | shape | columns need | states | training family | table used | optimum (bound) | mean [95%] | "
+          "mean / optimum [95%] | ≥ 95% | solve s | games s |\n|---|---|---|---|---|---|---|---|---|---|---|---|",
           flush=True)
     for path, board in boards:
         best, bound, solve_seconds = optimum(path, cache, tables)
@@ -127,6 +154,7 @@ def run(args: argparse.Namespace) -> None:
         family = "drawable" if drawable(board) else "held out"
         print(f"| `{Path(path).name}` | {board.n_shelves} × {board.n_columns} | "
               f"{', '.join(map(str, board.columns))} | {state_count(board, DEFAULT_RULES):,} | {family} | "
+              f"{table_used(args.player, board)} | "
               f"{best:.3f} ({bound:.1e}) | {mean:.2f} [{score.low:.2f}, {score.high:.2f}] | "
               f"{100 * ratio:.1f}% [{100 * low:.1f}, {100 * high:.1f}] | {'yes' if low >= 0.95 else '**no**' if high < 0.95 else 'not settled'} | "
               f"{solve_seconds:.0f} | {seconds:.0f} |", flush=True)

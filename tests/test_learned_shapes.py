@@ -199,6 +199,10 @@ def test_fit_shapes_on_one_shape_is_the_pooled_fit():
     assert shapes.keys() == {(2, 2)} and np.array_equal(shapes[(2, 2)], pooled_fit(solved, DEFAULT_RULES))
     assert len(lines) == 1 and lines[0].startswith("2 x 2 boards: 3 value tables, RMS error phase 2 ")
     assert fit_shapes(solved, DEFAULT_RULES, 4) == {}  # fewer boards than asked for
+    said: list[str] = []  # and train says so rather than writing no table silently
+    assert fit_shapes(solved, DEFAULT_RULES, 4, said.append) == {}
+    assert said == ["no board shape has 4 or more of the 3 boards: the pooled table only (more "
+                    "--solitaire-boards, or a lower --solitaire-shapes)"]
 
 
 def test_fit_shapes_is_the_table_fit_of_each_shapes_boards():
@@ -402,3 +406,108 @@ def test_train_solitaire_shapes_writes_the_shape_tables_and_resumes(tmp_path, mo
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 0, again.output
     assert (tmp_path / "s.json").read_text() == first
+
+
+# --- bad input found by probing (docs/train.md, "Tables per board shape") ------------------------
+
+def shipped_with_shapes_text(entry: str) -> str:
+    """The shipped file's text with its ``"solitaire_shapes"`` object replaced by the raw JSON ``entry``."""
+    data = json.loads(SHIPPED.read_text())
+    del data[SHAPES_KEY]
+    return json.dumps(data)[:-1] + f', "{SHAPES_KEY}": {entry}}}'
+
+
+def test_a_key_given_twice_in_a_parameter_file_is_refused(tmp_path):
+    rows = json.dumps({str(p): [0] * N_FEATURES for p in PHASES})
+    other = json.dumps({str(p): [1] * N_FEATURES for p in PHASES})
+    path = tmp_path / "twice.json"
+    path.write_text(shipped_with_shapes_text(f'{{"5x3": {rows}, "5x3": {other}}}'))  # JSON keeps the last
+    with pytest.raises(ModelError, match="given twice") as error:
+        load_model(path)
+    assert "\n" not in str(error.value) and "'5x3'" in str(error.value)
+    # the whole entry twice, through the CLI
+    path.write_text(shipped_with_shapes_text(f'{{"5x3": {rows}}}')[:-1] + f', "{SHAPES_KEY}": {{}}}}')
+    result = CliRunner().invoke(main, ["advise", "--dice", "CCBJPP", "--objective", f"learned:{path}"])
+    assert_one_line_error(result, "twice.json", SHAPES_KEY, "given twice")
+    # once each: read as written
+    path.write_text(shipped_with_shapes_text(f'{{"5x3": {rows}, "3x5": {other}}}'))
+    assert load_model(path).shapes.keys() == {(5, 3), (3, 5)}
+
+
+@pytest.mark.parametrize("change", ["extra phase", "01 players", "true weight", "true in weights"])
+def test_junk_phases_players_and_booleans_are_refused(change):
+    data = json.loads(model_text(LearnedModel({1: table(1)}, {}, {(2, 5): table(2)})))
+    if change == "extra phase":  # a phase 4 would be ignored silently
+        data[SHAPES_KEY]["2x5"]["4"] = [0] * N_FEATURES
+    elif change == "01 players":  # would replace the "1" table silently
+        data["weights"]["01"] = data["weights"]["1"]
+    elif change == "true weight":  # True is an int in Python, but not a weight
+        data[SHAPES_KEY]["2x5"]["1"][0] = True
+    else:
+        data["weights"]["1"]["3"][7] = True
+    with pytest.raises(ModelError) as error:
+        model_from_dict(data, "f.json")
+    assert "\n" not in str(error.value) and str(error.value).startswith("f.json: ")
+
+
+def test_train_refuses_shape_settings_that_fit_nothing(board, rules, monkeypatch):
+    def reached(*args, **kwargs):
+        raise AssertionError("reached the solve")
+
+    monkeypatch.setattr(tr, "solve_boards", reached)
+    for kwargs, fragment in [
+            ({"solitaire_boards": 2, "solitaire_shapes": 3}, "at most their number"),  # 2 boards, none has 3
+            ({"solitaire_boards": 1, "solitaire_hard": 1, "solitaire_shapes": 3}, "at most their number"),
+            ({"solitaire_boards": 2, "solitaire_large": 2}, "--solitaire-shapes K beside it"),  # not pooled
+            ({"solitaire_boards": 2, "solitaire_large": 2, "solitaire_shapes": 2}, "at least 4"),  # 1 + 1
+            ({"solitaire_boards": 2, "solitaire_large": 3, "solitaire_shapes": 2}, "at least 4")]:  # 2 + 1
+        with pytest.raises(TrainError, match=fragment) as error:
+            tr.train(board, rules, 1, 4, 1, 1, (1,), **kwargs)
+        assert "\n" not in str(error.value)
+    for kwargs in [{"solitaire_boards": 2, "solitaire_shapes": 2},  # every large board feeds a table
+                   {"solitaire_boards": 2, "solitaire_large": 1, "solitaire_shapes": 1},
+                   {"solitaire_boards": 2, "solitaire_large": 4, "solitaire_shapes": 2}]:
+        with pytest.raises(AssertionError, match="reached the solve"):
+            tr.train(board, rules, 1, 4, 1, 1, (1,), **kwargs)
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--win-model", "--solitaire-shapes", "3"], "--solitaire-shapes"),
+    (["--win-model", "--solitaire-boards", "2", "--solitaire-large", "2"], "--solitaire-"),
+    (["--solitaire-boards", "2", "--solitaire-large", "2"], "--solitaire-shapes"),
+    (["--solitaire-boards", "2", "--solitaire-shapes", "5"], "--solitaire-shapes 5"),
+])
+def test_train_cli_refuses_ignored_shape_options(args, fragment, tmp_path):
+    result = CliRunner().invoke(main, ["train", "--seed", "1", "--players", "1", *args,
+                                       "--output", str(tmp_path / "o.json")])
+    assert_one_line_error(result, fragment)
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_learned_vs_optimum_bad_cache_seed_and_damaged_cache(tmp_path):
+    import subprocess
+    import sys
+
+    script = ROOT / "benchmarks" / "learned_vs_optimum.py"
+    board = BOARDS / "held-out-2x4-1245.toml"  # 705 states: solved in about a second
+    plain = tmp_path / "plain"
+    plain.write_text("")
+
+    def run(*args):
+        return subprocess.run([sys.executable, str(script), str(board), "--games", "2", *args],
+                              capture_output=True, text=True, timeout=300, cwd=ROOT)
+
+    for args in (["--cache", str(plain)], ["--cache", str(tmp_path / "c"), "--tables", str(plain)]):
+        done = run(*args)
+        assert done.returncode == 2 and done.stdout == "", done.stderr
+        assert len(done.stderr.splitlines()) == 1 and "plain" in done.stderr and "Traceback" not in done.stderr
+    done = run("--seed", "-1", "--cache", str(tmp_path / "c"))
+    assert done.returncode == 2 and "--seed" in done.stderr and "Traceback" not in done.stderr
+    cache = tmp_path / "c"
+    cache.mkdir(exist_ok=True)
+    for damaged in ('{"board": ', "[1]", '{"board": "x", "optimum": "1"}'):
+        (cache / "held-out-2x4-1245.json").write_text(damaged)
+        done = run("--cache", str(cache))
+        assert done.returncode == 0, done.stderr
+        # solved again and rewritten whole
+        assert json.loads((cache / "held-out-2x4-1245.json").read_text())["board"] == board.read_text()

@@ -246,3 +246,35 @@ def test_six_dice_the_advised_hold_does_not_explain_are_still_refused(session: S
         assert Path(session.path).read_bytes() == before
     else:
         assert out.startswith("Read with the advised hold"), out
+
+
+def test_play_reroll_refusal_suggests_the_advised_hold_when_it_fits(tmp_path: Path):
+    """docs/play.md "After a re-roll": `play reroll GAME NEW` never guesses, but when several
+    holds explain NEW (D7) and the advised hold is one of them, the refusal gives the command
+    for the advised hold; the file is unchanged."""
+    from click.testing import CliRunner
+
+    from conftest import assert_one_line_error
+    from shelfie_solver.cli import main
+    from shelfie_solver.dice.play.report import step_advice
+
+    game = str(tmp_path / "g.json")
+    runner = CliRunner()
+    assert runner.invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    assert runner.invoke(main, ["play", "roll", game, "CCBBPG"]).exit_code == 0
+    table = read_kept_game(game)
+    advice = step_advice(table, "strategic")
+    assert advice is not None and advice.holds
+    keep = advice.holds[0].keep
+    assert 0 < sum(keep) < 6, "the test needs an advised hold of some dice but not all"
+    face = next(i for i, k in enumerate(keep) if k)  # new dice of a face the hold has: ambiguous
+    after = tuple(k + (6 - sum(keep) if i == face else 0) for i, k in enumerate(keep))
+    assert len(readings(table.dice, after, DEFAULT_RULES)) > 1
+    before = Path(game).read_bytes()
+    new = tuple(a - k for a, k in zip(after, keep))
+    codes = dice_codes(keep, DEFAULT_RULES)
+    assert_one_line_error(runner.invoke(main, ["play", "reroll", game, dice_codes(after, DEFAULT_RULES),
+                                               "--objective", "strategic"]),
+                          f"if you kept the advised {codes}: give the kept dice: play reroll GAME "
+                          f"{dice_codes(new, DEFAULT_RULES)} --keep {codes}")
+    assert Path(game).read_bytes() == before

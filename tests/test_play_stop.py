@@ -149,3 +149,20 @@ def test_undo_of_a_stop_in_a_derived_game(game: str):
     table = read_kept_game(game)
     stopped = act(table, stop_action(table))
     assert undo(stopped, 1).events == table.events and undo(stopped, 1).rerolls_left == 2
+
+
+def test_dice_typed_after_the_game_is_over_say_so(tmp_path: Path):
+    """After the end (D17, D18) a line of dice is not an 'unknown command': the session says the
+    game is over and what can still be done; a mistyped word stays an unknown command."""
+    path = str(tmp_path / "solo.json")
+    assert run("play", "new", path, "--players", "me").exit_code == 0
+    for shelf in ("1", "2"):  # solitaire: two shelves given up close two shelves (D17): over
+        assert run("play", "mark", path, "--unchecked", f"r{shelf}c1").exit_code == 0
+    for shelf in ("1", "2"):
+        assert run("play", "fail", path, "--shelf", shelf).exit_code == 0
+    before = Path(path).read_bytes()
+    session = Session(path)
+    said = session.handle("CCBJPP")
+    assert said.startswith("Error: the game is over (D18)") and "'status'" in said and "\n" not in said
+    assert session.handle("stauts").startswith("Error: unknown command 'stauts'")
+    assert Path(path).read_bytes() == before

@@ -131,8 +131,8 @@ def test_a_move_into_a_full_column_is_refused(client: TestClient):
     ({"bag": {"C": "x"}}, "bag"),
 ])
 def test_bad_positions_are_refused_in_one_line(client: TestClient, change: dict[str, Any], words: str):
-    for route in ("advise", "apply"):
-        body = {"position": {**example(), **change}, "move": "r7c4@4"}
+    for route, move in (("advise", {}), ("apply", {"move": "r7c4@4"})):
+        body = {"position": {**example(), **change}, **move}
         one_line_error(client.post(f"/api/tile/{route}", json=body), 400, words)
 
 
@@ -295,3 +295,187 @@ def test_nan_and_infinity_are_not_json(client: TestClient, constant: str):
     body = '{"position": {"players": %s}}' % constant
     answer = client.post("/api/tile/advise", content=body, headers={"content-type": "application/json"})
     one_line_error(answer, 400, f"{constant} is not a JSON number")
+
+
+# --- the same form as tile advise's position file: no stray key, no key twice, ASCII only -----
+
+
+def cli_refusal(tmp_path: Path, name: str, text: str, *words: str, args: tuple[str, ...] = ()) -> str:
+    """``tile advise`` on a position file holding ``text``: exit 2 and one ``Error:`` line."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(main, ["tile", "advise", str(path), *args])
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error:"), result.output
+    for word in words:
+        assert word.lower() in lines[0].lower(), lines[0]
+    return lines[0]
+
+
+def post_text(client: TestClient, route: str, text: str) -> Any:
+    return client.post(f"/api/tile/{route}", content=text.encode(), headers={"content-type": "application/json"})
+
+
+@pytest.mark.parametrize("route, body", [
+    ("advise", {"move": "r7c4@4"}),            # advise takes no move: nothing is silently dropped
+    ("advise", {"positon": {}}),
+    ("apply", {"move": "r7c4@4", "mvoe": "r7c5@4"}),
+    ("file", {"revision": "", "revison": ""}),
+])
+def test_an_unknown_body_key_is_refused(kept: tuple[TestClient, Path], route: str, body: dict[str, Any]):
+    client, path = kept
+    expected = {"advise": '"position"', "apply": '"position", "move"', "file": '"position", "revision"'}[route]
+    unknown = sorted(set(body) - {"move", "revision"} or {"move"})[0]
+    message = one_line_error(client.post(f"/api/tile/{route}", json={"position": example(), **body}), 400,
+                             f"unknown key '{unknown}'", expected)
+    assert f"/api/tile/{route}" in message
+    assert not path.exists()  # nothing written
+
+
+@pytest.mark.parametrize("text, key", [
+    ('{"position": {"players": 3, %s}}', "players"),     # in the position: 3 (refused) then 2
+    ('{"position": {%s, "turn": 1, "turn": 2}}', "turn"),
+    ('{"position": {}, "position": {%s}}', "position"),  # at the top: the second one is a good position
+])
+def test_a_key_given_twice_is_refused_as_in_a_position_file(client: TestClient, tmp_path: Path, text: str, key: str):
+    inner = json.dumps(example())[1:-1]
+    body = text % inner
+    json.loads(body)  # Python's json alone reads it, keeping the last value
+    for route in ("advise", "apply"):
+        one_line_error(post_text(client, route, body), 400, f"the key '{key}' is given twice", "each key once")
+    if key != "position":  # the same position as a file for tile advise: refused too, JSON and TOML alike
+        position = body[len('{"position": '):-1]
+        cli_refusal(tmp_path, "twice.json", position, f"the key '{key}' is given twice", "each key once")
+        toml = f"{key} = 2\n" + EXAMPLE.read_text()  # the example sets players and turn too
+        cli_refusal(tmp_path, "twice.toml", toml, "not valid TOML")
+
+
+def test_a_tile_file_with_a_key_twice_is_refused_at_start(tmp_path: Path):
+    path = tmp_path / "twice.json"
+    path.write_text(json.dumps(example())[:-1] + ', "players": 2}')
+    result = CliRunner().invoke(main, ["serve", str(tmp_path / "game.json"), "--tile", str(path)])
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, result.output
+    assert "'players' is given twice" in result.output
+
+
+FULL_WIDTH_7 = "\uff17"  # FULLWIDTH DIGIT SEVEN: str.isdigit() and int() read it as 7
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"goals": [FULL_WIDTH_7, 11]}, "goals has"),                 # the example's goals are [7, 11]
+    ({"goals": ["T-CG" + FULL_WIDTH_7, 11]}, "goals has"),
+    ({"board": ["----F----", "----B----", "---FBF---", "--TPBGB--", "GCCGFGBPP", "--CBPCG--",
+                "---\uff23CC---", "----.----", "----.----"]}, "board row 7"),   # FULLWIDTH C
+    ({"board": ["----F----", "----B----", "---FBF---", "--TPBGB--", "GCCGFGBPP", "--CBPCG--",
+                "---\ufb00CC---", "----.----", "----.----"]}, "board row 7"),    # the ligature ff: upper() is FF
+])
+def test_non_ascii_text_is_refused_by_the_api_and_tile_advise(client: TestClient, tmp_path: Path,
+                                                            change: dict[str, Any], words: str):
+    position = {**example(), **change}
+    api = one_line_error(client.post("/api/tile/advise", json={"position": position}), 400, words, "not an ASCII")
+    cli = cli_refusal(tmp_path, "wide.json", json.dumps(position, ensure_ascii=False), words, "not an ASCII")
+    assert cli.removeprefix("Error: ") == api  # the same line, word for word
+
+
+def test_a_shelf_row_with_a_unicode_space_is_refused(client: TestClient, tmp_path: Path):
+    """U+3000 (IDEOGRAPHIC SPACE) is dropped by str.strip(): the row would read as 4 cells."""
+    position = example()
+    position["shelf"][1]["rows"][0] = ".....\u3000"
+    one_line_error(client.post("/api/tile/advise", json={"position": position}), 400, "shelf 2 rows", "U+3000")
+    cli_refusal(tmp_path, "space.json", json.dumps(position), "shelf 2 rows", "U+3000")
+
+
+@pytest.mark.parametrize("move", ["r" + FULL_WIDTH_7 + "c4@4", "r7c4@\uff14"])
+def test_a_move_with_full_width_digits_is_refused(client: TestClient, tmp_path: Path, move: str):
+    """r7c4@4 is legal (the example's row 7 is ---CCC---); its full-width twin is not read as it."""
+    assert client.post("/api/tile/apply", json={"position": example(), "move": "r7c4@4"}).status_code == 200
+    one_line_error(client.post("/api/tile/apply", json={"position": example(), "move": move}), 400,
+                   "not ASCII", "r<row>c<column>")
+    result = CliRunner().invoke(main, ["tile", "advise", str(EXAMPLE), "--move", move])
+    assert result.exit_code == 2 and "not ASCII" in result.output, result.output
+
+
+def test_lower_case_tile_letters_read_as_capitals_in_both(client: TestClient, tmp_path: Path):
+    """The board and the shelves take a tile letter in either case, in the API and tile advise
+    alike: the lower-case example is advised exactly as the example. The bag's keys are
+    capitals in both (``{"c": 3}`` is refused by both)."""
+    lower = example()
+    lower["board"] = [row.lower() for row in lower["board"]]
+    for shelf in lower["shelf"]:
+        shelf["rows"] = [row.lower() for row in shelf["rows"]]
+    assert lower["board"][6] == "---ccc---"
+    expected = cli_json("tile", "advise", str(EXAMPLE), "--format", "json")
+    assert client.post("/api/tile/advise", json={"position": lower}).json()["advice"] == expected
+    twin = tmp_path / "lower.json"
+    twin.write_text(json.dumps(lower))
+    assert cli_json("tile", "advise", str(twin), "--format", "json") == expected
+    bag = {**example(), "bag": {"c": 1}}
+    api = one_line_error(client.post("/api/tile/advise", json={"position": bag}), 400, "bag must be")
+    assert cli_refusal(tmp_path, "bag.json", json.dumps(bag), "bag must be").removeprefix("Error: ") == api
+
+
+# --- serve --tile: a file that cannot be made is refused at start; GAME may be left out --------
+
+
+def test_a_tile_file_in_a_missing_folder_is_refused_at_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    import shelfie_solver.web.server as server
+
+    def started(*args: object) -> None:
+        raise AssertionError("the server started")
+
+    monkeypatch.setattr(server, "listen", started)
+    for args in ([str(tmp_path / "game.json")], []):
+        result = CliRunner().invoke(main, ["serve", *args, "--tile", str(tmp_path / "missing" / "p.json")])
+        assert result.exit_code == 2, result.output
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("Error: --tile"), result.output
+        assert f"{tmp_path / 'missing'} does not exist" in lines[0] and "existing folder" in lines[0]
+
+
+def test_serve_needs_game_or_a_tile_file(tmp_path: Path):
+    result = CliRunner().invoke(main, ["serve"])
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "missing GAME" in lines[0] and "serve --tile FILE.json" in lines[0], result.output
+
+
+def test_the_tile_page_alone_has_no_dice_game(tmp_path: Path):
+    from shelfie_solver.web.tile import TilePage
+
+    path = tmp_path / "p.json"
+    client = TestClient(create_app(None, tile=TilePage(file=str(path))), follow_redirects=False)
+    home = client.get("/?token=abc")
+    assert home.status_code == 303 and home.headers["location"] == "/tile?token=abc"
+    assert client.get("/tile").status_code == 200 and client.get("/static/app.css").status_code == 200
+    info = client.get("/api/tile/info").json()
+    assert info["dice"] is False and info["file"] == "p.json"
+    for method, route in (("GET", "/api/state"), ("GET", "/api/new"), ("POST", "/api/roll"), ("GET", "/static/app.js")):
+        one_line_error(client.request(method, route), 404, "no dice game", "serve GAME")
+    assert client.post("/api/tile/advise", json={"position": example()}).status_code == 200
+    assert client.post("/api/tile/file", json={"position": example(), "revision": ""}).status_code == 200
+    assert json.loads(path.read_text()) == example()
+    with_dice = TestClient(create_app(GameServer(str(tmp_path / "game.json"))))
+    assert with_dice.get("/api/tile/info").json()["dice"] is True
+
+
+def test_serve_with_only_a_tile_file_serves_the_tile_page(tmp_path: Path):
+    import urllib.request
+
+    from serve_support import Served
+
+    path = tmp_path / "p.json"
+    served = Served("--tile", str(path), "--port", "0")
+    try:
+        assert served.url.startswith("http://127.0.0.1:") and served.url.endswith("/tile")
+        assert served.more(3)[1:] == ["No dice game (no GAME given): only the tile page is served.",
+                                      f"The tile page (/tile) keeps its position in {path} (made on the first Advise)."]
+        with urllib.request.urlopen(served.url, timeout=10) as page:
+            assert page.status == 200 and b"tile.js" in page.read()
+        with urllib.request.urlopen(served.url.removesuffix("tile"), timeout=10) as home:  # / goes to /tile
+            assert home.url.endswith("/tile")
+    finally:
+        code, _, out, err = served.stop()
+    assert code == 0 and "Traceback" not in err, err
+    assert out.strip().splitlines()[-1] == f"Stopped; {path} holds the tile position."
+    assert not path.exists()  # nothing written without an Advise

@@ -177,3 +177,22 @@ def test_serve_tile_keeps_the_position_in_its_file(browser: Any, tmp_path: Path)
         check_layout(page)
     finally:
         served.stop()
+
+
+def test_serve_tile_alone_offers_no_dice_game(browser: Any, tmp_path: Path):
+    """``serve --tile FILE.json`` without GAME: the URL printed is the tile page, / goes to it,
+    and the tile page has no **Dice game** link (there is no dice game to go to)."""
+    kept = tmp_path / "position.json"
+    served = Served("--tile", str(kept), "--port", "0")
+    try:
+        assert served.url.endswith("/tile")
+        page = browser.new_page(viewport=PHONE, device_scale_factor=1)
+        page.goto(served.url.removesuffix("tile"))
+        page.wait_for_selector("#board button")
+        assert urlsplit(page.url).path == "/tile"
+        assert page.locator("#to-dice").count() == 0
+        assert "position.json" in page.locator("#message").inner_text()
+        check_layout(page)
+    finally:
+        served.stop()
+    assert not kept.exists()

@@ -39,7 +39,8 @@ from shelfie_solver.dice.play.gamefile import (
     undo,
     update_file,
 )
-from shelfie_solver.dice.play.report import describe, status_report, step_report
+from shelfie_solver.dice.play.reading import ReadingError
+from shelfie_solver.dice.play.report import describe, status_report, step_advice, step_report
 from shelfie_solver.cli.options import (
     board_option,
     exact_option,
@@ -198,9 +199,21 @@ def reroll_command(game: str, new: str, keep: str | None, player: str | None, ob
                    fmt: str) -> None:
     """A re-roll (D7): --keep the dice held, NEW the dice rolled again or all the dice now showing."""
     if keep is None:
-        _step(game, player, lambda t: typed_reroll_action(t, new, step=True), objective, top, fmt)
+        _step(game, player, lambda t: _typed_step(t, new, objective), objective, top, fmt)
     else:
         _step(game, player, lambda t: reroll_action(t, keep, new), objective, top, fmt)
+
+
+def _typed_step(table: KeptGame, new: str, objective: str) -> Action:
+    """``play reroll GAME NEW`` without ``--keep``: the one reading of NEW; when several fit, the
+    refusal suggests the advised hold if it is one of them (docs/play.md, "After a re-roll")."""
+    try:
+        return typed_reroll_action(table, new, step=True)
+    except ReadingError:
+        advice = step_advice(table, objective)
+        if advice is None or not advice.holds:
+            raise
+        return typed_reroll_action(table, new, step=True, advised=advice.holds[0].keep)  # refused again
 
 
 @play_command.command("stop")

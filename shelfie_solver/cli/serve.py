@@ -11,7 +11,7 @@ from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE as DEFAULT_OBJECTIV
 
 
 @click.command("serve", short_help="The game file as a page for a phone at the table.")
-@click.argument("game", metavar="GAME")
+@click.argument("game", metavar="[GAME]", required=False)
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on: 127.0.0.1 is this machine only; any other (0.0.0.0: every network) "
                    "needs the random token printed in the URL and as a QR code.")
@@ -26,7 +26,7 @@ from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE as DEFAULT_OBJECTIV
 @board_option
 @rules_option
 @first_seed_option
-def serve_command(game: str, host: str, port: int, objective: str, tile_path: str | None, board_path: str | None,
+def serve_command(game: str | None, host: str, port: int, objective: str, tile_path: str | None, board_path: str | None,
                   rules_path: str | None, seed: int | None) -> None:
     """Serve the game file GAME (made by 'play new') as a web page: tap the dice, get the advice,
     mark items, undo. The page and 'play' can take turns on one game. The URL is the first line
@@ -36,7 +36,8 @@ def serve_command(game: str, host: str, port: int, objective: str, tile_path: st
     and creates GAME as 'play new' would, with --board, --rules and --seed (used only then).
 
     The tile game's page is /tile: a position entered by taps, the moves of 'tile advise' ranked,
-    each applied with one tap (docs/serve.md).
+    each applied with one tap (docs/serve.md). With --tile FILE.json, GAME may be left out: only
+    the tile page is served (/ goes to /tile).
 
     \b
     Examples:
@@ -44,6 +45,7 @@ def serve_command(game: str, host: str, port: int, objective: str, tile_path: st
       shelfie-solve serve new-game.json --seed 7   (a new game, made on the page)
       shelfie-solve serve game.json --host 0.0.0.0 --port 8000   (a phone on the same network)
       shelfie-solve serve game.json --tile position.json   (the tile page keeps its position there)
+      shelfie-solve serve --tile position.json   (the tile page alone, no dice game)
     """
     try:
         from shelfie_solver.web.newgame import NewGame
@@ -52,5 +54,9 @@ def serve_command(game: str, host: str, port: int, objective: str, tile_path: st
     except ImportError as error:
         raise click.ClickException(f"serve needs the web extra ({error.name or error} is missing); expected "
                             "pip install 'shelfie-solve[web]'") from None
+    if game is None and tile_path is None:
+        raise click.UsageError("missing GAME: the dice game's file (play new GAME), or --tile FILE.json for the "
+                               "tile page alone; expected serve GAME [--tile FILE.json] or serve --tile FILE.json")
     rules, board, _ = load_setup(rules_path, board_path, None)
-    serve(game, host, port, objective, click.echo, NewGame(game, rules, board, seed), TilePage(file=tile_path))
+    new_game = None if game is None else NewGame(game, rules, board, seed)
+    serve(game, host, port, objective, click.echo, new_game, TilePage(file=tile_path))

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from shelfie_solver.core.parallel import signals_raise
-from shelfie_solver.core.report import Report, exact, render
+from shelfie_solver.core.report import TABLE_WIDTH, Report, exact, render
 from shelfie_solver.core.stats import Estimate, Summary
 from shelfie_solver.core.tournament import MAX_GAMES
 from shelfie_solver.dice.simulate import seat_statistics, simulate
@@ -61,7 +61,7 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
 
             save_games(save_path, lines)
     report = summary_report(summary, board.name, saved=save_path, long_form=fmt == "csv")
-    click.echo(render(report, fmt), nl=False)
+    click.echo(render(report, fmt, width=TABLE_WIDTH), nl=False)
 
 
 def _signed_ci(e: Estimate) -> str:
@@ -71,7 +71,8 @@ def _signed_ci(e: Estimate) -> str:
 def summary_report(summary: Summary, board_name: str, saved: str | None = None, long_form: bool = False) -> Report:
     """The report of ``shelfie-solve simulate``: one column per seat (table, Markdown, JSON), or
     with ``long_form`` one row per seat and statistic, numbers only (CSV: seat, strategy,
-    statistic, mean, ci_low, ci_high, sd, games)."""
+    statistic, mean, ci_low, ci_high, sd, games). Rendered at a width, a table too wide for it
+    is split into tables of as many seats as fit, each led by the statistic column."""
     seats = summary.seats
     leader = seats[summary.leader]
     title = [(f"{summary.games} game{'s' if summary.games != 1 else ''} of {', '.join(summary.players)} "
@@ -109,12 +110,13 @@ def summary_report(summary: Summary, board_name: str, saved: str | None = None, 
               "each game (D5); seats do not rotate."),
              "Lines blocked: this seat's lines that lost items to an opponent's completed line (D15)."]
     if len(seats) == 1:
-        notes = ["[low, high]: 95% interval (Student t over games). Solitaire: no win rate, no lines blocked."]
+        notes = ["[low, high]: 95% interval (Student t over games).", "Solitaire: no win rate, no lines blocked."]
     if saved:
         notes.append(f"Games saved to {saved} (JSON Lines, replayable).")
+    split = [[headers[0]], *([h] for h in headers[1:])]  # at 80 columns: as many seats a table as fit
     if long_form:
         headers, rows = _long_rows(summary)
-    return Report(title, headers, rows, data, notes)
+    return Report(title, headers, rows, data, notes, split=split)
 
 
 def _ci(e: Estimate) -> tuple[float | str, float | str]:

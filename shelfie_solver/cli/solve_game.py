@@ -17,7 +17,7 @@ from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.wholegame.binary_table import is_binary
 from shelfie_solver.dice.wholegame.solver import MAX_STATES, GameSolution, check_size, solve_game, state_count
 from shelfie_solver.dice.wholegame.values import save_table
-from shelfie_solver.core.report import Report, decimal, exact, render
+from shelfie_solver.core.report import TABLE_WIDTH, Report, decimal, exact, render
 from shelfie_solver.cli.options import (board_option, format_option, jobs_option, load_setup, check_output,
                       resolve_workers, rules_option, scheduler_option)
 
@@ -89,7 +89,8 @@ def solve_game_command(board_path: str | None, rules_path: str | None, save_path
         solution = solve_game(board, rules, checkpoint_dir, jobs=workers, scheduler=scheduler)
     if save_path is not None:
         save_table(save_path, solution)
-    click.echo(render(solve_report(solution, save_path), fmt), nl=False)
+    click.echo(render(solve_report(solution, save_path, width=TABLE_WIDTH if fmt == "table" else None), fmt,
+                      width=TABLE_WIDTH), nl=False)
 
 
 def _progress(total: int) -> Any:
@@ -147,7 +148,7 @@ def float_command(board: Board, rules: Ruleset, board_path: str | None, rules_pa
         save_binary(save_path, board, rules, solution.values, solution.bound, dtype)
         saved_bound = solution.bound + (Fraction(float(solution.values.max(initial=0.0))) / 2**24
                                         if dtype == "float32" else 0)
-    click.echo(render(float_report(solution, save_path, dtype, saved_bound), fmt), nl=False)
+    click.echo(render(float_report(solution, save_path, dtype, saved_bound), fmt, width=TABLE_WIDTH), nl=False)
 
 
 def float_report(solution: FloatSolution, saved: str | None, dtype: str, saved_bound: Fraction | None) -> Report:
@@ -184,15 +185,39 @@ def float_report(solution: FloatSolution, saved: str | None, dtype: str, saved_b
     return Report(title, ["", "value"], rows, data, notes)
 
 
-def solve_report(solution: GameSolution, saved: str | None) -> Report:
-    """The report of ``solve-game``: the optimum, the state count and the time."""
+_OPTIMUM_LABEL = "optimal expected final score"
+
+
+def exact_lines(value: Fraction, width: int) -> str:
+    """``value`` as ``p/q`` on lines of at most ``width`` characters (a table cell at 80 columns):
+    the numerator's digits run on over as many lines as it needs, then the denominator's after a
+    ``/``; on one line when it fits. E.g. ``exact_lines(Fraction(123456, 7), 4) == "1234\\n56\\n/7"``.
+
+    Raises:
+        ValueError: ``width`` below 2 (no room for ``/`` and a digit).
+    """
+    if width < 2:
+        raise ValueError(f"width {width}: expected at least 2")
+    text = exact(value)
+    if len(text) <= width:
+        return text
+    p, q = text.split("/")
+    lines = [p[i:i + width] for i in range(0, len(p), width)]
+    lines += ["/" + q[i:i + width - 1] if i == 0 else q[i:i + width] for i in [0, *range(width - 1, len(q), width)]]
+    return "\n".join(lines)
+
+
+def solve_report(solution: GameSolution, saved: str | None, width: int | None = None) -> Report:
+    """The report of ``solve-game``: the optimum, the state count and the time. With a ``width``
+    (the table at 80 columns) an exact optimum too long for one line runs on over several
+    (:func:`exact_lines`); JSON carries it on one line either way."""
     board, best = solution.board, solution.optimum
     possible = score(board, Marks(board.n_shelves, board.n_columns, (1 << board.n_cells) - 1), solution.rules)
     title = [f"Exact solitaire optimum on board {board.name!r} "
              f"({board.n_shelves} x {board.n_columns}, a full sheet is worth {possible} points)"]
     rows: list[list[Any]] = [
-        ["optimal expected final score", decimal(best, 4)],
-        ["exact", exact(best)],
+        [_OPTIMUM_LABEL, decimal(best, 4)],
+        ["exact", exact(best) if width is None else exact_lines(best, width - len(_OPTIMUM_LABEL) - 2)],
         ["non-terminal states", f"{len(solution.values):,}"],
         ["time", f"{solution.seconds:.1f} s" + (f" ({solution.layers_loaded} layers from checkpoints)"
                                                 if solution.layers_loaded else "")],
@@ -202,6 +227,9 @@ def solve_report(solution: GameSolution, saved: str | None) -> Report:
             "layers_loaded": solution.layers_loaded, "possible": possible, "saved": saved}
     notes = ["One player; the game ends after the turn that closes the trigger's shelves (D17, D18); "
              "final score D19. Marking fewer items than the dice allow is allowed (D14)."]
+    if "\n" in rows[1][1]:
+        notes.append("exact: one fraction p/q, its digits run on over lines; on one line in --format json, csv "
+                     "or markdown.")
     if saved:
         notes.append(f"Value table saved to {saved} (objective table:{saved}, strategy exact:{saved}).")
     return Report(title, ["", "value"], rows, data, notes)

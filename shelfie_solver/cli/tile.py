@@ -11,7 +11,7 @@ import click
 from shelfie_solver.core.errors import shorten
 from shelfie_solver.tile.errors import TileError
 from shelfie_solver.core.files import write_text_atomically
-from shelfie_solver.core.report import Report, exact, render
+from shelfie_solver.core.report import TABLE_WIDTH, Report, exact, render, wrap_lines
 from shelfie_solver.core.tournament import MAX_GAMES
 from shelfie_solver.tile.advise import PARTS, RankedMove
 from shelfie_solver.tile.advice_json import advise, parse_move
@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from shelfie_solver.core.stats import Summary
 
 _FILE = click.Path(exists=True, dir_okay=False, readable=True)
+#: Width of ``tile score``'s detail cells in the table: 80 columns less the part ("end token")
+#: and points columns and the gaps between them.
+_SCORE_DETAIL_WIDTH = TABLE_WIDTH - len("end token") - len("points") - 2 * 2
 
 
 def _data_options(func: F) -> F:
@@ -107,8 +110,10 @@ def score_command(shelf_text_arg: str, personal: str | None, goals_text: str | N
     matching = [] if card is None else [cell for t, cell in enumerate(card.cells) if shelf[cell] == t]
     if card is not None:
         named = ", ".join(f"{TYPE_NAMES[shelf[c]]} {shelf_cell_name(c)}" for c in matching)
-        rows.append(["personal", f"card {card.name}: {breakdown.personal_matches} of 6 cells match"
-                     + (f" ({named})" if named else ""), breakdown.personal])
+        detail = f"card {card.name}: {breakdown.personal_matches} of 6 cells match" + (f" ({named})" if named else "")
+        if fmt == "table":  # at 80 columns: the cells named on lines of their own, within the detail column
+            detail = "\n".join(wrap_lines([detail], _SCORE_DETAIL_WIDTH))
+        rows.append(["personal", detail, breakdown.personal])
     rows += [["tokens", "common goal tokens", tokens]] if tokens else []
     rows += [["end token", "filled first (T23)", 1]] if end_token else []
     rows.append(["total", "T25", breakdown.total])
@@ -128,7 +133,7 @@ def score_command(shelf_text_arg: str, personal: str | None, goals_text: str | N
             if card else None,
             "tokens": tokens, "end_token": 1 if end_token else 0,
             "goals": {f"T-CG{g}": g in breakdown.goals_met for g in goals}}
-    click.echo(render(Report(title, ["part", "detail", "points"], rows, data), fmt), nl=False)
+    click.echo(render(Report(title, ["part", "detail", "points"], rows, data), fmt, width=TABLE_WIDTH), nl=False)
 
 
 # --- advise -----------------------------------------------------------------------------------
@@ -228,8 +233,11 @@ def advise_command(position_path: str, top: int, samples: int, seed: int, exact_
              "(docs/tile.md); exact values in JSON."]
     moves = advice["moves"]  # JSON and CSV list all, as advise and odds do
     data["legal_moves"], data["moves"] = len(ranked), moves
+    # At 80 columns: the moves with their value, then the value's parts (in two tables when wide
+    # values need it), each led by rank, take and column.
+    split = [["rank", "take", "column"], ["order", "value", "refill"], list(PARTS[:3]), list(PARTS[3:])]
     click.echo(render(Report(title, ["rank", "take", "column", "order", "value", *PARTS, "refill"], rows, data, notes,
-                             records=moves), fmt), nl=False)
+                             records=moves, split=split), fmt, width=TABLE_WIDTH), nl=False)
 
 
 # --- simulate ---------------------------------------------------------------------------------
@@ -269,11 +277,12 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
                                        scheduler=scheduler)
     if save_path is not None:
         write_text_atomically(save_path, "".join(f"{line}\n" for line in lines))
-    click.echo(render(_summary_report(summary, layout.name, save_path), fmt), nl=False)
+    click.echo(render(_summary_report(summary, layout.name, save_path), fmt, width=TABLE_WIDTH), nl=False)
 
 
 def _summary_report(summary: Summary, layout_name: str, saved: str | None) -> Report:
-    """One column per seat, one row per statistic (:data:`TILE_STATISTICS`), 95% intervals."""
+    """One column per seat, one row per statistic (:data:`TILE_STATISTICS`), 95% intervals; at a
+    width, a table too wide for it is split into tables of as many seats as fit."""
     from shelfie_solver.tile.simulate import TILE_STATISTICS
     from shelfie_solver.cli.estimates import estimate_data, interval_text, seat_label
 
@@ -299,5 +308,6 @@ def _summary_report(summary: Summary, layout_name: str, saved: str | None) -> Re
     records = [{"seat": s.seat + 1, "strategy": s.strategy, "statistic": key, "mean": exact(e.mean),
                 "mean_float": float(e.mean), "ci_low": e.low, "ci_high": e.high, "sd": e.sd, "games": e.n}
                for s in seats for key, _ in TILE_STATISTICS for e in [s.stats[key]]]
-    return Report(title, ["statistic"] + [seat_label(summary, s.seat) for s in seats], rows, data, notes,
-                  records=records)
+    headers = ["statistic"] + [seat_label(summary, s.seat) for s in seats]
+    return Report(title, headers, rows, data, notes, records=records,
+                  split=[headers[:1], *([h] for h in headers[1:])])  # at 80 columns: as many seats a table as fit

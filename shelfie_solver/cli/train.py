@@ -73,7 +73,7 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
       shelfie-solve train --seed 1 --games 20 --iterations 1 --players 2
       shelfie-solve train --table small.json --output small-learned.json
       shelfie-solve train --seed 11 --players 1 --solitaire-boards 24 --output solitaire.json
-      shelfie-solve train --seed 11 --players 1 --solitaire-boards 48 --solitaire-hard 48 \
+      shelfie-solve train --seed 11 --players 1 --solitaire-boards 48 --solitaire-hard 48 \\
           --solitaire-large 6 --solitaire-float --solitaire-shapes 3 --output solitaire.json
     """
     if tables:
@@ -85,6 +85,9 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
                                  param_hint="'--seed'")
     rules, board, _ = load_setup(rules_path, board_path, None)
     if win_model:
+        _refuse_options(click.get_current_context(), _SOLITAIRE_ONLY, "has no effect with --win-model (the win "
+                        "model is for 2-4 players, no solitaire table)",
+                        "--win-model --seed S [--games N] [--output FILE]")
         _fit_win_model(board, rules, seed, games, jobs, scheduler, output, board_path, rules_path)
         return
     players = _parse_players(players_text)
@@ -122,14 +125,23 @@ _SELF_PLAY_ONLY = ("seed", "games", "iterations", "solitaire_boards", "solitaire
                    "board_path", "rules_path")
 
 
+#: Options of the solitaire fit: with --win-model they would be ignored silently, so they are refused.
+_SOLITAIRE_ONLY = ("solitaire_boards", "solitaire_hard", "solitaire_float", "solitaire_shapes", "solitaire_large")
+
+
 def _refuse_self_play_options(ctx: click.Context) -> None:
     """Refuse a self-play option given with ``--table`` (the table names its own board and rules)."""
+    _refuse_options(ctx, _SELF_PLAY_ONLY, "is for self-play and has no effect with --table (a value table names "
+                    "its own board and rules)", "--table TABLE [--table ...] [--output FILE]")
+
+
+def _refuse_options(ctx: click.Context, names: tuple[str, ...], why: str, expected: str) -> None:
+    """Refuse any option of ``names`` given on the command line (one line: the option, ``why``,
+    ``expected``)."""
     for param in ctx.command.params:
-        if param.name in _SELF_PLAY_ONLY and ctx.get_parameter_source(param.name) not in (
+        if param.name in names and ctx.get_parameter_source(param.name) not in (
                 None, click.core.ParameterSource.DEFAULT):
-            raise click.UsageError(f"{param.opts[0]} is for self-play and has no effect with --table (a value "
-                                   "table names its own board and rules); expected --table TABLE [--table ...] "
-                                   "[--output FILE]")
+            raise click.UsageError(f"{param.opts[0]} {why}; expected {expected}")
 
 
 def _fit_tables(tables: tuple[str, ...], output: str) -> None:

@@ -241,32 +241,51 @@ def check_common_denominator(values: Iterable[Fraction], error: type[ValueError]
     return common
 
 
-def parse_json(text: str, error: type[ValueError], source: str, expected: str) -> Any:
+class _DuplicateKey(Exception):
+    """A key given twice in one JSON object (:func:`parse_json` ``unique_keys``)."""
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def parse_json(text: str, error: type[ValueError], source: str, expected: str, unique_keys: bool = False) -> Any:
     """``text`` parsed as JSON after :func:`check_json_text` (so no ``RecursionError`` and no
-    integer-conversion ``ValueError`` from the parser).
+    integer-conversion ``ValueError`` from the parser). ``unique_keys``: refuse an object that
+    names a key twice (JSON would keep the last silently).
 
     Raises:
-        error: nested too deep, a number too long, or not JSON (one line naming ``source``).
+        error: nested too deep, a number too long, not JSON, or (``unique_keys``) a key given
+            twice (one line naming ``source``).
     """
     import json  # here: reading TOML (every command's start-up) does not need it
 
     check_json_text(text, error, source)
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique_pairs if unique_keys else None)
+    except _DuplicateKey as exc:
+        raise error(f"{source}: the key {shorten(str(exc))} is given twice in one object; expected "
+                    f"{expected}") from None
     except ValueError as exc:  # JSONDecodeError
         raise error(f"{source} is not valid JSON ({shorten(str(exc))[1:-1]}); a truncated file? "
                     f"expected {expected}") from None
 
 
-def read_json(path: str | os.PathLike[str], error: type[ValueError], max_bytes: int, expected: str) -> Any:
+def read_json(path: str | os.PathLike[str], error: type[ValueError], max_bytes: int, expected: str,
+              unique_keys: bool = False) -> Any:
     """The JSON value of a regular file of at most ``max_bytes`` bytes: :func:`read_text` then
-    :func:`parse_json`, the one reader of every JSON input file (game files, value tables,
-    checkpoints, tile positions).
+    :func:`parse_json` (``unique_keys`` as there), the one reader of every JSON input file (game
+    files, value tables, checkpoints, tile positions).
 
     Raises:
         error: as :func:`read_text` and :func:`parse_json` (one line).
     """
-    return parse_json(read_text(path, error, max_bytes, expected), error, os.fspath(path), expected)
+    return parse_json(read_text(path, error, max_bytes, expected), error, os.fspath(path), expected, unique_keys)
 
 
 #: Largest TOML file read (a board or ruleset is a few hundred bytes; docs/formats.md).

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
+from collections.abc import Callable
 from typing import Any
 
 FORMATS = ("table", "json", "csv", "markdown")
@@ -133,6 +134,10 @@ class Report:
             floats, no display text); ``None`` = the table's rows.
         narrow: headers of columns that :func:`render` with a ``width`` drops, first first, while the
             table is still wider than the width (what the other columns or the notes also say).
+        split: how :func:`render` with a ``width`` splits a table still wider than the width into
+            tables one under the other, nothing dropped (:func:`fit_table`): the first list names the
+            key columns repeated in every part (what tells the rows apart), each further list a group
+            of columns kept together; ``[]`` = never split.
     """
 
     title: list[str]
@@ -142,6 +147,7 @@ class Report:
     notes: list[str] = field(default_factory=list)
     records: list[dict[str, Any]] | None = None
     narrow: list[str] = field(default_factory=list)
+    split: list[list[str]] = field(default_factory=list)
 
 
 #: The terminal width the advice of ``advise`` and ``play`` fits by default (docs/play.md, "80 columns").
@@ -191,7 +197,7 @@ def render(report: Report, fmt: str, width: int | None = None, exact: bool = Tru
     if width is None:
         table = _tabulate(headers, rows, style)
     else:
-        table = fit_table(headers, rows, width, report.narrow)
+        table = fit_table(headers, rows, width, report.narrow, report.split)
         title, notes = wrap_lines(title, width), wrap_lines(notes, width)
     parts = ["\n".join(title), table]
     parts += ["\n".join(notes)] if notes else []
@@ -221,10 +227,13 @@ def _without(headers: list[str], rows: list[list[Any]], name: str) -> tuple[list
     return headers[:at] + headers[at + 1:], [row[:at] + row[at + 1:] for row in rows]
 
 
-def fit_table(headers: list[str], rows: list[list[Any]], width: int, narrow: list[str] | None = None) -> str:
+def fit_table(headers: list[str], rows: list[list[Any]], width: int, narrow: list[str] | None = None,
+              split: list[list[str]] | None = None) -> str:
     """The plain table within ``width`` columns where it can be: as it is; else without the
-    padding of the headers; else without the ``narrow`` columns, one at a time in order. Wider
-    only when even that is not enough (a board with many columns, long names)."""
+    padding of the headers; else without the ``narrow`` columns, one at a time in order; else,
+    with a ``split`` (``[keys, group, group, ...]``, headers; see :attr:`Report.split`), as several
+    tables separated by a blank line, each the key columns and as many whole groups, in order, as
+    fit. Wider only when even that is not enough (a board with many columns, long names)."""
     def fits(text: str) -> bool:
         return max((len(line) for line in text.splitlines()), default=0) <= width
 
@@ -238,13 +247,37 @@ def fit_table(headers: list[str], rows: list[list[Any]], width: int, narrow: lis
         if name in headers:
             headers, rows = _without(headers, rows, name)
             table = _tabulate(headers, rows, "simple", padding=0)
+    if split and not fits(table):
+        table = _split_table(headers, rows, split, fits)
     return table
+
+
+def _split_table(headers: list[str], rows: list[list[Any]], split: list[list[str]],
+                 fits: Callable[[str], bool]) -> str:
+    """The table as parts (:func:`fit_table`): key columns + consecutive whole groups while they
+    fit; columns that ``split`` does not name form a last group (no column is lost)."""
+    def part(names: list[str]) -> str:
+        at = [headers.index(name) for name in names]
+        return _tabulate([headers[i] for i in at], [[row[i] for i in at] for row in rows], "simple", padding=0)
+
+    keys = [name for name in split[0] if name in headers]
+    groups = [g for g in ([name for name in group if name in headers and name not in keys] for group in split[1:]) if g]
+    named = set(keys).union(*groups)
+    groups += [[name for name in headers if name not in named]] if not named.issuperset(headers) else []
+    parts: list[list[str]] = []
+    for group in groups:
+        if parts and fits(part(keys + parts[-1] + group)):
+            parts[-1] += group
+        else:
+            parts.append(list(group))
+    return "\n\n".join(part(keys + names) for names in parts)
 
 
 def wrap_lines(lines: list[str], width: int) -> list[str]:
     """Each line (or each line of a multi-line entry) longer than ``width`` wrapped at spaces,
-    continued on lines indented by two spaces; words are never broken, so a word longer than
-    the width stays whole. Lines that fit are left exactly as they are (grids, tables)."""
+    continued on lines indented by two spaces more than the line itself (a list item ``"  rank 2:
+    ..."`` continues at four); words are never broken, so a word longer than the width stays whole.
+    Lines that fit are left exactly as they are (grids, tables)."""
     import textwrap
 
     out = []
@@ -254,7 +287,8 @@ def wrap_lines(lines: list[str], width: int) -> list[str]:
             if len(line) <= width:
                 parts.append(line)
             else:
-                parts.extend(textwrap.wrap(line, width, subsequent_indent="  ", break_long_words=False,
+                indent = line[:len(line) - len(line.lstrip(" "))] + "  "
+                parts.extend(textwrap.wrap(line, width, subsequent_indent=indent, break_long_words=False,
                                            break_on_hyphens=False))
         out.append("\n".join(parts))
     return out

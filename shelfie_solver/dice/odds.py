@@ -341,7 +341,10 @@ def odds_report(result: Odds, simulation: SimulationCheck | None = None, top: in
             "exact_inside": simulation.inside,
         }
     records = next(data[key] for key in ("holds", "by_rerolls", "alternatives") if key in data)
-    return Report(title, headers, rows, data, notes, records=records)
+    # At 80 columns (core.report.render's width) a levels table too wide (long exact fractions)
+    # is shown as the optimal columns, then the baseline ones, each led by the re-rolls.
+    split = [["re-rolls"], ["optimal", "exact", "1 in"], ["baseline", "baseline exact"]] if result.dice is None else []
+    return Report(title, headers, rows, data, notes, records=records, split=split)
 
 
 def _gain_text(gain: Fraction) -> str:

@@ -29,12 +29,15 @@ SEED = 0
 def parse_move(text: str, label: str = "--move") -> Move:
     """``"r7c6+r7c5@4"`` -> the move taking board cells r7c6 then r7c5 (``r<row>c<column>``,
     1-based from the top left, :func:`state.parse_board_cell`) into shelf column 4 (1-5).
-    ``label`` names the input in messages (``--move`` on the command line).
+    ``label`` names the input in messages (``--move`` on the command line). ASCII only: a
+    full-width digit is refused, not read as its ASCII twin.
 
     Raises:
         TileError: not of that form (the legality is :func:`state.check_move`'s).
     """
     expected = "expected board cells r<row>c<column> (1-9) joined by '+', then '@' and a column 1-5, e.g. r7c6+r7c5@4"
+    if not text.isascii():  # a full-width digit (U+FF14) would read as 4 through \\d and int()
+        raise TileError(f"bad {label} {shorten(text)}: not ASCII text; {expected}")
     cells_text, at, column_text = text.replace(" ", "").partition("@")
     cells = []
     for part in cells_text.split("+"):

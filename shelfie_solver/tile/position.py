@@ -17,7 +17,10 @@ Keys (JSON: the same names)::
 
 Checks: T2 (at most 22 tiles of a type in sight and in the bag), T3 (tiles only on cells usable
 at this player count), T4 (no floating tiles), T7 (tokens taken from the top of each stack),
-T23 (the end token's holder has a full shelf).
+T23 (the end token's holder has a full shelf). The form is checked as strictly in both files (and
+in the page of ``serve``, docs/serve.md): no unknown key, no key given twice (a TOML rule, refused
+in JSON too: :func:`unique_object`), ASCII text only in the board, the shelves and the goals (a
+full-width one, U+FF11, is no goal id); tile letters may be typed in either case (``c`` is ``C``).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from typing import Any
 
 from shelfie_solver.core.errors import shorten
 from shelfie_solver.tile.errors import TileError
-from shelfie_solver.core.inputs import MAX_FILE_BYTES, load_toml, read_json
+from shelfie_solver.core.inputs import MAX_FILE_BYTES, load_toml, parse_json, read_text
 from shelfie_solver.tile.shelf import parse_goal
 from shelfie_solver.tile.state import TOKENS, Setup, State, board_cell_name
 from shelfie_solver.tile.rules import (EMPTY, SIDE, TILES_PER_TYPE, TYPE_NAMES, TYPES, Layout, PersonalCard, TileRuleset, check_shelf,
@@ -45,9 +48,43 @@ class Position:
     state: State
 
 
+def unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` of ``json.loads``: the JSON object as a dict, refusing a key given
+    twice (JSON would keep the last value silently; TOML refuses it, so a position reads the same
+    in both forms).
+
+    Raises:
+        TileError: a key given twice (one line naming it).
+    """
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise TileError(f"the key {shorten(key)} is given twice in one JSON object; expected each key once "
+                            "(docs/tile.md)")
+        data[key] = value
+    return data
+
+
+def parse_position_json(text: str, source: str) -> Any:
+    """A JSON position file's text parsed (:func:`core.inputs.parse_json`: bounded nesting and
+    numbers), with no key given twice in any object (:func:`unique_object`).
+
+    Raises:
+        TileError: not JSON, or a key given twice (one line naming ``source``).
+    """
+    import json
+
+    parse_json(text, TileError, source, f"a position like {EXAMPLE}")  # the bounds and the messages of every JSON input
+    try:
+        return json.loads(text, object_pairs_hook=unique_object)
+    except TileError as twice:
+        raise TileError(f"{source}: {twice}") from None
+
+
 def _read(path: str | Path) -> dict[str, Any]:
     if str(path).lower().endswith(".json"):
-        data = read_json(path, TileError, MAX_FILE_BYTES, f"a position like {EXAMPLE}")
+        text = read_text(path, TileError, MAX_FILE_BYTES, f"a position like {EXAMPLE}")
+        data = parse_position_json(text, str(path))
         if not isinstance(data, dict):
             raise TileError(f"{path}: expected a JSON object like {EXAMPLE}")
         return data
@@ -73,12 +110,26 @@ def _int(data: dict[str, Any], key: str, default: int, low: int, high: int) -> i
     return value
 
 
+def _ascii(text: str, where: str, expected: str) -> None:
+    """Refuse a character that is not ASCII (a full-width letter or digit, U+FF21 / U+FF11; a
+    ligature such as U+FB00 that upper-cases to two letters; a Unicode space ``strip`` drops)."""
+    if not text.isascii():
+        bad = next(ch for ch in text if not ch.isascii())
+        raise TileError(f"position: {where} has {bad!r} (U+{ord(bad):04X}), not an ASCII character; expected {expected}")
+
+
+_SHELF_EXPECTED = "6 strings of 5 characters: a tile letter CBGFTP (either case) or '.', top row first (T4)"
+
+
 def _shelf_text(raw: Any, seat: int) -> str:
     if isinstance(raw, str):
+        _ascii(raw, f"shelf {seat + 1} rows", _SHELF_EXPECTED)
         return raw
     if isinstance(raw, list) and all(isinstance(line, str) for line in raw):
+        for line in raw:
+            _ascii(line, f"shelf {seat + 1} rows", _SHELF_EXPECTED)
         return "\n".join(raw)
-    raise TileError(f"position: shelf {seat + 1} rows must be 6 strings of 5 characters (T4)")
+    raise TileError(f"position: shelf {seat + 1} rows must be {_SHELF_EXPECTED}")
 
 
 def position_from_dict(data: dict[str, Any], rules: TileRuleset, layout: Layout,
@@ -103,6 +154,9 @@ def position_from_dict(data: dict[str, Any], rules: TileRuleset, layout: Layout,
     expected = 'goals must list 1 or 2 distinct common goals by id 1-12 or name, e.g. [7, "diagonal of a type"] (T7)'
     if not isinstance(raw_goals, list) or not 1 <= len(raw_goals) <= 2 or any(isinstance(g, bool) for g in raw_goals):
         raise TileError(f"position: {expected}")
+    for goal in raw_goals:
+        if isinstance(goal, str):
+            _ascii(goal, "goals", expected.removeprefix("goals must list "))
     try:
         goals = [parse_goal(g) for g in raw_goals]
     except TileError as error:
@@ -148,9 +202,11 @@ def position_from_dict(data: dict[str, Any], rules: TileRuleset, layout: Layout,
 
 
 def _board(raw: Any, usable: tuple[bool, ...]) -> tuple[int, ...]:
-    expected = "board = 9 strings of 9 characters: a tile letter (CBGFTP), '.' no tile, '-' unusable"
+    expected = "board = 9 strings of 9 characters: a tile letter (CBGFTP, either case), '.' no tile, '-' unusable"
     if not isinstance(raw, list) or len(raw) != SIDE or not all(isinstance(r, str) and len(r) == SIDE for r in raw):
         raise TileError(f"position: bad board; expected {expected}")
+    for r, row in enumerate(raw):
+        _ascii(row, f"board row {r + 1}", expected)
     cells = []
     for i, ch in enumerate("".join(raw).upper()):
         if ch in ".-":

@@ -33,12 +33,14 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from shelfie_solver.core.errors import ShelfieError, error_line
 from shelfie_solver.core.inputs import check_json_text
+from shelfie_solver.tile.errors import TileError
+from shelfie_solver.tile.position import unique_object
 from shelfie_solver.web.api import WRITES, GameServer, StaleWrite, encode_answer
 from shelfie_solver.web.newgame import GameExists, NewGame
 from shelfie_solver.web.tile import StaleTile, TilePage
@@ -158,10 +160,13 @@ def _no_constant(name: str) -> float:
 async def read_json(request: Request, example: str = DICE_BODY) -> dict[str, Any]:
     """The request body as a JSON object, at most :data:`MAX_BODY_BYTES`; ``example`` is the
     form a refusal shows (:data:`DICE_BODY`, :data:`TILE_BODY`). ``NaN`` and ``Infinity`` (not
-    JSON, RFC 8259) are refused.
+    JSON, RFC 8259) are refused. A tile request's body (``example`` :data:`TILE_BODY`) may not
+    give a key twice in any object, as a tile position file may not
+    (:func:`tile.position.unique_object`).
 
     Raises:
-        HTTPException: 413 too large, 415 not JSON content, 400 not a JSON object.
+        HTTPException: 413 too large, 415 not JSON content, 400 not a JSON object (or a tile
+            request's key given twice).
     """
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind != "application/json":
@@ -184,8 +189,11 @@ async def read_json(request: Request, example: str = DICE_BODY) -> dict[str, Any
         check_json_text(text, ValueError, "the request body")
     except ValueError as bad:
         raise HTTPException(400, f"{bad}; expected a small JSON object") from None
+    hook = unique_object if example == TILE_BODY else None
     try:
-        data = json.loads(text, parse_constant=_no_constant)
+        data = json.loads(text, parse_constant=_no_constant, object_pairs_hook=hook)
+    except TileError as twice:  # unique_object: before ValueError, whose subclass it is
+        raise HTTPException(400, f"the body: {twice}") from None
     except (json.JSONDecodeError, RecursionError):
         raise HTTPException(400, f"the body is not JSON; expected an object like {example}") from None
     except ValueError as constant:  # NaN, Infinity (_no_constant)
@@ -226,15 +234,25 @@ def guarded(call: Callable[[Request], Awaitable[dict[str, Any]]]) -> Handler:
     return endpoint
 
 
-def create_app(server: GameServer, token: str | None = None,
+#: The dice page's routes and its script, offered only with a dice game (``serve GAME``; the
+#: tile page uses ``app.css`` too).
+DICE_PAGE = ("/", "/static/app.js")
+
+
+def create_app(server: GameServer | None, token: str | None = None,
                allowed_hosts: frozenset[str] | None = None, new_game: NewGame | None = None,
                tile: TilePage | None = None) -> Starlette:
     """The app over ``server``'s game file. ``token``: required on every request (non-loopback
     host); ``allowed_hosts``: the ``Host`` names answered (loopback), ``None`` for any;
     ``new_game``: how ``POST /api/new`` creates the file while it is missing (default: the
     standard board and rules, :class:`web.newgame.NewGame`); ``tile``: the tile page's API
-    (default: the shipped tile ruleset, layout and cards, :class:`web.tile.TilePage`)."""
+    (default: the shipped tile ruleset, layout and cards, :class:`web.tile.TilePage`).
+
+    ``server`` ``None`` (``serve --tile FILE`` without ``GAME``): no dice game; ``/`` redirects to
+    ``/tile`` (its query, the token, kept), the dice page's files and API are 404 saying so."""
     tiles = tile if tile is not None else TilePage()
+    if server is None:
+        return _tile_only_app(tiles, token, allowed_hosts)
     setup = new_game if new_game is not None else NewGame(server.path)
     files = resources.files("shelfie_solver.web") / "static"
     static = {route: ((files / name).read_bytes(), media) for route, (name, media) in STATIC.items()}
@@ -277,8 +295,25 @@ def create_app(server: GameServer, token: str | None = None,
 
         return call
 
+    routes = [Route(r, page(r), methods=["GET"]) for r in STATIC]
+    routes += _tile_routes(tiles)
+    routes += [Route("/api/state", guarded(state), methods=["GET"]),
+               Route("/api/revision", guarded(revision), methods=["GET"]),
+               Route("/api/stop", guarded(stop), methods=["GET"]),
+               Route("/api/review", guarded(review), methods=["GET"]),
+               Route("/api/new", guarded(new_info), methods=["GET"]),
+               Route("/api/new", guarded(new), methods=["POST"])]
+    routes += [Route(f"/api/{kind}", guarded(write(kind)), methods=["POST"]) for kind in WRITES]
+
+    return _app(routes, token, allowed_hosts, "the pages are / and /tile")
+
+
+def _tile_routes(tiles: TilePage, dice: bool = True) -> list[Route]:
+    """The routes of the tile API (docs/serve.md, "The tile API") over ``tiles``; ``dice``: the
+    server has a dice game (``GET /api/tile/info``'s ``dice``: the page links to it)."""
+
     async def tile_info(request: Request) -> dict[str, Any]:
-        return tiles.info()
+        return {**tiles.info(), "dice": dice}
 
     async def tile_advise(request: Request) -> dict[str, Any]:
         body = await read_json(request, TILE_BODY)
@@ -295,23 +330,53 @@ def create_app(server: GameServer, token: str | None = None,
         body = await read_json(request, TILE_BODY)
         return await run_in_threadpool(tiles.write_file, body)
 
-    routes = [Route(r, page(r), methods=["GET"]) for r in STATIC]
-    routes += [Route("/api/tile/info", guarded(tile_info), methods=["GET"]),
-               Route("/api/tile/file", guarded(tile_file), methods=["GET"]),
-               Route("/api/tile/file", guarded(tile_save), methods=["POST"]),
-               Route("/api/tile/advise", guarded(tile_advise), methods=["POST"]),
-               Route("/api/tile/apply", guarded(tile_apply), methods=["POST"])]
-    routes += [Route("/api/state", guarded(state), methods=["GET"]),
-               Route("/api/revision", guarded(revision), methods=["GET"]),
-               Route("/api/stop", guarded(stop), methods=["GET"]),
-               Route("/api/review", guarded(review), methods=["GET"]),
-               Route("/api/new", guarded(new_info), methods=["GET"]),
-               Route("/api/new", guarded(new), methods=["POST"])]
-    routes += [Route(f"/api/{kind}", guarded(write(kind)), methods=["POST"]) for kind in WRITES]
+    return [Route("/api/tile/info", guarded(tile_info), methods=["GET"]),
+            Route("/api/tile/file", guarded(tile_file), methods=["GET"]),
+            Route("/api/tile/file", guarded(tile_save), methods=["POST"]),
+            Route("/api/tile/advise", guarded(tile_advise), methods=["POST"]),
+            Route("/api/tile/apply", guarded(tile_apply), methods=["POST"])]
+
+
+#: What a dice request to a server without a dice game is told (404).
+NO_DICE_GAME = ("no dice game on this server: it was started as serve --tile FILE.json without GAME; the tile "
+                "page is /tile. Expected serve GAME [--tile FILE.json] for the dice page (docs/serve.md)")
+
+
+def _tile_only_app(tiles: TilePage, token: str | None, allowed_hosts: frozenset[str] | None) -> Starlette:
+    """The app of ``serve --tile FILE`` without ``GAME``: the tile page and its API only."""
+    files = resources.files("shelfie_solver.web") / "static"
+    static = {route: ((files / name).read_bytes(), media) for route, (name, media) in STATIC.items()
+              if route not in DICE_PAGE}
+
+    def page(route: str) -> Handler:
+        content, media = static[route]
+
+        async def endpoint(request: Request) -> Response:
+            return Response(content, media_type=media, headers=SECURITY_HEADERS)
+
+        return endpoint
+
+    async def home(request: Request) -> Response:
+        query = request.url.query
+        return RedirectResponse("/tile" + (f"?{query}" if query else ""), status_code=303, headers=SECURITY_HEADERS)
+
+    async def no_dice(request: Request) -> dict[str, Any]:
+        raise HTTPException(404, NO_DICE_GAME)
+
+    routes = [Route(r, page(r), methods=["GET"]) for r in static]
+    routes += [Route("/", home, methods=["GET"])] + _tile_routes(tiles, dice=False)
+    routes += [Route(r, guarded(no_dice), methods=["GET"]) for r in DICE_PAGE[1:]]
+    routes += [Route(f"/api/{kind}", guarded(no_dice), methods=["GET", "POST"])
+               for kind in ("state", "revision", "stop", "review", "new", *WRITES)]
+    return _app(routes, token, allowed_hosts, "the page is /tile (no dice game)")
+
+
+def _app(routes: list[Route], token: str | None, allowed_hosts: frozenset[str] | None, pages: str) -> Starlette:
+    """Starlette over ``routes`` with the one-line JSON errors and the :class:`Guard`."""
 
     async def http_error(request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 500
-        words = {404: f"no such page {request.url.path[:100]!r}; the pages are / and /tile, the API /api/... (docs/serve.md)",
+        words = {404: f"no such page {request.url.path[:100]!r}; {pages}, the API /api/... (docs/serve.md)",
                  405: f"{request.method} is not allowed on {request.url.path[:100]}"}
         return error(status, words.get(status, str(getattr(exc, "detail", "")) or "error"))
 

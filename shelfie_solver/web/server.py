@@ -87,46 +87,60 @@ def qr_text(url: str) -> str:
     return out.getvalue().rstrip("\n")
 
 
-def serve(path: str, host: str, port: int, objective: str, echo: Callable[[str], None],
+def serve(path: str | None, host: str, port: int, objective: str, echo: Callable[[str], None],
           new_game: NewGame | None = None, tile: TilePage | None = None) -> None:
     """Serve the game file ``path`` until SIGINT or SIGTERM; ``echo`` prints a line (the URL
     first). A missing ``path`` is served too: the page creates it (``new_game``: the board,
     rules and seed of that game, :mod:`web.newgame`), said on a line after the URL. ``tile``: the
     tile page's API (:mod:`web.tile`), with the position file of ``serve --tile`` if any.
+    ``path`` ``None``: no dice game, only the tile page (``serve --tile FILE``; ``tile`` must
+    keep a file).
 
     Raises:
-        ShelfieError: a bad game file or objective, a host or port that cannot be used.
+        ShelfieError: a bad game file or objective, a ``--tile`` file that cannot be kept, a host
+            or port that cannot be used.
     """
     import uvicorn
 
     from shelfie_solver.web.app import create_app
 
-    server = GameServer(path, objective)
     tiles = tile if tile is not None else TilePage()
     tiles.check_file()
-    setup = new_game if new_game is not None else NewGame(path)
-    missing = not setup.exists()
-    if missing:
-        setup.check(objective)
-    else:
-        server.check()
+    server = setup = None
+    missing = False
+    if path is not None:
+        server = GameServer(path, objective)
+        setup = new_game if new_game is not None else NewGame(path)
+        missing = not setup.exists()
+        if missing:
+            setup.check(objective)
+        else:
+            server.check()
+    elif tiles.file is None:
+        raise ServeError("serve needs GAME, the dice game's file, or --tile FILE.json for the tile page alone; "
+                         "expected serve GAME [--tile FILE.json] or serve --tile FILE.json")
+    kept = path if path is not None else tiles.file
+    holds = f"{kept} holds every action" if path is not None else f"{kept} holds the tile position"
     token = None if is_loopback(host) else new_token()
     sock = listen(host, port)
     bound = sock.getsockname()[1]
-    url = f"http://{shown_host(host)}:{bound}/" + (f"?token={token}" if token else "")
+    url = f"http://{shown_host(host)}:{bound}/" + ("" if path is not None else "tile") + \
+        (f"?token={token}" if token else "")
     allowed = None if token else frozenset({"127.0.0.1", "localhost", "[::1]", host.lower(), shown_host(host).lower()})
     echo(url)
     if token:
         echo(qr_text(url))
         echo(f"Scan the code, or open the URL above, on a phone on the same network; every request needs the "
-             f"token. Ctrl-C stops; {path} holds every action.")
+             f"token. Ctrl-C stops; {holds}.")
         if host in ("0.0.0.0", "::", ""):
             echo("If the phone cannot open it, give this machine's address on that network as --host "
                  "(e.g. --host 192.168.1.20): the URL then names it.")
     else:
-        echo(f"Open the URL above on this machine. Ctrl-C stops; {path} holds every action.")
+        echo(f"Open the URL above on this machine. Ctrl-C stops; {holds}.")
     if missing:
         echo(f"No game in {path} yet: the page starts with New game (the names, who plays first) and creates it.")
+    if path is None:
+        echo("No dice game (no GAME given): only the tile page is served.")
     if tiles.file is not None:
         echo(f"The tile page (/tile) keeps its position in {tiles.file}"
              + ("." if os.path.exists(tiles.file) else " (made on the first Advise)."))
@@ -144,4 +158,4 @@ def serve(path: str, host: str, port: int, objective: str, echo: Callable[[str],
     finally:
         signal.signal(signal.SIGTERM, previous)
         sock.close()
-    echo(f"Stopped; {path} holds every action.")
+    echo(f"Stopped; {holds}.")

@@ -27,10 +27,10 @@ from typing import Any
 
 from shelfie_solver.core.errors import ShelfieError, shorten
 from shelfie_solver.core.files import write_text_atomically
-from shelfie_solver.core.inputs import MAX_FILE_BYTES, decode, open_regular, parse_json
+from shelfie_solver.core.inputs import MAX_FILE_BYTES, decode, open_regular
 from shelfie_solver.tile.advice_json import advise, parse_move
 from shelfie_solver.tile.errors import TileError
-from shelfie_solver.tile.position import Position, position_from_dict, position_to_dict
+from shelfie_solver.tile.position import Position, parse_position_json, position_from_dict, position_to_dict
 from shelfie_solver.tile.rules import (COLUMNS, PLAYERS, ROWS, SIDE, TYPE_NAMES, TYPES, Layout, PersonalCard,
                                        TileRuleset, default_cards, default_layout, default_ruleset, shelf_cell_name)
 from shelfie_solver.tile.shelf import COMMON_GOALS, goal_text
@@ -38,6 +38,24 @@ from shelfie_solver.tile.state import TOKENS, EndToken, GoalScored, apply_move, 
 
 #: The most characters of a move text (three cells and a column: ``r1c1+r1c2+r1c3@5``).
 MAX_MOVE_CHARS = 40
+
+#: The keys of each request body (docs/serve.md, "The tile API"); any other is refused, as a
+#: position file's unknown key is (a typo such as ``"revison"`` would otherwise be ignored).
+BODY_KEYS = {"advise": ("position",), "apply": ("position", "move"), "file": ("position", "revision")}
+
+
+def check_body_keys(body: dict[str, Any], route: str) -> None:
+    """Refuse a key of ``body`` that the request ``route`` (a key of :data:`BODY_KEYS`) does not have.
+
+    Raises:
+        TileError: one line naming the first unknown key and the keys expected.
+    """
+    keys = BODY_KEYS[route]
+    unknown = sorted(str(k) for k in body if k not in keys)
+    if unknown:
+        form = ", ".join(f'"{k}"' for k in keys)
+        raise TileError(f"unknown key {shorten(unknown[0])} in the body of POST /api/tile/{route}; expected only "
+                        f"{form} (docs/serve.md)")
 
 
 class StaleTile(TileError):
@@ -98,7 +116,12 @@ class TilePage:
                             "values of a tile advise position file (docs/tile.md)") from None
 
     def advise(self, body: dict[str, Any]) -> dict[str, Any]:
-        """``{"advice": the JSON of tile advise --format json}`` for ``body["position"]``."""
+        """``{"advice": the JSON of tile advise --format json}`` for ``body["position"]``.
+
+        Raises:
+            TileError: a key other than ``position`` (:data:`BODY_KEYS`), or a bad position.
+        """
+        check_body_keys(body, "advise")
         position = self.position(body)
         _, data = advise(position.setup, position.state)
         return {"advice": data}
@@ -111,8 +134,10 @@ class TilePage:
             ``refill`` (T16: the board needs the tiles drawn at the table), ``over`` and, once
             over, ``scores`` per seat (T25; opponents' unknown cards count 0).
         Raises:
-            TileError: a bad position or move text, or an illegal move.
+            TileError: a key other than ``position`` and ``move``, a bad position or move text, or an
+                illegal move.
         """
+        check_body_keys(body, "apply")
         position = self.position(body)
         text = body.get("move")
         if not isinstance(text, str) or len(text) > MAX_MOVE_CHARS:
@@ -149,7 +174,8 @@ class TilePage:
         return data
 
     def check_file(self) -> None:
-        """Refuse a ``--tile`` file that is not ``.json`` or not a position (before serving).
+        """Refuse a ``--tile`` file that is not ``.json``, not a position, or a new file in a folder
+        that does not exist (before serving: every write would be refused).
 
         Raises:
             TileError: one line naming the problem.
@@ -159,6 +185,10 @@ class TilePage:
         if not self.file.lower().endswith(".json"):
             raise TileError(f"--tile {shorten(self.file)}: the page writes the position as JSON; expected a file "
                             "name ending in .json (tile advise reads it too)")
+        folder = os.path.dirname(os.path.abspath(self.file))
+        if not os.path.lexists(self.file) and not os.path.isdir(folder):
+            raise TileError(f"--tile {shorten(self.file)}: the folder {folder} does not exist; expected a "
+                            "position file, or a new file name in an existing folder (made on the first Advise)")
         self.read_file()
 
     def read_file(self) -> dict[str, Any]:
@@ -174,7 +204,7 @@ class TilePage:
         if data is None:
             return {"file": os.path.basename(self.file), "exists": False, "revision": "", "position": None}
         text = decode(data, TileError, self.file, "a tile position file in JSON (docs/tile.md)")
-        raw = parse_json(text, TileError, self.file, "a tile position file in JSON (docs/tile.md)")
+        raw = parse_position_json(text, self.file)
         self.position({"position": raw})
         return {"file": os.path.basename(self.file), "exists": True, "revision": hashlib.sha256(data).hexdigest(),
                 "position": raw}
@@ -185,10 +215,12 @@ class TilePage:
         for a file not made yet); the new :meth:`read_file`.
 
         Raises:
-            StaleTile: the file changed since (nothing written); TileError: bad input.
+            StaleTile: the file changed since (nothing written); TileError: bad input (a key other
+                than ``position`` and ``revision`` included).
         """
         if self.file is None:
             raise TileError("this server keeps no tile position file; start it with serve GAME --tile FILE.json")
+        check_body_keys(body, "file")
         revision = body.get("revision")
         if not isinstance(revision, str) or len(revision) > 64:
             raise TileError('expected "revision": the text GET /api/tile/file gives ("" for a file not made yet)')

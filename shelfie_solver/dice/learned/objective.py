@@ -2,7 +2,8 @@
 
 A position's value for player ``i`` is their score now plus the points they are still expected
 to add, ``P_i = score_i + F_i`` (D19). ``F`` is linear in integer features of the sheet and the
-game context, with one weight vector per number of players (1-4) and per *phase*:
+game context, with one weight vector per number of players (1-4) and per *phase* (in solitaire
+also one per board shape, :attr:`LearnedModel.shapes`, docs/train.md "Tables per board shape"):
 
 * phase 0 — the player has no turn left (the end is triggered, D17, and their last turn of the
   round is played, D18): ``F = 0`` exactly;
@@ -214,7 +215,7 @@ def model_from_dict(data: Any, source: str = "parameters") -> LearnedModel:
 
 def _players_key(text: str) -> int:
     players = int(text)
-    if players not in range(1, 5):
+    if players not in range(1, 5) or text != str(players):  # "01" beside "1" would replace it silently
         raise ValueError("bad players")
     return players
 
@@ -225,6 +226,8 @@ def _phase_table(rows: Any, source: str) -> np.ndarray:
     Raises:
         ModelError: a weight beyond :data:`MAX_WEIGHT`. ValueError, KeyError, TypeError: bad shape.
     """
+    if set(rows) != {str(p) for p in PHASES}:  # a phase of junk would be ignored silently
+        raise ValueError("not the phases")
     raw = [rows[str(p)] for p in PHASES]
     if not all(type(w) is int for row in raw for w in row):  # numpy would cut 0.5 to 0 silently
         raise ValueError("not whole numbers")
@@ -284,7 +287,8 @@ def load_model(path: str | Path) -> LearnedModel:
     """
     from shelfie_solver.core.inputs import read_json
 
-    data = read_json(path, ModelError, MAX_MODEL_BYTES, "a learned-parameter file written by shelfie-solve train")
+    data = read_json(path, ModelError, MAX_MODEL_BYTES, "a learned-parameter file written by shelfie-solve train",
+                     unique_keys=True)  # a table given twice would be read as the last one silently
     return model_from_dict(data, str(path))
 
 

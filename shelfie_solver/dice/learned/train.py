@@ -295,6 +295,7 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
     if solitaire_shapes and not solitaire_boards:
         raise TrainError("--solitaire-shapes fits tables to the --solitaire-boards boards: expected "
                          "--solitaire-boards N beside it")
+    _check_shapes_can_be_fitted(solitaire_boards, solitaire_hard, solitaire_shapes, solitaire_large)
     settings = Settings(seed, games, iterations, counts, board.name, rules.name, solitaire_boards, solitaire_hard,
                         solitaire_float, solitaire_shapes, solitaire_large)
     inputs = _inputs_fingerprint(board, rules)
@@ -330,6 +331,31 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
         raise interrupted_by(stop).keeping(
             f"{written[0]} finished iteration{'s' if written[0] != 1 else ''} of {iterations} kept in {checkpoint} "
             "(the same command resumes from them)") from None
+
+
+def _check_shapes_can_be_fitted(boards: int, hard: int, shapes: int, large: int) -> None:
+    """Refuse ``--solitaire-shapes`` / ``--solitaire-large`` settings that would fit nothing: K
+    above the number of boards (no shape can have K of them), or large boards that no table would
+    use (they are not pooled, :func:`train`; board ``i`` has shape ``LARGE_SHAPES[i % 2]``), which
+    would cost minutes of solving each for an unchanged file.
+
+    Raises:
+        TrainError: one line naming the options and the expected form.
+    """
+    if shapes > boards + hard + large:
+        raise TrainError(f"--solitaire-shapes {shapes}: no board shape can have {shapes} of the "
+                         f"{boards + hard + large} boards (--solitaire-boards + --solitaire-hard + "
+                         "--solitaire-large); expected K at most their number")
+    if not large:
+        return
+    if not shapes:
+        raise TrainError("--solitaire-large boards serve only the tables per board shape: expected "
+                         "--solitaire-shapes K beside it")
+    per_shape = ((large + 1) // 2, large // 2)  # 4 x 5 and 5 x 4 in turn
+    if any(0 < n < shapes for n in per_shape):
+        raise TrainError(f"--solitaire-large {large} gives {per_shape[0]} 4 x 5 and {per_shape[1]} 5 x 4 boards, "
+                         f"fewer than --solitaire-shapes {shapes} of some shape, so they would be solved for "
+                         f"nothing; expected --solitaire-large at least {2 * shapes}")
 
 
 def _iterate(board: Board, rules: Ruleset, games: int, iterations: int, jobs: int, counts: tuple[int, ...],
@@ -656,6 +682,9 @@ def fit_shapes(solved: Sequence[tuple[Board, dict[int, Sums]]], rules: Ruleset, 
         if report:
             rms = ", ".join(f"phase {p} {e:.2f}" for p, e in sorted(errors.items()))
             report(f"{shape[0]} x {shape[1]} boards: {len(tables)} value tables, RMS error {rms} points")
+    if report and not shapes:
+        report(f"no board shape has {max(min_boards, 1)} or more of the {len(solved)} boards: the pooled table "
+               "only (more --solitaire-boards, or a lower --solitaire-shapes)")
     return shapes
 
 

@@ -72,9 +72,11 @@ def step_form(keep: str, new: str) -> str:
 
 
 def read_reroll(before: Counts, typed: Counts, rules: Ruleset, keep: Counts | None = None,
-                text: str = "", form: Callable[[str, str], str] = prompt_form) -> tuple[Counts, Counts]:
+                text: str = "", form: Callable[[str, str], str] = prompt_form,
+                advised: Counts | None = None) -> tuple[Counts, Counts]:
     """The one reading ``(keep, after)`` of ``typed`` (the dice as typed: ``text``); ``form``
-    words the unambiguous way to type it in a refusal (:func:`prompt_form`, :func:`step_form`).
+    words the unambiguous way to type it in a refusal (:func:`prompt_form`, :func:`step_form`);
+    ``advised``: the advised hold, which that refusal suggests when it is one of the readings.
 
     Raises:
         ReadingError: no reading (the kept dice are not among the dice before, or not in the dice
@@ -107,16 +109,20 @@ def read_reroll(before: Counts, typed: Counts, rules: Ruleset, keep: Counts | No
     if not found:  # fewer than n typed: none only when no die was typed
         raise ReadingError(f"no dice given after a re-roll of {codes(before)}; expected the new dice or all {n} dice "
                            "now showing")
+    fits = advised is not None and any(reading[0] == advised for reading in found)
+    if_advised = f"if you kept the advised {codes(advised)}: " if fits and advised is not None else ""
     if size == n:
         common = tuple(min(b, t) for b, t in zip(before, typed))
         hint = common if common != before else tuple(0 for _ in before)
+        if fits and advised is not None:
+            hint = advised
         new = tuple(t - h for t, h in zip(typed, hint))
         raise ReadingError(f"{shown} read as the {n} dice now showing after {codes(before)}, but the dice kept are "
                            f"not known: {codes(common)} may have stayed or been re-rolled ({len(found)} readings); "
-                           + form(codes(hint) if sum(hint) else "-", codes(new)))
-    hint = found[0][0]
+                           + if_advised + form(codes(hint) if sum(hint) else "-", codes(new)))
+    hint = advised if fits and advised is not None else found[0][0]
     raise ReadingError(f"{shown} read as the {size} new {_dice(size)}, so {n - size} of {codes(before)} were kept, "
-                       f"but which is not known ({len(found)} readings); " + form(codes(hint), shown))
+                       f"but which is not known ({len(found)} readings); " + if_advised + form(codes(hint), shown))
 
 
 def _add(a: Counts, b: Counts) -> Counts:

@@ -83,10 +83,12 @@ def reroll_action(table: KeptGame, keep: str, new: str) -> Action:
     return hold_action(table, *read_reroll(table.dice, rolled, rules, held, new))
 
 
-def typed_reroll_action(table: KeptGame, new: str, keep: Counts | None = None, step: bool = False) -> Action:
+def typed_reroll_action(table: KeptGame, new: str, keep: Counts | None = None, step: bool = False,
+                        advised: Counts | None = None) -> Action:
     """A re-roll (D7) from the dice typed after it, the kept dice read from the dice showing
     before (``keep``: a hold typed before, if any; :func:`reading.read_reroll`); ``step``: a
-    refusal names the ``play reroll`` step's form, else the prompt's.
+    refusal names the ``play reroll`` step's form, else the prompt's; ``advised``: the advised
+    hold, which a refusal suggests when it is one of the readings.
 
     Raises:
         DiceError, KeptGameError, ReadingError: unknown faces, no roll yet, or no reading or
@@ -98,7 +100,7 @@ def typed_reroll_action(table: KeptGame, new: str, keep: Counts | None = None, s
         raise stopped_error(table)
     typed = parse_dice(new, table.rules, count=-1)
     form = step_form if step else prompt_form
-    return hold_action(table, *read_reroll(table.dice, typed, table.rules, keep, new, form))
+    return hold_action(table, *read_reroll(table.dice, typed, table.rules, keep, new, form, advised))
 
 
 def hold_action(table: KeptGame, held: Counts, after: Counts) -> Action:
@@ -319,6 +321,9 @@ class Session:
             return self._change(lambda t: act(t, maker(t)))
         table = self.kept_game()
         if table.over is not None:
+            if names_faces(shlex.split(line)[0], table.rules):  # dice typed after the end (D18)
+                raise KeptGameError("the game is over (D18): no more dice to enter; 'status' shows the final "
+                                    "scores, 'undo' takes back the last action, 'quit' leaves")
             raise KeptGameError(f"unknown command {command!r}; type 'help' for the commands")
         if table.dice is not None and not names_faces(shlex.split(line)[0], table.rules):
             raise KeptGameError(f"unknown command {command!r}; type 'help' for the commands")

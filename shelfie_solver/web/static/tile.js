@@ -395,7 +395,8 @@ async function start() {
       say(error.message, "error");
     }
   }
-  if (token) $("to-dice").href = `/?token=${encodeURIComponent(token)}`;
+  if (I.dice === false) $("to-dice").remove();  // serve --tile FILE without GAME: no dice game
+  else if (token) $("to-dice").href = `/?token=${encodeURIComponent(token)}`;
   toUrl();
   render();
 }
