@@ -69,6 +69,27 @@ def test_simulate_fits_80_columns(players: str) -> None:
         assert heads.count(f"seat {seat}: {name}") == 1
 
 
+def test_simulate_long_strategy_path_fits_80_columns(tmp_path, monkeypatch) -> None:
+    """A strategy named by a long parameter-file name (63 characters: its seat's header is 79, the
+    statistic column 24): the header runs on over lines of the table (every character kept, in
+    order), and no line is over 80 columns."""
+    import shutil
+
+    from shelfie_solver.dice.learned import __file__ as learned_package
+
+    monkeypatch.chdir(tmp_path)
+    path = "a-very-long-name-for-a-parameter-file-to-stretch-the-table.json"
+    shutil.copy(learned_package.replace("learned/__init__.py", "data/learned.json"), path)
+    out = run("simulate", "--players", f"learned:{path},greedy", "--games", "2", "--seed", "1")
+    assert_fits(out)
+    table = next(part for part in out.split("\n\n") if part.startswith("statistic") and "seat 1" in part)
+    lines = table.splitlines()
+    rule = next(i for i, line in enumerate(lines) if line.startswith("-"))
+    at = lines[rule].index("  ") + 2  # where the seat's column starts (under its dashes)
+    header = "".join(line[at:].strip() for line in lines[:rule])  # the header's lines joined, spaces aside
+    assert rule > 1 and header.replace(" ", "") == f"seat1:learned:{path}"
+
+
 def test_simulate_one_game_fits_80_columns(tmp_path) -> None:
     assert_fits(run("simulate", "--players", "solver,greedy", "--games", "1", "--seed", "1",
                     "--save", str(tmp_path / "games.jsonl")))

@@ -201,3 +201,40 @@ def test_advise_with_the_learned_objective():
     data = json.loads(result.stdout)
     assert data["objective"] == "learned"
     assert Fraction(data["value"]) == Fraction(data["holds"][0]["value"])
+
+
+def test_expected_final_score_headline_stays_within_what_the_sheet_can_reach(tmp_path):
+    """`advise --objective learned` alone: the headline's expected final score is learned's
+    estimate, but never above the sheet with every available item marked nor below the score now
+    (D19), a fitted value can stray beyond both on a board unlike its training boards."""
+    from click.testing import CliRunner
+
+    from shelfie_solver.cli import main
+    from pathlib import Path
+
+    from shelfie_solver.dice.learned.objective import FEATURE_NAMES, WEIGHT_SCALE, LearnedModel, default_model
+    from shelfie_solver.dice.learned.train import model_text
+
+    small = str(Path(__file__).resolve().parents[1] / "examples" / "boards" / "small.toml")
+
+    def headline(*args: str) -> str:
+        done = CliRunner().invoke(main, ["advise", "--dice", "PPBCCJ", "--board", small, *args])
+        assert done.exit_code == 0, done.output
+        return " ".join(done.stdout.split())  # the headline may be wrapped at 80 columns
+
+    # small.toml's nine items are worth 21 points; each is on one shelf and one column, so a full
+    # sheet scores 42 (D19). A constant of +300 points still to come is above it ...
+    weights = default_model().weights[1].copy()
+    weights[:, FEATURE_NAMES.index("constant")] = 300 * WEIGHT_SCALE
+    high = tmp_path / "high.json"
+    high.write_text(model_text(LearnedModel({1: weights})))
+    assert "Expected final score at most 42 points (every available item marked;" in headline(
+        "--objective", f"learned:{high}")
+    # ... and -300 below the score now (0 on an empty sheet)
+    weights[:, FEATURE_NAMES.index("constant")] = -300 * WEIGHT_SCALE
+    low = tmp_path / "low.json"
+    low.write_text(model_text(LearnedModel({1: weights})))
+    assert "Expected final score at least 0 points (the score now;" in headline("--objective", f"learned:{low}")
+    # within the bounds the estimate itself is shown (the default board: a full sheet is 252)
+    done = CliRunner().invoke(main, ["advise", "--dice", "PPBCCJ", "--objective", "learned"])
+    assert "(learned: score now 0 + points still to come)" in " ".join(done.stdout.split())

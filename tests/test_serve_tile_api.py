@@ -412,6 +412,7 @@ def test_lower_case_tile_letters_read_as_capitals_in_both(client: TestClient, tm
     assert cli_json("tile", "advise", str(twin), "--format", "json") == expected
     bag = {**example(), "bag": {"c": 1}}
     api = one_line_error(client.post("/api/tile/advise", json={"position": bag}), 400, "bag must be")
+    assert "capitals (CBGFTP)" in api  # the refusal says which case the keys take
     assert cli_refusal(tmp_path, "bag.json", json.dumps(bag), "bag must be").removeprefix("Error: ") == api
 
 
@@ -431,6 +432,32 @@ def test_a_tile_file_in_a_missing_folder_is_refused_at_start(tmp_path: Path, mon
         lines = result.output.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("Error: --tile"), result.output
         assert f"{tmp_path / 'missing'} does not exist" in lines[0] and "existing folder" in lines[0]
+
+
+@pytest.mark.parametrize("text, words", [
+    ("[1, 2]", ("expected a JSON object like examples/tile/position.toml",)),  # not the request body's form
+    ("{}", ("position: expected one [[shelf]] table",)),
+])
+def test_a_tile_file_that_is_no_position_is_refused_at_start_naming_it(tmp_path: Path, text: str,
+                                                                        words: tuple[str, ...]):
+    path = tmp_path / "p.json"
+    path.write_text(text)
+    result = CliRunner().invoke(main, ["serve", "--tile", str(path)])
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {path}: "), result.output
+    assert all(word in lines[0] for word in words) and '{"position"' not in lines[0], result.output
+
+
+@pytest.mark.parametrize("args, named", [(["--objective", "points"], "--objective"), (["--seed", "7"], "--seed"),
+                                         (["--board", str(EXAMPLE.parent.parent / "boards" / "small.toml")], "--board")])
+def test_dice_options_without_game_are_refused(tmp_path: Path, args: list[str], named: str):
+    """Without GAME there is no dice game for --objective, --board, --rules or --seed to set:
+    refused (exit 2, one line naming the option) rather than ignored."""
+    result = CliRunner().invoke(main, ["serve", "--tile", str(tmp_path / "p.json"), *args])
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {named} ") and "without GAME" in lines[0], result.output
 
 
 def test_serve_needs_game_or_a_tile_file(tmp_path: Path):

@@ -57,6 +57,13 @@ def serve_command(game: str | None, host: str, port: int, objective: str, tile_p
     if game is None and tile_path is None:
         raise click.UsageError("missing GAME: the dice game's file (play new GAME), or --tile FILE.json for the "
                                "tile page alone; expected serve GAME [--tile FILE.json] or serve --tile FILE.json")
+    if game is None:  # the dice game's options would be ignored without a word: refused instead
+        given = [f"--{name.replace('_path', '')}" for name in ("objective", "board_path", "rules_path", "seed")
+                 if click.get_current_context().get_parameter_source(name) != click.core.ParameterSource.DEFAULT]
+        if given:
+            raise click.UsageError(f"{', '.join(given)} set{'s' if len(given) == 1 else ''} the dice game, and there "
+                                   "is none without GAME; expected serve GAME [options] --tile FILE.json, or serve "
+                                   "--tile FILE.json alone")
     rules, board, _ = load_setup(rules_path, board_path, None)
     new_game = None if game is None else NewGame(game, rules, board, seed)
     serve(game, host, port, objective, click.echo, new_game, TilePage(file=tile_path))

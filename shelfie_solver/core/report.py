@@ -248,17 +248,30 @@ def fit_table(headers: list[str], rows: list[list[Any]], width: int, narrow: lis
             headers, rows = _without(headers, rows, name)
             table = _tabulate(headers, rows, "simple", padding=0)
     if split and not fits(table):
-        table = _split_table(headers, rows, split, fits)
+        table = _split_table(headers, rows, split, fits, width)
     return table
 
 
 def _split_table(headers: list[str], rows: list[list[Any]], split: list[list[str]],
-                 fits: Callable[[str], bool]) -> str:
+                 fits: Callable[[str], bool], width: int) -> str:
     """The table as parts (:func:`fit_table`): key columns + consecutive whole groups while they
-    fit; columns that ``split`` does not name form a last group (no column is lost)."""
-    def part(names: list[str]) -> str:
+    fit; columns that ``split`` does not name form a last group (no column is lost). A part still
+    wider than ``width`` for a long header (a strategy named by a long file path) has that header
+    on several lines, cut where the width needs it (every character kept)."""
+    import textwrap
+
+    def part(names: list[str], cut: bool = True) -> str:
         at = [headers.index(name) for name in names]
-        return _tabulate([headers[i] for i in at], [[row[i] for i in at] for row in rows], "simple", padding=0)
+        shown, cells = [headers[i] for i in at], [[row[i] for i in at] for row in rows]
+        table = _tabulate(shown, cells, "simple", padding=0)
+        over = max((len(line) for line in table.splitlines()), default=0) - width
+        longest = max((len(h) for h in shown[len(keys):]), default=0)
+        if cut and over > 0 and longest - over >= 8:  # not below 8 columns: then the part stays wide
+            limit = longest - over
+            shown = shown[:len(keys)] + ["\n".join(textwrap.wrap(h, limit, break_on_hyphens=False)) if len(h) > limit
+                                         else h for h in shown[len(keys):]]
+            table = _tabulate(shown, cells, "simple", padding=0)
+        return table
 
     keys = [name for name in split[0] if name in headers]
     groups = [g for g in ([name for name in group if name in headers and name not in keys] for group in split[1:]) if g]
@@ -266,7 +279,7 @@ def _split_table(headers: list[str], rows: list[list[Any]], split: list[list[str
     groups += [[name for name in headers if name not in named]] if not named.issuperset(headers) else []
     parts: list[list[str]] = []
     for group in groups:
-        if parts and fits(part(keys + parts[-1] + group)):
+        if parts and fits(part(keys + parts[-1] + group, cut=False)):
             parts[-1] += group
         else:
             parts.append(list(group))

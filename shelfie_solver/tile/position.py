@@ -229,7 +229,8 @@ def _bag(raw: Any, seen: list[int]) -> tuple[int, ...]:
     if raw is None:
         return tuple(TILES_PER_TYPE - count for count in seen)
     if not isinstance(raw, dict) or set(raw) - set(TYPES):
-        raise TileError("position: bag must be a table of type letters to counts, e.g. bag = { C = 10, B = 12 }")
+        raise TileError("position: bag must be a table of type letters in capitals (CBGFTP) to counts, e.g. "
+                        "bag = { C = 10, B = 12 }")
     bag = []
     for t, letter in enumerate(TYPES):
         count = raw.get(letter, 0)

@@ -205,7 +205,12 @@ class TilePage:
             return {"file": os.path.basename(self.file), "exists": False, "revision": "", "position": None}
         text = decode(data, TileError, self.file, "a tile position file in JSON (docs/tile.md)")
         raw = parse_position_json(text, self.file)
-        self.position({"position": raw})
+        if not isinstance(raw, dict):  # as tile advise says it (not the request body's form)
+            raise TileError(f"{self.file}: expected a JSON object like examples/tile/position.toml")
+        try:
+            self.position({"position": raw})
+        except TileError as bad:  # the file named: at start (serve --tile) and on the page
+            raise TileError(f"{self.file}: {bad}") from None
         return {"file": os.path.basename(self.file), "exists": True, "revision": hashlib.sha256(data).hexdigest(),
                 "position": raw}
 

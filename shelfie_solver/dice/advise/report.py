@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from shelfie_solver.core.report import Report, decimal, exact, percent, rank_text
+from shelfie_solver.dice.board import Marks, score
 from shelfie_solver.dice.rolls import Counts, dice_codes, dice_names
 from shelfie_solver.dice.rules import Ruleset
 
@@ -198,7 +199,6 @@ VALUE_WORDS = {
 def _table_lines(advice: Advice, title: list[str], data: dict[str, Any]) -> None:
     """The game the advice saw (``advise --opponent``): the opponents' sheets and scores, the
     player's place in the round and the round."""
-    from shelfie_solver.dice.board import score
 
     state = advice.table
     assert state is not None
@@ -235,8 +235,7 @@ def _holds_report(advice: Advice, title: list[str], data: dict[str, Any], top: i
                  f"value {decimal(best.value)}{after_value}, "
                  f"expected points this turn {decimal(best.points, 2)}, failed-result chance {percent(best.fail)}")
     if advice.baseline is not None:  # learned alone: the value is a change of the expected final score
-        title.append(f"Expected final score {decimal(advice.baseline + best.value, 2)} points (learned: score now "
-                     f"{advice.score} + points still to come)")
+        title.append(expected_final_line(advice, advice.baseline + best.value))
     if advice.markings:  # stopping is best: what to mark
         title.append("Stop and mark " + _marking_text(advice.markings[0], advice))
         data["stop_marking"] = marking_record(advice.markings[0], advice)
@@ -269,6 +268,24 @@ def _markings_report(advice: Advice, title: list[str], data: dict[str, Any], top
     notes.append("points: score change now (D19); score after: the sheet's score after the marking.")
     notes += footer
     return Report(title, headers, rows, data, notes, records=data["markings"], narrow=["dice groups", "score after"])
+
+
+def expected_final_line(advice: Advice, estimate: Fraction) -> str:
+    """The headline of ``learned``'s expected final score (points): its estimate, or the bound it
+    passes — a final score is at least the score now and at most the sheet with every available
+    item marked (D19) — since a fitted value function can stray beyond either on a board unlike
+    its training boards (docs/train.md)."""
+    board, marks = advice.board, advice.marks
+    everything = Marks(marks.n_shelves, marks.n_columns, marks.marked | sum(1 << c for c in marks.available),
+                       marks.eliminated)
+    most = score(board, everything, advice.rules)
+    said = f"learned's estimate {decimal(estimate, 2)}"
+    if estimate > most:
+        return (f"Expected final score at most {most} points (every available item marked; {said} is above "
+                "it)")
+    if estimate < advice.score:
+        return f"Expected final score at least {advice.score} points (the score now; {said} is below it)"
+    return f"Expected final score {decimal(estimate, 2)} points (learned: score now {advice.score} + points still to come)"
 
 
 def _marking_text(option: MarkingOption, advice: Advice) -> str:
