@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+import tomllib
 from fractions import Fraction
 from pathlib import Path
 
@@ -608,3 +609,78 @@ def test_a_floating_tile_is_named_1_based():
     r<row>c<column> from r1c1 (top left)."""
     assert_one_line_error(cli("tile", "score", "P..../...../...../...../...../P...."), "floating tile at r1c1 ")
     assert_one_line_error(cli("tile", "score", "...../...../...../..C../...../....."), "floating tile at r4c3 ")
+
+
+# --- a parser's message shortened cleanly; NaN and Infinity refused in every JSON file ----------
+
+TILE_POSITION = ROOT / "examples" / "tile" / "position.toml"
+
+
+def _parenthesised(line: str, opening: str, closing: str) -> str:
+    """The parser's message inside ``opening ... closing`` of a refusal line."""
+    start = line.index(opening) + len(opening)
+    return line[start:line.rindex(closing)]
+
+
+def _balanced(text: str) -> bool:
+    return text.count("'") % 2 == 0 and text.count('"') % 2 == 0 and text.count("(") == text.count(")")
+
+
+def test_a_shortened_parser_message_leaves_no_stray_quote(tmp_path: Path):
+    """A 5000-digit integer in a TOML file was refused with "(Exceeds the limit (4300 digits) for
+    integer string conversio')": the parser's message quoted by repr, cut to 60 characters, and
+    its first and last characters sliced off, the ellipsis and not the quote."""
+    path = tmp_path / "big.toml"
+    path.write_text(TILE_POSITION.read_text().replace("players = 2", "players = " + "9" * 5000))
+    line = assert_one_line_error(cli("tile", "advise", path, "--samples", "0"),
+                                 f"{path} is not valid TOML (Exceeds the limit (4300 digits)", "expected a file like")
+    message = _parenthesised(line, "is not valid TOML (", "); expected")
+    assert _balanced(message) and message.endswith("…") and "conversio'" not in line, line
+
+
+@pytest.mark.parametrize("length", [30, 40, 55, 70, 100])
+def test_a_parser_message_is_never_cut_inside_a_quote(length: int):
+    """tomllib names a table declared twice as ``('aaa',)``: however long the name, the cut
+    message keeps its quotes and parentheses paired (and a short one is given whole)."""
+    from shelfie_solver.core.inputs import parse_toml
+
+    name = "a" * length
+    with pytest.raises(ShelfieError) as refused:
+        parse_toml(f"[{name}]\n[{name}]\n", ShelfieError, "t.toml", "examples/tile/position.toml")
+    line = str(refused.value)
+    assert "\n" not in line and line.startswith("t.toml is not valid TOML (Cannot declare")
+    message = _parenthesised(line, "is not valid TOML (", "); expected")
+    assert _balanced(message) and len(message) <= 81, message
+    if length == 30:  # 'Cannot declare (' + 30 + "',) twice (at line 2, column 32)": under 80, whole
+        assert message == f"Cannot declare ('{name}',) twice (at line 2, column 32)"
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_nan_and_infinity_are_refused_in_every_json_file(tmp_path: Path, constant: str):
+    """Python's json reads NaN, Infinity and -Infinity, which JSON (RFC 8259) has not; no input
+    file holds them (docs/formats.md: exact numbers are "p/q" strings). They got through the
+    reader and were caught later by value checks, or not at all."""
+    from shelfie_solver.core.inputs import parse_json
+
+    expected = f"has {constant}, which is not a JSON number (JSON has no NaN or Infinity)"
+    with pytest.raises(ShelfieError, match=r"^f\.json has .* expected one thing$"):
+        parse_json(f'{{"a": [1, {constant}]}}', ShelfieError, "f.json", "one thing")
+    assert parse_json(f'{{"a": "{constant}"}}', ShelfieError, "f.json", "one thing") == {"a": constant}
+    # a tile position (tile advise)
+    data = tomllib.loads(TILE_POSITION.read_text())
+    position = tmp_path / "position.json"
+    position.write_text(json.dumps(data).replace('"end_token": 0', f'"end_token": {constant}'))
+    assert f'"end_token": {constant}' in position.read_text()
+    assert_one_line_error(cli("tile", "advise", position, "--samples", "0"), f"{position} {expected}",
+                          "expected a position like")
+    # a learned-parameter file (advise --objective learned:)
+    learned = _learned(tmp_path, 7)
+    learned.write_text(learned.read_text().replace('"weights"', f'"note": {constant}, "weights"', 1))
+    assert_one_line_error(cli("advise", "--dice", "CCBJPP", "--objective", f"learned:{learned}"),
+                          f"{learned} {expected}", "expected a learned-parameter file")
+    # a train checkpoint
+    checkpoint = tmp_path / "p.checkpoint"
+    checkpoint.write_text(f'{{"settings": {constant}}}')
+    done = run("train", "--seed", "1", "--games", "1", "--iterations", "1", "--players", "1", "--jobs", "1",
+               "--output", tmp_path / "p.json", "--checkpoint", checkpoint)
+    assert_refused(done, "checkpoint", expected)

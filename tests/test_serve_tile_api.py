@@ -205,6 +205,29 @@ def test_the_tile_file_is_written_whole_on_its_revision(kept: tuple[TestClient, 
     assert path.read_bytes() == before
 
 
+def test_undo_writes_the_older_position_back_on_the_revision(kept: tuple[TestClient, Path]):
+    """The page's Undo (docs/serve.md "Undo") writes the position before the last Apply through
+    the same checked write: on the file's revision it gives the first write's bytes again (the
+    same SHA-256), on a revision gone since it is refused (409) and the file is left as it is."""
+    import hashlib
+
+    client, path = kept
+    first = client.post("/api/tile/file", json={"position": example(), "revision": ""}).json()
+    original = path.read_bytes()
+    moved = client.post("/api/tile/apply", json={"position": example(), "move": "r7c4+r7c5+r7c6@4"}).json()
+    after = {**moved["position"], "personal": "2"}
+    second = client.post("/api/tile/file", json={"position": after, "revision": first["revision"]})
+    assert second.status_code == 200, second.text
+    assert second.json()["revision"] != first["revision"]
+    undone = client.post("/api/tile/file", json={"position": example(), "revision": second.json()["revision"]})
+    assert undone.status_code == 200, undone.text
+    assert path.read_bytes() == original and undone.json()["revision"] == hashlib.sha256(original).hexdigest()
+    assert undone.json()["revision"] == first["revision"] and undone.json()["position"] == example()
+    stale = client.post("/api/tile/file", json={"position": example(), "revision": second.json()["revision"]})
+    one_line_error(stale, 409, "changed since")
+    assert stale.json()["revision"] == first["revision"] and path.read_bytes() == original
+
+
 def test_no_tile_file_without_serve_tile(client: TestClient):
     one_line_error(client.get("/api/tile/file"), 400, "--tile")
     one_line_error(client.post("/api/tile/file", json={"position": example(), "revision": ""}), 400, "--tile")

@@ -196,3 +196,128 @@ def test_serve_tile_alone_offers_no_dice_game(browser: Any, tmp_path: Path):
     finally:
         served.stop()
     assert not kept.exists()
+
+
+# --- Undo: the position before the last Apply, several steps deep (docs/serve.md "Undo") ----------
+
+
+def example_position() -> dict[str, Any]:
+    """examples/tile/position.toml read with ``tomllib`` (not the project's reader)."""
+    import tomllib
+
+    return tomllib.loads((Path(__file__).resolve().parent.parent / "examples/tile/position.toml").read_text())
+
+
+def cli_advice(folder: Path, position: dict[str, Any]) -> dict[str, Any]:
+    """``tile advise POSITION --format json`` of ``position`` written as a JSON position file."""
+    twin = folder / "twin.json"
+    twin.write_text(json.dumps(position))
+    result = CliRunner().invoke(main, ["tile", "advise", str(twin), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def assert_advice_is(page: Any, cli: dict[str, Any]) -> None:
+    """The moves shown (best first, six) and the count are those of ``cli``, tile advise's JSON."""
+    shown = [page.locator("#advice li.move").nth(i).get_attribute("data-move")
+             for i in range(page.locator("#advice li.move").count())]
+    assert shown == ["+".join(m["cells"]) + f"@{m['column']}" for m in cli["moves"][:6]]
+    assert page.locator("#advice h2").inner_text().startswith(f"{cli['legal_moves']} legal moves")
+
+
+def idle(page: Any, words: str) -> None:
+    """Wait until the page is not busy, shows its advice and says ``words``."""
+    page.wait_for_function("""w => !document.body.hasAttribute('aria-busy') && document.getElementById('best')
+        && document.getElementById('message').textContent.includes(w)""", arg=words)
+
+
+def apply_best(page: Any, seat: int) -> None:
+    """Advise, then one tap on the best move's Apply; seat ``seat`` is to move after it."""
+    page.click("#advise")
+    page.wait_for_selector("#best")
+    page.locator("#advice li.move button.apply").first.click()
+    page.wait_for_function("s => document.getElementById('turn').textContent.includes(`seat ${s} to move`)", arg=seat)
+
+
+def assert_nothing_to_undo(page: Any) -> None:
+    undo = page.locator("#undo")
+    assert undo.is_disabled() and "nothing to undo" in (undo.get_attribute("title") or "")
+
+
+def test_undo_takes_back_applied_moves_two_deep(browser: Any, shots: Path, tmp_path: Path):
+    """The example in the URL; the best move applied, seat 2's card picked and its best move
+    applied; a reload keeps Undo; Undo twice: seat 2's position (with its card), then the
+    example itself, whose advice is tile advise's of the example again; then nothing to undo."""
+    from urllib.parse import quote
+
+    original = example_position()
+    served = Served(str(tmp_path / "game.json"), "--port", "0")
+    try:
+        page = browser.new_page(viewport=PHONE, device_scale_factor=1)
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(served.url + "tile#position=" + quote(json.dumps(original)) + "&cards=1,")
+        page.wait_for_selector("#board button[data-cell='r7c4']")
+        assert url_position(page) == original
+        assert_nothing_to_undo(page)
+        apply_best(page, 2)
+        assert not page.locator("#undo").is_disabled()
+        shoot(page, shots, "tile-4-undo")
+        page.select_option("#personal", "2")
+        second = url_position(page)
+        assert second["turn"] == 2 and second["personal"] == "2" and second["board"] != original["board"]
+        apply_best(page, 1)
+        page.reload()  # the URL keeps the position, this history entry's state the positions before
+        page.wait_for_selector("#board button")
+        assert url_position(page)["turn"] == 1 and not page.locator("#undo").is_disabled()
+        page.click("#undo")
+        idle(page, "1 more to undo")
+        assert url_position(page) == second and page.locator("#personal").input_value() == "2"
+        assert_advice_is(page, cli_advice(tmp_path, second))
+        page.click("#undo")
+        idle(page, "nothing more to undo")
+        assert url_position(page) == original
+        assert_advice_is(page, cli_advice(tmp_path, original))
+        assert_nothing_to_undo(page)
+        shoot(page, shots, "tile-5-undone")
+        assert errors == []
+    finally:
+        served.stop()
+
+
+def test_undo_writes_the_file_on_its_revision(browser: Any, tmp_path: Path):
+    """``serve --tile FILE.json``: Undo writes the position before the last Apply to the file,
+    checked against the revision as Advise's write; a file written meanwhile elsewhere is not
+    overwritten (409): the page reloads it and has nothing to undo."""
+    original = example_position()
+    kept = tmp_path / "position.json"
+    kept.write_text(json.dumps(original))
+    served = Served(str(tmp_path / "game.json"), "--port", "0", "--tile", str(kept))
+    try:
+        page = browser.new_page(viewport=PHONE, device_scale_factor=1)
+        page.goto(served.url + "tile")
+        page.wait_for_selector("#board button[data-cell='r7c4']")
+        assert_nothing_to_undo(page)
+        apply_best(page, 2)
+        page.select_option("#personal", "2")
+        page.click("#advise")  # the position after the move written to the file
+        page.wait_for_selector("#best")
+        assert json.loads(kept.read_text())["turn"] == 2
+        page.click("#undo")
+        idle(page, "nothing more to undo")
+        assert json.loads(kept.read_text()) == original == url_position(page)
+        assert_advice_is(page, cli_advice(tmp_path, original))
+        assert_nothing_to_undo(page)
+        check_layout(page)
+        # a stale Undo: another phone writes the file between this page's Apply and its Undo
+        apply_best(page, 2)
+        elsewhere = {**original, "personal": "3"}
+        kept.write_text(json.dumps(elsewhere))
+        page.click("#undo")
+        page.wait_for_function("() => document.getElementById('message').textContent.includes('nothing was undone')")
+        assert json.loads(kept.read_text()) == elsewhere  # not overwritten
+        assert url_position(page) == elsewhere
+        assert_nothing_to_undo(page)
+        check_layout(page)
+    finally:
+        served.stop()

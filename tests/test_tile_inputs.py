@@ -144,3 +144,61 @@ def test_a_tied_move_is_marked():
 def test_the_cards_picture_is_in_the_docs():
     assert "![The 12 personal goal cards](tile-cards.png)" in (ROOT / "docs" / "tile.md").read_text()
     assert (ROOT / "docs" / "tile-cards.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# --- bad input: a bag count given as text, a cell given twice --------------------------------
+
+def _position_with_bag(tmp_path: Path, suffix: str, count: object) -> Path:
+    """The example position with ``bag = { C = count }``, as TOML or JSON."""
+    if suffix == ".toml":
+        text = POSITION.read_text().replace("# bag = {", f"bag = {{ C = {count!r} }}\n# bag = {{")
+        assert "bag = { C" in text
+    else:
+        data = tomllib.loads(POSITION.read_text())
+        data["bag"] = {"C": count}
+        text = json.dumps(data)
+    path = tmp_path / f"bag{suffix}"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("suffix", [".toml", ".json"])
+def test_a_bag_count_given_as_text_is_not_out_of_range(tmp_path: Path, suffix: str):
+    """`bag = { C = '10' }` said "T2 allows 0 to 11", as if 10 were out of range. The example has
+    7 cats on the board and 1 + 3 on the shelves: 11 in sight, so 22 - 11 = 11 may be in the bag
+    (T2) and 10 is within it; the fault is the string."""
+    board = tomllib.loads(POSITION.read_text())
+    in_sight = sum(row.count("C") for row in board["board"]) + sum(
+        row.count("C") for shelf in board["shelf"] for row in shelf["rows"])
+    assert in_sight == 11 and 0 <= 10 <= 22 - in_sight
+    line = assert_one_line_error(run("advise", _position_with_bag(tmp_path, suffix, "10"), "--samples", "0"),
+                                 "bag C must be a whole number", "got a string '10'")
+    assert "allows" not in line
+    line = assert_one_line_error(run("advise", _position_with_bag(tmp_path, suffix, 10.0), "--samples", "0"),
+                                 "bag C must be a whole number", "got a decimal number 10.0")
+    # a whole number in range is read; one out of range still names T2's range
+    assert run("advise", _position_with_bag(tmp_path, suffix, 10), "--samples", "0").exit_code == 0
+    assert_one_line_error(run("advise", _position_with_bag(tmp_path, suffix, 12), "--samples", "0"),
+                          "bag C = 12", "T2 allows 0 to 11")
+
+
+@pytest.mark.parametrize("move, cell", [("r5c2+r5c2@4", "r5c2"), ("r5c2+r5c3+r5c2@1", "r5c2"),
+                                        ("r7c4+r7c5+r7c5@2", "r7c5")])
+def test_a_cell_given_twice_in_a_move_is_named(move: str, cell: str):
+    """`--move r5c2+r5c2@4` said "take 1, 2 or 3 distinct tiles (T10), got 2": two cells were given,
+    but one tile cannot be taken twice (T10 takes tiles from the board, each once)."""
+    line = assert_one_line_error(run("advise", POSITION, "--samples", "0", "--move", move),
+                                 f"the cell {cell} is given twice", "(T10)")
+    assert "got 2" not in line and "got 3" not in line
+
+
+def test_check_move_names_a_cell_given_twice():
+    """The same for a move built in code (state.check_move, the legality of every move played)."""
+    from shelfie_solver.tile.position import load_position
+    from shelfie_solver.tile.rules import default_layout, default_ruleset
+    from shelfie_solver.tile.state import Move, check_move
+
+    state = load_position(POSITION, default_ruleset(), default_layout(), default_cards()).state
+    r5c2 = 4 * 9 + 1  # row 5, column 2, counted from 1 on a 9 x 9 board
+    with pytest.raises(TileError, match=r"^illegal pick: the cell r5c2 is given twice; .*\(T10\)$"):
+        check_move(state, Move((r5c2, r5c2), 3))

@@ -245,6 +245,40 @@ class _DuplicateKey(Exception):
     """A key given twice in one JSON object (:func:`parse_json` ``unique_keys``)."""
 
 
+class _Constant(Exception):
+    """``NaN``, ``Infinity`` or ``-Infinity`` in a JSON text (:func:`parse_json`): Python's
+    ``json`` reads them, JSON (RFC 8259) has no such number."""
+
+
+def _no_constant(name: str) -> Any:
+    raise _Constant(name)
+
+
+#: Longest parser message quoted in a refusal (Python's own, e.g. the integer-conversion limit's).
+_PARSER_MESSAGE = 80
+
+
+def _parser_message(exc: BaseException, limit: int = _PARSER_MESSAGE) -> str:
+    """A parser's own message (``json``'s, ``tomllib``'s) as the words inside a refusal's
+    parentheses: white space folded, cut at a word boundary to at most ``limit`` characters with
+    an ellipsis, and never cut inside a quoted part (``Expecting ',' delimiter``): a cut that
+    would leave an odd number of ``'`` or ``"`` (or an open parenthesis) goes back to before the
+    last one. Not ``repr`` and ``[1:-1]``, which left the closing quote of a cut message
+    (``...conversio'``): the message is the parser's, shown unquoted."""
+    text = " ".join(str(exc).split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    if " " in cut:
+        cut = cut[:cut.rindex(" ")]
+    for quote in "'\"":
+        if cut.count(quote) % 2:
+            cut = cut[:cut.rindex(quote)]
+    if cut.count("(") > cut.count(")"):  # nor inside a parenthesis: "(at line 1, column 5)"
+        cut = cut[:cut.rindex("(")]
+    return cut.rstrip(" ,;:(") + "…"
+
+
 def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
@@ -257,22 +291,28 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def parse_json(text: str, error: type[ValueError], source: str, expected: str, unique_keys: bool = False) -> Any:
     """``text`` parsed as JSON after :func:`check_json_text` (so no ``RecursionError`` and no
     integer-conversion ``ValueError`` from the parser). ``unique_keys``: refuse an object that
-    names a key twice (JSON would keep the last silently).
+    names a key twice (JSON would keep the last silently). ``NaN``, ``Infinity`` and
+    ``-Infinity``, which Python's ``json`` reads but JSON has not, are refused: no input file
+    holds them (exact numbers are ``"p/q"`` strings, docs/formats.md).
 
     Raises:
-        error: nested too deep, a number too long, not JSON, or (``unique_keys``) a key given
-            twice (one line naming ``source``).
+        error: nested too deep, a number too long, not JSON, ``NaN`` or ``Infinity``, or
+            (``unique_keys``) a key given twice (one line naming ``source``).
     """
     import json  # here: reading TOML (every command's start-up) does not need it
 
     check_json_text(text, error, source)
     try:
-        return json.loads(text, object_pairs_hook=_unique_pairs if unique_keys else None)
+        return json.loads(text, object_pairs_hook=_unique_pairs if unique_keys else None,
+                          parse_constant=_no_constant)
     except _DuplicateKey as exc:
         raise error(f"{source}: the key {shorten(str(exc))} is given twice in one object; expected "
                     f"{expected}") from None
+    except _Constant as exc:
+        raise error(f"{source} has {exc}, which is not a JSON number (JSON has no NaN or Infinity); "
+                    f"expected {expected}") from None
     except ValueError as exc:  # JSONDecodeError
-        raise error(f"{source} is not valid JSON ({shorten(str(exc))[1:-1]}); a truncated file? "
+        raise error(f"{source} is not valid JSON ({_parser_message(exc)}); a truncated file? "
                     f"expected {expected}") from None
 
 
@@ -308,4 +348,4 @@ def parse_toml(text: str, error: type[ValueError], source: str, example: str) ->
     try:
         return tomllib.loads(text.removeprefix("\ufeff"))
     except ValueError as exc:  # TOMLDecodeError, or an integer of over 4,300 digits
-        raise error(f"{source} is not valid TOML ({shorten(str(exc))[1:-1]}); expected a file like {example}") from None
+        raise error(f"{source} is not valid TOML ({_parser_message(exc)}); expected a file like {example}") from None

@@ -33,7 +33,8 @@ def parse_move(text: str, label: str = "--move") -> Move:
     full-width digit is refused, not read as its ASCII twin.
 
     Raises:
-        TileError: not of that form (the legality is :func:`state.check_move`'s).
+        TileError: not of that form, or a cell given twice (T10; the rest of the legality is
+            :func:`state.check_move`'s).
     """
     expected = "expected board cells r<row>c<column> (1-9) joined by '+', then '@' and a column 1-5, e.g. r7c6+r7c5@4"
     if not text.isascii():  # a full-width digit (U+FF14) would read as 4 through \\d and int()
@@ -49,6 +50,9 @@ def parse_move(text: str, label: str = "--move") -> Move:
             cells.append(parse_board_cell(part))
         except TileError:
             raise TileError(f"bad {label} {shorten(text)}: no board cell {shorten(part)}; {expected}") from None
+        if cells.count(cells[-1]) > 1:  # r5c2+r5c2: one tile cannot be taken twice (T10)
+            raise TileError(f"bad {label} {shorten(text)}: the cell {board_cell_name(cells[-1])} is given twice; a "
+                            f"pick takes 1, 2 or 3 different tiles (T10); {expected}")
     if not at or not column_text.isdigit() or len(column_text) > 3:
         raise TileError(f"bad {label} {shorten(text)}; {expected}")
     return Move(tuple(cells), int(column_text) - 1)

@@ -221,6 +221,12 @@ def _board(raw: Any, usable: tuple[bool, ...]) -> tuple[int, ...]:
     return tuple(cells)
 
 
+def _kind(value: Any) -> str:
+    """What a value read from TOML or JSON is, in words for a message."""
+    kinds = {bool: "a boolean", str: "a string", float: "a decimal number", list: "a list", dict: "a table"}
+    return next((name for kind, name in kinds.items() if isinstance(value, kind)), type(value).__name__)
+
+
 def _bag(raw: Any, seen: list[int]) -> tuple[int, ...]:
     for t, count in enumerate(seen):
         if count > TILES_PER_TYPE:
@@ -234,7 +240,10 @@ def _bag(raw: Any, seen: list[int]) -> tuple[int, ...]:
     bag = []
     for t, letter in enumerate(TYPES):
         count = raw.get(letter, 0)
-        if type(count) is not int or count < 0 or count + seen[t] > TILES_PER_TYPE:
+        if type(count) is not int:  # '10' (a string), 10.0, true: not read as a count
+            raise TileError(f"position: bag {letter} must be a whole number of tiles, e.g. bag = {{ {letter} = 10 }}, "
+                            f"got {_kind(count)} {shorten(count) if isinstance(count, str) else repr(count)}")
+        if count < 0 or count + seen[t] > TILES_PER_TYPE:
             raise TileError(f"position: bag {letter} = {count!r}; with {seen[t]} in sight T2 allows 0 to "
                             f"{TILES_PER_TYPE - seen[t]}")
         bag.append(count)

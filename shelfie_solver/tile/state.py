@@ -377,6 +377,10 @@ def legal_moves(state: State) -> list[Move]:
 def check_move(state: State, move: Move) -> None:
     """Raise :class:`TileError` (naming the rule) unless ``move`` is legal for the active player."""
     cells = move.cells
+    twice = next((c for i, c in enumerate(cells) if c in cells[:i]), None)
+    if twice is not None and 0 <= twice < SIDE * SIDE:
+        raise TileError(f"illegal pick: the cell {board_cell_name(twice)} is given twice; take 1, 2 or 3 "
+                        "different tiles (T10)")
     if not 1 <= len(cells) <= 3 or len(set(cells)) != len(cells):
         raise TileError(f"illegal pick: take 1, 2 or 3 distinct tiles (T10), got {len(cells)}")
     if not all(0 <= c < SIDE * SIDE for c in cells):

@@ -7,12 +7,15 @@ import { api, token } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
 const SHOWN = 6;                      // moves shown before "Show all"
+const UNDO_STEPS = 100;               // positions kept for Undo (a 4-player game has fewer moves)
 
 let I = null;                         // GET /api/tile/info: types, usable cells, cards, goals
 let P = null;                         // the position (position-file keys, no bag: T2 counts it)
 let cards = [];                       // the personal card (name) per seat, "" unknown: page-only (T8)
 let advice = null;                    // POST /api/tile/advise: the JSON of tile advise
 let revision = null;                  // serve --tile FILE: the file's revision (SHA-256) this page read
+let undo = [];                        // the position before each Apply, oldest first: {position, cards}
+                                      // (docs/serve.md "Undo"); kept in this history entry's state
 const ui = { tool: 0, view: 0, all: false, busy: false };
 
 // --- talking to the server ------------------------------------------------------------------
@@ -47,19 +50,20 @@ function fromUrl() {
         cards = (params.get("cards") || "").split(",").slice(0, P.shelf.length);
         while (cards.length < P.shelf.length) cards.push("");
         if (P.personal) cards[P.turn - 1] = String(P.personal);
-        return;
+        return true;
       }
     } catch { /* below: a fresh position */ }
     say("The position in the URL could not be read: a fresh one is shown.", "error");
   }
   P = emptyPosition(2);
   cards = ["", ""];
+  return false;
 }
 
 function toUrl() {
   P.personal = cards[P.turn - 1] || "";
   const hash = `#position=${encodeURIComponent(JSON.stringify(P))}&cards=${cards.map(encodeURIComponent).join(",")}`;
-  history.replaceState(null, "", location.pathname + location.search + hash);
+  history.replaceState({ undo }, "", location.pathname + location.search + hash);  // a reload keeps Undo's positions
 }
 
 function changed() {                  // any edit: the advice was for another position
@@ -125,6 +129,7 @@ const goalName = (id) => (I.goals.find((g) => g.id === id) || { text: `T-CG${id}
 
 function render() {
   $("turn").textContent = `Tile game · ${P.players} players · seat ${P.turn} to move`;
+  renderUndo();
   renderSetup();
   renderPalette();
   renderBoard();
@@ -147,6 +152,15 @@ function select(label, id, options, current, pick) {
     node.append(el("option", { value: String(value), selected: String(value) === String(current) }, words));
   }
   return el("div", { class: "row" }, el("label", { class: "label", for: id }, label), node);
+}
+
+function renderUndo() {             // greyed with nothing to undo, as the dice page's Undo
+  const button = $("undo");
+  const words = undo.length ? `take back the last Apply (${undo.length} kept)` :
+    "nothing to undo: no move has been applied on this page yet";
+  button.disabled = undo.length === 0;
+  button.title = words;
+  button.setAttribute("aria-label", `Undo: ${words}`);
 }
 
 function renderSetup() {
@@ -339,6 +353,7 @@ async function getAdvice() {
       } catch (error) {
         if (error.status === 409) {
           await readFile();
+          undo = [];                  // the file's position is not one this page applied moves to
           toUrl();
           throw new Error(`${error.message}: reloaded, nothing was advised. Check the position and tap Advise again.`);
         }
@@ -358,11 +373,16 @@ async function getAdvice() {
   render();
 }
 
+const snapshot = () => ({ position: JSON.parse(JSON.stringify(P)), cards: [...cards] });
+
 async function applyMove(text) {
   if (ui.busy) return;
   ui.busy = true;
   try {
+    toUrl();                          // P.personal set: the position as advised
+    const before = snapshot();
     const answer = await api("POST", "/api/tile/apply", { position: P, move: text });
+    undo = undo.concat([before]).slice(-UNDO_STEPS);
     P = answer.position;
     delete P.bag;
     advice = null;
@@ -377,6 +397,45 @@ async function applyMove(text) {
   ui.busy = false;
 }
 
+async function undoMove() {         // the position before the last Apply, and its advice again
+  if (ui.busy || !undo.length) return;
+  ui.busy = true;
+  document.body.setAttribute("aria-busy", "true");
+  const last = undo[undo.length - 1];
+  try {
+    if (I.file) {                     // written whole, on the revision this page read, as Advise (409: reloaded)
+      try {
+        revision = (await api("POST", "/api/tile/file", { position: last.position, revision })).revision;
+      } catch (error) {
+        if (error.status === 409) {
+          await readFile();
+          undo = [];
+          advice = null;
+          toUrl();
+          throw new Error(`${error.message}: reloaded, nothing was undone; this page's earlier positions are ` +
+            "dropped (the file's position is not one this page applied moves to).");
+        }
+        throw error;
+      }
+    }
+    undo = undo.slice(0, -1);
+    P = last.position;
+    cards = last.cards;
+    advice = null;
+    ui.all = false;
+    toUrl();
+    const more = undo.length ? `${undo.length} more to undo` : "nothing more to undo";
+    say(`Undone: seat ${P.turn}'s move taken back${I.file ? ` (${I.file} written)` : ""}; ${more}.`);
+    advice = (await api("POST", "/api/tile/advise", { position: P })).advice;
+  } catch (error) {
+    say(error.message, "error");
+  }
+  ui.busy = false;
+  document.body.removeAttribute("aria-busy");
+  render();
+  window.scrollTo(0, 0);
+}
+
 // --- start ----------------------------------------------------------------------------------
 
 async function start() {
@@ -386,7 +445,9 @@ async function start() {
     say(error.message, "error");
     return;
   }
-  fromUrl();
+  const fromLink = fromUrl();
+  const kept = history.state && Array.isArray(history.state.undo) ? history.state.undo : [];
+  undo = fromLink && !I.file ? kept : [];  // serve --tile FILE: a reload reads the file afresh, no Undo
   if (I.file) {
     try {
       if (await readFile()) say(`The position kept in ${I.file} (serve --tile): Advise writes it back.`);
@@ -402,4 +463,5 @@ async function start() {
 }
 
 $("advise").addEventListener("click", getAdvice);
+$("undo").addEventListener("click", undoMove);
 start();
