@@ -484,6 +484,18 @@ def test_train_cli_refuses_ignored_shape_options(args, fragment, tmp_path):
     assert not (tmp_path / "o.json").exists()
 
 
+@pytest.mark.parametrize("extra, fragment", [
+    (["--iterations", "3"], "--iterations"),
+    (["--players", "2,3"], "--players"),
+    (["--checkpoint", "c.json"], "--checkpoint"),
+])
+def test_win_model_refuses_the_self_play_options_it_would_ignore(extra, fragment, tmp_path):
+    result = CliRunner().invoke(main, ["train", "--win-model", "--seed", "1", "--games", "2", *extra,
+                                       "--output", str(tmp_path / "w.json")])
+    assert_one_line_error(result, fragment, "has no effect with --win-model")
+    assert not (tmp_path / "w.json").exists()
+
+
 def test_learned_vs_optimum_bad_cache_seed_and_damaged_cache(tmp_path):
     import subprocess
     import sys

@@ -85,9 +85,9 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
                                  param_hint="'--seed'")
     rules, board, _ = load_setup(rules_path, board_path, None)
     if win_model:
-        _refuse_options(click.get_current_context(), _SOLITAIRE_ONLY, "has no effect with --win-model (the win "
-                        "model is for 2-4 players, no solitaire table)",
-                        "--win-model --seed S [--games N] [--output FILE]")
+        _refuse_options(click.get_current_context(), _NOT_WIN_MODEL, "has no effect with --win-model (it fits "
+                        "the win model of 2-4 players to --games self-play games in one pass, no checkpoint)",
+                        "--win-model --seed S [--games N] [--jobs J] [--output FILE]")
         _fit_win_model(board, rules, seed, games, jobs, scheduler, output, board_path, rules_path)
         return
     players = _parse_players(players_text)
@@ -127,6 +127,9 @@ _SELF_PLAY_ONLY = ("seed", "games", "iterations", "solitaire_boards", "solitaire
 
 #: Options of the solitaire fit: with --win-model they would be ignored silently, so they are refused.
 _SOLITAIRE_ONLY = ("solitaire_boards", "solitaire_hard", "solitaire_float", "solitaire_shapes", "solitaire_large")
+#: Options --win-model would ignore silently: the solitaire fit's, and self-play's iterations,
+#: player counts and checkpoint (the win model is fitted in one pass for 2-4 players).
+_NOT_WIN_MODEL = _SOLITAIRE_ONLY + ("iterations", "players_text", "checkpoint")
 
 
 def _refuse_self_play_options(ctx: click.Context) -> None:
