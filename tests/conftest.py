@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from shelfie_solver.core.report import TABLE_WIDTH
 from shelfie_solver.dice.board import Board, load_board
 from shelfie_solver.dice.rules import DEFAULT_RULES, Face, Ruleset
 
@@ -48,6 +49,13 @@ def assert_one_line_error(result, *fragments: str) -> str:
     for fragment in fragments:
         assert fragment.lower() in lines[0].lower(), lines[0]
     return lines[0]
+
+
+def assert_fits(text: str, width: int = TABLE_WIDTH) -> None:
+    """Every line of ``text`` is at most ``width`` columns (the table output's 80, docs/play.md
+    "80 columns")."""
+    wide = [line for line in text.splitlines() if len(line) > width]
+    assert not wide, f"{len(wide)} lines over {width} columns, e.g. {wide[0]!r} ({len(wide[0])})"
 
 
 def small_rules(dice: int = 3, faces: int = 2, joker: bool = True, rerolls: int = 2, combos: int = 3,

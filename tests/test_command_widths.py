@@ -16,7 +16,7 @@ from shelfie_solver.cli import main
 from shelfie_solver.cli.solve_game import exact_lines
 from shelfie_solver.core.report import TABLE_WIDTH, fit_table
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, assert_fits
 
 POSITION = str(EXAMPLES / "tile" / "position.toml")
 SMALL = str(EXAMPLES / "boards" / "small.toml")
@@ -26,11 +26,6 @@ def run(*args: str) -> str:
     result = CliRunner().invoke(main, list(args))
     assert result.exit_code == 0, result.output
     return result.stdout
-
-
-def assert_fits(text: str, width: int = TABLE_WIDTH) -> None:
-    wide = [line for line in text.splitlines() if len(line) > width]
-    assert not wide, f"{len(wide)} lines over {width} columns, e.g. {wide[0]!r} ({len(wide[0])})"
 
 
 @pytest.mark.parametrize("args", [

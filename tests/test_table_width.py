@@ -13,8 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 from shelfie_solver.cli import main
-from shelfie_solver.core.report import TABLE_WIDTH, fit_table, wrap_lines
+from shelfie_solver.core.report import fit_table, wrap_lines
 from shelfie_solver.dice.play.session import Session
+
+from conftest import assert_fits
 
 ISSUE_GAME = ["--marks", "oox../xox../oooo./oox../ooxox", "--opponent", "ooo../oooxx/oxo../oooxx/ooo..",
               "--order", "2", "--round", "7"]
@@ -24,11 +26,6 @@ def run(*args: str) -> str:
     result = CliRunner().invoke(main, list(args))
     assert result.exit_code == 0, result.output
     return result.stdout
-
-
-def assert_fits(text: str, width: int = TABLE_WIDTH) -> None:
-    wide = [line for line in text.splitlines() if len(line) > width]
-    assert not wide, f"{len(wide)} lines over {width} columns, e.g. {wide[0]!r} ({len(wide[0])})"
 
 
 @pytest.mark.parametrize("args", [

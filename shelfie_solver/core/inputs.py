@@ -241,17 +241,21 @@ def check_common_denominator(values: Iterable[Fraction], error: type[ValueError]
     return common
 
 
-class _DuplicateKey(Exception):
-    """A key given twice in one JSON object (:func:`parse_json` ``unique_keys``)."""
+class DuplicateKeyError(ValueError):
+    """A key given twice in one JSON object (:func:`strict_loads` ``unique_keys``): JSON would
+    keep the last value silently (TOML refuses it)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"the key {shorten(key)} is given twice in one JSON object; expected each key once")
 
 
-class _Constant(Exception):
-    """``NaN``, ``Infinity`` or ``-Infinity`` in a JSON text (:func:`parse_json`): Python's
-    ``json`` reads them, JSON (RFC 8259) has no such number."""
+class ConstantError(ValueError):
+    """``NaN``, ``Infinity`` or ``-Infinity`` in a JSON text (:func:`strict_loads`): Python's
+    ``json`` reads them, JSON (RFC 8259) has no such number. ``str`` is the constant's name."""
 
 
 def _no_constant(name: str) -> Any:
-    raise _Constant(name)
+    raise ConstantError(name)
 
 
 #: Longest parser message quoted in a refusal (Python's own, e.g. the integer-conversion limit's).
@@ -283,9 +287,22 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
-            raise _DuplicateKey(key)
+            raise DuplicateKeyError(key)
         out[key] = value
     return out
+
+
+def strict_loads(text: str, unique_keys: bool = False) -> Any:
+    """``json.loads`` of ``text`` refusing ``NaN`` / ``Infinity`` and (``unique_keys``) a key given
+    twice in one object: the one parse of :func:`parse_json` and of the web page's request bodies.
+    Call :func:`check_json_text` first (nesting and number length).
+
+    Raises:
+        DuplicateKeyError, ConstantError: as named. json.JSONDecodeError: not JSON.
+    """
+    import json  # here: reading TOML (every command's start-up) does not need it
+
+    return json.loads(text, object_pairs_hook=_unique_pairs if unique_keys else None, parse_constant=_no_constant)
 
 
 def parse_json(text: str, error: type[ValueError], source: str, expected: str, unique_keys: bool = False) -> Any:
@@ -299,16 +316,12 @@ def parse_json(text: str, error: type[ValueError], source: str, expected: str, u
         error: nested too deep, a number too long, not JSON, ``NaN`` or ``Infinity``, or
             (``unique_keys``) a key given twice (one line naming ``source``).
     """
-    import json  # here: reading TOML (every command's start-up) does not need it
-
     check_json_text(text, error, source)
     try:
-        return json.loads(text, object_pairs_hook=_unique_pairs if unique_keys else None,
-                          parse_constant=_no_constant)
-    except _DuplicateKey as exc:
-        raise error(f"{source}: the key {shorten(str(exc))} is given twice in one object; expected "
-                    f"{expected}") from None
-    except _Constant as exc:
+        return strict_loads(text, unique_keys)
+    except DuplicateKeyError as exc:
+        raise error(f"{source}: {exc}, in {expected}") from None
+    except ConstantError as exc:
         raise error(f"{source} has {exc}, which is not a JSON number (JSON has no NaN or Infinity); "
                     f"expected {expected}") from None
     except ValueError as exc:  # JSONDecodeError

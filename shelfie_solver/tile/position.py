@@ -19,7 +19,7 @@ Checks: T2 (at most 22 tiles of a type in sight and in the bag), T3 (tiles only 
 at this player count), T4 (no floating tiles), T7 (tokens taken from the top of each stack),
 T23 (the end token's holder has a full shelf). The form is checked as strictly in both files (and
 in the page of ``serve``, docs/serve.md): no unknown key, no key given twice (a TOML rule, refused
-in JSON too: :func:`unique_object`), ASCII text only in the board, the shelves and the goals (a
+in JSON too: :func:`parse_position_json`), ASCII text only in the board, the shelves and the goals (a
 full-width one, U+FF11, is no goal id); tile letters may be typed in either case (``c`` is ``C``).
 """
 
@@ -48,46 +48,24 @@ class Position:
     state: State
 
 
-def unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``object_pairs_hook`` of ``json.loads``: the JSON object as a dict, refusing a key given
-    twice (JSON would keep the last value silently; TOML refuses it, so a position reads the same
-    in both forms).
-
-    Raises:
-        TileError: a key given twice (one line naming it).
-    """
-    data: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in data:
-            raise TileError(f"the key {shorten(key)} is given twice in one JSON object; expected each key once "
-                            "(docs/tile.md)")
-        data[key] = value
-    return data
-
-
-def parse_position_json(text: str, source: str) -> Any:
+def parse_position_json(text: str, source: str) -> dict[str, Any]:
     """A JSON position file's text parsed (:func:`core.inputs.parse_json`: bounded nesting and
-    numbers), with no key given twice in any object (:func:`unique_object`).
+    numbers) into its object, with no key given twice in any object (JSON would keep the last
+    value silently; TOML refuses it, so a position reads the same in both forms).
 
     Raises:
-        TileError: not JSON, or a key given twice (one line naming ``source``).
+        TileError: not JSON, not an object, or a key given twice (one line naming ``source``).
     """
-    import json
-
-    parse_json(text, TileError, source, f"a position like {EXAMPLE}")  # the bounds and the messages of every JSON input
-    try:
-        return json.loads(text, object_pairs_hook=unique_object)
-    except TileError as twice:
-        raise TileError(f"{source}: {twice}") from None
+    data = parse_json(text, TileError, source, f"a position like {EXAMPLE}", unique_keys=True)
+    if not isinstance(data, dict):
+        raise TileError(f"{source}: expected a JSON object like {EXAMPLE}")
+    return data
 
 
 def _read(path: str | Path) -> dict[str, Any]:
     if str(path).lower().endswith(".json"):
         text = read_text(path, TileError, MAX_FILE_BYTES, f"a position like {EXAMPLE}")
-        data = parse_position_json(text, str(path))
-        if not isinstance(data, dict):
-            raise TileError(f"{path}: expected a JSON object like {EXAMPLE}")
-        return data
+        return parse_position_json(text, str(path))
     return load_toml(path, TileError, EXAMPLE)
 
 

@@ -38,9 +38,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from shelfie_solver.core.errors import ShelfieError, error_line
-from shelfie_solver.core.inputs import check_json_text
-from shelfie_solver.tile.errors import TileError
-from shelfie_solver.tile.position import unique_object
+from shelfie_solver.core.inputs import ConstantError, DuplicateKeyError, check_json_text, strict_loads
 from shelfie_solver.web.api import WRITES, GameServer, StaleWrite, encode_answer
 from shelfie_solver.web.newgame import GameExists, NewGame
 from shelfie_solver.web.tile import StaleTile, TilePage
@@ -153,16 +151,12 @@ DICE_BODY = '{"revision": 1, "dice": "CCBJPP"}'
 TILE_BODY = '{"position": {...the keys of a tile advise position file...}, "move": "r7c4 r7c5 @4"}'
 
 
-def _no_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a JSON number")
-
-
 async def read_json(request: Request, example: str = DICE_BODY) -> dict[str, Any]:
     """The request body as a JSON object, at most :data:`MAX_BODY_BYTES`; ``example`` is the
     form a refusal shows (:data:`DICE_BODY`, :data:`TILE_BODY`). ``NaN`` and ``Infinity`` (not
     JSON, RFC 8259) are refused. A tile request's body (``example`` :data:`TILE_BODY`) may not
     give a key twice in any object, as a tile position file may not
-    (:func:`tile.position.unique_object`).
+    (:func:`core.inputs.strict_loads`).
 
     Raises:
         HTTPException: 413 too large, 415 not JSON content, 400 not a JSON object (or a tile
@@ -189,15 +183,15 @@ async def read_json(request: Request, example: str = DICE_BODY) -> dict[str, Any
         check_json_text(text, ValueError, "the request body")
     except ValueError as bad:
         raise HTTPException(400, f"{bad}; expected a small JSON object") from None
-    hook = unique_object if example == TILE_BODY else None
     try:
-        data = json.loads(text, parse_constant=_no_constant, object_pairs_hook=hook)
-    except TileError as twice:  # unique_object: before ValueError, whose subclass it is
+        data = strict_loads(text, unique_keys=example == TILE_BODY)
+    except DuplicateKeyError as twice:
         raise HTTPException(400, f"the body: {twice}") from None
+    except ConstantError as constant:
+        raise HTTPException(400, f"the body: {constant} is not a JSON number (JSON has no NaN or Infinity); "
+                                 f"expected an object like {example}") from None
     except (json.JSONDecodeError, RecursionError):
         raise HTTPException(400, f"the body is not JSON; expected an object like {example}") from None
-    except ValueError as constant:  # NaN, Infinity (_no_constant)
-        raise HTTPException(400, f"the body has {constant}; expected an object like {example}") from None
     if not isinstance(data, dict):
         raise HTTPException(400, f"the body must be a JSON object like {example}")
     return data
@@ -254,16 +248,6 @@ def create_app(server: GameServer | None, token: str | None = None,
     if server is None:
         return _tile_only_app(tiles, token, allowed_hosts)
     setup = new_game if new_game is not None else NewGame(server.path)
-    files = resources.files("shelfie_solver.web") / "static"
-    static = {route: ((files / name).read_bytes(), media) for route, (name, media) in STATIC.items()}
-
-    def page(route: str) -> Handler:
-        content, media = static[route]
-
-        async def endpoint(request: Request) -> Response:
-            return Response(content, media_type=media, headers=SECURITY_HEADERS)
-
-        return endpoint
 
     async def state(request: Request) -> dict[str, Any]:
         if not setup.exists():  # the page then shows its New game screen (GET /api/new)
@@ -295,8 +279,7 @@ def create_app(server: GameServer | None, token: str | None = None,
 
         return call
 
-    routes = [Route(r, page(r), methods=["GET"]) for r in STATIC]
-    routes += _tile_routes(tiles)
+    routes = _static_routes() + _tile_routes(tiles)
     routes += [Route("/api/state", guarded(state), methods=["GET"]),
                Route("/api/revision", guarded(revision), methods=["GET"]),
                Route("/api/stop", guarded(stop), methods=["GET"]),
@@ -337,6 +320,20 @@ def _tile_routes(tiles: TilePage, dice: bool = True) -> list[Route]:
             Route("/api/tile/apply", guarded(tile_apply), methods=["POST"])]
 
 
+def _static_routes(skip: tuple[str, ...] = ()) -> list[Route]:
+    """A GET route for each page and file of :data:`STATIC` but ``skip``, its bytes read once."""
+    files = resources.files("shelfie_solver.web") / "static"
+
+    def page(content: bytes, media: str) -> Handler:
+        async def endpoint(request: Request) -> Response:
+            return Response(content, media_type=media, headers=SECURITY_HEADERS)
+
+        return endpoint
+
+    return [Route(route, page((files / name).read_bytes(), media), methods=["GET"])
+            for route, (name, media) in STATIC.items() if route not in skip]
+
+
 #: What a dice request to a server without a dice game is told (404).
 NO_DICE_GAME = ("no dice game on this server: it was started as serve --tile FILE.json without GAME; the tile "
                 "page is /tile. Expected serve GAME [--tile FILE.json] for the dice page (docs/serve.md)")
@@ -344,18 +341,6 @@ NO_DICE_GAME = ("no dice game on this server: it was started as serve --tile FIL
 
 def _tile_only_app(tiles: TilePage, token: str | None, allowed_hosts: frozenset[str] | None) -> Starlette:
     """The app of ``serve --tile FILE`` without ``GAME``: the tile page and its API only."""
-    files = resources.files("shelfie_solver.web") / "static"
-    static = {route: ((files / name).read_bytes(), media) for route, (name, media) in STATIC.items()
-              if route not in DICE_PAGE}
-
-    def page(route: str) -> Handler:
-        content, media = static[route]
-
-        async def endpoint(request: Request) -> Response:
-            return Response(content, media_type=media, headers=SECURITY_HEADERS)
-
-        return endpoint
-
     async def home(request: Request) -> Response:
         query = request.url.query
         return RedirectResponse("/tile" + (f"?{query}" if query else ""), status_code=303, headers=SECURITY_HEADERS)
@@ -363,7 +348,7 @@ def _tile_only_app(tiles: TilePage, token: str | None, allowed_hosts: frozenset[
     async def no_dice(request: Request) -> dict[str, Any]:
         raise HTTPException(404, NO_DICE_GAME)
 
-    routes = [Route(r, page(r), methods=["GET"]) for r in static]
+    routes = _static_routes(skip=DICE_PAGE)
     routes += [Route("/", home, methods=["GET"])] + _tile_routes(tiles, dice=False)
     routes += [Route(r, guarded(no_dice), methods=["GET"]) for r in DICE_PAGE[1:]]
     routes += [Route(f"/api/{kind}", guarded(no_dice), methods=["GET", "POST"])

@@ -119,8 +119,7 @@ def serve(path: str | None, host: str, port: int, objective: str, echo: Callable
     elif tiles.file is None:
         raise ServeError("serve needs GAME, the dice game's file, or --tile FILE.json for the tile page alone; "
                          "expected serve GAME [--tile FILE.json] or serve --tile FILE.json")
-    kept = path if path is not None else tiles.file
-    holds = f"{kept} holds every action" if path is not None else f"{kept} holds the tile position"
+    holds = f"{path} holds every action" if path is not None else f"{tiles.file} holds the tile position"
     token = None if is_loopback(host) else new_token()
     sock = listen(host, port)
     bound = sock.getsockname()[1]

@@ -204,9 +204,7 @@ class TilePage:
         if data is None:
             return {"file": os.path.basename(self.file), "exists": False, "revision": "", "position": None}
         text = decode(data, TileError, self.file, "a tile position file in JSON (docs/tile.md)")
-        raw = parse_position_json(text, self.file)
-        if not isinstance(raw, dict):  # as tile advise says it (not the request body's form)
-            raise TileError(f"{self.file}: expected a JSON object like examples/tile/position.toml")
+        raw = parse_position_json(text, self.file)  # refused as tile advise refuses it, not as a body
         try:
             self.position({"position": raw})
         except TileError as bad:  # the file named: at start (serve --tile) and on the page

@@ -30,7 +30,7 @@ boards depend on the seed only.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from itertools import permutations
 
 import numpy as np
@@ -148,18 +148,7 @@ def random_boards(seed: np.random.SeedSequence, count: int, rules: Ruleset,
     Raises:
         ValueError: as :func:`random_board`.
     """
-    seen = {canonical(*layout) for layout in HELD_OUT}
-    out = []
-    for i, child in enumerate(seed.spawn(count)):
-        rng = np.random.default_rng(child)
-        while True:
-            board = random_board(rng, rules, f"random {i + 1}", max_states)
-            key = canonical(board.columns, board.values)
-            if key not in seen:
-                break
-        seen.add(key)
-        out.append(board)
-    return out
+    return _distinct_boards(seed, count, lambda rng, i: random_board(rng, rules, f"random {i + 1}", max_states))
 
 
 def hard_boards(seed: np.random.SeedSequence, count: int, rules: Ruleset,
@@ -172,18 +161,9 @@ def hard_boards(seed: np.random.SeedSequence, count: int, rules: Ruleset,
     Raises:
         ValueError: as :func:`random_board`.
     """
-    seen = {canonical(*layout) for layout in HELD_OUT} | {canonical(b.columns, b.values) for b in exclude}
-    out = []
-    for i, child in enumerate(seed.spawn(count)):
-        rng = np.random.default_rng(child)
-        while True:
-            board = random_board(rng, rules, f"hard {i + 1}", HARD_MAX_STATES, HARD_COLUMNS)
-            key = canonical(board.columns, board.values)
-            if key not in seen and set(board.columns) & set(HARD_NEEDS):
-                break
-        seen.add(key)
-        out.append(board)
-    return out
+    return _distinct_boards(seed, count,
+                            lambda rng, i: random_board(rng, rules, f"hard {i + 1}", HARD_MAX_STATES, HARD_COLUMNS),
+                            exclude, lambda board: bool(set(board.columns) & set(HARD_NEEDS)))
 
 
 #: Shapes of the large family (:func:`large_boards`), taken in turn: 4 x 5 and 5 x 4, about 4.7
@@ -204,14 +184,25 @@ def large_boards(seed: np.random.SeedSequence, count: int, rules: Ruleset) -> li
     if len(items) < max(s for s, _ in LARGE_SHAPES) or rules.dice < MAX_NEED:
         raise ValueError(f"large boards need at least {max(s for s, _ in LARGE_SHAPES)} item faces and "
                          f"{MAX_NEED} dice")
-    seen = {canonical(*layout) for layout in HELD_OUT}
+    return _distinct_boards(seed, count, lambda rng, i: board_of_shape(rng, items, f"large {i + 1}",
+                                                                        LARGE_SHAPES[i % len(LARGE_SHAPES)]))
+
+
+def _distinct_boards(seed: np.random.SeedSequence, count: int,
+                     draw: Callable[[np.random.Generator, int], Board], exclude: Iterable[Board] = (),
+                     accept: Callable[[Board], bool] = lambda board: True) -> list[Board]:
+    """``count`` boards, board ``i`` made by ``draw(rng, i)`` with a generator from child ``i`` of
+    ``seed``, drawn again from the same generator while it is a :data:`HELD_OUT` board, one of
+    ``exclude`` or an earlier one up to relabelling, or not ``accept``-ed: the one loop of every
+    family (:func:`random_boards`, :func:`hard_boards`, :func:`large_boards`)."""
+    seen = {canonical(*layout) for layout in HELD_OUT} | {canonical(b.columns, b.values) for b in exclude}
     out = []
     for i, child in enumerate(seed.spawn(count)):
         rng = np.random.default_rng(child)
         while True:
-            board = board_of_shape(rng, items, f"large {i + 1}", LARGE_SHAPES[i % len(LARGE_SHAPES)])
+            board = draw(rng, i)
             key = canonical(board.columns, board.values)
-            if key not in seen:
+            if key not in seen and accept(board):
                 break
         seen.add(key)
         out.append(board)
