@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from functools import cache
 
-from shelfie_solver.dice.board import Board, Marks
+import numpy as np
+
+from shelfie_solver.dice.board import Board, ItemSets, Marks
 from shelfie_solver.dice.rules import Ruleset
 
 #: One blocking (D15): ``(completed line, other seat, the cells it eliminates on that seat's sheet)``.
@@ -95,3 +97,58 @@ def triggers_end(board: Board, marks: Marks, rules: Ruleset) -> bool:
     """Whether ``marks`` has :func:`end_trigger_shelves` shelves without an available item (each
     of their items marked or eliminated, in any mix), which triggers the end of the game (D17)."""
     return marks.closed_shelves() >= end_trigger_shelves(board, rules)
+
+
+def ending_seats(board: Board, rules: Ruleset, sheets: Sequence[Marks]) -> tuple[int, ...]:
+    """The seats whose sheet triggers the end (:func:`triggers_end`, D17), in seat order. Any sheet
+    counts, the active player's or another's: blocking (D15) can close an opponent's shelves."""
+    return tuple(seat for seat, marks in enumerate(sheets) if triggers_end(board, marks, rules))
+
+
+def marking_ends_game(board: Board, rules: Ruleset, sheets: Sequence[Marks], seat: int,
+                      cells: Iterable[int]) -> bool:
+    """Whether ``seat`` marking ``cells`` (available items) leaves the end triggered on some
+    sheet (D17) once every line then complete on its sheet has blocked the others (D15): one
+    marking of :func:`markings_end_game`, by :func:`block` and :func:`ending_seats`."""
+    after = sheets[seat].with_marked(tuple(cells))
+    placed = tuple(after if i == seat else m for i, m in enumerate(sheets))
+    blocked, _ = block(board, placed, seat, completed_lines(board, after))
+    return bool(ending_seats(board, rules, blocked))
+
+
+def markings_end_game(board: Board, rules: Ruleset, sheets: Sequence[Marks], seat: int,
+                      sets: ItemSets) -> np.ndarray:
+    """Whether each marking of ``sets`` by ``seat`` leaves the end triggered (D17) on some sheet.
+
+    The marking is made on ``sheets[seat]``; every line it then has complete blocks the other
+    sheets (D15: their available items on it are eliminated); the end is triggered when any
+    sheet, the player's or another's, then has :func:`end_trigger_shelves` shelves without an
+    available item. The vectorised form of :func:`block` followed by :func:`ending_seats`, one
+    home of the question "does this turn end the game" for the objectives, the exact chances and
+    the reasons.
+
+    Args:
+        sheets: every seat's marks before the marking.
+        seat: the player who marks.
+        sets: ``K`` item sets (:class:`board.ItemSets`), each a set of available items of ``seat``.
+
+    Returns:
+        ``bool (K,)``.
+    """
+    need = end_trigger_shelves(board, rules)
+    shelves = board.n_shelves
+    member = board.line_matrix  # (cells, L)
+    sizes = member.sum(axis=0)
+    marked, available = sheets[seat].bit_arrays()
+    count = sets.line_count  # (K, L)
+    own_open = available @ member - count
+    ends: np.ndarray = (own_open[:, :shelves] == 0).sum(axis=1) >= need
+    complete = (marked @ member + count) == sizes  # (K, L): the lines the player has complete after
+    blocked = (complete.astype(np.int64) @ member.T) > 0  # (K, cells): the cells of those lines
+    for other, marks in enumerate(sheets):
+        if other == seat:
+            continue
+        open_cells = marks.bit_arrays()[1].astype(bool)
+        left = (open_cells & ~blocked).astype(np.int64) @ member[:, :shelves]  # (K, shelves)
+        ends |= (left == 0).sum(axis=1) >= need
+    return ends

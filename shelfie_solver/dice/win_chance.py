@@ -171,13 +171,11 @@ def still_to_play(state: GameState) -> tuple[int, ...]:
     """The other seats that may still change their score this game (D18): every other seat with
     an available item, unless the end is triggered, then only those after the active player in
     this round's play order."""
-    n, me = state.players, state.active
-    mine = (me - state.first) % n
     out = []
-    for j in range(n):
-        if j == me or not state.sheets[j].available:
+    for j in range(state.players):
+        if j == state.active or not state.sheets[j].available:
             continue
-        if state.end_triggered and (j - state.first) % n < mine:
+        if state.end_triggered and not state.plays_later_this_round(j):
             continue  # already played their last turn (D18)
         out.append(j)
     return tuple(out)

@@ -18,7 +18,7 @@ from shelfie_solver.dice.engine.dp import solve_turn
 from shelfie_solver.dice.errors import DiceError, ObjectiveError
 from shelfie_solver.dice.objectives import CellTarget, Objective, Points, StateArrays, Strategic, shelf_losses
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.dice.sheet_rules import failed_result_shelves, triggers_end
+from shelfie_solver.dice.sheet_rules import failed_result_shelves, marking_ends_game, triggers_end
 
 if TYPE_CHECKING:  # the game modules are not needed for advice on one sheet (start-up time)
     from shelfie_solver.dice.game.events import GameState
@@ -58,8 +58,12 @@ class MarkingOption:
         rank: 1-based; markings with exactly equal value share a rank.
         score_after: the sheet's score after this marking (D19), in points.
         scoring_lines: lines (indices of :attr:`Board.lines`) that score after it (D19).
-        ends_game: whether it closes the shelf that triggers the end (D17): the game ends
+        ends_game: whether it triggers the end (D17) on some sheet: the player's own closed
+            shelves, or in a game an opponent's after the blocks it makes (D15); the game ends
             after this round (D18).
+        exact: whether ``value`` is the exact chance to win (an objective that knows it for some
+            markings only: ``win`` on a marking that ends the game); None: as the advice's
+            :attr:`Advice.win_chance_exact`.
     """
 
     marking: Marking
@@ -69,6 +73,7 @@ class MarkingOption:
     score_after: int = 0
     scoring_lines: tuple[int, ...] = ()
     ends_game: bool = False
+    exact: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -209,6 +214,11 @@ def advise_in_game(dice: Counts, state: GameState, objective: Objective, rerolls
         as :func:`advise`.
     """
     result = advise(dice, state.board, state.marks, state.rules, objective, rerolls)
+    if not state.end_triggered and state.players > 1:  # D17 on every sheet, after the blocks (D15)
+        markings = tuple(replace(m, ends_game=marking_ends_game(state.board, state.rules, state.sheets, state.active,
+                                                                m.marking.cells))
+                         for m in result.markings)
+        result = replace(result, markings=markings)
     return replace(result, table=state, end_triggered=state.end_triggered)
 
 
@@ -277,7 +287,11 @@ def rank_markings(dice: Counts, board: Board, marks: Marks, rules: Ruleset,
     scale = objective.scale(rules)
     order = order_markings(state, sets, objective)
     values = [Fraction(int(worth[i]), scale) for i in order]
-    return tuple(_with_outcome(MarkingOption(found[i], v, int(points[i]), r), board, marks, rules)
+    exact_of = getattr(objective, "exact_markings", None)
+    exact = exact_of(state, sets) if callable(exact_of) else None
+    return tuple(_with_outcome(MarkingOption(found[i], v, int(points[i]), r,
+                                             exact=bool(exact[i]) if exact is not None else None),
+                               board, marks, rules)
                  for i, v, r in zip(order, values, _ranks(values)))
 
 

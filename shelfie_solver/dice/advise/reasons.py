@@ -51,7 +51,7 @@ def ending(advice: Advice, after: Marks, names: Sequence[str] | None, what: str)
         return None
     board, rules = advice.board, advice.rules
     j = 1 - state.active
-    if (j - state.first) % 2 < (state.active - state.first) % 2:
+    if not state.plays_later_this_round(j):
         return None  # the opponent has played their last turn already
     new = [line for line in completed_lines(board, after) if line not in completed_lines(board, advice.marks)]
     sheets = tuple(after if i == state.active else m for i, m in enumerate(state.sheets))

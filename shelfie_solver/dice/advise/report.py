@@ -203,7 +203,7 @@ def _table_lines(advice: Advice, title: list[str], data: dict[str, Any]) -> None
     state = advice.table
     assert state is not None
     n = state.players
-    order = (state.active - state.first) % n + 1
+    order = state.place(state.active) + 1
     others = state.sheets[1:]
     scores = [score(advice.board, m, advice.rules) for m in others]
     sheets = ", ".join(f"{m} ({p} points)" for m, p in zip(others, scores))
@@ -352,9 +352,16 @@ MODEL_NOTE = ("win chance: your chance to win (D20: a k-way tie counts 1/k) unde
               "calibrated within 3 points per decile on games the fit never saw.")
 
 
-def how(advice: Advice) -> str:
-    """``exact`` or ``model`` for the title."""
-    return "exact" if advice.win_chance_exact else "model"
+def how(advice: Advice, option: MarkingOption | None = None) -> str:
+    """``exact`` or ``model`` for the title: of ``option``'s chance when given
+    (:func:`option_exact`), else of the advice's."""
+    return "exact" if (advice.win_chance_exact if option is None else option_exact(option, advice)) else "model"
+
+
+def option_exact(option: MarkingOption, advice: Advice) -> bool:
+    """Whether a marking's chance is exact: its own flag where the objective knows it per
+    marking (``win`` on a marking that ends the game, D17), else the advice's."""
+    return bool(advice.win_chance_exact if option.exact is None else option.exact)
 
 
 def chance_fields(value: Fraction, exact_flag: bool | None) -> dict[str, Any]:
@@ -364,7 +371,8 @@ def chance_fields(value: Fraction, exact_flag: bool | None) -> dict[str, Any]:
 
 def win_report(advice: Advice, title: list[str], data: dict[str, Any], top: int | None, reason: str | None) -> Report:
     """The holds, markings or shelves of ``advice`` (``win_chance_exact`` not None), in percent."""
-    data.update(chance_fields(advice.value, advice.win_chance_exact))
+    data.update(chance_fields(advice.value, advice.win_chance_exact if advice.holds or not advice.markings
+                              else option_exact(advice.markings[0], advice)))
     if advice.holds:
         report = _win_holds(advice, title, data, top)
     elif advice.markings:
@@ -413,14 +421,14 @@ def _win_markings(advice: Advice, title: list[str], data: dict[str, Any], top: i
     best = advice.markings[0]
     groups = ", ".join(f"{advice.board.cell_name(g.cell)} with {g.codes(rules)}" for g in best.marking.groups)
     title.append(f"Best: mark {groups} ({best.points:+d} points, score after {best.score_after}): chance to win "
-                 f"{percent(best.value, 1)} ({how(advice)})" + (f"; {ENDS_GAME}" if best.ends_game else ""))
+                 f"{percent(best.value, 1)} ({how(advice, best)})" + (f"; {ENDS_GAME}" if best.ends_game else ""))
     ending = any(m.ends_game for m in shown)
     headers = ["rank", "mark", "dice", "points", "score", "win chance", "exact"] + (["end"] if ending else [])
     rows = [[rank_text(m.rank, ranks), _win_cells(m, advice), " ".join(g.codes(rules) for g in m.marking.groups),
              f"{m.points:+d}", m.score_after, percent(m.value, 1), exact_cell(m.value)]
             + (["ends game" if m.ends_game else ""] if ending else [])
             for m in shown]
-    data["markings"] = [{**marking_record(m, advice), **chance_fields(m.value, advice.win_chance_exact)}
+    data["markings"] = [{**marking_record(m, advice), **chance_fields(m.value, option_exact(m, advice))}
                         for m in advice.markings]
     notes = [f"{len(advice.markings) - len(shown)} more markings not shown (--top)."] if len(shown) < len(advice.markings) else []
     notes.append("points: score change now (D19); score: the sheet's score after the marking"

@@ -164,6 +164,17 @@ EVENT_TYPES: dict[str, type] = {cls.kind: cls for cls in (Start, Roll, Hold, Sto
                                                           Block, EndTriggered, GameOver)}
 
 
+# --- the order of play ---------------------------------------------------------------------
+
+
+def place_in_round(seat: int, first: int, players: int) -> int:
+    """``seat``'s 0-based place in every round's order of play: play goes clockwise from the first
+    player (D5), seat ``first`` opens each round and the seat before it closes it (D18: the
+    round is played out after the end is triggered). The one home of the order of play; every
+    other module asks this function or :class:`GameState`'s :meth:`~GameState.place`."""
+    return (seat - first) % players
+
+
 # --- the state strategies see ----------------------------------------------------------------
 
 
@@ -207,6 +218,24 @@ class GameState:
     def trigger_shelves(self) -> int:
         """Closed shelves that trigger the end (D17; :func:`sheet_rules.end_trigger_shelves`)."""
         return end_trigger_shelves(self.board, self.rules)
+
+    def place(self, seat: int) -> int:
+        """``seat``'s 0-based place in every round's order of play (:func:`place_in_round`)."""
+        return place_in_round(seat, self.first, self.players)
+
+    def is_last_in_round(self, seat: int | None = None) -> bool:
+        """Whether ``seat`` (default: the active seat) plays the last turn of each round (D5): once
+        the end is triggered, the game ends after its turn (D18)."""
+        return self.place(self.active if seat is None else seat) == self.players - 1
+
+    def plays_later_this_round(self, seat: int) -> bool:
+        """Whether ``seat`` still has a turn in this round after the active player's (D5, D18)."""
+        return self.place(seat) > self.place(self.active)
+
+    def turns_left_in_round(self) -> int:
+        """Turns of this round after the active player's (D18: once the end is triggered, the
+        turns left in the game)."""
+        return self.players - 1 - self.place(self.active)
 
 
 # --- legal markings, fast ------------------------------------------------------------------

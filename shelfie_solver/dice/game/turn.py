@@ -32,22 +32,19 @@ from typing import TypeVar
 
 import numpy as np
 
-from shelfie_solver.dice.board import Board, Marks, score_breakdown
+from shelfie_solver.dice.board import Board, Marks
 from shelfie_solver.dice.game.dice_sources import DiceSource, GeneratorDice
+from shelfie_solver.dice.game.actions import Action, Position, apply, begin, verify_hold
 from shelfie_solver.dice.game.events import (
     MAX_PLAYERS,
-    Block,
-    EndTriggered,
     Event,
     Fail,
     Game,
     GameError,
-    GameOver,
     GameState,
     Hold,
     LegalMarkings,
     Mark,
-    Pass,
     Roll,
     Start,
     Stop,
@@ -56,7 +53,7 @@ from shelfie_solver.dice.game.events import (
 )
 from shelfie_solver.dice.rolls import Counts
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.dice.sheet_rules import block, completed_lines, failed_result_shelves, triggers_end
+from shelfie_solver.dice.sheet_rules import failed_result_shelves
 
 
 def play_game(board: Board, rules: Ruleset, strategies: Sequence[Strategy], dice: DiceSource,
@@ -93,106 +90,44 @@ def play_game(board: Board, rules: Ruleset, strategies: Sequence[Strategy], dice
     if not 0 <= first < n:
         raise GameError(f"first player {first} is not a seat 0..{n - 1}")
     events: list[Event] = [Start(n, first, tuple(str(m) for m in start))]
-    state = GameState(board, rules, start, first, first, 0, False)
-    while True:
-        seat = state.active
-        sheets_now = _play_turn(state, strategies[seat], dice, seat_rngs[seat], events)
-        following = finish_turn(state, sheets_now, events)
-        if following is None:
-            break
-        state = following
-    return Game(board, rules, tuple(s.name for s in strategies), tuple(events), sheets_now)
+    names = tuple(s.name for s in strategies)
+    position = begin(GameState(board, rules, start, first, first, 0, False), events)
+    while position.over is None:
+        seat = position.state.active
+        position = _play_turn(position, strategies[seat], dice, seat_rngs[seat], names, events)
+    return Game(board, rules, names, tuple(events), position.state.sheets)
 
 
-def finish_turn(state: GameState, sheets: tuple[Marks, ...], events: list[Event]) -> GameState | None:
-    """End the active player's turn, whose sheets are now ``sheets``: append :class:`EndTriggered`
-    when this turn fires D17's trigger, and :class:`GameOver` when the game ends (D18: the round
-    is played out once the end is triggered).
-
-    Returns:
-        The state of the next turn, or ``None`` when the game is over.
-    """
-    board, rules, seat, n = state.board, state.rules, state.active, state.players
-    triggered = state.end_triggered
-    if not triggered:
-        hit = tuple(p for p, m in enumerate(sheets) if triggers_end(board, m, rules))
-        if hit:
-            events.append(EndTriggered(seat, hit))
-            triggered = True
-    if triggered and (seat - state.first) % n == n - 1:  # D18: the round is played out, then the game ends
-        events.append(_game_over(board, rules, sheets, (state.turn + 1) // n))
-        return None
-    return GameState(board, rules, sheets, (seat + 1) % n, state.first, state.turn + 1, triggered)
-
-
-def _play_turn(state: GameState, strategy: Strategy, source: DiceSource, rng: np.random.Generator,
-               events: list[Event]) -> tuple[Marks, ...]:
-    """One turn of the active player (D6-D16); appends its events and returns the new sheets."""
+def _play_turn(position: Position, strategy: Strategy, source: DiceSource, rng: np.random.Generator,
+               names: tuple[str, ...], events: list[Event]) -> Position:
+    """One turn of the active player (D6-D16), each decision of ``strategy`` applied by
+    :func:`actions.apply`; appends its events and returns the position after the turn."""
+    state = position.state
     board, rules, seat, marks = state.board, state.rules, state.active, state.marks
-    if (marks.marked | marks.eliminated) == (1 << marks.n_cells) - 1:  # no available item (Marks.available)
-        events.append(Pass(seat))
-        return state.sheets
     dice = source.roll((0,) * rules.n_sides, rules)
-    left = rules.rerolls
-    events.append(Roll(seat, dice, left))
-    while left > 0:
-        keep = tuple(map(int, strategy.choose_hold(state, dice, left, rng)))
-        if len(keep) != len(dice) or min(keep) < 0 or not all(map(int.__le__, keep, dice)):
-            raise GameError(f"{strategy.name}: hold {keep} is not a part of the dice {dice} (D7)")
+    position = _act(position, (Roll(seat, dice, rules.rerolls),), names, events)
+    while position.rerolls_left > 0:
+        keep = tuple(map(int, strategy.choose_hold(state, dice, position.rerolls_left, rng)))
         if keep == dice:  # keeping every die is stopping (D7)
             break
-        events.append(Hold(seat, keep))
+        verify_hold(position, keep, names)
         dice = source.roll(keep, rules)
-        left -= 1
-        events.append(Roll(seat, dice, left))
+        position = _act(position, (Hold(seat, keep), Roll(seat, dice, position.rerolls_left - 1)), names, events)
     legal = legal_sets(dice, board, marks, rules)
     if len(legal):
         cells = legal.cells(legal.position(strategy.choose_marking(state, dice, legal, rng)))
-        events.append(Mark(seat, cells))
-        return mark_and_block(state, cells, events)
+        return _act(position, (Mark(seat, cells),), names, events, legal)
     options = failed_result_shelves(board, marks)
-    shelves = tuple(options)
-    shelf = int(strategy.choose_shelf(state, dice, shelves, rng))
-    if shelf not in shelves:
-        raise GameError(f"{strategy.name}: a failed result must give up a shelf with an available item "
-                        f"(D13), one of {[s + 1 for s in shelves]} (1-based), got shelf {shelf + 1}")
-    lost = options[shelf]
-    events.append(Fail(seat, shelf, lost))
-    return _replace(state.sheets, seat, marks.with_eliminated(lost))
+    shelf = int(strategy.choose_shelf(state, dice, tuple(options), rng))
+    return _act(position, (Fail(seat, shelf, options.get(shelf, ())),), names, events)
 
 
-def mark_and_block(state: GameState, cells: tuple[int, ...], events: list[Event]) -> tuple[Marks, ...]:
-    """Mark ``cells`` (cell indices, distinct available items) on the active sheet, then block
-    every line it completes (D15: shelves and columns, several at once) on every other sheet
-    (:func:`sheet_rules.block`), appending one :class:`Block` per line and sheet that lost items.
-
-    Returns:
-        Every seat's sheet after the marking and the blocking.
-
-    Raises:
-        MarksError: a cell is not available (D4).
-    """
-    board, seat = state.board, state.active
-    after = state.marks.with_marked(cells)
-    # the lines through the marked cells: shelves first, then columns (Board.lines)
-    touched = {board.shelf_of(c) for c in cells} | {board.n_shelves + board.column_of(c) for c in cells}
-    sheets, blocked = block(board, _replace(state.sheets, seat, after), seat,
-                            completed_lines(board, after, sorted(touched)))
-    events.extend(Block(seat, other, line, lost) for line, other, lost in blocked)
-    return sheets
-
-
-def _replace(sheets: tuple[Marks, ...], seat: int, marks: Marks) -> tuple[Marks, ...]:
-    return sheets[:seat] + (marks,) + sheets[seat + 1:]
-
-
-def _game_over(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], rounds: int) -> GameOver:
-    """Scores (D19) and winners (D20: every seat with the highest total wins)."""
-    breakdown = [score_breakdown(board, m, rules) for m in sheets]
-    totals = tuple(s + c for s, c in breakdown)
-    best = max(totals)
-    return GameOver(rounds, totals, tuple(s for s, _ in breakdown), tuple(c for _, c in breakdown),
-                    tuple(p for p, t in enumerate(totals) if t == best))
+def _act(position: Position, action: Action, names: tuple[str, ...], events: list[Event],
+         legal: LegalMarkings | None = None) -> Position:
+    """:func:`actions.apply`, its events appended to ``events``."""
+    after, made = apply(position, action, names, legal)
+    events.extend(made)
+    return after
 
 
 def play_seeded(board: Board, rules: Ruleset, strategies: Sequence[Strategy],

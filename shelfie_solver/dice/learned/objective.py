@@ -56,7 +56,7 @@ import numpy as np
 
 from shelfie_solver.dice.board import Board, ItemSets, Marks
 from shelfie_solver.core.errors import ShelfieError, shorten
-from shelfie_solver.dice.game.events import GameState
+from shelfie_solver.dice.game.events import GameState, place_in_round
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import block, end_trigger_shelves, failed_result_shelves
@@ -813,8 +813,8 @@ def game_objective(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], acti
     weights = model.for_board(n, board)
     trigger = end_trigger_shelves(board, rules)
     opponents = [j for j in range(n) if j != active]
-    position = (active - first) % n
-    ends = {j: 1 if (j - first) % n > position else 0 for j in opponents}
+    position = place_in_round(active, first, n)
+    ends = {j: 1 if place_in_round(j, first, n) > position else 0 for j in opponents}
     fast = _compiled_opponents(weights, board, rules, sheets, active, ends, turn) if compiled else None
     if fast is None:
         each = np.array([player_values(weights, board, rules, sheets, j, (ends[j], 2, 3), turn) for j in opponents],

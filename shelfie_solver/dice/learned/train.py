@@ -35,7 +35,7 @@ import numpy as np
 from shelfie_solver.dice.board import Board, Marks, parse_marks, score
 from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.core.files import FileWriteError, write_text_atomically
-from shelfie_solver.dice.game.events import Game, GameOver, Pass, Roll, Start, apply_to_sheets
+from shelfie_solver.dice.game.events import Game, GameOver, Pass, Roll, Start, apply_to_sheets, place_in_round
 from shelfie_solver.dice.game.turn import play_seeded
 from shelfie_solver.dice.sheet_rules import end_trigger_shelves
 from shelfie_solver.dice.learned.objective import (GLOBAL_FEATURES, N_CONTEXT, N_FEATURES, PHASES, SHAPES_KEY, WEIGHT_SCALE,
@@ -98,7 +98,7 @@ def game_samples(game: Game) -> list[tuple[int, np.ndarray, int]]:
         distance = min(trigger - m.closed_shelves() for m in now)
         for i in range(n):
             if triggered:
-                phase = 1 if (i - first) % n > (played - first) % n else 0
+                phase = 1 if place_in_round(i, first, n) > place_in_round(played, first, n) else 0
             else:
                 phase = 2 if distance == 1 else 3
             if phase == 0:

@@ -31,12 +31,12 @@ from typing import Any, ClassVar
 import numpy as np
 
 from shelfie_solver.core.errors import ShelfieError, shorten
-from shelfie_solver.dice.board import ItemSets
+from shelfie_solver.dice.board import ItemSets, Marks
 from shelfie_solver.dice.game.events import GameState
 from shelfie_solver.dice.learned.objective import WEIGHT_SCALE, Learned, LearnedModel, default_model, state_objective
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.dice.sheet_rules import failed_result_shelves
+from shelfie_solver.dice.sheet_rules import failed_result_shelves, markings_end_game, triggers_end
 
 #: The numbers of players for which the objective ``win`` plays by the model (with others it would
 #: play ``learned`` outside the exact turns). Every count: against ``learned`` seats the model's
@@ -158,6 +158,8 @@ class WinObjective(Learned):
     calibration: np.ndarray = field(default_factory=lambda: np.zeros((len(ROWS), len(FEATURES)), dtype=np.int64))
     round_number: int = 1
     end_exact: Any = None
+    sheets: tuple[Marks, ...] = ()
+    seat: int = 0
     win_chance_exact: ClassVar[bool] = False
 
     def scale(self, rules: Ruleset) -> int:
@@ -170,13 +172,27 @@ class WinObjective(Learned):
         x = design(phase, own, others, leader, self.opponents, self.round_number)
         return chances(self.calibration, phase, x)
 
-    def _ending(self, state: StateArrays, a: np.ndarray) -> np.ndarray:
-        """``bool (K,)``: the sheets (available counts ``(K, L)``) that trigger the end (D17)."""
-        from shelfie_solver.dice.sheet_rules import end_trigger_shelves
+    def ending_markings(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
+        """``bool (K,)``: the markings of ``sets`` after which the game ends at once or in this
+        round (D17 on any sheet, after the blocks of D15: :func:`sheet_rules.markings_end_game`)
+        and whose chance :attr:`end_exact` gives exactly; all False where it gives none."""
+        if self.end_exact is None:
+            return np.zeros(len(sets.sizes), dtype=bool)
+        sheets = self.sheets or (state.marks,)
+        sheets = sheets[:self.seat] + (state.marks,) + sheets[self.seat + 1:]
+        return markings_end_game(state.board, state.rules, sheets, self.seat, sets)
 
-        closed = (a[:, : state.board.n_shelves] == 0).sum(axis=1)
-        ending: np.ndarray = closed >= end_trigger_shelves(state.board, state.rules)
-        return ending
+    def exact_markings(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
+        """``bool (K,)``: the markings of ``sets`` whose value is the exact chance to win
+        (:meth:`ending_markings`), the others the model's estimate."""
+        return self.ending_markings(state, sets)
+
+    def _ending_shelves(self, state: StateArrays, shelves: list[int]) -> np.ndarray:
+        """``bool (S,)``: giving up each of ``shelves`` (D13) triggers the end (D17; nothing is
+        marked, so nothing is blocked and only the player's sheet changes)."""
+        lost = failed_result_shelves(state.board, state.marks)
+        return np.array([triggers_end(state.board, state.marks.with_eliminated(lost[s]), state.rules)
+                         for s in shelves], dtype=bool)
 
     def _exact_share(self, worth: np.ndarray, state: StateArrays) -> np.ndarray:
         """Exact chances over the exact objective's scale, rounded (half up) to :data:`CHANCE_SCALE`."""
@@ -189,7 +205,7 @@ class WinObjective(Learned):
         count, points = sets.line_count, sets.line_points
         out = self.chance_of(state, m + count, a - count, mp + points, ap - points)
         if self.end_exact is not None:  # a marking that ends the game: the exact chance (win_chance)
-            ending = np.flatnonzero(self._ending(state, a - count))
+            ending = np.flatnonzero(self.ending_markings(state, sets))
             if len(ending):
                 out = out.copy()
                 out[ending] = self._exact_share(self.end_exact.values(state, sets.take(ending)), state)
@@ -213,7 +229,7 @@ class WinObjective(Learned):
         after = self.chance_of(state, np.broadcast_to(m, (rows, len(m))), a - lost_count,
                                np.broadcast_to(mp, (rows, len(m))), ap - lost_points)
         if self.end_exact is not None:  # giving up a shelf that ends the game (D13, D17): exact
-            ending = self._ending(state, a - lost_count)
+            ending = self._ending_shelves(state, shelves)
             if ending.any():
                 exact_value = self._exact_share(np.array([self.end_exact.failed_value(state)]), state)[0]
                 after = np.where(ending, exact_value, after)
@@ -231,7 +247,7 @@ def win_objective(state: GameState, model: WinModel | None = None, learned: Lear
     fields = {f: getattr(base, f) for f in base.__dataclass_fields__}
     fields["name"] = name
     return WinObjective(**fields, calibration=model.for_players(state.players), round_number=state.round,
-                        end_exact=ending_objective(state))
+                        end_exact=ending_objective(state), sheets=state.sheets, seat=state.active)
 
 
 def ending_objective(state: GameState) -> Any:
@@ -246,7 +262,7 @@ def ending_objective(state: GameState) -> Any:
     if state.end_triggered or n < 2:
         return None
     others = [j for j in range(n) if j != me]
-    if (me - state.first) % n == n - 1:
+    if state.is_last_in_round():
         return LastTurnWin(tuple(score(state.board, state.sheets[j], state.rules) for j in others))
     if n == 2:
         return BeforeLastWin(state.sheets[others[0]], (state.sheets[me], state.sheets[others[0]]))

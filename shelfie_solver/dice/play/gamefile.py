@@ -35,13 +35,13 @@ import json
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from shelfie_solver.dice.board import Board, Marks, score_breakdown
-from shelfie_solver.dice.rolls import Counts, dice_codes
+from shelfie_solver.dice.rolls import Counts
 from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.core.inputs import check_json_text, read_text
 from shelfie_solver.core.files import FileWriteError, create_text, resolve_target, write_text_atomically
@@ -55,23 +55,22 @@ from shelfie_solver.dice.game.events import (
     GameState,
     Hold,
     Mark,
-    Pass,
     Roll,
     Start,
     Stop,
     UncheckedMark,
-    legal_sets,
 )
+from shelfie_solver.dice.game import actions
+from shelfie_solver.dice.game.actions import ActionError, Position, apply
 from shelfie_solver.dice.game.record import MAX_GAME_BYTES, game_to_dict, saved_game_parts
-from shelfie_solver.dice.game.turn import finish_turn, mark_and_block
 from shelfie_solver.dice.objectives import Objective
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.dice.sheet_rules import failed_result_shelves
 from shelfie_solver.dice.workload import WorkError, check_work
 
 #: Input events (what players do); the other kinds are derived by the rules.
 INPUT_EVENTS = (Roll, Hold, Stop, Mark, UncheckedMark, Fail)
-Action = tuple[Event, ...]
+#: One action of a player (:data:`actions.Action`).
+Action = actions.Action
 
 
 class KeptGameError(GameError):
@@ -80,16 +79,15 @@ class KeptGameError(GameError):
 
 
 def out_of_turn(table: KeptGame, who: object) -> KeptGameError:
-    """The error for an action by ``who`` (a name) while another player is to play (D5). Worded
-    without a possessive, so it reads right for any name ("me", "Chris")."""
-    return KeptGameError(f"{table.active_name} is to play, not {who} (D5: play goes clockwise)")
+    """The error for an action by ``who`` (a name) while another player is to play (D5)
+    (:func:`actions.out_of_turn`)."""
+    return KeptGameError(str(actions.out_of_turn(table.position, who, table.players)))
 
 
 def stopped_error(table: KeptGame) -> KeptGameError:
-    """The error for a re-roll after the active player's :class:`Stop` this turn (D7)."""
-    dice = dice_codes(table.dice, table.rules) if table.dice is not None else ""
-    return KeptGameError(f"{table.active_name} stopped with {dice} (D7): the dice are final, no re-roll; "
-                         "mark items, or undo the stop")
+    """The error for a re-roll after the active player's :class:`Stop` this turn (D7)
+    (:func:`actions.stopped_error`)."""
+    return KeptGameError(str(actions.stopped_error(table.position, table.players)))
 
 
 @dataclass(frozen=True)
@@ -153,6 +151,11 @@ class KeptGame:
         """Every seat's total score now (D19)."""
         return tuple(sum(score_breakdown(self.board, m, self.rules)) for m in self.sheets)
 
+    @property
+    def position(self) -> Position:
+        """The game between two actions, as :func:`actions.apply` takes it."""
+        return Position(self.state, self.dice, self.rerolls_left, self.stopped, self.over)
+
     def to_game(self) -> Game:
         """The events as a :class:`events.Game` (for :func:`record.game_to_dict`)."""
         return Game(self.board, self.rules, self.players, self.events, self.sheets)
@@ -191,117 +194,19 @@ def start_kept_game(board: Board, rules: Ruleset, players: tuple[str, ...], firs
 
 
 def act(table: KeptGame, action: Action) -> KeptGame:
-    """Apply one action of the active player (module docstring), with the events it implies.
+    """Apply one action of the active player (module docstring), with the events it implies:
+    :func:`actions.apply`, the one home of the rules of an action.
 
     Raises:
         KeptGameError: the game is over, it is not this player's turn, or the action breaks a rule
             (D6-D14); ``table`` itself is unchanged (it is immutable).
     """
-    if table.over is not None:
-        raise KeptGameError("the game is over (D18); 'undo' to change the last action")
-    first = action[0]
-    player = getattr(first, "player", None)
-    if player != table.active:
-        who = table.players[player] if isinstance(player, int) and 0 <= player < len(table.players) else player
-        raise out_of_turn(table, who)
-    rules, board, marks = table.rules, table.board, table.state.marks
-    events = list(table.events) + list(action)
-    kinds = tuple(type(e) for e in action)
-    if kinds == (Roll,):
-        assert isinstance(first, Roll)
-        if table.dice is not None:
-            raise KeptGameError(f"{table.active_name} has rolled already ({dice_codes(table.dice, rules)}); "
-                             "expected a re-roll (keep some dice), a marking or a failed result")
-        if first.rerolls_left != rules.rerolls:
-            raise KeptGameError(f"the initial roll leaves {rules.rerolls} re-rolls (D7), not {first.rerolls_left}")
-        return replace(table, events=tuple(events), dice=first.dice, rerolls_left=rules.rerolls,
-                       actions=table.actions + 1)
-    if kinds == (Hold, Roll):
-        hold, roll = action
-        assert isinstance(hold, Hold) and isinstance(roll, Roll)
-        dice = table.dice
-        if dice is None:
-            raise KeptGameError(f"{table.active_name} has not rolled yet; expected the initial roll of "
-                             f"{rules.dice} dice (D6)")
-        if table.stopped:
-            raise stopped_error(table)
-        if table.rerolls_left == 0:
-            raise KeptGameError(f"no re-roll left (D7: at most {rules.rerolls}); the dice "
-                             f"{dice_codes(dice, rules)} are final: mark items or give up a shelf")
-        if any(k > d for k, d in zip(hold.keep, dice)):
-            raise KeptGameError(f"cannot keep {dice_codes(hold.keep, rules)}: not among the dice "
-                             f"{dice_codes(dice, rules)} (D7)")
-        if hold.keep == dice:
-            raise KeptGameError("keeping every die is stopping (D7): mark items instead")
-        if roll.player != hold.player or any(k > d for k, d in zip(hold.keep, roll.dice)) \
-                or roll.rerolls_left != table.rerolls_left - 1:
-            raise KeptGameError(f"the re-roll {dice_codes(roll.dice, rules)} does not keep "
-                             f"{dice_codes(hold.keep, rules)} with {table.rerolls_left - 1} re-rolls left (D7)")
-        return replace(table, events=tuple(events), dice=roll.dice, rerolls_left=roll.rerolls_left,
-                       actions=table.actions + 1)
-    if kinds == (Stop,):
-        if table.dice is None:
-            raise KeptGameError(f"{table.active_name} has not rolled yet; nothing to stop (D6: roll first)")
-        if table.stopped:
-            raise KeptGameError(f"{table.active_name} stopped already with {dice_codes(table.dice, rules)} (D7): "
-                                "mark items or give up a shelf")
-        if table.rerolls_left == 0:
-            raise KeptGameError(f"no re-roll left (D7): the dice {dice_codes(table.dice, rules)} are final already; "
-                                "mark items or give up a shelf")
-        return replace(table, events=tuple(events), rerolls_left=0, stopped=True, actions=table.actions + 1)
-    if kinds == (Mark,):
-        assert isinstance(first, Mark)
-        if table.dice is None:
-            raise KeptGameError(f"{table.active_name} has not rolled; record the dice first, or an "
-                             "unchecked marking (told without dice)")
-        legal = legal_sets(table.dice, board, marks, rules)
-        if not len(legal):
-            raise KeptGameError(f"nothing can be marked with {dice_codes(table.dice, rules)}: a failed result "
-                             "(D13): give up a shelf")
-        if tuple(sorted(first.cells)) not in legal.all_cells():
-            shown = ", ".join(" ".join(board.cell_name(c) for c in cells) for cells in legal.all_cells()[:6])
-            raise KeptGameError(f"{' '.join(board.cell_name(c) for c in first.cells)} is not a legal marking of "
-                             f"{dice_codes(table.dice, rules)} (D8-D14); legal include: {shown}"
-                             f"{' ...' if len(legal) > 6 else ''}")
-        return _end_turn(table, mark_and_block(table.state, first.cells, events), events)
-    if kinds == (UncheckedMark,):
-        assert isinstance(first, UncheckedMark)
-        if table.dice is not None:
-            raise KeptGameError(f"the dice {dice_codes(table.dice, rules)} are recorded: mark with them (checked)")
-        cells = first.cells
-        if not 1 <= len(cells) <= rules.combinations_per_turn or not marks.can_mark(cells) \
-                or tuple(sorted(cells)) != cells:
-            raise KeptGameError(f"{table.active_name} cannot mark {' '.join(board.cell_name(c) for c in cells)}: 1 to "
-                             f"{rules.combinations_per_turn} distinct available items (D4, D9)")
-        return _end_turn(table, mark_and_block(table.state, cells, events), events)
-    if kinds == (Fail,):
-        assert isinstance(first, Fail)
-        if table.dice is not None and len(legal_sets(table.dice, board, marks, rules)):
-            raise KeptGameError(f"{dice_codes(table.dice, rules)} can mark an item, so it must (D14): "
-                             "a failed result is never chosen")
-        options = failed_result_shelves(board, marks)
-        shelves = [s + 1 for s in options]
-        if first.shelf + 1 not in shelves:
-            raise KeptGameError(f"a failed result gives up a shelf with an available item (D13): one of "
-                             f"{shelves}, not {first.shelf + 1}")
-        lost = options[first.shelf]
-        if first.cells != lost:
-            raise KeptGameError(f"giving up shelf {first.shelf + 1} eliminates "
-                             f"{[board.cell_name(c) for c in lost]} (D13)")
-        sheets = table.sheets[:table.active] + (marks.with_eliminated(lost),) + table.sheets[table.active + 1:]
-        return _end_turn(table, sheets, events)
-    raise KeptGameError(f"not an action: {[e.kind for e in action]}")
-
-
-def _end_turn(table: KeptGame, sheets: tuple[Marks, ...], events: list[Event]) -> KeptGame:
-    """After a marking or failed result: the end trigger and the round (D17, D18,
-    :func:`turn.finish_turn`), and passes for sheets with nothing left (as :mod:`game.turn` does)."""
-    state: GameState | None = finish_turn(table.state, sheets, events)
-    while state is not None and not state.marks.available:
-        events.append(Pass(state.active))
-        state = finish_turn(state, state.sheets, events)
-    final = state if state is not None else replace(table.state, sheets=sheets)
-    return KeptGame(table.board, table.rules, table.players, tuple(events), final, None, 0, table.actions + 1)
+    try:
+        after, made = apply(table.position, action, table.players)
+    except ActionError as error:
+        raise KeptGameError(str(error)) from None
+    return KeptGame(table.board, table.rules, table.players, table.events + made, after.state, after.dice,
+                    after.rerolls_left, table.actions + 1, after.stopped)
 
 
 def split_actions(events: Sequence[Event]) -> Iterator[tuple[int, Action]]:
@@ -553,7 +458,7 @@ def warnings(table: KeptGame) -> list[str]:
     me, n = state.active, state.players
     out: list[str] = []
     if state.end_triggered:
-        left = n - 1 - (me - state.first) % n
+        left = state.turns_left_in_round()
         out.append(f"Last round (D18): the end is triggered; {left} more turn{'s' if left != 1 else ''} "
                    "after this one, then the game is over.")
     else:
