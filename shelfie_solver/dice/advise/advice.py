@@ -213,13 +213,20 @@ def advise_in_game(dice: Counts, state: GameState, objective: Objective, rerolls
     Raises:
         as :func:`advise`.
     """
-    result = advise(dice, state.board, state.marks, state.rules, objective, rerolls)
-    if not state.end_triggered and state.players > 1:  # D17 on every sheet, after the blocks (D15)
-        markings = tuple(replace(m, ends_game=marking_ends_game(state.board, state.rules, state.sheets, state.active,
-                                                                m.marking.cells))
-                         for m in result.markings)
-        result = replace(result, markings=markings)
+    result = ends_on_every_sheet(advise(dice, state.board, state.marks, state.rules, objective, rerolls), state)
     return replace(result, table=state, end_triggered=state.end_triggered)
+
+
+def ends_on_every_sheet(advice: Advice, state: GameState) -> Advice:
+    """``advice`` on the active sheet of ``state`` with each marking's ``ends_game`` seen on every
+    sheet (D17 after the blocks of D15: :func:`sheet_rules.marking_ends_game`): a marking that
+    closes an opponent's second shelf by blocking ends the game too."""
+    if state.end_triggered or state.players < 2:
+        return advice
+    markings = tuple(replace(m, ends_game=marking_ends_game(state.board, state.rules, state.sheets, state.active,
+                                                            m.marking.cells))
+                     for m in advice.markings)
+    return replace(advice, markings=markings)
 
 
 def _objective_label(objective: Objective, board: Board) -> str:

@@ -47,12 +47,17 @@ def ending(advice: Advice, after: Marks, names: Sequence[str] | None, what: str)
     from shelfie_solver.dice.win_chance import opponent_chance
 
     state = advice.table
-    if state is None or state.players != 2:
+    if state is None or state.players < 2:
         return None
     board, rules = advice.board, advice.rules
+    if state.is_last_in_round():  # D18: the game ends at once, every score final
+        mine = score(board, after, rules)
+        best = max(score(board, m, rules) for i, m in enumerate(state.sheets) if i != state.active)
+        verdict = "you win" if mine > best else ("you lose" if mine < best else "a shared victory")
+        return f"{what} ends the game at once (D17, D18): {verdict} {mine}-{best}"
+    if state.players != 2:
+        return None
     j = 1 - state.active
-    if not state.plays_later_this_round(j):
-        return None  # the opponent has played their last turn already
     new = [line for line in completed_lines(board, after) if line not in completed_lines(board, advice.marks)]
     sheets = tuple(after if i == state.active else m for i, m in enumerate(state.sheets))
     theirs = block(board, sheets, state.active, new)[0][j] if new else state.sheets[j]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from shelfie_solver.dice.advise.advice import Advice, advise
+from shelfie_solver.dice.advise.advice import Advice, advise, ends_on_every_sheet
 from shelfie_solver.dice.board import Board, CellState, Marks, line_points, score_breakdown
 from shelfie_solver.dice.rolls import dice_codes
 from shelfie_solver.dice.game.events import (
@@ -33,8 +33,8 @@ def step_advice(table: KeptGame, objective: str) -> Advice | None:
     if table.over is not None or table.dice is None:
         return None
     state = table.state
-    return advise(table.dice, table.board, state.marks, table.rules, objective_for(objective, state),
-                  table.rerolls_left)
+    return ends_on_every_sheet(advise(table.dice, table.board, state.marks, table.rules,
+                                      objective_for(objective, state), table.rerolls_left), state)
 
 
 def whose_turn(table: KeptGame) -> str:
