@@ -1,5 +1,12 @@
 """Every seat's chance to win at a moment of a game kept by ``play`` (D20): ``play status
---format json`` gives each sheet its ``win_chance`` (docs/play.md, "Advice that knows the game")."""
+--format json`` gives each sheet its ``win_chance`` (docs/play.md, "Advice that knows the game").
+
+One position, one figure: at the start of a turn the chances are those of the turn that just
+ended, the value its player's advice gave the choice made (the marking or the shelf given up,
+:func:`after_turn_chances`), so the chance shown for a marking is the chance ``play status``
+shows right after it is recorded; within a turn they are the active player's values through the
+one-turn engine (:func:`seat_chances`). The seats always add up to 1.
+"""
 
 from __future__ import annotations
 
@@ -7,26 +14,31 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from shelfie_solver.dice.game.events import GameState
+import numpy as np
+
+from shelfie_solver.dice.board import ItemSets, item_sets
+from shelfie_solver.dice.game.events import Event, Fail, GameState
 from shelfie_solver.dice.learned.win_model import CHANCE_SCALE, win_objective
 from shelfie_solver.dice.objectives import StateArrays
+
+#: The objective of every figure here: the model's chance with any number of players, exact on
+#: the turns :mod:`win_chance` covers (the objective ``play``'s advice uses, ``win``).
+CHANCE_OBJECTIVE = "win-model"
 
 
 def seat_chances(state: GameState, dice: Any = None, rerolls_left: int = 0) -> list[tuple[Fraction, bool]]:
     """Every seat's chance to win now (D20), in seat order, each with whether it is exact: the
     active player's from the engine under ``win-model`` (exact where :mod:`win_chance` applies) at the
-    start of the turn (``dice`` None), after a roll with ``rerolls_left``, or with final dice; with
-    two players the other's is the rest; with more, the others share the rest in proportion to
-    the model's chance of each as if they had just played (an estimate). Empty alone."""
+    start of the turn (``dice`` None), after a roll with ``rerolls_left``, or with final dice; the
+    others share the rest (:func:`share_the_rest`). Empty alone."""
     from shelfie_solver.dice.advise.advice import rank_markings
     from shelfie_solver.dice.engine.dp import solve_turn
     from shelfie_solver.dice.objective_names import advice_objective
 
-    n, me = state.players, state.active
-    if n < 2:
+    if state.players < 2:
         return []
     board, rules = state.board, state.rules
-    objective = advice_objective("win-model", state)  # the model's chance with any number of players
+    objective = advice_objective(CHANCE_OBJECTIVE, state)
     exact_flag = bool(getattr(objective, "win_chance_exact", False))
     if not state.marks.available:
         mine = Fraction(objective.failed_value(StateArrays(board, rules, state.marks)), objective.scale(rules))
@@ -37,19 +49,64 @@ def seat_chances(state: GameState, dice: Any = None, rerolls_left: int = 0) -> l
         options = rank_markings(dice, board, state.marks, rules, objective)
         mine = options[0].value if options else Fraction(
             objective.failed_value(StateArrays(board, rules, state.marks)), objective.scale(rules))
+        exact_flag = bool(options[0].exact) if options and options[0].exact is not None else exact_flag
+    return share_the_rest(state, state.active, mine, exact_flag)
+
+
+def after_turn_chances(before: GameState, action: Event, now: GameState) -> list[tuple[Fraction, bool]]:
+    """Every seat's chance to win in ``now``, right after the turn that started in ``before``
+    ended with ``action`` (a :class:`Mark`, an :class:`UncheckedMark` or a :class:`Fail`): its
+    player's chance is the value the advice of that turn gives the choice made, under the same
+    objective (``win``: :func:`objective_names.advice_objective`), the others share the rest
+    (:func:`share_the_rest` in ``now``). Empty alone."""
+    from shelfie_solver.dice.objective_names import advice_objective
+
+    if before.players < 2:
+        return []
+    board, rules = before.board, before.rules
+    objective = advice_objective(CHANCE_OBJECTIVE, before)
+    arrays = StateArrays(board, rules, before.marks)
+    exact_flag = bool(getattr(objective, "win_chance_exact", False))
+    scale = objective.scale(rules)
+    if isinstance(action, Fail):
+        shelf_values = getattr(objective, "shelf_values", None)
+        worth = dict(shelf_values(arrays)) if callable(shelf_values) else {}
+        mine = Fraction(worth.get(action.shelf, objective.failed_value(arrays)), scale)
+    else:
+        cells = tuple(getattr(action, "cells"))
+        one = _item_set(before, cells)
+        mine = Fraction(int(objective.values(arrays, one)[0]), scale)
+        exact_of = getattr(objective, "exact_markings", None)
+        if callable(exact_of):
+            exact_flag = bool(exact_of(arrays, one)[0])
+    return share_the_rest(now, before.active, mine, exact_flag)
+
+
+def _item_set(state: GameState, cells: tuple[int, ...]) -> ItemSets:
+    """The one-row :class:`board.ItemSets` of the items ``cells`` (1 to ``combinations_per_turn``)."""
+    sets = item_sets(state.board, state.rules.combinations_per_turn)
+    row = np.array(tuple(sorted(cells)) + (-1,) * (sets.cells.shape[1] - len(cells)), dtype=np.int64)
+    found = np.flatnonzero((sets.cells == row).all(axis=1))
+    return sets.take(found[:1])
+
+
+def share_the_rest(state: GameState, seat: int, mine: Fraction, exact_flag: bool) -> list[tuple[Fraction, bool]]:
+    """``seat``'s chance ``mine`` and the others' shares of the rest, in seat order: with two
+    players the other's is ``1 - mine`` (exact when ``mine`` is); with more, the rest is shared in
+    proportion to the model's chance of each as if they had just played (an estimate)."""
+    board, rules, n = state.board, state.rules, state.players
     out: list[tuple[Fraction, bool]] = [(Fraction(0), False)] * n
-    out[me] = (mine, exact_flag)
-    others = [j for j in range(n) if j != me]
+    out[seat] = (mine, exact_flag)
+    others = [j for j in range(n) if j != seat]
     if n == 2:
         out[others[0]] = (1 - mine, exact_flag)
         return out
     raw = {}
     for j in others:
-        seen = replace(state, active=j)
-        objective_j = win_objective(seen)
-        m, a, mp, ap = StateArrays(board, rules, state.sheets[j]).line_totals
-        raw[j] = Fraction(int(objective_j.chance_of(StateArrays(board, rules, state.sheets[j]), m[None], a[None],
-                                                     mp[None], ap[None])[0]), CHANCE_SCALE)
+        objective_j = win_objective(replace(state, active=j))
+        arrays = StateArrays(board, rules, state.sheets[j])
+        m, a, mp, ap = arrays.line_totals
+        raw[j] = Fraction(int(objective_j.chance_of(arrays, m[None], a[None], mp[None], ap[None])[0]), CHANCE_SCALE)
     total = sum(raw.values(), Fraction(0))
     for j in others:
         out[j] = ((1 - mine) * raw[j] / total if total else (1 - mine) / len(others), False)

@@ -103,6 +103,9 @@ class KeptGame:
         rerolls_left: re-rolls left with these dice (D7); 0 after a :class:`Stop`.
         actions: how many actions were taken (undo counts these).
         stopped: the active player recorded a :class:`Stop` this turn (D7: the dice are final).
+        last_turn: the last turn that ended, as ``(the state it started from, the action that
+            ended it: a marking or a failed result)``; ``None`` before any (the chance to win at
+            a turn's start is that turn's figure for the choice made, :mod:`play.chances`).
     """
 
     board: Board
@@ -114,6 +117,7 @@ class KeptGame:
     rerolls_left: int = 0
     actions: int = 0
     stopped: bool = False
+    last_turn: tuple[GameState, Event] | None = None
 
     @property
     def over(self) -> GameOver | None:
@@ -205,8 +209,10 @@ def act(table: KeptGame, action: Action) -> KeptGame:
         after, made = apply(table.position, action, table.players)
     except ActionError as error:
         raise KeptGameError(str(error)) from None
+    ended = isinstance(action[0], (Mark, UncheckedMark, Fail))
     return KeptGame(table.board, table.rules, table.players, table.events + made, after.state, after.dice,
-                    after.rerolls_left, table.actions + 1, after.stopped)
+                    after.rerolls_left, table.actions + 1, after.stopped,
+                    (table.state, action[0]) if ended else table.last_turn)
 
 
 def split_actions(events: Sequence[Event]) -> Iterator[tuple[int, Action]]:

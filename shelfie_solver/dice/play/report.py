@@ -183,7 +183,8 @@ def compact_sheets(table: KeptGame) -> list[str]:
 
 def table_chances(table: KeptGame) -> list[tuple[Fraction, bool]]:
     """Every seat's chance to win now and whether it is exact (D20): the shares of victory when
-    the game is over, else :func:`chances.seat_chances`; empty alone."""
+    the game is over; at a turn's start the figure the last turn's advice gave the choice made
+    (:func:`chances.after_turn_chances`); else :func:`chances.seat_chances`; empty alone."""
     if len(table.players) < 2:
         return []
     over = table.over
@@ -192,8 +193,10 @@ def table_chances(table: KeptGame) -> list[tuple[Fraction, bool]]:
 
         return [(share(s, [t for j, t in enumerate(over.scores) if j != seat]), True)
                 for seat, s in enumerate(over.scores)]
-    from shelfie_solver.dice.play.chances import seat_chances
+    from shelfie_solver.dice.play.chances import after_turn_chances, seat_chances
 
+    if table.dice is None and table.last_turn is not None:  # a turn's start: the figure of the turn before
+        return after_turn_chances(*table.last_turn, table.state)
     return seat_chances(table.state, table.dice, table.rerolls_left if table.dice is not None else 0)
 
 

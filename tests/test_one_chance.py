@@ -1,0 +1,66 @@
+"""One position, one chance to win (D20): the chance the advice shows for the marking (or the shelf
+given up, D13) a player makes is the chance ``play status`` shows right after it is recorded, and
+every seat's chances add up to 1 — in fresh-seed games of 2, 3 and 4 players played by the advice.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from shelfie_solver.dice.board import load_board
+from shelfie_solver.dice.game.events import Fail, Hold, Mark, Roll, Stop
+from shelfie_solver.dice.play.gamefile import act, start_kept_game
+from shelfie_solver.dice.play.report import step_advice, table_chances
+from shelfie_solver.dice.game.dice_sources import GeneratorDice
+from shelfie_solver.dice.rules import DEFAULT_RULES
+
+
+def play_by_the_advice(players: int, seed: int) -> list[tuple[Fraction, Fraction, list[Fraction]]]:
+    """A game played by ``win``'s advice at the final dice (holds drawn at random from the seed, so
+    the games vary); per turn ``(chance shown for the choice, status right after, every seat's)``."""
+    rules = DEFAULT_RULES
+    board = load_board(None, rules)
+    rng = np.random.default_rng(seed)
+    source = GeneratorDice(rng)
+    names = tuple(f"P{i}" for i in range(players))
+    kept = start_kept_game(board, rules, names, int(rng.integers(players)))
+    found = []
+    while kept.over is None:
+        seat = kept.active
+        dice = source.roll((0,) * rules.n_sides, rules)
+        kept = act(kept, (Roll(seat, dice, rules.rerolls),))
+        while kept.rerolls_left and rng.random() < 0.6:
+            keep = tuple(int(rng.integers(d + 1)) for d in kept.dice)
+            if keep == kept.dice:
+                break
+            dice = source.roll(keep, rules)
+            kept = act(kept, (Hold(seat, keep), Roll(seat, dice, kept.rerolls_left - 1)))
+        if kept.rerolls_left:
+            kept = act(kept, (Stop(seat),))
+        advice = step_advice(kept, "win")
+        assert advice is not None
+        if advice.markings:
+            best = advice.markings[0]
+            shown, action = best.value, Mark(seat, best.marking.cells)
+        else:
+            best_shelf = advice.failed[0]
+            shown, action = best_shelf.value, Fail(seat, best_shelf.shelf, best_shelf.lost_items)
+        assert shown is not None
+        kept = act(kept, (action,))
+        chances = table_chances(kept)
+        found.append((shown, chances[seat][0], [c for c, _ in chances]))
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players, seed", [(2, 11), (2, 12), (3, 13), (4, 14)])
+def test_the_chance_shown_is_the_chance_right_after(players, seed):
+    turns = play_by_the_advice(players, seed)
+    assert len(turns) >= 2 * players
+    for shown, status, seats in turns:
+        assert abs(shown - status) <= Fraction(5, 1000)  # within 0.5 points (it is equal by construction)
+        assert sum(seats) == 1
+        assert all(0 <= c <= 1 for c in seats)
