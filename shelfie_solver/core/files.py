@@ -22,6 +22,7 @@ operating-system lock, so it works on Windows as on POSIX.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import secrets
@@ -268,7 +269,13 @@ def locked(path: str | os.PathLike[str], error: type[ValueError] = FileWriteErro
             try:
                 lock_descriptor(fd)
             except OSError as failed:
-                raise error(f"cannot lock {text}: {_reason(failed)}") from None
+                if failed.errno != errno.ENOSYS:
+                    raise error(f"cannot lock {text}: {_reason(failed)}") from None
+                os.close(fd)
+                fd = -1
+                _remove(lock_path)
+                yield from _soft_locked(final, lock_path, text, error)
+                return
             try:
                 same = os.path.samestat(opened, os.lstat(lock_path))
             except FileNotFoundError:
@@ -280,4 +287,22 @@ def locked(path: str | os.PathLike[str], error: type[ValueError] = FileWriteErro
                     _remove(lock_path)  # while still held; fails on Windows (the file is open): it stays
                 return
         finally:
-            os.close(fd)  # releases the lock
+            if fd >= 0:
+                os.close(fd)  # releases the lock
+
+
+def _soft_locked(final: Path, lock_path: Path, text: str, error: type[ValueError]) -> Iterator[Path]:
+    """:func:`locked` where the system has no lock for the file (``flock`` missing: ENOSYS, as on
+    some network file systems): ``filelock``'s soft lock, a marker file made exclusively
+    (``.NAME.lock.soft``) and removed on leaving."""
+    from filelock import SoftFileLock
+
+    try:
+        soft = SoftFileLock(f"{lock_path}.soft")
+        soft.acquire()
+    except OSError as failed:
+        raise error(f"cannot lock {text}: {_reason(failed)}") from None
+    try:
+        yield final
+    finally:
+        soft.release()
