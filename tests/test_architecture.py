@@ -93,3 +93,68 @@ def test_layers(lower: str, higher: str) -> None:
     wrong = sorted({f"{importer} -> {imported}" for importer, imported, _ in _imports()
                     if importer.startswith(lower + ".") and (imported == higher or imported.startswith(higher + "."))})
     assert not wrong, wrong
+
+
+# --- the map's words kept true ------------------------------------------------------------------
+
+NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+def _contracts() -> list[dict]:
+    import tomllib
+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
+
+
+def _package_docstring() -> str:
+    return ast.get_docstring(ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))) or ""
+
+
+@pytest.mark.parametrize("source", ["docs/architecture.md", "shelfie_solver/__init__.py"])
+def test_every_document_cited_exists(source: str):
+    """The rules files and other pages cited by the map and the package docstring are the
+    project's own paths (docs/rules.md, docs/tile-rules.md), not names of copies elsewhere."""
+    text = (ROOT / source).read_text(encoding="utf-8")
+    cited = set(re.findall(r"(?<![\w./-])((?:[\w-]+/)*[\w.-]+\.md)\b", text))
+    assert "docs/rules.md" in cited and "docs/tile-rules.md" in cited
+    missing = sorted(c for c in cited if not (ROOT / c).is_file())
+    assert not missing, f"{source} cites files that do not exist: {missing}"
+
+
+def test_the_layer_count_said_is_the_contracts():
+    """The map says how many layers there are, draws as many, and the first contract has as
+    many; the package docstring says the same number and names every top package."""
+    layers = _contracts()[0]["layers"]
+    text = MAP.read_text(encoding="utf-8")
+    said = re.search(r"shelfie-solve is (\w+) layers", text)
+    assert said and NUMBERS[said.group(1)] == len(layers), (said and said.group(0), layers)
+    drawn = re.search(r"```\n(.*?)```", text, re.S)
+    assert drawn and len(drawn.group(1).strip().splitlines()) == len(layers)
+    for line, layer in zip(drawn.group(1).strip().splitlines(), layers):
+        packages = [name.strip().rsplit(".", 1)[-1] for name in layer.split("|")]
+        assert [w.rstrip("/") for w in line.split()[:len(packages)]] == packages, (line, layer)
+    doc = _package_docstring()
+    count = re.search(r"in (\w+) layers", doc)
+    assert count and NUMBERS[count.group(1)] == len(layers)
+    for package in ("core", "dice", "tile", "web", "cli"):
+        assert f":mod:`.{package}`" in doc, package
+
+
+def test_the_dice_layers_drawn_are_the_contracts():
+    (contract,) = [c for c in _contracts() if c.get("containers") == ["shelfie_solver.dice"]]
+    text = MAP.read_text(encoding="utf-8")
+    drawn = re.findall(r"```\n(.*?)```", text, re.S)[1].strip().splitlines()
+    assert [line.split(" (")[0].strip() for line in drawn] == [layer.strip("()") for layer in contract["layers"]]
+
+
+def test_click_is_only_in_cli():
+    """The forbidden contract, by the source too (imports inside functions and TYPE_CHECKING count)."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.relative_to(PACKAGE).parts[0] == "cli":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            found += [f"{path.relative_to(ROOT)}:{node.lineno}" for n in names if n.split(".")[0] == "click"]
+    assert not found, found

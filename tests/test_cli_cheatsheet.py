@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from shelfie_solver.dice.cheatsheet import output as core
 from shelfie_solver.cli import cheatsheet as command
 from shelfie_solver.cli import main
+from shelfie_solver.core import progress
 
 from conftest import EXAMPLES, assert_one_line_error
 
@@ -57,7 +58,7 @@ def test_other_rules_and_board(tmp_path: Path) -> None:
 
 def test_progress_on_stderr_when_slow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(command, "PROGRESS_AFTER_SECONDS", 0.0)
-    monkeypatch.setattr(command, "_stderr_is_terminal", lambda: True)
+    monkeypatch.setattr(progress, "stderr_is_terminal", lambda: True)
     result = cheatsheet("--output", str(tmp_path), "--format", "csv")
     assert result.exit_code == 0, result.output
     assert "Computing the cheat sheet" in result.stderr

@@ -13,7 +13,9 @@ HEAVY = ("numba", "scipy", "matplotlib", "networkx", "importlib.metadata", "shel
          "shelfie_solver.dice.game.events", "shelfie_solver.dice.game.dice_sources",
          "shelfie_solver.dice.game.turn", "shelfie_solver.dice.game.record", "shelfie_solver.core.parallel",
          # only the JSON / CSV formats and JSON input files need these (core/report.py, core/inputs.py)
-         "json", "csv")
+         "json", "csv",
+         # only a table with wide characters (core/report.py); a file lock, a progress bar
+         "wcwidth", "filelock", "tqdm")
 
 
 def _run(code: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -42,3 +44,16 @@ def test_openblas_threads_set_before_numpy_loads():
             "print(os.environ['OPENBLAS_NUM_THREADS'])\n")
     assert _run(code).stdout.strip() == "1"
     assert _run(code, OPENBLAS_NUM_THREADS="2").stdout.strip() == "2"
+
+
+def test_a_table_with_wide_characters_is_laid_out_as_tabulate_with_wcwidth_lays_it_out():
+    """wcwidth is imported only for a table with text other than printable ASCII; such a table
+    comes out exactly as tabulate, imported the usual way (with wcwidth), gives it."""
+    rows = [["名前", "1"], ["Zoë", "22"], ["plain", "3"]]
+    ours = _run("from shelfie_solver.core.report import _tabulate\n"
+                f"print(_tabulate(['seat', 'n'], {rows!r}, 'simple'))")
+    theirs = _run("import tabulate\nassert tabulate.wcwidth is not None\n"
+                  f"print(tabulate.tabulate({rows!r}, ['seat', 'n'], tablefmt='simple', disable_numparse=True))")
+    assert ours.returncode == 0 and theirs.returncode == 0, ours.stderr + theirs.stderr
+    assert ours.stdout == theirs.stdout
+    assert "名前    1" in ours.stdout  # two wide characters take four columns

@@ -8,10 +8,6 @@ and writes the files whole or not at all.
 from __future__ import annotations
 
 import os
-import sys
-import time
-from contextlib import ExitStack
-from typing import Any
 
 import click
 
@@ -27,42 +23,13 @@ from shelfie_solver.dice.cheatsheet.output import (
     write_files,
 )
 from shelfie_solver.core.files import FileWriteError, resolve_target
+from shelfie_solver.core.progress import progress_bar
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.workload import check_work
 from shelfie_solver.cli.options import board_option, load_setup, marks_option, rules_option
 
-#: Seconds a sheet may take before a progress bar appears on stderr.
+#: Seconds a sheet may take before a progress bar appears on stderr (when it is a terminal).
 PROGRESS_AFTER_SECONDS = 1.0
-
-
-class DelayedProgress:
-    """A ``progress(done, total)`` callback that opens a click progress bar on stderr, when stderr
-    is a terminal, only once :data:`PROGRESS_AFTER_SECONDS` have passed, so quick sheets print
-    nothing."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.started = time.monotonic()
-        self.shown = 0
-        self.bar: Any = None
-        self.stack = ExitStack()
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.bar is None:
-            # a bar for people at a terminal, nothing for pipes and tests (as `simulate`)
-            if not _stderr_is_terminal() or time.monotonic() - self.started < PROGRESS_AFTER_SECONDS:
-                return
-            self.bar = self.stack.enter_context(click.progressbar(length=total, label=self.label, file=sys.stderr))
-        self.bar.update(done - self.shown)
-        self.shown = done
-
-    def close(self) -> None:
-        """Finish the bar, if one was opened."""
-        self.stack.close()
-
-
-def _stderr_is_terminal() -> bool:
-    return sys.stderr.isatty()
 
 
 def sheet_solves(board: Board, marks: Marks, rules: Ruleset) -> int:
@@ -101,10 +68,7 @@ def cheatsheet_command(board_path: str | None, rules_path: str | None, marks_tex
             resolve_target(os.path.join(output, name))
         except FileWriteError as error:
             raise OutputError(f"--output {output}: {error}") from None
-    progress = DelayedProgress("Computing the cheat sheet")
-    try:
-        files = generate(board, marks, rules, (fmt,), progress)
-    finally:
-        progress.close()
+    with progress_bar("Computing the cheat sheet", delay=PROGRESS_AFTER_SECONDS) as bar:  # quick sheets: nothing
+        files = generate(board, marks, rules, (fmt,), bar.reach if bar else None)
     written = write_files(files, output)
     click.echo("Wrote " + ", ".join(str(path) for path in written))

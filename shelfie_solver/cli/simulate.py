@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import math
-import sys
 from typing import Any
 
 import click
 
 from shelfie_solver.core.parallel import signals_raise
+from shelfie_solver.core.progress import progress_bar
 from shelfie_solver.core.report import TABLE_WIDTH, Report, exact, render
 from shelfie_solver.core.stats import Estimate, Summary
 from shelfie_solver.core.tournament import MAX_GAMES
@@ -50,12 +50,9 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
                                 inputs=[board_path, rules_path, *player_files(players_text)])
     save = save_path is not None
     with signals_raise():  # Ctrl-C / SIGTERM: workers stopped, temporary file removed, one line
-        if sys.stderr.isatty():  # a progress bar for people, nothing for pipes and tests
-            with click.progressbar(length=games, label="Playing", file=sys.stderr, show_pos=True) as bar:
-                summary, lines = simulate(board, rules, players, games, seed, workers, save=save,
-                                          progress=bar.update, scheduler=scheduler)
-        else:
-            summary, lines = simulate(board, rules, players, games, seed, workers, save=save, scheduler=scheduler)
+        with progress_bar("Playing", games) as bar:  # a bar for people, nothing for pipes and tests
+            summary, lines = simulate(board, rules, players, games, seed, workers, save=save,
+                                      progress=bar.advance if bar else None, scheduler=scheduler)
         if save_path is not None:
             from shelfie_solver.dice.game.record import save_games
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import re
-import sys
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +17,7 @@ from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.wholegame.binary_table import is_binary
 from shelfie_solver.dice.wholegame.solver import MAX_STATES, GameSolution, check_size, solve_game, state_count
 from shelfie_solver.dice.wholegame.values import save_table
+from shelfie_solver.core.progress import Progress, progress_bar
 from shelfie_solver.core.report import TABLE_WIDTH, Report, decimal, exact, render
 from shelfie_solver.cli.options import (board_option, format_option, jobs_option, load_setup, check_output,
                       resolve_workers, rules_option, scheduler_option)
@@ -81,22 +82,19 @@ def solve_game_command(board_path: str | None, rules_path: str | None, save_path
                                      "replace it. Expected another name", param_hint="'--save'")
     workers = resolve_workers(jobs, scheduler)
     total = state_count(board, rules)
-    if sys.stderr.isatty():
-        with click.progressbar(length=total, label="Solving", file=sys.stderr, show_pos=True) as bar:
-            solution = solve_game(board, rules, checkpoint_dir, progress=lambda _, n: bar.update(n),
-                                  jobs=workers, scheduler=scheduler)
-    else:
-        solution = solve_game(board, rules, checkpoint_dir, jobs=workers, scheduler=scheduler)
+    with progress_bar("Solving", total) as bar:  # a bar for people, nothing for pipes and tests
+        solution = solve_game(board, rules, checkpoint_dir, progress=_layer_steps(bar), jobs=workers,
+                              scheduler=scheduler)
     if save_path is not None:
         save_table(save_path, solution)
     click.echo(render(solve_report(solution, save_path, width=TABLE_WIDTH if fmt == "table" else None), fmt,
                       width=TABLE_WIDTH), nl=False)
 
 
-def _progress(total: int) -> Any:
-    """A progress bar on stderr when it is a terminal, else ``None``."""
-    return click.progressbar(length=total, label="Solving", file=sys.stderr, show_pos=True) \
-        if sys.stderr.isatty() else None
+def _layer_steps(bar: Progress | None) -> Callable[[int, int], None] | None:
+    """The solvers' ``progress(layer, states just solved)`` callback advancing ``bar`` (``None``
+    without a bar)."""
+    return None if bar is None else lambda _, n: bar.advance(n)
 
 
 def refuse_in_checkpoints(target: str, checkpoint_dir: str | None) -> None:
@@ -136,13 +134,9 @@ def float_command(board: Board, rules: Ruleset, board_path: str | None, rules_pa
             refuse_in_checkpoints(target, checkpoint_dir)
             check_output(target, "--save", [board_path, rules_path])
     workers = resolve_workers(jobs, scheduler)
-    bar = _progress(state_count(board, rules))
-    if bar is not None:
-        with bar:
-            solution = solve_float(board, rules, checkpoint_dir, progress=lambda _, n: bar.update(n),
-                                   jobs=workers, scheduler=scheduler)
-    else:
-        solution = solve_float(board, rules, checkpoint_dir, jobs=workers, scheduler=scheduler)
+    with progress_bar("Solving", state_count(board, rules)) as bar:
+        solution = solve_float(board, rules, checkpoint_dir, progress=_layer_steps(bar), jobs=workers,
+                               scheduler=scheduler)
     saved_bound = None
     if save_path is not None:
         save_binary(save_path, board, rules, solution.values, solution.bound, dtype)

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -11,6 +10,7 @@ import click
 from shelfie_solver.core.errors import shorten
 from shelfie_solver.tile.errors import TileError
 from shelfie_solver.core.files import write_text_atomically
+from shelfie_solver.core.progress import progress_bar
 from shelfie_solver.core.report import TABLE_WIDTH, Report, exact, render, wrap_lines
 from shelfie_solver.core.tournament import MAX_GAMES
 from shelfie_solver.tile.advise import PARTS, RankedMove
@@ -268,13 +268,9 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
     rules, layout, cards = load_ruleset(rules_path), load_layout(layout_path), load_cards(cards_path)
     players = parse_tile_players(players_text)
     seed, workers = prepare_run(save_path, seed, jobs, scheduler, inputs=[rules_path, layout_path, cards_path])
-    if sys.stderr.isatty():
-        with click.progressbar(length=games, label="Playing", file=sys.stderr, show_pos=True) as bar:
-            summary, lines = simulate_tile(rules, layout, cards, players, games, seed, workers, save_path is not None,
-                                           progress=bar.update, scheduler=scheduler)
-    else:
+    with progress_bar("Playing", games) as bar:  # a bar for people, nothing for pipes and tests
         summary, lines = simulate_tile(rules, layout, cards, players, games, seed, workers, save_path is not None,
-                                       scheduler=scheduler)
+                                       progress=bar.advance if bar else None, scheduler=scheduler)
     if save_path is not None:
         write_text_atomically(save_path, "".join(f"{line}\n" for line in lines))
     click.echo(render(_summary_report(summary, layout.name, save_path), fmt, width=TABLE_WIDTH), nl=False)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import functools
-import sys
 from typing import Any
 
 import click
 
 from shelfie_solver.core.files import FileWriteError, write_text_atomically
+from shelfie_solver.core.progress import progress_bar
 from shelfie_solver.dice.learned.train import PLAYER_COUNTS, TrainError, fit_table, model_text, tasks_total, train
 from shelfie_solver.cli.options import (board_option, jobs_option, check_output, load_setup, resolve_workers, rules_option,
                       scheduler_option)
@@ -100,13 +100,9 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
                             report=lines.append, scheduler=scheduler, solitaire_boards=solitaire_boards,
                             solitaire_hard=solitaire_hard, solitaire_float=solitaire_float,
                             solitaire_shapes=solitaire_shapes, solitaire_large=solitaire_large)
-    if sys.stderr.isatty():  # a progress bar for people, nothing for pipes and tests
-        with click.progressbar(length=tasks_total(games, iterations, players,
-                                                   solitaire_boards + solitaire_hard + solitaire_large),
-                               label="Self-play", file=sys.stderr, show_pos=True) as bar:
-            model = run(progress=bar.update)
-    else:
-        model = run()
+    with progress_bar("Self-play", tasks_total(games, iterations, players,
+                                               solitaire_boards + solitaire_hard + solitaire_large)) as bar:
+        model = run(progress=bar.advance if bar else None)  # a bar for people, nothing for pipes and tests
     try:
         write_text_atomically(output, model_text(model))
     except FileWriteError as error:

@@ -14,14 +14,21 @@ The rules, shared by :func:`replace_all`, :func:`write_text_atomically` and :fun
   file keeps its own, never ``mkstemp``'s ``0o600``;
 * on any failure (or interruption) the temporary files are removed and no target is left half
   written.
+
+:func:`locked` is the one lock of a read-change-write of such a file (the game file of ``play``
+and ``serve``, the tile position file of ``serve --tile``): the ``filelock`` package's
+operating-system lock, so it works on Windows as on POSIX.
 """
 
 from __future__ import annotations
 
+import errno
+import hashlib
 import os
 import secrets
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 from shelfie_solver.core.errors import ShelfieError
@@ -206,3 +213,96 @@ def create_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8"
     finally:
         _remove(temp)
     return final
+
+
+def lock_file_path(final: Path) -> Path:
+    """The hidden lock file :func:`locked` uses for the file ``final``: ``.NAME.lock`` beside it
+    (a long name shortened, with a hash of the whole name, so it still fits the file system)."""
+    name = final.name
+    if len(name) > 200:
+        name = f"{name[:40]}.{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
+    return final.with_name(f".{name}.lock")
+
+
+@contextmanager
+def locked(path: str | os.PathLike[str], error: type[ValueError] = FileWriteError) -> Iterator[Path]:
+    """Hold an exclusive lock on the file ``path`` names (symbolic links followed:
+    :func:`resolve_target`) while inside, against other processes and other threads alike, so
+    that two read-change-writes of the file never interleave. The file need not exist yet.
+
+    The lock is the ``filelock`` package's operating-system lock (``flock`` on POSIX,
+    ``LockFileEx`` on Windows: :func:`filelock.lock_descriptor`), taken on a hidden lock file
+    beside the target (:func:`lock_file_path`), not on the target itself: writers replace the
+    target (:func:`write_text_atomically`), and Windows can neither replace an open file nor
+    read a locked one through a second handle. After the lock is taken, the lock file is checked
+    to be still the one at its path; if it was removed or replaced meanwhile, the lock is taken
+    again on the new one. On leaving, the holder removes the lock file while still holding it
+    (waiters then lock again), so none is left behind on POSIX; on Windows an open file cannot be
+    removed and it stays, empty.
+
+    Yields:
+        The target (symbolic links followed).
+    Raises:
+        error (a :class:`~errors.ShelfieError` subclass, :class:`FileWriteError` by default): the
+            path is refused by :func:`resolve_target`, or the lock file cannot be created or locked
+            (one line naming the path and the reason).
+    """
+    try:
+        final = resolve_target(path)
+    except FileWriteError as refused:
+        raise error(str(refused)) from None
+    from filelock import lock_descriptor  # imported here: only the commands that write a kept file lock one
+
+    text = os.fspath(path)
+    lock_path = lock_file_path(final)
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    while True:
+        try:
+            fd = os.open(lock_path, flags, 0o666)
+        except OSError as failed:
+            raise error(f"cannot lock {text}: cannot create the lock file {lock_path.name} in {final.parent} "
+                        f"({_reason(failed)})") from None
+        try:
+            opened = os.fstat(fd)
+            if not stat.S_ISREG(opened.st_mode):
+                raise error(f"cannot lock {text}: {lock_path} is not a regular file; remove it")
+            try:
+                lock_descriptor(fd)
+            except OSError as failed:
+                if failed.errno != errno.ENOSYS:
+                    raise error(f"cannot lock {text}: {_reason(failed)}") from None
+                os.close(fd)
+                fd = -1
+                _remove(lock_path)
+                yield from _soft_locked(final, lock_path, text, error)
+                return
+            try:
+                same = os.path.samestat(opened, os.lstat(lock_path))
+            except FileNotFoundError:
+                same = False
+            if same:
+                try:
+                    yield final
+                finally:
+                    _remove(lock_path)  # while still held; fails on Windows (the file is open): it stays
+                return
+        finally:
+            if fd >= 0:
+                os.close(fd)  # releases the lock
+
+
+def _soft_locked(final: Path, lock_path: Path, text: str, error: type[ValueError]) -> Iterator[Path]:
+    """:func:`locked` where the system has no lock for the file (``flock`` missing: ENOSYS, as on
+    some network file systems): ``filelock``'s soft lock, a marker file made exclusively
+    (``.NAME.lock.soft``) and removed on leaving."""
+    from filelock import SoftFileLock
+
+    try:
+        soft = SoftFileLock(f"{lock_path}.soft")
+        soft.acquire()
+    except OSError as failed:
+        raise error(f"cannot lock {text}: {_reason(failed)}") from None
+    try:
+        yield final
+    finally:
+        soft.release()

@@ -212,6 +212,8 @@ def _tabulate(headers: list[str], rows: list[list[Any]], style: str, padding: in
     tabulate = import_tabulate()  # imported here: JSON and CSV output never need it
     import tabulate as module
 
+    if module.wcwidth is None and not _plain_ascii(headers, rows):
+        _wide_characters(module)
     saved = module.MIN_PADDING
     if padding is not None:
         module.MIN_PADDING = padding
@@ -326,16 +328,45 @@ def rank_text(rank: int, ranks: list[int]) -> str:
     return f"{rank}=" if ranks.count(rank) > 1 else str(rank)
 
 
+def _plain_ascii(headers: list[str], rows: list[list[Any]]) -> bool:
+    """Whether every header and cell is printable ASCII (or a line break), whose display width
+    is its length: wcwidth would measure each the same."""
+    texts = [*headers, *(cell for row in rows for cell in row)]
+    return all(str(text).isascii() and all(" " <= c <= "~" or c == "\n" for c in str(text)) for text in texts)
+
+
+def _wide_characters(module: Any) -> None:
+    """Turn on tabulate's wide-character widths (``wcwidth``, when installed), as importing
+    tabulate with wcwidth would have: a table with non-ASCII text (a player's name in CJK
+    characters, an emoji) aligns by display width."""
+    try:
+        import wcwidth
+    except ImportError:
+        return
+    module.wcwidth = wcwidth
+    module.WIDE_CHARS_MODE = True
+
+
 def import_tabulate() -> Any:
-    """``tabulate.tabulate``, imported without loading ``importlib.metadata``.
+    """``tabulate.tabulate``, imported without loading ``importlib.metadata`` or ``wcwidth``.
 
     tabulate's ``__init__`` asks ``importlib.metadata`` for its own version string, which costs
     about a third of ``advise``'s start-up (the module and a scan of site-packages; docs/performance.md),
     and then takes the version from its ``version`` module anyway. When ``importlib.metadata``
     is not loaded yet, a stand-in answering "not found" is in place for that one import only.
+    tabulate also imports ``wcwidth`` (and with it ``secrets`` and ``hashlib``: 20-50 ms of
+    ``advise``'s start-up) for the display width of wide characters; it is imported only for a
+    table that has a character other than printable ASCII (:func:`_wide_characters`), where the
+    widths differ from the lengths, so every table is laid out as before.
     """
     import sys
 
+    if "tabulate" not in sys.modules and "wcwidth" not in sys.modules:
+        sys.modules["wcwidth"] = None  # type: ignore[assignment]  # `import wcwidth` fails: tabulate's wcwidth is None
+        try:
+            return import_tabulate()
+        finally:
+            del sys.modules["wcwidth"]
     if "tabulate" not in sys.modules and "importlib.metadata" not in sys.modules:
         import types
 

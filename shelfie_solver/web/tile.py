@@ -13,7 +13,8 @@ endpoints over a position sent whole by the page, in the keys of a ``tile advise
 * with a position file (``serve GAME --tile FILE.json``) :meth:`TilePage.read_file` and
   :meth:`TilePage.write_file`: the file read and written whole (JSON, ``core/files.py``), each
   write checked against the revision (the SHA-256 of the bytes) the page read, as the dice page's
-  writes are; only a position ``tile advise`` accepts is written.
+  writes are, under the file's lock (:func:`files.locked`); only a position ``tile advise``
+  accepts is written.
 """
 
 from __future__ import annotations
@@ -21,12 +22,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 from shelfie_solver.core.errors import ShelfieError, shorten
-from shelfie_solver.core.files import write_text_atomically
+from shelfie_solver.core.files import locked, write_text_atomically
 from shelfie_solver.core.inputs import MAX_FILE_BYTES, decode, open_regular
 from shelfie_solver.tile.advice_json import advise, parse_move
 from shelfie_solver.tile.errors import TileError
@@ -79,7 +79,6 @@ class TilePage:
     layout: Layout = field(default_factory=default_layout)
     cards: tuple[PersonalCard, ...] = field(default_factory=default_cards)
     file: str | None = None
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def info(self) -> dict[str, Any]:
         """Types (letter, name), the usable cells per player count (9 strings of 9, ``1``
@@ -230,7 +229,7 @@ class TilePage:
         raw = body.get("position")
         self.position(body)
         text = json.dumps(raw, indent=2) + "\n"
-        with self._lock:
+        with locked(self.file, TileError):  # other threads and other processes (a second serve)
             data = self._bytes()
             now = "" if data is None else hashlib.sha256(data).hexdigest()
             if now != revision:

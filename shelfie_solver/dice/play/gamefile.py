@@ -30,7 +30,6 @@ Decisions where the rules are silent:
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -44,7 +43,7 @@ from shelfie_solver.dice.board import Board, Marks, score_breakdown
 from shelfie_solver.dice.rolls import Counts
 from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.core.inputs import check_json_text, read_text
-from shelfie_solver.core.files import FileWriteError, create_text, resolve_target, write_text_atomically
+from shelfie_solver.core.files import FileWriteError, create_text, locked, resolve_target, write_text_atomically
 from shelfie_solver.dice.game.events import (
     MAX_PLAYERS,
     Event,
@@ -380,29 +379,20 @@ def create_file(path: str, table: KeptGame) -> None:
 
 @contextmanager
 def _locked(path: str) -> Iterator[None]:
-    """Hold an exclusive lock (``fcntl.flock``) on the game file ``path`` names now: after the
-    lock is taken the file is checked to be still the one at ``path`` (another writer replaces
-    the file, :func:`files.write_text_atomically`), else the lock is taken again."""
+    """Hold the exclusive lock of the game file ``path`` names now (:func:`files.locked`: the
+    ``filelock`` package's lock, on POSIX and Windows alike, on a lock file beside the game
+    file). Another writer replaces the game file (:func:`files.write_text_atomically`), so the
+    lock is not on the game file itself: the file is read after the lock is taken, and a lock
+    file replaced meanwhile is locked again."""
     try:
         real = resolve_target(path)
+        os.stat(real)
     except FileWriteError as error:
         raise KeptGameError(str(error)) from None
-    while True:
-        try:
-            fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO swapped in cannot block
-        except OSError as error:
-            raise KeptGameError(f"cannot read {path}: {error.strerror or error}") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            try:
-                same = os.path.samestat(os.fstat(fd), os.stat(real))
-            except FileNotFoundError:
-                same = False
-            if same:
-                yield
-                return
-        finally:
-            os.close(fd)
+    except OSError as error:
+        raise KeptGameError(f"cannot read {path}: {error.strerror or error}") from None
+    with locked(real, KeptGameError):
+        yield
 
 
 def update_file(path: str, change: Callable[[KeptGame], KeptGame]) -> tuple[KeptGame, KeptGame]:
