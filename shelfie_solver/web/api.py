@@ -330,31 +330,25 @@ class GameServer:
 
     def review(self) -> dict[str, Any]:
         """Every player's running difference to the best so far, as ``review --objective
-        OBJECTIVE`` counts it (:func:`dice.review.review`): the decisions reviewed, the total and
-        mean loss (exact ``p/q`` and float), the turns not reviewed (unchecked).
+        OBJECTIVE`` counts it (:func:`dice.review.review`), each player's entry the review
+        report's :func:`dice.review_report.progress_summary`: the decisions reviewed, the total
+        and mean loss (exact ``p/q`` and float), the turns not reviewed (unchecked).
 
         A player's review depends only on the events up to that player's last action, so it is
         kept per (seat, those events) and only the players who acted since are reviewed again."""
         from shelfie_solver.dice.review import review  # the engine's DP: only when asked
+        from shelfie_solver.dice.review_report import progress_summary
 
         table = read_kept_game(self.path)
         actions = list(split_actions(table.events))
         players = []
-        for seat, name in enumerate(table.players):
+        for seat in range(len(table.players)):
             ends = [i + len(a) for i, a in actions if getattr(a[0], "player", None) == seat]
             key = (seat, self.objective, table.events[:ends[-1]] if ends else table.events[:1])
             with self._lock:
                 entry = self._reviews.get(key)
             if entry is None:
-                result = review(table, seat, self.objective)
-                last = result.decisions[-1] if result.decisions else None
-                entry = {"player": name, "seat": seat + 1, "decisions": len(result.decisions),
-                         "turns": result.turns, "unchecked": result.unchecked,
-                         "total_loss": exact(result.total_loss), "total_loss_float": float(result.total_loss),
-                         "mean_loss": exact(result.mean_loss), "mean_loss_float": float(result.mean_loss),
-                         "last": None if last is None else {
-                             "kind": last.kind, "chosen": last.chosen, "best": last.best,
-                             "loss": exact(last.loss), "loss_float": float(last.loss)}}
+                entry = progress_summary(review(table, seat, self.objective))
                 with self._lock:
                     if len(self._reviews) > 256:
                         self._reviews.clear()
