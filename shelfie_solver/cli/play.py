@@ -32,13 +32,12 @@ from shelfie_solver.dice.play.gamefile import (
     KeptGameError,
     act,
     create_file,
-    draw_first,
-    new_kept_game,
     objective_for,
     read_kept_game,
     undo,
     update_file,
 )
+from shelfie_solver.dice.play.newgame import new_game
 from shelfie_solver.dice.play.reading import ReadingError
 from shelfie_solver.dice.play.report import describe, status_report, step_advice, step_report
 from shelfie_solver.cli.options import (
@@ -170,10 +169,7 @@ def new_command(game: str, players_text: str, first: str | None, seed: int | Non
                 rules_path: str | None, fmt: str) -> None:
     """Start a new game in the file GAME (which must not exist yet)."""
     rules, board, _ = load_setup(rules_path, board_path, None)
-    names = [n.strip() for n in players_text.split(",")]
-    table = new_kept_game(board, rules, names, 0)
-    seat = table.seat_of(first) if first is not None else draw_first(len(names), seed)
-    table = new_kept_game(board, rules, names, seat)
+    table = new_game(board, rules, players_text.split(","), first, seed)
     shown = _shown(None, table, DEFAULT_OBJECTIVE, 5, fmt)  # before the file: nothing written unless it all works
     create_file(game, table)
     click.echo(shown, nl=False)

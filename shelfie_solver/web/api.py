@@ -30,8 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from shelfie_solver.core.errors import ShelfieError
-from shelfie_solver.core.report import exact
-from shelfie_solver.dice.advise.report import LEARNED_LABELS, objective_notes
+from shelfie_solver.dice.advise.report import value_words
 from shelfie_solver.dice.board import line_points
 from shelfie_solver.dice.game.events import Block, Event
 from shelfie_solver.dice.play.gamefile import (
@@ -101,23 +100,13 @@ def digest_of(table: KeptGame) -> str:
 
 
 def value_unit(objective: str, opponents: bool) -> dict[str, str | bool]:
-    """What an advice ``value`` is in a player's words: ``label`` (the table's value header),
-    ``words`` (after the best value) and ``note`` (the footer): a ``learned`` value is the change
-    of a win-chance score in thousandths with opponents, points alone
-    (:data:`advise.report.LEARNED_LABELS`); the chance to win (``win`` with opponents, or the
-    exact ``win (exact)`` of the last turns) is a probability, ``percent`` set (alone ``win`` is
-    ``learned``'s points); other objectives name themselves."""
-    name = objective.strip().lower()
-    if opponents and (name == "win" or "win (exact)" in name or "win chance" in name):  # a chance to win (D20)
-        return {"label": "chance to win", "words": "the chance to win (D20)", "percent": True,
-                "note": "chance to win: the chance that this choice leads to a win (D20), exact on the last turns, "
-                        "else from the fitted model (docs/train.md); a shared victory counts its share."}
-    if name == "win":  # alone the chance to win is learned's expected final score
-        name = "learned"
-    if name.split(":", 1)[0].strip() == "learned":
-        label, words, note = LEARNED_LABELS[opponents]
-        return {"label": label, "words": words, "note": note}
-    return {"label": "value", "words": "", "note": " ".join(objective_notes(objective))}
+    """What an advice ``value`` is in a player's words, as ``advise`` and ``play`` word it
+    (:func:`advise.report.value_words`): ``label`` (the table's value header), ``words`` (what
+    the value is), ``percent`` (present and true for the chance to win, D20) and ``note`` (the
+    footer)."""
+    unit = value_words(objective, opponents)
+    return {"label": unit.header, "words": unit.words, **({"percent": True} if unit.chance else {}),
+            "note": " ".join(unit.notes)}
 
 
 def layout(table: KeptGame) -> dict[str, Any]:
