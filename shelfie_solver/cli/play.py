@@ -39,7 +39,7 @@ from shelfie_solver.dice.play.gamefile import (
 )
 from shelfie_solver.dice.play.newgame import new_game
 from shelfie_solver.dice.play.reading import ReadingError
-from shelfie_solver.dice.play.report import describe, status_report, step_advice, step_report
+from shelfie_solver.dice.play.report import action_report, describe, status_report, step_advice, undone_line
 from shelfie_solver.cli.options import (
     board_option,
     exact_option,
@@ -129,8 +129,7 @@ def _acting_options(func: Callable[..., Any]) -> Callable[..., Any]:
 def _shown(before: KeptGame | None, after: KeptGame, objective: str, top: int, fmt: str) -> str:
     """What the action did, then the advice of the next step (or the final table), rendered."""
     done = describe(before, after) if before is not None else []
-    report = step_report(after, objective, None if fmt == "json" else top)
-    report = replace(report, title=done + report.title, data={"done": done, **report.data})
+    report = action_report(after, objective, done, None if fmt == "json" else top)
     return render(report, fmt, width=TABLE_WIDTH, exact=exact_wanted())
 
 
@@ -266,8 +265,7 @@ def undo_command(game: str, count: int, fmt: str) -> None:
     """Take back the last N actions (default 1)."""
     _, after = update_file(game, lambda t: undo(t, count))
     report = status_report(after, markdown=fmt == "markdown")
-    click.echo(render(replace(report, title=[f"Undone: {count} action{'s' if count != 1 else ''} taken back."]
-                          + report.title), fmt, width=TABLE_WIDTH), nl=False)
+    click.echo(render(replace(report, title=[undone_line(count)] + report.title), fmt, width=TABLE_WIDTH), nl=False)
 
 
 @play_command.command("status")

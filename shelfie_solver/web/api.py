@@ -44,7 +44,7 @@ from shelfie_solver.dice.play.gamefile import (
     undo,
     update_file,
 )
-from shelfie_solver.dice.play.report import describe, status_report, step_report
+from shelfie_solver.dice.play.report import action_report, describe, status_report, undone_line
 from shelfie_solver.dice.play.session import (
     check_player,
     fail_action,
@@ -153,8 +153,7 @@ def advice_json(table: KeptGame, objective: str, done: list[str] | None = None) 
     """What ``play STEP GAME --format json`` prints after a step (``done``: what it did), or
     ``play advise GAME --format json`` (``done`` empty): the advice of the current step with the
     game's warnings, or the final table."""
-    report = step_report(table, objective, None)
-    return {"done": list(done or []), **report.data}
+    return action_report(table, objective, list(done or []), None).data
 
 
 def _text(body: dict[str, Any], key: str, default: str | None = None) -> str:
@@ -279,8 +278,7 @@ class GameServer:
             if after.actions >= table.actions:
                 done = describe(table, after)
             else:
-                count = table.actions - after.actions
-                done = [f"Undone: {count} action{'s' if count != 1 else ''} taken back."]
+                done = [undone_line(table.actions - after.actions)]
             answer = self.state(after, done)
             encode_answer(answer)  # the whole answer is made (and sendable) before the file is written
             answers.append(answer)
