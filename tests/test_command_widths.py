@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from shelfie_solver.cli import main
-from shelfie_solver.cli.solve_game import exact_lines
+from shelfie_solver.dice.wholegame.report import exact_lines
 from shelfie_solver.core.report import TABLE_WIDTH, fit_table
 
 from conftest import EXAMPLES, assert_fits

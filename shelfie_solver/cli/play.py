@@ -32,15 +32,14 @@ from shelfie_solver.dice.play.gamefile import (
     KeptGameError,
     act,
     create_file,
-    draw_first,
-    new_kept_game,
     objective_for,
     read_kept_game,
     undo,
     update_file,
 )
+from shelfie_solver.dice.play.newgame import new_game
 from shelfie_solver.dice.play.reading import ReadingError
-from shelfie_solver.dice.play.report import describe, status_report, step_advice, step_report
+from shelfie_solver.dice.play.report import action_report, describe, status_report, step_advice, undone_line
 from shelfie_solver.cli.options import (
     board_option,
     exact_option,
@@ -130,8 +129,7 @@ def _acting_options(func: Callable[..., Any]) -> Callable[..., Any]:
 def _shown(before: KeptGame | None, after: KeptGame, objective: str, top: int, fmt: str) -> str:
     """What the action did, then the advice of the next step (or the final table), rendered."""
     done = describe(before, after) if before is not None else []
-    report = step_report(after, objective, None if fmt == "json" else top)
-    report = replace(report, title=done + report.title, data={"done": done, **report.data})
+    report = action_report(after, objective, done, None if fmt == "json" else top)
     return render(report, fmt, width=TABLE_WIDTH, exact=exact_wanted())
 
 
@@ -170,10 +168,7 @@ def new_command(game: str, players_text: str, first: str | None, seed: int | Non
                 rules_path: str | None, fmt: str) -> None:
     """Start a new game in the file GAME (which must not exist yet)."""
     rules, board, _ = load_setup(rules_path, board_path, None)
-    names = [n.strip() for n in players_text.split(",")]
-    table = new_kept_game(board, rules, names, 0)
-    seat = table.seat_of(first) if first is not None else draw_first(len(names), seed)
-    table = new_kept_game(board, rules, names, seat)
+    table = new_game(board, rules, players_text.split(","), first, seed)
     shown = _shown(None, table, DEFAULT_OBJECTIVE, 5, fmt)  # before the file: nothing written unless it all works
     create_file(game, table)
     click.echo(shown, nl=False)
@@ -270,8 +265,7 @@ def undo_command(game: str, count: int, fmt: str) -> None:
     """Take back the last N actions (default 1)."""
     _, after = update_file(game, lambda t: undo(t, count))
     report = status_report(after, markdown=fmt == "markdown")
-    click.echo(render(replace(report, title=[f"Undone: {count} action{'s' if count != 1 else ''} taken back."]
-                          + report.title), fmt, width=TABLE_WIDTH), nl=False)
+    click.echo(render(replace(report, title=[undone_line(count)] + report.title), fmt, width=TABLE_WIDTH), nl=False)
 
 
 @play_command.command("status")

@@ -30,8 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from shelfie_solver.core.errors import ShelfieError
-from shelfie_solver.core.report import exact
-from shelfie_solver.dice.advise.report import LEARNED_LABELS, objective_notes
+from shelfie_solver.dice.advise.report import value_words
 from shelfie_solver.dice.board import line_points
 from shelfie_solver.dice.game.events import Block, Event
 from shelfie_solver.dice.play.gamefile import (
@@ -45,7 +44,7 @@ from shelfie_solver.dice.play.gamefile import (
     undo,
     update_file,
 )
-from shelfie_solver.dice.play.report import describe, status_report, step_report
+from shelfie_solver.dice.play.report import action_report, describe, status_report, undone_line
 from shelfie_solver.dice.play.session import (
     check_player,
     fail_action,
@@ -101,23 +100,13 @@ def digest_of(table: KeptGame) -> str:
 
 
 def value_unit(objective: str, opponents: bool) -> dict[str, str | bool]:
-    """What an advice ``value`` is in a player's words: ``label`` (the table's value header),
-    ``words`` (after the best value) and ``note`` (the footer): a ``learned`` value is the change
-    of a win-chance score in thousandths with opponents, points alone
-    (:data:`advise.report.LEARNED_LABELS`); the chance to win (``win`` with opponents, or the
-    exact ``win (exact)`` of the last turns) is a probability, ``percent`` set (alone ``win`` is
-    ``learned``'s points); other objectives name themselves."""
-    name = objective.strip().lower()
-    if opponents and (name == "win" or "win (exact)" in name or "win chance" in name):  # a chance to win (D20)
-        return {"label": "chance to win", "words": "the chance to win (D20)", "percent": True,
-                "note": "chance to win: the chance that this choice leads to a win (D20), exact on the last turns, "
-                        "else from the fitted model (docs/train.md); a shared victory counts its share."}
-    if name == "win":  # alone the chance to win is learned's expected final score
-        name = "learned"
-    if name.split(":", 1)[0].strip() == "learned":
-        label, words, note = LEARNED_LABELS[opponents]
-        return {"label": label, "words": words, "note": note}
-    return {"label": "value", "words": "", "note": " ".join(objective_notes(objective))}
+    """What an advice ``value`` is in a player's words, as ``advise`` and ``play`` word it
+    (:func:`advise.report.value_words`): ``label`` (the table's value header), ``words`` (what
+    the value is), ``percent`` (present and true for the chance to win, D20) and ``note`` (the
+    footer)."""
+    unit = value_words(objective, opponents)
+    return {"label": unit.header, "words": unit.words, **({"percent": True} if unit.chance else {}),
+            "note": " ".join(unit.notes)}
 
 
 def layout(table: KeptGame) -> dict[str, Any]:
@@ -164,8 +153,7 @@ def advice_json(table: KeptGame, objective: str, done: list[str] | None = None) 
     """What ``play STEP GAME --format json`` prints after a step (``done``: what it did), or
     ``play advise GAME --format json`` (``done`` empty): the advice of the current step with the
     game's warnings, or the final table."""
-    report = step_report(table, objective, None)
-    return {"done": list(done or []), **report.data}
+    return action_report(table, objective, list(done or []), None).data
 
 
 def _text(body: dict[str, Any], key: str, default: str | None = None) -> str:
@@ -290,8 +278,7 @@ class GameServer:
             if after.actions >= table.actions:
                 done = describe(table, after)
             else:
-                count = table.actions - after.actions
-                done = [f"Undone: {count} action{'s' if count != 1 else ''} taken back."]
+                done = [undone_line(table.actions - after.actions)]
             answer = self.state(after, done)
             encode_answer(answer)  # the whole answer is made (and sendable) before the file is written
             answers.append(answer)
@@ -330,31 +317,25 @@ class GameServer:
 
     def review(self) -> dict[str, Any]:
         """Every player's running difference to the best so far, as ``review --objective
-        OBJECTIVE`` counts it (:func:`dice.review.review`): the decisions reviewed, the total and
-        mean loss (exact ``p/q`` and float), the turns not reviewed (unchecked).
+        OBJECTIVE`` counts it (:func:`dice.review.review`), each player's entry the review
+        report's :func:`dice.review_report.progress_summary`: the decisions reviewed, the total
+        and mean loss (exact ``p/q`` and float), the turns not reviewed (unchecked).
 
         A player's review depends only on the events up to that player's last action, so it is
         kept per (seat, those events) and only the players who acted since are reviewed again."""
         from shelfie_solver.dice.review import review  # the engine's DP: only when asked
+        from shelfie_solver.dice.review_report import progress_summary
 
         table = read_kept_game(self.path)
         actions = list(split_actions(table.events))
         players = []
-        for seat, name in enumerate(table.players):
+        for seat in range(len(table.players)):
             ends = [i + len(a) for i, a in actions if getattr(a[0], "player", None) == seat]
             key = (seat, self.objective, table.events[:ends[-1]] if ends else table.events[:1])
             with self._lock:
                 entry = self._reviews.get(key)
             if entry is None:
-                result = review(table, seat, self.objective)
-                last = result.decisions[-1] if result.decisions else None
-                entry = {"player": name, "seat": seat + 1, "decisions": len(result.decisions),
-                         "turns": result.turns, "unchecked": result.unchecked,
-                         "total_loss": exact(result.total_loss), "total_loss_float": float(result.total_loss),
-                         "mean_loss": exact(result.mean_loss), "mean_loss_float": float(result.mean_loss),
-                         "last": None if last is None else {
-                             "kind": last.kind, "chosen": last.chosen, "best": last.best,
-                             "loss": exact(last.loss), "loss_float": float(last.loss)}}
+                entry = progress_summary(review(table, seat, self.objective))
                 with self._lock:
                     if len(self._reviews) > 256:
                         self._reviews.clear()

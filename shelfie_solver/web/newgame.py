@@ -1,10 +1,10 @@
 """A new game from the page of ``shelfie-solve serve`` (docs/serve.md, ``POST /api/new``).
 
 When the game file named on the command line does not exist yet, ``serve`` starts anyway and
-the page shows a "New game" screen. :class:`NewGame` makes the game as ``play new`` does: the
-same click-free checks and messages (:func:`gamefile.new_kept_game`: 1 to 4 players, D1; names
-one word each, all different), who plays first by name or drawn at random (D5,
-:func:`gamefile.draw_first` from the server's ``--seed``), the server's board and rules, and
+the page shows a "New game" screen. :class:`NewGame` makes the game with ``play new``'s own
+click-free function, :func:`dice.play.newgame.new_game`: the same checks and messages (1 to 4
+players, D1; names one word each, all different), who plays first by name or drawn at random
+(D5, from the server's ``--seed``), on the server's board and rules; then
 :func:`gamefile.create_file`, which never overwrites a file. No path comes from the client: the
 file is the server's one game file.
 """
@@ -22,10 +22,10 @@ from shelfie_solver.dice.play.gamefile import (
     KeptGame,
     KeptGameError,
     create_file,
-    draw_first,
     new_kept_game,
     objective_for,
 )
+from shelfie_solver.dice.play.newgame import new_game
 from shelfie_solver.dice.rules import DEFAULT_RULES, Ruleset
 
 #: Longest player name accepted from a request (``new_kept_game`` checks the form).
@@ -97,9 +97,7 @@ class NewGame:
             raise KeptGameError('"first" must be a player\'s name, or absent/null to draw who plays first (D5)')
         if self.exists():
             raise self._exists()
-        table = new_kept_game(self.board, self.rules, players, 0)
-        seat = table.seat_of(first) if first is not None else draw_first(len(table.players), self.seed)
-        table = new_kept_game(self.board, self.rules, players, seat)
+        table = new_game(self.board, self.rules, players, first, self.seed)
         try:
             create_file(self.path, table)
         except KeptGameError:
@@ -108,7 +106,7 @@ class NewGame:
             raise
         how = "chosen" if first is not None else "drawn at random"
         return table, [f"New game in {os.path.basename(self.path)}: {', '.join(table.players)}; "
-                       f"{table.players[seat]} plays first ({how}, D5)."]
+                       f"{table.players[table.state.first]} plays first ({how}, D5)."]
 
     def _exists(self) -> GameExists:
         return GameExists(f"{os.path.basename(self.path)} exists already: a game is under way or finished and "

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from shelfie_solver.core.report import Report, decimal, exact, percent, rank_text
@@ -127,7 +127,8 @@ def advice_report(advice: Advice, top: int | None = None, opponents: bool | None
         return win_report(advice, title, data, top, why)
     if why:
         data["reason"] = why
-    words = _value_words(advice.objective, opponents)
+    unit = value_words(advice.objective, opponents)  # not the chance to win: that is win_report's
+    words = (unit.header, f" ({unit.words})" if unit.words else "", list(unit.notes))
     if advice.holds:
         report = _holds_report(advice, title, data, top, words)
     elif advice.markings:
@@ -172,27 +173,59 @@ def hold_record(hold: HoldOption, advice: Advice, chance: dict[str, Any] | None 
     }
 
 
-def _value_words(objective: str, opponents: bool) -> tuple[str, str, list[str]]:
-    """The value column's header, the words after the best hold's value and the footer lines that
-    say what a value of ``objective`` is: for ``learned`` (or ``learned:FILE``) a win-chance score
-    in thousandths with ``opponents``, points alone (:data:`LEARNED_LABELS`); else plain
-    ``value`` and :func:`objective_notes`."""
-    kind = objective.split(":", 1)[0].strip().lower()
-    if kind in ("learned", "win"):  # win: learned with 3-4 players
+@dataclass(frozen=True)
+class ValueWords:
+    """What a value of an objective is, in a player's words: the one wording ``advise``,
+    ``play`` and ``serve``'s page give (:func:`value_words`).
+
+    Attributes:
+        header: the value column's header (``value``, ``value (points)``, ``chance to win``...).
+        words: what the value is, said after it (e.g. ``the change of the expected final score,
+            in points``); ``""`` when the footer says it all.
+        notes: the footer lines explaining the value (docs/objectives.md, docs/train.md).
+        chance: the value is the chance to win (D20), a probability shown in percent.
+    """
+
+    header: str
+    words: str
+    notes: tuple[str, ...]
+    chance: bool = False
+
+
+#: The wording of the chance to win (D20) as a value (``win`` with opponents, or the exact
+#: ``win (exact)`` of the last turns): :data:`ValueWords.chance` set.
+CHANCE_WORDS = ValueWords(
+    "chance to win", "the chance to win (D20)",
+    ("chance to win: the chance that this choice leads to a win (D20), exact on the last turns, else from the "
+     "fitted model (docs/train.md); a shared victory counts its share.",), chance=True)
+
+
+def value_words(objective: str, opponents: bool) -> ValueWords:
+    """What a value of ``objective`` (its name, as :attr:`advice.Advice.objective` gives it) is,
+    with or without ``opponents``: with opponents ``win``, ``win-model`` and the exact
+    ``win (exact)`` value the chance to win (:data:`CHANCE_WORDS`); ``learned`` (or
+    ``learned:FILE``, or ``win`` alone: learned's expected final score) a win-chance score in
+    thousandths with ``opponents``, points alone (:data:`LEARNED_LABELS`); else plain ``value``
+    with :data:`VALUE_WORDS` and :func:`objective_notes`."""
+    name = objective.strip().lower()
+    kind = name.split(":", 1)[0].strip()
+    if opponents and (kind in ("win", "win-model") or "win (exact)" in name or "win chance" in name):
+        return CHANCE_WORDS
+    if kind in ("learned", "win"):
         header, words, note = LEARNED_LABELS[opponents]
-        return header, f" ({words})", [note]
-    return "value", VALUE_WORDS.get(kind, ""), objective_notes(objective)
+        return ValueWords(header, words, (note,))
+    return ValueWords("value", VALUE_WORDS.get(kind, ""), tuple(objective_notes(objective)))
 
 
 #: What the best hold's value is, in words, after the number (the footer says more): a
 #: surrogate such as the strategic potential is never shown as a bare number.
 VALUE_WORDS = {
-    "strategic": " (potential points: points now plus credit for lines on their way)",
-    "points": " (points this turn)",
-    "marks": " (items marked)",
-    "safe": " (chance of marking an item)",
-    "cell": " (chance of marking that item)",
-    "table": " (the expected final score, in points)",
+    "strategic": "potential points: points now plus credit for lines on their way",
+    "points": "points this turn",
+    "marks": "items marked",
+    "safe": "chance of marking an item",
+    "cell": "chance of marking that item",
+    "table": "the expected final score, in points",
 }
 
 

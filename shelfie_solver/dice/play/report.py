@@ -3,6 +3,7 @@ did, the final table (as :class:`core.report.Report`, so every format comes from
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -69,6 +70,19 @@ def step_report(table: KeptGame, objective: str, top: int | None = 10) -> Report
     report.notes = notes + report.notes
     report.data = {"turn": turn_data(table), "warnings": notes, **report.data}
     return report
+
+
+def action_report(table: KeptGame, objective: str, done: list[str], top: int | None = 10) -> Report:
+    """What a step of ``play`` (and a write of ``serve``) shows: ``done``, the lines of what the
+    action did (:func:`describe`, :func:`undone_line`), above the advice of the next step or the
+    final table (:func:`step_report`); JSON ``{"done": [...], ...}`` then the step's own keys."""
+    report = step_report(table, objective, top)
+    return replace(report, title=done + report.title, data={"done": done, **report.data})
+
+
+def undone_line(count: int) -> str:
+    """What an undo of ``count`` actions did, in one line."""
+    return f"Undone: {count} action{'s' if count != 1 else ''} taken back."
 
 
 def turn_data(table: KeptGame) -> dict[str, Any]:

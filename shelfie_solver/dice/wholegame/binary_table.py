@@ -150,10 +150,19 @@ def scale_exponent(values: np.ndarray) -> int:
     return found
 
 
+def stored_bound(values: np.ndarray, bound: Fraction, dtype: str = "float64") -> Fraction:
+    """The rounding-error bound (points, exact) of ``values`` (solved within ``bound``) once
+    stored as ``dtype``: with ``float32`` it grows by the storage's rounding, ``2^-24`` of the
+    largest value; ``float64`` stores them as they are."""
+    if dtype == "float32":
+        return bound + Fraction(float(np.max(values, initial=0.0))) / 2**24
+    return bound
+
+
 def save_binary(path: str, board: Board, rules: Ruleset, values: np.ndarray, bound: Fraction,
                 dtype: str = "float64") -> Path:
     """Write the binary table ``path`` (``T.npy``) and its header ``T.json`` whole or not at all.
-    With ``float32`` the bound grows by the storage's rounding (``2^-24`` of the largest value).
+    With ``float32`` the bound grows by the storage's rounding (:func:`stored_bound`).
 
     Raises:
         FileWriteError: a file cannot be written.
@@ -161,8 +170,7 @@ def save_binary(path: str, board: Board, rules: Ruleset, values: np.ndarray, bou
     import json
 
     stored = np.asarray(values, dtype=DTYPES[dtype])
-    if dtype == "float32":
-        bound += Fraction(float(np.max(values, initial=0.0))) / 2**24
+    bound = stored_bound(values, bound, dtype)
     index = state_index(board, rules)
     empty = Marks.empty(board)
     header = {"format": BINARY_FORMAT, **fingerprint(board, rules), "states": index.count, "dtype": dtype,

@@ -1,0 +1,105 @@
+"""The report of a tournament of either game (``shelfie-solve simulate``, docs/simulate.md;
+``shelfie-solve tile simulate``, docs/tile.md), click-free: one column per seat and one row per
+statistic, each a mean with its 95% interval (:class:`~shelfie_solver.core.stats.Estimate`),
+the game length, the leader and the pairwise margins above. Each game passes its own parts
+(:class:`TournamentParts`: what a game is called, where it is played, its statistics, how a
+margin reads, its notes); the shape, the numbers' wording and the JSON are the same for both.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from shelfie_solver.core.report import Report, decimal, exact, percent
+from shelfie_solver.core.stats import Estimate, Margin, Summary
+
+
+def interval_text(e: Estimate, as_percent: bool = False) -> str:
+    """An estimate for a table cell: ``mean [low, high]`` (its 95% interval; a percentage with
+    ``as_percent``), or ``mean [one game: no interval]``."""
+    if math.isnan(e.low):
+        return f"{decimal(e.mean, 2)} [one game: no interval]"
+    if as_percent:
+        return f"{percent(e.mean, 1)} [{e.low * 100:.1f}%, {e.high * 100:.1f}%]"
+    return f"{decimal(e.mean, 2)} [{e.low:.2f}, {e.high:.2f}]"
+
+
+def estimate_data(e: Estimate) -> dict[str, Any]:
+    """An estimate as JSON: the exact mean (``"p/q"``) and its float, the standard deviation and
+    the 95% interval (``None`` for one game)."""
+    ci = None if math.isnan(e.low) else [e.low, e.high]
+    return {"mean": exact(e.mean), "mean_float": float(e.mean), "sd": e.sd, "ci95": ci}
+
+
+def seat_label(summary: Summary, seat: int) -> str:
+    """A seat's column header, e.g. ``seat 1: solver`` (1-based seat, its strategy)."""
+    return f"seat {seat + 1}: {summary.players[seat]}"
+
+
+@dataclass(frozen=True)
+class TournamentParts:
+    """What one game puts into :func:`tournament_report`.
+
+    Attributes:
+        game: what one game is called in the title, ``"game"`` or ``"tile game"`` (an ``s`` is
+            added for several).
+        place: where the games were played, as the title names it and the JSON key: e.g.
+            ``("board", "default")`` or ``("layout", "standard")``.
+        statistics: the per-seat statistics reported, ``(key, row label)`` in row order (keys
+            of :attr:`SeatSummary.stats`; ``win`` is shown in percent).
+        margin: the words of a pairwise margin after ``"seat 1: A vs seat 2: B: "``.
+        notes: the footer lines (the saved file's line follows them).
+        spread: the statistics followed by a row of their standard deviation over games
+            (``"<key> standard deviation"``).
+        data: keys added to the JSON after ``seats`` (e.g. the margins).
+        records: the CSV records (``None``: the table's rows).
+    """
+
+    game: str
+    place: tuple[str, str]
+    statistics: Sequence[tuple[str, str]]
+    margin: Callable[[Margin], str]
+    notes: Sequence[str]
+    spread: frozenset[str] = frozenset()
+    data: Mapping[str, Any] = field(default_factory=dict)
+    records: list[dict[str, Any]] | None = None
+
+
+def tournament_report(summary: Summary, parts: TournamentParts, saved: str | None = None) -> Report:
+    """The report of a tournament: the games, players, place and seed, the game length, the
+    leader's win rate (with two seats or more) and each pairwise margin above; one row per
+    statistic and one column per seat, each ``mean [low, high]`` (95% interval); the game's
+    notes and, when the games were ``saved`` (a path), where. Rendered at a width, a table too
+    wide for it is split into tables of as many seats as fit, each led by the statistic column.
+    JSON: ``games``, ``players``, ``seed``, the place, ``rounds``, ``leader`` (1-based) and
+    per seat every statistic (:func:`estimate_data`), then :attr:`TournamentParts.data`."""
+    seats = summary.seats
+    where, name = parts.place
+    title = [f"{summary.games} {parts.game}{'s' if summary.games != 1 else ''} of {', '.join(summary.players)} "
+             f"on {where} {name!r}, seed {summary.seed}",
+             f"Game length: {interval_text(summary.rounds)} rounds (95% interval)"]
+    if len(seats) > 1:
+        title.append(f"Leader: {seat_label(summary, summary.leader)}, "
+                     f"win rate {interval_text(seats[summary.leader].stats['win'], as_percent=True)}")
+    title += [f"{seat_label(summary, m.leader)} vs {seat_label(summary, m.other)}: {parts.margin(m)}"
+              for m in summary.margins]
+    headers = ["statistic"] + [seat_label(summary, s.seat) for s in seats]
+    rows: list[list[Any]] = []
+    for key, label in parts.statistics:
+        rows.append([label] + [interval_text(s.stats[key], as_percent=key == "win") for s in seats])
+        if key in parts.spread:
+            rows.append([f"{key} standard deviation"] + [f"{s.stats[key].sd:.2f}" for s in seats])
+    data: dict[str, Any] = {
+        "games": summary.games, "players": list(summary.players), "seed": summary.seed, where: name,
+        "rounds": estimate_data(summary.rounds), "leader": summary.leader + 1,
+        "seats": [{"seat": s.seat + 1, "strategy": s.strategy,
+                   **{key: estimate_data(s.stats[key]) for key, _ in parts.statistics}} for s in seats],
+        **parts.data}
+    notes = list(parts.notes)
+    if saved:
+        notes.append(f"Games saved to {saved} (JSON Lines, replayable).")
+    return Report(title, headers, rows, data, notes, records=parts.records,
+                  split=[headers[:1], *([h] for h in headers[1:])])  # at 80 columns: as many seats a table as fit

@@ -1,0 +1,159 @@
+"""The report of ``shelfie-solve review`` (docs/review.md), click-free: one row per decision of
+the reviewed player, the summary above and the five costliest decisions below, in the
+objective's units or, with opponents and the default objective, in the chance to win (D20);
+and :func:`progress_summary`, the running difference to the best that ``serve``'s page shows
+(docs/serve.md), from the same :class:`~shelfie_solver.dice.review.Review`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from shelfie_solver.core.report import Report, decimal, exact
+from shelfie_solver.dice.play.gamefile import KeptGame
+from shelfie_solver.dice.review import BLUNDER, INACCURACY, MISTAKE, Decision, Review, describe_dice, severity
+
+
+def _row(number: int, d: Decision, table: KeptGame) -> list[Any]:
+    """A row of the table in the objective's units; the dice as ``PPBCCJ (2)`` (re-rolls left), as
+    :func:`_win_row`, so the table fits 80 columns (JSON and CSV have ``rerolls_left``)."""
+    return [number, d.round, d.kind, describe_dice(d, table).replace(" left)", ")"), d.chosen, d.best,
+            decimal(d.chosen_value),
+            decimal(d.best_value), decimal(d.loss)]
+
+
+def _pp(value: Fraction) -> str:
+    """A change of win chance in percentage points, signed."""
+    return f"{float(value) * 100:+.1f}"
+
+
+def _win_row(number: int, d: Decision, table: KeptGame) -> list[Any]:
+    return [number, d.round, d.kind, describe_dice(d, table).replace(" left)", ")"), d.chosen, d.best,
+            f"{float(d.chosen_value) * 100:.1f}%", f"{float(d.loss) * 100:.1f}", severity(d.loss)]
+
+
+def _record(i: int, d: Decision, table: KeptGame, win: bool = False) -> dict[str, Any]:
+    """The JSON record of decision ``i`` (0-based); ``win`` adds the win-chance fields (D20)."""
+    record: dict[str, Any] = {
+        "number": i + 1, "round": d.round, "decision": d.kind, "dice": describe_dice(d, table).split()[0],
+        "rerolls_left": d.rerolls_left, "chosen": d.chosen, "best": d.best,
+        "chosen_value": exact(d.chosen_value), "best_value": exact(d.best_value)}
+    if win:
+        record |= {"win_chance": exact(d.chosen_value), "win_chance_float": float(d.chosen_value)}
+    record |= {"loss": exact(d.loss), "loss_float": float(d.loss)}
+    if win:
+        record |= {"loss_points": float(d.loss) * 100, "class": severity(d.loss)}
+    return record
+
+
+def _summary(result: Review, threshold: Fraction, records: list[dict[str, Any]], costly: tuple[int, ...],
+             counts: dict[str, int] | None = None) -> dict[str, Any]:
+    """The JSON summary of a review; ``counts`` (the win review's classes) comes before the costliest."""
+    return {"decisions": len(result.decisions), "mean_loss": exact(result.mean_loss),
+            "mean_loss_float": float(result.mean_loss), "mean_loss_per_turn": exact(result.mean_loss_per_turn),
+            "total_loss": exact(result.total_loss), "threshold": exact(threshold),
+            "over_threshold": result.over(threshold), **(counts or {}),
+            "costliest": [records[i] for i in costly]}
+
+
+def _costliest_notes(result: Review, table: KeptGame, costly: tuple[int, ...],
+                     loss_text: Callable[[Fraction], str]) -> list[str]:
+    """The notes listing the costliest decisions (positions ``costly``), each loss worded by
+    ``loss_text`` (points, or percentage points of win chance)."""
+    notes = ["Costliest decisions:" if costly else "No decision lost anything: every choice ties the best."]
+    notes += [f"round {d.round}, {d.kind} with {describe_dice(d, table)}: chose {d.chosen}, best {d.best}, "
+              f"loss {loss_text(d.loss)}" for d in (result.decisions[i] for i in costly)]
+    return notes
+
+
+def review_report(result: Review, table: KeptGame, threshold: Fraction, game: int = 1) -> Report:
+    """The report of ``shelfie-solve review`` (one row per decision; summary above, the five
+    costliest below); ``game`` is the file's game reviewed, counted from 1 (``--game``)."""
+    if result.win:
+        return _win_report(result, table, threshold, game)
+    decisions = result.decisions
+    title = [f"Review of {result.player} (seat {result.seat + 1}) in game {game}, objective {result.objective}: "
+             f"{len(decisions)} decision{'s' if len(decisions) != 1 else ''} in {result.turns} "
+             f"turn{'s' if result.turns != 1 else ''}",
+             f"Mean loss per decision {decimal(result.mean_loss)} = {exact(result.mean_loss)}; "
+             f"per turn {decimal(result.mean_loss_per_turn)}; total {decimal(result.total_loss)}",
+             f"Decisions losing more than {decimal(threshold)}: {result.over(threshold)}"]
+    if result.unchecked:
+        title.append(f"Not reviewed: {result.unchecked} turn(s) entered without dice (unchecked).")
+    headers = ["#", "round", "decision", "dice", "chosen", "best", "chosen value", "best value", "loss"]
+    rows = [_row(i + 1, d, table) for i, d in enumerate(decisions)]
+    costly = result.costliest(5)
+    notes = _costliest_notes(result, table, costly, decimal)
+    notes.append("Values: expected objective value with optimal play afterwards (holds), the objective's value "
+                 "(markings), the change of line potential (shelves, D13). Loss = best - chosen.")
+
+    records = [_record(i, d, table) for i, d in enumerate(decisions)]
+    data = {"game": game, "player": result.player, "seat": result.seat + 1, "objective": result.objective,
+            "decisions": records, "turns": result.turns, "unchecked": result.unchecked,
+            "summary": _summary(result, threshold, records, costly)}
+    # within 80 columns: the round is also in the costliest list, the best value is chosen + loss
+    return Report(title, headers, rows, data, notes, records, narrow=["round", "best value"])
+
+
+def _win_report(result: Review, table: KeptGame, threshold: Fraction, game: int) -> Report:
+    """The review in the chance to win (D20): losses in percentage points, classified, with the
+    result and how the chance moved (luck, decisions, the others' turns)."""
+    decisions = result.decisions
+    counts = result.counts()
+    title = [f"Review of {result.player} (seat {result.seat + 1}) in game {game}, objective {result.objective}: "
+             f"{len(decisions)} decision{'s' if len(decisions) != 1 else ''} in {result.turns} "
+             f"turn{'s' if result.turns != 1 else ''}; values are the chance to win (D20)"]
+    if result.result is not None:
+        outcome = "won" if result.result == 1 else "lost" if result.result == 0 else f"shared the victory ({result.result})"
+        title.append(f"Result: {outcome}; scores " + ", ".join(
+            f"{name} {score}" for name, score in zip(table.players, table.scores())))
+    if result.start is not None:
+        end = result.result if result.result is not None else (result.curve[-1].value if result.curve else result.start)
+        title.append(f"Chance to win: {float(result.start) * 100:.1f}% at the first turn, {float(end) * 100:.1f}% "
+                     f"{'at the end' if result.result is not None else 'now'}: luck (the dice) {_pp(result.luck)} "
+                     f"points, decisions {_pp(-result.total_loss)}, the others' turns {_pp(result.others)}")
+    title.append(f"Decisions losing win chance: {counts['inaccuracy']} inaccurac{'y' if counts['inaccuracy'] == 1 else 'ies'} "
+                 f"(>= {float(INACCURACY) * 100:.0f} points), {counts['mistake']} mistake"
+                 f"{'s' if counts['mistake'] != 1 else ''} (>= {float(MISTAKE) * 100:.0f}), {counts['blunder']} "
+                 f"blunder{'s' if counts['blunder'] != 1 else ''} (>= {float(BLUNDER) * 100:.0f}); total loss "
+                 f"{float(result.total_loss) * 100:.1f} points; {result.over(threshold)} losing more than "
+                 f"{float(threshold) * 100:g} (--threshold)")
+    if result.unchecked:
+        title.append(f"Not reviewed: {result.unchecked} turn(s) entered without dice (unchecked).")
+    headers = ["#", "round", "kind", "dice", "chosen", "best", "chance", "loss", "class"]
+    narrow = ["round"]  # the table within 80 columns: the round is also in the costliest list
+    rows = [_win_row(i + 1, d, table) for i, d in enumerate(decisions)]
+    costly = result.costliest(5)
+    notes = _costliest_notes(result, table, costly, lambda loss: f"{float(loss) * 100:.1f} points of win chance")
+    notes.append("chance: the chance to win after the choice made (holds: with the best play afterwards); loss: "
+                 "the best choice's chance minus it, in percentage points; class: docs/review.md.")
+
+    records = [_record(i, d, table, win=True) for i, d in enumerate(decisions)]
+    data = {"game": game, "player": result.player, "seat": result.seat + 1, "objective": result.objective,
+            "unit": "win chance", "decisions": records, "turns": result.turns, "unchecked": result.unchecked,
+            "result": exact(result.result) if result.result is not None else None,
+            "start": exact(result.start) if result.start is not None else None,
+            "luck": exact(result.luck), "luck_float": float(result.luck),
+            "others": exact(result.others), "others_float": float(result.others),
+            "curve": [{"round": p.round, "what": p.what, "win_chance": exact(p.value),
+                       "win_chance_float": float(p.value)} for p in result.curve],
+            "summary": _summary(result, threshold, records, costly, counts)}
+    return Report(title, headers, rows, data, notes, records, narrow=narrow)
+
+
+def progress_summary(result: Review) -> dict[str, Any]:
+    """The running difference to the best of one player so far, as ``serve``'s page shows it
+    (docs/serve.md, ``GET /api/review``): the player's name and 1-based seat, the decisions reviewed,
+    the turns and those not reviewed (unchecked), the total and mean loss as exact ``"p/q"`` and
+    float (in the objective's units; a probability for the chance to win, D20), and the last
+    decision (its kind, choice, best and loss) or ``None``."""
+    last = result.decisions[-1] if result.decisions else None
+    return {"player": result.player, "seat": result.seat + 1, "decisions": len(result.decisions),
+            "turns": result.turns, "unchecked": result.unchecked,
+            "total_loss": exact(result.total_loss), "total_loss_float": float(result.total_loss),
+            "mean_loss": exact(result.mean_loss), "mean_loss_float": float(result.mean_loss),
+            "last": None if last is None else {
+                "kind": last.kind, "chosen": last.chosen, "best": last.best,
+                "loss": exact(last.loss), "loss_float": float(last.loss)}}
