@@ -590,9 +590,9 @@ class Learned:
         return max((value for _, value in self.shelf_values(state)), default=0)
 
     def kernel_inputs(self, state: StateArrays) -> tuple[Any, ...]:
-        """The arguments of the compiled kernels (:func:`engine.kernel._learned_worth` from
+        """The arguments of the compiled kernels (:func:`learned.kernel._learned_worth` from
         ``m`` to ``win_scale``, with the item values after ``n_shelves``, as
-        :func:`engine.kernel._learned_turn` takes them) for the sheet ``state``."""
+        :func:`learned.kernel._learned_turn` takes them) for the sheet ``state``."""
         board, rules = state.board, state.rules
         m, a, mp, ap = state.line_totals
         arrays = _kernel_arrays(self, board)
@@ -605,13 +605,13 @@ class Learned:
                            points: np.ndarray, masks: np.ndarray,
                            losing: bool) -> tuple[np.ndarray, np.ndarray] | None:
         """:meth:`positions` of ``K`` candidate sheets by the compiled kernel
-        (:func:`engine.kernel._learned_worth`, numba), or ``None`` without numba: each candidate
+        (:func:`learned.kernel._learned_worth`, numba), or ``None`` without numba: each candidate
         is the line changes ``ids (K, W)`` (padded with -1) into ``lines``/``counts``/``points``
         ``(D,)``, marking (``losing`` False) or losing (``losing`` True, D13) ``counts`` items
         worth ``points`` on ``lines``. Returns ``V (K+1,)`` (the last: the sheet as it
         is, :meth:`before`) and ``usable (K+1,)`` (D4, by the sets' bit ``masks``; every
         candidate when ``masks`` is empty). The same integers as :meth:`positions`."""
-        from shelfie_solver.dice.engine.kernel import kernel_function
+        from shelfie_solver.dice.learned.kernel import kernel_function
 
         worth = kernel_function("_learned_worth")
         if worth is None:
@@ -668,7 +668,7 @@ def _line_sizes(board: Board) -> np.ndarray:
 
 
 def _kernel_arrays(objective: Learned, board: Board) -> tuple[np.ndarray, ...]:
-    """The arrays :func:`engine.kernel._learned_worth` reads from ``objective`` (made once per
+    """The arrays :func:`learned.kernel._learned_worth` reads from ``objective`` (made once per
     objective): line coefficients ``(3, 4, L, 5)``, global weights ``(3, 4)``, the context term
     ``(3,)``, the opponents' sums ``(3,)``, values ``(J, 3)`` and blocking ``(J, 3, L)`` (J = 0
     when absent), the win-chance spreads."""
@@ -763,10 +763,11 @@ def _kernel_weights(weights: np.ndarray, board: Board) -> tuple[np.ndarray, np.n
 def _compiled_opponents(weights: np.ndarray, board: Board, rules: Ruleset, sheets: tuple[Marks, ...], active: int,
                         ends: dict[int, int], turn: int) -> tuple[np.ndarray, np.ndarray | None] | None:
     """What :func:`game_objective` needs of the opponents, by one compiled call per opponent
-    (:func:`engine.kernel._learned_blocks`, numba): their ``P`` ``int64 (J, 3)`` in phases
+    (:func:`learned.kernel._learned_blocks`, numba): their ``P`` ``int64 (J, 3)`` in phases
     ``(ends[j], 2, 3)`` (:func:`player_values`) and :func:`block_values` (with
     :data:`BLOCKING`; else None). The same integers; ``None`` without numba."""
-    from shelfie_solver.dice.engine.kernel import cell_lines, kernel_function
+    from shelfie_solver.dice.engine.kernel import cell_lines
+    from shelfie_solver.dice.learned.kernel import kernel_function
 
     blocks = kernel_function("_learned_blocks")
     if blocks is None:
