@@ -11,9 +11,10 @@ import pytest
 from shelfie_solver.dice.board import Marks, item_sets, parse_marks
 from shelfie_solver.dice.game.events import GameState
 from shelfie_solver.dice.game.turn import play_seeded
-from shelfie_solver.dice.learned.objective import (FEATURE_NAMES, N_FEATURES, VALUE_SCALE, WEIGHT_SCALE, Learned, LearnedModel,
-                                    ModelError, default_model, game_objective, model_from_dict,
-                                    solitaire_objective, state_objective)
+from shelfie_solver.dice.learned.model_file import (FEATURE_NAMES, LearnedModel, ModelError, N_FEATURES, WEIGHT_SCALE,
+                                                    default_model, model_from_dict)
+from shelfie_solver.dice.learned.objective import (Learned, VALUE_SCALE, game_objective, solitaire_objective,
+                                                   state_objective)
 from shelfie_solver.dice.objective_names import parse_objective
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.strategies import LearnedStrategy, strategy_named
@@ -212,7 +213,7 @@ def test_expected_final_score_headline_stays_within_what_the_sheet_can_reach(tmp
     from shelfie_solver.cli import main
     from pathlib import Path
 
-    from shelfie_solver.dice.learned.objective import FEATURE_NAMES, WEIGHT_SCALE, LearnedModel, default_model
+    from shelfie_solver.dice.learned.model_file import FEATURE_NAMES, LearnedModel, WEIGHT_SCALE, default_model
     from shelfie_solver.dice.learned.train import model_text
 
     small = str(Path(__file__).resolve().parents[1] / "examples" / "boards" / "small.toml")

@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from shelfie_solver.dice.learned import objective as learned
 from shelfie_solver.dice.board import Marks, parse_marks, score
-from shelfie_solver.dice.learned.objective import (N_CONTEXT, N_FEATURES, WEIGHT_SCALE, LearnedModel, feature_vector,
-                                    game_objective, load_model, prior_weights)
+from shelfie_solver.dice.learned.model_file import LearnedModel, N_CONTEXT, N_FEATURES, WEIGHT_SCALE, load_model
+from shelfie_solver.dice.learned.objective import feature_vector, game_objective, prior_weights
 from shelfie_solver.dice.objectives import StateArrays
 
 from conftest import assert_one_line_error

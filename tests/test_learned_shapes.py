@@ -19,20 +19,9 @@ from conftest import assert_one_line_error, small_rules
 from shelfie_solver.cli import main
 from shelfie_solver.dice.board import Board, Marks, load_board
 from shelfie_solver.dice.learned import train as tr
-from shelfie_solver.dice.learned.objective import (
-    MAX_WEIGHT,
-    N_FEATURES,
-    PHASES,
-    SHAPES_KEY,
-    LearnedModel,
-    ModelError,
-    check_weights,
-    game_objective,
-    load_model,
-    model_from_dict,
-    shape_key,
-    solitaire_objective,
-)
+from shelfie_solver.dice.learned.model_file import (LearnedModel, MAX_WEIGHT, ModelError, N_FEATURES, PHASES,
+                                                    SHAPES_KEY, check_weights, load_model, model_from_dict, shape_key)
+from shelfie_solver.dice.learned.objective import game_objective, solitaire_objective
 from shelfie_solver.dice.learned.train import (
     BOARD_STREAM,
     LARGE_STREAM,
@@ -175,7 +164,7 @@ def test_for_board_takes_the_shape_table_in_solitaire_only(board, rules):
 def test_a_shape_table_changes_the_advice_on_that_shape_only(board, rules):
     # The constant of the 3 x 3 table differs: solitaire values on small.toml differ by the
     # objective's before() (phase 3: the sheet is empty), those on the 5 x 5 board do not.
-    from shelfie_solver.dice.learned.objective import FEATURE_NAMES
+    from shelfie_solver.dice.learned.model_file import FEATURE_NAMES
     from shelfie_solver.dice.objectives import StateArrays
 
     small = load_board(BOARDS / "small.toml", rules)

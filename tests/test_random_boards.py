@@ -16,7 +16,7 @@ from shelfie_solver.dice.board import load_board
 from shelfie_solver.cli import main
 from shelfie_solver.dice.wholegame.solver import solve_game, state_count
 from shelfie_solver.dice.board import board_to_dict
-from shelfie_solver.dice.learned.objective import load_model
+from shelfie_solver.dice.learned.model_file import load_model
 from shelfie_solver.dice.rules import DEFAULT_RULES
 from shelfie_solver.dice.learned.train import BOARD_STREAM, HARD_STREAM, fit_boards, fit_table
 
@@ -186,8 +186,8 @@ def test_pooled_fit_solves_the_ridge_problem_of_all_states():
     from fractions import Fraction
 
     from shelfie_solver.dice.board import Marks, score
-    from shelfie_solver.dice.learned.objective import (N_CONTEXT, N_FEATURES, WEIGHT_SCALE, feature_vector,
-                                        prior_weights)
+    from shelfie_solver.dice.learned.model_file import N_CONTEXT, N_FEATURES, WEIGHT_SCALE
+    from shelfie_solver.dice.learned.objective import feature_vector, prior_weights
 
     boards = rb.random_boards(np.random.SeedSequence(9), 2, DEFAULT_RULES, 200)  # 2 x 3, 3 x 2: lines can score
     assert all(max(b.n_shelves, b.n_columns) >= 3 for b in boards)

@@ -38,7 +38,8 @@ from shelfie_solver.dice.engine.kernel import TurnArrays
 from shelfie_solver.dice.joker import is_all_jokers
 from shelfie_solver.dice.learned.kernel import kernel_function as learned_kernel_function
 from shelfie_solver.dice.learned.kernel import learned_deltas
-from shelfie_solver.dice.learned.objective import Learned, LearnedModel, default_model, model_named, state_objective
+from shelfie_solver.dice.learned.model_file import LearnedModel, default_model, model_named
+from shelfie_solver.dice.learned.objective import Learned, state_objective
 from shelfie_solver.dice.objectives import Objective, Points, StateArrays, Strategic
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.win_chance import BeforeLastWin, LastTurnWin, exact_objective

@@ -9,7 +9,7 @@ context and the points they add from then to the end of the game (D17-D19). Per 
 players and phase the weights solve the ridge least-squares problem
 ``(X^T X + ridge * I) w = X^T y + ridge * w0``, shrunk toward the strategic potential's shape
 ``w0`` (:func:`learned.objective.prior_weights`), and are rounded to integers over
-:data:`learned.objective.WEIGHT_SCALE`. Solitaire fits every feature; with opponents only the global
+:data:`learned.model_file.WEIGHT_SCALE`. Solitaire fits every feature; with opponents only the global
 features are fitted and the line features keep ``w0`` (:func:`free_features`). With
 ``solitaire_boards`` the solitaire weights are instead fitted to the exact value tables of random
 small boards (:func:`fit_boards`; how the shipped ones were made, docs/train.md).
@@ -38,8 +38,10 @@ from shelfie_solver.core.files import FileWriteError, write_text_atomically
 from shelfie_solver.dice.game.events import Game, GameOver, Pass, Roll, Start, apply_to_sheets
 from shelfie_solver.dice.game.turn import play_seeded
 from shelfie_solver.dice.sheet_rules import end_trigger_shelves
-from shelfie_solver.dice.learned.objective import (GLOBAL_FEATURES, N_CONTEXT, N_FEATURES, PHASES, SHAPES_KEY, WEIGHT_SCALE,
-                      LearnedModel, feature_vector, check_weights, shape_key, model_from_dict, prior_weights, table_context, threats)
+from shelfie_solver.dice.learned.model_file import (GLOBAL_FEATURES, LearnedModel, N_CONTEXT, N_FEATURES, PHASES,
+                                                    SHAPES_KEY, WEIGHT_SCALE, check_weights, model_from_dict,
+                                                    shape_key)
+from shelfie_solver.dice.learned.objective import feature_vector, prior_weights, table_context, threats
 from shelfie_solver.dice.rules import Ruleset
 
 if TYPE_CHECKING:

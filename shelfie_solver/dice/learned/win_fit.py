@@ -11,7 +11,8 @@ import numpy as np
 
 from shelfie_solver.dice.board import Board, parse_marks
 from shelfie_solver.dice.game.events import Game, GameOver, GameState, Pass, Roll, Start, apply_to_sheets
-from shelfie_solver.dice.learned.objective import LearnedModel, default_model, state_objective
+from shelfie_solver.dice.learned.model_file import LearnedModel, default_model
+from shelfie_solver.dice.learned.objective import state_objective
 from shelfie_solver.dice.learned.win_model import WinModel, design, fit, replace_info
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
