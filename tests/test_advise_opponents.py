@@ -168,7 +168,7 @@ def test_a_file_without_weights_for_this_many_players_is_refused(tmp_path):
     """learned:FILE fitted for 1 player only is refused in a game of 2 (advise --opponent,
     simulate) instead of playing with another count's weights; alone it is used."""
     from shelfie_solver.dice.learned.model_file import LearnedModel, default_model
-    from shelfie_solver.dice.learned.train import model_text
+    from shelfie_solver.dice.learned.model_file import model_text
 
     shipped = default_model()
     path = tmp_path / "one.json"

@@ -18,7 +18,7 @@ from shelfie_solver.dice.learned.objective import (Learned, VALUE_SCALE, game_ob
 from shelfie_solver.dice.objective_names import parse_objective
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.strategies import LearnedStrategy, strategy_named
-from shelfie_solver.dice.learned.train import model_text
+from shelfie_solver.dice.learned.model_file import model_text
 
 CONSTANT = FEATURE_NAMES.index("constant")
 SHELF_SCORING_A = FEATURE_NAMES.index("shelf: scoring A")
@@ -173,7 +173,8 @@ def test_fit_by_hand():
     # Ridge 1 toward the prior (0 for the constant): (999 + 1) w = 9990 + 0 -> w = 9.99 points.
     # With opponents the line features are not fitted: they keep the prior (Phi's shape).
     from shelfie_solver.dice.learned.objective import prior_weights
-    from shelfie_solver.dice.learned.train import RIDGE, Sums, basis, fit, free_features
+    from shelfie_solver.dice.learned.fitting import RIDGE, Sums, basis, fit
+    from shelfie_solver.dice.learned.train import free_features
 
     assert RIDGE == 1.0
     sums = Sums.zero()
@@ -214,7 +215,7 @@ def test_expected_final_score_headline_stays_within_what_the_sheet_can_reach(tmp
     from pathlib import Path
 
     from shelfie_solver.dice.learned.model_file import FEATURE_NAMES, LearnedModel, WEIGHT_SCALE, default_model
-    from shelfie_solver.dice.learned.train import model_text
+    from shelfie_solver.dice.learned.model_file import model_text
 
     small = str(Path(__file__).resolve().parents[1] / "examples" / "boards" / "small.toml")
 

@@ -92,10 +92,10 @@ def test_fit_table_improves_on_the_prior(tiny_table):
     # Ridge least squares toward the prior can only lower the squared error of the prior itself
     # (the prior is a candidate of the minimised objective); measured here on every state of the
     # tiny board's exact table, independently of the fit's own error report.
-    from shelfie_solver.dice.learned.train import fit_table
+    from shelfie_solver.dice.learned.fit_solved import fit_value_tables
 
     board, rules = tiny_table.board, tiny_table.rules
-    model, errors = fit_table([tiny_table])
+    model, errors = fit_value_tables([tiny_table])
     fitted = model.weights[1]
     assert fitted.dtype == np.int64 and fitted.shape == (3, N_FEATURES)
     assert not fitted[:, N_FEATURES - N_CONTEXT:].any()  # the table has no clock

@@ -258,3 +258,20 @@ def model_named(name: str) -> LearnedModel | None:
         raise ModelError("no parameter file named; expected learned:FILE with a file written by "
                          "'shelfie-solve train --output FILE'")
     return _model_at(path)
+
+
+def model_text(model: LearnedModel) -> str:
+    """The parameter file's text (JSON, one line per player count or board shape and phase)."""
+    import json  # (start-up: advise reads no JSON)
+
+    data = model.to_dict()
+    tables = {key: data.pop(key) for key in ("weights", SHAPES_KEY) if key in data}
+    head = json.dumps(data, indent=1)[:-2]
+    blocks = []
+    for key, entries in tables.items():
+        rows = []
+        for name, phases in entries.items():
+            inner = ",\n".join(f'   "{p}": {json.dumps(w)}' for p, w in phases.items())
+            rows.append(f'  "{name}": {{\n{inner}\n  }}')
+        blocks.append(f' "{key}": {{\n' + ",\n".join(rows) + "\n }")
+    return head + ",\n" + ",\n".join(blocks) + "\n}\n"

@@ -81,7 +81,7 @@ def self_play_positions(board: Board, rules: Ruleset, seed: int, games: int, pla
     """:func:`game_positions` of ``games`` self-play games of ``strategy`` per number of players:
     game ``g`` of ``n`` players from ``SeedSequence(seed).spawn(5)[n].spawn(games)[g]``, so the
     positions depend on the seed and ``games`` only, never on ``jobs``; in that order."""
-    from shelfie_solver.dice.learned.train import chunks, run_tasks
+    from shelfie_solver.dice.learned.fitting import chunks, run_tasks
 
     root = np.random.SeedSequence(seed).spawn(5)
     tasks: list[tuple[Any, ...]] = []
