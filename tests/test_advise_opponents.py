@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from shelfie_solver.dice.board import Marks, parse_marks, score
 from shelfie_solver.cli import main
-from shelfie_solver.dice.play.seats import SeatsError as ContextError
-from shelfie_solver.dice.play.seats import state_from_seats as table_state
+from shelfie_solver.dice.advise.seats import SeatsError as ContextError
+from shelfie_solver.dice.advise.seats import state_from_seats as table_state
 
 from conftest import assert_one_line_error
 from test_cli_advise import advise, advise_json  # the CliRunner helpers of advise's CLI tests
