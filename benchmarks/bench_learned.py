@@ -3,8 +3,8 @@ one process), with *fresh* seeds for every sample (OS entropy: no turn cached fr
 replay of the same games inflates a figure).
 
 Two variants in the same run, interleaved so load changes hit both alike: as shipped (the
-compiled kernels when numba is installed: :func:`kernel._learned_turn` and
-:func:`kernel._learned_blocks`) and ``LearnedStrategy(kernel="numpy")`` (the numpy objective
+compiled kernels when numba is installed: :func:`learned.kernel._learned_turn` and
+:func:`learned.kernel._learned_blocks`) and ``LearnedStrategy(kernel="numpy")`` (the numpy objective
 and :func:`dp.solve_turn`, what the strategy did before the kernels). Both play the same games
 for the same seed. The numpy variant keeps the per-process caches (turns, threats, line
 totals), so it is somewhat faster than the strategy before them; docs/performance.md gives the

@@ -31,7 +31,7 @@ from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.core.files import write_text_atomically
 from shelfie_solver.core.parallel import Interrupted
 from shelfie_solver.dice.board import Board, load_board
-from shelfie_solver.dice.learned.objective import default_model, model_named
+from shelfie_solver.dice.learned.model_file import default_model, model_named
 from shelfie_solver.dice.rules import DEFAULT_RULES
 from shelfie_solver.dice.simulate import simulate
 from shelfie_solver.dice.strategies import parse_players

@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from shelfie_solver.dice.board import load_board
-from shelfie_solver.dice.learned.objective import WEIGHT_SCALE
+from shelfie_solver.dice.learned.model_file import WEIGHT_SCALE
 from shelfie_solver.dice.learned.win_fit import self_play_positions
 from shelfie_solver.dice.learned.win_model import fit, float_chances, load_win_model, model_text, replace_info
 from shelfie_solver.dice.rules import DEFAULT_RULES

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from shelfie_solver.dice.board import Marks, parse_marks, score
 from shelfie_solver.cli import main
-from shelfie_solver.dice.play.seats import SeatsError as ContextError
-from shelfie_solver.dice.play.seats import state_from_seats as table_state
+from shelfie_solver.dice.advise.seats import SeatsError as ContextError
+from shelfie_solver.dice.advise.seats import state_from_seats as table_state
 
 from conftest import assert_one_line_error
 from test_cli_advise import advise, advise_json  # the CliRunner helpers of advise's CLI tests
@@ -167,8 +167,8 @@ def test_closed_standard_input_is_one_line(tmp_path):
 def test_a_file_without_weights_for_this_many_players_is_refused(tmp_path):
     """learned:FILE fitted for 1 player only is refused in a game of 2 (advise --opponent,
     simulate) instead of playing with another count's weights; alone it is used."""
-    from shelfie_solver.dice.learned.objective import LearnedModel, default_model
-    from shelfie_solver.dice.learned.train import model_text
+    from shelfie_solver.dice.learned.model_file import LearnedModel, default_model
+    from shelfie_solver.dice.learned.model_file import model_text
 
     shipped = default_model()
     path = tmp_path / "one.json"

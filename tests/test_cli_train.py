@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from shelfie_solver.cli import main
-from shelfie_solver.dice.learned.objective import load_model
+from shelfie_solver.dice.learned.model_file import load_model
 
 from conftest import assert_one_line_error
 

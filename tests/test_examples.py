@@ -96,7 +96,7 @@ def test_learned_small_boards_file() -> None:
     tables, docs/train.md) is a solitaire parameter file usable as ``learned:FILE`` on any board;
     its values print as exact fractions."""
     from shelfie_solver.dice.board import load_board
-    from shelfie_solver.dice.learned.objective import load_model
+    from shelfie_solver.dice.learned.model_file import load_model
     from shelfie_solver.dice.rules import DEFAULT_RULES
 
     path = EXAMPLES / "learned-small-boards.json"

@@ -342,10 +342,10 @@ def test_learned_weights_beyond_the_int64_bound_are_refused(tmp_path: Path, weig
 def test_the_weight_bound_keeps_int64_exact():
     """With every weight at the bound (either sign) on the largest board the objective accepts (7 x
     7, every item worth 10,000), the int64 future value F equals the exact Python-integer sum of
-    weight x feature, so the bound of dice/learned/objective.py holds on this worst case."""
+    weight x feature, so the bound of dice/learned/model_file.py (MAX_WEIGHT) holds on this worst case."""
     from shelfie_solver.dice.board import Marks, board_from_dict
-    from shelfie_solver.dice.learned.objective import (MAX_WEIGHT, N_FEATURES, feature_vector, future_values,
-                                                       threats)
+    from shelfie_solver.dice.learned.model_file import MAX_WEIGHT, N_FEATURES
+    from shelfie_solver.dice.learned.objective import feature_vector, future_values, threats
     from shelfie_solver.dice.objectives import StateArrays
     from shelfie_solver.dice.rules import DEFAULT_RULES
 

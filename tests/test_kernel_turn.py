@@ -60,12 +60,12 @@ def test_strategic_from_set_lines_equals_the_objective(threshold):
     change branch-free) gives objectives.Strategic's values and failed value (D13) on random
     sheets of random boards and a finished sheet."""
     from shelfie_solver.dice.board import item_sets
-    from shelfie_solver.dice.engine.kernel import _dispatchers, cell_lines, set_lines
+    from shelfie_solver.dice.engine.kernel import cell_lines, compiled_kernels, set_lines
     from shelfie_solver.dice.objectives import StateArrays, Strategic
 
     from test_allocate import random_board, random_marks
 
-    compiled = _dispatchers()
+    compiled = compiled_kernels()
     assert compiled is not None
     rng = random.Random(100 + threshold)
     rules = replace(DEFAULT_RULES, scoring_threshold=threshold)

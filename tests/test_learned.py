@@ -11,13 +11,14 @@ import pytest
 from shelfie_solver.dice.board import Marks, item_sets, parse_marks
 from shelfie_solver.dice.game.events import GameState
 from shelfie_solver.dice.game.turn import play_seeded
-from shelfie_solver.dice.learned.objective import (FEATURE_NAMES, N_FEATURES, VALUE_SCALE, WEIGHT_SCALE, Learned, LearnedModel,
-                                    ModelError, default_model, game_objective, model_from_dict,
-                                    solitaire_objective, state_objective)
+from shelfie_solver.dice.learned.model_file import (FEATURE_NAMES, LearnedModel, ModelError, N_FEATURES, WEIGHT_SCALE,
+                                                    default_model, model_from_dict)
+from shelfie_solver.dice.learned.objective import (Learned, VALUE_SCALE, game_objective, solitaire_objective,
+                                                   state_objective)
 from shelfie_solver.dice.objective_names import parse_objective
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.strategies import LearnedStrategy, strategy_named
-from shelfie_solver.dice.learned.train import model_text
+from shelfie_solver.dice.learned.model_file import model_text
 
 CONSTANT = FEATURE_NAMES.index("constant")
 SHELF_SCORING_A = FEATURE_NAMES.index("shelf: scoring A")
@@ -172,7 +173,8 @@ def test_fit_by_hand():
     # Ridge 1 toward the prior (0 for the constant): (999 + 1) w = 9990 + 0 -> w = 9.99 points.
     # With opponents the line features are not fitted: they keep the prior (Phi's shape).
     from shelfie_solver.dice.learned.objective import prior_weights
-    from shelfie_solver.dice.learned.train import RIDGE, Sums, basis, fit, free_features
+    from shelfie_solver.dice.learned.fitting import RIDGE, Sums, basis, fit
+    from shelfie_solver.dice.learned.train import free_features
 
     assert RIDGE == 1.0
     sums = Sums.zero()
@@ -212,8 +214,8 @@ def test_expected_final_score_headline_stays_within_what_the_sheet_can_reach(tmp
     from shelfie_solver.cli import main
     from pathlib import Path
 
-    from shelfie_solver.dice.learned.objective import FEATURE_NAMES, WEIGHT_SCALE, LearnedModel, default_model
-    from shelfie_solver.dice.learned.train import model_text
+    from shelfie_solver.dice.learned.model_file import FEATURE_NAMES, LearnedModel, WEIGHT_SCALE, default_model
+    from shelfie_solver.dice.learned.model_file import model_text
 
     small = str(Path(__file__).resolve().parents[1] / "examples" / "boards" / "small.toml")
 

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from shelfie_solver.cli import main
 from shelfie_solver.dice.game.record import game_to_dict
 from shelfie_solver.dice.game.turn import play_seeded
-from shelfie_solver.dice.learned.objective import DEFAULT_MODEL_PATH, ModelError, model_named
+from shelfie_solver.dice.learned.model_file import DEFAULT_MODEL_PATH, ModelError, model_named
 from shelfie_solver.dice.review import review
 from shelfie_solver.dice.strategies import strategy_named
 from shelfie_solver.dice.play.gamefile import kept_game_from_dict as table_from_dict

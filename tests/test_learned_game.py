@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from shelfie_solver.dice.learned import objective as learned
 from shelfie_solver.dice.board import Marks, parse_marks, score
-from shelfie_solver.dice.learned.objective import (N_CONTEXT, N_FEATURES, WEIGHT_SCALE, LearnedModel, feature_vector,
-                                    game_objective, load_model, prior_weights)
+from shelfie_solver.dice.learned.model_file import LearnedModel, N_CONTEXT, N_FEATURES, WEIGHT_SCALE, load_model
+from shelfie_solver.dice.learned.objective import feature_vector, game_objective, prior_weights
 from shelfie_solver.dice.objectives import StateArrays
 
 from conftest import assert_one_line_error
@@ -92,10 +92,10 @@ def test_fit_table_improves_on_the_prior(tiny_table):
     # Ridge least squares toward the prior can only lower the squared error of the prior itself
     # (the prior is a candidate of the minimised objective); measured here on every state of the
     # tiny board's exact table, independently of the fit's own error report.
-    from shelfie_solver.dice.learned.train import fit_table
+    from shelfie_solver.dice.learned.fit_solved import fit_value_tables
 
     board, rules = tiny_table.board, tiny_table.rules
-    model, errors = fit_table([tiny_table])
+    model, errors = fit_value_tables([tiny_table])
     fitted = model.weights[1]
     assert fitted.dtype == np.int64 and fitted.shape == (3, N_FEATURES)
     assert not fitted[:, N_FEATURES - N_CONTEXT:].any()  # the table has no clock

@@ -1,4 +1,4 @@
-"""The compiled ``learned`` path (numba: engine.kernel._learned_turn, _learned_blocks) against the
+"""The compiled ``learned`` path (numba: learned.kernel._learned_turn, _learned_blocks) against the
 numpy one: the same games, move for move, for the same seeds (docs/performance.md)."""
 
 from __future__ import annotations

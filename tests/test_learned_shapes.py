@@ -18,33 +18,15 @@ from conftest import assert_one_line_error, small_rules
 
 from shelfie_solver.cli import main
 from shelfie_solver.dice.board import Board, Marks, load_board
+from shelfie_solver.dice.learned import fit_solved as fs
 from shelfie_solver.dice.learned import train as tr
-from shelfie_solver.dice.learned.objective import (
-    MAX_WEIGHT,
-    N_FEATURES,
-    PHASES,
-    SHAPES_KEY,
-    LearnedModel,
-    ModelError,
-    check_weights,
-    game_objective,
-    load_model,
-    model_from_dict,
-    shape_key,
-    solitaire_objective,
-)
-from shelfie_solver.dice.learned.train import (
-    BOARD_STREAM,
-    LARGE_STREAM,
-    TrainError,
-    board_float_sums,
-    fit_shapes,
-    fit_table,
-    fit_table_sums,
-    model_text,
-    pooled_fit,
-    solve_boards,
-)
+from shelfie_solver.dice.learned.model_file import (LearnedModel, MAX_WEIGHT, ModelError, N_FEATURES, PHASES,
+                                                    SHAPES_KEY, check_weights, load_model, model_from_dict, model_text,
+                                                    shape_key)
+from shelfie_solver.dice.learned.objective import game_objective, solitaire_objective
+from shelfie_solver.dice.learned.fitting import Sums, TrainError
+from shelfie_solver.dice.learned.fit_solved import (BOARD_STREAM, LARGE_STREAM, board_float_sums, fit_shapes,
+                                                    fit_value_tables, fit_table_sums, pooled_fit, solve_boards)
 from shelfie_solver.dice.rules import DEFAULT_RULES
 from shelfie_solver.dice.sheet_rules import end_trigger_shelves
 from shelfie_solver.dice.wholegame import random_boards as rb
@@ -69,13 +51,13 @@ def shaped_model() -> LearnedModel:
     return LearnedModel({1: table(1), 2: table(2)}, {"note": "x"}, {(3, 3): table(3), (2, 5): table(4)})
 
 
-def same_sums(a: dict[int, tr.Sums], b: dict[int, tr.Sums]) -> bool:
+def same_sums(a: dict[int, Sums], b: dict[int, Sums]) -> bool:
     return a.keys() == b.keys() and all(
         a[p].count == b[p].count and a[p].yy == b[p].yy and np.array_equal(a[p].xtx, b[p].xtx)
         and np.array_equal(a[p].xty, b[p].xty) for p in a)
 
 
-def total(sums: dict[int, tr.Sums]) -> int:
+def total(sums: dict[int, Sums]) -> int:
     return sum(s.count for s in sums.values())
 
 
@@ -175,7 +157,7 @@ def test_for_board_takes_the_shape_table_in_solitaire_only(board, rules):
 def test_a_shape_table_changes_the_advice_on_that_shape_only(board, rules):
     # The constant of the 3 x 3 table differs: solitaire values on small.toml differ by the
     # objective's before() (phase 3: the sheet is empty), those on the 5 x 5 board do not.
-    from shelfie_solver.dice.learned.objective import FEATURE_NAMES
+    from shelfie_solver.dice.learned.model_file import FEATURE_NAMES
     from shelfie_solver.dice.objectives import StateArrays
 
     small = load_board(BOARDS / "small.toml", rules)
@@ -216,9 +198,9 @@ def test_fit_shapes_is_the_table_fit_of_each_shapes_boards():
     assert shapes.keys() == {(2, 2)}  # the shapes with one board get none
     # the --table path: the exact value tables of the 2 x 2 boards solved directly, fitted alone
     square = [b for b in boards if (b.n_shelves, b.n_columns) == (2, 2)]
-    model, _ = fit_table([solve_game(b, DEFAULT_RULES) for b in square])
+    model, _ = fit_value_tables([solve_game(b, DEFAULT_RULES) for b in square])
     assert np.array_equal(shapes[(2, 2)], model.weights[1])
-    everything, _ = fit_table([solve_game(b, DEFAULT_RULES) for b in boards])
+    everything, _ = fit_value_tables([solve_game(b, DEFAULT_RULES) for b in boards])
     assert np.array_equal(pooled_fit(solved, DEFAULT_RULES), everything.weights[1])
     # on 2 x 2 boards no line reaches 3 marks (D19): their own fit is not the pooled one
     assert not np.array_equal(shapes[(2, 2)], everything.weights[1])
@@ -242,7 +224,7 @@ def test_board_float_sums_sample():
     assert same_sums(board_float_sums(board, DEFAULT_RULES, 10 * count, seed), whole)
     # The states drawn as documented (uniform without replacement, default_rng(seed), state_index
     # order): their phases counted by hand (D17: phase 2 one closed shelf short of the trigger) and
-    # the fit to their exact values by the --table path (fit_table); float targets: within 1 unit.
+    # the fit to their exact values by the --table path (fit_value_tables); float targets: within 1 unit.
     index = state_index(board, DEFAULT_RULES)
     picks = sorted(int(i) for i in np.random.default_rng(np.random.SeedSequence(5)).choice(count, 10, replace=False))
     exact = solve_game(board, DEFAULT_RULES)
@@ -252,7 +234,7 @@ def test_board_float_sums_sample():
     assert (some[2].count, some[3].count) == (near, 10 - near)
     values: dict[tuple[int, int], Fraction] = {(m.marked, m.eliminated): exact.values[(m.marked, m.eliminated)]
                                                for m in chosen}
-    model, _ = fit_table([GameSolution(board, DEFAULT_RULES, values)])
+    model, _ = fit_value_tables([GameSolution(board, DEFAULT_RULES, values)])
     sampled, _ = fit_table_sums([some], DEFAULT_RULES.scoring_threshold)
     assert np.abs(model.weights[1] - sampled).max() <= 1
 
@@ -268,7 +250,7 @@ def test_solve_boards_adds_the_large_boards_sampled(monkeypatch):
         return stand_ins[:count]
 
     monkeypatch.setattr(rb, "large_boards", fake)
-    monkeypatch.setattr(tr, "LARGE_SAMPLE", 12)
+    monkeypatch.setattr(fs, "LARGE_SAMPLE", 12)
     steps: list[int] = []
     solved = solve_boards(DEFAULT_RULES, 3, 2, max_states=TINY, large=2, progress=steps.append)
     assert calls == [(3, (LARGE_STREAM,), 2)] and sum(steps) == 4
@@ -389,9 +371,9 @@ def test_train_solitaire_shapes_writes_the_shape_tables_and_resumes(tmp_path, mo
     assert result.exit_code == 0, result.output
     model = load_model(tmp_path / "s.json")
     wide = [b for b in boards if (b.n_shelves, b.n_columns) == (2, 3)]
-    expected, _ = fit_table([solve_game(b, DEFAULT_RULES) for b in wide])
+    expected, _ = fit_value_tables([solve_game(b, DEFAULT_RULES) for b in wide])
     assert model.shapes.keys() == {(2, 3)} and np.array_equal(model.shapes[(2, 3)], expected.weights[1])
-    pooled, _ = fit_table([solve_game(b, DEFAULT_RULES) for b in boards])
+    pooled, _ = fit_value_tables([solve_game(b, DEFAULT_RULES) for b in boards])
     assert np.array_equal(model.weights[1], pooled.weights[1])
     trained = model.info["trained"]
     assert trained["solitaire_shapes"] == 2 and trained["solitaire_boards"] == 4
@@ -401,7 +383,7 @@ def test_train_solitaire_shapes_writes_the_shape_tables_and_resumes(tmp_path, mo
     assert "4 random boards' value tables, 1 player, phase 3" in result.stdout
     # a rerun resumes from the checkpoint (no board solved again) and writes the same file
     first = (tmp_path / "s.json").read_text()
-    monkeypatch.setattr(tr, "board_table_sums", None)
+    monkeypatch.setattr(fs, "board_table_sums", None)
     monkeypatch.setattr(tr, "solve_boards", None)
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 0, again.output

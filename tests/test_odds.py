@@ -17,7 +17,7 @@ from shelfie_solver.dice.board import Marks, load_board
 from shelfie_solver.dice.rolls import parse_dice, space_for
 from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.dice.errors import DiceError
-from shelfie_solver.dice.odds import odds, simulate, solve_target
+from shelfie_solver.dice.odds import odds, sample_turns, solve_target
 from shelfie_solver.dice.rules import load_rules
 from shelfie_solver.dice.targets import compile_target, parse_target
 
@@ -258,7 +258,7 @@ def test_bad_arguments(rules):
 
 def test_simulation_agrees_with_the_exact_chance(rules):
     solution = solve_target(compile_target(parse_target("3C+2B", rules), rules), 2)
-    check = simulate(solution, 20_000, seed=11, rerolls=2)
+    check = sample_turns(solution, 20_000, seed=11, rerolls=2)
     assert check.exact == solution.start_chance(2)
     assert check.low <= float(check.estimate) <= check.high
     assert check.inside
@@ -270,17 +270,17 @@ def test_simulation_agrees_with_the_exact_chance(rules):
 def test_simulation_from_dice_and_fewer_rerolls(rules):
     dice = parse_dice("CCBJPP", rules)
     solution = solve_target(compile_target(parse_target("4C|4B", rules), rules), 2)
-    check = simulate(solution, 20_000, seed=3, rerolls=1, dice=dice)
+    check = sample_turns(solution, 20_000, seed=3, rerolls=1, dice=dice)
     assert check.exact == solution.roll_chance(dice, 1) and check.inside
 
 
 def test_simulation_is_reproducible(rules):
     solution = solve_target(compile_target(parse_target("5*", rules), rules), 2)
-    a = simulate(solution, 5_000, seed=42, rerolls=2)
-    b = simulate(solution, 5_000, seed=42, rerolls=2)
+    a = sample_turns(solution, 5_000, seed=42, rerolls=2)
+    b = sample_turns(solution, 5_000, seed=42, rerolls=2)
     assert a == b
     with pytest.raises(ShelfieError):
-        simulate(solution, 0, seed=1, rerolls=2)
+        sample_turns(solution, 0, seed=1, rerolls=2)
 
 
 def test_simulation_of_a_certain_target_hits_every_time():
@@ -289,7 +289,7 @@ def test_simulation_of_a_certain_target_hits_every_time():
     rules = small_rules(dice=3, faces=2)
     solution = solve_target(compile_target(parse_target("1*", rules), rules), 2)
     assert solution.start_chance(2) == 1
-    assert simulate(solution, 1_000, seed=0, rerolls=2).hits == 1_000
+    assert sample_turns(solution, 1_000, seed=0, rerolls=2).hits == 1_000
     no_d12 = replace(rules, all_jokers_mark_any=False)
     solution = solve_target(compile_target(parse_target("1*", no_d12), no_d12), 2)
     assert solution.start_chance(2) == 1 - Fraction(1, 27) ** 3

@@ -1,5 +1,5 @@
 """Seeded random small boards (``random_boards``) and the solitaire fit to their exact tables
-(``train.fit_boards``, ``train --solitaire-boards``): seeded output, legality (D3), the held-out
+(``fit_solved.fit_boards``, ``train --solitaire-boards``): seeded output, legality (D3), the held-out
 boards never drawn, and the fit the same whatever the workers."""
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from shelfie_solver.dice.board import load_board
 from shelfie_solver.cli import main
 from shelfie_solver.dice.wholegame.solver import solve_game, state_count
 from shelfie_solver.dice.board import board_to_dict
-from shelfie_solver.dice.learned.objective import load_model
+from shelfie_solver.dice.learned.model_file import load_model
 from shelfie_solver.dice.rules import DEFAULT_RULES
-from shelfie_solver.dice.learned.train import BOARD_STREAM, HARD_STREAM, fit_boards, fit_table
+from shelfie_solver.dice.learned.fit_solved import BOARD_STREAM, HARD_STREAM, fit_boards, fit_value_tables
 
 from conftest import assert_one_line_error
 
@@ -98,9 +98,9 @@ def test_fit_boards_is_the_table_fit_of_the_seeded_boards_whatever_the_jobs():
     one = fit_boards(DEFAULT_RULES, 3, 3, jobs=1, max_states=TINY)
     two = fit_boards(DEFAULT_RULES, 3, 3, jobs=2, max_states=TINY)
     assert one.dtype == np.int64 and np.array_equal(one, two)
-    # the same boards drawn and solved directly, then fitted by train.fit_table (the --table path)
+    # the same boards drawn and solved directly, then fitted by fit_solved.fit_value_tables (the --table path)
     boards = rb.random_boards(np.random.SeedSequence(3, spawn_key=(BOARD_STREAM,)), 3, DEFAULT_RULES, TINY)
-    model, _ = fit_table([solve_game(board, DEFAULT_RULES) for board in boards])
+    model, _ = fit_value_tables([solve_game(board, DEFAULT_RULES) for board in boards])
     assert np.array_equal(model.weights[1], one)
 
 
@@ -120,7 +120,7 @@ def test_train_solitaire_boards_keeps_the_other_players_weights(tmp_path, monkey
     assert b.info["trained"]["solitaire_boards"] == 2 and "solitaire_boards" not in a.info["trained"]
     # a rerun resumes from the checkpoint (no board solved again) and writes the same file
     first = (tmp_path / "b.json").read_text()
-    monkeypatch.setattr("shelfie_solver.dice.learned.train.board_table_sums", None)  # would fail if called
+    monkeypatch.setattr("shelfie_solver.dice.learned.fit_solved.board_table_sums", None)  # would fail if called
     again = CliRunner().invoke(main, [*common, "--solitaire-boards", "2", "--output", str(tmp_path / "b.json")])
     assert again.exit_code == 0, again.output
     assert (tmp_path / "b.json").read_text() == first
@@ -152,14 +152,14 @@ def test_hard_boards_have_many_dice_columns_and_are_never_held_out_or_excluded()
 
 def test_fit_boards_with_hard_boards_pools_their_float_tables(monkeypatch):
     # The hard boards' float tables pooled with the family's exact ones: the same fit as the
-    # exact tables of all the boards (train.fit_table), up to the float targets' rounding to
+    # exact tables of all the boards (fit_solved.fit_value_tables), up to the float targets' rounding to
     # 1/65536 point (a weight off by at most one unit of 1/100000 point).
     monkeypatch.setattr(rb, "HARD_MAX_STATES", 200)  # 2 x 2, 2 x 3, 3 x 2: seconds
     weights = fit_boards(DEFAULT_RULES, 3, 2, max_states=TINY, hard=2)
     plain = rb.random_boards(np.random.SeedSequence(3, spawn_key=(BOARD_STREAM,)), 2, DEFAULT_RULES, TINY)
     hard = rb.hard_boards(np.random.SeedSequence(3, spawn_key=(HARD_STREAM,)), 2, DEFAULT_RULES, plain)
     assert all(4 in b.columns or 5 in b.columns for b in hard)
-    model, _ = fit_table([solve_game(board, DEFAULT_RULES) for board in plain + hard])
+    model, _ = fit_value_tables([solve_game(board, DEFAULT_RULES) for board in plain + hard])
     assert np.abs(model.weights[1] - weights).max() <= 1
     assert not np.array_equal(weights, fit_boards(DEFAULT_RULES, 3, 2, max_states=TINY))
     # --solitaire-float: the family's boards solved in float too, the same fit up to that rounding
@@ -186,13 +186,13 @@ def test_pooled_fit_solves_the_ridge_problem_of_all_states():
     from fractions import Fraction
 
     from shelfie_solver.dice.board import Marks, score
-    from shelfie_solver.dice.learned.objective import (N_CONTEXT, N_FEATURES, WEIGHT_SCALE, feature_vector,
-                                        prior_weights)
+    from shelfie_solver.dice.learned.model_file import N_CONTEXT, N_FEATURES, WEIGHT_SCALE
+    from shelfie_solver.dice.learned.objective import feature_vector, prior_weights
 
     boards = rb.random_boards(np.random.SeedSequence(9), 2, DEFAULT_RULES, 200)  # 2 x 3, 3 x 2: lines can score
     assert all(max(b.n_shelves, b.n_columns) >= 3 for b in boards)
     solutions = [solve_game(board, DEFAULT_RULES) for board in boards]
-    model, _ = fit_table(solutions)
+    model, _ = fit_value_tables(solutions)
     rows, targets = [], []
     for solution in solutions:
         board = solution.board

@@ -89,7 +89,7 @@ def _advise_in_game(dice: Counts, board: Board, rules: Ruleset, marks: Marks, op
     """Advice that sees the table (``--opponent``): the game state rebuilt from the sheets typed
     (:func:`seats.state_from_seats`) and the ``learned`` objective of that state."""
     from shelfie_solver.dice.board import load_marks
-    from shelfie_solver.dice.play.seats import state_from_seats
+    from shelfie_solver.dice.advise.seats import state_from_seats
     from shelfie_solver.dice.errors import MarksError
     from shelfie_solver.dice.objective_names import advice_objective
 

@@ -6,7 +6,7 @@ import click
 
 from shelfie_solver.dice.board import Board, Marks
 from shelfie_solver.dice.rolls import parse_dice
-from shelfie_solver.dice.odds import MAX_SIMULATED_TURNS, odds, odds_report, simulate
+from shelfie_solver.dice.odds import MAX_SIMULATED_TURNS, odds, odds_report, sample_turns
 from shelfie_solver.core.report import TABLE_WIDTH, render
 from shelfie_solver.dice.rules import Ruleset, load_rules
 from shelfie_solver.dice.workload import check_work
@@ -66,7 +66,7 @@ def odds_command(target_text: str, dice_text: str | None, rerolls: int | None, m
     board, marks = _board_and_marks(rules, rules_path, board_path, marks_text, target.has_items)
     dice = parse_dice(dice_text, rules) if dice_text is not None else None
     result = odds(target, rules, board, marks, dice, rerolls)
-    check = simulate(result.solution, turns, seed, result.rerolls, dice) if turns else None
+    check = sample_turns(result.solution, turns, seed, result.rerolls, dice) if turns else None
     click.echo(render(odds_report(result, check, top=None if fmt == "json" else top), fmt, width=TABLE_WIDTH),
                nl=False)
 

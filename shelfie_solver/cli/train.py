@@ -9,7 +9,10 @@ import click
 
 from shelfie_solver.core.files import FileWriteError, write_text_atomically
 from shelfie_solver.core.progress import progress_bar
-from shelfie_solver.dice.learned.train import PLAYER_COUNTS, TrainError, fit_table, model_text, tasks_total, train
+from shelfie_solver.dice.learned.fitting import TrainError
+from shelfie_solver.dice.learned.fit_solved import fit_value_tables
+from shelfie_solver.dice.learned.model_file import model_text
+from shelfie_solver.dice.learned.train import PLAYER_COUNTS, tasks_total, train
 from shelfie_solver.cli.options import (board_option, jobs_option, check_output, load_setup, resolve_workers, rules_option,
                       scheduler_option)
 
@@ -144,7 +147,7 @@ def _refuse_options(ctx: click.Context, names: tuple[str, ...], why: str, expect
 
 
 def _fit_tables(tables: tuple[str, ...], output: str) -> None:
-    """``train --table``: the solitaire weights fitted to exact value tables (:func:`train.fit_table`)."""
+    """``train --table``: the solitaire weights fitted to exact value tables (:func:`fit_solved.fit_value_tables`)."""
     import os
 
     from shelfie_solver.core.errors import shorten
@@ -156,7 +159,7 @@ def _fit_tables(tables: tuple[str, ...], output: str) -> None:
     if twice is not None:  # pooled twice it would weigh double in the fit
         raise click.BadParameter(f"{shorten(twice)} is given more than once; expected each value table once",
                                  param_hint="'--table'")
-    model, errors = fit_table([load_table(path) for path in tables])  # refuses mixed D19 thresholds
+    model, errors = fit_value_tables([load_table(path) for path in tables])  # refuses mixed D19 thresholds
     try:
         write_text_atomically(output, model_text(model))
     except FileWriteError as error:

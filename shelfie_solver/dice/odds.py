@@ -127,7 +127,7 @@ class Odds:
         baseline_keep: with dice and re-rolls left, what the baseline keeps.
         by_rerolls: without dice, ``(optimal, baseline)`` for 0..``rerolls`` re-rolls.
         groups: with dice and no re-rolls left, per alternative the groups meeting it (or None).
-        solution: the solved value functions (for :func:`simulate`).
+        solution: the solved value functions (for :func:`sample_turns`).
     """
 
     target: Target
@@ -216,7 +216,7 @@ class SimulationCheck:
     inside: bool
 
 
-def simulate(solution: TargetSolution, turns: int, seed: int, rerolls: int,
+def sample_turns(solution: TargetSolution, turns: int, seed: int, rerolls: int,
              dice: Counts | None = None) -> SimulationCheck:
     """Play the optimal policy (``solution.optimal.policy``) for ``turns`` turns with
     ``numpy.random.default_rng(seed)``: from ``dice`` or a fresh initial roll, then ``rerolls``

@@ -32,7 +32,7 @@ from shelfie_solver.dice.advise.advice import failed_options, rank_markings, ran
 from shelfie_solver.dice.rolls import Counts, dice_codes, space_for
 from shelfie_solver.dice.engine.dp import TurnSolution, solve_turn
 from shelfie_solver.core.errors import ShelfieError
-from shelfie_solver.dice.game.events import Fail, GameState, Hold, Mark, Roll, Stop, UncheckedMark
+from shelfie_solver.dice.game.events import Event, Fail, GameState, Hold, Mark, Roll, Stop, UncheckedMark
 from shelfie_solver.dice.game.record import game_texts
 from shelfie_solver.core.inputs import parse_json
 from shelfie_solver.dice.objectives import Objective, StateArrays, Strategic
@@ -170,108 +170,158 @@ def review(table: KeptGame, seat: int, objective: str = PLAY_OBJECTIVE) -> Revie
     if not 0 <= seat < len(table.players):
         raise KeptGameError(f"seat {seat + 1} is not in this game; seats 1..{len(table.players)}")
     objective_for(objective, table.state)  # a bad name is refused even when there is nothing to review
-    board, rules = table.board, table.rules
-    actions = [action for _, action in split_actions(table.events)]
-    now = start_kept_game(board, rules, table.players, table.state.first)
-    decisions: list[Decision] = []
-    curve: list[CurvePoint] = []
-    unchecked = turns = 0
-    solved: dict[tuple[int, int, int], tuple[Objective, TurnSolution]] = {}
-    win = None
-    luck = others = Fraction(0)
-    start: Fraction | None = None
-    expected: Fraction | None = None  # the value before the dice moved
-    last_end: Fraction | None = None  # the value at the end of the player's previous turn
-    stop_left = 0  # re-rolls left when the player recorded a Stop this turn (shown with the marking)
-
-    def turn_of(state: GameState) -> tuple[Objective, TurnSolution]:
-        key = (state.turn, state.marks.marked, state.marks.eliminated)
-        if key not in solved:
-            obj = objective_for(objective, state)
-            solved[key] = (obj, solve_turn(board, state.marks, rules, obj))
-        return solved[key]
-
-    for i, action in enumerate(actions):
-        first = action[0]
+    reviewer = _Reviewer(table, seat, objective)
+    now = start_kept_game(table.board, table.rules, table.players, table.state.first)
+    for _, action in split_actions(table.events):
         if now.active == seat:
-            state, marks = now.state, now.state.marks
-            if isinstance(first, Roll) and now.dice is None and marks.available:  # the turn starts (D6)
-                obj, solution = turn_of(state)
-                win = getattr(obj, "win_chance_exact", None) is not None if win is None else win
-                value = solution.start_values()[0]
-                if last_end is not None:
-                    others += value - last_end
-                start = value if start is None else start
-                expected = value
-                curve.append(CurvePoint(state.round, "turn start", value))
-            # a Stop is the hold of every die; the marking after it is not charged the hold again
-            if isinstance(first, (Hold, Stop, Mark, Fail)) and now.dice is not None and not now.stopped:
-                obj, solution = turn_of(state)
-                if now.rerolls_left > 0:
-                    position = solution.roll_value(now.dice, now.rerolls_left)
-                else:
-                    options = rank_markings(now.dice, board, marks, rules, obj)
-                    position = options[0].value if options else Fraction(
-                        obj.failed_value(StateArrays(board, rules, marks)), obj.scale(rules))
-                if expected is not None and position != expected:
-                    luck += position - expected
-                    curve.append(CurvePoint(state.round, "roll", position))
-                expected = position
-            if isinstance(first, (Hold, Stop, Mark, Fail)) and now.dice is not None and now.rerolls_left > 0:
-                obj, solution = turn_of(state)
-                keep = first.keep if isinstance(first, Hold) else now.dice
-                holds = space_for(rules).holds_of(now.dice)
-                values = {h: solution.hold_value(h, now.rerolls_left) for h in holds}
-                best_hold = max(holds, key=lambda h: (values[h], h == keep, sum(h)))  # a tie names the choice
-                decisions.append(Decision(state.round, "hold", now.dice, now.rerolls_left, keep_label(keep, rules),
-                                          keep_label(best_hold, rules), values[keep], values[best_hold]))
-                expected = values[keep]
-                if isinstance(first, Hold):
-                    curve.append(CurvePoint(state.round, "hold", values[keep]))
-            if isinstance(first, Roll):
-                turns += 1
-            elif isinstance(first, Stop):
-                stop_left = now.rerolls_left
-            elif isinstance(first, Hold):
-                pass
-            elif isinstance(first, UncheckedMark) or (isinstance(first, Fail) and now.dice is None):
-                unchecked += 1
-                expected = last_end = None
-            elif isinstance(first, Mark):
-                assert now.dice is not None
-                obj = turn_of(state)[0]
-                options = rank_markings(now.dice, board, marks, rules, obj)
-                chosen = next(o for o in options if o.marking.cells == first.cells)
-                top = chosen if chosen.value == options[0].value else options[0]  # a tie names the choice
-                decisions.append(Decision(state.round, "mark", now.dice, stop_left if now.stopped else now.rerolls_left,
-                                          _items(table, first.cells), _items(table, top.marking.cells),
-                                          chosen.value, top.value))
-                last_end, expected = chosen.value, None
-                curve.append(CurvePoint(state.round, "mark", chosen.value))
-            elif isinstance(first, Fail):
-                assert now.dice is not None
-                obj = turn_of(state)[0]
-                shelves = ranked_shelves(failed_options(board, marks, rules), StateArrays(board, rules, marks), obj)
-                strategic = isinstance(obj, Strategic)
-                worth = {o.shelf: (o.potential_change if strategic else o.value if o.value is not None else Fraction(0))
-                         for o in shelves}
-                best = first.shelf if worth[first.shelf] == worth[shelves[0].shelf] else shelves[0].shelf
-                decisions.append(Decision(state.round, "shelf", now.dice, 0, f"shelf {first.shelf + 1}",
-                                          f"shelf {best + 1}", worth[first.shelf], worth[best]))
-                last_end, expected = worth[first.shelf], None
-                curve.append(CurvePoint(state.round, "shelf", worth[first.shelf]))
+            reviewer.see(now, action[0])
         now = act(now, action)
-    result = None
-    over = now.over
-    if win and over is not None:
-        from shelfie_solver.dice.win_chance import share
+    return reviewer.finish(now)
 
-        result = share(over.scores[seat], [s for j, s in enumerate(over.scores) if j != seat])
-        if last_end is not None:
-            others += result - last_end
-        curve.append(CurvePoint(over.rounds, "result", result))
-    return Review(table.players[seat], seat, objective, tuple(decisions), unchecked, turns, bool(win), luck, others,
-                  start, result, tuple(curve))
+
+class _Reviewer:
+    """What :func:`review` has found so far, one action of the reviewed seat at a time
+    (:meth:`see`, on the game just before the action), then the :class:`Review` (:meth:`finish`).
+
+    ``expected`` is the value before the dice moved (luck is a position's value minus it),
+    ``last_end`` the value at the end of the player's previous turn (the others' turns moved it
+    since), ``stop_left`` the re-rolls left when the player recorded a Stop this turn (shown with
+    the marking)."""
+
+    def __init__(self, table: KeptGame, seat: int, objective: str) -> None:
+        self.table, self.seat, self.objective = table, seat, objective
+        self.board, self.rules = table.board, table.rules
+        self.decisions: list[Decision] = []
+        self.curve: list[CurvePoint] = []
+        self.unchecked = self.turns = 0
+        self.solved: dict[tuple[int, int, int], tuple[Objective, TurnSolution]] = {}
+        self.win: bool | None = None
+        self.luck = self.others = Fraction(0)
+        self.start: Fraction | None = None
+        self.expected: Fraction | None = None
+        self.last_end: Fraction | None = None
+        self.stop_left = 0
+
+    def turn_of(self, state: GameState) -> tuple[Objective, TurnSolution]:
+        """The objective of the turn at ``state`` and its solved DP (solved once per sheet and turn)."""
+        key = (state.turn, state.marks.marked, state.marks.eliminated)
+        if key not in self.solved:
+            obj = objective_for(self.objective, state)
+            self.solved[key] = (obj, solve_turn(self.board, state.marks, self.rules, obj))
+        return self.solved[key]
+
+    def see(self, now: KeptGame, first: Event) -> None:
+        """Review the reviewed seat's action starting with ``first`` on the game ``now``."""
+        state = now.state
+        if isinstance(first, Roll) and now.dice is None and state.marks.available:  # the turn starts (D6)
+            self._turn_start(state)
+        # a Stop is the hold of every die; the marking after it is not charged the hold again
+        if isinstance(first, (Hold, Stop, Mark, Fail)) and now.dice is not None and not now.stopped:
+            self._position(now)
+        if isinstance(first, (Hold, Stop, Mark, Fail)) and now.dice is not None and now.rerolls_left > 0:
+            self._hold(now, first)
+        if isinstance(first, Roll):
+            self.turns += 1
+        elif isinstance(first, Stop):
+            self.stop_left = now.rerolls_left
+        elif isinstance(first, Hold):
+            pass
+        elif isinstance(first, UncheckedMark) or (isinstance(first, Fail) and now.dice is None):
+            self.unchecked += 1
+            self.expected = self.last_end = None
+        elif isinstance(first, Mark):
+            self._mark(now, first)
+        elif isinstance(first, Fail):
+            self._fail(now, first)
+
+    def _turn_start(self, state: GameState) -> None:
+        obj, solution = self.turn_of(state)
+        self.win = getattr(obj, "win_chance_exact", None) is not None if self.win is None else self.win
+        value = solution.start_values()[0]
+        if self.last_end is not None:
+            self.others += value - self.last_end
+        self.start = value if self.start is None else self.start
+        self.expected = value
+        self.curve.append(CurvePoint(state.round, "turn start", value))
+
+    def _position(self, now: KeptGame) -> None:
+        """The value of the dice just rolled (luck: it minus the value expected before them)."""
+        assert now.dice is not None
+        state, marks = now.state, now.state.marks
+        obj, solution = self.turn_of(state)
+        if now.rerolls_left > 0:
+            position = solution.roll_value(now.dice, now.rerolls_left)
+        else:
+            options = rank_markings(now.dice, self.board, marks, self.rules, obj)
+            position = options[0].value if options else Fraction(
+                obj.failed_value(StateArrays(self.board, self.rules, marks)), obj.scale(self.rules))
+        if self.expected is not None and position != self.expected:
+            self.luck += position - self.expected
+            self.curve.append(CurvePoint(state.round, "roll", position))
+        self.expected = position
+
+    def _hold(self, now: KeptGame, first: Event) -> None:
+        """The hold (D7; a Stop or a marking with re-rolls left keeps every die) against the best."""
+        assert now.dice is not None
+        state = now.state
+        solution = self.turn_of(state)[1]
+        keep = first.keep if isinstance(first, Hold) else now.dice
+        holds = space_for(self.rules).holds_of(now.dice)
+        values = {h: solution.hold_value(h, now.rerolls_left) for h in holds}
+        best_hold = max(holds, key=lambda h: (values[h], h == keep, sum(h)))  # a tie names the choice
+        self.decisions.append(Decision(state.round, "hold", now.dice, now.rerolls_left, keep_label(keep, self.rules),
+                                       keep_label(best_hold, self.rules), values[keep], values[best_hold]))
+        self.expected = values[keep]
+        if isinstance(first, Hold):
+            self.curve.append(CurvePoint(state.round, "hold", values[keep]))
+
+    def _mark(self, now: KeptGame, first: Mark) -> None:
+        """The marking (D8-D14) against the best."""
+        assert now.dice is not None
+        state = now.state
+        obj = self.turn_of(state)[0]
+        options = rank_markings(now.dice, self.board, state.marks, self.rules, obj)
+        chosen = next(o for o in options if o.marking.cells == first.cells)
+        top = chosen if chosen.value == options[0].value else options[0]  # a tie names the choice
+        self.decisions.append(Decision(state.round, "mark", now.dice,
+                                       self.stop_left if now.stopped else now.rerolls_left,
+                                       _items(self.table, first.cells), _items(self.table, top.marking.cells),
+                                       chosen.value, top.value))
+        self.last_end, self.expected = chosen.value, None
+        self.curve.append(CurvePoint(state.round, "mark", chosen.value))
+
+    def _fail(self, now: KeptGame, first: Fail) -> None:
+        """The shelf given up on a failed result (D13) against the best."""
+        assert now.dice is not None
+        state, marks = now.state, now.state.marks
+        obj = self.turn_of(state)[0]
+        shelves = ranked_shelves(failed_options(self.board, marks, self.rules),
+                                 StateArrays(self.board, self.rules, marks), obj)
+        strategic = isinstance(obj, Strategic)
+        worth = {o.shelf: (o.potential_change if strategic else o.value if o.value is not None else Fraction(0))
+                 for o in shelves}
+        best = first.shelf if worth[first.shelf] == worth[shelves[0].shelf] else shelves[0].shelf
+        self.decisions.append(Decision(state.round, "shelf", now.dice, 0, f"shelf {first.shelf + 1}",
+                                       f"shelf {best + 1}", worth[first.shelf], worth[best]))
+        self.last_end, self.expected = worth[first.shelf], None
+        self.curve.append(CurvePoint(state.round, "shelf", worth[first.shelf]))
+
+    def finish(self, now: KeptGame) -> Review:
+        """The :class:`Review`, ``now`` the game after its last action (with ``win`` and the game
+        over, the share of victory closes the curve, D20)."""
+        result = None
+        over = now.over
+        if self.win and over is not None:
+            from shelfie_solver.dice.win_chance import share
+
+            seat = self.seat
+            result = share(over.scores[seat], [s for j, s in enumerate(over.scores) if j != seat])
+            if self.last_end is not None:
+                self.others += result - self.last_end
+            self.curve.append(CurvePoint(over.rounds, "result", result))
+        return Review(self.table.players[self.seat], self.seat, self.objective, tuple(self.decisions),
+                      self.unchecked, self.turns, bool(self.win), self.luck, self.others, self.start, result,
+                      tuple(self.curve))
 
 
 def _items(table: KeptGame, cells: tuple[int, ...]) -> str:

@@ -34,9 +34,12 @@ from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.dice.game.events import GameState, LegalMarkings, Strategy, legal_sets
 from shelfie_solver.dice.engine.kernel import cell_lines as _cell_lines  # noqa: F401 (re-exported: tests read it here)
 from shelfie_solver.dice.engine.kernel import compiled_best_marking, compiled_strategic, int64_cap, kernel_function, turn_arrays
-from shelfie_solver.dice.engine.kernel import TurnArrays, learned_deltas
+from shelfie_solver.dice.engine.kernel import TurnArrays
 from shelfie_solver.dice.joker import is_all_jokers
-from shelfie_solver.dice.learned.objective import Learned, LearnedModel, default_model, model_named, state_objective
+from shelfie_solver.dice.learned.kernel import kernel_function as learned_kernel_function
+from shelfie_solver.dice.learned.kernel import learned_deltas
+from shelfie_solver.dice.learned.model_file import LearnedModel, default_model, model_named
+from shelfie_solver.dice.learned.objective import Learned, state_objective
 from shelfie_solver.dice.objectives import Objective, Points, StateArrays, Strategic
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.win_chance import BeforeLastWin, LastTurnWin, exact_objective
@@ -380,13 +383,13 @@ class LearnedStrategy:
 def _compiled_learned_turn(state: GameState, objective: Learned) -> tuple[tuple[Any, ...], np.ndarray] | None:
     """The policy of :func:`dp.solve_turn` for the ``learned`` objective and every item set's
     worth in this state (``int64 (K+1,)``, 0 where unusable), by one compiled call
-    (:func:`kernel._learned_turn`, numba): the worth of the item sets and of the failed result
+    (:func:`learned.kernel._learned_turn`, numba): the worth of the item sets and of the failed result
     (D13), the final values' columns 0-1 (the later, carried columns never move the policy) and
     the DP levels below the top; the top level's hold per roll when asked (:class:`_TopHolds`,
     as :func:`dp.plan_turn`). Beyond int64, the DP of :func:`batched.solve_finals` (exact limbs).
     ``None`` without numba or on a board of more than 62 items."""
     board, rules = state.board, state.rules
-    turn = kernel_function("_learned_turn")
+    turn = learned_kernel_function("_learned_turn")
     if turn is None or board.n_cells > 62:
         return None
     tables = turn_arrays(board, rules)

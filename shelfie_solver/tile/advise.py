@@ -36,7 +36,7 @@ import numpy as np
 
 from shelfie_solver.tile.denial import EXACT_REFILL_BOARDS, NextBest, RefillOutlook, refill_outlook
 from shelfie_solver.tile.gains import QUARTER
-from shelfie_solver.tile.placements import seat_placements
+from shelfie_solver.tile.placements import Placements, seat_placements
 from shelfie_solver.tile.race import RaceTerm
 from shelfie_solver.tile.rules import COLUMNS, EMPTY
 from shelfie_solver.tile.state import (BOARD_NEIGHBOURS, Move, Setup, State, cell_orders, legal_moves, legal_picks,
@@ -141,16 +141,32 @@ def _best_advised(setup: Setup, state: State, race: bool = True) -> list[Move]:
     racing = RaceTerm(setup, state, mine, opponent) if race else None
     racing_on = racing is not None and bool(racing.slots)
     caps = racing.cap_table() if racing is not None and racing_on else None
+    tops, bounds = _pick_bounds(board, mine, next_best, caps)
+    best, totals = _pruned_totals(tops, bounds, racing if racing_on else None, next_best)
+    return _winner_moves(board, totals, best)
+
+
+#: Per multiset of types (sorted): the best value plus race cap over its placements, and the
+#: placements ``(column, types bottom first, value without race and denial, race cap, goals)``.
+_Tops = dict[tuple[int, ...], tuple[int, list[tuple[int, tuple[int, ...], int, int, tuple[int, ...]]]]]
+#: A pick's bound: ``(bound, kept denial, refill, position in legal_picks, pick, its types' key)``.
+_Bound = tuple[int, int, bool, int, tuple[int, ...], tuple[int, ...]]
+
+
+def _pick_bounds(board: tuple[int, ...], mine: Placements, next_best: NextBest,
+                 caps: list[list[int]] | None) -> tuple[_Tops, list[_Bound]]:
+    """The placements per multiset of types (:meth:`Placements.sums`; picks of the same types
+    share them: the board does not enter a placement's value) and every legal pick's bound on
+    its total, best first (:func:`_best_advised`): its types' best value plus race cap (``caps``
+    per column and pick size, None without the race term) and the denial it keeps (0 when it
+    triggers a refill, T16)."""
     # T16 after a pick: no two tiles left side by side. ``degree``: tiles next to each tile; a
     # straight pick of k tiles holds k - 1 of the board's ``pairs`` of touching tiles
     degree = {cell: sum(1 for n in BOARD_NEIGHBOURS[cell] if board[n] != EMPTY)
               for cell, t in enumerate(board) if t != EMPTY}
     pairs = sum(degree.values()) // 2
-    # per multiset of types (sorted): the best value plus race cap over its placements, and the
-    # placements (column, types bottom first, value without race and denial, race cap, goals);
-    # picks of the same types share them (the board does not enter a placement's value)
-    tops: dict[tuple[int, ...], tuple[int, list[tuple[int, tuple[int, ...], int, int, tuple[int, ...]]]]] = {}
-    bounds = []
+    tops: _Tops = {}
+    bounds: list[_Bound] = []
     for position, pick in enumerate(legal_picks(board, mine.shelf)):  # pick_orders' order
         key = tuple(sorted([board[c] for c in pick]))
         found = tops.get(key)
@@ -169,14 +185,21 @@ def _best_advised(setup: Setup, state: State, race: bool = True) -> list[Move]:
         kept = 0 if refill else -(next_best.kept(pick) // 2)
         bounds.append((found[0] + kept, kept, refill, position, pick, key))
     bounds.sort(key=lambda item: -item[0])
+    return tops, bounds
+
+
+def _pruned_totals(tops: _Tops, bounds: list[_Bound], racing: RaceTerm | None,
+                   next_best: NextBest) -> tuple[int | None, list[tuple[int, tuple[int, ...], int, int, tuple[int, ...]]]]:
+    """The best total and the exact ``(total, pick, position, column, types)`` of the picks the
+    bound and prune of :func:`_best_advised` reaches (``racing``: the race term, None when off)."""
     best: int | None = None
-    totals: list[tuple[int, tuple[int, ...], int, int, tuple[int, ...]]] = []  # (total, pick, position, column, types)
+    totals: list[tuple[int, tuple[int, ...], int, int, tuple[int, ...]]] = []
     for bound, kept, refill, position, picked, key in bounds:
         if best is not None and bound < best:
             break
         scored = []
         for column, types, v, cap, goals in tops[key][1]:
-            if racing is not None and racing_on:
+            if racing is not None:
                 if best is not None and v + cap + kept < best:
                     continue  # cannot reach the best even with the race's cap and the kept denial
                 v += racing.gain(column, types, goals)
@@ -189,10 +212,15 @@ def _best_advised(setup: Setup, state: State, race: bool = True) -> list[Move]:
             totals.append((total, picked, position, column, types))
             if best is None or total > best:
                 best = total
-    # the winners in legal_moves' order: pick, column, then the pick's orders as cell_orders lists them
+    return best, totals
+
+
+def _winner_moves(board: tuple[int, ...], totals: list[tuple[int, tuple[int, ...], int, int, tuple[int, ...]]],
+                  best: int | None) -> list[Move]:
+    """The ``Move`` of every total equal to ``best``, in legal_moves' order: pick, column, then
+    the pick's orders as cell_orders lists them."""
     winners = sorted((position, column, picked, types) for total, picked, position, column, types in totals
                      if total == best)
-    moves = []
     orders: dict[tuple[int, ...], tuple[int, ...]] = {}
     ranks: dict[tuple[int, ...], int] = {}
     last = -1
@@ -203,9 +231,7 @@ def _best_advised(setup: Setup, state: State, race: bool = True) -> list[Move]:
             ranks = {t: i for i, t in enumerate(orders)}
         chosen.append((position, column, ranks[types], orders[types]))
     chosen.sort()
-    for _, column, _, cells in chosen:
-        moves.append(Move(cells, column))
-    return moves
+    return [Move(cells, column) for _, column, _, cells in chosen]
 
 
 def best_moves(setup: Setup, state: State, immediate_only: bool = False, race: bool = True) -> list[Move]:

@@ -62,41 +62,43 @@ class ImmediateGains(GoalReach):
                  full: bool) -> tuple[int, int, int, int, tuple[int, ...], bool]:
         """:meth:`.placements.Placements.value` uncached, for any types (from the runs of one type,
         T19); without ``full`` only the immediate gain and the goals (the potentials and tempo are 0)."""
-        slots = self.slots[column]
-        groups, reach = self.groups, self.reach
         k = len(types)
-        placed = hits = covered = 0
-        # runs of one type among the placed tiles (T19): type, tiles, groups joined, an empty neighbour
-        kinds: list[int] = []
-        tiles: list[int] = []
-        joins: list[set[int]] = []
-        opens: list[bool] = []
-        for j, t in enumerate(types):
-            cell, side_empty, near, want = slots[j]
-            placed |= 1 << cell
-            if want != EMPTY:
-                covered += 1
-                hits += want == t
-            if j and types[j - 1] == t:
-                tiles[-1] += 1
-                joins[-1].update(near.get(t, ()))
-                opens[-1] = opens[-1] or side_empty
-            else:
-                kinds.append(t)
-                tiles.append(1)
-                joins.append(set(near.get(t, ())))
-                opens.append(side_empty)
-        if slots[k - 1][0] >= COLUMNS:  # the cell above the top tile is empty (T4)
-            opens[-1] = True
-        if len(kinds) == 3 and kinds[0] == kinds[2] and joins[0] & joins[2]:  # lowest and top join via a group
-            tiles[0] += tiles.pop()
-            joins[0] |= joins.pop()
-            opens[0] = opens[0] or opens.pop()
+        placed, hits, covered, runs = _runs(self.slots[column], types)
+        gain, potential, sizes, joined_groups = self._groups_after(column, k, placed, runs, full)
+        personal, personal_potential = self._personal(hits, covered, full)
+        room = list(self.room)
+        room[column] -= k
+        empty = self.empty - k
+        tempo = -2 * max(0, min(3, empty) - max(room)) - self.base_tempo if full else 0
+        goals = []
+        tokens = 0
+        live = self.live_columns()[column]
+        if live:  # T18: the next token if the goal holds now; T-CG3 / T-CG4 from the groups after it
+            groups = self.groups
+
+            def gained(least: int) -> int:
+                return (sum(1 for size in sizes if size >= least)
+                        - sum(1 for g in joined_groups if groups[g][1] >= least))
+
+            for slot, goal in self.goals_completed(live, column, types, gained(2), gained(4)):
+                goals.append(goal)
+                tokens += self.state.stacks[slot][0]
+        end = self.end_open and empty == 0  # T23
+        return (QUARTER * (gain + personal + tokens + end), potential if full else 0, personal_potential, tempo,
+                tuple(goals), end)
+
+    def _groups_after(self, column: int, k: int, placed: int, runs: list[tuple[int, set[int], bool]],
+                      full: bool) -> tuple[int, int, list[int], set[int]]:
+        """The groups' change (T22) when the ``runs`` of :func:`_runs` are placed in ``column``
+        (cells ``placed``, a bit mask): the points gained, the potential's change (quarters; the
+        other groups next to the placed cells too with ``full``), each run's group size after it
+        and the groups the runs joined."""
+        groups, reach, slots = self.groups, self.reach, self.slots[column]
         gain = potential = 0
         keep = ~placed
         sizes = []
         absorbed: set[int] = set()
-        for size, joined, growing in zip(tiles, joins, opens):
+        for size, joined, growing in runs:
             for g in joined:
                 old = groups[g][1]
                 size += old
@@ -117,32 +119,20 @@ class ImmediateGains(GoalReach):
                         absorbed.add(g)
                         if reach[g] and not reach[g] & keep:
                             potential -= POTENTIAL[min(groups[g][1], 6)]
-        personal = personal_potential = 0
-        if self.card is not None:
-            matches = self.matches + hits
-            personal = PERSONAL_POINTS[matches] - PERSONAL_POINTS[self.matches]
-            if full:
-                personal_potential = 2 * ((PERSONAL_POINTS[matches + self.pending - covered] - PERSONAL_POINTS[matches])
-                                          - (PERSONAL_POINTS[self.matches + self.pending]
-                                             - PERSONAL_POINTS[self.matches]))
-        room = list(self.room)
-        room[column] -= k
-        empty = self.empty - k
-        tempo = -2 * max(0, min(3, empty) - max(room)) - self.base_tempo if full else 0
-        goals = []
-        tokens = 0
-        live = self.live_columns()[column]
-        if live:  # T18: the next token if the goal holds now; T-CG3 / T-CG4 from the groups after it
-            def gained(least: int) -> int:
-                return (sum(1 for size in sizes if size >= least)
-                        - sum(1 for g in joined_groups if groups[g][1] >= least))
+        return gain, potential, sizes, joined_groups
 
-            for slot, goal in self.goals_completed(live, column, types, gained(2), gained(4)):
-                goals.append(goal)
-                tokens += self.state.stacks[slot][0]
-        end = self.end_open and empty == 0  # T23
-        return (QUARTER * (gain + personal + tokens + end), potential if full else 0, personal_potential, tempo,
-                tuple(goals), end)
+    def _personal(self, hits: int, covered: int, full: bool) -> tuple[int, int]:
+        """The personal goal's points gained (T21) by ``hits`` more matched cells, and with
+        ``full`` the change of its potential (quarters) when ``covered`` of its pending cells are
+        filled; ``(0, 0)`` with the card hidden."""
+        if self.card is None:
+            return 0, 0
+        matches = self.matches + hits
+        personal = PERSONAL_POINTS[matches] - PERSONAL_POINTS[self.matches]
+        if not full:
+            return personal, 0
+        return personal, 2 * ((PERSONAL_POINTS[matches + self.pending - covered] - PERSONAL_POINTS[matches])
+                              - (PERSONAL_POINTS[self.matches + self.pending] - PERSONAL_POINTS[self.matches]))
 
     def immediate(self, column: int, types: tuple[int, ...]) -> int:
         """The change of the T25 score (x4) of placing ``types`` in ``column``: ``value(...)[0]``,
@@ -307,3 +297,38 @@ class ImmediateGains(GoalReach):
             best = QUARTER * (top - personal[matches] + end)
         self.best_cache[key] = best
         return best
+
+
+def _runs(slots: list[tuple[int, bool, dict[int, tuple[int, ...]], int]],
+          types: tuple[int, ...]) -> tuple[int, int, int, list[tuple[int, set[int], bool]]]:
+    """The placed tiles ``types`` (lowest first) in a column's ``slots`` as runs of one type
+    (T19): the cells placed (a bit mask), the personal-card cells they match and cover (T21),
+    and per run its tiles, the groups it joins and whether it keeps an empty neighbour (the
+    lowest and the top run joined when one group touches both)."""
+    placed = hits = covered = 0
+    kinds: list[int] = []
+    tiles: list[int] = []
+    joins: list[set[int]] = []
+    opens: list[bool] = []
+    for j, t in enumerate(types):
+        cell, side_empty, near, want = slots[j]
+        placed |= 1 << cell
+        if want != EMPTY:
+            covered += 1
+            hits += want == t
+        if j and types[j - 1] == t:
+            tiles[-1] += 1
+            joins[-1].update(near.get(t, ()))
+            opens[-1] = opens[-1] or side_empty
+        else:
+            kinds.append(t)
+            tiles.append(1)
+            joins.append(set(near.get(t, ())))
+            opens.append(side_empty)
+    if slots[len(types) - 1][0] >= COLUMNS:  # the cell above the top tile is empty (T4)
+        opens[-1] = True
+    if len(kinds) == 3 and kinds[0] == kinds[2] and joins[0] & joins[2]:  # lowest and top join via a group
+        tiles[0] += tiles.pop()
+        joins[0] |= joins.pop()
+        opens[0] = opens[0] or opens.pop()
+    return placed, hits, covered, list(zip(tiles, joins, opens))

@@ -128,40 +128,13 @@ def position_from_dict(data: dict[str, Any], rules: TileRuleset, layout: Layout,
         raise TileError(f"position: {len(shelves_raw)} [[shelf]] tables for {players} players")
     first = _int(data, "first", 1, 1, players) - 1
     turn = _int(data, "turn", 1, 1, players) - 1
-    raw_goals = data.get("goals")
-    expected = 'goals must list 1 or 2 distinct common goals by id 1-12 or name, e.g. [7, "diagonal of a type"] (T7)'
-    if not isinstance(raw_goals, list) or not 1 <= len(raw_goals) <= 2 or any(isinstance(g, bool) for g in raw_goals):
-        raise TileError(f"position: {expected}")
-    for goal in raw_goals:
-        if isinstance(goal, str):
-            _ascii(goal, "goals", expected.removeprefix("goals must list "))
-    try:
-        goals = [parse_goal(g) for g in raw_goals]
-    except TileError as error:
-        raise TileError(f"position: {expected}; {error}") from None
-    if len(set(goals)) != len(goals):
-        raise TileError(f"position: {expected}")
+    goals = _goals(data.get("goals"))
     names = [c.name for c in cards]
     personal = str(data.get("personal", ""))
     if personal not in names:
         raise TileError(f"position: personal must name one of the cards {', '.join(names)} (T20)")
-    shelves = []
-    tokens = []
-    for seat, raw in enumerate(shelves_raw):
-        shelf = parse_shelf(_shelf_text(raw.get("rows"), seat))
-        check_shelf(shelf, f"shelf {seat + 1}")
-        shelves.append(shelf)
-        taken = raw.get("taken", [0] * len(goals))
-        if not isinstance(taken, list) or len(taken) != len(goals) or not all(type(t) is int for t in taken):
-            raise TileError(f"position: shelf {seat + 1} taken must list one token value per goal card (0 = none)")
-        tokens.append(tuple(taken))
-    stacks = []
-    for slot in range(len(goals)):
-        won = sorted((t[slot] for t in tokens if t[slot]), reverse=True)
-        if won != list(TOKENS[players][:len(won)]):
-            raise TileError(f"position: tokens taken from goal {goals[slot]} are {won}; with {players} players T7 "
-                            f"hands out {list(TOKENS[players])} from the top")
-        stacks.append(TOKENS[players][len(won):])
+    shelves, tokens = _shelves(shelves_raw, len(goals))
+    stacks = _stacks(tokens, goals, players)
     end_seat = _int(data, "end_token", 0, 0, players)
     end_token = end_seat - 1 if end_seat else None
     if end_token is not None and EMPTY in shelves[end_token]:
@@ -177,6 +150,62 @@ def position_from_dict(data: dict[str, Any], rules: TileRuleset, layout: Layout,
     if EMPTY not in shelves[turn]:
         raise TileError(f"position: the active seat {turn + 1} has a full shelf; its turn cannot come (T24)")
     return Position(setup, state)
+
+
+def _goals(raw_goals: Any) -> list[int]:
+    """The position's common goals (T7): 1 or 2 distinct, by id or name (:func:`parse_goal`).
+
+    Raises:
+        TileError: anything else.
+    """
+    expected = 'goals must list 1 or 2 distinct common goals by id 1-12 or name, e.g. [7, "diagonal of a type"] (T7)'
+    if not isinstance(raw_goals, list) or not 1 <= len(raw_goals) <= 2 or any(isinstance(g, bool) for g in raw_goals):
+        raise TileError(f"position: {expected}")
+    for goal in raw_goals:
+        if isinstance(goal, str):
+            _ascii(goal, "goals", expected.removeprefix("goals must list "))
+    try:
+        goals = [parse_goal(g) for g in raw_goals]
+    except TileError as error:
+        raise TileError(f"position: {expected}; {error}") from None
+    if len(set(goals)) != len(goals):
+        raise TileError(f"position: {expected}")
+    return goals
+
+
+def _shelves(shelves_raw: list[dict[str, Any]], n_goals: int) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]]]:
+    """Each seat's shelf (checked: T2-T4) and the token values it took per goal card (0 = none).
+
+    Raises:
+        TileError: a bad shelf, or ``taken`` not one whole number per goal card.
+    """
+    shelves = []
+    tokens = []
+    for seat, raw in enumerate(shelves_raw):
+        shelf = parse_shelf(_shelf_text(raw.get("rows"), seat))
+        check_shelf(shelf, f"shelf {seat + 1}")
+        shelves.append(shelf)
+        taken = raw.get("taken", [0] * n_goals)
+        if not isinstance(taken, list) or len(taken) != n_goals or not all(type(t) is int for t in taken):
+            raise TileError(f"position: shelf {seat + 1} taken must list one token value per goal card (0 = none)")
+        tokens.append(tuple(taken))
+    return shelves, tokens
+
+
+def _stacks(tokens: list[tuple[int, ...]], goals: list[int], players: int) -> list[tuple[int, ...]]:
+    """The tokens left on each goal card: what T7 hands out from the top, less those taken.
+
+    Raises:
+        TileError: the tokens taken from a goal are not the top of its stack.
+    """
+    stacks = []
+    for slot in range(len(goals)):
+        won = sorted((t[slot] for t in tokens if t[slot]), reverse=True)
+        if won != list(TOKENS[players][:len(won)]):
+            raise TileError(f"position: tokens taken from goal {goals[slot]} are {won}; with {players} players T7 "
+                            f"hands out {list(TOKENS[players])} from the top")
+        stacks.append(TOKENS[players][len(won):])
+    return stacks
 
 
 def _board(raw: Any, usable: tuple[bool, ...]) -> tuple[int, ...]:

@@ -151,7 +151,7 @@ DICE_BODY = '{"revision": 1, "dice": "CCBJPP"}'
 TILE_BODY = '{"position": {...the keys of a tile advise position file...}, "move": "r7c4 r7c5 @4"}'
 
 
-async def read_json(request: Request, example: str = DICE_BODY) -> dict[str, Any]:
+async def read_body(request: Request, example: str = DICE_BODY) -> dict[str, Any]:
     """The request body as a JSON object, at most :data:`MAX_BODY_BYTES`; ``example`` is the
     form a refusal shows (:data:`DICE_BODY`, :data:`TILE_BODY`). ``NaN`` and ``Infinity`` (not
     JSON, RFC 8259) are refused. A tile request's body (``example`` :data:`TILE_BODY`) may not
@@ -259,7 +259,7 @@ def create_app(server: GameServer | None, token: str | None = None,
         return setup.info()
 
     async def new(request: Request) -> dict[str, Any]:
-        body = await read_json(request)
+        body = await read_body(request)
         table, done = await run_in_threadpool(setup.create, body)
         return await run_in_threadpool(server.state, table, done)
 
@@ -274,7 +274,7 @@ def create_app(server: GameServer | None, token: str | None = None,
 
     def write(kind: str) -> Callable[[Request], Awaitable[dict[str, Any]]]:
         async def call(request: Request) -> dict[str, Any]:
-            body = await read_json(request)
+            body = await read_body(request)
             return await run_in_threadpool(server.write, kind, body)
 
         return call
@@ -299,18 +299,18 @@ def _tile_routes(tiles: TilePage, dice: bool = True) -> list[Route]:
         return {**tiles.info(), "dice": dice}
 
     async def tile_advise(request: Request) -> dict[str, Any]:
-        body = await read_json(request, TILE_BODY)
+        body = await read_body(request, TILE_BODY)
         return await run_in_threadpool(tiles.advise, body)
 
     async def tile_apply(request: Request) -> dict[str, Any]:
-        body = await read_json(request, TILE_BODY)
+        body = await read_body(request, TILE_BODY)
         return await run_in_threadpool(tiles.apply, body)
 
     async def tile_file(request: Request) -> dict[str, Any]:
         return await run_in_threadpool(tiles.read_file)
 
     async def tile_save(request: Request) -> dict[str, Any]:
-        body = await read_json(request, TILE_BODY)
+        body = await read_body(request, TILE_BODY)
         return await run_in_threadpool(tiles.write_file, body)
 
     return [Route("/api/tile/info", guarded(tile_info), methods=["GET"]),

@@ -29,45 +29,52 @@ if TYPE_CHECKING:
 
 
 #: The compiled functions, callees first: each is compiled by numba and put in this module's
-#: namespace in place of the Python function, so the later ones call the compiled ones.
+#: namespace in place of the Python function, so the later ones call the compiled ones (the
+#: compiled ``learned`` objective, which calls :func:`_scan` and :func:`_level`, is
+#: :mod:`learned.kernel`).
 _COMPILED_ORDER = ("_potential", "_sum_columns", "_level", "_top_hold", "_dp_minor", "_failed", "_strategic", "_usable_list",
                    "_strategic_sets", "_scan", "_line_totals", "_sheet", "_dp", "_best_marking",
-                   "_solver_turn", "_finals_many", "_learned_line", "_learned_sheet", "_learned_worth",
-                   "_learned_blocks", "_learned_turn")
+                   "_solver_turn", "_finals_many")
 
 
-@cache
-def _dispatchers() -> dict[str, Any] | None:
-    """Every function of :data:`_COMPILED_ORDER` compiled by numba (cached on disk), or
-    ``None`` when numba is not installed."""
+def compile_into(namespace: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any] | None:
+    """Compile the functions ``names`` of a module's ``namespace`` (its ``globals()``), callees
+    first, with numba (cached on disk), each put in the namespace in place of the Python function
+    so the later ones call the compiled ones. Returns ``{name: compiled}``, or ``None`` when numba
+    is not installed (the namespace unchanged)."""
     try:
         import numba
     except ImportError:
         return None
     out = {}
-    for name in _COMPILED_ORDER:
-        func = globals()[name]
+    for name in names:
+        func = namespace[name]
         try:
             done = numba.njit(cache=True, nogil=True)(func)
         except RuntimeError:  # no writable place for numba's cache (a read-only install): compile per process
             done = numba.njit(nogil=True)(func)
-        globals()[name] = out[name] = done
+        namespace[name] = out[name] = done
     return out
 
 
-def _jit(name: str) -> Any:
-    """The compiled ``name`` wrapped for calls from Python, or ``None`` without numba."""
-    found = _dispatchers()
-    if found is None:
-        return None
-    compiled_func = found[name]
+@cache
+def compiled_kernels() -> dict[str, Any] | None:
+    """Every function of :data:`_COMPILED_ORDER` compiled by numba (:func:`compile_into`),
+    unwrapped (to be called from other compiled code, e.g. :mod:`learned.kernel`), or ``None``
+    when numba is not installed."""
+    return compile_into(globals(), _COMPILED_ORDER)
+
+
+def calling(compiled_func: Any) -> Any:
+    """``compiled_func`` (a numba dispatcher) wrapped for calls from Python: a signal handler
+    that raised while the compiled call was returning (Ctrl-C, SIGTERM in simulate) surfaces as
+    that exception, not numba's ``SystemError``."""
 
     def call(*args: Any) -> Any:
         try:
             return compiled_func(*args)
         except SystemError as error:
-            # a signal handler that raised while the compiled call was returning (Ctrl-C,
-            # SIGTERM in simulate): numba reports SystemError(s); hand on the real exception
+            # numba reports SystemError(s); hand on the real exception
             cause: BaseException = error
             while isinstance(cause, SystemError) and cause.__cause__ is not None:
                 cause = cause.__cause__
@@ -81,8 +88,9 @@ def _jit(name: str) -> Any:
 @cache
 def kernel_function(name: str) -> Any:
     """The compiled function ``name`` of :data:`_COMPILED_ORDER` (e.g. ``"_solver_turn"``),
-    wrapped for calls from Python, or ``None`` without numba."""
-    return _jit(name)
+    wrapped for calls from Python (:func:`calling`), or ``None`` without numba."""
+    found = compiled_kernels()
+    return None if found is None else calling(found[name])
 
 
 def compiled() -> Any:
@@ -733,327 +741,3 @@ def int64_cap(denominator: int, rerolls: int) -> int:
     stay in int64 through ``rerolls`` levels when ``b + 1 < cap`` (:func:`dp.solve`'s bound
     ``(b + 1) * D^r < 2^62``, :data:`transitions.INT64_SAFE`)."""
     return int(min(-(-INT64_SAFE // denominator**rerolls), 2**63 - 1))
-
-
-# --- the learned objective (learned.objective.Learned), compiled ----------------------------
-
-
-def _learned_line(line: int, m: int, a: int, mp: int, ap: int, t: int, coef: np.ndarray, threat: np.ndarray,
-                  rows: np.ndarray) -> tuple[int, int, int, int]:  # pragma: no cover - compiled
-    """One line's part of :func:`learned.objective.future_values` (before the global weights):
-    writes the line's ``F`` term of each phase row into ``rows (3,)`` and returns (threatened
-    ``A``, threatened ``M``, points scored (D19), 1 if the line has no available item)."""
-    if m >= t:
-        status = 3
-    elif m + a >= t:
-        status = min(max(t - m, 1), 3) - 1
-    else:
-        status = 4
-    for r in range(coef.shape[0]):
-        rows[r] = coef[r, 0, line, status] * mp + coef[r, 1, line, status] * ap + coef[r, 2, line, status] \
-            + coef[r, 3, line, status] * a
-    open_threat = status != 4 and threat[line]
-    return (ap if open_threat else 0), (mp if open_threat and status < 3 else 0), (mp if m >= t else 0), \
-        (1 if a == 0 else 0)
-
-
-def _learned_sheet(m: np.ndarray, a: np.ndarray, mp: np.ndarray, ap: np.ndarray, t: int, coef: np.ndarray,
-                   threat: np.ndarray, n_shelves: int) -> tuple[np.ndarray, int, int, int, int]:  # pragma: no cover
-    """A sheet's totals for :func:`learned.objective.future_values` from its line totals ``(L,)``:
-    the line terms of ``F`` per phase row ``int64 (3,)``, threatened ``A``, threatened ``M``, the
-    score (D19) and the closed shelves (D17)."""
-    total = np.zeros(coef.shape[0], np.int64)
-    rows = np.zeros(coef.shape[0], np.int64)
-    ta = 0
-    tm = 0
-    score = 0
-    closed = 0
-    for line in range(m.shape[0]):
-        x, y, s, c = _learned_line(line, m[line], a[line], mp[line], ap[line], t, coef, threat, rows)
-        ta += x
-        tm += y
-        score += s
-        if line < n_shelves:
-            closed += c
-        for r in range(total.shape[0]):
-            total[r] += rows[r]
-    return total, ta, tm, score, closed
-
-
-def _learned_worth(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_points: np.ndarray,
-                   set_masks: np.ndarray, closed_bits: int, losing: bool, m: np.ndarray, a: np.ndarray, mp: np.ndarray,
-                   ap: np.ndarray, sizes: np.ndarray, t: int, trigger: int, n_shelves: int, coef: np.ndarray,
-                   glob: np.ndarray, ctx: np.ndarray, threat: np.ndarray, triggered: bool, opponent_distance: int,
-                   opponents: int, opponent_sums: np.ndarray, opponent_values: np.ndarray, block: np.ndarray,
-                   end_open: bool, sigma: np.ndarray, weight_scale: int, value_scale: int,
-                   win_scale: int) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
-    """:meth:`learned.objective.Learned.positions` of ``K`` candidate sheets at once. Each
-    candidate is a list of *line changes* (``set_ids (K, W)`` into ``d_lines``/``d_counts``/
-    ``d_points`` ``(D,)``, padded with -1): ``d_counts`` items worth ``d_points`` on line
-    ``d_lines`` are marked (``losing`` False: ``m, M`` up, ``a, A`` down) or lost (``losing``
-    True, a failed result's shelf, D13: ``a, A`` down). Each distinct line change is evaluated
-    once per call (item sets share them: :func:`learned_deltas`), then summed per candidate.
-    Returns ``V (K+1,)`` (index ``K``: the sheet as it is) and ``usable (K+1,)`` (the set's items
-    all available, D4, by ``set_masks`` against ``closed_bits``; every candidate when
-    ``set_masks`` is empty). ``coef (3, 4, L, 5)``, ``glob (3, 4)`` and ``ctx (3,)`` (the context
-    term) are the weights per phase row; ``opponent_values (J, 3)`` and ``block (J, 3, L)`` (J may
-    be 0); ``sigma (3,)`` the win-chance spreads (empty: the plain difference). The same integers
-    as the numpy code."""
-    n_sets = set_ids.shape[0]
-    rows = coef.shape[0]
-    total, ta0, tm0, score0, closed0 = _learned_sheet(m, a, mp, ap, t, coef, threat, n_shelves)
-    n_lines = m.shape[0]
-    old_rows = np.zeros((n_lines, rows), np.int64)  # each line's terms as it is (the same for every set)
-    old = np.zeros((n_lines, 4), np.int64)
-    for line in range(n_lines):
-        x, y, s, c = _learned_line(line, m[line], a[line], mp[line], ap[line], t, coef, threat, old_rows[line])
-        old[line, 0] = x
-        old[line, 1] = y
-        old[line, 2] = s
-        old[line, 3] = c
-    n_deltas = d_lines.shape[0]
-    d_rows = np.zeros((n_deltas, rows), np.int64)  # each line change's effect on the sheet's totals
-    d_other = np.zeros((n_deltas, 5), np.int64)  # threatened A, threatened M, score, closed, completed
-    line_rows = np.zeros(rows, np.int64)
-    for d in range(n_deltas):
-        line = d_lines[d]
-        n = d_counts[d]
-        p = d_points[d]
-        if line < 0 or a[line] < n:  # (a change no usable set makes)
-            continue
-        m2 = m[line] if losing else m[line] + n
-        mp2 = mp[line] if losing else mp[line] + p
-        x, y, s, c = _learned_line(line, m2, a[line] - n, mp2, ap[line] - p, t, coef, threat, line_rows)
-        for r in range(rows):
-            d_rows[d, r] = line_rows[r] - old_rows[line, r]
-        d_other[d, 0] = x - old[line, 0]
-        d_other[d, 1] = y - old[line, 1]
-        d_other[d, 2] = s - old[line, 2]
-        d_other[d, 3] = (c - old[line, 3]) if line < n_shelves else 0
-        d_other[d, 4] = 1 if block.shape[0] > 0 and m2 == sizes[line] and m[line] < sizes[line] else 0  # D15
-    out = np.zeros(n_sets + 1, np.int64)
-    usable = np.zeros(n_sets + 1, np.bool_)
-    f = np.zeros(rows, np.int64)
-    n_opp = opponent_values.shape[0]
-    change = np.zeros((max(n_opp, 1), 3), np.int64)
-    for k in range(n_sets + 1):
-        if k < n_sets:
-            if set_masks.shape[0] == n_sets and (set_masks[k] & closed_bits) != 0:
-                continue
-        usable[k] = True
-        for r in range(rows):
-            f[r] = total[r]
-        ta = ta0
-        tm = tm0
-        score = score0
-        closed = closed0
-        completed = 0
-        if k < n_sets:
-            for w in range(set_ids.shape[1]):
-                d = set_ids[k, w]
-                if d < 0:
-                    break
-                for r in range(rows):
-                    f[r] += d_rows[d, r]
-                ta += d_other[d, 0]
-                tm += d_other[d, 1]
-                score += d_other[d, 2]
-                closed += d_other[d, 3]
-                completed += d_other[d, 4]
-        for j in range(n_opp):
-            for r in range(3):
-                change[j, r] = 0
-        if completed > 0:
-            for w in range(set_ids.shape[1]):
-                d = set_ids[k, w]
-                if d < 0:
-                    break
-                if d_other[d, 4] > 0:
-                    for j in range(n_opp):
-                        for r in range(3):
-                            change[j, r] += block[j, r, d_lines[d]]
-        own_distance = trigger - closed
-        distance = min(own_distance, opponent_distance)
-        if triggered or own_distance <= 0:
-            phase = 0
-        elif distance == 1:
-            phase = 2
-        else:
-            phase = 3
-        own = weight_scale * score
-        if phase > 0:
-            r = phase - 1
-            own += f[r] + glob[r, 0] * ta + glob[r, 1] * tm + glob[r, 2] + glob[r, 3] * (1 if own_distance == 1 else 0) \
-                + ctx[r]
-        row = 0 if phase == 0 else (1 if phase == 2 else 2)
-        if n_opp == 0:
-            others = opponent_sums[row]
-            leader = others
-        else:
-            others = 0
-            leader = 0
-            for j in range(n_opp):
-                v = opponent_values[j, row] + change[j, row]
-                others += v
-                leader = v if j == 0 else max(leader, v)
-        if sigma.shape[0] > 0 and opponents > 0:
-            gap = own - leader
-            if phase == 0:
-                spread = sigma[0] if end_open else 0
-            elif phase == 2:
-                spread = sigma[1]
-            else:
-                spread = sigma[2]
-            out[k] = (win_scale * value_scale * gap) // (spread * weight_scale + abs(gap) + 1)
-        else:
-            seats = max(opponents, 1)
-            numerator = (own * seats - others) * value_scale
-            denominator = weight_scale * seats
-            out[k] = (numerator + denominator // 2) // denominator
-    return out, usable
-
-
-@cache
-def learned_deltas(board: Board, rules: Ruleset) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The item sets of :func:`turn_arrays` as lists of distinct line changes, the candidates of
-    :func:`_learned_worth`: ``(ids (K, W) padded with -1, lines (D,), counts (D,), points (D,))``
-    (on the default board 160 distinct changes for 12,750 (set, line) pairs)."""
-    tables = turn_arrays(board, rules)
-    index: dict[tuple[int, int, int], int] = {}
-    ids = np.full(tables.set_lines.shape, -1, dtype=np.int64)
-    for k in range(tables.set_lines.shape[0]):
-        for w in range(tables.set_lines.shape[1]):
-            line = int(tables.set_lines[k, w])
-            if line < 0:
-                break
-            key = (line, int(tables.set_counts[k, w]), int(tables.set_points[k, w]))
-            ids[k, w] = index.setdefault(key, len(index))
-    keys = np.array(list(index), dtype=np.int64).reshape(-1, 3)
-    return small_index(ids), keys[:, 0].copy(), keys[:, 1].copy(), keys[:, 2].copy()
-
-
-def _learned_blocks(lines: np.ndarray, marked_bits: int, eliminated_bits: int, cell_lines: np.ndarray,
-                    values: np.ndarray, m: np.ndarray, a: np.ndarray, mp: np.ndarray, ap: np.ndarray, t: int,
-                    trigger: int, n_shelves: int, coef: np.ndarray, glob: np.ndarray, ctx: np.ndarray,
-                    threat: np.ndarray, weight_scale: int) -> np.ndarray:  # pragma: no cover - compiled
-    """A player's ``P`` (:func:`learned.objective.player_values`, over ``weight_scale``) in each
-    phase 0-3, ``int64 (K+1, 4)``: row ``k`` after the player's available items on line
-    ``lines[k]`` are eliminated (an opponent completed it, D15: the line and each lost item's
-    crossing line lose them), row ``K`` the sheet as it is (given by its bit masks and line
-    totals ``m, a, mp, ap``). Weights as :func:`_learned_worth`; ``threat`` the player's
-    threatened lines (the opponents' sheets do not change)."""
-    n_sets = lines.shape[0]
-    rows = coef.shape[0]
-    out = np.zeros((n_sets + 1, 4), np.int64)
-    a2 = a.copy()
-    ap2 = ap.copy()
-    closed_bits = marked_bits | eliminated_bits
-    for k in range(n_sets + 1):
-        for line in range(m.shape[0]):
-            a2[line] = a[line]
-            ap2[line] = ap[line]
-        if k < n_sets:
-            line = lines[k]
-            for c in range(cell_lines.shape[0]):
-                if (closed_bits >> c) & 1:
-                    continue
-                if cell_lines[c, 0] == line:
-                    cross = cell_lines[c, 1]
-                elif cell_lines[c, 1] == line:
-                    cross = cell_lines[c, 0]
-                else:
-                    continue
-                a2[line] -= 1
-                ap2[line] -= values[c]
-                a2[cross] -= 1
-                ap2[cross] -= values[c]
-        total, ta, tm, score, closed = _learned_sheet(m, a2, mp, ap2, t, coef, threat, n_shelves)
-        near = 1 if trigger - closed == 1 else 0
-        out[k, 0] = weight_scale * score
-        for r in range(rows):
-            out[k, r + 1] = weight_scale * score + total[r] + glob[r, 0] * ta + glob[r, 1] * tm + glob[r, 2] \
-                + glob[r, 3] * near + ctx[r]
-    return out
-
-
-def _learned_turn(ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_points: np.ndarray,
-                  set_masks: np.ndarray, marked_bits: int, eliminated_bits: int, m: np.ndarray, a: np.ndarray,
-                  mp: np.ndarray, ap: np.ndarray, sizes: np.ndarray, t: int, trigger: int, n_shelves: int,
-                  values: np.ndarray, coef: np.ndarray, glob: np.ndarray, ctx: np.ndarray, threat: np.ndarray,
-                  triggered: bool, opponent_distance: int, opponents: int, opponent_sums: np.ndarray,
-                  opponent_values: np.ndarray, block: np.ndarray, end_open: bool, sigma: np.ndarray,
-                  weight_scale: int, value_scale: int, win_scale: int, set_sizes: np.ndarray, set_starts: np.ndarray,
-                  set_rolls: np.ndarray, extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: np.ndarray,
-                  denominator: int, rerolls: int,
-                  cap: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]:  # pragma: no cover
-    """The ``learned`` strategy's turn in one call (as :func:`_solver_turn` for ``solver``): the
-    worth of every item set (:func:`_learned_worth`, 0 where unusable), the failed result's value
-    (D13: the best shelf to give up, each shelf with an available item a losing candidate:
-    the shelf and each of its columns lose its available items), columns 0-1 of the final
-    values (:func:`_scan`) and the DP levels below the top (:func:`_level`; ``rerolls >= 1``).
-
-    Returns ``worth (K+1,)``, the shelves' value changes ``(n_shelves,)`` (those without an
-    available item: the lowest int64, never chosen), values ``(rerolls, R, 2)`` (levels
-    0..rerolls-1), policy ``(rerolls, R)`` (level 0 unused) and ``True``; or ``False`` last (the
-    levels not solved) when the final values' magnitude ``b`` has ``b + 1 >= cap``
-    (:func:`int64_cap`)."""
-    v, usable = _learned_worth(ids, d_lines, d_counts, d_points, set_masks, marked_bits | eliminated_bits, False,
-                               m, a, mp, ap, sizes, t, trigger, n_shelves, coef, glob, ctx, threat, triggered,
-                               opponent_distance, opponents, opponent_sums, opponent_values, block, end_open,
-                               sigma, weight_scale, value_scale, win_scale)
-    n_sets = ids.shape[0]
-    worth = np.zeros(n_sets + 1, np.int64)
-    for k in range(n_sets):
-        if usable[k]:
-            worth[k] = v[k] - v[n_sets]
-    # the failed result's candidates: shelf s loses its available items (its line, and each column)
-    n_cells = values.shape[0]
-    n_columns = n_cells // n_shelves
-    width = 1 + n_columns
-    shelf_ids = np.full((n_shelves, width), -1, np.int64)
-    s_lines = np.zeros(n_shelves * width, np.int64)
-    s_counts = np.zeros(n_shelves * width, np.int64)
-    s_points = np.zeros(n_shelves * width, np.int64)
-    closed_bits = marked_bits | eliminated_bits
-    for s in range(n_shelves):
-        base = s * width
-        s_lines[base] = s
-        for col in range(n_columns):
-            c = s * n_columns + col
-            s_lines[base + 1 + col] = n_shelves + col
-            if not (closed_bits >> c) & 1:
-                s_counts[base] += 1
-                s_points[base] += values[c]
-                s_counts[base + 1 + col] = 1
-                s_points[base + 1 + col] = values[c]
-        for w in range(width):
-            shelf_ids[s, w] = base + w
-    sv, _ = _learned_worth(shelf_ids, s_lines, s_counts, s_points, np.zeros(0, np.int64), 0, True, m, a, mp, ap,
-                           sizes, t, trigger, n_shelves, coef, glob, ctx, threat, triggered, opponent_distance,
-                           opponents, opponent_sums, opponent_values, block, end_open, sigma, weight_scale,
-                           value_scale, win_scale)
-    low = np.iinfo(np.int64).min
-    shelves = np.full(n_shelves, low, np.int64)
-    failed = 0
-    found = False
-    for s in range(n_shelves):
-        if s_counts[s * width] > 0:
-            shelves[s] = sv[s] - sv[n_shelves]
-            if not found or shelves[s] > failed:
-                failed = shelves[s]
-                found = True
-    n_rolls = extend.shape[0] - order.shape[0]
-    done = np.zeros((max(rerolls, 1), n_rolls, 2), np.int64)
-    policy = np.zeros((max(rerolls, 1), n_rolls), np.int64)
-    bound = _scan(worth, usable, set_sizes, set_starts, set_rolls, failed, 1, done[0])
-    if bound + 1 >= cap:
-        return worth, shelves, done, policy, False
-    sums = np.zeros((extend.shape[0], 2), np.int64)
-    expected = np.zeros((extend.shape[0], 2), np.int64)
-    best = np.zeros(extend.shape[0], np.int64)
-    factor = 1
-    for level in range(1, rerolls):
-        factor *= denominator
-        _level(extend, power, order, shrink, done[0], done[level - 1], factor, sums, best, expected, done[level],
-               policy[level])
-    return worth, shelves, done, policy, True

@@ -49,36 +49,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from shelfie_solver.dice.board import Board, ItemSets, Marks
-from shelfie_solver.core.errors import ShelfieError, shorten
 from shelfie_solver.dice.game.events import GameState, place_in_round
+from shelfie_solver.dice.learned.model_file import (KINDS, LINE_FEATURES, N_FEATURES, PHASES,
+                                                    WEIGHT_SCALE, LearnedModel, default_model, model_named)
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import block, end_trigger_shelves, failed_result_shelves
 
-#: Weights are integers over this scale (per point of F).
-WEIGHT_SCALE = 100_000
 #: The objective's values are integers over this scale (points).
 VALUE_SCALE = 16
-#: Line kinds: 0 = shelf, n = column needing n dice (clipped to 1..6).
-KINDS = 7
-LINE_FEATURES = ("scoring A", "scoring a") + tuple(
-    f"live need {j} {what}" for j in (1, 2, 3) for what in ("M", "A", "1", "a"))
-GLOBAL_FEATURES = ("threatened A", "threatened M", "constant", "own sheet near trigger", "round",
-                   "opponents' marked items", "opponents' available items")
-#: The last three global features describe the table, not the sheet (:func:`table_context`).
-N_CONTEXT = 3
-FEATURE_NAMES = tuple(f"{'shelf' if k == 0 else f'column {k}'}: {name}"
-                      for k in range(KINDS) for name in LINE_FEATURES) + GLOBAL_FEATURES
-N_FEATURES = len(FEATURE_NAMES)
-PHASES = (1, 2, 3)
-#: The ``format`` key of a parameter file.
-MODEL_FORMAT = "shelfie-solve learned 1"
 #: Whether the objective values blocking an opponent (D15) by completing a line (:func:`block_values`).
 BLOCKING = True
 #: Win-chance shape with opponents (module docstring): the spread (points) of the final gap to the
@@ -89,230 +73,6 @@ WIN_SIGMA: tuple[int, ...] = (10, 20, 30)
 WIN_SCALE = 1000
 #: More than any sheet's distance to the trigger (no opponents).
 FAR = 1 << 20
-#: Largest weight magnitude a parameter file may hold (over :data:`WEIGHT_SCALE`: 335 points per
-#: unit of a feature; the shipped file's largest is 4,918,013). The objective computes in int64,
-#: and this bound keeps every intermediate below 2**63 on any accepted board. With a board of at
-#: most 7 x 7 items worth at most 10,000 each (dice/board.py) every cell is on one shelf and one
-#: column, so the line points summed over all lines are at most 980,000; per line at most
-#: ``M + A + 1 + a <= points + 8`` feeds the line features, and the globals add the threatened
-#: points twice (1,960,000), the round (``advise --round`` at most 1,000), the opponents' items
-#: (2 x 147) and 2. So ``|F| <= MAX_WEIGHT * 2,941,518`` and a sheet's
-#: ``|P| = |WEIGHT_SCALE * score + F| <= B = 100,000 * 490,000 + MAX_WEIGHT * 2,941,518``, about
-#: 9.9e13. The largest product is the win-chance shape's ``WIN_SCALE * VALUE_SCALE * gap`` with
-#: ``|gap| <= 4 B`` (an opponent's ``P`` plus a blocking change of at most ``2 B``):
-#: ``16,000 * 4 * B`` is about 6.3e18, below 2**63 (9.2e18).
-MAX_WEIGHT = 1 << 25
-
-
-class ModelError(ShelfieError):
-    """A learned-parameter file that is missing, malformed or of the wrong shape."""
-
-
-@dataclass(frozen=True, eq=False)
-class LearnedModel:
-    """Fitted weights of ``F`` (module docstring).
-
-    Attributes:
-        weights: players (1-4) -> ``int64 (3, N_FEATURES)``, rows phases 1, 2, 3, integers over
-            :data:`WEIGHT_SCALE`.
-        info: how they were made (seed, games, iterations, board), for the record.
-        shapes: solitaire weights per board shape ``(shelves, columns)`` -> ``int64 (3,
-            N_FEATURES)`` (``train --solitaire-shapes``, docs/train.md): a solitaire game on a
-            board of such a shape uses them instead of ``weights[1]`` (:meth:`for_board`).
-    """
-
-    weights: dict[int, np.ndarray]
-    info: dict[str, Any] = field(default_factory=dict)
-    shapes: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
-
-    def verify_players(self, players: int, name: str) -> None:
-        """Refuse a game of ``players`` seats that this file has no weights for (``train
-        --players``); ``name`` is how the user named it (``learned:FILE``).
-
-        Raises:
-            ModelError: no weights for ``players``.
-        """
-        if players not in self.weights:
-            fitted = ", ".join(str(n) for n in sorted(self.weights))
-            raise ModelError(f"{shorten(name.strip())} has weights for {fitted} player(s), not for a game of "
-                             f"{players}; fit them with 'shelfie-solve train --players {players}' (docs/train.md)")
-
-    def for_players(self, players: int) -> np.ndarray:
-        """``(3, N_FEATURES)`` weights for ``players`` seats (the nearest count fitted; the
-        command-line entry points refuse a missing count first: :meth:`verify_players`)."""
-        best = min(self.weights, key=lambda n: (abs(n - players), n))
-        return self.weights[best]
-
-    def for_board(self, players: int, board: Board) -> np.ndarray:
-        """``(3, N_FEATURES)`` weights for a game of ``players`` seats on ``board``: in solitaire
-        the table fitted to boards of its shape (shelves x columns) when the file has one
-        (:attr:`shapes`), else :meth:`for_players`."""
-        if players == 1:
-            shaped = self.shapes.get((board.n_shelves, board.n_columns))
-            if shaped is not None:
-                return shaped
-        return self.for_players(players)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (what :func:`model_from_dict` reads)."""
-        shapes = {SHAPES_KEY: {shape_key(shape): _phase_rows(w) for shape, w in sorted(self.shapes.items())}}
-        return {"format": MODEL_FORMAT, "weight_scale": WEIGHT_SCALE, "features": list(FEATURE_NAMES),
-                **self.info,
-                "weights": {str(n): _phase_rows(w) for n, w in sorted(self.weights.items())},
-                **(shapes if self.shapes else {})}
-
-
-#: The parameter file's key of :attr:`LearnedModel.shapes`: ``{"SxC": {phase: [weights]}}``.
-SHAPES_KEY = "solitaire_shapes"
-
-
-def shape_key(shape: tuple[int, int]) -> str:
-    """``(5, 3)`` -> ``"5x3"``: a board shape (shelves x columns) as the parameter file names it."""
-    return f"{shape[0]}x{shape[1]}"
-
-
-def _phase_rows(table: np.ndarray) -> dict[str, list[int]]:
-    return {str(p): [int(x) for x in table[i]] for i, p in enumerate(PHASES)}
-
-
-def check_weights(model: LearnedModel, source: str) -> None:
-    """Refuse weights beyond :data:`MAX_WEIGHT` (the objective's int64 bound), e.g. a fit gone
-    wild on an odd board, before they are written to a file that ``learned:FILE`` would refuse.
-
-    Raises:
-        ModelError: a weight beyond the bound (one line naming ``source``).
-    """
-    tables = [*model.weights.values(), *model.shapes.values()]
-    worst = max((int(np.abs(w).max()) for w in tables), default=0)
-    if worst > MAX_WEIGHT:
-        raise ModelError(f"{source}: a weight of {worst:,} is beyond ±{MAX_WEIGHT:,} (the objective computes in "
-                         "int64 and would overflow); fit with more games or on another board")
-
-
-def model_from_dict(data: Any, source: str = "parameters") -> LearnedModel:
-    """Read a model written by :meth:`LearnedModel.to_dict`.
-
-    Raises:
-        ModelError: wrong format, scale, feature list or weight shape.
-    """
-    if not isinstance(data, dict) or data.get("format") != MODEL_FORMAT:
-        raise ModelError(f"{source}: not a learned-parameter file (expected \"format\": \"{MODEL_FORMAT}\")")
-    if data.get("weight_scale") != WEIGHT_SCALE or data.get("features") != list(FEATURE_NAMES):
-        raise ModelError(f"{source}: made for another feature set or scale; retrain with 'shelfie-solve train'")
-    try:
-        weights = {_players_key(players): _phase_table(rows, source) for players, rows in data["weights"].items()}
-    except ModelError:
-        raise
-    except (KeyError, ValueError, TypeError, AttributeError, OverflowError):
-        raise ModelError(f"{source}: weights must map players 1-4 to phases {PHASES} of "
-                         f"{N_FEATURES} whole numbers") from None
-    if not weights:
-        raise ModelError(f"{source}: no weights")
-    shapes = _shape_tables(data.get(SHAPES_KEY, {}), source)
-    info = {k: v for k, v in data.items() if k not in ("format", "weight_scale", "features", "weights", SHAPES_KEY)}
-    return LearnedModel(weights, info, shapes)
-
-
-def _players_key(text: str) -> int:
-    players = int(text)
-    if players not in range(1, 5) or text != str(players):  # "01" beside "1" would replace it silently
-        raise ValueError("bad players")
-    return players
-
-
-def _phase_table(rows: Any, source: str) -> np.ndarray:
-    """``int64 (3, N_FEATURES)`` from ``{phase: [weights]}``.
-
-    Raises:
-        ModelError: a weight beyond :data:`MAX_WEIGHT`. ValueError, KeyError, TypeError: bad shape.
-    """
-    if set(rows) != {str(p) for p in PHASES}:  # a phase of junk would be ignored silently
-        raise ValueError("not the phases")
-    raw = [rows[str(p)] for p in PHASES]
-    if not all(type(w) is int for row in raw for w in row):  # numpy would cut 0.5 to 0 silently
-        raise ValueError("not whole numbers")
-    if any(abs(w) > MAX_WEIGHT for row in raw for w in row):
-        raise ModelError(f"{source}: a weight beyond ±{MAX_WEIGHT:,} (the objective computes in int64 and "
-                         f"would overflow); expected weights as shelfie-solve train writes them")
-    table = np.array(raw, dtype=np.int64)
-    if table.shape != (len(PHASES), N_FEATURES):
-        raise ValueError("bad shape")
-    return table
-
-
-def _shape_tables(data: Any, source: str) -> dict[tuple[int, int], np.ndarray]:
-    """:attr:`LearnedModel.shapes` from the file's :data:`SHAPES_KEY` entry.
-
-    Raises:
-        ModelError: not ``{"SxC": {phase: [weights]}}`` with 1-7 shelves and columns (D3).
-    """
-    shapes = {}
-    try:
-        for key, rows in data.items():
-            shelves, columns = (int(part) for part in key.split("x"))
-            if not (1 <= shelves <= 7 and 1 <= columns <= 7) or key != shape_key((shelves, columns)):
-                raise ValueError("bad shape")
-            shapes[(shelves, columns)] = _phase_table(rows, source)
-    except ModelError:
-        raise
-    except (KeyError, ValueError, TypeError, AttributeError, OverflowError):
-        raise ModelError(f"{source}: \"{SHAPES_KEY}\" must map board shapes such as \"2x5\" (shelves x columns) to "
-                         f"phases {PHASES} of {N_FEATURES} whole numbers") from None
-    return shapes
-
-
-#: The shipped parameters (``shelfie-solve train`` writes files of this form).
-DEFAULT_MODEL_PATH = Path(__file__).parent.parent / "data" / "learned.json"
-
-
-@cache
-def default_model() -> LearnedModel:
-    """The parameters shipped in the package (data/learned.json)."""
-    return load_model(DEFAULT_MODEL_PATH)
-
-
-#: Largest parameter file read (the shipped one is about 33 kB).
-MAX_MODEL_BYTES = 1 << 20
-
-#: The objective / strategy name prefix of parameters from a file: ``learned:FILE``.
-FILE_PREFIX = "learned:"
-
-
-def load_model(path: str | Path) -> LearnedModel:
-    """Read a parameter file (a regular file of at most :data:`MAX_MODEL_BYTES`, read by
-    :func:`inputs.read_json`).
-
-    Raises:
-        ModelError: unreadable, not JSON, too large, or not a parameter file.
-    """
-    from shelfie_solver.core.inputs import read_json
-
-    data = read_json(path, ModelError, MAX_MODEL_BYTES, "a learned-parameter file written by shelfie-solve train",
-                     unique_keys=True)  # a table given twice would be read as the last one silently
-    return model_from_dict(data, str(path))
-
-
-@cache
-def _model_at(path: str) -> LearnedModel:
-    return load_model(path)
-
-
-def model_named(name: str) -> LearnedModel | None:
-    """The parameters an objective or strategy name asks for: ``None`` (the shipped ones) for
-    ``learned``, the file's for ``learned:FILE`` (read once per process). The one parser of
-    the ``learned:FILE`` convention (like ``table:FILE`` and ``exact:FILE``, docs/train.md).
-
-    Raises:
-        ModelError: ``learned:`` with no file, or a bad file (:func:`load_model`).
-    """
-    text = name.strip()
-    if not text.lower().startswith(FILE_PREFIX):
-        return None
-    path = text[len(FILE_PREFIX):].strip()
-    if not path:
-        raise ModelError("no parameter file named; expected learned:FILE with a file written by "
-                         "'shelfie-solve train --output FILE'")
-    return _model_at(path)
 
 
 # --- features -------------------------------------------------------------------------------
@@ -590,9 +350,9 @@ class Learned:
         return max((value for _, value in self.shelf_values(state)), default=0)
 
     def kernel_inputs(self, state: StateArrays) -> tuple[Any, ...]:
-        """The arguments of the compiled kernels (:func:`engine.kernel._learned_worth` from
+        """The arguments of the compiled kernels (:func:`learned.kernel._learned_worth` from
         ``m`` to ``win_scale``, with the item values after ``n_shelves``, as
-        :func:`engine.kernel._learned_turn` takes them) for the sheet ``state``."""
+        :func:`learned.kernel._learned_turn` takes them) for the sheet ``state``."""
         board, rules = state.board, state.rules
         m, a, mp, ap = state.line_totals
         arrays = _kernel_arrays(self, board)
@@ -605,13 +365,13 @@ class Learned:
                            points: np.ndarray, masks: np.ndarray,
                            losing: bool) -> tuple[np.ndarray, np.ndarray] | None:
         """:meth:`positions` of ``K`` candidate sheets by the compiled kernel
-        (:func:`engine.kernel._learned_worth`, numba), or ``None`` without numba: each candidate
+        (:func:`learned.kernel._learned_worth`, numba), or ``None`` without numba: each candidate
         is the line changes ``ids (K, W)`` (padded with -1) into ``lines``/``counts``/``points``
         ``(D,)``, marking (``losing`` False) or losing (``losing`` True, D13) ``counts`` items
         worth ``points`` on ``lines``. Returns ``V (K+1,)`` (the last: the sheet as it
         is, :meth:`before`) and ``usable (K+1,)`` (D4, by the sets' bit ``masks``; every
         candidate when ``masks`` is empty). The same integers as :meth:`positions`."""
-        from shelfie_solver.dice.engine.kernel import kernel_function
+        from shelfie_solver.dice.learned.kernel import kernel_function
 
         worth = kernel_function("_learned_worth")
         if worth is None:
@@ -668,7 +428,7 @@ def _line_sizes(board: Board) -> np.ndarray:
 
 
 def _kernel_arrays(objective: Learned, board: Board) -> tuple[np.ndarray, ...]:
-    """The arrays :func:`engine.kernel._learned_worth` reads from ``objective`` (made once per
+    """The arrays :func:`learned.kernel._learned_worth` reads from ``objective`` (made once per
     objective): line coefficients ``(3, 4, L, 5)``, global weights ``(3, 4)``, the context term
     ``(3,)``, the opponents' sums ``(3,)``, values ``(J, 3)`` and blocking ``(J, 3, L)`` (J = 0
     when absent), the win-chance spreads."""
@@ -763,10 +523,11 @@ def _kernel_weights(weights: np.ndarray, board: Board) -> tuple[np.ndarray, np.n
 def _compiled_opponents(weights: np.ndarray, board: Board, rules: Ruleset, sheets: tuple[Marks, ...], active: int,
                         ends: dict[int, int], turn: int) -> tuple[np.ndarray, np.ndarray | None] | None:
     """What :func:`game_objective` needs of the opponents, by one compiled call per opponent
-    (:func:`engine.kernel._learned_blocks`, numba): their ``P`` ``int64 (J, 3)`` in phases
+    (:func:`learned.kernel._learned_blocks`, numba): their ``P`` ``int64 (J, 3)`` in phases
     ``(ends[j], 2, 3)`` (:func:`player_values`) and :func:`block_values` (with
     :data:`BLOCKING`; else None). The same integers; ``None`` without numba."""
-    from shelfie_solver.dice.engine.kernel import cell_lines, kernel_function
+    from shelfie_solver.dice.engine.kernel import cell_lines
+    from shelfie_solver.dice.learned.kernel import kernel_function
 
     blocks = kernel_function("_learned_blocks")
     if blocks is None:

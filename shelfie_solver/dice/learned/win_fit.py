@@ -11,7 +11,8 @@ import numpy as np
 
 from shelfie_solver.dice.board import Board, parse_marks
 from shelfie_solver.dice.game.events import Game, GameOver, GameState, Pass, Roll, Start, apply_to_sheets
-from shelfie_solver.dice.learned.objective import LearnedModel, default_model, state_objective
+from shelfie_solver.dice.learned.model_file import LearnedModel, default_model
+from shelfie_solver.dice.learned.objective import state_objective
 from shelfie_solver.dice.learned.win_model import WinModel, design, fit, replace_info
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
@@ -80,7 +81,7 @@ def self_play_positions(board: Board, rules: Ruleset, seed: int, games: int, pla
     """:func:`game_positions` of ``games`` self-play games of ``strategy`` per number of players:
     game ``g`` of ``n`` players from ``SeedSequence(seed).spawn(5)[n].spawn(games)[g]``, so the
     positions depend on the seed and ``games`` only, never on ``jobs``; in that order."""
-    from shelfie_solver.dice.learned.train import chunks, run_tasks
+    from shelfie_solver.dice.learned.fitting import chunks, run_tasks
 
     root = np.random.SeedSequence(seed).spawn(5)
     tasks: list[tuple[Any, ...]] = []

@@ -33,7 +33,8 @@ import numpy as np
 from shelfie_solver.core.errors import ShelfieError, shorten
 from shelfie_solver.dice.board import ItemSets, Marks
 from shelfie_solver.dice.game.events import GameState
-from shelfie_solver.dice.learned.objective import WEIGHT_SCALE, Learned, LearnedModel, default_model, state_objective
+from shelfie_solver.dice.learned.model_file import LearnedModel, WEIGHT_SCALE, default_model
+from shelfie_solver.dice.learned.objective import Learned, state_objective
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import failed_result_shelves, markings_end_game, triggers_end

@@ -3,7 +3,7 @@ with a JSON header beside it (``T.npy`` and ``T.json``), opened as a memory map,
 ``table:T.npy`` and ``exact:T.npy`` read only the states they ask for (docs/solve-game.md,
 docs/formats.md). The JSON tables of :mod:`values` stay for small exact tables.
 
-The header (read with the bounded JSON reader, :func:`solver.read_json`) names the format, the
+The header (read with the bounded JSON reader, :func:`solver.read_solver_json`) names the format, the
 board and ruleset (:func:`solver.fingerprint`), the state count, the dtype, the proven error
 bound of the values and ``scale_exponent`` ``K`` (every value times ``2^K`` is an integer: the
 table objective's common denominator). The array's own header is read with numpy's bounded
@@ -31,7 +31,7 @@ from shelfie_solver.core.files import replace_all
 from shelfie_solver.core.inputs import open_regular
 from shelfie_solver.dice.board import Board, Marks, score
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.dice.wholegame.solver import ExactError, Key, fingerprint, read_json
+from shelfie_solver.dice.wholegame.solver import ExactError, Key, fingerprint, read_solver_json
 from shelfie_solver.dice.wholegame.state_index import StateIndex, state_index
 
 #: The ``format`` key of a binary table's header.
@@ -246,7 +246,7 @@ def open_binary(path: str) -> tuple[Board, Ruleset, MappedValues, dict[str, Any]
     if Path(path).suffix != ".npy":
         raise ExactError(f"binary value table {path}: expected a name ending in .npy (its header beside it as "
                          f"{head.name})")
-    data = read_json(head, "binary value table header")
+    data = read_solver_json(head, "binary value table header")
     if data.get("format") != BINARY_FORMAT:
         raise ExactError(f"{head} is not the header of a binary value table: expected \"format\": "
                          f"\"{BINARY_FORMAT}\" (written by shelfie-solve solve-game --float --save)")

@@ -26,7 +26,7 @@ from shelfie_solver.core.inputs import parse_fraction
 from shelfie_solver.dice.board import Board
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.wholegame.binary_table import npy_bytes, open_npy
-from shelfie_solver.dice.wholegame.solver import ExactError, fingerprint, read_json, same_setup
+from shelfie_solver.dice.wholegame.solver import ExactError, fingerprint, read_solver_json, same_setup
 
 #: The ``format`` key of the float solver's checkpoint files.
 FLOAT_LAYER_FORMAT = "shelfie-solve float layer 1"
@@ -53,7 +53,7 @@ class Checkpoints:
             raise ExactError(f"cannot create the checkpoint directory {folder}: {error.strerror or error}") from None
         manifest = self.folder / "solve.json"
         if manifest.exists():
-            data = read_json(manifest, "checkpoint manifest")
+            data = read_solver_json(manifest, "checkpoint manifest")
             if data.get("format") != FLOAT_LAYER_FORMAT or not same_setup(data, self.stamp):
                 raise ExactError(f"checkpoint directory {folder} holds another solve ({manifest}); use another "
                                  "--checkpoints directory")
@@ -84,7 +84,7 @@ class Checkpoints:
         array, head = self.paths(layer)
         if not head.exists():
             return None
-        data = read_json(head, "checkpoint")
+        data = read_solver_json(head, "checkpoint")
         try:
             if data.get("format") != FLOAT_LAYER_FORMAT or data.get("layer") != layer or data.get("states") != states:
                 raise ValueError("format, layer or states")

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -40,6 +40,10 @@ from shelfie_solver.dice.board import Board, Marks, score
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.wholegame.float_kernel import has_numba, layer_members, solve_members
 from shelfie_solver.dice.wholegame.state_index import state_index
+
+if TYPE_CHECKING:
+    from shelfie_solver.core.parallel import Runner
+    from shelfie_solver.dice.wholegame.float_checkpoints import Checkpoints
 
 #: The unit roundoff of float64.
 UNIT = Fraction(1, 2**53)
@@ -196,7 +200,7 @@ def solve_float(board: Board, rules: Ruleset, checkpoints: str | None = None,
     import tempfile
     from contextlib import ExitStack
 
-    from shelfie_solver.core.parallel import Interrupted, Runner, interrupted_by, signals_raise, worker_count
+    from shelfie_solver.core.parallel import Interrupted, Runner, signals_raise, worker_count
     from shelfie_solver.dice.wholegame.float_checkpoints import Checkpoints
     from shelfie_solver.dice.wholegame.solver import jump_items
 
@@ -217,10 +221,7 @@ def solve_float(board: Board, rules: Ruleset, checkpoints: str | None = None,
             if parallel:
                 work = str(folder.folder) if folder is not None else stack.enter_context(tempfile.TemporaryDirectory())
                 path = str(Path(work) / "values.f64")
-                values: np.ndarray = np.memmap(path, dtype=np.float64, mode="w+", shape=(index.count,))
-                values[:] = np.nan
-            else:
-                values = np.full(index.count, np.nan)
+            values = _value_array(index.count, path)
             runner = stack.enter_context(Runner(jobs, scheduler)) if parallel else None
             if runner is None:  # the handlers of parallel.signals_raise here too (a Ctrl-C in a finalizer)
                 stack.enter_context(signals_raise())
@@ -240,25 +241,10 @@ def solve_float(board: Board, rules: Ruleset, checkpoints: str | None = None,
                     if runner is not None and path is not None and len(members) >= 4 * parts:
                         assert isinstance(values, np.memmap)
                         values.flush()
-                        pieces: list[tuple[np.ndarray, float, float]] = []
-
-                        def take(piece: tuple[np.ndarray, float, float], at: int = layer) -> None:
-                            pieces.append(piece)
-                            if progress is not None:
-                                progress(at, len(piece[0]))
-
-                        runner.run(solve_part, ((path, layer, p, parts) for p in range(parts)), common=(board, rules),
-                                   consume=take)
-                        solved = np.concatenate([p[0] for p in pieces]) if pieces else np.zeros(0)
-                        big = max((p[1] for p in pieces), default=0.0)
-                        worker_cpu += sum(p[2] for p in pieces)
-                    else:  # in pieces: progress as it goes, and Ctrl-C is seen between them
-                        solved, big = np.empty(len(members)), 0.0
-                        for lo in range(0, len(members), PIECE):
-                            solved[lo:lo + PIECE], piece_big = solve_members(board, rules, values, members[lo:lo + PIECE])
-                            big = max(big, piece_big)
-                            if progress is not None:
-                                progress(layer, len(members[lo:lo + PIECE]))
+                        solved, big, spent = _layer_on_workers(runner, path, board, rules, layer, parts, progress)
+                        worker_cpu += spent
+                    else:
+                        solved, big = _layer_here(board, rules, values, members, layer, progress)
                     if np.isnan(solved).any():
                         raise AssertionError(f"layer {layer}: a successor's value was missing")
                     bound = layer_bound(rules, later, big)
@@ -277,10 +263,58 @@ def solve_float(board: Board, rules: Ruleset, checkpoints: str | None = None,
             raise
         if folder is None:
             raise stop from None
-        # the layers now in the directory, loaded or written: what a rerun resumes from
-        kept = sum(1 for layer in range(board.n_cells) if folder.paths(layer)[1].exists())
-        raise interrupted_by(stop).keeping(
-            f"{kept} finished layer{'s' if kept != 1 else ''} of {board.n_cells} kept in {folder.folder} "
-            "(the same command resumes from them)") from None
+        raise _kept_layers(stop, folder, board) from None
     return FloatSolution(board, rules, result, bounds, time.perf_counter() - start,
                          time.process_time() - cpu + worker_cpu, loaded, largest)
+
+
+def _value_array(count: int, path: str | None) -> np.ndarray:
+    """Every state's value, ``float64 (count,)``, NaN until solved: in memory, or memory-mapped
+    at ``path`` (the parallel solve: the workers read it there)."""
+    if path is None:
+        return np.full(count, np.nan)
+    values: np.ndarray = np.memmap(path, dtype=np.float64, mode="w+", shape=(count,))
+    values[:] = np.nan
+    return values
+
+
+def _layer_on_workers(runner: Runner, path: str, board: Board, rules: Ruleset, layer: int, parts: int,
+                      progress: Callable[[int, int], None] | None) -> tuple[np.ndarray, float, float]:
+    """Layer ``layer`` solved in ``parts`` contiguous parts on the workers (:func:`solve_part`,
+    reading the later layers' values from the memory-mapped ``path``): its values in member
+    order, the largest magnitude met (for :func:`layer_bound`) and the workers' CPU seconds.
+    ``progress`` is told ``(layer, states)`` per part."""
+    pieces: list[tuple[np.ndarray, float, float]] = []
+
+    def take(piece: tuple[np.ndarray, float, float]) -> None:
+        pieces.append(piece)
+        if progress is not None:
+            progress(layer, len(piece[0]))
+
+    runner.run(solve_part, ((path, layer, p, parts) for p in range(parts)), common=(board, rules), consume=take)
+    solved = np.concatenate([p[0] for p in pieces]) if pieces else np.zeros(0)
+    return solved, max((p[1] for p in pieces), default=0.0), sum(p[2] for p in pieces)
+
+
+def _layer_here(board: Board, rules: Ruleset, values: np.ndarray, members: np.ndarray, layer: int,
+                progress: Callable[[int, int], None] | None) -> tuple[np.ndarray, float]:
+    """Layer ``layer``'s ``members`` solved in this process in pieces of :data:`PIECE` (progress
+    as it goes, and Ctrl-C is seen between them): their values and the largest magnitude met."""
+    solved, big = np.empty(len(members)), 0.0
+    for lo in range(0, len(members), PIECE):
+        solved[lo:lo + PIECE], piece_big = solve_members(board, rules, values, members[lo:lo + PIECE])
+        big = max(big, piece_big)
+        if progress is not None:
+            progress(layer, len(members[lo:lo + PIECE]))
+    return solved, big
+
+
+def _kept_layers(stop: BaseException, folder: Checkpoints, board: Board) -> BaseException:
+    """The interruption ``stop`` of a solve with checkpoints, saying how many layers the
+    directory now holds, loaded or written: what a rerun resumes from."""
+    from shelfie_solver.core.parallel import interrupted_by
+
+    kept = sum(1 for layer in range(board.n_cells) if folder.paths(layer)[1].exists())
+    return interrupted_by(stop).keeping(
+        f"{kept} finished layer{'s' if kept != 1 else ''} of {board.n_cells} kept in {folder.folder} "
+        "(the same command resumes from them)")

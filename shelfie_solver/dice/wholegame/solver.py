@@ -54,7 +54,7 @@ from shelfie_solver.dice.engine.dp import TurnSolution, final_values, solve
 from shelfie_solver.core.errors import ShelfieError, shorten
 from shelfie_solver.core.files import write_text_atomically
 from shelfie_solver.core.inputs import check_common_denominator, parse_fraction
-from shelfie_solver.core.inputs import read_json as read_json_file
+from shelfie_solver.core.inputs import read_json
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset, rules_to_dict
 from shelfie_solver.dice.sheet_rules import end_trigger_shelves, failed_result_shelves, triggers_end
@@ -465,7 +465,7 @@ def _claim(folder: Path, stamp: dict[str, Any]) -> None:
     """
     manifest = folder / "solve.json"
     if manifest.exists():
-        data = read_json(manifest, "checkpoint manifest")
+        data = read_solver_json(manifest, "checkpoint manifest")
         if data.get("format") != LAYER_FORMAT or not same_setup(data, stamp):
             raise ExactError(f"checkpoint directory {folder} holds the solve of another board or ruleset "
                              f"({manifest}); use another --checkpoints directory")
@@ -523,7 +523,7 @@ def check_range(values: Mapping[Key, Fraction], board: Board, rules: Ruleset, so
 MAX_TABLE_BYTES = 1 << 28
 
 
-def read_json(path: Path | str, kind: str) -> dict[str, Any]:
+def read_solver_json(path: Path | str, kind: str) -> dict[str, Any]:
     """A JSON object from ``path`` (``kind`` names the file in errors), read by
     :func:`inputs.read_json` (a regular file of at most :data:`MAX_TABLE_BYTES`, bounded nesting).
 
@@ -531,7 +531,7 @@ def read_json(path: Path | str, kind: str) -> dict[str, Any]:
         ExactError: unreadable, not a regular file, too large, not JSON, or not an object.
     """
     expected = f"a {kind} written by shelfie-solve solve-game"
-    data = read_json_file(path, ExactError, MAX_TABLE_BYTES, expected)
+    data = read_json(path, ExactError, MAX_TABLE_BYTES, expected)
     if not isinstance(data, dict):
         raise ExactError(f"{kind} {path}: expected a JSON object")
     return data
@@ -539,7 +539,7 @@ def read_json(path: Path | str, kind: str) -> dict[str, Any]:
 
 def _read_layer(path: Path, stamp: dict[str, Any], layer: int, board: Board,
                 rules: Ruleset) -> dict[Key, Fraction]:
-    data = read_json(path, "checkpoint")
+    data = read_solver_json(path, "checkpoint")
     if data.get("format") != LAYER_FORMAT or data.get("layer") != layer:
         raise ExactError(f"checkpoint {path}: expected \"format\": \"{LAYER_FORMAT}\" and \"layer\": {layer}")
     if not same_setup(data, stamp):

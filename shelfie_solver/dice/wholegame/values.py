@@ -20,7 +20,7 @@ from shelfie_solver.dice.wholegame.binary_table import header_path, is_binary, o
 from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.dice.wholegame.solver import MAX_TABLE_BYTES
 from shelfie_solver.dice.wholegame.solver import (ExactError, GameSolution, SuccessorValues, decode_values, encode_values, fingerprint,
-                    check_range, check_states, read_json, same_setup, state_count)
+                    check_range, check_states, read_solver_json, same_setup, state_count)
 from shelfie_solver.core.files import write_text_atomically
 from shelfie_solver.dice.game.events import Fail, Game, GameState, Hold, LegalMarkings, Mark, Roll, Start
 from shelfie_solver.dice.objectives import StateArrays
@@ -90,7 +90,7 @@ def load_table(path: str) -> GameSolution:
         board, rules, mapped, _ = open_binary(path)
         _TABLES[cache_key] = GameSolution(board, rules, mapped)
         return _TABLES[cache_key]
-    data = read_json(path, "value table")
+    data = read_solver_json(path, "value table")
     if data.get("format") != TABLE_FORMAT:
         raise ExactError(f"{path} is not a value table: expected \"format\": \"{TABLE_FORMAT}\" "
                          "(written by shelfie-solve solve-game --save)")

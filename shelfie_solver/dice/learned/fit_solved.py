@@ -1,0 +1,275 @@
+"""Fit the solitaire weights of ``learned`` to solved boards (click-free; ``shelfie-solve train
+--table`` and ``--solitaire-boards``, docs/train.md): per phase, ridge least squares of the
+optimal points still to come (``V*(s) - score(s)``, D19) on every state's features, every state
+weighted alike, over the exact value tables of ``solve-game --save`` (:func:`fit_value_tables`) or
+of seeded random boards solved here (:func:`solve_boards`: small boards exactly, the hard and large
+families with the float solver), pooled (:func:`pooled_fit`) or per board shape
+(:func:`fit_shapes`). The self-play fit is :mod:`learned.train`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from shelfie_solver.dice.board import Board, Marks, score
+from shelfie_solver.dice.learned.fitting import RIDGE, Sums, TrainError, basis, fit, run_tasks
+from shelfie_solver.dice.learned.model_file import N_CONTEXT, N_FEATURES, PHASES, LearnedModel, check_weights
+from shelfie_solver.dice.learned.objective import feature_vector, prior_weights
+from shelfie_solver.dice.rules import Ruleset
+from shelfie_solver.dice.sheet_rules import end_trigger_shelves
+
+if TYPE_CHECKING:
+    from shelfie_solver.dice.wholegame.solver import GameSolution
+
+#: Targets of :func:`fit_value_tables` are rounded to this many units per point.
+TABLE_SCALE = 1 << 16
+
+
+def fit_value_tables(solutions: Sequence[GameSolution],
+                     ridge: float = RIDGE) -> tuple[LearnedModel, dict[int, float]]:
+    """Solitaire weights fitted to exact value tables (:mod:`wholegame.solver`, ``solve-game
+    --save``; several tables, e.g. of different boards, are pooled): per phase (2: the sheet one closed shelf short of
+    the trigger, 3: further), ridge least squares of ``V*(s) - score(s)`` (the optimal points still
+    to come, D19) on every state's features, every state weighted alike, shrunk toward the strategic
+    shape (:func:`learned.objective.prior_weights`). The states carry no round, so the table-clock features
+    keep weight 0. Targets are rounded to units of ``1 / TABLE_SCALE`` point so the sums are exact
+    integers.
+
+    Returns the model (players 1) and the root-mean-square error per phase (points, display).
+
+    Raises:
+        TrainError: no table, or tables with different scoring thresholds.
+    """
+    thresholds = sorted({s.rules.scoring_threshold for s in solutions})
+    if not thresholds:
+        raise TrainError("fit_value_tables needs one or more value tables")
+    if len(thresholds) > 1:
+        raise TrainError(f"the value tables have different scoring thresholds ({', '.join(map(str, thresholds))}, "
+                         "D19); expected one or more tables of rulesets with one threshold")
+    weights, errors = fit_table_sums([_table_sums(solution) for solution in solutions],
+                                     solutions[0].rules.scoring_threshold, ridge)
+    names = [s.board.name for s in solutions]
+    model = LearnedModel({1: weights}, {"trained": {"tables": names, "method": "least squares fit to "
+                                                    "exact value tables (docs/train.md)"}})
+    check_weights(model, "the weights fitted to the value tables")
+    return model, errors
+
+
+def fit_table_sums(tables: Iterable[dict[int, Sums]], threshold: int,
+                   ridge: float = RIDGE) -> tuple[np.ndarray, dict[int, float]]:
+    """The fit of :func:`fit_value_tables` from the tables' exact sums (:func:`_table_sums`, pooled in
+    any order): ``int64 (3, N_FEATURES)`` solitaire weights (phase 1 keeps the prior: a solitaire
+    game has no phase 1) and the RMS error per phase (points, display)."""
+    totals = {p: Sums.zero() for p in PHASES}
+    for table in tables:
+        for p, sums in table.items():
+            totals[p].add(sums)
+    prior = prior_weights(threshold)
+    free = np.ones(N_FEATURES, dtype=bool)
+    free[N_FEATURES - N_CONTEXT:] = False
+    weights, errors = [], {}
+    for p in PHASES:
+        w, error = fit(totals[p], prior, basis(free), ridge * TABLE_SCALE)
+        weights.append(w)
+        if totals[p].count:
+            errors[p] = error / TABLE_SCALE ** 0.5
+    return np.stack(weights), errors
+
+
+def board_table_sums(board: Board, rules: Ruleset) -> dict[int, Sums]:
+    """Solve ``board``'s solitaire game exactly (:func:`wholegame.solver.solve_game`) and return the sums
+    :func:`fit_value_tables` pools for its value table. A worker's unit of work (:func:`fit_boards`)."""
+    from shelfie_solver.dice.wholegame.solver import solve_game
+
+    return _table_sums(solve_game(board, rules))
+
+
+#: The spawn key, under ``SeedSequence(seed)``, of the random training boards' seeds
+#: (:func:`fit_boards`); the self-play iterations use the keys 0-19, so the streams never meet.
+BOARD_STREAM = 100
+
+
+def boards_named(count: int, float_solve: bool = False, hard: int = 0, large: int = 0) -> str:
+    """How :func:`pooled_fit`'s report names the boards of a solitaire fit (:func:`solve_boards`)."""
+    return (f"{count} random boards'" + (" (float)" if float_solve else "")
+            + (f" and {hard} hard boards' (float)" if hard else "")
+            + (f" and {large} large boards' (float, sampled)" if large else ""))
+
+
+def fit_boards(rules: Ruleset, seed: int, count: int, jobs: int = 1, scheduler: Any = None,
+               progress: Callable[[int], None] | None = None,
+               report: Callable[[str], None] | None = None, max_states: int | None = None,
+               hard: int = 0, float_solve: bool = False) -> np.ndarray:
+    """Solitaire weights ``int64 (3, N_FEATURES)`` fitted (:func:`fit_table_sums`) to the exact
+    value tables of ``count`` random small boards (:func:`solve_boards`, same arguments),
+    every state weighted alike; ``report`` is called with one line per phase.
+
+    Raises:
+        TrainError: as :func:`solve_boards`.
+    """
+    solved = solve_boards(rules, seed, count, jobs, scheduler, progress, max_states, hard, float_solve)
+    return pooled_fit(solved, rules, report, boards_named(count, float_solve, hard))
+
+
+def solve_boards(rules: Ruleset, seed: int, count: int, jobs: int = 1, scheduler: Any = None,
+                 progress: Callable[[int], None] | None = None, max_states: int | None = None,
+                 hard: int = 0, float_solve: bool = False, large: int = 0) -> list[tuple[Board, dict[int, Sums]]]:
+    """The training boards of the solitaire fit with the sums of their value tables
+    (:func:`_table_sums`): ``count`` random small boards (:func:`random_boards.random_boards` from
+    ``SeedSequence(seed, spawn_key=(BOARD_STREAM,))``; the boards docs/train.md measures on are never
+    among them). Each board is solved in its own task on ``jobs`` processes or the dask
+    ``scheduler``; the sums are exact integers, so a fit does not depend on the workers.
+    ``progress`` is called with 1 per solved board; ``max_states`` bounds the family's boards
+    (default :data:`random_boards.MAX_STATES`).
+    ``hard``: so many boards of the hard family (:func:`random_boards.hard_boards` from
+    ``SeedSequence(seed, spawn_key=(HARD_STREAM,))``, none of the ``count`` boards; columns needing
+    4-5 dice, up to 125,000 states) are added, each solved with the float solver
+    (:func:`board_float_sums`).
+    ``float_solve``: the ``count`` boards are solved with the float solver too (minutes faster;
+    targets within the float bound, below 1e-9 points, of the exact ones before their rounding).
+    ``large``: so many boards of the large family (:func:`random_boards.large_boards` from
+    ``SeedSequence(seed, spawn_key=(LARGE_STREAM,))``: 4 x 5 and 5 x 4), solved with the float
+    solver, each contributing :data:`LARGE_SAMPLE` of its states drawn uniformly without
+    replacement (:func:`board_float_sums` ``sample``; the features of all 4.7 million would take
+    half an hour a board).
+
+    Raises:
+        TrainError: the ruleset cannot hold the family's boards (too few faces or dice).
+    """
+    from shelfie_solver.dice.wholegame.random_boards import large_boards, random_boards
+
+    try:
+        boards = random_boards(np.random.SeedSequence(seed, spawn_key=(BOARD_STREAM,)), count, rules, max_states)
+    except ValueError as error:
+        raise TrainError(f"--solitaire-boards: {error}") from None
+    try:  # drawn before any board is solved, so a ruleset without room for them fails at once
+        big = large_boards(np.random.SeedSequence(seed, spawn_key=(LARGE_STREAM,)), large, rules) if large else []
+    except ValueError as error:
+        raise TrainError(f"--solitaire-large: {error}") from None
+    from shelfie_solver.dice.wholegame.solver import state_count
+
+    # the largest boards first, so no worker is left with one at the end (the sums are exact
+    # integers: their order does not matter)
+    boards.sort(key=lambda board: -state_count(board, rules))
+    solve = board_float_sums if float_solve else board_table_sums
+    tables = run_tasks(solve, [(board, rules) for board in boards], jobs, progress, scheduler)
+    if hard:
+        from shelfie_solver.dice.wholegame.random_boards import hard_boards
+
+        extra = hard_boards(np.random.SeedSequence(seed, spawn_key=(HARD_STREAM,)), hard, rules, boards)
+        extra.sort(key=lambda board: -state_count(board, rules))
+        tables += run_tasks(board_float_sums, [(board, rules) for board in extra], jobs, progress, scheduler)
+        boards += extra
+    if large:
+        samples = np.random.SeedSequence(seed, spawn_key=(LARGE_STREAM, 1)).spawn(large)
+        tables += run_tasks(board_float_sums, [(board, rules, LARGE_SAMPLE, sample)
+                                               for board, sample in zip(big, samples)], jobs, progress, scheduler)
+        boards += big
+    return list(zip(boards, tables))
+
+
+def pooled_fit(solved: Sequence[tuple[Board, dict[int, Sums]]], rules: Ruleset,
+               report: Callable[[str], None] | None = None, what: str = "") -> np.ndarray:
+    """``int64 (3, N_FEATURES)`` solitaire weights fitted to every board of ``solved``
+    (:func:`solve_boards`) pooled, every state weighted alike (:func:`fit_table_sums`);
+    ``report`` gets one line per phase, naming the boards as ``what``."""
+    tables = [sums for _, sums in solved]
+    weights, errors = fit_table_sums(tables, rules.scoring_threshold)
+    if report:
+        for p, rms in sorted(errors.items()):
+            report(f"{what} value tables, 1 player, phase {p}: "
+                   f"{sum(t[p].count for t in tables)} states, RMS error {rms:.2f} points")
+    return weights
+
+
+def fit_shapes(solved: Sequence[tuple[Board, dict[int, Sums]]], rules: Ruleset, min_boards: int,
+               report: Callable[[str], None] | None = None) -> dict[tuple[int, int], np.ndarray]:
+    """Solitaire weights per board shape (``(shelves, columns)`` -> ``int64 (3, N_FEATURES)``,
+    :attr:`LearnedModel.shapes`): for each shape with at least ``min_boards`` boards in
+    ``solved``, the fit of :func:`fit_table_sums` to those boards alone. Why: the pooled fit is
+    dominated by the boards with the most states, and on a small board the same features are worth
+    other amounts (on a 2 x 5 board no column can score, D19: the shelves carry everything).
+    ``report`` gets one line per shape."""
+    by_shape: dict[tuple[int, int], list[dict[int, Sums]]] = {}
+    for board, sums in solved:
+        by_shape.setdefault((board.n_shelves, board.n_columns), []).append(sums)
+    shapes = {}
+    for shape, tables in sorted(by_shape.items()):
+        if len(tables) < max(min_boards, 1):
+            continue
+        shapes[shape], errors = fit_table_sums(tables, rules.scoring_threshold)
+        if report:
+            rms = ", ".join(f"phase {p} {e:.2f}" for p, e in sorted(errors.items()))
+            report(f"{shape[0]} x {shape[1]} boards: {len(tables)} value tables, RMS error {rms} points")
+    if report and not shapes:
+        report(f"no board shape has {max(min_boards, 1)} or more of the {len(solved)} boards: the pooled table "
+               "only (more --solitaire-boards, or a lower --solitaire-shapes)")
+    return shapes
+
+
+#: The spawn key, under ``SeedSequence(seed)``, of the hard-family boards' seeds (:func:`fit_boards`).
+HARD_STREAM = 101
+
+
+#: The spawn key of the large-family boards' seeds; ``(LARGE_STREAM, 1)`` that of their samples of states.
+LARGE_STREAM = 102
+
+
+#: States of a large-family board in its fit (:func:`solve_boards` ``large``).
+LARGE_SAMPLE = 150_000
+
+
+def board_float_sums(board: Board, rules: Ruleset, sample: int | None = None,
+                     seed: np.random.SeedSequence | None = None) -> dict[int, Sums]:
+    """Solve ``board``'s solitaire game with the float solver (:func:`wholegame.float_solver.solve_float`,
+    ``solve-game --float``: float64 with a proven bound, below 1e-9 points on these boards) and
+    return the sums :func:`fit_value_tables` pools for its table (each state's float value as the
+    target, rounded to ``1 / TABLE_SCALE`` point like the exact ones). With ``sample``: only so
+    many states, drawn uniformly without replacement with a generator from ``seed``. A worker's
+    unit of work."""
+    from shelfie_solver.dice.wholegame.float_solver import solve_float
+    from shelfie_solver.dice.wholegame.state_index import state_index
+
+    solution = solve_float(board, rules)
+    index = state_index(board, rules)
+    values = {}
+    chosen: Iterable[int] = range(index.count)
+    if sample is not None and sample < index.count:
+        picks = np.random.default_rng(seed).choice(index.count, size=sample, replace=False)
+        chosen = (int(at) for at in np.sort(picks))
+    for at in chosen:
+        marks = index.marks(at)
+        values[(marks.marked, marks.eliminated)] = float(solution.values[at])
+    return _sums(board, rules, values)
+
+
+def _table_sums(solution: GameSolution) -> dict[int, Sums]:
+    """Exact sums of :func:`fit_value_tables` for one table: targets times TABLE_SCALE, ``X^T X`` times
+    TABLE_SCALE (so the fitted weights are in points)."""
+    return _sums(solution.board, solution.rules, solution.values)
+
+
+def _sums(board: Board, rules: Ruleset, values: Mapping[tuple[int, int], Fraction | float]) -> dict[int, Sums]:
+    """The sums of :func:`_table_sums` from ``{(marked, eliminated): value}`` (points)."""
+    trigger = end_trigger_shelves(board, rules)
+    threat = np.zeros(len(board.lines), dtype=bool)
+    context = np.array([1, 0, 0], dtype=np.int64)
+    rows: dict[int, list[np.ndarray]] = {p: [] for p in PHASES}
+    targets: dict[int, list[int]] = {p: [] for p in PHASES}
+    for (marked, eliminated), value in sorted(values.items()):
+        marks = Marks(board.n_shelves, board.n_columns, marked, eliminated)
+        near = trigger - marks.closed_shelves() == 1
+        phase = 2 if near else 3
+        rows[phase].append(feature_vector(board, rules, marks, threat, near, context))
+        targets[phase].append(round((value - score(board, marks, rules)) * TABLE_SCALE))
+    out = {p: Sums.zero() for p in PHASES}
+    for p in PHASES:
+        if rows[p]:
+            x = np.array(rows[p], dtype=np.int64).astype(object)
+            y = np.array(targets[p], dtype=object)
+            out[p] = Sums(x.T @ x * TABLE_SCALE, x.T @ y, len(y), int((y * y).sum()) // TABLE_SCALE)
+    return out
