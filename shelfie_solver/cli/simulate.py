@@ -12,7 +12,7 @@ from shelfie_solver.core.parallel import signals_raise
 from shelfie_solver.core.report import TABLE_WIDTH, Report, exact, render
 from shelfie_solver.core.stats import Estimate, Summary
 from shelfie_solver.core.tournament import MAX_GAMES
-from shelfie_solver.dice.simulate import seat_statistics, simulate
+from shelfie_solver.dice.simulate import exact_alone_note, seat_statistics, simulate
 from shelfie_solver.dice.strategies import STRATEGIES, parse_players
 from shelfie_solver.cli.estimates import estimate_data, interval_text, seat_label
 from shelfie_solver.cli.options import (board_option, format_option, games_option, jobs_option, load_setup, prepare_run,
@@ -61,6 +61,9 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
 
             save_games(save_path, lines)
     report = summary_report(summary, board.name, saved=save_path, long_form=fmt == "csv")
+    exact = exact_alone_note(board, rules, players)
+    if exact is not None:
+        report.notes.append(exact)
     click.echo(render(report, fmt, width=TABLE_WIDTH), nl=False)
 
 
