@@ -170,7 +170,7 @@ def board_report(board: Board, rules: Ruleset, games: int = DEFAULT_GAMES, duel_
         found, _ = simulate(board, rules, [name, "solver"], duel_games, seed, jobs)
         duels.append((name, found.seats[0].stats["win"]))
     fits = route(board, rules)
-    where = "within the exact budget" if fits.exact else fits.reason
+    where = f"{fits.states:,}, within the exact budget" if fits.exact else fits.reason
     return BoardReport(board, rules, optimum, distribution, tuple(shares), tuple(duels), games, duel_games, seed,
                        state_count(board, rules), where)
 
@@ -197,8 +197,9 @@ def report(result: BoardReport, histogram: str | None = None) -> Report:
     possible = score(board, Marks(board.n_shelves, board.n_columns, (1 << board.n_cells) - 1), rules)
     title = [f"Board report: {board.name!r} ({board.n_shelves} x {board.n_columns}, columns need "
              f"{', '.join(str(c) for c in board.columns)} dice, a full sheet is worth {possible} points)",
-             f"{result.states:,} solitaire states ({result.route}); seed {result.seed}, {result.games} solitaire games "
-             f"per strategy, {result.duel_games} two-player games per pairing"]
+             f"Solitaire states: {result.route}",
+             f"Seed {result.seed}: {result.games} solitaire games per strategy, {result.duel_games} two-player games "
+             "per pairing"]
     dist = result.distribution
     quantiles = ", ".join(f"{'median' if q == 0.5 else f'{q * 100:.0f}%'} {v:g}" for q, v in dist.quantiles())
     optimum_text = "unknown" if best.value is None else f"{best.value:.4f}"
