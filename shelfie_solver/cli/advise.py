@@ -79,7 +79,8 @@ def advise_command(dice_text: str, rerolls: int | None, marks_text: str | None, 
             if given is not None:
                 raise click.UsageError(f"{name} places you in a game with opponents; give their sheets with "
                                        "--opponent STATE (once per opponent)")
-        result = advise(dice, board, marks, rules, parse_objective(objective or "strategic", board), rerolls)
+        result = advise(dice, board, marks, rules, parse_objective(objective or "strategic", board, rules=rules),
+                        rerolls)
     report = advice_report(result, top=None if fmt == "json" else top)
     click.echo(render(report, fmt, width=TABLE_WIDTH, exact=exact_wanted()), nl=False)
 

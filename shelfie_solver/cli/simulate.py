@@ -11,6 +11,7 @@ from shelfie_solver.core.report import TABLE_WIDTH, render
 from shelfie_solver.core.tournament import MAX_GAMES
 from shelfie_solver.dice.simulate import simulate
 from shelfie_solver.dice.simulate_report import summary_report
+from shelfie_solver.dice.simulate import exact_alone_note
 from shelfie_solver.dice.strategies import STRATEGIES, parse_players
 from shelfie_solver.cli.options import (board_option, format_option, games_option, jobs_option, load_setup, prepare_run,
                       rules_option, save_option, scheduler_option, seed_option, player_files)
@@ -55,4 +56,7 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
 
             save_games(save_path, lines)
     report = summary_report(summary, board.name, saved=save_path, long_form=fmt == "csv")
+    exact = exact_alone_note(board, rules, players)
+    if exact is not None:
+        report.notes.append(exact)
     click.echo(render(report, fmt, width=TABLE_WIDTH), nl=False)

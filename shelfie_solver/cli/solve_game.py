@@ -18,6 +18,7 @@ from shelfie_solver.dice.wholegame.solver import MAX_STATES, check_size, solve_g
 from shelfie_solver.dice.wholegame.values import save_table
 from shelfie_solver.core.progress import Progress, progress_bar
 from shelfie_solver.core.report import TABLE_WIDTH, render
+from shelfie_solver.cli.board_report import refuse_report_options, report_command, report_options
 from shelfie_solver.cli.options import (board_option, format_option, jobs_option, load_setup, check_output,
                       resolve_workers, rules_option, scheduler_option)
 
@@ -44,9 +45,12 @@ FLOAT_MAX_STATES = 10_000_000
 @jobs_option
 @scheduler_option
 @format_option
+@report_options
 def solve_game_command(board_path: str | None, rules_path: str | None, save_path: str | None,
                        checkpoint_dir: str | None, max_states: int | None, use_float: bool, dtype: str,
-                       jobs: int | None, scheduler: str | None, fmt: str) -> None:
+                       jobs: int | None, scheduler: str | None, fmt: str, board_report: bool = False,
+                       report_games: int | None = None, duel_games: int | None = None,
+                       report_seed: int | None = None, histogram: str | None = None) -> None:
     """Solve the one-player game exactly: the optimal expected final score (D17-D19 with one
     player), by dynamic programming over every sheet state, layer by layer.
 
@@ -57,8 +61,17 @@ def solve_game_command(board_path: str | None, rules_path: str | None, save_path
       shelfie-solve solve-game --board small-3x5.toml --max-states 200000 --jobs 2 --checkpoints ck
       shelfie-solve solve-game --board board-4x5.toml --float --save table.npy --checkpoints ck
       shelfie-solve simulate --board examples/boards/small.toml --players exact:small-table.json
+      shelfie-solve solve-game --report --board my-board.toml --histogram scores.png
     """
     rules, board, _ = load_setup(rules_path, board_path, None)
+    if board_report:  # the designer's board report (cli/board_report.py)
+        if use_float or save_path or checkpoint_dir or max_states is not None or scheduler or dtype != "float64":
+            raise click.UsageError("--report runs its own solve and games; drop --float, --save, --checkpoints, "
+                                   "--max-states, --dtype and --scheduler")
+        report_command(board, rules, [board_path, rules_path], report_games, duel_games, report_seed, histogram,
+                       jobs, fmt)
+        return
+    refuse_report_options(report_games, duel_games, report_seed, histogram)
     if use_float:
         float_command(board, rules, board_path, rules_path, save_path, checkpoint_dir, max_states, dtype, jobs,
                       scheduler, fmt)

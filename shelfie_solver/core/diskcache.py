@@ -122,10 +122,39 @@ def load_or_build(kind: str, key: str, names: tuple[str, ...],
     return arrays
 
 
+def read_entry(kind: str, key: str, names: tuple[str, ...]) -> dict[str, np.ndarray] | None:
+    """The int64 arrays ``names`` of the entry (``kind``, ``key``) when it is present and intact
+    (touched as used), else ``None``; ``None`` too when caching is off. For tables whose build
+    wants its own progress and interruption (the solitaire value tables,
+    :mod:`dice.wholegame.exact_cache`) rather than :func:`load_or_build`'s inline one."""
+    path = entry_path(kind, key) if cache_limit() else None
+    if path is None:
+        return None
+    found = _read(path, f"{kind}\n{key}".encode(), names)
+    if found is not None:
+        _touch(path)
+    return found
+
+
+def write_entry(kind: str, key: str, arrays: dict[str, np.ndarray]) -> bool:
+    """Store the entry (``kind``, ``key``) whole, as :func:`load_or_build` does (int64 arrays, in
+    the order given), then evict past the bound; whether it was written (``False``: caching off,
+    the entry larger than the bound, or the disk refused it)."""
+    limit = cache_limit()
+    path = entry_path(kind, key) if limit else None
+    if path is None:
+        return False
+    written = _write(path, f"{kind}\n{key}".encode(),
+                     [np.asarray(array, dtype=np.int64) for array in arrays.values()], limit)
+    if written:
+        evict(path.parent, limit)
+    return written
+
+
 @dataclass(frozen=True)
 class Entry:
     """One cache entry file: ``path``, ``kind`` (its table: ``space``, ``item-sets``,
-    ``feasibility``), ``size`` in bytes and ``used`` (last read or written, ns since the epoch)."""
+    ``feasibility``, ``solitaire-values``), ``size`` in bytes and ``used`` (last read or written, ns since the epoch)."""
 
     path: Path
     kind: str

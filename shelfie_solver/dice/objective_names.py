@@ -17,6 +17,7 @@ from shelfie_solver.dice.objectives import CellTarget, MarkCount, Objective, Poi
 
 if TYPE_CHECKING:
     from shelfie_solver.dice.game.events import GameState
+    from shelfie_solver.dice.rules import Ruleset
 
 OBJECTIVE_NAMES = ("strategic", "learned", "learned:FILE", "win", "win-model", "points", "marks", "safe",
                    "cell:rXcY", "table:FILE")
@@ -35,7 +36,23 @@ def sees_the_table(name: str) -> bool:
     return is_learned(name) or name.strip().lower() in ("win", "win-model")
 
 
-def parse_objective(text: str, board: Board, state: GameState | None = None) -> Objective:
+def solitaire_exact(word: str, board: Board, rules: Ruleset | None, state: GameState | None) -> Objective | None:
+    """The objective ``exact optimum`` (:func:`wholegame.exact_cache.exact_objective`) that
+    ``learned``, ``win`` and ``win-model`` (the shipped parameters, not ``learned:FILE``) become
+    alone (``state`` of one player, or no state but the ``rules``) on a board whose solitaire
+    game fits the exact budget; ``None`` otherwise (they stay ``learned``)."""
+    if word not in ("learned", "win", "win-model") or (state is not None and state.players != 1):
+        return None
+    given = state.rules if state is not None else rules
+    if given is None:
+        return None
+    from shelfie_solver.dice.wholegame.exact_cache import exact_objective
+
+    return exact_objective(board, given)
+
+
+def parse_objective(text: str, board: Board, state: GameState | None = None,
+                    rules: Ruleset | None = None) -> Objective:
     """An objective from its name: ``strategic``, ``learned``, ``learned:FILE`` (parameters written by
     ``train``), ``points``, ``marks``, ``safe``, ``cell:r2c4`` or ``table:FILE`` (an exact solitaire
     value table, :class:`wholegame.values.TableObjective`).
@@ -43,6 +60,10 @@ def parse_objective(text: str, board: Board, state: GameState | None = None) -> 
     ``state`` (a game in progress) is read by ``learned`` alone, which then sees the whole game
     (:func:`learned.objective.state_objective`); without it ``learned`` is the no-context form. Every other
     objective looks at the active sheet only.
+
+    Alone (a one-player ``state``, or no state and the ``rules`` given), ``learned``, ``win`` and
+    ``win-model`` are the exact optimum on a board whose solitaire game fits the exact budget
+    (:func:`solitaire_exact`, docs/solve-game.md "Exact where it fits").
 
     Raises:
         ObjectiveError: unknown name or an item not on the board. ModelError: a bad parameter file.
@@ -52,6 +73,9 @@ def parse_objective(text: str, board: Board, state: GameState | None = None) -> 
                                     "safe": Safe()}
     if word in simple:
         return simple[word]
+    exact = solitaire_exact(word, board, rules, state)
+    if exact is not None:
+        return exact
     if is_learned(word):  # learned:FILE = train's output
         from shelfie_solver.dice.learned.objective import named_objective  # its parameters load only when asked for
 

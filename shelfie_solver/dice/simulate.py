@@ -165,7 +165,24 @@ def simulate(board: Board, rules: Ruleset, players: Sequence[str], games: int, s
     if jobs < 1:
         raise SimulationError(f"--jobs must be at least 1, got {jobs}")
     entropy = int(np.random.SeedSequence(seed).entropy)  # type: ignore[arg-type]
+    exact_alone_note(board, rules, names)  # solved here once, so the workers read it from the cache
     done = run_games(play_chunk, (board, rules, names), games, entropy, jobs, save, progress, scheduler)
     summary = summarise([r for _, r, _ in done], names, entropy)
     return summary, [line for _, _, line in done if line is not None]
+
+
+def exact_alone_note(board: Board, rules: Ruleset, players: Sequence[str]) -> str | None:
+    """The line a solitaire report of ``learned``, ``win`` or ``win-model`` adds on a board
+    within the exact budget: they play the exact optimum there (solved on first use,
+    :mod:`wholegame.exact_cache`); ``None`` otherwise (or when the solve was interrupted)."""
+    if len(players) != 1 or players[0].strip().lower() not in ("learned", "win", "win-model"):
+        return None
+    from shelfie_solver.dice.wholegame.exact_cache import solution_for
+
+    solution = solution_for(board, rules)
+    if solution is None:
+        return None
+    return (f"{players[0]} played the exact optimum here: this board's solitaire game fits the exact budget, "
+            f"so its value table (optimum {float(solution.optimum):.4f}, within {solution.error_bound:.2g}) "
+            "decides every turn (docs/solve-game.md, exact where it fits).")
 

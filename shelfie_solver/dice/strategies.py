@@ -303,6 +303,9 @@ class LearnedStrategy:
     Args:
         model: the parameters (default: the shipped ones, data/learned.json).
         kernel: ``"auto"`` (compiled when numba is installed) or ``"numpy"`` (never).
+        exact_alone: alone on a board within the exact budget, play the exact optimum
+            (:meth:`exact`, docs/solve-game.md "Exact where it fits"); ``False`` plays the
+            fitted weights everywhere (what the fit's benchmarks measure).
     """
 
     name = "learned"
@@ -311,9 +314,11 @@ class LearnedStrategy:
     #: (:class:`events.GameState`): a turn's objective and policy depend on nothing else.
     cache_size = 1024
 
-    def __init__(self, model: LearnedModel | None = None, kernel: str = "auto"):
+    def __init__(self, model: LearnedModel | None = None, kernel: str = "auto", exact_alone: bool = True):
         self.model = model
         self.kernel = kernel  # "auto": the compiled kernels when numba is installed; "numpy": never
+        self.exact_alone = exact_alone
+        self._alone: tuple[Board, Ruleset, Strategy | None] | None = None
         self._turns: OrderedDict[GameState, tuple[Any, ...]] = OrderedDict()
         self._turn: tuple[GameState, Learned | LastTurnWin | BeforeLastWin, tuple[Any, ...],
                           np.ndarray | None] | None = None
@@ -355,7 +360,24 @@ class LearnedStrategy:
                 self._turns.popitem(last=False)
         return self._turn[1], self._turn[2]
 
+    def exact(self, state: GameState) -> Strategy | None:
+        """Alone (one player), with the shipped parameters (not ``learned:FILE``) and
+        ``exact_alone``, on a board whose solitaire game fits the exact budget: the optimal
+        strategy over its cached value table (:func:`wholegame.exact_cache.exact_strategy`,
+        solved on first use), which every decision then follows; else ``None``."""
+        if state.players != 1 or self.model is not None or not self.exact_alone:
+            return None
+        known = self._alone
+        if known is None or known[0] is not state.board or known[1] is not state.rules:
+            from shelfie_solver.dice.wholegame.exact_cache import exact_strategy
+
+            known = self._alone = (state.board, state.rules, exact_strategy(state.board, state.rules, self.name))
+        return known[2]
+
     def choose_hold(self, state: GameState, dice: Counts, rerolls_left: int, rng: np.random.Generator) -> Counts:
+        exact = self.exact(state)
+        if exact is not None:
+            return exact.choose_hold(state, dice, rerolls_left, rng)
         space = space_for(state.rules)
         table = self.turn(state)[1][rerolls_left]
         assert table is not None
@@ -363,6 +385,9 @@ class LearnedStrategy:
 
     def choose_marking(self, state: GameState, dice: Counts, legal: LegalMarkings,
                        rng: np.random.Generator) -> tuple[int, ...]:
+        exact = self.exact(state)
+        if exact is not None:
+            return exact.choose_marking(state, dice, legal, rng)
         objective = self.turn(state)[0]
         assert self._turn is not None
         worth = self._turn[3]
@@ -373,6 +398,9 @@ class LearnedStrategy:
 
     def choose_shelf(self, state: GameState, dice: Counts, shelves: tuple[int, ...],
                      rng: np.random.Generator) -> int:
+        exact = self.exact(state)
+        if exact is not None:
+            return exact.choose_shelf(state, dice, shelves, rng)
         objective = self.turn(state)[0]
         arrays = StateArrays(state.board, state.rules, state.marks)
         found = objective.compiled_shelf_values(arrays) \

@@ -50,6 +50,10 @@ OBJECTIVE_NOTES = {
     "table": ("table value (docs/solve-game.md): the change V(after) - V(before) of the exact optimal expected "
               "final score (points) in the solve-game value table, a fraction with a large denominator (JSON "
               "gives it in full)."),
+    "exact optimum": ("exact optimum (docs/solve-game.md, exact where it fits): this board's solitaire game "
+                      "solved whole (once, kept in the table cache); a value is the change V(after) - V(before) "
+                      "of the optimal expected final score (points), so the best choice is optimal play. "
+                      "learned and win play this alone on every board within SHELFIE_SOLVE_EXACT_BUDGET."),
 }
 
 
@@ -226,6 +230,7 @@ VALUE_WORDS = {
     "safe": "chance of marking an item",
     "cell": "chance of marking that item",
     "table": "the expected final score, in points",
+    "exact optimum": "change of the optimal expected final score, in points",
 }
 
 
@@ -307,8 +312,11 @@ def expected_final_line(advice: Advice, estimate: Fraction) -> str:
     """The headline of ``learned``'s expected final score (points): its estimate, or the bound it
     passes — a final score is at least the score now and at most the sheet with every available
     item marked (D19) — since a fitted value function can stray beyond either on a board unlike
-    its training boards (docs/train.md)."""
+    its training boards (docs/train.md). For ``exact optimum`` the optimal expected final score.
+    """
     board, marks = advice.board, advice.marks
+    if advice.objective == "exact optimum":  # the solved table: exactly the optimum, within its bounds
+        return f"Expected final score {decimal(estimate, 2)} points with optimal play (exact optimum)"
     everything = Marks(marks.n_shelves, marks.n_columns, marks.marked | sum(1 << c for c in marks.available),
                        marks.eliminated)
     most = score(board, everything, advice.rules)
