@@ -151,7 +151,7 @@ function select(label, id, options, current, pick) {
   for (const [value, words] of options) {
     node.append(el("option", { value: String(value), selected: String(value) === String(current) }, words));
   }
-  return el("div", { class: "row" }, el("label", { class: "label", for: id }, label), node);
+  return el("div", { class: "row pick" }, el("label", { class: "label", for: id }, label), node);
 }
 
 function renderUndo() {             // greyed with nothing to undo, as the dice page's Undo
@@ -371,6 +371,7 @@ async function getAdvice() {
   ui.busy = false;
   document.body.removeAttribute("aria-busy");
   render();
+  if (advice) $("advice").scrollIntoView({ block: "start" });  // the advice in view, not below the fold
 }
 
 const snapshot = () => ({ position: JSON.parse(JSON.stringify(P)), cards: [...cards] });
