@@ -62,6 +62,15 @@ def tap_board(page: Any, cell: str, letter: str) -> None:
     page.click(f"#board button[data-cell='{cell}']")
 
 
+def card_words(served: Served, name: str) -> str:
+    """A personal card's words as GET /api/tile/info gives them (T20)."""
+    import urllib.request
+
+    with urllib.request.urlopen(served.url + "api/tile/info") as answer:
+        info = json.loads(answer.read())
+    return next(c["words"] for c in info["cards"] if c["name"] == name)
+
+
 def in_view(page: Any, selector: str) -> bool:
     """``selector``'s box lies wholly on the 390 x 844 screen as it is scrolled now."""
     box = page.locator(selector).bounding_box()
@@ -113,6 +122,7 @@ def test_a_position_by_taps_then_the_best_move_in_one_tap(browser: Any, shots: P
         assert in_view(page, "#advise")  # sticky: reachable without scrolling (the page is long)
         assert page.evaluate("document.documentElement.scrollHeight") > PHONE["height"]
         assert cut_selects(page) == []  # every select shows its whole chosen text
+        assert page.locator("#personal-words").inner_text() == f"Card 1: {card_words(served, '1')}"  # whole, wrapped
         shoot(page, shots, "tile-1-entry", "#palette")
         before = url_position(page)
         assert before["board"][4][3:6] == "BBC" and before["board"][3][4] == "B"
@@ -259,8 +269,8 @@ def idle(page: Any, words: str) -> None:
 
 def apply_best(page: Any, seat: int) -> None:
     """Advise, then one tap on the best move's Apply; seat ``seat`` is to move after it."""
-    page.click("#advise")
-    page.wait_for_selector("#best")
+    page.click("#advise")  # busy from the tap (set in its handler): wait for this advice, not a shown one
+    page.wait_for_function("() => !document.body.hasAttribute('aria-busy') && document.getElementById('best')")
     page.locator("#advice li.move button.apply").first.click()
     page.wait_for_function("s => document.getElementById('turn').textContent.includes(`seat ${s} to move`)", arg=seat)
 
