@@ -683,3 +683,18 @@ def test_all_jokers_note_only_under_d12(d12: bool) -> None:
     sheet = cs.build_sheet(board, Marks.empty(board), rules)
     assert (cs.all_jokers_gap(sheet) is not None) == d12
     assert ("three Jokers mark any one item (D12)" in cs.render_markdown(sheet)) == d12
+
+
+def test_the_markdown_rules_of_thumb_fit_a_printed_page():
+    """The hold rules of thumb were one table over 200 characters wide: now a table of the short
+    columns and a numbered list of the holds, every line within 100 characters; every row's best
+    hold and example still appears (in the list), and the footer names the shipped rules file."""
+    text = (DOCS_SHEETS / "cheatsheet.md").read_text()
+    section = text.split("## 3. Hold rules of thumb", 1)[1].split("## 4.", 1)[0]
+    lines = section.strip().splitlines()[1:]  # after the section note (a paragraph)
+    assert lines and max(len(line) for line in lines) <= 100
+    rows = [line for line in lines if line.startswith("| ") and not line.startswith("| #")]
+    holds = [line for line in lines if line[:1].isdigit()]
+    assert len(rows) == len(holds) > 0
+    assert "example: PPGBAJ: keep PPAJ" in section.replace("\n   ", " ")  # row 1 (a pair, three singles, Joker)
+    assert text.rstrip().endswith("rule ids refer to docs/rules.md.") and "RULES.md" not in text

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from browser_support import PHONE  # noqa: E402 (skips the module without Chromium)
@@ -77,10 +78,25 @@ def wait_turn(page: Any, text: str) -> None:
     page.wait_for_function("t => document.getElementById('turn').textContent.includes(t)", arg=text)
 
 
+def confirm(page: Any, title: str) -> None:
+    """The page asks once before a tap that costs a turn: the dialog shows ``title``; tap Yes."""
+    page.wait_for_selector("#confirm[open]")
+    assert page.locator("#confirm-title").inner_text() == title
+    page.click("#confirm-yes")
+    page.wait_for_selector("#confirm:not([open])", state="attached")
+
+
 def stop(page: Any) -> None:
-    """Tap Stop and wait for the markings (or the failed result) of the dice showing."""
+    """Tap Stop, confirm it (a stop is binding, D7) and wait for the markings (or the failed
+    result) of the dice showing."""
     page.click("#stop")
+    confirm(page, f"Stop with {read_dice(page)}?")
     page.wait_for_function("() => !document.querySelector('#advice h2').textContent.includes('holds')")
+
+
+def read_dice(page: Any) -> str:
+    """The dice showing, by their codes (each die shows its code above its name)."""
+    return "".join(t.split("\n")[0] for t in page.locator("#dice .die").all_inner_texts())
 
 
 def sheet_marks(game: str) -> list[str]:
@@ -178,13 +194,19 @@ def test_failed_result_and_the_end_by_taps(browser: Any, shots: Path, tmp_path: 
     try:
         page = open_page(browser, served.url)
         wait_turn(page, "Ben to roll")
+        assert "blocked: shelf 1 by Ann" in page.locator(".sheet").nth(1).inner_text()  # rule ids behind "rules"
+        page.click("#rules")
         assert "blocked (D15): shelf 1 by Ann" in page.locator(".sheet").nth(1).inner_text()
+        page.click("#rules")
         tap_faces(page, "CCCCCC")
         page.wait_for_selector("#best")
         stop(page)
-        assert "Failed result (D13)" in page.locator("#advice").inner_text()
+        assert "Failed result: nothing can be marked" in page.locator("#advice").inner_text()
         shoot(page, shots, "7-failed-result")
         page.locator("#advice .option", has_text="Give up shelf 2").click()
+        assert page.locator("#confirm-text").inner_text().startswith("Ben's failed result: its ")
+        shoot(page, shots, "7b-give-up-confirm")
+        confirm(page, "Give up shelf 2?")
         wait_turn(page, "me to roll")
         assert "Last round" in page.locator("#warnings").inner_text()
         shoot(page, shots, "8-last-round")
@@ -281,5 +303,167 @@ def test_a_new_game_from_the_page(browser: Any, shots: Path, tmp_path: Path):
         assert [table.board.cell_name(c) for c in table.events[-1].cells] == best and table.active == 0
         check_layout(page)
         assert errors == []
+    finally:
+        served.stop()
+
+
+def state_of(served: Served) -> dict[str, Any]:
+    """GET /api/state, as the page reads it (the test's own copy of what the page was given)."""
+    import urllib.request
+
+    with urllib.request.urlopen(served.url + "api/state", timeout=30) as answer:
+        return dict(json.loads(answer.read()))
+
+
+def button_words(hold: dict[str, Any], dice: int) -> str:
+    """The primary button of a hold, written out by hand: "Keep CC, re-roll 4" (D7)."""
+    if not hold["reroll"]:
+        return "Stop: keep all and mark"
+    return f"Keep {hold['keep']}, re-roll {dice - len(hold['keep'])}" if hold["keep"] else f"Re-roll all {dice}"
+
+
+def outlined(page: Any, seat: int) -> list[str]:
+    return sorted(page.locator(f"#sheets button[data-seat='{seat}'][data-advised='true']").evaluate_all(
+        "nodes => nodes.map(n => n.dataset.cell)"))
+
+
+@pytest.mark.slow
+def test_a_whole_two_player_game_as_players(browser: Any, shots: Path, tmp_path: Path):
+    """A whole 2-player game by taps at 390 x 844 (Ann first, D5), the dice drawn from a seeded
+    generator and tapped in face by face, every hold the advised one (the primary button, D7),
+    every marking the best one (D8-D14) or a failed result (D13), until the game is over (D17,
+    D18). On the way: the primary button's text is the advised hold's ("Keep CC, re-roll 4"),
+    the advised marking is outlined on the active player's sheet and the dice it uses on the
+    dice (a finger on another marking outlines that one instead); a stop asks once; Undo names
+    the marking it takes back and Redo makes it again (the file back as it was); a told failed
+    result asks before giving up a shelf and Cancel writes nothing; no action covers an option."""
+    import random
+    import statistics
+
+    game = str(tmp_path / "game.json")
+    cli("play", "new", game, "--players", "Ann,Ben", "--first", "Ann")
+    served = Served(game, "--port", "0")
+    rng = random.Random(20261202)
+    waits: list[float] = []
+    seen: set[str] = set()
+    try:
+        page = open_page(browser, served.url)
+        codes = [side["code"] for side in state_of(served)["layout"]["sides"]]
+        dice = state_of(served)["layout"]["dice"]
+        for _ in range(80):  # turns; the game ends long before (D17: two closed shelves)
+            page.wait_for_function("() => /to roll|Game over/.test(document.getElementById('turn').textContent)")
+            if "Game over" in page.locator("#turn").inner_text():
+                break
+            now = state_of(served)
+            if now["status"]["turn"]["over"]:
+                break
+            player, seat = now["status"]["turn"]["player"], now["status"]["turn"]["seat"]
+            if player == "Ben" and "told" not in seen:  # a told failed result asks first; Cancel writes nothing
+                seen.add("told")
+                before = Path(game).read_bytes()
+                page.click("#told")
+                page.click("#actions .told-fail button[data-shelf='1']")
+                page.wait_for_selector("#confirm[open]")
+                assert page.locator("#confirm-title").inner_text() == "Give up shelf 1?"
+                assert "its 5 available items are eliminated (r1c1 r1c2 r1c3 r1c4 r1c5)" in \
+                    page.locator("#confirm-text").inner_text()
+                shoot(page, shots, "g5-told-give-up-confirm")
+                page.click("#confirm-no")
+                assert Path(game).read_bytes() == before
+                page.click("#actions button:text('Back to the dice')")
+            roll = "".join(rng.choice(codes) for _ in range(dice))
+            tap_faces(page, roll[:-1])
+            start = time.monotonic()
+            tap_faces(page, roll[-1])
+            page.wait_for_selector("#best")
+            waits.append(time.monotonic() - start)
+            while True:  # the holds: the advised one, by the primary button
+                now = state_of(served)
+                if now["status"]["turn"]["rerolls_left"] == 0 or now["status"]["turn"]["stopped"]:
+                    break
+                best = now["advice"]["holds"][0]
+                page.wait_for_selector("#advised")
+                assert page.locator("#advised").inner_text() == button_words(best, dice)
+                used = page.locator("#dice .die[data-uses='true']").all_inner_texts()
+                assert sorted(t.split("\n")[0] for t in used) == sorted(best["keep"])  # the kept dice outlined
+                if "hold" not in seen:
+                    seen.add("hold")
+                    assert page.locator("#reroll").inner_text() == "Re-roll all"
+                    assert page.locator("#stop").inner_text() == "Stop"
+                    shoot(page, shots, "g1-hold-primary")
+                revision = now["revision"]
+                if not best["reroll"]:  # the advice is to stop: asked once (D7)
+                    page.click("#advised")
+                    confirm(page, f"Stop with {read_dice(page)}?")
+                    page.wait_for_function("r => true", arg=revision)
+                    break
+                page.click("#advised")
+                fresh = "".join(rng.choice(codes) for _ in range(dice - len(best["keep"])))
+                tap_faces(page, fresh[:-1])
+                start = time.monotonic()
+                tap_faces(page, fresh[-1])
+                page.wait_for_function("r => !document.body.hasAttribute('aria-busy')", arg=revision)
+                page.wait_for_selector("#best")
+                waits.append(time.monotonic() - start)
+            page.wait_for_function("() => !document.querySelector('#advice h2').textContent.includes('holds')")
+            now = state_of(served)
+            advice = now["advice"]
+            if advice.get("failed"):
+                shelf = advice["give_up_shelf"]
+                page.locator(f"#advice .option[data-shelf='{shelf}']").click()
+                confirm(page, f"Give up shelf {shelf}?")
+            else:
+                markings = advice["markings"]
+                page.wait_for_selector(f"#sheets button[data-seat='{seat}'][data-advised='true']")
+                assert outlined(page, seat) == sorted(markings[0]["cells"])  # the best marking on the sheet
+                used = page.locator("#dice .die[data-uses='true']").all_inner_texts()
+                assert sorted(t.split("\n")[0] for t in used) == sorted("".join(markings[0]["groups"]))
+                if len(markings) > 1 and "preview" not in seen:  # a finger on the second: it is outlined
+                    seen.add("preview")
+                    page.hover("#advice .option[data-rank='2']")
+                    page.wait_for_function(
+                        "s => document.querySelectorAll(`#sheets .cell.preview[data-seat='${s}']`).length > 0", arg=seat)
+                    assert outlined(page, seat) == sorted(markings[1]["cells"])
+                    shoot(page, shots, "g3-finger-on-the-second")
+                    page.mouse.move(5, 5)
+                    page.wait_for_function("() => !document.querySelector('#sheets .cell.preview')")
+                if "marking" not in seen:
+                    seen.add("marking")
+                    page.locator(f"#sheets .sheet.active").scroll_into_view_if_needed()
+                    shoot(page, shots, "g2-marking-outlined")
+                page.locator("#advice .option").first.click()
+                if "undo" not in seen:  # Undo names the marking; Redo makes it again
+                    seen.add("undo")
+                    page.wait_for_function("p => !document.getElementById('turn').textContent.includes(p + ' ·')",
+                                           arg=player)
+                    marked = Path(game).read_bytes()
+                    words = f"{player}'s marking {' + '.join(sorted(markings[0]['cells']))}"
+                    assert page.locator("#undo").inner_text() == f"Undo: {words}"
+                    assert page.locator("#redo").is_hidden()
+                    page.click("#undo")
+                    page.wait_for_selector("#redo:not([hidden])")
+                    assert page.locator("#redo").inner_text() == f"Redo: {words}"
+                    assert sheet_marks(game)[seat - 1] == "...../...../...../...../....."
+                    shoot(page, shots, "g4-undo-then-redo")
+                    page.click("#redo")
+                    page.wait_for_selector("#redo[hidden]", state="attached")
+                    assert Path(game).read_bytes() == marked
+            decided = page.locator("#decided")
+            if decided.count():
+                seen.add("decided")
+        else:
+            raise AssertionError("the game did not end in 80 turns")
+        wait_turn(page, "Game over")
+        table = read_kept_game(game)
+        assert table.over is not None and table.players == ("Ann", "Ben")
+        scores = {p["name"]: p["score"] for p in state_of(served)["advice"]["players"]}
+        for name, score in scores.items():
+            assert f"{name}: {score} points" in page.locator("#advice").inner_text()
+        shoot(page, shots, "g6-game-over")
+        assert {"hold", "marking", "preview", "undo", "told"} <= seen
+        assert page.errors == []
+        assert statistics.median(waits) < 2, waits  # docs/serve.md: last tap -> advice
+        print(f"last tap -> advice: median {statistics.median(waits):.3f} s, max {max(waits):.3f} s, "
+              f"{len(waits)} waits")
     finally:
         served.stop()

@@ -64,6 +64,20 @@ def test_serves_the_game_and_stops_at_once(tmp_path: Path, sig: int):
     assert [e["event"] for e in events] == ["start", "roll"]
 
 
+def test_stopping_before_a_game_was_created_says_so(tmp_path: Path):
+    """serve on a file never created (the New game screen unused): the last line says no game was
+    made, not that the missing file "holds every action"."""
+    game = tmp_path / "never.json"
+    served = Served(str(game), "--port", "0")
+    try:
+        assert get(served.url + "api/new")[1]["exists"] is False  # serving (the stop handler set)
+    finally:
+        exit_code, _, out, err = served.stop(signal.SIGTERM)
+    assert exit_code == 0, err
+    assert out.rstrip().splitlines()[-1] == f"Stopped; no game was created, {game} does not exist."
+    assert not game.exists()
+
+
 def test_a_non_loopback_host_needs_the_token_and_shows_a_qr_code(tmp_path: Path):
     game = new_game(tmp_path / "game.json")
     served = Served(game, "--host", "0.0.0.0", "--port", "0")

@@ -94,8 +94,10 @@ def test_review_of_an_advised_player_loses_nothing(board, rules, tmp_path):
     data = json.loads(run("review", str(path), "--player", "2", "--format", "json").stdout)
     assert data["unit"] == "win chance" and data["summary"]["over_threshold"] >= 1
     png = tmp_path / "curve.png"
-    out = run("review", str(path), "--plot", str(png)).stdout
+    plotted = run("review", str(path), "--plot", str(png))
+    out = plotted.stdout
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert plotted.stderr == f"Wrote {png}\n"  # as cheatsheet says; stdout stays the report alone
     assert "Result: " in out and "luck (the dice)" in out
 
 

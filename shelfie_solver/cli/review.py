@@ -74,6 +74,8 @@ def review_command(game: str, player: str | None, number: int, objective: str, t
             raise KeptGameError(str(error)) from None
     report = review_report(result, table, limit / 100 if result.win else limit, number)
     click.echo(render(report, fmt, width=TABLE_WIDTH if fmt == "table" else None), nl=False)
+    if plot is not None:  # after the report: stdout stays the report's format; the note on stderr
+        click.echo(f"Wrote {plot}", err=True)
 
 
 def _plot_format(plot: str, game: str) -> str:

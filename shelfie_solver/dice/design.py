@@ -48,7 +48,7 @@ DEFAULT_DUEL_GAMES = 200
 def fitted_name() -> str:
     """The strategy name of ``learned``'s shipped weights as fitted (``learned:FILE`` of the
     shipped file: never the exact table, :meth:`strategies.LearnedStrategy.exact`)."""
-    from shelfie_solver.dice.learned.objective import DEFAULT_MODEL_PATH, FILE_PREFIX
+    from shelfie_solver.dice.learned.model_file import DEFAULT_MODEL_PATH, FILE_PREFIX
 
     return f"{FILE_PREFIX}{DEFAULT_MODEL_PATH}"
 

@@ -32,7 +32,7 @@ from typing import Any
 from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.dice.advise.report import value_words
 from shelfie_solver.dice.board import line_points
-from shelfie_solver.dice.game.events import Block, Event
+from shelfie_solver.dice.game.events import Block, Event, Fail, Hold, Mark, Roll, Stop, UncheckedMark
 from shelfie_solver.dice.play.gamefile import (
     PLAY_OBJECTIVE,
     KeptGame,
@@ -45,6 +45,7 @@ from shelfie_solver.dice.play.gamefile import (
     update_file,
 )
 from shelfie_solver.dice.play.report import action_report, describe, status_report, undone_line
+from shelfie_solver.dice.rolls import dice_codes
 from shelfie_solver.dice.play.session import (
     check_player,
     fail_action,
@@ -149,6 +150,42 @@ def sheet_lines(table: KeptGame) -> list[dict[str, list[int]]]:
             for marks in table.sheets]
 
 
+def last_action(table: KeptGame) -> dict[str, Any] | None:
+    """The last action (what ``POST /api/undo`` with ``count`` 1 takes back), ``None`` before
+    the first: ``player`` (name), ``kind`` (the write that made it: roll, reroll, stop, mark,
+    told, fail), ``words`` (the page's Undo label, e.g. ``"Ann's marking r2c3 + r3c3"``) and
+    ``redo``, the body fields (no revision) of the write that makes it again after an undo
+    (``POST /api/<kind>``, checked against the revision as every write)."""
+    actions = list(split_actions(table.events))
+    if not actions:
+        return None
+    board, rules = table.board, table.rules
+    action = actions[-1][1]
+    first = action[0]
+    name = table.players[getattr(first, "player", 0)]
+    cells = [board.cell_name(c) for c in getattr(first, "cells", ())]
+    redo: dict[str, Any]
+    if isinstance(first, Hold) and len(action) == 2 and isinstance(action[1], Roll):
+        kept = dice_codes(first.keep, rules)
+        fresh = tuple(n - k for n, k in zip(action[1].dice, first.keep))
+        kind, words, redo = "reroll", f"{name}'s re-roll ({'kept ' + kept if kept else 'all dice'})", \
+            {"keep": kept or "-", "new": dice_codes(fresh, rules)}
+    elif isinstance(first, Roll):
+        codes = dice_codes(first.dice, rules)
+        kind, words, redo = "roll", f"{name}'s roll {codes}", {"dice": codes}
+    elif isinstance(first, Stop):
+        kind, words, redo = "stop", f"{name}'s stop", {}
+    elif isinstance(first, Mark):
+        kind, words, redo = "mark", f"{name}'s marking {' + '.join(cells)}", {"items": cells}
+    elif isinstance(first, UncheckedMark):
+        kind, words, redo = "told", f"{name}'s told marking {' + '.join(cells)}", {"items": cells}
+    elif isinstance(first, Fail):
+        kind, words, redo = "fail", f"{name} giving up shelf {first.shelf + 1}", {"shelf": str(first.shelf + 1)}
+    else:  # every input event is one of the above (gamefile.INPUT_EVENTS)
+        return None
+    return {"player": name, "kind": kind, "words": words, "redo": redo}
+
+
 def advice_json(table: KeptGame, objective: str, done: list[str] | None = None) -> dict[str, Any]:
     """What ``play STEP GAME --format json`` prints after a step (``done``: what it did), or
     ``play advise GAME --format json`` (``done`` empty): the advice of the current step with the
@@ -222,6 +259,7 @@ class GameServer:
             "revision": len(table.events),
             "digest": digest_of(table),
             "actions": table.actions,
+            "last_action": last_action(table),
             "objective": self.objective,
             "unit": value_unit(str(advice.get("objective", self.objective)), len(table.players) > 1),
             "layout": layout(table),

@@ -157,4 +157,7 @@ def serve(path: str | None, host: str, port: int, objective: str, echo: Callable
     finally:
         signal.signal(signal.SIGTERM, previous)
         sock.close()
-    echo(f"Stopped; {holds}.")
+    if path is not None and not os.path.exists(path):  # the New game screen never created it
+        echo(f"Stopped; no game was created, {path} does not exist.")
+    else:
+        echo(f"Stopped; {holds}.")

@@ -10,10 +10,15 @@ const LOCK = '<svg class="lock" viewBox="0 0 16 16" aria-hidden="true"><rect x="
 
 let S = null;            // the last state from GET /api/state or a write
 let review = null;       // GET /api/review: every player's difference to the best
-const ui = { slots: [], locked: [], mode: "roll", told: false, selected: [], busy: false, all: false };
+const ui = { slots: [], locked: [], mode: "roll", told: false, selected: [], busy: false, all: false,
+  preview: null,          // the option a finger (or the pointer, or the focus) is on: outlined instead of the best
+  redo: null,             // after an Undo: the write that makes the undone action again, until the next action
+  rules: false,           // "rules": the rule ids (D1-D20, docs/rules.md) shown in every text
+  others: true,           // the other players' sheets open
+  pending: null };        // the action a confirmation (the dialog) waits for
 
-//: Options shown before "Show all" (every option is one tap away).
-const SHOWN = 6;
+//: Options shown before "Show all" (every option is one tap away): few, so the sheet under the advice is near.
+const SHOWN = 3;
 
 // --- talking to the server ------------------------------------------------------------------
 
@@ -43,7 +48,7 @@ async function loadReview() {
   } catch { /* the difference to the best is extra: the game goes on without it */ }
 }
 
-async function write(kind, body) {
+async function write(kind, body, redo = null) {
   if (ui.busy) return;
   ui.busy = true;
   document.body.setAttribute("aria-busy", "true");
@@ -57,6 +62,7 @@ async function write(kind, body) {
   document.body.removeAttribute("aria-busy");
   if (answer) {
     S = answer;
+    ui.redo = redo ? { ...redo, digest: S.digest } : null;  // Redo is offered until the next action
     resetEntry();
     render();
     if (!turn().over && turn().dice === null) window.scrollTo(0, 0);  // a new turn starts at the top
@@ -71,13 +77,25 @@ async function write(kind, body) {
   }
 }
 
-async function showStop() {     // the stop is an action (D7, POST /api/stop): the dice are final, then marked
-  await write("stop", {});
+function showStop() {           // the stop is binding (D7, POST /api/stop): asked once, then the dice are final
+  const t = turn();
+  ask(`Stop with ${t.dice}?`, `The dice are final: no re-roll this turn (D7), ${t.rerolls_left} ` +
+    `re-roll${t.rerolls_left === 1 ? "" : "s"} left unused. Undo takes the stop back.`, "Stop and mark",
+  () => write("stop", {}));
+}
+
+function ask(title, text, yes, action) {   // one confirmation in the page before a tap that costs a turn
+  ui.pending = action;
+  $("confirm-title").textContent = plain(title);
+  $("confirm-text").textContent = plain(text);
+  $("confirm-yes").textContent = yes;
+  $("confirm").showModal();
+  $("confirm-no").focus();
 }
 
 function say(text, kind) {
   const box = $("message");
-  box.textContent = text;
+  box.textContent = plain(text);
   box.className = text ? kind : "";
 }
 
@@ -131,21 +149,46 @@ function chance(entry) {          // an entry's chance to win, 0..1, when the ad
     const [p, q] = entry.win_chance.split("/").map(Number);
     return p / q;
   }
+  if (S.unit.percent && typeof entry.value_float === "number") return entry.value_float;
   return null;
 }
 
-function percent(p) {
-  if (p > 0 && p < 0.0001) return "<0.01%";
-  if (p < 1 && p > 0.9999) return ">99.99%";
-  return `${(p * 100).toFixed(2)}%`;
+//: A rule id in parentheses ("(D19)", "(D8-D10)", "(unchecked, D4, D9)", "(D7: 1 re-roll left)"): shown only
+//: with "rules" on (the ids are docs/rules.md's; a player reads the words).
+const RULE_ID = /(?:[,;]\s*|\s*)\bD\d+(?:[-\u2013/]D?\d+)?\b(?=[^()]*\))/g;
+
+function plain(text) {
+  if (ui.rules || typeof text !== "string") return text;
+  return text.replace(RULE_ID, "").replace(/\(\s*[:,;]\s*/g, "(").replace(/\s*\(\s*\)/g, "");
 }
 
-function valueText(entry) {
-  const unit = S.unit;
+const key = (entry) => entry.win_chance ?? entry.value;   // the exact value (p/q): equal texts are an exact tie
+
+function places(entries) {        // whole percent where differences allow; one decimal where two differ by < 1 point
+  const list = entries.filter((e) => chance(e) !== null);
+  for (let i = 0; i < list.length; i += 1) {
+    for (let j = i + 1; j < list.length; j += 1) {
+      if (key(list[i]) !== key(list[j]) && Math.abs(chance(list[i]) - chance(list[j])) < 0.01) return 1;
+    }
+  }
+  return 0;
+}
+
+function percent(p, digits = 0) {
+  const text = (p * 100).toFixed(digits);
+  if (p < 1 && Number(text) >= 100) return digits ? ">99.9%" : ">99%";
+  if (p > 0 && Number(text) <= 0) return digits ? "<0.1%" : "<1%";
+  return `${text}%`;
+}
+
+function kind(entry) {            // beside every chance: exact (the last turns) or the fitted model's estimate
+  return entry.win_chance_exact ? "exact" : "estimate";
+}
+
+function valueText(entry, digits) {
   const win = chance(entry);
-  if (win !== null) return `${percent(win)} chance to win`;
-  if (unit.percent) return `${percent(entry.value_float)} chance to win`;
-  return `${num(entry.value_float)} ${unitShort(unit)}`;
+  if (win !== null) return `${percent(win, digits)} chance to win (${kind(entry)})`;
+  return `${num(entry.value_float)} ${unitShort(S.unit)}`;
 }
 
 function unitShort(unit) {
@@ -155,17 +198,37 @@ function unitShort(unit) {
   return unit.label;
 }
 
-function diffText(option, best, isFirst) {
-  if (option.rank === best.rank) return isFirst ? "best" : "tied";
+function diffText(option, best, isFirst, digits) {
+  if (key(option) === key(best)) return isFirst ? "best" : "tied";
   const winO = chance(option), winB = chance(best);
-  const unit = S.unit;
-  if (winO !== null && winB !== null) return small((winB - winO) * 100, "%");
-  if (unit.percent) return small((best.value_float - option.value_float) * 100, "%");
+  if (winO !== null && winB !== null) {
+    const text = ((winB - winO) * 100).toFixed(digits);
+    return Number(text) === 0 ? `\u2212<${digits ? "0.1" : "1"} pt` : `\u2212${text} pt`;
+  }
   return small(best.value_float - option.value_float, "");
 }
 
 function small(loss, suffix) {    // a loss that is not exactly zero never reads as 0.00
-  return loss < 0.005 ? `−<0.01${suffix}` : `−${loss.toFixed(2)}${suffix}`;
+  return loss < 0.005 ? `\u2212<0.01${suffix}` : `\u2212${loss.toFixed(2)}${suffix}`;
+}
+
+function decided(entries) {       // every choice exactly the same chance to win: the game is decided (or a wash)
+  if (entries.length < 2 || chance(entries[0]) === null) return null;
+  const first = key(entries[0]);
+  return entries.every((e) => key(e) === first) ? first : null;
+}
+
+function decidedWords(value, verb) {
+  const who = turn().player;
+  if (value === "1/1") return `${who}: you have won whatever you ${verb}.`;
+  if (value === "0/1") return `${who}: you can no longer win, whatever you ${verb}.`;
+  return `${who}: whatever you ${verb}, the chance to win is the same.`;
+}
+
+function reasonText(reason, digits) {  // the server's percentages at the page's precision
+  const text = digits ? reason : reason.replace(/(\d+(?:\.\d+)?)%/g, (_, n) => percent(Number(n) / 100, 0));
+  // "48.6% against 48.6% for X": equal as shown, not equal: say by how little
+  return text.replace(/([<>]?\d+(?:\.\d+)?%) against \1 for/g, (_, a) => `${a}, under 0.1 point more than`);
 }
 
 // --- drawing --------------------------------------------------------------------------------
@@ -173,18 +236,17 @@ function small(loss, suffix) {    // a loss that is not exactly zero never reads
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
-    if (key === "onclick") node.addEventListener("click", value);
+    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
     else if (key === "vars") for (const [name, v] of Object.entries(value)) node.style.setProperty(name, v);
     else if (value !== false && value !== null && value !== undefined) node.setAttribute(key, value === true ? "" : value);
   }
-  for (const child of children) if (child !== null && child !== undefined) node.append(child);
+  for (const child of children) if (child !== null && child !== undefined) node.append(plain(child));
   return node;
 }
 
 function render() {
   renderTurn();
   renderEntry();
-  renderBar();
   renderAdvice();
   renderWarnings();
   renderSheets();
@@ -195,13 +257,23 @@ function renderTurn() {
   const box = $("turn");
   if (t.over) {
     const a = S.advice;
-    box.textContent = `Game over after ${a.rounds} round${a.rounds === 1 ? "" : "s"} · winner${a.winners.length > 1 ? "s" : ""}: ${a.winners.join(", ")}`;
+    box.textContent = plain(`Game over after ${a.rounds} round${a.rounds === 1 ? "" : "s"} · winner${a.winners.length > 1 ? "s" : ""}: ${a.winners.join(", ")}`);
   } else if (t.dice === null) {
     box.textContent = `Round ${t.round} · ${t.player} to roll`;
   } else {
     box.textContent = `Round ${t.round} · ${t.player} · ${t.rerolls_left} re-roll${t.rerolls_left === 1 ? "" : "s"} left`;
   }
-  $("undo").disabled = S.actions === 0;
+  renderHistory();
+}
+
+function renderHistory() {        // Undo names what it takes back; Redo makes it again, until the next action
+  const undo = $("undo"), redo = $("redo");
+  const last = S.last_action;
+  undo.disabled = !last || S.actions === 0;
+  undo.textContent = last ? `Undo: ${last.words}` : "Undo";
+  const again = ui.redo && ui.redo.digest === S.digest ? ui.redo : null;
+  redo.hidden = !again;
+  redo.textContent = again ? `Redo: ${again.words}` : "Redo";
 }
 
 function dieButton(i) {
@@ -212,7 +284,9 @@ function dieButton(i) {
       disabled: true }, "?");
   }
   const name = sideName(code);
-  const attrs = { type: "button", class: `die s${sideIndex(code)}` };
+  const used = usedDice();
+  const uses = used.indices.has(i) ? ` uses${used.preview ? " preview" : ""}` : "";
+  const attrs = { type: "button", class: `die s${sideIndex(code)}${uses}`, "data-uses": uses ? "true" : null };
   if (entering) {
     attrs["aria-label"] = `die ${i + 1}: ${name}; tap to clear`;
     attrs.onclick = () => { ui.slots[i] = null; renderEntry(); };
@@ -228,6 +302,44 @@ function dieButton(i) {
   const node = el("button", attrs, code, el("small", {}, name));
   if (ui.locked[i]) node.insertAdjacentHTML("beforeend", LOCK);
   return node;
+}
+
+function advisedOption() {       // the option outlined: the one a finger is on, else the best; null for none
+  const a = S.advice;
+  const list = ui.mode === "final" ? a.markings : (ui.mode === "hold" ? a.holds : null);
+  if (!list || !list.length) return null;
+  return list[ui.preview !== null && ui.preview < list.length ? ui.preview : 0];
+}
+
+function usedDice() {             // the dice the outlined marking uses (its groups), or the outlined hold keeps
+  const option = advisedOption();
+  const indices = new Set();
+  if (option) {
+    const codes = splitCodes(ui.mode === "final" ? (option.groups || []).join("") : option.keep);
+    for (const code of codes) {
+      const i = ui.slots.findIndex((c, j) => c === code && !indices.has(j));
+      if (i >= 0) indices.add(i);
+    }
+  }
+  return { indices, preview: ui.preview !== null };
+}
+
+function setPreview(index) {      // a finger on an option: its cells and dice outlined instead of the best's
+  if (ui.preview === index) return;
+  ui.preview = index;
+  renderDiceOnly();
+  renderSheets();
+}
+
+function renderDiceOnly() {
+  if (!S || ui.mode === "over" || (ui.mode === "roll" && ui.told)) return;
+  $("dice").replaceChildren(...ui.slots.map((_, i) => dieButton(i)));
+}
+
+function holdButtonWords(hold) {  // the advised hold as the primary button: "Keep CC, re-roll 4"
+  const n = ui.slots.length - splitCodes(hold.keep).length;
+  if (!hold.reroll) return "Stop: keep all and mark";
+  return hold.keep ? `Keep ${hold.keep}, re-roll ${n}` : `Re-roll all ${n}`;
 }
 
 function renderEntry() {
@@ -252,15 +364,18 @@ function renderEntry() {
   }
   if (ui.mode === "roll") {
     if (ui.told) {
-      hint.textContent = `Told: tap the items ${t.player} marked on their sheet below (no dice; unchecked, D4, D9), then Record.`;
+      hint.textContent = plain(`Told: tap the items ${t.player} marked on their sheet below (no dice; unchecked, D4, D9), then Record.`);
       actions.append(el("button", { type: "button", onclick: () => { ui.told = false; ui.selected = []; render(); } },
         "Back to the dice"));
       const open = openShelves(t.seat - 1);
       const failed = el("div", { class: "actions told-fail", role: "group",
         "aria-label": "a failed result told: the shelf given up (D13)" }, el("span", { class: "hint" }, "Or a failed result (D13), shelf given up:"));
       for (const shelf of open) {
-        failed.append(el("button", { type: "button", "aria-label": `told: gave up shelf ${shelf}`,
-          onclick: () => write("fail", { shelf: String(shelf) }) }, String(shelf)));
+        const items = availableItems(t.seat - 1, shelf);
+        failed.append(el("button", { type: "button", "aria-label": `told: gave up shelf ${shelf}`, "data-shelf": String(shelf),
+          onclick: () => ask(`Give up shelf ${shelf}?`, `${t.player}'s failed result (D13): its ${items.length} available ` +
+            `item${items.length === 1 ? " is" : "s are"} eliminated (${items.join(" ")}); marked items stay and still score.`,
+          `Give up shelf ${shelf}`, () => write("fail", { shelf: String(shelf) })) }, String(shelf)));
       }
       actions.append(failed);
     } else {
@@ -273,10 +388,16 @@ function renderEntry() {
     }
   } else if (ui.mode === "hold") {
     const held = ui.locked.filter(Boolean).length;
-    hint.textContent = "Tap dice to hold them, then Re-roll; or tap an option below.";
-    actions.append(el("button", { type: "button", class: "primary", id: "reroll", disabled: held === ui.slots.length,
-      onclick: startReroll }, `Re-roll ${ui.slots.length - held} ${ui.slots.length - held === 1 ? "die" : "dice"}`));
-    actions.append(el("button", { type: "button", id: "stop", onclick: showStop }, "Stop: mark"));
+    const best = S.advice.holds && S.advice.holds[0];
+    hint.textContent = held ? `Held ${ui.slots.filter((_, i) => ui.locked[i]).join("")}: Re-roll the others, or tap the advised hold.`
+      : "Tap the advised hold; or tap dice to hold them, then Re-roll.";
+    if (best) {
+      actions.append(el("button", { type: "button", class: "primary wide-action", id: "advised",
+        "aria-label": `advised: ${holdButtonWords(best)}`, onclick: () => applyHold(best) }, holdButtonWords(best)));
+    }
+    actions.append(el("button", { type: "button", class: "secondary", id: "reroll", disabled: held === ui.slots.length,
+      onclick: startReroll }, held ? `Re-roll ${ui.slots.length - held} (held ${held})` : "Re-roll all"));
+    actions.append(el("button", { type: "button", class: "secondary", id: "stop", onclick: showStop }, "Stop"));
   } else if (ui.mode === "reroll") {
     const need = ui.locked.filter((l) => !l).length;
     const entered = ui.slots.filter((c, i) => !ui.locked[i] && c !== null).length;
@@ -286,32 +407,33 @@ function renderEntry() {
   } else if (ui.mode === "final") {
     const most = S.layout.combinations_per_turn;
     const advice = S.advice;
-    hint.textContent = advice.failed
+    hint.textContent = plain(advice.failed
       ? "Nothing can be marked (D13): tap the shelf to give up below."
-      : `Tap the best marking below, or tap up to ${most} items on ${t.player}'s sheet, then Mark.`;
+      : `Tap the best marking below (outlined on ${t.player}'s sheet), or tap up to ${most} items there, then Mark.`);
     if (t.rerolls_left > 0) {
       actions.append(el("button", { type: "button", onclick: () => { resetEntry(); render(); } }, "Back to holds"));
     }
   }
 }
 
-function renderBar() {
-  const bar = $("bar");
-  bar.replaceChildren();
+function sheetButton() {          // Mark / Record under the active sheet (in the page's flow: it covers nothing)
   const t = turn();
-  let button = null;
   if (ui.mode === "final" && !S.advice.failed) {
-    button = el("button", { type: "button", class: "primary", id: "mark-selected", disabled: ui.selected.length === 0,
+    return el("button", { type: "button", class: "primary", id: "mark-selected", disabled: ui.selected.length === 0,
       onclick: () => write("mark", { items: ui.selected }) },
     ui.selected.length ? `Mark ${ui.selected.join(" ")}` : `Mark (tap items on ${t.player}'s sheet)`);
-  } else if (ui.mode === "roll" && ui.told) {
-    button = el("button", { type: "button", class: "primary", id: "record-told", disabled: ui.selected.length === 0,
+  }
+  if (ui.mode === "roll" && ui.told) {
+    return el("button", { type: "button", class: "primary", id: "record-told", disabled: ui.selected.length === 0,
       onclick: () => write("told", { items: ui.selected }) },
     ui.selected.length ? `Record ${ui.selected.join(" ")} (told)` : `Record (tap ${t.player}'s items)`);
   }
-  bar.hidden = button === null;
-  document.body.classList.toggle("with-bar", button !== null);
-  if (button) bar.append(button);
+  return null;
+}
+
+function availableItems(seat, shelf) {   // the available items of a shelf (1-based) on a seat's sheet (D13)
+  const row = S.status.sheets[seat].marks.split("/")[shelf - 1];
+  return S.layout.shelves[shelf - 1].cells.filter((_, c) => row[c] === ".");
 }
 
 function openShelves(seat) {
@@ -344,13 +466,13 @@ function startReroll() {
 function applyHold(hold) {
   const keep = splitCodes(hold.keep);
   const dice = splitCodes(turn().dice);
+  if (keep.length === dice.length) { showStop(); return; }
   ui.slots = dice.slice();
   ui.locked = dice.map(() => false);
   for (const code of keep) {
     const i = dice.findIndex((c, j) => c === code && !ui.locked[j]);
     if (i >= 0) ui.locked[i] = true;
   }
-  if (keep.length === dice.length) { showStop(); return; }
   startReroll();
 }
 
@@ -372,34 +494,52 @@ function renderAdvice() {
   const reason = advice.reason || null;
   if (advice.holds && advice.holds.length && (ui.mode === "hold" || ui.mode === "reroll")) {
     const best = advice.holds[0];
-    box.append(el("h2", {}, `${advice.holds.length} holds, best first · ${unitShort(unit)}, difference to the best`));
-    box.append(el("p", { class: "best", id: "best" }, `Best: ${holdWords(best)} — ${valueText(best)}, ` +
-      `${num(best.points_float)} points this turn`));
-    if (reason || best.reason) box.append(el("p", { class: "reason" }, reason || best.reason));
-    const list = el("ul", { class: "options", "aria-label": "every hold, best first" });
-    shown(advice.holds).forEach((hold, i) => list.append(el("li", {}, option(i, hold, best, holdWords(hold),
-      `${valueNumber(hold)} · ${num(hold.points_float)} pts`, () => applyHold(hold)))));
-    box.append(list);
-    more(box, advice.holds.length, "holds");
+    const digits = places(shown(advice.holds));
+    const settled = decided(advice.holds);
+    box.append(el("h2", {}, `${advice.holds.length} holds, best first · ${unitShort(unit)}`));
+    if (settled !== null) {
+      box.append(el("p", { class: "decided", id: "decided" }, decidedWords(settled, "roll")));
+      box.append(el("p", { class: "best", id: "best" }, `${valueText(best, digits)} with any hold.`));
+    } else {
+      box.append(el("p", { class: "best", id: "best" }, `Best: ${holdWords(best)} — ${valueText(best, digits)}, ` +
+        `${num(best.points_float)} points this turn`));
+      if (reason || best.reason) box.append(el("p", { class: "reason" }, reasonText(reason || best.reason, digits)));
+    }
+    if (settled === null || ui.all) {
+      const list = el("ul", { class: "options", "aria-label": "every hold, best first" });
+      shown(advice.holds).forEach((hold, i) => list.append(el("li", {}, option(i, hold, best, holdWords(hold),
+        `${valueNumber(hold, digits)} · ${num(hold.points_float)} pts`, () => applyHold(hold), digits))));
+      box.append(list);
+    }
+    more(box, advice.holds.length, "holds", settled !== null);
   } else if (advice.markings && advice.markings.length && ui.mode === "final") {
     const best = advice.markings[0];
-    box.append(el("h2", {}, `${advice.markings.length} markings, best first · ${unitShort(unit)}, difference to the best`));
-    box.append(el("p", { class: "best", id: "best" }, `Best: mark ${markWords(best)} — ${valueText(best)}, ` +
-      `${best.points >= 0 ? "+" : ""}${best.points} points now`));
-    if (reason || best.reason) box.append(el("p", { class: "reason" }, reason || best.reason));
+    const digits = places(shown(advice.markings));
+    const settled = decided(advice.markings);
+    box.append(el("h2", {}, `${advice.markings.length} markings, best first · ${unitShort(unit)}`));
+    if (settled !== null) box.append(el("p", { class: "decided", id: "decided" }, decidedWords(settled, "mark")));
+    box.append(el("p", { class: "best", id: "best" }, `Best: mark ${best.cells.join(" + ")} — ` +
+      `${settled !== null ? "" : `${valueText(best, digits)}, `}${best.points >= 0 ? "+" : ""}${best.points} points now`));
+    if (settled === null && (reason || best.reason)) {
+      box.append(el("p", { class: "reason" }, reasonText(reason || best.reason, digits)));
+    }
     const list = el("ul", { class: "options", "aria-label": "every marking, best first" });
-    shown(advice.markings).forEach((m, i) => list.append(el("li", {}, option(i, m, best, markWords(m),
-      `${valueNumber(m)} · ${m.points >= 0 ? "+" : ""}${m.points} pts, score ${m.score_after}`,
-      () => write("mark", { items: m.cells })))));
+    shown(advice.markings).forEach((m, i) => list.append(el("li", {}, option(i, m, best, markLine(m),
+      `${valueNumber(m, digits)} · ${m.points >= 0 ? "+" : ""}${m.points} pts`,
+      () => write("mark", { items: m.cells }), digits))));
     box.append(list);
     more(box, advice.markings.length, "markings");
   } else if (advice.failed && ui.mode === "final") {
+    const t = turn();
     box.append(el("h2", {}, "Failed result (D13): nothing can be marked"));
     box.append(el("p", { class: "best", id: "best" }, `Give up shelf ${advice.give_up_shelf}: it costs the least.`));
-    if (reason) box.append(el("p", { class: "reason" }, reason));
+    if (reason) box.append(el("p", { class: "reason" }, reasonText(reason, places(advice.shelves))));
     const list = el("ul", { class: "options", "aria-label": "every shelf to give up, best first" });
     advice.shelves.forEach((s, i) => list.append(el("li", {}, el("button", { type: "button",
-      class: `option${i === 0 ? " top" : ""}`, onclick: () => write("fail", { shelf: String(s.shelf) }) },
+      class: `option${i === 0 ? " top" : ""}`, "data-shelf": String(s.shelf),
+      onclick: () => ask(`Give up shelf ${s.shelf}?`, `${t.player}'s failed result (D13): its ${s.items.length} available ` +
+        `item${s.items.length === 1 ? " is" : "s are"} eliminated (${s.items.join(" ")}); marked items on it stay ` +
+        "marked and still score.", `Give up shelf ${s.shelf}`, () => write("fail", { shelf: String(s.shelf) })) },
     el("span", { class: "rank" }, `${i + 1}`),
     el("span", { class: "what" }, `Give up shelf ${s.shelf}: ${s.items.join(" ")} (${s.points} points)`),
     el("span", { class: "diff" }, `${num(s.potential_change_float)}`)))));
@@ -410,33 +550,45 @@ function renderAdvice() {
   } else {
     return;
   }
-  box.append(el("p", { class: "unit" }, unit.note ? `Values: ${unit.note}` : `Values: ${unitShort(unit)}.`));
+  const foot = el("div", { class: "advice-foot" });
+  const toggle = box.querySelector("#more");
+  if (toggle) foot.append(toggle);
+  foot.append(el("details", { class: "unit" }, el("summary", {}, "What the numbers mean"),
+    unit.note ? `Values: ${unit.note}` : `Values: ${unitShort(unit)}.`));
+  box.append(foot);
 }
 
 function shown(options) {
   return ui.all ? options : options.slice(0, SHOWN);
 }
 
-function more(box, count, words) {
-  if (count <= SHOWN) return;
+function more(box, count, words, hidden = false) {
+  if (count <= SHOWN && !hidden) return;
+  const label = ui.all ? (hidden ? `Hide the ${words}` : `Show the best ${SHOWN} only`) : `Show all ${count} ${words}`;
   box.append(el("button", { type: "button", class: "more", id: "more", "aria-expanded": ui.all ? "true" : "false",
-    onclick: () => { ui.all = !ui.all; renderAdvice(); } }, ui.all ? `Show the best ${SHOWN} only` : `Show all ${count} ${words}`));
+    onclick: () => { ui.all = !ui.all; renderAdvice(); } }, label));
 }
 
-function valueNumber(entry) {     // a row's value, its unit named once in the heading
+function markLine(m) {            // a marking's row: its items, each with the dice it uses (the dice are outlined too)
+  return m.cells.map((c, i) => `${c} ${m.groups[i] || ""}`).join(" + ");
+}
+
+function valueNumber(entry, digits) {  // a row's value, its unit named once in the heading
   const win = chance(entry);
-  const unit = S.unit;
-  if (win !== null) return `${percent(win)} to win`;
-  if (unit.percent) return `${percent(entry.value_float)} to win`;
+  if (win !== null) return `${percent(win, digits)} (${kind(entry)})`;
   return num(entry.value_float);
 }
 
-function option(i, entry, best, what, value, apply) {
-  return el("button", { type: "button", class: `option${entry.rank === best.rank ? " top" : ""}`, onclick: apply,
-    "aria-label": `rank ${entry.rank}: ${what}, ${value}, ${diffText(entry, best, i === 0)} to the best` },
+function option(i, entry, best, what, value, apply, digits) {
+  const diff = diffText(entry, best, i === 0, digits);
+  return el("button", { type: "button", class: `option${key(entry) === key(best) ? " top" : ""}`, onclick: apply,
+    "data-rank": String(entry.rank),
+    onpointerenter: () => setPreview(i), onpointerdown: () => setPreview(i), onfocus: () => setPreview(i),
+    onpointerleave: () => setPreview(null), onblur: () => setPreview(null),
+    "aria-label": `rank ${entry.rank}: ${what}, ${value}, ${diff === "best" || diff === "tied" ? diff : `${diff} to the best`}` },
   el("span", { class: "rank" }, `#${entry.rank}`),
   el("span", { class: "what" }, what, el("br"), el("small", {}, value)),
-  el("span", { class: "diff" }, diffText(entry, best, i === 0)));
+  el("span", { class: "diff" }, diff));
 }
 
 function holdWords(hold) {
@@ -466,6 +618,8 @@ function renderSheets() {
   const n = S.status.sheets.length;
   const first = t.over ? 0 : t.seat - 1;
   const order = S.status.sheets.map((_, i) => S.status.sheets[(first + i) % n]);
+  const outlined = ui.mode === "final" ? advisedOption() : null;   // the best marking, or the one a finger is on
+  const cards = [];
   for (const sheet of order) {
     const seat = sheet.seat - 1;
     const active = !t.over && seat === t.seat - 1;
@@ -479,14 +633,14 @@ function renderSheets() {
       `closed shelves ${sheet.closed_shelves}`];
     const blocked = S.blocked[seat];
     if (blocked.length) meta.push(`blocked (D15): ${blocked.map((b) => `${b.line} by ${b.by}`).join(", ")}`);
-    card.append(el("p", { class: "meta" }, meta.join(" · ")));
+    const info = [el("p", { class: "meta" }, meta.join(" · "))];   // under the grid: the items come first
     const r = review && review.players[seat];
     if (r) {
       const loss = r.total_loss_float;
       const scale = review.unit.percent ? 100 : 1;
       const lossText = r.total_loss === "0/1" ? "0" : loss * scale < 0.005 ? "<0.01" : num(loss * scale);
       const words = review.unit.percent ? "percentage points of the chance to win" : unitShort(review.unit);
-      card.append(el("p", { class: "meta delta", "data-seat": sheet.seat },
+      info.push(el("p", { class: "meta delta", "data-seat": sheet.seat },
         `Difference to the best so far: ${lossText} ${words} over ${r.decisions} ` +
         `decision${r.decisions === 1 ? "" : "s"}` + (r.unchecked ? ` (${r.unchecked} told, not reviewed)` : "")));
     }
@@ -504,8 +658,11 @@ function renderSheets() {
         const cls = state === "o" ? "marked" : state === "x" ? "eliminated" : "";
         const words = state === "o" ? "marked" : state === "x" ? "eliminated" : "available";
         const tap = tappable && state === ".";
-        const attrs = { type: "button", class: `cell ${cls}${selected ? " selected" : ""}${tap ? " tap" : ""}`, "data-cell": name,
-          "data-seat": sheet.seat, "aria-label": `${sheet.name} ${name}: ${value} points, ${words}` };
+        const advised = active && outlined && outlined.cells.includes(name)
+          ? (ui.preview !== null && ui.preview > 0 ? " preview" : " advised") : "";
+        const attrs = { type: "button", class: `cell ${cls}${selected ? " selected" : ""}${tap ? " tap" : ""}${advised}`,
+          "data-cell": name, "data-seat": sheet.seat, "data-advised": advised ? "true" : null,
+          "aria-label": `${sheet.name} ${name}: ${value} points, ${words}${advised ? ", in the outlined marking" : ""}` };
         if (tap) {
           attrs["aria-pressed"] = selected ? "true" : "false";
           attrs.onclick = () => toggleItem(name);
@@ -520,8 +677,21 @@ function renderSheets() {
     lines.columns.forEach((p) => grid.append(el("span", { class: "pts" }, String(p))));
     grid.append(el("span", { class: "pts" }, el("strong", {}, String(sheet.score))));
     card.append(grid);
-    box.append(card);
+    const button = active ? sheetButton() : null;
+    if (button) card.append(el("div", { class: "sheet-actions" }, button));
+    card.append(...info);
+    cards.push(card);
   }
+  if (t.over || cards.length === 1) {
+    box.append(...cards);
+    return;
+  }
+  box.append(cards[0]);             // the active player's sheet directly under the advice, the others after it
+  const others = el("details", { class: "others", id: "others", open: ui.others,
+    ontoggle: (e) => { ui.others = e.target.open; } },
+  el("summary", {}, `Other sheets: ${order.slice(1).map((sh) => `${sh.name} ${sh.score}`).join(", ")}`));
+  others.append(...cards.slice(1));
+  box.append(others);
 }
 
 function toggleItem(name) {
@@ -530,7 +700,6 @@ function toggleItem(name) {
   else if (ui.selected.length < S.layout.combinations_per_turn) ui.selected.push(name);
   else say(`At most ${S.layout.combinations_per_turn} items a turn (D9).`, "error");
   renderEntry();
-  renderBar();
   renderSheets();
 }
 
@@ -538,9 +707,9 @@ function toggleItem(name) {
 
 const fresh = { count: 2, names: ["", "", "", ""], first: null, info: null };
 
-async function showNew() {
+async function showNew(info = null) {
   try {
-    fresh.info = await api("GET", "/api/new");
+    fresh.info = info || await api("GET", "/api/new");
   } catch (error) {
     say(error.message, "error");
     return;
@@ -621,7 +790,27 @@ async function createGame() {
 
 // --- start ----------------------------------------------------------------------------------
 
-$("undo").addEventListener("click", () => write("undo", { count: 1 }));
+$("undo").addEventListener("click", () => {
+  const last = S && S.last_action;
+  write("undo", { count: 1 }, last && last.redo ? { kind: last.kind, body: last.redo, words: last.words } : null);
+});
+$("redo").addEventListener("click", () => {   // the undone action sent again, on the revision the page shows
+  const again = ui.redo;
+  if (again && again.digest === S.digest) write(again.kind, again.body);
+});
+$("confirm-yes").addEventListener("click", () => {
+  const action = ui.pending;
+  ui.pending = null;
+  $("confirm").close();
+  if (action) action();
+});
+$("confirm-no").addEventListener("click", () => { ui.pending = null; $("confirm").close(); });
+$("confirm").addEventListener("close", () => { ui.pending = null; });
+$("rules").addEventListener("click", () => {
+  ui.rules = !ui.rules;
+  $("rules").setAttribute("aria-pressed", String(ui.rules));
+  if (S) render(); else if (fresh.info) renderNew();
+});
 if (token) $("to-tile").href = `/tile?token=${encodeURIComponent(token)}`;
 
 async function poll() {           // another page or the terminal may act on the same file
@@ -640,5 +829,12 @@ async function poll() {           // another page or the terminal may act on the
   } catch { /* the server may be stopping; the next poll tries again */ }
 }
 
+async function start() {           // a missing game file is the New game screen, asked first: no 404 logged
+  let info = null;
+  try { info = await api("GET", "/api/new"); } catch { /* the state's answer then says what is wrong */ }
+  if (info && !info.exists) { await showNew(info); return; }
+  await load();
+}
+
 setInterval(poll, 3000);
-load();
+start();

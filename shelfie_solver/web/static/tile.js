@@ -146,12 +146,13 @@ function choice(label, values, current, pick, words = String) {
   return row;
 }
 
-function select(label, id, options, current, pick) {
+function select(label, id, options, current, pick, caption = null) {
   const node = el("select", { id, "aria-label": label, onchange: (e) => pick(e.target.value) });
   for (const [value, words] of options) {
     node.append(el("option", { value: String(value), selected: String(value) === String(current) }, words));
   }
-  return el("div", { class: "row" }, el("label", { class: "label", for: id }, label), node);
+  return el("div", { class: "row pick" }, el("label", { class: "label", for: id }, label), node,
+    caption ? el("p", { class: "caption", id: `${id}-words` }, caption) : null);
 }
 
 function renderUndo() {             // greyed with nothing to undo, as the dice page's Undo
@@ -177,11 +178,12 @@ function renderSetup() {
     for (const s of P.shelf) s.taken = P.goals.map((_, i) => s.taken[i] || 0);
     changed();
   }));
+  const card = I.cards.find((c) => c.name === cards[P.turn - 1]);   // its words in full under the select (they wrap)
   box.append(select(`Seat ${P.turn}'s card`, "personal", [["", "? pick the personal card (T20)"],
-    ...I.cards.map((c) => [c.name, `${c.name}: ${c.words}`])], cards[P.turn - 1] || "", (v) => {
+    ...I.cards.map((c) => [c.name, `card ${c.name}`])], cards[P.turn - 1] || "", (v) => {
     cards[P.turn - 1] = v;
     changed();
-  }));
+  }, card ? `Card ${card.name}: ${card.words}` : null));
   box.append(select("End token", "end-token", [[0, "nobody yet (T23)"], ...seats.map((s) => [s, `seat ${s} (full shelf)`])],
     P.end_token, (v) => { P.end_token = Number(v); changed(); }));
 }
@@ -255,8 +257,8 @@ function renderShelves() {
     const tokens = I.tokens[String(P.players)];
     const article = el("article", { class: `shelf${active ? " active" : ""}`, "aria-label": `seat ${seat + 1}'s shelf` });
     article.append(el("h3", {}, `Seat ${seat + 1}${active ? " · to move" : ""}`));
-    P.goals.forEach((g, slot) => article.append(select(`Token ${slot === 0 ? "A" : "B"}`, `taken-${seat + 1}-${slot + 1}`,
-      [[0, `not taken: ${goalName(g)}`], ...tokens.map((t) => [t, `took ${t} points (T18)`])], shelf.taken[slot] || 0,
+    P.goals.forEach((g, slot) => article.append(select(`Token ${slot === 0 ? "A" : "B"}: ${goalName(g)}`, `taken-${seat + 1}-${slot + 1}`,
+      [[0, "not taken"], ...tokens.map((t) => [t, `took ${t} points (T18)`])], shelf.taken[slot] || 0,
       (v) => { shelf.taken[slot] = Number(v); changed(); })));
     const grid = el("div", { class: "grid5" });
     for (let r = 0; r < I.rows; r += 1) {
@@ -371,6 +373,7 @@ async function getAdvice() {
   ui.busy = false;
   document.body.removeAttribute("aria-busy");
   render();
+  if (advice) $("advice").scrollIntoView({ block: "start" });  // the advice in view, not below the fold
 }
 
 const snapshot = () => ({ position: JSON.parse(JSON.stringify(P)), cards: [...cards] });
