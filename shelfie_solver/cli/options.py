@@ -14,6 +14,7 @@ from shelfie_solver.core.report import FORMATS
 from shelfie_solver.dice.rules import Ruleset, load_rules
 
 if TYPE_CHECKING:
+    from shelfie_solver.core.files import FileKind
     from shelfie_solver.dice.board import Board, Marks
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -79,6 +80,14 @@ def save_option(func: F) -> F:
     """``--save FILE``: every game played, as JSON Lines (``simulate``, ``tile simulate``)."""
     return click.option("--save", "save_path", default=None, metavar="FILE",
                         help="Write every game (events, replayable) to FILE as JSON Lines.")(func)
+
+
+def force_option(func: F) -> F:
+    """``--force``: replace an output file that holds another kind of file (a saved game where a
+    table header goes); without it such a file is refused (:func:`files.check_overwrite`)."""
+    return click.option("--force", "force", is_flag=True,
+                        help="Replace output files even when they hold something this command did not write "
+                             "(without it such a file is refused and left as it is; docs/formats.md).")(func)
 
 
 def load_setup(rules_path: str | None, board_path: str | None,
@@ -169,11 +178,13 @@ def resolve_workers(jobs: int | None, scheduler: str | None) -> int:
 
 
 def prepare_run(save_path: str | None, seed: int | None, jobs: int | None,
-                scheduler: str | None, inputs: Iterable[str | None] = ()) -> tuple[int, int]:
+                scheduler: str | None, inputs: Iterable[str | None] = (),
+                kinds: FileKind | tuple[FileKind, ...] = (), force: bool = False) -> tuple[int, int]:
     """Settle the options of a run of many games before any is played (``simulate``,
     ``tile simulate``): ``--save`` must be writable and not one of the run's ``inputs``
     (:func:`check_output`: refused now, not after the games), a fresh seed is drawn when none
-    was given (:func:`tournament.fresh_seed`, printed by the report), and the workers are resolved
+    and hold nothing but the ``kinds`` of file the run writes unless ``force``), a fresh seed is drawn
+    when none was given (:func:`tournament.fresh_seed`, printed by the report), and the workers are resolved
     (:func:`resolve_workers`).
 
     Returns:
@@ -184,26 +195,33 @@ def prepare_run(save_path: str | None, seed: int | None, jobs: int | None,
     from shelfie_solver.core.tournament import fresh_seed
 
     if save_path is not None:
-        check_output(save_path, "--save", inputs)
+        check_output(save_path, "--save", inputs, kinds, force)
     return (fresh_seed() if seed is None else seed), resolve_workers(jobs, scheduler)
 
 
-def check_output(path: str, option: str, inputs: Iterable[str | None] = ()) -> Path:
-    """Check an output file before any long work: writable (:func:`files.check_writable`) and
-    not one of the command's ``inputs`` (:func:`refuse_input_as_output`).
+def check_output(path: str, option: str, inputs: Iterable[str | None] = (),
+                 kinds: FileKind | tuple[FileKind, ...] = (), force: bool = False) -> Path:
+    """Check an output file before any long work: writable (:func:`files.check_writable`), not
+    one of the command's ``inputs`` (:func:`refuse_input_as_output`) and, unless ``force``,
+    not an existing file of another kind than ``kinds`` (:func:`files.check_overwrite`; ``()``:
+    any existing non-empty file is refused).
 
     Returns:
         The file a write would replace (a symbolic link followed).
     Raises:
         click.BadParameter: one line naming ``option``.
     """
-    from shelfie_solver.core.files import FileWriteError, check_writable
+    from shelfie_solver.core.files import FileWriteError, check_overwrite, check_writable
 
     try:
         final = check_writable(path)
     except FileWriteError as error:
         raise click.BadParameter(str(error), param_hint=f"'{option}'") from None
     refuse_input_as_output(path, option, inputs)
+    try:
+        check_overwrite(path, kinds, force)
+    except FileWriteError as error:
+        raise click.BadParameter(str(error), param_hint=f"'{option}'") from None
     return final
 
 

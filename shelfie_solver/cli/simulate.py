@@ -15,8 +15,9 @@ from shelfie_solver.core.tournament import MAX_GAMES
 from shelfie_solver.dice.simulate import seat_statistics, simulate
 from shelfie_solver.dice.strategies import STRATEGIES, parse_players
 from shelfie_solver.cli.estimates import estimate_data, interval_text, seat_label
-from shelfie_solver.cli.options import (board_option, format_option, games_option, jobs_option, load_setup, prepare_run,
-                      rules_option, save_option, scheduler_option, seed_option, player_files)
+from shelfie_solver.cli.options import (board_option, force_option, format_option, games_option, jobs_option,
+                                        load_setup, prepare_run, rules_option, save_option, scheduler_option,
+                                        seed_option, player_files)
 
 
 @click.command("simulate", short_help="Play many games to compare strategies.")
@@ -31,8 +32,10 @@ from shelfie_solver.cli.options import (board_option, format_option, games_optio
 @rules_option
 @save_option
 @format_option
+@force_option
 def simulate_command(players_text: str, games: int, seed: int | None, jobs: int | None, scheduler: str | None,
-                     board_path: str | None, rules_path: str | None, save_path: str | None, fmt: str) -> None:
+                     board_path: str | None, rules_path: str | None, save_path: str | None, fmt: str,
+                     force: bool) -> None:
     """Play many games between strategies: win rates, scores and more, with 95% intervals.
 
     \b
@@ -46,8 +49,11 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
     """
     rules, board, _ = load_setup(rules_path, board_path, None)
     players = parse_players(players_text)
+    from shelfie_solver.dice.game.record import SAVED_GAMES_KIND
+
     seed, workers = prepare_run(save_path, seed, jobs, scheduler,
-                                inputs=[board_path, rules_path, *player_files(players_text)])
+                                inputs=[board_path, rules_path, *player_files(players_text)],
+                                kinds=SAVED_GAMES_KIND, force=force)
     save = save_path is not None
     with signals_raise():  # Ctrl-C / SIGTERM: workers stopped, temporary file removed, one line
         if sys.stderr.isatty():  # a progress bar for people, nothing for pipes and tests
@@ -59,7 +65,7 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
         if save_path is not None:
             from shelfie_solver.dice.game.record import save_games
 
-            save_games(save_path, lines)
+            save_games(save_path, lines, force)
     report = summary_report(summary, board.name, saved=save_path, long_form=fmt == "csv")
     click.echo(render(report, fmt, width=TABLE_WIDTH), nl=False)
 

@@ -18,8 +18,8 @@ from shelfie_solver.dice.wholegame.binary_table import is_binary
 from shelfie_solver.dice.wholegame.solver import MAX_STATES, GameSolution, check_size, solve_game, state_count
 from shelfie_solver.dice.wholegame.values import save_table
 from shelfie_solver.core.report import TABLE_WIDTH, Report, decimal, exact, render
-from shelfie_solver.cli.options import (board_option, format_option, jobs_option, load_setup, check_output,
-                      resolve_workers, rules_option, scheduler_option)
+from shelfie_solver.cli.options import (board_option, force_option, format_option, jobs_option, load_setup,
+                                        check_output, resolve_workers, rules_option, scheduler_option)
 
 
 if TYPE_CHECKING:
@@ -48,9 +48,10 @@ FLOAT_MAX_STATES = 10_000_000
 @jobs_option
 @scheduler_option
 @format_option
+@force_option
 def solve_game_command(board_path: str | None, rules_path: str | None, save_path: str | None,
                        checkpoint_dir: str | None, max_states: int | None, use_float: bool, dtype: str,
-                       jobs: int | None, scheduler: str | None, fmt: str) -> None:
+                       jobs: int | None, scheduler: str | None, fmt: str, force: bool) -> None:
     """Solve the one-player game exactly: the optimal expected final score (D17-D19 with one
     player), by dynamic programming over every sheet state, layer by layer.
 
@@ -65,7 +66,7 @@ def solve_game_command(board_path: str | None, rules_path: str | None, save_path
     rules, board, _ = load_setup(rules_path, board_path, None)
     if use_float:
         float_command(board, rules, board_path, rules_path, save_path, checkpoint_dir, max_states, dtype, jobs,
-                      scheduler, fmt)
+                      scheduler, fmt, force)
         return
     if dtype != "float64":
         raise click.UsageError("--dtype is for --float tables; exact tables are exact (JSON)")
@@ -74,7 +75,9 @@ def solve_game_command(board_path: str | None, rules_path: str | None, save_path
         if is_binary(save_path):
             raise click.BadParameter(f"{save_path}: a .npy table is written by --float; expected a .json name for "
                                      "the exact table", param_hint="'--save'")
-        final = check_output(save_path, "--save", [board_path, rules_path])
+        from shelfie_solver.dice.wholegame.values import TABLE_KIND
+
+        final = check_output(save_path, "--save", [board_path, rules_path], TABLE_KIND, force)
         if (checkpoint_dir and final.parent == Path(os.path.realpath(checkpoint_dir))
                 and re.fullmatch(r"solve\.json|layer-\d+\.json", final.name)):
             raise click.BadParameter(f"{save_path} is a file of the --checkpoints directory; the value table would "
@@ -88,9 +91,20 @@ def solve_game_command(board_path: str | None, rules_path: str | None, save_path
     else:
         solution = solve_game(board, rules, checkpoint_dir, jobs=workers, scheduler=scheduler)
     if save_path is not None:
-        save_table(save_path, solution)
+        _saving(lambda: save_table(save_path, solution, force))
     click.echo(render(solve_report(solution, save_path, width=TABLE_WIDTH if fmt == "table" else None), fmt,
                       width=TABLE_WIDTH), nl=False)
+
+
+def _saving(save: Any) -> None:
+    """Run ``save()``; a file that holds another kind by now (written during the solve) is one
+    line naming ``--save`` (:func:`files.check_overwrite`), not a traceback."""
+    from shelfie_solver.core.files import FileWriteError
+
+    try:
+        save()
+    except FileWriteError as error:
+        raise click.BadParameter(str(error), param_hint="'--save'") from None
 
 
 def _progress(total: int) -> Any:
@@ -118,9 +132,10 @@ def refuse_in_checkpoints(target: str, checkpoint_dir: str | None) -> None:
 
 def float_command(board: Board, rules: Ruleset, board_path: str | None, rules_path: str | None,
                   save_path: str | None, checkpoint_dir: str | None, max_states: int | None, dtype: str,
-                  jobs: int | None, scheduler: str | None, fmt: str) -> None:
+                  jobs: int | None, scheduler: str | None, fmt: str, force: bool = False) -> None:
     """``solve-game --float``: the float64 solve, its bound, the binary table (docs/solve-game.md)."""
-    from shelfie_solver.dice.wholegame.binary_table import header_path, save_binary
+    from shelfie_solver.dice.wholegame.binary_table import (BINARY_ARRAY_KIND, BINARY_HEADER_KIND, header_path,
+                                                            save_binary)
     from shelfie_solver.dice.wholegame.float_solver import check_float_size, solve_float
 
     check_float_size(board, rules, FLOAT_MAX_STATES if max_states is None else max_states)
@@ -132,20 +147,20 @@ def float_command(board: Board, rules: Ruleset, board_path: str | None, rules_pa
         if not is_binary(save_path):
             raise click.BadParameter(f"{save_path}: --float writes a binary table; expected a name ending in .npy "
                                      "(its header is written beside it as .json)", param_hint="'--save'")
-        for target in (save_path, str(header_path(save_path))):  # T.npy and its header T.json
-            refuse_in_checkpoints(target, checkpoint_dir)
-            check_output(target, "--save", [board_path, rules_path])
+        for target, kind in ((save_path, BINARY_ARRAY_KIND), (str(header_path(save_path)), BINARY_HEADER_KIND)):
+            refuse_in_checkpoints(target, checkpoint_dir)  # T.npy and its header T.json
+            check_output(target, "--save", [board_path, rules_path], kind, force)
     workers = resolve_workers(jobs, scheduler)
     bar = _progress(state_count(board, rules))
     if bar is not None:
         with bar:
             solution = solve_float(board, rules, checkpoint_dir, progress=lambda _, n: bar.update(n),
-                                   jobs=workers, scheduler=scheduler)
+                                   jobs=workers, scheduler=scheduler, force=force)
     else:
-        solution = solve_float(board, rules, checkpoint_dir, jobs=workers, scheduler=scheduler)
+        solution = solve_float(board, rules, checkpoint_dir, jobs=workers, scheduler=scheduler, force=force)
     saved_bound = None
     if save_path is not None:
-        save_binary(save_path, board, rules, solution.values, solution.bound, dtype)
+        _saving(lambda: save_binary(save_path, board, rules, solution.values, solution.bound, dtype, force))
         saved_bound = solution.bound + (Fraction(float(solution.values.max(initial=0.0))) / 2**24
                                         if dtype == "float32" else 0)
     click.echo(render(float_report(solution, save_path, dtype, saved_bound), fmt, width=TABLE_WIDTH), nl=False)

@@ -56,6 +56,7 @@ import numpy as np
 
 from shelfie_solver.dice.board import Board, ItemSets, Marks
 from shelfie_solver.core.errors import ShelfieError, shorten
+from shelfie_solver.core.files import json_kind
 from shelfie_solver.dice.game.events import GameState
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
@@ -79,6 +80,8 @@ N_FEATURES = len(FEATURE_NAMES)
 PHASES = (1, 2, 3)
 #: The ``format`` key of a parameter file.
 MODEL_FORMAT = "shelfie-solve learned 1"
+#: A learned-parameter file, as recognised before it is replaced (:func:`files.check_overwrite`).
+MODEL_KIND = json_kind("a learned-parameter file", MODEL_FORMAT)
 #: Whether the objective values blocking an opponent (D15) by completing a line (:func:`block_values`).
 BLOCKING = True
 #: Win-chance shape with opponents (module docstring): the spread (points) of the final gap to the

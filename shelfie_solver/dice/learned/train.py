@@ -34,7 +34,7 @@ import numpy as np
 
 from shelfie_solver.dice.board import Board, Marks, parse_marks, score
 from shelfie_solver.core.errors import ShelfieError
-from shelfie_solver.core.files import FileWriteError, write_text_atomically
+from shelfie_solver.core.files import FileWriteError, json_kind, write_text_atomically
 from shelfie_solver.dice.game.events import Game, GameOver, Pass, Roll, Start, apply_to_sheets
 from shelfie_solver.dice.game.turn import play_seeded
 from shelfie_solver.dice.sheet_rules import end_trigger_shelves
@@ -446,6 +446,9 @@ def _inputs_fingerprint(board: Board, rules: Ruleset) -> str:
 #: Largest train checkpoint read: an iteration is 4 x 3 x 105 weights (a few KB), so 16 MiB
 #: holds thousands.
 MAX_CHECKPOINT_BYTES = 1 << 24
+#: A train checkpoint (a JSON object whose first key is ``"settings"``), as recognised before it is
+#: replaced (:func:`files.check_overwrite`).
+CHECKPOINT_KIND = json_kind("a train checkpoint", None, first_key="settings")
 
 
 def _read_checkpoint(path: str | Path | None, settings: Settings, inputs: str) -> list[LearnedModel]:

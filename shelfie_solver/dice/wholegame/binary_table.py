@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from shelfie_solver.core.files import replace_all
+from shelfie_solver.core.files import NPY_KIND, json_kind, replace_checked
 from shelfie_solver.core.inputs import open_regular
 from shelfie_solver.dice.board import Board, Marks, score
 from shelfie_solver.dice.rules import Ruleset
@@ -36,6 +36,9 @@ from shelfie_solver.dice.wholegame.state_index import StateIndex, state_index
 
 #: The ``format`` key of a binary table's header.
 BINARY_FORMAT = "shelfie-solve value table binary 1"
+#: The two files of a binary table, as recognised before they are replaced (:func:`files.check_overwrite`).
+BINARY_HEADER_KIND = json_kind("a binary value table header", BINARY_FORMAT)
+BINARY_ARRAY_KIND = NPY_KIND
 #: The layout of the array: :mod:`state_index`'s mixed radix.
 INDEX_LAYOUT = "mixed radix 1"
 #: The dtypes a binary table or float checkpoint may hold (little-endian).
@@ -151,12 +154,14 @@ def scale_exponent(values: np.ndarray) -> int:
 
 
 def save_binary(path: str, board: Board, rules: Ruleset, values: np.ndarray, bound: Fraction,
-                dtype: str = "float64") -> Path:
+                dtype: str = "float64", force: bool = False) -> Path:
     """Write the binary table ``path`` (``T.npy``) and its header ``T.json`` whole or not at all.
     With ``float32`` the bound grows by the storage's rounding (``2^-24`` of the largest value).
+    Neither file replaces one of another kind (a saved game named ``T.json``) unless ``force``
+    (:func:`files.check_overwrite`).
 
     Raises:
-        FileWriteError: a file cannot be written.
+        FileWriteError: a file cannot be written, or holds another kind of file.
     """
     import json
 
@@ -169,7 +174,8 @@ def save_binary(path: str, board: Board, rules: Ruleset, values: np.ndarray, bou
               "index": INDEX_LAYOUT, "optimum": float(stored[index.index(empty)]) if index.count else 0.0,
               "error_bound": round_up(bound), "scale_exponent": scale_exponent(stored), "array": Path(path).name}
     data = npy_bytes(stored)
-    replace_all({path: data, header_path(path): (json.dumps(header) + "\n").encode()})
+    replace_checked({path: (data, BINARY_ARRAY_KIND),
+                     header_path(path): ((json.dumps(header) + "\n").encode(), BINARY_HEADER_KIND)}, force)
     return Path(path)
 
 
