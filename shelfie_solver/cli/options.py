@@ -179,7 +179,7 @@ def resolve_workers(jobs: int | None, scheduler: str | None) -> int:
 
 def prepare_run(save_path: str | None, seed: int | None, jobs: int | None,
                 scheduler: str | None, inputs: Iterable[str | None] = (),
-                kinds: FileKind | tuple[FileKind, ...] = (), force: bool = False) -> tuple[int, int]:
+                kinds: FileKind | tuple[FileKind, ...] | None = None, force: bool = False) -> tuple[int, int]:
     """Settle the options of a run of many games before any is played (``simulate``,
     ``tile simulate``): ``--save`` must be writable and not one of the run's ``inputs``
     (:func:`check_output`: refused now, not after the games), a fresh seed is drawn when none
@@ -200,29 +200,41 @@ def prepare_run(save_path: str | None, seed: int | None, jobs: int | None,
 
 
 def check_output(path: str, option: str, inputs: Iterable[str | None] = (),
-                 kinds: FileKind | tuple[FileKind, ...] = (), force: bool = False) -> Path:
+                 kinds: FileKind | tuple[FileKind, ...] | None = None, force: bool = False) -> Path:
     """Check an output file before any long work: writable (:func:`files.check_writable`), not
     one of the command's ``inputs`` (:func:`refuse_input_as_output`) and, unless ``force``,
     not an existing file of another kind than ``kinds`` (:func:`files.check_overwrite`; ``()``:
-    any existing non-empty file is refused).
+    any existing non-empty file is refused; ``None``: not checked here, the caller does it).
 
     Returns:
         The file a write would replace (a symbolic link followed).
     Raises:
         click.BadParameter: one line naming ``option``.
     """
-    from shelfie_solver.core.files import FileWriteError, check_overwrite, check_writable
+    from shelfie_solver.core.files import FileWriteError, check_writable
 
     try:
         final = check_writable(path)
     except FileWriteError as error:
         raise click.BadParameter(str(error), param_hint=f"'{option}'") from None
     refuse_input_as_output(path, option, inputs)
+    if kinds is not None:
+        check_kind(path, option, kinds, force)
+    return final
+
+
+def check_kind(path: str, option: str, kinds: FileKind | tuple[FileKind, ...], force: bool = False) -> None:
+    """:func:`files.check_overwrite` of an output file, as a one-line error naming ``option``.
+
+    Raises:
+        click.BadParameter: ``path`` holds another kind of file and ``force`` is false.
+    """
+    from shelfie_solver.core.files import FileWriteError, check_overwrite
+
     try:
         check_overwrite(path, kinds, force)
     except FileWriteError as error:
         raise click.BadParameter(str(error), param_hint=f"'{option}'") from None
-    return final
 
 
 def refuse_input_as_output(output: str | None, option: str, inputs: Iterable[str | None]) -> None:

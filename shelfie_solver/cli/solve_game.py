@@ -18,7 +18,7 @@ from shelfie_solver.dice.wholegame.binary_table import is_binary
 from shelfie_solver.dice.wholegame.solver import MAX_STATES, GameSolution, check_size, solve_game, state_count
 from shelfie_solver.dice.wholegame.values import save_table
 from shelfie_solver.core.report import TABLE_WIDTH, Report, decimal, exact, render
-from shelfie_solver.cli.options import (board_option, force_option, format_option, jobs_option, load_setup,
+from shelfie_solver.cli.options import (board_option, check_kind, force_option, format_option, jobs_option, load_setup,
                                         check_output, resolve_workers, rules_option, scheduler_option)
 
 
@@ -77,11 +77,12 @@ def solve_game_command(board_path: str | None, rules_path: str | None, save_path
                                      "the exact table", param_hint="'--save'")
         from shelfie_solver.dice.wholegame.values import TABLE_KIND
 
-        final = check_output(save_path, "--save", [board_path, rules_path], TABLE_KIND, force)
+        final = check_output(save_path, "--save", [board_path, rules_path])
         if (checkpoint_dir and final.parent == Path(os.path.realpath(checkpoint_dir))
                 and re.fullmatch(r"solve\.json|layer-\d+\.json", final.name)):
             raise click.BadParameter(f"{save_path} is a file of the --checkpoints directory; the value table would "
                                      "replace it. Expected another name", param_hint="'--save'")
+        check_kind(save_path, "--save", TABLE_KIND, force)
     workers = resolve_workers(jobs, scheduler)
     total = state_count(board, rules)
     if sys.stderr.isatty():

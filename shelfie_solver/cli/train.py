@@ -95,16 +95,14 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
         return
     players = _parse_players(players_text)
     checkpoint = checkpoint if checkpoint is not None else f"{output}.checkpoint"
-    from shelfie_solver.dice.learned.train import CHECKPOINT_KIND
-
     check_output(output, "--output", [checkpoint, board_path, rules_path], MODEL_KIND, force)
-    check_output(checkpoint, "--checkpoint", [board_path, rules_path], CHECKPOINT_KIND, force)
+    check_output(checkpoint, "--checkpoint", [board_path, rules_path])  # its kind: read first (train.train)
     workers = resolve_workers(jobs, scheduler)
     lines: list[str] = []
     run = functools.partial(train, board, rules, seed, games, iterations, workers, players, checkpoint,
                             report=lines.append, scheduler=scheduler, solitaire_boards=solitaire_boards,
                             solitaire_hard=solitaire_hard, solitaire_float=solitaire_float,
-                            solitaire_shapes=solitaire_shapes, solitaire_large=solitaire_large)
+                            solitaire_shapes=solitaire_shapes, solitaire_large=solitaire_large, force=force)
     if sys.stderr.isatty():  # a progress bar for people, nothing for pipes and tests
         with click.progressbar(length=tasks_total(games, iterations, players,
                                                    solitaire_boards + solitaire_hard + solitaire_large),

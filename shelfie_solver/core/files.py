@@ -313,5 +313,6 @@ def replace_checked(files: Mapping[str | os.PathLike[str], tuple[Content, FileKi
         FileWriteError: as :func:`check_overwrite` and :func:`replace_all`.
     """
     for path, (_, kinds) in files.items():
+        resolve_target(path)  # a directory, device or link out is refused as such first
         check_overwrite(path, kinds, force)
     return replace_all({path: data for path, (data, _) in files.items()})
