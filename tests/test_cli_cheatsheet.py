@@ -109,7 +109,7 @@ def test_output_read_only_directory(tmp_path: Path) -> None:
 def test_write_failure_leaves_no_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "out"
     out.mkdir()
-    (out / "cheatsheet.md").write_text("old sheet")
+    (out / "cheatsheet.md").write_text("# Cheat sheet: old sheet")  # one written before: replaced
 
     def refuse(src: str, dst: str) -> None:
         raise PermissionError(13, "Permission denied")
@@ -117,7 +117,7 @@ def test_write_failure_leaves_no_files(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setattr(core.os, "replace", refuse)
     assert_one_line_error(cheatsheet("--output", str(out)), "cannot write", "Permission denied")
     assert sorted(p.name for p in out.iterdir()) == ["cheatsheet.md"]  # no temp files, no heatmap
-    assert (out / "cheatsheet.md").read_text() == "old sheet"
+    assert (out / "cheatsheet.md").read_text() == "# Cheat sheet: old sheet"
 
 
 def test_sheet_name_taken_by_a_directory(tmp_path: Path) -> None:
@@ -167,7 +167,7 @@ def test_sheet_through_a_symlink_writes_the_file_it_points_to(tmp_path: Path) ->
     out = tmp_path / "out"
     out.mkdir()
     inside = out / "kept.md"
-    inside.write_text("old")
+    inside.write_text("# Cheat sheet: old")  # a sheet written before (files.check_overwrite)
     (out / "cheatsheet.md").symlink_to(inside)
     core.write_files({"cheatsheet.md": b"new", "item-odds.png": b"png"}, out)
     assert (out / "cheatsheet.md").is_symlink() and inside.read_bytes() == b"new"

@@ -19,6 +19,7 @@ from shelfie_solver.dice.cheatsheet.output import (
     SHEET_NAMES,
     OutputError,
     check_output_dir,
+    check_sheet_file,
     generate,
     write_files,
 )
@@ -26,7 +27,7 @@ from shelfie_solver.core.files import FileWriteError, resolve_target
 from shelfie_solver.core.progress import progress_bar
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.workload import check_work
-from shelfie_solver.cli.options import board_option, load_setup, marks_option, rules_option
+from shelfie_solver.cli.options import board_option, force_option, load_setup, marks_option, rules_option
 
 #: Seconds a sheet may take before a progress bar appears on stderr (when it is a terminal).
 PROGRESS_AFTER_SECONDS = 1.0
@@ -44,13 +45,14 @@ def sheet_solves(board: Board, marks: Marks, rules: Ruleset) -> int:
 @rules_option
 @marks_option
 @click.option("--output", "output", default=".", show_default=True, metavar="DIR",
-              help="Directory for the sheet and its heatmap (created if missing; files in it with the same "
-                   "names are replaced).")
+              help="Directory for the sheet and its heatmap (created if missing; a sheet and heatmap written "
+                   "there before are replaced, any other file of the same name is refused without --force).")
 @click.option("--format", "fmt", type=click.Choice(SHEET_FORMATS), default="markdown", show_default=True,
               help="markdown (cheatsheet.md, for docs/), html (cheatsheet.html, one printable A4 page) or "
                    "csv (cheatsheet.csv, every number exact); item-odds.png comes with each.")
+@force_option
 def cheatsheet_command(board_path: str | None, rules_path: str | None, marks_text: str | None,
-                       output: str, fmt: str) -> None:
+                       output: str, fmt: str, force: bool) -> None:
     """Write a printable strategy sheet for a board: item odds heatmap, set odds, hold rules of
     thumb and failed-result risk, every number computed exactly by the solver (docs/cheatsheet.md).
 
@@ -68,7 +70,8 @@ def cheatsheet_command(board_path: str | None, rules_path: str | None, marks_tex
             resolve_target(os.path.join(output, name))
         except FileWriteError as error:
             raise OutputError(f"--output {output}: {error}") from None
+        check_sheet_file(os.path.join(output, name), force)  # e.g. notes of one's own named cheatsheet.md
     with progress_bar("Computing the cheat sheet", delay=PROGRESS_AFTER_SECONDS) as bar:  # quick sheets: nothing
         files = generate(board, marks, rules, (fmt,), bar.reach if bar else None)
-    written = write_files(files, output)
+    written = write_files(files, output, force)
     click.echo("Wrote " + ", ".join(str(path) for path in written))

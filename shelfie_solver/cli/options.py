@@ -14,6 +14,7 @@ from shelfie_solver.core.report import FORMATS
 from shelfie_solver.dice.rules import Ruleset, load_rules
 
 if TYPE_CHECKING:
+    from shelfie_solver.core.files import FileKind
     from shelfie_solver.dice.board import Board, Marks
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -79,6 +80,14 @@ def save_option(func: F) -> F:
     """``--save FILE``: every game played, as JSON Lines (``simulate``, ``tile simulate``)."""
     return click.option("--save", "save_path", default=None, metavar="FILE",
                         help="Write every game (events, replayable) to FILE as JSON Lines.")(func)
+
+
+def force_option(func: F) -> F:
+    """``--force``: replace an output file that holds another kind of file (a saved game where a
+    table header goes); without it such a file is refused (:func:`files.check_overwrite`)."""
+    return click.option("--force", "force", is_flag=True,
+                        help="Replace output files even when they hold something this command did not write "
+                             "(without it such a file is refused and left as it is; docs/formats.md).")(func)
 
 
 def load_setup(rules_path: str | None, board_path: str | None,
@@ -169,11 +178,13 @@ def resolve_workers(jobs: int | None, scheduler: str | None) -> int:
 
 
 def prepare_run(save_path: str | None, seed: int | None, jobs: int | None,
-                scheduler: str | None, inputs: Iterable[str | None] = ()) -> tuple[int, int]:
+                scheduler: str | None, inputs: Iterable[str | None] = (),
+                kinds: FileKind | tuple[FileKind, ...] | None = None, force: bool = False) -> tuple[int, int]:
     """Settle the options of a run of many games before any is played (``simulate``,
     ``tile simulate``): ``--save`` must be writable and not one of the run's ``inputs``
     (:func:`check_output`: refused now, not after the games), a fresh seed is drawn when none
-    was given (:func:`tournament.fresh_seed`, printed by the report), and the workers are resolved
+    and hold nothing but the ``kinds`` of file the run writes unless ``force``), a fresh seed is drawn
+    when none was given (:func:`tournament.fresh_seed`, printed by the report), and the workers are resolved
     (:func:`resolve_workers`).
 
     Returns:
@@ -184,13 +195,16 @@ def prepare_run(save_path: str | None, seed: int | None, jobs: int | None,
     from shelfie_solver.core.tournament import fresh_seed
 
     if save_path is not None:
-        check_output(save_path, "--save", inputs)
+        check_output(save_path, "--save", inputs, kinds, force)
     return (fresh_seed() if seed is None else seed), resolve_workers(jobs, scheduler)
 
 
-def check_output(path: str, option: str, inputs: Iterable[str | None] = ()) -> Path:
-    """Check an output file before any long work: writable (:func:`files.check_writable`) and
-    not one of the command's ``inputs`` (:func:`refuse_input_as_output`).
+def check_output(path: str, option: str, inputs: Iterable[str | None] = (),
+                 kinds: FileKind | tuple[FileKind, ...] | None = None, force: bool = False) -> Path:
+    """Check an output file before any long work: writable (:func:`files.check_writable`), not
+    one of the command's ``inputs`` (:func:`refuse_input_as_output`) and, unless ``force``,
+    not an existing file of another kind than ``kinds`` (:func:`files.check_overwrite`; ``()``:
+    any existing non-empty file is refused; ``None``: not checked here, the caller does it).
 
     Returns:
         The file a write would replace (a symbolic link followed).
@@ -204,7 +218,23 @@ def check_output(path: str, option: str, inputs: Iterable[str | None] = ()) -> P
     except FileWriteError as error:
         raise click.BadParameter(str(error), param_hint=f"'{option}'") from None
     refuse_input_as_output(path, option, inputs)
+    if kinds is not None:
+        check_kind(path, option, kinds, force)
     return final
+
+
+def check_kind(path: str, option: str, kinds: FileKind | tuple[FileKind, ...], force: bool = False) -> None:
+    """:func:`files.check_overwrite` of an output file, as a one-line error naming ``option``.
+
+    Raises:
+        click.BadParameter: ``path`` holds another kind of file and ``force`` is false.
+    """
+    from shelfie_solver.core.files import FileWriteError, check_overwrite
+
+    try:
+        check_overwrite(path, kinds, force)
+    except FileWriteError as error:
+        raise click.BadParameter(str(error), param_hint=f"'{option}'") from None
 
 
 def refuse_input_as_output(output: str | None, option: str, inputs: Iterable[str | None]) -> None:

@@ -13,7 +13,7 @@ from shelfie_solver.core.report import TABLE_WIDTH, render
 from shelfie_solver.dice.review import load_reviewable, review
 from shelfie_solver.dice.review_report import review_report
 from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE, KeptGame, KeptGameError
-from shelfie_solver.cli.options import format_option
+from shelfie_solver.cli.options import force_option, format_option
 
 
 @click.command("review", short_help="Every decision of a player against the solver's best.")
@@ -34,8 +34,9 @@ from shelfie_solver.cli.options import format_option
               help="Write the win-chance curve over the game to FILE, as PNG, SVG or PDF by its suffix "
                    "(.png, .svg, .pdf; a game with opponents).")
 @format_option
+@force_option
 def review_command(game: str, player: str | None, number: int, objective: str, threshold: str, plot: str | None,
-                   fmt: str) -> None:
+                   fmt: str, force: bool) -> None:
     """Review a played game (``play``) or a simulated one (``simulate --save``): for every hold,
     marking and shelf given up of one player, the choice, the solver's best, their exact values
     and the loss; then the mean loss per decision and the five costliest decisions.
@@ -55,7 +56,7 @@ def review_command(game: str, player: str | None, number: int, objective: str, t
                                  param_hint="'--threshold'") from None
     if limit < 0:
         raise click.BadParameter(f"{threshold} is negative; a loss is never below 0", param_hint="'--threshold'")
-    image = _plot_format(plot, game) if plot is not None else None
+    image = _plot_format(plot, game, force) if plot is not None else None
     table = load_reviewable(game, number)
     result = review(table, _seat(table, player), objective)
     if plot is not None and image is not None:
@@ -65,11 +66,11 @@ def review_command(game: str, player: str | None, number: int, objective: str, t
                    else f"this review is in {objective} units")
             raise click.UsageError("--plot draws the chance to win, which needs a game with opponents reviewed "
                                    f"with the default objective (win); {why}. Leave out --plot")
-        from shelfie_solver.core.files import FileWriteError, replace_all
-        from shelfie_solver.dice.review_plot import curve_image
+        from shelfie_solver.core.files import FileWriteError, replace_checked
+        from shelfie_solver.dice.review_plot import PLOT_KINDS, curve_image
 
         try:
-            replace_all({plot: curve_image(result, image)})
+            replace_checked({plot: (curve_image(result, image), PLOT_KINDS[image])}, force)
         except FileWriteError as error:
             raise KeptGameError(str(error)) from None
     report = review_report(result, table, limit / 100 if result.win else limit, number)
@@ -78,11 +79,12 @@ def review_command(game: str, player: str | None, number: int, objective: str, t
         click.echo(f"Wrote {plot}", err=True)
 
 
-def _plot_format(plot: str, game: str) -> str:
+def _plot_format(plot: str, game: str, force: bool = False) -> str:
     """The image format of ``--plot FILE`` by its suffix (``png``, ``svg`` or ``pdf``), checked
     before any work: standard output (``-``) is refused (an image is binary), as is any other
     suffix, an unwritable file, and the reviewed ``game`` file itself (followed through links),
-    which writing would replace (docs/formats.md, "Limits").
+    which writing would replace, and an existing file that is not an image of that format (unless
+    ``force``; docs/formats.md, "Limits").
 
     Raises:
         click.BadParameter: one line naming ``--plot`` and the expected form.
@@ -90,7 +92,7 @@ def _plot_format(plot: str, game: str) -> str:
     import os
 
     from shelfie_solver.cli.options import check_output, refuse_input_as_output
-    from shelfie_solver.dice.review_plot import PLOT_FORMATS
+    from shelfie_solver.dice.review_plot import PLOT_FORMATS, PLOT_KINDS
 
     if plot == "-":
         raise click.BadParameter("- (standard output) cannot take an image; expected a file name ending "
@@ -100,8 +102,9 @@ def _plot_format(plot: str, game: str) -> str:
     if suffix not in PLOT_FORMATS:
         raise click.BadParameter(f"{shorten(plot)} does not end .png, .svg or .pdf; expected e.g. curve.png "
                                  "(the suffix picks the image format)", param_hint="'--plot'")
-    check_output(plot, "--plot", [game])
-    return PLOT_FORMATS[suffix][0]
+    image = PLOT_FORMATS[suffix][0]
+    check_output(plot, "--plot", [game], PLOT_KINDS[image], force)
+    return image
 
 
 def _seat(table: KeptGame, player: str | None) -> int:

@@ -13,8 +13,9 @@ from shelfie_solver.dice.simulate import simulate
 from shelfie_solver.dice.simulate_report import summary_report
 from shelfie_solver.dice.simulate import exact_alone_note
 from shelfie_solver.dice.strategies import STRATEGIES, parse_players
-from shelfie_solver.cli.options import (board_option, format_option, games_option, jobs_option, load_setup, prepare_run,
-                      rules_option, save_option, scheduler_option, seed_option, player_files)
+from shelfie_solver.cli.options import (board_option, force_option, format_option, games_option, jobs_option,
+                                        load_setup, prepare_run, rules_option, save_option, scheduler_option,
+                                        seed_option, player_files)
 
 
 @click.command("simulate", short_help="Play many games to compare strategies.")
@@ -29,8 +30,10 @@ from shelfie_solver.cli.options import (board_option, format_option, games_optio
 @rules_option
 @save_option
 @format_option
+@force_option
 def simulate_command(players_text: str, games: int, seed: int | None, jobs: int | None, scheduler: str | None,
-                     board_path: str | None, rules_path: str | None, save_path: str | None, fmt: str) -> None:
+                     board_path: str | None, rules_path: str | None, save_path: str | None, fmt: str,
+                     force: bool) -> None:
     """Play many games between strategies: win rates, scores and more, with 95% intervals.
 
     \b
@@ -44,8 +47,11 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
     """
     rules, board, _ = load_setup(rules_path, board_path, None)
     players = parse_players(players_text)
+    from shelfie_solver.dice.game.record import SAVED_GAMES_KIND
+
     seed, workers = prepare_run(save_path, seed, jobs, scheduler,
-                                inputs=[board_path, rules_path, *player_files(players_text)])
+                                inputs=[board_path, rules_path, *player_files(players_text)],
+                                kinds=SAVED_GAMES_KIND, force=force)
     save = save_path is not None
     with signals_raise():  # Ctrl-C / SIGTERM: workers stopped, temporary file removed, one line
         with progress_bar("Playing", games) as bar:  # a bar for people, nothing for pipes and tests
@@ -54,7 +60,7 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
         if save_path is not None:
             from shelfie_solver.dice.game.record import save_games
 
-            save_games(save_path, lines)
+            save_games(save_path, lines, force)
     report = summary_report(summary, board.name, saved=save_path, long_form=fmt == "csv")
     exact = exact_alone_note(board, rules, players)
     if exact is not None:

@@ -7,6 +7,7 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -17,10 +18,10 @@ from shelfie_solver.dice.wholegame.report import float_report, solve_report
 from shelfie_solver.dice.wholegame.solver import MAX_STATES, check_size, solve_game, state_count
 from shelfie_solver.dice.wholegame.values import save_table
 from shelfie_solver.core.progress import Progress, progress_bar
-from shelfie_solver.core.report import TABLE_WIDTH, render
 from shelfie_solver.cli.board_report import refuse_report_options, report_command, report_options
-from shelfie_solver.cli.options import (board_option, format_option, jobs_option, load_setup, check_output,
-                      resolve_workers, rules_option, scheduler_option)
+from shelfie_solver.core.report import TABLE_WIDTH, render
+from shelfie_solver.cli.options import (board_option, check_kind, force_option, format_option, jobs_option, load_setup,
+                                        check_output, resolve_workers, rules_option, scheduler_option)
 
 #: Default largest number of states ``solve-game --float`` accepts (the 4 x 5 and 5 x 4 boards fit).
 FLOAT_MAX_STATES = 10_000_000
@@ -46,11 +47,12 @@ FLOAT_MAX_STATES = 10_000_000
 @scheduler_option
 @format_option
 @report_options
+@force_option
 def solve_game_command(board_path: str | None, rules_path: str | None, save_path: str | None,
                        checkpoint_dir: str | None, max_states: int | None, use_float: bool, dtype: str,
                        jobs: int | None, scheduler: str | None, fmt: str, board_report: bool = False,
                        report_games: int | None = None, duel_games: int | None = None,
-                       report_seed: int | None = None, histogram: str | None = None) -> None:
+                       report_seed: int | None = None, histogram: str | None = None, force: bool = False) -> None:
     """Solve the one-player game exactly: the optimal expected final score (D17-D19 with one
     player), by dynamic programming over every sheet state, layer by layer.
 
@@ -74,7 +76,7 @@ def solve_game_command(board_path: str | None, rules_path: str | None, save_path
     refuse_report_options(report_games, duel_games, report_seed, histogram)
     if use_float:
         float_command(board, rules, board_path, rules_path, save_path, checkpoint_dir, max_states, dtype, jobs,
-                      scheduler, fmt)
+                      scheduler, fmt, force)
         return
     if dtype != "float64":
         raise click.UsageError("--dtype is for --float tables; exact tables are exact (JSON)")
@@ -83,18 +85,21 @@ def solve_game_command(board_path: str | None, rules_path: str | None, save_path
         if is_binary(save_path):
             raise click.BadParameter(f"{save_path}: a .npy table is written by --float; expected a .json name for "
                                      "the exact table", param_hint="'--save'")
+        from shelfie_solver.dice.wholegame.values import TABLE_KIND
+
         final = check_output(save_path, "--save", [board_path, rules_path])
         if (checkpoint_dir and final.parent == Path(os.path.realpath(checkpoint_dir))
                 and re.fullmatch(r"solve\.json|layer-\d+\.json", final.name)):
             raise click.BadParameter(f"{save_path} is a file of the --checkpoints directory; the value table would "
                                      "replace it. Expected another name", param_hint="'--save'")
+        check_kind(save_path, "--save", TABLE_KIND, force)
     workers = resolve_workers(jobs, scheduler)
     total = state_count(board, rules)
     with progress_bar("Solving", total) as bar:  # a bar for people, nothing for pipes and tests
         solution = solve_game(board, rules, checkpoint_dir, progress=_layer_steps(bar), jobs=workers,
                               scheduler=scheduler)
     if save_path is not None:
-        save_table(save_path, solution)
+        _saving(lambda: save_table(save_path, solution, force))
     click.echo(render(solve_report(solution, save_path, width=TABLE_WIDTH if fmt == "table" else None), fmt,
                       width=TABLE_WIDTH), nl=False)
 
@@ -103,6 +108,18 @@ def _layer_steps(bar: Progress | None) -> Callable[[int, int], None] | None:
     """The solvers' ``progress(layer, states just solved)`` callback advancing ``bar`` (``None``
     without a bar)."""
     return None if bar is None else lambda _, n: bar.advance(n)
+
+
+def _saving(save: Any) -> None:
+    """Run ``save()``; a file that holds another kind by now (written during the solve) is one
+    line naming ``--save`` (:func:`files.check_overwrite`), not a traceback."""
+    from shelfie_solver.core.files import FileWriteError
+
+    try:
+        save()
+    except FileWriteError as error:
+        raise click.BadParameter(str(error), param_hint="'--save'") from None
+
 
 
 def refuse_in_checkpoints(target: str, checkpoint_dir: str | None) -> None:
@@ -124,9 +141,10 @@ def refuse_in_checkpoints(target: str, checkpoint_dir: str | None) -> None:
 
 def float_command(board: Board, rules: Ruleset, board_path: str | None, rules_path: str | None,
                   save_path: str | None, checkpoint_dir: str | None, max_states: int | None, dtype: str,
-                  jobs: int | None, scheduler: str | None, fmt: str) -> None:
+                  jobs: int | None, scheduler: str | None, fmt: str, force: bool = False) -> None:
     """``solve-game --float``: the float64 solve, its bound, the binary table (docs/solve-game.md)."""
-    from shelfie_solver.dice.wholegame.binary_table import header_path, save_binary, stored_bound
+    from shelfie_solver.dice.wholegame.binary_table import (BINARY_ARRAY_KIND, BINARY_HEADER_KIND, header_path,
+                                                            save_binary, stored_bound)
     from shelfie_solver.dice.wholegame.float_solver import check_float_size, solve_float
 
     check_float_size(board, rules, FLOAT_MAX_STATES if max_states is None else max_states)
@@ -138,15 +156,15 @@ def float_command(board: Board, rules: Ruleset, board_path: str | None, rules_pa
         if not is_binary(save_path):
             raise click.BadParameter(f"{save_path}: --float writes a binary table; expected a name ending in .npy "
                                      "(its header is written beside it as .json)", param_hint="'--save'")
-        for target in (save_path, str(header_path(save_path))):  # T.npy and its header T.json
-            refuse_in_checkpoints(target, checkpoint_dir)
-            check_output(target, "--save", [board_path, rules_path])
+        for target, kind in ((save_path, BINARY_ARRAY_KIND), (str(header_path(save_path)), BINARY_HEADER_KIND)):
+            refuse_in_checkpoints(target, checkpoint_dir)  # T.npy and its header T.json
+            check_output(target, "--save", [board_path, rules_path], kind, force)
     workers = resolve_workers(jobs, scheduler)
     with progress_bar("Solving", state_count(board, rules)) as bar:
         solution = solve_float(board, rules, checkpoint_dir, progress=_layer_steps(bar), jobs=workers,
-                               scheduler=scheduler)
+                               scheduler=scheduler, force=force)
     saved_bound = None
     if save_path is not None:
-        save_binary(save_path, board, rules, solution.values, solution.bound, dtype)
+        _saving(lambda: save_binary(save_path, board, rules, solution.values, solution.bound, dtype, force))
         saved_bound = stored_bound(solution.values, solution.bound, dtype)
     click.echo(render(float_report(solution, save_path, dtype, saved_bound), fmt, width=TABLE_WIDTH), nl=False)

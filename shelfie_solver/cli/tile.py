@@ -8,7 +8,7 @@ import click
 
 from shelfie_solver.core.errors import shorten
 from shelfie_solver.tile.errors import TileError
-from shelfie_solver.core.files import write_text_atomically
+from shelfie_solver.core.files import FileWriteError, replace_checked
 from shelfie_solver.core.progress import progress_bar
 from shelfie_solver.core.report import TABLE_WIDTH, render
 from shelfie_solver.core.tournament import MAX_GAMES
@@ -20,8 +20,8 @@ from shelfie_solver.tile.report import advise_report, score_report, summary_repo
 from shelfie_solver.tile.rules import PersonalCard, load_cards, load_layout, load_ruleset, read_shelf
 from shelfie_solver.tile.shelf import COMMON_GOALS, parse_goal, score_shelf
 from shelfie_solver.tile.strategies import TILE_STRATEGIES, parse_tile_players
-from shelfie_solver.cli.options import (F, format_option, games_option, jobs_option, prepare_run, save_option,
-                      scheduler_option, seed_option)
+from shelfie_solver.cli.options import (F, force_option, format_option, games_option, jobs_option, prepare_run,
+                                        save_option, scheduler_option, seed_option)
 
 _FILE = click.Path(exists=True, dir_okay=False, readable=True)
 
@@ -151,9 +151,11 @@ def advise_command(position_path: str, top: int, samples: int, seed: int, exact_
 @save_option
 @_data_options
 @format_option
+@force_option
 def simulate_command(players_text: str, games: int, seed: int | None, jobs: int | None, scheduler: str | None,
                      save_path: str | None,
-                     rules_path: str | None, layout_path: str | None, cards_path: str | None, fmt: str) -> None:
+                     rules_path: str | None, layout_path: str | None, cards_path: str | None, fmt: str,
+                     force: bool) -> None:
     """Play many tile games between strategies (advisor, greedy, random): win rates and scores
     with 95% intervals.
 
@@ -165,10 +167,17 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
 
     rules, layout, cards = load_ruleset(rules_path), load_layout(layout_path), load_cards(cards_path)
     players = parse_tile_players(players_text)
-    seed, workers = prepare_run(save_path, seed, jobs, scheduler, inputs=[rules_path, layout_path, cards_path])
+    from shelfie_solver.tile.game import TILE_SAVED_GAMES_KIND
+
+    seed, workers = prepare_run(save_path, seed, jobs, scheduler, inputs=[rules_path, layout_path, cards_path],
+                                kinds=TILE_SAVED_GAMES_KIND, force=force)
     with progress_bar("Playing", games) as bar:  # a bar for people, nothing for pipes and tests
         summary, lines = simulate_tile(rules, layout, cards, players, games, seed, workers, save_path is not None,
                                        progress=bar.advance if bar else None, scheduler=scheduler)
     if save_path is not None:
-        write_text_atomically(save_path, "".join(f"{line}\n" for line in lines))
+        try:
+            replace_checked({save_path: ("".join(f"{line}\n" for line in lines).encode(), TILE_SAVED_GAMES_KIND)},
+                            force)
+        except FileWriteError as error:
+            raise click.BadParameter(str(error), param_hint="'--save'") from None
     click.echo(render(summary_report(summary, layout.name, save_path), fmt, width=TABLE_WIDTH), nl=False)

@@ -7,13 +7,13 @@ from typing import Any
 
 import click
 
-from shelfie_solver.core.files import FileWriteError, write_text_atomically
+from shelfie_solver.core.files import FileKind, FileWriteError, replace_checked
 from shelfie_solver.core.progress import progress_bar
 from shelfie_solver.dice.learned.fitting import TrainError
 from shelfie_solver.dice.learned.fit_solved import fit_value_tables
-from shelfie_solver.dice.learned.model_file import model_text
+from shelfie_solver.dice.learned.model_file import MODEL_KIND, model_text
 from shelfie_solver.dice.learned.train import PLAYER_COUNTS, tasks_total, train
-from shelfie_solver.cli.options import (board_option, jobs_option, check_output, load_setup, resolve_workers, rules_option,
+from shelfie_solver.cli.options import (board_option, force_option, jobs_option, check_output, load_setup, resolve_workers, rules_option,
                       scheduler_option)
 
 
@@ -63,11 +63,13 @@ from shelfie_solver.cli.options import (board_option, jobs_option, check_output,
                    "data/win.json is --seed 18 --games 800 (docs/train.md, \"The chance to win\").")
 @board_option
 @rules_option
+@force_option
 def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterations: int, solitaire_boards: int,
                   solitaire_hard: int, solitaire_float: bool, solitaire_shapes: int, solitaire_large: int,
                   players_text: str, jobs: int | None,
                   scheduler: str | None, output: str,
-                  checkpoint: str | None, win_model: bool, board_path: str | None, rules_path: str | None) -> None:
+                  checkpoint: str | None, win_model: bool, board_path: str | None, rules_path: str | None,
+                  force: bool) -> None:
     """Fit the learned objective by self-play: Monte Carlo returns, least squares, iterated.
 
     \b
@@ -81,7 +83,7 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
     """
     if tables:
         _refuse_self_play_options(click.get_current_context())
-        _fit_tables(tables, output)
+        _fit_tables(tables, output, force)
         return
     if seed is None:
         raise click.BadParameter("a root seed is needed for self-play (or --table TABLE to fit a value table)",
@@ -91,25 +93,22 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
         _refuse_options(click.get_current_context(), _NOT_WIN_MODEL, "has no effect with --win-model (it fits "
                         "the win model of 2-4 players to --games self-play games in one pass, no checkpoint)",
                         "--win-model --seed S [--games N] [--jobs J] [--output FILE]")
-        _fit_win_model(board, rules, seed, games, jobs, scheduler, output, board_path, rules_path)
+        _fit_win_model(board, rules, seed, games, jobs, scheduler, output, board_path, rules_path, force)
         return
     players = _parse_players(players_text)
     checkpoint = checkpoint if checkpoint is not None else f"{output}.checkpoint"
-    check_output(output, "--output", [checkpoint, board_path, rules_path])
-    check_output(checkpoint, "--checkpoint", [board_path, rules_path])
+    check_output(output, "--output", [checkpoint, board_path, rules_path], MODEL_KIND, force)
+    check_output(checkpoint, "--checkpoint", [board_path, rules_path])  # its kind: read first (train.train)
     workers = resolve_workers(jobs, scheduler)
     lines: list[str] = []
     run = functools.partial(train, board, rules, seed, games, iterations, workers, players, checkpoint,
                             report=lines.append, scheduler=scheduler, solitaire_boards=solitaire_boards,
                             solitaire_hard=solitaire_hard, solitaire_float=solitaire_float,
-                            solitaire_shapes=solitaire_shapes, solitaire_large=solitaire_large)
+                            solitaire_shapes=solitaire_shapes, solitaire_large=solitaire_large, force=force)
     with progress_bar("Self-play", tasks_total(games, iterations, players,
                                                solitaire_boards + solitaire_hard + solitaire_large)) as bar:
         model = run(progress=bar.advance if bar else None)  # a bar for people, nothing for pipes and tests
-    try:
-        write_text_atomically(output, model_text(model))
-    except FileWriteError as error:
-        raise TrainError(str(error)) from None
+    _write(output, model_text(model), MODEL_KIND, force)
     for line in lines:
         click.echo(line)
     seats = min((n for n in sorted(model.weights) if n > 1), default=1)  # a game the file has weights for
@@ -146,41 +145,48 @@ def _refuse_options(ctx: click.Context, names: tuple[str, ...], why: str, expect
             raise click.UsageError(f"{param.opts[0]} {why}; expected {expected}")
 
 
-def _fit_tables(tables: tuple[str, ...], output: str) -> None:
+def _write(output: str, text: str, kind: FileKind, force: bool) -> None:
+    """Write ``--output`` whole, never over a file of another kind unless ``force``
+    (:func:`files.replace_checked`).
+
+    Raises:
+        TrainError: the file cannot be written or holds another kind of file (one line).
+    """
+    try:
+        replace_checked({output: (text.encode("utf-8"), kind)}, force)
+    except FileWriteError as error:
+        raise TrainError(str(error)) from None
+
+
+def _fit_tables(tables: tuple[str, ...], output: str, force: bool = False) -> None:
     """``train --table``: the solitaire weights fitted to exact value tables (:func:`fit_solved.fit_value_tables`)."""
     import os
 
     from shelfie_solver.core.errors import shorten
     from shelfie_solver.dice.wholegame.values import load_table
 
-    check_output(output, "--output", tables)
+    check_output(output, "--output", tables, MODEL_KIND, force)
     real = [os.path.realpath(path) for path in tables]
     twice = next((path for path, name in zip(tables, real) if real.count(name) > 1), None)
     if twice is not None:  # pooled twice it would weigh double in the fit
         raise click.BadParameter(f"{shorten(twice)} is given more than once; expected each value table once",
                                  param_hint="'--table'")
     model, errors = fit_value_tables([load_table(path) for path in tables])  # refuses mixed D19 thresholds
-    try:
-        write_text_atomically(output, model_text(model))
-    except FileWriteError as error:
-        raise TrainError(str(error)) from None
+    _write(output, model_text(model), MODEL_KIND, force)
     for phase, rms in sorted(errors.items()):
         click.echo(f"value table fit, 1 player, phase {phase}: RMS error {rms:.2f} points")
     click.echo(f"Parameters written to {output} (objective and strategy learned:{output}; docs/train.md).")
 
 
 def _fit_win_model(board: Any, rules: Any, seed: int, games: int, jobs: int | None, scheduler: str | None,
-                   output: str, board_path: str | None, rules_path: str | None) -> None:
+                   output: str, board_path: str | None, rules_path: str | None, force: bool = False) -> None:
     """``train --win-model``: :func:`win_fit.train_win_model`, written whole to ``output``."""
     from shelfie_solver.dice.learned.win_fit import train_win_model
-    from shelfie_solver.dice.learned.win_model import model_text as win_text
+    from shelfie_solver.dice.learned.win_model import WIN_KIND, model_text as win_text
 
-    check_output(output, "--output", [board_path, rules_path])
+    check_output(output, "--output", [board_path, rules_path], WIN_KIND, force)
     model = train_win_model(board, rules, seed, games, jobs=resolve_workers(jobs, scheduler))
-    try:
-        write_text_atomically(output, win_text(model))
-    except FileWriteError as error:
-        raise TrainError(str(error)) from None
+    _write(output, win_text(model), WIN_KIND, force)
     click.echo(f"Win model fitted to {model.info['positions']} positions of {games} self-play games per number of "
                f"players (2-4, seed {seed}); written to {output} (docs/train.md).")
 

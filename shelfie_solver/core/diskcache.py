@@ -23,7 +23,8 @@ cache directory (``platformdirs.user_cache_dir("shelfie-solve")``: on Linux
 * an entry read is touched (its modification time set to now), and after each write the least
   recently used entries are removed, whole files only, until the entries fit the limit
   (:func:`evict`); an entry larger than the limit is not written. Only files named as entries
-  are counted or removed, so a cache folder shared with other files loses none of them.
+  are counted or removed, so a cache folder shared with other files loses none of them; a file
+  by an entry's name that is not a ``.npy`` array is never replaced (:func:`files.check_overwrite`).
 
 An entry is one ``.npy`` int64 array (no zip, no pickle): ``[version, key length, CRC-32,
 array count, (ndim, *shape) per array, key bytes, data]``.
@@ -246,7 +247,7 @@ def _read(path: Path, key: bytes, names: tuple[str, ...]) -> dict[str, np.ndarra
 
 def _write(path: Path, key: bytes, arrays: list[np.ndarray], limit: int = DEFAULT_LIMIT) -> bool:
     """Store an entry whole, unless it is larger than ``limit`` bytes; whether it was written."""
-    from shelfie_solver.core.files import replace_all
+    from shelfie_solver.core.files import NPY_KIND, replace_checked
 
     data = np.concatenate([a.ravel() for a in arrays]) if arrays else np.zeros(0, dtype=np.int64)
     header = [CACHE_VERSION, len(key), zlib.crc32(data.tobytes()), len(arrays)]
@@ -260,7 +261,7 @@ def _write(path: Path, key: bytes, arrays: list[np.ndarray], limit: int = DEFAUL
         return False
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        replace_all({path: buffer.getvalue()})
+        replace_checked({path: (buffer.getvalue(), NPY_KIND)})  # a file of another kind by that name stays
     except (OSError, ShelfieError):
-        return False  # a read-only or full disk only costs the rebuild next time
+        return False  # a read-only or full disk, or a foreign file, only costs the rebuild next time
     return True

@@ -24,11 +24,14 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import json
+import re
 import os
 import secrets
 import stat
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from shelfie_solver.core.errors import ShelfieError
@@ -306,3 +309,110 @@ def _soft_locked(final: Path, lock_path: Path, text: str, error: type[ValueError
         yield final
     finally:
         soft.release()
+
+
+# --- Never replacing a file of another kind (docs/formats.md, "Limits": --force) ---------------
+
+#: Bytes read from the start of an existing file to recognise its kind (:func:`check_overwrite`).
+_SNIFF_BYTES = 4096
+_FORMAT_KEY = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"format"\s*:\s*"((?:[^"\\\n]|\\.){0,200})"')
+
+
+@dataclass(frozen=True)
+class FileKind:
+    """A kind of file a command writes, as recognised from its first bytes (:func:`check_overwrite`);
+    made by :func:`json_kind` or :func:`magic_kind`.
+
+    Attributes:
+        name: what it is, for messages ("a binary value table header").
+        patterns: byte patterns, any one of which matching at the start marks the kind.
+    """
+
+    name: str
+    patterns: tuple[re.Pattern[bytes], ...]
+
+    def matches(self, head: bytes) -> bool:
+        """Whether a file starting with ``head`` (its first bytes) is of this kind."""
+        return any(pattern.match(head) for pattern in self.patterns)
+
+
+def json_kind(name: str, format_key: str | None, next_key: str | None = None,
+              first_key: str | None = None) -> FileKind:
+    """The kind of our JSON files (and JSON Lines files, by their first line): an object whose
+    first key is ``"format"`` with the value ``format_key``, followed by the key ``next_key``
+    when given (a JSON Lines game of ``simulate --save`` has ``"game"`` next, a saved game does
+    not); without a format key, an object whose first key is ``first_key`` (the train checkpoint).
+    """
+    def key(text: str) -> bytes:
+        return rb'\s*' + re.escape(json.dumps(text).encode()) + rb'\s*:\s*'
+
+    if format_key is not None:
+        body = key("format") + re.escape(json.dumps(format_key).encode())
+        if next_key is not None:
+            body += rb'\s*,' + key(next_key)
+    else:
+        assert first_key is not None, "a JSON kind needs a format key or a first key"
+        body = key(first_key)
+    return FileKind(name, (re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{' + body),))
+
+
+def magic_kind(name: str, *prefixes: bytes) -> FileKind:
+    """The kind of binary files starting with one of ``prefixes`` (``b"\\x93NUMPY"``, ``b"\\x89PNG"``)."""
+    return FileKind(name, tuple(re.compile(rb'\A' + re.escape(prefix)) for prefix in prefixes))
+
+
+#: A ``.npy`` array (binary value tables, float checkpoints, cache entries).
+NPY_KIND = magic_kind("a .npy array", b"\x93NUMPY")
+
+
+def _describe(head: bytes) -> str:
+    """What an existing file of another kind seems to hold, for the refusal's message."""
+    found = _FORMAT_KEY.match(head)
+    if found is not None:
+        return f'it holds "format": "{found.group(1).decode("utf-8", "replace")[:60]}"'
+    return "it holds something else"
+
+
+def check_overwrite(path: str | os.PathLike[str], kinds: FileKind | tuple[FileKind, ...], force: bool = False,
+                    option: str = "--force") -> None:
+    """Refuse to replace an existing file that is not of one of ``kinds``: a writer replaces only
+    what it wrote itself (recognised by :meth:`FileKind.matches` on the first
+    :data:`_SNIFF_BYTES` bytes), a missing or empty file, or anything when ``force`` is true. A
+    symbolic link is followed; a target that is not a regular file is left to
+    :func:`resolve_target` (refused there). Call it before the work and again just before writing.
+
+    Raises:
+        FileWriteError: the file holds another kind (one line naming the path, what it holds, what
+            would be written and ``option``); nothing is written.
+    """
+    if force:
+        return
+    text = os.fspath(path)
+    wanted = kinds if isinstance(kinds, tuple) else (kinds,)
+    try:
+        real = os.path.realpath(text)
+        if not stat.S_ISREG(os.stat(real).st_mode):
+            return
+        with open(real, "rb") as handle:
+            head = handle.read(_SNIFF_BYTES)
+    except OSError:
+        return  # missing or unreadable: nothing of ours to lose by looking; the write says why it fails
+    if not head or any(kind.matches(head) for kind in wanted):
+        return
+    what = f"{wanted[0].name} (what this command writes there)" if wanted else "a file this command wrote"
+    raise FileWriteError(f"cannot write {text}: {_describe(head)}, not {what}; nothing written. Name another "
+                         f"file, or pass {option} to replace it")
+
+
+def replace_checked(files: Mapping[str | os.PathLike[str], tuple[Content, FileKind | tuple[FileKind, ...]]],
+                    force: bool = False) -> list[Path]:
+    """:func:`replace_all` of ``{path: (data, kinds)}``, each target first checked by
+    :func:`check_overwrite` (all of them before anything is written).
+
+    Raises:
+        FileWriteError: as :func:`check_overwrite` and :func:`replace_all`.
+    """
+    for path, (_, kinds) in files.items():
+        resolve_target(path)  # a directory, device or link out is refused as such first
+        check_overwrite(path, kinds, force)
+    return replace_all({path: data for path, (data, _) in files.items()})

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 
+from shelfie_solver.core.files import FileKind, magic_kind
 from shelfie_solver.dice.review import Review
 
 #: The image formats ``review --plot`` writes, by file suffix (lower case, with the dot), and the
@@ -16,6 +17,14 @@ PLOT_FORMATS: dict[str, tuple[str, dict[str, None]]] = {
     ".png": ("png", {"Software": None}),
     ".svg": ("svg", {"Date": None, "Creator": None}),
     ".pdf": ("pdf", {"CreationDate": None, "Creator": None, "Producer": None}),
+}
+
+#: Each format's files, as recognised before one is replaced (:func:`files.check_overwrite`): an
+#: image of that format (a plot written before, by its magic bytes).
+PLOT_KINDS: dict[str, FileKind] = {
+    "png": magic_kind("a PNG image", b"\x89PNG\r\n\x1a\n"),
+    "svg": magic_kind("an SVG image", b"<?xml", b"<svg"),
+    "pdf": magic_kind("a PDF document", b"%PDF-"),
 }
 
 

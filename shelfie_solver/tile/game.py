@@ -12,11 +12,15 @@ from typing import Any, Protocol
 import numpy as np
 
 from shelfie_solver.tile.errors import TileError
+from shelfie_solver.core.files import json_kind
 from shelfie_solver.tile.state import (Deal, EndToken, Event, GoalScored, Move, Over, Refill, Setup, State, Turn, apply_move,
                      apply_refill, deal, draw_refill, needs_refill, start_state)
 from shelfie_solver.tile.rules import Layout, PersonalCard, TileRuleset, card_from_dict, layout_from_dict, ruleset_from_dict
 
 TILE_GAME_FORMAT = "shelfie-solve-tile-game/1"
+#: Games saved by ``tile simulate --save`` (JSON Lines, each line's ``"format"`` then ``"game"``), as
+#: recognised before the file is replaced (:func:`files.check_overwrite`).
+TILE_SAVED_GAMES_KIND = json_kind("tile games saved by tile simulate --save", TILE_GAME_FORMAT, "game")
 
 
 class TileStrategy(Protocol):

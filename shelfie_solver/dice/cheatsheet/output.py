@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from shelfie_solver.core.errors import ShelfieError
-from shelfie_solver.core.files import FileWriteError, replace_all
+from shelfie_solver.core.files import FileKind, FileWriteError, check_overwrite, magic_kind, replace_checked
 from shelfie_solver.dice.board import Board, Marks
 from shelfie_solver.dice.cheatsheet.compute import CheatSheet, Progress, build_sheet, sheet_steps
 from shelfie_solver.dice.cheatsheet.formats import render_csv, render_html, render_markdown
@@ -24,6 +24,28 @@ from shelfie_solver.dice.rules import Ruleset
 SHEET_FORMATS = ("markdown", "html", "csv")
 #: File name of each format's sheet (the heatmap, written with every format, is HEATMAP_NAME).
 SHEET_NAMES = {"markdown": "cheatsheet.md", "html": "cheatsheet.html", "csv": "cheatsheet.csv"}
+#: Each file of a sheet, as recognised by its first bytes before it is replaced
+#: (:func:`files.check_overwrite`): a sheet or heatmap written before.
+SHEET_KINDS: dict[str, FileKind] = {
+    "cheatsheet.md": magic_kind("a Markdown cheat sheet", b"# Cheat sheet: "),
+    "cheatsheet.html": magic_kind("an HTML cheat sheet", b'<!DOCTYPE html>\n<html lang="en">\n<head>\n'
+                                  b'<meta charset="utf-8">\n<title>Cheat sheet: '),
+    "cheatsheet.csv": magic_kind("a CSV cheat sheet", b"section,subject,condition,quantity,exact,decimal\n"),
+    HEATMAP_NAME: magic_kind("a PNG heatmap", b"\x89PNG\r\n\x1a\n"),
+}
+
+
+def check_sheet_file(path: str | os.PathLike[str], force: bool = False) -> None:
+    """Refuse a sheet's file ``path`` that holds something other than a sheet file of its name
+    (:data:`SHEET_KINDS`) unless ``force`` (:func:`files.check_overwrite`).
+
+    Raises:
+        OutputError: one line naming the file.
+    """
+    try:
+        check_overwrite(path, SHEET_KINDS[Path(path).name], force)
+    except FileWriteError as error:
+        raise OutputError(f"--output: {error}") from None
 
 
 class OutputError(ShelfieError):
@@ -96,8 +118,9 @@ def check_output_dir(path: str | os.PathLike[str]) -> Path:
     return target
 
 
-def write_files(files: dict[str, bytes], out_dir: str | os.PathLike[str]) -> list[Path]:
-    """Write every file into ``out_dir`` (created if missing) whole or not at all.
+def write_files(files: dict[str, bytes], out_dir: str | os.PathLike[str], force: bool = False) -> list[Path]:
+    """Write every file into ``out_dir`` (created if missing) whole or not at all, none over a
+    file of another kind (:data:`SHEET_KINDS`) unless ``force``.
 
     Each file goes to a temporary file in ``out_dir`` first; only when every temporary file is
     written are they moved into place with ``os.replace`` (:func:`files.replace_all`). On failure
@@ -108,13 +131,14 @@ def write_files(files: dict[str, bytes], out_dir: str | os.PathLike[str]) -> lis
         The paths written, in ``files`` order.
     Raises:
         OutputError: ``out_dir`` is a file or unwritable, a target name is a directory (or another
-            non-regular file), or a write failed (one line, naming the path).
+            non-regular file) or holds another kind of file, or a write failed (one line, naming
+            the path).
     """
     target = check_output_dir(out_dir)
     created = [p for p in [target, *target.parents] if not p.exists()]
     try:
         target.mkdir(parents=True, exist_ok=True)
-        replace_all({target / name: data for name, data in files.items()})
+        replace_checked({target / name: (data, SHEET_KINDS[name]) for name, data in files.items()}, force)
     except (OSError, FileWriteError) as error:
         for directory in created:  # deepest first
             try:

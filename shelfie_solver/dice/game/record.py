@@ -18,7 +18,7 @@ from typing import Any
 from shelfie_solver.dice.board import Board, board_from_dict, board_to_dict, parse_marks
 from shelfie_solver.dice.rolls import dice_codes, parse_dice
 from shelfie_solver.core.errors import ShelfieError
-from shelfie_solver.core.files import FileWriteError, write_text_atomically
+from shelfie_solver.core.files import FileWriteError, json_kind, replace_checked
 from shelfie_solver.core.inputs import check_json_text, decode, open_regular
 from shelfie_solver.dice.game.dice_sources import ScriptedDice
 from shelfie_solver.dice.game.events import (
@@ -320,6 +320,12 @@ def game_texts(path: str) -> Iterator[tuple[int, str]]:
         raise GameError(f"{path} holds no game (it is empty); expected {expected}")
 
 
+#: Games saved by ``simulate --save`` (JSON Lines, each line's ``"format"`` then ``"game"``), as
+#: recognised before the file is replaced (:func:`files.check_overwrite`); a saved game of
+#: ``play`` (no ``"game"`` key) is not one.
+SAVED_GAMES_KIND = json_kind("games saved by simulate --save", GAME_FORMAT, "game")
+
+
 def _whole_json(text: str) -> Any:
     """``text`` parsed as one JSON value, or ``None`` when it is not one (bounded first)."""
     try:
@@ -329,16 +335,18 @@ def _whole_json(text: str) -> Any:
         return None
 
 
-def save_games(path: str, lines: Iterable[str]) -> None:
-    """Write JSON lines to ``path`` whole or not at all (:func:`files.write_text_atomically`:
-    a temp file in the same directory, then ``os.replace``; a symbolic link is followed).
+def save_games(path: str, lines: Iterable[str], force: bool = False) -> None:
+    """Write JSON lines to ``path`` whole or not at all (:func:`files.replace_checked`: a temp
+    file in the same directory, then ``os.replace``; a symbolic link is followed), never over a
+    file that is not games saved so (:data:`SAVED_GAMES_KIND`: a game kept by ``play`` included)
+    unless ``force``.
 
     Raises:
-        GameError: the file cannot be written (an empty path, not a regular file, or an
-            operating-system error); the old file, if any, is untouched.
+        GameError: the file cannot be written (an empty path, not a regular file, another kind
+            of file, or an operating-system error); the old file, if any, is untouched.
     """
     text = "".join(f"{line}\n" for line in lines)
     try:
-        write_text_atomically(path, text)
+        replace_checked({path: (text.encode("utf-8"), SAVED_GAMES_KIND)}, force)
     except FileWriteError as error:
         raise GameError(str(error)) from None

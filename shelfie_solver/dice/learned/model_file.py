@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from shelfie_solver.core.files import json_kind
 from shelfie_solver.core.errors import ShelfieError, shorten
 from shelfie_solver.dice.board import Board
 
@@ -34,6 +35,8 @@ N_FEATURES = len(FEATURE_NAMES)
 PHASES = (1, 2, 3)
 #: The ``format`` key of a parameter file.
 MODEL_FORMAT = "shelfie-solve learned 1"
+#: A learned-parameter file, as recognised before it is replaced (:func:`files.check_overwrite`).
+MODEL_KIND = json_kind("a learned-parameter file", MODEL_FORMAT)
 #: Largest weight magnitude a parameter file may hold (over :data:`WEIGHT_SCALE`: 335 points per
 #: unit of a feature; the shipped file's largest is 4,918,013). The objective computes in int64,
 #: and this bound keeps every intermediate below 2**63 on any accepted board. With a board of at

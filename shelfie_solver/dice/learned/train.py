@@ -33,7 +33,7 @@ import numpy as np
 
 from shelfie_solver.dice.board import Board, parse_marks, score
 from shelfie_solver.core.errors import ShelfieError
-from shelfie_solver.core.files import FileWriteError, write_text_atomically
+from shelfie_solver.core.files import FileWriteError, check_overwrite, json_kind, write_text_atomically
 from shelfie_solver.dice.game.events import Game, GameOver, Pass, Roll, Start, apply_to_sheets, place_in_round
 from shelfie_solver.dice.game.turn import play_seeded
 from shelfie_solver.dice.sheet_rules import end_trigger_shelves
@@ -159,7 +159,7 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
           progress: Callable[[int], None] | None = None,
           report: Callable[[str], None] | None = None, scheduler: Any = None,
           solitaire_boards: int = 0, solitaire_hard: int = 0, solitaire_float: bool = False,
-          solitaire_shapes: int = 0, solitaire_large: int = 0) -> LearnedModel:
+          solitaire_shapes: int = 0, solitaire_large: int = 0, force: bool = False) -> LearnedModel:
     """Fit the ``learned`` parameters by self-play (module docstring).
 
     Args:
@@ -196,7 +196,7 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
                         solitaire_float, solitaire_shapes, solitaire_large)
     _check_settings(settings, jobs)
     inputs = _inputs_fingerprint(board, rules)
-    done = _read_checkpoint(checkpoint, settings, inputs)
+    done = _read_checkpoint(checkpoint, settings, inputs, force)
     tree = [iteration.spawn(len(counts)) for iteration in np.random.SeedSequence(seed).spawn(iterations)]
     model: LearnedModel | None = done[-1] if done else None
     fitted = _solitaire_fit(settings, rules, done, jobs, scheduler, progress, report)
@@ -411,11 +411,16 @@ def _inputs_fingerprint(board: Board, rules: Ruleset) -> str:
 #: Largest train checkpoint read: an iteration is 4 x 3 x 105 weights (a few KB), so 16 MiB
 #: holds thousands.
 MAX_CHECKPOINT_BYTES = 1 << 24
+#: A train checkpoint (a JSON object whose first key is ``"settings"``), as recognised before it is
+#: replaced (:func:`files.check_overwrite`).
+CHECKPOINT_KIND = json_kind("a train checkpoint", None, first_key="settings")
 
 
-def _read_checkpoint(path: str | Path | None, settings: Settings, inputs: str) -> list[LearnedModel]:
+def _read_checkpoint(path: str | Path | None, settings: Settings, inputs: str,
+                     force: bool = False) -> list[LearnedModel]:
     """The iterations a checkpoint holds for these settings and inputs (none when they differ:
-    the run starts over and rewrites it).
+    the run starts over and rewrites it). A JSON file that is not a train checkpoint at all (no
+    ``"settings"`` first, :data:`CHECKPOINT_KIND`) is not rewritten unless ``force``.
 
     Raises:
         TrainError: a file that is not a checkpoint of this format, or an iteration without
@@ -429,9 +434,14 @@ def _read_checkpoint(path: str | Path | None, settings: Settings, inputs: str) -
         # the one bounded reader (regular file, size, nesting, digits of a number: a 5000-digit
         # weight is one line, not Python's int-conversion ValueError)
         data = read_json(path, TrainError, MAX_CHECKPOINT_BYTES, "a checkpoint written by shelfie-solve train")
+        if force and not (isinstance(data, dict) and "settings" in data):
+            return []
+        check_overwrite(path, CHECKPOINT_KIND)
         if data.get("settings") != settings.as_dict() or data.get("inputs") != inputs:
             return []
         done = [model_from_dict(m, str(path)) for m in data["iterations"]][: settings.iterations]
+    except FileWriteError as error:  # not a checkpoint: not ours to rewrite
+        raise TrainError(str(error)) from None
     except (KeyError, TypeError, AttributeError, ShelfieError) as error:
         reason = str(error).removeprefix(f"{path}: ").removeprefix(f"{path} ")
         raise TrainError(f"checkpoint {path} is unusable ({reason}); delete it or pass another --checkpoint") from None

@@ -32,6 +32,7 @@ import numpy as np
 
 from shelfie_solver.core.errors import ShelfieError, shorten
 from shelfie_solver.dice.board import ItemSets, Marks
+from shelfie_solver.core.files import json_kind
 from shelfie_solver.dice.game.events import GameState
 from shelfie_solver.dice.learned.model_file import LearnedModel, WEIGHT_SCALE, default_model
 from shelfie_solver.dice.learned.objective import Learned, state_objective
@@ -55,6 +56,8 @@ FEATURES = ("constant", "round", "gap to the best", "gap to the best x round", "
             "gap to the mean x round")
 #: The ``format`` key of a model file.
 WIN_FORMAT = "shelfie-solve win 1"
+#: A win-model file, as recognised before it is replaced (:func:`files.check_overwrite`).
+WIN_KIND = json_kind("a win-model file", WIN_FORMAT)
 #: Ridge penalty (per coefficient, on the log loss summed over positions).
 RIDGE = 1.0
 DEFAULT_WIN_PATH = Path(__file__).parent.parent / "data" / "win.json"

@@ -20,14 +20,15 @@ from __future__ import annotations
 import io
 import math
 import os
+import re
 from collections.abc import Callable, Iterator, Mapping
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
-from shelfie_solver.core.files import replace_all
+from shelfie_solver.core.files import NPY_KIND, json_kind, replace_checked
 from shelfie_solver.core.inputs import open_regular
 from shelfie_solver.dice.board import Board, Marks, score
 from shelfie_solver.dice.rules import Ruleset
@@ -36,6 +37,9 @@ from shelfie_solver.dice.wholegame.state_index import StateIndex, state_index
 
 #: The ``format`` key of a binary table's header.
 BINARY_FORMAT = "shelfie-solve value table binary 1"
+#: The two files of a binary table, as recognised before they are replaced (:func:`files.check_overwrite`).
+BINARY_HEADER_KIND = json_kind("a binary value table header", BINARY_FORMAT)
+BINARY_ARRAY_KIND = NPY_KIND
 #: The layout of the array: :mod:`state_index`'s mixed radix.
 INDEX_LAYOUT = "mixed radix 1"
 #: The dtypes a binary table or float checkpoint may hold (little-endian).
@@ -101,6 +105,126 @@ def npy_bytes(array: np.ndarray) -> tuple[bytes, memoryview]:
     return buffer.getvalue(), memoryview(flat.data).cast("B")
 
 
+_NPY_MAGIC = b"\x93NUMPY"
+# The tokens of a .npy header (a Python dict literal of three keys, numpy's format): a quoted
+# string without escapes, True/False, a whole number, a bracket or separator; spaces between.
+_NPY_TOKEN = re.compile(r"""\s*(?:'([^'\\\n]{0,64})'|"([^"\\\n]{0,64})"|(True|False)|(\d{1,19})|([{}():,]))""")
+_NPY_KEYS = ("descr", "fortran_order", "shape")
+
+
+def read_npy_header(handle: BinaryIO) -> tuple[tuple[int, ...], bool, Any]:
+    """Read the magic and header of a ``.npy`` file from ``handle`` (left at the data) with our
+    own bounded parser, not numpy's (whose tokenizer raised ``tokenize.TokenError`` on an
+    unbalanced bracket): versions 1.0 to 3.0, a header of at most :data:`MAX_NPY_HEADER` bytes
+    holding exactly the keys ``descr`` (a string), ``fortran_order`` (``True``/``False``) and
+    ``shape`` (a tuple of whole numbers), each once, nothing else.
+
+    Returns:
+        ``(shape, fortran_order, dtype)``; ``dtype`` a ``numpy.dtype`` when ``descr`` names one,
+        else the ``descr`` text (the caller refuses any dtype but its own).
+    Raises:
+        ValueError: anything else, with a short reason (never another exception).
+    """
+    start = handle.read(8)
+    if len(start) < 8 or not start.startswith(_NPY_MAGIC):
+        raise ValueError("no .npy magic")
+    major, minor = start[6], start[7]
+    if (major, minor) not in ((1, 0), (2, 0), (3, 0)):
+        raise ValueError(f"version {major}.{minor}")
+    width = 2 if major == 1 else 4
+    length_bytes = handle.read(width)
+    if len(length_bytes) < width:
+        raise ValueError("truncated header length")
+    length = int.from_bytes(length_bytes, "little")
+    if length > MAX_NPY_HEADER:
+        raise ValueError(f"a header of {length:,} bytes, more than {MAX_NPY_HEADER:,}")
+    raw = handle.read(length)
+    if len(raw) < length:
+        raise ValueError("truncated header")
+    try:
+        text = raw.decode("utf-8" if major == 3 else "latin-1")
+    except UnicodeDecodeError:
+        raise ValueError("header not UTF-8") from None
+    try:
+        fields = _parse_npy_dict(text.rstrip())
+    except IndexError:  # the tokens ran out inside a bracket
+        raise ValueError("unbalanced brackets") from None
+    descr, fortran, shape = (fields[key] for key in _NPY_KEYS)
+    if not isinstance(descr, str) or not isinstance(fortran, bool) or not isinstance(shape, tuple):
+        raise ValueError("descr, fortran_order or shape of the wrong type")
+    dtype: Any = descr
+    if re.fullmatch(r"[<>|=]?[a-zA-Z]\d{0,2}", descr):
+        try:
+            dtype = np.dtype(descr)
+        except TypeError:
+            pass
+    return shape, fortran, dtype
+
+
+def _parse_npy_dict(text: str) -> dict[str, object]:
+    """The header dict of :func:`read_npy_header` from its text (module rules: bounded tokens)."""
+    tokens: list[tuple[str, object]] = []
+    at = 0
+    while at < len(text):
+        found = _NPY_TOKEN.match(text, at)
+        if found is None or found.end() == at:
+            raise ValueError(f"unexpected text at character {at}")
+        single, double, flag, number, mark = found.groups()
+        if single is not None or double is not None:
+            tokens.append(("str", single if single is not None else double))
+        elif flag is not None:
+            tokens.append(("bool", flag == "True"))
+        elif number is not None:
+            tokens.append(("int", int(number)))
+        else:
+            tokens.append((mark, mark))
+        at = found.end()
+    kinds = [kind for kind, _ in tokens]
+    if kinds[:1] != ["{"] or kinds[-1:] != ["}"]:
+        raise ValueError("not a dict")
+    out: dict[str, object] = {}
+    i = 1
+    while kinds[i] != "}":
+        if kinds[i:i + 2] != ["str", ":"]:
+            raise ValueError("expected 'key':")
+        key = str(tokens[i][1])
+        i += 2
+        value: object
+        if kinds[i] in ("str", "bool"):
+            value = tokens[i][1]
+            i += 1
+        elif kinds[i] == "(":
+            items: list[int] = []
+            i += 1
+            while kinds[i] != ")":
+                if kinds[i] != "int":
+                    raise ValueError("a shape of whole numbers expected")
+                items.append(int(tokens[i][1]))  # type: ignore[call-overload]
+                i += 1
+                if kinds[i] == ",":
+                    i += 1
+                elif kinds[i] != ")":
+                    raise ValueError("unbalanced shape")
+                if len(items) > 32:
+                    raise ValueError("more than 32 dimensions")
+            i += 1
+            value = tuple(items)
+        else:
+            raise ValueError(f"unexpected {kinds[i]!r}")
+        if key in out or key not in _NPY_KEYS:
+            raise ValueError(f"key {key!r} {'twice' if key in out else 'unknown'}")
+        out[key] = value
+        if kinds[i] == ",":
+            i += 1
+        elif kinds[i] != "}":
+            raise ValueError("expected , or }")
+    if i != len(kinds) - 1:
+        raise ValueError("text after the dict")
+    if set(out) != set(_NPY_KEYS):
+        raise ValueError(f"missing {', '.join(sorted(set(_NPY_KEYS) - set(out)))}")
+    return out
+
+
 def open_npy(path: str | os.PathLike[str], count: int, source: str,
              dtypes: tuple[str, ...] = ("float64", "float32")) -> np.ndarray:
     """A read-only memory map of a 1-D ``.npy`` array of ``count`` little-endian floats.
@@ -112,14 +236,8 @@ def open_npy(path: str | os.PathLike[str], count: int, source: str,
     expected = f"a .npy array of {count:,} values written by shelfie-solve solve-game --float"
     with open_regular(path, ExactError, MAX_ARRAY_BYTES, expected) as handle:
         try:
-            version = np.lib.format.read_magic(handle)
-            if version == (1, 0):
-                shape, fortran, dtype = np.lib.format.read_array_header_1_0(handle, max_header_size=MAX_NPY_HEADER)
-            elif version == (2, 0):
-                shape, fortran, dtype = np.lib.format.read_array_header_2_0(handle, max_header_size=MAX_NPY_HEADER)
-            else:
-                raise ValueError(f"version {version}")
-        except (ValueError, OSError, SyntaxError) as error:
+            shape, fortran, dtype = read_npy_header(handle)
+        except (ValueError, OSError) as error:
             raise ExactError(f"{source}: not a .npy array ({str(error)[:80]}); expected {expected}") from None
         offset = handle.tell()
         size = os.fstat(handle.fileno()).st_size
@@ -160,12 +278,14 @@ def stored_bound(values: np.ndarray, bound: Fraction, dtype: str = "float64") ->
 
 
 def save_binary(path: str, board: Board, rules: Ruleset, values: np.ndarray, bound: Fraction,
-                dtype: str = "float64") -> Path:
+                dtype: str = "float64", force: bool = False) -> Path:
     """Write the binary table ``path`` (``T.npy``) and its header ``T.json`` whole or not at all.
     With ``float32`` the bound grows by the storage's rounding (:func:`stored_bound`).
+    Neither file replaces one of another kind (a saved game named ``T.json``) unless ``force``
+    (:func:`files.check_overwrite`).
 
     Raises:
-        FileWriteError: a file cannot be written.
+        FileWriteError: a file cannot be written, or holds another kind of file.
     """
     import json
 
@@ -177,7 +297,8 @@ def save_binary(path: str, board: Board, rules: Ruleset, values: np.ndarray, bou
               "index": INDEX_LAYOUT, "optimum": float(stored[index.index(empty)]) if index.count else 0.0,
               "error_bound": round_up(bound), "scale_exponent": scale_exponent(stored), "array": Path(path).name}
     data = npy_bytes(stored)
-    replace_all({path: data, header_path(path): (json.dumps(header) + "\n").encode()})
+    replace_checked({path: (data, BINARY_ARRAY_KIND),
+                     header_path(path): ((json.dumps(header) + "\n").encode(), BINARY_HEADER_KIND)}, force)
     return Path(path)
 
 

@@ -16,12 +16,13 @@ recomputed one is refused (:func:`float_solver.checked_layer`)."""
 from __future__ import annotations
 
 import json
+import os
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 
-from shelfie_solver.core.files import replace_all, write_text_atomically
+from shelfie_solver.core.files import NPY_KIND, json_kind, replace_checked, write_text_atomically
 from shelfie_solver.core.inputs import parse_fraction
 from shelfie_solver.dice.board import Board
 from shelfie_solver.dice.rules import Ruleset
@@ -30,16 +31,23 @@ from shelfie_solver.dice.wholegame.solver import ExactError, fingerprint, read_s
 
 #: The ``format`` key of the float solver's checkpoint files.
 FLOAT_LAYER_FORMAT = "shelfie-solve float layer 1"
+#: A layer's JSON, as recognised before it is replaced (:func:`files.check_overwrite`).
+FLOAT_LAYER_KIND = json_kind("a float checkpoint layer", FLOAT_LAYER_FORMAT)
 
 
 class Checkpoints:
-    """A float solve's checkpoint directory (module docstring), claimed on creation.
+    """A float solve's checkpoint directory (module docstring), claimed on creation. A directory
+    not claimed yet (no ``solve.json``) that already holds a file of one of the names a solve
+    writes (``layer-NNN.npy``/``.json``, ``values.f64``) is refused unless ``force``: it is not
+    ours to replace; in a claimed one, a layer's array is replaced only when it is a ``.npy``
+    array (:func:`files.check_overwrite`).
 
     Raises:
-        ExactError: not a directory, cannot be created, or holds another solve.
+        ExactError: not a directory, cannot be created, holds another solve, or holds a file
+            of ours by name that this solver did not write.
     """
 
-    def __init__(self, board: Board, rules: Ruleset, folder: str):
+    def __init__(self, board: Board, rules: Ruleset, folder: str, force: bool = False):
         if folder == "":
             raise ExactError("--checkpoints names no directory (an empty name); expected a directory for the layer "
                              "files")
@@ -51,7 +59,15 @@ class Checkpoints:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise ExactError(f"cannot create the checkpoint directory {folder}: {error.strerror or error}") from None
+        self.force = force
         manifest = self.folder / "solve.json"
+        if not manifest.exists() and not force:
+            names = [self.folder / "values.f64", *(p for layer in range(board.n_cells) for p in self.paths(layer))]
+            found = next((p for p in names if os.path.lexists(p)), None)
+            if found is not None:
+                raise ExactError(f"cannot write the checkpoints in {folder}: {found.name} is there already and this "
+                                 "directory holds no solve (no solve.json); nothing written. Use another "
+                                 "--checkpoints directory, or pass --force to replace it")
         if manifest.exists():
             data = read_solver_json(manifest, "checkpoint manifest")
             if data.get("format") != FLOAT_LAYER_FORMAT or not same_setup(data, self.stamp):
@@ -67,10 +83,10 @@ class Checkpoints:
     def save(self, layer: int, values: np.ndarray, largest: float, bound: Fraction) -> None:
         """Write one solved layer (the array first, then its JSON)."""
         array, head = self.paths(layer)
-        replace_all({array: npy_bytes(values.astype("<f8")),
-                     head: json.dumps({"format": FLOAT_LAYER_FORMAT, "layer": layer, "states": len(values),
-                                       "largest": float(largest).hex(),
-                                       "bound": f"{bound.numerator}/{bound.denominator}"}).encode()})
+        text = json.dumps({"format": FLOAT_LAYER_FORMAT, "layer": layer, "states": len(values),
+                           "largest": float(largest).hex(), "bound": f"{bound.numerator}/{bound.denominator}"})
+        replace_checked({array: (npy_bytes(values.astype("<f8")), NPY_KIND),
+                         head: (text.encode(), FLOAT_LAYER_KIND)}, self.force)
 
     def load(self, layer: int, states: int) -> tuple[np.ndarray, float, Fraction] | None:
         """The layer's values, largest final-roll value and recorded bound, or ``None`` when not

@@ -179,7 +179,7 @@ class FloatSolution:
 
 def solve_float(board: Board, rules: Ruleset, checkpoints: str | None = None,
                 progress: Callable[[int, int], None] | None = None, jobs: int = 1,
-                scheduler: Any = None) -> FloatSolution:
+                scheduler: Any = None, force: bool = False) -> FloatSolution:
     """Solve the solitaire game in float64 layer by layer (module docstring).
 
     Args:
@@ -191,9 +191,12 @@ def solve_float(board: Board, rules: Ruleset, checkpoints: str | None = None,
             processes or a dask cluster); the workers read the values through a memory-mapped
             file (in the checkpoint directory, else a temporary one): the same values whatever
             the workers.
+        force: replace files in ``checkpoints`` that this solver did not write
+            (:class:`float_checkpoints.Checkpoints`).
 
     Raises:
-        ExactError: a checkpoint is unreadable or for another board or ruleset.
+        ExactError: a checkpoint is unreadable or for another board or ruleset, or the directory
+            holds a file of a checkpoint's name that is not one (without ``force``).
         FileWriteError: a checkpoint cannot be written. ParallelError, Interrupted: as
             :func:`parallel.run_tasks` (written layers stay).
     """
@@ -216,7 +219,7 @@ def solve_float(board: Board, rules: Ruleset, checkpoints: str | None = None,
     folder: Checkpoints | None = None
     try:
         with ExitStack() as stack:
-            folder = Checkpoints(board, rules, checkpoints) if checkpoints is not None else None
+            folder = Checkpoints(board, rules, checkpoints, force) if checkpoints is not None else None
             path: str | None = None
             if parallel:
                 work = str(folder.folder) if folder is not None else stack.enter_context(tempfile.TemporaryDirectory())

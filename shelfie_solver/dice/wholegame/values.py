@@ -21,13 +21,15 @@ from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.dice.wholegame.solver import MAX_TABLE_BYTES
 from shelfie_solver.dice.wholegame.solver import (ExactError, GameSolution, SuccessorValues, decode_values, encode_values, fingerprint,
                     check_range, check_states, read_solver_json, same_setup, state_count)
-from shelfie_solver.core.files import write_text_atomically
+from shelfie_solver.core.files import json_kind, replace_checked
 from shelfie_solver.dice.game.events import Fail, Game, GameState, Hold, LegalMarkings, Mark, Roll, Start
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
 
 #: The ``format`` key of a saved value table.
 TABLE_FORMAT = "shelfie-solve value table 1"
+#: A saved value table, as recognised before it is replaced (:func:`files.check_overwrite`).
+TABLE_KIND = json_kind("an exact value table", TABLE_FORMAT)
 
 
 def table_to_json(solution: GameSolution) -> str:
@@ -43,11 +45,12 @@ def _fraction_text(value: Fraction) -> str:
     return f"{value.numerator}/{value.denominator}"
 
 
-def save_table(path: str, solution: GameSolution) -> None:
-    """Write the value table to ``path`` whole or not at all (:mod:`files`).
+def save_table(path: str, solution: GameSolution, force: bool = False) -> None:
+    """Write the value table to ``path`` whole or not at all (:mod:`files`), never over a file of
+    another kind unless ``force`` (:func:`files.check_overwrite`).
 
     Raises:
-        FileWriteError: the file cannot be written.
+        FileWriteError: the file cannot be written, or holds another kind of file.
         ExactError: the table is larger than :data:`solver.MAX_TABLE_BYTES`, which no reader
             would open (a ``--max-states`` far above the default): nothing is written.
     """
@@ -55,7 +58,7 @@ def save_table(path: str, solution: GameSolution) -> None:
     if len(text) > MAX_TABLE_BYTES:  # ASCII JSON: characters are bytes
         raise ExactError(f"the value table would be {len(text):,} bytes, more than the {MAX_TABLE_BYTES:,} a value "
                          f"table may hold (no command could read it); nothing written to {path}")
-    write_text_atomically(path, text)
+    replace_checked({path: (text.encode(), TABLE_KIND)}, force)
 
 
 _TABLES: dict[tuple[str, float, int], GameSolution] = {}
