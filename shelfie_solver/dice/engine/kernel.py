@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from shelfie_solver.core.compiled import import_numba
 from shelfie_solver.dice.engine.transitions import INT64_SAFE, hold_steps, pairs
 
 if TYPE_CHECKING:
@@ -40,9 +41,8 @@ _COMPILED_ORDER = ("_potential", "_sum_columns", "_level", "_top_hold", "_dp_min
 def _dispatchers() -> dict[str, Any] | None:
     """Every function of :data:`_COMPILED_ORDER` compiled by numba (cached on disk), or
     ``None`` when numba is not installed."""
-    try:
-        import numba
-    except ImportError:
+    numba = import_numba()  # once for every kernel, without SciPy's BLAS probe (core/compiled.py)
+    if numba is None:
         return None
     out = {}
     for name in _COMPILED_ORDER:
