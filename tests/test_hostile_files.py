@@ -104,7 +104,7 @@ def test_output_is_made_before_the_action_is_written(tmp_path: Path, monkeypatch
     def broken(*args, **kwargs):
         raise ShelfieError("the advice could not be made")
 
-    monkeypatch.setattr(play, "step_report", broken)
+    monkeypatch.setattr(play, "action_report", broken)
     assert_one_line_error(cli("play", "roll", game, "CCBJPP"), "the advice could not be made")
     assert game.read_bytes() == before
 

@@ -57,3 +57,43 @@ def test_a_table_with_wide_characters_is_laid_out_as_tabulate_with_wcwidth_lays_
     assert ours.returncode == 0 and theirs.returncode == 0, ours.stderr + theirs.stderr
     assert ours.stdout == theirs.stdout
     assert "名前    1" in ours.stdout  # two wide characters take four columns
+
+
+def test_simulate_loads_numba_without_scipy_linalg():
+    """The compiled kernels load numba once (core/compiled.py) without SciPy's BLAS probe, which
+    imported all of scipy.linalg (0.1-0.3 CPU s) for nothing the kernels use."""
+    code = ("import sys\nfrom shelfie_solver.cli import main\n"
+            "sys.argv = ['shelfie-solve', 'simulate', '--players', 'solver,greedy', '--games', '1', '--seed', '1', "
+            "'--jobs', '1']\n"
+            "try:\n    main()\nexcept SystemExit as stop:\n    assert not stop.code, stop.code\n"
+            "print('numba' in sys.modules, 'scipy.linalg' in sys.modules)\n")
+    done = _run(code)
+    assert done.returncode == 0, done.stderr
+    numba_installed = _run("import numba").returncode == 0
+    assert done.stdout.split()[-2:] == [str(numba_installed), "False"]
+
+
+def _cpu_seconds(code: str) -> float:
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert _run(code).returncode == 0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="CPU time of a child from resource (POSIX)")
+def test_simulate_starts_its_first_game_within_a_few_bare_interpreters():
+    """CPU seconds until simulate's first game starts (interpreter, numpy, the command, the
+    strategies), as a ratio to a bare interpreter's in the same test, medians of 3: measured
+    4-7x on this project's machine (docs/performance.md, "Start-up"); 12x leaves room for a
+    shared machine but fails if a heavy import (scipy, matplotlib, numba) comes back before play."""
+    probe = ("import sys\nimport shelfie_solver.dice.game.turn as turn\n"
+             "def stop(*args, **kwargs):\n    raise SystemExit(0)\n"
+             "turn.play_game = stop\nfrom shelfie_solver.cli import main\n"
+             "sys.argv = ['shelfie-solve', 'simulate', '--players', 'solver,greedy', '--games', '1', '--seed', '1', "
+             "'--jobs', '1']\nmain()\n")
+    _run(probe)  # warm the disk caches
+    bare = sorted(_cpu_seconds("pass") for _ in range(3))[1]
+    first = sorted(_cpu_seconds(probe) for _ in range(3))[1]
+    assert first < 12 * max(bare, 0.01), (first, bare)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from shelfie_solver.core.compiled import import_numba
 from shelfie_solver.dice.engine.transitions import INT64_SAFE, hold_steps, pairs
 
 if TYPE_CHECKING:
@@ -42,9 +43,8 @@ def compile_into(namespace: dict[str, Any], names: tuple[str, ...]) -> dict[str,
     first, with numba (cached on disk), each put in the namespace in place of the Python function
     so the later ones call the compiled ones. Returns ``{name: compiled}``, or ``None`` when numba
     is not installed (the namespace unchanged)."""
-    try:
-        import numba
-    except ImportError:
+    numba = import_numba()  # once for every kernel, without SciPy's BLAS probe (core/compiled.py)
+    if numba is None:
         return None
     out = {}
     for name in names:

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from shelfie_solver.core.compiled import import_numba
 from shelfie_solver.dice.board import Board, Marks
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.wholegame.state_index import StateIndex, state_index
@@ -24,9 +25,8 @@ _COMPILED_ORDER = ("_score", "_encode", "_finals", "_turn", "_dp_block", "_solve
 @cache
 def _compiled() -> bool:
     """Compile the kernels with numba (cached on disk) into this module; ``False`` without numba."""
-    try:
-        import numba
-    except ImportError:
+    numba = import_numba()  # once for every kernel, without SciPy's BLAS probe (core/compiled.py)
+    if numba is None:
         return False
     for name in _COMPILED_ORDER:
         func = globals()[name]
