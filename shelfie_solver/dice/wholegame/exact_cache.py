@@ -148,35 +148,6 @@ def estimated_seconds(states: int) -> float:
     return states / STATES_PER_SECOND
 
 
-def _stderr_tty() -> bool:
-    try:
-        return sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-class _Bar:
-    """A progress bar on stderr (a terminal only): states solved of ``total``."""
-
-    def __init__(self, total: int):
-        self.total, self.done, self.shown = max(total, 1), 0, -1
-        self.live = _stderr_tty()
-
-    def __call__(self, layer: int, states: int) -> None:
-        self.done += states
-        percent = min(100, self.done * 100 // self.total)
-        if self.live and percent != self.shown:
-            self.shown = percent
-            filled = percent * 30 // 100
-            sys.stderr.write(f"\rSolving exactly [{'#' * filled}{'-' * (30 - filled)}] {percent:3d}%")
-            sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.live and self.shown >= 0:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-
-
 def cached_solution(board: Board, rules: Ruleset) -> CachedSolution | None:
     """The table when this process has it or the disk cache holds it; never solves."""
     key = setup_key(board, rules)
@@ -225,16 +196,16 @@ def _solve(board: Board, rules: Ruleset, key: str) -> CachedSolution | None:
                      f"about {max(1.0, estimated_seconds(states)):.0f} s (kept in the table cache; "
                      f"{BUDGET_ENV}=0 skips it).\n")
     sys.stderr.flush()
-    bar = _Bar(states)
+    from shelfie_solver.core.progress import progress_bar
+
     try:
-        solved = solve_float(board, rules, progress=bar)
+        with progress_bar("Solving exactly", states) as bar:  # a bar on a terminal, nothing elsewhere
+            solved = solve_float(board, rules, progress=None if bar is None else lambda _, n: bar.advance(n))
     except (KeyboardInterrupt, Interrupted):
-        bar.close()
         sys.stderr.write(INTERRUPTED_LINE + "\n")
         sys.stderr.flush()
         _remember(key, None)
         return None
-    bar.close()
     values = np.ascontiguousarray(solved.values, dtype=np.float64)
     bound = np.array([round_up(solved.bound)], dtype=np.float64)
     write_entry(KIND, key, {"values": values.view(np.int64), "bound": bound.view(np.int64)})
