@@ -138,7 +138,7 @@ def write_files(files: dict[str, bytes], out_dir: str | os.PathLike[str], force:
     created = [p for p in [target, *target.parents] if not p.exists()]
     try:
         target.mkdir(parents=True, exist_ok=True)
-        replace_checked({target / name: (data, SHEET_KINDS[name]) for name, data in files.items()}, force)
+        replace_checked({target / name: (data, SHEET_KINDS.get(name, ())) for name, data in files.items()}, force)
     except (OSError, FileWriteError) as error:
         for directory in created:  # deepest first
             try:
