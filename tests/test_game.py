@@ -275,7 +275,7 @@ def test_save_gets_the_permissions_open_would_give(tmp_path):
     save_games(str(path), ["a"])
     assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~_umask()
     path.chmod(0o640)
-    save_games(str(path), ["b"])
+    save_games(str(path), ["b"], force=True)  # "a" is no saved game: replaced with --force only
     assert stat.S_IMODE(path.stat().st_mode) == 0o640 and path.read_text() == "b\n"
 
 
@@ -285,7 +285,7 @@ def test_save_through_a_symlink_writes_the_file_it_points_to(tmp_path):
     real.write_text("old\n")
     link = tmp_path / "link.jsonl"
     link.symlink_to(real)
-    save_games(str(link), ["new"])
+    save_games(str(link), ["new"], force=True)  # "old" is no saved game: --force
     assert link.is_symlink() and real.read_text() == "new\n"
     dangling = tmp_path / "dangling.jsonl"  # docs/formats.md, "Output": never creates the link's target
     dangling.symlink_to(tmp_path / "later.jsonl")
@@ -345,7 +345,7 @@ def test_failed_save_leaves_no_temp_file(tmp_path, monkeypatch, fail):
 
         monkeypatch.setattr(files, "open", lambda p, mode: FullDisk(real_open(p, mode, buffering=0)), raising=False)
     with pytest.raises(GameError, match="No space left"):
-        save_games(str(path), ["new"])
+        save_games(str(path), ["new"], force=True)
     assert [p.name for p in tmp_path.iterdir()] == ["out.jsonl"] and path.read_text() == "old\n"
 
 
