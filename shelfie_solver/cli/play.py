@@ -144,11 +144,11 @@ def _step(path: str, player: str | None, make: Callable[[KeptGame], Action], obj
     file is written, so nothing is written unless the whole step succeeds."""
     shown: list[str] = []
 
-    def change(table: KeptGame) -> KeptGame:
-        check_player(table, player)
-        objective_for(objective, table.state)  # a bad --objective is refused before anything is written
-        after = act(table, make(table))
-        shown.append(_shown(table, after, objective, top, fmt))
+    def change(kept: KeptGame) -> KeptGame:
+        check_player(kept, player)
+        objective_for(objective, kept.state)  # a bad --objective is refused before anything is written
+        after = act(kept, make(kept))
+        shown.append(_shown(kept, after, objective, top, fmt))
         return after
 
     update_file(path, change)
@@ -168,9 +168,9 @@ def new_command(game: str, players_text: str, first: str | None, seed: int | Non
                 rules_path: str | None, fmt: str) -> None:
     """Start a new game in the file GAME (which must not exist yet)."""
     rules, board, _ = load_setup(rules_path, board_path, None)
-    table = new_game(board, rules, players_text.split(","), first, seed)
-    shown = _shown(None, table, DEFAULT_OBJECTIVE, 5, fmt)  # before the file: nothing written unless it all works
-    create_file(game, table)
+    kept = new_game(board, rules, players_text.split(","), first, seed)
+    shown = _shown(None, kept, DEFAULT_OBJECTIVE, 5, fmt)  # before the file: nothing written unless it all works
+    create_file(game, kept)
     click.echo(shown, nl=False)
 
 
@@ -199,16 +199,16 @@ def reroll_command(game: str, new: str, keep: str | None, player: str | None, ob
         _step(game, player, lambda t: reroll_action(t, keep, new), objective, top, fmt)
 
 
-def _typed_step(table: KeptGame, new: str, objective: str) -> Action:
+def _typed_step(kept: KeptGame, new: str, objective: str) -> Action:
     """``play reroll GAME NEW`` without ``--keep``: the one reading of NEW; when several fit, the
     refusal suggests the advised hold if it is one of them (docs/play.md, "After a re-roll")."""
     try:
-        return typed_reroll_action(table, new, step=True)
+        return typed_reroll_action(kept, new, step=True)
     except ReadingError:
-        advice = step_advice(table, objective)
+        advice = step_advice(kept, objective)
         if advice is None or not advice.holds:
             raise
-        return typed_reroll_action(table, new, step=True, advised=advice.holds[0].keep)  # refused again
+        return typed_reroll_action(kept, new, step=True, advised=advice.holds[0].keep)  # refused again
 
 
 @play_command.command("stop")
@@ -217,12 +217,12 @@ def _typed_step(table: KeptGame, new: str, objective: str) -> Action:
 def stop_command(game: str, player: str | None, objective: str, top: int, fmt: str) -> None:
     """Stop (D7): keep every die, the dice are final; records the stop (a re-roll is then refused
     until 'play undo') and shows the markings. With no re-roll left, or stopped already, only shows them."""
-    table = read_kept_game(game)
-    if table.dice is None:
-        raise KeptGameError(f"{table.active_name} has not rolled yet; expected 'play roll {game} DICE'")
-    if table.stopped or not table.rerolls_left:
-        check_player(table, player)
-        _show(None, table, objective, top, fmt)
+    kept = read_kept_game(game)
+    if kept.dice is None:
+        raise KeptGameError(f"{kept.active_name} has not rolled yet; expected 'play roll {game} DICE'")
+    if kept.stopped or not kept.rerolls_left:
+        check_player(kept, player)
+        _show(None, kept, objective, top, fmt)
     else:
         _step(game, player, stop_action, objective, top, fmt)
 
@@ -283,9 +283,9 @@ def status_command(game: str, fmt: str) -> None:
 @format_option
 def advise_command(game: str, objective: str, top: int, fmt: str) -> None:
     """The advice for the current step again (or the final table)."""
-    table = read_kept_game(game)
-    objective_for(objective, table.state)  # a bad --objective is refused even when no advice is due
-    _show(None, table, objective, top, fmt)
+    kept = read_kept_game(game)
+    objective_for(objective, kept.state)  # a bad --objective is refused even when no advice is due
+    _show(None, kept, objective, top, fmt)
 
 
 class _SessionContext(click.Context):

@@ -57,11 +57,11 @@ def review_command(game: str, player: str | None, number: int, objective: str, t
     if limit < 0:
         raise click.BadParameter(f"{threshold} is negative; a loss is never below 0", param_hint="'--threshold'")
     image = _plot_format(plot, game, force) if plot is not None else None
-    table = load_reviewable(game, number)
-    result = review(table, _seat(table, player), objective)
+    kept = load_reviewable(game, number)
+    result = review(kept, _seat(kept, player), objective)
     if plot is not None and image is not None:
         if not result.win:
-            why = ("this game has no opponents (a solitaire game is reviewed in points)" if len(table.players) < 2
+            why = ("this game has no opponents (a solitaire game is reviewed in points)" if len(kept.players) < 2
                    else f"{result.player} has not started a turn yet" if not result.turns
                    else f"this review is in {objective} units")
             raise click.UsageError("--plot draws the chance to win, which needs a game with opponents reviewed "
@@ -73,7 +73,7 @@ def review_command(game: str, player: str | None, number: int, objective: str, t
             replace_checked({plot: (curve_image(result, image), PLOT_KINDS[image])}, force)
         except FileWriteError as error:
             raise KeptGameError(str(error)) from None
-    report = review_report(result, table, limit / 100 if result.win else limit, number)
+    report = review_report(result, kept, limit / 100 if result.win else limit, number)
     click.echo(render(report, fmt, width=TABLE_WIDTH if fmt == "table" else None), nl=False)
     if plot is not None:  # after the report: stdout stays the report's format; the note on stderr
         click.echo(f"Wrote {plot}", err=True)
@@ -107,13 +107,13 @@ def _plot_format(plot: str, game: str, force: bool = False) -> str:
     return image
 
 
-def _seat(table: KeptGame, player: str | None) -> int:
+def _seat(kept: KeptGame, player: str | None) -> int:
     if player is None:
         return 0
     if player.strip().isdigit():
         seat = int(player) - 1
-        if not 0 <= seat < len(table.players):
-            raise KeptGameError(f"seat {player} is not in this game; seats 1..{len(table.players)} "
-                             f"({', '.join(table.players)})")
+        if not 0 <= seat < len(kept.players):
+            raise KeptGameError(f"seat {player} is not in this game; seats 1..{len(kept.players)} "
+                             f"({', '.join(kept.players)})")
         return seat
-    return table.seat_of(player)
+    return kept.seat_of(player)

@@ -160,19 +160,19 @@ class Review:
         return tuple(i for i in ranked[:count] if self.decisions[i].loss > 0)
 
 
-def review(table: KeptGame, seat: int, objective: str = PLAY_OBJECTIVE) -> Review:
+def review(kept: KeptGame, seat: int, objective: str = PLAY_OBJECTIVE) -> Review:
     """Review every decision of ``seat`` in a game (module docstring) under ``objective``, by
     default the one ``play`` advises with (so a player who followed every piece of advice loses 0).
 
     Raises:
         KeptGameError: ``seat`` is not a seat of the game; ObjectiveError: an unknown objective.
     """
-    if not 0 <= seat < len(table.players):
-        raise KeptGameError(f"seat {seat + 1} is not in this game; seats 1..{len(table.players)}")
-    objective_for(objective, table.state)  # a bad name is refused even when there is nothing to review
-    reviewer = _Reviewer(table, seat, objective)
-    now = start_kept_game(table.board, table.rules, table.players, table.state.first)
-    for _, action in split_actions(table.events):
+    if not 0 <= seat < len(kept.players):
+        raise KeptGameError(f"seat {seat + 1} is not in this game; seats 1..{len(kept.players)}")
+    objective_for(objective, kept.state)  # a bad name is refused even when there is nothing to review
+    reviewer = _Reviewer(kept, seat, objective)
+    now = start_kept_game(kept.board, kept.rules, kept.players, kept.state.first)
+    for _, action in split_actions(kept.events):
         if now.active == seat:
             reviewer.see(now, action[0])
         now = act(now, action)
@@ -188,9 +188,9 @@ class _Reviewer:
     since), ``stop_left`` the re-rolls left when the player recorded a Stop this turn (shown with
     the marking)."""
 
-    def __init__(self, table: KeptGame, seat: int, objective: str) -> None:
-        self.table, self.seat, self.objective = table, seat, objective
-        self.board, self.rules = table.board, table.rules
+    def __init__(self, kept: KeptGame, seat: int, objective: str) -> None:
+        self.kept, self.seat, self.objective = kept, seat, objective
+        self.board, self.rules = kept.board, kept.rules
         self.decisions: list[Decision] = []
         self.curve: list[CurvePoint] = []
         self.unchecked = self.turns = 0
@@ -285,7 +285,7 @@ class _Reviewer:
         top = chosen if chosen.value == options[0].value else options[0]  # a tie names the choice
         self.decisions.append(Decision(state.round, "mark", now.dice,
                                        self.stop_left if now.stopped else now.rerolls_left,
-                                       _items(self.table, first.cells), _items(self.table, top.marking.cells),
+                                       _items(self.kept, first.cells), _items(self.kept, top.marking.cells),
                                        chosen.value, top.value))
         self.last_end, self.expected = chosen.value, None
         self.curve.append(CurvePoint(state.round, "mark", chosen.value))
@@ -319,13 +319,13 @@ class _Reviewer:
             if self.last_end is not None:
                 self.others += result - self.last_end
             self.curve.append(CurvePoint(over.rounds, "result", result))
-        return Review(self.table.players[self.seat], self.seat, self.objective, tuple(self.decisions),
+        return Review(self.kept.players[self.seat], self.seat, self.objective, tuple(self.decisions),
                       self.unchecked, self.turns, bool(self.win), self.luck, self.others, self.start, result,
                       tuple(self.curve))
 
 
-def _items(table: KeptGame, cells: tuple[int, ...]) -> str:
-    return " ".join(table.board.cell_name(c) for c in cells)
+def _items(kept: KeptGame, cells: tuple[int, ...]) -> str:
+    return " ".join(kept.board.cell_name(c) for c in cells)
 
 
 def load_reviewable(path: str, game: int = 1) -> KeptGame:
@@ -353,6 +353,6 @@ def load_reviewable(path: str, game: int = 1) -> KeptGame:
                      '(counted from 1 in file order: --game 1 is the first, saved as "game": 0)')
 
 
-def describe_dice(decision: Decision, table: KeptGame) -> str:
+def describe_dice(decision: Decision, kept: KeptGame) -> str:
     """The dice of a decision with its re-rolls left, e.g. ``PPBCCJ (2 re-rolls left)``."""
-    return f"{dice_codes(decision.dice, table.rules)} ({decision.rerolls_left} left)"
+    return f"{dice_codes(decision.dice, kept.rules)} ({decision.rerolls_left} left)"

@@ -16,10 +16,10 @@ from shelfie_solver.dice.play.gamefile import KeptGame
 from shelfie_solver.dice.review import BLUNDER, INACCURACY, MISTAKE, Decision, Review, describe_dice, severity
 
 
-def _row(number: int, d: Decision, table: KeptGame) -> list[Any]:
+def _row(number: int, d: Decision, kept: KeptGame) -> list[Any]:
     """A row of the table in the objective's units; the dice as ``PPBCCJ (2)`` (re-rolls left), as
     :func:`_win_row`, so the table fits 80 columns (JSON and CSV have ``rerolls_left``)."""
-    return [number, d.round, d.kind, describe_dice(d, table).replace(" left)", ")"), d.chosen, d.best,
+    return [number, d.round, d.kind, describe_dice(d, kept).replace(" left)", ")"), d.chosen, d.best,
             decimal(d.chosen_value),
             decimal(d.best_value), decimal(d.loss)]
 
@@ -29,15 +29,15 @@ def _pp(value: Fraction) -> str:
     return f"{float(value) * 100:+.1f}"
 
 
-def _win_row(number: int, d: Decision, table: KeptGame) -> list[Any]:
-    return [number, d.round, d.kind, describe_dice(d, table).replace(" left)", ")"), d.chosen, d.best,
+def _win_row(number: int, d: Decision, kept: KeptGame) -> list[Any]:
+    return [number, d.round, d.kind, describe_dice(d, kept).replace(" left)", ")"), d.chosen, d.best,
             f"{float(d.chosen_value) * 100:.1f}%", f"{float(d.loss) * 100:.1f}", severity(d.loss)]
 
 
-def _record(i: int, d: Decision, table: KeptGame, win: bool = False) -> dict[str, Any]:
+def _record(i: int, d: Decision, kept: KeptGame, win: bool = False) -> dict[str, Any]:
     """The JSON record of decision ``i`` (0-based); ``win`` adds the win-chance fields (D20)."""
     record: dict[str, Any] = {
-        "number": i + 1, "round": d.round, "decision": d.kind, "dice": describe_dice(d, table).split()[0],
+        "number": i + 1, "round": d.round, "decision": d.kind, "dice": describe_dice(d, kept).split()[0],
         "rerolls_left": d.rerolls_left, "chosen": d.chosen, "best": d.best,
         "chosen_value": exact(d.chosen_value), "best_value": exact(d.best_value)}
     if win:
@@ -58,21 +58,21 @@ def _summary(result: Review, threshold: Fraction, records: list[dict[str, Any]],
             "costliest": [records[i] for i in costly]}
 
 
-def _costliest_notes(result: Review, table: KeptGame, costly: tuple[int, ...],
+def _costliest_notes(result: Review, kept: KeptGame, costly: tuple[int, ...],
                      loss_text: Callable[[Fraction], str]) -> list[str]:
     """The notes listing the costliest decisions (positions ``costly``), each loss worded by
     ``loss_text`` (points, or percentage points of win chance)."""
     notes = ["Costliest decisions:" if costly else "No decision lost anything: every choice ties the best."]
-    notes += [f"round {d.round}, {d.kind} with {describe_dice(d, table)}: chose {d.chosen}, best {d.best}, "
+    notes += [f"round {d.round}, {d.kind} with {describe_dice(d, kept)}: chose {d.chosen}, best {d.best}, "
               f"loss {loss_text(d.loss)}" for d in (result.decisions[i] for i in costly)]
     return notes
 
 
-def review_report(result: Review, table: KeptGame, threshold: Fraction, game: int = 1) -> Report:
+def review_report(result: Review, kept: KeptGame, threshold: Fraction, game: int = 1) -> Report:
     """The report of ``shelfie-solve review`` (one row per decision; summary above, the five
     costliest below); ``game`` is the file's game reviewed, counted from 1 (``--game``)."""
     if result.win:
-        return _win_report(result, table, threshold, game)
+        return _win_report(result, kept, threshold, game)
     decisions = result.decisions
     title = [f"Review of {result.player} (seat {result.seat + 1}) in game {game}, objective {result.objective}: "
              f"{len(decisions)} decision{'s' if len(decisions) != 1 else ''} in {result.turns} "
@@ -83,13 +83,13 @@ def review_report(result: Review, table: KeptGame, threshold: Fraction, game: in
     if result.unchecked:
         title.append(f"Not reviewed: {result.unchecked} turn(s) entered without dice (unchecked).")
     headers = ["#", "round", "decision", "dice", "chosen", "best", "chosen value", "best value", "loss"]
-    rows = [_row(i + 1, d, table) for i, d in enumerate(decisions)]
+    rows = [_row(i + 1, d, kept) for i, d in enumerate(decisions)]
     costly = result.costliest(5)
-    notes = _costliest_notes(result, table, costly, decimal)
+    notes = _costliest_notes(result, kept, costly, decimal)
     notes.append("Values: expected objective value with optimal play afterwards (holds), the objective's value "
                  "(markings), the change of line potential (shelves, D13). Loss = best - chosen.")
 
-    records = [_record(i, d, table) for i, d in enumerate(decisions)]
+    records = [_record(i, d, kept) for i, d in enumerate(decisions)]
     data = {"game": game, "player": result.player, "seat": result.seat + 1, "objective": result.objective,
             "decisions": records, "turns": result.turns, "unchecked": result.unchecked,
             "summary": _summary(result, threshold, records, costly)}
@@ -97,7 +97,7 @@ def review_report(result: Review, table: KeptGame, threshold: Fraction, game: in
     return Report(title, headers, rows, data, notes, records, narrow=["round", "best value"])
 
 
-def _win_report(result: Review, table: KeptGame, threshold: Fraction, game: int) -> Report:
+def _win_report(result: Review, kept: KeptGame, threshold: Fraction, game: int) -> Report:
     """The review in the chance to win (D20): losses in percentage points, classified, with the
     result and how the chance moved (luck, decisions, the others' turns)."""
     decisions = result.decisions
@@ -108,7 +108,7 @@ def _win_report(result: Review, table: KeptGame, threshold: Fraction, game: int)
     if result.result is not None:
         outcome = "won" if result.result == 1 else "lost" if result.result == 0 else f"shared the victory ({result.result})"
         title.append(f"Result: {outcome}; scores " + ", ".join(
-            f"{name} {score}" for name, score in zip(table.players, table.scores())))
+            f"{name} {score}" for name, score in zip(kept.players, kept.scores())))
     if result.start is not None:
         end = result.result if result.result is not None else (result.curve[-1].value if result.curve else result.start)
         title.append(f"Chance to win: {float(result.start) * 100:.1f}% at the first turn, {float(end) * 100:.1f}% "
@@ -124,13 +124,13 @@ def _win_report(result: Review, table: KeptGame, threshold: Fraction, game: int)
         title.append(f"Not reviewed: {result.unchecked} turn(s) entered without dice (unchecked).")
     headers = ["#", "round", "kind", "dice", "chosen", "best", "chance", "loss", "class"]
     narrow = ["round"]  # the table within 80 columns: the round is also in the costliest list
-    rows = [_win_row(i + 1, d, table) for i, d in enumerate(decisions)]
+    rows = [_win_row(i + 1, d, kept) for i, d in enumerate(decisions)]
     costly = result.costliest(5)
-    notes = _costliest_notes(result, table, costly, lambda loss: f"{float(loss) * 100:.1f} points of win chance")
+    notes = _costliest_notes(result, kept, costly, lambda loss: f"{float(loss) * 100:.1f} points of win chance")
     notes.append("chance: the chance to win after the choice made (holds: with the best play afterwards); loss: "
                  "the best choice's chance minus it, in percentage points; class: docs/review.md.")
 
-    records = [_record(i, d, table, win=True) for i, d in enumerate(decisions)]
+    records = [_record(i, d, kept, win=True) for i, d in enumerate(decisions)]
     data = {"game": game, "player": result.player, "seat": result.seat + 1, "objective": result.objective,
             "unit": "win chance", "decisions": records, "turns": result.turns, "unchecked": result.unchecked,
             "result": exact(result.result) if result.result is not None else None,

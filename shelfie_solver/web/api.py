@@ -94,10 +94,10 @@ def encode_answer(data: dict[str, Any]) -> bytes:
     return json.dumps(data, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
 
 
-def digest_of(table: KeptGame) -> str:
+def digest_of(kept: KeptGame) -> str:
     """The first 16 hex digits of the SHA-256 of the game's file text
     (:func:`gamefile.kept_game_to_text`): what a write's ``digest`` must match."""
-    return hashlib.sha256(kept_game_to_text(table).encode()).hexdigest()[:16]
+    return hashlib.sha256(kept_game_to_text(kept).encode()).hexdigest()[:16]
 
 
 def value_unit(objective: str, opponents: bool) -> dict[str, str | bool]:
@@ -110,11 +110,11 @@ def value_unit(objective: str, opponents: bool) -> dict[str, str | bool]:
             "note": " ".join(unit.notes)}
 
 
-def layout(table: KeptGame) -> dict[str, Any]:
+def layout(kept: KeptGame) -> dict[str, Any]:
     """The board and dice as the page draws them: per shelf its faces and values, per column the
     dice a mark needs (D3), the dice's sides (codes and names, D2), the re-rolls (D7) and the
     most items a turn marks (D9)."""
-    board, rules = table.board, table.rules
+    board, rules = kept.board, kept.rules
     return {
         "board": board.name,
         "shelves": [{"number": s + 1, "label": board.shelf_label(s, rules),
@@ -127,49 +127,49 @@ def layout(table: KeptGame) -> dict[str, Any]:
         "dice": rules.dice,
         "rerolls": rules.rerolls,
         "combinations_per_turn": rules.combinations_per_turn,
-        "players": list(table.players),
+        "players": list(kept.players),
     }
 
 
-def blocked_lines(table: KeptGame) -> list[list[dict[str, str]]]:
+def blocked_lines(kept: KeptGame) -> list[list[dict[str, str]]]:
     """Per seat, the lines blocked on that sheet (D15): ``{"line": "shelf 1", "by": "Ann"}``."""
-    out: list[list[dict[str, str]]] = [[] for _ in table.players]
-    for event in table.events:
+    out: list[list[dict[str, str]]] = [[] for _ in kept.players]
+    for event in kept.events:
         if isinstance(event, Block):
-            out[event.player].append({"line": table.board.line_name(event.line), "by": table.players[event.by]})
+            out[event.player].append({"line": kept.board.line_name(event.line), "by": kept.players[event.by]})
     return out
 
 
-def sheet_lines(table: KeptGame) -> list[dict[str, list[int]]]:
+def sheet_lines(kept: KeptGame) -> list[dict[str, list[int]]]:
     """Per seat, the points of each shelf and each column now (D19), as the sheet grids of
     ``play status`` show them at the end of each row and under each column."""
-    board, t = table.board, table.rules.scoring_threshold
+    board, t = kept.board, kept.rules.scoring_threshold
     return [{"shelves": [line_points(board, marks, board.lines[s], t) for s in range(board.n_shelves)],
              "columns": [line_points(board, marks, board.lines[board.n_shelves + c], t)
                          for c in range(board.n_columns)]}
-            for marks in table.sheets]
+            for marks in kept.sheets]
 
 
-def last_action(table: KeptGame) -> dict[str, Any] | None:
+def last_action(kept: KeptGame) -> dict[str, Any] | None:
     """The last action (what ``POST /api/undo`` with ``count`` 1 takes back), ``None`` before
     the first: ``player`` (name), ``kind`` (the write that made it: roll, reroll, stop, mark,
     told, fail), ``words`` (the page's Undo label, e.g. ``"Ann's marking r2c3 + r3c3"``) and
     ``redo``, the body fields (no revision) of the write that makes it again after an undo
     (``POST /api/<kind>``, checked against the revision as every write)."""
-    actions = list(split_actions(table.events))
+    actions = list(split_actions(kept.events))
     if not actions:
         return None
-    board, rules = table.board, table.rules
+    board, rules = kept.board, kept.rules
     action = actions[-1][1]
     first = action[0]
-    name = table.players[getattr(first, "player", 0)]
+    name = kept.players[getattr(first, "player", 0)]
     cells = [board.cell_name(c) for c in getattr(first, "cells", ())]
     redo: dict[str, Any]
     if isinstance(first, Hold) and len(action) == 2 and isinstance(action[1], Roll):
-        kept = dice_codes(first.keep, rules)
+        held = dice_codes(first.keep, rules)
         fresh = tuple(n - k for n, k in zip(action[1].dice, first.keep))
-        kind, words, redo = "reroll", f"{name}'s re-roll ({'kept ' + kept if kept else 'all dice'})", \
-            {"keep": kept or "-", "new": dice_codes(fresh, rules)}
+        kind, words, redo = "reroll", f"{name}'s re-roll ({'kept ' + held if held else 'all dice'})", \
+            {"keep": held or "-", "new": dice_codes(fresh, rules)}
     elif isinstance(first, Roll):
         codes = dice_codes(first.dice, rules)
         kind, words, redo = "roll", f"{name}'s roll {codes}", {"dice": codes}
@@ -186,11 +186,11 @@ def last_action(table: KeptGame) -> dict[str, Any] | None:
     return {"player": name, "kind": kind, "words": words, "redo": redo}
 
 
-def advice_json(table: KeptGame, objective: str, done: list[str] | None = None) -> dict[str, Any]:
+def advice_json(kept: KeptGame, objective: str, done: list[str] | None = None) -> dict[str, Any]:
     """What ``play STEP GAME --format json`` prints after a step (``done``: what it did), or
     ``play advise GAME --format json`` (``done`` empty): the advice of the current step with the
     game's warnings, or the final table."""
-    return action_report(table, objective, list(done or []), None).data
+    return action_report(kept, objective, list(done or []), None).data
 
 
 def _text(body: dict[str, Any], key: str, default: str | None = None) -> str:
@@ -242,31 +242,31 @@ class GameServer:
         Raises:
             ShelfieError: a bad file or objective (one line, as ``play``).
         """
-        table = read_kept_game(self.path)
-        objective_for(self.objective, table.state)
-        return table
+        kept = read_kept_game(self.path)
+        objective_for(self.objective, kept.state)
+        return kept
 
     def revision(self) -> dict[str, Any]:
         """The revision only (cheap: what a page polls to see another page's action)."""
-        table = read_kept_game(self.path)
-        return {"revision": len(table.events), "digest": digest_of(table)}
+        kept = read_kept_game(self.path)
+        return {"revision": len(kept.events), "digest": digest_of(kept)}
 
-    def state(self, table: KeptGame | None = None, done: list[str] | None = None) -> dict[str, Any]:
+    def state(self, kept: KeptGame | None = None, done: list[str] | None = None) -> dict[str, Any]:
         """Everything the page shows (docs/serve.md, ``GET /api/state``)."""
-        table = table if table is not None else read_kept_game(self.path)
-        advice = advice_json(table, self.objective, done)
+        kept = kept if kept is not None else read_kept_game(self.path)
+        advice = advice_json(kept, self.objective, done)
         return {
-            "revision": len(table.events),
-            "digest": digest_of(table),
-            "actions": table.actions,
-            "last_action": last_action(table),
+            "revision": len(kept.events),
+            "digest": digest_of(kept),
+            "actions": kept.actions,
+            "last_action": last_action(kept),
             "objective": self.objective,
-            "unit": value_unit(str(advice.get("objective", self.objective)), len(table.players) > 1),
-            "layout": layout(table),
-            "blocked": blocked_lines(table),
-            "lines": sheet_lines(table),
+            "unit": value_unit(str(advice.get("objective", self.objective)), len(kept.players) > 1),
+            "layout": layout(kept),
+            "blocked": blocked_lines(kept),
+            "lines": sheet_lines(kept),
             "done": list(done or []),
-            "status": status_report(table).data,
+            "status": status_report(kept).data,
             "advice": advice,
         }
 
@@ -277,12 +277,12 @@ class GameServer:
         Raises:
             KeptGameError: no dice showing.
         """
-        table = read_kept_game(self.path)
-        if table.dice is None:
-            raise BadRequest(f"{table.active_name} has not rolled yet; enter the roll first")
-        advice = advice_json(replace(table, rerolls_left=0), self.objective)
-        return {"revision": len(table.events), "digest": digest_of(table), "advice": advice,
-                "unit": value_unit(str(advice.get("objective", self.objective)), len(table.players) > 1)}
+        kept = read_kept_game(self.path)
+        if kept.dice is None:
+            raise BadRequest(f"{kept.active_name} has not rolled yet; enter the roll first")
+        advice = advice_json(replace(kept, rerolls_left=0), self.objective)
+        return {"revision": len(kept.events), "digest": digest_of(kept), "advice": advice,
+                "unit": value_unit(str(advice.get("objective", self.objective)), len(kept.players) > 1)}
 
     def write(self, kind: str, body: dict[str, Any]) -> dict[str, Any]:
         """Apply one action (``kind`` in :data:`WRITES`) made on ``body["revision"]``; return the
@@ -305,18 +305,18 @@ class GameServer:
         step = self._step(kind, body)
         answers: list[dict[str, Any]] = []
 
-        def change(table: KeptGame) -> KeptGame:
-            now = len(table.events)
-            if now != revision or (digest is not None and digest != digest_of(table)):
+        def change(kept: KeptGame) -> KeptGame:
+            now = len(kept.events)
+            if now != revision or (digest is not None and digest != digest_of(kept)):
                 raise StaleWrite(f"the game changed since your page loaded it (revision {now}, the page had "
                                  f"{revision}): nothing was applied; reload the state and try again",
-                                 now, digest_of(table))
-            check_player(table, player)
-            after = step(table)
-            if after.actions >= table.actions:
-                done = describe(table, after)
+                                 now, digest_of(kept))
+            check_player(kept, player)
+            after = step(kept)
+            if after.actions >= kept.actions:
+                done = describe(kept, after)
             else:
-                done = [undone_line(table.actions - after.actions)]
+                done = [undone_line(kept.actions - after.actions)]
             answer = self.state(after, done)
             encode_answer(answer)  # the whole answer is made (and sendable) before the file is written
             answers.append(answer)
@@ -364,20 +364,20 @@ class GameServer:
         from shelfie_solver.dice.review import review  # the engine's DP: only when asked
         from shelfie_solver.dice.review_report import progress_summary
 
-        table = read_kept_game(self.path)
-        actions = list(split_actions(table.events))
+        kept = read_kept_game(self.path)
+        actions = list(split_actions(kept.events))
         players = []
-        for seat in range(len(table.players)):
+        for seat in range(len(kept.players)):
             ends = [i + len(a) for i, a in actions if getattr(a[0], "player", None) == seat]
-            key = (seat, self.objective, table.events[:ends[-1]] if ends else table.events[:1])
+            key = (seat, self.objective, kept.events[:ends[-1]] if ends else kept.events[:1])
             with self._lock:
                 entry = self._reviews.get(key)
             if entry is None:
-                entry = progress_summary(review(table, seat, self.objective))
+                entry = progress_summary(review(kept, seat, self.objective))
                 with self._lock:
                     if len(self._reviews) > 256:
                         self._reviews.clear()
                     self._reviews[key] = entry
             players.append(entry)
-        return {"revision": len(table.events), "digest": digest_of(table), "objective": self.objective,
-                "unit": value_unit(self.objective, len(table.players) > 1), "players": players}
+        return {"revision": len(kept.events), "digest": digest_of(kept), "objective": self.objective,
+                "unit": value_unit(self.objective, len(kept.players) > 1), "players": players}

@@ -260,8 +260,8 @@ def create_app(server: GameServer | None, token: str | None = None,
 
     async def new(request: Request) -> dict[str, Any]:
         body = await read_body(request)
-        table, done = await run_in_threadpool(setup.create, body)
-        return await run_in_threadpool(server.state, table, done)
+        kept, done = await run_in_threadpool(setup.create, body)
+        return await run_in_threadpool(server.state, kept, done)
 
     async def revision(request: Request) -> dict[str, Any]:
         return await run_in_threadpool(server.revision)

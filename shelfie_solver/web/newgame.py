@@ -97,16 +97,16 @@ class NewGame:
             raise KeptGameError('"first" must be a player\'s name, or absent/null to draw who plays first (D5)')
         if self.exists():
             raise self._exists()
-        table = new_game(self.board, self.rules, players, first, self.seed)
+        kept = new_game(self.board, self.rules, players, first, self.seed)
         try:
-            create_file(self.path, table)
+            create_file(self.path, kept)
         except KeptGameError:
             if self.exists():  # made meanwhile (another page, `play new`): never replaced
                 raise self._exists() from None
             raise
         how = "chosen" if first is not None else "drawn at random"
-        return table, [f"New game in {os.path.basename(self.path)}: {', '.join(table.players)}; "
-                       f"{table.players[table.state.first]} plays first ({how}, D5)."]
+        return kept, [f"New game in {os.path.basename(self.path)}: {', '.join(kept.players)}; "
+                       f"{kept.players[kept.state.first]} plays first ({how}, D5)."]
 
     def _exists(self) -> GameExists:
         return GameExists(f"{os.path.basename(self.path)} exists already: a game is under way or finished and "

@@ -107,7 +107,7 @@ class Advice:
     to make. ``value`` is the value of the position under the objective: the best
     hold's, the best marking's, or the failed result's. ``end_triggered``: the sheet already has
     the closed shelves that trigger the end (D17), so this is the last round; ``finished``: no
-    item is available, the score is final. ``table``: the game the advice saw
+    item is available, the score is final. ``state``: the game the advice saw
     (:func:`advise_in_game`), or ``None`` for advice on the one sheet. ``win_chance_exact``:
     every value is the player's chance to win (D20), exact (True, :mod:`win_chance`) or under a
     fitted model (False, :mod:`learned.win_model`); ``None`` when values are not win chances.
@@ -129,7 +129,7 @@ class Advice:
     failed: tuple[ShelfOption, ...] = ()
     end_triggered: bool = False
     finished: bool = False
-    table: GameState | None = None
+    state: GameState | None = None
     win_chance_exact: bool | None = None
     baseline: Fraction | None = None
 
@@ -214,7 +214,7 @@ def advise_in_game(dice: Counts, state: GameState, objective: Objective, rerolls
         as :func:`advise`.
     """
     result = ends_on_every_sheet(advise(dice, state.board, state.marks, state.rules, objective, rerolls), state)
-    return replace(result, table=state, end_triggered=state.end_triggered)
+    return replace(result, state=state, end_triggered=state.end_triggered)
 
 
 def ends_on_every_sheet(advice: Advice, state: GameState) -> Advice:

@@ -31,7 +31,7 @@ def amount(advice: Advice, value: Fraction) -> str:
 
 def _names(advice: Advice, names: Sequence[str] | None) -> list[str]:
     """The other players' names in seat order after the player."""
-    state = advice.table
+    state = advice.state
     if state is None:
         return []
     others = [j for j in range(state.players) if j != state.active]
@@ -46,7 +46,7 @@ def ending(advice: Advice, after: Marks, names: Sequence[str] | None, what: str)
     from shelfie_solver.dice.sheet_rules import block, completed_lines
     from shelfie_solver.dice.win_chance import opponent_chance
 
-    state = advice.table
+    state = advice.state
     if state is None or state.players < 2:
         return None
     board, rules = advice.board, advice.rules
@@ -112,7 +112,7 @@ def hold_reason(advice: Advice, names: Sequence[str] | None = None) -> str:
 def _threatened(advice: Advice, names: Sequence[str] | None) -> dict[int, str]:
     """The player's available items on lines an opponent completes with one more item (D15):
     cell -> that opponent's name."""
-    state = advice.table
+    state = advice.state
     if state is None:
         return {}
     board = advice.board

@@ -92,9 +92,9 @@ def advice_report(advice: Advice, top: int | None = None, opponents: bool | None
 
     ``opponents``: whether the objective saw opponents (a ``learned`` value is then a win-chance
     score in thousandths, else points: :data:`LEARNED_LABELS`); default: whether the advice
-    saw a table of two or more players (:attr:`advice.Advice.table`). ``names``: every seat's
+    saw a table of two or more players (:attr:`advice.Advice.state`). ``names``: every seat's
     name, for the reason line (:mod:`reasons`; default "the opponent", "opponent 1", ...), and
-    ``state`` the game it sees (default :attr:`advice.Advice.table`; ``play`` passes its own).
+    ``state`` the game it sees (default :attr:`advice.Advice.state`; ``play`` passes its own).
     Values that are the chance to win (:attr:`advice.Advice.win_chance_exact`) are shown in
     percent by :func:`win_report`."""
     rules, board = advice.rules, advice.board
@@ -115,7 +115,7 @@ def advice_report(advice: Advice, top: int | None = None, opponents: bool | None
         "end_triggered": advice.end_triggered,
         "finished": advice.finished,
     }
-    if advice.table is not None:
+    if advice.state is not None:
         _table_lines(advice, title, data)
     if advice.finished:
         title.append(f"Sheet finished: final score {advice.score} (no item is available; D17, D19).")
@@ -123,10 +123,10 @@ def advice_report(advice: Advice, top: int | None = None, opponents: bool | None
     elif advice.end_triggered:
         title.append("The end is already triggered (D17): the game ends after this round (D18).")
     if opponents is None:
-        opponents = advice.table is not None and advice.table.players > 1
+        opponents = advice.state is not None and advice.state.players > 1
     from shelfie_solver.dice.advise.reasons import reason
 
-    why = reason(advice if state is None else replace(advice, table=state), names)
+    why = reason(advice if state is None else replace(advice, state=state), names)
     if advice.win_chance_exact is not None:  # every value is the chance to win (D20), in percent
         return win_report(advice, title, data, top, why)
     if why:
@@ -238,7 +238,7 @@ def _table_lines(advice: Advice, title: list[str], data: dict[str, Any]) -> None
     """The game the advice saw (``advise --opponent``): the opponents' sheets and scores, the
     player's place in the round and the round."""
 
-    state = advice.table
+    state = advice.state
     assert state is not None
     n = state.players
     order = state.place(state.active) + 1

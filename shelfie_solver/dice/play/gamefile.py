@@ -77,16 +77,16 @@ class KeptGameError(GameError):
     this format (the message names the first bad event)."""
 
 
-def out_of_turn(table: KeptGame, who: object) -> KeptGameError:
+def out_of_turn(kept: KeptGame, who: object) -> KeptGameError:
     """The error for an action by ``who`` (a name) while another player is to play (D5)
     (:func:`actions.out_of_turn`)."""
-    return KeptGameError(str(actions.out_of_turn(table.position, who, table.players)))
+    return KeptGameError(str(actions.out_of_turn(kept.position, who, kept.players)))
 
 
-def stopped_error(table: KeptGame) -> KeptGameError:
+def stopped_error(kept: KeptGame) -> KeptGameError:
     """The error for a re-roll after the active player's :class:`Stop` this turn (D7)
     (:func:`actions.stopped_error`)."""
-    return KeptGameError(str(actions.stopped_error(table.position, table.players)))
+    return KeptGameError(str(actions.stopped_error(kept.position, kept.players)))
 
 
 @dataclass(frozen=True)
@@ -196,22 +196,22 @@ def start_kept_game(board: Board, rules: Ruleset, players: tuple[str, ...], firs
     return KeptGame(board, rules, names, (start,), GameState(board, rules, sheets, first, first, 0, False))
 
 
-def act(table: KeptGame, action: Action) -> KeptGame:
+def act(kept: KeptGame, action: Action) -> KeptGame:
     """Apply one action of the active player (module docstring), with the events it implies:
     :func:`actions.apply`, the one home of the rules of an action.
 
     Raises:
         KeptGameError: the game is over, it is not this player's turn, or the action breaks a rule
-            (D6-D14); ``table`` itself is unchanged (it is immutable).
+            (D6-D14); ``kept`` itself is unchanged (it is immutable).
     """
     try:
-        after, made = apply(table.position, action, table.players)
+        after, made = apply(kept.position, action, kept.players)
     except ActionError as error:
         raise KeptGameError(str(error)) from None
     ended = isinstance(action[0], (Mark, UncheckedMark, Fail))
-    return KeptGame(table.board, table.rules, table.players, table.events + made, after.state, after.dice,
-                    after.rerolls_left, table.actions + 1, after.stopped,
-                    (table.state, action[0]) if ended else table.last_turn)
+    return KeptGame(kept.board, kept.rules, kept.players, kept.events + made, after.state, after.dice,
+                    after.rerolls_left, kept.actions + 1, after.stopped,
+                    (kept.state, action[0]) if ended else kept.last_turn)
 
 
 def split_actions(events: Sequence[Event]) -> Iterator[tuple[int, Action]]:
@@ -246,39 +246,39 @@ def kept_game_from_events(board: Board, rules: Ruleset, players: tuple[str, ...]
         raise KeptGameError(f"event 0: first player {start.first} is not a seat")
     if not 1 <= len(players) <= MAX_PLAYERS:
         raise KeptGameError(f"{len(players)} players; a game has 1 to {MAX_PLAYERS} (D1)")
-    table = start_kept_game(board, rules, players, start.first)
-    if table.events[0] != start:
+    kept = start_kept_game(board, rules, players, start.first)
+    if kept.events[0] != start:
         raise KeptGameError("event 0: the sheets must start empty")
     for index, action in split_actions(events):
         try:
-            table = act(table, action)
+            kept = act(kept, action)
         except ShelfieError as error:
             raise KeptGameError(f"event {index} ({action[0].kind}): {error}") from None
-    for i, (old, new) in enumerate(zip(events, table.events)):
+    for i, (old, new) in enumerate(zip(events, kept.events)):
         if old != new:
             raise KeptGameError(f"event {i} ({old.kind}): recorded {old!r} but the rules give {new!r}")
-    if len(events) < len(table.events):
+    if len(events) < len(kept.events):
         raise KeptGameError(f"event {len(events)}: the file ends where the rules give the event "
-                         f"{table.events[len(events)].kind!r}")
-    if len(events) > len(table.events):
-        raise KeptGameError(f"event {len(table.events)} ({events[len(table.events)].kind}): not what the rules "
+                         f"{kept.events[len(events)].kind!r}")
+    if len(events) > len(kept.events):
+        raise KeptGameError(f"event {len(kept.events)} ({events[len(kept.events)].kind}): not what the rules "
                          "give after the events before it")
-    return table
+    return kept
 
 
-def undo(table: KeptGame, count: int = 1) -> KeptGame:
+def undo(kept: KeptGame, count: int = 1) -> KeptGame:
     """The game without its last ``count`` actions.
 
     Raises:
         KeptGameError: ``count`` < 1 or more than the actions taken.
     """
-    actions = list(split_actions(table.events))
+    actions = list(split_actions(kept.events))
     if not actions:
         raise KeptGameError("nothing to undo: no action has been taken in this game yet")
     if not 1 <= count <= len(actions):
         raise KeptGameError(f"cannot undo {count} action{'s' if count != 1 else ''}: "
                          f"{len(actions)} taken; expected 1..{len(actions)}")
-    fresh = start_kept_game(table.board, table.rules, table.players, table.state.first)
+    fresh = start_kept_game(kept.board, kept.rules, kept.players, kept.state.first)
     for _, action in actions[: len(actions) - count]:
         fresh = act(fresh, action)
     return fresh
@@ -287,9 +287,9 @@ def undo(table: KeptGame, count: int = 1) -> KeptGame:
 # --- the file -------------------------------------------------------------------------------
 
 
-def kept_game_to_text(table: KeptGame) -> str:
+def kept_game_to_text(kept: KeptGame) -> str:
     """The game file's text: one line of JSON (the saved-game format, :func:`record.game_to_dict`)."""
-    return json.dumps(game_to_dict(table.to_game()), separators=(",", ":")) + "\n"
+    return json.dumps(game_to_dict(kept.to_game()), separators=(",", ":")) + "\n"
 
 
 def kept_game_from_text(text: str, source: str = "game file") -> KeptGame:
@@ -346,7 +346,7 @@ def read_text_file(path: str) -> str:
     return read_text(path, KeptGameError, MAX_GAME_BYTES, "a game file (play new GAME)")
 
 
-def game_file_text(table: KeptGame, path: str) -> str:
+def game_file_text(kept: KeptGame, path: str) -> str:
     """:func:`kept_game_to_text`, checked to fit what every reader of a game file accepts
     (:data:`record.MAX_GAME_BYTES`), so an action can never leave a file no command opens
     (``play undo`` included).
@@ -354,7 +354,7 @@ def game_file_text(table: KeptGame, path: str) -> str:
     Raises:
         KeptGameError: the text is larger than that (the game file is full; nothing is written).
     """
-    text = kept_game_to_text(table)
+    text = kept_game_to_text(kept)
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_GAME_BYTES:
         raise KeptGameError(f"the game file {path} is full: this action would make it {size:,} bytes, more than the "
@@ -363,7 +363,7 @@ def game_file_text(table: KeptGame, path: str) -> str:
     return text
 
 
-def create_file(path: str, table: KeptGame) -> None:
+def create_file(path: str, kept: KeptGame) -> None:
     """Write a new game file; refuses to overwrite an existing file.
 
     Raises:
@@ -372,7 +372,7 @@ def create_file(path: str, table: KeptGame) -> None:
     if os.path.lexists(path):
         raise KeptGameError(f"{path} exists already; choose a new file name for a new game")
     try:
-        create_text(path, game_file_text(table, path))  # never replaces a file made meanwhile (two `play new`)
+        create_text(path, game_file_text(kept, path))  # never replaces a file made meanwhile (two `play new`)
     except FileWriteError as error:
         raise KeptGameError(str(error)) from None
 
@@ -444,13 +444,13 @@ def objective_for(name: str, state: GameState) -> Objective:
     return advice_objective(name, state)
 
 
-def warnings(table: KeptGame) -> list[str]:
+def warnings(kept: KeptGame) -> list[str]:
     """What the active player should know beyond the dice: the last round (D17, D18), a sheet one
     closed shelf from the trigger, opponents one item from completing a line that holds the
     active player's available items (a blocking threat, D15), the score gap (D19)."""
-    if table.over is not None:
+    if kept.over is not None:
         return []
-    board, state, names = table.board, table.state, table.players
+    board, state, names = kept.board, kept.state, kept.players
     me, n = state.active, state.players
     out: list[str] = []
     if state.end_triggered:
@@ -478,7 +478,7 @@ def warnings(table: KeptGame) -> list[str]:
                                f"more item ({board.cell_name(open_cells[0])}): your {', '.join(risk)} "
                                f"{'are' if len(risk) > 1 else 'is'} at risk.")
     if n > 1:
-        scores = table.scores()
+        scores = kept.scores()
         best_other = max(s for seat, s in enumerate(scores) if seat != me)
         gap = scores[me] - best_other
         out.append(f"Score now (D19): {names[me]} {scores[me]}, best opponent {best_other} "

@@ -23,6 +23,6 @@ def new_game(board: Board, rules: Ruleset, players: Sequence[str], first: str | 
     Raises:
         KeptGameError: bad names, or ``first`` is none of them (``play new``'s messages).
     """
-    table = new_kept_game(board, rules, players, 0)
-    seat = table.seat_of(first) if first is not None else draw_first(len(table.players), seed)
+    kept = new_kept_game(board, rules, players, 0)
+    seat = kept.seat_of(first) if first is not None else draw_first(len(kept.players), seed)
     return new_kept_game(board, rules, players, seat)

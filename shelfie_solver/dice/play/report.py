@@ -28,55 +28,55 @@ from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.play.gamefile import KeptGame, objective_for, warnings
 
 
-def step_advice(table: KeptGame, objective: str) -> Advice | None:
+def step_advice(kept: KeptGame, objective: str) -> Advice | None:
     """The advice of the current step: holds with re-rolls left, markings (or the shelves of a
     failed result, D13) with final dice; ``None`` before the roll or after the game."""
-    if table.over is not None or table.dice is None:
+    if kept.over is not None or kept.dice is None:
         return None
-    state = table.state
-    return ends_on_every_sheet(advise(table.dice, table.board, state.marks, table.rules,
-                                      objective_for(objective, state), table.rerolls_left), state)
+    state = kept.state
+    return ends_on_every_sheet(advise(kept.dice, kept.board, state.marks, kept.rules,
+                                      objective_for(objective, state), kept.rerolls_left), state)
 
 
-def whose_turn(table: KeptGame) -> str:
+def whose_turn(kept: KeptGame) -> str:
     """One line: the round, who is to play (no possessive: any name reads right), the dice
     showing (or "game over")."""
-    over = table.over
+    over = kept.over
     if over is not None:
         return f"Game over after {over.rounds} round{'s' if over.rounds != 1 else ''} (D18)."
-    state, rules = table.state, table.rules
-    head = f"Round {state.round}, {table.active_name} to play"
-    if table.dice is None:
+    state, rules = kept.state, kept.rules
+    head = f"Round {state.round}, {kept.active_name} to play"
+    if kept.dice is None:
         return f"{head}: roll the {rules.dice} dice (D6)."
-    left = table.rerolls_left
-    if table.stopped:
-        return (f"{head}: dice {dice_codes(table.dice, rules)}, stopped: 0 re-rolls left (D7; mark, or give up a "
+    left = kept.rerolls_left
+    if kept.stopped:
+        return (f"{head}: dice {dice_codes(kept.dice, rules)}, stopped: 0 re-rolls left (D7; mark, or give up a "
                 "shelf if nothing can be marked).")
-    return (f"{head}: dice {dice_codes(table.dice, rules)}, {left} re-roll{'s' if left != 1 else ''} left "
+    return (f"{head}: dice {dice_codes(kept.dice, rules)}, {left} re-roll{'s' if left != 1 else ''} left "
             f"({'hold or mark' if left else 'mark, or give up a shelf if nothing can be marked'}).")
 
 
-def step_report(table: KeptGame, objective: str, top: int | None = 10) -> Report:
+def step_report(kept: KeptGame, objective: str, top: int | None = 10) -> Report:
     """The advice for the current step with the game's warnings, or the final table."""
-    if table.over is not None:
-        return final_report(table)
-    advice = step_advice(table, objective)
-    notes = warnings(table)
+    if kept.over is not None:
+        return final_report(kept)
+    advice = step_advice(kept, objective)
+    notes = warnings(kept)
     if advice is None:
-        return Report([whose_turn(table)], [], [], {"turn": turn_data(table), "warnings": notes}, notes,
-                      records=[turn_data(table)])
-    report = advice_report(advice, top, opponents=len(table.players) > 1, names=table.players, state=table.state)
-    report.title.insert(0, whose_turn(table))
+        return Report([whose_turn(kept)], [], [], {"turn": turn_data(kept), "warnings": notes}, notes,
+                      records=[turn_data(kept)])
+    report = advice_report(advice, top, opponents=len(kept.players) > 1, names=kept.players, state=kept.state)
+    report.title.insert(0, whose_turn(kept))
     report.notes = notes + report.notes
-    report.data = {"turn": turn_data(table), "warnings": notes, **report.data}
+    report.data = {"turn": turn_data(kept), "warnings": notes, **report.data}
     return report
 
 
-def action_report(table: KeptGame, objective: str, done: list[str], top: int | None = 10) -> Report:
+def action_report(kept: KeptGame, objective: str, done: list[str], top: int | None = 10) -> Report:
     """What a step of ``play`` (and a write of ``serve``) shows: ``done``, the lines of what the
     action did (:func:`describe`, :func:`undone_line`), above the advice of the next step or the
     final table (:func:`step_report`); JSON ``{"done": [...], ...}`` then the step's own keys."""
-    report = step_report(table, objective, top)
+    report = step_report(kept, objective, top)
     return replace(report, title=done + report.title, data={"done": done, **report.data})
 
 
@@ -85,14 +85,14 @@ def undone_line(count: int) -> str:
     return f"Undone: {count} action{'s' if count != 1 else ''} taken back."
 
 
-def turn_data(table: KeptGame) -> dict[str, Any]:
+def turn_data(kept: KeptGame) -> dict[str, Any]:
     """The turn as JSON: round, active player, dice, re-rolls left, end triggered, over."""
-    state = table.state
-    return {"round": state.round, "player": table.active_name, "seat": table.active + 1,
-            "dice": dice_codes(table.dice, table.rules) if table.dice is not None else None,
-            "rerolls_left": table.rerolls_left if table.dice is not None else None,
-            "stopped": table.stopped,
-            "end_triggered": state.end_triggered, "over": table.over is not None}
+    state = kept.state
+    return {"round": state.round, "player": kept.active_name, "seat": kept.active + 1,
+            "dice": dice_codes(kept.dice, kept.rules) if kept.dice is not None else None,
+            "rerolls_left": kept.rerolls_left if kept.dice is not None else None,
+            "stopped": kept.stopped,
+            "end_triggered": state.end_triggered, "over": kept.over is not None}
 
 
 def describe(before: KeptGame, after: KeptGame) -> list[str]:
@@ -168,26 +168,26 @@ def sheet_grid(board: Board, rules: Ruleset, marks: Marks) -> list[str]:
 COMPACT_NAME = 12
 
 
-def compact_sheets(table: KeptGame) -> list[str]:
+def compact_sheets(kept: KeptGame) -> list[str]:
     """Every player's sheet side by side, one column each (``>`` before the active player): a
     row per shelf with its marks (``o`` marked, ``x`` eliminated, ``.`` available, as
     docs/formats.md) and its points, then the column points and the total (D19). On the default
     board four players fit in 80 columns."""
-    board, rules = table.board, table.rules
+    board, rules = kept.board, kept.rules
     t = rules.scoring_threshold
     label = max(len(f"r{s + 1} {board.shelf_label(s, rules)}") for s in range(board.n_shelves)) + 1
-    shelf_points = [[line_points(board, m, board.lines[s], t) for s in range(board.n_shelves)] for m in table.sheets]
+    shelf_points = [[line_points(board, m, board.lines[s], t) for s in range(board.n_shelves)] for m in kept.sheets]
     digits = max(2, *(len(str(p)) for row in shelf_points for p in row))
-    names = [("> " if seat == table.active and table.over is None else "") + name[:COMPACT_NAME]
-             for seat, name in enumerate(table.players)]
+    names = [("> " if seat == kept.active and kept.over is None else "") + name[:COMPACT_NAME]
+             for seat, name in enumerate(kept.players)]
     # room for the marker on every name, so the columns stay put from turn to turn
-    width = max(board.n_columns + 1 + digits, *(len(name[:COMPACT_NAME]) + 2 for name in table.players)) + 2
+    width = max(board.n_columns + 1 + digits, *(len(name[:COMPACT_NAME]) + 2 for name in kept.players)) + 2
     rows = ["".ljust(label) + "".join(n.ljust(width) for n in names)]
     for s in range(board.n_shelves):
         cells = [str(m).split("/")[s] + " " + str(points[s]).rjust(digits)
-                 for m, points in zip(table.sheets, shelf_points)]
+                 for m, points in zip(kept.sheets, shelf_points)]
         rows.append(f"r{s + 1} {board.shelf_label(s, rules)}".ljust(label) + "".join(c.ljust(width) for c in cells))
-    breakdowns = [score_breakdown(board, m, rules) for m in table.sheets]
+    breakdowns = [score_breakdown(board, m, rules) for m in kept.sheets]
     columns = [str(c).rjust(board.n_columns + 1 + digits) for _, c in breakdowns]
     totals = [str(sh + c).rjust(board.n_columns + 1 + digits) for sh, c in breakdowns]
     rows.append("columns".ljust(label) + "".join(c.ljust(width) for c in columns))
@@ -195,13 +195,13 @@ def compact_sheets(table: KeptGame) -> list[str]:
     return [r.rstrip() for r in rows]
 
 
-def table_chances(table: KeptGame) -> list[tuple[Fraction, bool]]:
+def table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
     """Every seat's chance to win now and whether it is exact (D20): the shares of victory when
     the game is over; at a turn's start the figure the last turn's advice gave the choice made
     (:func:`chances.after_turn_chances`); else :func:`chances.seat_chances`; empty alone."""
-    if len(table.players) < 2:
+    if len(kept.players) < 2:
         return []
-    over = table.over
+    over = kept.over
     if over is not None:
         from shelfie_solver.dice.win_chance import share
 
@@ -209,20 +209,20 @@ def table_chances(table: KeptGame) -> list[tuple[Fraction, bool]]:
                 for seat, s in enumerate(over.scores)]
     from shelfie_solver.dice.play.chances import after_turn_chances, seat_chances
 
-    if table.dice is None and table.last_turn is not None:  # a turn's start: the figure of the turn before
-        return after_turn_chances(*table.last_turn, table.state)
-    return seat_chances(table.state, table.dice, table.rerolls_left if table.dice is not None else 0)
+    if kept.dice is None and kept.last_turn is not None:  # a turn's start: the figure of the turn before
+        return after_turn_chances(*kept.last_turn, kept.state)
+    return seat_chances(kept.state, kept.dice, kept.rerolls_left if kept.dice is not None else 0)
 
 
-def status_report(table: KeptGame, markdown: bool = False) -> Report:
+def status_report(kept: KeptGame, markdown: bool = False) -> Report:
     """Every sheet as a grid, the scores per seat (shelves, columns, total; D19), whose turn,
     the round and the end-trigger state (D17, D18)."""
-    board, rules, state = table.board, table.rules, table.state
-    title = [whose_turn(table)]
-    if state.end_triggered and table.over is None:
+    board, rules, state = kept.board, kept.rules, kept.state
+    title = [whose_turn(kept)]
+    if state.end_triggered and kept.over is None:
         title.append("The end is triggered (D17): this is the last round (D18).")
     sheets = []
-    for seat, (name, marks) in enumerate(zip(table.players, table.sheets)):
+    for seat, (name, marks) in enumerate(zip(kept.players, kept.sheets)):
         shelves, columns = score_breakdown(board, marks, rules)
         grid = "\n".join([f"{name}: {shelves + columns} points ({shelves} from shelves, {columns} from columns)"]
                          + sheet_grid(board, rules, marks))
@@ -230,22 +230,22 @@ def status_report(table: KeptGame, markdown: bool = False) -> Report:
         sheets.append({"seat": seat + 1, "name": name, "marks": str(marks), "score": shelves + columns,
                        "shelf_points": shelves, "column_points": columns,
                        "closed_shelves": marks.closed_shelves()})
-    for sheet, (chance, exact_flag) in zip(sheets, table_chances(table)):
+    for sheet, (chance, exact_flag) in zip(sheets, table_chances(kept)):
         sheet.update({"win_chance": exact(chance), "win_chance_float": float(chance), "win_chance_exact": exact_flag})
-    report = _score_table(table)
+    report = _score_table(kept)
     report.title = title
-    report.data = {"turn": turn_data(table), "sheets": sheets, "warnings": warnings(table)}
-    report.notes = warnings(table)
+    report.data = {"turn": turn_data(kept), "sheets": sheets, "warnings": warnings(kept)}
+    report.notes = warnings(kept)
     return report
 
 
-def _score_table(table: KeptGame) -> Report:
-    board, rules = table.board, table.rules
-    over = table.over
+def _score_table(kept: KeptGame) -> Report:
+    board, rules = kept.board, kept.rules
+    over = kept.over
     winners = over.winners if over is not None else ()
     rows: list[list[Any]] = []
     records = []
-    for seat, (name, marks) in enumerate(zip(table.players, table.sheets)):
+    for seat, (name, marks) in enumerate(zip(kept.players, kept.sheets)):
         shelves, columns = score_breakdown(board, marks, rules)
         row = [seat + 1, name, shelves, columns, shelves + columns, marks.closed_shelves()]
         if over is not None:
@@ -256,12 +256,12 @@ def _score_table(table: KeptGame) -> Report:
     return Report([], headers, rows, {}, [], records)
 
 
-def final_report(table: KeptGame) -> Report:
+def final_report(kept: KeptGame) -> Report:
     """The final table (D19 scores, D20 winners) of a finished game."""
-    over = table.over
+    over = kept.over
     assert over is not None
-    report = _score_table(table)
-    names = [table.players[w] for w in over.winners]
+    report = _score_table(kept)
+    names = [kept.players[w] for w in over.winners]
     report.title = [f"Game over after {over.rounds} round{'s' if over.rounds != 1 else ''} (D18).",
                     f"Winner{'s (shared victory, D20)' if len(names) > 1 else ''}: {', '.join(names)} "
                     f"with {max(over.scores)} points."]

@@ -44,27 +44,27 @@ from shelfie_solver.dice.play.report import (
 from shelfie_solver.dice.rules import Ruleset
 
 
-def check_player(table: KeptGame, player: str | None) -> None:
+def check_player(kept: KeptGame, player: str | None) -> None:
     """With ``player`` given, check it is the active player (a turn out of order is refused).
 
     Raises:
         KeptGameError: an unknown name or not this player's turn.
     """
-    if player is not None and table.seat_of(player) != table.active:
-        raise out_of_turn(table, player)
+    if player is not None and kept.seat_of(player) != kept.active:
+        raise out_of_turn(kept, player)
 
 
-def stop_action(table: KeptGame) -> Action:
+def stop_action(kept: KeptGame) -> Action:
     """The active player's stop (D7): every die kept, the dice final (:class:`events.Stop`)."""
-    return (Stop(table.active),)
+    return (Stop(kept.active),)
 
 
-def roll_action(table: KeptGame, dice: str) -> Action:
+def roll_action(kept: KeptGame, dice: str) -> Action:
     """The active player's initial roll (D6) from typed dice (all ``rules.dice`` of them)."""
-    return (Roll(table.active, parse_dice(dice, table.rules), table.rules.rerolls),)
+    return (Roll(kept.active, parse_dice(dice, kept.rules), kept.rules.rerolls),)
 
 
-def reroll_action(table: KeptGame, keep: str, new: str) -> Action:
+def reroll_action(kept: KeptGame, keep: str, new: str) -> Action:
     """A re-roll (D7): ``keep`` the dice held (``""`` or ``-`` for none), ``new`` the dice rolled
     again — exactly as many as were picked up — or all the dice now showing (they contain the
     kept ones; :func:`reading.read_reroll`), so a typo cannot silently change the roll.
@@ -73,17 +73,17 @@ def reroll_action(table: KeptGame, keep: str, new: str) -> Action:
         DiceError, KeptGameError, ReadingError: unknown faces, kept dice not in the roll, or a
             count that fits neither form.
     """
-    rules = table.rules
-    if table.dice is None:
-        raise KeptGameError(f"{table.active_name} has not rolled yet; expected the initial roll (D6)")
-    if table.stopped:
-        raise stopped_error(table)
+    rules = kept.rules
+    if kept.dice is None:
+        raise KeptGameError(f"{kept.active_name} has not rolled yet; expected the initial roll (D6)")
+    if kept.stopped:
+        raise stopped_error(kept)
     held = parse_dice("" if keep.strip() == "-" else keep, rules, count=-1)
     rolled = parse_dice(new, rules, count=-1)
-    return hold_action(table, *read_reroll(table.dice, rolled, rules, held, new))
+    return hold_action(kept, *read_reroll(kept.dice, rolled, rules, held, new))
 
 
-def typed_reroll_action(table: KeptGame, new: str, keep: Counts | None = None, step: bool = False,
+def typed_reroll_action(kept: KeptGame, new: str, keep: Counts | None = None, step: bool = False,
                         advised: Counts | None = None) -> Action:
     """A re-roll (D7) from the dice typed after it, the kept dice read from the dice showing
     before (``keep``: a hold typed before, if any; :func:`reading.read_reroll`); ``step``: a
@@ -94,72 +94,72 @@ def typed_reroll_action(table: KeptGame, new: str, keep: Counts | None = None, s
         DiceError, KeptGameError, ReadingError: unknown faces, no roll yet, or no reading or
             several (the message gives the unambiguous form).
     """
-    if table.dice is None:
-        raise KeptGameError(f"{table.active_name} has not rolled yet; expected the initial roll (D6)")
-    if table.stopped:
-        raise stopped_error(table)
-    typed = parse_dice(new, table.rules, count=-1)
+    if kept.dice is None:
+        raise KeptGameError(f"{kept.active_name} has not rolled yet; expected the initial roll (D6)")
+    if kept.stopped:
+        raise stopped_error(kept)
+    typed = parse_dice(new, kept.rules, count=-1)
     form = step_form if step else prompt_form
-    return hold_action(table, *read_reroll(table.dice, typed, table.rules, keep, new, form, advised))
+    return hold_action(kept, *read_reroll(kept.dice, typed, kept.rules, keep, new, form, advised))
 
 
-def hold_action(table: KeptGame, held: Counts, after: Counts) -> Action:
+def hold_action(kept: KeptGame, held: Counts, after: Counts) -> Action:
     """The re-roll keeping ``held`` that leaves ``after`` showing (D7), as the two events of
     :func:`gamefile.act` (a :class:`Hold` then a :class:`Roll`)."""
-    return Hold(table.active, held), Roll(table.active, after, table.rerolls_left - 1)
+    return Hold(kept.active, held), Roll(kept.active, after, kept.rerolls_left - 1)
 
 
-def mark_action(table: KeptGame, items: list[str], objective: str = "strategic") -> Action:
+def mark_action(kept: KeptGame, items: list[str], objective: str = "strategic") -> Action:
     """A marking (D8-D14) of the named items (``r1c3``), or with ``items == ["best"]`` the
     advice's best marking under ``objective``."""
-    if table.dice is None:
-        raise KeptGameError(f"{table.active_name} has not rolled; enter the dice first, or 'told' for a "
+    if kept.dice is None:
+        raise KeptGameError(f"{kept.active_name} has not rolled; enter the dice first, or 'told' for a "
                          "marking made without recorded dice")
     if [w.lower() for w in items] == ["best"]:
-        advice = advise(table.dice, table.board, table.state.marks, table.rules,
-                        objective_for(objective, table.state), 0)
+        advice = advise(kept.dice, kept.board, kept.state.marks, kept.rules,
+                        objective_for(objective, kept.state), 0)
         if not advice.markings:
-            raise KeptGameError(_nothing_to_mark(table))
-        return (Mark(table.active, advice.markings[0].marking.cells),)
-    cells = _cells(table, items)
-    if table.rerolls_left and not len(legal_sets(table.dice, table.board, table.state.marks, table.rules)):
-        raise KeptGameError(_nothing_to_mark(table))
-    return (Mark(table.active, cells),)
+            raise KeptGameError(_nothing_to_mark(kept))
+        return (Mark(kept.active, advice.markings[0].marking.cells),)
+    cells = _cells(kept, items)
+    if kept.rerolls_left and not len(legal_sets(kept.dice, kept.board, kept.state.marks, kept.rules)):
+        raise KeptGameError(_nothing_to_mark(kept))
+    return (Mark(kept.active, cells),)
 
 
-def _nothing_to_mark(table: KeptGame) -> str:
+def _nothing_to_mark(kept: KeptGame) -> str:
     """Why nothing can be marked, and what is left to do: with re-rolls left re-rolling (D7) or a
     failed result by choice of stopping (D13); with final dice the failed result."""
-    assert table.dice is not None
-    dice, left = dice_codes(table.dice, table.rules), table.rerolls_left
+    assert kept.dice is not None
+    dice, left = dice_codes(kept.dice, kept.rules), kept.rerolls_left
     if left:
         return (f"nothing can be marked with {dice}; {left} re-roll{'s' if left != 1 else ''} left: keep some dice "
                 "and re-roll (D7), or stop with a failed result: 'fail N' gives up shelf N (D13)")
     return f"nothing can be marked with {dice}: a failed result (D13); give up a shelf ('fail N')"
 
 
-def told_action(table: KeptGame, items: list[str]) -> Action:
+def told_action(kept: KeptGame, items: list[str]) -> Action:
     """A marking told without dice (an opponent's, unchecked; :class:`events.UncheckedMark`)."""
-    return (UncheckedMark(table.active, _cells(table, items)),)
+    return (UncheckedMark(kept.active, _cells(kept, items)),)
 
 
-def _cells(table: KeptGame, items: list[str]) -> tuple[int, ...]:
+def _cells(kept: KeptGame, items: list[str]) -> tuple[int, ...]:
     if not items:
         raise KeptGameError("no item given; expected item names such as r1c3 r2c2")
-    cells = [table.board.parse_cell(w) for w in items]
+    cells = [kept.board.parse_cell(w) for w in items]
     if len(set(cells)) != len(cells):
         raise KeptGameError(f"an item is named twice in {' '.join(items)}; each item is marked once (D4)")
     return tuple(sorted(cells))
 
 
-def fail_action(table: KeptGame, shelf: str, objective: str = "strategic") -> Action:
+def fail_action(kept: KeptGame, shelf: str, objective: str = "strategic") -> Action:
     """A failed result (D13) giving up shelf ``shelf`` (1-based number, or ``best``: the
     advice's best shelf under ``objective``, the game's objective in ``play``)."""
-    board, marks = table.board, table.state.marks
+    board, marks = kept.board, kept.state.marks
     if shelf.strip().lower() == "best":
-        if table.dice is None:
+        if kept.dice is None:
             raise KeptGameError("'best' needs the dice; enter the shelf number given up")
-        advice = advise(table.dice, board, marks, table.rules, objective_for(objective, table.state), 0)
+        advice = advise(kept.dice, board, marks, kept.rules, objective_for(objective, kept.state), 0)
         if not advice.failed:
             raise KeptGameError("these dice can mark an item, so they must (D14): no failed result")
         number = advice.failed[0].shelf
@@ -171,7 +171,7 @@ def fail_action(table: KeptGame, shelf: str, objective: str = "strategic") -> Ac
         if not 0 <= number < board.n_shelves:
             raise KeptGameError(f"shelf {shelf} is not on the board; expected 1..{board.n_shelves}")
     lost = tuple(c for c in board.lines[number] if marks.is_available(c))
-    return (Fail(table.active, number, lost),)
+    return (Fail(kept.active, number, lost),)
 
 
 HELP = """\
@@ -232,45 +232,45 @@ class Session:
         """The game as the file holds it now."""
         return read_kept_game(self.path)
 
-    def is_stopped(self, table: KeptGame) -> bool:
+    def is_stopped(self, kept: KeptGame) -> bool:
         """Whether the active player stopped this turn (a :class:`events.Stop` in the file)."""
-        return table.dice is not None and table.stopped
+        return kept.dice is not None and kept.stopped
 
-    def hold_typed(self, table: KeptGame) -> Counts | None:
-        """The hold typed at this step of ``table`` (``keep CCJ``), else ``None``."""
-        if self.held is not None and table.dice is not None and self.held[:2] == (len(table.events), table.dice):
+    def hold_typed(self, kept: KeptGame) -> Counts | None:
+        """The hold typed at this step of ``kept`` (``keep CCJ``), else ``None``."""
+        if self.held is not None and kept.dice is not None and self.held[:2] == (len(kept.events), kept.dice):
             return self.held[2]
         return None
 
-    def shown(self, table: KeptGame) -> KeptGame:
-        """``table`` as the advice sees it: after ``stop`` the dice are final (0 re-rolls, D7)."""
-        return replace(table, rerolls_left=0) if self.is_stopped(table) else table  # (the Stop made it 0)
+    def shown(self, kept: KeptGame) -> KeptGame:
+        """``kept`` as the advice sees it: after ``stop`` the dice are final (0 re-rolls, D7)."""
+        return replace(kept, rerolls_left=0) if self.is_stopped(kept) else kept  # (the Stop made it 0)
 
     def prompt(self) -> str:
         """The prompt: whose turn and the step (``Ann PPBCCJ/2>``, ``/stop`` after ``stop``,
         ``keep PPJ`` after a hold typed)."""
-        table = self.kept_game()
-        if table.over is not None:
+        kept = self.kept_game()
+        if kept.over is not None:
             return "game over> "
-        if table.dice is None:
-            return f"{table.active_name} roll> "
-        rules, held = table.rules, self.hold_typed(table)
-        step = f"{dice_codes(table.dice, rules)}/{'stop' if self.is_stopped(table) else table.rerolls_left}"
+        if kept.dice is None:
+            return f"{kept.active_name} roll> "
+        rules, held = kept.rules, self.hold_typed(kept)
+        step = f"{dice_codes(kept.dice, rules)}/{'stop' if self.is_stopped(kept) else kept.rerolls_left}"
         if held is not None:
             step += f" keep {dice_codes(held, rules) or '-'}"
-        return f"{table.active_name} {step}> "
+        return f"{kept.active_name} {step}> "
 
     def advice(self) -> str:
         """Every sheet (compactly, with opponents), the active player's sheet and the advice for
         the current step (or the final table)."""
-        table = self.shown(self.kept_game())
-        advice = render(step_report(table, self.objective, self.top), "table", width=TABLE_WIDTH, exact=self.exact)
-        if table.over is not None:
-            return "\n".join([*compact_sheets(table), "", advice]) if len(table.players) > 1 else advice
-        marks = table.state.marks
-        head = f"Sheet of {table.active_name} ({score(table.board, marks, table.rules)} points):"
-        sheets = [*compact_sheets(table), ""] if len(table.players) > 1 else []
-        return "\n".join([*sheets, head, *sheet_grid(table.board, table.rules, marks), "", advice])
+        kept = self.shown(self.kept_game())
+        advice = render(step_report(kept, self.objective, self.top), "table", width=TABLE_WIDTH, exact=self.exact)
+        if kept.over is not None:
+            return "\n".join([*compact_sheets(kept), "", advice]) if len(kept.players) > 1 else advice
+        marks = kept.state.marks
+        head = f"Sheet of {kept.active_name} ({score(kept.board, marks, kept.rules)} points):"
+        sheets = [*compact_sheets(kept), ""] if len(kept.players) > 1 else []
+        return "\n".join([*sheets, head, *sheet_grid(kept.board, kept.rules, marks), "", advice])
 
     def handle(self, line: str) -> str:
         """Carry out one typed line; return what to show. Bad input gives ``Error: ...`` and
@@ -319,30 +319,30 @@ class Session:
         if command in makers:
             maker = makers[command]
             return self._change(lambda t: act(t, maker(t)))
-        table = self.kept_game()
-        if table.over is not None:
-            if names_faces(shlex.split(line)[0], table.rules):  # dice typed after the end (D18)
+        kept = self.kept_game()
+        if kept.over is not None:
+            if names_faces(shlex.split(line)[0], kept.rules):  # dice typed after the end (D18)
                 raise KeptGameError("the game is over (D18): no more dice to enter; 'status' shows the final "
                                     "scores, 'undo' takes back the last action, 'quit' leaves")
             raise KeptGameError(f"unknown command {command!r}; type 'help' for the commands")
-        if table.dice is not None and not names_faces(shlex.split(line)[0], table.rules):
+        if kept.dice is not None and not names_faces(shlex.split(line)[0], kept.rules):
             raise KeptGameError(f"unknown command {command!r}; type 'help' for the commands")
         return self._dice(line)
 
     def _dice(self, text: str) -> str:
         """A line of dice: the initial roll (D6), or after a re-roll the dice typed, read with the
         hold typed before if any (:func:`reading.read_reroll`)."""
-        table = self.kept_game()
-        if table.dice is None:
+        kept = self.kept_game()
+        if kept.dice is None:
             try:
                 return self._change(lambda t: act(t, roll_action(t, text)))
             except DiceError as error:
                 first = shlex.split(text)[0]
-                if names_faces(first, table.rules):
+                if names_faces(first, kept.rules):
                     raise
                 raise KeptGameError(f"{shorten(first)} is neither a command (help lists them) nor dice: "
                                     f"{error}") from None
-        parse_dice(text, table.rules, count=-1)  # bad dice are refused before the file is locked
+        parse_dice(text, kept.rules, count=-1)  # bad dice are refused before the file is locked
 
         advised: list[Counts] = []
 
@@ -361,64 +361,64 @@ class Session:
         shown = self._change(change)
         if not advised:
             return shown
-        rules = table.rules
+        rules = kept.rules
         return (f"Read with the advised hold {dice_codes(advised[0], rules) or 'nothing'} (several holds fit "
                 f"{text.strip()}; 'undo' if you kept other dice).\n" + shown)
 
-    def _advised_reading(self, table: KeptGame, text: str) -> tuple[Counts, Counts] | None:
+    def _advised_reading(self, kept: KeptGame, text: str) -> tuple[Counts, Counts] | None:
         """The reading of dice typed after a re-roll with the advised hold kept, when that hold is
         one of several consistent readings (docs/play.md "After a re-roll": a player who followed
         "keep PPJ" need not type it), else ``None``."""
-        typed = parse_dice(text, table.rules, count=-1)
-        found = readings(table.dice, typed, table.rules) if table.dice is not None else []
+        typed = parse_dice(text, kept.rules, count=-1)
+        found = readings(kept.dice, typed, kept.rules) if kept.dice is not None else []
         if len(found) < 2:
             return None
-        advice = step_advice(table, self.objective)
+        advice = step_advice(kept, self.objective)
         if advice is None or not advice.holds:
             return None
         keep = advice.holds[0].keep
         return next((r for r in found if r[0] == keep), None)
 
-    def _rerollable(self, table: KeptGame) -> Counts:
+    def _rerollable(self, kept: KeptGame) -> Counts:
         """The dice showing when a re-roll may be made (D7), else the reason it may not.
 
         Raises:
             KeptGameError: no roll yet, ``stop`` typed (binding), or no re-roll left."""
-        if table.over is not None:
+        if kept.over is not None:
             raise KeptGameError("the game is over (D18); 'undo' to change the last action")
-        if table.dice is None:
-            raise KeptGameError(f"{table.active_name} has not rolled yet; expected the initial roll (D6)")
-        dice = dice_codes(table.dice, table.rules)
-        if self.is_stopped(table):
-            raise KeptGameError(f"{table.active_name} stopped with {dice} (D7): the dice are final, no re-roll; "
+        if kept.dice is None:
+            raise KeptGameError(f"{kept.active_name} has not rolled yet; expected the initial roll (D6)")
+        dice = dice_codes(kept.dice, kept.rules)
+        if self.is_stopped(kept):
+            raise KeptGameError(f"{kept.active_name} stopped with {dice} (D7): the dice are final, no re-roll; "
                                 "mark items ('mark best'), or 'undo' to take the stop back")
-        if not table.rerolls_left:
-            raise KeptGameError(f"no re-roll left (D7: at most {table.rules.rerolls}); the dice {dice} are final: "
+        if not kept.rerolls_left:
+            raise KeptGameError(f"no re-roll left (D7: at most {kept.rules.rerolls}); the dice {dice} are final: "
                                 "mark items or give up a shelf")
-        return table.dice
+        return kept.dice
 
     def _stop(self) -> str:
-        table = self.kept_game()
-        if table.over is not None:
+        kept = self.kept_game()
+        if kept.over is not None:
             raise KeptGameError("the game is over (D18); 'undo' to change the last action")
-        if table.dice is None:
-            raise KeptGameError(f"{table.active_name} has not rolled yet")
-        dice = dice_codes(table.dice, table.rules)
-        if self.is_stopped(table) or not table.rerolls_left:
+        if kept.dice is None:
+            raise KeptGameError(f"{kept.active_name} has not rolled yet")
+        dice = dice_codes(kept.dice, kept.rules)
+        if self.is_stopped(kept) or not kept.rerolls_left:
             head = f"The dice {dice} are final already (D7)."
         else:
             update_file(self.path, lambda t: act(t, stop_action(t)))
             self.held = None
-            head = (f"{table.active_name} stops with {dice} (D7): the dice are final, a re-roll is refused "
+            head = (f"{kept.active_name} stops with {dice} (D7): the dice are final, a re-roll is refused "
                     "('undo' takes the stop back).")
         return head + "\n" + self.advice().rstrip("\n")
 
     def _keep(self, args: list[str]) -> str:
         """``keep`` / ``hold``: alone the advised hold, ``K new N`` or (codes) ``K N`` a re-roll,
         else ``K`` a hold typed before the dice."""
-        table = self.kept_game()
-        dice = self._rerollable(table)
-        rules = table.rules
+        kept = self.kept_game()
+        dice = self._rerollable(kept)
+        rules = kept.rules
         lowered = [w.lower() for w in args]
         if "new" in lowered:
             at = lowered.index("new")
@@ -432,14 +432,14 @@ class Session:
             read_reroll(dice, tuple(d - k for d, k in zip(dice, keep)), rules, keep)  # checks the hold
             what = "Holding"
         else:
-            advice = step_advice(table, self.objective)
+            advice = step_advice(kept, self.objective)
             assert advice is not None and advice.holds
             keep = advice.holds[0].keep
             if keep == dice:
                 raise KeptGameError(f"the advice is to stop with {dice_codes(dice, rules)} (D7): type 'stop' "
                                     "or mark items")
             what = "Holding the advised"
-        self.held = (len(table.events), dice, keep)
+        self.held = (len(kept.events), dice, keep)
         left = rules.dice - sum(keep)
         rest = dice_codes(tuple(d - k for d, k in zip(dice, keep)), rules)
         return (f"{what} {dice_codes(keep, rules) or 'nothing'} (D7): re-roll {rest}, then type the {left} new "
@@ -475,8 +475,8 @@ class Session:
 
     def _undo(self, count: int) -> str:
         """Take back a hold typed at this step first, then file actions (a stop is one)."""
-        table = self.kept_game()
-        if self.is_stopped(table) and self.hold_typed(table) is None:
+        kept = self.kept_game()
+        if self.is_stopped(kept) and self.hold_typed(kept) is None:
             def change(t: KeptGame) -> KeptGame:
                 if not self.is_stopped(t):
                     raise KeptGameError("the game file changed meanwhile; nothing undone ('undo' again)")
@@ -487,10 +487,10 @@ class Session:
                 return "Undone: the stop taken back.\n" + self.advice().rstrip("\n")
             return (f"Undone: the stop taken back.\nUndone: {count - 1} action{'s' if count != 2 else ''} taken "
                     "back.\n" + self.advice().rstrip("\n"))
-        pending = "the hold" if self.hold_typed(table) is not None else ""
+        pending = "the hold" if self.hold_typed(kept) is not None else ""
         if pending and count >= 1:
             if count > 1:
-                undo(table, count - 1)  # refused before anything is taken back
+                undo(kept, count - 1)  # refused before anything is taken back
             self.held = None
             if count == 1:
                 return f"Undone: {pending} taken back.\n" + self.advice().rstrip("\n")
