@@ -224,21 +224,7 @@ def report(result: BoardReport, histogram: str | None = None) -> Report:
         rows.append(["skill gap (optimum - greedy)",
                      f"{top - float(greedy.mean):.2f} points ({(top - float(greedy.mean)) / top * 100:.1f}% "
                      f"of {'optimum' if best.value is not None else 'learned'})"])
-    data: dict[str, Any] = {
-        "board": board.name, "states": result.states, "seed": result.seed, "games": result.games,
-        "duel_games": result.duel_games, "possible": possible, "route": result.route,
-        "optimum": best.value, "optimum_bound": best.bound, "optimum_source": best.source,
-        "optimum_policy_simulated": best.exact_table,
-        "distribution": {"policy": dist.policy, **_estimate(dist.mean),
-                         "quantiles": {f"{q:g}": v for q, v in dist.quantiles()}},
-        "rounds": _estimate(dist.rounds),
-        "strategies": [{"strategy": label, **_estimate(mean),
-                        "share_of_optimum": None if not best.value else float(mean.mean) / best.value}
-                       for label, mean in result.shares],
-        "two_players": [{"strategy": name, "against": "solver", **_estimate(win)} for name, win in result.duels],
-        "stronger": None if stronger is None else stronger[0],
-        "histogram": histogram,
-    }
+    data = _report_data(result, possible, histogram)
     notes = [f"Optimal solitaire mean: {best.source}.",
              "[low, high]: 95% intervals (means: Student t over games; win shares: Wilson). Solitaire: one "
              "player, the game ends after the turn that closes the trigger's shelves (D17, D18), final score D19. "
@@ -252,6 +238,26 @@ def report(result: BoardReport, histogram: str | None = None) -> Report:
         notes.append("The score distribution is learned's (fitted weights), not the optimal policy's: the optimal "
                      "policy is not solved on this board (over the exact budget).")
     return Report(title, ["", "value"], rows, data, notes)
+
+
+def _report_data(result: BoardReport, possible: int, histogram: str | None) -> dict[str, Any]:
+    """The JSON form of :func:`report` (``possible``: a full sheet's points)."""
+    stronger = result.stronger
+    return {
+        "board": result.board.name, "states": result.states, "seed": result.seed, "games": result.games,
+        "duel_games": result.duel_games, "possible": possible, "route": result.route,
+        "optimum": result.optimum.value, "optimum_bound": result.optimum.bound, "optimum_source": result.optimum.source,
+        "optimum_policy_simulated": result.optimum.exact_table,
+        "distribution": {"policy": result.distribution.policy, **_estimate(result.distribution.mean),
+                         "quantiles": {f"{q:g}": v for q, v in result.distribution.quantiles()}},
+        "rounds": _estimate(result.distribution.rounds),
+        "strategies": [{"strategy": label, **_estimate(mean),
+                        "share_of_optimum": None if not result.optimum.value else float(mean.mean) / result.optimum.value}
+                       for label, mean in result.shares],
+        "two_players": [{"strategy": name, "against": "solver", **_estimate(win)} for name, win in result.duels],
+        "stronger": None if stronger is None else stronger[0],
+        "histogram": histogram,
+    }
 
 
 def _estimate(e: Estimate) -> dict[str, Any]:

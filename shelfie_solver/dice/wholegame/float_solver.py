@@ -214,8 +214,7 @@ def solve_float(board: Board, rules: Ruleset, checkpoints: str | None = None,
     bounds: dict[int, Fraction] = {}
     largest: dict[int, float] = {}
     possible = score(board, Marks(board.n_shelves, board.n_columns, (1 << board.n_cells) - 1), rules)
-    loaded = 0
-    worker_cpu = 0.0
+    loaded, worker_cpu = 0, 0.0
     folder: Checkpoints | None = None
     try:
         with ExitStack() as stack:
@@ -230,32 +229,11 @@ def solve_float(board: Board, rules: Ruleset, checkpoints: str | None = None,
                 stack.enter_context(signals_raise())
             parts = 16 if scheduler is not None else worker_count(jobs)
             for layer in range(board.n_cells - 1, -1, -1):
-                members = layer_members(board, rules, layer)
                 later = max((bounds.get(j, Fraction(0)) for j in range(layer + 1, layer + jump + 1)), default=Fraction(0))
-                found = folder.load(layer, len(members)) if folder is not None else None
-                if found is not None:
-                    assert folder is not None
-                    solved, big, recorded = found
-                    bound = checked_layer(rules, possible, later, solved, big, recorded, folder.paths(layer))
-                    loaded += 1
-                    if progress is not None:
-                        progress(layer, len(members))
-                else:
-                    if runner is not None and path is not None and len(members) >= 4 * parts:
-                        assert isinstance(values, np.memmap)
-                        values.flush()
-                        solved, big, spent = _layer_on_workers(runner, path, board, rules, layer, parts, progress)
-                        worker_cpu += spent
-                    else:
-                        solved, big = _layer_here(board, rules, values, members, layer, progress)
-                    if np.isnan(solved).any():
-                        raise AssertionError(f"layer {layer}: a successor's value was missing")
-                    bound = layer_bound(rules, later, big)
-                    if folder is not None:
-                        folder.save(layer, solved, big, bound)
-                values[members] = solved
-                bounds[layer] = bound
-                largest[layer] = big
+                bounds[layer], largest[layer], was_loaded, spent = _solve_layer(
+                    _LayerRun(board, rules, values, folder, runner, path, parts, possible, progress), layer, later)
+                loaded += was_loaded
+                worker_cpu += spent
             # with checkpoints the parallel solve's values stay in DIR/values.f64 (no second copy in memory)
             result = np.array(values) if parallel and folder is None else values
     except (KeyboardInterrupt, Interrupted, SystemError) as caught:
@@ -269,6 +247,61 @@ def solve_float(board: Board, rules: Ruleset, checkpoints: str | None = None,
         raise _kept_layers(stop, folder, board) from None
     return FloatSolution(board, rules, result, bounds, time.perf_counter() - start,
                          time.process_time() - cpu + worker_cpu, loaded, largest)
+
+
+@dataclass(frozen=True)
+class _LayerRun:
+    """What every layer of one :func:`solve_float` run shares: the board and rules, the value
+    array being filled (``float64 (count,)``, in memory or memory-mapped at ``path``), the
+    checkpoint folder, the worker pool and its number of parts, the largest possible score
+    (points) and the progress callback."""
+
+    board: Board
+    rules: Ruleset
+    values: np.ndarray
+    folder: Any
+    runner: Any
+    path: str | None
+    parts: int
+    possible: int
+    progress: Callable[[int, int], None] | None
+
+
+def _solve_layer(run: _LayerRun, layer: int, later: Fraction) -> tuple[Fraction, float, int, float]:
+    """Solve (or load from the checkpoints) one layer and store it in ``run.values``.
+
+    ``later`` is the largest error bound of the layers it reads. Returns the layer's error
+    bound, its largest value (points), 1 when it was loaded from a checkpoint (else 0) and the
+    workers' CPU seconds spent on it.
+
+    Raises:
+        ExactError: a checkpoint does not check (:func:`checked_layer`).
+        AssertionError: a successor's value was missing (a bug in the layer order).
+    """
+    members = layer_members(run.board, run.rules, layer)
+    found = run.folder.load(layer, len(members)) if run.folder is not None else None
+    loaded, spent = 0, 0.0
+    if found is not None:
+        solved, big, recorded = found
+        bound = checked_layer(run.rules, run.possible, later, solved, big, recorded, run.folder.paths(layer))
+        loaded = 1
+        if run.progress is not None:
+            run.progress(layer, len(members))
+    else:
+        if run.runner is not None and run.path is not None and len(members) >= 4 * run.parts:
+            assert isinstance(run.values, np.memmap)
+            run.values.flush()
+            solved, big, spent = _layer_on_workers(run.runner, run.path, run.board, run.rules, layer, run.parts,
+                                                   run.progress)
+        else:
+            solved, big = _layer_here(run.board, run.rules, run.values, members, layer, run.progress)
+        if np.isnan(solved).any():
+            raise AssertionError(f"layer {layer}: a successor's value was missing")
+        bound = layer_bound(run.rules, later, big)
+        if run.folder is not None:
+            run.folder.save(layer, solved, big, bound)
+    run.values[members] = solved
+    return bound, big, loaded, spent
 
 
 def _value_array(count: int, path: str | None) -> np.ndarray:

@@ -1,0 +1,88 @@
+"""The board report for designers (``solve-game --report``, dice/design.py, docs/solve-game.md
+"The board report"): checked against figures derived another way — the example board's
+published optimum, the exact rational solver's optimum of a board typed in by hand, the
+simulated optimal policy's interval around the optimum (D19 scores, D17/D18 end)."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+from click.testing import CliRunner
+
+from shelfie_solver.cli import main
+
+from conftest import EXAMPLES, assert_one_line_error
+
+SMALL = str(EXAMPLES / "boards" / "small.toml")
+
+BY_HAND = """\
+name = "two shelves by hand"
+columns = [1, 2, 3]
+[[shelves]]
+faces = ["cat"]
+values = [2, 1, 3]
+[[shelves]]
+faces = ["game"]
+values = [1, 3, 2]
+"""
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """A cache folder of the test's own."""
+    monkeypatch.setenv("SHELFIE_SOLVE_CACHE", str(tmp_path / "cache"))
+    return tmp_path
+
+
+def _report(args: list[str]) -> dict:
+    result = CliRunner().invoke(main, ["solve-game", "--report", "--format", "json", "--jobs", "1", *args])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+@pytest.mark.slow
+def test_the_report_on_the_example_board_matches_its_published_optimum(cache):
+    # examples/boards/small.toml states its solitaire optimum: "about 41.71" (issue 11's public example)
+    data = _report(["--board", SMALL, "--games", "300", "--duel-games", "20", "--seed", "3"])
+    assert data["optimum"] == pytest.approx(41.71, abs=0.005)
+    assert data["optimum_policy_simulated"] is True
+    dist = data["distribution"]
+    assert dist["ci95"][0] <= data["optimum"] <= dist["ci95"][1]  # the optimal policy, simulated
+    for strategy in data["strategies"]:  # nothing beats the optimum beyond its interval
+        assert strategy["ci95"][0] <= data["optimum"] + 1e-9
+    # D19: on a full 3 x 3 sheet every item counts twice, in its shelf and in its column
+    assert data["possible"] == 2 * (2 + 1 + 3 + 1 + 3 + 2 + 3 + 2 + 4) == 42
+
+
+@pytest.mark.slow
+def test_a_board_typed_by_hand_reports_the_exact_solvers_optimum(cache, tmp_path):
+    board = tmp_path / "by-hand.toml"
+    board.write_text(BY_HAND)
+    exact = CliRunner().invoke(main, ["solve-game", "--board", str(board), "--format", "json"])
+    assert exact.exit_code == 0, exact.output
+    optimum = Fraction(json.loads(exact.stdout)["optimum"])  # the rational solver, not the float one
+    png = tmp_path / "scores.png"
+    data = _report(["--board", str(board), "--games", "200", "--duel-games", "10", "--histogram", str(png)])
+    assert abs(Fraction(data["optimum"]) - optimum) <= Fraction(data["optimum_bound"]) + Fraction(1, 10**9)
+    assert data["possible"] == 2 + 1 + 3 + 1 + 3 + 2  # both shelves; columns of 2 items score 0 (D19)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and data["histogram"] == str(png)
+    text = CliRunner().invoke(main, ["solve-game", "--board", str(board), "--report", "--games", "20",
+                                     "--duel-games", "4", "--jobs", "1"])
+    assert text.exit_code == 0, text.output
+    assert "Board report: 'two shelves by hand' (2 x 3" in text.stdout
+    assert "optimal solitaire mean" in text.stdout and "of optimum" in text.stdout
+
+
+@pytest.mark.parametrize("option", [["--games", "10"], ["--duel-games", "5"], ["--seed", "1"],
+                                    ["--histogram", "x.png"]])
+def test_report_options_without_report_are_refused(option, cache):
+    result = CliRunner().invoke(main, ["solve-game", "--board", SMALL, *option])
+    assert_one_line_error(result, option[0], "--report")
+
+
+@pytest.mark.parametrize("games", ["0", "-3", "many"])
+def test_bad_game_counts_are_refused(games, cache):
+    result = CliRunner().invoke(main, ["solve-game", "--board", SMALL, "--report", "--games", games])
+    assert_one_line_error(result, "--games")
