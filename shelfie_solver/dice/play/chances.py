@@ -79,7 +79,47 @@ def after_turn_chances(before: GameState, action: Event, now: GameState) -> list
         exact_of = getattr(objective, "exact_markings", None)
         if callable(exact_of):
             exact_flag = bool(exact_of(arrays, one)[0])
+    if before.players > 2 and now.active != before.active:
+        return _with_next_roller(now, before.active, mine, exact_flag)
     return share_the_rest(now, before.active, mine, exact_flag)
+
+
+def _with_next_roller(now: GameState, seat: int, mine: Fraction, exact_flag: bool) -> list[tuple[Fraction, bool]]:
+    """Three or more players, right after ``seat``'s turn: ``seat``'s chance ``mine``, the seat
+    about to roll its own value of this position (the engine's start value under its objective,
+    :func:`seat_chances`, at most what ``seat`` leaves), the others sharing what remains in
+    proportion to the model (:func:`share_the_rest`). So the seat about to roll sees, before it
+    rolls, the figure shown for it here: one probability of the position at the hand-off
+    (docs/win-chance.md measures the gap this closes)."""
+    roller = now.active
+    own, own_exact = seat_chances(now)[roller]
+    theirs = min(own, 1 - mine)
+    out = share_the_rest(now, seat, mine, exact_flag)
+    rest = [j for j in range(now.players) if j not in (seat, roller)]
+    left = 1 - mine - theirs
+    weights = {j: out[j][0] for j in rest}
+    total = sum(weights.values(), Fraction(0))
+    out[roller] = (theirs, own_exact and exact_flag)
+    for j in rest:
+        out[j] = (left * weights[j] / total if total else left / len(rest), False)
+    return out
+
+
+def within_turn_chances(start: list[tuple[Fraction, bool]], seat: int,
+                        now: tuple[Fraction, bool]) -> list[tuple[Fraction, bool]]:
+    """Every seat's chance during ``seat``'s turn, three or more players: ``seat``'s own value
+    ``now`` (the engine's, at the roll or re-roll of this moment), the others their figures of
+    the turn's start (``start``, :func:`after_turn_chances`) scaled to share what ``seat``
+    leaves, so that their order and ratios do not move while only ``seat``'s dice change."""
+    mine, exact_flag = now
+    rest = 1 - start[seat][0]
+    out = list(start)
+    out[seat] = (mine, exact_flag)
+    others = [j for j in range(len(start)) if j != seat]
+    for j in others:
+        share = start[j][0] / rest if rest else Fraction(1, len(others))
+        out[j] = ((1 - mine) * share, False)
+    return out
 
 
 def _item_set(state: GameState, cells: tuple[int, ...]) -> ItemSets:

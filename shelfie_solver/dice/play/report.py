@@ -198,7 +198,9 @@ def compact_sheets(kept: KeptGame) -> list[str]:
 def table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
     """Every seat's chance to win now and whether it is exact (D20): the shares of victory when
     the game is over; at a turn's start the figure the last turn's advice gave the choice made
-    (:func:`chances.after_turn_chances`); else :func:`chances.seat_chances`; empty alone."""
+    (:func:`chances.after_turn_chances`); within a turn the active player's value
+    (:func:`chances.seat_chances`), with three or more players the others' figures of the turn's
+    start scaled to the rest (:func:`chances.within_turn_chances`); empty alone."""
     if len(kept.players) < 2:
         return []
     over = kept.over
@@ -207,11 +209,15 @@ def table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
 
         return [(share(s, [t for j, t in enumerate(over.scores) if j != seat]), True)
                 for seat, s in enumerate(over.scores)]
-    from shelfie_solver.dice.play.chances import after_turn_chances, seat_chances
+    from shelfie_solver.dice.play.chances import after_turn_chances, seat_chances, within_turn_chances
 
-    if kept.dice is None and kept.last_turn is not None:  # a turn's start: the figure of the turn before
-        return after_turn_chances(*kept.last_turn, kept.state)
-    return seat_chances(kept.state, kept.dice, kept.rerolls_left if kept.dice is not None else 0)
+    start = after_turn_chances(*kept.last_turn, kept.state) if kept.last_turn is not None else None
+    if kept.dice is None and start is not None:  # a turn's start: the figure of the turn before
+        return start
+    now = seat_chances(kept.state, kept.dice, kept.rerolls_left if kept.dice is not None else 0)
+    if start is not None and len(kept.players) > 2:  # the others keep their ratios of the turn's start
+        return within_turn_chances(start, kept.state.active, now[kept.state.active])
+    return now
 
 
 def status_report(kept: KeptGame, markdown: bool = False) -> Report:

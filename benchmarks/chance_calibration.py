@@ -1,0 +1,168 @@
+"""Is the chance to win that every screen shows one probability of one position? Measured on
+seeded ``win`` self-play on the default board, 2, 3 and 4 players (docs/win-chance.md).
+
+For every turn start of every game (after the first turn), the figure ``play status`` shows
+there for every seat is :func:`play.chances.after_turn_chances` of the turn that just ended (the
+value the mover's advice gave the marking made, the others sharing the rest). Against the
+game's outcome (D20 shares) it gives a reliability table by decile of the shown chance, for the
+seat that just moved, the seat about to roll, and the others, separately per number of
+players, with Brier scores. And the *hand-off*: the chance of the seat about to roll as shown,
+against that seat's own value of the same position before it rolls
+(:func:`play.chances.seat_chances`, the one-turn engine under its objective) — one probability
+of one position makes them equal; the mean signed and absolute gap say how far apart they are.
+
+A measurement, not a test. Run:
+``python benchmarks/chance_calibration.py [--games 2:200,3:120,4:80] [--seed 7] [--jobs 2]
+[--markdown FILE]``. Each game's dice and choices come from ``SeedSequence(seed).spawn``, one
+child per game, so results do not depend on ``--jobs``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from shelfie_solver.dice.board import load_board, parse_marks
+from shelfie_solver.dice.game.events import Event, Fail, GameState, Mark, Roll, Start, UncheckedMark, apply_to_sheets
+from shelfie_solver.dice.game.turn import play_seeded
+from shelfie_solver.dice.rules import DEFAULT_RULES
+
+ROLES = ("just moved", "to roll", "other")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One seat at one turn start: players, role, the shown chance, its exactness, the outcome
+    share (D20) and, for the seat to roll, its own value of the position (else NaN)."""
+
+    players: int
+    role: str
+    shown: float
+    exact: bool
+    outcome: float
+    own: float
+
+
+def turns(game) -> list[tuple[GameState, Event]]:
+    """Every turn that started with a roll: its start state and the event that ended it."""
+    board, rules = game.board, game.rules
+    start = game.events[0]
+    assert isinstance(start, Start)
+    sheets = [parse_marks(text, board) for text in start.sheets]
+    triggered, turn, out = False, -1, []
+    before: GameState | None = None
+    for event in game.events:
+        if isinstance(event, Roll) and event.rerolls_left == rules.rerolls:
+            turn += 1
+            before = GameState(board, rules, tuple(sheets), event.player, start.first, turn, triggered)
+        if isinstance(event, (Mark, UncheckedMark, Fail)) and before is not None:
+            out.append((before, event))
+            before = None
+        triggered = apply_to_sheets(event, sheets) or triggered
+    return out
+
+
+def game_rows(task: tuple[int, np.random.SeedSequence]) -> list[Row]:
+    """Play one ``win`` self-play game of ``players`` seats from ``seed`` and measure it."""
+    from shelfie_solver.dice.play.chances import after_turn_chances, seat_chances
+    from shelfie_solver.dice.strategies import strategy_named
+    from shelfie_solver.dice.win_chance import share
+
+    players, seed = task
+    board = load_board(None)
+    game = play_seeded(board, DEFAULT_RULES, [strategy_named("win")] * players, seed)
+    finals = game.scores
+    outcome = [float(share(finals[j], [s for i, s in enumerate(finals) if i != j])) for j in range(players)]
+    played = turns(game)
+    rows: list[Row] = []
+    for (before, action), (now, _) in zip(played, played[1:]):
+        shown = after_turn_chances(before, action, now)
+        own = float(seat_chances(now)[now.active][0])
+        for j, (chance, exact) in enumerate(shown):
+            role = "just moved" if j == before.active else "to roll" if j == now.active else "other"
+            rows.append(Row(players, role, float(chance), exact, outcome[j], own if role == "to roll" else float("nan")))
+    return rows
+
+
+def reliability(rows: list[Row]) -> list[tuple[str, int, float, float]]:
+    """``(decile, positions, mean shown, observed share)`` for the rows' shown chances."""
+    shown = np.array([r.shown for r in rows])
+    won = np.array([r.outcome for r in rows])
+    out = []
+    for d in range(10):
+        inside = (shown >= d / 10) & ((shown < (d + 1) / 10) if d < 9 else (shown <= 1))
+        if inside.any():
+            out.append((f"{d * 10}-{d * 10 + 10}%", int(inside.sum()), float(shown[inside].mean()),
+                        float(won[inside].mean())))
+    return out
+
+
+def markdown(rows: list[Row], games: dict[int, int], seed: int, seconds: float) -> str:
+    """The report: per number of players, a Brier line and a reliability table per role, then
+    the hand-off gaps."""
+    lines = [f"Seed {seed}; games {', '.join(f'{n} players: {g}' for n, g in games.items())}; "
+             f"{len(rows)} seat-positions; {seconds:.0f} s on {platform.machine()}, {os.cpu_count()} cores.", ""]
+    for n in games:
+        lines += [f"### {n} players", "", "| role | positions | exact | Brier | worst decile gap |", "|---|---|---|---|---|"]
+        tables = []
+        for role in ROLES:
+            mine = [r for r in rows if r.players == n and r.role == role]
+            if not mine:
+                continue
+            brier = float(np.mean([(r.shown - r.outcome) ** 2 for r in mine]))
+            table = reliability(mine)
+            worst = max((abs(s - w) for _, count, s, w in table if count >= 30), default=float("nan"))
+            exact = sum(r.exact for r in mine)
+            lines.append(f"| {role} | {len(mine)} | {exact} | {brier:.3f} | {worst * 100:.1f} points |")
+            tables.append((role, table))
+        lines.append("")
+        for role, table in tables:
+            lines += [f"{n} players, {role}: | decile | positions | mean shown | observed |", "|---|---|---|---|"]
+            lines += [f"| {d} | {c} | {s * 100:.1f}% | {w * 100:.1f}% |" for d, c, s, w in table]
+            lines.append("")
+        handoff = [r for r in rows if r.players == n and r.role == "to roll" and not r.exact]
+        if handoff:
+            gap = np.array([r.own - r.shown for r in handoff])
+            lines += [f"Hand-off, {n} players ({len(handoff)} model positions): own value minus shown, mean "
+                      f"{gap.mean() * 100:+.2f} points (95% interval ±{1.96 * gap.std(ddof=1) / np.sqrt(len(gap)) * 100:.2f}), "
+                      f"mean absolute {np.abs(gap).mean() * 100:.2f}, 95th percentile {np.quantile(np.abs(gap), 0.95) * 100:.2f}; "
+                      f"Brier of the own value {np.mean([(r.own - r.outcome) ** 2 for r in handoff]):.3f}, of the shown "
+                      f"{np.mean([(r.shown - r.outcome) ** 2 for r in handoff]):.3f}.", ""]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", default="2:200,3:120,4:80", help="players:games, comma separated")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--markdown", default=None, help="also write the report to this file")
+    args = parser.parse_args()
+    games = {int(n): int(g) for n, g in (part.split(":") for part in args.games.split(","))}
+    roots = np.random.SeedSequence(args.seed).spawn(len(games))
+    tasks = [(n, child) for (n, g), root in zip(games.items(), roots) for child in root.spawn(g)]
+    start = time.perf_counter()
+    rows: list[Row] = []
+    if args.jobs > 1:
+        with ProcessPoolExecutor(args.jobs) as pool:
+            for found in pool.map(game_rows, tasks, chunksize=4):
+                rows += found
+    else:
+        for task in tasks:
+            rows += game_rows(task)
+    text = markdown(rows, games, args.seed, time.perf_counter() - start)
+    print(text)
+    if args.markdown:
+        with open(args.markdown + ".tmp", "w") as out:
+            out.write(text + "\n")
+        os.replace(args.markdown + ".tmp", args.markdown)
+
+
+if __name__ == "__main__":
+    main()
