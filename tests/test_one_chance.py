@@ -64,3 +64,54 @@ def test_the_chance_shown_is_the_chance_right_after(players, seed):
         assert abs(shown - status) <= Fraction(5, 1000)  # within 0.5 points (it is equal by construction)
         assert sum(seats) == 1
         assert all(0 <= c <= 1 for c in seats)
+
+
+def _turn_start(players: int, seed: int, turns: int):
+    """A game of ``players`` seats after ``turns`` turns played by ``win``'s advice on random holds."""
+    rules = DEFAULT_RULES
+    board = load_board(None, rules)
+    rng = np.random.default_rng(seed)
+    source = GeneratorDice(rng)
+    kept = start_kept_game(board, rules, tuple(f"P{i}" for i in range(players)), 0)
+    for _ in range(turns):
+        seat = kept.active
+        kept = act(kept, (Roll(seat, source.roll((0,) * rules.n_sides, rules), rules.rerolls),))
+        kept = act(kept, (Stop(seat),))
+        advice = step_advice(kept, "win")
+        assert advice is not None and kept.over is None
+        action = (Mark(seat, advice.markings[0].marking.cells) if advice.markings
+                  else Fail(seat, advice.failed[0].shelf, advice.failed[0].lost_items))
+        kept = act(kept, (action,))
+    return kept
+
+
+def _rolls(n_dice: int, n_sides: int):
+    """Every first roll as face counts with its exact probability (D2: fair six-sided dice),
+    by brute force over the ordered rolls."""
+    from itertools import product
+
+    counts: dict[tuple[int, ...], int] = {}
+    for ordered in product(range(n_sides), repeat=n_dice):
+        key = tuple(ordered.count(face) for face in range(n_sides))
+        counts[key] = counts.get(key, 0) + 1
+    total = n_sides ** n_dice
+    return [(dice, Fraction(c, total)) for dice, c in counts.items()]
+
+
+@pytest.mark.slow
+def test_the_seat_about_to_roll_sees_the_chance_shown_for_it():
+    # three players: the figure shown at a turn's start for the seat about to roll is the mean,
+    # over every first roll (brute force), of that seat's chance once it has rolled; the others
+    # keep their ratios while only the roller's dice change, and the seats add up to 1 (D20)
+    kept = _turn_start(3, seed=21, turns=7)
+    rules, roller = kept.rules, kept.active
+    start = [c for c, _ in table_chances(kept)]
+    assert sum(start) == 1
+    mean = Fraction(0)
+    for dice, p in _rolls(rules.dice, rules.n_sides):
+        after = [c for c, _ in table_chances(act(kept, (Roll(roller, dice, rules.rerolls),)))]
+        assert sum(after) == 1
+        others = [j for j in range(3) if j != roller]
+        assert after[others[0]] * start[others[1]] == after[others[1]] * start[others[0]]
+        mean += p * after[roller]
+    assert mean == start[roller]
