@@ -168,11 +168,12 @@ def sheet_grid(board: Board, rules: Ruleset, marks: Marks) -> list[str]:
 COMPACT_NAME = 12
 
 
-def compact_sheets(kept: KeptGame) -> list[str]:
+def compact_sheets(kept: KeptGame, heading: str = "") -> list[str]:
     """Every player's sheet side by side, one column each (``>`` before the active player): a
     row per shelf with its marks (``o`` marked, ``x`` eliminated, ``.`` available, as
     docs/formats.md) and its points, then the column points and the total (D19). On the default
-    board four players fit in 80 columns."""
+    board four players fit in 80 columns. ``heading``: a word or two in the names' row, before
+    the names (such as ``round 3``; cut to the shelf labels' width)."""
     board, rules = kept.board, kept.rules
     t = rules.scoring_threshold
     label = max(len(f"r{s + 1} {board.shelf_label(s, rules)}") for s in range(board.n_shelves)) + 1
@@ -182,7 +183,7 @@ def compact_sheets(kept: KeptGame) -> list[str]:
              for seat, name in enumerate(kept.players)]
     # room for the marker on every name, so the columns stay put from turn to turn
     width = max(board.n_columns + 1 + digits, *(len(name[:COMPACT_NAME]) + 2 for name in kept.players)) + 2
-    rows = ["".ljust(label) + "".join(n.ljust(width) for n in names)]
+    rows = [heading[:label - 1].ljust(label) + "".join(n.ljust(width) for n in names)]
     for s in range(board.n_shelves):
         cells = [str(m).split("/")[s] + " " + str(points[s]).rjust(digits)
                  for m, points in zip(kept.sheets, shelf_points)]
