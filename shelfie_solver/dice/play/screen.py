@@ -61,9 +61,10 @@ def _cells(kept: KeptGame, cells: Sequence[int]) -> str:
 
 
 def happened(before: KeptGame, after: KeptGame) -> str:
-    """What the events ``after`` added to ``before`` did, in one sentence a player reads (no rule
-    ids; a re-roll and the dice it gave are one clause, every block of one line one clause). The
-    end of the game itself is left to :func:`final_lines`, so it is told once."""
+    """What the events ``after`` added to ``before`` did, in one line a player reads (no rule ids;
+    a re-roll and the dice it gave are one sentence, every block of one line one sentence), or a
+    line a sentence when they do not fit :data:`TABLE_WIDTH` together. The end of the game
+    itself is left to :func:`final_lines`, so it is told once."""
     added = after.events[len(before.events):]
     names, rules = after.players, after.rules
     parts: list[str] = []
@@ -86,10 +87,11 @@ def happened(before: KeptGame, after: KeptGame) -> str:
         previous = event
         if text:
             parts.append(text)
-    for (by, line), lost in blocks.items():
-        head = f"{names[by]} completed {after.board.line_name(line)}: "
+    for (by, completed), lost in blocks.items():
+        head = f"{names[by]} completed {after.board.line_name(completed)}: "
         parts[parts.index(head)] = head + ", ".join(lost) + " (blocked)."
-    return " ".join(parts)
+    one = " ".join(parts)
+    return one if len(one) <= TABLE_WIDTH else "\n".join(parts)  # too long for one line: a line a sentence
 
 
 def _event_text(before: KeptGame, after: KeptGame, event: Event, previous: Event | None) -> str:
@@ -137,11 +139,12 @@ def screen_warnings(kept: KeptGame) -> list[str]:
         left = state.turns_left_in_round()
         out.append(f"Last round: {_plural(left, 'more turn')} after this one, then the game is over.")
     else:
-        for seat, sheet in enumerate(state.sheets):
-            if sheet.closed_shelves() == state.trigger_shelves - 1:
-                who = "you have" if seat == state.active else f"{names[seat]} has"
-                out.append(f"End near: {who} {_plural(sheet.closed_shelves(), 'closed shelf', 'closed shelves')}; "
-                           "one more triggers the last round.")
+        near = [seat for seat, sheet in enumerate(state.sheets) if sheet.closed_shelves() == state.trigger_shelves - 1]
+        if near:
+            who = ", ".join("you" if seat == state.active else names[seat] for seat in near)
+            closed = _plural(state.trigger_shelves - 1, 'closed shelf', 'closed shelves')
+            out.append(f"End near: {who} {'have' if len(near) > 1 or near[0] == state.active else 'has'} {closed}; "
+                       "one more triggers the last round.")
     by_seat: dict[int, list[tuple[str, str, tuple[int, ...]]]] = {}
     for threat in blocking_threats(kept):
         by_seat.setdefault(threat.seat, []).append((kept.board.line_name(threat.line),

@@ -218,8 +218,8 @@ class Session:
         path: the game file (updated whole after every action, under a lock).
         objective: the objective name for advice (:func:`gamefile.objective_for`).
         top: rows of advice to show.
-        exact: show the exact values' column (``--exact``); else the tables fit
-            :data:`report.TABLE_WIDTH` columns.
+        exact: show the exact values' column (``--exact``; the tables in full, as ``verbose``);
+            else the tables fit :data:`report.TABLE_WIDTH` columns.
         held: ``(events, dice, keep)`` of the step where a hold was typed, else ``None``.
         verbose: show every table in full after each action (the advice with its legend, the
             active sheet's values, every warning with its rule ids), not one screen
@@ -240,6 +240,12 @@ class Session:
     verbose: bool = False
     seen: KeptGame | None = None
     warned: set[tuple[int, str]] = field(default_factory=set)
+
+    @property
+    def in_full(self) -> bool:
+        """Whether every table is shown in full (:attr:`verbose`, or :attr:`exact`: the exact
+        values are a column of the full tables)."""
+        return self.verbose or self.exact
 
     def kept_game(self) -> KeptGame:
         """The game as the file holds it now."""
@@ -277,11 +283,11 @@ class Session:
     def advice(self) -> str:
         """The screen of the current step with every warning (:mod:`play.screen`), or with
         :attr:`verbose` :meth:`full_advice`."""
-        return self.full_advice() if self.verbose else self.screen("", every_warning=True)
+        return self.full_advice() if self.in_full else self.screen("", every_warning=True)
 
     def legend(self) -> str:
         """What the session says once at its start: how to read what follows."""
-        return "" if self.verbose else LEGEND
+        return "" if self.in_full else LEGEND
 
     def screen(self, done: str, every_warning: bool = False) -> str:
         """One screen (:func:`screen.screen`): ``done``, the warnings not on the last screen (all
@@ -322,7 +328,7 @@ class Session:
             out = self._changed(changed.now, line)
         except ShelfieError as error:
             return f"Error: {error_line(str(error))}"
-        if not self.verbose and command != "status":  # rule ids: errors, 'status' and --verbose
+        if not self.in_full and command != "status":  # rule ids: errors, 'status' and --verbose
             out = without_rule_ids(out)
         return wrap_lines([out], TABLE_WIDTH)[0]  # an error stays one line; the rest fits the width
 
@@ -348,7 +354,7 @@ class Session:
         typed = shorten(line.strip(), 40)
         head = (f"Meanwhile the page or another terminal changed the game: {changes_between(seen, now)} "
                 f"Nothing was written for {typed}; the game now:")
-        return head + "\n" + (self.full_advice() if self.verbose else self.screen("", every_warning=True))
+        return head + "\n" + (self.full_advice() if self.in_full else self.screen("", every_warning=True))
 
     def _update(self, change: Callable[[KeptGame], KeptGame]) -> tuple[KeptGame, KeptGame]:
         """:func:`gamefile.update_file` with ``change``, checked under the file's lock against
@@ -572,7 +578,7 @@ class Session:
         one screen, or with :attr:`verbose` one line per event and the advice in full."""
         before, after = self._update(change)
         undone = before.actions - after.actions
-        if self.verbose:
+        if self.in_full:
             lines = describe(before, after) if after.actions > before.actions else \
                 [f"Undone: {undone} action{'s' if undone != 1 else ''} taken back."]
             return "\n".join(lines) + "\n" + self.full_advice().rstrip("\n")
@@ -583,7 +589,7 @@ class Session:
     def _after_change(self) -> str:
         """The rest of an answer whose first line said what was done: the screen of the step, or
         with :attr:`verbose` the advice in full."""
-        return self.full_advice().rstrip("\n") if self.verbose else self.screen("")
+        return self.full_advice().rstrip("\n") if self.in_full else self.screen("")
 
 
 #: Commands that only read the file: typed at a prompt the file no longer matches, they answer
