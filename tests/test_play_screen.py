@@ -112,10 +112,13 @@ def test_a_whole_four_player_game_fits_one_screen_per_action(tmp_path: Path):
         assert max(len(line) for line in out) <= COLUMNS, "\n".join(out)
         assert LEGEND.splitlines()[0] not in out
         assert not any(re.search(r"\(D\d+", line) for line in out), "\n".join(out)  # rule ids: --verbose
-    for (who, out), (then, after) in zip(outputs, outputs[1:]):
+    # screen i warns the player who types line i+1; when line i+2 is that player's too, screen i+1
+    # is of the same turn and repeats none of screen i's warnings
+    for (_, out), (who, after), (then, _) in zip(outputs, outputs[1:], outputs[2:]):
         warned = {line for line in out if line.startswith(("Threat:", "End near:"))}
-        if who == then and not after[0].startswith(f"{who} marked"):  # the same turn: said once
+        if who == then:
             assert not warned & set(after), (out, after)
+    assert any(line.startswith("Threat:") for _, out in outputs for line in out)  # the game had some
     everything = [line for _, out in outputs for line in out]
     assert sum("Game over" in line for line in everything) == 1
     final = read_kept_game(game)
@@ -167,6 +170,26 @@ def test_an_undo_made_meanwhile_is_told_and_nothing_is_written(tmp_path: Path):
     assert Path(game).read_bytes() == before
     assert session.prompt() == "Ann AAAAAA/2> "
     assert session.handle("status").startswith("Round 1, Ann to play")  # reading only: no check
+
+
+def test_a_crowded_screen_keeps_the_budget(tmp_path: Path):
+    """Three opponents' threats, the last round, the end near and a long account of what happened:
+    the screen still fits 23 lines of 80 columns (the next choices, then the threats merged into
+    one line, then the reason left out), the best choice and every sheet kept."""
+    from shelfie_solver.dice.play.screen import screen, screen_height
+
+    game = new_game(tmp_path, "Ann,Ben,Cy,Dee", "Dee")
+    assert Session(game).handle("CCBBPG").startswith("Dee rolled")
+    kept = read_kept_game(game)
+    warnings = [f"Threat: {name} needs r1c{i} for shelf 1, r2c{i} for column {i}: 6 items of yours at risk."
+                for i, name in enumerate(["Ann", "Ben", "Cy"], 1)]
+    warnings += ["End near: Ann, Ben, Cy have 1 closed shelf; one more triggers the last round.",
+                 "Last round: 0 more turns after this one, then the game is over."]
+    out = screen(kept, "strategic", " ".join(["Dee kept BBCC and re-rolled 2 dice."] * 10), warnings)
+    lines = out.split("\n")
+    assert screen_height(out) <= 23 and max(len(line) for line in lines) <= COLUMNS, out
+    assert any(line.startswith("Best:") for line in lines) and lines[-1].startswith("total")
+    assert any(line.startswith("Threats: Ann, Ben, Cy") for line in lines), out
 
 
 @pytest.mark.parametrize("text,plain_text", [

@@ -156,9 +156,9 @@ def screen_warnings(kept: KeptGame) -> list[str]:
 def _threat_line(kept: KeptGame, name: str, lines: list[tuple[str, str, tuple[int, ...]]]) -> str:
     """One opponent's blocking threats in one line, shortened to fit :data:`TABLE_WIDTH`."""
     risk = sorted({c for _, _, cells in lines for c in cells})
-    where = " and ".join(f"{line} ({cell})" for line, cell, _ in lines)
-    forms = [f"Threat: {name} completes {where} with one more item: your {_cells(kept, risk)} at risk.",
-             f"Threat: {name} completes {where} with one more item: {_plural(len(risk), 'item')} of yours at risk.",
+    where = ", ".join(f"{cell} for {line}" for line, cell, _ in lines)
+    forms = [f"Threat: {name} needs {where}: your {_cells(kept, risk)} at risk.",
+             f"Threat: {name} needs {where}: {_plural(len(risk), 'item')} of yours at risk.",
              f"Threat: {name} is one item from {_plural(len(lines), 'line')}: {_plural(len(risk), 'item')} of yours "
              "at risk ('status')."]
     return next((f for f in forms if len(f) <= TABLE_WIDTH), forms[-1])
@@ -219,11 +219,34 @@ def screen(kept: KeptGame, objective: str, done: str, warnings: Sequence[str]) -
     advice of the step (:func:`advice_lines`) or the end (:func:`final_lines`), then every sheet
     compactly (:func:`report.compact_sheets`; alone the one sheet). Each line fits
     :data:`TABLE_WIDTH` columns (long ones are wrapped at spaces)."""
-    parts = [done] if done else []
-    parts += list(warnings)
-    parts += final_lines(kept) if kept.over is not None else advice_lines(kept, objective)
-    text = "\n".join(wrap_lines(parts, TABLE_WIDTH))
-    return text + "\n\n" + "\n".join(compact_sheets(kept, heading=_round_label(kept)))
+    advice = final_lines(kept) if kept.over is not None else advice_lines(kept, objective)
+    sheets = compact_sheets(kept, heading=_round_label(kept))
+    warned = list(warnings)
+    for shorter in (_without_next, _threats_merged, _without_why):  # over the budget: the least needed first
+        text = "\n".join(wrap_lines([done, *warned, *advice] if done else [*warned, *advice], TABLE_WIDTH))
+        if screen_height(text) + 1 + len(sheets) <= SCREEN_LINES:
+            break
+        warned, advice = shorter(warned, advice)
+    text = "\n".join(wrap_lines([done, *warned, *advice] if done else [*warned, *advice], TABLE_WIDTH))
+    return text + "\n\n" + "\n".join(sheets)
+
+
+def _without_next(warned: list[str], advice: list[str]) -> tuple[list[str], list[str]]:
+    return warned, [line for line in advice if not line.startswith("Next:")]
+
+
+def _threats_merged(warned: list[str], advice: list[str]) -> tuple[list[str], list[str]]:
+    """Every threat line in one: the opponents named, 'status' for the items."""
+    threats = [w for w in warned if w.startswith("Threat: ")]
+    if len(threats) < 2:
+        return warned, advice
+    names = [w.split()[1] for w in threats]
+    merged = f"Threats: {', '.join(names)} are one item from completing a line of yours ('status' names them)."
+    return [w for w in warned if w not in threats] + [merged], advice
+
+
+def _without_why(warned: list[str], advice: list[str]) -> tuple[list[str], list[str]]:
+    return warned, [line for line in advice if not line.startswith("Why:")]
 
 
 def _round_label(kept: KeptGame) -> str:
