@@ -192,6 +192,25 @@ def test_a_crowded_screen_keeps_the_budget(tmp_path: Path):
     assert any(line.startswith("Threats: Ann, Ben, Cy") for line in lines), out
 
 
+def test_the_end_is_told_once_by_the_step_and_the_verbose_session(tmp_path: Path):
+    """Solitaire: two shelves given up close two shelves, which triggers the end on the round's
+    only turn (D17) and ends the game at once (D18). The step command and the --verbose session
+    say "Game over" once, and the trigger does not say a round is still played out."""
+    runner = CliRunner()
+    game = str(tmp_path / "solo.json")
+    assert runner.invoke(main, ["play", "new", game, "--players", "me"]).exit_code == 0
+    for step in (["mark", "--unchecked", "r1c1"], ["mark", "--unchecked", "r2c1"], ["fail", "--shelf", "1"]):
+        assert runner.invoke(main, ["play", step[0], game, *step[1:]]).exit_code == 0
+    again = str(tmp_path / "again.json")
+    Path(again).write_bytes(Path(game).read_bytes())
+    step = runner.invoke(main, ["play", "fail", game, "--shelf", "2"])
+    session = runner.invoke(main, ["play", again, "--verbose"], input="fail 2\nquit\n")
+    for out in (step.output, session.output.split("me roll>", 1)[1]):
+        text = " ".join(out.split())
+        assert text.count("Game over") == 1, out
+        assert "the game ends now" in text and "played out" not in text, out
+
+
 @pytest.mark.parametrize("text,plain_text", [
     ("Ann kept CC and re-rolled 4 dice (D7).", "Ann kept CC and re-rolled 4 dice."),
     ("Ann stopped with PGBBCC (D7: 2 re-rolls left unused).", "Ann stopped with PGBBCC (2 re-rolls left unused)."),

@@ -77,7 +77,14 @@ def action_report(kept: KeptGame, objective: str, done: list[str], top: int | No
     action did (:func:`describe`, :func:`undone_line`), above the advice of the next step or the
     final table (:func:`step_report`); JSON ``{"done": [...], ...}`` then the step's own keys."""
     report = step_report(kept, objective, top)
-    return replace(report, title=done + report.title, data={"done": done, **report.data})
+    return replace(report, title=told_once(done, kept) + report.title, data={"done": done, **report.data})
+
+
+def told_once(done: list[str], kept: KeptGame) -> list[str]:
+    """``done`` (:func:`describe`'s lines) to print above :func:`step_report` of ``kept``: once
+    the game is over, without the game-over line, which the final table's title says (D18-D20),
+    so the end is told once."""
+    return [line for line in done if not line.startswith("Game over")] if kept.over is not None else done
 
 
 def undone_line(count: int) -> str:
@@ -128,7 +135,11 @@ def describe(before: KeptGame, after: KeptGame) -> list[str]:
                          f"loses {_cells(board, event.cells)} (blocked, D15).")
         elif isinstance(event, EndTriggered):
             who = ", ".join(names[s] for s in event.sheets)
-            lines.append(f"End triggered (D17): {who} closed enough shelves; the round is played out (D18).")
+            if any(isinstance(e, GameOver) for e in added):  # on the round's last turn: no round to play out
+                lines.append(f"End triggered (D17): {who} closed enough shelves on the round's last turn, so the "
+                             "game ends now (D18).")
+            else:
+                lines.append(f"End triggered (D17): {who} closed enough shelves; the round is played out (D18).")
         elif isinstance(event, Pass):
             lines.append(f"{names[event.player]} has no available item and passes.")
         elif isinstance(event, GameOver):

@@ -43,6 +43,7 @@ from shelfie_solver.dice.play.report import (
     status_report,
     step_advice,
     step_report,
+    told_once,
 )
 from shelfie_solver.dice.play.screen import (
     LEGEND,
@@ -579,7 +580,7 @@ class Session:
         before, after = self._update(change)
         undone = before.actions - after.actions
         if self.in_full:
-            lines = describe(before, after) if after.actions > before.actions else \
+            lines = told_once(describe(before, after), after) if after.actions > before.actions else \
                 [f"Undone: {undone} action{'s' if undone != 1 else ''} taken back."]
             return "\n".join(lines) + "\n" + self.full_advice().rstrip("\n")
         done = happened(before, after) if after.actions > before.actions else \
