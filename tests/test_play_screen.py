@@ -211,6 +211,17 @@ def test_the_end_is_told_once_by_the_step_and_the_verbose_session(tmp_path: Path
         assert "the game ends now" in text and "played out" not in text, out
 
 
+def test_a_hold_typed_before_a_marking_does_not_come_back_with_its_undo(tmp_path: Path):
+    game = new_game(tmp_path, "Ann,Ben", "Ann")
+    session = Session(game)
+    session.handle("CCBBPG")
+    assert session.handle("keep CC").startswith("Holding CC")
+    assert session.prompt() == "Ann PGBBCC/2 keep CC> "
+    assert "Ann marked r1c1." in session.handle("mark r1c1")
+    assert session.handle("undo").startswith("Undone: 1 action taken back.")
+    assert session.prompt() == "Ann PGBBCC/2> "  # the marking's step again, without the hold used up
+
+
 @pytest.mark.parametrize("text,plain_text", [
     ("Ann kept CC and re-rolled 4 dice (D7).", "Ann kept CC and re-rolled 4 dice."),
     ("Ann stopped with PGBBCC (D7: 2 re-rolls left unused).", "Ann stopped with PGBBCC (2 re-rolls left unused)."),

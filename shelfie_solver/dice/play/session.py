@@ -360,12 +360,15 @@ class Session:
     def _update(self, change: Callable[[KeptGame], KeptGame]) -> tuple[KeptGame, KeptGame]:
         """:func:`gamefile.update_file` with ``change``, checked under the file's lock against
         :attr:`seen` first (:meth:`_check_seen`); the session's own write is then what it has
-        seen."""
+        seen, and a hold typed before it is forgotten (an undo back to that step does not bring it
+        back)."""
         def checked(kept: KeptGame) -> KeptGame:
             self._check_seen(kept)
             return change(kept)
 
         before, after = update_file(self.path, checked)
+        if after.events != before.events:
+            self.held = None  # a hold typed before is used up by the write (or belongs to a step undone)
         if self.seen is not None:
             self.seen = after
         return before, after
