@@ -355,7 +355,7 @@ class Session:
         typed = shorten(line.strip(), 40)
         head = (f"Meanwhile the page or another terminal changed the game: {changes_between(seen, now)} "
                 f"Nothing was written for {typed}; the game now:")
-        return head + "\n" + (self.full_advice() if self.in_full else self.screen("", every_warning=True))
+        return head + "\n" + self.full_advice() if self.in_full else self.screen(head, every_warning=True)
 
     def _update(self, change: Callable[[KeptGame], KeptGame]) -> tuple[KeptGame, KeptGame]:
         """:func:`gamefile.update_file` with ``change``, checked under the file's lock against
