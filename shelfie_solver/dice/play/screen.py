@@ -16,8 +16,19 @@ import re
 from collections.abc import Sequence
 
 from shelfie_solver.core.report import TABLE_WIDTH, Report, wrap_lines
-from shelfie_solver.dice.game.events import Block, EndTriggered, Event, Fail, GameOver, Hold, Mark, Pass, Roll, Stop, \
-    UncheckedMark
+from shelfie_solver.dice.game.events import (
+    Block,
+    EndTriggered,
+    Event,
+    Fail,
+    GameOver,
+    Hold,
+    Mark,
+    Pass,
+    Roll,
+    Stop,
+    UncheckedMark,
+)
 from shelfie_solver.dice.play.gamefile import KeptGame, blocking_threats
 from shelfie_solver.dice.play.report import compact_sheets, step_report
 from shelfie_solver.dice.rolls import dice_codes
@@ -174,9 +185,9 @@ def advice_lines(kept: KeptGame, objective: str) -> list[str]:
     line saying what to type. Empty once the game is over."""
     if kept.over is not None:
         return []
-    report = step_report(kept, objective, NEXT_CHOICES + 1)
     if kept.dice is None:
         return [f"{kept.active_name} to roll: type the {kept.rules.dice} dice (such as CCBJPP)."]
+    report = step_report(kept, objective, NEXT_CHOICES + 1)
     lines = [without_rule_ids(t) for t in report.title if t.startswith(_KEPT_TITLES)]
     following = _next_choices(report)
     return lines + ([f"Next: {following}"] if following else [])
@@ -241,7 +252,7 @@ def _threats_merged(warned: list[str], advice: list[str]) -> tuple[list[str], li
     if len(threats) < 2:
         return warned, advice
     names = [w.split()[1] for w in threats]
-    merged = f"Threats: {', '.join(names)} are one item from completing a line of yours ('status' names them)."
+    merged = f"Threats: {', '.join(names)} can each complete a line holding items of yours ('status')."
     return [w for w in warned if w not in threats] + [merged], advice
 
 
