@@ -285,6 +285,7 @@ def hostile_special(tmp: Path, f: dict[str, str]) -> tuple[int, int]:
                     and "Traceback" not in done.stderr and full.read_bytes() == full_before,
                     next((line for line in done.stdout.splitlines() if "is full" in line), "")))
     results.append(("full game file unchanged by play roll", full.read_bytes() == full_before, ""))
+    results.append(stale_prompt(tmp, env))
     tiny_game = json.loads(Path(f["game-tiny.json"]).read_text())
     results.append(("no roll recorded with a refused table:", len(tiny_game["events"]) == 1, ""))
     done = subprocess.run([*CLI, "play", "status", f["game-formula.json"], "--format", "csv"], capture_output=True,
@@ -678,6 +679,27 @@ def env_cases(tmp: Path) -> int:
         bad += not ok
         print(f"{'ok ' if ok else 'BAD'} env {name:24s} {time.perf_counter() - start:5.1f}s  {shown[:110]}")
     return bad
+
+
+def stale_prompt(tmp: Path, env: dict[str, str]) -> tuple[str, bool, str]:
+    """The session at 'Ben roll>' while the page records Ben's roll CCCCCC (the web API's
+    revision-checked write); PPPPPP typed then must write nothing (no re-roll recorded) and say
+    what changed (issue: a session acting on a stale prompt)."""
+    from shelfie_solver.dice.play.session import Session
+    from shelfie_solver.web.api import GameServer
+
+    game = tmp / "stale.json"
+    subprocess.run([*CLI, "play", "new", str(game), "--players", "Ann,Ben", "--first", "Ben"], capture_output=True,
+                   env=env, timeout=120, check=True)
+    session = Session(str(game), "strategic")
+    session.prompt()
+    GameServer(str(game)).write("roll", {"revision": 1, "dice": "CCCCCC"})
+    written = game.read_bytes()
+    said = " ".join(session.handle("PPPPPP").split())
+    kinds = [e["event"] for e in json.loads(written)["events"][1:]]
+    ok = game.read_bytes() == written and kinds == ["roll"] and "Ben rolled CCCCCC" in said \
+        and "Nothing was written" in said and session.prompt() == "Ben CCCCCC/2> "
+    return "session line at a stale prompt", ok, said[:110]
 
 
 def main() -> int:

@@ -73,11 +73,10 @@ def test_the_dice_now_showing_are_typed_after_a_re_roll(tmp_path: Path):
     say(child, "AAABCJ", "Error: AAABCJ read as the 6 dice now showing after PGBBCC", "(4 readings)",
         "type 'keep BC new AAAJ'", "Ann PGBBCC/2>")
     assert Path(game).read_bytes() == before
-    say(child, "keep CCBB", "Holding BBCC (D7): re-roll PG, then type the 2 new dice or all 6 now showing",
+    say(child, "keep CCBB", "Holding BBCC: re-roll PG, then type the 2 new dice or all 6 now showing",
         "Ann PGBBCC/2 keep BBCC>")
-    say(child, "CCBBCP", "Ann kept BBCC and re-rolled 2 dice (D7).", "Ann rolled PBBCCC (1 re-roll left).",
-        "Ann PBBCCC/1>")
-    say(child, "reroll AAAGGJ", "Ann re-rolled all 6 dice (D7).", f"Ann rolled {shown('AAAGGJ')} (0 re-rolls left)",
+    say(child, "CCBBCP", "Ann kept BBCC and re-rolled 2 dice: PBBCCC (1 re-roll left).", "Ann PBBCCC/1>")
+    say(child, "reroll AAAGGJ", f"Ann re-rolled all 6 dice: {shown('AAAGGJ')} (0 re-rolls left).",
         f"Ann {shown('AAAGGJ')}/0>")
     say(child, "CCCCCC", "Error: no re-roll left (D7: at most 2)", f"Ann {shown('AAAGGJ')}/0>")
     quit_session(child)
@@ -93,10 +92,10 @@ def test_the_advised_hold_and_the_new_dice_only(tmp_path: Path):
     game = new_game(tmp_path, ["roll", "CCCCCC"])
     child = spawn_strategic(game)
     child.expect_exact("Ann CCCCCC/2>")
-    say(child, "BP", "Ann kept CCCC and re-rolled 2 dice (D7).", f"Ann rolled {shown('CCCCBP')} (1 re-roll left).",
+    say(child, "BP", f"Ann kept CCCC and re-rolled 2 dice: {shown('CCCCBP')} (1 re-roll left).",
         f"Ann {shown('CCCCBP')}/1>")
     child.sendline("hold")
-    child.expect(r"Holding the advised (\w+) \(D7\): re-roll (\w+), then type the (\d) new")
+    child.expect(r"Holding the advised (\w+): re-roll (\w+), then type the (\d) new")
     kept, rerolled, count = child.match.group(1), child.match.group(2), int(child.match.group(3))
     assert len(rerolled) == count and sorted(kept + rerolled) == sorted(shown("CCCCBP"))
     child.expect_exact(f"Ann {shown('CCCCBP')}/1 keep {kept}>")
@@ -121,11 +120,11 @@ def test_line_editing_and_history(tmp_path: Path):
     child.expect_exact("Ann PPBCCJ/2>")
     child.send("kep CC" + LEFT * 4 + "e")  # 'kep' corrected to 'keep' in the middle of the line
     child.sendline("")
-    child.expect_exact("Holding CC (D7)")
+    child.expect_exact("Holding CC: re-roll")
     child.expect_exact("Ann PPBCCJ/2 keep CC>")
     child.send(UP + UP)  # two lines back: the six dice CCBJPP, read now with the hold CC (D7)
     child.sendline("")
-    child.expect_exact("Ann kept CC and re-rolled 4 dice (D7).")
+    child.expect_exact("Ann kept CC and re-rolled 4 dice: PPBCCJ (1 re-roll left).")
     child.expect_exact("Ann PPBCCJ/1>")
     quit_session(child)
 
@@ -137,7 +136,7 @@ def test_stop_is_binding(tmp_path: Path):
     game = new_game(tmp_path, ["roll", "CCBBPG"])
     child = spawn(game)
     child.expect_exact("Ann PGBBCC/2>")
-    say(child, "stop", "Ann stops with PGBBCC (D7): the dice are final", "Best: mark", "Ann PGBBCC/stop>")
+    say(child, "stop", "Ann stops with PGBBCC: the dice are final", "Best: mark", "Ann PGBBCC/stop>")
     before = Path(game).read_bytes()
     assert json.loads(before)["events"][-1] == {"event": "stop", "player": 0}
     for line in ["keep CCBB CP", "keep CC new PPBB", "reroll CP --keep CCBB", "AAAJJJ", "hold"]:
@@ -145,7 +144,7 @@ def test_stop_is_binding(tmp_path: Path):
         child.expect(r"Error: ([^\r\n]*)\r?\n")
         assert child.match.group(1).startswith("Ann stopped with PGBBCC (D7): the dice are final, no re-roll")
         child.expect_exact("Ann PGBBCC/stop>")
-    say(child, "stop", "The dice PGBBCC are final already (D7).", "Ann PGBBCC/stop>")
+    say(child, "stop", "The dice PGBBCC are final already.", "Ann PGBBCC/stop>")
     assert Path(game).read_bytes() == before
     say(child, "undo", "Undone: the stop taken back.", "Ann PGBBCC/2>")
     say(child, "stop", "stops with", "Ann PGBBCC/stop>")
@@ -166,8 +165,8 @@ def test_marking_with_re_rolls_left_stops_first(tmp_path: Path):
     child.expect_exact("Ben CCCCCC/2>")
     say(child, "mark r1c1", "Error: nothing can be marked with CCCCCC; 2 re-rolls left: keep some dice and "
         "re-roll (D7), or stop with a failed result: 'fail N' gives up shelf N (D13)", "Ben CCCCCC/2>")
-    say(child, "keep - PPBBGG", "Ben re-rolled all 6 dice (D7).", "/1>")
+    say(child, "keep - PPBBGG", "Ben re-rolled all 6 dice:", "/1>")
     say(child, "fail 2", "must (D14)", "/1>")
-    say(child, "mark r3c2 r2c2", f"Ben stopped with {shown('PPBBGG')}", "(D7: 1 re-roll left unused).",
+    say(child, "mark r3c2 r2c2", f"Ben stopped with {shown('PPBBGG')}", "(1 re-roll left unused).",
         "Ben marked r2c2 r3c2.", "Ann roll>")
     quit_session(child)

@@ -144,7 +144,7 @@ def test_stop_binds_until_undone_and_undo_counts_it(session: Session):
 
 def test_marking_with_re_rolls_left_is_a_stop(session: Session):
     out = session.handle("mark r1c2 r2c2")
-    assert out.splitlines()[:2] == ["Ann stopped with PGBBCC (D7: 2 re-rolls left unused).", "Ann marked r1c2 r2c2."]
+    assert out.splitlines()[0] == "Ann stopped with PGBBCC (2 re-rolls left unused). Ann marked r1c2 r2c2."
 
 
 def test_fail_best_gives_up_the_shelf_the_game_s_objective_ranks_first(tmp_path: Path):
@@ -163,7 +163,7 @@ def test_fail_best_gives_up_the_shelf_the_game_s_objective_ranks_first(tmp_path:
     advice = step_advice(session.shown(read_kept_game(game)), "learned")
     assert advice is not None and advice.failed
     out = session.handle("fail best")
-    assert f"gave up shelf {advice.failed[0].shelf + 1}:" in out
+    assert f"gave up shelf {advice.failed[0].shelf + 1} (failed result):" in out
 
 
 def test_piped_lines_use_the_plain_reader(tmp_path: Path):
@@ -182,7 +182,8 @@ def test_piped_lines_use_the_plain_reader(tmp_path: Path):
     done = subprocess.run([sys.executable, "-c", script, game], input="CCBBPG\nkeep CCBB\nCCBBCP\nstop\nAAAAAA\nquit\n",
                           capture_output=True, text=True, timeout=300, cwd=ROOT)
     out = done.stdout
-    assert "Ann kept BBCC and re-rolled 2 dice (D7)." in out and "Ann PBBCCC/stop> Error: Ann stopped with" in out
+    assert "Ann kept BBCC and re-rolled 2 dice: PBBCCC (1 re-roll left)." in out
+    assert "Ann PBBCCC/stop> Error: Ann stopped with" in out
     assert out.rstrip().splitlines()[-1] == "False"
     assert "Traceback" not in done.stderr
 

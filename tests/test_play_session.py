@@ -20,11 +20,11 @@ from conftest import ROOT
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 
 
-def spawn(game: str) -> pexpect.spawn:
+def spawn(game: str, *options: str) -> pexpect.spawn:
     # pexpect's pseudo-terminal answers no cursor position request (CPR), which prompt_toolkit
     # would wait for and warn about; a real terminal answers it
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200", "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1"}
-    child = pexpect.spawn(sys.executable, ["-c", "from shelfie_solver.cli import main; main()", "play", game],
+    child = pexpect.spawn(sys.executable, ["-c", "from shelfie_solver.cli import main; main()", "play", game, *options],
                           env=env, encoding="utf-8", timeout=120, dimensions=(50, 200))
     return child
 
@@ -58,20 +58,20 @@ def test_interactive_game(tmp_path: Path):
     child.expect_exact("Ann roll>")
     say(child, "help", "undo [N]", "Ann roll>")
     say(child, "CCBBPG", "Best: keep", "Ann PGBBCC/2>")
-    say(child, "keep CCBB CP", "Ann rolled PBBCCC (1 re-roll left)", "Ann PBBCCC/1>")
+    say(child, "keep CCBB CP", "Ann kept BBCC and re-rolled 2 dice: PBBCCC (1 re-roll left)", "Ann PBBCCC/1>")
     say(child, "mark r1c1 r1c2 r2c2", "Ann marked r1c1 r1c2 r2c2", "Ben roll>")
-    say(child, "told r3c1 r3c2 r3c3", "(unchecked: no dice recorded)", "me roll>")
+    say(child, "told r3c1 r3c2 r3c3", "Ben marked r3c1 r3c2 r3c3 (told, unchecked).", "me roll>")
     say(child, "AAGGGP", "me PGGGAA/2>")
     say(child, "mark r5c2 r4c3", "me marked r4c3 r5c2", "Ann roll>")
     say(child, "undo", "Undone", "me PGGGAA/2>")
     say(child, "mark r5c2 r4c3 r3c1", "me marked r3c1 r4c3 r5c2", "Ann roll>")
     say(child, "status", "Ben: 7 points", "Ann roll>")
-    say(child, "told r1c3 r1c4 r1c5", "Ben loses r1c1 r1c2 r1c3 r1c4 r1c5 (blocked, D15)",
-        "End near (D17)", "Ben roll>")
+    say(child, "told r1c3 r1c4 r1c5", "Ann completed shelf 1: Ben loses r1c1 r1c2 r1c3 r1c4 r1c5,", "(blocked)",
+        "End near: Ann, you, me have 1 closed shelf", "Ben roll>")
     say(child, "CCCCCC", "Ben CCCCCC/2>")
     say(child, "mark r1c1", "Error:", "Ben CCCCCC/2>")
-    say(child, "fail 2", "failed result (D13), gave up shelf 2", "End triggered (D17)", "Last round (D18)",
-        "me roll>")
+    say(child, "fail 2", "Ben gave up shelf 2 (failed result)", "End triggered: Ben closed enough shelves",
+        "Last round: 0 more turns after this one", "me roll>")
     say(child, "PPPPPP", "me PPPPPP/2>")
     interrupt(child)  # Ctrl-C at the prompt: the file holds every action so far
     child.expect(pexpect.EOF)
@@ -80,7 +80,7 @@ def test_interactive_game(tmp_path: Path):
     assert table.state.end_triggered
     child = spawn(game)
     child.expect_exact("me PPPPPP/2>")
-    say(child, "mark r3c2 r3c3", "Game over", "Winner: Ann with 25 points", "game over>")
+    say(child, "mark r3c2 r3c3", "Game over after 2 rounds: Ann wins with 25 points (Ben 7, me 7).", "game over>")
     child.sendeof()  # end of input leaves the finished game as it is
     child.expect(pexpect.EOF)
     data = json.loads(Path(game).read_text())
@@ -145,8 +145,9 @@ def test_an_unknown_word_at_the_roll_step_is_neither_command_nor_dice(tmp_path: 
 
 
 def test_session_names_the_sheet_without_a_possessive(tmp_path: Path):
-    """The session's header reads right for a player named "me": "Sheet of me (0 points):" and
-    "Round 1, me to play", no "me's" anywhere before the prompt."""
+    """The session reads right for a player named "me": "me to roll", "me rolled", no "me's"
+    anywhere; with --verbose every table in full: "Sheet of me (0 points):", "Round 1, me to
+    play" with the rule ids, and the advice's legend."""
     from click.testing import CliRunner
 
     from shelfie_solver.cli import main
@@ -154,13 +155,21 @@ def test_session_names_the_sheet_without_a_possessive(tmp_path: Path):
     game = str(tmp_path / "game.json")
     assert CliRunner().invoke(main, ["play", "new", game, "--players", "me,Ann", "--first", "me"]).exit_code == 0
     child = spawn(game)
-    child.expect_exact("Sheet of me (0 points):")
-    child.expect_exact("Round 1, me to play: roll the 6 dice (D6).")
+    child.expect_exact("me to roll: type the 6 dice")
     child.expect_exact("me roll>")
+    say(child, "CCBJPP", "me rolled PPBCCJ (2 re-rolls left).", "chance to win", "me PPBCCJ/2>")
     assert "me's" not in (child.before or "")
-    say(child, "CCBJPP", "Sheet of me (0 points):", "Round 1, me to play: dice PPBCCJ",
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child = spawn(game, "--verbose")
+    child.expect_exact("Sheet of me (0 points):")
+    child.expect_exact("Round 1, me to play: dice PPBCCJ, 2 re-rolls left")
+    child.expect_exact("me PPBCCJ/2>")
+    assert "me's" not in (child.before or "")
+    say(child, "keep PP", "Holding PP (D7)", "me PPBCCJ/2 keep PP>")
+    say(child, "GGGG", "me kept PP and re-rolled 4 dice (D7).", "Sheet of me (0 points):",
         "chance to win", "win chance",  # play's objective: the chance to win (D20), in percent
-        "win chance: your chance to win", "me PPBCCJ/2>")
+        "win chance: your chance to win", "me PPGGGG/1>")
     assert "me's" not in (child.before or "")
     child.sendline("quit")
     child.expect(pexpect.EOF)

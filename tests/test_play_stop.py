@@ -83,12 +83,12 @@ def test_stop_needs_dice_and_re_rolls_left(tmp_path: Path, game: str):
 
 def test_a_stop_typed_in_one_session_binds_the_next_and_the_step_commands(game: str):
     first = Session(game)
-    assert first.handle("stop").startswith("Ann stops with PGBBCC (D7)")
+    assert first.handle("stop").startswith("Ann stops with PGBBCC: the dice are final")
     second = Session(game)  # a new session (or another terminal) on the same file
     assert second.prompt() == "Ann PGBBCC/stop> "
     assert second.handle("keep CC new CCCC").startswith("Error: Ann stopped with PGBBCC (D7)")
     assert run("play", "reroll", game, "CCCC", "--keep", "CC").exit_code == 2
-    assert second.handle("stop").startswith("The dice PGBBCC are final already (D7).")
+    assert second.handle("stop").startswith("The dice PGBBCC are final already.")
     assert second.handle("undo").startswith("Undone: the stop taken back.")
     assert first.prompt() == "Ann PGBBCC/2> "  # the first session sees the undo too
 

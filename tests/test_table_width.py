@@ -85,7 +85,7 @@ def test_the_session_fits_80_columns_and_shows_every_sheet(tmp_path: Path):
         assert_fits(out)
     lines = session.handle("advise").splitlines()
     head = next(line for line in lines if "Annabelle" in line)
-    assert head.split() == ["Annabelle", ">", "Bartholomew_", "Christopher", "Dorothea"]
+    assert head.split() == ["round", "1", "Annabelle", ">", "Bartholomew_", "Christopher", "Dorothea"]
     assert next(line for line in lines if line.startswith("r1 cat")).split()[2:4] == ["oo...", "0"]
     assert next(line for line in lines if line.startswith("r2 book")).split()[2:4] == [".o...", "0"]
     assert next(line for line in lines if line.startswith("total")).split() == ["total", "0", "0", "0", "0"]

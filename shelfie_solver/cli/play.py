@@ -305,16 +305,21 @@ class _SessionCommand(click.Command):
 @_GAME
 @click.option("--objective", default=DEFAULT_OBJECTIVE, show_default=True, metavar="NAME")
 @exact_option
-def session_command(game: str, objective: str) -> None:
+@click.option("--verbose", is_flag=True,
+              help="After each action every table in full (the advice with its legend, the active sheet's values, "
+                   "every warning with its rule ids), not one screen.")
+def session_command(game: str, objective: str, verbose: bool) -> None:
     """The interactive session on the game file GAME: type the dice, keep, mark, undo... ('help' at
     the prompt lists the commands; the file is saved after every action)."""
     if sys.stdin is None or sys.stdin.closed:  # `play GAME <&-`: nothing can be typed
         raise KeptGameError("standard input is closed, so nothing can be typed; expected the session on a terminal "
                             "or commands piped in (play GAME < moves.txt), or the steps (play roll GAME DICE)")
-    session = Session(game, objective, exact=exact_wanted())
+    session = Session(game, objective, exact=exact_wanted(), verbose=verbose)
     objective_for(objective, read_kept_game(game).state)  # a bad file or objective is refused before the prompt
     click.echo("Type 'help' for the commands; the file is saved after every action.")
-    click.echo(printable(session.advice()), nl=False)
+    if session.legend():
+        click.echo(session.legend())
+    click.echo(printable(session.advice()))
     while not session.done:
         try:
             line = _read_line(printable(session.prompt()))

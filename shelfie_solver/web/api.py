@@ -23,7 +23,6 @@ message the CLI would print; :mod:`web.app` turns it into HTTP 400.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -37,9 +36,10 @@ from shelfie_solver.dice.play.gamefile import (
     PLAY_OBJECTIVE,
     KeptGame,
     act,
-    kept_game_to_text,
+    digest_of,
     objective_for,
     read_kept_game,
+    revision_matches,
     split_actions,
     undo,
     update_file,
@@ -92,12 +92,6 @@ def encode_answer(data: dict[str, Any]) -> bytes:
     import json
 
     return json.dumps(data, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
-
-
-def digest_of(kept: KeptGame) -> str:
-    """The first 16 hex digits of the SHA-256 of the game's file text
-    (:func:`gamefile.kept_game_to_text`): what a write's ``digest`` must match."""
-    return hashlib.sha256(kept_game_to_text(kept).encode()).hexdigest()[:16]
 
 
 def value_unit(objective: str, opponents: bool) -> dict[str, str | bool]:
@@ -307,7 +301,7 @@ class GameServer:
 
         def change(kept: KeptGame) -> KeptGame:
             now = len(kept.events)
-            if now != revision or (digest is not None and digest != digest_of(kept)):
+            if not revision_matches(kept, revision, digest):
                 raise StaleWrite(f"the game changed since your page loaded it (revision {now}, the page had "
                                  f"{revision}): nothing was applied; reload the state and try again",
                                  now, digest_of(kept))

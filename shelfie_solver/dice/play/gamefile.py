@@ -30,6 +30,7 @@ Decisions where the rules are silent:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -416,6 +417,24 @@ def update_file(path: str, change: Callable[[KeptGame], KeptGame]) -> tuple[Kept
     return before, after
 
 
+# --- the revision a write was made on ------------------------------------------------------
+
+
+def digest_of(kept: KeptGame) -> str:
+    """The first 16 hex digits of the SHA-256 of the game's file text (:func:`kept_game_to_text`):
+    with the number of events, what tells two states of a game file apart (after an undo and a
+    new action the count alone may be the same)."""
+    return hashlib.sha256(kept_game_to_text(kept).encode()).hexdigest()[:16]
+
+
+def revision_matches(kept: KeptGame, revision: int, digest: str | None = None) -> bool:
+    """Whether ``kept`` (the file now) is the state a write was made on: ``revision`` its number
+    of events and, when given, ``digest`` its :func:`digest_of`. A write whose state does not
+    match is refused and changes nothing (the ``serve`` page's writes, HTTP 409, and the lines
+    typed at the ``play`` prompt alike)."""
+    return len(kept.events) == revision and (digest is None or digest == digest_of(kept))
+
+
 # --- advice that knows the game -------------------------------------------------------------
 
 
@@ -465,24 +484,50 @@ def warnings(kept: KeptGame) -> list[str]:
                 who = "you have" if seat == me else f"{names[seat]} has"
                 out.append(f"End near (D17): {who} {closed} closed shelf{'s' if closed != 1 else ''}; "
                            "one more triggers the last round.")
-    mine = state.sheets[me]
-    for seat, sheet in enumerate(state.sheets):
-        if seat == me or not sheet.available:
-            continue
-        for line, members in enumerate(board.lines):
-            open_cells = [c for c in members if sheet.is_available(c)]
-            if len(open_cells) == 1 and sheet.count_marked(members) == len(members) - 1:
-                risk = [board.cell_name(c) for c in members if mine.is_available(c)]
-                if risk:
-                    out.append(f"Blocking threat (D15): {names[seat]} completes {board.line_name(line)} with one "
-                               f"more item ({board.cell_name(open_cells[0])}): your {', '.join(risk)} "
-                               f"{'are' if len(risk) > 1 else 'is'} at risk.")
+    for threat in blocking_threats(kept):
+        risk = [board.cell_name(c) for c in threat.at_risk]
+        out.append(f"Blocking threat (D15): {names[threat.seat]} completes {board.line_name(threat.line)} with one "
+                   f"more item ({board.cell_name(threat.open_cell)}): your {', '.join(risk)} "
+                   f"{'are' if len(risk) > 1 else 'is'} at risk.")
     if n > 1:
         scores = kept.scores()
         best_other = max(s for seat, s in enumerate(scores) if seat != me)
         gap = scores[me] - best_other
         out.append(f"Score now (D19): {names[me]} {scores[me]}, best opponent {best_other} "
                    f"({'+' if gap >= 0 else ''}{gap}).")
+    return out
+
+
+@dataclass(frozen=True)
+class Threat:
+    """A blocking threat (D15) against the active player: the opponent at ``seat`` completes
+    ``line`` (an index of :attr:`Board.lines`) by marking ``open_cell``, its one item left, and the
+    active player's ``at_risk`` items on that line (cell indices, at least one) are then lost."""
+
+    seat: int
+    line: int
+    open_cell: int
+    at_risk: tuple[int, ...]
+
+
+def blocking_threats(kept: KeptGame) -> list[Threat]:
+    """Every blocking threat (D15) against the active player, by opponent seat then line: an
+    opponent one item from completing a line on which the active player still has available
+    items. Empty once the game is over."""
+    if kept.over is not None:
+        return []
+    board, state = kept.board, kept.state
+    mine = state.sheets[state.active]
+    out = []
+    for seat, sheet in enumerate(state.sheets):
+        if seat == state.active or not sheet.available:
+            continue
+        for line, members in enumerate(board.lines):
+            open_cells = [c for c in members if sheet.is_available(c)]
+            if len(open_cells) == 1 and sheet.count_marked(members) == len(members) - 1:
+                risk = tuple(c for c in members if mine.is_available(c))
+                if risk:
+                    out.append(Threat(seat, line, open_cells[0], risk))
     return out
 
 

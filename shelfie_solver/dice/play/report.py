@@ -77,7 +77,14 @@ def action_report(kept: KeptGame, objective: str, done: list[str], top: int | No
     action did (:func:`describe`, :func:`undone_line`), above the advice of the next step or the
     final table (:func:`step_report`); JSON ``{"done": [...], ...}`` then the step's own keys."""
     report = step_report(kept, objective, top)
-    return replace(report, title=done + report.title, data={"done": done, **report.data})
+    return replace(report, title=told_once(done, kept) + report.title, data={"done": done, **report.data})
+
+
+def told_once(done: list[str], kept: KeptGame) -> list[str]:
+    """``done`` (:func:`describe`'s lines) to print above :func:`step_report` of ``kept``: once
+    the game is over, without the game-over line, which the final table's title says (D18-D20),
+    so the end is told once."""
+    return [line for line in done if not line.startswith("Game over")] if kept.over is not None else done
 
 
 def undone_line(count: int) -> str:
@@ -128,7 +135,11 @@ def describe(before: KeptGame, after: KeptGame) -> list[str]:
                          f"loses {_cells(board, event.cells)} (blocked, D15).")
         elif isinstance(event, EndTriggered):
             who = ", ".join(names[s] for s in event.sheets)
-            lines.append(f"End triggered (D17): {who} closed enough shelves; the round is played out (D18).")
+            if any(isinstance(e, GameOver) for e in added):  # on the round's last turn: no round to play out
+                lines.append(f"End triggered (D17): {who} closed enough shelves on the round's last turn, so the "
+                             "game ends now (D18).")
+            else:
+                lines.append(f"End triggered (D17): {who} closed enough shelves; the round is played out (D18).")
         elif isinstance(event, Pass):
             lines.append(f"{names[event.player]} has no available item and passes.")
         elif isinstance(event, GameOver):
@@ -168,11 +179,12 @@ def sheet_grid(board: Board, rules: Ruleset, marks: Marks) -> list[str]:
 COMPACT_NAME = 12
 
 
-def compact_sheets(kept: KeptGame) -> list[str]:
+def compact_sheets(kept: KeptGame, heading: str = "") -> list[str]:
     """Every player's sheet side by side, one column each (``>`` before the active player): a
     row per shelf with its marks (``o`` marked, ``x`` eliminated, ``.`` available, as
     docs/formats.md) and its points, then the column points and the total (D19). On the default
-    board four players fit in 80 columns."""
+    board four players fit in 80 columns. ``heading``: a word or two in the names' row, before
+    the names (such as ``round 3``; cut to the shelf labels' width)."""
     board, rules = kept.board, kept.rules
     t = rules.scoring_threshold
     label = max(len(f"r{s + 1} {board.shelf_label(s, rules)}") for s in range(board.n_shelves)) + 1
@@ -182,7 +194,7 @@ def compact_sheets(kept: KeptGame) -> list[str]:
              for seat, name in enumerate(kept.players)]
     # room for the marker on every name, so the columns stay put from turn to turn
     width = max(board.n_columns + 1 + digits, *(len(name[:COMPACT_NAME]) + 2 for name in kept.players)) + 2
-    rows = ["".ljust(label) + "".join(n.ljust(width) for n in names)]
+    rows = [heading[:label - 1].ljust(label) + "".join(n.ljust(width) for n in names)]
     for s in range(board.n_shelves):
         cells = [str(m).split("/")[s] + " " + str(points[s]).rjust(digits)
                  for m, points in zip(kept.sheets, shelf_points)]

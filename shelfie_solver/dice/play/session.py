@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from shelfie_solver.dice.advise.advice import advise
 from shelfie_solver.dice.rolls import Counts, dice_codes, names_faces, parse_dice
@@ -24,9 +24,12 @@ from shelfie_solver.dice.play.gamefile import (
     KeptGame,
     KeptGameError,
     act,
+    digest_of,
     objective_for,
     out_of_turn,
     read_kept_game,
+    revision_matches,
+    split_actions,
     stopped_error,
     undo,
     update_file,
@@ -40,6 +43,15 @@ from shelfie_solver.dice.play.report import (
     status_report,
     step_advice,
     step_report,
+    told_once,
+)
+from shelfie_solver.dice.play.screen import (
+    LEGEND,
+    happened,
+    new_warnings,
+    screen,
+    screen_warnings,
+    without_rule_ids,
 )
 from shelfie_solver.dice.rules import Ruleset
 
@@ -175,30 +187,21 @@ def fail_action(kept: KeptGame, shelf: str, objective: str = "strategic") -> Act
 
 
 HELP = """\
-Commands (the active player's turn; D-ids in docs/rules.md):
-  CCBJPP              the initial roll (D6): all six dice ('roll CCBJPP' too)
-  AAABCJ              after a re-roll: the dice now showing, or only the new
-                      ones; the advised hold settles a tie (docs/play.md)
-  keep CCJ            hold CCJ (D7), then type the new dice or all six; 'keep'
-                      or 'hold' alone holds the advised dice
-  keep CCJ new PPG    a re-roll in one line: the dice kept, then the new dice
-                      or all six ('keep CCJ PPG' with codes; 'keep - PPBCCG':
-                      none kept)
-  reroll NEW --keep K the step command's form (NEW: the new dice or all six)
-  stop                the dice are final (D7): binding, a re-roll is refused
-  mark r1c3 r2c2      mark items (D8-D14); with re-rolls left this stops first;
-                      'mark best' takes the advice
-  told r1c3 r2c2      a marking made without recorded dice (an opponent's;
-                      unchecked)
-  fail 4              failed result (D13): give up shelf 4 ('fail best': the
-                      advice)
-  undo [N]            take back the last N actions (a stop or a hold counts as
-                      one)
-  status              every sheet, the scores, whose turn
-  advise              the advice for this step again
-  help                this text
-  quit                leave (the game file is saved after every action)
-Up and Down recall earlier lines; Left, Right, Home, End and Backspace edit."""
+Type one of these at the prompt (the file is saved after every action):
+  CCBJPP           the roll: all six dice; after a re-roll the dice now showing
+  keep CC          hold CC, then type the new dice ('keep' alone: the advised)
+  keep CC new PPBJ a re-roll in one line: the dice kept, then the new dice
+  reroll NEW --keep K  as the step 'play reroll' ('--keep -': none kept)
+  stop             the dice are final: binding, a re-roll is then refused
+  mark r1c3 r2c2   mark items (with re-rolls left: a stop first); 'mark best'
+  told r1c3 r2c2   an opponent's marking, told without dice (unchecked)
+  fail 4           a failed result: give up shelf 4 ('fail best': the advised)
+  undo [N]         take back the last action (or the last N)
+  status           every sheet with its values, the scores, every warning
+  advise           this step's screen again, with every warning
+  help             this text and the legend
+  quit             leave ('play GAME' goes on from the file); Ctrl-D too
+Up and Down recall earlier lines. More in docs/play.md."""
 
 
 @dataclass
@@ -216,9 +219,17 @@ class Session:
         path: the game file (updated whole after every action, under a lock).
         objective: the objective name for advice (:func:`gamefile.objective_for`).
         top: rows of advice to show.
-        exact: show the exact values' column (``--exact``); else the tables fit
-            :data:`report.TABLE_WIDTH` columns.
+        exact: show the exact values' column (``--exact``; the tables in full, as ``verbose``);
+            else the tables fit :data:`report.TABLE_WIDTH` columns.
         held: ``(events, dice, keep)`` of the step where a hold was typed, else ``None``.
+        verbose: show every table in full after each action (the advice with its legend, the
+            active sheet's values, every warning with its rule ids), not one screen
+            (:mod:`play.screen`).
+        seen: the game the last prompt was drawn from (:meth:`prompt`) or the session's own last
+            write; a line acting on the file when the file is no longer that game writes nothing
+            and says what changed (:meth:`handle`). ``None``: no prompt drawn yet, nothing checked.
+        warned: the warnings on the last screen, as ``(active seat, text)``: not repeated while
+            unchanged (:func:`screen.new_warnings`).
     """
 
     path: str
@@ -227,6 +238,15 @@ class Session:
     exact: bool = False
     done: bool = False
     held: tuple[int, Counts, Counts] | None = None
+    verbose: bool = False
+    seen: KeptGame | None = None
+    warned: set[tuple[int, str]] = field(default_factory=set)
+
+    @property
+    def in_full(self) -> bool:
+        """Whether every table is shown in full (:attr:`verbose`, or :attr:`exact`: the exact
+        values are a column of the full tables)."""
+        return self.verbose or self.exact
 
     def kept_game(self) -> KeptGame:
         """The game as the file holds it now."""
@@ -248,8 +268,9 @@ class Session:
 
     def prompt(self) -> str:
         """The prompt: whose turn and the step (``Ann PPBCCJ/2>``, ``/stop`` after ``stop``,
-        ``keep PPJ`` after a hold typed)."""
-        kept = self.kept_game()
+        ``keep PPJ`` after a hold typed). The game it is drawn from is :attr:`seen`: the next
+        line acts on that game or on nothing."""
+        kept = self.seen = self.kept_game()
         if kept.over is not None:
             return "game over> "
         if kept.dice is None:
@@ -261,8 +282,26 @@ class Session:
         return f"{kept.active_name} {step}> "
 
     def advice(self) -> str:
+        """The screen of the current step with every warning (:mod:`play.screen`), or with
+        :attr:`verbose` :meth:`full_advice`."""
+        return self.full_advice() if self.in_full else self.screen("", every_warning=True)
+
+    def legend(self) -> str:
+        """What the session says once at its start: how to read what follows."""
+        return "" if self.in_full else LEGEND
+
+    def screen(self, done: str, every_warning: bool = False) -> str:
+        """One screen (:func:`screen.screen`): ``done``, the warnings not on the last screen (all
+        with ``every_warning``), the advice of the step or the end, every sheet."""
+        kept = self.shown(self.kept_game())
+        found = screen_warnings(kept)
+        warnings = found if every_warning else new_warnings(self.warned, kept, found)
+        self.warned = {(kept.active, w) for w in found}
+        return screen(kept, self.objective, done, warnings)
+
+    def full_advice(self) -> str:
         """Every sheet (compactly, with opponents), the active player's sheet and the advice for
-        the current step (or the final table)."""
+        the current step (or the final table), in full (``--verbose``)."""
         kept = self.shown(self.kept_game())
         advice = render(step_report(kept, self.objective, self.top), "table", width=TABLE_WIDTH, exact=self.exact)
         if kept.over is not None:
@@ -283,17 +322,63 @@ class Session:
             return ""
         command, args = words[0].lower(), words[1:]
         try:
+            if command not in _READING_ONLY:
+                self._check_seen(self.kept_game())
             out = self._run(command, args, line)
+        except ChangedMeanwhile as changed:
+            out = self._changed(changed.now, line)
         except ShelfieError as error:
             return f"Error: {error_line(str(error))}"
+        if not self.in_full and command != "status":  # rule ids: errors, 'status' and --verbose
+            out = without_rule_ids(out)
         return wrap_lines([out], TABLE_WIDTH)[0]  # an error stays one line; the rest fits the width
+
+    def _check_seen(self, now: KeptGame) -> None:
+        """Refuse to act when the file is no longer the game :attr:`seen` (the page or another
+        terminal wrote meanwhile): the check of the ``serve`` page's writes,
+        :func:`gamefile.revision_matches`.
+
+        Raises:
+            ChangedMeanwhile: the file changed since the prompt was drawn.
+        """
+        seen = self.seen
+        if seen is not None and not revision_matches(now, len(seen.events), digest_of(seen)):
+            raise ChangedMeanwhile(now)
+
+    def _changed(self, now: KeptGame, line: str) -> str:
+        """What to show when ``line`` was typed at a prompt the file no longer matches: what
+        changed since, in words, that nothing was written, and the screen of the game now (which
+        the next prompt is drawn from)."""
+        seen = self.seen
+        assert seen is not None
+        self.seen = now
+        typed = shorten(line.strip(), 40)
+        head = (f"Meanwhile the page or another terminal changed the game: {changes_between(seen, now)} "
+                f"Nothing was written for {typed}; the game now:")
+        return head + "\n" + self.full_advice() if self.in_full else self.screen(head, every_warning=True)
+
+    def _update(self, change: Callable[[KeptGame], KeptGame]) -> tuple[KeptGame, KeptGame]:
+        """:func:`gamefile.update_file` with ``change``, checked under the file's lock against
+        :attr:`seen` first (:meth:`_check_seen`); the session's own write is then what it has
+        seen, and a hold typed before it is forgotten (an undo back to that step does not bring it
+        back)."""
+        def checked(kept: KeptGame) -> KeptGame:
+            self._check_seen(kept)
+            return change(kept)
+
+        before, after = update_file(self.path, checked)
+        if after.events != before.events:
+            self.held = None  # a hold typed before is used up by the write (or belongs to a step undone)
+        if self.seen is not None:
+            self.seen = after
+        return before, after
 
     def _run(self, command: str, args: list[str], line: str) -> str:
         if command in ("quit", "exit", "q"):
             self.done = True
             return f"Saved in {self.path}."
         if command in ("help", "?", "h"):
-            return HELP
+            return HELP + "\n" + LEGEND
         if command == "status":
             return render(status_report(self.shown(self.kept_game())), "table", width=TABLE_WIDTH).rstrip("\n")
         if command == "advise":
@@ -405,13 +490,9 @@ class Session:
             raise KeptGameError(f"{kept.active_name} has not rolled yet")
         dice = dice_codes(kept.dice, kept.rules)
         if self.is_stopped(kept) or not kept.rerolls_left:
-            head = f"The dice {dice} are final already (D7)."
-        else:
-            update_file(self.path, lambda t: act(t, stop_action(t)))
-            self.held = None
-            head = (f"{kept.active_name} stops with {dice} (D7): the dice are final, a re-roll is refused "
-                    "('undo' takes the stop back).")
-        return head + "\n" + self.advice().rstrip("\n")
+            return f"The dice {dice} are final already (D7).\n" + self.advice().rstrip("\n")
+        self.held = None
+        return self._change(lambda t: act(t, stop_action(t)))
 
     def _keep(self, args: list[str]) -> str:
         """``keep`` / ``hold``: alone the advised hold, ``K new N`` or (codes) ``K N`` a re-roll,
@@ -482,27 +563,66 @@ class Session:
                     raise KeptGameError("the game file changed meanwhile; nothing undone ('undo' again)")
                 return undo(t, count)
 
-            update_file(self.path, change)
-            if count == 1:
-                return "Undone: the stop taken back.\n" + self.advice().rstrip("\n")
-            return (f"Undone: the stop taken back.\nUndone: {count - 1} action{'s' if count != 2 else ''} taken "
-                    "back.\n" + self.advice().rstrip("\n"))
+            self._update(change)
+            head = "Undone: the stop taken back." if count == 1 else \
+                f"Undone: the stop taken back.\nUndone: {count - 1} action{'s' if count != 2 else ''} taken back."
+            return head + "\n" + self._after_change()
         pending = "the hold" if self.hold_typed(kept) is not None else ""
         if pending and count >= 1:
             if count > 1:
                 undo(kept, count - 1)  # refused before anything is taken back
             self.held = None
             if count == 1:
-                return f"Undone: {pending} taken back.\n" + self.advice().rstrip("\n")
+                return f"Undone: {pending} taken back.\n" + self._after_change()
             return f"Undone: {pending} taken back.\n" + self._change(lambda t: undo(t, count - 1))
         return self._change(lambda t: undo(t, count))
 
     def _change(self, change: Callable[[KeptGame], KeptGame]) -> str:
-        before, after = update_file(self.path, change)
+        """Apply ``change`` to the file (:meth:`_update`) and show what it did and the next step:
+        one screen, or with :attr:`verbose` one line per event and the advice in full."""
+        before, after = self._update(change)
         undone = before.actions - after.actions
-        lines = describe(before, after) if after.actions > before.actions else \
-            [f"Undone: {undone} action{'s' if undone != 1 else ''} taken back."]
-        return "\n".join(lines) + "\n" + self.advice().rstrip("\n")
+        if self.in_full:
+            lines = told_once(describe(before, after), after) if after.actions > before.actions else \
+                [f"Undone: {undone} action{'s' if undone != 1 else ''} taken back."]
+            return "\n".join(lines) + "\n" + self.full_advice().rstrip("\n")
+        done = happened(before, after) if after.actions > before.actions else \
+            f"Undone: {undone} action{'s' if undone != 1 else ''} taken back."
+        return self.screen(done)
+
+    def _after_change(self) -> str:
+        """The rest of an answer whose first line said what was done: the screen of the step, or
+        with :attr:`verbose` the advice in full."""
+        return self.full_advice().rstrip("\n") if self.in_full else self.screen("")
+
+
+#: Commands that only read the file: typed at a prompt the file no longer matches, they answer
+#: about the file as it is now.
+_READING_ONLY = ("help", "?", "h", "quit", "exit", "q", "status", "advise")
+
+
+class ChangedMeanwhile(KeptGameError):
+    """The game file is no longer the game the prompt was drawn from (``now``: the file now)."""
+
+    def __init__(self, now: KeptGame) -> None:
+        super().__init__("the game file changed since the prompt was drawn")
+        self.now = now
+
+
+def changes_between(old: KeptGame, new: KeptGame) -> str:
+    """What turned the game ``old`` into ``new`` in words: the actions taken back (an undo), then
+    what the actions added since did (:func:`screen.happened`)."""
+    common = 0
+    for a, b in zip(old.events, new.events):
+        if a != b:
+            break
+        common += 1
+    back = sum(1 for i, action in split_actions(old.events) if i + len(action) > common)
+    base = undo(old, back) if back else old
+    said = [f"{back} action{'s' if back != 1 else ''} taken back."] if back else []
+    if new.events[:len(base.events)] == base.events and len(new.events) > len(base.events):
+        said.append(happened(base, new) or f"{len(new.events) - len(base.events)} events recorded.")
+    return " ".join(said) or "the same events written again."
 
 
 def _step_form(command: str, args: list[str]) -> tuple[str, list[str]]:
