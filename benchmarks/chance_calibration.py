@@ -13,7 +13,7 @@ of one position makes them equal; the mean signed and absolute gap say how far a
 
 A measurement, not a test. Run:
 ``python benchmarks/chance_calibration.py [--games 2:200,3:120,4:80] [--seed 7] [--jobs 2]
-[--markdown FILE]``. Each game's dice and choices come from ``SeedSequence(seed).spawn``, one
+[--markdown FILE] [--plot PNG]``. Each game's dice and choices come from ``SeedSequence(seed).spawn``, one
 child per game, so results do not depend on ``--jobs``.
 """
 
@@ -137,12 +137,36 @@ def markdown(rows: list[Row], games: dict[int, int], seed: int, seconds: float) 
     return "\n".join(lines)
 
 
+def plot(rows: list[Row], games: dict[int, int], path: str) -> None:
+    """A reliability diagram per number of players, one line per role, written whole to ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(games), figsize=(4 * len(games), 4), sharey=True)
+    for ax, n in zip(np.atleast_1d(axes), games):
+        ax.plot([0, 1], [0, 1], color="grey", linewidth=0.8, linestyle="--")
+        for role in ROLES:
+            table = reliability([r for r in rows if r.players == n and r.role == role])
+            if table:
+                ax.plot([s for _, _, s, _ in table], [w for _, _, _, w in table], marker="o", label=role)
+        ax.set_title(f"{n} players")
+        ax.set_xlabel("chance shown")
+        ax.legend(loc="upper left", fontsize=8)
+    np.atleast_1d(axes)[0].set_ylabel("share of games won (D20)")
+    fig.tight_layout()
+    fig.savefig(path + ".tmp.png", dpi=100)
+    os.replace(path + ".tmp.png", path)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default="2:200,3:120,4:80", help="players:games, comma separated")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--markdown", default=None, help="also write the report to this file")
+    parser.add_argument("--plot", default=None, help="write the reliability diagrams to this PNG")
     args = parser.parse_args()
     games = {int(n): int(g) for n, g in (part.split(":") for part in args.games.split(","))}
     roots = np.random.SeedSequence(args.seed).spawn(len(games))
@@ -158,6 +182,8 @@ def main() -> None:
             rows += game_rows(task)
     text = markdown(rows, games, args.seed, time.perf_counter() - start)
     print(text)
+    if args.plot:
+        plot(rows, games, args.plot)
     if args.markdown:
         with open(args.markdown + ".tmp", "w") as out:
             out.write(text + "\n")
