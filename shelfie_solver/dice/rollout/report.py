@@ -1,0 +1,95 @@
+"""The report of ``shelfie-solve rollout`` (docs/rollout.md) as a :class:`core.report.Report`:
+a table of the position and each rolled-out choice, every seat's chance to win with its 95%
+interval, and the JSON of the same (``win_chance`` exact, ``win_chance_float``, ``ci95`` per seat).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from shelfie_solver.core.report import Report, exact, percent
+from shelfie_solver.core.stats import Estimate
+from shelfie_solver.dice.play.gamefile import KeptGame
+from shelfie_solver.dice.play.report import whose_turn
+from shelfie_solver.dice.rollout.run import FIRST_CHECK, RolloutResult
+
+
+def _interval(value: Estimate) -> list[float | None]:
+    """The 95% interval as two floats (None where there is none: one game, a t interval)."""
+    return [None if math.isnan(x) else x for x in (value.low, value.high)]
+
+
+def seat_records(seats: tuple[Estimate, ...], names: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Every seat's chance as JSON: seat (1-based), player, ``win_chance`` ("p/q"),
+    ``win_chance_float`` and ``ci95`` ([low, high], Wilson)."""
+    return [{"seat": s + 1, "player": names[s], "win_chance": exact(e.mean), "win_chance_float": float(e.mean),
+             "ci95": _interval(e)} for s, e in enumerate(seats)]
+
+
+def _cell(value: Estimate) -> str:
+    """A chance with its interval for the table: ``54.3% (51.2-57.4)``."""
+    return f"{percent(value.mean, 1)} ({value.low * 100:.1f}-{value.high * 100:.1f})"
+
+
+def _difference(value: Estimate | None) -> str:
+    """``versus_best`` in percentage points with its interval, blank for the best choice."""
+    if value is None:
+        return "best"
+    if value.n < 2:
+        return f"{float(value.mean) * 100:+.1f}"
+    return f"-{float(value.mean) * 100:.1f} ({-value.high * 100:+.1f} to {-value.low * 100:+.1f})"
+
+
+def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report:
+    """The report of a rollout of the game in ``source`` (its file name, for the title)."""
+    names = kept.players
+    mover = result.mover
+    title = [f"Rollout of {source}: {whose_turn(kept)}",
+             f"{result.games:,} games (seed {result.seed}), policy {', '.join(sorted(set(result.policies)))} in "
+             f"every seat" if len(set(result.policies)) == 1 else
+             f"{result.games:,} games (seed {result.seed}), policies "
+             + ", ".join(f"{n}: {p}" for n, p in zip(names, result.policies))]
+    headers = ["", "choice", "advice", *names, "vs best"]
+    rows: list[list[Any]] = [["position", "the policy's own", "", *(_cell(e) for e in result.position), ""]]
+    for rank, choice in enumerate(result.choices, 1):
+        advice = percent(choice.root.advice, 1) if choice.root.advice is not None else ""
+        rows.append([rank, choice.root.label, advice, *(_cell(e) for e in choice.seats),
+                     _difference(choice.versus_best)])
+    data: dict[str, Any] = {
+        "game": source, "games": result.games, "games_asked": result.asked, "seed": result.seed,
+        "settled_early": result.settled, "policies": list(result.policies), "mover": mover + 1,
+        "player": names[mover],
+        "position": {"seats": seat_records(result.position, names)},
+        "choices": [_choice_record(c, names) for c in result.choices],
+    }
+    notes = [f"Each cell: {names[mover]}'s and the others' chance to win (ties shared, D20) over the games "
+             "played from here, with its 95% interval (Wilson). vs best: the best choice's chance minus this one's "
+             "for the player to move, in points, paired on the same dice (Student t)."]
+    if result.settled:
+        notes.append(f"Stopped after {result.games:,} of {result.asked:,} games: the order of the choices is settled "
+                     "(every neighbour's paired interval above 0, docs/rollout.md).")
+    elif len(result.choices) > 1 and result.games >= FIRST_CHECK:
+        notes.append("The order of the choices is not settled at this many games (docs/rollout.md): more --games "
+                     "narrow the intervals.")
+    return Report(title, headers, rows, data, notes, records=_records(data), narrow=["advice"])
+
+
+def _choice_record(choice: Any, names: tuple[str, ...]) -> dict[str, Any]:
+    """One choice as JSON: kind, label, the advice's value, every seat's chance, the paired difference."""
+    versus = choice.versus_best
+    return {"kind": choice.root.kind, "choice": choice.root.label,
+            "advice_win_chance": exact(choice.root.advice) if choice.root.advice is not None else None,
+            "advice_win_chance_float": float(choice.root.advice) if choice.root.advice is not None else None,
+            "seats": seat_records(choice.seats, names),
+            "versus_best": None if versus is None else {"difference": exact(versus.mean),
+                                                        "difference_float": float(versus.mean),
+                                                        "ci95": _interval(versus)}}
+
+
+def _records(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """CSV rows: the position and each choice, one row per seat."""
+    out = [{"row": "position", **seat} for seat in data["position"]["seats"]]
+    for rank, choice in enumerate(data["choices"], 1):
+        out += [{"row": rank, "choice": choice["choice"], **seat} for seat in choice["seats"]]
+    return out
