@@ -27,35 +27,42 @@ def seat_records(seats: tuple[Estimate, ...], names: tuple[str, ...]) -> list[di
              "ci95": _interval(e)} for s, e in enumerate(seats)]
 
 
-def _cell(value: Estimate) -> str:
-    """A chance with its interval for the table: ``54.3% (51.2-57.4)``."""
-    return f"{percent(value.mean, 1)} ({value.low * 100:.1f}-{value.high * 100:.1f})"
+def _span(value: Estimate) -> str:
+    """A 95% interval for the table: ``30.1-40.9`` (percent)."""
+    return f"{value.low * 100:.1f}-{value.high * 100:.1f}"
 
 
 def _difference(value: Estimate | None) -> str:
-    """``versus_best`` in percentage points with its interval, blank for the best choice."""
+    """``versus_best`` in percentage points with its interval, ``best`` for the best choice."""
     if value is None:
         return "best"
     if value.n < 2:
-        return f"{float(value.mean) * 100:+.1f}"
-    return f"-{float(value.mean) * 100:.1f} ({-value.high * 100:+.1f} to {-value.low * 100:+.1f})"
+        return f"{-float(value.mean) * 100:+.1f}"
+    return f"{-float(value.mean) * 100:+.1f} ({-value.high * 100:+.1f}..{-value.low * 100:+.1f})"
+
+
+def _row(head: Any, label: str, advice: str, seats: tuple[Estimate, ...], mover: int, versus: str) -> list[Any]:
+    """One row: the mover's chance and interval, then every other seat's chance."""
+    others = [percent(e.mean, 1) for s, e in enumerate(seats) if s != mover]
+    return [head, label, advice, percent(seats[mover].mean, 1), _span(seats[mover]), *others, versus]
 
 
 def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report:
     """The report of a rollout of the game in ``source`` (its file name, for the title)."""
     names = kept.players
     mover = result.mover
-    title = [f"Rollout of {source}: {whose_turn(kept)}",
-             f"{result.games:,} games (seed {result.seed}), policy {', '.join(sorted(set(result.policies)))} in "
-             f"every seat" if len(set(result.policies)) == 1 else
-             f"{result.games:,} games (seed {result.seed}), policies "
-             + ", ".join(f"{n}: {p}" for n, p in zip(names, result.policies))]
-    headers = ["", "choice", "advice", *names, "vs best"]
-    rows: list[list[Any]] = [["position", "the policy's own", "", *(_cell(e) for e in result.position), ""]]
+    games = f"{result.games:,} games (seed {result.seed})"
+    if len(set(result.policies)) == 1:
+        policy = f"policy {result.policies[0]} in every seat"
+    else:
+        policy = "policies " + ", ".join(f"{n} {p}" for n, p in zip(names, result.policies))
+    title = [f"Rollout of {source}: {whose_turn(kept)}", f"{games}, {policy}."]
+    others = [n for s, n in enumerate(names) if s != mover]
+    headers = ["", "choice", "advice", names[mover], "95%", *others, "vs best"]
+    rows: list[list[Any]] = [_row("", "position", "", result.position, mover, "")]
     for rank, choice in enumerate(result.choices, 1):
         advice = percent(choice.root.advice, 1) if choice.root.advice is not None else ""
-        rows.append([rank, choice.root.label, advice, *(_cell(e) for e in choice.seats),
-                     _difference(choice.versus_best)])
+        rows.append(_row(rank, choice.root.label, advice, choice.seats, mover, _difference(choice.versus_best)))
     data: dict[str, Any] = {
         "game": source, "games": result.games, "games_asked": result.asked, "seed": result.seed,
         "settled_early": result.settled, "policies": list(result.policies), "mover": mover + 1,
@@ -63,9 +70,10 @@ def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report
         "position": {"seats": seat_records(result.position, names)},
         "choices": [_choice_record(c, names) for c in result.choices],
     }
-    notes = [f"Each cell: {names[mover]}'s and the others' chance to win (ties shared, D20) over the games "
-             "played from here, with its 95% interval (Wilson). vs best: the best choice's chance minus this one's "
-             "for the player to move, in points, paired on the same dice (Student t)."]
+    notes = [f"Every seat's chance to win (ties shared, D20) over the games played from here; 95%: "
+             f"{names[mover]}'s interval (Wilson; every seat's: --format json). vs best: this choice's chance "
+             f"minus the best one's for {names[mover]}, in points, paired on the same dice (Student t 95%). "
+             "position: as the policy plays; advice: the advice's own chance of the choice."]
     if result.settled:
         notes.append(f"Stopped after {result.games:,} of {result.asked:,} games: the order of the choices is settled "
                      "(every neighbour's paired interval above 0, docs/rollout.md).")

@@ -68,7 +68,8 @@ class RootChoice:
     Attributes:
         choice: the :data:`playout.Choice` (never ``None``).
         label: how the table names it (``keep 2B 1J``, ``r1c2 + r3c4``, ``give up shelf 3``).
-        advice: the advice's value of it (the chance to win with the ``win`` objective), or None.
+        advice: the advice's chance to win of it when the advice's values are chances
+            (:attr:`Advice.win_chance_exact` not None: ``win``, ``win-model``), else None.
         kind: ``"hold"``, ``"mark"`` or ``"shelf"``.
     """
 
@@ -210,23 +211,33 @@ def root_choices(kept: KeptGame, policy: str, top: int) -> tuple[RootChoice, ...
     """The advice's ``top`` best choices at the position (:func:`play.report.step_advice` with
     :func:`advice_objective_name`): holds with re-rolls left, markings with final dice, the
     shelves of a failed result (D13); none before the initial roll."""
-    from shelfie_solver.dice.advise.report import keep_label, reroll_label
+    from shelfie_solver.dice.rolls import dice_codes
     from shelfie_solver.dice.play.report import step_advice
 
     advice = step_advice(kept, advice_objective_name(policy))
     if advice is None:
         return ()
     board, rules = kept.board, kept.rules
+    chance = advice.win_chance_exact is not None  # the advice's values are chances to win (else points...)
     if advice.holds:
-        return tuple(RootChoice(("hold", h.keep), f"keep {keep_label(h.keep, rules)}, re-roll "
-                                f"{reroll_label(advice.dice, h.keep, rules)}", h.value, "hold")
+        return tuple(RootChoice(("hold", h.keep), _hold_label(h.keep, advice.dice, dice_codes(h.keep, rules)),
+                                h.value if chance else None, "hold")
                      for h in advice.holds[:top])
     if advice.markings:
         return tuple(RootChoice(("mark", tuple(sorted(m.marking.cells))),
-                                "mark " + " + ".join(board.cell_name(c) for c in m.marking.cells), m.value, "mark")
+                                " + ".join(board.cell_name(c) for c in m.marking.cells),
+                                m.value if chance else None, "mark")
                      for m in advice.markings[:top])
-    return tuple(RootChoice(("shelf", (o.shelf,)), f"give up shelf {o.shelf + 1}", o.value, "shelf")
+    return tuple(RootChoice(("shelf", (o.shelf,)), f"give up shelf {o.shelf + 1}",
+                            o.value if chance else None, "shelf")
                  for o in advice.failed[:top])
+
+
+def _hold_label(keep: tuple[int, ...], dice: tuple[int, ...], codes: str) -> str:
+    """A hold in words: ``keep GGB``, ``re-roll all`` (nothing kept) or ``stop`` (every die kept, D7)."""
+    if keep == dice:
+        return "stop"
+    return f"keep {codes}" if codes else "re-roll all"
 
 
 def policy_choice(kept: KeptGame, policy: str, choices: Sequence[RootChoice]) -> int | None:
