@@ -21,8 +21,9 @@ from shelfie_solver.dice.strategies import STRATEGIES
 @click.option("--games", type=click.IntRange(1, MAX_ROLLOUT_GAMES), default=1000, show_default=True, metavar="N",
               help=f"Games to play at most (1 to {MAX_ROLLOUT_GAMES:,}); fewer when the order of the choices is "
                    "settled early.")
-@click.option("--top", type=click.IntRange(1, 50), default=3, show_default=True, metavar="N",
-              help="How many of the advice's best choices (holds, markings or shelves) to roll out.")
+@click.option("--top", type=click.IntRange(0, 50), default=3, show_default=True, metavar="N",
+              help="How many of the advice's best choices (holds, markings or shelves) to roll out; 0: the "
+                   "position only.")
 @click.option("--early-stop/--no-early-stop", default=True, show_default=True,
               help="Stop once the order of the choices is settled (docs/rollout.md).")
 @seed_option

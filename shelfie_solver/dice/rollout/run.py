@@ -303,20 +303,20 @@ def rollout(kept: KeptGame, policies: Sequence[str], games: int, seed: int | Non
     Args:
         policies: one strategy name per seat (:func:`seat_policies`). games: at most this many
             games (1 .. :data:`MAX_ROLLOUT_GAMES`). seed: the root seed (None: fresh entropy,
-            reported). top: choices of the advice rolled out (at least 1). jobs, scheduler: as
+            reported). top: choices of the advice rolled out (0: the position only). jobs, scheduler: as
             ``simulate`` (:class:`parallel.Runner`). early_stop: check the stopping rule.
             progress: called with the number of games just finished.
     Returns:
         The :class:`RolloutResult`.
     Raises:
-        RolloutError: as :func:`check_rollout`, or ``top`` below 1. ParallelError, Interrupted:
+        RolloutError: as :func:`check_rollout`, or ``top`` below 0. ParallelError, Interrupted:
             as :func:`parallel.run_tasks`.
     """
     check_rollout(kept, games)
-    if top < 1:
-        raise RolloutError(f"--top must be at least 1, got {top}")
+    if top < 0:
+        raise RolloutError(f"--top must be at least 0 (0: the position only), got {top}")
     mover = kept.active
-    roots = root_choices(kept, policies[mover], top)
+    roots = root_choices(kept, policies[mover], top) if top else ()
     entropy = int(np.random.SeedSequence(seed).entropy)  # type: ignore[arg-type]
     setup = RolloutSetup(kept.position, tuple(policies), tuple(r.choice for r in roots),
                          policy_choice(kept, policies[mover], roots), entropy)
