@@ -32,13 +32,20 @@ def _span(value: Estimate) -> str:
     return f"{value.low * 100:.1f}-{value.high * 100:.1f}"
 
 
+def _points(x: float) -> str:
+    """Percentage points with a sign, one decimal; ``0.0`` for what rounds to zero (never ``-0.0``)."""
+    text = f"{x:+.1f}"
+    return "0.0" if text in ("+0.0", "-0.0") else text
+
+
 def _difference(value: Estimate | None) -> str:
-    """``versus_best`` in percentage points with its interval, ``best`` for the best choice."""
+    """``versus_best`` (best minus this) as this minus best in percentage points with its
+    interval, ``best`` for the best choice."""
     if value is None:
         return "best"
     if value.n < 2:
-        return f"{-float(value.mean) * 100:+.1f}"
-    return f"{-float(value.mean) * 100:+.1f} ({-value.high * 100:+.1f}..{-value.low * 100:+.1f})"
+        return _points(-float(value.mean) * 100)
+    return f"{_points(-float(value.mean) * 100)} ({_points(-value.high * 100)}..{_points(-value.low * 100)})"
 
 
 def _row(head: Any, label: str, advice: str, seats: tuple[Estimate, ...], mover: int, versus: str) -> list[Any]:
@@ -80,6 +87,10 @@ def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report
     elif len(result.choices) > 1 and result.games >= FIRST_CHECK:
         notes.append("The order of the choices is not settled at this many games (docs/rollout.md): more --games "
                      "narrow the intervals.")
+    if not result.choices:  # the position alone: no advice, nothing to compare
+        headers, rows = headers[:2] + headers[3:-1], [row[:2] + row[3:-1] for row in rows]
+        notes[0] = (f"Every seat's chance to win (ties shared, D20) over the games played from here, as the policy "
+                    f"plays; 95%: {names[mover]}'s interval (Wilson; every seat's: --format json).")
     return Report(title, headers, rows, data, notes, records=_records(data), narrow=["advice"])
 
 
