@@ -112,13 +112,22 @@ def play_out(position: Position, strategies: Sequence[Strategy], dice: CommonDic
         GameError: a strategy's decision is illegal.
     """
     while position.over is None:
-        position = _finish_turn(position, strategies[position.state.active], dice,
-                                rngs[position.state.active])
+        position = finish_turn(position, strategies, dice, rngs)
     return position.over
 
 
-def _finish_turn(position: Position, strategy: Strategy, dice: CommonDice, rng: np.random.Generator) -> Position:
-    """The active player's turn from wherever it stands (no roll yet, re-rolls left, final dice)."""
+def finish_turn(position: Position, strategies: Sequence[Strategy], dice: CommonDice,
+                rngs: Sequence[np.random.Generator]) -> Position:
+    """The active player's turn from wherever it stands (no roll yet, re-rolls left, final dice)
+    to the next turn's start or the game's end (D6-D18); ``position`` itself when the game is over."""
+    if position.over is not None:
+        return position
+    seat = position.state.active
+    return _turn(position, strategies[seat], dice, rngs[seat])
+
+
+def _turn(position: Position, strategy: Strategy, dice: CommonDice, rng: np.random.Generator) -> Position:
+    """:func:`finish_turn` of the active seat's ``strategy``."""
     state = position.state
     board, rules, seat = state.board, state.rules, state.active
     if position.dice is None:

@@ -32,11 +32,12 @@ from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.core.parallel import Runner
 from shelfie_solver.core.stats import PROPORTION, Estimate, estimate
 from shelfie_solver.dice.game.actions import Position
-from shelfie_solver.dice.game.events import legal_sets
+from shelfie_solver.dice.game.events import GameState, legal_sets
 from shelfie_solver.dice.play.gamefile import KeptGame
 from shelfie_solver.dice.rollout.playout import (
     Choice,
     CommonDice,
+    finish_turn,
     game_seeds,
     play_out,
     take_choice,
@@ -115,15 +116,25 @@ def play_games(setup: RolloutSetup, lo: int, hi: int) -> list[GameShares]:
     state = position.state
     seats = state.players
     strategies = [strategy_named(name) for name in setup.policies]
+    # without random choices a play-out is a function of the position and the game's dice: two
+    # choices whose turns end in the same position share the rest of the game (same dice, same play)
+    shared = not any(name.strip().lower() in _RANDOM_POLICIES for name in setup.policies)
     out: list[GameShares] = []
     for game in range(lo, hi):
         dice_rng, _ = game_seeds(setup.entropy, game, seats)
         dice = CommonDice(dice_rng, state.rules, turns_bound(position), state.turn)
+        after_turn: dict[GameState, tuple[Fraction, ...]] = {}
         rows = []
         for choice in setup.playouts():
             _, rngs = game_seeds(setup.entropy, game, seats)  # each play-out: the seats' numbers afresh
-            over = play_out(take_choice(position, choice, dice), strategies, dice, rngs)
-            rows.append(winner_shares(over, seats))
+            now = finish_turn(take_choice(position, choice, dice), strategies, dice, rngs)
+            if now.over is not None:
+                rows.append(winner_shares(now.over, seats))
+                continue
+            known = after_turn.get(now.state) if shared else None
+            if known is None:
+                known = after_turn[now.state] = winner_shares(play_out(now, strategies, dice, rngs), seats)
+            rows.append(known)
         out.append(tuple(rows))
     return out
 
