@@ -49,6 +49,7 @@ def test_api_rollout_is_the_json_of_the_command(last_turn_game: str):
     state = client.get("/api/state").json()
     assert (data["revision"], data["digest"]) == (state["revision"], state["digest"])
     assert data["games"] == 40 and data["policies"] == ["win", "win"] and data["choices"] == []  # no dice: no choices
+    assert 0 <= data["seed"] < 2**32  # a seed the page shows whole and the command takes back
     seats = data["position"]["seats"]
     assert sum(Fraction(s["win_chance"]) for s in seats) == 1
     for seat in seats:
@@ -74,7 +75,7 @@ def test_api_rollout_bad_input(last_turn_game: str, tmp_path: Path, board, rules
     assert "\n" not in json.dumps(answer.json()["error"])
 
 
-def test_the_rollout_button(last_turn_game: str, tmp_path: Path):
+def test_the_rollout_button(last_turn_game: str, shots: Path):
     pytest.importorskip("browser_support")  # skips without Chromium
     from browser_support import ARGS, CHROMIUM, PHONE, playwright
     from serve_support import Served
@@ -97,7 +98,8 @@ def test_the_rollout_button(last_turn_game: str, tmp_path: Path):
             text = page.locator("#rollout-result").text_content()
             assert "200 games" in text and "Ann" in text and "Ben" in text and "95%" in text, text
             assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
-            page.screenshot(path=str(tmp_path / "rollout.png"))
+            page.locator("#rollout").scroll_into_view_if_needed()
+            page.screenshot(path=str(shots / "10-rollout.png"))
             assert not errors, errors
             browser.close()
     finally:

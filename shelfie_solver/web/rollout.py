@@ -42,7 +42,8 @@ def page_policy(objective: str) -> str:
 def rollout_answer(path: str, objective: str, games_text: str | None, top_text: str | None) -> dict[str, Any]:
     """The JSON of a rollout of the game file ``path``'s position: the ``rollout --format json``
     keys (``position.seats[].win_chance_float``, ``ci95``, ``choices``), ``revision`` and
-    ``digest`` of the game it was made on. One worker, a fresh seed (reported as ``seed``).
+    ``digest`` of the game it was made on. One worker, a fresh 32-bit seed (reported as ``seed``:
+    ``rollout GAME --seed S`` repeats it).
 
     Raises:
         RolloutRequestError: a bad ``games`` or ``top``. KeptGameError, RolloutError: the file is
@@ -50,6 +51,7 @@ def rollout_answer(path: str, objective: str, games_text: str | None, top_text: 
     """
     from shelfie_solver.dice.play.gamefile import read_kept_game
     from shelfie_solver.dice.rollout.report import rollout_report
+    from shelfie_solver.core.tournament import fresh_seed
     from shelfie_solver.dice.rollout.run import check_rollout, rollout, seat_policies
     from shelfie_solver.web.api import digest_of
 
@@ -58,6 +60,6 @@ def rollout_answer(path: str, objective: str, games_text: str | None, top_text: 
     kept = read_kept_game(path)
     check_rollout(kept, games)
     policies = seat_policies(page_policy(objective), len(kept.players))
-    result = rollout(kept, policies, games, None, top)
+    result = rollout(kept, policies, games, fresh_seed(), top)  # 32 bits: shown whole on the page
     data = rollout_report(kept, result, path).data
     return {"revision": len(kept.events), "digest": digest_of(kept), **data}
