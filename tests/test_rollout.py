@@ -259,3 +259,14 @@ def test_bad_input(tmp_path, board, rules, last_turn_one_reroll):
     assert_one_line_error(runner.invoke(main, ["rollout", path, "--policy", "bogus"]), "unknown strategy")
     alone = start_kept_game(board, rules, ("Me",), 0)
     assert_one_line_error(runner.invoke(main, ["rollout", _write(tmp_path, alone, "alone.json")]), "one player")
+
+
+def test_a_dask_cluster_gives_the_figures_of_one_job(board, rules):
+    """On a dask LocalCluster started here (2 workers, threads), the same games as here."""
+    distributed = pytest.importorskip("distributed")
+    kept = _mid_game(board, rules)
+    here = rollout(kept, ("greedy", "greedy"), 12, seed=4, top=2)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as cluster:
+        there = rollout(kept, ("greedy", "greedy"), 12, seed=4, top=2, scheduler=cluster)
+    assert there == here
