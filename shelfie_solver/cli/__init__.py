@@ -35,6 +35,7 @@ COMMANDS = {
     "simulate": "simulate:simulate_command",
     "play": "play:play_command",
     "review": "review:review_command",
+    "rollout": "rollout:rollout_command",
     "serve": "serve:serve_command",
     "tile": "tile:tile_group",
     "solve-game": "solve_game:solve_game_command",

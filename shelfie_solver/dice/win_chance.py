@@ -24,10 +24,11 @@ for up to four players; times the opponent's denominator for :class:`BeforeLastW
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -92,16 +93,71 @@ class LastTurnWin:
         return [(shelf, self.failed_value(state)) for shelf in failed_result_shelves(state.board, state.marks)]
 
 
+#: Sheets and chances kept per process by :func:`opponent_chance` (least recently used out first).
+CHANCE_CACHE_SIZE = 65536
+_BEST_SCORES: OrderedDict[tuple[Board, Ruleset, int, int], np.ndarray] = OrderedDict()
+_OPPONENT_CHANCES: OrderedDict[tuple[Board, Ruleset, int, int, tuple[int, ...]], Fraction] = OrderedDict()
+
+
+def _remember(store: OrderedDict[Any, Any], key: Any, value: Any) -> None:
+    """Keep ``value`` under ``key``, dropping the least recently used beyond :data:`CHANCE_CACHE_SIZE`."""
+    store[key] = value
+    if len(store) > CHANCE_CACHE_SIZE:
+        store.popitem(last=False)
+
+
+def best_final_scores(board: Board, rules: Ruleset, marks: Marks) -> np.ndarray:
+    """``int64 (R,)``: per final roll (:class:`rolls.DiceSpace` order) the highest score the sheet
+    can have after marking it (D8-D14, D19), the score as it is for a failed result (D13, no score
+    changes); cached per sheet."""
+    from shelfie_solver.dice.engine.dp import final_values
+
+    key = (board, rules, marks.marked, marks.eliminated)
+    found = _BEST_SCORES.get(key)
+    if found is None:
+        gains = final_values(board, marks, rules, Points()).columns[:, 0]
+        found = np.ascontiguousarray(gains + score(board, marks, rules), dtype=np.int64)
+        _remember(_BEST_SCORES, key, found)
+    else:
+        _BEST_SCORES.move_to_end(key)
+    return found
+
+
 def opponent_chance(board: Board, rules: Ruleset, marks: Marks, others: tuple[int, ...]) -> Fraction:
     """The exact chance that a player with ``marks`` wins with one turn left (the initial roll and
     every re-roll, D6, D7) when the other final scores are ``others``: :class:`LastTurnWin`
-    through the engine. A sheet with no available item keeps its score (the player passes)."""
-    from shelfie_solver.dice.engine.dp import solve_turn
+    through the engine. A sheet with no available item keeps its score (the player passes).
+    One case of :func:`opponent_chances`."""
+    return opponent_chances(board, rules, marks, (tuple(others),))[0]
+
+
+def opponent_chances(board: Board, rules: Ruleset, marks: Marks,
+                     others: Sequence[tuple[int, ...]]) -> list[Fraction]:
+    """:func:`opponent_chance` of one sheet against each of several sets of final scores ``others``.
+
+    The value of a final roll under :class:`LastTurnWin` is :func:`shares` of the best score the
+    roll can reach (a share never falls as the score rises), so the final values are
+    :func:`best_final_scores` (once per sheet) mapped through :func:`shares`, and the DP over the
+    re-rolls of every case at once is :func:`batched.solve_finals` (compiled with numba): the
+    same exact values as :func:`dp.solve_turn` of :class:`LastTurnWin`, cached per (sheet, scores)."""
+    from shelfie_solver.dice.engine.batched import solve_finals
+    from shelfie_solver.dice.rolls import space_for
 
     if not marks.available:
-        return share(score(board, marks, rules), others)
-    solution = solve_turn(board, marks, rules, LastTurnWin(others))
-    return solution.start_values()[0]
+        return [share(score(board, marks, rules), o) for o in others]
+    keys = [(board, rules, marks.marked, marks.eliminated, tuple(o)) for o in others]
+    missing = list(dict.fromkeys(k for k in keys if k not in _OPPONENT_CHANCES))
+    if missing:
+        best = best_final_scores(board, rules, marks)
+        finals = np.stack([shares(best, k[4]) for k in missing], axis=1)[:, :, None]
+        solved = solve_finals(space_for(rules), np.ascontiguousarray(finals), rules.rerolls, WIN_UNIT)
+        for i, key in enumerate(missing):
+            _remember(_OPPONENT_CHANCES, key, solved.state(i).start_values()[0])
+    out = []
+    for key in keys:
+        _OPPONENT_CHANCES.move_to_end(key)
+        out.append(_OPPONENT_CHANCES[key])
+    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -139,23 +195,38 @@ class BeforeLastWin:
     def _mine(self, state: StateArrays, after_score: int, cells: tuple[int, ...]) -> int:
         """The player's chance times :meth:`scale` after marking ``cells`` for ``after_score``."""
         board, rules = state.board, state.rules
-        mine = self.sheets[0].with_marked(cells)
-        done = completed_lines(board, mine)
-        before = set(completed_lines(board, self.sheets[0]))
-        new = tuple(line for line in done if line not in before)
-        opponent = block(board, (mine, self.opponent), 0, new)[0][1] if new else self.opponent
-        theirs = self.chance(board, rules, after_score, opponent)
+        theirs = self.chance(board, rules, after_score, self._opponent_after(board, cells))
         value = (1 - theirs) * self.scale(rules)
         assert value.denominator == 1
         return int(value)
 
+    def _opponent_after(self, board: Board, cells: tuple[int, ...]) -> Marks:
+        """The opponent's sheet after the player marks ``cells`` (the lines it completes block, D15)."""
+        mine = self.sheets[0].with_marked(cells)
+        before = set(completed_lines(board, self.sheets[0]))
+        new = tuple(line for line in completed_lines(board, mine) if line not in before)
+        return block(board, (mine, self.opponent), 0, new)[0][1] if new else self.opponent
+
     def values(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
-        now = score(state.board, state.marks, state.rules)
+        board, rules = state.board, state.rules
+        now = score(board, state.marks, rules)
         after = now + Points().values(state, sets)
-        out = np.zeros(len(after), dtype=np.int64)
+        sheets: dict[tuple[int, int], Marks] = {}
+        cases: dict[tuple[int, int], list[int]] = {}  # the opponent's sheet -> the markings leaving it
         for i in range(len(after)):
-            cells = tuple(int(c) for c in sets.cells[i] if c >= 0)
-            out[i] = self._mine(state, int(after[i]), cells)
+            theirs = self._opponent_after(board, tuple(int(c) for c in sets.cells[i] if c >= 0))
+            key = (theirs.marked, theirs.eliminated)
+            sheets.setdefault(key, theirs)
+            cases.setdefault(key, []).append(i)
+        out = np.zeros(len(after), dtype=np.int64)
+        scale = self.scale(rules)
+        for key, rows in cases.items():  # every score against one sheet in one batched solve
+            scores = sorted({int(after[i]) for i in rows})
+            chances = dict(zip(scores, opponent_chances(board, rules, sheets[key], [(s,) for s in scores])))
+            for i in rows:
+                value = (1 - chances[int(after[i])]) * scale
+                assert value.denominator == 1
+                out[i] = int(value)
         return out
 
     def failed_value(self, state: StateArrays) -> int:

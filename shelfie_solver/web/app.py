@@ -272,6 +272,13 @@ def create_app(server: GameServer | None, token: str | None = None,
     async def review(request: Request) -> dict[str, Any]:
         return await run_in_threadpool(server.review)
 
+    async def rollout(request: Request) -> dict[str, Any]:
+        from shelfie_solver.web.rollout import rollout_answer
+
+        query = request.query_params
+        return await run_in_threadpool(rollout_answer, server.path, server.objective, query.get("games"),
+                                       query.get("top"))
+
     def write(kind: str) -> Callable[[Request], Awaitable[dict[str, Any]]]:
         async def call(request: Request) -> dict[str, Any]:
             body = await read_body(request)
@@ -284,6 +291,7 @@ def create_app(server: GameServer | None, token: str | None = None,
                Route("/api/revision", guarded(revision), methods=["GET"]),
                Route("/api/stop", guarded(stop), methods=["GET"]),
                Route("/api/review", guarded(review), methods=["GET"]),
+               Route("/api/rollout", guarded(rollout), methods=["GET"]),
                Route("/api/new", guarded(new_info), methods=["GET"]),
                Route("/api/new", guarded(new), methods=["POST"])]
     routes += [Route(f"/api/{kind}", guarded(write(kind)), methods=["POST"]) for kind in WRITES]
@@ -352,7 +360,7 @@ def _tile_only_app(tiles: TilePage, token: str | None, allowed_hosts: frozenset[
     routes += [Route("/", home, methods=["GET"])] + _tile_routes(tiles, dice=False)
     routes += [Route(r, guarded(no_dice), methods=["GET"]) for r in DICE_PAGE[1:]]
     routes += [Route(f"/api/{kind}", guarded(no_dice), methods=["GET", "POST"])
-               for kind in ("state", "revision", "stop", "review", "new", *WRITES)]
+               for kind in ("state", "revision", "stop", "review", "rollout", "new", *WRITES)]
     return _app(routes, token, allowed_hosts, "the page is /tile (no dice game)")
 
 

@@ -250,6 +250,44 @@ function render() {
   renderAdvice();
   renderWarnings();
   renderSheets();
+  renderRollout();
+}
+
+// --- the rollout (GET /api/rollout, docs/rollout.md): the position's chance by play-outs ------
+
+const ROLLOUT_GAMES = 200;
+let rollout = null;      // the last answer of GET /api/rollout, shown while the game is at its digest
+
+function renderRollout() {
+  const box = $("rollout");
+  const games = S.status.sheets.length;
+  box.hidden = turn().over || games < 2;
+  const out = $("rollout-result");
+  if (!rollout || rollout.digest !== S.digest) { out.textContent = ""; return; }
+  const seats = rollout.position.seats.map((s) =>
+    `${s.player} ${pct(s.win_chance_float)} (95%: ${pct(s.ci95[0])}–${pct(s.ci95[1])})`);
+  out.textContent = `Rollout of ${rollout.games} games (seed ${rollout.seed}), ${rollout.policies[0]} in every seat: ` +
+    seats.join(", ") + ". Ties shared (D20).";
+  out.textContent = plain(out.textContent);
+}
+
+function pct(x) { return `${(100 * x).toFixed(1)}%`; }
+
+async function runRollout() {
+  const button = $("rollout-run");
+  const out = $("rollout-result");
+  button.disabled = true;
+  out.textContent = `Rolling out ${ROLLOUT_GAMES} games…`;
+  try {
+    const answer = await api("GET", `/api/rollout?games=${ROLLOUT_GAMES}`);
+    rollout = answer;
+    if (answer.digest !== S.digest) out.textContent = "The game moved on meanwhile: tap Rollout again.";
+    else renderRollout();
+  } catch (error) {
+    out.textContent = error.message;
+  } finally {
+    button.disabled = false;
+  }
 }
 
 function renderTurn() {
@@ -811,6 +849,7 @@ $("rules").addEventListener("click", () => {
   $("rules").setAttribute("aria-pressed", String(ui.rules));
   if (S) render(); else if (fresh.info) renderNew();
 });
+$("rollout-run").addEventListener("click", runRollout);
 if (token) $("to-tile").href = `/tile?token=${encodeURIComponent(token)}`;
 
 async function poll() {           // another page or the terminal may act on the same file

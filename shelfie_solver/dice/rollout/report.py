@@ -1,0 +1,114 @@
+"""The report of ``shelfie-solve rollout`` (docs/rollout.md) as a :class:`core.report.Report`:
+a table of the position and each rolled-out choice, every seat's chance to win with its 95%
+interval, and the JSON of the same (``win_chance`` exact, ``win_chance_float``, ``ci95`` per seat).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from shelfie_solver.core.report import Report, exact, percent
+from shelfie_solver.core.stats import Estimate
+from shelfie_solver.dice.play.gamefile import KeptGame
+from shelfie_solver.dice.play.report import whose_turn
+from shelfie_solver.dice.rollout.run import FIRST_CHECK, RolloutResult
+
+
+def _interval(value: Estimate) -> list[float | None]:
+    """The 95% interval as two floats (None where there is none: one game, a t interval)."""
+    return [None if math.isnan(x) else x for x in (value.low, value.high)]
+
+
+def seat_records(seats: tuple[Estimate, ...], names: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Every seat's chance as JSON: seat (1-based), player, ``win_chance`` ("p/q"),
+    ``win_chance_float`` and ``ci95`` ([low, high], Wilson)."""
+    return [{"seat": s + 1, "player": names[s], "win_chance": exact(e.mean), "win_chance_float": float(e.mean),
+             "ci95": _interval(e)} for s, e in enumerate(seats)]
+
+
+def _span(value: Estimate) -> str:
+    """A 95% interval for the table: ``30.1-40.9`` (percent)."""
+    return f"{value.low * 100:.1f}-{value.high * 100:.1f}"
+
+
+def _points(x: float) -> str:
+    """Percentage points with a sign, one decimal; ``0.0`` for what rounds to zero (never ``-0.0``)."""
+    text = f"{x:+.1f}"
+    return "0.0" if text in ("+0.0", "-0.0") else text
+
+
+def _difference(value: Estimate | None) -> str:
+    """``versus_best`` (best minus this) as this minus best in percentage points with its
+    interval, ``best`` for the best choice."""
+    if value is None:
+        return "best"
+    if value.n < 2:
+        return _points(-float(value.mean) * 100)
+    return f"{_points(-float(value.mean) * 100)} ({_points(-value.high * 100)}..{_points(-value.low * 100)})"
+
+
+def _row(head: Any, label: str, advice: str, seats: tuple[Estimate, ...], mover: int, versus: str) -> list[Any]:
+    """One row: the mover's chance and interval, then every other seat's chance."""
+    others = [percent(e.mean, 1) for s, e in enumerate(seats) if s != mover]
+    return [head, label, advice, percent(seats[mover].mean, 1), _span(seats[mover]), *others, versus]
+
+
+def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report:
+    """The report of a rollout of the game in ``source`` (its file name, for the title)."""
+    names = kept.players
+    mover = result.mover
+    games = f"{result.games:,} games (seed {result.seed})"
+    if len(set(result.policies)) == 1:
+        policy = f"policy {result.policies[0]} in every seat"
+    else:
+        policy = "policies " + ", ".join(f"{n} {p}" for n, p in zip(names, result.policies))
+    title = [f"Rollout of {source}: {whose_turn(kept)}", f"{games}, {policy}."]
+    others = [n for s, n in enumerate(names) if s != mover]
+    headers = ["", "choice", "advice", names[mover], "95%", *others, "vs best"]
+    rows: list[list[Any]] = [_row("", "position", "", result.position, mover, "")]
+    for rank, choice in enumerate(result.choices, 1):
+        advice = percent(choice.root.advice, 1) if choice.root.advice is not None else ""
+        rows.append(_row(rank, choice.root.label, advice, choice.seats, mover, _difference(choice.versus_best)))
+    data: dict[str, Any] = {
+        "game": source, "games": result.games, "games_asked": result.asked, "seed": result.seed,
+        "settled_early": result.settled, "policies": list(result.policies), "mover": mover + 1,
+        "player": names[mover],
+        "position": {"seats": seat_records(result.position, names)},
+        "choices": [_choice_record(c, names) for c in result.choices],
+    }
+    notes = [f"Every seat's chance to win (ties shared, D20) over the games played from here; 95%: "
+             f"{names[mover]}'s interval (Wilson; every seat's: --format json). vs best: this choice's chance "
+             f"minus the best one's for {names[mover]}, in points, paired on the same dice (Student t 95%). "
+             "position: as the policy plays; advice: the advice's own chance of the choice."]
+    if result.settled:
+        notes.append(f"Stopped after {result.games:,} of {result.asked:,} games: the order of the choices is settled "
+                     "(every neighbour's paired interval above 0, docs/rollout.md).")
+    elif len(result.choices) > 1 and result.games >= FIRST_CHECK:
+        notes.append("The order of the choices is not settled at this many games (docs/rollout.md): more --games "
+                     "narrow the intervals.")
+    if not result.choices:  # the position alone: no advice, nothing to compare
+        headers, rows = headers[:2] + headers[3:-1], [row[:2] + row[3:-1] for row in rows]
+        notes[0] = (f"Every seat's chance to win (ties shared, D20) over the games played from here, as the policy "
+                    f"plays; 95%: {names[mover]}'s interval (Wilson; every seat's: --format json).")
+    return Report(title, headers, rows, data, notes, records=_records(data), narrow=["advice"])
+
+
+def _choice_record(choice: Any, names: tuple[str, ...]) -> dict[str, Any]:
+    """One choice as JSON: kind, label, the advice's value, every seat's chance, the paired difference."""
+    versus = choice.versus_best
+    return {"kind": choice.root.kind, "choice": choice.root.label,
+            "advice_win_chance": exact(choice.root.advice) if choice.root.advice is not None else None,
+            "advice_win_chance_float": float(choice.root.advice) if choice.root.advice is not None else None,
+            "seats": seat_records(choice.seats, names),
+            "versus_best": None if versus is None else {"difference": exact(versus.mean),
+                                                        "difference_float": float(versus.mean),
+                                                        "ci95": _interval(versus)}}
+
+
+def _records(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """CSV rows: the position and each choice, one row per seat."""
+    out = [{"row": "position", **seat} for seat in data["position"]["seats"]]
+    for rank, choice in enumerate(data["choices"], 1):
+        out += [{"row": rank, "choice": choice["choice"], **seat} for seat in choice["seats"]]
+    return out

@@ -1,0 +1,272 @@
+"""``shelfie-solve rollout``: the chance to win of a kept game's position and of its top choices by
+play-outs on common dice (docs/rollout.md).
+
+The truths are worked out here by brute force, independently of the engine: on the game's last
+turn (D18: the opponent's score is final) a marking's outcome is a sure win, a shared one or a
+loss (D20), and a hold's chance with one re-roll left is the average, over every way the re-rolled
+dice can fall (each sequence of faces equally likely, D2), of the best share a marking of the
+final dice reaches.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from conftest import assert_one_line_error
+from shelfie_solver.cli import main
+from shelfie_solver.dice.allocate import legal_markings
+from shelfie_solver.dice.board import Board, Marks, score
+from shelfie_solver.dice.engine.dp import solve_turn
+from shelfie_solver.dice.game.events import Hold, Roll
+from shelfie_solver.dice.game.turn import play_seeded
+from shelfie_solver.dice.play.gamefile import KeptGame, act, kept_game_to_text, split_actions, start_kept_game
+from shelfie_solver.dice.rollout.run import batch_ends, rollout, settled
+from shelfie_solver.dice.rules import Ruleset
+from shelfie_solver.dice.strategies import strategy_named
+from shelfie_solver.dice.win_chance import LastTurnWin, opponent_chances
+
+SEEDS = range(40)
+
+
+def _share(mine: int, others: list[int]) -> Fraction:
+    """D20 by hand: 1 above every other score, 1/k in a k-way tie at the top, else 0."""
+    top = max(others)
+    return Fraction(1) if mine > top else Fraction(0) if mine < top else Fraction(1, 1 + others.count(top))
+
+
+def _best_share(board: Board, rules: Ruleset, marks: Marks, others: tuple[int, ...], dice: tuple[int, ...]) -> Fraction:
+    """The best share a marking of the final ``dice`` reaches (a failed result keeps the score, D13)."""
+    found = [score(board, marks.with_marked(m.cells), rules) for m in legal_markings(dice, board, marks, rules)]
+    return max((_share(s, list(others)) for s in found), default=_share(score(board, marks, rules), list(others)))
+
+
+def _hold_chance(board: Board, rules: Ruleset, marks: Marks, others: tuple[int, ...], keep: tuple[int, ...]) -> Fraction:
+    """The chance of keeping ``keep`` and re-rolling the rest once, then marking the best: every
+    sequence of faces of the re-rolled dice, equally likely (D2, D7)."""
+    best = lru_cache(maxsize=None)(lambda dice: _best_share(board, rules, marks, others, dice))
+    rolled = rules.dice - sum(keep)
+    total = Fraction(0)
+    for faces in itertools.product(range(rules.n_sides), repeat=rolled):
+        dice = list(keep)
+        for face in faces:
+            dice[face] += 1
+        total += best(tuple(dice))
+    return total / rules.n_sides ** rolled
+
+
+def _holds(dice: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Every sub-multiset of the dice (keeping all = stopping, D7)."""
+    return list(itertools.product(*(range(d + 1) for d in dice)))
+
+
+def _last_turn_start(board: Board, rules: Ruleset, seed: int) -> KeptGame | None:
+    """A greedy two-player game from ``seed`` replayed up to the start of its last turn (the end
+    triggered, the last player of the round to play, D17, D18), or None."""
+    played = play_seeded(board, rules, [strategy_named("greedy")] * 2, seed)
+    kept = start_kept_game(board, rules, ("Ann", "Ben"), played.events[0].first)
+    for _, action in split_actions(played.events):
+        state = kept.state
+        if kept.dice is None and state.end_triggered and state.is_last_in_round() and state.marks.available:
+            return kept
+        kept = act(kept, action)
+    return None
+
+
+def _roll(kept: KeptGame, rng: np.random.Generator, keep: tuple[int, ...] | None = None) -> KeptGame:
+    """``kept`` after the initial roll (``keep`` None) or a re-roll keeping ``keep``, dice from ``rng``."""
+    rules, seat = kept.rules, kept.active
+    dice = list(keep or (0,) * rules.n_sides)
+    for face in rng.integers(0, rules.n_sides, size=rules.dice - sum(dice)):
+        dice[int(face)] += 1
+    if keep is None:
+        return act(kept, (Roll(seat, tuple(dice), rules.rerolls),))
+    return act(kept, (Hold(seat, keep), Roll(seat, tuple(dice), kept.rerolls_left - 1)))
+
+
+def _others(kept: KeptGame) -> tuple[int, ...]:
+    return tuple(score(kept.board, m, kept.rules) for s, m in enumerate(kept.sheets) if s != kept.active)
+
+
+@pytest.fixture(scope="module")
+def last_turn_one_reroll(board, rules) -> tuple[KeptGame, Fraction]:
+    """A last turn with one re-roll left whose best chance is neither 0 nor 1, with that chance."""
+    for seed in SEEDS:
+        start = _last_turn_start(board, rules, seed)
+        if start is None:
+            continue
+        rng = np.random.default_rng(seed)
+        kept = _roll(kept=start, rng=rng)
+        kept = _roll(kept, rng, tuple(d // 2 for d in kept.dice))
+        others, marks = _others(kept), kept.state.marks
+        best = max(_hold_chance(board, rules, marks, others, h) for h in _holds(kept.dice))
+        if Fraction(1, 10) < best < Fraction(9, 10):
+            return kept, best
+    pytest.fail("no last turn with an open outcome among the seeds")
+
+
+@pytest.fixture(scope="module")
+def last_turn_final(board, rules) -> KeptGame:
+    """A last turn with final dice where one marking wins and another does not (a decided choice)."""
+    for seed in SEEDS:
+        start = _last_turn_start(board, rules, seed)
+        if start is None:
+            continue
+        rng = np.random.default_rng(100 + seed)
+        kept = _roll(start, rng)
+        kept = _roll(kept, rng, tuple(d // 2 for d in kept.dice))
+        kept = _roll(kept, rng, tuple(d // 2 for d in kept.dice))
+        marks, others = kept.state.marks, _others(kept)
+        shares = {_share(score(board, marks.with_marked(m.cells), rules), list(others))
+                  for m in legal_markings(kept.dice, board, marks, rules)}
+        if len(shares) > 1:
+            return kept
+    pytest.fail("no decided last marking among the seeds")
+
+
+def test_hold_chances_contain_the_brute_force_truth(last_turn_one_reroll, board, rules):
+    kept, best = last_turn_one_reroll
+    result = rollout(kept, ("win", "win"), 1000, seed=2, top=3, early_stop=False)
+    assert result.games == 1000
+    mover, others = kept.active, _others(kept)
+    low, high = result.position[mover].low, result.position[mover].high
+    assert low <= best <= high, (float(best), low, high)
+    for choice in result.choices:
+        kind, keep = choice.root.choice
+        assert kind == "hold"
+        truth = _hold_chance(board, rules, kept.state.marks, others, keep)
+        estimate = choice.seats[mover]
+        assert estimate.low <= truth <= estimate.high, (choice.root.label, float(truth), estimate.low, estimate.high)
+        # two players, no other outcome: the seats add up to 1 game by game
+        assert choice.seats[0].mean + choice.seats[1].mean == 1
+
+
+def test_decided_markings_are_sure_and_stop_early(last_turn_final, board, rules):
+    kept = last_turn_final
+    marks, others = kept.state.marks, _others(kept)
+    result = rollout(kept, ("win", "win"), 1000, seed=5, top=10)
+    truths = {m.cells: _share(score(board, marks.with_marked(m.cells), rules), list(others))
+              for m in legal_markings(kept.dice, board, marks, rules)}
+    for choice in result.choices:
+        assert choice.seats[kept.active].mean == truths[choice.root.choice[1]]  # 100%, 50% or 0%: no luck left
+    assert result.position[kept.active].mean == max(truths.values())
+    means = [c.seats[kept.active].mean for c in result.choices]
+    assert means == sorted(means, reverse=True)
+    if len(set(means)) == len(means):  # every neighbour apart: settled at the first check
+        assert result.settled and result.games == batch_ends(1000).__next__()
+
+
+def test_batch_ends_and_the_stopping_rule():
+    assert list(batch_ends(1000)) == [100, 200, 400, 800, 1000]
+    assert list(batch_ends(50)) == [50]
+    one, zero, half = (Fraction(1), Fraction(0)), (Fraction(0), Fraction(1)), (Fraction(1, 2), Fraction(1, 2))
+    assert settled([[one] * 30, [zero] * 30], 0)  # every game apart: the difference is sure
+    assert not settled([[one] * 30, [one] * 30], 0)  # alike game by game: never settled
+    assert not settled([[one, zero] * 15, [zero, one] * 15], 0)  # as often ahead as behind
+    assert not settled([[one] * 30], 0)  # one choice: nothing to order
+    assert settled([[one] * 30, [half] * 30, [zero] * 30], 1)  # seat 2's order: the reverse, each step sure
+
+
+def test_opponent_chances_equal_the_engine(board, rules):
+    """The batched last-turn chances equal dp.solve_turn of LastTurnWin on random sheets."""
+    rng = np.random.default_rng(7)
+    for _ in range(12):
+        cells = rng.permutation(board.n_cells)[:rng.integers(0, board.n_cells - 1)]
+        k = int(rng.integers(0, len(cells) + 1))
+        marks = Marks.empty(board).with_marked(tuple(sorted(int(c) for c in cells[:k])))
+        if k < len(cells):
+            marks = marks.with_eliminated(tuple(sorted(int(c) for c in cells[k:])))
+        others = [(int(s),) for s in rng.integers(0, 120, size=4)]
+        fast = opponent_chances(board, rules, marks, others)
+        assert fast == [solve_turn(board, marks, rules, LastTurnWin(o)).start_values()[0] for o in others]
+
+
+# --- the command ----------------------------------------------------------------------------
+
+
+def _write(tmp_path, kept: KeptGame, name: str = "game.json") -> str:
+    path = tmp_path / name
+    path.write_text(kept_game_to_text(kept))
+    return str(path)
+
+
+def _json(*args: str) -> dict:
+    result = CliRunner().invoke(main, ["rollout", *args, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def _mid_game(board, rules) -> KeptGame:
+    """A greedy game replayed to round 3, first player's dice rolled with re-rolls left."""
+    played = play_seeded(board, rules, [strategy_named("greedy")] * 2, 2)
+    kept = start_kept_game(board, rules, ("Ann", "Ben"), played.events[0].first)
+    for _, action in split_actions(played.events):
+        if kept.state.round == 3:
+            break
+        kept = act(kept, action)
+    return _roll(kept, np.random.default_rng(0))
+
+
+def test_json_keys(tmp_path, last_turn_one_reroll):
+    kept, _ = last_turn_one_reroll
+    data = _json(_write(tmp_path, kept), "--games", "50", "--seed", "1", "--top", "2")
+    assert data["games"] == 50 and data["seed"] == 1 and data["mover"] == kept.active + 1
+    for seats in [data["position"]["seats"]] + [c["seats"] for c in data["choices"]]:
+        assert [s["player"] for s in seats] == ["Ann", "Ben"]
+        for seat in seats:
+            assert set(seat) >= {"win_chance", "win_chance_float", "ci95"}
+            low, high = seat["ci95"]
+            assert 0 <= low <= seat["win_chance_float"] <= high <= 1
+        assert sum(Fraction(s["win_chance"]) for s in seats) == 1
+    assert len(data["choices"]) == 2
+    assert data["choices"][0]["versus_best"] is None and data["choices"][1]["versus_best"]["ci95"]
+
+
+def test_same_results_for_one_and_two_jobs(tmp_path, board, rules):
+    path = _write(tmp_path, _mid_game(board, rules))
+    args = [path, "--games", "24", "--seed", "9", "--policy", "greedy", "--top", "2"]
+    assert _json(*args, "--jobs", "1") == _json(*args, "--jobs", "2")
+
+
+def test_table_output(tmp_path, last_turn_one_reroll):
+    kept, _ = last_turn_one_reroll
+    result = CliRunner().invoke(main, ["rollout", _write(tmp_path, kept), "--games", "20", "--seed", "1"])
+    assert result.exit_code == 0, result.output
+    assert "position" in result.stdout and "keep" in result.stdout and "Ann" in result.stdout
+
+
+def test_bad_input(tmp_path, board, rules, last_turn_one_reroll):
+    kept, _ = last_turn_one_reroll
+    runner = CliRunner()
+    text = tmp_path / "notes.txt"
+    text.write_text("hello\n")
+    assert_one_line_error(runner.invoke(main, ["rollout", str(text)]), "not a saved game")
+    finished = play_seeded(board, rules, [strategy_named("greedy")] * 2, 1)
+    over = start_kept_game(board, rules, ("Ann", "Ben"), finished.events[0].first)
+    for _, action in split_actions(finished.events):
+        over = act(over, action)
+    assert_one_line_error(runner.invoke(main, ["rollout", _write(tmp_path, over, "over.json")]), "game is over")
+    path = _write(tmp_path, kept)
+    for games in ("0", "100001", "many"):
+        assert_one_line_error(runner.invoke(main, ["rollout", path, "--games", games]), "--games")
+    assert_one_line_error(runner.invoke(main, ["rollout", path, "--policy", "win,win,win"]), "--policy")
+    assert_one_line_error(runner.invoke(main, ["rollout", path, "--policy", "bogus"]), "unknown strategy")
+    alone = start_kept_game(board, rules, ("Me",), 0)
+    assert_one_line_error(runner.invoke(main, ["rollout", _write(tmp_path, alone, "alone.json")]), "one player")
+
+
+def test_a_dask_cluster_gives_the_figures_of_one_job(board, rules):
+    """On a dask LocalCluster started here (2 workers, threads), the same games as here."""
+    distributed = pytest.importorskip("distributed")
+    kept = _mid_game(board, rules)
+    here = rollout(kept, ("greedy", "greedy"), 12, seed=4, top=2)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as cluster:
+        there = rollout(kept, ("greedy", "greedy"), 12, seed=4, top=2, scheduler=cluster)
+    assert there == here
