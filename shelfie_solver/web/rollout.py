@@ -53,7 +53,7 @@ def rollout_answer(path: str, objective: str, games_text: str | None, top_text: 
     from shelfie_solver.dice.rollout.report import rollout_report
     from shelfie_solver.core.tournament import fresh_seed
     from shelfie_solver.dice.rollout.run import check_rollout, rollout, seat_policies
-    from shelfie_solver.web.api import digest_of
+    from shelfie_solver.dice.play.gamefile import digest_of
 
     games = _whole(games_text, "games", PAGE_GAMES, 1, MOST_PAGE_GAMES)
     top = _whole(top_text, "top", PAGE_TOP, 0, MOST_PAGE_TOP)
