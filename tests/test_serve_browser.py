@@ -429,7 +429,7 @@ def test_a_whole_two_player_game_as_players(browser: Any, shots: Path, tmp_path:
                     page.wait_for_function("() => !document.querySelector('#sheets .cell.preview')")
                 if "marking" not in seen:
                     seen.add("marking")
-                    page.locator(f"#sheets .sheet.active").scroll_into_view_if_needed()
+                    page.locator("#sheets .sheet.active").scroll_into_view_if_needed()
                     shoot(page, shots, "g2-marking-outlined")
                 page.locator("#advice .option").first.click()
                 if "undo" not in seen:  # Undo names the marking; Redo makes it again
