@@ -42,6 +42,7 @@ class Row:
     share (D20) and, for the seat to roll, its own value of the position (else NaN)."""
 
     players: int
+    game: int
     role: str
     shown: float
     exact: bool
@@ -68,13 +69,13 @@ def turns(game) -> list[tuple[GameState, Event]]:
     return out
 
 
-def game_rows(task: tuple[int, np.random.SeedSequence]) -> list[Row]:
+def game_rows(task: tuple[int, np.random.SeedSequence, int]) -> list[Row]:
     """Play one ``win`` self-play game of ``players`` seats from ``seed`` and measure it."""
     from shelfie_solver.dice.play.chances import after_turn_chances, seat_chances
     from shelfie_solver.dice.strategies import strategy_named
     from shelfie_solver.dice.win_chance import share
 
-    players, seed = task
+    players, seed, index = task
     board = load_board(None)
     game = play_seeded(board, DEFAULT_RULES, [strategy_named("win")] * players, seed)
     finals = game.scores
@@ -86,20 +87,35 @@ def game_rows(task: tuple[int, np.random.SeedSequence]) -> list[Row]:
         own = float(seat_chances(now)[now.active][0])
         for j, (chance, exact) in enumerate(shown):
             role = "just moved" if j == before.active else "to roll" if j == now.active else "other"
-            rows.append(Row(players, role, float(chance), exact, outcome[j], own if role == "to roll" else float("nan")))
+            rows.append(Row(players, index, role, float(chance), exact, outcome[j], own if role == "to roll" else float("nan")))
     return rows
 
 
-def reliability(rows: list[Row]) -> list[tuple[str, int, float, float]]:
-    """``(decile, positions, mean shown, observed share)`` for the rows' shown chances."""
+def reliability(rows: list[Row], resamples: int = 400) -> list[tuple[str, int, float, float, float, float]]:
+    """``(decile, positions, mean shown, observed share, low, high)`` for the rows' shown
+    chances; ``low``/``high``: a 95% interval of observed minus shown from a bootstrap over whole
+    games (positions of one game are not independent), seeded."""
     shown = np.array([r.shown for r in rows])
     won = np.array([r.outcome for r in rows])
+    game = np.array([r.game for r in rows])
+    ids = np.unique(game)
+    rng = np.random.default_rng(0)
+    picks = [rng.choice(ids, size=len(ids)) for _ in range(resamples)]
+    members = {g: np.flatnonzero(game == g) for g in ids}
     out = []
     for d in range(10):
         inside = (shown >= d / 10) & ((shown < (d + 1) / 10) if d < 9 else (shown <= 1))
-        if inside.any():
-            out.append((f"{d * 10}-{d * 10 + 10}%", int(inside.sum()), float(shown[inside].mean()),
-                        float(won[inside].mean())))
+        if not inside.any():
+            continue
+        gaps = []
+        for pick in picks:
+            chosen = np.concatenate([members[g] for g in pick])
+            chosen = chosen[inside[chosen]]
+            if len(chosen):
+                gaps.append(won[chosen].mean() - shown[chosen].mean())
+        low, high = np.quantile(gaps, [0.025, 0.975]) if gaps else (float("nan"), float("nan"))
+        out.append((f"{d * 10}-{d * 10 + 10}%", int(inside.sum()), float(shown[inside].mean()),
+                    float(won[inside].mean()), float(low), float(high)))
     return out
 
 
@@ -109,7 +125,8 @@ def markdown(rows: list[Row], games: dict[int, int], seed: int, seconds: float) 
     lines = [f"Seed {seed}; games {', '.join(f'{n} players: {g}' for n, g in games.items())}; "
              f"{len(rows)} seat-positions; {seconds:.0f} s on {platform.machine()}, {os.cpu_count()} cores.", ""]
     for n in games:
-        lines += [f"### {n} players", "", "| role | positions | exact | Brier | worst decile gap |", "|---|---|---|---|---|"]
+        lines += [f"### {n} players", "", "| role | positions | exact | Brier | worst decile gap | deciles off beyond their interval |",
+                  "|---|---|---|---|---|---|"]
         tables = []
         for role in ROLES:
             mine = [r for r in rows if r.players == n and r.role == role]
@@ -117,14 +134,17 @@ def markdown(rows: list[Row], games: dict[int, int], seed: int, seconds: float) 
                 continue
             brier = float(np.mean([(r.shown - r.outcome) ** 2 for r in mine]))
             table = reliability(mine)
-            worst = max((abs(s - w) for _, count, s, w in table if count >= 30), default=float("nan"))
+            worst = max((abs(s - w) for _, count, s, w, _, _ in table if count >= 30), default=float("nan"))
+            outside = sum(1 for _, _, _, _, low, high in table if not low <= 0 <= high)
             exact = sum(r.exact for r in mine)
-            lines.append(f"| {role} | {len(mine)} | {exact} | {brier:.3f} | {worst * 100:.1f} points |")
+            lines.append(f"| {role} | {len(mine)} | {exact} | {brier:.3f} | {worst * 100:.1f} points | {outside} of {len(table)} |")
             tables.append((role, table))
         lines.append("")
         for role, table in tables:
-            lines += [f"{n} players, {role}: | decile | positions | mean shown | observed |", "|---|---|---|---|"]
-            lines += [f"| {d} | {c} | {s * 100:.1f}% | {w * 100:.1f}% |" for d, c, s, w in table]
+            lines += [f"{n} players, {role}:", "", "| decile | positions | mean shown | observed | observed - shown, 95% |",
+                      "|---|---|---|---|---|"]
+            lines += [f"| {d} | {c} | {s * 100:.1f}% | {w * 100:.1f}% | [{lo * 100:+.1f}, {hi * 100:+.1f}] |"
+                      for d, c, s, w, lo, hi in table]
             lines.append("")
         handoff = [r for r in rows if r.players == n and r.role == "to roll" and not r.exact]
         if handoff:
@@ -150,7 +170,7 @@ def plot(rows: list[Row], games: dict[int, int], path: str) -> None:
         for role in ROLES:
             table = reliability([r for r in rows if r.players == n and r.role == role])
             if table:
-                ax.plot([s for _, _, s, _ in table], [w for _, _, _, w in table], marker="o", label=role)
+                ax.plot([t[2] for t in table], [t[3] for t in table], marker="o", label=role)
         ax.set_title(f"{n} players")
         ax.set_xlabel("chance shown")
         ax.legend(loc="upper left", fontsize=8)
@@ -170,7 +190,7 @@ def main() -> None:
     args = parser.parse_args()
     games = {int(n): int(g) for n, g in (part.split(":") for part in args.games.split(","))}
     roots = np.random.SeedSequence(args.seed).spawn(len(games))
-    tasks = [(n, child) for (n, g), root in zip(games.items(), roots) for child in root.spawn(g)]
+    tasks = [(n, child, i) for (n, g), root in zip(games.items(), roots) for i, child in enumerate(root.spawn(g))]
     start = time.perf_counter()
     rows: list[Row] = []
     if args.jobs > 1:
