@@ -477,16 +477,3 @@ def test_learned_file_with_weights_that_are_not_whole_numbers(tmp_path, weight):
     good = CliRunner().invoke(main, ["advise", "--dice", "CCBJPP", "--objective",
                                      f"learned:{EXAMPLES / 'learned-small-boards.json'}"])
     assert good.exit_code == 0, good.output
-
-
-def test_the_reason_names_stopping_as_stopping():
-    """The reason compares the best hold with the hold that scores the most this turn; when that
-    hold keeps every die it is stopping (D7), and the reason says so rather than 'keep PPBCCJ'.
-    Which hold scores most is read from the JSON's own expected points."""
-    from fractions import Fraction
-
-    data = advise_json("--dice", "CCBJPP")
-    most = max(data["holds"], key=lambda h: (Fraction(h["points"]), -h["rank"]))
-    assert most["rank"] != 1 and most["reroll"] == ""  # keeping all six: stopping
-    assert "for stopping now, which scores more this turn" in data["reason"]
-    assert "keep PPBCCJ" not in data["reason"]

@@ -45,13 +45,14 @@ def test_failed_result_that_ends_the_game_gives_the_reason(board, rules):
     assert data["win_chance_exact"] is False  # the model's objective, exact only on the ending outcomes
 
 
-def test_hopeless_last_turn_says_the_choice_barely_matters():
-    """Last to play with the end triggered, 0 points against a full sheet: no roll wins (D20)."""
+def test_hopeless_last_turn_says_the_game_is_decided():
+    """Last to play with the end triggered, 25 points against 184: the whole last shelf is worth at
+    most 5 x 5 items' values short of 159 points, so no roll wins (D19, D20): the game is decided."""
     data = json.loads(run("advise", "--dice", "CCBJPP", "--marks", "ooooo/xxxxx/xxxxx/xxxxx/.....",
                           "--opponent", "xxxxx/ooooo/ooooo/ooooo/oooo.", "--order", "2", "--round", "9",
                           "--format", "json").stdout)
     assert data["win_chance"] == "0/1" and data["win_chance_exact"] is True
-    assert "the choice barely matters" in data["reason"]
+    assert data["reason"] == "you can no longer win, whatever you roll" and data["decided"] is True
     # exact ties are listed by expected points this turn, best first
     points = [Fraction(h["points"]) for h in data["holds"] if h["rank"] == 1]
     assert points == sorted(points, reverse=True)
@@ -153,13 +154,3 @@ def test_three_players_see_the_chance_in_percent():
                 "--opponent", "o..../o..../o..../...../.....", "--opponent", ".o.../...../...../...../.....",
                 "--order", "2", "--round", "3").stdout
     assert "(model)" in table and "win chance" in table
-
-
-def test_reason_names_a_saved_item():
-    """The opponent completes shelf 1 with one more item (D15): the best marking takes items of
-    that shelf on the player's sheet, and the reason says so."""
-    data = json.loads(run("advise", "--dice", "CCCCCJ", "--rerolls", "0", "--opponent", "oooo./...../...../...../.....",
-                          "--order", "2", "--round", "2", "--format", "json").stdout)
-    best = data["markings"][0]["cells"]
-    assert any(c.startswith("r1") for c in best)
-    assert "now saves it from the opponent's block (D15)" in data["reason"]

@@ -27,7 +27,7 @@ from shelfie_solver.dice.engine.dp import TurnSolution, evaluate_policy, solve
 from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.dice.errors import DiceError
 from shelfie_solver.core.report import Report, exact, one_in, one_in_texts, percent, rank_text
-from shelfie_solver.dice.advise.report import best_line, keep_label
+from shelfie_solver.dice.advise.report import best_line, hold_words, keep_label
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.targets import CompiledTarget, Target, compile_target, describe
 
@@ -370,7 +370,8 @@ def _holds_table(result: Odds, data: dict[str, Any], title: list[str], notes: li
     rules = result.rules
     ranks = [h.rank for h in result.holds]
     best = [h for h in result.holds if h.rank == 1]
-    title.append("Best: " + best_line([dice_codes(h.keep, rules) for h in best]))
+    dice = result.dice if result.dice is not None else tuple(0 for _ in rules.sides)
+    title.append("Best: " + best_line([hold_words(dice, h.keep, rules) for h in best]))
     shown = result.holds[:top] if top else result.holds
     headers = ["rank", "keep", "chance", "exact", "1 in"]
     odds_texts = one_in_texts([h.probability for h in shown])

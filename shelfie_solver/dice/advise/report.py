@@ -29,6 +29,29 @@ def keep_label(keep: Counts, rules: Ruleset) -> str:
     return codes or "(re-roll all)"
 
 
+def hold_words(dice: Counts, keep: Counts, rules: Ruleset) -> str:
+    """A hold in a sentence, the one wording the reason lines, the best line and the page share:
+    ``keep CC``; ``re-roll all`` for none kept; ``stop`` for every die kept (D7)."""
+    codes = dice_codes(keep, rules)
+    if keep == dice:
+        return "stop"
+    return f"keep {codes}" if codes else "re-roll all"
+
+
+#: Decimals of a chance to win (and of a failed-result chance) in the tables of ``advise`` and
+#: ``play``, and in their reason lines.
+CHANCE_PLACES = 1
+
+
+def chance_cell(value: Fraction, places: int = CHANCE_PLACES) -> str:
+    """A chance as the tables print it: :func:`core.report.percent` at ``places`` decimals, but a
+    certainty without decimals (exactly 0 is ``0%`` and exactly 1 ``100%``), so that ``0.0%`` never
+    stands beside ``<0.1%``: a chance strictly between prints as ``<0.1%`` or ``>99.9%``."""
+    if value in (0, 1):
+        return f"{int(value) * 100}%"
+    return percent(value, places)
+
+
 def reroll_label(dice: Counts, keep: Counts, rules: Ruleset) -> str:
     """The dice a hold re-rolls (``dice`` minus ``keep``): their codes, ``nothing (stop)`` for none."""
     return dice_codes(tuple(d - k for d, k in zip(dice, keep)), rules) or "nothing (stop)"
@@ -77,12 +100,24 @@ def objective_notes(objective: str) -> list[str]:
 
 
 def best_line(names: list[str], shown: int = 4) -> str:
-    """``keep X`` and, for exact ties, ``(tied with Y, Z and 12 more)``."""
-    text = f"keep {names[0] or 'nothing'}"
-    others = [n or "nothing" for n in names[1:]]
+    """The best hold (its :func:`hold_words`) and, for exact ties, ``(tied with Y, Z and 12 more)``."""
+    text = names[0]
+    others = names[1:]
     if others:
         more = f" and {len(others) - shown} more" if len(others) > shown else ""
         text += f" (tied with {', '.join(others[:shown])}{more})"
+    return text
+
+
+def best_hold(advice: Advice) -> str:
+    """The best hold for the ``Best:`` line: :func:`hold_words` with the dice re-rolled for a partial
+    hold (``keep CC, re-roll PPAA``), then the exact ties (:func:`best_line`)."""
+    rules, best = advice.rules, advice.holds[0]
+    tied = [hold_words(advice.dice, h.keep, rules) for h in advice.holds if h.rank == 1]
+    text = best_line(tied)
+    if 0 < sum(best.keep) < rules.dice:
+        head, _, ties = text.partition(" (tied with ")
+        text = f"{head}, re-roll {reroll_label(advice.dice, best.keep, rules)}" + (f" (tied with {ties}" if ties else "")
     return text
 
 
@@ -126,9 +161,13 @@ def advice_report(advice: Advice, top: int | None = None, opponents: bool | None
         opponents = advice.state is not None and advice.state.players > 1
     from shelfie_solver.dice.advise.reasons import reason
 
-    why = reason(advice if state is None else replace(advice, state=state), names)
+    seen = advice if state is None else replace(advice, state=state)
+    why = reason(seen, names)
     if advice.win_chance_exact is not None:  # every value is the chance to win (D20), in percent
-        return win_report(advice, title, data, top, why)
+        report = win_report(advice, title, data, top, why)
+        if why:  # serve's page: the reason at each precision it may show (whole percent, one decimal)
+            report.data["reason_by_places"] = [reason(seen, names, places) for places in range(CHANCE_PLACES + 1)]
+        return report
     if why:
         data["reason"] = why
     unit = value_words(advice.objective, opponents)  # not the chance to win: that is win_report's
@@ -268,8 +307,7 @@ def _holds_report(advice: Advice, title: list[str], data: dict[str, Any], top: i
                      decimal(h.value), exact_cell(h.value), decimal(h.points, 2), percent(h.fail)]
                     + [percent(p) for p in h.at_least])
     best = advice.holds[0]
-    tied = [dice_codes(h.keep, rules) for h in advice.holds if h.rank == 1]
-    title.append(f"Best: {best_line(tied)}, re-roll {reroll_label(advice.dice, best.keep, rules)}, "
+    title.append(f"Best: {best_hold(advice)}, "
                  f"value {decimal(best.value)}{after_value}, "
                  f"expected points this turn {decimal(best.points, 2)}, failed-result chance {percent(best.fail)}")
     if advice.baseline is not None:  # learned alone: the value is a change of the expected final score
@@ -411,7 +449,8 @@ def chance_fields(value: Fraction, exact_flag: bool | None) -> dict[str, Any]:
 
 
 def win_report(advice: Advice, title: list[str], data: dict[str, Any], top: int | None, reason: str | None) -> Report:
-    """The holds, markings or shelves of ``advice`` (``win_chance_exact`` not None), in percent."""
+    """The holds, markings or shelves of ``advice`` (``win_chance_exact`` not None), in percent;
+    a decided game (:func:`decided_report`) says so instead of ranking the choices."""
     data.update(chance_fields(advice.value, advice.win_chance_exact if advice.holds or not advice.markings
                               else option_exact(advice.markings[0], advice)))
     if advice.holds:
@@ -420,8 +459,12 @@ def win_report(advice: Advice, title: list[str], data: dict[str, Any], top: int 
         report = _win_markings(advice, title, data, top)
     else:
         report = _win_shelves(advice, title, data)
-    if reason:
+    settled = decided_choices(advice)
+    if settled is not None:
+        report = decided_report(advice, report, settled)
+    elif reason:
         report.title.append(f"Why: {reason}.")
+    if reason:
         report.data["reason"] = reason
     report.notes.append(EXACT_NOTE if advice.win_chance_exact else MODEL_NOTE)
     return report
@@ -432,10 +475,10 @@ def _win_holds(advice: Advice, title: list[str], data: dict[str, Any], top: int 
     shown = advice.holds[:top] if top else advice.holds
     ranks = [h.rank for h in advice.holds]
     best = advice.holds[0]
-    tied = [dice_codes(h.keep, rules) for h in advice.holds if h.rank == 1]
-    title.append(f"Best: {best_line(tied)}, re-roll {reroll_label(advice.dice, best.keep, rules)}: "
-                 f"chance to win {percent(best.value, 1)} ({how(advice)})")
-    title.append(f"Expected points this turn {float(best.points):.2f}, failed-result chance {percent(best.fail, 1)}"
+    tied = [h for h in advice.holds if h.rank == 1]
+    title.append(f"Best: {best_hold(advice)}: "
+                 f"chance to win {chance_cell(best.value)} ({how(advice)})")
+    title.append(f"Expected points this turn {decimal(best.points, 2)}, failed-result chance {chance_cell(best.fail)}"
                  + ("; tied holds listed by expected points this turn" if len(tied) > 1 else ""))
     if advice.markings:
         first = advice.markings[0]
@@ -443,7 +486,7 @@ def _win_holds(advice: Advice, title: list[str], data: dict[str, Any], top: int 
         data["stop_marking"] = {**marking_record(first, advice), **chance_fields(best.value, advice.win_chance_exact)}
     headers = ["rank", "keep", "re-roll", "win chance", "exact", "points", "failed"]  # exact: --exact only
     rows = [[rank_text(h.rank, ranks), keep_label(h.keep, rules), reroll_label(advice.dice, h.keep, rules),
-             percent(h.value, 1), exact_cell(h.value), f"{float(h.points):.2f}", percent(h.fail, 1)] for h in shown]
+             chance_cell(h.value), exact_cell(h.value), decimal(h.points, 2), chance_cell(h.fail)] for h in shown]
     data["holds"] = [hold_record(h, advice, chance_fields(h.value, advice.win_chance_exact)) for h in advice.holds]
     notes = [f"{len(advice.holds) - len(shown)} more holds not shown (--top)."] if len(shown) < len(advice.holds) else []
     notes.append("points: expected points scored this turn (D19) under the same play; failed: chance of a "
@@ -462,11 +505,11 @@ def _win_markings(advice: Advice, title: list[str], data: dict[str, Any], top: i
     best = advice.markings[0]
     groups = ", ".join(f"{advice.board.cell_name(g.cell)} with {g.codes(rules)}" for g in best.marking.groups)
     title.append(f"Best: mark {groups} ({best.points:+d} points, score after {best.score_after}): chance to win "
-                 f"{percent(best.value, 1)} ({how(advice, best)})" + (f"; {ENDS_GAME}" if best.ends_game else ""))
+                 f"{chance_cell(best.value)} ({how(advice, best)})" + (f"; {ENDS_GAME}" if best.ends_game else ""))
     ending = any(m.ends_game for m in shown)
     headers = ["rank", "mark", "dice", "points", "score", "win chance", "exact"] + (["end"] if ending else [])
     rows = [[rank_text(m.rank, ranks), _win_cells(m, advice), " ".join(g.codes(rules) for g in m.marking.groups),
-             f"{m.points:+d}", m.score_after, percent(m.value, 1), exact_cell(m.value)]
+             f"{m.points:+d}", m.score_after, chance_cell(m.value), exact_cell(m.value)]
             + (["ends game" if m.ends_game else ""] if ending else [])
             for m in shown]
     data["markings"] = [{**marking_record(m, advice), **chance_fields(m.value, option_exact(m, advice))}
@@ -484,10 +527,10 @@ def _win_shelves(advice: Advice, title: list[str], data: dict[str, Any]) -> Repo
     if best is not None:
         title.append(f"Failed result (D13): no item can be marked. Give up shelf {best.shelf + 1} "
                      f"({board.shelf_label(best.shelf, advice.rules)}): chance to win "
-                     f"{percent(best.value if best.value is not None else advice.value, 1)} ({how(advice)})")
+                     f"{chance_cell(best.value if best.value is not None else advice.value)} ({how(advice)})")
     headers = ["shelf", "faces", "items eliminated", "their points", "win chance", "exact"]
     rows = [[o.shelf + 1, board.shelf_label(o.shelf, advice.rules), " ".join(board.cell_name(c) for c in o.lost_items),
-             o.lost_points, percent(o.value, 1) if o.value is not None else "",
+             o.lost_points, chance_cell(o.value) if o.value is not None else "",
              exact_cell(o.value) if o.value is not None else ""] for o in advice.failed]
     data["markings"] = []
     if advice.rerolls:
@@ -501,3 +544,44 @@ def _win_shelves(advice: Advice, title: list[str], data: dict[str, Any]) -> Repo
                        for o in advice.failed]
     notes = ["Marked items on the shelf stay marked and still score (D13)."] if rows else []
     return Report(title, headers, rows, data, notes, records=data["shelves"])
+
+
+def decided_choices(advice: Advice) -> Fraction | None:
+    """The chance every choice of ``advice`` gives when the game is decided: every hold, marking
+    or shelf exactly 1 (won whatever the player does) or exactly 0 (:func:`reasons.decided`)."""
+    from shelfie_solver.dice.advise.reasons import decided
+
+    if advice.holds:
+        return decided([h.value for h in advice.holds], advice.win_chance_exact)
+    if advice.markings:
+        return decided([m.value for m in advice.markings],
+                       all(option_exact(m, advice) for m in advice.markings))
+    values = [o.value for o in advice.failed if o.value is not None]
+    return decided(values, advice.win_chance_exact) if len(values) == len(advice.failed) else None
+
+
+def decided_report(advice: Advice, report: Report, settled: Fraction) -> Report:
+    """``report`` of a decided game: its title says so (``you have won whatever you roll``) and
+    names the choice that scores the most, and the text table ranks nothing (every row would be
+    the same chance); JSON and CSV keep every choice."""
+    from shelfie_solver.dice.advise.reasons import decided_words
+
+    rules = advice.rules
+    verb = "roll" if advice.holds else ("mark" if advice.markings else "give up")
+    keep = [line for line in report.title if not line.startswith(("Best:", "Expected points"))]
+    if advice.holds:
+        best = advice.holds[0]  # tied holds come by expected points this turn, best first
+        choice = (f"any hold will do; {hold_words(advice.dice, best.keep, rules)} scores the most this turn "
+                  f"({decimal(best.points, 2)} expected points)")
+    elif advice.markings:
+        top = max(advice.markings, key=lambda m: (m.points, -m.rank))
+        choice = f"any marking will do; {_win_cells(top, advice)} scores the most now ({top.points:+d} points)"
+    else:
+        choice = f"any shelf will do; shelf {advice.failed[0].shelf + 1} loses the least line potential"
+    chance = chance_cell(settled)
+    at = next((i for i, line in enumerate(keep) if line.startswith(("Stop and mark", "Failed result"))), len(keep))
+    keep.insert(at, f"Decided: {decided_words(settled, verb)} (chance to win {chance}, exact): {choice}.")
+    report.data["decided"] = True
+    notes = [n for n in report.notes if "not shown (--top)" not in n]
+    return replace(report, title=keep, rows=[],
+                   notes=[f"Every choice gives {chance}, exactly: --format json lists them."] + notes)

@@ -181,13 +181,19 @@ function percent(p, digits = 0) {
   return `${text}%`;
 }
 
+function chanceText(entry, digits) {  // as the terminal's tables: a certainty (exactly 0 or 1) without decimals
+  const exact = key(entry);
+  if (exact === "1/1" || exact === "0/1") return exact === "1/1" ? "100%" : "0%";
+  return percent(chance(entry), digits);
+}
+
 function kind(entry) {            // beside every chance: exact (the last turns) or the fitted model's estimate
   return entry.win_chance_exact ? "exact" : "estimate";
 }
 
 function valueText(entry, digits) {
   const win = chance(entry);
-  if (win !== null) return `${percent(win, digits)} chance to win (${kind(entry)})`;
+  if (win !== null) return `${chanceText(entry, digits)} chance to win (${kind(entry)})`;
   return `${num(entry.value_float)} ${unitShort(S.unit)}`;
 }
 
@@ -225,10 +231,9 @@ function decidedWords(value, verb) {
   return `${who}: whatever you ${verb}, the chance to win is the same.`;
 }
 
-function reasonText(reason, digits) {  // the server's percentages at the page's precision
-  const text = digits ? reason : reason.replace(/(\d+(?:\.\d+)?)%/g, (_, n) => percent(Number(n) / 100, 0));
-  // "48.6% against 48.6% for X": equal as shown, not equal: say by how little
-  return text.replace(/([<>]?\d+(?:\.\d+)?%) against \1 for/g, (_, a) => `${a}, under 0.1 point more than`);
+function reasonText(advice, digits) {  // the server's reason written at the page's precision (its table's cells)
+  const texts = advice.reason_by_places;
+  return (texts && texts[digits]) || advice.reason || null;
 }
 
 // --- drawing --------------------------------------------------------------------------------
@@ -529,7 +534,7 @@ function renderAdvice() {
     box.append(list);
     return;
   }
-  const reason = advice.reason || null;
+  const reason = advice.reason || null;  // at the page's precision: reasonText(advice, digits)
   if (advice.holds && advice.holds.length && (ui.mode === "hold" || ui.mode === "reroll")) {
     const best = advice.holds[0];
     const digits = places(shown(advice.holds));
@@ -541,7 +546,7 @@ function renderAdvice() {
     } else {
       box.append(el("p", { class: "best", id: "best" }, `Best: ${holdWords(best)} — ${valueText(best, digits)}, ` +
         `${num(best.points_float)} points this turn`));
-      if (reason || best.reason) box.append(el("p", { class: "reason" }, reasonText(reason || best.reason, digits)));
+      if (reason) box.append(el("p", { class: "reason" }, reasonText(advice, digits)));
     }
     if (settled === null || ui.all) {
       const list = el("ul", { class: "options", "aria-label": "every hold, best first" });
@@ -555,23 +560,31 @@ function renderAdvice() {
     const digits = places(shown(advice.markings));
     const settled = decided(advice.markings);
     box.append(el("h2", {}, `${advice.markings.length} markings, best first · ${unitShort(unit)}`));
-    if (settled !== null) box.append(el("p", { class: "decided", id: "decided" }, decidedWords(settled, "mark")));
-    box.append(el("p", { class: "best", id: "best" }, `Best: mark ${best.cells.join(" + ")} — ` +
-      `${settled !== null ? "" : `${valueText(best, digits)}, `}${best.points >= 0 ? "+" : ""}${best.points} points now`));
-    if (settled === null && (reason || best.reason)) {
-      box.append(el("p", { class: "reason" }, reasonText(reason || best.reason, digits)));
+    if (settled !== null) {       // nothing to rank: the marking that scores the most, one tap
+      const top = advice.markings.reduce((a, m) => (m.points > a.points ? m : a), best);
+      box.append(el("p", { class: "decided", id: "decided" }, decidedWords(settled, "mark")));
+      box.append(el("p", { class: "best", id: "best" }, `${valueText(top, digits)} with any marking; ` +
+        `${top.cells.join(" + ")} scores the most: ${top.points >= 0 ? "+" : ""}${top.points} points now`));
+      box.append(el("button", { type: "button", class: "option top", id: "mark-most",
+        onclick: () => write("mark", { items: top.cells }) }, `Mark ${markLine(top)}`));
+    } else {
+      box.append(el("p", { class: "best", id: "best" }, `Best: mark ${best.cells.join(" + ")} — ` +
+        `${valueText(best, digits)}, ${best.points >= 0 ? "+" : ""}${best.points} points now`));
+      if (reason) box.append(el("p", { class: "reason" }, reasonText(advice, digits)));
     }
-    const list = el("ul", { class: "options", "aria-label": "every marking, best first" });
-    shown(advice.markings).forEach((m, i) => list.append(el("li", {}, option(i, m, best, markLine(m),
-      `${valueNumber(m, digits)} · ${m.points >= 0 ? "+" : ""}${m.points} pts`,
-      () => write("mark", { items: m.cells }), digits))));
-    box.append(list);
-    more(box, advice.markings.length, "markings");
+    if (settled === null || ui.all) {
+      const list = el("ul", { class: "options", "aria-label": "every marking, best first" });
+      shown(advice.markings).forEach((m, i) => list.append(el("li", {}, option(i, m, best, markLine(m),
+        `${valueNumber(m, digits)} · ${m.points >= 0 ? "+" : ""}${m.points} pts`,
+        () => write("mark", { items: m.cells }), digits))));
+      box.append(list);
+    }
+    more(box, advice.markings.length, "markings", settled !== null);
   } else if (advice.failed && ui.mode === "final") {
     const t = turn();
     box.append(el("h2", {}, "Failed result (D13): nothing can be marked"));
     box.append(el("p", { class: "best", id: "best" }, `Give up shelf ${advice.give_up_shelf}: it costs the least.`));
-    if (reason) box.append(el("p", { class: "reason" }, reasonText(reason, places(advice.shelves))));
+    if (reason) box.append(el("p", { class: "reason" }, reasonText(advice, places(advice.shelves))));
     const list = el("ul", { class: "options", "aria-label": "every shelf to give up, best first" });
     advice.shelves.forEach((s, i) => list.append(el("li", {}, el("button", { type: "button",
       class: `option${i === 0 ? " top" : ""}`, "data-shelf": String(s.shelf),
@@ -613,7 +626,7 @@ function markLine(m) {            // a marking's row: its items, each with the d
 
 function valueNumber(entry, digits) {  // a row's value, its unit named once in the heading
   const win = chance(entry);
-  if (win !== null) return `${percent(win, digits)} (${kind(entry)})`;
+  if (win !== null) return `${chanceText(entry, digits)} (${kind(entry)})`;
   return num(entry.value_float);
 }
 
@@ -630,7 +643,7 @@ function option(i, entry, best, what, value, apply, digits) {
 }
 
 function holdWords(hold) {
-  if (!hold.reroll) return "stop (keep all)";
+  if (!hold.reroll) return "stop";
   return hold.keep ? `keep ${hold.keep}, re-roll ${hold.reroll}` : `re-roll all ${hold.reroll}`;
 }
 

@@ -1,0 +1,201 @@
+"""The reason line names the decisive factor against the runner-up the list shows, in the table's
+own rounding and words (docs/advise.md, "Why"): positions built by marking cells, where the
+factor is known by construction — a block that ends the game while leading (D15, D17, D18), a
+decided game (D19, D20), two choices equal at the shown precision, an item saved from a block."""
+
+from __future__ import annotations
+
+import json
+import re
+from fractions import Fraction
+
+from click.testing import CliRunner
+
+from shelfie_solver.cli import main
+from shelfie_solver.core.report import decimal
+from shelfie_solver.dice.advise.report import chance_cell, hold_words
+from shelfie_solver.dice.board import Board, Marks, score
+from shelfie_solver.dice.rules import DEFAULT_RULES
+
+
+def sheet(board: Board, marked: str = "", eliminated: str = "") -> Marks:
+    """A sheet built by marking (and eliminating) the named items of an empty one."""
+    cells = [board.parse_cell(name) for name in marked.split()]
+    crossed = [board.parse_cell(name) for name in eliminated.split()]
+    return Marks.empty(board).with_marked(cells).with_eliminated(crossed)
+
+
+def shelves(*numbers: int, columns: range = range(1, 6)) -> str:
+    return " ".join(f"r{s}c{c}" for s in numbers for c in columns)
+
+
+def advise(mine: Marks, opponent: Marks, dice: str, *args: str) -> tuple[dict, str]:
+    """``advise --opponent`` as JSON and as the text table, same position."""
+    common = ["advise", "--dice", dice, "--marks", str(mine), "--opponent", str(opponent), *args]
+    runs = [CliRunner().invoke(main, common + extra) for extra in (["--format", "json"], [])]
+    for run in runs:
+        assert run.exit_code == 0, run.output
+    return json.loads(runs[0].stdout), runs[1].stdout
+
+
+def rows(table: str, column: str) -> list[tuple[str, str, str]]:
+    """``(rank, what, cell of column)`` per row of the text table, cells as printed."""
+    lines = table.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("rank"))
+    starts = [m.start() for m in re.finditer(r"\S+(?: \S+)*", lines[head])]
+    names = re.findall(r"\S+(?: \S+)*", lines[head])
+    at = names.index(column)
+    out = []
+    for line in lines[head + 2:]:
+        if not line.strip():
+            break
+        cells = [line[a:b].strip() for a, b in zip(starts, starts[1:] + [len(line)])]
+        out.append((cells[0], cells[1], cells[at]))
+    return out
+
+
+def runner_up(table: str, column: str = "win chance") -> tuple[str, str]:
+    """The first row ranked below the best: its choice and its cell, as printed."""
+    best = rows(table, column)[0][0].rstrip("=")
+    return next((what, cell) for rank, what, cell in rows(table, column) if rank.rstrip("=") != best)
+
+
+def test_a_block_that_ends_the_game_while_leading(board):
+    """Ben, last in round 4, holds column 1 but r5c1; Ann's shelf 5 is crossed out and her shelf 4
+    is marked but r4c1. Ben's r5c1 (the award A) completes column 1, which blocks Ann's r1c1-r4c1
+    (D15), closing her shelf 4: her second closed shelf ends the game at once (D17, D18)."""
+    rules = DEFAULT_RULES
+    ben = sheet(board, "r1c1 r1c2 r1c3 r1c4 r2c1 r2c2 r2c3 r3c1 r4c1")
+    ann = sheet(board, "r3c5 r4c2 r4c3 r4c4 r4c5", shelves(5))
+    data, table = advise(ben, ann, "GGGGGA", "--rerolls", "0", "--order", "2", "--round", "4")
+    best = data["markings"][0]
+    assert "r5c1" in best["cells"] and best["win_chance"] == "1/1"
+    mine = score(board, ben.with_marked([board.parse_cell(c) for c in best["cells"]]), rules)
+    theirs = score(board, ann, rules)  # blocking eliminates only items still available: no score changes
+    assert mine > theirs
+    runner, cell = runner_up(table)
+    assert "r5c1" not in runner
+    assert data["reason"] == (
+        f"marking {' + '.join(best['cells'])} completes column 1, blocking the opponent's r1c1 r2c1 r3c1 r4c1 "
+        f"(D15) and so closes the opponent's second shelf, which ends the game at once (D17, D18): "
+        f"you win {mine}-{theirs}; 100% against {cell} for {runner}")
+    assert rows(table, "win chance")[0][2] == "100%"  # the sure win printed as the certainty it is
+    assert f"Why: {data['reason']}." in " ".join(table.split())
+
+
+def test_a_game_lost_whatever_you_roll_says_so(board):
+    """Last to play with the end triggered (D17, D18): even every available item marked leaves the
+    sheet below the opponent's final score (D19), so every hold is exactly 0% (D20)."""
+    rules = DEFAULT_RULES
+    mine = sheet(board, shelves(1), shelves(2, 3, 4))
+    theirs = sheet(board, shelves(2, 3, 4) + " r5c1 r5c2 r5c3 r5c4", shelves(1))
+    best_case = mine.with_marked(list(mine.available))
+    assert score(board, best_case, rules) < score(board, theirs, rules)
+    data, table = advise(mine, theirs, "CCBJPP", "--order", "2", "--round", "9")
+    assert {h["win_chance"] for h in data["holds"]} == {"0/1"} and data["decided"] is True
+    assert data["reason"] == "you can no longer win, whatever you roll"
+    text = " ".join(table.split())
+    top = data["holds"][0]
+    assert "Decided: you can no longer win, whatever you roll (chance to win 0%, exact): any hold will do;" in text
+    assert "rank" not in table.split("Decided:")[1].split("\n\n")[1]  # no table ranking equal chances
+    assert f"({decimal(Fraction(top['points']), 2)} expected points)" in text
+    assert "Every choice gives 0%, exactly" in text and "0.0%" not in table
+
+
+def test_a_game_won_whatever_you_roll_says_so(board):
+    """Last to play with the end triggered, 184 points against a final 25: marking only adds points
+    and a failed result keeps every marked item (D13, D19), so every hold wins (D20)."""
+    rules = DEFAULT_RULES
+    mine = sheet(board, shelves(2, 3, 4) + " r5c1 r5c2 r5c3 r5c4", shelves(1))
+    theirs = sheet(board, shelves(1), shelves(2, 3, 4))
+    assert score(board, mine, rules) > score(board, theirs.with_marked(list(theirs.available)), rules)
+    data, table = advise(mine, theirs, "CCBJPP", "--order", "2", "--round", "9")
+    assert {h["win_chance"] for h in data["holds"]} == {"1/1"}
+    assert data["reason"] == "you have won whatever you roll"
+    assert "Decided: you have won whatever you roll (chance to win 100%, exact)" in " ".join(table.split())
+    assert "100.0%" not in table and "rank" not in table
+
+
+def test_two_choices_equal_at_the_shown_precision(board):
+    """Round 1, empty sheets, CCCBBJ final: the best marking and the runner-up differ (exactly, in
+    the model's chance) by less than the table's 0.1 point, so the table prints them alike; the
+    reason says so instead of "50.5% against 50.5%"."""
+    empty = Marks.empty(board)
+    data, table = advise(empty, empty, "CCCBBJ", "--rerolls", "0")
+    best = data["markings"][0]
+    second = next(m for m in data["markings"] if m["rank"] != 1)
+    a, b = Fraction(best["win_chance"]), Fraction(second["win_chance"])
+    assert a > b and chance_cell(a) == chance_cell(b)  # the case of this test
+    runner, cell = runner_up(table)
+    assert runner == " + ".join(second["cells"]) and cell == chance_cell(b)
+    assert f"ahead of {runner} by less than 0.1 point (both {cell})" in data["reason"]
+    assert f"{cell} against {cell}" not in data["reason"]
+    whole = data["reason_by_places"][0]  # the page at whole percent
+    if chance_cell(a, 0) == chance_cell(b, 0):
+        assert f"by less than 1 point (both {chance_cell(a, 0)})" in whole
+    else:
+        assert f"{chance_cell(a, 0)} against {chance_cell(b, 0)}" in whole
+    assert data["reason_by_places"][1] == data["reason"]
+
+
+def test_an_item_saved_from_a_block(board):
+    """The opponent has r1c1-r1c4 marked: one more item completes shelf 1 and eliminates the
+    player's items on it (D15). The best marking takes a shelf-1 item, the runner-up none."""
+    opponent = sheet(board, "r1c1 r1c2 r1c3 r1c4")
+    data, table = advise(Marks.empty(board), opponent, "CJBBPP", "--rerolls", "0", "--order", "2", "--round", "2")
+    best, second = data["markings"][0], next(m for m in data["markings"] if m["rank"] != 1)
+    saved = [c for c in best["cells"] if c.startswith("r1")]
+    assert saved and not any(c.startswith("r1") for c in second["cells"])
+    runner, cell = runner_up(table)
+    best_cell = rows(table, "win chance")[0][2]
+    assert data["reason"] == (f"marking {' + '.join(saved)} now saves it from the opponent's block on shelf 1 "
+                              f"(D15): {best_cell} against {cell} for {runner}")
+
+
+def test_holds_are_worded_one_way():
+    """A hold reads the same in the reason, the best line and the page: stop, re-roll all, keep X."""
+    rules = DEFAULT_RULES
+    dice = (0,) * (rules.n_sides - 2) + (2, 4)
+    assert hold_words(dice, dice, rules) == "stop"
+    assert hold_words(dice, (0,) * rules.n_sides, rules) == "re-roll all"
+    assert hold_words(dice, (0,) * (rules.n_sides - 1) + (4,), rules).startswith("keep ")
+
+
+def test_the_reason_uses_the_table_numbers_alone():
+    """Alone (strategic): the runner-up in the table's words, its value and points as printed
+    (4 and 2 decimals), never "keep nothing"."""
+    runs = [CliRunner().invoke(main, ["advise", "--dice", "CCBJPP", *extra]) for extra in (["--format", "json"], [])]
+    data, table = json.loads(runs[0].stdout), runs[1].stdout
+    second = next(h for h in data["holds"] if h["rank"] != 1)
+    runner, value = runner_up(table, "value")
+    assert runner == second["keep"] and f"for keep {runner}" in data["reason"]
+    assert f"against {value} for keep {runner}" in data["reason"]
+    best_row = rows(table, "value")[0]
+    assert f"strategic value {best_row[2]} against" in data["reason"]
+    points = {what: cell for _, what, cell in rows(table, "points")}
+    assert f"{points[best_row[1]]} against {points[runner]} expected points" in data["reason"] or \
+        f"{points[runner]} against {points[best_row[1]]} expected points" in data["reason"]
+    assert "keep nothing" not in table
+
+
+def test_certainties_print_without_decimals():
+    assert [chance_cell(Fraction(x)) for x in (0, 1)] == ["0%", "100%"]
+    assert chance_cell(Fraction(1, 5000)) == "<0.1%" and chance_cell(Fraction(4999, 5000)) == ">99.9%"
+    assert chance_cell(Fraction(1, 8)) == "12.5%" and chance_cell(Fraction(1, 8), 0) == "13%"
+
+
+def test_stopping_is_named_as_stopping(board):
+    """A runner-up that keeps every die is "stop" (D7), not "keep PPBCCJ": an advice built by hand,
+    the best hold worth 2 points and stopping 1 point but 3 expected points this turn."""
+    from shelfie_solver.dice.advise.advice import Advice, HoldOption
+    from shelfie_solver.dice.advise.reasons import reason
+    from shelfie_solver.dice.rolls import parse_dice
+
+    rules = DEFAULT_RULES
+    dice = parse_dice("PPBCCJ", rules)
+    keep = parse_dice("CC", rules, count=2)
+    holds = (HoldOption(keep, Fraction(2), Fraction(0), (), 1, Fraction(1)),
+             HoldOption(dice, Fraction(1), Fraction(0), (), 2, Fraction(3)))
+    advice = Advice(rules, board, Marks.empty(board), dice, 2, "points", Fraction(2), 0, holds=holds)
+    assert reason(advice) == ("keep CC: points value 2.0000 against 1.0000 for stop, which scores more this turn "
+                              "(3.00 against 1.00 expected points)")
