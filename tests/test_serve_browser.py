@@ -226,6 +226,40 @@ def test_failed_result_and_the_end_by_taps(browser: Any, shots: Path, tmp_path: 
         served.stop()
 
 
+def test_a_decided_game_says_so(browser: Any, shots: Path, tmp_path: Path):
+    """Ann gives up shelves 1 and 2 (told failed results, D13): two closed shelves trigger the end
+    (D17) with Ann on 0 points, and Ben, last in the round (D18), already scores shelf 2's three
+    marked items (D19), so he wins whatever he rolls or marks (D20): the page says so instead of
+    ranking holds and markings at 100%, and one tap marks the marking that scores the most."""
+    game = str(tmp_path / "game.json")
+    cli("play", "new", game, "--players", "Ann,Ben", "--first", "Ann")
+    for step in (["fail", game, "--shelf", "1"], ["mark", game, "--unchecked", "r2c1", "r2c2", "r2c3"],
+                 ["fail", game, "--shelf", "2"]):
+        cli("play", *step)
+    served = Served(game, "--port", "0")
+    try:
+        page = open_page(browser, served.url)
+        wait_turn(page, "Ben to roll")
+        tap_faces(page, "CCBBPG")
+        page.wait_for_selector("#decided")
+        assert page.locator("#decided").inner_text() == "Ben: you have won whatever you roll."
+        assert page.locator("#advice .options").count() == 0  # nothing ranked at 100%
+        assert "100% chance to win (exact) with any hold" in page.locator("#best").inner_text()
+        shoot(page, shots, "g7-decided-holds")
+        stop(page)
+        page.wait_for_selector("#decided")
+        assert page.locator("#decided").inner_text() == "Ben: you have won whatever you mark."
+        assert page.locator("#advice .options").count() == 0
+        best = state_of(served)  # the server's order: equal chances by points now, the most first
+        shoot(page, shots, "g8-decided-marking")
+        page.click("#mark-most")
+        wait_turn(page, "Game over")
+        assert "winner: Ben" in page.locator("#turn").inner_text()
+        assert best["status"]["turn"]["player"] == "Ben" and page.errors == []
+    finally:
+        served.stop()
+
+
 def test_a_stale_page_reloads_and_applies_nothing(browser: Any, tmp_path: Path):
     """Two phones on one game: the second phone taps a roll after the first phone's roll; the
     server refuses it (409), the page says so and shows the first roll; the file has one roll.

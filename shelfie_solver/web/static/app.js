@@ -561,11 +561,11 @@ function renderAdvice() {
     const settled = decided(advice.markings);
     box.append(el("h2", {}, `${advice.markings.length} markings, best first · ${unitShort(unit)}`));
     if (settled !== null) {       // nothing to rank: the marking that scores the most, one tap
-      const top = advice.markings.reduce((a, m) => (m.points > a.points ? m : a), best);
+      const top = best;           // equal chances come by points now, the most first (the server's order)
       box.append(el("p", { class: "decided", id: "decided" }, decidedWords(settled, "mark")));
       box.append(el("p", { class: "best", id: "best" }, `${valueText(top, digits)} with any marking; ` +
         `${top.cells.join(" + ")} scores the most: ${top.points >= 0 ? "+" : ""}${top.points} points now`));
-      box.append(el("button", { type: "button", class: "option top", id: "mark-most",
+      box.append(el("button", { type: "button", class: "primary wide-action", id: "mark-most",
         onclick: () => write("mark", { items: top.cells }) }, `Mark ${markLine(top)}`));
     } else {
       box.append(el("p", { class: "best", id: "best" }, `Best: mark ${best.cells.join(" + ")} — ` +
