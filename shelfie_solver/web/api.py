@@ -183,8 +183,9 @@ def last_action(kept: KeptGame) -> dict[str, Any] | None:
 def advice_json(kept: KeptGame, objective: str, done: list[str] | None = None) -> dict[str, Any]:
     """What ``play STEP GAME --format json`` prints after a step (``done``: what it did), or
     ``play advise GAME --format json`` (``done`` empty): the advice of the current step with the
-    game's warnings, or the final table."""
-    return action_report(kept, objective, list(done or []), None).data
+    game's warnings, or the final table. The JSON lists every choice whatever the table shows:
+    the text table is built for one row only (``top`` 1), which the page never reads."""
+    return action_report(kept, objective, list(done or []), 1).data
 
 
 def _text(body: dict[str, Any], key: str, default: str | None = None) -> str:

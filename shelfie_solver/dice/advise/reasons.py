@@ -20,10 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from shelfie_solver.core.report import decimal
-from shelfie_solver.dice.board import Marks, score
+from shelfie_solver.dice.board import Board, Marks, score
+from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.advise.report import CHANCE_PLACES, chance_cell, hold_words
 
 if TYPE_CHECKING:
@@ -131,7 +133,6 @@ def ending(advice: Advice, after: Marks, names: Sequence[str] | None, what: str,
     lead and what they need in their last turn with their exact chance (D18, D20). None with
     more opponents still to play."""
     from shelfie_solver.dice.sheet_rules import triggers_end
-    from shelfie_solver.dice.win_chance import opponent_chance
 
     state = advice.state
     if state is None or state.players < 2:
@@ -153,7 +154,7 @@ def ending(advice: Advice, after: Marks, names: Sequence[str] | None, what: str,
         return None
     j = 1 - state.active
     their_score = score(board, sheets[j], rules)
-    chance = opponent_chance(board, rules, sheets[j], (mine,))
+    chance = _opponent_chance(board, rules, sheets[j], (mine,))
     who = _names(advice, names)[j]
     lead = f"you lead {mine}-{their_score}" if mine > their_score else (
         f"you trail {mine}-{their_score}" if mine < their_score else f"level at {mine}")
@@ -162,6 +163,14 @@ def ending(advice: Advice, after: Marks, names: Sequence[str] | None, what: str,
     then = f"{who} then needs {need}+ points in one turn ({odds})" if need > 0 else \
         f"{who} is ahead already ({odds} to win)"
     return f"{what} ends the game (D17): {lead}; {then}"
+
+
+@lru_cache(maxsize=32)
+def _opponent_chance(board: Board, rules: Ruleset, marks: Marks, others: tuple[int, ...]) -> Fraction:
+    """:func:`win_chance.opponent_chance`, kept: the reason is written at each precision shown."""
+    from shelfie_solver.dice.win_chance import opponent_chance
+
+    return opponent_chance(board, rules, marks, others)
 
 
 def _runner(ranks: Sequence[int]) -> int | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from shelfie_solver.dice.advise.advice import Advice, advise, ends_on_every_sheet
@@ -25,12 +26,15 @@ from shelfie_solver.dice.game.events import (
 from shelfie_solver.core.report import Report, exact
 from shelfie_solver.dice.advise.report import advice_report
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.dice.play.gamefile import KeptGame, objective_for, warnings
+from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE, KeptGame, objective_for, warnings
 
 
+@lru_cache(maxsize=8)
 def step_advice(kept: KeptGame, objective: str) -> Advice | None:
     """The advice of the current step: holds with re-rolls left, markings (or the shelves of a
-    failed result, D13) with final dice; ``None`` before the roll or after the game."""
+    failed result, D13) with final dice; ``None`` before the roll or after the game. Kept for the
+    last few steps (an :class:`Advice` is immutable): ``serve``'s state shows the advice and every
+    seat's chance (:func:`table_chances`), one engine run for both."""
     if kept.over is not None or kept.dice is None:
         return None
     state = kept.state
@@ -221,15 +225,34 @@ def table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
 
         return [(share(s, [t for j, t in enumerate(over.scores) if j != seat]), True)
                 for seat, s in enumerate(over.scores)]
-    from shelfie_solver.dice.play.chances import after_turn_chances, seat_chances, within_turn_chances
+    from shelfie_solver.dice.play.chances import after_turn_chances, within_turn_chances
 
-    start = after_turn_chances(*kept.last_turn, kept.state) if kept.last_turn is not None else None
-    if kept.dice is None and start is not None:  # a turn's start: the figure of the turn before
+    within = kept.dice is not None
+    start = after_turn_chances(*kept.last_turn, kept.state) \
+        if kept.last_turn is not None and (not within or len(kept.players) > 2) else None
+    if not within and start is not None:  # a turn's start: the figure of the turn before
         return start
-    now = seat_chances(kept.state, kept.dice, kept.rerolls_left if kept.dice is not None else 0)
+    now = _step_chances(kept)
     if start is not None and len(kept.players) > 2:  # the others keep their ratios of the turn's start
         return within_turn_chances(start, kept.state.active, now[kept.state.active])
     return now
+
+
+def _step_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
+    """:func:`chances.seat_chances` of the step; with dice showing, from the advice of this step
+    under ``win`` (its value is ``win-model``'s chance, the same engine run: :func:`step_advice`
+    keeps it), the others sharing the rest (:func:`chances.share_the_rest`)."""
+    from shelfie_solver.dice.play.chances import seat_chances, share_the_rest
+
+    if kept.dice is not None:
+        advice = step_advice(kept, PLAY_OBJECTIVE)
+        if advice is not None and advice.win_chance_exact is not None:
+            from shelfie_solver.dice.advise.report import option_exact
+
+            first = advice.markings[0] if advice.markings and not advice.holds else None
+            flag = option_exact(first, advice) if first is not None else bool(advice.win_chance_exact)
+            return share_the_rest(kept.state, kept.state.active, advice.value, flag)
+    return seat_chances(kept.state, kept.dice, kept.rerolls_left if kept.dice is not None else 0)
 
 
 def status_report(kept: KeptGame, markdown: bool = False) -> Report:
