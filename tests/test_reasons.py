@@ -199,3 +199,49 @@ def test_stopping_is_named_as_stopping(board):
     advice = Advice(rules, board, Marks.empty(board), dice, 2, "points", Fraction(2), 0, holds=holds)
     assert reason(advice) == ("keep CC: points value 2.0000 against 1.0000 for stop, which scores more this turn "
                               "(3.00 against 1.00 expected points)")
+
+
+def test_a_block_is_named_by_its_line_and_the_items_it_takes(board):
+    """The player has r1c5-r4c5 marked; AAAAAP marks r5c5 (five awards, D8-D10) with r3c1 (the
+    plant): column 5 complete, so the opponent's five still-available column-5 items are
+    eliminated (D15). Under the points objective the ranking is the points now (D19): column 5
+    already scores with 4 marked items, so r5c5 adds its own value (with or without r3c1: a tie),
+    and the runner-up, three awards and a plant off any scoring line, adds nothing."""
+    from shelfie_solver.dice.advise.advice import advise_in_game
+    from shelfie_solver.dice.advise.reasons import reason
+    from shelfie_solver.dice.advise.seats import state_from_seats
+    from shelfie_solver.dice.objectives import Points
+    from shelfie_solver.dice.rolls import parse_dice
+
+    rules = DEFAULT_RULES
+    me = sheet(board, "r1c5 r2c5 r3c5 r4c5")
+    state = state_from_seats(board, rules, me, (sheet(board, "r1c1 r2c1"),), 1, 3)
+    advice = advise_in_game(parse_dice("AAAAAP", rules), state, Points(), 0)
+    best = advice.markings[0]
+    runner = next(m for m in advice.markings if m.rank != 1)
+    names = [board.cell_name(c) for c in best.marking.cells]
+    assert "r5c5" in names and board.parse_cell("r5c5") not in runner.marking.cells
+    column = board.value(board.parse_cell("r5c5"))
+    assert best.points == column and runner.points == 0  # r5c5 joins a scoring column; nothing else scores
+    assert reason(advice, ["Ann", "Ben"]) == (
+        f"{' + '.join(names)} completes column 5, blocking Ben's r1c5 r2c5 r3c5 r4c5 r5c5 (D15): "
+        f"points value {column}.0000 against 0.0000 for {' + '.join(board.cell_name(c) for c in runner.marking.cells)}")
+
+
+def test_play_says_the_game_is_decided(tmp_path):
+    """play, as advise: Ann gives up shelves 1 and 2 (told failed results, D13), which triggers the
+    end (D17) at 0 points; Ben, last in the round (D18), scores shelf 2's three items already
+    (D19): he has won whatever he rolls (D20), and play says so instead of ranking the holds."""
+    game = str(tmp_path / "g.json")
+    for step in (["new", game, "--players", "Ann,Ben", "--first", "Ann"], ["fail", game, "--shelf", "1"],
+                 ["mark", game, "--unchecked", "r2c1", "r2c2", "r2c3"], ["fail", game, "--shelf", "2"]):
+        result = CliRunner().invoke(main, ["play", *step])
+        assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(main, ["play", "roll", game, "CCBBPG"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.stdout.split())
+    assert "Decided: you have won whatever you roll (chance to win 100%, exact): any hold will do;" in text
+    assert "100.0%" not in result.stdout and "\nrank " not in result.stdout
+    data = json.loads(CliRunner().invoke(main, ["play", "advise", game, "--format", "json"]).stdout)
+    assert data["decided"] is True and data["reason"] == "you have won whatever you roll"
+    assert {h["win_chance"] for h in data["holds"]} == {"1/1"}
