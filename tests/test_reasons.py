@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from shelfie_solver.cli import main
 from shelfie_solver.core.report import decimal
-from shelfie_solver.dice.advise.report import chance_cell, hold_words
+from shelfie_solver.dice.advise.words import chance_cell, hold_words
 from shelfie_solver.dice.board import Board, Marks, score
 from shelfie_solver.dice.rules import DEFAULT_RULES
 

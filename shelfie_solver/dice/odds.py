@@ -27,7 +27,8 @@ from shelfie_solver.dice.engine.dp import TurnSolution, evaluate_policy, solve
 from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.dice.errors import DiceError
 from shelfie_solver.core.report import Report, exact, one_in, one_in_texts, percent, rank_text
-from shelfie_solver.dice.advise.report import best_line, hold_words, keep_label
+from shelfie_solver.dice.advise.report import best_line, keep_label
+from shelfie_solver.dice.advise.words import hold_words
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.targets import CompiledTarget, Target, compile_target, describe
 

@@ -11,8 +11,8 @@ rounding and words (docs/advise.md, "Why"):
 
 Two values that print the same at the table's precision are never "48.6% against 48.6%": the
 reason says "ahead by less than 0.1 point (both 48.6%)", or "tied" for an exact tie. Every
-chance is printed by :func:`report.chance_cell` at the precision asked (``places``): the
-terminal's tables use :data:`report.CHANCE_PLACES`, ``serve``'s page picks the reason written
+chance is printed by :func:`words.chance_cell` at the precision asked (``places``): the
+terminal's tables use :data:`words.CHANCE_PLACES`, ``serve``'s page picks the reason written
 at its own precision (JSON ``reason_by_places``).
 """
 
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from shelfie_solver.core.report import decimal
 from shelfie_solver.dice.board import Board, Marks, score
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.dice.advise.report import CHANCE_PLACES, chance_cell, hold_words
+from shelfie_solver.dice.advise.words import CHANCE_PLACES, chance_cell, hold_words
 
 if TYPE_CHECKING:
     from shelfie_solver.dice.advise.advice import Advice, HoldOption, MarkingOption, ShelfOption
@@ -37,7 +37,7 @@ BARELY = Fraction(1, 200)
 
 
 def amount(advice: Advice, value: Fraction, places: int = CHANCE_PLACES) -> str:
-    """A value as its table prints it: the chance to win in percent (:func:`report.chance_cell`
+    """A value as its table prints it: the chance to win in percent (:func:`words.chance_cell`
     at ``places`` decimals), else the objective's value to 4 decimals (the table's ``value``)."""
     if advice.win_chance_exact is not None:
         return chance_cell(value, places)
@@ -337,7 +337,7 @@ def _shelf_compare(advice: Advice, best: ShelfOption, runner: ShelfOption | None
 
 def reason(advice: Advice, names: Sequence[str] | None = None, places: int = CHANCE_PLACES) -> str | None:
     """The one-line reason of ``advice`` (None when there is nothing to choose), every chance
-    printed at ``places`` decimals (:func:`report.chance_cell`)."""
+    printed at ``places`` decimals (:func:`words.chance_cell`)."""
     if advice.holds:
         return hold_reason(advice, names, places)
     if advice.markings:

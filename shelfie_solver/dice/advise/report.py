@@ -15,6 +15,7 @@ from shelfie_solver.core.report import Report, decimal, exact, percent, rank_tex
 from shelfie_solver.dice.board import Marks, score
 from shelfie_solver.dice.rolls import Counts, dice_codes, dice_names
 from shelfie_solver.dice.rules import Ruleset
+from shelfie_solver.dice.advise.words import CHANCE_PLACES, chance_cell, hold_words
 
 if TYPE_CHECKING:  # annotations only: the dice advisor's engine is not loaded by every command
     from shelfie_solver.dice.advise.advice import Advice, HoldOption, MarkingOption
@@ -27,29 +28,6 @@ def keep_label(keep: Counts, rules: Ruleset) -> str:
     if sum(keep) == rules.dice:
         return f"{codes} (stop)"
     return codes or "(re-roll all)"
-
-
-def hold_words(dice: Counts, keep: Counts, rules: Ruleset) -> str:
-    """A hold in a sentence, the one wording the reason lines, the best line and the page share:
-    ``keep CC``; ``re-roll all`` for none kept; ``stop`` for every die kept (D7)."""
-    codes = dice_codes(keep, rules)
-    if keep == dice:
-        return "stop"
-    return f"keep {codes}" if codes else "re-roll all"
-
-
-#: Decimals of a chance to win (and of a failed-result chance) in the tables of ``advise`` and
-#: ``play``, and in their reason lines.
-CHANCE_PLACES = 1
-
-
-def chance_cell(value: Fraction, places: int = CHANCE_PLACES) -> str:
-    """A chance as the tables print it: :func:`core.report.percent` at ``places`` decimals, but a
-    certainty without decimals (exactly 0 is ``0%`` and exactly 1 ``100%``), so that ``0.0%`` never
-    stands beside ``<0.1%``: a chance strictly between prints as ``<0.1%`` or ``>99.9%``."""
-    if value in (0, 1):
-        return f"{int(value) * 100}%"
-    return percent(value, places)
 
 
 def reroll_label(dice: Counts, keep: Counts, rules: Ruleset) -> str:
