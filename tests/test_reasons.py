@@ -245,3 +245,9 @@ def test_play_says_the_game_is_decided(tmp_path):
     data = json.loads(CliRunner().invoke(main, ["play", "advise", game, "--format", "json"]).stdout)
     assert data["decided"] is True and data["reason"] == "you have won whatever you roll"
     assert {h["win_chance"] for h in data["holds"]} == {"1/1"}
+    from shelfie_solver.dice.play.gamefile import read_kept_game
+    from shelfie_solver.dice.play.screen import advice_lines
+
+    lines = advice_lines(read_kept_game(game), "win")  # the prompt's screen: the same words, nothing ranked
+    assert lines[0].startswith("Decided: you have won whatever you roll (chance to win 100%, exact)")
+    assert not any(line.startswith(("Next:", "Best:")) for line in lines)

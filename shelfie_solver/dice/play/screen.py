@@ -176,7 +176,8 @@ def _threat_line(kept: KeptGame, name: str, lines: list[tuple[str, str, tuple[in
 
 
 #: The advice report's title lines the screen keeps (by their start).
-_KEPT_TITLES = ("Best:", "Stop and mark", "Failed result", "Why:", "Expected final score", "Sheet finished")
+_KEPT_TITLES = ("Best:", "Decided:", "Stop and mark", "Failed result", "Why:", "Expected final score",
+                "Sheet finished")
 
 
 def advice_lines(kept: KeptGame, objective: str) -> list[str]:
