@@ -44,8 +44,8 @@ def test_family_shapes_needs_and_distinct(bench):
                    for row in board.values for n, v in zip(board.columns, row))
         faces = [f for (f,) in board.shelf_faces]
         assert len(set(faces)) == len(faces) and DEFAULT_RULES.joker_index not in faces
-        states = state_count(board, DEFAULT_RULES)
-        assert states > exact_cache.DEFAULT_BUDGET or states > 0.4 * exact_cache.DEFAULT_BUDGET
+        states = state_count(board, DEFAULT_RULES)  # over the budget (4 x 5, 5 x 4) or near it (3 x 6)
+        assert states > exact_cache.DEFAULT_BUDGET if board.n_shelves > 3 else 0.4 * exact_cache.DEFAULT_BUDGET < states
     keys = [rb.canonical(b.columns, b.values) for b in boards]
     held = {rb.canonical(*layout) for layout in rb.HELD_OUT}
     assert len(set(keys)) == len(keys) and not set(keys) & held
@@ -63,7 +63,7 @@ def test_family_written_as_board_files(bench, tmp_path):
             board.name, board.columns, board.shelf_faces, board.values)
 
 
-def _args(tmp_path):
+def _args():
     return argparse.Namespace(games=3, seed=5, jobs=1)
 
 
@@ -76,7 +76,7 @@ def test_family_row_says_what_advice_plays(bench, tmp_path, monkeypatch, budget)
     monkeypatch.setenv(exact_cache.BUDGET_ENV, budget)
     monkeypatch.setattr(exact_cache, "_KNOWN", {})
     (tmp_path / "optima").mkdir()
-    row = bench.family_row(SMALL, _args(tmp_path), tmp_path / "optima", None)
+    row = bench.family_row(SMALL, _args(), tmp_path / "optima", None)
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[0] == "`small.toml`" and cells[1] == "3 × 3" and cells[3] == "1,519"
     assert cells[4].startswith("exact optimum" if budget == "" else "learned (")
