@@ -1,7 +1,8 @@
 """`learned` solitaire against the float optimum on boards of every shape (docs/strategies.md).
 
-    python benchmarks/learned_vs_optimum.py BOARD.toml [BOARD.toml ...] [--games N] [--seed S]
+    python benchmarks/learned_vs_optimum.py [BOARD.toml ...] [--games N] [--seed S]
         [--player learned|learned:FILE] [--jobs J] [--cache DIR] [--tables DIR]
+        [--family K [--family-seed S] [--family-dir DIR]]
 
 For each board: the optimal solitaire expected score from the float whole-game solver
 (``solve-game --float``, :func:`wholegame.float_solver.solve_float`; optimum and its proven
@@ -16,6 +17,20 @@ whether the ratio is at least 95% (``yes``: the whole interval; ``no``: none of 
 (:mod:`wholegame.random_boards`: ``held out`` when it cannot), and which solitaire table a
 ``learned`` player uses there (its shape's own or the pooled one: docs/train.md, "Tables per
 board shape").
+
+**The held-out family** (``--family K``, docs/strategies.md "`learned` on a held-out family"):
+K boards drawn with ``--family-seed`` (default 2027) after the solitaire weights were frozen, of
+the shapes the exact budget excludes or nearly excludes (:data:`FAMILY_SHAPES`: 3 x 6, 1.0
+million states, within the default budget of 2.4 million; 4 x 5 and 5 x 4, about 4.7-4.8
+million, over it), taken in turn; board ``i`` has a column needing 4 or 5 dice when ``i`` is even, else every
+column needs 1-3 (needs drawn with repetition, D3), one item face per shelf, values from
+:data:`random_boards.VALUE_RANGES`; never a :data:`random_boards.HELD_OUT` board nor an earlier
+one, up to relabelling. Each is written to ``--family-dir`` (default ``benchmarks/.family``) as
+``family-I.toml`` so ``solve-game`` can be run on it. Its row is printed as the others' with
+``--player learned``'s two figures (:func:`family_row`): what advice plays there (the exact
+optimum within the budget, :mod:`wholegame.exact_cache`; else the fitted weights) and the fitted
+weights themselves (``learned:FILE`` of the shipped file, never the exact table), each as a
+share of the optimum, and whether the fitted weights' whole interval is at 97% or more.
 """
 
 from __future__ import annotations
@@ -30,7 +45,9 @@ from pathlib import Path
 from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.core.files import write_text_atomically
 from shelfie_solver.core.parallel import Interrupted
-from shelfie_solver.dice.board import Board, load_board
+import numpy as np
+
+from shelfie_solver.dice.board import Board, board_to_dict, load_board
 from shelfie_solver.dice.learned.model_file import default_model, model_named
 from shelfie_solver.dice.rules import DEFAULT_RULES
 from shelfie_solver.dice.simulate import simulate
@@ -95,9 +112,71 @@ def optimum(path: str, cache: Path, tables: Path | None) -> tuple[float, float, 
     return solution.optimum, float(solution.bound), seconds
 
 
+#: Shapes of the held-out family, taken in turn: just within the default exact budget (3 x 6)
+#: and over it (4 x 5, 5 x 4).
+FAMILY_SHAPES = ((3, 6), (4, 5), (5, 4))
+
+
+def family_board(rng: np.random.Generator, shape: tuple[int, int], many: bool, name: str) -> Board:
+    """One board of the held-out family (module docstring) of ``shape``: with a column needing 4
+    or 5 dice when ``many``, else every column needing 1-3 (drawn again until so)."""
+    from shelfie_solver.dice.rules import DEFAULT_RULES as rules
+
+    items = [i for i in range(len(rules.faces)) if i != rules.joker_index]
+    shelves, columns = shape
+    while True:
+        needs = tuple(int(n) for n in rng.integers(1, (random_boards.MAX_NEED if many else 3) + 1, size=columns))
+        if not many or max(needs) >= 4:
+            break
+    faces = tuple((int(f),) for f in rng.choice(items, size=shelves, replace=False))
+    values = tuple(tuple(int(rng.integers(random_boards.VALUE_RANGES[n][0], random_boards.VALUE_RANGES[n][1] + 1))
+                         for n in needs) for _ in range(shelves))
+    return Board(name, needs, faces, values)
+
+
+def held_out_family(seed: int, count: int) -> list[Board]:
+    """``count`` boards of the held-out family (module docstring), board ``i`` from child ``i`` of
+    ``SeedSequence(seed)`` (drawn again from the same generator while it repeats a
+    :data:`random_boards.HELD_OUT` board or an earlier one, up to relabelling)."""
+    seen = {random_boards.canonical(*layout) for layout in random_boards.HELD_OUT}
+    out = []
+    for i, child in enumerate(np.random.SeedSequence(seed).spawn(count)):
+        rng = np.random.default_rng(child)
+        while True:
+            board = family_board(rng, FAMILY_SHAPES[i % len(FAMILY_SHAPES)], i % 2 == 0, f"family {i + 1}")
+            key = random_boards.canonical(board.columns, board.values)
+            if key not in seen:
+                break
+        seen.add(key)
+        out.append(board)
+    return out
+
+
+def write_family(boards: list[Board], folder: Path) -> list[str]:
+    """Each board as ``folder/family-I.toml`` (the board file format, docs/formats.md), written
+    whole; the paths."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i, board in enumerate(boards, 1):
+        data = board_to_dict(board, DEFAULT_RULES)
+        lines = [f"name = {json.dumps(data['name'])}", f"columns = {data['columns']}"]
+        for shelf in data["shelves"]:
+            lines += ["", "[[shelves]]", f"faces = {json.dumps(shelf['faces'])}", f"values = {shelf['values']}"]
+        path = folder / f"family-{i}.toml"
+        write_text_atomically(path, "\n".join(lines) + "\n")
+        paths.append(str(path))
+    return paths
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("boards", nargs="+", metavar="BOARD.toml", help="board files (docs/formats.md)")
+    parser.add_argument("boards", nargs="*", metavar="BOARD.toml", help="board files (docs/formats.md)")
+    parser.add_argument("--family", type=int, default=0, metavar="K",
+                        help="also draw K boards of the held-out family (module docstring; default: none)")
+    parser.add_argument("--family-seed", type=int, default=2027, metavar="S",
+                        help="seed of the held-out family (default: 2027)")
+    parser.add_argument("--family-dir", default=os.path.join("benchmarks", ".family"), metavar="DIR",
+                        help="where the family's boards are written (default: benchmarks/.family)")
     parser.add_argument("--games", type=int, default=1000, help="solitaire games per board (default: 1000)")
     parser.add_argument("--seed", type=int, default=5, help="root seed of the games (default: 5)")
     parser.add_argument("--player", default="learned", help="strategy, e.g. learned:FILE (default: learned)")
@@ -110,8 +189,11 @@ def main() -> None:
     args = parser.parse_args()
     if args.games < 1 or args.jobs < 1:
         parser.error(f"--games and --jobs must be at least 1; got --games {args.games}, --jobs {args.jobs}")
-    if args.seed < 0:
-        parser.error(f"--seed must be a whole number >= 0; got {args.seed}")
+    if args.seed < 0 or args.family_seed < 0 or args.family < 0:
+        parser.error(f"--seed, --family-seed and --family must be whole numbers >= 0; got --seed {args.seed}, "
+                     f"--family-seed {args.family_seed}, --family {args.family}")
+    if not args.boards and not args.family:
+        parser.error("no boards: give BOARD.toml files, --family K, or both")
     try:
         run(args)
     except ShelfieError as error:  # a bad board, player or file: one line, as the CLI (exit 2)
@@ -132,6 +214,9 @@ def run(args: argparse.Namespace) -> None:
     Raises:
         ShelfieError: a board that cannot be read, an unknown player, an unwritable cache.
     """
+    if args.family:
+        args.boards = [*args.boards, *write_family(held_out_family(args.family_seed, args.family),
+                                                   Path(args.family_dir))]
     boards = [(path, load_board(path, DEFAULT_RULES)) for path in args.boards]  # all read before any solve
     parse_players(args.player)
     cache = Path(args.cache)
@@ -139,7 +224,11 @@ def run(args: argparse.Namespace) -> None:
     tables = Path(args.tables) if args.tables else None
     if tables is not None:
         tables.mkdir(parents=True, exist_ok=True)
-    print(f"player {args.player}, {args.games} games per board, seed {args.seed}\n")
+    print(f"player {args.player}, {args.games} games per board, seed {args.seed}"
+          + (f"; held-out family of {args.family}, --family-seed {args.family_seed}" if args.family else "") + "\n")
+    if args.family:
+        run_family(args, cache, tables)
+        return
     print("| board | shape | columns need | states | training family | table used | optimum (bound) | mean [95%] | "
           "mean / optimum [95%] | ≥ 95% | solve s | games s |\n|---|---|---|---|---|---|---|---|---|---|---|---|",
           flush=True)
@@ -158,6 +247,51 @@ def run(args: argparse.Namespace) -> None:
               f"{best:.3f} ({bound:.1e}) | {mean:.2f} [{score.low:.2f}, {score.high:.2f}] | "
               f"{100 * ratio:.1f}% [{100 * low:.1f}, {100 * high:.1f}] | {'yes' if low >= 0.95 else '**no**' if high < 0.95 else 'not settled'} | "
               f"{solve_seconds:.0f} | {seconds:.0f} |", flush=True)
+
+
+def run_family(args: argparse.Namespace, cache: Path, tables: Path | None) -> None:
+    """The rows of every board with what advice plays there (:func:`family_row`)."""
+    print("| board | shape | columns need | states | advice plays | optimum (bound) | as advice plays: mean [95%] | "
+          "% of optimum [95%] | fitted weights: mean [95%] | % of optimum [95%] | fitted ≥ 97% | solve s | games s |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|", flush=True)
+    for path in args.boards:
+        print(family_row(path, args, cache, tables), flush=True)
+
+
+def family_row(path: str, args: argparse.Namespace, cache: Path, tables: Path | None) -> str:
+    """One board's row: the optimum (the exact cache's table within the budget, else the float
+    solve, :func:`optimum`), the games of ``learned`` as ``simulate`` plays it and, within the
+    budget, of the fitted weights (``learned:FILE`` of the shipped file) too."""
+    from shelfie_solver.dice.design import fitted_name
+    from shelfie_solver.dice.wholegame import exact_cache
+
+    board = load_board(path, DEFAULT_RULES)
+    route = exact_cache.route(board, DEFAULT_RULES)
+    start = time.time()
+    table = exact_cache.solution_for(board, DEFAULT_RULES) if route.exact else None
+    if table is not None:
+        best, bound, solve_seconds = float(table.optimum), table.error_bound, time.time() - start
+        plays = f"exact optimum ({route.states:,} ≤ {route.budget:,} states)"
+    else:
+        best, bound, solve_seconds = optimum(path, cache, tables)
+        plays = "learned (" + (route.reason.split(" (")[0] if route.reason else "not exact") + ")"
+    start = time.time()
+    cells = []
+    players = ["learned", fitted_name()] if table is not None else [fitted_name()]
+    for player in players:
+        summary, _ = simulate(board, DEFAULT_RULES, [player], args.games, args.seed, args.jobs)
+        score = summary.seats[0].stats["score"]
+        cells.append((float(score.mean), score.low, score.high))
+    if table is None:
+        cells.insert(0, cells[0])  # advice plays the fitted weights
+    seconds = time.time() - start
+    (m1, l1, h1), (m2, l2, h2) = cells
+    verdict = "yes" if l2 / best >= 0.97 else "**no**" if h2 / best < 0.97 else "not settled"
+    return (f"| `{Path(path).name}` | {board.n_shelves} × {board.n_columns} | {', '.join(map(str, board.columns))} | "
+            f"{route.states:,} | {plays} | {best:.3f} ({bound:.1e}) | {m1:.2f} [{l1:.2f}, {h1:.2f}] | "
+            f"{100 * m1 / best:.1f}% [{100 * l1 / best:.1f}, {100 * h1 / best:.1f}] | {m2:.2f} [{l2:.2f}, {h2:.2f}] | "
+            f"{100 * m2 / best:.1f}% [{100 * l2 / best:.1f}, {100 * h2 / best:.1f}] | {verdict} | "
+            f"{solve_seconds:.0f} | {seconds:.0f} |")
 
 
 if __name__ == "__main__":

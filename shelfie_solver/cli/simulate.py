@@ -54,6 +54,7 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
                                 kinds=SAVED_GAMES_KIND, force=force)
     save = save_path is not None
     with signals_raise():  # Ctrl-C / SIGTERM: workers stopped, temporary file removed, one line
+        exact = exact_alone_note(board, rules, players)  # a first-use solve with its own bar, before the games'
         with progress_bar("Playing", games) as bar:  # a bar for people, nothing for pipes and tests
             summary, lines = simulate(board, rules, players, games, seed, workers, save=save,
                                       progress=bar.advance if bar else None, scheduler=scheduler)
@@ -62,7 +63,6 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
 
             save_games(save_path, lines, force)
     report = summary_report(summary, board.name, saved=save_path, long_form=fmt == "csv")
-    exact = exact_alone_note(board, rules, players)
     if exact is not None:
         report.notes.append(exact)
     click.echo(render(report, fmt, width=TABLE_WIDTH), nl=False)

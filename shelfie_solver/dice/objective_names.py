@@ -51,6 +51,14 @@ def solitaire_exact(word: str, board: Board, rules: Ruleset | None, state: GameS
     return exact_objective(board, given)
 
 
+def _solve_interrupted(board: Board, rules: Ruleset) -> bool:
+    """Whether this process's exact solve of the board was interrupted (``win`` alone then falls
+    back to ``learned``, as :data:`wholegame.exact_cache.INTERRUPTED_LINE` says)."""
+    from shelfie_solver.dice.wholegame.exact_cache import interrupted
+
+    return interrupted(board, rules)
+
+
 def parse_objective(text: str, board: Board, state: GameState | None = None,
                     rules: Ruleset | None = None) -> Objective:
     """An objective from its name: ``strategic``, ``learned``, ``learned:FILE`` (parameters written by
@@ -63,7 +71,9 @@ def parse_objective(text: str, board: Board, state: GameState | None = None,
 
     Alone (a one-player ``state``, or no state and the ``rules`` given), ``learned``, ``win`` and
     ``win-model`` are the exact optimum on a board whose solitaire game fits the exact budget
-    (:func:`solitaire_exact`, docs/solve-game.md "Exact where it fits").
+    (:func:`solitaire_exact`, docs/solve-game.md "Exact where it fits"); when that solve was
+    interrupted in this process, ``win`` and ``win-model`` alone are ``learned`` (without
+    opponents they are refused otherwise).
 
     Raises:
         ObjectiveError: unknown name or an item not on the board. ModelError: a bad parameter file.
@@ -85,6 +95,10 @@ def parse_objective(text: str, board: Board, state: GameState | None = None,
             from shelfie_solver.dice.learned.objective import named_objective
 
             return named_objective("learned", board, state)
+        if state is None and rules is not None and _solve_interrupted(board, rules):  # alone: as INTERRUPTED_LINE says
+            from shelfie_solver.dice.learned.objective import named_objective
+
+            return named_objective("learned", board, None)
         if state is None:
             raise ObjectiveError(f"objective {word} is the chance to win against opponents; give their sheets with "
                                  "--opponent STATE (advise) or play a game of 2-4 players (play)")

@@ -132,9 +132,15 @@ def route(board: Board, rules: Ruleset) -> Route:
         return Route(False, states, budget, f"{board.n_cells} items, more than the float solver's 62")
     if states > MAX_STATES_UNCOMPILED and not has_numba():
         return Route(False, states, budget, "the exact solve needs numba: pip install 'shelfie-solve[fast]'")
-    if _KNOWN.get(setup_key(board, rules), True) is None:
+    if interrupted(board, rules):
         return Route(False, states, budget, "the exact solve was interrupted in this run")
     return Route(True, states, budget)
+
+
+def interrupted(board: Board, rules: Ruleset) -> bool:
+    """Whether the exact solve of ``board`` and ``rules`` was interrupted in this process (so
+    ``learned`` stands in for the exact optimum until the process ends, :data:`INTERRUPTED_LINE`)."""
+    return _KNOWN.get(setup_key(board, rules), True) is None
 
 
 #: This process's tables by :func:`setup_key` (``None``: the solve was interrupted here).

@@ -1,0 +1,88 @@
+"""benchmarks/learned_vs_optimum.py's held-out family (docs/strategies.md, "`learned` on a
+held-out family"): the boards drawn, written and read back, and a row of each kind (the exact
+optimum within the budget, the fitted weights beyond it)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+
+from shelfie_solver.dice.board import load_board
+from shelfie_solver.dice.rules import DEFAULT_RULES
+from shelfie_solver.dice.wholegame import exact_cache
+from shelfie_solver.dice.wholegame import random_boards as rb
+from shelfie_solver.dice.wholegame.solver import state_count
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = str(ROOT / "examples" / "boards" / "small.toml")
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("learned_vs_optimum", ROOT / "benchmarks" / "learned_vs_optimum.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_family_shapes_needs_and_distinct(bench):
+    """Shapes in turn (3 x 6, 4 x 5, 5 x 4: within 42% of the default budget, or over it); even
+    boards with a column needing 4 or 5 dice, odd ones 1-3 only (D3); values in the family's
+    ranges; one face per shelf, all different; no HELD_OUT board, no two alike up to relabelling;
+    the same boards from the same seed, others from another."""
+    boards = bench.held_out_family(2027, 9)
+    assert [(b.n_shelves, b.n_columns) for b in boards] == [(3, 6), (4, 5), (5, 4)] * 3
+    for i, board in enumerate(boards):
+        assert (max(board.columns) >= 4) == (i % 2 == 0) and min(board.columns) >= 1
+        assert max(board.columns) <= (rb.MAX_NEED if i % 2 == 0 else 3)
+        assert all(rb.VALUE_RANGES[n][0] <= v <= rb.VALUE_RANGES[n][1]
+                   for row in board.values for n, v in zip(board.columns, row))
+        faces = [f for (f,) in board.shelf_faces]
+        assert len(set(faces)) == len(faces) and DEFAULT_RULES.joker_index not in faces
+        states = state_count(board, DEFAULT_RULES)  # over the budget (4 x 5, 5 x 4) or near it (3 x 6)
+        assert states > exact_cache.DEFAULT_BUDGET if board.n_shelves > 3 else 0.4 * exact_cache.DEFAULT_BUDGET < states
+    keys = [rb.canonical(b.columns, b.values) for b in boards]
+    held = {rb.canonical(*layout) for layout in rb.HELD_OUT}
+    assert len(set(keys)) == len(keys) and not set(keys) & held
+    assert bench.held_out_family(2027, 9) == boards
+    assert bench.held_out_family(2028, 9) != boards
+
+
+def test_family_written_as_board_files(bench, tmp_path):
+    boards = bench.held_out_family(2027, 3)
+    paths = bench.write_family(boards, tmp_path / "f")
+    assert [Path(p).name for p in paths] == ["family-1.toml", "family-2.toml", "family-3.toml"]
+    for path, board in zip(paths, boards):
+        read = load_board(path, DEFAULT_RULES)
+        assert (read.name, read.columns, read.shelf_faces, read.values) == (
+            board.name, board.columns, board.shelf_faces, board.values)
+
+
+def _args():
+    return argparse.Namespace(games=3, seed=5, jobs=1)
+
+
+@pytest.mark.parametrize("budget", ["", "0"])
+def test_family_row_says_what_advice_plays(bench, tmp_path, monkeypatch, budget):
+    """Within the budget: 'exact optimum', and the games of learned as advice plays it average
+    the optimum's neighbourhood (3 games: within the full sheet's range); beyond it (budget 0):
+    'learned', the two figures the same games of the fitted weights."""
+    monkeypatch.setenv("SHELFIE_SOLVE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv(exact_cache.BUDGET_ENV, budget)
+    monkeypatch.setattr(exact_cache, "_KNOWN", {})
+    (tmp_path / "optima").mkdir()
+    row = bench.family_row(SMALL, _args(), tmp_path / "optima", None)
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[0] == "`small.toml`" and cells[1] == "3 × 3" and cells[3] == "1,519"
+    assert cells[4].startswith("exact optimum" if budget == "" else "learned (")
+    assert cells[5].startswith("41.707")  # the example board's optimum (docs/solve-game.md)
+    means = [float(re.match(r"[\d.]+", cells[k]).group()) for k in (6, 8)]
+    assert all(0 <= m <= 42 for m in means)
+    if budget == "0":
+        assert cells[6] == cells[8] and cells[7] == cells[9]
+    assert cells[10] in ("yes", "**no**", "not settled")
