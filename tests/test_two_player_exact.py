@@ -112,11 +112,13 @@ def test_every_position_against_the_brute_force(board, rules):
 def test_the_numpy_path_agrees_with_the_compiled_one(monkeypatch):
     from shelfie_solver.dice.wholegame import two_player_kernel
 
-    compiled = tp.solve_two_player(BOARD_2X2, TINY_TWO)
+    modes = [(tp.OPTIMAL, tp.OPTIMAL), (tp.SOLITAIRE, tp.OPTIMAL)]
+    compiled = [tp.solve_two_player(BOARD_2X2, TINY_TWO, m) for m in modes]
     monkeypatch.setattr(two_player_kernel, "kernel", lambda: None)
-    plain = tp.solve_two_player(BOARD_2X2, TINY_TWO)
-    assert np.array_equal(compiled.keys, plain.keys)
-    assert np.abs(compiled.values - plain.values).max() <= 2 * float(compiled.bound)
+    for mode, fast in zip(modes, compiled):
+        plain = tp.solve_two_player(BOARD_2X2, TINY_TWO, mode)
+        assert np.array_equal(fast.keys, plain.keys)
+        assert np.abs(fast.values - plain.values).max() <= 2 * float(fast.bound)
 
 
 def test_solitaire_values_are_the_solitaire_optimum():

@@ -263,11 +263,17 @@ def outcomes(setup: Setup, keys: np.ndarray) -> Outcomes:
 
 
 def reachable_states(setup: Setup, max_states: int = MAX_STATES) -> np.ndarray:
-    """``int64``: the keys of every state reachable from the start by legal turns, sorted.
+    """``int64``: the keys of every state reachable from the start by legal turns, sorted (found
+    once per process per board, ruleset and limit).
 
     Raises:
         TwoPlayerError: more than ``max_states`` states.
     """
+    return _reachable(setup, max_states).copy()
+
+
+@cache
+def _reachable(setup: Setup, max_states: int) -> np.ndarray:
     n = setup.n
     layers: dict[int, list[np.ndarray]] = {0: [np.array([start_key(setup.board)], dtype=np.int64)]}
     found: list[np.ndarray] = []
