@@ -272,3 +272,36 @@ def test_monte_carlo_on_the_2x3_board_through_simulate(tmp_path):
     result = CliRunner().invoke(main, ["simulate", "--board", TINY_2X3, "--players", f"exact2:{table},solver",
                                        "--games", "20", "--seed", "3", "--format", "json"])
     assert result.exit_code == 0, result.output
+
+
+# --- the table as the objective of advice in a game (advise --opponent, play) ----------------------
+
+
+def test_advice_from_the_table_is_the_brute_force_chance(tmp_path):
+    """The advice's value for final dice is the best marking's exact chance to win (brute force),
+    to the objective's 2^-30 and the table's bound."""
+    from shelfie_solver.dice.advise.advice import advise_in_game
+    from shelfie_solver.dice.objective_names import advice_objective
+
+    table = tmp_path / "t.json"
+    save_two_player(str(table), tp.solve_two_player(BOARD_2X2, TINY))
+    exact = brute_force(BOARD_2X2, TINY)
+    empty = Marks.empty(BOARD_2X2)
+    state = GameState(BOARD_2X2, TINY, (empty, empty), 0, 0, 0, False)
+    for dice in [(2, 1, 0), (1, 1, 1), (0, 2, 1), (0, 0, 3)]:  # plant, cat, Joker counts
+        advice = advise_in_game(dice, state, advice_objective(f"exact2:{table}", state), rerolls=0)
+        best = Fraction(0)
+        for cells in legal_sets(dice, BOARD_2X2, empty, TINY).all_cells():
+            after, _ = apply(Position(state, dice, 0), (Mark(0, cells),))
+            nxt = after.state
+            best = max(best, 1 - exact[(nxt.sheets, nxt.active, nxt.end_triggered)])
+        assert abs(advice.value - best) <= Fraction(1, 2**30) + Fraction(1, 10**12)
+
+
+def test_advise_with_the_table_needs_the_opponent(tmp_path):
+    table = tmp_path / "t.json"
+    save_two_player(str(table), tp.solve_two_player(BOARD_2X2, TINY))
+    result = CliRunner().invoke(main, ["advise", "--board", TINY_2X3, "--marks", ".../...", "--dice", "GGCCJB",
+                                       "--objective", f"exact2:{table}"])
+    assert result.exit_code == 2 and "--opponent" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

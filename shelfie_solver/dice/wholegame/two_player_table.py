@@ -12,9 +12,10 @@ written with every digit, so read back bit for bit).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -194,3 +195,53 @@ def same_game(solution: TwoPlayerSolution, board: Board, rules: Ruleset) -> bool
     mine = solution.board
     return (mine.columns, mine.shelf_faces, mine.values) == (board.columns, board.shelf_faces, board.values) \
         and replace(solution.rules, name="") == replace(rules, name="")
+
+
+# --- the table as an objective (advice in a game: play, advise --opponent) ---------------------------
+
+#: The objective's integers are chances to win times ``2^30`` (truncated: at most ``2^-30`` below the
+#: table's value), so the engine's DP stays in int64 (``2^30 D^rerolls`` < ``2^62`` with 6 dice, 2 re-rolls).
+OBJECTIVE_SCALE = 1 << 30
+
+
+@dataclass(frozen=True, eq=False)
+class TwoPlayerObjective:
+    """Objective ``exact2:FILE`` in one two-player game state: a marking is worth the mover's
+    chance to win after it (blocking, the end trigger and the round played out: D15-D20), a
+    failed result the best shelf's (D13), from the table; integers over :data:`OBJECTIVE_SCALE`.
+    Optimising the turn for it is the table's optimal play (:class:`TwoPlayerStrategy`)."""
+
+    name: str
+    worth: np.ndarray
+    failed: float
+    masks: dict[int, int]
+    #: every value is the chance to win (D20), shown in percent (docs/advise.md)
+    win_chance_exact: ClassVar[bool] = True
+
+    def scale(self, rules: Ruleset) -> int:
+        return OBJECTIVE_SCALE
+
+    def values(self, state: Any, sets: Any) -> np.ndarray:
+        bits = [sum(1 << int(c) for c in row if c >= 0) for row in sets.cells]
+        chances = np.array([max(0.0, float(self.worth[self.masks[b]])) for b in bits], dtype=np.float64)
+        out: np.ndarray = np.floor(np.minimum(chances, 1.0) * OBJECTIVE_SCALE).astype(np.int64)
+        return out
+
+    def failed_value(self, state: Any) -> int:
+        return int(np.floor(min(max(self.failed, 0.0), 1.0) * OBJECTIVE_SCALE))
+
+
+def two_player_objective(text: str, state: GameState | None) -> TwoPlayerObjective:
+    """The objective ``exact2:FILE`` (``text``) in ``state``, a two-player game on the table's board.
+
+    Raises:
+        TwoPlayerError: no game state (plain ``advise``), not two players, another board, a
+            position the table does not hold, or a bad table.
+    """
+    path = text.strip()[len(PREFIX):]
+    if state is None:
+        raise TwoPlayerError(f"objective {text.strip()} is the chance to win of a two-player game; give the "
+                             "opponent's sheet with --opponent STATE (advise) or play a two-player game (play)")
+    choices, setup = TwoPlayerStrategy(path)._turn(state)
+    return TwoPlayerObjective(f"{PREFIX}{path}", choices.worth, float(choices.shelf.max()),
+                              _set_index(setup))
