@@ -138,10 +138,12 @@ def test_playing_for_the_win_is_worth_at_least_the_solitaire_optimum():
     fixed play, and the optimum by both lies between the two best responses (a zero-sum game)."""
     chances = {(a, b): tp.solve_two_player(BOARD_2X2, TINY_TWO, (a, b)).first_player_win_chance
                for a in tp.MODES for b in tp.MODES}
-    o, s, slack = tp.OPTIMAL, tp.SOLITAIRE, 1e-9
+    o, s, t, slack = tp.OPTIMAL, tp.SOLITAIRE, tp.TABLE, 1e-9
     assert chances[s, o] <= chances[o, o] + slack <= chances[o, s] + 2 * slack
     assert chances[s, s] <= chances[o, s] + slack
     assert chances[s, o] <= chances[s, s] + slack
+    assert abs(chances[t, t] - chances[o, o]) <= slack  # the table's play by both is the optimum
+    assert chances[t, s] <= chances[o, s] + slack and chances[s, t] >= chances[s, o] - slack
 
 
 def test_blocking_and_the_last_turn_as_the_game_applies_them():
@@ -305,3 +307,86 @@ def test_advise_with_the_table_needs_the_opponent(tmp_path):
                                        "--objective", f"exact2:{table}"])
     assert result.exit_code == 2 and "--opponent" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+class SolitaireSeat:
+    """The solitaire optimum's choices of :func:`two_player.solitaire_policy`, played in a game (the
+    policy whose chance to win ``--versus solitaire`` evaluates)."""
+
+    name = "solitaire optimum"
+
+    def __init__(self, board, rules):
+        self.setup, self.policy = tp.setup_for(board, rules), tp.solitaire_policy(board, rules)
+        from shelfie_solver.dice.rolls import space_for
+
+        self.space = space_for(rules)
+
+    def _choices(self, state):
+        marks = state.marks
+        return self.policy.lookup(self.setup.n, np.array([marks.marked]), np.array([marks.eliminated]))
+
+    def choose_hold(self, state, dice, rerolls_left, rng):
+        _, _, holds = self._choices(state)
+        return self.space.holds[int(holds[rerolls_left - 1, self.space.roll_index[dice], 0])]
+
+    def choose_marking(self, state, dice, legal, rng):
+        moves, _, _ = self._choices(state)
+        mask = int(self.setup.set_masks[self.setup.members[moves[0, self.space.roll_index[dice]]]])
+        return tuple(c for c in range(self.setup.n) if mask >> c & 1)
+
+    def choose_shelf(self, state, dice, shelves, rng):
+        _, shelf, _ = self._choices(state)
+        return int(shelf[0])
+
+
+def test_monte_carlo_of_optimal_against_the_solitaire_optimum(tmp_path):
+    """Games of the table's play (``exact2:FILE``) against the solitaire optimum's choices: the first
+    player's share is the evaluated chance (modes table and solitaire) within its 99% interval."""
+    table = tmp_path / "t.json"
+    save_two_player(str(table), tp.solve_two_player(BOARD_2X2, TINY_TWO))
+    expected = tp.solve_two_player(BOARD_2X2, TINY_TWO, (tp.TABLE, tp.SOLITAIRE)).first_player_win_chance
+    seats = [strategy_named(f"exact2:{table}"), SolitaireSeat(BOARD_2X2, TINY_TWO)]
+    shares = []
+    for seed in np.random.SeedSequence(99).spawn(1500):
+        game = _seat_zero_first(seats, np.random.default_rng(seed))
+        winners = game.winners
+        shares.append(1 / len(winners) if 0 in winners else 0.0)
+    shares = np.array(shares)
+    half = 2.576 * shares.std(ddof=1) / math.sqrt(len(shares))
+    assert abs(shares.mean() - expected) <= half
+
+
+def _seat_zero_first(seats, rng):
+    """One game with seat 0 opening every round (D5), its dice from ``rng``."""
+    from shelfie_solver.dice.game.dice_sources import GeneratorDice
+    from shelfie_solver.dice.game.turn import play_game
+
+    class SeatZeroFirst(GeneratorDice):
+        def first_player(self, players):
+            return 0
+
+    return play_game(BOARD_2X2, TINY_TWO, seats, SeatZeroFirst(rng), rngs=rng.spawn(2))
+
+
+def test_versus_json_and_three_players_refused(tmp_path):
+    rules, board = tmp_path / "tiny.toml", tmp_path / "2x2.toml"
+    rules.write_text('name = "tiny"\ndice = 3\nrerolls = 2\nscoring_threshold = 2\n'
+                     'faces = [{ name = "plant", code = "P" }, { name = "cat", code = "C" }]\n')
+    board.write_text('name = "2x2"\ncolumns = [1, 2]\n[[shelves]]\nfaces = ["plant"]\nvalues = [1, 3]\n'
+                     '[[shelves]]\nfaces = ["cat"]\nvalues = [2, 1]\n')
+    result = invoke("--board", str(board), "--rules", str(rules), "--players", "2", "--versus", "solitaire",
+                    "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    versus = data["versus"]
+    assert set(versus) == {"optimal_vs_optimal", "solitaire_vs_solitaire", "optimal_vs_solitaire",
+                           "solitaire_vs_optimal", "table_vs_solitaire", "solitaire_vs_table"}
+    solved = tp.solve_two_player(BOARD_2X2, TINY_TWO)
+    assert data["first_player_win_chance"] == solved.first_player_win_chance
+    assert versus["solitaire_vs_optimal"]["first_player_win_chance"] < versus["optimal_vs_optimal"][
+        "first_player_win_chance"] < versus["optimal_vs_solitaire"]["first_player_win_chance"]
+    table = tmp_path / "t.json"
+    save_two_player(str(table), tp.solve_two_player(BOARD_2X2, TINY))
+    three = CliRunner().invoke(main, ["simulate", "--board", TINY_2X3, "--players",
+                                      f"exact2:{table},solver,solver", "--games", "1"])
+    assert three.exit_code == 2 and len(three.stderr.strip().splitlines()) == 1

@@ -63,9 +63,11 @@ FIRST = 0
 SECOND = 1
 #: The mover closes the round after seat 0's turn triggered the end: the last turn (D18).
 LAST = 2
-#: How each seat plays: for the chance to win, or the solitaire optimum (expected own score).
-OPTIMAL, SOLITAIRE = "optimal", "solitaire"
-MODES = (OPTIMAL, SOLITAIRE)
+#: How each seat plays: for the chance to win (a best response to the other seat's play), the
+#: solitaire optimum (expected own score), or the table's play: the choices that are optimal when
+#: both play for the win (the strategy ``exact2:FILE``), whoever the other is.
+OPTIMAL, SOLITAIRE, TABLE = "optimal", "solitaire", "table"
+MODES = (OPTIMAL, SOLITAIRE, TABLE)
 #: Largest board (items): four sheets' bits and the phase in one int64 key.
 MAX_CELLS = 14
 #: Default largest number of states ``solve-game --players 2`` accepts.
@@ -345,13 +347,13 @@ def run_turn(setup: Setup, finals: np.ndarray, holds: list[np.ndarray] | None = 
     return start, kept
 
 
-def first_best_holds(setup: Setup, expected: np.ndarray) -> np.ndarray:
+def first_best_holds(setup: Setup, expected: np.ndarray, tie: float = TIE) -> np.ndarray:
     """``int64 (R, B)``: each roll's best hold at one level from ``expected (H, B)``: the first
-    sub-hold (keeping more dice first, stopping first of all) within :data:`TIE` of the best."""
+    sub-hold (keeping more dice first, stopping first of all) within ``tie`` of the best."""
     chosen = expected[setup.hold]
     best = np.maximum.reduceat(chosen, setup.pair_starts, axis=0)
     seg = np.repeat(np.arange(setup.n_rolls), np.diff(np.append(setup.pair_starts, len(setup.hold))))
-    position = np.where(chosen >= best[seg] - TIE, np.arange(len(setup.hold))[:, None], len(setup.hold))
+    position = np.where(chosen >= best[seg] - tie, np.arange(len(setup.hold))[:, None], len(setup.hold))
     first = np.minimum.reduceat(position, setup.pair_starts, axis=0)
     out: np.ndarray = setup.hold[first]
     return out
@@ -429,12 +431,21 @@ def solitaire_choices(setup: Setup, table: SolitaireValues, m: np.ndarray,
     own, usable, failed_e, may = _sheet_outcomes(setup, sm, se)
     worth = np.where(usable, table.worth(own, np.broadcast_to(se, own.shape)), -np.inf)
     fails = np.where(may, table.worth(np.broadcast_to(sm, failed_e.shape), failed_e), -np.inf)
-    shelf = (fails >= fails.max(axis=1, keepdims=True) - TIE).argmax(axis=1)
+    return greedy_choices(setup, worth, fails, TIE)
+
+
+def greedy_choices(setup: Setup, worth: np.ndarray, fails: np.ndarray,
+                   tie: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The choices that maximise ``worth (B, K)`` (each item set's, -inf: unusable) and ``fails
+    (B, S)`` (each shelf's): per final roll the position in ``setup.members`` of the first set
+    within ``tie`` of its best (-1: a failed result) ``(B, R)``, the first best shelf ``(B,)``, and
+    per level each roll's first best hold ``(rerolls, R, B)`` (:func:`first_best_holds`)."""
+    shelf = (fails >= fails.max(axis=1, keepdims=True) - tie).argmax(axis=1)
     padded = np.concatenate([worth, np.full((len(worth), 1), -np.inf)], axis=1)
     gathered = padded[:, setup.members]
     best = np.maximum.reduceat(gathered, setup.starts, axis=1)
     seg = np.repeat(np.arange(setup.n_rolls), np.diff(np.append(setup.starts, len(setup.members))))
-    position = np.where((gathered >= best[:, seg] - TIE) & (gathered > -np.inf),
+    position = np.where((gathered >= best[:, seg] - tie) & (gathered > -np.inf),
                         np.arange(len(setup.members))[None, :], len(setup.members))
     first = np.minimum.reduceat(position, setup.starts, axis=1)
     first = np.where(first >= len(setup.members), -1, first)
@@ -443,10 +454,10 @@ def solitaire_choices(setup: Setup, table: SolitaireValues, m: np.ndarray,
     for level in range(1, setup.rerolls + 1):
         expected = np.asarray(setup.weights @ values) / setup.denominator
         expected[:setup.n_rolls] = finals
-        chosen = first_best_holds(setup, expected)
+        chosen = first_best_holds(setup, expected, tie)
         holds.append(chosen)
         values = np.take_along_axis(expected, chosen, axis=0)
-    stacked = np.stack(holds) if holds else np.zeros((0, setup.n_rolls, len(m)), dtype=np.int64)
+    stacked = np.stack(holds) if holds else np.zeros((0, setup.n_rolls, len(worth)), dtype=np.int64)
     return first, shelf, stacked
 
 
@@ -556,16 +567,23 @@ class TwoPlayerSolution:
         return np.where(ok, np.where(nxt >= 0, 1.0 - self.values[at], end), -np.inf)
 
 
-def _solve_batch(solution: TwoPlayerSolution, setup: Setup, keys: np.ndarray,
-                 policy: SolitairePolicy | None) -> tuple[np.ndarray, float]:
+def _solve_batch(solution: TwoPlayerSolution, setup: Setup, keys: np.ndarray, mode: str,
+                 policy: SolitairePolicy | None, reference: TwoPlayerSolution | None) -> tuple[np.ndarray, float]:
     """The values of the states ``keys`` (their successors solved) and the largest final-roll
-    value. With ``policy`` the mover plays the solitaire optimum (its choices, evaluated)."""
+    value, the mover playing ``mode``: :data:`OPTIMAL` the best choices; :data:`SOLITAIRE` the
+    ``policy``'s, :data:`TABLE` those optimal over the both-optimal ``reference`` (first best,
+    as :class:`two_player_table.TwoPlayerStrategy`), evaluated."""
     out = outcomes(setup, keys)
     worth, shelf_worth = solution.worths(setup, out)
-    if policy is None:
+    if mode == OPTIMAL:
         return turn_values(setup, worth, shelf_worth.max(axis=1))
-    m, e, *_ = unpack(setup.n, keys)
-    first, shelf, holds = policy.lookup(setup.n, m, e)
+    if mode == SOLITAIRE:
+        assert policy is not None
+        m, e, *_ = unpack(setup.n, keys)
+        first, shelf, holds = policy.lookup(setup.n, m, e)
+    else:
+        assert reference is not None
+        first, shelf, holds = greedy_choices(setup, *reference.worths(setup, out), 0.0)
     picked = np.concatenate([worth, np.full((len(keys), 1), -np.inf)], axis=1)[:, setup.members]
     rows = np.arange(len(keys))[:, None]
     failed = shelf_worth[np.arange(len(keys)), shelf]
@@ -580,7 +598,8 @@ def solve_two_player(board: Board, rules: Ruleset, modes: tuple[str, str] = (OPT
 
     Args:
         modes: how seat 0 (the first player, D5) and seat 1 play: :data:`OPTIMAL` maximises its
-            chance to win, :data:`SOLITAIRE` plays the solitaire optimum (:func:`solitaire_values`).
+            chance to win (knowing the other's play), :data:`SOLITAIRE` plays the solitaire optimum
+            (:func:`solitaire_values`), :data:`TABLE` plays the both-optimal solution's choices.
         progress: called ``(layer, states solved)``.
 
     Raises:
@@ -591,6 +610,7 @@ def solve_two_player(board: Board, rules: Ruleset, modes: tuple[str, str] = (OPT
     keys = reachable_states(setup, max_states)
     solution = TwoPlayerSolution(board, rules, modes, keys, np.full(len(keys), np.nan), Fraction(0))
     table = solitaire_policy(board, rules) if SOLITAIRE in modes else None
+    reference = solve_two_player(board, rules, (OPTIMAL, OPTIMAL), max_states) if TABLE in modes else None
     depth = decided_count(setup.n, keys)
     phase = keys & 3
     bound = Fraction(0)
@@ -602,8 +622,8 @@ def solve_two_player(board: Board, rules: Ruleset, modes: tuple[str, str] = (OPT
             for seat in (0, 1):
                 mine = part[(phase[part] == FIRST) == (seat == 0)]
                 if len(mine):
-                    solitaire = table if modes[seat] == SOLITAIRE else None
-                    solution.values[mine], big = _solve_batch(solution, setup, keys[mine], solitaire)
+                    solution.values[mine], big = _solve_batch(solution, setup, keys[mine], modes[seat], table,
+                                                              reference)
                     largest = max(largest, big)
             if progress is not None:
                 progress(layer, len(part))

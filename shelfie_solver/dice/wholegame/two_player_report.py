@@ -14,16 +14,23 @@ from typing import Any
 from shelfie_solver.core.report import Report
 from shelfie_solver.dice.board import Board
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.dice.wholegame.two_player import (MAX_STATES, OPTIMAL, SOLITAIRE, TwoPlayerSolution,
-                                                      full_sheet_points, round_up, solve_two_player)
+from shelfie_solver.dice.wholegame.two_player import (MAX_STATES, OPTIMAL, SOLITAIRE, TABLE, TwoPlayerSolution,
+                                                      full_sheet_points, reachable_states, round_up, setup_for,
+                                                      solve_two_player)
 
-#: The pairings of ``--versus solitaire``: (JSON key, label, seat 0's mode, seat 1's mode).
+#: The pairings of ``--versus solitaire``: (JSON key, label, seat 0's mode, seat 1's mode). "For
+#: the win" against a solitaire player is the best response (it knows the other's play); "the
+#: table's play" is the both-optimal choices (``exact2:FILE``), whoever the other is.
 PAIRINGS = (
     ("optimal_vs_optimal", "both play for the win", OPTIMAL, OPTIMAL),
     ("solitaire_vs_solitaire", "both play the solitaire optimum", SOLITAIRE, SOLITAIRE),
-    ("optimal_vs_solitaire", "first for the win, second solitaire", OPTIMAL, SOLITAIRE),
-    ("solitaire_vs_optimal", "first solitaire, second for the win", SOLITAIRE, OPTIMAL),
+    ("optimal_vs_solitaire", "first's best response to a solitaire second", OPTIMAL, SOLITAIRE),
+    ("solitaire_vs_optimal", "second's best response to a solitaire first", SOLITAIRE, OPTIMAL),
+    ("table_vs_solitaire", "first plays the table, second solitaire", TABLE, SOLITAIRE),
+    ("solitaire_vs_table", "first solitaire, second plays the table", SOLITAIRE, TABLE),
 )
+#: The table's play is evaluated in numpy (slower): only on boards of at most this many states.
+TABLE_PAIRING_STATES = 200_000
 
 
 @dataclass(frozen=True)
@@ -39,13 +46,17 @@ class Pairing:
 
 def versus(board: Board, rules: Ruleset, max_states: int = MAX_STATES,
            progress: Callable[[int, int], None] | None = None) -> list[Pairing]:
-    """Every pairing of :data:`PAIRINGS` solved (:func:`two_player.solve_two_player`).
+    """Every pairing of :data:`PAIRINGS` solved (:func:`two_player.solve_two_player`); those of the
+    table's play only on boards of at most :data:`TABLE_PAIRING_STATES` states.
 
     Raises:
         TwoPlayerError: the board is too large.
     """
     out = []
+    small = len(reachable_states(setup_for(board, rules), max_states)) <= TABLE_PAIRING_STATES
     for key, label, first, second in PAIRINGS:
+        if TABLE in (first, second) and not small:
+            continue
         solved = solve_two_player(board, rules, (first, second), max_states, progress)
         out.append(Pairing(key, label, solved.first_player_win_chance, round_up(solved.bound), solved.seconds))
     return out
@@ -77,7 +88,10 @@ def two_player_report(solution: TwoPlayerSolution, saved: str | None,
              "Float64: the exact chance is within the bound of this value (docs/solve-game.md, two players)."]
     if pairings:
         notes.append("Solitaire optimum: each turn maximises the player's own expected final score as if alone "
-                     "(D19), on its sheet as blocking left it; ties go to the engine's first choice.")
+                     "(D19), on its sheet as blocking left it; ties go to the engine's first choice. A best "
+                     "response knows the other's play; the table's play is the both-optimal choices (exact2:FILE)"
+                     + ("." if len(pairings) == len(PAIRINGS) else f", evaluated only on boards of at most "
+                        f"{TABLE_PAIRING_STATES:,} states."))
     if saved:
         notes.append(f"Value table saved to {saved} (strategy exact2:{saved}).")
     return Report(title, ["", "value"], rows, data, notes)
