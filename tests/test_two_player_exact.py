@@ -211,6 +211,7 @@ def test_json_keys_and_the_saved_table(tmp_path):
     (["--players", "2", "--float"], "--float"),
     (["--players", "2"], "at most 14"),  # the default board: 25 items
     (["--players", "2", "--board", TINY_3X2, "--max-states", "1000"], "--max-states"),
+    (["--players", "2", "--board", TINY_3X2, "--save", "t.npy"], ".json"),
 ])
 def test_bad_input_is_one_line(args, words):
     result = invoke(*args)
@@ -390,3 +391,16 @@ def test_versus_json_and_three_players_refused(tmp_path):
     three = CliRunner().invoke(main, ["simulate", "--board", TINY_2X3, "--players",
                                       f"exact2:{table},solver,solver", "--games", "1"])
     assert three.exit_code == 2 and len(three.stderr.strip().splitlines()) == 1
+
+
+def test_play_advises_with_the_table(tmp_path):
+    table, game = tmp_path / "t.json", tmp_path / "game.json"
+    assert invoke("--board", TINY_2X3, "--players", "2", "--save", str(table)).exit_code == 0
+    runner = CliRunner()
+    made = runner.invoke(main, ["play", "new", str(game), "--players", "Ann,Ben", "--first", "Ben", "--board",
+                                TINY_2X3])
+    assert made.exit_code == 0, made.output
+    rolled = runner.invoke(main, ["play", "roll", str(game), "GGCCJB", "--objective", f"exact2:{table}",
+                                  "--format", "json"])
+    assert rolled.exit_code == 0, rolled.output
+    assert "exact2" in rolled.stdout and "win_chance" in rolled.stdout

@@ -141,6 +141,9 @@ def two_player_command(board: Board, rules: Ruleset, inputs: list[str | None], s
     from shelfie_solver.dice.wholegame.two_player_table import TABLE_KIND, save_two_player
 
     if save_path is not None:
+        if is_binary(save_path):
+            raise click.BadParameter(f"{save_path}: the two-player table is JSON; expected a .json name",
+                                     param_hint="'--save'")
         check_output(save_path, "--save", inputs, TABLE_KIND, force)
     limit = TWO_MAX if max_states is None else max_states
     setup_for(board, rules)  # a board of too many items: one line before any work
