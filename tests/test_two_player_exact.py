@@ -404,3 +404,32 @@ def test_play_advises_with_the_table(tmp_path):
                                   "--format", "json"])
     assert rolled.exit_code == 0, rolled.output
     assert "exact2" in rolled.stdout and "win_chance" in rolled.stdout
+
+
+def test_checkpoints_resume_and_refuse_what_they_did_not_write(tmp_path):
+    from shelfie_solver.dice.wholegame.two_player_checkpoints import TwoPlayerCheckpoints
+
+    folder = tmp_path / "ck"
+
+    def store():
+        return TwoPlayerCheckpoints(BOARD_2X2, TINY_TWO, (tp.OPTIMAL, tp.OPTIMAL), str(folder))
+
+    first = tp.solve_two_player(BOARD_2X2, TINY_TWO, checkpoints=store())
+    layers = sorted(folder.glob("layer-*.json"))
+    assert len(layers) == len(first.layers)
+    again = tp.solve_two_player(BOARD_2X2, TINY_TWO, checkpoints=store())  # every layer loaded
+    assert np.array_equal(first.values, again.values) and first.bound == again.bound
+    with pytest.raises(tp.TwoPlayerError, match="another solve"):
+        TwoPlayerCheckpoints(BOARD_2X2, TINY, (tp.OPTIMAL, tp.OPTIMAL), str(folder))
+    with pytest.raises(tp.TwoPlayerError, match="another solve"):
+        TwoPlayerCheckpoints(BOARD_2X2, TINY_TWO, (tp.SOLITAIRE, tp.OPTIMAL), str(folder))
+    head = json.loads(layers[-1].read_text())
+    head["bound"] = "1/1000"
+    layers[-1].write_text(json.dumps(head))
+    with pytest.raises(tp.TwoPlayerError, match="bound"):
+        tp.solve_two_player(BOARD_2X2, TINY_TWO, checkpoints=store())
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "layer-000.json").write_text("{}")
+    result = invoke("--board", TINY_2X3, "--players", "2", "--checkpoints", str(foreign))
+    assert result.exit_code == 2 and "--force" in result.stderr

@@ -77,12 +77,12 @@ def solve_game_command(board_path: str | None, rules_path: str | None, save_path
     seats = _players(players, versus)
     rules, board, _ = load_setup(rules_path, board_path, None)
     if seats == 2:
-        if use_float or checkpoint_dir or board_report or jobs is not None or scheduler or dtype != "float64":
-            raise click.UsageError("--players 2 solves in float64 in one process; drop --float, --checkpoints, "
-                                   "--report, --jobs, --scheduler and --dtype")
+        if use_float or board_report or jobs is not None or scheduler or dtype != "float64":
+            raise click.UsageError("--players 2 solves in float64 in one process; drop --float, --report, --jobs, "
+                                   "--scheduler and --dtype")
         refuse_report_options(report_games, duel_games, report_seed, histogram)
         two_player_command(board, rules, [board_path, rules_path], save_path, max_states, versus is not None,
-                           fmt, force)
+                           fmt, force, checkpoint_dir)
         return
     if board_report:  # the designer's board report (cli/board_report.py)
         if use_float or save_path or checkpoint_dir or max_states is not None or scheduler or dtype != "float64":
@@ -134,7 +134,8 @@ def _players(text: str, versus: str | None) -> int:
 
 
 def two_player_command(board: Board, rules: Ruleset, inputs: list[str | None], save_path: str | None,
-                       max_states: int | None, with_versus: bool, fmt: str, force: bool) -> None:
+                       max_states: int | None, with_versus: bool, fmt: str, force: bool,
+                       checkpoint_dir: str | None = None) -> None:
     """``solve-game --players 2``: the two-player solve, its report, the table (docs/solve-game.md)."""
     from shelfie_solver.dice.wholegame.two_player import MAX_STATES as TWO_MAX, setup_for, solve_two_player
     from shelfie_solver.dice.wholegame.two_player_report import two_player_report, versus
@@ -145,11 +146,18 @@ def two_player_command(board: Board, rules: Ruleset, inputs: list[str | None], s
             raise click.BadParameter(f"{save_path}: the two-player table is JSON; expected a .json name",
                                      param_hint="'--save'")
         check_output(save_path, "--save", inputs, TABLE_KIND, force)
+        refuse_in_checkpoints(save_path, checkpoint_dir)
     limit = TWO_MAX if max_states is None else max_states
     setup_for(board, rules)  # a board of too many items: one line before any work
+    folder = None
+    if checkpoint_dir is not None:
+        from shelfie_solver.dice.wholegame.two_player import OPTIMAL
+        from shelfie_solver.dice.wholegame.two_player_checkpoints import TwoPlayerCheckpoints
+
+        folder = TwoPlayerCheckpoints(board, rules, (OPTIMAL, OPTIMAL), checkpoint_dir, force)
     with progress_bar("Solving", None) as bar:
         steps = _layer_steps(bar)
-        solution = solve_two_player(board, rules, max_states=limit, progress=steps)
+        solution = solve_two_player(board, rules, max_states=limit, progress=steps, checkpoints=folder)
         pairings = versus(board, rules, limit, steps) if with_versus else None
     if save_path is not None:
         _saving(lambda: save_two_player(save_path, solution, force))

@@ -48,7 +48,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -591,9 +591,21 @@ def _solve_batch(solution: TwoPlayerSolution, setup: Setup, keys: np.ndarray, mo
     return turn_values(setup, worth, failed, holds.astype(np.int64), np.ascontiguousarray(finals))
 
 
+class LayerStore(Protocol):
+    """Where solved layers are kept (:class:`two_player_checkpoints.TwoPlayerCheckpoints`)."""
+
+    def load(self, layer: int, states: int) -> tuple[np.ndarray, float, Fraction] | None:
+        """A layer's values, largest final-roll value and recorded bound, or ``None``."""
+        ...
+
+    def save(self, layer: int, values: np.ndarray, largest: float, bound: Fraction) -> None:
+        """Keep one solved layer."""
+        ...
+
+
 def solve_two_player(board: Board, rules: Ruleset, modes: tuple[str, str] = (OPTIMAL, OPTIMAL),
-                     max_states: int = MAX_STATES,
-                     progress: Callable[[int, int], None] | None = None) -> TwoPlayerSolution:
+                     max_states: int = MAX_STATES, progress: Callable[[int, int], None] | None = None,
+                     checkpoints: LayerStore | None = None) -> TwoPlayerSolution:
     """Solve the two-player game (module docstring) over the states reachable from the start.
 
     Args:
@@ -601,40 +613,82 @@ def solve_two_player(board: Board, rules: Ruleset, modes: tuple[str, str] = (OPT
             chance to win (knowing the other's play), :data:`SOLITAIRE` plays the solitaire optimum
             (:func:`solitaire_values`), :data:`TABLE` plays the both-optimal solution's choices.
         progress: called ``(layer, states solved)``.
+        checkpoints: where each solved layer is written and the layers already there are loaded,
+            their bounds recomputed (a :class:`two_player_checkpoints.TwoPlayerCheckpoints`
+            directory for this board, rules and modes).
 
     Raises:
-        TwoPlayerError: the board has more than :data:`MAX_CELLS` items or ``max_states`` states.
+        TwoPlayerError: the board has more than :data:`MAX_CELLS` items or ``max_states`` states,
+            or a checkpoint directory of another solve or with bad files.
+        FileWriteError: a checkpoint cannot be written.
     """
     start = time.perf_counter()
     setup = setup_for(board, rules)
     keys = reachable_states(setup, max_states)
     solution = TwoPlayerSolution(board, rules, modes, keys, np.full(len(keys), np.nan), Fraction(0))
+    folder = checkpoints
     table = solitaire_policy(board, rules) if SOLITAIRE in modes else None
     reference = solve_two_player(board, rules, (OPTIMAL, OPTIMAL), max_states) if TABLE in modes else None
     depth = decided_count(setup.n, keys)
-    phase = keys & 3
     bound = Fraction(0)
     for layer in range(2 * setup.n, -1, -1):
         at = np.flatnonzero(depth == layer)
-        largest = 0.0
-        for lo in range(0, len(at), BATCH):
-            part = at[lo:lo + BATCH]
-            for seat in (0, 1):
-                mine = part[(phase[part] == FIRST) == (seat == 0)]
-                if len(mine):
-                    solution.values[mine], big = _solve_batch(solution, setup, keys[mine], modes[seat], table,
-                                                              reference)
-                    largest = max(largest, big)
-            if progress is not None:
-                progress(layer, len(part))
-        if len(at):
+        if not len(at):
+            continue
+        found = folder.load(layer, len(at)) if folder is not None else None
+        if found is None:
+            largest = _solve_layer(solution, setup, at, table, reference, progress, layer)
             bound = layer_bound(setup, bound, largest)
-            solution.layers[layer] = bound
+            if folder is not None:
+                folder.save(layer, solution.values[at], largest, bound)
+        else:
+            bound = _checked_layer(setup, solution, at, found, bound, layer)
+            if progress is not None:
+                progress(layer, len(at))
+        solution.layers[layer] = bound
     if np.isnan(solution.values).any():
         raise AssertionError("a successor of a state was solved after it")
     solution.bound = bound
     solution.seconds = time.perf_counter() - start
     return solution
+
+
+def _solve_layer(solution: TwoPlayerSolution, setup: Setup, at: np.ndarray, table: SolitairePolicy | None,
+                 reference: TwoPlayerSolution | None, progress: Callable[[int, int], None] | None,
+                 layer: int) -> float:
+    """Solve the states ``at`` (indices into ``solution.keys``) of one layer in batches, each seat
+    as its mode; returns the largest final-roll value met."""
+    keys, largest = solution.keys, 0.0
+    phase = keys[at] & 3
+    for lo in range(0, len(at), BATCH):
+        part, kind = at[lo:lo + BATCH], phase[lo:lo + BATCH]
+        for seat in (0, 1):
+            mine = part[(kind == FIRST) == (seat == 0)]
+            if len(mine):
+                solution.values[mine], big = _solve_batch(solution, setup, keys[mine], solution.modes[seat], table,
+                                                          reference)
+                largest = max(largest, big)
+        if progress is not None:
+            progress(layer, len(part))
+    return largest
+
+
+def _checked_layer(setup: Setup, solution: TwoPlayerSolution, at: np.ndarray,
+                   found: tuple[np.ndarray, float, Fraction], later: Fraction, layer: int) -> Fraction:
+    """A layer read from a checkpoint: its bound recomputed from ``later`` and the recorded largest
+    final-roll value (it must equal the recorded one), every value within 0 to 1 plus the bound.
+
+    Raises:
+        TwoPlayerError: a recorded number the layers above do not imply.
+    """
+    values, largest, recorded = found
+    bound = layer_bound(setup, later, largest)
+    if recorded != bound or largest > 1 + later or not (-float(bound) <= values.min(initial=0.0)) \
+            or values.max(initial=0.0) > min(largest * (1 + 1e-9), 1 + float(bound)):
+        raise TwoPlayerError(f"checkpoint layer {layer}: its bound or values differ from what the layers above "
+                             "imply; expected the files solve-game --players 2 wrote, unedited")
+    solution.values[at] = values
+    return bound
 
 
 def full_sheet_points(board: Board, rules: Ruleset) -> int:
