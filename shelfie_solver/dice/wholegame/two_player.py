@@ -25,8 +25,11 @@ states are those reachable from two empty sheets (:func:`reachable_states`), enu
 layer by layer.
 
 Seats may also follow the solitaire optimum (each maximising its own expected final score as if
-alone, :func:`solitaire_values` over every sheet, eliminated items anywhere): the turn is then
-that policy's, evaluated for the chance to win (``modes``, :func:`solve_two_player`).
+alone, :func:`solitaire_values` over every sheet, eliminated items anywhere), or the choices that
+are optimal when both play for the win (the table's play, as ``exact2:FILE`` makes them): the
+turn is then that policy's, evaluated for the chance to win (``modes``, :func:`solve_two_player`);
+against such a seat :data:`OPTIMAL` is the best response. Layers can be kept and resumed
+(:mod:`two_player_checkpoints`).
 
 Rounding. A turn's values are ``V_0 = finals``, ``E_r = (T V_(r-1)) / D`` (``T`` the integer
 transition weights, exact in float64, ``D = sides ** dice``), ``V_r`` the best sub-hold's ``E_r``
@@ -217,7 +220,6 @@ class Outcomes:
         set_next: ``int64 (B, K)`` the successor's key (-1: the game is over, or unusable).
         set_end: ``float64 (B, K)`` the mover's result of a finished game (1, 0.5, 0, D20), else NaN.
         shelf_ok, shelf_next, shelf_end: the same ``(B, S)`` for giving up each shelf (D13).
-        own: ``int64 (B, K)`` the mover's marked bits after each marking (its solitaire sheet).
     """
 
     set_ok: np.ndarray
@@ -226,7 +228,6 @@ class Outcomes:
     shelf_ok: np.ndarray
     shelf_next: np.ndarray
     shelf_end: np.ndarray
-    own: np.ndarray
 
 
 def _after(setup: Setup, phase: np.ndarray, m: np.ndarray, e: np.ndarray, om: np.ndarray,
@@ -261,7 +262,7 @@ def outcomes(setup: Setup, keys: np.ndarray) -> Outcomes:
     shelf_ok = lost != 0
     shelf_next, shelf_end = _after(setup, phase, m, e | lost, om, oe)
     return Outcomes(set_ok, np.where(set_ok, set_next, -1), set_end, shelf_ok, np.where(shelf_ok, shelf_next, -1),
-                    shelf_end, np.broadcast_to(own, set_ok.shape))
+                    shelf_end)
 
 
 def reachable_states(setup: Setup, max_states: int = MAX_STATES) -> np.ndarray:
@@ -391,16 +392,27 @@ def _sheet_outcomes(setup: Setup, m: np.ndarray, e: np.ndarray) -> tuple[np.ndar
     return m | masks, (masks & (m | e)) == 0, e | lost, lost != 0
 
 
+def _all_sheets(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every sheet of ``n`` items (each available, marked or eliminated, D4): ``3^n`` marked and
+    eliminated bit masks."""
+    code = np.arange(3**n, dtype=np.int64)
+    m, e = np.zeros_like(code), np.zeros_like(code)
+    for cell in range(n):
+        digit = code % 3
+        code //= 3
+        m |= (digit == 1).astype(np.int64) << cell
+        e |= (digit == 2).astype(np.int64) << cell
+    return m, e
+
+
 @cache
 def solitaire_values(board: Board, rules: Ruleset) -> SolitaireValues:
     """Solve the one-player game on every sheet of the board (3^n sheets, the end not triggered),
     layer by layer as :func:`solve_two_player` (the same turn and bound, without ``1 - x``)."""
     setup = setup_for(board, rules)
     n = setup.n
-    every = np.arange(1 << n, dtype=np.int64)
-    m, e = np.meshgrid(every, every, indexing="ij")
-    ok = ((m & e) == 0) & (setup.closed[m | e] < setup.trigger)
-    keys = np.sort(((m << n) | e)[ok])
+    m, e = _all_sheets(n)
+    keys = np.sort(((m << n) | e)[setup.closed[m | e] < setup.trigger])
     values = np.full(len(keys), np.nan)
     table = SolitaireValues(setup, keys, values, Fraction(0))
     depth = _popcount((keys >> n) | (keys & setup.full))
@@ -483,10 +495,8 @@ def solitaire_policy(board: Board, rules: Ruleset) -> SolitairePolicy:
     """The :class:`SolitairePolicy` of a board (from :func:`solitaire_values`)."""
     setup, table = setup_for(board, rules), solitaire_values(board, rules)
     n = setup.n
-    every = np.arange(1 << n, dtype=np.int64)
-    m, e = np.meshgrid(every, every, indexing="ij")
-    ok = ((m & e) == 0) & ((m | e) != setup.full)
-    keys = np.sort(((m << n) | e)[ok])
+    m, e = _all_sheets(n)
+    keys = np.sort(((m << n) | e)[(m | e) != setup.full])
     moves = np.empty((len(keys), setup.n_rolls), dtype=np.int32)
     shelves = np.empty(len(keys), dtype=np.int32)
     holds = np.empty((len(keys), setup.rerolls, setup.n_rolls), dtype=np.int32)
