@@ -433,3 +433,17 @@ def test_checkpoints_resume_and_refuse_what_they_did_not_write(tmp_path):
     (foreign / "layer-000.json").write_text("{}")
     result = invoke("--board", TINY_2X3, "--players", "2", "--checkpoints", str(foreign))
     assert result.exit_code == 2 and "--force" in result.stderr
+
+
+def test_the_table_choices_compiled_and_in_numpy_agree():
+    from shelfie_solver.dice.wholegame import two_player_kernel
+
+    if two_player_kernel.greedy_kernel() is None:
+        pytest.skip("numba not installed")
+    solved = tp.solve_two_player(BOARD_2X2, TINY_TWO)
+    setup = tp.setup_for(BOARD_2X2, TINY_TWO)
+    worth, fails = solved.worths(setup, tp.outcomes(setup, solved.keys))
+    compiled = tp.table_choices(setup, worth, fails)
+    plain = tp.greedy_choices(setup, worth, fails, tp.TABLE_TIE)
+    for a, b in zip(compiled, plain):
+        assert np.array_equal(a, b)

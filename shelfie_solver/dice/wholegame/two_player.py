@@ -79,6 +79,9 @@ MAX_STATES = 3_000_000
 BATCH = 512
 #: Float values closer than this count as ties when the solitaire policy chooses (points).
 TIE = 1e-9
+#: Chances to win closer than this count as ties when the table's play chooses (above twice the
+#: rounding bounds met, about 2e-12: the compiled and numpy paths then choose alike).
+TABLE_TIE = 1e-10
 #: The unit roundoff of float64.
 UNIT = Fraction(1, 2**53)
 
@@ -577,6 +580,20 @@ class TwoPlayerSolution:
         return np.where(ok, np.where(nxt >= 0, 1.0 - self.values[at], end), -np.inf)
 
 
+def table_choices(setup: Setup, worth: np.ndarray, fails: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`greedy_choices` within :data:`TABLE_TIE` (the choices of
+    :class:`two_player_table.TwoPlayerStrategy`), compiled with numba (:mod:`two_player_kernel`)."""
+    from shelfie_solver.dice.wholegame.two_player_kernel import compiled_greedy, greedy_kernel, hold_steps_for
+
+    if greedy_kernel() is None:
+        return greedy_choices(setup, worth, fails, TABLE_TIE)
+    shelf = (fails >= fails.max(axis=1, keepdims=True) - TABLE_TIE).argmax(axis=1)
+    steps = hold_steps_for(setup.rules.dice, setup.rules.n_sides)
+    first, holds = compiled_greedy(worth, fails.max(axis=1), setup.starts, setup.members, setup.hold,
+                                   setup.pair_starts, steps, setup.rerolls, TABLE_TIE)
+    return first, shelf, holds
+
+
 def _solve_batch(solution: TwoPlayerSolution, setup: Setup, keys: np.ndarray, mode: str,
                  policy: SolitairePolicy | None, reference: TwoPlayerSolution | None) -> tuple[np.ndarray, float]:
     """The values of the states ``keys`` (their successors solved) and the largest final-roll
@@ -593,7 +610,7 @@ def _solve_batch(solution: TwoPlayerSolution, setup: Setup, keys: np.ndarray, mo
         first, shelf, holds = policy.lookup(setup.n, m, e)
     else:
         assert reference is not None
-        first, shelf, holds = greedy_choices(setup, *reference.worths(setup, out), 0.0)
+        first, shelf, holds = table_choices(setup, *reference.worths(setup, out))
     picked = np.concatenate([worth, np.full((len(keys), 1), -np.inf)], axis=1)[:, setup.members]
     rows = np.arange(len(keys))[:, None]
     failed = shelf_worth[np.arange(len(keys)), shelf]

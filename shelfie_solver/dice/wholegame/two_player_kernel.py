@@ -121,6 +121,65 @@ def _dp(finals: np.ndarray, holds: np.ndarray, fixed: bool, extend: np.ndarray, 
                     best[h, j] = max(best[h, j], best[g, j])
 
 
+def _greedy(worth: np.ndarray, failed: np.ndarray, starts: np.ndarray, members: np.ndarray, hold: np.ndarray,
+            pair_starts: np.ndarray, extend: np.ndarray, order: np.ndarray, rerolls: int, tie: float,
+            first: np.ndarray, holds: np.ndarray) -> None:  # pragma: no cover - compiled
+    """The choices that maximise ``worth (B, K)`` (-inf: unusable; ``failed (B,)`` where no set is):
+    ``first (B, R)`` each roll's first best set's position in ``members`` (-1: a failed result) and
+    ``holds (rerolls, R, B)`` each roll's first best sub-hold per level (pairs in order: keeping
+    more dice first, stopping first of all) within ``tie`` of the best (:func:`two_player.greedy_choices`)."""
+    nb, n_sets = worth.shape
+    n_rolls = starts.shape[0]
+    n_holds, sides = extend.shape
+    finals = np.empty((n_rolls, nb))
+    for r in range(n_rolls):
+        end = members.shape[0] if r + 1 == n_rolls else starts[r + 1]
+        for j in range(nb):
+            best, at = -np.inf, -1
+            for p in range(starts[r], end):
+                k = members[p]
+                if k < n_sets and worth[j, k] > best:
+                    best = worth[j, k]
+            if best > -np.inf:
+                for p in range(starts[r], end):
+                    k = members[p]
+                    if k < n_sets and worth[j, k] >= best - tie:
+                        at = p
+                        break
+            first[j, r] = at
+            finals[r, j] = failed[j] if at < 0 else best
+    sums = np.empty((n_holds, nb))
+    best_roll = finals.copy()
+    for level in range(1, rerolls + 1):
+        for r in range(n_rolls):
+            for j in range(nb):
+                sums[r, j] = best_roll[r, j]
+        for i in range(order.shape[0]):
+            h = order[i]
+            for j in range(nb):
+                sums[h, j] = 0.0
+            for f in range(sides):
+                g = extend[h, f]
+                for j in range(nb):
+                    sums[h, j] += sums[g, j]
+            for j in range(nb):
+                sums[h, j] /= sides
+        for r in range(n_rolls):
+            end = hold.shape[0] if r + 1 == n_rolls else pair_starts[r + 1]
+            for j in range(nb):
+                top = -np.inf
+                for p in range(pair_starts[r], end):
+                    h = hold[p]
+                    top = max(top, finals[h, j] if h < n_rolls else sums[h, j])
+                for p in range(pair_starts[r], end):
+                    h = hold[p]
+                    value = finals[h, j] if h < n_rolls else sums[h, j]
+                    if value >= top - tie:
+                        holds[level - 1, r, j] = h
+                        best_roll[r, j] = value
+                        break
+
+
 @cache
 def kernel() -> Any | None:
     """The compiled ``(finals, dp)`` pair, or ``None`` without numba."""
@@ -131,6 +190,32 @@ def kernel() -> Any | None:
         return numba.njit(cache=True, nogil=True)(_finals), numba.njit(cache=True, nogil=True)(_dp)
     except RuntimeError:  # no writable cache directory
         return numba.njit(nogil=True)(_finals), numba.njit(nogil=True)(_dp)
+
+
+@cache
+def greedy_kernel() -> Any | None:
+    """The compiled :func:`_greedy`, or ``None`` without numba."""
+    numba = import_numba()
+    if numba is None:
+        return None
+    try:
+        return numba.njit(cache=True, nogil=True)(_greedy)
+    except RuntimeError:  # no writable cache directory
+        return numba.njit(nogil=True)(_greedy)
+
+
+def compiled_greedy(worth: np.ndarray, failed: np.ndarray, starts: np.ndarray, members: np.ndarray,
+                    hold: np.ndarray, pair_starts: np.ndarray, steps: HoldSteps, rerolls: int,
+                    tie: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_greedy`'s ``first (B, R)`` and ``holds (rerolls, R, B)``. Needs numba."""
+    found = greedy_kernel()
+    assert found is not None, "compiled_greedy needs numba"
+    nb = len(worth)
+    first = np.empty((nb, steps.n_rolls), dtype=np.int64)
+    holds = np.empty((rerolls, steps.n_rolls, nb), dtype=np.int64)
+    found(np.ascontiguousarray(worth), np.ascontiguousarray(failed), starts, members, hold, pair_starts,
+          steps.extend, steps.order, rerolls, tie, first, holds)
+    return first, holds
 
 
 def compiled_turn(worth: np.ndarray, failed: np.ndarray, starts: np.ndarray, members: np.ndarray,

@@ -29,7 +29,8 @@ PAIRINGS = (
     ("table_vs_solitaire", "first plays the table, second solitaire", TABLE, SOLITAIRE),
     ("solitaire_vs_table", "first solitaire, second plays the table", SOLITAIRE, TABLE),
 )
-#: The table's play is evaluated in numpy (slower): only on boards of at most this many states.
+#: Without numba the table's play is chosen in numpy (about 1 ms a state): then only on boards of
+#: at most this many states.
 TABLE_PAIRING_STATES = 200_000
 
 
@@ -47,13 +48,16 @@ class Pairing:
 def versus(board: Board, rules: Ruleset, max_states: int = MAX_STATES,
            progress: Callable[[int, int], None] | None = None) -> list[Pairing]:
     """Every pairing of :data:`PAIRINGS` solved (:func:`two_player.solve_two_player`); those of the
-    table's play only on boards of at most :data:`TABLE_PAIRING_STATES` states.
+    table's play, without numba, only on boards of at most :data:`TABLE_PAIRING_STATES` states.
 
     Raises:
         TwoPlayerError: the board is too large.
     """
     out = []
-    small = len(reachable_states(setup_for(board, rules), max_states)) <= TABLE_PAIRING_STATES
+    from shelfie_solver.dice.wholegame.two_player_kernel import greedy_kernel
+
+    small = greedy_kernel() is not None or len(reachable_states(setup_for(board, rules), max_states)) \
+        <= TABLE_PAIRING_STATES
     for key, label, first, second in PAIRINGS:
         if TABLE in (first, second) and not small:
             continue
@@ -90,8 +94,8 @@ def two_player_report(solution: TwoPlayerSolution, saved: str | None,
         notes.append("Solitaire optimum: each turn maximises the player's own expected final score as if alone "
                      "(D19), on its sheet as blocking left it; ties go to the engine's first choice. A best "
                      "response knows the other's play; the table's play is the both-optimal choices (exact2:FILE)"
-                     + ("." if len(pairings) == len(PAIRINGS) else f", evaluated only on boards of at most "
-                        f"{TABLE_PAIRING_STATES:,} states."))
+                     + ("." if len(pairings) == len(PAIRINGS) else f", evaluated without numba only on boards "
+                        f"of at most {TABLE_PAIRING_STATES:,} states."))
     if saved:
         notes.append(f"Value table saved to {saved} (strategy exact2:{saved}).")
     return Report(title, ["", "value"], rows, data, notes)

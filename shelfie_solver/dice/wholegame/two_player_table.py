@@ -23,7 +23,7 @@ from shelfie_solver.core.files import FileKind, json_kind
 from shelfie_solver.dice.board import Board, board_from_dict
 from shelfie_solver.dice.game.events import GameState, LegalMarkings
 from shelfie_solver.dice.rules import Ruleset, rules_from_dict
-from shelfie_solver.dice.wholegame.two_player import (MODES, Setup, TwoPlayerError, TwoPlayerSolution, outcomes,
+from shelfie_solver.dice.wholegame.two_player import (MODES, TABLE_TIE, Setup, TwoPlayerError, TwoPlayerSolution, outcomes,
                                                       round_up, run_turn, roll_best, setup_for, start_key,
                                                       state_key)
 
@@ -126,8 +126,9 @@ class TurnChoices:
 
 class TwoPlayerStrategy:
     """The strategy ``exact2:FILE``: optimal two-player play from a table (module docstring): the
-    hold with the highest value (ties: the first sub-hold, keeping more dice), the marking and
-    the shelf with the highest chance to win after them (ties: the first). Two-player games on
+    hold with the highest value (ties within :data:`two_player.TABLE_TIE`: the first sub-hold,
+    keeping more dice), the marking and the shelf with the highest chance to win after them (ties:
+    the first). Two-player games on
     the table's board only, from empty sheets.
 
     Raises (at the first decision): TwoPlayerError: not two players, another board, or a
@@ -166,20 +167,25 @@ class TwoPlayerStrategy:
         space = space_for(state.rules)
         subs = space.sub_holds[space.roll_index[dice]]
         subs = subs[subs < len(space.holds)]
-        expected = turn.expected[rerolls_left - 1]
-        return space.holds[int(subs[int(np.argmax(expected[subs]))])]
+        return space.holds[int(subs[_first_best(turn.expected[rerolls_left - 1][subs])])]
 
     def choose_marking(self, state: GameState, dice: tuple[int, ...], legal: LegalMarkings,
                        rng: np.random.Generator) -> tuple[int, ...]:
         turn, setup = self._turn(state)
         index = _set_index(setup)
-        options = [turn.worth[index[sum(1 << c for c in legal.cells(i))]] for i in range(len(legal))]
-        return legal.cells(int(np.argmax(options)))
+        options = np.array([turn.worth[index[sum(1 << c for c in legal.cells(i))]] for i in range(len(legal))])
+        return legal.cells(_first_best(options))
 
     def choose_shelf(self, state: GameState, dice: tuple[int, ...], shelves: tuple[int, ...],
                      rng: np.random.Generator) -> int:
         turn, _ = self._turn(state)
-        return max(shelves, key=lambda s: (turn.shelf[s], -s))
+        return shelves[_first_best(turn.shelf[list(shelves)])]
+
+
+def _first_best(values: np.ndarray) -> int:
+    """The first position within :data:`two_player.TABLE_TIE` of the largest value (ties in exact
+    arithmetic go to the first choice whatever the rounding)."""
+    return int(np.argmax(values >= values.max() - TABLE_TIE))
 
 
 @cache
