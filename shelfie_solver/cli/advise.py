@@ -7,7 +7,7 @@ import click
 from shelfie_solver.dice.advise.advice import Advice, advise, advise_in_game
 from shelfie_solver.dice.board import Board, Marks
 from shelfie_solver.dice.rolls import Counts, parse_dice
-from shelfie_solver.dice.objective_names import OBJECTIVE_NAMES, parse_objective, sees_the_table
+from shelfie_solver.dice.objective_names import OBJECTIVE_NAMES, is_two_player, parse_objective, sees_the_table
 from shelfie_solver.core.report import TABLE_WIDTH, render
 from shelfie_solver.dice.advise.report import advice_report
 from shelfie_solver.dice.rules import Ruleset
@@ -94,9 +94,9 @@ def _advise_in_game(dice: Counts, board: Board, rules: Ruleset, marks: Marks, op
     from shelfie_solver.dice.errors import MarksError
     from shelfie_solver.dice.objective_names import advice_objective
 
-    if not sees_the_table(objective):
-        raise click.UsageError(f"--objective {objective} sees one sheet; with --opponent use win, learned or "
-                               "learned:FILE (the objectives that see the table), or drop --opponent")
+    if not sees_the_table(objective) and not is_two_player(objective):
+        raise click.UsageError(f"--objective {objective} sees one sheet; with --opponent use win, learned, "
+                               "learned:FILE or exact2:FILE (the objectives that see the table), or drop --opponent")
     opponents = []
     for number, text in enumerate(opponent_texts, 1):
         try:

@@ -43,6 +43,12 @@ FLOAT_MAX_STATES = 10_000_000
                    "--save then writes a binary table FILE.npy (header FILE.json).")
 @click.option("--dtype", type=click.Choice(["float64", "float32"]), default="float64", show_default=True,
               help="With --float: the dtype of the saved binary table (the solve is float64 either way).")
+@click.option("--players", "players", type=str, default="1", show_default=True, metavar="N",
+              help="1: the solitaire game; 2: the two-player game solved for the win (float64 with a proven "
+                   "bound, small boards; docs/solve-game.md, two players).")
+@click.option("--versus", "versus", type=str, default=None, metavar="solitaire",
+              help="With --players 2: also the first player's chance when both play the solitaire optimum, "
+                   "and optimal against solitaire-optimal play, both ways.")
 @jobs_option
 @scheduler_option
 @format_option
@@ -52,7 +58,8 @@ def solve_game_command(board_path: str | None, rules_path: str | None, save_path
                        checkpoint_dir: str | None, max_states: int | None, use_float: bool, dtype: str,
                        jobs: int | None, scheduler: str | None, fmt: str, board_report: bool = False,
                        report_games: int | None = None, duel_games: int | None = None,
-                       report_seed: int | None = None, histogram: str | None = None, force: bool = False) -> None:
+                       report_seed: int | None = None, histogram: str | None = None, force: bool = False,
+                       players: str = "1", versus: str | None = None) -> None:
     """Solve the one-player game exactly: the optimal expected final score (D17-D19 with one
     player), by dynamic programming over every sheet state, layer by layer.
 
@@ -64,8 +71,19 @@ def solve_game_command(board_path: str | None, rules_path: str | None, save_path
       shelfie-solve solve-game --board board-4x5.toml --float --save table.npy --checkpoints ck
       shelfie-solve simulate --board examples/boards/small.toml --players exact:small-table.json
       shelfie-solve solve-game --report --board my-board.toml --histogram scores.png
+      shelfie-solve solve-game --board examples/boards/tiny-2x3.toml --players 2 --save t2.json
+      shelfie-solve simulate --board examples/boards/tiny-2x3.toml --players exact2:t2.json,solver
     """
+    seats = _players(players, versus)
     rules, board, _ = load_setup(rules_path, board_path, None)
+    if seats == 2:
+        if use_float or board_report or jobs is not None or scheduler or dtype != "float64":
+            raise click.UsageError("--players 2 solves in float64 in one process; drop --float, --report, --jobs, "
+                                   "--scheduler and --dtype")
+        refuse_report_options(report_games, duel_games, report_seed, histogram)
+        two_player_command(board, rules, [board_path, rules_path], save_path, max_states, versus is not None,
+                           fmt, force, checkpoint_dir)
+        return
     if board_report:  # the designer's board report (cli/board_report.py)
         if use_float or save_path or checkpoint_dir or max_states is not None or scheduler or dtype != "float64":
             raise click.UsageError("--report runs its own solve and games; drop --float, --save, --checkpoints, "
@@ -102,6 +120,48 @@ def solve_game_command(board_path: str | None, rules_path: str | None, save_path
         _saving(lambda: save_table(save_path, solution, force))
     click.echo(render(solve_report(solution, save_path, width=TABLE_WIDTH if fmt == "table" else None), fmt,
                       width=TABLE_WIDTH), nl=False)
+
+
+def _players(text: str, versus: str | None) -> int:
+    """``--players``: 1 or 2; ``--versus`` only ``solitaire`` and only with 2 (one-line errors)."""
+    if text.strip() not in ("1", "2"):
+        raise click.BadParameter(f"{text!r}: expected 1 (the solitaire game) or 2 (the two-player game); "
+                                 "3 or 4 players are not solved exactly", param_hint="'--players'")
+    if versus is not None and (versus.strip().lower() != "solitaire" or text.strip() != "2"):
+        raise click.BadParameter(f"{versus!r}: expected --versus solitaire, with --players 2",
+                                 param_hint="'--versus'")
+    return int(text)
+
+
+def two_player_command(board: Board, rules: Ruleset, inputs: list[str | None], save_path: str | None,
+                       max_states: int | None, with_versus: bool, fmt: str, force: bool,
+                       checkpoint_dir: str | None = None) -> None:
+    """``solve-game --players 2``: the two-player solve, its report, the table (docs/solve-game.md)."""
+    from shelfie_solver.dice.wholegame.two_player import MAX_STATES as TWO_MAX, setup_for, solve_two_player
+    from shelfie_solver.dice.wholegame.two_player_report import two_player_report, versus
+    from shelfie_solver.dice.wholegame.two_player_table import TABLE_KIND, save_two_player
+
+    if save_path is not None:
+        if is_binary(save_path):
+            raise click.BadParameter(f"{save_path}: the two-player table is JSON; expected a .json name",
+                                     param_hint="'--save'")
+        check_output(save_path, "--save", inputs, TABLE_KIND, force)
+        refuse_in_checkpoints(save_path, checkpoint_dir)
+    limit = TWO_MAX if max_states is None else max_states
+    setup_for(board, rules)  # a board of too many items: one line before any work
+    folder = None
+    if checkpoint_dir is not None:
+        from shelfie_solver.dice.wholegame.two_player import OPTIMAL
+        from shelfie_solver.dice.wholegame.two_player_checkpoints import TwoPlayerCheckpoints
+
+        folder = TwoPlayerCheckpoints(board, rules, (OPTIMAL, OPTIMAL), checkpoint_dir, force)
+    with progress_bar("Solving", None) as bar:
+        steps = _layer_steps(bar)
+        solution = solve_two_player(board, rules, max_states=limit, progress=steps, checkpoints=folder)
+        pairings = versus(board, rules, limit, steps) if with_versus else None
+    if save_path is not None:
+        _saving(lambda: save_two_player(save_path, solution, force))
+    click.echo(render(two_player_report(solution, save_path, pairings), fmt, width=TABLE_WIDTH), nl=False)
 
 
 def _layer_steps(bar: Progress | None) -> Callable[[int, int], None] | None:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from shelfie_solver.dice.rules import Ruleset
 
 OBJECTIVE_NAMES = ("strategic", "learned", "learned:FILE", "win", "win-model", "points", "marks", "safe",
-                   "cell:rXcY", "table:FILE")
+                   "cell:rXcY", "table:FILE", "exact2:FILE")
 
 
 def is_learned(name: str) -> bool:
@@ -34,6 +34,12 @@ def sees_the_table(name: str) -> bool:
     """Whether an objective name sees the whole table when given a game: ``learned``,
     ``learned:FILE`` (:func:`is_learned`) or ``win`` (the chance to win, :mod:`learned.win_model`)."""
     return is_learned(name) or name.strip().lower() in ("win", "win-model")
+
+
+def is_two_player(name: str) -> bool:
+    """Whether an objective name is ``exact2:FILE``, a two-player table's chance to win, which sees
+    the whole table of a two-player game (:func:`wholegame.two_player_table.two_player_objective`)."""
+    return name.strip().lower().startswith("exact2:")
 
 
 def solitaire_exact(word: str, board: Board, rules: Ruleset | None, state: GameState | None) -> Objective | None:
@@ -62,8 +68,9 @@ def _solve_interrupted(board: Board, rules: Ruleset) -> bool:
 def parse_objective(text: str, board: Board, state: GameState | None = None,
                     rules: Ruleset | None = None) -> Objective:
     """An objective from its name: ``strategic``, ``learned``, ``learned:FILE`` (parameters written by
-    ``train``), ``points``, ``marks``, ``safe``, ``cell:r2c4`` or ``table:FILE`` (an exact solitaire
-    value table, :class:`wholegame.values.TableObjective`).
+    ``train``), ``points``, ``marks``, ``safe``, ``cell:r2c4``, ``table:FILE`` (an exact solitaire
+    value table, :class:`wholegame.values.TableObjective`) or ``exact2:FILE`` (a two-player table's
+    chance to win, given a two-player ``state``).
 
     ``state`` (a game in progress) is read by ``learned`` alone, which then sees the whole game
     (:func:`learned.objective.state_objective`); without it ``learned`` is the no-context form. Every other
@@ -116,6 +123,10 @@ def parse_objective(text: str, board: Board, state: GameState | None = None,
             return CellTarget(board.parse_cell(word[5:]))
         except ValueError as error:
             raise ObjectiveError(f"objective {shorten(text)}: {error}") from None
+    if is_two_player(word):
+        from shelfie_solver.dice.wholegame.two_player_table import two_player_objective
+
+        return two_player_objective(text, state)
     if word.startswith("table:"):
         from shelfie_solver.dice.wholegame.values import table_objective
 

@@ -12,6 +12,8 @@ result (D13) a shelf. Decisions are verified legal by the game engine.
 * ``solver``    — the exact optimal policy of the default ``strategic`` objective, solved once
   per turn with :func:`dp.solve_turn`; markings as :func:`advice.rank_markings`, shelves as
   :func:`advice.failed_options`.
+* ``exact2:FILE`` — optimal two-player play (each decision the highest chance to win, D20) from a
+  table of ``solve-game --players 2 --save FILE`` (:mod:`wholegame.two_player_table`).
 """
 
 from __future__ import annotations
@@ -555,6 +557,12 @@ def strategy_named(name: str) -> Strategy:
     Raises:
         StrategyError: an unknown name.
     """
+    if name.strip().lower().startswith("exact2:"):  # optimal two-player play from a two-player table
+        from shelfie_solver.dice.wholegame.two_player_table import TwoPlayerStrategy, table_named
+
+        path = name.strip()[7:]
+        table_named(path)  # fail early on a bad file
+        return TwoPlayerStrategy(path)
     if name.strip().lower().startswith("exact:"):  # optimal solitaire play from a value table
         from shelfie_solver.dice.wholegame.values import ExactStrategy, load_table
 
@@ -568,8 +576,8 @@ def strategy_named(name: str) -> Strategy:
         return learned
     cls = STRATEGIES.get(name.strip().lower())
     if cls is None:
-        raise StrategyError(f"unknown strategy {name!r}; expected one of {', '.join(STRATEGIES)}, exact:FILE "
-                            "or learned:FILE")
+        raise StrategyError(f"unknown strategy {name!r}; expected one of {', '.join(STRATEGIES)}, exact:FILE, "
+                            "exact2:FILE or learned:FILE")
     strategy: Strategy = cls()
     return strategy
 
@@ -581,7 +589,7 @@ def parse_players(text: str) -> tuple[str, ...]:
         StrategyError: an unknown name, an empty entry (``greedy,,greedy``) or a bad number of
             players.
     """
-    entries = [w.strip() if w.strip().lower().startswith(("exact:", "learned:")) else w.strip().lower()
+    entries = [w.strip() if w.strip().lower().startswith(("exact:", "exact2:", "learned:")) else w.strip().lower()
                for w in text.split(",")]
     names = tuple(name for name in entries if name)
     if not 1 <= len(names) <= 4:

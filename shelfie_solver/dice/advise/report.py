@@ -404,6 +404,9 @@ def _failed_report(advice: Advice, title: list[str], data: dict[str, Any]) -> Re
 #: What the chance is, for the footer: exact, or under the model.
 EXACT_NOTE = ("win chance: your exact chance to win (D20: a k-way tie for the top counts 1/k) with the best play "
               "from here; exact because every other score is final after this turn or the next (D18).")
+TABLE_NOTE = ("win chance: your chance to win (D20: a k-way tie counts 1/2) with the best play by both from "
+              "here, from the two-player table (solve-game --players 2: float64 within its proven bound, shown "
+              "to 2^-30).")
 MODEL_NOTE = ("win chance: your chance to win (D20: a k-way tie counts 1/k) under the win model, a logistic fit "
               "of self-play outcomes over the learned values (docs/train.md, \"The chance to win\"); "
               "calibrated within 3 points per decile on games the fit never saw.")
@@ -444,7 +447,8 @@ def win_report(advice: Advice, title: list[str], data: dict[str, Any], top: int 
         report.title.append(f"Why: {reason}.")
     if reason:
         report.data["reason"] = reason
-    report.notes.append(EXACT_NOTE if advice.win_chance_exact else MODEL_NOTE)
+    report.notes.append((TABLE_NOTE if advice.objective.startswith("exact2:") else EXACT_NOTE)
+                        if advice.win_chance_exact else MODEL_NOTE)
     return report
 
 
