@@ -6,9 +6,9 @@ docs/formats.md). The JSON tables of :mod:`values` stay for small exact tables.
 The header (read with the bounded JSON reader, :func:`solver.read_solver_json`) names the format, the
 board and ruleset (:func:`solver.fingerprint`), the state count, the dtype, the proven error
 bound of the values and ``scale_exponent`` ``K`` (every value times ``2^K`` is an integer: the
-table objective's common denominator). The array's own header is read with numpy's bounded
-reader and checked: a 1-D little-endian float64 or float32 array of exactly the board's state
-count, the file exactly that long. The header's fields are checked (``"array"`` is the table's
+table objective's common denominator). The array's own header is read with our own bounded
+reader (:func:`read_npy_header`, not numpy's) and checked: a 1-D little-endian float64 or
+float32 array of exactly the board's state count, the file exactly that long. The header's fields are checked (``"array"`` is the table's
 own file name, ``"error_bound"`` a finite number >= 0, ``"optimum"`` the array's start value
 within it) and the whole array once as the table is opened, in chunks of :data:`CHUNK` values
 (:func:`check_values`: finite, 0 to a full sheet's points plus the bound, D19); a value read is
@@ -205,6 +205,8 @@ def _parse_npy_dict(text: str) -> dict[str, object]:
                     i += 1
                 elif kinds[i] != ")":
                     raise ValueError("unbalanced shape")
+                elif len(items) == 1:  # (33) is the number 33 in Python, not a shape
+                    raise ValueError("a shape of one number without its comma")
                 if len(items) > 32:
                     raise ValueError("more than 32 dimensions")
             i += 1
