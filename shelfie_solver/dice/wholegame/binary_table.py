@@ -42,6 +42,10 @@ BINARY_HEADER_KIND = json_kind("a binary value table header", BINARY_FORMAT)
 BINARY_ARRAY_KIND = NPY_KIND
 #: The layout of the array: :mod:`state_index`'s mixed radix.
 INDEX_LAYOUT = "mixed radix 1"
+#: Every key of a binary table's header (:func:`save_binary` writes exactly these); any other is
+#: refused (docs/formats.md).
+HEADER_KEYS = ("format", "board", "rules", "states", "dtype", "index", "optimum", "error_bound", "scale_exponent",
+               "array")
 #: The dtypes a binary table or float checkpoint may hold (little-endian).
 DTYPES: dict[str, np.dtype[Any]] = {"float64": np.dtype("<f8"), "float32": np.dtype("<f4")}
 #: Largest ``.npy`` header read (numpy's own default bound).
@@ -363,7 +367,7 @@ def open_binary(path: str) -> tuple[Board, Ruleset, MappedValues, dict[str, Any]
     from shelfie_solver.dice.game.record import cached_board, cached_rules  # the saved-game readers
     import json
 
-    from shelfie_solver.core.errors import ShelfieError
+    from shelfie_solver.core.errors import ShelfieError, shorten
 
     head = header_path(path)
     if Path(path).suffix != ".npy":
@@ -373,6 +377,10 @@ def open_binary(path: str) -> tuple[Board, Ruleset, MappedValues, dict[str, Any]
     if data.get("format") != BINARY_FORMAT:
         raise ExactError(f"{head} is not the header of a binary value table: expected \"format\": "
                          f"\"{BINARY_FORMAT}\" (written by shelfie-solve solve-game --float --save)")
+    unknown = sorted(set(data) - set(HEADER_KEYS))
+    if unknown:  # a hand-added key would be ignored without a word
+        raise ExactError(f"binary value table header {head}: unknown key {shorten(unknown[0])}; expected only "
+                         f"{', '.join(HEADER_KEYS)} (docs/formats.md)")
     try:
         rules = cached_rules(json.dumps(data["rules"], sort_keys=True))
         board = cached_board(json.dumps(data["board"], sort_keys=True), rules)
