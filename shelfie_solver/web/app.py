@@ -26,11 +26,10 @@ import time
 from collections.abc import Awaitable, Callable
 from http.cookies import SimpleCookie
 from importlib import resources
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
@@ -135,6 +134,21 @@ class Guard:
         if not token_matches(given, self.token):
             return error(403, "wrong token: open the URL the server printed (…/?token=...)")
         return None
+
+
+_T = TypeVar("_T")
+
+
+async def run_in_threadpool(func: Callable[..., _T], *args: Any) -> _T:
+    """``func(*args)`` on a worker thread, as starlette's ``run_in_threadpool``, but abandoned when
+    the request's task is cancelled (a stop past its grace, ``web/server.py``): the task ends at
+    once instead of waiting for the thread, so stopping is bounded; the thread finishes or is
+    ended with the process (a write replaces its file whole or not at all, ``core/files.py``)."""
+    import functools
+
+    import anyio.to_thread
+
+    return await anyio.to_thread.run_sync(functools.partial(func, *args), abandon_on_cancel=True)
 
 
 def _cookies(headers: dict[str, str]) -> dict[str, str]:
