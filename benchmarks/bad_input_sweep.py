@@ -255,7 +255,7 @@ def issue_files(tmp: Path, tiny: list[str], env: dict[str, str]) -> dict[str, st
     subprocess.run([*CLI, "solve-game", *tiny, "--float", "--jobs", "1", "--checkpoints", str(folder / "fck"),
                     "--save", str(folder / "fck.npy")], capture_output=True, env=env, check=True)
     unbalanced(folder / "fck" / "layer-001.npy")
-    out["fck unbalanced"] = str(folder / "fck")
+    out["issue fck unbalanced"] = str(folder / "fck")
     game = json.loads((folder / "mygame.json").read_text())
     (folder / "game-twice.json").write_text('{"players": ["X", "Y"], ' + json.dumps(game)[1:])
     out["game-twice.json"] = str(folder / "game-twice.json")
@@ -281,7 +281,7 @@ def issue_cases(f: dict[str, str]) -> list[list[str]]:
         ["solve-game", *tiny, "--float", "--jobs", "1", "--save", f["mygame.json"][:-5] + ".npy"],
         ["advise", "--dice", "PBJ", *tiny, "--objective", "table:" + unbalanced],
         ["simulate", *tiny, "--players", "exact:" + unbalanced, "--games", "1", "--seed", "1", "--jobs", "1"],
-        ["solve-game", *tiny, "--float", "--jobs", "1", "--checkpoints", f["fck unbalanced"], "--save",
+        ["solve-game", *tiny, "--float", "--jobs", "1", "--checkpoints", f["issue fck unbalanced"], "--save",
          f["dir"] + "/never-fck.npy"],
         ["play", "status", f["game-twice.json"]],
         ["advise", "--dice", "PBJ", *tiny, "--objective", "table:" + f["table-twice.json"]],
