@@ -156,6 +156,8 @@ BROKEN = [
     b"{'descr': '<f8', 'fortran_order': False, 'shape': (" + b"9" * 5000 + b",), }",
     b"{'descr': '<f8', 'fortran_order': False, 'shape': " + b"(" * 200 + b"33" + b")" * 200 + b"}",
     b"{'descr': '<f8', 'fortran_order': False, 'shape': (33,), }" + b"\n" * 9000 + b"\x00",
+    b"{'descr': '<f8',\x1c'fortran_order': False, 'shape': (33,), }",  # \s, not Python's white space
+    b"{'descr': '<f8', 'fortran_order': False, 'shape': (33,), }\x85",
     b"",
     b"\xff\xfe",
 ]

@@ -111,8 +111,9 @@ def npy_bytes(array: np.ndarray) -> tuple[bytes, memoryview]:
 
 _NPY_MAGIC = b"\x93NUMPY"
 # The tokens of a .npy header (a Python dict literal of three keys, numpy's format): a quoted
-# string without escapes, True/False, a whole number, a bracket or separator; spaces between.
-_NPY_TOKEN = re.compile(r"""\s*(?:'([^'\\\n]{0,64})'|"([^"\\\n]{0,64})"|(True|False)|(\d{1,19})|([{}():,]))""")
+# string without escapes, True/False, a whole number, a bracket or separator; between them only
+# the white space of Python's own tokenizer (not \s, which takes \x1c or \x85 for a space too).
+_NPY_TOKEN = re.compile(r"""[ \t\n\r\f]*(?:'([^'\\\n]{0,64})'|"([^"\\\n]{0,64})"|(True|False)|([0-9]{1,19})|([{}():,]))""")
 _NPY_KEYS = ("descr", "fortran_order", "shape")
 
 
@@ -150,7 +151,7 @@ def read_npy_header(handle: BinaryIO) -> tuple[tuple[int, ...], bool, Any]:
     except UnicodeDecodeError:
         raise ValueError("header not UTF-8") from None
     try:
-        fields = _parse_npy_dict(text.rstrip())
+        fields = _parse_npy_dict(text.rstrip(" \t\n\r\f"))
     except IndexError:  # the tokens ran out inside a bracket
         raise ValueError("unbalanced brackets") from None
     descr, fortran, shape = (fields[key] for key in _NPY_KEYS)
