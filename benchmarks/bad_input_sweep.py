@@ -8,6 +8,7 @@ both within bounded time and memory.
     python benchmarks/bad_input_sweep.py          # prints one row per input and a summary
     python benchmarks/bad_input_sweep.py play tile  # only the cases of these commands
     python benchmarks/bad_input_sweep.py hostile    # only the multi-step checks of hostile_special
+    python benchmarks/bad_input_sweep.py issue      # only the multi-step checks of issue_special
 
 Each case runs ``shelfie-solve`` (this checkout) with a 120 s timeout; its peak resident memory
 comes from ``os.wait4``. Exit status: 0 when every case follows the rule.
@@ -22,6 +23,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, "-c", "from shelfie_solver.cli import main; main()"]
@@ -171,6 +173,7 @@ def hostile_files(tmp: Path, f: dict[str, str]) -> dict[str, str]:
         layer.write_text(json.dumps({**data, "values": {k: value for k in data["values"]}}))
         out[f"ck {value[:20]}"] = str(folder)
     out.update(float_hostile_files(tmp, tiny, env))
+    out.update(issue_files(tmp, tiny, env))
     table = json.loads(Path(f["table.json"]).read_text())
     (tmp / "table-tiny-exponent.json").write_text(json.dumps({**table, "values": {k: "1e-1000000"
                                                                                   for k in table["values"]}}))
@@ -218,6 +221,231 @@ def float_hostile_files(tmp: Path, tiny: list[str], env: dict[str, str]) -> dict
             np.save(table, values)
         out[f"fnpy {edit}"] = str(table)
     return out
+
+
+def issue_files(tmp: Path, tiny: list[str], env: dict[str, str]) -> dict[str, str]:
+    """The files of the breaks of a hostile pass (one of each kind in its list): a game file that
+    a float table's header would replace (``mygame.json`` beside ``--save mygame.npy``); a binary
+    table, a float checkpoint layer and a second table whose ``.npy`` header has the unbalanced
+    bracket ``(N, `` (numpy's ``tokenize.TokenError``); a game file, a value table and a binary
+    table header giving a key twice; a learned file and a binary table header with a junk key."""
+    out: dict[str, str] = {}
+    folder = tmp / "issue"
+    folder.mkdir()
+    subprocess.run([*CLI, "play", "new", str(folder / "mygame.json"), "--players", "Ann,Ben,me"], capture_output=True,
+                   env=env, check=True)
+    out["mygame.json"] = str(folder / "mygame.json")
+
+    def unbalanced(array: Path) -> None:
+        raw = array.read_bytes()
+        length = int.from_bytes(raw[8:10], "little")
+        header = raw[10:10 + length]
+        edited = header.replace(b",)", b", ", 1)
+        array.write_bytes(raw[:10] + edited + raw[10 + length:])
+
+    for name in ("unbalanced", "twice", "junk"):
+        subprocess.run([*CLI, "solve-game", *tiny, "--float", "--jobs", "1", "--save", str(folder / f"{name}.npy")],
+                       capture_output=True, env=env, check=True)
+        out[f"npy {name}"] = str(folder / f"{name}.npy")
+    unbalanced(folder / "unbalanced.npy")
+    header = folder / "twice.json"
+    header.write_text('{"format": "junk", ' + header.read_text().lstrip()[1:])
+    header = folder / "junk.json"
+    header.write_text(json.dumps({**json.loads(header.read_text()), "error_bund": 0}))
+    subprocess.run([*CLI, "solve-game", *tiny, "--float", "--jobs", "1", "--checkpoints", str(folder / "fck"),
+                    "--save", str(folder / "fck.npy")], capture_output=True, env=env, check=True)
+    unbalanced(folder / "fck" / "layer-001.npy")
+    out["issue fck unbalanced"] = str(folder / "fck")
+    game = json.loads((folder / "mygame.json").read_text())
+    (folder / "game-twice.json").write_text('{"players": ["X", "Y"], ' + json.dumps(game)[1:])
+    out["game-twice.json"] = str(folder / "game-twice.json")
+    subprocess.run([*CLI, "solve-game", *tiny, "--save", str(folder / "table-twice.json")], capture_output=True,
+                   env=env, check=True)
+    table = folder / "table-twice.json"
+    table.write_text('{"format": "junk", ' + table.read_text().lstrip()[1:])
+    out["table-twice.json"] = str(table)
+    learned = json.loads((ROOT / "examples" / "learned-small-boards.json").read_text())
+    (folder / "learned-junk.json").write_text(json.dumps({**learned, "solitaire_shapez": {}}))
+    out["learned-junk.json"] = str(folder / "learned-junk.json")
+    return out
+
+
+def issue_cases(f: dict[str, str]) -> list[list[str]]:
+    """Command lines of the breaks of a hostile pass (each refused in one line, exit 2): the float
+    table's header over a game file, the unbalanced ``.npy`` header for ``table:``, ``exact:``
+    and a checkpoint resume, keys given twice in files, ``tile score`` with files it would not
+    read, junk keys in a learned file and a binary table header."""
+    tiny = ["--board", f["tiny-board.toml"], "--rules", f["tiny-rules.toml"]]
+    unbalanced = f["npy unbalanced"]
+    return [
+        ["solve-game", *tiny, "--float", "--jobs", "1", "--save", f["mygame.json"][:-5] + ".npy"],
+        ["advise", "--dice", "PBJ", *tiny, "--objective", "table:" + unbalanced],
+        ["simulate", *tiny, "--players", "exact:" + unbalanced, "--games", "1", "--seed", "1", "--jobs", "1"],
+        ["solve-game", *tiny, "--float", "--jobs", "1", "--checkpoints", f["issue fck unbalanced"], "--save",
+         f["dir"] + "/never-fck.npy"],
+        ["play", "status", f["game-twice.json"]],
+        ["advise", "--dice", "PBJ", *tiny, "--objective", "table:" + f["table-twice.json"]],
+        ["advise", "--dice", "PBJ", *tiny, "--objective", "table:" + f["npy twice"]],
+        ["tile", "score", "PPTTP/PPTTF/GGBBF/GCCBB/GCCFF/PGBFP", "--layout", "/etc/passwd", "--cards", "/etc/passwd"],
+        ["tile", "score", "PPTTP/PPTTF/GGBBF/GCCBB/GCCFF/PGBFP", "--cards", "/etc/passwd"],
+        ["advise", "--dice", "CCBJPP", "--objective", "learned:" + f["learned-junk.json"]],
+        ["advise", "--dice", "PBJ", *tiny, "--objective", "table:" + f["npy junk"]],
+    ]
+
+
+def _serve(args: list[str], env: dict[str, str], code: str = "") -> tuple[subprocess.Popen[str], str]:
+    """A real ``serve`` (``code`` run first in its process) and its URL, the first line."""
+    process = subprocess.Popen([sys.executable, "-c", code + "from shelfie_solver.cli import main; main()", "serve",
+                                *args, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**env, "PYTHONUNBUFFERED": "1"})
+    assert process.stdout is not None
+    return process, process.stdout.readline().strip()
+
+
+def _stop(process: subprocess.Popen[str]) -> tuple[float, int, str]:
+    """SIGTERM: (seconds to exit, exit code, stderr)."""
+    import signal
+
+    start = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    try:
+        _, err = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        _, err = process.communicate()
+    return time.monotonic() - start, process.returncode, err
+
+
+def _post(url: str, body: bytes) -> tuple[int, str]:
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            return reply.status, reply.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+def _stale_prompt(tmp: Path, env: dict[str, str]) -> tuple[bool, str]:
+    """``play q.json`` shows ``Ben roll>``; meanwhile another writer records Ben's roll CCCCCC
+    (``play roll``, as the page's POST /api/roll); then PPPPPP is typed: the session must not
+    write it as a re-roll (nothing written, the change said)."""
+    import select
+
+    game = tmp / "issue" / "q.json"
+    subprocess.run([*CLI, "play", "new", str(game), "--players", "Ben,me", "--first", "Ben"], capture_output=True,
+                   env=env, check=True)
+    process = subprocess.Popen([*CLI, "play", str(game)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=env)
+    assert process.stdout is not None and process.stdin is not None
+    seen, deadline = b"", time.monotonic() + 120
+    while b"roll>" not in seen and time.monotonic() < deadline and process.poll() is None:
+        if select.select([process.stdout], [], [], 0.5)[0]:
+            seen += os.read(process.stdout.fileno(), 4096)
+    subprocess.run([*CLI, "play", "roll", str(game), "CCCCCC"], capture_output=True, env=env)
+    after_page = game.read_bytes()
+    try:
+        out, _ = process.communicate(b"PPPPPP\nquit\n", timeout=120)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        out, _ = process.communicate()
+    text = (seen + out).decode(errors="replace")
+    ok = game.read_bytes() == after_page and "re-rolled all 6 dice" not in text
+    return ok, "nothing written over the other writer's roll" if ok else "the typed roll was written as a re-roll"
+
+
+def _raw(url: str, data: bytes) -> Any:
+    import socket
+    from urllib.parse import urlparse
+
+    where = urlparse(url)
+    sock = socket.create_connection((where.hostname, where.port))
+    sock.sendall(data)
+    return sock
+
+
+def _closed_within(sock: Any, seconds: float) -> bool:
+    import socket
+
+    sock.settimeout(seconds)
+    try:
+        while sock.recv(4096):
+            pass
+    except (socket.timeout, TimeoutError):
+        return False
+    except ConnectionResetError:
+        pass
+    return True
+
+
+def issue_special(tmp: Path, f: dict[str, str]) -> tuple[int, int]:
+    """The multi-step checks of the breaks of a hostile pass: the game file beside a refused
+    ``--save X.npy`` still a game; the session acting on a stale prompt; a dice-page body giving a
+    key twice; the ``--tile`` file replaced by a symbolic link (no digest of its target); a stop with
+    a body still coming and with an 8 s answer under way (at most 2 s); idle and incomplete
+    connections closed after the timeout. Returns (cases, cases that broke the rule)."""
+    import hashlib
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    results: list[tuple[str, bool, str]] = []
+    done = subprocess.run([*CLI, "play", "status", f["mygame.json"]], capture_output=True, text=True, env=env)
+    results.append(("game file beside --save X.npy kept", done.returncode == 0 and "not a saved game" not in done.stderr,
+                    (done.stderr.splitlines() or ["still a game"])[0]))
+    results.append(("session on a stale prompt", *_stale_prompt(tmp, env)))
+    game = tmp / "issue" / "served.json"
+    subprocess.run([*CLI, "play", "new", str(game), "--players", "Ann,Ben", "--first", "Ann"], capture_output=True,
+                   env=env, check=True)
+    tile = tmp / "issue" / "served" / "position.json"
+    tile.parent.mkdir()
+    position = subprocess.run([sys.executable, "-c", "import json, tomllib, sys; print(json.dumps(tomllib.loads("
+                               "open(sys.argv[1]).read())))", str(ROOT / "examples" / "tile" / "position.toml")],
+                              capture_output=True, text=True, check=True).stdout
+    tile.write_text(position)
+    before = game.read_bytes()
+    process, url = _serve([str(game), "--tile", str(tile)], env)
+    status, answer = _post(url + "api/roll", b'{"revision":1,"dice":"CCBJPP","dice":"CCCCCC"}')
+    results.append(("dice body with a key twice", status == 400 and game.read_bytes() == before, f"{status} {answer}"))
+    secret = tile.parent / "secret.txt"
+    secret.write_text("top secret\n")
+    tile.unlink()
+    tile.symlink_to(secret.name)
+    status, answer = _post(url + "api/tile/file", ('{"position": ' + position + ', "revision": ""}').encode())
+    digest = hashlib.sha256(secret.read_bytes()).hexdigest()
+    results.append(("--tile replaced by a link", status == 400 and digest not in answer, f"{status} {answer[:90]}"))
+    start = time.monotonic()
+    socks = [_raw(url, data) for data in (b"", b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n")]
+    closed = [_closed_within(sock, max(0.1, start + 9 - time.monotonic())) for sock in socks]
+    results.append(("idle and half-sent connections closed", all(closed), f"closed {closed} within 9 s (timeout 5 s)"))
+    pending = _raw(url, b"POST /api/roll HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                        b"Content-Length: 100\r\n\r\n{")
+    time.sleep(0.5)
+    seconds, code, err = _stop(process)
+    pending.close()
+    results.append(("stop with a body still coming", code == 0 and seconds <= 2.0 and "Traceback" not in err,
+                    f"{seconds:.2f} s, exit {code}"))
+    slow = "import time\nfrom shelfie_solver.web import api\napi.GameServer.review = lambda self: time.sleep(8) or {}\n"
+    process, url = _serve([str(game)], env, slow)
+    import threading
+
+    threading.Thread(target=_get, args=(url + "api/review",), daemon=True).start()
+    time.sleep(1.0)
+    seconds, code, err = _stop(process)
+    results.append(("stop with an 8 s answer under way", code == 0 and seconds <= 2.0 and "Traceback" not in err,
+                    f"{seconds:.2f} s, exit {code}"))
+    for name, ok, shown in results:
+        print(f"{'ok ' if ok else 'BAD'} {name:40s} {shown.replace(str(tmp) + '/', '')[:110]}")
+    return len(results), sum(not ok for _, ok, _ in results)
+
+
+def _get(url: str) -> None:
+    import urllib.request
+
+    try:
+        urllib.request.urlopen(url, timeout=30).read()
+    except Exception:  # noqa: BLE001 - the answer cut by the stop
+        pass
 
 
 def hostile_cases(f: dict[str, str]) -> list[list[str]]:
@@ -409,6 +637,7 @@ def cases(f: dict[str, str]) -> list[list[str]]:
     ]
     out += new_command_cases(f)
     out += hostile_cases(f)
+    out += issue_cases(f)
     return out
 
 
@@ -752,6 +981,9 @@ def main() -> int:
             checks += 7
         if not sys.argv[1:] or "hostile" in sys.argv[1:]:
             special, broke = hostile_special(tmp, f)
+            checks, bad = checks + special, bad + broke
+        if not sys.argv[1:] or "issue" in sys.argv[1:]:
+            special, broke = issue_special(tmp, f)
             checks, bad = checks + special, bad + broke
         total = len(all_cases) + checks
         print(f"\n{len(all_cases)} inputs ({sum(r for _, r in all_cases)} refused, "

@@ -98,9 +98,9 @@ def test_game_context_opponent_sums(board, rules):
 
 
 def test_model_file_round_trip_and_errors():
-    model = LearnedModel({1: np.arange(3 * N_FEATURES, dtype=np.int64).reshape(3, N_FEATURES)}, {"note": "x"})
+    model = LearnedModel({1: np.arange(3 * N_FEATURES, dtype=np.int64).reshape(3, N_FEATURES)}, {"trained": {"note": "x"}})
     again = model_from_dict(json.loads(model_text(model)))
-    assert np.array_equal(again.weights[1], model.weights[1]) and again.info == {"note": "x"}
+    assert np.array_equal(again.weights[1], model.weights[1]) and again.info == {"trained": {"note": "x"}}
     assert np.array_equal(again.for_players(3), model.weights[1])  # nearest count fitted
     with pytest.raises(ModelError, match="not a learned-parameter file"):
         model_from_dict({"format": "other"})

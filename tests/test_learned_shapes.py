@@ -48,7 +48,7 @@ def table(seed: int) -> np.ndarray:
 
 
 def shaped_model() -> LearnedModel:
-    return LearnedModel({1: table(1), 2: table(2)}, {"note": "x"}, {(3, 3): table(3), (2, 5): table(4)})
+    return LearnedModel({1: table(1), 2: table(2)}, {"trained": {"note": "x"}}, {(3, 3): table(3), (2, 5): table(4)})
 
 
 def same_sums(a: dict[int, Sums], b: dict[int, Sums]) -> bool:
@@ -73,13 +73,13 @@ def test_shapes_round_trip_through_the_file():
     assert all(np.array_equal(again.shapes[s], model.shapes[s]) and again.shapes[s].dtype == np.int64
                for s in model.shapes)
     assert all(np.array_equal(again.weights[n], model.weights[n]) for n in model.weights)
-    assert again.info == {"note": "x"}  # the shapes are not taken for info
+    assert again.info == {"trained": {"note": "x"}}  # the shapes are not taken for info
     assert model_text(again) == text
     assert shape_key((5, 3)) == "5x3"
 
 
 def test_a_model_without_shapes_writes_no_shapes_key_and_the_shipped_file_is_unchanged():
-    plain = LearnedModel({1: table(1)}, {"note": "x"})
+    plain = LearnedModel({1: table(1)}, {"trained": {"note": "x"}})
     assert SHAPES_KEY not in json.loads(model_text(plain))
     assert model_from_dict(json.loads(model_text(plain))).shapes == {}
     # the shipped parameters, read and written again, byte for byte

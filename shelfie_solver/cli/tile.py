@@ -67,6 +67,22 @@ def _parse_goals(text: str | None) -> tuple[int, ...]:
     return goals
 
 
+def _refuse_unread_files(layout_path: str | None, cards_path: str | None, personal: str | None) -> None:
+    """``tile score`` reads no living-room layout, and the cards only for ``--personal``: a file
+    named there would be ignored without a word (``--layout /etc/passwd`` exited 0), so it is
+    refused.
+
+    Raises:
+        click.UsageError: ``--layout`` given, or ``--cards`` without ``--personal`` (one line).
+    """
+    if layout_path is not None:
+        raise click.UsageError("--layout is not read by tile score: a shelf's score does not depend on the "
+                               "living-room layout (T3, T22-T25); drop --layout")
+    if cards_path is not None and personal is None:
+        raise click.UsageError("--cards is read only with --personal (the card it names is scored, T21); add "
+                               "--personal NAME or drop --cards")
+
+
 @tile_group.command("score", short_help="Exact score of a tile-game shelf.")
 @click.argument("shelf_text_arg", metavar="SHELF")
 @click.option("--personal", default=None, metavar="NAME",
@@ -91,6 +107,7 @@ def score_command(shelf_text_arg: str, personal: str | None, goals_text: str | N
       shelfie-solve tile score PPTTP/PPTTF/GGBBF/GCCBB/GCCFF/PGBFP --personal 4
       shelfie-solve tile score myshelf.txt --goals 3,9 --format json
     """
+    _refuse_unread_files(layout_path, cards_path, personal)
     rules = load_ruleset(rules_path)
     shelf = read_shelf(shelf_text_arg)
     card = _card_named(load_cards(cards_path), personal) if personal is not None else None

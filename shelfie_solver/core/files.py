@@ -76,6 +76,20 @@ def resolve_target(path: str | os.PathLike[str]) -> Path:
     return real
 
 
+def link_leaves_folder(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a symbolic link that dangles or leads outside the folder holding it:
+    one a write refuses (:func:`resolve_target`), and one a server must not read either, so that
+    nothing of another file (its bytes, its digest) reaches an answer (docs/serve.md)."""
+    text = os.fspath(path)
+    if not os.path.islink(text):
+        return False
+    try:
+        _check_link(text, Path(os.path.realpath(text)))
+    except FileWriteError:
+        return True
+    return False
+
+
 def _check_link(text: str, real: Path) -> None:
     """Refuse a symbolic link ``text`` (resolving to ``real``) that dangles or leads outside the
     folder holding it (module docstring)."""

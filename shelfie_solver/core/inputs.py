@@ -242,8 +242,9 @@ def check_common_denominator(values: Iterable[Fraction], error: type[ValueError]
 
 
 class DuplicateKeyError(ValueError):
-    """A key given twice in one JSON object (:func:`strict_loads` ``unique_keys``): JSON would
-    keep the last value silently (TOML refuses it)."""
+    """A key given twice in one JSON object (:func:`strict_loads`): JSON would keep the last value
+    silently (TOML refuses it), so a hand-edited ``{"dice": "CCBJPP", "dice": "CCCCCC"}`` would
+    act on the second."""
 
     def __init__(self, key: str) -> None:
         super().__init__(f"the key {shorten(key)} is given twice in one JSON object; expected each key once")
@@ -292,53 +293,58 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def strict_loads(text: str, unique_keys: bool = False) -> Any:
-    """``json.loads`` of ``text`` refusing ``NaN`` / ``Infinity`` and (``unique_keys``) a key given
-    twice in one object: the one parse of :func:`parse_json` and of the web page's request bodies.
-    Call :func:`check_json_text` first (nesting and number length).
+def strict_loads(text: str) -> Any:
+    """``json.loads`` of ``text`` refusing ``NaN`` / ``Infinity`` and a key given twice in one
+    object: the one JSON parse of shelfie-solve, for every file it reads (:func:`parse_json`,
+    game files, saved games) and every request body of the page (``web/app.read_body``). Call
+    :func:`check_json_text` first (nesting and number length).
 
     Raises:
         DuplicateKeyError, ConstantError: as named. json.JSONDecodeError: not JSON.
     """
     import json  # here: reading TOML (every command's start-up) does not need it
 
-    return json.loads(text, object_pairs_hook=_unique_pairs if unique_keys else None, parse_constant=_no_constant)
+    return json.loads(text, object_pairs_hook=_unique_pairs, parse_constant=_no_constant)
 
 
-def parse_json(text: str, error: type[ValueError], source: str, expected: str, unique_keys: bool = False) -> Any:
+def json_refusal(exc: ValueError, source: str, expected: str) -> str:
+    """The one-line refusal of a :func:`strict_loads` error ``exc`` in ``source`` (a key given
+    twice, ``NaN``/``Infinity``, not JSON), ending with what was ``expected``."""
+    if isinstance(exc, DuplicateKeyError):
+        return f"{source}: {exc}, in {expected}"
+    if isinstance(exc, ConstantError):
+        return (f"{source} has {exc}, which is not a JSON number (JSON has no NaN or Infinity); "
+                f"expected {expected}")
+    return f"{source} is not valid JSON ({_parser_message(exc)}); a truncated file? expected {expected}"
+
+
+def parse_json(text: str, error: type[ValueError], source: str, expected: str) -> Any:
     """``text`` parsed as JSON after :func:`check_json_text` (so no ``RecursionError`` and no
-    integer-conversion ``ValueError`` from the parser). ``unique_keys``: refuse an object that
-    names a key twice (JSON would keep the last silently). ``NaN``, ``Infinity`` and
-    ``-Infinity``, which Python's ``json`` reads but JSON has not, are refused: no input file
+    integer-conversion ``ValueError`` from the parser), by :func:`strict_loads`: an object that
+    names a key twice is refused (JSON would keep the last silently), and so are ``NaN``,
+    ``Infinity`` and ``-Infinity``, which Python's ``json`` reads but JSON has not: no input file
     holds them (exact numbers are ``"p/q"`` strings, docs/formats.md).
 
     Raises:
-        error: nested too deep, a number too long, not JSON, ``NaN`` or ``Infinity``, or
-            (``unique_keys``) a key given twice (one line naming ``source``).
+        error: nested too deep, a number too long, not JSON, ``NaN`` or ``Infinity``, or a key
+            given twice (one line naming ``source``, :func:`json_refusal`).
     """
     check_json_text(text, error, source)
     try:
-        return strict_loads(text, unique_keys)
-    except DuplicateKeyError as exc:
-        raise error(f"{source}: {exc}, in {expected}") from None
-    except ConstantError as exc:
-        raise error(f"{source} has {exc}, which is not a JSON number (JSON has no NaN or Infinity); "
-                    f"expected {expected}") from None
-    except ValueError as exc:  # JSONDecodeError
-        raise error(f"{source} is not valid JSON ({_parser_message(exc)}); a truncated file? "
-                    f"expected {expected}") from None
+        return strict_loads(text)
+    except ValueError as exc:  # DuplicateKeyError, ConstantError, JSONDecodeError
+        raise error(json_refusal(exc, source, expected)) from None
 
 
-def read_json(path: str | os.PathLike[str], error: type[ValueError], max_bytes: int, expected: str,
-              unique_keys: bool = False) -> Any:
+def read_json(path: str | os.PathLike[str], error: type[ValueError], max_bytes: int, expected: str) -> Any:
     """The JSON value of a regular file of at most ``max_bytes`` bytes: :func:`read_text` then
-    :func:`parse_json` (``unique_keys`` as there), the one reader of every JSON input file (game
-    files, value tables, checkpoints, tile positions).
+    :func:`parse_json` (a key given twice refused), the one reader of every JSON input file (game
+    files, value tables, checkpoints, tile positions, learned and win-model files).
 
     Raises:
         error: as :func:`read_text` and :func:`parse_json` (one line).
     """
-    return parse_json(read_text(path, error, max_bytes, expected), error, os.fspath(path), expected, unique_keys)
+    return parse_json(read_text(path, error, max_bytes, expected), error, os.fspath(path), expected)
 
 
 #: Largest TOML file read (a board or ruleset is a few hundred bytes; docs/formats.md).

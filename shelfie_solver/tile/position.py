@@ -56,7 +56,7 @@ def parse_position_json(text: str, source: str) -> dict[str, Any]:
     Raises:
         TileError: not JSON, not an object, or a key given twice (one line naming ``source``).
     """
-    data = parse_json(text, TileError, source, f"a position like {EXAMPLE}", unique_keys=True)
+    data = parse_json(text, TileError, source, f"a position like {EXAMPLE}")
     if not isinstance(data, dict):
         raise TileError(f"{source}: expected a JSON object like {EXAMPLE}")
     return data

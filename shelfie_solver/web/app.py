@@ -26,11 +26,10 @@ import time
 from collections.abc import Awaitable, Callable
 from http.cookies import SimpleCookie
 from importlib import resources
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
@@ -137,6 +136,21 @@ class Guard:
         return None
 
 
+_T = TypeVar("_T")
+
+
+async def run_in_threadpool(func: Callable[..., _T], *args: Any) -> _T:
+    """``func(*args)`` on a worker thread, as starlette's ``run_in_threadpool``, but abandoned when
+    the request's task is cancelled (a stop past its grace, ``web/server.py``): the task ends at
+    once instead of waiting for the thread, so stopping is bounded; the thread finishes or is
+    ended with the process (a write replaces its file whole or not at all, ``core/files.py``)."""
+    import functools
+
+    import anyio.to_thread
+
+    return await anyio.to_thread.run_sync(functools.partial(func, *args), abandon_on_cancel=True)
+
+
 def _cookies(headers: dict[str, str]) -> dict[str, str]:
     jar: SimpleCookie = SimpleCookie()
     try:
@@ -153,14 +167,14 @@ TILE_BODY = '{"position": {...the keys of a tile advise position file...}, "move
 
 async def read_body(request: Request, example: str = DICE_BODY) -> dict[str, Any]:
     """The request body as a JSON object, at most :data:`MAX_BODY_BYTES`; ``example`` is the
-    form a refusal shows (:data:`DICE_BODY`, :data:`TILE_BODY`). ``NaN`` and ``Infinity`` (not
-    JSON, RFC 8259) are refused. A tile request's body (``example`` :data:`TILE_BODY`) may not
-    give a key twice in any object, as a tile position file may not
-    (:func:`core.inputs.strict_loads`).
+    form a refusal shows (:data:`DICE_BODY`, :data:`TILE_BODY`). Parsed by the one strict parser
+    of every file too (:func:`core.inputs.strict_loads`): ``NaN`` and ``Infinity`` (not JSON,
+    RFC 8259) are refused, and so is a key given twice in any object, a dice write's as a tile
+    request's (``{"revision": 1, "dice": "CCBJPP", "dice": "CCCCCC"}`` would record the second).
 
     Raises:
-        HTTPException: 413 too large, 415 not JSON content, 400 not a JSON object (or a tile
-            request's key given twice).
+        HTTPException: 413 too large, 415 not JSON content, 400 not a JSON object or a key given
+            twice.
     """
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind != "application/json":
@@ -184,7 +198,7 @@ async def read_body(request: Request, example: str = DICE_BODY) -> dict[str, Any
     except ValueError as bad:
         raise HTTPException(400, f"{bad}; expected a small JSON object") from None
     try:
-        data = strict_loads(text, unique_keys=example == TILE_BODY)
+        data = strict_loads(text)
     except DuplicateKeyError as twice:
         raise HTTPException(400, f"the body: {twice}") from None
     except ConstantError as constant:

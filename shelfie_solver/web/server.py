@@ -5,7 +5,15 @@ The socket is bound here, before uvicorn starts, so ``--port 0`` (a free port ch
 system) is known when the URL is printed on the first line of standard output. uvicorn handles
 SIGINT and SIGTERM: it stops accepting, lets a request under way finish (at most
 :data:`GRACE_SECONDS`; a write replaces the game file whole or not at all, :mod:`core.files`, so
-even a hard stop never leaves half a file) and returns; :func:`serve` then returns normally.
+even a hard stop never leaves half a file) and returns; :func:`serve` then returns normally, or,
+when a request's thread is still running past the grace, ends the process without waiting for it.
+
+Connections are bounded in time too (:func:`bounded_protocol`, docs/serve.md "Timeouts"): a
+request must arrive whole (headers and body) within :data:`REQUEST_SECONDS` of its first byte
+(or of the connection, for the first), an idle connection after an answer is closed after
+:data:`KEEP_ALIVE_SECONDS` (uvicorn's ``timeout_keep_alive``), and a request's headers are at most
+:data:`MAX_HEADER_BYTES` (h11's ``max_incomplete_event_size``). On a stop, a connection whose
+request has not arrived whole is closed at once: nothing of it can have been applied.
 """
 
 from __future__ import annotations
@@ -23,8 +31,18 @@ from shelfie_solver.web.newgame import NewGame
 from shelfie_solver.web.tile import TilePage
 from shelfie_solver.web.token import is_loopback, new_token
 
-#: Longest wait for requests under way when stopping, in seconds.
-GRACE_SECONDS = 2
+#: Longest wait for requests under way when stopping, in seconds (uvicorn's
+#: ``timeout_graceful_shutdown``); the whole stop takes at most about 2 s (docs/serve.md).
+GRACE_SECONDS = 1
+#: Longest time for a request to arrive whole, headers and body, in seconds: a connection that
+#: sends nothing, or a request a byte at a time, is closed then.
+REQUEST_SECONDS = 5.0
+#: Longest idle time of a kept-alive connection after an answer, in seconds (uvicorn's
+#: ``timeout_keep_alive``).
+KEEP_ALIVE_SECONDS = 5
+#: Largest request line and headers, in bytes (h11's ``max_incomplete_event_size``; a larger
+#: one is answered 400 and the connection closed).
+MAX_HEADER_BYTES = 16 * 1024
 
 
 class ServeError(ShelfieError):
@@ -144,7 +162,9 @@ def serve(path: str | None, host: str, port: int, objective: str, echo: Callable
         echo(f"The tile page (/tile) keeps its position in {tiles.file}"
              + ("." if os.path.exists(tiles.file) else " (made on the first Advise)."))
     config = uvicorn.Config(create_app(server, token, allowed, setup, tiles), log_level="warning", access_log=False,
-                            lifespan="off", timeout_graceful_shutdown=GRACE_SECONDS, server_header=False)
+                            lifespan="off", timeout_graceful_shutdown=GRACE_SECONDS, server_header=False,
+                            http=bounded_protocol(), timeout_keep_alive=KEEP_ALIVE_SECONDS,
+                            h11_max_incomplete_event_size=MAX_HEADER_BYTES, log_config=_ONE_LINE_LOGS)
 
     def stop(signum: int, frame: FrameType | None) -> None:
         raise _Stopped
@@ -161,3 +181,97 @@ def serve(path: str | None, host: str, port: int, objective: str, echo: Callable
         echo(f"Stopped; no game was created, {path} does not exist.")
     else:
         echo(f"Stopped; {holds}.")
+    _end_if_abandoned()
+
+
+def _end_if_abandoned() -> None:
+    """End the process now when a request's thread still runs after the grace (abandoned by
+    ``web.app.run_in_threadpool``): the interpreter would wait for it at exit, and the stop must
+    stay bounded (docs/serve.md). A write it may be doing replaces its file whole or not at all."""
+    import sys
+    import threading
+
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
+
+
+#: uvicorn's log configuration: its messages (warnings and errors: a malformed request, a task
+#: cancelled at the end of the grace) as one line each on stderr, never a traceback.
+_ONE_LINE_LOGS: dict[str, object] = {
+    "version": 1, "disable_existing_loggers": False,
+    "filters": {"one_line": {"()": "shelfie_solver.web.server.OneLine"}},
+    "handlers": {"stderr": {"class": "logging.StreamHandler", "stream": "ext://sys.stderr", "filters": ["one_line"]}},
+    "loggers": {"uvicorn": {"handlers": ["stderr"], "level": "WARNING", "propagate": False},
+                "uvicorn.error": {"level": "WARNING"}},
+}
+
+
+class OneLine:
+    """A logging filter: a record's first line only, prefixed ``serve:``, with no traceback; the
+    report of a request's task cancelled at the end of the grace is dropped (uvicorn's line
+    ``Cancel 1 running task(s), ...`` said it already)."""
+
+    def filter(self, record: object) -> bool:
+        import asyncio
+        import logging
+
+        assert isinstance(record, logging.LogRecord)
+        if record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError):
+            return False
+        record.msg = "serve: " + (record.getMessage().splitlines() or [""])[0]
+        record.args, record.exc_info, record.exc_text, record.stack_info = None, None, None, None
+        return True
+
+
+def bounded_protocol() -> type:
+    """uvicorn's h11 protocol with a deadline per request (module docstring): from the first byte
+    of a request (or the connection's start) to its last, at most :data:`REQUEST_SECONDS`, else
+    the connection is closed; cancelled once the request has arrived whole, so a long answer is
+    never cut. On a stop, a connection whose request has not arrived whole is closed at once."""
+    import asyncio
+
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class BoundedH11Protocol(H11Protocol):
+        deadline: object = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm()
+
+        def data_received(self, data: bytes) -> None:
+            if self.conn.their_state is h11.IDLE:
+                self._arm()  # a new request begins (its timer runs until it has arrived whole)
+            super().data_received(data)
+            if self.conn.their_state not in (h11.IDLE, h11.SEND_BODY):
+                self._disarm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def shutdown(self) -> None:
+            if self.conn.their_state is h11.SEND_BODY and self.cycle is not None \
+                    and not self.cycle.response_complete:
+                self.transport.close()  # its body never came: nothing of it was applied
+                return
+            super().shutdown()
+
+        def _arm(self) -> None:
+            if self.deadline is None:
+                self.deadline = self.loop.call_later(REQUEST_SECONDS, self._too_slow)
+
+        def _disarm(self) -> None:
+            if self.deadline is not None:
+                self.deadline.cancel()  # type: ignore[attr-defined]
+                self.deadline = None
+
+        def _too_slow(self) -> None:
+            self.deadline = None
+            if not self.transport.is_closing():
+                self.transport.close()
+
+    return BoundedH11Protocol

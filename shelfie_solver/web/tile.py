@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shelfie_solver.core.errors import ShelfieError, shorten
-from shelfie_solver.core.files import locked, write_text_atomically
+from shelfie_solver.core.files import link_leaves_folder, locked, write_text_atomically
 from shelfie_solver.core.inputs import MAX_FILE_BYTES, decode, open_regular
 from shelfie_solver.tile.advice_json import advise, parse_move
 from shelfie_solver.tile.errors import TileError
@@ -162,10 +162,19 @@ class TilePage:
         return answer
 
     def _bytes(self) -> bytes | None:
-        """The position file's bytes (bounded, regular file), ``None`` while it does not exist."""
+        """The position file's bytes (bounded, regular file), ``None`` while it does not exist.
+
+        Raises:
+            TileError: not a regular file, too large, or a symbolic link that dangles or leads
+                outside its folder (a write refuses it too; neither its target's bytes nor its
+                digest are read, and the target is not named).
+        """
         assert self.file is not None
         if not os.path.lexists(self.file):
             return None
+        if link_leaves_folder(self.file):
+            raise TileError(f"{os.path.basename(self.file)} is a symbolic link that dangles or leads outside its "
+                            "folder; expected the --tile position file itself (docs/serve.md)")
         with open_regular(self.file, TileError, MAX_FILE_BYTES, "a tile position file in JSON (docs/tile.md)") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
         if len(data) > MAX_FILE_BYTES:
@@ -202,14 +211,23 @@ class TilePage:
         data = self._bytes()
         if data is None:
             return {"file": os.path.basename(self.file), "exists": False, "revision": "", "position": None}
+        return {"file": os.path.basename(self.file), "exists": True, "revision": hashlib.sha256(data).hexdigest(),
+                "position": self._position_of(data)}
+
+    def _position_of(self, data: bytes) -> dict[str, Any]:
+        """The position file's ``data`` read as ``tile advise`` reads it (not as a body).
+
+        Raises:
+            TileError: not a position (one line naming the file).
+        """
+        assert self.file is not None
         text = decode(data, TileError, self.file, "a tile position file in JSON (docs/tile.md)")
-        raw = parse_position_json(text, self.file)  # refused as tile advise refuses it, not as a body
+        raw = parse_position_json(text, self.file)
         try:
             self.position({"position": raw})
         except TileError as bad:  # the file named: at start (serve --tile) and on the page
             raise TileError(f"{self.file}: {bad}") from None
-        return {"file": os.path.basename(self.file), "exists": True, "revision": hashlib.sha256(data).hexdigest(),
-                "position": raw}
+        return raw
 
     def write_file(self, body: dict[str, Any]) -> dict[str, Any]:
         """Write ``body["position"]`` (checked as ``tile advise`` checks it) to the file whole, if
@@ -217,8 +235,9 @@ class TilePage:
         for a file not made yet); the new :meth:`read_file`.
 
         Raises:
-            StaleTile: the file changed since (nothing written); TileError: bad input (a key other
-                than ``position`` and ``revision`` included).
+            StaleTile: the file changed since (nothing written), its ``revision`` the new one's;
+                TileError: bad input (a key other than ``position`` and ``revision`` included), or
+                the file changed into one that is not a position (no digest of it is given).
         """
         if self.file is None:
             raise TileError("this server keeps no tile position file; start it with serve GAME --tile FILE.json")
@@ -229,10 +248,13 @@ class TilePage:
         raw = body.get("position")
         self.position(body)
         text = json.dumps(raw, indent=2) + "\n"
+        self._bytes()  # a link out of the folder refused before the lock, whose refusal names its target
         with locked(self.file, TileError):  # other threads and other processes (a second serve)
             data = self._bytes()
             now = "" if data is None else hashlib.sha256(data).hexdigest()
             if now != revision:
+                if data is not None:  # a revision only of a position: never the digest of another file,
+                    self._position_of(data)  # e.g. one a symbolic link put there (TileError, 400)
                 raise StaleTile(f"{os.path.basename(self.file)} changed since this page read it: nothing was written; "
                                 "the page reloads it", now)
             write_text_atomically(self.file, text)

@@ -19,7 +19,8 @@ from shelfie_solver.dice.board import Board, board_from_dict, board_to_dict, par
 from shelfie_solver.dice.rolls import dice_codes, parse_dice
 from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.core.files import FileWriteError, json_kind, replace_checked
-from shelfie_solver.core.inputs import check_json_text, decode, open_regular
+from shelfie_solver.core.inputs import (ConstantError, DuplicateKeyError, check_json_text, decode, json_refusal,
+                                        open_regular, parse_json, strict_loads)
 from shelfie_solver.dice.game.dice_sources import ScriptedDice
 from shelfie_solver.dice.game.events import (
     EVENT_TYPES,
@@ -227,7 +228,7 @@ def cached_rules(text: str) -> Ruleset:
         GameError: the rules are invalid (the :class:`RulesError` message).
     """
     try:
-        return rules_from_dict(json.loads(text), source="saved game rules")
+        return rules_from_dict(strict_loads(text), source="saved game rules")
     except ShelfieError as error:
         raise GameError(str(error)) from None
 
@@ -241,24 +242,20 @@ def cached_board(text: str, rules: Ruleset) -> Board:
         GameError: the board is invalid (the :class:`BoardError` message).
     """
     try:
-        return board_from_dict(json.loads(text), rules, source="saved game board")
+        return board_from_dict(strict_loads(text), rules, source="saved game board")
     except ShelfieError as error:
         raise GameError(str(error)) from None
 
 
 def game_from_json(line: str) -> Game:
-    """Read one game from a line of JSON (:func:`game_from_dict`); the text is first checked
-    for nesting and number size (:func:`inputs.check_json_text`).
+    """Read one game from a line of JSON (:func:`game_from_dict`), parsed by the one strict parser
+    (:func:`inputs.parse_json`: nesting and number size bounded, a key given twice refused).
 
     Raises:
-        GameError: not JSON, nested too deep, a number too long, or not a valid game.
+        GameError: not JSON, nested too deep, a number too long, a key given twice, or not a
+            valid game.
     """
-    check_json_text(line, GameError, "saved game")
-    try:
-        data = json.loads(line)
-    except ValueError as error:  # JSONDecodeError is a ValueError
-        raise GameError(f"saved game is not valid JSON ({error})") from None
-    return game_from_dict(data)
+    return game_from_dict(parse_json(line, GameError, "saved game", "one saved game per line"))
 
 
 #: Largest saved-games file read (read line by line, so memory stays small; docs/formats.md).
@@ -276,7 +273,7 @@ def load_games(path: str) -> Iterator[Game]:
     """
     for number, text in game_texts(path):
         try:
-            yield game_from_json(text) if number else game_from_dict(json.loads(text))
+            yield game_from_json(text) if number else game_from_dict(strict_loads(text))
         except GameError as error:
             raise GameError(f"{path} line {number}: {error}" if number else str(error)) from None
 
@@ -327,10 +324,16 @@ SAVED_GAMES_KIND = json_kind("games saved by simulate --save", GAME_FORMAT, "gam
 
 
 def _whole_json(text: str) -> Any:
-    """``text`` parsed as one JSON value, or ``None`` when it is not one (bounded first)."""
+    """``text`` parsed as one JSON value, or ``None`` when it is not one (bounded first).
+
+    Raises:
+        GameError: one JSON value that gives a key twice, or holds NaN or Infinity.
+    """
     try:
         check_json_text(text, GameError, "saved game")
-        return json.loads(text)
+        return strict_loads(text)
+    except (DuplicateKeyError, ConstantError) as error:
+        raise GameError(json_refusal(error, "saved game", "one saved game")) from None
     except ValueError:  # GameError and JSONDecodeError are ValueErrors
         return None
 

@@ -112,6 +112,9 @@ class LearnedModel:
 
 #: The parameter file's key of :attr:`LearnedModel.shapes`: ``{"SxC": {phase: [weights]}}``.
 SHAPES_KEY = "solitaire_shapes"
+#: Every top-level key of a parameter file (``trained``, how the weights were made, and
+#: :data:`SHAPES_KEY` optional); any other is refused.
+MODEL_KEYS = ("format", "weight_scale", "features", "trained", "weights", SHAPES_KEY)
 
 
 def shape_key(shape: tuple[int, int]) -> str:
@@ -157,8 +160,11 @@ def model_from_dict(data: Any, source: str = "parameters") -> LearnedModel:
     if not weights:
         raise ModelError(f"{source}: no weights")
     shapes = _shape_tables(data.get(SHAPES_KEY, {}), source)
-    info = {k: v for k, v in data.items() if k not in ("format", "weight_scale", "features", "weights", SHAPES_KEY)}
-    return LearnedModel(weights, info, shapes)
+    unknown = sorted(set(data) - set(MODEL_KEYS))
+    if unknown:  # a misspelt "solitaire_shapez" would be ignored silently
+        raise ModelError(f"{source}: unknown key {shorten(unknown[0])}; expected only {', '.join(MODEL_KEYS)} "
+                         "(docs/formats.md)")
+    return LearnedModel(weights, {"trained": data["trained"]} if "trained" in data else {}, shapes)
 
 
 def _players_key(text: str) -> int:
@@ -235,8 +241,8 @@ def load_model(path: str | Path) -> LearnedModel:
     """
     from shelfie_solver.core.inputs import read_json
 
-    data = read_json(path, ModelError, MAX_MODEL_BYTES, "a learned-parameter file written by shelfie-solve train",
-                     unique_keys=True)  # a table given twice would be read as the last one silently
+    # a key given twice (a table read as the last one silently) is refused by the reader
+    data = read_json(path, ModelError, MAX_MODEL_BYTES, "a learned-parameter file written by shelfie-solve train")
     return model_from_dict(data, str(path))
 
 

@@ -43,7 +43,7 @@ import numpy as np
 from shelfie_solver.dice.board import Board, Marks, score_breakdown
 from shelfie_solver.dice.rolls import Counts
 from shelfie_solver.core.errors import ShelfieError
-from shelfie_solver.core.inputs import check_json_text, read_text
+from shelfie_solver.core.inputs import check_json_text, json_refusal, read_text, strict_loads
 from shelfie_solver.core.files import FileWriteError, create_text, locked, resolve_target, write_text_atomically
 from shelfie_solver.dice.game.events import (
     MAX_PLAYERS,
@@ -303,13 +303,15 @@ def kept_game_from_text(text: str, source: str = "game file") -> KeptGame:
     """
     check_json_text(text, KeptGameError, source)
     try:
-        data = json.loads(text)
+        data = strict_loads(text)  # the one strict parser: a key given twice, NaN refused
     except json.JSONDecodeError as error:
         games = sum(1 for line in text.splitlines() if line.lstrip().startswith("{"))
         if games > 1:
             raise KeptGameError(f"{source} holds {games} games (JSON Lines); play acts on a file of one game "
                              "(review --game N reads one of many)") from None
         raise KeptGameError(f"{source} is not a saved game: not valid JSON ({error}); a truncated file?") from None
+    except ValueError as error:  # a key given twice, NaN or Infinity
+        raise KeptGameError(json_refusal(error, source, "a saved game written by shelfie-solve play")) from None
     return kept_game_from_dict(data, source)
 
 

@@ -6,9 +6,9 @@ docs/formats.md). The JSON tables of :mod:`values` stay for small exact tables.
 The header (read with the bounded JSON reader, :func:`solver.read_solver_json`) names the format, the
 board and ruleset (:func:`solver.fingerprint`), the state count, the dtype, the proven error
 bound of the values and ``scale_exponent`` ``K`` (every value times ``2^K`` is an integer: the
-table objective's common denominator). The array's own header is read with numpy's bounded
-reader and checked: a 1-D little-endian float64 or float32 array of exactly the board's state
-count, the file exactly that long. The header's fields are checked (``"array"`` is the table's
+table objective's common denominator). The array's own header is read with our own bounded
+reader (:func:`read_npy_header`, not numpy's) and checked: a 1-D little-endian float64 or
+float32 array of exactly the board's state count, the file exactly that long. The header's fields are checked (``"array"`` is the table's
 own file name, ``"error_bound"`` a finite number >= 0, ``"optimum"`` the array's start value
 within it) and the whole array once as the table is opened, in chunks of :data:`CHUNK` values
 (:func:`check_values`: finite, 0 to a full sheet's points plus the bound, D19); a value read is
@@ -42,6 +42,10 @@ BINARY_HEADER_KIND = json_kind("a binary value table header", BINARY_FORMAT)
 BINARY_ARRAY_KIND = NPY_KIND
 #: The layout of the array: :mod:`state_index`'s mixed radix.
 INDEX_LAYOUT = "mixed radix 1"
+#: Every key of a binary table's header (:func:`save_binary` writes exactly these); any other is
+#: refused (docs/formats.md).
+HEADER_KEYS = ("format", "board", "rules", "states", "dtype", "index", "optimum", "error_bound", "scale_exponent",
+               "array")
 #: The dtypes a binary table or float checkpoint may hold (little-endian).
 DTYPES: dict[str, np.dtype[Any]] = {"float64": np.dtype("<f8"), "float32": np.dtype("<f4")}
 #: Largest ``.npy`` header read (numpy's own default bound).
@@ -107,8 +111,9 @@ def npy_bytes(array: np.ndarray) -> tuple[bytes, memoryview]:
 
 _NPY_MAGIC = b"\x93NUMPY"
 # The tokens of a .npy header (a Python dict literal of three keys, numpy's format): a quoted
-# string without escapes, True/False, a whole number, a bracket or separator; spaces between.
-_NPY_TOKEN = re.compile(r"""\s*(?:'([^'\\\n]{0,64})'|"([^"\\\n]{0,64})"|(True|False)|(\d{1,19})|([{}():,]))""")
+# string without escapes, True/False, a whole number, a bracket or separator; between them only
+# the white space of Python's own tokenizer (not \s, which takes \x1c or \x85 for a space too).
+_NPY_TOKEN = re.compile(r"""[ \t\n\r\f]*(?:'([^'\\\n]{0,64})'|"([^"\\\n]{0,64})"|(True|False)|([0-9]{1,19})|([{}():,]))""")
 _NPY_KEYS = ("descr", "fortran_order", "shape")
 
 
@@ -146,7 +151,7 @@ def read_npy_header(handle: BinaryIO) -> tuple[tuple[int, ...], bool, Any]:
     except UnicodeDecodeError:
         raise ValueError("header not UTF-8") from None
     try:
-        fields = _parse_npy_dict(text.rstrip())
+        fields = _parse_npy_dict(text.rstrip(" \t\n\r\f"))
     except IndexError:  # the tokens ran out inside a bracket
         raise ValueError("unbalanced brackets") from None
     descr, fortran, shape = (fields[key] for key in _NPY_KEYS)
@@ -205,6 +210,8 @@ def _parse_npy_dict(text: str) -> dict[str, object]:
                     i += 1
                 elif kinds[i] != ")":
                     raise ValueError("unbalanced shape")
+                elif len(items) == 1:  # (33) is the number 33 in Python, not a shape
+                    raise ValueError("a shape of one number without its comma")
                 if len(items) > 32:
                     raise ValueError("more than 32 dimensions")
             i += 1
@@ -361,7 +368,7 @@ def open_binary(path: str) -> tuple[Board, Ruleset, MappedValues, dict[str, Any]
     from shelfie_solver.dice.game.record import cached_board, cached_rules  # the saved-game readers
     import json
 
-    from shelfie_solver.core.errors import ShelfieError
+    from shelfie_solver.core.errors import ShelfieError, shorten
 
     head = header_path(path)
     if Path(path).suffix != ".npy":
@@ -371,6 +378,10 @@ def open_binary(path: str) -> tuple[Board, Ruleset, MappedValues, dict[str, Any]
     if data.get("format") != BINARY_FORMAT:
         raise ExactError(f"{head} is not the header of a binary value table: expected \"format\": "
                          f"\"{BINARY_FORMAT}\" (written by shelfie-solve solve-game --float --save)")
+    unknown = sorted(set(data) - set(HEADER_KEYS))
+    if unknown:  # a hand-added key would be ignored without a word
+        raise ExactError(f"binary value table header {head}: unknown key {shorten(unknown[0])}; expected only "
+                         f"{', '.join(HEADER_KEYS)} (docs/formats.md)")
     try:
         rules = cached_rules(json.dumps(data["rules"], sort_keys=True))
         board = cached_board(json.dumps(data["board"], sort_keys=True), rules)
