@@ -144,23 +144,7 @@ def serve(path: str | None, host: str, port: int, objective: str, echo: Callable
     url = f"http://{shown_host(host)}:{bound}/" + ("" if path is not None else "tile") + \
         (f"?token={token}" if token else "")
     allowed = None if token else frozenset({"127.0.0.1", "localhost", "[::1]", host.lower(), shown_host(host).lower()})
-    echo(url)
-    if token:
-        echo(qr_text(url))
-        echo(f"Scan the code, or open the URL above, on a phone on the same network; every request needs the "
-             f"token. Ctrl-C stops; {holds}.")
-        if host in ("0.0.0.0", "::", ""):
-            echo("If the phone cannot open it, give this machine's address on that network as --host "
-                 "(e.g. --host 192.168.1.20): the URL then names it.")
-    else:
-        echo(f"Open the URL above on this machine. Ctrl-C stops; {holds}.")
-    if missing:
-        echo(f"No game in {path} yet: the page starts with New game (the names, who plays first) and creates it.")
-    if path is None:
-        echo("No dice game (no GAME given): only the tile page is served.")
-    if tiles.file is not None:
-        echo(f"The tile page (/tile) keeps its position in {tiles.file}"
-             + ("." if os.path.exists(tiles.file) else " (made on the first Advise)."))
+    _greet(echo, url, host, token, holds, path if missing else None, path is None, tiles.file)
     config = uvicorn.Config(create_app(server, token, allowed, setup, tiles), log_level="warning", access_log=False,
                             lifespan="off", timeout_graceful_shutdown=GRACE_SECONDS, server_header=False,
                             http=bounded_protocol(), timeout_keep_alive=KEEP_ALIVE_SECONDS,
@@ -182,6 +166,30 @@ def serve(path: str | None, host: str, port: int, objective: str, echo: Callable
     else:
         echo(f"Stopped; {holds}.")
     _end_if_abandoned()
+
+
+def _greet(echo: Callable[[str], None], url: str, host: str, token: str | None, holds: str,
+           missing: str | None, tile_only: bool, tile_file: str | None) -> None:
+    """The lines ``serve`` prints before it serves: the URL (and its QR code with a token), how
+    to open it and stop, a game file not created yet (``missing``), a tile page alone, the tile
+    page's position file."""
+    echo(url)
+    if token:
+        echo(qr_text(url))
+        echo(f"Scan the code, or open the URL above, on a phone on the same network; every request needs the "
+             f"token. Ctrl-C stops; {holds}.")
+        if host in ("0.0.0.0", "::", ""):
+            echo("If the phone cannot open it, give this machine's address on that network as --host "
+                 "(e.g. --host 192.168.1.20): the URL then names it.")
+    else:
+        echo(f"Open the URL above on this machine. Ctrl-C stops; {holds}.")
+    if missing is not None:
+        echo(f"No game in {missing} yet: the page starts with New game (the names, who plays first) and creates it.")
+    if tile_only:
+        echo("No dice game (no GAME given): only the tile page is served.")
+    if tile_file is not None:
+        echo(f"The tile page (/tile) keeps its position in {tile_file}"
+             + ("." if os.path.exists(tile_file) else " (made on the first Advise)."))
 
 
 def _end_if_abandoned() -> None:

@@ -180,7 +180,10 @@ class FloatSolution:
 def solve_float(board: Board, rules: Ruleset, checkpoints: str | None = None,
                 progress: Callable[[int, int], None] | None = None, jobs: int = 1,
                 scheduler: Any = None, force: bool = False) -> FloatSolution:
-    """Solve the solitaire game in float64 layer by layer (module docstring).
+    """Solve the solitaire game in float64 layer by layer (module docstring). One function on
+    purpose (about 70 lines): one ``ExitStack`` owns the value array's memory map, the worker
+    pool, the signal handlers and the checkpoint folder for the whole layer loop
+    (:func:`_solve_layer`), and the interruption handling below must see all of them.
 
     Args:
         checkpoints: a directory: each solved layer is written there (:mod:`float_checkpoints`)
