@@ -160,6 +160,8 @@ function renderUndo() {             // greyed with nothing to undo, as the dice 
   const words = undo.length ? `take back the last Apply (${undo.length} kept)` :
     "nothing to undo: no move has been applied on this page yet";
   button.disabled = undo.length === 0;
+  const last = undo.length ? undo[undo.length - 1].words : null;
+  button.textContent = last ? `Undo: ${last}` : "Undo";
   button.title = words;
   button.setAttribute("aria-label", `Undo: ${words}`);
 }
@@ -383,7 +385,7 @@ async function applyMove(text) {
   ui.busy = true;
   try {
     toUrl();                          // P.personal set: the position as advised
-    const before = snapshot();
+    const before = { ...snapshot(), words: `seat ${P.turn}'s move ${text}` };  // Undo's label says what it takes back
     const answer = await api("POST", "/api/tile/apply", { position: P, move: text });
     undo = undo.concat([before]).slice(-UNDO_STEPS);
     P = answer.position;
