@@ -310,6 +310,21 @@ def test_advise_with_the_table_needs_the_opponent(tmp_path):
     assert len(result.stderr.strip().splitlines()) == 1
 
 
+def test_advise_with_the_table_in_a_position_it_cannot_hold(tmp_path):
+    """Seat 2 to move while seat 1's sheet is empty is unreachable (D5: seat 1 opens; D13, D14: each
+    turn marks or gives up an item): one line saying what the table holds, exit 2."""
+    table = tmp_path / "t.json"
+    assert invoke("--board", TINY_2X3, "--players", "2", "--save", str(table)).exit_code == 0
+    base = ["advise", "--board", TINY_2X3, "--marks", ".../...", "--dice", "GGCCJB",
+            "--objective", f"exact2:{table}"]
+    refused = CliRunner().invoke(main, base + ["--opponent", ".../...", "--order", "2"])
+    assert refused.exit_code == 2 and len(refused.stderr.strip().splitlines()) == 1
+    assert "reachable from two empty sheets" in refused.stderr and "seat 1's sheet is empty" in refused.stderr
+    shown = CliRunner().invoke(main, base + ["--opponent", "o../...", "--order", "2"])
+    assert shown.exit_code == 0, shown.output
+    assert "a tie counts 1/2" in shown.stdout and "k-way" not in shown.stdout  # two players: a tie is 2-way
+
+
 class SolitaireSeat:
     """The solitaire optimum's choices of :func:`two_player.solitaire_policy`, played in a game (the
     policy whose chance to win ``--versus solitaire`` evaluates)."""

@@ -404,7 +404,7 @@ def _failed_report(advice: Advice, title: list[str], data: dict[str, Any]) -> Re
 #: What the chance is, for the footer: exact, or under the model.
 EXACT_NOTE = ("win chance: your exact chance to win (D20: a k-way tie for the top counts 1/k) with the best play "
               "from here; exact because every other score is final after this turn or the next (D18).")
-TABLE_NOTE = ("win chance: your chance to win (D20: a k-way tie counts 1/2) with the best play by both from "
+TABLE_NOTE = ("win chance: your chance to win (D20: a tie counts 1/2) with the best play by both from "
               "here, from the two-player table (solve-game --players 2: float64 within its proven bound, shown "
               "to 2^-30).")
 MODEL_NOTE = ("win chance: your chance to win (D20: a k-way tie counts 1/k) under the win model, a logistic fit "

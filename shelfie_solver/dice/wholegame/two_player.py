@@ -564,8 +564,10 @@ class TwoPlayerSolution:
         """
         at = int(np.searchsorted(self.keys, key))
         if at >= len(self.keys) or int(self.keys[at]) != key:
-            raise TwoPlayerError("this position is not one the two-player table holds (a game from empty sheets, "
-                                 "seat order as solved)")
+            raise TwoPlayerError("this position is not one the two-player table holds: it holds the positions "
+                                 "reachable from two empty sheets, seat 1 opening every round (D5) and every turn "
+                                 "marking or giving up at least one item (D13, D14); seat 2 never moves while seat "
+                                 "1's sheet is empty")
         return float(self.values[at])
 
     def worths(self, setup: Setup, out: Outcomes) -> tuple[np.ndarray, np.ndarray]:
