@@ -211,6 +211,7 @@ def test_json_keys_and_the_saved_table(tmp_path):
     (["--players", "2", "--float"], "--float"),
     (["--players", "2"], "at most 14"),  # the default board: 25 items
     (["--players", "2", "--board", TINY_3X2, "--max-states", "1000"], "--max-states"),
+    (["--players", "2", "--board", TINY_2X3, "--max-states", "100"], "under a CPU-second"),  # not "0 CPU-seconds"
     (["--players", "2", "--board", TINY_3X2, "--save", "t.npy"], ".json"),
 ])
 def test_bad_input_is_one_line(args, words):

@@ -291,10 +291,12 @@ def _reachable(setup: Setup, max_states: int) -> np.ndarray:
         found.append(keys)
         total += len(keys)
         if total > max_states:
+            seconds = total * 150e-6
+            cost = f"{seconds:,.0f} CPU-seconds" if seconds >= 1 else "under a CPU-second"
             raise TwoPlayerError(f"board {setup.board.name!r} has more than {max_states:,} two-player states "
-                                 f"(--max-states); about {total * 40 // 10**6 + 1:,} MB and "
-                                 f"{total * 150e-6:,.0f} CPU-seconds or more; raise --max-states or take a "
-                                 "smaller board")
+                                 f"(--max-states; {total:,} found in the first {layer + 1} layers of decided "
+                                 f"items); at least {total * 40 // 10**6 + 1:,} MB and {cost} for those; raise "
+                                 "--max-states or take a smaller board")
         for lo in range(0, len(keys), BATCH * 4):
             out = outcomes(setup, keys[lo:lo + BATCH * 4])
             nxt = np.concatenate([out.set_next.ravel(), out.shelf_next.ravel()])
