@@ -409,7 +409,8 @@ TABLE_NOTE = ("win chance: your chance to win (D20: a tie counts 1/2) with the b
               "to 2^-30).")
 MODEL_NOTE = ("win chance: your chance to win (D20: a k-way tie counts 1/k) under the win model, a logistic fit "
               "of self-play outcomes over the learned values (docs/train.md, \"The chance to win\"); "
-              "calibrated within 3 points per decile on games the fit never saw.")
+              "an estimate: within 3 points per decile on learned self-play the fit never saw, up to 10-15 "
+              "points off in sparse deciles of win games (docs/win-chance.md).")
 
 
 def how(advice: Advice, option: MarkingOption | None = None) -> str:
