@@ -141,6 +141,8 @@ def files(tmp: Path) -> dict[str, str]:
     (tmp / "dangling.jsonl").symlink_to(tmp / "nowhere" / "x.jsonl")
     out["dangling"] = str(tmp / "dangling.jsonl")
     out.update(hostile_files(tmp, out))
+    (tmp / "foreign.png").write_bytes(Path(out["game.json"]).read_bytes())  # a game file named .png
+    out["foreign.png"] = str(tmp / "foreign.png")
     return out
 
 
@@ -479,6 +481,28 @@ MUST_SAY = {("train", "--seed", "1", "--players", given): f"(e.g. 1,2,3,4), got 
             for given in ("5", "0", "", "2,x", "-2", ",")}
 
 
+def rollout_cases(f: dict[str, str]) -> list[list[str]]:
+    """rollout GAME, solve-game --players 2 and --report --histogram, and play new's names: each
+    refused before any game is played (each in :data:`MUST_SAY` with the words its line must hold)."""
+    game, board = f["game.json"], f["tiny-board.toml"]
+    out = [["rollout", game, "--policy", text] for text in ("", ",", "win,", "win,,win", "win,win,win")]
+    MUST_SAY.update({tuple(args): "--policy" for args in out})
+    out += [["rollout", game, "--games", n] for n in ("0", "100001", "1e3", "-1")]
+    out += [["rollout", game, "--top", n] for n in ("51", "-1")]
+    out += [["rollout", f[name]] for name in ("dir", "fifo", "zero.json", "truncated.json", "array.json")]
+    out += [["rollout", game, "--policy", "exact2:" + f["table.json"]], ["rollout", game, "--seed", "-1"],
+            ["solve-game", "--board", board, "--players", "2", "--save", f["foreign.png"]],
+            ["solve-game", "--board", board, "--players", "3"],
+            ["solve-game", "--board", board, "--players", "2", "--versus", "greedy"],
+            ["solve-game", "--board", board, "--players", "2", "--checkpoints", f["foreign.png"]],
+            ["solve-game", "--report", "--board", board, "--histogram", f["foreign.png"]],  # not a PNG: kept
+            ["solve-game", "--report", "--board", board, "--histogram", f["dir"]],
+            ["solve-game", "--report", "--board", board, "--histogram", f["dir"] + "/no/such/h.png"],
+            ["play", "new", f["dir"] + "/g-esc.json", "--players", "A\x1b[2JB,Ben"],
+            ["play", "new", f["dir"] + "/g-long.json", "--players", "W" * 33 + ",Ben"]]
+    return out
+
+
 def hostile_accepted(f: dict[str, str]) -> list[list[str]]:
     """Names from hand-edited files, printed escaped on every output (exit 0, nothing on stderr)."""
     surrogate = f["game-surrogate.json"]
@@ -638,6 +662,7 @@ def cases(f: dict[str, str]) -> list[list[str]]:
     out += new_command_cases(f)
     out += hostile_cases(f)
     out += issue_cases(f)
+    out += rollout_cases(f)
     return out
 
 
@@ -973,7 +998,10 @@ def main() -> int:
         if Path(f["table.json"]).read_bytes() != table_before:
             print("BAD refused input changed the value table")
             bad += 1
-        checks = 5  # the files left as they were, above
+        if Path(f["foreign.png"]).read_bytes() != game_before:
+            print("BAD a game file named .png replaced by solve-game without --force")
+            bad += 1
+        checks = 6  # the files left as they were, above
         bad += session_cases(tmp, f)
         checks += 3
         if not sys.argv[1:] or "env" in sys.argv[1:]:

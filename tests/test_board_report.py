@@ -86,3 +86,18 @@ def test_report_options_without_report_are_refused(option, cache):
 def test_bad_game_counts_are_refused(games, cache):
     result = CliRunner().invoke(main, ["solve-game", "--board", SMALL, "--report", "--games", games])
     assert_one_line_error(result, "--games")
+
+
+def test_the_histogram_refuses_a_file_of_another_kind(cache, tmp_path):
+    """--histogram over an existing file that is not a PNG (a game file named .png): refused in one
+    line before any game, the file byte for byte; --force replaces it; a PNG is replaced as is."""
+    png = tmp_path / "game.png"
+    png.write_text('{"format": "shelfie-solve game 1"}')
+    args = ["solve-game", "--report", "--board", str(EXAMPLES / "boards" / "tiny-2x3.toml"), "--games", "3",
+            "--duel-games", "1", "--histogram", str(png)]
+    assert_one_line_error(CliRunner().invoke(main, args), "--histogram", "--force", "not a PNG image")
+    assert png.read_text() == '{"format": "shelfie-solve game 1"}'
+    for extra in (["--force"], []):
+        result = CliRunner().invoke(main, [*args, *extra])
+        assert result.exit_code == 0, result.output
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -270,3 +270,21 @@ def test_a_dask_cluster_gives_the_figures_of_one_job(board, rules):
                                   dashboard_address=":0") as cluster:
         there = rollout(kept, ("greedy", "greedy"), 12, seed=4, top=2, scheduler=cluster)
     assert there == here
+
+
+def test_policy_errors_name_the_policy_option(tmp_path, last_turn_one_reroll):
+    """A bad --policy is refused naming --policy, the option typed (not simulate's --players)."""
+    kept, _ = last_turn_one_reroll
+    path = _write(tmp_path, kept)
+    runner = CliRunner()
+    for text in ("", ",", "win,", "win,,win"):
+        line = assert_one_line_error(runner.invoke(main, ["rollout", path, "--policy", text]), "--policy")
+        assert "--players" not in line
+
+
+def test_one_game_is_one_game(tmp_path, last_turn_one_reroll):
+    """The title counts the games in English: '1 game', not '1 games'."""
+    kept, _ = last_turn_one_reroll
+    result = CliRunner().invoke(main, ["rollout", _write(tmp_path, kept), "--games", "1", "--seed", "1"])
+    assert result.exit_code == 0, result.output
+    assert "1 game (seed 1)" in result.stdout and "1 games" not in result.stdout

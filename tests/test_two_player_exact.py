@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, assert_one_line_error
 from shelfie_solver.cli import main
 from shelfie_solver.dice.board import Board, Marks, board_from_dict
 from shelfie_solver.dice.game.actions import Position, apply
@@ -463,3 +463,19 @@ def test_the_table_choices_compiled_and_in_numpy_agree():
     plain = tp.greedy_choices(setup, worth, fails, tp.TABLE_TIE)
     for a, b in zip(compiled, plain):
         assert np.array_equal(a, b)
+
+
+def test_a_table_of_another_board_names_both_in_a_rollout(tmp_path):
+    """A rollout of a game on another board than the table's: one line naming the table's board
+    and the game's (a game file has its board: no --board to pass); one seat is '1 player'."""
+    table, game = tmp_path / "t.json", tmp_path / "game.json"
+    save_two_player(str(table), tp.solve_two_player(BOARD_2X2, TINY))
+    runner = CliRunner()
+    made = runner.invoke(main, ["play", "new", str(game), "--players", "Ann,Ben", "--first", "Ann", "--board",
+                                TINY_2X3])
+    assert made.exit_code == 0, made.output
+    line = assert_one_line_error(runner.invoke(main, ["rollout", str(game), "--policy", f"exact2:{table}",
+                                                      "--games", "2"]), "'2x2'", "'tiny 2x3'")
+    assert "this game's" in line
+    alone = runner.invoke(main, ["simulate", "--board", TINY_2X3, "--players", f"exact2:{table}", "--games", "1"])
+    assert alone.exit_code == 2 and "not 1 player" in alone.stderr and "1 players" not in alone.stderr

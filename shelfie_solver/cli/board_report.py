@@ -51,16 +51,17 @@ def refuse_report_options(games: int | None, duel_games: int | None, seed: int |
 
 def report_command(board: Board, rules: Ruleset, inputs: list[str | None], games: int | None,
                    duel_games: int | None, seed: int | None, histogram: str | None, jobs: int | None,
-                   fmt: str) -> None:
-    """Run the board report and print it; the histogram written whole when asked."""
-    from shelfie_solver.core.files import replace_all
+                   fmt: str, force: bool = False) -> None:
+    """Run the board report and print it; the histogram written whole when asked (an existing
+    file there that is not a PNG image is refused unless ``force``, docs/formats.md)."""
+    from shelfie_solver.core.files import magic_kind, replace_all
     from shelfie_solver.core.parallel import signals_raise
     from shelfie_solver.dice.design import DEFAULT_DUEL_GAMES, DEFAULT_GAMES, board_report, histogram_png, report
 
     if histogram is not None:
         if not histogram.lower().endswith(".png"):
             raise click.BadParameter(f"{histogram}: expected a name ending in .png", param_hint="'--histogram'")
-        check_output(histogram, "--histogram", inputs)
+        check_output(histogram, "--histogram", inputs, magic_kind("a PNG image", b"\x89PNG\r\n\x1a\n"), force)
     workers = resolve_workers(jobs, None)
     with signals_raise():
         result = board_report(board, rules, DEFAULT_GAMES if games is None else games,

@@ -89,7 +89,7 @@ def solve_game_command(board_path: str | None, rules_path: str | None, save_path
             raise click.UsageError("--report runs its own solve and games; drop --float, --save, --checkpoints, "
                                    "--max-states, --dtype and --scheduler")
         report_command(board, rules, [board_path, rules_path], report_games, duel_games, report_seed, histogram,
-                       jobs, fmt)
+                       jobs, fmt, force)
         return
     refuse_report_options(report_games, duel_games, report_seed, histogram)
     if use_float:

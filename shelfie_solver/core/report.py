@@ -32,6 +32,37 @@ def printable(text: str) -> str:
     return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
+def char_width(char: str) -> int:
+    """Terminal columns one character takes: 2 for a wide or full-width one (CJK, East Asian
+    ``W``/``F``), 0 for a combining mark or an invisible format character, else 1."""
+    import unicodedata
+
+    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def display_width(text: str) -> int:
+    """Terminal columns ``text`` (one line) takes (:func:`char_width` of each character)."""
+    return sum(char_width(c) for c in text)
+
+
+def cut_to_width(text: str, width: int) -> str:
+    """The longest start of ``text`` that takes at most ``width`` terminal columns."""
+    used = 0
+    for i, char in enumerate(text):
+        used += char_width(char)
+        if used > width:
+            return text[:i]
+    return text
+
+
+def pad_to_width(text: str, width: int) -> str:
+    """``text`` followed by spaces up to ``width`` terminal columns (``str.ljust`` by display
+    width)."""
+    return text + " " * max(0, width - display_width(text))
+
+
 def csv_cell(value: Any) -> Any:
     """A CSV cell: text made :func:`printable`, and text a spreadsheet would run as a formula
     (a leading ``=``, ``+``, ``-``, ``@``, tab or carriage return, not a number such as ``-1.5``

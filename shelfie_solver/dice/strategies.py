@@ -582,8 +582,9 @@ def strategy_named(name: str) -> Strategy:
     return strategy
 
 
-def parse_players(text: str) -> tuple[str, ...]:
-    """Strategy names of the seats from ``"solver,greedy"`` (1 to 4 names, D1; 1 = solitaire).
+def parse_players(text: str, option: str = "--players") -> tuple[str, ...]:
+    """Strategy names of the seats from ``"solver,greedy"`` (1 to 4 names, D1; 1 = solitaire);
+    ``option`` is the option the errors name (``--players``, rollout's ``--policy``).
 
     Raises:
         StrategyError: an unknown name, an empty entry (``greedy,,greedy``) or a bad number of
@@ -593,10 +594,10 @@ def parse_players(text: str) -> tuple[str, ...]:
                for w in text.split(",")]
     names = tuple(name for name in entries if name)
     if not 1 <= len(names) <= 4:
-        raise StrategyError(f"--players needs 1 to 4 comma-separated strategies (D1; 1 = solitaire), "
+        raise StrategyError(f"{option} needs 1 to 4 comma-separated strategies (D1; 1 = solitaire), "
                             f"got {len(names)}: e.g. solver,greedy")
     if len(names) != len(entries):
-        raise StrategyError("--players has an empty entry (two commas in a row, or one at an end); "
+        raise StrategyError(f"{option} has an empty entry (two commas in a row, or one at an end); "
                             "expected 1 to 4 comma-separated strategies, e.g. solver,greedy")
     for name in names:
         strategy = strategy_named(name)

@@ -165,12 +165,27 @@ class KeptGame:
         return Game(self.board, self.rules, self.players, self.events, self.sheets)
 
 
+#: Longest player name ``play new`` and the page accept: the grids, tables and the page's seat
+#: buttons stay readable (a name is a label at the table, not a text).
+MAX_NAME_LENGTH = 32
+
+
+def _has_control(name: str) -> bool:
+    """Whether ``name`` holds a control or an invisible format character (Unicode categories Cc,
+    Cf: an escape sequence, a bell, a zero-width space, a bidirectional override). A byte that
+    is not UTF-8 (read as a lone surrogate) is kept: it is shown escaped (core.report.printable)."""
+    import unicodedata
+
+    return any(unicodedata.category(c) in ("Cc", "Cf") for c in name)
+
+
 def new_kept_game(board: Board, rules: Ruleset, players: Sequence[str], first: int) -> KeptGame:
     """A new game: ``players`` names (1 to 4, D1; 1 = solitaire), ``first`` the seat that plays
     first (D5), every sheet empty.
 
     Raises:
-        KeptGameError: a bad number of players, a repeated or empty name, or a bad first seat.
+        KeptGameError: a bad number of players, a repeated or empty name, a name with a space, a
+            control character or more than :data:`MAX_NAME_LENGTH` characters, or a bad first seat.
     """
     names = tuple(p.strip() for p in players)
     if not 1 <= len(names) <= MAX_PLAYERS:
@@ -178,6 +193,10 @@ def new_kept_game(board: Board, rules: Ruleset, players: Sequence[str], first: i
                          "expected names like Ann,Ben,me")
     if any(not n or any(ch.isspace() or ch == "," for ch in n) for n in names):
         raise KeptGameError(f"player names must be non-empty words without spaces, got {list(names)}")
+    if any(len(n) > MAX_NAME_LENGTH or _has_control(n) for n in names):
+        raise KeptGameError(f"player names must be printable words of at most {MAX_NAME_LENGTH} characters "
+                            f"(no control characters), got {[n[:MAX_NAME_LENGTH + 1] for n in names]}; "
+                            "expected names like Ann,Ben,me")
     if len({n.lower() for n in names}) != len(names):
         raise KeptGameError(f"player names must differ, got {list(names)}")
     return start_kept_game(board, rules, names, first)

@@ -23,7 +23,7 @@ from shelfie_solver.dice.game.events import (
     Stop,
     UncheckedMark,
 )
-from shelfie_solver.core.report import Report, exact
+from shelfie_solver.core.report import Report, cut_to_width, display_width, exact, pad_to_width, printable
 from shelfie_solver.dice.advise.report import advice_report
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE, KeptGame, objective_for, warnings
@@ -194,11 +194,12 @@ def compact_sheets(kept: KeptGame, heading: str = "") -> list[str]:
     label = max(len(f"r{s + 1} {board.shelf_label(s, rules)}") for s in range(board.n_shelves)) + 1
     shelf_points = [[line_points(board, m, board.lines[s], t) for s in range(board.n_shelves)] for m in kept.sheets]
     digits = max(2, *(len(str(p)) for row in shelf_points for p in row))
-    names = [("> " if seat == kept.active and kept.over is None else "") + name[:COMPACT_NAME]
-             for seat, name in enumerate(kept.players)]
+    # names cut and padded by terminal columns, not characters: a CJK name keeps the grid aligned
+    cut = [cut_to_width(printable(name), COMPACT_NAME) for name in kept.players]
+    names = [("> " if seat == kept.active and kept.over is None else "") + name for seat, name in enumerate(cut)]
     # room for the marker on every name, so the columns stay put from turn to turn
-    width = max(board.n_columns + 1 + digits, *(len(name[:COMPACT_NAME]) + 2 for name in kept.players)) + 2
-    rows = [heading[:label - 1].ljust(label) + "".join(n.ljust(width) for n in names)]
+    width = max(board.n_columns + 1 + digits, *(display_width(name) + 2 for name in cut)) + 2
+    rows = [heading[:label - 1].ljust(label) + "".join(pad_to_width(n, width) for n in names)]
     for s in range(board.n_shelves):
         cells = [str(m).split("/")[s] + " " + str(points[s]).rjust(digits)
                  for m, points in zip(kept.sheets, shelf_points)]

@@ -58,7 +58,7 @@ def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report
     """The report of a rollout of the game in ``source`` (its file name, for the title)."""
     names = kept.players
     mover = result.mover
-    games = f"{result.games:,} games (seed {result.seed})"
+    games = f"{result.games:,} game{'' if result.games == 1 else 's'} (seed {result.seed})"
     if len(set(result.policies)) == 1:
         policy = f"policy {result.policies[0]} in every seat"
     else:

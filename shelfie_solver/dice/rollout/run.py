@@ -195,7 +195,7 @@ def seat_policies(text: str, seats: int) -> tuple[str, ...]:
     Raises:
         StrategyError: an unknown name. RolloutError: neither one name nor one per seat.
     """
-    names = parse_players(text)
+    names = parse_players(text, "--policy")
     if len(names) == 1:
         names = names * seats
     if len(names) != seats:

@@ -143,10 +143,13 @@ class TwoPlayerStrategy:
     def _turn(self, state: GameState) -> tuple[TurnChoices, Setup]:
         table = table_named(self.path)
         if state.players != 2:
-            raise TwoPlayerError(f"strategy {self.name} plays two-player games only, not {state.players} players")
+            raise TwoPlayerError(f"strategy {self.name} plays two-player games only, not {state.players} "
+                                 f"player{'' if state.players == 1 else 's'}")
         if not same_game(table, state.board, state.rules):
             raise TwoPlayerError(f"strategy {self.name}: the table is for board {table.board.name!r} and its "
-                                 "ruleset; pass the table's --board and --rules")
+                                 f"ruleset, not board {state.board.name!r} and this game's ruleset; expected "
+                                 "the table of this game's board and rules (simulate: pass the table's "
+                                 "--board and --rules)")
         setup = setup_for(table.board, table.rules)
         sheets = (state.sheets[0], state.sheets[1])
         key = state_key(state.board, sheets, state.active, state.first, state.end_triggered)
