@@ -2,7 +2,7 @@
 
     python benchmarks/learned_vs_optimum.py [BOARD.toml ...] [--games N] [--seed S]
         [--player learned|learned:FILE] [--jobs J] [--cache DIR] [--tables DIR]
-        [--family K [--family-seed S] [--family-dir DIR]]
+        [--family K [--family-seed S] [--family-dir DIR] [--family-shapes SxC,...]]
 
 For each board: the optimal solitaire expected score from the float whole-game solver
 (``solve-game --float``, :func:`wholegame.float_solver.solve_float`; optimum and its proven
@@ -22,7 +22,8 @@ board shape").
 K boards drawn with ``--family-seed`` (default 2027) after the solitaire weights were frozen, of
 the shapes the exact budget excludes or nearly excludes (:data:`FAMILY_SHAPES`: 3 x 6, 1.0
 million states, within the default budget of 2.4 million; 4 x 5 and 5 x 4, about 4.7-4.8
-million, over it), taken in turn; board ``i`` has a column needing 4 or 5 dice when ``i`` is even, else every
+million, over it; ``--family-shapes 4x5,5x4`` draws only the shapes given, e.g. only those
+over the budget), taken in turn; board ``i`` has a column needing 4 or 5 dice when ``i`` is even, else every
 column needs 1-3 (needs drawn with repetition, D3), one item face per shelf, values from
 :data:`random_boards.VALUE_RANGES`; never a :data:`random_boards.HELD_OUT` board nor an earlier
 one, up to relabelling. Each is written to ``--family-dir`` (default ``benchmarks/.family``) as
@@ -30,7 +31,9 @@ one, up to relabelling. Each is written to ``--family-dir`` (default ``benchmark
 ``--player learned``'s two figures (:func:`family_row`): what advice plays there (the exact
 optimum within the budget, :mod:`wholegame.exact_cache`; else the fitted weights) and the fitted
 weights themselves (``learned:FILE`` of the shipped file, never the exact table), each as a
-share of the optimum, and whether the fitted weights' whole interval is at 97% or more.
+share of the optimum, and whether the fitted weights' whole interval is at 97% or more. With a
+``--player`` other than ``learned`` (e.g. ``learned:FILE``, a variant of the weights), the
+family's boards get the plain rows of that player, as the boards named on the command line.
 """
 
 from __future__ import annotations
@@ -134,16 +137,18 @@ def family_board(rng: np.random.Generator, shape: tuple[int, int], many: bool, n
     return Board(name, needs, faces, values)
 
 
-def held_out_family(seed: int, count: int) -> list[Board]:
+def held_out_family(seed: int, count: int,
+                    shapes: tuple[tuple[int, int], ...] = FAMILY_SHAPES) -> list[Board]:
     """``count`` boards of the held-out family (module docstring), board ``i`` from child ``i`` of
-    ``SeedSequence(seed)`` (drawn again from the same generator while it repeats a
-    :data:`random_boards.HELD_OUT` board or an earlier one, up to relabelling)."""
+    ``SeedSequence(seed)``, of shape ``shapes[i % len(shapes)]`` (shelves, columns) (drawn again
+    from the same generator while it repeats a :data:`random_boards.HELD_OUT` board or an earlier
+    one, up to relabelling)."""
     seen = {random_boards.canonical(*layout) for layout in random_boards.HELD_OUT}
     out = []
     for i, child in enumerate(np.random.SeedSequence(seed).spawn(count)):
         rng = np.random.default_rng(child)
         while True:
-            board = family_board(rng, FAMILY_SHAPES[i % len(FAMILY_SHAPES)], i % 2 == 0, f"family {i + 1}")
+            board = family_board(rng, shapes[i % len(shapes)], i % 2 == 0, f"family {i + 1}")
             key = random_boards.canonical(board.columns, board.values)
             if key not in seen:
                 break
@@ -168,6 +173,21 @@ def write_family(boards: list[Board], folder: Path) -> list[str]:
     return paths
 
 
+def family_shapes(text: str) -> tuple[tuple[int, int], ...]:
+    """``"4x5,5x4"`` -> ``((4, 5), (5, 4))``: ``--family-shapes`` (shelves x columns, 2-7 each).
+
+    Raises:
+        argparse.ArgumentTypeError: another form.
+    """
+    try:
+        shapes = tuple((int(a), int(b)) for a, b in (part.strip().lower().split("x") for part in text.split(",")))
+    except ValueError:
+        shapes = ()
+    if not shapes or any(not (2 <= n <= 7 and 2 <= m <= 7) for n, m in shapes):
+        raise argparse.ArgumentTypeError(f"expected shapes such as 4x5,5x4 (shelves x columns, 2-7 each); got {text!r}")
+    return shapes
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("boards", nargs="*", metavar="BOARD.toml", help="board files (docs/formats.md)")
@@ -177,6 +197,8 @@ def main() -> None:
                         help="seed of the held-out family (default: 2027)")
     parser.add_argument("--family-dir", default=os.path.join("benchmarks", ".family"), metavar="DIR",
                         help="where the family's boards are written (default: benchmarks/.family)")
+    parser.add_argument("--family-shapes", type=family_shapes, default=FAMILY_SHAPES, metavar="SxC,...",
+                        help="the family's board shapes, taken in turn (default: 3x6,4x5,5x4)")
     parser.add_argument("--games", type=int, default=1000, help="solitaire games per board (default: 1000)")
     parser.add_argument("--seed", type=int, default=5, help="root seed of the games (default: 5)")
     parser.add_argument("--player", default="learned", help="strategy, e.g. learned:FILE (default: learned)")
@@ -215,8 +237,8 @@ def run(args: argparse.Namespace) -> None:
         ShelfieError: a board that cannot be read, an unknown player, an unwritable cache.
     """
     if args.family:
-        args.boards = [*args.boards, *write_family(held_out_family(args.family_seed, args.family),
-                                                   Path(args.family_dir))]
+        family = held_out_family(args.family_seed, args.family, args.family_shapes)
+        args.boards = [*args.boards, *write_family(family, Path(args.family_dir))]
     boards = [(path, load_board(path, DEFAULT_RULES)) for path in args.boards]  # all read before any solve
     parse_players(args.player)
     cache = Path(args.cache)
@@ -226,7 +248,7 @@ def run(args: argparse.Namespace) -> None:
         tables.mkdir(parents=True, exist_ok=True)
     print(f"player {args.player}, {args.games} games per board, seed {args.seed}"
           + (f"; held-out family of {args.family}, --family-seed {args.family_seed}" if args.family else "") + "\n")
-    if args.family:
+    if args.family and args.player.strip().lower() == "learned":
         run_family(args, cache, tables)
         return
     print("| board | shape | columns need | states | training family | table used | optimum (bound) | mean [95%] | "

@@ -505,3 +505,17 @@ def test_learned_vs_optimum_bad_cache_seed_and_damaged_cache(tmp_path):
         assert done.returncode == 0, done.stderr
         # solved again and rewritten whole
         assert json.loads((cache / "held-out-2x4-1245.json").read_text())["board"] == board.read_text()
+
+
+def test_shipped_file_plays_the_pooled_table_over_the_exact_budget(rules):
+    """The shipped solitaire tables per shape are those of the training family's shapes; 4 x 5
+    and 5 x 4 boards (over the exact budget, where advice plays the fitted weights) use the
+    pooled table: their own tables, fitted to 3 sampled large boards each, lost to it on every
+    board of the validation family (docs/strategies.md, "Pooled over the exact budget")."""
+    model = load_model(SHIPPED)
+    assert set(model.shapes) == set(rb.shapes(rules)) | {(2, 5), (3, 5)}
+    for shape in ((4, 5), (5, 4)):
+        shelves, columns = shape
+        board = Board("b", tuple(range(1, columns + 1)), tuple((i,) for i in range(shelves)),
+                      tuple(tuple([1] * columns) for _ in range(shelves)))
+        assert model.for_board(1, board) is model.weights[1]

@@ -86,3 +86,22 @@ def test_family_row_says_what_advice_plays(bench, tmp_path, monkeypatch, budget)
     if budget == "0":
         assert cells[6] == cells[8] and cells[7] == cells[9]
     assert cells[10] in ("yes", "**no**", "not settled")
+
+
+def test_family_shapes_option_draws_only_those_shapes(bench):
+    """``--family-shapes 4x5,5x4``: only the shapes given, in turn, the needs rule as before
+    (even boards with a column needing 4 or 5 dice); every board over the default exact budget
+    (4,736,769 and 4,809,375 states, so advice plays the fitted weights there)."""
+    shapes = bench.family_shapes(" 4x5, 5X4")
+    assert shapes == ((4, 5), (5, 4))
+    boards = bench.held_out_family(4242, 4, shapes)
+    assert [(b.n_shelves, b.n_columns) for b in boards] == [(4, 5), (5, 4)] * 2
+    assert [max(b.columns) >= 4 for b in boards] == [True, False, True, False]
+    assert all(state_count(b, DEFAULT_RULES) > exact_cache.DEFAULT_BUDGET for b in boards)
+    assert bench.held_out_family(2027, 3) == bench.held_out_family(2027, 3, bench.FAMILY_SHAPES)
+
+
+@pytest.mark.parametrize("text", ["", "4x", "4x5,", "x5", "1x5", "4x8", "4*5", "4x5x1"])
+def test_family_shapes_option_refuses_other_forms(bench, text):
+    with pytest.raises(argparse.ArgumentTypeError, match="expected shapes such as 4x5,5x4"):
+        bench.family_shapes(text)
