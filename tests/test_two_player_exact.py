@@ -451,6 +451,26 @@ def test_checkpoints_resume_and_refuse_what_they_did_not_write(tmp_path):
     assert result.exit_code == 2 and "--force" in result.stderr
 
 
+def test_an_edited_checkpoint_layer_is_refused_on_resume(tmp_path):
+    # a layer's values edited in place (same shape, values in range) would be trusted by every
+    # layer solved from it: the SHA-256 recorded beside the array refuses it
+    from shelfie_solver.dice.wholegame.binary_table import npy_bytes
+    from shelfie_solver.dice.wholegame.two_player_checkpoints import TwoPlayerCheckpoints
+
+    folder = tmp_path / "ck"
+
+    def store():
+        return TwoPlayerCheckpoints(BOARD_2X2, TINY_TWO, (tp.OPTIMAL, tp.OPTIMAL), str(folder))
+
+    tp.solve_two_player(BOARD_2X2, TINY_TWO, checkpoints=store())
+    array = sorted(folder.glob("layer-*.npy"))[0]
+    count = json.loads(array.with_suffix(".json").read_text())["states"]
+    head, data = npy_bytes(np.full(count, 0.25, dtype="<f8"))
+    array.write_bytes(head + bytes(data))
+    with pytest.raises(tp.TwoPlayerError, match="not the ones written"):
+        tp.solve_two_player(BOARD_2X2, TINY_TWO, checkpoints=store())
+
+
 def test_the_table_choices_compiled_and_in_numpy_agree():
     from shelfie_solver.dice.wholegame import two_player_kernel
 

@@ -77,7 +77,8 @@ class TwoPlayerCheckpoints:
 
         array, head = self.paths(layer)
         text = json.dumps({"format": LAYER_FORMAT, "layer": layer, "states": len(values),
-                           "largest": float(largest).hex(), "bound": f"{bound.numerator}/{bound.denominator}"})
+                           "largest": float(largest).hex(), "bound": f"{bound.numerator}/{bound.denominator}",
+                           "sha256": _digest(values)})
         replace_checked({array: (npy_bytes(values.astype("<f8")), NPY_KIND),
                          head: (text.encode(), LAYER_KIND)}, self.force)
 
@@ -106,4 +107,14 @@ class TwoPlayerCheckpoints:
             raise TwoPlayerError(f"checkpoint {head}: {error}; {expected}") from None
         if not 0 <= largest <= 2 or not np.isfinite(values).all():
             raise TwoPlayerError(f"checkpoint {head}: a value out of range; {expected}")
+        if data.get("sha256") != _digest(values):  # an edited layer would be trusted by every layer below it
+            raise TwoPlayerError(f"checkpoint {array}: its values are not the ones written (SHA-256 of the array "
+                                 f"differs from {head.name}'s); {expected}, or delete the layer to solve it again")
         return values, largest, bound
+
+
+def _digest(values: np.ndarray) -> str:
+    """The SHA-256 (hex) of a layer's values as little-endian float64, recorded beside them."""
+    import hashlib
+
+    return hashlib.sha256(np.ascontiguousarray(values, dtype="<f8").tobytes()).hexdigest()
