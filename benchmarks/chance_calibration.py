@@ -28,8 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from shelfie_solver.dice.board import load_board, parse_marks
-from shelfie_solver.dice.game.events import Event, Fail, GameState, Mark, Roll, Start, UncheckedMark, apply_to_sheets
+from shelfie_solver.dice.board import load_board
 from shelfie_solver.dice.game.turn import play_seeded
 from shelfie_solver.dice.rules import DEFAULT_RULES
 
@@ -50,25 +49,6 @@ class Row:
     own: float
 
 
-def turns(game) -> list[tuple[GameState, Event]]:
-    """Every turn that started with a roll: its start state and the event that ended it."""
-    board, rules = game.board, game.rules
-    start = game.events[0]
-    assert isinstance(start, Start)
-    sheets = [parse_marks(text, board) for text in start.sheets]
-    triggered, turn, out = False, -1, []
-    before: GameState | None = None
-    for event in game.events:
-        if isinstance(event, Roll) and event.rerolls_left == rules.rerolls:
-            turn += 1
-            before = GameState(board, rules, tuple(sheets), event.player, start.first, turn, triggered)
-        if isinstance(event, (Mark, UncheckedMark, Fail)) and before is not None:
-            out.append((before, event))
-            before = None
-        triggered = apply_to_sheets(event, sheets) or triggered
-    return out
-
-
 def game_rows(task: tuple[int, np.random.SeedSequence, int]) -> list[Row]:
     """Play one ``win`` self-play game of ``players`` seats from ``seed`` and measure it."""
     from shelfie_solver.dice.play.chances import after_turn_chances, seat_chances
@@ -80,7 +60,7 @@ def game_rows(task: tuple[int, np.random.SeedSequence, int]) -> list[Row]:
     game = play_seeded(board, DEFAULT_RULES, [strategy_named("win")] * players, seed)
     finals = game.scores
     outcome = [float(share(finals[j], [s for i, s in enumerate(finals) if i != j])) for j in range(players)]
-    played = turns(game)
+    played = game.played_turns()
     rows: list[Row] = []
     for (before, action), (now, _) in zip(played, played[1:]):
         shown = after_turn_chances(before, action, now)

@@ -42,8 +42,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from shelfie_solver.dice.board import Board, Marks, item_sets, load_board, parse_marks
-from shelfie_solver.dice.game.events import Event, Fail, GameState, Mark, Roll, Start, UncheckedMark, apply_to_sheets
+from shelfie_solver.dice.board import Board, Marks, item_sets, load_board
+from shelfie_solver.dice.game.events import Event, GameState, Mark
 from shelfie_solver.dice.rules import DEFAULT_RULES, Ruleset
 from shelfie_solver.dice.wholegame.two_player import (FIRST, LAST, Setup, TwoPlayerSolution, decided_count, outcomes,
                                                       setup_for, solve_two_player, state_key, unpack)
@@ -148,25 +148,6 @@ def position_rows(setup: Setup, solution: TwoPlayerSolution, pairs: list[tuple[i
     return rows
 
 
-def game_turns(game) -> list[tuple[GameState, Event]]:
-    """Every turn that started with a roll: its start state and the event that ended it."""
-    board, rules = game.board, game.rules
-    start = game.events[0]
-    assert isinstance(start, Start)
-    sheets = [parse_marks(text, board) for text in start.sheets]
-    triggered, turn, out = False, -1, []
-    before: GameState | None = None
-    for event in game.events:
-        if isinstance(event, Roll) and event.rerolls_left == rules.rerolls:
-            turn += 1
-            before = GameState(board, rules, tuple(sheets), event.player, start.first, turn, triggered)
-        if isinstance(event, (Mark, UncheckedMark, Fail)) and before is not None:
-            out.append((before, event))
-            before = None
-        triggered = apply_to_sheets(event, sheets) or triggered
-    return out
-
-
 def game_rows(board: Board, rules: Ruleset, solution: TwoPlayerSolution, games: int, seed: list[int]) -> list[Row]:
     """Seeded ``win`` against ``win`` games: at every turn start the exact chance of the seat to
     move against its start value and (after the first turn) the after-turn figure."""
@@ -177,7 +158,7 @@ def game_rows(board: Board, rules: Ruleset, solution: TwoPlayerSolution, games: 
     rows: list[Row] = []
     for child in np.random.SeedSequence(seed).spawn(games):
         game = play_seeded(board, rules, [strategy_named("win"), strategy_named("win")], child)
-        played = game_turns(game)
+        played = game.played_turns()
         previous: tuple[GameState, Event] | None = None
         for state, action in played:
             key = state_key(board, (state.sheets[0], state.sheets[1]), state.active, state.first, state.end_triggered)

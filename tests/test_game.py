@@ -366,3 +366,24 @@ def test_all_jokers_mark_any_one_item(board, rules):
     legal = legal_sets(parse_dice("JJJJJJ", rules), board, parse_marks(EMPTY, board), rules)
     assert legal.all_cells() == [(c,) for c in range(25)]
     assert np.array_equal(legal.sets.sizes, np.ones(25))
+
+
+def test_played_turns_are_the_turns_that_rolled_with_their_start_sheets():
+    # every turn that rolled ends in exactly one Mark or Fail (D6-D13); the state at its start
+    # holds the sheets the earlier events made, found here by replaying them one by one
+    from shelfie_solver.dice.board import load_board
+    from shelfie_solver.dice.game.events import Fail, Mark, UncheckedMark, apply_to_sheets
+    from shelfie_solver.dice.rules import DEFAULT_RULES
+    from shelfie_solver.dice.strategies import strategy_named
+
+    board = load_board(None, DEFAULT_RULES)
+    game = play_seeded(board, DEFAULT_RULES, [strategy_named("greedy")] * 3, 5)
+    turns = game.played_turns()
+    ends = [e for e in game.events if isinstance(e, (Mark, UncheckedMark, Fail))]
+    assert [action for _, action in turns] == ends
+    sheets = [parse_marks(text, board) for text in game.events[0].sheets]
+    for event in game.events:
+        for before, action in turns:
+            if action is event:
+                assert before.active == event.player and tuple(sheets) == before.sheets
+        apply_to_sheets(event, sheets)

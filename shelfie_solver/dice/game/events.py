@@ -21,7 +21,7 @@ from typing import ClassVar, Protocol
 import numpy as np
 
 from shelfie_solver.dice import allocate
-from shelfie_solver.dice.board import Board, ItemSets, Marks, item_sets
+from shelfie_solver.dice.board import Board, ItemSets, Marks, item_sets, parse_marks
 from shelfie_solver.dice.rolls import Counts
 from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.dice.rules import Ruleset
@@ -370,4 +370,26 @@ class Game:
     def winners(self) -> tuple[int, ...]:
         """Seats with the highest total (D20: ties are shared)."""
         return self.over.winners
+
+    def played_turns(self) -> list[tuple[GameState, Event]]:
+        """Every turn that started with a roll (D6), in order: the state at its start (sheets as
+        the earlier events, blocks included, left them; D15, D17) and the event that ended it (a
+        :class:`Mark`, :class:`UncheckedMark` or :class:`Fail`). Turns passed without a roll are
+        left out."""
+        board, rules = self.board, self.rules
+        start = self.events[0]
+        assert isinstance(start, Start)
+        sheets = [parse_marks(text, board) for text in start.sheets]
+        triggered, turn = False, -1
+        out: list[tuple[GameState, Event]] = []
+        before: GameState | None = None
+        for event in self.events:
+            if isinstance(event, Roll) and event.rerolls_left == rules.rerolls:
+                turn += 1
+                before = GameState(board, rules, tuple(sheets), event.player, start.first, turn, triggered)
+            if isinstance(event, (Mark, UncheckedMark, Fail)) and before is not None:
+                out.append((before, event))
+                before = None
+            triggered = apply_to_sheets(event, sheets) or triggered
+        return out
 
