@@ -1,7 +1,7 @@
 """The compiled kernels of the float whole-game solver (:mod:`float_solver`, docs/solve-game.md,
-"The float path"): one state's turn in float64 (:func:`_finals`, :func:`_turn`), the DP for a
-block of states (:func:`_dp_block`), a layer's states (:func:`_solve_members`) and every state's
-layer (:func:`_layer_of`), compiled by numba when it is installed (the ``[fast]`` extra; without
+"The float path"): one state's turn in float64 (:func:`_finals`, :func:`_turn`), a layer's
+states (:func:`_solve_members`, the DP in blocks of states by :func:`turn_steps.turn_dp`, shared
+with the two-player solver) and every state's layer (:func:`_layer_of`), compiled by numba when it is installed (the ``[fast]`` extra; without
 it they run as Python, correct but slow). The arrays they read are :class:`FloatArrays`.
 """
 
@@ -16,10 +16,13 @@ import numpy as np
 from shelfie_solver.core.compiled import import_numba
 from shelfie_solver.dice.board import Board, Marks
 from shelfie_solver.dice.rules import Ruleset
+from shelfie_solver.dice.wholegame import turn_steps
 from shelfie_solver.dice.wholegame.state_index import StateIndex, state_index
+from shelfie_solver.dice.wholegame.turn_steps import turn_dp
 
-#: Compiled, callees first (numba; without it they run as Python, correct but slow).
-_COMPILED_ORDER = ("_score", "_encode", "_finals", "_turn", "_dp_block", "_solve_members", "_layer_of")
+#: Compiled, callees first (numba; without it they run as Python, correct but slow), after the
+#: block DP they call (:mod:`turn_steps`), bound in this module compiled.
+_COMPILED_ORDER = ("_score", "_encode", "_finals", "_turn", "_solve_members", "_layer_of")
 
 
 @cache
@@ -28,6 +31,7 @@ def _compiled() -> bool:
     numba = import_numba()  # once for every kernel, without SciPy's BLAS probe (core/compiled.py)
     if numba is None:
         return False
+    globals()["turn_dp"] = turn_steps.compiled()["turn_dp"]
     for name in _COMPILED_ORDER:
         func = globals()[name]
         try:
@@ -214,7 +218,7 @@ def _turn(index: int, values: np.ndarray, offset: np.ndarray, patterns: np.ndarr
     """One state's whole turn (module docstring): fills ``finals (R,)`` (:func:`_finals`),
     ``expected (rerolls + 1, H)`` (row ``r >= 1``: E_r of every hold, rolls' rows stopping, D7)
     and returns the value at the start of the turn; NaN when a successor's value is missing.
-    ``sums (H,)``, ``best (H + 1,)`` are scratch. :func:`_dp_block` does the same operations in
+    ``sums (H,)``, ``best (H + 1,)`` are scratch. :func:`turn_steps.turn_dp` does the same operations in
     the same order for a block of states."""
     if _finals(index, values, offset, patterns, starts, n_shelves, n_columns, trigger, set_masks, set_starts,
                set_rolls, line_cells, cell_values, threshold, finals):
@@ -247,54 +251,8 @@ def _turn(index: int, values: np.ndarray, offset: np.ndarray, patterns: np.ndarr
     return float(sums[empty])
 
 
-#: States whose DP runs together in :func:`_dp_block` (the inner loops over them vectorise).
+#: States whose DP runs together in :func:`turn_steps.turn_dp` (the inner loops over them vectorise).
 _BLOCK = 8
-
-
-def _dp_block(finals: np.ndarray, nb: int, extend: np.ndarray, order: np.ndarray, shrink: np.ndarray,
-              n_rolls: int, empty: int, rerolls: int, sums: np.ndarray, expected: np.ndarray, best: np.ndarray,
-              out: np.ndarray) -> None:  # pragma: no cover - compiled
-    """:func:`_turn`'s DP for ``nb`` states at once: ``finals (R, B)`` their final-roll values,
-    ``out (B,)`` their values. The same float operations in the same order per state as
-    :func:`_turn` (so bit for bit the same results), each done for the block in one run.
-    ``sums``, ``expected`` ``(H, B)`` and ``best (H + 1, B)`` are scratch."""
-    n_holds, sides = extend.shape
-    for j in range(nb):
-        best[n_holds, j] = -np.inf
-    for r in range(n_rolls):
-        for j in range(nb):
-            best[r, j] = finals[r, j]
-    for level in range(1, rerolls + 2):
-        for r in range(n_rolls):
-            for j in range(nb):
-                sums[r, j] = best[r, j]
-        for i in range(order.shape[0]):
-            h = order[i]
-            for j in range(nb):
-                sums[h, j] = 0.0
-            for f in range(sides):
-                g = extend[h, f]
-                for j in range(nb):
-                    sums[h, j] += sums[g, j]
-            for j in range(nb):
-                sums[h, j] /= sides
-        if level == rerolls + 1:
-            for j in range(nb):
-                out[j] = sums[empty, j]
-            return
-        for h in range(n_rolls, n_holds):
-            for j in range(nb):
-                expected[h, j] = sums[h, j]
-        for r in range(n_rolls):
-            for j in range(nb):
-                expected[r, j] = finals[r, j]
-        for h in range(n_holds - 1, -1, -1):
-            for j in range(nb):
-                best[h, j] = expected[h, j]
-            for f in range(sides):
-                g = shrink[h, f]
-                for j in range(nb):
-                    best[h, j] = max(best[h, j], best[g, j])
 
 
 def _solve_members(members: np.ndarray, values: np.ndarray, offset: np.ndarray, patterns: np.ndarray,
@@ -303,7 +261,7 @@ def _solve_members(members: np.ndarray, values: np.ndarray, offset: np.ndarray, 
                    threshold: int, extend: np.ndarray, order: np.ndarray, shrink: np.ndarray, n_rolls: int,
                    empty: int, rerolls: int) -> tuple[np.ndarray, float]:  # pragma: no cover - compiled
     """The values of the states ``members`` (indices), NaN where a successor was missing, and the
-    largest final-roll value met; the DP in blocks of :data:`_BLOCK` states (:func:`_dp_block`)."""
+    largest final-roll value met; the DP in blocks of :data:`_BLOCK` states (:func:`turn_steps.turn_dp`)."""
     n_holds = extend.shape[0]
     n = members.shape[0]
     out = np.empty(n, np.float64)
@@ -313,6 +271,7 @@ def _solve_members(members: np.ndarray, values: np.ndarray, offset: np.ndarray, 
     expected = np.empty((n_holds, _BLOCK), np.float64)
     best = np.empty((n_holds + 1, _BLOCK), np.float64)
     block_out = np.empty(_BLOCK, np.float64)
+    no_policy = np.zeros((1, 1, 1), np.int64)  # each roll keeps its best hold
     missing = np.zeros(_BLOCK, np.bool_)
     largest = 0.0
     for lo in range(0, n, _BLOCK):
@@ -324,7 +283,8 @@ def _solve_members(members: np.ndarray, values: np.ndarray, offset: np.ndarray, 
                 finals[r, j] = one[r]
                 if one[r] > largest:
                     largest = one[r]
-        _dp_block(finals, nb, extend, order, shrink, n_rolls, empty, rerolls, sums, expected, best, block_out)
+        turn_dp(finals, nb, no_policy, False, extend, order, shrink, n_rolls, empty, rerolls, sums, expected, best,
+                block_out)
         for j in range(nb):
             out[lo + j] = np.nan if missing[j] else block_out[j]
     return out, largest

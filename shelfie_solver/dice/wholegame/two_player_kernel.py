@@ -2,9 +2,9 @@
 final roll's value from the item sets' worths (D8-D14, D13), then the DP over (dice, re-rolls
 left) (D6, D7), for a block of states, maximising or evaluating a fixed policy.
 
-The re-roll expectation is taken one die at a time (:func:`transitions.hold_steps`), the same
-operations as :func:`float_kernel._dp_block`: ``S[h] = (sum over sides f of S[h + f]) / sides``,
-``S`` of a full roll its value, ``E_r[h] = S[h]`` (keeping every die is stopping, D7). Each
+The re-roll expectation is taken one die at a time (:func:`transitions.hold_steps`) by the DP
+the float solitaire solver uses too (:mod:`turn_steps`): ``S[h] = (sum over sides f of
+S[h + f]) / sides``, ``S`` of a full roll its value, ``E_r[h] = S[h]`` (keeping every die is stopping, D7). Each
 ``S[h]`` is at most ``dice`` nested averages of ``sides`` non-negative terms, relative error at
 most ``gamma_n``, ``n = sides * dice`` (docs/solve-game.md, the float path), no more than the
 sparse product's ``gamma`` that :func:`two_player.gamma` states; so :func:`two_player.layer_bound`
@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 
 from shelfie_solver.core.compiled import import_numba
+from shelfie_solver.dice.wholegame import turn_steps
+from shelfie_solver.dice.wholegame.turn_steps import average_holds, turn_dp
 
 
 @dataclass(frozen=True, eq=False)
@@ -72,53 +74,13 @@ def _dp(finals: np.ndarray, holds: np.ndarray, fixed: bool, extend: np.ndarray, 
         shrink: np.ndarray, empty: int, rerolls: int, out: np.ndarray) -> None:  # pragma: no cover - compiled
     """The turn's DP for ``B`` states: ``finals (R, B)``, ``out (B,)`` the values at the start.
     ``fixed``: roll ``r`` at level ``l`` keeps ``holds[l - 1, r, j]`` (policy evaluation);
-    otherwise its best sub-hold (the maximum over the one-die shrink chain)."""
+    otherwise its best sub-hold (:func:`turn_steps.turn_dp`)."""
     n_rolls, nb = finals.shape
-    n_holds, sides = extend.shape
+    n_holds = extend.shape[0]
     sums = np.empty((n_holds, nb))
     expected = np.empty((n_holds, nb))
     best = np.empty((n_holds + 1, nb))
-    for j in range(nb):
-        best[n_holds, j] = -np.inf
-    for r in range(n_rolls):
-        for j in range(nb):
-            best[r, j] = finals[r, j]
-    for level in range(1, rerolls + 2):
-        for r in range(n_rolls):
-            for j in range(nb):
-                sums[r, j] = best[r, j]
-        for i in range(order.shape[0]):
-            h = order[i]
-            for j in range(nb):
-                sums[h, j] = 0.0
-            for f in range(sides):
-                g = extend[h, f]
-                for j in range(nb):
-                    sums[h, j] += sums[g, j]
-            for j in range(nb):
-                sums[h, j] /= sides
-        if level == rerolls + 1:
-            for j in range(nb):
-                out[j] = sums[empty, j]
-            return
-        for h in range(n_rolls, n_holds):
-            for j in range(nb):
-                expected[h, j] = sums[h, j]
-        for r in range(n_rolls):
-            for j in range(nb):
-                expected[r, j] = finals[r, j]
-        if fixed:
-            for r in range(n_rolls):
-                for j in range(nb):
-                    best[r, j] = expected[holds[level - 1, r, j], j]
-            continue
-        for h in range(n_holds - 1, -1, -1):
-            for j in range(nb):
-                best[h, j] = expected[h, j]
-            for f in range(sides):
-                g = shrink[h, f]
-                for j in range(nb):
-                    best[h, j] = max(best[h, j], best[g, j])
+    turn_dp(finals, nb, holds, fixed, extend, order, shrink, n_rolls, empty, rerolls, sums, expected, best, out)
 
 
 def _greedy(worth: np.ndarray, failed: np.ndarray, starts: np.ndarray, members: np.ndarray, hold: np.ndarray,
@@ -130,7 +92,7 @@ def _greedy(worth: np.ndarray, failed: np.ndarray, starts: np.ndarray, members: 
     more dice first, stopping first of all) within ``tie`` of the best (:func:`two_player.greedy_choices`)."""
     nb, n_sets = worth.shape
     n_rolls = starts.shape[0]
-    n_holds, sides = extend.shape
+    n_holds = extend.shape[0]
     finals = np.empty((n_rolls, nb))
     for r in range(n_rolls):
         end = members.shape[0] if r + 1 == n_rolls else starts[r + 1]
@@ -154,16 +116,7 @@ def _greedy(worth: np.ndarray, failed: np.ndarray, starts: np.ndarray, members: 
         for r in range(n_rolls):
             for j in range(nb):
                 sums[r, j] = best_roll[r, j]
-        for i in range(order.shape[0]):
-            h = order[i]
-            for j in range(nb):
-                sums[h, j] = 0.0
-            for f in range(sides):
-                g = extend[h, f]
-                for j in range(nb):
-                    sums[h, j] += sums[g, j]
-            for j in range(nb):
-                sums[h, j] /= sides
+        average_holds(sums, nb, extend, order)
         for r in range(n_rolls):
             end = hold.shape[0] if r + 1 == n_rolls else pair_starts[r + 1]
             for j in range(nb):
@@ -186,6 +139,7 @@ def kernel() -> Any | None:
     numba = import_numba()
     if numba is None:
         return None
+    globals()["turn_dp"] = turn_steps.compiled()["turn_dp"]
     try:
         return numba.njit(cache=True, nogil=True)(_finals), numba.njit(cache=True, nogil=True)(_dp)
     except RuntimeError:  # no writable cache directory
@@ -198,6 +152,7 @@ def greedy_kernel() -> Any | None:
     numba = import_numba()
     if numba is None:
         return None
+    globals()["average_holds"] = turn_steps.compiled()["average_holds"]
     try:
         return numba.njit(cache=True, nogil=True)(_greedy)
     except RuntimeError:  # no writable cache directory
