@@ -122,19 +122,9 @@ FAMILY_SHAPES = ((3, 6), (4, 5), (5, 4))
 
 def family_board(rng: np.random.Generator, shape: tuple[int, int], many: bool, name: str) -> Board:
     """One board of the held-out family (module docstring) of ``shape``: with a column needing 4
-    or 5 dice when ``many``, else every column needing 1-3 (drawn again until so)."""
-    from shelfie_solver.dice.rules import DEFAULT_RULES as rules
-
-    items = [i for i in range(len(rules.faces)) if i != rules.joker_index]
-    shelves, columns = shape
-    while True:
-        needs = tuple(int(n) for n in rng.integers(1, (random_boards.MAX_NEED if many else 3) + 1, size=columns))
-        if not many or max(needs) >= 4:
-            break
-    faces = tuple((int(f),) for f in rng.choice(items, size=shelves, replace=False))
-    values = tuple(tuple(int(rng.integers(random_boards.VALUE_RANGES[n][0], random_boards.VALUE_RANGES[n][1] + 1))
-                         for n in needs) for _ in range(shelves))
-    return Board(name, needs, faces, values)
+    or 5 dice when ``many``, else every column needing 1-3 (:func:`random_boards.spread_board`,
+    the draw of the spread training family too)."""
+    return random_boards.spread_board(rng, DEFAULT_RULES, shape, many, name)
 
 
 def held_out_family(seed: int, count: int,
