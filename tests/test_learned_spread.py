@@ -125,17 +125,38 @@ def test_train_solitaire_spread_writes_the_over_budget_tables(tmp_path, monkeypa
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     model = load_model(tmp_path / "s.json")
-    assert set(model.shapes) == {(4, 5), (5, 4)}
-    assert np.array_equal(model.shapes[(4, 5)], model.shapes[(5, 4)])
+    assert set(model.many) == {(4, 5), (5, 4)} and not model.shapes
+    assert np.array_equal(model.many[(4, 5)], model.many[(5, 4)])
     pooled = [(b, board_float_sums(b, DEFAULT_RULES))
               for b in rb.random_boards(np.random.SeedSequence(6, spawn_key=(BOARD_STREAM,)), 2, DEFAULT_RULES, 40)]
     spread = [(b, board_float_sums(b, DEFAULT_RULES))
               for b in rb.spread_boards(np.random.SeedSequence(6, spawn_key=(SPREAD_STREAM,)), 2, DEFAULT_RULES,
                                         ((2, 2),))]
     expected, _ = fit_table_sums([s for _, s in pooled + spread], DEFAULT_RULES.scoring_threshold)
-    assert np.array_equal(model.shapes[(4, 5)], expected)
+    assert np.array_equal(model.many[(4, 5)], expected)
     expected_pooled, _ = fit_table_sums([s for _, s in pooled], DEFAULT_RULES.scoring_threshold)
     assert np.array_equal(model.weights[1], expected_pooled)  # the pooled table does not see them
     trained = model.info["trained"]
     assert trained["solitaire_spread"] == 2 and "spread-family" in trained["method"]
     assert "4 x 5 and 5 x 4 table (2 pooled and 2 spread-family boards' value tables)" in result.stdout
+
+
+def test_many_dice_tables_are_used_on_boards_with_a_column_of_four_or_five_dice(tmp_path):
+    from shelfie_solver.dice.board import Board
+    from shelfie_solver.dice.learned.model_file import MANY_KEY, N_FEATURES, LearnedModel, model_text
+
+    pooled, shaped, many = (np.full((3, N_FEATURES), k, dtype=np.int64) for k in (1, 2, 3))
+    model = LearnedModel({1: pooled}, {}, {(4, 5): shaped}, {(4, 5): many, (5, 4): many})
+    path = tmp_path / "m.json"
+    path.write_text(model_text(model))
+    back = load_model(path)
+    assert MANY_KEY in path.read_text() and set(back.many) == {(4, 5), (5, 4)}
+
+    def board(columns, shelves):
+        return Board("b", columns, tuple((i,) for i in range(shelves)), ((1,) * len(columns),) * shelves)
+
+    assert back.for_board(1, board((1, 2, 3, 4, 1), 4))[0, 0] == 3  # a 4-dice column: the many-dice table
+    assert back.for_board(1, board((1, 2, 3, 3, 1), 4))[0, 0] == 2  # none: the shape's table
+    assert back.for_board(1, board((5, 2, 3, 3), 5))[0, 0] == 3
+    assert back.for_board(1, board((1, 2, 3, 3), 5))[0, 0] == 1  # no table of its shape: pooled
+    assert back.for_board(1, board((1, 4, 5), 3))[0, 0] == 1  # another shape: pooled

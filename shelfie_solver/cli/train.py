@@ -43,9 +43,9 @@ from shelfie_solver.cli.options import (board_option, force_option, jobs_option,
                    "states, 1-3 CPU-minutes each with the float solver; 150,000 states of each in the fit; "
                    "docs/train.md).")
 @click.option("--solitaire-spread", type=click.IntRange(0, 1000), default=0, show_default=True, metavar="N",
-              help="With --solitaire-boards: fit the 4 x 5 and 5 x 4 tables (the shapes over the exact budget) to "
-                   "its boards and N boards whose column needs repeat (4 x 4, 3 x 5, 5 x 3; float solver; "
-                   "docs/train.md).")
+              help="With --solitaire-boards: fit a table for 4 x 5 and 5 x 4 boards (the shapes over the exact "
+                   "budget) with a column needing 4-5 dice to its boards and N boards whose column needs "
+                   "repeat (4 x 4, 3 x 5, 5 x 3; float solver; docs/train.md).")
 @click.option("--solitaire-spread-large", type=click.IntRange(0, 100), default=0, show_default=True, metavar="N",
               help="With --solitaire-spread: also N such 4 x 5 and 5 x 4 boards (3-5 CPU-minutes each; 400,000 "
                    "states of each in the fit).")

@@ -320,12 +320,14 @@ def solve_spread(rules: Ruleset, seed: int, count: int, large: int = 0, jobs: in
 
 def over_budget_table(pooled: Sequence[tuple[Board, dict[int, Sums]]], spread: Sequence[tuple[Board, dict[int, Sums]]],
                       rules: Ruleset, report: Callable[[str], None] | None = None) -> np.ndarray:
-    """``int64 (3, N_FEATURES)``: the solitaire table of the shapes over the exact budget
-    (:data:`OVER_BUDGET_SHAPES`, where advice plays the fitted weights), fitted
+    """``int64 (3, N_FEATURES)``: the solitaire table of the boards of the shapes over the exact
+    budget (:data:`OVER_BUDGET_SHAPES`, where advice plays the fitted weights) with a column
+    needing 4-5 dice (:attr:`LearnedModel.many`; on the others it lost to the pooled table,
+    docs/strategies.md), fitted
     (:func:`fit_table_sums`, every state alike) to the pooled table's boards and the spread
     family's (:func:`solve_spread`) together. Why: the other families draw every column's need
     once, so a fit to them alone never saw a board with two or three columns of one kind, and on
-    such boards it loses most (docs/strategies.md, "A table for the boards over the budget").
+    such boards it loses most (docs/strategies.md, "Boards over the budget with a column of 4-5 dice").
     ``report`` gets one line per phase."""
     tables = [sums for _, sums in [*pooled, *spread]]
     weights, errors = fit_table_sums(tables, rules.scoring_threshold)

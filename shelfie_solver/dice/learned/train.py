@@ -199,7 +199,8 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
             spread family near the exact budget (whole tables) and over it (4 x 5 and 5 x 4,
             sampled states; :func:`fit_solved.solve_spread`), for the table of the shapes over
             the budget (:func:`fit_solved.over_budget_table`, kept as the 4 x 5 and 5 x 4 tables
-            of :attr:`LearnedModel.shapes`); not in the pooled ``weights[1]``.
+            of :attr:`LearnedModel.many`: boards with a column needing 4-5 dice); not in the pooled
+            ``weights[1]``.
 
     Raises:
         TrainError: settings out of range, or the checkpoint cannot be written.
@@ -288,18 +289,19 @@ def _check_spread(settings: Settings) -> None:
 
 def _solitaire_fit(settings: Settings, rules: Ruleset, done: list[LearnedModel], jobs: int, scheduler: Any,
                    progress: Callable[[int], None] | None,
-                   report: Callable[[str], None] | None) -> tuple[np.ndarray | None, dict[tuple[int, int], np.ndarray]]:
+                   report: Callable[[str], None] | None) -> tuple[np.ndarray | None, dict[tuple[int, int], np.ndarray],
+                                                            dict[tuple[int, int], np.ndarray]]:
     """With ``solitaire_boards``, the solitaire weights fitted to solved boards
     (:mod:`learned.fit_solved`) and the tables per board shape, or those of the checkpoint's last
     iteration when it holds one (``progress`` told of the boards at once); else ``(None, {})``."""
     boards, hard, large = settings.solitaire_boards, settings.solitaire_hard, settings.solitaire_large
     spread, spread_large = settings.solitaire_spread, settings.solitaire_spread_large
     if not boards:
-        return None, {}
+        return None, {}, {}
     if done:
         if progress:
             progress(boards + hard + large + spread + spread_large)
-        return done[-1].weights[1], done[-1].shapes
+        return done[-1].weights[1], done[-1].shapes, done[-1].many
     solved = solve_boards(rules, settings.seed, boards, jobs, scheduler, progress, hard=hard,
                           float_solve=settings.solitaire_float, large=large)
     # the large boards serve their own shapes' tables only: in the pooled table (the other
@@ -308,11 +310,12 @@ def _solitaire_fit(settings: Settings, rules: Ruleset, done: list[LearnedModel],
     pooled = solved[: len(solved) - large]
     solitaire = pooled_fit(pooled, rules, report, boards_named(boards, settings.solitaire_float, hard))
     shapes = fit_shapes(solved, rules, settings.solitaire_shapes, report) if settings.solitaire_shapes else {}
+    many = {}
     if spread or spread_large:
         table = over_budget_table(pooled, solve_spread(rules, settings.seed, spread, spread_large, jobs, scheduler,
                                                        progress), rules, report)
-        shapes.update({shape: table for shape in OVER_BUDGET_SHAPES})
-    return solitaire, shapes
+        many = {shape: table for shape in OVER_BUDGET_SHAPES}
+    return solitaire, shapes, many
 
 
 def _check_shapes_can_be_fitted(boards: int, hard: int, shapes: int, large: int) -> None:
@@ -345,12 +348,12 @@ def _iterate(board: Board, rules: Ruleset, games: int, iterations: int, jobs: in
              report: Callable[[str], None] | None, scheduler: Any, solitaire_boards: int, settings: Settings,
              inputs: str, done: list[LearnedModel], tree: list[list[np.random.SeedSequence]],
              model: LearnedModel | None,
-             fitted: tuple[np.ndarray | None, dict[tuple[int, int], np.ndarray]],
+             fitted: tuple[np.ndarray | None, dict[tuple[int, int], np.ndarray], dict[tuple[int, int], np.ndarray]],
              written: list[int]) -> LearnedModel:
     """The iterations of :func:`train` not in the checkpoint yet; ``written[0]`` counts those the
     checkpoint holds; ``fitted`` the solitaire weights from the value tables (or None) and the
     tables per board shape."""
-    solitaire, shapes = fitted
+    solitaire, shapes, many = fitted
     for k in range(iterations):
         if k < len(done):
             if progress:
@@ -359,7 +362,7 @@ def _iterate(board: Board, rules: Ruleset, games: int, iterations: int, jobs: in
         weights = _fit_iteration(k, board, rules, games, jobs, counts, progress, report, scheduler, tree[k], model,
                                  solitaire)
         method = _method(settings, solitaire is not None, shapes)
-        model = LearnedModel(weights, {"trained": {**settings.as_dict(), "method": method}}, shapes)
+        model = LearnedModel(weights, {"trained": {**settings.as_dict(), "method": method}}, shapes, many)
         check_weights(model, "the fitted weights")  # what learned:FILE would refuse is never written
         done.append(model)
         _write_checkpoint(checkpoint, settings, done, inputs)
@@ -424,7 +427,8 @@ def _method(settings: Settings, solitaire: bool, shapes: dict[tuple[int, int], n
             method += (f", the 4x5 and 5x4 ones from {LARGE_SAMPLE:,} states of each float value table of "
                        f"{settings.solitaire_large} large-family boards (not in the pooled table)")
         if settings.solitaire_spread or settings.solitaire_spread_large:
-            method += (f"; the 4x5 and 5x4 tables (the shapes over the exact budget) fitted to those boards and "
+            method += (f"; on 4x5 and 5x4 boards (the shapes over the exact budget) with a column needing 4-5 dice "
+                       f"a table fitted to those boards and "
                        f"the float value tables of {settings.solitaire_spread} spread-family boards (column needs "
                        f"drawn with repetition) of 4x4, 3x5 and 5x3 and {SPREAD_SAMPLE:,} states of each of "
                        f"{settings.solitaire_spread_large} of 4x5 and 5x4 (not in the pooled table)")
