@@ -47,7 +47,7 @@ from shelfie_solver.cli.options import (board_option, force_option, jobs_option,
                    "budget) with a column needing 4-5 dice to its boards and N boards whose column needs "
                    "repeat (4 x 4, 3 x 5, 5 x 3; float solver; docs/train.md).")
 @click.option("--solitaire-spread-large", type=click.IntRange(0, 100), default=0, show_default=True, metavar="N",
-              help="With --solitaire-spread: also N such 4 x 5 and 5 x 4 boards (3-5 CPU-minutes each; 400,000 "
+              help="With --solitaire-boards: also N such 4 x 5 and 5 x 4 boards (3-5 CPU-minutes each; 400,000 "
                    "states of each in the fit).")
 @click.option("--solitaire-shapes", type=click.IntRange(0, 1000), default=0, show_default=True, metavar="K",
               help="With --solitaire-boards: also fit a table of its own for each board shape (shelves x "
