@@ -51,7 +51,7 @@ from shelfie_solver.core.parallel import Interrupted
 import numpy as np
 
 from shelfie_solver.dice.board import Board, board_to_dict, load_board
-from shelfie_solver.dice.learned.model_file import default_model, model_named
+from shelfie_solver.dice.learned.model_file import MANY_DICE, default_model, model_named
 from shelfie_solver.dice.rules import DEFAULT_RULES
 from shelfie_solver.dice.simulate import simulate
 from shelfie_solver.dice.strategies import parse_players
@@ -78,13 +78,17 @@ def drawable(board: Board) -> bool:
 
 
 def table_used(player: str, board: Board) -> str:
-    """Which solitaire weights a ``learned`` or ``learned:FILE`` player uses on ``board``: its
+    """Which solitaire weights a ``learned`` or ``learned:FILE`` player uses on ``board``: the
+    table of its shape's boards with a column needing 4-5 dice (``LearnedModel.many``), its
     shape's own table (``LearnedModel.for_board``, docs/train.md "Tables per board shape") or the
     pooled one; "—" for another player."""
     if not player.strip().lower().startswith("learned"):
         return "—"
     model = model_named(player) or default_model()
-    return f"{board.n_shelves} × {board.n_columns}" if (board.n_shelves, board.n_columns) in model.shapes else "pooled"
+    shape = (board.n_shelves, board.n_columns)
+    if shape in model.many and max(board.columns) >= MANY_DICE:
+        return f"{board.n_shelves} × {board.n_columns}, 4-5 dice"
+    return f"{board.n_shelves} × {board.n_columns}" if shape in model.shapes else "pooled"
 
 
 def optimum(path: str, cache: Path, tables: Path | None) -> tuple[float, float, float]:
@@ -122,19 +126,9 @@ FAMILY_SHAPES = ((3, 6), (4, 5), (5, 4))
 
 def family_board(rng: np.random.Generator, shape: tuple[int, int], many: bool, name: str) -> Board:
     """One board of the held-out family (module docstring) of ``shape``: with a column needing 4
-    or 5 dice when ``many``, else every column needing 1-3 (drawn again until so)."""
-    from shelfie_solver.dice.rules import DEFAULT_RULES as rules
-
-    items = [i for i in range(len(rules.faces)) if i != rules.joker_index]
-    shelves, columns = shape
-    while True:
-        needs = tuple(int(n) for n in rng.integers(1, (random_boards.MAX_NEED if many else 3) + 1, size=columns))
-        if not many or max(needs) >= 4:
-            break
-    faces = tuple((int(f),) for f in rng.choice(items, size=shelves, replace=False))
-    values = tuple(tuple(int(rng.integers(random_boards.VALUE_RANGES[n][0], random_boards.VALUE_RANGES[n][1] + 1))
-                         for n in needs) for _ in range(shelves))
-    return Board(name, needs, faces, values)
+    or 5 dice when ``many``, else every column needing 1-3 (:func:`random_boards.spread_board`,
+    the draw of the spread training family too)."""
+    return random_boards.spread_board(rng, DEFAULT_RULES, shape, many, name)
 
 
 def held_out_family(seed: int, count: int,

@@ -510,12 +510,16 @@ def test_learned_vs_optimum_bad_cache_seed_and_damaged_cache(tmp_path):
 def test_shipped_file_plays_the_pooled_table_over_the_exact_budget(rules):
     """The shipped solitaire tables per shape are those of the training family's shapes; 4 x 5
     and 5 x 4 boards (over the exact budget, where advice plays the fitted weights) use the
-    pooled table: their own tables, fitted to 3 sampled large boards each, lost to it on every
-    board of the validation family (docs/strategies.md, "Pooled over the exact budget")."""
+    pooled table unless a column needs 4-5 dice: their own tables, fitted to 3 sampled large
+    boards each, lost to it on every board of the validation family (docs/strategies.md, "Pooled
+    over the exact budget"); on those with a column of 4-5 dice the many-dice table (fitted with
+    the spread family, ``train --solitaire-spread``) won there, on the others it lost."""
     model = load_model(SHIPPED)
     assert set(model.shapes) == set(rb.shapes(rules)) | {(2, 5), (3, 5)}
+    assert set(model.many) == {(4, 5), (5, 4)}
     for shape in ((4, 5), (5, 4)):
         shelves, columns = shape
-        board = Board("b", tuple(range(1, columns + 1)), tuple((i,) for i in range(shelves)),
-                      tuple(tuple([1] * columns) for _ in range(shelves)))
-        assert model.for_board(1, board) is model.weights[1]
+        for needs, table in ((tuple(range(1, columns + 1)), model.many[shape]), ((3,) * columns, model.weights[1])):
+            board = Board("b", needs, tuple((i,) for i in range(shelves)),
+                          tuple(tuple([1] * columns) for _ in range(shelves)))
+            assert model.for_board(1, board) is table

@@ -273,3 +273,66 @@ def _sums(board: Board, rules: Ruleset, values: Mapping[tuple[int, int], Fractio
             y = np.array(targets[p], dtype=object)
             out[p] = Sums(x.T @ x * TABLE_SCALE, x.T @ y, len(y), int((y * y).sum()) // TABLE_SCALE)
     return out
+
+
+#: The spawn keys, under ``SeedSequence(seed)``, of the spread family's boards over the exact
+#: budget (``(SPREAD_LARGE_STREAM,)``; ``(SPREAD_LARGE_STREAM, 1)`` their samples of states) and
+#: of its boards near the budget (``(SPREAD_STREAM,)``), :func:`solve_spread`.
+SPREAD_LARGE_STREAM = 103
+SPREAD_STREAM = 104
+#: States of a spread-family board over the budget in the fit (:func:`solve_spread`).
+SPREAD_SAMPLE = 400_000
+#: The shapes whose table the spread family's fit is (:func:`over_budget_table`): those over the
+#: default exact budget, where advice plays the fitted weights (docs/solve-game.md).
+OVER_BUDGET_SHAPES = ((4, 5), (5, 4))
+
+
+def solve_spread(rules: Ruleset, seed: int, count: int, large: int = 0, jobs: int = 1, scheduler: Any = None,
+                 progress: Callable[[int], None] | None = None, shapes: tuple[tuple[int, int], ...] | None = None,
+                 large_shapes: tuple[tuple[int, int], ...] | None = None) -> list[tuple[Board, dict[int, Sums]]]:
+    """The spread family's boards (:func:`random_boards.spread_boards`: column needs drawn with
+    repetition, half with a column needing 4-5 dice) with the sums of their float value tables
+    (:func:`board_float_sums`): ``count`` boards of :data:`random_boards.SPREAD_SHAPES` (4 x 4,
+    3 x 5, 5 x 3 in turn; every state) from ``SeedSequence(seed, spawn_key=(SPREAD_STREAM,))``, and
+    ``large`` boards of 4 x 5 and 5 x 4 in turn from ``(SPREAD_LARGE_STREAM,)``, each with
+    :data:`SPREAD_SAMPLE` of its states drawn uniformly without replacement from child ``i`` of
+    ``(SPREAD_LARGE_STREAM, 1)``. One task per board (``jobs`` processes or the dask
+    ``scheduler``; the sums are exact integers, so the fit does not depend on them); ``progress``
+    gets 1 per board. ``shapes`` and ``large_shapes`` replace the two lists of shapes (tests).
+
+    Raises:
+        TrainError: the ruleset cannot hold the family's boards (too few item faces).
+    """
+    from shelfie_solver.dice.wholegame.random_boards import LARGE_SHAPES, SPREAD_SHAPES, spread_boards
+
+    try:
+        near = spread_boards(np.random.SeedSequence(seed, spawn_key=(SPREAD_STREAM,)), count, rules,
+                             shapes or SPREAD_SHAPES)
+        big = spread_boards(np.random.SeedSequence(seed, spawn_key=(SPREAD_LARGE_STREAM,)), large, rules,
+                            large_shapes or LARGE_SHAPES, "spread large")
+    except ValueError as error:
+        raise TrainError(f"--solitaire-spread: {error}") from None
+    samples = np.random.SeedSequence(seed, spawn_key=(SPREAD_LARGE_STREAM, 1)).spawn(large)
+    tasks: list[tuple[Any, ...]] = [(board, rules) for board in near]
+    tasks += [(board, rules, SPREAD_SAMPLE, sample) for board, sample in zip(big, samples)]
+    return list(zip(near + big, run_tasks(board_float_sums, tasks, jobs, progress, scheduler)))
+
+
+def over_budget_table(pooled: Sequence[tuple[Board, dict[int, Sums]]], spread: Sequence[tuple[Board, dict[int, Sums]]],
+                      rules: Ruleset, report: Callable[[str], None] | None = None) -> np.ndarray:
+    """``int64 (3, N_FEATURES)``: the solitaire table of the boards of the shapes over the exact
+    budget (:data:`OVER_BUDGET_SHAPES`, where advice plays the fitted weights) with a column
+    needing 4-5 dice (:attr:`LearnedModel.many`; on the others it lost to the pooled table,
+    docs/strategies.md), fitted
+    (:func:`fit_table_sums`, every state alike) to the pooled table's boards and the spread
+    family's (:func:`solve_spread`) together. Why: the other families draw every column's need
+    once, so a fit to them alone never saw a board with two or three columns of one kind, and on
+    such boards it loses most (docs/strategies.md, "Boards over the budget with a column of 4-5 dice").
+    ``report`` gets one line per phase."""
+    tables = [sums for _, sums in [*pooled, *spread]]
+    weights, errors = fit_table_sums(tables, rules.scoring_threshold)
+    if report:
+        for p, rms in sorted(errors.items()):
+            report(f"4 x 5 and 5 x 4 table ({len(pooled)} pooled and {len(spread)} spread-family boards' value "
+                   f"tables), 1 player, phase {p}: {sum(t[p].count for t in tables)} states, RMS error {rms:.2f} points")
+    return weights

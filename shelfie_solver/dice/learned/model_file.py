@@ -67,11 +67,15 @@ class LearnedModel:
         shapes: solitaire weights per board shape ``(shelves, columns)`` -> ``int64 (3,
             N_FEATURES)`` (``train --solitaire-shapes``, docs/train.md): a solitaire game on a
             board of such a shape uses them instead of ``weights[1]`` (:meth:`for_board`).
+        many: solitaire weights per board shape for the boards of that shape with a column
+            needing at least :data:`MANY_DICE` dice (D3; ``train --solitaire-spread``,
+            docs/train.md): used before :attr:`shapes` on such a board.
     """
 
     weights: dict[int, np.ndarray]
     info: dict[str, Any] = field(default_factory=dict)
     shapes: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
+    many: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
 
     def verify_players(self, players: int, name: str) -> None:
         """Refuse a game of ``players`` seats that this file has no weights for (``train
@@ -94,9 +98,14 @@ class LearnedModel:
     def for_board(self, players: int, board: Board) -> np.ndarray:
         """``(3, N_FEATURES)`` weights for a game of ``players`` seats on ``board``: in solitaire
         the table fitted to boards of its shape (shelves x columns) when the file has one
-        (:attr:`shapes`), else :meth:`for_players`."""
+        (:attr:`shapes`; on a board with a column needing :data:`MANY_DICE` or more dice the
+        table of :attr:`many` first), else :meth:`for_players`."""
         if players == 1:
-            shaped = self.shapes.get((board.n_shelves, board.n_columns))
+            shape = (board.n_shelves, board.n_columns)
+            many = self.many.get(shape) if max(board.columns, default=0) >= MANY_DICE else None
+            if many is not None:
+                return many
+            shaped = self.shapes.get(shape)
             if shaped is not None:
                 return shaped
         return self.for_players(players)
@@ -104,17 +113,22 @@ class LearnedModel:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (what :func:`model_from_dict` reads)."""
         shapes = {SHAPES_KEY: {shape_key(shape): _phase_rows(w) for shape, w in sorted(self.shapes.items())}}
+        many = {MANY_KEY: {shape_key(shape): _phase_rows(w) for shape, w in sorted(self.many.items())}}
         return {"format": MODEL_FORMAT, "weight_scale": WEIGHT_SCALE, "features": list(FEATURE_NAMES),
                 **self.info,
                 "weights": {str(n): _phase_rows(w) for n, w in sorted(self.weights.items())},
-                **(shapes if self.shapes else {})}
+                **(shapes if self.shapes else {}), **(many if self.many else {})}
 
 
 #: The parameter file's key of :attr:`LearnedModel.shapes`: ``{"SxC": {phase: [weights]}}``.
 SHAPES_KEY = "solitaire_shapes"
-#: Every top-level key of a parameter file (``trained``, how the weights were made, and
-#: :data:`SHAPES_KEY` optional); any other is refused.
-MODEL_KEYS = ("format", "weight_scale", "features", "trained", "weights", SHAPES_KEY)
+#: The parameter file's key of :attr:`LearnedModel.many`, of the same form as :data:`SHAPES_KEY`'s.
+MANY_KEY = "solitaire_many_dice"
+#: A column needing at least so many dice (D3) makes a board use :attr:`LearnedModel.many`.
+MANY_DICE = 4
+#: Every top-level key of a parameter file (``trained``, how the weights were made,
+#: :data:`SHAPES_KEY` and :data:`MANY_KEY` optional); any other is refused.
+MODEL_KEYS = ("format", "weight_scale", "features", "trained", "weights", SHAPES_KEY, MANY_KEY)
 
 
 def shape_key(shape: tuple[int, int]) -> str:
@@ -133,7 +147,7 @@ def check_weights(model: LearnedModel, source: str) -> None:
     Raises:
         ModelError: a weight beyond the bound (one line naming ``source``).
     """
-    tables = [*model.weights.values(), *model.shapes.values()]
+    tables = [*model.weights.values(), *model.shapes.values(), *model.many.values()]
     worst = max((int(np.abs(w).max()) for w in tables), default=0)
     if worst > MAX_WEIGHT:
         raise ModelError(f"{source}: a weight of {worst:,} is beyond ±{MAX_WEIGHT:,} (the objective computes in "
@@ -160,11 +174,12 @@ def model_from_dict(data: Any, source: str = "parameters") -> LearnedModel:
     if not weights:
         raise ModelError(f"{source}: no weights")
     shapes = _shape_tables(data.get(SHAPES_KEY, {}), source)
+    many = _shape_tables(data.get(MANY_KEY, {}), source, MANY_KEY)
     unknown = sorted(set(data) - set(MODEL_KEYS))
     if unknown:  # a misspelt "solitaire_shapez" would be ignored silently
         raise ModelError(f"{source}: unknown key {shorten(unknown[0])}; expected only {', '.join(MODEL_KEYS)} "
                          "(docs/formats.md)")
-    return LearnedModel(weights, {"trained": data["trained"]} if "trained" in data else {}, shapes)
+    return LearnedModel(weights, {"trained": data["trained"]} if "trained" in data else {}, shapes, many)
 
 
 def _players_key(text: str) -> int:
@@ -194,8 +209,9 @@ def _phase_table(rows: Any, source: str) -> np.ndarray:
     return table
 
 
-def _shape_tables(data: Any, source: str) -> dict[tuple[int, int], np.ndarray]:
-    """:attr:`LearnedModel.shapes` from the file's :data:`SHAPES_KEY` entry.
+def _shape_tables(data: Any, source: str, key_name: str = SHAPES_KEY) -> dict[tuple[int, int], np.ndarray]:
+    """:attr:`LearnedModel.shapes` from the file's :data:`SHAPES_KEY` entry (or
+    :attr:`LearnedModel.many` from ``key_name`` :data:`MANY_KEY`'s).
 
     Raises:
         ModelError: not ``{"SxC": {phase: [weights]}}`` with 1-7 shelves and columns (D3).
@@ -210,7 +226,7 @@ def _shape_tables(data: Any, source: str) -> dict[tuple[int, int], np.ndarray]:
     except ModelError:
         raise
     except (KeyError, ValueError, TypeError, AttributeError, OverflowError):
-        raise ModelError(f"{source}: \"{SHAPES_KEY}\" must map board shapes such as \"2x5\" (shelves x columns) to "
+        raise ModelError(f"{source}: \"{key_name}\" must map board shapes such as \"2x5\" (shelves x columns) to "
                          f"phases {PHASES} of {N_FEATURES} whole numbers") from None
     return shapes
 
@@ -274,7 +290,7 @@ def model_text(model: LearnedModel) -> str:
     import json  # (start-up: advise reads no JSON)
 
     data = model.to_dict()
-    tables = {key: data.pop(key) for key in ("weights", SHAPES_KEY) if key in data}
+    tables = {key: data.pop(key) for key in ("weights", SHAPES_KEY, MANY_KEY) if key in data}
     head = json.dumps(data, indent=1)[:-2]
     blocks = []
     for key, entries in tables.items():

@@ -37,7 +37,9 @@ from shelfie_solver.core.files import FileWriteError, check_overwrite, json_kind
 from shelfie_solver.dice.game.events import Game, GameOver, Pass, Roll, Start, apply_to_sheets, place_in_round
 from shelfie_solver.dice.game.turn import play_seeded
 from shelfie_solver.dice.sheet_rules import end_trigger_shelves
-from shelfie_solver.dice.learned.fit_solved import LARGE_SAMPLE, boards_named, fit_shapes, pooled_fit, solve_boards
+from shelfie_solver.dice.learned.fit_solved import (LARGE_SAMPLE, OVER_BUDGET_SHAPES, SPREAD_SAMPLE, boards_named,
+                                                    fit_shapes, over_budget_table, pooled_fit, solve_boards,
+                                                    solve_spread)
 from shelfie_solver.dice.learned.fitting import Sums, TrainError, basis, chunks, fit, run_tasks
 from shelfie_solver.dice.learned.model_file import (GLOBAL_FEATURES, N_FEATURES, PHASES, LearnedModel, check_weights,
                                                     model_from_dict, shape_key)
@@ -139,6 +141,8 @@ class Settings:
     solitaire_float: bool = False
     solitaire_shapes: int = 0
     solitaire_large: int = 0
+    solitaire_spread: int = 0
+    solitaire_spread_large: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         extra: dict[str, Any] = {"solitaire_boards": self.solitaire_boards} if self.solitaire_boards else {}
@@ -150,6 +154,9 @@ class Settings:
             extra["solitaire_shapes"] = self.solitaire_shapes
         if self.solitaire_large:
             extra["solitaire_large"] = self.solitaire_large
+        if self.solitaire_spread or self.solitaire_spread_large:
+            extra["solitaire_spread"] = self.solitaire_spread
+            extra["solitaire_spread_large"] = self.solitaire_spread_large
         return {"seed": self.seed, "games": self.games, "iterations": self.iterations,
                 "players": list(self.players), "board": self.board, "rules": self.rules, **extra}
 
@@ -159,7 +166,8 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
           progress: Callable[[int], None] | None = None,
           report: Callable[[str], None] | None = None, scheduler: Any = None,
           solitaire_boards: int = 0, solitaire_hard: int = 0, solitaire_float: bool = False,
-          solitaire_shapes: int = 0, solitaire_large: int = 0, force: bool = False) -> LearnedModel:
+          solitaire_shapes: int = 0, solitaire_large: int = 0, force: bool = False,
+          solitaire_spread: int = 0, solitaire_spread_large: int = 0) -> LearnedModel:
     """Fit the ``learned`` parameters by self-play (module docstring).
 
     Args:
@@ -187,13 +195,19 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
         solitaire_large: with ``solitaire_boards``, so many 4 x 5 and 5 x 4 boards of the large
             family too (:func:`fit_solved.solve_boards` ``large``), for the tables per shape only (not in the
             pooled ``weights[1]``).
+        solitaire_spread, solitaire_spread_large: with ``solitaire_boards``, so many boards of the
+            spread family near the exact budget (whole tables) and over it (4 x 5 and 5 x 4,
+            sampled states; :func:`fit_solved.solve_spread`), for the table of the shapes over
+            the budget (:func:`fit_solved.over_budget_table`, kept as the 4 x 5 and 5 x 4 tables
+            of :attr:`LearnedModel.many`: boards with a column needing 4-5 dice); not in the pooled
+            ``weights[1]``.
 
     Raises:
         TrainError: settings out of range, or the checkpoint cannot be written.
     """
     counts = tuple(sorted(set(players)))
     settings = Settings(seed, games, iterations, counts, board.name, rules.name, solitaire_boards, solitaire_hard,
-                        solitaire_float, solitaire_shapes, solitaire_large)
+                        solitaire_float, solitaire_shapes, solitaire_large, solitaire_spread, solitaire_spread_large)
     _check_settings(settings, jobs)
     inputs = _inputs_fingerprint(board, rules)
     done = _read_checkpoint(checkpoint, settings, inputs, force)
@@ -251,21 +265,43 @@ def _check_settings(settings: Settings, jobs: int) -> None:
         raise TrainError("--solitaire-shapes fits tables to the --solitaire-boards boards: expected "
                          "--solitaire-boards N beside it")
     _check_shapes_can_be_fitted(solitaire_boards, solitaire_hard, solitaire_shapes, solitaire_large)
+    _check_spread(settings)
+
+
+def _check_spread(settings: Settings) -> None:
+    """Refuse ``--solitaire-spread`` / ``--solitaire-spread-large`` settings that do not go
+    together: negative, without ``--solitaire-boards``, or with ``--solitaire-large`` (both would
+    make the 4 x 5 and 5 x 4 tables).
+
+    Raises:
+        TrainError: one line naming the options and the expected form.
+    """
+    spread, large = settings.solitaire_spread, settings.solitaire_spread_large
+    if spread < 0 or large < 0:
+        raise TrainError(f"--solitaire-spread and --solitaire-spread-large: expected counts >= 0; got {spread} and "
+                         f"{large}")
+    if (spread or large) and not settings.solitaire_boards:
+        raise TrainError("--solitaire-spread adds boards to --solitaire-boards: expected --solitaire-boards N beside it")
+    if (spread or large) and settings.solitaire_large:
+        raise TrainError("--solitaire-spread and --solitaire-large both make the 4 x 5 and 5 x 4 tables: expected "
+                         "one of them")
 
 
 def _solitaire_fit(settings: Settings, rules: Ruleset, done: list[LearnedModel], jobs: int, scheduler: Any,
                    progress: Callable[[int], None] | None,
-                   report: Callable[[str], None] | None) -> tuple[np.ndarray | None, dict[tuple[int, int], np.ndarray]]:
+                   report: Callable[[str], None] | None) -> tuple[np.ndarray | None, dict[tuple[int, int], np.ndarray],
+                                                            dict[tuple[int, int], np.ndarray]]:
     """With ``solitaire_boards``, the solitaire weights fitted to solved boards
     (:mod:`learned.fit_solved`) and the tables per board shape, or those of the checkpoint's last
     iteration when it holds one (``progress`` told of the boards at once); else ``(None, {})``."""
     boards, hard, large = settings.solitaire_boards, settings.solitaire_hard, settings.solitaire_large
+    spread, spread_large = settings.solitaire_spread, settings.solitaire_spread_large
     if not boards:
-        return None, {}
+        return None, {}, {}
     if done:
         if progress:
-            progress(boards + hard + large)
-        return done[-1].weights[1], done[-1].shapes
+            progress(boards + hard + large + spread + spread_large)
+        return done[-1].weights[1], done[-1].shapes, done[-1].many
     solved = solve_boards(rules, settings.seed, boards, jobs, scheduler, progress, hard=hard,
                           float_solve=settings.solitaire_float, large=large)
     # the large boards serve their own shapes' tables only: in the pooled table (the other
@@ -274,7 +310,12 @@ def _solitaire_fit(settings: Settings, rules: Ruleset, done: list[LearnedModel],
     pooled = solved[: len(solved) - large]
     solitaire = pooled_fit(pooled, rules, report, boards_named(boards, settings.solitaire_float, hard))
     shapes = fit_shapes(solved, rules, settings.solitaire_shapes, report) if settings.solitaire_shapes else {}
-    return solitaire, shapes
+    many = {}
+    if spread or spread_large:
+        table = over_budget_table(pooled, solve_spread(rules, settings.seed, spread, spread_large, jobs, scheduler,
+                                                       progress), rules, report)
+        many = {shape: table for shape in OVER_BUDGET_SHAPES}
+    return solitaire, shapes, many
 
 
 def _check_shapes_can_be_fitted(boards: int, hard: int, shapes: int, large: int) -> None:
@@ -307,12 +348,12 @@ def _iterate(board: Board, rules: Ruleset, games: int, iterations: int, jobs: in
              report: Callable[[str], None] | None, scheduler: Any, solitaire_boards: int, settings: Settings,
              inputs: str, done: list[LearnedModel], tree: list[list[np.random.SeedSequence]],
              model: LearnedModel | None,
-             fitted: tuple[np.ndarray | None, dict[tuple[int, int], np.ndarray]],
+             fitted: tuple[np.ndarray | None, dict[tuple[int, int], np.ndarray], dict[tuple[int, int], np.ndarray]],
              written: list[int]) -> LearnedModel:
     """The iterations of :func:`train` not in the checkpoint yet; ``written[0]`` counts those the
     checkpoint holds; ``fitted`` the solitaire weights from the value tables (or None) and the
     tables per board shape."""
-    solitaire, shapes = fitted
+    solitaire, shapes, many = fitted
     for k in range(iterations):
         if k < len(done):
             if progress:
@@ -321,7 +362,7 @@ def _iterate(board: Board, rules: Ruleset, games: int, iterations: int, jobs: in
         weights = _fit_iteration(k, board, rules, games, jobs, counts, progress, report, scheduler, tree[k], model,
                                  solitaire)
         method = _method(settings, solitaire is not None, shapes)
-        model = LearnedModel(weights, {"trained": {**settings.as_dict(), "method": method}}, shapes)
+        model = LearnedModel(weights, {"trained": {**settings.as_dict(), "method": method}}, shapes, many)
         check_weights(model, "the fitted weights")  # what learned:FILE would refuse is never written
         done.append(model)
         _write_checkpoint(checkpoint, settings, done, inputs)
@@ -385,6 +426,12 @@ def _method(settings: Settings, solitaire: bool, shapes: dict[tuple[int, int], n
         if settings.solitaire_large:
             method += (f", the 4x5 and 5x4 ones from {LARGE_SAMPLE:,} states of each float value table of "
                        f"{settings.solitaire_large} large-family boards (not in the pooled table)")
+        if settings.solitaire_spread or settings.solitaire_spread_large:
+            method += (f"; on 4x5 and 5x4 boards (the shapes over the exact budget) with a column needing 4-5 dice "
+                       f"a table fitted to those boards and "
+                       f"the float value tables of {settings.solitaire_spread} spread-family boards (column needs "
+                       f"drawn with repetition) of 4x4, 3x5 and 5x3 and {SPREAD_SAMPLE:,} states of each of "
+                       f"{settings.solitaire_spread_large} of 4x5 and 5x4 (not in the pooled table)")
     return method
 
 

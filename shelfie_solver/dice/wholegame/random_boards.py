@@ -24,6 +24,14 @@ The **large family** (:func:`large_boards`, ``train --solitaire-large``): 4 x 5 
 drawn the same way (about 4.7-4.8 million states each, solved with the float solver in minutes),
 for the boards beyond the other families' sizes (the default 5 x 5 board among them).
 
+The **spread family** (:func:`spread_boards`, ``train --solitaire-spread``): boards drawn like
+the held-out families of ``benchmarks/learned_vs_optimum.py --family`` (:func:`spread_board`):
+column needs drawn *with* repetition (a 5 x 4 board may need 3, 1, 3, 3 dice), half of the boards
+with a column needing 4 or 5 dice and the other half none, one item face per shelf; of the shapes
+nearest the exact budget that solve in seconds (:data:`SPREAD_SHAPES`: 4 x 4, 3 x 5, 5 x 3) and
+of the shapes over it (:data:`LARGE_SHAPES`, sampled states). The other families draw needs
+without repetition, so a board with three columns of one kind was never in a fit.
+
 Randomness: board ``i`` is drawn from its own child ``i`` of the ``SeedSequence`` given, so the
 boards depend on the seed only.
 """
@@ -207,3 +215,47 @@ def _distinct_boards(seed: np.random.SeedSequence, count: int,
         seen.add(key)
         out.append(board)
     return out
+
+
+#: Shapes of the spread family's whole tables (:func:`spread_boards`), taken in turn: the shapes
+#: nearest the exact budget that the float solver does in seconds (266,625, 122,047 and 112,847
+#: non-terminal states).
+SPREAD_SHAPES = ((4, 4), (3, 5), (5, 3))
+
+
+def spread_board(rng: np.random.Generator, rules: Ruleset, shape: tuple[int, int], many: bool, name: str) -> Board:
+    """One board of ``shape`` (shelves, columns) as the spread family and the held-out families
+    draw them (module docstring): each column's need drawn uniformly from 1..:data:`MAX_NEED`
+    with repetition when ``many`` (drawn again until some column needs 4 or 5 dice, D3), else
+    from 1..3; one item face per shelf, all different; values from :data:`VALUE_RANGES`.
+
+    Raises:
+        ValueError: the ruleset has fewer item faces than ``shape`` has shelves.
+    """
+    items = [i for i in range(len(rules.faces)) if i != rules.joker_index]
+    shelves, columns = shape
+    if shelves > len(items):
+        raise ValueError(f"a board of {shelves} shelves needs {shelves} item faces; the ruleset has {len(items)}")
+    while True:
+        needs = tuple(int(n) for n in rng.integers(1, (MAX_NEED if many else 3) + 1, size=columns))
+        if not many or max(needs) >= 4:
+            break
+    faces = tuple((int(f),) for f in rng.choice(items, size=shelves, replace=False))
+    values = tuple(tuple(int(rng.integers(VALUE_RANGES[n][0], VALUE_RANGES[n][1] + 1)) for n in needs)
+                   for _ in range(shelves))
+    return Board(name, needs, faces, values)
+
+
+def spread_boards(seed: np.random.SeedSequence, count: int, rules: Ruleset,
+                  shapes: tuple[tuple[int, int], ...] = SPREAD_SHAPES, name: str = "spread") -> list[Board]:
+    """``count`` different boards of the spread family (module docstring): board ``i`` (named
+    ``NAME i``, 1-based) of shape ``shapes[i % len(shapes)]``, with a column needing 4-5 dice
+    when ``(i // len(shapes))`` is even (so each shape gets both halves in turn), drawn by
+    :func:`spread_board` from child ``i`` of ``seed``, again while it is a :data:`HELD_OUT` board
+    or an earlier one up to relabelling.
+
+    Raises:
+        ValueError: as :func:`spread_board`.
+    """
+    return _distinct_boards(seed, count, lambda rng, i: spread_board(
+        rng, rules, shapes[i % len(shapes)], (i // len(shapes)) % 2 == 0, f"{name} {i + 1}"))
