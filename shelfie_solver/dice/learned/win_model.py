@@ -49,10 +49,10 @@ from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import end_trigger_shelves, failed_result_shelves, markings_end_game, triggers_end
 
 #: The numbers of players for which the objective ``win`` plays by the model (with others it would
-#: play ``learned`` outside the exact turns). Every count: against ``learned`` seats the model's
-#: advice reaches the fair share pooled over 2000 games each (2, 3, 4 players; one 600-game
-#: 3-player run alone did not, 28.0% [24.5, 31.7]: benchmarks/tournament_win.py, docs/train.md).
-#: ``win-model`` plays by the model always.
+#: play ``learned`` outside the exact turns). Every count: against ``learned`` seats the joint
+#: model's advice wins 52.4% [50.2, 54.6] of 2000 two-player games, 37.6% [34.7, 40.6] of 1000
+#: three-player games and 25.7% [23.1, 28.5] of 1000 four-player games (seed 2626,
+#: benchmarks/tournament_win.py, docs/win-chance.md). ``win-model`` plays by the model always.
 MODEL_PLAYERS = (2, 3, 4)
 #: A sure win, in the model's units.
 CHANCE_SCALE = 1_000_000
