@@ -94,3 +94,22 @@ def test_format_one_is_refused_clearly(tmp_path):
     with pytest.raises(WinModelError, match="13 whole numbers"):
         model_from_dict({"format": "shelfie-solve win 2", "coef_scale": COEF_SCALE,
                          "coefficients": {"2": [[0] * 6] * 3}}, "x.json")
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_design_matches_the_per_seat_definition(n):
+    """The lead over the best other seat and "another seat near" (D17), computed seat by seat over
+    the others, agree with design's vectorised form, ties for the top included."""
+    rng = np.random.default_rng(n)
+    k = 300
+    seats = np.stack([rng.integers(0, 5, size=(k, n)) * 7 * W, rng.integers(0, 50, size=(k, n)),
+                      rng.integers(-1, 4, size=(k, n)), np.tile(np.arange(n), (k, 1))], axis=-1)
+    x = design(np.full(k, 3), seats, 5)
+    p, near = seats[..., 0], (seats[..., 2] == 1)
+    for row in range(k):
+        for i in range(n):
+            others = [j for j in range(n) if j != i]
+            lead = int(p[row, i]) - max(int(p[row, j]) for j in others)
+            assert x[row, i, 11] == (lead * abs(lead)) // (10 * W) and x[row, i, 12] == x[row, i, 11] * 5
+            future = int(p[row, i]) - int(seats[row, i, 1]) * W
+            assert x[row, i, 5] == future * any(near[row, j] for j in others)

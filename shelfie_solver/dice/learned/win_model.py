@@ -164,12 +164,10 @@ def design(phase: np.ndarray, seats: np.ndarray, round_number: int) -> np.ndarra
     r = round_number
     future = p - s * w
     near = (d <= 1) & (d > 0)  # one closed shelf short of the trigger (D17)
-    n = seats.shape[1]
-    others_near = np.zeros_like(near)
-    lead = np.zeros_like(p)
-    for i in range(n):  # another seat, still playing, one shelf short of the trigger; the lead over the best other
-        others_near[:, i] = np.delete(near, i, axis=1).any(axis=1)
-        lead[:, i] = p[:, i] - np.delete(p, i, axis=1).max(axis=1)
+    others_near = near.sum(axis=1, keepdims=True) - near > 0  # another seat one shelf short of the trigger
+    ranked = np.sort(p, axis=1)
+    top, second = ranked[:, -1:], ranked[:, -2:-1]
+    lead = p - np.where(p == top, second, top)  # over the best other seat (a tie for the top: 0)
     curve = (lead * np.abs(lead)) // (10 * w)  # floor: integers throughout
     columns = [p, p * r, s * w, s * w * r, near * w, future * others_near, future * near,
                (k == 1) * w, (k == 1) * (w * r), (k == 2) * w, (k == 3) * w, curve, curve * r]
