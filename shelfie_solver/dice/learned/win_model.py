@@ -50,9 +50,9 @@ from shelfie_solver.dice.sheet_rules import end_trigger_shelves, failed_result_s
 
 #: The numbers of players for which the objective ``win`` plays by the model (with others it would
 #: play ``learned`` outside the exact turns). Every count: against ``learned`` seats the joint
-#: model's advice wins 52.4% [50.2, 54.6] of 2000 two-player games, 37.6% [34.7, 40.6] of 1000
-#: three-player games and 25.7% [23.1, 28.5] of 1000 four-player games (seed 2626,
-#: benchmarks/tournament_win.py, docs/win-chance.md). ``win-model`` plays by the model always.
+#: model's advice wins 52.6% [51.9, 53.3] of 20,000 two-player games (seeds 2626-2629),
+#: 37.6% [34.7, 40.6] of 1000 three-player games and 25.7% [23.1, 28.5] of 1000 four-player
+#: games (seed 2626; benchmarks/tournament_win.py, docs/win-chance.md). ``win-model`` plays by the model always.
 MODEL_PLAYERS = (2, 3, 4)
 #: A sure win, in the model's units.
 CHANCE_SCALE = 1_000_000
