@@ -65,9 +65,9 @@ from shelfie_solver.cli.options import (board_option, force_option, jobs_option,
               help="Checkpoint file, one entry per finished iteration (default: FILE.checkpoint beside --output); "
                    "a rerun with the same settings resumes from it.")
 @click.option("--win-model", "win_model", is_flag=True,
-              help="Instead of the learned weights, fit the win model (the objective win: a calibrated chance to "
-                   "win) to --games self-play games of learned per number of players 2-4 from --seed; "
-                   "data/win.json is --seed 18 --games 800 (docs/train.md, \"The chance to win\").")
+              help="Instead of the learned weights, fit the win model (the objective win: every seat's chance to "
+                   "win, one softmax) to --games self-play games of learned per number of players 2-4 from --seed; "
+                   "data/win.json is --seed 26 --games 2000 (docs/train.md, \"The chance to win\").")
 @board_option
 @rules_option
 @force_option

@@ -227,6 +227,12 @@ def scores(m: np.ndarray, mp: np.ndarray, t: int) -> np.ndarray:
 # --- the objective ------------------------------------------------------------------------
 
 
+def _phase_rows(phase: np.ndarray) -> np.ndarray:
+    """``int64 (K,)``: the case of :attr:`Learned.opponent_sums` of each phase (0 -> 0, 2 -> 1, 3 -> 2)."""
+    rows: np.ndarray = np.where(phase == 0, 0, np.where(phase == 2, 1, 2))
+    return rows
+
+
 @dataclass(frozen=True, eq=False)
 class Learned:
     """The ``learned`` objective for the active player in one game context (module docstring).
@@ -274,29 +280,41 @@ class Learned:
         ``int64 (K,)``, the ``P`` over :data:`WEIGHT_SCALE` (module docstring; the opponents'
         after the player's blocking, D15); phase 0 when the turn ends the player's game, else 2
         (near the end) or 3 (far)."""
+        phase, own = self.own_values(state, m, a, mp, ap)
+        if self.opponent_values is None:
+            others = np.array(self.opponent_sums, dtype=np.int64)[_phase_rows(phase)]
+            return phase, own, others, others
+        each = self.opponent_after(state, m, phase)
+        return phase, own, each.sum(axis=1), each.max(axis=1)
+
+    def own_values(self, state: StateArrays, m: np.ndarray, a: np.ndarray, mp: np.ndarray,
+                   ap: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(phase, own P)`` of :meth:`table_values`, each ``int64 (K,)``."""
         board, rules = state.board, state.rules
         t = rules.scoring_threshold
-        trigger = end_trigger_shelves(board, rules)
-        closed = (a[:, : board.n_shelves] == 0).sum(axis=1)
-        own_distance = trigger - closed
+        own_distance = end_trigger_shelves(board, rules) - (a[:, : board.n_shelves] == 0).sum(axis=1)
         distance = np.minimum(own_distance, self.opponent_distance)
         ends = np.full(len(m), self.triggered) | (own_distance <= 0)
         phase = np.where(ends, 0, np.where(distance == 1, 2, 3))
         own = WEIGHT_SCALE * scores(m, mp, t) + future_values(self.weights, board, t, m, a, mp, ap, self.threat,
                                                               own_distance == 1, phase, self.context)
-        row = np.where(phase == 0, 0, np.where(phase == 2, 1, 2))  # (K,) case of opponent_sums
-        if self.opponent_values is None:
-            others = np.array(self.opponent_sums, dtype=np.int64)[row]
-            leader = others
-        else:
-            each = self.opponent_values[:, row].T  # (K, J)
-            if self.block is not None:
-                sizes = board.line_matrix.sum(axis=0)
-                completed = ((m == sizes) & (state.line_totals[0] < sizes)).astype(np.int64)  # (K, L)
-                change = np.einsum("kl,jrl->kjr", completed, self.block)  # (K, J, 3)
-                each = each + np.take_along_axis(change, row[:, None, None], axis=2)[:, :, 0]
-            others, leader = each.sum(axis=1), each.max(axis=1)
-        return phase, own, others, leader
+        return phase, own
+
+    def opponent_after(self, state: StateArrays, m: np.ndarray, phase: np.ndarray) -> np.ndarray:
+        """``int64 (K, J)``: each opponent's ``P`` (seat order, over :data:`WEIGHT_SCALE`) after
+        ``K`` turns of the active player whose sheets have marks per line ``m (K, L)`` and that
+        put the game in ``phase (K,)``: :attr:`opponent_values` in that phase's case, after the
+        blocks of the lines each turn completes (D15, :attr:`block`). Needs
+        :attr:`opponent_values`."""
+        assert self.opponent_values is not None
+        row = _phase_rows(phase)  # (K,) case of opponent_sums
+        each: np.ndarray = self.opponent_values[:, row].T  # (K, J)
+        if self.block is not None:
+            sizes = state.board.line_matrix.sum(axis=0)
+            completed = ((m == sizes) & (state.line_totals[0] < sizes)).astype(np.int64)  # (K, L)
+            change = np.einsum("kl,jrl->kjr", completed, self.block)  # (K, J, 3)
+            each = each + np.take_along_axis(change, row[:, None, None], axis=2)[:, :, 0]
+        return each
 
     def positions(self, state: StateArrays, m: np.ndarray, a: np.ndarray, mp: np.ndarray,
                   ap: np.ndarray) -> np.ndarray:

@@ -1,6 +1,7 @@
 """Fitting the ``win`` model (:mod:`learned.win_model`) by self-play: the positions after every
-turn of seeded ``learned`` games with their outcome (D20), and the maximum-likelihood fit
-(``train --win-model``, ``benchmarks/win_calibration.py``; docs/train.md, "The chance to win")."""
+turn of seeded ``learned`` games, every seat's features and outcome (D20), and the
+maximum-likelihood fit of the joint model (``train --win-model``; docs/train.md, "The chance to
+win"; measured by ``benchmarks/chance_calibration.py``)."""
 
 from __future__ import annotations
 
@@ -9,58 +10,52 @@ from typing import Any
 
 import numpy as np
 
-from shelfie_solver.dice.board import Board, parse_marks
-from shelfie_solver.dice.game.events import Game, GameOver, GameState, Pass, Roll, Start, apply_to_sheets
-from shelfie_solver.dice.learned.model_file import LearnedModel, default_model
-from shelfie_solver.dice.learned.objective import state_objective
-from shelfie_solver.dice.learned.win_model import WinModel, design, fit, replace_info
+from shelfie_solver.dice.board import Board
+from shelfie_solver.dice.game.events import Game, apply_to_sheets
+from shelfie_solver.dice.learned.model_file import LearnedModel
+from shelfie_solver.dice.learned.win_model import FEATURES, ROWS, Sample, WinModel, design, fit, replace_info, win_objective
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
 
 
-def game_positions(game: Game, learned: LearnedModel | None = None) -> list[tuple[int, int, np.ndarray, float]]:
-    """``(players, phase, features (6,), share of victory)`` after every turn of a finished game
-    whose turn is not one :mod:`win_chance` values exactly (module docstring): the features of
-    :func:`design` for the player who just played, and their final share (D20)."""
+#: A model of even chances: the features of :func:`game_positions` need no coefficients.
+EVEN = WinModel({n: np.zeros((len(ROWS), len(FEATURES)), dtype=np.int64) for n in (2, 3, 4)})
+
+
+def game_positions(game: Game, learned: LearnedModel | None = None) -> list[Sample]:
+    """:data:`win_model.Sample` of the position after every turn of a finished game that the
+    model values (module docstring): not a turn :mod:`win_chance` values exactly, nor one that
+    triggers the end (D17) where :func:`win_model.ending_objective` knows the chance exactly. The
+    features (:func:`design`) are every seat's, the player who just played first, with every
+    seat's final share of victory (D20) in that order."""
     from shelfie_solver.dice.win_chance import exact_objective, share
 
     board, rules = game.board, game.rules
     n = len(game.players)
-    start = game.events[0]
-    assert isinstance(start, Start)
-    sheets = [parse_marks(text, board) for text in start.sheets]
     finals = game.scores
-    out: list[tuple[int, int, np.ndarray, float]] = []
-    triggered = False
-    turn = -1
-    before: GameState | None = None
-
-    def close() -> None:
-        if before is None or exact_objective(before) is not None:
-            return
-        objective = state_objective(before, learned or default_model())
-        after = StateArrays(board, rules, sheets[before.active]).line_totals
-        phase, own, others, leader = objective.table_values(StateArrays(board, rules, before.marks),
-                                                            *(x[None] for x in after))
-        x = design(phase, own, others, leader, n - 1, before.round)
+    out: list[Sample] = []
+    played = game.played_turns()
+    for index, (before, action) in enumerate(played):
+        if exact_objective(before) is not None:
+            continue
+        after = list(before.sheets)
+        apply_to_sheets(action, after)
         me = before.active
-        out.append((n, int(phase[0]), x[0], float(share(finals[me], [s for j, s in enumerate(finals) if j != me]))))
-
-    for event in game.events:
-        starts = isinstance(event, Roll) and event.rerolls_left == rules.rerolls
-        if starts or isinstance(event, (Pass, GameOver)):
-            close()
-            turn += 1
-            before = None
-            if starts:
-                assert isinstance(event, Roll)
-                before = GameState(board, rules, tuple(sheets), event.player, start.first, turn, triggered)
-        triggered = apply_to_sheets(event, sheets) or triggered
+        objective = win_objective(before, EVEN, learned)  # the features do not read the coefficients
+        # the turn triggered the end (D17, on any sheet after its blocks): the next turn's start says so
+        ends = index + 1 == len(played) or played[index + 1][0].end_triggered
+        if ends and not before.end_triggered and objective.end_exact is not None:
+            continue
+        totals = StateArrays(board, rules, after[me]).line_totals
+        phase, seats = objective.seat_columns(StateArrays(board, rules, before.marks), *(x[None] for x in totals))
+        order = [me] + [j for j in range(n) if j != me]
+        y = np.array([float(share(finals[j], [s for i, s in enumerate(finals) if i != j])) for j in order])
+        out.append((n, int(phase[0]), design(phase, seats, before.round)[0], y))
     return out
 
 
 def collect(board: Board, rules: Ruleset, players: int, seeds: Sequence[np.random.SeedSequence],
-            strategy: str = "learned") -> list[tuple[int, int, np.ndarray, float]]:
+            strategy: str = "learned") -> list[Sample]:
     """Self-play games of ``strategy`` (one per seed) and their :func:`game_positions`."""
     from shelfie_solver.dice.game.turn import play_seeded
     from shelfie_solver.dice.strategies import strategy_named
@@ -77,7 +72,7 @@ CHUNK = 25
 
 
 def self_play_positions(board: Board, rules: Ruleset, seed: int, games: int, players: Sequence[int] = (2, 3, 4),
-                        jobs: int = 1, strategy: str = "learned") -> list[tuple[int, int, np.ndarray, float]]:
+                        jobs: int = 1, strategy: str = "learned") -> list[Sample]:
     """:func:`game_positions` of ``games`` self-play games of ``strategy`` per number of players:
     game ``g`` of ``n`` players from ``SeedSequence(seed).spawn(5)[n].spawn(games)[g]``, so the
     positions depend on the seed and ``games`` only, never on ``jobs``; in that order."""

@@ -1,19 +1,27 @@
-"""A calibrated chance to win (D20) before the game's last turns: a logistic model of self-play
-outcomes over the ``learned`` values, the objective ``win`` (docs/train.md, "The chance to win").
+"""Every seat's chance to win (D20) before the game's last turns, one probability of one
+position: a joint model of self-play outcomes over the ``learned`` values, the objective ``win``
+(docs/train.md, "The chance to win"; docs/win-chance.md).
 
-After a player's turn, the ``learned`` objective of that turn (:mod:`learned.objective`) gives the
-player's expected final score ``P_me``, each opponent's ``P_j`` (after the player's blocking, D15)
-and the phase: the player's game over (0), near the end (2) or far from it (3). The model is
+After a player's turn, the ``learned`` objective of that turn (:mod:`learned.objective`) gives
+every seat's expected final score ``P`` (the opponents' after the player's blocking, D15) and the
+phase: the player's game over (0), near the end (2) or far from it (3). Each seat ``i`` gets the
+integer features ``x_i`` of :func:`design` (its ``P``, its score now, whether it is one closed
+shelf short of the trigger, D17, whether another seat is, how soon it plays, D5, its lead over the
+best other seat, with round interactions), and a strength ``z_i = c . x_i`` with one coefficient
+row ``c`` per number of players (2-4) and phase, shared by the seats. The chances are the softmax
 
-    z = b0 + b1 r + (b2 + b3 r) g + (b4 + b5 r) h,     chance = 1 / (1 + exp(-z))
+    chance_i = exp(z_i) / sum_j exp(z_j)
 
-with ``g = P_me - max_j P_j`` and ``h = P_me - mean_j P_j`` in points and ``r`` the round, one
-coefficient row per number of players (2-4) and phase. Coefficients are integers over
-:data:`COEF_SCALE`; the chance of a position is the integer ``round(CHANCE_SCALE * sigma(z))``
-(float64 ``exp``, whose error, below 1e-15, can move that integer only at an exact rounding tie),
-so the engine's expectations over the dice are exact integers under the model. Fitted by
-maximum likelihood (``scipy.optimize``, the share of victory as a soft target, D20) on positions
-from seeded self-play of the ``learned`` strategy (:func:`fit`; :mod:`learned.win_fit`).
+so they add up to 1 over the seats by construction, and the figure of any seat at a position is
+read from the same function (the mover's for its advice, the others' for ``play status``).
+Coefficients are integers over :data:`COEF_SCALE`; the differences ``z_j - z_i`` are exact
+integers and a seat's chance is the integer ``round(CHANCE_SCALE / sum_j exp(z_j - z_i))``
+(float64 ``exp``, whose error, below 1e-15, can move that integer only at an exact rounding
+tie), so the engine's expectations over the dice are exact integers under the model. Fitted by
+maximum likelihood (``scipy.optimize``, every seat's share of victory as a soft target, D20) on
+the positions after every turn of seeded self-play of the ``learned`` strategy, every seat's
+point of view at once (:func:`fit`; :mod:`learned.win_fit`). :func:`design` and
+:func:`chances` are the one place that maps a position's values to chances.
 
 On the turns where :mod:`win_chance` is exact, advice uses that instead
 (:func:`objective_names.advice_objective`). Fitting: :mod:`learned.win_fit`.
@@ -35,16 +43,16 @@ from shelfie_solver.dice.board import ItemSets, Marks
 from shelfie_solver.core.files import json_kind
 from shelfie_solver.dice.game.events import GameState
 from shelfie_solver.dice.learned.model_file import LearnedModel, WEIGHT_SCALE, default_model
-from shelfie_solver.dice.learned.objective import Learned, state_objective
+from shelfie_solver.dice.learned.objective import Learned, scores, state_objective
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.dice.sheet_rules import failed_result_shelves, markings_end_game, triggers_end
+from shelfie_solver.dice.sheet_rules import end_trigger_shelves, failed_result_shelves, markings_end_game, triggers_end
 
 #: The numbers of players for which the objective ``win`` plays by the model (with others it would
-#: play ``learned`` outside the exact turns). Every count: against ``learned`` seats the model's
-#: advice reaches the fair share pooled over 2000 games each (2, 3, 4 players; one 600-game
-#: 3-player run alone did not, 28.0% [24.5, 31.7]: benchmarks/tournament_win.py, docs/train.md).
-#: ``win-model`` plays by the model always.
+#: play ``learned`` outside the exact turns). Every count: against ``learned`` seats the joint
+#: model's advice wins 52.6% [51.9, 53.3] of 20,000 two-player games (seeds 2626-2629),
+#: 37.6% [34.7, 40.6] of 1000 three-player games and 25.7% [23.1, 28.5] of 1000 four-player
+#: games (seed 2626; benchmarks/tournament_win.py, docs/win-chance.md). ``win-model`` plays by the model always.
 MODEL_PLAYERS = (2, 3, 4)
 #: A sure win, in the model's units.
 CHANCE_SCALE = 1_000_000
@@ -52,10 +60,19 @@ CHANCE_SCALE = 1_000_000
 COEF_SCALE = 1_000_000
 #: Coefficient rows: the player's game over after the turn (phase 0), near the end (2), far (3).
 ROWS = (0, 2, 3)
-FEATURES = ("constant", "round", "gap to the best", "gap to the best x round", "gap to the mean",
-            "gap to the mean x round")
-#: The ``format`` key of a model file.
-WIN_FORMAT = "shelfie-solve win 1"
+#: A seat's values that :func:`design` reads (int64 each): its expected final score ``P`` under
+#: ``learned`` (over :data:`WEIGHT_SCALE`, after the blocks of the turn, D15), its score now (D19),
+#: its closed shelves short of the end trigger (D17; 0 or less once it has triggered it) and the
+#: turns until it plays next (0 for the seat that just played, D5).
+SEAT_COLUMNS = ("expected final score", "score", "shelves to the trigger", "turns until it plays")
+#: Each seat's features (:func:`design`); ``r`` the round, ``F = P - score`` the points still to
+#: come, "near" one closed shelf short of the trigger, "lead" ``P`` minus the best other seat's
+#: (in points; its signed square over 10 lets the chance steepen where one seat is far ahead).
+FEATURES = ("P", "P x r", "score", "score x r", "near", "F x another seat near", "F x near",
+            "plays next", "plays next x r", "plays second", "plays third", "lead x |lead| / 10",
+            "lead x |lead| / 10 x r")
+#: The ``format`` key of a model file (format 1, a logistic of one seat's gaps, is refused).
+WIN_FORMAT = "shelfie-solve win 2"
 #: A win-model file, as recognised before it is replaced (:func:`files.check_overwrite`).
 WIN_KIND = json_kind("a win-model file", WIN_FORMAT)
 #: Ridge penalty (per coefficient, on the log loss summed over positions).
@@ -69,14 +86,14 @@ class WinModelError(ShelfieError):
 
 @dataclass(frozen=True, eq=False)
 class WinModel:
-    """Coefficients: players (2-4) -> ``int64 (3, 6)`` (rows :data:`ROWS`, columns
+    """Coefficients: players (2-4) -> ``int64 (3, F)`` (rows :data:`ROWS`, columns
     :data:`FEATURES`) over :data:`COEF_SCALE`; ``info`` how they were made."""
 
     coefficients: dict[int, np.ndarray]
     info: dict[str, Any] = field(default_factory=dict)
 
     def for_players(self, players: int) -> np.ndarray:
-        """``(3, 6)`` for ``players`` seats (the nearest count fitted)."""
+        """``(3, F)`` for ``players`` seats (the nearest count fitted)."""
         best = min(self.coefficients, key=lambda n: (abs(n - players), n))
         return self.coefficients[best]
 
@@ -92,6 +109,10 @@ def model_from_dict(data: Any, source: str) -> WinModel:
     Raises:
         WinModelError: not a win-model file of this version and shape.
     """
+    if isinstance(data, dict) and data.get("format") == "shelfie-solve win 1":
+        raise WinModelError(f"{shorten(source)}: a win-model file of format 1 (a logistic of one seat's gaps), "
+                            f"which this version no longer reads; fit a {WIN_FORMAT!r} file with "
+                            "shelfie-solve train --win-model --seed S --output FILE")
     try:
         if data["format"] != WIN_FORMAT or data["coef_scale"] != COEF_SCALE:
             raise ValueError("format")
@@ -127,15 +148,30 @@ def default_win_model() -> WinModel:
     return load_win_model(DEFAULT_WIN_PATH)
 
 
-def design(phase: np.ndarray, own: np.ndarray, others: np.ndarray, leader: np.ndarray, opponents: int,
-           round_number: int) -> np.ndarray:
-    """``int64 (K, 6)``: :data:`FEATURES` over :data:`WEIGHT_SCALE` (the gaps) or whole (constant,
-    round) — each column as the integer that multiplies its coefficient; see :func:`logits`."""
-    k = len(own)
-    g = own - leader
-    h = (own * opponents - others) // max(opponents, 1)  # floor: integer arithmetic throughout
-    r = np.full(k, round_number, dtype=np.int64)
-    return np.stack([np.full(k, WEIGHT_SCALE, dtype=np.int64), r * WEIGHT_SCALE, g, g * r, h, h * r], axis=1)
+def design(phase: np.ndarray, seats: np.ndarray, round_number: int) -> np.ndarray:
+    """``int64 (K, n, F)``: :data:`FEATURES` of every seat of ``K`` positions, each column as the
+    integer that multiplies its coefficient (see :func:`chances`).
+
+    Args:
+        phase: ``int (K,)`` the phase (0, 2, 3) after the turn (rows :data:`ROWS`; not read
+            here, kept so that one signature maps a position to its features).
+        seats: ``int64 (K, n, 4)``, per seat (the one that just played first, the others in
+            seat order) its :data:`SEAT_COLUMNS`.
+        round_number: the round of the turn just played (1-based, D5).
+    """
+    w = WEIGHT_SCALE
+    p, s, d, k = (seats[..., c].astype(np.int64) for c in range(len(SEAT_COLUMNS)))
+    r = round_number
+    future = p - s * w
+    near = (d <= 1) & (d > 0)  # one closed shelf short of the trigger (D17)
+    others_near = near.sum(axis=1, keepdims=True) - near > 0  # another seat one shelf short of the trigger
+    ranked = np.sort(p, axis=1)
+    top, second = ranked[:, -1:], ranked[:, -2:-1]
+    lead = p - np.where(p == top, second, top)  # over the best other seat (a tie for the top: 0)
+    curve = (lead * np.abs(lead)) // (10 * w)  # floor: integers throughout
+    columns = [p, p * r, s * w, s * w * r, near * w, future * others_near, future * near,
+               (k == 1) * w, (k == 1) * (w * r), (k == 2) * w, (k == 3) * w, curve, curve * r]
+    return np.stack(columns, axis=-1).astype(np.int64)
 
 
 def rows_of(phase: np.ndarray) -> np.ndarray:
@@ -143,14 +179,39 @@ def rows_of(phase: np.ndarray) -> np.ndarray:
     return np.where(phase == 0, 0, np.where(phase == 2, 1, 2))
 
 
+def strength_numerators(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``(K, n)`` exact integers: each seat's strength ``z`` times ``COEF_SCALE * WEIGHT_SCALE``
+    (int64 where the products provably fit, else Python integers in an object array)."""
+    c = coefficients[rows_of(phase)][:, None, :]  # (K, 1, F)
+    bound = int(np.abs(x).max(initial=0)) * int(np.abs(c).max(initial=0)) * x.shape[-1]
+    if bound < 1 << 62:
+        out: np.ndarray = (c * x).sum(axis=-1)
+        return out
+    out = (c.astype(object) * x.astype(object)).sum(axis=-1)
+    return out
+
+
+def all_chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``int64 (K, n)``: every seat's chance to win over :data:`CHANCE_SCALE`, the softmax of the
+    seats' strengths ``z_i = c . x_i`` (``c`` the row of the phase; ``x`` from :func:`design`):
+    ``round(CHANCE_SCALE / sum_j exp(z_j - z_i))``. The differences ``z_j - z_i`` are exact
+    integers before one float conversion each, so a seat's figure is an exact function of the
+    integers (the float64 ``exp``'s error, below 1e-15, can move it only at an exact rounding
+    tie); the seats add up to :data:`CHANCE_SCALE` within one unit per seat."""
+    z = strength_numerators(coefficients, phase, x)  # (K, n)
+    gaps = z[:, None, :] - z[:, :, None]  # (K, i, j): z_j - z_i, exact
+    scaled = np.array(gaps.tolist(), dtype=np.float64) / (COEF_SCALE * WEIGHT_SCALE) if gaps.dtype == object \
+        else gaps.astype(np.float64) / (COEF_SCALE * WEIGHT_SCALE)
+    total = np.exp(np.clip(scaled, -60, 60)).sum(axis=-1)
+    out: np.ndarray = np.rint(CHANCE_SCALE / total).astype(np.int64)
+    return out
+
+
 def chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """``int64 (K,)``: the chance to win over :data:`CHANCE_SCALE` of positions with features
-    ``x`` (:func:`design`) in ``phase``."""
-    c = coefficients[rows_of(phase)]  # (K, 6)
-    # the exact integer z * COEF_SCALE * WEIGHT_SCALE, then one float conversion
-    z_num = (c.astype(object) * x.astype(object)).sum(axis=1)
-    z = np.array([float(v) for v in z_num], dtype=np.float64) / (COEF_SCALE * WEIGHT_SCALE)
-    out: np.ndarray = np.rint(CHANCE_SCALE / (1.0 + np.exp(-np.clip(z, -60, 60)))).astype(np.int64)
+    """``int64 (K,)``: the chance to win over :data:`CHANCE_SCALE` of the seat that just played
+    (seat column 0 of :func:`design`) — :func:`all_chances`' first column; the one place that
+    maps features to chances."""
+    out: np.ndarray = all_chances(coefficients, phase, x)[:, 0]
     return out
 
 
@@ -164,17 +225,42 @@ class WinObjective(Learned):
     end_exact: Any = None
     sheets: tuple[Marks, ...] = ()
     seat: int = 0
+    opponent_seats: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), dtype=np.int64))
     win_chance_exact: ClassVar[bool] = False
 
     def scale(self, rules: Ruleset) -> int:
         return CHANCE_SCALE
 
+    def seat_columns(self, state: StateArrays, m: np.ndarray, a: np.ndarray, mp: np.ndarray,
+                     ap: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(phase (K,), seats int64 (K, n, 4))``: :func:`design`'s input for ``K`` sheets of the
+        active player after this turn (line totals ``(K, L)``): its :data:`SEAT_COLUMNS` first, then
+        each opponent's in seat order (their ``P`` after this turn's blocks, D15; their score,
+        distance to the trigger and turns until they play from :attr:`opponent_seats`)."""
+        board, rules = state.board, state.rules
+        phase, own = self.own_values(state, m, a, mp, ap)
+        each = self.opponent_after(state, m, phase)  # (K, J)
+        k = len(m)
+        distance = end_trigger_shelves(board, rules) - (a[:, : board.n_shelves] == 0).sum(axis=1)
+        mine = np.stack([own, scores(m, mp, rules.scoring_threshold), distance, np.zeros(k, dtype=np.int64)], axis=1)
+        rest = np.broadcast_to(self.opponent_seats, (k, *self.opponent_seats.shape))  # (K, J, 3)
+        theirs = np.concatenate([each[:, :, None], rest], axis=2)
+        return phase, np.concatenate([mine[:, None, :], theirs], axis=1).astype(np.int64)
+
     def chance_of(self, state: StateArrays, m: np.ndarray, a: np.ndarray, mp: np.ndarray,
                   ap: np.ndarray) -> np.ndarray:
         """``int64 (K,)``: the chance after the turn of ``K`` sheets (line totals ``(K, L)``)."""
-        phase, own, others, leader = self.table_values(state, m, a, mp, ap)
-        x = design(phase, own, others, leader, self.opponents, self.round_number)
-        return chances(self.calibration, phase, x)
+        phase, seats = self.seat_columns(state, m, a, mp, ap)
+        return chances(self.calibration, phase, design(phase, seats, self.round_number))
+
+    def every_chance(self, state: StateArrays) -> np.ndarray:
+        """``int64 (n,)``: every seat's chance over :data:`CHANCE_SCALE` (the active player first,
+        then the others in seat order) at the sheet ``state`` as it is, the active player's turn
+        just played (:func:`all_chances`)."""
+        m, a, mp, ap = (x[None] for x in state.line_totals)
+        phase, seats = self.seat_columns(state, m, a, mp, ap)
+        out: np.ndarray = all_chances(self.calibration, phase, design(phase, seats, self.round_number))[0]
+        return out
 
     def ending_markings(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
         """``bool (K,)``: the markings of ``sets`` after which the game ends at once or in this
@@ -251,7 +337,21 @@ def win_objective(state: GameState, model: WinModel | None = None, learned: Lear
     fields = {f: getattr(base, f) for f in base.__dataclass_fields__}
     fields["name"] = name
     return WinObjective(**fields, calibration=model.for_players(state.players), round_number=state.round,
-                        end_exact=ending_objective(state), sheets=state.sheets, seat=state.active)
+                        end_exact=ending_objective(state), sheets=state.sheets, seat=state.active,
+                        opponent_seats=opponent_seats(state))
+
+
+def opponent_seats(state: GameState) -> np.ndarray:
+    """``int64 (J, 3)``: per opponent of the active player, in seat order, its score (D19), its
+    closed shelves short of the trigger (D17) and the turns until it plays once the active
+    player's turn is over (1 for the next seat, D5) — the last three :data:`SEAT_COLUMNS`."""
+    from shelfie_solver.dice.board import score
+
+    board, rules, n, me = state.board, state.rules, state.players, state.active
+    trigger = end_trigger_shelves(board, rules)
+    rows = [(score(board, state.sheets[j], rules), trigger - state.sheets[j].closed_shelves(), (j - me) % n)
+            for j in range(n) if j != me]
+    return np.array(rows, dtype=np.int64).reshape(len(rows), 3)
 
 
 def ending_objective(state: GameState) -> Any:
@@ -274,15 +374,42 @@ def ending_objective(state: GameState) -> Any:
 
 
 def float_chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """:func:`chances` as floats in [0, 1] (for fitting and measuring)."""
-    return chances(coefficients, phase, x) / CHANCE_SCALE
+    """:func:`all_chances` as floats in [0, 1], ``(K, n)`` (for fitting and measuring)."""
+    out: np.ndarray = all_chances(coefficients, phase, x) / CHANCE_SCALE
+    return out
 
 
-def fit(samples: Sequence[tuple[int, int, np.ndarray, float]], ridge: float = RIDGE) -> WinModel:
-    """Maximum-likelihood coefficients per players and row (module docstring), rounded to
-    integers over :data:`COEF_SCALE`. Deterministic in the samples (L-BFGS from 0)."""
+#: A fitting sample: players, phase after the turn, :func:`design` ``int64 (n, F)`` (the seat
+#: that just played first), every seat's share of victory ``float (n,)`` (D20) in that order.
+Sample = tuple[int, int, np.ndarray, np.ndarray]
+
+
+def fit_row(x: np.ndarray, y: np.ndarray, ridge: float = RIDGE) -> np.ndarray:
+    """``float (F,)``: the coefficients (per unit of :func:`design`'s integers over
+    :data:`WEIGHT_SCALE`) maximising the likelihood of the shares ``y (N, n)`` under the softmax
+    of ``x (N, n, F)`` (soft targets, D20), with a ridge on the scaled coefficients;
+    deterministic (L-BFGS from 0)."""
     from scipy.optimize import minimize
+    from scipy.special import log_softmax, softmax
 
+    xf = x.astype(np.float64) / WEIGHT_SCALE
+    spread = np.maximum(np.abs(xf).max(axis=(0, 1)), 1e-9)
+    xs = xf / spread
+
+    def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
+        z = xs @ w  # (N, n)
+        value = float(-(y * log_softmax(z, axis=1)).sum() + ridge * np.sum(w ** 2))
+        grad = np.einsum("kif,ki->f", xs, softmax(z, axis=1) - y) + 2 * ridge * w
+        return value, grad
+
+    w: np.ndarray = minimize(loss, np.zeros(x.shape[-1]), jac=True, method="L-BFGS-B").x / spread
+    return w
+
+
+def fit(samples: Sequence[Sample], ridge: float = RIDGE) -> WinModel:
+    """Maximum-likelihood coefficients per players and row (:func:`fit_row`), rounded to integers
+    over :data:`COEF_SCALE`; a row with fewer than 20 samples stays 0 (even chances). Deterministic
+    in the samples."""
     out = {}
     for n in sorted({s[0] for s in samples}):
         table = np.zeros((len(ROWS), len(FEATURES)), dtype=np.int64)
@@ -290,19 +417,7 @@ def fit(samples: Sequence[tuple[int, int, np.ndarray, float]], ridge: float = RI
             chosen = [s for s in samples if s[0] == n and s[1] == phase]
             if len(chosen) < 20:
                 continue
-            x = np.array([s[2] for s in chosen], dtype=np.float64) / WEIGHT_SCALE
-            y = np.array([s[3] for s in chosen])
-            spread = np.maximum(np.abs(x).max(axis=0), 1e-9)
-            xs = x / spread
-
-            def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
-                z = xs @ w
-                # log(1 + e^z) - y z, stably
-                value = float(np.sum(np.logaddexp(0, z) - y * z) + ridge * np.sum(w[1:] ** 2))
-                grad = xs.T @ (1 / (1 + np.exp(-z)) - y) + 2 * ridge * np.concatenate([[0], w[1:]])
-                return value, grad
-
-            w = minimize(loss, np.zeros(len(FEATURES)), jac=True, method="L-BFGS-B").x / spread
+            w = fit_row(np.array([s[2] for s in chosen]), np.array([s[3] for s in chosen]), ridge)
             table[row] = np.rint(w * COEF_SCALE).astype(np.int64)
         out[n] = table
     return WinModel(out)

@@ -133,7 +133,8 @@ def _item_set(state: GameState, cells: tuple[int, ...]) -> ItemSets:
 def share_the_rest(state: GameState, seat: int, mine: Fraction, exact_flag: bool) -> list[tuple[Fraction, bool]]:
     """``seat``'s chance ``mine`` and the others' shares of the rest, in seat order: with two
     players the other's is ``1 - mine`` (exact when ``mine`` is); with more, the rest is shared in
-    proportion to the model's chance of each as if they had just played (an estimate)."""
+    proportion to the others' chances under the joint model (:mod:`learned.win_model`: one softmax
+    over the seats) at ``state`` as right after ``seat``'s turn (an estimate)."""
     board, rules, n = state.board, state.rules, state.players
     out: list[tuple[Fraction, bool]] = [(Fraction(0), False)] * n
     out[seat] = (mine, exact_flag)
@@ -141,12 +142,9 @@ def share_the_rest(state: GameState, seat: int, mine: Fraction, exact_flag: bool
     if n == 2:
         out[others[0]] = (1 - mine, exact_flag)
         return out
-    raw = {}
-    for j in others:
-        objective_j = win_objective(replace(state, active=j))
-        arrays = StateArrays(board, rules, state.sheets[j])
-        m, a, mp, ap = arrays.line_totals
-        raw[j] = Fraction(int(objective_j.chance_of(arrays, m[None], a[None], mp[None], ap[None])[0]), CHANCE_SCALE)
+    # the joint model's chances of the others at this position, as right after seat's turn
+    every = win_objective(replace(state, active=seat)).every_chance(StateArrays(board, rules, state.sheets[seat]))
+    raw = {j: Fraction(int(v), CHANCE_SCALE) for j, v in zip(others, every[1:])}
     total = sum(raw.values(), Fraction(0))
     for j in others:
         out[j] = ((1 - mine) * raw[j] / total if total else (1 - mine) / len(others), False)
