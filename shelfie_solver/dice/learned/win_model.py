@@ -36,6 +36,7 @@ from shelfie_solver.core.files import json_kind
 from shelfie_solver.dice.game.events import GameState
 from shelfie_solver.dice.learned.model_file import LearnedModel, WEIGHT_SCALE, default_model
 from shelfie_solver.dice.learned.objective import Learned, state_objective
+from shelfie_solver.dice.learned.win_kernel import logit_floats
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import failed_result_shelves, markings_end_game, triggers_end
@@ -147,9 +148,8 @@ def chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray) -> np.nd
     """``int64 (K,)``: the chance to win over :data:`CHANCE_SCALE` of positions with features
     ``x`` (:func:`design`) in ``phase``."""
     c = coefficients[rows_of(phase)]  # (K, 6)
-    # the exact integer z * COEF_SCALE * WEIGHT_SCALE, then one float conversion
-    z_num = (c.astype(object) * x.astype(object)).sum(axis=1)
-    z = np.array([float(v) for v in z_num], dtype=np.float64) / (COEF_SCALE * WEIGHT_SCALE)
+    # the exact integer z * COEF_SCALE * WEIGHT_SCALE, then one float conversion (win_kernel)
+    z = logit_floats(c, x) / (COEF_SCALE * WEIGHT_SCALE)
     out: np.ndarray = np.rint(CHANCE_SCALE / (1.0 + np.exp(-np.clip(z, -60, 60)))).astype(np.int64)
     return out
 
