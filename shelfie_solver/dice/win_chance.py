@@ -215,10 +215,11 @@ class BeforeLastWin:
         sizes = member.sum(axis=0)
         before = self.sheets[0].bit_arrays()[0] @ member  # (L,) marked items per line
         new = (before + sets.line_count == sizes) & (before < sizes)  # (K, L)
-        groups: dict[tuple[int, ...], list[int]] = {}
-        for i, row in enumerate(new):
-            groups.setdefault(tuple(int(line) for line in np.flatnonzero(row)), []).append(i)
-        return groups
+        assert new.shape[1] < 63, "lines are packed into int64 bits"
+        codes = new.astype(np.int64) @ (np.int64(1) << np.arange(new.shape[1], dtype=np.int64))
+        found, inverse = np.unique(codes, return_inverse=True)
+        return {tuple(line for line in range(new.shape[1]) if int(code) >> line & 1):
+                np.flatnonzero(inverse == g).tolist() for g, code in enumerate(found)}
 
     def values(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
         board, rules = state.board, state.rules
