@@ -2,22 +2,22 @@
 second from mid-game positions of the default board (2 players, one process, the ``[fast]``
 extra), with fresh seeds for every sample.
 
-The baseline, measured in the same run and interleaved with it: the opponent's exact last-turn
-chance (``win_chance.opponent_chances``, which ``win`` asks for every marking that ends the game,
-D17, D18) computed as before this change, one :func:`dp.solve_turn` of :class:`LastTurnWin` per
-score, uncached. Both give the same exact values, so the same games.
+The baseline, measured in the same run and interleaved with it: the same measurement by another
+checkout of the project (``--baseline DIR``, e.g. a worktree of main made with ``git worktree add
+DIR fe48df5``) in a subprocess, timed inside it after its own warm-up, so start-up is not counted.
+Without ``--baseline`` the rows of this code only.
 
-Run: ``python benchmarks/bench.py rollout`` (or this file alone: ``python benchmarks/bench_rollout.py``).
+Run: ``python benchmarks/bench.py rollout`` (or this file alone:
+``python benchmarks/bench_rollout.py [--baseline DIR]``).
 """
 
 from __future__ import annotations
 
+import os
 import statistics
+import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -25,9 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench import load, machine, spread  # noqa: E402
 
-from shelfie_solver.dice import win_chance  # noqa: E402
-from shelfie_solver.dice.board import Board, Marks, load_board  # noqa: E402
-from shelfie_solver.dice.engine.dp import solve_turn  # noqa: E402
+from shelfie_solver.dice.board import Board, load_board  # noqa: E402
 from shelfie_solver.dice.game.turn import play_seeded  # noqa: E402
 from shelfie_solver.dice.play.gamefile import KeptGame, act, split_actions, start_kept_game  # noqa: E402
 from shelfie_solver.dice.rollout.run import RolloutSetup, play_games  # noqa: E402
@@ -49,22 +47,17 @@ def position(board: Board, rules: Ruleset, seed: int, round_: int) -> KeptGame:
     return kept
 
 
-def _old_chances(board: Board, rules: Ruleset, marks: Marks, others: Sequence[tuple[int, ...]]) -> list[Fraction]:
-    """The opponent's chance as before: one full solve per score, no cache."""
-    if not marks.available:
-        return [win_chance.share(win_chance.score(board, marks, rules), o) for o in others]
-    return [solve_turn(board, marks, rules, win_chance.LastTurnWin(tuple(o))).start_values()[0] for o in others]
-
-
-@contextmanager
-def baseline() -> Iterator[None]:
-    """``win_chance.opponent_chances`` as before this change, while inside."""
-    kept = win_chance.opponent_chances
-    win_chance.opponent_chances = _old_chances
-    try:
-        yield
-    finally:
-        win_chance.opponent_chances = kept
+def baseline_rate(directory: str, round_: int, playouts: int) -> float:
+    """:func:`playouts_per_cpu_second` of the checkout in ``directory`` (its own
+    ``benchmarks/bench_rollout.py``), in a subprocess, after 2 warm-up play-outs."""
+    code = (f"import sys; sys.path.insert(0, {directory + '/benchmarks'!r}); "
+            "from bench_rollout import position, playouts_per_cpu_second; "
+            "from shelfie_solver.dice.board import load_board; from shelfie_solver.dice.rules import DEFAULT_RULES; "
+            f"k = position(load_board(None, DEFAULT_RULES), DEFAULT_RULES, 3, {round_}); "
+            f"playouts_per_cpu_second(k, 2); print(playouts_per_cpu_second(k, {playouts}))")
+    env = {**os.environ, "PYTHONPATH": directory}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    return float(out.stdout.split()[-1])
 
 
 def playouts_per_cpu_second(kept: KeptGame, playouts: int) -> float:
@@ -75,32 +68,31 @@ def playouts_per_cpu_second(kept: KeptGame, playouts: int) -> float:
     return playouts / (time.process_time() - start)
 
 
-def run() -> list[tuple[str, str, str]]:
+def run(base: str | None = None) -> list[tuple[str, str, str]]:
     """The rows: per position, this code's play-outs per CPU second, the baseline's, the ratio."""
     board, rules = load_board(None, DEFAULT_RULES), DEFAULT_RULES
     rows = []
     for round_ in ROUNDS:
         kept = position(board, rules, 3, round_)
-        playouts_per_cpu_second(kept, 2)  # compile and warm the caches of both
-        with baseline():
-            playouts_per_cpu_second(kept, 2)
+        playouts_per_cpu_second(kept, 2)  # compile and warm the caches
         fast, slow, ratios = [], [], []
         for _ in range(SAMPLES):  # interleaved: the load moves both alike
             fast.append(playouts_per_cpu_second(kept, PLAYOUTS))
-            with baseline():
-                slow.append(playouts_per_cpu_second(kept, PLAYOUTS))
-            ratios.append(fast[-1] / slow[-1])
+            if base:
+                slow.append(baseline_rate(base, round_, PLAYOUTS))
+                ratios.append(fast[-1] / slow[-1])
         where = f"round {round_}, {kept.active_name}'s dice rolled, {kept.rerolls_left} re-rolls left"
         rows.append((f"win vs win play-outs per CPU second, {where}", spread(fast, digits=1),
                      ">= 100 (not met)" if statistics.median(fast) < 100 else ">= 100 (met)"))
-        rows.append((f"the same, baseline (opponent's last turn by solve_turn per score), {where}",
-                     spread(slow, digits=1), ""))
-        rows.append((f"ratio this / baseline, {where}", spread(ratios, digits=2), ""))
+        if base:
+            rows.append((f"the same, baseline ({base}), {where}", spread(slow, digits=1), ""))
+            rows.append((f"ratio this / baseline, {where}", spread(ratios, digits=2), ""))
     return rows
 
 
 if __name__ == "__main__":
     print(f"Machine: {machine()}; load {load()}")
     print("| measurement | min / median / max | target |\n|---|---|---|")
-    for row in run():
+    base = sys.argv[sys.argv.index("--baseline") + 1] if "--baseline" in sys.argv else None
+    for row in run(base):
         print("| " + " | ".join(row) + " |")

@@ -207,17 +207,31 @@ class BeforeLastWin:
         new = tuple(line for line in completed_lines(board, mine) if line not in before)
         return block(board, (mine, self.opponent), 0, new)[0][1] if new else self.opponent
 
+    def _new_lines(self, board: Board, sets: ItemSets) -> dict[tuple[int, ...], list[int]]:
+        """The markings of ``sets`` grouped by the lines each completes on the player's sheet
+        (D15: all items of the line marked, not before; increasing line order, as
+        :meth:`_opponent_after`); the opponent's sheet after blocking depends on those lines only."""
+        member = board.line_matrix
+        sizes = member.sum(axis=0)
+        before = self.sheets[0].bit_arrays()[0] @ member  # (L,) marked items per line
+        new = (before + sets.line_count == sizes) & (before < sizes)  # (K, L)
+        assert new.shape[1] < 63, "lines are packed into int64 bits"
+        codes = new.astype(np.int64) @ (np.int64(1) << np.arange(new.shape[1], dtype=np.int64))
+        found, inverse = np.unique(codes, return_inverse=True)
+        return {tuple(line for line in range(new.shape[1]) if int(code) >> line & 1):
+                np.flatnonzero(inverse == g).tolist() for g, code in enumerate(found)}
+
     def values(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
         board, rules = state.board, state.rules
         now = score(board, state.marks, rules)
         after = now + Points().values(state, sets)
         sheets: dict[tuple[int, int], Marks] = {}
         cases: dict[tuple[int, int], list[int]] = {}  # the opponent's sheet -> the markings leaving it
-        for i in range(len(after)):
-            theirs = self._opponent_after(board, tuple(int(c) for c in sets.cells[i] if c >= 0))
+        for lines, rows in self._new_lines(board, sets).items():
+            theirs = block(board, self.sheets, 0, lines)[0][1] if lines else self.opponent
             key = (theirs.marked, theirs.eliminated)
             sheets.setdefault(key, theirs)
-            cases.setdefault(key, []).append(i)
+            cases.setdefault(key, []).extend(rows)
         out = np.zeros(len(after), dtype=np.int64)
         scale = self.scale(rules)
         for key, rows in cases.items():  # every score against one sheet in one batched solve
