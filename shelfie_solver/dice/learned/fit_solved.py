@@ -112,7 +112,7 @@ def fit_boards(rules: Ruleset, seed: int, count: int, jobs: int = 1, scheduler: 
         TrainError: as :func:`solve_boards`.
     """
     solved = solve_boards(rules, seed, count, jobs, scheduler, progress, max_states, hard, float_solve)
-    return pooled_fit(solved, rules, report, boards_named(count, float_solve, hard))
+    return pooled_fit(solved, rules, report, boards_named(count, float_solve, hard) + " value tables")
 
 
 def solve_boards(rules: Ruleset, seed: int, count: int, jobs: int = 1, scheduler: Any = None,
@@ -176,12 +176,12 @@ def pooled_fit(solved: Sequence[tuple[Board, dict[int, Sums]]], rules: Ruleset,
                report: Callable[[str], None] | None = None, what: str = "") -> np.ndarray:
     """``int64 (3, N_FEATURES)`` solitaire weights fitted to every board of ``solved``
     (:func:`solve_boards`) pooled, every state weighted alike (:func:`fit_table_sums`);
-    ``report`` gets one line per phase, naming the boards as ``what``."""
+    ``report`` gets one line per phase, naming the tables as ``what``."""
     tables = [sums for _, sums in solved]
     weights, errors = fit_table_sums(tables, rules.scoring_threshold)
     if report:
         for p, rms in sorted(errors.items()):
-            report(f"{what} value tables, 1 player, phase {p}: "
+            report(f"{what}, 1 player, phase {p}: "
                    f"{sum(t[p].count for t in tables)} states, RMS error {rms:.2f} points")
     return weights
 
@@ -324,15 +324,11 @@ def over_budget_table(pooled: Sequence[tuple[Board, dict[int, Sums]]], spread: S
     budget (:data:`OVER_BUDGET_SHAPES`, where advice plays the fitted weights) with a column
     needing 4-5 dice (:attr:`LearnedModel.many`; on the others it lost to the pooled table,
     docs/strategies.md), fitted
-    (:func:`fit_table_sums`, every state alike) to the pooled table's boards and the spread
+    (:func:`pooled_fit`, every state alike) to the pooled table's boards and the spread
     family's (:func:`solve_spread`) together. Why: the other families draw every column's need
     once, so a fit to them alone never saw a board with two or three columns of one kind, and on
     such boards it loses most (docs/strategies.md, "Boards over the budget with a column of 4-5 dice").
     ``report`` gets one line per phase."""
-    tables = [sums for _, sums in [*pooled, *spread]]
-    weights, errors = fit_table_sums(tables, rules.scoring_threshold)
-    if report:
-        for p, rms in sorted(errors.items()):
-            report(f"4 x 5 and 5 x 4 table ({len(pooled)} pooled and {len(spread)} spread-family boards' value "
-                   f"tables), 1 player, phase {p}: {sum(t[p].count for t in tables)} states, RMS error {rms:.2f} points")
-    return weights
+    return pooled_fit([*pooled, *spread], rules, report,
+                      f"4 x 5 and 5 x 4 table ({len(pooled)} pooled and {len(spread)} spread-family boards' "
+                      "value tables)")

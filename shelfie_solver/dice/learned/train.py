@@ -308,7 +308,7 @@ def _solitaire_fit(settings: Settings, rules: Ruleset, done: list[LearnedModel],
     # shapes', the 5 x 5 board's among them) their sampled states cost the 5 x 3 and 5 x 5 boards
     # 1-2 points of 100 (docs/train.md, "Tables per board shape")
     pooled = solved[: len(solved) - large]
-    solitaire = pooled_fit(pooled, rules, report, boards_named(boards, settings.solitaire_float, hard))
+    solitaire = pooled_fit(pooled, rules, report, boards_named(boards, settings.solitaire_float, hard) + " value tables")
     shapes = fit_shapes(solved, rules, settings.solitaire_shapes, report) if settings.solitaire_shapes else {}
     many = {}
     if spread or spread_large:
