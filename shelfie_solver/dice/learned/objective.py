@@ -227,8 +227,10 @@ def scores(m: np.ndarray, mp: np.ndarray, t: int) -> np.ndarray:
 # --- the objective ------------------------------------------------------------------------
 
 
-def _phase_rows(phase: np.ndarray) -> np.ndarray:
-    """``int64 (K,)``: the case of :attr:`Learned.opponent_sums` of each phase (0 -> 0, 2 -> 1, 3 -> 2)."""
+def phase_rows(phase: np.ndarray) -> np.ndarray:
+    """``int64 (K,)``: the row of each phase (0 -> 0, 2 -> 1, 3 -> 2) in the tables with one row
+    per phase: the cases of :attr:`Learned.opponent_sums`, the win model's rows
+    (:data:`win_model.ROWS`)."""
     rows: np.ndarray = np.where(phase == 0, 0, np.where(phase == 2, 1, 2))
     return rows
 
@@ -282,7 +284,7 @@ class Learned:
         (near the end) or 3 (far)."""
         phase, own = self.own_values(state, m, a, mp, ap)
         if self.opponent_values is None:
-            others = np.array(self.opponent_sums, dtype=np.int64)[_phase_rows(phase)]
+            others = np.array(self.opponent_sums, dtype=np.int64)[phase_rows(phase)]
             return phase, own, others, others
         each = self.opponent_after(state, m, phase)
         return phase, own, each.sum(axis=1), each.max(axis=1)
@@ -307,7 +309,7 @@ class Learned:
         blocks of the lines each turn completes (D15, :attr:`block`). Needs
         :attr:`opponent_values`."""
         assert self.opponent_values is not None
-        row = _phase_rows(phase)  # (K,) case of opponent_sums
+        row = phase_rows(phase)  # (K,) case of opponent_sums
         each: np.ndarray = self.opponent_values[:, row].T  # (K, J)
         if self.block is not None:
             sizes = state.board.line_matrix.sum(axis=0)

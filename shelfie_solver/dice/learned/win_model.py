@@ -43,7 +43,7 @@ from shelfie_solver.dice.board import ItemSets, Marks
 from shelfie_solver.core.files import json_kind
 from shelfie_solver.dice.game.events import GameState
 from shelfie_solver.dice.learned.model_file import LearnedModel, WEIGHT_SCALE, default_model
-from shelfie_solver.dice.learned.objective import Learned, scores, state_objective
+from shelfie_solver.dice.learned.objective import Learned, phase_rows, scores, state_objective
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import end_trigger_shelves, failed_result_shelves, markings_end_game, triggers_end
@@ -174,15 +174,10 @@ def design(phase: np.ndarray, seats: np.ndarray, round_number: int) -> np.ndarra
     return np.stack(columns, axis=-1).astype(np.int64)
 
 
-def rows_of(phase: np.ndarray) -> np.ndarray:
-    """Row index into :data:`ROWS` of each phase (0, 2, 3)."""
-    return np.where(phase == 0, 0, np.where(phase == 2, 1, 2))
-
-
 def strength_numerators(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray) -> np.ndarray:
     """``(K, n)`` exact integers: each seat's strength ``z`` times ``COEF_SCALE * WEIGHT_SCALE``
     (int64 where the products provably fit, else Python integers in an object array)."""
-    c = coefficients[rows_of(phase)][:, None, :]  # (K, 1, F)
+    c = coefficients[phase_rows(phase)][:, None, :]  # (K, 1, F)
     bound = int(np.abs(x).max(initial=0)) * int(np.abs(c).max(initial=0)) * x.shape[-1]
     if bound < 1 << 62:
         out: np.ndarray = (c * x).sum(axis=-1)
