@@ -194,19 +194,26 @@ def all_chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray) -> n
     integers (the float64 ``exp``'s error, below 1e-15, can move it only at an exact rounding
     tie); the seats add up to :data:`CHANCE_SCALE` within one unit per seat."""
     z = strength_numerators(coefficients, phase, x)  # (K, n)
-    gaps = z[:, None, :] - z[:, :, None]  # (K, i, j): z_j - z_i, exact
-    scaled = np.array(gaps.tolist(), dtype=np.float64) / (COEF_SCALE * WEIGHT_SCALE) if gaps.dtype == object \
-        else gaps.astype(np.float64) / (COEF_SCALE * WEIGHT_SCALE)
-    total = np.exp(np.clip(scaled, -60, 60)).sum(axis=-1)
-    out: np.ndarray = np.rint(CHANCE_SCALE / total).astype(np.int64)
-    return out
+    return _softmax_shares(z[:, None, :] - z[:, :, None])  # (K, i, j): z_j - z_i, exact
 
 
 def chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray) -> np.ndarray:
     """``int64 (K,)``: the chance to win over :data:`CHANCE_SCALE` of the seat that just played
-    (seat column 0 of :func:`design`) — :func:`all_chances`' first column; the one place that
-    maps features to chances."""
-    out: np.ndarray = all_chances(coefficients, phase, x)[:, 0]
+    (seat column 0 of :func:`design`) — :func:`all_chances`' first column, computed from that
+    seat's differences only (the objective's hot path); the one place that maps features to
+    chances."""
+    z = strength_numerators(coefficients, phase, x)  # (K, n)
+    return _softmax_shares(z - z[:, :1])  # (K, j): z_j - z_0, exact
+
+
+def _softmax_shares(gaps: np.ndarray) -> np.ndarray:
+    """``int64 (...)``: ``round(CHANCE_SCALE / sum_j exp(gaps_j))`` over the last axis of the exact
+    integer strength differences ``gaps`` (over ``COEF_SCALE * WEIGHT_SCALE``), each converted to
+    float once (:func:`all_chances`)."""
+    scaled = np.array(gaps.tolist(), dtype=np.float64) / (COEF_SCALE * WEIGHT_SCALE) if gaps.dtype == object \
+        else gaps.astype(np.float64) / (COEF_SCALE * WEIGHT_SCALE)
+    total = np.exp(np.clip(scaled, -60, 60)).sum(axis=-1)
+    out: np.ndarray = np.rint(CHANCE_SCALE / total).astype(np.int64)
     return out
 
 
