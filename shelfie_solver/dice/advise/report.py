@@ -406,7 +406,15 @@ EXACT_NOTE = ("win chance: your exact chance to win (D20: a k-way tie for the to
               "from here; exact because every other score is final after this turn or the next (D18).")
 TABLE_NOTE = ("win chance: your chance to win (D20: a tie counts 1/2) with the best play by both from "
               "here, from the two-player table (solve-game --players 2: float64 within its proven bound, shown "
-              "to 2^-30).")
+              "to 2^-30; the exact two-player optimum: win plays it on every board within "
+              "SHELFIE_SOLVE_EXACT2_BUDGET, docs/solve-game.md \"Exact where it fits\").")
+#: The objective's name when ``win`` plays the cached two-player table (:data:`wholegame.exact2_cache.EXACT2_NAME`).
+EXACT2_OBJECTIVE = "exact two-player optimum"
+
+
+def is_two_player_table(objective: str) -> bool:
+    """Whether an objective name is a two-player table's: ``exact2:FILE`` or :data:`EXACT2_OBJECTIVE`."""
+    return objective.startswith("exact2:") or objective == EXACT2_OBJECTIVE
 MODEL_NOTE = ("win chance: your chance to win (D20: a k-way tie counts 1/k) under the win model, a logistic fit "
               "of self-play outcomes over the learned values (docs/train.md, \"The chance to win\"); "
               "an estimate: within 3 points per decile on learned self-play the fit never saw, up to 10-15 "
@@ -448,7 +456,7 @@ def win_report(advice: Advice, title: list[str], data: dict[str, Any], top: int 
         report.title.append(f"Why: {reason}.")
     if reason:
         report.data["reason"] = reason
-    report.notes.append((TABLE_NOTE if advice.objective.startswith("exact2:") else EXACT_NOTE)
+    report.notes.append((TABLE_NOTE if is_two_player_table(advice.objective) else EXACT_NOTE)
                         if advice.win_chance_exact else MODEL_NOTE)
     return report
 
