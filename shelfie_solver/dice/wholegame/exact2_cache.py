@@ -98,7 +98,8 @@ class Route:
 
 def route(board: Board, rules: Ruleset) -> Route:
     """Whether ``board`` and ``rules`` fit the two-player budget (module docstring); nothing is
-    solved (the states are enumerated once per process, at most the budget's worth).
+    solved (the states are those of the table in memory or the disk cache, else enumerated once
+    per process, at most the budget's worth).
 
     Raises:
         exact_cache.BudgetError: a bad ``$SHELFIE_SOLVE_EXACT2_BUDGET``.
@@ -110,7 +111,8 @@ def route(board: Board, rules: Ruleset) -> Route:
     budget = exact2_budget()
     if board.n_cells > MAX_CELLS:
         return Route(False, None, budget, f"{board.n_cells} items, more than the two-player solver's {MAX_CELLS}")
-    states = state_count(board, rules, budget)
+    known = cached_solution(board, rules) if budget > 0 else None  # a kept table: its states, no enumeration
+    states = len(known.keys) if known is not None and len(known.keys) <= budget else state_count(board, rules, budget)
     if states is None:
         return Route(False, None, budget, f"more than {budget:,} two-player states, over the exact budget "
                                           f"({BUDGET_ENV})")
