@@ -207,3 +207,22 @@ def test_advise_opponent_shows_the_table(cache, table_file):
     theirs = json.loads(CliRunner().invoke(main, [*args, "--objective", f"exact2:{table_file}"]).stdout)
     assert ours["objective"] == "exact two-player optimum"
     assert ours["win_chance"] == theirs["win_chance"] and ours["win_chance_exact"] is True
+
+
+def test_the_page_and_review_name_it_and_show_percent(cache):
+    """The web page's advice (play's JSON) names the exact two-player optimum and words its value as
+    the chance to win in percent; a review under win says the table stood for it."""
+    from shelfie_solver.dice.review import review
+    from shelfie_solver.web.api import advice_json, value_unit
+
+    board = load_board(TINY, DEFAULT_RULES)
+    kept = start_kept_game(board, DEFAULT_RULES, ("A", "B"), 0)
+    kept = act(kept, (Roll(0, (0, 2, 1, 0, 2, 1), DEFAULT_RULES.rerolls),))
+    advice = advice_json(kept, "win")
+    assert advice["objective"] == "exact two-player optimum" and advice["win_chance_exact"] is True
+    assert value_unit(advice["objective"], True)["percent"] is True
+    kept = act(kept, (Stop(0),))
+    best = step_advice(kept, "win")
+    assert best is not None
+    kept = act(kept, (Mark(0, best.markings[0].marking.cells),))
+    assert review(kept, 0, "win").objective == "win (exact two-player optimum)"

@@ -219,17 +219,27 @@ CHANCE_WORDS = ValueWords(
     "chance to win", "the chance to win (D20)",
     ("chance to win: the chance that this choice leads to a win (D20), exact on the last turns, else from the "
      "fitted model (docs/train.md); a shared victory counts its share.",), chance=True)
+#: The same for a two-player table (``exact2:FILE``, or ``win`` on a board that fits: the exact
+#: two-player optimum), exact at every turn.
+TABLE_CHANCE_WORDS = ValueWords(
+    "chance to win", "the chance to win (D20)",
+    ("chance to win: the chance that this choice leads to a win (D20) with the best play by both, from the "
+     "exact two-player table (float64 within its proven bound, shown to 2^-30); a tie counts one half.",),
+    chance=True)
 
 
 def value_words(objective: str, opponents: bool) -> ValueWords:
     """What a value of ``objective`` (its name, as :attr:`advice.Advice.objective` gives it) is,
-    with or without ``opponents``: with opponents ``win``, ``win-model`` and the exact
+    with or without ``opponents``: with opponents a two-player table's (:func:`is_two_player_table`)
+    the exact chance to win (:data:`TABLE_CHANCE_WORDS`), ``win``, ``win-model`` and the exact
     ``win (exact)`` value the chance to win (:data:`CHANCE_WORDS`); ``learned`` (or
     ``learned:FILE``, or ``win`` alone: learned's expected final score) a win-chance score in
     thousandths with ``opponents``, points alone (:data:`LEARNED_LABELS`); else plain ``value``
     with :data:`VALUE_WORDS` and :func:`objective_notes`."""
     name = objective.strip().lower()
     kind = name.split(":", 1)[0].strip()
+    if opponents and is_two_player_table(name):
+        return TABLE_CHANCE_WORDS
     if opponents and (kind in ("win", "win-model") or "win (exact)" in name or "win chance" in name):
         return CHANCE_WORDS
     if kind in ("learned", "win"):
