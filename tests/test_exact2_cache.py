@@ -226,3 +226,38 @@ def test_the_page_and_review_name_it_and_show_percent(cache):
     assert best is not None
     kept = act(kept, (Mark(0, best.markings[0].marking.cells),))
     assert review(kept, 0, "win").objective == "win (exact two-player optimum)"
+
+
+def test_ctrl_c_part_way_through_a_real_solve(cache, monkeypatch):
+    """Ctrl-C once the real solve has reported its first layers (a progress bar, as on a
+    terminal, whose callback raises): ``advise --opponent`` goes on with the model, says so once,
+    exits 0, keeps nothing; the next process solves and keeps it."""
+    from contextlib import contextmanager
+
+    seen: list[int] = []
+
+    class Bar:
+        def advance(self, steps: int) -> None:
+            seen.append(steps)
+            if len(seen) > 2:
+                raise KeyboardInterrupt
+
+    @contextmanager
+    def bar(label, total=None, *, delay=0.0):
+        yield Bar() if label.startswith("Solving") else None
+
+    monkeypatch.setattr("shelfie_solver.core.progress.progress_bar", bar)
+    args = ["advise", "--dice", "GGCCBP", "--rerolls", "0", "--board", TINY, "--marks", ".../...",
+            "--opponent", ".../..."]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert 0 < sum(seen) < 30_719  # stopped part way
+    assert result.stderr.count(exact2_cache.INTERRUPTED_LINE) == 1
+    assert "objective win" in result.stdout and "exact two-player optimum" not in result.stdout
+    assert exact2_cache.KIND not in _entries(cache)
+    monkeypatch.undo()
+    monkeypatch.setenv("SHELFIE_SOLVE_CACHE", str(cache))
+    monkeypatch.setattr(exact2_cache, "_KNOWN", {})  # a new process
+    again = CliRunner().invoke(main, args)
+    assert "exact two-player optimum" in again.stdout.replace("\n  ", " ")
+    assert _entries(cache).count(exact2_cache.KIND) == 1

@@ -38,6 +38,7 @@ from shelfie_solver.dice.board import Board
 from shelfie_solver.dice.game.events import GameState
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.wholegame.exact_cache import (
+    MEMORY_TABLES,
     budget_from,
     first_use_solve,
     remember,
@@ -70,6 +71,8 @@ INTERRUPTED_LINE = ("Exact two-player solve interrupted: nothing was kept; win s
 
 #: This process's tables by :func:`exact_cache.setup_key` (``None``: the solve was interrupted here).
 _KNOWN: dict[str, TwoPlayerSolution | None] = {}
+#: This process's strategies over those tables, by key and name (:func:`exact2_strategy`).
+_STRATEGIES: dict[tuple[str, str], TwoPlayerStrategy] = {}
 #: This process's state counts by key (``None``: over the budget it was counted against), with that budget.
 _COUNTS: dict[tuple[str, int], int | None] = {}
 
@@ -234,9 +237,18 @@ class CachedTable(TableSource):
 
 def exact2_strategy(board: Board, rules: Ruleset, name: str = EXACT2_NAME) -> TwoPlayerStrategy | None:
     """The exact two-player optimum's play on ``board`` and ``rules`` (:func:`solution_for`,
-    solved on first use), named ``name``; ``None`` when they do not fit or the solve was interrupted."""
+    solved on first use), named ``name``, one per table and name in this process (so its turns
+    are worked out once); ``None`` when they do not fit or the solve was interrupted."""
     solution = solution_for(board, rules)
-    return None if solution is None else TwoPlayerStrategy(CachedTable(solution), name)
+    if solution is None:
+        return None
+    key = (setup_key(board, rules), name)
+    found = _STRATEGIES.get(key)
+    if found is None or not isinstance(found.source, CachedTable) or found.source.solution is not solution:
+        found = _STRATEGIES[key] = TwoPlayerStrategy(CachedTable(solution), name)
+        while len(_STRATEGIES) > MEMORY_TABLES:
+            _STRATEGIES.pop(next(iter(_STRATEGIES)))
+    return found
 
 
 def exact2_objective(state: GameState, name: str = EXACT2_NAME) -> TwoPlayerObjective | None:
