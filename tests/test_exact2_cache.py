@@ -261,3 +261,21 @@ def test_ctrl_c_part_way_through_a_real_solve(cache, monkeypatch):
     again = CliRunner().invoke(main, args)
     assert "exact two-player optimum" in again.stdout.replace("\n  ", " ")
     assert _entries(cache).count(exact2_cache.KIND) == 1
+
+
+def test_a_position_no_game_reaches_stays_on_the_model(cache):
+    """Seat 1 opens the round (D5) with an empty sheet while seat 2 has marked an item: no game
+    from empty sheets gets there, so the table does not hold it and win decides by the model."""
+    from shelfie_solver.dice.board import Marks
+    from shelfie_solver.dice.game.events import GameState
+    from shelfie_solver.dice.strategies import WinStrategy
+
+    board = load_board(TINY, DEFAULT_RULES)
+    empty = Marks(board.n_shelves, board.n_columns, 0)
+    state = GameState(board, DEFAULT_RULES, (empty, Marks(board.n_shelves, board.n_columns, 1)), 0, 0, 2, False)
+    assert exact2_cache.solution_for(board, DEFAULT_RULES) is not None  # the board fits
+    assert WinStrategy().exact(state) is None
+    assert exact2_cache.exact2_objective(state) is None
+    assert parse_objective("win", board, state).name == "win"
+    reachable = GameState(board, DEFAULT_RULES, (empty, empty), 0, 0, 0, False)
+    assert WinStrategy().exact(reachable) is not None

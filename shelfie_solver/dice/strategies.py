@@ -22,7 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -45,6 +45,9 @@ from shelfie_solver.dice.learned.objective import Learned, state_objective
 from shelfie_solver.dice.objectives import Objective, Points, StateArrays, Strategic
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.win_chance import BeforeLastWin, LastTurnWin, exact_objective
+
+if TYPE_CHECKING:
+    from shelfie_solver.dice.wholegame.two_player_table import TwoPlayerStrategy
 
 
 class StrategyError(ShelfieError):
@@ -527,13 +530,14 @@ class WinStrategy(LearnedStrategy):
 
     def __init__(self, model: LearnedModel | None = None, kernel: str = "auto", exact_alone: bool = True):
         super().__init__(model, kernel, exact_alone)
-        self._pair: tuple[Board, Ruleset, Strategy | None] | None = None
+        self._pair: tuple[Board, Ruleset, TwoPlayerStrategy | None] | None = None
 
     def exact(self, state: GameState) -> Strategy | None:
         """Two players, the shipped parameters and ``exact_alone``, on a board whose two-player
         game fits its budget: the play of the cached two-player table
         (:func:`wholegame.exact2_cache.exact2_strategy`, solved on first use: the choices of
-        ``exact2:FILE``), which every decision then follows; alone, as
+        ``exact2:FILE``), which every decision then follows where the table holds the position
+        (a position no game from empty sheets reaches stays on the model); alone, as
         :meth:`LearnedStrategy.exact`; else ``None``."""
         if state.players != 2 or self.model is not None or not self.exact_alone:
             return super().exact(state)
@@ -542,7 +546,8 @@ class WinStrategy(LearnedStrategy):
             from shelfie_solver.dice.wholegame.exact2_cache import exact2_strategy
 
             known = self._pair = (state.board, state.rules, exact2_strategy(state.board, state.rules))
-        return known[2]
+        table = known[2]
+        return table if table is not None and table.holds(state) else None
 
     def objective(self, state: GameState) -> Learned:
         from shelfie_solver.dice.learned.win_model import MODEL_PLAYERS, win_objective

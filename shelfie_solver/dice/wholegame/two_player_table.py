@@ -186,6 +186,21 @@ class TwoPlayerStrategy:
             self._turns[key] = found
         return found, setup
 
+    def holds(self, state: GameState) -> bool:
+        """Whether the table holds ``state`` (two players, its board and rules, a position some
+        game from two empty sheets reaches), so the strategy can decide there.
+
+        Raises:
+            TwoPlayerError: the table cannot be had (a bad file).
+        """
+        table = self.source.table()
+        if state.players != 2 or not same_game(table, state.board, state.rules):
+            return False
+        key = state_key(state.board, (state.sheets[0], state.sheets[1]), state.active, state.first,
+                        state.end_triggered)
+        at = int(np.searchsorted(table.keys, key))
+        return at < len(table.keys) and int(table.keys[at]) == key
+
     def objective(self, state: GameState) -> TwoPlayerObjective:
         """The table as an objective in ``state`` (:class:`TwoPlayerObjective`, named as the strategy).
 
