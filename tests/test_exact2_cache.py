@@ -279,3 +279,13 @@ def test_a_position_no_game_reaches_stays_on_the_model(cache):
     assert parse_objective("win", board, state).name == "win"
     reachable = GameState(board, DEFAULT_RULES, (empty, empty), 0, 0, 0, False)
     assert WinStrategy().exact(reachable) is not None
+
+
+def test_a_table_over_the_cache_bound_is_used_not_written(cache, monkeypatch):
+    """SHELFIE_SOLVE_CACHE_MAX below the table's size (30,719 keys and values: 480 KB): the table
+    is solved and played from memory, nothing is written; the bound holds for this kind too."""
+    monkeypatch.setenv("SHELFIE_SOLVE_CACHE_MAX", "64K")
+    board = load_board(TINY, DEFAULT_RULES)
+    assert exact2_cache.solution_for(board, DEFAULT_RULES) is not None
+    assert exact2_cache.KIND not in _entries(cache)
+    assert sum(e.size for e in diskcache.entries(cache)) <= 64 << 10

@@ -20,6 +20,10 @@ process and says so on stderr (:data:`INTERRUPTED_LINE`). With the cache off
 (``SHELFIE_SOLVE_CACHE=off``) or an entry larger than its bound the table is solved again by
 each process that needs it.
 
+Shared with the two-player tables of :mod:`exact2_cache` (one home each): the budget's reader
+(:func:`budget_from`), the key (:func:`setup_key`), the bounded memory (:func:`remember`) and the
+first-use protocol (:func:`first_use_solve`: estimate, bar, interruption).
+
 What it gives. :func:`solution_for` the :class:`solver.GameSolution` (values read as the exact
 value of each float, as a binary table's: :class:`binary_table.MappedValues`);
 :func:`exact_objective` the objective ``exact optimum`` (:class:`ExactObjective`: optimal
