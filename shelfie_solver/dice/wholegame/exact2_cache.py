@@ -114,7 +114,9 @@ def route(board: Board, rules: Ruleset) -> Route:
     budget = exact2_budget()
     if board.n_cells > MAX_CELLS:
         return Route(False, None, budget, f"{board.n_cells} items, more than the two-player solver's {MAX_CELLS}")
-    known = cached_solution(board, rules) if budget > 0 else None  # a kept table: its states, no enumeration
+    if budget <= 0:
+        return Route(False, None, budget, f"the exact two-player solve is off ({BUDGET_ENV}=0)")
+    known = cached_solution(board, rules)  # a kept table: its states, no enumeration
     states = len(known.keys) if known is not None and len(known.keys) <= budget else state_count(board, rules, budget)
     if states is None:
         return Route(False, None, budget, f"more than {budget:,} two-player states, over the exact budget "
