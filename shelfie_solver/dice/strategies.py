@@ -22,7 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -45,6 +45,9 @@ from shelfie_solver.dice.learned.objective import Learned, state_objective
 from shelfie_solver.dice.objectives import Objective, Points, StateArrays, Strategic
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.win_chance import BeforeLastWin, LastTurnWin, exact_objective
+
+if TYPE_CHECKING:
+    from shelfie_solver.dice.wholegame.two_player_table import TwoPlayerStrategy
 
 
 class StrategyError(ShelfieError):
@@ -516,12 +519,35 @@ class _CompiledPlan(TurnPlan):
 class WinStrategy(LearnedStrategy):
     """Optimal play, turn by turn, for the chance to win: the objective ``win`` (the calibrated
     model, :mod:`learned.win_model`) and, on the last turns, the exact chance
-    (:mod:`win_chance`); otherwise as :class:`LearnedStrategy`."""
+    (:mod:`win_chance`); otherwise as :class:`LearnedStrategy`. In a two-player game on a board
+    whose two-player game fits the exact budget, the exact two-player optimum
+    (:meth:`exact`)."""
 
     name = "win"
     #: Whether it plays by the model with every number of players (``win-model``), not only
     #: with :data:`win_model.MODEL_PLAYERS`.
     every_count = False
+
+    def __init__(self, model: LearnedModel | None = None, kernel: str = "auto", exact_alone: bool = True):
+        super().__init__(model, kernel, exact_alone)
+        self._pair: tuple[Board, Ruleset, TwoPlayerStrategy | None] | None = None
+
+    def exact(self, state: GameState) -> Strategy | None:
+        """Two players, the shipped parameters and ``exact_alone``, on a board whose two-player
+        game fits its budget: the play of the cached two-player table
+        (:func:`wholegame.exact2_cache.exact2_strategy`, solved on first use: the choices of
+        ``exact2:FILE``), which every decision then follows where the table holds the position
+        (a position no game from empty sheets reaches stays on the model); alone, as
+        :meth:`LearnedStrategy.exact`; else ``None``."""
+        if state.players != 2 or self.model is not None or not self.exact_alone:
+            return super().exact(state)
+        known = self._pair
+        if known is None or known[0] is not state.board or known[1] is not state.rules:
+            from shelfie_solver.dice.wholegame.exact2_cache import exact2_strategy
+
+            known = self._pair = (state.board, state.rules, exact2_strategy(state.board, state.rules))
+        table = known[2]
+        return table if table is not None and table.holds(state) else None
 
     def objective(self, state: GameState) -> Learned:
         from shelfie_solver.dice.learned.win_model import MODEL_PLAYERS, win_objective
