@@ -17,7 +17,14 @@ from shelfie_solver.dice.game.record import game_to_json
 from shelfie_solver.dice.game.turn import play_seeded
 from shelfie_solver.dice.learned.kernel import kernel_function
 from shelfie_solver.dice.learned.model_file import WEIGHT_SCALE
-from shelfie_solver.dice.learned.win_model import FEATURES, ROWS, WinObjective, design, strength_numerators, win_objective
+from shelfie_solver.dice.learned.win_model import (
+    FEATURES,
+    ROWS,
+    WinObjective,
+    design,
+    strength_numerators,
+    win_objective,
+)
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import DEFAULT_RULES
 from shelfie_solver.dice.strategies import WinStrategy
@@ -48,15 +55,15 @@ def random_state(rng: np.random.Generator, players: int) -> GameState:
     return GameState(BOARD, RULES, tuple(sheets), active, first, turn, bool(rng.integers(2)))
 
 
-def numpy_values(objective: WinObjective, state: GameState) -> tuple[np.ndarray, list[tuple[int, int]]]:
+def numpy_values(objective: WinObjective, state: GameState) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
     """Every usable item set's chance (the numpy reference, :meth:`WinObjective.values`; 0
-    elsewhere) and :meth:`WinObjective.shelf_values`."""
+    elsewhere), the usable sets' indices (D4) and :meth:`WinObjective.shelf_values`."""
     arrays = StateArrays(BOARD, RULES, state.marks)
     sets = feasibility_arrays(BOARD, RULES).sets
     usable = np.flatnonzero(np.append(arrays.available, True)[sets.cells].all(axis=1))
     out = np.zeros(len(sets.sizes) + 1, dtype=np.int64)
     out[usable] = objective.values(arrays, sets.take(usable))
-    return out, objective.shelf_values(arrays)
+    return out, usable, objective.shelf_values(arrays)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -68,7 +75,8 @@ def test_compiled_values_equal_numpy_on_random_tables(players: int) -> None:
         found = objective.compiled_turn_values(StateArrays(BOARD, RULES, state.marks))
         assert found is not None
         worth, usable, shelves = found
-        expected, expected_shelves = numpy_values(objective, state)
+        expected, expected_usable, expected_shelves = numpy_values(objective, state)
+        assert np.array_equal(np.flatnonzero(usable[:-1]), expected_usable)
         assert np.array_equal(worth, expected)
         assert shelves == expected_shelves
 
