@@ -110,12 +110,12 @@ def best_final_scores(board: Board, rules: Ruleset, marks: Marks) -> np.ndarray:
     """``int64 (R,)``: per final roll (:class:`rolls.DiceSpace` order) the highest score the sheet
     can have after marking it (D8-D14, D19), the score as it is for a failed result (D13, no score
     changes); cached per sheet."""
-    from shelfie_solver.dice.engine.dp import final_values
+    from shelfie_solver.dice.engine.batched import final_values_many
 
     key = (board, rules, marks.marked, marks.eliminated)
     found = _BEST_SCORES.get(key)
-    if found is None:
-        gains = final_values(board, marks, rules, Points()).columns[:, 0]
+    if found is None:  # dp.final_values' column 0, by the compiled scan when numba is installed
+        gains = final_values_many(board, (marks,), rules, Points())[:, 0, 0]
         found = np.ascontiguousarray(gains + score(board, marks, rules), dtype=np.int64)
         _remember(_BEST_SCORES, key, found)
     else:
@@ -235,12 +235,14 @@ class BeforeLastWin:
         out = np.zeros(len(after), dtype=np.int64)
         scale = self.scale(rules)
         for key, rows in cases.items():  # every score against one sheet in one batched solve
-            scores = sorted({int(after[i]) for i in rows})
-            chances = dict(zip(scores, opponent_chances(board, rules, sheets[key], [(s,) for s in scores])))
-            for i in rows:
-                value = (1 - chances[int(after[i])]) * scale
+            index = np.array(rows, dtype=np.int64)
+            scores = np.unique(after[index])
+            mine = []
+            for chance in opponent_chances(board, rules, sheets[key], [(int(s),) for s in scores]):
+                value = (1 - chance) * scale
                 assert value.denominator == 1
-                out[i] = int(value)
+                mine.append(int(value))
+            out[index] = np.array(mine, dtype=np.int64)[np.searchsorted(scores, after[index])]
         return out
 
     def failed_value(self, state: StateArrays) -> int:

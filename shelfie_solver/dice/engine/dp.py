@@ -150,8 +150,12 @@ class TurnSolution:
         starts, columns, weights = self.space.transitions
         none = self.space.hold_index[(0,) * self.space.n_sides]
         end = starts[none + 1] if none + 1 < len(starts) else len(columns)
-        row = weights[starts[none]:end].astype(object)
-        expected = row @ self.values[level][columns[starts[none]:end]].astype(object)
+        row = weights[starts[none]:end]
+        reached = self.values[level][columns[starts[none]:end]]
+        if reached.dtype != object and int(np.abs(reached).max(initial=0)) * int(row.sum()) < INT64_SAFE:
+            expected = row @ reached  # every partial sum within int64: the same integers
+        else:
+            expected = row.astype(object) @ reached.astype(object)
         return tuple(Fraction(int(v), self.denominator(level + 1, q)) for q, v in enumerate(expected))
 
 
