@@ -115,3 +115,16 @@ def test_compiled_win_plays_the_numpy_games(players: int) -> None:
         a = play_seeded(BOARD, RULES, [fast] * players, seed)
         b = play_seeded(BOARD, RULES, [slow] * players, seed)
         assert game_to_json(a, game=0, seed=0) == game_to_json(b, game=0, seed=0)
+
+
+def test_best_final_scores_equal_the_points_objective_on_random_sheets() -> None:
+    from shelfie_solver.dice.board import score
+    from shelfie_solver.dice.engine.dp import final_values
+    from shelfie_solver.dice.objectives import Points
+    from shelfie_solver.dice.win_chance import best_final_scores
+
+    rng = np.random.default_rng(4120)
+    for _ in range(60):
+        marks = random_sheet(rng)
+        expected = final_values(BOARD, marks, RULES, Points()).columns[:, 0] + score(BOARD, marks, RULES)
+        assert np.array_equal(best_final_scores(BOARD, RULES, marks), expected)
