@@ -186,8 +186,11 @@ def sheets_chances(board: Board, rules: Ruleset,
                 _OPPONENT_CHANCES.move_to_end(key)
                 found[key] = known
                 continue
-            final = shares(best_final_scores(board, rules, marks), key[4])
-            if final.min() == final.max():  # every roll alike (D20): that share, whatever the play
+            best = best_final_scores(board, rules, marks)
+            top = max(key[4], default=None)
+            decided = top is None or int(best.min()) > top or int(best.max()) < top
+            final = shares(best[:1] if decided else best, key[4])
+            if decided:  # every roll alike (D20): that share, whatever the play
                 found[key] = Fraction(int(final[0]), WIN_UNIT)
                 _remember(_OPPONENT_CHANCES, key, found[key])
             else:

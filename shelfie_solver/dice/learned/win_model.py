@@ -362,10 +362,10 @@ class WinObjective(Learned):
         shelf_gaps, _, shelf_ok = gaps_of(*give_up, np.zeros(0, dtype=np.int64), 0, True, *common)
         if not (ok and shelf_ok):
             return None
-        worth = np.where(usable, _softmax_shares(gaps), 0)
-        worth[-1] = 0
+        index = np.flatnonzero(usable[:-1])
+        worth = np.zeros(len(usable), dtype=np.int64)
+        worth[index] = _softmax_shares(gaps[index])
         if self.end_exact is not None:
-            index = np.flatnonzero(usable[:-1])
             from shelfie_solver.dice.allocate import feasibility_arrays
 
             worth[index] = self._with_exact(state, feasibility_arrays(board, rules).sets.take(index), worth[index])
