@@ -128,3 +128,20 @@ def test_best_final_scores_equal_the_points_objective_on_random_sheets() -> None
         marks = random_sheet(rng)
         expected = final_values(BOARD, marks, RULES, Points()).columns[:, 0] + score(BOARD, marks, RULES)
         assert np.array_equal(best_final_scores(BOARD, RULES, marks), expected)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_no_marking_ends_the_game_where_none_may(players: int) -> None:
+    from shelfie_solver.dice.sheet_rules import markings_end_game, may_end_game
+
+    rng = np.random.default_rng(4130 + players)
+    sets = feasibility_arrays(BOARD, RULES).sets
+    seen = {True: 0, False: 0}
+    for _ in range(150):
+        state = random_state(rng, players)
+        usable = np.flatnonzero(np.append(StateArrays(BOARD, RULES, state.marks).available, True)[sets.cells].all(axis=1))
+        may = may_end_game(BOARD, RULES, state.sheets, state.active)
+        seen[may] += 1
+        if not may:
+            assert not markings_end_game(BOARD, RULES, state.sheets, state.active, sets.take(usable)).any()
+    assert seen[True] and seen[False]

@@ -152,3 +152,37 @@ def markings_end_game(board: Board, rules: Ruleset, sheets: Sequence[Marks], sea
         left = (open_cells & ~blocked).astype(np.int64) @ member[:, :shelves]  # (K, shelves)
         ends |= (left == 0).sum(axis=1) >= need
     return ends
+
+
+def may_end_game(board: Board, rules: Ruleset, sheets: Sequence[Marks], seat: int) -> bool:
+    """Whether some marking of at most ``rules.combinations_per_turn`` available items by ``seat``
+    (D9) could leave the end triggered (D17) on some sheet: a necessary condition of
+    :func:`markings_end_game` (``False``: it is False for every marking), cheap to test. The
+    player's sheet: its closed shelves plus the most shelves that many items can close (the
+    shelves with the fewest available items first). Another sheet: its closed shelves once every
+    line the player could have complete after this turn (no item eliminated, at most that many
+    missing) has blocked it (D15), more than any one marking blocks."""
+    need = end_trigger_shelves(board, rules)
+    most = rules.combinations_per_turn
+    mine = sheets[seat]
+    marked, available = mine.bit_arrays()
+    member = board.line_matrix
+    left = sorted(int(n) for n in (available @ member)[: board.n_shelves] if n > 0)
+    used = closable = 0
+    for count in left:  # the smallest shelves first: the most a turn's items can close
+        if used + count > most:
+            break
+        used += count
+        closable += 1
+    if mine.closed_shelves() + closable >= need:
+        return True
+    sizes = member.sum(axis=0)
+    m, a = marked @ member, available @ member
+    complete = (m + a == sizes) & (sizes - m <= most)  # lines the player may have complete after the turn
+    blocked = member[:, complete].sum(axis=1) > 0  # their cells (D15)
+    for other, marks in enumerate(sheets):
+        if other != seat:
+            still = (marks.bit_arrays()[1].astype(bool) & ~blocked).astype(np.int64) @ member[:, : board.n_shelves]
+            if int((still == 0).sum()) >= need:
+                return True
+    return False

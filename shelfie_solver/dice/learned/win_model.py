@@ -46,7 +46,8 @@ from shelfie_solver.dice.learned.model_file import LearnedModel, WEIGHT_SCALE, d
 from shelfie_solver.dice.learned.objective import Learned, phase_rows, scores, state_objective
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.dice.sheet_rules import end_trigger_shelves, failed_result_shelves, markings_end_game, triggers_end
+from shelfie_solver.dice.sheet_rules import (end_trigger_shelves, failed_result_shelves, markings_end_game,
+                                             may_end_game, triggers_end)
 
 #: The numbers of players for which the objective ``win`` plays by the model (with others it would
 #: play ``learned`` outside the exact turns). Every count: against ``learned`` seats the joint
@@ -268,10 +269,10 @@ class WinObjective(Learned):
         """``bool (K,)``: the markings of ``sets`` after which the game ends at once or in this
         round (D17 on any sheet, after the blocks of D15: :func:`sheet_rules.markings_end_game`)
         and whose chance :attr:`end_exact` gives exactly; all False where it gives none."""
-        if self.end_exact is None:
-            return np.zeros(len(sets.sizes), dtype=bool)
         sheets = self.sheets or (state.marks,)
         sheets = sheets[:self.seat] + (state.marks,) + sheets[self.seat + 1:]
+        if self.end_exact is None or not may_end_game(state.board, state.rules, sheets, self.seat):
+            return np.zeros(len(sets.sizes), dtype=bool)
         return markings_end_game(state.board, state.rules, sheets, self.seat, sets)
 
     def exact_markings(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
@@ -281,7 +282,10 @@ class WinObjective(Learned):
 
     def _ending_shelves(self, state: StateArrays, shelves: list[int]) -> np.ndarray:
         """``bool (S,)``: giving up each of ``shelves`` (D13) triggers the end (D17; nothing is
-        marked, so nothing is blocked and only the player's sheet changes)."""
+        marked, so nothing is blocked and only the player's sheet changes; one more closed shelf
+        at most)."""
+        if state.marks.closed_shelves() + 1 < end_trigger_shelves(state.board, state.rules):
+            return np.zeros(len(shelves), dtype=bool)
         lost = failed_result_shelves(state.board, state.marks)
         return np.array([triggers_end(state.board, state.marks.with_eliminated(lost[s]), state.rules)
                          for s in shelves], dtype=bool)
