@@ -204,7 +204,13 @@ class Marks:
     @property
     def available(self) -> tuple[int, ...]:
         """Available cells, in index order."""
-        return tuple(i for i in range(self.n_cells) if self.is_available(i))
+        free = ~(self.marked | self.eliminated) & ((1 << self.n_cells) - 1)
+        cells = []
+        while free:  # the lowest set bit each time: index order
+            low = free & -free
+            cells.append(low.bit_length() - 1)
+            free ^= low
+        return tuple(cells)
 
     def can_mark(self, cells: tuple[int, ...] | list[int]) -> bool:
         """Whether every cell is available and none repeats (D4)."""

@@ -269,11 +269,19 @@ class WinObjective(Learned):
         """``bool (K,)``: the markings of ``sets`` after which the game ends at once or in this
         round (D17 on any sheet, after the blocks of D15: :func:`sheet_rules.markings_end_game`)
         and whose chance :attr:`end_exact` gives exactly; all False where it gives none."""
-        sheets = self.sheets or (state.marks,)
-        sheets = sheets[:self.seat] + (state.marks,) + sheets[self.seat + 1:]
-        if self.end_exact is None or not may_end_game(state.board, state.rules, sheets, self.seat):
+        if not self._may_end(state):
             return np.zeros(len(sets.sizes), dtype=bool)
-        return markings_end_game(state.board, state.rules, sheets, self.seat, sets)
+        return markings_end_game(state.board, state.rules, self._table(state), self.seat, sets)
+
+    def _table(self, state: StateArrays) -> tuple[Marks, ...]:
+        """Every seat's sheet, the player's as ``state`` has it."""
+        sheets = self.sheets or (state.marks,)
+        return sheets[:self.seat] + (state.marks,) + sheets[self.seat + 1:]
+
+    def _may_end(self, state: StateArrays) -> bool:
+        """Whether some marking may end the game with its chance known exactly (:attr:`end_exact`
+        set and :func:`sheet_rules.may_end_game`)."""
+        return self.end_exact is not None and may_end_game(state.board, state.rules, self._table(state), self.seat)
 
     def exact_markings(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
         """``bool (K,)``: the markings of ``sets`` whose value is the exact chance to win
@@ -369,7 +377,7 @@ class WinObjective(Learned):
         index = np.flatnonzero(usable[:-1])
         worth = np.zeros(len(usable), dtype=np.int64)
         worth[index] = _softmax_shares(gaps[index])
-        if self.end_exact is not None:
+        if self._may_end(state):
             from shelfie_solver.dice.allocate import feasibility_arrays
 
             worth[index] = self._with_exact(state, feasibility_arrays(board, rules).sets.take(index), worth[index])
