@@ -296,8 +296,8 @@ class BeforeLastWin:
                 value = (1 - chance) * scale
                 assert value.denominator == 1
                 mine.append(int(value))
-            rows = index[key]
-            out[rows] = np.array(mine, dtype=np.int64)[np.searchsorted(scores[key], after[rows])]
+            chosen = index[key]
+            out[chosen] = np.array(mine, dtype=np.int64)[np.searchsorted(scores[key], after[chosen])]
         return out
 
     def failed_value(self, state: StateArrays) -> int:
