@@ -145,3 +145,21 @@ def test_no_marking_ends_the_game_where_none_may(players: int) -> None:
         if not may:
             assert not markings_end_game(BOARD, RULES, state.sheets, state.active, sets.take(usable)).any()
     assert seen[True] and seen[False]
+
+
+def test_sheets_chances_equal_each_last_turn_solved_alone() -> None:
+    from shelfie_solver.dice.board import score
+    from shelfie_solver.dice.engine.dp import solve_turn
+    from shelfie_solver.dice.win_chance import LastTurnWin, sheets_chances
+
+    rng = np.random.default_rng(4140)
+    sheets = [random_sheet(rng) for _ in range(4)]
+    sheets = [m for m in sheets if m.available][:3]
+    # scores below the sheet's score now (a sure win), out of its reach (a sure loss) and between
+    cases = [(m, [(score(BOARD, m, RULES) - 1,), (score(BOARD, m, RULES) + 200,),
+                  (score(BOARD, m, RULES) + 6,), (score(BOARD, m, RULES) + 12, 3)]) for m in sheets]
+    found = sheets_chances(BOARD, RULES, cases)
+    for (marks, others), chances in zip(cases, found):
+        alone = [solve_turn(BOARD, marks, RULES, LastTurnWin(o)).start_values()[0] for o in others]
+        assert chances == alone
+        assert chances[0] == 1 and chances[1] == 0
