@@ -280,8 +280,14 @@ class WinObjective(Learned):
 
     def _may_end(self, state: StateArrays) -> bool:
         """Whether some marking may end the game with its chance known exactly (:attr:`end_exact`
-        set and :func:`sheet_rules.may_end_game`)."""
-        return self.end_exact is not None and may_end_game(state.board, state.rules, self._table(state), self.seat)
+        set and :func:`sheet_rules.may_end_game`), kept for the last sheet asked (a turn asks twice)."""
+        key = (state.marks.marked, state.marks.eliminated)
+        known: tuple[tuple[int, int], bool] | None = self.__dict__.get("_may_end_of")
+        if known is None or known[0] != key:
+            known = (key, self.end_exact is not None
+                     and may_end_game(state.board, state.rules, self._table(state), self.seat))
+            object.__setattr__(self, "_may_end_of", known)
+        return known[1]
 
     def exact_markings(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
         """``bool (K,)``: the markings of ``sets`` whose value is the exact chance to win
