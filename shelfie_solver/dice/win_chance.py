@@ -57,8 +57,20 @@ def shares(after: np.ndarray, others: Sequence[int]) -> np.ndarray:
     """``int64`` like ``after``: :func:`share` of each score in ``after`` times :data:`WIN_UNIT`."""
     if not others:
         return np.full(np.shape(after), WIN_UNIT, dtype=np.int64)
+    top, tied = _top_and_tied(others)
+    return _shares_below(after, top, tied)
+
+
+def _top_and_tied(others: Sequence[int]) -> tuple[int, int]:
+    """The best of the other final scores ``others`` (not empty) and ``1 +`` how many reach it:
+    the players sharing the victory at that score (D20)."""
     top = max(others)
-    tied = 1 + sum(s == top for s in others)
+    return top, 1 + sum(s == top for s in others)
+
+
+def _shares_below(after: np.ndarray, top: Any, tied: Any) -> np.ndarray:
+    """``int64``: :func:`shares` of the scores ``after`` against the best other score ``top``
+    reached by ``tied - 1`` players (:func:`_top_and_tied`; arrays broadcast with ``after``)."""
     out: np.ndarray = np.where(after > top, WIN_UNIT, np.where(after == top, WIN_UNIT // tied, 0)).astype(np.int64)
     return out
 
@@ -96,7 +108,8 @@ class LastTurnWin:
 #: Sheets and chances kept per process by :func:`opponent_chance` (least recently used out first).
 CHANCE_CACHE_SIZE = 65536
 _BEST_SCORES: OrderedDict[tuple[Board, Ruleset, int, int], np.ndarray] = OrderedDict()
-_OPPONENT_CHANCES: OrderedDict[tuple[Board, Ruleset, int, int, tuple[int, ...]], Fraction] = OrderedDict()
+#: the chances as numerators over :func:`chance_scale`
+_OPPONENT_CHANCES: OrderedDict[tuple[Board, Ruleset, int, int, tuple[int, ...]], int] = OrderedDict()
 
 
 def _remember(store: OrderedDict[Any, Any], key: Any, value: Any) -> None:
@@ -156,9 +169,33 @@ def opponent_chances(board: Board, rules: Ruleset, marks: Marks,
     return sheets_chances(board, rules, [(marks, others)])[0]
 
 
+def chance_scale(rules: Ruleset) -> int:
+    """The denominator of an exact chance at the start of a last turn: :data:`WIN_UNIT` times
+    ``D^(rerolls + 1)`` (``D`` the dice space's denominator: the initial roll, then each
+    re-roll, D6, D7), so every start value of :class:`LastTurnWin` is a whole multiple of its inverse."""
+    from shelfie_solver.dice.rolls import space_for
+
+    scale: int = WIN_UNIT * int(space_for(rules).denominator) ** (rules.rerolls + 1)
+    return scale
+
+
 def sheets_chances(board: Board, rules: Ruleset,
                    cases: Sequence[tuple[Marks, Sequence[tuple[int, ...]]]]) -> list[list[Fraction]]:
-    """:func:`opponent_chance` of each case's sheet against each of its sets of final scores.
+    """:func:`opponent_chance` of each case's sheet against each of its sets of final scores
+    (:func:`sheets_chance_numerators` over :func:`chance_scale`; a sheet with no available item
+    keeps its score, D13: :func:`share` of it)."""
+    scale = chance_scale(rules)
+    found = sheets_chance_numerators(board, rules, cases)
+    return [[Fraction(int(n), scale) for n in numerators] if marks.available
+            else [share(score(board, marks, rules), o) for o in others]
+            for (marks, others), numerators in zip(cases, found)]
+
+
+def sheets_chance_numerators(board: Board, rules: Ruleset,
+                             cases: Sequence[tuple[Marks, Sequence[tuple[int, ...]]]]) -> list[list[int]]:
+    """Per case, the numerators over :func:`chance_scale` of :func:`opponent_chance` of its sheet
+    against each of its sets of final scores (a sheet with no available item: :func:`shares` of
+    its score, D13; exact where every player's share is ``1/k``, ``k <= 4``).
 
     The value of a final roll under :class:`LastTurnWin` is :func:`shares` of the best score the
     roll can reach (a share never falls as the score rises), so the final values are
@@ -171,45 +208,66 @@ def sheets_chances(board: Board, rules: Ruleset,
     from shelfie_solver.dice.engine.batched import solve_finals
     from shelfie_solver.dice.rolls import space_for
 
-    found: dict[tuple[Board, Ruleset, int, int, tuple[int, ...]], Fraction] = {}
+    unit = chance_scale(rules) // WIN_UNIT  # a final roll's share, over WIN_UNIT, to the start's scale
+    found: dict[tuple[Board, Ruleset, int, int, tuple[int, ...]], int] = {}
     unsolved: list[tuple[Board, Ruleset, int, int, tuple[int, ...]]] = []
-    finals = []
+    finals: list[np.ndarray] = []
     for marks, others in cases:
-        if not marks.available:
-            continue
-        for o in others:
-            key = (board, rules, marks.marked, marks.eliminated, tuple(o))
-            if key in found:
-                continue
-            known = _OPPONENT_CHANCES.get(key)
-            if known is not None:
-                _OPPONENT_CHANCES.move_to_end(key)
-                found[key] = known
-                continue
-            best = best_final_scores(board, rules, marks)
-            top = max(key[4], default=None)
-            decided = top is None or int(best.min()) > top or int(best.max()) < top
-            final = shares(best[:1] if decided else best, key[4])
-            if decided:  # every roll alike (D20): that share, whatever the play
-                found[key] = Fraction(int(final[0]), WIN_UNIT)
-                _remember(_OPPONENT_CHANCES, key, found[key])
-            else:
-                found[key] = Fraction(-1)  # solved below
-                unsolved.append(key)
-                finals.append(final)
+        if marks.available:
+            _sheet_chances(board, rules, marks, others, unit, found, unsolved, finals)
     if unsolved:
-        solved = solve_finals(space_for(rules), np.ascontiguousarray(np.stack(finals, axis=1)[:, :, None]),
+        solved = solve_finals(space_for(rules), np.ascontiguousarray(np.concatenate(finals, axis=1)[:, :, None]),
                               rules.rerolls, WIN_UNIT)
-        for key, value in zip(unsolved, solved.start_values()):
-            found[key] = value
-            _remember(_OPPONENT_CHANCES, key, value)
+        for key, value in zip(unsolved, solved.start_numerators().tolist()):
+            found[key] = int(value)
+            _remember(_OPPONENT_CHANCES, key, found[key])
     out = []
     for marks, others in cases:
         if not marks.available:
-            out.append([share(score(board, marks, rules), o) for o in others])
+            now = np.array(score(board, marks, rules))
+            out.append([int(shares(now, o)) * unit for o in others])
         else:
             out.append([found[(board, rules, marks.marked, marks.eliminated, tuple(o))] for o in others])
     return out
+
+
+def _sheet_chances(board: Board, rules: Ruleset, marks: Marks, others: Sequence[tuple[int, ...]], unit: int,
+                   found: dict[Any, int], unsolved: list[Any], finals: list[np.ndarray]) -> None:
+    """:func:`sheets_chance_numerators` of one sheet with an available item: each set of scores
+    found (cached, or decided: every final roll's share alike) into ``found``; the others' keys
+    appended to ``unsolved`` and their final values, ``int64 (R, S)``, to ``finals``."""
+    sheet = (board, rules, marks.marked, marks.eliminated)
+    todo = []
+    for o in others:
+        key = (*sheet, tuple(o))
+        if key in found:
+            continue
+        known = _OPPONENT_CHANCES.get(key)
+        if known is not None:
+            _OPPONENT_CHANCES.move_to_end(key)
+            found[key] = known
+        else:
+            found[key] = -1  # decided or solved below
+            todo.append(key)
+    if not todo:
+        return
+    best = best_final_scores(board, rules, marks)
+    low, high = int(best.min()), int(best.max())
+    tops, ties = [], []
+    for key in todo:
+        if not key[4] or low > max(key[4]):  # every roll wins alone (D20), whatever the play
+            found[key] = WIN_UNIT * unit
+        elif high < max(key[4]):  # no roll reaches the best other score
+            found[key] = 0
+        else:
+            top, tied = _top_and_tied(key[4])
+            tops.append(top)
+            ties.append(tied)
+            unsolved.append(key)
+            continue
+        _remember(_OPPONENT_CHANCES, key, found[key])
+    if tops:
+        finals.append(_shares_below(best[:, None], np.array(tops, dtype=np.int64), np.array(ties, dtype=np.int64)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -231,11 +289,7 @@ class BeforeLastWin:
     _chances: dict[tuple[int, int, int], Fraction] = field(default_factory=dict, repr=False)
 
     def scale(self, rules: Ruleset) -> int:
-        from shelfie_solver.dice.rolls import space_for
-
-        # the opponent's start value: over WIN_UNIT * D^(rerolls + 1) (the initial roll, then re-rolls)
-        scale: int = WIN_UNIT * int(space_for(rules).denominator) ** (rules.rerolls + 1)
-        return scale
+        return chance_scale(rules)  # the opponent's start value's denominator
 
     def chance(self, board: Board, rules: Ruleset, mine: int, opponent: Marks) -> Fraction:
         """The opponent's exact chance to win against the player's final score ``mine`` (cached)."""
@@ -289,15 +343,12 @@ class BeforeLastWin:
         index = {key: np.array(rows, dtype=np.int64) for key, rows in cases.items()}
         scores = {key: np.unique(after[rows]) for key, rows in index.items()}
         # every score against every sheet the markings leave, in one batched solve
-        chances = sheets_chances(board, rules, [(sheets[key], [(int(s),) for s in scores[key]]) for key in index])
-        for key, found in zip(index, chances):
-            mine = []
-            for chance in found:
-                value = (1 - chance) * scale
-                assert value.denominator == 1
-                mine.append(int(value))
+        numerators = sheets_chance_numerators(board, rules, [(sheets[key], [(int(s),) for s in scores[key]])
+                                                             for key in index])
+        for key, found in zip(index, numerators):
+            mine = np.array([scale - n for n in found], dtype=np.int64)  # 1 - theirs (two players, D20)
             chosen = index[key]
-            out[chosen] = np.array(mine, dtype=np.int64)[np.searchsorted(scores[key], after[chosen])]
+            out[chosen] = mine[np.searchsorted(scores[key], after[chosen])]
         return out
 
     def failed_value(self, state: StateArrays) -> int:
