@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from shelfie_solver.dice.board import Board, ItemSets, Marks, score
+from shelfie_solver.dice.board import Board, ItemSets, Marks, marked_line_totals, score, totals_breakdown
 from shelfie_solver.dice.game.events import GameState
 from shelfie_solver.dice.objectives import Objective, Points, StateArrays
 from shelfie_solver.dice.rules import Ruleset
@@ -108,8 +108,20 @@ class LastTurnWin:
 #: Sheets and chances kept per process by :func:`opponent_chance` (least recently used out first).
 CHANCE_CACHE_SIZE = 65536
 _BEST_SCORES: OrderedDict[tuple[Board, Ruleset, int, int], np.ndarray] = OrderedDict()
-#: the chances as numerators over :func:`chance_scale`
-_OPPONENT_CHANCES: OrderedDict[tuple[Board, Ruleset, int, int, tuple[int, ...]], int] = OrderedDict()
+#: Per board and rules (at most :data:`CHANCE_STORES`), the chances as numerators over
+#: :func:`chance_scale` per (marked, eliminated, other scores): keys of ints only, cheap to hash.
+CHANCE_STORES = 8
+_OPPONENT_CHANCES: dict[tuple[Board, Ruleset], OrderedDict[tuple[int, int, tuple[int, ...]], int]] = {}
+
+
+def _chance_store(board: Board, rules: Ruleset) -> OrderedDict[tuple[int, int, tuple[int, ...]], int]:
+    """The chances kept for ``board`` and ``rules`` (all stores dropped beyond :data:`CHANCE_STORES`)."""
+    store = _OPPONENT_CHANCES.get((board, rules))
+    if store is None:
+        if len(_OPPONENT_CHANCES) >= CHANCE_STORES:
+            _OPPONENT_CHANCES.clear()
+        store = _OPPONENT_CHANCES[(board, rules)] = OrderedDict()
+    return store
 
 
 def _remember(store: OrderedDict[Any, Any], key: Any, value: Any) -> None:
@@ -126,18 +138,21 @@ def best_final_scores(board: Board, rules: Ruleset, marks: Marks) -> np.ndarray:
     key = (board, rules, marks.marked, marks.eliminated)
     found = _BEST_SCORES.get(key)
     if found is None:
-        found = np.ascontiguousarray(_best_gains(board, rules, marks) + score(board, marks, rules), dtype=np.int64)
+        m, mp = marked_line_totals(board, marks)
+        now = sum(totals_breakdown(board, m, mp, rules))  # board.score, from the totals at hand
+        found = np.ascontiguousarray(_best_gains(board, rules, marks, m, mp) + now, dtype=np.int64)
         _remember(_BEST_SCORES, key, found)
     else:
         _BEST_SCORES.move_to_end(key)
     return found
 
 
-def _best_gains(board: Board, rules: Ruleset, marks: Marks) -> np.ndarray:
+def _best_gains(board: Board, rules: Ruleset, marks: Marks, m: np.ndarray, mp: np.ndarray) -> np.ndarray:
     """``int64 (R,)``: column 0 of :func:`dp.final_values` for :class:`objectives.Points` (the
     most points a final roll can add, 0 for a failed result), by the compiled kernel
     (:func:`engine.kernel._best_points`) when numba is installed and the board's item sets have
-    bit masks (at most 62 items), else by :func:`batched.final_values_many`."""
+    bit masks (at most 62 items), else by :func:`batched.final_values_many`; ``m``, ``mp`` the
+    sheet's :func:`board.marked_line_totals`."""
     from shelfie_solver.dice.engine.kernel import kernel_function, turn_arrays
 
     best = kernel_function("_best_points")
@@ -147,7 +162,6 @@ def _best_gains(board: Board, rules: Ruleset, marks: Marks) -> np.ndarray:
 
         gains: np.ndarray = final_values_many(board, (marks,), rules, Points())[:, 0, 0]
         return gains
-    m, _, mp, _ = StateArrays(board, rules, marks).line_totals
     found: np.ndarray = best(tables.set_lines, tables.set_counts, tables.set_points, tables.set_masks,
                              marks.marked | marks.eliminated, m, mp, rules.scoring_threshold, tables.sizes,
                              tables.set_starts, tables.set_rolls, tables.n_rolls)
@@ -209,42 +223,44 @@ def sheets_chance_numerators(board: Board, rules: Ruleset,
     from shelfie_solver.dice.rolls import space_for
 
     unit = chance_scale(rules) // WIN_UNIT  # a final roll's share, over WIN_UNIT, to the start's scale
-    found: dict[tuple[Board, Ruleset, int, int, tuple[int, ...]], int] = {}
-    unsolved: list[tuple[Board, Ruleset, int, int, tuple[int, ...]]] = []
+    store = _chance_store(board, rules)
+    found: dict[tuple[int, int, tuple[int, ...]], int] = {}
+    unsolved: list[tuple[int, int, tuple[int, ...]]] = []
     finals: list[np.ndarray] = []
     for marks, others in cases:
         if marks.available:
-            _sheet_chances(board, rules, marks, others, unit, found, unsolved, finals)
+            _sheet_chances(board, rules, marks, others, unit, store, found, unsolved, finals)
     if unsolved:
         solved = solve_finals(space_for(rules), np.ascontiguousarray(np.concatenate(finals, axis=1)[:, :, None]),
                               rules.rerolls, WIN_UNIT)
         for key, value in zip(unsolved, solved.start_numerators().tolist()):
             found[key] = int(value)
-            _remember(_OPPONENT_CHANCES, key, found[key])
+            _remember(store, key, found[key])
     out = []
     for marks, others in cases:
         if not marks.available:
             now = np.array(score(board, marks, rules))
             out.append([int(shares(now, o)) * unit for o in others])
         else:
-            out.append([found[(board, rules, marks.marked, marks.eliminated, tuple(o))] for o in others])
+            out.append([found[(marks.marked, marks.eliminated, tuple(o))] for o in others])
     return out
 
 
 def _sheet_chances(board: Board, rules: Ruleset, marks: Marks, others: Sequence[tuple[int, ...]], unit: int,
-                   found: dict[Any, int], unsolved: list[Any], finals: list[np.ndarray]) -> None:
+                   store: OrderedDict[Any, int], found: dict[Any, int], unsolved: list[Any],
+                   finals: list[np.ndarray]) -> None:
     """:func:`sheets_chance_numerators` of one sheet with an available item: each set of scores
-    found (cached, or decided: every final roll's share alike) into ``found``; the others' keys
-    appended to ``unsolved`` and their final values, ``int64 (R, S)``, to ``finals``."""
-    sheet = (board, rules, marks.marked, marks.eliminated)
+    found (in ``store``, :func:`_chance_store`, or decided: every final roll's share alike) into
+    ``found``; the others' keys appended to ``unsolved`` and their final values, ``int64 (R,
+    S)``, to ``finals``."""
     todo = []
     for o in others:
-        key = (*sheet, tuple(o))
+        key = (marks.marked, marks.eliminated, tuple(o))
         if key in found:
             continue
-        known = _OPPONENT_CHANCES.get(key)
+        known = store.get(key)
         if known is not None:
-            _OPPONENT_CHANCES.move_to_end(key)
+            store.move_to_end(key)
             found[key] = known
         else:
             found[key] = -1  # decided or solved below
@@ -255,17 +271,17 @@ def _sheet_chances(board: Board, rules: Ruleset, marks: Marks, others: Sequence[
     low, high = int(best.min()), int(best.max())
     tops, ties = [], []
     for key in todo:
-        if not key[4] or low > max(key[4]):  # every roll wins alone (D20), whatever the play
+        if not key[2] or low > max(key[2]):  # every roll wins alone (D20), whatever the play
             found[key] = WIN_UNIT * unit
-        elif high < max(key[4]):  # no roll reaches the best other score
+        elif high < max(key[2]):  # no roll reaches the best other score
             found[key] = 0
         else:
-            top, tied = _top_and_tied(key[4])
+            top, tied = _top_and_tied(key[2])
             tops.append(top)
             ties.append(tied)
             unsolved.append(key)
             continue
-        _remember(_OPPONENT_CHANCES, key, found[key])
+        _remember(store, key, found[key])
     if tops:
         finals.append(_shares_below(best[:, None], np.array(tops, dtype=np.int64), np.array(ties, dtype=np.int64)))
 
