@@ -138,12 +138,28 @@ def best_final_scores(board: Board, rules: Ruleset, marks: Marks) -> np.ndarray:
     key = (board, rules, marks.marked, marks.eliminated)
     found = _BEST_SCORES.get(key)
     if found is None:
-        m, mp = marked_line_totals(board, marks)
-        now = sum(totals_breakdown(board, m, mp, rules))  # board.score, from the totals at hand
+        m, mp, now = _marked_totals(board, rules, marks)
         found = np.ascontiguousarray(_best_gains(board, rules, marks, m, mp) + now, dtype=np.int64)
         _remember(_BEST_SCORES, key, found)
     else:
         _BEST_SCORES.move_to_end(key)
+    return found
+
+
+#: The last marked items seen by :func:`_marked_totals` and their totals and score.
+_LAST_TOTALS: list[tuple[tuple[Board, Ruleset, int], tuple[np.ndarray, np.ndarray, int]]] = []
+
+
+def _marked_totals(board: Board, rules: Ruleset, marks: Marks) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(m, mp, score)``: :func:`board.marked_line_totals` of ``marks`` and its score (D19, by
+    :func:`board.totals_breakdown`), kept for the last marked items asked: the sheets the
+    player's blocks leave the opponent (D15) differ in eliminated items only, so they share them."""
+    key = (board, rules, marks.marked)
+    if _LAST_TOTALS and _LAST_TOTALS[0][0] == key:
+        return _LAST_TOTALS[0][1]
+    m, mp = marked_line_totals(board, marks)
+    found = (m, mp, sum(totals_breakdown(board, m, mp, rules)))
+    _LAST_TOTALS[:] = [(key, found)]
     return found
 
 
