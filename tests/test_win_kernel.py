@@ -163,3 +163,35 @@ def test_sheets_chances_equal_each_last_turn_solved_alone() -> None:
         alone = [solve_turn(BOARD, marks, RULES, LastTurnWin(o)).start_values()[0] for o in others]
         assert chances == alone
         assert chances[0] == 1 and chances[1] == 0
+
+
+def test_before_last_values_equal_each_opponent_turn_solved_alone() -> None:
+    """BeforeLastWin.values (the batched numerators of ``sheets_chance_numerators``) equals, per
+    marking, 1 minus the opponent's last turn solved alone by dp.solve_turn of LastTurnWin
+    against the player's score after the marking (D15 blocks, D18, D20), times the scale."""
+    from shelfie_solver.dice.board import item_sets, score
+    from shelfie_solver.dice.engine.dp import solve_turn
+    from shelfie_solver.dice.win_chance import BeforeLastWin, LastTurnWin, share
+
+    rng = np.random.default_rng(5151)
+    sets = item_sets(BOARD, RULES.combinations_per_turn)
+    checked = between = 0
+    for _ in range(6):
+        mine, theirs = random_sheet(rng), random_sheet(rng)
+        usable = [i for i, cells in enumerate(sets.cells) if all(mine.is_available(c) for c in cells if c >= 0)]
+        if not usable:
+            continue
+        chosen = sets.take(np.array(rng.permutation(usable)[:12], dtype=np.int64))
+        objective = BeforeLastWin(theirs, (mine, theirs))
+        got = objective.values(StateArrays(BOARD, RULES, mine), chosen)
+        scale = objective.scale(RULES)
+        for row, cells in enumerate(chosen.cells):
+            marked = tuple(int(c) for c in cells if c >= 0)
+            after = score(BOARD, mine.with_marked(marked), RULES)
+            opponent = objective._opponent_after(BOARD, marked)
+            theirs_chance = (solve_turn(BOARD, opponent, RULES, LastTurnWin((after,))).start_values()[0]
+                             if opponent.available else share(score(BOARD, opponent, RULES), (after,)))
+            assert got[row] == (1 - theirs_chance) * scale
+            checked += 1
+            between += 0 < theirs_chance < 1  # a case the DP decides, not a sure win or loss
+    assert checked >= 24 and between

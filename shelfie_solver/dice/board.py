@@ -414,9 +414,22 @@ def line_points(board: Board, marks: Marks, line: tuple[int, ...], threshold: in
 
 def score_breakdown(board: Board, marks: Marks, rules: Ruleset = DEFAULT_RULES) -> tuple[int, int]:
     """(points from shelves, points from columns) under D19; a marked item may count in both."""
+    return totals_breakdown(board, *marked_line_totals(board, marks), rules)
+
+
+def marked_line_totals(board: Board, marks: Marks) -> tuple[np.ndarray, np.ndarray]:
+    """``(marked items, their points)``, each ``int64 (L,)`` over :attr:`Board.lines` (shelves,
+    then columns)."""
     marked = marks.bit_arrays()[0]
-    member = board.line_matrix  # the lines of :attr:`Board.lines`: shelves, then columns
-    count, points = marked @ member, (marked * board.value_array) @ member
+    member = board.line_matrix
+    count: np.ndarray = marked @ member
+    points: np.ndarray = (marked * board.value_array) @ member
+    return count, points
+
+
+def totals_breakdown(board: Board, count: np.ndarray, points: np.ndarray, rules: Ruleset) -> tuple[int, int]:
+    """:func:`score_breakdown` from a sheet's :func:`marked_line_totals` (D19: a line scores the
+    points of its marked items when at least the threshold of them are marked)."""
     scoring = np.where(count >= rules.scoring_threshold, points, 0)  # line_points of every line
     return int(scoring[: board.n_shelves].sum()), int(scoring[board.n_shelves:].sum())
 

@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from shelfie_solver.dice.board import Board, ItemSets, Marks, score
+from shelfie_solver.dice.board import Board, ItemSets, Marks, marked_line_totals, score, totals_breakdown
 from shelfie_solver.dice.game.events import GameState
 from shelfie_solver.dice.objectives import Objective, Points, StateArrays
 from shelfie_solver.dice.rules import Ruleset
@@ -57,8 +57,20 @@ def shares(after: np.ndarray, others: Sequence[int]) -> np.ndarray:
     """``int64`` like ``after``: :func:`share` of each score in ``after`` times :data:`WIN_UNIT`."""
     if not others:
         return np.full(np.shape(after), WIN_UNIT, dtype=np.int64)
+    top, tied = _top_and_tied(others)
+    return _shares_below(after, top, tied)
+
+
+def _top_and_tied(others: Sequence[int]) -> tuple[int, int]:
+    """The best of the other final scores ``others`` (not empty) and ``1 +`` how many reach it:
+    the players sharing the victory at that score (D20)."""
     top = max(others)
-    tied = 1 + sum(s == top for s in others)
+    return top, 1 + sum(s == top for s in others)
+
+
+def _shares_below(after: np.ndarray, top: Any, tied: Any) -> np.ndarray:
+    """``int64``: :func:`shares` of the scores ``after`` against the best other score ``top``
+    reached by ``tied - 1`` players (:func:`_top_and_tied`; arrays broadcast with ``after``)."""
     out: np.ndarray = np.where(after > top, WIN_UNIT, np.where(after == top, WIN_UNIT // tied, 0)).astype(np.int64)
     return out
 
@@ -96,7 +108,20 @@ class LastTurnWin:
 #: Sheets and chances kept per process by :func:`opponent_chance` (least recently used out first).
 CHANCE_CACHE_SIZE = 65536
 _BEST_SCORES: OrderedDict[tuple[Board, Ruleset, int, int], np.ndarray] = OrderedDict()
-_OPPONENT_CHANCES: OrderedDict[tuple[Board, Ruleset, int, int, tuple[int, ...]], Fraction] = OrderedDict()
+#: Per board and rules (at most :data:`CHANCE_STORES`), the chances as numerators over
+#: :func:`chance_scale` per (marked, eliminated, other scores): keys of ints only, cheap to hash.
+CHANCE_STORES = 8
+_OPPONENT_CHANCES: dict[tuple[Board, Ruleset], OrderedDict[tuple[int, int, tuple[int, ...]], int]] = {}
+
+
+def _chance_store(board: Board, rules: Ruleset) -> OrderedDict[tuple[int, int, tuple[int, ...]], int]:
+    """The chances kept for ``board`` and ``rules`` (all stores dropped beyond :data:`CHANCE_STORES`)."""
+    store = _OPPONENT_CHANCES.get((board, rules))
+    if store is None:
+        if len(_OPPONENT_CHANCES) >= CHANCE_STORES:
+            _OPPONENT_CHANCES.clear()
+        store = _OPPONENT_CHANCES[(board, rules)] = OrderedDict()
+    return store
 
 
 def _remember(store: OrderedDict[Any, Any], key: Any, value: Any) -> None:
@@ -113,18 +138,37 @@ def best_final_scores(board: Board, rules: Ruleset, marks: Marks) -> np.ndarray:
     key = (board, rules, marks.marked, marks.eliminated)
     found = _BEST_SCORES.get(key)
     if found is None:
-        found = np.ascontiguousarray(_best_gains(board, rules, marks) + score(board, marks, rules), dtype=np.int64)
+        m, mp, now = _marked_totals(board, rules, marks)
+        found = np.ascontiguousarray(_best_gains(board, rules, marks, m, mp) + now, dtype=np.int64)
         _remember(_BEST_SCORES, key, found)
     else:
         _BEST_SCORES.move_to_end(key)
     return found
 
 
-def _best_gains(board: Board, rules: Ruleset, marks: Marks) -> np.ndarray:
+#: The last marked items seen by :func:`_marked_totals` and their totals and score.
+_LAST_TOTALS: list[tuple[tuple[Board, Ruleset, int], tuple[np.ndarray, np.ndarray, int]]] = []
+
+
+def _marked_totals(board: Board, rules: Ruleset, marks: Marks) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(m, mp, score)``: :func:`board.marked_line_totals` of ``marks`` and its score (D19, by
+    :func:`board.totals_breakdown`), kept for the last marked items asked: the sheets the
+    player's blocks leave the opponent (D15) differ in eliminated items only, so they share them."""
+    key = (board, rules, marks.marked)
+    if _LAST_TOTALS and _LAST_TOTALS[0][0] == key:
+        return _LAST_TOTALS[0][1]
+    m, mp = marked_line_totals(board, marks)
+    found = (m, mp, sum(totals_breakdown(board, m, mp, rules)))
+    _LAST_TOTALS[:] = [(key, found)]
+    return found
+
+
+def _best_gains(board: Board, rules: Ruleset, marks: Marks, m: np.ndarray, mp: np.ndarray) -> np.ndarray:
     """``int64 (R,)``: column 0 of :func:`dp.final_values` for :class:`objectives.Points` (the
     most points a final roll can add, 0 for a failed result), by the compiled kernel
     (:func:`engine.kernel._best_points`) when numba is installed and the board's item sets have
-    bit masks (at most 62 items), else by :func:`batched.final_values_many`."""
+    bit masks (at most 62 items), else by :func:`batched.final_values_many`; ``m``, ``mp`` the
+    sheet's :func:`board.marked_line_totals`."""
     from shelfie_solver.dice.engine.kernel import kernel_function, turn_arrays
 
     best = kernel_function("_best_points")
@@ -134,7 +178,6 @@ def _best_gains(board: Board, rules: Ruleset, marks: Marks) -> np.ndarray:
 
         gains: np.ndarray = final_values_many(board, (marks,), rules, Points())[:, 0, 0]
         return gains
-    m, _, mp, _ = StateArrays(board, rules, marks).line_totals
     found: np.ndarray = best(tables.set_lines, tables.set_counts, tables.set_points, tables.set_masks,
                              marks.marked | marks.eliminated, m, mp, rules.scoring_threshold, tables.sizes,
                              tables.set_starts, tables.set_rolls, tables.n_rolls)
@@ -156,9 +199,33 @@ def opponent_chances(board: Board, rules: Ruleset, marks: Marks,
     return sheets_chances(board, rules, [(marks, others)])[0]
 
 
+def chance_scale(rules: Ruleset) -> int:
+    """The denominator of an exact chance at the start of a last turn: :data:`WIN_UNIT` times
+    ``D^(rerolls + 1)`` (``D`` the dice space's denominator: the initial roll, then each
+    re-roll, D6, D7), so every start value of :class:`LastTurnWin` is a whole multiple of its inverse."""
+    from shelfie_solver.dice.rolls import space_for
+
+    scale: int = WIN_UNIT * int(space_for(rules).denominator) ** (rules.rerolls + 1)
+    return scale
+
+
 def sheets_chances(board: Board, rules: Ruleset,
                    cases: Sequence[tuple[Marks, Sequence[tuple[int, ...]]]]) -> list[list[Fraction]]:
-    """:func:`opponent_chance` of each case's sheet against each of its sets of final scores.
+    """:func:`opponent_chance` of each case's sheet against each of its sets of final scores
+    (:func:`sheets_chance_numerators` over :func:`chance_scale`; a sheet with no available item
+    keeps its score, D13: :func:`share` of it)."""
+    scale = chance_scale(rules)
+    found = sheets_chance_numerators(board, rules, cases)
+    return [[Fraction(int(n), scale) for n in numerators] if marks.available
+            else [share(score(board, marks, rules), o) for o in others]
+            for (marks, others), numerators in zip(cases, found)]
+
+
+def sheets_chance_numerators(board: Board, rules: Ruleset,
+                             cases: Sequence[tuple[Marks, Sequence[tuple[int, ...]]]]) -> list[list[int]]:
+    """Per case, the numerators over :func:`chance_scale` of :func:`opponent_chance` of its sheet
+    against each of its sets of final scores (a sheet with no available item: :func:`shares` of
+    its score, D13; exact where every player's share is ``1/k``, ``k <= 4``).
 
     The value of a final roll under :class:`LastTurnWin` is :func:`shares` of the best score the
     roll can reach (a share never falls as the score rises), so the final values are
@@ -171,45 +238,68 @@ def sheets_chances(board: Board, rules: Ruleset,
     from shelfie_solver.dice.engine.batched import solve_finals
     from shelfie_solver.dice.rolls import space_for
 
-    found: dict[tuple[Board, Ruleset, int, int, tuple[int, ...]], Fraction] = {}
-    unsolved: list[tuple[Board, Ruleset, int, int, tuple[int, ...]]] = []
-    finals = []
+    unit = chance_scale(rules) // WIN_UNIT  # a final roll's share, over WIN_UNIT, to the start's scale
+    store = _chance_store(board, rules)
+    found: dict[tuple[int, int, tuple[int, ...]], int] = {}
+    unsolved: list[tuple[int, int, tuple[int, ...]]] = []
+    finals: list[np.ndarray] = []
     for marks, others in cases:
-        if not marks.available:
-            continue
-        for o in others:
-            key = (board, rules, marks.marked, marks.eliminated, tuple(o))
-            if key in found:
-                continue
-            known = _OPPONENT_CHANCES.get(key)
-            if known is not None:
-                _OPPONENT_CHANCES.move_to_end(key)
-                found[key] = known
-                continue
-            best = best_final_scores(board, rules, marks)
-            top = max(key[4], default=None)
-            decided = top is None or int(best.min()) > top or int(best.max()) < top
-            final = shares(best[:1] if decided else best, key[4])
-            if decided:  # every roll alike (D20): that share, whatever the play
-                found[key] = Fraction(int(final[0]), WIN_UNIT)
-                _remember(_OPPONENT_CHANCES, key, found[key])
-            else:
-                found[key] = Fraction(-1)  # solved below
-                unsolved.append(key)
-                finals.append(final)
+        if marks.available:
+            _sheet_chances(board, rules, marks, others, unit, store, found, unsolved, finals)
     if unsolved:
-        solved = solve_finals(space_for(rules), np.ascontiguousarray(np.stack(finals, axis=1)[:, :, None]),
+        solved = solve_finals(space_for(rules), np.ascontiguousarray(np.concatenate(finals, axis=1)[:, :, None]),
                               rules.rerolls, WIN_UNIT)
-        for key, value in zip(unsolved, solved.start_values()):
-            found[key] = value
-            _remember(_OPPONENT_CHANCES, key, value)
+        for key, value in zip(unsolved, solved.start_numerators().tolist()):
+            found[key] = int(value)
+            _remember(store, key, found[key])
     out = []
     for marks, others in cases:
         if not marks.available:
-            out.append([share(score(board, marks, rules), o) for o in others])
+            now = np.array(score(board, marks, rules))
+            out.append([int(shares(now, o)) * unit for o in others])
         else:
-            out.append([found[(board, rules, marks.marked, marks.eliminated, tuple(o))] for o in others])
+            out.append([found[(marks.marked, marks.eliminated, tuple(o))] for o in others])
     return out
+
+
+def _sheet_chances(board: Board, rules: Ruleset, marks: Marks, others: Sequence[tuple[int, ...]], unit: int,
+                   store: OrderedDict[Any, int], found: dict[Any, int], unsolved: list[Any],
+                   finals: list[np.ndarray]) -> None:
+    """:func:`sheets_chance_numerators` of one sheet with an available item: each set of scores
+    found (in ``store``, :func:`_chance_store`, or decided: every final roll's share alike) into
+    ``found``; the others' keys appended to ``unsolved`` and their final values, ``int64 (R,
+    S)``, to ``finals``."""
+    todo = []
+    for o in others:
+        key = (marks.marked, marks.eliminated, tuple(o))
+        if key in found:
+            continue
+        known = store.get(key)
+        if known is not None:
+            store.move_to_end(key)
+            found[key] = known
+        else:
+            found[key] = -1  # decided or solved below
+            todo.append(key)
+    if not todo:
+        return
+    best = best_final_scores(board, rules, marks)
+    low, high = int(best.min()), int(best.max())
+    tops, ties = [], []
+    for key in todo:
+        if not key[2] or low > max(key[2]):  # every roll wins alone (D20), whatever the play
+            found[key] = WIN_UNIT * unit
+        elif high < max(key[2]):  # no roll reaches the best other score
+            found[key] = 0
+        else:
+            top, tied = _top_and_tied(key[2])
+            tops.append(top)
+            ties.append(tied)
+            unsolved.append(key)
+            continue
+        _remember(store, key, found[key])
+    if tops:
+        finals.append(_shares_below(best[:, None], np.array(tops, dtype=np.int64), np.array(ties, dtype=np.int64)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -231,11 +321,7 @@ class BeforeLastWin:
     _chances: dict[tuple[int, int, int], Fraction] = field(default_factory=dict, repr=False)
 
     def scale(self, rules: Ruleset) -> int:
-        from shelfie_solver.dice.rolls import space_for
-
-        # the opponent's start value: over WIN_UNIT * D^(rerolls + 1) (the initial roll, then re-rolls)
-        scale: int = WIN_UNIT * int(space_for(rules).denominator) ** (rules.rerolls + 1)
-        return scale
+        return chance_scale(rules)  # the opponent's start value's denominator
 
     def chance(self, board: Board, rules: Ruleset, mine: int, opponent: Marks) -> Fraction:
         """The opponent's exact chance to win against the player's final score ``mine`` (cached)."""
@@ -289,15 +375,12 @@ class BeforeLastWin:
         index = {key: np.array(rows, dtype=np.int64) for key, rows in cases.items()}
         scores = {key: np.unique(after[rows]) for key, rows in index.items()}
         # every score against every sheet the markings leave, in one batched solve
-        chances = sheets_chances(board, rules, [(sheets[key], [(int(s),) for s in scores[key]]) for key in index])
-        for key, found in zip(index, chances):
-            mine = []
-            for chance in found:
-                value = (1 - chance) * scale
-                assert value.denominator == 1
-                mine.append(int(value))
+        numerators = sheets_chance_numerators(board, rules, [(sheets[key], [(int(s),) for s in scores[key]])
+                                                             for key in index])
+        for key, found in zip(index, numerators):
+            mine = np.array([scale - n for n in found], dtype=np.int64)  # 1 - theirs (two players, D20)
             chosen = index[key]
-            out[chosen] = np.array(mine, dtype=np.int64)[np.searchsorted(scores[key], after[chosen])]
+            out[chosen] = mine[np.searchsorted(scores[key], after[chosen])]
         return out
 
     def failed_value(self, state: StateArrays) -> int:

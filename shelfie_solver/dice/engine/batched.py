@@ -60,7 +60,13 @@ class BatchSolution:
         in one weighted sum (:func:`dp.start_sums`)."""
         level = len(self.values) - 1
         denominator = (self.scale if column == 0 else 1) * int(self.space.denominator) ** (level + 1)
-        return [Fraction(int(v), denominator) for v in start_sums(self.space, self.values[level][:, :, column])]
+        return [Fraction(int(v), denominator) for v in self.start_numerators(column)]
+
+    def start_numerators(self, column: int = 0) -> np.ndarray:
+        """``(N,)`` integers (int64, or Python ints where a sum could leave int64): the
+        numerators of :meth:`start_values`, over ``scale * D^(rerolls + 1)`` for column 0 (``D``
+        the dice space's denominator; ``D^(rerolls + 1)`` for the other columns)."""
+        return start_sums(self.space, self.values[len(self.values) - 1][:, :, column])
 
     def state(self, i: int) -> TurnSolution:
         """State ``i`` as a :class:`~dp.TurnSolution` (equal to solving it alone)."""

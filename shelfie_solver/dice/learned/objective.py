@@ -130,8 +130,8 @@ def table_context(sheets: tuple[Marks, ...], seat: int, turn: int) -> np.ndarray
     marked and still available on ``seat``'s opponents' sheets — the game's clock, so that the
     fit does not credit a player's own marks with the time they take."""
     others = [m for j, m in enumerate(sheets) if j != seat]
-    return np.array([turn // len(sheets) + 1, sum(bin(m.marked).count("1") for m in others),
-                     sum(m.n_cells - bin(m.marked | m.eliminated).count("1") for m in others)], dtype=np.int64)
+    return np.array([turn // len(sheets) + 1, sum(m.marked.bit_count() for m in others),
+                     sum(m.n_cells - (m.marked | m.eliminated).bit_count() for m in others)], dtype=np.int64)
 
 
 def feature_vector(board: Board, rules: Ruleset, marks: Marks, threat: np.ndarray, own_near: bool,
