@@ -199,7 +199,8 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
             spread family near the exact budget (whole tables) and over it (4 x 5 and 5 x 4,
             sampled states; :func:`fit_solved.solve_spread`), for the table of the shapes over
             the budget (:func:`fit_solved.over_budget_table`, kept as the 4 x 5 and 5 x 4 tables
-            of :attr:`LearnedModel.many`: boards with a column needing 4-5 dice); not in the pooled
+            of :attr:`LearnedModel.many`: boards whose columns need many dice,
+            :func:`model_file.needs_many_dice`); not in the pooled
             ``weights[1]``.
 
     Raises:
