@@ -190,3 +190,15 @@ def test_needs_many_dice_by_hand(columns, many):
 
     board = Board("b", columns, ((0,), (1,)), ((1,) * len(columns),) * 2)
     assert needs_many_dice(board) is many
+
+
+def test_the_benchmark_names_the_table_the_shipped_file_plays():
+    from shelfie_solver.dice.board import Board
+
+    def board(columns):
+        return Board("b", columns, tuple((i,) for i in range(5)), ((1,) * len(columns),) * 5)
+
+    assert bench.table_used("learned", board((3, 2, 3, 3))) == "5 × 4, many dice"  # mean 11/4
+    assert bench.table_used("learned", board((2, 3, 2, 2))) == "pooled"  # mean 9/4, no 4-5 dice column
+    assert bench.table_used("learned", board((1, 1, 1, 4))) == "5 × 4, many dice"
+    assert bench.table_used("greedy", board((3, 2, 3, 3))) == "—"
