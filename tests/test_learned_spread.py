@@ -42,6 +42,8 @@ def test_the_held_out_families_are_drawn_as_documented():
         (4, 2, 1, 3, 3), (3, 1, 3, 3), (4, 4, 4, 2, 1), (2, 3, 2, 2)]
     assert [b.columns for b in bench.held_out_family(9001, 4, ((4, 5), (5, 4)))] == [
         (2, 5, 1, 4, 4), (1, 3, 2, 1), (1, 5, 1, 4, 5), (2, 2, 3, 2)]
+    assert [b.columns for b in bench.held_out_family(6047, 4, ((4, 5), (5, 4)))] == [
+        (4, 3, 4, 5, 4), (1, 1, 1, 3), (5, 2, 2, 4, 4), (3, 2, 1, 3)]
     text = (ROOT / "docs" / "strategies.md").read_text()
     assert "| `family-1.toml` | 4 × 5 | 2, 5, 1, 4, 4 |" in text
 
