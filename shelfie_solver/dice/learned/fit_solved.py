@@ -16,8 +16,21 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from shelfie_solver.dice.board import Board, Marks, score
-from shelfie_solver.dice.learned.fitting import RIDGE, Sums, TrainError, basis, fit, run_tasks
-from shelfie_solver.dice.learned.model_file import N_CONTEXT, N_FEATURES, PHASES, LearnedModel, check_weights
+from shelfie_solver.dice.learned.fitting import (
+    RIDGE,
+    Sums,
+    TrainError,
+    basis,
+    fit,
+    run_tasks,
+)
+from shelfie_solver.dice.learned.model_file import (
+    N_CONTEXT,
+    N_FEATURES,
+    PHASES,
+    LearnedModel,
+    check_weights,
+)
 from shelfie_solver.dice.learned.objective import feature_vector, prior_weights
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import end_trigger_shelves
@@ -303,7 +316,11 @@ def solve_spread(rules: Ruleset, seed: int, count: int, large: int = 0, jobs: in
     Raises:
         TrainError: the ruleset cannot hold the family's boards (too few item faces).
     """
-    from shelfie_solver.dice.wholegame.random_boards import LARGE_SHAPES, SPREAD_SHAPES, spread_boards
+    from shelfie_solver.dice.wholegame.random_boards import (
+        LARGE_SHAPES,
+        SPREAD_SHAPES,
+        spread_boards,
+    )
 
     try:
         near = spread_boards(np.random.SeedSequence(seed, spawn_key=(SPREAD_STREAM,)), count, rules,

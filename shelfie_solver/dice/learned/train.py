@@ -31,20 +31,60 @@ from typing import Any
 
 import numpy as np
 
-from shelfie_solver.dice.board import Board, parse_marks, score
 from shelfie_solver.core.errors import ShelfieError
-from shelfie_solver.core.files import FileWriteError, check_overwrite, json_kind, write_text_atomically
-from shelfie_solver.dice.game.events import Game, GameOver, Pass, Roll, Start, apply_to_sheets, place_in_round
+from shelfie_solver.core.files import (
+    FileWriteError,
+    check_overwrite,
+    json_kind,
+    write_text_atomically,
+)
+from shelfie_solver.dice.board import Board, parse_marks, score
+from shelfie_solver.dice.game.events import (
+    Game,
+    GameOver,
+    Pass,
+    Roll,
+    Start,
+    apply_to_sheets,
+    place_in_round,
+)
 from shelfie_solver.dice.game.turn import play_seeded
-from shelfie_solver.dice.sheet_rules import end_trigger_shelves
-from shelfie_solver.dice.learned.fit_solved import (LARGE_SAMPLE, OVER_BUDGET_SHAPES, SPREAD_SAMPLE, boards_named,
-                                                    fit_shapes, over_budget_table, pooled_fit, solve_boards,
-                                                    solve_spread)
-from shelfie_solver.dice.learned.fitting import Sums, TrainError, basis, chunks, fit, run_tasks
-from shelfie_solver.dice.learned.model_file import (GLOBAL_FEATURES, N_FEATURES, PHASES, LearnedModel, check_weights,
-                                                    model_from_dict, shape_key)
-from shelfie_solver.dice.learned.objective import feature_vector, prior_weights, table_context, threats
+from shelfie_solver.dice.learned.fit_solved import (
+    LARGE_SAMPLE,
+    OVER_BUDGET_SHAPES,
+    SPREAD_SAMPLE,
+    boards_named,
+    fit_shapes,
+    over_budget_table,
+    pooled_fit,
+    solve_boards,
+    solve_spread,
+)
+from shelfie_solver.dice.learned.fitting import (
+    Sums,
+    TrainError,
+    basis,
+    chunks,
+    fit,
+    run_tasks,
+)
+from shelfie_solver.dice.learned.model_file import (
+    GLOBAL_FEATURES,
+    N_FEATURES,
+    PHASES,
+    LearnedModel,
+    check_weights,
+    model_from_dict,
+    shape_key,
+)
+from shelfie_solver.dice.learned.objective import (
+    feature_vector,
+    prior_weights,
+    table_context,
+    threats,
+)
 from shelfie_solver.dice.rules import Ruleset
+from shelfie_solver.dice.sheet_rules import end_trigger_shelves
 
 PLAYER_COUNTS = (1, 2, 3, 4)
 
