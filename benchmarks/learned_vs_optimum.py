@@ -45,13 +45,17 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.core.files import write_text_atomically
 from shelfie_solver.core.parallel import Interrupted
-import numpy as np
-
 from shelfie_solver.dice.board import Board, board_to_dict, load_board
-from shelfie_solver.dice.learned.model_file import MANY_DICE, default_model, model_named
+from shelfie_solver.dice.learned.model_file import (
+    default_model,
+    model_named,
+    needs_many_dice,
+)
 from shelfie_solver.dice.rules import DEFAULT_RULES
 from shelfie_solver.dice.simulate import simulate
 from shelfie_solver.dice.strategies import parse_players
@@ -79,15 +83,16 @@ def drawable(board: Board) -> bool:
 
 def table_used(player: str, board: Board) -> str:
     """Which solitaire weights a ``learned`` or ``learned:FILE`` player uses on ``board``: the
-    table of its shape's boards with a column needing 4-5 dice (``LearnedModel.many``), its
+    table of its shape's boards whose columns need many dice (``LearnedModel.many``,
+    ``model_file.needs_many_dice``), its
     shape's own table (``LearnedModel.for_board``, docs/train.md "Tables per board shape") or the
     pooled one; "—" for another player."""
     if not player.strip().lower().startswith("learned"):
         return "—"
     model = model_named(player) or default_model()
     shape = (board.n_shelves, board.n_columns)
-    if shape in model.many and max(board.columns) >= MANY_DICE:
-        return f"{board.n_shelves} × {board.n_columns}, 4-5 dice"
+    if shape in model.many and needs_many_dice(board):
+        return f"{board.n_shelves} × {board.n_columns}, many dice"
     return f"{board.n_shelves} × {board.n_columns}" if shape in model.shapes else "pooled"
 
 

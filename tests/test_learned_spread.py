@@ -14,9 +14,15 @@ from conftest import assert_one_line_error
 
 from shelfie_solver.cli import main
 from shelfie_solver.dice.learned import train as tr
-from shelfie_solver.dice.learned.fit_solved import (BOARD_STREAM, SPREAD_LARGE_STREAM, SPREAD_STREAM,
-                                                    board_float_sums, fit_table_sums, over_budget_table,
-                                                    solve_spread)
+from shelfie_solver.dice.learned.fit_solved import (
+    BOARD_STREAM,
+    SPREAD_LARGE_STREAM,
+    SPREAD_STREAM,
+    board_float_sums,
+    fit_table_sums,
+    over_budget_table,
+    solve_spread,
+)
 from shelfie_solver.dice.learned.fitting import TrainError
 from shelfie_solver.dice.learned.model_file import load_model
 from shelfie_solver.dice.rules import DEFAULT_RULES
@@ -24,7 +30,7 @@ from shelfie_solver.dice.wholegame import random_boards as rb
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-import learned_vs_optimum as bench  # noqa: E402
+import learned_vs_optimum as bench
 
 
 def test_the_held_out_families_are_drawn_as_documented():
@@ -36,6 +42,8 @@ def test_the_held_out_families_are_drawn_as_documented():
         (4, 2, 1, 3, 3), (3, 1, 3, 3), (4, 4, 4, 2, 1), (2, 3, 2, 2)]
     assert [b.columns for b in bench.held_out_family(9001, 4, ((4, 5), (5, 4)))] == [
         (2, 5, 1, 4, 4), (1, 3, 2, 1), (1, 5, 1, 4, 5), (2, 2, 3, 2)]
+    assert [b.columns for b in bench.held_out_family(6047, 4, ((4, 5), (5, 4)))] == [
+        (4, 3, 4, 5, 4), (1, 1, 1, 3), (5, 2, 2, 4, 4), (3, 2, 1, 3)]
     text = (ROOT / "docs" / "strategies.md").read_text()
     assert "| `family-1.toml` | 4 × 5 | 2, 5, 1, 4, 4 |" in text
 
@@ -143,7 +151,12 @@ def test_train_solitaire_spread_writes_the_over_budget_tables(tmp_path, monkeypa
 
 def test_many_dice_tables_are_used_on_boards_with_a_column_of_four_or_five_dice(tmp_path):
     from shelfie_solver.dice.board import Board
-    from shelfie_solver.dice.learned.model_file import MANY_KEY, N_FEATURES, LearnedModel, model_text
+    from shelfie_solver.dice.learned.model_file import (
+        MANY_KEY,
+        N_FEATURES,
+        LearnedModel,
+        model_text,
+    )
 
     pooled, shaped, many = (np.full((3, N_FEATURES), k, dtype=np.int64) for k in (1, 2, 3))
     model = LearnedModel({1: pooled}, {}, {(4, 5): shaped}, {(4, 5): many, (5, 4): many})
@@ -156,7 +169,38 @@ def test_many_dice_tables_are_used_on_boards_with_a_column_of_four_or_five_dice(
         return Board("b", columns, tuple((i,) for i in range(shelves)), ((1,) * len(columns),) * shelves)
 
     assert back.for_board(1, board((1, 2, 3, 4, 1), 4))[0, 0] == 3  # a 4-dice column: the many-dice table
-    assert back.for_board(1, board((1, 2, 3, 3, 1), 4))[0, 0] == 2  # none: the shape's table
+    assert back.for_board(1, board((1, 2, 3, 3, 1), 4))[0, 0] == 2  # none, mean need 2: the shape's table
+    assert back.for_board(1, board((3, 2, 1, 3, 3), 4))[0, 0] == 3  # mean need 12/5: the many-dice table
     assert back.for_board(1, board((5, 2, 3, 3), 5))[0, 0] == 3
     assert back.for_board(1, board((1, 2, 3, 3), 5))[0, 0] == 1  # no table of its shape: pooled
     assert back.for_board(1, board((1, 4, 5), 3))[0, 0] == 1  # another shape: pooled
+
+
+@pytest.mark.parametrize("columns, many", [
+    ((3, 2, 3, 3), True),  # 11/4 = 2.75 dice a column on average
+    ((3, 2, 1, 3, 3), True),  # 12/5: exactly the bound
+    ((2, 3, 2, 2), False),  # 9/4 = 2.25
+    ((3, 1, 3, 2, 2), False),  # 11/5 = 2.2
+    ((2, 2, 2, 2, 2), False),  # 2
+    ((1, 1, 4), True),  # a column of 4 dice, mean 2
+    ((5, 1, 1, 1, 1), True),  # a column of 5 dice, mean 9/5
+    ((3, 3, 3), True),
+])
+def test_needs_many_dice_by_hand(columns, many):
+    from shelfie_solver.dice.board import Board
+    from shelfie_solver.dice.learned.model_file import needs_many_dice
+
+    board = Board("b", columns, ((0,), (1,)), ((1,) * len(columns),) * 2)
+    assert needs_many_dice(board) is many
+
+
+def test_the_benchmark_names_the_table_the_shipped_file_plays():
+    from shelfie_solver.dice.board import Board
+
+    def board(columns):
+        return Board("b", columns, tuple((i,) for i in range(5)), ((1,) * len(columns),) * 5)
+
+    assert bench.table_used("learned", board((3, 2, 3, 3))) == "5 × 4, many dice"  # mean 11/4
+    assert bench.table_used("learned", board((2, 3, 2, 2))) == "pooled"  # mean 9/4, no 4-5 dice column
+    assert bench.table_used("learned", board((1, 1, 1, 4))) == "5 × 4, many dice"
+    assert bench.table_used("greedy", board((3, 2, 3, 3))) == "—"

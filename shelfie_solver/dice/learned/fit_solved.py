@@ -16,8 +16,21 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from shelfie_solver.dice.board import Board, Marks, score
-from shelfie_solver.dice.learned.fitting import RIDGE, Sums, TrainError, basis, fit, run_tasks
-from shelfie_solver.dice.learned.model_file import N_CONTEXT, N_FEATURES, PHASES, LearnedModel, check_weights
+from shelfie_solver.dice.learned.fitting import (
+    RIDGE,
+    Sums,
+    TrainError,
+    basis,
+    fit,
+    run_tasks,
+)
+from shelfie_solver.dice.learned.model_file import (
+    N_CONTEXT,
+    N_FEATURES,
+    PHASES,
+    LearnedModel,
+    check_weights,
+)
 from shelfie_solver.dice.learned.objective import feature_vector, prior_weights
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import end_trigger_shelves
@@ -303,7 +316,11 @@ def solve_spread(rules: Ruleset, seed: int, count: int, large: int = 0, jobs: in
     Raises:
         TrainError: the ruleset cannot hold the family's boards (too few item faces).
     """
-    from shelfie_solver.dice.wholegame.random_boards import LARGE_SHAPES, SPREAD_SHAPES, spread_boards
+    from shelfie_solver.dice.wholegame.random_boards import (
+        LARGE_SHAPES,
+        SPREAD_SHAPES,
+        spread_boards,
+    )
 
     try:
         near = spread_boards(np.random.SeedSequence(seed, spawn_key=(SPREAD_STREAM,)), count, rules,
@@ -321,8 +338,9 @@ def solve_spread(rules: Ruleset, seed: int, count: int, large: int = 0, jobs: in
 def over_budget_table(pooled: Sequence[tuple[Board, dict[int, Sums]]], spread: Sequence[tuple[Board, dict[int, Sums]]],
                       rules: Ruleset, report: Callable[[str], None] | None = None) -> np.ndarray:
     """``int64 (3, N_FEATURES)``: the solitaire table of the boards of the shapes over the exact
-    budget (:data:`OVER_BUDGET_SHAPES`, where advice plays the fitted weights) with a column
-    needing 4-5 dice (:attr:`LearnedModel.many`; on the others it lost to the pooled table,
+    budget (:data:`OVER_BUDGET_SHAPES`, where advice plays the fitted weights) whose columns need
+    many dice (:attr:`LearnedModel.many`, :func:`model_file.needs_many_dice`: a column of 4-5 dice,
+    or 2.4 dice a column on average; on the others it lost to the pooled table,
     docs/strategies.md), fitted
     (:func:`pooled_fit`, every state alike) to the pooled table's boards and the spread
     family's (:func:`solve_spread`) together. Why: the other families draw every column's need

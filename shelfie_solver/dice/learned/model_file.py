@@ -9,14 +9,15 @@ themselves and the objective are :mod:`learned.objective`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from shelfie_solver.core.files import json_kind
 from shelfie_solver.core.errors import ShelfieError, shorten
+from shelfie_solver.core.files import json_kind
 from shelfie_solver.dice.board import Board
 
 #: Weights are integers over this scale (per point of F).
@@ -67,9 +68,9 @@ class LearnedModel:
         shapes: solitaire weights per board shape ``(shelves, columns)`` -> ``int64 (3,
             N_FEATURES)`` (``train --solitaire-shapes``, docs/train.md): a solitaire game on a
             board of such a shape uses them instead of ``weights[1]`` (:meth:`for_board`).
-        many: solitaire weights per board shape for the boards of that shape with a column
-            needing at least :data:`MANY_DICE` dice (D3; ``train --solitaire-spread``,
-            docs/train.md): used before :attr:`shapes` on such a board.
+        many: solitaire weights per board shape for the boards of that shape whose columns need
+            many dice (:func:`needs_many_dice`, D3; ``train --solitaire-spread``, docs/train.md):
+            used before :attr:`shapes` on such a board.
     """
 
     weights: dict[int, np.ndarray]
@@ -98,11 +99,11 @@ class LearnedModel:
     def for_board(self, players: int, board: Board) -> np.ndarray:
         """``(3, N_FEATURES)`` weights for a game of ``players`` seats on ``board``: in solitaire
         the table fitted to boards of its shape (shelves x columns) when the file has one
-        (:attr:`shapes`; on a board with a column needing :data:`MANY_DICE` or more dice the
+        (:attr:`shapes`; on a board whose columns need many dice, :func:`needs_many_dice`, the
         table of :attr:`many` first), else :meth:`for_players`."""
         if players == 1:
             shape = (board.n_shelves, board.n_columns)
-            many = self.many.get(shape) if max(board.columns, default=0) >= MANY_DICE else None
+            many = self.many.get(shape) if needs_many_dice(board) else None
             if many is not None:
                 return many
             shaped = self.shapes.get(shape)
@@ -126,6 +127,21 @@ SHAPES_KEY = "solitaire_shapes"
 MANY_KEY = "solitaire_many_dice"
 #: A column needing at least so many dice (D3) makes a board use :attr:`LearnedModel.many`.
 MANY_DICE = 4
+#: So do columns needing on average at least so many dice (D3): chosen on the validation family
+#: 4242 and diagnosis boards of seed 777, where the many-dice table gained up to 7 points a game on
+#: boards of three 3-dice columns and lost on those of mean need 2.25 or less (docs/strategies.md,
+#: "Boards over the budget whose columns need many dice on average").
+MANY_MEAN_NEED = Fraction(12, 5)
+
+
+def needs_many_dice(board: Board) -> bool:
+    """Whether a solitaire game on ``board`` plays :attr:`LearnedModel.many` (where its shape has
+    such a table): some column needs at least :data:`MANY_DICE` dice, or the columns need on
+    average at least :data:`MANY_MEAN_NEED` dice (D3; compared exactly). A board of no column: no."""
+    columns = board.columns
+    if not columns:
+        return False
+    return max(columns) >= MANY_DICE or Fraction(sum(columns), len(columns)) >= MANY_MEAN_NEED
 #: Every top-level key of a parameter file (``trained``, how the weights were made,
 #: :data:`SHAPES_KEY` and :data:`MANY_KEY` optional); any other is refused.
 MODEL_KEYS = ("format", "weight_scale", "features", "trained", "weights", SHAPES_KEY, MANY_KEY)

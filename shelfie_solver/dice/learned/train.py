@@ -31,20 +31,60 @@ from typing import Any
 
 import numpy as np
 
-from shelfie_solver.dice.board import Board, parse_marks, score
 from shelfie_solver.core.errors import ShelfieError
-from shelfie_solver.core.files import FileWriteError, check_overwrite, json_kind, write_text_atomically
-from shelfie_solver.dice.game.events import Game, GameOver, Pass, Roll, Start, apply_to_sheets, place_in_round
+from shelfie_solver.core.files import (
+    FileWriteError,
+    check_overwrite,
+    json_kind,
+    write_text_atomically,
+)
+from shelfie_solver.dice.board import Board, parse_marks, score
+from shelfie_solver.dice.game.events import (
+    Game,
+    GameOver,
+    Pass,
+    Roll,
+    Start,
+    apply_to_sheets,
+    place_in_round,
+)
 from shelfie_solver.dice.game.turn import play_seeded
-from shelfie_solver.dice.sheet_rules import end_trigger_shelves
-from shelfie_solver.dice.learned.fit_solved import (LARGE_SAMPLE, OVER_BUDGET_SHAPES, SPREAD_SAMPLE, boards_named,
-                                                    fit_shapes, over_budget_table, pooled_fit, solve_boards,
-                                                    solve_spread)
-from shelfie_solver.dice.learned.fitting import Sums, TrainError, basis, chunks, fit, run_tasks
-from shelfie_solver.dice.learned.model_file import (GLOBAL_FEATURES, N_FEATURES, PHASES, LearnedModel, check_weights,
-                                                    model_from_dict, shape_key)
-from shelfie_solver.dice.learned.objective import feature_vector, prior_weights, table_context, threats
+from shelfie_solver.dice.learned.fit_solved import (
+    LARGE_SAMPLE,
+    OVER_BUDGET_SHAPES,
+    SPREAD_SAMPLE,
+    boards_named,
+    fit_shapes,
+    over_budget_table,
+    pooled_fit,
+    solve_boards,
+    solve_spread,
+)
+from shelfie_solver.dice.learned.fitting import (
+    Sums,
+    TrainError,
+    basis,
+    chunks,
+    fit,
+    run_tasks,
+)
+from shelfie_solver.dice.learned.model_file import (
+    GLOBAL_FEATURES,
+    N_FEATURES,
+    PHASES,
+    LearnedModel,
+    check_weights,
+    model_from_dict,
+    shape_key,
+)
+from shelfie_solver.dice.learned.objective import (
+    feature_vector,
+    prior_weights,
+    table_context,
+    threats,
+)
 from shelfie_solver.dice.rules import Ruleset
+from shelfie_solver.dice.sheet_rules import end_trigger_shelves
 
 PLAYER_COUNTS = (1, 2, 3, 4)
 
@@ -199,7 +239,8 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
             spread family near the exact budget (whole tables) and over it (4 x 5 and 5 x 4,
             sampled states; :func:`fit_solved.solve_spread`), for the table of the shapes over
             the budget (:func:`fit_solved.over_budget_table`, kept as the 4 x 5 and 5 x 4 tables
-            of :attr:`LearnedModel.many`: boards with a column needing 4-5 dice); not in the pooled
+            of :attr:`LearnedModel.many`: boards whose columns need many dice,
+            :func:`model_file.needs_many_dice`); not in the pooled
             ``weights[1]``.
 
     Raises:
