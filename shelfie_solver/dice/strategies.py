@@ -22,7 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -45,6 +45,9 @@ from shelfie_solver.dice.learned.objective import Learned, state_objective
 from shelfie_solver.dice.objectives import Objective, Points, StateArrays, Strategic
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.win_chance import BeforeLastWin, LastTurnWin, exact_objective
+
+if TYPE_CHECKING:
+    from shelfie_solver.dice.learned.win_model import WinModel
 
 
 class StrategyError(ShelfieError):
@@ -516,19 +519,31 @@ class _CompiledPlan(TurnPlan):
 class WinStrategy(LearnedStrategy):
     """Optimal play, turn by turn, for the chance to win: the objective ``win`` (the calibrated
     model, :mod:`learned.win_model`) and, on the last turns, the exact chance
-    (:mod:`win_chance`); otherwise as :class:`LearnedStrategy`."""
+    (:mod:`win_chance`); otherwise as :class:`LearnedStrategy`.
+
+    Args:
+        win_model: the win model's coefficients (:class:`win_model.WinModel`; default: the
+            shipped data/win.json), e.g. the model of one iteration of its fit on its own play
+            (:func:`learned.win_fit.self_play_positions`, docs/win-chance.md "Fitted on its own play").
+        model, kernel, exact_alone: as :class:`LearnedStrategy`.
+    """
 
     name = "win"
     #: Whether it plays by the model with every number of players (``win-model``), not only
     #: with :data:`win_model.MODEL_PLAYERS`.
     every_count = False
 
+    def __init__(self, model: LearnedModel | None = None, kernel: str = "auto", exact_alone: bool = True,
+                 win_model: WinModel | None = None):
+        super().__init__(model, kernel, exact_alone)
+        self.win_model = win_model
+
     def objective(self, state: GameState) -> Learned:
         from shelfie_solver.dice.learned.win_model import MODEL_PLAYERS, win_objective
 
         if state.players < 2 or not (self.every_count or state.players in MODEL_PLAYERS):
             return super().objective(state)  # alone, or where the model plays worse: learned
-        return win_objective(state, learned=self.model, name=self.name)
+        return win_objective(state, self.win_model, learned=self.model, name=self.name)
 
 
 class WinModelStrategy(WinStrategy):
