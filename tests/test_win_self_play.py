@@ -83,14 +83,16 @@ def test_train_on_win_self_play_reproduces_its_functions(board, tmp_path):
         assert "self-play games of win (by even.json)" in result.output
         out.append(path.read_text())
     assert out[0] == out[1]
+    from shelfie_solver.dice.learned.win_fit import OWN_PLAY_RIDGE
     from shelfie_solver.dice.learned.win_model import fit
 
     samples = self_play_positions(board, DEFAULT_RULES, 5, 1, strategy="win", win_model=EVEN)
-    expected = fit(samples)
+    expected = fit(samples, OWN_PLAY_RIDGE)
     model = load_win_model(tmp_path / "w1.json")
     assert all(np.array_equal(model.coefficients[n], expected.coefficients[n]) for n in (2, 3, 4))
     info = json.loads(out[0])
     assert info["strategy"] == "win" and info["played_by"] == "even.json" and info["positions"] == len(samples)
+    assert info["ridge"] == OWN_PLAY_RIDGE
     assert info["played_by_info"] == {}  # EVEN records nothing; the shipped model its own settings
 
 
