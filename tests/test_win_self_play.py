@@ -135,3 +135,17 @@ def test_the_play_model_is_not_overwritten(tmp_path):
                                        "--seed", "1", "--games", "1", "--output", str(played)])
     assert_one_line_error(result, "--output")
     assert played.read_text() == model_text(EVEN)
+
+
+def test_the_own_play_example_file():
+    """examples/win-own-play.json (docs/win-chance.md "Fitted on its own play") is a win-model
+    file that records the settings it was fitted with: win's self-play by the shipped model."""
+    from conftest import EXAMPLES
+
+    from shelfie_solver.dice.learned.win_fit import OWN_PLAY_RIDGE
+
+    model = load_win_model(EXAMPLES / "win-own-play.json")
+    assert set(model.coefficients) == {2, 3, 4}
+    assert {k: model.info[k] for k in ("seed", "games", "strategy", "ridge")} == {
+        "seed": 31, "games": 600, "strategy": "win", "ridge": OWN_PLAY_RIDGE}
+    assert model.info["played_by_info"] == default_win_model().info
