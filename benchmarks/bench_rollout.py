@@ -56,7 +56,10 @@ def baseline_rate(directory: str, round_: int, playouts: int) -> float:
             f"k = position(load_board(None, DEFAULT_RULES), DEFAULT_RULES, 3, {round_}); "
             f"playouts_per_cpu_second(k, 2); print(playouts_per_cpu_second(k, {playouts}))")
     env = {**os.environ, "PYTHONPATH": directory}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    # run in the checkout: ``python -c`` puts the working directory first on sys.path, so from
+    # another checkout's root its shelfie_solver would be timed instead of the baseline's
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
+                         cwd=directory)
     return float(out.stdout.split()[-1])
 
 

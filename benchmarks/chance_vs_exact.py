@@ -27,8 +27,16 @@ move, its start value and the after-turn figure of the turn just ended. Differen
 per board and by phase: rounds 1, 2 and 3+ where the model is used, and the turns where
 :mod:`win_chance` is exact (the figure is then the exact chance, up to the table's float bound).
 
+These boards fit the two-player exact budget (``SHELFIE_SOLVE_EXACT2_BUDGET``,
+:mod:`dice.wholegame.exact2_cache`), where ``win`` now shows and plays the cached two-player
+table itself. The figures above measure the raw model (what the default board, which does not
+fit, still uses): they are taken with the budget set to 0. A last column, **what ``win`` shows
+now**, takes the start values of the first ``--shown`` positions again with the budget as the
+environment sets it (default: the table, exact up to 2^-30 and its bound; ``model`` when the
+board does not fit).
+
     python benchmarks/chance_vs_exact.py [--seed 26] [--games 300] [--sample 3000]
-        [--exhaustive 80000] [--markdown FILE] [BOARD.toml ...]
+        [--exhaustive 80000] [--shown 300] [--markdown FILE] [BOARD.toml ...]
 """
 
 from __future__ import annotations
@@ -172,6 +180,35 @@ def game_rows(board: Board, rules: Ruleset, solution: TwoPlayerSolution, games: 
     return rows
 
 
+def shown_now(setup: Setup, solution: TwoPlayerSolution, pairs: list[tuple[int, int]], budget: str | None) -> str:
+    """What ``win`` shows at the start of the positions ``pairs`` with the two-player budget
+    ``budget`` (the environment's, ``None``: unset): ``exact two-player table`` or ``model``, and
+    the largest difference from the table's value (points)."""
+    from shelfie_solver.dice.objective_names import advice_objective
+    from shelfie_solver.dice.play.chances import CHANCE_OBJECTIVE, seat_chances
+    from shelfie_solver.dice.wholegame.exact2_cache import BUDGET_ENV
+
+    _set_budget(BUDGET_ENV, budget)
+    try:
+        worst, names = 0.0, set()
+        for index, turn in pairs:
+            state = game_state(setup.board, setup.rules, int(solution.keys[index]), turn)
+            names.add(advice_objective(CHANCE_OBJECTIVE, state).name)
+            mine, _ = seat_chances(state)[state.active]
+            worst = max(worst, abs(float(mine) - float(solution.values[index])) * 100)
+    finally:
+        _set_budget(BUDGET_ENV, "0")
+    how = "the exact two-player table" if names == {"exact two-player optimum"} else "the model"
+    return f"{how}: start values within {worst:.1e} points of the table ({len(pairs):,} positions)"
+
+
+def _set_budget(variable: str, value: str | None) -> None:
+    if value is None:
+        os.environ.pop(variable, None)
+    else:
+        os.environ[variable] = value
+
+
 def summary(rows: list[Row]) -> str:
     """``n | exact mean | mean signed | mean absolute | 95th percentile`` cells (points)."""
     if not rows:
@@ -206,9 +243,14 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=300, help="win vs win games per board")
     parser.add_argument("--sample", type=int, default=3000, help="positions sampled when not exhaustive")
     parser.add_argument("--exhaustive", type=int, default=80000, help="every position up to this many")
+    parser.add_argument("--shown", type=int, default=300, help="positions for what win shows now")
     parser.add_argument("--markdown", default=None, help="also write the report to this file")
     args = parser.parse_args()
     rules = DEFAULT_RULES
+    from shelfie_solver.dice.wholegame.exact2_cache import BUDGET_ENV
+
+    budget = os.environ.get(BUDGET_ENV)
+    os.environ[BUDGET_ENV] = "0"  # the raw model's figures (module docstring)
     every, played, notes = [], [], []
     for path in args.boards:
         clock = time.process_time()
@@ -229,11 +271,12 @@ def main() -> None:
         name = f"`{path}`"
         every += board_table(name, rows, {"start": "start value", "after marking": "after a marking"})
         played += board_table(name, sim, {"game start": "start value", "game after": "after the turn before"})
+        now = shown_now(setup, solution, pairs[:args.shown], budget)
         notes.append(f"- {name}: {len(solution.keys):,} states, {total:,} positions (state, round), {how}; "
-                     f"{args.games} games; {time.process_time() - clock:.0f} CPU-s.")
+                     f"{args.games} games; {time.process_time() - clock:.0f} CPU-s. What `win` shows now: {now}.")
         print(notes[-1], flush=True)
-    text = "\n".join(["Every position (or a sample), each figure against the table's exact chance of the "
-                      "seat to move (points):", "", *HEADER, *every, "",
+    text = "\n".join(["Every position (or a sample), each figure of the raw model (the two-player exact "
+                      "budget set to 0) against the table's exact chance of the seat to move (points):", "", *HEADER, *every, "",
                       "Positions of `win` against `win` games:", "", *HEADER, *played, "", *notes,
                       f"- {platform.machine()}, {os.cpu_count()} cores, `--seed {args.seed}`.", ""])
     print(text)

@@ -56,8 +56,11 @@ def test_turns_played_match_a_turn_by_turn_walk(solved):
 
 
 @pytest.mark.slow
-def test_game_states_of_the_last_turn_agree_with_the_table(solved):
+def test_game_states_of_the_last_turn_agree_with_the_table(solved, monkeypatch):
     from shelfie_solver.dice.play.chances import seat_chances
+    from shelfie_solver.dice.wholegame.exact2_cache import BUDGET_ENV
+
+    monkeypatch.setenv(BUDGET_ENV, "0")  # the last-turn path of win_chance, not the cached two-player table
 
     setup, solution = solved
     bench = _bench()

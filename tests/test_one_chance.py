@@ -18,11 +18,13 @@ from shelfie_solver.dice.game.dice_sources import GeneratorDice
 from shelfie_solver.dice.rules import DEFAULT_RULES
 
 
-def play_by_the_advice(players: int, seed: int) -> list[tuple[Fraction, Fraction, list[Fraction]]]:
+def play_by_the_advice(players: int, seed: int, board_path: str | None = None
+                       ) -> list[tuple[Fraction, Fraction, list[Fraction]]]:
     """A game played by ``win``'s advice at the final dice (holds drawn at random from the seed, so
-    the games vary); per turn ``(chance shown for the choice, status right after, every seat's)``."""
+    the games vary) on ``board_path`` (default: the default board); per turn ``(chance shown for
+    the choice, status right after, every seat's)``."""
     rules = DEFAULT_RULES
-    board = load_board(None, rules)
+    board = load_board(board_path, rules)
     rng = np.random.default_rng(seed)
     source = GeneratorDice(rng)
     names = tuple(f"P{i}" for i in range(players))
@@ -64,6 +66,20 @@ def test_the_chance_shown_is_the_chance_right_after(players, seed):
         assert abs(shown - status) <= Fraction(5, 1000)  # within 0.5 points (it is equal by construction)
         assert sum(seats) == 1
         assert all(0 <= c <= 1 for c in seats)
+
+
+@pytest.mark.parametrize("board_name, seed", [("tiny-2x3.toml", 31), ("tiny-2x3.toml", 32), ("tiny-3x2.toml", 33)])
+def test_on_a_board_that_fits_the_chance_shown_is_the_chance_right_after(board_name, seed):
+    # two players on a board whose two-player game fits the exact budget: win's figures come from
+    # the exact two-player table (docs/solve-game.md "Exact where it fits"), the same objective for
+    # the advice and the status, so the chance shown is the status right after, to the last bit
+    from conftest import EXAMPLES
+
+    turns = play_by_the_advice(2, seed, str(EXAMPLES / "boards" / board_name))
+    assert len(turns) >= 2
+    for shown, status, seats in turns:
+        assert shown == status
+        assert sum(seats) == 1 and all(0 <= c <= 1 for c in seats)
 
 
 def _turn_start(players: int, seed: int, turns: int):

@@ -11,7 +11,7 @@ from shelfie_solver.core.report import TABLE_WIDTH, render
 from shelfie_solver.core.tournament import MAX_GAMES
 from shelfie_solver.dice.simulate import simulate
 from shelfie_solver.dice.simulate_report import summary_report
-from shelfie_solver.dice.simulate import exact_alone_note
+from shelfie_solver.dice.simulate import exact_note
 from shelfie_solver.dice.strategies import STRATEGIES, parse_players
 from shelfie_solver.cli.options import (board_option, force_option, format_option, games_option, jobs_option,
                                         load_setup, prepare_run, rules_option, save_option, scheduler_option,
@@ -54,7 +54,7 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
                                 kinds=SAVED_GAMES_KIND, force=force)
     save = save_path is not None
     with signals_raise():  # Ctrl-C / SIGTERM: workers stopped, temporary file removed, one line
-        exact = exact_alone_note(board, rules, players)  # a first-use solve with its own bar, before the games'
+        exact = exact_note(board, rules, players)  # a first-use solve with its own bar, before the games'
         with progress_bar("Playing", games) as bar:  # a bar for people, nothing for pipes and tests
             summary, lines = simulate(board, rules, players, games, seed, workers, save=save,
                                       progress=bar.advance if bar else None, scheduler=scheduler)

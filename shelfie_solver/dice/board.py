@@ -204,7 +204,13 @@ class Marks:
     @property
     def available(self) -> tuple[int, ...]:
         """Available cells, in index order."""
-        return tuple(i for i in range(self.n_cells) if self.is_available(i))
+        free = ~(self.marked | self.eliminated) & ((1 << self.n_cells) - 1)
+        cells = []
+        while free:  # the lowest set bit each time: index order
+            low = free & -free
+            cells.append(low.bit_length() - 1)
+            free ^= low
+        return tuple(cells)
 
     def can_mark(self, cells: tuple[int, ...] | list[int]) -> bool:
         """Whether every cell is available and none repeats (D4)."""
@@ -408,14 +414,17 @@ def line_points(board: Board, marks: Marks, line: tuple[int, ...], threshold: in
 
 def score_breakdown(board: Board, marks: Marks, rules: Ruleset = DEFAULT_RULES) -> tuple[int, int]:
     """(points from shelves, points from columns) under D19; a marked item may count in both."""
-    t = rules.scoring_threshold
-    shelves = sum(line_points(board, marks, line, t) for line in board.lines[: board.n_shelves])
-    columns = sum(line_points(board, marks, line, t) for line in board.lines[board.n_shelves:])
-    return shelves, columns
+    marked = marks.bit_arrays()[0]
+    member = board.line_matrix  # the lines of :attr:`Board.lines`: shelves, then columns
+    count, points = marked @ member, (marked * board.value_array) @ member
+    scoring = np.where(count >= rules.scoring_threshold, points, 0)  # line_points of every line
+    return int(scoring[: board.n_shelves].sum()), int(scoring[board.n_shelves:].sum())
 
 
+@lru_cache(maxsize=1 << 14)
 def score(board: Board, marks: Marks, rules: Ruleset = DEFAULT_RULES) -> int:
-    """Total points of a sheet (D19)."""
+    """Total points of a sheet (D19); kept for the sheets seen most recently (a game's every
+    turn scores every seat's sheet, and a rollout's play-outs meet the same sheets again)."""
     return sum(score_breakdown(board, marks, rules))
 
 

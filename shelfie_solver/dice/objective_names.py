@@ -57,6 +57,18 @@ def solitaire_exact(word: str, board: Board, rules: Ruleset | None, state: GameS
     return exact_objective(board, given)
 
 
+def two_player_exact(word: str, state: GameState | None) -> Objective | None:
+    """The objective ``exact two-player optimum`` (:func:`wholegame.exact2_cache.exact2_objective`)
+    that ``win`` and ``win-model`` become in a two-player game on a board whose two-player game
+    fits the exact budget (docs/solve-game.md "Exact where it fits"): the table's chance to win
+    after every marking, at every turn; ``None`` otherwise (they stay on the model)."""
+    if word not in ("win", "win-model") or state is None or state.players != 2:
+        return None
+    from shelfie_solver.dice.wholegame.exact2_cache import exact2_objective
+
+    return exact2_objective(state)
+
+
 def _solve_interrupted(board: Board, rules: Ruleset) -> bool:
     """Whether this process's exact solve of the board was interrupted (``win`` alone then falls
     back to ``learned``, as :data:`wholegame.exact_cache.INTERRUPTED_LINE` says)."""
@@ -80,7 +92,9 @@ def parse_objective(text: str, board: Board, state: GameState | None = None,
     ``win-model`` are the exact optimum on a board whose solitaire game fits the exact budget
     (:func:`solitaire_exact`, docs/solve-game.md "Exact where it fits"); when that solve was
     interrupted in this process, ``win`` and ``win-model`` alone are ``learned`` (without
-    opponents they are refused otherwise).
+    opponents they are refused otherwise). In a two-player game, ``win`` and ``win-model`` are
+    the exact two-player optimum on a board whose two-player game fits its budget
+    (:func:`two_player_exact`); interrupted, the model.
 
     Raises:
         ObjectiveError: unknown name or an item not on the board. ModelError: a bad parameter file.
@@ -90,7 +104,7 @@ def parse_objective(text: str, board: Board, state: GameState | None = None,
                                     "safe": Safe()}
     if word in simple:
         return simple[word]
-    exact = solitaire_exact(word, board, rules, state)
+    exact = solitaire_exact(word, board, rules, state) or two_player_exact(word, state)
     if exact is not None:
         return exact
     if is_learned(word):  # learned:FILE = train's output
@@ -135,9 +149,12 @@ def parse_objective(text: str, board: Board, state: GameState | None = None,
 
 
 def advice_objective(name: str, state: GameState) -> Objective:
-    """The objective that advice in a game (``play``, ``advise --opponent``) maximises: for
-    ``win``, ``learned`` or ``learned:FILE`` the exact chance to win where :func:`exact_objective`
-    applies, else the objective ``name`` of the state (:func:`objective_names.parse_objective`).
+    """The objective that advice in a game (``play``, ``advise --opponent``) maximises and every
+    seat's chance comes from (:mod:`play.chances`): ``win`` and ``win-model`` in a two-player game
+    on a board that fits, the exact two-player table (:func:`two_player_exact`) at every turn; else
+    for ``win``, ``learned`` or ``learned:FILE`` the exact chance to win where
+    :func:`win_chance.exact_objective` applies, else the objective ``name`` of the state
+    (:func:`objective_names.parse_objective`).
 
     Raises:
         ObjectiveError: an unknown name. ModelError: a bad ``learned:FILE``.
@@ -147,6 +164,8 @@ def advice_objective(name: str, state: GameState) -> Objective:
     from shelfie_solver.dice.win_chance import exact_objective
 
     chosen = parse_objective(name, state.board, state)  # a bad name is refused on every turn
+    if getattr(chosen, "whole_game", False):  # the two-player table: exact at every turn, its own figures
+        return chosen
     if sees_the_table(name):
         exact = exact_objective(state)
         if exact is not None:

@@ -113,7 +113,9 @@ class Review:
     before it), the decisions (minus :attr:`total_loss`) and ``others`` (the other players' turns:
     the value at the start of each of the player's turns minus the value at the end of the
     previous one); ``start`` the value at the start of the player's first turn, ``result`` the
-    share of victory if the game is over; ``curve`` every value in game order.
+    share of victory if the game is over; ``curve`` every value in game order. ``objective`` is
+    the name asked, followed by ``(exact two-player optimum)`` when the cached two-player table
+    stood for it (``win`` in a two-player game on a board that fits, docs/solve-game.md).
     """
 
     player: str
@@ -201,12 +203,16 @@ class _Reviewer:
         self.expected: Fraction | None = None
         self.last_end: Fraction | None = None
         self.stop_left = 0
+        #: the name of the exact two-player table that stood for the objective (``win`` on a board that fits)
+        self.table_name: str | None = None
 
     def turn_of(self, state: GameState) -> tuple[Objective, TurnSolution]:
         """The objective of the turn at ``state`` and its solved DP (solved once per sheet and turn)."""
         key = (state.turn, state.marks.marked, state.marks.eliminated)
         if key not in self.solved:
             obj = objective_for(self.objective, state)
+            if getattr(obj, "whole_game", False) and obj.name != self.objective:
+                self.table_name = obj.name  # the exact two-player optimum stood for the objective asked
             self.solved[key] = (obj, solve_turn(self.board, state.marks, self.rules, obj))
         return self.solved[key]
 
@@ -319,7 +325,8 @@ class _Reviewer:
             if self.last_end is not None:
                 self.others += result - self.last_end
             self.curve.append(CurvePoint(over.rounds, "result", result))
-        return Review(self.kept.players[self.seat], self.seat, self.objective, tuple(self.decisions),
+        named = self.objective if self.table_name is None else f"{self.objective} ({self.table_name})"
+        return Review(self.kept.players[self.seat], self.seat, named, tuple(self.decisions),
                       self.unchecked, self.turns, bool(self.win), self.luck, self.others, self.start, result,
                       tuple(self.curve))
 

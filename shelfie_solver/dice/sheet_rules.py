@@ -152,3 +152,80 @@ def markings_end_game(board: Board, rules: Ruleset, sheets: Sequence[Marks], sea
         left = (open_cells & ~blocked).astype(np.int64) @ member[:, :shelves]  # (K, shelves)
         ends |= (left == 0).sum(axis=1) >= need
     return ends
+
+
+def may_end_game(board: Board, rules: Ruleset, sheets: Sequence[Marks], seat: int) -> bool:
+    """Whether some marking of at most ``rules.combinations_per_turn`` available items by ``seat``
+    (D9) could leave the end triggered (D17) on some sheet: a necessary condition of
+    :func:`markings_end_game` (``False``: it is False for every marking), cheap to test.
+
+    The player's sheet: its closed shelves plus the most shelves that many items can close (the
+    shelves with the fewest available items first). Another sheet: a shelf of it closes only when
+    every available item on it is blocked (D15), that is when the player completes that shelf, or
+    every column through those items; a line is complete after the turn when the items the player
+    still misses on it (none eliminated) are all marked, so the shelves closed together need the
+    union of those missing items, at most that many items."""
+    need = end_trigger_shelves(board, rules)
+    most = rules.combinations_per_turn
+    mine = sheets[seat]
+    if mine.closed_shelves() + _closable(board, mine, most) >= need:
+        return True
+    masks = _line_masks(board)
+    full = (1 << board.n_cells) - 1
+    free = ~(mine.marked | mine.eliminated) & full
+    missing = [masks[line] & free if not mine.eliminated & masks[line] else -1 for line in range(len(masks))]
+    for other, marks in enumerate(sheets):
+        if other != seat and _blocks_may_close(board, marks, missing, need, most):
+            return True
+    return False
+
+
+def _closable(board: Board, marks: Marks, most: int) -> int:
+    """The most shelves of ``marks`` that ``most`` more marked items can close (D17)."""
+    left = sorted(n for n in (len([c for c in line if marks.is_available(c)]) for line in board.lines[: board.n_shelves])
+                  if n > 0)
+    used = closable = 0
+    for count in left:  # the smallest shelves first
+        if used + count > most:
+            break
+        used += count
+        closable += 1
+    return closable
+
+
+def _blocks_may_close(board: Board, marks: Marks, missing: list[int], need: int, most: int) -> bool:
+    """Whether blocking (D15) may leave ``need`` closed shelves on ``marks``: ``missing[line]``
+    the items the player still needs to complete each line (a bit mask; -1: it cannot, an item
+    of it eliminated), at most ``most`` of them marked this turn (:func:`may_end_game`)."""
+    from itertools import combinations, product
+
+    masks = _line_masks(board)
+    free = ~(marks.marked | marks.eliminated) & ((1 << board.n_cells) - 1)
+    options: list[list[int]] = []  # per open shelf: the items the player must mark to close it
+    closed = 0
+    for shelf in range(board.n_shelves):
+        open_items = free & masks[shelf]
+        if not open_items:
+            closed += 1
+            continue
+        ways = [missing[shelf]] if missing[shelf] >= 0 else []
+        columns = [missing[board.n_shelves + c % board.n_columns] for c in range(board.n_cells) if open_items >> c & 1]
+        if all(m >= 0 for m in columns):
+            union = 0
+            for m in columns:
+                union |= m
+            ways.append(union)
+        ways = [w for w in ways if w.bit_count() <= most]
+        if ways:
+            options.append(ways)
+    short = need - closed
+    if short <= 0:
+        return True
+    for chosen in combinations(options, short):
+        for picked in product(*chosen):  # one way per shelf
+            union = 0
+            for w in picked:
+                union |= w
+            if union.bit_count() <= most:
+                return True
+    return False

@@ -165,17 +165,22 @@ def simulate(board: Board, rules: Ruleset, players: Sequence[str], games: int, s
     if jobs < 1:
         raise SimulationError(f"--jobs must be at least 1, got {jobs}")
     entropy = int(np.random.SeedSequence(seed).entropy)  # type: ignore[arg-type]
-    exact_alone_note(board, rules, names)  # solved here once, so the workers read it from the cache
+    exact_note(board, rules, names)  # solved here once, so the workers read it from the cache
     done = run_games(play_chunk, (board, rules, names), games, entropy, jobs, save, progress, scheduler)
     summary = summarise([r for _, r, _ in done], names, entropy)
     return summary, [line for _, _, line in done if line is not None]
 
 
-def exact_alone_note(board: Board, rules: Ruleset, players: Sequence[str]) -> str | None:
-    """The line a solitaire report of ``learned``, ``win`` or ``win-model`` adds on a board
-    within the exact budget: they play the exact optimum there (solved on first use,
-    :mod:`wholegame.exact_cache`); ``None`` otherwise (or when the solve was interrupted)."""
-    if len(players) != 1 or players[0].strip().lower() not in ("learned", "win", "win-model"):
+def exact_note(board: Board, rules: Ruleset, players: Sequence[str]) -> str | None:
+    """The line a report adds when ``learned``, ``win`` or ``win-model`` played an exact table
+    here (solved on first use, before the games, so the workers read it from the cache): alone on
+    a board within the solitaire budget (:mod:`wholegame.exact_cache`), or ``win`` and
+    ``win-model`` in a two-player game within the two-player budget
+    (:mod:`wholegame.exact2_cache`); ``None`` otherwise (or when the solve was interrupted)."""
+    words = [p.strip().lower() for p in players]
+    if len(words) == 2 and any(w in ("win", "win-model") for w in words):
+        return _two_player_note(board, rules, [p for p, w in zip(players, words) if w in ("win", "win-model")])
+    if len(words) != 1 or words[0] not in ("learned", "win", "win-model"):
         return None
     from shelfie_solver.dice.wholegame.exact_cache import solution_for
 
@@ -186,3 +191,16 @@ def exact_alone_note(board: Board, rules: Ruleset, players: Sequence[str]) -> st
             f"so its value table (optimum {float(solution.optimum):.4f}, within {solution.error_bound:.2g}) "
             "decides every turn (docs/solve-game.md, exact where it fits).")
 
+
+def _two_player_note(board: Board, rules: Ruleset, names: Sequence[str]) -> str | None:
+    """:func:`exact_note` of ``win`` or ``win-model`` (``names``) in a two-player game."""
+    from shelfie_solver.dice.wholegame.exact2_cache import EXACT2_NAME, solution_for
+    from shelfie_solver.dice.wholegame.two_player import round_up
+
+    solution = solution_for(board, rules)
+    if solution is None:
+        return None
+    return (f"{' and '.join(dict.fromkeys(names))} played the {EXACT2_NAME} here: this board's two-player game "
+            f"fits the exact budget, so its table ({len(solution.keys):,} states; the first player's chance "
+            f"{100 * solution.first_player_win_chance:.2f}% when both play it, within {round_up(solution.bound):.2g}) "
+            "decides every turn (docs/solve-game.md, exact where it fits).")

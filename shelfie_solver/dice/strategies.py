@@ -48,6 +48,7 @@ from shelfie_solver.dice.win_chance import BeforeLastWin, LastTurnWin, exact_obj
 
 if TYPE_CHECKING:
     from shelfie_solver.dice.learned.win_model import WinModel
+    from shelfie_solver.dice.wholegame.two_player_table import TwoPlayerStrategy
 
 
 class StrategyError(ShelfieError):
@@ -325,8 +326,9 @@ class LearnedStrategy:
         self.exact_alone = exact_alone
         self._alone: tuple[Board, Ruleset, Strategy | None] | None = None
         self._turns: OrderedDict[GameState, tuple[Any, ...]] = OrderedDict()
+        # (state, objective, policy, every item set's worth or None, the shelves' values or None)
         self._turn: tuple[GameState, Learned | LastTurnWin | BeforeLastWin, tuple[Any, ...],
-                          np.ndarray | None] | None = None
+                          np.ndarray | None, list[tuple[int, int]] | None] | None = None
 
     def objective(self, state: GameState) -> Learned:
         """The objective of a turn that :mod:`win_chance` does not value exactly."""
@@ -349,7 +351,11 @@ class LearnedStrategy:
             fast = self.kernel != "numpy"
             # the compiled kernels compute Learned's own values (not a subclass's, e.g. win's)
             compiled = _compiled_learned_turn(state, objective) if fast and type(objective) is Learned else None
-            if compiled is None:
+            win = _compiled_win_turn(state, objective) \
+                if fast and compiled is None and hasattr(objective, "compiled_turn_values") else None
+            if win is not None:
+                self._turn = (state, objective, win[0], win[1], win[2])
+            elif compiled is None:
                 if not fast or compiled_best_marking() is None:
                     solution = solve_turn(state.board, state.marks, state.rules, objective)
                 else:  # the same policy (batched.solve_finals: equal results, exact limbs beyond int64)
@@ -357,9 +363,9 @@ class LearnedStrategy:
                     solution = solve_finals(space_for(state.rules), final.columns[:, None, :], state.rules.rerolls,
                                             final.scale, kernel="numba").state(0)
                 policy = tuple(None if p is None else p.astype(np.int32) for p in solution.policy)
-                self._turn = (state, objective, policy, None)
+                self._turn = (state, objective, policy, None, None)
             else:
-                self._turn = (state, objective, compiled[0], compiled[1])
+                self._turn = (state, objective, compiled[0], compiled[1], None)
             self._turns[state] = self._turn[1:]
             if len(self._turns) > self.cache_size:
                 self._turns.popitem(last=False)
@@ -407,6 +413,9 @@ class LearnedStrategy:
         if exact is not None:
             return exact.choose_shelf(state, dice, shelves, rng)
         objective = self.turn(state)[0]
+        assert self._turn is not None
+        if self._turn[4] is not None:  # the turn's compiled shelf values (win)
+            return self._turn[4][0][0]
         arrays = StateArrays(state.board, state.rules, state.marks)
         found = objective.compiled_shelf_values(arrays) \
             if self.kernel != "numpy" and type(objective) is Learned else None
@@ -433,11 +442,44 @@ def _compiled_learned_turn(state: GameState, objective: Learned) -> tuple[tuple[
         *learned_deltas(board, rules), tables.set_masks, marks.marked, marks.eliminated,
         *objective.kernel_inputs(StateArrays(board, rules, marks)), tables.sizes, tables.set_starts, tables.set_rolls,
         tables.extend, tables.power, tables.order, tables.shrink, space.denominator, n, int64_cap(space.denominator, n))
+    return _turn_policy(tables, values, policy, ok, rules), worth
+
+
+def _compiled_win_turn(state: GameState, objective: Any) -> tuple[tuple[Any, ...], np.ndarray,
+                                                                  list[tuple[int, int]]] | None:
+    """:func:`_compiled_learned_turn` for the objective ``win`` (:class:`win_model.WinObjective`):
+    every item set's worth and the shelves' values (D13) of
+    :meth:`WinObjective.compiled_turn_values`, then the DP by one compiled call
+    (:func:`learned.kernel._turn_levels`). Returns ``(policy, worth, shelf values)``; ``None``
+    where that method gives none (the numpy path then)."""
+    board, rules = state.board, state.rules
+    found = objective.compiled_turn_values(StateArrays(board, rules, state.marks))
+    if found is None:
+        return None
+    worth, usable, shelves = found
+    tables = turn_arrays(board, rules)
+    space = space_for(rules)
+    n = rules.rerolls
+    failed = max((value for _, value in shelves), default=0)  # WinObjective.failed_value
+    values, policy, ok = learned_kernel_function("_turn_levels")(
+        worth, usable, failed, tables.sizes, tables.set_starts, tables.set_rolls, tables.extend, tables.power,
+        tables.order, tables.shrink, space.denominator, n, int64_cap(space.denominator, n))
+    return _turn_policy(tables, values, policy, ok, rules), worth, shelves
+
+
+def _turn_policy(tables: TurnArrays, values: np.ndarray, policy: np.ndarray, ok: bool,
+                 rules: Ruleset) -> tuple[Any, ...]:
+    """The policy of a turn solved by :func:`learned.kernel._turn_levels` (``values (rerolls, R,
+    2)``, ``policy``): its levels, the top one decided per roll when asked (:class:`_TopHolds`,
+    as :func:`dp.plan_turn`); with no re-rolls or beyond int64 (``ok`` False), the DP of
+    :func:`batched.solve_finals` on the final values (exact limbs)."""
+    space = space_for(rules)
+    n = rules.rerolls
     if n == 0 or not ok:  # no holds, or wide: solved whole
         solution = solve_finals(space, values[0][:, None, :], n, kernel="numba").state(0)
-        return tuple(None if p is None else p.astype(np.int32) for p in solution.policy), worth
+        return tuple(None if p is None else p.astype(np.int32) for p in solution.policy)
     top = _TopHolds(tables, values[n - 1], values[0], space.denominator ** n)
-    return (None, *(policy[r].astype(np.int32) for r in range(1, n)), top), worth
+    return (None, *(policy[r].astype(np.int32) for r in range(1, n)), top)
 
 
 class _TopHolds:
@@ -519,7 +561,9 @@ class _CompiledPlan(TurnPlan):
 class WinStrategy(LearnedStrategy):
     """Optimal play, turn by turn, for the chance to win: the objective ``win`` (the calibrated
     model, :mod:`learned.win_model`) and, on the last turns, the exact chance
-    (:mod:`win_chance`); otherwise as :class:`LearnedStrategy`.
+    (:mod:`win_chance`); otherwise as :class:`LearnedStrategy`. In a two-player game on a board
+    whose two-player game fits the exact budget, the exact two-player optimum
+    (:meth:`exact`).
 
     Args:
         win_model: the win model's coefficients (:class:`win_model.WinModel`; default: the
@@ -537,6 +581,24 @@ class WinStrategy(LearnedStrategy):
                  win_model: WinModel | None = None):
         super().__init__(model, kernel, exact_alone)
         self.win_model = win_model
+        self._pair: tuple[Board, Ruleset, TwoPlayerStrategy | None] | None = None
+
+    def exact(self, state: GameState) -> Strategy | None:
+        """Two players, the shipped parameters and ``exact_alone``, on a board whose two-player
+        game fits its budget: the play of the cached two-player table
+        (:func:`wholegame.exact2_cache.exact2_strategy`, solved on first use: the choices of
+        ``exact2:FILE``), which every decision then follows where the table holds the position
+        (a position no game from empty sheets reaches stays on the model); alone, as
+        :meth:`LearnedStrategy.exact`; else ``None``."""
+        if state.players != 2 or self.model is not None or not self.exact_alone:
+            return super().exact(state)
+        known = self._pair
+        if known is None or known[0] is not state.board or known[1] is not state.rules:
+            from shelfie_solver.dice.wholegame.exact2_cache import exact2_strategy
+
+            known = self._pair = (state.board, state.rules, exact2_strategy(state.board, state.rules))
+        table = known[2]
+        return table if table is not None and table.holds(state) else None
 
     def objective(self, state: GameState) -> Learned:
         from shelfie_solver.dice.learned.win_model import MODEL_PLAYERS, win_objective

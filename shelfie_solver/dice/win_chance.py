@@ -110,16 +110,34 @@ def best_final_scores(board: Board, rules: Ruleset, marks: Marks) -> np.ndarray:
     """``int64 (R,)``: per final roll (:class:`rolls.DiceSpace` order) the highest score the sheet
     can have after marking it (D8-D14, D19), the score as it is for a failed result (D13, no score
     changes); cached per sheet."""
-    from shelfie_solver.dice.engine.dp import final_values
-
     key = (board, rules, marks.marked, marks.eliminated)
     found = _BEST_SCORES.get(key)
     if found is None:
-        gains = final_values(board, marks, rules, Points()).columns[:, 0]
-        found = np.ascontiguousarray(gains + score(board, marks, rules), dtype=np.int64)
+        found = np.ascontiguousarray(_best_gains(board, rules, marks) + score(board, marks, rules), dtype=np.int64)
         _remember(_BEST_SCORES, key, found)
     else:
         _BEST_SCORES.move_to_end(key)
+    return found
+
+
+def _best_gains(board: Board, rules: Ruleset, marks: Marks) -> np.ndarray:
+    """``int64 (R,)``: column 0 of :func:`dp.final_values` for :class:`objectives.Points` (the
+    most points a final roll can add, 0 for a failed result), by the compiled kernel
+    (:func:`engine.kernel._best_points`) when numba is installed and the board's item sets have
+    bit masks (at most 62 items), else by :func:`batched.final_values_many`."""
+    from shelfie_solver.dice.engine.kernel import kernel_function, turn_arrays
+
+    best = kernel_function("_best_points")
+    tables = turn_arrays(board, rules)
+    if best is None or len(tables.set_masks) != len(tables.sizes):
+        from shelfie_solver.dice.engine.batched import final_values_many
+
+        gains: np.ndarray = final_values_many(board, (marks,), rules, Points())[:, 0, 0]
+        return gains
+    m, _, mp, _ = StateArrays(board, rules, marks).line_totals
+    found: np.ndarray = best(tables.set_lines, tables.set_counts, tables.set_points, tables.set_masks,
+                             marks.marked | marks.eliminated, m, mp, rules.scoring_threshold, tables.sizes,
+                             tables.set_starts, tables.set_rolls, tables.n_rolls)
     return found
 
 
@@ -133,30 +151,64 @@ def opponent_chance(board: Board, rules: Ruleset, marks: Marks, others: tuple[in
 
 def opponent_chances(board: Board, rules: Ruleset, marks: Marks,
                      others: Sequence[tuple[int, ...]]) -> list[Fraction]:
-    """:func:`opponent_chance` of one sheet against each of several sets of final scores ``others``.
+    """:func:`opponent_chance` of one sheet against each of several sets of final scores ``others``
+    (one case of :func:`sheets_chances`)."""
+    return sheets_chances(board, rules, [(marks, others)])[0]
+
+
+def sheets_chances(board: Board, rules: Ruleset,
+                   cases: Sequence[tuple[Marks, Sequence[tuple[int, ...]]]]) -> list[list[Fraction]]:
+    """:func:`opponent_chance` of each case's sheet against each of its sets of final scores.
 
     The value of a final roll under :class:`LastTurnWin` is :func:`shares` of the best score the
     roll can reach (a share never falls as the score rises), so the final values are
     :func:`best_final_scores` (once per sheet) mapped through :func:`shares`, and the DP over the
-    re-rolls of every case at once is :func:`batched.solve_finals` (compiled with numba): the
-    same exact values as :func:`dp.solve_turn` of :class:`LastTurnWin`, cached per (sheet, scores)."""
+    re-rolls of every case not known yet runs at once, :func:`batched.solve_finals` (compiled
+    with numba): the same exact values as :func:`dp.solve_turn` of :class:`LastTurnWin`, cached
+    per (sheet, scores). When every final roll has the same share (the scores to beat are out of
+    the sheet's reach, or below its score now), that share is the chance whatever the play, with
+    no DP."""
     from shelfie_solver.dice.engine.batched import solve_finals
     from shelfie_solver.dice.rolls import space_for
 
-    if not marks.available:
-        return [share(score(board, marks, rules), o) for o in others]
-    keys = [(board, rules, marks.marked, marks.eliminated, tuple(o)) for o in others]
-    missing = list(dict.fromkeys(k for k in keys if k not in _OPPONENT_CHANCES))
-    if missing:
-        best = best_final_scores(board, rules, marks)
-        finals = np.stack([shares(best, k[4]) for k in missing], axis=1)[:, :, None]
-        solved = solve_finals(space_for(rules), np.ascontiguousarray(finals), rules.rerolls, WIN_UNIT)
-        for i, key in enumerate(missing):
-            _remember(_OPPONENT_CHANCES, key, solved.state(i).start_values()[0])
+    found: dict[tuple[Board, Ruleset, int, int, tuple[int, ...]], Fraction] = {}
+    unsolved: list[tuple[Board, Ruleset, int, int, tuple[int, ...]]] = []
+    finals = []
+    for marks, others in cases:
+        if not marks.available:
+            continue
+        for o in others:
+            key = (board, rules, marks.marked, marks.eliminated, tuple(o))
+            if key in found:
+                continue
+            known = _OPPONENT_CHANCES.get(key)
+            if known is not None:
+                _OPPONENT_CHANCES.move_to_end(key)
+                found[key] = known
+                continue
+            best = best_final_scores(board, rules, marks)
+            top = max(key[4], default=None)
+            decided = top is None or int(best.min()) > top or int(best.max()) < top
+            final = shares(best[:1] if decided else best, key[4])
+            if decided:  # every roll alike (D20): that share, whatever the play
+                found[key] = Fraction(int(final[0]), WIN_UNIT)
+                _remember(_OPPONENT_CHANCES, key, found[key])
+            else:
+                found[key] = Fraction(-1)  # solved below
+                unsolved.append(key)
+                finals.append(final)
+    if unsolved:
+        solved = solve_finals(space_for(rules), np.ascontiguousarray(np.stack(finals, axis=1)[:, :, None]),
+                              rules.rerolls, WIN_UNIT)
+        for key, value in zip(unsolved, solved.start_values()):
+            found[key] = value
+            _remember(_OPPONENT_CHANCES, key, value)
     out = []
-    for key in keys:
-        _OPPONENT_CHANCES.move_to_end(key)
-        out.append(_OPPONENT_CHANCES[key])
+    for marks, others in cases:
+        if not marks.available:
+            out.append([share(score(board, marks, rules), o) for o in others])
+        else:
+            out.append([found[(board, rules, marks.marked, marks.eliminated, tuple(o))] for o in others])
     return out
 
 
@@ -234,13 +286,18 @@ class BeforeLastWin:
             cases.setdefault(key, []).extend(rows)
         out = np.zeros(len(after), dtype=np.int64)
         scale = self.scale(rules)
-        for key, rows in cases.items():  # every score against one sheet in one batched solve
-            scores = sorted({int(after[i]) for i in rows})
-            chances = dict(zip(scores, opponent_chances(board, rules, sheets[key], [(s,) for s in scores])))
-            for i in rows:
-                value = (1 - chances[int(after[i])]) * scale
+        index = {key: np.array(rows, dtype=np.int64) for key, rows in cases.items()}
+        scores = {key: np.unique(after[rows]) for key, rows in index.items()}
+        # every score against every sheet the markings leave, in one batched solve
+        chances = sheets_chances(board, rules, [(sheets[key], [(int(s),) for s in scores[key]]) for key in index])
+        for key, found in zip(index, chances):
+            mine = []
+            for chance in found:
+                value = (1 - chance) * scale
                 assert value.denominator == 1
-                out[i] = int(value)
+                mine.append(int(value))
+            chosen = index[key]
+            out[chosen] = np.array(mine, dtype=np.int64)[np.searchsorted(scores[key], after[chosen])]
         return out
 
     def failed_value(self, state: StateArrays) -> int:

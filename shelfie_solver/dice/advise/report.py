@@ -219,17 +219,27 @@ CHANCE_WORDS = ValueWords(
     "chance to win", "the chance to win (D20)",
     ("chance to win: the chance that this choice leads to a win (D20), exact on the last turns, else from the "
      "fitted model (docs/train.md); a shared victory counts its share.",), chance=True)
+#: The same for a two-player table (``exact2:FILE``, or ``win`` on a board that fits: the exact
+#: two-player optimum), exact at every turn.
+TABLE_CHANCE_WORDS = ValueWords(
+    "chance to win", "the chance to win (D20)",
+    ("chance to win: the chance that this choice leads to a win (D20) with the best play by both, from the "
+     "exact two-player table (float64 within its proven bound, shown to 2^-30); a tie counts one half.",),
+    chance=True)
 
 
 def value_words(objective: str, opponents: bool) -> ValueWords:
     """What a value of ``objective`` (its name, as :attr:`advice.Advice.objective` gives it) is,
-    with or without ``opponents``: with opponents ``win``, ``win-model`` and the exact
+    with or without ``opponents``: with opponents a two-player table's (:func:`is_two_player_table`)
+    the exact chance to win (:data:`TABLE_CHANCE_WORDS`), ``win``, ``win-model`` and the exact
     ``win (exact)`` value the chance to win (:data:`CHANCE_WORDS`); ``learned`` (or
     ``learned:FILE``, or ``win`` alone: learned's expected final score) a win-chance score in
     thousandths with ``opponents``, points alone (:data:`LEARNED_LABELS`); else plain ``value``
     with :data:`VALUE_WORDS` and :func:`objective_notes`."""
     name = objective.strip().lower()
     kind = name.split(":", 1)[0].strip()
+    if opponents and is_two_player_table(name):
+        return TABLE_CHANCE_WORDS
     if opponents and (kind in ("win", "win-model") or "win (exact)" in name or "win chance" in name):
         return CHANCE_WORDS
     if kind in ("learned", "win"):
@@ -406,7 +416,15 @@ EXACT_NOTE = ("win chance: your exact chance to win (D20: a k-way tie for the to
               "from here; exact because every other score is final after this turn or the next (D18).")
 TABLE_NOTE = ("win chance: your chance to win (D20: a tie counts 1/2) with the best play by both from "
               "here, from the two-player table (solve-game --players 2: float64 within its proven bound, shown "
-              "to 2^-30).")
+              "to 2^-30; the exact two-player optimum: win plays it on every board within "
+              "SHELFIE_SOLVE_EXACT2_BUDGET, docs/solve-game.md \"Exact where it fits\").")
+#: The objective's name when ``win`` plays the cached two-player table (:data:`wholegame.exact2_cache.EXACT2_NAME`).
+EXACT2_OBJECTIVE = "exact two-player optimum"
+
+
+def is_two_player_table(objective: str) -> bool:
+    """Whether an objective name is a two-player table's: ``exact2:FILE`` or :data:`EXACT2_OBJECTIVE`."""
+    return objective.startswith("exact2:") or objective == EXACT2_OBJECTIVE
 MODEL_NOTE = ("win chance: your chance to win (D20: a k-way tie counts 1/k) under the win model, a logistic fit "
               "of self-play outcomes over the learned values (docs/train.md, \"The chance to win\"); "
               "an estimate: within 3 points per decile on learned self-play the fit never saw, up to 10-15 "
@@ -448,7 +466,7 @@ def win_report(advice: Advice, title: list[str], data: dict[str, Any], top: int 
         report.title.append(f"Why: {reason}.")
     if reason:
         report.data["reason"] = reason
-    report.notes.append((TABLE_NOTE if advice.objective.startswith("exact2:") else EXACT_NOTE)
+    report.notes.append((TABLE_NOTE if is_two_player_table(advice.objective) else EXACT_NOTE)
                         if advice.win_chance_exact else MODEL_NOTE)
     return report
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,7 @@ import numpy as np
 from shelfie_solver.dice.allocate import feasibility_arrays
 from shelfie_solver.dice.board import Board, Marks
 from shelfie_solver.dice.rolls import DiceSpace, space_for
-from shelfie_solver.dice.engine.dp import TurnSolution, solve
+from shelfie_solver.dice.engine.dp import TurnSolution, solve, start_sums
 from shelfie_solver.dice.engine.transitions import INT64_SAFE, Pairs, hold_steps, pairs, transition_matrix
 from shelfie_solver.dice.objectives import Objective, StateArrays, Strategic
 from shelfie_solver.dice.rules import Ruleset
@@ -52,6 +53,14 @@ class BatchSolution:
     def states(self) -> int:
         """Number of board states ``N``."""
         return int(self.values[0].shape[1])
+
+    def start_values(self, column: int = 0) -> list[Fraction]:
+        """Every state's exact value of ``column`` at the start of a turn (the initial roll, D6,
+        then every re-roll under the policy): :meth:`dp.TurnSolution.start_values` of each state,
+        in one weighted sum (:func:`dp.start_sums`)."""
+        level = len(self.values) - 1
+        denominator = (self.scale if column == 0 else 1) * int(self.space.denominator) ** (level + 1)
+        return [Fraction(int(v), denominator) for v in start_sums(self.space, self.values[level][:, :, column])]
 
     def state(self, i: int) -> TurnSolution:
         """State ``i`` as a :class:`~dp.TurnSolution` (equal to solving it alone)."""

@@ -145,14 +145,26 @@ class TurnSolution:
         """Every column's exact value at the start of a turn: the initial roll (D6), then
         ``rerolls`` (default :attr:`rerolls`) re-rolls under the policy."""
         level = self.rerolls if rerolls is None else rerolls
-        # keeping no die re-rolls everything: one row of the transitions, summed in Python ints
-        # (exact whatever the size; the DP's own levels stay in int64 or limbs)
-        starts, columns, weights = self.space.transitions
-        none = self.space.hold_index[(0,) * self.space.n_sides]
-        end = starts[none + 1] if none + 1 < len(starts) else len(columns)
-        row = weights[starts[none]:end].astype(object)
-        expected = row @ self.values[level][columns[starts[none]:end]].astype(object)
+        expected = start_sums(self.space, self.values[level])
         return tuple(Fraction(int(v), self.denominator(level + 1, q)) for q, v in enumerate(expected))
+
+
+def start_sums(space: DiceSpace, top: np.ndarray) -> np.ndarray:
+    """``(...)``: the initial roll's expectation (D6) over the values ``top`` ``(R, ...)`` of the
+    top level: keeping no die re-rolls everything, one row of the transitions, so each entry is
+    the weighted sum over every roll (over the level's denominator times ``D``). Exact whatever
+    the size: int64 where every partial sum provably fits, else Python ints (the DP's own
+    levels stay in int64 or limbs)."""
+    starts, columns, weights = space.transitions
+    none = space.hold_index[(0,) * space.n_sides]
+    end = starts[none + 1] if none + 1 < len(starts) else len(columns)
+    row = weights[starts[none]:end]
+    reached = top[columns[starts[none]:end]]
+    if reached.dtype != object and int(np.abs(reached).max(initial=0)) * int(row.sum()) < INT64_SAFE:
+        out: np.ndarray = np.tensordot(row, reached, axes=1)  # every partial sum within int64: the same integers
+        return out
+    out = np.tensordot(row.astype(object), reached.astype(object), axes=1)
+    return out
 
 
 def solve(space: DiceSpace, final: np.ndarray, rerolls: int, scale: int = 1) -> TurnSolution:

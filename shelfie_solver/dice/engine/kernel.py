@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 #: compiled ``learned`` objective, which calls :func:`_scan` and :func:`_level`, is
 #: :mod:`learned.kernel`).
 _COMPILED_ORDER = ("_potential", "_sum_columns", "_level", "_top_hold", "_dp_minor", "_failed", "_strategic", "_usable_list",
-                   "_strategic_sets", "_scan", "_line_totals", "_sheet", "_dp", "_best_marking",
+                   "_strategic_sets", "_scan", "_best_points", "_line_totals", "_sheet", "_dp", "_best_marking",
                    "_solver_turn", "_finals_many")
 
 
@@ -342,6 +342,33 @@ def _scan(worth: np.ndarray, usable: np.ndarray, sizes: np.ndarray, set_starts: 
                 bound = max(bound, 1)
         bound = max(bound, abs(out[r, 0]), out[r, 1])
     return bound
+
+
+def _best_points(set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.ndarray, set_masks: np.ndarray,
+                 closed_bits: int, m: np.ndarray, mp: np.ndarray, t: int, sizes: np.ndarray, set_starts: np.ndarray,
+                 set_rolls: np.ndarray, n_rolls: int) -> np.ndarray:  # pragma: no cover - compiled
+    """Column 0 of :func:`dp.final_values` for the objective ``points`` (:class:`objectives.Points`,
+    D19) in a sheet given by its marks per line ``m`` and marked points ``mp`` and its closed
+    items ``closed_bits`` (D4, against the sets' bit ``set_masks``): per final roll the most
+    points a usable feasible item set adds (each line it touches scores ``M + points`` once it
+    has ``t`` marks, minus what it scored), 0 for a failed result (D13), ``int64 (R,)``."""
+    n_sets = set_lines.shape[0]
+    worth = np.zeros(n_sets + 1, np.int64)
+    usable = np.zeros(n_sets + 1, np.bool_)
+    for k in range(n_sets):
+        usable[k] = (set_masks[k] & closed_bits) == 0
+    for k in _usable_list(usable, n_sets):
+        total = 0
+        for j in range(set_lines.shape[1]):
+            line = set_lines[k, j]
+            if line < 0:
+                break
+            after = mp[line] + set_points[k, j] if m[line] + set_counts[k, j] >= t else 0
+            total += after - (mp[line] if m[line] >= t else 0)
+        worth[k] = total
+    out = np.zeros((n_rolls, 2), np.int64)
+    _scan(worth, usable, sizes, set_starts, set_rolls, 0, 1, out)
+    return out[:, 0].copy()
 
 
 @cache

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 
 #: The compiled functions, callees first (:func:`engine.kernel.compile_into`).
-_COMPILED_ORDER = ("_learned_line", "_learned_sheet", "_learned_worth", "_learned_blocks", "_learned_turn")
+_COMPILED_ORDER = ("_learned_line", "_learned_sheet", "_learned_seats", "_learned_worth", "_learned_blocks",
+                   "_shelf_candidates", "_turn_levels", "_learned_turn", "_win_strengths", "_win_gaps")
 
 #: The engine's compiled kernels the ones here call, bound by :func:`_compiled` (``None`` until then).
 _ENGINE = ("_scan", "_level")
@@ -98,25 +99,20 @@ def _learned_sheet(m: np.ndarray, a: np.ndarray, mp: np.ndarray, ap: np.ndarray,
     return total, ta, tm, score, closed
 
 
-def _learned_worth(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_points: np.ndarray,
+def _learned_seats(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_points: np.ndarray,
                    set_masks: np.ndarray, closed_bits: int, losing: bool, m: np.ndarray, a: np.ndarray, mp: np.ndarray,
                    ap: np.ndarray, sizes: np.ndarray, t: int, trigger: int, n_shelves: int, coef: np.ndarray,
                    glob: np.ndarray, ctx: np.ndarray, threat: np.ndarray, triggered: bool, opponent_distance: int,
-                   opponents: int, opponent_sums: np.ndarray, opponent_values: np.ndarray, block: np.ndarray,
-                   end_open: bool, sigma: np.ndarray, weight_scale: int, value_scale: int,
-                   win_scale: int) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
-    """:meth:`learned.objective.Learned.positions` of ``K`` candidate sheets at once. Each
-    candidate is a list of *line changes* (``set_ids (K, W)`` into ``d_lines``/``d_counts``/
-    ``d_points`` ``(D,)``, padded with -1): ``d_counts`` items worth ``d_points`` on line
-    ``d_lines`` are marked (``losing`` False: ``m, M`` up, ``a, A`` down) or lost (``losing``
-    True, a failed result's shelf, D13: ``a, A`` down). Each distinct line change is evaluated
+                   opponent_values: np.ndarray, block: np.ndarray,
+                   weight_scale: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                               np.ndarray]:  # pragma: no cover - compiled
+    """What :meth:`learned.objective.Learned.table_values` knows of ``K`` candidate sheets at once
+    (candidates and weights as :func:`_learned_worth`): ``usable (K+1,)``, the phase (0, 2, 3),
+    the player's ``P``, score (D19) and closed shelves short of the trigger (D17), each
+    ``int64 (K+1,)``, and each opponent's ``P`` after the blocks of the candidate (D15)
+    ``int64 (K+1, J)``; row ``K`` the sheet as it is. Each distinct line change is evaluated
     once per call (item sets share them: :func:`learned_deltas`), then summed per candidate.
-    Returns ``V (K+1,)`` (index ``K``: the sheet as it is) and ``usable (K+1,)`` (the set's items
-    all available, D4, by ``set_masks`` against ``closed_bits``; every candidate when
-    ``set_masks`` is empty). ``coef (3, 4, L, 5)``, ``glob (3, 4)`` and ``ctx (3,)`` (the context
-    term) are the weights per phase row; ``opponent_values (J, 3)`` and ``block (J, 3, L)`` (J may
-    be 0); ``sigma (3,)`` the win-chance spreads (empty: the plain difference). The same integers
-    as the numpy code."""
+    The same integers as the numpy code (:meth:`Learned.own_values`, :meth:`Learned.opponent_after`)."""
     n_sets = set_ids.shape[0]
     rows = coef.shape[0]
     total, ta0, tm0, score0, closed0 = _learned_sheet(m, a, mp, ap, t, coef, threat, n_shelves)
@@ -149,10 +145,14 @@ def _learned_worth(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarra
         d_other[d, 2] = s - old[line, 2]
         d_other[d, 3] = (c - old[line, 3]) if line < n_shelves else 0
         d_other[d, 4] = 1 if block.shape[0] > 0 and m2 == sizes[line] and m[line] < sizes[line] else 0  # D15
-    out = np.zeros(n_sets + 1, np.int64)
     usable = np.zeros(n_sets + 1, np.bool_)
-    f = np.zeros(rows, np.int64)
+    phases = np.zeros(n_sets + 1, np.int64)
+    owns = np.zeros(n_sets + 1, np.int64)
+    scores = np.zeros(n_sets + 1, np.int64)
+    distances = np.zeros(n_sets + 1, np.int64)
     n_opp = opponent_values.shape[0]
+    each = np.zeros((n_sets + 1, n_opp), np.int64)
+    f = np.zeros(rows, np.int64)
     change = np.zeros((max(n_opp, 1), 3), np.int64)
     for k in range(n_sets + 1):
         if k < n_sets:
@@ -204,6 +204,45 @@ def _learned_worth(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarra
             own += f[r] + glob[r, 0] * ta + glob[r, 1] * tm + glob[r, 2] + glob[r, 3] * (1 if own_distance == 1 else 0) \
                 + ctx[r]
         row = 0 if phase == 0 else (1 if phase == 2 else 2)
+        for j in range(n_opp):
+            each[k, j] = opponent_values[j, row] + change[j, row]
+        phases[k] = phase
+        owns[k] = own
+        scores[k] = score
+        distances[k] = own_distance
+    return usable, phases, owns, scores, distances, each
+
+
+def _learned_worth(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_points: np.ndarray,
+                   set_masks: np.ndarray, closed_bits: int, losing: bool, m: np.ndarray, a: np.ndarray, mp: np.ndarray,
+                   ap: np.ndarray, sizes: np.ndarray, t: int, trigger: int, n_shelves: int, coef: np.ndarray,
+                   glob: np.ndarray, ctx: np.ndarray, threat: np.ndarray, triggered: bool, opponent_distance: int,
+                   opponents: int, opponent_sums: np.ndarray, opponent_values: np.ndarray, block: np.ndarray,
+                   end_open: bool, sigma: np.ndarray, weight_scale: int, value_scale: int,
+                   win_scale: int) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """:meth:`learned.objective.Learned.positions` of ``K`` candidate sheets at once. Each
+    candidate is a list of *line changes* (``set_ids (K, W)`` into ``d_lines``/``d_counts``/
+    ``d_points`` ``(D,)``, padded with -1): ``d_counts`` items worth ``d_points`` on line
+    ``d_lines`` are marked (``losing`` False: ``m, M`` up, ``a, A`` down) or lost (``losing``
+    True, a failed result's shelf, D13: ``a, A`` down); the seats' values by
+    :func:`_learned_seats`. Returns ``V (K+1,)`` (index ``K``: the sheet as it is) and
+    ``usable (K+1,)`` (the set's items all available, D4, by ``set_masks`` against
+    ``closed_bits``; every candidate when ``set_masks`` is empty). ``coef (3, 4, L, 5)``,
+    ``glob (3, 4)`` and ``ctx (3,)`` (the context term) are the weights per phase row;
+    ``opponent_values (J, 3)`` and ``block (J, 3, L)`` (J may be 0); ``sigma (3,)`` the
+    win-chance spreads (empty: the plain difference). The same integers as the numpy code."""
+    usable, phases, owns, _, _, each = _learned_seats(
+        set_ids, d_lines, d_counts, d_points, set_masks, closed_bits, losing, m, a, mp, ap, sizes, t, trigger,
+        n_shelves, coef, glob, ctx, threat, triggered, opponent_distance, opponent_values, block, weight_scale)
+    n_sets = set_ids.shape[0]
+    out = np.zeros(n_sets + 1, np.int64)
+    n_opp = opponent_values.shape[0]
+    for k in range(n_sets + 1):
+        if not usable[k]:
+            continue
+        phase = phases[k]
+        own = owns[k]
+        row = 0 if phase == 0 else (1 if phase == 2 else 2)
         if n_opp == 0:
             others = opponent_sums[row]
             leader = others
@@ -211,7 +250,7 @@ def _learned_worth(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarra
             others = 0
             leader = 0
             for j in range(n_opp):
-                v = opponent_values[j, row] + change[j, row]
+                v = each[k, j]
                 others += v
                 leader = v if j == 0 else max(leader, v)
         if sigma.shape[0] > 0 and opponents > 0:
@@ -294,6 +333,61 @@ def _learned_blocks(lines: np.ndarray, marked_bits: int, eliminated_bits: int, c
     return out
 
 
+def _shelf_candidates(values: np.ndarray, n_shelves: int,
+                      closed_bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
+    """The failed result's candidates (D13) for :func:`_learned_seats` with ``losing``: shelf
+    ``s`` loses its available items (its line, and each column one item; a column losing none
+    is no change). Returns ``ids (S, 1 + columns)``, ``lines``, ``counts``, ``points`` (flat);
+    ``counts[s * (1 + columns)] > 0`` tells the shelves that have an available item."""
+    n_cells = values.shape[0]
+    n_columns = n_cells // n_shelves
+    width = 1 + n_columns
+    shelf_ids = np.full((n_shelves, width), -1, np.int64)
+    s_lines = np.zeros(n_shelves * width, np.int64)
+    s_counts = np.zeros(n_shelves * width, np.int64)
+    s_points = np.zeros(n_shelves * width, np.int64)
+    for s in range(n_shelves):
+        base = s * width
+        s_lines[base] = s
+        for col in range(n_columns):
+            c = s * n_columns + col
+            s_lines[base + 1 + col] = n_shelves + col
+            if not (closed_bits >> c) & 1:
+                s_counts[base] += 1
+                s_points[base] += values[c]
+                s_counts[base + 1 + col] = 1
+                s_points[base + 1 + col] = values[c]
+        for w in range(width):
+            shelf_ids[s, w] = base + w
+    return shelf_ids, s_lines, s_counts, s_points
+
+
+def _turn_levels(worth: np.ndarray, usable: np.ndarray, failed: int, set_sizes: np.ndarray, set_starts: np.ndarray,
+                 set_rolls: np.ndarray, extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: np.ndarray,
+                 denominator: int, rerolls: int,
+                 cap: int) -> tuple[np.ndarray, np.ndarray, bool]:  # pragma: no cover - compiled
+    """A turn's DP from every item set's ``worth`` (``usable`` ones) and the failed result's
+    value ``failed`` (D13): columns 0-1 of the final values (:func:`_scan`) and the levels below
+    the top (:func:`_level`). Returns values ``(rerolls, R, 2)`` (levels 0..rerolls-1), policy
+    ``(rerolls, R)`` (level 0 unused) and ``True``; or ``False`` last (the levels not solved)
+    when the final values' magnitude ``b`` has ``b + 1 >= cap`` (:func:`engine.kernel.int64_cap`)."""
+    n_rolls = extend.shape[0] - order.shape[0]
+    done = np.zeros((max(rerolls, 1), n_rolls, 2), np.int64)
+    policy = np.zeros((max(rerolls, 1), n_rolls), np.int64)
+    bound = _scan(worth, usable, set_sizes, set_starts, set_rolls, failed, 1, done[0])
+    if bound + 1 >= cap:
+        return done, policy, False
+    sums = np.zeros((extend.shape[0], 2), np.int64)
+    expected = np.zeros((extend.shape[0], 2), np.int64)
+    best = np.zeros(extend.shape[0], np.int64)
+    factor = 1
+    for level in range(1, rerolls):
+        factor *= denominator
+        _level(extend, power, order, shrink, done[0], done[level - 1], factor, sums, best, expected, done[level],
+               policy[level])
+    return done, policy, True
+
+
 def _learned_turn(ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_points: np.ndarray,
                   set_masks: np.ndarray, marked_bits: int, eliminated_bits: int, m: np.ndarray, a: np.ndarray,
                   mp: np.ndarray, ap: np.ndarray, sizes: np.ndarray, t: int, trigger: int, n_shelves: int,
@@ -306,9 +400,8 @@ def _learned_turn(ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
                   cap: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]:  # pragma: no cover
     """The ``learned`` strategy's turn in one call (as :func:`_solver_turn` for ``solver``): the
     worth of every item set (:func:`_learned_worth`, 0 where unusable), the failed result's value
-    (D13: the best shelf to give up, each shelf with an available item a losing candidate:
-    the shelf and each of its columns lose its available items), columns 0-1 of the final
-    values (:func:`_scan`) and the DP levels below the top (:func:`_level`; ``rerolls >= 1``).
+    (D13: the best shelf to give up, :func:`_shelf_candidates`), then :func:`_turn_levels`
+    (``rerolls >= 1``).
 
     Returns ``worth (K+1,)``, the shelves' value changes ``(n_shelves,)`` (those without an
     available item: the lowest int64, never chosen), values ``(rerolls, R, 2)`` (levels
@@ -324,28 +417,8 @@ def _learned_turn(ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
     for k in range(n_sets):
         if usable[k]:
             worth[k] = v[k] - v[n_sets]
-    # the failed result's candidates: shelf s loses its available items (its line, and each column)
-    n_cells = values.shape[0]
-    n_columns = n_cells // n_shelves
-    width = 1 + n_columns
-    shelf_ids = np.full((n_shelves, width), -1, np.int64)
-    s_lines = np.zeros(n_shelves * width, np.int64)
-    s_counts = np.zeros(n_shelves * width, np.int64)
-    s_points = np.zeros(n_shelves * width, np.int64)
-    closed_bits = marked_bits | eliminated_bits
-    for s in range(n_shelves):
-        base = s * width
-        s_lines[base] = s
-        for col in range(n_columns):
-            c = s * n_columns + col
-            s_lines[base + 1 + col] = n_shelves + col
-            if not (closed_bits >> c) & 1:
-                s_counts[base] += 1
-                s_points[base] += values[c]
-                s_counts[base + 1 + col] = 1
-                s_points[base + 1 + col] = values[c]
-        for w in range(width):
-            shelf_ids[s, w] = base + w
+    shelf_ids, s_lines, s_counts, s_points = _shelf_candidates(values, n_shelves, marked_bits | eliminated_bits)
+    width = shelf_ids.shape[1]
     sv, _ = _learned_worth(shelf_ids, s_lines, s_counts, s_points, np.zeros(0, np.int64), 0, True, m, a, mp, ap,
                            sizes, t, trigger, n_shelves, coef, glob, ctx, threat, triggered, opponent_distance,
                            opponents, opponent_sums, opponent_values, block, end_open, sigma, weight_scale,
@@ -360,18 +433,116 @@ def _learned_turn(ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
             if not found or shelves[s] > failed:
                 failed = shelves[s]
                 found = True
-    n_rolls = extend.shape[0] - order.shape[0]
-    done = np.zeros((max(rerolls, 1), n_rolls, 2), np.int64)
-    policy = np.zeros((max(rerolls, 1), n_rolls), np.int64)
-    bound = _scan(worth, usable, set_sizes, set_starts, set_rolls, failed, 1, done[0])
-    if bound + 1 >= cap:
-        return worth, shelves, done, policy, False
-    sums = np.zeros((extend.shape[0], 2), np.int64)
-    expected = np.zeros((extend.shape[0], 2), np.int64)
-    best = np.zeros(extend.shape[0], np.int64)
-    factor = 1
-    for level in range(1, rerolls):
-        factor *= denominator
-        _level(extend, power, order, shrink, done[0], done[level - 1], factor, sums, best, expected, done[level],
-               policy[level])
-    return worth, shelves, done, policy, True
+    done, policy, ok = _turn_levels(worth, usable, failed, set_sizes, set_starts, set_rolls, extend, power, order,
+                                    shrink, denominator, rerolls, cap)
+    return worth, shelves, done, policy, ok
+
+
+def _win_strengths(seats: np.ndarray, c: np.ndarray, round_number: int, weight_scale: int,
+                   z: np.ndarray) -> int:  # pragma: no cover - compiled
+    """Each seat's strength numerator ``z_i = c . x_i`` into ``z (n,)``, ``x`` the features of
+    :func:`learned.win_model.design` of one position (``seats (n, 4)``: the
+    :data:`win_model.SEAT_COLUMNS`, the seat that just played first; ``c (F,)`` the phase's
+    coefficient row). Returns the largest ``|x|`` (the int64 bound of
+    :func:`win_model.strength_numerators`). The same integers as the numpy code."""
+    n = seats.shape[0]
+    w = weight_scale
+    r = round_number
+    near_count = 0
+    top = seats[0, 0]
+    for i in range(n):
+        if seats[i, 2] == 1:  # one closed shelf short of the trigger (D17)
+            near_count += 1
+        top = max(top, seats[i, 0])
+    tops = 0
+    second = top
+    found = False
+    for i in range(n):  # the second of the sorted P (the top again when two seats share it)
+        if seats[i, 0] == top:
+            tops += 1
+        elif not found or seats[i, 0] > second:
+            second = seats[i, 0]
+            found = True
+    if tops > 1:
+        second = top
+    largest = 0
+    x = np.zeros(13, np.int64)
+    for i in range(n):
+        p = seats[i, 0]
+        s = seats[i, 1] * w
+        near = 1 if seats[i, 2] == 1 else 0
+        others_near = 1 if near_count - near > 0 else 0
+        k = seats[i, 3]
+        future = p - s
+        lead = p - (second if p == top else top)
+        curve = (lead * abs(lead)) // (10 * w)
+        x[0] = p
+        x[1] = p * r
+        x[2] = s
+        x[3] = s * r
+        x[4] = near * w
+        x[5] = future * others_near
+        x[6] = future * near
+        x[7] = w if k == 1 else 0
+        x[8] = w * r if k == 1 else 0
+        x[9] = w if k == 2 else 0
+        x[10] = w if k == 3 else 0
+        x[11] = curve
+        x[12] = curve * r
+        total = 0
+        for f in range(13):
+            total += c[f] * x[f]
+            largest = max(largest, abs(x[f]))
+        z[i] = total
+    return largest
+
+
+def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_points: np.ndarray,
+              set_masks: np.ndarray, closed_bits: int, losing: bool, m: np.ndarray, a: np.ndarray, mp: np.ndarray,
+              ap: np.ndarray, sizes: np.ndarray, t: int, trigger: int, n_shelves: int, coef: np.ndarray,
+              glob: np.ndarray, ctx: np.ndarray, threat: np.ndarray, triggered: bool, opponent_distance: int,
+              opponent_values: np.ndarray, block: np.ndarray, weight_scale: int, rest: np.ndarray,
+              calibration: np.ndarray, round_number: int) -> tuple[np.ndarray, np.ndarray, bool]:  # pragma: no cover
+    """The ``win`` objective's strength differences of ``K`` candidate sheets at once
+    (:meth:`win_model.WinObjective.chance_of` up to the softmax): per candidate (as
+    :func:`_learned_seats`) every seat's :data:`win_model.SEAT_COLUMNS` (the player's, then each
+    opponent's ``P`` after the blocks with ``rest (J, 3)``, :attr:`WinObjective.opponent_seats`),
+    the strengths (:func:`_win_strengths`, ``calibration (3, F)`` rows :data:`win_model.ROWS`)
+    and ``gaps[k, j] = z_j - z_0`` ``int64 (K+1, 1 + J)``. Returns ``gaps``, ``usable (K+1,)``
+    and whether every product fits int64 (``False``: use the numpy path, whose Python integers
+    are exact)."""
+    usable, phases, owns, scores, distances, each = _learned_seats(
+        set_ids, d_lines, d_counts, d_points, set_masks, closed_bits, losing, m, a, mp, ap, sizes, t, trigger,
+        n_shelves, coef, glob, ctx, threat, triggered, opponent_distance, opponent_values, block, weight_scale)
+    n_rows = usable.shape[0]
+    n_opp = each.shape[1]
+    n = 1 + n_opp
+    gaps = np.zeros((n_rows, n), np.int64)
+    seats = np.zeros((n, 4), np.int64)
+    z = np.zeros(n, np.int64)
+    largest = 0
+    for k in range(n_rows):
+        if not usable[k]:
+            continue
+        seats[0, 0] = owns[k]
+        seats[0, 1] = scores[k]
+        seats[0, 2] = distances[k]
+        seats[0, 3] = 0
+        for j in range(n_opp):
+            seats[1 + j, 0] = each[k, j]
+            seats[1 + j, 1] = rest[j, 0]
+            seats[1 + j, 2] = rest[j, 1]
+            seats[1 + j, 3] = rest[j, 2]
+        phase = phases[k]
+        row = 0 if phase == 0 else (1 if phase == 2 else 2)
+        largest = max(largest, _win_strengths(seats, calibration[row], round_number, weight_scale, z))
+        for j in range(n):
+            gaps[k, j] = z[j] - z[0]
+    most = 0
+    for r in range(calibration.shape[0]):
+        for f in range(calibration.shape[1]):
+            most = max(most, abs(calibration[r, f]))
+    limit = 1 << 62
+    per = most * calibration.shape[1]
+    ok = most < limit // 64 and (per == 0 or largest < limit // per)  # bound < 2^62 (win_model.strength_numerators)
+    return gaps, usable, ok

@@ -381,6 +381,16 @@ class Learned:
                 self.opponent_distance, self.opponents, arrays[3], arrays[4], arrays[5], self.end_open, arrays[6],
                 WEIGHT_SCALE, VALUE_SCALE, WIN_SCALE)
 
+    def seat_inputs(self, state: StateArrays) -> tuple[Any, ...]:
+        """The arguments of :func:`learned.kernel._learned_seats` from ``m`` to ``weight_scale``
+        (as :meth:`kernel_inputs` for :func:`learned.kernel._learned_worth`) for the sheet ``state``."""
+        board, rules = state.board, state.rules
+        m, a, mp, ap = state.line_totals
+        arrays = _kernel_arrays(self, board)
+        return (m, a, mp, ap, _line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules),
+                board.n_shelves, arrays[0], arrays[1], arrays[2], self.threat, self.triggered,
+                self.opponent_distance, arrays[4], arrays[5], WEIGHT_SCALE)
+
     def compiled_positions(self, state: StateArrays, ids: np.ndarray, lines: np.ndarray, counts: np.ndarray,
                            points: np.ndarray, masks: np.ndarray,
                            losing: bool) -> tuple[np.ndarray, np.ndarray] | None:

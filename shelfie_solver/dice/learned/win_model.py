@@ -46,7 +46,8 @@ from shelfie_solver.dice.learned.model_file import LearnedModel, WEIGHT_SCALE, d
 from shelfie_solver.dice.learned.objective import Learned, phase_rows, scores, state_objective
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.dice.sheet_rules import end_trigger_shelves, failed_result_shelves, markings_end_game, triggers_end
+from shelfie_solver.dice.sheet_rules import (end_trigger_shelves, failed_result_shelves, markings_end_game,
+                                             may_end_game, triggers_end)
 
 #: The numbers of players for which the objective ``win`` plays by the model (with others it would
 #: play ``learned`` outside the exact turns). Every count: against ``learned`` seats the joint
@@ -268,11 +269,25 @@ class WinObjective(Learned):
         """``bool (K,)``: the markings of ``sets`` after which the game ends at once or in this
         round (D17 on any sheet, after the blocks of D15: :func:`sheet_rules.markings_end_game`)
         and whose chance :attr:`end_exact` gives exactly; all False where it gives none."""
-        if self.end_exact is None:
+        if not self._may_end(state):
             return np.zeros(len(sets.sizes), dtype=bool)
+        return markings_end_game(state.board, state.rules, self._table(state), self.seat, sets)
+
+    def _table(self, state: StateArrays) -> tuple[Marks, ...]:
+        """Every seat's sheet, the player's as ``state`` has it."""
         sheets = self.sheets or (state.marks,)
-        sheets = sheets[:self.seat] + (state.marks,) + sheets[self.seat + 1:]
-        return markings_end_game(state.board, state.rules, sheets, self.seat, sets)
+        return sheets[:self.seat] + (state.marks,) + sheets[self.seat + 1:]
+
+    def _may_end(self, state: StateArrays) -> bool:
+        """Whether some marking may end the game with its chance known exactly (:attr:`end_exact`
+        set and :func:`sheet_rules.may_end_game`), kept for the last sheet asked (a turn asks twice)."""
+        key = (state.marks.marked, state.marks.eliminated)
+        known: tuple[tuple[int, int], bool] | None = self.__dict__.get("_may_end_of")
+        if known is None or known[0] != key:
+            known = (key, self.end_exact is not None
+                     and may_end_game(state.board, state.rules, self._table(state), self.seat))
+            object.__setattr__(self, "_may_end_of", known)
+        return known[1]
 
     def exact_markings(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
         """``bool (K,)``: the markings of ``sets`` whose value is the exact chance to win
@@ -281,7 +296,10 @@ class WinObjective(Learned):
 
     def _ending_shelves(self, state: StateArrays, shelves: list[int]) -> np.ndarray:
         """``bool (S,)``: giving up each of ``shelves`` (D13) triggers the end (D17; nothing is
-        marked, so nothing is blocked and only the player's sheet changes)."""
+        marked, so nothing is blocked and only the player's sheet changes; one more closed shelf
+        at most)."""
+        if state.marks.closed_shelves() + 1 < end_trigger_shelves(state.board, state.rules):
+            return np.zeros(len(shelves), dtype=bool)
         lost = failed_result_shelves(state.board, state.marks)
         return np.array([triggers_end(state.board, state.marks.with_eliminated(lost[s]), state.rules)
                          for s in shelves], dtype=bool)
@@ -295,12 +313,18 @@ class WinObjective(Learned):
     def values(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
         m, a, mp, ap = state.line_totals
         count, points = sets.line_count, sets.line_points
-        out = self.chance_of(state, m + count, a - count, mp + points, ap - points)
-        if self.end_exact is not None:  # a marking that ends the game: the exact chance (win_chance)
-            ending = np.flatnonzero(self.ending_markings(state, sets))
-            if len(ending):
-                out = out.copy()
-                out[ending] = self._exact_share(self.end_exact.values(state, sets.take(ending)), state)
+        return self._with_exact(state, sets, self.chance_of(state, m + count, a - count, mp + points, ap - points))
+
+    def _with_exact(self, state: StateArrays, sets: ItemSets, chances: np.ndarray) -> np.ndarray:
+        """``chances (K,)`` of the markings ``sets`` with those that end the game replaced by the
+        exact chance (:attr:`end_exact`, :mod:`win_chance`)."""
+        if self.end_exact is None:
+            return chances
+        ending = np.flatnonzero(self.ending_markings(state, sets))
+        if not len(ending):
+            return chances
+        out = chances.copy()
+        out[ending] = self._exact_share(self.end_exact.values(state, sets.take(ending)), state)
         return out
 
     def shelf_values(self, state: StateArrays) -> list[tuple[int, int]]:
@@ -320,12 +344,57 @@ class WinObjective(Learned):
         rows = len(shelves)
         after = self.chance_of(state, np.broadcast_to(m, (rows, len(m))), a - lost_count,
                                np.broadcast_to(mp, (rows, len(m))), ap - lost_points)
+        return self._ranked_shelves(state, shelves, after)
+
+    def _ranked_shelves(self, state: StateArrays, shelves: list[int], after: np.ndarray) -> list[tuple[int, int]]:
+        """:meth:`shelf_values` from the model's chance ``after (S,)`` of giving up each of
+        ``shelves``: those that end the game exact (D13, D17), best first, ties in shelf order."""
         if self.end_exact is not None:  # giving up a shelf that ends the game (D13, D17): exact
             ending = self._ending_shelves(state, shelves)
             if ending.any():
                 exact_value = self._exact_share(np.array([self.end_exact.failed_value(state)]), state)[0]
                 after = np.where(ending, exact_value, after)
         return sorted(((s, int(v)) for s, v in zip(shelves, after)), key=lambda item: -item[1])
+
+    def compiled_turn_values(self, state: StateArrays) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]] | None:
+        """:meth:`values` of every item set of :func:`engine.kernel.turn_arrays` and
+        :meth:`shelf_values`, the strengths by the compiled kernel
+        (:func:`learned.kernel._win_gaps`, numba), the softmax by :func:`_softmax_shares` and
+        the markings that end the game by :meth:`_with_exact`: ``(worth int64 (K+1,), 0 where
+        unusable and at ``K``; usable bool (K+1,); the shelf values)``, the same integers as the
+        numpy code. ``None`` without numba, on a board of more than 62 items or where a product
+        could leave int64 (the numpy path's Python integers then)."""
+        from shelfie_solver.dice.engine.kernel import turn_arrays
+        from shelfie_solver.dice.learned.kernel import kernel_function, learned_deltas
+
+        gaps_of = kernel_function("_win_gaps")
+        board, rules, marks = state.board, state.rules, state.marks
+        if gaps_of is None or board.n_cells > 62:
+            return None
+        common = self._kernel_common(state)
+        tables = turn_arrays(board, rules)
+        ids, lines, counts, points = learned_deltas(board, rules)
+        closed = marks.marked | marks.eliminated
+        gaps, usable, ok = gaps_of(ids, lines, counts, points, tables.set_masks, closed, False, *common)
+        give_up = kernel_function("_shelf_candidates")(board.value_array, board.n_shelves, closed)
+        shelf_gaps, _, shelf_ok = gaps_of(*give_up, np.zeros(0, dtype=np.int64), 0, True, *common)
+        if not (ok and shelf_ok):
+            return None
+        index = np.flatnonzero(usable[:-1])
+        worth = np.zeros(len(usable), dtype=np.int64)
+        worth[index] = _softmax_shares(gaps[index])
+        if self._may_end(state):
+            from shelfie_solver.dice.allocate import feasibility_arrays
+
+            worth[index] = self._with_exact(state, feasibility_arrays(board, rules).sets.take(index), worth[index])
+        shelves = [s for s in range(board.n_shelves) if give_up[2][s * give_up[0].shape[1]] > 0]
+        after = _softmax_shares(shelf_gaps[shelves]) if shelves else np.zeros(0, dtype=np.int64)
+        return worth, usable, self._ranked_shelves(state, shelves, after) if shelves else []
+
+    def _kernel_common(self, state: StateArrays) -> tuple[Any, ...]:
+        """The arguments of :func:`learned.kernel._win_gaps` after ``losing``, for the sheet ``state``."""
+        return (*self.seat_inputs(state), np.ascontiguousarray(self.opponent_seats, dtype=np.int64),
+                np.ascontiguousarray(self.calibration, dtype=np.int64), self.round_number)
 
     def failed_value(self, state: StateArrays) -> int:
         return max((value for _, value in self.shelf_values(state)), default=0)

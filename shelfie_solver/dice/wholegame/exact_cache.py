@@ -20,6 +20,10 @@ process and says so on stderr (:data:`INTERRUPTED_LINE`). With the cache off
 (``SHELFIE_SOLVE_CACHE=off``) or an entry larger than its bound the table is solved again by
 each process that needs it.
 
+Shared with the two-player tables of :mod:`exact2_cache` (one home each): the budget's reader
+(:func:`budget_from`), the key (:func:`setup_key`), the bounded memory (:func:`remember`) and the
+first-use protocol (:func:`first_use_solve`: estimate, bar, interruption).
+
 What it gives. :func:`solution_for` the :class:`solver.GameSolution` (values read as the exact
 value of each float, as a binary table's: :class:`binary_table.MappedValues`);
 :func:`exact_objective` the objective ``exact optimum`` (:class:`ExactObjective`: optimal
@@ -32,9 +36,10 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -65,29 +70,45 @@ INTERRUPTED_LINE = ("Exact solve interrupted: nothing was kept; the advice stays
                     "for this run; the next run solves it again.")
 
 _MULTIPLIERS = {"": 1, "k": 1_000, "m": 1_000_000}
+#: A table kept by :func:`remember` (this module's :class:`CachedSolution`, a two-player solution).
+T = TypeVar("T")
+#: What a first-use solve returns (:func:`first_use_solve`).
+S = TypeVar("S")
 
 
 class BudgetError(ShelfieError):
-    """``$SHELFIE_SOLVE_EXACT_BUDGET`` is not a number of states."""
+    """An exact budget (``$SHELFIE_SOLVE_EXACT_BUDGET``, ``$SHELFIE_SOLVE_EXACT2_BUDGET``) is not a
+    number of states."""
 
 
 def exact_budget() -> int:
-    """The budget in states: ``$SHELFIE_SOLVE_EXACT_BUDGET`` as a whole number, with an optional
-    ``k`` (thousand) or ``m`` (million) suffix (``500k``, ``2.4m`` is refused: whole numbers
-    only before the suffix); ``0`` or ``off``: never solve (``learned`` everywhere); unset or
-    blank: :data:`DEFAULT_BUDGET`.
+    """The budget in states: ``$SHELFIE_SOLVE_EXACT_BUDGET`` read by :func:`budget_from`
+    (unset or blank: :data:`DEFAULT_BUDGET`; ``0`` or ``off``: never solve, ``learned`` everywhere).
 
     Raises:
         BudgetError: any other value.
     """
-    text = os.environ.get(BUDGET_ENV, "").strip().lower().replace("_", "").replace(",", "")
+    return budget_from(BUDGET_ENV, DEFAULT_BUDGET)
+
+
+def budget_from(variable: str, default: int) -> int:
+    """A budget in states from the environment variable ``variable``: a whole number, with an
+    optional ``k`` (thousand) or ``m`` (million) suffix (``500k``; ``2.4m`` is refused: whole
+    numbers only before the suffix; ``_`` and ``,`` between digits ignored); ``0`` or ``off``:
+    never solve; unset or blank: ``default``. The one reader of every exact budget
+    (this module's, :mod:`exact2_cache`'s).
+
+    Raises:
+        BudgetError: any other value (one line naming ``variable``).
+    """
+    text = os.environ.get(variable, "").strip().lower().replace("_", "").replace(",", "")
     if not text:
-        return DEFAULT_BUDGET
+        return default
     if text in ("off", "no", "false"):
         return 0
     digits, unit = (text[:-1], text[-1]) if text[-1] in _MULTIPLIERS else (text, "")
     if not digits.isascii() or not digits.isdigit() or len(digits) > 15:
-        raise BudgetError(f"{BUDGET_ENV}={shorten(os.environ.get(BUDGET_ENV, ''))} is not a number of states: "
+        raise BudgetError(f"{variable}={shorten(os.environ.get(variable, ''))} is not a number of states: "
                           "expected a whole number, optionally with k or m (thousand, million), e.g. 2400000 "
                           "or 500k; 0 or off never solves")
     return int(digits) * _MULTIPLIERS[unit]
@@ -185,32 +206,52 @@ def solution_for(board: Board, rules: Ruleset, solve: bool = True) -> CachedSolu
 
 
 def _remember(key: str, solution: CachedSolution | None) -> None:
-    if len(_KNOWN) >= MEMORY_TABLES:
-        _KNOWN.pop(next(iter(_KNOWN)))
-    _KNOWN[key] = solution
+    remember(_KNOWN, key, solution)
+
+
+def remember(known: dict[str, T | None], key: str, solution: T | None) -> None:
+    """Keep ``solution`` (``None``: its solve was interrupted) in the process's tables ``known``,
+    the oldest dropped beyond :data:`MEMORY_TABLES`."""
+    if len(known) >= MEMORY_TABLES:
+        known.pop(next(iter(known)))
+    known[key] = solution
+
+
+def first_use_solve(known: dict[str, Any], key: str, announce: str, states: int,
+                    solve: Callable[[Callable[[int, int], None] | None], S], interrupted_line: str) -> S | None:
+    """Solve once, on first use: ``announce`` on stderr, then ``solve(progress)`` under a
+    progress bar of ``states`` steps (stderr a terminal; ``progress(_, n)`` advances it by
+    ``n``). Interrupted (SIGINT, SIGTERM): ``interrupted_line`` on stderr, ``None`` kept under
+    ``key`` in ``known`` (not asked again in this process) and returned; the caller stores a
+    finished solve (the one home of this protocol, here and in :mod:`exact2_cache`)."""
+    from shelfie_solver.core.parallel import Interrupted
+    from shelfie_solver.core.progress import progress_bar
+
+    sys.stderr.write(announce + "\n")
+    sys.stderr.flush()
+    try:
+        with progress_bar("Solving exactly", states) as bar:  # a bar on a terminal, nothing elsewhere
+            return solve(None if bar is None else lambda _, n: bar.advance(n))
+    except (KeyboardInterrupt, Interrupted):
+        sys.stderr.write(interrupted_line + "\n")
+        sys.stderr.flush()
+        remember(known, key, None)
+        return None
 
 
 def _solve(board: Board, rules: Ruleset, key: str) -> CachedSolution | None:
     from shelfie_solver.core.diskcache import write_entry
-    from shelfie_solver.core.parallel import Interrupted
     from shelfie_solver.dice.wholegame.binary_table import round_up
     from shelfie_solver.dice.wholegame.float_solver import solve_float
     from shelfie_solver.dice.wholegame.solver import state_count
 
     states = state_count(board, rules)
-    sys.stderr.write(f"Solving the solitaire game of board {board.name!r} exactly, once: {states:,} states, "
-                     f"about {max(1.0, estimated_seconds(states)):.0f} s (kept in the table cache; "
-                     f"{BUDGET_ENV}=0 skips it).\n")
-    sys.stderr.flush()
-    from shelfie_solver.core.progress import progress_bar
-
-    try:
-        with progress_bar("Solving exactly", states) as bar:  # a bar on a terminal, nothing elsewhere
-            solved = solve_float(board, rules, progress=None if bar is None else lambda _, n: bar.advance(n))
-    except (KeyboardInterrupt, Interrupted):
-        sys.stderr.write(INTERRUPTED_LINE + "\n")
-        sys.stderr.flush()
-        _remember(key, None)
+    announce = (f"Solving the solitaire game of board {board.name!r} exactly, once: {states:,} states, "
+                f"about {max(1.0, estimated_seconds(states)):.0f} s (kept in the table cache; "
+                f"{BUDGET_ENV}=0 skips it).")
+    solved = first_use_solve(_KNOWN, key, announce, states, lambda progress: solve_float(board, rules, progress=progress),
+                             INTERRUPTED_LINE)
+    if solved is None:
         return None
     values = np.ascontiguousarray(solved.values, dtype=np.float64)
     bound = np.array([round_up(solved.bound)], dtype=np.float64)

@@ -124,24 +124,48 @@ class TurnChoices:
         self.expected = [e[:, 0] for e in kept]
 
 
+class TableSource:
+    """Where a :class:`TwoPlayerStrategy` finds its table: :meth:`table` (read when first needed)."""
+
+    def table(self) -> TwoPlayerSolution:
+        """The table.
+
+        Raises:
+            TwoPlayerError: it cannot be had (a bad file).
+        """
+        raise NotImplementedError
+
+
+class TableFile(TableSource):
+    """The table of a file written by ``solve-game --players 2 --save`` (:func:`table_named`)."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def table(self) -> TwoPlayerSolution:
+        """:func:`table_named` of the path."""
+        return table_named(self.path)
+
+
 class TwoPlayerStrategy:
-    """The strategy ``exact2:FILE``: optimal two-player play from a table (module docstring): the
-    hold with the highest value (ties within :data:`two_player.TABLE_TIE`: the first sub-hold,
-    keeping more dice), the marking and the shelf with the highest chance to win after them (ties:
-    the first). Two-player games on
-    the table's board only, from empty sheets.
+    """Optimal two-player play from a table (module docstring): the hold with the highest value
+    (ties within :data:`two_player.TABLE_TIE`: the first sub-hold, keeping more dice), the
+    marking and the shelf with the highest chance to win after them (ties: the first). The
+    strategy ``exact2:FILE`` (``source`` a path) and ``win``'s play in two-player games on a
+    board that fits (``source`` the cached table, :mod:`exact2_cache`). Two-player games on the
+    table's board only, from empty sheets.
 
     Raises (at the first decision): TwoPlayerError: not two players, another board, or a
     position the table does not hold.
     """
 
-    def __init__(self, path: str):
-        self.name = f"{PREFIX}{path}"
-        self.path = path
+    def __init__(self, source: str | TableSource, name: str | None = None):
+        self.source = TableFile(source) if isinstance(source, str) else source
+        self.name = f"{PREFIX}{source}" if name is None else name
         self._turns: dict[int, TurnChoices] = {}
 
     def _turn(self, state: GameState) -> tuple[TurnChoices, Setup]:
-        table = table_named(self.path)
+        table = self.source.table()
         if state.players != 2:
             raise TwoPlayerError(f"strategy {self.name} plays two-player games only, not {state.players} "
                                  f"player{'' if state.players == 1 else 's'}")
@@ -161,6 +185,30 @@ class TwoPlayerStrategy:
                 self._turns.pop(next(iter(self._turns)))
             self._turns[key] = found
         return found, setup
+
+    def holds(self, state: GameState) -> bool:
+        """Whether the table holds ``state`` (two players, its board and rules, a position some
+        game from two empty sheets reaches), so the strategy can decide there.
+
+        Raises:
+            TwoPlayerError: the table cannot be had (a bad file).
+        """
+        table = self.source.table()
+        if state.players != 2 or not same_game(table, state.board, state.rules):
+            return False
+        key = state_key(state.board, (state.sheets[0], state.sheets[1]), state.active, state.first,
+                        state.end_triggered)
+        at = int(np.searchsorted(table.keys, key))
+        return at < len(table.keys) and int(table.keys[at]) == key
+
+    def objective(self, state: GameState) -> TwoPlayerObjective:
+        """The table as an objective in ``state`` (:class:`TwoPlayerObjective`, named as the strategy).
+
+        Raises:
+            TwoPlayerError: as the strategy's decisions.
+        """
+        choices, setup = self._turn(state)
+        return TwoPlayerObjective(self.name, choices.worth, choices.shelf, _set_index(setup))
 
     def choose_hold(self, state: GameState, dice: tuple[int, ...], rerolls_left: int,
                     rng: np.random.Generator) -> tuple[int, ...]:
@@ -215,29 +263,51 @@ OBJECTIVE_SCALE = 1 << 30
 
 @dataclass(frozen=True, eq=False)
 class TwoPlayerObjective:
-    """Objective ``exact2:FILE`` in one two-player game state: a marking is worth the mover's
-    chance to win after it (blocking, the end trigger and the round played out: D15-D20), a
-    failed result the best shelf's (D13), from the table; integers over :data:`OBJECTIVE_SCALE`.
-    Optimising the turn for it is the table's optimal play (:class:`TwoPlayerStrategy`)."""
+    """Objective ``exact2:FILE`` in one two-player game state (and ``win``'s there on a board
+    that fits, :func:`exact2_cache.exact2_objective`): a marking is worth the mover's chance to
+    win after it (blocking, the end trigger and the round played out: D15-D20), a failed result
+    the shelf given up's (D13), from the table; integers over :data:`OBJECTIVE_SCALE`.
+    Optimising the turn for it is the table's optimal play (:class:`TwoPlayerStrategy`).
+
+    Attributes:
+        worth: ``float64 (K,)`` the chance after each item set (-inf: unusable).
+        shelves: ``float64 (S,)`` the chance after giving up each shelf (-inf: nothing to give up).
+        masks: each item set's position by its cells' bits.
+    """
 
     name: str
     worth: np.ndarray
-    failed: float
+    shelves: np.ndarray
     masks: dict[int, int]
     #: every value is the chance to win (D20), shown in percent (docs/advise.md)
     win_chance_exact: ClassVar[bool] = True
+    #: the whole game's chance at every turn (not only the last turns of :mod:`win_chance`)
+    whole_game: ClassVar[bool] = True
 
     def scale(self, rules: Ruleset) -> int:
         return OBJECTIVE_SCALE
 
     def values(self, state: Any, sets: Any) -> np.ndarray:
         bits = [sum(1 << int(c) for c in row if c >= 0) for row in sets.cells]
-        chances = np.array([max(0.0, float(self.worth[self.masks[b]])) for b in bits], dtype=np.float64)
-        out: np.ndarray = np.floor(np.minimum(chances, 1.0) * OBJECTIVE_SCALE).astype(np.int64)
-        return out
+        return _scaled(np.array([self.worth[self.masks[b]] for b in bits], dtype=np.float64))
 
     def failed_value(self, state: Any) -> int:
-        return int(np.floor(min(max(self.failed, 0.0), 1.0) * OBJECTIVE_SCALE))
+        """The best shelf's chance (D13: the player gives up the best one)."""
+        return int(_scaled(np.array([self.shelves.max()]))[0])
+
+    def shelf_values(self, state: Any) -> list[tuple[int, int]]:
+        """``(shelf, value)`` of every shelf with an available item (D13), best first (ties: shelf order)."""
+        from shelfie_solver.dice.sheet_rules import failed_result_shelves
+
+        shelves = list(failed_result_shelves(state.board, state.marks))
+        values = _scaled(self.shelves[shelves]) if shelves else np.zeros(0, dtype=np.int64)
+        return sorted(zip(shelves, (int(v) for v in values)), key=lambda pair: -pair[1])
+
+
+def _scaled(chances: np.ndarray) -> np.ndarray:
+    """``int64``: chances (clipped to 0 to 1; -inf to 0) times :data:`OBJECTIVE_SCALE`, rounded down."""
+    out: np.ndarray = np.floor(np.clip(np.nan_to_num(chances, neginf=0.0), 0.0, 1.0) * OBJECTIVE_SCALE).astype(np.int64)
+    return out
 
 
 def two_player_objective(text: str, state: GameState | None) -> TwoPlayerObjective:
@@ -251,6 +321,4 @@ def two_player_objective(text: str, state: GameState | None) -> TwoPlayerObjecti
     if state is None:
         raise TwoPlayerError(f"objective {text.strip()} is the chance to win of a two-player game; give the "
                              "opponent's sheet with --opponent STATE (advise) or play a two-player game (play)")
-    choices, setup = TwoPlayerStrategy(path)._turn(state)
-    return TwoPlayerObjective(f"{PREFIX}{path}", choices.worth, float(choices.shelf.max()),
-                              _set_index(setup))
+    return TwoPlayerStrategy(path).objective(state)

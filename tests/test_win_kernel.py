@@ -1,0 +1,165 @@
+"""The compiled ``win`` objective (numba: learned.kernel._win_gaps, _win_strengths, _turn_levels)
+against the numpy one (learned.win_model: design, strength_numerators, WinObjective.values and
+shelf_values), the reference: the same integers on random sheets and seat tables, and the same
+games move for move (docs/performance.md, "Rollouts")."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from shelfie_solver.dice.allocate import feasibility_arrays
+from shelfie_solver.dice.board import Marks, load_board
+from shelfie_solver.dice.game.events import GameState
+from shelfie_solver.dice.game.record import game_to_json
+from shelfie_solver.dice.game.turn import play_seeded
+from shelfie_solver.dice.learned.kernel import kernel_function
+from shelfie_solver.dice.learned.model_file import WEIGHT_SCALE
+from shelfie_solver.dice.learned.win_model import (
+    FEATURES,
+    ROWS,
+    WinObjective,
+    design,
+    strength_numerators,
+    win_objective,
+)
+from shelfie_solver.dice.objectives import StateArrays
+from shelfie_solver.dice.rules import DEFAULT_RULES
+from shelfie_solver.dice.strategies import WinStrategy
+
+pytest.importorskip("numba")
+
+BOARD, RULES = load_board(None, DEFAULT_RULES), DEFAULT_RULES
+
+
+def random_sheet(rng: np.random.Generator) -> Marks:
+    """A sheet with each item marked, eliminated or available at random (shares drawn per sheet,
+    so some sheets are nearly full: closed shelves, completed lines, the trigger, D15-D17)."""
+    share = rng.dirichlet((1.0, 0.4, 1.0))
+    state = rng.choice(3, size=BOARD.n_cells, p=share)
+    bits = 1 << np.arange(BOARD.n_cells, dtype=object)
+    return Marks(BOARD.n_shelves, BOARD.n_columns, int((bits * (state == 1)).sum()), int((bits * (state == 2)).sum()))
+
+
+def random_state(rng: np.random.Generator, players: int) -> GameState:
+    """A random table of ``players`` seats: random sheets (one with an available item for the
+    active seat), seat, first player, round and trigger."""
+    sheets = [random_sheet(rng) for _ in range(players)]
+    active = int(rng.integers(players))
+    while not sheets[active].available:
+        sheets[active] = random_sheet(rng)
+    first = int(rng.integers(players))
+    turn = players * int(rng.integers(0, 12)) + (active - first) % players
+    return GameState(BOARD, RULES, tuple(sheets), active, first, turn, bool(rng.integers(2)))
+
+
+def numpy_values(objective: WinObjective, state: GameState) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
+    """Every usable item set's chance (the numpy reference, :meth:`WinObjective.values`; 0
+    elsewhere), the usable sets' indices (D4) and :meth:`WinObjective.shelf_values`."""
+    arrays = StateArrays(BOARD, RULES, state.marks)
+    sets = feasibility_arrays(BOARD, RULES).sets
+    usable = np.flatnonzero(np.append(arrays.available, True)[sets.cells].all(axis=1))
+    out = np.zeros(len(sets.sizes) + 1, dtype=np.int64)
+    out[usable] = objective.values(arrays, sets.take(usable))
+    return out, usable, objective.shelf_values(arrays)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_compiled_values_equal_numpy_on_random_tables(players: int) -> None:
+    rng = np.random.default_rng(4100 + players)
+    for _ in range(25):
+        state = random_state(rng, players)
+        objective = win_objective(state)
+        found = objective.compiled_turn_values(StateArrays(BOARD, RULES, state.marks))
+        assert found is not None
+        worth, usable, shelves = found
+        expected, expected_usable, expected_shelves = numpy_values(objective, state)
+        assert np.array_equal(np.flatnonzero(usable[:-1]), expected_usable)
+        assert np.array_equal(worth, expected)
+        assert shelves == expected_shelves
+
+
+def test_compiled_strengths_equal_numpy_on_random_seats() -> None:
+    strengths = kernel_function("_win_strengths")
+    rng = np.random.default_rng(4107)
+    for _ in range(400):
+        n = int(rng.integers(2, 5))
+        p = rng.integers(-20, 120, size=n) * WEIGHT_SCALE + rng.integers(0, WEIGHT_SCALE, size=n)
+        if rng.integers(2):
+            p[1] = p[0]  # a tie for the lead
+        seats = np.stack([p, rng.integers(0, 90, size=n), rng.integers(-1, 4, size=n),
+                          np.concatenate([[0], rng.permutation(np.arange(1, n))])], axis=1).astype(np.int64)
+        c = rng.integers(-10**7, 10**7, size=(len(ROWS), len(FEATURES))).astype(np.int64)
+        phase = int(rng.choice([0, 2, 3]))
+        round_number = int(rng.integers(1, 15))
+        z = np.zeros(n, dtype=np.int64)
+        strengths(seats, c[ROWS.index(phase)], round_number, WEIGHT_SCALE, z)
+        x = design(np.array([phase]), seats[None], round_number)
+        assert z.tolist() == strength_numerators(c, np.array([phase]), x)[0].tolist()
+
+
+def test_beyond_int64_the_numpy_path() -> None:
+    rng = np.random.default_rng(4108)
+    state = random_state(rng, 2)
+    objective = win_objective(state)
+    huge = replace(objective, calibration=np.full((len(ROWS), len(FEATURES)), 1 << 50, dtype=np.int64))
+    assert huge.compiled_turn_values(StateArrays(BOARD, RULES, state.marks)) is None
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_compiled_win_plays_the_numpy_games(players: int) -> None:
+    for seed in np.random.SeedSequence(4110 + players).spawn(2):
+        fast, slow = WinStrategy(), WinStrategy(kernel="numpy")
+        a = play_seeded(BOARD, RULES, [fast] * players, seed)
+        b = play_seeded(BOARD, RULES, [slow] * players, seed)
+        assert game_to_json(a, game=0, seed=0) == game_to_json(b, game=0, seed=0)
+
+
+def test_best_final_scores_equal_the_points_objective_on_random_sheets() -> None:
+    from shelfie_solver.dice.board import score
+    from shelfie_solver.dice.engine.dp import final_values
+    from shelfie_solver.dice.objectives import Points
+    from shelfie_solver.dice.win_chance import best_final_scores
+
+    rng = np.random.default_rng(4120)
+    for _ in range(60):
+        marks = random_sheet(rng)
+        expected = final_values(BOARD, marks, RULES, Points()).columns[:, 0] + score(BOARD, marks, RULES)
+        assert np.array_equal(best_final_scores(BOARD, RULES, marks), expected)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_no_marking_ends_the_game_where_none_may(players: int) -> None:
+    from shelfie_solver.dice.sheet_rules import markings_end_game, may_end_game
+
+    rng = np.random.default_rng(4130 + players)
+    sets = feasibility_arrays(BOARD, RULES).sets
+    seen = {True: 0, False: 0}
+    for _ in range(150):
+        state = random_state(rng, players)
+        usable = np.flatnonzero(np.append(StateArrays(BOARD, RULES, state.marks).available, True)[sets.cells].all(axis=1))
+        may = may_end_game(BOARD, RULES, state.sheets, state.active)
+        seen[may] += 1
+        if not may:
+            assert not markings_end_game(BOARD, RULES, state.sheets, state.active, sets.take(usable)).any()
+    assert seen[True] and seen[False]
+
+
+def test_sheets_chances_equal_each_last_turn_solved_alone() -> None:
+    from shelfie_solver.dice.board import score
+    from shelfie_solver.dice.engine.dp import solve_turn
+    from shelfie_solver.dice.win_chance import LastTurnWin, sheets_chances
+
+    rng = np.random.default_rng(4140)
+    sheets = [random_sheet(rng) for _ in range(4)]
+    sheets = [m for m in sheets if m.available][:3]
+    # scores below the sheet's score now (a sure win), out of its reach (a sure loss) and between
+    cases = [(m, [(score(BOARD, m, RULES) - 1,), (score(BOARD, m, RULES) + 200,),
+                  (score(BOARD, m, RULES) + 6,), (score(BOARD, m, RULES) + 12, 3)]) for m in sheets]
+    found = sheets_chances(BOARD, RULES, cases)
+    for (marks, others), chances in zip(cases, found):
+        alone = [solve_turn(BOARD, marks, RULES, LastTurnWin(o)).start_values()[0] for o in others]
+        assert chances == alone
+        assert chances[0] == 1 and chances[1] == 0
