@@ -13,7 +13,7 @@ of one position makes them equal; the mean signed and absolute gap say how far a
 
 A measurement, not a test. Run:
 ``python benchmarks/chance_calibration.py [--games 2:200,3:120,4:80] [--seed 7] [--jobs 2]
-[--markdown FILE] [--plot PNG]``. Each game's dice and choices come from ``SeedSequence(seed).spawn``, one
+[--markdown FILE] [--plot PNG] [--win-model FILE]``. Each game's dice and choices come from ``SeedSequence(seed).spawn``, one
 child per game, so results do not depend on ``--jobs``.
 """
 
@@ -31,6 +31,7 @@ import numpy as np
 from shelfie_solver.dice.board import load_board
 from shelfie_solver.dice.game.turn import play_seeded
 from shelfie_solver.dice.rules import DEFAULT_RULES
+from chance_vs_rollout import use_win_model
 
 ROLES = ("just moved", "to roll", "other")
 
@@ -99,10 +100,10 @@ def reliability(rows: list[Row], resamples: int = 400) -> list[tuple[str, int, f
     return out
 
 
-def markdown(rows: list[Row], games: dict[int, int], seed: int, seconds: float) -> str:
+def markdown(rows: list[Row], games: dict[int, int], seed: int, seconds: float, model: str = "shipped") -> str:
     """The report: per number of players, a Brier line and a reliability table per role, then
-    the hand-off gaps."""
-    lines = [f"Seed {seed}; games {', '.join(f'{n} players: {g}' for n, g in games.items())}; "
+    the hand-off gaps; ``model`` names the win-model file."""
+    lines = [f"Win model {model}; seed {seed}; games {', '.join(f'{n} players: {g}' for n, g in games.items())}; "
              f"{len(rows)} seat-positions; {seconds:.0f} s on {platform.machine()}, {os.cpu_count()} cores.", ""]
     for n in games:
         lines += [f"### {n} players", "", "| role | positions | exact | Brier | worst decile gap | deciles off beyond their interval |",
@@ -167,7 +168,10 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--markdown", default=None, help="also write the report to this file")
     parser.add_argument("--plot", default=None, help="write the reliability diagrams to this PNG")
+    parser.add_argument("--win-model", default=None, help="a win-model file win plays and shows its chance by "
+                        "(default: the shipped one)")
     args = parser.parse_args()
+    use_win_model(args.win_model)  # before the worker processes start (forked: they inherit it)
     games = {int(n): int(g) for n, g in (part.split(":") for part in args.games.split(","))}
     roots = np.random.SeedSequence(args.seed).spawn(len(games))
     tasks = [(n, child, i) for (n, g), root in zip(games.items(), roots) for i, child in enumerate(root.spawn(g))]
@@ -180,7 +184,7 @@ def main() -> None:
     else:
         for task in tasks:
             rows += game_rows(task)
-    text = markdown(rows, games, args.seed, time.perf_counter() - start)
+    text = markdown(rows, games, args.seed, time.perf_counter() - start, args.win_model or "shipped")
     print(text)
     if args.plot:
         plot(rows, games, args.plot)

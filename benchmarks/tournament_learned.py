@@ -26,14 +26,17 @@ def interval(e: Estimate, percent: bool = False) -> str:
     return f"{float(e.mean):.1f} [{e.low:.1f}, {e.high:.1f}]"
 
 
-def arguments(doc: str | None, games: dict[int, int], seed: int) -> argparse.Namespace:
+def arguments(doc: str | None, games: dict[int, int], seed: int, win_model: bool = False) -> argparse.Namespace:
     """The options of a tournament script: ``--gamesN`` per player count (``games``: defaults),
-    ``--seed`` and ``--jobs``."""
+    ``--seed`` and ``--jobs``; with ``win_model``, ``--win-model FILE`` (the model ``win`` plays
+    by; default the shipped one)."""
     parser = argparse.ArgumentParser(description=doc)
     for n, default in games.items():
         parser.add_argument(f"--games{n}", type=int, default=default)
     parser.add_argument("--seed", type=int, default=seed)
     parser.add_argument("--jobs", type=int, default=2)
+    if win_model:
+        parser.add_argument("--win-model", default=None, help="a win-model file (default: the shipped one)")
     return parser.parse_args()
 
 

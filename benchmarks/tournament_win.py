@@ -5,21 +5,23 @@ calibrated model, exact on the last turns) against today's ``learned`` (2, 3 and
 fair share 1/n (docs/train.md, "The chance to win"). A measurement, not a test.
 
 Run: ``python benchmarks/tournament_win.py [--games2 N] [--games3 N] [--games4 N] [--seed S]
-[--jobs J]``. Prints Markdown table rows and the time used.
+[--jobs J] [--win-model FILE]`` (``win`` plays by that model file; default the shipped one). Prints Markdown table rows and the time used.
 """
 
 from __future__ import annotations
 
 from shelfie_solver.dice.board import load_board
 from shelfie_solver.dice.rules import DEFAULT_RULES
+from chance_vs_rollout import use_win_model
 from tournament_learned import arguments, one_against_field
 
 
 def main() -> None:
-    args = arguments(__doc__, {2: 2000, 3: 2000, 4: 2000}, 2018)
+    args = arguments(__doc__, {2: 2000, 3: 2000, 4: 2000}, 2018, win_model=True)
+    use_win_model(args.win_model)
     rules = DEFAULT_RULES
     board = load_board(None, rules)
-    print(f"seed {args.seed}, --jobs {args.jobs}")
+    print(f"seed {args.seed}, --jobs {args.jobs}, win model {args.win_model or 'shipped'}")
     print("| players | seats | games | win: win rate [95%] (fair share) | reaches the fair share | "
           "win: mean score | learned: mean score (mean seat) |")
     print("|---|---|---|---|---|---|---|")

@@ -7,14 +7,22 @@ from typing import Any
 
 import click
 
+from shelfie_solver.cli.options import (
+    board_option,
+    check_output,
+    force_option,
+    jobs_option,
+    load_setup,
+    resolve_workers,
+    rules_option,
+    scheduler_option,
+)
 from shelfie_solver.core.files import FileKind, FileWriteError, replace_checked
 from shelfie_solver.core.progress import progress_bar
-from shelfie_solver.dice.learned.fitting import TrainError
 from shelfie_solver.dice.learned.fit_solved import fit_value_tables
+from shelfie_solver.dice.learned.fitting import TrainError
 from shelfie_solver.dice.learned.model_file import MODEL_KIND, model_text
 from shelfie_solver.dice.learned.train import PLAYER_COUNTS, tasks_total, train
-from shelfie_solver.cli.options import (board_option, force_option, jobs_option, check_output, load_setup, resolve_workers, rules_option,
-                      scheduler_option)
 
 
 @click.command("train", short_help="Fit the learned objective by self-play.")
@@ -68,6 +76,14 @@ from shelfie_solver.cli.options import (board_option, force_option, jobs_option,
               help="Instead of the learned weights, fit the win model (the objective win: every seat's chance to "
                    "win, one softmax) to --games self-play games of learned per number of players 2-4 from --seed; "
                    "data/win.json is --seed 26 --games 2000 (docs/train.md, \"The chance to win\").")
+@click.option("--self-play", "self_play", type=click.Choice(["learned", "win"]), default="learned",
+              show_default=True,
+              help="With --win-model: whose self-play games the model is fitted on: learned's, or win's own "
+                   "(by --play-model, default the shipped model: one step of policy iteration, so the chance "
+                   "agrees with win's play; docs/win-chance.md, \"Fitted on its own play\").")
+@click.option("--play-model", "play_model", default=None, metavar="FILE",
+              help="With --win-model --self-play win: the win-model file that win plays its games by (e.g. the "
+                   "previous iteration's --output; default: the shipped data/win.json).")
 @board_option
 @rules_option
 @force_option
@@ -75,8 +91,8 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
                   solitaire_hard: int, solitaire_float: bool, solitaire_shapes: int, solitaire_large: int,
                   solitaire_spread: int, solitaire_spread_large: int, players_text: str, jobs: int | None,
                   scheduler: str | None, output: str,
-                  checkpoint: str | None, win_model: bool, board_path: str | None, rules_path: str | None,
-                  force: bool) -> None:
+                  checkpoint: str | None, win_model: bool, self_play: str, play_model: str | None,
+                  board_path: str | None, rules_path: str | None, force: bool) -> None:
     """Fit the learned objective by self-play: Monte Carlo returns, least squares, iterated.
 
     \b
@@ -88,6 +104,9 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
       shelfie-solve train --seed 11 --players 1 --solitaire-boards 48 --solitaire-hard 48 \\
           --solitaire-large 6 --solitaire-float --solitaire-shapes 3 --output solitaire.json
     """
+    if not win_model:
+        _refuse_options(click.get_current_context(), _WIN_MODEL_ONLY, "chooses the games the win model is fitted "
+                        "on and needs --win-model", "--win-model --self-play win [--play-model FILE] --seed S")
     if tables:
         _refuse_self_play_options(click.get_current_context())
         _fit_tables(tables, output, force)
@@ -100,7 +119,11 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
         _refuse_options(click.get_current_context(), _NOT_WIN_MODEL, "has no effect with --win-model (it fits "
                         "the win model of 2-4 players to --games self-play games in one pass, no checkpoint)",
                         "--win-model --seed S [--games N] [--jobs J] [--output FILE]")
-        _fit_win_model(board, rules, seed, games, jobs, scheduler, output, board_path, rules_path, force)
+        if play_model is not None and self_play != "win":
+            raise click.UsageError("--play-model is the model win plays by and needs --self-play win; expected "
+                                   "--win-model --self-play win [--play-model FILE] --seed S")
+        _fit_win_model(board, rules, seed, games, jobs, scheduler, output, [board_path, rules_path, play_model],
+                       force, self_play, play_model)
         return
     players = _parse_players(players_text)
     checkpoint = checkpoint if checkpoint is not None else f"{output}.checkpoint"
@@ -138,6 +161,8 @@ _SOLITAIRE_ONLY = ("solitaire_boards", "solitaire_hard", "solitaire_float", "sol
 #: Options --win-model would ignore silently: the solitaire fit's, and self-play's iterations,
 #: player counts and checkpoint (the win model is fitted in one pass for 2-4 players).
 _NOT_WIN_MODEL = _SOLITAIRE_ONLY + ("iterations", "players_text", "checkpoint")
+#: Options of the win model's fit only: without --win-model they would be ignored silently.
+_WIN_MODEL_ONLY = ("self_play", "play_model")
 
 
 def _refuse_self_play_options(ctx: click.Context) -> None:
@@ -189,16 +214,29 @@ def _fit_tables(tables: tuple[str, ...], output: str, force: bool = False) -> No
 
 
 def _fit_win_model(board: Any, rules: Any, seed: int, games: int, jobs: int | None, scheduler: str | None,
-                   output: str, board_path: str | None, rules_path: str | None, force: bool = False) -> None:
-    """``train --win-model``: :func:`win_fit.train_win_model`, written whole to ``output``."""
-    from shelfie_solver.dice.learned.win_fit import train_win_model
-    from shelfie_solver.dice.learned.win_model import WIN_KIND, model_text as win_text
+                   output: str, inputs: list[str | None], force: bool = False, self_play: str = "learned",
+                   play_model: str | None = None) -> None:
+    """``train --win-model [--self-play win [--play-model FILE]]``: :func:`win_fit.train_win_model`
+    on the self-play games of ``self_play`` (``win`` by the model file ``play_model``, default the
+    shipped one), written whole to ``output`` (not one of ``inputs``).
 
-    check_output(output, "--output", [board_path, rules_path], WIN_KIND, force)
-    model = train_win_model(board, rules, seed, games, jobs=resolve_workers(jobs, scheduler))
+    Raises:
+        WinModelError: ``play_model`` is not a readable win-model file (one line, exit 2).
+    """
+    import os
+
+    from shelfie_solver.dice.learned.win_fit import train_win_model
+    from shelfie_solver.dice.learned.win_model import WIN_KIND, load_win_model
+    from shelfie_solver.dice.learned.win_model import model_text as win_text
+
+    check_output(output, "--output", inputs, WIN_KIND, force)
+    playing = load_win_model(play_model) if play_model is not None else None  # fail before any game
+    model = train_win_model(board, rules, seed, games, jobs=resolve_workers(jobs, scheduler), strategy=self_play,
+                            win_model=playing, played_by=os.path.basename(play_model) if play_model else "")
     _write(output, win_text(model), WIN_KIND, force)
-    click.echo(f"Win model fitted to {model.info['positions']} positions of {games} self-play games per number of "
-               f"players (2-4, seed {seed}); written to {output} (docs/train.md).")
+    by = f" (by {model.info['played_by']})" if self_play == "win" else ""
+    click.echo(f"Win model fitted to {model.info['positions']} positions of {games} self-play games of "
+               f"{self_play}{by} per number of players (2-4, seed {seed}); written to {output} (docs/train.md).")
 
 
 def _parse_players(text: str) -> tuple[int, ...]:

@@ -47,6 +47,7 @@ from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.win_chance import BeforeLastWin, LastTurnWin, exact_objective
 
 if TYPE_CHECKING:
+    from shelfie_solver.dice.learned.win_model import WinModel
     from shelfie_solver.dice.wholegame.two_player_table import TwoPlayerStrategy
 
 
@@ -562,15 +563,24 @@ class WinStrategy(LearnedStrategy):
     model, :mod:`learned.win_model`) and, on the last turns, the exact chance
     (:mod:`win_chance`); otherwise as :class:`LearnedStrategy`. In a two-player game on a board
     whose two-player game fits the exact budget, the exact two-player optimum
-    (:meth:`exact`)."""
+    (:meth:`exact`).
+
+    Args:
+        win_model: the win model's coefficients (:class:`win_model.WinModel`; default: the
+            shipped data/win.json), e.g. the model of one iteration of its fit on its own play
+            (:func:`learned.win_fit.self_play_positions`, docs/win-chance.md "Fitted on its own play").
+        model, kernel, exact_alone: as :class:`LearnedStrategy`.
+    """
 
     name = "win"
     #: Whether it plays by the model with every number of players (``win-model``), not only
     #: with :data:`win_model.MODEL_PLAYERS`.
     every_count = False
 
-    def __init__(self, model: LearnedModel | None = None, kernel: str = "auto", exact_alone: bool = True):
+    def __init__(self, model: LearnedModel | None = None, kernel: str = "auto", exact_alone: bool = True,
+                 win_model: WinModel | None = None):
         super().__init__(model, kernel, exact_alone)
+        self.win_model = win_model
         self._pair: tuple[Board, Ruleset, TwoPlayerStrategy | None] | None = None
 
     def exact(self, state: GameState) -> Strategy | None:
@@ -595,7 +605,7 @@ class WinStrategy(LearnedStrategy):
 
         if state.players < 2 or not (self.every_count or state.players in MODEL_PLAYERS):
             return super().objective(state)  # alone, or where the model plays worse: learned
-        return win_objective(state, learned=self.model, name=self.name)
+        return win_objective(state, self.win_model, learned=self.model, name=self.name)
 
 
 class WinModelStrategy(WinStrategy):

@@ -13,10 +13,19 @@ import numpy as np
 from shelfie_solver.dice.board import Board
 from shelfie_solver.dice.game.events import Game, apply_to_sheets
 from shelfie_solver.dice.learned.model_file import LearnedModel
-from shelfie_solver.dice.learned.win_model import FEATURES, ROWS, Sample, WinModel, design, fit, replace_info, win_objective
+from shelfie_solver.dice.learned.win_model import (
+    FEATURES,
+    ROWS,
+    Sample,
+    WinModel,
+    default_win_model,
+    design,
+    fit,
+    replace_info,
+    win_objective,
+)
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
-
 
 #: A model of even chances: the features of :func:`game_positions` need no coefficients.
 EVEN = WinModel({n: np.zeros((len(ROWS), len(FEATURES)), dtype=np.int64) for n in (2, 3, 4)})
@@ -54,13 +63,29 @@ def game_positions(game: Game, learned: LearnedModel | None = None) -> list[Samp
     return out
 
 
-def collect(board: Board, rules: Ruleset, players: int, seeds: Sequence[np.random.SeedSequence],
-            strategy: str = "learned") -> list[Sample]:
-    """Self-play games of ``strategy`` (one per seed) and their :func:`game_positions`."""
-    from shelfie_solver.dice.game.turn import play_seeded
-    from shelfie_solver.dice.strategies import strategy_named
+def self_play_seat(strategy: str, win_model: WinModel | None = None) -> Any:
+    """The seat that plays the self-play games: the strategy called ``strategy``
+    (:func:`strategies.strategy_named`), or with ``win_model`` the strategy ``win`` playing by
+    that model (:class:`strategies.WinStrategy`; docs/win-chance.md "Fitted on its own play").
 
-    seat = strategy_named(strategy)
+    Raises:
+        ValueError: ``win_model`` given for a strategy other than ``win``.
+    """
+    from shelfie_solver.dice.strategies import WinStrategy, strategy_named
+
+    if win_model is None:
+        return strategy_named(strategy)
+    if strategy != "win":
+        raise ValueError(f"a win model plays the strategy win only, not {strategy!r}")
+    return WinStrategy(win_model=win_model)
+
+
+def collect(board: Board, rules: Ruleset, players: int, seeds: Sequence[np.random.SeedSequence],
+            strategy: str = "learned", win_model: WinModel | None = None) -> list[Sample]:
+    """Self-play games of :func:`self_play_seat` (one per seed) and their :func:`game_positions`."""
+    from shelfie_solver.dice.game.turn import play_seeded
+
+    seat = self_play_seat(strategy, win_model)
     out = []
     for seed in seeds:
         out += game_positions(play_seeded(board, rules, [seat] * players, seed))
@@ -69,29 +94,54 @@ def collect(board: Board, rules: Ruleset, players: int, seeds: Sequence[np.rando
 
 #: Self-play games per worker task.
 CHUNK = 25
+#: The ridge of the fit on ``win``'s own play (:func:`train_win_model` with strategy ``win``):
+#: on 30% of the games of ``train --win-model --self-play win --seed 31 --games 600`` held out,
+#: the log loss of a fit on the rest is lowest near 0.01 (2-4 players; 1.0, :data:`win_model.RIDGE`,
+#: compresses the chances toward the middle; docs/win-chance.md "Fitted on its own play"). The fit
+#: on ``learned``'s games keeps :data:`win_model.RIDGE`, with which the seed-26 model was made.
+OWN_PLAY_RIDGE = 0.01
 
 
 def self_play_positions(board: Board, rules: Ruleset, seed: int, games: int, players: Sequence[int] = (2, 3, 4),
-                        jobs: int = 1, strategy: str = "learned") -> list[Sample]:
-    """:func:`game_positions` of ``games`` self-play games of ``strategy`` per number of players:
-    game ``g`` of ``n`` players from ``SeedSequence(seed).spawn(5)[n].spawn(games)[g]``, so the
-    positions depend on the seed and ``games`` only, never on ``jobs``; in that order."""
+                        jobs: int = 1, strategy: str = "learned", win_model: WinModel | None = None) -> list[Sample]:
+    """:func:`game_positions` of ``games`` self-play games of ``strategy`` per number of players
+    (with ``win_model``: ``win`` playing by it, :func:`self_play_seat`): game ``g`` of ``n``
+    players from ``SeedSequence(seed).spawn(5)[n].spawn(games)[g]``, so the positions depend on
+    the seed, ``games`` and the model only, never on ``jobs``; in that order.
+
+    Raises:
+        ValueError: ``win_model`` given for a strategy other than ``win``.
+    """
     from shelfie_solver.dice.learned.fitting import chunks, run_tasks
 
+    self_play_seat(strategy, win_model)  # refuse a bad combination before any game
     root = np.random.SeedSequence(seed).spawn(5)
     tasks: list[tuple[Any, ...]] = []
     for n in players:
         seeds = root[n].spawn(games)
-        tasks += [(board, rules, n, seeds[lo:hi], strategy) for lo, hi in chunks(games, CHUNK)]
+        tasks += [(board, rules, n, seeds[lo:hi], strategy, win_model) for lo, hi in chunks(games, CHUNK)]
     results = run_tasks(collect, tasks, jobs)
     return [s for part in results for s in part]
 
 
 def train_win_model(board: Board, rules: Ruleset, seed: int, games: int, players: Sequence[int] = (2, 3, 4),
-                    jobs: int = 1) -> WinModel:
-    """The model fitted (:func:`fit`) to :func:`self_play_positions` of the ``learned`` strategy,
-    with the settings recorded (``train --win-model``; how data/win.json was made)."""
-    samples = self_play_positions(board, rules, seed, games, players, jobs)
-    return replace_info(fit(samples), seed=seed, games=games, players=list(players), positions=len(samples),
-                        strategy="learned", board=board.name)
+                    jobs: int = 1, strategy: str = "learned", win_model: WinModel | None = None,
+                    played_by: str = "") -> WinModel:
+    """The model fitted (:func:`fit`) to :func:`self_play_positions` of ``strategy`` (``learned``:
+    how data/win.json was first made; ``win``: fitted on its own play, by ``win_model`` or the
+    shipped model, docs/win-chance.md "Fitted on its own play"), with the settings recorded
+    (``train --win-model [--self-play win [--play-model FILE]]``); ``played_by`` names the model
+    that played (recorded with ``strategy`` win, fitted with the ridge :data:`OWN_PLAY_RIDGE`).
 
+    Raises:
+        ValueError: ``win_model`` given for a strategy other than ``win``.
+    """
+    samples = self_play_positions(board, rules, seed, games, players, jobs, strategy, win_model)
+    info: dict[str, Any] = {"seed": seed, "games": games, "players": list(players), "positions": len(samples),
+                            "strategy": strategy}
+    if strategy != "win":
+        return replace_info(fit(samples), **info, board=board.name)
+    # the model that played, and how it was made (the chain of iterations)
+    info.update(played_by=played_by or "the shipped model (data/win.json)",
+                played_by_info=(win_model or default_win_model()).info, ridge=OWN_PLAY_RIDGE)
+    return replace_info(fit(samples, OWN_PLAY_RIDGE), **info, board=board.name)
