@@ -425,10 +425,13 @@ EXACT2_OBJECTIVE = "exact two-player optimum"
 def is_two_player_table(objective: str) -> bool:
     """Whether an objective name is a two-player table's: ``exact2:FILE`` or :data:`EXACT2_OBJECTIVE`."""
     return objective.startswith("exact2:") or objective == EXACT2_OBJECTIVE
-MODEL_NOTE = ("win chance: your chance to win (D20: a k-way tie counts 1/k) under the win model, a logistic fit "
-              "of self-play outcomes over the learned values (docs/train.md, \"The chance to win\"); "
-              "an estimate: within 3 points per decile on learned self-play the fit never saw, up to 10-15 "
-              "points off in sparse deciles of win games (docs/win-chance.md).")
+
+
+#: What the chance is under the model (the default board, 3-4 players, boards over the two-player budget).
+MODEL_NOTE = ("win chance: your chance to win (D20: a k-way tie counts 1/k) under the win model, one softmax of "
+              "every seat's strength fitted on self-play outcomes (docs/win-chance.md, \"Measured: the joint model\"); an "
+              "estimate: about 8 points from rollouts of the advised play on average (root mean square), "
+              "closer to 50% than they are (docs/win-chance.md, \"Against rollouts\").")
 
 
 def how(advice: Advice, option: MarkingOption | None = None) -> str:
