@@ -224,14 +224,20 @@ def first_use_solve(known: dict[str, Any], key: str, announce: str, states: int,
     ``n``). Interrupted (SIGINT, SIGTERM): ``interrupted_line`` on stderr, ``None`` kept under
     ``key`` in ``known`` (not asked again in this process) and returned; the caller stores a
     finished solve (the one home of this protocol, here and in :mod:`exact2_cache`)."""
-    from shelfie_solver.core.parallel import Interrupted
+    from shelfie_solver.core.parallel import Interrupted, signals_raise
     from shelfie_solver.core.progress import progress_bar
 
     sys.stderr.write(announce + "\n")
     sys.stderr.flush()
     try:
-        with progress_bar("Solving exactly", states) as bar:  # a bar on a terminal, nothing elsewhere
-            return solve(None if bar is None else lambda _, n: bar.advance(n))
+        # SIGTERM as Ctrl-C (parallel.signals_raise): the two-player solve has no handler of its own
+        with signals_raise(), progress_bar("Solving exactly", states) as bar:  # a bar on a terminal only
+            try:
+                return solve(None if bar is None else lambda _, n: bar.advance(n))
+            except SystemError as caught:  # a signal inside a numba dispatch: the same interruption
+                if isinstance(caught.__cause__, (KeyboardInterrupt, Interrupted)):
+                    raise caught.__cause__ from None
+                raise
     except (KeyboardInterrupt, Interrupted):
         sys.stderr.write(interrupted_line + "\n")
         sys.stderr.flush()
