@@ -192,6 +192,22 @@ def test_ctrl_c_in_simulate_plays_on_with_the_model(cache, monkeypatch, tmp_path
     assert exact2_cache.KIND not in _entries(cache)
 
 
+@pytest.mark.parametrize("setting, words", [({"SHELFIE_SOLVE_CACHE": "off"}, "not kept: the table cache is off"),
+                                            ({"SHELFIE_SOLVE_CACHE_MAX": "100K"}, "not kept: larger than"),
+                                            ({}, "kept in the table cache;")])
+def test_the_estimate_line_says_whether_the_table_is_kept(cache, monkeypatch, setting, words):
+    """The estimate line said "kept in the table cache" with the cache off or the table over
+    its bound too; now it says whether it will be kept."""
+    for name, value in setting.items():
+        monkeypatch.setenv(name, value)
+    result = CliRunner().invoke(main, ["advise", "--dice", "GGCCBP", "--board", TINY, "--marks", ".../...",
+                                       "--opponent", ".../...", "--objective", "win"])
+    assert result.exit_code == 0, result.output
+    line = next(line for line in result.stderr.splitlines() if line.startswith("Solving the two-player"))
+    assert words in line
+    assert (exact2_cache.KIND in _entries(cache)) == (not setting)
+
+
 def test_sigterm_in_the_solve_is_ctrl_c(cache, monkeypatch):
     """SIGTERM during the first-use solve (which has no signal handler of its own) was the
     default death (exit -15, no line); now as Ctrl-C: one line, the model, exit 0, no entry."""

@@ -217,6 +217,19 @@ def remember(known: dict[str, T | None], key: str, solution: T | None) -> None:
     known[key] = solution
 
 
+def keeping_words(entry_bytes: int) -> str:
+    """Whether a solved table of about ``entry_bytes`` bytes will be kept, for the estimate line:
+    "kept in the table cache", or why not (the cache off, the table over its bound)."""
+    from shelfie_solver.core.diskcache import cache_dir, cache_limit
+
+    limit = cache_limit()
+    if cache_dir() is None or not limit:
+        return "not kept: the table cache is off"
+    if entry_bytes > limit:
+        return "not kept: larger than SHELFIE_SOLVE_CACHE_MAX"
+    return "kept in the table cache"
+
+
 def first_use_solve(known: dict[str, Any], key: str, announce: str, states: int,
                     solve: Callable[[Callable[[int, int], None] | None], S], interrupted_line: str) -> S | None:
     """Solve once, on first use: ``announce`` on stderr, then ``solve(progress)`` under a
@@ -253,7 +266,7 @@ def _solve(board: Board, rules: Ruleset, key: str) -> CachedSolution | None:
 
     states = state_count(board, rules)
     announce = (f"Solving the solitaire game of board {board.name!r} exactly, once: {states:,} states, "
-                f"about {max(1.0, estimated_seconds(states)):.0f} s (kept in the table cache; "
+                f"about {max(1.0, estimated_seconds(states)):.0f} s ({keeping_words(8 * states)}; "
                 f"{BUDGET_ENV}=0 skips it).")
     solved = first_use_solve(_KNOWN, key, announce, states, lambda progress: solve_float(board, rules, progress=progress),
                              INTERRUPTED_LINE)
