@@ -6,6 +6,9 @@ of ``solve-game --players 2 --save`` (the strategy ``exact2:FILE``) and the rule
 from __future__ import annotations
 
 import json
+import os
+import signal
+import time
 from fractions import Fraction
 
 import numpy as np
@@ -187,6 +190,40 @@ def test_ctrl_c_in_simulate_plays_on_with_the_model(cache, monkeypatch, tmp_path
     assert result.stderr.count(exact2_cache.INTERRUPTED_LINE) == 1
     assert "exact two-player optimum" not in result.stdout
     assert exact2_cache.KIND not in _entries(cache)
+
+
+@pytest.mark.parametrize("setting, words", [({"SHELFIE_SOLVE_CACHE": "off"}, "not kept: the table cache is off"),
+                                            ({"SHELFIE_SOLVE_CACHE_MAX": "100K"}, "not kept: larger than"),
+                                            ({}, "kept in the table cache;")])
+def test_the_estimate_line_says_whether_the_table_is_kept(cache, monkeypatch, setting, words):
+    """The estimate line said "kept in the table cache" with the cache off or the table over
+    its bound too; now it says whether it will be kept."""
+    for name, value in setting.items():
+        monkeypatch.setenv(name, value)
+    result = CliRunner().invoke(main, ["advise", "--dice", "GGCCBP", "--board", TINY, "--marks", ".../...",
+                                       "--opponent", ".../...", "--objective", "win"])
+    assert result.exit_code == 0, result.output
+    line = next(line for line in result.stderr.splitlines() if line.startswith("Solving the two-player"))
+    assert words in line
+    assert (exact2_cache.KIND in _entries(cache)) == (not setting)
+
+
+def test_sigterm_in_the_solve_is_ctrl_c(cache, monkeypatch):
+    """SIGTERM during the first-use solve (which has no signal handler of its own) was the
+    default death (exit -15, no line); now as Ctrl-C: one line, the model, exit 0, no entry."""
+    def terminated(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(10)  # the handler raises here
+        raise AssertionError("SIGTERM was not delivered")
+
+    monkeypatch.setattr("shelfie_solver.dice.wholegame.two_player.solve_two_player", terminated)
+    result = CliRunner().invoke(main, ["advise", "--dice", "GGCCBP", "--board", TINY, "--marks", ".../...",
+                                       "--opponent", ".../...", "--objective", "win"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.count(exact2_cache.INTERRUPTED_LINE) == 1
+    assert "exact two-player optimum" not in result.stdout
+    assert exact2_cache.KIND not in _entries(cache)
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
 
 
 @pytest.mark.parametrize("text", ["lots", "-5", "2.4m", "1e6"])

@@ -111,6 +111,18 @@ def test_bad_combinations_are_one_line_errors(args, fragments, tmp_path):
     assert not (tmp_path / "w.json").exists()
 
 
+@pytest.mark.parametrize("extra", [["--win-model"], ["--win-model", "--self-play", "win"],
+                                   ["--win-model", "--self-play", "win", "--play-model", "x.json"]])
+def test_win_model_with_table_is_refused(extra, tmp_path):
+    """``--win-model --table T`` fitted the learned weights to T silently (no win model, no word
+    of it): refused, one line naming the option, nothing written."""
+    table = tmp_path / "t.json"
+    table.write_text("{}")
+    result = CliRunner().invoke(main, ["train", "--table", str(table), *extra, "--output", str(tmp_path / "w.json")])
+    assert_one_line_error(result, "--win-model", "--table")
+    assert not (tmp_path / "w.json").exists()
+
+
 @pytest.mark.parametrize("content, fragment", [
     (None, "no such file"),
     ("{not json", "bad.json"),

@@ -152,7 +152,7 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
 #: Options of self-play only: with --table they would be ignored silently, so they are refused.
 _SELF_PLAY_ONLY = ("seed", "games", "iterations", "solitaire_boards", "solitaire_hard", "solitaire_float",
                    "solitaire_shapes", "solitaire_large", "solitaire_spread", "solitaire_spread_large", "players_text", "jobs", "scheduler", "checkpoint",
-                   "board_path", "rules_path")
+                   "board_path", "rules_path", "win_model", "self_play", "play_model")
 
 
 #: Options of the solitaire fit: with --win-model they would be ignored silently, so they are refused.

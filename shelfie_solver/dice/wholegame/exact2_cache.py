@@ -41,6 +41,7 @@ from shelfie_solver.dice.wholegame.exact_cache import (
     MEMORY_TABLES,
     budget_from,
     first_use_solve,
+    keeping_words,
     remember,
     setup_key,
 )
@@ -192,7 +193,7 @@ def _solve(board: Board, rules: Ruleset, key: str, states: int, budget: int) -> 
     from shelfie_solver.dice.wholegame.two_player import round_up, solve_two_player
 
     announce = (f"Solving the two-player game of board {board.name!r} exactly, once: {states:,} states, "
-                f"about {max(1.0, estimated_seconds(states)):.0f} s (kept in the table cache; "
+                f"about {max(1.0, estimated_seconds(states)):.0f} s ({keeping_words(16 * states)}; "
                 f"{BUDGET_ENV}=0 skips it).")
     solved = first_use_solve(_KNOWN, key, announce, states,
                              lambda progress: solve_two_player(board, rules, max_states=budget, progress=progress),

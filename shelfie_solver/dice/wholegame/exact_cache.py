@@ -217,6 +217,19 @@ def remember(known: dict[str, T | None], key: str, solution: T | None) -> None:
     known[key] = solution
 
 
+def keeping_words(entry_bytes: int) -> str:
+    """Whether a solved table of about ``entry_bytes`` bytes will be kept, for the estimate line:
+    "kept in the table cache", or why not (the cache off, the table over its bound)."""
+    from shelfie_solver.core.diskcache import cache_dir, cache_limit
+
+    limit = cache_limit()
+    if cache_dir() is None or not limit:
+        return "not kept: the table cache is off"
+    if entry_bytes > limit:
+        return "not kept: larger than SHELFIE_SOLVE_CACHE_MAX"
+    return "kept in the table cache"
+
+
 def first_use_solve(known: dict[str, Any], key: str, announce: str, states: int,
                     solve: Callable[[Callable[[int, int], None] | None], S], interrupted_line: str) -> S | None:
     """Solve once, on first use: ``announce`` on stderr, then ``solve(progress)`` under a
@@ -224,14 +237,20 @@ def first_use_solve(known: dict[str, Any], key: str, announce: str, states: int,
     ``n``). Interrupted (SIGINT, SIGTERM): ``interrupted_line`` on stderr, ``None`` kept under
     ``key`` in ``known`` (not asked again in this process) and returned; the caller stores a
     finished solve (the one home of this protocol, here and in :mod:`exact2_cache`)."""
-    from shelfie_solver.core.parallel import Interrupted
+    from shelfie_solver.core.parallel import Interrupted, signals_raise
     from shelfie_solver.core.progress import progress_bar
 
     sys.stderr.write(announce + "\n")
     sys.stderr.flush()
     try:
-        with progress_bar("Solving exactly", states) as bar:  # a bar on a terminal, nothing elsewhere
-            return solve(None if bar is None else lambda _, n: bar.advance(n))
+        # SIGTERM as Ctrl-C (parallel.signals_raise): the two-player solve has no handler of its own
+        with signals_raise(), progress_bar("Solving exactly", states) as bar:  # a bar on a terminal only
+            try:
+                return solve(None if bar is None else lambda _, n: bar.advance(n))
+            except SystemError as caught:  # a signal inside a numba dispatch: the same interruption
+                if isinstance(caught.__cause__, (KeyboardInterrupt, Interrupted)):
+                    raise caught.__cause__ from None
+                raise
     except (KeyboardInterrupt, Interrupted):
         sys.stderr.write(interrupted_line + "\n")
         sys.stderr.flush()
@@ -247,7 +266,7 @@ def _solve(board: Board, rules: Ruleset, key: str) -> CachedSolution | None:
 
     states = state_count(board, rules)
     announce = (f"Solving the solitaire game of board {board.name!r} exactly, once: {states:,} states, "
-                f"about {max(1.0, estimated_seconds(states)):.0f} s (kept in the table cache; "
+                f"about {max(1.0, estimated_seconds(states)):.0f} s ({keeping_words(8 * states)}; "
                 f"{BUDGET_ENV}=0 skips it).")
     solved = first_use_solve(_KNOWN, key, announce, states, lambda progress: solve_float(board, rules, progress=progress),
                              INTERRUPTED_LINE)
