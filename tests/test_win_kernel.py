@@ -1,4 +1,4 @@
-"""The compiled ``win`` objective (numba: learned.kernel._win_gaps, _win_strengths, _turn_levels)
+"""The compiled ``win`` objective (numba: learned.kernel._win_gaps, _win_strengths; engine.kernel._turn_levels)
 against the numpy one (learned.win_model: design, strength_numerators, WinObjective.values and
 shelf_values), the reference: the same integers on random sheets and seat tables, and the same
 games move for move (docs/performance.md, "Rollouts")."""

@@ -450,7 +450,7 @@ def _compiled_win_turn(state: GameState, objective: Any) -> tuple[tuple[Any, ...
     """:func:`_compiled_learned_turn` for the objective ``win`` (:class:`win_model.WinObjective`):
     every item set's worth and the shelves' values (D13) of
     :meth:`WinObjective.compiled_turn_values`, then the DP by one compiled call
-    (:func:`learned.kernel._turn_levels`). Returns ``(policy, worth, shelf values)``; ``None``
+    (:func:`engine.kernel._turn_levels`). Returns ``(policy, worth, shelf values)``; ``None``
     where that method gives none (the numpy path then)."""
     board, rules = state.board, state.rules
     found = objective.compiled_turn_values(StateArrays(board, rules, state.marks))
@@ -461,7 +461,7 @@ def _compiled_win_turn(state: GameState, objective: Any) -> tuple[tuple[Any, ...
     space = space_for(rules)
     n = rules.rerolls
     failed = max((value for _, value in shelves), default=0)  # WinObjective.failed_value
-    values, policy, ok = learned_kernel_function("_turn_levels")(
+    values, policy, ok = kernel_function("_turn_levels")(
         worth, usable, failed, tables.sizes, tables.set_starts, tables.set_rolls, tables.extend, tables.power,
         tables.order, tables.shrink, space.denominator, n, int64_cap(space.denominator, n))
     return _turn_policy(tables, values, policy, ok, rules), worth, shelves
@@ -469,7 +469,7 @@ def _compiled_win_turn(state: GameState, objective: Any) -> tuple[tuple[Any, ...
 
 def _turn_policy(tables: TurnArrays, values: np.ndarray, policy: np.ndarray, ok: bool,
                  rules: Ruleset) -> tuple[Any, ...]:
-    """The policy of a turn solved by :func:`learned.kernel._turn_levels` (``values (rerolls, R,
+    """The policy of a turn solved by :func:`engine.kernel._turn_levels` (``values (rerolls, R,
     2)``, ``policy``): its levels, the top one decided per roll when asked (:class:`_TopHolds`,
     as :func:`dp.plan_turn`); with no re-rolls or beyond int64 (``ok`` False), the DP of
     :func:`batched.solve_finals` on the final values (exact limbs)."""

@@ -31,11 +31,11 @@ if TYPE_CHECKING:
 
 #: The compiled functions, callees first: each is compiled by numba and put in this module's
 #: namespace in place of the Python function, so the later ones call the compiled ones (the
-#: compiled ``learned`` objective, which calls :func:`_scan` and :func:`_level`, is
+#: compiled ``learned`` objective, which calls :func:`_scan`, :func:`_level` and :func:`_turn_levels`, is
 #: :mod:`learned.kernel`).
 _COMPILED_ORDER = ("_potential", "_sum_columns", "_level", "_top_hold", "_dp_minor", "_failed", "_strategic", "_usable_list",
                    "_strategic_sets", "_scan", "_best_points", "_line_totals", "_sheet", "_dp", "_best_marking",
-                   "_solver_turn", "_finals_many")
+                   "_turn_levels", "_solver_turn", "_finals_many")
 
 
 def compile_into(namespace: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any] | None:
@@ -631,6 +631,32 @@ def _line_totals(marked: np.ndarray, available: np.ndarray, cell_lines: np.ndarr
     return m, a, mp, ap
 
 
+def _turn_levels(worth: np.ndarray, usable: np.ndarray, failed: int, set_sizes: np.ndarray, set_starts: np.ndarray,
+                 set_rolls: np.ndarray, extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: np.ndarray,
+                 denominator: int, rerolls: int,
+                 cap: int) -> tuple[np.ndarray, np.ndarray, bool]:  # pragma: no cover - compiled
+    """A turn's DP from every item set's ``worth`` (``usable`` ones) and the failed result's
+    value ``failed`` (D13): columns 0-1 of the final values (:func:`_scan`) and the levels below
+    the top (:func:`_level`). Returns values ``(rerolls, R, 2)`` (levels 0..rerolls-1), policy
+    ``(rerolls, R)`` (level 0 unused) and ``True``; or ``False`` last (the levels not solved)
+    when the final values' magnitude ``b`` has ``b + 1 >= cap`` (:func:`int64_cap`)."""
+    n_rolls = extend.shape[0] - order.shape[0]
+    done = np.zeros((max(rerolls, 1), n_rolls, 2), np.int64)
+    policy = np.zeros((max(rerolls, 1), n_rolls), np.int64)
+    bound = _scan(worth, usable, set_sizes, set_starts, set_rolls, failed, 1, done[0])
+    if bound + 1 >= cap:
+        return done, policy, False
+    sums = np.zeros((extend.shape[0], 2), np.int64)
+    expected = np.zeros((extend.shape[0], 2), np.int64)
+    best = np.zeros(extend.shape[0], np.int64)
+    factor = 1
+    for level in range(1, rerolls):
+        factor *= denominator
+        _level(extend, power, order, shrink, done[0], done[level - 1], factor, sums, best, expected, done[level],
+               policy[level])
+    return done, policy, True
+
+
 def _solver_turn(marked_bits: int, eliminated_bits: int, cells: np.ndarray, set_lines: np.ndarray,
                  set_counts: np.ndarray, set_points: np.ndarray, set_masks: np.ndarray, t: int, cell_lines: np.ndarray,
                  values: np.ndarray, n_shelves: int, n_lines: int, sizes: np.ndarray, set_starts: np.ndarray,
@@ -640,7 +666,7 @@ def _solver_turn(marked_bits: int, eliminated_bits: int, cells: np.ndarray, set_
                  roll: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, bool]:  # pragma: no cover
     """The ``solver`` strategy's whole turn in one call: the ``strategic`` worth of every item set
     (:func:`_strategic_sets`), columns 0-1 of the final values (:func:`_scan`; the later columns
-    never move the policy), the levels below the top of the DP (:func:`_level`; ``rerolls >= 1``)
+    never move the policy), the levels below the top of the DP (:func:`_turn_levels`; ``rerolls >= 1``)
     and the top level's hold of ``roll`` alone (:func:`_top_hold`; none when ``roll < 0``), as
     :func:`dp.plan_turn` does. The sheet is given as :class:`board.Marks`' bit masks (boards
     hold at most 7 x 7 items, :data:`board.MAX_SHELVES`), so no per-state array is built in Python.
@@ -653,24 +679,16 @@ def _solver_turn(marked_bits: int, eliminated_bits: int, cells: np.ndarray, set_
     m, a, mp, ap = _line_totals(marked, available, cell_lines, values, n_lines)
     worth, usable, failed = _strategic_sets(cells, set_lines, set_counts, set_points, set_masks, available > 0, m, a,
                                             mp, ap, t, cell_lines, values, n_shelves)
-    n_rolls = extend.shape[0] - order.shape[0]
-    done = np.zeros((rerolls, n_rolls, 2), np.int64)
-    policy = np.zeros((rerolls, n_rolls), np.int64)
-    bound = _scan(worth, usable, sizes, set_starts, set_rolls, failed, 1, done[0])
-    if bound + 1 >= cap:
+    done, policy, ok = _turn_levels(worth, usable, failed, sizes, set_starts, set_rolls, extend, power, order, shrink,
+                                    denominator, rerolls, cap)
+    if not ok:
         return worth, done, policy, -1, False
-    sums = np.zeros((extend.shape[0], 2), np.int64)
-    expected = np.zeros((extend.shape[0], 2), np.int64)
-    best = np.zeros(extend.shape[0], np.int64)
-    factor = 1
-    for level in range(1, rerolls):
-        factor *= denominator
-        _level(extend, power, order, shrink, done[0], done[level - 1], factor, sums, best, expected, done[level],
-               policy[level])
+    scale = 1  # the top level's common denominator D^rerolls
+    for _ in range(rerolls):
+        scale *= denominator
     top = -1
     if roll >= 0:
-        top = _top_hold(starts, columns, weights, pair_hold, pair_starts, done[rerolls - 1], done[0],
-                        factor * denominator, roll)
+        top = _top_hold(starts, columns, weights, pair_hold, pair_starts, done[rerolls - 1], done[0], scale, roll)
     return worth, done, policy, top, True
 
 

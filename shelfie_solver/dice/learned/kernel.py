@@ -29,12 +29,13 @@ if TYPE_CHECKING:
 
 #: The compiled functions, callees first (:func:`engine.kernel.compile_into`).
 _COMPILED_ORDER = ("_learned_line", "_learned_sheet", "_learned_seats", "_learned_worth", "_learned_blocks",
-                   "_shelf_candidates", "_turn_levels", "_learned_turn", "_win_strengths", "_win_gaps")
+                   "_shelf_candidates", "_learned_turn", "_win_strengths", "_win_gaps")
 
 #: The engine's compiled kernels the ones here call, bound by :func:`_compiled` (``None`` until then).
-_ENGINE = ("_scan", "_level")
+_ENGINE = ("_scan", "_level", "_turn_levels")
 _scan: Any = None
 _level: Any = None
+_turn_levels: Any = None
 
 
 @cache
@@ -362,32 +363,6 @@ def _shelf_candidates(values: np.ndarray, n_shelves: int,
     return shelf_ids, s_lines, s_counts, s_points
 
 
-def _turn_levels(worth: np.ndarray, usable: np.ndarray, failed: int, set_sizes: np.ndarray, set_starts: np.ndarray,
-                 set_rolls: np.ndarray, extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: np.ndarray,
-                 denominator: int, rerolls: int,
-                 cap: int) -> tuple[np.ndarray, np.ndarray, bool]:  # pragma: no cover - compiled
-    """A turn's DP from every item set's ``worth`` (``usable`` ones) and the failed result's
-    value ``failed`` (D13): columns 0-1 of the final values (:func:`_scan`) and the levels below
-    the top (:func:`_level`). Returns values ``(rerolls, R, 2)`` (levels 0..rerolls-1), policy
-    ``(rerolls, R)`` (level 0 unused) and ``True``; or ``False`` last (the levels not solved)
-    when the final values' magnitude ``b`` has ``b + 1 >= cap`` (:func:`engine.kernel.int64_cap`)."""
-    n_rolls = extend.shape[0] - order.shape[0]
-    done = np.zeros((max(rerolls, 1), n_rolls, 2), np.int64)
-    policy = np.zeros((max(rerolls, 1), n_rolls), np.int64)
-    bound = _scan(worth, usable, set_sizes, set_starts, set_rolls, failed, 1, done[0])
-    if bound + 1 >= cap:
-        return done, policy, False
-    sums = np.zeros((extend.shape[0], 2), np.int64)
-    expected = np.zeros((extend.shape[0], 2), np.int64)
-    best = np.zeros(extend.shape[0], np.int64)
-    factor = 1
-    for level in range(1, rerolls):
-        factor *= denominator
-        _level(extend, power, order, shrink, done[0], done[level - 1], factor, sums, best, expected, done[level],
-               policy[level])
-    return done, policy, True
-
-
 def _learned_turn(ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_points: np.ndarray,
                   set_masks: np.ndarray, marked_bits: int, eliminated_bits: int, m: np.ndarray, a: np.ndarray,
                   mp: np.ndarray, ap: np.ndarray, sizes: np.ndarray, t: int, trigger: int, n_shelves: int,
@@ -400,7 +375,7 @@ def _learned_turn(ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
                   cap: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]:  # pragma: no cover
     """The ``learned`` strategy's turn in one call (as :func:`_solver_turn` for ``solver``): the
     worth of every item set (:func:`_learned_worth`, 0 where unusable), the failed result's value
-    (D13: the best shelf to give up, :func:`_shelf_candidates`), then :func:`_turn_levels`
+    (D13: the best shelf to give up, :func:`_shelf_candidates`), then :func:`engine.kernel._turn_levels`
     (``rerolls >= 1``).
 
     Returns ``worth (K+1,)``, the shelves' value changes ``(n_shelves,)`` (those without an
