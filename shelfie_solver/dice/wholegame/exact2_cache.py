@@ -42,6 +42,7 @@ from shelfie_solver.dice.wholegame.exact_cache import (
     budget_from,
     first_use_solve,
     keeping_words,
+    known_or_read,
     remember,
     setup_key,
 )
@@ -159,12 +160,7 @@ def estimated_seconds(states: int) -> float:
 def cached_solution(board: Board, rules: Ruleset) -> TwoPlayerSolution | None:
     """The table when this process has it or the disk cache holds it; never solves."""
     key = setup_key(board, rules)
-    if key in _KNOWN:
-        return _KNOWN[key]
-    found = _read(board, rules, key)
-    if found is not None:
-        remember(_KNOWN, key, found)
-    return found
+    return known_or_read(_KNOWN, key, lambda: _read(board, rules, key))
 
 
 def solution_for(board: Board, rules: Ruleset, solve: bool = True) -> TwoPlayerSolution | None:

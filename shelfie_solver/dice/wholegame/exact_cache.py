@@ -178,12 +178,7 @@ def estimated_seconds(states: int) -> float:
 def cached_solution(board: Board, rules: Ruleset) -> CachedSolution | None:
     """The table when this process has it or the disk cache holds it; never solves."""
     key = setup_key(board, rules)
-    if key in _KNOWN:
-        return _KNOWN[key]
-    found = _read(board, rules, key)
-    if found is not None:
-        _remember(key, found)
-    return found
+    return known_or_read(_KNOWN, key, lambda: _read(board, rules, key))
 
 
 def solution_for(board: Board, rules: Ruleset, solve: bool = True) -> CachedSolution | None:
@@ -207,6 +202,17 @@ def solution_for(board: Board, rules: Ruleset, solve: bool = True) -> CachedSolu
 
 def _remember(key: str, solution: CachedSolution | None) -> None:
     remember(_KNOWN, key, solution)
+
+
+def known_or_read(known: dict[str, T | None], key: str, read: Callable[[], T | None]) -> T | None:
+    """The table of ``key`` in the process's tables ``known`` (``None`` there: interrupted), else
+    ``read()`` (the disk cache; ``None``: not there), kept in ``known`` when found; never solves."""
+    if key in known:
+        return known[key]
+    found = read()
+    if found is not None:
+        remember(known, key, found)
+    return found
 
 
 def remember(known: dict[str, T | None], key: str, solution: T | None) -> None:
