@@ -326,3 +326,32 @@ def test_a_table_over_the_cache_bound_is_used_not_written(cache, monkeypatch):
     assert exact2_cache.solution_for(board, DEFAULT_RULES) is not None
     assert exact2_cache.KIND not in _entries(cache)
     assert sum(e.size for e in diskcache.entries(cache)) <= 64 << 10
+
+
+def test_train_with_a_play_model_plays_by_it_not_by_the_table(cache, monkeypatch, tmp_path):
+    """``train --win-model --self-play win --play-model X`` on tiny-2x3 (which fits the two-player
+    budget): the self-play games are X's, so the file written is byte for byte the one written
+    with the exact two-player solve off (``SHELFIE_SOLVE_EXACT2_BUDGET=0``: the model plays);
+    a win given an explicit model never switches to the table."""
+    from shelfie_solver.dice.learned.win_fit import EVEN
+    from shelfie_solver.dice.learned.win_model import model_text
+    from shelfie_solver.dice.strategies import WinStrategy
+
+    played = tmp_path / "even.json"
+    played.write_text(model_text(EVEN))
+
+    def train(output) -> str:
+        result = CliRunner().invoke(main, ["train", "--win-model", "--self-play", "win", "--play-model", str(played),
+                                           "--board", TINY, "--seed", "5", "--games", "3", "--jobs", "1",
+                                           "--output", str(output)])
+        assert result.exit_code == 0, result.output
+        return output.read_text()
+
+    fits = train(tmp_path / "fits.json")
+    monkeypatch.setenv(exact2_cache.BUDGET_ENV, "0")
+    assert train(tmp_path / "off.json") == fits
+    monkeypatch.delenv(exact2_cache.BUDGET_ENV)
+    board = load_board(TINY, DEFAULT_RULES)
+    empty = start_kept_game(board, DEFAULT_RULES, ("A", "B"), 0).state
+    assert WinStrategy().exact(empty) is not None  # the board fits: plain win plays the table
+    assert WinStrategy(win_model=EVEN).exact(empty) is None
