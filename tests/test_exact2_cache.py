@@ -355,3 +355,33 @@ def test_train_with_a_play_model_plays_by_it_not_by_the_table(cache, monkeypatch
     empty = start_kept_game(board, DEFAULT_RULES, ("A", "B"), 0).state
     assert WinStrategy().exact(empty) is not None  # the board fits: plain win plays the table
     assert WinStrategy(win_model=EVEN).exact(empty) is None
+
+
+def test_serves_review_names_the_exact_table(cache, tmp_path):
+    """``serve``'s ``GET /api/review`` on tiny-2x3 with two players said objective ``win`` and
+    "from the fitted model" while the exact two-player table stood for it: it names the source
+    as ``review`` does (``win (exact two-player optimum)``) and words the unit as ``advise``'s
+    table figures (TABLE_CHANCE_WORDS: "from the exact two-player table")."""
+    pytest.importorskip("starlette")
+    pytest.importorskip("httpx")
+    from starlette.testclient import TestClient
+
+    from shelfie_solver.web.api import GameServer
+    from shelfie_solver.web.app import create_app
+
+    path = tmp_path / "game.json"
+    made = CliRunner().invoke(main, ["play", "new", str(path), "--players", "A,B", "--first", "A", "--board", TINY])
+    assert made.exit_code == 0, made.output
+    client = TestClient(create_app(GameServer(str(path))))
+    assert client.get("/api/review").json()["objective"] == "win (exact two-player optimum)"  # no decision yet
+    revision = client.post("/api/roll", json={"revision": 1, "dice": "GGCCBP"}).json()["revision"]
+    advice = client.get("/api/state").json()
+    assert advice["advice"]["objective"] == "exact two-player optimum"
+    answer = client.get("/api/review").json()
+    assert answer["revision"] == revision
+    expected = json.loads(CliRunner().invoke(main, ["review", str(path), "--player", "A", "--format",
+                                                    "json"]).stdout)
+    assert expected["objective"] == answer["objective"] == "win (exact two-player optimum)"
+    assert "fitted model" not in json.dumps(answer)
+    assert answer["unit"]["percent"] is True and "exact two-player table" in answer["unit"]["note"]
+    assert answer["unit"] == advice["unit"]
