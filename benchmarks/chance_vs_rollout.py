@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> None:
                 game = next(games)
                 for kept, kind in positions_of(players, game, args.per_game)[:args.positions - done]:
                     row = measure(kept, kind, players, args.playouts, int(game.generate_state(1)[0]) + done)
-                    log.write(json.dumps(row) + "\n")
+                    log.write(json.dumps({**row, "seed": args.seed}) + "\n")  # the report names it
                     log.flush()
                     done += 1
 
@@ -141,7 +141,7 @@ def markdown(rows: list[dict[str, Any]], args: argparse.Namespace) -> str:
     games = sorted({r["games"] for r in rows})
     counts = ", ".join(f"{n} players: {sum(r['players'] == n for r in rows)}" for n in PLAYERS)
     lines = [f"{len(rows)} positions ({counts}), "
-             f"{games} play-outs each, seed {args.seed}; {cpu:.0f} CPU s of rollouts on {platform.machine()}, "
+             f"{games} play-outs each, {recorded_seeds(rows)}; {cpu:.0f} CPU s of rollouts on {platform.machine()}, "
              f"{os.cpu_count()} cores.", "",
              "| group | seat-positions | MAE | rollout noise part | MAE minus noise | RMS error, noise removed | 95th pct abs error | mean model - rollout |",
              "|---|---|---|---|---|---|---|---|"]
@@ -151,6 +151,16 @@ def markdown(rows: list[dict[str, Any]], args: argparse.Namespace) -> str:
     lines += ["", f"Mean error within 2 points (RMS with the noise removed, pooled): "
               f"{'yes' if pooled[5] <= 2 else 'no'} ({pooled[5]:.1f}). Points are percentage points."]
     return "\n".join(lines) + "\n"
+
+
+def recorded_seeds(rows: list[dict[str, Any]]) -> str:
+    """The root seed the log's rows were measured with, as the report says it (each row's
+    ``seed``, written by :func:`run`): ``seed S``, ``seeds S, T`` (a log appended by runs of
+    several seeds), or ``seed not recorded in the log`` (rows written before they carried it)."""
+    seeds = sorted({r["seed"] for r in rows if "seed" in r})
+    if not seeds:
+        return "seed not recorded in the log"
+    return ("seeds " if len(seeds) > 1 else "seed ") + ", ".join(map(str, seeds))
 
 
 def plot(rows: list[dict[str, Any]], path: str) -> None:

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from shelfie_solver.core import diskcache as tablecache
 from shelfie_solver.cli import main
+from conftest import assert_one_line_error
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = ("a",)
@@ -133,3 +134,21 @@ def test_cache_command_when_off(monkeypatch):
     result = CliRunner().invoke(main, ["cache", "--clear", "--format", "json"])
     assert result.exit_code == 0 and json.loads(result.stdout)["enabled"] is False
     assert "off" in CliRunner().invoke(main, ["cache"]).stdout
+
+
+def test_cache_setting_naming_a_file_is_one_line_exit_2(tmp_path, monkeypatch):
+    """SHELFIE_SOLVE_CACHE naming an existing regular file was taken silently (the cache then
+    neither read nor written, ``cache`` listing a file as its folder): every command that uses
+    the cache refuses it in one line naming the setting and the expected form, exit 2; the file
+    is untouched."""
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("SHELFIE_SOLVE_CACHE", str(blocker))
+    monkeypatch.delenv("SHELFIE_SOLVE_CACHE_MAX", raising=False)
+    with pytest.raises(tablecache.CacheSettingError, match="SHELFIE_SOLVE_CACHE="):
+        tablecache.load_or_build("t", "k", NAMES, _arrays)
+    for args in (["cache"], ["cache", "--clear", "--format", "json"]):
+        result = CliRunner().invoke(main, args)
+        line = assert_one_line_error(result, f"SHELFIE_SOLVE_CACHE={str(blocker)!r}", "not a folder", "off")
+        assert "Traceback" not in line
+    assert blocker.read_text() == "not a folder"

@@ -6,8 +6,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import platform
 import re
+import subprocess
+import sys
+import time
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -477,3 +483,42 @@ def test_learned_file_with_weights_that_are_not_whole_numbers(tmp_path, weight):
     good = CliRunner().invoke(main, ["advise", "--dice", "CCBJPP", "--objective",
                                      f"learned:{EXAMPLES / 'learned-small-boards.json'}"])
     assert good.exit_code == 0, good.output
+
+
+def _advise_waiting_on_stdin():
+    """A real ``shelfie-solve advise --marks -`` (a subprocess), once it is blocked reading the
+    marks from standard input (Linux: ``/proc/PID/syscall`` shows read(2) on fd 0)."""
+    root = Path(__file__).resolve().parent.parent
+    process = subprocess.Popen([sys.executable, "-c", "from shelfie_solver.cli import main; main()", "advise",
+                                "--dice", "CCBJPP", "--marks", "-"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONPATH": str(root)})
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if Path(f"/proc/{process.pid}/syscall").read_text().startswith("0 0x0 "):  # read(0, ...)
+                return process
+        except OSError:
+            pass
+        time.sleep(0.05)
+    process.kill()
+    pytest.fail("advise did not wait on standard input within 30 s")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or platform.machine() != "x86_64",
+                    reason="reads /proc/PID/syscall (read is syscall 0 on x86_64 Linux)")
+@pytest.mark.parametrize("signum, code, line", [(15, 143, "Interrupted by SIGTERM: run stopped, nothing saved."),
+                                                 (2, 130, "Aborted.")])
+def test_sigterm_stops_advise_as_ctrl_c_does(signum, code, line):
+    """SIGTERM during a plain ``advise`` (here waiting on its marks) died silently with -15; now
+    as Ctrl-C (SIGINT, shown beside it): one line on stderr, nothing on stdout, the project's
+    exit code for the signal (128 + 15 = 143, as simulate; Ctrl-C 130)."""
+    process = _advise_waiting_on_stdin()
+    try:
+        process.send_signal(signum)
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert (process.returncode, out, err.splitlines()) == (code, "", [line])

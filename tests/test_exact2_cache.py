@@ -326,3 +326,62 @@ def test_a_table_over_the_cache_bound_is_used_not_written(cache, monkeypatch):
     assert exact2_cache.solution_for(board, DEFAULT_RULES) is not None
     assert exact2_cache.KIND not in _entries(cache)
     assert sum(e.size for e in diskcache.entries(cache)) <= 64 << 10
+
+
+def test_train_with_a_play_model_plays_by_it_not_by_the_table(cache, monkeypatch, tmp_path):
+    """``train --win-model --self-play win --play-model X`` on tiny-2x3 (which fits the two-player
+    budget): the self-play games are X's, so the file written is byte for byte the one written
+    with the exact two-player solve off (``SHELFIE_SOLVE_EXACT2_BUDGET=0``: the model plays);
+    a win given an explicit model never switches to the table."""
+    from shelfie_solver.dice.learned.win_fit import EVEN
+    from shelfie_solver.dice.learned.win_model import model_text
+    from shelfie_solver.dice.strategies import WinStrategy
+
+    played = tmp_path / "even.json"
+    played.write_text(model_text(EVEN))
+
+    def train(output) -> str:
+        result = CliRunner().invoke(main, ["train", "--win-model", "--self-play", "win", "--play-model", str(played),
+                                           "--board", TINY, "--seed", "5", "--games", "3", "--jobs", "1",
+                                           "--output", str(output)])
+        assert result.exit_code == 0, result.output
+        return output.read_text()
+
+    fits = train(tmp_path / "fits.json")
+    monkeypatch.setenv(exact2_cache.BUDGET_ENV, "0")
+    assert train(tmp_path / "off.json") == fits
+    monkeypatch.delenv(exact2_cache.BUDGET_ENV)
+    board = load_board(TINY, DEFAULT_RULES)
+    empty = start_kept_game(board, DEFAULT_RULES, ("A", "B"), 0).state
+    assert WinStrategy().exact(empty) is not None  # the board fits: plain win plays the table
+    assert WinStrategy(win_model=EVEN).exact(empty) is None
+
+
+def test_serves_review_names_the_exact_table(cache, tmp_path):
+    """``serve``'s ``GET /api/review`` on tiny-2x3 with two players said objective ``win`` and
+    "from the fitted model" while the exact two-player table stood for it: it names the source
+    as ``review`` does (``win (exact two-player optimum)``) and words the unit as ``advise``'s
+    table figures (TABLE_CHANCE_WORDS: "from the exact two-player table")."""
+    pytest.importorskip("starlette")
+    pytest.importorskip("httpx")
+    from starlette.testclient import TestClient
+
+    from shelfie_solver.web.api import GameServer
+    from shelfie_solver.web.app import create_app
+
+    path = tmp_path / "game.json"
+    made = CliRunner().invoke(main, ["play", "new", str(path), "--players", "A,B", "--first", "A", "--board", TINY])
+    assert made.exit_code == 0, made.output
+    client = TestClient(create_app(GameServer(str(path))))
+    assert client.get("/api/review").json()["objective"] == "win (exact two-player optimum)"  # no decision yet
+    revision = client.post("/api/roll", json={"revision": 1, "dice": "GGCCBP"}).json()["revision"]
+    advice = client.get("/api/state").json()
+    assert advice["advice"]["objective"] == "exact two-player optimum"
+    answer = client.get("/api/review").json()
+    assert answer["revision"] == revision
+    expected = json.loads(CliRunner().invoke(main, ["review", str(path), "--player", "A", "--format",
+                                                    "json"]).stdout)
+    assert expected["objective"] == answer["objective"] == "win (exact two-player optimum)"
+    assert "fitted model" not in json.dumps(answer)
+    assert answer["unit"]["percent"] is True and "exact two-player table" in answer["unit"]["note"]
+    assert answer["unit"] == advice["unit"]

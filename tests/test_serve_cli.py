@@ -58,7 +58,7 @@ def test_serves_the_game_and_stops_at_once(tmp_path: Path, sig: int):
     finally:
         exit_code, seconds, out, err = served.stop(sig)
     assert seconds < 5, (seconds, err)
-    assert exit_code == 0, err
+    assert exit_code == 128 + sig, err  # the shell's convention: 130 for Ctrl-C, 143 for SIGTERM (was 0)
     assert "Traceback" not in err and "Stopped" in out
     events = json.loads(Path(game).read_text())["events"]  # whole, and holds the roll
     assert [e["event"] for e in events] == ["start", "roll"]
@@ -73,7 +73,7 @@ def test_stopping_before_a_game_was_created_says_so(tmp_path: Path):
         assert get(served.url + "api/new")[1]["exists"] is False  # serving (the stop handler set)
     finally:
         exit_code, _, out, err = served.stop(signal.SIGTERM)
-    assert exit_code == 0, err
+    assert exit_code == 143, err
     assert out.rstrip().splitlines()[-1] == f"Stopped; no game was created, {game} does not exist."
     assert not game.exists()
 
@@ -144,4 +144,4 @@ def test_a_missing_game_is_served_and_made_on_the_page(tmp_path: Path):
         assert post(served.url + "api/new", {"players": ["Cy"]})[0] == 409
     finally:
         code, _, _, _ = served.stop()
-    assert code == 0
+    assert code == 143

@@ -19,6 +19,7 @@ from shelfie_solver.cli.options import (
     load_setup,
     marks_option,
     rules_option,
+    sigterm_stops,
 )
 
 
@@ -52,6 +53,7 @@ from shelfie_solver.cli.options import (
               help="Rows to show in table and markdown output (JSON and CSV list all).")
 @format_option
 @exact_option
+@sigterm_stops
 def advise_command(dice_text: str, rerolls: int | None, marks_text: str | None, board_path: str | None,
                    rules_path: str | None, opponent_texts: tuple[str, ...], order: int | None,
                    round_number: int | None, objective: str | None, top: int, fmt: str) -> None:

@@ -3,9 +3,12 @@ and the loading of the ruleset, board and marks they name."""
 
 from __future__ import annotations
 
+import functools
+import signal
+import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
@@ -18,8 +21,35 @@ if TYPE_CHECKING:
     from shelfie_solver.dice.board import Board, Marks
 
 F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 
 _EXISTING_FILE = click.Path(exists=True, dir_okay=False, readable=True)
+
+
+def sigterm_stops(command: Callable[P, R]) -> Callable[P, R]:
+    """A command body that SIGTERM stops as Ctrl-C does, instead of the default silent death
+    (exit -15): in the main thread, SIGTERM raises :class:`core.parallel.Interrupted` (imported
+    only then, so ``advise`` starts without the runner: docs/performance.md "Start-up"), which
+    the group prints as one line and exits 143 with (``128 + signal``, as ``simulate``). A
+    :func:`core.parallel.signals_raise` inside (a first-use exact solve) takes over within
+    itself. The handler before is put back when the body ends. Put it below the click options."""
+    def stop(signum: int, frame: Any) -> None:
+        from shelfie_solver.core.parallel import Interrupted
+
+        raise Interrupted(signum)
+
+    @functools.wraps(command)
+    def body(*args: P.args, **kwargs: P.kwargs) -> R:
+        if threading.current_thread() is not threading.main_thread():  # signal.signal works there only
+            return command(*args, **kwargs)
+        previous = signal.signal(signal.SIGTERM, stop)
+        try:
+            return command(*args, **kwargs)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+
+    return body
 
 
 def rules_option(func: F) -> F:

@@ -30,7 +30,7 @@ def serve_command(game: str | None, host: str, port: int, objective: str, tile_p
                   rules_path: str | None, seed: int | None) -> None:
     """Serve the game file GAME (made by 'play new') as a web page: tap the dice, get the advice,
     mark items, undo. The page and 'play' can take turns on one game. The URL is the first line
-    printed; Ctrl-C or SIGTERM stops it with the file whole.
+    printed; Ctrl-C or SIGTERM stops it with the file whole (exit 130 or 143).
 
     If GAME does not exist yet, the page starts with a New game screen (names, who plays first)
     and creates GAME as 'play new' would, with --board, --rules and --seed (used only then).
@@ -66,4 +66,8 @@ def serve_command(game: str | None, host: str, port: int, objective: str, tile_p
                                    "--tile FILE.json alone")
     rules, board, _ = load_setup(rules_path, board_path, None)
     new_game = None if game is None else NewGame(game, rules, board, seed)
-    serve(game, host, port, objective, click.echo, new_game, TilePage(file=tile_path))
+    stopped_by = serve(game, host, port, objective, click.echo, new_game, TilePage(file=tile_path))
+    if stopped_by is not None:  # the shell's convention, as simulate: 130 for Ctrl-C, 143 for SIGTERM
+        from shelfie_solver.core.parallel import signal_exit_code
+
+        raise click.exceptions.Exit(signal_exit_code(stopped_by))

@@ -50,7 +50,8 @@ from shelfie_solver.core.errors import ShelfieError, shorten
 CACHE_VERSION = 1
 
 class CacheSettingError(ShelfieError):
-    """``SHELFIE_SOLVE_CACHE_MAX`` is not a size (:func:`cache_limit`)."""
+    """``SHELFIE_SOLVE_CACHE_MAX`` is not a size (:func:`cache_limit`), or ``SHELFIE_SOLVE_CACHE``
+    names something that exists and is not a folder (:func:`cache_dir`)."""
 
 
 #: Default bound on the entries' total size, in bytes (``SHELFIE_SOLVE_CACHE_MAX`` overrides it).
@@ -82,12 +83,21 @@ def cache_limit() -> int:
 
 
 def cache_dir() -> Path | None:
-    """The cache directory, or ``None`` when caching is off (``SHELFIE_SOLVE_CACHE=off``)."""
+    """The cache directory, or ``None`` when caching is off (``SHELFIE_SOLVE_CACHE=off``).
+
+    Raises:
+        CacheSettingError: ``SHELFIE_SOLVE_CACHE`` names an existing file (or anything else that
+            is not a folder): the cache could never be read or written there (docs/cache.md).
+    """
     setting = os.environ.get("SHELFIE_SOLVE_CACHE", "").strip()  # blank: unset (never a folder named ' ')
     if setting.lower() in ("off", "0", "no", "false"):
         return None
     if setting:
-        return Path(setting)
+        folder = Path(setting)
+        if folder.exists() and not folder.is_dir():
+            raise CacheSettingError(f"SHELFIE_SOLVE_CACHE={shorten(setting, 240)} is not a folder: expected the "
+                                    "cache's folder (made when missing) or off (tables built in memory)")
+        return folder
     if sys.platform == "linux":  # the XDG rule platformdirs applies on Linux, without its import (start-up)
         return Path(os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.expanduser("~/.cache")) / "shelfie-solve"
     from platformdirs import user_cache_dir

@@ -85,7 +85,7 @@ class Interrupted(BaseException):
 
     def __init__(self, signum: int, kept: str = "nothing saved"):
         self.signum = signum
-        self.exit_code = 128 + signum
+        self.exit_code = signal_exit_code(signum)
         self.kept = kept
         name = _SIGNAL_NAMES.get(signum, f"signal {signum}")
         super().__init__(f"Interrupted by {name}: run stopped, {kept}.")
@@ -94,6 +94,12 @@ class Interrupted(BaseException):
         """The same interruption, saying what was kept (e.g. ``"4 finished layers of 9 kept in ck
         (the same command resumes from them)"``)."""
         return Interrupted(self.signum, kept)
+
+
+def signal_exit_code(signum: int) -> int:
+    """The exit code of a command stopped by signal ``signum``: ``128 + signum``, the shell's
+    convention (130 for SIGINT, 143 for SIGTERM); what :class:`Interrupted` and ``serve`` exit with."""
+    return 128 + signum
 
 
 def interrupted_by(stop: BaseException) -> Interrupted:

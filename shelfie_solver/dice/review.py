@@ -115,7 +115,8 @@ class Review:
     previous one); ``start`` the value at the start of the player's first turn, ``result`` the
     share of victory if the game is over; ``curve`` every value in game order. ``objective`` is
     the name asked, followed by ``(exact two-player optimum)`` when the cached two-player table
-    stood for it (``win`` in a two-player game on a board that fits, docs/solve-game.md).
+    stood for it (``win`` in a two-player game on a board that fits, docs/solve-game.md), that
+    table's name ``table`` (``None`` when none stood for it).
     """
 
     player: str
@@ -130,6 +131,7 @@ class Review:
     start: Fraction | None = None
     result: Fraction | None = None
     curve: tuple[CurvePoint, ...] = ()
+    table: str | None = None
 
     @property
     def mean_loss_per_turn(self) -> Fraction:
@@ -181,6 +183,19 @@ def review(kept: KeptGame, seat: int, objective: str = PLAY_OBJECTIVE) -> Review
     return reviewer.finish(now)
 
 
+def table_standing_in(asked: str, objective: Objective) -> str | None:
+    """The name of ``objective`` when it is an exact whole-game table standing for the objective
+    named ``asked`` (``win`` in a two-player game on a board that fits: the exact two-player
+    optimum, docs/solve-game.md "Exact where it fits"), else ``None``."""
+    return objective.name if getattr(objective, "whole_game", False) and objective.name != asked else None
+
+
+def objective_named(asked: str, table: str | None) -> str:
+    """The objective as a review names it (:attr:`Review.objective`): ``asked``, followed by
+    ``(TABLE)`` when the exact table ``table`` stood for it (:func:`table_standing_in`)."""
+    return asked if table is None else f"{asked} ({table})"
+
+
 class _Reviewer:
     """What :func:`review` has found so far, one action of the reviewed seat at a time
     (:meth:`see`, on the game just before the action), then the :class:`Review` (:meth:`finish`).
@@ -211,8 +226,9 @@ class _Reviewer:
         key = (state.turn, state.marks.marked, state.marks.eliminated)
         if key not in self.solved:
             obj = objective_for(self.objective, state)
-            if getattr(obj, "whole_game", False) and obj.name != self.objective:
-                self.table_name = obj.name  # the exact two-player optimum stood for the objective asked
+            table = table_standing_in(self.objective, obj)
+            if table is not None:
+                self.table_name = table
             self.solved[key] = (obj, solve_turn(self.board, state.marks, self.rules, obj))
         return self.solved[key]
 
@@ -325,10 +341,10 @@ class _Reviewer:
             if self.last_end is not None:
                 self.others += result - self.last_end
             self.curve.append(CurvePoint(over.rounds, "result", result))
-        named = self.objective if self.table_name is None else f"{self.objective} ({self.table_name})"
+        named = objective_named(self.objective, self.table_name)
         return Review(self.kept.players[self.seat], self.seat, named, tuple(self.decisions),
                       self.unchecked, self.turns, bool(self.win), self.luck, self.others, self.start, result,
-                      tuple(self.curve))
+                      tuple(self.curve), self.table_name)
 
 
 def _items(kept: KeptGame, cells: tuple[int, ...]) -> str:

@@ -568,7 +568,8 @@ class WinStrategy(LearnedStrategy):
     Args:
         win_model: the win model's coefficients (:class:`win_model.WinModel`; default: the
             shipped data/win.json), e.g. the model of one iteration of its fit on its own play
-            (:func:`learned.win_fit.self_play_positions`, docs/win-chance.md "Fitted on its own play").
+            (:func:`learned.win_fit.self_play_positions`, docs/win-chance.md "Fitted on its own play");
+            given, it is played in two-player games too, never the exact table (:meth:`exact`).
         model, kernel, exact_alone: as :class:`LearnedStrategy`.
     """
 
@@ -584,13 +585,15 @@ class WinStrategy(LearnedStrategy):
         self._pair: tuple[Board, Ruleset, TwoPlayerStrategy | None] | None = None
 
     def exact(self, state: GameState) -> Strategy | None:
-        """Two players, the shipped parameters and ``exact_alone``, on a board whose two-player
-        game fits its budget: the play of the cached two-player table
+        """Two players, the shipped parameters, no explicit ``win_model`` and ``exact_alone``, on a
+        board whose two-player game fits its budget: the play of the cached two-player table
         (:func:`wholegame.exact2_cache.exact2_strategy`, solved on first use: the choices of
         ``exact2:FILE``), which every decision then follows where the table holds the position
         (a position no game from empty sheets reaches stays on the model); alone, as
-        :meth:`LearnedStrategy.exact`; else ``None``."""
-        if state.players != 2 or self.model is not None or not self.exact_alone:
+        :meth:`LearnedStrategy.exact`; else ``None``. A given ``win_model`` (e.g. ``train
+        --self-play win --play-model FILE``) is always played, docs/win-chance.md "Fitted on its
+        own play"."""
+        if state.players != 2 or self.model is not None or self.win_model is not None or not self.exact_alone:
             return super().exact(state)
         known = self._pair
         if known is None or known[0] is not state.board or known[1] is not state.rules:

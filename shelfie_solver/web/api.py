@@ -228,7 +228,8 @@ class GameServer:
 
     path: str
     objective: str = PLAY_OBJECTIVE
-    _reviews: dict[tuple[int, str, tuple[Event, ...]], dict[str, Any]] = field(default_factory=dict, repr=False)
+    _reviews: dict[tuple[int, str, tuple[Event, ...]], tuple[str | None, dict[str, Any]]] = field(
+        default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def check(self) -> KeptGame:
@@ -352,27 +353,40 @@ class GameServer:
         """Every player's running difference to the best so far, as ``review --objective
         OBJECTIVE`` counts it (:func:`dice.review.review`), each player's entry the review
         report's :func:`dice.review_report.progress_summary`: the decisions reviewed, the total
-        and mean loss (exact ``p/q`` and float), the turns not reviewed (unchecked).
+        and mean loss (exact ``p/q`` and float), the turns not reviewed (unchecked). The objective
+        is named as ``review`` names it and its unit worded as the advice's (:func:`value_unit`):
+        where the exact two-player table stood for it, ``win (exact two-player optimum)`` and the
+        table's words (:func:`dice.review.table_standing_in`: any player's review, else the
+        position now), not the fitted model's.
 
         A player's review depends only on the events up to that player's last action, so it is
         kept per (seat, those events) and only the players who acted since are reviewed again."""
-        from shelfie_solver.dice.review import review  # the engine's DP: only when asked
+        from shelfie_solver.dice.review import (  # the engine's DP: only when asked
+            objective_named,
+            review,
+            table_standing_in,
+        )
         from shelfie_solver.dice.review_report import progress_summary
 
         kept = read_kept_game(self.path)
         actions = list(split_actions(kept.events))
-        players = []
+        players, tables = [], []
         for seat in range(len(kept.players)):
             ends = [i + len(a) for i, a in actions if getattr(a[0], "player", None) == seat]
             key = (seat, self.objective, kept.events[:ends[-1]] if ends else kept.events[:1])
             with self._lock:
                 entry = self._reviews.get(key)
             if entry is None:
-                entry = progress_summary(review(kept, seat, self.objective))
+                reviewed = review(kept, seat, self.objective)
+                entry = (reviewed.table, progress_summary(reviewed))
                 with self._lock:
                     if len(self._reviews) > 256:
                         self._reviews.clear()
                     self._reviews[key] = entry
-            players.append(entry)
-        return {"revision": len(kept.events), "digest": digest_of(kept), "objective": self.objective,
-                "unit": value_unit(self.objective, len(kept.players) > 1), "players": players}
+            tables.append(entry[0])
+            players.append(entry[1])
+        table = next((t for t in tables if t is not None), None) \
+            or table_standing_in(self.objective, objective_for(self.objective, kept.state))
+        return {"revision": len(kept.events), "digest": digest_of(kept),
+                "objective": objective_named(self.objective, table),
+                "unit": value_unit(table or self.objective, len(kept.players) > 1), "players": players}

@@ -5,8 +5,10 @@ The socket is bound here, before uvicorn starts, so ``--port 0`` (a free port ch
 system) is known when the URL is printed on the first line of standard output. uvicorn handles
 SIGINT and SIGTERM: it stops accepting, lets a request under way finish (at most
 :data:`GRACE_SECONDS`; a write replaces the game file whole or not at all, :mod:`core.files`, so
-even a hard stop never leaves half a file) and returns; :func:`serve` then returns normally, or,
-when a request's thread is still running past the grace, ends the process without waiting for it.
+even a hard stop never leaves half a file) and returns; :func:`serve` then returns the signal
+(the CLI exits ``128 + signal``, 130 or 143, :func:`core.parallel.signal_exit_code`), or, when a
+request's thread is still running past the grace, ends the process with that code without
+waiting for it.
 
 Connections are bounded in time too (:func:`bounded_protocol`, docs/serve.md "Timeouts"): a
 request must arrive whole (headers and body) within :data:`REQUEST_SECONDS` of its first byte
@@ -106,8 +108,9 @@ def qr_text(url: str) -> str:
 
 
 def serve(path: str | None, host: str, port: int, objective: str, echo: Callable[[str], None],
-          new_game: NewGame | None = None, tile: TilePage | None = None) -> None:
-    """Serve the game file ``path`` until SIGINT or SIGTERM; ``echo`` prints a line (the URL
+          new_game: NewGame | None = None, tile: TilePage | None = None) -> int | None:
+    """Serve the game file ``path`` until SIGINT or SIGTERM, and return that signal's number
+    (``None`` if uvicorn stopped without one); ``echo`` prints a line (the URL
     first). A missing ``path`` is served too: the page creates it (``new_game``: the board,
     rules and seed of that game, :mod:`web.newgame`), said on a line after the URL. ``tile``: the
     tile page's API (:mod:`web.tile`), with the position file of ``serve --tile`` if any.
@@ -154,10 +157,13 @@ def serve(path: str | None, host: str, port: int, objective: str, echo: Callable
         raise _Stopped
 
     previous = signal.signal(signal.SIGTERM, stop)
+    stopped_by: int | None = None
     try:
         uvicorn.Server(config).run(sockets=[sock])
-    except (KeyboardInterrupt, _Stopped):
-        pass
+    except KeyboardInterrupt:
+        stopped_by = signal.SIGINT
+    except _Stopped:
+        stopped_by = signal.SIGTERM
     finally:
         signal.signal(signal.SIGTERM, previous)
         sock.close()
@@ -165,7 +171,8 @@ def serve(path: str | None, host: str, port: int, objective: str, echo: Callable
         echo(f"Stopped; no game was created, {path} does not exist.")
     else:
         echo(f"Stopped; {holds}.")
-    _end_if_abandoned()
+    _end_if_abandoned(stopped_by)
+    return stopped_by
 
 
 def _greet(echo: Callable[[str], None], url: str, host: str, token: str | None, holds: str,
@@ -192,17 +199,20 @@ def _greet(echo: Callable[[str], None], url: str, host: str, token: str | None, 
              + ("." if os.path.exists(tile_file) else " (made on the first Advise)."))
 
 
-def _end_if_abandoned() -> None:
+def _end_if_abandoned(stopped_by: int | None) -> None:
     """End the process now when a request's thread still runs after the grace (abandoned by
     ``web.app.run_in_threadpool``): the interpreter would wait for it at exit, and the stop must
-    stay bounded (docs/serve.md). A write it may be doing replaces its file whole or not at all."""
+    stay bounded (docs/serve.md). A write it may be doing replaces its file whole or not at all.
+    The exit code is the one the CLI gives the signal ``stopped_by`` (0 without one)."""
     import sys
     import threading
+
+    from shelfie_solver.core.parallel import signal_exit_code
 
     if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(0)
+        os._exit(0 if stopped_by is None else signal_exit_code(stopped_by))
 
 
 #: uvicorn's log configuration: its messages (warnings and errors: a malformed request, a task
