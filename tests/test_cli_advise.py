@@ -485,12 +485,12 @@ def test_learned_file_with_weights_that_are_not_whole_numbers(tmp_path, weight):
     assert good.exit_code == 0, good.output
 
 
-def _advise_waiting_on_stdin():
-    """A real ``shelfie-solve advise --marks -`` (a subprocess), once it is blocked reading the
+def _waiting_on_stdin(arguments):
+    """A real ``shelfie-solve ARGUMENTS --marks -`` (a subprocess), once it is blocked reading the
     marks from standard input (Linux: ``/proc/PID/syscall`` shows read(2) on fd 0)."""
     root = Path(__file__).resolve().parent.parent
-    process = subprocess.Popen([sys.executable, "-c", "from shelfie_solver.cli import main; main()", "advise",
-                                "--dice", "CCBJPP", "--marks", "-"], stdin=subprocess.PIPE,
+    process = subprocess.Popen([sys.executable, "-c", "from shelfie_solver.cli import main; main()", *arguments,
+                                "--marks", "-"], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "PYTHONPATH": str(root)})
     deadline = time.monotonic() + 30
@@ -502,18 +502,19 @@ def _advise_waiting_on_stdin():
             pass
         time.sleep(0.05)
     process.kill()
-    pytest.fail("advise did not wait on standard input within 30 s")
+    pytest.fail(f"{arguments[0]} did not wait on standard input within 30 s")
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux") or platform.machine() != "x86_64",
                     reason="reads /proc/PID/syscall (read is syscall 0 on x86_64 Linux)")
 @pytest.mark.parametrize("signum, code, line", [(15, 143, "Interrupted by SIGTERM: run stopped, nothing saved."),
                                                  (2, 130, "Aborted.")])
-def test_sigterm_stops_advise_as_ctrl_c_does(signum, code, line):
-    """SIGTERM during a plain ``advise`` (here waiting on its marks) died silently with -15; now
-    as Ctrl-C (SIGINT, shown beside it): one line on stderr, nothing on stdout, the project's
-    exit code for the signal (128 + 15 = 143, as simulate; Ctrl-C 130)."""
-    process = _advise_waiting_on_stdin()
+@pytest.mark.parametrize("arguments", [("advise", "--dice", "CCBJPP"), ("odds", "--target", "3C+2B")])
+def test_sigterm_stops_advise_as_ctrl_c_does(signum, code, line, arguments):
+    """SIGTERM during a plain ``advise`` or ``odds`` (here waiting on its marks) died silently
+    with -15; now as Ctrl-C (SIGINT, shown beside it): one line on stderr, nothing on stdout, the
+    project's exit code for the signal (128 + 15 = 143, as simulate; Ctrl-C 130)."""
+    process = _waiting_on_stdin(arguments)
     try:
         process.send_signal(signum)
         out, err = process.communicate(timeout=30)

@@ -27,7 +27,7 @@ from shelfie_solver.core.files import FileWriteError, resolve_target
 from shelfie_solver.core.progress import progress_bar
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.workload import check_work
-from shelfie_solver.cli.options import board_option, force_option, load_setup, marks_option, rules_option
+from shelfie_solver.cli.options import board_option, force_option, load_setup, marks_option, rules_option, sigterm_stops
 
 #: Seconds a sheet may take before a progress bar appears on stderr (when it is a terminal).
 PROGRESS_AFTER_SECONDS = 1.0
@@ -51,6 +51,7 @@ def sheet_solves(board: Board, marks: Marks, rules: Ruleset) -> int:
               help="markdown (cheatsheet.md, for docs/), html (cheatsheet.html, one printable A4 page) or "
                    "csv (cheatsheet.csv, every number exact); item-odds.png comes with each.")
 @force_option
+@sigterm_stops
 def cheatsheet_command(board_path: str | None, rules_path: str | None, marks_text: str | None,
                        output: str, fmt: str, force: bool) -> None:
     """Write a printable strategy sheet for a board: item odds heatmap, set odds, hold rules of

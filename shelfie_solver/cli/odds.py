@@ -11,7 +11,7 @@ from shelfie_solver.core.report import TABLE_WIDTH, render
 from shelfie_solver.dice.rules import Ruleset, load_rules
 from shelfie_solver.dice.workload import check_work
 from shelfie_solver.dice.targets import parse_target
-from shelfie_solver.cli.options import board_option, format_option, load_setup, marks_option, rules_option
+from shelfie_solver.cli.options import board_option, format_option, load_setup, marks_option, rules_option, sigterm_stops
 
 
 @click.command("odds", short_help="Exact chance of reaching a target combination or item.")
@@ -35,6 +35,7 @@ from shelfie_solver.cli.options import board_option, format_option, load_setup, 
 @click.option("--top", type=click.IntRange(1, None), default=20, show_default=True, metavar="K",
               help="Holds to show in table and markdown output (JSON and CSV list all).")
 @format_option
+@sigterm_stops
 def odds_command(target_text: str, dice_text: str | None, rerolls: int | None, marks_text: str | None,
                  board_path: str | None, rules_path: str | None, turns: int | None, seed: int, top: int,
                  fmt: str) -> None:

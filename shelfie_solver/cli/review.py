@@ -13,7 +13,7 @@ from shelfie_solver.core.report import TABLE_WIDTH, render
 from shelfie_solver.dice.review import load_reviewable, review
 from shelfie_solver.dice.review_report import review_report
 from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE, KeptGame, KeptGameError
-from shelfie_solver.cli.options import force_option, format_option
+from shelfie_solver.cli.options import force_option, format_option, sigterm_stops
 
 
 @click.command("review", short_help="Every decision of a player against the solver's best.")
@@ -35,6 +35,7 @@ from shelfie_solver.cli.options import force_option, format_option
                    "(.png, .svg, .pdf; a game with opponents).")
 @format_option
 @force_option
+@sigterm_stops
 def review_command(game: str, player: str | None, number: int, objective: str, threshold: str, plot: str | None,
                    fmt: str, force: bool) -> None:
     """Review a played game (``play``) or a simulated one (``simulate --save``): for every hold,
