@@ -3,9 +3,12 @@ on which brute force over every roll / every die assignment is cheap."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -84,3 +87,15 @@ def shots(tmp_path: Path) -> Path:
     folder = Path(os.environ.get("SHELFIE_SERVE_SCREENSHOTS") or tmp_path)
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+def load_benchmark(name: str) -> ModuleType:
+    """The script ``benchmarks/NAME.py`` imported as the module ``NAME`` (registered in
+    ``sys.modules``, so its dataclasses and pickles resolve), for tests of a benchmark's parts."""
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

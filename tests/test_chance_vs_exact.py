@@ -5,27 +5,27 @@ itself on the last turns where the chance shown is exact (D17, D18, D20)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import load_benchmark
 
 from shelfie_solver.dice.board import load_board
 from shelfie_solver.dice.rules import DEFAULT_RULES
-from shelfie_solver.dice.wholegame.two_player import FIRST, LAST, outcomes, setup_for, solve_two_player
+from shelfie_solver.dice.wholegame.two_player import (
+    FIRST,
+    LAST,
+    outcomes,
+    setup_for,
+    solve_two_player,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("chance_vs_exact", ROOT / "benchmarks" / "chance_vs_exact.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["chance_vs_exact"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark('chance_vs_exact')
 
 
 @pytest.fixture(scope="module")

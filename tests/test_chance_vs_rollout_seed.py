@@ -5,23 +5,18 @@ whatever seed made the data; now each row records the run's root seed and the re
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import load_benchmark
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("chance_vs_rollout", ROOT / "benchmarks" / "chance_vs_rollout.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["chance_vs_rollout"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark('chance_vs_rollout')
 
 
 def _row(players: int) -> dict:

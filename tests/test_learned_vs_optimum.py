@@ -5,11 +5,11 @@ optimum within the budget, the fitted weights beyond it)."""
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
+from conftest import load_benchmark
 
 from shelfie_solver.dice.board import load_board
 from shelfie_solver.dice.rules import DEFAULT_RULES
@@ -23,11 +23,7 @@ SMALL = str(ROOT / "examples" / "boards" / "small.toml")
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("learned_vs_optimum", ROOT / "benchmarks" / "learned_vs_optimum.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("learned_vs_optimum")
 
 
 def test_family_shapes_needs_and_distinct(bench):
