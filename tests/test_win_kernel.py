@@ -147,6 +147,42 @@ def test_no_marking_ends_the_game_where_none_may(players: int) -> None:
     assert seen[True] and seen[False]
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_compiled_markings_end_equal_the_sheet_rules_marking_by_marking(players: int) -> None:
+    """engine.kernel.markings_end (one compiled call) against, per marking, the rules' own
+    functions: sheet_rules.marking_ends_game (D15 blocks, D17), the score after it (board.score,
+    D19) and every other sheet after the lines it completes blocked them (sheet_rules.block)."""
+    from shelfie_solver.dice.board import score
+    from shelfie_solver.dice.engine.kernel import markings_end, turn_arrays
+    from shelfie_solver.dice.sheet_rules import block, completed_lines, marking_ends_game
+
+    rng = np.random.default_rng(4160 + players)
+    cells = turn_arrays(BOARD, RULES).cells
+    ended = checked = 0
+    for _ in range(40):
+        state = random_state(rng, players)
+        mine = state.marks
+        usable = np.flatnonzero(np.append(StateArrays(BOARD, RULES, mine).available, True)[cells].all(axis=1))
+        index = np.array(rng.permutation(usable)[:40], dtype=np.int64)
+        m, _, mp, _ = StateArrays(BOARD, RULES, mine).line_totals
+        found = markings_end(BOARD, RULES, state.sheets, state.active, index, m, mp)
+        assert found is not None
+        ends, gains, blocked = found
+        others = [j for j in range(players) if j != state.active]
+        for row, k in enumerate(index):
+            marked = tuple(int(c) for c in cells[k] if c >= 0)
+            after = mine.with_marked(marked)
+            assert ends[row] == marking_ends_game(BOARD, RULES, state.sheets, state.active, marked)
+            assert gains[row] == score(BOARD, after, RULES) - score(BOARD, mine, RULES)
+            new = tuple(line for line in completed_lines(BOARD, after) if line not in completed_lines(BOARD, mine))
+            placed = state.sheets[:state.active] + (after,) + state.sheets[state.active + 1:]
+            expected = block(BOARD, placed, state.active, new)[0]
+            assert [int(b) for b in blocked[row]] == [expected[j].eliminated for j in others]
+            ended += bool(ends[row])
+            checked += 1
+    assert checked > 500 and 0 < ended < checked
+
+
 def test_sheets_chances_equal_each_last_turn_solved_alone() -> None:
     from shelfie_solver.dice.board import score
     from shelfie_solver.dice.engine.dp import solve_turn

@@ -39,7 +39,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from shelfie_solver.core.errors import ShelfieError, shorten
-from shelfie_solver.dice.board import ItemSets, Marks
+from shelfie_solver.dice.board import ItemSets, Marks, score
 from shelfie_solver.core.files import json_kind
 from shelfie_solver.dice.game.events import GameState
 from shelfie_solver.dice.learned.model_file import LearnedModel, WEIGHT_SCALE, default_model
@@ -383,13 +383,36 @@ class WinObjective(Learned):
         index = np.flatnonzero(usable[:-1])
         worth = np.zeros(len(usable), dtype=np.int64)
         worth[index] = _softmax_shares(gaps[index])
-        if self._may_end(state):
-            from shelfie_solver.dice.allocate import feasibility_arrays
-
-            worth[index] = self._with_exact(state, feasibility_arrays(board, rules).sets.take(index), worth[index])
+        if self.end_exact is not None:
+            self._compiled_exact(state, index, worth)
         shelves = [s for s in range(board.n_shelves) if give_up[2][s * give_up[0].shape[1]] > 0]
         after = _softmax_shares(shelf_gaps[shelves]) if shelves else np.zeros(0, dtype=np.int64)
         return worth, usable, self._ranked_shelves(state, shelves, after) if shelves else []
+
+    def _compiled_exact(self, state: StateArrays, index: np.ndarray, worth: np.ndarray) -> None:
+        """:meth:`_with_exact` of the item sets ``index`` (of :func:`engine.kernel.turn_arrays`)
+        into ``worth``: the markings that end the game, their points and the opponents' sheets
+        after their blocks by one compiled call (:func:`engine.kernel.markings_end`), their
+        exact chances by :attr:`end_exact`'s ``values_after``; without that kernel or method,
+        :meth:`_with_exact` itself."""
+        from shelfie_solver.dice.engine.kernel import markings_end
+
+        m, _, mp, _ = state.line_totals
+        found = markings_end(state.board, state.rules, self._table(state), self.seat, index, m, mp) \
+            if hasattr(self.end_exact, "values_after") else None
+        if found is None:
+            from shelfie_solver.dice.allocate import feasibility_arrays
+
+            if self._may_end(state):
+                sets = feasibility_arrays(state.board, state.rules).sets.take(index)
+                worth[index] = self._with_exact(state, sets, worth[index])
+            return
+        ends, gains, blocked = found
+        chosen = np.flatnonzero(ends)
+        if len(chosen):
+            now = score(state.board, state.marks, state.rules)
+            worth[index[chosen]] = self._exact_share(
+                self.end_exact.values_after(state, gains[chosen] + now, blocked[chosen]), state)
 
     def _kernel_common(self, state: StateArrays) -> tuple[Any, ...]:
         """The arguments of :func:`learned.kernel._win_gaps` after ``losing``, for the sheet ``state``."""
@@ -416,7 +439,6 @@ def opponent_seats(state: GameState) -> np.ndarray:
     """``int64 (J, 3)``: per opponent of the active player, in seat order, its score (D19), its
     closed shelves short of the trigger (D17) and the turns until it plays once the active
     player's turn is over (1 for the next seat, D5) — the last three :data:`SEAT_COLUMNS`."""
-    from shelfie_solver.dice.board import score
 
     board, rules, n, me = state.board, state.rules, state.players, state.active
     trigger = end_trigger_shelves(board, rules)
@@ -430,7 +452,6 @@ def ending_objective(state: GameState) -> Any:
     where it is known (:mod:`win_chance`): the last player of the round ends the game at once
     (D18), so every score is final; with two players and the opponent still to play this round,
     their last turn follows. ``None`` otherwise, or when the end is triggered already."""
-    from shelfie_solver.dice.board import score
     from shelfie_solver.dice.win_chance import BeforeLastWin, LastTurnWin
 
     n, me = state.players, state.active
