@@ -231,3 +231,24 @@ def test_before_last_values_equal_each_opponent_turn_solved_alone() -> None:
             checked += 1
             between += 0 < theirs_chance < 1  # a case the DP decides, not a sure win or loss
     assert checked >= 24 and between
+
+
+def test_before_last_failed_value_is_one_minus_the_opponent_turn_solved_alone() -> None:
+    """BeforeLastWin.failed_value (D13: no score changes, nothing blocked) equals 1 minus the
+    opponent's last turn solved alone by dp.solve_turn of LastTurnWin against the player's score
+    now, times the scale (D18, D20)."""
+    from shelfie_solver.dice.board import score
+    from shelfie_solver.dice.engine.dp import solve_turn
+    from shelfie_solver.dice.win_chance import BeforeLastWin, LastTurnWin, share
+
+    rng = np.random.default_rng(5252)
+    between = 0
+    for _ in range(30):
+        mine, theirs = random_sheet(rng), random_sheet(rng)
+        objective = BeforeLastWin(theirs, (mine, theirs))
+        now = score(BOARD, mine, RULES)
+        chance = (solve_turn(BOARD, theirs, RULES, LastTurnWin((now,))).start_values()[0]
+                  if theirs.available else share(score(BOARD, theirs, RULES), (now,)))
+        assert objective.failed_value(StateArrays(BOARD, RULES, mine)) == (1 - chance) * objective.scale(RULES)
+        between += 0 < chance < 1
+    assert between

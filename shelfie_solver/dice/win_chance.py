@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, ClassVar
 
@@ -323,25 +323,9 @@ class BeforeLastWin:
     name: str = "win (exact)"
     base: Objective | None = None
     win_chance_exact: ClassVar[bool] = True
-    _chances: dict[tuple[int, int, int], Fraction] = field(default_factory=dict, repr=False)
 
     def scale(self, rules: Ruleset) -> int:
         return chance_scale(rules)  # the opponent's start value's denominator
-
-    def chance(self, board: Board, rules: Ruleset, mine: int, opponent: Marks) -> Fraction:
-        """The opponent's exact chance to win against the player's final score ``mine`` (cached)."""
-        key = (mine, opponent.marked, opponent.eliminated)
-        if key not in self._chances:
-            self._chances[key] = opponent_chance(board, rules, opponent, (mine,))
-        return self._chances[key]
-
-    def _mine(self, state: StateArrays, after_score: int, cells: tuple[int, ...]) -> int:
-        """The player's chance times :meth:`scale` after marking ``cells`` for ``after_score``."""
-        board, rules = state.board, state.rules
-        theirs = self.chance(board, rules, after_score, self._opponent_after(board, cells))
-        value = (1 - theirs) * self.scale(rules)
-        assert value.denominator == 1
-        return int(value)
 
     def _opponent_after(self, board: Board, cells: tuple[int, ...]) -> Marks:
         """The opponent's sheet after the player marks ``cells`` (the lines it completes block, D15)."""
@@ -409,7 +393,8 @@ class BeforeLastWin:
 
     def failed_value(self, state: StateArrays) -> int:
         # D13: giving up a shelf changes no score, and completes no line (nothing is marked)
-        return self._mine(state, score(state.board, state.marks, state.rules), ())
+        now = np.array([score(state.board, state.marks, state.rules)], dtype=np.int64)
+        return int(self.values_after(state, now, np.array([[self.opponent.eliminated]], dtype=object))[0])
 
     def shelf_values(self, state: StateArrays) -> list[tuple[int, int]]:
         """As :meth:`LastTurnWin.shelf_values` (nothing is marked, so nothing is blocked)."""

@@ -47,7 +47,7 @@ from shelfie_solver.dice.learned.objective import Learned, phase_rows, scores, s
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import (end_trigger_shelves, failed_result_shelves, markings_end_game,
-                                             may_end_game, triggers_end)
+                                             may_end_game)
 
 #: The numbers of players for which the objective ``win`` plays by the model (with others it would
 #: play ``learned`` outside the exact turns). Every count: against ``learned`` seats the joint
@@ -213,7 +213,7 @@ def _softmax_shares(gaps: np.ndarray) -> np.ndarray:
     float once (:func:`all_chances`)."""
     scaled = np.array(gaps.tolist(), dtype=np.float64) / (COEF_SCALE * WEIGHT_SCALE) if gaps.dtype == object \
         else gaps.astype(np.float64) / (COEF_SCALE * WEIGHT_SCALE)
-    total = np.exp(np.clip(scaled, -60, 60)).sum(axis=-1)
+    total = np.exp(np.minimum(np.maximum(scaled, -60.0), 60.0)).sum(axis=-1)  # np.clip's values, cheaper
     out: np.ndarray = np.rint(CHANCE_SCALE / total).astype(np.int64)
     return out
 
@@ -295,14 +295,12 @@ class WinObjective(Learned):
         return self.ending_markings(state, sets)
 
     def _ending_shelves(self, state: StateArrays, shelves: list[int]) -> np.ndarray:
-        """``bool (S,)``: giving up each of ``shelves`` (D13) triggers the end (D17; nothing is
-        marked, so nothing is blocked and only the player's sheet changes; one more closed shelf
-        at most)."""
-        if state.marks.closed_shelves() + 1 < end_trigger_shelves(state.board, state.rules):
-            return np.zeros(len(shelves), dtype=bool)
-        lost = failed_result_shelves(state.board, state.marks)
-        return np.array([triggers_end(state.board, state.marks.with_eliminated(lost[s]), state.rules)
-                         for s in shelves], dtype=bool)
+        """``bool (S,)``: giving up each of ``shelves`` (D13) triggers the end (D17): nothing is
+        marked, so nothing is blocked and only the player's sheet changes, by one more closed
+        shelf (each of ``shelves`` has an available item, and only its own items are given up),
+        so alike for every shelf."""
+        ends = state.marks.closed_shelves() + 1 >= end_trigger_shelves(state.board, state.rules)
+        return np.full(len(shelves), ends, dtype=bool)
 
     def _exact_share(self, worth: np.ndarray, state: StateArrays) -> np.ndarray:
         """Exact chances over the exact objective's scale, rounded (half up) to :data:`CHANCE_SCALE`."""
@@ -381,12 +379,13 @@ class WinObjective(Learned):
         if not (ok and shelf_ok):
             return None
         index = np.flatnonzero(usable[:-1])
+        shelves = [s for s in range(board.n_shelves) if give_up[2][s * give_up[0].shape[1]] > 0]
+        shares = _softmax_shares(np.concatenate([gaps[index], shelf_gaps[shelves]]))  # the sets', the shelves'
         worth = np.zeros(len(usable), dtype=np.int64)
-        worth[index] = _softmax_shares(gaps[index])
+        worth[index] = shares[:len(index)]
         if self.end_exact is not None:
             self._compiled_exact(state, index, worth)
-        shelves = [s for s in range(board.n_shelves) if give_up[2][s * give_up[0].shape[1]] > 0]
-        after = _softmax_shares(shelf_gaps[shelves]) if shelves else np.zeros(0, dtype=np.int64)
+        after = shares[len(index):]
         return worth, usable, self._ranked_shelves(state, shelves, after) if shelves else []
 
     def _compiled_exact(self, state: StateArrays, index: np.ndarray, worth: np.ndarray) -> None:
