@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 #: compiled ``learned`` objective, which calls :func:`_scan`, :func:`_level` and :func:`_turn_levels`, is
 #: :mod:`learned.kernel`).
 _COMPILED_ORDER = ("_potential", "_sum_columns", "_level", "_top_hold", "_dp_minor", "_failed", "_strategic", "_usable_list",
-                   "_strategic_sets", "_scan", "_best_points", "_markings_end", "_line_totals", "_sheet", "_dp", "_best_marking",
+                   "_strategic_sets", "_scan", "_best_points", "_markings_end", "_line_totals", "_bit_line_totals", "_sheet", "_dp", "_best_marking",
                    "_turn_levels", "_solver_turn", "_finals_many")
 
 
@@ -720,6 +720,37 @@ def _line_totals(marked: np.ndarray, available: np.ndarray, cell_lines: np.ndarr
             mp[line] += marked[c] * values[c]
             ap[line] += available[c] * values[c]
     return m, a, mp, ap
+
+
+def _bit_line_totals(marked_bits: int, eliminated_bits: int, cell_lines: np.ndarray, values: np.ndarray,
+                     n_lines: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """:func:`_line_totals` of a sheet given by its bit masks (D4: an item neither marked nor
+    eliminated is available)."""
+    m = np.zeros(n_lines, np.int64)
+    a = np.zeros(n_lines, np.int64)
+    mp = np.zeros(n_lines, np.int64)
+    ap = np.zeros(n_lines, np.int64)
+    for c in range(cell_lines.shape[0]):
+        marked = (marked_bits >> c) & 1
+        available = 1 - (marked | ((eliminated_bits >> c) & 1))
+        for side in range(2):
+            line = cell_lines[c, side]
+            m[line] += marked
+            a[line] += available
+            mp[line] += marked * values[c]
+            ap[line] += available * values[c]
+    return m, a, mp, ap
+
+
+def sheet_line_totals(board: Board, marks: Marks) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """:attr:`objectives.StateArrays.line_totals` of ``marks`` by one compiled call
+    (:func:`_bit_line_totals`), or ``None`` without numba or on a board of more than 62 items."""
+    found = kernel_function("_bit_line_totals")
+    if found is None or board.n_cells > 62:
+        return None
+    out: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = found(
+        marks.marked, marks.eliminated, cell_lines(board), board.value_array, len(board.lines))
+    return out
 
 
 def _turn_levels(worth: np.ndarray, usable: np.ndarray, failed: int, set_sizes: np.ndarray, set_starts: np.ndarray,

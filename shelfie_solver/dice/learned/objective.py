@@ -146,26 +146,34 @@ def feature_vector(board: Board, rules: Ruleset, marks: Marks, threat: np.ndarra
 
 
 @lru_cache(maxsize=1 << 12)
-def threats(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], seat: int) -> np.ndarray:
+def threats(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], seat: int, compiled: bool = False) -> np.ndarray:
     """``bool (L,)``: lines of ``seat`` that an opponent threatens to complete (D15: at least
     ``len - 2`` of the line's items marked on the opponent's sheet and none eliminated); kept for
-    the tables seen most recently (a read-only array)."""
+    the tables seen most recently (a read-only array); ``compiled`` as :func:`sheet_totals`."""
     out = np.zeros(len(board.lines), dtype=bool)
     sizes = _line_sizes(board)
     for other, marks in enumerate(sheets):
         if other == seat:
             continue
-        m, a, _, _ = sheet_totals(board, rules, marks)
+        m, a, _, _ = sheet_totals(board, rules, marks, compiled)
         out |= (m + a == sizes) & (m >= sizes - 2) & (m < sizes)
     out.flags.writeable = False  # kept by the cache
     return out
 
 
 @lru_cache(maxsize=1 << 14)
-def sheet_totals(board: Board, rules: Ruleset, marks: Marks) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def sheet_totals(board: Board, rules: Ruleset, marks: Marks,
+                 compiled: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:attr:`StateArrays.line_totals` of a sheet, kept for the sheets seen most recently (a
-    turn's objective reads every seat's sheet several times); read-only arrays."""
-    totals = StateArrays(board, rules, marks).line_totals
+    turn's objective reads every seat's sheet several times); read-only arrays. ``compiled``: by
+    the compiled kernel when numba is installed (:func:`engine.kernel.sheet_line_totals`, the
+    same integers; the compiled objective's path, :func:`_compiled_opponents`)."""
+    found = None
+    if compiled:
+        from shelfie_solver.dice.engine.kernel import sheet_line_totals
+
+        found = sheet_line_totals(board, marks)
+    totals = StateArrays(board, rules, marks).line_totals if found is None else found
     for x in totals:
         x.flags.writeable = False
     return totals
@@ -565,7 +573,7 @@ def _compiled_opponents(weights: np.ndarray, board: Board, rules: Ruleset, sheet
     opponents = [j for j in range(len(sheets)) if j != active]
     coef, g, context_weights = _kernel_weights(weights, board)
     trigger = end_trigger_shelves(board, rules)
-    m, a, _, _ = sheet_totals(board, rules, sheets[active])
+    m, a, _, _ = sheet_totals(board, rules, sheets[active], True)
     sizes = _line_sizes(board)
     # the lines the active player can complete this turn (block_values)
     reachable = np.flatnonzero((m + a == sizes) & (m < sizes) & (sizes - m <= rules.combinations_per_turn)) \
@@ -574,10 +582,10 @@ def _compiled_opponents(weights: np.ndarray, board: Board, rules: Ruleset, sheet
     out = np.zeros((len(opponents), 3, len(sizes)), dtype=np.int64)
     for index, j in enumerate(opponents):
         marks = sheets[j]
-        mj, aj, mpj, apj = sheet_totals(board, rules, marks)
+        mj, aj, mpj, apj = sheet_totals(board, rules, marks, True)
         found = blocks(reachable, marks.marked, marks.eliminated, cell_lines(board), board.value_array, mj, aj,
                        mpj, apj, rules.scoring_threshold, trigger, board.n_shelves, coef, g,
-                       context_weights @ table_context(sheets, j, turn), threats(board, rules, sheets, j),
+                       context_weights @ table_context(sheets, j, turn), threats(board, rules, sheets, j, True),
                        WEIGHT_SCALE)
         columns = [ends[j], 2, 3]
         each[index] = found[-1, columns]
@@ -615,7 +623,7 @@ def game_objective(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], acti
         each, block = fast
     end_sum, near_sum, far_sum = (int(x) for x in each.sum(axis=0))
     distance = min((trigger - sheets[j].closed_shelves() for j in opponents), default=FAR)
-    return Learned(weights, threats(board, rules, sheets, active), triggered, distance, len(opponents),
+    return Learned(weights, threats(board, rules, sheets, active, fast is not None), triggered, distance, len(opponents),
                    (end_sum, near_sum, far_sum), table_context(sheets, active, turn),
                    opponent_values=each if opponents else None,
                    block=block, end_open=any(ends.values()))
