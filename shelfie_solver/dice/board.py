@@ -203,14 +203,18 @@ class Marks:
 
     @property
     def available(self) -> tuple[int, ...]:
-        """Available cells, in index order."""
-        free = ~(self.marked | self.eliminated) & ((1 << self.n_cells) - 1)
-        cells = []
-        while free:  # the lowest set bit each time: index order
-            low = free & -free
-            cells.append(low.bit_length() - 1)
-            free ^= low
-        return tuple(cells)
+        """Available cells, in index order (kept on the instance: its fields never change)."""
+        found: tuple[int, ...] | None = self.__dict__.get("_available")
+        if found is None:
+            free = ~(self.marked | self.eliminated) & ((1 << self.n_cells) - 1)
+            cells = []
+            while free:  # the lowest set bit each time: index order
+                low = free & -free
+                cells.append(low.bit_length() - 1)
+                free ^= low
+            found = tuple(cells)
+            object.__setattr__(self, "_available", found)
+        return found
 
     def can_mark(self, cells: tuple[int, ...] | list[int]) -> bool:
         """Whether every cell is available and none repeats (D4)."""
@@ -253,9 +257,13 @@ class Marks:
         return sum(self.marked >> c & 1 for c in cells)
 
     def closed_shelves(self) -> int:
-        """Shelves with no available item (D17's end trigger counts these)."""
-        done, row, width = self.marked | self.eliminated, (1 << self.n_columns) - 1, self.n_columns
-        return sum((done >> (s * width)) & row == row for s in range(self.n_shelves))
+        """Shelves with no available item (D17's end trigger counts these; kept on the instance)."""
+        found: int | None = self.__dict__.get("_closed")
+        if found is None:
+            done, row, width = self.marked | self.eliminated, (1 << self.n_columns) - 1, self.n_columns
+            found = sum((done >> (s * width)) & row == row for s in range(self.n_shelves))
+            object.__setattr__(self, "_closed", found)
+        return found
 
     def __str__(self) -> str:
         rows = []
