@@ -183,20 +183,6 @@ def test_compiled_markings_end_equal_the_sheet_rules_marking_by_marking(players:
     assert checked > 500 and 0 < ended < checked
 
 
-def test_compiled_line_totals_equal_the_state_arrays() -> None:
-    """engine.kernel.sheet_line_totals (from the bit masks, compiled) equals
-    StateArrays.line_totals (the 0/1 arrays times the line matrix) on random sheets."""
-    from shelfie_solver.dice.engine.kernel import sheet_line_totals
-
-    rng = np.random.default_rng(4170)
-    for _ in range(60):
-        marks = random_sheet(rng)
-        found = sheet_line_totals(BOARD, marks)
-        assert found is not None
-        for got, expected in zip(found, StateArrays(BOARD, RULES, marks).line_totals):
-            assert np.array_equal(got, expected)
-
-
 def test_sheets_chances_equal_each_last_turn_solved_alone() -> None:
     from shelfie_solver.dice.board import score
     from shelfie_solver.dice.engine.dp import solve_turn

@@ -742,17 +742,6 @@ def _bit_line_totals(marked_bits: int, eliminated_bits: int, cell_lines: np.ndar
     return m, a, mp, ap
 
 
-def sheet_line_totals(board: Board, marks: Marks) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
-    """:attr:`objectives.StateArrays.line_totals` of ``marks`` by one compiled call
-    (:func:`_bit_line_totals`), or ``None`` without numba or on a board of more than 62 items."""
-    found = kernel_function("_bit_line_totals")
-    if found is None or board.n_cells > 62:
-        return None
-    out: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = found(
-        marks.marked, marks.eliminated, cell_lines(board), board.value_array, len(board.lines))
-    return out
-
-
 def _turn_levels(worth: np.ndarray, usable: np.ndarray, failed: int, set_sizes: np.ndarray, set_starts: np.ndarray,
                  set_rolls: np.ndarray, extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: np.ndarray,
                  denominator: int, rerolls: int,
