@@ -442,11 +442,17 @@ def totals_breakdown(board: Board, count: np.ndarray, points: np.ndarray, rules:
     return int(scoring[: board.n_shelves].sum()), int(scoring[board.n_shelves:].sum())
 
 
-@lru_cache(maxsize=1 << 14)
 def score(board: Board, marks: Marks, rules: Ruleset = DEFAULT_RULES) -> int:
-    """Total points of a sheet (D19); kept for the sheets seen most recently (a game's every
-    turn scores every seat's sheet, and a rollout's play-outs meet the same sheets again)."""
-    return sum(score_breakdown(board, marks, rules))
+    """Total points of a sheet (D19); kept for the marked items seen most recently (a game's
+    every turn scores every seat's sheet, blocks (D15) change only the eliminated items, and a
+    rollout's play-outs meet the same sheets again)."""
+    return _marked_score(board, marks.n_shelves, marks.n_columns, marks.marked, rules)
+
+
+@lru_cache(maxsize=1 << 14)
+def _marked_score(board: Board, n_shelves: int, n_columns: int, marked: int, rules: Ruleset) -> int:
+    """:func:`score` of the sheet with ``marked`` items (D19 reads only those)."""
+    return sum(score_breakdown(board, Marks(n_shelves, n_columns, marked), rules))
 
 
 @dataclass(frozen=True, eq=False)
