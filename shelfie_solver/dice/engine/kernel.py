@@ -36,8 +36,8 @@ if TYPE_CHECKING:
 #: compiled ``learned`` objective, which calls :func:`_scan`, :func:`_level` and :func:`_turn_levels`, is
 #: :mod:`learned.kernel`).
 _COMPILED_ORDER = ("_potential", "_sum_columns", "_level", "_top_hold", "_dp_minor", "_failed", "_strategic", "_usable_list",
-                   "_strategic_sets", "_scan", "_best_points", "_markings_end", "_line_totals", "_bit_line_totals", "_sheet", "_dp", "_best_marking",
-                   "_turn_levels", "_solver_turn", "_finals_many")
+                   "_strategic_sets", "_scan", "_best_points", "_markings_end", "_line_totals", "_bit_line_totals",
+                   "_sheet", "_dp", "_best_marking", "_turn_levels", "_solver_turn", "_finals_many")
 
 
 def compile_into(namespace: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any] | None:
@@ -723,7 +723,7 @@ def _line_totals(marked: np.ndarray, available: np.ndarray, cell_lines: np.ndarr
 
 
 def _bit_line_totals(marked_bits: int, eliminated_bits: int, cell_lines: np.ndarray, values: np.ndarray,
-                     n_lines: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+                     n_lines: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
     """:func:`_line_totals` of a sheet given by its bit masks (D4: an item neither marked nor
     eliminated is available)."""
     m = np.zeros(n_lines, np.int64)

@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 
 #: The compiled functions, callees first (:func:`engine.kernel.compile_into`).
 _COMPILED_ORDER = ("_learned_line", "_learned_sheet", "_learned_seats", "_learned_worth", "_learned_blocks",
-                   "_learned_opponents", "_shelf_candidates", "_learned_turn", "_win_strengths", "_win_gaps")
+                   "_learned_opponents", "_shelf_candidates", "_learned_turn", "_win_strengths_into",
+                   "_win_strengths", "_win_gaps")
 
 #: The engine's compiled kernels the ones here call, bound by :func:`_compiled` (``None`` until then).
 _ENGINE = ("_scan", "_level", "_turn_levels", "_bit_line_totals")
@@ -503,6 +504,13 @@ def _win_strengths(seats: np.ndarray, c: np.ndarray, round_number: int, weight_s
     :data:`win_model.SEAT_COLUMNS`, the seat that just played first; ``c (F,)`` the phase's
     coefficient row). Returns the largest ``|x|`` (the int64 bound of
     :func:`win_model.strength_numerators`). The same integers as the numpy code."""
+    return _win_strengths_into(seats, c, round_number, weight_scale, z, np.zeros(13, np.int64))
+
+
+def _win_strengths_into(seats: np.ndarray, c: np.ndarray, round_number: int, weight_scale: int, z: np.ndarray,
+                        x: np.ndarray) -> int:  # pragma: no cover - compiled
+    """:func:`_win_strengths` with the features' scratch row ``x (13,)`` given (one per call of
+    :func:`_win_gaps`, not one per candidate)."""
     n = seats.shape[0]
     w = weight_scale
     r = round_number
@@ -524,7 +532,6 @@ def _win_strengths(seats: np.ndarray, c: np.ndarray, round_number: int, weight_s
     if tops > 1:
         second = top
     largest = 0
-    x = np.zeros(13, np.int64)
     for i in range(n):
         p = seats[i, 0]
         s = seats[i, 1] * w
@@ -578,6 +585,7 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
     gaps = np.zeros((n_rows, n), np.int64)
     seats = np.zeros((n, 4), np.int64)
     z = np.zeros(n, np.int64)
+    x = np.zeros(13, np.int64)
     largest = 0
     for k in range(n_rows):
         if not usable[k]:
@@ -593,7 +601,7 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
             seats[1 + j, 3] = rest[j, 2]
         phase = phases[k]
         row = 0 if phase == 0 else (1 if phase == 2 else 2)
-        largest = max(largest, _win_strengths(seats, calibration[row], round_number, weight_scale, z))
+        largest = max(largest, _win_strengths_into(seats, calibration[row], round_number, weight_scale, z, x))
         for j in range(n):
             gaps[k, j] = z[j] - z[0]
     most = 0
