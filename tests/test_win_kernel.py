@@ -252,3 +252,32 @@ def test_before_last_failed_value_is_one_minus_the_opponent_turn_solved_alone() 
         assert objective.failed_value(StateArrays(BOARD, RULES, mine)) == (1 - chance) * objective.scale(RULES)
         between += 0 < chance < 1
     assert between
+
+
+def test_exact_share_rounds_half_up_as_fractions() -> None:
+    """WinObjective._exact_share (int64 after the common factor) equals round-half-up of
+    worth / scale * CHANCE_SCALE computed with Fractions, for BeforeLastWin's scale (the int64
+    path) and a scale whose products leave int64 (the Python-integer path)."""
+    from fractions import Fraction
+    from math import floor
+
+    from shelfie_solver.dice.learned.win_model import CHANCE_SCALE
+    from shelfie_solver.dice.win_chance import BeforeLastWin, LastTurnWin
+
+    rng = np.random.default_rng(4190)
+    state = random_state(rng, 2)
+    arrays = StateArrays(BOARD, RULES, state.marks)
+    objective = win_objective(state)
+    sheets = (state.sheets[0], state.sheets[1])
+
+    class Huge(LastTurnWin):
+        def scale(self, rules: object) -> int:
+            return (1 << 61) + 1
+
+    for exact in (BeforeLastWin(sheets[1], sheets), LastTurnWin((3,)), Huge((3,))):
+        scale = exact.scale(RULES)
+        chosen = replace(objective, end_exact=exact)
+        worth = np.array([0, 1, scale // 2, scale // 3, scale - 1, scale, *rng.integers(0, min(scale, 1 << 62), 20)],
+                         dtype=np.int64)
+        expected = [floor(Fraction(int(w) * CHANCE_SCALE, scale) + Fraction(1, 2)) for w in worth]
+        assert chosen._exact_share(worth, arrays).tolist() == expected

@@ -421,8 +421,27 @@ def line_points(board: Board, marks: Marks, line: tuple[int, ...], threshold: in
 
 
 def score_breakdown(board: Board, marks: Marks, rules: Ruleset = DEFAULT_RULES) -> tuple[int, int]:
-    """(points from shelves, points from columns) under D19; a marked item may count in both."""
-    return totals_breakdown(board, *marked_line_totals(board, marks), rules)
+    """(points from shelves, points from columns) under D19; a marked item may count in both.
+    From the marked items' bit mask, line by line (:func:`_line_planes`)."""
+    marked, t, shelves = marks.marked, rules.scoring_threshold, board.n_shelves
+    totals = [0, 0]
+    for line, (mask, planes) in enumerate(_line_planes(board)):
+        if (marked & mask).bit_count() >= t:  # D19: the line scores its marked items' points
+            totals[line >= shelves] += sum(value * (marked & cells).bit_count() for value, cells in planes)
+    return totals[0], totals[1]
+
+
+@cache
+def _line_planes(board: Board) -> tuple[tuple[int, tuple[tuple[int, int], ...]], ...]:
+    """Per line (:attr:`Board.lines`): its items' bit mask and, per point value, the bit mask of
+    its items of that value."""
+    out = []
+    for line in board.lines:
+        planes: dict[int, int] = {}
+        for c in line:
+            planes[board.value(c)] = planes.get(board.value(c), 0) | 1 << c
+        out.append((sum(1 << c for c in line), tuple(sorted(planes.items()))))
+    return tuple(out)
 
 
 def marked_line_totals(board: Board, marks: Marks) -> tuple[np.ndarray, np.ndarray]:

@@ -33,6 +33,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
+from math import gcd
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -303,9 +304,16 @@ class WinObjective(Learned):
         return np.full(len(shelves), ends, dtype=bool)
 
     def _exact_share(self, worth: np.ndarray, state: StateArrays) -> np.ndarray:
-        """Exact chances over the exact objective's scale, rounded (half up) to :data:`CHANCE_SCALE`."""
+        """Exact chances over the exact objective's scale, rounded (half up) to :data:`CHANCE_SCALE`:
+        ``(worth * 2 CHANCE_SCALE + scale) // (2 scale)``, every term divided by their common
+        factor first, in int64 where the products provably fit (else Python integers)."""
         scale = self.end_exact.scale(state.rules)
-        out: np.ndarray = (worth.astype(object) * CHANCE_SCALE * 2 + scale) // (2 * scale)
+        common = gcd(2 * CHANCE_SCALE, scale)
+        times, add, over = 2 * CHANCE_SCALE // common, scale // common, 2 * scale // common
+        if not len(worth) or int(np.abs(worth).max()) * times + add < 1 << 62:
+            fits: np.ndarray = (np.asarray(worth, dtype=np.int64) * times + add) // over
+            return fits
+        out: np.ndarray = (worth.astype(object) * times + add) // over
         return out.astype(np.int64)
 
     def values(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
