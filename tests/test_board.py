@@ -154,3 +154,21 @@ def test_item_sets_every_set_once(shelves, columns, k):
             inside = [c for c in chosen if c in line_cells]
             assert sets.line_count[i, line] == len(inside)
             assert sets.line_points[i, line] == sum(board.value(c) for c in inside)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, (1 << 25) - 1), st.integers(0, (1 << 25) - 1), st.integers(1, 5))
+def test_score_breakdown_equals_the_lines_points(marked, eliminated, threshold):
+    """score_breakdown (bit planes) against line_points line by line (D19) and the line totals
+    (totals_breakdown of marked_line_totals), any marks and threshold."""
+    from dataclasses import replace
+
+    from shelfie_solver.dice.board import line_points, marked_line_totals, score_breakdown, totals_breakdown
+
+    board = load_board(None, DEFAULT_RULES)
+    rules = replace(DEFAULT_RULES, scoring_threshold=threshold)
+    marks = Marks(board.n_shelves, board.n_columns, marked, eliminated & ~marked)
+    shelves = sum(line_points(board, marks, line, threshold) for line in board.lines[: board.n_shelves])
+    columns = sum(line_points(board, marks, line, threshold) for line in board.lines[board.n_shelves:])
+    assert score_breakdown(board, marks, rules) == (shelves, columns)
+    assert totals_breakdown(board, *marked_line_totals(board, marks), rules) == (shelves, columns)

@@ -147,6 +147,42 @@ def test_no_marking_ends_the_game_where_none_may(players: int) -> None:
     assert seen[True] and seen[False]
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_compiled_markings_end_equal_the_sheet_rules_marking_by_marking(players: int) -> None:
+    """engine.kernel.markings_end (one compiled call) against, per marking, the rules' own
+    functions: sheet_rules.marking_ends_game (D15 blocks, D17), the score after it (board.score,
+    D19) and every other sheet after the lines it completes blocked them (sheet_rules.block)."""
+    from shelfie_solver.dice.board import score
+    from shelfie_solver.dice.engine.kernel import markings_end, turn_arrays
+    from shelfie_solver.dice.sheet_rules import block, completed_lines, marking_ends_game
+
+    rng = np.random.default_rng(4160 + players)
+    cells = turn_arrays(BOARD, RULES).cells
+    ended = checked = 0
+    for _ in range(40):
+        state = random_state(rng, players)
+        mine = state.marks
+        usable = np.flatnonzero(np.append(StateArrays(BOARD, RULES, mine).available, True)[cells].all(axis=1))
+        index = np.array(rng.permutation(usable)[:40], dtype=np.int64)
+        m, _, mp, _ = StateArrays(BOARD, RULES, mine).line_totals
+        found = markings_end(BOARD, RULES, state.sheets, state.active, index, m, mp)
+        assert found is not None
+        ends, gains, blocked = found
+        others = [j for j in range(players) if j != state.active]
+        for row, k in enumerate(index):
+            marked = tuple(int(c) for c in cells[k] if c >= 0)
+            after = mine.with_marked(marked)
+            assert ends[row] == marking_ends_game(BOARD, RULES, state.sheets, state.active, marked)
+            assert gains[row] == score(BOARD, after, RULES) - score(BOARD, mine, RULES)
+            new = tuple(line for line in completed_lines(BOARD, after) if line not in completed_lines(BOARD, mine))
+            placed = state.sheets[:state.active] + (after,) + state.sheets[state.active + 1:]
+            expected = block(BOARD, placed, state.active, new)[0]
+            assert [int(b) for b in blocked[row]] == [expected[j].eliminated for j in others]
+            ended += bool(ends[row])
+            checked += 1
+    assert checked > 500 and 0 < ended < checked
+
+
 def test_sheets_chances_equal_each_last_turn_solved_alone() -> None:
     from shelfie_solver.dice.board import score
     from shelfie_solver.dice.engine.dp import solve_turn
@@ -195,3 +231,53 @@ def test_before_last_values_equal_each_opponent_turn_solved_alone() -> None:
             checked += 1
             between += 0 < theirs_chance < 1  # a case the DP decides, not a sure win or loss
     assert checked >= 24 and between
+
+
+def test_before_last_failed_value_is_one_minus_the_opponent_turn_solved_alone() -> None:
+    """BeforeLastWin.failed_value (D13: no score changes, nothing blocked) equals 1 minus the
+    opponent's last turn solved alone by dp.solve_turn of LastTurnWin against the player's score
+    now, times the scale (D18, D20)."""
+    from shelfie_solver.dice.board import score
+    from shelfie_solver.dice.engine.dp import solve_turn
+    from shelfie_solver.dice.win_chance import BeforeLastWin, LastTurnWin, share
+
+    rng = np.random.default_rng(5252)
+    between = 0
+    for _ in range(30):
+        mine, theirs = random_sheet(rng), random_sheet(rng)
+        objective = BeforeLastWin(theirs, (mine, theirs))
+        now = score(BOARD, mine, RULES)
+        chance = (solve_turn(BOARD, theirs, RULES, LastTurnWin((now,))).start_values()[0]
+                  if theirs.available else share(score(BOARD, theirs, RULES), (now,)))
+        assert objective.failed_value(StateArrays(BOARD, RULES, mine)) == (1 - chance) * objective.scale(RULES)
+        between += 0 < chance < 1
+    assert between
+
+
+def test_exact_share_rounds_half_up_as_fractions() -> None:
+    """WinObjective._exact_share (int64 after the common factor) equals round-half-up of
+    worth / scale * CHANCE_SCALE computed with Fractions, for BeforeLastWin's scale (the int64
+    path) and a scale whose products leave int64 (the Python-integer path)."""
+    from fractions import Fraction
+    from math import floor
+
+    from shelfie_solver.dice.learned.win_model import CHANCE_SCALE
+    from shelfie_solver.dice.win_chance import BeforeLastWin, LastTurnWin
+
+    rng = np.random.default_rng(4190)
+    state = random_state(rng, 2)
+    arrays = StateArrays(BOARD, RULES, state.marks)
+    objective = win_objective(state)
+    sheets = (state.sheets[0], state.sheets[1])
+
+    class Huge(LastTurnWin):
+        def scale(self, rules: object) -> int:
+            return (1 << 61) + 1
+
+    for exact in (BeforeLastWin(sheets[1], sheets), LastTurnWin((3,)), Huge((3,))):
+        scale = exact.scale(RULES)
+        chosen = replace(objective, end_exact=exact)
+        worth = np.array([0, 1, scale // 2, scale // 3, scale - 1, scale, *rng.integers(0, min(scale, 1 << 62), 20)],
+                         dtype=np.int64)
+        expected = [floor(Fraction(int(w) * CHANCE_SCALE, scale) + Fraction(1, 2)) for w in worth]
+        assert chosen._exact_share(worth, arrays).tolist() == expected

@@ -203,14 +203,18 @@ class Marks:
 
     @property
     def available(self) -> tuple[int, ...]:
-        """Available cells, in index order."""
-        free = ~(self.marked | self.eliminated) & ((1 << self.n_cells) - 1)
-        cells = []
-        while free:  # the lowest set bit each time: index order
-            low = free & -free
-            cells.append(low.bit_length() - 1)
-            free ^= low
-        return tuple(cells)
+        """Available cells, in index order (kept on the instance: its fields never change)."""
+        found: tuple[int, ...] | None = self.__dict__.get("_available")
+        if found is None:
+            free = ~(self.marked | self.eliminated) & ((1 << self.n_cells) - 1)
+            cells = []
+            while free:  # the lowest set bit each time: index order
+                low = free & -free
+                cells.append(low.bit_length() - 1)
+                free ^= low
+            found = tuple(cells)
+            object.__setattr__(self, "_available", found)
+        return found
 
     def can_mark(self, cells: tuple[int, ...] | list[int]) -> bool:
         """Whether every cell is available and none repeats (D4)."""
@@ -253,9 +257,13 @@ class Marks:
         return sum(self.marked >> c & 1 for c in cells)
 
     def closed_shelves(self) -> int:
-        """Shelves with no available item (D17's end trigger counts these)."""
-        done, row, width = self.marked | self.eliminated, (1 << self.n_columns) - 1, self.n_columns
-        return sum((done >> (s * width)) & row == row for s in range(self.n_shelves))
+        """Shelves with no available item (D17's end trigger counts these; kept on the instance)."""
+        found: int | None = self.__dict__.get("_closed")
+        if found is None:
+            done, row, width = self.marked | self.eliminated, (1 << self.n_columns) - 1, self.n_columns
+            found = sum((done >> (s * width)) & row == row for s in range(self.n_shelves))
+            object.__setattr__(self, "_closed", found)
+        return found
 
     def __str__(self) -> str:
         rows = []
@@ -413,8 +421,27 @@ def line_points(board: Board, marks: Marks, line: tuple[int, ...], threshold: in
 
 
 def score_breakdown(board: Board, marks: Marks, rules: Ruleset = DEFAULT_RULES) -> tuple[int, int]:
-    """(points from shelves, points from columns) under D19; a marked item may count in both."""
-    return totals_breakdown(board, *marked_line_totals(board, marks), rules)
+    """(points from shelves, points from columns) under D19; a marked item may count in both.
+    From the marked items' bit mask, line by line (:func:`_line_planes`)."""
+    marked, t, shelves = marks.marked, rules.scoring_threshold, board.n_shelves
+    totals = [0, 0]
+    for line, (mask, planes) in enumerate(_line_planes(board)):
+        if (marked & mask).bit_count() >= t:  # D19: the line scores its marked items' points
+            totals[line >= shelves] += sum(value * (marked & cells).bit_count() for value, cells in planes)
+    return totals[0], totals[1]
+
+
+@cache
+def _line_planes(board: Board) -> tuple[tuple[int, tuple[tuple[int, int], ...]], ...]:
+    """Per line (:attr:`Board.lines`): its items' bit mask and, per point value, the bit mask of
+    its items of that value."""
+    out = []
+    for line in board.lines:
+        planes: dict[int, int] = {}
+        for c in line:
+            planes[board.value(c)] = planes.get(board.value(c), 0) | 1 << c
+        out.append((sum(1 << c for c in line), tuple(sorted(planes.items()))))
+    return tuple(out)
 
 
 def marked_line_totals(board: Board, marks: Marks) -> tuple[np.ndarray, np.ndarray]:
@@ -434,11 +461,17 @@ def totals_breakdown(board: Board, count: np.ndarray, points: np.ndarray, rules:
     return int(scoring[: board.n_shelves].sum()), int(scoring[board.n_shelves:].sum())
 
 
-@lru_cache(maxsize=1 << 14)
 def score(board: Board, marks: Marks, rules: Ruleset = DEFAULT_RULES) -> int:
-    """Total points of a sheet (D19); kept for the sheets seen most recently (a game's every
-    turn scores every seat's sheet, and a rollout's play-outs meet the same sheets again)."""
-    return sum(score_breakdown(board, marks, rules))
+    """Total points of a sheet (D19); kept for the marked items seen most recently (a game's
+    every turn scores every seat's sheet, blocks (D15) change only the eliminated items, and a
+    rollout's play-outs meet the same sheets again)."""
+    return _marked_score(board, marks.n_shelves, marks.n_columns, marks.marked, rules)
+
+
+@lru_cache(maxsize=1 << 14)
+def _marked_score(board: Board, n_shelves: int, n_columns: int, marked: int, rules: Ruleset) -> int:
+    """:func:`score` of the sheet with ``marked`` items (D19 reads only those)."""
+    return sum(score_breakdown(board, Marks(n_shelves, n_columns, marked), rules))
 
 
 @dataclass(frozen=True, eq=False)

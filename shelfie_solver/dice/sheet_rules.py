@@ -47,7 +47,7 @@ def completed_lines(board: Board, marks: Marks, lines: Iterable[int] | None = No
     """The lines among ``lines`` (indices into :attr:`Board.lines`: shelves, then columns; default
     every line), in the order given, whose items are all marked on ``marks`` (D15: an eliminated
     item does not complete a line)."""
-    masks = _line_masks(board)
+    masks = line_masks(board)
     chosen = range(len(masks)) if lines is None else lines
     return tuple(line for line in chosen if marks.marked & masks[line] == masks[line])
 
@@ -79,7 +79,7 @@ def block(board: Board, sheets: Sequence[Marks], seat: int,
 
 
 @cache
-def _line_masks(board: Board) -> tuple[int, ...]:
+def line_masks(board: Board) -> tuple[int, ...]:
     """Each line's items (:attr:`Board.lines`) as a bit mask over the cells."""
     return tuple(sum(1 << c for c in line) for line in board.lines)
 
@@ -170,7 +170,7 @@ def may_end_game(board: Board, rules: Ruleset, sheets: Sequence[Marks], seat: in
     mine = sheets[seat]
     if mine.closed_shelves() + _closable(board, mine, most) >= need:
         return True
-    masks = _line_masks(board)
+    masks = line_masks(board)
     full = (1 << board.n_cells) - 1
     free = ~(mine.marked | mine.eliminated) & full
     missing = [masks[line] & free if not mine.eliminated & masks[line] else -1 for line in range(len(masks))]
@@ -199,7 +199,7 @@ def _blocks_may_close(board: Board, marks: Marks, missing: list[int], need: int,
     of it eliminated), at most ``most`` of them marked this turn (:func:`may_end_game`)."""
     from itertools import combinations, product
 
-    masks = _line_masks(board)
+    masks = line_masks(board)
     free = ~(marks.marked | marks.eliminated) & ((1 << board.n_cells) - 1)
     options: list[list[int]] = []  # per open shelf: the items the player must mark to close it
     closed = 0

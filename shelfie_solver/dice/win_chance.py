@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, ClassVar
 
@@ -94,7 +94,12 @@ class LastTurnWin:
 
     def values(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
         now = score(state.board, state.marks, state.rules)
-        return shares(now + Points().values(state, sets), self.others)
+        return self.values_after(state, now + Points().values(state, sets), None)
+
+    def values_after(self, state: StateArrays, after: np.ndarray, blocked: np.ndarray | None) -> np.ndarray:
+        """:meth:`values` of markings given by the player's score after each, ``after (K,)``
+        (``blocked``, the other sheets after its blocks, changes no score: not read)."""
+        return shares(after, self.others)
 
     def failed_value(self, state: StateArrays) -> int:
         return int(shares(np.array(score(state.board, state.marks, state.rules)), self.others))
@@ -318,25 +323,9 @@ class BeforeLastWin:
     name: str = "win (exact)"
     base: Objective | None = None
     win_chance_exact: ClassVar[bool] = True
-    _chances: dict[tuple[int, int, int], Fraction] = field(default_factory=dict, repr=False)
 
     def scale(self, rules: Ruleset) -> int:
         return chance_scale(rules)  # the opponent's start value's denominator
-
-    def chance(self, board: Board, rules: Ruleset, mine: int, opponent: Marks) -> Fraction:
-        """The opponent's exact chance to win against the player's final score ``mine`` (cached)."""
-        key = (mine, opponent.marked, opponent.eliminated)
-        if key not in self._chances:
-            self._chances[key] = opponent_chance(board, rules, opponent, (mine,))
-        return self._chances[key]
-
-    def _mine(self, state: StateArrays, after_score: int, cells: tuple[int, ...]) -> int:
-        """The player's chance times :meth:`scale` after marking ``cells`` for ``after_score``."""
-        board, rules = state.board, state.rules
-        theirs = self.chance(board, rules, after_score, self._opponent_after(board, cells))
-        value = (1 - theirs) * self.scale(rules)
-        assert value.denominator == 1
-        return int(value)
 
     def _opponent_after(self, board: Board, cells: tuple[int, ...]) -> Marks:
         """The opponent's sheet after the player marks ``cells`` (the lines it completes block, D15)."""
@@ -361,31 +350,51 @@ class BeforeLastWin:
 
     def values(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
         board, rules = state.board, state.rules
-        now = score(board, state.marks, rules)
-        after = now + Points().values(state, sets)
-        sheets: dict[tuple[int, int], Marks] = {}
-        cases: dict[tuple[int, int], list[int]] = {}  # the opponent's sheet -> the markings leaving it
+        after = score(board, state.marks, rules) + Points().values(state, sets)
+        theirs = np.full(len(after), self.opponent.eliminated, dtype=object)  # Python ints: any board
         for lines, rows in self._new_lines(board, sets).items():
-            theirs = block(board, self.sheets, 0, lines)[0][1] if lines else self.opponent
-            key = (theirs.marked, theirs.eliminated)
-            sheets.setdefault(key, theirs)
-            cases.setdefault(key, []).extend(rows)
-        out = np.zeros(len(after), dtype=np.int64)
+            if lines:
+                theirs[rows] = block(board, self.sheets, 0, lines)[0][1].eliminated
+        return self.values_after(state, after, theirs[:, None])
+
+    def values_after(self, state: StateArrays, after: np.ndarray, blocked: np.ndarray) -> np.ndarray:
+        """:meth:`values` of ``K`` markings given by the player's score after each, ``after (K,)``,
+        and the opponent's eliminated items after its blocks (D15), ``blocked (K, 1)`` (bit masks;
+        the opponent's marked items do not change): ``1 -`` the opponent's chance on their last
+        turn against that score (two players, D20), over :meth:`scale`.
+
+        Decided without the opponent's sheet where the score settles it: below the opponent's
+        score now (their every final roll wins, D19: a marking never lowers a score), or above
+        the best score the opponent's sheet before this turn's blocks can reach
+        (:func:`best_final_scores`; blocking only takes available items away, so it never raises
+        that best). The other (sheet, score) cases in one batched solve,
+        :func:`sheets_chance_numerators`."""
+        board, rules = state.board, state.rules
         scale = self.scale(rules)
-        index = {key: np.array(rows, dtype=np.int64) for key, rows in cases.items()}
-        scores = {key: np.unique(after[rows]) for key, rows in index.items()}
-        # every score against every sheet the markings leave, in one batched solve
-        numerators = sheets_chance_numerators(board, rules, [(sheets[key], [(int(s),) for s in scores[key]])
-                                                             for key in index])
-        for key, found in zip(index, numerators):
-            mine = np.array([scale - n for n in found], dtype=np.int64)  # 1 - theirs (two players, D20)
-            chosen = index[key]
-            out[chosen] = mine[np.searchsorted(scores[key], after[chosen])]
+        opponent = self.opponent
+        now = score(board, opponent, rules)
+        high = int(best_final_scores(board, rules, opponent).max()) if opponent.available else now
+        after = np.asarray(after, dtype=np.int64)
+        out = np.where(after > high, scale, 0).astype(np.int64)  # above their reach: 1; below their score: 0
+        rest = np.flatnonzero((after >= now) & (after <= high))
+        if not len(rest):
+            return out
+        theirs = [int(e) for e in np.asarray(blocked)[rest, 0].tolist()]
+        cases: dict[int, dict[int, list[int]]] = {}  # the opponent's eliminated items -> score -> rows
+        for row, eliminated, mine in zip(rest.tolist(), theirs, after[rest].tolist()):
+            cases.setdefault(eliminated, {}).setdefault(mine, []).append(row)
+        sheets = [replace(opponent, eliminated=eliminated) for eliminated in cases]
+        numerators = sheets_chance_numerators(board, rules, [(sheet, [(mine,) for mine in by_score])
+                                                             for sheet, by_score in zip(sheets, cases.values())])
+        for by_score, found in zip(cases.values(), numerators):
+            for rows, n in zip(by_score.values(), found):
+                out[rows] = scale - n  # 1 - theirs (two players, D20)
         return out
 
     def failed_value(self, state: StateArrays) -> int:
         # D13: giving up a shelf changes no score, and completes no line (nothing is marked)
-        return self._mine(state, score(state.board, state.marks, state.rules), ())
+        now = np.array([score(state.board, state.marks, state.rules)], dtype=np.int64)
+        return int(self.values_after(state, now, np.array([[self.opponent.eliminated]], dtype=object))[0])
 
     def shelf_values(self, state: StateArrays) -> list[tuple[int, int]]:
         """As :meth:`LastTurnWin.shelf_values` (nothing is marked, so nothing is blocked)."""

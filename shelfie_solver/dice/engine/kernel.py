@@ -24,8 +24,10 @@ from shelfie_solver.core.compiled import import_numba
 from shelfie_solver.dice.engine.transitions import INT64_SAFE, hold_steps, pairs
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from shelfie_solver.dice.allocate import FeasibilityArrays
-    from shelfie_solver.dice.board import Board
+    from shelfie_solver.dice.board import Board, Marks
     from shelfie_solver.dice.rules import Ruleset
 
 
@@ -34,8 +36,8 @@ if TYPE_CHECKING:
 #: compiled ``learned`` objective, which calls :func:`_scan`, :func:`_level` and :func:`_turn_levels`, is
 #: :mod:`learned.kernel`).
 _COMPILED_ORDER = ("_potential", "_sum_columns", "_level", "_top_hold", "_dp_minor", "_failed", "_strategic", "_usable_list",
-                   "_strategic_sets", "_scan", "_best_points", "_line_totals", "_sheet", "_dp", "_best_marking",
-                   "_turn_levels", "_solver_turn", "_finals_many")
+                   "_strategic_sets", "_scan", "_best_points", "_markings_end", "_line_totals", "_bit_line_totals",
+                   "_sheet", "_dp", "_best_marking", "_turn_levels", "_solver_turn", "_finals_many")
 
 
 def compile_into(namespace: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any] | None:
@@ -371,6 +373,95 @@ def _best_points(set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.n
     return out[:, 0].copy()
 
 
+def _markings_end(set_masks: np.ndarray, set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.ndarray,
+                  index: np.ndarray, marked_bits: int, eliminated_bits: int, other_marked: np.ndarray,
+                  other_eliminated: np.ndarray, line_masks: np.ndarray, n_shelves: int, need: int, m: np.ndarray,
+                  mp: np.ndarray, t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """:func:`sheet_rules.markings_end_game` of the item sets ``index`` (available items of the
+    player's sheet, given by its bit masks, line totals ``m``, ``mp`` and the sets' bit
+    ``set_masks``), the other sheets by their bit masks ``other_marked``/``other_eliminated``
+    ``(J,)`` and the lines' bit masks ``line_masks`` (shelves first). Returns ``(ends bool
+    (n,), gains int64 (n,), blocked int64 (n, J))``: whether the marking leaves ``need`` closed
+    shelves on some sheet (D17, after every line then complete on the player's sheet blocked the
+    others, D15), the points it adds (as :func:`_best_points`, D19) and each other sheet's
+    eliminated items after the lines the marking completes (not complete before) blocked it (D15)."""
+    n = index.shape[0]
+    n_lines = line_masks.shape[0]
+    n_others = other_marked.shape[0]
+    ends = np.zeros(n, np.bool_)
+    gains = np.zeros(n, np.int64)
+    blocked = np.zeros((n, n_others), np.int64)
+    closed = marked_bits | eliminated_bits
+    for i in range(n):
+        k = index[i]
+        mask = set_masks[k]
+        after = marked_bits | mask
+        shut = closed | mask
+        count = 0
+        for shelf in range(n_shelves):
+            if shut & line_masks[shelf] == line_masks[shelf]:
+                count += 1
+        end = count >= need
+        every = 0  # the items of every line complete after the marking
+        new = 0  # of the lines it completes
+        for line in range(n_lines):
+            lm = line_masks[line]
+            if after & lm == lm:
+                every |= lm
+                if marked_bits & lm != lm:
+                    new |= lm
+        for j in range(n_others):
+            theirs = other_marked[j] | other_eliminated[j]
+            count = 0
+            for shelf in range(n_shelves):
+                if (theirs | every) & line_masks[shelf] == line_masks[shelf]:
+                    count += 1
+            if count >= need:
+                end = True
+            blocked[i, j] = other_eliminated[j] | (new & ~theirs)
+        ends[i] = end
+        total = 0
+        for j in range(set_lines.shape[1]):
+            line = set_lines[k, j]
+            if line < 0:
+                break
+            total += (mp[line] + set_points[k, j] if m[line] + set_counts[k, j] >= t else 0) \
+                - (mp[line] if m[line] >= t else 0)
+        gains[i] = total
+    return ends, gains, blocked
+
+
+def markings_end(board: Board, rules: Ruleset, sheets: Sequence[Marks], seat: int, index: np.ndarray,
+                 m: np.ndarray, mp: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`sheet_rules.markings_end_game` of the item sets ``index`` (into
+    :func:`turn_arrays`' sets, each of available items of ``sheets[seat]``, whose line totals of
+    marked items and points are ``m``, ``mp``) by one compiled call (:func:`_markings_end`), with
+    each marking's points (D19) and the other sheets' eliminated items after its blocks (D15):
+    ``(ends bool (n,), gains int64 (n,), blocked int64 (n, J))``, the others in seat order.
+    ``None`` without numba or on a board of more than 62 items."""
+    from shelfie_solver.dice.sheet_rules import end_trigger_shelves
+
+    found = kernel_function("_markings_end")
+    tables = turn_arrays(board, rules)
+    if found is None or len(tables.set_masks) != len(tables.sizes):
+        return None
+    others = [sheets[j] for j in range(len(sheets)) if j != seat]
+    mine = sheets[seat]
+    out: tuple[np.ndarray, np.ndarray, np.ndarray] = found(
+        tables.set_masks, tables.set_lines, tables.set_counts, tables.set_points, index, mine.marked, mine.eliminated,
+        np.array([o.marked for o in others], dtype=np.int64), np.array([o.eliminated for o in others], dtype=np.int64),
+        _line_mask_array(board), board.n_shelves, end_trigger_shelves(board, rules), m, mp, rules.scoring_threshold)
+    return out
+
+
+@cache
+def _line_mask_array(board: Board) -> np.ndarray:
+    """:func:`sheet_rules.line_masks` as ``int64 (L,)``."""
+    from shelfie_solver.dice.sheet_rules import line_masks
+
+    return np.array(line_masks(board), dtype=np.int64)
+
+
 @cache
 def set_rolls(feasible: FeasibilityArrays) -> tuple[np.ndarray, np.ndarray]:
     """The feasibility arrays set by set (their transpose, without the sentinel): the rolls that can
@@ -628,6 +719,26 @@ def _line_totals(marked: np.ndarray, available: np.ndarray, cell_lines: np.ndarr
             a[line] += available[c]
             mp[line] += marked[c] * values[c]
             ap[line] += available[c] * values[c]
+    return m, a, mp, ap
+
+
+def _bit_line_totals(marked_bits: int, eliminated_bits: int, cell_lines: np.ndarray, values: np.ndarray,
+                     n_lines: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
+    """:func:`_line_totals` of a sheet given by its bit masks (D4: an item neither marked nor
+    eliminated is available)."""
+    m = np.zeros(n_lines, np.int64)
+    a = np.zeros(n_lines, np.int64)
+    mp = np.zeros(n_lines, np.int64)
+    ap = np.zeros(n_lines, np.int64)
+    for c in range(cell_lines.shape[0]):
+        marked = (marked_bits >> c) & 1
+        available = 1 - (marked | ((eliminated_bits >> c) & 1))
+        for side in range(2):
+            line = cell_lines[c, side]
+            m[line] += marked
+            a[line] += available
+            mp[line] += marked * values[c]
+            ap[line] += available * values[c]
     return m, a, mp, ap
 
 

@@ -29,10 +29,12 @@ if TYPE_CHECKING:
 
 #: The compiled functions, callees first (:func:`engine.kernel.compile_into`).
 _COMPILED_ORDER = ("_learned_line", "_learned_sheet", "_learned_seats", "_learned_worth", "_learned_blocks",
-                   "_shelf_candidates", "_learned_turn", "_win_strengths", "_win_gaps")
+                   "_learned_opponents", "_shelf_candidates", "_learned_turn", "_win_strengths_into",
+                   "_win_strengths", "_win_gaps")
 
 #: The engine's compiled kernels the ones here call, bound by :func:`_compiled` (``None`` until then).
-_ENGINE = ("_scan", "_level", "_turn_levels")
+_ENGINE = ("_scan", "_level", "_turn_levels", "_bit_line_totals")
+_bit_line_totals: Any = None
 _scan: Any = None
 _level: Any = None
 _turn_levels: Any = None
@@ -334,6 +336,88 @@ def _learned_blocks(lines: np.ndarray, marked_bits: int, eliminated_bits: int, c
     return out
 
 
+def _learned_opponents(marked: np.ndarray, eliminated: np.ndarray, active: int, ends: np.ndarray, turn: int,
+                       cell_lines: np.ndarray, values: np.ndarray, sizes: np.ndarray, t: int, trigger: int,
+                       n_shelves: int, per_turn: int, blocking: bool, coef: np.ndarray, glob: np.ndarray,
+                       context_weights: np.ndarray,
+                       weight_scale: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """What :func:`learned.objective.game_objective` needs of the opponents of ``active`` in one
+    call, the sheets given by their bit masks ``marked``/``eliminated`` ``(n,)``: each
+    opponent's ``P`` in phases ``(ends[j], 2, 3)``, ``int64 (J, 3)``
+    (:func:`learned.objective.player_values`, by :func:`_learned_blocks` with that opponent's
+    :func:`learned.objective.table_context` and :func:`learned.objective.threats`), the change
+    of each when the active player completes each line it can complete this turn (``blocking``;
+    :func:`learned.objective.block_values`), ``int64 (J, 3, L)`` (0 elsewhere), and the active
+    player's threatened lines, ``bool (L,)``. The same integers as
+    :func:`learned.objective._compiled_opponents` before it was one call."""
+    n = marked.shape[0]
+    n_lines = sizes.shape[0]
+    n_cells = cell_lines.shape[0]
+    ms = np.zeros((n, n_lines), np.int64)
+    as_ = np.zeros((n, n_lines), np.int64)
+    mps = np.zeros((n, n_lines), np.int64)
+    aps = np.zeros((n, n_lines), np.int64)
+    marks_count = np.zeros(n, np.int64)
+    free_count = np.zeros(n, np.int64)
+    for i in range(n):
+        m, a, mp, ap = _bit_line_totals(marked[i], eliminated[i], cell_lines, values, n_lines)
+        ms[i] = m
+        as_[i] = a
+        mps[i] = mp
+        aps[i] = ap
+        for c in range(n_cells):
+            marks_count[i] += (marked[i] >> c) & 1
+            free_count[i] += 1 - (((marked[i] | eliminated[i]) >> c) & 1)
+    # lines a sheet's owner is threatened on: another sheet has it open, at most 2 items short (D15)
+    near = np.zeros((n, n_lines), np.bool_)
+    for i in range(n):
+        for line in range(n_lines):
+            m = ms[i, line]
+            near[i, line] = m + as_[i, line] == sizes[line] and m >= sizes[line] - 2 and m < sizes[line]
+    threat = np.zeros((n, n_lines), np.bool_)
+    for j in range(n):
+        for i in range(n):
+            if i != j:
+                for line in range(n_lines):
+                    threat[j, line] = threat[j, line] or near[i, line]
+    reachable = np.zeros(n_lines, np.int64)
+    n_reach = 0
+    if blocking:
+        for line in range(n_lines):
+            m = ms[active, line]
+            if m + as_[active, line] == sizes[line] and m < sizes[line] and sizes[line] - m <= per_turn:
+                reachable[n_reach] = line
+                n_reach += 1
+    lines = reachable[:n_reach].copy()
+    each = np.zeros((n - 1, 3), np.int64)
+    out = np.zeros((n - 1, 3, n_lines), np.int64)
+    ctx = np.zeros(context_weights.shape[0], np.int64)
+    index = 0
+    for j in range(n):
+        if j == active:
+            continue
+        context = np.zeros(3, np.int64)
+        context[0] = turn // n + 1
+        for i in range(n):
+            if i != j:
+                context[1] += marks_count[i]
+                context[2] += free_count[i]
+        for r in range(context_weights.shape[0]):
+            total = 0
+            for q in range(3):
+                total += context_weights[r, q] * context[q]
+            ctx[r] = total
+        found = _learned_blocks(lines, marked[j], eliminated[j], cell_lines, values, ms[j], as_[j], mps[j], aps[j], t,
+                                trigger, n_shelves, coef, glob, ctx, threat[j], weight_scale)
+        columns = (ends[j], 2, 3)
+        for q in range(3):
+            each[index, q] = found[n_reach, columns[q]]
+            for k in range(n_reach):
+                out[index, q, lines[k]] = found[k, columns[q]] - found[n_reach, columns[q]]
+        index += 1
+    return each, out, threat[active].copy()
+
+
 def _shelf_candidates(values: np.ndarray, n_shelves: int,
                       closed_bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
     """The failed result's candidates (D13) for :func:`_learned_seats` with ``losing``: shelf
@@ -420,6 +504,13 @@ def _win_strengths(seats: np.ndarray, c: np.ndarray, round_number: int, weight_s
     :data:`win_model.SEAT_COLUMNS`, the seat that just played first; ``c (F,)`` the phase's
     coefficient row). Returns the largest ``|x|`` (the int64 bound of
     :func:`win_model.strength_numerators`). The same integers as the numpy code."""
+    return _win_strengths_into(seats, c, round_number, weight_scale, z, np.zeros(13, np.int64))
+
+
+def _win_strengths_into(seats: np.ndarray, c: np.ndarray, round_number: int, weight_scale: int, z: np.ndarray,
+                        x: np.ndarray) -> int:  # pragma: no cover - compiled
+    """:func:`_win_strengths` with the features' scratch row ``x (13,)`` given (one per call of
+    :func:`_win_gaps`, not one per candidate)."""
     n = seats.shape[0]
     w = weight_scale
     r = round_number
@@ -441,7 +532,6 @@ def _win_strengths(seats: np.ndarray, c: np.ndarray, round_number: int, weight_s
     if tops > 1:
         second = top
     largest = 0
-    x = np.zeros(13, np.int64)
     for i in range(n):
         p = seats[i, 0]
         s = seats[i, 1] * w
@@ -495,6 +585,7 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
     gaps = np.zeros((n_rows, n), np.int64)
     seats = np.zeros((n, 4), np.int64)
     z = np.zeros(n, np.int64)
+    x = np.zeros(13, np.int64)
     largest = 0
     for k in range(n_rows):
         if not usable[k]:
@@ -510,7 +601,7 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
             seats[1 + j, 3] = rest[j, 2]
         phase = phases[k]
         row = 0 if phase == 0 else (1 if phase == 2 else 2)
-        largest = max(largest, _win_strengths(seats, calibration[row], round_number, weight_scale, z))
+        largest = max(largest, _win_strengths_into(seats, calibration[row], round_number, weight_scale, z, x))
         for j in range(n):
             gaps[k, j] = z[j] - z[0]
     most = 0

@@ -551,39 +551,28 @@ def _kernel_weights(weights: np.ndarray, board: Board) -> tuple[np.ndarray, np.n
 
 
 def _compiled_opponents(weights: np.ndarray, board: Board, rules: Ruleset, sheets: tuple[Marks, ...], active: int,
-                        ends: dict[int, int], turn: int) -> tuple[np.ndarray, np.ndarray | None] | None:
-    """What :func:`game_objective` needs of the opponents, by one compiled call per opponent
-    (:func:`learned.kernel._learned_blocks`, numba): their ``P`` ``int64 (J, 3)`` in phases
-    ``(ends[j], 2, 3)`` (:func:`player_values`) and :func:`block_values` (with
-    :data:`BLOCKING`; else None). The same integers; ``None`` without numba."""
+                        ends: dict[int, int],
+                        turn: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray] | None:
+    """What :func:`game_objective` needs of the opponents, by one compiled call
+    (:func:`learned.kernel._learned_opponents`, numba, which runs
+    :func:`learned.kernel._learned_blocks` per opponent): their ``P`` ``int64 (J, 3)`` in phases
+    ``(ends[j], 2, 3)`` (:func:`player_values`), :func:`block_values` (with :data:`BLOCKING`;
+    else None) and the active player's :func:`threats`. The same integers; ``None`` without
+    numba or on a board of more than 62 items."""
     from shelfie_solver.dice.engine.kernel import cell_lines
     from shelfie_solver.dice.learned.kernel import kernel_function
 
-    blocks = kernel_function("_learned_blocks")
-    if blocks is None:
+    found = kernel_function("_learned_opponents")
+    if found is None or board.n_cells > 62:
         return None
-    opponents = [j for j in range(len(sheets)) if j != active]
     coef, g, context_weights = _kernel_weights(weights, board)
-    trigger = end_trigger_shelves(board, rules)
-    m, a, _, _ = sheet_totals(board, rules, sheets[active])
-    sizes = _line_sizes(board)
-    # the lines the active player can complete this turn (block_values)
-    reachable = np.flatnonzero((m + a == sizes) & (m < sizes) & (sizes - m <= rules.combinations_per_turn)) \
-        if BLOCKING else np.zeros(0, dtype=np.int64)
-    each = np.zeros((len(opponents), 3), dtype=np.int64)
-    out = np.zeros((len(opponents), 3, len(sizes)), dtype=np.int64)
-    for index, j in enumerate(opponents):
-        marks = sheets[j]
-        mj, aj, mpj, apj = sheet_totals(board, rules, marks)
-        found = blocks(reachable, marks.marked, marks.eliminated, cell_lines(board), board.value_array, mj, aj,
-                       mpj, apj, rules.scoring_threshold, trigger, board.n_shelves, coef, g,
-                       context_weights @ table_context(sheets, j, turn), threats(board, rules, sheets, j),
-                       WEIGHT_SCALE)
-        columns = [ends[j], 2, 3]
-        each[index] = found[-1, columns]
-        if len(reachable):
-            out[index][:, reachable] = (found[:-1, columns] - found[-1, columns]).T  # no item lost: 0
-    return each, (out if out.any() else None)
+    each, out, threat = found(
+        np.array([m.marked for m in sheets], dtype=np.int64), np.array([m.eliminated for m in sheets], dtype=np.int64),
+        active, np.array([ends.get(j, 0) for j in range(len(sheets))], dtype=np.int64), turn, cell_lines(board),
+        board.value_array, _line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules),
+        board.n_shelves, rules.combinations_per_turn, BLOCKING, coef, g, context_weights, WEIGHT_SCALE)
+    threat.flags.writeable = False  # as threats' (kept by its cache)
+    return each, (out if out.any() else None), threat
 
 
 def game_objective(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], active: int, first: int,
@@ -611,11 +600,12 @@ def game_objective(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], acti
         each = np.array([player_values(weights, board, rules, sheets, j, (ends[j], 2, 3), turn) for j in opponents],
                         dtype=np.int64).reshape(len(opponents), 3)
         block = block_values(weights, board, rules, sheets, active, (ends, 2, 3), turn) if BLOCKING else None
+        threat = threats(board, rules, sheets, active)
     else:
-        each, block = fast
+        each, block, threat = fast
     end_sum, near_sum, far_sum = (int(x) for x in each.sum(axis=0))
     distance = min((trigger - sheets[j].closed_shelves() for j in opponents), default=FAR)
-    return Learned(weights, threats(board, rules, sheets, active), triggered, distance, len(opponents),
+    return Learned(weights, threat, triggered, distance, len(opponents),
                    (end_sum, near_sum, far_sum), table_context(sheets, active, turn),
                    opponent_values=each if opponents else None,
                    block=block, end_open=any(ends.values()))

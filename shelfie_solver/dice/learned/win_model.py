@@ -33,13 +33,14 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
+from math import gcd
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
 from shelfie_solver.core.errors import ShelfieError, shorten
-from shelfie_solver.dice.board import ItemSets, Marks
+from shelfie_solver.dice.board import ItemSets, Marks, score
 from shelfie_solver.core.files import json_kind
 from shelfie_solver.dice.game.events import GameState
 from shelfie_solver.dice.learned.model_file import LearnedModel, WEIGHT_SCALE, default_model
@@ -47,7 +48,7 @@ from shelfie_solver.dice.learned.objective import Learned, phase_rows, scores, s
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import (end_trigger_shelves, failed_result_shelves, markings_end_game,
-                                             may_end_game, triggers_end)
+                                             may_end_game)
 
 #: The numbers of players for which the objective ``win`` plays by the model (with others it would
 #: play ``learned`` outside the exact turns). Every count: against ``learned`` seats the joint
@@ -213,7 +214,7 @@ def _softmax_shares(gaps: np.ndarray) -> np.ndarray:
     float once (:func:`all_chances`)."""
     scaled = np.array(gaps.tolist(), dtype=np.float64) / (COEF_SCALE * WEIGHT_SCALE) if gaps.dtype == object \
         else gaps.astype(np.float64) / (COEF_SCALE * WEIGHT_SCALE)
-    total = np.exp(np.clip(scaled, -60, 60)).sum(axis=-1)
+    total = np.exp(np.minimum(np.maximum(scaled, -60.0), 60.0)).sum(axis=-1)  # np.clip's values, cheaper
     out: np.ndarray = np.rint(CHANCE_SCALE / total).astype(np.int64)
     return out
 
@@ -295,19 +296,24 @@ class WinObjective(Learned):
         return self.ending_markings(state, sets)
 
     def _ending_shelves(self, state: StateArrays, shelves: list[int]) -> np.ndarray:
-        """``bool (S,)``: giving up each of ``shelves`` (D13) triggers the end (D17; nothing is
-        marked, so nothing is blocked and only the player's sheet changes; one more closed shelf
-        at most)."""
-        if state.marks.closed_shelves() + 1 < end_trigger_shelves(state.board, state.rules):
-            return np.zeros(len(shelves), dtype=bool)
-        lost = failed_result_shelves(state.board, state.marks)
-        return np.array([triggers_end(state.board, state.marks.with_eliminated(lost[s]), state.rules)
-                         for s in shelves], dtype=bool)
+        """``bool (S,)``: giving up each of ``shelves`` (D13) triggers the end (D17): nothing is
+        marked, so nothing is blocked and only the player's sheet changes, by one more closed
+        shelf (each of ``shelves`` has an available item, and only its own items are given up),
+        so alike for every shelf."""
+        ends = state.marks.closed_shelves() + 1 >= end_trigger_shelves(state.board, state.rules)
+        return np.full(len(shelves), ends, dtype=bool)
 
     def _exact_share(self, worth: np.ndarray, state: StateArrays) -> np.ndarray:
-        """Exact chances over the exact objective's scale, rounded (half up) to :data:`CHANCE_SCALE`."""
+        """Exact chances over the exact objective's scale, rounded (half up) to :data:`CHANCE_SCALE`:
+        ``(worth * 2 CHANCE_SCALE + scale) // (2 scale)``, every term divided by their common
+        factor first, in int64 where the products provably fit (else Python integers)."""
         scale = self.end_exact.scale(state.rules)
-        out: np.ndarray = (worth.astype(object) * CHANCE_SCALE * 2 + scale) // (2 * scale)
+        common = gcd(2 * CHANCE_SCALE, scale)
+        times, add, over = 2 * CHANCE_SCALE // common, scale // common, 2 * scale // common
+        if not len(worth) or int(np.abs(worth).max()) * times + add < 1 << 62:
+            fits: np.ndarray = (np.asarray(worth, dtype=np.int64) * times + add) // over
+            return fits
+        out: np.ndarray = (worth.astype(object) * times + add) // over
         return out.astype(np.int64)
 
     def values(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
@@ -381,15 +387,39 @@ class WinObjective(Learned):
         if not (ok and shelf_ok):
             return None
         index = np.flatnonzero(usable[:-1])
+        shelves = [s for s in range(board.n_shelves) if give_up[2][s * give_up[0].shape[1]] > 0]
+        shares = _softmax_shares(np.concatenate([gaps[index], shelf_gaps[shelves]]))  # the sets', the shelves'
         worth = np.zeros(len(usable), dtype=np.int64)
-        worth[index] = _softmax_shares(gaps[index])
-        if self._may_end(state):
+        worth[index] = shares[:len(index)]
+        if self.end_exact is not None:
+            self._compiled_exact(state, index, worth)
+        after = shares[len(index):]
+        return worth, usable, self._ranked_shelves(state, shelves, after) if shelves else []
+
+    def _compiled_exact(self, state: StateArrays, index: np.ndarray, worth: np.ndarray) -> None:
+        """:meth:`_with_exact` of the item sets ``index`` (of :func:`engine.kernel.turn_arrays`)
+        into ``worth``: the markings that end the game, their points and the opponents' sheets
+        after their blocks by one compiled call (:func:`engine.kernel.markings_end`), their
+        exact chances by :attr:`end_exact`'s ``values_after``; without that kernel or method,
+        :meth:`_with_exact` itself."""
+        from shelfie_solver.dice.engine.kernel import markings_end
+
+        m, _, mp, _ = state.line_totals
+        found = markings_end(state.board, state.rules, self._table(state), self.seat, index, m, mp) \
+            if hasattr(self.end_exact, "values_after") else None
+        if found is None:
             from shelfie_solver.dice.allocate import feasibility_arrays
 
-            worth[index] = self._with_exact(state, feasibility_arrays(board, rules).sets.take(index), worth[index])
-        shelves = [s for s in range(board.n_shelves) if give_up[2][s * give_up[0].shape[1]] > 0]
-        after = _softmax_shares(shelf_gaps[shelves]) if shelves else np.zeros(0, dtype=np.int64)
-        return worth, usable, self._ranked_shelves(state, shelves, after) if shelves else []
+            if self._may_end(state):
+                sets = feasibility_arrays(state.board, state.rules).sets.take(index)
+                worth[index] = self._with_exact(state, sets, worth[index])
+            return
+        ends, gains, blocked = found
+        chosen = np.flatnonzero(ends)
+        if len(chosen):
+            now = score(state.board, state.marks, state.rules)
+            worth[index[chosen]] = self._exact_share(
+                self.end_exact.values_after(state, gains[chosen] + now, blocked[chosen]), state)
 
     def _kernel_common(self, state: StateArrays) -> tuple[Any, ...]:
         """The arguments of :func:`learned.kernel._win_gaps` after ``losing``, for the sheet ``state``."""
@@ -416,7 +446,6 @@ def opponent_seats(state: GameState) -> np.ndarray:
     """``int64 (J, 3)``: per opponent of the active player, in seat order, its score (D19), its
     closed shelves short of the trigger (D17) and the turns until it plays once the active
     player's turn is over (1 for the next seat, D5) — the last three :data:`SEAT_COLUMNS`."""
-    from shelfie_solver.dice.board import score
 
     board, rules, n, me = state.board, state.rules, state.players, state.active
     trigger = end_trigger_shelves(board, rules)
@@ -430,7 +459,6 @@ def ending_objective(state: GameState) -> Any:
     where it is known (:mod:`win_chance`): the last player of the round ends the game at once
     (D18), so every score is final; with two players and the opponent still to play this round,
     their last turn follows. ``None`` otherwise, or when the end is triggered already."""
-    from shelfie_solver.dice.board import score
     from shelfie_solver.dice.win_chance import BeforeLastWin, LastTurnWin
 
     n, me = state.players, state.active
