@@ -21,6 +21,7 @@ from shelfie_solver.dice.learned import train as tr
 from shelfie_solver.dice.learned.fit_solved import (
     BOARD_STREAM,
     HEAVY_STREAM,
+    SPREAD_STREAM,
     board_float_sums,
     fit_table_sums,
     heavy_table,
@@ -106,13 +107,19 @@ def test_solve_heavy_sums_are_each_boards_float_sums():
         expected = board_float_sums(board, DEFAULT_RULES)
         assert all(np.array_equal(sums[p].xtx, expected[p].xtx) and sums[p].count == expected[p].count
                    for p in expected)
-    weights = heavy_table(solved, DEFAULT_RULES)
+    many = np.arange(3 * N_FEATURES, dtype=np.int64).reshape(3, N_FEATURES) - 100
+    weights = heavy_table(solved, many, DEFAULT_RULES)
     fitted, _ = fit_table_sums([s for _, s in solved], DEFAULT_RULES.scoring_threshold)
-    assert np.array_equal(weights, fitted)
+    # weight by weight the mean of the two, rounded down (floor, also below zero)
+    expected = [[(int(a) + int(b)) // 2 for a, b in zip(ra, rb_)] for ra, rb_ in zip(many, fitted)]
+    assert weights.dtype == np.int64 and weights.tolist() == expected
+    assert (heavy_table(solved, np.array([[-3] * N_FEATURES] * 3), DEFAULT_RULES)
+            <= (fitted - 3) / 2).all()
 
 
 @pytest.mark.parametrize("kwargs, fragment", [
-    ({"solitaire_heavy": 1}, "--solitaire-boards N beside it"),
+    ({"solitaire_heavy": 1}, "--solitaire-spread N beside it"),
+    ({"solitaire_boards": 2, "solitaire_heavy": 1}, "--solitaire-spread N beside it"),
     ({"solitaire_boards": 2, "solitaire_heavy": -1}, ">= 0"),
 ])
 def test_train_refuses_heavy_settings_that_do_not_go_together(kwargs, fragment, board, rules):
@@ -123,6 +130,7 @@ def test_train_refuses_heavy_settings_that_do_not_go_together(kwargs, fragment, 
 
 @pytest.mark.parametrize("args, fragment", [
     (["--seed", "1", "--solitaire-heavy", "1"], "--solitaire-"),
+    (["--seed", "1", "--solitaire-boards", "2", "--solitaire-heavy", "1"], "--solitaire-spread"),
     (["--seed", "1", "--solitaire-boards", "2", "--solitaire-heavy", "-1"], "--solitaire-heavy"),
     (["--table", "x.json", "--solitaire-heavy", "1"], "--solitaire-heavy"),
     (["--seed", "1", "--win-model", "--solitaire-heavy", "1"], "--solitaire-heavy"),
@@ -136,24 +144,31 @@ def test_train_solitaire_heavy_writes_the_heavy_tables(tmp_path, monkeypatch):
     monkeypatch.setattr(rb, "SPREAD_SHAPES", ((3, 2),))  # columns of 3 items: lines that can score (D19)
     monkeypatch.setattr(rb, "MAX_STATES", 40)  # the 2 x 2 family, as tests/test_learned_shapes.py
     args = ["train", "--seed", "6", "--players", "1", "--iterations", "1", "--jobs", "1", "--solitaire-boards", "2",
-            "--solitaire-float", "--solitaire-heavy", "2", "--output", str(tmp_path / "h.json")]
+            "--solitaire-float", "--solitaire-spread", "1", "--solitaire-heavy", "2", "--output",
+            str(tmp_path / "h.json")]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     model = load_model(tmp_path / "h.json")
-    assert set(model.heavy) == {(4, 5), (5, 4)} and not model.many and not model.shapes
-    heavy = [(b, board_float_sums(b, DEFAULT_RULES))
+    assert set(model.heavy) == {(4, 5), (5, 4)} == set(model.many) and not model.shapes
+    heavy = [board_float_sums(b, DEFAULT_RULES)
              for b in rb.heavy_boards(np.random.SeedSequence(6, spawn_key=(HEAVY_STREAM,)), 2, DEFAULT_RULES,
                                       ((3, 2),))]
-    expected, _ = fit_table_sums([s for _, s in heavy], DEFAULT_RULES.scoring_threshold)
-    assert np.array_equal(model.heavy[(4, 5)], expected) and np.array_equal(model.heavy[(5, 4)], expected)
     pooled = [board_float_sums(b, DEFAULT_RULES)
               for b in rb.random_boards(np.random.SeedSequence(6, spawn_key=(BOARD_STREAM,)), 2, DEFAULT_RULES, 40)]
+    spread = [board_float_sums(b, DEFAULT_RULES)
+              for b in rb.spread_boards(np.random.SeedSequence(6, spawn_key=(SPREAD_STREAM,)), 1, DEFAULT_RULES,
+                                        ((3, 2),))]
+    fitted, _ = fit_table_sums(heavy, DEFAULT_RULES.scoring_threshold)
+    many, _ = fit_table_sums(pooled + spread, DEFAULT_RULES.scoring_threshold)
+    assert np.array_equal(model.many[(4, 5)], many)
+    expected = (many + fitted) // 2
+    assert np.array_equal(model.heavy[(4, 5)], expected) and np.array_equal(model.heavy[(5, 4)], expected)
     expected_pooled, _ = fit_table_sums(pooled, DEFAULT_RULES.scoring_threshold)
     assert np.array_equal(model.weights[1], expected_pooled)  # the pooled table does not see them
-    assert not np.array_equal(expected_pooled, expected)
+    assert not np.array_equal(fitted, many)
     trained = model.info["trained"]
     assert trained["solitaire_heavy"] == 2 and "heavy-family" in trained["method"]
-    assert "4 x 5 and 5 x 4 heavy table (2 heavy-family boards' sampled value tables)" in result.stdout
+    assert "4 x 5 and 5 x 4 heavy table (2 heavy-family boards' sampled value tables" in result.stdout
 
 
 def _board(columns, shelves):
@@ -172,12 +187,34 @@ def test_heavy_tables_come_first_on_heavy_boards(tmp_path):
     assert back.for_board(1, _board((4, 3, 4, 5, 4), 4))[0, 0] == 4  # heavy: the heavy table
     assert back.for_board(1, _board((5, 5, 1, 1, 5), 4))[0, 0] == 4  # mean 17/5, three 5s
     assert back.for_board(1, _board((5, 5, 1, 1, 1), 4))[0, 0] == 3  # mean 13/5: many dice, not heavy
+    assert back.for_board(1, _board((5, 5, 3, 3, 3), 4))[0, 0] == 3  # mean 19/5 but two of five 4-5: not heavy
     assert back.for_board(1, _board((3, 3, 3, 5), 5))[0, 0] == 3  # one column of 4-5: many dice
     assert back.for_board(1, _board((1, 2, 3, 3, 1), 4))[0, 0] == 2  # light: the shape's table
-    assert back.for_board(1, _board((5, 1, 1, 5), 5))[0, 0] == 4  # 5 x 4, mean 3
+    assert back.for_board(1, _board((5, 1, 1, 5), 5))[0, 0] == 4  # 5 x 4, mean 3, two of four 4-5
     assert back.for_board(1, _board((4, 5, 4), 3))[0, 0] == 1  # heavy, but no heavy table of 3 x 3
     assert back.for_board(2, _board((4, 3, 4, 5, 4), 4))[0, 0] == 1  # two players: never the tables
     assert needs_heavy(_board((4, 4, 1), 2)) and not needs_heavy(_board((4, 4, 1, 1), 2))
+
+
+def _needs_heavy_by_definition(columns):
+    # docs/strategies.md "Boards of heavy needs": the family's kind and half the columns or more of 4-5
+    return _heavy_by_definition(columns) and 2 * len([n for n in columns if n >= 4]) >= len(columns)
+
+
+@pytest.mark.parametrize("columns, heavy", [
+    ((4, 4, 4, 2, 1), True),  # three of five, mean 3
+    ((4, 3, 2, 4, 2), False),  # two of five, mean 3
+    ((2, 5, 2, 2, 5), False),  # two of five, mean 16/5
+    ((5, 5, 5, 4, 3), True),
+    ((3, 4, 4, 1), True),  # two of four, mean 3
+    ((5, 1, 1, 5), True),
+    ((5, 1, 1, 4), False),  # two of four, mean 11/4
+    ((5, 5, 3, 3, 3), False),
+    ((4, 4, 1, 1), False),  # half, but mean 5/2
+])
+def test_needs_heavy_by_hand(columns, heavy):
+    board = _board(columns, 4)
+    assert needs_heavy(board) is heavy is _needs_heavy_by_definition(columns)
 
 
 def test_a_bad_heavy_entry_is_refused(tmp_path):

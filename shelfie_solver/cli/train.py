@@ -58,9 +58,10 @@ from shelfie_solver.dice.learned.train import PLAYER_COUNTS, tasks_total, train
               help="With --solitaire-boards: also N such 4 x 5 and 5 x 4 boards (3-5 CPU-minutes each; 400,000 "
                    "states of each in the fit).")
 @click.option("--solitaire-heavy", type=click.IntRange(0, 1000), default=0, show_default=True, metavar="N",
-              help="With --solitaire-boards: fit a table for 4 x 5 and 5 x 4 boards whose columns need 3 dice or "
-                   "more on average, two or more 4-5, to N boards of such needs (4 x 4, 3 x 5, 5 x 3; float "
-                   "solver, 60,000 states of each; docs/train.md).")
+              help="With --solitaire-boards and --solitaire-spread: a table for 4 x 5 and 5 x 4 boards whose "
+                   "columns need 3 dice or more on average, two or more 4-5: the mean of the many-dice table and "
+                   "a fit to N boards of such needs (4 x 4, 3 x 5, 5 x 3; float solver, 60,000 states of each; "
+                   "docs/train.md).")
 @click.option("--solitaire-shapes", type=click.IntRange(0, 1000), default=0, show_default=True, metavar="K",
               help="With --solitaire-boards: also fit a table of its own for each board shape (shelves x "
                    "columns) with at least K of those boards; learned uses it in solitaire on a board of that "

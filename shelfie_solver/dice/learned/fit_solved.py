@@ -385,14 +385,17 @@ def solve_heavy(rules: Ruleset, seed: int, count: int, jobs: int = 1, scheduler:
     return list(zip(boards, run_tasks(board_float_sums, tasks, jobs, progress, scheduler)))
 
 
-def heavy_table(heavy: Sequence[tuple[Board, dict[int, Sums]]], rules: Ruleset,
+def heavy_table(heavy: Sequence[tuple[Board, dict[int, Sums]]], many: np.ndarray, rules: Ruleset,
                 report: Callable[[str], None] | None = None) -> np.ndarray:
     """``int64 (3, N_FEATURES)``: the solitaire table of the boards of the shapes over the exact
     budget (:data:`OVER_BUDGET_SHAPES`) whose column needs are heavy (:attr:`LearnedModel.heavy`,
-    :func:`model_file.needs_heavy`), fitted (:func:`pooled_fit`, every state alike) to the heavy
-    family's boards alone (:func:`solve_heavy`). Why: the other families rarely hold a board of
-    several 4-5 dice columns, and on such boards the pooled and many-dice tables lost 4-13 points
-    of 100 (docs/strategies.md, "Boards over the budget whose columns need many dice on
-    average"). ``report`` gets one line per phase."""
-    return pooled_fit(heavy, rules, report, f"4 x 5 and 5 x 4 heavy table ({len(heavy)} heavy-family boards' "
-                                            "sampled value tables)")
+    :func:`model_file.needs_heavy`): the mean of ``many`` (the many-dice table,
+    :func:`over_budget_table`) and the fit (:func:`pooled_fit`, every state alike) to the heavy
+    family's boards alone (:func:`solve_heavy`), weight by weight, rounded down to a whole number.
+    Why: the other families rarely hold a board of several 4-5 dice columns, and on such boards the
+    fitted weights lost up to 9 points of 100; on the validation boards the fit alone gained on
+    most heavy boards but lost 2-4 points a game on some, the mean lost on none by more than its
+    noise (docs/strategies.md, "Boards of heavy needs"). ``report`` gets one line per phase."""
+    fitted = pooled_fit(heavy, rules, report, f"4 x 5 and 5 x 4 heavy table ({len(heavy)} heavy-family boards' "
+                                              "sampled value tables, then the mean with the many-dice table)")
+    return np.asarray((many.astype(np.int64) + fitted) // 2, dtype=np.int64)

@@ -251,8 +251,9 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
         solitaire_heavy: with ``solitaire_boards``, so many boards of the heavy family (column
             needs repeated, 3 dice a column on average or more, two or more of 4-5; 4 x 4, 3 x 5,
             5 x 3; sampled states, :func:`fit_solved.solve_heavy`), for the 4 x 5 and 5 x 4 table of
-            heavy boards (:func:`fit_solved.heavy_table`, :attr:`LearnedModel.heavy`,
-            :func:`model_file.needs_heavy`), fitted to them alone; not in any other table.
+            heavy boards (:func:`fit_solved.heavy_table`: the mean of a fit to them alone and the
+            many-dice table, so ``solitaire_spread`` is needed too; :attr:`LearnedModel.heavy`,
+            :func:`model_file.needs_heavy`); not in any other table.
 
     Raises:
         TrainError: settings out of range, or the checkpoint cannot be written.
@@ -340,9 +341,9 @@ def _check_spread(settings: Settings) -> None:
                          "one of them")
     if settings.solitaire_heavy < 0:
         raise TrainError(f"--solitaire-heavy: expected a count >= 0; got {settings.solitaire_heavy}")
-    if settings.solitaire_heavy and not settings.solitaire_boards:
-        raise TrainError("--solitaire-heavy adds a table to the --solitaire-boards fit: expected --solitaire-boards N "
-                         "beside it")
+    if settings.solitaire_heavy and not (spread or large):
+        raise TrainError("--solitaire-heavy's table is the mean of a fit to its boards and the many-dice table of "
+                         "--solitaire-spread: expected --solitaire-boards N --solitaire-spread N beside it")
 
 
 def _solitaire_fit(settings: Settings, rules: Ruleset, done: list[LearnedModel], jobs: int, scheduler: Any,
@@ -378,7 +379,7 @@ def _solitaire_fit(settings: Settings, rules: Ruleset, done: list[LearnedModel],
     heavy = {}
     if settings.solitaire_heavy:
         fitted = heavy_table(solve_heavy(rules, settings.seed, settings.solitaire_heavy, jobs, scheduler, progress),
-                             rules, report)
+                             many[OVER_BUDGET_SHAPES[0]], rules, report)
         heavy = {shape: fitted for shape in OVER_BUDGET_SHAPES}
     return solitaire, shapes, many, heavy
 
@@ -499,9 +500,9 @@ def _method(settings: Settings, solitaire: bool, shapes: dict[tuple[int, int], n
                        f"drawn with repetition) of 4x4, 3x5 and 5x3 and {SPREAD_SAMPLE:,} states of each of "
                        f"{settings.solitaire_spread_large} of 4x5 and 5x4 (not in the pooled table)")
         if settings.solitaire_heavy:
-            method += (f"; on 4x5 and 5x4 boards of heavy column needs a table fitted to {HEAVY_SAMPLE:,} states of "
-                       f"each float value table of {settings.solitaire_heavy} heavy-family boards (4x4, 3x5, 5x3; "
-                       "not in any other table)")
+            method += (f"; on 4x5 and 5x4 boards of heavy column needs the mean of that table and a table fitted "
+                       f"to {HEAVY_SAMPLE:,} states of each float value table of {settings.solitaire_heavy} "
+                       "heavy-family boards (4x4, 3x5, 5x3; not in any other table)")
     return method
 
 
