@@ -394,8 +394,9 @@ def heavy_table(heavy: Sequence[tuple[Board, dict[int, Sums]]], many: np.ndarray
     family's boards alone (:func:`solve_heavy`), weight by weight, rounded down to a whole number.
     Why: the other families rarely hold a board of several 4-5 dice columns, and on such boards the
     fitted weights lost up to 9 points of 100; on the validation boards the fit alone gained on
-    most heavy boards but lost 2-4 points a game on some, the mean lost on none by more than its
-    noise (docs/strategies.md, "Boards of heavy needs"). ``report`` gets one line per phase."""
+    most heavy boards but lost 2-4 points a game on some, the mean gained the most in all and lost
+    2 points a game at most (docs/strategies.md, "Boards of heavy needs"). ``report`` gets one line
+    per phase."""
     fitted = pooled_fit(heavy, rules, report, f"4 x 5 and 5 x 4 heavy table ({len(heavy)} heavy-family boards' "
                                               "sampled value tables, then the mean with the many-dice table)")
     return np.asarray((many.astype(np.int64) + fitted) // 2, dtype=np.int64)

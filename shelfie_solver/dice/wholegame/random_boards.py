@@ -32,6 +32,11 @@ nearest the exact budget that solve in seconds (:data:`SPREAD_SHAPES`: 4 x 4, 3 
 of the shapes over it (:data:`LARGE_SHAPES`, sampled states). The other families draw needs
 without repetition, so a board with three columns of one kind was never in a fit.
 
+The **heavy family** (:func:`heavy_boards`, ``train --solitaire-heavy``): boards of the spread
+family's shapes whose needs, drawn with repetition, are heavy (:func:`is_heavy`: 3 dice a column or
+more on average, two or more columns of 4-5 dice), the boards on which the other families' tables
+lost most (docs/strategies.md, "Boards of heavy needs").
+
 Randomness: board ``i`` is drawn from its own child ``i`` of the ``SeedSequence`` given, so the
 boards depend on the seed only.
 """
