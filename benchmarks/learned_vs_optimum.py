@@ -54,6 +54,7 @@ from shelfie_solver.dice.board import Board, board_to_dict, load_board
 from shelfie_solver.dice.learned.model_file import (
     default_model,
     model_named,
+    needs_heavy,
     needs_many_dice,
 )
 from shelfie_solver.dice.rules import DEFAULT_RULES
@@ -83,7 +84,8 @@ def drawable(board: Board) -> bool:
 
 def table_used(player: str, board: Board) -> str:
     """Which solitaire weights a ``learned`` or ``learned:FILE`` player uses on ``board``: the
-    table of its shape's boards whose columns need many dice (``LearnedModel.many``,
+    table of its shape's boards of heavy needs (``LearnedModel.heavy``, ``model_file.needs_heavy``),
+    the table of its shape's boards whose columns need many dice (``LearnedModel.many``,
     ``model_file.needs_many_dice``), its
     shape's own table (``LearnedModel.for_board``, docs/train.md "Tables per board shape") or the
     pooled one; "—" for another player."""
@@ -91,6 +93,8 @@ def table_used(player: str, board: Board) -> str:
         return "—"
     model = model_named(player) or default_model()
     shape = (board.n_shelves, board.n_columns)
+    if shape in model.heavy and needs_heavy(board):
+        return f"{board.n_shelves} × {board.n_columns}, heavy"
     if shape in model.many and needs_many_dice(board):
         return f"{board.n_shelves} × {board.n_columns}, many dice"
     return f"{board.n_shelves} × {board.n_columns}" if shape in model.shapes else "pooled"

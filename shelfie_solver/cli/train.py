@@ -57,6 +57,11 @@ from shelfie_solver.dice.learned.train import PLAYER_COUNTS, tasks_total, train
 @click.option("--solitaire-spread-large", type=click.IntRange(0, 100), default=0, show_default=True, metavar="N",
               help="With --solitaire-boards: also N such 4 x 5 and 5 x 4 boards (3-5 CPU-minutes each; 400,000 "
                    "states of each in the fit).")
+@click.option("--solitaire-heavy", type=click.IntRange(0, 1000), default=0, show_default=True, metavar="N",
+              help="With --solitaire-boards and --solitaire-spread: a table for 4 x 5 and 5 x 4 boards whose "
+                   "columns need 3 dice or more on average, two or more 4-5: the mean of the many-dice table and "
+                   "a fit to N boards of such needs (4 x 4, 3 x 5, 5 x 3; float solver, 60,000 states of each; "
+                   "docs/train.md).")
 @click.option("--solitaire-shapes", type=click.IntRange(0, 1000), default=0, show_default=True, metavar="K",
               help="With --solitaire-boards: also fit a table of its own for each board shape (shelves x "
                    "columns) with at least K of those boards; learned uses it in solitaire on a board of that "
@@ -89,7 +94,8 @@ from shelfie_solver.dice.learned.train import PLAYER_COUNTS, tasks_total, train
 @force_option
 def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterations: int, solitaire_boards: int,
                   solitaire_hard: int, solitaire_float: bool, solitaire_shapes: int, solitaire_large: int,
-                  solitaire_spread: int, solitaire_spread_large: int, players_text: str, jobs: int | None,
+                  solitaire_spread: int, solitaire_spread_large: int, solitaire_heavy: int, players_text: str,
+                  jobs: int | None,
                   scheduler: str | None, output: str,
                   checkpoint: str | None, win_model: bool, self_play: str, play_model: str | None,
                   board_path: str | None, rules_path: str | None, force: bool) -> None:
@@ -135,10 +141,11 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
                             report=lines.append, scheduler=scheduler, solitaire_boards=solitaire_boards,
                             solitaire_hard=solitaire_hard, solitaire_float=solitaire_float,
                             solitaire_shapes=solitaire_shapes, solitaire_large=solitaire_large, force=force,
-                            solitaire_spread=solitaire_spread, solitaire_spread_large=solitaire_spread_large)
+                            solitaire_spread=solitaire_spread, solitaire_spread_large=solitaire_spread_large,
+                            solitaire_heavy=solitaire_heavy)
     with progress_bar("Self-play", tasks_total(games, iterations, players,
                                                solitaire_boards + solitaire_hard + solitaire_large + solitaire_spread
-                                               + solitaire_spread_large)) as bar:
+                                               + solitaire_spread_large + solitaire_heavy)) as bar:
         model = run(progress=bar.advance if bar else None)  # a bar for people, nothing for pipes and tests
     _write(output, model_text(model), MODEL_KIND, force)
     for line in lines:
@@ -151,13 +158,13 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
 
 #: Options of self-play only: with --table they would be ignored silently, so they are refused.
 _SELF_PLAY_ONLY = ("seed", "games", "iterations", "solitaire_boards", "solitaire_hard", "solitaire_float",
-                   "solitaire_shapes", "solitaire_large", "solitaire_spread", "solitaire_spread_large", "players_text", "jobs", "scheduler", "checkpoint",
+                   "solitaire_shapes", "solitaire_large", "solitaire_spread", "solitaire_spread_large", "solitaire_heavy", "players_text", "jobs", "scheduler", "checkpoint",
                    "board_path", "rules_path", "win_model", "self_play", "play_model")
 
 
 #: Options of the solitaire fit: with --win-model they would be ignored silently, so they are refused.
 _SOLITAIRE_ONLY = ("solitaire_boards", "solitaire_hard", "solitaire_float", "solitaire_shapes", "solitaire_large",
-                   "solitaire_spread", "solitaire_spread_large")
+                   "solitaire_spread", "solitaire_spread_large", "solitaire_heavy")
 #: Options --win-model would ignore silently: the solitaire fit's, and self-play's iterations,
 #: player counts and checkpoint (the win model is fitted in one pass for 2-4 players).
 _NOT_WIN_MODEL = _SOLITAIRE_ONLY + ("iterations", "players_text", "checkpoint")

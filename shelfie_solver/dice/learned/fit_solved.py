@@ -350,3 +350,53 @@ def over_budget_table(pooled: Sequence[tuple[Board, dict[int, Sums]]], spread: S
     return pooled_fit([*pooled, *spread], rules, report,
                       f"4 x 5 and 5 x 4 table ({len(pooled)} pooled and {len(spread)} spread-family boards' "
                       "value tables)")
+
+
+#: The spawn key, under ``SeedSequence(seed)``, of the heavy family's boards (``(HEAVY_STREAM,)``;
+#: ``(HEAVY_STREAM, 1)`` their samples of states), :func:`solve_heavy`.
+HEAVY_STREAM = 105
+#: States of a heavy-family board in the fit (:func:`solve_heavy`; all of them when it has fewer).
+HEAVY_SAMPLE = 60_000
+
+
+def solve_heavy(rules: Ruleset, seed: int, count: int, jobs: int = 1, scheduler: Any = None,
+                progress: Callable[[int], None] | None = None,
+                shapes: tuple[tuple[int, int], ...] | None = None) -> list[tuple[Board, dict[int, Sums]]]:
+    """The heavy family's boards (:func:`random_boards.heavy_boards`: column needs drawn with
+    repetition, at least 3 dice a column on average and two or more columns of 4-5 dice; 4 x 4,
+    3 x 5, 5 x 3 in turn, or ``shapes``) from ``SeedSequence(seed, spawn_key=(HEAVY_STREAM,))``,
+    with the sums of their float value tables (:func:`board_float_sums`) over :data:`HEAVY_SAMPLE`
+    of their states, drawn uniformly without replacement from child ``i`` of ``(HEAVY_STREAM, 1)``.
+    One task per board (``jobs`` processes or the dask ``scheduler``; the sums are exact integers,
+    so the fit does not depend on them); ``progress`` gets 1 per board.
+
+    Raises:
+        TrainError: the ruleset cannot hold the family's boards (too few item faces).
+    """
+    from shelfie_solver.dice.wholegame.random_boards import SPREAD_SHAPES, heavy_boards
+
+    try:
+        boards = heavy_boards(np.random.SeedSequence(seed, spawn_key=(HEAVY_STREAM,)), count, rules,
+                              shapes or SPREAD_SHAPES)
+    except ValueError as error:
+        raise TrainError(f"--solitaire-heavy: {error}") from None
+    samples = np.random.SeedSequence(seed, spawn_key=(HEAVY_STREAM, 1)).spawn(count)
+    tasks: list[tuple[Any, ...]] = [(board, rules, HEAVY_SAMPLE, sample) for board, sample in zip(boards, samples)]
+    return list(zip(boards, run_tasks(board_float_sums, tasks, jobs, progress, scheduler)))
+
+
+def heavy_table(heavy: Sequence[tuple[Board, dict[int, Sums]]], many: np.ndarray, rules: Ruleset,
+                report: Callable[[str], None] | None = None) -> np.ndarray:
+    """``int64 (3, N_FEATURES)``: the solitaire table of the boards of the shapes over the exact
+    budget (:data:`OVER_BUDGET_SHAPES`) whose column needs are heavy (:attr:`LearnedModel.heavy`,
+    :func:`model_file.needs_heavy`): the mean of ``many`` (the many-dice table,
+    :func:`over_budget_table`) and the fit (:func:`pooled_fit`, every state alike) to the heavy
+    family's boards alone (:func:`solve_heavy`), weight by weight, rounded down to a whole number.
+    Why: the other families rarely hold a board of several 4-5 dice columns, and on such boards the
+    fitted weights lost up to 9 points of 100; on the validation boards the fit alone gained on
+    most heavy boards but lost 2-4 points a game on some, the mean gained the most in all and lost
+    2 points a game at most (docs/strategies.md, "Boards of heavy needs"). ``report`` gets one line
+    per phase."""
+    fitted = pooled_fit(heavy, rules, report, f"4 x 5 and 5 x 4 heavy table ({len(heavy)} heavy-family boards' "
+                                              "sampled value tables, then the mean with the many-dice table)")
+    return np.asarray((many.astype(np.int64) + fitted) // 2, dtype=np.int64)

@@ -71,12 +71,16 @@ class LearnedModel:
         many: solitaire weights per board shape for the boards of that shape whose columns need
             many dice (:func:`needs_many_dice`, D3; ``train --solitaire-spread``, docs/train.md):
             used before :attr:`shapes` on such a board.
+        heavy: solitaire weights per board shape for the boards of that shape whose columns need
+            dice as the heavy family's (:func:`needs_heavy`, D3; ``train --solitaire-heavy``,
+            docs/train.md): used before :attr:`many` and :attr:`shapes` on such a board.
     """
 
     weights: dict[int, np.ndarray]
     info: dict[str, Any] = field(default_factory=dict)
     shapes: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
     many: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
+    heavy: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
 
     def verify_players(self, players: int, name: str) -> None:
         """Refuse a game of ``players`` seats that this file has no weights for (``train
@@ -100,9 +104,13 @@ class LearnedModel:
         """``(3, N_FEATURES)`` weights for a game of ``players`` seats on ``board``: in solitaire
         the table fitted to boards of its shape (shelves x columns) when the file has one
         (:attr:`shapes`; on a board whose columns need many dice, :func:`needs_many_dice`, the
-        table of :attr:`many` first), else :meth:`for_players`."""
+        table of :attr:`many` first, and before it, on a board of heavy needs,
+        :func:`needs_heavy`, the table of :attr:`heavy`), else :meth:`for_players`."""
         if players == 1:
             shape = (board.n_shelves, board.n_columns)
+            heavy = self.heavy.get(shape) if needs_heavy(board) else None
+            if heavy is not None:
+                return heavy
             many = self.many.get(shape) if needs_many_dice(board) else None
             if many is not None:
                 return many
@@ -115,16 +123,20 @@ class LearnedModel:
         """JSON-ready form (what :func:`model_from_dict` reads)."""
         shapes = {SHAPES_KEY: {shape_key(shape): _phase_rows(w) for shape, w in sorted(self.shapes.items())}}
         many = {MANY_KEY: {shape_key(shape): _phase_rows(w) for shape, w in sorted(self.many.items())}}
+        heavy = {HEAVY_KEY: {shape_key(shape): _phase_rows(w) for shape, w in sorted(self.heavy.items())}}
         return {"format": MODEL_FORMAT, "weight_scale": WEIGHT_SCALE, "features": list(FEATURE_NAMES),
                 **self.info,
                 "weights": {str(n): _phase_rows(w) for n, w in sorted(self.weights.items())},
-                **(shapes if self.shapes else {}), **(many if self.many else {})}
+                **(shapes if self.shapes else {}), **(many if self.many else {}),
+                **(heavy if self.heavy else {})}
 
 
 #: The parameter file's key of :attr:`LearnedModel.shapes`: ``{"SxC": {phase: [weights]}}``.
 SHAPES_KEY = "solitaire_shapes"
 #: The parameter file's key of :attr:`LearnedModel.many`, of the same form as :data:`SHAPES_KEY`'s.
 MANY_KEY = "solitaire_many_dice"
+#: The parameter file's key of :attr:`LearnedModel.heavy`, of the same form as :data:`SHAPES_KEY`'s.
+HEAVY_KEY = "solitaire_heavy"
 #: A column needing at least so many dice (D3) makes a board use :attr:`LearnedModel.many`.
 MANY_DICE = 4
 #: So do columns needing on average at least so many dice (D3): chosen on the validation family
@@ -132,6 +144,8 @@ MANY_DICE = 4
 #: boards of three 3-dice columns and lost on those of mean need 2.25 or less (docs/strategies.md,
 #: "Boards over the budget whose columns need many dice on average").
 MANY_MEAN_NEED = Fraction(12, 5)
+#: A heavy board (:func:`needs_heavy`) has at least this share of its columns needing 4-5 dice (D3).
+HEAVY_SHARE = Fraction(1, 2)
 
 
 def needs_many_dice(board: Board) -> bool:
@@ -142,9 +156,27 @@ def needs_many_dice(board: Board) -> bool:
     if not columns:
         return False
     return max(columns) >= MANY_DICE or Fraction(sum(columns), len(columns)) >= MANY_MEAN_NEED
+
+
+def needs_heavy(board: Board) -> bool:
+    """Whether a solitaire game on ``board`` plays :attr:`LearnedModel.heavy` (where its shape has
+    such a table): its column needs are of the heavy family's kind
+    (:func:`wholegame.random_boards.is_heavy`: at least 3 dice a column on average and at least two
+    columns needing 4-5 dice, D3), the family that table is fitted to, **and** at least
+    :data:`HEAVY_SHARE` of its columns need 4 or 5 dice (compared exactly: 3 of 5, 2 of 4). Chosen
+    on the validation family 4242 (docs/strategies.md, "Boards of heavy needs"): on 4 x 5 boards with
+    only two such columns the heavy table lost 3.1 points a game over 7 boards, with three or more it
+    gained on 9 of 10."""
+    from shelfie_solver.dice.wholegame.random_boards import HARD_NEEDS, is_heavy
+
+    columns = board.columns
+    many = sum(1 for n in columns if n in HARD_NEEDS)
+    return is_heavy(columns) and Fraction(many, len(columns)) >= HEAVY_SHARE
+
+
 #: Every top-level key of a parameter file (``trained``, how the weights were made,
-#: :data:`SHAPES_KEY` and :data:`MANY_KEY` optional); any other is refused.
-MODEL_KEYS = ("format", "weight_scale", "features", "trained", "weights", SHAPES_KEY, MANY_KEY)
+#: :data:`SHAPES_KEY`, :data:`MANY_KEY` and :data:`HEAVY_KEY` optional); any other is refused.
+MODEL_KEYS = ("format", "weight_scale", "features", "trained", "weights", SHAPES_KEY, MANY_KEY, HEAVY_KEY)
 
 
 def shape_key(shape: tuple[int, int]) -> str:
@@ -163,7 +195,7 @@ def check_weights(model: LearnedModel, source: str) -> None:
     Raises:
         ModelError: a weight beyond the bound (one line naming ``source``).
     """
-    tables = [*model.weights.values(), *model.shapes.values(), *model.many.values()]
+    tables = [*model.weights.values(), *model.shapes.values(), *model.many.values(), *model.heavy.values()]
     worst = max((int(np.abs(w).max()) for w in tables), default=0)
     if worst > MAX_WEIGHT:
         raise ModelError(f"{source}: a weight of {worst:,} is beyond ±{MAX_WEIGHT:,} (the objective computes in "
@@ -191,11 +223,12 @@ def model_from_dict(data: Any, source: str = "parameters") -> LearnedModel:
         raise ModelError(f"{source}: no weights")
     shapes = _shape_tables(data.get(SHAPES_KEY, {}), source)
     many = _shape_tables(data.get(MANY_KEY, {}), source, MANY_KEY)
+    heavy = _shape_tables(data.get(HEAVY_KEY, {}), source, HEAVY_KEY)
     unknown = sorted(set(data) - set(MODEL_KEYS))
     if unknown:  # a misspelt "solitaire_shapez" would be ignored silently
         raise ModelError(f"{source}: unknown key {shorten(unknown[0])}; expected only {', '.join(MODEL_KEYS)} "
                          "(docs/formats.md)")
-    return LearnedModel(weights, {"trained": data["trained"]} if "trained" in data else {}, shapes, many)
+    return LearnedModel(weights, {"trained": data["trained"]} if "trained" in data else {}, shapes, many, heavy)
 
 
 def _players_key(text: str) -> int:
@@ -227,7 +260,8 @@ def _phase_table(rows: Any, source: str) -> np.ndarray:
 
 def _shape_tables(data: Any, source: str, key_name: str = SHAPES_KEY) -> dict[tuple[int, int], np.ndarray]:
     """:attr:`LearnedModel.shapes` from the file's :data:`SHAPES_KEY` entry (or
-    :attr:`LearnedModel.many` from ``key_name`` :data:`MANY_KEY`'s).
+    :attr:`LearnedModel.many` from ``key_name`` :data:`MANY_KEY`'s, :attr:`LearnedModel.heavy` from
+    :data:`HEAVY_KEY`'s).
 
     Raises:
         ModelError: not ``{"SxC": {phase: [weights]}}`` with 1-7 shelves and columns (D3).

@@ -50,14 +50,17 @@ from shelfie_solver.dice.game.events import (
 )
 from shelfie_solver.dice.game.turn import play_seeded
 from shelfie_solver.dice.learned.fit_solved import (
+    HEAVY_SAMPLE,
     LARGE_SAMPLE,
     OVER_BUDGET_SHAPES,
     SPREAD_SAMPLE,
     boards_named,
     fit_shapes,
+    heavy_table,
     over_budget_table,
     pooled_fit,
     solve_boards,
+    solve_heavy,
     solve_spread,
 )
 from shelfie_solver.dice.learned.fitting import (
@@ -183,6 +186,7 @@ class Settings:
     solitaire_large: int = 0
     solitaire_spread: int = 0
     solitaire_spread_large: int = 0
+    solitaire_heavy: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         extra: dict[str, Any] = {"solitaire_boards": self.solitaire_boards} if self.solitaire_boards else {}
@@ -197,6 +201,8 @@ class Settings:
         if self.solitaire_spread or self.solitaire_spread_large:
             extra["solitaire_spread"] = self.solitaire_spread
             extra["solitaire_spread_large"] = self.solitaire_spread_large
+        if self.solitaire_heavy:
+            extra["solitaire_heavy"] = self.solitaire_heavy
         return {"seed": self.seed, "games": self.games, "iterations": self.iterations,
                 "players": list(self.players), "board": self.board, "rules": self.rules, **extra}
 
@@ -207,7 +213,7 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
           report: Callable[[str], None] | None = None, scheduler: Any = None,
           solitaire_boards: int = 0, solitaire_hard: int = 0, solitaire_float: bool = False,
           solitaire_shapes: int = 0, solitaire_large: int = 0, force: bool = False,
-          solitaire_spread: int = 0, solitaire_spread_large: int = 0) -> LearnedModel:
+          solitaire_spread: int = 0, solitaire_spread_large: int = 0, solitaire_heavy: int = 0) -> LearnedModel:
     """Fit the ``learned`` parameters by self-play (module docstring).
 
     Args:
@@ -242,13 +248,20 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
             of :attr:`LearnedModel.many`: boards whose columns need many dice,
             :func:`model_file.needs_many_dice`); not in the pooled
             ``weights[1]``.
+        solitaire_heavy: with ``solitaire_boards``, so many boards of the heavy family (column
+            needs repeated, 3 dice a column on average or more, two or more of 4-5; 4 x 4, 3 x 5,
+            5 x 3; sampled states, :func:`fit_solved.solve_heavy`), for the 4 x 5 and 5 x 4 table of
+            heavy boards (:func:`fit_solved.heavy_table`: the mean of a fit to them alone and the
+            many-dice table, so ``solitaire_spread`` is needed too; :attr:`LearnedModel.heavy`,
+            :func:`model_file.needs_heavy`); not in any other table.
 
     Raises:
         TrainError: settings out of range, or the checkpoint cannot be written.
     """
     counts = tuple(sorted(set(players)))
     settings = Settings(seed, games, iterations, counts, board.name, rules.name, solitaire_boards, solitaire_hard,
-                        solitaire_float, solitaire_shapes, solitaire_large, solitaire_spread, solitaire_spread_large)
+                        solitaire_float, solitaire_shapes, solitaire_large, solitaire_spread, solitaire_spread_large,
+                        solitaire_heavy)
     _check_settings(settings, jobs)
     inputs = _inputs_fingerprint(board, rules)
     done = _read_checkpoint(checkpoint, settings, inputs, force)
@@ -326,23 +339,30 @@ def _check_spread(settings: Settings) -> None:
     if (spread or large) and settings.solitaire_large:
         raise TrainError("--solitaire-spread and --solitaire-large both make the 4 x 5 and 5 x 4 tables: expected "
                          "one of them")
+    if settings.solitaire_heavy < 0:
+        raise TrainError(f"--solitaire-heavy: expected a count >= 0; got {settings.solitaire_heavy}")
+    if settings.solitaire_heavy and not (spread or large):
+        raise TrainError("--solitaire-heavy's table is the mean of a fit to its boards and the many-dice table of "
+                         "--solitaire-spread: expected --solitaire-boards N --solitaire-spread N beside it")
 
 
 def _solitaire_fit(settings: Settings, rules: Ruleset, done: list[LearnedModel], jobs: int, scheduler: Any,
                    progress: Callable[[int], None] | None,
                    report: Callable[[str], None] | None) -> tuple[np.ndarray | None, dict[tuple[int, int], np.ndarray],
+                                                            dict[tuple[int, int], np.ndarray],
                                                             dict[tuple[int, int], np.ndarray]]:
     """With ``solitaire_boards``, the solitaire weights fitted to solved boards
     (:mod:`learned.fit_solved`) and the tables per board shape, or those of the checkpoint's last
-    iteration when it holds one (``progress`` told of the boards at once); else ``(None, {})``."""
+    iteration when it holds one (``progress`` told of the boards at once), with the many-dice and
+    heavy tables; else ``(None, {}, {}, {})``."""
     boards, hard, large = settings.solitaire_boards, settings.solitaire_hard, settings.solitaire_large
     spread, spread_large = settings.solitaire_spread, settings.solitaire_spread_large
     if not boards:
-        return None, {}, {}
+        return None, {}, {}, {}
     if done:
         if progress:
-            progress(boards + hard + large + spread + spread_large)
-        return done[-1].weights[1], done[-1].shapes, done[-1].many
+            progress(boards + hard + large + spread + spread_large + settings.solitaire_heavy)
+        return done[-1].weights[1], done[-1].shapes, done[-1].many, done[-1].heavy
     solved = solve_boards(rules, settings.seed, boards, jobs, scheduler, progress, hard=hard,
                           float_solve=settings.solitaire_float, large=large)
     # the large boards serve their own shapes' tables only: in the pooled table (the other
@@ -356,7 +376,12 @@ def _solitaire_fit(settings: Settings, rules: Ruleset, done: list[LearnedModel],
         table = over_budget_table(pooled, solve_spread(rules, settings.seed, spread, spread_large, jobs, scheduler,
                                                        progress), rules, report)
         many = {shape: table for shape in OVER_BUDGET_SHAPES}
-    return solitaire, shapes, many
+    heavy = {}
+    if settings.solitaire_heavy:
+        fitted = heavy_table(solve_heavy(rules, settings.seed, settings.solitaire_heavy, jobs, scheduler, progress),
+                             many[OVER_BUDGET_SHAPES[0]], rules, report)
+        heavy = {shape: fitted for shape in OVER_BUDGET_SHAPES}
+    return solitaire, shapes, many, heavy
 
 
 def _check_shapes_can_be_fitted(boards: int, hard: int, shapes: int, large: int) -> None:
@@ -389,12 +414,13 @@ def _iterate(board: Board, rules: Ruleset, games: int, iterations: int, jobs: in
              report: Callable[[str], None] | None, scheduler: Any, solitaire_boards: int, settings: Settings,
              inputs: str, done: list[LearnedModel], tree: list[list[np.random.SeedSequence]],
              model: LearnedModel | None,
-             fitted: tuple[np.ndarray | None, dict[tuple[int, int], np.ndarray], dict[tuple[int, int], np.ndarray]],
+             fitted: tuple[np.ndarray | None, dict[tuple[int, int], np.ndarray], dict[tuple[int, int], np.ndarray],
+                           dict[tuple[int, int], np.ndarray]],
              written: list[int]) -> LearnedModel:
     """The iterations of :func:`train` not in the checkpoint yet; ``written[0]`` counts those the
     checkpoint holds; ``fitted`` the solitaire weights from the value tables (or None) and the
     tables per board shape."""
-    solitaire, shapes, many = fitted
+    solitaire, shapes, many, heavy = fitted
     for k in range(iterations):
         if k < len(done):
             if progress:
@@ -403,7 +429,7 @@ def _iterate(board: Board, rules: Ruleset, games: int, iterations: int, jobs: in
         weights = _fit_iteration(k, board, rules, games, jobs, counts, progress, report, scheduler, tree[k], model,
                                  solitaire)
         method = _method(settings, solitaire is not None, shapes)
-        model = LearnedModel(weights, {"trained": {**settings.as_dict(), "method": method}}, shapes, many)
+        model = LearnedModel(weights, {"trained": {**settings.as_dict(), "method": method}}, shapes, many, heavy)
         check_weights(model, "the fitted weights")  # what learned:FILE would refuse is never written
         done.append(model)
         _write_checkpoint(checkpoint, settings, done, inputs)
@@ -473,6 +499,10 @@ def _method(settings: Settings, solitaire: bool, shapes: dict[tuple[int, int], n
                        f"the float value tables of {settings.solitaire_spread} spread-family boards (column needs "
                        f"drawn with repetition) of 4x4, 3x5 and 5x3 and {SPREAD_SAMPLE:,} states of each of "
                        f"{settings.solitaire_spread_large} of 4x5 and 5x4 (not in the pooled table)")
+        if settings.solitaire_heavy:
+            method += (f"; on 4x5 and 5x4 boards of heavy column needs the mean of that table and a table fitted "
+                       f"to {HEAVY_SAMPLE:,} states of each float value table of {settings.solitaire_heavy} "
+                       "heavy-family boards (4x4, 3x5, 5x3; not in any other table)")
     return method
 
 

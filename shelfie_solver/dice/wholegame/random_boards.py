@@ -32,6 +32,11 @@ nearest the exact budget that solve in seconds (:data:`SPREAD_SHAPES`: 4 x 4, 3 
 of the shapes over it (:data:`LARGE_SHAPES`, sampled states). The other families draw needs
 without repetition, so a board with three columns of one kind was never in a fit.
 
+The **heavy family** (:func:`heavy_boards`, ``train --solitaire-heavy``): boards of the spread
+family's shapes whose needs, drawn with repetition, are heavy (:func:`is_heavy`: 3 dice a column or
+more on average, two or more columns of 4-5 dice), the boards on which the other families' tables
+lost most (docs/strategies.md, "Boards of heavy needs").
+
 Randomness: board ``i`` is drawn from its own child ``i`` of the ``SeedSequence`` given, so the
 boards depend on the seed only.
 """
@@ -223,11 +228,28 @@ def _distinct_boards(seed: np.random.SeedSequence, count: int,
 SPREAD_SHAPES = ((4, 4), (3, 5), (5, 3))
 
 
-def spread_board(rng: np.random.Generator, rules: Ruleset, shape: tuple[int, int], many: bool, name: str) -> Board:
+#: A heavy-family board's columns need at least so many dice on average (:func:`is_heavy`, D3).
+HEAVY_MEAN_NEED = 3
+#: ... and at least so many of its columns need 4 or 5 dice (:data:`HARD_NEEDS`).
+HEAVY_MANY_COLUMNS = 2
+
+
+def is_heavy(needs: tuple[int, ...]) -> bool:
+    """Whether column needs ``needs`` (dice per column, D3) are those of the heavy family
+    (:func:`heavy_boards`): on average at least :data:`HEAVY_MEAN_NEED` dice a column (compared
+    exactly) and at least :data:`HEAVY_MANY_COLUMNS` columns needing 4 or 5 dice. No columns: no."""
+    return (bool(needs) and sum(needs) >= HEAVY_MEAN_NEED * len(needs)
+            and sum(1 for n in needs if n in HARD_NEEDS) >= HEAVY_MANY_COLUMNS)
+
+
+def spread_board(rng: np.random.Generator, rules: Ruleset, shape: tuple[int, int], many: bool, name: str,
+                 heavy: bool = False) -> Board:
     """One board of ``shape`` (shelves, columns) as the spread family and the held-out families
     draw them (module docstring): each column's need drawn uniformly from 1..:data:`MAX_NEED`
     with repetition when ``many`` (drawn again until some column needs 4 or 5 dice, D3), else
-    from 1..3; one item face per shelf, all different; values from :data:`VALUE_RANGES`.
+    from 1..3; one item face per shelf, all different; values from :data:`VALUE_RANGES`. With
+    ``heavy`` (the heavy family, :func:`heavy_boards`): needs drawn from 1..:data:`MAX_NEED` with
+    repetition until :func:`is_heavy` holds (``many`` is then ignored).
 
     Raises:
         ValueError: the ruleset has fewer item faces than ``shape`` has shelves.
@@ -237,8 +259,8 @@ def spread_board(rng: np.random.Generator, rules: Ruleset, shape: tuple[int, int
     if shelves > len(items):
         raise ValueError(f"a board of {shelves} shelves needs {shelves} item faces; the ruleset has {len(items)}")
     while True:
-        needs = tuple(int(n) for n in rng.integers(1, (MAX_NEED if many else 3) + 1, size=columns))
-        if not many or max(needs) >= 4:
+        needs = tuple(int(n) for n in rng.integers(1, (MAX_NEED if many or heavy else 3) + 1, size=columns))
+        if is_heavy(needs) if heavy else (not many or max(needs) >= 4):
             break
     faces = tuple((int(f),) for f in rng.choice(items, size=shelves, replace=False))
     values = tuple(tuple(int(rng.integers(VALUE_RANGES[n][0], VALUE_RANGES[n][1] + 1)) for n in needs)
@@ -259,3 +281,20 @@ def spread_boards(seed: np.random.SeedSequence, count: int, rules: Ruleset,
     """
     return _distinct_boards(seed, count, lambda rng, i: spread_board(
         rng, rules, shapes[i % len(shapes)], (i // len(shapes)) % 2 == 0, f"{name} {i + 1}"))
+
+
+def heavy_boards(seed: np.random.SeedSequence, count: int, rules: Ruleset,
+                 shapes: tuple[tuple[int, int], ...] = SPREAD_SHAPES, name: str = "heavy") -> list[Board]:
+    """``count`` different boards of the heavy family (module docstring): board ``i`` (named
+    ``NAME i``, 1-based) of shape ``shapes[i % len(shapes)]``, its column needs drawn with
+    repetition until :func:`is_heavy` (many dice on average, 4-5 repeated), by
+    :func:`spread_board` from child ``i`` of ``seed``, again while it is a :data:`HELD_OUT` board
+    or an earlier one up to relabelling.
+
+    Raises:
+        ValueError: as :func:`spread_board`; a shape of fewer than 2 columns (no heavy needs).
+    """
+    if any(columns < HEAVY_MANY_COLUMNS for _, columns in shapes):
+        raise ValueError(f"a heavy-family board needs at least {HEAVY_MANY_COLUMNS} columns")
+    return _distinct_boards(seed, count, lambda rng, i: spread_board(
+        rng, rules, shapes[i % len(shapes)], True, f"{name} {i + 1}", heavy=True))
