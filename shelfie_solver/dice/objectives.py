@@ -57,9 +57,7 @@ class StateArrays:
         over :attr:`Board.lines`."""
         marked, available = self.marks.bit_arrays()
         member, values = self.board.line_matrix, self.board.value_array
-        # one product for the four (each row a C-contiguous int64 (L,), as four products gave)
-        m, a, mp, ap = np.stack([marked, available, marked * values, available * values]) @ member
-        return m, a, mp, ap
+        return marked @ member, available @ member, (marked * values) @ member, (available * values) @ member
 
 
 class Objective(Protocol):

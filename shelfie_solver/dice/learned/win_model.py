@@ -214,9 +214,7 @@ def _softmax_shares(gaps: np.ndarray) -> np.ndarray:
     float once (:func:`all_chances`)."""
     scaled = np.array(gaps.tolist(), dtype=np.float64) / (COEF_SCALE * WEIGHT_SCALE) if gaps.dtype == object \
         else gaps.astype(np.float64) / (COEF_SCALE * WEIGHT_SCALE)
-    # np.clip's values, in place (``scaled`` is a new array): the same floats, no temporaries
-    np.exp(np.minimum(np.maximum(scaled, -60.0, out=scaled), 60.0, out=scaled), out=scaled)
-    total = scaled.sum(axis=-1)
+    total = np.exp(np.minimum(np.maximum(scaled, -60.0), 60.0)).sum(axis=-1)  # np.clip's values, cheaper
     out: np.ndarray = np.rint(CHANCE_SCALE / total).astype(np.int64)
     return out
 
