@@ -355,12 +355,13 @@ class WinObjective(Learned):
     def _ranked_shelves(self, state: StateArrays, shelves: list[int], after: np.ndarray) -> list[tuple[int, int]]:
         """:meth:`shelf_values` from the model's chance ``after (S,)`` of giving up each of
         ``shelves``: those that end the game exact (D13, D17), best first, ties in shelf order."""
+        values: list[int] = after.tolist()  # Python ints
         if self.end_exact is not None:  # giving up a shelf that ends the game (D13, D17): exact
             ending = self._ending_shelves(state, shelves)
             if ending.any():
-                exact_value = self._exact_share(np.array([self.end_exact.failed_value(state)]), state)[0]
-                after = np.where(ending, exact_value, after)
-        return sorted(((s, int(v)) for s, v in zip(shelves, after)), key=lambda item: -item[1])
+                exact_value = int(self._exact_share(np.array([self.end_exact.failed_value(state)]), state)[0])
+                values = [exact_value if e else v for e, v in zip(ending.tolist(), values)]
+        return sorted(zip(shelves, values), key=lambda item: -item[1])
 
     def compiled_turn_values(self, state: StateArrays) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]] | None:
         """:meth:`values` of every item set of :func:`engine.kernel.turn_arrays` and

@@ -67,8 +67,8 @@ class CommonDice:
         """All dice of roll ``roll`` (0 the initial roll) of turn ``turn`` after keeping ``keep``:
         ``keep`` plus the first ``rules.dice - sum(keep)`` dice of that row (D6, D7)."""
         fresh = self.table[turn - self.start, roll, :self.rules.dice - sum(keep)]
-        counts = np.bincount(fresh, minlength=self.rules.n_sides)
-        return tuple(int(k + c) for k, c in zip(keep, counts))
+        counts = np.bincount(fresh, minlength=self.rules.n_sides).tolist()  # Python ints, no per-face int()
+        return tuple(k + c for k, c in zip(keep, counts))
 
 
 def winner_shares(over: GameOver, seats: int) -> tuple[Fraction, ...]:
