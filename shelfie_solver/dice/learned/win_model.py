@@ -50,10 +50,11 @@ from shelfie_solver.dice.sheet_rules import (end_trigger_shelves, failed_result_
                                              may_end_game, triggers_end)
 
 #: The numbers of players for which the objective ``win`` plays by the model (with others it would
-#: play ``learned`` outside the exact turns). Every count: against ``learned`` seats the joint
-#: model's advice wins 52.6% [51.9, 53.3] of 20,000 two-player games (seeds 2626-2629),
-#: 37.6% [34.7, 40.6] of 1000 three-player games and 25.7% [23.1, 28.5] of 1000 four-player
-#: games (seed 2626; benchmarks/tournament_win.py, docs/win-chance.md). ``win-model`` plays by the model always.
+#: play ``learned`` outside the exact turns). Every count: against ``learned`` seats the shipped
+#: file's advice wins 52.8% [52.1, 53.5] of 20,000 two-player games (seeds 7101-7104), 36.8%
+#: [35.4, 38.4] of 4,000 three-player games (seed 7411) and 27.65% [26.7, 28.6] of 8,000
+#: four-player games (seeds 7401-7402; benchmarks/tournament_win.py, docs/win-chance.md "A file
+#: assembled per number of players"). ``win-model`` plays by the model always.
 MODEL_PLAYERS = (2, 3, 4)
 #: A sure win, in the model's units.
 CHANCE_SCALE = 1_000_000
