@@ -151,7 +151,8 @@ def test_the_play_model_is_not_overwritten(tmp_path):
 
 def test_the_own_play_example_file():
     """examples/win-own-play.json (docs/win-chance.md "Fitted on its own play") is a win-model
-    file that records the settings it was fitted with: win's self-play by the shipped model."""
+    file that records the settings it was fitted with: win's self-play by the model shipped then,
+    the seed-26 fit on learned's games (examples/win-learned-play.json)."""
     from conftest import EXAMPLES
 
     from shelfie_solver.dice.learned.win_fit import OWN_PLAY_RIDGE
@@ -160,4 +161,4 @@ def test_the_own_play_example_file():
     assert set(model.coefficients) == {2, 3, 4}
     assert {k: model.info[k] for k in ("seed", "games", "strategy", "ridge")} == {
         "seed": 31, "games": 600, "strategy": "win", "ridge": OWN_PLAY_RIDGE}
-    assert model.info["played_by_info"] == default_win_model().info
+    assert model.info["played_by_info"] == load_win_model(EXAMPLES / "win-learned-play.json").info

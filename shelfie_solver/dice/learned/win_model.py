@@ -51,10 +51,11 @@ from shelfie_solver.dice.sheet_rules import (end_trigger_shelves, failed_result_
                                              may_end_game)
 
 #: The numbers of players for which the objective ``win`` plays by the model (with others it would
-#: play ``learned`` outside the exact turns). Every count: against ``learned`` seats the joint
-#: model's advice wins 52.6% [51.9, 53.3] of 20,000 two-player games (seeds 2626-2629),
-#: 37.6% [34.7, 40.6] of 1000 three-player games and 25.7% [23.1, 28.5] of 1000 four-player
-#: games (seed 2626; benchmarks/tournament_win.py, docs/win-chance.md). ``win-model`` plays by the model always.
+#: play ``learned`` outside the exact turns). Every count: against ``learned`` seats the shipped
+#: file's advice wins 52.8% [52.1, 53.5] of 20,000 two-player games (seeds 7101-7104), 36.8%
+#: [35.4, 38.4] of 4,000 three-player games (seed 7411) and 27.65% [26.7, 28.6] of 8,000
+#: four-player games (seeds 7401-7402; benchmarks/tournament_win.py, docs/win-chance.md "A file
+#: assembled per number of players"). ``win-model`` plays by the model always.
 MODEL_PLAYERS = (2, 3, 4)
 #: A sure win, in the model's units.
 CHANCE_SCALE = 1_000_000
@@ -77,6 +78,10 @@ FEATURES = ("P", "P x r", "score", "score x r", "near", "F x another seat near",
 WIN_FORMAT = "shelfie-solve win 2"
 #: A win-model file, as recognised before it is replaced (:func:`files.check_overwrite`).
 WIN_KIND = json_kind("a win-model file", WIN_FORMAT)
+#: The optional key of a model file recording, per number of players (``"2"``-``"4"``, exactly the
+#: counts of ``"coefficients"``), how that count's coefficients were made (:func:`assemble`;
+#: docs/formats.md, "Win-model file").
+FITTED_KEY = "fitted"
 #: Ridge penalty (per coefficient, on the log loss summed over positions).
 RIDGE = 1.0
 DEFAULT_WIN_PATH = Path(__file__).parent.parent / "data" / "win.json"
@@ -98,6 +103,22 @@ class WinModel:
         """``(3, F)`` for ``players`` seats (the nearest count fitted)."""
         best = min(self.coefficients, key=lambda n: (abs(n - players), n))
         return self.coefficients[best]
+
+    def fitted_for(self, players: int) -> dict[str, Any]:
+        """How the coefficients for ``players`` seats were made: the file's :data:`FITTED_KEY`
+        record of that count where it has one (a file assembled per count, :func:`assemble`), else
+        the file's own record (``seed``, ``games``, ``strategy``, ...: one fit of every count).
+
+        Raises:
+            KeyError: no coefficients for ``players``.
+        """
+        if players not in self.coefficients:
+            raise KeyError(players)
+        fitted = self.info.get(FITTED_KEY)
+        if isinstance(fitted, dict):
+            record: dict[str, Any] = fitted[str(players)]
+            return record
+        return {k: v for k, v in self.info.items() if k != FITTED_KEY}
 
     def to_dict(self) -> dict[str, Any]:
         return {"format": WIN_FORMAT, "coef_scale": COEF_SCALE, "chance_scale": CHANCE_SCALE,
@@ -131,6 +152,12 @@ def model_from_dict(data: Any, source: str) -> WinModel:
                             f"players, {len(ROWS)} rows of {len(FEATURES)} whole numbers)") from None
     if not coefficients:
         raise WinModelError(f"{shorten(source)}: no coefficients")
+    fitted = data.get(FITTED_KEY)
+    if FITTED_KEY in data and (not isinstance(fitted, dict) or set(fitted) != {str(n) for n in coefficients}
+                               or not all(isinstance(record, dict) for record in fitted.values())):
+        counts = ", ".join(f'"{n}"' for n in sorted(coefficients))
+        raise WinModelError(f'{shorten(source)}: "{FITTED_KEY}" must map each number of players of the '
+                            f"coefficients ({counts}) to a record of how they were made (docs/formats.md)")
     info = {k: v for k, v in data.items()
             if k not in ("format", "coef_scale", "chance_scale", "rows", "features", "coefficients")}
     return WinModel(coefficients, info)
@@ -526,6 +553,34 @@ def fit(samples: Sequence[Sample], ridge: float = RIDGE) -> WinModel:
 def replace_info(model: WinModel, **info: Any) -> WinModel:
     """The model with ``info`` recorded (seed, games, ...)."""
     return replace(model, info={**model.info, **info})
+
+
+def assemble(parts: dict[int, tuple[WinModel, str]], note: str = "") -> WinModel:
+    """One model of the coefficients of ``parts``: players (2-4) -> ``(model, name)``, each
+    count's coefficients taken from its model, with that model's record of them
+    (:meth:`WinModel.fitted_for`) and ``name`` (``"file"``, where it came from) under
+    :data:`FITTED_KEY`; the models' common ``board`` and ``note`` (``"assembled"``) recorded.
+    How data/win.json is made from the fits of docs/win-chance.md ("A file assembled per number
+    of players"); deterministic in its inputs.
+
+    Raises:
+        ValueError: no parts, a count outside 2-4 or missing from its model, or models fitted
+            on different boards.
+    """
+    if not parts or not set(parts) <= {2, 3, 4}:
+        raise ValueError(f"expected coefficients for 2-4 players, got counts {sorted(parts)}")
+    missing = next((name for n, (model, name) in parts.items() if n not in model.coefficients), None)
+    if missing is not None:
+        raise ValueError(f"{missing} has no coefficients for a count asked of it")
+    records = {n: {**model.fitted_for(n), "file": name} for n, (model, name) in sorted(parts.items())}
+    boards = {record.get("board") for record in records.values()}
+    if len(boards) != 1:
+        raise ValueError(f"the parts were fitted on different boards: {sorted(map(str, boards))}")
+    info: dict[str, Any] = {"board": boards.pop(), "players": sorted(parts)}
+    if note:
+        info["assembled"] = note
+    info[FITTED_KEY] = {str(n): record for n, record in records.items()}
+    return WinModel({n: model.coefficients[n].copy() for n, (model, _) in sorted(parts.items())}, info)
 
 
 def model_text(model: WinModel) -> str:
