@@ -101,3 +101,19 @@ def test_the_histogram_refuses_a_file_of_another_kind(cache, tmp_path):
         result = CliRunner().invoke(main, [*args, *extra])
         assert result.exit_code == 0, result.output
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_duel_whose_interval_holds_half_says_it_is_not_settled():
+    """18 wins of 40 (45%): the Wilson interval [30.7%, 60.1%] (closed form) holds 50%, so the row
+    says the duel is not settled; 35 of 40 (87.5%, interval [73.9%, 94.5%]) does not."""
+    from shelfie_solver.core.stats import estimate
+    from shelfie_solver.dice.design import _unsettled_even, _unsettled_order
+
+    unit = (Fraction(0), Fraction(1))
+    even = estimate([1] * 18 + [0] * 22, bounds=unit)
+    clear = estimate([1] * 35 + [0] * 5, bounds=unit)
+    assert even.low < 0.5 < even.high and clear.low > 0.5
+    assert _unsettled_even(even) == " (not settled: the interval holds 50%)"
+    assert _unsettled_even(clear) == ""
+    assert _unsettled_order([even, estimate([1] * 20 + [0] * 20, bounds=unit)]).startswith(" (not settled")
+    assert _unsettled_order([even, clear]) == ""

@@ -187,6 +187,22 @@ def _percent(e: Estimate) -> str:
     return f"{float(e.mean) * 100:.1f}% [{e.low * 100:.1f}%, {e.high * 100:.1f}%]"
 
 
+def _unsettled_even(e: Estimate) -> str:
+    """" (not settled: ...)" when the win share's 95% interval holds 50%: the duel has not shown
+    either side stronger (a player reads "45% won" of 40 games as a loss otherwise)."""
+    return " (not settled: the interval holds 50%)" if not math.isnan(e.low) and e.low <= 0.5 <= e.high else ""
+
+
+def _unsettled_order(duels: list[Estimate]) -> str:
+    """" (not settled: ...)" when the two duels' 95% intervals overlap, so which of ``win`` and
+    ``learned`` is stronger is not shown by these games."""
+    if len(duels) == 2 and not any(math.isnan(e.low) for e in duels):
+        a, b = duels
+        if a.low <= b.high and b.low <= a.high:
+            return " (not settled: the two intervals overlap)"
+    return ""
+
+
 def _share(mean: Fraction | float, optimum: float | None) -> str:
     return "" if not optimum else f"{float(mean) / optimum * 100:.1f}%"
 
@@ -214,10 +230,11 @@ def report(result: BoardReport, histogram: str | None = None) -> Report:
         share = _share(mean.mean, best.value)
         rows.append([f"solitaire: {label}", _interval(mean) + (f", {share} of optimum" if share else "")])
     for name, win in result.duels:
-        rows.append([f"2 players: {name} vs solver", f"{_percent(win)} won"])
+        rows.append([f"2 players: {name} vs solver", f"{_percent(win)} won" + _unsettled_even(win)])
     stronger = result.stronger
     if stronger is not None:
-        rows.append(["stronger of win and learned", f"{stronger[0]}: {_percent(stronger[1])} won"])
+        rows.append(["stronger of win and learned", f"{stronger[0]}: {_percent(stronger[1])} won"
+                     + _unsettled_order([win for _, win in result.duels])])
     greedy = dict(result.shares).get("greedy")
     top = best.value if best.value is not None else float(dist.mean.mean)
     if greedy is not None and top > 0:
