@@ -187,8 +187,12 @@ def test_heavy_tables_come_first_on_heavy_boards(tmp_path):
     assert back.for_board(1, _board((4, 3, 4, 5, 4), 4))[0, 0] == 4  # heavy: the heavy table
     assert back.for_board(1, _board((5, 5, 1, 1, 5), 4))[0, 0] == 4  # mean 17/5, three 5s
     assert back.for_board(1, _board((5, 5, 1, 1, 1), 4))[0, 0] == 3  # mean 13/5: many dice, not heavy
-    assert back.for_board(1, _board((5, 5, 3, 3, 3), 4))[0, 0] == 3  # mean 19/5 but two of five 4-5: not heavy
-    assert back.for_board(1, _board((3, 3, 3, 5), 5))[0, 0] == 3  # one column of 4-5: many dice
+    assert back.for_board(1, _board((5, 5, 3, 3, 2), 4))[0, 0] == 3  # mean 18/5 but two of five 4-5: not heavy
+    assert back.for_board(1, _board((5, 5, 3, 3, 3), 4))[0, 0] == 4  # two of five, but every column 3 or more
+    assert back.for_board(1, _board((3, 4, 3, 3, 5), 4))[0, 0] == 4  # the 8123 board: the same
+    assert back.for_board(1, _board((3, 3, 3, 5, 3), 4))[0, 0] == 3  # one of five: many dice
+    assert back.for_board(1, _board((3, 3, 3, 5), 5))[0, 0] == 4  # one of four, every column 3 or more
+    assert back.for_board(1, _board((2, 3, 3, 5), 5))[0, 0] == 3  # one of four and a 2: many dice
     assert back.for_board(1, _board((1, 2, 3, 3, 1), 4))[0, 0] == 2  # light: the shape's table
     assert back.for_board(1, _board((5, 1, 1, 5), 5))[0, 0] == 4  # 5 x 4, mean 3, two of four 4-5
     assert back.for_board(1, _board((4, 5, 4), 3))[0, 0] == 1  # heavy, but no heavy table of 3 x 3
@@ -197,8 +201,11 @@ def test_heavy_tables_come_first_on_heavy_boards(tmp_path):
 
 
 def _needs_heavy_by_definition(columns):
-    # docs/strategies.md "Boards of heavy needs": the family's kind and half the columns or more of 4-5
-    return _heavy_by_definition(columns) and 2 * len([n for n in columns if n >= 4]) >= len(columns)
+    # docs/strategies.md "Boards of heavy needs": the family's kind and half the columns or more of 4-5;
+    # "Boards of repeated 3s beside 4-5s": or no column under 3 dice and a quarter or more of 4-5
+    many = len([n for n in columns if n >= 4])
+    return ((_heavy_by_definition(columns) and 2 * many >= len(columns))
+            or (min(columns) >= 3 and 4 * many >= len(columns)))
 
 
 @pytest.mark.parametrize("columns, heavy", [
@@ -209,7 +216,15 @@ def _needs_heavy_by_definition(columns):
     ((3, 4, 4, 1), True),  # two of four, mean 3
     ((5, 1, 1, 5), True),
     ((5, 1, 1, 4), False),  # two of four, mean 11/4
-    ((5, 5, 3, 3, 3), False),
+    ((5, 5, 3, 3, 3), True),  # two of five, but no column under 3
+    ((5, 5, 3, 3, 2), False),  # two of five and a 2
+    ((3, 4, 3, 3, 5), True),  # the 8123 board: the same
+    ((3, 3, 3, 5), True),  # one of four, no column under 3
+    ((3, 3, 3, 4), True),  # the same, a quarter exactly
+    ((3, 3, 3, 5, 3), False),  # one of five: under a quarter
+    ((3, 3, 3, 3), False),  # no column of 4-5
+    ((2, 3, 3, 5), False),  # one of four and a 2
+    ((3, 3, 4), True),  # one of three
     ((4, 4, 1, 1), False),  # half, but mean 5/2
 ])
 def test_needs_heavy_by_hand(columns, heavy):

@@ -146,6 +146,12 @@ MANY_DICE = 4
 MANY_MEAN_NEED = Fraction(12, 5)
 #: A heavy board (:func:`needs_heavy`) has at least this share of its columns needing 4-5 dice (D3).
 HEAVY_SHARE = Fraction(1, 2)
+#: ... or every column of it needs at least so many dice (D3) and at least :data:`THREES_SHARE` of
+#: its columns need 4-5: the boards of repeated 3-dice columns beside 4-5s (docs/strategies.md,
+#: "Boards of repeated 3s beside 4-5s").
+THREES_MIN_NEED = 3
+#: The share of columns needing 4-5 dice (D3) that makes a board of :data:`THREES_MIN_NEED` heavy.
+THREES_SHARE = Fraction(1, 4)
 
 
 def needs_many_dice(board: Board) -> bool:
@@ -160,18 +166,28 @@ def needs_many_dice(board: Board) -> bool:
 
 def needs_heavy(board: Board) -> bool:
     """Whether a solitaire game on ``board`` plays :attr:`LearnedModel.heavy` (where its shape has
-    such a table): its column needs are of the heavy family's kind
-    (:func:`wholegame.random_boards.is_heavy`: at least 3 dice a column on average and at least two
-    columns needing 4-5 dice, D3), the family that table is fitted to, **and** at least
-    :data:`HEAVY_SHARE` of its columns need 4 or 5 dice (compared exactly: 3 of 5, 2 of 4). Chosen
-    on the validation family 4242 (docs/strategies.md, "Boards of heavy needs"): on 4 x 5 boards with
-    only two such columns the heavy table lost 3.1 points a game over 7 boards, with three or more it
-    gained on 9 of 10."""
+    such a table), D3, compared exactly; a board of no column: no. Either
+
+    - its column needs are of the heavy family's kind (:func:`wholegame.random_boards.is_heavy`: at
+      least 3 dice a column on average and at least two columns needing 4-5 dice), the family that
+      table is fitted to, **and** at least :data:`HEAVY_SHARE` of its columns need 4 or 5 dice (3 of
+      5, 2 of 4). Chosen on the validation family 4242 (docs/strategies.md, "Boards of heavy
+      needs"): on 4 x 5 boards with only two such columns the heavy table lost 3.1 points a game over
+      7 boards, with three or more it gained on 9 of 10; or
+    - every column needs at least :data:`THREES_MIN_NEED` dice and at least :data:`THREES_SHARE` of
+      them 4 or 5 (5 x 4 needing 3, 3, 3, 5; 4 x 5 needing 3, 4, 3, 3, 5; not 4 x 5 needing 3, 3,
+      3, 5, 3, one of five). Chosen on boards of family 4242 of repeated 3s (docs/strategies.md,
+      "Boards of repeated 3s beside 4-5s"): there the heavy table gained 11.3 points a game over 8
+      boards, and lost with a column needing 1-2 dice or with one column of 4-5 in five.
+    """
     from shelfie_solver.dice.wholegame.random_boards import HARD_NEEDS, is_heavy
 
     columns = board.columns
-    many = sum(1 for n in columns if n in HARD_NEEDS)
-    return is_heavy(columns) and Fraction(many, len(columns)) >= HEAVY_SHARE
+    if not columns:
+        return False
+    many = Fraction(sum(1 for n in columns if n in HARD_NEEDS), len(columns))
+    return ((is_heavy(columns) and many >= HEAVY_SHARE)
+            or (min(columns) >= THREES_MIN_NEED and many >= THREES_SHARE))
 
 
 #: Every top-level key of a parameter file (``trained``, how the weights were made,
