@@ -92,7 +92,8 @@ def test_format_one_is_refused_clearly(tmp_path):
     with pytest.raises(WinModelError, match="format 1.*train --win-model"):
         load_win_model(path)
     with pytest.raises(WinModelError, match="13 whole numbers"):
-        model_from_dict({"format": "shelfie-solve win 2", "coef_scale": COEF_SCALE,
+        model_from_dict({"format": "shelfie-solve win 2", "coef_scale": COEF_SCALE, "chance_scale": CHANCE_SCALE,
+                         "rows": list(ROWS), "features": list(FEATURES),
                          "coefficients": {"2": [[0] * 6] * 3}}, "x.json")
 
 

@@ -87,3 +87,94 @@ def test_the_example_fits_are_single_fits():
     for name in ("win-learned-play.json", "win-own-play.json"):
         model = load_win_model(EXAMPLES / name)
         assert FITTED_KEY not in model.info and set(model.coefficients) == {2, 3, 4}
+
+
+# --- the reader refuses what it would otherwise read loosely (docs/formats.md "Win-model file") ---
+
+def _good() -> dict:
+    return json.loads(model_text(_model(1)))
+
+
+def _with(**changes) -> dict:
+    data = _good()
+    for key, value in changes.items():
+        if value is None:
+            del data[key]
+        else:
+            data[key] = value
+    return data
+
+
+def _keyed(old: str, new: str) -> dict:
+    data = _good()
+    data["coefficients"][new] = data["coefficients"].pop(old)
+    return data
+
+
+def _only(*counts: str) -> dict:
+    data = _good()
+    data["coefficients"] = {n: data["coefficients"][n] for n in counts}
+    return data
+
+
+_LIST_ROWS = "[" + ", ".join(str(r) for r in ROWS) + "]"
+BAD_FILES = [  # (data, fragments of the one line)
+    (_keyed("2", "+2"), ['"+2"', '"2", "3", "4"']),  # int("+2") == 2: it would replace "2"
+    (_keyed("2", " 2 "), ['" 2 "', '"2", "3", "4"']),
+    (_keyed("2", "02"), ['"02"', '"2", "3", "4"']),
+    (_keyed("2", "1"), ['"1"', '"2", "3", "4"']),
+    (_only("3"), ["no coefficients for 2, 4 players", '"2", "3", "4"']),  # would play 2p by 3p rows
+    (_only("2", "3"), ["no coefficients for 4 players"]),
+    (_only(), ["no coefficients for 2, 3, 4 players"]),
+    (_with(features=["bogus"]), ['"features" must be ["P", "P x r"', "train --win-model"]),
+    (_with(features=list(reversed(FEATURES))), ['"features" must be']),  # names right, order wrong
+    (_with(features=None), ['"features" must be']),
+    (_with(rows=[9]), [f'"rows" must be {_LIST_ROWS}']),
+    (_with(rows=[0, 3, 2]), ['"rows" must be']),
+    (_with(chance_scale=7), ['"chance_scale" must be 1000000']),
+    (_with(chance_scale=1_000_000.0), ['"chance_scale" must be 1000000']),  # a float equals the int
+    (_with(chance_scale=None), ['"chance_scale" must be 1000000']),
+    (_with(coef_scale=True), ['"coef_scale" must be 1000000']),
+    (_with(coefficient={}), ['unknown key', 'did you mean "coefficients"']),  # a misspelling, not provenance
+    (_with(Features=[]), ['did you mean "features"']),
+    (_with(fited={}), ['did you mean "fitted"']),
+    (_with(format="shelfie-solve win 3"), ['not a win-model file', '"shelfie-solve win 2"']),
+]
+
+
+@pytest.mark.parametrize("data, fragments", BAD_FILES)
+def test_the_reader_refuses_a_loose_file_in_one_line(data, fragments):
+    with pytest.raises(WinModelError) as caught:
+        model_from_dict(data, "w.json")
+    line = str(caught.value)
+    assert "\n" not in line and "w.json" in line
+    for fragment in fragments:
+        assert fragment in line, line
+
+
+@pytest.mark.parametrize("data, fragments", BAD_FILES[:8:2] + BAD_FILES[10:17:3])
+def test_play_model_refuses_a_loose_file_exit_2(data, fragments, tmp_path, monkeypatch):
+    """``train --play-model FILE`` (the CLI path that reads a win-model file): the same refusal,
+    one line and exit 2, before any game and with nothing written."""
+    from click.testing import CliRunner
+    from conftest import assert_one_line_error
+
+    from shelfie_solver.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.json").write_text(json.dumps(data))
+    result = CliRunner().invoke(main, ["train", "--win-model", "--self-play", "win", "--play-model", "bad.json",
+                                       "--seed", "1", "--games", "1", "--output", "w.json"])
+    assert_one_line_error(result, "bad.json", *fragments)
+    assert not (tmp_path / "w.json").exists()
+
+
+def test_provenance_keys_are_kept_and_a_good_file_reads():
+    """Keys the reader does not read and that are no misspelling of one it does record how the file
+    was made and are kept (docs/formats.md); the three counts read as written."""
+    data = _with(seed=5, played_by="x.json", note="hand-made", zzz=1)
+    model = model_from_dict(data, "w.json")
+    assert set(model.coefficients) == {2, 3, 4}
+    assert model.coefficients[3][0, 0] == 13  # _model: value * 10 + players
+    assert {k: model.info[k] for k in ("seed", "played_by", "note", "zzz", "board")} == {
+        "seed": 5, "played_by": "x.json", "note": "hand-made", "zzz": 1, "board": "b"}

@@ -128,7 +128,7 @@ def test_win_model_with_table_is_refused(extra, tmp_path):
     ("{not json", "bad.json"),
     (json.dumps({"format": "shelfie-solve win 1"}), "format 1"),
     (json.dumps({"format": "shelfie-solve win 2", "coef_scale": 1000000, "coefficients": {"2": [[1]]}}),
-     "not a win-model file"),
+     '"chance_scale" must be 1000000'),
 ])
 def test_a_bad_play_model_is_refused_before_any_game(content, fragment, tmp_path):
     bad = tmp_path / "bad.json"

@@ -503,7 +503,11 @@ def _win_strengths(seats: np.ndarray, c: np.ndarray, round_number: int, weight_s
     :func:`learned.win_model.design` of one position (``seats (n, 4)``: the
     :data:`win_model.SEAT_COLUMNS`, the seat that just played first; ``c (F,)`` the phase's
     coefficient row). Returns the largest ``|x|`` (the int64 bound of
-    :func:`win_model.strength_numerators`). The same integers as the numpy code."""
+    :func:`win_model.strength_numerators`), or ``2**62`` where an input or a seat's lead is beyond
+    the bounds within which :func:`win_model.design` computes in int64
+    (:data:`win_model.DESIGN_INPUT_BOUND`, ``DESIGN_ROUND_BOUND``, ``DESIGN_LEAD_BOUND``): then
+    ``z`` is not set and the caller takes the numpy path's Python integers. Otherwise the same
+    integers as the numpy code."""
     return _win_strengths_into(seats, c, round_number, weight_scale, z, np.zeros(13, np.int64))
 
 
@@ -514,6 +518,12 @@ def _win_strengths_into(seats: np.ndarray, c: np.ndarray, round_number: int, wei
     n = seats.shape[0]
     w = weight_scale
     r = round_number
+    beyond = 1 << 62
+    if abs(r) >= 1 << 20:  # win_model.DESIGN_ROUND_BOUND
+        return beyond
+    for i in range(n):  # win_model.DESIGN_INPUT_BOUND, checked before any product
+        if abs(seats[i, 0]) >= 1 << 40 or abs(seats[i, 1]) >= (1 << 40) // w:
+            return beyond
     near_count = 0
     top = seats[0, 0]
     for i in range(n):
@@ -540,6 +550,8 @@ def _win_strengths_into(seats: np.ndarray, c: np.ndarray, round_number: int, wei
         k = seats[i, 3]
         future = p - s
         lead = p - (second if p == top else top)
+        if abs(lead) >= 1 << 31:  # win_model.DESIGN_LEAD_BOUND: lead * |lead| would leave int64
+            return beyond
         curve = (lead * abs(lead)) // (10 * w)
         x[0] = p
         x[1] = p * r
@@ -610,5 +622,6 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
             most = max(most, abs(calibration[r, f]))
     limit = 1 << 62
     per = most * calibration.shape[1]
-    ok = most < limit // 64 and (per == 0 or largest < limit // per)  # bound < 2^62 (win_model.strength_numerators)
+    ok = largest < limit and most < limit // 64 and (per == 0 or largest < limit // per)  # bound < 2^62
+    # (win_model.strength_numerators; ``largest == 2^62``: a feature beyond win_model.design's int64 bounds)
     return gaps, usable, ok

@@ -229,7 +229,7 @@ def model_from_dict(data: Any, source: str = "parameters") -> LearnedModel:
     if data.get("weight_scale") != WEIGHT_SCALE or data.get("features") != list(FEATURE_NAMES):
         raise ModelError(f"{source}: made for another feature set or scale; retrain with 'shelfie-solve train'")
     try:
-        weights = {_players_key(players): _phase_table(rows, source) for players, rows in data["weights"].items()}
+        weights = {players_key(players): _phase_table(rows, source) for players, rows in data["weights"].items()}
     except ModelError:
         raise
     except (KeyError, ValueError, TypeError, AttributeError, OverflowError):
@@ -247,9 +247,16 @@ def model_from_dict(data: Any, source: str = "parameters") -> LearnedModel:
     return LearnedModel(weights, {"trained": data["trained"]} if "trained" in data else {}, shapes, many, heavy)
 
 
-def _players_key(text: str) -> int:
+def players_key(text: str, counts: range = range(1, 5)) -> int:
+    """The number of players a model file's key names, only in its canonical form (``"2"``, not
+    ``"02"``, ``"+2"`` or ``" 2 "``, which would replace ``"2"`` silently), one of ``counts``
+    (the learned file's and the win-model file's reader, :func:`learned.win_model.model_from_dict`).
+
+    Raises:
+        ValueError: not a canonical key of a count of ``counts``. TypeError: not a string.
+    """
     players = int(text)
-    if players not in range(1, 5) or text != str(players):  # "01" beside "1" would replace it silently
+    if players not in counts or text != str(players):
         raise ValueError("bad players")
     return players
 

@@ -43,7 +43,7 @@ from shelfie_solver.core.errors import ShelfieError, shorten
 from shelfie_solver.dice.board import ItemSets, Marks, score
 from shelfie_solver.core.files import json_kind
 from shelfie_solver.dice.game.events import GameState
-from shelfie_solver.dice.learned.model_file import LearnedModel, WEIGHT_SCALE, default_model
+from shelfie_solver.dice.learned.model_file import LearnedModel, WEIGHT_SCALE, default_model, players_key
 from shelfie_solver.dice.learned.objective import Learned, phase_rows, scores, state_objective
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
@@ -126,41 +126,93 @@ class WinModel:
                 "coefficients": {str(n): c.tolist() for n, c in sorted(self.coefficients.items())}, **self.info}
 
 
+#: The keys a win-model file is read by; the others record how it was made and are kept
+#: (:attr:`WinModel.info`), except one that looks like a misspelling of these (:func:`model_from_dict`).
+READ_KEYS = ("format", "coef_scale", "chance_scale", "rows", "features", "coefficients", FITTED_KEY)
+
+
 def model_from_dict(data: Any, source: str) -> WinModel:
-    """A :class:`WinModel` from its JSON form.
+    """A :class:`WinModel` from its JSON form (docs/formats.md, "Win-model file"): ``"format"``
+    :data:`WIN_FORMAT`; ``"coef_scale"``, ``"chance_scale"``, ``"rows"`` and ``"features"`` exactly
+    :data:`COEF_SCALE`, :data:`CHANCE_SCALE`, :data:`ROWS` and :data:`FEATURES` (what this version
+    computes); ``"coefficients"`` for each of the counts :data:`MODEL_PLAYERS` (2, 3 and 4, as
+    ``train --win-model`` writes), keyed ``"2"``, ``"3"``, ``"4"`` only
+    (:func:`model_file.players_key`), each :data:`ROWS` rows of :data:`FEATURES` whole numbers;
+    the optional :data:`FITTED_KEY` record; any other key kept as provenance unless it looks like
+    a misspelling of one of :data:`READ_KEYS`.
 
     Raises:
-        WinModelError: not a win-model file of this version and shape.
+        WinModelError: one line naming the problem and the form expected.
     """
+    name = shorten(source)
     if isinstance(data, dict) and data.get("format") == "shelfie-solve win 1":
-        raise WinModelError(f"{shorten(source)}: a win-model file of format 1 (a logistic of one seat's gaps), "
+        raise WinModelError(f"{name}: a win-model file of format 1 (a logistic of one seat's gaps), "
                             f"which this version no longer reads; fit a {WIN_FORMAT!r} file with "
                             "shelfie-solve train --win-model --seed S --output FILE")
+    if not isinstance(data, dict) or data.get("format") != WIN_FORMAT:
+        raise WinModelError(f'{name}: not a win-model file (expected "format": "{WIN_FORMAT}")')
+    for key, value in (("coef_scale", COEF_SCALE), ("chance_scale", CHANCE_SCALE), ("rows", list(ROWS)),
+                       ("features", list(FEATURES))):
+        if key not in data or json.dumps(data[key]) != json.dumps(value):  # 1.0 or true would equal 1
+            raise WinModelError(f'{name}: "{key}" must be {json.dumps(value)} (what this version computes); '
+                                "fit a new file with shelfie-solve train --win-model")
+    misspelt = _misspelt_key(data)
+    if misspelt is not None:
+        raise WinModelError(f'{name}: unknown key {shorten(misspelt[0])}; did you mean "{misspelt[1]}"? '
+                            f"(docs/formats.md, \"Win-model file\")")
+    counts = ", ".join(f'"{n}"' for n in MODEL_PLAYERS)
+    raw_tables = data.get("coefficients")
+    odd = next((key for key in raw_tables if _count_of(key) is None), None) if isinstance(raw_tables, dict) else None
+    if odd is not None:  # "+2" or " 2 " would replace "2" silently
+        raise WinModelError(f'{name}: "coefficients" has the key {json.dumps(odd)[:40]}; expected only the '
+                            f"numbers of players {counts}")
     try:
-        if data["format"] != WIN_FORMAT or data["coef_scale"] != COEF_SCALE:
-            raise ValueError("format")
         coefficients = {}
         for players, raw in data["coefficients"].items():
             if not all(type(c) is int for row in raw for c in row):
                 raise ValueError("not whole numbers")
             table = np.array(raw, dtype=np.int64)
-            if table.shape != (len(ROWS), len(FEATURES)) or int(players) not in range(2, 5):
+            if table.shape != (len(ROWS), len(FEATURES)):
                 raise ValueError("shape")
             coefficients[int(players)] = table
     except (KeyError, ValueError, TypeError, AttributeError, OverflowError):
-        raise WinModelError(f"{shorten(source)}: not a win-model file ({WIN_FORMAT!r}: coefficients for 2-4 "
-                            f"players, {len(ROWS)} rows of {len(FEATURES)} whole numbers)") from None
-    if not coefficients:
-        raise WinModelError(f"{shorten(source)}: no coefficients")
+        raise WinModelError(f'{name}: not a win-model file ({WIN_FORMAT!r}: "coefficients" maps {counts} '
+                            f"players to {len(ROWS)} rows of {len(FEATURES)} whole numbers)") from None
+    missing = [n for n in MODEL_PLAYERS if n not in coefficients]
+    if missing:  # a file of 3 players' coefficients would play 2-player games by them silently
+        raise WinModelError(f"{name}: no coefficients for {', '.join(map(str, missing))} players; expected "
+                            f'"coefficients" for each of {counts} (as shelfie-solve train --win-model writes)')
     fitted = data.get(FITTED_KEY)
     if FITTED_KEY in data and (not isinstance(fitted, dict) or set(fitted) != {str(n) for n in coefficients}
                                or not all(isinstance(record, dict) for record in fitted.values())):
-        counts = ", ".join(f'"{n}"' for n in sorted(coefficients))
-        raise WinModelError(f'{shorten(source)}: "{FITTED_KEY}" must map each number of players of the '
+        raise WinModelError(f'{name}: "{FITTED_KEY}" must map each number of players of the '
                             f"coefficients ({counts}) to a record of how they were made (docs/formats.md)")
-    info = {k: v for k, v in data.items()
-            if k not in ("format", "coef_scale", "chance_scale", "rows", "features", "coefficients")}
+    info = {k: v for k, v in data.items() if k not in READ_KEYS or k == FITTED_KEY}
     return WinModel(coefficients, info)
+
+
+def _count_of(key: str) -> int | None:
+    """The number of players of a ``"coefficients"`` key, ``None`` unless it is one of
+    :data:`MODEL_PLAYERS` in canonical form (:func:`model_file.players_key`)."""
+    try:
+        return players_key(key, range(min(MODEL_PLAYERS), max(MODEL_PLAYERS) + 1))
+    except (ValueError, TypeError):
+        return None
+
+
+def _misspelt_key(data: dict[str, Any]) -> tuple[str, str] | None:
+    """``(key, read key)`` for the first key of ``data`` that is not one of :data:`READ_KEYS` but
+    close to one (another case, or :func:`difflib.get_close_matches` at 0.8: ``"coefficient"``,
+    ``"fited"``), which would otherwise be kept as provenance silently; ``None`` if none is."""
+    from difflib import get_close_matches
+
+    for key in data:
+        if key in READ_KEYS:
+            continue
+        close = get_close_matches(str(key).strip().lower(), READ_KEYS, n=1, cutoff=0.8)
+        if close:
+            return key, close[0]
+    return None
 
 
 def load_win_model(path: str | Path) -> WinModel:
@@ -177,9 +229,23 @@ def default_win_model() -> WinModel:
     return load_win_model(DEFAULT_WIN_PATH)
 
 
+#: :func:`design` computes in int64 when its inputs are within these bounds, else with Python
+#: integers (an object array): every seat's ``|P|`` and ``|score| * WEIGHT_SCALE`` below
+#: :data:`DESIGN_INPUT_BOUND` (2**40, about 11 million points) and the round below
+#: :data:`DESIGN_ROUND_BOUND` keep ``P x r``, ``score x r`` and ``F`` below 2**61; a lead below
+#: :data:`DESIGN_LEAD_BOUND` (2**31, about 21,000 points) keeps ``lead x |lead|`` below 2**62
+#: (a board of values up to 10,000, docs/formats.md, can lead by far more). The compiled kernel
+#: checks the same bounds (:func:`learned.kernel._win_strengths_into`).
+DESIGN_INPUT_BOUND = 1 << 40
+DESIGN_ROUND_BOUND = 1 << 20
+DESIGN_LEAD_BOUND = 1 << 31
+
+
 def design(phase: np.ndarray, seats: np.ndarray, round_number: int) -> np.ndarray:
-    """``int64 (K, n, F)``: :data:`FEATURES` of every seat of ``K`` positions, each column as the
-    integer that multiplies its coefficient (see :func:`chances`).
+    """``(K, n, F)``: :data:`FEATURES` of every seat of ``K`` positions, each column as the
+    integer that multiplies its coefficient (see :func:`chances`); ``int64`` where every value
+    provably fits (:data:`DESIGN_INPUT_BOUND`, :data:`DESIGN_LEAD_BOUND`), else exact Python
+    integers in an object array (a board of high values, docs/formats.md).
 
     Args:
         phase: ``int (K,)`` the phase (0, 2, 3) after the turn (rows :data:`ROWS`; not read
@@ -189,18 +255,35 @@ def design(phase: np.ndarray, seats: np.ndarray, round_number: int) -> np.ndarra
         round_number: the round of the turn just played (1-based, D5).
     """
     w = WEIGHT_SCALE
-    p, s, d, k = (seats[..., c].astype(np.int64) for c in range(len(SEAT_COLUMNS)))
-    r = round_number
+    p, s = seats[..., 0].astype(np.int64), seats[..., 1].astype(np.int64)
+    inputs = max(int(np.abs(p).max(initial=0)), int(np.abs(s).max(initial=0)) * w)
+    exact = inputs < DESIGN_INPUT_BOUND and abs(round_number) < DESIGN_ROUND_BOUND
+    if exact:
+        ranked = np.sort(p, axis=1)
+        top, second = ranked[:, -1:], ranked[:, -2:-1]
+        lead = p - np.where(p == top, second, top)  # over the best other seat (a tie for the top: 0)
+        exact = int(np.abs(lead).max(initial=0)) < DESIGN_LEAD_BOUND
+    if exact:
+        return _design_columns(seats.astype(np.int64), round_number, lead).astype(np.int64)
+    big = seats.astype(object)
+    ranked = np.sort(big[..., 0], axis=1)
+    top, second = ranked[:, -1:], ranked[:, -2:-1]
+    lead = big[..., 0] - np.where(big[..., 0] == top, second, top)
+    return _design_columns(big, round_number, lead)
+
+
+def _design_columns(seats: np.ndarray, r: int, lead: np.ndarray) -> np.ndarray:
+    """:func:`design`'s columns from ``seats (K, n, 4)`` and each seat's ``lead (K, n)``, in the
+    arrays' own integers (int64 within the bounds, else Python integers)."""
+    w = WEIGHT_SCALE
+    p, s, d, k = (seats[..., c] for c in range(len(SEAT_COLUMNS)))
     future = p - s * w
     near = (d <= 1) & (d > 0)  # one closed shelf short of the trigger (D17)
     others_near = near.sum(axis=1, keepdims=True) - near > 0  # another seat one shelf short of the trigger
-    ranked = np.sort(p, axis=1)
-    top, second = ranked[:, -1:], ranked[:, -2:-1]
-    lead = p - np.where(p == top, second, top)  # over the best other seat (a tie for the top: 0)
     curve = (lead * np.abs(lead)) // (10 * w)  # floor: integers throughout
     columns = [p, p * r, s * w, s * w * r, near * w, future * others_near, future * near,
                (k == 1) * w, (k == 1) * (w * r), (k == 2) * w, (k == 3) * w, curve, curve * r]
-    return np.stack(columns, axis=-1).astype(np.int64)
+    return np.stack(columns, axis=-1)
 
 
 def strength_numerators(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray) -> np.ndarray:
