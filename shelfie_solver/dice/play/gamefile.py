@@ -84,6 +84,17 @@ def out_of_turn(kept: KeptGame, who: object) -> KeptGameError:
     return KeptGameError(str(actions.out_of_turn(kept.position, who, kept.players)))
 
 
+def check_running(kept: KeptGame) -> None:
+    """Refuse an action on a finished game first, before what the action needs (dice showing, a
+    re-roll left) is looked at: a finished game has no roll to enter (D18).
+
+    Raises:
+        KeptGameError: the game is over (:data:`actions.GAME_OVER`).
+    """
+    if kept.over is not None:
+        raise KeptGameError(actions.GAME_OVER)
+
+
 def stopped_error(kept: KeptGame) -> KeptGameError:
     """The error for a re-roll after the active player's :class:`Stop` this turn (D7)
     (:func:`actions.stopped_error`)."""
