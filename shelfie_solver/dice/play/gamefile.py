@@ -190,26 +190,46 @@ def _has_control(name: str) -> bool:
     return any(unicodedata.category(c) in ("Cc", "Cf") for c in name)
 
 
+def check_names(names: Sequence[object]) -> tuple[str, ...]:
+    """The rules of the player names of a game at the table, the one home of them: ``play new``,
+    the ``serve`` page's new game and every game file read (:func:`kept_game_from_dict`) apply
+    them alike. 1 to 4 names (D1), each a non-empty string without spaces or commas, printable
+    (no control character), at most :data:`MAX_NAME_LENGTH` characters, no two alike ignoring
+    case (a name picks a seat: ``--player``, ``--first``).
+
+    Returns:
+        The names as given (callers strip typed names first).
+    Raises:
+        KeptGameError: the first rule broken, naming it.
+    """
+    if not all(isinstance(n, str) for n in names):
+        raise KeptGameError(f"player names must be text (JSON strings), got {list(names)!r}; "
+                            "expected names like Ann,Ben,me")
+    texts = tuple(str(n) for n in names)
+    if not 1 <= len(texts) <= MAX_PLAYERS:
+        raise KeptGameError(f"a game needs 1 to {MAX_PLAYERS} players (D1; 1 = solitaire), got {len(texts)}; "
+                         "expected names like Ann,Ben,me")
+    if any(not n or any(ch.isspace() or ch == "," for ch in n) for n in texts):
+        raise KeptGameError("player names must be non-empty words without spaces, got "
+                            f"{[n[:MAX_NAME_LENGTH + 1] for n in texts]}")
+    if any(len(n) > MAX_NAME_LENGTH or _has_control(n) for n in texts):
+        raise KeptGameError(f"player names must be printable words of at most {MAX_NAME_LENGTH} characters "
+                            f"(no control characters), got {[n[:MAX_NAME_LENGTH + 1] for n in texts]}; "
+                            "expected names like Ann,Ben,me")
+    if len({n.lower() for n in texts}) != len(texts):
+        raise KeptGameError(f"player names must differ, got {list(texts)}")
+    return texts
+
+
 def new_kept_game(board: Board, rules: Ruleset, players: Sequence[str], first: int) -> KeptGame:
-    """A new game: ``players`` names (1 to 4, D1; 1 = solitaire), ``first`` the seat that plays
-    first (D5), every sheet empty.
+    """A new game: ``players`` names (1 to 4, D1; 1 = solitaire; stripped, then
+    :func:`check_names`), ``first`` the seat that plays first (D5), every sheet empty.
 
     Raises:
         KeptGameError: a bad number of players, a repeated or empty name, a name with a space, a
             control character or more than :data:`MAX_NAME_LENGTH` characters, or a bad first seat.
     """
-    names = tuple(p.strip() for p in players)
-    if not 1 <= len(names) <= MAX_PLAYERS:
-        raise KeptGameError(f"a game needs 1 to {MAX_PLAYERS} players (D1; 1 = solitaire), got {len(names)}; "
-                         "expected names like Ann,Ben,me")
-    if any(not n or any(ch.isspace() or ch == "," for ch in n) for n in names):
-        raise KeptGameError(f"player names must be non-empty words without spaces, got {list(names)}")
-    if any(len(n) > MAX_NAME_LENGTH or _has_control(n) for n in names):
-        raise KeptGameError(f"player names must be printable words of at most {MAX_NAME_LENGTH} characters "
-                            f"(no control characters), got {[n[:MAX_NAME_LENGTH + 1] for n in names]}; "
-                            "expected names like Ann,Ben,me")
-    if len({n.lower() for n in names}) != len(names):
-        raise KeptGameError(f"player names must differ, got {list(names)}")
+    names = check_names(tuple(p.strip() for p in players))
     return start_kept_game(board, rules, names, first)
 
 
@@ -345,10 +365,19 @@ def kept_game_from_text(text: str, source: str = "game file") -> KeptGame:
     return kept_game_from_dict(data, source)
 
 
-def kept_game_from_dict(data: Any, source: str = "game file") -> KeptGame:
-    """:func:`kept_game_from_text` of parsed JSON."""
+def kept_game_from_dict(data: Any, source: str = "game file", table: bool = True) -> KeptGame:
+    """:func:`kept_game_from_text` of parsed JSON. ``table``: a game at the table (``play``,
+    ``rollout``, ``serve``), whose names follow the rules of ``play new`` (:func:`check_names`);
+    else (``review``) a game of ``simulate --save`` too, whose names are strategy names and may
+    repeat (``greedy,greedy``).
+
+    Raises:
+        KeptGameError: as :func:`kept_game_from_text`, or (``table``) a name ``play new`` refuses.
+    """
     try:
         rules, board, players, events = saved_game_parts(data)
+        if table:
+            check_names(players)
         # as `play new --board/--rules` (cli.options.load_setup): a hand-edited file must not make the
         # engine too big for its bounds after an action is written
         check_work(board, rules, what="a game file")
