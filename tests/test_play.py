@@ -143,6 +143,9 @@ def test_finished_game_refuses_actions(tmp_path: Path):
     ok("fail", game, "--shelf", "1")  # no dice: an unchecked failed result (rules docstring)
     ok("fail", game, "--shelf", "2")
     before = Path(game).read_bytes()
+    # the last turn fired the trigger and ended the game at once (D17, D18): both are true
+    turn = json.loads(ok("status", game, "--format", "json"))["turn"]
+    assert turn["end_triggered"] is True and turn["over"] is True
     assert_one_line_error(play("mark", game, "--unchecked", "r3c3"), "game is over")
     # an action that needs dice names the end (D18), not the missing roll: a finished game has none
     for args in (["mark", game, "r3c3"], ["mark", game, "--best"], ["stop", game], ["fail", game, "--shelf", "best"],
