@@ -345,7 +345,7 @@ def kept_game_to_text(kept: KeptGame) -> str:
 
 def kept_game_from_text(text: str, source: str = "game file") -> KeptGame:
     """Read a game file (in progress or finished, :func:`kept_game_to_text`, or one game saved by
-    ``simulate --save``).
+    ``simulate --save``), its player names held to the rules of ``play new`` (:func:`check_names`).
 
     Raises:
         KeptGameError: not JSON, not a saved game, or an event is malformed or illegal (the
@@ -362,14 +362,14 @@ def kept_game_from_text(text: str, source: str = "game file") -> KeptGame:
         raise KeptGameError(f"{source} is not a saved game: not valid JSON ({error}); a truncated file?") from None
     except ValueError as error:  # a key given twice, NaN or Infinity
         raise KeptGameError(json_refusal(error, source, "a saved game written by shelfie-solve play")) from None
-    return kept_game_from_dict(data, source)
+    return kept_game_from_dict(data, source, table=True)
 
 
-def kept_game_from_dict(data: Any, source: str = "game file", table: bool = True) -> KeptGame:
-    """:func:`kept_game_from_text` of parsed JSON. ``table``: a game at the table (``play``,
-    ``rollout``, ``serve``), whose names follow the rules of ``play new`` (:func:`check_names`);
-    else (``review``) a game of ``simulate --save`` too, whose names are strategy names and may
-    repeat (``greedy,greedy``).
+def kept_game_from_dict(data: Any, source: str = "game file", table: bool = False) -> KeptGame:
+    """:func:`kept_game_from_text` of parsed JSON. ``table``: a game file at the table (``play``,
+    ``rollout``, ``serve``: :func:`kept_game_from_text`), whose names follow the rules of ``play
+    new`` (:func:`check_names`); else (``review``, a game of ``simulate --save``) the names may be
+    strategy names, which repeat (``greedy,greedy``).
 
     Raises:
         KeptGameError: as :func:`kept_game_from_text`, or (``table``) a name ``play new`` refuses.
