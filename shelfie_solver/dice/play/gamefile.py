@@ -155,11 +155,14 @@ class KeptGame:
         """The seat of a player name (case-insensitive).
 
         Raises:
-            KeptGameError: no such player.
+            KeptGameError: no such player, or the name of more than one seat.
         """
-        for seat, player in enumerate(self.players):
-            if player.lower() == name.strip().lower():
-                return seat
+        seats = [seat for seat, player in enumerate(self.players) if player.lower() == name.strip().lower()]
+        if len(seats) > 1:  # a game of simulate --save: one strategy in several seats
+            raise KeptGameError(f"{name!r} names seats {', '.join(str(s + 1) for s in seats)} of this game "
+                                "(a game saved by simulate); leave out --player to act for the player to move")
+        if seats:
+            return seats[0]
         raise KeptGameError(f"no player {name!r} in this game; players: {', '.join(self.players)}")
 
     def scores(self) -> tuple[int, ...]:
@@ -190,12 +193,14 @@ def _has_control(name: str) -> bool:
     return any(unicodedata.category(c) in ("Cc", "Cf") for c in name)
 
 
-def check_names(names: Sequence[object]) -> tuple[str, ...]:
+def check_names(names: Sequence[object], distinct: bool = True) -> tuple[str, ...]:
     """The rules of the player names of a game at the table, the one home of them: ``play new``,
     the ``serve`` page's new game and every game file read (:func:`kept_game_from_dict`) apply
     them alike. 1 to 4 names (D1), each a non-empty string without spaces or commas, printable
     (no control character), at most :data:`MAX_NAME_LENGTH` characters, no two alike ignoring
-    case (a name picks a seat: ``--player``, ``--first``).
+    case (a name picks a seat: ``--player``, ``--first``). ``distinct=False`` (a game file read:
+    ``simulate --save`` names the seats by strategy, ``greedy,greedy``) lets names repeat; such a
+    name then picks no seat (:meth:`KeptGame.seat_of`).
 
     Returns:
         The names as given (callers strip typed names first).
@@ -216,7 +221,7 @@ def check_names(names: Sequence[object]) -> tuple[str, ...]:
         raise KeptGameError(f"player names must be printable words of at most {MAX_NAME_LENGTH} characters "
                             f"(no control characters), got {[n[:MAX_NAME_LENGTH + 1] for n in texts]}; "
                             "expected names like Ann,Ben,me")
-    if len({n.lower() for n in texts}) != len(texts):
+    if distinct and len({n.lower() for n in texts}) != len(texts):
         raise KeptGameError(f"player names must differ, got {list(texts)}")
     return texts
 
@@ -368,8 +373,8 @@ def kept_game_from_text(text: str, source: str = "game file") -> KeptGame:
 def kept_game_from_dict(data: Any, source: str = "game file", table: bool = False) -> KeptGame:
     """:func:`kept_game_from_text` of parsed JSON. ``table``: a game file at the table (``play``,
     ``rollout``, ``serve``: :func:`kept_game_from_text`), whose names follow the rules of ``play
-    new`` (:func:`check_names`); else (``review``, a game of ``simulate --save``) the names may be
-    strategy names, which repeat (``greedy,greedy``).
+    new`` (:func:`check_names`) except that they may repeat, as the strategy names of a game of
+    ``simulate --save`` do (``greedy,greedy``); else (``review``) the names are not checked.
 
     Raises:
         KeptGameError: as :func:`kept_game_from_text`, or (``table``) a name ``play new`` refuses.
@@ -377,7 +382,7 @@ def kept_game_from_dict(data: Any, source: str = "game file", table: bool = Fals
     try:
         rules, board, players, events = saved_game_parts(data)
         if table:
-            check_names(players)
+            check_names(players, distinct=False)
         # as `play new --board/--rules` (cli.options.load_setup): a hand-edited file must not make the
         # engine too big for its bounds after an action is written
         check_work(board, rules, what="a game file")
