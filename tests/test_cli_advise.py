@@ -523,3 +523,21 @@ def test_sigterm_stops_advise_as_ctrl_c_does(signum, code, line, arguments):
             process.kill()
             process.wait()
     assert (process.returncode, out, err.splitlines()) == (code, "", [line])
+
+
+def test_the_objectives_with_opponent_agree_in_help_refusal_and_code():
+    """'advise --help' named win, learned and learned:FILE for --opponent, the refusal also
+    exact2:FILE, and the code takes win-model too: help and refusal list the same names, and
+    those are exactly the names the code takes with --opponent (sees_the_table, is_two_player)."""
+    from shelfie_solver.dice.objective_names import OBJECTIVE_NAMES, is_two_player, sees_the_table
+
+    taken = [name for name in OBJECTIVE_NAMES if sees_the_table(name) or is_two_player(name)]
+    assert sorted(taken) == sorted(["win", "win-model", "learned", "learned:FILE", "exact2:FILE"])
+    helped = " ".join(CliRunner().invoke(main, ["advise", "--help"]).output.split())
+    assert "With --opponent only the objectives that see the table: win, win-model, learned, learned:FILE, " \
+           "exact2:FILE" in helped
+    refused = CliRunner().invoke(main, ["advise", "--dice", "CCBJPP", "--opponent", "o..../...../...../...../.....",
+                                        "--objective", "points"])
+    line = assert_one_line_error(refused, "sees one sheet")
+    assert "use win, win-model, learned, learned:FILE, exact2:FILE (" in line
+    assert all(name in line and name in helped for name in taken)

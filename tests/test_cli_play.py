@@ -39,3 +39,70 @@ def test_new_takes_32_characters_and_wide_names(tmp_path):
     game = tmp_path / "game.json"
     result = CliRunner().invoke(main, ["play", "new", str(game), "--players", "W" * 32 + ",Çé,日本語名前", "--first", "Çé"])
     assert result.exit_code == 0, result.output
+
+
+def _edited(tmp_path, change) -> str:
+    """A new game of Ann and Ben, its JSON then edited by hand with ``change``."""
+    import json
+
+    game = tmp_path / "game.json"
+    assert CliRunner().invoke(main, ["play", "new", str(game), "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    assert CliRunner().invoke(main, ["play", "roll", str(game), "CCBJPP"]).exit_code == 0
+    data = json.loads(game.read_text())
+    change(data)
+    game.write_text(json.dumps(data))
+    return str(game)
+
+
+@pytest.mark.parametrize("players, fragments", [
+    ([1, 2], ['"players" must be a list of names', "[1, 2]"]),
+    ("AB", ['"players" must be a list of names']),
+    (["A\nB", "Ben"], ["without spaces", "A\\nB"]),
+    (["A\x07", "Ben"], ["printable"]),
+    (["Ann", "W" * 33], ["at most 32 characters"]),
+])
+@pytest.mark.parametrize("command", [["play", "status"], ["play", "advise"], ["rollout"]])
+def test_a_game_file_keeps_the_name_rules_of_play_new(tmp_path, players, fragments, command):
+    """A hand-edited "players" is refused by every reader of the game file as 'play new
+    --players' refuses it (gamefile.check_names, the one home of the rules)."""
+    game = _edited(tmp_path, lambda data: data.update(players=players))
+    before = open(game, "rb").read()
+    line = assert_one_line_error(CliRunner().invoke(main, [*command, game]), "game.json", *fragments)
+    assert "\n" not in line and "\x07" not in line
+    assert open(game, "rb").read() == before
+
+
+@pytest.mark.parametrize("change, fragments", [
+    (lambda d: d.update(events=None), ['"events" must be a list of events', "got None"]),
+    (lambda d: d.update(events={}), ['"events" must be a list of events']),
+    (lambda d: d["events"][1].update(dice=123), ["event 1", 'dice must be dice text such as "CCBJPP"', "got 123"]),
+    (lambda d: d["events"][0].update(sheets=None), ["event 0", "sheets must be a list of sheets"]),
+])
+def test_a_malformed_game_file_is_named_in_its_own_terms(tmp_path, change, fragments):
+    """A null "events" said "malformed ('NoneType' object is not iterable)", a number for the dice
+    "'int' object has no attribute 'strip'": the refusal names the field and what it must be."""
+    game = _edited(tmp_path, change)
+    line = assert_one_line_error(CliRunner().invoke(main, ["play", "status", game]), *fragments)
+    assert "object" not in line.replace("an object", "") and "attribute" not in line
+
+
+def test_a_simulated_game_of_one_strategy_twice_is_read_everywhere(tmp_path):
+    """simulate --save names the seats by strategy (greedy,greedy): review, play and rollout read
+    it (docs/play.md: a game of simulate --save can be followed on); the repeated name picks no
+    seat (--player), as 'play new' would have refused it."""
+    import json
+
+    saved = tmp_path / "s.jsonl"
+    done = CliRunner().invoke(main, ["simulate", "--players", "greedy,greedy", "--games", "1", "--seed", "3",
+                                     "--jobs", "1", "--save", str(saved)])
+    assert done.exit_code == 0, done.output
+    assert json.loads(saved.read_text())["players"] == ["greedy", "greedy"]
+    review = CliRunner().invoke(main, ["review", str(saved), "--player", "1"])
+    assert review.exit_code == 0, review.output
+    status = CliRunner().invoke(main, ["play", "status", str(saved)])
+    assert status.exit_code == 0, status.output
+    from shelfie_solver.dice.play.gamefile import KeptGameError, kept_game_from_text
+
+    kept = kept_game_from_text(saved.read_text())
+    with pytest.raises(KeptGameError, match="'greedy' names seats 1, 2"):
+        kept.seat_of("greedy")

@@ -23,3 +23,16 @@ def test_save_is_not_the_board_or_rules_file(which, tmp_path):
         result = CliRunner().invoke(main, ["solve-game", "--board", str(board), "--rules", str(rules), "--save", save])
         assert_one_line_error(result, "--save", "also read")
     assert (board.read_bytes(), rules.read_bytes()) == before
+
+
+@pytest.mark.parametrize("given, named, not_named", [
+    (["--players", "2", "--jobs", "1"], "drop --jobs", ["--float", "--report", "--scheduler", "--dtype"]),
+    (["--players", "2", "--float", "--dtype", "float32"], "drop --float and --dtype", ["--jobs", "--report"]),
+    (["--report", "--max-states", "9", "--save", "t.json"], "drop --save and --max-states", ["--float", "--dtype"]),
+])
+def test_a_refusal_drops_only_the_options_given(given, named, not_named):
+    """'--players 2 --jobs 1' was told to drop --float, --report, --jobs, --scheduler and --dtype,
+    four of them never given: the refusal names the options given."""
+    result = CliRunner().invoke(main, ["solve-game", "--board", str(EXAMPLES / "boards" / "tiny-2x3.toml"), *given])
+    line = assert_one_line_error(result, named)
+    assert not any(option in line for option in not_named), line

@@ -110,10 +110,16 @@ def test_output_is_made_before_the_action_is_written(tmp_path: Path, monkeypatch
 
 
 def test_error_lines_escape_names_from_the_file(tmp_path: Path):
-    """An error naming the players (stderr) escapes them too: no raw ESC reaches the terminal."""
-    game = _game(tmp_path, "A\x1b[2Jnn", "\ud800")
+    """An error naming the players (stderr) escapes them too: no raw ESC reaches the terminal (a
+    hand-edited name with an ESC is refused as 'play new' refuses it, the refusal escaped)."""
+    game = _game(tmp_path, "Ann", "\ud800")
     line = assert_refused(run("play", "roll", game, "CCBJPP", "--player", "Zed"), "no player 'Zed'")
-    assert line.endswith("players: A\\x1b[2Jnn, \\ud800") and "\x1b" not in line
+    assert line.endswith("players: Ann, \\ud800")
+    (tmp_path / "game.json").unlink()
+    game = _game(tmp_path, "A\x1b[2Jnn", "Ben")
+    before = game.read_bytes()
+    line = assert_refused(run("play", "roll", game, "CCBJPP"), "printable", "A\\x1b[2Jnn")
+    assert "\x1b" not in line and game.read_bytes() == before
 
 
 def test_escapes_and_csv_formulas():
@@ -129,13 +135,13 @@ def test_escapes_and_csv_formulas():
 
 
 def test_a_formula_name_is_neutralised_in_csv(tmp_path: Path):
-    game = _game(tmp_path, "=cmd|' /C calc'!A0", "@Ben")
+    game = _game(tmp_path, "=cmd|'/C'!A0", "@Ben")
     result = cli("play", "status", game, "--format", "csv")
     assert result.exit_code == 0, result.output
     import csv
 
     names = [row[1] for row in list(csv.reader(result.stdout.splitlines()))[1:]]
-    assert names == ["'=cmd|' /C calc'!A0", "'@Ben"]
+    assert names == ["'=cmd|'/C'!A0", "'@Ben"]
 
 
 # --- 2. the session with standard input closed ------------------------------------------------
@@ -280,7 +286,7 @@ def test_a_full_game_file_refuses_the_action(tmp_path: Path):
     game = _game(tmp_path)
     data = json.loads(game.read_text())
     size = len(json.dumps(data, separators=(",", ":"))) + 1
-    data["players"][1] = "B" * (1_048_533 - size + 3)  # the name grows the file to 1,048,533 bytes
+    data["board"]["name"] += "B" * (1_048_533 - size)  # the board's name grows the file to 1,048,533 bytes
     game.write_text(json.dumps(data, separators=(",", ":")) + "\n")
     assert game.stat().st_size == 1_048_533
     before = game.read_bytes()

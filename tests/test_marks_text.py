@@ -158,3 +158,17 @@ def test_random_sheets_parse_alike_as_text_file_and_stdin(board, cells, separato
     assert marks.marked == sum(1 << i for i, ch in enumerate(lower) if ch == "o")
     assert marks.eliminated == sum(1 << i for i, ch in enumerate(lower) if ch == "x")
     assert isinstance(marks, Marks) and str(marks) == "/".join(lower[5 * s: 5 * s + 5] for s in range(5))
+
+
+@pytest.mark.parametrize("text", ["oooo./...../...../...../.....//", "oooo./...../...../...../...../ /",
+                                  "/oooo./...../...../...../.....", "oooo.//...../...../...../.....",
+                                  "oooo./...../\n/\n...../...../....."])
+def test_an_empty_shelf_is_refused_as_a_sixth_shelf_is(text, board):
+    """Trailing '//' (an empty sixth shelf) was dropped silently while a sixth shelf of items is
+    refused: an empty shelf anywhere is refused in one line naming the expected form; one '/'
+    at a line's end stays a separator."""
+    line = assert_one_line_error(CliRunner().invoke(main, ["advise", "--dice", "CCBJPP", "--marks", text]),
+                                 "empty shelf", "expected 5 shelves of 5 items separated by '/'")
+    assert "\n" not in line
+    assert str(load_marks("oooo./...../...../...../...../", board)) == "oooo./...../...../...../....."
+    assert str(load_marks("oooo./\n...../\n...../\n...../\n.....", board)) == "oooo./...../...../...../....."

@@ -123,6 +123,18 @@ def test_bad_input_leaves_the_file_unchanged(midgame: str, args: list[str], frag
     assert Path(midgame).read_bytes() == before
 
 
+def test_mark_before_the_roll_names_the_step_forms(tmp_path: Path):
+    """'play mark' before any roll names what works in the step command ('play roll', --unchecked),
+    not the prompt's 'told'; --unchecked then records the marking."""
+    game = str(tmp_path / "g.json")
+    ok("new", game, "--players", "Ann,Ben", "--first", "Ann")
+    before = Path(game).read_bytes()
+    line = assert_one_line_error(play("mark", game, "r1c1"), "Ann has not rolled", "play roll", "--unchecked")
+    assert "'told'" not in line
+    assert Path(game).read_bytes() == before
+    ok("mark", game, "r1c1", "--unchecked")
+
+
 def test_finished_game_refuses_actions(tmp_path: Path):
     game = str(tmp_path / "solo.json")
     ok("new", game, "--players", "me")
@@ -131,7 +143,15 @@ def test_finished_game_refuses_actions(tmp_path: Path):
     ok("fail", game, "--shelf", "1")  # no dice: an unchecked failed result (rules docstring)
     ok("fail", game, "--shelf", "2")
     before = Path(game).read_bytes()
+    # the last turn fired the trigger and ended the game at once (D17, D18): both are true
+    turn = json.loads(ok("status", game, "--format", "json"))["turn"]
+    assert turn["end_triggered"] is True and turn["over"] is True
     assert_one_line_error(play("mark", game, "--unchecked", "r3c3"), "game is over")
+    # an action that needs dice names the end (D18), not the missing roll: a finished game has none
+    for args in (["mark", game, "r3c3"], ["mark", game, "--best"], ["stop", game], ["fail", game, "--shelf", "best"],
+                 ["reroll", "--keep", "C", game, "CBJPP"], ["reroll", game, "CBJPPA"]):
+        line = assert_one_line_error(play(*args), "the game is over (D18)")
+        assert "rolled" not in line, args
     assert Path(game).read_bytes() == before
     data = json.loads(before)
     data["events"].pop()  # a hand-edited file without the 'over' the rules give (D17, D18)

@@ -230,3 +230,24 @@ def test_a_hold_typed_before_a_marking_does_not_come_back_with_its_undo(tmp_path
 ])
 def test_rule_ids_are_left_to_verbose(text: str, plain_text: str):
     assert without_rule_ids(text) == plain_text
+
+
+def test_the_end_near_line_names_each_sheet_as_status_does(tmp_path: Path):
+    """'End near: Ann, you have 1 closed shelf' with Ben to play read as said to Ann: one sheet
+    near gets the words of 'status' ("Ann has", "you have"), several a list with 'and' and 'each'."""
+    from shelfie_solver.dice.play.gamefile import warnings
+    from shelfie_solver.dice.play.screen import screen_warnings
+
+    game = new_game(tmp_path, "Ann,Ben", "Ann")
+    out = Session(game).handle("fail 1")  # told without dice: shelf 1 given up, closed (D13, D17 one short)
+    kept = read_kept_game(game)
+    near = "End near: Ann has 1 closed shelf; one more triggers the last round."
+    assert kept.active_name == "Ben" and near in out.split("\n")
+    assert screen_warnings(kept)[0] == near and without_rule_ids(warnings(kept)[0]) == near
+    Session(game).handle("fail 1")
+    kept = read_kept_game(game)
+    assert kept.active_name == "Ann"
+    assert screen_warnings(kept)[0] == "End near: you and Ben have 1 closed shelf each; one more triggers the last round."
+    assert [without_rule_ids(w) for w in warnings(kept)[:2]] == [
+        "End near: you have 1 closed shelf; one more triggers the last round.",
+        "End near: Ben has 1 closed shelf; one more triggers the last round."]

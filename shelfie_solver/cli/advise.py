@@ -7,7 +7,8 @@ import click
 from shelfie_solver.dice.advise.advice import Advice, advise, advise_in_game
 from shelfie_solver.dice.board import Board, Marks
 from shelfie_solver.dice.rolls import Counts, parse_dice
-from shelfie_solver.dice.objective_names import OBJECTIVE_NAMES, is_two_player, parse_objective, sees_the_table
+from shelfie_solver.dice.objective_names import (OBJECTIVE_NAMES, TABLE_OBJECTIVE_NAMES, is_two_player, parse_objective,
+                                                sees_the_table)
 from shelfie_solver.core.report import TABLE_WIDTH, render
 from shelfie_solver.dice.advise.report import advice_report
 from shelfie_solver.dice.rules import Ruleset
@@ -46,9 +47,10 @@ from shelfie_solver.cli.options import (
               help=f"What to maximise: {', '.join(OBJECTIVE_NAMES)} (docs/objectives.md). strategic: expected "
                    "gain in potential points (scoring lines plus credit for lines on their way to scoring), "
                    "which unlike points counts progress that scores in later turns; the points column "
-                   "always shows the expected points this turn. With --opponent only win (the chance to "
-                   "win, in percent: exact on the last turns, else the calibrated model), learned or "
-                   "learned:FILE (they see the table). [default: strategic; win with --opponent]")
+                   "always shows the expected points this turn. With --opponent only the objectives that see "
+                   f"the table: {', '.join(TABLE_OBJECTIVE_NAMES)} (win: the chance to win, in percent, exact on "
+                   "the last turns, else the calibrated model; exact2:FILE: a two-player table, one --opponent). "
+                   "[default: strategic; win with --opponent]")
 @click.option("--top", type=click.IntRange(1, None), default=10, show_default=True, metavar="K",
               help="Rows to show in table and markdown output (JSON and CSV list all).")
 @format_option
@@ -97,8 +99,9 @@ def _advise_in_game(dice: Counts, board: Board, rules: Ruleset, marks: Marks, op
     from shelfie_solver.dice.objective_names import advice_objective
 
     if not sees_the_table(objective) and not is_two_player(objective):
-        raise click.UsageError(f"--objective {objective} sees one sheet; with --opponent use win, learned, "
-                               "learned:FILE or exact2:FILE (the objectives that see the table), or drop --opponent")
+        raise click.UsageError(f"--objective {objective} sees one sheet; with --opponent use "
+                               f"{', '.join(TABLE_OBJECTIVE_NAMES)} (the objectives that see the table), "
+                               "or drop --opponent")
     opponents = []
     for number, text in enumerate(opponent_texts, 1):
         try:

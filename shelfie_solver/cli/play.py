@@ -31,6 +31,7 @@ from shelfie_solver.dice.play.gamefile import (
     KeptGame,
     KeptGameError,
     act,
+    check_running,
     create_file,
     objective_for,
     read_kept_game,
@@ -218,6 +219,7 @@ def stop_command(game: str, player: str | None, objective: str, top: int, fmt: s
     """Stop (D7): keep every die, the dice are final; records the stop (a re-roll is then refused
     until 'play undo') and shows the markings. With no re-roll left, or stopped already, only shows them."""
     kept = read_kept_game(game)
+    check_running(kept)
     if kept.dice is None:
         raise KeptGameError(f"{kept.active_name} has not rolled yet; expected 'play roll {game} DICE'")
     if kept.stopped or not kept.rerolls_left:
@@ -244,7 +246,7 @@ def mark_command(game: str, items: tuple[str, ...], best: bool, unchecked: bool,
     if unchecked:
         _step(game, player, lambda t: told_action(t, list(items)), objective, top, fmt)
     else:
-        _step(game, player, lambda t: mark_action(t, ["best"] if best else list(items), objective),
+        _step(game, player, lambda t: mark_action(t, ["best"] if best else list(items), objective, step=True),
               objective, top, fmt)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from shelfie_solver.dice.board import Board
+from shelfie_solver.dice.cheatsheet.wording import joined
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.wholegame.binary_table import is_binary
 from shelfie_solver.dice.wholegame.report import float_report, solve_report
@@ -25,6 +26,14 @@ from shelfie_solver.cli.options import (board_option, check_kind, force_option, 
 
 #: Default largest number of states ``solve-game --float`` accepts (the 4 x 5 and 5 x 4 boards fit).
 FLOAT_MAX_STATES = 10_000_000
+
+
+def _refuse(why: str, given: dict[str, bool]) -> None:
+    """Refuse the options of ``given`` that were given (``True``), naming only those (one line,
+    exit 2: click.UsageError ``WHY; drop --a and --b``); nothing when none was given."""
+    named = [name for name, on in given.items() if on]
+    if named:
+        raise click.UsageError(f"{why}; drop {joined(named)}")
 
 
 @click.command("solve-game", short_help="Exact optimal solitaire score and policy of a small board.")
@@ -77,17 +86,17 @@ def solve_game_command(board_path: str | None, rules_path: str | None, save_path
     seats = _players(players, versus)
     rules, board, _ = load_setup(rules_path, board_path, None)
     if seats == 2:
-        if use_float or board_report or jobs is not None or scheduler or dtype != "float64":
-            raise click.UsageError("--players 2 solves in float64 in one process; drop --float, --report, --jobs, "
-                                   "--scheduler and --dtype")
+        _refuse("--players 2 solves in float64 in one process", {
+            "--float": use_float, "--report": board_report, "--jobs": jobs is not None, "--scheduler": bool(scheduler),
+            "--dtype": dtype != "float64"})
         refuse_report_options(report_games, duel_games, report_seed, histogram)
         two_player_command(board, rules, [board_path, rules_path], save_path, max_states, versus is not None,
                            fmt, force, checkpoint_dir)
         return
     if board_report:  # the designer's board report (cli/board_report.py)
-        if use_float or save_path or checkpoint_dir or max_states is not None or scheduler or dtype != "float64":
-            raise click.UsageError("--report runs its own solve and games; drop --float, --save, --checkpoints, "
-                                   "--max-states, --dtype and --scheduler")
+        _refuse("--report runs its own solve and games", {
+            "--float": use_float, "--save": bool(save_path), "--checkpoints": bool(checkpoint_dir),
+            "--max-states": max_states is not None, "--dtype": dtype != "float64", "--scheduler": bool(scheduler)})
         report_command(board, rules, [board_path, rules_path], report_games, duel_games, report_seed, histogram,
                        jobs, fmt, force)
         return

@@ -282,6 +282,10 @@ def parse_marks(text: str, board: Board) -> Marks:
     """
     rows = _shelf_rows(text)
     example = _example_marks(board)
+    if "" in rows:
+        raise MarksError(f"marks {shorten(text.strip())} have an empty shelf ('//', a '/' before the first shelf "
+                         f"or two after the last); expected {board.n_shelves} shelves of {board.n_columns} items "
+                         f"separated by '/', e.g. {example}")
     if len(rows) != board.n_shelves or any(len(row) != board.n_columns for row in rows):
         raise MarksError(f"marks {shorten(text.strip())} do not fit the board: expected {board.n_shelves} shelves of "
                          f"{board.n_columns} items separated by '/', e.g. {example}")
@@ -314,11 +318,16 @@ def is_marks_text(text: str) -> bool:
 
 
 def _shelf_rows(text: str) -> list[str]:
-    """The shelves of marks text: lines and ``/`` separate shelves, white space, ``#`` comments
-    and empty shelves are dropped."""
-    lines = [line.split("#", 1)[0] for line in text.splitlines()]
-    compact = "/".join(part for part in ("".join(line.split()) for line in lines) if part)
-    return [row for row in compact.split("/") if row]  # a '/' at a line's end is not an empty shelf
+    """The shelves of marks text: lines and ``/`` separate shelves; white space, ``#`` comments,
+    blank lines and one ``/`` at a line's end (``...../`` then a new line) are dropped. Any other
+    empty shelf (``//``, a ``/`` first, a line of ``/`` alone) is kept as ``""``, which
+    :func:`parse_marks` refuses as it refuses a sixth shelf."""
+    parts = []
+    for line in text.splitlines():
+        part = "".join(line.split("#", 1)[0].split())
+        if part:
+            parts.append(part.removesuffix("/"))
+    return "/".join(parts).split("/") if parts else []
 
 
 def load_marks(text_or_path: str | None, board: Board, stdin: TextIO | None = None) -> Marks:
@@ -390,7 +399,7 @@ def _read_shelves(stream: TextIO, board: Board) -> str:
             break
         lines.append(line)
         size += len(line)
-        if len(_shelf_rows("".join(lines).removeprefix(_BOM))) >= board.n_shelves:
+        if sum(1 for row in _shelf_rows("".join(lines).removeprefix(_BOM)) if row) >= board.n_shelves:
             break
     return "".join(lines)
 

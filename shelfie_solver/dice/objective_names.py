@@ -23,6 +23,11 @@ OBJECTIVE_NAMES = ("strategic", "learned", "learned:FILE", "win", "win-model", "
                    "cell:rXcY", "table:FILE", "exact2:FILE")
 
 
+#: The objective names that see the whole table (:func:`sees_the_table`, :func:`is_two_player`):
+#: the ones ``advise --opponent`` takes, as its help and its refusal name them.
+TABLE_OBJECTIVE_NAMES = ("win", "win-model", "learned", "learned:FILE", "exact2:FILE")
+
+
 def is_learned(name: str) -> bool:
     """Whether an objective or strategy name is ``learned`` or ``learned:FILE`` (any case), the
     objective that sees the whole table when it is given one (:func:`learned.objective.named_objective`)."""

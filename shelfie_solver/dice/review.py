@@ -369,7 +369,7 @@ def load_reviewable(path: str, game: int = 1) -> KeptGame:
         if found == game:
             data = parse_json(text, KeptGameError, f"{path} game {game}", "one saved game")
             try:
-                return kept_game_from_dict(data, f"{path} game {game}")
+                return kept_game_from_dict(data, f"{path} game {game}")  # strategy names may repeat (simulate)
             except ShelfieError as error:
                 raise KeptGameError(str(error)) from None
     raise KeptGameError(f"{path} holds {found} game{'s' if found != 1 else ''}; expected --game 1..{found} "

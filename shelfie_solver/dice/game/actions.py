@@ -94,6 +94,10 @@ def stopped_error(position: Position, names: Sequence[str] | None = None) -> Act
                        "no re-roll; mark items, or undo the stop")
 
 
+#: The refusal of every action once the game is over (D18), whatever the action needs.
+GAME_OVER = "the game is over (D18); 'undo' to change the last action"
+
+
 def apply(position: Position, action: Action, names: Sequence[str] | None = None,
           legal: LegalMarkings | None = None) -> tuple[Position, Action]:
     """Check one action of the active player against the rules and apply it (module docstring).
@@ -112,7 +116,7 @@ def apply(position: Position, action: Action, names: Sequence[str] | None = None
             rule (D6-D14). ``position`` is unchanged (it is immutable).
     """
     if position.over is not None:
-        raise ActionError("the game is over (D18); 'undo' to change the last action")
+        raise ActionError(GAME_OVER)
     first = action[0] if action else None
     player = getattr(first, "player", None)
     if player != position.state.active:

@@ -134,11 +134,15 @@ def event_from_dict(data: dict[str, Any], board: Board, rules: Ruleset) -> Event
         for name in names:
             value = data[name]
             if name in ("dice", "keep"):
+                if not isinstance(value, str):
+                    raise GameError(f"{name} must be dice text such as \"CCBJPP\", got {_shown(value)}")
                 value = parse_dice(value, rules, count=rules.dice if name == "dice" else -1)
             elif name == "cells":
+                _check_texts(value, name, "item names such as \"r1c3\"")
                 value = tuple(board.parse_cell(c) for c in value)
             elif name == "sheets" and cls is Start:
-                value = tuple(str(v) for v in value)
+                _check_texts(value, name, "sheets such as \"...../...../...../...../.....\"")
+                value = tuple(value)
             elif str(types[name]).startswith("tuple"):  # a list field: a list of whole numbers
                 if not isinstance(value, list):
                     raise GameError(f"{name} must be a list of whole numbers, got {_shown(value)}")
@@ -157,6 +161,16 @@ def _shown(data: Any) -> str:
     hold a list of 100,000 items)."""
     text = repr(data)
     return text if len(text) <= 120 else text[:120] + "…"
+
+
+def _check_texts(value: Any, name: str, expected: str) -> None:
+    """A list field of text (``cells``, ``sheets``) is a list of JSON strings.
+
+    Raises:
+        GameError: it is not, naming the field and what is expected.
+    """
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise GameError(f"{name} must be a list of {expected}, got {_shown(value)}")
 
 
 def _whole(value: Any) -> int:
@@ -205,7 +219,13 @@ def saved_game_parts(data: Any) -> tuple[Ruleset, Board, tuple[str, ...], tuple[
     try:
         rules = cached_rules(json.dumps(data["rules"], sort_keys=True))
         board = cached_board(json.dumps(data["board"], sort_keys=True), rules)
-        players = tuple(str(p) for p in data["players"])
+        names = data["players"]
+        if not isinstance(names, list) or not all(isinstance(p, str) for p in names):
+            raise GameError("saved game: \"players\" must be a list of names (JSON strings), got "
+                            f"{json.dumps(names)[:60]}")
+        players = tuple(names)
+        if not isinstance(data["events"], list):
+            raise GameError(f"saved game: \"events\" must be a list of events, got {_shown(data['events'])}")
         events = []
         for i, item in enumerate(data["events"]):
             try:

@@ -84,6 +84,17 @@ def out_of_turn(kept: KeptGame, who: object) -> KeptGameError:
     return KeptGameError(str(actions.out_of_turn(kept.position, who, kept.players)))
 
 
+def check_running(kept: KeptGame) -> None:
+    """Refuse an action on a finished game first, before what the action needs (dice showing, a
+    re-roll left) is looked at: a finished game has no roll to enter (D18).
+
+    Raises:
+        KeptGameError: the game is over (:data:`actions.GAME_OVER`).
+    """
+    if kept.over is not None:
+        raise KeptGameError(actions.GAME_OVER)
+
+
 def stopped_error(kept: KeptGame) -> KeptGameError:
     """The error for a re-roll after the active player's :class:`Stop` this turn (D7)
     (:func:`actions.stopped_error`)."""
@@ -144,11 +155,14 @@ class KeptGame:
         """The seat of a player name (case-insensitive).
 
         Raises:
-            KeptGameError: no such player.
+            KeptGameError: no such player, or the name of more than one seat.
         """
-        for seat, player in enumerate(self.players):
-            if player.lower() == name.strip().lower():
-                return seat
+        seats = [seat for seat, player in enumerate(self.players) if player.lower() == name.strip().lower()]
+        if len(seats) > 1:  # a game of simulate --save: one strategy in several seats
+            raise KeptGameError(f"{name!r} names seats {', '.join(str(s + 1) for s in seats)} of this game "
+                                "(a game saved by simulate); leave out --player to act for the player to move")
+        if seats:
+            return seats[0]
         raise KeptGameError(f"no player {name!r} in this game; players: {', '.join(self.players)}")
 
     def scores(self) -> tuple[int, ...]:
@@ -179,26 +193,48 @@ def _has_control(name: str) -> bool:
     return any(unicodedata.category(c) in ("Cc", "Cf") for c in name)
 
 
+def check_names(names: Sequence[object], distinct: bool = True) -> tuple[str, ...]:
+    """The rules of the player names of a game at the table, the one home of them: ``play new``,
+    the ``serve`` page's new game and every game file read (:func:`kept_game_from_dict`) apply
+    them alike. 1 to 4 names (D1), each a non-empty string without spaces or commas, printable
+    (no control character), at most :data:`MAX_NAME_LENGTH` characters, no two alike ignoring
+    case (a name picks a seat: ``--player``, ``--first``). ``distinct=False`` (a game file read:
+    ``simulate --save`` names the seats by strategy, ``greedy,greedy``) lets names repeat; such a
+    name then picks no seat (:meth:`KeptGame.seat_of`).
+
+    Returns:
+        The names as given (callers strip typed names first).
+    Raises:
+        KeptGameError: the first rule broken, naming it.
+    """
+    if not all(isinstance(n, str) for n in names):
+        raise KeptGameError(f"player names must be text (JSON strings), got {list(names)!r}; "
+                            "expected names like Ann,Ben,me")
+    texts = tuple(str(n) for n in names)
+    if not 1 <= len(texts) <= MAX_PLAYERS:
+        raise KeptGameError(f"a game needs 1 to {MAX_PLAYERS} players (D1; 1 = solitaire), got {len(texts)}; "
+                         "expected names like Ann,Ben,me")
+    if any(not n or any(ch.isspace() or ch == "," for ch in n) for n in texts):
+        raise KeptGameError("player names must be non-empty words without spaces, got "
+                            f"{[n[:MAX_NAME_LENGTH + 1] for n in texts]}")
+    if any(len(n) > MAX_NAME_LENGTH or _has_control(n) for n in texts):
+        raise KeptGameError(f"player names must be printable words of at most {MAX_NAME_LENGTH} characters "
+                            f"(no control characters), got {[n[:MAX_NAME_LENGTH + 1] for n in texts]}; "
+                            "expected names like Ann,Ben,me")
+    if distinct and len({n.lower() for n in texts}) != len(texts):
+        raise KeptGameError(f"player names must differ, got {list(texts)}")
+    return texts
+
+
 def new_kept_game(board: Board, rules: Ruleset, players: Sequence[str], first: int) -> KeptGame:
-    """A new game: ``players`` names (1 to 4, D1; 1 = solitaire), ``first`` the seat that plays
-    first (D5), every sheet empty.
+    """A new game: ``players`` names (1 to 4, D1; 1 = solitaire; stripped, then
+    :func:`check_names`), ``first`` the seat that plays first (D5), every sheet empty.
 
     Raises:
         KeptGameError: a bad number of players, a repeated or empty name, a name with a space, a
             control character or more than :data:`MAX_NAME_LENGTH` characters, or a bad first seat.
     """
-    names = tuple(p.strip() for p in players)
-    if not 1 <= len(names) <= MAX_PLAYERS:
-        raise KeptGameError(f"a game needs 1 to {MAX_PLAYERS} players (D1; 1 = solitaire), got {len(names)}; "
-                         "expected names like Ann,Ben,me")
-    if any(not n or any(ch.isspace() or ch == "," for ch in n) for n in names):
-        raise KeptGameError(f"player names must be non-empty words without spaces, got {list(names)}")
-    if any(len(n) > MAX_NAME_LENGTH or _has_control(n) for n in names):
-        raise KeptGameError(f"player names must be printable words of at most {MAX_NAME_LENGTH} characters "
-                            f"(no control characters), got {[n[:MAX_NAME_LENGTH + 1] for n in names]}; "
-                            "expected names like Ann,Ben,me")
-    if len({n.lower() for n in names}) != len(names):
-        raise KeptGameError(f"player names must differ, got {list(names)}")
+    names = check_names(tuple(p.strip() for p in players))
     return start_kept_game(board, rules, names, first)
 
 
@@ -314,7 +350,7 @@ def kept_game_to_text(kept: KeptGame) -> str:
 
 def kept_game_from_text(text: str, source: str = "game file") -> KeptGame:
     """Read a game file (in progress or finished, :func:`kept_game_to_text`, or one game saved by
-    ``simulate --save``).
+    ``simulate --save``), its player names held to the rules of ``play new`` (:func:`check_names`).
 
     Raises:
         KeptGameError: not JSON, not a saved game, or an event is malformed or illegal (the
@@ -331,13 +367,22 @@ def kept_game_from_text(text: str, source: str = "game file") -> KeptGame:
         raise KeptGameError(f"{source} is not a saved game: not valid JSON ({error}); a truncated file?") from None
     except ValueError as error:  # a key given twice, NaN or Infinity
         raise KeptGameError(json_refusal(error, source, "a saved game written by shelfie-solve play")) from None
-    return kept_game_from_dict(data, source)
+    return kept_game_from_dict(data, source, table=True)
 
 
-def kept_game_from_dict(data: Any, source: str = "game file") -> KeptGame:
-    """:func:`kept_game_from_text` of parsed JSON."""
+def kept_game_from_dict(data: Any, source: str = "game file", table: bool = False) -> KeptGame:
+    """:func:`kept_game_from_text` of parsed JSON. ``table``: a game file at the table (``play``,
+    ``rollout``, ``serve``: :func:`kept_game_from_text`), whose names follow the rules of ``play
+    new`` (:func:`check_names`) except that they may repeat, as the strategy names of a game of
+    ``simulate --save`` do (``greedy,greedy``); else (``review``) the names are not checked.
+
+    Raises:
+        KeptGameError: as :func:`kept_game_from_text`, or (``table``) a name ``play new`` refuses.
+    """
     try:
         rules, board, players, events = saved_game_parts(data)
+        if table:
+            check_names(players, distinct=False)
         # as `play new --board/--rules` (cli.options.load_setup): a hand-edited file must not make the
         # engine too big for its bounds after an action is written
         check_work(board, rules, what="a game file")

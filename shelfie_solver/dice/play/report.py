@@ -97,13 +97,15 @@ def undone_line(count: int) -> str:
 
 
 def turn_data(kept: KeptGame) -> dict[str, Any]:
-    """The turn as JSON: round, active player, dice, re-rolls left, end triggered, over."""
+    """The turn as JSON: round, active player, dice, re-rolls left, end triggered (D17: the
+    trigger has fired, so also once the game is over, which only a fired trigger ends, D18 —
+    after the last turn the state kept is that turn's start), over."""
     state = kept.state
     return {"round": state.round, "player": kept.active_name, "seat": kept.active + 1,
             "dice": dice_codes(kept.dice, kept.rules) if kept.dice is not None else None,
             "rerolls_left": kept.rerolls_left if kept.dice is not None else None,
             "stopped": kept.stopped,
-            "end_triggered": state.end_triggered, "over": kept.over is not None}
+            "end_triggered": state.end_triggered or kept.over is not None, "over": kept.over is not None}
 
 
 def describe(before: KeptGame, after: KeptGame) -> list[str]:

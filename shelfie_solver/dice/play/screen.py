@@ -152,10 +152,15 @@ def screen_warnings(kept: KeptGame) -> list[str]:
     else:
         near = [seat for seat, sheet in enumerate(state.sheets) if sheet.closed_shelves() == state.trigger_shelves - 1]
         if near:
-            who = ", ".join("you" if seat == state.active else names[seat] for seat in near)
+            # the words of 'status' (gamefile.warnings): "Ann has", "you have"; several sheets as a
+            # list with "and" and "each", so no name reads as addressed ("Ann, you have")
+            who = [("you" if seat == state.active else names[seat]) for seat in near]
             closed = _plural(state.trigger_shelves - 1, 'closed shelf', 'closed shelves')
-            out.append(f"End near: {who} {'have' if len(near) > 1 or near[0] == state.active else 'has'} {closed}; "
-                       "one more triggers the last round.")
+            if len(who) == 1:
+                said = f"{who[0]} {'have' if near[0] == state.active else 'has'} {closed}"
+            else:
+                said = f"{', '.join(who[:-1])} and {who[-1]} have {closed} each"
+            out.append(f"End near: {said}; one more triggers the last round.")
     by_seat: dict[int, list[tuple[str, str, tuple[int, ...]]]] = {}
     for threat in blocking_threats(kept):
         by_seat.setdefault(threat.seat, []).append((kept.board.line_name(threat.line),

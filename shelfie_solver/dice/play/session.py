@@ -24,6 +24,7 @@ from shelfie_solver.dice.play.gamefile import (
     KeptGame,
     KeptGameError,
     act,
+    check_running,
     digest_of,
     objective_for,
     out_of_turn,
@@ -86,6 +87,7 @@ def reroll_action(kept: KeptGame, keep: str, new: str) -> Action:
             count that fits neither form.
     """
     rules = kept.rules
+    check_running(kept)
     if kept.dice is None:
         raise KeptGameError(f"{kept.active_name} has not rolled yet; expected the initial roll (D6)")
     if kept.stopped:
@@ -106,6 +108,7 @@ def typed_reroll_action(kept: KeptGame, new: str, keep: Counts | None = None, st
         DiceError, KeptGameError, ReadingError: unknown faces, no roll yet, or no reading or
             several (the message gives the unambiguous form).
     """
+    check_running(kept)
     if kept.dice is None:
         raise KeptGameError(f"{kept.active_name} has not rolled yet; expected the initial roll (D6)")
     if kept.stopped:
@@ -121,12 +124,19 @@ def hold_action(kept: KeptGame, held: Counts, after: Counts) -> Action:
     return Hold(kept.active, held), Roll(kept.active, after, kept.rerolls_left - 1)
 
 
-def mark_action(kept: KeptGame, items: list[str], objective: str = "strategic") -> Action:
+def mark_action(kept: KeptGame, items: list[str], objective: str = "strategic", step: bool = False) -> Action:
     """A marking (D8-D14) of the named items (``r1c3``), or with ``items == ["best"]`` the
-    advice's best marking under ``objective``."""
+    advice's best marking under ``objective``; ``step``: a refusal names the ``play mark`` step's
+    forms (``play roll``, ``--unchecked``), else the prompt's (the dice, ``told``).
+
+    Raises:
+        KeptGameError: the game is over, no dice showing, nothing can be marked, or a bad item.
+    """
+    check_running(kept)
     if kept.dice is None:
-        raise KeptGameError(f"{kept.active_name} has not rolled; enter the dice first, or 'told' for a "
-                         "marking made without recorded dice")
+        other = ("roll first ('play roll GAME DICE'), or add --unchecked for" if step
+                 else "enter the dice first, or 'told' for")
+        raise KeptGameError(f"{kept.active_name} has not rolled; {other} a marking made without recorded dice")
     if [w.lower() for w in items] == ["best"]:
         advice = advise(kept.dice, kept.board, kept.state.marks, kept.rules,
                         objective_for(objective, kept.state), 0)
@@ -168,6 +178,7 @@ def fail_action(kept: KeptGame, shelf: str, objective: str = "strategic") -> Act
     """A failed result (D13) giving up shelf ``shelf`` (1-based number, or ``best``: the
     advice's best shelf under ``objective``, the game's objective in ``play``)."""
     board, marks = kept.board, kept.state.marks
+    check_running(kept)
     if shelf.strip().lower() == "best":
         if kept.dice is None:
             raise KeptGameError("'best' needs the dice; enter the shelf number given up")
@@ -469,8 +480,7 @@ class Session:
 
         Raises:
             KeptGameError: no roll yet, ``stop`` typed (binding), or no re-roll left."""
-        if kept.over is not None:
-            raise KeptGameError("the game is over (D18); 'undo' to change the last action")
+        check_running(kept)
         if kept.dice is None:
             raise KeptGameError(f"{kept.active_name} has not rolled yet; expected the initial roll (D6)")
         dice = dice_codes(kept.dice, kept.rules)
@@ -484,8 +494,7 @@ class Session:
 
     def _stop(self) -> str:
         kept = self.kept_game()
-        if kept.over is not None:
-            raise KeptGameError("the game is over (D18); 'undo' to change the last action")
+        check_running(kept)
         if kept.dice is None:
             raise KeptGameError(f"{kept.active_name} has not rolled yet")
         dice = dice_codes(kept.dice, kept.rules)
