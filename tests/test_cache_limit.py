@@ -152,3 +152,28 @@ def test_cache_setting_naming_a_file_is_one_line_exit_2(tmp_path, monkeypatch):
         line = assert_one_line_error(result, f"SHELFIE_SOLVE_CACHE={str(blocker)!r}", "not a folder", "off")
         assert "Traceback" not in line
     assert blocker.read_text() == "not a folder"
+
+
+@pytest.mark.parametrize("size, text", [
+    (0, "0 B"), (1023, "1023 B"), (1024, "1.0 KiB"), (16 * 1024, "16.0 KiB"),
+    (1048474, "1023.9 KiB"),  # 1023.900... KiB
+    ((1 << 20) - 1, "1.0 MiB"),  # 1023.999 KiB would round to 1024.0: told in MiB
+    (int(2.6 * (1 << 20)), "2.6 MiB"), (256 << 20, "256.0 MiB"), (3 << 30, "3.0 GiB"),
+])
+def test_sizes_are_told_in_a_unit_that_fits(size, text):
+    from shelfie_solver.core.report import binary_size
+
+    assert binary_size(size) == text
+
+
+def test_cache_command_shows_a_small_entry_in_kib(cache):
+    """One entry of 2000 int64 (16,000 bytes of data plus a header): between 15.6 and 20 KiB,
+    shown in KiB, not as 0.0 MiB; the bound (256 MiB by default) stays in MiB."""
+    tablecache.load_or_build("t", "k1", NAMES, lambda: {"a": np.arange(2000, dtype=np.int64)})
+    size = sum(e.size for e in tablecache.entries(cache))
+    assert 16000 <= size < 20 * 1024
+    table = CliRunner().invoke(main, ["cache"]).stdout
+    assert "0.0 MiB" not in table and "of at most 256.0 MiB" in table
+    row = next(line for line in table.splitlines() if line.startswith("t "))
+    value, unit = row.split()[-2:]
+    assert unit == "KiB" and abs(float(value) - size / 1024) <= 0.05

@@ -541,3 +541,21 @@ def test_the_objectives_with_opponent_agree_in_help_refusal_and_code():
     line = assert_one_line_error(refused, "sees one sheet")
     assert "use win, win-model, learned, learned:FILE, exact2:FILE (" in line
     assert all(name in line and name in helped for name in taken)
+
+
+@pytest.mark.parametrize("command", [
+    "advise --dice CCCBBJ --marks examples/marks/mid-game.txt --top 3",
+    "advise --dice PPBCCJ --rerolls 0 --marks oo.../o..../x..../...../..... --top 2",
+])
+def test_docs_advise_examples_are_the_real_output(command, monkeypatch):
+    """docs/advise.md shows these two commands with their output: the block after the command
+    line is what the command prints now (run from the checkout's root, as the docs' paths are)."""
+    root = Path(__file__).resolve().parent.parent
+    monkeypatch.chdir(root)
+    text = (root / "docs" / "advise.md").read_text(encoding="utf-8")
+    head = f"$ shelfie-solve {command}\n"
+    start = text.index(head) + len(head)
+    shown = text[start:text.index("```\n", start)]
+    result = CliRunner().invoke(main, command.split())
+    assert result.exit_code == 0, result.output
+    assert result.stdout == shown

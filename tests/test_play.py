@@ -219,3 +219,25 @@ def test_undo_with_nothing_taken_says_so(tmp_path):
     game = str(tmp_path / "g.json")
     assert CliRunner().invoke(main, ["play", "new", game, "--players", "Ann,Ben"]).exit_code == 0
     assert_one_line_error(CliRunner().invoke(main, ["play", "undo", game]), "nothing to undo")
+
+
+def test_mark_best_with_rerolls_left_tells_the_advice_was_to_reroll(tmp_path: Path):
+    """Objective points on an empty default sheet (values in the module docstring). PPPPPG marks
+    nothing that scores now (r3c1 P + r3c2 PP leave PP, short of r3c3's 3 dice; value 0), while
+    keeping PPPPP scores r3c1 + r3c2 + r3c3 = 2 + 2 + 3 = 7 (D19) when a re-roll shows P or J
+    (D11), 1 - (4/6)^2 = 5/9 within two re-rolls: at least 35/9 = 3.8889 points, so the advice is
+    to re-roll and --best (stopping, D7) says so. PPPPPP marks those three items now: 7 points,
+    the most any 6 dice can make on shelf 3 (1 + 2 + 3 dice), so stopping is best: no note."""
+    game = str(tmp_path / "game.json")
+    ok("new", game, "--players", "Ann,me", "--first", "me")
+    ok("roll", game, "PPPPPG", "--objective", "points")
+    out = ok("mark", game, "--best", "--objective", "points")
+    lines = out.splitlines()
+    assert lines[0].startswith("me stopped with") and "2 re-rolls left unused" in lines[0]
+    note = lines[1]
+    assert note.startswith("note: the advice was to re-roll (") and note.endswith("; marking now: 0.0000")
+    best = float(note.split(");")[0].rsplit(": ", 1)[1])
+    assert best >= 3.8889
+    ok("roll", game, "PPPPPP", "--objective", "points")
+    out = ok("mark", game, "--best", "--objective", "points")
+    assert "marked r3c1 r3c2 r3c3" in out and "note:" not in out

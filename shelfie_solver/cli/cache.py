@@ -9,13 +9,9 @@ from typing import Any
 
 import click
 
-from shelfie_solver.core.report import Report, render
+from shelfie_solver.core.report import Report, binary_size, render
 from shelfie_solver.core.diskcache import cache_dir, cache_limit, entries, evict
 from shelfie_solver.cli.options import format_option
-
-
-def _mib(size: int) -> str:
-    return f"{size / (1 << 20):.1f} MiB"
 
 
 def _entries(count: int) -> str:
@@ -42,7 +38,7 @@ def cache_command(clear: bool, fmt: str) -> None:
     if clear and folder is not None:
         removed = evict(folder, 0)
         data["removed"] = {"entries": len(removed), "bytes": sum(e.size for e in removed)}
-        title.append(f"Removed {_entries(len(removed))} ({_mib(data['removed']['bytes'])}).")
+        title.append(f"Removed {_entries(len(removed))} ({binary_size(data['removed']['bytes'])}).")
     found = [] if folder is None else entries(folder)
     total = sum(e.size for e in found)
     kinds: dict[str, list[int]] = {}
@@ -56,9 +52,9 @@ def cache_command(clear: bool, fmt: str) -> None:
     else:
         state = "" if limit else " (SHELFIE_SOLVE_CACHE_MAX=0: nothing new is kept)"
         title.insert(0, f"Table cache: {folder}{state}")
-        title.append(f"{_entries(len(found))}, {_mib(total)} of at most {_mib(limit)} (SHELFIE_SOLVE_CACHE_MAX); "
+        title.append(f"{_entries(len(found))}, {binary_size(total)} of at most {binary_size(limit)} (SHELFIE_SOLVE_CACHE_MAX); "
                      "least recently used entries are removed past the bound.")
-    rows: list[list[Any]] = [[kind, n, _mib(b)] for kind, (n, b) in kinds.items()]
+    rows: list[list[Any]] = [[kind, n, binary_size(b)] for kind, (n, b) in kinds.items()]
     records = [{"kind": kind, "entries": n, "bytes": b} for kind, (n, b) in kinds.items()]
     headers = ["kind", "entries", "bytes" if fmt == "csv" else "size"]  # CSV: the records' columns, also when empty
     click.echo(render(Report(title, headers, rows, data, records=records or None), fmt), nl=False)

@@ -40,7 +40,7 @@ from shelfie_solver.dice.play.gamefile import (
 )
 from shelfie_solver.dice.play.newgame import new_game
 from shelfie_solver.dice.play.reading import ReadingError
-from shelfie_solver.dice.play.report import action_report, describe, status_report, step_advice, undone_line
+from shelfie_solver.dice.play.report import action_report, best_mark_note, describe, status_report, step_advice, undone_line
 from shelfie_solver.cli.options import (
     board_option,
     exact_option,
@@ -127,9 +127,12 @@ def _acting_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return _player_option(_objective_option(format_option(func)))
 
 
-def _shown(before: KeptGame | None, after: KeptGame, objective: str, top: int, fmt: str) -> str:
-    """What the action did, then the advice of the next step (or the final table), rendered."""
+def _shown(before: KeptGame | None, after: KeptGame, objective: str, top: int, fmt: str,
+           noted: list[str] | None = None) -> str:
+    """What the action did (``noted``, lines about it, after its first line), then the advice of
+    the next step (or the final table), rendered."""
     done = describe(before, after) if before is not None else []
+    done[1:1] = noted or []
     report = action_report(after, objective, done, None if fmt == "json" else top)
     return render(report, fmt, width=TABLE_WIDTH, exact=exact_wanted())
 
@@ -140,16 +143,17 @@ def _show(before: KeptGame | None, after: KeptGame, objective: str, top: int, fm
 
 
 def _step(path: str, player: str | None, make: Callable[[KeptGame], Action], objective: str, top: int,
-          fmt: str) -> None:
+          fmt: str, note: Callable[[KeptGame], list[str]] | None = None) -> None:
     """Apply one action to the game file. Its output (the advice that follows) is made before the
-    file is written, so nothing is written unless the whole step succeeds."""
+    file is written, so nothing is written unless the whole step succeeds. ``note``: lines about
+    the action from the game before it, printed after what it did."""
     shown: list[str] = []
 
     def change(kept: KeptGame) -> KeptGame:
         check_player(kept, player)
         objective_for(objective, kept.state)  # a bad --objective is refused before anything is written
         after = act(kept, make(kept))
-        shown.append(_shown(kept, after, objective, top, fmt))
+        shown.append(_shown(kept, after, objective, top, fmt, note(kept) if note is not None else None))
         return after
 
     update_file(path, change)
@@ -247,7 +251,7 @@ def mark_command(game: str, items: tuple[str, ...], best: bool, unchecked: bool,
         _step(game, player, lambda t: told_action(t, list(items)), objective, top, fmt)
     else:
         _step(game, player, lambda t: mark_action(t, ["best"] if best else list(items), objective, step=True),
-              objective, top, fmt)
+              objective, top, fmt, (lambda t: best_mark_note(t, objective)) if best else None)
 
 
 @play_command.command("fail")

@@ -113,6 +113,22 @@ def decimal(value: Fraction, places: int = 4) -> str:
     return rounded(value, places)
 
 
+#: The units of :func:`binary_size`, each 1024 times the one before.
+SIZE_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
+
+
+def binary_size(size: int) -> str:
+    """A size in bytes for display, in the largest unit of :data:`SIZE_UNITS` whose count (rounded
+    to one decimal, exactly) is at least 1: ``512 B``, ``16.0 KiB``, ``2.6 MiB``, ``256.0 MiB``; a
+    count that rounds to 1024 is told in the next unit (``1.0 MiB``, not ``1024.0 KiB``)."""
+    if size < 1024:
+        return f"{size} B"
+    unit = 1
+    while unit + 1 < len(SIZE_UNITS) and Fraction(size, 1024 ** (unit + 1)) >= Fraction(20479, 20480):
+        unit += 1  # 20479/20480 = 1023.95/1024: from there the count would round to 1024.0
+    return f"{rounded(Fraction(size, 1024 ** unit), 1)} {SIZE_UNITS[unit]}"
+
+
 #: Significant digits of "1 in X" before more are added to tell values apart.
 ONE_IN_DIGITS = 3
 _ONE_IN_MAX_DIGITS = 15

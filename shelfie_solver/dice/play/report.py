@@ -23,7 +23,8 @@ from shelfie_solver.dice.game.events import (
     Stop,
     UncheckedMark,
 )
-from shelfie_solver.core.report import Report, cut_to_width, display_width, exact, pad_to_width, printable
+from shelfie_solver.core.report import Report, cut_to_width, decimal, display_width, exact, pad_to_width, printable
+from shelfie_solver.dice.advise.words import chance_cell, hold_words
 from shelfie_solver.dice.advise.report import advice_report
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE, KeptGame, objective_for, warnings
@@ -40,6 +41,25 @@ def step_advice(kept: KeptGame, objective: str) -> Advice | None:
     state = kept.state
     return ends_on_every_sheet(advise(kept.dice, kept.board, state.marks, kept.rules,
                                       objective_for(objective, state), kept.rerolls_left), state)
+
+
+def best_mark_note(kept: KeptGame, objective: str) -> list[str]:
+    """What ``play mark GAME --best`` adds when re-rolls are left and the advice is to re-roll:
+    marking now is stopping (D7), so one line names the advised hold and both values in the
+    table's rounding (the chance to win in percent, else the value as its table shows it), e.g.
+    ``note: the advice was to re-roll (keep PPAJ: 38.3%); marking now: 37.2%``. Empty with no
+    re-roll left (or after a stop), before the roll, or when the best hold is stopping."""
+    if kept.over is not None or kept.dice is None or not kept.rerolls_left:
+        return []
+    advice = step_advice(kept, objective)
+    dice = kept.rules.dice
+    if advice is None or not advice.holds or sum(advice.holds[0].keep) == dice:
+        return []
+    show = chance_cell if advice.win_chance_exact is not None else decimal
+    best = advice.holds[0]
+    stop = next(h for h in advice.holds if sum(h.keep) == dice)  # every hold is ranked, stopping too (D7)
+    hold = hold_words(kept.dice, best.keep, kept.rules)
+    return [f"note: the advice was to re-roll ({hold}: {show(best.value)}); marking now: {show(stop.value)}"]
 
 
 def whose_turn(kept: KeptGame) -> str:
