@@ -338,6 +338,17 @@ def test_design_is_exact_beyond_int64_on_a_high_value_board() -> None:
             assert strengths(seats, c[ROWS.index(phase)], r, WEIGHT_SCALE, np.zeros(n, dtype=np.int64)) >= 1 << 62
 
 
+def test_the_design_bounds_have_one_home() -> None:
+    """win_model.design and the compiled kernel read the same int64 bounds, from
+    learned.win_bounds (the kernel imports it, not win_model: simulate's start-up)."""
+    from shelfie_solver.dice.learned import kernel, win_bounds, win_model
+
+    for name in ("DESIGN_INPUT_BOUND", "DESIGN_ROUND_BOUND", "DESIGN_LEAD_BOUND"):
+        assert getattr(kernel, name) is getattr(win_bounds, name) is getattr(win_model, name)
+    assert (win_bounds.DESIGN_INPUT_BOUND, win_bounds.DESIGN_ROUND_BOUND, win_bounds.DESIGN_LEAD_BOUND) == \
+        (2**40, 2**20, 2**31)
+
+
 def far_behind(board) -> GameState:
     """The tester's position: the player with one item eliminated, the opponent with three full
     shelves less one item each and ``r1c1`` marked, round 5, the player to mark (D5)."""

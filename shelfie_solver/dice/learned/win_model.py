@@ -51,6 +51,7 @@ from shelfie_solver.dice.game.events import GameState
 from shelfie_solver.dice.learned.model_file import (POINT_FEATURES, WEIGHT_SCALE, LearnedModel, default_model,
                                                     players_key)
 from shelfie_solver.dice.learned.objective import Learned, phase_rows, scores, state_objective
+from shelfie_solver.dice.learned.win_bounds import DESIGN_INPUT_BOUND, DESIGN_LEAD_BOUND, DESIGN_ROUND_BOUND
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import (end_trigger_shelves, failed_result_shelves, markings_end_game,
@@ -235,16 +236,6 @@ def default_win_model() -> WinModel:
     return load_win_model(DEFAULT_WIN_PATH)
 
 
-#: :func:`design` computes in int64 when its inputs are within these bounds, else with Python
-#: integers (an object array): every seat's ``|P|`` and ``|score| * WEIGHT_SCALE`` below
-#: :data:`DESIGN_INPUT_BOUND` (2**40, about 11 million points) and the round below
-#: :data:`DESIGN_ROUND_BOUND` keep ``P x r``, ``score x r`` and ``F`` below 2**61; a lead below
-#: :data:`DESIGN_LEAD_BOUND` (2**31, about 21,000 points) keeps ``lead x |lead|`` below 2**62
-#: (a board of values up to 10,000, docs/formats.md, can lead by far more). The compiled kernel
-#: checks the same bounds (:func:`learned.kernel._win_strengths_into`).
-DESIGN_INPUT_BOUND = 1 << 40
-DESIGN_ROUND_BOUND = 1 << 20
-DESIGN_LEAD_BOUND = 1 << 31
 #: The largest item value of the default board (data/default_board.toml; a test checks it): the
 #: model was fitted on that board, so :func:`board_scale` reads a board's points relative to it.
 DEFAULT_TOP_VALUE = 12
@@ -292,8 +283,9 @@ def in_board_points(model: LearnedModel, scale: Fraction) -> LearnedModel:
 def design(phase: np.ndarray, seats: np.ndarray, round_number: int, scale: Fraction = UNIT_SCALE) -> np.ndarray:
     """``(K, n, F)``: :data:`FEATURES` of every seat of ``K`` positions, each column as the
     integer that multiplies its coefficient (see :func:`chances`); ``int64`` where every value
-    provably fits (:data:`DESIGN_INPUT_BOUND`, :data:`DESIGN_LEAD_BOUND`), else exact Python
-    integers in an object array.
+    provably fits (:mod:`learned.win_bounds`: ``DESIGN_INPUT_BOUND``, ``DESIGN_ROUND_BOUND``,
+    ``DESIGN_LEAD_BOUND``, which the compiled :func:`learned.kernel._win_strengths_into` checks
+    too), else exact Python integers in an object array.
 
     Args:
         phase: ``int (K,)`` the phase (0, 2, 3) after the turn (rows :data:`ROWS`; not read
