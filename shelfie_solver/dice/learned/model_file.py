@@ -33,6 +33,10 @@ N_CONTEXT = 3
 FEATURE_NAMES = tuple(f"{'shelf' if k == 0 else f'column {k}'}: {name}"
                       for k in range(KINDS) for name in LINE_FEATURES) + GLOBAL_FEATURES
 N_FEATURES = len(FEATURE_NAMES)
+#: ``bool (N_FEATURES,)``: the features measured in points (a line's ``M`` or ``A``, the threatened
+#: points); the others count items, lines or rounds, so their weights are points per unit (read
+#: relative to a board's value scale by the win model, :func:`win_model.in_board_points`).
+POINT_FEATURES = np.array([name.endswith((" A", " M")) for name in FEATURE_NAMES])
 PHASES = (1, 2, 3)
 #: The ``format`` key of a parameter file.
 MODEL_FORMAT = "shelfie-solve learned 1"

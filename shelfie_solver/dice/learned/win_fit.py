@@ -18,6 +18,7 @@ from shelfie_solver.dice.learned.win_model import (
     ROWS,
     Sample,
     WinModel,
+    board_scale,
     default_win_model,
     design,
     fit,
@@ -35,8 +36,9 @@ def game_positions(game: Game, learned: LearnedModel | None = None) -> list[Samp
     """:data:`win_model.Sample` of the position after every turn of a finished game that the
     model values (module docstring): not a turn :mod:`win_chance` values exactly, nor one that
     triggers the end (D17) where :func:`win_model.ending_objective` knows the chance exactly. The
-    features (:func:`design`) are every seat's, the player who just played first, with every
-    seat's final share of victory (D20) in that order."""
+    features (:func:`design`, at the board's value scale as play reads them: :func:`board_scale`)
+    are every seat's, the player who just played first, with every seat's final share of victory
+    (D20) in that order."""
     from shelfie_solver.dice.win_chance import exact_objective, share
 
     board, rules = game.board, game.rules
@@ -59,7 +61,7 @@ def game_positions(game: Game, learned: LearnedModel | None = None) -> list[Samp
         phase, seats = objective.seat_columns(StateArrays(board, rules, before.marks), *(x[None] for x in totals))
         order = [me] + [j for j in range(n) if j != me]
         y = np.array([float(share(finals[j], [s for i, s in enumerate(finals) if i != j])) for j in order])
-        out.append((n, int(phase[0]), design(phase, seats, before.round)[0], y))
+        out.append((n, int(phase[0]), design(phase, seats, before.round, board_scale(board))[0], y))
     return out
 
 
