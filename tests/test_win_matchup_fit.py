@@ -21,7 +21,12 @@ from shelfie_solver.dice.learned.win_fit import (
     matchup_seats,
     train_matchup_model,
 )
-from shelfie_solver.dice.learned.win_model import fit, load_win_model, model_from_dict, model_text
+from shelfie_solver.dice.learned.win_model import (
+    fit,
+    load_win_model,
+    model_from_dict,
+    model_text,
+)
 from shelfie_solver.dice.rules import DEFAULT_RULES
 from shelfie_solver.dice.strategies import LearnedStrategy, StrategyError, WinStrategy
 

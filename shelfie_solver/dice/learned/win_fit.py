@@ -1,5 +1,6 @@
 """Fitting the ``win`` model (:mod:`learned.win_model`) by self-play: the positions after every
-turn of seeded ``learned`` games, every seat's features and outcome (D20), and the
+turn of seeded ``learned`` games (or ``win``'s own, or of one ``win`` seat against another
+strategy, :func:`matchup_positions`), every seat's features and outcome (D20), and the
 maximum-likelihood fit of the joint model (``train --win-model``; docs/train.md, "The chance to
 win"; measured by ``benchmarks/chance_calibration.py``)."""
 
@@ -185,10 +186,11 @@ def train_matchup_model(board: Board, rules: Ruleset, seed: int, games: int, pla
                         played_by: str = "") -> WinModel:
     """The model of ``players`` seats fitted (:func:`fit`, ridge :data:`OWN_PLAY_RIDGE`) to
     :func:`matchup_positions` (the other counts at even chances, all coefficients 0, as
-    :data:`EVEN`: a file names every count, and this one is the source of ``players``' only), with the settings recorded (``strategy`` ``"win"``, ``against``,
-    the model that played as ``played_by`` and its record ``played_by_info``, ``ridge``): how
-    the 2-player coefficients of data/win.json are made since 2026-12-04 (docs/win-chance.md
-    "Fitted on the matchup"; docs/train.md).
+    :data:`EVEN`: a file names every count, and this one is the source of ``players``' only),
+    with the settings recorded (``strategy`` ``"win"``, ``against``, the model that played as
+    ``played_by`` and its record ``played_by_info``, ``ridge``): how examples/win-vs-learned.json
+    was made, a 2-player candidate measured in docs/win-chance.md "Fitted on the matchup"
+    (docs/train.md).
 
     Raises:
         ValueError: fewer than 2 players.
