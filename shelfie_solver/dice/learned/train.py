@@ -351,7 +351,9 @@ def _check_settings(settings: Settings, jobs: int) -> None:
 def _check_spread(settings: Settings) -> None:
     """Refuse ``--solitaire-spread`` / ``--solitaire-spread-large`` settings that do not go
     together: negative, without ``--solitaire-boards``, or with ``--solitaire-large`` (both would
-    make the 4 x 5 and 5 x 4 tables).
+    make the 4 x 5 and 5 x 4 tables); ``--solitaire-heavy`` without them; ``--solitaire-threes``
+    negative or without ``--solitaire-boards``, ``--solitaire-threes-seed`` negative or without
+    ``--solitaire-threes``.
 
     Raises:
         TrainError: one line naming the options and the expected form.
