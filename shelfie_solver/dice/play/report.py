@@ -239,9 +239,16 @@ def table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
     the game is over; at a turn's start the figure the last turn's advice gave the choice made
     (:func:`chances.after_turn_chances`); within a turn the active player's value
     (:func:`chances.seat_chances`), with three or more players the others' figures of the turn's
-    start scaled to the rest (:func:`chances.within_turn_chances`); empty alone."""
+    start scaled to the rest (:func:`chances.within_turn_chances`); a model figure never exactly 0 or 1
+    (:func:`chances.never_certain`); empty alone."""
     if len(kept.players) < 2:
         return []
+    from shelfie_solver.dice.play.chances import never_certain
+
+    return never_certain(_table_chances(kept))
+
+
+def _table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
     over = kept.over
     if over is not None:
         from shelfie_solver.dice.win_chance import share
