@@ -380,11 +380,14 @@ def chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray) -> np.nd
 def _softmax_shares(gaps: np.ndarray) -> np.ndarray:
     """``int64 (...)``: ``round(CHANCE_SCALE / sum_j exp(gaps_j))`` over the last axis of the exact
     integer strength differences ``gaps`` (over ``COEF_SCALE * WEIGHT_SCALE``), each converted to
-    float once (:func:`all_chances`)."""
+    float once (:func:`all_chances`); kept within 1 to ``CHANCE_SCALE - 1`` (an estimate, never
+    a certainty)."""
     scaled = np.array(gaps.tolist(), dtype=np.float64) / (COEF_SCALE * WEIGHT_SCALE) if gaps.dtype == object \
         else gaps.astype(np.float64) / (COEF_SCALE * WEIGHT_SCALE)
     total = np.exp(np.minimum(np.maximum(scaled, -60.0), 60.0)).sum(axis=-1)  # np.clip's values, cheaper
-    out: np.ndarray = np.rint(CHANCE_SCALE / total).astype(np.int64)
+    # an estimate is never a certainty: 1 to CHANCE_SCALE - 1, so no model chance shows as 0% or
+    # 100% (docs/play.md; only the exact chances of win_chance are 0 or 1)
+    out: np.ndarray = np.clip(np.rint(CHANCE_SCALE / total), 1, CHANCE_SCALE - 1).astype(np.int64)
     return out
 
 
