@@ -89,6 +89,9 @@ class ShelfOption:
         ends_game: whether giving it up closes the shelf that triggers the end (D17).
         value: the objective's value of giving it up, when the objective tells shelves apart
             (it has ``shelf_values``: ``learned``, ``win``, the exact win chance), else None.
+        exact: whether ``value`` is the exact chance to win where the objective knows it per
+            shelf (``win`` on a shelf whose loss ends the game, D13, D17: ``exact_shelves``),
+            else None (the advice's :attr:`Advice.win_chance_exact` holds).
     """
 
     shelf: int
@@ -97,6 +100,7 @@ class ShelfOption:
     potential_change: Fraction
     ends_game: bool = False
     value: Fraction | None = None
+    exact: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -192,7 +196,10 @@ def ranked_shelves(options: tuple[ShelfOption, ...], state: StateArrays,
         return options
     scale = objective.scale(state.rules)
     worth = {shelf: Fraction(value, scale) for shelf, value in shelf_values(state)}
-    valued = [replace(o, value=worth[o.shelf]) for o in options if o.shelf in worth]
+    exact_of = getattr(objective, "exact_shelves", None)
+    known = exact_of(state) if callable(exact_of) else None
+    valued = [replace(o, value=worth[o.shelf], exact=None if known is None else o.shelf in known)
+              for o in options if o.shelf in worth]
     return tuple(sorted(valued, key=lambda o: -(o.value or 0)))
 
 

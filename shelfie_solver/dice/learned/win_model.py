@@ -468,6 +468,15 @@ class WinObjective(Learned):
         (:meth:`ending_markings`), the others the model's estimate."""
         return self.ending_markings(state, sets)
 
+    def exact_shelves(self, state: StateArrays) -> set[int]:
+        """The shelves a failed result (D13) may give up whose value in :meth:`shelf_values` is
+        the exact chance to win (giving them up ends the game, D17, and :attr:`end_exact` gives
+        it: :meth:`_ranked_shelves`); the others' values are the model's estimate."""
+        if self.end_exact is None:
+            return set()
+        shelves = list(failed_result_shelves(state.board, state.marks))
+        return {s for s, e in zip(shelves, self._ending_shelves(state, shelves).tolist()) if e}
+
     def _ending_shelves(self, state: StateArrays, shelves: list[int]) -> np.ndarray:
         """``bool (S,)``: giving up each of ``shelves`` (D13) triggers the end (D17): nothing is
         marked, so nothing is blocked and only the player's sheet changes, by one more closed

@@ -47,9 +47,12 @@ def seat_chances(state: GameState, dice: Any = None, rerolls_left: int = 0) -> l
         mine = solution.start_values()[0] if dice is None else solution.roll_value(dice, rerolls_left)
     else:
         options = rank_markings(dice, board, state.marks, rules, objective)
-        mine = options[0].value if options else Fraction(
-            objective.failed_value(StateArrays(board, rules, state.marks)), objective.scale(rules))
+        arrays = StateArrays(board, rules, state.marks)
+        mine = options[0].value if options else Fraction(objective.failed_value(arrays), objective.scale(rules))
         exact_flag = bool(options[0].exact) if options and options[0].exact is not None else exact_flag
+        exact_of = getattr(objective, "exact_shelves", None)
+        if not options and callable(exact_of) and exact_of(arrays):  # a failed result ends it (D13, D17)
+            exact_flag = True
     return share_the_rest(state, state.active, mine, exact_flag)
 
 
@@ -72,6 +75,9 @@ def after_turn_chances(before: GameState, action: Event, now: GameState) -> list
         shelf_values = getattr(objective, "shelf_values", None)
         worth = dict(shelf_values(arrays)) if callable(shelf_values) else {}
         mine = Fraction(worth.get(action.shelf, objective.failed_value(arrays)), scale)
+        exact_of = getattr(objective, "exact_shelves", None)
+        if callable(exact_of) and action.shelf in exact_of(arrays):  # it ends the game (D13, D17)
+            exact_flag = True
     else:
         cells = tuple(getattr(action, "cells"))
         one = _item_set(before, cells)

@@ -277,10 +277,9 @@ def _step_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
     if kept.dice is not None:
         advice = step_advice(kept, PLAY_OBJECTIVE)
         if advice is not None and advice.win_chance_exact is not None:
-            from shelfie_solver.dice.advise.report import option_exact
+            from shelfie_solver.dice.advise.report import first_exact
 
-            first = advice.markings[0] if advice.markings and not advice.holds else None
-            flag = option_exact(first, advice) if first is not None else bool(advice.win_chance_exact)
+            flag = first_exact(advice)  # its best marking's or shelf's own flag (D17 ends exact)
             return share_the_rest(kept.state, kept.state.active, advice.value, flag)
     return seat_chances(kept.state, kept.dice, kept.rerolls_left if kept.dice is not None else 0)
 
