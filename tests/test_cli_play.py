@@ -196,3 +196,20 @@ def test_a_failed_result_that_ends_the_game_is_an_exact_loss(tmp_path):
     assert data["win_chance"] == "0/1" and data["win_chance_exact"] is True
     status = json.loads(CliRunner().invoke(main, ["play", "status", game, "--format", "json"]).output)
     assert [(s["win_chance"], s["win_chance_exact"]) for s in status["sheets"]] == [("0/1", True), ("1/1", True)]
+
+
+@pytest.mark.parametrize("items, fragment", [
+    # D9: at most 3 items a turn
+    (["r3c1", "r3c2", "r1c2", "r2c1"], "(4 items: at most 3 a turn, D9)"),
+    # shelf 3 is plant (docs/formats.md default board); columns 1, 2, 3 need 1 + 2 + 3 dice (D3)
+    (["r3c1", "r3c2", "r3c3"], "(the items need 6 plant dice, the dice show 3, D8)"),
+    # shelf 1 is cat: column 3 needs 3 cats, PPPBCC shows 2 (r2c1, a book, is covered)
+    (["r1c3", "r2c1"], "(the items need 3 cat dice, the dice show 2, D8)"),
+])
+def test_an_illegal_marking_says_why(tmp_path, items, fragment):
+    game = str(tmp_path / "game.json")
+    assert CliRunner().invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    assert CliRunner().invoke(main, ["play", "roll", game, "PPPBCC"]).exit_code == 0
+    assert CliRunner().invoke(main, ["play", "stop", game]).exit_code == 0
+    line = assert_one_line_error(CliRunner().invoke(main, ["play", "mark", game, *items]), "is not a legal marking of PPPBCC")
+    assert fragment in line and "legal include: " in line
