@@ -213,3 +213,15 @@ def test_an_illegal_marking_says_why(tmp_path, items, fragment):
     assert CliRunner().invoke(main, ["play", "stop", game]).exit_code == 0
     line = assert_one_line_error(CliRunner().invoke(main, ["play", "mark", game, *items]), "is not a legal marking of PPPBCC")
     assert fragment in line and "legal include: " in line
+
+
+def test_a_failed_result_refused_by_d14_says_what_to_do(tmp_path):
+    # PPPBCC can mark r1c1 (one cat, D3): a failed result is not a choice (D14), and the line is a
+    # full sentence: what to do instead and when a failed result is possible
+    game = str(tmp_path / "game.json")
+    assert CliRunner().invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    assert CliRunner().invoke(main, ["play", "roll", game, "PPPBCC"]).exit_code == 0
+    assert CliRunner().invoke(main, ["play", "stop", game]).exit_code == 0
+    line = assert_one_line_error(CliRunner().invoke(main, ["play", "fail", game, "--shelf", "1"]),
+                                 "can mark an item, so it must (D14): mark one of its items")
+    assert line.endswith("a failed result is only possible when no item can be marked")

@@ -282,8 +282,9 @@ def _failed_result(position: Position, fail: Fail) -> tuple[Marks, ...]:
     state = position.state
     board, rules, marks = state.board, state.rules, state.marks
     if position.dice is not None and len(legal_sets(position.dice, board, marks, rules)):
-        raise ActionError(f"{dice_codes(position.dice, rules)} can mark an item, so it must (D14): "
-                          "a failed result is never chosen")
+        raise ActionError(f"{dice_codes(position.dice, rules)} can mark an item, so it must (D14): mark one "
+                          "of its items ('advise' lists them); a failed result is only possible when no item "
+                          "can be marked")
     options = failed_result_shelves(board, marks)
     shelves = [s + 1 for s in options]
     if fail.shelf + 1 not in shelves:
