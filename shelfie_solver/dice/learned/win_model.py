@@ -21,7 +21,10 @@ tie), so the engine's expectations over the dice are exact integers under the mo
 maximum likelihood (``scipy.optimize``, every seat's share of victory as a soft target, D20) on
 the positions after every turn of seeded self-play of the ``learned`` strategy, every seat's
 point of view at once (:func:`fit`; :mod:`learned.win_fit`). :func:`design` and
-:func:`chances` are the one place that maps a position's values to chances.
+:func:`chances` are the one place that maps a position's values to chances. At evaluation the
+strengths go through a monotone projection (:func:`monotone_columns`: the curve's lead clamped,
+a negative slope in ``P`` raised to 0) so that every seat's chance is non-decreasing in its own
+``P``, exactly (docs/win-chance.md, "Monotone in the lead"); the fit reads :func:`design` as it is.
 
 Points are read in the default board's (:func:`board_scale`, :func:`in_board_points`): on a board
 of higher values every ``P`` and score is divided by the board's value scale, exactly 1 on the
