@@ -152,3 +152,23 @@ def test_a_board_of_zero_values_is_a_tie(tmp_path, n: int) -> None:
     data = json.loads(out.output)
     assert data["win_chance"] == f"1/{n}"
     assert all(m["win_chance"] == f"1/{n}" for m in data["markings"])
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_every_strength_gap_falls_at_one_unit_of_p(n: int) -> None:
+    """Stronger than the chances: one unit more of seat 0's ``P`` (1 / WEIGHT_SCALE of a point,
+    the scale of the curve's floors) never raises any ``z_j - z_0``, at leads swept across the
+    clamp (-80 to 80 points), every row and round, the shipped coefficients."""
+    from shelfie_solver.dice.learned.win_model import strength_numerators
+    c = default_win_model().for_players(n)
+    rng = np.random.default_rng(8730 + n)
+    k = 400
+    for r in range(1, 16):
+        seats = random_seats(rng, k, n)
+        seats[:, 0, 0] = seats[:, 1:, 0].max(axis=1) + rng.integers(-80 * W, 80 * W, size=k)
+        step = raised(seats, np.zeros(k, dtype=np.int64), np.ones(k, dtype=np.int64))
+        for phase in ROWS:
+            ph = np.full(k, phase)
+            z0 = strength_numerators(c, ph, design(ph, seats, r), r)
+            z1 = strength_numerators(c, ph, design(ph, step, r), r)
+            assert ((z1[:, 1:] - z1[:, :1]) <= (z0[:, 1:] - z0[:, :1])).all(), (n, r, phase)
