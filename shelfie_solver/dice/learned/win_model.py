@@ -65,7 +65,10 @@ from shelfie_solver.dice.sheet_rules import (end_trigger_shelves, failed_result_
 #: file's advice wins 52.8% [52.1, 53.5] of 20,000 two-player games (seeds 7101-7104), 36.8%
 #: [35.4, 38.4] of 4,000 three-player games (seed 7411) and 27.65% [26.7, 28.6] of 8,000
 #: four-player games (seeds 7401-7402; benchmarks/tournament_win.py, docs/win-chance.md "A file
-#: assembled per number of players"). ``win-model`` plays by the model always.
+#: assembled per number of players"); through the monotone projection (:func:`monotone_columns`)
+#: 53.2% [52.5, 53.9] of 20,000 two-player games (seeds 8601-8604), 37.3% [35.8, 38.8] of 4,000
+#: three-player (8611), 27.3% [25.9, 28.7] of 4,000 four-player (8621; docs/win-chance.md
+#: "Monotone in the lead"). ``win-model`` plays by the model always.
 MODEL_PLAYERS = (2, 3, 4)
 #: A sure win, in the model's units.
 CHANCE_SCALE = 1_000_000
