@@ -16,8 +16,15 @@ from click.testing import CliRunner
 from shelfie_solver.cli import main
 from shelfie_solver.dice.learned.kernel import kernel_function
 from shelfie_solver.dice.learned.model_file import WEIGHT_SCALE
-from shelfie_solver.dice.learned.win_model import (CHANCE_SCALE, COEF_SCALE, FEATURES, ROWS, all_chances,
-                                                   default_win_model, design)
+from shelfie_solver.dice.learned.win_model import (
+    CHANCE_SCALE,
+    COEF_SCALE,
+    FEATURES,
+    ROWS,
+    all_chances,
+    default_win_model,
+    design,
+)
 
 W = WEIGHT_SCALE
 
