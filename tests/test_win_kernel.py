@@ -18,9 +18,12 @@ from shelfie_solver.dice.game.turn import play_seeded
 from shelfie_solver.dice.learned.kernel import kernel_function
 from shelfie_solver.dice.learned.model_file import WEIGHT_SCALE
 from shelfie_solver.dice.learned.win_model import (
+    CHANCE_SCALE,
+    COEF_SCALE,
     FEATURES,
     ROWS,
     WinObjective,
+    _softmax_shares,
     design,
     strength_numerators,
     win_objective,
@@ -79,6 +82,45 @@ def test_compiled_values_equal_numpy_on_random_tables(players: int) -> None:
         assert np.array_equal(np.flatnonzero(usable[:-1]), expected_usable)
         assert np.array_equal(worth, expected)
         assert shelves == expected_shelves
+
+
+def test_compiled_values_equal_numpy_on_many_two_player_tables() -> None:
+    """The fused front (learned.kernel._win_front: line totals, both _win_gaps calls, the
+    shelves, _markings_end) against the numpy reference on many two-player tables, half of them
+    with the end triggered (the exact endings, D17, D18)."""
+    rng = np.random.default_rng(4120)
+    exact = 0
+    for i in range(120):
+        state = random_state(rng, 2)
+        state = replace(state, end_triggered=bool(i % 2))
+        objective = win_objective(state)
+        exact += objective.end_exact is not None
+        worth, usable, shelves = objective.compiled_turn_values(StateArrays(BOARD, RULES, state.marks))
+        expected, expected_usable, expected_shelves = numpy_values(objective, state)
+        assert np.array_equal(np.flatnonzero(usable[:-1]), expected_usable)
+        assert np.array_equal(worth, expected)
+        assert shelves == expected_shelves
+    assert exact >= 30  # the exact endings were exercised
+
+
+def test_two_seat_softmax_is_the_general_one_bit_for_bit() -> None:
+    """_softmax_shares' two-seat shortcut (1 + one exp, the mover's own gap 0) gives the float
+    sum of the general formula bit for bit: every total compared as bits, not only the rounded
+    shares (clipped at +-60, lengths 1 to 3,000, so SIMD tails of every length)."""
+    rng = np.random.default_rng(4121)
+    unit = COEF_SCALE * WEIGHT_SCALE
+    for _ in range(400):
+        k = int(rng.integers(1, 3000))
+        spread = int(unit * rng.choice([0.5, 3, 20, 90]))
+        gaps = np.zeros((k, 2), dtype=np.int64)
+        gaps[:, 1] = rng.integers(-spread, spread + 1, size=k)
+        general = np.exp(np.minimum(np.maximum(gaps.astype(np.float64) / unit, -60.0), 60.0)).sum(axis=-1)
+        shortcut = 1.0 + np.exp(np.minimum(np.maximum(gaps[:, 1].astype(np.float64) / unit, -60.0), 60.0))
+        assert np.array_equal(general.view(np.int64), shortcut.view(np.int64))
+        assert np.array_equal(_softmax_shares(gaps), np.rint(CHANCE_SCALE / general).astype(np.int64))
+    three = np.concatenate([np.zeros((5, 1), dtype=np.int64), rng.integers(-unit, unit, size=(5, 2))], axis=1)
+    general3 = np.exp(three.astype(np.float64) / unit).sum(axis=-1)  # three seats: the general formula
+    assert np.array_equal(_softmax_shares(three), np.rint(CHANCE_SCALE / general3).astype(np.int64))
 
 
 def test_compiled_strengths_equal_numpy_on_random_seats() -> None:

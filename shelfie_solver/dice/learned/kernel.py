@@ -30,11 +30,12 @@ if TYPE_CHECKING:
 #: The compiled functions, callees first (:func:`engine.kernel.compile_into`).
 _COMPILED_ORDER = ("_learned_line", "_learned_sheet", "_learned_seats", "_learned_worth", "_learned_blocks",
                    "_learned_opponents", "_shelf_candidates", "_learned_turn", "_win_strengths_into",
-                   "_win_strengths", "_win_gaps")
+                   "_win_strengths", "_win_gaps", "_win_front")
 
 #: The engine's compiled kernels the ones here call, bound by :func:`_compiled` (``None`` until then).
-_ENGINE = ("_scan", "_level", "_turn_levels", "_bit_line_totals")
+_ENGINE = ("_scan", "_level", "_turn_levels", "_bit_line_totals", "_markings_end")
 _bit_line_totals: Any = None
+_markings_end: Any = None
 _scan: Any = None
 _level: Any = None
 _turn_levels: Any = None
@@ -625,3 +626,76 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
     ok = largest < limit and most < limit // 64 and (per == 0 or largest < limit // per)  # bound < 2^62
     # (win_model.strength_numerators; ``largest == 2^62``: a feature beyond win_model.design's int64 bounds)
     return gaps, usable, ok
+
+
+def _win_front(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_points: np.ndarray,
+               set_masks: np.ndarray, marked_bits: int, eliminated_bits: int, cell_lines: np.ndarray,
+               values: np.ndarray, sizes: np.ndarray, t: int, trigger: int, n_shelves: int, coef: np.ndarray,
+               glob: np.ndarray, ctx: np.ndarray, threat: np.ndarray, triggered: bool, opponent_distance: int,
+               opponent_values: np.ndarray, block: np.ndarray, weight_scale: int, rest: np.ndarray,
+               calibration: np.ndarray, round_number: int, exact: bool, set_lines: np.ndarray,
+               set_counts: np.ndarray, set_points: np.ndarray, other_marked: np.ndarray,
+               other_eliminated: np.ndarray, line_masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                              np.ndarray, bool, np.ndarray,
+                                                                              np.ndarray, np.ndarray]:  # pragma: no cover
+    """The front half of ``win``'s turn (:meth:`win_model.WinObjective.compiled_turn_values`)
+    from the player's sheet as bit masks, in one call: the line totals (:func:`engine.kernel.
+    _bit_line_totals`), the strength differences of every item set and of every shelf a failed
+    result may give up (D13; :func:`_win_gaps` twice, the shelves by :func:`_shelf_candidates`),
+    and, when ``exact``, :func:`engine.kernel._markings_end` of the usable sets (D15, D17, D19).
+
+    Returns ``(gaps int64 (U + S, 1 + J)`` — the usable sets' rows, then the shelves', in the
+    order of :func:`_win_gaps`' rows; ``index (U,)`` the usable sets; ``shelves (S,)`` those with
+    an available item; ``usable (K+1,)``; whether every product fits int64; and
+    ``_markings_end``'s ``ends``, ``gains``, ``blocked`` of ``index`` (empty unless ``exact``)).
+    The same integers as those calls made one by one."""
+    n_lines = sizes.shape[0]
+    m, a, mp, ap = _bit_line_totals(marked_bits, eliminated_bits, cell_lines, values, n_lines)
+    closed = marked_bits | eliminated_bits
+    gaps, usable, ok = _win_gaps(set_ids, d_lines, d_counts, d_points, set_masks, closed, False, m, a, mp, ap,
+                                 sizes, t, trigger, n_shelves, coef, glob, ctx, threat, triggered, opponent_distance,
+                                 opponent_values, block, weight_scale, rest, calibration, round_number)
+    shelf_ids, s_lines, s_counts, s_points = _shelf_candidates(values, n_shelves, closed)
+    shelf_gaps, _, shelf_ok = _win_gaps(shelf_ids, s_lines, s_counts, s_points, np.zeros(0, np.int64), 0, True, m,
+                                        a, mp, ap, sizes, t, trigger, n_shelves, coef, glob, ctx, threat, triggered,
+                                        opponent_distance, opponent_values, block, weight_scale, rest, calibration,
+                                        round_number)
+    n_sets = usable.shape[0] - 1
+    n_used = 0
+    for k in range(n_sets):
+        if usable[k]:
+            n_used += 1
+    index = np.zeros(n_used, np.int64)
+    i = 0
+    for k in range(n_sets):
+        if usable[k]:
+            index[i] = k
+            i += 1
+    width = shelf_ids.shape[1]
+    n_open = 0
+    for s in range(n_shelves):
+        if s_counts[s * width] > 0:
+            n_open += 1
+    shelves = np.zeros(n_open, np.int64)
+    i = 0
+    for s in range(n_shelves):
+        if s_counts[s * width] > 0:
+            shelves[i] = s
+            i += 1
+    n = gaps.shape[1]
+    out = np.zeros((n_used + n_open, n), np.int64)
+    for i in range(n_used):
+        for j in range(n):
+            out[i, j] = gaps[index[i], j]
+    for i in range(n_open):
+        for j in range(n):
+            out[n_used + i, j] = shelf_gaps[shelves[i], j]
+    if exact:
+        ends, gains, blocked = _markings_end(set_masks, set_lines, set_counts, set_points, index, marked_bits,
+                                             eliminated_bits, other_marked, other_eliminated, line_masks, n_shelves,
+                                             trigger, m, mp, t)
+    else:
+        ends = np.zeros(0, np.bool_)
+        gains = np.zeros(0, np.int64)
+        blocked = np.zeros((0, other_marked.shape[0]), np.int64)
+    return out, index, shelves, usable, ok and shelf_ok, ends, gains, blocked

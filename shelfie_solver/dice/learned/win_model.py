@@ -322,6 +322,13 @@ def _softmax_shares(gaps: np.ndarray) -> np.ndarray:
     """``int64 (...)``: ``round(CHANCE_SCALE / sum_j exp(gaps_j))`` over the last axis of the exact
     integer strength differences ``gaps`` (over ``COEF_SCALE * WEIGHT_SCALE``), each converted to
     float once (:func:`all_chances`)."""
+    if gaps.dtype != object and gaps.ndim == 2 and gaps.shape[1] == 2 and not gaps[:, 0].any():
+        # two seats, the mover's own gap 0 (the objective's hot path): exp(0) is 1 and a sum of two
+        # terms is one addition, so 1 + exp of the other column gives the same float, bit for bit
+        # (tests/test_win_kernel.py), at half the exp
+        other = gaps[:, 1].astype(np.float64) / (COEF_SCALE * WEIGHT_SCALE)
+        pair: np.ndarray = np.rint(CHANCE_SCALE / (1.0 + np.exp(np.minimum(np.maximum(other, -60.0), 60.0))))
+        return pair.astype(np.int64)
     scaled = np.array(gaps.tolist(), dtype=np.float64) / (COEF_SCALE * WEIGHT_SCALE) if gaps.dtype == object \
         else gaps.astype(np.float64) / (COEF_SCALE * WEIGHT_SCALE)
     total = np.exp(np.minimum(np.maximum(scaled, -60.0), 60.0)).sum(axis=-1)  # np.clip's values, cheaper
@@ -475,37 +482,50 @@ class WinObjective(Learned):
 
     def compiled_turn_values(self, state: StateArrays) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]] | None:
         """:meth:`values` of every item set of :func:`engine.kernel.turn_arrays` and
-        :meth:`shelf_values`, the strengths by the compiled kernel
-        (:func:`learned.kernel._win_gaps`, numba), the softmax by :func:`_softmax_shares` and
-        the markings that end the game by :meth:`_with_exact`: ``(worth int64 (K+1,), 0 where
-        unusable and at ``K``; usable bool (K+1,); the shelf values)``, the same integers as the
-        numpy code. ``None`` without numba, on a board of more than 62 items or where a product
-        could leave int64 (the numpy path's Python integers then)."""
-        from shelfie_solver.dice.engine.kernel import turn_arrays
+        :meth:`shelf_values`: the line totals, the strengths of the sets and of the shelves a
+        failed result may give up (D13) and which markings end the game (D17) by one compiled
+        call (:func:`learned.kernel._win_front`, numba), the softmax by :func:`_softmax_shares`
+        and the exact chances of the markings that end the game by :attr:`end_exact`'s
+        ``values_after``: ``(worth int64 (K+1,), 0 where unusable and at ``K``; usable bool
+        (K+1,); the shelf values)``, the same integers as the numpy code. ``None`` without numba,
+        on a board of more than 62 items or where a product could leave int64 (the numpy path's
+        Python integers then)."""
+        from shelfie_solver.dice.engine.kernel import _line_mask_array, cell_lines, turn_arrays
         from shelfie_solver.dice.learned.kernel import kernel_function, learned_deltas
+        from shelfie_solver.dice.learned.objective import _kernel_arrays, _line_sizes
 
-        gaps_of = kernel_function("_win_gaps")
+        front = kernel_function("_win_front")
         board, rules, marks = state.board, state.rules, state.marks
-        if gaps_of is None or board.n_cells > 62:
+        if front is None or board.n_cells > 62:
             return None
-        common = self._kernel_common(state)
         tables = turn_arrays(board, rules)
-        ids, lines, counts, points = learned_deltas(board, rules)
-        closed = marks.marked | marks.eliminated
-        gaps, usable, ok = gaps_of(ids, lines, counts, points, tables.set_masks, closed, False, *common)
-        give_up = kernel_function("_shelf_candidates")(board.value_array, board.n_shelves, closed)
-        shelf_gaps, _, shelf_ok = gaps_of(*give_up, np.zeros(0, dtype=np.int64), 0, True, *common)
-        if not (ok and shelf_ok):
+        arrays = _kernel_arrays(self, board)
+        exact = self.end_exact is not None and hasattr(self.end_exact, "values_after")
+        others = [sheet for j, sheet in enumerate(self._table(state)) if j != self.seat] if exact else []
+        gaps, index, shelf_rows, usable, ok, ends, gains, blocked = front(
+            *learned_deltas(board, rules), tables.set_masks, marks.marked, marks.eliminated, cell_lines(board),
+            board.value_array, _line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules),
+            board.n_shelves, arrays[0], arrays[1], arrays[2], self.threat, self.triggered, self.opponent_distance,
+            arrays[4], arrays[5], WEIGHT_SCALE, np.ascontiguousarray(self.opponent_seats, dtype=np.int64),
+            np.ascontiguousarray(self.calibration, dtype=np.int64), self.round_number, exact, tables.set_lines,
+            tables.set_counts, tables.set_points, np.array([o.marked for o in others], dtype=np.int64),
+            np.array([o.eliminated for o in others], dtype=np.int64), _line_mask_array(board))
+        if not ok:
             return None
-        index = np.flatnonzero(usable[:-1])
-        shelves = [s for s in range(board.n_shelves) if give_up[2][s * give_up[0].shape[1]] > 0]
-        shares = _softmax_shares(np.concatenate([gaps[index], shelf_gaps[shelves]]))  # the sets', the shelves'
+        shares = _softmax_shares(gaps)  # the sets', then the shelves'
+        used = len(index)
         worth = np.zeros(len(usable), dtype=np.int64)
-        worth[index] = shares[:len(index)]
-        if self.end_exact is not None:
+        worth[index] = shares[:used]
+        if exact:
+            chosen = np.flatnonzero(ends)
+            if len(chosen):
+                now = score(board, marks, rules)
+                worth[index[chosen]] = self._exact_share(
+                    self.end_exact.values_after(state, gains[chosen] + now, blocked[chosen]), state)
+        elif self.end_exact is not None:
             self._compiled_exact(state, index, worth)
-        after = shares[len(index):]
-        return worth, usable, self._ranked_shelves(state, shelves, after) if shelves else []
+        shelves = shelf_rows.tolist()
+        return worth, usable, self._ranked_shelves(state, shelves, shares[used:]) if shelves else []
 
     def _compiled_exact(self, state: StateArrays, index: np.ndarray, worth: np.ndarray) -> None:
         """:meth:`_with_exact` of the item sets ``index`` (of :func:`engine.kernel.turn_arrays`)
@@ -531,11 +551,6 @@ class WinObjective(Learned):
             now = score(state.board, state.marks, state.rules)
             worth[index[chosen]] = self._exact_share(
                 self.end_exact.values_after(state, gains[chosen] + now, blocked[chosen]), state)
-
-    def _kernel_common(self, state: StateArrays) -> tuple[Any, ...]:
-        """The arguments of :func:`learned.kernel._win_gaps` after ``losing``, for the sheet ``state``."""
-        return (*self.seat_inputs(state), np.ascontiguousarray(self.opponent_seats, dtype=np.int64),
-                np.ascontiguousarray(self.calibration, dtype=np.int64), self.round_number)
 
     def failed_value(self, state: StateArrays) -> int:
         return max((value for _, value in self.shelf_values(state)), default=0)
