@@ -572,12 +572,13 @@ def _compiled_opponents(weights: np.ndarray, board: Board, rules: Ruleset, sheet
         board.value_array, _line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules),
         board.n_shelves, rules.combinations_per_turn, BLOCKING, coef, g, context_weights, WEIGHT_SCALE)
     threat.flags.writeable = False  # as threats' (kept by its cache)
-    return each, (out if out.any() else None), threat
+    return each, (out if np.count_nonzero(out) else None), threat
 
 
 def game_objective(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], active: int, first: int,
                    triggered: bool, model: LearnedModel | None = None, turn: int = 0,
-                   compiled: bool = True) -> Learned:
+                   compiled: bool = True, kind: type[Learned] | None = None,
+                   extra: dict[str, Any] | None = None) -> Learned:
     """The ``learned`` objective of the player ``active`` at the start of their turn.
 
     Args:
@@ -587,6 +588,9 @@ def game_objective(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], acti
         model: the parameters (default: the shipped ones).
         compiled: the opponents' values by the compiled kernel when numba is installed
             (:func:`_compiled_opponents`); False: numpy only. The same objective either way.
+        kind, extra: the class built (default :class:`Learned`; a subclass such as
+            ``win_model.WinObjective``, its further fields in ``extra``), so a subclass's
+            objective is made in one step.
     """
     model = model or default_model()
     n = len(sheets)
@@ -603,12 +607,11 @@ def game_objective(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], acti
         threat = threats(board, rules, sheets, active)
     else:
         each, block, threat = fast
-    end_sum, near_sum, far_sum = (int(x) for x in each.sum(axis=0))
+    end_sum, near_sum, far_sum = each.sum(axis=0).tolist()
     distance = min((trigger - sheets[j].closed_shelves() for j in opponents), default=FAR)
-    return Learned(weights, threat, triggered, distance, len(opponents),
-                   (end_sum, near_sum, far_sum), table_context(sheets, active, turn),
-                   opponent_values=each if opponents else None,
-                   block=block, end_open=any(ends.values()))
+    return (kind or Learned)(weights, threat, triggered, distance, len(opponents), (end_sum, near_sum, far_sum),
+                             table_context(sheets, active, turn), opponent_values=each if opponents else None,
+                             block=block, end_open=any(ends.values()), **(extra or {}))
 
 
 def state_objective(state: GameState, model: LearnedModel | None = None, compiled: bool = True) -> Learned:

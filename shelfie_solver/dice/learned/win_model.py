@@ -44,7 +44,7 @@ from shelfie_solver.dice.board import ItemSets, Marks, score
 from shelfie_solver.core.files import json_kind
 from shelfie_solver.dice.game.events import GameState
 from shelfie_solver.dice.learned.model_file import LearnedModel, WEIGHT_SCALE, default_model, players_key
-from shelfie_solver.dice.learned.objective import Learned, phase_rows, scores, state_objective
+from shelfie_solver.dice.learned.objective import Learned, game_objective, phase_rows, scores
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import (end_trigger_shelves, failed_result_shelves, markings_end_game,
@@ -315,14 +315,16 @@ def chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray) -> np.nd
     seat's differences only (the objective's hot path); the one place that maps features to
     chances."""
     z = strength_numerators(coefficients, phase, x)  # (K, n)
-    return _softmax_shares(z - z[:, :1])  # (K, j): z_j - z_0, exact
+    return _softmax_shares(z - z[:, :1], own_first=True)  # (K, j): z_j - z_0, exact
 
 
-def _softmax_shares(gaps: np.ndarray) -> np.ndarray:
+def _softmax_shares(gaps: np.ndarray, own_first: bool = False) -> np.ndarray:
     """``int64 (...)``: ``round(CHANCE_SCALE / sum_j exp(gaps_j))`` over the last axis of the exact
     integer strength differences ``gaps`` (over ``COEF_SCALE * WEIGHT_SCALE``), each converted to
-    float once (:func:`all_chances`)."""
-    if gaps.dtype != object and gaps.ndim == 2 and gaps.shape[1] == 2 and not gaps[:, 0].any():
+    float once (:func:`all_chances`). ``own_first``: the caller's promise that ``gaps[..., 0]`` is
+    0 (each row's differences from its own first seat, ``z_j - z_0``), which with two seats
+    needs one ``exp`` per row."""
+    if own_first and gaps.dtype != object and gaps.ndim == 2 and gaps.shape[1] == 2:
         # two seats, the mover's own gap 0 (the objective's hot path): exp(0) is 1 and a sum of two
         # terms is one addition, so 1 + exp of the other column gives the same float, bit for bit
         # (tests/test_win_kernel.py), at half the exp
@@ -412,13 +414,13 @@ class WinObjective(Learned):
         (:meth:`ending_markings`), the others the model's estimate."""
         return self.ending_markings(state, sets)
 
-    def _ending_shelves(self, state: StateArrays, shelves: list[int]) -> np.ndarray:
-        """``bool (S,)``: giving up each of ``shelves`` (D13) triggers the end (D17): nothing is
-        marked, so nothing is blocked and only the player's sheet changes, by one more closed
-        shelf (each of ``shelves`` has an available item, and only its own items are given up),
-        so alike for every shelf."""
-        ends = state.marks.closed_shelves() + 1 >= end_trigger_shelves(state.board, state.rules)
-        return np.full(len(shelves), ends, dtype=bool)
+    @staticmethod
+    def _giving_up_ends(state: StateArrays) -> bool:
+        """Whether giving up a shelf (D13) triggers the end (D17): nothing is marked, so nothing is
+        blocked and only the player's sheet changes, by one more closed shelf (each shelf that
+        may be given up has an available item, and only its own items are given up), so alike
+        for every shelf."""
+        return state.marks.closed_shelves() + 1 >= end_trigger_shelves(state.board, state.rules)
 
     def _exact_share(self, worth: np.ndarray, state: StateArrays) -> np.ndarray:
         """Exact chances over the exact objective's scale, rounded (half up) to :data:`CHANCE_SCALE`:
@@ -473,11 +475,9 @@ class WinObjective(Learned):
         """:meth:`shelf_values` from the model's chance ``after (S,)`` of giving up each of
         ``shelves``: those that end the game exact (D13, D17), best first, ties in shelf order."""
         values: list[int] = after.tolist()  # Python ints
-        if self.end_exact is not None:  # giving up a shelf that ends the game (D13, D17): exact
-            ending = self._ending_shelves(state, shelves)
-            if ending.any():
-                exact_value = int(self._exact_share(np.array([self.end_exact.failed_value(state)]), state)[0])
-                values = [exact_value if e else v for e, v in zip(ending.tolist(), values)]
+        if self.end_exact is not None and self._giving_up_ends(state):  # it ends the game (D13, D17): exact
+            exact_value = int(self._exact_share(np.array([self.end_exact.failed_value(state)]), state)[0])
+            values = [exact_value] * len(values)
         return sorted(zip(shelves, values), key=lambda item: -item[1])
 
     def compiled_turn_values(self, state: StateArrays) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]] | None:
@@ -512,7 +512,7 @@ class WinObjective(Learned):
             np.array([o.eliminated for o in others], dtype=np.int64), _line_mask_array(board))
         if not ok:
             return None
-        shares = _softmax_shares(gaps)  # the sets', then the shelves'
+        shares = _softmax_shares(gaps, own_first=True)  # the sets', then the shelves'
         used = len(index)
         worth = np.zeros(len(usable), dtype=np.int64)
         worth[index] = shares[:used]
@@ -559,13 +559,15 @@ class WinObjective(Learned):
 def win_objective(state: GameState, model: WinModel | None = None, learned: LearnedModel | None = None,
                   name: str = "win") -> WinObjective:
     """The objective ``win`` of the active player in ``state`` (a game of 2-4 players)."""
-    base = state_objective(state, learned or default_model())
     model = model or default_win_model()
-    fields = {f: getattr(base, f) for f in base.__dataclass_fields__}
-    fields["name"] = name
-    return WinObjective(**fields, calibration=model.for_players(state.players), round_number=state.round,
-                        end_exact=ending_objective(state), sheets=state.sheets, seat=state.active,
-                        opponent_seats=opponent_seats(state))
+    out = game_objective(state.board, state.rules, state.sheets, state.active, state.first, state.end_triggered,
+                         learned or default_model(), state.turn, kind=WinObjective,
+                         extra={"name": name, "calibration": model.for_players(state.players),
+                                "round_number": state.round, "end_exact": ending_objective(state),
+                                "sheets": state.sheets, "seat": state.active,
+                                "opponent_seats": opponent_seats(state)})
+    assert isinstance(out, WinObjective)
+    return out
 
 
 def opponent_seats(state: GameState) -> np.ndarray:
