@@ -29,8 +29,24 @@ from fractions import Fraction
 
 import numpy as np
 
-from shelfie_solver.dice.game.actions import Position, apply, end_turn, mark_and_block, verify_hold
-from shelfie_solver.dice.game.events import Event, Fail, GameOver, Hold, Mark, Roll, Stop, Strategy, legal_sets
+from shelfie_solver.dice.game.actions import (
+    Position,
+    apply,
+    end_turn,
+    mark_and_block,
+    verify_hold,
+)
+from shelfie_solver.dice.game.events import (
+    Event,
+    Fail,
+    GameOver,
+    Hold,
+    Mark,
+    Roll,
+    Stop,
+    Strategy,
+    legal_sets,
+)
 from shelfie_solver.dice.rolls import Counts
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import failed_result_shelves
@@ -43,11 +59,23 @@ Choice = tuple[str, tuple[int, ...]] | None
 def game_seeds(entropy: int, game: int, seats: int) -> tuple[np.random.Generator, list[np.random.Generator]]:
     """Game ``game``'s dice generator and one generator per seat, from the root seed ``entropy``
     (module docstring): fresh objects on every call, so each play-out of the game starts from
-    the same numbers."""
+    the same numbers (:func:`dice_generator`, :func:`seat_generators`)."""
+    return dice_generator(entropy, game), seat_generators(entropy, game, seats)
+
+
+def dice_generator(entropy: int, game: int) -> np.random.Generator:
+    """Game ``game``'s dice generator, ``SeedSequence(entropy, spawn_key=(game, 0))``, afresh."""
     from numpy.random import SeedSequence
 
-    dice = np.random.default_rng(SeedSequence(entropy, spawn_key=(game, 0)))
-    return dice, [np.random.default_rng(SeedSequence(entropy, spawn_key=(game, 1 + s))) for s in range(seats)]
+    return np.random.default_rng(SeedSequence(entropy, spawn_key=(game, 0)))
+
+
+def seat_generators(entropy: int, game: int, seats: int) -> list[np.random.Generator]:
+    """Game ``game``'s generator of each seat, ``SeedSequence(entropy, spawn_key=(game, 1 + seat))``,
+    afresh (so every play-out of the game starts each seat from the same numbers)."""
+    from numpy.random import SeedSequence
+
+    return [np.random.default_rng(SeedSequence(entropy, spawn_key=(game, 1 + s))) for s in range(seats)]
 
 
 def turns_bound(position: Position) -> int:
