@@ -24,6 +24,7 @@ from shelfie_solver.dice.learned.win_model import (
     ROWS,
     WinObjective,
     _softmax_shares,
+    compiled_win_values,
     design,
     strength_numerators,
     win_objective,
@@ -101,6 +102,26 @@ def test_compiled_values_equal_numpy_on_many_two_player_tables() -> None:
         assert np.array_equal(worth, expected)
         assert shelves == expected_shelves
     assert exact >= 30  # the exact endings were exercised
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_values_from_the_table_equal_the_objective_s(players: int) -> None:
+    """compiled_win_values (learned.kernel._win_turn: every seat's inputs from the bit masks, no
+    objective built) against win_objective(state).compiled_turn_values and the numpy reference,
+    on random tables with and without the end triggered (D17, D18)."""
+    rng = np.random.default_rng(4130 + players)
+    for i in range(60 if players == 2 else 25):
+        state = replace(random_state(rng, players), end_triggered=bool(i % 2))
+        objective = win_objective(state)
+        found = compiled_win_values(state)
+        assert found is not None
+        worth, usable, shelves = found
+        expected = objective.compiled_turn_values(StateArrays(BOARD, RULES, state.marks))
+        assert expected is not None
+        assert np.array_equal(worth, expected[0]) and np.array_equal(usable, expected[1])
+        assert shelves == expected[2]
+        reference, _, reference_shelves = numpy_values(objective, state)
+        assert np.array_equal(worth, reference) and shelves == reference_shelves
 
 
 def test_two_seat_softmax_is_the_general_one_bit_for_bit() -> None:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 #: The compiled functions, callees first (:func:`engine.kernel.compile_into`).
 _COMPILED_ORDER = ("_learned_line", "_learned_sheet", "_learned_seats", "_learned_worth", "_learned_blocks",
                    "_learned_opponents", "_shelf_candidates", "_learned_turn", "_win_strengths_into",
-                   "_win_strengths", "_win_gaps", "_win_front")
+                   "_win_strengths", "_win_gaps", "_win_front", "_win_turn")
 
 #: The engine's compiled kernels the ones here call, bound by :func:`_compiled` (``None`` until then).
 _ENGINE = ("_scan", "_level", "_turn_levels", "_bit_line_totals", "_markings_end")
@@ -699,3 +699,71 @@ def _win_front(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d
         gains = np.zeros(0, np.int64)
         blocked = np.zeros((0, other_marked.shape[0]), np.int64)
     return out, index, shelves, usable, ok and shelf_ok, ends, gains, blocked
+
+
+def _win_turn(marked: np.ndarray, eliminated: np.ndarray, active: int, ends: np.ndarray, turn: int, triggered: bool,
+              per_turn: int, blocking: bool, coef: np.ndarray, glob: np.ndarray, context_weights: np.ndarray,
+              weight_scale: int, far: int, calibration: np.ndarray, exact: bool, set_ids: np.ndarray,
+              d_lines: np.ndarray, d_counts: np.ndarray, d_points: np.ndarray, set_masks: np.ndarray,
+              cell_lines: np.ndarray, values: np.ndarray, sizes: np.ndarray, t: int, trigger: int, n_shelves: int,
+              set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.ndarray,
+              line_masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool, np.ndarray,
+                                               np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """``win``'s turn up to the softmax from every seat's sheet as bit masks ``marked``/``eliminated``
+    ``(n,)``, in one call: what :func:`win_model.win_objective` builds for the active seat — the
+    opponents' ``P``, the blocks and the threatened lines (:func:`_learned_opponents`, with
+    ``ends`` as :func:`learned.objective.game_objective` gives it), the context term (the
+    weights ``context_weights`` times :func:`learned.objective.table_context`), the opponents'
+    least distance to the trigger (``far`` with none, D17) and their
+    :data:`win_model.SEAT_COLUMNS` (score, D19; closed shelves short of the trigger; turns
+    until they play, D5: :func:`win_model.opponent_seats`) — then :func:`_win_front` of the
+    active sheet (the round, ``turn // n + 1``, as :attr:`GameState.round`). The same integers
+    as those functions and :meth:`win_model.WinObjective.compiled_turn_values`; returns
+    :func:`_win_front`'s."""
+    n = marked.shape[0]
+    n_lines = sizes.shape[0]
+    n_cells = cell_lines.shape[0]
+    each, block, threat = _learned_opponents(marked, eliminated, active, ends, turn, cell_lines, values, sizes, t,
+                                             trigger, n_shelves, per_turn, blocking, coef, glob, context_weights,
+                                             weight_scale)
+    rest = np.zeros((n - 1, 3), np.int64)
+    other_marked = np.zeros(n - 1, np.int64)
+    other_eliminated = np.zeros(n - 1, np.int64)
+    context = np.zeros(3, np.int64)
+    context[0] = turn // n + 1
+    distance = far
+    i = 0
+    for j in range(n):
+        if j == active:
+            continue
+        mb = marked[j]
+        eb = eliminated[j]
+        for c in range(n_cells):
+            context[1] += (mb >> c) & 1
+            context[2] += 1 - (((mb | eb) >> c) & 1)
+        m, a, mp, _ = _bit_line_totals(mb, eb, cell_lines, values, n_lines)
+        points = 0
+        for line in range(n_lines):
+            if m[line] >= t:  # D19: a line scores its marked items once it has t of them
+                points += mp[line]
+        closed = 0
+        for shelf in range(n_shelves):
+            if a[shelf] == 0:
+                closed += 1
+        rest[i, 0] = points
+        rest[i, 1] = trigger - closed
+        rest[i, 2] = (j - active) % n
+        distance = min(distance, trigger - closed)
+        other_marked[i] = mb
+        other_eliminated[i] = eb
+        i += 1
+    ctx = np.zeros(context_weights.shape[0], np.int64)
+    for r in range(context_weights.shape[0]):
+        total = 0
+        for q in range(3):
+            total += context_weights[r, q] * context[q]
+        ctx[r] = total
+    return _win_front(set_ids, d_lines, d_counts, d_points, set_masks, marked[active], eliminated[active], cell_lines,
+                      values, sizes, t, trigger, n_shelves, coef, glob, ctx, threat, triggered, distance, each, block,
+                      weight_scale, rest, calibration, turn // n + 1, exact, set_lines, set_counts, set_points,
+                      other_marked, other_eliminated, line_masks)

@@ -42,7 +42,7 @@ import numpy as np
 from shelfie_solver.core.errors import ShelfieError, shorten
 from shelfie_solver.dice.board import ItemSets, Marks, score
 from shelfie_solver.core.files import json_kind
-from shelfie_solver.dice.game.events import GameState
+from shelfie_solver.dice.game.events import GameState, place_in_round
 from shelfie_solver.dice.learned.model_file import LearnedModel, WEIGHT_SCALE, default_model, players_key
 from shelfie_solver.dice.learned.objective import Learned, game_objective, phase_rows, scores
 from shelfie_solver.dice.objectives import StateArrays
@@ -423,17 +423,8 @@ class WinObjective(Learned):
         return state.marks.closed_shelves() + 1 >= end_trigger_shelves(state.board, state.rules)
 
     def _exact_share(self, worth: np.ndarray, state: StateArrays) -> np.ndarray:
-        """Exact chances over the exact objective's scale, rounded (half up) to :data:`CHANCE_SCALE`:
-        ``(worth * 2 CHANCE_SCALE + scale) // (2 scale)``, every term divided by their common
-        factor first, in int64 where the products provably fit (else Python integers)."""
-        scale = self.end_exact.scale(state.rules)
-        common = gcd(2 * CHANCE_SCALE, scale)
-        times, add, over = 2 * CHANCE_SCALE // common, scale // common, 2 * scale // common
-        if not len(worth) or int(np.abs(worth).max()) * times + add < 1 << 62:
-            fits: np.ndarray = (np.asarray(worth, dtype=np.int64) * times + add) // over
-            return fits
-        out: np.ndarray = (worth.astype(object) * times + add) // over
-        return out.astype(np.int64)
+        """:func:`_exact_shares` of :attr:`end_exact`."""
+        return _exact_shares(self.end_exact, worth, state.rules)
 
     def values(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
         m, a, mp, ap = state.line_totals
@@ -473,12 +464,8 @@ class WinObjective(Learned):
 
     def _ranked_shelves(self, state: StateArrays, shelves: list[int], after: np.ndarray) -> list[tuple[int, int]]:
         """:meth:`shelf_values` from the model's chance ``after (S,)`` of giving up each of
-        ``shelves``: those that end the game exact (D13, D17), best first, ties in shelf order."""
-        values: list[int] = after.tolist()  # Python ints
-        if self.end_exact is not None and self._giving_up_ends(state):  # it ends the game (D13, D17): exact
-            exact_value = int(self._exact_share(np.array([self.end_exact.failed_value(state)]), state)[0])
-            values = [exact_value] * len(values)
-        return sorted(zip(shelves, values), key=lambda item: -item[1])
+        ``shelves``: :func:`_ranked_shelves` of :attr:`end_exact`."""
+        return _ranked_shelves(self.end_exact, state, shelves, after)
 
     def compiled_turn_values(self, state: StateArrays) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]] | None:
         """:meth:`values` of every item set of :func:`engine.kernel.turn_arrays` and
@@ -502,7 +489,7 @@ class WinObjective(Learned):
         arrays = _kernel_arrays(self, board)
         exact = self.end_exact is not None and hasattr(self.end_exact, "values_after")
         others = [sheet for j, sheet in enumerate(self._table(state)) if j != self.seat] if exact else []
-        gaps, index, shelf_rows, usable, ok, ends, gains, blocked = front(
+        found = front(
             *learned_deltas(board, rules), tables.set_masks, marks.marked, marks.eliminated, cell_lines(board),
             board.value_array, _line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules),
             board.n_shelves, arrays[0], arrays[1], arrays[2], self.threat, self.triggered, self.opponent_distance,
@@ -510,22 +497,12 @@ class WinObjective(Learned):
             np.ascontiguousarray(self.calibration, dtype=np.int64), self.round_number, exact, tables.set_lines,
             tables.set_counts, tables.set_points, np.array([o.marked for o in others], dtype=np.int64),
             np.array([o.eliminated for o in others], dtype=np.int64), _line_mask_array(board))
-        if not ok:
+        if not found[4]:
             return None
-        shares = _softmax_shares(gaps, own_first=True)  # the sets', then the shelves'
-        used = len(index)
-        worth = np.zeros(len(usable), dtype=np.int64)
-        worth[index] = shares[:used]
-        if exact:
-            chosen = np.flatnonzero(ends)
-            if len(chosen):
-                now = score(board, marks, rules)
-                worth[index[chosen]] = self._exact_share(
-                    self.end_exact.values_after(state, gains[chosen] + now, blocked[chosen]), state)
-        elif self.end_exact is not None:
-            self._compiled_exact(state, index, worth)
-        shelves = shelf_rows.tolist()
-        return worth, usable, self._ranked_shelves(state, shelves, shares[used:]) if shelves else []
+        out = _front_values(state, self.end_exact if exact else None, found)
+        if self.end_exact is not None and not exact:
+            self._compiled_exact(state, found[1], out[0])
+        return out
 
     def _compiled_exact(self, state: StateArrays, index: np.ndarray, worth: np.ndarray) -> None:
         """:meth:`_with_exact` of the item sets ``index`` (of :func:`engine.kernel.turn_arrays`)
@@ -554,6 +531,87 @@ class WinObjective(Learned):
 
     def failed_value(self, state: StateArrays) -> int:
         return max((value for _, value in self.shelf_values(state)), default=0)
+
+
+def _exact_shares(end_exact: Any, worth: np.ndarray, rules: Ruleset) -> np.ndarray:
+    """Exact chances over ``end_exact``'s scale (:mod:`win_chance`), rounded (half up) to
+    :data:`CHANCE_SCALE`: ``(worth * 2 CHANCE_SCALE + scale) // (2 scale)``, every term divided by
+    their common factor first, in int64 where the products provably fit (else Python integers)."""
+    scale = end_exact.scale(rules)
+    common = gcd(2 * CHANCE_SCALE, scale)
+    times, add, over = 2 * CHANCE_SCALE // common, scale // common, 2 * scale // common
+    if not len(worth) or int(np.abs(worth).max()) * times + add < 1 << 62:
+        fits: np.ndarray = (np.asarray(worth, dtype=np.int64) * times + add) // over
+        return fits
+    out: np.ndarray = (worth.astype(object) * times + add) // over
+    return out.astype(np.int64)
+
+
+def _ranked_shelves(end_exact: Any, state: StateArrays, shelves: list[int],
+                    after: np.ndarray) -> list[tuple[int, int]]:
+    """:meth:`WinObjective.shelf_values` from the model's chance ``after (S,)`` of giving up each of
+    ``shelves``: exact by ``end_exact`` (``None``: none) where that ends the game (D13, D17,
+    :meth:`WinObjective._giving_up_ends`), best first, ties in shelf order."""
+    values: list[int] = after.tolist()  # Python ints
+    if end_exact is not None and WinObjective._giving_up_ends(state):
+        values = [int(_exact_shares(end_exact, np.array([end_exact.failed_value(state)]), state.rules)[0])] * len(values)
+    return sorted(zip(shelves, values), key=lambda item: -item[1])
+
+
+def _front_values(state: StateArrays, end_exact: Any, found: tuple[Any, ...]) -> tuple[np.ndarray, np.ndarray,
+                                                                                       list[tuple[int, int]]]:
+    """:meth:`WinObjective.compiled_turn_values` from :func:`learned.kernel._win_front`'s results
+    ``found`` (its markings that end the game computed when ``end_exact`` is not ``None``): the
+    softmax (:func:`_softmax_shares`), the exact chances of the markings that end the game by
+    ``end_exact``'s ``values_after`` (D17, D18, D20) and the shelves ranked (D13)."""
+    gaps, index, shelf_rows, usable, _, ends, gains, blocked = found
+    shares = _softmax_shares(gaps, own_first=True)  # the sets', then the shelves'
+    used = len(index)
+    worth = np.zeros(len(usable), dtype=np.int64)
+    worth[index] = shares[:used]
+    if end_exact is not None:
+        chosen = np.flatnonzero(ends)
+        if len(chosen):
+            now = score(state.board, state.marks, state.rules)
+            worth[index[chosen]] = _exact_shares(end_exact, end_exact.values_after(state, gains[chosen] + now,
+                                                                                  blocked[chosen]), state.rules)
+    shelves = shelf_rows.tolist()
+    return worth, usable, _ranked_shelves(end_exact, state, shelves, shares[used:]) if shelves else []
+
+
+def compiled_win_values(state: GameState, model: WinModel | None = None,
+                        learned: LearnedModel | None = None) -> tuple[np.ndarray, np.ndarray,
+                                                                       list[tuple[int, int]]] | None:
+    """:meth:`WinObjective.compiled_turn_values` of :func:`win_objective` ``(state, model,
+    learned)`` without building the objective: every seat's inputs from the sheets' bit masks and
+    the active sheet's strengths in one compiled call (:func:`learned.kernel._win_turn`), then
+    :func:`_front_values`. The same integers; ``None`` without numba, on a board of more than 62
+    items or where a product could leave int64 (then build the objective: its numpy path)."""
+    from shelfie_solver.dice.engine.kernel import _line_mask_array, cell_lines, turn_arrays
+    from shelfie_solver.dice.learned.kernel import kernel_function, learned_deltas
+    from shelfie_solver.dice.learned.objective import BLOCKING, FAR, _kernel_weights, _line_sizes
+
+    whole = kernel_function("_win_turn")
+    board, rules = state.board, state.rules
+    if whole is None or board.n_cells > 62:
+        return None
+    n, me, first = state.players, state.active, state.first
+    coef, g, context_weights = _kernel_weights((learned or default_model()).for_board(n, board), board)
+    place = place_in_round(me, first, n)  # the seats after the player this round (game_objective's ends)
+    ends = np.array([1 if j != me and place_in_round(j, first, n) > place else 0 for j in range(n)], dtype=np.int64)
+    end_exact = ending_objective(state)
+    tables = turn_arrays(board, rules)
+    sheets = state.sheets
+    found = whole(
+        np.array([m.marked for m in sheets], dtype=np.int64), np.array([m.eliminated for m in sheets], dtype=np.int64),
+        me, ends, state.turn, state.end_triggered, rules.combinations_per_turn, BLOCKING, coef, g, context_weights,
+        WEIGHT_SCALE, FAR, np.ascontiguousarray((model or default_win_model()).for_players(n), dtype=np.int64),
+        end_exact is not None, *learned_deltas(board, rules), tables.set_masks, cell_lines(board), board.value_array,
+        _line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules), board.n_shelves,
+        tables.set_lines, tables.set_counts, tables.set_points, _line_mask_array(board))
+    if not found[4]:
+        return None
+    return _front_values(StateArrays(board, rules, state.marks), end_exact, found)
 
 
 def win_objective(state: GameState, model: WinModel | None = None, learned: LearnedModel | None = None,
