@@ -124,6 +124,40 @@ def test_values_from_the_table_equal_the_objective_s(players: int) -> None:
         assert np.array_equal(worth, reference) and shelves == reference_shelves
 
 
+def test_exact_last_turns_from_the_kernel_equal_the_objective_s_values_and_policy() -> None:
+    """strategies._compiled_exact_values (the last turns, D17, D18: engine.kernel.markings_end's
+    points and blocks, then values_after) against the exact objective's own values of every
+    usable set, and the policy built on them against dp.solve_turn's, every roll and level."""
+    from shelfie_solver.dice.engine.dp import solve_turn
+    from shelfie_solver.dice.rolls import space_for
+    from shelfie_solver.dice.strategies import _compiled_exact_values, _win_turn_policy
+    from shelfie_solver.dice.win_chance import exact_objective
+
+    rng = np.random.default_rng(4140)
+    sets = feasibility_arrays(BOARD, RULES).sets
+    space = space_for(RULES)
+    seen: list[str] = []
+    for _ in range(60):
+        state = replace(random_state(rng, int(rng.integers(2, 5))), end_triggered=True)
+        objective = exact_objective(state)
+        if objective is None:
+            continue
+        seen.append(type(objective).__name__)
+        found = _compiled_exact_values(state, objective)
+        assert found is not None
+        worth, usable, shelves = found
+        arrays = StateArrays(BOARD, RULES, state.marks)
+        index = np.flatnonzero(usable[:-1])
+        assert np.array_equal(index, np.flatnonzero(np.append(arrays.available, True)[sets.cells].all(axis=1)))
+        assert np.array_equal(worth[index], objective.values(arrays, sets.take(index)))
+        assert shelves == objective.shelf_values(arrays)
+        policy = _win_turn_policy(state, worth, usable, shelves)[0]
+        expected = solve_turn(BOARD, state.marks, RULES, objective).policy
+        for level in range(1, RULES.rerolls + 1):
+            assert [int(policy[level][r]) for r in range(len(space.rolls))] == expected[level].tolist()
+    assert seen.count("LastTurnWin") >= 5 and seen.count("BeforeLastWin") >= 5
+
+
 def test_two_seat_softmax_is_the_general_one_bit_for_bit() -> None:
     """_softmax_shares' two-seat shortcut (1 + one exp, the mover's own gap 0) gives the float
     sum of the general formula bit for bit: every total compared as bits, not only the rounded

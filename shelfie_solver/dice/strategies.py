@@ -363,7 +363,8 @@ class LearnedStrategy:
                 return self._turn
             exact = exact_objective(state)  # the last turns: the exact chance to win (D18, D20)
             fast = self.kernel != "numpy"
-            quick = self._compiled_values(state) if fast and exact is None else None
+            quick = None if not fast else self._compiled_values(state) if exact is None \
+                else _compiled_exact_values(state, exact)
             if quick is not None:
                 self._turn = (state, None, *_win_turn_policy(state, *quick))
             else:
@@ -474,6 +475,35 @@ def _compiled_win_turn(state: GameState, objective: Any) -> tuple[tuple[Any, ...
     where that method gives none (the numpy path then)."""
     found = objective.compiled_turn_values(StateArrays(state.board, state.rules, state.marks))
     return None if found is None else _win_turn_policy(state, *found)
+
+
+def _compiled_exact_values(state: GameState, objective: LastTurnWin | BeforeLastWin) -> tuple[
+        np.ndarray, np.ndarray, list[tuple[int, int]]] | None:
+    """The exact objective's (:mod:`win_chance`, the last turns: D17, D18, D20) every item set's
+    worth, the usable sets and the shelf values (D13), as :func:`dp.final_values` takes them:
+    each usable set's points (D19) and the opponents' sheets after its blocks (D15) by one
+    compiled call (:func:`engine.kernel.markings_end`), then the objective's ``values_after``
+    (the same integers as its ``values``). ``None`` without numba or on a board of more than
+    62 items."""
+    from shelfie_solver.dice.board import score
+    from shelfie_solver.dice.engine.kernel import markings_end
+
+    board, rules, marks = state.board, state.rules, state.marks
+    tables = turn_arrays(board, rules)
+    if board.n_cells > 62 or len(tables.set_masks) != len(tables.sizes):
+        return None
+    usable = np.ones(len(tables.sizes) + 1, dtype=bool)  # the last row: the sheet as it is
+    usable[:-1] = (tables.set_masks & (marks.marked | marks.eliminated)) == 0  # D4
+    index = np.flatnonzero(usable[:-1])
+    arrays = StateArrays(board, rules, marks)
+    m, _, mp, _ = arrays.line_totals
+    found = markings_end(board, rules, state.sheets, state.active, index, m, mp)
+    if found is None:
+        return None
+    _, gains, blocked = found
+    worth = np.zeros(len(usable), dtype=np.int64)
+    worth[index] = objective.values_after(arrays, gains + score(board, marks, rules), blocked)
+    return worth, usable, objective.shelf_values(arrays)
 
 
 def _win_turn_policy(state: GameState, worth: np.ndarray, usable: np.ndarray,

@@ -26,8 +26,9 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
 from typing import Any, ClassVar
 
 import numpy as np
@@ -204,6 +205,7 @@ def opponent_chances(board: Board, rules: Ruleset, marks: Marks,
     return sheets_chances(board, rules, [(marks, others)])[0]
 
 
+@cache
 def chance_scale(rules: Ruleset) -> int:
     """The denominator of an exact chance at the start of a last turn: :data:`WIN_UNIT` times
     ``D^(rerolls + 1)`` (``D`` the dice space's denominator: the initial roll, then each
@@ -379,11 +381,12 @@ class BeforeLastWin:
         rest = np.flatnonzero((after >= now) & (after <= high))
         if not len(rest):
             return out
-        theirs = [int(e) for e in np.asarray(blocked)[rest, 0].tolist()]
+        theirs = np.asarray(blocked)[rest, 0].tolist()  # Python ints (from int64 or object bit masks)
         cases: dict[int, dict[int, list[int]]] = {}  # the opponent's eliminated items -> score -> rows
         for row, eliminated, mine in zip(rest.tolist(), theirs, after[rest].tolist()):
             cases.setdefault(eliminated, {}).setdefault(mine, []).append(row)
-        sheets = [replace(opponent, eliminated=eliminated) for eliminated in cases]
+        shelves, columns, marked = opponent.n_shelves, opponent.n_columns, opponent.marked
+        sheets = [Marks(shelves, columns, marked, eliminated) for eliminated in cases]
         numerators = sheets_chance_numerators(board, rules, [(sheet, [(mine,) for mine in by_score])
                                                              for sheet, by_score in zip(sheets, cases.values())])
         for by_score, found in zip(cases.values(), numerators):
