@@ -144,11 +144,29 @@ def best_final_scores(board: Board, rules: Ruleset, marks: Marks) -> np.ndarray:
     key = (board, rules, marks.marked, marks.eliminated)
     found = _BEST_SCORES.get(key)
     if found is None:
-        m, mp, now = _marked_totals(board, rules, marks)
-        found = np.ascontiguousarray(_best_gains(board, rules, marks, m, mp) + now, dtype=np.int64)
+        found = _compiled_best_scores(board, rules, marks)
+        if found is None:
+            m, mp, now = _marked_totals(board, rules, marks)
+            found = np.ascontiguousarray(_best_gains(board, rules, marks, m, mp) + now, dtype=np.int64)
         _remember(_BEST_SCORES, key, found)
     else:
         _BEST_SCORES.move_to_end(key)
+    return found
+
+
+def _compiled_best_scores(board: Board, rules: Ruleset, marks: Marks) -> np.ndarray | None:
+    """:func:`best_final_scores` by one compiled call from the sheet's bit masks
+    (:func:`engine.kernel._best_scores`: the same integers), or ``None`` without numba or where
+    the board's item sets have no bit masks (more than 62 items)."""
+    from shelfie_solver.dice.engine.kernel import cell_lines, kernel_function, turn_arrays
+
+    best = kernel_function("_best_scores")
+    tables = turn_arrays(board, rules)
+    if best is None or len(tables.set_masks) != len(tables.sizes):
+        return None
+    found: np.ndarray = best(marks.marked, marks.eliminated, cell_lines(board), board.value_array, tables.set_lines,
+                             tables.set_counts, tables.set_points, tables.set_masks, rules.scoring_threshold,
+                             tables.sizes, tables.set_starts, tables.set_rolls, tables.n_rolls)
     return found
 
 
