@@ -158,15 +158,15 @@ def _compiled_best_scores(board: Board, rules: Ruleset, marks: Marks) -> np.ndar
     """:func:`best_final_scores` by one compiled call from the sheet's bit masks
     (:func:`engine.kernel._best_scores`: the same integers), or ``None`` without numba or where
     the board's item sets have no bit masks (more than 62 items)."""
-    from shelfie_solver.dice.engine.kernel import cell_lines, kernel_function, turn_arrays
+    from shelfie_solver.dice.engine import kernel
 
-    best = kernel_function("_best_scores")
-    tables = turn_arrays(board, rules)
+    best = kernel.kernel_function("_best_scores")
+    tables = kernel.turn_arrays(board, rules)
     if best is None or len(tables.set_masks) != len(tables.sizes):
         return None
-    found: np.ndarray = best(marks.marked, marks.eliminated, cell_lines(board), board.value_array, tables.set_lines,
-                             tables.set_counts, tables.set_points, tables.set_masks, rules.scoring_threshold,
-                             tables.sizes, tables.set_starts, tables.set_rolls, tables.n_rolls)
+    found: np.ndarray = best(marks.marked, marks.eliminated, kernel.cell_lines(board), board.value_array,
+                             tables.set_lines, tables.set_counts, tables.set_points, tables.set_masks,
+                             rules.scoring_threshold, tables.sizes, tables.set_starts, tables.set_rolls, tables.n_rolls)
     return found
 
 

@@ -470,12 +470,12 @@ def markings_end(board: Board, rules: Ruleset, sheets: Sequence[Marks], seat: in
     out: tuple[np.ndarray, np.ndarray, np.ndarray] = found(
         tables.set_masks, tables.set_lines, tables.set_counts, tables.set_points, index, mine.marked, mine.eliminated,
         np.array([o.marked for o in others], dtype=np.int64), np.array([o.eliminated for o in others], dtype=np.int64),
-        _line_mask_array(board), board.n_shelves, end_trigger_shelves(board, rules), m, mp, rules.scoring_threshold)
+        line_mask_array(board), board.n_shelves, end_trigger_shelves(board, rules), m, mp, rules.scoring_threshold)
     return out
 
 
 @cache
-def _line_mask_array(board: Board) -> np.ndarray:
+def line_mask_array(board: Board) -> np.ndarray:
     """:func:`sheet_rules.line_masks` as ``int64 (L,)``."""
     from shelfie_solver.dice.sheet_rules import line_masks
 

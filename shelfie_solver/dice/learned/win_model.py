@@ -40,15 +40,29 @@ from typing import Any, ClassVar
 import numpy as np
 
 from shelfie_solver.core.errors import ShelfieError, shorten
-from shelfie_solver.dice.board import ItemSets, Marks, score
 from shelfie_solver.core.files import json_kind
+from shelfie_solver.dice.board import ItemSets, Marks, score
 from shelfie_solver.dice.game.events import GameState, place_in_round
-from shelfie_solver.dice.learned.model_file import LearnedModel, WEIGHT_SCALE, default_model, players_key
-from shelfie_solver.dice.learned.objective import Learned, game_objective, phase_rows, scores
+from shelfie_solver.dice.learned.model_file import (
+    WEIGHT_SCALE,
+    LearnedModel,
+    default_model,
+    players_key,
+)
+from shelfie_solver.dice.learned.objective import (
+    Learned,
+    game_objective,
+    phase_rows,
+    scores,
+)
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.dice.sheet_rules import (end_trigger_shelves, failed_result_shelves, markings_end_game,
-                                             may_end_game)
+from shelfie_solver.dice.sheet_rules import (
+    end_trigger_shelves,
+    failed_result_shelves,
+    markings_end_game,
+    may_end_game,
+)
 
 #: The numbers of players for which the objective ``win`` plays by the model (with others it would
 #: play ``learned`` outside the exact turns). Every count: against ``learned`` seats the shipped
@@ -477,26 +491,30 @@ class WinObjective(Learned):
         (K+1,); the shelf values)``, the same integers as the numpy code. ``None`` without numba,
         on a board of more than 62 items or where a product could leave int64 (the numpy path's
         Python integers then)."""
-        from shelfie_solver.dice.engine.kernel import _line_mask_array, cell_lines, turn_arrays
+        from shelfie_solver.dice.engine.kernel import (
+            cell_lines,
+            line_mask_array,
+            turn_arrays,
+        )
         from shelfie_solver.dice.learned.kernel import kernel_function, learned_deltas
-        from shelfie_solver.dice.learned.objective import _kernel_arrays, _line_sizes
+        from shelfie_solver.dice.learned.objective import kernel_arrays, line_sizes
 
         front = kernel_function("_win_front")
         board, rules, marks = state.board, state.rules, state.marks
         if front is None or board.n_cells > 62:
             return None
         tables = turn_arrays(board, rules)
-        arrays = _kernel_arrays(self, board)
+        arrays = kernel_arrays(self, board)
         exact = self.end_exact is not None and hasattr(self.end_exact, "values_after")
         others = [sheet for j, sheet in enumerate(self._table(state)) if j != self.seat] if exact else []
         found = front(
             *learned_deltas(board, rules), tables.set_masks, marks.marked, marks.eliminated, cell_lines(board),
-            board.value_array, _line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules),
+            board.value_array, line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules),
             board.n_shelves, arrays[0], arrays[1], arrays[2], self.threat, self.triggered, self.opponent_distance,
             arrays[4], arrays[5], WEIGHT_SCALE, np.ascontiguousarray(self.opponent_seats, dtype=np.int64),
             np.ascontiguousarray(self.calibration, dtype=np.int64), self.round_number, exact, tables.set_lines,
             tables.set_counts, tables.set_points, np.array([o.marked for o in others], dtype=np.int64),
-            np.array([o.eliminated for o in others], dtype=np.int64), _line_mask_array(board))
+            np.array([o.eliminated for o in others], dtype=np.int64), line_mask_array(board))
         if not found[4]:
             return None
         out = _front_values(state, self.end_exact if exact else None, found)
@@ -587,16 +605,25 @@ def compiled_win_values(state: GameState, model: WinModel | None = None,
     the active sheet's strengths in one compiled call (:func:`learned.kernel._win_turn`), then
     :func:`_front_values`. The same integers; ``None`` without numba, on a board of more than 62
     items or where a product could leave int64 (then build the objective: its numpy path)."""
-    from shelfie_solver.dice.engine.kernel import _line_mask_array, cell_lines, turn_arrays
+    from shelfie_solver.dice.engine.kernel import (
+        cell_lines,
+        line_mask_array,
+        turn_arrays,
+    )
     from shelfie_solver.dice.learned.kernel import kernel_function, learned_deltas
-    from shelfie_solver.dice.learned.objective import BLOCKING, FAR, _kernel_weights, _line_sizes
+    from shelfie_solver.dice.learned.objective import (
+        BLOCKING,
+        FAR,
+        kernel_weights,
+        line_sizes,
+    )
 
     whole = kernel_function("_win_turn")
     board, rules = state.board, state.rules
     if whole is None or board.n_cells > 62:
         return None
     n, me, first = state.players, state.active, state.first
-    coef, g, context_weights = _kernel_weights((learned or default_model()).for_board(n, board), board)
+    coef, g, context_weights = kernel_weights((learned or default_model()).for_board(n, board), board)
     place = place_in_round(me, first, n)  # the seats after the player this round (game_objective's ends)
     ends = np.array([1 if j != me and place_in_round(j, first, n) > place else 0 for j in range(n)], dtype=np.int64)
     end_exact = ending_objective(state)
@@ -607,8 +634,8 @@ def compiled_win_values(state: GameState, model: WinModel | None = None,
         me, ends, state.turn, state.end_triggered, rules.combinations_per_turn, BLOCKING, coef, g, context_weights,
         WEIGHT_SCALE, FAR, np.ascontiguousarray((model or default_win_model()).for_players(n), dtype=np.int64),
         end_exact is not None, *learned_deltas(board, rules), tables.set_masks, cell_lines(board), board.value_array,
-        _line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules), board.n_shelves,
-        tables.set_lines, tables.set_counts, tables.set_points, _line_mask_array(board))
+        line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules), board.n_shelves,
+        tables.set_lines, tables.set_counts, tables.set_points, line_mask_array(board))
     if not found[4]:
         return None
     return _front_values(StateArrays(board, rules, state.marks), end_exact, found)
