@@ -269,7 +269,7 @@ def sheets_chance_numerators(board: Board, rules: Ruleset,
     unsolved: list[tuple[int, int, tuple[int, ...]]] = []
     finals: list[np.ndarray] = []
     for marks, others in cases:
-        if marks.available:
+        if marks.has_available:
             _sheet_chances(board, rules, marks, others, unit, store, found, unsolved, finals)
     if unsolved:
         solved = solve_finals(space_for(rules), np.ascontiguousarray(np.concatenate(finals, axis=1)[:, :, None]),
@@ -279,7 +279,7 @@ def sheets_chance_numerators(board: Board, rules: Ruleset,
             _remember(store, key, found[key])
     out = []
     for marks, others in cases:
-        if not marks.available:
+        if not marks.has_available:
             now = np.array(score(board, marks, rules))
             out.append([int(shares(now, o)) * unit for o in others])
         else:
@@ -393,7 +393,7 @@ class BeforeLastWin:
         scale = self.scale(rules)
         opponent = self.opponent
         now = score(board, opponent, rules)
-        high = int(best_final_scores(board, rules, opponent).max()) if opponent.available else now
+        high = int(best_final_scores(board, rules, opponent).max()) if opponent.has_available else now
         after = np.asarray(after, dtype=np.int64)
         out = np.where(after > high, scale, 0).astype(np.int64)  # above their reach: 1; below their score: 0
         rest = np.flatnonzero((after >= now) & (after <= high))
@@ -428,7 +428,7 @@ def still_to_play(state: GameState) -> tuple[int, ...]:
     this round's play order."""
     out = []
     for j in range(state.players):
-        if j == state.active or not state.sheets[j].available:
+        if j == state.active or not state.sheets[j].has_available:
             continue
         if state.end_triggered and not state.plays_later_this_round(j):
             continue  # already played their last turn (D18)
