@@ -56,6 +56,7 @@ from shelfie_solver.dice.learned.model_file import (
     model_named,
     needs_heavy,
     needs_many_dice,
+    needs_threes,
 )
 from shelfie_solver.dice.rules import DEFAULT_RULES
 from shelfie_solver.dice.simulate import simulate
@@ -84,7 +85,8 @@ def drawable(board: Board) -> bool:
 
 def table_used(player: str, board: Board) -> str:
     """Which solitaire weights a ``learned`` or ``learned:FILE`` player uses on ``board``: the
-    table of its shape's boards of heavy needs (``LearnedModel.heavy``, ``model_file.needs_heavy``),
+    table of its shape's boards of repeated 3s beside 4-5s (``LearnedModel.threes``,
+    ``model_file.needs_threes``), the table of its shape's boards of heavy needs (``LearnedModel.heavy``, ``model_file.needs_heavy``),
     the table of its shape's boards whose columns need many dice (``LearnedModel.many``,
     ``model_file.needs_many_dice``), its
     shape's own table (``LearnedModel.for_board``, docs/train.md "Tables per board shape") or the
@@ -93,6 +95,8 @@ def table_used(player: str, board: Board) -> str:
         return "—"
     model = model_named(player) or default_model()
     shape = (board.n_shelves, board.n_columns)
+    if shape in model.threes and needs_threes(board):
+        return f"{board.n_shelves} × {board.n_columns}, threes"
     if shape in model.heavy and needs_heavy(board):
         return f"{board.n_shelves} × {board.n_columns}, heavy"
     if shape in model.many and needs_many_dice(board):

@@ -106,3 +106,55 @@ def test_a_simulated_game_of_one_strategy_twice_is_read_everywhere(tmp_path):
     kept = kept_game_from_text(saved.read_text())
     with pytest.raises(KeptGameError, match="'greedy' names seats 1, 2"):
         kept.seat_of("greedy")
+
+
+def _one_decimal_percent(chance) -> str:
+    """A chance as docs/play.md says the tables print it, from its definition: 0% and 100% only
+    when certain, else one decimal rounded half up, ``<0.1%`` / ``>99.9%`` short of a certainty."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    if chance in (0, 1):
+        return f"{int(chance) * 100}%"
+    tenths = (Decimal(chance.numerator) / Decimal(chance.denominator) * 1000).quantize(Decimal(1), ROUND_HALF_UP)
+    if tenths >= 1000:
+        return ">99.9%"
+    if tenths <= 0:
+        return "<0.1%"
+    return f"{tenths / 10:.1f}%"
+
+
+@pytest.mark.parametrize("steps", [[], [["roll", "CCBJPP"]], [["roll", "CCBJPP"], ["mark", "--best"]]])
+def test_status_table_shows_each_seats_chance_to_win_as_the_json(steps, tmp_path):
+    """'play status' (table) has a 'win chance' column per seat, the JSON's win_chance rounded as
+    the advice rounds a chance (one decimal), with '(exact)' or '(model)' as win_chance_exact;
+    at a turn's start, after a roll and after a marking of three players."""
+    import json
+    from fractions import Fraction
+
+    game = str(tmp_path / "game.json")
+    runner = CliRunner()
+    assert runner.invoke(main, ["play", "new", game, "--players", "Ann,Ben,Cy", "--first", "Ann"]).exit_code == 0
+    for step in steps:
+        result = runner.invoke(main, ["play", step[0], game, *step[1:]])
+        assert result.exit_code == 0, result.output
+    table = runner.invoke(main, ["play", "status", game])
+    data = json.loads(runner.invoke(main, ["play", "status", game, "--format", "json"]).output)
+    assert table.exit_code == 0, table.output
+    lines = table.output.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("seat") and "win chance" in line)
+    rows = lines[header + 2: header + 2 + len(data["sheets"])]
+    for row, sheet in zip(rows, data["sheets"]):
+        chance = Fraction(sheet["win_chance"])
+        how = "exact" if sheet["win_chance_exact"] else "model"
+        assert row.split()[:2] == [str(sheet["seat"]), sheet["name"]]
+        assert row.rstrip().endswith(f"{_one_decimal_percent(chance)} ({how})"), row
+    assert sum(Fraction(s["win_chance"]) for s in data["sheets"]) > Fraction(99, 100)
+
+
+def test_status_table_of_one_player_has_no_chance_column(tmp_path):
+    """Alone there is no chance to win to show (docs/play.md): the table keeps its columns."""
+    game = str(tmp_path / "game.json")
+    runner = CliRunner()
+    assert runner.invoke(main, ["play", "new", game, "--players", "Ann"]).exit_code == 0
+    table = runner.invoke(main, ["play", "status", game])
+    assert table.exit_code == 0 and "win chance" not in table.output

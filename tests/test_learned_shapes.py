@@ -535,21 +535,25 @@ def test_shipped_file_plays_the_pooled_table_over_the_exact_budget(rules):
     won there, on the others it lost; on boards of heavy needs (3 dice a column or more on average,
     half of the columns or more of 4-5; or no column under 3 dice and a quarter or more of 4-5) the heavy table
     (``train --solitaire-heavy``, docs/strategies.md "Boards of heavy needs", "Boards of repeated 3s beside
-    4-5s")."""
+    4-5s"); on boards of repeated 3s beside 4-5s (no column under 3 dice, a quarter or more but under
+    half of 4-5) the threes table (``train --solitaire-threes``, docs/strategies.md "A table for repeated
+    3s beside 4-5s")."""
     model = load_model(SHIPPED)
     assert set(model.shapes) == set(rb.shapes(rules)) | {(2, 5), (3, 5)}
-    assert set(model.many) == set(model.heavy) == {(4, 5), (5, 4)}
+    assert set(model.many) == set(model.heavy) == set(model.threes) == {(4, 5), (5, 4)}
     for shape in ((4, 5), (5, 4)):
         shelves, columns = shape
         # 1, 2, ..: two of 4-5, of five on 4 x 5 (fewer than half: not heavy), of four on 5 x 4 (mean
         # 5/2): many dice; 5, 5, 1, ..: mean 13/5 on 4 x 5 (many dice), 3 on 5 x 4 (heavy)
         fives = model.many[shape] if columns == 5 else model.heavy[shape]
-        # 3, 3, .., 5: one of five 4-5 on 4 x 5 (under a quarter: many dice), one of four on 5 x 4 (heavy)
-        threes = model.many[shape] if columns == 5 else model.heavy[shape]
+        # 3, 3, .., 5: one of five 4-5 on 4 x 5 (under a quarter: many dice), one of four on 5 x 4 (threes)
+        threes = model.many[shape] if columns == 5 else model.threes[shape]
+        # 3, .., 4, 5: two of five on 4 x 5 (threes), half on 5 x 4 (heavy)
+        four_five = model.threes[shape] if columns == 5 else model.heavy[shape]
         for needs, table in ((tuple(range(1, columns + 1)), model.many[shape]), ((3,) * columns, model.many[shape]),
                              ((2,) * columns, model.weights[1]), ((5, 5) + (1,) * (columns - 2), fives),
                              ((5, 4, 4) + (3,) * (columns - 3), model.heavy[shape]),
-                             ((3,) * (columns - 1) + (5,), threes), ((3,) * (columns - 2) + (4, 5), model.heavy[shape])):
+                             ((3,) * (columns - 1) + (5,), threes), ((3,) * (columns - 2) + (4, 5), four_five)):
             board = Board("b", needs, tuple((i,) for i in range(shelves)),
                           tuple(tuple([1] * columns) for _ in range(shelves)))
             assert model.for_board(1, board) is table

@@ -173,3 +173,38 @@ def test_session_names_the_sheet_without_a_possessive(tmp_path: Path):
     assert "me's" not in (child.before or "")
     child.sendline("quit")
     child.expect(pexpect.EOF)
+
+
+@pytest.mark.parametrize("options", [[], ["--verbose"]])
+def test_mark_best_at_the_prompt_notes_the_advice_was_to_reroll(tmp_path: Path, options: list[str]):
+    """'mark best' typed with re-rolls left after PPPPPG under the objective points: the advice is
+    to re-roll (tests/test_play.py::test_mark_best_with_rerolls_left_tells_the_advice_was_to_reroll
+    works the values out: re-rolling is worth at least 35/9 points, marking now 0), so the
+    session prints the very note line 'play mark --best' prints on the same game (one home:
+    report.best_mark_note), in the screen and with --verbose."""
+    from click.testing import CliRunner
+
+    from shelfie_solver.cli import main
+
+    runner = CliRunner()
+    twin, game = str(tmp_path / "twin.json"), str(tmp_path / "game.json")
+    for path in (twin, game):
+        assert runner.invoke(main, ["play", "new", path, "--players", "Ann,me", "--first", "me"]).exit_code == 0
+    assert runner.invoke(main, ["play", "roll", twin, "PPPPPG", "--objective", "points"]).exit_code == 0
+    stepped = runner.invoke(main, ["play", "mark", twin, "--best", "--objective", "points"]).output
+    note = next(line for line in stepped.splitlines() if line.startswith("note: "))
+    assert note.startswith("note: the advice was to re-roll (") and note.endswith("; marking now: 0.0000")
+
+    child = spawn(game, "--objective", "points", *options)
+    child.expect_exact("me roll>")
+    say(child, "PPPPPG", "PPPPPG/2>")
+    child.sendline("mark best")
+    child.expect_exact("Ann roll>")
+    shown = [line.rstrip("\r") for line in child.before.split("\n")]
+    assert note in shown, shown
+    stopped = next(i for i, line in enumerate(shown) if "stopped with PPPPPG" in line)
+    assert shown.index(note) == stopped + 1  # right after the stop the marking made, as 'play mark --best'
+    assert any("marked r3c1 r3c2" in line for line in shown)
+    say(child, "quit", "Saved in")
+    child.expect(pexpect.EOF)
+    assert read_table(game).events == read_table(twin).events

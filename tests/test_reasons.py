@@ -118,7 +118,7 @@ def test_a_game_won_whatever_you_roll_says_so(board):
 
 def _equal_at_the_shown_precision(board: Board) -> tuple[dict, str, Fraction, Fraction]:
     """Round 1, empty sheets, the first of a few final rolls whose best marking and runner-up
-    differ (exactly, in the model's chance) by less than the table's 0.1 point. Which rolls do
+    differ (exactly, in the model's chance) by less than the table's 0.1 percentage point. Which rolls do
     depends on the shipped win model (data/win.json), hence several candidates."""
     empty = Marks.empty(board)
     for dice in ("BBBCCJ", "BCCPPJ", "BGGAAJ", "CCPAAA", "PGGAAA"):
@@ -132,17 +132,17 @@ def _equal_at_the_shown_precision(board: Board) -> tuple[dict, str, Fraction, Fr
 
 
 def test_two_choices_equal_at_the_shown_precision(board):
-    """The best marking and the runner-up print alike in the table (0.1 point): the reason says
+    """The best marking and the runner-up print alike in the table (0.1 percentage point): the reason says
     so instead of "53.9% against 53.9%"."""
     data, table, a, b = _equal_at_the_shown_precision(board)
     second = next(m for m in data["markings"] if m["rank"] != 1)
     runner, cell = runner_up(table)
     assert runner == " + ".join(second["cells"]) and cell == chance_cell(b)
-    assert f"ahead of {runner} by less than 0.1 point (both {cell})" in data["reason"]
+    assert f"ahead of {runner} by less than 0.1 percentage point (both {cell})" in data["reason"]
     assert f"{cell} against {cell}" not in data["reason"]
     whole = data["reason_by_places"][0]  # the page at whole percent
     if chance_cell(a, 0) == chance_cell(b, 0):
-        assert f"by less than 1 point (both {chance_cell(a, 0)})" in whole
+        assert f"by less than 1 percentage point (both {chance_cell(a, 0)})" in whole
     else:
         assert f"{chance_cell(a, 0)} against {chance_cell(b, 0)}" in whole
     assert data["reason_by_places"][1] == data["reason"]

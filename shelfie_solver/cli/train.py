@@ -62,6 +62,13 @@ from shelfie_solver.dice.learned.train import PLAYER_COUNTS, tasks_total, train
                    "columns need 3 dice or more on average, two or more 4-5: the mean of the many-dice table and "
                    "a fit to N boards of such needs (4 x 4, 3 x 5, 5 x 3; float solver, 60,000 states of each; "
                    "docs/train.md).")
+@click.option("--solitaire-threes", type=click.IntRange(0, 1000), default=0, show_default=True, metavar="N",
+              help="With --solitaire-boards: a table for 4 x 5 and 5 x 4 boards whose columns repeat 3s "
+                   "beside 4-5s (none under 3 dice, a quarter or more but under half of 4-5), fitted to N boards "
+                   "of such needs (4 x 4, 3 x 5, 5 x 3; float solver, 60,000 states of each; docs/train.md).")
+@click.option("--solitaire-threes-seed", type=click.IntRange(0), default=None, metavar="S",
+              help="With --solitaire-threes: the root seed of its boards (default: --seed; the shipped file "
+                   "uses 12).")
 @click.option("--solitaire-shapes", type=click.IntRange(0, 1000), default=0, show_default=True, metavar="K",
               help="With --solitaire-boards: also fit a table of its own for each board shape (shelves x "
                    "columns) with at least K of those boards; learned uses it in solitaire on a board of that "
@@ -95,7 +102,8 @@ from shelfie_solver.dice.learned.train import PLAYER_COUNTS, tasks_total, train
 @force_option
 def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterations: int, solitaire_boards: int,
                   solitaire_hard: int, solitaire_float: bool, solitaire_shapes: int, solitaire_large: int,
-                  solitaire_spread: int, solitaire_spread_large: int, solitaire_heavy: int, players_text: str,
+                  solitaire_spread: int, solitaire_spread_large: int, solitaire_heavy: int, solitaire_threes: int,
+                  solitaire_threes_seed: int | None, players_text: str,
                   jobs: int | None,
                   scheduler: str | None, output: str,
                   checkpoint: str | None, win_model: bool, self_play: str, play_model: str | None,
@@ -143,10 +151,12 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
                             solitaire_hard=solitaire_hard, solitaire_float=solitaire_float,
                             solitaire_shapes=solitaire_shapes, solitaire_large=solitaire_large, force=force,
                             solitaire_spread=solitaire_spread, solitaire_spread_large=solitaire_spread_large,
-                            solitaire_heavy=solitaire_heavy)
+                            solitaire_heavy=solitaire_heavy, solitaire_threes=solitaire_threes,
+                            solitaire_threes_seed=solitaire_threes_seed)
     with progress_bar("Self-play", tasks_total(games, iterations, players,
                                                solitaire_boards + solitaire_hard + solitaire_large + solitaire_spread
-                                               + solitaire_spread_large + solitaire_heavy)) as bar:
+                                               + solitaire_spread_large + solitaire_heavy
+                                               + solitaire_threes)) as bar:
         model = run(progress=bar.advance if bar else None)  # a bar for people, nothing for pipes and tests
     _write(output, model_text(model), MODEL_KIND, force)
     for line in lines:
@@ -159,13 +169,15 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
 
 #: Options of self-play only: with --table they would be ignored silently, so they are refused.
 _SELF_PLAY_ONLY = ("seed", "games", "iterations", "solitaire_boards", "solitaire_hard", "solitaire_float",
-                   "solitaire_shapes", "solitaire_large", "solitaire_spread", "solitaire_spread_large", "solitaire_heavy", "players_text", "jobs", "scheduler", "checkpoint",
+                   "solitaire_shapes", "solitaire_large", "solitaire_spread", "solitaire_spread_large", "solitaire_heavy",
+                   "solitaire_threes", "solitaire_threes_seed", "players_text", "jobs", "scheduler", "checkpoint",
                    "board_path", "rules_path", "win_model", "self_play", "play_model")
 
 
 #: Options of the solitaire fit: with --win-model they would be ignored silently, so they are refused.
 _SOLITAIRE_ONLY = ("solitaire_boards", "solitaire_hard", "solitaire_float", "solitaire_shapes", "solitaire_large",
-                   "solitaire_spread", "solitaire_spread_large", "solitaire_heavy")
+                   "solitaire_spread", "solitaire_spread_large", "solitaire_heavy", "solitaire_threes",
+                   "solitaire_threes_seed")
 #: Options --win-model would ignore silently: the solitaire fit's, and self-play's iterations,
 #: player counts and checkpoint (the win model is fitted in one pass for 2-4 players).
 _NOT_WIN_MODEL = _SOLITAIRE_ONLY + ("iterations", "players_text", "checkpoint")

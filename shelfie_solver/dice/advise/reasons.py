@@ -10,7 +10,9 @@ rounding and words (docs/advise.md, "Why"):
 - a decided game says so: "you have won whatever you roll" (every choice exactly 100%, D20).
 
 Two values that print the same at the table's precision are never "48.6% against 48.6%": the
-reason says "ahead by less than 0.1 point (both 48.6%)", or "tied" for an exact tie. Every
+reason says "ahead by less than 0.1 percentage point (both 48.6%)" (a difference of two chances
+in percentage points, as docs/review.md's losses, never "points", which are the game's, D19), or
+"tied" for an exact tie. Every
 chance is printed by :func:`words.chance_cell` at the precision asked (``places``): the
 terminal's tables use :data:`words.CHANCE_PLACES`, ``serve``'s page picks the reason written
 at its own precision (JSON ``reason_by_places``).
@@ -47,14 +49,15 @@ def amount(advice: Advice, value: Fraction, places: int = CHANCE_PLACES) -> str:
 def versus(advice: Advice, best: Fraction, other: Fraction, name: str, places: int = CHANCE_PLACES) -> str:
     """The best value against the runner-up's (``name``, its words) as the table prints them:
     ``"A against B for NAME"``; ``"tied with NAME at A"`` for an exact tie; and for two values
-    that differ but print the same, ``"ahead of NAME by less than 0.1 point (both A)"`` (the
-    step of the precision shown), never ``"A against A"``."""
+    that differ but print the same, ``"ahead of NAME by less than 0.1 percentage point (both
+    A)"`` (the step of the precision shown, in percentage points: a difference of chances, not
+    the game's points), never ``"A against A"``."""
     a, b = amount(advice, best, places), amount(advice, other, places)
     if best == other:
         return f"tied with {name} at {a}"
     if a == b:
         step = ("0.0001" if advice.win_chance_exact is None else
-                "1 point" if places == 0 else f"0.{'0' * (places - 1)}1 point")
+                "1 percentage point" if places == 0 else f"0.{'0' * (places - 1)}1 percentage point")
         return f"ahead of {name} by less than {step} (both {a})"
     if advice.win_chance_exact is None:  # "strategic value 23.8537 against 23.7623": the unit once
         return f"{a} against {decimal(other)} for {name}"

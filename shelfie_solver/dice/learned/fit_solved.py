@@ -400,3 +400,48 @@ def heavy_table(heavy: Sequence[tuple[Board, dict[int, Sums]]], many: np.ndarray
     fitted = pooled_fit(heavy, rules, report, f"4 x 5 and 5 x 4 heavy table ({len(heavy)} heavy-family boards' "
                                               "sampled value tables, then the mean with the many-dice table)")
     return np.asarray((many.astype(np.int64) + fitted) // 2, dtype=np.int64)
+
+
+#: The spawn key, under ``SeedSequence(seed)``, of the threes family's boards (``(THREES_STREAM,)``;
+#: ``(THREES_STREAM, 1)`` their samples of states), :func:`solve_threes`.
+THREES_STREAM = 106
+
+
+def solve_threes(rules: Ruleset, seed: int, count: int, jobs: int = 1, scheduler: Any = None,
+                 progress: Callable[[int], None] | None = None,
+                 shapes: tuple[tuple[int, int], ...] | None = None) -> list[tuple[Board, dict[int, Sums]]]:
+    """The threes family's boards (:func:`random_boards.threes_boards`: column needs drawn with
+    repetition, none under 3 dice, a quarter or more but under half of 4-5 dice; 4 x 4, 3 x 5,
+    5 x 3 in turn, or ``shapes``) from ``SeedSequence(seed, spawn_key=(THREES_STREAM,))``, with the
+    sums of their float value tables (:func:`board_float_sums`) over :data:`HEAVY_SAMPLE` of their
+    states, drawn uniformly without replacement from child ``i`` of ``(THREES_STREAM, 1)``. One
+    task per board (``jobs`` processes or the dask ``scheduler``; the sums are exact integers, so
+    the fit does not depend on them); ``progress`` gets 1 per board.
+
+    Raises:
+        TrainError: the ruleset cannot hold the family's boards (too few item faces).
+    """
+    from shelfie_solver.dice.wholegame.random_boards import SPREAD_SHAPES, threes_boards
+
+    try:
+        boards = threes_boards(np.random.SeedSequence(seed, spawn_key=(THREES_STREAM,)), count, rules,
+                               shapes or SPREAD_SHAPES)
+    except ValueError as error:
+        raise TrainError(f"--solitaire-threes: {error}") from None
+    samples = np.random.SeedSequence(seed, spawn_key=(THREES_STREAM, 1)).spawn(count)
+    tasks: list[tuple[Any, ...]] = [(board, rules, HEAVY_SAMPLE, sample) for board, sample in zip(boards, samples)]
+    return list(zip(boards, run_tasks(board_float_sums, tasks, jobs, progress, scheduler)))
+
+
+def threes_table(threes: Sequence[tuple[Board, dict[int, Sums]]], rules: Ruleset,
+                 report: Callable[[str], None] | None = None) -> np.ndarray:
+    """``int64 (3, N_FEATURES)``: the solitaire table of the boards of the shapes over the exact
+    budget (:data:`OVER_BUDGET_SHAPES`) whose column needs repeat 3s beside 4-5s
+    (:attr:`LearnedModel.threes`, :func:`model_file.needs_threes`): the fit (:func:`pooled_fit`,
+    every state alike) to the threes family's boards alone (:func:`solve_threes`). Chosen on the
+    validation family 4242 (docs/strategies.md, "A table for repeated 3s beside 4-5s"): it gained
+    on each of 14 boards of that kind over the heavy table, which played them before, and the
+    most in all (the means of it with the heavy or the many-dice table gained as much within 2
+    points over the 14). ``report`` gets one line per phase."""
+    return pooled_fit(threes, rules, report, f"4 x 5 and 5 x 4 threes table ({len(threes)} threes-family boards' "
+                                             "sampled value tables)")

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from shelfie_solver.dice.engine.kernel import calling, compile_into, compiled_kernels, small_index, turn_arrays
+from shelfie_solver.dice.learned.win_bounds import DESIGN_INPUT_BOUND, DESIGN_LEAD_BOUND, DESIGN_ROUND_BOUND
 
 if TYPE_CHECKING:
     from shelfie_solver.dice.board import Board
@@ -506,7 +507,7 @@ def _win_strengths(seats: np.ndarray, c: np.ndarray, round_number: int, weight_s
     coefficient row). Returns the largest ``|x|`` (the int64 bound of
     :func:`win_model.strength_numerators`), or ``2**62`` where an input or a seat's lead is beyond
     the bounds within which :func:`win_model.design` computes in int64
-    (:data:`win_model.DESIGN_INPUT_BOUND`, ``DESIGN_ROUND_BOUND``, ``DESIGN_LEAD_BOUND``): then
+    (:mod:`learned.win_bounds`: ``DESIGN_INPUT_BOUND``, ``DESIGN_ROUND_BOUND``, ``DESIGN_LEAD_BOUND``): then
     ``z`` is not set and the caller takes the numpy path's Python integers. Otherwise the same
     integers as the numpy code."""
     return _win_strengths_into(seats, c, round_number, weight_scale, z, np.zeros(13, np.int64))
@@ -520,10 +521,10 @@ def _win_strengths_into(seats: np.ndarray, c: np.ndarray, round_number: int, wei
     w = weight_scale
     r = round_number
     beyond = 1 << 62
-    if abs(r) >= 1 << 20:  # win_model.DESIGN_ROUND_BOUND
+    if abs(r) >= DESIGN_ROUND_BOUND:
         return beyond
-    for i in range(n):  # win_model.DESIGN_INPUT_BOUND, checked before any product
-        if abs(seats[i, 0]) >= 1 << 40 or abs(seats[i, 1]) >= (1 << 40) // w:
+    for i in range(n):  # checked before any product
+        if abs(seats[i, 0]) >= DESIGN_INPUT_BOUND or abs(seats[i, 1]) >= DESIGN_INPUT_BOUND // w:
             return beyond
     near_count = 0
     top = seats[0, 0]
@@ -551,7 +552,7 @@ def _win_strengths_into(seats: np.ndarray, c: np.ndarray, round_number: int, wei
         k = seats[i, 3]
         future = p - s
         lead = p - (second if p == top else top)
-        if abs(lead) >= 1 << 31:  # win_model.DESIGN_LEAD_BOUND: lead * |lead| would leave int64
+        if abs(lead) >= DESIGN_LEAD_BOUND:  # lead * |lead| would leave int64
             return beyond
         curve = (lead * abs(lead)) // (10 * w)
         x[0] = p

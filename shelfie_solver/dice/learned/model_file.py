@@ -33,6 +33,10 @@ N_CONTEXT = 3
 FEATURE_NAMES = tuple(f"{'shelf' if k == 0 else f'column {k}'}: {name}"
                       for k in range(KINDS) for name in LINE_FEATURES) + GLOBAL_FEATURES
 N_FEATURES = len(FEATURE_NAMES)
+#: ``bool (N_FEATURES,)``: the features measured in points (a line's ``M`` or ``A``, the threatened
+#: points); the others count items, lines or rounds, so their weights are points per unit (read
+#: relative to a board's value scale by the win model, :func:`win_model.in_board_points`).
+POINT_FEATURES = np.array([name.endswith((" A", " M")) for name in FEATURE_NAMES])
 PHASES = (1, 2, 3)
 #: The ``format`` key of a parameter file.
 MODEL_FORMAT = "shelfie-solve learned 1"
@@ -74,6 +78,10 @@ class LearnedModel:
         heavy: solitaire weights per board shape for the boards of that shape whose columns need
             dice as the heavy family's (:func:`needs_heavy`, D3; ``train --solitaire-heavy``,
             docs/train.md): used before :attr:`many` and :attr:`shapes` on such a board.
+        threes: solitaire weights per board shape for the boards of that shape whose columns
+            repeat 3s beside 4-5s (:func:`needs_threes`, D3; ``train --solitaire-threes``,
+            docs/train.md): used before :attr:`heavy`, :attr:`many` and :attr:`shapes` on such a
+            board.
     """
 
     weights: dict[int, np.ndarray]
@@ -81,6 +89,7 @@ class LearnedModel:
     shapes: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
     many: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
     heavy: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
+    threes: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
 
     def verify_players(self, players: int, name: str) -> None:
         """Refuse a game of ``players`` seats that this file has no weights for (``train
@@ -105,9 +114,13 @@ class LearnedModel:
         the table fitted to boards of its shape (shelves x columns) when the file has one
         (:attr:`shapes`; on a board whose columns need many dice, :func:`needs_many_dice`, the
         table of :attr:`many` first, and before it, on a board of heavy needs,
-        :func:`needs_heavy`, the table of :attr:`heavy`), else :meth:`for_players`."""
+        :func:`needs_heavy`, the table of :attr:`heavy`, and before that, on a board of repeated 3s
+        beside 4-5s, :func:`needs_threes`, the table of :attr:`threes`), else :meth:`for_players`."""
         if players == 1:
             shape = (board.n_shelves, board.n_columns)
+            threes = self.threes.get(shape) if needs_threes(board) else None
+            if threes is not None:
+                return threes
             heavy = self.heavy.get(shape) if needs_heavy(board) else None
             if heavy is not None:
                 return heavy
@@ -124,11 +137,12 @@ class LearnedModel:
         shapes = {SHAPES_KEY: {shape_key(shape): _phase_rows(w) for shape, w in sorted(self.shapes.items())}}
         many = {MANY_KEY: {shape_key(shape): _phase_rows(w) for shape, w in sorted(self.many.items())}}
         heavy = {HEAVY_KEY: {shape_key(shape): _phase_rows(w) for shape, w in sorted(self.heavy.items())}}
+        threes = {THREES_KEY: {shape_key(shape): _phase_rows(w) for shape, w in sorted(self.threes.items())}}
         return {"format": MODEL_FORMAT, "weight_scale": WEIGHT_SCALE, "features": list(FEATURE_NAMES),
                 **self.info,
                 "weights": {str(n): _phase_rows(w) for n, w in sorted(self.weights.items())},
                 **(shapes if self.shapes else {}), **(many if self.many else {}),
-                **(heavy if self.heavy else {})}
+                **(heavy if self.heavy else {}), **(threes if self.threes else {})}
 
 
 #: The parameter file's key of :attr:`LearnedModel.shapes`: ``{"SxC": {phase: [weights]}}``.
@@ -137,6 +151,8 @@ SHAPES_KEY = "solitaire_shapes"
 MANY_KEY = "solitaire_many_dice"
 #: The parameter file's key of :attr:`LearnedModel.heavy`, of the same form as :data:`SHAPES_KEY`'s.
 HEAVY_KEY = "solitaire_heavy"
+#: The parameter file's key of :attr:`LearnedModel.threes`, of the same form as :data:`SHAPES_KEY`'s.
+THREES_KEY = "solitaire_threes"
 #: A column needing at least so many dice (D3) makes a board use :attr:`LearnedModel.many`.
 MANY_DICE = 4
 #: So do columns needing on average at least so many dice (D3): chosen on the validation family
@@ -190,9 +206,26 @@ def needs_heavy(board: Board) -> bool:
             or (min(columns) >= THREES_MIN_NEED and many >= THREES_SHARE))
 
 
+def needs_threes(board: Board) -> bool:
+    """Whether a solitaire game on ``board`` plays :attr:`LearnedModel.threes` (where its shape has
+    such a table), D3: its column needs are of the threes family's kind
+    (:func:`wholegame.random_boards.is_threes`, the family that table is fitted to: **repeated 3s
+    beside 4-5s**, no column needing fewer than 3 dice, a quarter or more but under half of the
+    columns needing 4-5; 5 x 4 needing 5, 3, 3, 3; 4 x 5 needing 3, 3, 4, 4, 3; not 3, 3, 4, 4 nor
+    3, 3, 3, 3, 5). Every such board is one of the second arm of :func:`needs_heavy` and of no
+    first arm's (under half of 4-5), so a file without a threes table plays the heavy table there,
+    and every board of the first arm keeps it. Chosen on the validation family 4242
+    (docs/strategies.md, "A table for repeated 3s beside 4-5s")."""
+    from shelfie_solver.dice.wholegame.random_boards import is_threes
+
+    return is_threes(board.columns)
+
+
 #: Every top-level key of a parameter file (``trained``, how the weights were made,
-#: :data:`SHAPES_KEY`, :data:`MANY_KEY` and :data:`HEAVY_KEY` optional); any other is refused.
-MODEL_KEYS = ("format", "weight_scale", "features", "trained", "weights", SHAPES_KEY, MANY_KEY, HEAVY_KEY)
+#: :data:`SHAPES_KEY`, :data:`MANY_KEY`, :data:`HEAVY_KEY` and :data:`THREES_KEY` optional); any
+#: other is refused.
+MODEL_KEYS = ("format", "weight_scale", "features", "trained", "weights", SHAPES_KEY, MANY_KEY, HEAVY_KEY,
+              THREES_KEY)
 
 
 def shape_key(shape: tuple[int, int]) -> str:
@@ -211,7 +244,8 @@ def check_weights(model: LearnedModel, source: str) -> None:
     Raises:
         ModelError: a weight beyond the bound (one line naming ``source``).
     """
-    tables = [*model.weights.values(), *model.shapes.values(), *model.many.values(), *model.heavy.values()]
+    tables = [*model.weights.values(), *model.shapes.values(), *model.many.values(), *model.heavy.values(),
+              *model.threes.values()]
     worst = max((int(np.abs(w).max()) for w in tables), default=0)
     if worst > MAX_WEIGHT:
         raise ModelError(f"{source}: a weight of {worst:,} is beyond ±{MAX_WEIGHT:,} (the objective computes in "
@@ -240,11 +274,13 @@ def model_from_dict(data: Any, source: str = "parameters") -> LearnedModel:
     shapes = _shape_tables(data.get(SHAPES_KEY, {}), source)
     many = _shape_tables(data.get(MANY_KEY, {}), source, MANY_KEY)
     heavy = _shape_tables(data.get(HEAVY_KEY, {}), source, HEAVY_KEY)
+    threes = _shape_tables(data.get(THREES_KEY, {}), source, THREES_KEY)
     unknown = sorted(set(data) - set(MODEL_KEYS))
     if unknown:  # a misspelt "solitaire_shapez" would be ignored silently
         raise ModelError(f"{source}: unknown key {shorten(unknown[0])}; expected only {', '.join(MODEL_KEYS)} "
                          "(docs/formats.md)")
-    return LearnedModel(weights, {"trained": data["trained"]} if "trained" in data else {}, shapes, many, heavy)
+    return LearnedModel(weights, {"trained": data["trained"]} if "trained" in data else {}, shapes, many, heavy,
+                        threes)
 
 
 def players_key(text: str, counts: range = range(1, 5)) -> int:
@@ -284,7 +320,7 @@ def _phase_table(rows: Any, source: str) -> np.ndarray:
 def _shape_tables(data: Any, source: str, key_name: str = SHAPES_KEY) -> dict[tuple[int, int], np.ndarray]:
     """:attr:`LearnedModel.shapes` from the file's :data:`SHAPES_KEY` entry (or
     :attr:`LearnedModel.many` from ``key_name`` :data:`MANY_KEY`'s, :attr:`LearnedModel.heavy` from
-    :data:`HEAVY_KEY`'s).
+    :data:`HEAVY_KEY`'s, :attr:`LearnedModel.threes` from :data:`THREES_KEY`'s).
 
     Raises:
         ModelError: not ``{"SxC": {phase: [weights]}}`` with 1-7 shelves and columns (D3).
@@ -363,7 +399,7 @@ def model_text(model: LearnedModel) -> str:
     import json  # (start-up: advise reads no JSON)
 
     data = model.to_dict()
-    tables = {key: data.pop(key) for key in ("weights", SHAPES_KEY, MANY_KEY) if key in data}
+    tables = {key: data.pop(key) for key in ("weights", SHAPES_KEY, MANY_KEY, HEAVY_KEY, THREES_KEY) if key in data}
     head = json.dumps(data, indent=1)[:-2]
     blocks = []
     for key, entries in tables.items():

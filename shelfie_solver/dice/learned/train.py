@@ -62,6 +62,8 @@ from shelfie_solver.dice.learned.fit_solved import (
     solve_boards,
     solve_heavy,
     solve_spread,
+    solve_threes,
+    threes_table,
 )
 from shelfie_solver.dice.learned.fitting import (
     Sums,
@@ -187,6 +189,13 @@ class Settings:
     solitaire_spread: int = 0
     solitaire_spread_large: int = 0
     solitaire_heavy: int = 0
+    solitaire_threes: int = 0
+    solitaire_threes_seed: int | None = None
+
+    @property
+    def threes_seed(self) -> int:
+        """The root seed of the threes family's boards (``--solitaire-threes-seed``, else ``--seed``)."""
+        return self.seed if self.solitaire_threes_seed is None else self.solitaire_threes_seed
 
     def as_dict(self) -> dict[str, Any]:
         extra: dict[str, Any] = {"solitaire_boards": self.solitaire_boards} if self.solitaire_boards else {}
@@ -203,8 +212,17 @@ class Settings:
             extra["solitaire_spread_large"] = self.solitaire_spread_large
         if self.solitaire_heavy:
             extra["solitaire_heavy"] = self.solitaire_heavy
+        if self.solitaire_threes:
+            extra["solitaire_threes"] = self.solitaire_threes
+            extra["solitaire_threes_seed"] = self.threes_seed
         return {"seed": self.seed, "games": self.games, "iterations": self.iterations,
                 "players": list(self.players), "board": self.board, "rules": self.rules, **extra}
+
+
+#: What :func:`_solitaire_fit` gives: the pooled solitaire weights (or None) and the tables per
+#: board shape, many-dice, heavy and threes tables (:class:`LearnedModel`'s attributes).
+Fitted = tuple[np.ndarray | None, dict[tuple[int, int], np.ndarray], dict[tuple[int, int], np.ndarray],
+               dict[tuple[int, int], np.ndarray], dict[tuple[int, int], np.ndarray]]
 
 
 def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations: int = 2, jobs: int = 1,
@@ -213,7 +231,8 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
           report: Callable[[str], None] | None = None, scheduler: Any = None,
           solitaire_boards: int = 0, solitaire_hard: int = 0, solitaire_float: bool = False,
           solitaire_shapes: int = 0, solitaire_large: int = 0, force: bool = False,
-          solitaire_spread: int = 0, solitaire_spread_large: int = 0, solitaire_heavy: int = 0) -> LearnedModel:
+          solitaire_spread: int = 0, solitaire_spread_large: int = 0, solitaire_heavy: int = 0,
+          solitaire_threes: int = 0, solitaire_threes_seed: int | None = None) -> LearnedModel:
     """Fit the ``learned`` parameters by self-play (module docstring).
 
     Args:
@@ -254,6 +273,13 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
             heavy boards (:func:`fit_solved.heavy_table`: the mean of a fit to them alone and the
             many-dice table, so ``solitaire_spread`` is needed too; :attr:`LearnedModel.heavy`,
             :func:`model_file.needs_heavy`); not in any other table.
+        solitaire_threes: with ``solitaire_boards``, so many boards of the threes family (column
+            needs repeat 3s beside 4-5s; 4 x 4, 3 x 5, 5 x 3; sampled states,
+            :func:`fit_solved.solve_threes`), for the 4 x 5 and 5 x 4 table of such boards
+            (:func:`fit_solved.threes_table`: a fit to them alone; :attr:`LearnedModel.threes`,
+            :func:`model_file.needs_threes`); not in any other table.
+        solitaire_threes_seed: the root seed of those boards (default ``seed``), so the threes
+            family can be drawn from a seed of its own while the other tables keep theirs.
 
     Raises:
         TrainError: settings out of range, or the checkpoint cannot be written.
@@ -261,7 +287,7 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
     counts = tuple(sorted(set(players)))
     settings = Settings(seed, games, iterations, counts, board.name, rules.name, solitaire_boards, solitaire_hard,
                         solitaire_float, solitaire_shapes, solitaire_large, solitaire_spread, solitaire_spread_large,
-                        solitaire_heavy)
+                        solitaire_heavy, solitaire_threes, solitaire_threes_seed)
     _check_settings(settings, jobs)
     inputs = _inputs_fingerprint(board, rules)
     done = _read_checkpoint(checkpoint, settings, inputs, force)
@@ -325,7 +351,9 @@ def _check_settings(settings: Settings, jobs: int) -> None:
 def _check_spread(settings: Settings) -> None:
     """Refuse ``--solitaire-spread`` / ``--solitaire-spread-large`` settings that do not go
     together: negative, without ``--solitaire-boards``, or with ``--solitaire-large`` (both would
-    make the 4 x 5 and 5 x 4 tables).
+    make the 4 x 5 and 5 x 4 tables); ``--solitaire-heavy`` without them; ``--solitaire-threes``
+    negative or without ``--solitaire-boards``, ``--solitaire-threes-seed`` negative or without
+    ``--solitaire-threes``.
 
     Raises:
         TrainError: one line naming the options and the expected form.
@@ -344,25 +372,33 @@ def _check_spread(settings: Settings) -> None:
     if settings.solitaire_heavy and not (spread or large):
         raise TrainError("--solitaire-heavy's table is the mean of a fit to its boards and the many-dice table of "
                          "--solitaire-spread: expected --solitaire-boards N --solitaire-spread N beside it")
+    if settings.solitaire_threes < 0:
+        raise TrainError(f"--solitaire-threes: expected a count >= 0; got {settings.solitaire_threes}")
+    if settings.solitaire_threes and not settings.solitaire_boards:
+        raise TrainError("--solitaire-threes adds a table to the --solitaire-boards fit: expected --solitaire-boards N "
+                         "beside it")
+    if settings.solitaire_threes_seed is not None and (settings.solitaire_threes_seed < 0
+                                                       or not settings.solitaire_threes):
+        raise TrainError(f"--solitaire-threes-seed: expected a seed >= 0 with --solitaire-threes N; got "
+                         f"{settings.solitaire_threes_seed} with --solitaire-threes {settings.solitaire_threes}")
 
 
 def _solitaire_fit(settings: Settings, rules: Ruleset, done: list[LearnedModel], jobs: int, scheduler: Any,
                    progress: Callable[[int], None] | None,
-                   report: Callable[[str], None] | None) -> tuple[np.ndarray | None, dict[tuple[int, int], np.ndarray],
-                                                            dict[tuple[int, int], np.ndarray],
-                                                            dict[tuple[int, int], np.ndarray]]:
+                   report: Callable[[str], None] | None) -> Fitted:
     """With ``solitaire_boards``, the solitaire weights fitted to solved boards
     (:mod:`learned.fit_solved`) and the tables per board shape, or those of the checkpoint's last
-    iteration when it holds one (``progress`` told of the boards at once), with the many-dice and
-    heavy tables; else ``(None, {}, {}, {})``."""
+    iteration when it holds one (``progress`` told of the boards at once), with the many-dice,
+    heavy and threes tables; else ``(None, {}, {}, {}, {})``."""
     boards, hard, large = settings.solitaire_boards, settings.solitaire_hard, settings.solitaire_large
     spread, spread_large = settings.solitaire_spread, settings.solitaire_spread_large
     if not boards:
-        return None, {}, {}, {}
+        return None, {}, {}, {}, {}
     if done:
         if progress:
-            progress(boards + hard + large + spread + spread_large + settings.solitaire_heavy)
-        return done[-1].weights[1], done[-1].shapes, done[-1].many, done[-1].heavy
+            progress(boards + hard + large + spread + spread_large + settings.solitaire_heavy
+                     + settings.solitaire_threes)
+        return done[-1].weights[1], done[-1].shapes, done[-1].many, done[-1].heavy, done[-1].threes
     solved = solve_boards(rules, settings.seed, boards, jobs, scheduler, progress, hard=hard,
                           float_solve=settings.solitaire_float, large=large)
     # the large boards serve their own shapes' tables only: in the pooled table (the other
@@ -381,7 +417,12 @@ def _solitaire_fit(settings: Settings, rules: Ruleset, done: list[LearnedModel],
         fitted = heavy_table(solve_heavy(rules, settings.seed, settings.solitaire_heavy, jobs, scheduler, progress),
                              many[OVER_BUDGET_SHAPES[0]], rules, report)
         heavy = {shape: fitted for shape in OVER_BUDGET_SHAPES}
-    return solitaire, shapes, many, heavy
+    threes = {}
+    if settings.solitaire_threes:
+        table = threes_table(solve_threes(rules, settings.threes_seed, settings.solitaire_threes, jobs, scheduler,
+                                          progress), rules, report)
+        threes = {shape: table for shape in OVER_BUDGET_SHAPES}
+    return solitaire, shapes, many, heavy, threes
 
 
 def _check_shapes_can_be_fitted(boards: int, hard: int, shapes: int, large: int) -> None:
@@ -414,13 +455,12 @@ def _iterate(board: Board, rules: Ruleset, games: int, iterations: int, jobs: in
              report: Callable[[str], None] | None, scheduler: Any, solitaire_boards: int, settings: Settings,
              inputs: str, done: list[LearnedModel], tree: list[list[np.random.SeedSequence]],
              model: LearnedModel | None,
-             fitted: tuple[np.ndarray | None, dict[tuple[int, int], np.ndarray], dict[tuple[int, int], np.ndarray],
-                           dict[tuple[int, int], np.ndarray]],
+             fitted: Fitted,
              written: list[int]) -> LearnedModel:
     """The iterations of :func:`train` not in the checkpoint yet; ``written[0]`` counts those the
     checkpoint holds; ``fitted`` the solitaire weights from the value tables (or None) and the
     tables per board shape."""
-    solitaire, shapes, many, heavy = fitted
+    solitaire, shapes, many, heavy, threes = fitted
     for k in range(iterations):
         if k < len(done):
             if progress:
@@ -429,7 +469,8 @@ def _iterate(board: Board, rules: Ruleset, games: int, iterations: int, jobs: in
         weights = _fit_iteration(k, board, rules, games, jobs, counts, progress, report, scheduler, tree[k], model,
                                  solitaire)
         method = _method(settings, solitaire is not None, shapes)
-        model = LearnedModel(weights, {"trained": {**settings.as_dict(), "method": method}}, shapes, many, heavy)
+        model = LearnedModel(weights, {"trained": {**settings.as_dict(), "method": method}}, shapes, many, heavy,
+                             threes)
         check_weights(model, "the fitted weights")  # what learned:FILE would refuse is never written
         done.append(model)
         _write_checkpoint(checkpoint, settings, done, inputs)
@@ -503,6 +544,12 @@ def _method(settings: Settings, solitaire: bool, shapes: dict[tuple[int, int], n
             method += (f"; on 4x5 and 5x4 boards of heavy column needs the mean of that table and a table fitted "
                        f"to {HEAVY_SAMPLE:,} states of each float value table of {settings.solitaire_heavy} "
                        "heavy-family boards (4x4, 3x5, 5x3; not in any other table)")
+        if settings.solitaire_threes:
+            method += (f"; on 4x5 and 5x4 boards of repeated 3s beside 4-5s (no column under 3 dice, a quarter or "
+                       f"more but under half of 4-5) a table fitted to "
+                       f"{HEAVY_SAMPLE:,} states of each float value table of {settings.solitaire_threes} "
+                       f"threes-family boards of seed {settings.threes_seed} (4x4, 3x5, 5x3; not in any other "
+                       "table)")
     return method
 
 

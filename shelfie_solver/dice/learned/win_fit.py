@@ -1,5 +1,6 @@
 """Fitting the ``win`` model (:mod:`learned.win_model`) by self-play: the positions after every
-turn of seeded ``learned`` games, every seat's features and outcome (D20), and the
+turn of seeded ``learned`` games (or ``win``'s own, or of one ``win`` seat against another
+strategy, :func:`matchup_positions`), every seat's features and outcome (D20), and the
 maximum-likelihood fit of the joint model (``train --win-model``; docs/train.md, "The chance to
 win"; measured by ``benchmarks/chance_calibration.py``)."""
 
@@ -18,6 +19,7 @@ from shelfie_solver.dice.learned.win_model import (
     ROWS,
     Sample,
     WinModel,
+    board_scale,
     default_win_model,
     design,
     fit,
@@ -35,8 +37,9 @@ def game_positions(game: Game, learned: LearnedModel | None = None) -> list[Samp
     """:data:`win_model.Sample` of the position after every turn of a finished game that the
     model values (module docstring): not a turn :mod:`win_chance` values exactly, nor one that
     triggers the end (D17) where :func:`win_model.ending_objective` knows the chance exactly. The
-    features (:func:`design`) are every seat's, the player who just played first, with every
-    seat's final share of victory (D20) in that order."""
+    features (:func:`design`, at the board's value scale as play reads them: :func:`board_scale`)
+    are every seat's, the player who just played first, with every seat's final share of victory
+    (D20) in that order."""
     from shelfie_solver.dice.win_chance import exact_objective, share
 
     board, rules = game.board, game.rules
@@ -59,7 +62,7 @@ def game_positions(game: Game, learned: LearnedModel | None = None) -> list[Samp
         phase, seats = objective.seat_columns(StateArrays(board, rules, before.marks), *(x[None] for x in totals))
         order = [me] + [j for j in range(n) if j != me]
         y = np.array([float(share(finals[j], [s for i, s in enumerate(finals) if i != j])) for j in order])
-        out.append((n, int(phase[0]), design(phase, seats, before.round)[0], y))
+        out.append((n, int(phase[0]), design(phase, seats, before.round, board_scale(board))[0], y))
     return out
 
 
@@ -122,6 +125,88 @@ def self_play_positions(board: Board, rules: Ruleset, seed: int, games: int, pla
         tasks += [(board, rules, n, seeds[lo:hi], strategy, win_model) for lo, hi in chunks(games, CHUNK)]
     results = run_tasks(collect, tasks, jobs)
     return [s for part in results for s in part]
+
+
+def matchup_seats(players: int, game: int, against: str, win_model: WinModel | None = None) -> list[Any]:
+    """The seats of game ``game`` (0-based) of :func:`matchup_positions`: one ``win`` seat (by
+    ``win_model``, :func:`self_play_seat`) at seat ``game % players``, the strategy called
+    ``against`` (:func:`strategies.strategy_named`) at every other seat.
+
+    Raises:
+        ValueError: fewer than 2 players.
+        StrategyError: ``against`` names no strategy (:func:`strategies.strategy_named`).
+    """
+    from shelfie_solver.dice.strategies import strategy_named
+
+    if players < 2:
+        raise ValueError(f"a matchup needs 2-4 players, got {players}")
+    other = strategy_named(against)
+    seats = [other] * players
+    seats[game % players] = self_play_seat("win", win_model)
+    return seats
+
+
+def collect_matchup(board: Board, rules: Ruleset, players: int, seeds: Sequence[np.random.SeedSequence],
+                    first_game: int, against: str, win_model: WinModel | None = None) -> list[Sample]:
+    """Games ``first_game``, ``first_game + 1``, ... of :func:`matchup_positions` (one per seed)
+    and their :func:`game_positions`."""
+    from shelfie_solver.dice.game.turn import play_seeded
+
+    out = []
+    for offset, seed in enumerate(seeds):
+        seats = matchup_seats(players, first_game + offset, against, win_model)
+        out += game_positions(play_seeded(board, rules, seats, seed))
+    return out
+
+
+def matchup_positions(board: Board, rules: Ruleset, seed: int, games: int, players: int = 2,
+                      against: str = "learned", jobs: int = 1, win_model: WinModel | None = None) -> list[Sample]:
+    """:func:`game_positions` of ``games`` games of one ``win`` seat (by ``win_model``, default
+    the shipped model) against ``against`` seats (:func:`matchup_seats`: the ``win`` seat moves
+    round the table, game ``g`` at seat ``g % players``), game ``g`` played from
+    ``SeedSequence(seed).spawn(games)[g]`` (:func:`turn.play_seeded`: the dice and the first
+    player, D5), so the positions depend on the seed, ``games``, the strategies and the model
+    only, never on ``jobs``; in game order. Every seat's point of view after every turn, the
+    ``win`` seat's turns and the others' alike (the positions of the matchup ``win`` is measured
+    in, docs/win-chance.md "Fitted on the matchup").
+
+    Raises:
+        ValueError: fewer than 2 players.
+        StrategyError: ``against`` names no strategy (:func:`strategies.strategy_named`).
+    """
+    from shelfie_solver.dice.learned.fitting import chunks, run_tasks
+
+    matchup_seats(players, 0, against, win_model)  # refuse a bad matchup before any game
+    seeds = np.random.SeedSequence(seed).spawn(games)
+    tasks = [(board, rules, players, seeds[lo:hi], lo, against, win_model) for lo, hi in chunks(games, CHUNK)]
+    results = run_tasks(collect_matchup, tasks, jobs)
+    return [s for part in results for s in part]
+
+
+def train_matchup_model(board: Board, rules: Ruleset, seed: int, games: int, players: int = 2,
+                        against: str = "learned", jobs: int = 1, win_model: WinModel | None = None,
+                        played_by: str = "") -> WinModel:
+    """The model of ``players`` seats fitted (:func:`fit`, ridge :data:`OWN_PLAY_RIDGE`) to
+    :func:`matchup_positions` (the other counts at even chances, all coefficients 0, as
+    :data:`EVEN`: a file names every count, and this one is the source of ``players``' only),
+    with the settings recorded (``strategy`` ``"win"``, ``against``, the model that played as
+    ``played_by`` and its record ``played_by_info``, ``ridge``): how examples/win-vs-learned.json
+    was made, a 2-player candidate measured in docs/win-chance.md "Fitted on the matchup"
+    (docs/train.md).
+
+    Raises:
+        ValueError: fewer than 2 players.
+        StrategyError: ``against`` names no strategy (:func:`strategies.strategy_named`).
+    """
+    samples = matchup_positions(board, rules, seed, games, players, against, jobs, win_model)
+    info: dict[str, Any] = {"seed": seed, "games": games, "players": [players], "positions": len(samples),
+                            "strategy": "win", "against": against,
+                            "played_by": played_by or "the shipped model (data/win.json)",
+                            "played_by_info": (win_model or default_win_model()).info, "ridge": OWN_PLAY_RIDGE}
+    fitted = fit(samples, OWN_PLAY_RIDGE)
+    # every count a win-model file needs (win_model.model_from_dict): the others at even chances
+    tables = {n: fitted.coefficients.get(n, EVEN.coefficients[n]).copy() for n in EVEN.coefficients}
+    return replace_info(WinModel(tables), **info, board=board.name)
 
 
 def train_win_model(board: Board, rules: Ruleset, seed: int, games: int, players: Sequence[int] = (2, 3, 4),

@@ -23,6 +23,10 @@ the positions after every turn of seeded self-play of the ``learned`` strategy, 
 point of view at once (:func:`fit`; :mod:`learned.win_fit`). :func:`design` and
 :func:`chances` are the one place that maps a position's values to chances.
 
+Points are read in the default board's (:func:`board_scale`, :func:`in_board_points`): on a board
+of higher values every ``P`` and score is divided by the board's value scale, exactly 1 on the
+default board and every board of its range (docs/win-chance.md, "Boards of high values").
+
 On the turns where :mod:`win_chance` is exact, advice uses that instead
 (:func:`objective_names.advice_objective`). Fitting: :mod:`learned.win_fit`.
 """
@@ -32,7 +36,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache
+from fractions import Fraction
+from functools import cache, lru_cache
 from math import gcd
 from pathlib import Path
 from typing import Any, ClassVar
@@ -41,9 +46,10 @@ import numpy as np
 
 from shelfie_solver.core.errors import ShelfieError, shorten
 from shelfie_solver.core.files import json_kind
-from shelfie_solver.dice.board import ItemSets, Marks, score
+from shelfie_solver.dice.board import Board, ItemSets, Marks, score
 from shelfie_solver.dice.game.events import GameState, place_in_round
 from shelfie_solver.dice.learned.model_file import (
+    POINT_FEATURES,
     WEIGHT_SCALE,
     LearnedModel,
     default_model,
@@ -54,6 +60,11 @@ from shelfie_solver.dice.learned.objective import (
     game_objective,
     phase_rows,
     scores,
+)
+from shelfie_solver.dice.learned.win_bounds import (
+    DESIGN_INPUT_BOUND,
+    DESIGN_LEAD_BOUND,
+    DESIGN_ROUND_BOUND,
 )
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
@@ -243,23 +254,56 @@ def default_win_model() -> WinModel:
     return load_win_model(DEFAULT_WIN_PATH)
 
 
-#: :func:`design` computes in int64 when its inputs are within these bounds, else with Python
-#: integers (an object array): every seat's ``|P|`` and ``|score| * WEIGHT_SCALE`` below
-#: :data:`DESIGN_INPUT_BOUND` (2**40, about 11 million points) and the round below
-#: :data:`DESIGN_ROUND_BOUND` keep ``P x r``, ``score x r`` and ``F`` below 2**61; a lead below
-#: :data:`DESIGN_LEAD_BOUND` (2**31, about 21,000 points) keeps ``lead x |lead|`` below 2**62
-#: (a board of values up to 10,000, docs/formats.md, can lead by far more). The compiled kernel
-#: checks the same bounds (:func:`learned.kernel._win_strengths_into`).
-DESIGN_INPUT_BOUND = 1 << 40
-DESIGN_ROUND_BOUND = 1 << 20
-DESIGN_LEAD_BOUND = 1 << 31
+#: The largest item value of the default board (data/default_board.toml; a test checks it): the
+#: model was fitted on that board, so :func:`board_scale` reads a board's points relative to it.
+DEFAULT_TOP_VALUE = 12
+#: The scale of the default board and of every board whose values are of its range.
+UNIT_SCALE = Fraction(1)
 
 
-def design(phase: np.ndarray, seats: np.ndarray, round_number: int) -> np.ndarray:
+@cache
+def board_scale(board: Board) -> Fraction:
+    """The board's value scale, by which :func:`design` divides every seat's points (``P``, the
+    score and so the lead) before the model reads them: the board's largest item value over
+    :data:`DEFAULT_TOP_VALUE`, and exactly 1 when that is at most 1 (the default board and every
+    board whose values are of its range, 0 to 12: their features, chances and games are
+    unchanged). So a board of the default board's values times ``k`` has scale ``k`` and is read
+    as the default board (docs/win-chance.md, "Boards of high values"); an exact ``Fraction``."""
+    top = max((v for row in board.values for v in row), default=0)
+    return max(UNIT_SCALE, Fraction(top, DEFAULT_TOP_VALUE))
+
+
+#: Scaled count weights stay below ``MAX_WEIGHT * 834`` (about 2**35; a scale is at most
+#: 10,000 / 12, docs/formats.md): ``|F|`` stays below ``2**35 * 2,941,518`` (about 1e17, the feature
+#: bound of :data:`model_file.MAX_WEIGHT`), in int64 in :mod:`learned.objective`'s numpy and compiled
+#: code; the win-chance shape's larger product is not used by :class:`WinObjective`.
+@lru_cache(maxsize=16)
+def in_board_points(model: LearnedModel, scale: Fraction) -> LearnedModel:
+    """``model`` with every weight of a feature that is not in points (:data:`POINT_FEATURES`:
+    counts of items, lines, rounds, the constant) times the board's value scale ``scale``
+    (:func:`board_scale`; floor, exact integers), so that a seat's ``P`` is in the board's points
+    throughout: on a board of the default board's values times ``k`` every ``P`` is exactly ``k``
+    times the default board's, and :func:`design` reads it back as that. ``model`` itself at
+    scale 1. Only the win model's reading of ``P`` (:func:`win_objective`); the ``learned``
+    objective keeps its weights."""
+    if scale == 1:
+        return model
+
+    def scaled(w: np.ndarray) -> np.ndarray:
+        out = np.array(w, dtype=np.int64, copy=True)
+        counts = ~POINT_FEATURES
+        out[:, counts] = np.array(w[:, counts].astype(object) * scale.numerator // scale.denominator, dtype=np.int64)
+        return out
+
+    return replace(model, weights={n: scaled(w) for n, w in model.weights.items()})
+
+
+def design(phase: np.ndarray, seats: np.ndarray, round_number: int, scale: Fraction = UNIT_SCALE) -> np.ndarray:
     """``(K, n, F)``: :data:`FEATURES` of every seat of ``K`` positions, each column as the
     integer that multiplies its coefficient (see :func:`chances`); ``int64`` where every value
-    provably fits (:data:`DESIGN_INPUT_BOUND`, :data:`DESIGN_LEAD_BOUND`), else exact Python
-    integers in an object array (a board of high values, docs/formats.md).
+    provably fits (:mod:`learned.win_bounds`: ``DESIGN_INPUT_BOUND``, ``DESIGN_ROUND_BOUND``,
+    ``DESIGN_LEAD_BOUND``, which the compiled :func:`learned.kernel._win_strengths_into` checks
+    too), else exact Python integers in an object array.
 
     Args:
         phase: ``int (K,)`` the phase (0, 2, 3) after the turn (rows :data:`ROWS`; not read
@@ -267,35 +311,54 @@ def design(phase: np.ndarray, seats: np.ndarray, round_number: int) -> np.ndarra
         seats: ``int64 (K, n, 4)``, per seat (the one that just played first, the others in
             seat order) its :data:`SEAT_COLUMNS`.
         round_number: the round of the turn just played (1-based, D5).
+        scale: the board's value scale (:func:`board_scale`, a ``Fraction`` >= 1): each seat's
+            ``P`` and ``score * WEIGHT_SCALE`` are divided by it (floor, exact integers) before
+            every feature; at 1 (the default board) they are read as they are.
     """
     w = WEIGHT_SCALE
-    p, s = seats[..., 0].astype(np.int64), seats[..., 1].astype(np.int64)
-    inputs = max(int(np.abs(p).max(initial=0)), int(np.abs(s).max(initial=0)) * w)
+    if scale == 1:
+        p, s = seats[..., 0].astype(np.int64), seats[..., 1].astype(np.int64)
+        inputs = max(int(np.abs(p).max(initial=0)), int(np.abs(s).max(initial=0)) * w)
+        sw = s * w if inputs < DESIGN_INPUT_BOUND else seats[..., 1].astype(object) * w
+    else:  # in the default board's points (board_scale), in Python integers first
+        big = seats.astype(object)
+        p = big[..., 0] * scale.denominator // scale.numerator
+        sw = big[..., 1] * (w * scale.denominator) // scale.numerator
+        inputs = max((abs(v) for v in [*p.ravel().tolist(), *sw.ravel().tolist()]), default=0)
+        if inputs < DESIGN_INPUT_BOUND:
+            p, sw = p.astype(np.int64), sw.astype(np.int64)
     exact = inputs < DESIGN_INPUT_BOUND and abs(round_number) < DESIGN_ROUND_BOUND
     if exact:
-        ranked = np.sort(p, axis=1)
-        top, second = ranked[:, -1:], ranked[:, -2:-1]
-        lead = p - np.where(p == top, second, top)  # over the best other seat (a tie for the top: 0)
+        lead = _leads(p)
         exact = int(np.abs(lead).max(initial=0)) < DESIGN_LEAD_BOUND
     if exact:
-        return _design_columns(seats.astype(np.int64), round_number, lead).astype(np.int64)
-    big = seats.astype(object)
-    ranked = np.sort(big[..., 0], axis=1)
+        rest = seats[..., 2:].astype(np.int64)
+        return _design_columns(p, sw, rest[..., 0], rest[..., 1], round_number, lead).astype(np.int64)
+    big_p, big_sw = p.astype(object), sw.astype(object)
+    rest = seats[..., 2:].astype(object)
+    return _design_columns(big_p, big_sw, rest[..., 0], rest[..., 1], round_number, _leads(big_p))
+
+
+def _leads(p: np.ndarray) -> np.ndarray:
+    """``(K, n)``: each seat's ``P`` minus the best other seat's (a tie for the top: 0), in the
+    array's own integers."""
+    ranked = np.sort(p, axis=1)
     top, second = ranked[:, -1:], ranked[:, -2:-1]
-    lead = big[..., 0] - np.where(big[..., 0] == top, second, top)
-    return _design_columns(big, round_number, lead)
+    out: np.ndarray = p - np.where(p == top, second, top)
+    return out
 
 
-def _design_columns(seats: np.ndarray, r: int, lead: np.ndarray) -> np.ndarray:
-    """:func:`design`'s columns from ``seats (K, n, 4)`` and each seat's ``lead (K, n)``, in the
-    arrays' own integers (int64 within the bounds, else Python integers)."""
+def _design_columns(p: np.ndarray, sw: np.ndarray, d: np.ndarray, k: np.ndarray, r: int,
+                    lead: np.ndarray) -> np.ndarray:
+    """:func:`design`'s columns from every seat's ``P``, score times ``WEIGHT_SCALE`` ``sw``,
+    shelves to the trigger ``d`` and turns until it plays ``k`` (each ``(K, n)``) and its
+    ``lead (K, n)``, in the arrays' own integers (int64 within the bounds, else Python integers)."""
     w = WEIGHT_SCALE
-    p, s, d, k = (seats[..., c] for c in range(len(SEAT_COLUMNS)))
-    future = p - s * w
+    future = p - sw
     near = (d <= 1) & (d > 0)  # one closed shelf short of the trigger (D17)
     others_near = near.sum(axis=1, keepdims=True) - near > 0  # another seat one shelf short of the trigger
     curve = (lead * np.abs(lead)) // (10 * w)  # floor: integers throughout
-    columns = [p, p * r, s * w, s * w * r, near * w, future * others_near, future * near,
+    columns = [p, p * r, sw, sw * r, near * w, future * others_near, future * near,
                (k == 1) * w, (k == 1) * (w * r), (k == 2) * w, (k == 3) * w, curve, curve * r]
     return np.stack(columns, axis=-1)
 
@@ -388,7 +451,7 @@ class WinObjective(Learned):
                   ap: np.ndarray) -> np.ndarray:
         """``int64 (K,)``: the chance after the turn of ``K`` sheets (line totals ``(K, L)``)."""
         phase, seats = self.seat_columns(state, m, a, mp, ap)
-        return chances(self.calibration, phase, design(phase, seats, self.round_number))
+        return chances(self.calibration, phase, design(phase, seats, self.round_number, board_scale(state.board)))
 
     def every_chance(self, state: StateArrays) -> np.ndarray:
         """``int64 (n,)``: every seat's chance over :data:`CHANCE_SCALE` (the active player first,
@@ -396,7 +459,8 @@ class WinObjective(Learned):
         just played (:func:`all_chances`)."""
         m, a, mp, ap = (x[None] for x in state.line_totals)
         phase, seats = self.seat_columns(state, m, a, mp, ap)
-        out: np.ndarray = all_chances(self.calibration, phase, design(phase, seats, self.round_number))[0]
+        x = design(phase, seats, self.round_number, board_scale(state.board))
+        out: np.ndarray = all_chances(self.calibration, phase, x)[0]
         return out
 
     def ending_markings(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
@@ -489,7 +553,8 @@ class WinObjective(Learned):
         and the exact chances of the markings that end the game by :attr:`end_exact`'s
         ``values_after``: ``(worth int64 (K+1,), 0 where unusable and at ``K``; usable bool
         (K+1,); the shelf values)``, the same integers as the numpy code. ``None`` without numba,
-        on a board of more than 62 items or where a product could leave int64 (the numpy path's
+        on a board of more than 62 items, on a board whose value scale is not 1 (:func:`board_scale`: the
+        kernel reads points as they are) or where a product could leave int64 (the numpy path's
         Python integers then)."""
         from shelfie_solver.dice.engine.kernel import (
             cell_lines,
@@ -501,7 +566,7 @@ class WinObjective(Learned):
 
         front = kernel_function("_win_front")
         board, rules, marks = state.board, state.rules, state.marks
-        if front is None or board.n_cells > 62:
+        if front is None or board.n_cells > 62 or board_scale(board) != 1:
             return None
         tables = turn_arrays(board, rules)
         arrays = kernel_arrays(self, board)
@@ -604,7 +669,8 @@ def compiled_win_values(state: GameState, model: WinModel | None = None,
     learned)`` without building the objective: every seat's inputs from the sheets' bit masks and
     the active sheet's strengths in one compiled call (:func:`learned.kernel._win_turn`), then
     :func:`_front_values`. The same integers; ``None`` without numba, on a board of more than 62
-    items or where a product could leave int64 (then build the objective: its numpy path)."""
+    items, on a board whose value scale is not 1 (:func:`board_scale`) or where a product could
+    leave int64 (then build the objective: its numpy path)."""
     from shelfie_solver.dice.engine.kernel import (
         cell_lines,
         line_mask_array,
@@ -620,7 +686,7 @@ def compiled_win_values(state: GameState, model: WinModel | None = None,
 
     whole = kernel_function("_win_turn")
     board, rules = state.board, state.rules
-    if whole is None or board.n_cells > 62:
+    if whole is None or board.n_cells > 62 or board_scale(board) != 1:
         return None
     n, me, first = state.players, state.active, state.first
     coef, g, context_weights = kernel_weights((learned or default_model()).for_board(n, board), board)
@@ -646,7 +712,8 @@ def win_objective(state: GameState, model: WinModel | None = None, learned: Lear
     """The objective ``win`` of the active player in ``state`` (a game of 2-4 players)."""
     model = model or default_win_model()
     out = game_objective(state.board, state.rules, state.sheets, state.active, state.first, state.end_triggered,
-                         learned or default_model(), state.turn, kind=WinObjective,
+                         in_board_points(learned or default_model(), board_scale(state.board)), state.turn,
+                         kind=WinObjective,
                          extra={"name": name, "calibration": model.for_players(state.players),
                                 "round_number": state.round, "end_exact": ending_objective(state),
                                 "sheets": state.sheets, "seat": state.active,

@@ -278,9 +278,22 @@ def _step_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
     return seat_chances(kept.state, kept.dice, kept.rerolls_left if kept.dice is not None else 0)
 
 
+#: The column of ``play status``'s table with each seat's chance to win (:func:`status_report`).
+WIN_CHANCE_HEADER = "win chance"
+
+
+def win_chance_cell(chance: Fraction, exact_flag: bool) -> str:
+    """A seat's chance to win in ``play status``'s table: as the advice prints a chance
+    (:func:`advise.words.chance_cell`, one decimal, ``<0.1%`` / ``>99.9%`` short of a certainty)
+    and ``exact`` or ``model``, as the advice's title says it (docs/play.md)."""
+    return f"{chance_cell(chance)} ({'exact' if exact_flag else 'model'})"
+
+
 def status_report(kept: KeptGame, markdown: bool = False) -> Report:
-    """Every sheet as a grid, the scores per seat (shelves, columns, total; D19), whose turn,
-    the round and the end-trigger state (D17, D18)."""
+    """Every sheet as a grid, the scores per seat (shelves, columns, total; D19) and, with two
+    or more players, each seat's chance to win (D20; :func:`table_chances`, the one figure of the
+    table's ``win chance`` column and of the JSON's ``win_chance``), whose turn, the round and the
+    end-trigger state (D17, D18)."""
     board, rules, state = kept.board, kept.rules, kept.state
     title = [whose_turn(kept)]
     if state.end_triggered and kept.over is None:
@@ -294,9 +307,15 @@ def status_report(kept: KeptGame, markdown: bool = False) -> Report:
         sheets.append({"seat": seat + 1, "name": name, "marks": str(marks), "score": shelves + columns,
                        "shelf_points": shelves, "column_points": columns,
                        "closed_shelves": marks.closed_shelves()})
-    for sheet, (chance, exact_flag) in zip(sheets, table_chances(kept)):
+    chances = table_chances(kept)  # the one computation of both the JSON and the table
+    for sheet, (chance, exact_flag) in zip(sheets, chances):
         sheet.update({"win_chance": exact(chance), "win_chance_float": float(chance), "win_chance_exact": exact_flag})
     report = _score_table(kept)
+    if chances:
+        report.headers.append(WIN_CHANCE_HEADER)
+        for row, record, (chance, exact_flag) in zip(report.rows, report.records or [], chances):
+            row.append(win_chance_cell(chance, exact_flag))
+            record.update({"win_chance": exact(chance), "win_chance_exact": exact_flag})
     report.title = title
     report.data = {"turn": turn_data(kept), "sheets": sheets, "warnings": warnings(kept)}
     report.notes = warnings(kept)

@@ -38,6 +38,7 @@ from shelfie_solver.dice.play.gamefile import (
 from shelfie_solver.dice.board import score
 from shelfie_solver.dice.play.reading import ReadingError, prompt_form, read_reroll, readings, step_form
 from shelfie_solver.dice.play.report import (
+    best_mark_note,
     compact_sheets,
     describe,
     sheet_grid,
@@ -407,6 +408,8 @@ class Session:
                 raise KeptGameError("expected the dice after 'roll', e.g. roll CCBJPP (D6)")
             return self._dice(" ".join(args))
         command, args = _step_form(command, args)
+        if command == "mark" and [w.lower() for w in args] == ["best"]:
+            return self._mark_best(args)
         makers: dict[str, Callable[[KeptGame], Action]] = {
             "mark": lambda t: mark_action(self.shown(t), args, self.objective),
             "told": lambda t: told_action(t, args),
@@ -586,18 +589,35 @@ class Session:
             return f"Undone: {pending} taken back.\n" + self._change(lambda t: undo(t, count - 1))
         return self._change(lambda t: undo(t, count))
 
-    def _change(self, change: Callable[[KeptGame], KeptGame]) -> str:
+    def _mark_best(self, args: list[str]) -> str:
+        """``mark best``: the advice's best marking (:func:`mark_action`), with the note ``play
+        mark --best`` prints when re-rolls were left and the advice was to re-roll (marking now
+        is stopping, D7; :func:`report.best_mark_note`, from the game before the marking)."""
+        notes: list[str] = []
+
+        def change(t: KeptGame) -> KeptGame:
+            shown = self.shown(t)
+            after = act(t, mark_action(shown, args, self.objective))
+            notes[:] = best_mark_note(shown, self.objective)
+            return after
+
+        return self._change(change, notes)
+
+    def _change(self, change: Callable[[KeptGame], KeptGame], noted: list[str] | None = None) -> str:
         """Apply ``change`` to the file (:meth:`_update`) and show what it did and the next step:
-        one screen, or with :attr:`verbose` one line per event and the advice in full."""
+        one screen, or with :attr:`verbose` one line per event and the advice in full; ``noted``
+        (filled by ``change``): lines about the action, after its first line (as ``play``'s
+        steps print them)."""
         before, after = self._update(change)
         undone = before.actions - after.actions
         if self.in_full:
             lines = told_once(describe(before, after), after) if after.actions > before.actions else \
                 [f"Undone: {undone} action{'s' if undone != 1 else ''} taken back."]
+            lines[1:1] = noted or []
             return "\n".join(lines) + "\n" + self.full_advice().rstrip("\n")
         done = happened(before, after) if after.actions > before.actions else \
             f"Undone: {undone} action{'s' if undone != 1 else ''} taken back."
-        return self.screen(done)
+        return self.screen("\n".join([done, *(noted or [])]))
 
     def _after_change(self) -> str:
         """The rest of an answer whose first line said what was done: the screen of the step, or

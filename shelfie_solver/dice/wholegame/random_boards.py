@@ -37,6 +37,11 @@ family's shapes whose needs, drawn with repetition, are heavy (:func:`is_heavy`:
 more on average, two or more columns of 4-5 dice), the boards on which the other families' tables
 lost most (docs/strategies.md, "Boards of heavy needs").
 
+The **threes family** (:func:`threes_boards`, ``train --solitaire-threes``): boards of the spread
+family's shapes whose needs, drawn with repetition, repeat 3s beside 4-5s (:func:`is_threes`: no
+column under 3 dice, a quarter or more but under half of the columns of 4-5 dice), the boards that
+neither the many-dice nor the heavy table held (docs/strategies.md, "A table for repeated 3s").
+
 Randomness: board ``i`` is drawn from its own child ``i`` of the ``SeedSequence`` given, so the
 boards depend on the seed only.
 """
@@ -242,14 +247,30 @@ def is_heavy(needs: tuple[int, ...]) -> bool:
             and sum(1 for n in needs if n in HARD_NEEDS) >= HEAVY_MANY_COLUMNS)
 
 
+#: A threes-family board's columns all need at least so many dice (:func:`is_threes`, D3).
+THREES_MIN_NEED = 3
+
+
+def is_threes(needs: tuple[int, ...]) -> bool:
+    """Whether column needs ``needs`` (dice per column, D3) are those of the threes family
+    (:func:`threes_boards`): **repeated 3s beside 4-5s**, every column needing at least
+    :data:`THREES_MIN_NEED` dice, and a quarter or more, but fewer than half, of the columns needing
+    4 or 5 dice (:data:`HARD_NEEDS`; compared exactly: 1 of 3 or 4, 2 of 5). So 5 x 4 needing 5, 3,
+    3, 3 and 4 x 5 needing 3, 3, 4, 4, 3 are; 3, 3, 4, 4 (half) and 3, 3, 3, 3, 5 (one of five) are
+    not. No columns: no."""
+    hard = sum(1 for n in needs if n in HARD_NEEDS)
+    return bool(needs) and min(needs) >= THREES_MIN_NEED and len(needs) <= 4 * hard and 2 * hard < len(needs)
+
+
 def spread_board(rng: np.random.Generator, rules: Ruleset, shape: tuple[int, int], many: bool, name: str,
-                 heavy: bool = False) -> Board:
+                 heavy: bool = False, threes: bool = False) -> Board:
     """One board of ``shape`` (shelves, columns) as the spread family and the held-out families
     draw them (module docstring): each column's need drawn uniformly from 1..:data:`MAX_NEED`
     with repetition when ``many`` (drawn again until some column needs 4 or 5 dice, D3), else
     from 1..3; one item face per shelf, all different; values from :data:`VALUE_RANGES`. With
     ``heavy`` (the heavy family, :func:`heavy_boards`): needs drawn from 1..:data:`MAX_NEED` with
-    repetition until :func:`is_heavy` holds (``many`` is then ignored).
+    repetition until :func:`is_heavy` holds (``many`` is then ignored). With ``threes`` (the threes
+    family, :func:`threes_boards`): likewise until :func:`is_threes` holds.
 
     Raises:
         ValueError: the ruleset has fewer item faces than ``shape`` has shelves.
@@ -259,8 +280,12 @@ def spread_board(rng: np.random.Generator, rules: Ruleset, shape: tuple[int, int
     if shelves > len(items):
         raise ValueError(f"a board of {shelves} shelves needs {shelves} item faces; the ruleset has {len(items)}")
     while True:
-        needs = tuple(int(n) for n in rng.integers(1, (MAX_NEED if many or heavy else 3) + 1, size=columns))
-        if is_heavy(needs) if heavy else (not many or max(needs) >= 4):
+        needs = tuple(int(n) for n in rng.integers(1, (MAX_NEED if many or heavy or threes else 3) + 1,
+                                                   size=columns))
+        if threes:
+            if is_threes(needs):
+                break
+        elif is_heavy(needs) if heavy else (not many or max(needs) >= 4):
             break
     faces = tuple((int(f),) for f in rng.choice(items, size=shelves, replace=False))
     values = tuple(tuple(int(rng.integers(VALUE_RANGES[n][0], VALUE_RANGES[n][1] + 1)) for n in needs)
@@ -298,3 +323,21 @@ def heavy_boards(seed: np.random.SeedSequence, count: int, rules: Ruleset,
         raise ValueError(f"a heavy-family board needs at least {HEAVY_MANY_COLUMNS} columns")
     return _distinct_boards(seed, count, lambda rng, i: spread_board(
         rng, rules, shapes[i % len(shapes)], True, f"{name} {i + 1}", heavy=True))
+
+
+def threes_boards(seed: np.random.SeedSequence, count: int, rules: Ruleset,
+                  shapes: tuple[tuple[int, int], ...] = SPREAD_SHAPES, name: str = "threes") -> list[Board]:
+    """``count`` different boards of the threes family (module docstring, :func:`is_threes`:
+    repeated 3s beside 4-5s): board ``i`` (named ``NAME i``, 1-based) of shape
+    ``shapes[i % len(shapes)]``, its column needs drawn uniformly from 1..:data:`MAX_NEED` with
+    repetition until :func:`is_threes`, by :func:`spread_board` from child ``i`` of ``seed``, again
+    while it is a :data:`HELD_OUT` board or an earlier one up to relabelling.
+
+    Raises:
+        ValueError: as :func:`spread_board`; a shape of fewer than 3 columns (no such needs: a
+            quarter or more but under half of 2 columns is no whole column).
+    """
+    if any(columns < 3 for _, columns in shapes):
+        raise ValueError("a threes-family board needs at least 3 columns")
+    return _distinct_boards(seed, count, lambda rng, i: spread_board(
+        rng, rules, shapes[i % len(shapes)], True, f"{name} {i + 1}", threes=True))
