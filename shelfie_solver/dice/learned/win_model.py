@@ -39,8 +39,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache, lru_cache
 from fractions import Fraction
+from functools import cache, lru_cache
 from math import gcd
 from pathlib import Path
 from typing import Any, ClassVar
@@ -48,17 +48,35 @@ from typing import Any, ClassVar
 import numpy as np
 
 from shelfie_solver.core.errors import ShelfieError, shorten
-from shelfie_solver.dice.board import Board, ItemSets, Marks, score
 from shelfie_solver.core.files import json_kind
-from shelfie_solver.dice.game.events import GameState
-from shelfie_solver.dice.learned.model_file import (POINT_FEATURES, WEIGHT_SCALE, LearnedModel, default_model,
-                                                    players_key)
-from shelfie_solver.dice.learned.objective import Learned, phase_rows, scores, state_objective
-from shelfie_solver.dice.learned.win_bounds import DESIGN_INPUT_BOUND, DESIGN_LEAD_BOUND, DESIGN_ROUND_BOUND
+from shelfie_solver.dice.board import Board, ItemSets, Marks, score
+from shelfie_solver.dice.game.events import GameState, place_in_round
+from shelfie_solver.dice.learned.model_file import (
+    POINT_FEATURES,
+    WEIGHT_SCALE,
+    LearnedModel,
+    default_model,
+    players_key,
+)
+from shelfie_solver.dice.learned.objective import (
+    Learned,
+    game_objective,
+    phase_rows,
+    scores,
+)
+from shelfie_solver.dice.learned.win_bounds import (
+    DESIGN_INPUT_BOUND,
+    DESIGN_LEAD_BOUND,
+    DESIGN_ROUND_BOUND,
+)
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.dice.sheet_rules import (end_trigger_shelves, failed_result_shelves, markings_end_game,
-                                             may_end_game)
+from shelfie_solver.dice.sheet_rules import (
+    end_trigger_shelves,
+    failed_result_shelves,
+    markings_end_game,
+    may_end_game,
+)
 
 #: The numbers of players for which the objective ``win`` plays by the model (with others it would
 #: play ``learned`` outside the exact turns). Every count: against ``learned`` seats the shipped
@@ -435,13 +453,22 @@ def chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray, round_nu
     seat's differences only (the objective's hot path); the one place that maps features to
     chances."""
     z = strength_numerators(coefficients, phase, x, round_number)  # (K, n)
-    return _softmax_shares(z - z[:, :1])  # (K, j): z_j - z_0, exact
+    return _softmax_shares(z - z[:, :1], own_first=True)  # (K, j): z_j - z_0, exact
 
 
-def _softmax_shares(gaps: np.ndarray) -> np.ndarray:
+def _softmax_shares(gaps: np.ndarray, own_first: bool = False) -> np.ndarray:
     """``int64 (...)``: ``round(CHANCE_SCALE / sum_j exp(gaps_j))`` over the last axis of the exact
     integer strength differences ``gaps`` (over ``COEF_SCALE * WEIGHT_SCALE``), each converted to
-    float once (:func:`all_chances`)."""
+    float once (:func:`all_chances`). ``own_first``: the caller's promise that ``gaps[..., 0]`` is
+    0 (each row's differences from its own first seat, ``z_j - z_0``), which with two seats
+    needs one ``exp`` per row."""
+    if own_first and gaps.dtype != object and gaps.ndim == 2 and gaps.shape[1] == 2:
+        # two seats, the mover's own gap 0 (the objective's hot path): exp(0) is 1 and a sum of two
+        # terms is one addition, so 1 + exp of the other column gives the same float, bit for bit
+        # (tests/test_win_kernel.py), at half the exp
+        other = gaps[:, 1].astype(np.float64) / (COEF_SCALE * WEIGHT_SCALE)
+        pair: np.ndarray = np.rint(CHANCE_SCALE / (1.0 + np.exp(np.minimum(np.maximum(other, -60.0), 60.0))))
+        return pair.astype(np.int64)
     scaled = np.array(gaps.tolist(), dtype=np.float64) / (COEF_SCALE * WEIGHT_SCALE) if gaps.dtype == object \
         else gaps.astype(np.float64) / (COEF_SCALE * WEIGHT_SCALE)
     total = np.exp(np.minimum(np.maximum(scaled, -60.0), 60.0)).sum(axis=-1)  # np.clip's values, cheaper
@@ -527,26 +554,17 @@ class WinObjective(Learned):
         (:meth:`ending_markings`), the others the model's estimate."""
         return self.ending_markings(state, sets)
 
-    def _ending_shelves(self, state: StateArrays, shelves: list[int]) -> np.ndarray:
-        """``bool (S,)``: giving up each of ``shelves`` (D13) triggers the end (D17): nothing is
-        marked, so nothing is blocked and only the player's sheet changes, by one more closed
-        shelf (each of ``shelves`` has an available item, and only its own items are given up),
-        so alike for every shelf."""
-        ends = state.marks.closed_shelves() + 1 >= end_trigger_shelves(state.board, state.rules)
-        return np.full(len(shelves), ends, dtype=bool)
+    @staticmethod
+    def _giving_up_ends(state: StateArrays) -> bool:
+        """Whether giving up a shelf (D13) triggers the end (D17): nothing is marked, so nothing is
+        blocked and only the player's sheet changes, by one more closed shelf (each shelf that
+        may be given up has an available item, and only its own items are given up), so alike
+        for every shelf."""
+        return state.marks.closed_shelves() + 1 >= end_trigger_shelves(state.board, state.rules)
 
     def _exact_share(self, worth: np.ndarray, state: StateArrays) -> np.ndarray:
-        """Exact chances over the exact objective's scale, rounded (half up) to :data:`CHANCE_SCALE`:
-        ``(worth * 2 CHANCE_SCALE + scale) // (2 scale)``, every term divided by their common
-        factor first, in int64 where the products provably fit (else Python integers)."""
-        scale = self.end_exact.scale(state.rules)
-        common = gcd(2 * CHANCE_SCALE, scale)
-        times, add, over = 2 * CHANCE_SCALE // common, scale // common, 2 * scale // common
-        if not len(worth) or int(np.abs(worth).max()) * times + add < 1 << 62:
-            fits: np.ndarray = (np.asarray(worth, dtype=np.int64) * times + add) // over
-            return fits
-        out: np.ndarray = (worth.astype(object) * times + add) // over
-        return out.astype(np.int64)
+        """:func:`_exact_shares` of :attr:`end_exact`."""
+        return _exact_shares(self.end_exact, worth, state.rules)
 
     def values(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
         m, a, mp, ap = state.line_totals
@@ -586,49 +604,50 @@ class WinObjective(Learned):
 
     def _ranked_shelves(self, state: StateArrays, shelves: list[int], after: np.ndarray) -> list[tuple[int, int]]:
         """:meth:`shelf_values` from the model's chance ``after (S,)`` of giving up each of
-        ``shelves``: those that end the game exact (D13, D17), best first, ties in shelf order."""
-        values: list[int] = after.tolist()  # Python ints
-        if self.end_exact is not None:  # giving up a shelf that ends the game (D13, D17): exact
-            ending = self._ending_shelves(state, shelves)
-            if ending.any():
-                exact_value = int(self._exact_share(np.array([self.end_exact.failed_value(state)]), state)[0])
-                values = [exact_value if e else v for e, v in zip(ending.tolist(), values)]
-        return sorted(zip(shelves, values), key=lambda item: -item[1])
+        ``shelves``: :func:`_ranked_shelves` of :attr:`end_exact`."""
+        return _ranked_shelves(self.end_exact, state, shelves, after)
 
     def compiled_turn_values(self, state: StateArrays) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]] | None:
         """:meth:`values` of every item set of :func:`engine.kernel.turn_arrays` and
-        :meth:`shelf_values`, the strengths by the compiled kernel
-        (:func:`learned.kernel._win_gaps`, numba), the softmax by :func:`_softmax_shares` and
-        the markings that end the game by :meth:`_with_exact`: ``(worth int64 (K+1,), 0 where
-        unusable and at ``K``; usable bool (K+1,); the shelf values)``, the same integers as the
-        numpy code. ``None`` without numba, on a board of more than 62 items, on a board whose
-        value scale is not 1 (:func:`board_scale`: the kernel reads points as they are) or where a
-        product could leave int64 (the numpy path's exact integers then)."""
-        from shelfie_solver.dice.engine.kernel import turn_arrays
+        :meth:`shelf_values`: the line totals, the strengths of the sets and of the shelves a
+        failed result may give up (D13) and which markings end the game (D17) by one compiled
+        call (:func:`learned.kernel._win_front`, numba), the softmax by :func:`_softmax_shares`
+        and the exact chances of the markings that end the game by :attr:`end_exact`'s
+        ``values_after``: ``(worth int64 (K+1,), 0 where unusable and at ``K``; usable bool
+        (K+1,); the shelf values)``, the same integers as the numpy code. ``None`` without numba,
+        on a board of more than 62 items, on a board whose value scale is not 1 (:func:`board_scale`: the
+        kernel reads points as they are) or where a product could leave int64 (the numpy path's
+        Python integers then)."""
+        from shelfie_solver.dice.engine.kernel import (
+            cell_lines,
+            line_mask_array,
+            turn_arrays,
+        )
         from shelfie_solver.dice.learned.kernel import kernel_function, learned_deltas
+        from shelfie_solver.dice.learned.objective import kernel_arrays, line_sizes
 
-        gaps_of = kernel_function("_win_gaps")
+        front = kernel_function("_win_front")
         board, rules, marks = state.board, state.rules, state.marks
-        if gaps_of is None or board.n_cells > 62 or board_scale(board) != 1:
+        if front is None or board.n_cells > 62 or board_scale(board) != 1:
             return None
-        common = self._kernel_common(state)
         tables = turn_arrays(board, rules)
-        ids, lines, counts, points = learned_deltas(board, rules)
-        closed = marks.marked | marks.eliminated
-        gaps, usable, ok = gaps_of(ids, lines, counts, points, tables.set_masks, closed, False, *common)
-        give_up = kernel_function("_shelf_candidates")(board.value_array, board.n_shelves, closed)
-        shelf_gaps, _, shelf_ok = gaps_of(*give_up, np.zeros(0, dtype=np.int64), 0, True, *common)
-        if not (ok and shelf_ok):
+        arrays = kernel_arrays(self, board)
+        exact = self.end_exact is not None and hasattr(self.end_exact, "values_after")
+        others = [sheet for j, sheet in enumerate(self._table(state)) if j != self.seat] if exact else []
+        found = front(
+            *learned_deltas(board, rules), tables.set_masks, marks.marked, marks.eliminated, cell_lines(board),
+            board.value_array, line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules),
+            board.n_shelves, arrays[0], arrays[1], arrays[2], self.threat, self.triggered, self.opponent_distance,
+            arrays[4], arrays[5], WEIGHT_SCALE, np.ascontiguousarray(self.opponent_seats, dtype=np.int64),
+            np.ascontiguousarray(self.calibration, dtype=np.int64), self.round_number, exact, tables.set_lines,
+            tables.set_counts, tables.set_points, np.array([o.marked for o in others], dtype=np.int64),
+            np.array([o.eliminated for o in others], dtype=np.int64), line_mask_array(board))
+        if not found[4]:
             return None
-        index = np.flatnonzero(usable[:-1])
-        shelves = [s for s in range(board.n_shelves) if give_up[2][s * give_up[0].shape[1]] > 0]
-        shares = _softmax_shares(np.concatenate([gaps[index], shelf_gaps[shelves]]))  # the sets', the shelves'
-        worth = np.zeros(len(usable), dtype=np.int64)
-        worth[index] = shares[:len(index)]
-        if self.end_exact is not None:
-            self._compiled_exact(state, index, worth)
-        after = shares[len(index):]
-        return worth, usable, self._ranked_shelves(state, shelves, after) if shelves else []
+        out = _front_values(state, self.end_exact if exact else None, found)
+        if self.end_exact is not None and not exact:
+            self._compiled_exact(state, found[1], out[0])
+        return out
 
     def _compiled_exact(self, state: StateArrays, index: np.ndarray, worth: np.ndarray) -> None:
         """:meth:`_with_exact` of the item sets ``index`` (of :func:`engine.kernel.turn_arrays`)
@@ -655,25 +674,114 @@ class WinObjective(Learned):
             worth[index[chosen]] = self._exact_share(
                 self.end_exact.values_after(state, gains[chosen] + now, blocked[chosen]), state)
 
-    def _kernel_common(self, state: StateArrays) -> tuple[Any, ...]:
-        """The arguments of :func:`learned.kernel._win_gaps` after ``losing``, for the sheet ``state``."""
-        return (*self.seat_inputs(state), np.ascontiguousarray(self.opponent_seats, dtype=np.int64),
-                np.ascontiguousarray(self.calibration, dtype=np.int64), self.round_number)
-
     def failed_value(self, state: StateArrays) -> int:
         return max((value for _, value in self.shelf_values(state)), default=0)
+
+
+def _exact_shares(end_exact: Any, worth: np.ndarray, rules: Ruleset) -> np.ndarray:
+    """Exact chances over ``end_exact``'s scale (:mod:`win_chance`), rounded (half up) to
+    :data:`CHANCE_SCALE`: ``(worth * 2 CHANCE_SCALE + scale) // (2 scale)``, every term divided by
+    their common factor first, in int64 where the products provably fit (else Python integers)."""
+    scale = end_exact.scale(rules)
+    common = gcd(2 * CHANCE_SCALE, scale)
+    times, add, over = 2 * CHANCE_SCALE // common, scale // common, 2 * scale // common
+    if not len(worth) or int(np.abs(worth).max()) * times + add < 1 << 62:
+        fits: np.ndarray = (np.asarray(worth, dtype=np.int64) * times + add) // over
+        return fits
+    out: np.ndarray = (worth.astype(object) * times + add) // over
+    return out.astype(np.int64)
+
+
+def _ranked_shelves(end_exact: Any, state: StateArrays, shelves: list[int],
+                    after: np.ndarray) -> list[tuple[int, int]]:
+    """:meth:`WinObjective.shelf_values` from the model's chance ``after (S,)`` of giving up each of
+    ``shelves``: exact by ``end_exact`` (``None``: none) where that ends the game (D13, D17,
+    :meth:`WinObjective._giving_up_ends`), best first, ties in shelf order."""
+    values: list[int] = after.tolist()  # Python ints
+    if end_exact is not None and WinObjective._giving_up_ends(state):
+        values = [int(_exact_shares(end_exact, np.array([end_exact.failed_value(state)]), state.rules)[0])] * len(values)
+    return sorted(zip(shelves, values), key=lambda item: -item[1])
+
+
+def _front_values(state: StateArrays, end_exact: Any, found: tuple[Any, ...]) -> tuple[np.ndarray, np.ndarray,
+                                                                                       list[tuple[int, int]]]:
+    """:meth:`WinObjective.compiled_turn_values` from :func:`learned.kernel._win_front`'s results
+    ``found`` (its markings that end the game computed when ``end_exact`` is not ``None``): the
+    softmax (:func:`_softmax_shares`), the exact chances of the markings that end the game by
+    ``end_exact``'s ``values_after`` (D17, D18, D20) and the shelves ranked (D13)."""
+    gaps, index, shelf_rows, usable, _, ends, gains, blocked = found
+    shares = _softmax_shares(gaps, own_first=True)  # the sets', then the shelves'
+    used = len(index)
+    worth = np.zeros(len(usable), dtype=np.int64)
+    worth[index] = shares[:used]
+    if end_exact is not None:
+        chosen = np.flatnonzero(ends)
+        if len(chosen):
+            now = score(state.board, state.marks, state.rules)
+            worth[index[chosen]] = _exact_shares(end_exact, end_exact.values_after(state, gains[chosen] + now,
+                                                                                  blocked[chosen]), state.rules)
+    shelves = shelf_rows.tolist()
+    return worth, usable, _ranked_shelves(end_exact, state, shelves, shares[used:]) if shelves else []
+
+
+def compiled_win_values(state: GameState, model: WinModel | None = None,
+                        learned: LearnedModel | None = None) -> tuple[np.ndarray, np.ndarray,
+                                                                       list[tuple[int, int]]] | None:
+    """:meth:`WinObjective.compiled_turn_values` of :func:`win_objective` ``(state, model,
+    learned)`` without building the objective: every seat's inputs from the sheets' bit masks and
+    the active sheet's strengths in one compiled call (:func:`learned.kernel._win_turn`), then
+    :func:`_front_values`. The same integers; ``None`` without numba, on a board of more than 62
+    items, on a board whose value scale is not 1 (:func:`board_scale`) or where a product could
+    leave int64 (then build the objective: its numpy path)."""
+    from shelfie_solver.dice.engine.kernel import (
+        cell_lines,
+        line_mask_array,
+        turn_arrays,
+    )
+    from shelfie_solver.dice.learned.kernel import kernel_function, learned_deltas
+    from shelfie_solver.dice.learned.objective import (
+        BLOCKING,
+        FAR,
+        kernel_weights,
+        line_sizes,
+    )
+
+    whole = kernel_function("_win_turn")
+    board, rules = state.board, state.rules
+    if whole is None or board.n_cells > 62 or board_scale(board) != 1:
+        return None
+    n, me, first = state.players, state.active, state.first
+    coef, g, context_weights = kernel_weights((learned or default_model()).for_board(n, board), board)
+    place = place_in_round(me, first, n)  # the seats after the player this round (game_objective's ends)
+    ends = np.array([1 if j != me and place_in_round(j, first, n) > place else 0 for j in range(n)], dtype=np.int64)
+    end_exact = ending_objective(state)
+    tables = turn_arrays(board, rules)
+    sheets = state.sheets
+    found = whole(
+        np.array([m.marked for m in sheets], dtype=np.int64), np.array([m.eliminated for m in sheets], dtype=np.int64),
+        me, ends, state.turn, state.end_triggered, rules.combinations_per_turn, BLOCKING, coef, g, context_weights,
+        WEIGHT_SCALE, FAR, np.ascontiguousarray((model or default_win_model()).for_players(n), dtype=np.int64),
+        end_exact is not None, *learned_deltas(board, rules), tables.set_masks, cell_lines(board), board.value_array,
+        line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules), board.n_shelves,
+        tables.set_lines, tables.set_counts, tables.set_points, line_mask_array(board))
+    if not found[4]:
+        return None
+    return _front_values(StateArrays(board, rules, state.marks), end_exact, found)
 
 
 def win_objective(state: GameState, model: WinModel | None = None, learned: LearnedModel | None = None,
                   name: str = "win") -> WinObjective:
     """The objective ``win`` of the active player in ``state`` (a game of 2-4 players)."""
-    base = state_objective(state, in_board_points(learned or default_model(), board_scale(state.board)))
     model = model or default_win_model()
-    fields = {f: getattr(base, f) for f in base.__dataclass_fields__}
-    fields["name"] = name
-    return WinObjective(**fields, calibration=model.for_players(state.players), round_number=state.round,
-                        end_exact=ending_objective(state), sheets=state.sheets, seat=state.active,
-                        opponent_seats=opponent_seats(state))
+    out = game_objective(state.board, state.rules, state.sheets, state.active, state.first, state.end_triggered,
+                         in_board_points(learned or default_model(), board_scale(state.board)), state.turn,
+                         kind=WinObjective,
+                         extra={"name": name, "calibration": model.for_players(state.players),
+                                "round_number": state.round, "end_exact": ending_objective(state),
+                                "sheets": state.sheets, "seat": state.active,
+                                "opponent_seats": opponent_seats(state)})
+    assert isinstance(out, WinObjective)
+    return out
 
 
 def opponent_seats(state: GameState) -> np.ndarray:
