@@ -198,7 +198,7 @@ def test_compiled_strengths_equal_numpy_on_random_seats() -> None:
         z = np.zeros(n, dtype=np.int64)
         strengths(seats, c[ROWS.index(phase)], round_number, WEIGHT_SCALE, z)
         x = design(np.array([phase]), seats[None], round_number)
-        assert z.tolist() == strength_numerators(c, np.array([phase]), x)[0].tolist()
+        assert z.tolist() == strength_numerators(c, np.array([phase]), x, round_number)[0].tolist()
 
 
 def test_beyond_int64_the_numpy_path() -> None:
@@ -394,6 +394,34 @@ SCALE = 800
 BIG_BOARD = replace(BOARD, values=tuple(tuple(v * SCALE for v in row) for row in BOARD.values))
 
 
+def python_projected(row: list[int], features: list[list[int]], r: int) -> list[int]:
+    """The strengths ``c . x_i`` of one position through the monotone projection, in Python
+    integers from its definition (docs/win-chance.md, "Monotone in the lead"): a seat's slope in
+    P, ``A_i = c0 + c1 r + c5 [another seat near] + c6 [near]``, raised to 0 (``-A_i P`` added);
+    the curve ``B = c11 + c12 r``; where ``B < 0`` each lead clamped at
+    ``T = 5 W (min A - 2|B|) / (2|B|)`` (0 when negative) before ``lead |lead| / (10 W)``."""
+    near = [f[4] != 0 for f in features]
+    slopes = []
+    for i in range(len(features)):
+        other = sum(near) - near[i] > 0
+        slopes.append(row[0] + row[1] * r + row[5] * other + row[6] * near[i])
+    b = row[11] + row[12] * r
+    least = min(max(a, 0) for a in slopes)
+    ps = [f[0] for f in features]
+    out = []
+    for i, f in enumerate(features):
+        g = list(f)
+        if b < 0:
+            t = max(0, (5 * WEIGHT_SCALE * (least - 2 * -b)) // (2 * -b))
+            lead = ps[i] - max(ps[:i] + ps[i + 1:])
+            if abs(lead) > t:
+                held = t if lead > 0 else -t
+                g[11] = (held * abs(held)) // (10 * WEIGHT_SCALE)
+                g[12] = g[11] * r
+        out.append(sum(a * v for a, v in zip(row, g)) + max(-slopes[i], 0) * ps[i])
+    return out
+
+
 def python_features(seats: list[list[int]], r: int, scale: Fraction = Fraction(1)) -> list[list[int]]:
     """The features of learned.win_model.FEATURES of one position, seat by seat in Python
     integers (unbounded), from their definitions: ``P`` and the score (over WEIGHT_SCALE) in the
@@ -432,8 +460,8 @@ def test_design_is_exact_beyond_int64_on_a_high_value_board() -> None:
         x = design(np.array([phase]), seats[None], r)
         assert [[int(v) for v in row] for row in x[0]] == expected
         row = [int(v) for v in c[ROWS.index(phase)]]
-        z = [sum(a * b for a, b in zip(row, f)) for f in expected]
-        assert [int(v) for v in strength_numerators(c, np.array([phase]), x)[0]] == z
+        z = python_projected(row, expected, r)
+        assert [int(v) for v in strength_numerators(c, np.array([phase]), x, r)[0]] == z
         leads = [abs(f[11]) for f in expected]
         if max(leads) * 10 * WEIGHT_SCALE >= 1 << 62:  # lead beyond 2**31: int64 would wrap
             assert strengths(seats, c[ROWS.index(phase)], r, WEIGHT_SCALE, np.zeros(n, dtype=np.int64)) >= 1 << 62

@@ -543,6 +543,22 @@ def _win_strengths_into(seats: np.ndarray, c: np.ndarray, round_number: int, wei
             found = True
     if tops > 1:
         second = top
+    # the monotone projection of win_model.monotone_columns (docs/win-chance.md, "Monotone in the lead")
+    size = 0
+    for f in (0, 1, 5, 6, 11, 12):
+        size = max(size, abs(c[f]))
+    if size >= beyond // ((abs(r) + 8) * 5 * w):  # T's integers might leave int64: the numpy path's
+        return beyond
+    b = c[11] + c[12] * r
+    least = -1
+    for i in range(n):
+        near = 1 if seats[i, 2] == 1 else 0
+        others_near = 1 if near_count - near > 0 else 0
+        slope = max(c[0] + c[1] * r + c[5] * others_near + c[6] * near, 0)
+        least = slope if least < 0 else min(least, slope)
+    limit = -1  # no clamp
+    if b < 0:
+        limit = (5 * w * (least + 2 * b)) // (-2 * b) if least >= -2 * b else 0
     largest = 0
     for i in range(n):
         p = seats[i, 0]
@@ -554,7 +570,12 @@ def _win_strengths_into(seats: np.ndarray, c: np.ndarray, round_number: int, wei
         lead = p - (second if p == top else top)
         if abs(lead) >= DESIGN_LEAD_BOUND:  # lead * |lead| would leave int64
             return beyond
-        curve = (lead * abs(lead)) // (10 * w)
+        held = lead
+        if limit >= 0 and abs(lead) > limit:
+            held = -limit if lead < 0 else limit
+        curve = (held * abs(held)) // (10 * w)
+        slope = c[0] + c[1] * r + c[5] * others_near + c[6] * near
+        extra = -slope if slope < 0 else 0
         x[0] = p
         x[1] = p * r
         x[2] = s
@@ -568,7 +589,7 @@ def _win_strengths_into(seats: np.ndarray, c: np.ndarray, round_number: int, wei
         x[10] = w if k == 3 else 0
         x[11] = curve
         x[12] = curve * r
-        total = 0
+        total = extra * p
         for f in range(13):
             total += c[f] * x[f]
             largest = max(largest, abs(x[f]))

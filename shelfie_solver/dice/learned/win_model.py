@@ -21,7 +21,10 @@ tie), so the engine's expectations over the dice are exact integers under the mo
 maximum likelihood (``scipy.optimize``, every seat's share of victory as a soft target, D20) on
 the positions after every turn of seeded self-play of the ``learned`` strategy, every seat's
 point of view at once (:func:`fit`; :mod:`learned.win_fit`). :func:`design` and
-:func:`chances` are the one place that maps a position's values to chances.
+:func:`chances` are the one place that maps a position's values to chances. At evaluation the
+strengths go through a monotone projection (:func:`monotone_columns`: the curve's lead clamped,
+a negative slope in ``P`` raised to 0) so that every seat's chance is non-decreasing in its own
+``P``, exactly (docs/win-chance.md, "Monotone in the lead"); the fit reads :func:`design` as it is.
 
 Points are read in the default board's (:func:`board_scale`, :func:`in_board_points`): on a board
 of higher values every ``P`` and score is divided by the board's value scale, exactly 1 on the
@@ -80,7 +83,10 @@ from shelfie_solver.dice.sheet_rules import (
 #: file's advice wins 52.8% [52.1, 53.5] of 20,000 two-player games (seeds 7101-7104), 36.8%
 #: [35.4, 38.4] of 4,000 three-player games (seed 7411) and 27.65% [26.7, 28.6] of 8,000
 #: four-player games (seeds 7401-7402; benchmarks/tournament_win.py, docs/win-chance.md "A file
-#: assembled per number of players"). ``win-model`` plays by the model always.
+#: assembled per number of players"); through the monotone projection (:func:`monotone_columns`)
+#: 53.2% [52.5, 53.9] of 20,000 two-player games (seeds 8601-8604), 37.3% [35.8, 38.8] of 4,000
+#: three-player (8611), 27.3% [25.9, 28.7] of 4,000 four-player (8621; docs/win-chance.md
+#: "Monotone in the lead"). ``win-model`` plays by the model always.
 MODEL_PLAYERS = (2, 3, 4)
 #: A sure win, in the model's units.
 CHANCE_SCALE = 1_000_000
@@ -363,35 +369,90 @@ def _design_columns(p: np.ndarray, sw: np.ndarray, d: np.ndarray, k: np.ndarray,
     return np.stack(columns, axis=-1)
 
 
-def strength_numerators(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray) -> np.ndarray:
+def strength_numerators(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray, round_number: int) -> np.ndarray:
     """``(K, n)`` exact integers: each seat's strength ``z`` times ``COEF_SCALE * WEIGHT_SCALE``
-    (int64 where the products provably fit, else Python integers in an object array)."""
+    (int64 where the products provably fit, else Python integers in an object array), through the
+    monotone projection of :func:`monotone_columns` (``round_number`` the round of :func:`design`)."""
     c = coefficients[phase_rows(phase)][:, None, :]  # (K, 1, F)
-    bound = int(np.abs(x).max(initial=0)) * int(np.abs(c).max(initial=0)) * x.shape[-1]
-    if bound < 1 << 62:
-        out: np.ndarray = (c * x).sum(axis=-1)
+    x, extra = monotone_columns(coefficients, phase, x, round_number)
+    bound = int(np.abs(x).max(initial=0)) * int(np.abs(c).max(initial=0)) * (x.shape[-1] + 4) \
+        + int(np.abs(extra).max(initial=0)) * int(np.abs(x[..., :1]).max(initial=0))
+    if bound < 1 << 62 and x.dtype != object and extra.dtype != object:
+        out: np.ndarray = (c * x).sum(axis=-1) + extra * x[..., 0]
         return out
-    out = (c.astype(object) * x.astype(object)).sum(axis=-1)
+    out = (c.astype(object) * x.astype(object)).sum(axis=-1) + extra.astype(object) * x[..., 0].astype(object)
     return out
 
 
-def all_chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray) -> np.ndarray:
+def monotone_columns(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray,
+                     round_number: int) -> tuple[np.ndarray, np.ndarray]:
+    """The monotone projection of the model at evaluation (docs/win-chance.md, "Monotone in the
+    lead"): ``(x', extra)`` such that the strengths ``z_i = c . x'_i + extra_i * P_i`` make every
+    seat's chance non-decreasing in its own ``P`` (the others' fixed), exactly, at every row,
+    round and position; ``x'`` is ``x (K, n, F)`` (from :func:`design`) with the curve columns
+    (``lead x |lead| / 10`` and its ``x r``) recomputed from the lead clamped to ``|lead| <= T``,
+    ``extra (K, n)`` the slope added to a seat whose linear slope is negative.
+
+    Per seat the strength's linear slope in ``P`` is ``A_i = c[P] + c[P x r] r + c[F x another
+    seat near] o_i + c[F x near] n_i`` (``o_i``, ``n_i`` its near flags, D17) and the curve's
+    coefficient ``B = c[curve] + c[curve x r] r``. Where ``A_i < 0`` the seat gets
+    ``extra_i = -A_i`` (slope 0). Where ``B < 0`` the lead is clamped at
+    ``T = floor(5 w (A - 2|B|) / (2|B|))`` (0 if ``A < 2|B|``), ``A`` the smallest slope of the
+    position's seats (after ``extra``) and ``w`` :data:`WEIGHT_SCALE`: one unit more of ``P_i``
+    adds ``A_i`` to ``z_i`` and moves ``i``'s own curve and any other seat's (whose lead falls by
+    at most as much) by at most ``2 T / (10 w) + 1`` unit each (the floors), so every
+    ``z_i - z_j`` is non-decreasing in ``P_i``. ``T`` is ``5`` points short of the continuous
+    turning point ``2.5 A / |B|`` of the two-player difference ``A L + 2 B L |L| / 10``; where
+    every lead is within ``T`` (or ``B >= 0`` and every ``A_i >= 0``) ``x'`` is ``x`` and
+    ``extra`` 0: the old strengths. The same integers as :func:`learned.kernel._win_strengths_into`.
+    """
+    w = WEIGHT_SCALE
+    r = round_number
+    rows = coefficients[phase_rows(phase)]  # (K, F)
+    big = x.dtype == object or int(np.abs(rows).max(initial=0)) * (abs(r) + 8) * 5 * w >= 1 << 62
+    cr = rows.astype(object) if big else rows.astype(np.int64)
+    near = x[..., 4] != 0  # (K, n): one closed shelf short of the trigger (design's near * w)
+    others = (near.sum(axis=1, keepdims=True) - near) > 0
+    slope = (cr[:, None, 0] + cr[:, None, 1] * r + cr[:, None, 5] * others + cr[:, None, 6] * near)  # (K, n)
+    zero = np.zeros_like(slope)
+    extra = np.maximum(-slope, zero)
+    least = np.maximum(slope, zero).min(axis=1)  # (K,)
+    b = cr[:, 11] + cr[:, 12] * r  # (K,)
+    falling = b < 0
+    if not falling.any():
+        return x, extra
+    two_b = np.where(falling, -2 * b, 1)
+    limit = np.where(falling & (least >= two_b), (5 * w * (least - two_b)) // two_b, 0)  # (K,)
+    lead = _leads(x[..., 0])
+    binds = falling[:, None] & (abs(lead) > limit[:, None])
+    if not binds.any():
+        return x, extra
+    x = x.copy()
+    held = np.where(binds, np.where(lead < 0, -1, 1) * np.broadcast_to(limit[:, None], lead.shape), lead)
+    curve = (held * abs(held)) // (10 * w)
+    x[..., 11] = np.where(binds, curve, x[..., 11])
+    x[..., 12] = np.where(binds, curve * r, x[..., 12])
+    return x, extra
+
+
+def all_chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray, round_number: int) -> np.ndarray:
     """``int64 (K, n)``: every seat's chance to win over :data:`CHANCE_SCALE`, the softmax of the
-    seats' strengths ``z_i = c . x_i`` (``c`` the row of the phase; ``x`` from :func:`design`):
+    seats' strengths ``z_i = c . x_i`` (``c`` the row of the phase; ``x`` from :func:`design` at
+    ``round_number``; through :func:`monotone_columns`):
     ``round(CHANCE_SCALE / sum_j exp(z_j - z_i))``. The differences ``z_j - z_i`` are exact
     integers before one float conversion each, so a seat's figure is an exact function of the
     integers (the float64 ``exp``'s error, below 1e-15, can move it only at an exact rounding
     tie); the seats add up to :data:`CHANCE_SCALE` within one unit per seat."""
-    z = strength_numerators(coefficients, phase, x)  # (K, n)
+    z = strength_numerators(coefficients, phase, x, round_number)  # (K, n)
     return _softmax_shares(z[:, None, :] - z[:, :, None])  # (K, i, j): z_j - z_i, exact
 
 
-def chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray) -> np.ndarray:
+def chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray, round_number: int) -> np.ndarray:
     """``int64 (K,)``: the chance to win over :data:`CHANCE_SCALE` of the seat that just played
     (seat column 0 of :func:`design`) — :func:`all_chances`' first column, computed from that
     seat's differences only (the objective's hot path); the one place that maps features to
     chances."""
-    z = strength_numerators(coefficients, phase, x)  # (K, n)
+    z = strength_numerators(coefficients, phase, x, round_number)  # (K, n)
     return _softmax_shares(z - z[:, :1], own_first=True)  # (K, j): z_j - z_0, exact
 
 
@@ -451,7 +512,8 @@ class WinObjective(Learned):
                   ap: np.ndarray) -> np.ndarray:
         """``int64 (K,)``: the chance after the turn of ``K`` sheets (line totals ``(K, L)``)."""
         phase, seats = self.seat_columns(state, m, a, mp, ap)
-        return chances(self.calibration, phase, design(phase, seats, self.round_number, board_scale(state.board)))
+        x = design(phase, seats, self.round_number, board_scale(state.board))
+        return chances(self.calibration, phase, x, self.round_number)
 
     def every_chance(self, state: StateArrays) -> np.ndarray:
         """``int64 (n,)``: every seat's chance over :data:`CHANCE_SCALE` (the active player first,
@@ -460,7 +522,7 @@ class WinObjective(Learned):
         m, a, mp, ap = (x[None] for x in state.line_totals)
         phase, seats = self.seat_columns(state, m, a, mp, ap)
         x = design(phase, seats, self.round_number, board_scale(state.board))
-        out: np.ndarray = all_chances(self.calibration, phase, x)[0]
+        out: np.ndarray = all_chances(self.calibration, phase, x, self.round_number)[0]
         return out
 
     def ending_markings(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
@@ -752,9 +814,9 @@ def ending_objective(state: GameState) -> Any:
     return None
 
 
-def float_chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray) -> np.ndarray:
+def float_chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray, round_number: int) -> np.ndarray:
     """:func:`all_chances` as floats in [0, 1], ``(K, n)`` (for fitting and measuring)."""
-    out: np.ndarray = all_chances(coefficients, phase, x) / CHANCE_SCALE
+    out: np.ndarray = all_chances(coefficients, phase, x, round_number) / CHANCE_SCALE
     return out
 
 
