@@ -172,3 +172,16 @@ def test_score_breakdown_equals_the_lines_points(marked, eliminated, threshold):
     columns = sum(line_points(board, marks, line, threshold) for line in board.lines[board.n_shelves:])
     assert score_breakdown(board, marks, rules) == (shelves, columns)
     assert totals_breakdown(board, *marked_line_totals(board, marks), rules) == (shelves, columns)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 7), st.integers(1, 7), st.data())
+def test_has_available_is_whether_any_item_is_available(shelves, columns, data):
+    """Marks.has_available (from the bits) agrees with the listed available items (D4), sheets
+    full, empty and in between."""
+    cells = shelves * columns
+    states = data.draw(st.lists(st.sampled_from((0, 1, 2)), min_size=cells, max_size=cells))
+    marked = sum(1 << c for c, s in enumerate(states) if s == 1)
+    eliminated = sum(1 << c for c, s in enumerate(states) if s == 2)
+    marks = Marks(shelves, columns, marked, eliminated)
+    assert marks.has_available == (len(marks.available) > 0) == (0 in states)

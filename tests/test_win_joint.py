@@ -34,9 +34,10 @@ def test_two_seats_are_a_logistic_of_the_difference():
     kept within 1 to CHANCE_SCALE - 1 (an estimate is never a certainty, docs/play.md)."""
     rng = np.random.default_rng(3)
     c = rng.integers(-50_000, 50_000, size=(len(ROWS), len(FEATURES)))
+    c[:, [0, 1, 5, 6, 11, 12]] = np.abs(c[:, [0, 1, 5, 6, 11, 12]])  # monotone: no projection (monotone_columns)
     x = rng.integers(-200 * W, 200 * W, size=(40, 2, len(FEATURES)))
     phase = rng.choice(ROWS, size=40)
-    got = chances(c, phase, x)
+    got = chances(c, phase, x, 4)
     for k in range(40):
         row = ROWS.index(int(phase[k]))
         z = [sum(int(c[row, f]) * int(x[k, i, f]) for f in range(len(FEATURES))) for i in (0, 1)]
@@ -50,7 +51,7 @@ def test_seats_sum_to_one(seats):
     rng = np.random.default_rng(seats)
     c = rng.integers(-30_000, 30_000, size=(len(ROWS), len(FEATURES)))
     x = rng.integers(-150 * W, 150 * W, size=(50, seats, len(FEATURES)))
-    got = all_chances(c, rng.choice(ROWS, size=50), x)
+    got = all_chances(c, rng.choice(ROWS, size=50), x, 6)
     assert np.all(np.abs(got.sum(axis=1) - CHANCE_SCALE) <= seats)
     assert np.all((got >= 1) & (got <= CHANCE_SCALE - 1))
 
@@ -65,7 +66,7 @@ def test_wide_products_are_exact():
     big = small.copy()
     big[0, :, 0] += 10 ** 15  # the same gap, products beyond 2^62
     phase = np.array([3])
-    assert chances(c, phase, big)[0] == chances(c, phase, small)[0] == round(CHANCE_SCALE / (1 + math.exp(-1)))
+    assert chances(c, phase, big, 5)[0] == chances(c, phase, small, 5)[0] == round(CHANCE_SCALE / (1 + math.exp(-1)))
 
 
 def test_the_fit_recovers_known_coefficients():

@@ -20,11 +20,15 @@ from shelfie_solver.dice.game.turn import play_seeded
 from shelfie_solver.dice.learned.kernel import kernel_function
 from shelfie_solver.dice.learned.model_file import WEIGHT_SCALE
 from shelfie_solver.dice.learned.win_model import (
+    CHANCE_SCALE,
+    COEF_SCALE,
     DEFAULT_TOP_VALUE,
     FEATURES,
     ROWS,
     WinObjective,
+    _softmax_shares,
     board_scale,
+    compiled_win_values,
     design,
     strength_numerators,
     win_objective,
@@ -85,6 +89,99 @@ def test_compiled_values_equal_numpy_on_random_tables(players: int) -> None:
         assert shelves == expected_shelves
 
 
+def test_compiled_values_equal_numpy_on_many_two_player_tables() -> None:
+    """The fused front (learned.kernel._win_front: line totals, both _win_gaps calls, the
+    shelves, _markings_end) against the numpy reference on many two-player tables, half of them
+    with the end triggered (the exact endings, D17, D18)."""
+    rng = np.random.default_rng(4120)
+    exact = 0
+    for i in range(120):
+        state = random_state(rng, 2)
+        state = replace(state, end_triggered=bool(i % 2))
+        objective = win_objective(state)
+        exact += objective.end_exact is not None
+        worth, usable, shelves = objective.compiled_turn_values(StateArrays(BOARD, RULES, state.marks))
+        expected, expected_usable, expected_shelves = numpy_values(objective, state)
+        assert np.array_equal(np.flatnonzero(usable[:-1]), expected_usable)
+        assert np.array_equal(worth, expected)
+        assert shelves == expected_shelves
+    assert exact >= 30  # the exact endings were exercised
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_values_from_the_table_equal_the_objective_s(players: int) -> None:
+    """compiled_win_values (learned.kernel._win_turn: every seat's inputs from the bit masks, no
+    objective built) against win_objective(state).compiled_turn_values and the numpy reference,
+    on random tables with and without the end triggered (D17, D18)."""
+    rng = np.random.default_rng(4130 + players)
+    for i in range(60 if players == 2 else 25):
+        state = replace(random_state(rng, players), end_triggered=bool(i % 2))
+        objective = win_objective(state)
+        found = compiled_win_values(state)
+        assert found is not None
+        worth, usable, shelves = found
+        expected = objective.compiled_turn_values(StateArrays(BOARD, RULES, state.marks))
+        assert expected is not None
+        assert np.array_equal(worth, expected[0]) and np.array_equal(usable, expected[1])
+        assert shelves == expected[2]
+        reference, _, reference_shelves = numpy_values(objective, state)
+        assert np.array_equal(worth, reference) and shelves == reference_shelves
+
+
+def test_exact_last_turns_from_the_kernel_equal_the_objective_s_values_and_policy() -> None:
+    """strategies._compiled_exact_values (the last turns, D17, D18: engine.kernel.markings_end's
+    points and blocks, then values_after) against the exact objective's own values of every
+    usable set, and the policy built on them against dp.solve_turn's, every roll and level."""
+    from shelfie_solver.dice.engine.dp import solve_turn
+    from shelfie_solver.dice.rolls import space_for
+    from shelfie_solver.dice.strategies import _compiled_exact_values, _win_turn_policy
+    from shelfie_solver.dice.win_chance import exact_objective
+
+    rng = np.random.default_rng(4140)
+    sets = feasibility_arrays(BOARD, RULES).sets
+    space = space_for(RULES)
+    seen: list[str] = []
+    for _ in range(60):
+        state = replace(random_state(rng, int(rng.integers(2, 5))), end_triggered=True)
+        objective = exact_objective(state)
+        if objective is None:
+            continue
+        seen.append(type(objective).__name__)
+        found = _compiled_exact_values(state, objective)
+        assert found is not None
+        worth, usable, shelves = found
+        arrays = StateArrays(BOARD, RULES, state.marks)
+        index = np.flatnonzero(usable[:-1])
+        assert np.array_equal(index, np.flatnonzero(np.append(arrays.available, True)[sets.cells].all(axis=1)))
+        assert np.array_equal(worth[index], objective.values(arrays, sets.take(index)))
+        assert shelves == objective.shelf_values(arrays)
+        policy = _win_turn_policy(state, worth, usable, shelves)[0]
+        expected = solve_turn(BOARD, state.marks, RULES, objective).policy
+        for level in range(1, RULES.rerolls + 1):
+            assert [int(policy[level][r]) for r in range(len(space.rolls))] == expected[level].tolist()
+    assert seen.count("LastTurnWin") >= 5 and seen.count("BeforeLastWin") >= 5
+
+
+def test_two_seat_softmax_is_the_general_one_bit_for_bit() -> None:
+    """_softmax_shares' two-seat shortcut (1 + one exp, the mover's own gap 0) gives the float
+    sum of the general formula bit for bit: every total compared as bits, not only the rounded
+    shares (clipped at +-60, lengths 1 to 3,000, so SIMD tails of every length)."""
+    rng = np.random.default_rng(4121)
+    unit = COEF_SCALE * WEIGHT_SCALE
+    for _ in range(400):
+        k = int(rng.integers(1, 3000))
+        spread = int(unit * rng.choice([0.5, 3, 20, 90]))
+        gaps = np.zeros((k, 2), dtype=np.int64)
+        gaps[:, 1] = rng.integers(-spread, spread + 1, size=k)
+        general = np.exp(np.minimum(np.maximum(gaps.astype(np.float64) / unit, -60.0), 60.0)).sum(axis=-1)
+        shortcut = 1.0 + np.exp(np.minimum(np.maximum(gaps[:, 1].astype(np.float64) / unit, -60.0), 60.0))
+        assert np.array_equal(general.view(np.int64), shortcut.view(np.int64))
+        assert np.array_equal(_softmax_shares(gaps), np.rint(CHANCE_SCALE / general).astype(np.int64))
+    three = np.concatenate([np.zeros((5, 1), dtype=np.int64), rng.integers(-unit, unit, size=(5, 2))], axis=1)
+    general3 = np.exp(three.astype(np.float64) / unit).sum(axis=-1)  # three seats: the general formula
+    assert np.array_equal(_softmax_shares(three), np.rint(CHANCE_SCALE / general3).astype(np.int64))
+
+
 def test_compiled_strengths_equal_numpy_on_random_seats() -> None:
     strengths = kernel_function("_win_strengths")
     rng = np.random.default_rng(4107)
@@ -101,7 +198,7 @@ def test_compiled_strengths_equal_numpy_on_random_seats() -> None:
         z = np.zeros(n, dtype=np.int64)
         strengths(seats, c[ROWS.index(phase)], round_number, WEIGHT_SCALE, z)
         x = design(np.array([phase]), seats[None], round_number)
-        assert z.tolist() == strength_numerators(c, np.array([phase]), x)[0].tolist()
+        assert z.tolist() == strength_numerators(c, np.array([phase]), x, round_number)[0].tolist()
 
 
 def test_beyond_int64_the_numpy_path() -> None:
@@ -158,7 +255,11 @@ def test_compiled_markings_end_equal_the_sheet_rules_marking_by_marking(players:
     D19) and every other sheet after the lines it completes blocked them (sheet_rules.block)."""
     from shelfie_solver.dice.board import score
     from shelfie_solver.dice.engine.kernel import markings_end, turn_arrays
-    from shelfie_solver.dice.sheet_rules import block, completed_lines, marking_ends_game
+    from shelfie_solver.dice.sheet_rules import (
+        block,
+        completed_lines,
+        marking_ends_game,
+    )
 
     rng = np.random.default_rng(4160 + players)
     cells = turn_arrays(BOARD, RULES).cells
@@ -293,6 +394,34 @@ SCALE = 800
 BIG_BOARD = replace(BOARD, values=tuple(tuple(v * SCALE for v in row) for row in BOARD.values))
 
 
+def python_projected(row: list[int], features: list[list[int]], r: int) -> list[int]:
+    """The strengths ``c . x_i`` of one position through the monotone projection, in Python
+    integers from its definition (docs/win-chance.md, "Monotone in the lead"): a seat's slope in
+    P, ``A_i = c0 + c1 r + c5 [another seat near] + c6 [near]``, raised to 0 (``-A_i P`` added);
+    the curve ``B = c11 + c12 r``; where ``B < 0`` each lead clamped at
+    ``T = 5 W (min A - 2|B|) / (2|B|)`` (0 when negative) before ``lead |lead| / (10 W)``."""
+    near = [f[4] != 0 for f in features]
+    slopes = []
+    for i in range(len(features)):
+        other = sum(near) - near[i] > 0
+        slopes.append(row[0] + row[1] * r + row[5] * other + row[6] * near[i])
+    b = row[11] + row[12] * r
+    least = min(max(a, 0) for a in slopes)
+    ps = [f[0] for f in features]
+    out = []
+    for i, f in enumerate(features):
+        g = list(f)
+        if b < 0:
+            t = max(0, (5 * WEIGHT_SCALE * (least - 2 * -b)) // (2 * -b))
+            lead = ps[i] - max(ps[:i] + ps[i + 1:])
+            if abs(lead) > t:
+                held = t if lead > 0 else -t
+                g[11] = (held * abs(held)) // (10 * WEIGHT_SCALE)
+                g[12] = g[11] * r
+        out.append(sum(a * v for a, v in zip(row, g)) + max(-slopes[i], 0) * ps[i])
+    return out
+
+
 def python_features(seats: list[list[int]], r: int, scale: Fraction = Fraction(1)) -> list[list[int]]:
     """The features of learned.win_model.FEATURES of one position, seat by seat in Python
     integers (unbounded), from their definitions: ``P`` and the score (over WEIGHT_SCALE) in the
@@ -331,8 +460,8 @@ def test_design_is_exact_beyond_int64_on_a_high_value_board() -> None:
         x = design(np.array([phase]), seats[None], r)
         assert [[int(v) for v in row] for row in x[0]] == expected
         row = [int(v) for v in c[ROWS.index(phase)]]
-        z = [sum(a * b for a, b in zip(row, f)) for f in expected]
-        assert [int(v) for v in strength_numerators(c, np.array([phase]), x)[0]] == z
+        z = python_projected(row, expected, r)
+        assert [int(v) for v in strength_numerators(c, np.array([phase]), x, r)[0]] == z
         leads = [abs(f[11]) for f in expected]
         if max(leads) * 10 * WEIGHT_SCALE >= 1 << 62:  # lead beyond 2**31: int64 would wrap
             assert strengths(seats, c[ROWS.index(phase)], r, WEIGHT_SCALE, np.zeros(n, dtype=np.int64)) >= 1 << 62

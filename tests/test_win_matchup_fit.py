@@ -52,10 +52,23 @@ def test_the_win_seat_moves_round_the_table():
     assert type(seats[1]) is LearnedStrategy
 
 
-@pytest.mark.parametrize("players, against, error", [(1, "learned", ValueError), (2, "nobody", StrategyError)])
+@pytest.mark.parametrize("players, against, error", [(1, "learned", ValueError), (5, "learned", ValueError),
+                                                    (2, "nobody", StrategyError)])
 def test_a_bad_matchup_is_refused_before_any_game(board, players, against, error):
-    with pytest.raises(error):
+    """A game has 2-4 seats with opponents (D1)."""
+    with pytest.raises(error, match="2-4 players" if error is ValueError else None):
         matchup_positions(board, DEFAULT_RULES, 1, 1, players, against)
+
+
+@pytest.mark.parametrize("seed, games", [(1, -1), (-1, 1)])
+def test_a_negative_seed_or_count_is_refused(board, seed, games):
+    with pytest.raises(ValueError, match="games >= 0 and a seed >= 0"):
+        matchup_positions(board, DEFAULT_RULES, seed, games)
+
+
+def test_a_fit_of_no_game_is_refused(board):
+    with pytest.raises(ValueError, match="at least 1 game"):
+        train_matchup_model(board, DEFAULT_RULES, 1, 0)
 
 
 def test_the_positions_are_the_seeded_games(board):

@@ -217,6 +217,12 @@ class Marks:
             object.__setattr__(self, "_available", found)
         return found
 
+    @property
+    def has_available(self) -> bool:
+        """Whether some item can still be marked (D4): :attr:`available` is not empty, read from
+        the bits without listing the items."""
+        return ~(self.marked | self.eliminated) & ((1 << self.n_cells) - 1) != 0
+
     def can_mark(self, cells: tuple[int, ...] | list[int]) -> bool:
         """Whether every cell is available and none repeats (D4)."""
         return len(set(cells)) == len(cells) and all(0 <= c < self.n_cells and self.is_available(c) for c in cells)

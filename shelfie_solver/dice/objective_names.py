@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from shelfie_solver.core.errors import shorten
 from shelfie_solver.dice.board import Board
 from shelfie_solver.dice.errors import ObjectiveError
-from shelfie_solver.dice.objectives import CellTarget, MarkCount, Objective, Points, Safe, Strategic
+from shelfie_solver.dice.objectives import CellTarget, MarkCount, Objective, Points, Safe, Strategic, Tie
 
 if TYPE_CHECKING:
     from shelfie_solver.dice.game.events import GameState
@@ -159,7 +159,9 @@ def advice_objective(name: str, state: GameState) -> Objective:
     on a board that fits, the exact two-player table (:func:`two_player_exact`) at every turn; else
     for ``win``, ``learned`` or ``learned:FILE`` the exact chance to win where
     :func:`win_chance.exact_objective` applies, else the objective ``name`` of the state
-    (:func:`objective_names.parse_objective`).
+    (:func:`objective_names.parse_objective`). On a board whose item values are all 0 the chance
+    objectives (``win``, ``win-model``, ``exact2:FILE``) give :class:`objectives.Tie`: every game a
+    tie (D19, D20), every seat's chance exactly 1/n.
 
     Raises:
         ObjectiveError: an unknown name. ModelError: a bad ``learned:FILE``.
@@ -169,6 +171,9 @@ def advice_objective(name: str, state: GameState) -> Objective:
     from shelfie_solver.dice.win_chance import exact_objective
 
     chosen = parse_objective(name, state.board, state)  # a bad name is refused on every turn
+    chance = name.strip().lower() in ("win", "win-model") or is_two_player(name)
+    if chance and state.players >= 2 and not any(any(row) for row in state.board.values):
+        return Tie(chosen.name, state.players)  # every game a tie (D19, D20): exactly 1/n each
     if getattr(chosen, "whole_game", False):  # the two-player table: exact at every turn, its own figures
         return chosen
     if sees_the_table(name):

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 import numpy as np
 
@@ -101,6 +101,31 @@ class Points:
 
     def failed_value(self, state: StateArrays) -> int:
         return 0
+
+
+@dataclass(frozen=True)
+class Tie:
+    """Every seat's chance to win on a board whose item values are all 0: every total is 0, so
+    every game is a tie shared by all ``players`` seats (D19, D20), each chance exactly
+    ``1 / players`` (values ``1`` over :meth:`scale` ``players``), whatever is marked;
+    :func:`objective_names.advice_objective` gives it for the chance objectives."""
+
+    name: str
+    players: int
+    win_chance_exact: ClassVar[bool] = True
+
+    def scale(self, rules: Ruleset) -> int:
+        return self.players
+
+    def values(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
+        return np.ones(len(sets.cells), dtype=np.int64)
+
+    def failed_value(self, state: StateArrays) -> int:
+        return 1
+
+    def exact_markings(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
+        """``bool (K,)``: every figure is exact."""
+        return np.ones(len(sets.cells), dtype=bool)
 
 
 @dataclass(frozen=True)

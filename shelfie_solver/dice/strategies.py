@@ -326,9 +326,9 @@ class LearnedStrategy:
         self.exact_alone = exact_alone
         self._alone: tuple[Board, Ruleset, Strategy | None] | None = None
         self._turns: OrderedDict[GameState, tuple[Any, ...]] = OrderedDict()
-        # (state, objective, policy, every item set's worth or None, the shelves' values or None)
-        self._turn: tuple[GameState, Learned | LastTurnWin | BeforeLastWin, tuple[Any, ...],
-                          np.ndarray | None, list[tuple[int, int]] | None] | None = None
+        # (state, objective (None: not built yet, _compiled_values), policy, every item set's worth
+        # or None, the shelves' values or None)
+        self._turn: tuple[Any, ...] | None = None
 
     def objective(self, state: GameState) -> Learned:
         """The objective of a turn that :mod:`win_chance` does not value exactly."""
@@ -340,36 +340,59 @@ class LearnedStrategy:
         win on the last turns (:func:`win_chance.exact_objective`, D18, D20), else
         :meth:`objective`; the policy of :func:`dp.solve_turn`, from the compiled kernel when
         numba is installed (:func:`_compiled_learned_turn`: the same holds)."""
+        entry = self._entry(state)
+        if entry[1] is None:  # its compiled values came without the objective (:meth:`_compiled_values`)
+            self._turn = (state, self.objective(state), *entry[2:])
+            self._turns[state] = self._turn[1:]
+        assert self._turn is not None and self._turn[1] is not None
+        return self._turn[1], self._turn[2]
+
+    def _compiled_values(self, state: GameState) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]] | None:
+        """A turn's every item set's worth, usable sets and shelf values straight from the table,
+        without building :meth:`objective` (``None``: build it); none here (:class:`WinStrategy`)."""
+        return None
+
+    def _entry(self, state: GameState) -> tuple[Any, ...]:
+        """This turn's ``(state, objective or None, policy, worth or None, shelf values or None)``
+        (:meth:`turn`; the objective ``None`` where :meth:`_compiled_values` gave the rest)."""
         if self._turn is None or self._turn[0] is not state:
             known = self._turns.get(state)
             if known is not None:  # the same table seen in an earlier game (the first turns above all)
                 self._turns.move_to_end(state)
                 self._turn = (state, *known)
-                return self._turn[1], self._turn[2]
+                return self._turn
             exact = exact_objective(state)  # the last turns: the exact chance to win (D18, D20)
-            objective: Learned | LastTurnWin | BeforeLastWin = self.objective(state) if exact is None else exact
             fast = self.kernel != "numpy"
-            # the compiled kernels compute Learned's own values (not a subclass's, e.g. win's)
-            compiled = _compiled_learned_turn(state, objective) if fast and type(objective) is Learned else None
-            win = _compiled_win_turn(state, objective) \
-                if fast and compiled is None and hasattr(objective, "compiled_turn_values") else None
-            if win is not None:
-                self._turn = (state, objective, win[0], win[1], win[2])
-            elif compiled is None:
-                if not fast or compiled_best_marking() is None:
-                    solution = solve_turn(state.board, state.marks, state.rules, objective)
-                else:  # the same policy (batched.solve_finals: equal results, exact limbs beyond int64)
-                    final = final_values(state.board, state.marks, state.rules, objective)
-                    solution = solve_finals(space_for(state.rules), final.columns[:, None, :], state.rules.rerolls,
-                                            final.scale, kernel="numba").state(0)
-                policy = tuple(None if p is None else p.astype(np.int32) for p in solution.policy)
-                self._turn = (state, objective, policy, None, None)
+            quick = None if not fast else self._compiled_values(state) if exact is None \
+                else _compiled_exact_values(state, exact)
+            if quick is not None:
+                self._turn = (state, None, *_win_turn_policy(state, *quick))
             else:
-                self._turn = (state, objective, compiled[0], compiled[1], None)
+                self._turn = self._solved(state, exact, fast)
             self._turns[state] = self._turn[1:]
             if len(self._turns) > self.cache_size:
                 self._turns.popitem(last=False)
-        return self._turn[1], self._turn[2]
+        return self._turn
+
+    def _solved(self, state: GameState, exact: LastTurnWin | BeforeLastWin | None, fast: bool) -> tuple[Any, ...]:
+        """:meth:`_entry` of a turn from its objective (``exact``, else :meth:`objective`)."""
+        objective: Learned | LastTurnWin | BeforeLastWin = self.objective(state) if exact is None else exact
+        # the compiled kernels compute Learned's own values (not a subclass's, e.g. win's)
+        compiled = _compiled_learned_turn(state, objective) if fast and type(objective) is Learned else None
+        win = _compiled_win_turn(state, objective) \
+            if fast and compiled is None and hasattr(objective, "compiled_turn_values") else None
+        if win is not None:
+            return (state, objective, win[0], win[1], win[2])
+        if compiled is None:
+            if not fast or compiled_best_marking() is None:
+                solution = solve_turn(state.board, state.marks, state.rules, objective)
+            else:  # the same policy (batched.solve_finals: equal results, exact limbs beyond int64)
+                final = final_values(state.board, state.marks, state.rules, objective)
+                solution = solve_finals(space_for(state.rules), final.columns[:, None, :], state.rules.rerolls,
+                                        final.scale, kernel="numba").state(0)
+            policy = tuple(None if p is None else p.astype(np.int32) for p in solution.policy)
+            return (state, objective, policy, None, None)
+        return (state, objective, compiled[0], compiled[1], None)
 
     def exact(self, state: GameState) -> Strategy | None:
         """Alone (one player), with the shipped parameters (not ``learned:FILE``) and
@@ -390,7 +413,7 @@ class LearnedStrategy:
         if exact is not None:
             return exact.choose_hold(state, dice, rerolls_left, rng)
         space = space_for(state.rules)
-        table = self.turn(state)[1][rerolls_left]
+        table = self._entry(state)[2][rerolls_left]
         assert table is not None
         return space.holds[int(table[space.roll_index[dice]])]
 
@@ -399,11 +422,9 @@ class LearnedStrategy:
         exact = self.exact(state)
         if exact is not None:
             return exact.choose_marking(state, dice, legal, rng)
-        objective = self.turn(state)[0]
-        assert self._turn is not None
-        worth = self._turn[3]
+        worth = self._entry(state)[3]
         if worth is None:
-            return legal.cells(int(marking_order(state, legal, objective)[0]))
+            return legal.cells(int(marking_order(state, legal, self.turn(state)[0])[0]))
         # the turn's compiled worth of every item set: the first of advice.order_markings
         return first_by_worth(state, legal, worth, state.marks)
 
@@ -412,10 +433,10 @@ class LearnedStrategy:
         exact = self.exact(state)
         if exact is not None:
             return exact.choose_shelf(state, dice, shelves, rng)
+        found = self._entry(state)[4]
+        if found is not None:  # the turn's compiled shelf values (win)
+            return int(found[0][0])
         objective = self.turn(state)[0]
-        assert self._turn is not None
-        if self._turn[4] is not None:  # the turn's compiled shelf values (win)
-            return self._turn[4][0][0]
         arrays = StateArrays(state.board, state.rules, state.marks)
         found = objective.compiled_shelf_values(arrays) \
             if self.kernel != "numpy" and type(objective) is Learned else None
@@ -452,11 +473,44 @@ def _compiled_win_turn(state: GameState, objective: Any) -> tuple[tuple[Any, ...
     :meth:`WinObjective.compiled_turn_values`, then the DP by one compiled call
     (:func:`engine.kernel._turn_levels`). Returns ``(policy, worth, shelf values)``; ``None``
     where that method gives none (the numpy path then)."""
-    board, rules = state.board, state.rules
-    found = objective.compiled_turn_values(StateArrays(board, rules, state.marks))
+    found = objective.compiled_turn_values(StateArrays(state.board, state.rules, state.marks))
+    return None if found is None else _win_turn_policy(state, *found)
+
+
+def _compiled_exact_values(state: GameState, objective: LastTurnWin | BeforeLastWin) -> tuple[
+        np.ndarray, np.ndarray, list[tuple[int, int]]] | None:
+    """The exact objective's (:mod:`win_chance`, the last turns: D17, D18, D20) every item set's
+    worth, the usable sets and the shelf values (D13), as :func:`dp.final_values` takes them:
+    each usable set's points (D19) and the opponents' sheets after its blocks (D15) by one
+    compiled call (:func:`engine.kernel.markings_end`), then the objective's ``values_after``
+    (the same integers as its ``values``). ``None`` without numba or on a board of more than
+    62 items."""
+    from shelfie_solver.dice.board import score
+    from shelfie_solver.dice.engine.kernel import markings_end
+
+    board, rules, marks = state.board, state.rules, state.marks
+    tables = turn_arrays(board, rules)
+    if board.n_cells > 62 or len(tables.set_masks) != len(tables.sizes):
+        return None
+    usable = np.ones(len(tables.sizes) + 1, dtype=bool)  # the last row: the sheet as it is
+    usable[:-1] = (tables.set_masks & (marks.marked | marks.eliminated)) == 0  # D4
+    index = np.flatnonzero(usable[:-1])
+    arrays = StateArrays(board, rules, marks)
+    m, _, mp, _ = arrays.line_totals
+    found = markings_end(board, rules, state.sheets, state.active, index, m, mp)
     if found is None:
         return None
-    worth, usable, shelves = found
+    _, gains, blocked = found
+    worth = np.zeros(len(usable), dtype=np.int64)
+    worth[index] = objective.values_after(arrays, gains + score(board, marks, rules), blocked)
+    return worth, usable, objective.shelf_values(arrays)
+
+
+def _win_turn_policy(state: GameState, worth: np.ndarray, usable: np.ndarray,
+                     shelves: list[tuple[int, int]]) -> tuple[tuple[Any, ...], np.ndarray, list[tuple[int, int]]]:
+    """:func:`_compiled_win_turn` from the turn's worth of every item set, the usable ones and the
+    shelf values (D13): the DP by one compiled call (:func:`engine.kernel._turn_levels`)."""
+    board, rules = state.board, state.rules
     tables = turn_arrays(board, rules)
     space = space_for(rules)
     n = rules.rerolls
@@ -602,6 +656,16 @@ class WinStrategy(LearnedStrategy):
             known = self._pair = (state.board, state.rules, exact2_strategy(state.board, state.rules))
         table = known[2]
         return table if table is not None and table.holds(state) else None
+
+    def _compiled_values(self, state: GameState) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]] | None:
+        """Where :meth:`objective` is the model's (2-4 players, :data:`win_model.MODEL_PLAYERS`),
+        its compiled values straight from the table (:func:`win_model.compiled_win_values`: the
+        same integers as :meth:`WinObjective.compiled_turn_values`)."""
+        from shelfie_solver.dice.learned.win_model import MODEL_PLAYERS, compiled_win_values
+
+        if state.players < 2 or not (self.every_count or state.players in MODEL_PLAYERS):
+            return None
+        return compiled_win_values(state, self.win_model, self.model)
 
     def objective(self, state: GameState) -> Learned:
         from shelfie_solver.dice.learned.win_model import MODEL_PLAYERS, win_objective

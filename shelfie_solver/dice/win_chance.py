@@ -26,8 +26,9 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
 from typing import Any, ClassVar
 
 import numpy as np
@@ -143,11 +144,29 @@ def best_final_scores(board: Board, rules: Ruleset, marks: Marks) -> np.ndarray:
     key = (board, rules, marks.marked, marks.eliminated)
     found = _BEST_SCORES.get(key)
     if found is None:
-        m, mp, now = _marked_totals(board, rules, marks)
-        found = np.ascontiguousarray(_best_gains(board, rules, marks, m, mp) + now, dtype=np.int64)
+        found = _compiled_best_scores(board, rules, marks)
+        if found is None:
+            m, mp, now = _marked_totals(board, rules, marks)
+            found = np.ascontiguousarray(_best_gains(board, rules, marks, m, mp) + now, dtype=np.int64)
         _remember(_BEST_SCORES, key, found)
     else:
         _BEST_SCORES.move_to_end(key)
+    return found
+
+
+def _compiled_best_scores(board: Board, rules: Ruleset, marks: Marks) -> np.ndarray | None:
+    """:func:`best_final_scores` by one compiled call from the sheet's bit masks
+    (:func:`engine.kernel._best_scores`: the same integers), or ``None`` without numba or where
+    the board's item sets have no bit masks (more than 62 items)."""
+    from shelfie_solver.dice.engine import kernel
+
+    best = kernel.kernel_function("_best_scores")
+    tables = kernel.turn_arrays(board, rules)
+    if best is None or len(tables.set_masks) != len(tables.sizes):
+        return None
+    found: np.ndarray = best(marks.marked, marks.eliminated, kernel.cell_lines(board), board.value_array,
+                             tables.set_lines, tables.set_counts, tables.set_points, tables.set_masks,
+                             rules.scoring_threshold, tables.sizes, tables.set_starts, tables.set_rolls, tables.n_rolls)
     return found
 
 
@@ -204,6 +223,7 @@ def opponent_chances(board: Board, rules: Ruleset, marks: Marks,
     return sheets_chances(board, rules, [(marks, others)])[0]
 
 
+@cache
 def chance_scale(rules: Ruleset) -> int:
     """The denominator of an exact chance at the start of a last turn: :data:`WIN_UNIT` times
     ``D^(rerolls + 1)`` (``D`` the dice space's denominator: the initial roll, then each
@@ -249,7 +269,7 @@ def sheets_chance_numerators(board: Board, rules: Ruleset,
     unsolved: list[tuple[int, int, tuple[int, ...]]] = []
     finals: list[np.ndarray] = []
     for marks, others in cases:
-        if marks.available:
+        if marks.has_available:
             _sheet_chances(board, rules, marks, others, unit, store, found, unsolved, finals)
     if unsolved:
         solved = solve_finals(space_for(rules), np.ascontiguousarray(np.concatenate(finals, axis=1)[:, :, None]),
@@ -259,7 +279,7 @@ def sheets_chance_numerators(board: Board, rules: Ruleset,
             _remember(store, key, found[key])
     out = []
     for marks, others in cases:
-        if not marks.available:
+        if not marks.has_available:
             now = np.array(score(board, marks, rules))
             out.append([int(shares(now, o)) * unit for o in others])
         else:
@@ -373,17 +393,18 @@ class BeforeLastWin:
         scale = self.scale(rules)
         opponent = self.opponent
         now = score(board, opponent, rules)
-        high = int(best_final_scores(board, rules, opponent).max()) if opponent.available else now
+        high = int(best_final_scores(board, rules, opponent).max()) if opponent.has_available else now
         after = np.asarray(after, dtype=np.int64)
         out = np.where(after > high, scale, 0).astype(np.int64)  # above their reach: 1; below their score: 0
         rest = np.flatnonzero((after >= now) & (after <= high))
         if not len(rest):
             return out
-        theirs = [int(e) for e in np.asarray(blocked)[rest, 0].tolist()]
+        theirs = np.asarray(blocked)[rest, 0].tolist()  # Python ints (from int64 or object bit masks)
         cases: dict[int, dict[int, list[int]]] = {}  # the opponent's eliminated items -> score -> rows
         for row, eliminated, mine in zip(rest.tolist(), theirs, after[rest].tolist()):
             cases.setdefault(eliminated, {}).setdefault(mine, []).append(row)
-        sheets = [replace(opponent, eliminated=eliminated) for eliminated in cases]
+        shelves, columns, marked = opponent.n_shelves, opponent.n_columns, opponent.marked
+        sheets = [Marks(shelves, columns, marked, eliminated) for eliminated in cases]
         numerators = sheets_chance_numerators(board, rules, [(sheet, [(mine,) for mine in by_score])
                                                              for sheet, by_score in zip(sheets, cases.values())])
         for by_score, found in zip(cases.values(), numerators):
@@ -407,7 +428,7 @@ def still_to_play(state: GameState) -> tuple[int, ...]:
     this round's play order."""
     out = []
     for j in range(state.players):
-        if j == state.active or not state.sheets[j].available:
+        if j == state.active or not state.sheets[j].has_available:
             continue
         if state.end_triggered and not state.plays_later_this_round(j):
             continue  # already played their last turn (D18)

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 #: :mod:`learned.kernel`).
 _COMPILED_ORDER = ("_potential", "_sum_columns", "_level", "_top_hold", "_dp_minor", "_failed", "_strategic", "_usable_list",
                    "_strategic_sets", "_scan", "_best_points", "_markings_end", "_line_totals", "_bit_line_totals",
+                   "_best_scores",
                    "_sheet", "_dp", "_best_marking", "_turn_levels", "_solver_turn", "_finals_many")
 
 
@@ -373,6 +374,25 @@ def _best_points(set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.n
     return out[:, 0].copy()
 
 
+def _best_scores(marked_bits: int, eliminated_bits: int, cell_lines: np.ndarray, values: np.ndarray,
+                 set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.ndarray, set_masks: np.ndarray, t: int,
+                 sizes: np.ndarray, set_starts: np.ndarray, set_rolls: np.ndarray,
+                 n_rolls: int) -> np.ndarray:  # pragma: no cover - compiled
+    """:func:`win_chance.best_final_scores` of a sheet given by its bit masks: its line totals
+    (:func:`_bit_line_totals`), its score (D19: a line with ``t`` marked items scores their
+    points) plus :func:`_best_points` per final roll, ``int64 (R,)``."""
+    m, _, mp, _ = _bit_line_totals(marked_bits, eliminated_bits, cell_lines, values, sizes.shape[0])
+    now = 0
+    for line in range(sizes.shape[0]):
+        if m[line] >= t:
+            now += mp[line]
+    out = _best_points(set_lines, set_counts, set_points, set_masks, marked_bits | eliminated_bits, m, mp, t, sizes,
+                       set_starts, set_rolls, n_rolls)
+    for r in range(n_rolls):
+        out[r] += now
+    return out
+
+
 def _markings_end(set_masks: np.ndarray, set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.ndarray,
                   index: np.ndarray, marked_bits: int, eliminated_bits: int, other_marked: np.ndarray,
                   other_eliminated: np.ndarray, line_masks: np.ndarray, n_shelves: int, need: int, m: np.ndarray,
@@ -450,12 +470,12 @@ def markings_end(board: Board, rules: Ruleset, sheets: Sequence[Marks], seat: in
     out: tuple[np.ndarray, np.ndarray, np.ndarray] = found(
         tables.set_masks, tables.set_lines, tables.set_counts, tables.set_points, index, mine.marked, mine.eliminated,
         np.array([o.marked for o in others], dtype=np.int64), np.array([o.eliminated for o in others], dtype=np.int64),
-        _line_mask_array(board), board.n_shelves, end_trigger_shelves(board, rules), m, mp, rules.scoring_threshold)
+        line_mask_array(board), board.n_shelves, end_trigger_shelves(board, rules), m, mp, rules.scoring_threshold)
     return out
 
 
 @cache
-def _line_mask_array(board: Board) -> np.ndarray:
+def line_mask_array(board: Board) -> np.ndarray:
     """:func:`sheet_rules.line_masks` as ``int64 (L,)``."""
     from shelfie_solver.dice.sheet_rules import line_masks
 

@@ -348,7 +348,7 @@ def end_turn(state: GameState, sheets: tuple[Marks, ...], events: list[Event]) -
     next player whose sheet has no available item (nothing can be marked and D13 has no shelf
     to give up, so no dice are rolled), until a player can play or the game is over."""
     following: GameState | None = finish_turn(state, sheets, events)
-    while following is not None and not following.marks.available:
+    while following is not None and not following.marks.has_available:
         events.append(Pass(following.active))
         following = finish_turn(following, following.sheets, events)
     if following is None:  # the game is over: the last turn's state with the final sheets

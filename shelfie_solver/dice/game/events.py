@@ -248,19 +248,30 @@ class LegalMarkings:
 
     Attributes:
         index: ``int64 (K,)`` indices into :func:`board.item_sets` of the legal sets.
-        sets: those sets (:class:`board.ItemSets`, ``K`` rows). ``K == 0``: a failed result (D13).
+        every: every item set of the board (:func:`board.item_sets`), which ``index`` reads.
+        sets: those sets (:class:`board.ItemSets`, ``K`` rows; taken from ``every`` when first
+            read). ``K == 0``: a failed result (D13).
     """
 
     index: np.ndarray
-    sets: ItemSets
+    every: ItemSets
     _given: dict[tuple[int, ...], int] = field(default_factory=dict, init=False, repr=False)
+
+    @property
+    def sets(self) -> ItemSets:
+        """The legal sets (:class:`board.ItemSets`, ``K`` rows), taken once when first asked."""
+        found: ItemSets | None = self.__dict__.get("_sets")
+        if found is None:
+            found = self.every.take(self.index)
+            object.__setattr__(self, "_sets", found)
+        return found
 
     def __len__(self) -> int:
         return len(self.index)
 
     def cells(self, i: int) -> tuple[int, ...]:
         """Sorted cell indices of legal marking ``i``."""
-        found = tuple(int(c) for c in self.sets.cells[i].tolist() if c >= 0)
+        found = tuple(int(c) for c in self.every.cells[self.index[i]].tolist() if c >= 0)
         self._given[found] = i  # position() knows these without searching
         return found
 
@@ -307,7 +318,7 @@ def apply_to_sheets(event: Event, sheets: list[Marks]) -> bool:
 def legal_sets(dice: Counts, board: Board, marks: Marks, rules: Ruleset) -> LegalMarkings:
     """The legal markings of the final ``dice`` on ``marks`` (D8-D12); empty = failed result."""
     index = allocate.legal_sets(dice, board, marks, rules)
-    return LegalMarkings(index, item_sets(board, rules.combinations_per_turn).take(index))
+    return LegalMarkings(index, item_sets(board, rules.combinations_per_turn))
 
 
 # --- strategies -----------------------------------------------------------------------------

@@ -31,11 +31,12 @@ if TYPE_CHECKING:
 #: The compiled functions, callees first (:func:`engine.kernel.compile_into`).
 _COMPILED_ORDER = ("_learned_line", "_learned_sheet", "_learned_seats", "_learned_worth", "_learned_blocks",
                    "_learned_opponents", "_shelf_candidates", "_learned_turn", "_win_strengths_into",
-                   "_win_strengths", "_win_gaps")
+                   "_win_strengths", "_win_gaps", "_win_front", "_win_turn")
 
 #: The engine's compiled kernels the ones here call, bound by :func:`_compiled` (``None`` until then).
-_ENGINE = ("_scan", "_level", "_turn_levels", "_bit_line_totals")
+_ENGINE = ("_scan", "_level", "_turn_levels", "_bit_line_totals", "_markings_end")
 _bit_line_totals: Any = None
+_markings_end: Any = None
 _scan: Any = None
 _level: Any = None
 _turn_levels: Any = None
@@ -542,6 +543,22 @@ def _win_strengths_into(seats: np.ndarray, c: np.ndarray, round_number: int, wei
             found = True
     if tops > 1:
         second = top
+    # the monotone projection of win_model.monotone_columns (docs/win-chance.md, "Monotone in the lead")
+    size = 0
+    for f in (0, 1, 5, 6, 11, 12):
+        size = max(size, abs(c[f]))
+    if size >= beyond // ((abs(r) + 8) * 5 * w):  # T's integers might leave int64: the numpy path's
+        return beyond
+    b = c[11] + c[12] * r
+    least = -1
+    for i in range(n):
+        near = 1 if seats[i, 2] == 1 else 0
+        others_near = 1 if near_count - near > 0 else 0
+        slope = max(c[0] + c[1] * r + c[5] * others_near + c[6] * near, 0)
+        least = slope if least < 0 else min(least, slope)
+    limit = -1  # no clamp
+    if b < 0:
+        limit = (5 * w * (least + 2 * b)) // (-2 * b) if least >= -2 * b else 0
     largest = 0
     for i in range(n):
         p = seats[i, 0]
@@ -553,7 +570,12 @@ def _win_strengths_into(seats: np.ndarray, c: np.ndarray, round_number: int, wei
         lead = p - (second if p == top else top)
         if abs(lead) >= DESIGN_LEAD_BOUND:  # lead * |lead| would leave int64
             return beyond
-        curve = (lead * abs(lead)) // (10 * w)
+        held = lead
+        if limit >= 0 and abs(lead) > limit:
+            held = -limit if lead < 0 else limit
+        curve = (held * abs(held)) // (10 * w)
+        slope = c[0] + c[1] * r + c[5] * others_near + c[6] * near
+        extra = -slope if slope < 0 else 0
         x[0] = p
         x[1] = p * r
         x[2] = s
@@ -567,7 +589,7 @@ def _win_strengths_into(seats: np.ndarray, c: np.ndarray, round_number: int, wei
         x[10] = w if k == 3 else 0
         x[11] = curve
         x[12] = curve * r
-        total = 0
+        total = extra * p
         for f in range(13):
             total += c[f] * x[f]
             largest = max(largest, abs(x[f]))
@@ -626,3 +648,144 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
     ok = largest < limit and most < limit // 64 and (per == 0 or largest < limit // per)  # bound < 2^62
     # (win_model.strength_numerators; ``largest == 2^62``: a feature beyond win_model.design's int64 bounds)
     return gaps, usable, ok
+
+
+def _win_front(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_points: np.ndarray,
+               set_masks: np.ndarray, marked_bits: int, eliminated_bits: int, cell_lines: np.ndarray,
+               values: np.ndarray, sizes: np.ndarray, t: int, trigger: int, n_shelves: int, coef: np.ndarray,
+               glob: np.ndarray, ctx: np.ndarray, threat: np.ndarray, triggered: bool, opponent_distance: int,
+               opponent_values: np.ndarray, block: np.ndarray, weight_scale: int, rest: np.ndarray,
+               calibration: np.ndarray, round_number: int, exact: bool, set_lines: np.ndarray,
+               set_counts: np.ndarray, set_points: np.ndarray, other_marked: np.ndarray,
+               other_eliminated: np.ndarray, line_masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                              np.ndarray, bool, np.ndarray,
+                                                                              np.ndarray, np.ndarray]:  # pragma: no cover
+    """The front half of ``win``'s turn (:meth:`win_model.WinObjective.compiled_turn_values`)
+    from the player's sheet as bit masks, in one call: the line totals (:func:`engine.kernel.
+    _bit_line_totals`), the strength differences of every item set and of every shelf a failed
+    result may give up (D13; :func:`_win_gaps` twice, the shelves by :func:`_shelf_candidates`),
+    and, when ``exact``, :func:`engine.kernel._markings_end` of the usable sets (D15, D17, D19).
+
+    Returns ``(gaps int64 (U + S, 1 + J)`` — the usable sets' rows, then the shelves', in the
+    order of :func:`_win_gaps`' rows; ``index (U,)`` the usable sets; ``shelves (S,)`` those with
+    an available item; ``usable (K+1,)``; whether every product fits int64; and
+    ``_markings_end``'s ``ends``, ``gains``, ``blocked`` of ``index`` (empty unless ``exact``)).
+    The same integers as those calls made one by one."""
+    n_lines = sizes.shape[0]
+    m, a, mp, ap = _bit_line_totals(marked_bits, eliminated_bits, cell_lines, values, n_lines)
+    closed = marked_bits | eliminated_bits
+    gaps, usable, ok = _win_gaps(set_ids, d_lines, d_counts, d_points, set_masks, closed, False, m, a, mp, ap,
+                                 sizes, t, trigger, n_shelves, coef, glob, ctx, threat, triggered, opponent_distance,
+                                 opponent_values, block, weight_scale, rest, calibration, round_number)
+    shelf_ids, s_lines, s_counts, s_points = _shelf_candidates(values, n_shelves, closed)
+    shelf_gaps, _, shelf_ok = _win_gaps(shelf_ids, s_lines, s_counts, s_points, np.zeros(0, np.int64), 0, True, m,
+                                        a, mp, ap, sizes, t, trigger, n_shelves, coef, glob, ctx, threat, triggered,
+                                        opponent_distance, opponent_values, block, weight_scale, rest, calibration,
+                                        round_number)
+    n_sets = usable.shape[0] - 1
+    n_used = 0
+    for k in range(n_sets):
+        if usable[k]:
+            n_used += 1
+    index = np.zeros(n_used, np.int64)
+    i = 0
+    for k in range(n_sets):
+        if usable[k]:
+            index[i] = k
+            i += 1
+    width = shelf_ids.shape[1]
+    n_open = 0
+    for s in range(n_shelves):
+        if s_counts[s * width] > 0:
+            n_open += 1
+    shelves = np.zeros(n_open, np.int64)
+    i = 0
+    for s in range(n_shelves):
+        if s_counts[s * width] > 0:
+            shelves[i] = s
+            i += 1
+    n = gaps.shape[1]
+    out = np.zeros((n_used + n_open, n), np.int64)
+    for i in range(n_used):
+        for j in range(n):
+            out[i, j] = gaps[index[i], j]
+    for i in range(n_open):
+        for j in range(n):
+            out[n_used + i, j] = shelf_gaps[shelves[i], j]
+    if exact:
+        ends, gains, blocked = _markings_end(set_masks, set_lines, set_counts, set_points, index, marked_bits,
+                                             eliminated_bits, other_marked, other_eliminated, line_masks, n_shelves,
+                                             trigger, m, mp, t)
+    else:
+        ends = np.zeros(0, np.bool_)
+        gains = np.zeros(0, np.int64)
+        blocked = np.zeros((0, other_marked.shape[0]), np.int64)
+    return out, index, shelves, usable, ok and shelf_ok, ends, gains, blocked
+
+
+def _win_turn(marked: np.ndarray, eliminated: np.ndarray, active: int, ends: np.ndarray, turn: int, triggered: bool,
+              per_turn: int, blocking: bool, coef: np.ndarray, glob: np.ndarray, context_weights: np.ndarray,
+              weight_scale: int, far: int, calibration: np.ndarray, exact: bool, set_ids: np.ndarray,
+              d_lines: np.ndarray, d_counts: np.ndarray, d_points: np.ndarray, set_masks: np.ndarray,
+              cell_lines: np.ndarray, values: np.ndarray, sizes: np.ndarray, t: int, trigger: int, n_shelves: int,
+              set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.ndarray,
+              line_masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool, np.ndarray,
+                                               np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """``win``'s turn up to the softmax from every seat's sheet as bit masks ``marked``/``eliminated``
+    ``(n,)``, in one call: what :func:`win_model.win_objective` builds for the active seat — the
+    opponents' ``P``, the blocks and the threatened lines (:func:`_learned_opponents`, with
+    ``ends`` as :func:`learned.objective.game_objective` gives it), the context term (the
+    weights ``context_weights`` times :func:`learned.objective.table_context`), the opponents'
+    least distance to the trigger (``far`` with none, D17) and their
+    :data:`win_model.SEAT_COLUMNS` (score, D19; closed shelves short of the trigger; turns
+    until they play, D5: :func:`win_model.opponent_seats`) — then :func:`_win_front` of the
+    active sheet (the round, ``turn // n + 1``, as :attr:`GameState.round`). The same integers
+    as those functions and :meth:`win_model.WinObjective.compiled_turn_values`; returns
+    :func:`_win_front`'s."""
+    n = marked.shape[0]
+    n_lines = sizes.shape[0]
+    n_cells = cell_lines.shape[0]
+    each, block, threat = _learned_opponents(marked, eliminated, active, ends, turn, cell_lines, values, sizes, t,
+                                             trigger, n_shelves, per_turn, blocking, coef, glob, context_weights,
+                                             weight_scale)
+    rest = np.zeros((n - 1, 3), np.int64)
+    other_marked = np.zeros(n - 1, np.int64)
+    other_eliminated = np.zeros(n - 1, np.int64)
+    context = np.zeros(3, np.int64)
+    context[0] = turn // n + 1
+    distance = far
+    i = 0
+    for j in range(n):
+        if j == active:
+            continue
+        mb = marked[j]
+        eb = eliminated[j]
+        for c in range(n_cells):
+            context[1] += (mb >> c) & 1
+            context[2] += 1 - (((mb | eb) >> c) & 1)
+        m, a, mp, _ = _bit_line_totals(mb, eb, cell_lines, values, n_lines)
+        points = 0
+        for line in range(n_lines):
+            if m[line] >= t:  # D19: a line scores its marked items once it has t of them
+                points += mp[line]
+        closed = 0
+        for shelf in range(n_shelves):
+            if a[shelf] == 0:
+                closed += 1
+        rest[i, 0] = points
+        rest[i, 1] = trigger - closed
+        rest[i, 2] = (j - active) % n
+        distance = min(distance, trigger - closed)
+        other_marked[i] = mb
+        other_eliminated[i] = eb
+        i += 1
+    ctx = np.zeros(context_weights.shape[0], np.int64)
+    for r in range(context_weights.shape[0]):
+        total = 0
+        for q in range(3):
+            total += context_weights[r, q] * context[q]
+        ctx[r] = total
+    return _win_front(set_ids, d_lines, d_counts, d_points, set_masks, marked[active], eliminated[active], cell_lines,
+                      values, sizes, t, trigger, n_shelves, coef, glob, ctx, threat, triggered, distance, each, block,
+                      weight_scale, rest, calibration, turn // n + 1, exact, set_lines, set_counts, set_points,
+                      other_marked, other_eliminated, line_masks)

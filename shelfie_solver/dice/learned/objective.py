@@ -151,7 +151,7 @@ def threats(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], seat: int) 
     ``len - 2`` of the line's items marked on the opponent's sheet and none eliminated); kept for
     the tables seen most recently (a read-only array)."""
     out = np.zeros(len(board.lines), dtype=bool)
-    sizes = _line_sizes(board)
+    sizes = line_sizes(board)
     for other, marks in enumerate(sheets):
         if other == seat:
             continue
@@ -375,8 +375,8 @@ class Learned:
         :func:`learned.kernel._learned_turn` takes them) for the sheet ``state``."""
         board, rules = state.board, state.rules
         m, a, mp, ap = state.line_totals
-        arrays = _kernel_arrays(self, board)
-        return (m, a, mp, ap, _line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules),
+        arrays = kernel_arrays(self, board)
+        return (m, a, mp, ap, line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules),
                 board.n_shelves, board.value_array, arrays[0], arrays[1], arrays[2], self.threat, self.triggered,
                 self.opponent_distance, self.opponents, arrays[3], arrays[4], arrays[5], self.end_open, arrays[6],
                 WEIGHT_SCALE, VALUE_SCALE, WIN_SCALE)
@@ -386,8 +386,8 @@ class Learned:
         (as :meth:`kernel_inputs` for :func:`learned.kernel._learned_worth`) for the sheet ``state``."""
         board, rules = state.board, state.rules
         m, a, mp, ap = state.line_totals
-        arrays = _kernel_arrays(self, board)
-        return (m, a, mp, ap, _line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules),
+        arrays = kernel_arrays(self, board)
+        return (m, a, mp, ap, line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules),
                 board.n_shelves, arrays[0], arrays[1], arrays[2], self.threat, self.triggered,
                 self.opponent_distance, arrays[4], arrays[5], WEIGHT_SCALE)
 
@@ -408,10 +408,10 @@ class Learned:
             return None
         board, rules = state.board, state.rules
         m, a, mp, ap = state.line_totals
-        arrays = _kernel_arrays(self, board)
+        arrays = kernel_arrays(self, board)
         marks = state.marks
         found: tuple[np.ndarray, np.ndarray] = worth(
-            ids, lines, counts, points, masks, marks.marked | marks.eliminated, losing, m, a, mp, ap, _line_sizes(board),
+            ids, lines, counts, points, masks, marks.marked | marks.eliminated, losing, m, a, mp, ap, line_sizes(board),
             rules.scoring_threshold, end_trigger_shelves(board, rules), board.n_shelves, arrays[0], arrays[1],
             arrays[2], self.threat, self.triggered, self.opponent_distance, self.opponents, arrays[3], arrays[4],
             arrays[5], self.end_open, arrays[6], WEIGHT_SCALE, VALUE_SCALE, WIN_SCALE)
@@ -451,20 +451,20 @@ def _give_up_arrays(board: Board, marks: Marks) -> tuple[tuple[int, ...], np.nda
 
 
 @cache
-def _line_sizes(board: Board) -> np.ndarray:
+def line_sizes(board: Board) -> np.ndarray:
     """``int64 (L,)``: items per line (:attr:`Board.lines`)."""
     sizes: np.ndarray = board.line_matrix.sum(axis=0).astype(np.int64)
     return sizes
 
 
-def _kernel_arrays(objective: Learned, board: Board) -> tuple[np.ndarray, ...]:
+def kernel_arrays(objective: Learned, board: Board) -> tuple[np.ndarray, ...]:
     """The arrays :func:`learned.kernel._learned_worth` reads from ``objective`` (made once per
     objective): line coefficients ``(3, 4, L, 5)``, global weights ``(3, 4)``, the context term
     ``(3,)``, the opponents' sums ``(3,)``, values ``(J, 3)`` and blocking ``(J, 3, L)`` (J = 0
     when absent), the win-chance spreads."""
     found: tuple[np.ndarray, ...] | None = objective.__dict__.get("_kernel_arrays")
     if found is None:
-        coef, g, context_weights = _kernel_weights(objective.weights, board)
+        coef, g, context_weights = kernel_weights(objective.weights, board)
         lines = len(board.lines)
         found = (coef, g, context_weights @ np.asarray(objective.context, dtype=np.int64),
                  np.array(objective.opponent_sums, dtype=np.int64),
@@ -508,7 +508,7 @@ def block_values(weights: np.ndarray, board: Board, rules: Ruleset, sheets: tupl
     0 for the other lines. None when no line can be completed or no opponent has an item to lose.
     Left out: an end trigger caused by the elimination (D17)."""
     m, a, _, _ = sheet_totals(board, rules, sheets[active])
-    sizes = _line_sizes(board)
+    sizes = line_sizes(board)
     reachable = np.flatnonzero((m + a == sizes) & (m < sizes) & (sizes - m <= rules.combinations_per_turn))
     if not len(reachable):
         return None
@@ -532,7 +532,7 @@ def block_values(weights: np.ndarray, board: Board, rules: Ruleset, sheets: tupl
 _WEIGHT_ARRAYS: dict[tuple[int, Board], tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
 
 
-def _kernel_weights(weights: np.ndarray, board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def kernel_weights(weights: np.ndarray, board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The compiled kernels' form of a ``(3, N_FEATURES)`` weight table on ``board``: line
     coefficients ``(3, 4, L, 5)`` (:func:`_coefficients`), the first four global weights
     ``(3, 4)`` and the context weights ``(3, N_CONTEXT)``; made once per table (a model's
@@ -565,19 +565,20 @@ def _compiled_opponents(weights: np.ndarray, board: Board, rules: Ruleset, sheet
     found = kernel_function("_learned_opponents")
     if found is None or board.n_cells > 62:
         return None
-    coef, g, context_weights = _kernel_weights(weights, board)
+    coef, g, context_weights = kernel_weights(weights, board)
     each, out, threat = found(
         np.array([m.marked for m in sheets], dtype=np.int64), np.array([m.eliminated for m in sheets], dtype=np.int64),
         active, np.array([ends.get(j, 0) for j in range(len(sheets))], dtype=np.int64), turn, cell_lines(board),
-        board.value_array, _line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules),
+        board.value_array, line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules),
         board.n_shelves, rules.combinations_per_turn, BLOCKING, coef, g, context_weights, WEIGHT_SCALE)
     threat.flags.writeable = False  # as threats' (kept by its cache)
-    return each, (out if out.any() else None), threat
+    return each, (out if np.count_nonzero(out) else None), threat
 
 
 def game_objective(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], active: int, first: int,
                    triggered: bool, model: LearnedModel | None = None, turn: int = 0,
-                   compiled: bool = True) -> Learned:
+                   compiled: bool = True, kind: type[Learned] | None = None,
+                   extra: dict[str, Any] | None = None) -> Learned:
     """The ``learned`` objective of the player ``active`` at the start of their turn.
 
     Args:
@@ -587,6 +588,9 @@ def game_objective(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], acti
         model: the parameters (default: the shipped ones).
         compiled: the opponents' values by the compiled kernel when numba is installed
             (:func:`_compiled_opponents`); False: numpy only. The same objective either way.
+        kind, extra: the class built (default :class:`Learned`; a subclass such as
+            ``win_model.WinObjective``, its further fields in ``extra``), so a subclass's
+            objective is made in one step.
     """
     model = model or default_model()
     n = len(sheets)
@@ -603,12 +607,11 @@ def game_objective(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], acti
         threat = threats(board, rules, sheets, active)
     else:
         each, block, threat = fast
-    end_sum, near_sum, far_sum = (int(x) for x in each.sum(axis=0))
+    end_sum, near_sum, far_sum = each.sum(axis=0).tolist()
     distance = min((trigger - sheets[j].closed_shelves() for j in opponents), default=FAR)
-    return Learned(weights, threat, triggered, distance, len(opponents),
-                   (end_sum, near_sum, far_sum), table_context(sheets, active, turn),
-                   opponent_values=each if opponents else None,
-                   block=block, end_open=any(ends.values()))
+    return (kind or Learned)(weights, threat, triggered, distance, len(opponents), (end_sum, near_sum, far_sum),
+                             table_context(sheets, active, turn), opponent_values=each if opponents else None,
+                             block=block, end_open=any(ends.values()), **(extra or {}))
 
 
 def state_objective(state: GameState, model: LearnedModel | None = None, compiled: bool = True) -> Learned:

@@ -133,13 +133,13 @@ def matchup_seats(players: int, game: int, against: str, win_model: WinModel | N
     ``against`` (:func:`strategies.strategy_named`) at every other seat.
 
     Raises:
-        ValueError: fewer than 2 players.
+        ValueError: not 2-4 players (D1).
         StrategyError: ``against`` names no strategy (:func:`strategies.strategy_named`).
     """
     from shelfie_solver.dice.strategies import strategy_named
 
-    if players < 2:
-        raise ValueError(f"a matchup needs 2-4 players, got {players}")
+    if not 2 <= players <= 4:
+        raise ValueError(f"a matchup needs 2-4 players (D1), got {players}")
     other = strategy_named(against)
     seats = [other] * players
     seats[game % players] = self_play_seat("win", win_model)
@@ -171,11 +171,13 @@ def matchup_positions(board: Board, rules: Ruleset, seed: int, games: int, playe
     in, docs/win-chance.md "Fitted on the matchup").
 
     Raises:
-        ValueError: fewer than 2 players.
+        ValueError: not 2-4 players (D1), or ``games`` or ``seed`` negative.
         StrategyError: ``against`` names no strategy (:func:`strategies.strategy_named`).
     """
     from shelfie_solver.dice.learned.fitting import chunks, run_tasks
 
+    if games < 0 or seed < 0:
+        raise ValueError(f"a matchup needs games >= 0 and a seed >= 0, got games {games}, seed {seed}")
     matchup_seats(players, 0, against, win_model)  # refuse a bad matchup before any game
     seeds = np.random.SeedSequence(seed).spawn(games)
     tasks = [(board, rules, players, seeds[lo:hi], lo, against, win_model) for lo, hi in chunks(games, CHUNK)]
@@ -195,9 +197,12 @@ def train_matchup_model(board: Board, rules: Ruleset, seed: int, games: int, pla
     (docs/train.md).
 
     Raises:
-        ValueError: fewer than 2 players.
+        ValueError: not 2-4 players (D1), ``seed`` negative or ``games`` not positive (a fit of
+            no position would be even chances, fitted to nothing).
         StrategyError: ``against`` names no strategy (:func:`strategies.strategy_named`).
     """
+    if games < 1:
+        raise ValueError(f"a matchup fit needs at least 1 game, got {games}")
     samples = matchup_positions(board, rules, seed, games, players, against, jobs, win_model)
     info: dict[str, Any] = {"seed": seed, "games": games, "players": [players], "positions": len(samples),
                             "strategy": "win", "against": against,

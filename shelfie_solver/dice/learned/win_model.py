@@ -21,7 +21,10 @@ tie), so the engine's expectations over the dice are exact integers under the mo
 maximum likelihood (``scipy.optimize``, every seat's share of victory as a soft target, D20) on
 the positions after every turn of seeded self-play of the ``learned`` strategy, every seat's
 point of view at once (:func:`fit`; :mod:`learned.win_fit`). :func:`design` and
-:func:`chances` are the one place that maps a position's values to chances.
+:func:`chances` are the one place that maps a position's values to chances. At evaluation the
+strengths go through a monotone projection (:func:`monotone_columns`: the curve's lead clamped,
+a negative slope in ``P`` raised to 0) so that every seat's chance is non-decreasing in its own
+``P``, exactly (docs/win-chance.md, "Monotone in the lead"); the fit reads :func:`design` as it is.
 
 Points are read in the default board's (:func:`board_scale`, :func:`in_board_points`): on a board
 of higher values every ``P`` and score is divided by the board's value scale, exactly 1 on the
@@ -36,8 +39,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache, lru_cache
 from fractions import Fraction
+from functools import cache, lru_cache
 from math import gcd
 from pathlib import Path
 from typing import Any, ClassVar
@@ -45,24 +48,45 @@ from typing import Any, ClassVar
 import numpy as np
 
 from shelfie_solver.core.errors import ShelfieError, shorten
-from shelfie_solver.dice.board import Board, ItemSets, Marks, score
 from shelfie_solver.core.files import json_kind
-from shelfie_solver.dice.game.events import GameState
-from shelfie_solver.dice.learned.model_file import (POINT_FEATURES, WEIGHT_SCALE, LearnedModel, default_model,
-                                                    players_key)
-from shelfie_solver.dice.learned.objective import Learned, phase_rows, scores, state_objective
-from shelfie_solver.dice.learned.win_bounds import DESIGN_INPUT_BOUND, DESIGN_LEAD_BOUND, DESIGN_ROUND_BOUND
+from shelfie_solver.dice.board import Board, ItemSets, Marks, score
+from shelfie_solver.dice.game.events import GameState, place_in_round
+from shelfie_solver.dice.learned.model_file import (
+    POINT_FEATURES,
+    WEIGHT_SCALE,
+    LearnedModel,
+    default_model,
+    players_key,
+)
+from shelfie_solver.dice.learned.objective import (
+    Learned,
+    game_objective,
+    phase_rows,
+    scores,
+)
+from shelfie_solver.dice.learned.win_bounds import (
+    DESIGN_INPUT_BOUND,
+    DESIGN_LEAD_BOUND,
+    DESIGN_ROUND_BOUND,
+)
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.dice.sheet_rules import (end_trigger_shelves, failed_result_shelves, markings_end_game,
-                                             may_end_game)
+from shelfie_solver.dice.sheet_rules import (
+    end_trigger_shelves,
+    failed_result_shelves,
+    markings_end_game,
+    may_end_game,
+)
 
 #: The numbers of players for which the objective ``win`` plays by the model (with others it would
 #: play ``learned`` outside the exact turns). Every count: against ``learned`` seats the shipped
 #: file's advice wins 52.8% [52.1, 53.5] of 20,000 two-player games (seeds 7101-7104), 36.8%
 #: [35.4, 38.4] of 4,000 three-player games (seed 7411) and 27.65% [26.7, 28.6] of 8,000
 #: four-player games (seeds 7401-7402; benchmarks/tournament_win.py, docs/win-chance.md "A file
-#: assembled per number of players"). ``win-model`` plays by the model always.
+#: assembled per number of players"); through the monotone projection (:func:`monotone_columns`)
+#: 53.2% [52.5, 53.9] of 20,000 two-player games (seeds 8601-8604), 37.3% [35.8, 38.8] of 4,000
+#: three-player (8611), 27.3% [25.9, 28.7] of 4,000 four-player (8621; docs/win-chance.md
+#: "Monotone in the lead"). ``win-model`` plays by the model always.
 MODEL_PLAYERS = (2, 3, 4)
 #: A sure win, in the model's units.
 CHANCE_SCALE = 1_000_000
@@ -345,43 +369,107 @@ def _design_columns(p: np.ndarray, sw: np.ndarray, d: np.ndarray, k: np.ndarray,
     return np.stack(columns, axis=-1)
 
 
-def strength_numerators(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray) -> np.ndarray:
+def strength_numerators(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray, round_number: int) -> np.ndarray:
     """``(K, n)`` exact integers: each seat's strength ``z`` times ``COEF_SCALE * WEIGHT_SCALE``
-    (int64 where the products provably fit, else Python integers in an object array)."""
+    (int64 where the products provably fit, else Python integers in an object array), through the
+    monotone projection of :func:`monotone_columns` (``round_number`` the round of :func:`design`)."""
     c = coefficients[phase_rows(phase)][:, None, :]  # (K, 1, F)
-    bound = int(np.abs(x).max(initial=0)) * int(np.abs(c).max(initial=0)) * x.shape[-1]
-    if bound < 1 << 62:
-        out: np.ndarray = (c * x).sum(axis=-1)
+    x, extra = monotone_columns(coefficients, phase, x, round_number)
+    bound = int(np.abs(x).max(initial=0)) * int(np.abs(c).max(initial=0)) * (x.shape[-1] + 4) \
+        + int(np.abs(extra).max(initial=0)) * int(np.abs(x[..., :1]).max(initial=0))
+    if bound < 1 << 62 and x.dtype != object and extra.dtype != object:
+        out: np.ndarray = (c * x).sum(axis=-1) + extra * x[..., 0]
         return out
-    out = (c.astype(object) * x.astype(object)).sum(axis=-1)
+    out = (c.astype(object) * x.astype(object)).sum(axis=-1) + extra.astype(object) * x[..., 0].astype(object)
     return out
 
 
-def all_chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray) -> np.ndarray:
+def monotone_columns(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray,
+                     round_number: int) -> tuple[np.ndarray, np.ndarray]:
+    """The monotone projection of the model at evaluation (docs/win-chance.md, "Monotone in the
+    lead"): ``(x', extra)`` such that the strengths ``z_i = c . x'_i + extra_i * P_i`` make every
+    seat's chance non-decreasing in its own ``P`` (the others' fixed), exactly, at every row,
+    round and position; ``x'`` is ``x (K, n, F)`` (from :func:`design`) with the curve columns
+    (``lead x |lead| / 10`` and its ``x r``) recomputed from the lead clamped to ``|lead| <= T``,
+    ``extra (K, n)`` the slope added to a seat whose linear slope is negative.
+
+    Per seat the strength's linear slope in ``P`` is ``A_i = c[P] + c[P x r] r + c[F x another
+    seat near] o_i + c[F x near] n_i`` (``o_i``, ``n_i`` its near flags, D17) and the curve's
+    coefficient ``B = c[curve] + c[curve x r] r``. Where ``A_i < 0`` the seat gets
+    ``extra_i = -A_i`` (slope 0). Where ``B < 0`` the lead is clamped at
+    ``T = floor(5 w (A - 2|B|) / (2|B|))`` (0 if ``A < 2|B|``), ``A`` the smallest slope of the
+    position's seats (after ``extra``) and ``w`` :data:`WEIGHT_SCALE`: one unit more of ``P_i``
+    adds ``A_i`` to ``z_i`` and moves ``i``'s own curve and any other seat's (whose lead falls by
+    at most as much) by at most ``2 T / (10 w) + 1`` unit each (the floors), so every
+    ``z_i - z_j`` is non-decreasing in ``P_i``. ``T`` is ``5`` points short of the continuous
+    turning point ``2.5 A / |B|`` of the two-player difference ``A L + 2 B L |L| / 10``; where
+    every lead is within ``T`` (or ``B >= 0`` and every ``A_i >= 0``) ``x'`` is ``x`` and
+    ``extra`` 0: the old strengths. The same integers as :func:`learned.kernel._win_strengths_into`.
+    """
+    w = WEIGHT_SCALE
+    r = round_number
+    rows = coefficients[phase_rows(phase)]  # (K, F)
+    big = x.dtype == object or int(np.abs(rows).max(initial=0)) * (abs(r) + 8) * 5 * w >= 1 << 62
+    cr = rows.astype(object) if big else rows.astype(np.int64)
+    near = x[..., 4] != 0  # (K, n): one closed shelf short of the trigger (design's near * w)
+    others = (near.sum(axis=1, keepdims=True) - near) > 0
+    slope = (cr[:, None, 0] + cr[:, None, 1] * r + cr[:, None, 5] * others + cr[:, None, 6] * near)  # (K, n)
+    zero = np.zeros_like(slope)
+    extra = np.maximum(-slope, zero)
+    least = np.maximum(slope, zero).min(axis=1)  # (K,)
+    b = cr[:, 11] + cr[:, 12] * r  # (K,)
+    falling = b < 0
+    if not falling.any():
+        return x, extra
+    two_b = np.where(falling, -2 * b, 1)
+    limit = np.where(falling & (least >= two_b), (5 * w * (least - two_b)) // two_b, 0)  # (K,)
+    lead = _leads(x[..., 0])
+    binds = falling[:, None] & (abs(lead) > limit[:, None])
+    if not binds.any():
+        return x, extra
+    x = x.copy()
+    held = np.where(binds, np.where(lead < 0, -1, 1) * np.broadcast_to(limit[:, None], lead.shape), lead)
+    curve = (held * abs(held)) // (10 * w)
+    x[..., 11] = np.where(binds, curve, x[..., 11])
+    x[..., 12] = np.where(binds, curve * r, x[..., 12])
+    return x, extra
+
+
+def all_chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray, round_number: int) -> np.ndarray:
     """``int64 (K, n)``: every seat's chance to win over :data:`CHANCE_SCALE`, the softmax of the
-    seats' strengths ``z_i = c . x_i`` (``c`` the row of the phase; ``x`` from :func:`design`):
+    seats' strengths ``z_i = c . x_i`` (``c`` the row of the phase; ``x`` from :func:`design` at
+    ``round_number``; through :func:`monotone_columns`):
     ``round(CHANCE_SCALE / sum_j exp(z_j - z_i))``. The differences ``z_j - z_i`` are exact
     integers before one float conversion each, so a seat's figure is an exact function of the
     integers (the float64 ``exp``'s error, below 1e-15, can move it only at an exact rounding
     tie); the seats add up to :data:`CHANCE_SCALE` within one unit per seat."""
-    z = strength_numerators(coefficients, phase, x)  # (K, n)
+    z = strength_numerators(coefficients, phase, x, round_number)  # (K, n)
     return _softmax_shares(z[:, None, :] - z[:, :, None])  # (K, i, j): z_j - z_i, exact
 
 
-def chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray) -> np.ndarray:
+def chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray, round_number: int) -> np.ndarray:
     """``int64 (K,)``: the chance to win over :data:`CHANCE_SCALE` of the seat that just played
     (seat column 0 of :func:`design`) — :func:`all_chances`' first column, computed from that
     seat's differences only (the objective's hot path); the one place that maps features to
     chances."""
-    z = strength_numerators(coefficients, phase, x)  # (K, n)
-    return _softmax_shares(z - z[:, :1])  # (K, j): z_j - z_0, exact
+    z = strength_numerators(coefficients, phase, x, round_number)  # (K, n)
+    return _softmax_shares(z - z[:, :1], own_first=True)  # (K, j): z_j - z_0, exact
 
 
-def _softmax_shares(gaps: np.ndarray) -> np.ndarray:
+def _softmax_shares(gaps: np.ndarray, own_first: bool = False) -> np.ndarray:
     """``int64 (...)``: ``round(CHANCE_SCALE / sum_j exp(gaps_j))`` over the last axis of the exact
     integer strength differences ``gaps`` (over ``COEF_SCALE * WEIGHT_SCALE``), each converted to
     float once (:func:`all_chances`); kept within 1 to ``CHANCE_SCALE - 1`` (an estimate, never
-    a certainty)."""
+    a certainty). ``own_first``: the caller's promise that ``gaps[..., 0]`` is 0 (each row's
+    differences from its own first seat, ``z_j - z_0``), which with two seats needs one ``exp``
+    per row."""
+    if own_first and gaps.dtype != object and gaps.ndim == 2 and gaps.shape[1] == 2:
+        # two seats, the mover's own gap 0 (the objective's hot path): exp(0) is 1 and a sum of two
+        # terms is one addition, so 1 + exp of the other column gives the same float, bit for bit
+        # (tests/test_win_kernel.py), at half the exp; never a certainty, as below
+        other = gaps[:, 1].astype(np.float64) / (COEF_SCALE * WEIGHT_SCALE)
+        pair: np.ndarray = np.rint(CHANCE_SCALE / (1.0 + np.exp(np.minimum(np.maximum(other, -60.0), 60.0))))
+        return np.clip(pair, 1, CHANCE_SCALE - 1).astype(np.int64)
     scaled = np.array(gaps.tolist(), dtype=np.float64) / (COEF_SCALE * WEIGHT_SCALE) if gaps.dtype == object \
         else gaps.astype(np.float64) / (COEF_SCALE * WEIGHT_SCALE)
     total = np.exp(np.minimum(np.maximum(scaled, -60.0), 60.0)).sum(axis=-1)  # np.clip's values, cheaper
@@ -427,7 +515,8 @@ class WinObjective(Learned):
                   ap: np.ndarray) -> np.ndarray:
         """``int64 (K,)``: the chance after the turn of ``K`` sheets (line totals ``(K, L)``)."""
         phase, seats = self.seat_columns(state, m, a, mp, ap)
-        return chances(self.calibration, phase, design(phase, seats, self.round_number, board_scale(state.board)))
+        x = design(phase, seats, self.round_number, board_scale(state.board))
+        return chances(self.calibration, phase, x, self.round_number)
 
     def every_chance(self, state: StateArrays) -> np.ndarray:
         """``int64 (n,)``: every seat's chance over :data:`CHANCE_SCALE` (the active player first,
@@ -436,7 +525,7 @@ class WinObjective(Learned):
         m, a, mp, ap = (x[None] for x in state.line_totals)
         phase, seats = self.seat_columns(state, m, a, mp, ap)
         x = design(phase, seats, self.round_number, board_scale(state.board))
-        out: np.ndarray = all_chances(self.calibration, phase, x)[0]
+        out: np.ndarray = all_chances(self.calibration, phase, x, self.round_number)[0]
         return out
 
     def ending_markings(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
@@ -472,31 +561,21 @@ class WinObjective(Learned):
         """The shelves a failed result (D13) may give up whose value in :meth:`shelf_values` is
         the exact chance to win (giving them up ends the game, D17, and :attr:`end_exact` gives
         it: :meth:`_ranked_shelves`); the others' values are the model's estimate."""
-        if self.end_exact is None:
+        if self.end_exact is None or not self._giving_up_ends(state):
             return set()
-        shelves = list(failed_result_shelves(state.board, state.marks))
-        return {s for s, e in zip(shelves, self._ending_shelves(state, shelves).tolist()) if e}
+        return set(failed_result_shelves(state.board, state.marks))
 
-    def _ending_shelves(self, state: StateArrays, shelves: list[int]) -> np.ndarray:
-        """``bool (S,)``: giving up each of ``shelves`` (D13) triggers the end (D17): nothing is
-        marked, so nothing is blocked and only the player's sheet changes, by one more closed
-        shelf (each of ``shelves`` has an available item, and only its own items are given up),
-        so alike for every shelf."""
-        ends = state.marks.closed_shelves() + 1 >= end_trigger_shelves(state.board, state.rules)
-        return np.full(len(shelves), ends, dtype=bool)
+    @staticmethod
+    def _giving_up_ends(state: StateArrays) -> bool:
+        """Whether giving up a shelf (D13) triggers the end (D17): nothing is marked, so nothing is
+        blocked and only the player's sheet changes, by one more closed shelf (each shelf that
+        may be given up has an available item, and only its own items are given up), so alike
+        for every shelf."""
+        return state.marks.closed_shelves() + 1 >= end_trigger_shelves(state.board, state.rules)
 
     def _exact_share(self, worth: np.ndarray, state: StateArrays) -> np.ndarray:
-        """Exact chances over the exact objective's scale, rounded (half up) to :data:`CHANCE_SCALE`:
-        ``(worth * 2 CHANCE_SCALE + scale) // (2 scale)``, every term divided by their common
-        factor first, in int64 where the products provably fit (else Python integers)."""
-        scale = self.end_exact.scale(state.rules)
-        common = gcd(2 * CHANCE_SCALE, scale)
-        times, add, over = 2 * CHANCE_SCALE // common, scale // common, 2 * scale // common
-        if not len(worth) or int(np.abs(worth).max()) * times + add < 1 << 62:
-            fits: np.ndarray = (np.asarray(worth, dtype=np.int64) * times + add) // over
-            return fits
-        out: np.ndarray = (worth.astype(object) * times + add) // over
-        return out.astype(np.int64)
+        """:func:`_exact_shares` of :attr:`end_exact`."""
+        return _exact_shares(self.end_exact, worth, state.rules)
 
     def values(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
         m, a, mp, ap = state.line_totals
@@ -536,49 +615,50 @@ class WinObjective(Learned):
 
     def _ranked_shelves(self, state: StateArrays, shelves: list[int], after: np.ndarray) -> list[tuple[int, int]]:
         """:meth:`shelf_values` from the model's chance ``after (S,)`` of giving up each of
-        ``shelves``: those that end the game exact (D13, D17), best first, ties in shelf order."""
-        values: list[int] = after.tolist()  # Python ints
-        if self.end_exact is not None:  # giving up a shelf that ends the game (D13, D17): exact
-            ending = self._ending_shelves(state, shelves)
-            if ending.any():
-                exact_value = int(self._exact_share(np.array([self.end_exact.failed_value(state)]), state)[0])
-                values = [exact_value if e else v for e, v in zip(ending.tolist(), values)]
-        return sorted(zip(shelves, values), key=lambda item: -item[1])
+        ``shelves``: :func:`_ranked_shelves` of :attr:`end_exact`."""
+        return _ranked_shelves(self.end_exact, state, shelves, after)
 
     def compiled_turn_values(self, state: StateArrays) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]] | None:
         """:meth:`values` of every item set of :func:`engine.kernel.turn_arrays` and
-        :meth:`shelf_values`, the strengths by the compiled kernel
-        (:func:`learned.kernel._win_gaps`, numba), the softmax by :func:`_softmax_shares` and
-        the markings that end the game by :meth:`_with_exact`: ``(worth int64 (K+1,), 0 where
-        unusable and at ``K``; usable bool (K+1,); the shelf values)``, the same integers as the
-        numpy code. ``None`` without numba, on a board of more than 62 items, on a board whose
-        value scale is not 1 (:func:`board_scale`: the kernel reads points as they are) or where a
-        product could leave int64 (the numpy path's exact integers then)."""
-        from shelfie_solver.dice.engine.kernel import turn_arrays
+        :meth:`shelf_values`: the line totals, the strengths of the sets and of the shelves a
+        failed result may give up (D13) and which markings end the game (D17) by one compiled
+        call (:func:`learned.kernel._win_front`, numba), the softmax by :func:`_softmax_shares`
+        and the exact chances of the markings that end the game by :attr:`end_exact`'s
+        ``values_after``: ``(worth int64 (K+1,), 0 where unusable and at ``K``; usable bool
+        (K+1,); the shelf values)``, the same integers as the numpy code. ``None`` without numba,
+        on a board of more than 62 items, on a board whose value scale is not 1 (:func:`board_scale`: the
+        kernel reads points as they are) or where a product could leave int64 (the numpy path's
+        Python integers then)."""
+        from shelfie_solver.dice.engine.kernel import (
+            cell_lines,
+            line_mask_array,
+            turn_arrays,
+        )
         from shelfie_solver.dice.learned.kernel import kernel_function, learned_deltas
+        from shelfie_solver.dice.learned.objective import kernel_arrays, line_sizes
 
-        gaps_of = kernel_function("_win_gaps")
+        front = kernel_function("_win_front")
         board, rules, marks = state.board, state.rules, state.marks
-        if gaps_of is None or board.n_cells > 62 or board_scale(board) != 1:
+        if front is None or board.n_cells > 62 or board_scale(board) != 1:
             return None
-        common = self._kernel_common(state)
         tables = turn_arrays(board, rules)
-        ids, lines, counts, points = learned_deltas(board, rules)
-        closed = marks.marked | marks.eliminated
-        gaps, usable, ok = gaps_of(ids, lines, counts, points, tables.set_masks, closed, False, *common)
-        give_up = kernel_function("_shelf_candidates")(board.value_array, board.n_shelves, closed)
-        shelf_gaps, _, shelf_ok = gaps_of(*give_up, np.zeros(0, dtype=np.int64), 0, True, *common)
-        if not (ok and shelf_ok):
+        arrays = kernel_arrays(self, board)
+        exact = self.end_exact is not None and hasattr(self.end_exact, "values_after")
+        others = [sheet for j, sheet in enumerate(self._table(state)) if j != self.seat] if exact else []
+        found = front(
+            *learned_deltas(board, rules), tables.set_masks, marks.marked, marks.eliminated, cell_lines(board),
+            board.value_array, line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules),
+            board.n_shelves, arrays[0], arrays[1], arrays[2], self.threat, self.triggered, self.opponent_distance,
+            arrays[4], arrays[5], WEIGHT_SCALE, np.ascontiguousarray(self.opponent_seats, dtype=np.int64),
+            np.ascontiguousarray(self.calibration, dtype=np.int64), self.round_number, exact, tables.set_lines,
+            tables.set_counts, tables.set_points, np.array([o.marked for o in others], dtype=np.int64),
+            np.array([o.eliminated for o in others], dtype=np.int64), line_mask_array(board))
+        if not found[4]:
             return None
-        index = np.flatnonzero(usable[:-1])
-        shelves = [s for s in range(board.n_shelves) if give_up[2][s * give_up[0].shape[1]] > 0]
-        shares = _softmax_shares(np.concatenate([gaps[index], shelf_gaps[shelves]]))  # the sets', the shelves'
-        worth = np.zeros(len(usable), dtype=np.int64)
-        worth[index] = shares[:len(index)]
-        if self.end_exact is not None:
-            self._compiled_exact(state, index, worth)
-        after = shares[len(index):]
-        return worth, usable, self._ranked_shelves(state, shelves, after) if shelves else []
+        out = _front_values(state, self.end_exact if exact else None, found)
+        if self.end_exact is not None and not exact:
+            self._compiled_exact(state, found[1], out[0])
+        return out
 
     def _compiled_exact(self, state: StateArrays, index: np.ndarray, worth: np.ndarray) -> None:
         """:meth:`_with_exact` of the item sets ``index`` (of :func:`engine.kernel.turn_arrays`)
@@ -605,25 +685,114 @@ class WinObjective(Learned):
             worth[index[chosen]] = self._exact_share(
                 self.end_exact.values_after(state, gains[chosen] + now, blocked[chosen]), state)
 
-    def _kernel_common(self, state: StateArrays) -> tuple[Any, ...]:
-        """The arguments of :func:`learned.kernel._win_gaps` after ``losing``, for the sheet ``state``."""
-        return (*self.seat_inputs(state), np.ascontiguousarray(self.opponent_seats, dtype=np.int64),
-                np.ascontiguousarray(self.calibration, dtype=np.int64), self.round_number)
-
     def failed_value(self, state: StateArrays) -> int:
         return max((value for _, value in self.shelf_values(state)), default=0)
+
+
+def _exact_shares(end_exact: Any, worth: np.ndarray, rules: Ruleset) -> np.ndarray:
+    """Exact chances over ``end_exact``'s scale (:mod:`win_chance`), rounded (half up) to
+    :data:`CHANCE_SCALE`: ``(worth * 2 CHANCE_SCALE + scale) // (2 scale)``, every term divided by
+    their common factor first, in int64 where the products provably fit (else Python integers)."""
+    scale = end_exact.scale(rules)
+    common = gcd(2 * CHANCE_SCALE, scale)
+    times, add, over = 2 * CHANCE_SCALE // common, scale // common, 2 * scale // common
+    if not len(worth) or int(np.abs(worth).max()) * times + add < 1 << 62:
+        fits: np.ndarray = (np.asarray(worth, dtype=np.int64) * times + add) // over
+        return fits
+    out: np.ndarray = (worth.astype(object) * times + add) // over
+    return out.astype(np.int64)
+
+
+def _ranked_shelves(end_exact: Any, state: StateArrays, shelves: list[int],
+                    after: np.ndarray) -> list[tuple[int, int]]:
+    """:meth:`WinObjective.shelf_values` from the model's chance ``after (S,)`` of giving up each of
+    ``shelves``: exact by ``end_exact`` (``None``: none) where that ends the game (D13, D17,
+    :meth:`WinObjective._giving_up_ends`), best first, ties in shelf order."""
+    values: list[int] = after.tolist()  # Python ints
+    if end_exact is not None and WinObjective._giving_up_ends(state):
+        values = [int(_exact_shares(end_exact, np.array([end_exact.failed_value(state)]), state.rules)[0])] * len(values)
+    return sorted(zip(shelves, values), key=lambda item: -item[1])
+
+
+def _front_values(state: StateArrays, end_exact: Any, found: tuple[Any, ...]) -> tuple[np.ndarray, np.ndarray,
+                                                                                       list[tuple[int, int]]]:
+    """:meth:`WinObjective.compiled_turn_values` from :func:`learned.kernel._win_front`'s results
+    ``found`` (its markings that end the game computed when ``end_exact`` is not ``None``): the
+    softmax (:func:`_softmax_shares`), the exact chances of the markings that end the game by
+    ``end_exact``'s ``values_after`` (D17, D18, D20) and the shelves ranked (D13)."""
+    gaps, index, shelf_rows, usable, _, ends, gains, blocked = found
+    shares = _softmax_shares(gaps, own_first=True)  # the sets', then the shelves'
+    used = len(index)
+    worth = np.zeros(len(usable), dtype=np.int64)
+    worth[index] = shares[:used]
+    if end_exact is not None:
+        chosen = np.flatnonzero(ends)
+        if len(chosen):
+            now = score(state.board, state.marks, state.rules)
+            worth[index[chosen]] = _exact_shares(end_exact, end_exact.values_after(state, gains[chosen] + now,
+                                                                                  blocked[chosen]), state.rules)
+    shelves = shelf_rows.tolist()
+    return worth, usable, _ranked_shelves(end_exact, state, shelves, shares[used:]) if shelves else []
+
+
+def compiled_win_values(state: GameState, model: WinModel | None = None,
+                        learned: LearnedModel | None = None) -> tuple[np.ndarray, np.ndarray,
+                                                                       list[tuple[int, int]]] | None:
+    """:meth:`WinObjective.compiled_turn_values` of :func:`win_objective` ``(state, model,
+    learned)`` without building the objective: every seat's inputs from the sheets' bit masks and
+    the active sheet's strengths in one compiled call (:func:`learned.kernel._win_turn`), then
+    :func:`_front_values`. The same integers; ``None`` without numba, on a board of more than 62
+    items, on a board whose value scale is not 1 (:func:`board_scale`) or where a product could
+    leave int64 (then build the objective: its numpy path)."""
+    from shelfie_solver.dice.engine.kernel import (
+        cell_lines,
+        line_mask_array,
+        turn_arrays,
+    )
+    from shelfie_solver.dice.learned.kernel import kernel_function, learned_deltas
+    from shelfie_solver.dice.learned.objective import (
+        BLOCKING,
+        FAR,
+        kernel_weights,
+        line_sizes,
+    )
+
+    whole = kernel_function("_win_turn")
+    board, rules = state.board, state.rules
+    if whole is None or board.n_cells > 62 or board_scale(board) != 1:
+        return None
+    n, me, first = state.players, state.active, state.first
+    coef, g, context_weights = kernel_weights((learned or default_model()).for_board(n, board), board)
+    place = place_in_round(me, first, n)  # the seats after the player this round (game_objective's ends)
+    ends = np.array([1 if j != me and place_in_round(j, first, n) > place else 0 for j in range(n)], dtype=np.int64)
+    end_exact = ending_objective(state)
+    tables = turn_arrays(board, rules)
+    sheets = state.sheets
+    found = whole(
+        np.array([m.marked for m in sheets], dtype=np.int64), np.array([m.eliminated for m in sheets], dtype=np.int64),
+        me, ends, state.turn, state.end_triggered, rules.combinations_per_turn, BLOCKING, coef, g, context_weights,
+        WEIGHT_SCALE, FAR, np.ascontiguousarray((model or default_win_model()).for_players(n), dtype=np.int64),
+        end_exact is not None, *learned_deltas(board, rules), tables.set_masks, cell_lines(board), board.value_array,
+        line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules), board.n_shelves,
+        tables.set_lines, tables.set_counts, tables.set_points, line_mask_array(board))
+    if not found[4]:
+        return None
+    return _front_values(StateArrays(board, rules, state.marks), end_exact, found)
 
 
 def win_objective(state: GameState, model: WinModel | None = None, learned: LearnedModel | None = None,
                   name: str = "win") -> WinObjective:
     """The objective ``win`` of the active player in ``state`` (a game of 2-4 players)."""
-    base = state_objective(state, in_board_points(learned or default_model(), board_scale(state.board)))
     model = model or default_win_model()
-    fields = {f: getattr(base, f) for f in base.__dataclass_fields__}
-    fields["name"] = name
-    return WinObjective(**fields, calibration=model.for_players(state.players), round_number=state.round,
-                        end_exact=ending_objective(state), sheets=state.sheets, seat=state.active,
-                        opponent_seats=opponent_seats(state))
+    out = game_objective(state.board, state.rules, state.sheets, state.active, state.first, state.end_triggered,
+                         in_board_points(learned or default_model(), board_scale(state.board)), state.turn,
+                         kind=WinObjective,
+                         extra={"name": name, "calibration": model.for_players(state.players),
+                                "round_number": state.round, "end_exact": ending_objective(state),
+                                "sheets": state.sheets, "seat": state.active,
+                                "opponent_seats": opponent_seats(state)})
+    assert isinstance(out, WinObjective)
+    return out
 
 
 def opponent_seats(state: GameState) -> np.ndarray:
@@ -656,9 +825,9 @@ def ending_objective(state: GameState) -> Any:
     return None
 
 
-def float_chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray) -> np.ndarray:
+def float_chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray, round_number: int) -> np.ndarray:
     """:func:`all_chances` as floats in [0, 1], ``(K, n)`` (for fitting and measuring)."""
-    out: np.ndarray = all_chances(coefficients, phase, x) / CHANCE_SCALE
+    out: np.ndarray = all_chances(coefficients, phase, x, round_number) / CHANCE_SCALE
     return out
 
 

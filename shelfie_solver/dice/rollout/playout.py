@@ -11,9 +11,15 @@ is measured on the same luck. The table and each seat's own generator come from 
 seed (:func:`game_seeds`): ``SeedSequence(entropy, spawn_key=(i, 0))`` for the dice,
 ``(i, 1 + seat)`` for the seats, so a game's play-outs never depend on which worker plays them.
 
-The play-out applies every action through :func:`actions.apply` (the rules' one home, D6-D20),
-as the game loop :func:`turn.play_game` does, but starts wherever the position is: before the
-initial roll, with dice and re-rolls left, or with final dice.
+The play-out applies the actions by :mod:`game.actions` (the rules' one home, D6-D20), as the
+game loop :func:`turn.play_game` does, but starts wherever the position is: before the initial
+roll, with dice and re-rolls left, or with final dice. Within a turn it keeps only what the
+play-out reads (no events): the initial roll and each re-roll are the :class:`Position` that
+:func:`actions.apply` would make (the hold checked by :func:`actions.verify_hold`, D7; the new
+dice keep it by construction, :meth:`CommonDice.roll`), a marking of the legal markings
+(:func:`events.legal_sets`, which :meth:`LegalMarkings.position` checks it against) is marked,
+blocked and the turn ended by :func:`actions.mark_and_block` and :func:`actions.end_turn`
+(D8-D20), a failed result goes through :func:`actions.apply`.
 """
 
 from __future__ import annotations
@@ -23,8 +29,24 @@ from fractions import Fraction
 
 import numpy as np
 
-from shelfie_solver.dice.game.actions import Position, apply
-from shelfie_solver.dice.game.events import Fail, GameOver, Hold, Mark, Roll, Stop, Strategy, legal_sets
+from shelfie_solver.dice.game.actions import (
+    Position,
+    apply,
+    end_turn,
+    mark_and_block,
+    verify_hold,
+)
+from shelfie_solver.dice.game.events import (
+    Event,
+    Fail,
+    GameOver,
+    Hold,
+    Mark,
+    Roll,
+    Stop,
+    Strategy,
+    legal_sets,
+)
 from shelfie_solver.dice.rolls import Counts
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import failed_result_shelves
@@ -37,11 +59,23 @@ Choice = tuple[str, tuple[int, ...]] | None
 def game_seeds(entropy: int, game: int, seats: int) -> tuple[np.random.Generator, list[np.random.Generator]]:
     """Game ``game``'s dice generator and one generator per seat, from the root seed ``entropy``
     (module docstring): fresh objects on every call, so each play-out of the game starts from
-    the same numbers."""
+    the same numbers (:func:`dice_generator`, :func:`seat_generators`)."""
+    return dice_generator(entropy, game), seat_generators(entropy, game, seats)
+
+
+def dice_generator(entropy: int, game: int) -> np.random.Generator:
+    """Game ``game``'s dice generator, ``SeedSequence(entropy, spawn_key=(game, 0))``, afresh."""
     from numpy.random import SeedSequence
 
-    dice = np.random.default_rng(SeedSequence(entropy, spawn_key=(game, 0)))
-    return dice, [np.random.default_rng(SeedSequence(entropy, spawn_key=(game, 1 + s))) for s in range(seats)]
+    return np.random.default_rng(SeedSequence(entropy, spawn_key=(game, 0)))
+
+
+def seat_generators(entropy: int, game: int, seats: int) -> list[np.random.Generator]:
+    """Game ``game``'s generator of each seat, ``SeedSequence(entropy, spawn_key=(game, 1 + seat))``,
+    afresh (so every play-out of the game starts each seat from the same numbers)."""
+    from numpy.random import SeedSequence
+
+    return [np.random.default_rng(SeedSequence(entropy, spawn_key=(game, 1 + s))) for s in range(seats)]
 
 
 def turns_bound(position: Position) -> int:
@@ -127,25 +161,27 @@ def finish_turn(position: Position, strategies: Sequence[Strategy], dice: Common
 
 
 def _turn(position: Position, strategy: Strategy, dice: CommonDice, rng: np.random.Generator) -> Position:
-    """:func:`finish_turn` of the active seat's ``strategy``."""
+    """:func:`finish_turn` of the active seat's ``strategy`` (module docstring: the positions
+    :func:`actions.apply` makes, without its events)."""
     state = position.state
     board, rules, seat = state.board, state.rules, state.active
-    if position.dice is None:
-        position = apply(position, (Roll(seat, dice.roll(state.turn, 0, (0,) * rules.n_sides), rules.rerolls),))[0]
+    if position.dice is None:  # the initial roll (D6): every re-roll left
+        position = Position(state, dice.roll(state.turn, 0, (0,) * rules.n_sides), rules.rerolls)
     while position.rerolls_left > 0 and not position.stopped:
         assert position.dice is not None
         keep = tuple(map(int, strategy.choose_hold(state, position.dice, position.rerolls_left, rng)))
         if keep == position.dice:  # keeping every die is stopping (D7)
             break
+        verify_hold(position, keep)  # a part of the dice, not all of them, a re-roll left (D7)
         left = position.rerolls_left
-        new = dice.roll(state.turn, rules.rerolls - left + 1, keep)
-        position = apply(position, (Hold(seat, keep), Roll(seat, new, left - 1)))[0]
+        position = Position(state, dice.roll(state.turn, rules.rerolls - left + 1, keep), left - 1)
     final = position.dice
     assert final is not None
     legal = legal_sets(final, board, state.marks, rules)
-    if len(legal):
+    if len(legal):  # one of the legal markings (LegalMarkings.position refuses any other, D8-D14)
         cells = legal.cells(legal.position(strategy.choose_marking(state, final, legal, rng)))
-        return apply(position, (Mark(seat, cells),), legal=legal)[0]
+        events: list[Event] = [Mark(seat, cells)]
+        return end_turn(state, mark_and_block(state, cells, events), events)
     options = failed_result_shelves(board, state.marks)
     shelf = int(strategy.choose_shelf(state, final, tuple(options), rng))
     return apply(position, (Fail(seat, shelf, options.get(shelf, ())),))[0]

@@ -37,9 +37,10 @@ from shelfie_solver.dice.play.gamefile import KeptGame
 from shelfie_solver.dice.rollout.playout import (
     Choice,
     CommonDice,
+    dice_generator,
     finish_turn,
-    game_seeds,
     play_out,
+    seat_generators,
     take_choice,
     turns_bound,
     winner_shares,
@@ -121,12 +122,11 @@ def play_games(setup: RolloutSetup, lo: int, hi: int) -> list[GameShares]:
     shared = not any(name.strip().lower() in _RANDOM_POLICIES for name in setup.policies)
     out: list[GameShares] = []
     for game in range(lo, hi):
-        dice_rng, _ = game_seeds(setup.entropy, game, seats)
-        dice = CommonDice(dice_rng, state.rules, turns_bound(position), state.turn)
+        dice = CommonDice(dice_generator(setup.entropy, game), state.rules, turns_bound(position), state.turn)
         after_turn: dict[GameState, tuple[Fraction, ...]] = {}
         rows = []
         for choice in setup.playouts():
-            _, rngs = game_seeds(setup.entropy, game, seats)  # each play-out: the seats' numbers afresh
+            rngs = seat_generators(setup.entropy, game, seats)  # each play-out: the seats' numbers afresh
             now = finish_turn(take_choice(position, choice, dice), strategies, dice, rngs)
             if now.over is not None:
                 rows.append(winner_shares(now.over, seats))
