@@ -337,3 +337,17 @@ def test_cheatsheet_refuses_a_planted_link_before_the_work(tmp_path, monkeypatch
     (out / "item-odds.png").symlink_to(tmp_path / "nowhere" / "x.png")
     assert_one_line_error(cli("cheatsheet", "--output", str(out)), "symbolic link", "missing")
     assert elsewhere.read_text() == "precious" and not (tmp_path / "nowhere").exists()
+
+
+@pytest.mark.parametrize("shelf, fragments", [
+    # one face is still a list (docs/formats.md): the string is named with the form to type
+    ('faces = "cat"\nvalues = [1, 2, 3, 4, 5]', ['shelf 1', 'faces must be a list', 'faces = ["cat"]',
+                                                 '(not faces = "cat")']),
+    # a key a shelf does not have is named, with the keys it has
+    ('faces = ["cat"]\nvalues = [1, 2, 3, 4, 5]\ncolour = "red"', ['shelf 1', "unknown key 'colour'",
+                                                                   'faces = [...], values = [...]']),
+])
+def test_a_board_shelf_of_the_wrong_form_is_one_line(tmp_path, shelf, fragments):
+    path = tmp_path / "board.toml"
+    path.write_text(f"columns = [1, 2, 3, 4, 5]\n[[shelves]]\n{shelf}\n")
+    assert_one_line_error(cli("advise", "--dice", "CCBJPP", "--board", str(path)), *fragments)

@@ -119,7 +119,7 @@ def test_board_from_dict_ok():
     (_board(shelves=[{"faces": ["cat"], "values": [1]}]), "1 values"),
     (_board(shelves=[{"faces": ["cat"], "values": [1, -2]}]), "from 0 to"),
     (_board(shelves=[{"faces": ["cat"], "values": [1, 2.5]}]), "whole numbers"),
-    (_board(shelves=[{"faces": ["cat"], "values": [1, 2], "colour": 1}]), "expected a table"),
+    (_board(shelves=[{"faces": ["cat"], "values": [1, 2], "colour": 1}]), "unknown key 'colour'"),
 ])
 def test_board_from_dict_errors(data, match):
     """Bad board files raise one-line BoardErrors naming the problem."""

@@ -559,3 +559,18 @@ def test_docs_advise_examples_are_the_real_output(command, monkeypatch):
     result = CliRunner().invoke(main, command.split())
     assert result.exit_code == 0, result.output
     assert result.stdout == shown
+
+
+def test_a_saturated_model_chance_is_no_tie_when_the_points_differ():
+    # far ahead in round 9 (62 points against 0, the opponent a shelf eliminated): both markings
+    # of PCCCCJ leave the model's chance saturated, so the ranking follows the points now
+    # (r1c5 with four cats and the joker, r1c4 with the four cats: 11 and 7 points on the default
+    # board's shelf 1, D19): ranked 1 and 2, never a "does not matter" tie, and
+    # the model's chance shows as ">99.9%", never as a certainty (docs/advise.md)
+    result = advise("--dice", "CCCCJP", "--rerolls", "0", "--marks", "ooo../xxxxx/ooo../ooo../ooo..",
+                 "--opponent", "...../xxxxx/o..../...../.....", "--order", "1", "--round", "9")
+    assert result.exit_code == 0, result.output
+    assert "Why: both keep your chance above 99.9%; r1c5 scores 4 more now." in result.output
+    rows = [line.split() for line in result.output.splitlines() if line.startswith(("1", "2"))]
+    assert [(r[0], r[1], r[3]) for r in rows] == [("1", "r1c5", "+11"), ("2", "r1c4", "+7")]
+    assert "does not matter" not in result.output and "100%" not in result.output

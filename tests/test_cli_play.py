@@ -158,3 +158,70 @@ def test_status_table_of_one_player_has_no_chance_column(tmp_path):
     assert runner.invoke(main, ["play", "new", game, "--players", "Ann"]).exit_code == 0
     table = runner.invoke(main, ["play", "status", game])
     assert table.exit_code == 0 and "win chance" not in table.output
+
+
+def test_a_failed_result_that_ends_the_game_is_an_exact_loss(tmp_path):
+    # Ben plays first (D18: Ann last in the round). Ann has given up shelf 1 (a closed shelf) and
+    # marked columns 1-2 of shelves 2-5; Ben leads (no line of his complete, so no block, D15).
+    # Ann's PPGGBB (two of a face, no joker) covers no item of columns 3-5 (D3): a failed result
+    # (D13) closes her second shelf whichever she gives up, the end (D17), over at once (D18), lost
+    # on points (D19): exactly 0, not the model's estimate (D20)
+    import json
+
+    def unchecked(player, *cells):
+        return {"event": "unchecked", "player": player, "cells": list(cells)}
+
+    def fail(player, shelf):
+        return {"event": "fail", "player": player, "shelf": shelf - 1, "cells": [f"r{shelf}c{c}" for c in range(1, 6)]}
+
+    def change(data):
+        data["players"] = ["Ann", "Ben"]
+        data["events"] = [
+            {"event": "start", "players": 2, "first": 1, "sheets": ["...../...../...../...../....."] * 2},
+            unchecked(1, "r1c1", "r1c2", "r1c3"), fail(0, 1),
+            unchecked(1, "r2c1", "r2c2", "r2c3"), unchecked(0, "r2c1", "r2c2", "r3c1"),
+            unchecked(1, "r3c1", "r3c2", "r3c3"), unchecked(0, "r3c2", "r4c1", "r4c2"),
+            fail(1, 5), unchecked(0, "r5c1", "r5c2"),
+            unchecked(1, "r4c1", "r4c2", "r4c3"),
+            {"event": "roll", "player": 0, "dice": "PPGGBB", "rerolls_left": 2},
+            {"event": "stop", "player": 0}]
+
+    game = _edited(tmp_path, change)
+    text = CliRunner().invoke(main, ["play", "advise", game])
+    assert text.exit_code == 0, text.output
+    assert "(model)" not in text.output.split("win chance:")[0]
+    assert "you can no longer win, whatever you give up (chance to win 0%, exact)" in text.output
+    data = json.loads(CliRunner().invoke(main, ["play", "advise", game, "--format", "json"]).output)
+    assert data["shelves"] and all(s["win_chance"] == "0/1" and s["win_chance_exact"] for s in data["shelves"])
+    assert data["win_chance"] == "0/1" and data["win_chance_exact"] is True
+    status = json.loads(CliRunner().invoke(main, ["play", "status", game, "--format", "json"]).output)
+    assert [(s["win_chance"], s["win_chance_exact"]) for s in status["sheets"]] == [("0/1", True), ("1/1", True)]
+
+
+@pytest.mark.parametrize("items, fragment", [
+    # D9: at most 3 items a turn
+    (["r3c1", "r3c2", "r1c2", "r2c1"], "(4 items: at most 3 a turn, D9)"),
+    # shelf 3 is plant (docs/formats.md default board); columns 1, 2, 3 need 1 + 2 + 3 dice (D3)
+    (["r3c1", "r3c2", "r3c3"], "(the items need 6 plant dice, the dice show 3, D8)"),
+    # shelf 1 is cat: column 3 needs 3 cats, PPPBCC shows 2 (r2c1, a book, is covered)
+    (["r1c3", "r2c1"], "(the items need 3 cat dice, the dice show 2, D8)"),
+])
+def test_an_illegal_marking_says_why(tmp_path, items, fragment):
+    game = str(tmp_path / "game.json")
+    assert CliRunner().invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    assert CliRunner().invoke(main, ["play", "roll", game, "PPPBCC"]).exit_code == 0
+    assert CliRunner().invoke(main, ["play", "stop", game]).exit_code == 0
+    line = assert_one_line_error(CliRunner().invoke(main, ["play", "mark", game, *items]), "is not a legal marking of PPPBCC")
+    assert fragment in line and "legal include: " in line
+
+
+def test_a_failed_result_refused_by_d14_says_what_to_do(tmp_path):
+    # PPPBCC can mark r1c1 (one cat, D3): a failed result is not a choice (D14), and the line is a
+    # full sentence: what to do instead and when a failed result is possible
+    game = str(tmp_path / "game.json")
+    assert CliRunner().invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    assert CliRunner().invoke(main, ["play", "roll", game, "PPPBCC"]).exit_code == 0
+    assert CliRunner().invoke(main, ["play", "stop", game]).exit_code == 0
+    line = assert_one_line_error(CliRunner().invoke(main, ["play", "fail", game, "--shelf", "1"]),
+                                 "can mark an item, so it must (D14): mark one of its items")
+    assert line.endswith("a failed result is only possible when no item can be marked")

@@ -131,3 +131,47 @@ def test_the_seat_about_to_roll_sees_the_chance_shown_for_it():
         assert after[others[0]] * start[others[1]] == after[others[1]] * start[others[0]]
         mean += p * after[roller]
     assert mean == start[roller]
+
+
+#: Three players on the default board's x100 values, round 3, Ann (seat 1) to roll: Ann has two
+#: shelves of three, Bob and Cy one item each. Bob can still win (a rollout gave him about 6%).
+_FAR_AHEAD = ('{"format":"shelfie-solve game 1","players":["Ann","Bob","Cy"],"rules":{"name":"My Shelfie: The D'
+              'ice Game (docs/rules.md, D1-D20)","dice":6,"rerolls":2,"combinations_per_turn":3,"scoring_thresh'
+              'old":3,"end_trigger_shelves":2,"faces":[{"name":"plant","code":"P"},{"name":"game","code":"G"},{'
+              '"name":"book","code":"B"},{"name":"award","code":"A"},{"name":"cat","code":"C"}],"joker":{"name"'
+              ':"joker","code":"J","per_group":1,"alone":false,"all_jokers_mark_any":true}},"board":{"name":"my'
+              ' sheet x100","columns":[1,2,3,4,5],"shelves":[{"faces":["award"],"values":[200,300,500,800,1200]'
+              '},{"faces":["cat"],"values":[100,200,400,700,1000]},{"faces":["plant"],"values":[100,300,400,600'
+              ',1100]},{"faces":["book"],"values":[200,200,300,700,1200]},{"faces":["game"],"values":[100,200,5'
+              '00,600,900]}]},"events":[{"event":"start","players":3,"first":0,"sheets":["...../...../...../...'
+              '../.....","...../...../...../...../.....","...../...../...../...../....."]},{"event":"unchecked"'
+              ',"player":0,"cells":["r1c1","r1c2","r1c3"]},{"event":"unchecked","player":1,"cells":["r5c1"]},{"'
+              'event":"unchecked","player":2,"cells":["r2c1"]},{"event":"unchecked","player":0,"cells":["r2c1",'
+              '"r2c2","r2c3"]},{"event":"unchecked","player":1,"cells":["r4c1"]},{"event":"unchecked","player":'
+              '2,"cells":["r3c1"]}]}')
+
+
+def test_a_seat_far_behind_is_never_given_a_model_zero():
+    # D20 with three players: Bob is far behind but not out, so the model's figure for him is
+    # strictly between 0 and 1 (never "0% (model)"); the roller's figure is at most its own value
+    # of the position, and the seats add up to 1
+    from shelfie_solver.dice.play.chances import seat_chances
+    from shelfie_solver.dice.play.gamefile import kept_game_from_text
+    from shelfie_solver.dice.play.report import status_report
+
+    kept = kept_game_from_text(_FAR_AHEAD)
+    chances = table_chances(kept)
+    assert sum(c for c, _ in chances) == 1
+    assert all(0 < c < 1 and not e for c, e in chances)
+    assert chances[0][0] <= seat_chances(kept.state)[0][0]
+    cells = [row[-1] for row in status_report(kept).rows]
+    assert not any(cell.startswith(("0%", "100%")) for cell in cells)
+
+
+def test_never_certain_moves_one_millionth_from_the_largest_model_figure():
+    # a model figure of 0 is shown as the model's smallest positive (1 / 1e6, docs/play.md),
+    # taken from the largest model figure; an exact 0 stays 0
+    from shelfie_solver.dice.play.chances import never_certain
+
+    got = never_certain([(Fraction(1), False), (Fraction(0), False), (Fraction(0), True)])
+    assert got == [(Fraction(999_999, 1_000_000), False), (Fraction(1, 1_000_000), False), (Fraction(0), True)]

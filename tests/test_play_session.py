@@ -144,6 +144,28 @@ def test_an_unknown_word_at_the_roll_step_is_neither_command_nor_dice(tmp_path: 
     child.expect(pexpect.EOF)
 
 
+def test_a_bad_face_after_a_re_roll_says_what_the_roll_prompt_says(tmp_path: Path):
+    """After a re-roll (D7) as at the roll (D6): a word of dice with a bad code is "neither a
+    command nor dice" with the face named, as typed (not lower-cased), and nothing is saved."""
+    from click.testing import CliRunner
+
+    from shelfie_solver.cli import main
+
+    game = str(tmp_path / "game.json")
+    assert CliRunner().invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    child = spawn(game)
+    child.expect_exact("Ann roll>")
+    say(child, "CCBJPX", "Error: 'CCBJPX' is neither a command (help lists them) nor dice: unknown face", "'X'",
+        "Ann roll>")
+    say(child, "CCBJPP", "Ann rolled", "Ann PPBCCJ/2>")
+    before = Path(game).read_bytes()
+    say(child, "PPPBBX", "Error: 'PPPBBX' is neither a command (help lists them) nor dice: unknown face", "'X'",
+        "Ann PPBCCJ/2>")
+    assert Path(game).read_bytes() == before
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+
+
 def test_session_names_the_sheet_without_a_possessive(tmp_path: Path):
     """The session reads right for a player named "me": "me to roll", "me rolled", no "me's"
     anywhere; with --verbose every table in full: "Sheet of me (0 points):", "Round 1, me to

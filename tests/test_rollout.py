@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from conftest import assert_one_line_error
+from conftest import ROOT, assert_one_line_error
 from shelfie_solver.cli import main
 from shelfie_solver.dice.allocate import legal_markings
 from shelfie_solver.dice.board import Board, Marks, score
@@ -288,3 +288,30 @@ def test_one_game_is_one_game(tmp_path, last_turn_one_reroll):
     result = CliRunner().invoke(main, ["rollout", _write(tmp_path, kept), "--games", "1", "--seed", "1"])
     assert result.exit_code == 0, result.output
     assert "1 game (seed 1)" in result.stdout and "1 games" not in result.stdout
+
+
+def test_the_table_says_its_rows_follow_the_played_out_chance(tmp_path, last_turn_one_reroll):
+    # the rows 1, 2, ... are in the order of the mover's played-out chance (its column), and a
+    # note says so, the advice column keeping its own figures (docs/rollout.md)
+    kept, _ = last_turn_one_reroll
+    result = CliRunner().invoke(main, ["rollout", _write(tmp_path, kept), "--games", "20", "--seed", "1",
+                                       "--format", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    mover = data["player"]
+    chances = [next(Fraction(s["win_chance"]) for s in c["seats"] if s["player"] == mover) for c in data["choices"]]
+    assert chances == sorted(chances, reverse=True)
+    text = CliRunner().invoke(main, ["rollout", _write(tmp_path, kept), "--games", "20", "--seed", "1"]).stdout
+    assert " ".join(text.split()).count(f"ordered by {mover}'s played-out chance, best first, not by the advice") == 1
+
+
+def test_policy_forms_agree_in_help_error_and_docs(tmp_path, last_turn_one_reroll):
+    # every FILE form the refusal lists is in --help and in docs/rollout.md's --policy row
+    kept, _ = last_turn_one_reroll
+    line = assert_one_line_error(CliRunner().invoke(main, ["rollout", _write(tmp_path, kept), "--policy", "nosuch"]))
+    forms = [w.strip(",") for w in line.split() if w.endswith(("FILE", "FILE,"))]
+    assert {"exact:FILE", "exact2:FILE", "learned:FILE"} <= set(forms)
+    helped = " ".join(CliRunner().invoke(main, ["rollout", "--help"]).output.split())
+    row = next(r for r in (ROOT / "docs" / "rollout.md").read_text().splitlines() if r.startswith("| `--policy`"))
+    for form in forms:
+        assert form in helped and f"`{form}`" in row, form

@@ -42,7 +42,8 @@ def test_failed_result_that_ends_the_game_gives_the_reason(board, rules):
     # every shelf ends the game and blocks nothing, so each is worth 1 - the opponent's chance (rounded to 1e-6)
     for shelf in data["shelves"]:
         assert abs(shelf["win_chance_float"] - (1 - float(chance))) < 1e-6
-    assert data["win_chance_exact"] is False  # the model's objective, exact only on the ending outcomes
+        assert shelf["win_chance_exact"] is True  # an ending outcome (D17): exact, as an ending marking
+    assert data["win_chance_exact"] is True  # the best choice's: it ends the game
 
 
 def test_hopeless_last_turn_says_the_game_is_decided():

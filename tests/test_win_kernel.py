@@ -176,10 +176,13 @@ def test_two_seat_softmax_is_the_general_one_bit_for_bit() -> None:
         general = np.exp(np.minimum(np.maximum(gaps.astype(np.float64) / unit, -60.0), 60.0)).sum(axis=-1)
         shortcut = 1.0 + np.exp(np.minimum(np.maximum(gaps[:, 1].astype(np.float64) / unit, -60.0), 60.0))
         assert np.array_equal(general.view(np.int64), shortcut.view(np.int64))
-        assert np.array_equal(_softmax_shares(gaps), np.rint(CHANCE_SCALE / general).astype(np.int64))
+        expected = np.clip(np.rint(CHANCE_SCALE / general), 1, CHANCE_SCALE - 1).astype(np.int64)  # never certain
+        assert np.array_equal(_softmax_shares(gaps), expected)
+        assert np.array_equal(_softmax_shares(gaps, own_first=True), expected)
     three = np.concatenate([np.zeros((5, 1), dtype=np.int64), rng.integers(-unit, unit, size=(5, 2))], axis=1)
     general3 = np.exp(three.astype(np.float64) / unit).sum(axis=-1)  # three seats: the general formula
-    assert np.array_equal(_softmax_shares(three), np.rint(CHANCE_SCALE / general3).astype(np.int64))
+    assert np.array_equal(_softmax_shares(three),
+                          np.clip(np.rint(CHANCE_SCALE / general3), 1, CHANCE_SCALE - 1).astype(np.int64))
 
 
 def test_compiled_strengths_equal_numpy_on_random_seats() -> None:

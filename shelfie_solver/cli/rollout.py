@@ -16,7 +16,7 @@ from shelfie_solver.dice.strategies import STRATEGIES
 @click.argument("game", metavar="GAME")
 @click.option("--policy", "--objective", "policy", default=DEFAULT_POLICY, show_default=True, metavar="S[,S...]",
               help=f"The strategy of every seat, or one per seat comma-separated: {', '.join(STRATEGIES)}, "
-                   "exact:FILE or learned:FILE (as simulate --players, docs/strategies.md). The top choices "
+                   "exact:FILE, exact2:FILE (two players) or learned:FILE (as simulate --players, docs/strategies.md). The top choices "
                    "are the advice of the mover's strategy.")
 @click.option("--games", type=click.IntRange(1, MAX_ROLLOUT_GAMES), default=1000, show_default=True, metavar="N",
               help=f"Games to play at most (1 to {MAX_ROLLOUT_GAMES:,}); fewer when the order of the choices is "

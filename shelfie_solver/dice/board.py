@@ -14,6 +14,7 @@ Board TOML form (docs/formats.md)::
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from dataclasses import dataclass
@@ -587,11 +588,17 @@ def board_to_dict(board: Board, rules: Ruleset) -> dict[str, Any]:
 
 def _shelf_from(shelf: Any, number: int, n_columns: int, rules: Ruleset, source: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     where = f"{source}: shelf {number}"
-    if not isinstance(shelf, dict) or set(shelf) - _SHELF_KEYS:
+    if not isinstance(shelf, dict):
         raise BoardError(f"{where}: expected a table with faces = [...] and values = [...]")
+    unknown = sorted(str(k) for k in set(shelf) - _SHELF_KEYS)
+    if unknown:
+        raise BoardError(f"{where}: unknown key {unknown[0]!r}; a shelf has faces = [...], values = [...] "
+                         f"and an optional name")
     faces = shelf.get("faces")
-    if isinstance(faces, str):
-        faces = [faces]
+    if isinstance(faces, str):  # one face is still a list (docs/formats.md)
+        quoted = json.dumps(faces, ensure_ascii=False)
+        raise BoardError(f"{where}: faces must be a list of face names, e.g. faces = [{quoted}] "
+                         f"(not faces = {quoted})")
     if not isinstance(faces, list) or not faces or not all(isinstance(f, str) for f in faces):
         raise BoardError(f"{where}: faces must be a list of face names, e.g. faces = [\"cat\"]")
     indices = []

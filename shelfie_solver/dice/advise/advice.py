@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -88,6 +89,9 @@ class ShelfOption:
         ends_game: whether giving it up closes the shelf that triggers the end (D17).
         value: the objective's value of giving it up, when the objective tells shelves apart
             (it has ``shelf_values``: ``learned``, ``win``, the exact win chance), else None.
+        exact: whether ``value`` is the exact chance to win where the objective knows it per
+            shelf (``win`` on a shelf whose loss ends the game, D13, D17: ``exact_shelves``),
+            else None (the advice's :attr:`Advice.win_chance_exact` holds).
     """
 
     shelf: int
@@ -96,6 +100,7 @@ class ShelfOption:
     potential_change: Fraction
     ends_game: bool = False
     value: Fraction | None = None
+    exact: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -191,7 +196,10 @@ def ranked_shelves(options: tuple[ShelfOption, ...], state: StateArrays,
         return options
     scale = objective.scale(state.rules)
     worth = {shelf: Fraction(value, scale) for shelf, value in shelf_values(state)}
-    valued = [replace(o, value=worth[o.shelf]) for o in options if o.shelf in worth]
+    exact_of = getattr(objective, "exact_shelves", None)
+    known = exact_of(state) if callable(exact_of) else None
+    valued = [replace(o, value=worth[o.shelf], exact=None if known is None else o.shelf in known)
+              for o in options if o.shelf in worth]
     return tuple(sorted(valued, key=lambda o: -(o.value or 0)))
 
 
@@ -235,8 +243,9 @@ def _objective_label(objective: Objective, board: Board) -> str:
     return objective.name
 
 
-def _ranks(values: list[Fraction]) -> list[int]:
-    """Competition ranks (1, 1, 3, ...) of values sorted best first; equal values share a rank."""
+def _ranks(values: Sequence[object]) -> list[int]:
+    """Competition ranks (1, 1, 3, ...) of values (or of ranking keys) sorted best first; equal
+    values share a rank."""
     ranks: list[int] = []
     for i, v in enumerate(values):
         ranks.append(ranks[-1] if i and v == values[i - 1] else i + 1)
@@ -248,7 +257,8 @@ def rank_holds(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objecti
     """Every distinct hold of ``dice`` with ``rerolls`` >= 1 left, best first.
 
     Order: value (desc); exact ties by expected points this turn (desc), then failed-result
-    chance (asc), then more dice kept.
+    chance (asc), then more dice kept. Equal values share a rank, but under a model's chance
+    (``win_chance_exact`` False) only with equal expected points too.
     """
     solution = solve_turn(board, marks, rules, objective, rerolls, points=True)
     space = space_for(rules)
@@ -264,7 +274,9 @@ def rank_holds(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objecti
         points = Fraction(int(row[-1]), den)  # the carried points column (dp.final_values)
         options.append((Fraction(int(row[0]), den_value), fail, order, hold, at_least, points))
     options.sort(key=lambda o: (-o[0], -o[5], o[1], o[2]))
-    ranks = _ranks([o[0] for o in options])
+    # a model's saturated chance is no tie when the expected points differ (as rank_markings)
+    model = getattr(objective, "win_chance_exact", None) is False
+    ranks = _ranks([(o[0], o[5] if model else None) for o in options])
     return tuple(HoldOption(o[3], o[0], o[1], o[4], r, o[5]) for o, r in zip(options, ranks))
 
 
@@ -282,7 +294,8 @@ def order_markings(state: StateArrays, sets: ItemSets, objective: Objective) -> 
 def rank_markings(dice: Counts, board: Board, marks: Marks, rules: Ruleset,
                   objective: Objective) -> tuple[MarkingOption, ...]:
     """Every legal marking of the final dice (D8-D12), best first (:func:`order_markings`);
-    empty = failed result (D13)."""
+    empty = failed result (D13). Equal values share a rank, but a model's chance (not exact) only
+    with equal points now too (a saturated estimate is no tie, docs/advise.md)."""
     index = legal_sets(dice, board, marks, rules)
     if not len(index):
         return ()
@@ -296,10 +309,15 @@ def rank_markings(dice: Counts, board: Board, marks: Marks, rules: Ruleset,
     values = [Fraction(int(worth[i]), scale) for i in order]
     exact_of = getattr(objective, "exact_markings", None)
     exact = exact_of(state, sets) if callable(exact_of) else None
+    # a model's chance (win_chance_exact False) that saturates (two markings the same estimate)
+    # is no tie when their points now differ: ranked by the points, as ordered (docs/advise.md)
+    model = getattr(objective, "win_chance_exact", None) is False
+    keys = [(v, int(points[i]) if model and not (exact is not None and exact[i]) else None)
+            for i, v in zip(order, values)]
     return tuple(_with_outcome(MarkingOption(found[i], v, int(points[i]), r,
                                              exact=bool(exact[i]) if exact is not None else None),
                                board, marks, rules)
-                 for i, v, r in zip(order, values, _ranks(values)))
+                 for i, v, r in zip(order, values, _ranks(keys)))
 
 
 def _with_outcome(option: MarkingOption, board: Board, marks: Marks, rules: Ruleset) -> MarkingOption:

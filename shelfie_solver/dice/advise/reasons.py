@@ -64,6 +64,18 @@ def versus(advice: Advice, best: Fraction, other: Fraction, name: str, places: i
     return f"{a} against {b} for {name}"
 
 
+def same_chance(advice: Advice, value: Fraction, places: int = CHANCE_PLACES) -> str:
+    """Two choices the model gives the same chance ``value`` (an estimate that saturates), as the
+    table prints it: ``"both keep your chance above 99.9%"``, ``"both leave your chance below
+    0.1%"``, else ``"both give your chance as 45.3%"``."""
+    cell = amount(advice, value, places)
+    if cell.startswith(">"):
+        return f"both keep your chance above {cell[1:]}"
+    if cell.startswith("<"):
+        return f"both leave your chance below {cell[1:]}"
+    return f"both give your chance as {cell}"
+
+
 def decided(values: Sequence[Fraction], exact: bool | None) -> Fraction | None:
     """The chance to win every choice gives when it is one and the same exactly (each of
     ``values``, with ``exact`` true: :attr:`advice.Advice.win_chance_exact`) and a certainty
@@ -201,6 +213,9 @@ def hold_reason(advice: Advice, names: Sequence[str] | None = None, places: int 
                 "the choice barely matters")
     runner = holds[at]
     words = [hold_words(advice.dice, h.keep, advice.rules) for h in (best, runner)]
+    if best.value == runner.value and best.points > runner.points:  # a model's estimate alike: the points
+        return (f"{same_chance(advice, best.value, places)}; {words[0]} scores more this turn "
+                f"({decimal(best.points, 2)} against {decimal(runner.points, 2)} expected points)")
     compare = versus(advice, best.value, runner.value, words[1], places)
     if best.keep == advice.dice and advice.markings and advice.markings[0].ends_game:
         after = advice.marks.with_marked(advice.markings[0].marking.cells)
@@ -265,6 +280,8 @@ def marking_reason(advice: Advice, names: Sequence[str] | None = None, places: i
         return "every marking is worth the same: the choice does not matter"
     runner = markings[at]
     cells, other = _cells(advice, best), _cells(advice, runner)
+    if best.value == runner.value and best.points > runner.points:  # a model's estimate alike: the points
+        return f"{same_chance(advice, best.value, places)}; {cells} scores {best.points - runner.points} more now"
     compare = versus(advice, best.value, runner.value, other, places)
     if best.ends_game and not runner.ends_game:
         line = ending(advice, advice.marks.with_marked(best.marking.cells), names, f"marking {cells}", places)

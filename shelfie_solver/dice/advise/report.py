@@ -18,7 +18,7 @@ from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.advise.words import CHANCE_PLACES, chance_cell, hold_words
 
 if TYPE_CHECKING:  # annotations only: the dice advisor's engine is not loaded by every command
-    from shelfie_solver.dice.advise.advice import Advice, HoldOption, MarkingOption
+    from shelfie_solver.dice.advise.advice import Advice, HoldOption, MarkingOption, ShelfOption
     from shelfie_solver.dice.game.events import GameState
 
 
@@ -446,6 +446,24 @@ def option_exact(option: MarkingOption, advice: Advice) -> bool:
     return bool(advice.win_chance_exact if option.exact is None else option.exact)
 
 
+def shelf_exact(option: ShelfOption, advice: Advice) -> bool:
+    """Whether a shelf's chance (a failed result, D13) is exact: its own flag where the objective
+    knows it per shelf (``win`` on a shelf whose loss ends the game, D17), else the advice's."""
+    return bool(advice.win_chance_exact if option.exact is None else option.exact)
+
+
+def first_exact(advice: Advice) -> bool:
+    """Whether the chance of ``advice``'s best choice is exact: of its first marking (final dice),
+    of its first shelf (a failed result, D13), else the advice's."""
+    if advice.holds:
+        return bool(advice.win_chance_exact)
+    if advice.markings:
+        return option_exact(advice.markings[0], advice)
+    if advice.failed and advice.failed[0].value is not None:
+        return shelf_exact(advice.failed[0], advice)
+    return bool(advice.win_chance_exact)
+
+
 def chance_fields(value: Fraction, exact_flag: bool | None) -> dict[str, Any]:
     """The JSON fields of one chance: ``win_chance`` ("p/q"), ``win_chance_float``, ``win_chance_exact``."""
     return {"win_chance": exact(value), "win_chance_float": float(value), "win_chance_exact": bool(exact_flag)}
@@ -454,8 +472,7 @@ def chance_fields(value: Fraction, exact_flag: bool | None) -> dict[str, Any]:
 def win_report(advice: Advice, title: list[str], data: dict[str, Any], top: int | None, reason: str | None) -> Report:
     """The holds, markings or shelves of ``advice`` (``win_chance_exact`` not None), in percent;
     a decided game (:func:`decided_report`) says so instead of ranking the choices."""
-    data.update(chance_fields(advice.value, advice.win_chance_exact if advice.holds or not advice.markings
-                              else option_exact(advice.markings[0], advice)))
+    data.update(chance_fields(advice.value, first_exact(advice)))
     if advice.holds:
         report = _win_holds(advice, title, data, top)
     elif advice.markings:
@@ -531,7 +548,8 @@ def _win_shelves(advice: Advice, title: list[str], data: dict[str, Any]) -> Repo
     if best is not None:
         title.append(f"Failed result (D13): no item can be marked. Give up shelf {best.shelf + 1} "
                      f"({board.shelf_label(best.shelf, advice.rules)}): chance to win "
-                     f"{chance_cell(best.value if best.value is not None else advice.value)} ({how(advice)})")
+                     f"{chance_cell(best.value if best.value is not None else advice.value)} "
+                     f"({'exact' if first_exact(advice) else 'model'})")
     headers = ["shelf", "faces", "items eliminated", "their points", "win chance", "exact"]
     rows = [[o.shelf + 1, board.shelf_label(o.shelf, advice.rules), " ".join(board.cell_name(c) for c in o.lost_items),
              o.lost_points, chance_cell(o.value) if o.value is not None else "",
@@ -544,7 +562,7 @@ def _win_shelves(advice: Advice, title: list[str], data: dict[str, Any]) -> Repo
     data["shelves"] = [{"shelf": o.shelf + 1, "items": [board.cell_name(c) for c in o.lost_items],
                         "points": o.lost_points, "potential_change": exact(o.potential_change),
                         "potential_change_float": float(o.potential_change), "ends_game": o.ends_game,
-                        **(chance_fields(o.value, advice.win_chance_exact) if o.value is not None else {})}
+                        **(chance_fields(o.value, shelf_exact(o, advice)) if o.value is not None else {})}
                        for o in advice.failed]
     notes = ["Marked items on the shelf stay marked and still score (D13)."] if rows else []
     return Report(title, headers, rows, data, notes, records=data["shelves"])
@@ -561,7 +579,8 @@ def decided_choices(advice: Advice) -> Fraction | None:
         return decided([m.value for m in advice.markings],
                        all(option_exact(m, advice) for m in advice.markings))
     values = [o.value for o in advice.failed if o.value is not None]
-    return decided(values, advice.win_chance_exact) if len(values) == len(advice.failed) else None
+    return decided(values, all(shelf_exact(o, advice) for o in advice.failed)) \
+        if len(values) == len(advice.failed) else None
 
 
 def decided_report(advice: Advice, report: Report, settled: Fraction) -> Report:

@@ -226,9 +226,40 @@ def _check_marking(position: Position, cells: tuple[int, ...], names: Sequence[s
         legal.position(cells)
     except GameError:
         shown = ", ".join(" ".join(board.cell_name(c) for c in found) for found in legal.all_cells()[:6])
+        why = why_not_legal(cells, dice, board, state.marks, rules)
         raise ActionError(f"{' '.join(board.cell_name(c) for c in cells)} is not a legal marking of "
-                          f"{dice_codes(dice, rules)} (D8-D14); legal include: {shown}"
+                          f"{dice_codes(dice, rules)} ({why or 'D8-D14'}); legal include: {shown}"
                           f"{' ...' if len(legal) > 6 else ''}") from None
+
+
+def why_not_legal(cells: tuple[int, ...], dice: Counts, board: Board, marks: Marks, rules: Ruleset) -> str | None:
+    """Why the items ``cells`` (cell indices) are not a legal marking of ``dice`` (face counts),
+    when the reason is a simple one: more items than a turn marks (D9), an item not available
+    (D4), or a face the items need more of than the dice show, Jokers counted as they may stand
+    in (D8, D11a: ``jokers_per_group`` per item, never more than are showing); else None (the
+    rule of the combinations, D10-D14, is for the legal list to show)."""
+    if len(cells) > rules.combinations_per_turn:
+        return f"{len(cells)} items: at most {rules.combinations_per_turn} a turn, D9"
+    gone = [c for c in cells if not marks.is_available(c)]
+    if gone:
+        return f"{board.cell_name(gone[0])} is not available, D4"
+    need: dict[int, int] = {}
+    groups: dict[int, int] = {}
+    for c in cells:
+        faces = board.faces_of(c)
+        if len(faces) != 1:  # a shelf of several faces: which face each item takes is the list's
+            return None
+        need[faces[0]] = need.get(faces[0], 0) + board.need(c)
+        groups[faces[0]] = groups.get(faces[0], 0) + 1
+    joker = rules.joker_index
+    jokers = dice[joker] if joker is not None else 0
+    for face, count in need.items():
+        stand_in = min(jokers, rules.jokers_per_group * groups[face])
+        if count > dice[face] + stand_in:
+            name = rules.sides[face].name
+            showing = f"{dice[face]}" + (f" and {jokers} joker{'s' if jokers != 1 else ''}" if jokers else "")
+            return f"the items need {count} {name} dice, the dice show {showing}, D8"
+    return None
 
 
 def _unchecked_marking(position: Position, cells: tuple[int, ...], names: Sequence[str] | None,
@@ -251,8 +282,9 @@ def _failed_result(position: Position, fail: Fail) -> tuple[Marks, ...]:
     state = position.state
     board, rules, marks = state.board, state.rules, state.marks
     if position.dice is not None and len(legal_sets(position.dice, board, marks, rules)):
-        raise ActionError(f"{dice_codes(position.dice, rules)} can mark an item, so it must (D14): "
-                          "a failed result is never chosen")
+        raise ActionError(f"{dice_codes(position.dice, rules)} can mark an item, so it must (D14): mark one "
+                          "of its items ('advise' lists them); a failed result is only possible when no item "
+                          "can be marked")
     options = failed_result_shelves(board, marks)
     shelves = [s + 1 for s in options]
     if fail.shelf + 1 not in shelves:

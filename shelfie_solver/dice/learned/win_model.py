@@ -459,20 +459,23 @@ def chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray, round_nu
 def _softmax_shares(gaps: np.ndarray, own_first: bool = False) -> np.ndarray:
     """``int64 (...)``: ``round(CHANCE_SCALE / sum_j exp(gaps_j))`` over the last axis of the exact
     integer strength differences ``gaps`` (over ``COEF_SCALE * WEIGHT_SCALE``), each converted to
-    float once (:func:`all_chances`). ``own_first``: the caller's promise that ``gaps[..., 0]`` is
-    0 (each row's differences from its own first seat, ``z_j - z_0``), which with two seats
-    needs one ``exp`` per row."""
+    float once (:func:`all_chances`); kept within 1 to ``CHANCE_SCALE - 1`` (an estimate, never
+    a certainty). ``own_first``: the caller's promise that ``gaps[..., 0]`` is 0 (each row's
+    differences from its own first seat, ``z_j - z_0``), which with two seats needs one ``exp``
+    per row."""
     if own_first and gaps.dtype != object and gaps.ndim == 2 and gaps.shape[1] == 2:
         # two seats, the mover's own gap 0 (the objective's hot path): exp(0) is 1 and a sum of two
         # terms is one addition, so 1 + exp of the other column gives the same float, bit for bit
-        # (tests/test_win_kernel.py), at half the exp
+        # (tests/test_win_kernel.py), at half the exp; never a certainty, as below
         other = gaps[:, 1].astype(np.float64) / (COEF_SCALE * WEIGHT_SCALE)
         pair: np.ndarray = np.rint(CHANCE_SCALE / (1.0 + np.exp(np.minimum(np.maximum(other, -60.0), 60.0))))
-        return pair.astype(np.int64)
+        return np.clip(pair, 1, CHANCE_SCALE - 1).astype(np.int64)
     scaled = np.array(gaps.tolist(), dtype=np.float64) / (COEF_SCALE * WEIGHT_SCALE) if gaps.dtype == object \
         else gaps.astype(np.float64) / (COEF_SCALE * WEIGHT_SCALE)
     total = np.exp(np.minimum(np.maximum(scaled, -60.0), 60.0)).sum(axis=-1)  # np.clip's values, cheaper
-    out: np.ndarray = np.rint(CHANCE_SCALE / total).astype(np.int64)
+    # an estimate is never a certainty: 1 to CHANCE_SCALE - 1, so no model chance shows as 0% or
+    # 100% (docs/play.md; only the exact chances of win_chance are 0 or 1)
+    out: np.ndarray = np.clip(np.rint(CHANCE_SCALE / total), 1, CHANCE_SCALE - 1).astype(np.int64)
     return out
 
 
@@ -553,6 +556,14 @@ class WinObjective(Learned):
         """``bool (K,)``: the markings of ``sets`` whose value is the exact chance to win
         (:meth:`ending_markings`), the others the model's estimate."""
         return self.ending_markings(state, sets)
+
+    def exact_shelves(self, state: StateArrays) -> set[int]:
+        """The shelves a failed result (D13) may give up whose value in :meth:`shelf_values` is
+        the exact chance to win (giving them up ends the game, D17, and :attr:`end_exact` gives
+        it: :meth:`_ranked_shelves`); the others' values are the model's estimate."""
+        if self.end_exact is None or not self._giving_up_ends(state):
+            return set()
+        return set(failed_result_shelves(state.board, state.marks))
 
     @staticmethod
     def _giving_up_ends(state: StateArrays) -> bool:

@@ -47,9 +47,12 @@ def seat_chances(state: GameState, dice: Any = None, rerolls_left: int = 0) -> l
         mine = solution.start_values()[0] if dice is None else solution.roll_value(dice, rerolls_left)
     else:
         options = rank_markings(dice, board, state.marks, rules, objective)
-        mine = options[0].value if options else Fraction(
-            objective.failed_value(StateArrays(board, rules, state.marks)), objective.scale(rules))
+        arrays = StateArrays(board, rules, state.marks)
+        mine = options[0].value if options else Fraction(objective.failed_value(arrays), objective.scale(rules))
         exact_flag = bool(options[0].exact) if options and options[0].exact is not None else exact_flag
+        exact_of = getattr(objective, "exact_shelves", None)
+        if not options and callable(exact_of) and exact_of(arrays):  # a failed result ends it (D13, D17)
+            exact_flag = True
     return share_the_rest(state, state.active, mine, exact_flag)
 
 
@@ -72,6 +75,9 @@ def after_turn_chances(before: GameState, action: Event, now: GameState) -> list
         shelf_values = getattr(objective, "shelf_values", None)
         worth = dict(shelf_values(arrays)) if callable(shelf_values) else {}
         mine = Fraction(worth.get(action.shelf, objective.failed_value(arrays)), scale)
+        exact_of = getattr(objective, "exact_shelves", None)
+        if callable(exact_of) and action.shelf in exact_of(arrays):  # it ends the game (D13, D17)
+            exact_flag = True
     else:
         cells = tuple(getattr(action, "cells"))
         one = _item_set(before, cells)
@@ -87,15 +93,21 @@ def after_turn_chances(before: GameState, action: Event, now: GameState) -> list
 def _with_next_roller(now: GameState, seat: int, mine: Fraction, exact_flag: bool) -> list[tuple[Fraction, bool]]:
     """Three or more players, right after ``seat``'s turn: ``seat``'s chance ``mine``, the seat
     about to roll its own value of this position (the engine's start value under its objective,
-    :func:`seat_chances`, at most what ``seat`` leaves), the others sharing what remains in
+    :func:`seat_chances`; when ``mine`` is above the roller's view of ``seat``, the roller and the
+    rest share ``1 - mine`` in the proportions of the roller's view instead), the others sharing what remains in
     proportion to the model (:func:`share_the_rest`). So the seat about to roll sees, before it
     rolls, the figure shown for it here: one probability of the position at the hand-off
     (docs/win-chance.md measures the gap this closes)."""
     roller = now.active
-    own, own_exact = seat_chances(now)[roller]
-    theirs = min(own, 1 - mine)
-    out = share_the_rest(now, seat, mine, exact_flag)
+    view = seat_chances(now)  # the roller's own view: its value, the others sharing the rest
+    own, own_exact = view[roller]
     rest = [j for j in range(now.players) if j not in (seat, roller)]
+    # the roller and the rest share what seat leaves; when seat's figure is above the roller's
+    # view of it, the roller's view leaves them too little, and both are scaled down in the
+    # roller's proportions (never a model 0 for the rest: docs/win-chance.md)
+    viewed = own + sum((view[j][0] for j in rest), Fraction(0))
+    theirs = min(own, (1 - mine) * own / viewed) if viewed else min(own, 1 - mine)
+    out = share_the_rest(now, seat, mine, exact_flag)
     left = 1 - mine - theirs
     weights = {j: out[j][0] for j in rest}
     total = sum(weights.values(), Fraction(0))
@@ -148,4 +160,23 @@ def share_the_rest(state: GameState, seat: int, mine: Fraction, exact_flag: bool
     total = sum(raw.values(), Fraction(0))
     for j in others:
         out[j] = ((1 - mine) * raw[j] / total if total else (1 - mine) / len(others), False)
+    return out
+
+
+def never_certain(chances: list[tuple[Fraction, bool]]) -> list[tuple[Fraction, bool]]:
+    """``chances`` (every seat's chance and whether it is exact, adding up to 1) with no model
+    figure at exactly 0 or 1: a model chance of 0 becomes ``1 / CHANCE_SCALE`` (the model's own
+    resolution, :mod:`learned.win_model`), taken from the largest model figure, so the seats still
+    add up to 1 and only an exact figure shows ``0%`` or ``100%`` (docs/play.md)."""
+    out = list(chances)
+    tiny = Fraction(1, CHANCE_SCALE)
+    for j, (chance, exact_flag) in enumerate(out):
+        if exact_flag or chance > 0:
+            continue
+        donors = [i for i, (c, e) in enumerate(out) if not e and c > 2 * tiny]
+        if not donors:
+            continue
+        big = max(donors, key=lambda i: out[i][0])
+        out[big] = (out[big][0] - tiny, False)
+        out[j] = (tiny, False)
     return out

@@ -239,9 +239,16 @@ def table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
     the game is over; at a turn's start the figure the last turn's advice gave the choice made
     (:func:`chances.after_turn_chances`); within a turn the active player's value
     (:func:`chances.seat_chances`), with three or more players the others' figures of the turn's
-    start scaled to the rest (:func:`chances.within_turn_chances`); empty alone."""
+    start scaled to the rest (:func:`chances.within_turn_chances`); a model figure never exactly 0 or 1
+    (:func:`chances.never_certain`); empty alone."""
     if len(kept.players) < 2:
         return []
+    from shelfie_solver.dice.play.chances import never_certain
+
+    return never_certain(_table_chances(kept))
+
+
+def _table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
     over = kept.over
     if over is not None:
         from shelfie_solver.dice.win_chance import share
@@ -270,10 +277,9 @@ def _step_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
     if kept.dice is not None:
         advice = step_advice(kept, PLAY_OBJECTIVE)
         if advice is not None and advice.win_chance_exact is not None:
-            from shelfie_solver.dice.advise.report import option_exact
+            from shelfie_solver.dice.advise.report import first_exact
 
-            first = advice.markings[0] if advice.markings and not advice.holds else None
-            flag = option_exact(first, advice) if first is not None else bool(advice.win_chance_exact)
+            flag = first_exact(advice)  # its best marking's or shelf's own flag (D17 ends exact)
             return share_the_rest(kept.state, kept.state.active, advice.value, flag)
     return seat_chances(kept.state, kept.dice, kept.rerolls_left if kept.dice is not None else 0)
 

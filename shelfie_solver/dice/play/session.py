@@ -425,6 +425,10 @@ class Session:
                                     "scores, 'undo' takes back the last action, 'quit' leaves")
             raise KeptGameError(f"unknown command {command!r}; type 'help' for the commands")
         if kept.dice is not None and not names_faces(shlex.split(line)[0], kept.rules):
+            try:  # after a re-roll as at the roll: a word that is not dice says why (_neither)
+                parse_dice(line, kept.rules, count=-1)
+            except DiceError as error:
+                raise _neither(shlex.split(line)[0], error) from None
             raise KeptGameError(f"unknown command {command!r}; type 'help' for the commands")
         return self._dice(line)
 
@@ -439,8 +443,7 @@ class Session:
                 first = shlex.split(text)[0]
                 if names_faces(first, kept.rules):
                     raise
-                raise KeptGameError(f"{shorten(first)} is neither a command (help lists them) nor dice: "
-                                    f"{error}") from None
+                raise _neither(first, error) from None
         parse_dice(text, kept.rules, count=-1)  # bad dice are refused before the file is locked
 
         advised: list[Counts] = []
@@ -684,3 +687,10 @@ def _count(args: list[str]) -> int:
         return int(args[0])
     except ValueError:
         raise KeptGameError(f"bad count {args[0]!r}; expected 'undo' or 'undo N' with a whole number N") from None
+
+
+def _neither(word: str, error: DiceError) -> KeptGameError:
+    """The one message for a word typed at the prompt that is neither a command nor dice (at the
+    roll, D6, and after a re-roll alike): the word as typed and why it is not dice (``error``,
+    which names the bad face)."""
+    return KeptGameError(f"{shorten(word)} is neither a command (help lists them) nor dice: {error}")

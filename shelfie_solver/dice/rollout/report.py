@@ -81,6 +81,9 @@ def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report
              f"{names[mover]}'s interval (Wilson; every seat's: --format json). vs best: this choice's chance "
              f"minus the best one's for {names[mover]}, in points, paired on the same dice (Student t 95%). "
              "position: as the policy plays; advice: the advice's own chance of the choice."]
+    if len(result.choices) > 1:
+        notes.append(f"The rows 1, 2, ... are ordered by {names[mover]}'s played-out chance, best first, not by "
+                     "the advice (the advice column keeps its own figures).")
     if result.settled:
         notes.append(f"Stopped after {result.games:,} of {result.asked:,} games: the order of the choices is settled "
                      "(every neighbour's paired interval above 0, docs/rollout.md).")
