@@ -9,6 +9,7 @@ import json
 import re
 from fractions import Fraction
 
+import pytest
 from click.testing import CliRunner
 
 from shelfie_solver.cli import main
@@ -265,3 +266,23 @@ def test_play_says_the_game_is_decided(tmp_path):
     lines = advice_lines(read_kept_game(game), "win")  # the prompt's screen: the same words, nothing ranked
     assert lines[0].startswith("Decided: you have won whatever you roll (chance to win 100%, exact)")
     assert not any(line.startswith(("Next:", "Best:")) for line in lines)
+
+
+@pytest.mark.parametrize("second, words", [
+    (Fraction(1, 2) - Fraction(1, 500), "every hold is within 0.2 percentage points of the chance to win"),
+    (Fraction(1, 2) - Fraction(1, 10**5), "every hold is within less than 0.1 percentage point of the chance to win"),
+])
+def test_holds_that_barely_differ_say_so_in_percentage_points(board, second, words):
+    """Two holds of the chance to win 50% and just under it (a hand-built advice, exact chances):
+    the spread is a difference of chances, in percentage points, singular below 0.1."""
+    from shelfie_solver.dice.advise.advice import Advice, HoldOption
+    from shelfie_solver.dice.advise.reasons import reason
+    from shelfie_solver.dice.rolls import parse_dice
+
+    rules = DEFAULT_RULES
+    dice = parse_dice("PPBCCJ", rules)
+    holds = (HoldOption(parse_dice("CC", rules, count=2), Fraction(1, 2), Fraction(0), (), 1, Fraction(1)),
+             HoldOption(parse_dice("PP", rules, count=2), second, Fraction(0), (), 2, Fraction(1)))
+    advice = Advice(rules, board, Marks.empty(board), dice, 2, "win", Fraction(1, 2), 0, holds=holds,
+                    win_chance_exact=True)
+    assert reason(advice) == f"{words}: the choice barely matters"

@@ -208,9 +208,8 @@ def hold_reason(advice: Advice, names: Sequence[str] | None = None, places: int 
     worst = min(h.value for h in holds)
     if advice.win_chance_exact is not None and best.value - worst < BARELY:
         spread = float(best.value - worst) * 100
-        within = f"{spread:.1f}" if spread >= 0.05 else "less than 0.1"
-        return (f"every hold is within {within} percentage points of the chance to win: "
-                "the choice barely matters")
+        within = f"{spread:.1f} percentage points" if spread >= 0.05 else "less than 0.1 percentage point"
+        return f"every hold is within {within} of the chance to win: the choice barely matters"
     runner = holds[at]
     words = [hold_words(advice.dice, h.keep, advice.rules) for h in (best, runner)]
     if best.value == runner.value and best.points > runner.points:  # a model's estimate alike: the points
