@@ -14,7 +14,6 @@ Board TOML form (docs/formats.md)::
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from dataclasses import dataclass
@@ -596,6 +595,8 @@ def _shelf_from(shelf: Any, number: int, n_columns: int, rules: Ruleset, source:
                          f"and an optional name")
     faces = shelf.get("faces")
     if isinstance(faces, str):  # one face is still a list (docs/formats.md)
+        import json  # the error path only: advise's start-up loads no json (tests/test_startup.py)
+
         quoted = json.dumps(faces, ensure_ascii=False)
         raise BoardError(f"{where}: faces must be a list of face names, e.g. faces = [{quoted}] "
                          f"(not faces = {quoted})")
