@@ -468,8 +468,9 @@ def _softmax_shares(gaps: np.ndarray, own_first: bool = False) -> np.ndarray:
         # terms is one addition, so 1 + exp of the other column gives the same float, bit for bit
         # (tests/test_win_kernel.py), at half the exp; never a certainty, as below
         other = gaps[:, 1].astype(np.float64) / (COEF_SCALE * WEIGHT_SCALE)
-        pair: np.ndarray = np.rint(CHANCE_SCALE / (1.0 + np.exp(np.minimum(np.maximum(other, -60.0), 60.0))))
-        return np.clip(pair, 1, CHANCE_SCALE - 1).astype(np.int64)
+        pair = np.rint(CHANCE_SCALE / (1.0 + np.exp(np.minimum(np.maximum(other, -60.0), 60.0))))
+        shares: np.ndarray = np.clip(pair, 1, CHANCE_SCALE - 1).astype(np.int64)
+        return shares
     scaled = np.array(gaps.tolist(), dtype=np.float64) / (COEF_SCALE * WEIGHT_SCALE) if gaps.dtype == object \
         else gaps.astype(np.float64) / (COEF_SCALE * WEIGHT_SCALE)
     total = np.exp(np.minimum(np.maximum(scaled, -60.0), 60.0)).sum(axis=-1)  # np.clip's values, cheaper
