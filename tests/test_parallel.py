@@ -273,3 +273,30 @@ def test_a_signal_inside_a_finalizer_is_not_lost():
                 time.sleep(0.01)
     assert caught.value.signum == signal.SIGINT
     assert time.monotonic() - started < 2
+
+
+def test_a_signal_replaced_by_library_code_still_stops_the_run() -> None:
+    """A library that catches the signal's exception and raises another in its place (llvmlite,
+    compiling a numba kernel, reports an AttributeError): the run still ends as interrupted,
+    with the other exception as its cause; an error with no signal is left as it is."""
+    import os
+    import signal
+
+    from shelfie_solver.core.parallel import Interrupted, signals_raise
+
+    def library_call() -> None:
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(1_000_000):  # the handler runs here
+                pass
+        except Interrupted:
+            raise AttributeError("'ValueRef' object has no attribute '_as_parameter_'") from None
+
+    with pytest.raises(Interrupted) as caught:
+        with signals_raise():
+            library_call()
+    assert caught.value.signum == signal.SIGINT
+    assert isinstance(caught.value.__cause__, AttributeError)
+    with pytest.raises(AttributeError):
+        with signals_raise():
+            raise AttributeError("no signal")

@@ -298,6 +298,15 @@ def signals_raise() -> Iterator[Callable[[], None]]:
     old = {signum: signal.signal(signum, handler) for signum in _SIGNAL_NAMES}
     try:
         yield check
+    except Interrupted:
+        raise
+    except BaseException as error:
+        # the signal's exception was raised inside library code that replaced it with another
+        # (llvmlite, compiling a numba kernel, reports an AttributeError for it): it is still
+        # the signal that stopped the run
+        if fired:
+            raise Interrupted(fired[0]) from error
+        raise
     finally:
         for signum, previous in old.items():
             signal.signal(signum, previous)
