@@ -373,14 +373,26 @@ def solve_heavy(rules: Ruleset, seed: int, count: int, jobs: int = 1, scheduler:
     Raises:
         TrainError: the ruleset cannot hold the family's boards (too few item faces).
     """
-    from shelfie_solver.dice.wholegame.random_boards import SPREAD_SHAPES, heavy_boards
+    from shelfie_solver.dice.wholegame.random_boards import heavy_boards
+
+    return _solve_family(heavy_boards, HEAVY_STREAM, "--solitaire-heavy", rules, seed, count, jobs, scheduler,
+                         progress, shapes)
+
+
+def _solve_family(draw: Callable[..., list[Board]], stream: int, option: str, rules: Ruleset, seed: int, count: int,
+                  jobs: int, scheduler: Any, progress: Callable[[int], None] | None,
+                  shapes: tuple[tuple[int, int], ...] | None) -> list[tuple[Board, dict[int, Sums]]]:
+    """:func:`solve_heavy` and :func:`solve_threes`: ``count`` boards of ``draw`` (a family of
+    :mod:`wholegame.random_boards`) from ``SeedSequence(seed, spawn_key=(stream,))``, each with
+    its :func:`board_float_sums` over :data:`HEAVY_SAMPLE` states drawn from child ``i`` of
+    ``(stream, 1)``; a family the ruleset cannot hold is a :class:`TrainError` naming ``option``."""
+    from shelfie_solver.dice.wholegame.random_boards import SPREAD_SHAPES
 
     try:
-        boards = heavy_boards(np.random.SeedSequence(seed, spawn_key=(HEAVY_STREAM,)), count, rules,
-                              shapes or SPREAD_SHAPES)
+        boards = draw(np.random.SeedSequence(seed, spawn_key=(stream,)), count, rules, shapes or SPREAD_SHAPES)
     except ValueError as error:
-        raise TrainError(f"--solitaire-heavy: {error}") from None
-    samples = np.random.SeedSequence(seed, spawn_key=(HEAVY_STREAM, 1)).spawn(count)
+        raise TrainError(f"{option}: {error}") from None
+    samples = np.random.SeedSequence(seed, spawn_key=(stream, 1)).spawn(count)
     tasks: list[tuple[Any, ...]] = [(board, rules, HEAVY_SAMPLE, sample) for board, sample in zip(boards, samples)]
     return list(zip(boards, run_tasks(board_float_sums, tasks, jobs, progress, scheduler)))
 
@@ -421,16 +433,10 @@ def solve_threes(rules: Ruleset, seed: int, count: int, jobs: int = 1, scheduler
     Raises:
         TrainError: the ruleset cannot hold the family's boards (too few item faces).
     """
-    from shelfie_solver.dice.wholegame.random_boards import SPREAD_SHAPES, threes_boards
+    from shelfie_solver.dice.wholegame.random_boards import threes_boards
 
-    try:
-        boards = threes_boards(np.random.SeedSequence(seed, spawn_key=(THREES_STREAM,)), count, rules,
-                               shapes or SPREAD_SHAPES)
-    except ValueError as error:
-        raise TrainError(f"--solitaire-threes: {error}") from None
-    samples = np.random.SeedSequence(seed, spawn_key=(THREES_STREAM, 1)).spawn(count)
-    tasks: list[tuple[Any, ...]] = [(board, rules, HEAVY_SAMPLE, sample) for board, sample in zip(boards, samples)]
-    return list(zip(boards, run_tasks(board_float_sums, tasks, jobs, progress, scheduler)))
+    return _solve_family(threes_boards, THREES_STREAM, "--solitaire-threes", rules, seed, count, jobs, scheduler,
+                         progress, shapes)
 
 
 def threes_table(threes: Sequence[tuple[Board, dict[int, Sums]]], rules: Ruleset,
