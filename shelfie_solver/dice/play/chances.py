@@ -50,8 +50,7 @@ def seat_chances(state: GameState, dice: Any = None, rerolls_left: int = 0) -> l
         arrays = StateArrays(board, rules, state.marks)
         mine = options[0].value if options else Fraction(objective.failed_value(arrays), objective.scale(rules))
         exact_flag = bool(options[0].exact) if options and options[0].exact is not None else exact_flag
-        exact_of = getattr(objective, "exact_shelves", None)
-        if not options and callable(exact_of) and exact_of(arrays):  # a failed result ends it (D13, D17)
+        if not options and _exact_shelves(objective, arrays):  # a failed result ends it (D13, D17)
             exact_flag = True
     return share_the_rest(state, state.active, mine, exact_flag)
 
@@ -75,8 +74,7 @@ def after_turn_chances(before: GameState, action: Event, now: GameState) -> list
         shelf_values = getattr(objective, "shelf_values", None)
         worth = dict(shelf_values(arrays)) if callable(shelf_values) else {}
         mine = Fraction(worth.get(action.shelf, objective.failed_value(arrays)), scale)
-        exact_of = getattr(objective, "exact_shelves", None)
-        if callable(exact_of) and action.shelf in exact_of(arrays):  # it ends the game (D13, D17)
+        if action.shelf in _exact_shelves(objective, arrays):  # it ends the game (D13, D17)
             exact_flag = True
     else:
         cells = tuple(getattr(action, "cells"))
@@ -88,6 +86,13 @@ def after_turn_chances(before: GameState, action: Event, now: GameState) -> list
     if before.players > 2 and now.active != before.active:
         return _with_next_roller(now, before.active, mine, exact_flag)
     return share_the_rest(now, before.active, mine, exact_flag)
+
+
+def _exact_shelves(objective: Any, arrays: StateArrays) -> set[int]:
+    """The shelves a failed result may give up (D13) whose chance ``objective`` gives exactly
+    (they end the game, D17: ``WinObjective.exact_shelves``); none for an objective without them."""
+    exact_of = getattr(objective, "exact_shelves", None)
+    return set(exact_of(arrays)) if callable(exact_of) else set()
 
 
 def _with_next_roller(now: GameState, seat: int, mine: Fraction, exact_flag: bool) -> list[tuple[Fraction, bool]]:
