@@ -186,6 +186,14 @@ def advise(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objective: 
     return replace(base, value=Fraction(objective.failed_value(state), objective.scale(rules)), failed=failed)
 
 
+def exact_shelves(objective: Objective, state: StateArrays) -> set[int] | None:
+    """The shelves a failed result may give up (D13) whose value ``objective`` gives as the exact
+    chance to win (their loss ends the game, D17: ``WinObjective.exact_shelves``); None for an
+    objective that does not tell them apart."""
+    exact_of = getattr(objective, "exact_shelves", None)
+    return set(exact_of(state)) if callable(exact_of) else None
+
+
 def ranked_shelves(options: tuple[ShelfOption, ...], state: StateArrays,
                    objective: Objective) -> tuple[ShelfOption, ...]:
     """The shelves of a failed result (D13) ranked by the game's objective when it tells them
@@ -196,8 +204,7 @@ def ranked_shelves(options: tuple[ShelfOption, ...], state: StateArrays,
         return options
     scale = objective.scale(state.rules)
     worth = {shelf: Fraction(value, scale) for shelf, value in shelf_values(state)}
-    exact_of = getattr(objective, "exact_shelves", None)
-    known = exact_of(state) if callable(exact_of) else None
+    known = exact_shelves(objective, state)
     valued = [replace(o, value=worth[o.shelf], exact=None if known is None else o.shelf in known)
               for o in options if o.shelf in worth]
     return tuple(sorted(valued, key=lambda o: -(o.value or 0)))

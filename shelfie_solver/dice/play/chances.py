@@ -31,7 +31,7 @@ def seat_chances(state: GameState, dice: Any = None, rerolls_left: int = 0) -> l
     active player's from the engine under ``win-model`` (exact where :mod:`win_chance` applies) at the
     start of the turn (``dice`` None), after a roll with ``rerolls_left``, or with final dice; the
     others share the rest (:func:`share_the_rest`). Empty alone."""
-    from shelfie_solver.dice.advise.advice import rank_markings
+    from shelfie_solver.dice.advise.advice import exact_shelves, rank_markings
     from shelfie_solver.dice.engine.dp import solve_turn
     from shelfie_solver.dice.objective_names import advice_objective
 
@@ -50,7 +50,7 @@ def seat_chances(state: GameState, dice: Any = None, rerolls_left: int = 0) -> l
         arrays = StateArrays(board, rules, state.marks)
         mine = options[0].value if options else Fraction(objective.failed_value(arrays), objective.scale(rules))
         exact_flag = bool(options[0].exact) if options and options[0].exact is not None else exact_flag
-        if not options and _exact_shelves(objective, arrays):  # a failed result ends it (D13, D17)
+        if not options and exact_shelves(objective, arrays):  # a failed result ends it (D13, D17)
             exact_flag = True
     return share_the_rest(state, state.active, mine, exact_flag)
 
@@ -61,6 +61,7 @@ def after_turn_chances(before: GameState, action: Event, now: GameState) -> list
     player's chance is the value the advice of that turn gives the choice made, under the same
     objective (``win``: :func:`objective_names.advice_objective`), the others share the rest
     (:func:`share_the_rest` in ``now``). Empty alone."""
+    from shelfie_solver.dice.advise.advice import exact_shelves
     from shelfie_solver.dice.objective_names import advice_objective
 
     if before.players < 2:
@@ -74,7 +75,7 @@ def after_turn_chances(before: GameState, action: Event, now: GameState) -> list
         shelf_values = getattr(objective, "shelf_values", None)
         worth = dict(shelf_values(arrays)) if callable(shelf_values) else {}
         mine = Fraction(worth.get(action.shelf, objective.failed_value(arrays)), scale)
-        if action.shelf in _exact_shelves(objective, arrays):  # it ends the game (D13, D17)
+        if action.shelf in (exact_shelves(objective, arrays) or ()):  # it ends the game (D13, D17)
             exact_flag = True
     else:
         cells = tuple(getattr(action, "cells"))
@@ -86,13 +87,6 @@ def after_turn_chances(before: GameState, action: Event, now: GameState) -> list
     if before.players > 2 and now.active != before.active:
         return _with_next_roller(now, before.active, mine, exact_flag)
     return share_the_rest(now, before.active, mine, exact_flag)
-
-
-def _exact_shelves(objective: Any, arrays: StateArrays) -> set[int]:
-    """The shelves a failed result may give up (D13) whose chance ``objective`` gives exactly
-    (they end the game, D17: ``WinObjective.exact_shelves``); none for an objective without them."""
-    exact_of = getattr(objective, "exact_shelves", None)
-    return set(exact_of(arrays)) if callable(exact_of) else set()
 
 
 def _with_next_roller(now: GameState, seat: int, mine: Fraction, exact_flag: bool) -> list[tuple[Fraction, bool]]:
