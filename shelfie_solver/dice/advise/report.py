@@ -434,21 +434,16 @@ MODEL_NOTE = ("win chance: your chance to win (D20: a k-way tie counts 1/k) unde
               "closer to 50% than they are (docs/win-chance.md, \"Against rollouts\").")
 
 
-def how(advice: Advice, option: MarkingOption | None = None) -> str:
+def how(advice: Advice, option: MarkingOption | ShelfOption | None = None) -> str:
     """``exact`` or ``model`` for the title: of ``option``'s chance when given
     (:func:`option_exact`), else of the advice's."""
     return "exact" if (advice.win_chance_exact if option is None else option_exact(option, advice)) else "model"
 
 
-def option_exact(option: MarkingOption, advice: Advice) -> bool:
-    """Whether a marking's chance is exact: its own flag where the objective knows it per
-    marking (``win`` on a marking that ends the game, D17), else the advice's."""
-    return bool(advice.win_chance_exact if option.exact is None else option.exact)
-
-
-def shelf_exact(option: ShelfOption, advice: Advice) -> bool:
-    """Whether a shelf's chance (a failed result, D13) is exact: its own flag where the objective
-    knows it per shelf (``win`` on a shelf whose loss ends the game, D17), else the advice's."""
+def option_exact(option: MarkingOption | ShelfOption, advice: Advice) -> bool:
+    """Whether a marking's or a shelf's chance is exact: its own flag where the objective knows it
+    per option (a marking that ends the game, D17; ``win`` on a shelf whose loss ends it, D13,
+    D17), else the advice's."""
     return bool(advice.win_chance_exact if option.exact is None else option.exact)
 
 
@@ -460,7 +455,7 @@ def first_exact(advice: Advice) -> bool:
     if advice.markings:
         return option_exact(advice.markings[0], advice)
     if advice.failed and advice.failed[0].value is not None:
-        return shelf_exact(advice.failed[0], advice)
+        return option_exact(advice.failed[0], advice)
     return bool(advice.win_chance_exact)
 
 
@@ -549,7 +544,7 @@ def _win_shelves(advice: Advice, title: list[str], data: dict[str, Any]) -> Repo
         title.append(f"Failed result (D13): no item can be marked. Give up shelf {best.shelf + 1} "
                      f"({board.shelf_label(best.shelf, advice.rules)}): chance to win "
                      f"{chance_cell(best.value if best.value is not None else advice.value)} "
-                     f"({'exact' if first_exact(advice) else 'model'})")
+                     f"({how(advice, best)})")
     headers = ["shelf", "faces", "items eliminated", "their points", "win chance", "exact"]
     rows = [[o.shelf + 1, board.shelf_label(o.shelf, advice.rules), " ".join(board.cell_name(c) for c in o.lost_items),
              o.lost_points, chance_cell(o.value) if o.value is not None else "",
@@ -562,7 +557,7 @@ def _win_shelves(advice: Advice, title: list[str], data: dict[str, Any]) -> Repo
     data["shelves"] = [{"shelf": o.shelf + 1, "items": [board.cell_name(c) for c in o.lost_items],
                         "points": o.lost_points, "potential_change": exact(o.potential_change),
                         "potential_change_float": float(o.potential_change), "ends_game": o.ends_game,
-                        **(chance_fields(o.value, shelf_exact(o, advice)) if o.value is not None else {})}
+                        **(chance_fields(o.value, option_exact(o, advice)) if o.value is not None else {})}
                        for o in advice.failed]
     notes = ["Marked items on the shelf stay marked and still score (D13)."] if rows else []
     return Report(title, headers, rows, data, notes, records=data["shelves"])
@@ -579,7 +574,7 @@ def decided_choices(advice: Advice) -> Fraction | None:
         return decided([m.value for m in advice.markings],
                        all(option_exact(m, advice) for m in advice.markings))
     values = [o.value for o in advice.failed if o.value is not None]
-    return decided(values, all(shelf_exact(o, advice) for o in advice.failed)) \
+    return decided(values, all(option_exact(o, advice) for o in advice.failed)) \
         if len(values) == len(advice.failed) else None
 
 
