@@ -255,28 +255,22 @@ def sheets_chance_numerators(board: Board, rules: Ruleset,
     The value of a final roll under :class:`LastTurnWin` is :func:`shares` of the best score the
     roll can reach (a share never falls as the score rises), so the final values are
     :func:`best_final_scores` (once per sheet) mapped through :func:`shares`, and the DP over the
-    re-rolls of every case not known yet runs at once, :func:`batched.solve_finals` (compiled
-    with numba): the same exact values as :func:`dp.solve_turn` of :class:`LastTurnWin`, cached
-    per (sheet, scores). When every final roll has the same share (the scores to beat are out of
-    the sheet's reach, or below its score now), that share is the chance whatever the play, with
-    no DP."""
-    from shelfie_solver.dice.engine.batched import solve_finals
-    from shelfie_solver.dice.rolls import space_for
-
+    re-rolls of every case not known yet runs at once (:func:`_last_turn_numerators`): the same
+    exact values as :func:`dp.solve_turn` of :class:`LastTurnWin`, cached per (sheet, scores).
+    When every final roll has the same share (the scores to beat are out of the sheet's reach,
+    or below its score now), that share is the chance whatever the play, with no DP."""
     unit = chance_scale(rules) // WIN_UNIT  # a final roll's share, over WIN_UNIT, to the start's scale
     store = _chance_store(board, rules)
     found: dict[tuple[int, int, tuple[int, ...]], int] = {}
     unsolved: list[tuple[int, int, tuple[int, ...]]] = []
-    finals: list[np.ndarray] = []
+    finals: list[tuple[np.ndarray, list[int], list[int]]] = []
     for marks, others in cases:
         if marks.has_available:
             _sheet_chances(board, rules, marks, others, unit, store, found, unsolved, finals)
     if unsolved:
-        solved = solve_finals(space_for(rules), np.ascontiguousarray(np.concatenate(finals, axis=1)[:, :, None]),
-                              rules.rerolls, WIN_UNIT)
-        for key, value in zip(unsolved, solved.start_numerators().tolist()):
-            found[key] = int(value)
-            _remember(store, key, found[key])
+        for key, value in zip(unsolved, _last_turn_numerators(rules, finals)):
+            found[key] = value
+            _remember(store, key, value)
     out = []
     for marks, others in cases:
         if not marks.has_available:
@@ -287,13 +281,43 @@ def sheets_chance_numerators(board: Board, rules: Ruleset,
     return out
 
 
+def _last_turn_numerators(rules: Ruleset, finals: Sequence[tuple[np.ndarray, list[int], list[int]]]) -> list[int]:
+    """The start numerators over :func:`chance_scale` of :class:`LastTurnWin` turns, per sheet of
+    ``finals`` (its :func:`best_final_scores` ``(R,)``, then per case the best other score and
+    ``1 +`` how many reach it, :func:`_top_and_tied`), in that order: by one compiled call where
+    every value fits int64 (:func:`engine.kernel._last_turn_starts`, numba: the DP's values
+    without its holds and policy, the one thing read here), else the final values
+    (:func:`_shares_below`) through :func:`batched.solve_finals` (exact limbs beyond int64)."""
+    from shelfie_solver.dice.engine.batched import solve_finals
+    from shelfie_solver.dice.engine.dp import initial_roll_row
+    from shelfie_solver.dice.engine.kernel import kernel_function
+    from shelfie_solver.dice.engine.transitions import INT64_SAFE, hold_steps
+    from shelfie_solver.dice.rolls import space_for
+
+    space = space_for(rules)
+    starts = kernel_function("_last_turn_starts")
+    if starts is not None and (WIN_UNIT + 1) * space.denominator ** (rules.rerolls + 1) < INT64_SAFE:
+        # (every value of the DP, and the initial roll's sum, is at most WIN_UNIT * D^(rerolls + 1))
+        sheet = np.repeat(np.arange(len(finals)), [len(tops) for _, tops, _ in finals])
+        found: np.ndarray = starts(
+            np.ascontiguousarray([best for best, _, _ in finals], dtype=np.int64), sheet,
+            np.array([top for _, tops, _ in finals for top in tops], dtype=np.int64),
+            np.array([tied for _, _, ties in finals for tied in ties], dtype=np.int64), WIN_UNIT, *hold_steps(space),
+            space.denominator, rules.rerolls, *initial_roll_row(space))
+        return [int(value) for value in found.tolist()]
+    level0 = np.concatenate([_shares_below(best[:, None], np.array(tops, dtype=np.int64), np.array(ties, dtype=np.int64))
+                             for best, tops, ties in finals], axis=1)
+    solved = solve_finals(space, np.ascontiguousarray(level0[:, :, None]), rules.rerolls, WIN_UNIT)
+    return [int(value) for value in solved.start_numerators().tolist()]
+
+
 def _sheet_chances(board: Board, rules: Ruleset, marks: Marks, others: Sequence[tuple[int, ...]], unit: int,
                    store: OrderedDict[Any, int], found: dict[Any, int], unsolved: list[Any],
-                   finals: list[np.ndarray]) -> None:
+                   finals: list[tuple[np.ndarray, list[int], list[int]]]) -> None:
     """:func:`sheets_chance_numerators` of one sheet with an available item: each set of scores
     found (in ``store``, :func:`_chance_store`, or decided: every final roll's share alike) into
-    ``found``; the others' keys appended to ``unsolved`` and their final values, ``int64 (R,
-    S)``, to ``finals``."""
+    ``found``; the others' keys appended to ``unsolved`` and, for :func:`_last_turn_numerators`,
+    the sheet's best final scores with their best other scores and ties to ``finals``."""
     todo = []
     for o in others:
         key = (marks.marked, marks.eliminated, tuple(o))
@@ -324,7 +348,7 @@ def _sheet_chances(board: Board, rules: Ruleset, marks: Marks, others: Sequence[
             continue
         _remember(store, key, found[key])
     if tops:
-        finals.append(_shares_below(best[:, None], np.array(tops, dtype=np.int64), np.array(ties, dtype=np.int64)))
+        finals.append((best, tops, ties))
 
 
 @dataclass(frozen=True, eq=False)

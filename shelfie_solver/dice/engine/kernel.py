@@ -38,7 +38,8 @@ if TYPE_CHECKING:
 _COMPILED_ORDER = ("_potential", "_sum_columns", "_level", "_top_hold", "_dp_minor", "_failed", "_strategic", "_usable_list",
                    "_strategic_sets", "_scan", "_best_points", "_markings_end", "_line_totals", "_bit_line_totals",
                    "_best_scores",
-                   "_sheet", "_dp", "_best_marking", "_turn_levels", "_solver_turn", "_finals_many")
+                   "_sheet", "_dp", "_best_marking", "_turn_levels", "_solver_turn", "_finals_many",
+                   "_last_turn_starts")
 
 
 def compile_into(namespace: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any] | None:
@@ -224,6 +225,62 @@ def _dp_minor(extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: 
                         v = expected[k, n * q + c]
                         prev[r, n * q + c] = v
                         values[level - 1, r, lo + n, c] = v
+
+
+def _last_turn_starts(best: np.ndarray, sheet: np.ndarray, tops: np.ndarray, ties: np.ndarray, win_unit: int,
+                      extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: np.ndarray, denominator: int,
+                      rerolls: int, start_columns: np.ndarray,
+                      start_weights: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """The start numerators of :class:`win_chance.LastTurnWin` turns (a player's last turn against
+    final scores, D18, D20), ``int64 (N,)``, without their holds or policy: case ``i`` is the sheet
+    ``sheet[i]``, whose best score per final roll is ``best[sheet[i]] (R,)``
+    (:func:`win_chance.best_final_scores`), against a best other score ``tops[i]`` reached by
+    ``ties[i] - 1`` players. A final roll is worth ``win_unit`` above it, ``win_unit //
+    ties[i]`` at it, else 0 (:func:`win_chance._shares_below`); then the DP of :func:`_level`
+    (the re-roll expectation by ``extend``/``power``/``order``, keeping every die stops, D7)
+    where only the values are kept: a roll's value is the most any of its sub-holds is worth
+    (the tie rule picks among equal values, so it moves no value), then the initial roll's
+    weighted sum (``start_columns``/``start_weights``, the no-dice hold's row of
+    :attr:`rolls.DiceSpace.transitions`: :func:`dp.start_sums`). The same integers as
+    :func:`batched.solve_finals`' ``start_numerators`` of those final values; the caller
+    checks that ``win_unit * D^(rerolls + 1)`` fits int64."""
+    n_holds, n_sides = extend.shape
+    n_rolls = n_holds - order.shape[0]  # the full rolls come first among the holds
+    out = np.empty(tops.shape[0], np.int64)
+    base = np.empty(n_rolls, np.int64)
+    sums = np.empty(n_holds, np.int64)
+    worth = np.empty(n_holds, np.int64)  # each hold's value, then the most of it and its sub-holds
+    for i in range(tops.shape[0]):
+        top = tops[i]
+        tied = win_unit // ties[i]
+        for r in range(n_rolls):
+            score = best[sheet[i], r]
+            base[r] = win_unit if score > top else (tied if score == top else 0)
+            sums[r] = base[r]  # level 0: the final values
+        factor = 1
+        for _ in range(rerolls):
+            factor *= denominator
+            for j in range(order.shape[0]):  # more dice kept first: each extension is summed already
+                h = order[j]
+                total = 0
+                for f in range(n_sides):
+                    total += sums[extend[h, f]]
+                sums[h] = total
+                worth[h] = power[h] * total
+            for r in range(n_rolls):  # keeping every die is stopping (D7)
+                worth[r] = base[r] * factor
+            for h in range(n_holds - 1, -1, -1):  # fewer dice kept first: each shrink is done already
+                for f in range(n_sides):
+                    g = shrink[h, f]
+                    if g >= 0 and worth[g] > worth[h]:
+                        worth[h] = worth[g]
+            for r in range(n_rolls):
+                sums[r] = worth[r]  # this level's values, the next level's sums of full rolls
+        total = 0
+        for k in range(start_columns.shape[0]):
+            total += start_weights[k] * sums[start_columns[k]]
+        out[i] = total
+    return out
 
 
 def _sum_columns(extend: np.ndarray, power: np.ndarray, order: np.ndarray, sums: np.ndarray, expected: np.ndarray,
