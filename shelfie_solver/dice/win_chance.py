@@ -113,7 +113,7 @@ class LastTurnWin:
 
 #: Sheets and chances kept per process by :func:`opponent_chance` (least recently used out first).
 CHANCE_CACHE_SIZE = 65536
-_BEST_SCORES: OrderedDict[tuple[Board, Ruleset, int, int], np.ndarray] = OrderedDict()
+_BEST_SCORES: OrderedDict[tuple[Board, Ruleset, int, int], tuple[np.ndarray, int, int]] = OrderedDict()
 #: Per board and rules (at most :data:`CHANCE_STORES`), the chances as numerators over
 #: :func:`chance_scale` per (marked, eliminated, other scores): keys of ints only, cheap to hash.
 CHANCE_STORES = 8
@@ -141,13 +141,25 @@ def best_final_scores(board: Board, rules: Ruleset, marks: Marks) -> np.ndarray:
     """``int64 (R,)``: per final roll (:class:`rolls.DiceSpace` order) the highest score the sheet
     can have after marking it (D8-D14, D19), the score as it is for a failed result (D13, no score
     changes); cached per sheet."""
+    return _best_scores_and_range(board, rules, marks)[0]
+
+
+def best_score_range(board: Board, rules: Ruleset, marks: Marks) -> tuple[int, int]:
+    """The lowest and the highest of :func:`best_final_scores` (kept with them)."""
+    _, low, high = _best_scores_and_range(board, rules, marks)
+    return low, high
+
+
+def _best_scores_and_range(board: Board, rules: Ruleset, marks: Marks) -> tuple[np.ndarray, int, int]:
+    """:func:`best_final_scores` and :func:`best_score_range`, computed once per sheet."""
     key = (board, rules, marks.marked, marks.eliminated)
     found = _BEST_SCORES.get(key)
     if found is None:
-        found = _compiled_best_scores(board, rules, marks)
-        if found is None:
+        best = _compiled_best_scores(board, rules, marks)
+        if best is None:
             m, mp, now = _marked_totals(board, rules, marks)
-            found = np.ascontiguousarray(_best_gains(board, rules, marks, m, mp) + now, dtype=np.int64)
+            best = np.ascontiguousarray(_best_gains(board, rules, marks, m, mp) + now, dtype=np.int64)
+        found = (best, int(best.min()), int(best.max()))
         _remember(_BEST_SCORES, key, found)
     else:
         _BEST_SCORES.move_to_end(key)
@@ -332,8 +344,7 @@ def _sheet_chances(board: Board, rules: Ruleset, marks: Marks, others: Sequence[
             todo.append(key)
     if not todo:
         return
-    best = best_final_scores(board, rules, marks)
-    low, high = int(best.min()), int(best.max())
+    best, low, high = _best_scores_and_range(board, rules, marks)
     tops, ties = [], []
     for key in todo:
         if not key[2] or low > max(key[2]):  # every roll wins alone (D20), whatever the play
@@ -417,7 +428,7 @@ class BeforeLastWin:
         scale = self.scale(rules)
         opponent = self.opponent
         now = score(board, opponent, rules)
-        high = int(best_final_scores(board, rules, opponent).max()) if opponent.has_available else now
+        high = best_score_range(board, rules, opponent)[1] if opponent.has_available else now
         after = np.asarray(after, dtype=np.int64)
         out = np.where(after > high, scale, 0).astype(np.int64)  # above their reach: 1; below their score: 0
         rest = np.flatnonzero((after >= now) & (after <= high))
