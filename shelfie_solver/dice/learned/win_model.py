@@ -467,9 +467,13 @@ def _softmax_shares(gaps: np.ndarray, own_first: bool = False) -> np.ndarray:
         # two seats, the mover's own gap 0 (the objective's hot path): exp(0) is 1 and a sum of two
         # terms is one addition, so 1 + exp of the other column gives the same float, bit for bit
         # (tests/test_win_kernel.py), at half the exp; never a certainty, as below
-        other = gaps[:, 1].astype(np.float64) / (COEF_SCALE * WEIGHT_SCALE)
-        pair = np.rint(CHANCE_SCALE / (1.0 + np.exp(np.minimum(np.maximum(other, -60.0), 60.0))))
-        shares: np.ndarray = np.clip(pair, 1, CHANCE_SCALE - 1).astype(np.int64)
+        # (in place on one array: the same operations, the same floats, fewer allocations; np.clip's
+        # bounds as a maximum then a minimum, alike for these finite values)
+        pair = gaps[:, 1].astype(np.float64)
+        np.divide(pair, COEF_SCALE * WEIGHT_SCALE, out=pair)
+        np.exp(np.minimum(np.maximum(pair, -60.0, out=pair), 60.0, out=pair), out=pair)
+        np.rint(np.divide(CHANCE_SCALE, np.add(pair, 1.0, out=pair), out=pair), out=pair)
+        shares: np.ndarray = np.minimum(np.maximum(pair, 1.0, out=pair), CHANCE_SCALE - 1.0, out=pair).astype(np.int64)
         return shares
     scaled = np.array(gaps.tolist(), dtype=np.float64) / (COEF_SCALE * WEIGHT_SCALE) if gaps.dtype == object \
         else gaps.astype(np.float64) / (COEF_SCALE * WEIGHT_SCALE)
