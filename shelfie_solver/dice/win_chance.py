@@ -423,7 +423,14 @@ class BeforeLastWin:
         the best score the opponent's sheet before this turn's blocks can reach
         (:func:`best_final_scores`; blocking only takes available items away, so it never raises
         that best). The other (sheet, score) cases in one batched solve,
-        :func:`sheets_chance_numerators`."""
+        :func:`sheets_chance_numerators`; or all of it by one compiled call where it fits
+        (:func:`_compiled_before_last`: the same integers)."""
+        found = _compiled_before_last(state.board, state.rules, self.opponent, after, blocked)
+        return found if found is not None else self._batched_values_after(state, after, blocked)
+
+    def _batched_values_after(self, state: StateArrays, after: np.ndarray, blocked: np.ndarray) -> np.ndarray:
+        """:meth:`values_after` through :func:`sheets_chance_numerators` (its chances kept per
+        sheet and score, any board, exact limbs beyond int64)."""
         board, rules = state.board, state.rules
         scale = self.scale(rules)
         opponent = self.opponent
@@ -455,6 +462,34 @@ class BeforeLastWin:
     def shelf_values(self, state: StateArrays) -> list[tuple[int, int]]:
         """As :meth:`LastTurnWin.shelf_values` (nothing is marked, so nothing is blocked)."""
         return [(shelf, self.failed_value(state)) for shelf in failed_result_shelves(state.board, state.marks)]
+
+
+def _compiled_before_last(board: Board, rules: Ruleset, opponent: Marks, after: np.ndarray,
+                          blocked: np.ndarray) -> np.ndarray | None:
+    """:meth:`BeforeLastWin.values_after` of the opponent's sheet ``opponent`` by one compiled call
+    (:func:`engine.kernel._before_last_values`, numba: the best final scores and the last turns'
+    DP of :func:`_last_turn_numerators`, each distinct sheet and score once, none kept across
+    calls); ``None`` without numba, where the board's item sets have no bit masks (more than 62
+    items) or where a value could leave int64 (the batched path then)."""
+    from shelfie_solver.dice.engine import kernel
+    from shelfie_solver.dice.engine.dp import initial_roll_row
+    from shelfie_solver.dice.engine.transitions import INT64_SAFE, hold_steps
+    from shelfie_solver.dice.rolls import space_for
+
+    values = kernel.kernel_function("_before_last_values")
+    tables = kernel.turn_arrays(board, rules)
+    space = space_for(rules)
+    if values is None or len(tables.set_masks) != len(tables.sizes) \
+            or (WIN_UNIT + 1) * space.denominator ** (rules.rerolls + 1) >= INT64_SAFE:
+        return None
+    theirs = np.asarray(blocked)[:, 0]  # bit masks of at most 62 items: int64 whatever their dtype
+    found: np.ndarray = values(
+        np.asarray(after, dtype=np.int64), np.ascontiguousarray(theirs, dtype=np.int64), opponent.marked,
+        opponent.eliminated, WIN_UNIT, kernel.cell_lines(board), board.value_array, tables.set_lines,
+        tables.set_counts, tables.set_points, tables.set_masks, rules.scoring_threshold, tables.sizes,
+        tables.set_starts, tables.set_rolls, *hold_steps(space), space.denominator, rules.rerolls,
+        *initial_roll_row(space))
+    return found
 
 
 def still_to_play(state: GameState) -> tuple[int, ...]:

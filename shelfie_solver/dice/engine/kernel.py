@@ -37,9 +37,9 @@ if TYPE_CHECKING:
 #: :mod:`learned.kernel`).
 _COMPILED_ORDER = ("_potential", "_sum_columns", "_level", "_top_hold", "_dp_minor", "_failed", "_strategic", "_usable_list",
                    "_strategic_sets", "_scan", "_best_points", "_markings_end", "_line_totals", "_bit_line_totals",
-                   "_best_scores",
+                   "_n_lines", "_best_scores",
                    "_sheet", "_dp", "_best_marking", "_turn_levels", "_solver_turn", "_finals_many",
-                   "_last_turn_starts")
+                   "_last_turn_start", "_last_turn_starts", "_before_last_values")
 
 
 def compile_into(namespace: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any] | None:
@@ -227,59 +227,165 @@ def _dp_minor(extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: 
                         values[level - 1, r, lo + n, c] = v
 
 
+def _last_turn_start(best: np.ndarray, top: int, tied: int, win_unit: int, extend: np.ndarray, power: np.ndarray,
+                     order: np.ndarray, shrink: np.ndarray, denominator: int, rerolls: int, start_columns: np.ndarray,
+                     start_weights: np.ndarray, base: np.ndarray, sums: np.ndarray,
+                     worth: np.ndarray) -> int:  # pragma: no cover - compiled
+    """The start numerator of one :class:`win_chance.LastTurnWin` turn (a player's last turn
+    against final scores, D18, D20) without its holds or policy: the sheet's best score per
+    final roll ``best (R,)`` (:func:`win_chance.best_final_scores`) against a best other score
+    ``top`` reached by ``tied - 1`` players. A final roll is worth ``win_unit`` above it,
+    ``win_unit // tied`` at it, else 0 (:func:`win_chance._shares_below`); then the DP of
+    :func:`_level` (the re-roll expectation by ``extend``/``power``/``order``, keeping every die
+    stops, D7) where only the values are kept: a roll's value is the most any of its sub-holds is
+    worth (the tie rule picks among equal values, so it moves no value), then the initial roll's
+    weighted sum (``start_columns``/``start_weights``, :func:`dp.initial_roll_row`:
+    :func:`dp.start_sums`). The same integer as :func:`batched.solve_finals`' ``start_numerators``
+    of those final values; the caller checks that ``win_unit * D^(rerolls + 1)`` fits int64.
+    ``base (R,)``, ``sums (H,)`` and ``worth (H,)`` are scratch."""
+    n_holds, n_sides = extend.shape
+    n_rolls = n_holds - order.shape[0]  # the full rolls come first among the holds
+    at_top = win_unit // tied
+    for r in range(n_rolls):
+        base[r] = win_unit if best[r] > top else (at_top if best[r] == top else 0)
+        sums[r] = base[r]  # level 0: the final values
+    factor = 1
+    for _ in range(rerolls):
+        factor *= denominator
+        for j in range(order.shape[0]):  # more dice kept first: each extension is summed already
+            h = order[j]
+            total = 0
+            for f in range(n_sides):
+                total += sums[extend[h, f]]
+            sums[h] = total
+            worth[h] = power[h] * total
+        for r in range(n_rolls):  # keeping every die is stopping (D7)
+            worth[r] = base[r] * factor
+        for h in range(n_holds - 1, -1, -1):  # fewer dice kept first: each shrink is done already
+            for f in range(n_sides):
+                g = shrink[h, f]
+                if g >= 0 and worth[g] > worth[h]:
+                    worth[h] = worth[g]
+        for r in range(n_rolls):
+            sums[r] = worth[r]  # this level's values, the next level's sums of full rolls
+    total = 0
+    for k in range(start_columns.shape[0]):
+        total += start_weights[k] * sums[start_columns[k]]
+    return total
+
+
 def _last_turn_starts(best: np.ndarray, sheet: np.ndarray, tops: np.ndarray, ties: np.ndarray, win_unit: int,
                       extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: np.ndarray, denominator: int,
                       rerolls: int, start_columns: np.ndarray,
                       start_weights: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
-    """The start numerators of :class:`win_chance.LastTurnWin` turns (a player's last turn against
-    final scores, D18, D20), ``int64 (N,)``, without their holds or policy: case ``i`` is the sheet
-    ``sheet[i]``, whose best score per final roll is ``best[sheet[i]] (R,)``
-    (:func:`win_chance.best_final_scores`), against a best other score ``tops[i]`` reached by
-    ``ties[i] - 1`` players. A final roll is worth ``win_unit`` above it, ``win_unit //
-    ties[i]`` at it, else 0 (:func:`win_chance._shares_below`); then the DP of :func:`_level`
-    (the re-roll expectation by ``extend``/``power``/``order``, keeping every die stops, D7)
-    where only the values are kept: a roll's value is the most any of its sub-holds is worth
-    (the tie rule picks among equal values, so it moves no value), then the initial roll's
-    weighted sum (``start_columns``/``start_weights``, the no-dice hold's row of
-    :attr:`rolls.DiceSpace.transitions`: :func:`dp.start_sums`). The same integers as
-    :func:`batched.solve_finals`' ``start_numerators`` of those final values; the caller
-    checks that ``win_unit * D^(rerolls + 1)`` fits int64."""
-    n_holds, n_sides = extend.shape
-    n_rolls = n_holds - order.shape[0]  # the full rolls come first among the holds
+    """:func:`_last_turn_start` of ``N`` cases, ``int64 (N,)``: case ``i`` the sheet ``sheet[i]``
+    of ``best (S, R)`` against ``tops[i]`` and ``ties[i]``."""
+    n_holds = extend.shape[0]
     out = np.empty(tops.shape[0], np.int64)
-    base = np.empty(n_rolls, np.int64)
+    base = np.empty(n_holds - order.shape[0], np.int64)
     sums = np.empty(n_holds, np.int64)
-    worth = np.empty(n_holds, np.int64)  # each hold's value, then the most of it and its sub-holds
+    worth = np.empty(n_holds, np.int64)
     for i in range(tops.shape[0]):
-        top = tops[i]
-        tied = win_unit // ties[i]
-        for r in range(n_rolls):
-            score = best[sheet[i], r]
-            base[r] = win_unit if score > top else (tied if score == top else 0)
-            sums[r] = base[r]  # level 0: the final values
-        factor = 1
-        for _ in range(rerolls):
-            factor *= denominator
-            for j in range(order.shape[0]):  # more dice kept first: each extension is summed already
-                h = order[j]
-                total = 0
-                for f in range(n_sides):
-                    total += sums[extend[h, f]]
-                sums[h] = total
-                worth[h] = power[h] * total
-            for r in range(n_rolls):  # keeping every die is stopping (D7)
-                worth[r] = base[r] * factor
-            for h in range(n_holds - 1, -1, -1):  # fewer dice kept first: each shrink is done already
-                for f in range(n_sides):
-                    g = shrink[h, f]
-                    if g >= 0 and worth[g] > worth[h]:
-                        worth[h] = worth[g]
-            for r in range(n_rolls):
-                sums[r] = worth[r]  # this level's values, the next level's sums of full rolls
-        total = 0
-        for k in range(start_columns.shape[0]):
-            total += start_weights[k] * sums[start_columns[k]]
-        out[i] = total
+        out[i] = _last_turn_start(best[sheet[i]], tops[i], ties[i], win_unit, extend, power, order, shrink,
+                                  denominator, rerolls, start_columns, start_weights, base, sums, worth)
+    return out
+
+
+def _before_last_values(after: np.ndarray, blocked: np.ndarray, marked_bits: int, eliminated_bits: int,
+                        win_unit: int, cell_lines: np.ndarray, values: np.ndarray, set_lines: np.ndarray,
+                        set_counts: np.ndarray, set_points: np.ndarray, set_masks: np.ndarray, t: int,
+                        sizes: np.ndarray, set_starts: np.ndarray, set_rolls: np.ndarray, extend: np.ndarray,
+                        power: np.ndarray, order: np.ndarray, shrink: np.ndarray, denominator: int, rerolls: int,
+                        start_columns: np.ndarray, start_weights: np.ndarray) -> np.ndarray:  # pragma: no cover
+    """:meth:`win_chance.BeforeLastWin.values_after` in one call (two players; the opponent plays
+    the game's last turn after this one, D18): per marking ``k``, the player's score after it
+    ``after[k]`` and the opponent's eliminated items after its blocks ``blocked[k]`` (D15; their
+    marked items ``marked_bits`` do not change, their sheet now has ``eliminated_bits``), ``1 -``
+    the opponent's chance on their last turn against that score (a tie shares the victory, D20),
+    ``int64 (K,)`` over ``win_unit * D^(rerolls + 1)`` (:func:`win_chance.chance_scale`).
+
+    Decided without a DP as the Python code decides it: 0 below the opponent's score now (their
+    every final roll wins, D19), the whole scale above the best score their sheet before the
+    blocks can reach (blocking never raises it), and, per sheet after the blocks, a sure loss
+    or win where its every best final score (:func:`_best_scores`) is above or below the
+    player's score, a sheet with no available item by its score alone; else
+    :func:`_last_turn_start` against ``(after[k],)``. Each distinct blocked sheet's best scores
+    and each distinct (sheet, score) case are computed once. The same integers as the Python code."""
+    n = after.shape[0]
+    n_rolls = extend.shape[0] - order.shape[0]  # the full rolls come first among the holds
+    scale = win_unit
+    for _ in range(rerolls + 1):
+        scale *= denominator
+    unit = scale // win_unit
+    n_cells = cell_lines.shape[0]
+    full = (1 << n_cells) - 1
+    n_lines = _n_lines(cell_lines)
+    m, _, mp, _ = _bit_line_totals(marked_bits, eliminated_bits, cell_lines, values, n_lines)
+    now = 0  # the opponent's score (D19): blocking changes no marked item, so every sheet's
+    for line in range(n_lines):
+        if m[line] >= t:
+            now += mp[line]
+    high = now
+    if (marked_bits | eliminated_bits) != full:
+        best_now = _best_scores(marked_bits, eliminated_bits, cell_lines, values, set_lines, set_counts, set_points,
+                                set_masks, t, sizes, set_starts, set_rolls, n_rolls)
+        high = best_now.max()
+    out = np.empty(n, np.int64)
+    sheets = np.empty(n, np.int64)  # the distinct blocked sheets met, their best scores' rows
+    n_sheets = 0
+    bests = np.empty((n, n_rolls), np.int64)
+    lows = np.empty(n, np.int64)
+    highs = np.empty(n, np.int64)
+    done_sheet = np.empty(n, np.int64)  # the distinct (sheet, score) cases solved and their values
+    done_score = np.empty(n, np.int64)
+    done_value = np.empty(n, np.int64)
+    n_done = 0
+    base = np.empty(n_rolls, np.int64)
+    sums = np.empty(extend.shape[0], np.int64)
+    worth = np.empty(extend.shape[0], np.int64)
+    for k in range(n):
+        mine = after[k]
+        if mine > high:  # above their reach: a sure win
+            out[k] = scale
+            continue
+        if mine < now:  # below their score now: a sure loss
+            out[k] = 0
+            continue
+        theirs = blocked[k]
+        s = -1
+        for i in range(n_sheets):
+            if sheets[i] == theirs:
+                s = i
+                break
+        if s < 0:
+            s = n_sheets
+            n_sheets += 1
+            sheets[s] = theirs
+            if (marked_bits | theirs) != full:
+                bests[s] = _best_scores(marked_bits, theirs, cell_lines, values, set_lines, set_counts, set_points,
+                                        set_masks, t, sizes, set_starts, set_rolls, n_rolls)
+                lows[s] = bests[s].min()
+                highs[s] = bests[s].max()
+        value = -1
+        for i in range(n_done):
+            if done_sheet[i] == s and done_score[i] == mine:
+                value = done_value[i]
+                break
+        if value < 0:
+            if (marked_bits | theirs) == full:  # no available item: their score stands (D13)
+                value = (win_unit if now > mine else (win_unit // 2 if now == mine else 0)) * unit
+            elif lows[s] > mine:  # their every final roll wins alone (D20)
+                value = win_unit * unit
+            elif highs[s] < mine:  # no roll of theirs reaches the player's score
+                value = 0
+            else:
+                value = _last_turn_start(bests[s], mine, 2, win_unit, extend, power, order, shrink, denominator,
+                                         rerolls, start_columns, start_weights, base, sums, worth)
+            done_sheet[n_done] = s
+            done_score[n_done] = mine
+            done_value[n_done] = value
+            n_done += 1
+        out[k] = scale - value  # 1 - theirs (two players, D20)
     return out
 
 
@@ -431,6 +537,15 @@ def _best_points(set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.n
     return out[:, 0].copy()
 
 
+def _n_lines(cell_lines: np.ndarray) -> int:  # pragma: no cover - compiled
+    """The board's lines (shelves, then columns) from each cell's two lines ``cell_lines (C, 2)``:
+    every line holds a cell, so one more than the highest index."""
+    most = 0
+    for c in range(cell_lines.shape[0]):
+        most = max(most, cell_lines[c, 0], cell_lines[c, 1])
+    return most + 1
+
+
 def _best_scores(marked_bits: int, eliminated_bits: int, cell_lines: np.ndarray, values: np.ndarray,
                  set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.ndarray, set_masks: np.ndarray, t: int,
                  sizes: np.ndarray, set_starts: np.ndarray, set_rolls: np.ndarray,
@@ -438,9 +553,10 @@ def _best_scores(marked_bits: int, eliminated_bits: int, cell_lines: np.ndarray,
     """:func:`win_chance.best_final_scores` of a sheet given by its bit masks: its line totals
     (:func:`_bit_line_totals`), its score (D19: a line with ``t`` marked items scores their
     points) plus :func:`_best_points` per final roll, ``int64 (R,)``."""
-    m, _, mp, _ = _bit_line_totals(marked_bits, eliminated_bits, cell_lines, values, sizes.shape[0])
+    n_lines = _n_lines(cell_lines)  # (``sizes`` are the item sets' sizes, not the lines')
+    m, _, mp, _ = _bit_line_totals(marked_bits, eliminated_bits, cell_lines, values, n_lines)
     now = 0
-    for line in range(sizes.shape[0]):
+    for line in range(n_lines):
         if m[line] >= t:
             now += mp[line]
     out = _best_points(set_lines, set_counts, set_points, set_masks, marked_bits | eliminated_bits, m, mp, t, sizes,
