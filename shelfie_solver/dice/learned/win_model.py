@@ -787,9 +787,18 @@ def _win_turn_constants(board: Board, rules: Ruleset, players: int, model: WinMo
     sheets), in its order: from ``per_turn`` to ``calibration``, and from ``set_ids`` to
     ``line_masks``; made once per (board, rules, players, models) and kept with the models (the
     models' tables, like :func:`learned.objective.kernel_weights`' cache, are never changed)."""
-    from shelfie_solver.dice.engine.kernel import cell_lines, line_mask_array, turn_arrays
+    from shelfie_solver.dice.engine.kernel import (
+        cell_lines,
+        line_mask_array,
+        turn_arrays,
+    )
     from shelfie_solver.dice.learned.kernel import learned_deltas
-    from shelfie_solver.dice.learned.objective import BLOCKING, FAR, kernel_weights, line_sizes
+    from shelfie_solver.dice.learned.objective import (
+        BLOCKING,
+        FAR,
+        kernel_weights,
+        line_sizes,
+    )
 
     key = (board, rules, players, id(model), id(learned))
     found = _WIN_TURN_CONSTANTS.get(key)
