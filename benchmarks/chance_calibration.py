@@ -3,9 +3,7 @@ seeded ``win`` self-play on the default board, 2, 3 and 4 players (docs/win-chan
 
 For every turn start of every game (after the first turn), the figure ``play status`` shows
 there for every seat is :func:`play.chances.after_turn_chances` of the turn that just ended (the
-value the mover's advice gave the marking made, the others sharing the rest; the seat about to
-roll its own value with three or more players, and with two where the figure is the model's, so
-that the hand-off below is 0 there). Against the
+value the mover's advice gave the marking made, the others sharing the rest). Against the
 game's outcome (D20 shares) it gives a reliability table by decile of the shown chance, for the
 seat that just moved, the seat about to roll, and the others, separately per number of
 players, with Brier scores. And the *hand-off*: the chance of the seat about to roll as shown,

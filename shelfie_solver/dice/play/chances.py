@@ -4,11 +4,8 @@
 One position, one figure: at the start of a turn the chances are those of the turn that just
 ended, the value its player's advice gave the choice made (the marking or the shelf given up,
 :func:`after_turn_chances`), so the chance shown for a marking is the chance ``play status``
-shows right after it is recorded — except that the seat about to roll is shown its own value of
-the position (the one-turn engine's start value) with three or more players, and with two
-players wherever the mover's figure is the model's (one turn of lookahead: closer to rollouts,
-docs/win-chance.md "What the 13 features miss"); within a turn they are the active player's
-values through the one-turn engine (:func:`seat_chances`). The seats always add up to 1.
+shows right after it is recorded; within a turn they are the active player's values through the
+one-turn engine (:func:`seat_chances`). The seats always add up to 1.
 """
 
 from __future__ import annotations
@@ -21,11 +18,7 @@ import numpy as np
 
 from shelfie_solver.dice.board import ItemSets, item_sets
 from shelfie_solver.dice.game.events import Event, Fail, GameState
-from shelfie_solver.dice.learned.win_model import (
-    CHANCE_SCALE,
-    WinObjective,
-    win_objective,
-)
+from shelfie_solver.dice.learned.win_model import CHANCE_SCALE, win_objective
 from shelfie_solver.dice.objectives import StateArrays
 
 #: The objective of every figure here: the model's chance with any number of players, exact on
@@ -67,12 +60,7 @@ def after_turn_chances(before: GameState, action: Event, now: GameState) -> list
     ended with ``action`` (a :class:`Mark`, an :class:`UncheckedMark` or a :class:`Fail`): its
     player's chance is the value the advice of that turn gives the choice made, under the same
     objective (``win``: :func:`objective_names.advice_objective`), the others share the rest
-    (:func:`share_the_rest` in ``now``). With three or more players the seat about to roll gets
-    its own value (:func:`_with_next_roller`); with two, when the mover's figure is the model's
-    (:class:`learned.win_model.WinObjective`, not exact), every figure is the seat about to roll's
-    own view of ``now`` (:func:`seat_chances`: its engine start value, the mover the rest; 2.0 and
-    2.3 points RMS closer to rollouts at turn starts on seeds 9712, 9713, docs/win-chance.md
-    "What the 13 features miss"). Empty alone."""
+    (:func:`share_the_rest` in ``now``). Empty alone."""
     from shelfie_solver.dice.advise.advice import exact_shelves
     from shelfie_solver.dice.objective_names import advice_objective
 
@@ -98,12 +86,6 @@ def after_turn_chances(before: GameState, action: Event, now: GameState) -> list
             exact_flag = bool(exact_of(arrays, one)[0])
     if before.players > 2 and now.active != before.active:
         return _with_next_roller(now, before.active, mine, exact_flag)
-    if now.active != before.active and isinstance(objective, WinObjective) and not exact_flag:
-        # two players, the mover's figure the model's: the seat about to roll is shown its own
-        # value of the position (one turn of lookahead through the engine), the mover the rest
-        # (docs/win-chance.md, "What the 13 features miss"); an exact figure (win_chance's last
-        # turns, the two-player table) is kept as the advice gave it
-        return seat_chances(now)
     return share_the_rest(now, before.active, mine, exact_flag)
 
 

@@ -236,8 +236,7 @@ def compact_sheets(kept: KeptGame, heading: str = "") -> list[str]:
 
 def table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
     """Every seat's chance to win now and whether it is exact (D20): the shares of victory when
-    the game is over; at a turn's start the figure the last turn's advice gave the choice made,
-    the seat about to roll its own value of the position where the model gives the figure
+    the game is over; at a turn's start the figure the last turn's advice gave the choice made
     (:func:`chances.after_turn_chances`); within a turn the active player's value
     (:func:`chances.seat_chances`), with three or more players the others' figures of the turn's
     start scaled to the rest (:func:`chances.within_turn_chances`); a model figure never exactly 0 or 1
