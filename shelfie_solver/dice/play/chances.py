@@ -113,7 +113,7 @@ def _with_next_roller(now: GameState, seat: int, mine: Fraction, exact_flag: boo
     out[roller] = (theirs, own_exact and exact_flag)
     for j in rest:
         out[j] = (left * weights[j] / total if total else left / len(rest), False)
-    return out
+    return _certain_win(out, seat)
 
 
 def within_turn_chances(start: list[tuple[Fraction, bool]], seat: int,
@@ -130,7 +130,7 @@ def within_turn_chances(start: list[tuple[Fraction, bool]], seat: int,
     for j in others:
         share = start[j][0] / rest if rest else Fraction(1, len(others))
         out[j] = ((1 - mine) * share, False)
-    return out
+    return _certain_win(out, seat)
 
 
 def _item_set(state: GameState, cells: tuple[int, ...]) -> ItemSets:
@@ -159,7 +159,16 @@ def share_the_rest(state: GameState, seat: int, mine: Fraction, exact_flag: bool
     total = sum(raw.values(), Fraction(0))
     for j in others:
         out[j] = ((1 - mine) * raw[j] / total if total else (1 - mine) / len(others), False)
-    return out
+    return _certain_win(out, seat)
+
+
+def _certain_win(chances: list[tuple[Fraction, bool]], seat: int) -> list[tuple[Fraction, bool]]:
+    """``chances`` with every other seat's 0 exact where ``seat``'s chance is exactly 1 (exact
+    and certain, D20: a k-way tie would count 1/k, so 1 is a sole win), so that no exact 0 is
+    shown as a model figure ("0% (model)", docs/play.md); else ``chances`` as they are."""
+    if chances[seat] != (Fraction(1), True):
+        return chances
+    return [(Fraction(1), True) if j == seat else (Fraction(0), True) for j in range(len(chances))]
 
 
 def never_certain(chances: list[tuple[Fraction, bool]]) -> list[tuple[Fraction, bool]]:
