@@ -213,3 +213,24 @@ def test_a_certain_winner_leaves_the_others_an_exact_zero(dice, rerolls):
     assert table_chances(kept) == [(Fraction(0), True), (Fraction(0), True), (Fraction(1), True)]
     cells = [row[-1] for row in status_report(kept).rows]
     assert cells == ["0% (exact)", "0% (exact)", "100% (exact)"]
+
+
+def test_a_certain_loser_on_the_last_turn_leaves_the_others_their_final_shares():
+    # D18, D20, three players: Ann gave up shelves 1 and 2 (the end, D17) with 0 points, Ben holds
+    # column 5's 33 points, and Cy, last to play with one item marked, can add at most 7 points
+    # in one turn (three items of a shelf need 1 + 2 + 3 dice: r3's 2 + 2 + 3, D8, D19): Cy's
+    # chance is exactly 0, Ann's and Ben's scores are final, so Ben wins with certainty, Ann never
+    from shelfie_solver.dice.game.events import UncheckedMark
+    from shelfie_solver.dice.play.report import status_report
+
+    board, rules = load_board(None, DEFAULT_RULES), DEFAULT_RULES
+    kept = start_kept_game(board, rules, ("Ann", "Ben", "Cy"), 0)
+    kept = act(kept, (Fail(0, 0, tuple(board.cell(0, c) for c in range(5))),))
+    kept = act(kept, (UncheckedMark(1, (board.cell(0, 4), board.cell(1, 4), board.cell(2, 4))),))
+    kept = act(kept, (UncheckedMark(2, (board.cell(0, 0),)),))
+    kept = act(kept, (Fail(0, 1, tuple(board.cell(1, c) for c in range(5))),))
+    kept = act(kept, (UncheckedMark(1, (board.cell(3, 0),)),))
+    kept = act(kept, (Roll(2, (1, 1, 1, 1, 1, 1), rules.rerolls),))
+    assert table_chances(kept) == [(Fraction(0), True), (Fraction(1), True), (Fraction(0), True)]
+    cells = [row[-1] for row in status_report(kept).rows]
+    assert cells == ["0% (exact)", "100% (exact)", "0% (exact)"]
