@@ -19,7 +19,11 @@ from shelfie_solver.dice.allocate import feasibility_arrays, legal_markings
 from shelfie_solver.dice.board import Marks, load_board, score
 from shelfie_solver.dice.engine.dp import solve_turn
 from shelfie_solver.dice.game.events import GameState
-from shelfie_solver.dice.learned.win_model import CHANCE_SCALE, compiled_win_values, win_objective
+from shelfie_solver.dice.learned.win_model import (
+    CHANCE_SCALE,
+    compiled_win_values,
+    win_objective,
+)
 from shelfie_solver.dice.objective_names import advice_objective
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rolls import space_for

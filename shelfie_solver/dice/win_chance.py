@@ -17,6 +17,12 @@ chance of every hold and marking.
   (D17) of the first of two players, so the ``win`` objective values such markings with it
   (:func:`win_model.ending_objective`).
 
+* Settled terminals — a marking or a shelf given up (D13) after which the player's game is over
+  (D17, D18) with its final score below another seat's final score is an exact 0, above every
+  other seat's reach an exact 1 (:func:`settled_bounds`, :func:`settled_shares`: the ``win``
+  objective, :mod:`learned.win_model`, applies them before its model); a last turn decided so
+  at every final roll is :class:`DecidedWin` (:func:`decided_objective`).
+
 Values are integers over :meth:`scale` (``WIN_UNIT = 12 = lcm(1, 2, 3, 4)``, so ``1/k`` is whole
 for up to four players; times the opponent's denominator for :class:`BeforeLastWin`).
 :func:`exact_objective` picks the one that applies to a game state, or ``None``.

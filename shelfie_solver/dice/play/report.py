@@ -255,7 +255,11 @@ def _table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
 
         return [(share(s, [t for j, t in enumerate(over.scores) if j != seat]), True)
                 for seat, s in enumerate(over.scores)]
-    from shelfie_solver.dice.play.chances import after_turn_chances, rest_final, within_turn_chances
+    from shelfie_solver.dice.play.chances import (
+        after_turn_chances,
+        rest_final,
+        within_turn_chances,
+    )
 
     within = kept.dice is not None
     start = after_turn_chances(*kept.last_turn, kept.state) \
