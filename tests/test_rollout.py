@@ -315,3 +315,12 @@ def test_policy_forms_agree_in_help_error_and_docs(tmp_path, last_turn_one_rerol
     row = next(r for r in (ROOT / "docs" / "rollout.md").read_text().splitlines() if r.startswith("| `--policy`"))
     for form in forms:
         assert form in helped and f"`{form}`" in row, form
+
+
+def test_the_difference_is_worded_in_percentage_points(tmp_path, last_turn_one_reroll):
+    # vs best is a difference of two chances: percentage points, never the game's points (D19)
+    kept, _ = last_turn_one_reroll
+    text = CliRunner().invoke(main, ["rollout", _write(tmp_path, kept), "--games", "20", "--seed", "1"]).stdout
+    flat = " ".join(text.split())
+    assert "minus the best one's for Ann, in percentage points, paired on the same dice" in flat
+    assert "in points," not in flat

@@ -79,7 +79,7 @@ def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report
     }
     notes = [f"Every seat's chance to win (ties shared, D20) over the games played from here; 95%: "
              f"{names[mover]}'s interval (Wilson; every seat's: --format json). vs best: this choice's chance "
-             f"minus the best one's for {names[mover]}, in points, paired on the same dice (Student t 95%). "
+             f"minus the best one's for {names[mover]}, in percentage points, paired on the same dice (Student t 95%). "
              "position: as the policy plays; advice: the advice's own chance of the choice."]
     if len(result.choices) > 1:
         notes.append(f"The rows 1, 2, ... are ordered by {names[mover]}'s played-out chance, best first, not by "
