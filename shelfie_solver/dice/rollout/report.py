@@ -12,7 +12,7 @@ from shelfie_solver.core.report import Report, exact, percent
 from shelfie_solver.core.stats import Estimate
 from shelfie_solver.dice.play.gamefile import KeptGame
 from shelfie_solver.dice.play.report import whose_turn
-from shelfie_solver.dice.rollout.run import FIRST_CHECK, RolloutResult
+from shelfie_solver.dice.rollout.run import RolloutResult
 
 
 def _interval(value: Estimate) -> list[float | None]:
@@ -87,7 +87,10 @@ def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report
     if result.settled:
         notes.append(f"Stopped after {result.games:,} of {result.asked:,} games: the order of the choices is settled "
                      "(every neighbour's paired interval above 0, docs/rollout.md).")
-    elif len(result.choices) > 1 and result.games >= FIRST_CHECK:
+    elif len(result.choices) > 1 and result.ordered:
+        notes.append(f"The order of the choices is settled at {result.games:,} games (every neighbour's paired "
+                     "interval above 0, docs/rollout.md).")
+    elif len(result.choices) > 1:  # whatever the count: below the first check too (docs/rollout.md)
         notes.append("The order of the choices is not settled at this many games (docs/rollout.md): more --games "
                      "narrow the intervals.")
     if not result.choices:  # the position alone: no advice, nothing to compare
