@@ -44,7 +44,7 @@ def _report(args: list[str]) -> dict:
 
 @pytest.mark.slow
 def test_the_report_on_the_example_board_matches_its_published_optimum(cache):
-    # examples/boards/small.toml states its solitaire optimum: "about 41.71" (issue 11's public example)
+    # examples/boards/small.toml states its solitaire optimum: "about 41.71" (docs/solve-game.md)
     data = _report(["--board", SMALL, "--games", "300", "--duel-games", "20", "--seed", "3"])
     assert data["optimum"] == pytest.approx(41.71, abs=0.005)
     assert data["optimum_policy_simulated"] is True
