@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,13 @@ from shelfie_solver.dice.rules import DEFAULT_RULES, Face, Ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
+
+
+# A shell starts a background job with SIGINT ignored, and a child process inherits that, so the
+# CLI under test would never see the Ctrl-C the tests send it (Python installs its KeyboardInterrupt
+# handler only where SIGINT is not ignored). The tests stand for a user at a terminal: restore it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session", autouse=True)

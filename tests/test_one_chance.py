@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from shelfie_solver.dice.board import load_board
+from shelfie_solver.dice.game.dice_sources import GeneratorDice
 from shelfie_solver.dice.game.events import Fail, Hold, Mark, Roll, Stop
 from shelfie_solver.dice.play.gamefile import act, start_kept_game
 from shelfie_solver.dice.play.report import step_advice, table_chances
-from shelfie_solver.dice.game.dice_sources import GeneratorDice
 from shelfie_solver.dice.rules import DEFAULT_RULES
 
 
@@ -175,3 +175,62 @@ def test_never_certain_moves_one_millionth_from_the_largest_model_figure():
 
     got = never_certain([(Fraction(1), False), (Fraction(0), False), (Fraction(0), True)])
     assert got == [(Fraction(999_999, 1_000_000), False), (Fraction(1, 1_000_000), False), (Fraction(0), True)]
+
+
+def _certain_last_turn():
+    """Three players on the default board, round 2: Ann (seat 0) gave up shelves 1 and 2 (D13:
+    two shelves with no available item trigger the end, D17), Ben marked two items of column 1
+    (no line of 3: 0 points, D19), Cy marked column 5's 11 + 10 + 12 = 33 points in round 1 and
+    is the last to play of the last round (D18): whatever Cy rolls, the scores 0, 0 and at least
+    33 are final, so Cy wins with certainty and Ann and Ben with none (D20)."""
+    from shelfie_solver.dice.game.events import UncheckedMark
+
+    board, rules = load_board(None, DEFAULT_RULES), DEFAULT_RULES
+    kept = start_kept_game(board, rules, ("Ann", "Ben", "Cy"), 0)
+
+    def shelf(s: int) -> tuple[int, ...]:
+        return tuple(board.cell(s, c) for c in range(board.n_columns))
+
+    kept = act(kept, (Fail(0, 0, shelf(0)),))
+    kept = act(kept, (UncheckedMark(1, (board.cell(0, 0),)),))
+    kept = act(kept, (UncheckedMark(2, (board.cell(0, 4), board.cell(1, 4), board.cell(2, 4))),))
+    kept = act(kept, (Fail(0, 1, shelf(1)),))
+    kept = act(kept, (UncheckedMark(1, (board.cell(1, 0),)),))
+    assert kept.active == 2 and kept.over is None
+    return kept
+
+
+@pytest.mark.parametrize("dice, rerolls", [((1, 1, 1, 1, 1, 1), 2), ((0, 2, 2, 0, 1, 1), 1), ((6, 0, 0, 0, 0, 0), 0)])
+def test_a_certain_winner_leaves_the_others_an_exact_zero(dice, rerolls):
+    # D20, three players, the very last turn: the roller's chance is exactly 1 (its figure is exact,
+    # win_chance), so every other seat's is exactly 0 and shown as exact, never "0% (model)"
+    from shelfie_solver.dice.play.report import status_report
+
+    kept = _certain_last_turn()
+    kept = act(kept, (Roll(2, dice, DEFAULT_RULES.rerolls),))
+    while kept.rerolls_left > rerolls:
+        kept = act(kept, (Hold(2, (0,) * 6), Roll(2, dice, kept.rerolls_left - 1)))
+    assert table_chances(kept) == [(Fraction(0), True), (Fraction(0), True), (Fraction(1), True)]
+    cells = [row[-1] for row in status_report(kept).rows]
+    assert cells == ["0% (exact)", "0% (exact)", "100% (exact)"]
+
+
+def test_a_certain_loser_on_the_last_turn_leaves_the_others_their_final_shares():
+    # D18, D20, three players: Ann gave up shelves 1 and 2 (the end, D17) with 0 points, Ben holds
+    # column 5's 33 points, and Cy, last to play with one item marked, can add at most 7 points
+    # in one turn (three items of a shelf need 1 + 2 + 3 dice: r3's 2 + 2 + 3, D8, D19): Cy's
+    # chance is exactly 0, Ann's and Ben's scores are final, so Ben wins with certainty, Ann never
+    from shelfie_solver.dice.game.events import UncheckedMark
+    from shelfie_solver.dice.play.report import status_report
+
+    board, rules = load_board(None, DEFAULT_RULES), DEFAULT_RULES
+    kept = start_kept_game(board, rules, ("Ann", "Ben", "Cy"), 0)
+    kept = act(kept, (Fail(0, 0, tuple(board.cell(0, c) for c in range(5))),))
+    kept = act(kept, (UncheckedMark(1, (board.cell(0, 4), board.cell(1, 4), board.cell(2, 4))),))
+    kept = act(kept, (UncheckedMark(2, (board.cell(0, 0),)),))
+    kept = act(kept, (Fail(0, 1, tuple(board.cell(1, c) for c in range(5))),))
+    kept = act(kept, (UncheckedMark(1, (board.cell(3, 0),)),))
+    kept = act(kept, (Roll(2, (1, 1, 1, 1, 1, 1), rules.rerolls),))
+    assert table_chances(kept) == [(Fraction(0), True), (Fraction(1), True), (Fraction(0), True)]
+    cells = [row[-1] for row in status_report(kept).rows]
+    assert cells == ["0% (exact)", "100% (exact)", "0% (exact)"]

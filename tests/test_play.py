@@ -241,3 +241,23 @@ def test_mark_best_with_rerolls_left_tells_the_advice_was_to_reroll(tmp_path: Pa
     ok("roll", game, "PPPPPP", "--objective", "points")
     out = ok("mark", game, "--best", "--objective", "points")
     assert "marked r3c1 r3c2 r3c3" in out and "note:" not in out
+
+
+@pytest.mark.parametrize("cells, fragments", [
+    (["r1c2", "r1c2"], ("r1c2 is named twice", "each item is marked once", "D4")),
+    ([], ("names no item", "1 to 3 items", "D9")),
+])
+def test_a_hand_edited_marking_names_its_problem(tmp_path: Path, cells, fragments):
+    """A game file whose 'mark' event was edited by hand: an item named twice (CC marks r1c2, the
+    cat shelf's 2-dice item, once, D4, D8) or no item at all (D9: 1 to 3 items a turn) is refused
+    in one line that names it, not as dice short of the items ('the items need 4 cat dice')."""
+    game = tmp_path / "g.json"
+    ok("new", str(game), "--players", "Ann,me", "--first", "me")
+    ok("roll", str(game), "CCBJPP")
+    ok("mark", str(game), "r1c2")
+    data = json.loads(game.read_text())
+    mark = next(e for e in data["events"] if e["event"] == "mark")
+    mark["cells"] = cells
+    game.write_text(json.dumps(data))
+    line = assert_one_line_error(play("status", str(game)), *fragments)
+    assert "dice show" not in line

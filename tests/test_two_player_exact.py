@@ -499,3 +499,17 @@ def test_a_table_of_another_board_names_both_in_a_rollout(tmp_path):
     assert "this game's" in line
     alone = runner.invoke(main, ["simulate", "--board", TINY_2X3, "--players", f"exact2:{table}", "--games", "1"])
     assert alone.exit_code == 2 and "not 1 player" in alone.stderr and "1 players" not in alone.stderr
+
+
+@pytest.mark.parametrize("command", [
+    ["simulate", "--players", "exact2:,win", "--games", "1"],
+    ["rollout", "{game}", "--policy", "exact2:", "--games", "1", "--jobs", "1"],
+])
+def test_exact2_with_no_file_named_says_so(tmp_path, command):
+    # "exact2:" names no table: one line naming the form (as table: and learned: do), not
+    # "cannot read : no such file"
+    game = str(tmp_path / "g.json")
+    assert CliRunner().invoke(main, ["play", "new", game, "--players", "Ann,Ben"]).exit_code == 0
+    args = [a.replace("{game}", game) for a in command]
+    line = assert_one_line_error(CliRunner().invoke(main, args), "no two-player table file named", "exact2:FILE")
+    assert "cannot read :" not in line

@@ -309,6 +309,74 @@ def test_sheets_chances_equal_each_last_turn_solved_alone() -> None:
         assert chances[0] == 1 and chances[1] == 0
 
 
+@pytest.mark.parametrize("rerolls", [0, 1, 2, 3])
+def test_last_turn_numerators_equal_each_turn_solved_alone(rerolls: int) -> None:
+    """The start numerators of LastTurnWin turns (win_chance._last_turn_numerators: compiled,
+    engine.kernel._last_turn_starts, up to 2 re-rolls; 3 re-rolls leave int64 and take the
+    batched DP's limbs) equal dp.solve_turn of each turn alone, over chance_scale, on random
+    sheets against best other scores around theirs, ties of 1-3 other players included (D20)."""
+    from shelfie_solver.dice.board import score
+    from shelfie_solver.dice.engine.dp import solve_turn
+    from shelfie_solver.dice.win_chance import (
+        LastTurnWin,
+        _last_turn_numerators,
+        _top_and_tied,
+        best_final_scores,
+        chance_scale,
+    )
+
+    rules = replace(RULES, rerolls=rerolls)
+    rng = np.random.default_rng(4150 + rerolls)
+    sheets = [m for m in (random_sheet(rng) for _ in range(8)) if m.available][:2 if rerolls == 3 else 4]
+    finals, expected = [], []
+    for marks in sheets:
+        now = score(BOARD, marks, rules)
+        others = [tuple(now + int(d) for d in rng.integers(0, 25, size=int(rng.integers(1, 4))))
+                  for _ in range(2 if rerolls == 3 else 4)]
+        others.append((now + 10, now + 10, now + 10))  # a four-way tie at the top is possible
+        tops, ties = zip(*(_top_and_tied(o) for o in others))
+        finals.append((best_final_scores(BOARD, rules, marks), list(tops), list(ties)))
+        for o in others:
+            start = solve_turn(BOARD, marks, rules, LastTurnWin(o)).start_values()[0]
+            assert (start * chance_scale(rules)).denominator == 1
+            expected.append(int(start * chance_scale(rules)))
+    assert _last_turn_numerators(rules, finals) == expected
+    assert any(0 < e < chance_scale(rules) for e in expected)  # not only sure wins and losses
+
+
+def test_compiled_before_last_values_equal_the_batched_ones() -> None:
+    """BeforeLastWin.values_after by one compiled call (win_chance._compiled_before_last,
+    engine.kernel._before_last_values) equals its batched path (sheets_chance_numerators) on
+    random sheets: the player's scores around the opponent's (below their score now, beyond their
+    reach, between, repeated), the opponent's sheet as it is or after blocks of random lines
+    (D15), sheets left with no available item among them (D13), the same score on several sheets."""
+    from shelfie_solver.dice.board import score
+    from shelfie_solver.dice.sheet_rules import block
+    from shelfie_solver.dice.win_chance import BeforeLastWin, _compiled_before_last
+
+    rng = np.random.default_rng(4160)
+    decided = between = 0
+    for _ in range(12):
+        mine, theirs = random_sheet(rng), random_sheet(rng)
+        objective = BeforeLastWin(theirs, (mine, theirs))
+        sheets = [theirs] + [block(BOARD, (mine, theirs), 0, [int(line)])[0][1]
+                             for line in rng.choice(BOARD.n_shelves + BOARD.n_columns, size=3, replace=False)]
+        sheets.append(Marks(BOARD.n_shelves, BOARD.n_columns, theirs.marked, (1 << BOARD.n_cells) - 1 & ~theirs.marked))
+        now = score(BOARD, theirs, RULES)
+        rows = 24
+        after = now + rng.integers(-5, 40, size=rows)
+        blocked = np.array([[sheets[int(i)].eliminated] for i in rng.integers(len(sheets), size=rows)], dtype=np.int64)
+        state = StateArrays(BOARD, RULES, mine)
+        compiled = _compiled_before_last(BOARD, RULES, theirs, after, blocked)
+        assert compiled is not None
+        batched = objective._batched_values_after(state, after, blocked)
+        assert compiled.tolist() == batched.tolist()
+        scale = objective.scale(RULES)
+        decided += sum(v in (0, scale) for v in batched.tolist())
+        between += sum(0 < v < scale for v in batched.tolist())
+    assert decided > 20 and between > 20
+
+
 def test_before_last_values_equal_each_opponent_turn_solved_alone() -> None:
     """BeforeLastWin.values (the batched numerators of ``sheets_chance_numerators``) equals, per
     marking, 1 minus the opponent's last turn solved alone by dp.solve_turn of LastTurnWin

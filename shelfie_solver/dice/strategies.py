@@ -511,14 +511,21 @@ def _win_turn_policy(state: GameState, worth: np.ndarray, usable: np.ndarray,
     """:func:`_compiled_win_turn` from the turn's worth of every item set, the usable ones and the
     shelf values (D13): the DP by one compiled call (:func:`engine.kernel._turn_levels`)."""
     board, rules = state.board, state.rules
+    failed = max((value for _, value in shelves), default=0)  # WinObjective.failed_value
+    values, policy, ok = kernel_function("_turn_levels")(worth, usable, failed, *_turn_level_tables(board, rules))
+    return _turn_policy(turn_arrays(board, rules), values, policy, ok, rules), worth, shelves
+
+
+@cache
+def _turn_level_tables(board: Board, rules: Ruleset) -> tuple[Any, ...]:
+    """The arguments of :func:`engine.kernel._turn_levels` after the turn's values, from the board
+    and rules alone: the item sets' sizes and feasible rolls, the holds' one-die steps, the dice
+    space's denominator, the re-rolls (D7) and the int64 cap (:func:`int64_cap`)."""
     tables = turn_arrays(board, rules)
     space = space_for(rules)
     n = rules.rerolls
-    failed = max((value for _, value in shelves), default=0)  # WinObjective.failed_value
-    values, policy, ok = kernel_function("_turn_levels")(
-        worth, usable, failed, tables.sizes, tables.set_starts, tables.set_rolls, tables.extend, tables.power,
-        tables.order, tables.shrink, space.denominator, n, int64_cap(space.denominator, n))
-    return _turn_policy(tables, values, policy, ok, rules), worth, shelves
+    return (tables.sizes, tables.set_starts, tables.set_rolls, tables.extend, tables.power, tables.order,
+            tables.shrink, space.denominator, n, int64_cap(space.denominator, n))
 
 
 def _turn_policy(tables: TurnArrays, values: np.ndarray, policy: np.ndarray, ok: bool,

@@ -113,7 +113,7 @@ class LastTurnWin:
 
 #: Sheets and chances kept per process by :func:`opponent_chance` (least recently used out first).
 CHANCE_CACHE_SIZE = 65536
-_BEST_SCORES: OrderedDict[tuple[Board, Ruleset, int, int], np.ndarray] = OrderedDict()
+_BEST_SCORES: OrderedDict[tuple[Board, Ruleset, int, int], tuple[np.ndarray, int, int]] = OrderedDict()
 #: Per board and rules (at most :data:`CHANCE_STORES`), the chances as numerators over
 #: :func:`chance_scale` per (marked, eliminated, other scores): keys of ints only, cheap to hash.
 CHANCE_STORES = 8
@@ -141,13 +141,25 @@ def best_final_scores(board: Board, rules: Ruleset, marks: Marks) -> np.ndarray:
     """``int64 (R,)``: per final roll (:class:`rolls.DiceSpace` order) the highest score the sheet
     can have after marking it (D8-D14, D19), the score as it is for a failed result (D13, no score
     changes); cached per sheet."""
+    return _best_scores_and_range(board, rules, marks)[0]
+
+
+def best_score_range(board: Board, rules: Ruleset, marks: Marks) -> tuple[int, int]:
+    """The lowest and the highest of :func:`best_final_scores` (kept with them)."""
+    _, low, high = _best_scores_and_range(board, rules, marks)
+    return low, high
+
+
+def _best_scores_and_range(board: Board, rules: Ruleset, marks: Marks) -> tuple[np.ndarray, int, int]:
+    """:func:`best_final_scores` and :func:`best_score_range`, computed once per sheet."""
     key = (board, rules, marks.marked, marks.eliminated)
     found = _BEST_SCORES.get(key)
     if found is None:
-        found = _compiled_best_scores(board, rules, marks)
-        if found is None:
+        best = _compiled_best_scores(board, rules, marks)
+        if best is None:
             m, mp, now = _marked_totals(board, rules, marks)
-            found = np.ascontiguousarray(_best_gains(board, rules, marks, m, mp) + now, dtype=np.int64)
+            best = np.ascontiguousarray(_best_gains(board, rules, marks, m, mp) + now, dtype=np.int64)
+        found = (best, int(best.min()), int(best.max()))
         _remember(_BEST_SCORES, key, found)
     else:
         _BEST_SCORES.move_to_end(key)
@@ -255,28 +267,22 @@ def sheets_chance_numerators(board: Board, rules: Ruleset,
     The value of a final roll under :class:`LastTurnWin` is :func:`shares` of the best score the
     roll can reach (a share never falls as the score rises), so the final values are
     :func:`best_final_scores` (once per sheet) mapped through :func:`shares`, and the DP over the
-    re-rolls of every case not known yet runs at once, :func:`batched.solve_finals` (compiled
-    with numba): the same exact values as :func:`dp.solve_turn` of :class:`LastTurnWin`, cached
-    per (sheet, scores). When every final roll has the same share (the scores to beat are out of
-    the sheet's reach, or below its score now), that share is the chance whatever the play, with
-    no DP."""
-    from shelfie_solver.dice.engine.batched import solve_finals
-    from shelfie_solver.dice.rolls import space_for
-
+    re-rolls of every case not known yet runs at once (:func:`_last_turn_numerators`): the same
+    exact values as :func:`dp.solve_turn` of :class:`LastTurnWin`, cached per (sheet, scores).
+    When every final roll has the same share (the scores to beat are out of the sheet's reach,
+    or below its score now), that share is the chance whatever the play, with no DP."""
     unit = chance_scale(rules) // WIN_UNIT  # a final roll's share, over WIN_UNIT, to the start's scale
     store = _chance_store(board, rules)
     found: dict[tuple[int, int, tuple[int, ...]], int] = {}
     unsolved: list[tuple[int, int, tuple[int, ...]]] = []
-    finals: list[np.ndarray] = []
+    finals: list[tuple[np.ndarray, list[int], list[int]]] = []
     for marks, others in cases:
         if marks.has_available:
             _sheet_chances(board, rules, marks, others, unit, store, found, unsolved, finals)
     if unsolved:
-        solved = solve_finals(space_for(rules), np.ascontiguousarray(np.concatenate(finals, axis=1)[:, :, None]),
-                              rules.rerolls, WIN_UNIT)
-        for key, value in zip(unsolved, solved.start_numerators().tolist()):
-            found[key] = int(value)
-            _remember(store, key, found[key])
+        for key, value in zip(unsolved, _last_turn_numerators(rules, finals)):
+            found[key] = value
+            _remember(store, key, value)
     out = []
     for marks, others in cases:
         if not marks.has_available:
@@ -287,13 +293,43 @@ def sheets_chance_numerators(board: Board, rules: Ruleset,
     return out
 
 
+def _last_turn_numerators(rules: Ruleset, finals: Sequence[tuple[np.ndarray, list[int], list[int]]]) -> list[int]:
+    """The start numerators over :func:`chance_scale` of :class:`LastTurnWin` turns, per sheet of
+    ``finals`` (its :func:`best_final_scores` ``(R,)``, then per case the best other score and
+    ``1 +`` how many reach it, :func:`_top_and_tied`), in that order: by one compiled call where
+    every value fits int64 (:func:`engine.kernel._last_turn_starts`, numba: the DP's values
+    without its holds and policy, the one thing read here), else the final values
+    (:func:`_shares_below`) through :func:`batched.solve_finals` (exact limbs beyond int64)."""
+    from shelfie_solver.dice.engine.batched import solve_finals
+    from shelfie_solver.dice.engine.dp import initial_roll_row
+    from shelfie_solver.dice.engine.kernel import kernel_function
+    from shelfie_solver.dice.engine.transitions import INT64_SAFE, hold_steps
+    from shelfie_solver.dice.rolls import space_for
+
+    space = space_for(rules)
+    starts = kernel_function("_last_turn_starts")
+    if starts is not None and (WIN_UNIT + 1) * space.denominator ** (rules.rerolls + 1) < INT64_SAFE:
+        # (every value of the DP, and the initial roll's sum, is at most WIN_UNIT * D^(rerolls + 1))
+        sheet = np.repeat(np.arange(len(finals)), [len(tops) for _, tops, _ in finals])
+        found: np.ndarray = starts(
+            np.ascontiguousarray([best for best, _, _ in finals], dtype=np.int64), sheet,
+            np.array([top for _, tops, _ in finals for top in tops], dtype=np.int64),
+            np.array([tied for _, _, ties in finals for tied in ties], dtype=np.int64), WIN_UNIT, *hold_steps(space),
+            space.denominator, rules.rerolls, *initial_roll_row(space))
+        return [int(value) for value in found.tolist()]
+    level0 = np.concatenate([_shares_below(best[:, None], np.array(tops, dtype=np.int64), np.array(ties, dtype=np.int64))
+                             for best, tops, ties in finals], axis=1)
+    solved = solve_finals(space, np.ascontiguousarray(level0[:, :, None]), rules.rerolls, WIN_UNIT)
+    return [int(value) for value in solved.start_numerators().tolist()]
+
+
 def _sheet_chances(board: Board, rules: Ruleset, marks: Marks, others: Sequence[tuple[int, ...]], unit: int,
                    store: OrderedDict[Any, int], found: dict[Any, int], unsolved: list[Any],
-                   finals: list[np.ndarray]) -> None:
+                   finals: list[tuple[np.ndarray, list[int], list[int]]]) -> None:
     """:func:`sheets_chance_numerators` of one sheet with an available item: each set of scores
     found (in ``store``, :func:`_chance_store`, or decided: every final roll's share alike) into
-    ``found``; the others' keys appended to ``unsolved`` and their final values, ``int64 (R,
-    S)``, to ``finals``."""
+    ``found``; the others' keys appended to ``unsolved`` and, for :func:`_last_turn_numerators`,
+    the sheet's best final scores with their best other scores and ties to ``finals``."""
     todo = []
     for o in others:
         key = (marks.marked, marks.eliminated, tuple(o))
@@ -308,8 +344,7 @@ def _sheet_chances(board: Board, rules: Ruleset, marks: Marks, others: Sequence[
             todo.append(key)
     if not todo:
         return
-    best = best_final_scores(board, rules, marks)
-    low, high = int(best.min()), int(best.max())
+    best, low, high = _best_scores_and_range(board, rules, marks)
     tops, ties = [], []
     for key in todo:
         if not key[2] or low > max(key[2]):  # every roll wins alone (D20), whatever the play
@@ -324,7 +359,7 @@ def _sheet_chances(board: Board, rules: Ruleset, marks: Marks, others: Sequence[
             continue
         _remember(store, key, found[key])
     if tops:
-        finals.append(_shares_below(best[:, None], np.array(tops, dtype=np.int64), np.array(ties, dtype=np.int64)))
+        finals.append((best, tops, ties))
 
 
 @dataclass(frozen=True, eq=False)
@@ -388,12 +423,19 @@ class BeforeLastWin:
         the best score the opponent's sheet before this turn's blocks can reach
         (:func:`best_final_scores`; blocking only takes available items away, so it never raises
         that best). The other (sheet, score) cases in one batched solve,
-        :func:`sheets_chance_numerators`."""
+        :func:`sheets_chance_numerators`; or all of it by one compiled call where it fits
+        (:func:`_compiled_before_last`: the same integers)."""
+        found = _compiled_before_last(state.board, state.rules, self.opponent, after, blocked)
+        return found if found is not None else self._batched_values_after(state, after, blocked)
+
+    def _batched_values_after(self, state: StateArrays, after: np.ndarray, blocked: np.ndarray) -> np.ndarray:
+        """:meth:`values_after` through :func:`sheets_chance_numerators` (its chances kept per
+        sheet and score, any board, exact limbs beyond int64)."""
         board, rules = state.board, state.rules
         scale = self.scale(rules)
         opponent = self.opponent
         now = score(board, opponent, rules)
-        high = int(best_final_scores(board, rules, opponent).max()) if opponent.has_available else now
+        high = best_score_range(board, rules, opponent)[1] if opponent.has_available else now
         after = np.asarray(after, dtype=np.int64)
         out = np.where(after > high, scale, 0).astype(np.int64)  # above their reach: 1; below their score: 0
         rest = np.flatnonzero((after >= now) & (after <= high))
@@ -420,6 +462,34 @@ class BeforeLastWin:
     def shelf_values(self, state: StateArrays) -> list[tuple[int, int]]:
         """As :meth:`LastTurnWin.shelf_values` (nothing is marked, so nothing is blocked)."""
         return [(shelf, self.failed_value(state)) for shelf in failed_result_shelves(state.board, state.marks)]
+
+
+def _compiled_before_last(board: Board, rules: Ruleset, opponent: Marks, after: np.ndarray,
+                          blocked: np.ndarray) -> np.ndarray | None:
+    """:meth:`BeforeLastWin.values_after` of the opponent's sheet ``opponent`` by one compiled call
+    (:func:`engine.kernel._before_last_values`, numba: the best final scores and the last turns'
+    DP of :func:`_last_turn_numerators`, each distinct sheet and score once, none kept across
+    calls); ``None`` without numba, where the board's item sets have no bit masks (more than 62
+    items) or where a value could leave int64 (the batched path then)."""
+    from shelfie_solver.dice.engine import kernel
+    from shelfie_solver.dice.engine.dp import initial_roll_row
+    from shelfie_solver.dice.engine.transitions import INT64_SAFE, hold_steps
+    from shelfie_solver.dice.rolls import space_for
+
+    values = kernel.kernel_function("_before_last_values")
+    tables = kernel.turn_arrays(board, rules)
+    space = space_for(rules)
+    if values is None or len(tables.set_masks) != len(tables.sizes) \
+            or (WIN_UNIT + 1) * space.denominator ** (rules.rerolls + 1) >= INT64_SAFE:
+        return None
+    theirs = np.asarray(blocked)[:, 0]  # bit masks of at most 62 items: int64 whatever their dtype
+    found: np.ndarray = values(
+        np.asarray(after, dtype=np.int64), np.ascontiguousarray(theirs, dtype=np.int64), opponent.marked,
+        opponent.eliminated, WIN_UNIT, kernel.cell_lines(board), board.value_array, tables.set_lines,
+        tables.set_counts, tables.set_points, tables.set_masks, rules.scoring_threshold, tables.sizes,
+        tables.set_starts, tables.set_rolls, *hold_steps(space), space.denominator, rules.rerolls,
+        *initial_roll_row(space))
+    return found
 
 
 def still_to_play(state: GameState) -> tuple[int, ...]:

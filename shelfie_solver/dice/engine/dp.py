@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, overload
 
@@ -149,17 +150,26 @@ class TurnSolution:
         return tuple(Fraction(int(v), self.denominator(level + 1, q)) for q, v in enumerate(expected))
 
 
+@cache
+def initial_roll_row(space: DiceSpace) -> tuple[np.ndarray, np.ndarray]:
+    """The initial roll's row of :attr:`rolls.DiceSpace.transitions` (D6: keeping no die
+    re-rolls everything): the rolls it reaches and their weights, ``int64`` each, the weights
+    summing to ``D``."""
+    starts, columns, weights = space.transitions
+    none = space.hold_index[(0,) * space.n_sides]
+    end = starts[none + 1] if none + 1 < len(starts) else len(columns)
+    return (np.ascontiguousarray(columns[starts[none]:end], dtype=np.int64),
+            np.ascontiguousarray(weights[starts[none]:end], dtype=np.int64))
+
+
 def start_sums(space: DiceSpace, top: np.ndarray) -> np.ndarray:
     """``(...)``: the initial roll's expectation (D6) over the values ``top`` ``(R, ...)`` of the
     top level: keeping no die re-rolls everything, one row of the transitions, so each entry is
     the weighted sum over every roll (over the level's denominator times ``D``). Exact whatever
     the size: int64 where every partial sum provably fits, else Python ints (the DP's own
     levels stay in int64 or limbs)."""
-    starts, columns, weights = space.transitions
-    none = space.hold_index[(0,) * space.n_sides]
-    end = starts[none + 1] if none + 1 < len(starts) else len(columns)
-    row = weights[starts[none]:end]
-    reached = top[columns[starts[none]:end]]
+    columns, row = initial_roll_row(space)
+    reached = top[columns]
     if reached.dtype != object and int(np.abs(reached).max(initial=0)) * int(row.sum()) < INT64_SAFE:
         # every partial sum within int64: the same integers in any order (one product, no tensordot set-up)
         out: np.ndarray = (row @ reached.reshape(len(row), -1)).reshape(reached.shape[1:])

@@ -37,8 +37,9 @@ if TYPE_CHECKING:
 #: :mod:`learned.kernel`).
 _COMPILED_ORDER = ("_potential", "_sum_columns", "_level", "_top_hold", "_dp_minor", "_failed", "_strategic", "_usable_list",
                    "_strategic_sets", "_scan", "_best_points", "_markings_end", "_line_totals", "_bit_line_totals",
-                   "_best_scores",
-                   "_sheet", "_dp", "_best_marking", "_turn_levels", "_solver_turn", "_finals_many")
+                   "_n_lines", "_best_scores",
+                   "_sheet", "_dp", "_best_marking", "_turn_levels", "_solver_turn", "_finals_many",
+                   "_last_turn_block", "_last_turn_starts", "_before_last_values")
 
 
 def compile_into(namespace: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any] | None:
@@ -226,6 +227,204 @@ def _dp_minor(extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: 
                         values[level - 1, r, lo + n, c] = v
 
 
+#: Last turns solved together by :func:`_last_turn_block`: one value per case in each inner loop
+#: (contiguous, so the loops vectorise), the block's rows kept in the core's cache.
+_LAST_TURN_BLOCK = 8
+
+
+def _last_turn_block(best: np.ndarray, sheet: np.ndarray, tops: np.ndarray, ties: np.ndarray, lo: int, hi: int,
+                     win_unit: int, extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: np.ndarray,
+                     denominator: int, rerolls: int, start_columns: np.ndarray, start_weights: np.ndarray,
+                     out: np.ndarray, base: np.ndarray, sums: np.ndarray,
+                     worth: np.ndarray) -> None:  # pragma: no cover - compiled
+    """The start numerators of the :class:`win_chance.LastTurnWin` turns ``lo..hi-1`` (at most
+    :data:`_LAST_TURN_BLOCK`; a player's last turn against final scores, D18, D20) into
+    ``out[lo:hi]``, without their holds or policy: case ``i`` is the sheet whose best score per
+    final roll is ``best[sheet[i]] (R,)`` (:func:`win_chance.best_final_scores`) against a best
+    other score ``tops[i]`` reached by ``ties[i] - 1`` players. A final roll is worth ``win_unit``
+    above it, ``win_unit // ties[i]`` at it, else 0 (:func:`win_chance._shares_below`); then the
+    DP of :func:`_level` (the re-roll expectation by ``extend``/``power``/``order``, keeping every
+    die stops, D7) where only the values are kept: a roll's value is the most any of its
+    sub-holds is worth (the tie rule picks among equal values, so it moves no value), then the
+    initial roll's weighted sum (``start_columns``/``start_weights``, :func:`dp.initial_roll_row`:
+    :func:`dp.start_sums`). The same integers as :func:`batched.solve_finals`'
+    ``start_numerators`` of those final values; the caller checks that ``win_unit * D^(rerolls +
+    1)`` fits int64. ``base (R, B)``, ``sums (H, B)`` and ``worth (H, B)`` are scratch."""
+    n_holds, n_sides = extend.shape
+    n_rolls = n_holds - order.shape[0]  # the full rolls come first among the holds
+    nb = hi - lo
+    for b in range(nb):
+        top = tops[lo + b]
+        at_top = win_unit // ties[lo + b]
+        row = sheet[lo + b]
+        for r in range(n_rolls):
+            score = best[row, r]
+            base[r, b] = win_unit if score > top else (at_top if score == top else 0)
+    for r in range(n_rolls):
+        for b in range(nb):
+            sums[r, b] = base[r, b]  # level 0: the final values
+    factor = 1
+    for _ in range(rerolls):
+        factor *= denominator
+        for j in range(order.shape[0]):  # more dice kept first: each extension is summed already
+            h = order[j]
+            for b in range(nb):
+                sums[h, b] = 0
+            for f in range(n_sides):
+                g = extend[h, f]
+                for b in range(nb):
+                    sums[h, b] += sums[g, b]
+            for b in range(nb):
+                worth[h, b] = power[h] * sums[h, b]
+        for r in range(n_rolls):  # keeping every die is stopping (D7)
+            for b in range(nb):
+                worth[r, b] = base[r, b] * factor
+        for h in range(n_holds - 1, -1, -1):  # fewer dice kept first: each shrink is done already
+            for f in range(n_sides):
+                g = shrink[h, f]
+                if g >= 0:
+                    for b in range(nb):
+                        worth[h, b] = max(worth[h, b], worth[g, b])
+        for r in range(n_rolls):
+            for b in range(nb):
+                sums[r, b] = worth[r, b]  # this level's values, the next level's sums of full rolls
+    for b in range(nb):
+        out[lo + b] = 0
+    for k in range(start_columns.shape[0]):
+        w = start_weights[k]
+        c = start_columns[k]
+        for b in range(nb):
+            out[lo + b] += w * sums[c, b]
+
+
+def _last_turn_starts(best: np.ndarray, sheet: np.ndarray, tops: np.ndarray, ties: np.ndarray, win_unit: int,
+                      extend: np.ndarray, power: np.ndarray, order: np.ndarray, shrink: np.ndarray, denominator: int,
+                      rerolls: int, start_columns: np.ndarray,
+                      start_weights: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """:func:`_last_turn_block` of ``N`` cases, ``int64 (N,)``, in blocks of
+    :data:`_LAST_TURN_BLOCK`: case ``i`` the sheet ``sheet[i]`` of ``best (S, R)`` against
+    ``tops[i]`` and ``ties[i]``."""
+    n_holds = extend.shape[0]
+    n = tops.shape[0]
+    out = np.empty(n, np.int64)
+    base = np.empty((n_holds - order.shape[0], _LAST_TURN_BLOCK), np.int64)
+    sums = np.empty((n_holds, _LAST_TURN_BLOCK), np.int64)
+    worth = np.empty((n_holds, _LAST_TURN_BLOCK), np.int64)
+    for lo in range(0, n, _LAST_TURN_BLOCK):
+        _last_turn_block(best, sheet, tops, ties, lo, min(n, lo + _LAST_TURN_BLOCK), win_unit, extend, power, order,
+                         shrink, denominator, rerolls, start_columns, start_weights, out, base, sums, worth)
+    return out
+
+
+def _before_last_values(after: np.ndarray, blocked: np.ndarray, marked_bits: int, eliminated_bits: int,
+                        win_unit: int, cell_lines: np.ndarray, values: np.ndarray, set_lines: np.ndarray,
+                        set_counts: np.ndarray, set_points: np.ndarray, set_masks: np.ndarray, t: int,
+                        sizes: np.ndarray, set_starts: np.ndarray, set_rolls: np.ndarray, extend: np.ndarray,
+                        power: np.ndarray, order: np.ndarray, shrink: np.ndarray, denominator: int, rerolls: int,
+                        start_columns: np.ndarray, start_weights: np.ndarray) -> np.ndarray:  # pragma: no cover
+    """:meth:`win_chance.BeforeLastWin.values_after` in one call (two players; the opponent plays
+    the game's last turn after this one, D18): per marking ``k``, the player's score after it
+    ``after[k]`` and the opponent's eliminated items after its blocks ``blocked[k]`` (D15; their
+    marked items ``marked_bits`` do not change, their sheet now has ``eliminated_bits``), ``1 -``
+    the opponent's chance on their last turn against that score (a tie shares the victory, D20),
+    ``int64 (K,)`` over ``win_unit * D^(rerolls + 1)`` (:func:`win_chance.chance_scale`).
+
+    Decided without a DP as the Python code decides it: 0 below the opponent's score now (their
+    every final roll wins, D19), the whole scale above the best score their sheet before the
+    blocks can reach (blocking never raises it), and, per sheet after the blocks, a sure loss
+    or win where its every best final score (:func:`_best_scores`) is above or below the
+    player's score, a sheet with no available item by its score alone; the other cases by
+    :func:`_last_turn_starts` against ``(after[k],)``. Each distinct blocked sheet's best scores
+    and each distinct (sheet, score) case are computed once. The same integers as the Python code."""
+    n = after.shape[0]
+    n_rolls = extend.shape[0] - order.shape[0]  # the full rolls come first among the holds
+    scale = win_unit
+    for _ in range(rerolls + 1):
+        scale *= denominator
+    unit = scale // win_unit
+    full = (1 << cell_lines.shape[0]) - 1
+    n_lines = _n_lines(cell_lines)
+    m, _, mp, _ = _bit_line_totals(marked_bits, eliminated_bits, cell_lines, values, n_lines)
+    now = 0  # the opponent's score (D19): blocking changes no marked item, so every sheet's
+    for line in range(n_lines):
+        if m[line] >= t:
+            now += mp[line]
+    high = now
+    if (marked_bits | eliminated_bits) != full:
+        best_now = _best_scores(marked_bits, eliminated_bits, cell_lines, values, set_lines, set_counts, set_points,
+                                set_masks, t, sizes, set_starts, set_rolls, n_rolls)
+        high = best_now.max()
+    sheets = np.empty(n, np.int64)  # the distinct blocked sheets met, by their eliminated items
+    bests = np.empty((n, n_rolls), np.int64)
+    lows = np.empty(n, np.int64)
+    highs = np.empty(n, np.int64)
+    n_sheets = 0
+    case_sheet = np.empty(n, np.int64)  # the distinct (sheet, score) cases, their values (-1: to solve)
+    case_score = np.empty(n, np.int64)
+    case_value = np.empty(n, np.int64)
+    n_cases = 0
+    case_of = np.full(n, -1, np.int64)  # each marking's case (-1: decided by the score alone)
+    out = np.empty(n, np.int64)
+    for k in range(n):
+        mine = after[k]
+        if mine > high:  # above their reach: a sure win
+            out[k] = scale
+            continue
+        if mine < now:  # below their score now: a sure loss
+            out[k] = 0
+            continue
+        theirs = blocked[k]
+        s = -1
+        for i in range(n_sheets):
+            if sheets[i] == theirs:
+                s = i
+                break
+        if s < 0:
+            s = n_sheets
+            n_sheets += 1
+            sheets[s] = theirs
+            if (marked_bits | theirs) != full:
+                bests[s] = _best_scores(marked_bits, theirs, cell_lines, values, set_lines, set_counts, set_points,
+                                        set_masks, t, sizes, set_starts, set_rolls, n_rolls)
+                lows[s] = bests[s].min()
+                highs[s] = bests[s].max()
+        c = -1
+        for i in range(n_cases):
+            if case_sheet[i] == s and case_score[i] == mine:
+                c = i
+                break
+        if c < 0:
+            c = n_cases
+            n_cases += 1
+            case_sheet[c] = s
+            case_score[c] = mine
+            if (marked_bits | theirs) == full:  # no available item: their score stands (D13)
+                case_value[c] = (win_unit if now > mine else (win_unit // 2 if now == mine else 0)) * unit
+            elif lows[s] > mine:  # their every final roll wins alone (D20)
+                case_value[c] = win_unit * unit
+            elif highs[s] < mine:  # no roll of theirs reaches the player's score
+                case_value[c] = 0
+            else:
+                case_value[c] = -1
+        case_of[k] = c
+    solve = np.empty(n_cases, np.int64)  # the cases left to the DP, against (mine,): one other seat, tied 2
+    n_solve = 0
+    for c in range(n_cases):
+        if case_value[c] < 0:
+            solve[n_solve] = c
+            n_solve += 1
+    if n_solve:
+        found = _last_turn_starts(bests, case_sheet[solve[:n_solve]], case_score[solve[:n_solve]],
+                                  np.full(n_solve, 2, np.int64), win_unit, extend, power, order, shrink, denominator,
+                                  rerolls, start_columns, start_weights)
+        for i in range(n_solve):
+            case_value[solve[i]] = found[i]
+    for k in range(n):
+        if case_of[k] >= 0:
+            out[k] = scale - case_value[case_of[k]]  # 1 - theirs (two players, D20)
+    return out
+
+
 def _sum_columns(extend: np.ndarray, power: np.ndarray, order: np.ndarray, sums: np.ndarray, expected: np.ndarray,
                  c: int, d: int) -> None:  # pragma: no cover - compiled
     """Columns ``c`` and ``d`` of :func:`_level`'s re-roll expectation (``c == d``: one column):
@@ -374,6 +573,15 @@ def _best_points(set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.n
     return out[:, 0].copy()
 
 
+def _n_lines(cell_lines: np.ndarray) -> int:  # pragma: no cover - compiled
+    """The board's lines (shelves, then columns) from each cell's two lines ``cell_lines (C, 2)``:
+    every line holds a cell, so one more than the highest index."""
+    most = 0
+    for c in range(cell_lines.shape[0]):
+        most = max(most, cell_lines[c, 0], cell_lines[c, 1])
+    return most + 1
+
+
 def _best_scores(marked_bits: int, eliminated_bits: int, cell_lines: np.ndarray, values: np.ndarray,
                  set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.ndarray, set_masks: np.ndarray, t: int,
                  sizes: np.ndarray, set_starts: np.ndarray, set_rolls: np.ndarray,
@@ -381,9 +589,10 @@ def _best_scores(marked_bits: int, eliminated_bits: int, cell_lines: np.ndarray,
     """:func:`win_chance.best_final_scores` of a sheet given by its bit masks: its line totals
     (:func:`_bit_line_totals`), its score (D19: a line with ``t`` marked items scores their
     points) plus :func:`_best_points` per final roll, ``int64 (R,)``."""
-    m, _, mp, _ = _bit_line_totals(marked_bits, eliminated_bits, cell_lines, values, sizes.shape[0])
+    n_lines = _n_lines(cell_lines)  # (``sizes`` are the item sets' sizes, not the lines')
+    m, _, mp, _ = _bit_line_totals(marked_bits, eliminated_bits, cell_lines, values, n_lines)
     now = 0
-    for line in range(sizes.shape[0]):
+    for line in range(n_lines):
         if m[line] >= t:
             now += mp[line]
     out = _best_points(set_lines, set_counts, set_points, set_masks, marked_bits | eliminated_bits, m, mp, t, sizes,

@@ -222,6 +222,9 @@ def _check_marking(position: Position, cells: tuple[int, ...], names: Sequence[s
     if not len(legal):
         raise ActionError(f"nothing can be marked with {dice_codes(dice, rules)}: a failed result "
                           "(D13): give up a shelf")
+    if not cells:
+        raise ActionError(f"the marking names no item; expected 1 to {rules.combinations_per_turn} items a turn "
+                          "(D9), e.g. r1c3 r2c2")
     try:
         legal.position(cells)
     except GameError:
@@ -234,10 +237,14 @@ def _check_marking(position: Position, cells: tuple[int, ...], names: Sequence[s
 
 def why_not_legal(cells: tuple[int, ...], dice: Counts, board: Board, marks: Marks, rules: Ruleset) -> str | None:
     """Why the items ``cells`` (cell indices) are not a legal marking of ``dice`` (face counts),
-    when the reason is a simple one: more items than a turn marks (D9), an item not available
-    (D4), or a face the items need more of than the dice show, Jokers counted as they may stand
-    in (D8, D11a: ``jokers_per_group`` per item, never more than are showing); else None (the
-    rule of the combinations, D10-D14, is for the legal list to show)."""
+    when the reason is a simple one: an item named twice (D4: a hand-edited game file), more
+    items than a turn marks (D9), an item not available (D4), or a face the items need more of
+    than the dice show, Jokers counted as they may stand in (D8, D11a: ``jokers_per_group`` per
+    item, never more than are showing); else None (the rule of the combinations, D10-D14, is
+    for the legal list to show)."""
+    twice = [c for i, c in enumerate(cells) if c in cells[:i]]
+    if twice:
+        return f"{board.cell_name(twice[0])} is named twice: each item is marked once, D4"
     if len(cells) > rules.combinations_per_turn:
         return f"{len(cells)} items: at most {rules.combinations_per_turn} a turn, D9"
     gone = [c for c in cells if not marks.is_available(c)]

@@ -467,9 +467,13 @@ def _softmax_shares(gaps: np.ndarray, own_first: bool = False) -> np.ndarray:
         # two seats, the mover's own gap 0 (the objective's hot path): exp(0) is 1 and a sum of two
         # terms is one addition, so 1 + exp of the other column gives the same float, bit for bit
         # (tests/test_win_kernel.py), at half the exp; never a certainty, as below
-        other = gaps[:, 1].astype(np.float64) / (COEF_SCALE * WEIGHT_SCALE)
-        pair = np.rint(CHANCE_SCALE / (1.0 + np.exp(np.minimum(np.maximum(other, -60.0), 60.0))))
-        shares: np.ndarray = np.clip(pair, 1, CHANCE_SCALE - 1).astype(np.int64)
+        # (in place on one array: the same operations, the same floats, fewer allocations; np.clip's
+        # bounds as a maximum then a minimum, alike for these finite values)
+        pair = gaps[:, 1].astype(np.float64)
+        np.divide(pair, COEF_SCALE * WEIGHT_SCALE, out=pair)
+        np.exp(np.minimum(np.maximum(pair, -60.0, out=pair), 60.0, out=pair), out=pair)
+        np.rint(np.divide(CHANCE_SCALE, np.add(pair, 1.0, out=pair), out=pair), out=pair)
+        shares: np.ndarray = np.minimum(np.maximum(pair, 1.0, out=pair), CHANCE_SCALE - 1.0, out=pair).astype(np.int64)
         return shares
     scaled = np.array(gaps.tolist(), dtype=np.float64) / (COEF_SCALE * WEIGHT_SCALE) if gaps.dtype == object \
         else gaps.astype(np.float64) / (COEF_SCALE * WEIGHT_SCALE)
@@ -690,14 +694,21 @@ class WinObjective(Learned):
         return max((value for _, value in self.shelf_values(state)), default=0)
 
 
+#: Up to this many exact chances, :func:`_exact_shares` rounds them as Python integers.
+_FEW_SHARES = 64
+
+
 def _exact_shares(end_exact: Any, worth: np.ndarray, rules: Ruleset) -> np.ndarray:
     """Exact chances over ``end_exact``'s scale (:mod:`win_chance`), rounded (half up) to
     :data:`CHANCE_SCALE`: ``(worth * 2 CHANCE_SCALE + scale) // (2 scale)``, every term divided by
-    their common factor first, in int64 where the products provably fit (else Python integers)."""
+    their common factor first, in int64 where the products provably fit (else Python integers;
+    also for a few chances, where they cost less than numpy's calls: the same integers)."""
     scale = end_exact.scale(rules)
     common = gcd(2 * CHANCE_SCALE, scale)
     times, add, over = 2 * CHANCE_SCALE // common, scale // common, 2 * scale // common
-    if not len(worth) or int(np.abs(worth).max()) * times + add < 1 << 62:
+    if len(worth) <= _FEW_SHARES:
+        return np.array([(int(w) * times + add) // over for w in worth.tolist()], dtype=np.int64)
+    if int(np.abs(worth).max()) * times + add < 1 << 62:
         fits: np.ndarray = (np.asarray(worth, dtype=np.int64) * times + add) // over
         return fits
     out: np.ndarray = (worth.astype(object) * times + add) // over
@@ -745,12 +756,43 @@ def compiled_win_values(state: GameState, model: WinModel | None = None,
     :func:`_front_values`. The same integers; ``None`` without numba, on a board of more than 62
     items, on a board whose value scale is not 1 (:func:`board_scale`) or where a product could
     leave int64 (then build the objective: its numpy path)."""
+    from shelfie_solver.dice.learned.kernel import kernel_function
+
+    whole = kernel_function("_win_turn")
+    board, rules = state.board, state.rules
+    if whole is None or board.n_cells > 62 or board_scale(board) != 1:
+        return None
+    n, me, first = state.players, state.active, state.first
+    weights, tables = _win_turn_constants(board, rules, n, model or default_win_model(), learned or default_model())
+    place = place_in_round(me, first, n)  # the seats after the player this round (game_objective's ends)
+    ends = np.array([1 if j != me and place_in_round(j, first, n) > place else 0 for j in range(n)], dtype=np.int64)
+    end_exact = ending_objective(state)
+    sheets = state.sheets
+    found = whole(
+        np.array([m.marked for m in sheets], dtype=np.int64), np.array([m.eliminated for m in sheets], dtype=np.int64),
+        me, ends, state.turn, state.end_triggered, *weights, end_exact is not None, *tables)
+    if not found[4]:
+        return None
+    return _front_values(StateArrays(board, rules, state.marks), end_exact, found)
+
+
+#: :func:`_win_turn_constants` per (board, rules, players, models), with the models they came from.
+_WIN_TURN_CONSTANTS: dict[tuple[Any, ...], tuple[WinModel, LearnedModel, tuple[Any, ...], tuple[Any, ...]]] = {}
+
+
+def _win_turn_constants(board: Board, rules: Ruleset, players: int, model: WinModel,
+                        learned: LearnedModel) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """The arguments of :func:`learned.kernel._win_turn` that :func:`compiled_win_values` takes
+    from the board, the rules, the number of players and the models alone (not from the
+    sheets), in its order: from ``per_turn`` to ``calibration``, and from ``set_ids`` to
+    ``line_masks``; made once per (board, rules, players, models) and kept with the models (the
+    models' tables, like :func:`learned.objective.kernel_weights`' cache, are never changed)."""
     from shelfie_solver.dice.engine.kernel import (
         cell_lines,
         line_mask_array,
         turn_arrays,
     )
-    from shelfie_solver.dice.learned.kernel import kernel_function, learned_deltas
+    from shelfie_solver.dice.learned.kernel import learned_deltas
     from shelfie_solver.dice.learned.objective import (
         BLOCKING,
         FAR,
@@ -758,27 +800,20 @@ def compiled_win_values(state: GameState, model: WinModel | None = None,
         line_sizes,
     )
 
-    whole = kernel_function("_win_turn")
-    board, rules = state.board, state.rules
-    if whole is None or board.n_cells > 62 or board_scale(board) != 1:
-        return None
-    n, me, first = state.players, state.active, state.first
-    coef, g, context_weights = kernel_weights((learned or default_model()).for_board(n, board), board)
-    place = place_in_round(me, first, n)  # the seats after the player this round (game_objective's ends)
-    ends = np.array([1 if j != me and place_in_round(j, first, n) > place else 0 for j in range(n)], dtype=np.int64)
-    end_exact = ending_objective(state)
-    tables = turn_arrays(board, rules)
-    sheets = state.sheets
-    found = whole(
-        np.array([m.marked for m in sheets], dtype=np.int64), np.array([m.eliminated for m in sheets], dtype=np.int64),
-        me, ends, state.turn, state.end_triggered, rules.combinations_per_turn, BLOCKING, coef, g, context_weights,
-        WEIGHT_SCALE, FAR, np.ascontiguousarray((model or default_win_model()).for_players(n), dtype=np.int64),
-        end_exact is not None, *learned_deltas(board, rules), tables.set_masks, cell_lines(board), board.value_array,
-        line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules), board.n_shelves,
-        tables.set_lines, tables.set_counts, tables.set_points, line_mask_array(board))
-    if not found[4]:
-        return None
-    return _front_values(StateArrays(board, rules, state.marks), end_exact, found)
+    key = (board, rules, players, id(model), id(learned))
+    found = _WIN_TURN_CONSTANTS.get(key)
+    if found is None or found[0] is not model or found[1] is not learned:
+        coef, g, context_weights = kernel_weights(learned.for_board(players, board), board)
+        tables = turn_arrays(board, rules)
+        weights = (rules.combinations_per_turn, BLOCKING, coef, g, context_weights, WEIGHT_SCALE, FAR,
+                   np.ascontiguousarray(model.for_players(players), dtype=np.int64))
+        sheet = (*learned_deltas(board, rules), tables.set_masks, cell_lines(board), board.value_array,
+                 line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules), board.n_shelves,
+                 tables.set_lines, tables.set_counts, tables.set_points, line_mask_array(board))
+        if len(_WIN_TURN_CONSTANTS) >= 64:
+            _WIN_TURN_CONSTANTS.clear()
+        found = _WIN_TURN_CONSTANTS[key] = (model, learned, weights, sheet)
+    return found[2], found[3]
 
 
 def win_objective(state: GameState, model: WinModel | None = None, learned: LearnedModel | None = None,

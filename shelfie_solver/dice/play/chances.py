@@ -10,13 +10,14 @@ one-turn engine (:func:`seat_chances`). The seats always add up to 1.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from shelfie_solver.dice.board import ItemSets, item_sets
+from shelfie_solver.dice.board import ItemSets, item_sets, score
 from shelfie_solver.dice.game.events import Event, Fail, GameState
 from shelfie_solver.dice.learned.win_model import CHANCE_SCALE, win_objective
 from shelfie_solver.dice.objectives import StateArrays
@@ -113,15 +114,16 @@ def _with_next_roller(now: GameState, seat: int, mine: Fraction, exact_flag: boo
     out[roller] = (theirs, own_exact and exact_flag)
     for j in rest:
         out[j] = (left * weights[j] / total if total else left / len(rest), False)
-    return out
+    return _settled_rest(out, seat, _scores(now))
 
 
-def within_turn_chances(start: list[tuple[Fraction, bool]], seat: int,
-                        now: tuple[Fraction, bool]) -> list[tuple[Fraction, bool]]:
+def within_turn_chances(start: list[tuple[Fraction, bool]], seat: int, now: tuple[Fraction, bool],
+                        scores: Sequence[int]) -> list[tuple[Fraction, bool]]:
     """Every seat's chance during ``seat``'s turn, three or more players: ``seat``'s own value
     ``now`` (the engine's, at the roll or re-roll of this moment), the others their figures of
     the turn's start (``start``, :func:`after_turn_chances`) scaled to share what ``seat``
-    leaves, so that their order and ratios do not move while only ``seat``'s dice change."""
+    leaves, so that their order and ratios do not move while only ``seat``'s dice change; exact
+    where ``seat``'s is exactly 0 or 1 (every seat's score now ``scores``, :func:`_settled_rest`)."""
     mine, exact_flag = now
     rest = 1 - start[seat][0]
     out = list(start)
@@ -130,7 +132,7 @@ def within_turn_chances(start: list[tuple[Fraction, bool]], seat: int,
     for j in others:
         share = start[j][0] / rest if rest else Fraction(1, len(others))
         out[j] = ((1 - mine) * share, False)
-    return out
+    return _settled_rest(out, seat, scores)
 
 
 def _item_set(state: GameState, cells: tuple[int, ...]) -> ItemSets:
@@ -159,6 +161,36 @@ def share_the_rest(state: GameState, seat: int, mine: Fraction, exact_flag: bool
     total = sum(raw.values(), Fraction(0))
     for j in others:
         out[j] = ((1 - mine) * raw[j] / total if total else (1 - mine) / len(others), False)
+    return _settled_rest(out, seat, _scores(state))
+
+
+def _scores(state: GameState) -> list[int]:
+    """Every seat's score now (D19), in seat order."""
+    return [score(state.board, marks, state.rules) for marks in state.sheets]
+
+
+def _settled_rest(chances: list[tuple[Fraction, bool]], seat: int,
+                  scores: Sequence[int]) -> list[tuple[Fraction, bool]]:
+    """``chances`` with the other seats' figures exact where ``seat``'s is exactly 0 or 1, given
+    every seat's score now ``scores``: at 1 (a sole win, D20: a tie would count ``1/k``) every other
+    seat's is 0; at 0 with three or more players every other seat's is its share of the victory
+    among the other seats' scores (:func:`win_chance.share`), since a seat's figure is exact only
+    where every other seat's score is final (:class:`win_chance.LastTurnWin`, D18, or a marking
+    that ends the game, D17) and ``seat`` then never reaches the top. So no certainty is shown as
+    a model figure ("0% (model)", docs/play.md); else ``chances`` as they are."""
+    from shelfie_solver.dice.win_chance import share
+
+    mine, exact_flag = chances[seat]
+    if not exact_flag or 0 < mine < 1:
+        return chances
+    if mine == 1:
+        return [(Fraction(1 if j == seat else 0), True) for j in range(len(chances))]
+    if len(chances) < 3:
+        return chances
+    rest = [j for j in range(len(chances)) if j != seat]
+    out = list(chances)
+    for j in rest:
+        out[j] = (share(scores[j], [scores[k] for k in rest if k != j]), True)
     return out
 
 

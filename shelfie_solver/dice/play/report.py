@@ -264,7 +264,7 @@ def _table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
         return start
     now = _step_chances(kept)
     if start is not None and len(kept.players) > 2:  # the others keep their ratios of the turn's start
-        return within_turn_chances(start, kept.state.active, now[kept.state.active])
+        return within_turn_chances(start, kept.state.active, now[kept.state.active], kept.scores())
     return now
 
 

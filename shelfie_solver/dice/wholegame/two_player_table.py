@@ -63,10 +63,13 @@ def load_two_player(path: str) -> TwoPlayerSolution:
     """Read a table written by :func:`save_two_player`, every field checked.
 
     Raises:
-        TwoPlayerError: unreadable, not such a table, or a number out of range (one line).
+        TwoPlayerError: no path, unreadable, not such a table, or a number out of range (one line).
     """
     from shelfie_solver.core.inputs import read_json
 
+    if not path:  # "exact2:" with nothing after it, as table:/exact: and learned: refuse it
+        raise TwoPlayerError("no two-player table file named; expected exact2:FILE with the file "
+                             "shelfie-solve solve-game --players 2 --save wrote")
     data = read_json(path, TwoPlayerError, MAX_BYTES, "a two-player table written by solve-game --players 2")
     if not isinstance(data, dict) or data.get("format") != TABLE_FORMAT:
         raise TwoPlayerError(f"{path}: expected a two-player table (\"format\": \"{TABLE_FORMAT}\"), written by "
