@@ -44,7 +44,7 @@ def _report(args: list[str]) -> dict:
 
 @pytest.mark.slow
 def test_the_report_on_the_example_board_matches_its_published_optimum(cache):
-    # examples/boards/small.toml states its solitaire optimum: "about 41.71" (issue 11's public example)
+    # examples/boards/small.toml states its solitaire optimum: "about 41.71" (docs/solve-game.md)
     data = _report(["--board", SMALL, "--games", "300", "--duel-games", "20", "--seed", "3"])
     assert data["optimum"] == pytest.approx(41.71, abs=0.005)
     assert data["optimum_policy_simulated"] is True
@@ -117,3 +117,30 @@ def test_a_duel_whose_interval_holds_half_says_it_is_not_settled():
     assert _unsettled_even(clear) == ""
     assert _unsettled_order([even, estimate([1] * 20 + [0] * 20, bounds=unit)]).startswith(" (not settled")
     assert _unsettled_order([even, clear]) == ""
+
+
+def test_a_board_where_nothing_can_score_says_so(cache, tmp_path):
+    # 2 x 2: every line has 2 items, one short of the 3 marks a line needs to score (D19), so a
+    # full sheet is worth 0 and the report says why instead of a page of bare zeros
+    board = tmp_path / "two.toml"
+    board.write_text('name = "two by two"\ncolumns = [1, 2]\n\n[[shelves]]\nfaces = ["cat"]\nvalues = [2, 3]\n\n'
+                     '[[shelves]]\nfaces = ["book"]\nvalues = [1, 4]\n')
+    result = CliRunner().invoke(main, ["solve-game", "--report", "--board", str(board), "--games", "10",
+                                       "--duel-games", "2", "--seed", "1", "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    flat = " ".join(result.stdout.split())
+    assert "a full sheet is worth 0 points" in flat
+    assert ("Nothing can score on this board: a line scores only with at least 3 marked items (D19), and its "
+            "shelves have 2 items, its columns 2") in flat
+
+
+def test_a_board_that_scores_has_no_such_note(cache, tmp_path):
+    # 3 x 1: the one column has 3 items and scores 2 + 3 + 4 = 9 when full (D19); shelves of 1 item never
+    board = tmp_path / "column.toml"
+    board.write_text('name = "one column"\ncolumns = [1]\n' + "".join(
+        f'\n[[shelves]]\nfaces = ["{face}"]\nvalues = [{value}]\n' for face, value in (("cat", 2), ("book", 3), ("plant", 4))))
+    result = CliRunner().invoke(main, ["solve-game", "--report", "--board", str(board), "--games", "10",
+                                       "--duel-games", "2", "--seed", "1", "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    flat = " ".join(result.stdout.split())
+    assert "Nothing can score" not in flat and "a full sheet is worth 9 points" in flat

@@ -205,3 +205,16 @@ def test_held_out_boards(name: str) -> None:
     six = tuple(6 if side == board.shelf_faces[0][0] else 0 for side in range(len(DEFAULT_RULES.sides)))
     data = run("--dice", dice_codes(six, DEFAULT_RULES), "--board", str(BOARDS / f"held-out-{name}.toml"), "--rerolls", "0")
     assert data["markings"]
+
+
+def test_no_example_or_module_cites_an_issue_number():
+    # the house rule of the shipped text: it cites rule ids (D1-D20) and docs, never an issue
+    # number, which means nothing to a user of the package (README.md's examples, docs/)
+    import re
+
+    root = EXAMPLES.parent
+    files = [p for p in sorted(EXAMPLES.rglob("*")) + sorted((root / "shelfie_solver").rglob("*"))
+             if p.is_file() and p.suffix in {".toml", ".py", ".js", ".html", ".md", ".txt"}]
+    pattern = re.compile(r"\bissues? ?#?\d+\b", re.IGNORECASE)
+    cited = [f"{p.relative_to(root)}: {m.group(0)}" for p in files for m in pattern.finditer(p.read_text("utf-8"))]
+    assert files and cited == []

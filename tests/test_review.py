@@ -93,3 +93,25 @@ def test_game_numbers_count_from_one_in_file_order(tmp_path):
     for number, fragment in (("0", "expected 1 or more"), ("-2", "expected 1 or more"), ("4", "expected --game 1..3")):
         assert_one_line_error(CliRunner().invoke(main, ["review", str(saved), "--game", number]), fragment,
                               'saved as "game": 0')
+
+
+def test_win_review_never_shows_a_chance_short_of_certain_as_certain(board, rules):
+    """The win review's chances go through the one percentage formatter (docs/formats.md,
+    "Numbers"): 0.9996 would round to 100.0% and 0.0004 to 0.0% at one decimal, but neither is
+    certain, so they read >99.9% and <0.1%; an exact 0 or 1 still reads 0.0% or 100.0%."""
+    from shelfie_solver.dice.play.gamefile import new_kept_game
+    from shelfie_solver.dice.review import Decision, Review
+    from shelfie_solver.dice.review_report import review_report
+
+    kept = new_kept_game(board, rules, ["Ann", "Ben"], 0)
+    dice = (1, 1, 1, 1, 1, 1)
+    near_one = Decision(3, "mark", dice, 0, "r1c1", "r1c1", Fraction(9996, 10000), Fraction(9996, 10000))
+    near_zero = Decision(4, "mark", dice, 0, "r1c2", "r1c3", Fraction(4, 10000), Fraction(6, 10000))
+    certain = Decision(5, "mark", dice, 0, "r1c4", "r1c4", Fraction(1), Fraction(1))
+    result = Review("Ann", 0, "win", (near_one, near_zero, certain), 0, 3, win=True,
+                    start=Fraction(9999, 10000), result=None)
+    report = review_report(result, kept, Fraction(1, 100))
+    chances = [row[report.headers.index("chance")] for row in report.rows]
+    assert chances == [">99.9%", "<0.1%", "100.0%"]
+    title = "\n".join(report.title)
+    assert "Chance to win: >99.9% at the first turn, >99.9% now" in title  # no curve: now = start

@@ -315,3 +315,44 @@ def test_policy_forms_agree_in_help_error_and_docs(tmp_path, last_turn_one_rerol
     row = next(r for r in (ROOT / "docs" / "rollout.md").read_text().splitlines() if r.startswith("| `--policy`"))
     for form in forms:
         assert form in helped and f"`{form}`" in row, form
+
+
+def test_the_difference_is_worded_in_percentage_points(tmp_path, last_turn_one_reroll):
+    # vs best is a difference of two chances: percentage points, never the game's points (D19)
+    kept, _ = last_turn_one_reroll
+    text = CliRunner().invoke(main, ["rollout", _write(tmp_path, kept), "--games", "20", "--seed", "1"]).stdout
+    flat = " ".join(text.split())
+    assert "minus the best one's for Ann, in percentage points, paired on the same dice" in flat
+    assert "in points," not in flat
+
+
+def _note(text: str) -> str:
+    flat = " ".join(text.split())
+    if "The order of the choices is not settled at this many games" in flat:
+        return "not settled"
+    if "The order of the choices is settled at 20 games" in flat:
+        return "settled"
+    return "no note"
+
+
+def test_a_short_run_says_whether_its_order_is_settled(tmp_path, last_turn_one_reroll):
+    # below the first check (100 games) the table still says whether its order is settled: with
+    # two choices, settled exactly when the paired interval of best minus second lies above 0
+    kept, _ = last_turn_one_reroll
+    path = _write(tmp_path, kept)
+    data = _json(path, "--games", "20", "--seed", "1", "--top", "2")
+    low = data["choices"][1]["versus_best"]["ci95"][0]  # best - second, its 95% interval
+    text = CliRunner().invoke(main, ["rollout", path, "--games", "20", "--seed", "1", "--top", "2"]).stdout
+    assert _note(text) == ("settled" if low > 0 else "not settled"), (low, text)
+
+
+def test_decided_markings_are_settled_at_twenty_games(tmp_path, last_turn_final, board, rules):
+    # final dice on the last turn: each marking's share is sure (brute force over the final
+    # scores, D19-D20), so two markings of different shares are settled at any count, equal ones never
+    kept = last_turn_final
+    marks, others = kept.state.marks, _others(kept)
+    result = rollout(kept, ("win", "win"), 20, seed=5, top=2, early_stop=False)
+    truths = [_share(score(board, marks.with_marked(c.root.choice[1]), rules), list(others)) for c in result.choices]
+    text = CliRunner().invoke(main, ["rollout", _write(tmp_path, kept), "--games", "20", "--seed", "5",
+                                     "--top", "2"]).stdout
+    assert _note(text) == ("settled" if truths[0] != truths[1] else "not settled"), (truths, text)

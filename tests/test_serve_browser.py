@@ -501,3 +501,49 @@ def test_a_whole_two_player_game_as_players(browser: Any, shots: Path, tmp_path:
               f"{len(waits)} waits")
     finally:
         served.stop()
+
+
+def test_a_hold_s_difference_reads_percentage_points_not_game_points(browser: Any, tmp_path: Path):
+    """Each listed hold shows its game points this turn (``0.04 pts``, D19) and its difference of
+    chance to the best: in percentage points, ``pp``, never ``pt``, which beside ``pts`` reads as the
+    game's points. The figure is the CLI's exact chances' difference (``play roll --format json``),
+    rounded as shown."""
+    import re
+    from fractions import Fraction
+
+    game = str(tmp_path / "game.json")
+    twin = str(tmp_path / "twin.json")
+    for path in (game, twin):
+        cli("play", "new", path, "--players", "Ann,Ben", "--first", "Ann")
+    holds = json.loads(cli("play", "roll", twin, "CCBBPG", "--format", "json"))["holds"]
+    chance = {(h["keep"], h["reroll"]): Fraction(h["win_chance"]) for h in holds}
+    best = Fraction(holds[0]["win_chance"])
+    served = Served(game, "--port", "0")
+    try:
+        page = open_page(browser, served.url)
+        wait_turn(page, "Ann to roll")
+        tap_faces(page, "CCBBPG")
+        page.wait_for_selector("#best")
+        rows = page.locator("#advice .option")
+        assert rows.count() >= 3
+        for i in range(rows.count()):
+            diff = rows.nth(i).locator(".diff").inner_text()
+            small = rows.nth(i).locator("small").inner_text()
+            assert " pts" in small and not diff.endswith(" pt")
+            if diff in ("best", "tied"):
+                continue
+            shown = re.fullmatch(r"\u2212(<?)(\d+(?:\.\d)?) pp", diff)
+            assert shown, diff
+            words = rows.nth(i).locator(".what").inner_text().split("\n")[0]  # "keep CC, re-roll PGBB"
+            keep, reroll = (re.fullmatch(r"keep (\w+), re-roll (\w+)", words) or re.fullmatch(
+                r"()re-roll all (\w+)", words)).groups()
+            loss = (best - chance[(keep, reroll)]) * 100
+            step = Fraction(1, 10) if "." in shown.group(2) or shown.group(1) else Fraction(1)
+            if shown.group(1):  # '<0.1' / '<1': a loss short of the step, not zero
+                assert 0 < loss < step
+            else:
+                assert abs(loss - Fraction(shown.group(2))) <= step / 2
+            assert "percentage points to the best" in (rows.nth(i).get_attribute("aria-label") or "")
+        assert page.errors == []
+    finally:
+        served.stop()

@@ -155,3 +155,12 @@ def test_three_players_see_the_chance_in_percent():
                 "--opponent", "o..../o..../o..../...../.....", "--opponent", ".o.../...../...../...../.....",
                 "--order", "2", "--round", "3").stdout
     assert "(model)" in table and "win chance" in table
+
+
+def test_the_model_note_words_its_error_in_percentage_points():
+    # the model's error against rollouts is a difference of chances (docs/advise.md): percentage
+    # points, not the game's points (D19), which the same screen shows beside it
+    out = run("advise", "--dice", "CCBJPP", "--marks", "oo.../...../x..../...../.....", "--opponent",
+              "o..../o..../o..../...../.....", "--order", "2", "--round", "3").stdout
+    flat = " ".join(out.split())
+    assert "(model)" in out and "about 8 percentage points from rollouts of the advised play" in flat

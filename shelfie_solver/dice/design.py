@@ -249,6 +249,14 @@ def report(result: BoardReport, histogram: str | None = None) -> Report:
              "(D5), seats do not rotate.",
              "learned (fitted): the shipped weights as fitted; alone on a board within the exact budget, "
              "learned itself plays the optimal policy (docs/solve-game.md, exact where it fits)."]
+    if possible == 0:  # lines all too short, or worth nothing: no figure above can differ from another
+        threshold = rules.scoring_threshold
+        why = (f"a line scores only with at least {threshold} marked items (D19), and its shelves have "
+               f"{board.n_columns} items, its columns {board.n_shelves}"
+               if max(board.n_columns, board.n_shelves) < threshold else
+               "the lines a full sheet scores are worth 0 (D19: the sum of their items' values)")
+        notes.append(f"Nothing can score on this board: {why}; so a full sheet is worth 0 points and every "
+                     "strategy ties at 0.")
     if histogram:
         notes.append(f"Wrote {histogram} (histogram of the {result.games} simulated scores of {dist.policy}).")
     if not best.exact_table:

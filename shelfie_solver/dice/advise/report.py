@@ -432,7 +432,7 @@ def is_two_player_table(objective: str) -> bool:
 #: What the chance is under the model (the default board, 3-4 players, boards over the two-player budget).
 MODEL_NOTE = ("win chance: your chance to win (D20: a k-way tie counts 1/k) under the win model, one softmax of "
               "every seat's strength fitted on self-play outcomes (docs/win-chance.md, \"Measured: the joint model\"); an "
-              "estimate: about 8 points from rollouts of the advised play on average (root mean square), "
+              "estimate: about 8 percentage points from rollouts of the advised play on average (root mean square), "
               "closer to 50% than they are (docs/win-chance.md, \"Against rollouts\").")
 
 

@@ -12,7 +12,7 @@ from shelfie_solver.core.report import Report, exact, percent
 from shelfie_solver.core.stats import Estimate
 from shelfie_solver.dice.play.gamefile import KeptGame
 from shelfie_solver.dice.play.report import whose_turn
-from shelfie_solver.dice.rollout.run import FIRST_CHECK, RolloutResult
+from shelfie_solver.dice.rollout.run import RolloutResult
 
 
 def _interval(value: Estimate) -> list[float | None]:
@@ -79,7 +79,7 @@ def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report
     }
     notes = [f"Every seat's chance to win (ties shared, D20) over the games played from here; 95%: "
              f"{names[mover]}'s interval (Wilson; every seat's: --format json). vs best: this choice's chance "
-             f"minus the best one's for {names[mover]}, in points, paired on the same dice (Student t 95%). "
+             f"minus the best one's for {names[mover]}, in percentage points, paired on the same dice (Student t 95%). "
              "position: as the policy plays; advice: the advice's own chance of the choice."]
     if len(result.choices) > 1:
         notes.append(f"The rows 1, 2, ... are ordered by {names[mover]}'s played-out chance, best first, not by "
@@ -87,7 +87,10 @@ def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report
     if result.settled:
         notes.append(f"Stopped after {result.games:,} of {result.asked:,} games: the order of the choices is settled "
                      "(every neighbour's paired interval above 0, docs/rollout.md).")
-    elif len(result.choices) > 1 and result.games >= FIRST_CHECK:
+    elif len(result.choices) > 1 and result.ordered:
+        notes.append(f"The order of the choices is settled at {result.games:,} games (every neighbour's paired "
+                     "interval above 0, docs/rollout.md).")
+    elif len(result.choices) > 1:  # whatever the count: below the first check too (docs/rollout.md)
         notes.append("The order of the choices is not settled at this many games (docs/rollout.md): more --games "
                      "narrow the intervals.")
     if not result.choices:  # the position alone: no advice, nothing to compare

@@ -157,6 +157,8 @@ class RolloutResult:
     Attributes:
         games: games played. asked: games asked for. seed: the root seed. settled: the run
             stopped early because the order of the choices was settled (module docstring).
+        ordered: the order of the choices is settled over the games played (:func:`settled`
+            on the result, whatever the count: also at the last batch, or below :data:`FIRST_CHECK`).
         position: every seat's chance from the position (:class:`Estimate`).
         choices: the choices, best first by the mover's mean (ties: the advice's order).
         policies: the strategy name of every seat. mover: the active seat.
@@ -170,6 +172,7 @@ class RolloutResult:
     choices: tuple[ChoiceResult, ...]
     policies: tuple[str, ...]
     mover: int
+    ordered: bool = False
 
 
 def check_rollout(kept: KeptGame, games: int) -> None:
@@ -368,4 +371,5 @@ def _result(done: Sequence[GameShares], roots: Sequence[RootChoice], setup: Roll
                                                  for s in range(seats)),
                                  None if i == 0 else paired(by_choice[ranked[0]], by_choice[k], mover))
                     for i, k in enumerate(ranked))
-    return RolloutResult(len(done), asked, entropy, stopped, position, choices, setup.policies, mover)
+    return RolloutResult(len(done), asked, entropy, stopped, position, choices, setup.policies, mover,
+                         ordered=stopped or settled(by_choice, mover))

@@ -220,7 +220,8 @@ function diffText(option, best, isFirst, digits) {
   const winO = chance(option), winB = chance(best);
   if (winO !== null && winB !== null) {
     const text = ((winB - winO) * 100).toFixed(digits);
-    return Number(text) === 0 ? `\u2212<${digits ? "0.1" : "1"} pt` : `\u2212${text} pt`;
+    // percentage points of the chance: "pp", never "pt" beside the row's game points ("6.67 pts", D19)
+    return Number(text) === 0 ? `\u2212<${digits ? "0.1" : "1"} pp` : `\u2212${text} pp`;
   }
   return small(best.value_float - option.value_float, "");
 }
@@ -647,7 +648,7 @@ function option(i, entry, best, what, value, apply, digits) {
     "data-rank": String(entry.rank),
     onpointerenter: () => setPreview(i), onpointerdown: () => setPreview(i), onfocus: () => setPreview(i),
     onpointerleave: () => setPreview(null), onblur: () => setPreview(null),
-    "aria-label": `rank ${entry.rank}: ${what}, ${value}, ${diff === "best" || diff === "tied" ? diff : `${diff} to the best`}` },
+    "aria-label": `rank ${entry.rank}: ${what}, ${value}, ${diff === "best" || diff === "tied" ? diff : `${diff.replace(/ pp$/, " percentage points")} to the best`}` },
   el("span", { class: "rank" }, `#${entry.rank}`),
   el("span", { class: "what" }, what, el("br"), el("small", {}, value)),
   el("span", { class: "diff" }, diff));
