@@ -150,7 +150,7 @@ def test_solver_beats_random_by_a_wide_margin(board, rules):
 
 
 def test_names():
-    assert set(STRATEGIES) == {"random", "greedy", "threshold", "solver", "learned", "win", "win-model"}
+    assert set(STRATEGIES) == {"random", "greedy", "threshold", "solver", "learned", "win", "win-model", "win-ply"}
     assert parse_players(" Solver, greedy ") == ("solver", "greedy")
     assert strategy_named("solver") is strategy_named("solver")  # one instance: the cache persists
     with pytest.raises(StrategyError, match="unknown strategy"):

@@ -12,6 +12,8 @@ result (D13) a shelf. Decisions are verified legal by the game engine.
 * ``solver``    — the exact optimal policy of the default ``strategic`` objective, solved once
   per turn with :func:`dp.solve_turn`; markings as :func:`advice.rank_markings`, shelves as
   :func:`advice.failed_options`.
+* ``win-ply``   — experimental, two players: ``win``'s holds, its top 3 markings re-ranked one ply
+  deeper (:class:`WinPlyStrategy`; measured to play worse than ``win``, docs/win-chance.md).
 * ``exact2:FILE`` — optimal two-player play (each decision the highest chance to win, D20) from a
   table of ``solve-game --players 2 --save FILE`` (:mod:`wholegame.two_player_table`).
 """
@@ -21,6 +23,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -690,6 +693,132 @@ class WinModelStrategy(WinStrategy):
     every_count = True
 
 
+class WinPlyStrategy(WinStrategy):
+    """Experimental, two players (docs/strategies.md, docs/win-chance.md "One ply deeper"): the
+    holds of :class:`WinStrategy` (the turn's DP under ``win``); at the final dice the top
+    :attr:`top` markings by the ``win`` model's value (or, on a failed result, D13, the top shelves
+    to give up) re-ranked by one ply deeper: ``1 -`` the opponent's own start value (the
+    one-turn engine's, :func:`dp.solve_turn` via the compiled paths, under ``win``) of the
+    position after the choice (blocking, D15; the end trigger, D17). A choice whose ``win``
+    value is exact (:meth:`win_model.WinObjective.exact_markings`, :meth:`~win_model.WinObjective.exact_shelves`,
+    a turn that :mod:`win_chance` values exactly, or one that ends the game, D18) keeps that
+    value, as does one after which the opponent cannot play. Ties keep the model's order. With
+    other numbers of players, :class:`WinStrategy`.
+
+    Args:
+        top: how many choices are re-ranked (``K >= 1``; 1 plays as ``win``).
+        model, kernel, exact_alone, win_model: as :class:`WinStrategy`.
+    """
+
+    name = "win-ply"
+    #: The number of choices re-ranked by default (no K gained on validation, none was
+    #: pre-registered: docs/win-chance.md "One ply deeper").
+    default_top = 3
+
+    def __init__(self, model: LearnedModel | None = None, kernel: str = "auto", exact_alone: bool = True,
+                 win_model: WinModel | None = None, top: int | None = None):
+        super().__init__(model, kernel, exact_alone, win_model)
+        self.top = self.default_top if top is None else top
+
+    def _deeper(self, state: GameState) -> bool:
+        """Whether this turn's choice is re-ranked: two players, the model's turn (not one that
+        :mod:`win_chance` values exactly, nor the exact table's) and ``top`` above 1."""
+        return state.players == 2 and self.top > 1 and self.exact(state) is None \
+            and exact_objective(state) is None
+
+    def start_value(self, state: GameState) -> Fraction:
+        """The active player's start value of the turn ``state`` under ``win`` (exact on the last
+        turns, :func:`win_chance.exact_objective`): :func:`dp.solve_turn`'s start value, from the
+        compiled item-set values (:func:`win_model.compiled_win_values`, :func:`_compiled_exact_values`)
+        and :func:`batched.solve_finals` where numba is installed (the same value)."""
+        from shelfie_solver.dice.learned.win_model import (
+            CHANCE_SCALE,
+            compiled_win_values,
+        )
+
+        board, rules = state.board, state.rules
+        exact = exact_objective(state)
+        quick = None
+        if self.kernel != "numpy" and compiled_best_marking() is not None:
+            quick = compiled_win_values(state, self.win_model, self.model) if exact is None \
+                else _compiled_exact_values(state, exact)
+        if quick is None:
+            objective: Objective = self.objective(state) if exact is None else exact
+            return solve_turn(board, state.marks, rules, objective).start_values()[0]
+        scale = CHANCE_SCALE if exact is None else exact.scale(rules)
+        worth, usable, shelves = quick
+        tables = turn_arrays(board, rules)
+        failed = max((value for _, value in shelves), default=0)
+        columns = compiled_best_marking()(worth, usable, tables.sizes, tables.set_starts, tables.set_rolls,
+                                          tables.n_rolls, failed, 1)
+        solved = solve_finals(space_for(rules), columns[:, None, :], rules.rerolls, scale, kernel="numba")
+        return solved.start_values()[0]
+
+    def after_value(self, state: GameState, sheets: tuple[Marks, ...]) -> Fraction | None:
+        """``1 -`` the opponent's :meth:`start_value` once the active player's turn ends with
+        every sheet ``sheets`` (:func:`actions.finish_turn`); ``None`` when the game is over then
+        or the opponent has no available item (it passes: no turn to value)."""
+        from shelfie_solver.dice.game.actions import finish_turn
+
+        following = finish_turn(state, sheets, [])
+        if following is None or not following.marks.has_available:
+            return None
+        return 1 - self.start_value(following)
+
+    def choose_marking(self, state: GameState, dice: Counts, legal: LegalMarkings,
+                       rng: np.random.Generator) -> tuple[int, ...]:
+        if not self._deeper(state) or len(legal) < 2:
+            return super().choose_marking(state, dice, legal, rng)
+        from shelfie_solver.dice.game.actions import mark_and_block
+        from shelfie_solver.dice.learned.win_model import CHANCE_SCALE
+
+        objective = self.turn(state)[0]
+        arrays = StateArrays(state.board, state.rules, state.marks)
+        worth = self._entry(state)[3]
+        values = objective.values(arrays, legal.sets) if worth is None else worth[legal.index]
+        points = Points().values(arrays, legal.sets)
+        sets = legal.sets
+        order = np.lexsort((np.arange(len(sets.sizes)), -sets.sizes, -points, -np.asarray(values)))
+        chosen = [int(i) for i in order[: self.top]]
+        exact_of = getattr(objective, "exact_markings", None)
+        exact = exact_of(arrays, sets.take(np.array(chosen))) if callable(exact_of) else np.zeros(len(chosen), bool)
+        best: tuple[Fraction, int] | None = None
+        for i, known in zip(chosen, exact.tolist()):
+            value = None if known else self.after_value(state, mark_and_block(state, legal.cells(i), []))
+            if value is None:
+                value = Fraction(int(values[i]), CHANCE_SCALE)
+            if best is None or value > best[0]:
+                best = (value, i)
+        assert best is not None
+        return legal.cells(best[1])
+
+    def choose_shelf(self, state: GameState, dice: Counts, shelves: tuple[int, ...],
+                     rng: np.random.Generator) -> int:
+        if not self._deeper(state) or len(shelves) < 2:
+            return super().choose_shelf(state, dice, shelves, rng)
+        from shelfie_solver.dice.game.actions import replace_sheet
+        from shelfie_solver.dice.learned.win_model import CHANCE_SCALE
+        from shelfie_solver.dice.sheet_rules import failed_result_shelves
+
+        objective = self.turn(state)[0]
+        arrays = StateArrays(state.board, state.rules, state.marks)
+        found = self._entry(state)[4]
+        ranked = found if found is not None else objective.shelf_values(arrays)
+        exact_of = getattr(objective, "exact_shelves", None)
+        exact = exact_of(arrays) if callable(exact_of) else set()
+        lost = failed_result_shelves(state.board, state.marks)
+        best: tuple[Fraction, int] | None = None
+        for shelf, model_value in ranked[: self.top]:
+            value = None if shelf in exact else self.after_value(
+                state, replace_sheet(state.sheets, state.active, state.marks.with_eliminated(lost[shelf])))
+            if value is None:
+                value = Fraction(int(model_value), CHANCE_SCALE)
+            if best is None or value > best[0]:
+                best = (value, int(shelf))
+        assert best is not None
+        return best[1]
+
+
 STRATEGIES: dict[str, type] = {
     "random": RandomStrategy,
     "greedy": GreedyStrategy,
@@ -698,6 +827,7 @@ STRATEGIES: dict[str, type] = {
     "learned": LearnedStrategy,
     "win": WinStrategy,
     "win-model": WinModelStrategy,
+    "win-ply": WinPlyStrategy,
 }
 
 
