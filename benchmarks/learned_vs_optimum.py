@@ -3,6 +3,7 @@
     python benchmarks/learned_vs_optimum.py [BOARD.toml ...] [--games N] [--seed S]
         [--player learned|learned:FILE] [--jobs J] [--cache DIR] [--tables DIR]
         [--family K [--family-seed S] [--family-dir DIR] [--family-shapes SxC,...]]
+        [--family-threes K [--family-seed S] [--family-dir DIR]]
 
 For each board: the optimal solitaire expected score from the float whole-game solver
 (``solve-game --float``, :func:`wholegame.float_solver.solve_float`; optimum and its proven
@@ -34,6 +35,11 @@ weights themselves (``learned:FILE`` of the shipped file, never the exact table)
 share of the optimum, and whether the fitted weights' whole interval is at 97% or more. With a
 ``--player`` other than ``learned`` (e.g. ``learned:FILE``, a variant of the weights), the
 family's boards get the plain rows of that player, as the boards named on the command line.
+
+**The threes family** (``--family-threes K``, instead of ``--family``; docs/strategies.md "Two 5s
+beside 3s"): the first K 5 x 4 and first K 4 x 5 boards of repeated 3s beside 4-5s
+(``model_file.needs_threes``) among 1000 boards of the held-out family of ``--family-seed`` drawn
+4 x 5, 4 x 5, 5 x 4, 5 x 4 in turn (:func:`threes_family`), written and measured as above.
 """
 
 from __future__ import annotations
@@ -164,6 +170,25 @@ def held_out_family(seed: int, count: int,
     return out
 
 
+#: The family :func:`threes_family` picks its boards from: 4 x 5 and 5 x 4 in equal numbers.
+THREES_FAMILY_SHAPES = ((4, 5), (4, 5), (5, 4), (5, 4))
+#: How many boards of the held-out family :func:`threes_family` looks through.
+THREES_FAMILY_POOL = 1000
+
+
+def threes_family(seed: int, per_shape: int) -> list[Board]:
+    """The held-out family's boards of repeated 3s beside 4-5s (``--family-threes K``,
+    docs/strategies.md "A table for repeated 3s beside 4-5s" and "Two 5s beside 3s"): the first
+    ``per_shape`` 5 x 4 and the first ``per_shape`` 4 x 5 boards of that kind
+    (:func:`model_file.needs_threes`, D3) among ``held_out_family(seed, THREES_FAMILY_POOL,
+    THREES_FAMILY_SHAPES)``, in the order 5 x 4, 4 x 5, 5 x 4, ... (fewer when the pool holds
+    fewer; about 1 board in 60 is of the kind)."""
+    pool = [b for b in held_out_family(seed, THREES_FAMILY_POOL, THREES_FAMILY_SHAPES) if needs_threes(b)]
+    five = [b for b in pool if b.n_shelves == 5][:per_shape]
+    four = [b for b in pool if b.n_shelves == 4][:per_shape]
+    return [b for pair in zip(five, four) for b in pair] + five[len(four):] + four[len(five):]
+
+
 def write_family(boards: list[Board], folder: Path) -> list[str]:
     """Each board as ``folder/family-I.toml`` (the board file format, docs/formats.md), written
     whole; the paths."""
@@ -200,6 +225,9 @@ def main() -> None:
     parser.add_argument("boards", nargs="*", metavar="BOARD.toml", help="board files (docs/formats.md)")
     parser.add_argument("--family", type=int, default=0, metavar="K",
                         help="also draw K boards of the held-out family (module docstring; default: none)")
+    parser.add_argument("--family-threes", type=int, default=0, metavar="K",
+                        help="instead of --family, draw the held-out family's first K 5x4 and first K 4x5 boards of "
+                             "repeated 3s beside 4-5s (threes_family; default: none)")
     parser.add_argument("--family-seed", type=int, default=2027, metavar="S",
                         help="seed of the held-out family (default: 2027)")
     parser.add_argument("--family-dir", default=os.path.join("benchmarks", ".family"), metavar="DIR",
@@ -218,11 +246,14 @@ def main() -> None:
     args = parser.parse_args()
     if args.games < 1 or args.jobs < 1:
         parser.error(f"--games and --jobs must be at least 1; got --games {args.games}, --jobs {args.jobs}")
-    if args.seed < 0 or args.family_seed < 0 or args.family < 0:
-        parser.error(f"--seed, --family-seed and --family must be whole numbers >= 0; got --seed {args.seed}, "
-                     f"--family-seed {args.family_seed}, --family {args.family}")
-    if not args.boards and not args.family:
-        parser.error("no boards: give BOARD.toml files, --family K, or both")
+    if args.seed < 0 or args.family_seed < 0 or args.family < 0 or args.family_threes < 0:
+        parser.error(f"--seed, --family-seed, --family and --family-threes must be whole numbers >= 0; got --seed "
+                     f"{args.seed}, --family-seed {args.family_seed}, --family {args.family}, --family-threes "
+                     f"{args.family_threes}")
+    if args.family and args.family_threes:
+        parser.error("--family and --family-threes both write --family-dir's family-I.toml; expected one of them")
+    if not args.boards and not args.family and not args.family_threes:
+        parser.error("no boards: give BOARD.toml files, --family K, --family-threes K, or both")
     try:
         run(args)
     except ShelfieError as error:  # a bad board, player or file: one line, as the CLI (exit 2)
@@ -243,8 +274,9 @@ def run(args: argparse.Namespace) -> None:
     Raises:
         ShelfieError: a board that cannot be read, an unknown player, an unwritable cache.
     """
-    if args.family:
-        family = held_out_family(args.family_seed, args.family, args.family_shapes)
+    if args.family or args.family_threes:
+        family = (held_out_family(args.family_seed, args.family, args.family_shapes) if args.family
+                  else threes_family(args.family_seed, args.family_threes))
         args.boards = [*args.boards, *write_family(family, Path(args.family_dir))]
     boards = [(path, load_board(path, DEFAULT_RULES)) for path in args.boards]  # all read before any solve
     parse_players(args.player)
@@ -254,8 +286,10 @@ def run(args: argparse.Namespace) -> None:
     if tables is not None:
         tables.mkdir(parents=True, exist_ok=True)
     print(f"player {args.player}, {args.games} games per board, seed {args.seed}"
-          + (f"; held-out family of {args.family}, --family-seed {args.family_seed}" if args.family else "") + "\n")
-    if args.family and args.player.strip().lower() == "learned":
+          + (f"; held-out family of {args.family}, --family-seed {args.family_seed}" if args.family else "")
+          + (f"; held-out threes family of {args.family_threes} a shape, --family-seed {args.family_seed}"
+             if args.family_threes else "") + "\n")
+    if (args.family or args.family_threes) and args.player.strip().lower() == "learned":
         run_family(args, cache, tables)
         return
     print("| board | shape | columns need | states | training family | table used | optimum (bound) | mean [95%] | "

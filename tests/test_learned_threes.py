@@ -27,6 +27,7 @@ from shelfie_solver.dice.learned.fit_solved import (
     fit_table_sums,
     solve_threes,
     threes_table,
+    threes_tables,
 )
 from shelfie_solver.dice.learned.fitting import TrainError
 from shelfie_solver.dice.learned.model_file import (
@@ -120,6 +121,20 @@ def test_solve_threes_sums_are_each_boards_float_sums():
     assert weights.dtype == np.int64 and np.array_equal(weights, fitted)  # the fit to those boards alone
 
 
+def test_threes_tables_mix_a_quarter_of_the_many_dice_table_on_4x5_by_hand():
+    fitted = np.zeros((3, N_FEATURES), dtype=np.int64)
+    many = np.zeros((3, N_FEATURES), dtype=np.int64)
+    fitted[0, :4] = (8, 1, -1, 100_000)
+    many[0, :4] = (0, 2, 0, -100_000)
+    tables = threes_tables(fitted, many)
+    assert set(tables) == {(4, 5), (5, 4)} and tables[(5, 4)] is fitted  # 5 x 4: the fit alone
+    # (1 * many + 3 * fitted) / 4 rounded down: 24/4 = 6; 5/4 -> 1; -3/4 -> -1; 200,000/4 = 50,000
+    assert tables[(4, 5)].dtype == np.int64 and tables[(4, 5)][0, :4].tolist() == [6, 1, -1, 50_000]
+    assert not tables[(4, 5)][1:].any() and not tables[(4, 5)][0, 4:].any()
+    # no many-dice table (no --solitaire-spread): the fit alone on both shapes
+    assert all(t is fitted for t in threes_tables(fitted, None).values())
+
+
 @pytest.mark.parametrize("kwargs, fragment", [
     ({"solitaire_threes": 1}, "--solitaire-boards N beside it"),
     ({"solitaire_boards": 2, "solitaire_threes": -1}, ">= 0"),
@@ -174,14 +189,17 @@ def test_train_solitaire_threes_writes_the_threes_tables(tmp_path, monkeypatch):
     threes_fit, _ = fit_table_sums(threes, threshold)
     # the other tables as without the option
     assert np.array_equal(model.many[(4, 5)], many) and np.array_equal(model.heavy[(5, 4)], heavy_table)
-    expected = threes_fit  # the fit to the threes boards alone
-    assert np.array_equal(model.threes[(4, 5)], expected) and np.array_equal(model.threes[(5, 4)], expected)
+    # 5 x 4: the fit to the threes boards alone; 4 x 5: a quarter of the many-dice table and three
+    # quarters of that fit, rounded down (docs/strategies.md, "Two 5s beside 3s")
+    assert np.array_equal(model.threes[(5, 4)], threes_fit)
+    assert np.array_equal(model.threes[(4, 5)], (many + 3 * threes_fit) // 4)
     pooled_fit, _ = fit_table_sums(pooled, threshold)
     assert np.array_equal(model.weights[1], pooled_fit)  # the pooled table does not see them
     assert not np.array_equal(threes_fit, heavy_table)
     trained = model.info["trained"]
     assert trained["solitaire_threes"] == 2 and trained["solitaire_threes_seed"] == 9 and trained["seed"] == 6
     assert "threes-family boards of seed 9" in trained["method"]
+    assert "on 4x5 a quarter of the many-dice table and three quarters of that fit" in trained["method"]
     assert "4 x 5 and 5 x 4 threes table (2 threes-family boards' sampled value tables" in result.stdout
 
 

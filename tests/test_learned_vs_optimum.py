@@ -101,3 +101,35 @@ def test_family_shapes_option_draws_only_those_shapes(bench):
 def test_family_shapes_option_refuses_other_forms(bench, text):
     with pytest.raises(argparse.ArgumentTypeError, match="expected shapes such as 4x5,5x4"):
         bench.family_shapes(text)
+
+
+def test_threes_family_is_the_first_boards_of_the_kind_of_each_shape(bench):
+    """``--family-threes 2`` with ``--family-seed 5150`` draws the boards docs/strategies.md "A table
+    for repeated 3s beside 4-5s" measured (its boards 99, 231, 53 and 625, in the order 5 x 4, 4 x
+    5, 5 x 4, 4 x 5), each with no column under 3 dice and a quarter or more but under half of them
+    needing 4-5 (D3), and no earlier board of its shape of that kind."""
+    boards = bench.threes_family(5150, 2)
+    assert [b.name for b in boards] == ["family 99", "family 53", "family 231", "family 625"]
+    assert [(b.n_shelves, b.n_columns) for b in boards] == [(5, 4), (4, 5)] * 2
+    assert [b.columns for b in boards] == [(3, 3, 4, 3), (3, 3, 3, 4, 5), (3, 3, 3, 4), (5, 5, 3, 3, 3)]
+    pool = bench.held_out_family(5150, 625, bench.THREES_FAMILY_SHAPES)
+
+    def kind(b):
+        hard = sum(n >= 4 for n in b.columns)
+        return min(b.columns) >= 3 and 4 * hard >= len(b.columns) > 2 * hard
+
+    for board in boards:
+        number = int(board.name.split()[1])
+        assert kind(board) and pool[number - 1] == board
+        assert not any(kind(b) and b.n_shelves == board.n_shelves for b in pool[: number - 1]
+                       if b not in boards)
+    assert bench.threes_family(5150, 1) == boards[:2]
+
+
+def test_family_threes_refused_beside_family(bench, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr("sys.argv", ["learned_vs_optimum.py", "--family", "2", "--family-threes", "1",
+                                     "--family-dir", str(tmp_path)])
+    with pytest.raises(SystemExit) as stop:
+        bench.main()
+    assert stop.value.code == 2 and "expected one of them" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())

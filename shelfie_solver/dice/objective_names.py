@@ -158,7 +158,8 @@ def advice_objective(name: str, state: GameState) -> Objective:
     seat's chance comes from (:mod:`play.chances`): ``win`` and ``win-model`` in a two-player game
     on a board that fits, the exact two-player table (:func:`two_player_exact`) at every turn; else
     for ``win``, ``learned`` or ``learned:FILE`` the exact chance to win where
-    :func:`win_chance.exact_objective` applies, else the objective ``name`` of the state
+    :func:`win_chance.exact_objective` applies (for ``win`` and ``win-model`` also a last turn decided
+    whatever the player does: :func:`win_chance.decided_objective`), else the objective ``name`` of the state
     (:func:`objective_names.parse_objective`). On a board whose item values are all 0 the chance
     objectives (``win``, ``win-model``, ``exact2:FILE``) give :class:`objectives.Tie`: every game a
     tie (D19, D20), every seat's chance exactly 1/n.
@@ -168,7 +169,7 @@ def advice_objective(name: str, state: GameState) -> Objective:
     """
     from dataclasses import replace
 
-    from shelfie_solver.dice.win_chance import exact_objective
+    from shelfie_solver.dice.win_chance import decided_objective, exact_objective
 
     chosen = parse_objective(name, state.board, state)  # a bad name is refused on every turn
     chance = name.strip().lower() in ("win", "win-model") or is_two_player(name)
@@ -178,6 +179,8 @@ def advice_objective(name: str, state: GameState) -> Objective:
         return chosen
     if sees_the_table(name):
         exact = exact_objective(state)
+        if exact is None and chance:  # a last turn decided whatever the player does (0 or 1)
+            exact = decided_objective(state)
         if exact is not None:
             return replace(exact, name=chosen.name, base=chosen)  # reports name what was asked for
     return chosen

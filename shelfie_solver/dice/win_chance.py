@@ -17,6 +17,12 @@ chance of every hold and marking.
   (D17) of the first of two players, so the ``win`` objective values such markings with it
   (:func:`win_model.ending_objective`).
 
+* Settled terminals — a marking or a shelf given up (D13) after which the player's game is over
+  (D17, D18) with its final score below another seat's final score is an exact 0, above every
+  other seat's reach an exact 1 (:func:`settled_bounds`, :func:`settled_shares`: the ``win``
+  objective, :mod:`learned.win_model`, applies them before its model); a last turn decided so
+  at every final roll is :class:`DecidedWin` (:func:`decided_objective`).
+
 Values are integers over :meth:`scale` (``WIN_UNIT = 12 = lcm(1, 2, 3, 4)``, so ``1/k`` is whole
 for up to four players; times the opponent's denominator for :class:`BeforeLastWin`).
 :func:`exact_objective` picks the one that applies to a game state, or ``None``.
@@ -504,6 +510,83 @@ def still_to_play(state: GameState) -> tuple[int, ...]:
             continue  # already played their last turn (D18)
         out.append(j)
     return tuple(out)
+
+
+#: :func:`settled_bounds` where nothing settles: no other score is final (no final score to stay
+#: below), no reach to pass (scores are small non-negative integers; int64 for the compiled path).
+NO_LOW = -(1 << 62)
+NO_HIGH = 1 << 62
+
+
+def settled_bounds(state: GameState) -> tuple[int, int]:
+    """``(low, high)``: what settles the active player's chance exactly at a terminal of this turn
+    after which its game is over (its score final, D18: the end triggered before this turn, or
+    triggered by its own closed shelves, D17; phase 0 of :mod:`learned.objective`).
+
+    ``low`` is the best score among the other seats whose scores are final once the player's
+    game is over: those with no available item, and those that play before it in the round (the
+    end triggered, they have played their last turn; triggered by this turn, the round is played
+    out after it, D18). A final score below ``low`` loses (chance exactly 0). ``high`` is the
+    best score any other seat can still reach: its score if final, else its score with every
+    available item marked (an upper bound: marking never lowers a score, D19; blocking, D15, only
+    takes items away). A final score above ``high`` wins alone (exactly 1, D20). :data:`NO_LOW` /
+    :data:`NO_HIGH` when nothing settles (fewer than two players)."""
+    if state.players < 2:
+        return NO_LOW, NO_HIGH
+    seats = _other_reaches(state)
+    return max((reach for reach, final in seats if final), default=NO_LOW), max(reach for reach, _ in seats)
+
+
+def _other_reaches(state: GameState) -> list[tuple[int, bool]]:
+    """Per other seat than the active one, in seat order: the highest score it can still reach
+    and whether that is its final score (:func:`settled_bounds`)."""
+    board, rules = state.board, state.rules
+    out = []
+    for j in range(state.players):
+        if j != state.active:
+            sheet = state.sheets[j]
+            final = not sheet.has_available or not state.plays_later_this_round(j)
+            out.append((score(board, sheet, rules) if final else
+                        score(board, sheet.with_marked(sheet.available), rules), final))
+    return out
+
+
+def settled_shares(final: np.ndarray, over: np.ndarray, low: int, high: int) -> np.ndarray:
+    """``int8`` like ``final``: per terminal of the active player's turn with final score
+    ``final`` (D19) and ``over`` (bool: its game is over after it), ``0`` where its chance to win
+    is exactly 0 (``final < low``), ``1`` where it is exactly 1 (``final > high``), else ``-1``
+    (not settled; ``low``, ``high``: :func:`settled_bounds`). The one home of the rule; the
+    compiled path (:func:`learned.kernel._win_gaps`) makes the same two comparisons."""
+    final = np.asarray(final)
+    out: np.ndarray = np.where(over & (final < low), 0, np.where(over & (final > high), 1, -1)).astype(np.int8)
+    return out
+
+
+@dataclass(frozen=True)
+class DecidedWin(LastTurnWin):
+    """The player's chance on a last turn (the end triggered, D18) that is decided whatever it
+    does (:func:`decided_objective`): every marking's value is :func:`shares` against ``others``,
+    here every other seat's highest reachable score (:func:`settled_bounds`: final scores, or
+    upper bounds for the seats still to play), exact because every final score of the turn is
+    below a final score of another seat (0) or above every other reach (1)."""
+
+    name: str = "win (decided)"
+
+
+def decided_objective(state: GameState) -> DecidedWin | None:
+    """:class:`DecidedWin` where the active player's last turn (the end triggered, D18; another
+    seat still to play, else :class:`LastTurnWin` applies) is decided: the best score its turn
+    can reach (:func:`best_score_range`) below another seat's final score (chance 0), or its score
+    now above every other seat's reach (chance 1: :func:`settled_bounds`); else ``None``."""
+    if state.players < 2 or not state.end_triggered:
+        return None
+    low, high = settled_bounds(state)
+    board, rules, marks = state.board, state.rules, state.marks
+    now = score(board, marks, rules)
+    reach = best_score_range(board, rules, marks)[1] if marks.has_available else now
+    if reach >= low and now <= high:
+        return None
+    return DecidedWin(tuple(reach for reach, _ in _other_reaches(state)))
 
 
 def exact_objective(state: GameState) -> LastTurnWin | BeforeLastWin | None:

@@ -413,7 +413,9 @@ def _failed_report(advice: Advice, title: list[str], data: dict[str, Any]) -> Re
 
 #: What the chance is, for the footer: exact, or under the model.
 EXACT_NOTE = ("win chance: your exact chance to win (D20: a k-way tie for the top counts 1/k) with the best play "
-              "from here; exact because every other score is final after this turn or the next (D18).")
+              "from here; exact because every other score is final after this turn or the next (D18), or because "
+              "your game is decided (your best final score below another's final score, or above every other "
+              "seat's reach).")
 TABLE_NOTE = ("win chance: your chance to win (D20: a tie counts 1/2) with the best play by both from "
               "here, from the two-player table (solve-game --players 2: float64 within its proven bound, shown "
               "to 2^-30; the exact two-player optimum: win plays it on every board within "

@@ -451,3 +451,33 @@ def threes_table(threes: Sequence[tuple[Board, dict[int, Sums]]], rules: Ruleset
     points over the 14). ``report`` gets one line per phase."""
     return pooled_fit(threes, rules, report, f"4 x 5 and 5 x 4 threes table ({len(threes)} threes-family boards' "
                                              "sampled value tables)")
+
+
+#: The share of the many-dice table (:func:`over_budget_table`) in the 4 x 5 threes table
+#: (:func:`threes_tables`); the rest is the threes fit's. Chosen on the validation family 4242 and
+#: diagnosis boards of seeds 9601 and 9602 (docs/strategies.md, "Two 5s beside 3s").
+THREES_MANY_SHARE = Fraction(1, 4)
+#: The shape whose threes table mixes in the many-dice table (:func:`threes_tables`): 4 x 5, whose
+#: boards of the kind have two columns of 4-5 dice (2 of 5; 5 x 4 boards have one of 4).
+THREES_MIXED_SHAPE = (4, 5)
+
+
+def threes_tables(fitted: np.ndarray, many: np.ndarray | None) -> dict[tuple[int, int], np.ndarray]:
+    """``{shape: int64 (3, N_FEATURES)}`` for :attr:`LearnedModel.threes`, one per shape over the
+    exact budget (:data:`OVER_BUDGET_SHAPES`): ``fitted`` (:func:`threes_table`) on 5 x 4, and on
+    :data:`THREES_MIXED_SHAPE` (4 x 5) the mix of ``many`` (the many-dice table) at
+    :data:`THREES_MANY_SHARE` and ``fitted`` at the rest, weight by weight, rounded down to a whole
+    number (``(1 * many + 3 * fitted) // 4``); ``fitted`` alone there too when there is no many-dice
+    table (``many`` None: no ``--solitaire-spread``). Why: on the validation family's 4 x 5 boards
+    of the kind (two columns of 4-5 dice) the mix gained on 7 of 8 boards over the fit alone, and on
+    the diagnosis boards, two 5s beside three 3s, it cut the exact decision losses by about a
+    quarter, most of it in holds (docs/strategies.md, "Two 5s beside 3s"); on 5 x 4 (one column of
+    4-5) the fit alone had gained the most (docs/strategies.md, "A table for repeated 3s beside
+    4-5s")."""
+    tables = {shape: fitted for shape in OVER_BUDGET_SHAPES}
+    if many is not None:
+        share = THREES_MANY_SHARE
+        tables[THREES_MIXED_SHAPE] = np.asarray(
+            (share.numerator * many.astype(np.int64) + (share.denominator - share.numerator) * fitted)
+            // share.denominator, dtype=np.int64)
+    return tables

@@ -602,7 +602,8 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
               ap: np.ndarray, sizes: np.ndarray, t: int, trigger: int, n_shelves: int, coef: np.ndarray,
               glob: np.ndarray, ctx: np.ndarray, threat: np.ndarray, triggered: bool, opponent_distance: int,
               opponent_values: np.ndarray, block: np.ndarray, weight_scale: int, rest: np.ndarray,
-              calibration: np.ndarray, round_number: int) -> tuple[np.ndarray, np.ndarray, bool]:  # pragma: no cover
+              calibration: np.ndarray, round_number: int, low: int,
+              high: int) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray]:  # pragma: no cover
     """The ``win`` objective's strength differences of ``K`` candidate sheets at once
     (:meth:`win_model.WinObjective.chance_of` up to the softmax): per candidate (as
     :func:`_learned_seats`) every seat's :data:`win_model.SEAT_COLUMNS` (the player's, then each
@@ -610,7 +611,9 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
     the strengths (:func:`_win_strengths`, ``calibration (3, F)`` rows :data:`win_model.ROWS`)
     and ``gaps[k, j] = z_j - z_0`` ``int64 (K+1, 1 + J)``. Returns ``gaps``, ``usable (K+1,)``
     and whether every product fits int64 (``False``: use the numpy path, whose Python integers
-    are exact)."""
+    are exact), and per candidate ``settled int64 (K+1,)``: :func:`win_chance.settled_shares` of
+    its score against ``low``, ``high`` (:func:`win_chance.settled_bounds`) where it ends the
+    player's game (phase 0): 0 below ``low``, 1 above ``high``, else -1."""
     usable, phases, owns, scores, distances, each = _learned_seats(
         set_ids, d_lines, d_counts, d_points, set_masks, closed_bits, losing, m, a, mp, ap, sizes, t, trigger,
         n_shelves, coef, glob, ctx, threat, triggered, opponent_distance, opponent_values, block, weight_scale)
@@ -621,10 +624,16 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
     seats = np.zeros((n, 4), np.int64)
     z = np.zeros(n, np.int64)
     x = np.zeros(13, np.int64)
+    settled = np.full(n_rows, -1, np.int64)
     largest = 0
     for k in range(n_rows):
         if not usable[k]:
             continue
+        if phases[k] == 0:  # the player's game is over: win_chance.settled_shares
+            if scores[k] < low:
+                settled[k] = 0
+            elif scores[k] > high:
+                settled[k] = 1
         seats[0, 0] = owns[k]
         seats[0, 1] = scores[k]
         seats[0, 2] = distances[k]
@@ -647,7 +656,7 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
     per = most * calibration.shape[1]
     ok = largest < limit and most < limit // 64 and (per == 0 or largest < limit // per)  # bound < 2^62
     # (win_model.strength_numerators; ``largest == 2^62``: a feature beyond win_model.design's int64 bounds)
-    return gaps, usable, ok
+    return gaps, usable, ok, settled
 
 
 def _win_front(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_points: np.ndarray,
@@ -657,9 +666,9 @@ def _win_front(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d
                opponent_values: np.ndarray, block: np.ndarray, weight_scale: int, rest: np.ndarray,
                calibration: np.ndarray, round_number: int, exact: bool, set_lines: np.ndarray,
                set_counts: np.ndarray, set_points: np.ndarray, other_marked: np.ndarray,
-               other_eliminated: np.ndarray, line_masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                                              np.ndarray, bool, np.ndarray,
-                                                                              np.ndarray, np.ndarray]:  # pragma: no cover
+               other_eliminated: np.ndarray, line_masks: np.ndarray, low: int,
+               high: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool, np.ndarray, np.ndarray,
+                                   np.ndarray, np.ndarray]:  # pragma: no cover
     """The front half of ``win``'s turn (:meth:`win_model.WinObjective.compiled_turn_values`)
     from the player's sheet as bit masks, in one call: the line totals (:func:`engine.kernel.
     _bit_line_totals`), the strength differences of every item set and of every shelf a failed
@@ -669,19 +678,21 @@ def _win_front(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d
     Returns ``(gaps int64 (U + S, 1 + J)`` — the usable sets' rows, then the shelves', in the
     order of :func:`_win_gaps`' rows; ``index (U,)`` the usable sets; ``shelves (S,)`` those with
     an available item; ``usable (K+1,)``; whether every product fits int64; and
-    ``_markings_end``'s ``ends``, ``gains``, ``blocked`` of ``index`` (empty unless ``exact``)).
-    The same integers as those calls made one by one."""
+    ``_markings_end``'s ``ends``, ``gains``, ``blocked`` of ``index`` (empty unless ``exact``);
+    then the rows' ``settled (U + S,)`` (:func:`_win_gaps`, ``low``, ``high``)). The same
+    integers as those calls made one by one."""
     n_lines = sizes.shape[0]
     m, a, mp, ap = _bit_line_totals(marked_bits, eliminated_bits, cell_lines, values, n_lines)
     closed = marked_bits | eliminated_bits
-    gaps, usable, ok = _win_gaps(set_ids, d_lines, d_counts, d_points, set_masks, closed, False, m, a, mp, ap,
-                                 sizes, t, trigger, n_shelves, coef, glob, ctx, threat, triggered, opponent_distance,
-                                 opponent_values, block, weight_scale, rest, calibration, round_number)
+    gaps, usable, ok, settled = _win_gaps(set_ids, d_lines, d_counts, d_points, set_masks, closed, False, m, a, mp,
+                                          ap, sizes, t, trigger, n_shelves, coef, glob, ctx, threat, triggered,
+                                          opponent_distance, opponent_values, block, weight_scale, rest, calibration,
+                                          round_number, low, high)
     shelf_ids, s_lines, s_counts, s_points = _shelf_candidates(values, n_shelves, closed)
-    shelf_gaps, _, shelf_ok = _win_gaps(shelf_ids, s_lines, s_counts, s_points, np.zeros(0, np.int64), 0, True, m,
-                                        a, mp, ap, sizes, t, trigger, n_shelves, coef, glob, ctx, threat, triggered,
-                                        opponent_distance, opponent_values, block, weight_scale, rest, calibration,
-                                        round_number)
+    shelf_gaps, _, shelf_ok, shelf_settled = _win_gaps(
+        shelf_ids, s_lines, s_counts, s_points, np.zeros(0, np.int64), 0, True, m, a, mp, ap, sizes, t, trigger,
+        n_shelves, coef, glob, ctx, threat, triggered, opponent_distance, opponent_values, block, weight_scale, rest,
+        calibration, round_number, low, high)
     n_sets = usable.shape[0] - 1
     n_used = 0
     for k in range(n_sets):
@@ -706,10 +717,13 @@ def _win_front(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d
             i += 1
     n = gaps.shape[1]
     out = np.zeros((n_used + n_open, n), np.int64)
+    out_settled = np.zeros(n_used + n_open, np.int64)
     for i in range(n_used):
+        out_settled[i] = settled[index[i]]
         for j in range(n):
             out[i, j] = gaps[index[i], j]
     for i in range(n_open):
+        out_settled[n_used + i] = shelf_settled[shelves[i]]
         for j in range(n):
             out[n_used + i, j] = shelf_gaps[shelves[i], j]
     if exact:
@@ -720,7 +734,7 @@ def _win_front(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d
         ends = np.zeros(0, np.bool_)
         gains = np.zeros(0, np.int64)
         blocked = np.zeros((0, other_marked.shape[0]), np.int64)
-    return out, index, shelves, usable, ok and shelf_ok, ends, gains, blocked
+    return out, index, shelves, usable, ok and shelf_ok, ends, gains, blocked, out_settled
 
 
 def _win_turn(marked: np.ndarray, eliminated: np.ndarray, active: int, ends: np.ndarray, turn: int, triggered: bool,
@@ -729,8 +743,9 @@ def _win_turn(marked: np.ndarray, eliminated: np.ndarray, active: int, ends: np.
               d_lines: np.ndarray, d_counts: np.ndarray, d_points: np.ndarray, set_masks: np.ndarray,
               cell_lines: np.ndarray, values: np.ndarray, sizes: np.ndarray, t: int, trigger: int, n_shelves: int,
               set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.ndarray,
-              line_masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool, np.ndarray,
-                                               np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+              line_masks: np.ndarray, low: int, high: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                                                    bool, np.ndarray, np.ndarray, np.ndarray,
+                                                                    np.ndarray]:  # pragma: no cover - compiled
     """``win``'s turn up to the softmax from every seat's sheet as bit masks ``marked``/``eliminated``
     ``(n,)``, in one call: what :func:`win_model.win_objective` builds for the active seat — the
     opponents' ``P``, the blocks and the threatened lines (:func:`_learned_opponents`, with
@@ -741,7 +756,7 @@ def _win_turn(marked: np.ndarray, eliminated: np.ndarray, active: int, ends: np.
     until they play, D5: :func:`win_model.opponent_seats`) — then :func:`_win_front` of the
     active sheet (the round, ``turn // n + 1``, as :attr:`GameState.round`). The same integers
     as those functions and :meth:`win_model.WinObjective.compiled_turn_values`; returns
-    :func:`_win_front`'s."""
+    :func:`_win_front`'s (``low``, ``high``: :func:`win_chance.settled_bounds`)."""
     n = marked.shape[0]
     n_lines = sizes.shape[0]
     n_cells = cell_lines.shape[0]
@@ -788,4 +803,4 @@ def _win_turn(marked: np.ndarray, eliminated: np.ndarray, active: int, ends: np.
     return _win_front(set_ids, d_lines, d_counts, d_points, set_masks, marked[active], eliminated[active], cell_lines,
                       values, sizes, t, trigger, n_shelves, coef, glob, ctx, threat, triggered, distance, each, block,
                       weight_scale, rest, calibration, turn // n + 1, exact, set_lines, set_counts, set_points,
-                      other_marked, other_eliminated, line_masks)
+                      other_marked, other_eliminated, line_masks, low, high)

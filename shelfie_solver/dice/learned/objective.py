@@ -296,11 +296,18 @@ class Learned:
         t = rules.scoring_threshold
         own_distance = end_trigger_shelves(board, rules) - (a[:, : board.n_shelves] == 0).sum(axis=1)
         distance = np.minimum(own_distance, self.opponent_distance)
-        ends = np.full(len(m), self.triggered) | (own_distance <= 0)
+        ends = self.game_over(own_distance)
         phase = np.where(ends, 0, np.where(distance == 1, 2, 3))
         own = WEIGHT_SCALE * scores(m, mp, t) + future_values(self.weights, board, t, m, a, mp, ap, self.threat,
                                                               own_distance == 1, phase, self.context)
         return phase, own
+
+    def game_over(self, own_distance: np.ndarray) -> np.ndarray:
+        """``bool (K,)``: whether the player's game is over after each of ``K`` turns (phase 0)
+        whose sheets are ``own_distance (K,)`` closed shelves short of the end trigger: the end
+        was triggered before this turn (its last, D18) or the turn triggers it (D17)."""
+        out: np.ndarray = np.full(len(own_distance), self.triggered) | (own_distance <= 0)
+        return out
 
     def opponent_after(self, state: StateArrays, m: np.ndarray, phase: np.ndarray) -> np.ndarray:
         """``int64 (K, J)``: each opponent's ``P`` (seat order, over :data:`WEIGHT_SCALE`) after

@@ -54,6 +54,7 @@ from shelfie_solver.dice.learned.fit_solved import (
     LARGE_SAMPLE,
     OVER_BUDGET_SHAPES,
     SPREAD_SAMPLE,
+    THREES_MIXED_SHAPE,
     boards_named,
     fit_shapes,
     heavy_table,
@@ -64,6 +65,7 @@ from shelfie_solver.dice.learned.fit_solved import (
     solve_spread,
     solve_threes,
     threes_table,
+    threes_tables,
 )
 from shelfie_solver.dice.learned.fitting import (
     Sums,
@@ -421,7 +423,7 @@ def _solitaire_fit(settings: Settings, rules: Ruleset, done: list[LearnedModel],
     if settings.solitaire_threes:
         table = threes_table(solve_threes(rules, settings.threes_seed, settings.solitaire_threes, jobs, scheduler,
                                           progress), rules, report)
-        threes = {shape: table for shape in OVER_BUDGET_SHAPES}
+        threes = threes_tables(table, many.get(THREES_MIXED_SHAPE))
     return solitaire, shapes, many, heavy, threes
 
 
@@ -549,7 +551,8 @@ def _method(settings: Settings, solitaire: bool, shapes: dict[tuple[int, int], n
                        f"more but under half of 4-5) a table fitted to "
                        f"{HEAVY_SAMPLE:,} states of each float value table of {settings.solitaire_threes} "
                        f"threes-family boards of seed {settings.threes_seed} (4x4, 3x5, 5x3; not in any other "
-                       "table)")
+                       "table)" + (", on 4x5 a quarter of the many-dice table and three quarters of that fit"
+                                   if settings.solitaire_spread or settings.solitaire_spread_large else ""))
     return method
 
 

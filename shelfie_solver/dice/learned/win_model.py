@@ -487,7 +487,13 @@ def _softmax_shares(gaps: np.ndarray, own_first: bool = False) -> np.ndarray:
 @dataclass(frozen=True, eq=False)
 class WinObjective(Learned):
     """The objective ``win``: the model's chance to win after the turn (module docstring), an
-    absolute value (not a change) over :data:`CHANCE_SCALE`; ``calibration`` ``(3, 6)``."""
+    absolute value (not a change) over :data:`CHANCE_SCALE`; ``calibration`` ``(3, 6)``.
+
+    ``settle``: :func:`win_chance.settled_bounds` of the turn, ``(low, high)``. A terminal after
+    which the player's game is over (a marking or a shelf given up, D13; phase 0) with its final
+    score below ``low`` (another seat's final score) is worth exactly 0, above ``high`` (every
+    other seat's reach) exactly 1 (:meth:`settled`); those values are exact
+    (:meth:`exact_markings`, :meth:`exact_shelves`), the others the model's."""
 
     calibration: np.ndarray = field(default_factory=lambda: np.zeros((len(ROWS), len(FEATURES)), dtype=np.int64))
     round_number: int = 1
@@ -495,6 +501,7 @@ class WinObjective(Learned):
     sheets: tuple[Marks, ...] = ()
     seat: int = 0
     opponent_seats: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), dtype=np.int64))
+    settle: tuple[int, int] = (-(1 << 62), 1 << 62)
     win_chance_exact: ClassVar[bool] = False
 
     def scale(self, rules: Ruleset) -> int:
@@ -559,15 +566,22 @@ class WinObjective(Learned):
 
     def exact_markings(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
         """``bool (K,)``: the markings of ``sets`` whose value is the exact chance to win
-        (:meth:`ending_markings`), the others the model's estimate."""
-        return self.ending_markings(state, sets)
+        (:meth:`ending_markings`, or settled: :meth:`settled`), the others the model's estimate."""
+        m, a, mp, _ = state.line_totals
+        count = sets.line_count
+        settled = self.settled(state, m + count, a - count, mp + sets.line_points) >= 0
+        out: np.ndarray = self.ending_markings(state, sets) | settled
+        return out
 
     def exact_shelves(self, state: StateArrays) -> set[int]:
         """The shelves a failed result (D13) may give up whose value in :meth:`shelf_values` is
         the exact chance to win (giving them up ends the game, D17, and :attr:`end_exact` gives
-        it: :meth:`_ranked_shelves`); the others' values are the model's estimate."""
+        it: :meth:`_ranked_shelves`; or settled: :meth:`settled`); the others' values are the
+        model's estimate."""
+        shelves, m, a, mp, _ = self._give_up_totals(state)
+        settled = {shelf for shelf, s in zip(shelves, self.settled(state, m, a, mp).tolist()) if s >= 0}
         if self.end_exact is None or not self._giving_up_ends(state):
-            return set()
+            return settled
         return set(failed_result_shelves(state.board, state.marks))
 
     @staticmethod
@@ -585,7 +599,22 @@ class WinObjective(Learned):
     def values(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
         m, a, mp, ap = state.line_totals
         count, points = sets.line_count, sets.line_points
-        return self._with_exact(state, sets, self.chance_of(state, m + count, a - count, mp + points, ap - points))
+        after = (m + count, a - count, mp + points, ap - points)
+        return self._with_exact(state, sets, self._with_settled(state, after, self.chance_of(state, *after)))
+
+    def settled(self, state: StateArrays, m: np.ndarray, a: np.ndarray, mp: np.ndarray) -> np.ndarray:
+        """``int8 (K,)``: :func:`win_chance.settled_shares` of ``K`` sheets of the player after
+        this turn (line totals ``(K, L)``): 0 or 1 where the chance is exactly that, else -1."""
+        from shelfie_solver.dice.win_chance import settled_shares
+
+        board, rules = state.board, state.rules
+        own_distance = end_trigger_shelves(board, rules) - (a[:, : board.n_shelves] == 0).sum(axis=1)
+        return settled_shares(scores(m, mp, rules.scoring_threshold), self.game_over(own_distance), *self.settle)
+
+    def _with_settled(self, state: StateArrays, after: tuple[np.ndarray, ...], chances: np.ndarray) -> np.ndarray:
+        """``chances (K,)`` of the sheets ``after`` (line totals ``m, a, mp, ap``) with the
+        settled ones (:meth:`settled`) exactly 0 or :data:`CHANCE_SCALE`."""
+        return _settle(chances, self.settled(state, *after[:3]))
 
     def _with_exact(self, state: StateArrays, sets: ItemSets, chances: np.ndarray) -> np.ndarray:
         """``chances (K,)`` of the markings ``sets`` with those that end the game replaced by the
@@ -602,11 +631,20 @@ class WinObjective(Learned):
     def shelf_values(self, state: StateArrays) -> list[tuple[int, int]]:
         """For a failed result (D13): ``(shelf, chance)`` per shelf with an available item, best
         first (ties keep shelf order)."""
+        shelves, *totals = self._give_up_totals(state)
+        if not shelves:
+            return []
+        after = self._with_settled(state, tuple(totals), self.chance_of(state, *totals))
+        return self._ranked_shelves(state, shelves, after)
+
+    @staticmethod
+    def _give_up_totals(state: StateArrays) -> tuple[Any, ...]:
+        """``(shelves, m, a, mp, ap)``: the shelves a failed result may give up (D13), in shelf
+        order, and the player's line totals ``(S, L)`` after giving up each (its available items
+        eliminated; nothing marked)."""
         board = state.board
         m, a, mp, ap = state.line_totals
         give_up = failed_result_shelves(board, state.marks)
-        if not give_up:
-            return []
         shelves = list(give_up)
         lost = np.zeros((len(shelves), board.n_cells), dtype=np.int64)
         for row, shelf in enumerate(shelves):
@@ -614,9 +652,8 @@ class WinObjective(Learned):
         lost_count = lost @ board.line_matrix
         lost_points = (lost * board.value_array) @ board.line_matrix
         rows = len(shelves)
-        after = self.chance_of(state, np.broadcast_to(m, (rows, len(m))), a - lost_count,
-                               np.broadcast_to(mp, (rows, len(m))), ap - lost_points)
-        return self._ranked_shelves(state, shelves, after)
+        return (shelves, np.broadcast_to(m, (rows, len(m))), a - lost_count, np.broadcast_to(mp, (rows, len(m))),
+                ap - lost_points)
 
     def _ranked_shelves(self, state: StateArrays, shelves: list[int], after: np.ndarray) -> list[tuple[int, int]]:
         """:meth:`shelf_values` from the model's chance ``after (S,)`` of giving up each of
@@ -657,7 +694,7 @@ class WinObjective(Learned):
             arrays[4], arrays[5], WEIGHT_SCALE, np.ascontiguousarray(self.opponent_seats, dtype=np.int64),
             np.ascontiguousarray(self.calibration, dtype=np.int64), self.round_number, exact, tables.set_lines,
             tables.set_counts, tables.set_points, np.array([o.marked for o in others], dtype=np.int64),
-            np.array([o.eliminated for o in others], dtype=np.int64), line_mask_array(board))
+            np.array([o.eliminated for o in others], dtype=np.int64), line_mask_array(board), *self.settle)
         if not found[4]:
             return None
         out = _front_values(state, self.end_exact if exact else None, found)
@@ -692,6 +729,15 @@ class WinObjective(Learned):
 
     def failed_value(self, state: StateArrays) -> int:
         return max((value for _, value in self.shelf_values(state)), default=0)
+
+
+def _settle(chances: np.ndarray, settled: np.ndarray) -> np.ndarray:
+    """``int64``: the model's ``chances`` with the settled ones (``settled`` 0 or 1,
+    :func:`win_chance.settled_shares`) exactly 0 or :data:`CHANCE_SCALE`."""
+    if not (np.asarray(settled) >= 0).any():
+        return chances
+    out: np.ndarray = np.where(settled == 0, 0, np.where(settled == 1, CHANCE_SCALE, chances)).astype(np.int64)
+    return out
 
 
 #: Up to this many exact chances, :func:`_exact_shares` rounds them as Python integers.
@@ -731,9 +777,10 @@ def _front_values(state: StateArrays, end_exact: Any, found: tuple[Any, ...]) ->
     """:meth:`WinObjective.compiled_turn_values` from :func:`learned.kernel._win_front`'s results
     ``found`` (its markings that end the game computed when ``end_exact`` is not ``None``): the
     softmax (:func:`_softmax_shares`), the exact chances of the markings that end the game by
-    ``end_exact``'s ``values_after`` (D17, D18, D20) and the shelves ranked (D13)."""
-    gaps, index, shelf_rows, usable, _, ends, gains, blocked = found
-    shares = _softmax_shares(gaps, own_first=True)  # the sets', then the shelves'
+    ``end_exact``'s ``values_after`` (D17, D18, D20), the settled ones exactly 0 or 1
+    (:meth:`WinObjective.settled`: the kernel's ``settled``) and the shelves ranked (D13)."""
+    gaps, index, shelf_rows, usable, _, ends, gains, blocked, settled = found
+    shares = _settle(_softmax_shares(gaps, own_first=True), settled)  # the sets', then the shelves'
     used = len(index)
     worth = np.zeros(len(usable), dtype=np.int64)
     worth[index] = shares[:used]
@@ -757,6 +804,7 @@ def compiled_win_values(state: GameState, model: WinModel | None = None,
     items, on a board whose value scale is not 1 (:func:`board_scale`) or where a product could
     leave int64 (then build the objective: its numpy path)."""
     from shelfie_solver.dice.learned.kernel import kernel_function
+    from shelfie_solver.dice.win_chance import settled_bounds
 
     whole = kernel_function("_win_turn")
     board, rules = state.board, state.rules
@@ -770,7 +818,7 @@ def compiled_win_values(state: GameState, model: WinModel | None = None,
     sheets = state.sheets
     found = whole(
         np.array([m.marked for m in sheets], dtype=np.int64), np.array([m.eliminated for m in sheets], dtype=np.int64),
-        me, ends, state.turn, state.end_triggered, *weights, end_exact is not None, *tables)
+        me, ends, state.turn, state.end_triggered, *weights, end_exact is not None, *tables, *settled_bounds(state))
     if not found[4]:
         return None
     return _front_values(StateArrays(board, rules, state.marks), end_exact, found)
@@ -819,6 +867,8 @@ def _win_turn_constants(board: Board, rules: Ruleset, players: int, model: WinMo
 def win_objective(state: GameState, model: WinModel | None = None, learned: LearnedModel | None = None,
                   name: str = "win") -> WinObjective:
     """The objective ``win`` of the active player in ``state`` (a game of 2-4 players)."""
+    from shelfie_solver.dice.win_chance import settled_bounds
+
     model = model or default_win_model()
     out = game_objective(state.board, state.rules, state.sheets, state.active, state.first, state.end_triggered,
                          in_board_points(learned or default_model(), board_scale(state.board)), state.turn,
@@ -826,7 +876,7 @@ def win_objective(state: GameState, model: WinModel | None = None, learned: Lear
                          extra={"name": name, "calibration": model.for_players(state.players),
                                 "round_number": state.round, "end_exact": ending_objective(state),
                                 "sheets": state.sheets, "seat": state.active,
-                                "opponent_seats": opponent_seats(state)})
+                                "opponent_seats": opponent_seats(state), "settle": settled_bounds(state)})
     assert isinstance(out, WinObjective)
     return out
 

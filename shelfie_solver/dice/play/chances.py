@@ -56,6 +56,16 @@ def seat_chances(state: GameState, dice: Any = None, rerolls_left: int = 0) -> l
     return share_the_rest(state, state.active, mine, exact_flag)
 
 
+def rest_final(state: GameState, seat: int) -> bool:
+    """Whether every seat but ``seat`` has its score final once ``seat``'s game is over, seen at
+    ``seat``'s turn in ``state`` (D18): each has no available item or plays before ``seat`` in
+    the round. Only then does ``seat``'s exact 0 settle the others' figures (:func:`_settled_rest`):
+    an exact 0 may also come from another seat's final score while some seat still plays
+    (:func:`win_chance.settled_bounds`)."""
+    return all(not state.sheets[j].has_available or state.place(j) < state.place(seat)
+               for j in range(state.players) if j != seat)
+
+
 def after_turn_chances(before: GameState, action: Event, now: GameState) -> list[tuple[Fraction, bool]]:
     """Every seat's chance to win in ``now``, right after the turn that started in ``before``
     ended with ``action`` (a :class:`Mark`, an :class:`UncheckedMark` or a :class:`Fail`): its
@@ -85,19 +95,21 @@ def after_turn_chances(before: GameState, action: Event, now: GameState) -> list
         exact_of = getattr(objective, "exact_markings", None)
         if callable(exact_of):
             exact_flag = bool(exact_of(arrays, one)[0])
+    final = rest_final(before, before.active)
     if before.players > 2 and now.active != before.active:
-        return _with_next_roller(now, before.active, mine, exact_flag)
-    return share_the_rest(now, before.active, mine, exact_flag)
+        return _with_next_roller(now, before.active, mine, exact_flag, final)
+    return share_the_rest(now, before.active, mine, exact_flag, final)
 
 
-def _with_next_roller(now: GameState, seat: int, mine: Fraction, exact_flag: bool) -> list[tuple[Fraction, bool]]:
+def _with_next_roller(now: GameState, seat: int, mine: Fraction, exact_flag: bool,
+                      final: bool) -> list[tuple[Fraction, bool]]:
     """Three or more players, right after ``seat``'s turn: ``seat``'s chance ``mine``, the seat
     about to roll its own value of this position (the engine's start value under its objective,
     :func:`seat_chances`; when ``mine`` is above the roller's view of ``seat``, the roller and the
     rest share ``1 - mine`` in the proportions of the roller's view instead), the others sharing what remains in
     proportion to the model (:func:`share_the_rest`). So the seat about to roll sees, before it
     rolls, the figure shown for it here: one probability of the position at the hand-off
-    (docs/win-chance.md measures the gap this closes)."""
+    (docs/win-chance.md measures the gap this closes). ``final``: :func:`rest_final` of ``seat``'s turn."""
     roller = now.active
     view = seat_chances(now)  # the roller's own view: its value, the others sharing the rest
     own, own_exact = view[roller]
@@ -107,23 +119,24 @@ def _with_next_roller(now: GameState, seat: int, mine: Fraction, exact_flag: boo
     # roller's proportions (never a model 0 for the rest: docs/win-chance.md)
     viewed = own + sum((view[j][0] for j in rest), Fraction(0))
     theirs = min(own, (1 - mine) * own / viewed) if viewed else min(own, 1 - mine)
-    out = share_the_rest(now, seat, mine, exact_flag)
+    out = share_the_rest(now, seat, mine, exact_flag, final)
     left = 1 - mine - theirs
     weights = {j: out[j][0] for j in rest}
     total = sum(weights.values(), Fraction(0))
     out[roller] = (theirs, own_exact and exact_flag)
     for j in rest:
         out[j] = (left * weights[j] / total if total else left / len(rest), False)
-    return _settled_rest(out, seat, _scores(now))
+    return _settled_rest(out, seat, _scores(now), final)
 
 
 def within_turn_chances(start: list[tuple[Fraction, bool]], seat: int, now: tuple[Fraction, bool],
-                        scores: Sequence[int]) -> list[tuple[Fraction, bool]]:
+                        scores: Sequence[int], final: bool = True) -> list[tuple[Fraction, bool]]:
     """Every seat's chance during ``seat``'s turn, three or more players: ``seat``'s own value
     ``now`` (the engine's, at the roll or re-roll of this moment), the others their figures of
     the turn's start (``start``, :func:`after_turn_chances`) scaled to share what ``seat``
     leaves, so that their order and ratios do not move while only ``seat``'s dice change; exact
-    where ``seat``'s is exactly 0 or 1 (every seat's score now ``scores``, :func:`_settled_rest`)."""
+    where ``seat``'s is exactly 1, or exactly 0 with ``final`` (:func:`rest_final`; every seat's
+    score now ``scores``, :func:`_settled_rest`)."""
     mine, exact_flag = now
     rest = 1 - start[seat][0]
     out = list(start)
@@ -132,7 +145,7 @@ def within_turn_chances(start: list[tuple[Fraction, bool]], seat: int, now: tupl
     for j in others:
         share = start[j][0] / rest if rest else Fraction(1, len(others))
         out[j] = ((1 - mine) * share, False)
-    return _settled_rest(out, seat, scores)
+    return _settled_rest(out, seat, scores, final)
 
 
 def _item_set(state: GameState, cells: tuple[int, ...]) -> ItemSets:
@@ -143,11 +156,14 @@ def _item_set(state: GameState, cells: tuple[int, ...]) -> ItemSets:
     return sets.take(found[:1])
 
 
-def share_the_rest(state: GameState, seat: int, mine: Fraction, exact_flag: bool) -> list[tuple[Fraction, bool]]:
+def share_the_rest(state: GameState, seat: int, mine: Fraction, exact_flag: bool,
+                   final: bool | None = None) -> list[tuple[Fraction, bool]]:
     """``seat``'s chance ``mine`` and the others' shares of the rest, in seat order: with two
     players the other's is ``1 - mine`` (exact when ``mine`` is); with more, the rest is shared in
     proportion to the others' chances under the joint model (:mod:`learned.win_model`: one softmax
-    over the seats) at ``state`` as right after ``seat``'s turn (an estimate)."""
+    over the seats) at ``state`` as right after ``seat``'s turn (an estimate; settled by
+    :func:`_settled_rest` with ``final``, :func:`rest_final` of ``seat``'s turn, by default of
+    ``state`` at ``seat``'s turn)."""
     board, rules, n = state.board, state.rules, state.players
     out: list[tuple[Fraction, bool]] = [(Fraction(0), False)] * n
     out[seat] = (mine, exact_flag)
@@ -161,7 +177,7 @@ def share_the_rest(state: GameState, seat: int, mine: Fraction, exact_flag: bool
     total = sum(raw.values(), Fraction(0))
     for j in others:
         out[j] = ((1 - mine) * raw[j] / total if total else (1 - mine) / len(others), False)
-    return _settled_rest(out, seat, _scores(state))
+    return _settled_rest(out, seat, _scores(state), rest_final(state, seat) if final is None else final)
 
 
 def _scores(state: GameState) -> list[int]:
@@ -169,15 +185,16 @@ def _scores(state: GameState) -> list[int]:
     return [score(state.board, marks, state.rules) for marks in state.sheets]
 
 
-def _settled_rest(chances: list[tuple[Fraction, bool]], seat: int,
-                  scores: Sequence[int]) -> list[tuple[Fraction, bool]]:
+def _settled_rest(chances: list[tuple[Fraction, bool]], seat: int, scores: Sequence[int],
+                  final: bool) -> list[tuple[Fraction, bool]]:
     """``chances`` with the other seats' figures exact where ``seat``'s is exactly 0 or 1, given
     every seat's score now ``scores``: at 1 (a sole win, D20: a tie would count ``1/k``) every other
-    seat's is 0; at 0 with three or more players every other seat's is its share of the victory
-    among the other seats' scores (:func:`win_chance.share`), since a seat's figure is exact only
-    where every other seat's score is final (:class:`win_chance.LastTurnWin`, D18, or a marking
-    that ends the game, D17) and ``seat`` then never reaches the top. So no certainty is shown as
-    a model figure ("0% (model)", docs/play.md); else ``chances`` as they are."""
+    seat's is 0; at 0 with three or more players, where every other seat's score is final
+    (``final``, :func:`rest_final`: :class:`win_chance.LastTurnWin`, D18, or a marking that ends
+    the game, D17), every other seat's is its share of the victory among the other seats' scores
+    (:func:`win_chance.share`). So no certainty is shown as a model figure ("0% (model)",
+    docs/play.md); else ``chances`` as they are (an exact 0 beside a seat still to play leaves
+    the others' figures the model's: :func:`win_chance.settled_bounds`)."""
     from shelfie_solver.dice.win_chance import share
 
     mine, exact_flag = chances[seat]
@@ -185,7 +202,7 @@ def _settled_rest(chances: list[tuple[Fraction, bool]], seat: int,
         return chances
     if mine == 1:
         return [(Fraction(1 if j == seat else 0), True) for j in range(len(chances))]
-    if len(chances) < 3:
+    if len(chances) < 3 or not final:
         return chances
     rest = [j for j in range(len(chances)) if j != seat]
     out = list(chances)

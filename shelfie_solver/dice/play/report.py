@@ -255,7 +255,11 @@ def _table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
 
         return [(share(s, [t for j, t in enumerate(over.scores) if j != seat]), True)
                 for seat, s in enumerate(over.scores)]
-    from shelfie_solver.dice.play.chances import after_turn_chances, within_turn_chances
+    from shelfie_solver.dice.play.chances import (
+        after_turn_chances,
+        rest_final,
+        within_turn_chances,
+    )
 
     within = kept.dice is not None
     start = after_turn_chances(*kept.last_turn, kept.state) \
@@ -264,7 +268,8 @@ def _table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
         return start
     now = _step_chances(kept)
     if start is not None and len(kept.players) > 2:  # the others keep their ratios of the turn's start
-        return within_turn_chances(start, kept.state.active, now[kept.state.active], kept.scores())
+        return within_turn_chances(start, kept.state.active, now[kept.state.active], kept.scores(),
+                                   rest_final(kept.state, kept.state.active))
     return now
 
 
