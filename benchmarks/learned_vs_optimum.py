@@ -40,6 +40,11 @@ family's boards get the plain rows of that player, as the boards named on the co
 beside 3s"): the first K 5 x 4 and first K 4 x 5 boards of repeated 3s beside 4-5s
 (``model_file.needs_threes``) among 1000 boards of the held-out family of ``--family-seed`` drawn
 4 x 5, 4 x 5, 5 x 4, 5 x 4 in turn (:func:`threes_family`), written and measured as above.
+
+**The light-five family** (``--family-light-five K``, instead of ``--family``; docs/strategies.md
+"A table for a 5 beside 1s"): the first K 4 x 5 boards of a 5 beside 1s
+(``model_file.needs_light_five``) among 1000 4 x 5 boards of the held-out family of
+``--family-seed`` (:func:`light_five_family`), written and measured as above.
 """
 
 from __future__ import annotations
@@ -61,6 +66,7 @@ from shelfie_solver.dice.learned.model_file import (
     default_model,
     model_named,
     needs_heavy,
+    needs_light_five,
     needs_many_dice,
     needs_threes,
 )
@@ -93,6 +99,8 @@ def table_used(player: str, board: Board) -> str:
     """Which solitaire weights a ``learned`` or ``learned:FILE`` player uses on ``board``: the
     table of its shape's boards of repeated 3s beside 4-5s (``LearnedModel.threes``,
     ``model_file.needs_threes``), the table of its shape's boards of heavy needs (``LearnedModel.heavy``, ``model_file.needs_heavy``),
+    the table of its shape's boards of a 5 beside 1s (``LearnedModel.light_five``,
+    ``model_file.needs_light_five``),
     the table of its shape's boards whose columns need many dice (``LearnedModel.many``,
     ``model_file.needs_many_dice``), its
     shape's own table (``LearnedModel.for_board``, docs/train.md "Tables per board shape") or the
@@ -105,6 +113,8 @@ def table_used(player: str, board: Board) -> str:
         return f"{board.n_shelves} × {board.n_columns}, threes"
     if shape in model.heavy and needs_heavy(board):
         return f"{board.n_shelves} × {board.n_columns}, heavy"
+    if shape in model.light_five and needs_light_five(board):
+        return f"{board.n_shelves} × {board.n_columns}, light five"
     if shape in model.many and needs_many_dice(board):
         return f"{board.n_shelves} × {board.n_columns}, many dice"
     return f"{board.n_shelves} × {board.n_columns}" if shape in model.shapes else "pooled"
@@ -189,6 +199,20 @@ def threes_family(seed: int, per_shape: int) -> list[Board]:
     return [b for pair in zip(five, four) for b in pair] + five[len(four):] + four[len(five):]
 
 
+#: How many 4 x 5 boards of the held-out family :func:`light_five_family` looks through.
+LIGHT_FIVE_FAMILY_POOL = 1000
+
+
+def light_five_family(seed: int, count: int) -> list[Board]:
+    """The held-out family's 4 x 5 boards of a 5 beside 1s (``--family-light-five K``,
+    docs/strategies.md "A table for a 5 beside 1s"): the first ``count`` boards of that kind
+    (:func:`model_file.needs_light_five`, D3) among ``held_out_family(seed, LIGHT_FIVE_FAMILY_POOL,
+    ((4, 5),))`` (fewer when the pool holds fewer), the way the validation boards of family 4242
+    were picked (there from a pool of 4 x 5 and 5 x 4 boards, its 4 x 5 ones)."""
+    pool = held_out_family(seed, LIGHT_FIVE_FAMILY_POOL, ((4, 5),))
+    return [b for b in pool if needs_light_five(b)][:count]
+
+
 def write_family(boards: list[Board], folder: Path) -> list[str]:
     """Each board as ``folder/family-I.toml`` (the board file format, docs/formats.md), written
     whole; the paths."""
@@ -228,6 +252,9 @@ def main() -> None:
     parser.add_argument("--family-threes", type=int, default=0, metavar="K",
                         help="instead of --family, draw the held-out family's first K 5x4 and first K 4x5 boards of "
                              "repeated 3s beside 4-5s (threes_family; default: none)")
+    parser.add_argument("--family-light-five", type=int, default=0, metavar="K",
+                        help="instead of --family, draw the held-out family's first K 4x5 boards of a 5 beside 1s "
+                             "(light_five_family; default: none)")
     parser.add_argument("--family-seed", type=int, default=2027, metavar="S",
                         help="seed of the held-out family (default: 2027)")
     parser.add_argument("--family-dir", default=os.path.join("benchmarks", ".family"), metavar="DIR",
@@ -246,14 +273,15 @@ def main() -> None:
     args = parser.parse_args()
     if args.games < 1 or args.jobs < 1:
         parser.error(f"--games and --jobs must be at least 1; got --games {args.games}, --jobs {args.jobs}")
-    if args.seed < 0 or args.family_seed < 0 or args.family < 0 or args.family_threes < 0:
-        parser.error(f"--seed, --family-seed, --family and --family-threes must be whole numbers >= 0; got --seed "
-                     f"{args.seed}, --family-seed {args.family_seed}, --family {args.family}, --family-threes "
-                     f"{args.family_threes}")
-    if args.family and args.family_threes:
-        parser.error("--family and --family-threes both write --family-dir's family-I.toml; expected one of them")
-    if not args.boards and not args.family and not args.family_threes:
-        parser.error("no boards: give BOARD.toml files, --family K, --family-threes K, or both")
+    if min(args.seed, args.family_seed, args.family, args.family_threes, args.family_light_five) < 0:
+        parser.error(f"--seed, --family-seed, --family, --family-threes and --family-light-five must be whole "
+                     f"numbers >= 0; got --seed {args.seed}, --family-seed {args.family_seed}, --family {args.family}, "
+                     f"--family-threes {args.family_threes}, --family-light-five {args.family_light_five}")
+    if sum(1 for k in (args.family, args.family_threes, args.family_light_five) if k) > 1:
+        parser.error("--family, --family-threes and --family-light-five all write --family-dir's family-I.toml; "
+                     "expected one of them")
+    if not args.boards and not args.family and not args.family_threes and not args.family_light_five:
+        parser.error("no boards: give BOARD.toml files, --family K, --family-threes K, --family-light-five K, or both")
     try:
         run(args)
     except ShelfieError as error:  # a bad board, player or file: one line, as the CLI (exit 2)
@@ -274,9 +302,10 @@ def run(args: argparse.Namespace) -> None:
     Raises:
         ShelfieError: a board that cannot be read, an unknown player, an unwritable cache.
     """
-    if args.family or args.family_threes:
+    if args.family or args.family_threes or args.family_light_five:
         family = (held_out_family(args.family_seed, args.family, args.family_shapes) if args.family
-                  else threes_family(args.family_seed, args.family_threes))
+                  else threes_family(args.family_seed, args.family_threes) if args.family_threes
+                  else light_five_family(args.family_seed, args.family_light_five))
         args.boards = [*args.boards, *write_family(family, Path(args.family_dir))]
     boards = [(path, load_board(path, DEFAULT_RULES)) for path in args.boards]  # all read before any solve
     parse_players(args.player)
@@ -288,8 +317,10 @@ def run(args: argparse.Namespace) -> None:
     print(f"player {args.player}, {args.games} games per board, seed {args.seed}"
           + (f"; held-out family of {args.family}, --family-seed {args.family_seed}" if args.family else "")
           + (f"; held-out threes family of {args.family_threes} a shape, --family-seed {args.family_seed}"
-             if args.family_threes else "") + "\n")
-    if (args.family or args.family_threes) and args.player.strip().lower() == "learned":
+             if args.family_threes else "")
+          + (f"; held-out light-five family of {args.family_light_five}, --family-seed {args.family_seed}"
+             if args.family_light_five else "") + "\n")
+    if (args.family or args.family_threes or args.family_light_five) and args.player.strip().lower() == "learned":
         run_family(args, cache, tables)
         return
     print("| board | shape | columns need | states | training family | table used | optimum (bound) | mean [95%] | "

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from shelfie_solver.cli import main
 
-from conftest import EXAMPLES, assert_one_line_error
+from conftest import EXAMPLES, assert_fits, assert_one_line_error
 
 SMALL = str(EXAMPLES / "boards" / "small.toml")
 
@@ -113,10 +113,43 @@ def test_a_duel_whose_interval_holds_half_says_it_is_not_settled():
     even = estimate([1] * 18 + [0] * 22, bounds=unit)
     clear = estimate([1] * 35 + [0] * 5, bounds=unit)
     assert even.low < 0.5 < even.high and clear.low > 0.5
-    assert _unsettled_even(even) == " (not settled: the interval holds 50%)"
+    assert _unsettled_even(even).startswith("a duel is not settled when its 95% interval holds 50%")
     assert _unsettled_even(clear) == ""
-    assert _unsettled_order([even, estimate([1] * 20 + [0] * 20, bounds=unit)]).startswith(" (not settled")
+    assert _unsettled_order([even, estimate([1] * 20 + [0] * 20, bounds=unit)]).startswith("the stronger of the two")
     assert _unsettled_order([even, clear]) == ""
+
+
+SQUARE = """\
+name = "three by three by hand"
+columns = [1, 2, 3]
+[[shelves]]
+faces = ["cat"]
+values = [1, 2, 1]
+[[shelves]]
+faces = ["book"]
+values = [2, 1, 2]
+[[shelves]]
+faces = ["plant"]
+values = [1, 1, 3]
+"""
+
+
+def test_the_report_fits_80_columns_with_the_not_settled_reasons_under_the_table(cache, tmp_path):
+    # 2 games a duel: even 2 wins of 2 have the Wilson interval [2 / (2 + 1.96^2), 1] = [0.34, 1],
+    # which holds 50%, so both duels are not settled and (both holding 50%) their intervals overlap
+    board = tmp_path / "square.toml"
+    board.write_text(SQUARE)
+    result = CliRunner().invoke(main, ["solve-game", "--board", str(board), "--report", "--games", "10",
+                                       "--duel-games", "2", "--jobs", "1", "--seed", "1"])
+    assert result.exit_code == 0, result.output
+    assert_fits(result.stdout)
+    rows = [line for line in result.stdout.splitlines()
+            if line.startswith(("2 players:", "stronger of win and learned"))]
+    assert len(rows) == 3 and all(row.endswith("won (not settled)") for row in rows)
+    flat = " ".join(result.stdout.split())
+    assert ("Not settled: a duel is not settled when its 95% interval holds 50%: these games have not shown "
+            "either side stronger; the stronger of the two is not settled when the two duels' 95% intervals "
+            "overlap (more --duel-games narrows them).") in flat
 
 
 def test_a_board_where_nothing_can_score_says_so(cache, tmp_path):

@@ -574,3 +574,17 @@ def test_a_saturated_model_chance_is_no_tie_when_the_points_differ():
     rows = [line.split() for line in result.output.splitlines() if line.startswith(("1", "2"))]
     assert [(r[0], r[1], r[3]) for r in rows] == [("1", "r1c5", "+11"), ("2", "r1c4", "+7")]
     assert "does not matter" not in result.output and "100%" not in result.output
+
+
+def test_the_failed_result_chance_reads_alike_under_every_objective():
+    """Keeping AA on an empty default sheet, the final dice hold an award, and the award shelf's
+    first column needs 1 die (D3; examples/boards/default.toml), so a failed result (D13) cannot
+    happen: the chance is exactly 0 and reads "0%" (the tables' chance format, as play's title
+    under objective win), not "0.00%" beside it."""
+    empty = "...../...../...../...../....."
+    for extra in ([], ["--objective", "win", "--opponent", empty]):
+        result = advise("--dice", "PPAACC", *extra)
+        assert result.exit_code == 0, result.output
+        flat = " ".join(result.stdout.split())
+        assert "Best: keep AA," in flat
+        assert flat.split("failed-result chance ")[1].split()[0].rstrip(";") == "0%"

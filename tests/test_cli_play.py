@@ -225,3 +225,17 @@ def test_a_failed_result_refused_by_d14_says_what_to_do(tmp_path):
     line = assert_one_line_error(CliRunner().invoke(main, ["play", "fail", game, "--shelf", "1"]),
                                  "can mark an item, so it must (D14): mark one of its items")
     assert line.endswith("a failed result is only possible when no item can be marked")
+
+
+def test_end_near_after_a_marking_names_the_player_not_you(tmp_path):
+    # Ann plays first and gives up shelf 1 (D13): one closed shelf, one short of D17's trigger of 2.
+    # Bob's marking is read by Bob with Ann to play next: "you have" would read as Bob, so she is named
+    game = str(tmp_path / "game.json")
+    runner = CliRunner()
+    assert runner.invoke(main, ["play", "new", game, "--players", "Ann,Bob", "--first", "Ann"]).exit_code == 0
+    assert runner.invoke(main, ["play", "fail", game, "--shelf", "1"]).exit_code == 0
+    marked = runner.invoke(main, ["play", "mark", game, "--unchecked", "r2c1"])
+    assert marked.exit_code == 0, marked.output
+    assert "Round 2, Ann to play" in marked.output
+    assert "End near (D17): Ann has 1 closed shelf; one more triggers the last round." in marked.output
+    assert "you have" not in marked.output

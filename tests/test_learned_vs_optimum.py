@@ -133,3 +133,27 @@ def test_family_threes_refused_beside_family(bench, tmp_path, monkeypatch, capsy
         bench.main()
     assert stop.value.code == 2 and "expected one of them" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
+
+
+def test_light_five_family_is_the_first_4x5_boards_of_a_five_beside_ones(bench, tmp_path, monkeypatch, capsys):
+    """``--family-light-five K`` draws the first K 4 x 5 boards of the held-out family with one
+    column needing 5 dice, no other 4-5, and two or more needing 1 (D3; docs/strategies.md "A
+    table for a 5 beside 1s"), counted here by hand over the pool; it is refused beside --family."""
+    boards = bench.light_five_family(9603, 3)
+    pool = bench.held_out_family(9603, 1000, ((4, 5),))
+
+    def kind(b):
+        return b.columns.count(5) == 1 and 4 not in b.columns and b.columns.count(1) >= 2
+
+    expected = [b for b in pool if kind(b)][:3]
+    assert boards == expected and len(boards) == 3
+    # the diagnosis boards of docs/strategies.md "Two 5s beside 3s" (its lead): 9603 boards 27 and 75
+    assert [(b.name, b.columns) for b in boards[:2]] == [("family 27", (1, 3, 3, 1, 5)), ("family 75", (2, 1, 5, 2, 1))]
+    assert all((b.n_shelves, b.n_columns) == (4, 5) for b in boards)
+    assert bench.light_five_family(9603, 1) == boards[:1]
+    monkeypatch.setattr("sys.argv", ["learned_vs_optimum.py", "--family-threes", "2", "--family-light-five", "1",
+                                     "--family-dir", str(tmp_path)])
+    with pytest.raises(SystemExit) as stop:
+        bench.main()
+    assert stop.value.code == 2 and "expected one of them" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())

@@ -234,7 +234,8 @@ def test_rule_ids_are_left_to_verbose(text: str, plain_text: str):
 
 def test_the_end_near_line_names_each_sheet_as_status_does(tmp_path: Path):
     """'End near: Ann, you have 1 closed shelf' with Ben to play read as said to Ann: one sheet
-    near gets the words of 'status' ("Ann has", "you have"), several a list with 'and' and 'each'."""
+    near gets the words of 'status' ("Ann has", every sheet named, never "you": the line follows
+    the previous player's action), several a list with 'and' and 'each'."""
     from shelfie_solver.dice.play.gamefile import warnings
     from shelfie_solver.dice.play.screen import screen_warnings
 
@@ -247,7 +248,7 @@ def test_the_end_near_line_names_each_sheet_as_status_does(tmp_path: Path):
     Session(game).handle("fail 1")
     kept = read_kept_game(game)
     assert kept.active_name == "Ann"
-    assert screen_warnings(kept)[0] == "End near: you and Ben have 1 closed shelf each; one more triggers the last round."
+    assert screen_warnings(kept)[0] == "End near: Ann and Ben have 1 closed shelf each; one more triggers the last round."
     assert [without_rule_ids(w) for w in warnings(kept)[:2]] == [
-        "End near: you have 1 closed shelf; one more triggers the last round.",
+        "End near: Ann has 1 closed shelf; one more triggers the last round.",
         "End near: Ben has 1 closed shelf; one more triggers the last round."]

@@ -67,7 +67,7 @@ def test_interactive_game(tmp_path: Path):
     say(child, "mark r5c2 r4c3 r3c1", "me marked r3c1 r4c3 r5c2", "Ann roll>")
     say(child, "status", "Ben: 7 points", "Ann roll>")
     say(child, "told r1c3 r1c4 r1c5", "Ann completed shelf 1: Ben loses r1c1 r1c2 r1c3 r1c4 r1c5,", "(blocked)",
-        "End near: Ann, you and me have 1 closed shelf each", "Ben roll>")
+        "End near: Ann, Ben and me have 1 closed shelf each", "Ben roll>")
     say(child, "CCCCCC", "Ben CCCCCC/2>")
     say(child, "mark r1c1", "Error:", "Ben CCCCCC/2>")
     say(child, "fail 2", "Ben gave up shelf 2 (failed result)", "End triggered: Ben closed enough shelves",

@@ -302,7 +302,25 @@ def test_the_table_says_its_rows_follow_the_played_out_chance(tmp_path, last_tur
     chances = [next(Fraction(s["win_chance"]) for s in c["seats"] if s["player"] == mover) for c in data["choices"]]
     assert chances == sorted(chances, reverse=True)
     text = CliRunner().invoke(main, ["rollout", _write(tmp_path, kept), "--games", "20", "--seed", "1"]).stdout
-    assert " ".join(text.split()).count(f"ordered by {mover}'s played-out chance, best first, not by the advice") == 1
+    assert " ".join(text.split()).count(f"ordered by the played-out chance of {mover}, best first, not by the advice") == 1
+
+
+def test_the_notes_read_for_a_player_named_me(tmp_path, last_turn_one_reroll):
+    # a player may be named "me" (play new --players Ann,Ben,me): the notes name the mover without
+    # a possessive, so "95%: me's interval" never prints (docs/rollout.md)
+    import dataclasses
+
+    kept, _ = last_turn_one_reroll
+    players = list(kept.players)
+    players[kept.state.active] = "me"
+    renamed = dataclasses.replace(kept, players=tuple(players))
+    text = CliRunner().invoke(main, ["rollout", _write(tmp_path, renamed), "--games", "20", "--seed", "1"])
+    assert text.exit_code == 0, text.output
+    flat = " ".join(text.stdout.split())
+    assert "me's" not in flat
+    assert "95%: the 95% interval for me (Wilson; every seat's: --format json)." in flat
+    assert "ordered by the played-out chance of me, best first" in flat
+    assert "the best one's for me, in percentage points" in flat
 
 
 def test_policy_forms_agree_in_help_error_and_docs(tmp_path, last_turn_one_reroll):

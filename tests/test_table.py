@@ -40,7 +40,7 @@ def test_blocking_threat_end_near_and_score_gap(board, rules):
     table = told(table, "r3c4")  # Ann: shelf 3 one item (r3c5) from complete
     notes = warnings(table)  # Ben to play
     threat = [n for n in notes if n.startswith("Blocking threat")]
-    assert threat == ["Blocking threat (D15): Ann completes shelf 3 with one more item (r3c5): your r3c1, "
+    assert threat == ["Blocking threat (D15): Ann completes shelf 3 with one more item (r3c5): Ben's r3c1, "
                       "r3c2, r3c3, r3c4, r3c5 are at risk."]
     # D19 by hand: Ann's shelf 3 = 2 + 2 + 3 + 7 = 14; Ben has 1 mark = 0
     assert "Score now (D19): Ben 0, best opponent 14 (-14)." in notes
@@ -59,7 +59,7 @@ def test_end_near_and_last_round(board, rules):
     table = give_up(table, 2)  # Cy gives up shelf 2
     table = told(table, "r1c1")  # Ann
     notes = warnings(table)  # Ben to play; D17's trigger is 2 closed shelves
-    assert "End near (D17): you have 1 closed shelf; one more triggers the last round." in notes
+    assert "End near (D17): Ben has 1 closed shelf; one more triggers the last round." in notes  # named, not "you"
     assert "End near (D17): Cy has 1 closed shelf; one more triggers the last round." in notes
     table = give_up(table, 2)  # Ben: 2 closed shelves: the end is triggered (D17)
     assert table.state.end_triggered and table.active_name == "Cy"

@@ -8,6 +8,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from click.testing import CliRunner
+from conftest import assert_fits
 
 from shelfie_solver.cli import main
 from shelfie_solver.dice.board import parse_marks, score
@@ -101,6 +102,20 @@ def test_review_of_an_advised_player_loses_nothing(board, rules, tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert plotted.stderr == f"Wrote {png}\n"  # as cheatsheet says; stdout stays the report alone
     assert "Result: " in out and "luck (the dice)" in out
+
+
+def test_the_win_review_says_percentage_points_not_bare_points(board, rules, tmp_path):
+    """A change of win chance is in percentage points (docs/review.md): the title's luck, the
+    classes' thresholds (2, 5, 10: INACCURACY, MISTAKE, BLUNDER) and the total loss say so, as the
+    note under the table does; never bare "points", which the game's scores use (D19)."""
+    path = _game(board, rules, 4, tmp_path)
+    out = run("review", str(path), "--player", "2").stdout
+    flat = " ".join(out.split())
+    assert "luck (the dice) " in flat and " percentage points, decisions " in flat
+    assert "(>= 2 percentage points)" in flat and "(>= 5)" in flat and "(>= 10)" in flat
+    assert "total loss " in flat and flat.split("total loss ")[1].split(";")[0].endswith(" percentage points")
+    assert flat.count(" points") == flat.count(" percentage points")
+    assert_fits(out)
 
 
 def test_plot_needs_a_chance_to_win(board, rules, tmp_path):

@@ -69,6 +69,14 @@ from shelfie_solver.dice.learned.train import PLAYER_COUNTS, tasks_total, train
 @click.option("--solitaire-threes-seed", type=click.IntRange(0), default=None, metavar="S",
               help="With --solitaire-threes: the root seed of its boards (default: --seed; the shipped file "
                    "uses 12).")
+@click.option("--solitaire-light-five", type=click.IntRange(0, 1000), default=0, show_default=True, metavar="N",
+              help="With --solitaire-boards and --solitaire-spread: a table for 4 x 5 boards of a 5 beside 1s (one "
+                   "column needing 5 dice, no other 4-5, two or more needing 1): the mean of the many-dice table "
+                   "and a fit to N boards of such needs (4 x 4, 3 x 5, 5 x 3; float solver, 60,000 states of each; "
+                   "docs/train.md).")
+@click.option("--solitaire-light-five-seed", type=click.IntRange(0), default=None, metavar="S",
+              help="With --solitaire-light-five: the root seed of its boards (default: --seed; the shipped file "
+                   "uses 9604).")
 @click.option("--solitaire-shapes", type=click.IntRange(0, 1000), default=0, show_default=True, metavar="K",
               help="With --solitaire-boards: also fit a table of its own for each board shape (shelves x "
                    "columns) with at least K of those boards; learned uses it in solitaire on a board of that "
@@ -103,7 +111,8 @@ from shelfie_solver.dice.learned.train import PLAYER_COUNTS, tasks_total, train
 def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterations: int, solitaire_boards: int,
                   solitaire_hard: int, solitaire_float: bool, solitaire_shapes: int, solitaire_large: int,
                   solitaire_spread: int, solitaire_spread_large: int, solitaire_heavy: int, solitaire_threes: int,
-                  solitaire_threes_seed: int | None, players_text: str,
+                  solitaire_threes_seed: int | None, solitaire_light_five: int,
+                  solitaire_light_five_seed: int | None, players_text: str,
                   jobs: int | None,
                   scheduler: str | None, output: str,
                   checkpoint: str | None, win_model: bool, self_play: str, play_model: str | None,
@@ -152,11 +161,13 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
                             solitaire_shapes=solitaire_shapes, solitaire_large=solitaire_large, force=force,
                             solitaire_spread=solitaire_spread, solitaire_spread_large=solitaire_spread_large,
                             solitaire_heavy=solitaire_heavy, solitaire_threes=solitaire_threes,
-                            solitaire_threes_seed=solitaire_threes_seed)
+                            solitaire_threes_seed=solitaire_threes_seed,
+                            solitaire_light_five=solitaire_light_five,
+                            solitaire_light_five_seed=solitaire_light_five_seed)
     with progress_bar("Self-play", tasks_total(games, iterations, players,
                                                solitaire_boards + solitaire_hard + solitaire_large + solitaire_spread
                                                + solitaire_spread_large + solitaire_heavy
-                                               + solitaire_threes)) as bar:
+                                               + solitaire_threes + solitaire_light_five)) as bar:
         model = run(progress=bar.advance if bar else None)  # a bar for people, nothing for pipes and tests
     _write(output, model_text(model), MODEL_KIND, force)
     for line in lines:
@@ -170,14 +181,15 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
 #: Options of self-play only: with --table they would be ignored silently, so they are refused.
 _SELF_PLAY_ONLY = ("seed", "games", "iterations", "solitaire_boards", "solitaire_hard", "solitaire_float",
                    "solitaire_shapes", "solitaire_large", "solitaire_spread", "solitaire_spread_large", "solitaire_heavy",
-                   "solitaire_threes", "solitaire_threes_seed", "players_text", "jobs", "scheduler", "checkpoint",
+                   "solitaire_threes", "solitaire_threes_seed", "solitaire_light_five", "solitaire_light_five_seed",
+                   "players_text", "jobs", "scheduler", "checkpoint",
                    "board_path", "rules_path", "win_model", "self_play", "play_model")
 
 
 #: Options of the solitaire fit: with --win-model they would be ignored silently, so they are refused.
 _SOLITAIRE_ONLY = ("solitaire_boards", "solitaire_hard", "solitaire_float", "solitaire_shapes", "solitaire_large",
                    "solitaire_spread", "solitaire_spread_large", "solitaire_heavy", "solitaire_threes",
-                   "solitaire_threes_seed")
+                   "solitaire_threes_seed", "solitaire_light_five", "solitaire_light_five_seed")
 #: Options --win-model would ignore silently: the solitaire fit's, and self-play's iterations,
 #: player counts and checkpoint (the win model is fitted in one pass for 2-4 players).
 _NOT_WIN_MODEL = _SOLITAIRE_ONLY + ("iterations", "players_text", "checkpoint")

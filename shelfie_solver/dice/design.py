@@ -187,19 +187,25 @@ def _percent(e: Estimate) -> str:
     return f"{float(e.mean) * 100:.1f}% [{e.low * 100:.1f}%, {e.high * 100:.1f}%]"
 
 
+UNSETTLED_EVEN = "a duel is not settled when its 95% interval holds 50%: these games have not shown either side stronger"
+UNSETTLED_ORDER = "the stronger of the two is not settled when the two duels' 95% intervals overlap"
+
+
 def _unsettled_even(e: Estimate) -> str:
-    """" (not settled: ...)" when the win share's 95% interval holds 50%: the duel has not shown
-    either side stronger (a player reads "45% won" of 40 games as a loss otherwise)."""
-    return " (not settled: the interval holds 50%)" if not math.isnan(e.low) and e.low <= 0.5 <= e.high else ""
+    """The reason a duel's row says "not settled" (:data:`UNSETTLED_EVEN`, its win share's 95%
+    interval holds 50%: the duel has not shown either side stronger, a player reads "45% won" of
+    40 games as a loss otherwise), or "" when it is settled."""
+    return UNSETTLED_EVEN if not math.isnan(e.low) and e.low <= 0.5 <= e.high else ""
 
 
 def _unsettled_order(duels: list[Estimate]) -> str:
-    """" (not settled: ...)" when the two duels' 95% intervals overlap, so which of ``win`` and
-    ``learned`` is stronger is not shown by these games."""
+    """The reason the stronger-of-the-two row says "not settled" (:data:`UNSETTLED_ORDER`, the two
+    duels' 95% intervals overlap, so which of ``win`` and ``learned`` is stronger is not shown by
+    these games), or "" when it is settled."""
     if len(duels) == 2 and not any(math.isnan(e.low) for e in duels):
         a, b = duels
         if a.low <= b.high and b.low <= a.high:
-            return " (not settled: the two intervals overlap)"
+            return UNSETTLED_ORDER
     return ""
 
 
@@ -229,12 +235,19 @@ def report(result: BoardReport, histogram: str | None = None) -> Report:
     for label, mean in result.shares:
         share = _share(mean.mean, best.value)
         rows.append([f"solitaire: {label}", _interval(mean) + (f", {share} of optimum" if share else "")])
+    unsettled: list[str] = []  # the reasons, in a note under the table (rows stay within 80 columns)
     for name, win in result.duels:
-        rows.append([f"2 players: {name} vs solver", f"{_percent(win)} won" + _unsettled_even(win)])
+        reason = _unsettled_even(win)
+        rows.append([f"2 players: {name} vs solver", f"{_percent(win)} won" + (" (not settled)" if reason else "")])
+        if reason and reason not in unsettled:
+            unsettled.append(reason)
     stronger = result.stronger
     if stronger is not None:
+        reason = _unsettled_order([win for _, win in result.duels])
         rows.append(["stronger of win and learned", f"{stronger[0]}: {_percent(stronger[1])} won"
-                     + _unsettled_order([win for _, win in result.duels])])
+                     + (" (not settled)" if reason else "")])
+        if reason:
+            unsettled.append(reason)
     greedy = dict(result.shares).get("greedy")
     top = best.value if best.value is not None else float(dist.mean.mean)
     if greedy is not None and top > 0:
@@ -247,6 +260,7 @@ def report(result: BoardReport, histogram: str | None = None) -> Report:
              "player, the game ends after the turn that closes the trigger's shelves (D17, D18), final score D19. "
              "Two players: won = share of the games won, ties shared (D20); the first player drawn each game "
              "(D5), seats do not rotate.",
+             *([f"Not settled: {'; '.join(unsettled)} (more --duel-games narrows them)."] if unsettled else []),
              "learned (fitted): the shipped weights as fitted; alone on a board within the exact budget, "
              "learned itself plays the optimal policy (docs/solve-game.md, exact where it fits)."]
     if possible == 0:  # lines all too short, or worth nothing: no figure above can differ from another

@@ -115,12 +115,12 @@ def _win_report(result: Review, kept: KeptGame, threshold: Fraction, game: int) 
         end = result.result if result.result is not None else (result.curve[-1].value if result.curve else result.start)
         title.append(f"Chance to win: {percent(result.start, 1)} at the first turn, {percent(end, 1)} "
                      f"{'at the end' if result.result is not None else 'now'}: luck (the dice) {_pp(result.luck)} "
-                     f"points, decisions {_pp(-result.total_loss)}, the others' turns {_pp(result.others)}")
+                     f"percentage points, decisions {_pp(-result.total_loss)}, the others' turns {_pp(result.others)}")
     title.append(f"Decisions losing win chance: {counts['inaccuracy']} inaccurac{'y' if counts['inaccuracy'] == 1 else 'ies'} "
-                 f"(>= {float(INACCURACY) * 100:.0f} points), {counts['mistake']} mistake"
+                 f"(>= {float(INACCURACY) * 100:.0f} percentage points), {counts['mistake']} mistake"
                  f"{'s' if counts['mistake'] != 1 else ''} (>= {float(MISTAKE) * 100:.0f}), {counts['blunder']} "
                  f"blunder{'s' if counts['blunder'] != 1 else ''} (>= {float(BLUNDER) * 100:.0f}); total loss "
-                 f"{float(result.total_loss) * 100:.1f} points; {result.over(threshold)} losing more than "
+                 f"{float(result.total_loss) * 100:.1f} percentage points; {result.over(threshold)} losing more than "
                  f"{float(threshold) * 100:g} (--threshold)")
     if result.unchecked:
         title.append(f"Not reviewed: {result.unchecked} turn(s) entered without dice (unchecked).")
@@ -128,7 +128,7 @@ def _win_report(result: Review, kept: KeptGame, threshold: Fraction, game: int) 
     narrow = ["round"]  # the table within 80 columns: the round is also in the costliest list
     rows = [_win_row(i + 1, d, kept) for i, d in enumerate(decisions)]
     costly = result.costliest(5)
-    notes = _costliest_notes(result, kept, costly, lambda loss: f"{float(loss) * 100:.1f} points of win chance")
+    notes = _costliest_notes(result, kept, costly, lambda loss: f"{float(loss) * 100:.1f} percentage points of win chance")
     notes.append("chance: the chance to win after the choice made (holds: with the best play afterwards); loss: "
                  "the best choice's chance minus it, in percentage points; class: docs/review.md.")
 

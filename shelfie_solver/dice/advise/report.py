@@ -297,7 +297,7 @@ def _holds_report(advice: Advice, title: list[str], data: dict[str, Any], top: i
     best = advice.holds[0]
     title.append(f"Best: {best_hold(advice)}, "
                  f"value {decimal(best.value)}{after_value}, "
-                 f"expected points this turn {decimal(best.points, 2)}, failed-result chance {percent(best.fail)}")
+                 f"expected points this turn {decimal(best.points, 2)}, failed-result chance {chance_cell(best.fail)}")
     if advice.baseline is not None:  # learned alone: the value is a change of the expected final score
         title.append(expected_final_line(advice, advice.baseline + best.value))
     if advice.markings:  # stopping is best: what to mark

@@ -82,6 +82,10 @@ class LearnedModel:
             repeat 3s beside 4-5s (:func:`needs_threes`, D3; ``train --solitaire-threes``,
             docs/train.md): used before :attr:`heavy`, :attr:`many` and :attr:`shapes` on such a
             board.
+        light_five: solitaire weights per board shape for the boards of that shape with **a 5
+            beside 1s** (:func:`needs_light_five`, D3; ``train --solitaire-light-five``,
+            docs/train.md): used before :attr:`many` and :attr:`shapes` on such a board (after
+            :attr:`threes` and :attr:`heavy`, whose boards are never of this kind).
     """
 
     weights: dict[int, np.ndarray]
@@ -90,6 +94,7 @@ class LearnedModel:
     many: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
     heavy: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
     threes: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
+    light_five: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
 
     def verify_players(self, players: int, name: str) -> None:
         """Refuse a game of ``players`` seats that this file has no weights for (``train
@@ -115,7 +120,11 @@ class LearnedModel:
         (:attr:`shapes`; on a board whose columns need many dice, :func:`needs_many_dice`, the
         table of :attr:`many` first, and before it, on a board of heavy needs,
         :func:`needs_heavy`, the table of :attr:`heavy`, and before that, on a board of repeated 3s
-        beside 4-5s, :func:`needs_threes`, the table of :attr:`threes`), else :meth:`for_players`."""
+        beside 4-5s, :func:`needs_threes`, the table of :attr:`threes`; on a board of a 5 beside
+        1s, :func:`needs_light_five`, the table of :attr:`light_five` after those two and before
+        the many-dice one), else :meth:`for_players`. The order, first that applies:
+        :attr:`threes`, :attr:`heavy`, :attr:`light_five`, :attr:`many`, :attr:`shapes`
+        (docs/formats.md)."""
         if players == 1:
             shape = (board.n_shelves, board.n_columns)
             threes = self.threes.get(shape) if needs_threes(board) else None
@@ -124,6 +133,9 @@ class LearnedModel:
             heavy = self.heavy.get(shape) if needs_heavy(board) else None
             if heavy is not None:
                 return heavy
+            light_five = self.light_five.get(shape) if needs_light_five(board) else None
+            if light_five is not None:
+                return light_five
             many = self.many.get(shape) if needs_many_dice(board) else None
             if many is not None:
                 return many
@@ -138,11 +150,14 @@ class LearnedModel:
         many = {MANY_KEY: {shape_key(shape): _phase_rows(w) for shape, w in sorted(self.many.items())}}
         heavy = {HEAVY_KEY: {shape_key(shape): _phase_rows(w) for shape, w in sorted(self.heavy.items())}}
         threes = {THREES_KEY: {shape_key(shape): _phase_rows(w) for shape, w in sorted(self.threes.items())}}
+        light_five = {LIGHT_FIVE_KEY: {shape_key(shape): _phase_rows(w)
+                                       for shape, w in sorted(self.light_five.items())}}
         return {"format": MODEL_FORMAT, "weight_scale": WEIGHT_SCALE, "features": list(FEATURE_NAMES),
                 **self.info,
                 "weights": {str(n): _phase_rows(w) for n, w in sorted(self.weights.items())},
                 **(shapes if self.shapes else {}), **(many if self.many else {}),
-                **(heavy if self.heavy else {}), **(threes if self.threes else {})}
+                **(heavy if self.heavy else {}), **(threes if self.threes else {}),
+                **(light_five if self.light_five else {})}
 
 
 #: The parameter file's key of :attr:`LearnedModel.shapes`: ``{"SxC": {phase: [weights]}}``.
@@ -153,6 +168,8 @@ MANY_KEY = "solitaire_many_dice"
 HEAVY_KEY = "solitaire_heavy"
 #: The parameter file's key of :attr:`LearnedModel.threes`, of the same form as :data:`SHAPES_KEY`'s.
 THREES_KEY = "solitaire_threes"
+#: The parameter file's key of :attr:`LearnedModel.light_five`, of the same form as :data:`SHAPES_KEY`'s.
+LIGHT_FIVE_KEY = "solitaire_light_five"
 #: A column needing at least so many dice (D3) makes a board use :attr:`LearnedModel.many`.
 MANY_DICE = 4
 #: So do columns needing on average at least so many dice (D3): chosen on the validation family
@@ -221,11 +238,27 @@ def needs_threes(board: Board) -> bool:
     return is_threes(board.columns)
 
 
+def needs_light_five(board: Board) -> bool:
+    """Whether a solitaire game on ``board`` plays :attr:`LearnedModel.light_five` (where its shape
+    has such a table), D3: its column needs are of the light-five family's kind
+    (:func:`wholegame.random_boards.is_light_five`, the family that table is fitted to: **a 5
+    beside 1s**, exactly one column needing 5 dice, no other needing 4-5, two or more needing 1;
+    4 x 5 needing 5, 1, 1, 1, 2 or 1, 3, 3, 1, 5; not 5, 1, 4, 1, 3 nor 5, 5, 1, 1, 2 nor 5, 1,
+    2, 2, 3). Every such board needs many dice (:func:`needs_many_dice`: a column of 5) and is of
+    neither :func:`needs_heavy` (one column of 4-5, columns of 1) nor :func:`needs_threes` (columns
+    of 1), so a file without that table plays the many-dice table there, and the threes and heavy
+    tables' boards keep theirs. Chosen on the validation family 4242 and diagnosis seed 9603
+    (docs/strategies.md, "Two 5s beside 3s", its lead, and "A table for a 5 beside 1s")."""
+    from shelfie_solver.dice.wholegame.random_boards import is_light_five
+
+    return is_light_five(board.columns)
+
+
 #: Every top-level key of a parameter file (``trained``, how the weights were made,
-#: :data:`SHAPES_KEY`, :data:`MANY_KEY`, :data:`HEAVY_KEY` and :data:`THREES_KEY` optional); any
-#: other is refused.
+#: :data:`SHAPES_KEY`, :data:`MANY_KEY`, :data:`HEAVY_KEY`, :data:`THREES_KEY` and
+#: :data:`LIGHT_FIVE_KEY` optional); any other is refused.
 MODEL_KEYS = ("format", "weight_scale", "features", "trained", "weights", SHAPES_KEY, MANY_KEY, HEAVY_KEY,
-              THREES_KEY)
+              THREES_KEY, LIGHT_FIVE_KEY)
 
 
 def shape_key(shape: tuple[int, int]) -> str:
@@ -245,7 +278,7 @@ def check_weights(model: LearnedModel, source: str) -> None:
         ModelError: a weight beyond the bound (one line naming ``source``).
     """
     tables = [*model.weights.values(), *model.shapes.values(), *model.many.values(), *model.heavy.values(),
-              *model.threes.values()]
+              *model.threes.values(), *model.light_five.values()]
     worst = max((int(np.abs(w).max()) for w in tables), default=0)
     if worst > MAX_WEIGHT:
         raise ModelError(f"{source}: a weight of {worst:,} is beyond ±{MAX_WEIGHT:,} (the objective computes in "
@@ -275,12 +308,13 @@ def model_from_dict(data: Any, source: str = "parameters") -> LearnedModel:
     many = _shape_tables(data.get(MANY_KEY, {}), source, MANY_KEY)
     heavy = _shape_tables(data.get(HEAVY_KEY, {}), source, HEAVY_KEY)
     threes = _shape_tables(data.get(THREES_KEY, {}), source, THREES_KEY)
+    light_five = _shape_tables(data.get(LIGHT_FIVE_KEY, {}), source, LIGHT_FIVE_KEY)
     unknown = sorted(set(data) - set(MODEL_KEYS))
     if unknown:  # a misspelt "solitaire_shapez" would be ignored silently
         raise ModelError(f"{source}: unknown key {shorten(unknown[0])}; expected only {', '.join(MODEL_KEYS)} "
                          "(docs/formats.md)")
     return LearnedModel(weights, {"trained": data["trained"]} if "trained" in data else {}, shapes, many, heavy,
-                        threes)
+                        threes, light_five)
 
 
 def players_key(text: str, counts: range = range(1, 5)) -> int:
@@ -320,7 +354,8 @@ def _phase_table(rows: Any, source: str) -> np.ndarray:
 def _shape_tables(data: Any, source: str, key_name: str = SHAPES_KEY) -> dict[tuple[int, int], np.ndarray]:
     """:attr:`LearnedModel.shapes` from the file's :data:`SHAPES_KEY` entry (or
     :attr:`LearnedModel.many` from ``key_name`` :data:`MANY_KEY`'s, :attr:`LearnedModel.heavy` from
-    :data:`HEAVY_KEY`'s, :attr:`LearnedModel.threes` from :data:`THREES_KEY`'s).
+    :data:`HEAVY_KEY`'s, :attr:`LearnedModel.threes` from :data:`THREES_KEY`'s, :attr:`LearnedModel.light_five` from
+    :data:`LIGHT_FIVE_KEY`'s).
 
     Raises:
         ModelError: not ``{"SxC": {phase: [weights]}}`` with 1-7 shelves and columns (D3).
@@ -399,7 +434,8 @@ def model_text(model: LearnedModel) -> str:
     import json  # (start-up: advise reads no JSON)
 
     data = model.to_dict()
-    tables = {key: data.pop(key) for key in ("weights", SHAPES_KEY, MANY_KEY, HEAVY_KEY, THREES_KEY) if key in data}
+    tables = {key: data.pop(key) for key in ("weights", SHAPES_KEY, MANY_KEY, HEAVY_KEY, THREES_KEY, LIGHT_FIVE_KEY)
+              if key in data}
     head = json.dumps(data, indent=1)[:-2]
     blocks = []
     for key, entries in tables.items():

@@ -58,10 +58,12 @@ from shelfie_solver.dice.learned.fit_solved import (
     boards_named,
     fit_shapes,
     heavy_table,
+    light_five_tables,
     over_budget_table,
     pooled_fit,
     solve_boards,
     solve_heavy,
+    solve_light_five,
     solve_spread,
     solve_threes,
     threes_table,
@@ -193,6 +195,14 @@ class Settings:
     solitaire_heavy: int = 0
     solitaire_threes: int = 0
     solitaire_threes_seed: int | None = None
+    solitaire_light_five: int = 0
+    solitaire_light_five_seed: int | None = None
+
+    @property
+    def light_five_seed(self) -> int:
+        """The root seed of the light-five family's boards (``--solitaire-light-five-seed``, else
+        ``--seed``)."""
+        return self.seed if self.solitaire_light_five_seed is None else self.solitaire_light_five_seed
 
     @property
     def threes_seed(self) -> int:
@@ -217,14 +227,18 @@ class Settings:
         if self.solitaire_threes:
             extra["solitaire_threes"] = self.solitaire_threes
             extra["solitaire_threes_seed"] = self.threes_seed
+        if self.solitaire_light_five:
+            extra["solitaire_light_five"] = self.solitaire_light_five
+            extra["solitaire_light_five_seed"] = self.light_five_seed
         return {"seed": self.seed, "games": self.games, "iterations": self.iterations,
                 "players": list(self.players), "board": self.board, "rules": self.rules, **extra}
 
 
 #: What :func:`_solitaire_fit` gives: the pooled solitaire weights (or None) and the tables per
-#: board shape, many-dice, heavy and threes tables (:class:`LearnedModel`'s attributes).
+#: board shape, many-dice, heavy, threes and light-five tables (:class:`LearnedModel`'s attributes).
 Fitted = tuple[np.ndarray | None, dict[tuple[int, int], np.ndarray], dict[tuple[int, int], np.ndarray],
-               dict[tuple[int, int], np.ndarray], dict[tuple[int, int], np.ndarray]]
+               dict[tuple[int, int], np.ndarray], dict[tuple[int, int], np.ndarray],
+               dict[tuple[int, int], np.ndarray]]
 
 
 def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations: int = 2, jobs: int = 1,
@@ -234,7 +248,8 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
           solitaire_boards: int = 0, solitaire_hard: int = 0, solitaire_float: bool = False,
           solitaire_shapes: int = 0, solitaire_large: int = 0, force: bool = False,
           solitaire_spread: int = 0, solitaire_spread_large: int = 0, solitaire_heavy: int = 0,
-          solitaire_threes: int = 0, solitaire_threes_seed: int | None = None) -> LearnedModel:
+          solitaire_threes: int = 0, solitaire_threes_seed: int | None = None,
+          solitaire_light_five: int = 0, solitaire_light_five_seed: int | None = None) -> LearnedModel:
     """Fit the ``learned`` parameters by self-play (module docstring).
 
     Args:
@@ -282,6 +297,15 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
             :func:`model_file.needs_threes`); not in any other table.
         solitaire_threes_seed: the root seed of those boards (default ``seed``), so the threes
             family can be drawn from a seed of its own while the other tables keep theirs.
+        solitaire_light_five: with ``solitaire_boards`` and ``solitaire_spread``, so many boards of
+            the light-five family (a 5 beside 1s: one column needing 5 dice, no other 4-5, two or
+            more needing 1; 4 x 4, 3 x 5, 5 x 3; sampled states,
+            :func:`fit_solved.solve_light_five`), for the 4 x 5 table of such boards
+            (:func:`fit_solved.light_five_tables`: the mean of a fit to them alone and the
+            many-dice table; :attr:`LearnedModel.light_five`, :func:`model_file.needs_light_five`);
+            not in any other table.
+        solitaire_light_five_seed: the root seed of those boards (default ``seed``; the shipped
+            table's is 9604).
 
     Raises:
         TrainError: settings out of range, or the checkpoint cannot be written.
@@ -289,7 +313,8 @@ def train(board: Board, rules: Ruleset, seed: int, games: int = 300, iterations:
     counts = tuple(sorted(set(players)))
     settings = Settings(seed, games, iterations, counts, board.name, rules.name, solitaire_boards, solitaire_hard,
                         solitaire_float, solitaire_shapes, solitaire_large, solitaire_spread, solitaire_spread_large,
-                        solitaire_heavy, solitaire_threes, solitaire_threes_seed)
+                        solitaire_heavy, solitaire_threes, solitaire_threes_seed, solitaire_light_five,
+                        solitaire_light_five_seed)
     _check_settings(settings, jobs)
     inputs = _inputs_fingerprint(board, rules)
     done = _read_checkpoint(checkpoint, settings, inputs, force)
@@ -355,7 +380,8 @@ def _check_spread(settings: Settings) -> None:
     together: negative, without ``--solitaire-boards``, or with ``--solitaire-large`` (both would
     make the 4 x 5 and 5 x 4 tables); ``--solitaire-heavy`` without them; ``--solitaire-threes``
     negative or without ``--solitaire-boards``, ``--solitaire-threes-seed`` negative or without
-    ``--solitaire-threes``.
+    ``--solitaire-threes``; ``--solitaire-light-five`` negative or without ``--solitaire-spread``,
+    ``--solitaire-light-five-seed`` negative or without ``--solitaire-light-five``.
 
     Raises:
         TrainError: one line naming the options and the expected form.
@@ -383,6 +409,15 @@ def _check_spread(settings: Settings) -> None:
                                                        or not settings.solitaire_threes):
         raise TrainError(f"--solitaire-threes-seed: expected a seed >= 0 with --solitaire-threes N; got "
                          f"{settings.solitaire_threes_seed} with --solitaire-threes {settings.solitaire_threes}")
+    light = settings.solitaire_light_five
+    if light < 0:
+        raise TrainError(f"--solitaire-light-five: expected a count >= 0; got {light}")
+    if light and not (spread or large):
+        raise TrainError("--solitaire-light-five's table is the mean of a fit to its boards and the many-dice table of "
+                         "--solitaire-spread: expected --solitaire-boards N --solitaire-spread N beside it")
+    if settings.solitaire_light_five_seed is not None and (settings.solitaire_light_five_seed < 0 or not light):
+        raise TrainError(f"--solitaire-light-five-seed: expected a seed >= 0 with --solitaire-light-five N; got "
+                         f"{settings.solitaire_light_five_seed} with --solitaire-light-five {light}")
 
 
 def _solitaire_fit(settings: Settings, rules: Ruleset, done: list[LearnedModel], jobs: int, scheduler: Any,
@@ -391,16 +426,17 @@ def _solitaire_fit(settings: Settings, rules: Ruleset, done: list[LearnedModel],
     """With ``solitaire_boards``, the solitaire weights fitted to solved boards
     (:mod:`learned.fit_solved`) and the tables per board shape, or those of the checkpoint's last
     iteration when it holds one (``progress`` told of the boards at once), with the many-dice,
-    heavy and threes tables; else ``(None, {}, {}, {}, {})``."""
+    heavy, threes and light-five tables; else ``(None, {}, {}, {}, {}, {})``."""
     boards, hard, large = settings.solitaire_boards, settings.solitaire_hard, settings.solitaire_large
     spread, spread_large = settings.solitaire_spread, settings.solitaire_spread_large
     if not boards:
-        return None, {}, {}, {}, {}
+        return None, {}, {}, {}, {}, {}
     if done:
         if progress:
             progress(boards + hard + large + spread + spread_large + settings.solitaire_heavy
-                     + settings.solitaire_threes)
-        return done[-1].weights[1], done[-1].shapes, done[-1].many, done[-1].heavy, done[-1].threes
+                     + settings.solitaire_threes + settings.solitaire_light_five)
+        return (done[-1].weights[1], done[-1].shapes, done[-1].many, done[-1].heavy, done[-1].threes,
+                done[-1].light_five)
     solved = solve_boards(rules, settings.seed, boards, jobs, scheduler, progress, hard=hard,
                           float_solve=settings.solitaire_float, large=large)
     # the large boards serve their own shapes' tables only: in the pooled table (the other
@@ -424,7 +460,12 @@ def _solitaire_fit(settings: Settings, rules: Ruleset, done: list[LearnedModel],
         table = threes_table(solve_threes(rules, settings.threes_seed, settings.solitaire_threes, jobs, scheduler,
                                           progress), rules, report)
         threes = threes_tables(table, many.get(THREES_MIXED_SHAPE))
-    return solitaire, shapes, many, heavy, threes
+    light_five = {}
+    if settings.solitaire_light_five:
+        light_five = light_five_tables(solve_light_five(rules, settings.light_five_seed, settings.solitaire_light_five,
+                                                        jobs, scheduler, progress),
+                                       many[OVER_BUDGET_SHAPES[0]], rules, report)
+    return solitaire, shapes, many, heavy, threes, light_five
 
 
 def _check_shapes_can_be_fitted(boards: int, hard: int, shapes: int, large: int) -> None:
@@ -462,7 +503,7 @@ def _iterate(board: Board, rules: Ruleset, games: int, iterations: int, jobs: in
     """The iterations of :func:`train` not in the checkpoint yet; ``written[0]`` counts those the
     checkpoint holds; ``fitted`` the solitaire weights from the value tables (or None) and the
     tables per board shape."""
-    solitaire, shapes, many, heavy, threes = fitted
+    solitaire, shapes, many, heavy, threes, light_five = fitted
     for k in range(iterations):
         if k < len(done):
             if progress:
@@ -472,7 +513,7 @@ def _iterate(board: Board, rules: Ruleset, games: int, iterations: int, jobs: in
                                  solitaire)
         method = _method(settings, solitaire is not None, shapes)
         model = LearnedModel(weights, {"trained": {**settings.as_dict(), "method": method}}, shapes, many, heavy,
-                             threes)
+                             threes, light_five)
         check_weights(model, "the fitted weights")  # what learned:FILE would refuse is never written
         done.append(model)
         _write_checkpoint(checkpoint, settings, done, inputs)
@@ -553,6 +594,11 @@ def _method(settings: Settings, solitaire: bool, shapes: dict[tuple[int, int], n
                        f"threes-family boards of seed {settings.threes_seed} (4x4, 3x5, 5x3; not in any other "
                        "table)" + (", on 4x5 a quarter of the many-dice table and three quarters of that fit"
                                    if settings.solitaire_spread or settings.solitaire_spread_large else ""))
+        if settings.solitaire_light_five:
+            method += (f"; on 4x5 boards of a 5 beside 1s (one column needing 5 dice, no other 4-5, two or more "
+                       f"needing 1) the mean of the many-dice table and a table fitted to {HEAVY_SAMPLE:,} states of "
+                       f"each float value table of {settings.solitaire_light_five} light-five-family boards of seed "
+                       f"{settings.light_five_seed} (4x4, 3x5, 5x3; not in any other table)")
     return method
 
 

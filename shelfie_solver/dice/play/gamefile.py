@@ -532,7 +532,8 @@ def objective_for(name: str, state: GameState) -> Objective:
 def warnings(kept: KeptGame) -> list[str]:
     """What the active player should know beyond the dice: the last round (D17, D18), a sheet one
     closed shelf from the trigger, opponents one item from completing a line that holds the
-    active player's available items (a blocking threat, D15), the score gap (D19)."""
+    active player's available items (a blocking threat, D15), the score gap (D19). Every player is
+    named, never "you": the lines follow the previous player's action (docs/play.md)."""
     if kept.over is not None:
         return []
     board, state, names = kept.board, kept.state, kept.players
@@ -547,13 +548,13 @@ def warnings(kept: KeptGame) -> list[str]:
         for seat, sheet in enumerate(state.sheets):
             closed = sheet.closed_shelves()
             if closed == need - 1:
-                who = "you have" if seat == me else f"{names[seat]} has"
-                out.append(f"End near (D17): {who} {closed} closed shelf{'s' if closed != 1 else ''}; "
+                # named, never "you": after Ben's marking the output is read by Ben, Ann to play
+                out.append(f"End near (D17): {names[seat]} has {closed} closed shelf{'s' if closed != 1 else ''}; "
                            "one more triggers the last round.")
     for threat in blocking_threats(kept):
         risk = [board.cell_name(c) for c in threat.at_risk]
         out.append(f"Blocking threat (D15): {names[threat.seat]} completes {board.line_name(threat.line)} with one "
-                   f"more item ({board.cell_name(threat.open_cell)}): your {', '.join(risk)} "
+                   f"more item ({board.cell_name(threat.open_cell)}): {names[me]}'s {', '.join(risk)} "
                    f"{'are' if len(risk) > 1 else 'is'} at risk.")
     if n > 1:
         scores = kept.scores()

@@ -152,12 +152,12 @@ def screen_warnings(kept: KeptGame) -> list[str]:
     else:
         near = [seat for seat, sheet in enumerate(state.sheets) if sheet.closed_shelves() == state.trigger_shelves - 1]
         if near:
-            # the words of 'status' (gamefile.warnings): "Ann has", "you have"; several sheets as a
-            # list with "and" and "each", so no name reads as addressed ("Ann, you have")
-            who = [("you" if seat == state.active else names[seat]) for seat in near]
+            # the words of 'status' (gamefile.warnings): "Ann has", every sheet named, never "you"
+            # (the lines follow the previous player's action); several as a list with "and" and "each"
+            who = [names[seat] for seat in near]
             closed = _plural(state.trigger_shelves - 1, 'closed shelf', 'closed shelves')
             if len(who) == 1:
-                said = f"{who[0]} {'have' if near[0] == state.active else 'has'} {closed}"
+                said = f"{who[0]} has {closed}"
             else:
                 said = f"{', '.join(who[:-1])} and {who[-1]} have {closed} each"
             out.append(f"End near: {said}; one more triggers the last round.")

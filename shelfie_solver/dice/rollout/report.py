@@ -77,12 +77,13 @@ def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report
         "position": {"seats": seat_records(result.position, names)},
         "choices": [_choice_record(c, names) for c in result.choices],
     }
+    # names as they are, never with "'s" ("me's interval" for a player named me): "for <name>"
     notes = [f"Every seat's chance to win (ties shared, D20) over the games played from here; 95%: "
-             f"{names[mover]}'s interval (Wilson; every seat's: --format json). vs best: this choice's chance "
+             f"the 95% interval for {names[mover]} (Wilson; every seat's: --format json). vs best: this choice's chance "
              f"minus the best one's for {names[mover]}, in percentage points, paired on the same dice (Student t 95%). "
              "position: as the policy plays; advice: the advice's own chance of the choice."]
     if len(result.choices) > 1:
-        notes.append(f"The rows 1, 2, ... are ordered by {names[mover]}'s played-out chance, best first, not by "
+        notes.append(f"The rows 1, 2, ... are ordered by the played-out chance of {names[mover]}, best first, not by "
                      "the advice (the advice column keeps its own figures).")
     if result.settled:
         notes.append(f"Stopped after {result.games:,} of {result.asked:,} games: the order of the choices is settled "
@@ -96,7 +97,7 @@ def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report
     if not result.choices:  # the position alone: no advice, nothing to compare
         headers, rows = headers[:2] + headers[3:-1], [row[:2] + row[3:-1] for row in rows]
         notes[0] = (f"Every seat's chance to win (ties shared, D20) over the games played from here, as the policy "
-                    f"plays; 95%: {names[mover]}'s interval (Wilson; every seat's: --format json).")
+                    f"plays; 95%: the 95% interval for {names[mover]} (Wilson; every seat's: --format json).")
     return Report(title, headers, rows, data, notes, records=_records(data), narrow=["advice"])
 
 

@@ -42,6 +42,12 @@ family's shapes whose needs, drawn with repetition, repeat 3s beside 4-5s (:func
 column under 3 dice, a quarter or more but under half of the columns of 4-5 dice), the boards that
 neither the many-dice nor the heavy table held (docs/strategies.md, "A table for repeated 3s").
 
+The **light-five family** (:func:`light_five_boards`, ``train --solitaire-light-five``): boards of
+the spread family's shapes whose needs, drawn with repetition, put a 5 beside 1s
+(:func:`is_light_five`: exactly one column needing 5 dice, no other 4-5, two or more needing 1),
+the kind of board on which the many-dice table lost most in markings (docs/strategies.md, "Two 5s
+beside 3s", its lead).
+
 Randomness: board ``i`` is drawn from its own child ``i`` of the ``SeedSequence`` given, so the
 boards depend on the seed only.
 """
@@ -341,3 +347,56 @@ def threes_boards(seed: np.random.SeedSequence, count: int, rules: Ruleset,
         raise ValueError("a threes-family board needs at least 3 columns")
     return _distinct_boards(seed, count, lambda rng, i: spread_board(
         rng, rules, shapes[i % len(shapes)], True, f"{name} {i + 1}", threes=True))
+
+
+#: A light-five board (:func:`is_light_five`) has at least so many columns needing 1 die (D3).
+LIGHT_FIVE_ONES = 2
+
+
+def is_light_five(needs: tuple[int, ...]) -> bool:
+    """Whether column needs (D3) are of the light-five family's kind: **a 5 beside 1s**, exactly
+    one column needing :data:`MAX_NEED` (5) dice, no other needing 4-5 (:data:`HARD_NEEDS`), and at
+    least :data:`LIGHT_FIVE_ONES` columns needing 1 (4 x 5 needing 5, 1, 1, 1, 2: yes; 5, 1, 4, 1,
+    3 or 5, 1, 2, 2, 3: no)."""
+    return (needs.count(MAX_NEED) == 1 and sum(1 for n in needs if n in HARD_NEEDS) == 1
+            and needs.count(1) >= LIGHT_FIVE_ONES)
+
+
+def light_five_board(rng: np.random.Generator, rules: Ruleset, shape: tuple[int, int], name: str) -> Board:
+    """One board of the light-five family of ``shape`` (shelves, columns): its column needs drawn
+    uniformly from 1..:data:`MAX_NEED` with repetition (``rng.integers``, one vector a try) until
+    :func:`is_light_five`, then one item face per shelf (the faces but the joker, without
+    replacement) and each cell's value from :data:`VALUE_RANGES` of its column's need, shelf by
+    shelf (D3). ``benchmarks/light_five_fit.py`` drew the shipped table's boards with these draws.
+
+    Raises:
+        ValueError: fewer item faces than shelves; a shape of fewer than 3 columns (no such needs).
+    """
+    shelves, columns = shape
+    if columns < 3:
+        raise ValueError("a light-five board needs at least 3 columns")
+    items = [i for i in range(len(rules.faces)) if i != rules.joker_index]
+    if len(items) < shelves:
+        raise ValueError(f"{shelves} shelves need {shelves} item faces; the ruleset has {len(items)}")
+    while True:
+        needs = tuple(int(n) for n in rng.integers(1, MAX_NEED + 1, size=columns))
+        if is_light_five(needs):
+            break
+    faces = tuple((int(f),) for f in rng.choice(items, size=shelves, replace=False))
+    values = tuple(tuple(int(rng.integers(VALUE_RANGES[n][0], VALUE_RANGES[n][1] + 1)) for n in needs)
+                   for _ in range(shelves))
+    return Board(name, needs, faces, values)
+
+
+def light_five_boards(seed: np.random.SeedSequence, count: int, rules: Ruleset,
+                      shapes: tuple[tuple[int, int], ...] = SPREAD_SHAPES, name: str = "light") -> list[Board]:
+    """``count`` different boards of the light-five family (module docstring,
+    :func:`is_light_five`): board ``i`` (named ``NAME i``, 1-based) of shape ``shapes[i %
+    len(shapes)]`` drawn by :func:`light_five_board` from child ``i`` of ``seed``, again while it
+    is a :data:`HELD_OUT` board or an earlier one up to relabelling.
+
+    Raises:
+        ValueError: as :func:`light_five_board`.
+    """
+    return _distinct_boards(seed, count, lambda rng, i: light_five_board(
+        rng, rules, shapes[i % len(shapes)], f"{name} {i + 1}"))
