@@ -90,3 +90,17 @@ def test_simulate_starts_its_first_game_without_a_heavy_import(players):
     done = _run(probe)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[-2] == "loaded []", done.stdout
+
+
+def test_the_command_runs_as_a_module():
+    """``python -m shelfie_solver.cli`` is the ``shelfie-solve`` command (cli/__main__.py): the same
+    help under the same name, and the same one-line error with exit code 2 for bad dice (a die
+    ``X`` is no face of docs/rules.md)."""
+    helped = subprocess.run([sys.executable, "-m", "shelfie_solver.cli", "--help"], cwd=ROOT, capture_output=True,
+                            text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert helped.returncode == 0, helped.stderr
+    assert helped.stdout.startswith("Usage: shelfie-solve [OPTIONS] COMMAND")
+    bad = subprocess.run([sys.executable, "-m", "shelfie_solver.cli", "advise", "--dice", "XXXXXX"], cwd=ROOT,
+                         capture_output=True, text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("Error:") and bad.stderr.count("\n") == 1, bad.stderr

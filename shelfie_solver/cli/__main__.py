@@ -1,0 +1,6 @@
+"""``python -m shelfie_solver.cli``: the ``shelfie-solve`` command where its entry point is not
+on the ``PATH`` (a checkout run with ``PYTHONPATH``, or a virtual environment not activated)."""
+
+from shelfie_solver.cli import main
+
+main(prog_name="shelfie-solve")
