@@ -3,4 +3,5 @@ on the ``PATH`` (a checkout run with ``PYTHONPATH``, or a virtual environment no
 
 from shelfie_solver.cli import main
 
-main(prog_name="shelfie-solve")
+if __name__ == "__main__":  # importing the module (as a walk over every module does) runs nothing
+    main(prog_name="shelfie-solve")
