@@ -46,38 +46,22 @@ def positions(players: int, seed: int, games: int) -> list[dict[str, Any]]:
     round, every seat's line totals after the turn and outcome (D20), the player who just
     played first."""
     from shelfie_solver.dice.board import load_board
-    from shelfie_solver.dice.game.events import apply_to_sheets
     from shelfie_solver.dice.game.turn import play_seeded
-    from shelfie_solver.dice.learned.win_fit import EVEN
-    from shelfie_solver.dice.learned.win_model import board_scale, design, win_objective
+    from shelfie_solver.dice.learned.win_fit import valued_positions
+    from shelfie_solver.dice.learned.win_model import board_scale, design
     from shelfie_solver.dice.objectives import StateArrays
     from shelfie_solver.dice.rules import DEFAULT_RULES
     from shelfie_solver.dice.strategies import strategy_named
-    from shelfie_solver.dice.win_chance import exact_objective, share
 
     board, rules = load_board(None, DEFAULT_RULES), DEFAULT_RULES
     seat = strategy_named("win")
     out = []
     for g, game_seed in enumerate(np.random.SeedSequence(seed).spawn(games)):
         game = play_seeded(board, rules, [seat] * players, game_seed)
-        finals, played = game.scores, game.played_turns()
-        for index, (before, action) in enumerate(played):  # as win_fit.game_positions
-            if exact_objective(before) is not None:
-                continue
-            after = list(before.sheets)
-            apply_to_sheets(action, after)
-            me = before.active
-            objective = win_objective(before, EVEN)
-            ends = index + 1 == len(played) or played[index + 1][0].end_triggered
-            if ends and not before.end_triggered and objective.end_exact is not None:
-                continue
-            totals = StateArrays(board, rules, after[me]).line_totals
-            phase, seats = objective.seat_columns(StateArrays(board, rules, before.marks), *(x[None] for x in totals))
-            order = [me] + [j for j in range(players) if j != me]
-            y = [float(share(finals[j], [s for i, s in enumerate(finals) if i != j])) for j in order]
-            out.append({"game": g, "phase": int(phase[0]), "round": before.round, "seats": seats[0],
-                        "x": design(phase, seats, before.round, board_scale(board))[0], "y": np.array(y),
-                        "lines": [StateArrays(board, rules, after[j]).line_totals for j in order],
+        for v in valued_positions(game):  # the positions win_fit.game_positions fits on
+            out.append({"game": g, "phase": int(v.phase[0]), "round": v.before.round, "seats": v.seats[0],
+                        "x": design(v.phase, v.seats, v.before.round, board_scale(board))[0], "y": v.y,
+                        "lines": [StateArrays(board, rules, v.after[j]).line_totals for j in v.order],
                         "shelves": board.n_shelves})
     return out
 

@@ -6,13 +6,13 @@ win"; measured by ``benchmarks/chance_calibration.py``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from shelfie_solver.dice.board import Board
-from shelfie_solver.dice.game.events import Game, apply_to_sheets
+from shelfie_solver.dice.board import Board, Marks
+from shelfie_solver.dice.game.events import Game, GameState, apply_to_sheets
 from shelfie_solver.dice.learned.model_file import LearnedModel
 from shelfie_solver.dice.learned.win_model import (
     FEATURES,
@@ -33,19 +33,30 @@ from shelfie_solver.dice.rules import Ruleset
 EVEN = WinModel({n: np.zeros((len(ROWS), len(FEATURES)), dtype=np.int64) for n in (2, 3, 4)})
 
 
-def game_positions(game: Game, learned: LearnedModel | None = None) -> list[Sample]:
-    """:data:`win_model.Sample` of the position after every turn of a finished game that the
-    model values (module docstring): not a turn :mod:`win_chance` values exactly, nor one that
-    triggers the end (D17) where :func:`win_model.ending_objective` knows the chance exactly. The
-    features (:func:`design`, at the board's value scale as play reads them: :func:`board_scale`)
-    are every seat's, the player who just played first, with every seat's final share of victory
-    (D20) in that order."""
+class ValuedPosition(NamedTuple):
+    """One position after a turn that the model values (:func:`valued_positions`): the state the
+    turn started from, every sheet after the turn (its blocks applied, D15), the seats with the
+    player who just played first, the phase and every seat's columns that :func:`design` reads
+    (:meth:`win_model.WinObjective.seat_columns`, shapes ``(1,)`` and ``(1, n, 4)``), and every
+    seat's final share of victory in that order (D20)."""
+
+    before: GameState
+    after: list[Marks]
+    order: list[int]
+    phase: np.ndarray
+    seats: np.ndarray
+    y: np.ndarray
+
+
+def valued_positions(game: Game, learned: LearnedModel | None = None) -> Iterator[ValuedPosition]:
+    """The positions after every turn of a finished game that the model values (module
+    docstring): not a turn :mod:`win_chance` values exactly, nor one that triggers the end (D17)
+    where :func:`win_model.ending_objective` knows the chance exactly; in the order played."""
     from shelfie_solver.dice.win_chance import exact_objective, share
 
     board, rules = game.board, game.rules
     n = len(game.players)
     finals = game.scores
-    out: list[Sample] = []
     played = game.played_turns()
     for index, (before, action) in enumerate(played):
         if exact_objective(before) is not None:
@@ -62,8 +73,17 @@ def game_positions(game: Game, learned: LearnedModel | None = None) -> list[Samp
         phase, seats = objective.seat_columns(StateArrays(board, rules, before.marks), *(x[None] for x in totals))
         order = [me] + [j for j in range(n) if j != me]
         y = np.array([float(share(finals[j], [s for i, s in enumerate(finals) if i != j])) for j in order])
-        out.append((n, int(phase[0]), design(phase, seats, before.round, board_scale(board))[0], y))
-    return out
+        yield ValuedPosition(before, after, order, phase, seats, y)
+
+
+def game_positions(game: Game, learned: LearnedModel | None = None) -> list[Sample]:
+    """:data:`win_model.Sample` of every position of :func:`valued_positions`. The features
+    (:func:`design`, at the board's value scale as play reads them: :func:`board_scale`) are every
+    seat's, the player who just played first, with every seat's final share of victory (D20) in
+    that order."""
+    scale = board_scale(game.board)
+    return [(len(game.players), int(v.phase[0]), design(v.phase, v.seats, v.before.round, scale)[0], v.y)
+            for v in valued_positions(game, learned)]
 
 
 def self_play_seat(strategy: str, win_model: WinModel | None = None) -> Any:
