@@ -375,24 +375,27 @@ def solve_heavy(rules: Ruleset, seed: int, count: int, jobs: int = 1, scheduler:
     """
     from shelfie_solver.dice.wholegame.random_boards import heavy_boards
 
-    return _solve_family(heavy_boards, HEAVY_STREAM, "--solitaire-heavy", rules, seed, count, jobs, scheduler,
-                         progress, shapes)
+    return _solve_family(heavy_boards, ((HEAVY_STREAM,), (HEAVY_STREAM, 1)), "--solitaire-heavy", rules, seed, count,
+                         jobs, scheduler, progress, shapes)
 
 
-def _solve_family(draw: Callable[..., list[Board]], stream: int, option: str, rules: Ruleset, seed: int, count: int,
-                  jobs: int, scheduler: Any, progress: Callable[[int], None] | None,
+def _solve_family(draw: Callable[..., list[Board]], keys: tuple[tuple[int, ...], tuple[int, ...]], option: str,
+                  rules: Ruleset, seed: int, count: int, jobs: int, scheduler: Any,
+                  progress: Callable[[int], None] | None,
                   shapes: tuple[tuple[int, int], ...] | None) -> list[tuple[Board, dict[int, Sums]]]:
-    """:func:`solve_heavy` and :func:`solve_threes`: ``count`` boards of ``draw`` (a family of
-    :mod:`wholegame.random_boards`) from ``SeedSequence(seed, spawn_key=(stream,))``, each with
-    its :func:`board_float_sums` over :data:`HEAVY_SAMPLE` states drawn from child ``i`` of
-    ``(stream, 1)``; a family the ruleset cannot hold is a :class:`TrainError` naming ``option``."""
+    """:func:`solve_heavy`, :func:`solve_threes` and :func:`solve_light_five`: ``count`` boards of
+    ``draw`` (a family of :mod:`wholegame.random_boards`) from ``SeedSequence(seed,
+    spawn_key=keys[0])``, each with its :func:`board_float_sums` over :data:`HEAVY_SAMPLE` states
+    drawn from child ``i`` of ``SeedSequence(seed, spawn_key=keys[1])``; a family the ruleset
+    cannot hold is a :class:`TrainError` naming ``option``."""
     from shelfie_solver.dice.wholegame.random_boards import SPREAD_SHAPES
 
+    boards_key, samples_key = keys
     try:
-        boards = draw(np.random.SeedSequence(seed, spawn_key=(stream,)), count, rules, shapes or SPREAD_SHAPES)
+        boards = draw(np.random.SeedSequence(seed, spawn_key=boards_key), count, rules, shapes or SPREAD_SHAPES)
     except ValueError as error:
         raise TrainError(f"{option}: {error}") from None
-    samples = np.random.SeedSequence(seed, spawn_key=(stream, 1)).spawn(count)
+    samples = np.random.SeedSequence(seed, spawn_key=samples_key).spawn(count)
     tasks: list[tuple[Any, ...]] = [(board, rules, HEAVY_SAMPLE, sample) for board, sample in zip(boards, samples)]
     return list(zip(boards, run_tasks(board_float_sums, tasks, jobs, progress, scheduler)))
 
@@ -435,8 +438,8 @@ def solve_threes(rules: Ruleset, seed: int, count: int, jobs: int = 1, scheduler
     """
     from shelfie_solver.dice.wholegame.random_boards import threes_boards
 
-    return _solve_family(threes_boards, THREES_STREAM, "--solitaire-threes", rules, seed, count, jobs, scheduler,
-                         progress, shapes)
+    return _solve_family(threes_boards, ((THREES_STREAM,), (THREES_STREAM, 1)), "--solitaire-threes", rules, seed,
+                         count, jobs, scheduler, progress, shapes)
 
 
 def threes_table(threes: Sequence[tuple[Board, dict[int, Sums]]], rules: Ruleset,
@@ -505,19 +508,10 @@ def solve_light_five(rules: Ruleset, seed: int, count: int, jobs: int = 1, sched
     Raises:
         TrainError: the ruleset cannot hold the family's boards (too few item faces).
     """
-    from shelfie_solver.dice.wholegame.random_boards import (
-        SPREAD_SHAPES,
-        light_five_boards,
-    )
+    from shelfie_solver.dice.wholegame.random_boards import light_five_boards
 
-    boards_key, samples_key = LIGHT_FIVE_STREAMS
-    try:
-        boards = light_five_boards(np.random.SeedSequence(seed, spawn_key=boards_key), count, rules, SPREAD_SHAPES)
-    except ValueError as error:
-        raise TrainError(f"--solitaire-light-five: {error}") from None
-    samples = np.random.SeedSequence(seed, spawn_key=samples_key).spawn(count)
-    tasks: list[tuple[Any, ...]] = [(board, rules, HEAVY_SAMPLE, sample) for board, sample in zip(boards, samples)]
-    return list(zip(boards, run_tasks(board_float_sums, tasks, jobs, progress, scheduler)))
+    return _solve_family(light_five_boards, LIGHT_FIVE_STREAMS, "--solitaire-light-five", rules, seed, count, jobs,
+                         scheduler, progress, None)
 
 
 def light_five_tables(light: Sequence[tuple[Board, dict[int, Sums]]], many: np.ndarray, rules: Ruleset,
