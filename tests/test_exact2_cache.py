@@ -363,7 +363,7 @@ def test_serves_review_names_the_exact_table(cache, tmp_path):
     as ``review`` does (``win (exact two-player optimum)``) and words the unit as ``advise``'s
     table figures (TABLE_CHANCE_WORDS: "from the exact two-player table")."""
     pytest.importorskip("starlette")
-    pytest.importorskip("httpx")
+    pytest.importorskip("httpx2")
     from starlette.testclient import TestClient
 
     from shelfie_solver.web.api import GameServer
