@@ -385,3 +385,33 @@ def test_serves_review_names_the_exact_table(cache, tmp_path):
     assert "fitted model" not in json.dumps(answer)
     assert answer["unit"]["percent"] is True and "exact two-player table" in answer["unit"]["note"]
     assert answer["unit"] == advice["unit"]
+
+
+def test_serves_state_before_the_first_roll_names_the_exact_table(cache, tmp_path):
+    """``GET /api/state`` before the first roll on tiny-2x3 with two players: the sheets' chances
+    are the exact two-player table's (``win_chance_exact``), and the unit's note said they came
+    "from the fitted model" (no advice yet named the table). The note is the table's words, as
+    after the roll; on the default board (too large for the table) it stays the model's."""
+    pytest.importorskip("starlette")
+    pytest.importorskip("httpx2")
+    from starlette.testclient import TestClient
+
+    from shelfie_solver.web.api import GameServer
+    from shelfie_solver.web.app import create_app
+
+    path = tmp_path / "game.json"
+    made = CliRunner().invoke(main, ["play", "new", str(path), "--players", "A,B", "--first", "A", "--board", TINY])
+    assert made.exit_code == 0, made.output
+    client = TestClient(create_app(GameServer(str(path))))
+    before = client.get("/api/state").json()
+    assert all(sheet["win_chance_exact"] for sheet in before["status"]["sheets"])
+    assert "fitted model" not in json.dumps(before)
+    assert "exact two-player table" in before["unit"]["note"]
+    client.post("/api/roll", json={"revision": 1, "dice": "GGCCBP"})
+    assert client.get("/api/state").json()["unit"] == before["unit"]
+
+    default = tmp_path / "default.json"
+    made = CliRunner().invoke(main, ["play", "new", str(default), "--players", "A,B", "--first", "A"])
+    assert made.exit_code == 0, made.output
+    state = TestClient(create_app(GameServer(str(default)))).get("/api/state").json()
+    assert "fitted model" in state["unit"]["note"]
