@@ -357,6 +357,26 @@ def test_train_with_a_play_model_plays_by_it_not_by_the_table(cache, monkeypatch
     assert WinStrategy(win_model=EVEN).exact(empty) is None
 
 
+def test_train_without_a_play_model_plays_by_the_shipped_model_not_by_the_table(cache, monkeypatch, tmp_path):
+    """``train --win-model --self-play win`` without ``--play-model`` on tiny-2x3 says its games
+    are "by the shipped model (data/win.json)", but plain ``win`` plays the exact two-player table
+    there: the two-player games were the table's. Now the shipped model plays them, so the file
+    is byte for byte the one written with the exact two-player solve off
+    (``SHELFIE_SOLVE_EXACT2_BUDGET=0``: only the model can play), and the line says so."""
+
+    def train(output) -> tuple[str, str]:
+        result = CliRunner().invoke(main, ["train", "--win-model", "--self-play", "win", "--board", TINY,
+                                           "--seed", "5", "--games", "3", "--jobs", "1", "--output", str(output)])
+        assert result.exit_code == 0, result.output
+        return output.read_text(), result.stdout
+
+    fits, said = train(tmp_path / "fits.json")
+    assert "(by the shipped model (data/win.json))" in said
+    monkeypatch.setenv(exact2_cache.BUDGET_ENV, "0")
+    assert train(tmp_path / "off.json")[0] == fits
+    assert json.loads(fits)["played_by"] == "the shipped model (data/win.json)"
+
+
 def test_serves_review_names_the_exact_table(cache, tmp_path):
     """``serve``'s ``GET /api/review`` on tiny-2x3 with two players said objective ``win`` and
     "from the fitted model" while the exact two-player table stood for it: it names the source
