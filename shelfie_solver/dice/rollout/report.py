@@ -45,6 +45,8 @@ def _difference(value: Estimate | None) -> str:
         return "best"
     if value.n < 2:
         return _points(-float(value.mean) * 100)
+    if value.unanimous:  # the same on every game's dice: no t interval (core/stats.Estimate)
+        return f"{_points(-float(value.mean) * 100)} (every game)"
     return f"{_points(-float(value.mean) * 100)} ({_points(-value.high * 100)}..{_points(-value.low * 100)})"
 
 
