@@ -10,6 +10,7 @@ import os
 import signal
 import time
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
@@ -377,11 +378,9 @@ def test_train_without_a_play_model_plays_by_the_shipped_model_not_by_the_table(
     assert json.loads(fits)["played_by"] == "the shipped model (data/win.json)"
 
 
-def test_serves_review_names_the_exact_table(cache, tmp_path):
-    """``serve``'s ``GET /api/review`` on tiny-2x3 with two players said objective ``win`` and
-    "from the fitted model" while the exact two-player table stood for it: it names the source
-    as ``review`` does (``win (exact two-player optimum)``) and words the unit as ``advise``'s
-    table figures (TABLE_CHANCE_WORDS: "from the exact two-player table")."""
+def _served_new_game(tmp_path, *setup: str, name: str = "game.json") -> tuple[Any, Any]:
+    """A new game of A and B (A first; ``setup``: play new's --board ...) and a TestClient of
+    ``serve`` on it."""
     pytest.importorskip("starlette")
     pytest.importorskip("httpx2")
     from starlette.testclient import TestClient
@@ -389,10 +388,18 @@ def test_serves_review_names_the_exact_table(cache, tmp_path):
     from shelfie_solver.web.api import GameServer
     from shelfie_solver.web.app import create_app
 
-    path = tmp_path / "game.json"
-    made = CliRunner().invoke(main, ["play", "new", str(path), "--players", "A,B", "--first", "A", "--board", TINY])
+    path = tmp_path / name
+    made = CliRunner().invoke(main, ["play", "new", str(path), "--players", "A,B", "--first", "A", *setup])
     assert made.exit_code == 0, made.output
-    client = TestClient(create_app(GameServer(str(path))))
+    return path, TestClient(create_app(GameServer(str(path))))
+
+
+def test_serves_review_names_the_exact_table(cache, tmp_path):
+    """``serve``'s ``GET /api/review`` on tiny-2x3 with two players said objective ``win`` and
+    "from the fitted model" while the exact two-player table stood for it: it names the source
+    as ``review`` does (``win (exact two-player optimum)``) and words the unit as ``advise``'s
+    table figures (TABLE_CHANCE_WORDS: "from the exact two-player table")."""
+    path, client = _served_new_game(tmp_path, "--board", TINY)
     assert client.get("/api/review").json()["objective"] == "win (exact two-player optimum)"  # no decision yet
     revision = client.post("/api/roll", json={"revision": 1, "dice": "GGCCBP"}).json()["revision"]
     advice = client.get("/api/state").json()
@@ -412,17 +419,7 @@ def test_serves_state_before_the_first_roll_names_the_exact_table(cache, tmp_pat
     are the exact two-player table's (``win_chance_exact``), and the unit's note said they came
     "from the fitted model" (no advice yet named the table). The note is the table's words, as
     after the roll; on the default board (too large for the table) it stays the model's."""
-    pytest.importorskip("starlette")
-    pytest.importorskip("httpx2")
-    from starlette.testclient import TestClient
-
-    from shelfie_solver.web.api import GameServer
-    from shelfie_solver.web.app import create_app
-
-    path = tmp_path / "game.json"
-    made = CliRunner().invoke(main, ["play", "new", str(path), "--players", "A,B", "--first", "A", "--board", TINY])
-    assert made.exit_code == 0, made.output
-    client = TestClient(create_app(GameServer(str(path))))
+    path, client = _served_new_game(tmp_path, "--board", TINY)
     before = client.get("/api/state").json()
     assert all(sheet["win_chance_exact"] for sheet in before["status"]["sheets"])
     assert "fitted model" not in json.dumps(before)
@@ -430,8 +427,5 @@ def test_serves_state_before_the_first_roll_names_the_exact_table(cache, tmp_pat
     client.post("/api/roll", json={"revision": 1, "dice": "GGCCBP"})
     assert client.get("/api/state").json()["unit"] == before["unit"]
 
-    default = tmp_path / "default.json"
-    made = CliRunner().invoke(main, ["play", "new", str(default), "--players", "A,B", "--first", "A"])
-    assert made.exit_code == 0, made.output
-    state = TestClient(create_app(GameServer(str(default)))).get("/api/state").json()
+    state = _served_new_game(tmp_path, name="default.json")[1].get("/api/state").json()
     assert "fitted model" in state["unit"]["note"]
