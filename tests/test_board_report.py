@@ -177,3 +177,26 @@ def test_a_board_that_scores_has_no_such_note(cache, tmp_path):
     assert result.exit_code == 0, result.output
     flat = " ".join(result.stdout.split())
     assert "Nothing can score" not in flat and "a full sheet is worth 9 points" in flat
+
+
+def test_a_score_the_same_in_every_game_claims_no_certainty(cache):
+    """tiny-2x3 (a full sheet is worth 17): ten games of the optimal policy at seed 0 all score 17,
+    and the report said "17.00 [17.00, 17.00]" beside the exact optimum 16.93, an interval of zero
+    width from ten games. There is no interval then (JSON ``ci95`` null); the row gives the value
+    and the 95% bound on how often another score comes, z^2 / (n + z^2) at n = 10 (Wilson's upper
+    end at none seen), and a note says what that is."""
+    z = 1.959963984540054  # the normal 97.5% quantile
+    tiny = str(EXAMPLES / "boards" / "tiny-2x3.toml")
+    data = _report(["--board", tiny, "--games", "10", "--duel-games", "2"])
+    dist = data["distribution"]
+    assert dist["sd"] == 0 and dist["mean"] == 17  # the case: every game scored 17
+    assert data["optimum"] < 17  # the exact optimum: not every game scores 17
+    assert dist["ci95"] is None and dist["others_at_most"] == pytest.approx(z * z / (10 + z * z))
+    result = CliRunner().invoke(main, ["solve-game", "--report", "--board", tiny, "--games", "10",
+                                       "--duel-games", "2", "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.stdout.splitlines() if line.startswith("simulated: optimal policy"))
+    assert row.split(None, 3)[3] == f"17.00 [all 17; others <= {z * z / (10 + z * z) * 100:.1f}%]"
+    assert "[17.00, 17.00]" not in result.stdout
+    flat = " ".join(result.stdout.split())
+    assert "All X; others <= p%: every game gave the same value X, so there is no Student t interval" in flat

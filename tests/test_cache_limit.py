@@ -177,3 +177,22 @@ def test_cache_command_shows_a_small_entry_in_kib(cache):
     row = next(line for line in table.splitlines() if line.startswith("t "))
     value, unit = row.split()[-2:]
     assert unit == "KiB" and abs(float(value) - size / 1024) <= 0.05
+
+
+def test_cache_setting_under_a_file_is_one_line_exit_2(tmp_path, monkeypatch):
+    """SHELFIE_SOLVE_CACHE naming a path under a regular file (notes.txt/cache) was taken silently:
+    the folder can never be made there, so nothing was ever kept. It is refused in one line naming
+    the setting and the file in the way, exit 2; a folder that does not exist yet under a folder
+    is still taken (made on the first write)."""
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("not a folder")
+    monkeypatch.delenv("SHELFIE_SOLVE_CACHE_MAX", raising=False)
+    monkeypatch.setenv("SHELFIE_SOLVE_CACHE", str(blocker / "cache" / "deeper"))
+    result = CliRunner().invoke(main, ["cache"])
+    assert_one_line_error(result, f"SHELFIE_SOLVE_CACHE={str(blocker / 'cache' / 'deeper')!r}",
+                          f"{str(blocker)!r} is a file", "off")
+    assert blocker.read_text() == "not a folder"
+    fresh = tmp_path / "new" / "cache"
+    monkeypatch.setenv("SHELFIE_SOLVE_CACHE", str(fresh))
+    result = CliRunner().invoke(main, ["cache", "--format", "json"])
+    assert result.exit_code == 0 and json.loads(result.stdout)["directory"] == str(fresh)

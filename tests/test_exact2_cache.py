@@ -10,6 +10,7 @@ import os
 import signal
 import time
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
@@ -357,22 +358,48 @@ def test_train_with_a_play_model_plays_by_it_not_by_the_table(cache, monkeypatch
     assert WinStrategy(win_model=EVEN).exact(empty) is None
 
 
-def test_serves_review_names_the_exact_table(cache, tmp_path):
-    """``serve``'s ``GET /api/review`` on tiny-2x3 with two players said objective ``win`` and
-    "from the fitted model" while the exact two-player table stood for it: it names the source
-    as ``review`` does (``win (exact two-player optimum)``) and words the unit as ``advise``'s
-    table figures (TABLE_CHANCE_WORDS: "from the exact two-player table")."""
+def test_train_without_a_play_model_plays_by_the_shipped_model_not_by_the_table(cache, monkeypatch, tmp_path):
+    """``train --win-model --self-play win`` without ``--play-model`` on tiny-2x3 says its games
+    are "by the shipped model (data/win.json)", but plain ``win`` plays the exact two-player table
+    there: the two-player games were the table's. Now the shipped model plays them, so the file
+    is byte for byte the one written with the exact two-player solve off
+    (``SHELFIE_SOLVE_EXACT2_BUDGET=0``: only the model can play), and the line says so."""
+
+    def train(output) -> tuple[str, str]:
+        result = CliRunner().invoke(main, ["train", "--win-model", "--self-play", "win", "--board", TINY,
+                                           "--seed", "5", "--games", "3", "--jobs", "1", "--output", str(output)])
+        assert result.exit_code == 0, result.output
+        return output.read_text(), result.stdout
+
+    fits, said = train(tmp_path / "fits.json")
+    assert "(by the shipped model (data/win.json))" in said
+    monkeypatch.setenv(exact2_cache.BUDGET_ENV, "0")
+    assert train(tmp_path / "off.json")[0] == fits
+    assert json.loads(fits)["played_by"] == "the shipped model (data/win.json)"
+
+
+def _served_new_game(tmp_path, *setup: str, name: str = "game.json") -> tuple[Any, Any]:
+    """A new game of A and B (A first; ``setup``: play new's --board ...) and a TestClient of
+    ``serve`` on it."""
     pytest.importorskip("starlette")
-    pytest.importorskip("httpx")
+    pytest.importorskip("httpx2")
     from starlette.testclient import TestClient
 
     from shelfie_solver.web.api import GameServer
     from shelfie_solver.web.app import create_app
 
-    path = tmp_path / "game.json"
-    made = CliRunner().invoke(main, ["play", "new", str(path), "--players", "A,B", "--first", "A", "--board", TINY])
+    path = tmp_path / name
+    made = CliRunner().invoke(main, ["play", "new", str(path), "--players", "A,B", "--first", "A", *setup])
     assert made.exit_code == 0, made.output
-    client = TestClient(create_app(GameServer(str(path))))
+    return path, TestClient(create_app(GameServer(str(path))))
+
+
+def test_serves_review_names_the_exact_table(cache, tmp_path):
+    """``serve``'s ``GET /api/review`` on tiny-2x3 with two players said objective ``win`` and
+    "from the fitted model" while the exact two-player table stood for it: it names the source
+    as ``review`` does (``win (exact two-player optimum)``) and words the unit as ``advise``'s
+    table figures (TABLE_CHANCE_WORDS: "from the exact two-player table")."""
+    path, client = _served_new_game(tmp_path, "--board", TINY)
     assert client.get("/api/review").json()["objective"] == "win (exact two-player optimum)"  # no decision yet
     revision = client.post("/api/roll", json={"revision": 1, "dice": "GGCCBP"}).json()["revision"]
     advice = client.get("/api/state").json()
@@ -385,3 +412,20 @@ def test_serves_review_names_the_exact_table(cache, tmp_path):
     assert "fitted model" not in json.dumps(answer)
     assert answer["unit"]["percent"] is True and "exact two-player table" in answer["unit"]["note"]
     assert answer["unit"] == advice["unit"]
+
+
+def test_serves_state_before_the_first_roll_names_the_exact_table(cache, tmp_path):
+    """``GET /api/state`` before the first roll on tiny-2x3 with two players: the sheets' chances
+    are the exact two-player table's (``win_chance_exact``), and the unit's note said they came
+    "from the fitted model" (no advice yet named the table). The note is the table's words, as
+    after the roll; on the default board (too large for the table) it stays the model's."""
+    path, client = _served_new_game(tmp_path, "--board", TINY)
+    before = client.get("/api/state").json()
+    assert all(sheet["win_chance_exact"] for sheet in before["status"]["sheets"])
+    assert "fitted model" not in json.dumps(before)
+    assert "exact two-player table" in before["unit"]["note"]
+    client.post("/api/roll", json={"revision": 1, "dice": "GGCCBP"})
+    assert client.get("/api/state").json()["unit"] == before["unit"]
+
+    state = _served_new_game(tmp_path, name="default.json")[1].get("/api/state").json()
+    assert "fitted model" in state["unit"]["note"]

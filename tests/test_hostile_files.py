@@ -523,7 +523,7 @@ def test_an_item_name_of_5000_digits_is_a_bad_item_name(tmp_path: Path):
 
 def _client(game: Path):
     pytest.importorskip("starlette")
-    pytest.importorskip("httpx")
+    pytest.importorskip("httpx2")
     from starlette.testclient import TestClient
 
     from shelfie_solver.web.api import GameServer

@@ -156,6 +156,26 @@ def test_a_line_typed_at_a_stale_prompt_writes_nothing_and_says_what_changed(tmp
     child.expect(pexpect.EOF)
 
 
+def test_the_threat_line_names_the_player_whose_items_are_at_risk(tmp_path: Path):
+    """Ann has marked r1c1-r1c3, Ben only r2c1 (told without dice); at the prompt Ann tells r1c4.
+    The screen after it is read by Ben, the next to play: Ann needs r1c5 to complete shelf 1 and
+    every item of Ben's shelf 1 is still available, so all five are at risk (D15), and the line
+    names them as Ben's, never "your"."""
+    game = new_game(tmp_path, "Ann,Ben", "Ann")
+    runner = CliRunner()
+    for cells in (["r1c1", "r1c2", "r1c3"], ["r2c1"]):
+        assert runner.invoke(main, ["play", "mark", game, *cells, "--unchecked"]).exit_code == 0
+    child = spawn(game)
+    child.expect_exact("Ann roll>")
+    out, prompt = answer(child, "told r1c4")
+    assert prompt is not None and prompt.group(0) == "Ben roll>"
+    ben_shelf_1 = " ".join(f"r1c{column}" for column in range(1, 6))
+    assert f"Threat: Ann needs r1c5 for shelf 1: Ben's {ben_shelf_1} at risk." in out, out
+    assert not any("your" in line for line in out), out
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+
+
 def test_an_undo_made_meanwhile_is_told_and_nothing_is_written(tmp_path: Path):
     game = new_game(tmp_path, "Ann,Ben", "Ann")
     session = Session(game)
@@ -181,7 +201,7 @@ def test_a_crowded_screen_keeps_the_budget(tmp_path: Path):
     game = new_game(tmp_path, "Ann,Ben,Cy,Dee", "Dee")
     assert Session(game).handle("CCBBPG").startswith("Dee rolled")
     kept = read_kept_game(game)
-    warnings = [f"Threat: {name} needs r1c{i} for shelf 1, r2c{i} for column {i}: 6 items of yours at risk."
+    warnings = [f"Threat: {name} needs r1c{i} for shelf 1, r2c{i} for column {i}: 6 items of Dee's at risk."
                 for i, name in enumerate(["Ann", "Ben", "Cy"], 1)]
     warnings += ["End near: Ann, Ben, Cy have 1 closed shelf; one more triggers the last round.",
                  "Last round: 0 more turns after this one, then the game is over."]
@@ -189,7 +209,8 @@ def test_a_crowded_screen_keeps_the_budget(tmp_path: Path):
     lines = out.split("\n")
     assert screen_height(out) <= 23 and max(len(line) for line in lines) <= COLUMNS, out
     assert any(line.startswith("Best:") for line in lines) and lines[-1].startswith("total")
-    assert any(line.startswith("Threats: Ann, Ben, Cy") for line in lines), out
+    merged = next(line for line in lines if line.startswith("Threats: Ann, Ben, Cy"))
+    assert "Dee's items" in merged and "yours" not in merged, out  # Dee to play: the items are Dee's
 
 
 def test_the_end_is_told_once_by_the_step_and_the_verbose_session(tmp_path: Path):

@@ -30,7 +30,11 @@ def test_tournament_report_of_hand_made_games():
                             data={"extra": 1})
     report = tournament_report(summary, parts, saved="games.jsonl")
     assert report.title[0] == "4 bouts of alpha, beta on arena 'north', seed 7"
-    assert report.title[1] == "Game length: 5.00 [5.00, 5.00] rounds (95% interval)"  # every game 5 rounds
+    # every game 5 rounds: no zero-width interval, but the 95% bound on how often another length
+    # comes, z^2 / (n + z^2) at n = 4 (Wilson's upper end at none seen), and a note saying so
+    z = 1.959963984540054
+    others = z * z / (4 + z * z)
+    assert report.title[1] == f"Game length: 5.00 [all 5; others <= {others * 100:.1f}%] rounds (95% interval)"
     assert report.title[2].startswith("Leader: seat 1: alpha, win rate 75.0% [")
     margin = (30 - 20 + 25 - 24 + 10 - 40 + 35 - 15) / 4  # seat 1 minus seat 2, per game
     assert report.title[3] == f"seat 1: alpha vs seat 2: beta: score {margin:+.2f}"
@@ -39,7 +43,9 @@ def test_tournament_report_of_hand_made_games():
     assert report.rows[2][1:] == [f"{statistics.stdev([30, 25, 10, 35]):.2f}", f"{statistics.stdev([20, 24, 40, 15]):.2f}"]
     assert list(report.data) == ["games", "players", "seed", "arena", "rounds", "leader", "seats", "extra"]
     assert report.data["seats"][0]["win"]["mean"] == "3/4" and report.data["leader"] == 1
-    assert report.notes == ["a note", "Games saved to games.jsonl (JSON Lines, replayable)."]
+    assert report.notes[0] == "a note" and report.notes[-1] == "Games saved to games.jsonl (JSON Lines, replayable)."
+    assert len(report.notes) == 3 and report.notes[1].startswith("All X; others <= p%: every game gave the same value")
+    assert report.data["rounds"]["ci95"] is None and report.data["rounds"]["others_at_most"] == pytest.approx(others)
 
 
 def test_a_single_seat_has_no_leader_line():

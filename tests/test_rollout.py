@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from fractions import Fraction
 from functools import lru_cache
 
@@ -374,3 +375,39 @@ def test_decided_markings_are_settled_at_twenty_games(tmp_path, last_turn_final,
     text = CliRunner().invoke(main, ["rollout", _write(tmp_path, kept), "--games", "20", "--seed", "5",
                                      "--top", "2"]).stdout
     assert _note(text) == ("settled" if truths[0] != truths[1] else "not settled"), (truths, text)
+
+
+def test_a_simulated_games_columns_name_each_seats_policy(tmp_path, last_turn_one_reroll):
+    """A game saved by ``simulate --players learned,learned --save`` names its seats by the strategies
+    that played the simulation: every rollout column was titled "learned", though the rollout
+    plays its --policy (win by default) in every seat. The columns now read ``seat N: POLICY``
+    (seat by seat as --policy gives them); a game of named players keeps the names."""
+    import dataclasses
+
+    saved = tmp_path / "games.jsonl"
+    made = CliRunner().invoke(main, ["simulate", "--players", "learned,learned", "--games", "1", "--seed", "3",
+                                     "--jobs", "1", "--save", str(saved)])
+    assert made.exit_code == 0, made.output
+    record = json.loads(saved.read_text())
+    assert record["players"] == ["learned", "learned"]  # what the saved file holds: the strategies
+    turns = [i for i, event in enumerate(record["events"])  # each turn's initial roll (D6)
+             if event["event"] == "roll" and event["rerolls_left"] == record["rules"]["rerolls"]]
+    record["events"] = record["events"][:turns[2]]  # the start of the third turn, before its roll
+    game = tmp_path / "game.json"
+    game.write_text(json.dumps(record))
+    for policy, titles in ((None, ["seat 1: win", "seat 2: win"]), ("win,learned", ["seat 1: win", "seat 2: learned"])):
+        args = ["rollout", str(game), "--games", "3", "--top", "0", "--seed", "1", "--jobs", "1"]
+        result = CliRunner().invoke(main, args + (["--policy", policy] if policy else []))
+        assert result.exit_code == 0, result.output
+        header = next(line for line in result.stdout.splitlines() if line.lstrip().startswith("choice"))
+        columns = re.split(r"\s{2,}", header.strip())  # the mover's column first, then the others
+        assert sorted(c for c in columns if c.startswith("seat")) == titles and "learned" not in columns, header
+
+    kept, _ = last_turn_one_reroll  # named players: the columns keep the names
+    text = CliRunner().invoke(main, ["rollout", _write(tmp_path, kept), "--games", "5", "--seed", "1"]).stdout
+    header = next(line for line in text.splitlines() if "choice" in line)
+    assert "Ann" in header and "Ben" in header and "seat" not in header
+    twice = dataclasses.replace(kept, players=("greedy", "greedy"))
+    text = CliRunner().invoke(main, ["rollout", _write(tmp_path, twice), "--games", "5", "--seed", "1"]).stdout
+    header = next(line for line in text.splitlines() if "choice" in line)
+    assert "seat 1: win" in header and "seat 2: win" in header and "greedy" not in header

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 pytest.importorskip("starlette")
-pytest.importorskip("httpx")
+pytest.importorskip("httpx2")
 
 from starlette.testclient import TestClient  # noqa: E402
 

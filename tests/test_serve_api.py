@@ -10,6 +10,8 @@ CCBBPG (shown sorted PGBBCC, D6), keeps CCBB and re-rolls CP (D7) -> PBBCCC, mar
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -18,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 pytest.importorskip("starlette")
-pytest.importorskip("httpx")
+pytest.importorskip("httpx2")
 
 from starlette.testclient import TestClient  # noqa: E402
 
@@ -57,6 +59,15 @@ def client(game: str) -> TestClient:
 
 def post(client: TestClient, kind: str, **body: object):
     return client.post(f"/api/{kind}", json=body)
+
+
+def test_the_test_client_runs_on_httpx2_without_a_deprecation_warning():
+    """Starlette's TestClient on the old httpx warns (StarletteDeprecationWarning: "install
+    `httpx2` instead"); the test extras install httpx2 (pyproject.toml), so importing it in a
+    fresh interpreter with that warning an error succeeds."""
+    done = subprocess.run([sys.executable, "-W", "error::starlette.exceptions.StarletteDeprecationWarning",
+                           "-c", "import starlette.testclient"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
 
 
 def test_state_is_the_json_of_play_status_and_play_advise(game: str, client: TestClient):

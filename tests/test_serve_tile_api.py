@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 pytest.importorskip("starlette")
-pytest.importorskip("httpx")
+pytest.importorskip("httpx2")
 
 from starlette.testclient import TestClient  # noqa: E402
 

@@ -137,3 +137,22 @@ def test_bad_settings(board, rules):
 def test_chunks_cover_every_game_once(games, jobs):
     chunks = _chunks(games, jobs)
     assert [i for lo, hi in chunks for i in range(lo, hi)] == list(range(games))
+
+
+def test_the_same_value_in_every_game_has_no_zero_width_interval():
+    """Forty games that all scored 17 gave the t interval [17, 17], which claims the mean known
+    exactly. There is no t interval then (NaN, as for one game); what the games show is that
+    another value is rare: at 95%, in at most z^2 / (n + z^2) of games (Wilson's upper end at none
+    seen, the closed form of the win rate's interval at 0 wins; the rule of three's 3/n is close)."""
+    from shelfie_solver.core.stats import no_interval_words
+
+    same = estimate([17] * 40)
+    assert same.unanimous and same.variance == 0
+    assert math.isnan(same.low) and math.isnan(same.high) and math.isnan(same.half_width)
+    bound = Z975**2 / (40 + Z975**2)
+    assert same.others_at_most == pytest.approx(bound) and 3 / 40 < bound < 4 / 40
+    assert no_interval_words(same) == f"all 17; others <= {bound * 100:.1f}%" == "all 17; others <= 8.8%"
+    assert no_interval_words(estimate([Fraction(1, 2)])) == "one game: no interval"
+    assert not estimate([1]).unanimous and not estimate([17, 18]).unanimous
+    assert not estimate([1] * 20, PROPORTION).unanimous  # win rates keep their Wilson interval
+    assert estimate([Fraction(5, 2)] * 3).others_at_most == pytest.approx(Z975**2 / (3 + Z975**2))

@@ -81,10 +81,15 @@ def test_off_switch_builds_in_memory(tmp_path, monkeypatch):
 
 
 def test_unwritable_cache_falls_back(tmp_path, monkeypatch):
-    blocker = tmp_path / "file"
-    blocker.write_text("x")
-    monkeypatch.setenv("SHELFIE_SOLVE_CACHE", str(blocker / "sub"))  # cannot be a directory
+    """An entry that cannot be written (a folder stands where its file would go; a read-only or
+    full disk alike) only costs building in memory. (A SHELFIE_SOLVE_CACHE under a regular file,
+    where no entry could ever be written, is refused instead: tests/test_cache_limit.py.)"""
+    monkeypatch.setenv("SHELFIE_SOLVE_CACHE", str(tmp_path / "cache"))
+    path = tablecache.entry_path("t", "k")
+    assert path is not None
+    path.mkdir(parents=True)
     assert (tablecache.load_or_build("t", "k", ("a", "b"), _arrays)["a"] == np.arange(3)).all()
+    assert path.is_dir() and not any(path.iterdir())
 
 
 def test_cached_tables_equal_a_fresh_build(cache):

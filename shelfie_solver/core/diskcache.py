@@ -87,16 +87,20 @@ def cache_dir() -> Path | None:
 
     Raises:
         CacheSettingError: ``SHELFIE_SOLVE_CACHE`` names an existing file (or anything else that
-            is not a folder): the cache could never be read or written there (docs/cache.md).
+            is not a folder), or a path under one (``notes.txt/cache``: the folder could never be
+            made): the cache could never be read or written there (docs/cache.md).
     """
     setting = os.environ.get("SHELFIE_SOLVE_CACHE", "").strip()  # blank: unset (never a folder named ' ')
     if setting.lower() in ("off", "0", "no", "false"):
         return None
     if setting:
         folder = Path(setting)
-        if folder.exists() and not folder.is_dir():
-            raise CacheSettingError(f"SHELFIE_SOLVE_CACHE={shorten(setting, 240)} is not a folder: expected the "
-                                    "cache's folder (made when missing) or off (tables built in memory)")
+        # the nearest part of the path that exists: the folder itself, or where it would be made
+        found = next((p for p in (folder, *folder.parents) if os.path.lexists(p)), None)
+        if found is not None and not found.is_dir():
+            under = "" if found == folder else f" ({shorten(str(found), 240)} is a file)"
+            raise CacheSettingError(f"SHELFIE_SOLVE_CACHE={shorten(setting, 240)} is not a folder{under}: expected "
+                                    "the cache's folder (made when missing) or off (tables built in memory)")
         return folder
     if sys.platform == "linux":  # the XDG rule platformdirs applies on Linux, without its import (start-up)
         return Path(os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.expanduser("~/.cache")) / "shelfie-solve"

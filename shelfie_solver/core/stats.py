@@ -54,7 +54,10 @@ class Estimate:
       [83.9%, 100%]). A shared victory counts 1/k (D20); such values vary less than 0/1 wins
       of the same mean, so the interval stays conservative.
     * otherwise: the **Student t interval** ``mean +- t(0.975, n-1) * sd / sqrt(n)``, clipped
-      to the range of the values seen; with one game there is no interval (NaN).
+      to the range of the values seen; with one game there is no interval (NaN), and none either
+      when every game gave the same value (:attr:`unanimous`: NaN, not a zero-width interval,
+      which would claim the mean known exactly from finitely many games). What such games do
+      show is :attr:`others_at_most`: how rare another value can be at 95%.
 
     Attributes:
         n: number of games. mean: exact mean. variance: exact sample variance (0 when n = 1).
@@ -74,9 +77,27 @@ class Estimate:
         return math.sqrt(self.variance)
 
     @property
+    def unanimous(self) -> bool:
+        """Every one of two or more games gave the same value, and no bounds are known (a
+        Student t mean): the sample has no spread, so there is no t interval (:attr:`low` and
+        :attr:`high` NaN), and :attr:`others_at_most` says what the games show instead."""
+        return self.bounds is None and self.n >= 2 and self.least == self.most
+
+    @property
+    def others_at_most(self) -> float:
+        """The 95% upper bound on the share of games that give another value than every game
+        seen gave (:attr:`unanimous`): the Wilson upper bound for 0 such games in ``n``,
+        ``z^2 / (n + z^2)`` (about 3.84 / n: the "rule of three" bound 3 / n, on the two-sided
+        95% of every other interval here, and right at small ``n`` too); the Wilson interval of
+        the win rate at 0 wins. Display float."""
+        z = _quantile(None)
+        return z * z / (self.n + z * z)
+
+    @property
     def half_width(self) -> float:
-        """Half the interval's width (display); NaN when there is none (one game, t interval)."""
-        if self.bounds is None and self.n >= 2:
+        """Half the interval's width (display); NaN when there is none (one game, or every game
+        the same value, t interval)."""
+        if self.bounds is None and self.n >= 2 and not self.unanimous:
             return _quantile(self.n - 1) * math.sqrt(self.variance / self.n)
         return (self.high - self.low) / 2
 
@@ -88,7 +109,7 @@ class Estimate:
             spread = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
             low, high = max(0.0, min(p, centre - spread)), min(1.0, max(p, centre + spread))  # p: rounding
             return lo + (hi - lo) * low, lo + (hi - lo) * high
-        if self.n < 2:
+        if self.n < 2 or self.unanimous:
             return math.nan, math.nan
         half = self.half_width
         return max(float(self.least), float(self.mean) - half), min(float(self.most), float(self.mean) + half)
@@ -102,6 +123,25 @@ class Estimate:
     def high(self) -> float:
         """Upper end of the 95% interval (display; NaN when there is none)."""
         return self._interval()[1]
+
+
+def no_interval_words(e: Estimate) -> str:
+    """What stands for a missing 95% interval in a report (:class:`Estimate` NaN): ``one game: no
+    interval``, or where every game gave one value (:attr:`Estimate.unanimous`) ``all 17; others
+    <= 8.8%``: the value, and the 95% bound on the share of games giving another
+    (:attr:`Estimate.others_at_most`; :data:`UNANIMOUS_NOTE` says it under the table)."""
+    if not e.unanimous:
+        return "one game: no interval"
+    value = e.least
+    shown = str(value.numerator) if value.denominator == 1 else f"{float(value):.2f}"
+    return f"all {shown}; others <= {e.others_at_most * 100:.1f}%"
+
+
+#: The note under a table that shows :func:`no_interval_words` of a unanimous estimate.
+UNANIMOUS_NOTE = ("all X; others <= p%: every game gave the same value X, so there is no Student t "
+                  "interval (it would be zero wide, a certainty finitely many games cannot give); p is the 95% "
+                  "upper bound on the share of games giving another value (Wilson at none seen, about 3.84 / "
+                  "games: the rule of three).")
 
 
 #: Bounds of a win rate and of a paired win-rate difference (:class:`Estimate`).

@@ -14,14 +14,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shelfie_solver.core.report import Report, decimal, exact, percent
-from shelfie_solver.core.stats import Estimate, Margin, Summary
+from shelfie_solver.core.stats import UNANIMOUS_NOTE, Estimate, Margin, Summary, no_interval_words
 
 
 def interval_text(e: Estimate, as_percent: bool = False) -> str:
     """An estimate for a table cell: ``mean [low, high]`` (its 95% interval; a percentage with
-    ``as_percent``), or ``mean [one game: no interval]``."""
+    ``as_percent``), or where there is none ``mean [one game: no interval]``, ``mean [all 4;
+    others <= 8.8%]`` (:func:`stats.no_interval_words`)."""
     if math.isnan(e.low):
-        return f"{decimal(e.mean, 2)} [one game: no interval]"
+        return f"{decimal(e.mean, 2)} [{no_interval_words(e)}]"
     if as_percent:
         return f"{percent(e.mean, 1)} [{e.low * 100:.1f}%, {e.high * 100:.1f}%]"
     return f"{decimal(e.mean, 2)} [{e.low:.2f}, {e.high:.2f}]"
@@ -29,9 +30,11 @@ def interval_text(e: Estimate, as_percent: bool = False) -> str:
 
 def estimate_data(e: Estimate) -> dict[str, Any]:
     """An estimate as JSON: the exact mean (``"p/q"``) and its float, the standard deviation and
-    the 95% interval (``None`` for one game)."""
+    the 95% interval (``None`` for one game, or every game the same value, which adds
+    ``others_at_most``: :attr:`stats.Estimate.others_at_most`)."""
     ci = None if math.isnan(e.low) else [e.low, e.high]
-    return {"mean": exact(e.mean), "mean_float": float(e.mean), "sd": e.sd, "ci95": ci}
+    return {"mean": exact(e.mean), "mean_float": float(e.mean), "sd": e.sd, "ci95": ci,
+            **({"others_at_most": e.others_at_most} if e.unanimous else {})}
 
 
 def seat_label(summary: Summary, seat: int) -> str:
@@ -99,6 +102,10 @@ def tournament_report(summary: Summary, parts: TournamentParts, saved: str | Non
                    **{key: estimate_data(s.stats[key]) for key, _ in parts.statistics}} for s in seats],
         **parts.data}
     notes = list(parts.notes)
+    shown = [summary.rounds, *(s.stats[key] for s in seats for key, _ in parts.statistics),
+             *(e for m in summary.margins for e in (m.score, m.win))]
+    if any(e.unanimous for e in shown):
+        notes.append(UNANIMOUS_NOTE[0].upper() + UNANIMOUS_NOTE[1:])
     if saved:
         notes.append(f"Games saved to {saved} (JSON Lines, replayable).")
     return Report(title, headers, rows, data, notes, records=parts.records,

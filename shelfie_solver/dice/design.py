@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from shelfie_solver.core.report import Report, decimal
-from shelfie_solver.core.stats import Estimate
+from shelfie_solver.core.stats import UNANIMOUS_NOTE, Estimate, no_interval_words
 from shelfie_solver.dice.board import Board, Marks, score
 from shelfie_solver.dice.rules import Ruleset
 
@@ -176,8 +176,8 @@ def board_report(board: Board, rules: Ruleset, games: int = DEFAULT_GAMES, duel_
 
 
 def _interval(e: Estimate, digits: int = 2) -> str:
-    if math.isnan(e.low):
-        return f"{decimal(e.mean, digits)} [one game: no interval]"
+    if math.isnan(e.low):  # one game, or every game the same value: no t interval (core/stats.Estimate)
+        return f"{decimal(e.mean, digits)} [{no_interval_words(e)}]"
     return f"{decimal(e.mean, digits)} [{e.low:.{digits}f}, {e.high:.{digits}f}]"
 
 
@@ -263,6 +263,8 @@ def report(result: BoardReport, histogram: str | None = None) -> Report:
              *([f"Not settled: {'; '.join(unsettled)} (more --duel-games narrows them)."] if unsettled else []),
              "learned (fitted): the shipped weights as fitted; alone on a board within the exact budget, "
              "learned itself plays the optimal policy (docs/solve-game.md, exact where it fits)."]
+    if any(e.unanimous for e in (dist.mean, dist.rounds, *(mean for _, mean in result.shares))):
+        notes.insert(2, UNANIMOUS_NOTE[0].upper() + UNANIMOUS_NOTE[1:])
     if possible == 0:  # lines all too short, or worth nothing: no figure above can differ from another
         threshold = rules.scoring_threshold
         why = (f"a line scores only with at least {threshold} marked items (D19), and its shelves have "
@@ -300,7 +302,9 @@ def _report_data(result: BoardReport, possible: int, histogram: str | None) -> d
 
 
 def _estimate(e: Estimate) -> dict[str, Any]:
-    return {"mean": float(e.mean), "sd": e.sd, "ci95": None if math.isnan(e.low) else [e.low, e.high]}
+    # no interval for one game, or where every game gave one value: then how rare another is (core/stats)
+    return {"mean": float(e.mean), "sd": e.sd, "ci95": None if math.isnan(e.low) else [e.low, e.high],
+            **({"others_at_most": e.others_at_most} if e.unanimous else {})}
 
 
 def histogram_png(result: BoardReport) -> bytes:

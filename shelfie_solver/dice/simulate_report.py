@@ -11,13 +11,13 @@ from dataclasses import replace
 from typing import Any
 
 from shelfie_solver.core.report import Report, exact
-from shelfie_solver.core.stats import Estimate, Margin, Summary
+from shelfie_solver.core.stats import Estimate, Margin, Summary, no_interval_words
 from shelfie_solver.core.tournament_report import TournamentParts, estimate_data, tournament_report
 from shelfie_solver.dice.simulate import seat_statistics
 
 
 def _signed_ci(e: Estimate) -> str:
-    return "[one game: no interval]" if math.isnan(e.low) else f"[{e.low:+.2f}, {e.high:+.2f}]"
+    return f"[{no_interval_words(e)}]" if math.isnan(e.low) else f"[{e.low:+.2f}, {e.high:+.2f}]"
 
 
 def _margin_words(margin: Margin) -> str:
@@ -50,7 +50,8 @@ def summary_report(summary: Summary, board_name: str, saved: str | None = None, 
 
 
 def _ci(e: Estimate) -> tuple[float | str, float | str]:
-    """The interval's ends for CSV: empty cells when there is none (one game)."""
+    """The interval's ends for CSV: empty cells when there is none (one game, or every game the
+    same value)."""
     return ("", "") if math.isnan(e.low) else (e.low, e.high)
 
 

@@ -5,6 +5,7 @@ page of ``serve`` (docs/serve.md, "The tile page"), so both give the same number
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -75,7 +76,14 @@ def move_record(r: RankedMove, board: tuple[int, ...]) -> dict[str, Any]:
                 "next_player_gain": exact(r.outlook.mean / QUARTER),
                 "method": "exact" if r.outlook.exact else "sampled",
                 **({"boards": r.outlook.samples, "ci95": None} if r.outlook.exact else
-                   {"samples": r.outlook.samples, "ci95": [r.outlook.low / QUARTER, r.outlook.high / QUARTER]})}}
+                   {"samples": r.outlook.samples, "ci95": _outlook_interval(r)})}}
+
+
+def _outlook_interval(r: RankedMove) -> list[float] | None:
+    """A sampled refill outlook's 95% interval in points; ``None`` when every sampled board gave
+    the same gain (no t interval, core/stats.Estimate)."""
+    assert r.outlook is not None
+    return None if math.isnan(r.outlook.low) else [r.outlook.low / QUARTER, r.outlook.high / QUARTER]
 
 
 def advice_data(setup: Setup, state: State, ranked: list[RankedMove]) -> dict[str, Any]:

@@ -43,8 +43,8 @@ class RefillOutlook:
     of a point: with ``exact``, its expectation over all ``samples`` boards the refill can draw
     (each weighted by its probability, :func:`.refill.refill_boards`; ``low`` = ``high`` = the mean); otherwise
     the exact ``mean`` of ``samples`` seeded draws and its 95% interval ``low``-``high`` (display
-    floats, quarters). With the shipped layout a refill of a full bag has 6^13+ outcomes, so it
-    is sampled; a bag of one or two types, or a nearly empty bag (T17), can be enumerated."""
+    floats, quarters; NaN when every draw gave the same gain: no t interval, core/stats.Estimate).
+    With the shipped layout a refill of a full bag has 6^13+ outcomes, so it is sampled; a bag of one or two types, or a nearly empty bag (T17), can be enumerated."""
 
     mean: Fraction
     samples: int

@@ -7,6 +7,7 @@ with the tile game's parts: T9, T26).
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from shelfie_solver.core.report import TABLE_WIDTH, Report, exact, wrap_lines
@@ -18,7 +19,7 @@ from shelfie_solver.tile.shelf import ScoreBreakdown, goal_text
 from shelfie_solver.tile.state import Move, Setup, State, board_cell_name
 
 if TYPE_CHECKING:
-    from shelfie_solver.core.stats import Margin, Summary
+    from shelfie_solver.core.stats import Estimate, Margin, Summary
 
 #: Width of ``tile score``'s detail cells in the table at 80 columns: less the part ("end
 #: token") and points columns and the gaps between them.
@@ -88,7 +89,8 @@ def _refill_text(r: RankedMove) -> str:
         return "triggers a refill (T16)"
     o = r.outlook
     how = f"exact over all {o.samples} boards it can draw" if o.exact else \
-        f"{o.samples} sampled boards, 95% [{o.low / QUARTER:.2f}, {o.high / QUARTER:.2f}]"
+        f"{o.samples} sampled boards, 95% [{o.low / QUARTER:.2f}, {o.high / QUARTER:.2f}]" if not math.isnan(o.low) \
+        else f"all {o.samples} sampled boards alike, no interval"
     return f"triggers a refill (T16): next player's expected best gain {float(o.mean / QUARTER):.2f} ({how})"
 
 
@@ -164,8 +166,18 @@ def advise_report(setup: Setup, state: State, ranked: list[RankedMove], advice: 
 # --- simulate ---------------------------------------------------------------------------------
 
 
+def _ci(e: Estimate) -> dict[str, float | str]:
+    """The interval's ends for CSV: empty cells when there is none (one game, or every game the
+    same value), as ``simulate``'s."""
+    return {"ci_low": "", "ci_high": ""} if math.isnan(e.low) else {"ci_low": e.low, "ci_high": e.high}
+
+
 def _margin_words(m: Margin) -> str:
     """A pairwise margin of ``tile simulate``: the score, leader minus other, per game."""
+    if math.isnan(m.score.low):  # one game, or the same margin in every game (core/stats.Estimate)
+        from shelfie_solver.core.stats import no_interval_words
+
+        return f"score {float(m.score.mean):+.2f} [{no_interval_words(m.score)}] per game"
     return f"score {float(m.score.mean):+.2f} [{m.score.low:+.2f}, {m.score.high:+.2f}] per game"
 
 
@@ -179,7 +191,7 @@ def summary_report(summary: Summary, layout_name: str, saved: str | None) -> Rep
     notes = ["[low, high]: 95% interval over games. T26 names one winner per game; the first player is drawn "
              "at random each game (T9)."]
     records = [{"seat": s.seat + 1, "strategy": s.strategy, "statistic": key, "mean": exact(e.mean),
-                "mean_float": float(e.mean), "ci_low": e.low, "ci_high": e.high, "sd": e.sd, "games": e.n}
+                "mean_float": float(e.mean), **_ci(e), "sd": e.sd, "games": e.n}
                for s in summary.seats for key, _ in TILE_STATISTICS for e in [s.stats[key]]]
     parts = TournamentParts("tile game", ("layout", layout_name), TILE_STATISTICS, _margin_words, notes,
                             records=records)

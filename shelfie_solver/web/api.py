@@ -257,7 +257,7 @@ class GameServer:
             "actions": kept.actions,
             "last_action": last_action(kept),
             "objective": self.objective,
-            "unit": value_unit(str(advice.get("objective", self.objective)), len(kept.players) > 1),
+            "unit": value_unit(self._advice_objective(kept, advice), len(kept.players) > 1),
             "layout": layout(kept),
             "blocked": blocked_lines(kept),
             "lines": sheet_lines(kept),
@@ -265,6 +265,21 @@ class GameServer:
             "status": status_report(kept).data,
             "advice": advice,
         }
+
+    def _advice_objective(self, kept: KeptGame, advice: dict[str, Any]) -> str:
+        """The objective whose figures the state shows, for their unit's words: the advice's (a
+        two-player table's name where it stood for ``win``), or before the roll, with no advice
+        yet, the table that stands for the objective there (:func:`dice.review.table_standing_in`:
+        the sheets' chances are then the exact table's, never the fitted model's), else the
+        objective asked."""
+        named = advice.get("objective")
+        if named is not None:
+            return str(named)
+        if kept.over is None and len(kept.players) > 1:
+            from shelfie_solver.dice.review import table_standing_in
+
+            return table_standing_in(self.objective, objective_for(self.objective, kept.state)) or self.objective
+        return self.objective
 
     def stop_advice(self) -> dict[str, Any]:
         """The markings of the dice showing, as if no re-roll were left (a preview: the file is

@@ -242,10 +242,15 @@ def train_win_model(board: Board, rules: Ruleset, seed: int, games: int, players
     shipped model, docs/win-chance.md "Fitted on its own play"), with the settings recorded
     (``train --win-model [--self-play win [--play-model FILE]]``); ``played_by`` names the model
     that played (recorded with ``strategy`` win, fitted with the ridge :data:`OWN_PLAY_RIDGE`).
+    ``win`` plays by that model in every game, the shipped one given explicitly when ``win_model``
+    is ``None``: never by the exact two-player table that plain ``win`` plays on a board within
+    its budget (:meth:`strategies.WinStrategy.exact`), so the model recorded is the one that played.
 
     Raises:
         ValueError: ``win_model`` given for a strategy other than ``win``.
     """
+    if strategy == "win" and win_model is None:
+        win_model = default_win_model()
     samples = self_play_positions(board, rules, seed, games, players, jobs, strategy, win_model)
     info: dict[str, Any] = {"seed": seed, "games": games, "players": list(players), "positions": len(samples),
                             "strategy": strategy}

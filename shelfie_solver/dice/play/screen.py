@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import partial
 
 from shelfie_solver.core.report import TABLE_WIDTH, Report, wrap_lines
 from shelfie_solver.dice.game.events import (
@@ -141,7 +142,8 @@ def screen_warnings(kept: KeptGame) -> list[str]:
     """The warnings of the screen, each one line of at most :data:`TABLE_WIDTH` columns: the last
     round and its turns left (D17, D18), a sheet one closed shelf from the trigger, and the
     blocking threats (D15) against the active player in one line per opponent (the lines they
-    complete with one more item, and the active player's items at risk)."""
+    complete with one more item, and the active player's items at risk, the player named: the
+    screen follows the previous player's action and is read by the next)."""
     if kept.over is not None:
         return []
     state, names = kept.state, kept.players
@@ -170,13 +172,16 @@ def screen_warnings(kept: KeptGame) -> list[str]:
 
 
 def _threat_line(kept: KeptGame, name: str, lines: list[tuple[str, str, tuple[int, ...]]]) -> str:
-    """One opponent's blocking threats in one line, shortened to fit :data:`TABLE_WIDTH`."""
+    """One opponent's blocking threats in one line, shortened to fit :data:`TABLE_WIDTH`; the
+    items at risk are the active player's, named ("Ben's"), never "your" (D15; the screen
+    follows the previous player's action)."""
     risk = sorted({c for _, _, cells in lines for c in cells})
     where = ", ".join(f"{cell} for {line}" for line, cell, _ in lines)
-    forms = [f"Threat: {name} needs {where}: your {_cells(kept, risk)} at risk.",
-             f"Threat: {name} needs {where}: {_plural(len(risk), 'item')} of yours at risk.",
-             f"Threat: {name} is one item from {_plural(len(lines), 'line')}: {_plural(len(risk), 'item')} of yours "
-             "at risk ('status')."]
+    whose = kept.active_name
+    forms = [f"Threat: {name} needs {where}: {whose}'s {_cells(kept, risk)} at risk.",
+             f"Threat: {name} needs {where}: {_plural(len(risk), 'item')} of {whose}'s at risk.",
+             f"Threat: {name} is one item from {_plural(len(lines), 'line')}: {_plural(len(risk), 'item')} of "
+             f"{whose}'s at risk ('status')."]
     return next((f for f in forms if len(f) <= TABLE_WIDTH), forms[-1])
 
 
@@ -239,7 +244,8 @@ def screen(kept: KeptGame, objective: str, done: str, warnings: Sequence[str]) -
     advice = final_lines(kept) if kept.over is not None else advice_lines(kept, objective)
     sheets = compact_sheets(kept, heading=_round_label(kept))
     warned = list(warnings)
-    for shorter in (_without_next, _threats_merged, _without_why):  # over the budget: the least needed first
+    merged = partial(_threats_merged, kept.active_name)
+    for shorter in (_without_next, merged, _without_why):  # over the budget: the least needed first
         text = "\n".join(wrap_lines([done, *warned, *advice] if done else [*warned, *advice], TABLE_WIDTH))
         if screen_height(text) + 1 + len(sheets) <= SCREEN_LINES:
             break
@@ -252,13 +258,14 @@ def _without_next(warned: list[str], advice: list[str]) -> tuple[list[str], list
     return warned, [line for line in advice if not line.startswith("Next:")]
 
 
-def _threats_merged(warned: list[str], advice: list[str]) -> tuple[list[str], list[str]]:
-    """Every threat line in one: the opponents named, 'status' for the items."""
+def _threats_merged(whose: str, warned: list[str], advice: list[str]) -> tuple[list[str], list[str]]:
+    """Every threat line in one: the opponents named, 'status' for the items (``whose``: the
+    active player, whose items they are)."""
     threats = [w for w in warned if w.startswith("Threat: ")]
     if len(threats) < 2:
         return warned, advice
     names = [w.split()[1] for w in threats]
-    merged = f"Threats: {', '.join(names)} can each complete a line holding items of yours ('status')."
+    merged = f"Threats: {', '.join(names)} can each complete a line holding {whose}'s items ('status')."
     return [w for w in warned if w not in threats] + [merged], advice
 
 

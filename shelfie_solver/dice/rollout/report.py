@@ -45,7 +45,26 @@ def _difference(value: Estimate | None) -> str:
         return "best"
     if value.n < 2:
         return _points(-float(value.mean) * 100)
+    if value.unanimous:  # the same on every game's dice: no t interval (core/stats.Estimate)
+        return f"{_points(-float(value.mean) * 100)} (every game)"
     return f"{_points(-float(value.mean) * 100)} ({_points(-value.high * 100)}..{_points(-value.low * 100)})"
+
+
+#: The strategies a ``simulate --save`` game names its seats by (``learned:FILE``, ``exact:FILE`` and
+#: ``exact2:FILE`` by the part before the colon).
+_STRATEGY_WORDS = frozenset(("random", "greedy", "threshold", "solver", "learned", "win", "win-model", "win-ply",
+                             "exact", "exact2"))
+
+
+def seat_titles(names: tuple[str, ...], policies: tuple[str, ...]) -> tuple[str, ...]:
+    """Every seat's column title: the player's name, or ``seat N: POLICY`` where the game's names
+    are the strategies of a ``simulate --save`` game (they repeat, or each is a strategy's name):
+    those name what played the simulation, not the strategy playing the seat in this rollout
+    (``POLICY``), and repeated they tell no column apart (every column "learned")."""
+    strategies = all(name.split(":", 1)[0].lower() in _STRATEGY_WORDS for name in names)
+    if len(set(names)) == len(names) and not strategies:
+        return names
+    return tuple(f"seat {seat + 1}: {policy}" for seat, policy in enumerate(policies))
 
 
 def _row(head: Any, label: str, advice: str, seats: tuple[Estimate, ...], mover: int, versus: str) -> list[Any]:
@@ -56,11 +75,13 @@ def _row(head: Any, label: str, advice: str, seats: tuple[Estimate, ...], mover:
 
 def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report:
     """The report of a rollout of the game in ``source`` (its file name, for the title)."""
-    names = kept.players
+    names = seat_titles(kept.players, tuple(result.policies))  # the columns' titles and the notes' names
     mover = result.mover
     games = f"{result.games:,} game{'' if result.games == 1 else 's'} (seed {result.seed})"
     if len(set(result.policies)) == 1:
         policy = f"policy {result.policies[0]} in every seat"
+    elif names != kept.players:  # the titles name each seat's policy already
+        policy = "policies " + ", ".join(result.policies) + " by seat"
     else:
         policy = "policies " + ", ".join(f"{n} {p}" for n, p in zip(names, result.policies))
     title = [f"Rollout of {source}: {whose_turn(kept)}", f"{games}, {policy}."]
@@ -73,9 +94,9 @@ def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report
     data: dict[str, Any] = {
         "game": source, "games": result.games, "games_asked": result.asked, "seed": result.seed,
         "settled_early": result.settled, "policies": list(result.policies), "mover": mover + 1,
-        "player": names[mover],
-        "position": {"seats": seat_records(result.position, names)},
-        "choices": [_choice_record(c, names) for c in result.choices],
+        "player": kept.players[mover],
+        "position": {"seats": seat_records(result.position, kept.players)},
+        "choices": [_choice_record(c, kept.players) for c in result.choices],
     }
     # names as they are, never with "'s" ("me's interval" for a player named me): "for <name>"
     notes = [f"Every seat's chance to win (ties shared, D20) over the games played from here; 95%: "

@@ -302,11 +302,18 @@ def paired(better: Sequence[tuple[Fraction, ...]], worse: Sequence[tuple[Fractio
 
 def settled(shares: Sequence[Sequence[tuple[Fraction, ...]]], mover: int) -> bool:
     """Whether the order of the choices is settled (module docstring): two choices or more, and
-    every interval of the paired difference of neighbours in the order above 0."""
+    every interval of the paired difference of neighbours in the order above 0. A difference the
+    same in every game (:attr:`stats.Estimate.unanimous`, no t interval) is above 0 when that
+    value is: the better choice did better on every one of the (at least two) games' dice, which
+    the sign test puts at a chance of at most 2^-n if neither were better."""
     if len(shares) < 2 or len(shares[0]) < 2:
         return False
     ranked = order(shares, mover)
-    return all(paired(shares[a], shares[b], mover).low > 0 for a, b in zip(ranked, ranked[1:]))
+    return all(_above_zero(paired(shares[a], shares[b], mover)) for a, b in zip(ranked, ranked[1:]))
+
+
+def _above_zero(difference: Estimate) -> bool:
+    return difference.least > 0 if difference.unanimous else difference.low > 0
 
 
 def rollout(kept: KeptGame, policies: Sequence[str], games: int, seed: int | None, top: int = 3,
