@@ -27,8 +27,8 @@ the round (D18) and whether the end is triggered (before the turn, and on the sh
 
 Early stopping on a split of the FIT games only (``--valid`` of them, by game, seeded): the
 boosted trees stop on the validation games' log loss and are refitted on every fit game with
-that many iterations; the MLP keeps the epoch best on the validation games (trained on the
-rest). Ties (D20) enter as two weighted rows (win with weight ``y``, loss ``1 - y``). The
+that many iterations; the MLP keeps the setting and epoch best on the validation games
+(trained on the rest; ``MLP_SETTINGS``). Ties (D20) enter as two weighted rows (win with weight ``y``, loss ``1 - y``). The
 learning curve (``--fractions``) refits on the first quarter, half, ... of the fit games. One
 thread (``OMP_NUM_THREADS``, 1 unless set). Positions are cached per seed and game count
 (``--cache``). 2 players only. A measurement, not a test; scikit-learn is the ``bench`` extra.
@@ -111,7 +111,8 @@ def rollout_positions(log: str, seed: int, per_game: int) -> dict[str, np.ndarra
             v = valued.get(kept.state.turn - 1)
             if v is None:  # a chance known exactly (win_chance, or the turn ended the game)
                 continue
-            assert tuple(v.after) == tuple(kept.state.sheets)
+            # the mover's sheet (valued_positions' other sheets lack the turn's blocks, D15, as in the fit)
+            assert v.after[v.order[0]] == kept.state.sheets[v.order[0]]
             seat = row["seats"][v.order[0]]
             out.append({**position_row(g, v), "rollout": seat["rollout"], "noise": seat["variance"] / row["games"],
                         "logged": seat["model"]})
@@ -245,10 +246,15 @@ def boosted(x: np.ndarray, y: np.ndarray, games: np.ndarray, test: np.ndarray, v
     return full.predict_proba(test)[:, 1], {"iterations": iterations}
 
 
+#: The MLP's settings tried (learning rate, L2 penalty ``alpha``), the one chosen on the validation games.
+MLP_SETTINGS = ((1e-3, 1e-3), (1e-4, 1e-2))
+
+
 def perceptron(x: np.ndarray, y: np.ndarray, games: np.ndarray, test: np.ndarray, valid: float,
-               seed: int, epochs: int = 80, patience: int = 8) -> tuple[np.ndarray, dict[str, Any]]:
-    """``MLPClassifier`` (2 hidden layers of 64, inputs standardised): the epoch with the lowest
-    log loss on the validation games (trained on the other fit games); the test chances."""
+               seed: int, epochs: int = 60, patience: int = 6) -> tuple[np.ndarray, dict[str, Any]]:
+    """``MLPClassifier`` (2 hidden layers of 64, inputs standardised): of :data:`MLP_SETTINGS`
+    and their epochs, the one with the lowest log loss on the validation games (trained on the
+    other fit games); the test chances."""
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.neural_network import MLPClassifier
     from sklearn.preprocessing import StandardScaler
@@ -257,24 +263,26 @@ def perceptron(x: np.ndarray, y: np.ndarray, games: np.ndarray, test: np.ndarray
     scaler = StandardScaler().fit(x[~hold])
     xa, ya, wa = weighted(scaler.transform(x[~hold]), y[~hold])
     xv, yv = scaler.transform(x[hold]), y[hold]
-    net = MLPClassifier(hidden_layer_sizes=(64, 64), alpha=1e-3, batch_size=256, learning_rate_init=1e-3,
-                        max_iter=1, warm_start=True, random_state=seed)
-    best, best_loss, since = None, math.inf, 0
-    epoch = 0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        for epoch in range(1, epochs + 1):
-            net.fit(xa, ya, wa)
-            p = np.clip(net.predict_proba(xv)[:, 1], 1e-6, 1 - 1e-6)
-            loss = float(-(yv * np.log(p) + (1 - yv) * np.log(1 - p)).mean())
-            if loss < best_loss - 1e-6:
-                best, best_loss, since = copy.deepcopy(net), loss, 0
-            else:
-                since += 1
-                if since >= patience:
-                    break
+    best, best_loss, chosen = None, math.inf, {}
+    for rate, alpha in MLP_SETTINGS:
+        net = MLPClassifier(hidden_layer_sizes=(64, 64), alpha=alpha, batch_size=256, learning_rate_init=rate,
+                            max_iter=1, warm_start=True, random_state=seed)
+        since = 0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            for epoch in range(1, epochs + 1):
+                net.fit(xa, ya, wa)
+                p = np.clip(net.predict_proba(xv)[:, 1], 1e-6, 1 - 1e-6)
+                loss = float(-(yv * np.log(p) + (1 - yv) * np.log(1 - p)).mean())
+                if loss < best_loss - 1e-6:
+                    best, best_loss, since = copy.deepcopy(net), loss, 0
+                    chosen = {"rate": rate, "alpha": alpha, "epochs": epoch}
+                else:
+                    since += 1
+                    if since >= patience:
+                        break
     assert best is not None
-    return best.predict_proba(scaler.transform(test))[:, 1], {"epochs": epoch - since, "of": epoch}
+    return best.predict_proba(scaler.transform(test))[:, 1], chosen
 
 
 def logistic(x: np.ndarray, y: np.ndarray, games: np.ndarray, test: np.ndarray, valid: float,
