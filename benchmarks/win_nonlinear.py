@@ -28,12 +28,17 @@ the round (D18) and whether the end is triggered (before the turn, and on the sh
 Early stopping on a split of the FIT games only (``--valid`` of them, by game, seeded): the
 boosted trees stop on the validation games' log loss and are refitted on every fit game with
 that many iterations; the MLP keeps the setting and epoch best on the validation games
-(trained on the rest; ``MLP_SETTINGS``). Ties (D20) enter as two weighted rows (win with weight ``y``, loss ``1 - y``). The
-learning curve (``--fractions``) refits on the first quarter, half, ... of the fit games. One
-thread (``OMP_NUM_THREADS``, 1 unless set). Positions are cached per seed and game count
-(``--cache``). 2 players only. A measurement, not a test; scikit-learn is the ``bench`` extra.
-Run: ``python benchmarks/win_nonlinear.py [--train-seed 10301 --train-games 12000]
-[--test-seed 10302 --test-games 2000] [--cache DIR]``.
+(trained on the rest; ``MLP_SETTINGS``). Ties (D20) enter as two weighted rows (win with
+weight ``y``, loss ``1 - y``). The learning curve (``--fractions``) refits on the first quarter,
+half, ... of the fit games. Ablations: ``refit13+first`` (win_features' candidate "played
+first"), inputs ``a+first`` and ``b-first``. With ``--rollout-log`` every model is also scored
+against the rollouts of a ``benchmarks/chance_vs_rollout.py --players 2`` log at its turn starts
+after a marking (:func:`rollout_positions`: RMS with the rollout noise removed, as that
+benchmark, and paired differences). One thread (``OMP_NUM_THREADS``, 1 unless set). Positions
+are cached per seed and game count (``--cache``). 2 players only. A measurement, not a test;
+scikit-learn is the ``bench`` extra. Run: ``python benchmarks/win_nonlinear.py [--train-seed
+10301 --train-games 12000] [--test-seed 10302 --test-games 2000] [--cache DIR] [--models ...]
+[--rollout-log L.jsonl --rollout-seed S]``.
 """
 
 from __future__ import annotations
