@@ -21,7 +21,10 @@ trigger, D17, clipped to 0-6; ``L`` its lead, ``P`` minus the best other seat's)
 dmin)`` (the spread of what is left grows with the turns left), ``d - min other d``, its items
 to the trigger ``t`` (the open items of its ``d`` shelves nearest to closing: a finer race),
 ``tmin x L``, ``L / sqrt(1 + tmin)``, the seat's open items, its available points, its lines one item short, and its 40 line totals (D19: marked
-and available count and points of each shelf and column). A measurement, not a test. Run:
+and available count and points of each shelf and column); with 2 players, whether the seat played
+first in the round (D5: the mover that did is a turn ahead of the other, and the round is played
+out after the trigger, D18), alone and times the round (``benchmarks/win_nonlinear.py`` found it).
+A measurement, not a test. Run:
 ``python benchmarks/win_features.py [--players 2] [--train-seed 9701 --train-games 3000]
 [--test-seed 9702 --test-games 2000]``.
 """
@@ -37,19 +40,20 @@ import numpy as np
 
 GROUPS = (("d",), ("dmin x L",), ("dmin x curve",), ("L / sqrt(1 + dmin)",), ("d - min other d",),
           ("items to the trigger",), ("tmin x L",), ("L / sqrt(1 + tmin)",), ("open items",), ("available points",), ("lines one short",),
-          ("open items", "available points", "lines one short"), ("40 line totals",))
+          ("open items", "available points", "lines one short"), ("40 line totals",),
+          ("played first",), ("played first", "played first x r"))
 
 
 def positions(players: int, seed: int, games: int) -> list[dict[str, Any]]:
     """Every valued position of ``games`` ``win`` self-play games (game ``g`` from
     ``SeedSequence(seed).spawn(games)[g]``): its phase, :func:`design` row, raw seat columns,
-    round, every seat's line totals after the turn and outcome (D20), the player who just
-    played first."""
+    round, every seat's line totals and sheet (``cells``: ``int (n, 2, cells)``, marked and
+    available, D4) after the turn and outcome (D20), the player who just played first; whether
+    it played first in the round (D5, D18) and whether the end was triggered before the turn
+    (D17; ``benchmarks/win_nonlinear.py`` reads these three)."""
     from shelfie_solver.dice.board import load_board
     from shelfie_solver.dice.game.turn import play_seeded
     from shelfie_solver.dice.learned.win_fit import valued_positions
-    from shelfie_solver.dice.learned.win_model import board_scale, design
-    from shelfie_solver.dice.objectives import StateArrays
     from shelfie_solver.dice.rules import DEFAULT_RULES
     from shelfie_solver.dice.strategies import strategy_named
 
@@ -58,12 +62,23 @@ def positions(players: int, seed: int, games: int) -> list[dict[str, Any]]:
     out = []
     for g, game_seed in enumerate(np.random.SeedSequence(seed).spawn(games)):
         game = play_seeded(board, rules, [seat] * players, game_seed)
-        for v in valued_positions(game):  # the positions win_fit.game_positions fits on
-            out.append({"game": g, "phase": int(v.phase[0]), "round": v.before.round, "seats": v.seats[0],
-                        "x": design(v.phase, v.seats, v.before.round, board_scale(board))[0], "y": v.y,
-                        "lines": [StateArrays(board, rules, v.after[j]).line_totals for j in v.order],
-                        "shelves": board.n_shelves})
+        out += [position_row(g, v) for v in valued_positions(game)]  # the positions win_fit.game_positions fits on
     return out
+
+
+def position_row(game: int, v: Any) -> dict[str, Any]:
+    """:func:`positions`' dict of the valued position ``v`` (a :class:`win_fit.ValuedPosition`)
+    of game number ``game``."""
+    from shelfie_solver.dice.learned.win_model import board_scale, design
+    from shelfie_solver.dice.objectives import StateArrays
+
+    board, rules = v.before.board, v.before.rules
+    return {"game": game, "phase": int(v.phase[0]), "round": v.before.round, "seats": v.seats[0],
+            "x": design(v.phase, v.seats, v.before.round, board_scale(board))[0], "y": v.y,
+            "lines": [StateArrays(board, rules, v.after[j]).line_totals for j in v.order],
+            "shelves": board.n_shelves,
+            "cells": np.array([v.after[j].bit_arrays() for j in v.order]),
+            "first": v.before.active == v.before.first, "ended": v.before.end_triggered}
 
 
 def candidates(rows: list[dict[str, Any]], names: tuple[str, ...]) -> np.ndarray:
@@ -116,6 +131,11 @@ def _candidate(name: str, r: dict[str, Any], lead: np.ndarray, d: np.ndarray, t:
         return np.array([ap[:k].sum() for _, _, _, ap in lines], dtype=float)
     if name == "lines one short":
         return np.array([(a == 1).sum() for _, a, _, _ in lines], dtype=float)
+    if name in ("played first", "played first x r"):  # 1 for the seat that played first in the round (D5, D18)
+        if len(lines) != 2:
+            raise ValueError(f"the candidate {name!r} is defined for 2 players only")
+        first = np.array([1.0, 0.0]) if r["first"] else np.array([0.0, 1.0])
+        return first * (r["round"] if name == "played first x r" else 1)
     raise ValueError(f"unknown candidate {name!r}")
 
 
