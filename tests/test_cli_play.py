@@ -229,6 +229,19 @@ def test_a_failed_result_refused_by_d14_says_what_to_do(tmp_path):
     assert line.endswith("a failed result is only possible when no item can be marked")
 
 
+def test_new_with_both_first_and_seed_is_refused(tmp_path):
+    # docs/play.md: 'play new GAME --players ... [--first NAME | --seed S]': --seed only draws the
+    # first player (D5), so beside --first it was silently ignored; now one line, no file written
+    game = tmp_path / "game.json"
+    result = CliRunner().invoke(main, ["play", "new", str(game), "--players", "Ann,Ben", "--first", "Ann",
+                                       "--seed", "3"])
+    assert_one_line_error(result, "--seed", "--first", "give one of the two")
+    assert not game.exists()
+    for option in (["--first", "Ben"], ["--seed", "3"]):  # each alone still works
+        assert CliRunner().invoke(main, ["play", "new", str(game), "--players", "Ann,Ben", *option]).exit_code == 0
+        game.unlink()
+
+
 def test_fail_best_refused_by_d14_says_it_in_the_same_words(tmp_path):
     # 'play fail --shelf best' (and the session's 'fail best') with dice that can mark an item said
     # "these dice can mark an item, so they must (D14): no failed result", other words than the
