@@ -200,3 +200,19 @@ def test_a_score_the_same_in_every_game_claims_no_certainty(cache):
     assert "[17.00, 17.00]" not in result.stdout
     flat = " ".join(result.stdout.split())
     assert "All X; others <= p%: every game gave the same value X, so there is no Student t interval" in flat
+
+
+def test_the_solitaire_states_line_says_the_count_once(cache):
+    """The report's title said "Solitaire states: 176,392,511 solitaire states, over the exact
+    budget of ..." on the default board (the route's reason repeated the label): the count is
+    said once, then why the board is not solved exactly; a board within the budget as before."""
+    from shelfie_solver.dice.board import load_board
+    from shelfie_solver.dice.design import route_words
+    from shelfie_solver.dice.rules import DEFAULT_RULES
+    from shelfie_solver.dice.wholegame.exact_cache import exact_budget, route
+
+    budget = exact_budget()
+    default = route_words(route(load_board(None, DEFAULT_RULES), DEFAULT_RULES))
+    assert default == f"176,392,511, over the exact budget of {budget:,} (SHELFIE_SOLVE_EXACT_BUDGET)"
+    small = route_words(route(load_board(SMALL, DEFAULT_RULES), DEFAULT_RULES))
+    assert small == "1,519, within the exact budget"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
@@ -225,6 +227,34 @@ def test_a_failed_result_refused_by_d14_says_what_to_do(tmp_path):
     line = assert_one_line_error(CliRunner().invoke(main, ["play", "fail", game, "--shelf", "1"]),
                                  "can mark an item, so it must (D14): mark one of its items")
     assert line.endswith("a failed result is only possible when no item can be marked")
+
+
+def test_new_with_both_first_and_seed_is_refused(tmp_path):
+    # docs/play.md: 'play new GAME --players ... [--first NAME | --seed S]': --seed only draws the
+    # first player (D5), so beside --first it was silently ignored; now one line, no file written
+    game = tmp_path / "game.json"
+    result = CliRunner().invoke(main, ["play", "new", str(game), "--players", "Ann,Ben", "--first", "Ann",
+                                       "--seed", "3"])
+    assert_one_line_error(result, "--seed", "--first", "give one of the two")
+    assert not game.exists()
+    for option in (["--first", "Ben"], ["--seed", "3"]):  # each alone still works
+        assert CliRunner().invoke(main, ["play", "new", str(game), "--players", "Ann,Ben", *option]).exit_code == 0
+        game.unlink()
+
+
+def test_fail_best_refused_by_d14_says_it_in_the_same_words(tmp_path):
+    # 'play fail --shelf best' (and the session's 'fail best') with dice that can mark an item said
+    # "these dice can mark an item, so they must (D14): no failed result", other words than the
+    # refusal of 'fail --shelf 1' above for the same rule (D14): now the same line, dice named
+    game = str(tmp_path / "game.json")
+    assert CliRunner().invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    assert CliRunner().invoke(main, ["play", "roll", game, "PPPBCC"]).exit_code == 0
+    assert CliRunner().invoke(main, ["play", "stop", game]).exit_code == 0
+    before = Path(game).read_bytes()
+    by_number = assert_one_line_error(CliRunner().invoke(main, ["play", "fail", game, "--shelf", "1"]), "(D14)")
+    best = assert_one_line_error(CliRunner().invoke(main, ["play", "fail", game, "--shelf", "best"]), "(D14)")
+    assert best == by_number and best.startswith("Error: PPPBCC can mark an item, so it must (D14)")
+    assert Path(game).read_bytes() == before
 
 
 def test_end_near_after_a_marking_names_the_player_not_you(tmp_path):

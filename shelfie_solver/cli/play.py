@@ -172,6 +172,8 @@ def _step(path: str, player: str | None, make: Callable[[KeptGame], Action], obj
 def new_command(game: str, players_text: str, first: str | None, seed: int | None, board_path: str | None,
                 rules_path: str | None, fmt: str) -> None:
     """Start a new game in the file GAME (which must not exist yet)."""
+    if first is not None and seed is not None:  # docs/play.md: [--first NAME | --seed S]
+        raise click.UsageError("--seed draws who plays first and --first NAME names them: give one of the two")
     rules, board, _ = load_setup(rules_path, board_path, None)
     kept = new_game(board, rules, players_text.split(","), first, seed)
     shown = _shown(None, kept, DEFAULT_OBJECTIVE, 5, fmt)  # before the file: nothing written unless it all works

@@ -23,7 +23,7 @@ import io
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,6 +31,9 @@ from shelfie_solver.core.report import Report, decimal
 from shelfie_solver.core.stats import UNANIMOUS_NOTE, Estimate, no_interval_words
 from shelfie_solver.dice.board import Board, Marks, score
 from shelfie_solver.dice.rules import Ruleset
+
+if TYPE_CHECKING:
+    from shelfie_solver.dice.wholegame.exact_cache import Route
 
 #: Known optima of boards over the exact budget, by :func:`exact_cache.setup_key` of the default
 #: board and ruleset (filled on first use): ``(optimum, proven error bound, where it comes from)``.
@@ -169,10 +172,16 @@ def board_report(board: Board, rules: Ruleset, games: int = DEFAULT_GAMES, duel_
     for name in ("win", "learned"):
         found, _ = simulate(board, rules, [name, "solver"], duel_games, seed, jobs)
         duels.append((name, found.seats[0].stats["win"]))
-    fits = route(board, rules)
-    where = f"{fits.states:,}, within the exact budget" if fits.exact else fits.reason
+    where = route_words(route(board, rules))
     return BoardReport(board, rules, optimum, distribution, tuple(shares), tuple(duels), games, duel_games, seed,
                        state_count(board, rules), where)
+
+
+def route_words(fits: Route) -> str:
+    """The report's "Solitaire states:" line after its label: the count, then whether it fits
+    the exact budget, and why not (``Route.reason`` without the count said again)."""
+    reason = fits.reason.removeprefix(f"{fits.states:,} solitaire states, ")
+    return f"{fits.states:,}, " + ("within the exact budget" if fits.exact else reason)
 
 
 def _interval(e: Estimate, digits: int = 2) -> str:

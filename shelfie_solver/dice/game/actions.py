@@ -283,15 +283,20 @@ def _unchecked_marking(position: Position, cells: tuple[int, ...], names: Sequen
     return mark_and_block(state, cells, events)
 
 
+def must_mark(dice: str) -> str:
+    """The refusal of a failed result while ``dice`` (codes) can mark an item (D14): one wording
+    for ``play fail --shelf N``, ``fail best`` and the session's ``fail``."""
+    return (f"{dice} can mark an item, so it must (D14): mark one of its items ('advise' lists them); a failed "
+            "result is only possible when no item can be marked")
+
+
 def _failed_result(position: Position, fail: Fail) -> tuple[Marks, ...]:
     """A failed result (D13): never chosen while something can be marked (D14); with no dice
     recorded (told at the table) it is not checked against them."""
     state = position.state
     board, rules, marks = state.board, state.rules, state.marks
     if position.dice is not None and len(legal_sets(position.dice, board, marks, rules)):
-        raise ActionError(f"{dice_codes(position.dice, rules)} can mark an item, so it must (D14): mark one "
-                          "of its items ('advise' lists them); a failed result is only possible when no item "
-                          "can be marked")
+        raise ActionError(must_mark(dice_codes(position.dice, rules)))
     options = failed_result_shelves(board, marks)
     shelves = [s + 1 for s in options]
     if fail.shelf + 1 not in shelves:

@@ -17,6 +17,7 @@ from shelfie_solver.dice.advise.advice import advise
 from shelfie_solver.dice.rolls import Counts, dice_codes, names_faces, parse_dice
 from shelfie_solver.core.errors import ShelfieError, error_line, shorten
 from shelfie_solver.dice.errors import DiceError
+from shelfie_solver.dice.game.actions import must_mark
 from shelfie_solver.dice.game.events import Fail, Hold, Mark, Roll, Stop, UncheckedMark, legal_sets
 from shelfie_solver.core.report import TABLE_WIDTH, render, wrap_lines
 from shelfie_solver.dice.play.gamefile import (
@@ -185,7 +186,7 @@ def fail_action(kept: KeptGame, shelf: str, objective: str = "strategic") -> Act
             raise KeptGameError("'best' needs the dice; enter the shelf number given up")
         advice = advise(kept.dice, board, marks, kept.rules, objective_for(objective, kept.state), 0)
         if not advice.failed:
-            raise KeptGameError("these dice can mark an item, so they must (D14): no failed result")
+            raise KeptGameError(must_mark(dice_codes(kept.dice, kept.rules)))
         number = advice.failed[0].shelf
     else:
         try:
