@@ -21,7 +21,8 @@ from shelfie_solver.cli.options import (board_option, force_option, format_optio
 @click.command("simulate", short_help="Play many games to compare strategies.")
 @click.option("--players", "players_text", required=True, metavar="S1,S2,...",
               help=f"One strategy per seat, 1 to 4, comma-separated: {', '.join(STRATEGIES)} "
-                   "(docs/strategies.md), or exact:FILE (a solve-game value table). A name may appear more than once.")
+                   "(docs/strategies.md), exact:FILE (a solve-game value table), exact2:FILE (a solve-game --players 2 "
+                   "table, two seats) or learned:FILE (weights written by train). A name may appear more than once.")
 @games_option(500, MAX_GAMES)
 @seed_option
 @jobs_option

@@ -87,7 +87,7 @@ def solve_game_command(board_path: str | None, rules_path: str | None, save_path
     rules, board, _ = load_setup(rules_path, board_path, None)
     if seats == 2:
         _refuse("--players 2 solves in float64 in one process", {
-            "--float": use_float, "--report": board_report, "--jobs": jobs is not None, "--scheduler": bool(scheduler),
+            "--float": use_float, "--report": board_report, "--jobs": jobs is not None and jobs != 1, "--scheduler": bool(scheduler),
             "--dtype": dtype != "float64"})
         refuse_report_options(report_games, duel_games, report_seed, histogram)
         two_player_command(board, rules, [board_path, rules_path], save_path, max_states, versus is not None,
