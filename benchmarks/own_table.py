@@ -91,8 +91,9 @@ def main() -> None:
     parser.add_argument("--family-dir", default=os.path.join("benchmarks", ".family"), metavar="DIR")
     parser.add_argument("--family-shapes", type=family_shapes, default=((4, 5), (5, 4)), metavar="SxC,...")
     parser.add_argument("--shares", default="1/2", help="own shares to try, e.g. 1/2,1 (default: 1/2)")
-    parser.add_argument("--sides", choices=("long", "both", "shelves"), default="long",
-                        help="sub-boards: one line of the longer side dropped, or of both sides (own_table.sub_boards)")
+    parser.add_argument("--sides", choices=("long", "both", "shelves"), default="shelves",
+                        help="sub-boards (own_table.sub_boards): one shelf dropped (default, the shipped design), "
+                             "one line of the longer side, or of either side")
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--jobs", type=int, default=1)
@@ -122,7 +123,8 @@ def main() -> None:
     fits, cache = Path(args.fits), Path(args.cache)
     fits.mkdir(parents=True, exist_ok=True)
     cache.mkdir(parents=True, exist_ok=True)
-    print(f"{args.games} games per board and player, seed {args.seed}, sub-boards {args.sides}"
+    print(f"{args.games} games per board and player, seed {args.seed}, "
+          + ("the product's learned (own_cache, the shipped design)" if args.product else f"sub-boards {args.sides}")
           + (f"; held-out family of {args.family}, --family-seed {args.family_seed}" if args.family else "") + "\n")
     print("| board | shape | columns need | shipped table | own share | fit CPU s | shipped mean | own mean | "
           "own - shipped [95%] | optimum | shipped % [95%] | own % [95%] |\n"

@@ -102,18 +102,36 @@ def test_simulate_plays_it_and_says_so(cache, tmp_path):
     expected, _ = expected_table(board)
     path = tmp_path / "own.json"
     path.write_text(model_text(LearnedModel(dict(default_model().weights), {}, {(3, 3): expected})))
-    from shelfie_solver.dice.simulate import simulate
-
-    games = {}
-    for player in ("learned", f"learned:{path}"):
-        _, lines = simulate(board, DEFAULT_RULES, [player], 30, 3, save=True)
-        games[player] = [line.replace(player, "P") for line in lines]
+    games = {player: played(board, player) for player in ("learned", f"learned:{path}")}
     assert games["learned"] == games[f"learned:{path}"]
-    shipped = f"learned:{DEFAULT_MODEL_PATH}"  # the shipped table plays other games on this board
-    _, lines = simulate(board, DEFAULT_RULES, [shipped], 30, 3, save=True)
-    assert [line.replace(shipped, "P") for line in lines] != games["learned"]
+    assert played(board, f"learned:{DEFAULT_MODEL_PATH}") != games["learned"]  # the shipped table's differ
     text = CliRunner().invoke(main, ["simulate", "--board", SMALL, "--players", "learned", "--games", "2"])
     assert "learned played this board's own table here" in text.output
+    for alone in ("win", "win-model"):  # alone they play learned's objective, its own table too
+        assert played(board, alone) == games["learned"]
+        text = CliRunner().invoke(main, ["simulate", "--board", SMALL, "--players", alone, "--games", "2"])
+        assert f"{alone} played this board's own table here" in text.output
+    advice = parse_objective("win", board, rules=DEFAULT_RULES, state=_alone_state(board))
+    assert advice.weights.tolist() == expected.tolist()
+
+
+def played(board, player):
+    """The 30 solitaire games of seed 3 of ``player`` (each game's JSON without the players' names)."""
+    from shelfie_solver.dice.simulate import simulate
+
+    _, lines = simulate(board, DEFAULT_RULES, [player], 30, 3, save=True)
+    games = [json.loads(line) for line in lines]
+    for game in games:
+        game.pop("players")
+    return games
+
+
+def _alone_state(board):
+    """A one-player game at its start on ``board``."""
+    from shelfie_solver.dice.board import Marks
+    from shelfie_solver.dice.game.events import GameState
+
+    return GameState(board, DEFAULT_RULES, (Marks(board.n_shelves, board.n_columns),), 0, 0, 0, False)
 
 
 @pytest.mark.parametrize("setting", ["off", "0", "No", "false"])

@@ -140,10 +140,10 @@ def parse_objective(text: str, board: Board, state: GameState | None = None,
 
         return own_alone(word, board, rules, state) or named_objective(text, board, state)
     if word in ("win", "win-model"):  # the chance to win: needs opponents; alone, learned's expected final score
-        if state is not None and state.players == 1:
+        if state is not None and state.players == 1:  # as the win strategy alone: learned, its own table too
             from shelfie_solver.dice.learned.objective import named_objective
 
-            return named_objective("learned", board, state)
+            return own_alone("learned", board, rules, state) or named_objective("learned", board, state)
         if state is None and rules is not None and _solve_interrupted(board, rules):  # alone: as INTERRUPTED_LINE says
             from shelfie_solver.dice.learned.objective import named_objective
 
