@@ -43,7 +43,13 @@ def cache(tmp_path, monkeypatch):
     monkeypatch.setattr(own_cache, "_BY_OBJECT", {})
     monkeypatch.setattr(own_cache, "_MODELS", {})
     monkeypatch.setattr(own_cache, "OWN_SHAPES", ((3, 3),))
-    return tmp_path
+    from shelfie_solver.dice.strategies import strategy_named
+
+    # the shared strategies keep their turns by game state, made under this process's settings (a
+    # command's never change): earlier tests' turns of this board were played under other budgets
+    strategy_named.cache_clear()
+    yield tmp_path
+    strategy_named.cache_clear()
 
 
 def expected_table(board):

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sys
 
 import numpy as np
 
@@ -168,7 +167,6 @@ def _fit(board: Board, rules: Ruleset, base: np.ndarray, key: str) -> np.ndarray
         return None
     write_entry(KIND, key, {"weights": np.ascontiguousarray(fitted, dtype=np.int64)})
     remember(_KNOWN, key, fitted)
-    sys.stderr.flush()
     return fitted
 
 
