@@ -144,3 +144,20 @@ def test_mix_rounds_down_weight_by_weight() -> None:
     assert ot.mix(own, base).tolist() == [[1, 2, -1, 5]]  # (1+2)//2, (3+2)//2, (-1+0)//2, 10//2
     assert ot.mix(own, base, Fraction(1, 4)).tolist() == [[1, 2, -1, 2]]  # (1+6)//4, (3+6)//4, -1//4, 10//4
     assert ot.mix(own, base, Fraction(1)).tolist() == own.tolist()
+
+
+def test_benchmark_scores_are_the_simulated_games_and_the_interval_is_normal() -> None:
+    """benchmarks/own_table.py: ``scores`` gives each game's score of ``simulate``'s games (their
+    mean is the summary's), ``interval`` the mean with 1.96 standard errors either side."""
+    from conftest import EXAMPLES, load_benchmark
+
+    from shelfie_solver.dice.board import load_board
+    from shelfie_solver.dice.simulate import simulate
+
+    bench = load_benchmark("own_table")
+    board = load_board(EXAMPLES / "boards" / "small.toml", DEFAULT_RULES)
+    got = bench.scores(board, "greedy", 12, 4, 1)
+    summary, _ = simulate(board, DEFAULT_RULES, ["greedy"], 12, 4)
+    assert len(got) == 12 and Fraction(int(got.sum()), 12) == summary.seats[0].stats["score"].mean
+    mean, low, high = bench.interval(np.array([1.0, 2.0, 3.0]))
+    assert mean == 2.0 and high - mean == pytest.approx(1.96 / 3 ** 0.5) and mean - low == pytest.approx(high - mean)

@@ -45,7 +45,8 @@ OWN_SHAPES: tuple[tuple[int, int], ...] = ((4, 5), (5, 4))
 OWN_REPLACES = ("heavy", "light_five", "many", "shapes", "players")
 #: Sub-board states fitted per CPU second (solved and summed, :func:`own_table.fit_sub_boards`),
 #: measured here on 2 shared cores: the 5 4 x 4 sub-boards of a 5 x 4 board (1,333,125 states) in
-#: 34-57 CPU s, the 4 3 x 5 sub-boards of a 4 x 5 board (488,188 states) in 14-16 CPU s.
+#: 34-57 CPU s, the 4 3 x 5 sub-boards of a 4 x 5 board (488,188 states) in 13-23 CPU s (the
+#: slower ends, under load; a whole first ``advise`` on a quieter machine: 32.8 s and 11.8 s).
 STATES_PER_SECOND = 25_000
 #: Said on stderr when the fit is interrupted.
 INTERRUPTED_LINE = ("Own-table fit interrupted: nothing was kept; the advice stays on learned's shipped tables "
