@@ -30,7 +30,8 @@ column needs 1-3 (needs drawn with repetition, D3), one item face per shelf, val
 one, up to relabelling. Each is written to ``--family-dir`` (default ``benchmarks/.family``) as
 ``family-I.toml`` so ``solve-game`` can be run on it. Its row is printed as the others' with
 ``--player learned``'s two figures (:func:`family_row`): what advice plays there (the exact
-optimum within the budget, :mod:`wholegame.exact_cache`; else the fitted weights) and the fitted
+optimum within the budget, :mod:`wholegame.exact_cache`; over it on a 4 x 5 or 5 x 4 board the
+board's own table, :mod:`learned.own_cache`; else the fitted weights) and the fitted
 weights themselves (``learned:FILE`` of the shipped file, never the exact table), each as a
 share of the optimum, and whether the fitted weights' whole interval is at 97% or more. With a
 ``--player`` other than ``learned`` (e.g. ``learned:FILE``, a variant of the weights), the
@@ -355,7 +356,9 @@ def run_family(args: argparse.Namespace, cache: Path, tables: Path | None) -> No
 def family_row(path: str, args: argparse.Namespace, cache: Path, tables: Path | None) -> str:
     """One board's row: the optimum (the exact cache's table within the budget, else the float
     solve, :func:`optimum`), the games of ``learned`` as ``simulate`` plays it and, within the
-    budget, of the fitted weights (``learned:FILE`` of the shipped file) too."""
+    budget or on a board that gets its own table (``learned.own_cache.applies``: then ``learned``
+    plays that table, fitted on first use), of the fitted weights (``learned:FILE`` of the shipped
+    file) too."""
     from shelfie_solver.dice.design import fitted_name
     from shelfie_solver.dice.wholegame import exact_cache
 
@@ -369,14 +372,19 @@ def family_row(path: str, args: argparse.Namespace, cache: Path, tables: Path | 
     else:
         best, bound, solve_seconds = optimum(path, cache, tables)
         plays = "learned (" + (route.reason.split(" (")[0] if route.reason else "not exact") + ")"
+    from shelfie_solver.dice.learned.own_cache import applies
+
+    own = table is None and applies(board, DEFAULT_RULES)  # advice plays the board's own table (own_cache)
+    if own:
+        plays = "learned, its own table (" + (route.reason.split(" (")[0] if route.reason else "not exact") + ")"
     start = time.time()
     cells = []
-    players = ["learned", fitted_name()] if table is not None else [fitted_name()]
+    players = ["learned", fitted_name()] if table is not None or own else [fitted_name()]
     for player in players:
         summary, _ = simulate(board, DEFAULT_RULES, [player], args.games, args.seed, args.jobs)
         score = summary.seats[0].stats["score"]
         cells.append((float(score.mean), score.low, score.high))
-    if table is None:
+    if table is None and not own:
         cells.insert(0, cells[0])  # advice plays the fitted weights
     seconds = time.time() - start
     (m1, l1, h1), (m2, l2, h2) = cells

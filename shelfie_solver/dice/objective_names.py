@@ -62,6 +62,29 @@ def solitaire_exact(word: str, board: Board, rules: Ruleset | None, state: GameS
     return exact_objective(board, given)
 
 
+def own_alone(word: str, board: Board, rules: Ruleset | None, state: GameState | None) -> Objective | None:
+    """The objective ``learned`` (the shipped parameters, not ``learned:FILE``) alone (``state`` of
+    one player, or no state but the ``rules``) on a board that gets its own table
+    (:func:`learned.own_cache.own_model`, fitted on first use: docs/solve-game.md "Exact where it
+    fits"); ``None`` otherwise (the shipped tables).
+
+    Raises:
+        OwnTableSettingError: a bad ``$SHELFIE_SOLVE_OWN_TABLE``.
+    """
+    if word != "learned" or (state is not None and state.players != 1):
+        return None
+    given = state.rules if state is not None else rules
+    if given is None:
+        return None
+    from shelfie_solver.dice.learned.objective import solitaire_objective, state_objective
+    from shelfie_solver.dice.learned.own_cache import own_model
+
+    model = own_model(board, given)
+    if model is None:
+        return None
+    return solitaire_objective(board, model) if state is None else state_objective(state, model)
+
+
 def two_player_exact(word: str, state: GameState | None) -> Objective | None:
     """The objective ``exact two-player optimum`` (:func:`wholegame.exact2_cache.exact2_objective`)
     that ``win`` and ``win-model`` become in a two-player game on a board whose two-player game
@@ -115,12 +138,12 @@ def parse_objective(text: str, board: Board, state: GameState | None = None,
     if is_learned(word):  # learned:FILE = train's output
         from shelfie_solver.dice.learned.objective import named_objective  # its parameters load only when asked for
 
-        return named_objective(text, board, state)
+        return own_alone(word, board, rules, state) or named_objective(text, board, state)
     if word in ("win", "win-model"):  # the chance to win: needs opponents; alone, learned's expected final score
-        if state is not None and state.players == 1:
+        if state is not None and state.players == 1:  # as the win strategy alone: learned, its own table too
             from shelfie_solver.dice.learned.objective import named_objective
 
-            return named_objective("learned", board, state)
+            return own_alone("learned", board, rules, state) or named_objective("learned", board, state)
         if state is None and rules is not None and _solve_interrupted(board, rules):  # alone: as INTERRUPTED_LINE says
             from shelfie_solver.dice.learned.objective import named_objective
 

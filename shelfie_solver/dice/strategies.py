@@ -334,8 +334,15 @@ class LearnedStrategy:
         self._turn: tuple[Any, ...] | None = None
 
     def objective(self, state: GameState) -> Learned:
-        """The objective of a turn that :mod:`win_chance` does not value exactly."""
-        return state_objective(state, self.model or default_model(), self.kernel != "numpy")
+        """The objective of a turn that :mod:`win_chance` does not value exactly (alone with the
+        shipped parameters and ``exact_alone``, on a board that gets its own table, that table:
+        :func:`learned.own_cache.own_model`)."""
+        model = self.model
+        if model is None and self.exact_alone and state.players == 1:
+            from shelfie_solver.dice.learned.own_cache import own_model
+
+            model = own_model(state.board, state.rules)
+        return state_objective(state, model or default_model(), self.kernel != "numpy")
 
     def turn(self, state: GameState) -> tuple[Learned | LastTurnWin | BeforeLastWin, tuple[Any, ...]]:
         """The objective and policy of this turn (computed once per state; ``policy[r][roll]`` the

@@ -125,24 +125,25 @@ class LearnedModel:
         the many-dice one), else :meth:`for_players`. The order, first that applies:
         :attr:`threes`, :attr:`heavy`, :attr:`light_five`, :attr:`many`, :attr:`shapes`
         (docs/formats.md)."""
+        kind = self.table_kind(players, board)
+        if kind == "players":
+            return self.for_players(players)
+        tables: dict[tuple[int, int], np.ndarray] = getattr(self, kind)
+        return tables[(board.n_shelves, board.n_columns)]
+
+    def table_kind(self, players: int, board: Board) -> str:
+        """Which table :meth:`for_board` gives: the name of the attribute holding it
+        (``"threes"``, ``"heavy"``, ``"light_five"``, ``"many"``, ``"shapes"``, D3 by the board's
+        column needs and shape, in that order), or ``"players"`` (:meth:`for_players`)."""
         if players == 1:
             shape = (board.n_shelves, board.n_columns)
-            threes = self.threes.get(shape) if needs_threes(board) else None
-            if threes is not None:
-                return threes
-            heavy = self.heavy.get(shape) if needs_heavy(board) else None
-            if heavy is not None:
-                return heavy
-            light_five = self.light_five.get(shape) if needs_light_five(board) else None
-            if light_five is not None:
-                return light_five
-            many = self.many.get(shape) if needs_many_dice(board) else None
-            if many is not None:
-                return many
-            shaped = self.shapes.get(shape)
-            if shaped is not None:
-                return shaped
-        return self.for_players(players)
+            for kind, applies in (("threes", needs_threes), ("heavy", needs_heavy), ("light_five", needs_light_five),
+                                  ("many", needs_many_dice)):
+                if shape in getattr(self, kind) and applies(board):
+                    return kind
+            if shape in self.shapes:
+                return "shapes"
+        return "players"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (what :func:`model_from_dict` reads)."""

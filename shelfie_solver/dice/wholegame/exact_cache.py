@@ -237,12 +237,14 @@ def keeping_words(entry_bytes: int) -> str:
 
 
 def first_use_solve(known: dict[str, Any], key: str, announce: str, states: int,
-                    solve: Callable[[Callable[[int, int], None] | None], S], interrupted_line: str) -> S | None:
+                    solve: Callable[[Callable[[int, int], None] | None], S], interrupted_line: str,
+                    label: str = "Solving exactly") -> S | None:
     """Solve once, on first use: ``announce`` on stderr, then ``solve(progress)`` under a
-    progress bar of ``states`` steps (stderr a terminal; ``progress(_, n)`` advances it by
-    ``n``). Interrupted (SIGINT, SIGTERM): ``interrupted_line`` on stderr, ``None`` kept under
+    progress bar of ``states`` steps named ``label`` (stderr a terminal; ``progress(_, n)``
+    advances it by ``n``). Interrupted (SIGINT, SIGTERM): ``interrupted_line`` on stderr, ``None`` kept under
     ``key`` in ``known`` (not asked again in this process) and returned; the caller stores a
-    finished solve (the one home of this protocol, here and in :mod:`exact2_cache`)."""
+    finished solve (the one home of this protocol, here, in :mod:`exact2_cache` and in
+    :mod:`learned.own_cache`)."""
     from shelfie_solver.core.parallel import Interrupted, signals_raise
     from shelfie_solver.core.progress import progress_bar
 
@@ -250,7 +252,7 @@ def first_use_solve(known: dict[str, Any], key: str, announce: str, states: int,
     sys.stderr.flush()
     try:
         # SIGTERM as Ctrl-C (parallel.signals_raise): the two-player solve has no handler of its own
-        with signals_raise(), progress_bar("Solving exactly", states) as bar:  # a bar on a terminal only
+        with signals_raise(), progress_bar(label, states) as bar:  # a bar on a terminal only
             try:
                 return solve(None if bar is None else lambda _, n: bar.advance(n))
             except SystemError as caught:  # a signal inside a numba dispatch: the same interruption

@@ -1,0 +1,269 @@
+"""A board's own solitaire table (docs/train.md, "A board's own table"): for a board over the
+exact budget, the ``learned`` solitaire weights fitted to the exact value tables of the board's
+own **sub-boards** that fit it, mixed with the table :meth:`model_file.LearnedModel.for_board`
+picks there.
+
+The sub-boards (:func:`sub_boards`, :data:`SIDES` ``"shelves"``): the board with one shelf
+dropped, each in turn (its faces and items go; the columns keep their needs, D3, and every shelf
+left keeps its length, the line that scores most). Each keeps the ruleset, so the end comes at
+the same two closed shelves (D17): on a 3 x 5 sub-board of a 4 x 5 board at 2 of 3 shelves, on a
+4 x 4 sub-board of a 5 x 4 board at 2 of 4. Validation (docs/strategies.md, "A board's own
+table") also measured ``"long"`` (one line of the longer side dropped: a column of a 4 x 5
+board, whose 4 x 4 sub-boards have shelves of 4 items) and chose shelves.
+
+The fit (:func:`own_weights`): each sub-board solved with the float solver
+(:func:`wholegame.float_solver.solve_float`), the features of **every** state computed at once with
+numpy (:func:`state_features`, equal to :func:`objective.feature_vector` state by state), and per
+phase the ridge least squares of :func:`fit_solved.fit_table_sums` over the sub-boards pooled
+(every state weighted alike). The result is the mix of that fit and the base table, weight by
+weight, rounded down (:data:`OWN_SHARE`, :func:`mix`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from shelfie_solver.dice.board import Board
+from shelfie_solver.dice.learned.fitting import Sums
+from shelfie_solver.dice.learned.model_file import (
+    KINDS,
+    LINE_FEATURES,
+    N_FEATURES,
+    PHASES,
+    LearnedModel,
+)
+from shelfie_solver.dice.learned.objective import global_features, line_features, line_kinds
+from shelfie_solver.dice.rules import Ruleset
+from shelfie_solver.dice.sheet_rules import end_trigger_shelves
+
+#: The own fit's share in the own table (:func:`mix`) on a board of a shape not in
+#: :data:`OWN_SHARES`; the rest is the base table's (the one
+#: :meth:`model_file.LearnedModel.for_board` picks).
+OWN_SHARE = Fraction(1, 2)
+#: The own fit's share per board shape (shelves, columns), chosen on the validation family 4242
+#: (docs/strategies.md, "A board's own table"): on 5 x 4, 1/2 gained on 9 of 10 boards and lost on
+#: none (1/4 and 1 gained less in all); on 4 x 5, 1/4 gained on more boards and lost less than 1/2.
+OWN_SHARES = {(4, 5): Fraction(1, 4), (5, 4): Fraction(1, 2)}
+
+
+def share_for(board: Board) -> Fraction:
+    """The own fit's share on ``board``: :data:`OWN_SHARES` of its shape, else :data:`OWN_SHARE`."""
+    return OWN_SHARES.get((board.n_shelves, board.n_columns), OWN_SHARE)
+#: States whose features are computed in one numpy step (:func:`table_sums`; about 30 MB each).
+CHUNK = 32_768
+#: Targets are rounded to this many units per point (as :data:`fit_solved.TABLE_SCALE`).
+TABLE_SCALE = 1 << 16
+
+
+#: Which sub-boards the own fit takes (:func:`sub_boards`): ``"shelves"``, one shelf dropped in
+#: turn whatever the shape; ``"long"``, one line of the board's longer side; ``"both"``, one line
+#: of either side. Chosen on the validation family 4242 (docs/strategies.md, "A board's own
+#: table"): on 4 x 5 boards the 4 x 4 sub-boards of ``"long"`` lost on every board at a share of
+#: 1/2, the 3 x 5 ones of ``"shelves"`` gained on most; on 5 x 4 the two are the same.
+SIDES = "shelves"
+
+
+def sub_boards(board: Board, sides: str = SIDES) -> list[Board]:
+    """The sub-boards of ``board`` (module docstring): one per column when it has more columns
+    than shelves (that column dropped), else one per shelf (that shelf dropped), in board order,
+    named ``"NAME without column J"`` / ``"NAME without shelf J"`` (1-based); with ``sides``
+    ``"both"`` then also one per line of the other side; with ``"shelves"`` one per shelf whatever
+    the shape (every sub-board keeps the board's shelf length).
+
+    Raises:
+        ValueError: the board has a single line on a side that would be dropped (no sub-board),
+            or ``sides`` is not ``"long"``, ``"both"`` or ``"shelves"``.
+    """
+    if sides not in ("long", "both", "shelves"):
+        raise ValueError(f"sides {sides!r}: expected long, both or shelves")
+    columns_first = board.n_columns > board.n_shelves
+    order = [columns_first, not columns_first] if sides == "both" else [False] if sides == "shelves" \
+        else [columns_first]
+    out: list[Board] = []
+    for drop_column in order:
+        if drop_column:
+            if board.n_columns < 2:
+                raise ValueError(f"board {board.name!r} has one column: no sub-board")
+            out += [Board(f"{board.name} without column {j + 1}",
+                          board.columns[:j] + board.columns[j + 1:], board.shelf_faces,
+                          tuple(row[:j] + row[j + 1:] for row in board.values))
+                    for j in range(board.n_columns)]
+        else:
+            if board.n_shelves < 2:
+                raise ValueError(f"board {board.name!r} has one shelf: no sub-board")
+            out += [Board(f"{board.name} without shelf {s + 1}", board.columns,
+                          board.shelf_faces[:s] + board.shelf_faces[s + 1:],
+                          board.values[:s] + board.values[s + 1:])
+                    for s in range(board.n_shelves)]
+    return out
+
+
+def index_marks(board: Board, rules: Ruleset, at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sheets of the state indices ``at`` (``int64 (N,)``, :mod:`wholegame.state_index`), all at
+    once: ``(marked, eliminated, closed)``, each ``int64 (N,)`` (bit masks of cells, and the number
+    of closed shelves, D17); :meth:`state_index.StateIndex.marks` vectorised."""
+    from shelfie_solver.dice.wholegame.state_index import state_index
+
+    index = state_index(board, rules)
+    at = np.asarray(at, dtype=np.int64)
+    group = np.searchsorted(index.starts, at, side="right") - 1
+    closed_set = index.patterns[group]
+    rest = at - index.starts[group]
+    c, full = board.n_columns, (1 << board.n_columns) - 1
+    marked = np.zeros(len(at), dtype=np.int64)
+    eliminated = np.zeros(len(at), dtype=np.int64)
+    closed = np.zeros(len(at), dtype=np.int64)
+    for s in range(board.n_shelves):
+        shut = (closed_set >> s) & 1
+        radix = np.where(shut == 1, full + 1, full)
+        m, rest = rest % radix, rest // radix
+        marked |= m << (s * c)
+        eliminated |= np.where(shut == 1, (full & ~m) << (s * c), 0)
+        closed += shut
+    return marked, eliminated, closed
+
+
+def state_features(board: Board, rules: Ruleset, marked: np.ndarray, eliminated: np.ndarray,
+                   near: np.ndarray) -> np.ndarray:
+    """``int64 (N, N_FEATURES)``: :func:`objective.feature_vector` of ``N`` solitaire sheets at
+    once (bit masks ``marked``, ``eliminated`` ``int64 (N,)``; ``near`` ``bool (N,)``: the sheet
+    is one closed shelf short of the trigger), with no threatened line and the table context
+    ``(1, 0, 0)`` (round 1, no opponent), as :func:`fit_solved._sums` computes them."""
+    cells = np.arange(board.n_cells, dtype=np.int64)
+    mark_bits = (marked[:, None] >> cells) & 1
+    available = 1 - mark_bits - ((eliminated[:, None] >> cells) & 1)
+    member, values = board.line_matrix, board.value_array
+    m, a = mark_bits @ member, available @ member
+    mp, ap = (mark_bits * values) @ member, (available * values) @ member
+    lines = line_features(m, a, mp, ap, rules.scoring_threshold)  # (N, L, 14)
+    one_hot = np.zeros((len(board.lines), KINDS), dtype=np.int64)
+    one_hot[np.arange(len(board.lines)), line_kinds(board)] = 1
+    per_kind = np.einsum("nlf,lk->nkf", lines, one_hot).reshape(len(marked), KINDS * len(LINE_FEATURES))
+    threat = np.zeros(len(board.lines), dtype=bool)
+    glob = global_features(m, a, mp, ap, rules.scoring_threshold, threat, near,
+                           np.array([1, 0, 0], dtype=np.int64))
+    return np.concatenate([per_kind, glob], axis=1).astype(np.int64)
+
+
+def sheet_scores(board: Board, rules: Ruleset, marked: np.ndarray) -> np.ndarray:
+    """``int64 (N,)``: the score (D19) of each sheet of marked bit masks ``marked``."""
+    cells = np.arange(board.n_cells, dtype=np.int64)
+    bits = (marked[:, None] >> cells) & 1
+    count, points = bits @ board.line_matrix, (bits * board.value_array) @ board.line_matrix
+    out: np.ndarray = np.where(count >= rules.scoring_threshold, points, 0).sum(axis=1)
+    return out
+
+
+def table_sums(board: Board, rules: Ruleset, values: np.ndarray,
+               progress: Callable[[int], None] | None = None) -> dict[int, Sums]:
+    """The exact least-squares sums of :func:`fit_solved._sums` (the same integers) for a whole
+    value table ``values`` (``float (count,)`` by state index, points: a float solve's), every
+    state taken, computed :data:`CHUNK` states at a time with numpy: per phase (2 near the
+    trigger, 3 further), ``X^T X`` times :data:`TABLE_SCALE` and ``X^T y`` with the targets
+    ``y = round((V - score) * TABLE_SCALE)``. ``progress`` gets the states done, chunk by chunk.
+
+    Raises:
+        ValueError: ``values`` is not one value per state of the board's index.
+    """
+    from shelfie_solver.dice.wholegame.state_index import state_index
+
+    count = state_index(board, rules).count
+    if values.shape != (count,):
+        raise ValueError(f"{values.shape} values for the {count:,} states of board {board.name!r}")
+    trigger = end_trigger_shelves(board, rules)
+    xtx = {p: np.zeros((N_FEATURES, N_FEATURES), dtype=object) for p in PHASES}
+    xty = {p: np.zeros(N_FEATURES, dtype=object) for p in PHASES}
+    counts = dict.fromkeys(PHASES, 0)
+    yy = dict.fromkeys(PHASES, 0)
+    for lo in range(0, count, CHUNK):
+        at = np.arange(lo, min(count, lo + CHUNK), dtype=np.int64)
+        marked, eliminated, closed = index_marks(board, rules, at)
+        near = trigger - closed == 1
+        x = state_features(board, rules, marked, eliminated, near)
+        y = np.rint((values[at] - sheet_scores(board, rules, marked)) * TABLE_SCALE).astype(np.int64)
+        for p, rows in ((2, near), (3, ~near)):
+            xs, ys = x[rows], y[rows]
+            if not len(ys):
+                continue
+            xtx[p] = xtx[p] + _exact_product(xs.T, xs) * TABLE_SCALE
+            xty[p] = xty[p] + _exact_product(xs.T, ys)
+            counts[p] += len(ys)
+            yy[p] += int((ys.astype(object) * ys.astype(object)).sum())
+        if progress:
+            progress(len(at))
+    return {p: Sums(xtx[p], xty[p], counts[p], yy[p] // TABLE_SCALE if counts[p] else 0) for p in PHASES}
+
+
+def _exact_product(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """``left @ right`` of int64 arrays as Python integers (an object array), exactly: every
+    partial sum is bounded by the largest magnitudes times the inner length, so below 2**53 the
+    float64 product (BLAS) holds each integer exactly, below 2**62 the int64 one does; beyond that
+    it is computed in Python integers."""
+    inner = left.shape[-1]
+    bound = int(np.abs(left).max(initial=0)) * int(np.abs(right).max(initial=0)) * max(inner, 1)
+    if bound < 1 << 53:
+        return np.rint(left.astype(np.float64) @ right.astype(np.float64)).astype(np.int64).astype(object)
+    if bound < 1 << 62:
+        return np.asarray(left @ right).astype(object)
+    return np.asarray(left.astype(object) @ right.astype(object))
+
+
+def fit_sub_boards(board: Board, rules: Ruleset, progress: Callable[[int, int], None] | None = None,
+                   sides: str = SIDES) -> np.ndarray:
+    """``int64 (3, N_FEATURES)``: the solitaire weights fitted (:func:`fit_solved.fit_table_sums`)
+    to the float value tables of every sub-board of ``board`` (:func:`sub_boards`), pooled, every
+    state weighted alike. ``progress(_, n)`` gets ``n`` for each ``n`` states solved and again for
+    each ``n`` states whose features are summed (so twice the sub-boards' states in all,
+    :func:`work_states`).
+
+    Raises:
+        ValueError: as :func:`sub_boards`. Interrupted, KeyboardInterrupt: as the float solve.
+    """
+    from shelfie_solver.dice.learned.fit_solved import fit_table_sums
+    from shelfie_solver.dice.wholegame.float_solver import solve_float
+
+    tables = []
+    for sub in sub_boards(board, sides):
+        solved = solve_float(sub, rules, progress=progress)
+        tables.append(table_sums(sub, rules, np.asarray(solved.values, dtype=np.float64),
+                                 None if progress is None else lambda n: progress(0, n)))
+    weights, _ = fit_table_sums(tables, rules.scoring_threshold)
+    return weights
+
+
+def work_states(board: Board, rules: Ruleset) -> int:
+    """The steps of :func:`fit_sub_boards`' progress: twice the sub-boards' states (solved, then
+    summed)."""
+    from shelfie_solver.dice.wholegame.solver import state_count
+
+    return 2 * sum(state_count(sub, rules) for sub in sub_boards(board))
+
+
+def mix(own: np.ndarray, base: np.ndarray, share: Fraction = OWN_SHARE) -> np.ndarray:
+    """``int64 (3, N_FEATURES)``: ``share`` of ``own`` and the rest of ``base``, weight by weight,
+    rounded down to a whole number (``share`` 1/2: ``(own + base) // 2``, the mean the shipped
+    heavy and light-five tables take)."""
+    num, den = share.numerator, share.denominator
+    return np.asarray((num * own.astype(np.int64) + (den - num) * base.astype(np.int64)) // den, dtype=np.int64)
+
+
+def own_weights(board: Board, rules: Ruleset, base: np.ndarray, share: Fraction | None = None,
+                progress: Callable[[int, int], None] | None = None) -> np.ndarray:
+    """``int64 (3, N_FEATURES)``: the board's own table (module docstring): :func:`fit_sub_boards`
+    mixed with ``base`` (:func:`mix`) at ``share`` (default :func:`share_for` the board). Raises as
+    :func:`fit_sub_boards`."""
+    return mix(fit_sub_boards(board, rules, progress), base, share_for(board) if share is None else share)
+
+
+def candidate_model(weights: np.ndarray, board: Board, info: dict[str, Any] | None = None) -> LearnedModel:
+    """A :class:`model_file.LearnedModel` playing ``weights`` in solitaire on boards of ``board``'s
+    shape (its :attr:`LearnedModel.shapes` table, nothing else by shape) and the shipped weights
+    with opponents: what ``benchmarks/own_table.py`` writes as ``learned:FILE``."""
+    from shelfie_solver.dice.learned.model_file import default_model
+
+    shipped = default_model()
+    return LearnedModel(dict(shipped.weights), info or {}, {(board.n_shelves, board.n_columns): weights})
