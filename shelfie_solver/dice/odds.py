@@ -26,6 +26,7 @@ from shelfie_solver.dice.rolls import Counts, DiceSpace, dice_codes, dice_names,
 from shelfie_solver.dice.engine.dp import TurnSolution, evaluate_policy, solve
 from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.dice.errors import DiceError
+from shelfie_solver.dice.joker import all_jokers_roll
 from shelfie_solver.core.report import Report, exact, one_in, one_in_texts, percent, rank_text
 from shelfie_solver.dice.advise.report import best_line, keep_label
 from shelfie_solver.dice.advise.words import hold_words
@@ -175,6 +176,14 @@ def odds(target: Target, rules: Ruleset, board: Board | None = None, marks: Mark
                     groups=tuple(solution.compiled.groups(dice)))
     return Odds(target, rules, left, dice, probability, baseline, solution,
                 holds=rank_holds(solution, dice, left), baseline_keep=solution.baseline_keep(dice))
+
+
+def six_jokers_count(result: Odds) -> bool:
+    """Whether the all-Jokers roll meets the target (D12: it marks any one item, so it meets a target
+    of one combination; a group never holds Jokers alone, D11, so only D12 can make it meet). The
+    cheat sheet's set odds leave that roll out, so the two differ by it (docs/odds.md)."""
+    roll = all_jokers_roll(result.rules)
+    return roll is not None and bool(result.solution.compiled.meets(np.array([roll], dtype=np.int64))[0])
 
 
 def rank_holds(solution: TargetSolution, dice: Counts, rerolls: int) -> tuple[HoldChance, ...]:
@@ -327,6 +336,10 @@ def odds_report(result: Odds, simulation: SimulationCheck | None = None, top: in
         "baseline_probability_float": float(result.baseline),
     }
     notes: list[str] = []
+    data["six_jokers_count"] = six_jokers_count(result)
+    if data["six_jokers_count"]:
+        notes.append(f"{dice_codes(all_jokers_roll(rules), rules)} counts as meeting it (D12: six Jokers "
+                     "mark any one item), so these chances are a little above those of the dice alone.")
     if result.dice is None:
         headers, rows = _levels_table(result, data)
     elif result.rerolls:
