@@ -337,8 +337,9 @@ def odds_report(result: Odds, simulation: SimulationCheck | None = None, top: in
     }
     notes: list[str] = []
     data["six_jokers_count"] = six_jokers_count(result)
-    if data["six_jokers_count"]:
-        notes.append(f"{dice_codes(all_jokers_roll(rules), rules)} counts as meeting it (D12: six Jokers "
+    all_jokers = all_jokers_roll(rules)
+    if data["six_jokers_count"] and all_jokers is not None:
+        notes.append(f"{dice_codes(all_jokers, rules)} counts as meeting it (D12: six Jokers "
                      "mark any one item), so these chances are a little above those of the dice alone.")
     if result.dice is None:
         headers, rows = _levels_table(result, data)
