@@ -340,7 +340,7 @@ def odds_report(result: Odds, simulation: SimulationCheck | None = None, top: in
     all_jokers = all_jokers_roll(rules)
     if data["six_jokers_count"] and all_jokers is not None:
         notes.append(f"{dice_codes(all_jokers, rules)} counts as meeting it (D12: every die a Joker "
-                     "mark any one item), so these chances are a little above those of the dice alone.")
+                     "marks any one item), so these chances are a little above those of the dice alone.")
     if result.dice is None:
         headers, rows = _levels_table(result, data)
     elif result.rerolls:
