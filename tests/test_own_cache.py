@@ -278,8 +278,7 @@ def test_weights_past_the_bound_are_said_kept_so_and_not_fitted_again(cache, mon
     assert said[-1] == own_cache.OVER_BOUND_LINE.format(name="small example")
     assert [e.kind for e in diskcache.entries(cache)].count(own_cache.KIND) == 1
     assert own_cache.own_table_for(board, DEFAULT_RULES, base) is None and capsys.readouterr().err == ""
-    monkeypatch.setattr(model_file, "MAX_WEIGHT", bound)
-    # a new process reads the entry: no fit, nothing said, the shipped table played
+    # a new process (of the same bound) reads the entry: no fit, nothing said, the shipped table played
     monkeypatch.setattr(own_cache, "_KNOWN", {})
     monkeypatch.setattr(own_cache, "_BY_OBJECT", {})
     monkeypatch.setattr(own_cache, "_MODELS", {})
@@ -290,5 +289,13 @@ def test_weights_past_the_bound_are_said_kept_so_and_not_fitted_again(cache, mon
     monkeypatch.setattr(ot, "fit_sub_boards", refuse)
     assert own_cache.own_table_for(board, DEFAULT_RULES, base) is None
     assert own_cache.own_model(board, DEFAULT_RULES) is None
+    monkeypatch.setattr(model_file, "MAX_WEIGHT", bound)
     assert parse_objective("learned", board, rules=DEFAULT_RULES).weights.tolist() == base.tolist()
     assert capsys.readouterr().err == ""
+    # a version with another bound fits it again (the entry records the bound it passed)
+    calls = []
+    monkeypatch.setattr(ot, "fit_sub_boards", lambda *args, **kwargs: calls.append(1) or np.zeros_like(base))
+    monkeypatch.setattr(model_file, "MAX_WEIGHT", bound + 1)
+    monkeypatch.setattr(own_cache, "_KNOWN", {})
+    monkeypatch.setattr(own_cache, "_BY_OBJECT", {})
+    assert own_cache.own_table_for(board, DEFAULT_RULES, base) is not None and calls == [1]

@@ -53,10 +53,11 @@ STATES_PER_SECOND = 25_000
 INTERRUPTED_LINE = ("Own-table fit interrupted: nothing was kept; the advice stays on learned's shipped tables "
                     "for this run; the next run fits it again.")
 #: Said on stderr when the fitted table passes the objective's bound (:data:`model_file.MAX_WEIGHT`,
-#: boards of large item values): the shipped tables stay, and the cache keeps :data:`_NONE`.
+#: boards of large item values): the shipped tables stay, and the cache keeps the bound passed
+#: (a ``(1, 1)`` table: a later version with another bound fits it again), :data:`_NONE` in memory.
 OVER_BOUND_LINE = ("Own table of board {name!r} not used: its fitted weights pass the learned objective's "
                    "bound; the advice stays on learned's shipped tables (kept so, not fitted again).")
-#: The cache entry of a board whose fit passed the bound (:data:`OVER_BOUND_LINE`): no weights.
+#: This process's table of a board whose fit passed the bound (:data:`OVER_BOUND_LINE`): none.
 _NONE = np.zeros((0, N_FEATURES), dtype=np.int64)
 #: This process's own tables by :func:`_key` (``None``: the fit was interrupted here, or the
 #: board gets none).
@@ -177,7 +178,7 @@ def _fit(board: Board, rules: Ruleset, base: np.ndarray, key: str) -> np.ndarray
         # believe it kept
         sys.stderr.write(OVER_BOUND_LINE.format(name=board.name) + "\n")
         sys.stderr.flush()
-        write_entry(KIND, key, {"weights": _NONE})
+        write_entry(KIND, key, {"weights": np.array([[MAX_WEIGHT]], dtype=np.int64)})
         remember(_KNOWN, key, _NONE)
         return None
     write_entry(KIND, key, {"weights": np.ascontiguousarray(fitted, dtype=np.int64)})
@@ -193,8 +194,8 @@ def _read(key: str) -> np.ndarray | None:
     if found is None:
         return None
     weights = np.ascontiguousarray(found["weights"], dtype=np.int64)
-    if weights.shape == _NONE.shape:
-        return _NONE  # fitted before, beyond the objective's bound: the shipped tables
+    if weights.shape == (1, 1):  # fitted before, beyond the objective's bound: the shipped tables
+        return _NONE if int(weights[0, 0]) == MAX_WEIGHT else None  # another bound: fitted again
     if weights.shape != (len(PHASES), N_FEATURES) or int(np.abs(weights).max()) > MAX_WEIGHT:
         return None  # another layout: fitted again and replaced
     return weights
