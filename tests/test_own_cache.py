@@ -238,3 +238,64 @@ def test_which_boards_over_the_budget_get_it(monkeypatch, columns, shelves, kind
     assert model.for_board(1, board) is expected
     assert model.table_kind(2, board) == "players"
     assert own_cache.applies(board, DEFAULT_RULES) is gets
+
+
+def test_estimate_says_kept_only_when_the_whole_entry_fits_the_bound(cache, monkeypatch, capsys):
+    """The estimate line's "kept in the table cache" is judged on the entry's real size (the key is
+    stored in it, one int64 a byte: about 8 kB, where the weights alone are 2.5 kB), not on the
+    weights alone: a bound between the two said "kept" and kept nothing, fitting again every run."""
+    board = load_board(SMALL, DEFAULT_RULES)
+    base = default_model().for_board(1, board)
+    key = own_cache._key(board, DEFAULT_RULES, base)
+    size = diskcache.entry_bytes(own_cache.KIND, key, [base.shape])
+    assert size > 2 * 8 * base.size
+    for limit, kept in ((size - 1, False), (size, True)):
+        diskcache.evict(cache, 0)
+        monkeypatch.setattr(own_cache, "_KNOWN", {})
+        monkeypatch.setattr(own_cache, "_BY_OBJECT", {})
+        monkeypatch.setenv("SHELFIE_SOLVE_CACHE_MAX", str(limit))
+        assert own_cache.own_table_for(board, DEFAULT_RULES, base) is not None
+        said = capsys.readouterr().err
+        assert ("kept in the table cache" in said) is kept
+        assert ("not kept: larger than SHELFIE_SOLVE_CACHE_MAX" in said) is not kept
+        found = [e for e in diskcache.entries(cache) if e.kind == own_cache.KIND]
+        assert [e.size for e in found] == ([size] if kept else [])
+
+
+def test_weights_past_the_bound_are_said_kept_so_and_not_fitted_again(cache, monkeypatch, capsys):
+    """A fit whose weights pass the objective's bound (a board of large item values: the held-out
+    4 x 5 board's values times 800, all within the board's 10,000, does it) leaves the shipped
+    tables, says so in one line, and is kept as such: the next run neither fits it again nor says
+    a table was kept."""
+    from shelfie_solver.dice.learned import model_file
+
+    board = load_board(SMALL, DEFAULT_RULES)
+    base = default_model().for_board(1, board)
+    bound = model_file.MAX_WEIGHT
+    monkeypatch.setattr(model_file, "MAX_WEIGHT", 1)
+    assert own_cache.own_table_for(board, DEFAULT_RULES, base) is None
+    said = capsys.readouterr().err.splitlines()
+    assert said[-1] == own_cache.OVER_BOUND_LINE.format(name="small example")
+    assert [e.kind for e in diskcache.entries(cache)].count(own_cache.KIND) == 1
+    assert own_cache.own_table_for(board, DEFAULT_RULES, base) is None and capsys.readouterr().err == ""
+    # a new process (of the same bound) reads the entry: no fit, nothing said, the shipped table played
+    monkeypatch.setattr(own_cache, "_KNOWN", {})
+    monkeypatch.setattr(own_cache, "_BY_OBJECT", {})
+    monkeypatch.setattr(own_cache, "_MODELS", {})
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("fitted again instead of read from the cache")
+
+    monkeypatch.setattr(ot, "fit_sub_boards", refuse)
+    assert own_cache.own_table_for(board, DEFAULT_RULES, base) is None
+    assert own_cache.own_model(board, DEFAULT_RULES) is None
+    monkeypatch.setattr(model_file, "MAX_WEIGHT", bound)
+    assert parse_objective("learned", board, rules=DEFAULT_RULES).weights.tolist() == base.tolist()
+    assert capsys.readouterr().err == ""
+    # a version with another bound fits it again (the entry records the bound it passed)
+    calls = []
+    monkeypatch.setattr(ot, "fit_sub_boards", lambda *args, **kwargs: calls.append(1) or np.zeros_like(base))
+    monkeypatch.setattr(model_file, "MAX_WEIGHT", bound + 1)
+    monkeypatch.setattr(own_cache, "_KNOWN", {})
+    monkeypatch.setattr(own_cache, "_BY_OBJECT", {})
+    assert own_cache.own_table_for(board, DEFAULT_RULES, base) is not None and calls == [1]

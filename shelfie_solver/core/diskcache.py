@@ -166,6 +166,18 @@ def write_entry(kind: str, key: str, arrays: dict[str, np.ndarray]) -> bool:
     return written
 
 
+def entry_bytes(kind: str, key: str, shapes: list[tuple[int, ...]]) -> int:
+    """The size in bytes of the file :func:`write_entry` writes for an entry (``kind``, ``key``)
+    of int64 arrays of ``shapes``: the ``.npy`` header, then one int64 per header field, key byte
+    and value (module docstring), so that "kept or not" can be told before the table is built."""
+    count = (4 + sum(1 + len(shape) for shape in shapes) + len(f"{kind}\n{key}".encode())
+             + sum(math.prod(shape) for shape in shapes))
+    buffer = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buffer, {"descr": np.lib.format.dtype_to_descr(np.dtype(np.int64)),
+                                                  "fortran_order": False, "shape": (count,)})
+    return buffer.tell() + 8 * count
+
+
 @dataclass(frozen=True)
 class Entry:
     """One cache entry file: ``path``, ``kind`` (its table: ``space``, ``item-sets``,

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 
 import numpy as np
 
@@ -51,6 +52,13 @@ STATES_PER_SECOND = 25_000
 #: Said on stderr when the fit is interrupted.
 INTERRUPTED_LINE = ("Own-table fit interrupted: nothing was kept; the advice stays on learned's shipped tables "
                     "for this run; the next run fits it again.")
+#: Said on stderr when the fitted table passes the objective's bound (:data:`model_file.MAX_WEIGHT`,
+#: boards of large item values): the shipped tables stay, and the cache keeps the bound passed
+#: (a ``(1, 1)`` table: a later version with another bound fits it again), :data:`_NONE` in memory.
+OVER_BOUND_LINE = ("Own table of board {name!r} not used: its fitted weights pass the learned objective's "
+                   "bound; the advice stays on learned's shipped tables (kept so, not fitted again).")
+#: This process's table of a board whose fit passed the bound (:data:`OVER_BOUND_LINE`): none.
+_NONE = np.zeros((0, N_FEATURES), dtype=np.int64)
 #: This process's own tables by :func:`_key` (``None``: the fit was interrupted here, or the
 #: board gets none).
 _KNOWN: dict[str, np.ndarray | None] = {}
@@ -138,6 +146,8 @@ def own_table_for(board: Board, rules: Ruleset, base: np.ndarray, fit: bool = Tr
     found = known_or_read(_KNOWN, key, lambda: _read(key))
     if found is None and key not in _KNOWN and fit:
         found = _fit(board, rules, base, key)
+    if found is not None and found.size == 0:  # beyond the objective's bound (_NONE): none here
+        found = None
     if found is not None or key in _KNOWN:
         if len(_BY_OBJECT) >= MEMORY_TABLES:
             _BY_OBJECT.pop(next(iter(_BY_OBJECT)))
@@ -146,7 +156,7 @@ def own_table_for(board: Board, rules: Ruleset, base: np.ndarray, fit: bool = Tr
 
 
 def _fit(board: Board, rules: Ruleset, base: np.ndarray, key: str) -> np.ndarray | None:
-    from shelfie_solver.core.diskcache import write_entry
+    from shelfie_solver.core.diskcache import entry_bytes, write_entry
     from shelfie_solver.dice.learned.own_table import own_weights, sub_boards, work_states
     from shelfie_solver.dice.wholegame.exact_cache import first_use_solve, keeping_words, remember
     from shelfie_solver.dice.wholegame.solver import state_count
@@ -155,7 +165,7 @@ def _fit(board: Board, rules: Ruleset, base: np.ndarray, key: str) -> np.ndarray
     states = sum(state_count(sub, rules) for sub in subs)
     announce = (f"Fitting learned's own table for board {board.name!r}, once: {len(subs)} sub-boards of "
                 f"{states:,} states solved exactly, about {max(1.0, states / STATES_PER_SECOND):.0f} s "
-                f"({keeping_words(8 * base.size)}; {OWN_ENV}=off skips it).")
+                f"({keeping_words(entry_bytes(KIND, key, [base.shape]))}; {OWN_ENV}=off skips it).")
     fitted = first_use_solve(_KNOWN, key, announce, work_states(board, rules),
                              lambda progress: own_weights(board, rules, base, progress=progress), INTERRUPTED_LINE,
                              "Fitting own table")
@@ -164,7 +174,12 @@ def _fit(board: Board, rules: Ruleset, base: np.ndarray, key: str) -> np.ndarray
     from shelfie_solver.dice.learned.model_file import MAX_WEIGHT
 
     if int(np.abs(fitted).max()) > MAX_WEIGHT:  # the objective's int64 bound: the shipped tables stay
-        remember(_KNOWN, key, None)
+        # said, and kept as such (an empty table), so that later runs neither fit it again nor
+        # believe it kept
+        sys.stderr.write(OVER_BOUND_LINE.format(name=board.name) + "\n")
+        sys.stderr.flush()
+        write_entry(KIND, key, {"weights": np.array([[MAX_WEIGHT]], dtype=np.int64)})
+        remember(_KNOWN, key, _NONE)
         return None
     write_entry(KIND, key, {"weights": np.ascontiguousarray(fitted, dtype=np.int64)})
     remember(_KNOWN, key, fitted)
@@ -179,6 +194,8 @@ def _read(key: str) -> np.ndarray | None:
     if found is None:
         return None
     weights = np.ascontiguousarray(found["weights"], dtype=np.int64)
+    if weights.shape == (1, 1):  # fitted before, beyond the objective's bound: the shipped tables
+        return _NONE if int(weights[0, 0]) == MAX_WEIGHT else None  # another bound: fitted again
     if weights.shape != (len(PHASES), N_FEATURES) or int(np.abs(weights).max()) > MAX_WEIGHT:
         return None  # another layout: fitted again and replaced
     return weights
