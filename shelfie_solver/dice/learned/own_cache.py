@@ -124,10 +124,10 @@ def _key(board: Board, rules: Ruleset, base: np.ndarray) -> str:
     return f"{setup_key(board, rules)}\nown table: sub-boards {SIDES}, own share {share_for(board)}, base {digest}"
 
 
-def own_table_for(board: Board, rules: Ruleset, base: np.ndarray, fit: bool = True) -> np.ndarray | None:
+def own_table_for(board: Board, rules: Ruleset, base: np.ndarray) -> np.ndarray | None:
     """The board's own solitaire table (``int64 (3, N_FEATURES)``) when it gets one
     (:func:`applies`), else ``None``: from this process's memory, else the disk cache, else
-    (``fit``) fitted now with ``base`` (the table the shipped file picks there) under an estimate
+    fitted now with ``base`` (the table the shipped file picks there) under an estimate
     line and a progress bar on stderr and stored whole in the cache. Interrupted (SIGINT, SIGTERM):
     :data:`INTERRUPTED_LINE` on stderr, nothing stored, ``None`` for the rest of the process.
 
@@ -140,11 +140,11 @@ def own_table_for(board: Board, rules: Ruleset, base: np.ndarray, fit: bool = Tr
         return _BY_OBJECT[memo]
     if not applies(board, rules):
         return None  # not kept: a setting may change between calls of a test, never within a command
-    from shelfie_solver.dice.wholegame.exact_cache import known_or_read, remember
+    from shelfie_solver.dice.wholegame.exact_cache import known_or_read
 
     key = _key(board, rules, base)
     found = known_or_read(_KNOWN, key, lambda: _read(key))
-    if found is None and key not in _KNOWN and fit:
+    if found is None and key not in _KNOWN:
         found = _fit(board, rules, base, key)
     if found is not None and found.size == 0:  # beyond the objective's bound (_NONE): none here
         found = None
@@ -157,7 +157,7 @@ def own_table_for(board: Board, rules: Ruleset, base: np.ndarray, fit: bool = Tr
 
 def _fit(board: Board, rules: Ruleset, base: np.ndarray, key: str) -> np.ndarray | None:
     from shelfie_solver.core.diskcache import entry_bytes, write_entry
-    from shelfie_solver.dice.learned.own_table import own_weights, sub_boards, work_states
+    from shelfie_solver.dice.learned.own_table import own_weights, sub_boards
     from shelfie_solver.dice.wholegame.exact_cache import first_use_solve, keeping_words, remember
     from shelfie_solver.dice.wholegame.solver import state_count
 
@@ -166,7 +166,7 @@ def _fit(board: Board, rules: Ruleset, base: np.ndarray, key: str) -> np.ndarray
     announce = (f"Fitting learned's own table for board {board.name!r}, once: {len(subs)} sub-boards of "
                 f"{states:,} states solved exactly, about {max(1.0, states / STATES_PER_SECOND):.0f} s "
                 f"({keeping_words(entry_bytes(KIND, key, [base.shape]))}; {OWN_ENV}=off skips it).")
-    fitted = first_use_solve(_KNOWN, key, announce, work_states(board, rules),
+    fitted = first_use_solve(_KNOWN, key, announce, 2 * states,  # solved, then summed (own_table.fit_sub_boards)
                              lambda progress: own_weights(board, rules, base, progress=progress), INTERRUPTED_LINE,
                              "Fitting own table")
     if fitted is None:

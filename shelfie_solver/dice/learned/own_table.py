@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from shelfie_solver.dice.board import Board
+from shelfie_solver.dice.learned.fit_solved import TABLE_SCALE
 from shelfie_solver.dice.learned.fitting import Sums
 from shelfie_solver.dice.learned.model_file import (
     KINDS,
@@ -50,13 +51,8 @@ OWN_SHARE = Fraction(1, 2)
 OWN_SHARES = {(4, 5): Fraction(1, 4), (5, 4): Fraction(1, 2)}
 
 
-def share_for(board: Board) -> Fraction:
-    """The own fit's share on ``board``: :data:`OWN_SHARES` of its shape, else :data:`OWN_SHARE`."""
-    return OWN_SHARES.get((board.n_shelves, board.n_columns), OWN_SHARE)
 #: States whose features are computed in one numpy step (:func:`table_sums`; about 30 MB each).
 CHUNK = 32_768
-#: Targets are rounded to this many units per point (as :data:`fit_solved.TABLE_SCALE`).
-TABLE_SCALE = 1 << 16
 
 
 #: Which sub-boards the own fit takes (:func:`sub_boards`): ``"shelves"``, one shelf dropped in
@@ -65,6 +61,11 @@ TABLE_SCALE = 1 << 16
 #: table"): on 4 x 5 boards the 4 x 4 sub-boards of ``"long"`` lost on every board at a share of
 #: 1/2, the 3 x 5 ones of ``"shelves"`` gained on most; on 5 x 4 the two are the same.
 SIDES = "shelves"
+
+
+def share_for(board: Board) -> Fraction:
+    """The own fit's share on ``board``: :data:`OWN_SHARES` of its shape, else :data:`OWN_SHARE`."""
+    return OWN_SHARES.get((board.n_shelves, board.n_columns), OWN_SHARE)
 
 
 def sub_boards(board: Board, sides: str = SIDES) -> list[Board]:
@@ -127,22 +128,34 @@ def index_marks(board: Board, rules: Ruleset, at: np.ndarray) -> tuple[np.ndarra
     return marked, eliminated, closed
 
 
+def line_totals(board: Board, marked: np.ndarray,
+                eliminated: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:attr:`objectives.StateArrays.line_totals` of ``N`` sheets at once (bit masks ``marked``,
+    ``eliminated`` ``int64 (N,)``): marked count, available count, marked points, available
+    points, each ``int64 (N, L)`` over :attr:`Board.lines`."""
+    cells = np.arange(board.n_cells, dtype=np.int64)
+    mark_bits = (marked[:, None] >> cells) & 1
+    available = 1 - mark_bits - ((eliminated[:, None] >> cells) & 1)
+    member, values = board.line_matrix, board.value_array
+    return mark_bits @ member, available @ member, (mark_bits * values) @ member, (available * values) @ member
+
+
 def state_features(board: Board, rules: Ruleset, marked: np.ndarray, eliminated: np.ndarray,
                    near: np.ndarray) -> np.ndarray:
     """``int64 (N, N_FEATURES)``: :func:`objective.feature_vector` of ``N`` solitaire sheets at
     once (bit masks ``marked``, ``eliminated`` ``int64 (N,)``; ``near`` ``bool (N,)``: the sheet
     is one closed shelf short of the trigger), with no threatened line and the table context
     ``(1, 0, 0)`` (round 1, no opponent), as :func:`fit_solved._sums` computes them."""
-    cells = np.arange(board.n_cells, dtype=np.int64)
-    mark_bits = (marked[:, None] >> cells) & 1
-    available = 1 - mark_bits - ((eliminated[:, None] >> cells) & 1)
-    member, values = board.line_matrix, board.value_array
-    m, a = mark_bits @ member, available @ member
-    mp, ap = (mark_bits * values) @ member, (available * values) @ member
+    return _features(board, rules, line_totals(board, marked, eliminated), near)
+
+
+def _features(board: Board, rules: Ruleset, totals: tuple[np.ndarray, ...], near: np.ndarray) -> np.ndarray:
+    """:func:`state_features` from the sheets' :func:`line_totals`."""
+    m, a, mp, ap = totals
     lines = line_features(m, a, mp, ap, rules.scoring_threshold)  # (N, L, 14)
     one_hot = np.zeros((len(board.lines), KINDS), dtype=np.int64)
     one_hot[np.arange(len(board.lines)), line_kinds(board)] = 1
-    per_kind = np.einsum("nlf,lk->nkf", lines, one_hot).reshape(len(marked), KINDS * len(LINE_FEATURES))
+    per_kind = np.einsum("nlf,lk->nkf", lines, one_hot).reshape(len(m), KINDS * len(LINE_FEATURES))
     threat = np.zeros(len(board.lines), dtype=bool)
     glob = global_features(m, a, mp, ap, rules.scoring_threshold, threat, near,
                            np.array([1, 0, 0], dtype=np.int64))
@@ -151,9 +164,13 @@ def state_features(board: Board, rules: Ruleset, marked: np.ndarray, eliminated:
 
 def sheet_scores(board: Board, rules: Ruleset, marked: np.ndarray) -> np.ndarray:
     """``int64 (N,)``: the score (D19) of each sheet of marked bit masks ``marked``."""
-    cells = np.arange(board.n_cells, dtype=np.int64)
-    bits = (marked[:, None] >> cells) & 1
-    count, points = bits @ board.line_matrix, (bits * board.value_array) @ board.line_matrix
+    m, _, mp, _ = line_totals(board, marked, np.zeros_like(marked))
+    return _scores(rules, m, mp)
+
+
+def _scores(rules: Ruleset, count: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """``int64 (N,)``: D19 from the sheets' marked counts and points per line (``(N, L)``): a line
+    scores the points of its marked items when at least the threshold of them are marked."""
     out: np.ndarray = np.where(count >= rules.scoring_threshold, points, 0).sum(axis=1)
     return out
 
@@ -183,8 +200,9 @@ def table_sums(board: Board, rules: Ruleset, values: np.ndarray,
         at = np.arange(lo, min(count, lo + CHUNK), dtype=np.int64)
         marked, eliminated, closed = index_marks(board, rules, at)
         near = trigger - closed == 1
-        x = state_features(board, rules, marked, eliminated, near)
-        y = np.rint((values[at] - sheet_scores(board, rules, marked)) * TABLE_SCALE).astype(np.int64)
+        totals = line_totals(board, marked, eliminated)
+        x = _features(board, rules, totals, near)
+        y = np.rint((values[at] - _scores(rules, totals[0], totals[2])) * TABLE_SCALE).astype(np.int64)
         for p, rows in ((2, near), (3, ~near)):
             xs, ys = x[rows], y[rows]
             if not len(ys):
@@ -217,8 +235,7 @@ def fit_sub_boards(board: Board, rules: Ruleset, progress: Callable[[int, int], 
     """``int64 (3, N_FEATURES)``: the solitaire weights fitted (:func:`fit_solved.fit_table_sums`)
     to the float value tables of every sub-board of ``board`` (:func:`sub_boards`), pooled, every
     state weighted alike. ``progress(_, n)`` gets ``n`` for each ``n`` states solved and again for
-    each ``n`` states whose features are summed (so twice the sub-boards' states in all,
-    :func:`work_states`).
+    each ``n`` states whose features are summed (so twice the sub-boards' states in all).
 
     Raises:
         ValueError: as :func:`sub_boards`. Interrupted, KeyboardInterrupt: as the float solve.
@@ -233,14 +250,6 @@ def fit_sub_boards(board: Board, rules: Ruleset, progress: Callable[[int, int], 
                                  None if progress is None else lambda n: progress(0, n)))
     weights, _ = fit_table_sums(tables, rules.scoring_threshold)
     return weights
-
-
-def work_states(board: Board, rules: Ruleset) -> int:
-    """The steps of :func:`fit_sub_boards`' progress: twice the sub-boards' states (solved, then
-    summed)."""
-    from shelfie_solver.dice.wholegame.solver import state_count
-
-    return 2 * sum(state_count(sub, rules) for sub in sub_boards(board))
 
 
 def mix(own: np.ndarray, base: np.ndarray, share: Fraction = OWN_SHARE) -> np.ndarray:
