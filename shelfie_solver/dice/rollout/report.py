@@ -13,6 +13,7 @@ from shelfie_solver.core.stats import Estimate
 from shelfie_solver.dice.play.gamefile import KeptGame
 from shelfie_solver.dice.play.report import whose_turn
 from shelfie_solver.dice.rollout.run import RolloutResult
+from shelfie_solver.dice.strategies import STRATEGIES
 
 
 def _interval(value: Estimate) -> list[float | None]:
@@ -50,10 +51,9 @@ def _difference(value: Estimate | None) -> str:
     return f"{_points(-float(value.mean) * 100)} ({_points(-value.high * 100)}..{_points(-value.low * 100)})"
 
 
-#: The strategies a ``simulate --save`` game names its seats by (``learned:FILE``, ``exact:FILE`` and
-#: ``exact2:FILE`` by the part before the colon).
-_STRATEGY_WORDS = frozenset(("random", "greedy", "threshold", "solver", "learned", "win", "win-model", "win-ply",
-                             "exact", "exact2"))
+#: The strategies a ``simulate --save`` game names its seats by: the registry's names, and
+#: ``learned:FILE``, ``exact:FILE`` and ``exact2:FILE`` by the part before the colon.
+_STRATEGY_WORDS = frozenset((*STRATEGIES, "exact", "exact2"))
 
 
 def seat_titles(names: tuple[str, ...], policies: tuple[str, ...]) -> tuple[str, ...]:
