@@ -504,11 +504,11 @@ def _win_strengths(seats: np.ndarray, c: np.ndarray, round_number: int, to_play:
     """Each seat's strength numerator ``z_i = c . x_i`` into ``z (n,)``, ``x`` the features of
     :func:`learned.win_model.design` of one position (``seats (n, 4)``: the
     :data:`win_model.SEAT_COLUMNS`, the seat that just played first; ``c (F,)`` the phase's
-    coefficient row; ``to_play`` the seats still to play in the round, D5, D18). Returns the largest ``|x|`` (the int64 bound of
-    :func:`win_model.strength_numerators`), or ``2**62`` where an input or a seat's lead is beyond
-    the bounds within which :func:`win_model.design` computes in int64
-    (:mod:`learned.win_bounds`: ``DESIGN_INPUT_BOUND``, ``DESIGN_ROUND_BOUND``, ``DESIGN_LEAD_BOUND``): then
-    ``z`` is not set and the caller takes the numpy path's Python integers. Otherwise the same
+    coefficient row; ``to_play`` the seats still to play in the round, D5, D18). Returns the
+    largest ``|x|`` (the int64 bound of :func:`win_model.strength_numerators`), or ``2**62`` where
+    an input or a seat's lead is beyond the bounds within which :func:`win_model.design` computes
+    in int64 (:mod:`learned.win_bounds`: ``DESIGN_INPUT_BOUND``, ``DESIGN_ROUND_BOUND``,
+    ``DESIGN_LEAD_BOUND``): then ``z`` is not set and the caller takes the numpy path's Python integers. Otherwise the same
     integers as the numpy code."""
     return _win_strengths_into(seats, c, round_number, to_play, weight_scale, z, np.zeros(c.shape[0], np.int64))
 

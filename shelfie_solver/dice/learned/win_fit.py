@@ -84,9 +84,10 @@ def valued_positions(game: Game, learned: LearnedModel | None = None) -> Iterato
 
 def game_positions(game: Game, learned: LearnedModel | None = None) -> list[Sample]:
     """:data:`win_model.Sample` of every position of :func:`valued_positions`. The features
-    (:func:`design`, at the board's value scale as play reads them: :func:`board_scale`) are every
-    seat's, the player who just played first, with every seat's final share of victory (D20) in
-    that order."""
+    (:func:`design`, at the board's value scale as play reads them: :func:`board_scale`, with the
+    seats still to play in the round: :func:`win_model.seats_to_play`, D5, D18) are every seat's,
+    the player who just played first, with every seat's final share of victory (D20) in that
+    order."""
     scale = board_scale(game.board)
     return [(len(game.players), int(v.phase[0]),
              design(v.phase, v.seats, v.before.round, scale, to_play=seats_to_play(v.before))[0], v.y)

@@ -87,7 +87,9 @@ from shelfie_solver.dice.sheet_rules import (
 #: assembled per number of players"); through the monotone projection (:func:`monotone_columns`)
 #: 53.2% [52.5, 53.9] of 20,000 two-player games (seeds 8601-8604), 37.3% [35.8, 38.8] of 4,000
 #: three-player (8611), 27.3% [25.9, 28.7] of 4,000 four-player (8621; docs/win-chance.md
-#: "Monotone in the lead"). ``win-model`` plays by the model always.
+#: "Monotone in the lead"); the 2-player coefficients with "a turn ahead" (2026-12-06) 52.9% [52.4, 53.4] of
+#: 40,000 two-player games (seed 14104; docs/win-chance.md "Who played first in the round").
+#: ``win-model`` plays by the model always.
 MODEL_PLAYERS = (2, 3, 4)
 #: A sure win, in the model's units.
 CHANCE_SCALE = 1_000_000
@@ -106,8 +108,8 @@ SEAT_COLUMNS = ("expected final score", "score", "shelves to the trigger", "turn
 #: "a turn ahead": the seat has played one more turn than the seats still to play in this round
 #: (D5, D18: after the turn of a seat that is not last in the round, it and the seats before it
 #: have played once more than the seats after it; with two players, exactly "the player who just
-#: played played first in the round"; 0 for every seat once the round is closed, docs/win-chance.md
-#: "Who played first").
+#: played played first in the round"; 0 for every seat once the round is closed; docs/win-chance.md
+#: "Who played first in the round").
 FEATURES = ("P", "P x r", "score", "score x r", "near", "F x another seat near", "F x near",
             "plays next", "plays next x r", "plays second", "plays third", "lead x |lead| / 10",
             "lead x |lead| / 10 x r", "a turn ahead")
@@ -179,9 +181,9 @@ def model_from_dict(data: Any, source: str) -> WinModel:
     :data:`WIN_FORMAT`; ``"coef_scale"``, ``"chance_scale"``, ``"rows"`` and ``"features"`` exactly
     :data:`COEF_SCALE`, :data:`CHANCE_SCALE`, :data:`ROWS` and :data:`FEATURES` (what this version
     computes), or a file of :data:`FORMER_FORMAT` with :data:`FORMER_FEATURES`, whose missing
-    coefficient ("a turn ahead") is read as 0 (the figures it gave); ``"coefficients"`` for each of the counts :data:`MODEL_PLAYERS` (2, 3 and 4, as
-    ``train --win-model`` writes), keyed ``"2"``, ``"3"``, ``"4"`` only
-    (:func:`model_file.players_key`), each :data:`ROWS` rows of :data:`FEATURES` whole numbers;
+    coefficient ("a turn ahead") is read as 0 (the figures it gave); ``"coefficients"`` for each
+    of the counts :data:`MODEL_PLAYERS` (2, 3 and 4, as ``train --win-model`` writes), keyed
+    ``"2"``, ``"3"``, ``"4"`` only (:func:`model_file.players_key`), each :data:`ROWS` rows of :data:`FEATURES` whole numbers;
     the optional :data:`FITTED_KEY` record; any other key kept as provenance unless it looks like
     a misspelling of one of :data:`READ_KEYS`.
 
