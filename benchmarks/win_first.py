@@ -151,7 +151,8 @@ def heldout(args: argparse.Namespace) -> None:
     print("| model | Brier | minus old (1e-4) | SE |")
     print("|---|---:|---:|---:|")
     print(f"| old ({args.old}) | {bo.mean():.5f} | 0 | |")
-    print(f"| new ({args.new}) | {bn.mean():.5f} | {(bn - bo).mean() * 1e4:+.1f} | {se_by_game(bn - bo, games) * 1e4:.1f} |")
+    print(f"| new ({args.new}) | {bn.mean():.5f} | {(bn - bo).mean() * 1e4:+.1f} "
+          f"| {se_by_game(bn - bo, games) * 1e4:.1f} |")
     for label, keep in (("after the first player's turn", first), ("after the second player's turn", ~first)):
         d = bn[keep] - bo[keep]
         print(f"  {label}: {keep.sum()} positions, new minus old {d.mean() * 1e4:+.1f}e-4 "
@@ -178,7 +179,8 @@ def rollouts(args: argparse.Namespace) -> None:
     picks = rng.integers(0, len(r), size=(4000, len(r)))
     boot = np.sqrt(np.maximum((en[picks] - noise[picks]).mean(axis=1), 0)) \
         - np.sqrt(np.maximum((eo[picks] - noise[picks]).mean(axis=1), 0))
-    print("| positions | old RMS (points) | new RMS | new minus old [95% bootstrap] | squared error new minus old (1e-4) | SE (over games) |")
+    print("| positions | old RMS (points) | new RMS | new minus old [95% bootstrap] "
+          "| squared error new minus old (1e-4) | SE (over games) |")
     print("|---|---:|---:|---:|---:|---:|")
     for label, keep in (("all", np.ones(len(r), dtype=bool)), ("after the first player's turn", first),
                         ("after the second player's turn", ~first)):
@@ -207,7 +209,8 @@ def versus(args: argparse.Namespace) -> None:
 
     start = time.process_time()
     board = load_board(None, DEFAULT_RULES)
-    new, old = WinStrategy(win_model=load_win_model(ROOT / args.new)), WinStrategy(win_model=load_win_model(ROOT / args.old))
+    new = WinStrategy(win_model=load_win_model(ROOT / args.new))
+    old = WinStrategy(win_model=load_win_model(ROOT / args.old))
     shares = []
     for g, seed in enumerate(np.random.SeedSequence(args.seed).spawn(args.games)):
         seats: list[Any] = [old, old]
@@ -237,7 +240,8 @@ def main() -> None:
     parser.add_argument("--per-game", type=int, default=4)
     args = parser.parse_args()
     os.chdir(ROOT)
-    {"fit": fit, "assemble": assemble_file, "heldout": heldout, "rollouts": rollouts, "versus": versus}[args.command](args)
+    commands = {"fit": fit, "assemble": assemble_file, "heldout": heldout, "rollouts": rollouts, "versus": versus}
+    commands[args.command](args)
 
 
 if __name__ == "__main__":

@@ -570,16 +570,16 @@ def far_behind(board) -> GameState:
 
 def python_chances(objective: WinObjective, arrays: StateArrays, sets) -> list[int]:
     """The model's chance of each marking of ``sets``, from its seat columns by the Python-integer
-    features (:func:`python_features`, in the default board's points) and strengths, one float
-    conversion per difference."""
+    features (:func:`python_features`, in the default board's points, with the seats still to
+    play in the round, D5, D18) and strengths, one float conversion per difference."""
     m, a, mp, ap = arrays.line_totals
     phase, seats = objective.seat_columns(arrays, m + sets.line_count, a - sets.line_count,
                                           mp + sets.line_points, ap - sets.line_points)
     out = []
     for k in range(len(phase)):
         row = [int(v) for v in objective.calibration[ROWS.index(int(phase[k]))]]
-        z = [sum(a * b for a, b in zip(row, f)) for f in python_features(seats[k].tolist(), objective.round_number,
-                                                                      Fraction(SCALE))]
+        features = python_features(seats[k].tolist(), objective.round_number, Fraction(SCALE), objective.to_play)
+        z = [sum(a * b for a, b in zip(row, f)) for f in features]
         total = sum(math.exp(min(max((zj - z[0]) / (10**6 * WEIGHT_SCALE), -60.0), 60.0)) for zj in z)
         out.append(round(10**6 / total))
     return out
