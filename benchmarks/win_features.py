@@ -69,12 +69,13 @@ def positions(players: int, seed: int, games: int) -> list[dict[str, Any]]:
 def position_row(game: int, v: Any) -> dict[str, Any]:
     """:func:`positions`' dict of the valued position ``v`` (a :class:`win_fit.ValuedPosition`)
     of game number ``game``."""
-    from shelfie_solver.dice.learned.win_model import board_scale, design
+    from shelfie_solver.dice.learned.win_model import board_scale, design, seats_to_play
     from shelfie_solver.dice.objectives import StateArrays
 
     board, rules = v.before.board, v.before.rules
     return {"game": game, "phase": int(v.phase[0]), "round": v.before.round, "seats": v.seats[0],
-            "x": design(v.phase, v.seats, v.before.round, board_scale(board))[0], "y": v.y,
+            "x": design(v.phase, v.seats, v.before.round, board_scale(board), to_play=seats_to_play(v.before))[0],
+            "y": v.y,
             "lines": [StateArrays(board, rules, v.after[j]).line_totals for j in v.order],
             "shelves": board.n_shelves,
             "cells": np.array([v.after[j].bit_arrays() for j in v.order]),
@@ -96,7 +97,7 @@ def candidates(rows: list[dict[str, Any]], names: tuple[str, ...]) -> np.ndarray
         # items to the trigger: the open items of its d shelves nearest to closing (D17)
         t = np.array([float(np.sort(a[:k][a[:k] > 0])[:dj].sum()) if dj > 0 else 0.0
                       for (_, a, _, _), dj in zip(r["lines"], d.astype(int))])
-        cols = [r["x"].astype(float) / WEIGHT_SCALE]
+        cols = [r["x"][:, :13].astype(float) / WEIGHT_SCALE]  # the 13 features (not design's "a turn ahead")
         for name in names:
             if name == "40 line totals":
                 cols.append(np.array([np.concatenate([m, a, mp / 10, ap / 10]) for m, a, mp, ap in r["lines"]]))

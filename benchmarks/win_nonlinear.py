@@ -116,7 +116,7 @@ def rollout_positions(log: str, seed: int, per_game: int) -> dict[str, np.ndarra
             v = valued.get(kept.state.turn - 1)
             if v is None:  # a chance known exactly (win_chance, or the turn ended the game)
                 continue
-            # the mover's sheet (valued_positions' other sheets lack the turn's blocks, D15, as in the fit)
+            # the mover's sheet (the other sheets' blocks, D15, are applied by valued_positions too)
             assert v.after[v.order[0]] == kept.state.sheets[v.order[0]]
             seat = row["seats"][v.order[0]]
             out.append({**position_row(g, v), "rollout": seat["rollout"], "noise": seat["variance"] / row["games"],
@@ -168,7 +168,7 @@ def inputs(data: dict[str, np.ndarray], kind: str) -> np.ndarray:
     from shelfie_solver.dice.sheet_rules import end_trigger_shelves
 
     n = len(data["y"])
-    x = data["x"].astype(float) / WEIGHT_SCALE
+    x = data["x"][..., :13].astype(float) / WEIGHT_SCALE  # the 13 features ("a turn ahead" is the flag, below)
     cols = [x.reshape(n, -1), data["phase"][:, None].astype(float), data["round"][:, None].astype(float)]
     if not rich:
         return np.concatenate(cols, axis=1)

@@ -561,9 +561,24 @@ def test_docs_advise_examples_are_the_real_output(command, monkeypatch):
     assert result.stdout == shown
 
 
-def test_a_saturated_model_chance_is_no_tie_when_the_points_differ():
-    # far ahead in round 9 (62 points against 0, the opponent a shelf eliminated): both markings
-    # of PCCCCJ leave the model's chance saturated, so the ranking follows the points now
+@pytest.fixture
+def former_win_model(monkeypatch):
+    """The win model read from examples/win-own-play.json (the 2-player coefficients shipped until
+    2026-12-06, a file of the former format) instead of data/win.json, for this test only."""
+    from shelfie_solver.dice.learned import win_model
+
+    monkeypatch.setattr(win_model, "DEFAULT_WIN_PATH", EXAMPLES / "win-own-play.json")
+    win_model.default_win_model.cache_clear()
+    yield
+    monkeypatch.undo()
+    win_model.default_win_model.cache_clear()
+
+
+def test_a_saturated_model_chance_is_no_tie_when_the_points_differ(former_win_model):
+    # far ahead in round 9 (62 points against 0, the opponent a shelf eliminated): under the
+    # 2-player coefficients shipped until 2026-12-06 both markings of PCCCCJ leave the model's
+    # chance saturated (the shipped ones, which see that the opponent still plays this round, D18,
+    # give 99.84% and 99.75%), so the ranking follows the points now
     # (r1c5 with four cats and the joker, r1c4 with the four cats: 11 and 7 points on the default
     # board's shelf 1, D19): ranked 1 and 2, never a "does not matter" tie, and
     # the model's chance shows as ">99.9%", never as a certainty (docs/advise.md)

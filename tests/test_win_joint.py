@@ -22,11 +22,15 @@ def test_design_by_hand():
     """Two seats after seat 0's turn in round 4: seat 0 expects 90 points (60 now), one shelf short
     of the trigger; seat 1 expects 80 (50 now), two short, plays next (D5, D17)."""
     seats = np.array([[[90 * W, 60, 1, 0], [80 * W, 50, 2, 1]]], dtype=np.int64)
-    x = design(np.array([3]), seats, 4)
+    x = design(np.array([3]), seats, 4, to_play=0)  # seat 0 played second: the round is closed, level
     assert x.shape == (1, 2, len(FEATURES))
-    assert x[0, 0].tolist() == [90 * W, 360 * W, 60 * W, 240 * W, W, 0, 30 * W, 0, 0, 0, 0, 10 * W, 40 * W]
+    assert x[0, 0].tolist() == [90 * W, 360 * W, 60 * W, 240 * W, W, 0, 30 * W, 0, 0, 0, 0, 10 * W, 40 * W, 0]
     # seat 1: another seat (0) is near, so its 30 points to come are at risk; 10 points behind: -10 x 10 / 10
-    assert x[0, 1].tolist() == [80 * W, 320 * W, 50 * W, 200 * W, 0, 30 * W, 0, W, 4 * W, 0, 0, -10 * W, -40 * W]
+    assert x[0, 1].tolist() == [80 * W, 320 * W, 50 * W, 200 * W, 0, 30 * W, 0, W, 4 * W, 0, 0, -10 * W, -40 * W, 0]
+    # seat 0 played first (seat 1 still to play in round 4, D5, D18): seat 0 is a turn ahead, alone
+    ahead = design(np.array([3]), seats, 4, to_play=1)
+    assert ahead[0, 0].tolist() == x[0, 0].tolist()[:-1] + [W]
+    assert ahead[0, 1].tolist() == x[0, 1].tolist()
 
 
 def test_two_seats_are_a_logistic_of_the_difference():
@@ -94,9 +98,13 @@ def test_format_one_is_refused_clearly(tmp_path):
                                 "coefficients": {"2": [[0] * 6] * 3}}))
     with pytest.raises(WinModelError, match="format 1.*train --win-model"):
         load_win_model(path)
-    with pytest.raises(WinModelError, match="13 whole numbers"):
-        model_from_dict({"format": "shelfie-solve win 2", "coef_scale": COEF_SCALE, "chance_scale": CHANCE_SCALE,
+    with pytest.raises(WinModelError, match="14 whole numbers"):
+        model_from_dict({"format": "shelfie-solve win 3", "coef_scale": COEF_SCALE, "chance_scale": CHANCE_SCALE,
                          "rows": list(ROWS), "features": list(FEATURES),
+                         "coefficients": {"2": [[0] * 6] * 3}}, "x.json")
+    with pytest.raises(WinModelError, match="'shelfie-solve win 2'.*13 whole numbers"):  # the former format
+        model_from_dict({"format": "shelfie-solve win 2", "coef_scale": COEF_SCALE, "chance_scale": CHANCE_SCALE,
+                         "rows": list(ROWS), "features": list(FEATURES[:13]),
                          "coefficients": {"2": [[0] * 6] * 3}}, "x.json")
 
 
@@ -108,7 +116,8 @@ def test_design_matches_the_per_seat_definition(n):
     k = 300
     seats = np.stack([rng.integers(0, 5, size=(k, n)) * 7 * W, rng.integers(0, 50, size=(k, n)),
                       rng.integers(-1, 4, size=(k, n)), np.tile(np.arange(n), (k, 1))], axis=-1)
-    x = design(np.full(k, 3), seats, 5)
+    to_play = n - 2  # the player who just played is second in the round
+    x = design(np.full(k, 3), seats, 5, to_play=to_play)
     p, near = seats[..., 0], (seats[..., 2] == 1)
     for row in range(k):
         for i in range(n):
@@ -117,3 +126,6 @@ def test_design_matches_the_per_seat_definition(n):
             assert x[row, i, 11] == (lead * abs(lead)) // (10 * W) and x[row, i, 12] == x[row, i, 11] * 5
             future = int(p[row, i]) - int(seats[row, i, 1]) * W
             assert x[row, i, 5] == future * any(near[row, j] for j in others)
+            # the player (turns until it plays 0) is second in the round: it and the first player,
+            # i turns after it (i = n - 1), have played once more than the seats between (D5, D18)
+            assert x[row, i, 13] == (W if to_play > 0 and i in (0, n - 1) else 0)

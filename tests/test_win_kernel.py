@@ -198,9 +198,10 @@ def test_compiled_strengths_equal_numpy_on_random_seats() -> None:
         c = rng.integers(-10**7, 10**7, size=(len(ROWS), len(FEATURES))).astype(np.int64)
         phase = int(rng.choice([0, 2, 3]))
         round_number = int(rng.integers(1, 15))
+        to_play = int(rng.integers(0, n))  # the seats still to play in the round: "a turn ahead" on and off
         z = np.zeros(n, dtype=np.int64)
-        strengths(seats, c[ROWS.index(phase)], round_number, WEIGHT_SCALE, z)
-        x = design(np.array([phase]), seats[None], round_number)
+        strengths(seats, c[ROWS.index(phase)], round_number, to_play, WEIGHT_SCALE, z)
+        x = design(np.array([phase]), seats[None], round_number, to_play=to_play)
         assert z.tolist() == strength_numerators(c, np.array([phase]), x, round_number)[0].tolist()
 
 
@@ -493,14 +494,19 @@ def python_projected(row: list[int], features: list[list[int]], r: int) -> list[
     return out
 
 
-def python_features(seats: list[list[int]], r: int, scale: Fraction = Fraction(1)) -> list[list[int]]:
+def python_features(seats: list[list[int]], r: int, scale: Fraction = Fraction(1), to_play: int = 0) -> list[list[int]]:
     """The features of learned.win_model.FEATURES of one position, seat by seat in Python
     integers (unbounded), from their definitions: ``P`` and the score (over WEIGHT_SCALE) in the
     default board's points (divided by the board's value scale, floor), the lead over the best
     *other* seat, its signed square over 10 points (floor), "near" one closed shelf short of the
-    trigger (D17)."""
+    trigger (D17); "a turn ahead" from the places in the round (D5, D18): the player who just
+    played has place ``q = n - 1 - to_play``, the seat ``k`` turns after it place ``(q + k) % n``,
+    and a seat is a turn ahead when its place is at most ``q`` (it has played this round) while
+    some seat (place above ``q``) has not."""
     w = WEIGHT_SCALE
     points = [[math.floor(p / scale), math.floor(s * w / scale), d, k] for p, s, d, k in seats]
+    n = len(points)
+    q = n - 1 - to_play
     out = []
     for i, (p, sw, d, k) in enumerate(points):
         others = [seat for j, seat in enumerate(points) if j != i]
@@ -508,8 +514,9 @@ def python_features(seats: list[list[int]], r: int, scale: Fraction = Fraction(1
         curve = (lead * abs(lead)) // (10 * w)
         near = 1 if d == 1 else 0
         another = 1 if any(o[2] == 1 for o in others) else 0
+        ahead = w if q < n - 1 and (q + k) % n <= q else 0
         out.append([p, p * r, sw, sw * r, near * w, (p - sw) * another, (p - sw) * near,
-                    w * (k == 1), w * r * (k == 1), w * (k == 2), w * (k == 3), curve, curve * r])
+                    w * (k == 1), w * r * (k == 1), w * (k == 2), w * (k == 3), curve, curve * r, ahead])
     return out
 
 
@@ -527,15 +534,17 @@ def test_design_is_exact_beyond_int64_on_a_high_value_board() -> None:
                           np.concatenate([[0], rng.permutation(np.arange(1, n))])], axis=1).astype(np.int64)
         r = int(rng.integers(1, 15))
         phase = int(rng.choice([0, 2, 3]))
-        expected = python_features(seats.tolist(), r)
-        x = design(np.array([phase]), seats[None], r)
+        to_play = int(rng.integers(0, n))
+        expected = python_features(seats.tolist(), r, to_play=to_play)
+        x = design(np.array([phase]), seats[None], r, to_play=to_play)
         assert [[int(v) for v in row] for row in x[0]] == expected
         row = [int(v) for v in c[ROWS.index(phase)]]
         z = python_projected(row, expected, r)
         assert [int(v) for v in strength_numerators(c, np.array([phase]), x, r)[0]] == z
         leads = [abs(f[11]) for f in expected]
         if max(leads) * 10 * WEIGHT_SCALE >= 1 << 62:  # lead beyond 2**31: int64 would wrap
-            assert strengths(seats, c[ROWS.index(phase)], r, WEIGHT_SCALE, np.zeros(n, dtype=np.int64)) >= 1 << 62
+            assert strengths(seats, c[ROWS.index(phase)], r, to_play, WEIGHT_SCALE,
+                             np.zeros(n, dtype=np.int64)) >= 1 << 62
 
 
 def test_the_design_bounds_have_one_home() -> None:
@@ -561,16 +570,16 @@ def far_behind(board) -> GameState:
 
 def python_chances(objective: WinObjective, arrays: StateArrays, sets) -> list[int]:
     """The model's chance of each marking of ``sets``, from its seat columns by the Python-integer
-    features (:func:`python_features`, in the default board's points) and strengths, one float
-    conversion per difference."""
+    features (:func:`python_features`, in the default board's points, with the seats still to
+    play in the round, D5, D18) and strengths, one float conversion per difference."""
     m, a, mp, ap = arrays.line_totals
     phase, seats = objective.seat_columns(arrays, m + sets.line_count, a - sets.line_count,
                                           mp + sets.line_points, ap - sets.line_points)
     out = []
     for k in range(len(phase)):
         row = [int(v) for v in objective.calibration[ROWS.index(int(phase[k]))]]
-        z = [sum(a * b for a, b in zip(row, f)) for f in python_features(seats[k].tolist(), objective.round_number,
-                                                                      Fraction(SCALE))]
+        features = python_features(seats[k].tolist(), objective.round_number, Fraction(SCALE), objective.to_play)
+        z = [sum(a * b for a, b in zip(row, f)) for f in features]
         total = sum(math.exp(min(max((zj - z[0]) / (10**6 * WEIGHT_SCALE), -60.0), 60.0)) for zj in z)
         out.append(round(10**6 / total))
     return out
@@ -657,10 +666,13 @@ def test_design_reads_points_relative_to_the_scale() -> None:
         phase = np.array([int(rng.choice([0, 2, 3]))])
         k = int(rng.choice([2, 9, 800]))
         bigger = seats * np.array([k, k, 1, 1], dtype=np.int64)
-        assert design(phase, bigger[None], r, Fraction(k)).tolist() == design(phase, seats[None], r).tolist()
+        to_play = int(rng.integers(0, n))
+        assert design(phase, bigger[None], r, Fraction(k), to_play=to_play).tolist() \
+            == design(phase, seats[None], r, to_play=to_play).tolist()
         scale = Fraction(int(rng.integers(13, 10_000)), 12)
-        expected = python_features(seats.tolist(), r, scale)
-        assert [[int(v) for v in row] for row in design(phase, seats[None], r, scale)[0]] == expected
+        expected = python_features(seats.tolist(), r, scale, to_play)
+        assert [[int(v) for v in row] for row in design(phase, seats[None], r, scale, to_play=to_play)[0]] \
+            == expected
 
 
 def test_a_board_times_k_ranks_the_seats_as_the_original_board() -> None:

@@ -50,10 +50,11 @@ def check_monotone(c: np.ndarray, rng: np.random.Generator, n: int, r: int, k: i
     seat = rng.integers(0, n, size=k)
     # steps of one unit (the floors' scale), of a fraction of a point and of many points
     step = rng.choice([1, 7, W // 3, W, 13 * W, 60 * W], size=k)
+    to_play = int(rng.integers(0, n))  # the seats still to play in the round (D5, D18)
     for phase in ROWS:
         ph = np.full(k, phase)
-        before = all_chances(c, ph, design(ph, seats, r), r)[np.arange(k), seat]
-        after = all_chances(c, ph, design(ph, raised(seats, seat, step), r), r)[np.arange(k), seat]
+        before = all_chances(c, ph, design(ph, seats, r, to_play=to_play), r)[np.arange(k), seat]
+        after = all_chances(c, ph, design(ph, raised(seats, seat, step), r, to_play=to_play), r)[np.arange(k), seat]
         bad = np.flatnonzero(after < before)
         assert bad.size == 0, (phase, r, seats[bad[0]].tolist(), int(seat[bad[0]]), int(step[bad[0]]))
 
@@ -74,7 +75,7 @@ def test_adversarial_coefficients_never_fall(n: int) -> None:
     for trial in range(12):
         c = rng.integers(-60_000, 60_000, size=(len(ROWS), len(FEATURES))).astype(np.int64)
         if trial % 3 == 0:
-            c[:, 11:] = rng.integers(-8_000, 0, size=(len(ROWS), 2))  # a curve falling in every round
+            c[:, 11:13] = rng.integers(-8_000, 0, size=(len(ROWS), 2))  # a curve falling in every round
         for r in (1, 4, 8, 12, 15):
             check_monotone(c, rng, n, r, k=120)
 
@@ -91,9 +92,10 @@ def test_compiled_strengths_equal_numpy_where_the_clamp_binds() -> None:
         c = default_win_model().for_players(n) if rng.integers(2) else \
             rng.integers(-60_000, 60_000, size=(len(ROWS), len(FEATURES))).astype(np.int64)
         phase, r = int(rng.choice(ROWS)), int(rng.integers(1, 16))
+        to_play = int(rng.integers(0, n))
         z = np.zeros(n, dtype=np.int64)
-        strengths(seats, c[ROWS.index(phase)], r, W, z)
-        x = design(np.array([phase]), seats[None], r)
+        strengths(seats, c[ROWS.index(phase)], r, to_play, W, z)
+        x = design(np.array([phase]), seats[None], r, to_play=to_play)
         assert z.tolist() == [int(v) for v in strength_numerators(c, np.array([phase]), x, r)[0]]
 
 
@@ -104,11 +106,14 @@ def test_within_the_turning_point_the_old_closed_form() -> None:
     c = default_win_model().for_players(2)[ROWS.index(3)]
     r = 8
     # seat 0: P 60, score 20, 3 shelves short, just played; seat 1: P 50, score 25, 2 short, next
-    x0 = [60 * W, 60 * W * r, 20 * W, 20 * W * r, 0, 0, 0, 0, 0, 0, 0, 10 * W, 10 * W * r]
-    x1 = [50 * W, 50 * W * r, 25 * W, 25 * W * r, 0, 0, 0, W, W * r, 0, 0, -10 * W, -10 * W * r]
+    # seat 0 played second in the round (to_play 0): neither seat is a turn ahead (D5, D18)
+    x0 = [60 * W, 60 * W * r, 20 * W, 20 * W * r, 0, 0, 0, 0, 0, 0, 0, 10 * W, 10 * W * r, 0]
+    x1 = [50 * W, 50 * W * r, 25 * W, 25 * W * r, 0, 0, 0, W, W * r, 0, 0, -10 * W, -10 * W * r, 0]
+    assert len(x0) == len(c)
     gap = sum(int(a) * (u - v) for a, u, v in zip(c, x0, x1)) / (COEF_SCALE * W)
     seats = np.array([[[60 * W, 20, 3, 0], [50 * W, 25, 2, 1]]], dtype=np.int64)
-    got = all_chances(default_win_model().for_players(2), np.array([3]), design(np.array([3]), seats, r), r)[0]
+    got = all_chances(default_win_model().for_players(2), np.array([3]),
+                      design(np.array([3]), seats, r, to_play=0), r)[0]
     assert int(got[0]) == round(CHANCE_SCALE / (1 + math.exp(-gap)))
     assert int(got[1]) == round(CHANCE_SCALE / (1 + math.exp(gap)))
 
@@ -176,6 +181,7 @@ def test_every_strength_gap_falls_at_one_unit_of_p(n: int) -> None:
         step = raised(seats, np.zeros(k, dtype=np.int64), np.ones(k, dtype=np.int64))
         for phase in ROWS:
             ph = np.full(k, phase)
-            z0 = strength_numerators(c, ph, design(ph, seats, r), r)
-            z1 = strength_numerators(c, ph, design(ph, step, r), r)
+            to_play = r % n  # every place in the round, in turn
+            z0 = strength_numerators(c, ph, design(ph, seats, r, to_play=to_play), r)
+            z1 = strength_numerators(c, ph, design(ph, step, r, to_play=to_play), r)
             assert ((z1[:, 1:] - z1[:, :1]) <= (z0[:, 1:] - z0[:, :1])).all(), (n, r, phase)

@@ -96,7 +96,8 @@ from shelfie_solver.dice.learned.train import PLAYER_COUNTS, tasks_total, train
               help="Instead of the learned weights, fit the win model (the objective win: every seat's chance to "
                    "win, one softmax) to --games self-play games of learned per number of players 2-4 from --seed; "
                    "data/win.json's 3- and 4-player coefficients are --seed 26 --games 2000, its 2-player ones "
-                   "--self-play win --seed 31 --games 600 (docs/train.md, \"The chance to win\").")
+                   "a fit of 2 players alone on win's own play, seed 14101, 5,000 games (benchmarks/win_first.py; "
+                   "docs/train.md, \"The chance to win\").")
 @click.option("--self-play", "self_play", type=click.Choice(["learned", "win"]), default="learned",
               show_default=True,
               help="With --win-model: whose self-play games the model is fitted on: learned's, or win's own "

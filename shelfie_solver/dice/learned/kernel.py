@@ -499,23 +499,23 @@ def _learned_turn(ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
     return worth, shelves, done, policy, ok
 
 
-def _win_strengths(seats: np.ndarray, c: np.ndarray, round_number: int, weight_scale: int,
+def _win_strengths(seats: np.ndarray, c: np.ndarray, round_number: int, to_play: int, weight_scale: int,
                    z: np.ndarray) -> int:  # pragma: no cover - compiled
     """Each seat's strength numerator ``z_i = c . x_i`` into ``z (n,)``, ``x`` the features of
     :func:`learned.win_model.design` of one position (``seats (n, 4)``: the
     :data:`win_model.SEAT_COLUMNS`, the seat that just played first; ``c (F,)`` the phase's
-    coefficient row). Returns the largest ``|x|`` (the int64 bound of
-    :func:`win_model.strength_numerators`), or ``2**62`` where an input or a seat's lead is beyond
-    the bounds within which :func:`win_model.design` computes in int64
-    (:mod:`learned.win_bounds`: ``DESIGN_INPUT_BOUND``, ``DESIGN_ROUND_BOUND``, ``DESIGN_LEAD_BOUND``): then
-    ``z`` is not set and the caller takes the numpy path's Python integers. Otherwise the same
+    coefficient row; ``to_play`` the seats still to play in the round, D5, D18). Returns the
+    largest ``|x|`` (the int64 bound of :func:`win_model.strength_numerators`), or ``2**62`` where
+    an input or a seat's lead is beyond the bounds within which :func:`win_model.design` computes
+    in int64 (:mod:`learned.win_bounds`: ``DESIGN_INPUT_BOUND``, ``DESIGN_ROUND_BOUND``,
+    ``DESIGN_LEAD_BOUND``): then ``z`` is not set and the caller takes the numpy path's Python integers. Otherwise the same
     integers as the numpy code."""
-    return _win_strengths_into(seats, c, round_number, weight_scale, z, np.zeros(13, np.int64))
+    return _win_strengths_into(seats, c, round_number, to_play, weight_scale, z, np.zeros(c.shape[0], np.int64))
 
 
-def _win_strengths_into(seats: np.ndarray, c: np.ndarray, round_number: int, weight_scale: int, z: np.ndarray,
-                        x: np.ndarray) -> int:  # pragma: no cover - compiled
-    """:func:`_win_strengths` with the features' scratch row ``x (13,)`` given (one per call of
+def _win_strengths_into(seats: np.ndarray, c: np.ndarray, round_number: int, to_play: int, weight_scale: int,
+                        z: np.ndarray, x: np.ndarray) -> int:  # pragma: no cover - compiled
+    """:func:`_win_strengths` with the features' scratch row ``x (F,)`` given (one per call of
     :func:`_win_gaps`, not one per candidate)."""
     n = seats.shape[0]
     w = weight_scale
@@ -589,8 +589,10 @@ def _win_strengths_into(seats: np.ndarray, c: np.ndarray, round_number: int, wei
         x[10] = w if k == 3 else 0
         x[11] = curve
         x[12] = curve * r
+        # a turn ahead (D5, D18): not one of the to_play seats still to play in this round
+        x[13] = w if to_play > 0 and (k < 1 or k > to_play) else 0
         total = extra * p
-        for f in range(13):
+        for f in range(14):
             total += c[f] * x[f]
             largest = max(largest, abs(x[f]))
         z[i] = total
@@ -602,13 +604,14 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
               ap: np.ndarray, sizes: np.ndarray, t: int, trigger: int, n_shelves: int, coef: np.ndarray,
               glob: np.ndarray, ctx: np.ndarray, threat: np.ndarray, triggered: bool, opponent_distance: int,
               opponent_values: np.ndarray, block: np.ndarray, weight_scale: int, rest: np.ndarray,
-              calibration: np.ndarray, round_number: int, low: int,
+              calibration: np.ndarray, round_number: int, to_play: int, low: int,
               high: int) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray]:  # pragma: no cover
     """The ``win`` objective's strength differences of ``K`` candidate sheets at once
     (:meth:`win_model.WinObjective.chance_of` up to the softmax): per candidate (as
     :func:`_learned_seats`) every seat's :data:`win_model.SEAT_COLUMNS` (the player's, then each
     opponent's ``P`` after the blocks with ``rest (J, 3)``, :attr:`WinObjective.opponent_seats`),
-    the strengths (:func:`_win_strengths`, ``calibration (3, F)`` rows :data:`win_model.ROWS`)
+    the strengths (:func:`_win_strengths`, ``calibration (3, F)`` rows :data:`win_model.ROWS`,
+    at ``round_number`` with ``to_play`` seats still to play in the round)
     and ``gaps[k, j] = z_j - z_0`` ``int64 (K+1, 1 + J)``. Returns ``gaps``, ``usable (K+1,)``
     and whether every product fits int64 (``False``: use the numpy path, whose Python integers
     are exact), and per candidate ``settled int64 (K+1,)``: :func:`win_chance.settled_shares` of
@@ -623,7 +626,7 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
     gaps = np.zeros((n_rows, n), np.int64)
     seats = np.zeros((n, 4), np.int64)
     z = np.zeros(n, np.int64)
-    x = np.zeros(13, np.int64)
+    x = np.zeros(14, np.int64)
     settled = np.full(n_rows, -1, np.int64)
     largest = 0
     for k in range(n_rows):
@@ -645,7 +648,8 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
             seats[1 + j, 3] = rest[j, 2]
         phase = phases[k]
         row = 0 if phase == 0 else (1 if phase == 2 else 2)
-        largest = max(largest, _win_strengths_into(seats, calibration[row], round_number, weight_scale, z, x))
+        largest = max(largest, _win_strengths_into(seats, calibration[row], round_number, to_play, weight_scale,
+                                                   z, x))
         for j in range(n):
             gaps[k, j] = z[j] - z[0]
     most = 0
@@ -664,7 +668,7 @@ def _win_front(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d
                values: np.ndarray, sizes: np.ndarray, t: int, trigger: int, n_shelves: int, coef: np.ndarray,
                glob: np.ndarray, ctx: np.ndarray, threat: np.ndarray, triggered: bool, opponent_distance: int,
                opponent_values: np.ndarray, block: np.ndarray, weight_scale: int, rest: np.ndarray,
-               calibration: np.ndarray, round_number: int, exact: bool, set_lines: np.ndarray,
+               calibration: np.ndarray, round_number: int, to_play: int, exact: bool, set_lines: np.ndarray,
                set_counts: np.ndarray, set_points: np.ndarray, other_marked: np.ndarray,
                other_eliminated: np.ndarray, line_masks: np.ndarray, low: int,
                high: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool, np.ndarray, np.ndarray,
@@ -687,12 +691,12 @@ def _win_front(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d
     gaps, usable, ok, settled = _win_gaps(set_ids, d_lines, d_counts, d_points, set_masks, closed, False, m, a, mp,
                                           ap, sizes, t, trigger, n_shelves, coef, glob, ctx, threat, triggered,
                                           opponent_distance, opponent_values, block, weight_scale, rest, calibration,
-                                          round_number, low, high)
+                                          round_number, to_play, low, high)
     shelf_ids, s_lines, s_counts, s_points = _shelf_candidates(values, n_shelves, closed)
     shelf_gaps, _, shelf_ok, shelf_settled = _win_gaps(
         shelf_ids, s_lines, s_counts, s_points, np.zeros(0, np.int64), 0, True, m, a, mp, ap, sizes, t, trigger,
         n_shelves, coef, glob, ctx, threat, triggered, opponent_distance, opponent_values, block, weight_scale, rest,
-        calibration, round_number, low, high)
+        calibration, round_number, to_play, low, high)
     n_sets = usable.shape[0] - 1
     n_used = 0
     for k in range(n_sets):
@@ -754,7 +758,8 @@ def _win_turn(marked: np.ndarray, eliminated: np.ndarray, active: int, ends: np.
     least distance to the trigger (``far`` with none, D17) and their
     :data:`win_model.SEAT_COLUMNS` (score, D19; closed shelves short of the trigger; turns
     until they play, D5: :func:`win_model.opponent_seats`) — then :func:`_win_front` of the
-    active sheet (the round, ``turn // n + 1``, as :attr:`GameState.round`). The same integers
+    active sheet (the round, ``turn // n + 1``, as :attr:`GameState.round`; the seats still to play
+    in it, ``to_play`` of :func:`win_model.design`, the seats marked in ``ends``). The same integers
     as those functions and :meth:`win_model.WinObjective.compiled_turn_values`; returns
     :func:`_win_front`'s (``low``, ``high``: :func:`win_chance.settled_bounds`)."""
     n = marked.shape[0]
@@ -769,10 +774,12 @@ def _win_turn(marked: np.ndarray, eliminated: np.ndarray, active: int, ends: np.
     context = np.zeros(3, np.int64)
     context[0] = turn // n + 1
     distance = far
+    to_play = 0
     i = 0
     for j in range(n):
         if j == active:
             continue
+        to_play += ends[j]
         mb = marked[j]
         eb = eliminated[j]
         for c in range(n_cells):
@@ -802,5 +809,5 @@ def _win_turn(marked: np.ndarray, eliminated: np.ndarray, active: int, ends: np.
         ctx[r] = total
     return _win_front(set_ids, d_lines, d_counts, d_points, set_masks, marked[active], eliminated[active], cell_lines,
                       values, sizes, t, trigger, n_shelves, coef, glob, ctx, threat, triggered, distance, each, block,
-                      weight_scale, rest, calibration, turn // n + 1, exact, set_lines, set_counts, set_points,
+                      weight_scale, rest, calibration, turn // n + 1, to_play, exact, set_lines, set_counts, set_points,
                       other_marked, other_eliminated, line_masks, low, high)

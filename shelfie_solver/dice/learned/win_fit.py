@@ -24,10 +24,12 @@ from shelfie_solver.dice.learned.win_model import (
     design,
     fit,
     replace_info,
+    seats_to_play,
     win_objective,
 )
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
+from shelfie_solver.dice.sheet_rules import block, completed_lines
 
 #: A model of even chances: the features of :func:`game_positions` need no coefficients.
 EVEN = WinModel({n: np.zeros((len(ROWS), len(FEATURES)), dtype=np.int64) for n in (2, 3, 4)})
@@ -51,7 +53,10 @@ class ValuedPosition(NamedTuple):
 def valued_positions(game: Game, learned: LearnedModel | None = None) -> Iterator[ValuedPosition]:
     """The positions after every turn of a finished game that the model values (module
     docstring): not a turn :mod:`win_chance` values exactly, nor one that triggers the end (D17)
-    where :func:`win_model.ending_objective` knows the chance exactly; in the order played."""
+    where :func:`win_model.ending_objective` knows the chance exactly; in the order played. The
+    sheets ``after`` are the turn's marking or failed result (D8-D13) and then its blocks (D15:
+    every line the player's sheet has complete, each other sheet's available items on it
+    eliminated; a line completed on an earlier turn has none left there)."""
     from shelfie_solver.dice.win_chance import exact_objective, share
 
     board, rules = game.board, game.rules
@@ -64,6 +69,7 @@ def valued_positions(game: Game, learned: LearnedModel | None = None) -> Iterato
         after = list(before.sheets)
         apply_to_sheets(action, after)
         me = before.active
+        after = list(block(board, after, me, completed_lines(board, after[me]))[0])  # D15
         objective = win_objective(before, EVEN, learned)  # the features do not read the coefficients
         # the turn triggered the end (D17, on any sheet after its blocks): the next turn's start says so
         ends = index + 1 == len(played) or played[index + 1][0].end_triggered
@@ -78,11 +84,13 @@ def valued_positions(game: Game, learned: LearnedModel | None = None) -> Iterato
 
 def game_positions(game: Game, learned: LearnedModel | None = None) -> list[Sample]:
     """:data:`win_model.Sample` of every position of :func:`valued_positions`. The features
-    (:func:`design`, at the board's value scale as play reads them: :func:`board_scale`) are every
-    seat's, the player who just played first, with every seat's final share of victory (D20) in
-    that order."""
+    (:func:`design`, at the board's value scale as play reads them: :func:`board_scale`, with the
+    seats still to play in the round: :func:`win_model.seats_to_play`, D5, D18) are every seat's,
+    the player who just played first, with every seat's final share of victory (D20) in that
+    order."""
     scale = board_scale(game.board)
-    return [(len(game.players), int(v.phase[0]), design(v.phase, v.seats, v.before.round, scale)[0], v.y)
+    return [(len(game.players), int(v.phase[0]),
+             design(v.phase, v.seats, v.before.round, scale, to_play=seats_to_play(v.before))[0], v.y)
             for v in valued_positions(game, learned)]
 
 

@@ -7,7 +7,8 @@ every seat's expected final score ``P`` (the opponents' after the player's block
 phase: the player's game over (0), near the end (2) or far from it (3). Each seat ``i`` gets the
 integer features ``x_i`` of :func:`design` (its ``P``, its score now, whether it is one closed
 shelf short of the trigger, D17, whether another seat is, how soon it plays, D5, its lead over the
-best other seat, with round interactions), and a strength ``z_i = c . x_i`` with one coefficient
+best other seat, with round interactions, and whether it has played one more turn than the seats
+still to play in this round, D5, D18), and a strength ``z_i = c . x_i`` with one coefficient
 row ``c`` per number of players (2-4) and phase, shared by the seats. The chances are the softmax
 
     chance_i = exp(z_i) / sum_j exp(z_j)
@@ -48,7 +49,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from shelfie_solver.core.errors import ShelfieError, shorten
-from shelfie_solver.core.files import json_kind
+from shelfie_solver.core.files import FileKind, json_kind
 from shelfie_solver.dice.board import Board, ItemSets, Marks, score
 from shelfie_solver.dice.game.events import GameState, place_in_round
 from shelfie_solver.dice.learned.model_file import (
@@ -86,7 +87,9 @@ from shelfie_solver.dice.sheet_rules import (
 #: assembled per number of players"); through the monotone projection (:func:`monotone_columns`)
 #: 53.2% [52.5, 53.9] of 20,000 two-player games (seeds 8601-8604), 37.3% [35.8, 38.8] of 4,000
 #: three-player (8611), 27.3% [25.9, 28.7] of 4,000 four-player (8621; docs/win-chance.md
-#: "Monotone in the lead"). ``win-model`` plays by the model always.
+#: "Monotone in the lead"); the 2-player coefficients with "a turn ahead" (2026-12-06) 52.9% [52.4, 53.4] of
+#: 40,000 two-player games (seed 14104; docs/win-chance.md "Who played first in the round").
+#: ``win-model`` plays by the model always.
 MODEL_PLAYERS = (2, 3, 4)
 #: A sure win, in the model's units.
 CHANCE_SCALE = 1_000_000
@@ -102,13 +105,24 @@ SEAT_COLUMNS = ("expected final score", "score", "shelves to the trigger", "turn
 #: Each seat's features (:func:`design`); ``r`` the round, ``F = P - score`` the points still to
 #: come, "near" one closed shelf short of the trigger, "lead" ``P`` minus the best other seat's
 #: (in points; its signed square over 10 lets the chance steepen where one seat is far ahead).
+#: "a turn ahead": the seat has played one more turn than the seats still to play in this round
+#: (D5, D18: after the turn of a seat that is not last in the round, it and the seats before it
+#: have played once more than the seats after it; with two players, exactly "the player who just
+#: played played first in the round"; 0 for every seat once the round is closed; docs/win-chance.md
+#: "Who played first in the round").
 FEATURES = ("P", "P x r", "score", "score x r", "near", "F x another seat near", "F x near",
             "plays next", "plays next x r", "plays second", "plays third", "lead x |lead| / 10",
-            "lead x |lead| / 10 x r")
+            "lead x |lead| / 10 x r", "a turn ahead")
+#: The features of a file of format 2 (:data:`FORMER_FORMAT`): :data:`FEATURES` without the last.
+FORMER_FEATURES = FEATURES[:13]
 #: The ``format`` key of a model file (format 1, a logistic of one seat's gaps, is refused).
-WIN_FORMAT = "shelfie-solve win 2"
-#: A win-model file, as recognised before it is replaced (:func:`files.check_overwrite`).
-WIN_KIND = json_kind("a win-model file", WIN_FORMAT)
+WIN_FORMAT = "shelfie-solve win 3"
+#: The format before "a turn ahead" (:data:`FORMER_FEATURES`): still read, the missing
+#: coefficient 0, so such a file gives exactly the figures it gave (:func:`model_from_dict`).
+FORMER_FORMAT = "shelfie-solve win 2"
+#: A win-model file, as recognised before it is replaced (:func:`files.check_overwrite`): either format.
+WIN_KIND = FileKind("a win-model file", json_kind("a win-model file", WIN_FORMAT).patterns
+                    + json_kind("a win-model file", FORMER_FORMAT).patterns)
 #: The optional key of a model file recording, per number of players (``"2"``-``"4"``, exactly the
 #: counts of ``"coefficients"``), how that count's coefficients were made (:func:`assemble`;
 #: docs/formats.md, "Win-model file").
@@ -166,9 +180,10 @@ def model_from_dict(data: Any, source: str) -> WinModel:
     """A :class:`WinModel` from its JSON form (docs/formats.md, "Win-model file"): ``"format"``
     :data:`WIN_FORMAT`; ``"coef_scale"``, ``"chance_scale"``, ``"rows"`` and ``"features"`` exactly
     :data:`COEF_SCALE`, :data:`CHANCE_SCALE`, :data:`ROWS` and :data:`FEATURES` (what this version
-    computes); ``"coefficients"`` for each of the counts :data:`MODEL_PLAYERS` (2, 3 and 4, as
-    ``train --win-model`` writes), keyed ``"2"``, ``"3"``, ``"4"`` only
-    (:func:`model_file.players_key`), each :data:`ROWS` rows of :data:`FEATURES` whole numbers;
+    computes), or a file of :data:`FORMER_FORMAT` with :data:`FORMER_FEATURES`, whose missing
+    coefficient ("a turn ahead") is read as 0 (the figures it gave); ``"coefficients"`` for each
+    of the counts :data:`MODEL_PLAYERS` (2, 3 and 4, as ``train --win-model`` writes), keyed
+    ``"2"``, ``"3"``, ``"4"`` only (:func:`model_file.players_key`), each :data:`ROWS` rows of :data:`FEATURES` whole numbers;
     the optional :data:`FITTED_KEY` record; any other key kept as provenance unless it looks like
     a misspelling of one of :data:`READ_KEYS`.
 
@@ -180,10 +195,11 @@ def model_from_dict(data: Any, source: str) -> WinModel:
         raise WinModelError(f"{name}: a win-model file of format 1 (a logistic of one seat's gaps), "
                             f"which this version no longer reads; fit a {WIN_FORMAT!r} file with "
                             "shelfie-solve train --win-model --seed S --output FILE")
-    if not isinstance(data, dict) or data.get("format") != WIN_FORMAT:
+    if not isinstance(data, dict) or data.get("format") not in (WIN_FORMAT, FORMER_FORMAT):
         raise WinModelError(f'{name}: not a win-model file (expected "format": "{WIN_FORMAT}")')
+    features = FEATURES if data["format"] == WIN_FORMAT else FORMER_FEATURES
     for key, value in (("coef_scale", COEF_SCALE), ("chance_scale", CHANCE_SCALE), ("rows", list(ROWS)),
-                       ("features", list(FEATURES))):
+                       ("features", list(features))):
         if key not in data or json.dumps(data[key]) != json.dumps(value):  # 1.0 or true would equal 1
             raise WinModelError(f'{name}: "{key}" must be {json.dumps(value)} (what this version computes); '
                                 "fit a new file with shelfie-solve train --win-model")
@@ -203,12 +219,14 @@ def model_from_dict(data: Any, source: str) -> WinModel:
             if not all(type(c) is int for row in raw for c in row):
                 raise ValueError("not whole numbers")
             table = np.array(raw, dtype=np.int64)
-            if table.shape != (len(ROWS), len(FEATURES)):
+            if table.shape != (len(ROWS), len(features)):
                 raise ValueError("shape")
-            coefficients[int(players)] = table
+            full = np.zeros((len(ROWS), len(FEATURES)), dtype=np.int64)  # a former file's last coefficient: 0
+            full[:, :len(features)] = table
+            coefficients[int(players)] = full
     except (KeyError, ValueError, TypeError, AttributeError, OverflowError):
-        raise WinModelError(f'{name}: not a win-model file ({WIN_FORMAT!r}: "coefficients" maps {counts} '
-                            f"players to {len(ROWS)} rows of {len(FEATURES)} whole numbers)") from None
+        raise WinModelError(f'{name}: not a win-model file ({data["format"]!r}: "coefficients" maps {counts} '
+                            f"players to {len(ROWS)} rows of {len(features)} whole numbers)") from None
     missing = [n for n in MODEL_PLAYERS if n not in coefficients]
     if missing:  # a file of 3 players' coefficients would play 2-player games by them silently
         raise WinModelError(f"{name}: no coefficients for {', '.join(map(str, missing))} players; expected "
@@ -304,7 +322,8 @@ def in_board_points(model: LearnedModel, scale: Fraction) -> LearnedModel:
     return replace(model, weights={n: scaled(w) for n, w in model.weights.items()})
 
 
-def design(phase: np.ndarray, seats: np.ndarray, round_number: int, scale: Fraction = UNIT_SCALE) -> np.ndarray:
+def design(phase: np.ndarray, seats: np.ndarray, round_number: int, scale: Fraction = UNIT_SCALE, *,
+           to_play: int) -> np.ndarray:
     """``(K, n, F)``: :data:`FEATURES` of every seat of ``K`` positions, each column as the
     integer that multiplies its coefficient (see :func:`chances`); ``int64`` where every value
     provably fits (:mod:`learned.win_bounds`: ``DESIGN_INPUT_BOUND``, ``DESIGN_ROUND_BOUND``,
@@ -320,7 +339,17 @@ def design(phase: np.ndarray, seats: np.ndarray, round_number: int, scale: Fract
         scale: the board's value scale (:func:`board_scale`, a ``Fraction`` >= 1): each seat's
             ``P`` and ``score * WEIGHT_SCALE`` are divided by it (floor, exact integers) before
             every feature; at 1 (the default board) they are read as they are.
+        to_play: how many seats still play in this round after the turn just played (D5, D18:
+            ``n - 1`` minus the player's place in the round; 0 when it closed the round). A seat
+            is "a turn ahead" when this is positive and the seat is not one of them: it has just
+            played (turns until it plays 0) or plays later than they do (more than ``to_play``
+            turns until it plays).
+
+    Raises:
+        ValueError: ``to_play`` not within 0 to ``n - 1``.
     """
+    if not 0 <= to_play < max(seats.shape[1], 1):
+        raise ValueError(f"to_play must be within 0 to {seats.shape[1] - 1} (the other seats), got {to_play}")
     w = WEIGHT_SCALE
     if scale == 1:
         p, s = seats[..., 0].astype(np.int64), seats[..., 1].astype(np.int64)
@@ -339,10 +368,10 @@ def design(phase: np.ndarray, seats: np.ndarray, round_number: int, scale: Fract
         exact = int(np.abs(lead).max(initial=0)) < DESIGN_LEAD_BOUND
     if exact:
         rest = seats[..., 2:].astype(np.int64)
-        return _design_columns(p, sw, rest[..., 0], rest[..., 1], round_number, lead).astype(np.int64)
+        return _design_columns(p, sw, rest[..., 0], rest[..., 1], round_number, lead, to_play).astype(np.int64)
     big_p, big_sw = p.astype(object), sw.astype(object)
     rest = seats[..., 2:].astype(object)
-    return _design_columns(big_p, big_sw, rest[..., 0], rest[..., 1], round_number, _leads(big_p))
+    return _design_columns(big_p, big_sw, rest[..., 0], rest[..., 1], round_number, _leads(big_p), to_play)
 
 
 def _leads(p: np.ndarray) -> np.ndarray:
@@ -355,17 +384,20 @@ def _leads(p: np.ndarray) -> np.ndarray:
 
 
 def _design_columns(p: np.ndarray, sw: np.ndarray, d: np.ndarray, k: np.ndarray, r: int,
-                    lead: np.ndarray) -> np.ndarray:
+                    lead: np.ndarray, to_play: int) -> np.ndarray:
     """:func:`design`'s columns from every seat's ``P``, score times ``WEIGHT_SCALE`` ``sw``,
-    shelves to the trigger ``d`` and turns until it plays ``k`` (each ``(K, n)``) and its
-    ``lead (K, n)``, in the arrays' own integers (int64 within the bounds, else Python integers)."""
+    shelves to the trigger ``d`` and turns until it plays ``k`` (each ``(K, n)``), its
+    ``lead (K, n)`` and the seats still to play in the round ``to_play``, in the arrays' own
+    integers (int64 within the bounds, else Python integers)."""
     w = WEIGHT_SCALE
     future = p - sw
     near = (d <= 1) & (d > 0)  # one closed shelf short of the trigger (D17)
     others_near = near.sum(axis=1, keepdims=True) - near > 0  # another seat one shelf short of the trigger
     curve = (lead * np.abs(lead)) // (10 * w)  # floor: integers throughout
+    # a turn ahead (D5, D18): not one of the to_play seats still to play in this round
+    ahead = ((k < 1) | (k > to_play)) * (w if to_play > 0 else 0)
     columns = [p, p * r, sw, sw * r, near * w, future * others_near, future * near,
-               (k == 1) * w, (k == 1) * (w * r), (k == 2) * w, (k == 3) * w, curve, curve * r]
+               (k == 1) * w, (k == 1) * (w * r), (k == 2) * w, (k == 3) * w, curve, curve * r, ahead]
     return np.stack(columns, axis=-1)
 
 
@@ -487,7 +519,9 @@ def _softmax_shares(gaps: np.ndarray, own_first: bool = False) -> np.ndarray:
 @dataclass(frozen=True, eq=False)
 class WinObjective(Learned):
     """The objective ``win``: the model's chance to win after the turn (module docstring), an
-    absolute value (not a change) over :data:`CHANCE_SCALE`; ``calibration`` ``(3, 6)``.
+    absolute value (not a change) over :data:`CHANCE_SCALE`; ``calibration`` ``(3, F)`` (rows
+    :data:`ROWS`, columns :data:`FEATURES`) at the round ``round_number`` with ``to_play`` seats
+    still to play in it after the turn (:func:`design`).
 
     ``settle``: :func:`win_chance.settled_bounds` of the turn, ``(low, high)``. A terminal after
     which the player's game is over (a marking or a shelf given up, D13; phase 0) with its final
@@ -497,6 +531,7 @@ class WinObjective(Learned):
 
     calibration: np.ndarray = field(default_factory=lambda: np.zeros((len(ROWS), len(FEATURES)), dtype=np.int64))
     round_number: int = 1
+    to_play: int = 0
     end_exact: Any = None
     sheets: tuple[Marks, ...] = ()
     seat: int = 0
@@ -527,7 +562,7 @@ class WinObjective(Learned):
                   ap: np.ndarray) -> np.ndarray:
         """``int64 (K,)``: the chance after the turn of ``K`` sheets (line totals ``(K, L)``)."""
         phase, seats = self.seat_columns(state, m, a, mp, ap)
-        x = design(phase, seats, self.round_number, board_scale(state.board))
+        x = design(phase, seats, self.round_number, board_scale(state.board), to_play=self.to_play)
         return chances(self.calibration, phase, x, self.round_number)
 
     def every_chance(self, state: StateArrays) -> np.ndarray:
@@ -536,7 +571,7 @@ class WinObjective(Learned):
         just played (:func:`all_chances`)."""
         m, a, mp, ap = (x[None] for x in state.line_totals)
         phase, seats = self.seat_columns(state, m, a, mp, ap)
-        x = design(phase, seats, self.round_number, board_scale(state.board))
+        x = design(phase, seats, self.round_number, board_scale(state.board), to_play=self.to_play)
         out: np.ndarray = all_chances(self.calibration, phase, x, self.round_number)[0]
         return out
 
@@ -692,7 +727,8 @@ class WinObjective(Learned):
             board.value_array, line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules),
             board.n_shelves, arrays[0], arrays[1], arrays[2], self.threat, self.triggered, self.opponent_distance,
             arrays[4], arrays[5], WEIGHT_SCALE, np.ascontiguousarray(self.opponent_seats, dtype=np.int64),
-            np.ascontiguousarray(self.calibration, dtype=np.int64), self.round_number, exact, tables.set_lines,
+            np.ascontiguousarray(self.calibration, dtype=np.int64), self.round_number, self.to_play, exact,
+            tables.set_lines,
             tables.set_counts, tables.set_points, np.array([o.marked for o in others], dtype=np.int64),
             np.array([o.eliminated for o in others], dtype=np.int64), line_mask_array(board), *self.settle)
         if not found[4]:
@@ -874,11 +910,18 @@ def win_objective(state: GameState, model: WinModel | None = None, learned: Lear
                          in_board_points(learned or default_model(), board_scale(state.board)), state.turn,
                          kind=WinObjective,
                          extra={"name": name, "calibration": model.for_players(state.players),
-                                "round_number": state.round, "end_exact": ending_objective(state),
+                                "round_number": state.round, "to_play": seats_to_play(state),
+                                "end_exact": ending_objective(state),
                                 "sheets": state.sheets, "seat": state.active,
                                 "opponent_seats": opponent_seats(state), "settle": settled_bounds(state)})
     assert isinstance(out, WinObjective)
     return out
+
+
+def seats_to_play(state: GameState) -> int:
+    """How many seats still play in this round after the active player's turn (D5, D18): the
+    ``to_play`` of :func:`design`, 0 when the active player closes the round."""
+    return state.players - 1 - place_in_round(state.active, state.first, state.players)
 
 
 def opponent_seats(state: GameState) -> np.ndarray:
