@@ -95,6 +95,11 @@ MODEL_PLAYERS = (2, 3, 4)
 CHANCE_SCALE = 1_000_000
 #: Coefficients are integers over this scale.
 COEF_SCALE = 1_000_000
+#: The largest ``|coefficient|`` of a model file (:func:`model_from_dict`): ``2**63 - 1``, so that
+#: every coefficient and its absolute value are int64 (``-2**63`` is int64 but its ``abs`` is not:
+#: the int64 bounds of :func:`strength_numerators` and :func:`learned.kernel._win_strengths_into`
+#: would wrap and give strengths the coefficients do not define).
+COEF_LIMIT = (1 << 63) - 1
 #: Coefficient rows: the player's game over after the turn (phase 0), near the end (2), far (3).
 ROWS = (0, 2, 3)
 #: A seat's values that :func:`design` reads (int64 each): its expected final score ``P`` under
@@ -218,12 +223,18 @@ def model_from_dict(data: Any, source: str) -> WinModel:
         for players, raw in data["coefficients"].items():
             if not all(type(c) is int for row in raw for c in row):
                 raise ValueError("not whole numbers")
+            wide = next((c for row in raw for c in row if not -COEF_LIMIT <= c <= COEF_LIMIT), None)
+            if wide is not None:  # -2**63 passes int64 but not abs(): the int64 bounds' checks would wrap
+                raise WinModelError(f'{name}: the coefficient {shorten(str(wide))} of {players} players is out of '
+                                    f"range; expected whole numbers from -{COEF_LIMIT} to {COEF_LIMIT} (2**63 - 1)")
             table = np.array(raw, dtype=np.int64)
             if table.shape != (len(ROWS), len(features)):
                 raise ValueError("shape")
             full = np.zeros((len(ROWS), len(FEATURES)), dtype=np.int64)  # a former file's last coefficient: 0
             full[:, :len(features)] = table
             coefficients[int(players)] = full
+    except WinModelError:
+        raise
     except (KeyError, ValueError, TypeError, AttributeError, OverflowError):
         raise WinModelError(f'{name}: not a win-model file ({data["format"]!r}: "coefficients" maps {counts} '
                             f"players to {len(ROWS)} rows of {len(features)} whole numbers)") from None
