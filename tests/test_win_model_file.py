@@ -228,3 +228,21 @@ def test_the_widest_coefficients_read_and_give_the_exact_strengths(value):
     z = strength_numerators(c, phase, x, 4)
     row = [int(v) for v in c[1]]
     assert [int(v) for v in z[0]] == [sum(a * int(b) for a, b in zip(row, seat)) for seat in x[0].tolist()]
+
+
+def test_an_assembly_of_deeply_recorded_fits_stays_readable(tmp_path):
+    """A part whose record nests as deep as a file is read (32, core/inputs.py: a long chain of
+    ``--play-model`` steps) sits two levels lower under ``"fitted"``: the assembled file keeps
+    the newest levels and stays readable."""
+    from shelfie_solver.core.inputs import MAX_NESTING
+
+    record: dict = {"seed": 0}
+    for step in range(1, MAX_NESTING - 1):
+        record = {"seed": step, "played_by_info": record}
+    deep = _model(1, played_by_info=record)
+    assembled = assemble({2: (deep, "deep.json"), 3: (_model(2), "b.json"), 4: (_model(2), "b.json")})
+    (tmp_path / "w.json").write_text(model_text(assembled))
+    again = load_win_model(tmp_path / "w.json")
+    kept = again.info[FITTED_KEY]["2"]["played_by_info"]
+    assert kept["seed"] == MAX_NESTING - 2 and kept["played_by_info"]["seed"] == MAX_NESTING - 3
+    assert again.info[FITTED_KEY]["3"] == {"board": "b", "file": "b.json"}

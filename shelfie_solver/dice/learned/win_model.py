@@ -1015,6 +1015,36 @@ def fit(samples: Sequence[Sample], ridge: float = RIDGE) -> WinModel:
     return WinModel(out)
 
 
+#: What stands for a record nested deeper than a model file can hold (:func:`bounded_record`).
+CUT_RECORD = "(nested deeper than a win-model file is read: not kept)"
+
+
+def bounded_record(value: Any, levels: int) -> Any:
+    """``value`` (a model's :attr:`WinModel.info`, JSON-like) with its containers nested at most
+    ``levels`` deep (a dict of numbers is 1 deep), every deeper one replaced by
+    :data:`CUT_RECORD`: the record of another file kept inside a model file
+    (``played_by_info``, the steps of a chain of ``train --win-model --self-play win
+    --play-model``, each nesting the one before; ``fitted``) so that the file written stays
+    within the nesting a file is read to (:data:`core.inputs.MAX_NESTING`), the newest levels
+    kept. A record within ``levels`` is returned as it is."""
+    if not isinstance(value, (dict, list)):
+        return value
+    if levels <= 0:
+        return CUT_RECORD
+    if isinstance(value, dict):
+        return {k: bounded_record(v, levels - 1) for k, v in value.items()}
+    return [bounded_record(v, levels - 1) for v in value]
+
+
+def played_by_record(model: WinModel) -> Any:
+    """The record ``played_by_info`` of a model file fitted on the games of ``model``: its info,
+    nested at most :data:`core.inputs.MAX_NESTING` - 1 deep below the file's own level
+    (:func:`bounded_record`), so the file stays readable however long the chain of iterations."""
+    from shelfie_solver.core.inputs import MAX_NESTING
+
+    return bounded_record(model.info, MAX_NESTING - 1)
+
+
 def replace_info(model: WinModel, **info: Any) -> WinModel:
     """The model with ``info`` recorded (seed, games, ...)."""
     return replace(model, info={**model.info, **info})
@@ -1037,7 +1067,11 @@ def assemble(parts: dict[int, tuple[WinModel, str]], note: str = "") -> WinModel
     missing = next((name for n, (model, name) in parts.items() if n not in model.coefficients), None)
     if missing is not None:
         raise ValueError(f"{missing} has no coefficients for a count asked of it")
-    records = {n: {**model.fitted_for(n), "file": name} for n, (model, name) in sorted(parts.items())}
+    from shelfie_solver.core.inputs import MAX_NESTING
+
+    # each record sits under the file, "fitted" and its count: within the nesting a file is read to
+    records = {n: bounded_record({**model.fitted_for(n), "file": name}, MAX_NESTING - 2)
+               for n, (model, name) in sorted(parts.items())}
     boards = {record.get("board") for record in records.values()}
     if len(boards) != 1:
         raise ValueError(f"the parts were fitted on different boards: {sorted(map(str, boards))}")
