@@ -246,3 +246,15 @@ def test_an_assembly_of_deeply_recorded_fits_stays_readable(tmp_path):
     kept = again.info[FITTED_KEY]["2"]["played_by_info"]
     assert kept["seed"] == MAX_NESTING - 2 and kept["played_by_info"]["seed"] == MAX_NESTING - 3
     assert again.info[FITTED_KEY]["3"] == {"board": "b", "file": "b.json"}
+
+
+def test_an_assembly_of_a_large_record_stays_readable(tmp_path):
+    """Three parts each recorded with a note of 400 KB would make a file past the 1 MiB a file is
+    read to: each record too large is kept as its board and file only, and the file reads back."""
+    parts = {n: (_model(n, note="x" * 400_000), f"p{n}.json") for n in (2, 3, 4)}
+    parts = {n: (WinModel(m.coefficients, {**m.info, "board": "b"}), name) for n, (m, name) in parts.items()}
+    (tmp_path / "w.json").write_text(model_text(assemble(parts)))
+    assert (tmp_path / "w.json").stat().st_size < 1 << 20
+    again = load_win_model(tmp_path / "w.json")
+    assert {n: (r["board"], r["file"], "not kept" in r["record"]) for n, r in again.info[FITTED_KEY].items()} == {
+        "2": ("b", "p2.json", True), "3": ("b", "p3.json", True), "4": ("b", "p4.json", True)}

@@ -197,3 +197,21 @@ def test_a_long_chain_of_iterations_stays_readable(tmp_path):
     written = load_win_model(tmp_path / "next.json")  # the next step can read it
     assert written.info["played_by_info"]["played_by_info"]["seed"] == MAX_NESTING - 2
     assert _depth(json.loads((tmp_path / "next.json").read_text("utf-8"))) <= MAX_NESTING
+
+
+def test_a_play_model_of_a_large_record_gives_a_readable_file(tmp_path):
+    """A play model as large as a file is read (1 MiB: here a long note of how it was made) is
+    recorded under ``played_by_info`` of the file written: that record is not kept whole (it
+    would take the file past 1 MiB, which the next step could not read), the file is read back."""
+    data = json.loads(DEFAULT_WIN_PATH.read_text("utf-8"))
+    data["note"] = ""
+    data["note"] = "x" * ((1 << 20) - len(json.dumps(data)) - 100)
+    (tmp_path / "fat.json").write_text(json.dumps(data))
+    load_win_model(tmp_path / "fat.json")  # readable: just under the limit
+    result = CliRunner().invoke(main, ["train", "--win-model", "--self-play", "win", "--play-model",
+                                       str(tmp_path / "fat.json"), "--seed", "1", "--games", "1",
+                                       "--output", str(tmp_path / "next.json")])
+    assert result.exit_code == 0, result.output
+    written = load_win_model(tmp_path / "next.json")
+    assert (tmp_path / "next.json").stat().st_size < 1 << 20
+    assert "not kept" in written.info["played_by_info"]

@@ -1036,13 +1036,31 @@ def bounded_record(value: Any, levels: int) -> Any:
     return [bounded_record(v, levels - 1) for v in value]
 
 
+#: The most bytes of JSON one record of another file takes in a model file (:func:`kept_record`):
+#: three of them (``fitted``) and the rest stay below the 1 MiB a file is read to.
+MAX_RECORD_BYTES = 1 << 18
+
+
+def kept_record(value: Any, levels: int) -> Any:
+    """``value``, the record of another file, as a model file keeps it: :func:`bounded_record` at
+    ``levels``, or where its JSON is longer than :data:`MAX_RECORD_BYTES` a note saying so (a
+    play model of a long note of how it was made would otherwise take the file written past the
+    1 MiB a file is read to)."""
+    bounded = bounded_record(value, levels)
+    size = len(json.dumps(bounded).encode("utf-8"))
+    if size > MAX_RECORD_BYTES:
+        return f"(a record of {size:,} bytes, more than the {MAX_RECORD_BYTES:,} a win-model file keeps: not kept)"
+    return bounded
+
+
 def played_by_record(model: WinModel) -> Any:
     """The record ``played_by_info`` of a model file fitted on the games of ``model``: its info,
-    nested at most :data:`core.inputs.MAX_NESTING` - 1 deep below the file's own level
-    (:func:`bounded_record`), so the file stays readable however long the chain of iterations."""
+    nested at most :data:`core.inputs.MAX_NESTING` - 1 deep below the file's own level and of at
+    most :data:`MAX_RECORD_BYTES` (:func:`kept_record`), so the file stays readable however long
+    the chain of iterations."""
     from shelfie_solver.core.inputs import MAX_NESTING
 
-    return bounded_record(model.info, MAX_NESTING - 1)
+    return kept_record(model.info, MAX_NESTING - 1)
 
 
 def replace_info(model: WinModel, **info: Any) -> WinModel:
@@ -1070,8 +1088,12 @@ def assemble(parts: dict[int, tuple[WinModel, str]], note: str = "") -> WinModel
     from shelfie_solver.core.inputs import MAX_NESTING
 
     # each record sits under the file, "fitted" and its count: within the nesting a file is read to
-    records = {n: bounded_record({**model.fitted_for(n), "file": name}, MAX_NESTING - 2)
-               for n, (model, name) in sorted(parts.items())}
+    records = {}
+    for n, (model, name) in sorted(parts.items()):
+        whole = {**model.fitted_for(n), "file": name}
+        kept = kept_record(whole, MAX_NESTING - 2)
+        # a record too large to keep still names its board and file (a record is an object)
+        records[n] = kept if isinstance(kept, dict) else {"board": whole.get("board"), "file": name, "record": kept}
     boards = {record.get("board") for record in records.values()}
     if len(boards) != 1:
         raise ValueError(f"the parts were fitted on different boards: {sorted(map(str, boards))}")
