@@ -119,6 +119,9 @@ def test_without_opponents_nothing_changes():
     (["--opponent", FOUR, "--order", "0"], "--order"),
     (["--opponent", CLOSED], "game is over"),
     (["--opponent", FOUR, "--objective", "learned:/no/such.json"], "learned"),
+    # a misspelt name is unknown, as without --opponent, not an objective "that sees one sheet"
+    (["--opponent", FOUR, "--objective", "win-modle"], "unknown objective 'win-modle'; expected one of"),
+    (["--opponent", FOUR, "--objective", "win-model:w.json"], "unknown objective 'win-model:w.json'"),
 ])
 def test_bad_table_input_is_one_line(args, fragment):
     assert_one_line_error(advise("--dice", "CCBJPP", "--marks", MINE, *args), fragment)
@@ -179,3 +182,13 @@ def test_a_file_without_weights_for_this_many_players_is_refused(tmp_path):
                           "weights for 1 player", "train --players 2")
     result = CliRunner().invoke(main, ["simulate", "--players", f"{objective},solver", "--games", "1", "--seed", "1"])
     assert_one_line_error(result, "weights for 1 player")
+
+
+def test_every_objective_name_is_named():
+    """Each form the help lists (OBJECTIVE_NAMES) is a name; a misspelling or a form of another
+    command (``win-model:FILE``) is not."""
+    from shelfie_solver.dice.objective_names import OBJECTIVE_NAMES, is_named
+
+    assert all(is_named(name.replace("FILE", "x.json").replace("rXcY", "r1c1")) for name in OBJECTIVE_NAMES)
+    assert all(is_named(name.upper()) for name in OBJECTIVE_NAMES)
+    assert not any(is_named(name) for name in ("win-modle", "win-model:x.json", "win:x.json", "", "exact2"))

@@ -181,3 +181,80 @@ def test_provenance_keys_are_kept_and_a_good_file_reads():
     assert model.coefficients[3][0, 0] == 13  # _model: value * 10 + players
     assert {k: model.info[k] for k in ("seed", "played_by", "note", "zzz", "board")} == {
         "seed": 5, "played_by": "x.json", "note": "hand-made", "zzz": 1, "board": "b"}
+
+
+def _with_coefficient(value: int) -> dict:
+    data = _good()
+    data["coefficients"]["2"][1][2] = value  # phase 2, "score"
+    return data
+
+
+@pytest.mark.parametrize("value", [-(1 << 63), 1 << 63, -(1 << 70), 10 ** 30])
+def test_a_coefficient_beyond_int64_magnitudes_is_refused_in_one_line(value, tmp_path, monkeypatch):
+    """Every coefficient and its absolute value must be int64: -2**63 is int64 but its ``abs`` is
+    not, so the int64 bounds before the strengths would wrap (docs/formats.md, "Win-model file").
+    One line naming the coefficient and the range, exit 2 from ``train --play-model``."""
+    from click.testing import CliRunner
+    from conftest import assert_one_line_error
+
+    from shelfie_solver.cli import main
+
+    with pytest.raises(WinModelError) as caught:
+        model_from_dict(_with_coefficient(value), "w.json")
+    line = str(caught.value)
+    assert "\n" not in line and "w.json" in line and str(value) in line
+    assert "from -9223372036854775807 to 9223372036854775807" in line, line
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.json").write_text(json.dumps(_with_coefficient(value)))
+    result = CliRunner().invoke(main, ["train", "--win-model", "--self-play", "win", "--play-model", "bad.json",
+                                       "--seed", "1", "--games", "1", "--output", "w.json"])
+    assert_one_line_error(result, "bad.json", "out of range", "9223372036854775807")
+    assert not (tmp_path / "w.json").exists()
+
+
+@pytest.mark.parametrize("value", [-(1 << 63) + 1, (1 << 63) - 1])
+def test_the_widest_coefficients_read_and_give_the_exact_strengths(value):
+    """The widest coefficients accepted, +-(2**63 - 1), read as written, and a seat's strength is
+    the Python-integer dot product of the row and its features (the "score" coefficient is in
+    neither the slope in P nor the curve, so the monotone projection leaves it as it is)."""
+    from shelfie_solver.dice.learned.win_model import design, strength_numerators
+
+    model = model_from_dict(_with_coefficient(value), "w.json")
+    c = model.coefficients[2]
+    assert int(c[1, 2]) == value
+    phase = np.array([2])
+    seats = np.array([[[30_000_000, 20, 3, 0], [25_000_000, 15, 3, 1]]], dtype=np.int64)
+    x = design(phase, seats, 4, to_play=1)
+    z = strength_numerators(c, phase, x, 4)
+    row = [int(v) for v in c[1]]
+    assert [int(v) for v in z[0]] == [sum(a * int(b) for a, b in zip(row, seat)) for seat in x[0].tolist()]
+
+
+def test_an_assembly_of_deeply_recorded_fits_stays_readable(tmp_path):
+    """A part whose record nests as deep as a file is read (32, core/inputs.py: a long chain of
+    ``--play-model`` steps) sits two levels lower under ``"fitted"``: the assembled file keeps
+    the newest levels and stays readable."""
+    from shelfie_solver.core.inputs import MAX_NESTING
+
+    record: dict = {"seed": 0}
+    for step in range(1, MAX_NESTING - 1):
+        record = {"seed": step, "played_by_info": record}
+    deep = _model(1, played_by_info=record)
+    assembled = assemble({2: (deep, "deep.json"), 3: (_model(2), "b.json"), 4: (_model(2), "b.json")})
+    (tmp_path / "w.json").write_text(model_text(assembled))
+    again = load_win_model(tmp_path / "w.json")
+    kept = again.info[FITTED_KEY]["2"]["played_by_info"]
+    assert kept["seed"] == MAX_NESTING - 2 and kept["played_by_info"]["seed"] == MAX_NESTING - 3
+    assert again.info[FITTED_KEY]["3"] == {"board": "b", "file": "b.json"}
+
+
+def test_an_assembly_of_a_large_record_stays_readable(tmp_path):
+    """Three parts each recorded with a note of 400 KB would make a file past the 1 MiB a file is
+    read to: each record too large is kept as its board and file only, and the file reads back."""
+    parts = {n: (_model(n, note="x" * 400_000), f"p{n}.json") for n in (2, 3, 4)}
+    parts = {n: (WinModel(m.coefficients, {**m.info, "board": "b"}), name) for n, (m, name) in parts.items()}
+    (tmp_path / "w.json").write_text(model_text(assemble(parts)))
+    assert (tmp_path / "w.json").stat().st_size < 1 << 20
+    again = load_win_model(tmp_path / "w.json")
+    assert {n: (r["board"], r["file"], "not kept" in r["record"]) for n, r in again.info[FITTED_KEY].items()} == {
+        "2": ("b", "p2.json", True), "3": ("b", "p3.json", True), "4": ("b", "p4.json", True)}

@@ -162,3 +162,56 @@ def test_the_own_play_example_file():
     assert {k: model.info[k] for k in ("seed", "games", "strategy", "ridge")} == {
         "seed": 31, "games": 600, "strategy": "win", "ridge": OWN_PLAY_RIDGE}
     assert model.info["played_by_info"] == load_win_model(EXAMPLES / "win-learned-play.json").info
+
+
+def _depth(value) -> int:
+    """How deep JSON containers nest in ``value`` (a dict of numbers: 1)."""
+    if isinstance(value, dict):
+        return 1 + max((_depth(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_depth(v) for v in value), default=0)
+    return 0
+
+
+def test_a_long_chain_of_iterations_stays_readable(tmp_path):
+    """Each step of policy iteration (``--play-model`` the previous step's file) records the model
+    that played under ``played_by_info``, its own record nested inside: after some 30 steps the
+    file written would be nested deeper than any file is read (32, core/inputs.py), and the next
+    step could not read it. A play model readable at that limit still gives a readable file, its
+    own record kept at the top of the chain."""
+    from shelfie_solver.core.inputs import MAX_NESTING
+
+    data = json.loads(DEFAULT_WIN_PATH.read_text("utf-8"))
+    record: dict = {"seed": 0}
+    for step in range(1, MAX_NESTING - 1):  # the file itself, then MAX_NESTING - 1 levels of records
+        record = {"seed": step, "played_by_info": record}
+    data.pop("fitted")  # provenance only, and nested less deep than the chain
+    data["played_by_info"] = record
+    assert _depth(data) == MAX_NESTING
+    (tmp_path / "deep.json").write_text(json.dumps(data))
+    load_win_model(tmp_path / "deep.json")  # readable: at the limit
+    result = CliRunner().invoke(main, ["train", "--win-model", "--self-play", "win", "--play-model",
+                                       str(tmp_path / "deep.json"), "--seed", "1", "--games", "1",
+                                       "--output", str(tmp_path / "next.json")])
+    assert result.exit_code == 0, result.output
+    written = load_win_model(tmp_path / "next.json")  # the next step can read it
+    assert written.info["played_by_info"]["played_by_info"]["seed"] == MAX_NESTING - 2
+    assert _depth(json.loads((tmp_path / "next.json").read_text("utf-8"))) <= MAX_NESTING
+
+
+def test_a_play_model_of_a_large_record_gives_a_readable_file(tmp_path):
+    """A play model as large as a file is read (1 MiB: here a long note of how it was made) is
+    recorded under ``played_by_info`` of the file written: that record is not kept whole (it
+    would take the file past 1 MiB, which the next step could not read), the file is read back."""
+    data = json.loads(DEFAULT_WIN_PATH.read_text("utf-8"))
+    data["note"] = ""
+    data["note"] = "x" * ((1 << 20) - len(json.dumps(data)) - 100)
+    (tmp_path / "fat.json").write_text(json.dumps(data))
+    load_win_model(tmp_path / "fat.json")  # readable: just under the limit
+    result = CliRunner().invoke(main, ["train", "--win-model", "--self-play", "win", "--play-model",
+                                       str(tmp_path / "fat.json"), "--seed", "1", "--games", "1",
+                                       "--output", str(tmp_path / "next.json")])
+    assert result.exit_code == 0, result.output
+    written = load_win_model(tmp_path / "next.json")
+    assert (tmp_path / "next.json").stat().st_size < 1 << 20
+    assert "not kept" in written.info["played_by_info"]

@@ -96,8 +96,10 @@ def _advise_in_game(dice: Counts, board: Board, rules: Ruleset, marks: Marks, op
     from shelfie_solver.dice.board import load_marks
     from shelfie_solver.dice.advise.seats import state_from_seats
     from shelfie_solver.dice.errors import MarksError
-    from shelfie_solver.dice.objective_names import advice_objective
+    from shelfie_solver.dice.objective_names import advice_objective, is_named, unknown_objective
 
+    if not is_named(objective):  # a misspelling: unknown, as without --opponent
+        raise unknown_objective(objective)
     if not sees_the_table(objective) and not is_two_player(objective):
         raise click.UsageError(f"--objective {objective} sees one sheet; with --opponent use "
                                f"{', '.join(TABLE_OBJECTIVE_NAMES)} (the objectives that see the table), "

@@ -41,6 +41,25 @@ def sees_the_table(name: str) -> bool:
     return is_learned(name) or name.strip().lower() in ("win", "win-model")
 
 
+#: The objective names without a part after ``:`` (:func:`is_named`).
+_PLAIN_NAMES = ("strategic", "learned", "win", "win-model", "points", "marks", "safe")
+#: The prefixes of the objective names with a part after them (``learned:FILE``, ``cell:rXcY``...).
+_PREFIXES = ("learned:", "cell:", "table:", "exact2:")
+
+
+def is_named(name: str) -> bool:
+    """Whether ``name`` is of one of the forms of :data:`OBJECTIVE_NAMES` (any case; the part
+    after ``:`` not checked), so that a misspelling is refused as an unknown objective
+    (:func:`unknown_objective`) before anything asks what it sees."""
+    word = name.strip().lower()
+    return word in _PLAIN_NAMES or word.startswith(_PREFIXES)
+
+
+def unknown_objective(text: str) -> ObjectiveError:
+    """The one-line refusal of a name that is no objective (:func:`parse_objective`)."""
+    return ObjectiveError(f"unknown objective {shorten(text)}; expected one of {', '.join(OBJECTIVE_NAMES)}")
+
+
 def is_two_player(name: str) -> bool:
     """Whether an objective name is ``exact2:FILE``, a two-player table's chance to win, which sees
     the whole table of a two-player game (:func:`wholegame.two_player_table.two_player_objective`)."""
@@ -173,7 +192,7 @@ def parse_objective(text: str, board: Board, state: GameState | None = None,
         from shelfie_solver.dice.wholegame.values import table_objective
 
         return table_objective(text.strip()[6:], board)
-    raise ObjectiveError(f"unknown objective {shorten(text)}; expected one of {', '.join(OBJECTIVE_NAMES)}")
+    raise unknown_objective(text)
 
 
 def advice_objective(name: str, state: GameState) -> Objective:

@@ -23,6 +23,7 @@ from shelfie_solver.dice.learned.win_model import (
     default_win_model,
     design,
     fit,
+    played_by_record,
     replace_info,
     seats_to_play,
     win_objective,
@@ -235,7 +236,8 @@ def train_matchup_model(board: Board, rules: Ruleset, seed: int, games: int, pla
     info: dict[str, Any] = {"seed": seed, "games": games, "players": [players], "positions": len(samples),
                             "strategy": "win", "against": against,
                             "played_by": played_by or "the shipped model (data/win.json)",
-                            "played_by_info": (win_model or default_win_model()).info, "ridge": OWN_PLAY_RIDGE}
+                            "played_by_info": played_by_record(win_model or default_win_model()),
+                            "ridge": OWN_PLAY_RIDGE}
     fitted = fit(samples, OWN_PLAY_RIDGE)
     # every count a win-model file needs (win_model.model_from_dict): the others at even chances
     tables = {n: fitted.coefficients.get(n, EVEN.coefficients[n]).copy() for n in EVEN.coefficients}
@@ -266,5 +268,5 @@ def train_win_model(board: Board, rules: Ruleset, seed: int, games: int, players
         return replace_info(fit(samples), **info, board=board.name)
     # the model that played, and how it was made (the chain of iterations)
     info.update(played_by=played_by or "the shipped model (data/win.json)",
-                played_by_info=(win_model or default_win_model()).info, ridge=OWN_PLAY_RIDGE)
+                played_by_info=played_by_record(win_model or default_win_model()), ridge=OWN_PLAY_RIDGE)
     return replace_info(fit(samples, OWN_PLAY_RIDGE), **info, board=board.name)

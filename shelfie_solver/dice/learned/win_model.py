@@ -95,6 +95,11 @@ MODEL_PLAYERS = (2, 3, 4)
 CHANCE_SCALE = 1_000_000
 #: Coefficients are integers over this scale.
 COEF_SCALE = 1_000_000
+#: The largest ``|coefficient|`` of a model file (:func:`model_from_dict`): ``2**63 - 1``, so that
+#: every coefficient and its absolute value are int64 (``-2**63`` is int64 but its ``abs`` is not:
+#: the int64 bounds of :func:`strength_numerators` and :func:`learned.kernel._win_strengths_into`
+#: would wrap and give strengths the coefficients do not define).
+COEF_LIMIT = (1 << 63) - 1
 #: Coefficient rows: the player's game over after the turn (phase 0), near the end (2), far (3).
 ROWS = (0, 2, 3)
 #: A seat's values that :func:`design` reads (int64 each): its expected final score ``P`` under
@@ -218,12 +223,18 @@ def model_from_dict(data: Any, source: str) -> WinModel:
         for players, raw in data["coefficients"].items():
             if not all(type(c) is int for row in raw for c in row):
                 raise ValueError("not whole numbers")
+            wide = next((c for row in raw for c in row if not -COEF_LIMIT <= c <= COEF_LIMIT), None)
+            if wide is not None:  # -2**63 passes int64 but not abs(): the int64 bounds' checks would wrap
+                raise WinModelError(f'{name}: the coefficient {shorten(str(wide))} of {players} players is out of '
+                                    f"range; expected whole numbers from -{COEF_LIMIT} to {COEF_LIMIT} (2**63 - 1)")
             table = np.array(raw, dtype=np.int64)
             if table.shape != (len(ROWS), len(features)):
                 raise ValueError("shape")
             full = np.zeros((len(ROWS), len(FEATURES)), dtype=np.int64)  # a former file's last coefficient: 0
             full[:, :len(features)] = table
             coefficients[int(players)] = full
+    except WinModelError:
+        raise
     except (KeyError, ValueError, TypeError, AttributeError, OverflowError):
         raise WinModelError(f'{name}: not a win-model file ({data["format"]!r}: "coefficients" maps {counts} '
                             f"players to {len(ROWS)} rows of {len(features)} whole numbers)") from None
@@ -1004,6 +1015,54 @@ def fit(samples: Sequence[Sample], ridge: float = RIDGE) -> WinModel:
     return WinModel(out)
 
 
+#: What stands for a record nested deeper than a model file can hold (:func:`bounded_record`).
+CUT_RECORD = "(nested deeper than a win-model file is read: not kept)"
+
+
+def bounded_record(value: Any, levels: int) -> Any:
+    """``value`` (a model's :attr:`WinModel.info`, JSON-like) with its containers nested at most
+    ``levels`` deep (a dict of numbers is 1 deep), every deeper one replaced by
+    :data:`CUT_RECORD`: the record of another file kept inside a model file
+    (``played_by_info``, the steps of a chain of ``train --win-model --self-play win
+    --play-model``, each nesting the one before; ``fitted``) so that the file written stays
+    within the nesting a file is read to (:data:`core.inputs.MAX_NESTING`), the newest levels
+    kept. A record within ``levels`` is returned as it is."""
+    if not isinstance(value, (dict, list)):
+        return value
+    if levels <= 0:
+        return CUT_RECORD
+    if isinstance(value, dict):
+        return {k: bounded_record(v, levels - 1) for k, v in value.items()}
+    return [bounded_record(v, levels - 1) for v in value]
+
+
+#: The most bytes of JSON one record of another file takes in a model file (:func:`kept_record`):
+#: three of them (``fitted``) and the rest stay below the 1 MiB a file is read to.
+MAX_RECORD_BYTES = 1 << 18
+
+
+def kept_record(value: Any, levels: int) -> Any:
+    """``value``, the record of another file, as a model file keeps it: :func:`bounded_record` at
+    ``levels``, or where its JSON is longer than :data:`MAX_RECORD_BYTES` a note saying so (a
+    play model of a long note of how it was made would otherwise take the file written past the
+    1 MiB a file is read to)."""
+    bounded = bounded_record(value, levels)
+    size = len(json.dumps(bounded).encode("utf-8"))
+    if size > MAX_RECORD_BYTES:
+        return f"(a record of {size:,} bytes, more than the {MAX_RECORD_BYTES:,} a win-model file keeps: not kept)"
+    return bounded
+
+
+def played_by_record(model: WinModel) -> Any:
+    """The record ``played_by_info`` of a model file fitted on the games of ``model``: its info,
+    nested at most :data:`core.inputs.MAX_NESTING` - 1 deep below the file's own level and of at
+    most :data:`MAX_RECORD_BYTES` (:func:`kept_record`), so the file stays readable however long
+    the chain of iterations."""
+    from shelfie_solver.core.inputs import MAX_NESTING
+
+    return kept_record(model.info, MAX_NESTING - 1)
+
+
 def replace_info(model: WinModel, **info: Any) -> WinModel:
     """The model with ``info`` recorded (seed, games, ...)."""
     return replace(model, info={**model.info, **info})
@@ -1026,7 +1085,15 @@ def assemble(parts: dict[int, tuple[WinModel, str]], note: str = "") -> WinModel
     missing = next((name for n, (model, name) in parts.items() if n not in model.coefficients), None)
     if missing is not None:
         raise ValueError(f"{missing} has no coefficients for a count asked of it")
-    records = {n: {**model.fitted_for(n), "file": name} for n, (model, name) in sorted(parts.items())}
+    from shelfie_solver.core.inputs import MAX_NESTING
+
+    # each record sits under the file, "fitted" and its count: within the nesting a file is read to
+    records = {}
+    for n, (model, name) in sorted(parts.items()):
+        whole = {**model.fitted_for(n), "file": name}
+        kept = kept_record(whole, MAX_NESTING - 2)
+        # a record too large to keep still names its board and file (a record is an object)
+        records[n] = kept if isinstance(kept, dict) else {"board": whole.get("board"), "file": name, "record": kept}
     boards = {record.get("board") for record in records.values()}
     if len(boards) != 1:
         raise ValueError(f"the parts were fitted on different boards: {sorted(map(str, boards))}")
