@@ -49,10 +49,14 @@ OWN_REPLACES = ("heavy", "light_five", "many", "shapes", "players")
 #: Sub-board states fitted per CPU second (solved and summed, :func:`own_table.fit_sub_boards`),
 #: measured here on 2 shared cores: the 5 4 x 4 sub-boards of a 5 x 4 board (1,333,125 states) in
 #: 34-57 CPU s, the 4 3 x 5 sub-boards of a 4 x 5 board (488,188 states) in 13-23 CPU s (the
-#: slower ends, under load; a whole first ``advise`` on a quieter machine: 32.8 s and 11.8 s).
+#: slower ends, under load; a whole first ``advise`` on a quieter machine, before value iteration:
+#: 32.8 s and 11.8 s).
 STATES_PER_SECOND = 25_000
 #: Games of value iteration (:func:`own_table.iterate_weights`) played and fitted per CPU second,
-#: measured here on 2 shared cores: 4 steps of 2,000 games in 12-17 CPU s on 4 x 5 boards.
+#: measured here on 2 shared cores: the 5 x 2,000 games (4 steps and the last step's weights
+#: played) in 7-25 CPU s on the validation boards, under load (the slower end); a whole first
+#: ``advise`` with value iteration: 41.5 s on 5 x 4, 15.9 s on 4 x 5 (docs/strategies.md, "Value
+#: iteration on the board itself").
 GAMES_PER_SECOND = 600
 #: Said on stderr when the fit is interrupted.
 INTERRUPTED_LINE = ("Own-table fit interrupted: nothing was kept; the advice stays on learned's shipped tables "
