@@ -320,3 +320,14 @@ def test_key_follows_the_value_iteration_design(cache, monkeypatch):
         with monkeypatch.context() as patched:
             patched.setattr(ot, name, value)
             assert own_cache._key(board, DEFAULT_RULES, base) != key
+
+
+def test_not_without_numba(cache, monkeypatch):
+    """The value iteration solves its turns with the compiled kernel: without numba no board gets
+    an own table (on 4 x 5 and 5 x 4 the sub-boards' solves need numba anyway)."""
+    from shelfie_solver.dice.wholegame import float_kernel
+
+    board = load_board(SMALL, DEFAULT_RULES)
+    assert own_cache.applies(board, DEFAULT_RULES)
+    monkeypatch.setattr(float_kernel, "has_numba", lambda: False)
+    assert not own_cache.applies(board, DEFAULT_RULES)

@@ -100,8 +100,8 @@ def own_enabled() -> bool:
 def applies(board: Board, rules: Ruleset) -> bool:
     """Whether a solitaire game of the shipped ``learned`` on ``board`` gets its own table: the
     setting is on (:func:`own_enabled`), the board's shape is one of :data:`OWN_SHAPES`, the
-    shipped file plays one of the tables of :data:`OWN_REPLACES` there, the board
-    does not fit the exact budget (:func:`exact_cache.route`: its exact table is used where it
+    shipped file plays one of the tables of :data:`OWN_REPLACES` there, numba is installed (the
+    value iteration's compiled turns), the board does not fit the exact budget (:func:`exact_cache.route`: its exact table is used where it
     does) and every sub-board fits it (so ``$SHELFIE_SOLVE_EXACT_BUDGET=0`` turns this off too).
 
     Raises:
@@ -113,6 +113,10 @@ def applies(board: Board, rules: Ruleset) -> bool:
 
     if not own_enabled() or (board.n_shelves, board.n_columns) not in OWN_SHAPES:
         return False
+    from shelfie_solver.dice.wholegame.float_kernel import has_numba
+
+    if not has_numba():  # the value iteration's turns are compiled (own_table.turn_targets); on the
+        return False  # shapes of OWN_SHAPES the sub-boards' solves need numba too (exact_cache.route)
     if default_model().table_kind(1, board) not in OWN_REPLACES:
         return False
     if route(board, rules).exact:
