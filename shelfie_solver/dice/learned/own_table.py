@@ -364,9 +364,9 @@ def turn_targets(board: Board, rules: Ruleset, weights: np.ndarray,
     rows = np.where(trigger - closed == 1, 1, 2)  # phase 2 (near the trigger) or 3
     own = WEIGHT_SCALE * now + np.einsum("nf,nf->n", x, np.asarray(weights, dtype=np.int64)[rows])
     before = (own * VALUE_SCALE + WEIGHT_SCALE // 2) // WEIGHT_SCALE  # V now (Learned.positions, solitaire)
-    targets = [((int(b) * (denominator // VALUE_SCALE) + int(start) - int(score) * denominator) * 2 * TABLE_SCALE
+    targets = [((int(b) * (denominator // VALUE_SCALE) + int(start) - int(points) * denominator) * 2 * TABLE_SCALE
                 + denominator) // (2 * denominator)
-               for b, start, score in zip(before, solution.start_numerators(0), now)]
+               for b, start, points in zip(before, solution.start_numerators(0), now)]
     return np.array(targets, dtype=np.int64), solution, worth, shelves
 
 
