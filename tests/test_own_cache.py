@@ -43,6 +43,9 @@ def cache(tmp_path, monkeypatch):
     monkeypatch.setattr(own_cache, "_BY_OBJECT", {})
     monkeypatch.setattr(own_cache, "_MODELS", {})
     monkeypatch.setattr(own_cache, "OWN_SHAPES", ((3, 3),))
+    # value iteration on the board itself, kept short here (its steps: tests/test_own_table.py)
+    monkeypatch.setattr(ot, "ITERATIONS", 2)
+    monkeypatch.setattr(ot, "ITERATION_GAMES", 40)
     from shelfie_solver.dice.strategies import strategy_named
 
     # the shared strategies keep their turns by game state, made under this process's settings (a
@@ -54,7 +57,9 @@ def cache(tmp_path, monkeypatch):
 
 def expected_table(board):
     """The own table by the per-state path (fit_solved.board_float_sums of each sub-board, hand
-    listed: the 3 x 3 board with shelf 1, 2, 3 dropped), mixed half and half with the shipped table."""
+    listed: the 3 x 3 board with shelf 1, 2, 3 dropped), mixed half and half with the shipped table,
+    then value iteration on the board with the design's settings (ot.iterate_weights, checked on
+    its own in tests/test_own_table.py)."""
     from shelfie_solver.dice.board import Board
 
     subs = [Board("s", board.columns, board.shelf_faces[1:], board.values[1:]),
@@ -62,7 +67,9 @@ def expected_table(board):
             Board("s", board.columns, board.shelf_faces[:2], board.values[:2])]
     fitted, _ = fit_table_sums([board_float_sums(sub, DEFAULT_RULES) for sub in subs], DEFAULT_RULES.scoring_threshold)
     base = default_model().for_board(1, board)
-    return (fitted + base) // 2, base
+    iterated = ot.iterate_weights(board, DEFAULT_RULES, (fitted + base) // 2, ot.ITERATION_GAMES, ot.ITERATIONS,
+                                  ot.ITERATION_SEED, ot.ITERATION_STEP, ot.ITERATION_POOLED, ot.ITERATION_SELECT)
+    return iterated, base
 
 
 def test_fitted_once_kept_and_read_back(cache, monkeypatch, capsys):
@@ -299,3 +306,28 @@ def test_weights_past_the_bound_are_said_kept_so_and_not_fitted_again(cache, mon
     monkeypatch.setattr(own_cache, "_KNOWN", {})
     monkeypatch.setattr(own_cache, "_BY_OBJECT", {})
     assert own_cache.own_table_for(board, DEFAULT_RULES, base) is not None and calls == [1]
+
+
+def test_key_follows_the_value_iteration_design(cache, monkeypatch):
+    """Entries fitted before value iteration, or with other settings of it, are not read back."""
+    board = load_board(SMALL, DEFAULT_RULES)
+    base = default_model().for_board(1, board)
+    key = own_cache._key(board, DEFAULT_RULES, base)
+    assert "value iteration 2 steps of 40 games" in key
+    for name, value in (("ITERATIONS", 3), ("ITERATION_GAMES", 41), ("ITERATION_SEED", 1),
+                        ("ITERATION_STEP", ot.Fraction(1, 2)), ("ITERATION_POOLED", not ot.ITERATION_POOLED),
+                        ("ITERATION_SELECT", not ot.ITERATION_SELECT)):
+        with monkeypatch.context() as patched:
+            patched.setattr(ot, name, value)
+            assert own_cache._key(board, DEFAULT_RULES, base) != key
+
+
+def test_not_without_numba(cache, monkeypatch):
+    """The value iteration solves its turns with the compiled kernel: without numba no board gets
+    an own table (on 4 x 5 and 5 x 4 the sub-boards' solves need numba anyway)."""
+    from shelfie_solver.dice.wholegame import float_kernel
+
+    board = load_board(SMALL, DEFAULT_RULES)
+    assert own_cache.applies(board, DEFAULT_RULES)
+    monkeypatch.setattr(float_kernel, "has_numba", lambda: False)
+    assert not own_cache.applies(board, DEFAULT_RULES)

@@ -161,3 +161,110 @@ def test_benchmark_scores_are_the_simulated_games_and_the_interval_is_normal() -
     assert len(got) == 12 and Fraction(int(got.sum()), 12) == summary.seats[0].stats["score"].mean
     mean, low, high = bench.interval(np.array([1.0, 2.0, 3.0]))
     assert mean == 2.0 and high - mean == pytest.approx(1.96 / 3 ** 0.5) and mean - low == pytest.approx(high - mean)
+
+
+def _table(board: Board) -> np.ndarray:
+    """A solitaire weight table for ``board``: the sub-board fit of :func:`ot.fit_sub_boards`
+    (the table-clock weights 0, as every solitaire table's)."""
+    weights = ot.fit_sub_boards(board, DEFAULT_RULES)
+    assert not weights[:, -3:].any()
+    return weights
+
+
+def test_turn_targets_are_the_per_state_turn_values() -> None:
+    """Value iteration's targets (:func:`ot.turn_targets`) against the per-state path: the numpy
+    DP of the ``learned`` objective (:func:`dp.solve_turn`, :meth:`Learned.before`), the start
+    of a turn's expected ``V`` after it minus the score now (D6-D19), rounded half up to
+    ``1 / TABLE_SCALE``; and the batched policy is the per-state one at every level."""
+    from shelfie_solver.dice.engine.dp import solve_turn
+    from shelfie_solver.dice.learned.objective import VALUE_SCALE, Learned
+    from shelfie_solver.dice.objectives import StateArrays
+
+    weights = _table(SMALL)
+    index = state_index(SMALL, DEFAULT_RULES)
+    rng = np.random.default_rng(np.random.SeedSequence(61))
+    trigger = end_trigger_shelves(SMALL, DEFAULT_RULES)
+    sheets = [Marks.empty(SMALL)] + [m for m in (index.marks(int(at)) for at in rng.integers(0, index.count, 60))
+                                     if m.closed_shelves() < trigger]
+    assert len(sheets) > 20 and any(trigger - m.closed_shelves() == 1 for m in sheets)
+    targets, solution, _, _ = ot.turn_targets(SMALL, DEFAULT_RULES, weights, sheets)
+    objective = Learned(weights, np.zeros(len(SMALL.lines), dtype=bool))
+    for i, marks in enumerate(sheets):
+        alone = solve_turn(SMALL, marks, DEFAULT_RULES, objective)
+        before = Fraction(objective.before(StateArrays(SMALL, DEFAULT_RULES, marks)), VALUE_SCALE)
+        exact = (before + alone.start_values()[0] - score(SMALL, marks, DEFAULT_RULES)) * fit_solved.TABLE_SCALE
+        assert int(targets[i]) == (exact + Fraction(1, 2)).__floor__()
+        for r in range(1, DEFAULT_RULES.rerolls + 1):
+            assert solution.policy[r][:, i].tolist() == alone.policy[r].tolist()
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_value_iteration_games_are_learned_games(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lockstep game of :func:`ot.iteration_sums` (one game) is the game the ``learned``
+    strategy of the same weights plays on the same dice (each roll and re-roll replayed by
+    ``ScriptedDice``, D6-D18): the same final score; and its sums have one row per turn, each
+    a start-of-turn sheet with its target (:func:`ot.turn_targets`)."""
+    from shelfie_solver.dice.game.dice_sources import ScriptedDice
+    from shelfie_solver.dice.game.events import Fail, Mark
+    from shelfie_solver.dice.game.turn import play_game
+    from shelfie_solver.dice.learned.fitting import Sums
+    from shelfie_solver.dice.strategies import LearnedStrategy
+
+    weights = _table(SMALL)
+    rolls: list[tuple[int, ...]] = []
+    roll = ot._roll
+
+    def recorded(hold: tuple[int, ...], n_dice: int, rng: np.random.Generator) -> tuple[int, ...]:
+        rolls.append(roll(hold, n_dice, rng))
+        return rolls[-1]
+
+    monkeypatch.setattr(ot, "_roll", recorded)
+    sums, finished = ot.iteration_sums(SMALL, DEFAULT_RULES, weights, 1, np.random.default_rng(seed))
+    game = play_game(SMALL, DEFAULT_RULES, [LearnedStrategy(ot.candidate_model(weights, SMALL))],
+                     ScriptedDice(0, list(rolls)))
+    assert finished == [score(SMALL, game.sheets[0], DEFAULT_RULES)]
+    starts = [Marks.empty(SMALL)]
+    for event in game.events:  # the sheet after each turn (D8-D14, D13)
+        if isinstance(event, Mark):
+            starts.append(starts[-1].with_marked(event.cells))
+        elif isinstance(event, Fail):
+            starts.append(starts[-1].with_eliminated(event.cells))
+    starts = starts[:-1]
+    targets, _, _, _ = ot.turn_targets(SMALL, DEFAULT_RULES, weights, starts)
+    near = np.array([end_trigger_shelves(SMALL, DEFAULT_RULES) - m.closed_shelves() == 1 for m in starts])
+    x = ot.state_features(SMALL, DEFAULT_RULES, np.array([m.marked for m in starts], dtype=np.int64),
+                          np.array([m.eliminated for m in starts], dtype=np.int64), near)
+    for p, rows in ((2, near), (3, ~near)):
+        expected = Sums.zero()
+        for row, y in zip(x[rows], targets[rows]):
+            expected.add(Sums(np.outer(row, row).astype(object) * fit_solved.TABLE_SCALE, row.astype(object) * int(y),
+                              1, int(y) * int(y)))
+        assert sums[p].count == expected.count and (sums[p].xtx == expected.xtx).all()
+        assert (sums[p].xty == expected.xty).all() and sums[p].yy == expected.yy // fit_solved.TABLE_SCALE
+
+
+def test_iterate_weights_is_a_function_of_its_arguments() -> None:
+    """The same seed gives the same weights; no step gives the weights back; one step is the ridge
+    fit of one step's sums (:func:`fit_solved.fit_table_sums`), mixed at ``step``."""
+    weights = _table(SMALL)
+    assert ot.iterate_weights(SMALL, DEFAULT_RULES, weights, 20, 0, 9).tolist() == weights.tolist()
+    once = ot.iterate_weights(SMALL, DEFAULT_RULES, weights, 20, 1, 9)
+    assert once.tolist() == ot.iterate_weights(SMALL, DEFAULT_RULES, weights, 20, 1, 9).tolist()
+    sums, _ = ot.iteration_sums(SMALL, DEFAULT_RULES, weights, 20, np.random.default_rng(9))
+    fitted, _ = fit_solved.fit_table_sums([sums], DEFAULT_RULES.scoring_threshold)
+    assert once.tolist() == fitted.tolist()
+    half = ot.iterate_weights(SMALL, DEFAULT_RULES, weights, 20, 1, 9, step=Fraction(1, 2))
+    assert half.tolist() == ot.mix(fitted, weights).tolist()
+
+
+def test_iterate_weights_selects_the_weights_that_scored_most() -> None:
+    """With ``select``, each step's games are dealt the same dice (the seed's) and the weights of
+    the highest mean score are returned, of the start and the step's (played too)."""
+    weights = _table(SMALL)
+    sums, first = ot.iteration_sums(SMALL, DEFAULT_RULES, weights, 30, np.random.default_rng(5))
+    fitted, _ = fit_solved.fit_table_sums([sums], DEFAULT_RULES.scoring_threshold)
+    _, second = ot.iteration_sums(SMALL, DEFAULT_RULES, fitted, 30, np.random.default_rng(5))
+    assert len(first) == len(second) == 30
+    expected = fitted if sum(second) > sum(first) else weights
+    got = ot.iterate_weights(SMALL, DEFAULT_RULES, weights, 30, 1, 5, select=True)
+    assert got.tolist() == expected.tolist()

@@ -3,7 +3,8 @@ solitaire, on a board of :data:`OWN_SHAPES` over the exact budget whose sub-boar
 (:func:`own_table.sub_boards`, :func:`wholegame.exact_cache.route`), where the shipped file plays a
 table the own table replaces (:data:`OWN_REPLACES`: not the threes table), the shipped ``learned``
 plays the board's own table (:func:`own_table.own_weights`: the fit to the sub-boards' float
-value tables mixed with the table :meth:`model_file.LearnedModel.for_board` picks), fitted once
+value tables mixed with the table :meth:`model_file.LearnedModel.for_board` picks, then value
+iteration on the board itself, :func:`own_table.iterate_weights`), fitted once
 and kept in the disk cache (:mod:`core.diskcache`, kind :data:`KIND`): :func:`own_model`, which
 the ``learned`` strategy (:class:`strategies.LearnedStrategy`) and objective
 (:func:`objective_names.parse_objective`) play alone there.
@@ -13,7 +14,8 @@ on stderr, a progress bar on a terminal, the entry written whole once the fit is
 SIGTERM keeps nothing and the advice stays on the shipped tables for the rest of the process
 (:data:`INTERRUPTED_LINE`). Keyed by the board's and ruleset's content
 (:func:`wholegame.exact_cache.setup_key`), the design (:data:`own_table.SIDES`,
-:func:`own_table.share_for`) and the base table's
+:func:`own_table.share_for`, the value iteration's settings :data:`own_table.ITERATIONS` and the
+rest, so entries of an earlier design are fitted again) and the base table's
 weights (a new shipped file fits again). ``$SHELFIE_SOLVE_OWN_TABLE`` (:data:`OWN_ENV`) ``off``
 turns it off; ``learned:FILE`` is never replaced.
 """
@@ -47,8 +49,15 @@ OWN_REPLACES = ("heavy", "light_five", "many", "shapes", "players")
 #: Sub-board states fitted per CPU second (solved and summed, :func:`own_table.fit_sub_boards`),
 #: measured here on 2 shared cores: the 5 4 x 4 sub-boards of a 5 x 4 board (1,333,125 states) in
 #: 34-57 CPU s, the 4 3 x 5 sub-boards of a 4 x 5 board (488,188 states) in 13-23 CPU s (the
-#: slower ends, under load; a whole first ``advise`` on a quieter machine: 32.8 s and 11.8 s).
+#: slower ends, under load; a whole first ``advise`` on a quieter machine, before value iteration:
+#: 32.8 s and 11.8 s).
 STATES_PER_SECOND = 25_000
+#: Games of value iteration (:func:`own_table.iterate_weights`) played and fitted per CPU second,
+#: measured here on 2 shared cores: the 5 x 2,000 games (4 steps and the last step's weights
+#: played) in 7-25 CPU s on the validation boards, under load (the slower end); a whole first
+#: ``advise`` with value iteration: 41.5 s on 5 x 4, 15.9 s on 4 x 5 (docs/strategies.md, "Value
+#: iteration on the board itself").
+GAMES_PER_SECOND = 600
 #: Said on stderr when the fit is interrupted.
 INTERRUPTED_LINE = ("Own-table fit interrupted: nothing was kept; the advice stays on learned's shipped tables "
                     "for this run; the next run fits it again.")
@@ -91,8 +100,8 @@ def own_enabled() -> bool:
 def applies(board: Board, rules: Ruleset) -> bool:
     """Whether a solitaire game of the shipped ``learned`` on ``board`` gets its own table: the
     setting is on (:func:`own_enabled`), the board's shape is one of :data:`OWN_SHAPES`, the
-    shipped file plays one of the tables of :data:`OWN_REPLACES` there, the board
-    does not fit the exact budget (:func:`exact_cache.route`: its exact table is used where it
+    shipped file plays one of the tables of :data:`OWN_REPLACES` there, numba is installed (the
+    value iteration's compiled turns), the board does not fit the exact budget (:func:`exact_cache.route`: its exact table is used where it
     does) and every sub-board fits it (so ``$SHELFIE_SOLVE_EXACT_BUDGET=0`` turns this off too).
 
     Raises:
@@ -104,6 +113,10 @@ def applies(board: Board, rules: Ruleset) -> bool:
 
     if not own_enabled() or (board.n_shelves, board.n_columns) not in OWN_SHAPES:
         return False
+    from shelfie_solver.dice.wholegame.float_kernel import has_numba
+
+    if not has_numba():  # the value iteration's turns are compiled (own_table.turn_targets); on the
+        return False  # shapes of OWN_SHAPES the sub-boards' solves need numba too (exact_cache.route)
     if default_model().table_kind(1, board) not in OWN_REPLACES:
         return False
     if route(board, rules).exact:
@@ -117,11 +130,14 @@ def applies(board: Board, rules: Ruleset) -> bool:
 
 def _key(board: Board, rules: Ruleset, base: np.ndarray) -> str:
     """The cache key: the board and ruleset by content, the design and the base table's weights."""
-    from shelfie_solver.dice.learned.own_table import SIDES, share_for
+    from shelfie_solver.dice.learned import own_table
     from shelfie_solver.dice.wholegame.exact_cache import setup_key
 
     digest = hashlib.sha256(np.ascontiguousarray(base, dtype=np.int64).tobytes()).hexdigest()[:32]
-    return f"{setup_key(board, rules)}\nown table: sub-boards {SIDES}, own share {share_for(board)}, base {digest}"
+    return (f"{setup_key(board, rules)}\nown table: sub-boards {own_table.SIDES}, own share "
+            f"{own_table.share_for(board)}, base {digest}, value iteration {own_table.ITERATIONS} steps of "
+            f"{own_table.ITERATION_GAMES} games, seed {own_table.ITERATION_SEED}, step {own_table.ITERATION_STEP}, "
+            f"pooled {own_table.ITERATION_POOLED}, select {own_table.ITERATION_SELECT}")
 
 
 def own_table_for(board: Board, rules: Ruleset, base: np.ndarray) -> np.ndarray | None:
@@ -157,16 +173,20 @@ def own_table_for(board: Board, rules: Ruleset, base: np.ndarray) -> np.ndarray 
 
 def _fit(board: Board, rules: Ruleset, base: np.ndarray, key: str) -> np.ndarray | None:
     from shelfie_solver.core.diskcache import entry_bytes, write_entry
+    from shelfie_solver.dice.learned import own_table
     from shelfie_solver.dice.learned.own_table import own_weights, sub_boards
     from shelfie_solver.dice.wholegame.exact_cache import first_use_solve, keeping_words, remember
     from shelfie_solver.dice.wholegame.solver import state_count
 
     subs = sub_boards(board)
     states = sum(state_count(sub, rules) for sub in subs)
+    games = (own_table.ITERATIONS + own_table.ITERATION_SELECT) * own_table.ITERATION_GAMES
+    seconds = states / STATES_PER_SECOND + games / GAMES_PER_SECOND
     announce = (f"Fitting learned's own table for board {board.name!r}, once: {len(subs)} sub-boards of "
-                f"{states:,} states solved exactly, about {max(1.0, states / STATES_PER_SECOND):.0f} s "
-                f"({keeping_words(entry_bytes(KIND, key, [base.shape]))}; {OWN_ENV}=off skips it).")
-    fitted = first_use_solve(_KNOWN, key, announce, 2 * states,  # solved, then summed (own_table.fit_sub_boards)
+                f"{states:,} states solved exactly, then {games:,} games of value iteration, about "
+                f"{max(1.0, seconds):.0f} s ({keeping_words(entry_bytes(KIND, key, [base.shape]))}; "
+                f"{OWN_ENV}=off skips it).")
+    fitted = first_use_solve(_KNOWN, key, announce, 2 * states + games,  # solved, summed, then played
                              lambda progress: own_weights(board, rules, base, progress=progress), INTERRUPTED_LINE,
                              "Fitting own table")
     if fitted is None:

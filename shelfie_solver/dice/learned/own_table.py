@@ -15,8 +15,16 @@ The fit (:func:`own_weights`): each sub-board solved with the float solver
 (:func:`wholegame.float_solver.solve_float`), the features of **every** state computed at once with
 numpy (:func:`state_features`, equal to :func:`objective.feature_vector` state by state), and per
 phase the ridge least squares of :func:`fit_solved.fit_table_sums` over the sub-boards pooled
-(every state weighted alike). The result is the mix of that fit and the base table, weight by
-weight, rounded down (:data:`OWN_SHARE`, :func:`mix`).
+(every state weighted alike), mixed with the base table weight by weight, rounded down
+(:data:`OWN_SHARE`, :func:`mix`).
+
+Then **value iteration on the board itself** (:func:`iterate_weights`, docs/strategies.md "Value
+iteration on the board itself"): games of the board's own ``learned`` played in lockstep
+(:func:`iteration_sums`), every sheet at the start of a turn valued by a one-turn look-ahead
+through the exact one-turn DP of the objective (:func:`turn_targets`: the expected ``V`` after the
+turn's best holds and marking, ``V`` the current weights' score plus points to come), and the
+weights fitted to those targets by the same ridge least squares; steps of it, and the weights
+whose games scored most kept.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from shelfie_solver.dice.board import Board
+from shelfie_solver.dice.board import Board, Marks, score
 from shelfie_solver.dice.learned.fit_solved import TABLE_SCALE
 from shelfie_solver.dice.learned.fitting import Sums
 from shelfie_solver.dice.learned.model_file import (
@@ -263,9 +271,14 @@ def mix(own: np.ndarray, base: np.ndarray, share: Fraction = OWN_SHARE) -> np.nd
 def own_weights(board: Board, rules: Ruleset, base: np.ndarray, share: Fraction | None = None,
                 progress: Callable[[int, int], None] | None = None) -> np.ndarray:
     """``int64 (3, N_FEATURES)``: the board's own table (module docstring): :func:`fit_sub_boards`
-    mixed with ``base`` (:func:`mix`) at ``share`` (default :func:`share_for` the board). Raises as
+    mixed with ``base`` (:func:`mix`) at ``share`` (default :func:`share_for` the board), then
+    :data:`ITERATIONS` steps of value iteration on the board itself (:func:`iterate_weights`,
+    :data:`ITERATION_GAMES` games a step, seed :data:`ITERATION_SEED`, :data:`ITERATION_STEP`,
+    :data:`ITERATION_POOLED`, :data:`ITERATION_SELECT`; ``progress(_, n)`` also gets the games finished). Raises as
     :func:`fit_sub_boards`."""
-    return mix(fit_sub_boards(board, rules, progress), base, share_for(board) if share is None else share)
+    mixed = mix(fit_sub_boards(board, rules, progress), base, share_for(board) if share is None else share)
+    return iterate_weights(board, rules, mixed, ITERATION_GAMES, ITERATIONS, ITERATION_SEED, ITERATION_STEP,
+                           ITERATION_POOLED, ITERATION_SELECT, None if progress is None else lambda n: progress(0, n))
 
 
 def candidate_model(weights: np.ndarray, board: Board, info: dict[str, Any] | None = None) -> LearnedModel:
@@ -276,3 +289,216 @@ def candidate_model(weights: np.ndarray, board: Board, info: dict[str, Any] | No
 
     shipped = default_model()
     return LearnedModel(dict(shipped.weights), info or {}, {(board.n_shelves, board.n_columns): weights})
+
+
+# --- value iteration on the board itself -------------------------------------------------------
+
+
+def _turn_finals(board: Board, rules: Ruleset, weights: np.ndarray,
+                 sheets: list[Marks]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For solitaire sheets ``sheets`` (none over): the ``learned`` objective of ``weights``
+    (solitaire, the end not triggered: :func:`objective.solitaire_objective`'s form) turn by turn,
+    by the compiled kernel (:func:`learned.kernel._learned_turn`): the final values' columns 0-1
+    ``int64 (R, N, 2)`` (the change of ``V`` over :data:`objective.VALUE_SCALE`, and the failed
+    result, D13), every item set's worth ``int64 (N, K+1)`` and the shelves' values of a failed
+    result ``int64 (N, S)``.
+
+    Raises:
+        RuntimeError: numba is not installed (the ``[fast]`` extra).
+    """
+    from shelfie_solver.dice.engine.kernel import int64_cap, turn_arrays
+    from shelfie_solver.dice.learned.kernel import kernel_function, learned_deltas
+    from shelfie_solver.dice.learned.objective import Learned
+    from shelfie_solver.dice.objectives import StateArrays
+    from shelfie_solver.dice.rolls import space_for
+
+    turn = kernel_function("_learned_turn")
+    if turn is None:
+        raise RuntimeError("the own table's value iteration needs numba: pip install 'shelfie-solve[fast]'")
+    tables = turn_arrays(board, rules)
+    space = space_for(rules)
+    objective = Learned(np.ascontiguousarray(weights, dtype=np.int64), np.zeros(len(board.lines), dtype=bool))
+    deltas = learned_deltas(board, rules)
+    levels = max(rules.rerolls, 1)
+    cap = int64_cap(space.denominator, levels)
+    finals, worths, shelves = [], [], []
+    for marks in sheets:
+        worth, shelf, values, _, ok = turn(
+            *deltas, tables.set_masks, marks.marked, marks.eliminated,
+            *objective.kernel_inputs(StateArrays(board, rules, marks)), tables.sizes, tables.set_starts,
+            tables.set_rolls, tables.extend, tables.power, tables.order, tables.shrink, space.denominator, levels, cap)
+        if not ok:  # never on boards of the budget's sizes: values of a few thousand units
+            raise ValueError(f"board {board.name!r}: the learned values pass the int64 bound of a turn")
+        finals.append(values[0])
+        worths.append(worth)
+        shelves.append(shelf)
+    return np.ascontiguousarray(np.stack(finals, axis=1)), np.stack(worths), np.stack(shelves)
+
+
+def turn_targets(board: Board, rules: Ruleset, weights: np.ndarray,
+                 sheets: list[Marks]) -> tuple[np.ndarray, Any, np.ndarray, np.ndarray]:
+    """The one-turn look-ahead targets of value iteration for solitaire sheets ``sheets`` at the
+    start of a turn: with ``V = score + F`` (``F`` the features times ``weights`` in the sheet's
+    phase, 0 once the game is over, D17-D19) as the ``learned`` objective values it
+    (:meth:`objective.Learned.positions`, to ``1 / VALUE_SCALE`` point), ``T V(s) - score(s)``:
+    the expected ``V`` after the turn's best holds and marking (D6-D14, the objective's own DP)
+    minus the score now, in units of ``1 / TABLE_SCALE`` point (rounded half up) ``int64 (N,)``;
+    with the turn's batched solution (:class:`engine.batched.BatchSolution`, its policy per roll),
+    every item set's worth and the failed result's shelf values (:func:`_turn_finals`)."""
+    from shelfie_solver.dice.engine.batched import solve_finals
+    from shelfie_solver.dice.learned.model_file import WEIGHT_SCALE
+    from shelfie_solver.dice.learned.objective import VALUE_SCALE
+    from shelfie_solver.dice.rolls import space_for
+
+    space = space_for(rules)
+    finals, worth, shelves = _turn_finals(board, rules, weights, sheets)
+    solution = solve_finals(space, finals, rules.rerolls, VALUE_SCALE)
+    denominator = int(space.denominator) ** (rules.rerolls + 1) * VALUE_SCALE  # of the start values
+    trigger = end_trigger_shelves(board, rules)
+    marked = np.array([m.marked for m in sheets], dtype=np.int64)
+    eliminated = np.array([m.eliminated for m in sheets], dtype=np.int64)
+    closed = np.array([m.closed_shelves() for m in sheets], dtype=np.int64)
+    totals = line_totals(board, marked, eliminated)
+    x = _features(board, rules, totals, trigger - closed == 1)
+    now = _scores(rules, totals[0], totals[2])
+    rows = np.where(trigger - closed == 1, 1, 2)  # phase 2 (near the trigger) or 3
+    own = WEIGHT_SCALE * now + np.einsum("nf,nf->n", x, np.asarray(weights, dtype=np.int64)[rows])
+    before = (own * VALUE_SCALE + WEIGHT_SCALE // 2) // WEIGHT_SCALE  # V now (Learned.positions, solitaire)
+    targets = [((int(b) * (denominator // VALUE_SCALE) + int(start) - int(points) * denominator) * 2 * TABLE_SCALE
+                + denominator) // (2 * denominator)
+               for b, start, points in zip(before, solution.start_numerators(0), now)]
+    return np.array(targets, dtype=np.int64), solution, worth, shelves
+
+
+#: Value iteration on the board itself (:func:`iterate_weights`, docs/strategies.md "Value iteration
+#: on the board itself"): steps, lockstep games a step, the seed of their dice.
+ITERATIONS = 4
+ITERATION_GAMES = 2000
+ITERATION_SEED = 20261206
+#: Each step's fit taken at this share in a mix with the weights the step started from (:func:`mix`).
+ITERATION_STEP = Fraction(1)
+#: Each step fitted to the sums of every step so far (True) or of its own games only.
+ITERATION_POOLED = True
+#: The weights whose games scored most, of the start and every step's (True), or the last step's.
+ITERATION_SELECT = True
+
+
+def iteration_sums(board: Board, rules: Ruleset, weights: np.ndarray, games: int, rng: np.random.Generator,
+                   progress: Callable[[int], None] | None = None) -> tuple[dict[int, Sums], list[int]]:
+    """One step of value iteration on ``board`` itself: ``games`` solitaire games of the ``learned``
+    objective of ``weights`` played in lockstep, every game's turn from one batched solve of the
+    sheets the games are at (:func:`turn_targets`; the dice from ``rng``, D6-D7; the hold of the
+    solve's policy, the marking of highest worth, D8-D14 (:func:`_best_marking`), or the failed
+    result's best shelf, D13: the ``learned`` strategy's decisions; a game ends when its sheet closes the trigger's shelves,
+    D17-D18), and every sheet at the start of a turn with its target: the least-squares sums of
+    :func:`table_sums` per phase, one row per visit. ``progress`` gets the games finished, turn by
+    turn. Returns the sums and the games' final scores (D19), in the order they ended."""
+    from shelfie_solver.dice.game.events import legal_sets
+    from shelfie_solver.dice.rolls import space_for
+    from shelfie_solver.dice.sheet_rules import failed_result_shelves
+
+    space = space_for(rules)
+    trigger = end_trigger_shelves(board, rules)
+    xtx = {p: np.zeros((N_FEATURES, N_FEATURES), dtype=object) for p in PHASES}
+    xty = {p: np.zeros(N_FEATURES, dtype=object) for p in PHASES}
+    counts = dict.fromkeys(PHASES, 0)
+    yy = dict.fromkeys(PHASES, 0)
+    sheets = [Marks.empty(board)] * games
+    finished: list[int] = []
+    while sheets:
+        unique = list(dict.fromkeys(sheets))
+        where = {marks: i for i, marks in enumerate(unique)}
+        visits = np.bincount([where[marks] for marks in sheets], minlength=len(unique)).astype(np.int64)
+        y, solution, worth, shelves = turn_targets(board, rules, weights, unique)
+        marked = np.array([m.marked for m in unique], dtype=np.int64)
+        eliminated = np.array([m.eliminated for m in unique], dtype=np.int64)
+        near = trigger - np.array([m.closed_shelves() for m in unique], dtype=np.int64) == 1
+        x = state_features(board, rules, marked, eliminated, near)
+        for p, chosen in ((2, near), (3, ~near)):
+            if not chosen.any():
+                continue
+            xs, ys, cs = x[chosen], y[chosen], visits[chosen]
+            xtx[p] = xtx[p] + _exact_product((xs * cs[:, None]).T, xs) * TABLE_SCALE
+            xty[p] = xty[p] + _exact_product((xs * cs[:, None]).T, ys)
+            counts[p] += int(cs.sum())
+            yy[p] += int((cs.astype(object) * ys.astype(object) * ys.astype(object)).sum())
+        going = []
+        for marks in sheets:
+            i = where[marks]
+            dice = _roll((0,) * space.n_sides, space.n_dice, rng)
+            for left in range(rules.rerolls, 0, -1):
+                hold = space.holds[int(solution.policy[left][space.roll_index[dice], i])]
+                if hold == dice:  # keeping every die is stopping (D7)
+                    break
+                dice = _roll(hold, space.n_dice, rng)
+            legal = legal_sets(dice, board, marks, rules)
+            if len(legal):
+                after = marks.with_marked(_best_marking(board, rules, marks, legal, worth[i]))
+            else:
+                options = failed_result_shelves(board, marks)
+                after = marks.with_eliminated(options[max(options, key=lambda s: (int(shelves[i][s]), -s))])
+            if after.closed_shelves() >= trigger:
+                finished.append(score(board, after, rules))
+            else:
+                going.append(after)
+        if progress:
+            progress(len(sheets) - len(going))
+        sheets = going
+    return {p: Sums(xtx[p], xty[p], counts[p], yy[p] // TABLE_SCALE if counts[p] else 0) for p in PHASES}, finished
+
+
+def _best_marking(board: Board, rules: Ruleset, marks: Marks, legal: Any, worth: np.ndarray) -> tuple[int, ...]:
+    """The cells of the legal marking (``legal``, :class:`game.events.LegalMarkings`) of highest
+    ``worth`` (every item set's, ``int64 (K+1,)``), ties broken by points now (D19), then more
+    items, then set order: the ``learned`` strategy's choice (``strategies.first_by_worth``)."""
+    from shelfie_solver.dice.objectives import Points, StateArrays
+
+    chosen = worth[legal.index]
+    top = np.flatnonzero(chosen == chosen.max())
+    if len(top) == 1:
+        return tuple(legal.cells(int(top[0])))
+    sets = legal.sets
+    points = Points().values(StateArrays(board, rules, marks), sets)
+    return tuple(legal.cells(int(np.lexsort((np.arange(len(sets.sizes)), -sets.sizes, -points, -chosen))[0])))
+
+
+def _roll(hold: tuple[int, ...], n_dice: int, rng: np.random.Generator) -> tuple[int, ...]:
+    """``hold`` (counts per face) with the other dice rolled, each face equally likely (D2, D7)."""
+    rolled = np.bincount(rng.integers(0, len(hold), n_dice - sum(hold)), minlength=len(hold))
+    return tuple(int(h + r) for h, r in zip(hold, rolled))
+
+
+def iterate_weights(board: Board, rules: Ruleset, weights: np.ndarray, games: int = ITERATION_GAMES,
+                    iterations: int = ITERATIONS, seed: int = ITERATION_SEED, step: Fraction = Fraction(1),
+                    pooled: bool = False, select: bool = False, progress: Callable[[int], None] | None = None,
+                    report: Callable[[str], None] | None = None) -> np.ndarray:
+    """``int64 (3, N_FEATURES)``: ``iterations`` steps of fitted value iteration on ``board`` from
+    ``weights``: each step plays ``games`` lockstep games of the weights it starts from and fits
+    new weights to their sheets' one-turn targets (:func:`iteration_sums`; the ridge least squares
+    per phase of :func:`fit_solved.fit_table_sums`, as the sub-board fit; with ``pooled`` to every
+    step's sums so far), taken at ``step`` in a mix with the weights it started from (:func:`mix`).
+    With ``select``, the weights returned are those whose games scored most on average, of the
+    weights given and every step's (the last step's played too): each step's games are dealt the
+    same dice, ``numpy.random.default_rng(seed)``, so they are compared on common dice until
+    their choices differ; else the last step's. The result is a function of the arguments.
+    ``progress`` gets the games finished; ``report`` one line a step."""
+    from shelfie_solver.dice.learned.fit_solved import fit_table_sums
+
+    kept: list[dict[int, Sums]] = []
+    best, best_mean = weights, None
+    rng = np.random.default_rng(seed)
+    for k in range(iterations + (1 if select and iterations else 0)):
+        if select:
+            rng = np.random.default_rng(seed)
+        sums, finished = iteration_sums(board, rules, weights, games, rng, progress)
+        mean = Fraction(sum(finished), len(finished))
+        if best_mean is None or mean > best_mean:
+            best, best_mean = weights, mean
+        if report:
+            report(f"step {k + 1}: {sum(s.count for s in sums.values()):,} turns, mean score {float(mean):.2f}")
+        if k == iterations:
+            break
+        kept = [*kept, sums] if pooled else [sums]
+        fitted, _ = fit_table_sums(kept, rules.scoring_threshold)
+        weights = mix(fitted, weights, step)
+    return best if select else weights
