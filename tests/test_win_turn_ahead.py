@@ -143,15 +143,7 @@ def test_the_first_player_is_shown_less_than_on_level_turns() -> None:
     c = default_win_model().for_players(2)
     fitted = [row for row in range(len(ROWS)) if c[row].any()]  # phase 0 of two players: all exact, not fitted
     assert len(fitted) >= 2 and (c[fitted, AHEAD] < 0).all()
-    from shelfie_solver.dice.allocate import feasibility_arrays
-
-    sets = feasibility_arrays(BOARD, RULES).sets
-    values = []
-    for first in (0, 1):
-        state = two_player_state(first)
-        arrays = StateArrays(BOARD, RULES, state.marks)
-        usable = np.flatnonzero(np.append(arrays.available, True)[sets.cells].all(axis=1))
-        values.append(win_objective(state).values(arrays, sets.take(usable)))
+    values = _values_by_order(None)
     assert len(values[0]) > 10
     assert (values[0] < values[1]).all()
 
@@ -187,17 +179,23 @@ def test_a_former_file_loads_and_gives_its_figures() -> None:
 def test_a_former_file_plays_as_before() -> None:
     """The same two positions (seat 0 first or second in the round) under the former file: equal
     chances, marking by marking (the order of play is not among its features)."""
+    values = _values_by_order(load_win_model(ROOT / "examples" / "win-own-play.json"))
+    assert np.array_equal(values[0], values[1])
+
+
+def _values_by_order(model: WinModel | None) -> list[np.ndarray]:
+    """The win objective's value of every marking the position allows, with seat 0 first in the
+    round and then second (:func:`two_player_state`), under ``model`` (``None``: the shipped one)."""
     from shelfie_solver.dice.allocate import feasibility_arrays
 
-    old = load_win_model(ROOT / "examples" / "win-own-play.json")
     sets = feasibility_arrays(BOARD, RULES).sets
     values = []
     for first in (0, 1):
         state = two_player_state(first)
         arrays = StateArrays(BOARD, RULES, state.marks)
         usable = np.flatnonzero(np.append(arrays.available, True)[sets.cells].all(axis=1))
-        values.append(win_objective(state, old).values(arrays, sets.take(usable)))
-    assert np.array_equal(values[0], values[1])
+        values.append(win_objective(state, model).values(arrays, sets.take(usable)))
+    return values
 
 
 def test_valued_positions_apply_the_turn_s_blocks() -> None:
