@@ -501,6 +501,29 @@ def test_a_table_of_another_board_names_both_in_a_rollout(tmp_path):
     assert alone.exit_code == 2 and "not 1 player" in alone.stderr and "1 players" not in alone.stderr
 
 
+@pytest.mark.parametrize("seats", [1, 3, 4])
+def test_a_table_in_a_game_of_other_than_two_is_refused_before_any_game(tmp_path, seats, monkeypatch):
+    """``exact2:FILE`` among 1, 3 or 4 seats (simulate) or as every seat's policy of a 3-player
+    rollout: one line naming the seat count, before any game is dealt (no game is played: a seat
+    whose items are all eliminated by blocks, D15, before its first turn would never reach the
+    table's own refusal at its first decision)."""
+    from shelfie_solver.dice import simulate as simulate_module
+
+    table, game = tmp_path / "t.json", tmp_path / "game.json"
+    save_two_player(str(table), tp.solve_two_player(BOARD_2X2, TINY))
+    monkeypatch.setattr(simulate_module, "run_games", lambda *a, **k: pytest.fail("a game was dealt"))
+    players = ",".join([f"exact2:{table}"] + ["solver"] * (seats - 1))
+    line = assert_one_line_error(CliRunner().invoke(main, ["simulate", "--board", TINY_2X3, "--players", players,
+                                                           "--games", "5", "--seed", "1"]),
+                                 "two-player games only", f"not {seats} player")
+    assert "1 players" not in line
+    made = CliRunner().invoke(main, ["play", "new", str(game), "--players", "Ann,Ben,Cy", "--first", "Ann",
+                                     "--board", TINY_2X3])
+    assert made.exit_code == 0, made.output
+    assert_one_line_error(CliRunner().invoke(main, ["rollout", str(game), "--policy", f"exact2:{table}",
+                                                    "--games", "2"]), "two-player games only", "not 3 players")
+
+
 @pytest.mark.parametrize("command", [
     ["simulate", "--players", "exact2:,win", "--games", "1"],
     ["rollout", "{game}", "--policy", "exact2:", "--games", "1", "--jobs", "1"],

@@ -37,7 +37,7 @@ from shelfie_solver.dice.game.events import Block, Fail, Game
 from shelfie_solver.dice.game.record import game_to_json
 from shelfie_solver.dice.game.turn import play_seeded
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.dice.strategies import parse_players, strategy_named
+from shelfie_solver.dice.strategies import parse_players, strategy_named, verify_seats
 
 
 @dataclass(frozen=True)
@@ -152,12 +152,14 @@ def simulate(board: Board, rules: Ruleset, players: Sequence[str], games: int, s
         The :class:`Summary` and the JSON lines (empty unless ``save``).
 
     Raises:
-        StrategyError: an unknown strategy or a bad number of players.
+        StrategyError: an unknown strategy, a bad number of players, or ``exact2:FILE`` in a game
+            of other than two players.
         SimulationError: games outside 1 .. :data:`MAX_GAMES`, or jobs below 1.
         ParallelError: the dask extra missing, the scheduler unreachable, a worker died.
         Interrupted: SIGINT or SIGTERM during the run (every worker stopped first).
     """
     names = parse_players(",".join(players))
+    verify_seats(names)
     if games < 1:
         raise SimulationError(f"--games must be at least 1, got {games}")
     if games > MAX_GAMES:

@@ -21,7 +21,7 @@ result (D13) a shelf. Decisions are verified legal by the game engine.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -868,6 +868,22 @@ def strategy_named(name: str) -> Strategy:
                             "exact2:FILE or learned:FILE")
     strategy: Strategy = cls()
     return strategy
+
+
+def verify_seats(names: Sequence[str]) -> None:
+    """Refuse, before any game is dealt, a table strategy that cannot play this many seats:
+    ``exact2:FILE`` plays two-player games only (the table holds two sheets; docs/solve-game.md),
+    which its first decision would say too, but a seat whose every item is eliminated (D15) before
+    its first turn makes no decision, so the refusal belongs here.
+
+    Raises:
+        StrategyError: ``exact2:FILE`` among other than two ``names``.
+    """
+    for name in names:
+        if name.strip().lower().startswith("exact2:") and len(names) != 2:
+            raise StrategyError(f"strategy {name.strip()} plays two-player games only, not {len(names)} "
+                                f"player{'' if len(names) == 1 else 's'}; expected two seats, e.g. "
+                                f"{name.strip()},solver")
 
 
 def parse_players(text: str, option: str = "--players") -> tuple[str, ...]:

@@ -45,7 +45,7 @@ from shelfie_solver.dice.rollout.playout import (
     turns_bound,
     winner_shares,
 )
-from shelfie_solver.dice.strategies import parse_players, strategy_named
+from shelfie_solver.dice.strategies import parse_players, strategy_named, verify_seats
 
 #: Games of the first batch, where the first stopping check is made (module docstring).
 FIRST_CHECK = 100
@@ -196,7 +196,8 @@ def seat_policies(text: str, seats: int) -> tuple[str, ...]:
     comma-separated (the names ``simulate --players`` takes).
 
     Raises:
-        StrategyError: an unknown name. RolloutError: neither one name nor one per seat.
+        StrategyError: an unknown name, or ``exact2:FILE`` with other than two seats. RolloutError:
+            neither one name nor one per seat.
     """
     names = parse_players(text, "--policy")
     if len(names) == 1:
@@ -204,6 +205,7 @@ def seat_policies(text: str, seats: int) -> tuple[str, ...]:
     if len(names) != seats:
         raise RolloutError(f"--policy needs one strategy for every seat or one per seat ({seats}), got "
                            f"{len(names)}: e.g. win or win,learned")
+    verify_seats(names)
     return names
 
 
