@@ -120,6 +120,8 @@ def test_simulate_plays_it_and_says_so(cache, tmp_path):
     assert played(board, f"learned:{DEFAULT_MODEL_PATH}") != games["learned"]  # the shipped table's differ
     text = CliRunner().invoke(main, ["simulate", "--board", SMALL, "--players", "learned", "--games", "2"])
     assert "learned played this board's own table here" in text.output
+    # both parts of the fit named (docs/solve-game.md, "Exact where it fits")
+    assert "value iteration on the board itself" in " ".join(text.output.split())
     for alone in ("win", "win-model"):  # alone they play learned's objective, its own table too
         assert played(board, alone) == games["learned"]
         text = CliRunner().invoke(main, ["simulate", "--board", SMALL, "--players", alone, "--games", "2"])
