@@ -120,6 +120,8 @@ def test_simulate_plays_it_and_says_so(cache, tmp_path):
     assert played(board, f"learned:{DEFAULT_MODEL_PATH}") != games["learned"]  # the shipped table's differ
     text = CliRunner().invoke(main, ["simulate", "--board", SMALL, "--players", "learned", "--games", "2"])
     assert "learned played this board's own table here" in text.output
+    # both parts of the fit named (docs/solve-game.md, "Exact where it fits")
+    assert "value iteration on the board itself" in " ".join(text.output.split())
     for alone in ("win", "win-model"):  # alone they play learned's objective, its own table too
         assert played(board, alone) == games["learned"]
         text = CliRunner().invoke(main, ["simulate", "--board", SMALL, "--players", alone, "--games", "2"])
@@ -331,3 +333,40 @@ def test_not_without_numba(cache, monkeypatch):
     assert own_cache.applies(board, DEFAULT_RULES)
     monkeypatch.setattr(float_kernel, "has_numba", lambda: False)
     assert not own_cache.applies(board, DEFAULT_RULES)
+
+
+def test_progress_bar_moves_with_the_estimated_time(cache, monkeypatch):
+    """The fit's bar (states solved and summed, then games of value iteration) gives the games the
+    share of its steps that the estimate gives their time (STATES_PER_SECOND for each state solved
+    and summed, GAMES_PER_SECOND), so it does not stand near its end while the games are played;
+    and its steps add up to its total."""
+    from fractions import Fraction
+
+    from shelfie_solver.dice.wholegame.solver import state_count
+
+    board = load_board(SMALL, DEFAULT_RULES)
+    base = default_model().for_board(1, board)
+    seen = {}
+
+    def first_use(known, key, announce, total, solve, line, label="x"):
+        done = [0]
+        seen["total"] = total
+
+        def iterate(*args, **kwargs):
+            seen["before games"] = done[0]
+            return real_iterate(*args, **kwargs)
+
+        monkeypatch.setattr(ot, "iterate_weights", iterate)
+        out = solve(lambda _, n: done.__setitem__(0, done[0] + n))
+        seen["done"] = done[0]
+        return out
+
+    real_iterate = ot.iterate_weights
+    monkeypatch.setattr(exact_cache, "first_use_solve", first_use)
+    assert own_cache.own_table_for(board, DEFAULT_RULES, base) is not None
+    states = sum(state_count(sub, DEFAULT_RULES) for sub in ot.sub_boards(board))
+    games = (ot.ITERATIONS + ot.ITERATION_SELECT) * ot.ITERATION_GAMES
+    assert seen["done"] == seen["total"] and seen["before games"] == 2 * states
+    games_time = Fraction(games, own_cache.GAMES_PER_SECOND)
+    share = games_time / (Fraction(states, own_cache.STATES_PER_SECOND) + games_time)
+    assert abs(Fraction(seen["total"] - seen["before games"], seen["total"]) - share) < Fraction(1, 100)

@@ -204,7 +204,8 @@ def _own_note(board: Board, rules: Ruleset, name: str) -> str | None:
     if own_model(board, rules) is None:
         return None
     return (f"{name} played this board's own table here: the board is over the exact budget, so its weights were "
-            "fitted to the exact tables of its sub-boards (docs/solve-game.md, exact where it fits).")
+            "fitted to the exact tables of its sub-boards, then improved by value iteration on the board itself "
+            "(docs/solve-game.md, exact where it fits).")
 
 
 def _two_player_note(board: Board, rules: Ruleset, names: Sequence[str]) -> str | None:

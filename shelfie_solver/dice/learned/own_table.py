@@ -269,16 +269,18 @@ def mix(own: np.ndarray, base: np.ndarray, share: Fraction = OWN_SHARE) -> np.nd
 
 
 def own_weights(board: Board, rules: Ruleset, base: np.ndarray, share: Fraction | None = None,
-                progress: Callable[[int, int], None] | None = None) -> np.ndarray:
+                progress: Callable[[int, int], None] | None = None, game_units: int = 1) -> np.ndarray:
     """``int64 (3, N_FEATURES)``: the board's own table (module docstring): :func:`fit_sub_boards`
     mixed with ``base`` (:func:`mix`) at ``share`` (default :func:`share_for` the board), then
     :data:`ITERATIONS` steps of value iteration on the board itself (:func:`iterate_weights`,
     :data:`ITERATION_GAMES` games a step, seed :data:`ITERATION_SEED`, :data:`ITERATION_STEP`,
-    :data:`ITERATION_POOLED`, :data:`ITERATION_SELECT`; ``progress(_, n)`` also gets the games finished). Raises as
-    :func:`fit_sub_boards`."""
+    :data:`ITERATION_POOLED`, :data:`ITERATION_SELECT`; ``progress(_, n)`` also gets the games finished,
+    each counted ``game_units`` times, so that a bar over both parts moves with the time they take).
+    Raises as :func:`fit_sub_boards`."""
     mixed = mix(fit_sub_boards(board, rules, progress), base, share_for(board) if share is None else share)
     return iterate_weights(board, rules, mixed, ITERATION_GAMES, ITERATIONS, ITERATION_SEED, ITERATION_STEP,
-                           ITERATION_POOLED, ITERATION_SELECT, None if progress is None else lambda n: progress(0, n))
+                           ITERATION_POOLED, ITERATION_SELECT,
+                           None if progress is None else lambda n: progress(0, n * game_units))
 
 
 def candidate_model(weights: np.ndarray, board: Board, info: dict[str, Any] | None = None) -> LearnedModel:
