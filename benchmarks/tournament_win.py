@@ -1,5 +1,5 @@
 """Seeded tournaments on the default board: the ``win-model`` strategy (``win`` by the model with
-any number of players; ``win`` itself uses the model with 2 players only) (the chance to win: the
+any number of players; ``win`` itself uses it with the players of ``win_model.MODEL_PLAYERS``, 2-4) (the chance to win: the
 calibrated model, exact on the last turns) against today's ``learned`` (2, 3 and 4 players: one
 ``win`` seat against ``learned`` seats), with the 95% Wilson interval of its win rate against the
 fair share 1/n (docs/train.md, "The chance to win"). A measurement, not a test.
