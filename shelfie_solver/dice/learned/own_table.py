@@ -390,7 +390,7 @@ def iteration_sums(board: Board, rules: Ruleset, weights: np.ndarray, games: int
     """One step of value iteration on ``board`` itself: ``games`` solitaire games of the ``learned``
     objective of ``weights`` played in lockstep, every game's turn from one batched solve of the
     sheets the games are at (:func:`turn_targets`; the dice from ``rng``, D6-D7; the hold of the
-    solve's policy, the marking of highest worth, D8-D14 (:func:`strategies.first_by_worth`), or the failed
+    solve's policy, the marking of highest worth, D8-D14 (:func:`_best_marking`), or the failed
     result's best shelf, D13: the ``learned`` strategy's decisions; a game ends when its sheet closes the trigger's shelves,
     D17-D18), and every sheet at the start of a turn with its target: the least-squares sums of
     :func:`table_sums` per phase, one row per visit. ``progress`` gets the games finished, turn by
@@ -398,7 +398,6 @@ def iteration_sums(board: Board, rules: Ruleset, weights: np.ndarray, games: int
     from shelfie_solver.dice.game.events import legal_sets
     from shelfie_solver.dice.rolls import space_for
     from shelfie_solver.dice.sheet_rules import failed_result_shelves
-    from shelfie_solver.dice.strategies import first_by_worth
 
     space = space_for(rules)
     trigger = end_trigger_shelves(board, rules)
@@ -436,7 +435,7 @@ def iteration_sums(board: Board, rules: Ruleset, weights: np.ndarray, games: int
                 dice = _roll(hold, space.n_dice, rng)
             legal = legal_sets(dice, board, marks, rules)
             if len(legal):
-                after = marks.with_marked(first_by_worth(board, rules, legal, worth[i], marks))
+                after = marks.with_marked(_best_marking(board, rules, marks, legal, worth[i]))
             else:
                 options = failed_result_shelves(board, marks)
                 after = marks.with_eliminated(options[max(options, key=lambda s: (int(shelves[i][s]), -s))])
@@ -448,6 +447,21 @@ def iteration_sums(board: Board, rules: Ruleset, weights: np.ndarray, games: int
             progress(len(sheets) - len(going))
         sheets = going
     return {p: Sums(xtx[p], xty[p], counts[p], yy[p] // TABLE_SCALE if counts[p] else 0) for p in PHASES}, finished
+
+
+def _best_marking(board: Board, rules: Ruleset, marks: Marks, legal: Any, worth: np.ndarray) -> tuple[int, ...]:
+    """The cells of the legal marking (``legal``, :class:`game.events.LegalMarkings`) of highest
+    ``worth`` (every item set's, ``int64 (K+1,)``), ties broken by points now (D19), then more
+    items, then set order: the ``learned`` strategy's choice (``strategies.first_by_worth``)."""
+    from shelfie_solver.dice.objectives import Points, StateArrays
+
+    chosen = worth[legal.index]
+    top = np.flatnonzero(chosen == chosen.max())
+    if len(top) == 1:
+        return tuple(legal.cells(int(top[0])))
+    sets = legal.sets
+    points = Points().values(StateArrays(board, rules, marks), sets)
+    return tuple(legal.cells(int(np.lexsort((np.arange(len(sets.sizes)), -sets.sizes, -points, -chosen))[0])))
 
 
 def _roll(hold: tuple[int, ...], n_dice: int, rng: np.random.Generator) -> tuple[int, ...]:
