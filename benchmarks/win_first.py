@@ -31,7 +31,10 @@ model the log's games were played by), every seat's chance under each model agai
 rollout's mean share: RMS with the rollout noise removed, with a bootstrap of the positions
 (4,000 resamples, numpy seed 0) of the difference, and the paired difference of squared errors
 (standard error over games), for every seat, the player who just played, the others, and by
-the mover's place in the round.
+the mover's place in the round (the positions where the mover's figure logged is exact, a decided
+terminal, left out: ``play status`` shows that figure, not the model's); and the RMS of the figures the log shows (``play status``: the
+mover's is the model's, with 3-4 players the others' are not, docs/win-chance.md "What is
+shown").
 
 ``versus``: ``--games`` games of ``--players`` of ``win`` by ``--new`` against ``win`` by
 ``--old`` (game ``g`` from ``SeedSequence(seed).spawn(games)[g]``, the new model at seat ``g % n``,
@@ -262,19 +265,24 @@ def rollouts(args: argparse.Namespace) -> None:
     n = args.players[0]
     start = time.process_time()
     rolled = rollout_positions(args.log, args.seed, args.per_game, n)
+    # the positions where play status shows the mover the model's figure (not an exact 0 or 1)
+    model = ~rolled["exacts"][:, 0].astype(bool)
+    print(f"left out: {(~model).sum()} positions whose mover's figure logged is exact (a decided terminal)")
+    rolled = {k: v[model] for k, v in rolled.items()}
     r, noise, g = rolled["rollouts"], rolled["noises"], rolled["game"]
     place = places(rolled)
     old, new = chances_of(str(ROOT / args.old), rolled, n), chances_of(str(ROOT / args.new), rolled, n)
-    logged = rolled["loggeds"]
-    print(f"{n} players: {len(r)} turn starts after a marking (model positions of {len(np.unique(g))} games); "
-          f"every seat's figure logged differs from the new one recomputed by {np.abs(new - logged).max() * 100:.2f} "
-          f"points at most, from the old one by {np.abs(old - logged).max() * 100:.2f}")
-    eo, en = (old - r) ** 2, (new - r) ** 2
+    shown = rolled["loggeds"]  # play status: the mover's the model's; with 3-4 the others' not (the roller's view)
+    print(f"{n} players: {len(r)} turn starts after a marking (model positions of {len(np.unique(g))} games); the "
+          f"mover's figure logged differs from the new one recomputed by {np.abs(new - shown)[:, 0].max() * 100:.2f} "
+          f"points at most, from the old one by {np.abs(old - shown)[:, 0].max() * 100:.2f}; the others' figures "
+          f"logged (play status) from the new model's by {np.abs(new - shown)[:, 1:].mean() * 100:.2f} on average")
+    eo, en, es = (old - r) ** 2, (new - r) ** 2, (shown - r) ** 2
     rng = np.random.default_rng(0)
     picks = rng.integers(0, len(r), size=(4000, len(r)))
     print("| seats | seat-positions | old RMS (points) | new RMS | new minus old [95% bootstrap] "
-          "| squared error new minus old (1e-4) | SE (over games) | mean old / new / rollout |")
-    print("|---|---:|---:|---:|---:|---:|---:|---|")
+          "| squared error new minus old (1e-4) | SE (over games) | mean old / new / rollout | shown RMS |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|---:|")
     role = np.zeros(r.shape, dtype=bool)
     role[:, 0] = True
     rows = [("every seat", np.ones(r.shape, dtype=bool)), ("the player who just played", role),
@@ -288,12 +296,14 @@ def rollouts(args: argparse.Namespace) -> None:
             - np.sqrt(np.maximum(((eo - noise) * w)[picks].sum(axis=(1, 2)) / count, 0))
         ro = math.sqrt(max(float(eo[keep].mean() - noise[keep].mean()), 0)) * 100
         rn = math.sqrt(max(float(en[keep].mean() - noise[keep].mean()), 0)) * 100
+        rs = math.sqrt(max(float(es[keep].mean() - noise[keep].mean()), 0)) * 100
         d = ((en - eo) * w).sum(axis=1)
         per = w.sum(axis=1) > 0
         print(f"| {label} | {keep.sum()} | {ro:.2f} | {rn:.2f} | {rn - ro:+.2f} [{np.percentile(boot, 2.5) * 100:+.2f}, "
               f"{np.percentile(boot, 97.5) * 100:+.2f}] | {(en - eo)[keep].mean() * 1e4:+.1f} "
               f"| {se_by_game(d[per] / w[per].sum(axis=1).mean(), g[per]) * 1e4:.1f} "
-              f"| {old[keep].mean() * 100:.1f} / {new[keep].mean() * 100:.1f} / {r[keep].mean() * 100:.1f} |")
+              f"| {old[keep].mean() * 100:.1f} / {new[keep].mean() * 100:.1f} / {r[keep].mean() * 100:.1f} "
+              f"| {rs:.2f} |")
     print(f"{time.process_time() - start:.0f} CPU s")
 
 

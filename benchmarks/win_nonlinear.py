@@ -87,7 +87,8 @@ def rollout_positions(log: str, seed: int, per_game: int, players: int = 2) -> d
     variance ``s^2 / N`` and ``logged`` the figure ``play status`` showed it (a check of the
     replay); and the same of every seat, ``(N, players)`` in the order of the design rows (the
     player who just played first, the others in seat order): ``rollouts``, ``noises``,
-    ``loggeds``."""
+    ``loggeds`` and ``exacts`` (the figure logged is exact: a decided terminal, docs/win-chance.md
+    "What is shown", where ``play status`` shows an exact 0 or 1 and not the model's)."""
     import json
 
     from chance_vs_rollout import PLAYERS, positions_of
@@ -128,8 +129,8 @@ def rollout_positions(log: str, seed: int, per_game: int, players: int = 2) -> d
                         "noise": seats[0]["variance"] / row["games"], "logged": seats[0]["model"],
                         "rollouts": [s["rollout"] for s in seats],
                         "noises": [s["variance"] / row["games"] for s in seats],
-                        "loggeds": [s["model"] for s in seats]})
-    more = ("rollout", "noise", "logged", "rollouts", "noises", "loggeds")
+                        "loggeds": [s["model"] for s in seats], "exacts": [s["exact"] for s in seats]})
+    more = ("rollout", "noise", "logged", "rollouts", "noises", "loggeds", "exacts")
     arrays = {k: np.array([r[k] for r in out]) for k in (*KEYS, *more) if k != "lines"}
     arrays["lines"] = np.array([[np.stack(t) for t in r["lines"]] for r in out])
     return arrays
