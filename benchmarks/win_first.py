@@ -22,7 +22,8 @@ player who just played and of every seat (the shares of victory, D20), their pai
 (standard error over games) by the mover's place in the round, and the calibration: by that
 place (mean shown, mean won), by role (the player who just played, the others) and "a turn
 ahead", and by decile for the player who just played and for the others separately (the share
-won within its 95% interval, and within 2 points of the mean shown).
+won within its 95% interval, and within 2 points of the mean shown); with ``--plot PNG`` the
+reliability diagrams of both models, the mover and the others side by side.
 
 ``rollouts``: the turn starts after a marking of a ``benchmarks/chance_vs_rollout.py`` log
 (``--log``, its ``--seed``, ``--players``), rebuilt by replaying its games
@@ -41,7 +42,16 @@ shown").
 the first player drawn from the game's seed, D5), the new model's share of victory (ties shared,
 D20) with its 95% Wilson interval.
 
-Run: ``python benchmarks/win_first.py fit|assemble|heldout|rollouts|versus [options]``.
+``ablate``: the feature against the refit. Every position the model values of ``--games`` ``win``
+self-play games of ``--players`` from ``--seed`` (as ``heldout``, by ``--play-model``), fitted
+three ways (``win_model.fit``, one row per phase): the 13 features without "a turn ahead" (its
+column held at 0) with ridge ``win_model.RIDGE`` (1.0, the old fit's) and ``OWN_PLAY_RIDGE``,
+and the 14 with ``OWN_PLAY_RIDGE``; each scored with ``--old`` on the games of
+``--heldout-seed`` (``--heldout-games``): the Brier score of the player who just played and of
+every seat against ``--old`` (paired, SE over games) and the mean shown minus won by the
+mover's place in the round.
+
+Run: ``python benchmarks/win_first.py fit|assemble|heldout|rollouts|versus|ablate [options]``.
 """
 
 from __future__ import annotations
@@ -160,6 +170,20 @@ def assemble_file(args: argparse.Namespace) -> None:
     print(f"written {DEFAULT_WIN_PATH}")
 
 
+def decile_rows(p: np.ndarray, y: np.ndarray, games: np.ndarray) -> list[tuple[int, int, float, float, float]]:
+    """Per decile of the chances ``p`` (flat, one per seat-position) that holds any: ``(decile,
+    positions, mean shown, mean won, half width of the 95% interval of won)`` (SE over games)."""
+    edges = np.linspace(0, 1, 11)
+    out = []
+    for i in range(10):
+        keep = (p >= edges[i]) & ((p < edges[i + 1]) if i < 9 else (p <= 1))
+        if keep.any():
+            won = float(y[keep].mean())
+            out.append((i, int(keep.sum()), float(p[keep].mean()), won,
+                        1.96 * se_by_game(y[keep] - won, games[keep])))
+    return out
+
+
 def deciles(label: str, p: np.ndarray, y: np.ndarray, games: np.ndarray) -> None:
     """The reliability table of the chances ``p`` against the shares won ``y`` (flat, one per
     seat-position; ``games`` their games): per decile of the chance shown, the mean shown, the
@@ -169,22 +193,44 @@ def deciles(label: str, p: np.ndarray, y: np.ndarray, games: np.ndarray) -> None
     print("| decile | positions | mean shown | mean won | won minus shown | 95% interval of won | within it "
           "| within 2 points |")
     print("|---|---:|---:|---:|---:|---|---|---|")
-    edges = np.linspace(0, 1, 11)
-    off = wide = used = 0
-    for i in range(10):
-        keep = (p >= edges[i]) & ((p < edges[i + 1]) if i < 9 else (p <= 1))
-        if not keep.any():
-            continue
-        used += 1
-        won, shown = y[keep].mean(), p[keep].mean()
-        half = 1.96 * se_by_game(y[keep] - won, games[keep])
+    rows = decile_rows(p, y, games)
+    off = wide = 0
+    for i, count, shown, won, half in rows:
         inside, near = abs(won - shown) <= half, abs(won - shown) <= 0.02
         off += not inside
         wide += not near
-        print(f"| {i * 10}-{i * 10 + 10}% | {keep.sum()} | {shown * 100:.1f}% | {won * 100:.1f}% "
+        print(f"| {i * 10}-{i * 10 + 10}% | {count} | {shown * 100:.1f}% | {won * 100:.1f}% "
               f"| {(won - shown) * 100:+.1f} | [{(won - half) * 100:.1f}, {(won + half) * 100:.1f}] "
               f"| {'yes' if inside else 'no'} | {'yes' if near else 'no'} |")
-    print(f"{label}: deciles off beyond their interval {off} of {used}; more than 2 points off {wide} of {used}")
+    print(f"{label}: deciles off beyond their interval {off} of {len(rows)}; more than 2 points off {wide} of {len(rows)}")
+
+
+def plot(path: str, n: int, models: dict[str, np.ndarray], y: np.ndarray, games: np.ndarray) -> None:
+    """Reliability diagrams, the player who just played and the others side by side: per decile
+    the share won minus the mean chance shown, in points, with its 95% interval, a line per model
+    (``models``: label -> chances ``(N, n)``), the band of 2 points shaded; written whole to
+    ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    g2 = np.repeat(games[:, None], n, axis=1)
+    fig, axes = plt.subplots(1, 2, figsize=(9, 4.5), sharey=True)
+    for ax, (title, cols) in zip(axes, (("the player who just played", slice(0, 1)), ("the others", slice(1, n)))):
+        ax.axhspan(-2, 2, color="0.9", label="within 2 points")
+        ax.axhline(0, color="grey", linewidth=0.8, linestyle="--")
+        for (label, p), colour in zip(models.items(), ("tab:orange", "tab:blue")):
+            rows = decile_rows(p[:, cols].ravel(), y[:, cols].ravel(), g2[:, cols].ravel())
+            ax.errorbar([r[2] * 100 for r in rows], [(r[3] - r[2]) * 100 for r in rows],
+                        yerr=[r[4] * 100 for r in rows], marker="o", ms=4, capsize=2, color=colour, label=label)
+        ax.set_title(f"{n} players, {title}")
+        ax.set_xlabel("chance shown, decile means (%)")
+        ax.legend(loc="lower left", fontsize=8)
+    axes[0].set_ylabel("share won minus chance shown (points), 95% interval")
+    fig.tight_layout()
+    fig.savefig(path + ".tmp.png", dpi=90)
+    os.replace(path + ".tmp.png", path)
 
 
 def calibration(name: str, p: np.ndarray, y: np.ndarray, games: np.ndarray, place: np.ndarray,
@@ -253,6 +299,8 @@ def heldout(args: argparse.Namespace) -> None:
               f"{e.mean() * 1e4:+.1f}e-4 (SE {se_by_game(e, games[keep]) * 1e4:.1f})")
     calibration("old", old, y, games, place, ahead)
     calibration("new", new, y, games, place, ahead)
+    if args.plot:
+        plot(args.plot, n, {f"old ({args.old})": old, f"new ({args.new})": new}, y, games)
     print(f"{time.process_time() - start:.0f} CPU s")
 
 
@@ -307,6 +355,55 @@ def rollouts(args: argparse.Namespace) -> None:
     print(f"{time.process_time() - start:.0f} CPU s")
 
 
+def ablate(args: argparse.Namespace) -> None:
+    """The feature against the refit: fits on the same games with and without "a turn ahead"."""
+    use_model(str(ROOT / args.play_model))
+    from win_nonlinear import load
+
+    from shelfie_solver.dice.learned.win_fit import OWN_PLAY_RIDGE
+    from shelfie_solver.dice.learned.win_model import RIDGE, fit, float_chances
+
+    n = args.players[0]
+    start = time.process_time()
+    train = load(n, args.seed, args.games, args.cache)
+    test = load(n, args.heldout_seed, args.heldout_games, args.cache)
+    made = time.process_time() - start
+
+    def fitted(x: np.ndarray, ridge: float) -> np.ndarray:
+        samples = [(n, int(ph), row, yy) for ph, row, yy in zip(train["phase"], x, train["y"])]
+        return fit(samples, ridge).coefficients[n]
+
+    def scored(table: np.ndarray) -> np.ndarray:
+        out = np.zeros(test["y"].shape)
+        for r in np.unique(test["round"]):
+            at = test["round"] == r
+            out[at] = float_chances(table, test["phase"][at], test["x"][at], int(r))
+        return out
+
+    without = train["x"].copy()
+    without[..., -1] = 0  # "a turn ahead" (the last of FEATURES) held at 0: its coefficient stays 0
+    y, games, place = test["y"], test["game"], places(test)
+    old = chances_of(str(ROOT / args.old), test, n)
+    fits = {"old (the file before)": old,
+            "13 features refitted, ridge 1.0 (win_model.RIDGE)": scored(fitted(without, RIDGE)),
+            "13 features refitted, ridge OWN_PLAY_RIDGE": scored(fitted(without, OWN_PLAY_RIDGE)),
+            "14 features (with a turn ahead), ridge OWN_PLAY_RIDGE": scored(fitted(train["x"], OWN_PLAY_RIDGE))}
+    print(f"{n} players: fitted on {len(train['y'])} positions of {args.games} games of seed {args.seed}, scored on "
+          f"{len(y)} of {args.heldout_games} games of seed {args.heldout_seed} (win by {args.play_model}; "
+          f"{made:.0f} CPU s the games)")
+    print("| fit | Brier, the player who just played | minus old (1e-4) | SE | every seat minus old (1e-4) | SE | "
+          + " | ".join(f"shown minus won after place {q + 1} (points)" for q in range(n)) + " |")
+    print("|---|---:|---:|---:|---:|---:|" + "---:|" * n)
+    bo = (old - y) ** 2
+    for label, p in fits.items():
+        b = (p - y) ** 2
+        d, e = b[:, 0] - bo[:, 0], (b - bo).mean(axis=1)
+        bias = " | ".join(f"{(p[place == q, 0] - y[place == q, 0]).mean() * 100:+.1f}" for q in range(n))
+        print(f"| {label} | {b[:, 0].mean():.5f} | {d.mean() * 1e4:+.1f} | {se_by_game(d, games) * 1e4:.1f} "
+              f"| {e.mean() * 1e4:+.1f} | {se_by_game(e, games) * 1e4:.1f} | {bias} |")
+    print(f"{time.process_time() - start:.0f} CPU s")
+
+
 def versus(args: argparse.Namespace) -> None:
     from fractions import Fraction
 
@@ -338,7 +435,7 @@ def versus(args: argparse.Namespace) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=("fit", "assemble", "heldout", "rollouts", "versus"))
+    parser.add_argument("command", choices=("fit", "assemble", "heldout", "rollouts", "versus", "ablate"))
     parser.add_argument("--seed", type=int, required=False, default=None)
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--players", type=lambda t: tuple(int(x) for x in t.split(",")), default=(2,),
@@ -356,9 +453,13 @@ def main() -> None:
     parser.add_argument("--cache", default="")
     parser.add_argument("--log", default="")
     parser.add_argument("--per-game", type=int, default=4)
+    parser.add_argument("--plot", default="", help="heldout: write the reliability diagrams to this PNG")
+    parser.add_argument("--heldout-seed", type=int, default=None, help="ablate: the held-out games' seed")
+    parser.add_argument("--heldout-games", type=int, default=2000, help="ablate: the held-out games")
     args = parser.parse_args()
     os.chdir(ROOT)
-    commands = {"fit": fit, "assemble": assemble_file, "heldout": heldout, "rollouts": rollouts, "versus": versus}
+    commands = {"fit": fit, "assemble": assemble_file, "heldout": heldout, "rollouts": rollouts, "versus": versus,
+                "ablate": ablate}
     commands[args.command](args)
 
 
