@@ -77,16 +77,21 @@ def load(players: int, seed: int, games: int, cache: str) -> dict[str, np.ndarra
     return out
 
 
-def rollout_positions(log: str, seed: int, per_game: int) -> dict[str, np.ndarray]:
-    """The 2-player turn starts after a marking of a ``benchmarks/chance_vs_rollout.py`` log
-    (its ``--seed`` ``seed`` and ``--per-game``), rebuilt by replaying its games (the same seeds,
-    in its order): :func:`load`'s arrays of the position after the turn that the model values
-    (positions whose chance is exact are left out), with ``rollout``, the rollout's mean share of
-    the player who just played, ``noise`` its variance ``s^2 / N`` and ``logged`` the figure
-    ``play status`` showed it (the shipped model's: a check of the replay)."""
+def rollout_positions(log: str, seed: int, per_game: int, players: int = 2) -> dict[str, np.ndarray]:
+    """The ``players``-player turn starts after a marking of a ``benchmarks/chance_vs_rollout.py``
+    log (its ``--seed`` ``seed`` and ``--per-game``), rebuilt by replaying its games (the same
+    seeds, in its order; ``win`` by the model the log's games were played by, which the caller
+    makes the default one: ``chance_vs_rollout.use_win_model``): :func:`load`'s arrays of the
+    position after the turn that the model values (positions whose chance is exact are left
+    out), with ``rollout``, the rollout's mean share of the player who just played, ``noise`` its
+    variance ``s^2 / N`` and ``logged`` the figure ``play status`` showed it (a check of the
+    replay); and the same of every seat, ``(N, players)`` in the order of the design rows (the
+    player who just played first, the others in seat order): ``rollouts``, ``noises``,
+    ``loggeds`` and ``exacts`` (the figure logged is exact: a decided terminal, docs/win-chance.md
+    "What is shown", where ``play status`` shows an exact 0 or 1 and not the model's)."""
     import json
 
-    from chance_vs_rollout import positions_of
+    from chance_vs_rollout import PLAYERS, positions_of
 
     from shelfie_solver.dice.board import load_board
     from shelfie_solver.dice.game.turn import play_seeded
@@ -98,30 +103,35 @@ def rollout_positions(log: str, seed: int, per_game: int) -> dict[str, np.ndarra
     def fresh(s: np.random.SeedSequence) -> np.random.SeedSequence:
         return np.random.SeedSequence(s.entropy, spawn_key=s.spawn_key, pool_size=s.pool_size)
 
-    rows = [r for r in map(json.loads, open(log)) if r["players"] == 2]
+    rows = [r for r in map(json.loads, open(log)) if r["players"] == players]
     board, rules = load_board(None, DEFAULT_RULES), DEFAULT_RULES
-    games = iter(np.random.SeedSequence(seed).spawn(3)[0].spawn(10_000))  # chance_vs_rollout.run's order
+    # chance_vs_rollout.run's order: one child of the seed per count of PLAYERS, then one per game
+    games = iter(np.random.SeedSequence(seed).spawn(len(PLAYERS))[PLAYERS.index(players)].spawn(10_000))
     out, done, g = [], 0, -1
     while done < len(rows):
         game, g = next(games), g + 1
         valued = None
-        for kept, kind in positions_of(2, fresh(game), per_game)[:len(rows) - done]:
+        for kept, kind in positions_of(players, fresh(game), per_game)[:len(rows) - done]:
             row, done = rows[done], done + 1
             assert row["kind"] == kind and row["round"] == kept.state.round, "the log is not of this seed"
             if kind != "after marking":
                 continue
             if valued is None:
-                played = play_seeded(board, rules, [strategy_named("win")] * 2, fresh(game).spawn(2)[0])
+                played = play_seeded(board, rules, [strategy_named("win")] * players, fresh(game).spawn(2)[0])
                 valued = {v.before.turn: v for v in valued_positions(played)}
             v = valued.get(kept.state.turn - 1)
             if v is None:  # a chance known exactly (win_chance, or the turn ended the game)
                 continue
             # the mover's sheet (the other sheets' blocks, D15, are applied by valued_positions too)
             assert v.after[v.order[0]] == kept.state.sheets[v.order[0]]
-            seat = row["seats"][v.order[0]]
-            out.append({**position_row(g, v), "rollout": seat["rollout"], "noise": seat["variance"] / row["games"],
-                        "logged": seat["model"]})
-    arrays = {k: np.array([r[k] for r in out]) for k in (*KEYS, "rollout", "noise", "logged") if k != "lines"}
+            seats = [row["seats"][j] for j in v.order]
+            out.append({**position_row(g, v), "rollout": seats[0]["rollout"],
+                        "noise": seats[0]["variance"] / row["games"], "logged": seats[0]["model"],
+                        "rollouts": [s["rollout"] for s in seats],
+                        "noises": [s["variance"] / row["games"] for s in seats],
+                        "loggeds": [s["model"] for s in seats], "exacts": [s["exact"] for s in seats]})
+    more = ("rollout", "noise", "logged", "rollouts", "noises", "loggeds", "exacts")
+    arrays = {k: np.array([r[k] for r in out]) for k in (*KEYS, *more) if k != "lines"}
     arrays["lines"] = np.array([[np.stack(t) for t in r["lines"]] for r in out])
     return arrays
 

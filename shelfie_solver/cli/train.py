@@ -95,8 +95,8 @@ from shelfie_solver.dice.learned.train import PLAYER_COUNTS, tasks_total, train
 @click.option("--win-model", "win_model", is_flag=True,
               help="Instead of the learned weights, fit the win model (the objective win: every seat's chance to "
                    "win, one softmax) to --games self-play games of learned per number of players 2-4 from --seed; "
-                   "data/win.json's 3- and 4-player coefficients are --seed 26 --games 2000, its 2-player ones "
-                   "a fit of 2 players alone on win's own play, seed 14101, 5,000 games (benchmarks/win_first.py; "
+                   "data/win.json's coefficients are fits on win's own play, each with 'a turn ahead': 2 players "
+                   "seed 14101, 5,000 games, 3 and 4 players seed 15201, 6,000 games each (benchmarks/win_first.py; "
                    "docs/train.md, \"The chance to win\").")
 @click.option("--self-play", "self_play", type=click.Choice(["learned", "win"]), default="learned",
               show_default=True,

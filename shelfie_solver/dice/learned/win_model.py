@@ -88,7 +88,12 @@ from shelfie_solver.dice.sheet_rules import (
 #: 53.2% [52.5, 53.9] of 20,000 two-player games (seeds 8601-8604), 37.3% [35.8, 38.8] of 4,000
 #: three-player (8611), 27.3% [25.9, 28.7] of 4,000 four-player (8621; docs/win-chance.md
 #: "Monotone in the lead"); the 2-player coefficients with "a turn ahead" (2026-12-06) 52.9% [52.4, 53.4] of
-#: 40,000 two-player games (seed 14104; docs/win-chance.md "Who played first in the round").
+#: 40,000 two-player games (seed 14104; docs/win-chance.md "Who played first in the round"), the
+#: 3- and 4-player coefficients before them 36.3% [35.7, 36.8] of 30,000 three-player games (seed
+#: 14801) and 28.0% [27.6, 28.4] of 40,000 four-player games (seed 14802); the 3- and 4-player
+#: coefficients with "a turn ahead" (2026-12-06) 37.0% [36.3, 37.7] of 20,000 three-player games
+#: (seed 15206) and 28.5% [27.9, 29.1] of 20,000 four-player games (seed 15207; docs/win-chance.md
+#: "A turn ahead with 3 and 4 players").
 #: ``win-model`` plays by the model always.
 MODEL_PLAYERS = (2, 3, 4)
 #: A sure win, in the model's units.
