@@ -98,9 +98,13 @@ def test_format_one_is_refused_clearly(tmp_path):
                                 "coefficients": {"2": [[0] * 6] * 3}}))
     with pytest.raises(WinModelError, match="format 1.*train --win-model"):
         load_win_model(path)
-    with pytest.raises(WinModelError, match="14 whole numbers"):
-        model_from_dict({"format": "shelfie-solve win 3", "coef_scale": COEF_SCALE, "chance_scale": CHANCE_SCALE,
+    with pytest.raises(WinModelError, match="56 whole numbers"):
+        model_from_dict({"format": "shelfie-solve win 4", "coef_scale": COEF_SCALE, "chance_scale": CHANCE_SCALE,
                          "rows": list(ROWS), "features": list(FEATURES),
+                         "coefficients": {"2": [[0] * 6] * 3}}, "x.json")
+    with pytest.raises(WinModelError, match="'shelfie-solve win 3'.*14 whole numbers"):  # the format before
+        model_from_dict({"format": "shelfie-solve win 3", "coef_scale": COEF_SCALE, "chance_scale": CHANCE_SCALE,
+                         "rows": list(ROWS), "features": list(FEATURES[:14]),
                          "coefficients": {"2": [[0] * 6] * 3}}, "x.json")
     with pytest.raises(WinModelError, match="'shelfie-solve win 2'.*13 whole numbers"):  # the former format
         model_from_dict({"format": "shelfie-solve win 2", "coef_scale": COEF_SCALE, "chance_scale": CHANCE_SCALE,

@@ -646,7 +646,8 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
     :func:`_learned_seats`) every seat's :data:`win_model.SEAT_COLUMNS` (the player's, then each
     opponent's ``P`` after the blocks with ``rest (J, 3 + S)``, :attr:`WinObjective.opponent_seats`:
     ``S`` line-state counts, 0 or ``2 * LINE_STATES``; the player's candidate sheets' own
-    counts are the sheet's moved by each changed line, :func:`_line_state`),
+    counts are the sheet's moved by each changed line, :func:`_line_state`, or, where every sheet
+    coefficient is 0, the sheet's: the same strengths),
     the strengths (:func:`_win_strengths`, ``calibration (3, F)`` rows :data:`win_model.ROWS`,
     at ``round_number`` with ``to_play`` seats still to play in the round)
     and ``gaps[k, j] = z_j - z_0`` ``int64 (K+1, 1 + J)``. Returns ``gaps``, ``usable (K+1,)``
@@ -666,6 +667,10 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
     z = np.zeros(n, np.int64)
     x = np.zeros(calibration.shape[1], np.int64)
     base = np.zeros(max(n_states, 1), np.int64)
+    moved = False  # the candidates' own states, needed only where a sheet coefficient is not 0
+    for r in range(calibration.shape[0]):
+        for f in range(14, calibration.shape[1]):
+            moved = moved or calibration[r, f] != 0
     if n_states > 0:
         _sheet_states(m, a, n_shelves, base)
     for j in range(n_opp):
@@ -688,7 +693,7 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
         if n_states > 0:  # the candidate sheet's line states: the sheet's, each changed line moved
             for q in range(n_states):
                 seats[0, 4 + q] = base[q]
-            if k < n_rows - 1:
+            if moved and k < n_rows - 1:
                 for ww in range(set_ids.shape[1]):
                     d = set_ids[k, ww]
                     if d < 0:

@@ -8,7 +8,9 @@ phase: the player's game over (0), near the end (2) or far from it (3). Each sea
 integer features ``x_i`` of :func:`design` (its ``P``, its score now, whether it is one closed
 shelf short of the trigger, D17, whether another seat is, how soon it plays, D5, its lead over the
 best other seat, with round interactions, and whether it has played one more turn than the seats
-still to play in this round, D5, D18), and a strength ``z_i = c . x_i`` with one coefficient
+still to play in this round, D5, D18; and, format 4, how many of its shelves and of its columns
+are in each state of items marked and available, D4: :func:`sheet_states`), and a strength
+``z_i = c . x_i`` with one coefficient
 row ``c`` per number of players (2-4) and phase, shared by the seats. The chances are the softmax
 
     chance_i = exp(z_i) / sum_j exp(z_j)
