@@ -48,9 +48,49 @@ def assemble_file(args: argparse.Namespace) -> None:
     print(f"written {args.output}")
 
 
+def fit_mixed(args: argparse.Namespace) -> None:
+    """The 2-player coefficients fitted to the positions of several sets of games at once
+    (``--sources SEED:GAMES:PLAY_MODEL,...``: each ``GAMES`` games of ``win`` by ``PLAY_MODEL``
+    from ``SEED``, as ``fit``; data aggregation over the iterations, so that a model is fitted on
+    the positions its own play reaches and on those of the models before it), positions cached
+    per source in ``--cache``; written to ``--output``."""
+    import pickle
+    import time
+
+    import numpy as np
+
+    from shelfie_solver.dice.board import load_board
+    from shelfie_solver.dice.learned.win_fit import EVEN, OWN_PLAY_RIDGE, self_play_positions
+    from shelfie_solver.dice.learned.win_model import WinModel, fit, load_win_model, model_text
+    from shelfie_solver.dice.rules import DEFAULT_RULES
+
+    start = time.process_time()
+    board = load_board(None, DEFAULT_RULES)
+    samples, records = [], []
+    for source in args.sources.split(","):
+        seed, games, play = source.split(":", 2)
+        path = Path(args.cache or "/tmp") / f"win-samples-{seed}-{games}-{Path(play).stem}.pkl"
+        if path.exists():
+            part = pickle.loads(path.read_bytes())
+        else:
+            part = self_play_positions(board, DEFAULT_RULES, int(seed), int(games), (2,), 1, "win",
+                                       load_win_model(ROOT / play))
+            path.write_bytes(pickle.dumps(part))
+        samples += part
+        records.append({"seed": int(seed), "games": int(games), "played_by": play, "positions": len(part)})
+        print(f"  {source}: {len(part)} positions", flush=True)
+    model = fit(samples, OWN_PLAY_RIDGE)
+    tables = {n: model.coefficients.get(n, EVEN.coefficients[n]).copy() for n in EVEN.coefficients}
+    out = WinModel(tables, {"board": board.name, "players": [2], "strategy": "win", "ridge": OWN_PLAY_RIDGE,
+                            "positions": len(samples), "sources": records})
+    Path(args.output).write_text(model_text(out), "utf-8")
+    print(f"{len(samples)} positions; {time.process_time() - start:.0f} CPU s")
+    print(np.array(out.coefficients[2]))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=("fit", "assemble", "heldout", "rollouts", "versus"))
+    parser.add_argument("command", choices=("fit", "fitmix", "assemble", "heldout", "rollouts", "versus"))
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--jobs", type=int, default=1)
@@ -63,11 +103,12 @@ def main() -> None:
     parser.add_argument("--cache", default="")
     parser.add_argument("--log", default="")
     parser.add_argument("--per-game", type=int, default=4)
+    parser.add_argument("--sources", default="", help="fitmix: SEED:GAMES:PLAY_MODEL,...")
     args = parser.parse_args()
     os.chdir(ROOT)
     if args.output is None:
-        args.output = SHEETS if args.command == "fit" else "shelfie_solver/dice/data/win.json"
-    commands = {"fit": win_first.fit, "assemble": assemble_file, "heldout": win_first.heldout,
+        args.output = SHEETS if args.command in ("fit", "fitmix") else "shelfie_solver/dice/data/win.json"
+    commands = {"fit": win_first.fit, "fitmix": fit_mixed, "assemble": assemble_file, "heldout": win_first.heldout,
                 "rollouts": win_first.rollouts, "versus": win_first.versus}
     commands[args.command](args)
 
