@@ -252,3 +252,24 @@ def test_a_bad_format_4_file_is_refused_in_one_line() -> None:
     with pytest.raises(WinModelError) as caught:
         model_from_dict(data, "bad.json")
     assert "\n" not in str(caught.value) and "56 whole numbers" in str(caught.value)
+
+
+def test_the_example_files_of_the_line_states() -> None:
+    """examples/win-sheets.json (the 2-player coefficients shipped, format 4) and
+    examples/win-sheets-iter1.json (the first fit, whose games are half of its data) load; the
+    shipped file's 2-player rows are win-sheets.json's, its 3- and 4-player rows those of
+    examples/win-learned-play.json (format 2, sheet coefficients 0)."""
+    from pathlib import Path
+
+    from shelfie_solver.dice.learned.win_model import load_win_model
+
+    root = Path(__file__).resolve().parent.parent / "examples"
+    sheets, first = load_win_model(root / "win-sheets.json"), load_win_model(root / "win-sheets-iter1.json")
+    rest = load_win_model(root / "win-learned-play.json")
+    shipped = default_win_model()
+    assert json.loads((root / "win-sheets-iter1.json").read_text("utf-8"))["format"] == "shelfie-solve win 4"
+    assert first.coefficients[2][1:, 14:].any() and sheets.coefficients[2][1:, 14:].any()
+    assert np.array_equal(shipped.coefficients[2], sheets.coefficients[2])
+    for n in (3, 4):
+        assert np.array_equal(shipped.coefficients[n], rest.coefficients[n]) and not shipped.coefficients[n][:, 14:].any()
+    assert [s["seed"] for s in sheets.info["sources"]] == [15101, 15104]
