@@ -92,7 +92,8 @@ from shelfie_solver.dice.sheet_rules import (
 #: 53.2% [52.5, 53.9] of 20,000 two-player games (seeds 8601-8604), 37.3% [35.8, 38.8] of 4,000
 #: three-player (8611), 27.3% [25.9, 28.7] of 4,000 four-player (8621; docs/win-chance.md
 #: "Monotone in the lead"); the 2-player coefficients with "a turn ahead" (2026-12-06) 52.9% [52.4, 53.4] of
-#: 40,000 two-player games (seed 14104; docs/win-chance.md "Who played first in the round").
+#: 40,000 two-player games (seed 14104; docs/win-chance.md "Who played first in the round"); with the
+#: sheets' line states (format 4) 54.7% [54.0, 55.4] of 20,000 (seed 15108; "The sheets' line states").
 #: ``win-model`` plays by the model always.
 MODEL_PLAYERS = (2, 3, 4)
 #: A sure win, in the model's units.
