@@ -1,7 +1,7 @@
 """Which per-seat sheet features give the 2-player win model most of the linear gain of
 ``benchmarks/win_nonlinear.py``'s inputs (b), in the model's own form (per-seat strengths, shared
-coefficients, softmax: antisymmetric with two players)? An offline gate (docs/win-chance.md, "Per-
-seat sheet features"), on the cached positions of ``win_nonlinear.py`` (``--cache``: its
+coefficients, softmax: antisymmetric with two players)? An offline gate (docs/win-chance.md, "The
+sheets' line states"), on the cached positions of ``win_nonlinear.py`` (``--cache``: its
 ``win-positions-2p-seed{S}-games{G}.npz``), fitted by :func:`win_model.fit_row` (ridge
 ``OWN_PLAY_RIDGE``, one row per phase) on the fit seed and scored on the held-out seeds (Brier of
 the mover's share, D20; paired differences, SE over games). A measurement, not a test.
