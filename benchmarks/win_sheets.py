@@ -3,7 +3,8 @@ line states"): its fit, the assembly of a model file, and its measurements again
 shipped before it, on the same positions. A measurement, not a test.
 
 ``fit``, ``heldout``, ``rollouts`` and ``versus`` are those of ``benchmarks/win_first.py`` (its
-docstring), run with this page's files: ``fit`` writes the 2-player coefficients of
+docstring), run with this page's files (``rollouts --replay-model FILE``: the log's games were
+played by ``FILE``, ``chance_vs_rollout.py --win-model FILE``, and are replayed by it): ``fit`` writes the 2-player coefficients of
 ``win_model.FEATURES`` (the 14 features and the 42 line-state counts) fitted by
 :func:`win_fit.train_win_model` (``players=(2,)``, ``strategy="win"``, ridge ``OWN_PLAY_RIDGE``)
 to ``--games`` games of ``win`` by ``--play-model``.
@@ -104,12 +105,17 @@ def main() -> None:
     parser.add_argument("--log", default="")
     parser.add_argument("--per-game", type=int, default=4)
     parser.add_argument("--sources", default="", help="fitmix: SEED:GAMES:PLAY_MODEL,...")
+    parser.add_argument("--replay-model", default="",
+                        help="rollouts: the model file the log's games were played by (chance_vs_rollout.py "
+                             "--win-model); default the shipped one")
     args = parser.parse_args()
     os.chdir(ROOT)
     if args.output is None:
         args.output = SHEETS if args.command in ("fit", "fitmix") else "shelfie_solver/dice/data/win.json"
     commands = {"fit": win_first.fit, "fitmix": fit_mixed, "assemble": assemble_file, "heldout": win_first.heldout,
                 "rollouts": win_first.rollouts, "versus": win_first.versus}
+    if args.command == "rollouts" and args.replay_model:
+        win_first.use_model(str(ROOT / args.replay_model))
     commands[args.command](args)
 
 
