@@ -122,7 +122,7 @@ def _equal_at_the_shown_precision(board: Board) -> tuple[dict, str, Fraction, Fr
     differ (exactly, in the model's chance) by less than the table's 0.1 percentage point. Which rolls do
     depends on the shipped win model (data/win.json), hence several candidates."""
     empty = Marks.empty(board)
-    for dice in ("BBBCCJ", "BCCPPJ", "BGGAAJ", "CCPAAA", "PGGAAA"):
+    for dice in ("BBBCCJ", "BCCPPJ", "BGGAAJ", "CCPAAA", "PGGAAA", "CCCPAA", "CBPPAJ", "CPPGGJ"):
         data, table = advise(empty, empty, dice, "--rerolls", "0")
         best = data["markings"][0]
         second = next(m for m in data["markings"] if m["rank"] != 1)

@@ -24,12 +24,14 @@ def test_design_by_hand():
     seats = np.array([[[90 * W, 60, 1, 0], [80 * W, 50, 2, 1]]], dtype=np.int64)
     x = design(np.array([3]), seats, 4, to_play=0)  # seat 0 played second: the round is closed, level
     assert x.shape == (1, 2, len(FEATURES))
-    assert x[0, 0].tolist() == [90 * W, 360 * W, 60 * W, 240 * W, W, 0, 30 * W, 0, 0, 0, 0, 10 * W, 40 * W, 0]
+    none = [0] * 42  # no line-state counts given: the sheet features are 0 (format 4)
+    assert x[0, 0].tolist() == [90 * W, 360 * W, 60 * W, 240 * W, W, 0, 30 * W, 0, 0, 0, 0, 10 * W, 40 * W, 0] + none
     # seat 1: another seat (0) is near, so its 30 points to come are at risk; 10 points behind: -10 x 10 / 10
-    assert x[0, 1].tolist() == [80 * W, 320 * W, 50 * W, 200 * W, 0, 30 * W, 0, W, 4 * W, 0, 0, -10 * W, -40 * W, 0]
+    assert x[0, 1].tolist() == [80 * W, 320 * W, 50 * W, 200 * W, 0, 30 * W, 0, W, 4 * W, 0, 0, -10 * W, -40 * W, 0] \
+        + none
     # seat 0 played first (seat 1 still to play in round 4, D5, D18): seat 0 is a turn ahead, alone
     ahead = design(np.array([3]), seats, 4, to_play=1)
-    assert ahead[0, 0].tolist() == x[0, 0].tolist()[:-1] + [W]
+    assert ahead[0, 0].tolist() == x[0, 0].tolist()[:13] + [W] + none
     assert ahead[0, 1].tolist() == x[0, 1].tolist()
 
 
@@ -98,9 +100,13 @@ def test_format_one_is_refused_clearly(tmp_path):
                                 "coefficients": {"2": [[0] * 6] * 3}}))
     with pytest.raises(WinModelError, match="format 1.*train --win-model"):
         load_win_model(path)
-    with pytest.raises(WinModelError, match="14 whole numbers"):
-        model_from_dict({"format": "shelfie-solve win 3", "coef_scale": COEF_SCALE, "chance_scale": CHANCE_SCALE,
+    with pytest.raises(WinModelError, match="56 whole numbers"):
+        model_from_dict({"format": "shelfie-solve win 4", "coef_scale": COEF_SCALE, "chance_scale": CHANCE_SCALE,
                          "rows": list(ROWS), "features": list(FEATURES),
+                         "coefficients": {"2": [[0] * 6] * 3}}, "x.json")
+    with pytest.raises(WinModelError, match="'shelfie-solve win 3'.*14 whole numbers"):  # the format before
+        model_from_dict({"format": "shelfie-solve win 3", "coef_scale": COEF_SCALE, "chance_scale": CHANCE_SCALE,
+                         "rows": list(ROWS), "features": list(FEATURES[:14]),
                          "coefficients": {"2": [[0] * 6] * 3}}, "x.json")
     with pytest.raises(WinModelError, match="'shelfie-solve win 2'.*13 whole numbers"):  # the former format
         model_from_dict({"format": "shelfie-solve win 2", "coef_scale": COEF_SCALE, "chance_scale": CHANCE_SCALE,

@@ -502,9 +502,10 @@ def python_features(seats: list[list[int]], r: int, scale: Fraction = Fraction(1
     trigger (D17); "a turn ahead" from the places in the round (D5, D18): the player who just
     played has place ``q = n - 1 - to_play``, the seat ``k`` turns after it place ``(q + k) % n``,
     and a seat is a turn ahead when its place is at most ``q`` (it has played this round) while
-    some seat (place above ``q``) has not."""
+    some seat (place above ``q``) has not. Then the sheet's 42 line-state counts times
+    WEIGHT_SCALE (format 4), 0 where ``seats`` has only the 4 seat columns."""
     w = WEIGHT_SCALE
-    points = [[math.floor(p / scale), math.floor(s * w / scale), d, k] for p, s, d, k in seats]
+    points = [[math.floor(p / scale), math.floor(s * w / scale), d, k] for p, s, d, k, *_ in seats]
     n = len(points)
     q = n - 1 - to_play
     out = []
@@ -516,7 +517,8 @@ def python_features(seats: list[list[int]], r: int, scale: Fraction = Fraction(1
         another = 1 if any(o[2] == 1 for o in others) else 0
         ahead = w if q < n - 1 and (q + k) % n <= q else 0
         out.append([p, p * r, sw, sw * r, near * w, (p - sw) * another, (p - sw) * near,
-                    w * (k == 1), w * r * (k == 1), w * (k == 2), w * (k == 3), curve, curve * r, ahead])
+                    w * (k == 1), w * r * (k == 1), w * (k == 2), w * (k == 3), curve, curve * r, ahead]
+                   + ([w * c for c in seats[i][4:]] if len(seats[i]) > 4 else [0] * 42))
     return out
 
 

@@ -107,8 +107,9 @@ def test_within_the_turning_point_the_old_closed_form() -> None:
     r = 8
     # seat 0: P 60, score 20, 3 shelves short, just played; seat 1: P 50, score 25, 2 short, next
     # seat 0 played second in the round (to_play 0): neither seat is a turn ahead (D5, D18)
-    x0 = [60 * W, 60 * W * r, 20 * W, 20 * W * r, 0, 0, 0, 0, 0, 0, 0, 10 * W, 10 * W * r, 0]
-    x1 = [50 * W, 50 * W * r, 25 * W, 25 * W * r, 0, 0, 0, W, W * r, 0, 0, -10 * W, -10 * W * r, 0]
+    # no line-state counts given (the seats' 4 columns): the 42 sheet features are 0 (format 4)
+    x0 = [60 * W, 60 * W * r, 20 * W, 20 * W * r, 0, 0, 0, 0, 0, 0, 0, 10 * W, 10 * W * r, 0] + [0] * 42
+    x1 = [50 * W, 50 * W * r, 25 * W, 25 * W * r, 0, 0, 0, W, W * r, 0, 0, -10 * W, -10 * W * r, 0] + [0] * 42
     assert len(x0) == len(c)
     gap = sum(int(a) * (u - v) for a, u, v in zip(c, x0, x1)) / (COEF_SCALE * W)
     seats = np.array([[[60 * W, 20, 3, 0], [50 * W, 25, 2, 1]]], dtype=np.int64)
@@ -127,18 +128,47 @@ def advise(*args: str) -> dict:
     return data
 
 
+@pytest.fixture
+def format_three(monkeypatch):
+    """The win model of the 2-player coefficients shipped before the sheets' line states
+    (examples/win-first.json, format 3) instead of data/win.json, for this test only."""
+    from pathlib import Path
+
+    from shelfie_solver.dice.learned import win_model
+
+    monkeypatch.setattr(win_model, "DEFAULT_WIN_PATH",
+                        Path(__file__).resolve().parent.parent / "examples" / "win-first.json")
+    win_model.default_win_model.cache_clear()
+    yield
+    monkeypatch.undo()
+    win_model.default_win_model.cache_clear()
+
+
 @pytest.mark.parametrize("r", ["8", "10"])
 def test_the_seat_far_behind_is_not_favoured(r: str) -> None:
     """The breaker's position (0 points against 71, default board): the seat 71 behind gets less
-    than 5% and less than a seat 25 behind, and a marking of +7 points ranks above every one of +0."""
+    than 5%, and a marking of +7 points ranks above every one of +0. Under the shipped model
+    (format 4) both it and a seat 25 behind get less than 0.1% (shown "<0.1%"; their order there
+    is the sheets' line states', docs/win-chance.md "The sheets' line states"); under the format-3
+    coefficients (:func:`test_the_seat_far_behind_gets_less_than_one_25_behind`) the far seat less."""
+    far = advise("--marks", "...../...../...../...../.....", "--round", r)
+    near = advise("--marks", "x...x/xx..x/x.x../..xx./...x.", "--round", r)
+    far_chance = far["markings"][0]["win_chance_float"]
+    assert far_chance < 0.001 and near["markings"][0]["win_chance_float"] < 0.001
+    sevens = [m["rank"] for m in far["markings"] if m["points"] == 7]
+    zeros = [m["rank"] for m in far["markings"] if m["points"] == 0]
+    assert sevens and zeros and min(sevens) < min(zeros)
+
+
+@pytest.mark.parametrize("r", ["8", "10"])
+def test_the_seat_far_behind_gets_less_than_one_25_behind(r: str, format_three) -> None:
+    """The breaker's position under the format-3 coefficients: the seat 71 behind gets less than
+    5% and less than a seat 25 behind."""
     far = advise("--marks", "...../...../...../...../.....", "--round", r)
     near = advise("--marks", "x...x/xx..x/x.x../..xx./...x.", "--round", r)
     far_chance = far["markings"][0]["win_chance_float"]
     assert far_chance < 0.05
     assert far_chance < near["markings"][0]["win_chance_float"]
-    sevens = [m["rank"] for m in far["markings"] if m["points"] == 7]
-    zeros = [m["rank"] for m in far["markings"] if m["points"] == 0]
-    assert sevens and zeros and min(sevens) < min(zeros)
 
 
 ZERO_BOARD = """name = "zero"

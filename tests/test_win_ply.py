@@ -7,6 +7,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
+import pytest
 from click.testing import CliRunner
 
 from shelfie_solver.cli import main
@@ -31,11 +32,28 @@ def _after(state: GameState, cells: tuple[int, ...]) -> GameState:
     return GameState(board, state.rules, sheets, 1, state.first, state.turn + 1, False)
 
 
-def test_win_ply_marks_the_brute_force_reranking(board, rules):
+@pytest.fixture
+def format_three(monkeypatch):
+    """The 2-player coefficients shipped before the sheets' line states (examples/win-first.json,
+    format 3) instead of data/win.json: the position below was chosen under them, where win-ply's
+    marking differs from win's."""
+    from pathlib import Path
+
+    from shelfie_solver.dice.learned import win_model
+
+    monkeypatch.setattr(win_model, "DEFAULT_WIN_PATH",
+                        Path(__file__).resolve().parent.parent / "examples" / "win-first.json")
+    win_model.default_win_model.cache_clear()
+    yield
+    monkeypatch.undo()
+    win_model.default_win_model.cache_clear()
+
+
+def test_win_ply_marks_the_brute_force_reranking(board, rules, format_three):
     """Turn 5 (round 3) of a two-player game, seat 0 to mark a roll of five plants and a joker:
     the top 3 of advise's ranking under ``win``, each valued 1 - the opponent's start value
     (:func:`dp.solve_turn`, numpy, under ``win`` at the opponent's turn); the best of those is
-    win-ply's marking, and it is not ``win``'s (the model's first)."""
+    win-ply's marking, and it is not ``win``'s (the model's first; format-3 coefficients)."""
     me = parse_marks("o.o../oo.../...../...../o..o.", board)
     other = parse_marks("oo.../...o./o..../...../oo...", board)
     state = GameState(board, rules, (me, other), 0, 0, 4, False)

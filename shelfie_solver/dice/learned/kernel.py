@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from shelfie_solver.dice.engine.kernel import calling, compile_into, compiled_kernels, small_index, turn_arrays
-from shelfie_solver.dice.learned.win_bounds import DESIGN_INPUT_BOUND, DESIGN_LEAD_BOUND, DESIGN_ROUND_BOUND
+from shelfie_solver.dice.learned.win_bounds import (
+    DESIGN_INPUT_BOUND,
+    DESIGN_LEAD_BOUND,
+    DESIGN_ROUND_BOUND,
+    LINE_STATE_CAP,
+    LINE_STATES,
+)
 
 if TYPE_CHECKING:
     from shelfie_solver.dice.board import Board
@@ -30,7 +36,7 @@ if TYPE_CHECKING:
 
 #: The compiled functions, callees first (:func:`engine.kernel.compile_into`).
 _COMPILED_ORDER = ("_learned_line", "_learned_sheet", "_learned_seats", "_learned_worth", "_learned_blocks",
-                   "_learned_opponents", "_shelf_candidates", "_learned_turn", "_win_strengths_into",
+                   "_learned_opponents", "_shelf_candidates", "_learned_turn", "_line_state", "_sheet_states", "_win_strengths_into",
                    "_win_strengths", "_win_gaps", "_win_front", "_win_turn")
 
 #: The engine's compiled kernels the ones here call, bound by :func:`_compiled` (``None`` until then).
@@ -499,12 +505,34 @@ def _learned_turn(ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
     return worth, shelves, done, policy, ok
 
 
+def _line_state(line: int, m: int, a: int, n_shelves: int) -> int:  # pragma: no cover - compiled
+    """The sheet-feature column of a line with ``m`` items marked and ``a`` available (D4):
+    :func:`learned.win_bounds.line_state`, plus ``LINE_STATES`` for a column (``line >=
+    n_shelves``); the same integer as :func:`learned.win_model.sheet_states`."""
+    mm = min(m, LINE_STATE_CAP)
+    aa = min(a, LINE_STATE_CAP - mm)
+    state = mm * (LINE_STATE_CAP + 1) - mm * (mm - 1) // 2 + aa
+    return state if line < n_shelves else state + LINE_STATES
+
+
+def _sheet_states(m: np.ndarray, a: np.ndarray, n_shelves: int,
+                  out: np.ndarray) -> None:  # pragma: no cover - compiled
+    """A sheet's line-state counts (:func:`learned.win_model.sheet_states`) from its line totals
+    ``m, a (L,)`` into ``out (2 * LINE_STATES,)``."""
+    for q in range(out.shape[0]):
+        out[q] = 0
+    for line in range(m.shape[0]):
+        out[_line_state(line, m[line], a[line], n_shelves)] += 1
+
+
 def _win_strengths(seats: np.ndarray, c: np.ndarray, round_number: int, to_play: int, weight_scale: int,
                    z: np.ndarray) -> int:  # pragma: no cover - compiled
     """Each seat's strength numerator ``z_i = c . x_i`` into ``z (n,)``, ``x`` the features of
     :func:`learned.win_model.design` of one position (``seats (n, 4)``: the
     :data:`win_model.SEAT_COLUMNS`, the seat that just played first; ``c (F,)`` the phase's
-    coefficient row; ``to_play`` the seats still to play in the round, D5, D18). Returns the
+    coefficient row; ``to_play`` the seats still to play in the round, D5, D18; ``seats (n, 4 +
+    2 * LINE_STATES)`` carries each seat's line-state counts too, else the sheet features are 0;
+    ``c`` of :data:`win_model.FEATURES`' length). Returns the
     largest ``|x|`` (the int64 bound of :func:`win_model.strength_numerators`), or ``2**62`` where
     an input or a seat's lead is beyond the bounds within which :func:`win_model.design` computes
     in int64 (:mod:`learned.win_bounds`: ``DESIGN_INPUT_BOUND``, ``DESIGN_ROUND_BOUND``,
@@ -523,9 +551,14 @@ def _win_strengths_into(seats: np.ndarray, c: np.ndarray, round_number: int, to_
     beyond = 1 << 62
     if abs(r) >= DESIGN_ROUND_BOUND:
         return beyond
+    sheet = seats.shape[1] > 4
     for i in range(n):  # checked before any product
         if abs(seats[i, 0]) >= DESIGN_INPUT_BOUND or abs(seats[i, 1]) >= DESIGN_INPUT_BOUND // w:
             return beyond
+        if sheet:
+            for q in range(4, seats.shape[1]):
+                if abs(seats[i, q]) >= DESIGN_INPUT_BOUND // w:
+                    return beyond
     near_count = 0
     top = seats[0, 0]
     for i in range(n):
@@ -591,8 +624,10 @@ def _win_strengths_into(seats: np.ndarray, c: np.ndarray, round_number: int, to_
         x[12] = curve * r
         # a turn ahead (D5, D18): not one of the to_play seats still to play in this round
         x[13] = w if to_play > 0 and (k < 1 or k > to_play) else 0
+        for q in range(14, c.shape[0]):  # the line-state counts (format 4), 0 without them
+            x[q] = seats[i, q - 10] * w if sheet else 0
         total = extra * p
-        for f in range(14):
+        for f in range(c.shape[0]):
             total += c[f] * x[f]
             largest = max(largest, abs(x[f]))
         z[i] = total
@@ -609,7 +644,10 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
     """The ``win`` objective's strength differences of ``K`` candidate sheets at once
     (:meth:`win_model.WinObjective.chance_of` up to the softmax): per candidate (as
     :func:`_learned_seats`) every seat's :data:`win_model.SEAT_COLUMNS` (the player's, then each
-    opponent's ``P`` after the blocks with ``rest (J, 3)``, :attr:`WinObjective.opponent_seats`),
+    opponent's ``P`` after the blocks with ``rest (J, 3 + S)``, :attr:`WinObjective.opponent_seats`:
+    ``S`` line-state counts, 0 or ``2 * LINE_STATES``; the player's candidate sheets' own
+    counts are the sheet's moved by each changed line, :func:`_line_state`, or, where every sheet
+    coefficient is 0, the sheet's: the same strengths),
     the strengths (:func:`_win_strengths`, ``calibration (3, F)`` rows :data:`win_model.ROWS`,
     at ``round_number`` with ``to_play`` seats still to play in the round)
     and ``gaps[k, j] = z_j - z_0`` ``int64 (K+1, 1 + J)``. Returns ``gaps``, ``usable (K+1,)``
@@ -624,9 +662,20 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
     n_opp = each.shape[1]
     n = 1 + n_opp
     gaps = np.zeros((n_rows, n), np.int64)
-    seats = np.zeros((n, 4), np.int64)
+    n_states = rest.shape[1] - 3  # the opponents' line-state counts (0 columns: no sheet features)
+    seats = np.zeros((n, 4 + n_states), np.int64)
     z = np.zeros(n, np.int64)
-    x = np.zeros(14, np.int64)
+    x = np.zeros(calibration.shape[1], np.int64)
+    base = np.zeros(max(n_states, 1), np.int64)
+    moved = False  # the candidates' own states, needed only where a sheet coefficient is not 0
+    for r in range(calibration.shape[0]):
+        for f in range(14, calibration.shape[1]):
+            moved = moved or calibration[r, f] != 0
+    if n_states > 0:
+        _sheet_states(m, a, n_shelves, base)
+    for j in range(n_opp):
+        for q in range(n_states):
+            seats[1 + j, 4 + q] = rest[j, 3 + q]
     settled = np.full(n_rows, -1, np.int64)
     largest = 0
     for k in range(n_rows):
@@ -641,6 +690,19 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
         seats[0, 1] = scores[k]
         seats[0, 2] = distances[k]
         seats[0, 3] = 0
+        if n_states > 0:  # the candidate sheet's line states: the sheet's, each changed line moved
+            for q in range(n_states):
+                seats[0, 4 + q] = base[q]
+            if moved and k < n_rows - 1:
+                for ww in range(set_ids.shape[1]):
+                    d = set_ids[k, ww]
+                    if d < 0:
+                        break
+                    line = d_lines[d]
+                    gone = d_counts[d]
+                    seats[0, 4 + _line_state(line, m[line], a[line], n_shelves)] -= 1
+                    seats[0, 4 + _line_state(line, m[line] if losing else m[line] + gone, a[line] - gone,
+                                             n_shelves)] += 1
         for j in range(n_opp):
             seats[1 + j, 0] = each[k, j]
             seats[1 + j, 1] = rest[j, 0]
@@ -768,7 +830,9 @@ def _win_turn(marked: np.ndarray, eliminated: np.ndarray, active: int, ends: np.
     each, block, threat = _learned_opponents(marked, eliminated, active, ends, turn, cell_lines, values, sizes, t,
                                              trigger, n_shelves, per_turn, blocking, coef, glob, context_weights,
                                              weight_scale)
-    rest = np.zeros((n - 1, 3), np.int64)
+    n_states = calibration.shape[1] - 14 if calibration.shape[1] > 14 else 0
+    rest = np.zeros((n - 1, 3 + n_states), np.int64)
+    states = np.zeros(max(n_states, 1), np.int64)
     other_marked = np.zeros(n - 1, np.int64)
     other_eliminated = np.zeros(n - 1, np.int64)
     context = np.zeros(3, np.int64)
@@ -797,6 +861,10 @@ def _win_turn(marked: np.ndarray, eliminated: np.ndarray, active: int, ends: np.
         rest[i, 0] = points
         rest[i, 1] = trigger - closed
         rest[i, 2] = (j - active) % n
+        if n_states > 0:  # its line states at the turn's start (win_model.opponent_seats)
+            _sheet_states(m, a, n_shelves, states)
+            for q in range(n_states):
+                rest[i, 3 + q] = states[q]
         distance = min(distance, trigger - closed)
         other_marked[i] = mb
         other_eliminated[i] = eb

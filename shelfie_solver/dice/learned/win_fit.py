@@ -40,7 +40,9 @@ class ValuedPosition(NamedTuple):
     """One position after a turn that the model values (:func:`valued_positions`): the state the
     turn started from, every sheet after the turn (its blocks applied, D15), the seats with the
     player who just played first, the phase and every seat's columns that :func:`design` reads
-    (:meth:`win_model.WinObjective.seat_columns`, shapes ``(1,)`` and ``(1, n, 4)``), and every
+    (:meth:`win_model.WinObjective.seat_columns`, shapes ``(1,)`` and ``(1, n, 4 + SHEET_COLUMNS)``:
+    the player's line states on its sheet after the turn, the others' on theirs at the turn's
+    start, before its blocks), and every
     seat's final share of victory in that order (D20)."""
 
     before: GameState

@@ -8,7 +8,9 @@ phase: the player's game over (0), near the end (2) or far from it (3). Each sea
 integer features ``x_i`` of :func:`design` (its ``P``, its score now, whether it is one closed
 shelf short of the trigger, D17, whether another seat is, how soon it plays, D5, its lead over the
 best other seat, with round interactions, and whether it has played one more turn than the seats
-still to play in this round, D5, D18), and a strength ``z_i = c . x_i`` with one coefficient
+still to play in this round, D5, D18; and, format 4, how many of its shelves and of its columns
+are in each state of items marked and available, D4: :func:`sheet_states`), and a strength
+``z_i = c . x_i`` with one coefficient
 row ``c`` per number of players (2-4) and phase, shared by the seats. The chances are the softmax
 
     chance_i = exp(z_i) / sum_j exp(z_j)
@@ -69,6 +71,8 @@ from shelfie_solver.dice.learned.win_bounds import (
     DESIGN_INPUT_BOUND,
     DESIGN_LEAD_BOUND,
     DESIGN_ROUND_BOUND,
+    LINE_STATE_CAP,
+    LINE_STATES,
 )
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
@@ -88,12 +92,12 @@ from shelfie_solver.dice.sheet_rules import (
 #: 53.2% [52.5, 53.9] of 20,000 two-player games (seeds 8601-8604), 37.3% [35.8, 38.8] of 4,000
 #: three-player (8611), 27.3% [25.9, 28.7] of 4,000 four-player (8621; docs/win-chance.md
 #: "Monotone in the lead"); the 2-player coefficients with "a turn ahead" (2026-12-06) 52.9% [52.4, 53.4] of
-#: 40,000 two-player games (seed 14104; docs/win-chance.md "Who played first in the round"), the
-#: 3- and 4-player coefficients before them 36.3% [35.7, 36.8] of 30,000 three-player games (seed
-#: 14801) and 28.0% [27.6, 28.4] of 40,000 four-player games (seed 14802); the 3- and 4-player
-#: coefficients with "a turn ahead" (2026-12-06) 37.0% [36.3, 37.7] of 20,000 three-player games
-#: (seed 15206) and 28.5% [27.9, 29.1] of 20,000 four-player games (seed 15207; docs/win-chance.md
-#: "A turn ahead with 3 and 4 players").
+#: 40,000 two-player games (seed 14104; docs/win-chance.md "Who played first in the round"); with the
+#: sheets' line states (format 4) 54.7% [54.0, 55.4] of 20,000 (seed 15108; "The sheets' line states");
+#: the 3- and 4-player coefficients before "a turn ahead" 36.3% [35.7, 36.8] of 30,000 three-player games
+#: (seed 14801) and 28.0% [27.6, 28.4] of 40,000 four-player games (seed 14802); with it (2026-12-06)
+#: 37.0% [36.3, 37.7] of 20,000 three-player games (seed 15206) and 28.5% [27.9, 29.1] of 20,000
+#: four-player games (seed 15207; docs/win-chance.md "A turn ahead with 3 and 4 players").
 #: ``win-model`` plays by the model always.
 MODEL_PLAYERS = (2, 3, 4)
 #: A sure win, in the model's units.
@@ -110,7 +114,8 @@ ROWS = (0, 2, 3)
 #: A seat's values that :func:`design` reads (int64 each): its expected final score ``P`` under
 #: ``learned`` (over :data:`WEIGHT_SCALE`, after the blocks of the turn, D15), its score now (D19),
 #: its closed shelves short of the end trigger (D17; 0 or less once it has triggered it) and the
-#: turns until it plays next (0 for the seat that just played, D5).
+#: turns until it plays next (0 for the seat that just played, D5); then, optionally, its
+#: :data:`SHEET_COLUMNS` line-state counts (:func:`sheet_states`; absent: read as 0).
 SEAT_COLUMNS = ("expected final score", "score", "shelves to the trigger", "turns until it plays")
 #: Each seat's features (:func:`design`); ``r`` the round, ``F = P - score`` the points still to
 #: come, "near" one closed shelf short of the trigger, "lead" ``P`` minus the best other seat's
@@ -120,19 +125,33 @@ SEAT_COLUMNS = ("expected final score", "score", "shelves to the trigger", "turn
 #: have played once more than the seats after it; with two players, exactly "the player who just
 #: played played first in the round"; 0 for every seat once the round is closed; docs/win-chance.md
 #: "Who played first in the round").
-FEATURES = ("P", "P x r", "score", "score x r", "near", "F x another seat near", "F x near",
-            "plays next", "plays next x r", "plays second", "plays third", "lead x |lead| / 10",
-            "lead x |lead| / 10 x r", "a turn ahead")
-#: The features of a file of format 2 (:data:`FORMER_FORMAT`): :data:`FEATURES` without the last.
-FORMER_FEATURES = FEATURES[:13]
+BASE_FEATURES = ("P", "P x r", "score", "score x r", "near", "F x another seat near", "F x near",
+                 "plays next", "plays next x r", "plays second", "plays third", "lead x |lead| / 10",
+                 "lead x |lead| / 10 x r", "a turn ahead")
+#: The sheet's line states (format 4; docs/win-chance.md, "The sheets' line states"): how many of
+#: the seat's shelves, then of its columns, are in each state ``(m, a)`` (items marked, items
+#: available, D4; :func:`learned.win_bounds.line_state`), each count times ``WEIGHT_SCALE``. The
+#: player who just played is read on its sheet after the turn; every other seat on its sheet at the
+#: start of that turn (before the turn's blocks, D15, which its ``P`` already has).
+SHEET_FEATURES = tuple(f"{kind} m{m} a{a}" for kind in ("shelves", "columns")
+                       for m in range(LINE_STATE_CAP + 1) for a in range(LINE_STATE_CAP + 1 - m))
+#: The number of sheet-state columns of a seat (:data:`SHEET_FEATURES`).
+SHEET_COLUMNS = len(SHEET_FEATURES)
+#: Each seat's features (:func:`design`): :data:`BASE_FEATURES` then :data:`SHEET_FEATURES`.
+FEATURES = BASE_FEATURES + SHEET_FEATURES
 #: The ``format`` key of a model file (format 1, a logistic of one seat's gaps, is refused).
-WIN_FORMAT = "shelfie-solve win 3"
-#: The format before "a turn ahead" (:data:`FORMER_FEATURES`): still read, the missing
-#: coefficient 0, so such a file gives exactly the figures it gave (:func:`model_from_dict`).
-FORMER_FORMAT = "shelfie-solve win 2"
-#: A win-model file, as recognised before it is replaced (:func:`files.check_overwrite`): either format.
+WIN_FORMAT = "shelfie-solve win 4"
+#: The formats still read and the features their files have: a missing coefficient is 0, so such
+#: a file gives exactly the figures it gave (:func:`model_from_dict`). Format 3: without the sheet
+#: states; format 2: without "a turn ahead" either.
+FORMER_FORMATS = {"shelfie-solve win 3": BASE_FEATURES, "shelfie-solve win 2": BASE_FEATURES[:13]}
+#: The format before the sheet states (kept by name: tests and tools that write a format-3 file).
+FORMER_FORMAT = "shelfie-solve win 3"
+#: The features of a file of format 3 (:data:`FORMER_FORMAT`).
+FORMER_FEATURES = BASE_FEATURES
+#: A win-model file, as recognised before it is replaced (:func:`files.check_overwrite`): any format read.
 WIN_KIND = FileKind("a win-model file", json_kind("a win-model file", WIN_FORMAT).patterns
-                    + json_kind("a win-model file", FORMER_FORMAT).patterns)
+                    + tuple(p for f in FORMER_FORMATS for p in json_kind("a win-model file", f).patterns))
 #: The optional key of a model file recording, per number of players (``"2"``-``"4"``, exactly the
 #: counts of ``"coefficients"``), how that count's coefficients were made (:func:`assemble`;
 #: docs/formats.md, "Win-model file").
@@ -190,8 +209,8 @@ def model_from_dict(data: Any, source: str) -> WinModel:
     """A :class:`WinModel` from its JSON form (docs/formats.md, "Win-model file"): ``"format"``
     :data:`WIN_FORMAT`; ``"coef_scale"``, ``"chance_scale"``, ``"rows"`` and ``"features"`` exactly
     :data:`COEF_SCALE`, :data:`CHANCE_SCALE`, :data:`ROWS` and :data:`FEATURES` (what this version
-    computes), or a file of :data:`FORMER_FORMAT` with :data:`FORMER_FEATURES`, whose missing
-    coefficient ("a turn ahead") is read as 0 (the figures it gave); ``"coefficients"`` for each
+    computes), or a file of one of :data:`FORMER_FORMATS` with its features, whose missing
+    coefficients (the sheet states; format 2 also "a turn ahead") are read as 0 (the figures it gave); ``"coefficients"`` for each
     of the counts :data:`MODEL_PLAYERS` (2, 3 and 4, as ``train --win-model`` writes), keyed
     ``"2"``, ``"3"``, ``"4"`` only (:func:`model_file.players_key`), each :data:`ROWS` rows of :data:`FEATURES` whole numbers;
     the optional :data:`FITTED_KEY` record; any other key kept as provenance unless it looks like
@@ -205,9 +224,9 @@ def model_from_dict(data: Any, source: str) -> WinModel:
         raise WinModelError(f"{name}: a win-model file of format 1 (a logistic of one seat's gaps), "
                             f"which this version no longer reads; fit a {WIN_FORMAT!r} file with "
                             "shelfie-solve train --win-model --seed S --output FILE")
-    if not isinstance(data, dict) or data.get("format") not in (WIN_FORMAT, FORMER_FORMAT):
+    if not isinstance(data, dict) or (data.get("format") != WIN_FORMAT and data.get("format") not in FORMER_FORMATS):
         raise WinModelError(f'{name}: not a win-model file (expected "format": "{WIN_FORMAT}")')
-    features = FEATURES if data["format"] == WIN_FORMAT else FORMER_FEATURES
+    features = FEATURES if data["format"] == WIN_FORMAT else FORMER_FORMATS[data["format"]]
     for key, value in (("coef_scale", COEF_SCALE), ("chance_scale", CHANCE_SCALE), ("rows", list(ROWS)),
                        ("features", list(features))):
         if key not in data or json.dumps(data[key]) != json.dumps(value):  # 1.0 or true would equal 1
@@ -235,7 +254,7 @@ def model_from_dict(data: Any, source: str) -> WinModel:
             table = np.array(raw, dtype=np.int64)
             if table.shape != (len(ROWS), len(features)):
                 raise ValueError("shape")
-            full = np.zeros((len(ROWS), len(FEATURES)), dtype=np.int64)  # a former file's last coefficient: 0
+            full = np.zeros((len(ROWS), len(FEATURES)), dtype=np.int64)  # a former file's missing coefficients: 0
             full[:, :len(features)] = table
             coefficients[int(players)] = full
     except WinModelError:
@@ -349,8 +368,9 @@ def design(phase: np.ndarray, seats: np.ndarray, round_number: int, scale: Fract
     Args:
         phase: ``int (K,)`` the phase (0, 2, 3) after the turn (rows :data:`ROWS`; not read
             here, kept so that one signature maps a position to its features).
-        seats: ``int64 (K, n, 4)``, per seat (the one that just played first, the others in
-            seat order) its :data:`SEAT_COLUMNS`.
+        seats: ``int64 (K, n, 4)`` or ``(K, n, 4 + SHEET_COLUMNS)``, per seat (the one that just
+            played first, the others in seat order) its :data:`SEAT_COLUMNS`, then its line-state
+            counts (:func:`sheet_states`; without them the sheet features are 0).
         round_number: the round of the turn just played (1-based, D5).
         scale: the board's value scale (:func:`board_scale`, a ``Fraction`` >= 1): each seat's
             ``P`` and ``score * WEIGHT_SCALE`` are divided by it (floor, exact integers) before
@@ -378,16 +398,50 @@ def design(phase: np.ndarray, seats: np.ndarray, round_number: int, scale: Fract
         inputs = max((abs(v) for v in [*p.ravel().tolist(), *sw.ravel().tolist()]), default=0)
         if inputs < DESIGN_INPUT_BOUND:
             p, sw = p.astype(np.int64), sw.astype(np.int64)
-    exact = inputs < DESIGN_INPUT_BOUND and abs(round_number) < DESIGN_ROUND_BOUND
+    counts = _sheet_columns(seats)
+    exact = inputs < DESIGN_INPUT_BOUND and abs(round_number) < DESIGN_ROUND_BOUND \
+        and int(np.abs(counts).max(initial=0)) < DESIGN_INPUT_BOUND // w
     if exact:
         lead = _leads(p)
         exact = int(np.abs(lead).max(initial=0)) < DESIGN_LEAD_BOUND
     if exact:
-        rest = seats[..., 2:].astype(np.int64)
-        return _design_columns(p, sw, rest[..., 0], rest[..., 1], round_number, lead, to_play).astype(np.int64)
+        rest = seats[..., 2:4].astype(np.int64)
+        base = _design_columns(p, sw, rest[..., 0], rest[..., 1], round_number, lead, to_play).astype(np.int64)
+        return np.concatenate([base, counts.astype(np.int64) * w], axis=-1)
     big_p, big_sw = p.astype(object), sw.astype(object)
-    rest = seats[..., 2:].astype(object)
-    return _design_columns(big_p, big_sw, rest[..., 0], rest[..., 1], round_number, _leads(big_p), to_play)
+    rest = seats[..., 2:4].astype(object)
+    base = _design_columns(big_p, big_sw, rest[..., 0], rest[..., 1], round_number, _leads(big_p), to_play)
+    return np.concatenate([base, counts.astype(object) * w], axis=-1)
+
+
+def _sheet_columns(seats: np.ndarray) -> np.ndarray:
+    """``(K, n, SHEET_COLUMNS)``: the line-state counts of ``seats`` (:func:`design`), 0 where it
+    has only the 4 :data:`SEAT_COLUMNS`.
+
+    Raises:
+        ValueError: columns other than 4 or ``4 + SHEET_COLUMNS``.
+    """
+    width = seats.shape[-1]
+    if width == len(SEAT_COLUMNS):
+        return np.zeros((*seats.shape[:-1], SHEET_COLUMNS), dtype=np.int64)
+    if width != len(SEAT_COLUMNS) + SHEET_COLUMNS:
+        raise ValueError(f"seats must have {len(SEAT_COLUMNS)} or {len(SEAT_COLUMNS) + SHEET_COLUMNS} columns, "
+                         f"got {width}")
+    return seats[..., len(SEAT_COLUMNS):]
+
+
+def sheet_states(m: np.ndarray, a: np.ndarray, n_shelves: int) -> np.ndarray:
+    """``int64 (..., SHEET_COLUMNS)``: how many of a sheet's shelves (the first ``n_shelves`` lines),
+    then of its columns, are in each line state (:func:`learned.win_bounds.line_state`: items
+    marked ``m``, available ``a``, D4, capped at ``LINE_STATE_CAP``) from its line totals
+    ``m, a (..., L)``: the sheet features of :func:`design` (:data:`SHEET_FEATURES`)."""
+    mm = np.minimum(m, LINE_STATE_CAP)
+    aa = np.minimum(a, LINE_STATE_CAP - mm)
+    state = mm * (LINE_STATE_CAP + 1) - mm * (mm - 1) // 2 + aa
+    state = state + np.where(np.arange(m.shape[-1]) < n_shelves, 0, LINE_STATES)
+    onehot = state[..., None] == np.arange(SHEET_COLUMNS)
+    out: np.ndarray = onehot.sum(axis=-2).astype(np.int64)
+    return out
 
 
 def _leads(p: np.ndarray) -> np.ndarray:
@@ -551,7 +605,7 @@ class WinObjective(Learned):
     end_exact: Any = None
     sheets: tuple[Marks, ...] = ()
     seat: int = 0
-    opponent_seats: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), dtype=np.int64))
+    opponent_seats: np.ndarray = field(default_factory=lambda: np.zeros((0, 3 + SHEET_COLUMNS), dtype=np.int64))
     settle: tuple[int, int] = (-(1 << 62), 1 << 62)
     win_chance_exact: ClassVar[bool] = False
 
@@ -563,14 +617,18 @@ class WinObjective(Learned):
         """``(phase (K,), seats int64 (K, n, 4))``: :func:`design`'s input for ``K`` sheets of the
         active player after this turn (line totals ``(K, L)``): its :data:`SEAT_COLUMNS` first, then
         each opponent's in seat order (their ``P`` after this turn's blocks, D15; their score,
-        distance to the trigger and turns until they play from :attr:`opponent_seats`)."""
+        distance to the trigger and turns until they play from :attr:`opponent_seats`), then every
+        seat's line-state counts (:func:`sheet_states`: the player's of these sheets, the others'
+        from :attr:`opponent_seats`: their sheets at the turn's start), ``(K, n, 4 + SHEET_COLUMNS)``."""
         board, rules = state.board, state.rules
         phase, own = self.own_values(state, m, a, mp, ap)
         each = self.opponent_after(state, m, phase)  # (K, J)
         k = len(m)
         distance = end_trigger_shelves(board, rules) - (a[:, : board.n_shelves] == 0).sum(axis=1)
-        mine = np.stack([own, scores(m, mp, rules.scoring_threshold), distance, np.zeros(k, dtype=np.int64)], axis=1)
-        rest = np.broadcast_to(self.opponent_seats, (k, *self.opponent_seats.shape))  # (K, J, 3)
+        mine = np.concatenate([np.stack([own, scores(m, mp, rules.scoring_threshold), distance,
+                                         np.zeros(k, dtype=np.int64)], axis=1),
+                               sheet_states(m, a, board.n_shelves)], axis=1)
+        rest = np.broadcast_to(self.opponent_seats, (k, *self.opponent_seats.shape))  # (K, J, 3 + SHEET_COLUMNS)
         theirs = np.concatenate([each[:, :, None], rest], axis=2)
         return phase, np.concatenate([mine[:, None, :], theirs], axis=1).astype(np.int64)
 
@@ -941,15 +999,22 @@ def seats_to_play(state: GameState) -> int:
 
 
 def opponent_seats(state: GameState) -> np.ndarray:
-    """``int64 (J, 3)``: per opponent of the active player, in seat order, its score (D19), its
-    closed shelves short of the trigger (D17) and the turns until it plays once the active
-    player's turn is over (1 for the next seat, D5) — the last three :data:`SEAT_COLUMNS`."""
+    """``int64 (J, 3 + SHEET_COLUMNS)``: per opponent of the active player, in seat order, its
+    score (D19), its closed shelves short of the trigger (D17) and the turns until it plays once
+    the active player's turn is over (1 for the next seat, D5) — the last three
+    :data:`SEAT_COLUMNS` — then its line-state counts (:func:`sheet_states`) on its sheet as the
+    turn starts (before the turn's blocks, D15)."""
 
     board, rules, n, me = state.board, state.rules, state.players, state.active
     trigger = end_trigger_shelves(board, rules)
-    rows = [(score(board, state.sheets[j], rules), trigger - state.sheets[j].closed_shelves(), (j - me) % n)
-            for j in range(n) if j != me]
-    return np.array(rows, dtype=np.int64).reshape(len(rows), 3)
+    rows = []
+    for j in range(n):
+        if j == me:
+            continue
+        m, a, _, _ = StateArrays(board, rules, state.sheets[j]).line_totals
+        rows.append([score(board, state.sheets[j], rules), trigger - state.sheets[j].closed_shelves(), (j - me) % n,
+                     *sheet_states(m, a, board.n_shelves).tolist()])
+    return np.array(rows, dtype=np.int64).reshape(len(rows), 3 + SHEET_COLUMNS)
 
 
 def ending_objective(state: GameState) -> Any:

@@ -1,0 +1,123 @@
+"""The 2-player win model with the sheets' line states (format 4; docs/win-chance.md, "The sheets'
+line states"): its fit, the assembly of a model file, and its measurements against the file
+shipped before it, on the same positions. A measurement, not a test.
+
+``fit``, ``heldout``, ``rollouts`` and ``versus`` are those of ``benchmarks/win_first.py`` (its
+docstring), run with this page's files (``rollouts --replay-model FILE``: the log's games were
+played by ``FILE``, ``chance_vs_rollout.py --win-model FILE``, and are replayed by it): ``fit`` writes the 2-player coefficients of
+``win_model.FEATURES`` (the 14 features and the 42 line-state counts) fitted by
+:func:`win_fit.train_win_model` (``players=(2,)``, ``strategy="win"``, ridge ``OWN_PLAY_RIDGE``)
+to ``--games`` games of ``win`` by ``--play-model``.
+
+``assemble``: a model file (``--output``, data/win.json by default) of the 2-player coefficients
+of ``--two`` and the 3- and 4-player ones of ``--rest`` (any format: a file of format 2 or 3 has
+its sheet coefficients 0, so those counts play and show exactly as with that file), by
+:func:`win_model.assemble`.
+
+Run: ``python benchmarks/win_sheets.py fit|assemble|heldout|rollouts|versus [options]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import win_first  # noqa: E402
+
+ROOT = win_first.ROOT
+#: The 2-player coefficients shipped before the line states (format 3, "Who played first in the round").
+BEFORE = "examples/win-first.json"
+SHEETS = "examples/win-sheets.json"
+#: The 3- and 4-player coefficients shipped (data/win.json's since 2026-12-06: "A turn ahead with 3 and 4 players").
+REST = "examples/win-first-34.json"
+
+
+def assemble_file(args: argparse.Namespace) -> None:
+    from shelfie_solver.core.files import write_text_atomically
+    from shelfie_solver.dice.learned.win_model import assemble, load_win_model, model_text
+
+    two, rest = args.two, args.rest
+    parts = {2: (load_win_model(ROOT / two), two), 3: (load_win_model(ROOT / rest), rest),
+             4: (load_win_model(ROOT / rest), rest)}
+    note = (f"each number of players' coefficients from the fit recorded for it under fitted, whose file is named "
+            f"there; 2 players: {two}, fitted with the sheets' line states (format 4) to win's games "
+            f"(docs/win-chance.md, The sheets' line states); 3 and 4 players: {rest}")
+    write_text_atomically(Path(args.output), model_text(assemble(parts, note)))
+    print(f"written {args.output}")
+
+
+def fit_mixed(args: argparse.Namespace) -> None:
+    """The 2-player coefficients fitted to the positions of several sets of games at once
+    (``--sources SEED:GAMES:PLAY_MODEL,...``: each ``GAMES`` games of ``win`` by ``PLAY_MODEL``
+    from ``SEED``, as ``fit``; data aggregation over the iterations, so that a model is fitted on
+    the positions its own play reaches and on those of the models before it), positions cached
+    per source in ``--cache``; written to ``--output``."""
+    import pickle
+    import time
+
+    import numpy as np
+
+    from shelfie_solver.dice.board import load_board
+    from shelfie_solver.dice.learned.win_fit import EVEN, OWN_PLAY_RIDGE, self_play_positions
+    from shelfie_solver.dice.learned.win_model import WinModel, fit, load_win_model, model_text
+    from shelfie_solver.dice.rules import DEFAULT_RULES
+
+    start = time.process_time()
+    board = load_board(None, DEFAULT_RULES)
+    samples, records = [], []
+    for source in args.sources.split(","):
+        seed, games, play = source.split(":", 2)
+        path = Path(args.cache or "/tmp") / f"win-samples-{seed}-{games}-{Path(play).stem}.pkl"
+        if path.exists():
+            part = pickle.loads(path.read_bytes())
+        else:
+            part = self_play_positions(board, DEFAULT_RULES, int(seed), int(games), (2,), 1, "win",
+                                       load_win_model(ROOT / play))
+            path.write_bytes(pickle.dumps(part))
+        samples += part
+        records.append({"seed": int(seed), "games": int(games), "played_by": play, "positions": len(part)})
+        print(f"  {source}: {len(part)} positions", flush=True)
+    model = fit(samples, OWN_PLAY_RIDGE)
+    tables = {n: model.coefficients.get(n, EVEN.coefficients[n]).copy() for n in EVEN.coefficients}
+    out = WinModel(tables, {"board": board.name, "players": [2], "strategy": "win", "ridge": OWN_PLAY_RIDGE,
+                            "positions": len(samples), "sources": records})
+    Path(args.output).write_text(model_text(out), "utf-8")
+    print(f"{len(samples)} positions; {time.process_time() - start:.0f} CPU s")
+    print(np.array(out.coefficients[2]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=("fit", "fitmix", "assemble", "heldout", "rollouts", "versus"))
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--play-model", default=BEFORE)
+    parser.add_argument("--output", default=None)
+    parser.add_argument("--two", default=SHEETS, help="assemble: the 2-player file")
+    parser.add_argument("--rest", default=REST, help="assemble: the file of the 3- and 4-player coefficients")
+    parser.add_argument("--old", default=BEFORE)
+    parser.add_argument("--new", default=SHEETS)
+    parser.add_argument("--cache", default="")
+    parser.add_argument("--log", default="")
+    parser.add_argument("--per-game", type=int, default=4)
+    parser.add_argument("--sources", default="", help="fitmix: SEED:GAMES:PLAY_MODEL,...")
+    parser.add_argument("--replay-model", default="",
+                        help="rollouts: the model file the log's games were played by (chance_vs_rollout.py "
+                             "--win-model); default the shipped one")
+    args = parser.parse_args()
+    os.chdir(ROOT)
+    if args.output is None:
+        args.output = SHEETS if args.command in ("fit", "fitmix") else "shelfie_solver/dice/data/win.json"
+    commands = {"fit": win_first.fit, "fitmix": fit_mixed, "assemble": assemble_file, "heldout": win_first.heldout,
+                "rollouts": win_first.rollouts, "versus": win_first.versus}
+    if args.command == "rollouts" and args.replay_model:
+        win_first.use_model(str(ROOT / args.replay_model))
+    commands[args.command](args)
+
+
+if __name__ == "__main__":
+    main()
