@@ -105,9 +105,16 @@ def table_used(player: str, board: Board) -> str:
     the table of its shape's boards whose columns need many dice (``LearnedModel.many``,
     ``model_file.needs_many_dice``), its
     shape's own table (``LearnedModel.for_board``, docs/train.md "Tables per board shape") or the
-    pooled one; "—" for another player."""
+    pooled one; for the shipped ``learned`` on a board that gets its own table
+    (``learned.own_cache.applies``: fitted on first use and played in solitaire there), that
+    table; "—" for another player."""
     if not player.strip().lower().startswith("learned"):
         return "—"
+    if player.strip().lower() == "learned":
+        from shelfie_solver.dice.learned.own_cache import applies
+
+        if applies(board, DEFAULT_RULES):
+            return f"{board.n_shelves} × {board.n_columns}, the board's own table"
     model = model_named(player) or default_model()
     shape = (board.n_shelves, board.n_columns)
     if shape in model.threes and needs_threes(board):

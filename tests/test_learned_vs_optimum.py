@@ -157,3 +157,19 @@ def test_light_five_family_is_the_first_4x5_boards_of_a_five_beside_ones(bench, 
         bench.main()
     assert stop.value.code == 2 and "expected one of them" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
+
+
+def test_table_used_names_the_boards_own_table_where_learned_plays_it(bench, monkeypatch):
+    """The shipped ``learned`` on a board that gets its own table (``own_cache.applies``) is said
+    to play that table; ``learned:FILE`` and boards without one keep the shipped file's name."""
+    from shelfie_solver.dice.learned import own_cache
+
+    board = bench.held_out_family(4242, 1, ((4, 5),))[0]
+    monkeypatch.setattr(own_cache, "applies", lambda b, rules: True)
+    assert bench.table_used("learned", board) == "4 × 5, the board's own table"
+    monkeypatch.setattr(own_cache, "applies", lambda b, rules: False)
+    assert "own table" not in bench.table_used("learned", board)
+    monkeypatch.setattr(own_cache, "applies", lambda b, rules: True)
+    from shelfie_solver.dice.design import fitted_name
+
+    assert "own table" not in bench.table_used(fitted_name(), board)

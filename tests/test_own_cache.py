@@ -370,3 +370,17 @@ def test_progress_bar_moves_with_the_estimated_time(cache, monkeypatch):
     games_time = Fraction(games, own_cache.GAMES_PER_SECOND)
     share = games_time / (Fraction(states, own_cache.STATES_PER_SECOND) + games_time)
     assert abs(Fraction(seen["total"] - seen["before games"], seen["total"]) - share) < Fraction(1, 100)
+
+
+def test_key_names_the_share_of_the_board(cache, monkeypatch):
+    """A board whose own share changes (``own_table.HEAVY_SHARES`` for boards of many heavy
+    columns) gets another key: its entry of the earlier share is fitted again."""
+    board = load_board(SMALL, DEFAULT_RULES)
+    base = default_model().for_board(1, board)
+    key = own_cache._key(board, DEFAULT_RULES, base)
+    assert f"own share {ot.share_for(board)}" in key
+    monkeypatch.setattr(ot, "HEAVY_SHARES", {(board.n_shelves, board.n_columns): ot.Fraction(1, 7)})
+    monkeypatch.setattr(ot, "HEAVY_COLUMNS", 0)
+    assert ot.share_for(board) == ot.Fraction(1, 7)
+    again = own_cache._key(board, DEFAULT_RULES, base)
+    assert again != key and "own share 1/7" in again

@@ -268,3 +268,103 @@ def test_iterate_weights_selects_the_weights_that_scored_most() -> None:
     expected = fitted if sum(second) > sum(first) else weights
     got = ot.iterate_weights(SMALL, DEFAULT_RULES, weights, 30, 1, 5, select=True)
     assert got.tolist() == expected.tolist()
+
+
+def test_games_for_scales_the_games_to_the_pilots_spread() -> None:
+    """Pilot scores 0 and 10: mean 5, sample variance 50; for a standard error of 1/10 of the mean
+    (0.5 points) ``50 / 0.5 ** 2 = 200`` games, by hand; bounded below by ``games`` and above by
+    ``max_games``; a pilot whose mean is 0 keeps ``games``."""
+    assert ot.games_for([0, 10], Fraction(1, 10), 100) == 200
+    assert ot.games_for([0, 10], Fraction(1, 10), 100, 150) == 150
+    assert ot.games_for([0, 10], Fraction(1, 10), 300, 1000) == 300
+    assert ot.games_for([0, 10], Fraction(1, 5), 10) == 50  # 50 / 1 ** 2
+    assert ot.games_for([4, 4, 4], Fraction(1, 100), 7) == 7  # no spread: the floor
+    assert ot.games_for([0, 0], Fraction(1, 10), 9, 50) == 9
+    with pytest.raises(ValueError):
+        ot.games_for([3], Fraction(1, 10), 10)
+    with pytest.raises(ValueError):
+        ot.games_for([3, 4], Fraction(0), 10)
+
+
+def test_beats_compares_paired_games_by_a_margin_of_standard_errors() -> None:
+    """Differences 3 and -1: mean 1, sample variance 8, standard error 2 (by hand): beaten by any
+    margin under 1/2 standard error, not at 1/2 (equal) or more; no gain never beats; a gain with no
+    spread beats at any margin."""
+    kept = np.array([0, 1], dtype=np.int64)
+    scores = kept + np.array([3, -1], dtype=np.int64)
+    assert ot.beats(scores, kept)
+    assert ot.beats(scores, kept, Fraction(1, 4))
+    assert not ot.beats(scores, kept, Fraction(1, 2))
+    assert not ot.beats(scores, kept, Fraction(1))
+    assert not ot.beats(kept, kept)
+    assert not ot.beats(kept - np.array([1, 0]), kept)
+    assert ot.beats(kept + 1, kept, Fraction(100))
+    with pytest.raises(ValueError):
+        ot.beats(kept[:1], kept[:1])
+
+
+def test_games_on_their_own_generators_do_not_depend_on_the_other_games() -> None:
+    """With one dice generator per game (:func:`ot.game_generators`), a game played among others
+    in lockstep scores what it scores played alone on its generator; ``order`` names each ended
+    game."""
+    weights = _table(SMALL)
+    order: list[int] = []
+    _, together = ot.iteration_sums(SMALL, DEFAULT_RULES, weights, 6, ot.game_generators(21, 6), order=order)
+    assert sorted(order) == list(range(6))
+    by_game = dict(zip(order, together))
+    for g in range(6):
+        _, alone = ot.iteration_sums(SMALL, DEFAULT_RULES, weights, 1, [ot.game_generators(21, 6)[g]])
+        assert alone == [by_game[g]]
+
+
+def test_iterate_weights_keeps_the_start_unless_a_step_beats_it_on_common_dice() -> None:
+    """With one generator per game and ``select``, a step's weights replace the start only when
+    their games beat the start's game by game on the same dice by more than ``margin`` standard
+    errors (:func:`ot.beats`, checked here on games played apart); at a margin no step can pass the
+    start is kept."""
+    weights = _table(SMALL)
+    order: list[int] = []
+    sums, first = ot.iteration_sums(SMALL, DEFAULT_RULES, weights, 30, ot.game_generators(5, 30), order=order)
+    start = np.zeros(30, dtype=np.int64)
+    start[order] = first
+    fitted, _ = fit_solved.fit_table_sums([sums], DEFAULT_RULES.scoring_threshold)
+    order = []
+    _, second = ot.iteration_sums(SMALL, DEFAULT_RULES, fitted, 30, ot.game_generators(5, 30), order=order)
+    step = np.zeros(30, dtype=np.int64)
+    step[order] = second
+    for margin in (Fraction(0), Fraction(1), Fraction(10**6)):
+        expected = fitted if ot.beats(step, start, margin) else weights
+        got = ot.iterate_weights(SMALL, DEFAULT_RULES, weights, 30, 1, 5, select=True, per_game=True, margin=margin)
+        assert got.tolist() == expected.tolist()
+    assert not ot.beats(step, start, Fraction(10**6)) or len(set((step - start).tolist())) == 1
+
+
+def test_iterate_weights_scaled_games_are_the_pilots_games_for() -> None:
+    """With ``relative_error``, the value iteration is that of :func:`ot.games_for` games a step, the
+    start weights' ``games`` games the pilot."""
+    weights = _table(SMALL)
+    _, pilot = ot.iteration_sums(SMALL, DEFAULT_RULES, weights, 12, ot.game_generators(8, 12))
+    wanted = ot.games_for(pilot, Fraction(1, 50), 12, 40)
+    assert 12 < wanted <= 40
+    got = ot.iterate_weights(SMALL, DEFAULT_RULES, weights, 12, 2, 8, pooled=True, select=True, per_game=True,
+                             relative_error=Fraction(1, 50), max_games=40)
+    expected = ot.iterate_weights(SMALL, DEFAULT_RULES, weights, wanted, 2, 8, pooled=True, select=True, per_game=True)
+    assert got.tolist() == expected.tolist()
+
+
+def test_share_for_takes_more_of_the_own_fit_on_boards_of_many_heavy_columns() -> None:
+    """On 4 x 5, 1/4 of the sub-boards' fit, and 1/2 once 4 or more columns need 4 or 5 dice (D3);
+    on 5 x 4 always 1/2; another shape :data:`ot.OWN_SHARE`."""
+    values = tuple((1, 2, 3, 4, 5) for _ in range(4))
+    faces = ((0,), (1,), (2,), (3,))
+
+    def wide(needs: tuple[int, ...]) -> Board:
+        return Board("wide", needs, faces, values)
+
+    assert ot.share_for(wide((4, 4, 4, 2, 1))) == Fraction(1, 4)
+    assert ot.share_for(wide((5, 4, 3, 3, 3))) == Fraction(1, 4)
+    assert ot.share_for(wide((4, 4, 5, 3, 5))) == Fraction(1, 2)
+    assert ot.share_for(wide((4, 4, 4, 5, 5))) == Fraction(1, 2)
+    tall = Board("tall", (3, 1, 3, 3), ((0,), (1,), (2,), (3,), (4,)), tuple((1, 2, 3, 4) for _ in range(5)))
+    assert ot.share_for(tall) == Fraction(1, 2)
+    assert ot.share_for(SMALL) == ot.OWN_SHARE

@@ -29,7 +29,7 @@ whose games scored most kept.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -57,6 +57,15 @@ OWN_SHARE = Fraction(1, 2)
 #: (docs/strategies.md, "A board's own table"): on 5 x 4, 1/2 gained on 9 of 10 boards and lost on
 #: none (1/4 and 1 gained less in all); on 4 x 5, 1/4 gained on more boards and lost less than 1/2.
 OWN_SHARES = {(4, 5): Fraction(1, 4), (5, 4): Fraction(1, 2)}
+#: The own fit's share on a board of a shape here with at least :data:`HEAVY_COLUMNS` columns
+#: needing 4 or 5 dice (D3), instead of :data:`OWN_SHARES`'s: chosen on validation boards of that
+#: kind (families 4242, 15001, 15002; docs/strategies.md, "More of the sub-boards' fit on boards
+#: of many heavy columns"): after value iteration, 1/2 scored more than 1/4 on every one of 10 such
+#: 4 x 5 boards (+0.02 to +2.61 points a game, +5.97 in all), and less on both 4 x 5 boards of 3 such columns
+#: measured (-0.32, -0.63), so the rule starts at 4.
+HEAVY_SHARES = {(4, 5): Fraction(1, 2)}
+#: Columns needing 4 or 5 dice from which :data:`HEAVY_SHARES` applies.
+HEAVY_COLUMNS = 4
 
 
 #: States whose features are computed in one numpy step (:func:`table_sums`; about 30 MB each).
@@ -72,8 +81,13 @@ SIDES = "shelves"
 
 
 def share_for(board: Board) -> Fraction:
-    """The own fit's share on ``board``: :data:`OWN_SHARES` of its shape, else :data:`OWN_SHARE`."""
-    return OWN_SHARES.get((board.n_shelves, board.n_columns), OWN_SHARE)
+    """The own fit's share on ``board``: :data:`HEAVY_SHARES` of its shape when at least
+    :data:`HEAVY_COLUMNS` of its columns need 4 or 5 dice (D3), else :data:`OWN_SHARES` of its
+    shape, else :data:`OWN_SHARE`."""
+    shape = (board.n_shelves, board.n_columns)
+    if shape in HEAVY_SHARES and sum(need >= 4 for need in board.columns) >= HEAVY_COLUMNS:
+        return HEAVY_SHARES[shape]
+    return OWN_SHARES.get(shape, OWN_SHARE)
 
 
 def sub_boards(board: Board, sides: str = SIDES) -> list[Board]:
@@ -385,16 +399,23 @@ ITERATION_POOLED = True
 ITERATION_SELECT = True
 
 
-def iteration_sums(board: Board, rules: Ruleset, weights: np.ndarray, games: int, rng: np.random.Generator,
-                   progress: Callable[[int], None] | None = None) -> tuple[dict[int, Sums], list[int]]:
+def iteration_sums(board: Board, rules: Ruleset, weights: np.ndarray, games: int,
+                   rng: np.random.Generator | Sequence[np.random.Generator],
+                   progress: Callable[[int], None] | None = None,
+                   order: list[int] | None = None) -> tuple[dict[int, Sums], list[int]]:
     """One step of value iteration on ``board`` itself: ``games`` solitaire games of the ``learned``
     objective of ``weights`` played in lockstep, every game's turn from one batched solve of the
-    sheets the games are at (:func:`turn_targets`; the dice from ``rng``, D6-D7; the hold of the
+    sheets the games are at (:func:`turn_targets`; the dice from ``rng``, D6-D7, one generator for
+    every game in turn, or one per game, ``rng[g]`` game ``g``'s: then a game's dice do not depend
+    on the other games' choices, so two weights' games are on common dice until their own choices
+    differ (:func:`game_generators`); the hold of the
     solve's policy, the marking of highest worth, D8-D14 (:func:`_best_marking`), or the failed
     result's best shelf, D13: the ``learned`` strategy's decisions; a game ends when its sheet closes the trigger's shelves,
     D17-D18), and every sheet at the start of a turn with its target: the least-squares sums of
     :func:`table_sums` per phase, one row per visit. ``progress`` gets the games finished, turn by
-    turn. Returns the sums and the games' final scores (D19), in the order they ended."""
+    turn. Returns the sums and the games' final scores (D19), in the order they ended; ``order``, when
+    given, gets each ended game's number (0 to ``games - 1``, the order the games were dealt in), in
+    the same order."""
     from shelfie_solver.dice.game.events import legal_sets
     from shelfie_solver.dice.rolls import space_for
     from shelfie_solver.dice.sheet_rules import failed_result_shelves
@@ -406,6 +427,7 @@ def iteration_sums(board: Board, rules: Ruleset, weights: np.ndarray, games: int
     counts = dict.fromkeys(PHASES, 0)
     yy = dict.fromkeys(PHASES, 0)
     sheets = [Marks.empty(board)] * games
+    ids = list(range(games))
     finished: list[int] = []
     while sheets:
         unique = list(dict.fromkeys(sheets))
@@ -424,15 +446,16 @@ def iteration_sums(board: Board, rules: Ruleset, weights: np.ndarray, games: int
             xty[p] = xty[p] + _exact_product((xs * cs[:, None]).T, ys)
             counts[p] += int(cs.sum())
             yy[p] += int((cs.astype(object) * ys.astype(object) * ys.astype(object)).sum())
-        going = []
-        for marks in sheets:
+        going, going_ids = [], []
+        for marks, game in zip(sheets, ids):
             i = where[marks]
-            dice = _roll((0,) * space.n_sides, space.n_dice, rng)
+            dealer = rng if isinstance(rng, np.random.Generator) else rng[game]
+            dice = _roll((0,) * space.n_sides, space.n_dice, dealer)
             for left in range(rules.rerolls, 0, -1):
                 hold = space.holds[int(solution.policy[left][space.roll_index[dice], i])]
                 if hold == dice:  # keeping every die is stopping (D7)
                     break
-                dice = _roll(hold, space.n_dice, rng)
+                dice = _roll(hold, space.n_dice, dealer)
             legal = legal_sets(dice, board, marks, rules)
             if len(legal):
                 after = marks.with_marked(_best_marking(board, rules, marks, legal, worth[i]))
@@ -441,11 +464,14 @@ def iteration_sums(board: Board, rules: Ruleset, weights: np.ndarray, games: int
                 after = marks.with_eliminated(options[max(options, key=lambda s: (int(shelves[i][s]), -s))])
             if after.closed_shelves() >= trigger:
                 finished.append(score(board, after, rules))
+                if order is not None:
+                    order.append(game)
             else:
                 going.append(after)
+                going_ids.append(game)
         if progress:
             progress(len(sheets) - len(going))
-        sheets = going
+        sheets, ids = going, going_ids
     return {p: Sums(xtx[p], xty[p], counts[p], yy[p] // TABLE_SCALE if counts[p] else 0) for p in PHASES}, finished
 
 
@@ -473,34 +499,116 @@ def _roll(hold: tuple[int, ...], n_dice: int, rng: np.random.Generator) -> tuple
 def iterate_weights(board: Board, rules: Ruleset, weights: np.ndarray, games: int = ITERATION_GAMES,
                     iterations: int = ITERATIONS, seed: int = ITERATION_SEED, step: Fraction = Fraction(1),
                     pooled: bool = False, select: bool = False, progress: Callable[[int], None] | None = None,
-                    report: Callable[[str], None] | None = None) -> np.ndarray:
+                    report: Callable[[str], None] | None = None, relative_error: Fraction | None = None,
+                    max_games: int | None = None, per_game: bool = False,
+                    margin: Fraction = Fraction(0)) -> np.ndarray:
     """``int64 (3, N_FEATURES)``: ``iterations`` steps of fitted value iteration on ``board`` from
     ``weights``: each step plays ``games`` lockstep games of the weights it starts from and fits
     new weights to their sheets' one-turn targets (:func:`iteration_sums`; the ridge least squares
     per phase of :func:`fit_solved.fit_table_sums`, as the sub-board fit; with ``pooled`` to every
     step's sums so far), taken at ``step`` in a mix with the weights it started from (:func:`mix`).
-    With ``select``, the weights returned are those whose games scored most on average, of the
-    weights given and every step's (the last step's played too): each step's games are dealt the
-    same dice, ``numpy.random.default_rng(seed)``, so they are compared on common dice until
-    their choices differ; else the last step's. The result is a function of the arguments.
+
+    The dice: ``numpy.random.default_rng(seed)`` dealing every game in turn, or with ``per_game``
+    one generator per game (:func:`game_generators`), so that a game's dice do not depend on the
+    other games. With ``select``, every step's games are dealt the same dice, and the weights
+    returned are those whose games scored most on average, of the weights given and every step's
+    (the last step's played too); with ``margin`` (``per_game``), a step's weights replace the
+    ones kept only when their games beat those of the kept weights, game by game on the same dice,
+    by more than ``margin`` standard errors of the mean of the paired differences
+    (:func:`beats`); without ``select``, the last step's.
+
+    With ``relative_error``, the games a step are scaled to the board (:func:`games_for`): the
+    start weights' ``games`` games are a pilot, and when their scores need more games for the
+    standard error of their mean to be ``relative_error`` of it (at most ``max_games``), every step
+    plays that many (the start weights again too). The result is a function of the arguments.
     ``progress`` gets the games finished; ``report`` one line a step."""
     from shelfie_solver.dice.learned.fit_solved import fit_table_sums
 
     kept: list[dict[int, Sums]] = []
-    best, best_mean = weights, None
-    rng = np.random.default_rng(seed)
-    for k in range(iterations + (1 if select and iterations else 0)):
-        if select:
-            rng = np.random.default_rng(seed)
-        sums, finished = iteration_sums(board, rules, weights, games, rng, progress)
-        mean = Fraction(sum(finished), len(finished))
-        if best_mean is None or mean > best_mean:
-            best, best_mean = weights, mean
+    best: np.ndarray = weights
+    best_scores: np.ndarray | None = None
+    shared = np.random.default_rng(seed)
+    pilot = relative_error is not None and iterations > 0
+    k = 0
+    while k < iterations + (1 if select and iterations else 0):
+        if (select or pilot) and not per_game:
+            shared = np.random.default_rng(seed)
+        dealer = game_generators(seed, games) if per_game else shared
+        order: list[int] = []
+        sums, finished = iteration_sums(board, rules, weights, games, dealer, progress, order)
+        if pilot and relative_error is not None:
+            pilot = False
+            wanted = games_for(finished, relative_error, games, max_games)
+            if report:
+                report(f"pilot: {games:,} games, {wanted:,} games a step")
+            if wanted > games:
+                games = wanted
+                continue
+        scores = np.zeros(games, dtype=np.int64)
+        scores[np.array(order, dtype=np.int64)] = finished
+        if best_scores is None or beats(scores, best_scores, margin):
+            best, best_scores = weights, scores
         if report:
-            report(f"step {k + 1}: {sum(s.count for s in sums.values()):,} turns, mean score {float(mean):.2f}")
+            report(f"step {k + 1}: {sum(s.count for s in sums.values()):,} turns, mean score "
+                   f"{float(np.mean(scores)):.2f}")
         if k == iterations:
             break
         kept = [*kept, sums] if pooled else [sums]
         fitted, _ = fit_table_sums(kept, rules.scoring_threshold)
         weights = mix(fitted, weights, step)
+        k += 1
     return best if select else weights
+
+
+def game_generators(seed: int, games: int) -> list[np.random.Generator]:
+    """One dice generator per game (:func:`iteration_sums`): game ``g``'s is
+    ``numpy.random.default_rng`` of child ``g`` of ``numpy.random.SeedSequence(seed)``."""
+    return [np.random.default_rng(child) for child in np.random.SeedSequence(seed).spawn(games)]
+
+
+def beats(scores: np.ndarray, kept: np.ndarray, margin: Fraction = Fraction(0)) -> bool:
+    """Whether games scoring ``scores`` beat games scoring ``kept`` (both ``int64 (n,)``, game by
+    game): the mean of the differences ``d = scores - kept`` is positive and, with ``margin`` > 0,
+    more than ``margin`` times its standard error ``sd(d) / sqrt(n)`` (``sd`` the sample standard
+    deviation; exactly, in fractions: ``sum(d) > 0`` and ``sum(d) ** 2 / n > margin ** 2 * var(d)``);
+    ``margin`` 0: the higher mean, ties kept.
+
+    Raises:
+        ValueError: the two are not of one length of 2 or more games.
+    """
+    if scores.shape != kept.shape or len(scores) < 2:
+        raise ValueError(f"{scores.shape} and {kept.shape} scores: expected one length of 2 or more")
+    d = [int(x) for x in scores - kept]
+    n, total = len(d), sum(d)
+    if total <= 0:
+        return False
+    if margin <= 0:
+        return True
+    squares = sum(x * x for x in d)
+    variance = Fraction(n * squares - total * total, n * (n - 1))  # of one difference
+    return Fraction(total * total, n) > margin * margin * variance
+
+
+def games_for(scores: list[int], relative_error: Fraction, games: int, max_games: int | None = None) -> int:
+    """The games a step of value iteration plays (:func:`iterate_weights`) given a pilot's final
+    scores ``scores`` (at least 2): the fewest ``n`` whose standard error of the mean,
+    ``sd / sqrt(n)`` (``sd`` the scores' sample standard deviation), is at most ``relative_error``
+    times their mean, i.e. ``n >= var / (relative_error * mean) ** 2`` (exactly, in fractions),
+    at least ``games`` and at most ``max(games, max_games)`` (no bound when ``None``); ``games``
+    when the mean is not positive (no relative error to aim at).
+
+    Raises:
+        ValueError: fewer than 2 scores, or ``relative_error`` not positive.
+    """
+    if len(scores) < 2 or relative_error <= 0:
+        raise ValueError(f"{len(scores)} scores, relative error {relative_error}: expected 2 or more and > 0")
+    n = len(scores)
+    total, squares = sum(scores), sum(x * x for x in scores)
+    variance = Fraction(n * squares - total * total, n * (n - 1))
+    mean = Fraction(total, n)
+    if mean <= 0:
+        return games
+    else:
+        ratio = variance / (relative_error * mean) ** 2
+        wanted = max(games, -(-ratio.numerator // ratio.denominator))
+    return wanted if max_games is None else min(wanted, max(games, max_games))
