@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from shelfie_solver.dice.advise.advice import failed_options, order_markings
+from shelfie_solver.dice.advise.advice import failed_options, first_by_worth, order_markings
 from shelfie_solver.dice.allocate import find_groups
 from shelfie_solver.dice.engine.batched import solve_finals
 from shelfie_solver.dice.board import Board, Marks
@@ -212,21 +212,6 @@ class ThresholdStrategy:
         return min(shelves, key=lambda s: (loss(s), s))
 
 
-def first_by_worth(state: GameState, legal: LegalMarkings, worth: np.ndarray, marks: Marks) -> tuple[int, ...]:
-    """The cells of the first legal marking of :func:`advice.order_markings` from a compiled
-    table ``worth`` (``int64 (K+1,)``, every item set's value under the turn's objective): the
-    highest worth, ties broken by points now (D19, on ``marks``), then more items, then set
-    order."""
-    chosen = worth[legal.index]
-    top = np.flatnonzero(chosen == chosen.max())
-    if len(top) == 1:  # no tie on worth: the points-now tie rule is not needed
-        return legal.cells(int(top[0]))
-    sets = legal.sets
-    points = Points().values(StateArrays(state.board, state.rules, marks), sets)
-    order = np.lexsort((np.arange(len(sets.sizes)), -sets.sizes, -points, -chosen))
-    return legal.cells(int(order[0]))
-
-
 class SolverStrategy:
     """Optimal play for the default ``strategic`` objective (docs/objectives.md).
 
@@ -293,7 +278,7 @@ class SolverStrategy:
         if isinstance(plan, _CompiledPlan) and plan.worth is not None and plan.marks is not None:
             # the turn's compiled final table already holds every item set's strategic worth
             # (kernel._strategic == objectives.Strategic): the first of advice.order_markings
-            return first_by_worth(state, legal, plan.worth, plan.marks)
+            return first_by_worth(state.board, state.rules, plan.marks, legal, plan.worth)
         return legal.cells(int(marking_order(state, legal, Strategic())[0]))
 
     def choose_shelf(self, state: GameState, dice: Counts, shelves: tuple[int, ...],
@@ -436,7 +421,7 @@ class LearnedStrategy:
         if worth is None:
             return legal.cells(int(marking_order(state, legal, self.turn(state)[0])[0]))
         # the turn's compiled worth of every item set: the first of advice.order_markings
-        return first_by_worth(state, legal, worth, state.marks)
+        return first_by_worth(state.board, state.rules, state.marks, legal, worth)
 
     def choose_shelf(self, state: GameState, dice: Counts, shelves: tuple[int, ...],
                      rng: np.random.Generator) -> int:

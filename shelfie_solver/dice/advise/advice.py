@@ -22,7 +22,7 @@ from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import failed_result_shelves, marking_ends_game, triggers_end
 
 if TYPE_CHECKING:  # the game modules are not needed for advice on one sheet (start-up time)
-    from shelfie_solver.dice.game.events import GameState
+    from shelfie_solver.dice.game.events import GameState, LegalMarkings
 
 
 @dataclass(frozen=True)
@@ -296,6 +296,22 @@ def order_markings(state: StateArrays, sets: ItemSets, objective: Objective) -> 
     position = np.arange(len(sets.sizes))
     order: np.ndarray = np.lexsort((position, -sets.sizes, -points, -worth))
     return order
+
+
+def first_by_worth(board: Board, rules: Ruleset, marks: Marks, legal: LegalMarkings,
+                   worth: np.ndarray) -> tuple[int, ...]:
+    """The cells of the first legal marking in :func:`order_markings`' order from a compiled table
+    ``worth`` (``int64 (K+1,)``, every item set's value under the turn's objective): the highest
+    worth, ties broken by points now (D19, on ``marks``), then more items, then set order. The
+    choice of the ``learned`` strategy and of the own table's value iteration alike (one rule)."""
+    chosen = worth[legal.index]
+    top = np.flatnonzero(chosen == chosen.max())
+    if len(top) == 1:  # no tie on worth: the points-now tie rule is not needed
+        return legal.cells(int(top[0]))
+    sets = legal.sets
+    points = Points().values(StateArrays(board, rules, marks), sets)
+    order = np.lexsort((np.arange(len(sets.sizes)), -sets.sizes, -points, -chosen))
+    return legal.cells(int(order[0]))
 
 
 def rank_markings(dice: Counts, board: Board, marks: Marks, rules: Ruleset,

@@ -409,13 +409,14 @@ def iteration_sums(board: Board, rules: Ruleset, weights: np.ndarray, games: int
     every game in turn, or one per game, ``rng[g]`` game ``g``'s: then a game's dice do not depend
     on the other games' choices, so two weights' games are on common dice until their own choices
     differ (:func:`game_generators`); the hold of the
-    solve's policy, the marking of highest worth, D8-D14 (:func:`_best_marking`), or the failed
+    solve's policy, the marking of highest worth, D8-D14 (:func:`advise.advice.first_by_worth`), or the failed
     result's best shelf, D13: the ``learned`` strategy's decisions; a game ends when its sheet closes the trigger's shelves,
     D17-D18), and every sheet at the start of a turn with its target: the least-squares sums of
     :func:`table_sums` per phase, one row per visit. ``progress`` gets the games finished, turn by
     turn. Returns the sums and the games' final scores (D19), in the order they ended; ``order``, when
     given, gets each ended game's number (0 to ``games - 1``, the order the games were dealt in), in
     the same order."""
+    from shelfie_solver.dice.advise.advice import first_by_worth
     from shelfie_solver.dice.game.events import legal_sets
     from shelfie_solver.dice.rolls import space_for
     from shelfie_solver.dice.sheet_rules import failed_result_shelves
@@ -458,7 +459,7 @@ def iteration_sums(board: Board, rules: Ruleset, weights: np.ndarray, games: int
                 dice = _roll(hold, space.n_dice, dealer)
             legal = legal_sets(dice, board, marks, rules)
             if len(legal):
-                after = marks.with_marked(_best_marking(board, rules, marks, legal, worth[i]))
+                after = marks.with_marked(first_by_worth(board, rules, marks, legal, worth[i]))
             else:
                 options = failed_result_shelves(board, marks)
                 after = marks.with_eliminated(options[max(options, key=lambda s: (int(shelves[i][s]), -s))])
@@ -473,21 +474,6 @@ def iteration_sums(board: Board, rules: Ruleset, weights: np.ndarray, games: int
             progress(len(sheets) - len(going))
         sheets, ids = going, going_ids
     return {p: Sums(xtx[p], xty[p], counts[p], yy[p] // TABLE_SCALE if counts[p] else 0) for p in PHASES}, finished
-
-
-def _best_marking(board: Board, rules: Ruleset, marks: Marks, legal: Any, worth: np.ndarray) -> tuple[int, ...]:
-    """The cells of the legal marking (``legal``, :class:`game.events.LegalMarkings`) of highest
-    ``worth`` (every item set's, ``int64 (K+1,)``), ties broken by points now (D19), then more
-    items, then set order: the ``learned`` strategy's choice (``strategies.first_by_worth``)."""
-    from shelfie_solver.dice.objectives import Points, StateArrays
-
-    chosen = worth[legal.index]
-    top = np.flatnonzero(chosen == chosen.max())
-    if len(top) == 1:
-        return tuple(legal.cells(int(top[0])))
-    sets = legal.sets
-    points = Points().values(StateArrays(board, rules, marks), sets)
-    return tuple(legal.cells(int(np.lexsort((np.arange(len(sets.sizes)), -sets.sizes, -points, -chosen))[0])))
 
 
 def _roll(hold: tuple[int, ...], n_dice: int, rng: np.random.Generator) -> tuple[int, ...]:
