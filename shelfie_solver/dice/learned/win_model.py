@@ -79,7 +79,9 @@ from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import (
     end_trigger_shelves,
     failed_result_shelves,
+    markings_block_out,
     markings_end_game,
+    may_block_out,
     may_end_game,
 )
 
@@ -597,7 +599,12 @@ class WinObjective(Learned):
     which the player's game is over (a marking or a shelf given up, D13; phase 0) with its final
     score below ``low`` (another seat's final score) is worth exactly 0, above ``high`` (every
     other seat's reach) exactly 1 (:meth:`settled`); those values are exact
-    (:meth:`exact_markings`, :meth:`exact_shelves`), the others the model's."""
+    (:meth:`exact_markings`, :meth:`exact_shelves`), the others the model's.
+
+    ``later``: with 3 or 4 players, the seats still to play in this round where some marking may
+    leave them all without an available item (:func:`sheet_rules.may_block_out`), else empty. Such
+    a marking ends the game at once (D15, D17, D18: they can only pass) with every score final, so
+    its value is the exact share of the win (:meth:`blocking_out_markings`, D20)."""
 
     calibration: np.ndarray = field(default_factory=lambda: np.zeros((len(ROWS), len(FEATURES)), dtype=np.int64))
     round_number: int = 1
@@ -607,6 +614,7 @@ class WinObjective(Learned):
     seat: int = 0
     opponent_seats: np.ndarray = field(default_factory=lambda: np.zeros((0, 3 + SHEET_COLUMNS), dtype=np.int64))
     settle: tuple[int, int] = (-(1 << 62), 1 << 62)
+    later: tuple[int, ...] = ()
     win_chance_exact: ClassVar[bool] = False
 
     def scale(self, rules: Ruleset) -> int:
@@ -679,8 +687,24 @@ class WinObjective(Learned):
         m, a, mp, _ = state.line_totals
         count = sets.line_count
         settled = self.settled(state, m + count, a - count, mp + sets.line_points) >= 0
-        out: np.ndarray = self.ending_markings(state, sets) | settled
+        out: np.ndarray = self.ending_markings(state, sets) | settled | self.blocking_out_markings(state, sets)
         return out
+
+    def blocking_out_markings(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
+        """``bool (K,)``: the markings of ``sets`` after whose blocks (D15) no seat of
+        :attr:`later` has an available item: the game is over with every score final (D17, D18;
+        :func:`sheet_rules.markings_block_out`); all False where :attr:`later` is empty."""
+        if not self.later:
+            return np.zeros(len(sets.sizes), dtype=bool)
+        return markings_block_out(state.board, self._table(state), self.seat, self.later, sets)
+
+    def _final_scores(self, state: StateArrays) -> Any:
+        """:class:`win_chance.LastTurnWin` against the other seats' scores now, which are final
+        after a marking of :meth:`blocking_out_markings` (its blocks change no score, D15, D19)."""
+        from shelfie_solver.dice.win_chance import LastTurnWin
+
+        return LastTurnWin(tuple(score(state.board, sheet, state.rules)
+                                 for j, sheet in enumerate(self._table(state)) if j != self.seat))
 
     def exact_shelves(self, state: StateArrays) -> set[int]:
         """The shelves a failed result (D13) may give up whose value in :meth:`shelf_values` is
@@ -727,14 +751,20 @@ class WinObjective(Learned):
 
     def _with_exact(self, state: StateArrays, sets: ItemSets, chances: np.ndarray) -> np.ndarray:
         """``chances (K,)`` of the markings ``sets`` with those that end the game replaced by the
-        exact chance (:attr:`end_exact`, :mod:`win_chance`)."""
-        if self.end_exact is None:
-            return chances
-        ending = np.flatnonzero(self.ending_markings(state, sets))
-        if not len(ending):
-            return chances
-        out = chances.copy()
-        out[ending] = self._exact_share(self.end_exact.values(state, sets.take(ending)), state)
+        exact chance (:attr:`end_exact`, :mod:`win_chance`), and those that leave every seat still
+        to play in this round without an available item by the exact share against the final
+        scores (:meth:`blocking_out_markings`)."""
+        out = chances
+        if self.end_exact is not None:
+            ending = np.flatnonzero(self.ending_markings(state, sets))
+            if len(ending):
+                out = out.copy()
+                out[ending] = self._exact_share(self.end_exact.values(state, sets.take(ending)), state)
+        out_now = np.flatnonzero(self.blocking_out_markings(state, sets))
+        if len(out_now):
+            final = self._final_scores(state)
+            out = out.copy()
+            out[out_now] = _exact_shares(final, final.values(state, sets.take(out_now)), state.rules)
         return out
 
     def shelf_values(self, state: StateArrays) -> list[tuple[int, int]]:
@@ -790,7 +820,7 @@ class WinObjective(Learned):
 
         front = kernel_function("_win_front")
         board, rules, marks = state.board, state.rules, state.marks
-        if front is None or board.n_cells > 62 or board_scale(board) != 1:
+        if front is None or board.n_cells > 62 or board_scale(board) != 1 or self.later:
             return None
         tables = turn_arrays(board, rules)
         arrays = kernel_arrays(self, board)
@@ -918,7 +948,7 @@ def compiled_win_values(state: GameState, model: WinModel | None = None,
 
     whole = kernel_function("_win_turn")
     board, rules = state.board, state.rules
-    if whole is None or board.n_cells > 62 or board_scale(board) != 1:
+    if whole is None or board.n_cells > 62 or board_scale(board) != 1 or blocking_out_seats(state):
         return None
     n, me, first = state.players, state.active, state.first
     weights, tables = _win_turn_constants(board, rules, n, model or default_win_model(), learned or default_model())
@@ -987,9 +1017,22 @@ def win_objective(state: GameState, model: WinModel | None = None, learned: Lear
                                 "round_number": state.round, "to_play": seats_to_play(state),
                                 "end_exact": ending_objective(state),
                                 "sheets": state.sheets, "seat": state.active,
-                                "opponent_seats": opponent_seats(state), "settle": settled_bounds(state)})
+                                "opponent_seats": opponent_seats(state), "settle": settled_bounds(state),
+                                "later": blocking_out_seats(state)})
     assert isinstance(out, WinObjective)
     return out
+
+
+def blocking_out_seats(state: GameState) -> tuple[int, ...]:
+    """With 3 or 4 players, the seats still to play in this round after the active player's turn
+    (D5, D18) where some marking of the turn may leave them all without an available item
+    (:func:`sheet_rules.may_block_out`; D15): :attr:`WinObjective.later`. Empty otherwise, and with
+    2 players, whose such markings trigger the end (D17) and have their exact chance already
+    (:func:`ending_objective`, :func:`win_chance.exact_objective`)."""
+    if state.players < 3:
+        return ()
+    later = tuple(j for j in range(state.players) if j != state.active and state.plays_later_this_round(j))
+    return later if may_block_out(state.board, state.rules, state.sheets, state.active, later) else ()
 
 
 def seats_to_play(state: GameState) -> int:
