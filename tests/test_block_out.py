@@ -52,7 +52,11 @@ def test_the_blocking_marking_is_worth_its_exact_share() -> None:
     assert [tuple(c for c in row if c >= 0) for row in chosen.cells.tolist()] == [(4,)]
     assert objective.values(arrays, chosen).tolist() == [CHANCE_SCALE // 2]
     assert objective.exact_markings(arrays, chosen).tolist() == [True]
-    assert compiled_win_values(state) is None  # the numpy path, which has the exact share
+    pytest.importorskip("numba")
+    found = objective.compiled_turn_values(arrays)
+    whole = compiled_win_values(state)
+    assert found is not None and whole is not None
+    assert found[0][usable[0]] == whole[0][usable[0]] == CHANCE_SCALE // 2
 
 
 def test_markings_block_out_equals_the_blocks_marking_by_marking() -> None:
@@ -102,3 +106,36 @@ def test_a_game_on_a_one_item_board_shows_the_status_right_after(players: int, t
         assert abs(shown - status) <= Fraction(1, 2 * CHANCE_SCALE)
         assert sum(seats) == 1
     assert turns[-1][2] == [Fraction(1, players)] * players
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_compiled_equals_numpy_where_a_marking_blocks_out(players: int) -> None:
+    """The compiled paths (WinObjective.compiled_turn_values, compiled_win_values) give the numpy
+    path's integers on random tables where some marking leaves every later seat without an
+    available item (D15), those markings' exact shares included."""
+    pytest.importorskip("numba")
+    from test_win_kernel import numpy_values, random_state
+
+    from shelfie_solver.dice.learned.win_model import blocking_out_seats
+
+    rng = np.random.default_rng(16420 + players)
+    sets = feasibility_arrays(BOARD, RULES).sets
+    found = 0
+    for _ in range(400):
+        state = random_state(rng, players)
+        later = blocking_out_seats(state)
+        if not later:
+            continue
+        objective = win_objective(state)
+        expected, usable, shelves = numpy_values(objective, state)
+        if not markings_block_out(BOARD, state.sheets, state.active, later, sets.take(usable)).any():
+            continue
+        found += 1
+        got = objective.compiled_turn_values(StateArrays(BOARD, RULES, state.marks))
+        whole = compiled_win_values(state)
+        assert got is not None and whole is not None
+        assert np.array_equal(got[0], expected) and np.array_equal(whole[0], expected)
+        assert got[2] == shelves == whole[2]
+        if found == 8:
+            break
+    assert found > 0

@@ -820,7 +820,7 @@ class WinObjective(Learned):
 
         front = kernel_function("_win_front")
         board, rules, marks = state.board, state.rules, state.marks
-        if front is None or board.n_cells > 62 or board_scale(board) != 1 or self.later:
+        if front is None or board.n_cells > 62 or board_scale(board) != 1:
             return None
         tables = turn_arrays(board, rules)
         arrays = kernel_arrays(self, board)
@@ -840,6 +840,8 @@ class WinObjective(Learned):
         out = _front_values(state, self.end_exact if exact else None, found)
         if self.end_exact is not None and not exact:
             self._compiled_exact(state, found[1], out[0])
+        if self.later:
+            _blocked_out_into(state, self._table(state), self.seat, self.later, found[1], out[0])
         return out
 
     def _compiled_exact(self, state: StateArrays, index: np.ndarray, worth: np.ndarray) -> None:
@@ -948,7 +950,7 @@ def compiled_win_values(state: GameState, model: WinModel | None = None,
 
     whole = kernel_function("_win_turn")
     board, rules = state.board, state.rules
-    if whole is None or board.n_cells > 62 or board_scale(board) != 1 or blocking_out_seats(state):
+    if whole is None or board.n_cells > 62 or board_scale(board) != 1:
         return None
     n, me, first = state.players, state.active, state.first
     weights, tables = _win_turn_constants(board, rules, n, model or default_win_model(), learned or default_model())
@@ -961,7 +963,28 @@ def compiled_win_values(state: GameState, model: WinModel | None = None,
         me, ends, state.turn, state.end_triggered, *weights, end_exact is not None, *tables, *settled_bounds(state))
     if not found[4]:
         return None
-    return _front_values(StateArrays(board, rules, state.marks), end_exact, found)
+    arrays = StateArrays(board, rules, state.marks)
+    out = _front_values(arrays, end_exact, found)
+    later = blocking_out_seats(state)
+    if later:
+        _blocked_out_into(arrays, sheets, me, later, found[1], out[0])
+    return out
+
+
+def _blocked_out_into(state: StateArrays, sheets: tuple[Marks, ...], seat: int, later: tuple[int, ...],
+                      index: np.ndarray, worth: np.ndarray) -> None:
+    """:meth:`WinObjective._with_exact`'s exact shares of the markings that leave every seat of
+    ``later`` without an available item (:meth:`WinObjective.blocking_out_markings`, D15, D17,
+    D18, D20) among the item sets ``index`` (of :func:`engine.kernel.turn_arrays`) into ``worth``
+    (the compiled paths' values: the same integers as the numpy path)."""
+    from shelfie_solver.dice.allocate import feasibility_arrays
+    from shelfie_solver.dice.win_chance import LastTurnWin
+
+    sets = feasibility_arrays(state.board, state.rules).sets.take(index)
+    chosen = np.flatnonzero(markings_block_out(state.board, sheets, seat, later, sets))
+    if len(chosen):
+        final = LastTurnWin(tuple(score(state.board, sheet, state.rules) for j, sheet in enumerate(sheets) if j != seat))
+        worth[index[chosen]] = _exact_shares(final, final.values(state, sets.take(chosen)), state.rules)
 
 
 #: :func:`_win_turn_constants` per (board, rules, players, models), with the models they came from.
