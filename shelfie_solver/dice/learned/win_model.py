@@ -233,7 +233,7 @@ def model_from_dict(data: Any, source: str) -> WinModel:
                        ("features", list(features))):
         if key not in data or json.dumps(data[key]) != json.dumps(value):  # 1.0 or true would equal 1
             raise WinModelError(f'{name}: "{key}" must be {json.dumps(value)} (what this version computes); '
-                                "fit a new file with shelfie-solve train --win-model")
+                                f"fit a new file with shelfie-solve train --win-model{_features_hint(data, key, value)}")
     misspelt = _misspelt_key(data)
     if misspelt is not None:
         raise WinModelError(f'{name}: unknown key {shorten(misspelt[0])}; did you mean "{misspelt[1]}"? '
@@ -275,6 +275,23 @@ def model_from_dict(data: Any, source: str) -> WinModel:
                             f"coefficients ({counts}) to a record of how they were made (docs/formats.md)")
     info = {k: v for k, v in data.items() if k not in READ_KEYS or k == FITTED_KEY}
     return WinModel(coefficients, info)
+
+
+def _features_hint(data: dict[str, Any], key: str, expected: Any) -> str:
+    """The end of :func:`model_from_dict`'s message on a ``"features"`` list unlike the format's
+    (``expected``): the format whose features the list is (a ``"format"`` edited without the
+    coefficients), or the first place where it differs (a list of names in another order); ``""``
+    for another key or a list that is not of names."""
+    given = data.get(key)
+    if key != "features" or not isinstance(given, list) or not all(isinstance(f, str) for f in given):
+        return ""
+    for fmt, names in ((WIN_FORMAT, FEATURES), *FORMER_FORMATS.items()):
+        if given == list(names):
+            return f' (the file\'s "features" are those of "format": "{fmt}", not {json.dumps(data.get("format"))})'
+    at = next((i for i, (g, e) in enumerate(zip(given, expected)) if g != e), min(len(given), len(expected)))
+    found = json.dumps(given[at])[:60] if at < len(given) else "the end of the list"
+    wanted = json.dumps(expected[at]) if at < len(expected) else "the end of the list"
+    return f" (feature {at + 1} of the file is {found}, expected {wanted}; {len(given)} features, expected {len(expected)})"
 
 
 def _count_of(key: str) -> int | None:
