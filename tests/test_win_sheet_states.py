@@ -273,3 +273,27 @@ def test_the_example_files_of_the_line_states() -> None:
     for n in (3, 4):
         assert np.array_equal(shipped.coefficients[n], rest.coefficients[n]) and not shipped.coefficients[n][:, 14:].any()
     assert [s["seed"] for s in sheets.info["sources"]] == [15101, 15104]
+
+
+def test_a_features_list_unlike_the_format_s_names_where() -> None:
+    """A "format" edited without the coefficients (a format-3 file of 56 features, a format-4 file
+    of 14) is told which format its features are; a list in another order or case is told the
+    first feature that differs (the 1-based place counted in FEATURES): one line each."""
+    data = file_dict("shelfie-solve win 3", len(FEATURES))
+    with pytest.raises(WinModelError) as caught:
+        model_from_dict(data, "bad.json")
+    assert str(caught.value).endswith('(the file\'s "features" are those of "format": "shelfie-solve win 4", '
+                                      'not "shelfie-solve win 3")')
+    data = file_dict("shelfie-solve win 4", 14)
+    with pytest.raises(WinModelError) as caught:
+        model_from_dict(data, "bad.json")
+    assert '"format": "shelfie-solve win 3", not "shelfie-solve win 4"' in str(caught.value)
+    data = file_dict("shelfie-solve win 4", len(FEATURES))
+    names = list(FEATURES)
+    names[14], names[15] = names[15], names[14]  # "shelves m0 a0" and "shelves m0 a1" swapped
+    data["features"] = names
+    with pytest.raises(WinModelError) as caught:
+        model_from_dict(data, "bad.json")
+    assert "\n" not in str(caught.value)
+    assert str(caught.value).endswith('(feature 15 of the file is "shelves m0 a1", expected "shelves m0 a0"; '
+                                      '56 features, expected 56)')

@@ -180,6 +180,55 @@ def may_end_game(board: Board, rules: Ruleset, sheets: Sequence[Marks], seat: in
     return False
 
 
+def markings_block_out(board: Board, sheets: Sequence[Marks], seat: int, later: Sequence[int],
+                       sets: ItemSets) -> np.ndarray:
+    """Whether each marking of ``sets`` by ``seat`` leaves every seat of ``later`` (the seats
+    still to play in this round, at least one) without an available item after its blocks (D15).
+
+    Such a sheet has every shelf closed, so the end is triggered (D17) if it was not; the round is
+    then played out (D18) by seats that can mark nothing and pass, and the game is over with every
+    score final after the marking (the seats before ``seat`` in the round have played it).
+
+    Args:
+        sheets: every seat's marks before the marking.
+        seat: the player who marks.
+        later: the seats that play after ``seat`` in this round.
+        sets: ``K`` item sets of available items of ``seat``.
+
+    Returns:
+        ``bool (K,)``; all False when ``later`` is empty.
+    """
+    k = len(sets.sizes)
+    if not later:
+        return np.zeros(k, dtype=bool)
+    member = board.line_matrix  # (cells, L)
+    marked, _ = sheets[seat].bit_arrays()
+    complete = (marked @ member + sets.line_count) == member.sum(axis=0)  # (K, L)
+    blocked = (complete.astype(np.int64) @ member.T) > 0  # (K, cells)
+    out = np.ones(k, dtype=bool)
+    for other in later:
+        open_cells = sheets[other].bit_arrays()[1].astype(bool)
+        out &= ~(open_cells & ~blocked).any(axis=1)
+    return out
+
+
+def may_block_out(board: Board, rules: Ruleset, sheets: Sequence[Marks], seat: int, later: Sequence[int]) -> bool:
+    """A cheap necessary condition of :func:`markings_block_out` for some marking (``False``: it is
+    False for every marking): every available item of every seat of ``later`` lies on a line the
+    player can complete this turn (none of its items eliminated, D16, at most
+    ``rules.combinations_per_turn`` of them still to mark, D9)."""
+    if not later:
+        return False
+    mine = sheets[seat]
+    full = (1 << board.n_cells) - 1
+    free = ~(mine.marked | mine.eliminated) & full
+    reach = 0
+    for mask in line_masks(board):
+        if not mine.eliminated & mask and bin(mask & free).count("1") <= rules.combinations_per_turn:
+            reach |= mask
+    return all(~(sheets[j].marked | sheets[j].eliminated) & full & ~reach == 0 for j in later)
+
+
 def _closable(board: Board, marks: Marks, most: int) -> int:
     """The most shelves of ``marks`` that ``most`` more marked items can close (D17)."""
     left = sorted(n for n in (len([c for c in line if marks.is_available(c)]) for line in board.lines[: board.n_shelves])

@@ -79,7 +79,9 @@ from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import (
     end_trigger_shelves,
     failed_result_shelves,
+    markings_block_out,
     markings_end_game,
+    may_block_out,
     may_end_game,
 )
 
@@ -231,7 +233,7 @@ def model_from_dict(data: Any, source: str) -> WinModel:
                        ("features", list(features))):
         if key not in data or json.dumps(data[key]) != json.dumps(value):  # 1.0 or true would equal 1
             raise WinModelError(f'{name}: "{key}" must be {json.dumps(value)} (what this version computes); '
-                                "fit a new file with shelfie-solve train --win-model")
+                                f"fit a new file with shelfie-solve train --win-model{_features_hint(data, key, value)}")
     misspelt = _misspelt_key(data)
     if misspelt is not None:
         raise WinModelError(f'{name}: unknown key {shorten(misspelt[0])}; did you mean "{misspelt[1]}"? '
@@ -273,6 +275,23 @@ def model_from_dict(data: Any, source: str) -> WinModel:
                             f"coefficients ({counts}) to a record of how they were made (docs/formats.md)")
     info = {k: v for k, v in data.items() if k not in READ_KEYS or k == FITTED_KEY}
     return WinModel(coefficients, info)
+
+
+def _features_hint(data: dict[str, Any], key: str, expected: Any) -> str:
+    """The end of :func:`model_from_dict`'s message on a ``"features"`` list unlike the format's
+    (``expected``): the format whose features the list is (a ``"format"`` edited without the
+    coefficients), or the first place where it differs (a list of names in another order); ``""``
+    for another key or a list that is not of names."""
+    given = data.get(key)
+    if key != "features" or not isinstance(given, list) or not all(isinstance(f, str) for f in given):
+        return ""
+    for fmt, names in ((WIN_FORMAT, FEATURES), *FORMER_FORMATS.items()):
+        if given == list(names):
+            return f' (the file\'s "features" are those of "format": "{fmt}", not {json.dumps(data.get("format"))})'
+    at = next((i for i, (g, e) in enumerate(zip(given, expected)) if g != e), min(len(given), len(expected)))
+    found = json.dumps(given[at])[:60] if at < len(given) else "the end of the list"
+    wanted = json.dumps(expected[at]) if at < len(expected) else "the end of the list"
+    return f" (feature {at + 1} of the file is {found}, expected {wanted}; {len(given)} features, expected {len(expected)})"
 
 
 def _count_of(key: str) -> int | None:
@@ -597,7 +616,12 @@ class WinObjective(Learned):
     which the player's game is over (a marking or a shelf given up, D13; phase 0) with its final
     score below ``low`` (another seat's final score) is worth exactly 0, above ``high`` (every
     other seat's reach) exactly 1 (:meth:`settled`); those values are exact
-    (:meth:`exact_markings`, :meth:`exact_shelves`), the others the model's."""
+    (:meth:`exact_markings`, :meth:`exact_shelves`), the others the model's.
+
+    ``later``: with 3 or 4 players, the seats still to play in this round where some marking may
+    leave them all without an available item (:func:`sheet_rules.may_block_out`), else empty. Such
+    a marking ends the game at once (D15, D17, D18: they can only pass) with every score final, so
+    its value is the exact share of the win (:meth:`blocking_out_markings`, D20)."""
 
     calibration: np.ndarray = field(default_factory=lambda: np.zeros((len(ROWS), len(FEATURES)), dtype=np.int64))
     round_number: int = 1
@@ -607,6 +631,7 @@ class WinObjective(Learned):
     seat: int = 0
     opponent_seats: np.ndarray = field(default_factory=lambda: np.zeros((0, 3 + SHEET_COLUMNS), dtype=np.int64))
     settle: tuple[int, int] = (-(1 << 62), 1 << 62)
+    later: tuple[int, ...] = ()
     win_chance_exact: ClassVar[bool] = False
 
     def scale(self, rules: Ruleset) -> int:
@@ -679,8 +704,24 @@ class WinObjective(Learned):
         m, a, mp, _ = state.line_totals
         count = sets.line_count
         settled = self.settled(state, m + count, a - count, mp + sets.line_points) >= 0
-        out: np.ndarray = self.ending_markings(state, sets) | settled
+        out: np.ndarray = self.ending_markings(state, sets) | settled | self.blocking_out_markings(state, sets)
         return out
+
+    def blocking_out_markings(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
+        """``bool (K,)``: the markings of ``sets`` after whose blocks (D15) no seat of
+        :attr:`later` has an available item: the game is over with every score final (D17, D18;
+        :func:`sheet_rules.markings_block_out`); all False where :attr:`later` is empty."""
+        if not self.later:
+            return np.zeros(len(sets.sizes), dtype=bool)
+        return markings_block_out(state.board, self._table(state), self.seat, self.later, sets)
+
+    def _final_scores(self, state: StateArrays) -> Any:
+        """:class:`win_chance.LastTurnWin` against the other seats' scores now, which are final
+        after a marking of :meth:`blocking_out_markings` (its blocks change no score, D15, D19)."""
+        from shelfie_solver.dice.win_chance import LastTurnWin
+
+        return LastTurnWin(tuple(score(state.board, sheet, state.rules)
+                                 for j, sheet in enumerate(self._table(state)) if j != self.seat))
 
     def exact_shelves(self, state: StateArrays) -> set[int]:
         """The shelves a failed result (D13) may give up whose value in :meth:`shelf_values` is
@@ -727,14 +768,20 @@ class WinObjective(Learned):
 
     def _with_exact(self, state: StateArrays, sets: ItemSets, chances: np.ndarray) -> np.ndarray:
         """``chances (K,)`` of the markings ``sets`` with those that end the game replaced by the
-        exact chance (:attr:`end_exact`, :mod:`win_chance`)."""
-        if self.end_exact is None:
-            return chances
-        ending = np.flatnonzero(self.ending_markings(state, sets))
-        if not len(ending):
-            return chances
-        out = chances.copy()
-        out[ending] = self._exact_share(self.end_exact.values(state, sets.take(ending)), state)
+        exact chance (:attr:`end_exact`, :mod:`win_chance`), and those that leave every seat still
+        to play in this round without an available item by the exact share against the final
+        scores (:meth:`blocking_out_markings`)."""
+        out = chances
+        if self.end_exact is not None:
+            ending = np.flatnonzero(self.ending_markings(state, sets))
+            if len(ending):
+                out = out.copy()
+                out[ending] = self._exact_share(self.end_exact.values(state, sets.take(ending)), state)
+        out_now = np.flatnonzero(self.blocking_out_markings(state, sets))
+        if len(out_now):
+            final = self._final_scores(state)
+            out = out.copy()
+            out[out_now] = _exact_shares(final, final.values(state, sets.take(out_now)), state.rules)
         return out
 
     def shelf_values(self, state: StateArrays) -> list[tuple[int, int]]:
@@ -810,6 +857,8 @@ class WinObjective(Learned):
         out = _front_values(state, self.end_exact if exact else None, found)
         if self.end_exact is not None and not exact:
             self._compiled_exact(state, found[1], out[0])
+        if self.later:
+            _blocked_out_into(state, self._table(state), self.seat, self.later, found[1], out[0])
         return out
 
     def _compiled_exact(self, state: StateArrays, index: np.ndarray, worth: np.ndarray) -> None:
@@ -931,7 +980,28 @@ def compiled_win_values(state: GameState, model: WinModel | None = None,
         me, ends, state.turn, state.end_triggered, *weights, end_exact is not None, *tables, *settled_bounds(state))
     if not found[4]:
         return None
-    return _front_values(StateArrays(board, rules, state.marks), end_exact, found)
+    arrays = StateArrays(board, rules, state.marks)
+    out = _front_values(arrays, end_exact, found)
+    later = blocking_out_seats(state)
+    if later:
+        _blocked_out_into(arrays, sheets, me, later, found[1], out[0])
+    return out
+
+
+def _blocked_out_into(state: StateArrays, sheets: tuple[Marks, ...], seat: int, later: tuple[int, ...],
+                      index: np.ndarray, worth: np.ndarray) -> None:
+    """:meth:`WinObjective._with_exact`'s exact shares of the markings that leave every seat of
+    ``later`` without an available item (:meth:`WinObjective.blocking_out_markings`, D15, D17,
+    D18, D20) among the item sets ``index`` (of :func:`engine.kernel.turn_arrays`) into ``worth``
+    (the compiled paths' values: the same integers as the numpy path)."""
+    from shelfie_solver.dice.allocate import feasibility_arrays
+    from shelfie_solver.dice.win_chance import LastTurnWin
+
+    sets = feasibility_arrays(state.board, state.rules).sets.take(index)
+    chosen = np.flatnonzero(markings_block_out(state.board, sheets, seat, later, sets))
+    if len(chosen):
+        final = LastTurnWin(tuple(score(state.board, sheet, state.rules) for j, sheet in enumerate(sheets) if j != seat))
+        worth[index[chosen]] = _exact_shares(final, final.values(state, sets.take(chosen)), state.rules)
 
 
 #: :func:`_win_turn_constants` per (board, rules, players, models), with the models they came from.
@@ -987,9 +1057,22 @@ def win_objective(state: GameState, model: WinModel | None = None, learned: Lear
                                 "round_number": state.round, "to_play": seats_to_play(state),
                                 "end_exact": ending_objective(state),
                                 "sheets": state.sheets, "seat": state.active,
-                                "opponent_seats": opponent_seats(state), "settle": settled_bounds(state)})
+                                "opponent_seats": opponent_seats(state), "settle": settled_bounds(state),
+                                "later": blocking_out_seats(state)})
     assert isinstance(out, WinObjective)
     return out
+
+
+def blocking_out_seats(state: GameState) -> tuple[int, ...]:
+    """With 3 or 4 players, the seats still to play in this round after the active player's turn
+    (D5, D18) where some marking of the turn may leave them all without an available item
+    (:func:`sheet_rules.may_block_out`; D15): :attr:`WinObjective.later`. Empty otherwise, and with
+    2 players, whose such markings trigger the end (D17) and have their exact chance already
+    (:func:`ending_objective`, :func:`win_chance.exact_objective`)."""
+    if state.players < 3:
+        return ()
+    later = tuple(j for j in range(state.players) if j != state.active and state.plays_later_this_round(j))
+    return later if may_block_out(state.board, state.rules, state.sheets, state.active, later) else ()
 
 
 def seats_to_play(state: GameState) -> int:
