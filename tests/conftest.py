@@ -89,6 +89,20 @@ def browser() -> Iterator[object]:
 
 
 @pytest.fixture
+def format_three(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The win model of the 2-player coefficients shipped before the sheets' line states
+    (examples/win-first.json, format 3) instead of data/win.json, for one test: for positions
+    chosen under those coefficients."""
+    from shelfie_solver.dice.learned import win_model
+
+    monkeypatch.setattr(win_model, "DEFAULT_WIN_PATH", Path(__file__).resolve().parent.parent / "examples" / "win-first.json")
+    win_model.default_win_model.cache_clear()
+    yield
+    monkeypatch.undo()
+    win_model.default_win_model.cache_clear()
+
+
+@pytest.fixture
 def shots(tmp_path: Path) -> Path:
     """Where the page tests' screenshots go: ``$SHELFIE_SERVE_SCREENSHOTS`` (docs/serve/ when
     regenerating the docs), else the test's temporary folder."""

@@ -74,19 +74,25 @@ def numpy_values(objective: WinObjective, state: GameState) -> tuple[np.ndarray,
     return out, usable, objective.shelf_values(arrays)
 
 
+def assert_compiled_equals_numpy(objective, state) -> tuple[np.ndarray, object]:
+    """The compiled turn values of ``objective`` at ``state`` equal :func:`numpy_values`' (every
+    item set's worth, the usable sets, the failed result's shelves); returns the worth and shelves."""
+    found = objective.compiled_turn_values(StateArrays(BOARD, RULES, state.marks))
+    assert found is not None
+    worth, usable, shelves = found
+    expected, expected_usable, expected_shelves = numpy_values(objective, state)
+    assert np.array_equal(np.flatnonzero(usable[:-1]), expected_usable)
+    assert np.array_equal(worth, expected)
+    assert shelves == expected_shelves
+    return worth, shelves
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_compiled_values_equal_numpy_on_random_tables(players: int) -> None:
     rng = np.random.default_rng(4100 + players)
     for _ in range(25):
         state = random_state(rng, players)
-        objective = win_objective(state)
-        found = objective.compiled_turn_values(StateArrays(BOARD, RULES, state.marks))
-        assert found is not None
-        worth, usable, shelves = found
-        expected, expected_usable, expected_shelves = numpy_values(objective, state)
-        assert np.array_equal(np.flatnonzero(usable[:-1]), expected_usable)
-        assert np.array_equal(worth, expected)
-        assert shelves == expected_shelves
+        assert_compiled_equals_numpy(win_objective(state), state)
 
 
 def test_compiled_values_equal_numpy_on_many_two_player_tables() -> None:

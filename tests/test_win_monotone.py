@@ -128,22 +128,6 @@ def advise(*args: str) -> dict:
     return data
 
 
-@pytest.fixture
-def format_three(monkeypatch):
-    """The win model of the 2-player coefficients shipped before the sheets' line states
-    (examples/win-first.json, format 3) instead of data/win.json, for this test only."""
-    from pathlib import Path
-
-    from shelfie_solver.dice.learned import win_model
-
-    monkeypatch.setattr(win_model, "DEFAULT_WIN_PATH",
-                        Path(__file__).resolve().parent.parent / "examples" / "win-first.json")
-    win_model.default_win_model.cache_clear()
-    yield
-    monkeypatch.undo()
-    win_model.default_win_model.cache_clear()
-
-
 @pytest.mark.parametrize("r", ["8", "10"])
 def test_the_seat_far_behind_is_not_favoured(r: str) -> None:
     """The breaker's position (0 points against 71, default board): the seat 71 behind gets less

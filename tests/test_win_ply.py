@@ -32,23 +32,6 @@ def _after(state: GameState, cells: tuple[int, ...]) -> GameState:
     return GameState(board, state.rules, sheets, 1, state.first, state.turn + 1, False)
 
 
-@pytest.fixture
-def format_three(monkeypatch):
-    """The 2-player coefficients shipped before the sheets' line states (examples/win-first.json,
-    format 3) instead of data/win.json: the position below was chosen under them, where win-ply's
-    marking differs from win's."""
-    from pathlib import Path
-
-    from shelfie_solver.dice.learned import win_model
-
-    monkeypatch.setattr(win_model, "DEFAULT_WIN_PATH",
-                        Path(__file__).resolve().parent.parent / "examples" / "win-first.json")
-    win_model.default_win_model.cache_clear()
-    yield
-    monkeypatch.undo()
-    win_model.default_win_model.cache_clear()
-
-
 def test_win_ply_marks_the_brute_force_reranking(board, rules, format_three):
     """Turn 5 (round 3) of a two-player game, seat 0 to mark a roll of five plants and a joker:
     the top 3 of advise's ranking under ``win``, each valued 1 - the opponent's start value

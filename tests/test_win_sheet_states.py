@@ -157,7 +157,7 @@ def test_compiled_equals_numpy_with_sheet_coefficients(players: int) -> None:
     line) and the whole turn from the table (_win_turn) against the numpy path (design of every
     candidate's line totals), with random sheet coefficients, end triggered or not (D17, D18)."""
     pytest.importorskip("numba")
-    from test_win_kernel import numpy_values, random_state
+    from test_win_kernel import assert_compiled_equals_numpy, random_state
 
     from shelfie_solver.dice.learned.win_model import compiled_win_values
 
@@ -165,14 +165,7 @@ def test_compiled_equals_numpy_with_sheet_coefficients(players: int) -> None:
     model = sheet_model(rng)
     for i in range(40 if players == 2 else 15):
         state = replace(random_state(rng, players), end_triggered=bool(i % 2))
-        objective = win_objective(state, model)
-        found = objective.compiled_turn_values(StateArrays(BOARD, RULES, state.marks))
-        assert found is not None
-        worth, usable, shelves = found
-        expected, expected_usable, expected_shelves = numpy_values(objective, state)
-        assert np.array_equal(np.flatnonzero(usable[:-1]), expected_usable)
-        assert np.array_equal(worth, expected)
-        assert shelves == expected_shelves
+        worth, shelves = assert_compiled_equals_numpy(win_objective(state, model), state)
         whole = compiled_win_values(state, model)
         assert whole is not None
         assert np.array_equal(whole[0], worth) and whole[2] == shelves
