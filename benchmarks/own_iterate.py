@@ -29,8 +29,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from learned_vs_optimum import family_shapes, held_out_family, optimum, table_used, write_family  # noqa: E402
-from own_table import interval, own_fit, scores  # noqa: E402
+from learned_vs_optimum import optimum, table_used  # noqa: E402
+from own_table import add_board_options, add_fit_options, family_paths, fit_folders, interval, own_fit, scores  # noqa: E402
 
 from shelfie_solver.core.files import write_text_atomically  # noqa: E402
 from shelfie_solver.dice.board import load_board  # noqa: E402
@@ -42,11 +42,7 @@ from shelfie_solver.dice.rules import DEFAULT_RULES  # noqa: E402
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("boards", nargs="*", metavar="BOARD.toml")
-    parser.add_argument("--family", type=int, default=0, metavar="K")
-    parser.add_argument("--family-seed", type=int, default=4242, metavar="S")
-    parser.add_argument("--family-dir", default=os.path.join("benchmarks", ".family"), metavar="DIR")
-    parser.add_argument("--family-shapes", type=family_shapes, default=((4, 5), (5, 4)), metavar="SxC,...")
+    add_board_options(parser, 4242, ".family")
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--fvi-games", type=int, default=1000)
@@ -54,21 +50,15 @@ def main() -> None:
     parser.add_argument("--candidates", default="i=3",
                         help="space-separated candidates, each i=STEPS[,step=F][,pool=1][,share=F] (share: of the "
                              "iterated weights in a mix with the product's own table)")
-    parser.add_argument("--fits", default=os.path.join("benchmarks", ".own-fits"), metavar="DIR")
-    parser.add_argument("--optimum", action="store_true")
-    parser.add_argument("--cache", default=os.path.join("benchmarks", ".optimum-cache"), metavar="DIR")
+    add_fit_options(parser)
     args = parser.parse_args()
     candidates = []
     for text in args.candidates.split():
         spec = dict(part.split("=") for part in text.split(","))
         candidates.append((text, int(spec["i"]), Fraction(spec.get("step", "1")), spec.get("pool", "0") == "1",
                            Fraction(spec.get("share", "1")), spec.get("select", "0") == "1"))
-    paths = list(args.boards)
-    if args.family:
-        paths += write_family(held_out_family(args.family_seed, args.family, args.family_shapes), Path(args.family_dir))
-    fits = Path(args.fits)
-    fits.mkdir(parents=True, exist_ok=True)
-    Path(args.cache).mkdir(parents=True, exist_ok=True)
+    paths = list(args.boards) + family_paths(args)
+    fits, _ = fit_folders(args)
     print(f"{args.games} paired games, seed {args.seed}; value iteration {args.fvi_games} games a step, "
           f"seed {args.fvi_seed}\n")
     print("| board | shape | columns need | table | candidate | FVI CPU s | own mean | candidate mean | "

@@ -32,8 +32,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from learned_vs_optimum import family_shapes, held_out_family, optimum, write_family  # noqa: E402
-from own_table import interval, own_fit  # noqa: E402
+from learned_vs_optimum import optimum  # noqa: E402
+from own_table import add_board_options, add_fit_options, family_paths, fit_folders, interval, own_fit  # noqa: E402
 
 from shelfie_solver.dice.board import load_board  # noqa: E402
 from shelfie_solver.dice.learned.model_file import default_model  # noqa: E402
@@ -55,19 +55,13 @@ def lockstep_scores(board_path: str, weights: np.ndarray, games: int, seed: int)
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("boards", nargs="*", metavar="BOARD.toml")
-    parser.add_argument("--family", type=int, default=0, metavar="K")
-    parser.add_argument("--family-seed", type=int, default=15001, metavar="S")
-    parser.add_argument("--family-dir", default=os.path.join("benchmarks", ".family-15001"), metavar="DIR")
-    parser.add_argument("--family-shapes", type=family_shapes, default=((4, 5), (5, 4)), metavar="SxC,...")
+    add_board_options(parser, 15001, ".family-15001")
     parser.add_argument("--family-heavy", type=int, default=0, metavar="H")
     parser.add_argument("--games", type=int, default=20000)
     parser.add_argument("--eval-seed", type=int, default=15010)
     parser.add_argument("--fvi-seed", type=int, default=20261206)
     parser.add_argument("--candidates", default="g=2000,i=4")
-    parser.add_argument("--fits", default=os.path.join("benchmarks", ".own-fits"), metavar="DIR")
-    parser.add_argument("--optimum", action="store_true")
-    parser.add_argument("--cache", default=os.path.join("benchmarks", ".optimum-cache"), metavar="DIR")
+    add_fit_options(parser)
     args = parser.parse_args()
     candidates = []
     for text in args.candidates.split():
@@ -76,15 +70,9 @@ def main() -> None:
                            Fraction(spec["rel"]) if "rel" in spec else None,
                            int(spec["max"]) if "max" in spec else None, spec.get("pg", "0") == "1",
                            Fraction(spec.get("m", "0")), Fraction(spec.get("share", "-1"))))
-    paths = list(args.boards)
-    if args.family:
-        written = write_family(held_out_family(args.family_seed, args.family, args.family_shapes),
-                               Path(args.family_dir))
-        paths += [p for p in written
-                  if sum(c >= 4 for c in load_board(p, DEFAULT_RULES).columns) >= args.family_heavy]
-    fits = Path(args.fits)
-    fits.mkdir(parents=True, exist_ok=True)
-    Path(args.cache).mkdir(parents=True, exist_ok=True)
+    paths = list(args.boards) + [p for p in family_paths(args)
+                                 if sum(c >= 4 for c in load_board(p, DEFAULT_RULES).columns) >= args.family_heavy]
+    fits, _ = fit_folders(args)
     print(f"{args.games} lockstep games a candidate, dice seed {args.eval_seed}; "
           f"value iteration dice seed {args.fvi_seed}\n")
     print("| board | columns need | candidate | FVI CPU s | mean | sd | − first [95%] | % of optimum [95%] |\n"

@@ -83,13 +83,43 @@ def own_fit(path: str, board: Board, fits: Path, sides: str) -> tuple[np.ndarray
     return weights, seconds
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_board_options(parser: argparse.ArgumentParser, family_seed: int, family_dir: str) -> None:
+    """The boards of a run, shared by the own-table benchmarks (this one, ``own_iterate.py``,
+    ``own_select.py``): board files, and ``--family K`` boards of the held-out family
+    (``learned_vs_optimum.held_out_family``) of ``--family-seed`` written to ``--family-dir``."""
     parser.add_argument("boards", nargs="*", metavar="BOARD.toml")
     parser.add_argument("--family", type=int, default=0, metavar="K")
-    parser.add_argument("--family-seed", type=int, default=2027, metavar="S")
-    parser.add_argument("--family-dir", default=os.path.join("benchmarks", ".family"), metavar="DIR")
+    parser.add_argument("--family-seed", type=int, default=family_seed, metavar="S")
+    parser.add_argument("--family-dir", default=os.path.join("benchmarks", family_dir), metavar="DIR")
     parser.add_argument("--family-shapes", type=family_shapes, default=((4, 5), (5, 4)), metavar="SxC,...")
+
+
+def add_fit_options(parser: argparse.ArgumentParser) -> None:
+    """Where the own-table benchmarks keep the sub-board fits (``--fits``) and the float optima
+    (``--cache``), and ``--optimum`` (also the float optimum and shares of it)."""
+    parser.add_argument("--fits", default=os.path.join("benchmarks", ".own-fits"), metavar="DIR")
+    parser.add_argument("--optimum", action="store_true", help="also the float optimum and shares of it")
+    parser.add_argument("--cache", default=os.path.join("benchmarks", ".optimum-cache"), metavar="DIR")
+
+
+def family_paths(args: argparse.Namespace) -> list[str]:
+    """The files of the ``--family`` boards (:func:`add_board_options`), written; none without it."""
+    if not args.family:
+        return []
+    return write_family(held_out_family(args.family_seed, args.family, args.family_shapes), Path(args.family_dir))
+
+
+def fit_folders(args: argparse.Namespace) -> tuple[Path, Path]:
+    """``--fits`` and ``--cache`` (:func:`add_fit_options`) as folders, made if missing."""
+    fits, cache = Path(args.fits), Path(args.cache)
+    fits.mkdir(parents=True, exist_ok=True)
+    cache.mkdir(parents=True, exist_ok=True)
+    return fits, cache
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_board_options(parser, 2027, ".family")
     parser.add_argument("--shares", default="1/2", help="own shares to try, e.g. 1/2,1 (default: 1/2)")
     parser.add_argument("--sides", choices=("long", "both", "shelves"), default="shelves",
                         help="sub-boards (own_table.sub_boards): one shelf dropped (default, the shipped design), "
@@ -97,9 +127,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--fits", default=os.path.join("benchmarks", ".own-fits"), metavar="DIR")
-    parser.add_argument("--optimum", action="store_true", help="also the float optimum and shares of it")
-    parser.add_argument("--cache", default=os.path.join("benchmarks", ".optimum-cache"), metavar="DIR")
+    add_fit_options(parser)
     parser.add_argument("--product", action="store_true",
                         help="the candidate is the product's learned (its own table on first use, the shipped design: "
                              "own_cache) instead of --shares/--sides; the fit is not made here")
@@ -114,15 +142,10 @@ def main() -> None:
         shares = [OWN_SHARE]
     if any(not 0 <= s <= 1 for s in shares) or args.games < 2 or args.jobs < 1:
         parser.error("--shares must be within 0..1, --games at least 2, --jobs at least 1")
-    paths = list(args.boards)
-    if args.family:
-        paths += write_family(held_out_family(args.family_seed, args.family, args.family_shapes),
-                              Path(args.family_dir))
+    paths = list(args.boards) + family_paths(args)
     if not paths:
         parser.error("no boards: give BOARD.toml files or --family K")
-    fits, cache = Path(args.fits), Path(args.cache)
-    fits.mkdir(parents=True, exist_ok=True)
-    cache.mkdir(parents=True, exist_ok=True)
+    fits, cache = fit_folders(args)
     print(f"{args.games} games per board and player, seed {args.seed}, "
           + ("the product's learned (own_cache, the shipped design)" if args.product else f"sub-boards {args.sides}")
           + (f"; held-out family of {args.family}, --family-seed {args.family_seed}" if args.family else "") + "\n")
