@@ -138,13 +138,11 @@ def markings_end_game(board: Board, rules: Ruleset, sheets: Sequence[Marks], sea
     need = end_trigger_shelves(board, rules)
     shelves = board.n_shelves
     member = board.line_matrix  # (cells, L)
-    sizes = member.sum(axis=0)
     marked, available = sheets[seat].bit_arrays()
     count = sets.line_count  # (K, L)
     own_open = available @ member - count
     ends: np.ndarray = (own_open[:, :shelves] == 0).sum(axis=1) >= need
-    complete = (marked @ member + count) == sizes  # (K, L): the lines the player has complete after
-    blocked = (complete.astype(np.int64) @ member.T) > 0  # (K, cells): the cells of those lines
+    blocked = _blocked_cells(board, marked, sets)
     for other, marks in enumerate(sheets):
         if other == seat:
             continue
@@ -152,6 +150,15 @@ def markings_end_game(board: Board, rules: Ruleset, sheets: Sequence[Marks], sea
         left = (open_cells & ~blocked).astype(np.int64) @ member[:, :shelves]  # (K, shelves)
         ends |= (left == 0).sum(axis=1) >= need
     return ends
+
+
+def _blocked_cells(board: Board, marked: np.ndarray, sets: ItemSets) -> np.ndarray:
+    """``bool (K, cells)``: the cells of the lines the player (marked items ``marked``, ``(cells,)``)
+    has complete after each marking of ``sets``, every other sheet's items there eliminated (D15)."""
+    member = board.line_matrix  # (cells, L)
+    complete = (marked @ member + sets.line_count) == member.sum(axis=0)  # (K, L)
+    blocked: np.ndarray = (complete.astype(np.int64) @ member.T) > 0
+    return blocked
 
 
 def may_end_game(board: Board, rules: Ruleset, sheets: Sequence[Marks], seat: int) -> bool:
@@ -201,10 +208,7 @@ def markings_block_out(board: Board, sheets: Sequence[Marks], seat: int, later: 
     k = len(sets.sizes)
     if not later:
         return np.zeros(k, dtype=bool)
-    member = board.line_matrix  # (cells, L)
-    marked, _ = sheets[seat].bit_arrays()
-    complete = (marked @ member + sets.line_count) == member.sum(axis=0)  # (K, L)
-    blocked = (complete.astype(np.int64) @ member.T) > 0  # (K, cells)
+    blocked = _blocked_cells(board, sheets[seat].bit_arrays()[0], sets)
     out = np.ones(k, dtype=bool)
     for other in later:
         open_cells = sheets[other].bit_arrays()[1].astype(bool)
