@@ -24,7 +24,7 @@ from shelfie_solver.dice.game.events import (
     UncheckedMark,
 )
 from shelfie_solver.core.report import Report, cut_to_width, decimal, display_width, exact, pad_to_width, printable
-from shelfie_solver.dice.advise.words import chance_cell, hold_words
+from shelfie_solver.dice.advise.words import chance_cell, chance_cells, hold_words
 from shelfie_solver.dice.advise.report import advice_report
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE, KeptGame, objective_for, warnings
@@ -293,11 +293,13 @@ def _step_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
 WIN_CHANCE_HEADER = "win chance"
 
 
-def win_chance_cell(chance: Fraction, exact_flag: bool) -> str:
+def win_chance_cell(chance: Fraction | str, exact_flag: bool) -> str:
     """A seat's chance to win in ``play status``'s table: as the advice prints a chance
-    (:func:`advise.words.chance_cell`, one decimal, ``<0.1%`` / ``>99.9%`` short of a certainty)
-    and ``exact`` or ``model``, as the advice's title says it (docs/play.md)."""
-    return f"{chance_cell(chance)} ({'exact' if exact_flag else 'model'})"
+    (:func:`advise.words.chance_cell`, one decimal, ``<0.1%`` / ``>99.9%`` short of a certainty;
+    or the text given, one of :func:`advise.words.chance_cells`, every seat's rounded to add up
+    to 100%) and ``exact`` or ``model``, as the advice's title says it (docs/play.md)."""
+    text = chance if isinstance(chance, str) else chance_cell(chance)
+    return f"{text} ({'exact' if exact_flag else 'model'})"
 
 
 def status_report(kept: KeptGame, markdown: bool = False) -> Report:
@@ -324,8 +326,9 @@ def status_report(kept: KeptGame, markdown: bool = False) -> Report:
     report = _score_table(kept)
     if chances:
         report.headers.append(WIN_CHANCE_HEADER)
-        for row, record, (chance, exact_flag) in zip(report.rows, report.records or [], chances):
-            row.append(win_chance_cell(chance, exact_flag))
+        texts = chance_cells([chance for chance, _ in chances])  # side by side: they add up to 100%
+        for row, record, text, (chance, exact_flag) in zip(report.rows, report.records or [], texts, chances):
+            row.append(win_chance_cell(text, exact_flag))
             record.update({"win_chance": exact(chance), "win_chance_exact": exact_flag})
     report.title = title
     report.data = {"turn": turn_data(kept), "sheets": sheets, "warnings": warnings(kept)}
