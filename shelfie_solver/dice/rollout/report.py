@@ -30,7 +30,7 @@ def seat_records(seats: tuple[Estimate, ...], names: tuple[str, ...]) -> list[di
              "ci95": _interval(e)} for s, e in enumerate(seats)]
 
 
-def _span(value: Estimate) -> str:
+def span_cell(value: Estimate) -> str:
     """A 95% interval for the table: ``30.1-40.9`` (percent), each end as the tables print a chance
     (:func:`advise.words.chance_cell`: ``0-0.4`` for none won, ``99.6-100`` for all won, ``<0.1``
     for a positive end that rounds to 0)."""
@@ -79,18 +79,17 @@ def _row(head: Any, label: str, advice: str, seats: tuple[Estimate, ...], mover:
     the tables print them and rounded together to add up to 100% (:func:`advise.words.chance_cells`)."""
     texts = chance_cells([e.mean for e in seats])
     others = [text for s, text in enumerate(texts) if s != mover]
-    return [head, label, advice, texts[mover], _span(seats[mover]), *others, versus]
+    return [head, label, advice, texts[mover], span_cell(seats[mover]), *others, versus]
 
 
-def _none_or_all(rows: list[list[Any]], games: int) -> str | None:
+def none_or_all_note(rows: list[list[Any]], games: int) -> str | None:
     """The note of a seat shown winning none (``0%``) or all (``100%``) of the games played: an
     estimate, not a certainty (docs/rollout.md, "Figures"); ``None`` where no such figure shows."""
     cells = {cell for row in rows for cell in row}
     if not cells & {"0%", "100%"}:
         return None
     played = f"{games:,} game{'' if games == 1 else 's'} played"
-    return (f"0% and 100%: won none or all of the {played} (shared victories count in part, D20): an estimate, "
-            "not a certainty; the 95% interval says how far from it the chance may be.")
+    return f"0% and 100%: won none or all of the {played}: an estimate, not a certainty (see the 95% interval)."
 
 
 def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report:
@@ -135,7 +134,7 @@ def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report
     elif len(result.choices) > 1:  # whatever the count: below the first check too (docs/rollout.md)
         notes.append("The order of the choices is not settled at this many games (docs/rollout.md): more --games "
                      "narrow the intervals.")
-    none_or_all = _none_or_all([row[3:-1] for row in rows], result.games)
+    none_or_all = none_or_all_note([row[3:-1] for row in rows], result.games)
     if none_or_all is not None:
         notes.append(none_or_all)
     if not result.choices:  # the position alone: no advice, nothing to compare
