@@ -7,8 +7,8 @@ import click
 from shelfie_solver.dice.advise.advice import Advice, advise, advise_in_game
 from shelfie_solver.dice.board import Board, Marks
 from shelfie_solver.dice.rolls import Counts, parse_dice
-from shelfie_solver.dice.objective_names import (OBJECTIVE_NAMES, TABLE_OBJECTIVE_NAMES, is_two_player, parse_objective,
-                                                sees_the_table)
+from shelfie_solver.dice.objective_names import (OBJECTIVE_NAMES, TABLE_OBJECTIVE_NAMES, is_two_player, own_table_line,
+                                                parse_objective, sees_the_table)
 from shelfie_solver.core.report import TABLE_WIDTH, render
 from shelfie_solver.dice.advise.report import advice_report
 from shelfie_solver.dice.rules import Ruleset
@@ -86,6 +86,10 @@ def advise_command(dice_text: str, rerolls: int | None, marks_text: str | None, 
         result = advise(dice, board, marks, rules, parse_objective(objective or "strategic", board, rules=rules),
                         rerolls)
     report = advice_report(result, top=None if fmt == "json" else top)
+    if not opponent_texts:  # learned alone on a board of its own table says so, as simulate does
+        own = own_table_line(objective or "strategic", board, rules)
+        if own is not None:
+            report.notes.append(own)
     click.echo(render(report, fmt, width=TABLE_WIDTH, exact=exact_wanted()), nl=False)
 
 

@@ -188,24 +188,12 @@ def exact_note(board: Board, rules: Ruleset, players: Sequence[str]) -> str | No
 
     solution = solution_for(board, rules)
     if solution is None:
-        return _own_note(board, rules, players[0])
+        from shelfie_solver.dice.learned.own_cache import own_table_note
+
+        return own_table_note(board, rules, players[0])
     return (f"{players[0]} played the exact optimum here: this board's solitaire game fits the exact budget, "
             f"so its value table (optimum {float(solution.optimum):.4f}, within {solution.error_bound:.2g}) "
             "decides every turn (docs/solve-game.md, exact where it fits).")
-
-
-def _own_note(board: Board, rules: Ruleset, name: str) -> str | None:
-    """:func:`exact_note` of ``learned``, ``win`` or ``win-model`` alone (each plays ``learned``'s
-    objective there) on a board that gets its own table
-    (:mod:`learned.own_cache`, fitted here once so the workers read it from the cache); ``None``
-    elsewhere or when the fit was interrupted."""
-    from shelfie_solver.dice.learned.own_cache import own_model
-
-    if own_model(board, rules) is None:
-        return None
-    return (f"{name} played this board's own table here: the board is over the exact budget, so its weights were "
-            "fitted to the exact tables of its sub-boards, then improved by value iteration on the board itself "
-            "(docs/solve-game.md, exact where it fits).")
 
 
 def _two_player_note(board: Board, rules: Ruleset, names: Sequence[str]) -> str | None:

@@ -28,6 +28,7 @@ from shelfie_solver.dice.advise.words import chance_cell, chance_cells, hold_wor
 from shelfie_solver.dice.advise.report import advice_report
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE, KeptGame, objective_for, warnings
+from shelfie_solver.dice.objective_names import own_table_line
 
 
 @lru_cache(maxsize=8)
@@ -81,7 +82,9 @@ def whose_turn(kept: KeptGame) -> str:
 
 
 def step_report(kept: KeptGame, objective: str, top: int | None = 10) -> Report:
-    """The advice for the current step with the game's warnings, or the final table."""
+    """The advice for the current step with the game's warnings, or the final table. Alone on a
+    board whose ``learned`` plays its own table, the note that says so
+    (:func:`objective_names.own_table_line`; JSON ``own_table``), as ``simulate`` says it."""
     if kept.over is not None:
         return final_report(kept)
     advice = step_advice(kept, objective)
@@ -92,6 +95,11 @@ def step_report(kept: KeptGame, objective: str, top: int | None = 10) -> Report:
     report = advice_report(advice, top, opponents=len(kept.players) > 1, names=kept.players, state=kept.state)
     report.title.insert(0, whose_turn(kept))
     report.notes = notes + report.notes
+    if len(kept.players) == 1:  # alone, learned (and win) on a board of its own table says so, as simulate does
+        own = own_table_line(objective, kept.board, kept.rules, kept.state)
+        if own is not None:
+            report.notes.append(own)
+            report.data["own_table"] = own  # JSON too: serve's page says it under its values
     report.data = {"turn": turn_data(kept), "warnings": notes, **report.data}
     return report
 
