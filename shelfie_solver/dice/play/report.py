@@ -31,12 +31,21 @@ from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE, KeptGame, objectiv
 from shelfie_solver.dice.objective_names import own_table_line
 
 
-@lru_cache(maxsize=8)
 def step_advice(kept: KeptGame, objective: str) -> Advice | None:
     """The advice of the current step: holds with re-rolls left, markings (or the shelves of a
     failed result, D13) with final dice; ``None`` before the roll or after the game. Kept for the
-    last few steps (an :class:`Advice` is immutable): ``serve``'s state shows the advice and every
-    seat's chance (:func:`table_chances`), one engine run for both."""
+    last few steps (an :class:`Advice` is immutable), by the win model in use too
+    (:func:`win_model.chosen_win_model`): ``serve``'s state shows the advice and every seat's
+    chance (:func:`table_chances`), one engine run for both."""
+    from shelfie_solver.dice.learned.win_model import win_model_in_use
+
+    return _step_advice(kept, objective, win_model_in_use())
+
+
+@lru_cache(maxsize=8)
+def _step_advice(kept: KeptGame, objective: str, model: object) -> Advice | None:
+    """:func:`step_advice` under the win model ``model`` (only its cache key: it is the one in
+    use, :func:`win_model.win_model_in_use`; a :class:`WinModel` hashes by identity)."""
     if kept.over is not None or kept.dice is None:
         return None
     state = kept.state

@@ -103,6 +103,8 @@ def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report
         policy = "policies " + ", ".join(result.policies) + " by seat"
     else:
         policy = "policies " + ", ".join(f"{n} {p}" for n, p in zip(names, result.policies))
+    if result.win_model is not None:  # --win-model FILE: the chance to win by that file, not the shipped one
+        policy += f", win model {result.win_model}"
     title = [f"Rollout of {source}: {whose_turn(kept)}", f"{games}, {policy}."]
     others = [n for s, n in enumerate(names) if s != mover]
     headers = ["", "choice", "advice", names[mover], "95%", *others, "vs best"]
@@ -112,7 +114,8 @@ def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report
         rows.append(_row(rank, choice.root.label, advice, choice.seats, mover, _difference(choice.versus_best)))
     data: dict[str, Any] = {
         "game": source, "games": result.games, "games_asked": result.asked, "seed": result.seed,
-        "settled_early": result.settled, "policies": list(result.policies), "mover": mover + 1,
+        "settled_early": result.settled, "policies": list(result.policies),
+        **({"win_model": result.win_model} if result.win_model is not None else {}), "mover": mover + 1,
         "player": kept.players[mover],
         "position": {"seats": seat_records(result.position, kept.players)},
         "choices": [_choice_record(c, kept.players) for c in result.choices],
