@@ -108,8 +108,9 @@ def own_table_line(objective: str, board: Board, rules: Ruleset, state: GameStat
                    verb: str = "plays") -> str | None:
     """The note of :func:`learned.own_cache.own_table_note` where ``objective`` plays ``board``'s
     own table, as :func:`parse_objective` decides it: ``learned`` alone (no ``state``, or one of
-    one player), or ``win`` and ``win-model`` in a game of one player (where they are ``learned``);
-    ``None`` otherwise (the name is kept: ``learned``, not renamed). The table is fitted here on
+    one player), or ``win`` and ``win-model`` in a game of one player (where they are ``learned``,
+    as the advice's title names them: the note does too); ``None`` otherwise (the name is kept:
+    ``learned``, not renamed). The table is fitted here on
     first use, so call it where the objective is used anyway (``advise``, ``play``, ``serve``).
 
     Raises:
@@ -121,7 +122,7 @@ def own_table_line(objective: str, board: Board, rules: Ruleset, state: GameStat
         return None
     from shelfie_solver.dice.learned.own_cache import own_table_note
 
-    return own_table_note(board, rules, word, verb)
+    return own_table_note(board, rules, "learned", verb)  # win alone is learned: the advice's title names it so
 
 
 def two_player_exact(word: str, state: GameState | None) -> Objective | None:
