@@ -17,7 +17,8 @@ from conftest import assert_one_line_error
 from shelfie_solver.cli import main
 from shelfie_solver.dice.rolls import parse_dice
 from shelfie_solver.dice.errors import DiceError
-from shelfie_solver.core.report import one_in, one_in_texts, percent
+from shelfie_solver.core.report import one_in, one_in_texts, percent, share_units
+from shelfie_solver.dice.advise.words import chance_cell, chance_cells
 
 
 @pytest.mark.parametrize("value, text", [
@@ -163,3 +164,64 @@ def test_issue_literal_186623_over_186624_is_not_100_percent():
     table = CliRunner().invoke(main, ["advise", "--dice", "CCBJPP", "--top", "100"]).stdout
     row = next(line.split() for line in table.splitlines() if line.split()[1:2] == ["PJ"])
     assert ">99.99%" in row and "100.00%" in row  # >=2 items not certain; >=1 item exactly certain
+
+
+# --- every seat's chance side by side adds up to 100% (advise.words.chance_cells) -------------
+
+
+
+@pytest.mark.parametrize("values, texts", [
+    # 1/3 = 33.333...%: each rounds to 33.3, three make 99.9; the one unit left goes to seat 1
+    ([Fraction(1, 3)] * 3, ["33.4%", "33.3%", "33.3%"]),
+    # 1/6 = 16.666...%: each rounds to 16.7, six make 100.2; floors 16.6 x 6 = 99.6, four units left
+    ([Fraction(1, 6)] * 6, ["16.7%", "16.7%", "16.7%", "16.7%", "16.6%", "16.6%"]),
+    # 0.06% rounds to 0.1 on its own; 99.94% to 99.9: 100.0 already, nothing moves
+    ([Fraction(6, 10000), Fraction(9994, 10000)], ["0.1%", "99.9%"]),
+    # 0.04% alone rounds to 0.0: a positive chance gets one unit, taken from 99.96% (never 100.0)
+    ([Fraction(4, 10000), Fraction(9996, 10000)], ["0.1%", "99.9%"]),
+    # exactly 0 and 1 stay certainties, without decimals (chance_cell)
+    ([Fraction(0), Fraction(1), Fraction(0)], ["0%", "100%", "0%"]),
+    # 0.15%, 0.25%, 99.6%: alone 0.2 + 0.3 + 99.6 = 100.1; floors 0.1 + 0.2 + 99.6, remainders .5 .5 0:
+    # the one unit to the earlier seat
+    ([Fraction(15, 10000), Fraction(25, 10000), Fraction(996, 1000)], ["0.2%", "0.2%", "99.6%"]),
+])
+def test_chances_side_by_side_add_up_to_100(values, texts):
+    assert chance_cells(values) == texts
+
+
+def test_chances_that_cannot_add_up_are_each_rounded_alone():
+    # 99.97% and three of 0.01%: each positive one needs 0.1 and the first at most 99.9: 100.2 > 100
+    values = [Fraction(9997, 10000)] + [Fraction(1, 10000)] * 3
+    assert share_units(values, 1) is None
+    assert chance_cells(values) == [">99.9%", "<0.1%", "<0.1%", "<0.1%"]
+    # not adding up to 1 (model chances of seats not normalised): each on its own
+    assert chance_cells([Fraction(1, 3), Fraction(1, 3)]) == ["33.3%", "33.3%"]
+
+
+@st.composite
+def _shares(draw):
+    """Two to six shares adding up to exactly 1, some of them tiny, 0 or 1."""
+    weights = draw(st.lists(st.one_of(st.integers(0, 10**6), st.sampled_from([0, 1, 2, 10**9])), min_size=2, max_size=6))
+    total = sum(weights)
+    if total == 0:
+        weights[0], total = 1, 1
+    return [Fraction(w, total) for w in weights]
+
+
+@settings(max_examples=400, deadline=None)
+@given(_shares(), st.integers(0, 2))
+def test_share_units_add_up_and_stay_within_one_unit(values, places):
+    units = share_units(values, places)
+    scale = 100 * 10**places
+    if units is None:  # only where the limits cannot hold: more tiny shares than units to spare
+        floors = sum(max(int(v * scale), 1 if v > 0 else 0) for v in values)
+        assert floors > scale
+        return
+    assert sum(units) == scale
+    for v, u in zip(values, units):
+        own = Fraction(percent(v, places).lstrip("<>").rstrip("%")) * 10**places if 0 < v < 1 else v * scale
+        assert abs(u - v * scale) < 1 and abs(u - own) <= 1
+        assert (u == 0) == (v == 0) and (u == scale) == (v == 1)
+    texts = chance_cells(values, places)
+    assert sum(Fraction(t.rstrip("%")) for t in texts) == 100
+    assert all(t == chance_cell(v, places) for t, v in zip(texts, values) if v in (0, 1))

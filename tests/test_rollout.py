@@ -411,3 +411,27 @@ def test_a_simulated_games_columns_name_each_seats_policy(tmp_path, last_turn_on
     text = CliRunner().invoke(main, ["rollout", _write(tmp_path, twice), "--games", "5", "--seed", "1"]).stdout
     header = next(line for line in text.splitlines() if "choice" in line)
     assert "seat 1: win" in header and "seat 2: win" in header and "greedy" not in header
+
+
+def test_a_sure_choice_reads_as_the_tables_read_a_certainty(tmp_path, last_turn_final, board, rules):
+    # final dice on the last turn: each marking's share is sure (brute force, D19-D20), so over 20
+    # games a losing marking is won in none of them, a winning one in all, a tie shared in each.
+    # Wilson 95% (z = 1.959964, z^2 = 3.841459): 0 of 20 -> [0, 3.8415 / 23.8415 = 16.11%];
+    # 20 of 20 -> [83.89%, 100%]; 1/2 -> 0.5 +- 1.96 / 1.19207 * sqrt(0.0125 + 0.0024007) = [29.9%, 70.1%]
+    kept = last_turn_final
+    marks, others = kept.state.marks, _others(kept)
+    labels = {c.root.label: c.root.choice[1] for c in rollout(kept, ("win", "win"), 20, seed=5, top=10,
+                                                               early_stop=False).choices}
+    truths = {label: _share(score(board, marks.with_marked(cells), rules), list(others)) for label, cells in labels.items()}
+    result = CliRunner().invoke(main, ["rollout", _write(tmp_path, kept), "--games", "20", "--seed", "5",
+                                       "--top", "10", "--no-early-stop"])
+    assert result.exit_code == 0, result.output
+    expected = {Fraction(0): ("0%", "0-16.1", "100%"), Fraction(1): ("100%", "83.9-100", "0%"),
+                Fraction(1, 2): ("50.0%", "29.9-70.1", "50.0%")}
+    rows = [re.split(r"\s{2,}", line) for line in result.stdout.splitlines() if re.match(r"\d+\s{2,}\S", line)]
+    assert rows
+    for rank, label, advice, mine, span, other, _ in rows:
+        truth = truths[label]
+        assert (mine, span, other) == expected[truth] and advice == {0: "0%", 1: "100%"}.get(truth, advice)
+    assert "0.0%" not in result.stdout and "100.0%" not in result.stdout
+    assert "0% and 100%: won none or all of the 20 games played: an estimate, not a\n  certainty" in result.stdout

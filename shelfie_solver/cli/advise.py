@@ -7,8 +7,8 @@ import click
 from shelfie_solver.dice.advise.advice import Advice, advise, advise_in_game
 from shelfie_solver.dice.board import Board, Marks
 from shelfie_solver.dice.rolls import Counts, parse_dice
-from shelfie_solver.dice.objective_names import (OBJECTIVE_NAMES, TABLE_OBJECTIVE_NAMES, is_two_player, parse_objective,
-                                                sees_the_table)
+from shelfie_solver.dice.objective_names import (OBJECTIVE_NAMES, TABLE_OBJECTIVE_NAMES, is_two_player, own_table_line,
+                                                parse_objective, sees_the_table)
 from shelfie_solver.core.report import TABLE_WIDTH, render
 from shelfie_solver.dice.advise.report import advice_report
 from shelfie_solver.dice.rules import Ruleset
@@ -19,8 +19,12 @@ from shelfie_solver.cli.options import (
     format_option,
     load_setup,
     marks_option,
+    refuse_win_model,
     rules_option,
     sigterm_stops,
+    win_model_note,
+    win_model_option,
+    win_model_path,
 )
 
 
@@ -55,6 +59,7 @@ from shelfie_solver.cli.options import (
               help="Rows to show in table and markdown output (JSON and CSV list all).")
 @format_option
 @exact_option
+@win_model_option
 @sigterm_stops
 def advise_command(dice_text: str, rerolls: int | None, marks_text: str | None, board_path: str | None,
                    rules_path: str | None, opponent_texts: tuple[str, ...], order: int | None,
@@ -74,6 +79,8 @@ def advise_command(dice_text: str, rerolls: int | None, marks_text: str | None, 
         raise click.BadParameter(f"{rerolls} re-rolls left, but the ruleset allows at most {rules.rerolls} (D7)",
                                  param_hint="'--rerolls'")
     dice = parse_dice(dice_text, rules)
+    if not opponent_texts or (objective or "win").strip().lower() not in ("win", "win-model"):
+        refuse_win_model("it gives the chance to win of the objective win or win-model with --opponent")
     if opponent_texts:
         result = _advise_in_game(dice, board, rules, marks, opponent_texts, 1 if order is None else order,
                                  1 if round_number is None else round_number,
@@ -86,6 +93,12 @@ def advise_command(dice_text: str, rerolls: int | None, marks_text: str | None, 
         result = advise(dice, board, marks, rules, parse_objective(objective or "strategic", board, rules=rules),
                         rerolls)
     report = advice_report(result, top=None if fmt == "json" else top)
+    if win_model_path() is not None:
+        report.notes.append(win_model_note(win_model_path()))
+    if not opponent_texts:  # learned alone on a board of its own table says so, as simulate does
+        own = own_table_line(objective or "strategic", board, rules)
+        if own is not None:
+            report.notes.append(own)
     click.echo(render(report, fmt, width=TABLE_WIDTH, exact=exact_wanted()), nl=False)
 
 

@@ -100,6 +100,54 @@ def exact_wanted() -> bool:
     return bool(ctx is not None and ctx.meta.get("shelfie_exact", False))
 
 
+def _use_win_model(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    """Read the ``--win-model`` file (a bad one refused here: one line, exit 2) and make its model
+    the one in use until the command ends (:func:`win_model.chosen_win_model`, closed with the
+    context); its path kept for :func:`win_model_path`."""
+    if value is None:
+        return
+    from shelfie_solver.dice.learned.win_model import WinModelError, chosen_win_model, load_win_model
+
+    try:
+        model = load_win_model(value)
+    except WinModelError as error:
+        raise click.BadParameter(str(error), ctx=ctx, param=param) from None
+    ctx.meta["shelfie_win_model"] = value
+    ctx.with_resource(chosen_win_model(model))
+
+
+def win_model_option(func: F) -> F:
+    """``--win-model FILE``: a win-model file (``train --win-model``'s output, docs/formats.md
+    "Win-model file") gives the chance to win instead of the shipped data/win.json, for the whole
+    command (the objectives ``win`` and ``win-model``, every seat's chance, the win strategies'
+    play). Not passed to the command: read its path with :func:`win_model_path`. Without it
+    nothing changes."""
+    return click.option("--win-model", default=None, metavar="FILE", expose_value=False, callback=_use_win_model,
+                        help="A win-model file (written by train --win-model; docs/formats.md) that gives the "
+                             "chance to win instead of the shipped data/win.json: the objectives win and "
+                             "win-model, every seat's chance, the win strategies' play. Exact chances stay "
+                             "exact.")(func)
+
+
+def win_model_path() -> str | None:
+    """The file of ``--win-model`` (:func:`win_model_option`) given to the command running now, or None."""
+    ctx = click.get_current_context(silent=True)
+    return None if ctx is None else ctx.meta.get("shelfie_win_model")
+
+
+def win_model_note(path: str | None,
+                   what: str = "the chances to win that are not exact are its estimates") -> str:
+    """The line a report adds under ``--win-model FILE``: what the file's model gave (``what``)."""
+    return f"Win model: {path} (--win-model): {what}."
+
+
+def refuse_win_model(why: str) -> None:
+    """Refuse ``--win-model`` where the command would not read it (``why``: what reads it), as a
+    usage error (one line, exit 2); nothing when it was not given."""
+    if win_model_path() is not None:
+        raise click.UsageError(f"--win-model has no effect here: {why}")
+
+
 def games_option(default: int, most: int) -> Callable[[F], F]:
     """``--games N``: games to play, 1 to ``most`` (``simulate``, ``tile simulate``)."""
     return click.option("--games", type=click.IntRange(1, most), default=default, show_default=True, metavar="N",

@@ -49,6 +49,9 @@ from shelfie_solver.cli.options import (
     first_seed_option,
     load_setup,
     rules_option,
+    win_model_note,
+    win_model_option,
+    win_model_path,
 )
 
 
@@ -108,7 +111,7 @@ def play_command() -> None:
 def _objective_option(func: Callable[..., Any]) -> Callable[..., Any]:
     func = click.option("--top", type=click.IntRange(1, None), default=5, show_default=True, metavar="K",
                         help="Rows of advice in table and markdown output.")(func)
-    func = exact_option(func)
+    func = win_model_option(exact_option(func))
     return click.option("--objective", default=DEFAULT_OBJECTIVE, show_default=True, metavar="NAME",
                         help=f"What the advice maximises: {', '.join(OBJECTIVE_NAMES)} (docs/objectives.md).")(func)
 
@@ -134,6 +137,8 @@ def _shown(before: KeptGame | None, after: KeptGame, objective: str, top: int, f
     done = describe(before, after) if before is not None else []
     done[1:1] = noted or []
     report = action_report(after, objective, done, None if fmt == "json" else top)
+    if win_model_path() is not None and len(after.players) > 1:
+        report.notes.append(win_model_note(win_model_path()))
     return render(report, fmt, width=TABLE_WIDTH, exact=exact_wanted())
 
 
@@ -279,10 +284,14 @@ def undo_command(game: str, count: int, fmt: str) -> None:
 @play_command.command("status")
 @_GAME
 @format_option
+@win_model_option
 def status_command(game: str, fmt: str) -> None:
     """Every sheet as a grid, the scores, whose turn, the round and the end trigger."""
-    click.echo(render(status_report(read_kept_game(game), markdown=fmt == "markdown"), fmt, width=TABLE_WIDTH),
-               nl=False)
+    kept = read_kept_game(game)
+    report = status_report(kept, markdown=fmt == "markdown")
+    if win_model_path() is not None and len(kept.players) > 1:
+        report.notes.append(win_model_note(win_model_path()))
+    click.echo(render(report, fmt, width=TABLE_WIDTH), nl=False)
 
 
 @play_command.command("advise")

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import click
 
-from shelfie_solver.cli.options import format_option, jobs_option, prepare_run, scheduler_option, seed_option
+from shelfie_solver.cli.options import (format_option, jobs_option, prepare_run, refuse_win_model, scheduler_option,
+                                        seed_option, win_model_option, win_model_path)
 from shelfie_solver.core.progress import progress_bar
 from shelfie_solver.core.report import TABLE_WIDTH, render
 from shelfie_solver.dice.rollout.run import DEFAULT_POLICY, MAX_ROLLOUT_GAMES
@@ -30,6 +31,7 @@ from shelfie_solver.dice.strategies import STRATEGIES
 @jobs_option
 @scheduler_option
 @format_option
+@win_model_option
 def rollout_command(game: str, policy: str, games: int, top: int, early_stop: bool, seed: int | None,
                     jobs: int | None, scheduler: str | None, fmt: str) -> None:
     """Roll out the current position of GAME (a game file of play): the rest of the game played out
@@ -46,13 +48,17 @@ def rollout_command(game: str, policy: str, games: int, top: int, early_stop: bo
     """
     from shelfie_solver.dice.play.gamefile import read_kept_game
     from shelfie_solver.dice.rollout.report import rollout_report
-    from shelfie_solver.dice.rollout.run import check_rollout, rollout, seat_policies
+    from shelfie_solver.dice.rollout.run import advice_objective_name, check_rollout, rollout, seat_policies
+    from shelfie_solver.dice.strategies import WIN_MODEL_STRATEGIES
 
     kept = read_kept_game(game)
     check_rollout(kept, games)
     policies = seat_policies(policy, len(kept.players))
+    if not any(p.strip().lower() in WIN_MODEL_STRATEGIES for p in policies) and \
+            advice_objective_name(policies[kept.active]).lower() not in ("win", "win-model"):
+        refuse_win_model(f"no seat plays {', '.join(WIN_MODEL_STRATEGIES)} and the advice is not the chance to win")
     seed, workers = prepare_run(None, seed, jobs, scheduler)
     with progress_bar("Rolling out", games) as bar:
         result = rollout(kept, policies, games, seed, top, workers, scheduler, early_stop,
-                         progress=bar.advance if bar else None)
+                         progress=bar.advance if bar else None, win_model=win_model_path())
     click.echo(render(rollout_report(kept, result, game), fmt, width=TABLE_WIDTH), nl=False)

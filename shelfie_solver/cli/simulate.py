@@ -15,7 +15,8 @@ from shelfie_solver.dice.simulate import exact_note
 from shelfie_solver.dice.strategies import STRATEGIES, parse_players
 from shelfie_solver.cli.options import (board_option, force_option, format_option, games_option, jobs_option,
                                         load_setup, prepare_run, rules_option, save_option, scheduler_option,
-                                        seed_option, player_files)
+                                        seed_option, player_files, refuse_win_model, win_model_note, win_model_option,
+                                        win_model_path)
 
 
 @click.command("simulate", short_help="Play many games to compare strategies.")
@@ -32,6 +33,7 @@ from shelfie_solver.cli.options import (board_option, force_option, format_optio
 @save_option
 @format_option
 @force_option
+@win_model_option
 def simulate_command(players_text: str, games: int, seed: int | None, jobs: int | None, scheduler: str | None,
                      board_path: str | None, rules_path: str | None, save_path: str | None, fmt: str,
                      force: bool) -> None:
@@ -48,6 +50,10 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
     """
     rules, board, _ = load_setup(rules_path, board_path, None)
     players = parse_players(players_text)
+    from shelfie_solver.dice.strategies import WIN_MODEL_STRATEGIES
+
+    if len(players) < 2 or not any(p.strip().lower() in WIN_MODEL_STRATEGIES for p in players):
+        refuse_win_model(f"it is the model of {', '.join(WIN_MODEL_STRATEGIES)} in a game of 2-4 players")
     from shelfie_solver.dice.game.record import SAVED_GAMES_KIND
 
     seed, workers = prepare_run(save_path, seed, jobs, scheduler,
@@ -55,10 +61,13 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
                                 kinds=SAVED_GAMES_KIND, force=force)
     save = save_path is not None
     with signals_raise():  # Ctrl-C / SIGTERM: workers stopped, temporary file removed, one line
-        exact = exact_note(board, rules, players)  # a first-use solve with its own bar, before the games'
+        # a first-use solve with its own bar, before the games'; none with --win-model: the win
+        # strategies then play by the file, never by an exact two-player table (strategies.seat_strategy)
+        exact = exact_note(board, rules, players) if win_model_path() is None else None
         with progress_bar("Playing", games) as bar:  # a bar for people, nothing for pipes and tests
             summary, lines = simulate(board, rules, players, games, seed, workers, save=save,
-                                      progress=bar.advance if bar else None, scheduler=scheduler)
+                                      progress=bar.advance if bar else None, scheduler=scheduler,
+                                      win_model=win_model_path())
         if save_path is not None:
             from shelfie_solver.dice.game.record import save_games
 
@@ -66,4 +75,7 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
     report = summary_report(summary, board.name, saved=save_path, long_form=fmt == "csv")
     if exact is not None:
         report.notes.append(exact)
+    if win_model_path() is not None:
+        report.notes.append(win_model_note(win_model_path(), "the win strategies played by it (never by an exact "
+                                                              "two-player table)"))
     click.echo(render(report, fmt, width=TABLE_WIDTH), nl=False)

@@ -6,10 +6,11 @@ A report is a :class:`Report`: title lines, one table (headers + rows), and a JS
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 FORMATS = ("table", "json", "csv", "markdown")
@@ -106,6 +107,33 @@ def percent(value: Fraction | int, places: int = 2) -> str:
         if Fraction(text) <= 0:
             return f"<{rounded(step, places)}%"
     return f"{text}%"
+
+
+def share_units(values: Sequence[Fraction], places: int) -> list[int] | None:
+    """Shares that add up to exactly 1 (every seat's chance to win, D20) as whole display units
+    of ``10**-places`` percent that add up to exactly 100%: the largest-remainder rounding. Each
+    share gets its exact value rounded down or up (so it stays within one unit of its own
+    rounding), the units left over going to the largest remainders (the earlier seat first on a
+    tie), with two limits: a positive share gets at least one unit (never ``0``) and a share below
+    1 at most all but one (never ``100``); exactly 0 and 1 stay 0 and all. ``None`` where the
+    shares do not add up to 1 (or one is negative), or where the limits cannot all hold (more
+    shares below one unit than the units left allow: 99.97%, 0.01%, 0.01%, 0.01% at one
+    decimal): the caller then rounds each share on its own (:func:`percent`).
+
+    Example: ``share_units([1/3, 1/3, 1/3], 1) == [334, 333, 333]`` (33.4% + 33.3% + 33.3%)."""
+    if sum(values, Fraction(0)) != 1 or any(v < 0 for v in values):
+        return None
+    scale = 100 * 10**places
+    scaled = [Fraction(v) * scale for v in values]
+    low = [max(math.floor(x), 1 if v > 0 else 0) for v, x in zip(values, scaled)]
+    high = [min(math.ceil(x), scale - 1 if v < 1 else scale) for v, x in zip(values, scaled)]
+    spare = scale - sum(low)
+    raisable = sorted((i for i in range(len(values)) if high[i] > low[i]), key=lambda i: (low[i] - scaled[i], i))
+    if spare < 0 or spare > len(raisable):
+        return None
+    for i in raisable[:spare]:
+        low[i] += 1
+    return low
 
 
 def decimal(value: Fraction, places: int = 4) -> str:

@@ -104,6 +104,27 @@ def own_alone(word: str, board: Board, rules: Ruleset | None, state: GameState |
     return solitaire_objective(board, model) if state is None else state_objective(state, model)
 
 
+def own_table_line(objective: str, board: Board, rules: Ruleset, state: GameState | None = None,
+                   verb: str = "plays") -> str | None:
+    """The note of :func:`learned.own_cache.own_table_note` where ``objective`` plays ``board``'s
+    own table, as :func:`parse_objective` decides it: ``learned`` alone (no ``state``, or one of
+    one player), or ``win`` and ``win-model`` in a game of one player (where they are ``learned``,
+    as the advice's title names them: the note does too); ``None`` otherwise (the name is kept:
+    ``learned``, not renamed). The table is fitted here on
+    first use, so call it where the objective is used anyway (``advise``, ``play``, ``serve``).
+
+    Raises:
+        OwnTableSettingError: a bad ``$SHELFIE_SOLVE_OWN_TABLE``.
+    """
+    word = objective.strip().lower()
+    alone = state is None or state.players == 1
+    if not alone or not (word == "learned" or (state is not None and word in ("win", "win-model"))):
+        return None
+    from shelfie_solver.dice.learned.own_cache import own_table_note
+
+    return own_table_note(board, rules, "learned", verb)  # win alone is learned: the advice's title names it so
+
+
 def two_player_exact(word: str, state: GameState | None) -> Objective | None:
     """The objective ``exact two-player optimum`` (:func:`wholegame.exact2_cache.exact2_objective`)
     that ``win`` and ``win-model`` become in a two-player game on a board whose two-player game

@@ -37,7 +37,7 @@ from shelfie_solver.dice.game.events import Block, Fail, Game
 from shelfie_solver.dice.game.record import game_to_json
 from shelfie_solver.dice.game.turn import play_seeded
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.dice.strategies import parse_players, strategy_named, verify_seats
+from shelfie_solver.dice.strategies import parse_players, seat_strategy, verify_seats
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,15 @@ def play_chunk(board: Board, rules: Ruleset, players: tuple[str, ...], seeds: Se
 
     Returns ``(index, result, JSON line or None)`` per game.
     """
-    strategies = [strategy_named(name) for name in players]
+    return play_chunk_with(board, rules, players, None, seeds, indices, root, save)
+
+
+def play_chunk_with(board: Board, rules: Ruleset, players: tuple[str, ...], win_model: str | None,
+                    seeds: Sequence[np.random.SeedSequence], indices: Sequence[int], root: int,
+                    save: bool) -> list[tuple[int, GameResult, str | None]]:
+    """:func:`play_chunk` with the win strategies playing by the win-model file ``win_model``
+    (``--win-model FILE``, :func:`strategies.seat_strategy`; None: the shipped model)."""
+    strategies = [seat_strategy(name, win_model) for name in players]
     out = []
     for index, seed in zip(indices, seeds):
         game = play_seeded(board, rules, strategies, seed)
@@ -132,8 +140,10 @@ def play_chunk(board: Board, rules: Ruleset, players: tuple[str, ...], seeds: Se
 
 def simulate(board: Board, rules: Ruleset, players: Sequence[str], games: int, seed: int | None = None,
              jobs: int = 1, save: bool = False,
-             progress: Callable[[int], None] | None = None, scheduler: Any = None) -> tuple[Summary, list[str]]:
-    """Play ``games`` games between ``players`` (strategy names, one per seat, 1 to 4).
+             progress: Callable[[int], None] | None = None, scheduler: Any = None,
+             win_model: str | None = None) -> tuple[Summary, list[str]]:
+    """Play ``games`` games between ``players`` (strategy names, one per seat, 1 to 4); the win
+    strategies by the win-model file ``win_model`` where one is given (``--win-model FILE``).
 
     Game ``i`` is played from :func:`parallel.task_seed` ``(entropy, i)``, the ``i``-th child of
     ``SeedSequence(seed)``, made when its chunk is handed out (no up-front spawn); chunks of
@@ -168,7 +178,8 @@ def simulate(board: Board, rules: Ruleset, players: Sequence[str], games: int, s
         raise SimulationError(f"--jobs must be at least 1, got {jobs}")
     entropy = int(np.random.SeedSequence(seed).entropy)  # type: ignore[arg-type]
     exact_note(board, rules, names)  # solved here once, so the workers read it from the cache
-    done = run_games(play_chunk, (board, rules, names), games, entropy, jobs, save, progress, scheduler)
+    done = run_games(play_chunk_with, (board, rules, names, win_model), games, entropy, jobs, save, progress,
+                     scheduler)
     summary = summarise([r for _, r, _ in done], names, entropy)
     return summary, [line for _, _, line in done if line is not None]
 
@@ -188,24 +199,12 @@ def exact_note(board: Board, rules: Ruleset, players: Sequence[str]) -> str | No
 
     solution = solution_for(board, rules)
     if solution is None:
-        return _own_note(board, rules, players[0])
+        from shelfie_solver.dice.learned.own_cache import own_table_note
+
+        return own_table_note(board, rules, players[0])
     return (f"{players[0]} played the exact optimum here: this board's solitaire game fits the exact budget, "
             f"so its value table (optimum {float(solution.optimum):.4f}, within {solution.error_bound:.2g}) "
             "decides every turn (docs/solve-game.md, exact where it fits).")
-
-
-def _own_note(board: Board, rules: Ruleset, name: str) -> str | None:
-    """:func:`exact_note` of ``learned``, ``win`` or ``win-model`` alone (each plays ``learned``'s
-    objective there) on a board that gets its own table
-    (:mod:`learned.own_cache`, fitted here once so the workers read it from the cache); ``None``
-    elsewhere or when the fit was interrupted."""
-    from shelfie_solver.dice.learned.own_cache import own_model
-
-    if own_model(board, rules) is None:
-        return None
-    return (f"{name} played this board's own table here: the board is over the exact budget, so its weights were "
-            "fitted to the exact tables of its sub-boards, then improved by value iteration on the board itself "
-            "(docs/solve-game.md, exact where it fits).")
 
 
 def _two_player_note(board: Board, rules: Ruleset, names: Sequence[str]) -> str | None:

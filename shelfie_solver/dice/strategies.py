@@ -855,6 +855,38 @@ def strategy_named(name: str) -> Strategy:
     return strategy
 
 
+#: The strategies that play by the win model (:class:`WinStrategy` and its kinds): the seats a
+#: ``--win-model FILE`` changes (:func:`seat_strategy`).
+WIN_MODEL_STRATEGIES = ("win", "win-model", "win-ply")
+
+
+def seat_strategy(name: str, win_model: str | None = None) -> Strategy:
+    """The strategy of a seat: :func:`strategy_named`, or with ``win_model`` (the path of a
+    win-model file, ``--win-model FILE``; docs/formats.md "Win-model file") and a name of
+    :data:`WIN_MODEL_STRATEGIES`, that strategy playing by the file's model (its own instance,
+    one per name and path in a process; as ``train --play-model``, never by the exact
+    two-player table, :meth:`WinStrategy.exact`). A path is passed, not the model, so that worker
+    processes read it themselves.
+
+    Raises:
+        StrategyError: an unknown name. WinModelError: a bad file (one line).
+    """
+    word = name.strip().lower()
+    if win_model is None or word not in WIN_MODEL_STRATEGIES:
+        return strategy_named(name)
+    return _by_win_model(word, win_model)
+
+
+@cache
+def _by_win_model(word: str, path: str) -> Strategy:
+    from shelfie_solver.dice.learned.win_model import load_win_model
+
+    cls = STRATEGIES[word]
+    assert issubclass(cls, WinStrategy)
+    strategy: Strategy = cls(win_model=load_win_model(path))
+    return strategy
+
+
 def verify_seats(names: Sequence[str]) -> None:
     """Refuse, before any game is dealt, a table strategy that cannot play this many seats:
     ``exact2:FILE`` plays two-player games only (the table holds two sheets; docs/solve-game.md),

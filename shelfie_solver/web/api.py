@@ -251,13 +251,16 @@ class GameServer:
         """Everything the page shows (docs/serve.md, ``GET /api/state``)."""
         kept = kept if kept is not None else read_kept_game(self.path)
         advice = advice_json(kept, self.objective, done)
+        unit = value_unit(self._advice_objective(kept, advice), len(kept.players) > 1)
+        if advice.get("own_table"):  # learned alone on a board of its own table (as play and simulate say)
+            unit["note"] = f"{unit['note']} {advice['own_table']}".strip()
         return {
             "revision": len(kept.events),
             "digest": digest_of(kept),
             "actions": kept.actions,
             "last_action": last_action(kept),
             "objective": self.objective,
-            "unit": value_unit(self._advice_objective(kept, advice), len(kept.players) > 1),
+            "unit": unit,
             "layout": layout(kept),
             "blocked": blocked_lines(kept),
             "lines": sheet_lines(kept),

@@ -42,7 +42,9 @@ def page_policy(objective: str) -> str:
 def rollout_answer(path: str, objective: str, games_text: str | None, top_text: str | None) -> dict[str, Any]:
     """The JSON of a rollout of the game file ``path``'s position: the ``rollout --format json``
     keys (``position.seats[].win_chance_float``, ``ci95``, ``choices``), ``revision`` and
-    ``digest`` of the game it was made on. One worker, a fresh 32-bit seed (reported as ``seed``:
+    ``digest`` of the game it was made on; for the page, every seat's figures as the command's
+    table prints them (``position.seats[].shown``: every seat's rounded to add up to 100%;
+    ``ci95_shown``: ``0-1.9``, percent) and ``note`` where a seat won none or all of the games. One worker, a fresh 32-bit seed (reported as ``seed``:
     ``rollout GAME --seed S`` repeats it).
 
     Raises:
@@ -50,7 +52,8 @@ def rollout_answer(path: str, objective: str, games_text: str | None, top_text: 
             not a game, the game is over or has one player (one line, as the command).
     """
     from shelfie_solver.dice.play.gamefile import read_kept_game
-    from shelfie_solver.dice.rollout.report import rollout_report
+    from shelfie_solver.dice.advise.words import chance_cells
+    from shelfie_solver.dice.rollout.report import none_or_all_note, rollout_report, span_cell
     from shelfie_solver.core.tournament import fresh_seed
     from shelfie_solver.dice.rollout.run import check_rollout, rollout, seat_policies
     from shelfie_solver.dice.play.gamefile import digest_of
@@ -62,4 +65,8 @@ def rollout_answer(path: str, objective: str, games_text: str | None, top_text: 
     policies = seat_policies(page_policy(objective), len(kept.players))
     result = rollout(kept, policies, games, fresh_seed(), top)  # 32 bits: shown whole on the page
     data = rollout_report(kept, result, path).data
-    return {"revision": len(kept.events), "digest": digest_of(kept), **data}
+    texts = chance_cells([seat.mean for seat in result.position])  # the table's figures: they add up to 100%
+    for record, text, seat in zip(data["position"]["seats"], texts, result.position):
+        record.update({"shown": text, "ci95_shown": span_cell(seat)})
+    note = none_or_all_note([texts], result.games)
+    return {"revision": len(kept.events), "digest": digest_of(kept), **data, **({"note": note} if note else {})}

@@ -6,9 +6,10 @@ a hold in a sentence (``keep CC``, ``re-roll all``, ``stop``, D7) and a chance a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 
-from shelfie_solver.core.report import percent
+from shelfie_solver.core.report import percent, rounded, share_units
 from shelfie_solver.dice.rolls import Counts, dice_codes
 from shelfie_solver.dice.rules import Ruleset
 
@@ -34,3 +35,17 @@ def chance_cell(value: Fraction, places: int = CHANCE_PLACES) -> str:
     if value in (0, 1):
         return f"{int(value) * 100}%"
     return percent(value, places)
+
+
+def chance_cells(values: Sequence[Fraction], places: int = CHANCE_PLACES) -> list[str]:
+    """Every seat's chance to win shown side by side (``play status``, ``rollout``, ``serve``'s
+    rollout): as :func:`chance_cell` prints each, but rounded together so that they add up to
+    exactly 100% (:func:`core.report.share_units`: each within one unit of its own rounding, a
+    positive chance never ``0%``, one below 1 never ``100%``; exactly 0 and 1 print ``0%`` and
+    ``100%``). Where the chances do not add up to 1, or cannot be rounded so, each is
+    :func:`chance_cell` on its own. E.g. 1/3, 1/3, 1/3 print ``33.4%``, ``33.3%``, ``33.3%``."""
+    units = share_units(values, places)
+    if units is None:
+        return [chance_cell(v, places) for v in values]
+    return [chance_cell(v, places) if v in (0, 1) else f"{rounded(Fraction(u, 10**places), places)}%"
+            for v, u in zip(values, units)]

@@ -257,6 +257,23 @@ def own_model(board: Board, rules: Ruleset) -> LearnedModel | None:
     return model
 
 
+def own_table_note(board: Board, rules: Ruleset, name: str, verb: str = "played") -> str | None:
+    """The one line every command adds where ``name`` (a strategy or objective that plays the
+    shipped ``learned`` alone) plays ``board``'s own table (:func:`own_model`, fitted here on first
+    use): ``learned played this board's own table here: ...`` (``verb``: ``plays`` where the
+    advice is still to be followed); ``None`` where the board gets none (or the fit was
+    interrupted). The name stays the objective's own: ``learned`` is not renamed.
+
+    Raises:
+        OwnTableSettingError, BudgetError: as :func:`applies`.
+    """
+    if own_model(board, rules) is None:
+        return None
+    return (f"{name} {verb} this board's own table here: the board is over the exact budget, so its weights were "
+            "fitted to the exact tables of its sub-boards, then improved by value iteration on the board itself "
+            "(docs/solve-game.md, exact where it fits).")
+
+
 def _keep(memo: tuple[Board, Ruleset], model: LearnedModel | None) -> None:
     if len(_MODELS) >= MEMORY_TABLES:
         _MODELS.pop(next(iter(_MODELS)))

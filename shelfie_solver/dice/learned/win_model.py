@@ -40,7 +40,9 @@ On the turns where :mod:`win_chance` is exact, advice uses that instead
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cache, lru_cache
@@ -330,6 +332,30 @@ def load_win_model(path: str | Path) -> WinModel:
 def default_win_model() -> WinModel:
     """The shipped model (data/win.json)."""
     return load_win_model(DEFAULT_WIN_PATH)
+
+
+#: The model a command was given (``--win-model FILE``, :func:`chosen_win_model`), ``None``: the shipped.
+_CHOSEN: ContextVar[WinModel | None] = ContextVar("shelfie_solve_win_model", default=None)
+
+
+def win_model_in_use() -> WinModel:
+    """The model that gives the chance to win where none is passed: the one a command chose
+    (:func:`chosen_win_model`, ``--win-model FILE``), else the shipped :func:`default_win_model`."""
+    chosen = _CHOSEN.get()
+    return chosen if chosen is not None else default_win_model()
+
+
+@contextmanager
+def chosen_win_model(model: WinModel | None) -> Iterator[None]:
+    """Within the block, ``model`` gives the chance to win wherever the shipped model would
+    (:func:`win_model_in_use`: the objectives ``win`` and ``win-model``, ``play``'s seats'
+    chances); ``None`` changes nothing. A strategy given its own model (:class:`strategies.WinStrategy`
+    ``win_model``) keeps it. Not seen by worker processes: they are given the file's path."""
+    token = _CHOSEN.set(model)
+    try:
+        yield
+    finally:
+        _CHOSEN.reset(token)
 
 
 #: The largest item value of the default board (data/default_board.toml; a test checks it): the
@@ -970,7 +996,7 @@ def compiled_win_values(state: GameState, model: WinModel | None = None,
     if whole is None or board.n_cells > 62 or board_scale(board) != 1:
         return None
     n, me, first = state.players, state.active, state.first
-    weights, tables = _win_turn_constants(board, rules, n, model or default_win_model(), learned or default_model())
+    weights, tables = _win_turn_constants(board, rules, n, model or win_model_in_use(), learned or default_model())
     place = place_in_round(me, first, n)  # the seats after the player this round (game_objective's ends)
     ends = np.array([1 if j != me and place_in_round(j, first, n) > place else 0 for j in range(n)], dtype=np.int64)
     end_exact = ending_objective(state)
@@ -1049,7 +1075,7 @@ def win_objective(state: GameState, model: WinModel | None = None, learned: Lear
     """The objective ``win`` of the active player in ``state`` (a game of 2-4 players)."""
     from shelfie_solver.dice.win_chance import settled_bounds
 
-    model = model or default_win_model()
+    model = model or win_model_in_use()
     out = game_objective(state.board, state.rules, state.sheets, state.active, state.first, state.end_triggered,
                          in_board_points(learned or default_model(), board_scale(state.board)), state.turn,
                          kind=WinObjective,

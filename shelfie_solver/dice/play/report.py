@@ -24,18 +24,28 @@ from shelfie_solver.dice.game.events import (
     UncheckedMark,
 )
 from shelfie_solver.core.report import Report, cut_to_width, decimal, display_width, exact, pad_to_width, printable
-from shelfie_solver.dice.advise.words import chance_cell, hold_words
+from shelfie_solver.dice.advise.words import chance_cell, chance_cells, hold_words
 from shelfie_solver.dice.advise.report import advice_report
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE, KeptGame, objective_for, warnings
+from shelfie_solver.dice.objective_names import own_table_line
 
 
-@lru_cache(maxsize=8)
 def step_advice(kept: KeptGame, objective: str) -> Advice | None:
     """The advice of the current step: holds with re-rolls left, markings (or the shelves of a
     failed result, D13) with final dice; ``None`` before the roll or after the game. Kept for the
-    last few steps (an :class:`Advice` is immutable): ``serve``'s state shows the advice and every
-    seat's chance (:func:`table_chances`), one engine run for both."""
+    last few steps (an :class:`Advice` is immutable), by the win model in use too
+    (:func:`win_model.chosen_win_model`): ``serve``'s state shows the advice and every seat's
+    chance (:func:`table_chances`), one engine run for both."""
+    from shelfie_solver.dice.learned.win_model import win_model_in_use
+
+    return _step_advice(kept, objective, win_model_in_use())
+
+
+@lru_cache(maxsize=8)
+def _step_advice(kept: KeptGame, objective: str, model: object) -> Advice | None:
+    """:func:`step_advice` under the win model ``model`` (only its cache key: it is the one in
+    use, :func:`win_model.win_model_in_use`; a :class:`WinModel` hashes by identity)."""
     if kept.over is not None or kept.dice is None:
         return None
     state = kept.state
@@ -81,7 +91,9 @@ def whose_turn(kept: KeptGame) -> str:
 
 
 def step_report(kept: KeptGame, objective: str, top: int | None = 10) -> Report:
-    """The advice for the current step with the game's warnings, or the final table."""
+    """The advice for the current step with the game's warnings, or the final table. Alone on a
+    board whose ``learned`` plays its own table, the note that says so
+    (:func:`objective_names.own_table_line`; JSON ``own_table``), as ``simulate`` says it."""
     if kept.over is not None:
         return final_report(kept)
     advice = step_advice(kept, objective)
@@ -92,6 +104,11 @@ def step_report(kept: KeptGame, objective: str, top: int | None = 10) -> Report:
     report = advice_report(advice, top, opponents=len(kept.players) > 1, names=kept.players, state=kept.state)
     report.title.insert(0, whose_turn(kept))
     report.notes = notes + report.notes
+    if len(kept.players) == 1:  # alone, learned (and win) on a board of its own table says so, as simulate does
+        own = own_table_line(objective, kept.board, kept.rules, kept.state)
+        if own is not None:
+            report.notes.append(own)
+            report.data["own_table"] = own  # JSON too: serve's page says it under its values
     report.data = {"turn": turn_data(kept), "warnings": notes, **report.data}
     return report
 
@@ -293,11 +310,13 @@ def _step_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
 WIN_CHANCE_HEADER = "win chance"
 
 
-def win_chance_cell(chance: Fraction, exact_flag: bool) -> str:
+def win_chance_cell(chance: Fraction | str, exact_flag: bool) -> str:
     """A seat's chance to win in ``play status``'s table: as the advice prints a chance
-    (:func:`advise.words.chance_cell`, one decimal, ``<0.1%`` / ``>99.9%`` short of a certainty)
-    and ``exact`` or ``model``, as the advice's title says it (docs/play.md)."""
-    return f"{chance_cell(chance)} ({'exact' if exact_flag else 'model'})"
+    (:func:`advise.words.chance_cell`, one decimal, ``<0.1%`` / ``>99.9%`` short of a certainty;
+    or the text given, one of :func:`advise.words.chance_cells`, every seat's rounded to add up
+    to 100%) and ``exact`` or ``model``, as the advice's title says it (docs/play.md)."""
+    text = chance if isinstance(chance, str) else chance_cell(chance)
+    return f"{text} ({'exact' if exact_flag else 'model'})"
 
 
 def status_report(kept: KeptGame, markdown: bool = False) -> Report:
@@ -324,8 +343,9 @@ def status_report(kept: KeptGame, markdown: bool = False) -> Report:
     report = _score_table(kept)
     if chances:
         report.headers.append(WIN_CHANCE_HEADER)
-        for row, record, (chance, exact_flag) in zip(report.rows, report.records or [], chances):
-            row.append(win_chance_cell(chance, exact_flag))
+        texts = chance_cells([chance for chance, _ in chances])  # side by side: they add up to 100%
+        for row, record, text, (chance, exact_flag) in zip(report.rows, report.records or [], texts, chances):
+            row.append(win_chance_cell(text, exact_flag))
             record.update({"win_chance": exact(chance), "win_chance_exact": exact_flag})
     report.title = title
     report.data = {"turn": turn_data(kept), "sheets": sheets, "warnings": warnings(kept)}

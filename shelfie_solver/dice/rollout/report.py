@@ -6,10 +6,12 @@ interval, and the JSON of the same (``win_chance`` exact, ``win_chance_float``, 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
-from shelfie_solver.core.report import Report, exact, percent
+from shelfie_solver.core.report import Report, exact
 from shelfie_solver.core.stats import Estimate
+from shelfie_solver.dice.advise.words import chance_cell, chance_cells
 from shelfie_solver.dice.play.gamefile import KeptGame
 from shelfie_solver.dice.play.report import whose_turn
 from shelfie_solver.dice.rollout.run import RolloutResult
@@ -28,9 +30,14 @@ def seat_records(seats: tuple[Estimate, ...], names: tuple[str, ...]) -> list[di
              "ci95": _interval(e)} for s, e in enumerate(seats)]
 
 
-def _span(value: Estimate) -> str:
-    """A 95% interval for the table: ``30.1-40.9`` (percent)."""
-    return f"{value.low * 100:.1f}-{value.high * 100:.1f}"
+def span_cell(value: Estimate) -> str:
+    """A 95% interval for the table: ``30.1-40.9`` (percent), each end as the tables print a chance
+    (:func:`advise.words.chance_cell`: ``0-0.4`` for none won, ``99.6-100`` for all won, ``<0.1``
+    for a positive end that rounds to 0)."""
+    if math.isnan(value.low):  # no interval (core/stats.Estimate)
+        return ""
+    low, high = (chance_cell(Fraction(x)).removesuffix("%") for x in (value.low, value.high))
+    return f"{low}-{high}"
 
 
 def _points(x: float) -> str:
@@ -68,9 +75,21 @@ def seat_titles(names: tuple[str, ...], policies: tuple[str, ...]) -> tuple[str,
 
 
 def _row(head: Any, label: str, advice: str, seats: tuple[Estimate, ...], mover: int, versus: str) -> list[Any]:
-    """One row: the mover's chance and interval, then every other seat's chance."""
-    others = [percent(e.mean, 1) for s, e in enumerate(seats) if s != mover]
-    return [head, label, advice, percent(seats[mover].mean, 1), _span(seats[mover]), *others, versus]
+    """One row: the mover's chance and interval, then every other seat's chance, the chances as
+    the tables print them and rounded together to add up to 100% (:func:`advise.words.chance_cells`)."""
+    texts = chance_cells([e.mean for e in seats])
+    others = [text for s, text in enumerate(texts) if s != mover]
+    return [head, label, advice, texts[mover], span_cell(seats[mover]), *others, versus]
+
+
+def none_or_all_note(rows: list[list[Any]], games: int) -> str | None:
+    """The note of a seat shown winning none (``0%``) or all (``100%``) of the games played: an
+    estimate, not a certainty (docs/rollout.md, "Figures"); ``None`` where no such figure shows."""
+    cells = {cell for row in rows for cell in row}
+    if not cells & {"0%", "100%"}:
+        return None
+    played = f"{games:,} game{'' if games == 1 else 's'} played"
+    return f"0% and 100%: won none or all of the {played}: an estimate, not a certainty (see the 95% interval)."
 
 
 def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report:
@@ -84,16 +103,19 @@ def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report
         policy = "policies " + ", ".join(result.policies) + " by seat"
     else:
         policy = "policies " + ", ".join(f"{n} {p}" for n, p in zip(names, result.policies))
+    if result.win_model is not None:  # --win-model FILE: the chance to win by that file, not the shipped one
+        policy += f", win model {result.win_model}"
     title = [f"Rollout of {source}: {whose_turn(kept)}", f"{games}, {policy}."]
     others = [n for s, n in enumerate(names) if s != mover]
     headers = ["", "choice", "advice", names[mover], "95%", *others, "vs best"]
     rows: list[list[Any]] = [_row("", "position", "", result.position, mover, "")]
     for rank, choice in enumerate(result.choices, 1):
-        advice = percent(choice.root.advice, 1) if choice.root.advice is not None else ""
+        advice = chance_cell(choice.root.advice) if choice.root.advice is not None else ""
         rows.append(_row(rank, choice.root.label, advice, choice.seats, mover, _difference(choice.versus_best)))
     data: dict[str, Any] = {
         "game": source, "games": result.games, "games_asked": result.asked, "seed": result.seed,
-        "settled_early": result.settled, "policies": list(result.policies), "mover": mover + 1,
+        "settled_early": result.settled, "policies": list(result.policies),
+        **({"win_model": result.win_model} if result.win_model is not None else {}), "mover": mover + 1,
         "player": kept.players[mover],
         "position": {"seats": seat_records(result.position, kept.players)},
         "choices": [_choice_record(c, kept.players) for c in result.choices],
@@ -115,6 +137,9 @@ def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report
     elif len(result.choices) > 1:  # whatever the count: below the first check too (docs/rollout.md)
         notes.append("The order of the choices is not settled at this many games (docs/rollout.md): more --games "
                      "narrow the intervals.")
+    none_or_all = none_or_all_note([row[3:-1] for row in rows], result.games)
+    if none_or_all is not None:
+        notes.append(none_or_all)
     if not result.choices:  # the position alone: no advice, nothing to compare
         headers, rows = headers[:2] + headers[3:-1], [row[:2] + row[3:-1] for row in rows]
         notes[0] = (f"Every seat's chance to win (ties shared, D20) over the games played from here, as the policy "

@@ -45,7 +45,7 @@ from shelfie_solver.dice.rollout.playout import (
     turns_bound,
     winner_shares,
 )
-from shelfie_solver.dice.strategies import parse_players, strategy_named, verify_seats
+from shelfie_solver.dice.strategies import parse_players, seat_strategy, verify_seats
 
 #: Games of the first batch, where the first stopping check is made (module docstring).
 FIRST_CHECK = 100
@@ -89,7 +89,9 @@ class RolloutSetup:
         position: the game's current position. policies: one strategy name per seat.
         choices: the root choices rolled out. policy_choice: the index in ``choices`` of the
             choice the mover's policy makes at the root, or None (the position is then played
-            out on its own). entropy: the root seed.
+            out on its own). entropy: the root seed. win_model: the path of the win-model file the
+            seats of :data:`strategies.WIN_MODEL_STRATEGIES` play by (``--win-model FILE``), None:
+            the shipped model.
     """
 
     position: Position
@@ -97,6 +99,7 @@ class RolloutSetup:
     choices: tuple[Choice, ...]
     policy_choice: int | None
     entropy: int
+    win_model: str | None = None
 
     def playouts(self) -> tuple[Choice, ...]:
         """The play-outs of each game: every choice, then the position's own when it is not one of them."""
@@ -116,7 +119,7 @@ def play_games(setup: RolloutSetup, lo: int, hi: int) -> list[GameShares]:
     position = setup.position
     state = position.state
     seats = state.players
-    strategies = [strategy_named(name) for name in setup.policies]
+    strategies = [seat_strategy(name, setup.win_model) for name in setup.policies]
     # without random choices a play-out is a function of the position and the game's dice: two
     # choices whose turns end in the same position share the rest of the game (same dice, same play)
     shared = not any(name.strip().lower() in _RANDOM_POLICIES for name in setup.policies)
@@ -162,6 +165,7 @@ class RolloutResult:
         position: every seat's chance from the position (:class:`Estimate`).
         choices: the choices, best first by the mover's mean (ties: the advice's order).
         policies: the strategy name of every seat. mover: the active seat.
+        win_model: the win-model file played by (``--win-model FILE``), None: the shipped model.
     """
 
     games: int
@@ -173,6 +177,7 @@ class RolloutResult:
     policies: tuple[str, ...]
     mover: int
     ordered: bool = False
+    win_model: str | None = None
 
 
 def check_rollout(kept: KeptGame, games: int) -> None:
@@ -256,12 +261,13 @@ def _hold_label(keep: tuple[int, ...], dice: tuple[int, ...], codes: str) -> str
     return f"keep {codes}" if codes else "re-roll all"
 
 
-def policy_choice(kept: KeptGame, policy: str, choices: Sequence[RootChoice]) -> int | None:
-    """The index of the choice the mover's ``policy`` makes at the root, when it draws no random
-    numbers and the choice is among ``choices``; else None."""
+def policy_choice(kept: KeptGame, policy: str, choices: Sequence[RootChoice], win_model: str | None = None) -> int | None:
+    """The index of the choice the mover's ``policy`` makes at the root (by the win-model file
+    ``win_model``, :func:`strategies.seat_strategy`), when it draws no random numbers and the
+    choice is among ``choices``; else None."""
     if not choices or policy.strip().lower() in _RANDOM_POLICIES:
         return None
-    strategy = strategy_named(policy)
+    strategy = seat_strategy(policy, win_model)
     state, dice, rng = kept.state, kept.dice, np.random.default_rng(0)
     assert dice is not None
     made: Choice
@@ -320,7 +326,7 @@ def _above_zero(difference: Estimate) -> bool:
 
 def rollout(kept: KeptGame, policies: Sequence[str], games: int, seed: int | None, top: int = 3,
             jobs: int = 1, scheduler: Any = None, early_stop: bool = True,
-            progress: Callable[[int], None] | None = None) -> RolloutResult:
+            progress: Callable[[int], None] | None = None, win_model: str | None = None) -> RolloutResult:
     """Roll out the current position of ``kept`` (module docstring).
 
     Args:
@@ -328,21 +334,27 @@ def rollout(kept: KeptGame, policies: Sequence[str], games: int, seed: int | Non
             games (1 .. :data:`MAX_ROLLOUT_GAMES`). seed: the root seed (None: fresh entropy,
             reported). top: choices of the advice rolled out (0: the position only). jobs, scheduler: as
             ``simulate`` (:class:`parallel.Runner`). early_stop: check the stopping rule.
-            progress: called with the number of games just finished.
+            progress: called with the number of games just finished. win_model: the path of a
+            win-model file (``--win-model FILE``): the win strategies' model in every seat
+            (:func:`strategies.seat_strategy`) and the advice's (:func:`win_model.chosen_win_model`);
+            None: the shipped model.
     Returns:
         The :class:`RolloutResult`.
     Raises:
         RolloutError: as :func:`check_rollout`, or ``top`` below 0. ParallelError, Interrupted:
-            as :func:`parallel.run_tasks`.
+            as :func:`parallel.run_tasks`. WinModelError: a bad ``win_model`` file.
     """
     check_rollout(kept, games)
     if top < 0:
         raise RolloutError(f"--top must be at least 0 (0: the position only), got {top}")
     mover = kept.active
-    roots = root_choices(kept, policies[mover], top) if top else ()
+    from shelfie_solver.dice.learned.win_model import chosen_win_model, load_win_model
+
+    with chosen_win_model(load_win_model(win_model) if win_model is not None else None):
+        roots = root_choices(kept, policies[mover], top) if top else ()
     entropy = int(np.random.SeedSequence(seed).entropy)  # type: ignore[arg-type]
     setup = RolloutSetup(kept.position, tuple(policies), tuple(r.choice for r in roots),
-                         policy_choice(kept, policies[mover], roots), entropy)
+                         policy_choice(kept, policies[mover], roots, win_model), entropy, win_model)
     done: list[GameShares] = []
 
     def consume(part: list[GameShares]) -> None:
@@ -381,4 +393,4 @@ def _result(done: Sequence[GameShares], roots: Sequence[RootChoice], setup: Roll
                                  None if i == 0 else paired(by_choice[ranked[0]], by_choice[k], mover))
                     for i, k in enumerate(ranked))
     return RolloutResult(len(done), asked, entropy, stopped, position, choices, setup.policies, mover,
-                         ordered=stopped or settled(by_choice, mover))
+                         ordered=stopped or settled(by_choice, mover), win_model=setup.win_model)

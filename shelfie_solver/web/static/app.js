@@ -281,14 +281,12 @@ function renderRollout() {
   box.hidden = turn().over || games < 2;
   const out = $("rollout-result");
   if (!rollout || rollout.digest !== S.digest) { out.textContent = ""; return; }
-  const seats = rollout.position.seats.map((s) =>
-    `${s.player} ${pct(s.win_chance_float)} (95%: ${pct(s.ci95[0])}–${pct(s.ci95[1])})`);
+  // the figures as the command's table prints them (the server's): they add up to 100%
+  const seats = rollout.position.seats.map((s) => `${s.player} ${s.shown} (95%: ${s.ci95_shown}%)`);
   out.textContent = `Rollout of ${rollout.games} games (seed ${rollout.seed}), ${rollout.policies[0]} in every seat: ` +
-    seats.join(", ") + ". Ties shared (D20).";
+    seats.join(", ") + ". Ties shared (D20)." + (rollout.note ? ` ${rollout.note}` : "");
   out.textContent = plain(out.textContent);
 }
-
-function pct(x) { return `${(100 * x).toFixed(1)}%`; }
 
 async function runRollout() {
   const button = $("rollout-run");
