@@ -98,7 +98,8 @@ def test_game_numbers_count_from_one_in_file_order(tmp_path):
 def test_win_review_never_shows_a_chance_short_of_certain_as_certain(board, rules):
     """The win review's chances go through the one percentage formatter (docs/formats.md,
     "Numbers"): 0.9996 would round to 100.0% and 0.0004 to 0.0% at one decimal, but neither is
-    certain, so they read >99.9% and <0.1%; an exact 0 or 1 still reads 0.0% or 100.0%."""
+    certain, so they read >99.9% and <0.1%; an exact 0 or 1 reads 0% or 100% without decimals, as
+    every table prints a certainty (item 6: never "0.0%" beside "<0.1%")."""
     from shelfie_solver.dice.play.gamefile import new_kept_game
     from shelfie_solver.dice.review import Decision, Review
     from shelfie_solver.dice.review_report import review_report
@@ -112,6 +113,6 @@ def test_win_review_never_shows_a_chance_short_of_certain_as_certain(board, rule
                     start=Fraction(9999, 10000), result=None)
     report = review_report(result, kept, Fraction(1, 100))
     chances = [row[report.headers.index("chance")] for row in report.rows]
-    assert chances == [">99.9%", "<0.1%", "100.0%"]
+    assert chances == [">99.9%", "<0.1%", "100%"]
     title = "\n".join(report.title)
     assert "Chance to win: >99.9% at the first turn, >99.9% now" in title  # no curve: now = start

@@ -11,7 +11,8 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from shelfie_solver.core.report import Report, decimal, exact, percent
+from shelfie_solver.core.report import Report, decimal, exact
+from shelfie_solver.dice.advise.words import chance_cell
 from shelfie_solver.dice.play.gamefile import KeptGame
 from shelfie_solver.dice.review import BLUNDER, INACCURACY, MISTAKE, Decision, Review, describe_dice, severity
 
@@ -30,10 +31,11 @@ def _pp(value: Fraction) -> str:
 
 
 def _win_row(number: int, d: Decision, kept: KeptGame) -> list[Any]:
-    """A row of the win-chance table: the chance as every command shows one (:func:`percent`, one
-    decimal: a chance short of certain never reads ``100.0%``), the loss in percentage points."""
+    """A row of the win-chance table: the chance as every table shows one (:func:`advise.words.chance_cell`:
+    one decimal, a chance short of certain never reads ``100.0%``, a certainty reads ``0%`` or
+    ``100%``), the loss in percentage points."""
     return [number, d.round, d.kind, describe_dice(d, kept).replace(" left)", ")"), d.chosen, d.best,
-            percent(d.chosen_value, 1), f"{float(d.loss) * 100:.1f}", severity(d.loss)]
+            chance_cell(d.chosen_value, 1), f"{float(d.loss) * 100:.1f}", severity(d.loss)]
 
 
 def _record(i: int, d: Decision, kept: KeptGame, win: bool = False) -> dict[str, Any]:
@@ -113,7 +115,7 @@ def _win_report(result: Review, kept: KeptGame, threshold: Fraction, game: int) 
             f"{name} {score}" for name, score in zip(kept.players, kept.scores())))
     if result.start is not None:
         end = result.result if result.result is not None else (result.curve[-1].value if result.curve else result.start)
-        title.append(f"Chance to win: {percent(result.start, 1)} at the first turn, {percent(end, 1)} "
+        title.append(f"Chance to win: {chance_cell(result.start, 1)} at the first turn, {chance_cell(end, 1)} "
                      f"{'at the end' if result.result is not None else 'now'}: luck (the dice) {_pp(result.luck)} "
                      f"percentage points, decisions {_pp(-result.total_loss)}, the others' turns {_pp(result.others)}")
     title.append(f"Decisions losing win chance: {counts['inaccuracy']} inaccurac{'y' if counts['inaccuracy'] == 1 else 'ies'} "
