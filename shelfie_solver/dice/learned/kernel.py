@@ -882,7 +882,8 @@ def _win_front(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d
     from the player's sheet as bit masks, in one call: the line totals (:func:`engine.kernel.
     _bit_line_totals`), the strength differences of every item set and of every shelf a failed
     result may give up (D13; :func:`_win_gaps` twice, the shelves by :func:`_shelf_candidates`),
-    and, when ``exact``, :func:`engine.kernel._markings_end` of the usable sets (D15, D17, D19).
+    and, when ``exact``, :func:`engine.kernel._markings_end` of the usable sets (D15, D17, D19);
+    ``tree_nodes``, ``tree_roots``: the 2-player trees (:func:`_win_gaps`; zero roots: none).
 
     Returns ``(gaps int64 (U + S, 1 + J)`` — the usable sets' rows, then the shelves', in the
     order of :func:`_win_gaps`' rows; ``index (U,)`` the usable sets; ``shelves (S,)`` those with
@@ -967,7 +968,8 @@ def _win_turn(marked: np.ndarray, eliminated: np.ndarray, active: int, ends: np.
     active sheet (the round, ``turn // n + 1``, as :attr:`GameState.round`; the seats still to play
     in it, ``to_play`` of :func:`win_model.design`, the seats marked in ``ends``). The same integers
     as those functions and :meth:`win_model.WinObjective.compiled_turn_values`; returns
-    :func:`_win_front`'s (``low``, ``high``: :func:`win_chance.settled_bounds`)."""
+    :func:`_win_front`'s (``low``, ``high``: :func:`win_chance.settled_bounds`; ``tree_nodes``,
+    ``tree_roots``: the 2-player trees, :func:`_win_gaps`)."""
     n = marked.shape[0]
     n_lines = sizes.shape[0]
     n_cells = cell_lines.shape[0]

@@ -240,7 +240,10 @@ def model_from_dict(data: Any, source: str) -> WinModel:
     of the counts :data:`MODEL_PLAYERS` (2, 3 and 4, as ``train --win-model`` writes), keyed
     ``"2"``, ``"3"``, ``"4"`` only (:func:`model_file.players_key`), each :data:`ROWS` rows of :data:`FEATURES` whole numbers;
     the optional :data:`FITTED_KEY` record; any other key kept as provenance unless it looks like
-    a misspelling of one of :data:`READ_KEYS`.
+    a misspelling of one of :data:`READ_KEYS`. A file of :data:`TREES_FORMAT` (format 5) is
+    format 4 plus the optional :data:`TREES_KEY`, the 2-player trees
+    (:func:`learned.win_trees.trees_from_dict`: a forest of int64 nodes, the leaves' sum bounded,
+    monotone in each seat's own ``P``; :attr:`WinModel.trees`).
 
     Raises:
         WinModelError: one line naming the problem and the form expected.
