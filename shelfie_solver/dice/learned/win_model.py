@@ -1308,7 +1308,8 @@ def assemble(parts: dict[int, tuple[WinModel, str]], note: str = "") -> WinModel
     """One model of the coefficients of ``parts``: players (2-4) -> ``(model, name)``, each
     count's coefficients taken from its model, with that model's record of them
     (:meth:`WinModel.fitted_for`) and ``name`` (``"file"``, where it came from) under
-    :data:`FITTED_KEY`; the models' common ``board`` and ``note`` (``"assembled"``) recorded.
+    :data:`FITTED_KEY`; the models' common ``board`` and ``note`` (``"assembled"``) recorded; a
+    count's trees (format 5, :attr:`WinModel.trees`) come with its coefficients.
     How data/win.json is made from the fits of docs/win-chance.md ("A file assembled per number
     of players"); deterministic in its inputs.
 
@@ -1337,7 +1338,8 @@ def assemble(parts: dict[int, tuple[WinModel, str]], note: str = "") -> WinModel
     if note:
         info["assembled"] = note
     info[FITTED_KEY] = {str(n): record for n, record in records.items()}
-    return WinModel({n: model.coefficients[n].copy() for n, (model, _) in sorted(parts.items())}, info)
+    trees = {n: model.trees[n] for n, (model, _) in sorted(parts.items()) if n in model.trees}  # format 5: with its count
+    return WinModel({n: model.coefficients[n].copy() for n, (model, _) in sorted(parts.items())}, info, trees)
 
 
 def model_text(model: WinModel) -> str:
