@@ -770,9 +770,9 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
     z = np.zeros(n, np.int64)
     x = np.zeros(calibration.shape[1], np.int64)
     width = calibration.shape[1]
-    u = np.zeros((2, 2 * width + 1), np.int64)
-    base = np.zeros(max(n_states, 1), np.int64)
     trees = n == 2 and tree_roots.shape[0] > 0
+    u = np.zeros((2, 2 * width + 1 if trees else 1), np.int64)  # (not written without trees)
+    base = np.zeros(max(n_states, 1), np.int64)
     # the trees with the inputs alike for every candidate read once (_win_tree_fixed), per seat:
     # the player's ``plays next`` columns and "a turn ahead" (it has just played), the other seat's
     # score, near flag, ``plays next`` columns, "a turn ahead" and line states (as the turn starts)

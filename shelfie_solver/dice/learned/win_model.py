@@ -11,7 +11,9 @@ best other seat, with round interactions, and whether it has played one more tur
 still to play in this round, D5, D18; and, format 4, how many of its shelves and of its columns
 are in each state of items marked and available, D4: :func:`sheet_states`), and a strength
 ``z_i = c . x_i`` with one coefficient
-row ``c`` per number of players (2-4) and phase, shared by the seats. The chances are the softmax
+row ``c`` per number of players (2-4) and phase, shared by the seats (format 5, with 2 seats: plus
+an integer term of both seats' features through regression trees, :mod:`learned.win_trees`,
+:meth:`WinModel.trees_for`; docs/win-chance.md "Both sheets: trees in integers"). The chances are the softmax
 
     chance_i = exp(z_i) / sum_j exp(z_j)
 
