@@ -7,7 +7,9 @@ docstring), run with this page's files (``rollouts --replay-model FILE``: the lo
 played by ``FILE``, ``chance_vs_rollout.py --win-model FILE``, and are replayed by it): ``fit`` writes the 2-player coefficients of
 ``win_model.FEATURES`` (the 14 features and the 42 line-state counts) fitted by
 :func:`win_fit.train_win_model` (``players=(2,)``, ``strategy="win"``, ridge ``OWN_PLAY_RIDGE``)
-to ``--games`` games of ``win`` by ``--play-model``.
+to ``--games`` games of ``win`` by ``--play-model``. ``fitmix``: the coefficients of ``--players``
+(default 2; ``3,4`` for "The sheets' line states with 3 and 4 players") fitted to the games of
+several policies at once (``--sources``, :func:`fit_mixed`).
 
 ``assemble``: a model file (``--output``, data/win.json by default) of the 2-player coefficients
 of ``--two`` and the 3- and 4-player ones of ``--rest`` (any format: a file of format 2 or 3 has
