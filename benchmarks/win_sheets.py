@@ -33,8 +33,10 @@ ROOT = win_first.ROOT
 #: The 2-player coefficients shipped before the line states (format 3, "Who played first in the round").
 BEFORE = "examples/win-first.json"
 SHEETS = "examples/win-sheets.json"
-#: The 3- and 4-player coefficients shipped (data/win.json's since 2026-12-06: "A turn ahead with 3 and 4 players").
-REST = "examples/win-first-34.json"
+#: The 3- and 4-player coefficients to assemble: fitted with the line states on the games of three policies
+#: (docs/win-chance.md, "The sheets' line states with 3 and 4 players"); data/win.json's until then were
+#: examples/win-first-34.json's ("A turn ahead with 3 and 4 players").
+REST = "examples/win-sheets-34.json"
 
 
 def assemble_file(args: argparse.Namespace) -> None:
