@@ -7,7 +7,9 @@ docstring), run with this page's files (``rollouts --replay-model FILE``: the lo
 played by ``FILE``, ``chance_vs_rollout.py --win-model FILE``, and are replayed by it): ``fit`` writes the 2-player coefficients of
 ``win_model.FEATURES`` (the 14 features and the 42 line-state counts) fitted by
 :func:`win_fit.train_win_model` (``players=(2,)``, ``strategy="win"``, ridge ``OWN_PLAY_RIDGE``)
-to ``--games`` games of ``win`` by ``--play-model``.
+to ``--games`` games of ``win`` by ``--play-model``. ``fitmix``: the coefficients of ``--players``
+(default 2; ``3,4`` for "The sheets' line states with 3 and 4 players") fitted to the games of
+several policies at once (``--sources``, :func:`fit_mixed`).
 
 ``assemble``: a model file (``--output``, data/win.json by default) of the 2-player coefficients
 of ``--two`` and the 3- and 4-player ones of ``--rest`` (any format: a file of format 2 or 3 has
@@ -31,8 +33,10 @@ ROOT = win_first.ROOT
 #: The 2-player coefficients shipped before the line states (format 3, "Who played first in the round").
 BEFORE = "examples/win-first.json"
 SHEETS = "examples/win-sheets.json"
-#: The 3- and 4-player coefficients shipped (data/win.json's since 2026-12-06: "A turn ahead with 3 and 4 players").
-REST = "examples/win-first-34.json"
+#: The 3- and 4-player coefficients to assemble: fitted with the line states on the games of three policies
+#: (docs/win-chance.md, "The sheets' line states with 3 and 4 players"); data/win.json's until then were
+#: examples/win-first-34.json's ("A turn ahead with 3 and 4 players").
+REST = "examples/win-sheets-34.json"
 
 
 def assemble_file(args: argparse.Namespace) -> None:
@@ -50,11 +54,13 @@ def assemble_file(args: argparse.Namespace) -> None:
 
 
 def fit_mixed(args: argparse.Namespace) -> None:
-    """The 2-player coefficients fitted to the positions of several sets of games at once
-    (``--sources SEED:GAMES:PLAY_MODEL,...``: each ``GAMES`` games of ``win`` by ``PLAY_MODEL``
-    from ``SEED``, as ``fit``; data aggregation over the iterations, so that a model is fitted on
-    the positions its own play reaches and on those of the models before it), positions cached
-    per source in ``--cache``; written to ``--output``."""
+    """The coefficients of ``--players`` (default 2; e.g. ``3,4``) fitted to the positions of
+    several sets of games at once (``--sources SEED:GAMES:PLAY_MODEL,...``: each ``GAMES`` games
+    per number of players from ``SEED``, of ``win`` by the file ``PLAY_MODEL``, or of the strategy
+    ``learned`` where ``PLAY_MODEL`` is ``learned``; as ``fit``; data aggregation over policies, so
+    that a model is fitted on the positions its own play reaches and on those of other policies),
+    positions cached per source and number of players in ``--cache``; written to ``--output``,
+    the other counts' coefficients 0 (even chances)."""
     import pickle
     import time
 
@@ -67,26 +73,40 @@ def fit_mixed(args: argparse.Namespace) -> None:
 
     start = time.process_time()
     board = load_board(None, DEFAULT_RULES)
+    counts = tuple(args.players)
     samples, records = [], []
     for source in args.sources.split(","):
         seed, games, play = source.split(":", 2)
-        path = Path(args.cache or "/tmp") / f"win-samples-{seed}-{games}-{Path(play).stem}.pkl"
-        if path.exists():
-            part = pickle.loads(path.read_bytes())
-        else:
-            part = self_play_positions(board, DEFAULT_RULES, int(seed), int(games), (2,), 1, "win",
-                                       load_win_model(ROOT / play))
-            path.write_bytes(pickle.dumps(part))
-        samples += part
-        records.append({"seed": int(seed), "games": int(games), "played_by": play, "positions": len(part)})
-        print(f"  {source}: {len(part)} positions", flush=True)
+        for n in counts:
+            tag = "" if n == 2 else f"-{n}p"  # the 2-player cache keeps its former name
+            path = Path(args.cache or "/tmp") / f"win-samples-{seed}-{games}-{Path(play).stem}{tag}.pkl"
+            if path.exists():
+                part = pickle.loads(path.read_bytes())
+            else:
+                if play == "learned":
+                    part = self_play_positions(board, DEFAULT_RULES, int(seed), int(games), (n,), 1, "learned")
+                else:
+                    part = self_play_positions(board, DEFAULT_RULES, int(seed), int(games), (n,), 1, "win",
+                                               load_win_model(ROOT / play))
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(pickle.dumps(part))
+            samples += part
+            records.append({"seed": int(seed), "games": int(games), "players": n,
+                            "played_by": "learned (the strategy)" if play == "learned" else play,
+                            "positions": len(part)})
+            print(f"  {source}, {n} players: {len(part)} positions ({time.process_time() - start:.0f} CPU s)",
+                  flush=True)
     model = fit(samples, OWN_PLAY_RIDGE)
     tables = {n: model.coefficients.get(n, EVEN.coefficients[n]).copy() for n in EVEN.coefficients}
-    out = WinModel(tables, {"board": board.name, "players": [2], "strategy": "win", "ridge": OWN_PLAY_RIDGE,
-                            "positions": len(samples), "sources": records})
-    Path(args.output).write_text(model_text(out), "utf-8")
+    out = WinModel(tables, {"board": board.name, "players": list(counts), "strategy": "win",
+                            "ridge": OWN_PLAY_RIDGE, "positions": len(samples), "sources": records})
+    temp = Path(args.output + ".tmp")
+    temp.write_text(model_text(out), "utf-8")
+    temp.replace(args.output)
     print(f"{len(samples)} positions; {time.process_time() - start:.0f} CPU s")
-    print(np.array(out.coefficients[2]))
+    for n in counts:
+        print(n, "players:")
+        print(np.array(out.coefficients[n]))
 
 
 def main() -> None:
@@ -104,7 +124,10 @@ def main() -> None:
     parser.add_argument("--cache", default="")
     parser.add_argument("--log", default="")
     parser.add_argument("--per-game", type=int, default=4)
-    parser.add_argument("--sources", default="", help="fitmix: SEED:GAMES:PLAY_MODEL,...")
+    parser.add_argument("--sources", default="", help="fitmix: SEED:GAMES:PLAY_MODEL,... (PLAY_MODEL a file or "
+                        "learned)")
+    parser.add_argument("--players", type=lambda t: tuple(int(x) for x in t.split(",")), default=(2,),
+                        help="the numbers of players, comma-separated (fitmix: each fitted; else the first)")
     parser.add_argument("--replay-model", default="",
                         help="rollouts: the model file the log's games were played by (chance_vs_rollout.py "
                              "--win-model); default the shipped one")
