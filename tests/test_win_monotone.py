@@ -25,6 +25,7 @@ from shelfie_solver.dice.learned.win_model import (
     default_win_model,
     design,
 )
+from shelfie_solver.dice.learned.win_trees import WinTrees
 
 W = WEIGHT_SCALE
 
@@ -45,7 +46,10 @@ def raised(seats: np.ndarray, seat: np.ndarray, step: np.ndarray) -> np.ndarray:
     return out
 
 
-def check_monotone(c: np.ndarray, rng: np.random.Generator, n: int, r: int, k: int = 300) -> None:
+def check_monotone(c: np.ndarray, rng: np.random.Generator, n: int, r: int, k: int = 300,
+                   trees: WinTrees | None = None) -> None:
+    """Raising a random seat's ``P`` by a random step never lowers its chance (every row, at
+    round ``r``), with ``trees`` (format 5, 2 seats: tests/test_win_trees.py) or without."""
     seats = random_seats(rng, k, n)
     seat = rng.integers(0, n, size=k)
     # steps of one unit (the floors' scale), of a fraction of a point and of many points
@@ -53,8 +57,9 @@ def check_monotone(c: np.ndarray, rng: np.random.Generator, n: int, r: int, k: i
     to_play = int(rng.integers(0, n))  # the seats still to play in the round (D5, D18)
     for phase in ROWS:
         ph = np.full(k, phase)
-        before = all_chances(c, ph, design(ph, seats, r, to_play=to_play), r)[np.arange(k), seat]
-        after = all_chances(c, ph, design(ph, raised(seats, seat, step), r, to_play=to_play), r)[np.arange(k), seat]
+        before = all_chances(c, ph, design(ph, seats, r, to_play=to_play), r, trees)[np.arange(k), seat]
+        after = all_chances(c, ph, design(ph, raised(seats, seat, step), r, to_play=to_play), r,
+                            trees)[np.arange(k), seat]
         bad = np.flatnonzero(after < before)
         assert bad.size == 0, (phase, r, seats[bad[0]].tolist(), int(seat[bad[0]]), int(step[bad[0]]))
 

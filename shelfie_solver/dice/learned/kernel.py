@@ -36,8 +36,9 @@ if TYPE_CHECKING:
 
 #: The compiled functions, callees first (:func:`engine.kernel.compile_into`).
 _COMPILED_ORDER = ("_learned_line", "_learned_sheet", "_learned_seats", "_learned_worth", "_learned_blocks",
-                   "_learned_opponents", "_shelf_candidates", "_learned_turn", "_line_state", "_sheet_states", "_win_strengths_into",
-                   "_win_strengths", "_win_gaps", "_win_front", "_win_turn")
+                   "_learned_opponents", "_shelf_candidates", "_learned_turn", "_line_state", "_sheet_states", "_win_tree_term",
+                   "_win_strengths_into", "_win_strengths", "_win_tree_strengths", "_win_gaps", "_win_front",
+                   "_win_turn")
 
 #: The engine's compiled kernels the ones here call, bound by :func:`_compiled` (``None`` until then).
 _ENGINE = ("_scan", "_level", "_turn_levels", "_bit_line_totals", "_markings_end")
@@ -538,13 +539,52 @@ def _win_strengths(seats: np.ndarray, c: np.ndarray, round_number: int, to_play:
     in int64 (:mod:`learned.win_bounds`: ``DESIGN_INPUT_BOUND``, ``DESIGN_ROUND_BOUND``,
     ``DESIGN_LEAD_BOUND``): then ``z`` is not set and the caller takes the numpy path's Python integers. Otherwise the same
     integers as the numpy code."""
-    return _win_strengths_into(seats, c, round_number, to_play, weight_scale, z, np.zeros(c.shape[0], np.int64))
+    return _win_strengths_into(seats, c, round_number, to_play, weight_scale, z, np.zeros(c.shape[0], np.int64), 0,
+                               np.zeros((0, 5), np.int64), np.zeros(0, np.int64), np.zeros((2, c.shape[0]), np.int64))
+
+
+def _win_tree_strengths(seats: np.ndarray, c: np.ndarray, round_number: int, to_play: int, weight_scale: int,
+                        z: np.ndarray, phase: int, tree_nodes: np.ndarray,
+                        tree_roots: np.ndarray) -> int:  # pragma: no cover - compiled
+    """:func:`_win_strengths` with the 2-player trees ``tree_nodes (N, 5)``, ``tree_roots (R,)``
+    (:class:`learned.win_trees.WinTrees`) read at ``phase`` (0, 2, 3): with 2 seats each
+    ``z_i`` plus its tree term (:func:`_win_tree_term`)."""
+    return _win_strengths_into(seats, c, round_number, to_play, weight_scale, z, np.zeros(c.shape[0], np.int64),
+                               phase, tree_nodes, tree_roots, np.zeros((2, c.shape[0]), np.int64))
+
+
+def _win_tree_term(tree_nodes: np.ndarray, tree_roots: np.ndarray, own: np.ndarray, other: np.ndarray,
+                   phase: int) -> int:  # pragma: no cover - compiled
+    """A seat's tree term ``T_i`` (:meth:`learned.win_trees.WinTrees.terms`): the sum over the
+    trees ``tree_roots (R,)`` of the leaf value reached by ``u = [own (F,), other (F,), phase]``
+    (the seat's and the other seat's RAW features, :func:`learned.win_model.design`) through the
+    nodes ``tree_nodes (N, 5)`` (feature, threshold, left, right, value: left when ``u[feature]
+    <= threshold``). Exact int64 (the leaves' bound is checked at load)."""
+    width = own.shape[0]
+    total = 0
+    for t in range(tree_roots.shape[0]):
+        k = tree_roots[t]
+        f = tree_nodes[k, 0]
+        while f >= 0:
+            if f < width:
+                v = own[f]
+            elif f < 2 * width:
+                v = other[f - width]
+            else:
+                v = phase
+            k = tree_nodes[k, 2] if v <= tree_nodes[k, 1] else tree_nodes[k, 3]
+            f = tree_nodes[k, 0]
+        total += tree_nodes[k, 4]
+    return total
 
 
 def _win_strengths_into(seats: np.ndarray, c: np.ndarray, round_number: int, to_play: int, weight_scale: int,
-                        z: np.ndarray, x: np.ndarray) -> int:  # pragma: no cover - compiled
+                        z: np.ndarray, x: np.ndarray, phase: int, tree_nodes: np.ndarray, tree_roots: np.ndarray,
+                        raw: np.ndarray) -> int:  # pragma: no cover - compiled
     """:func:`_win_strengths` with the features' scratch row ``x (F,)`` given (one per call of
-    :func:`_win_gaps`, not one per candidate)."""
+    :func:`_win_gaps`, not one per candidate); with 2 seats and trees (``tree_roots`` not empty;
+    :func:`_win_tree_strengths`) each seat's RAW features (the curve columns 11 and 12 before the
+    projection) go to the scratch ``raw (2, F)`` and each ``z_i`` gets its tree term at ``phase``."""
     n = seats.shape[0]
     w = weight_scale
     r = round_number
@@ -576,6 +616,7 @@ def _win_strengths_into(seats: np.ndarray, c: np.ndarray, round_number: int, to_
             found = True
     if tops > 1:
         second = top
+    trees = n == 2 and tree_roots.shape[0] > 0
     # the monotone projection of win_model.monotone_columns (docs/win-chance.md, "Monotone in the lead")
     size = 0
     for f in (0, 1, 5, 6, 11, 12):
@@ -631,6 +672,16 @@ def _win_strengths_into(seats: np.ndarray, c: np.ndarray, round_number: int, to_
             total += c[f] * x[f]
             largest = max(largest, abs(x[f]))
         z[i] = total
+        if trees:  # the trees read the RAW features: the curve of the lead as it is
+            for f in range(c.shape[0]):
+                raw[i, f] = x[f]
+            raw[i, 11] = (lead * abs(lead)) // (10 * w)
+            raw[i, 12] = raw[i, 11] * r
+    if trees:
+        t0 = _win_tree_term(tree_nodes, tree_roots, raw[0], raw[1], phase)
+        t1 = _win_tree_term(tree_nodes, tree_roots, raw[1], raw[0], phase)
+        z[0] += t0
+        z[1] += t1
     return largest
 
 
@@ -639,8 +690,8 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
               ap: np.ndarray, sizes: np.ndarray, t: int, trigger: int, n_shelves: int, coef: np.ndarray,
               glob: np.ndarray, ctx: np.ndarray, threat: np.ndarray, triggered: bool, opponent_distance: int,
               opponent_values: np.ndarray, block: np.ndarray, weight_scale: int, rest: np.ndarray,
-              calibration: np.ndarray, round_number: int, to_play: int, low: int,
-              high: int) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray]:  # pragma: no cover
+              calibration: np.ndarray, tree_nodes: np.ndarray, tree_roots: np.ndarray, round_number: int,
+              to_play: int, low: int, high: int) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray]:  # pragma: no cover
     """The ``win`` objective's strength differences of ``K`` candidate sheets at once
     (:meth:`win_model.WinObjective.chance_of` up to the softmax): per candidate (as
     :func:`_learned_seats`) every seat's :data:`win_model.SEAT_COLUMNS` (the player's, then each
@@ -649,7 +700,8 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
     counts are the sheet's moved by each changed line, :func:`_line_state`, or, where every sheet
     coefficient is 0, the sheet's: the same strengths),
     the strengths (:func:`_win_strengths`, ``calibration (3, F)`` rows :data:`win_model.ROWS`,
-    at ``round_number`` with ``to_play`` seats still to play in the round)
+    at ``round_number`` with ``to_play`` seats still to play in the round; with 2 seats plus the
+    tree terms of ``tree_nodes (N, 5)``, ``tree_roots (R,)``, :func:`_win_tree_strengths`, R 0: none)
     and ``gaps[k, j] = z_j - z_0`` ``int64 (K+1, 1 + J)``. Returns ``gaps``, ``usable (K+1,)``
     and whether every product fits int64 (``False``: use the numpy path, whose Python integers
     are exact), and per candidate ``settled int64 (K+1,)``: :func:`win_chance.settled_shares` of
@@ -666,8 +718,10 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
     seats = np.zeros((n, 4 + n_states), np.int64)
     z = np.zeros(n, np.int64)
     x = np.zeros(calibration.shape[1], np.int64)
+    raw = np.zeros((2, calibration.shape[1]), np.int64)
     base = np.zeros(max(n_states, 1), np.int64)
-    moved = False  # the candidates' own states, needed only where a sheet coefficient is not 0
+    trees = n == 2 and tree_roots.shape[0] > 0
+    moved = trees  # the candidates' own states, needed only where a sheet coefficient is not 0 or trees read them
     for r in range(calibration.shape[0]):
         for f in range(14, calibration.shape[1]):
             moved = moved or calibration[r, f] != 0
@@ -711,14 +765,14 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
         phase = phases[k]
         row = 0 if phase == 0 else (1 if phase == 2 else 2)
         largest = max(largest, _win_strengths_into(seats, calibration[row], round_number, to_play, weight_scale,
-                                                   z, x))
+                                                   z, x, phase, tree_nodes, tree_roots, raw))
         for j in range(n):
             gaps[k, j] = z[j] - z[0]
     most = 0
     for r in range(calibration.shape[0]):
         for f in range(calibration.shape[1]):
             most = max(most, abs(calibration[r, f]))
-    limit = 1 << 62
+    limit = 1 << 60 if trees else 1 << 62  # with trees |c . x| below 2**60 and |T| below 2**61 (win_trees)
     per = most * calibration.shape[1]
     ok = largest < limit and most < limit // 64 and (per == 0 or largest < limit // per)  # bound < 2^62
     # (win_model.strength_numerators; ``largest == 2^62``: a feature beyond win_model.design's int64 bounds)
@@ -730,7 +784,8 @@ def _win_front(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d
                values: np.ndarray, sizes: np.ndarray, t: int, trigger: int, n_shelves: int, coef: np.ndarray,
                glob: np.ndarray, ctx: np.ndarray, threat: np.ndarray, triggered: bool, opponent_distance: int,
                opponent_values: np.ndarray, block: np.ndarray, weight_scale: int, rest: np.ndarray,
-               calibration: np.ndarray, round_number: int, to_play: int, exact: bool, set_lines: np.ndarray,
+               calibration: np.ndarray, tree_nodes: np.ndarray, tree_roots: np.ndarray, round_number: int,
+               to_play: int, exact: bool, set_lines: np.ndarray,
                set_counts: np.ndarray, set_points: np.ndarray, other_marked: np.ndarray,
                other_eliminated: np.ndarray, line_masks: np.ndarray, low: int,
                high: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool, np.ndarray, np.ndarray,
@@ -753,12 +808,12 @@ def _win_front(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d
     gaps, usable, ok, settled = _win_gaps(set_ids, d_lines, d_counts, d_points, set_masks, closed, False, m, a, mp,
                                           ap, sizes, t, trigger, n_shelves, coef, glob, ctx, threat, triggered,
                                           opponent_distance, opponent_values, block, weight_scale, rest, calibration,
-                                          round_number, to_play, low, high)
+                                          tree_nodes, tree_roots, round_number, to_play, low, high)
     shelf_ids, s_lines, s_counts, s_points = _shelf_candidates(values, n_shelves, closed)
     shelf_gaps, _, shelf_ok, shelf_settled = _win_gaps(
         shelf_ids, s_lines, s_counts, s_points, np.zeros(0, np.int64), 0, True, m, a, mp, ap, sizes, t, trigger,
         n_shelves, coef, glob, ctx, threat, triggered, opponent_distance, opponent_values, block, weight_scale, rest,
-        calibration, round_number, to_play, low, high)
+        calibration, tree_nodes, tree_roots, round_number, to_play, low, high)
     n_sets = usable.shape[0] - 1
     n_used = 0
     for k in range(n_sets):
@@ -805,7 +860,8 @@ def _win_front(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d
 
 def _win_turn(marked: np.ndarray, eliminated: np.ndarray, active: int, ends: np.ndarray, turn: int, triggered: bool,
               per_turn: int, blocking: bool, coef: np.ndarray, glob: np.ndarray, context_weights: np.ndarray,
-              weight_scale: int, far: int, calibration: np.ndarray, exact: bool, set_ids: np.ndarray,
+              weight_scale: int, far: int, calibration: np.ndarray, tree_nodes: np.ndarray, tree_roots: np.ndarray,
+              exact: bool, set_ids: np.ndarray,
               d_lines: np.ndarray, d_counts: np.ndarray, d_points: np.ndarray, set_masks: np.ndarray,
               cell_lines: np.ndarray, values: np.ndarray, sizes: np.ndarray, t: int, trigger: int, n_shelves: int,
               set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.ndarray,
@@ -877,5 +933,6 @@ def _win_turn(marked: np.ndarray, eliminated: np.ndarray, active: int, ends: np.
         ctx[r] = total
     return _win_front(set_ids, d_lines, d_counts, d_points, set_masks, marked[active], eliminated[active], cell_lines,
                       values, sizes, t, trigger, n_shelves, coef, glob, ctx, threat, triggered, distance, each, block,
-                      weight_scale, rest, calibration, turn // n + 1, to_play, exact, set_lines, set_counts, set_points,
+                      weight_scale, rest, calibration, tree_nodes, tree_roots, turn // n + 1, to_play, exact, set_lines,
+                      set_counts, set_points,
                       other_marked, other_eliminated, line_masks, low, high)

@@ -74,6 +74,7 @@ from shelfie_solver.dice.learned.win_bounds import (
     LINE_STATE_CAP,
     LINE_STATES,
 )
+from shelfie_solver.dice.learned.win_trees import NO_TREES, TREE_PLAYERS, WinTrees, trees_from_dict
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import (
@@ -141,8 +142,15 @@ SHEET_FEATURES = tuple(f"{kind} m{m} a{a}" for kind in ("shelves", "columns")
 SHEET_COLUMNS = len(SHEET_FEATURES)
 #: Each seat's features (:func:`design`): :data:`BASE_FEATURES` then :data:`SHEET_FEATURES`.
 FEATURES = BASE_FEATURES + SHEET_FEATURES
-#: The ``format`` key of a model file (format 1, a logistic of one seat's gaps, is refused).
+#: The ``format`` key of a model file (format 1, a logistic of one seat's gaps, is refused) without
+#: trees: a model without trees is written in it (so data/win.json is unchanged byte for byte).
 WIN_FORMAT = "shelfie-solve win 4"
+#: The ``format`` key of a model file with trees (:data:`TREES_KEY`; docs/formats.md, "Win-model
+#: file"): format 4 and the optional 2-player trees over both seats' features
+#: (:mod:`learned.win_trees`); a format-5 file without them gives exactly format 4's figures.
+TREES_FORMAT = "shelfie-solve win 5"
+#: The optional key of a format-5 file holding the trees (:func:`learned.win_trees.trees_from_dict`).
+TREES_KEY = "trees"
 #: The formats still read and the features their files have: a missing coefficient is 0, so such
 #: a file gives exactly the figures it gave (:func:`model_from_dict`). Format 3: without the sheet
 #: states; format 2: without "a turn ahead" either.
@@ -153,6 +161,7 @@ FORMER_FORMAT = "shelfie-solve win 3"
 FORMER_FEATURES = BASE_FEATURES
 #: A win-model file, as recognised before it is replaced (:func:`files.check_overwrite`): any format read.
 WIN_KIND = FileKind("a win-model file", json_kind("a win-model file", WIN_FORMAT).patterns
+                    + json_kind("a win-model file", TREES_FORMAT).patterns
                     + tuple(p for f in FORMER_FORMATS for p in json_kind("a win-model file", f).patterns))
 #: The optional key of a model file recording, per number of players (``"2"``-``"4"``, exactly the
 #: counts of ``"coefficients"``), how that count's coefficients were made (:func:`assemble`;
@@ -170,10 +179,20 @@ class WinModelError(ShelfieError):
 @dataclass(frozen=True, eq=False)
 class WinModel:
     """Coefficients: players (2-4) -> ``int64 (3, F)`` (rows :data:`ROWS`, columns
-    :data:`FEATURES`) over :data:`COEF_SCALE`; ``info`` how they were made."""
+    :data:`FEATURES`) over :data:`COEF_SCALE`; ``info`` how they were made; ``trees`` players
+    (2 only) -> the both-sheets trees added to the strengths (:mod:`learned.win_trees`, format 5;
+    empty: none, format 4)."""
 
     coefficients: dict[int, np.ndarray]
     info: dict[str, Any] = field(default_factory=dict)
+    trees: dict[int, WinTrees] = field(default_factory=dict)
+
+    def trees_for(self, players: int) -> WinTrees | None:
+        """The trees added to the strengths of a position of ``players`` seats: the file's
+        2-player block with exactly 2 seats (:data:`learned.win_trees.TREE_PLAYERS`), else
+        ``None`` (no term; also for an empty block, whose term is 0)."""
+        found = self.trees.get(players) if players == TREE_PLAYERS else None
+        return None if found is None or found.empty else found
 
     def for_players(self, players: int) -> np.ndarray:
         """``(3, F)`` for ``players`` seats (the nearest count fitted)."""
@@ -197,14 +216,19 @@ class WinModel:
         return {k: v for k, v in self.info.items() if k != FITTED_KEY}
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": WIN_FORMAT, "coef_scale": COEF_SCALE, "chance_scale": CHANCE_SCALE,
-                "rows": list(ROWS), "features": list(FEATURES),
-                "coefficients": {str(n): c.tolist() for n, c in sorted(self.coefficients.items())}, **self.info}
+        """The file's JSON form: format 5 (:data:`TREES_FORMAT`) with a ``"trees"`` key where the
+        model has trees (a block, even empty), else format 4 (:data:`WIN_FORMAT`)."""
+        out = {"format": TREES_FORMAT if self.trees else WIN_FORMAT, "coef_scale": COEF_SCALE,
+               "chance_scale": CHANCE_SCALE, "rows": list(ROWS), "features": list(FEATURES),
+               "coefficients": {str(n): c.tolist() for n, c in sorted(self.coefficients.items())}, **self.info}
+        if self.trees:
+            out[TREES_KEY] = {str(n): t.to_dict() for n, t in sorted(self.trees.items())}
+        return out
 
 
 #: The keys a win-model file is read by; the others record how it was made and are kept
 #: (:attr:`WinModel.info`), except one that looks like a misspelling of these (:func:`model_from_dict`).
-READ_KEYS = ("format", "coef_scale", "chance_scale", "rows", "features", "coefficients", FITTED_KEY)
+READ_KEYS = ("format", "coef_scale", "chance_scale", "rows", "features", "coefficients", FITTED_KEY, TREES_KEY)
 
 
 def model_from_dict(data: Any, source: str) -> WinModel:
@@ -226,9 +250,11 @@ def model_from_dict(data: Any, source: str) -> WinModel:
         raise WinModelError(f"{name}: a win-model file of format 1 (a logistic of one seat's gaps), "
                             f"which this version no longer reads; fit a {WIN_FORMAT!r} file with "
                             "shelfie-solve train --win-model --seed S --output FILE")
-    if not isinstance(data, dict) or (data.get("format") != WIN_FORMAT and data.get("format") not in FORMER_FORMATS):
-        raise WinModelError(f'{name}: not a win-model file (expected "format": "{WIN_FORMAT}")')
-    features = FEATURES if data["format"] == WIN_FORMAT else FORMER_FORMATS[data["format"]]
+    if not isinstance(data, dict) or (data.get("format") not in (WIN_FORMAT, TREES_FORMAT)
+                                      and data.get("format") not in FORMER_FORMATS):
+        raise WinModelError(f'{name}: not a win-model file (expected "format": "{WIN_FORMAT}", or '
+                            f'"{TREES_FORMAT}" with "{TREES_KEY}")')
+    features = FEATURES if data["format"] in (WIN_FORMAT, TREES_FORMAT) else FORMER_FORMATS[data["format"]]
     for key, value in (("coef_scale", COEF_SCALE), ("chance_scale", CHANCE_SCALE), ("rows", list(ROWS)),
                        ("features", list(features))):
         if key not in data or json.dumps(data[key]) != json.dumps(value):  # 1.0 or true would equal 1
@@ -274,7 +300,24 @@ def model_from_dict(data: Any, source: str) -> WinModel:
         raise WinModelError(f'{name}: "{FITTED_KEY}" must map each number of players of the '
                             f"coefficients ({counts}) to a record of how they were made (docs/formats.md)")
     info = {k: v for k, v in data.items() if k not in READ_KEYS or k == FITTED_KEY}
-    return WinModel(coefficients, info)
+    return WinModel(coefficients, info, _read_trees(data, name))
+
+
+def _read_trees(data: dict[str, Any], name: str) -> dict[int, WinTrees]:
+    """The trees of a model file's :data:`TREES_KEY` (:func:`learned.win_trees.trees_from_dict`),
+    ``{}`` without one; only in a file of :data:`TREES_FORMAT`.
+
+    Raises:
+        WinModelError: one line naming the problem and the form expected."""
+    if TREES_KEY not in data:
+        return {}
+    if data["format"] != TREES_FORMAT:
+        raise WinModelError(f'{name}: "{TREES_KEY}" in a file of "format": {json.dumps(data["format"])}; expected '
+                            f'"format": "{TREES_FORMAT}" (docs/formats.md, "Win-model file")')
+    try:
+        return trees_from_dict(data[TREES_KEY], len(FEATURES))
+    except ValueError as error:
+        raise WinModelError(f"{name}: {error} (docs/formats.md, \"Win-model file\", format 5)") from None
 
 
 def _features_hint(data: dict[str, Any], key: str, expected: Any) -> str:
@@ -318,11 +361,17 @@ def _misspelt_key(data: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
+#: The largest win-model file read (:func:`load_win_model`): 8 MiB, room for a format-5 file's trees
+#: (300 trees of 15 leaves take about 0.3 MB; a format-4 file about 10 KB).
+MAX_WIN_FILE_BYTES = 1 << 23
+
+
 def load_win_model(path: str | Path) -> WinModel:
-    """Read a model file (at most 1 MiB, :func:`inputs.read_json`)."""
+    """Read a model file (at most :data:`MAX_WIN_FILE_BYTES`, :func:`inputs.read_json`)."""
     from shelfie_solver.core.inputs import read_json
 
-    data = read_json(path, WinModelError, 1 << 20, "a win-model file written by shelfie-solve train --win-model")
+    data = read_json(path, WinModelError, MAX_WIN_FILE_BYTES,
+                     "a win-model file written by shelfie-solve train --win-model")
     return model_from_dict(data, str(path))
 
 
@@ -490,18 +539,31 @@ def _design_columns(p: np.ndarray, sw: np.ndarray, d: np.ndarray, k: np.ndarray,
     return np.stack(columns, axis=-1)
 
 
-def strength_numerators(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray, round_number: int) -> np.ndarray:
+def strength_numerators(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray, round_number: int,
+                        trees: WinTrees | None = None) -> np.ndarray:
     """``(K, n)`` exact integers: each seat's strength ``z`` times ``COEF_SCALE * WEIGHT_SCALE``
     (int64 where the products provably fit, else Python integers in an object array), through the
-    monotone projection of :func:`monotone_columns` (``round_number`` the round of :func:`design`)."""
+    monotone projection of :func:`monotone_columns` (``round_number`` the round of :func:`design`);
+    with ``trees`` (:meth:`WinModel.trees_for`, format 5) and exactly 2 seats, plus each seat's
+    tree term ``T_i`` read from the RAW ``x`` and ``phase`` (:meth:`learned.win_trees.WinTrees.terms`);
+    ``None``, an empty block or another number of seats: no term."""
+    raw = x
     c = coefficients[phase_rows(phase)][:, None, :]  # (K, 1, F)
     x, extra = monotone_columns(coefficients, phase, x, round_number)
     bound = int(np.abs(x).max(initial=0)) * int(np.abs(c).max(initial=0)) * (x.shape[-1] + 4) \
         + int(np.abs(extra).max(initial=0)) * int(np.abs(x[..., :1]).max(initial=0))
+    with_trees = trees is not None and not trees.empty and x.shape[1] == TREE_PLAYERS
+    if with_trees:
+        assert trees is not None
+        bound += trees.bound  # |z + T| below 2**62: every difference of two strengths in int64
     if bound < 1 << 62 and x.dtype != object and extra.dtype != object:
         out: np.ndarray = (c * x).sum(axis=-1) + extra * x[..., 0]
-        return out
-    out = (c.astype(object) * x.astype(object)).sum(axis=-1) + extra.astype(object) * x[..., 0].astype(object)
+    else:
+        out = (c.astype(object) * x.astype(object)).sum(axis=-1) + extra.astype(object) * x[..., 0].astype(object)
+    if with_trees:
+        assert trees is not None
+        terms = trees.terms(phase, raw)
+        out = out + (terms.astype(object) if out.dtype == object else terms)
     return out
 
 
@@ -556,24 +618,27 @@ def monotone_columns(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray,
     return x, extra
 
 
-def all_chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray, round_number: int) -> np.ndarray:
+def all_chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray, round_number: int,
+                trees: WinTrees | None = None) -> np.ndarray:
     """``int64 (K, n)``: every seat's chance to win over :data:`CHANCE_SCALE`, the softmax of the
     seats' strengths ``z_i = c . x_i`` (``c`` the row of the phase; ``x`` from :func:`design` at
     ``round_number``; through :func:`monotone_columns`):
     ``round(CHANCE_SCALE / sum_j exp(z_j - z_i))``. The differences ``z_j - z_i`` are exact
     integers before one float conversion each, so a seat's figure is an exact function of the
     integers (the float64 ``exp``'s error, below 1e-15, can move it only at an exact rounding
-    tie); the seats add up to :data:`CHANCE_SCALE` within one unit per seat."""
-    z = strength_numerators(coefficients, phase, x, round_number)  # (K, n)
+    tie); the seats add up to :data:`CHANCE_SCALE` within one unit per seat. ``trees``: the
+    2-player tree terms (:func:`strength_numerators`)."""
+    z = strength_numerators(coefficients, phase, x, round_number, trees)  # (K, n)
     return _softmax_shares(z[:, None, :] - z[:, :, None])  # (K, i, j): z_j - z_i, exact
 
 
-def chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray, round_number: int) -> np.ndarray:
+def chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray, round_number: int,
+            trees: WinTrees | None = None) -> np.ndarray:
     """``int64 (K,)``: the chance to win over :data:`CHANCE_SCALE` of the seat that just played
     (seat column 0 of :func:`design`) — :func:`all_chances`' first column, computed from that
     seat's differences only (the objective's hot path); the one place that maps features to
-    chances."""
-    z = strength_numerators(coefficients, phase, x, round_number)  # (K, n)
+    chances. ``trees``: the 2-player tree terms (:func:`strength_numerators`)."""
+    z = strength_numerators(coefficients, phase, x, round_number, trees)  # (K, n)
     return _softmax_shares(z - z[:, :1], own_first=True)  # (K, j): z_j - z_0, exact
 
 
@@ -621,7 +686,10 @@ class WinObjective(Learned):
     ``later``: with 3 or 4 players, the seats still to play in this round where some marking may
     leave them all without an available item (:func:`sheet_rules.may_block_out`), else empty. Such
     a marking ends the game at once (D15, D17, D18: they can only pass) with every score final, so
-    its value is the exact share of the win (:meth:`blocking_out_markings`, D20)."""
+    its value is the exact share of the win (:meth:`blocking_out_markings`, D20).
+
+    ``trees``: with 2 players, the model's trees (:meth:`WinModel.trees_for`, format 5) whose term
+    is added to the strengths (:func:`strength_numerators`); ``None``: none (format 4)."""
 
     calibration: np.ndarray = field(default_factory=lambda: np.zeros((len(ROWS), len(FEATURES)), dtype=np.int64))
     round_number: int = 1
@@ -632,6 +700,7 @@ class WinObjective(Learned):
     opponent_seats: np.ndarray = field(default_factory=lambda: np.zeros((0, 3 + SHEET_COLUMNS), dtype=np.int64))
     settle: tuple[int, int] = (-(1 << 62), 1 << 62)
     later: tuple[int, ...] = ()
+    trees: WinTrees | None = None
     win_chance_exact: ClassVar[bool] = False
 
     def scale(self, rules: Ruleset) -> int:
@@ -662,7 +731,7 @@ class WinObjective(Learned):
         """``int64 (K,)``: the chance after the turn of ``K`` sheets (line totals ``(K, L)``)."""
         phase, seats = self.seat_columns(state, m, a, mp, ap)
         x = design(phase, seats, self.round_number, board_scale(state.board), to_play=self.to_play)
-        return chances(self.calibration, phase, x, self.round_number)
+        return chances(self.calibration, phase, x, self.round_number, self.trees)
 
     def every_chance(self, state: StateArrays) -> np.ndarray:
         """``int64 (n,)``: every seat's chance over :data:`CHANCE_SCALE` (the active player first,
@@ -671,7 +740,7 @@ class WinObjective(Learned):
         m, a, mp, ap = (x[None] for x in state.line_totals)
         phase, seats = self.seat_columns(state, m, a, mp, ap)
         x = design(phase, seats, self.round_number, board_scale(state.board), to_play=self.to_play)
-        out: np.ndarray = all_chances(self.calibration, phase, x, self.round_number)[0]
+        out: np.ndarray = all_chances(self.calibration, phase, x, self.round_number, self.trees)[0]
         return out
 
     def ending_markings(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
@@ -848,7 +917,8 @@ class WinObjective(Learned):
             board.value_array, line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules),
             board.n_shelves, arrays[0], arrays[1], arrays[2], self.threat, self.triggered, self.opponent_distance,
             arrays[4], arrays[5], WEIGHT_SCALE, np.ascontiguousarray(self.opponent_seats, dtype=np.int64),
-            np.ascontiguousarray(self.calibration, dtype=np.int64), self.round_number, self.to_play, exact,
+            np.ascontiguousarray(self.calibration, dtype=np.int64), *_tree_arrays(self.trees), self.round_number,
+            self.to_play, exact,
             tables.set_lines,
             tables.set_counts, tables.set_points, np.array([o.marked for o in others], dtype=np.int64),
             np.array([o.eliminated for o in others], dtype=np.int64), line_mask_array(board), *self.settle)
@@ -888,6 +958,14 @@ class WinObjective(Learned):
 
     def failed_value(self, state: StateArrays) -> int:
         return max((value for _, value in self.shelf_values(state)), default=0)
+
+
+def _tree_arrays(trees: WinTrees | None) -> tuple[np.ndarray, np.ndarray]:
+    """The compiled kernels' tree arguments (:func:`learned.kernel._win_gaps`): ``tree_nodes
+    int64 (N, 5)`` and ``tree_roots int64 (R,)`` of ``trees``, empty (no term, at no cost) for
+    ``None``."""
+    found = NO_TREES if trees is None else trees
+    return found.nodes, found.roots
 
 
 def _settle(chances: np.ndarray, settled: np.ndarray) -> np.ndarray:
@@ -1012,7 +1090,7 @@ def _win_turn_constants(board: Board, rules: Ruleset, players: int, model: WinMo
                         learned: LearnedModel) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     """The arguments of :func:`learned.kernel._win_turn` that :func:`compiled_win_values` takes
     from the board, the rules, the number of players and the models alone (not from the
-    sheets), in its order: from ``per_turn`` to ``calibration``, and from ``set_ids`` to
+    sheets), in its order: from ``per_turn`` to ``tree_roots`` (:func:`_tree_arrays`), and from ``set_ids`` to
     ``line_masks``; made once per (board, rules, players, models) and kept with the models (the
     models' tables, like :func:`learned.objective.kernel_weights`' cache, are never changed)."""
     from shelfie_solver.dice.engine.kernel import (
@@ -1034,7 +1112,8 @@ def _win_turn_constants(board: Board, rules: Ruleset, players: int, model: WinMo
         coef, g, context_weights = kernel_weights(learned.for_board(players, board), board)
         tables = turn_arrays(board, rules)
         weights = (rules.combinations_per_turn, BLOCKING, coef, g, context_weights, WEIGHT_SCALE, FAR,
-                   np.ascontiguousarray(model.for_players(players), dtype=np.int64))
+                   np.ascontiguousarray(model.for_players(players), dtype=np.int64),
+                   *_tree_arrays(model.trees_for(players)))
         sheet = (*learned_deltas(board, rules), tables.set_masks, cell_lines(board), board.value_array,
                  line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules), board.n_shelves,
                  tables.set_lines, tables.set_counts, tables.set_points, line_mask_array(board))
@@ -1058,7 +1137,7 @@ def win_objective(state: GameState, model: WinModel | None = None, learned: Lear
                                 "end_exact": ending_objective(state),
                                 "sheets": state.sheets, "seat": state.active,
                                 "opponent_seats": opponent_seats(state), "settle": settled_bounds(state),
-                                "later": blocking_out_seats(state)})
+                                "later": blocking_out_seats(state), "trees": model.trees_for(state.players)})
     assert isinstance(out, WinObjective)
     return out
 
@@ -1118,9 +1197,10 @@ def ending_objective(state: GameState) -> Any:
     return None
 
 
-def float_chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray, round_number: int) -> np.ndarray:
+def float_chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray, round_number: int,
+                  trees: WinTrees | None = None) -> np.ndarray:
     """:func:`all_chances` as floats in [0, 1], ``(K, n)`` (for fitting and measuring)."""
-    out: np.ndarray = all_chances(coefficients, phase, x, round_number) / CHANCE_SCALE
+    out: np.ndarray = all_chances(coefficients, phase, x, round_number, trees) / CHANCE_SCALE
     return out
 
 
@@ -1261,9 +1341,15 @@ def model_text(model: WinModel) -> str:
     """The JSON text of a model file."""
     data = model.to_dict()
     rows = {n: "[" + ", ".join(json.dumps(r) for r in c) + "]" for n, c in data.pop("coefficients").items()}
+    trees = data.pop(TREES_KEY, None)
     head = json.dumps(data, indent=1)[:-2]
     body = ",\n  ".join(f'"{n}": {text}' for n, text in rows.items())
-    return f'{head},\n "coefficients": {{\n  {body}\n }}\n}}\n'
+    text = f'{head},\n "coefficients": {{\n  {body}\n }}'
+    if trees is not None:  # format 5: each list of a block on one line
+        blocks = ",\n  ".join(f'"{n}": {{\n   ' + ",\n   ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in b.items())
+                              + "\n  }" for n, b in trees.items())
+        text += f',\n "{TREES_KEY}": {{\n  {blocks}\n }}'
+    return text + "\n}\n"
 
 
 
