@@ -22,6 +22,8 @@ checked against ``booster.predict(raw_score=True)`` on the held-back games and b
 monotone condition (:func:`monotone_ok`), written as ``--output`` (format 5: ``--base``'s
 coefficients for 2-4 players and the trees for 2).
 
+``speed``: ``benchmarks/bench_rollout.py``'s play-outs per CPU second with ``win`` by ``--new``.
+
 ``heldout`` / ``rollouts`` / ``versus``: those of ``benchmarks/win_first.py`` (its docstring) with
 every chance computed by :func:`chances_of` here (the trees of a format-5 file evaluated in plain
 numpy integers, :func:`tree_terms`; the same figures as the package's evaluation of the file).
@@ -306,14 +308,15 @@ def fit(args: argparse.Namespace) -> None:
     rng = np.random.default_rng(0)
     held = rng.permutation(offset)[: offset // 5]
     valid = np.isin(games2, held)
-    params = {**PARAMS, "monotone_constraints": monotone_vector(F)}
+    params = {**PARAMS, "monotone_constraints": monotone_vector(F), "learning_rate": args.learning_rate,
+              "num_leaves": args.leaves}
     print(f"{len(samples)} positions of {offset} games, {len(u)} rows; {made:.0f} CPU s the positions", flush=True)
     train = lgb.Dataset(u[~valid], label[~valid], init_score=init[~valid], free_raw_data=False)
     check = lgb.Dataset(u[valid], label[valid], init_score=init[valid], reference=train)
     t0 = time.process_time()
-    booster = lgb.train(params, train, MAX_ROUNDS, valid_sets=[check],
+    booster = lgb.train(params, train, args.max_trees, valid_sets=[check],
                         callbacks=[lgb.early_stopping(PATIENCE, verbose=False), lgb.log_evaluation(100)])
-    best = booster.best_iteration
+    best = booster.best_iteration or booster.num_trees()
     loss0 = cross_entropy(label[valid], init[valid])
     loss1 = cross_entropy(label[valid], init[valid] + booster.predict(u[valid], num_iteration=best, raw_score=True))
     print(f"early stopping: {best} iterations; validation log loss {loss0:.5f} linear, {loss1:.5f} with trees "
@@ -341,7 +344,7 @@ def fit(args: argparse.Namespace) -> None:
         "base": args.base, "init_score": "the seat's logit z_i - z_j of the base's 2-player coefficients",
         "labels": "the seat's share of victory (D20), objective cross_entropy", "lightgbm": lgb.__version__,
         "params": {k: v for k, v in params.items() if k != "monotone_constraints"},
-        "monotone": f"+1 on u[f], -1 on u[F+f] for f in {list(OWN)}", "iterations": int(best),
+        "monotone": f"+1 on u[f], -1 on u[F+f] for f in {list(OWN)}", "iterations": int(best), "max_trees": args.max_trees,
         "early_stopping": f"log loss of 20% of the games (numpy seed 0), patience {PATIENCE}",
         "refitted_on_every_game": bool(args.refit), "benchmark": "benchmarks/win_trees.py fit",
         "docs": "docs/win-chance.md, Both sheets: trees on the line states (2 players; 2026-12-07)",
@@ -381,15 +384,30 @@ def positions(args: argparse.Namespace) -> None:
               flush=True)
 
 
+def speed(args: argparse.Namespace) -> None:
+    """``benchmarks/bench_rollout.py``'s rows (``win`` against ``win`` play-outs per CPU second,
+    [fast]) with ``win`` playing by ``--new``."""
+    from bench import load, machine
+    from bench_rollout import run
+
+    win_first.use_model(str(ROOT / args.new))
+    print(f"Machine: {machine()}; load {load()}; win by {args.new}")
+    for row in run(None):
+        print("| " + " | ".join(row) + " |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=("positions", "fit", "heldout", "rollouts", "versus"))
+    parser.add_argument("command", choices=("positions", "fit", "heldout", "rollouts", "versus", "speed"))
     parser.add_argument("--sources", default="", help="SEED:GAMES:POLICY,... (POLICY a model file or learned)")
     parser.add_argument("--cache", default="/tmp/treefit")
     parser.add_argument("--base", default=SHIPPED, help="fit: the linear model the trees are fitted on top of")
     parser.add_argument("--output", default=TREES)
     parser.add_argument("--refit", action=argparse.BooleanOptionalAction, default=True,
                         help="fit: refit on every game with the early-stopped iterations")
+    parser.add_argument("--learning-rate", type=float, default=PARAMS["learning_rate"], help="fit: LightGBM's")
+    parser.add_argument("--leaves", type=int, default=PARAMS["num_leaves"], help="fit: LightGBM's num_leaves")
+    parser.add_argument("--max-trees", type=int, default=MAX_ROUNDS, help="fit: at most this many iterations")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--players", type=lambda t: tuple(int(v) for v in t.split(",")), default=(2,))
@@ -405,7 +423,7 @@ def main() -> None:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     win_first.chances_of = chances_of  # every figure of win_first's measurements through the trees
     commands = {"positions": positions, "fit": fit, "heldout": win_first.heldout, "rollouts": win_first.rollouts,
-                "versus": win_first.versus}
+                "versus": win_first.versus, "speed": speed}
     commands[args.command](args)
 
 
