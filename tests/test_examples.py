@@ -44,6 +44,8 @@ USED = {
     "win-first-34.json": "tests/test_win_model_file.py::test_the_shipped_file_is_the_assembly_of_the_fits_it_names",
     "win-sheets.json": "tests/test_win_model_file.py::test_the_shipped_file_is_the_assembly_of_the_fits_it_names",
     "win-sheets-iter1.json": "tests/test_win_sheet_states.py::test_the_example_files_of_the_line_states",
+    "win-trees-2.json": "tests/test_win_trees_examples.py",
+    "win-trees-2-iter1.json": "tests/test_win_trees_examples.py",
     "win-vs-learned.json": "tests/test_win_matchup_fit.py::test_the_matchup_example_file",
     "boards/tiny-2x3.toml": "tests/test_two_player_exact.py",
     "boards/tiny-3x2.toml": "tests/test_two_player_exact.py",
