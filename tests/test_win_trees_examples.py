@@ -1,6 +1,6 @@
 """The fitted trees files of docs/win-chance.md, "Both sheets: trees on the line states":
-examples/win-trees-2.json (two rounds of games) and examples/win-trees-2-iter1.json (the first
-round) load as format 5 with trees for 2 players only, keep data/win.json's coefficients for
+examples/win-trees-2.json (two rounds of games), examples/win-trees-2-fast.json (the same games,
+fewer trees) and examples/win-trees-2-iter1.json (the first round) load as format 5 with trees for 2 players only, keep data/win.json's coefficients for
 2-4 players, and their trees add to a position's strengths what a plain walk of the file's own
 lists gives (an evaluation written here from the spec, independent of learned.win_trees)."""
 
@@ -21,7 +21,7 @@ from shelfie_solver.dice.learned.win_model import (
 
 from conftest import EXAMPLES
 
-FILES = ("win-trees-2.json", "win-trees-2-iter1.json")
+FILES = ("win-trees-2.json", "win-trees-2-iter1.json", "win-trees-2-fast.json")
 
 
 def walk(block: dict, u: list[int]) -> int:
