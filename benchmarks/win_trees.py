@@ -55,7 +55,8 @@ TREES_FORMAT = "shelfie-solve win 5"
 #: The columns of ``design`` that rise with the seat's own ``P`` (the spec): P, P x r, F x another
 #: seat near, F x near, lead x |lead| / 10, its x r.
 OWN = (0, 1, 5, 6, 11, 12)
-#: LightGBM's settings (fixed before any run; the spec's and the brief's).
+#: LightGBM's settings, fixed before any run; the files of docs/win-chance.md override the learning
+#: rate and the leaves (``--learning-rate 0.3 --leaves 31 --max-trees 24``, for speed: that section).
 PARAMS: dict[str, Any] = {
     "objective": "cross_entropy", "num_leaves": 15, "min_data_in_leaf": 200, "learning_rate": 0.05,
     "monotone_constraints_method": "basic", "use_missing": False, "deterministic": True, "num_threads": 1,
