@@ -8,7 +8,10 @@ DIR fe48df5``) in a subprocess, timed inside it after its own warm-up, so start-
 Without ``--baseline`` the rows of this code only.
 
 Run: ``python benchmarks/bench.py rollout`` (or this file alone:
-``python benchmarks/bench_rollout.py [--baseline DIR]``).
+``python benchmarks/bench_rollout.py [--baseline DIR] [--win-model FILE]``). ``--win-model FILE``:
+the play-outs' ``win`` seats play by that model file (e.g. a format-5 file with trees,
+``benchmarks/win_trees_synthetic.py``; docs/performance.md "Rollouts"), the positions still
+those of the shipped model's seed-3 game; the baseline keeps its own shipped model.
 """
 
 from __future__ import annotations
@@ -71,12 +74,24 @@ def playouts_per_cpu_second(kept: KeptGame, playouts: int) -> float:
     return playouts / (time.process_time() - start)
 
 
-def run(base: str | None = None) -> list[tuple[str, str, str]]:
-    """The rows: per position, this code's play-outs per CPU second, the baseline's, the ratio."""
+def use_win_model(path: str) -> None:
+    """Make the model file ``path`` the one every ``win`` seat of this process plays by (in place
+    of data/win.json: :func:`win_model.default_win_model`)."""
+    from shelfie_solver.dice.learned import win_model
+
+    model = win_model.load_win_model(path)
+    win_model.default_win_model = lambda: model  # type: ignore[assignment]
+
+
+def run(base: str | None = None, model: str | None = None) -> list[tuple[str, str, str]]:
+    """The rows: per position, this code's play-outs per CPU second (by the model file ``model``
+    where given), the baseline's, the ratio."""
     board, rules = load_board(None, DEFAULT_RULES), DEFAULT_RULES
     rows = []
-    for round_ in ROUNDS:
-        kept = position(board, rules, 3, round_)
+    kept_positions = [position(board, rules, 3, round_) for round_ in ROUNDS]  # the shipped model's game
+    if model:
+        use_win_model(model)
+    for round_, kept in zip(ROUNDS, kept_positions):
         playouts_per_cpu_second(kept, 2)  # compile and warm the caches
         fast, slow, ratios = [], [], []
         for _ in range(SAMPLES):  # interleaved: the load moves both alike
@@ -97,5 +112,6 @@ if __name__ == "__main__":
     print(f"Machine: {machine()}; load {load()}")
     print("| measurement | min / median / max | target |\n|---|---|---|")
     base = sys.argv[sys.argv.index("--baseline") + 1] if "--baseline" in sys.argv else None
-    for row in run(base):
+    model = sys.argv[sys.argv.index("--win-model") + 1] if "--win-model" in sys.argv else None
+    for row in run(base, model):
         print("| " + " | ".join(row) + " |")

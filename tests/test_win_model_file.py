@@ -139,7 +139,7 @@ BAD_FILES = [  # (data, fragments of the one line)
     (_with(coefficient={}), ['unknown key', 'did you mean "coefficients"']),  # a misspelling, not provenance
     (_with(Features=[]), ['did you mean "features"']),
     (_with(fited={}), ['did you mean "fitted"']),
-    (_with(format="shelfie-solve win 5"), ['not a win-model file', '"shelfie-solve win 4"']),
+    (_with(format="shelfie-solve win 6"), ['not a win-model file', '"shelfie-solve win 4"']),
     # the former formats have the 13 features before "a turn ahead" (2) and the 14 before the line
     # states (3), this one all of them
     (_with(format="shelfie-solve win 2"), ['"features" must be', '"lead x |lead| / 10 x r"]']),

@@ -385,3 +385,24 @@ def test_chances_with_trees_softmax_of_the_terms() -> None:
     c, trees = model.for_players(2), model.trees_for(2)
     assert np.array_equal(chances(c, phase, x, 7, trees), all_chances(c, phase, x, 7, trees)[:, 0])
 
+
+
+def test_a_format_5_file_is_recognised_as_a_win_model_file() -> None:
+    """files.check_overwrite replaces a win-model file of any format read (WIN_KIND), format 5 too."""
+    from shelfie_solver.dice.learned.win_model import WIN_KIND
+
+    text = model_text(model_from_dict(with_trees(tiny_block()), "tiny.json"))
+    assert WIN_KIND.matches(text.encode()[:200])
+    assert WIN_KIND.matches(model_text(default_win_model()).encode()[:200])
+
+
+def test_assembled_with_the_count_s_trees() -> None:
+    """win_model.assemble takes a count's trees with its coefficients (the 2-player part's)."""
+    from shelfie_solver.dice.learned.win_model import assemble, replace_info
+
+    shipped = replace_info(default_win_model(), board="default")
+    trees = model_from_dict(with_trees(tiny_block(), shipped), "tiny.json")
+    out = assemble({2: (trees, "tiny.json"), 3: (shipped, "win.json"), 4: (shipped, "win.json")})
+    assert out.trees_for(2) is trees.trees_for(2)
+    out = assemble({2: (shipped, "win.json"), 3: (trees, "tiny.json"), 4: (shipped, "win.json")})
+    assert out.trees == {}

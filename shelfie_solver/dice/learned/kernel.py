@@ -37,8 +37,8 @@ if TYPE_CHECKING:
 #: The compiled functions, callees first (:func:`engine.kernel.compile_into`).
 _COMPILED_ORDER = ("_learned_line", "_learned_sheet", "_learned_seats", "_learned_worth", "_learned_blocks",
                    "_learned_opponents", "_shelf_candidates", "_learned_turn", "_line_state", "_sheet_states", "_win_tree_term",
-                   "_win_strengths_into", "_win_strengths", "_win_tree_strengths", "_win_gaps", "_win_front",
-                   "_win_turn")
+                   "_win_tree_fixed", "_win_strengths_into", "_win_strengths", "_win_tree_strengths", "_win_gaps",
+                   "_win_front", "_win_turn")
 
 #: The engine's compiled kernels the ones here call, bound by :func:`_compiled` (``None`` until then).
 _ENGINE = ("_scan", "_level", "_turn_levels", "_bit_line_totals", "_markings_end")
@@ -540,7 +540,7 @@ def _win_strengths(seats: np.ndarray, c: np.ndarray, round_number: int, to_play:
     ``DESIGN_LEAD_BOUND``): then ``z`` is not set and the caller takes the numpy path's Python integers. Otherwise the same
     integers as the numpy code."""
     return _win_strengths_into(seats, c, round_number, to_play, weight_scale, z, np.zeros(c.shape[0], np.int64), 0,
-                               np.zeros((0, 5), np.int64), np.zeros(0, np.int64), np.zeros((2, c.shape[0]), np.int64))
+                               False, np.zeros((2, 2 * c.shape[0] + 1), np.int64))
 
 
 def _win_tree_strengths(seats: np.ndarray, c: np.ndarray, round_number: int, to_play: int, weight_scale: int,
@@ -549,42 +549,94 @@ def _win_tree_strengths(seats: np.ndarray, c: np.ndarray, round_number: int, to_
     """:func:`_win_strengths` with the 2-player trees ``tree_nodes (N, 5)``, ``tree_roots (R,)``
     (:class:`learned.win_trees.WinTrees`) read at ``phase`` (0, 2, 3): with 2 seats each
     ``z_i`` plus its tree term (:func:`_win_tree_term`)."""
-    return _win_strengths_into(seats, c, round_number, to_play, weight_scale, z, np.zeros(c.shape[0], np.int64),
-                               phase, tree_nodes, tree_roots, np.zeros((2, c.shape[0]), np.int64))
+    u = np.zeros((2, 2 * c.shape[0] + 1), np.int64)
+    trees = seats.shape[0] == 2 and tree_roots.shape[0] > 0
+    out = _win_strengths_into(seats, c, round_number, to_play, weight_scale, z, np.zeros(c.shape[0], np.int64),
+                              phase, trees, u)
+    if trees and out < (1 << 62):
+        z[0] += _win_tree_term(tree_nodes, tree_roots, u[0])
+        z[1] += _win_tree_term(tree_nodes, tree_roots, u[1])
+    return out
 
 
-def _win_tree_term(tree_nodes: np.ndarray, tree_roots: np.ndarray, own: np.ndarray, other: np.ndarray,
-                   phase: int) -> int:  # pragma: no cover - compiled
+def _win_tree_term(tree_nodes: np.ndarray, tree_roots: np.ndarray, u: np.ndarray) -> int:  # pragma: no cover
     """A seat's tree term ``T_i`` (:meth:`learned.win_trees.WinTrees.terms`): the sum over the
     trees ``tree_roots (R,)`` of the leaf value reached by ``u = [own (F,), other (F,), phase]``
-    (the seat's and the other seat's RAW features, :func:`learned.win_model.design`) through the
-    nodes ``tree_nodes (N, 5)`` (feature, threshold, left, right, value: left when ``u[feature]
-    <= threshold``). Exact int64 (the leaves' bound is checked at load)."""
-    width = own.shape[0]
+    ``(2F + 1,)`` (the seat's and the other seat's RAW features, :func:`learned.win_model.design`)
+    through the nodes ``tree_nodes (N, 5)`` (feature, threshold, left, right, value: left when
+    ``u[feature] <= threshold``; the right child is the column after the left's). Exact int64
+    (the leaves' bound is checked at load)."""
     total = 0
     for t in range(tree_roots.shape[0]):
         k = tree_roots[t]
         f = tree_nodes[k, 0]
         while f >= 0:
-            if f < width:
-                v = own[f]
-            elif f < 2 * width:
-                v = other[f - width]
-            else:
-                v = phase
-            k = tree_nodes[k, 2] if v <= tree_nodes[k, 1] else tree_nodes[k, 3]
+            k = tree_nodes[k, 2 + (1 if u[f] > tree_nodes[k, 1] else 0)]
             f = tree_nodes[k, 0]
         total += tree_nodes[k, 4]
     return total
 
 
+def _win_tree_fixed(tree_nodes: np.ndarray, tree_roots: np.ndarray, u: np.ndarray, fixed: np.ndarray,
+                    out_nodes: np.ndarray, out_roots: np.ndarray) -> tuple[int, int]:  # pragma: no cover
+    """The trees with the inputs ``fixed (2F + 1,)`` (bool) at their values in ``u``: every node
+    splitting on a fixed input replaced by the child ``u`` goes to, into ``out_nodes (>= N, 5)``
+    and ``out_roots (>= R,)``; the trees left with one leaf summed instead. Returns ``(roots
+    written, the sum of those leaves)``: for every ``v`` equal to ``u`` on the fixed inputs,
+    ``_win_tree_term(tree_nodes, tree_roots, v) == sum + _win_tree_term(out_nodes,
+    out_roots[:roots], v)`` (what :func:`_win_gaps` evaluates per candidate: the inputs alike for
+    all of a turn's candidates are read once)."""
+    n_nodes = tree_nodes.shape[0]
+    stack = np.zeros((max(n_nodes, 1), 3), np.int64)  # (node, parent in out, side)
+    count = 0
+    n_roots = 0
+    offset = 0
+    for t in range(tree_roots.shape[0]):
+        k = tree_roots[t]
+        while tree_nodes[k, 0] >= 0 and fixed[tree_nodes[k, 0]]:
+            k = tree_nodes[k, 2 + (1 if u[tree_nodes[k, 0]] > tree_nodes[k, 1] else 0)]
+        if tree_nodes[k, 0] < 0:
+            offset += tree_nodes[k, 4]
+            continue
+        out_roots[n_roots] = count
+        n_roots += 1
+        top = 0
+        stack[0, 0] = k
+        stack[0, 1] = -1
+        stack[0, 2] = 0
+        top = 1
+        while top > 0:
+            top -= 1
+            k = stack[top, 0]
+            parent = stack[top, 1]
+            side = stack[top, 2]
+            here = count
+            count += 1
+            for q in range(5):
+                out_nodes[here, q] = tree_nodes[k, q]
+            if parent >= 0:
+                out_nodes[parent, 2 + side] = here
+            if tree_nodes[k, 0] >= 0:
+                for side in range(2):
+                    child = tree_nodes[k, 2 + side]
+                    while tree_nodes[child, 0] >= 0 and fixed[tree_nodes[child, 0]]:
+                        f = tree_nodes[child, 0]
+                        child = tree_nodes[child, 2 + (1 if u[f] > tree_nodes[child, 1] else 0)]
+                    stack[top, 0] = child
+                    stack[top, 1] = here
+                    stack[top, 2] = side
+                    top += 1
+    return n_roots, offset
+
+
 def _win_strengths_into(seats: np.ndarray, c: np.ndarray, round_number: int, to_play: int, weight_scale: int,
-                        z: np.ndarray, x: np.ndarray, phase: int, tree_nodes: np.ndarray, tree_roots: np.ndarray,
-                        raw: np.ndarray) -> int:  # pragma: no cover - compiled
+                        z: np.ndarray, x: np.ndarray, phase: int, trees: bool,
+                        u: np.ndarray) -> int:  # pragma: no cover - compiled
     """:func:`_win_strengths` with the features' scratch row ``x (F,)`` given (one per call of
-    :func:`_win_gaps`, not one per candidate); with 2 seats and trees (``tree_roots`` not empty;
-    :func:`_win_tree_strengths`) each seat's RAW features (the curve columns 11 and 12 before the
-    projection) go to the scratch ``raw (2, F)`` and each ``z_i`` gets its tree term at ``phase``."""
+    :func:`_win_gaps`, not one per candidate); with ``trees`` (2 seats) each seat's tree inputs
+    (:func:`_win_tree_term`: its RAW features, the curve columns 11 and 12 before the projection,
+    then the other seat's, then ``phase``) into the scratch ``u (2, 2F + 1)`` (the caller adds
+    the terms)."""
     n = seats.shape[0]
     w = weight_scale
     r = round_number
@@ -616,7 +668,6 @@ def _win_strengths_into(seats: np.ndarray, c: np.ndarray, round_number: int, to_
             found = True
     if tops > 1:
         second = top
-    trees = n == 2 and tree_roots.shape[0] > 0
     # the monotone projection of win_model.monotone_columns (docs/win-chance.md, "Monotone in the lead")
     size = 0
     for f in (0, 1, 5, 6, 11, 12):
@@ -673,15 +724,15 @@ def _win_strengths_into(seats: np.ndarray, c: np.ndarray, round_number: int, to_
             largest = max(largest, abs(x[f]))
         z[i] = total
         if trees:  # the trees read the RAW features: the curve of the lead as it is
-            for f in range(c.shape[0]):
-                raw[i, f] = x[f]
-            raw[i, 11] = (lead * abs(lead)) // (10 * w)
-            raw[i, 12] = raw[i, 11] * r
-    if trees:
-        t0 = _win_tree_term(tree_nodes, tree_roots, raw[0], raw[1], phase)
-        t1 = _win_tree_term(tree_nodes, tree_roots, raw[1], raw[0], phase)
-        z[0] += t0
-        z[1] += t1
+            width = c.shape[0]
+            for f in range(width):
+                u[i, f] = x[f]
+                u[1 - i, width + f] = x[f]
+            u[i, 11] = (lead * abs(lead)) // (10 * w)
+            u[i, 12] = u[i, 11] * r
+            u[1 - i, width + 11] = u[i, 11]
+            u[1 - i, width + 12] = u[i, 12]
+            u[i, 2 * width] = phase
     return largest
 
 
@@ -718,9 +769,22 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
     seats = np.zeros((n, 4 + n_states), np.int64)
     z = np.zeros(n, np.int64)
     x = np.zeros(calibration.shape[1], np.int64)
-    raw = np.zeros((2, calibration.shape[1]), np.int64)
-    base = np.zeros(max(n_states, 1), np.int64)
+    width = calibration.shape[1]
     trees = n == 2 and tree_roots.shape[0] > 0
+    u = np.zeros((2, 2 * width + 1 if trees else 1), np.int64)  # (not written without trees)
+    base = np.zeros(max(n_states, 1), np.int64)
+    # the trees with the inputs alike for every candidate read once (_win_tree_fixed), per seat:
+    # the player's ``plays next`` columns and "a turn ahead" (it has just played), the other seat's
+    # score, near flag, ``plays next`` columns, "a turn ahead" and line states (as the turn starts)
+    own_nodes = np.zeros((tree_nodes.shape[0] if trees else 0, 5), np.int64)
+    own_roots = np.zeros(tree_roots.shape[0] if trees else 0, np.int64)
+    other_nodes = np.zeros_like(own_nodes)
+    other_roots = np.zeros_like(own_roots)
+    n_own = 0
+    n_other = 0
+    own_offset = 0
+    other_offset = 0
+    ready = False
     moved = trees  # the candidates' own states, needed only where a sheet coefficient is not 0 or trees read them
     for r in range(calibration.shape[0]):
         for f in range(14, calibration.shape[1]):
@@ -764,8 +828,32 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
             seats[1 + j, 3] = rest[j, 2]
         phase = phases[k]
         row = 0 if phase == 0 else (1 if phase == 2 else 2)
-        largest = max(largest, _win_strengths_into(seats, calibration[row], round_number, to_play, weight_scale,
-                                                   z, x, phase, tree_nodes, tree_roots, raw))
+        found = _win_strengths_into(seats, calibration[row], round_number, to_play, weight_scale, z, x, phase, trees, u)
+        largest = max(largest, found)
+        if trees and found < (1 << 62):
+            if not ready:
+                mover = np.zeros(width, np.bool_)  # the player's inputs alike for every candidate
+                other = np.zeros(width, np.bool_)  # the other seat's
+                for f in (7, 8, 9, 10, 13):
+                    mover[f] = True
+                    other[f] = True
+                for f in (2, 3, 4):
+                    other[f] = True
+                for f in range(14, width):
+                    other[f] = True
+                fixed = np.zeros(2 * width + 1, np.bool_)
+                for f in range(width):  # the player's term: u = [player, other seat, phase]
+                    fixed[f] = mover[f]
+                    fixed[width + f] = other[f]
+                n_own, own_offset = _win_tree_fixed(tree_nodes, tree_roots, u[0], fixed, own_nodes, own_roots)
+                for f in range(width):  # the other seat's term: u = [other seat, player, phase]
+                    fixed[f] = other[f]
+                    fixed[width + f] = mover[f]
+                n_other, other_offset = _win_tree_fixed(tree_nodes, tree_roots, u[1], fixed, other_nodes,
+                                                        other_roots)
+                ready = True
+            z[0] += own_offset + _win_tree_term(own_nodes, own_roots[:n_own], u[0])
+            z[1] += other_offset + _win_tree_term(other_nodes, other_roots[:n_other], u[1])
         for j in range(n):
             gaps[k, j] = z[j] - z[0]
     most = 0
@@ -794,7 +882,8 @@ def _win_front(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d
     from the player's sheet as bit masks, in one call: the line totals (:func:`engine.kernel.
     _bit_line_totals`), the strength differences of every item set and of every shelf a failed
     result may give up (D13; :func:`_win_gaps` twice, the shelves by :func:`_shelf_candidates`),
-    and, when ``exact``, :func:`engine.kernel._markings_end` of the usable sets (D15, D17, D19).
+    and, when ``exact``, :func:`engine.kernel._markings_end` of the usable sets (D15, D17, D19);
+    ``tree_nodes``, ``tree_roots``: the 2-player trees (:func:`_win_gaps`; zero roots: none).
 
     Returns ``(gaps int64 (U + S, 1 + J)`` — the usable sets' rows, then the shelves', in the
     order of :func:`_win_gaps`' rows; ``index (U,)`` the usable sets; ``shelves (S,)`` those with
@@ -879,7 +968,8 @@ def _win_turn(marked: np.ndarray, eliminated: np.ndarray, active: int, ends: np.
     active sheet (the round, ``turn // n + 1``, as :attr:`GameState.round`; the seats still to play
     in it, ``to_play`` of :func:`win_model.design`, the seats marked in ``ends``). The same integers
     as those functions and :meth:`win_model.WinObjective.compiled_turn_values`; returns
-    :func:`_win_front`'s (``low``, ``high``: :func:`win_chance.settled_bounds`)."""
+    :func:`_win_front`'s (``low``, ``high``: :func:`win_chance.settled_bounds`; ``tree_nodes``,
+    ``tree_roots``: the 2-player trees, :func:`_win_gaps`)."""
     n = marked.shape[0]
     n_lines = sizes.shape[0]
     n_cells = cell_lines.shape[0]

@@ -11,7 +11,9 @@ best other seat, with round interactions, and whether it has played one more tur
 still to play in this round, D5, D18; and, format 4, how many of its shelves and of its columns
 are in each state of items marked and available, D4: :func:`sheet_states`), and a strength
 ``z_i = c . x_i`` with one coefficient
-row ``c`` per number of players (2-4) and phase, shared by the seats. The chances are the softmax
+row ``c`` per number of players (2-4) and phase, shared by the seats (format 5, with 2 seats: plus
+an integer term of both seats' features through regression trees, :mod:`learned.win_trees`,
+:meth:`WinModel.trees_for`; docs/win-chance.md "Both sheets: trees in integers"). The chances are the softmax
 
     chance_i = exp(z_i) / sum_j exp(z_j)
 
@@ -240,7 +242,10 @@ def model_from_dict(data: Any, source: str) -> WinModel:
     of the counts :data:`MODEL_PLAYERS` (2, 3 and 4, as ``train --win-model`` writes), keyed
     ``"2"``, ``"3"``, ``"4"`` only (:func:`model_file.players_key`), each :data:`ROWS` rows of :data:`FEATURES` whole numbers;
     the optional :data:`FITTED_KEY` record; any other key kept as provenance unless it looks like
-    a misspelling of one of :data:`READ_KEYS`.
+    a misspelling of one of :data:`READ_KEYS`. A file of :data:`TREES_FORMAT` (format 5) is
+    format 4 plus the optional :data:`TREES_KEY`, the 2-player trees
+    (:func:`learned.win_trees.trees_from_dict`: a forest of int64 nodes, the leaves' sum bounded,
+    monotone in each seat's own ``P``; :attr:`WinModel.trees`).
 
     Raises:
         WinModelError: one line naming the problem and the form expected.
@@ -1305,7 +1310,8 @@ def assemble(parts: dict[int, tuple[WinModel, str]], note: str = "") -> WinModel
     """One model of the coefficients of ``parts``: players (2-4) -> ``(model, name)``, each
     count's coefficients taken from its model, with that model's record of them
     (:meth:`WinModel.fitted_for`) and ``name`` (``"file"``, where it came from) under
-    :data:`FITTED_KEY`; the models' common ``board`` and ``note`` (``"assembled"``) recorded.
+    :data:`FITTED_KEY`; the models' common ``board`` and ``note`` (``"assembled"``) recorded; a
+    count's trees (format 5, :attr:`WinModel.trees`) come with its coefficients.
     How data/win.json is made from the fits of docs/win-chance.md ("A file assembled per number
     of players"); deterministic in its inputs.
 
@@ -1334,7 +1340,8 @@ def assemble(parts: dict[int, tuple[WinModel, str]], note: str = "") -> WinModel
     if note:
         info["assembled"] = note
     info[FITTED_KEY] = {str(n): record for n, record in records.items()}
-    return WinModel({n: model.coefficients[n].copy() for n, (model, _) in sorted(parts.items())}, info)
+    trees = {n: model.trees[n] for n, (model, _) in sorted(parts.items()) if n in model.trees}  # format 5: with its count
+    return WinModel({n: model.coefficients[n].copy() for n, (model, _) in sorted(parts.items())}, info, trees)
 
 
 def model_text(model: WinModel) -> str:
