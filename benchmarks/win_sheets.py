@@ -33,6 +33,9 @@ ROOT = win_first.ROOT
 #: The 2-player coefficients shipped before the line states (format 3, "Who played first in the round").
 BEFORE = "examples/win-first.json"
 SHEETS = "examples/win-sheets.json"
+#: The 2-player file shipped (data/win.json's since 2026-12-07): SHEETS' coefficients and 14 trees on
+#: both seats' features (format 5; docs/win-chance.md, "Both sheets: trees on the line states").
+TWO = "examples/win-trees-2-fast.json"
 #: The 3- and 4-player coefficients to assemble: fitted with the line states on the games of three policies
 #: (docs/win-chance.md, "The sheets' line states with 3 and 4 players"); data/win.json's until then were
 #: examples/win-first-34.json's ("A turn ahead with 3 and 4 players").
@@ -47,8 +50,10 @@ def assemble_file(args: argparse.Namespace) -> None:
     parts = {2: (load_win_model(ROOT / two), two), 3: (load_win_model(ROOT / rest), rest),
              4: (load_win_model(ROOT / rest), rest)}
     note = (f"each number of players' coefficients from the fit recorded for it under fitted, whose file is named "
-            f"there; 2 players: {two}, fitted with the sheets' line states (format 4) to win's games "
-            f"(docs/win-chance.md, The sheets' line states); 3 and 4 players: {rest}")
+            f"there; 2 players: {two} (the line states' coefficients, format 4, with trees on both seats' "
+            f"features where the file has them, format 5: docs/win-chance.md, Both sheets: trees on the line "
+            f"states); 3 and 4 players: {rest} (the line states fitted to three policies' games: docs/win-chance.md, "
+            f"The sheets' line states with 3 and 4 players)")
     write_text_atomically(Path(args.output), model_text(assemble(parts, note)))
     print(f"written {args.output}")
 
@@ -117,7 +122,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--play-model", default=BEFORE)
     parser.add_argument("--output", default=None)
-    parser.add_argument("--two", default=SHEETS, help="assemble: the 2-player file")
+    parser.add_argument("--two", default=TWO, help="assemble: the 2-player file")
     parser.add_argument("--rest", default=REST, help="assemble: the file of the 3- and 4-player coefficients")
     parser.add_argument("--old", default=BEFORE)
     parser.add_argument("--new", default=SHEETS)

@@ -178,4 +178,4 @@ def test_the_model_note_words_its_error_in_percentage_points():
     out = run("advise", "--dice", "CCBJPP", "--marks", "oo.../...../x..../...../.....", "--opponent",
               "o..../o..../o..../...../.....", "--order", "2", "--round", "3").stdout
     flat = " ".join(out.split())
-    assert "(model)" in out and "about 8 percentage points from rollouts of the advised play" in flat
+    assert "(model)" in out and "about 7 percentage points from rollouts of the advised play" in flat

@@ -432,8 +432,9 @@ def is_two_player_table(objective: str) -> bool:
 #: What the chance is under the model (the default board, 3-4 players, boards over the two-player budget).
 MODEL_NOTE = ("win chance: your chance to win (D20: a k-way tie counts 1/k) under the win model, one softmax of "
               "every seat's strength fitted on self-play outcomes (docs/win-chance.md, \"Measured: the joint model\"); an "
-              "estimate: about 8 percentage points from rollouts of the advised play on average (root mean square), "
-              "closer to 50% than they are (docs/win-chance.md, \"Against rollouts\").")
+              "estimate: about 7 percentage points from rollouts of the advised play on average (root mean square at "
+              "turn starts: 6 to 8 by the number of players; docs/win-chance.md, \"Both sheets: trees on the line states\" "
+              "and \"The sheets' line states with 3 and 4 players\").")
 
 
 def how(advice: Advice, option: MarkingOption | ShelfOption | None = None) -> str:

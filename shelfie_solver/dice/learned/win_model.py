@@ -104,7 +104,11 @@ from shelfie_solver.dice.sheet_rules import (
 #: the 3- and 4-player coefficients before "a turn ahead" 36.3% [35.7, 36.8] of 30,000 three-player games
 #: (seed 14801) and 28.0% [27.6, 28.4] of 40,000 four-player games (seed 14802); with it (2026-12-06)
 #: 37.0% [36.3, 37.7] of 20,000 three-player games (seed 15206) and 28.5% [27.9, 29.1] of 20,000
-#: four-player games (seed 15207; docs/win-chance.md "A turn ahead with 3 and 4 players").
+#: four-player games (seed 15207; docs/win-chance.md "A turn ahead with 3 and 4 players"); with the
+#: line states for 3 and 4 players (2026-12-07) 39.8% [39.1, 40.5] and 30.5% [29.9, 31.2] of 20,000 each
+#: (seeds 18116, 18117; "The sheets' line states with 3 and 4 players"); with 14 trees over both seats'
+#: features for 2 players (format 5) 56.0% [55.4, 56.7] of 20,000 (seed 18022; "Both sheets: trees on
+#: the line states").
 #: ``win-model`` plays by the model always.
 MODEL_PLAYERS = (2, 3, 4)
 #: A sure win, in the model's units.
