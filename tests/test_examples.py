@@ -44,6 +44,9 @@ USED = {
     "win-first-34.json": "tests/test_win_model_file.py::test_the_shipped_file_is_the_assembly_of_the_fits_it_names",
     "win-sheets.json": "tests/test_win_model_file.py::test_the_shipped_file_is_the_assembly_of_the_fits_it_names",
     "win-sheets-iter1.json": "tests/test_win_sheet_states.py::test_the_example_files_of_the_line_states",
+    "win-sheets-34.json": "tests/test_win_model_file.py::test_the_shipped_file_is_the_assembly_of_the_fits_it_names "
+                          "(and tests/test_win_sheet_states.py::test_the_example_files_of_the_line_states)",
+    "win-sheets-34-iter1.json": "tests/test_win_sheet_states.py::test_the_example_files_of_the_line_states",
     "win-trees-2.json": "tests/test_win_trees_examples.py",
     "win-trees-2-iter1.json": "tests/test_win_trees_examples.py",
     "win-trees-2-fast.json": "tests/test_win_trees_examples.py",

@@ -248,24 +248,32 @@ def test_a_bad_format_4_file_is_refused_in_one_line() -> None:
 
 
 def test_the_example_files_of_the_line_states() -> None:
-    """examples/win-sheets.json (the 2-player coefficients shipped, format 4) and
-    examples/win-sheets-iter1.json (the first fit, whose games are half of its data) load; the
-    shipped file's 2-player rows are win-sheets.json's, its 3- and 4-player rows those of
-    examples/win-first-34.json (format 3, "a turn ahead" fitted; sheet coefficients 0)."""
+    """examples/win-sheets.json (the 2-player coefficients of the line states, format 4) and
+    examples/win-sheets-iter1.json (the first fit, whose games are half of its data) load, and so
+    do examples/win-sheets-34.json (the 3- and 4-player rows with the line states, fitted to three
+    policies' games) and examples/win-sheets-34-iter1.json (its first round, whose games are the
+    third source). The shipped file's 2-player rows are win-sheets.json's (under its trees, format
+    5: examples/win-trees-2-fast.json), its 3- and 4-player rows win-sheets-34.json's, their
+    line-state coefficients non-zero (docs/win-chance.md, "The sheets' line states with 3 and 4
+    players")."""
     from pathlib import Path
 
     from shelfie_solver.dice.learned.win_model import load_win_model
 
     root = Path(__file__).resolve().parent.parent / "examples"
     sheets, first = load_win_model(root / "win-sheets.json"), load_win_model(root / "win-sheets-iter1.json")
-    rest = load_win_model(root / "win-first-34.json")
+    rest, rest_first = load_win_model(root / "win-sheets-34.json"), load_win_model(root / "win-sheets-34-iter1.json")
     shipped = default_win_model()
     assert json.loads((root / "win-sheets-iter1.json").read_text("utf-8"))["format"] == "shelfie-solve win 4"
     assert first.coefficients[2][1:, 14:].any() and sheets.coefficients[2][1:, 14:].any()
     assert np.array_equal(shipped.coefficients[2], sheets.coefficients[2])
     for n in (3, 4):
-        assert np.array_equal(shipped.coefficients[n], rest.coefficients[n]) and not shipped.coefficients[n][:, 14:].any()
+        assert np.array_equal(shipped.coefficients[n], rest.coefficients[n]) and shipped.coefficients[n][:, 14:].any()
+        assert rest_first.coefficients[n][:, 14:].any() and not np.array_equal(rest_first.coefficients[n], rest.coefficients[n])
     assert [s["seed"] for s in sheets.info["sources"]] == [15101, 15104]
+    assert [(s["seed"], s["players"]) for s in rest.info["sources"]] == [
+        (18101, 3), (18101, 4), (18102, 3), (18102, 4), (18111, 3), (18111, 4)]
+    assert {s["played_by"] for s in rest.info["sources"] if s["seed"] == 18111} == {"examples/win-sheets-34-iter1.json"}
 
 
 def test_a_features_list_unlike_the_format_s_names_where() -> None:

@@ -1,7 +1,9 @@
 """The fitted trees files of docs/win-chance.md, "Both sheets: trees on the line states":
 examples/win-trees-2.json (two rounds of games), examples/win-trees-2-fast.json (the same games,
-fewer trees) and examples/win-trees-2-iter1.json (the first round) load as format 5 with trees for 2 players only, keep data/win.json's coefficients for
-2-4 players, and their trees add to a position's strengths what a plain walk of the file's own
+fewer trees; data/win.json's 2-player rows and trees since 2026-12-07) and
+examples/win-trees-2-iter1.json (the first round) load as format 5 with trees for 2 players only,
+keep data/win.json's 2-player coefficients and the 3- and 4-player rows of their time
+(examples/win-first-34.json), and their trees add to a position's strengths what a plain walk of the file's own
 lists gives (an evaluation written here from the spec, independent of learned.win_trees)."""
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import numpy as np
 import pytest
 
 from shelfie_solver.dice.learned.win_model import (
+    DEFAULT_WIN_PATH,
     FEATURES,
     default_win_model,
     float_chances,
@@ -43,13 +46,23 @@ def test_the_trees_files_load_and_keep_the_shipped_coefficients(name):
     assert data["format"] == "shelfie-solve win 5"
     assert set(data["trees"]) == {"2"}
     model = load_win_model(path)
-    shipped = default_win_model()
-    for n in (2, 3, 4):
-        assert np.array_equal(model.coefficients[n], shipped.coefficients[n])
+    shipped, then = default_win_model(), load_win_model(EXAMPLES / "win-first-34.json")
+    assert np.array_equal(model.coefficients[2], shipped.coefficients[2])
+    for n in (3, 4):
+        assert np.array_equal(model.coefficients[n], then.coefficients[n])
     assert model.trees_for(2) is not None
     assert model.trees_for(3) is None and model.trees_for(4) is None
     fitted = data["trees"]["2"]["fitted"]
     assert fitted["positions"] == sum(s["positions"] for s in fitted["sources"])
+
+
+def test_the_shipped_trees_are_the_fast_file_s():
+    """data/win.json's 2-player trees are examples/win-trees-2-fast.json's, node for node (14 trees;
+    docs/win-chance.md, "Both sheets: trees on the line states")."""
+    shipped = json.loads(DEFAULT_WIN_PATH.read_text("utf-8"))["trees"]["2"]
+    fast = json.loads((EXAMPLES / "win-trees-2-fast.json").read_text("utf-8"))["trees"]["2"]
+    keys = ("feature", "threshold", "left", "right", "value", "roots")
+    assert {k: shipped[k] for k in keys} == {k: fast[k] for k in keys} and len(fast["roots"]) == 14
 
 
 @pytest.mark.parametrize("name", FILES)
