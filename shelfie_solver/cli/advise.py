@@ -46,7 +46,7 @@ from shelfie_solver.cli.options import (
 @click.option("--order", type=click.IntRange(1, 4), default=None, metavar="K",
               help="With --opponent: your place in the round's play order, 1 = you play first (D5). [default: 1]")
 @click.option("--round", "round_number", type=click.IntRange(1, 1000), default=None, metavar="N",
-              help="With --opponent: the round being played, from 1 (the learned objective's clock). [default: 1]")
+              help="With --opponent: the round being played, from 1 (the win chance's and the learned values' clock). [default: 1]")
 @click.option("--objective", default=None, metavar="NAME",
               help=f"What to maximise: {', '.join(OBJECTIVE_NAMES)} (docs/objectives.md). strategic: expected "
                    "gain in potential points (scoring lines plus credit for lines on their way to scoring), "

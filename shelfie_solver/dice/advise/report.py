@@ -274,7 +274,7 @@ def _table_lines(advice: Advice, title: list[str], data: dict[str, Any]) -> None
     sheets = ", ".join(f"{m} ({p} points)" for m, p in zip(others, scores))
     round_number = state.turn // n + 1
     title.append(f"Round {round_number}, you are number {order} of {n} to play in the round; "
-                 f"opponent{'s' if len(others) != 1 else ''} in play order after you: {sheets}")
+                 f"opponent{'s' if len(others) != 1 else ''} in play order from the player after you: {sheets}")
     data["opponents"] = [{"marks": str(m), "score": p} for m, p in zip(others, scores)]
     data["order"] = order
     data["round"] = round_number

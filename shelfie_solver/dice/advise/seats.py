@@ -47,9 +47,9 @@ def state_from_seats(board: Board, rules: Ruleset, marks: Marks, opponents: tupl
         raise SeatsError(f"{len(opponents)} opponents given; a game has 2-{MAX_PLAYERS} players (D1), "
                            f"so give --opponent at most {MAX_PLAYERS - 1} times")
     if not 1 <= order <= players:
-        raise SeatsError(f"place in the round {order} is not 1-{players} (1 = you play first in each round, D5)")
+        raise SeatsError(f"--order {order}: your place in the round must be 1-{players} (1 = you play first in each round, D5)")
     if round_number < 1:
-        raise SeatsError(f"round {round_number} is not a round; rounds count from 1")
+        raise SeatsError(f"--round {round_number} is not a round; rounds count from 1")
     for sheet in opponents:
         verify_marks_fit(sheet, board)
     sheets = (marks, *opponents)
