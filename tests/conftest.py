@@ -111,6 +111,20 @@ def shots(tmp_path: Path) -> Path:
     return folder
 
 
+def walk_trees(block: dict, u: list[int]) -> int:
+    """A win-model file's trees term ``T`` of one seat (docs/formats.md, "Win-model file", format
+    5), walked from the file's own lists: per tree from its root, left while ``u[feature] <=
+    threshold``, the leaf values summed (Python integers) — an evaluation written from the spec,
+    independent of ``learned.win_trees``; ``u`` the seat's raw design row, the other seat's, the phase."""
+    total = 0
+    for node in block["roots"]:
+        while block["feature"][node] >= 0:
+            f = block["feature"][node]
+            node = block["left"][node] if u[f] <= block["threshold"][node] else block["right"][node]
+        total += block["value"][node]
+    return total
+
+
 def load_benchmark(name: str) -> ModuleType:
     """The script ``benchmarks/NAME.py`` imported as the module ``NAME`` (registered in
     ``sys.modules``, so its dataclasses and pickles resolve), for tests of a benchmark's parts."""

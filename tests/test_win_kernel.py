@@ -5,6 +5,7 @@ games move for move (docs/performance.md, "Rollouts")."""
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import replace
 from fractions import Fraction
@@ -23,6 +24,7 @@ from shelfie_solver.dice.learned.win_model import (
     CHANCE_SCALE,
     COEF_SCALE,
     DEFAULT_TOP_VALUE,
+    DEFAULT_WIN_PATH,
     FEATURES,
     ROWS,
     WinObjective,
@@ -36,6 +38,8 @@ from shelfie_solver.dice.learned.win_model import (
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import DEFAULT_RULES
 from shelfie_solver.dice.strategies import WinStrategy
+
+from conftest import walk_trees
 
 pytest.importorskip("numba")
 
@@ -579,15 +583,19 @@ def far_behind(board) -> GameState:
 def python_chances(objective: WinObjective, arrays: StateArrays, sets) -> list[int]:
     """The model's chance of each marking of ``sets``, from its seat columns by the Python-integer
     features (:func:`python_features`, in the default board's points, with the seats still to
-    play in the round, D5, D18) and strengths, one float conversion per difference."""
+    play in the round, D5, D18) and strengths (plus, with two seats, the shipped file's trees
+    walked from its own lists: conftest.walk_trees), one float conversion per difference."""
     m, a, mp, ap = arrays.line_totals
     phase, seats = objective.seat_columns(arrays, m + sets.line_count, a - sets.line_count,
                                           mp + sets.line_points, ap - sets.line_points)
     out = []
+    block = json.loads(DEFAULT_WIN_PATH.read_text("utf-8")).get("trees", {}).get("2")
     for k in range(len(phase)):
         row = [int(v) for v in objective.calibration[ROWS.index(int(phase[k]))]]
         features = python_features(seats[k].tolist(), objective.round_number, Fraction(SCALE), objective.to_play)
         z = [sum(a * b for a, b in zip(row, f)) for f in features]
+        if block is not None and len(features) == 2:  # the shipped file's trees (format 5), 2 seats only
+            z = [zi + walk_trees(block, [*features[i], *features[1 - i], int(phase[k])]) for i, zi in enumerate(z)]
         total = sum(math.exp(min(max((zj - z[0]) / (10**6 * WEIGHT_SCALE), -60.0), 60.0)) for zj in z)
         out.append(round(10**6 / total))
     return out

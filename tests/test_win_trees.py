@@ -37,6 +37,8 @@ from shelfie_solver.dice.learned.win_model import (
 )
 from shelfie_solver.dice.learned.win_trees import OWN_COLUMNS, TREE_BOUND
 
+from conftest import walk_trees as walk
+
 W = WEIGHT_SCALE
 F = len(FEATURES)
 UNIT = COEF_SCALE * W  # one unit of strength
@@ -63,23 +65,20 @@ def tiny_block() -> dict[str, Any]:
             "roots": [0, 5, 8], "fitted": {"by": "hand"}}
 
 
+def linear_model() -> Any:
+    """The shipped model's coefficients without its trees (a format-4 model; data/win.json has had
+    2-player trees since 2026-12-07)."""
+    from dataclasses import replace
+
+    return replace(default_win_model(), trees={})
+
+
 def with_trees(block: Any, base: Any = None) -> dict[str, Any]:
-    """The shipped model's JSON as a format-5 file with ``"trees": {"2": block}``."""
-    data = (base or default_win_model()).to_dict()
+    """The shipped model's coefficients as a format-5 file with ``"trees": {"2": block}``."""
+    data = (base or linear_model()).to_dict()
     data["format"] = TREES_FORMAT
     data["trees"] = {"2": block}
     return data
-
-
-def walk(block: dict[str, Any], u: list[int]) -> int:
-    """The reference: the sum over the roots of the leaf reached by ``u``, walking the lists."""
-    total = 0
-    for node in block["roots"]:
-        while block["feature"][node] != -1:
-            go_left = u[block["feature"][node]] <= block["threshold"][node]
-            node = block["left"][node] if go_left else block["right"][node]
-        total += block["value"][node]
-    return total
 
 
 def reference_terms(block: dict[str, Any], phase: np.ndarray, x: np.ndarray) -> list[list[int]]:
@@ -164,8 +163,8 @@ def test_python_integers_beyond_int64_bounds() -> None:
 
 def test_an_empty_block_gives_format_4() -> None:
     """A format-5 file whose block has no node gives exactly format 4's chances, writes format 5
-    (it has a block) and reads back the same; the model without trees writes format 4 byte for
-    byte (data/win.json)."""
+    (it has a block) and reads back the same; data/win.json (format 5 since 2026-12-07) is written
+    back byte for byte, and the same model without its trees writes format 4."""
     from shelfie_solver.dice.learned.win_model import DEFAULT_WIN_PATH
 
     empty = {"feature": [], "threshold": [], "left": [], "right": [], "value": [], "roots": []}
@@ -174,14 +173,14 @@ def test_an_empty_block_gives_format_4() -> None:
     seats = random_seats(rng, 200)
     phase = rng.choice(ROWS, size=200)
     x = design(phase, seats, 6, to_play=1)
-    shipped = default_win_model()
+    shipped, linear = default_win_model(), linear_model()
     assert model.trees_for(2) is None
     assert np.array_equal(all_chances(model.for_players(2), phase, x, 6),
-                          all_chances(shipped.for_players(2), phase, x, 6))
+                          all_chances(linear.for_players(2), phase, x, 6))
     assert json.loads(model_text(model))["format"] == TREES_FORMAT
     assert model_text(model_from_dict(json.loads(model_text(model)), "again.json")) == model_text(model)
-    assert model_text(shipped) == DEFAULT_WIN_PATH.read_text()
-    assert json.loads(model_text(shipped))["format"] == WIN_FORMAT
+    assert model_text(shipped) == DEFAULT_WIN_PATH.read_text()  # format 5 (its trees) read and written back
+    assert json.loads(model_text(linear))["format"] == WIN_FORMAT
 
 
 def test_written_and_read_back() -> None:
@@ -400,7 +399,7 @@ def test_assembled_with_the_count_s_trees() -> None:
     """win_model.assemble takes a count's trees with its coefficients (the 2-player part's)."""
     from shelfie_solver.dice.learned.win_model import assemble, replace_info
 
-    shipped = replace_info(default_win_model(), board="default")
+    shipped = replace_info(linear_model(), board="default")
     trees = model_from_dict(with_trees(tiny_block(), shipped), "tiny.json")
     out = assemble({2: (trees, "tiny.json"), 3: (shipped, "win.json"), 4: (shipped, "win.json")})
     assert out.trees_for(2) is trees.trees_for(2)

@@ -22,21 +22,9 @@ from shelfie_solver.dice.learned.win_model import (
     strength_numerators,
 )
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, walk_trees as walk
 
 FILES = ("win-trees-2.json", "win-trees-2-iter1.json", "win-trees-2-fast.json")
-
-
-def walk(block: dict, u: list[int]) -> int:
-    """The spec's ``T``: per tree from its root, left while ``u[feature] <= threshold``, the
-    leaf values summed (Python integers)."""
-    total = 0
-    for node in block["roots"]:
-        while block["feature"][node] >= 0:
-            f = block["feature"][node]
-            node = block["left"][node] if u[f] <= block["threshold"][node] else block["right"][node]
-        total += block["value"][node]
-    return total
 
 
 @pytest.mark.parametrize("name", FILES)
