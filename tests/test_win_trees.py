@@ -164,8 +164,8 @@ def test_python_integers_beyond_int64_bounds() -> None:
 
 def test_an_empty_block_gives_format_4() -> None:
     """A format-5 file whose block has no node gives exactly format 4's chances, writes format 5
-    (it has a block) and reads back the same; the model without trees writes format 4 byte for
-    byte (data/win.json)."""
+    (it has a block) and reads back the same; the shipped data/win.json (format 5 since it has
+    trees, 2026-12-07) is written back byte for byte, and a model without trees writes format 4."""
     from shelfie_solver.dice.learned.win_model import DEFAULT_WIN_PATH
 
     empty = {"feature": [], "threshold": [], "left": [], "right": [], "value": [], "roots": []}
@@ -181,7 +181,10 @@ def test_an_empty_block_gives_format_4() -> None:
     assert json.loads(model_text(model))["format"] == TREES_FORMAT
     assert model_text(model_from_dict(json.loads(model_text(model)), "again.json")) == model_text(model)
     assert model_text(shipped) == DEFAULT_WIN_PATH.read_text()
-    assert json.loads(model_text(shipped))["format"] == WIN_FORMAT
+    assert json.loads(model_text(shipped))["format"] == TREES_FORMAT
+    plain = {key: value for key, value in json.loads(model_text(shipped)).items() if key != "trees"}
+    plain["format"] = WIN_FORMAT
+    assert json.loads(model_text(model_from_dict(plain, "plain.json")))["format"] == WIN_FORMAT
 
 
 def test_written_and_read_back() -> None:
@@ -405,7 +408,7 @@ def test_assembled_with_the_count_s_trees() -> None:
     out = assemble({2: (trees, "tiny.json"), 3: (shipped, "win.json"), 4: (shipped, "win.json")})
     assert out.trees_for(2) is trees.trees_for(2)
     out = assemble({2: (shipped, "win.json"), 3: (trees, "tiny.json"), 4: (shipped, "win.json")})
-    assert out.trees == {}
+    assert out.trees_for(2) is shipped.trees_for(2)  # the shipped 2-player part's own trees, not tiny's
 
 
 def test_bad_file_through_win_model_keeps_the_whole_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
