@@ -328,3 +328,17 @@ def test_tile_shelf_that_is_neither_text_nor_a_file_says_both(tmp_path: Path):
     result = cli("tile", "score", str(tmp_path / "missing.txt"))
     assert_one_line_error(result, "bad shelf")
     assert "no file" in result.stderr and "exists" in result.stderr
+
+
+def test_an_apostrophe_in_a_message_is_no_quote() -> None:
+    """core.errors.error_line (click's messages, ``quoted``): a long quoted value is still cut to
+    60 characters, but the apostrophes of words ("the seat's own P") pair with nothing, so the
+    words between two of them are kept whole (the form a refusal names, docs/formats.md)."""
+    from shelfie_solver.core.errors import error_line
+
+    words = "splits on the seat's own feature 0 with a left leaf 10 above a right leaf 5; expected trees " \
+            "non-decreasing in the seat's own P"
+    assert error_line(f"Invalid value for '--win-model': 'w.json': {words}", quoted=True).endswith(words)
+    long_value = "v" * 70
+    line = error_line(f"Invalid value for '--x': '{long_value}' is not it's form", quoted=True)
+    assert line == f"Invalid value for '--x': '{'v' * 60}'… is not it's form"

@@ -7,6 +7,7 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from conftest import assert_fits
 
@@ -179,3 +180,24 @@ def test_the_model_note_words_its_error_in_percentage_points():
               "o..../o..../o..../...../.....", "--order", "2", "--round", "3").stdout
     flat = " ".join(out.split())
     assert "(model)" in out and "about 7 percentage points from rollouts of the advised play" in flat
+
+
+# A 2-player position far ahead in round 7, last to play in the round: after the best holds every
+# roll ends the game (a marking or a failed result closes the second shelf, D13, D17, D18) with a
+# final score above the other seat's, so each terminal is settled won (win_chance.settled_shares)
+# and the hold's value is exactly 1; yet the advice flags it as the model's (win_chance_exact false).
+FAR_AHEAD = ["advise", "--dice", "PPBBCA", "--marks", "ooo.o/oo.oo/xoxxx/oo.../o..o.",
+             "--opponent", ".o.../ooo../o.o.o/..o../.o...", "--order", "2", "--round", "7", "--rerolls", "1",
+             "--objective", "win"]
+
+
+@pytest.mark.xfail(strict=True, reason="a value exactly 1 from settled terminals is flagged as the model's: "
+                   "'chance to win 100% (model)'")
+def test_a_certainty_is_never_labelled_as_the_model_s_estimate():
+    """docs/advise.md: ``100%`` is exactly won; docs/play.md: ``0%`` and ``100%`` only when
+    certain, so never with ``(model)``. A value of exactly 1 (every terminal settled won, D20)
+    is a certainty, so it is not an estimate of the model."""
+    data = json.loads(CliRunner().invoke(main, [*FAR_AHEAD, "--format", "json"]).output)
+    assert Fraction(data["win_chance"]) == 1  # the premise: the best hold's value is exactly 1
+    text = CliRunner().invoke(main, FAR_AHEAD).output
+    assert "100% (model)" not in text

@@ -144,3 +144,15 @@ def test_every_command_gives_the_files_figures(games, shipped_is):
     assert [_without_note(t, OTHER) for t in given_other] == [_without_note(t, "") for t in swapped]
     # and the other file's figures are not the shipped ones (the model is read, not ignored)
     assert [_without_note(t, OTHER) for t in given_other[:3]] != [_without_note(t, "") for t in shipped[:3]]
+
+
+def test_the_session_names_the_option_it_does_not_take(games):
+    """``play GAME --win-model FILE``: the interactive session keeps the shipped model
+    (docs/play.md), so the one line names the option, not its value as a word after the game
+    file ("unexpected 'w.json' after the game file")."""
+    _, two = games
+    result = CliRunner().invoke(main, ["play", two, "--win-model", SHIPPED], input="")
+    line = assert_one_line_error(result, "--win-model")
+    assert "after the game file" not in line
+    result = CliRunner().invoke(main, ["play", two, "extra"], input="")  # a word after the file: as before
+    assert_one_line_error(result, "unexpected 'extra' after the game file")

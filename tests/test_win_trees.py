@@ -404,4 +404,20 @@ def test_assembled_with_the_count_s_trees() -> None:
     out = assemble({2: (trees, "tiny.json"), 3: (shipped, "win.json"), 4: (shipped, "win.json")})
     assert out.trees_for(2) is trees.trees_for(2)
     out = assemble({2: (shipped, "win.json"), 3: (trees, "tiny.json"), 4: (shipped, "win.json")})
-    assert out.trees == {}
+    assert out.trees_for(2) is shipped.trees_for(2)  # the shipped 2-player part's own trees, not tiny's
+
+
+def test_bad_file_through_win_model_keeps_the_whole_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--win-model FILE`` (click's message, whose quoted values are shortened by
+    core.errors.error_line) with a non-monotone block: the apostrophes of "the seat's own" are no
+    quotes, so the line keeps its expected form whole (it read "...; ex'…s own P")."""
+    from conftest import assert_one_line_error
+
+    monkeypatch.chdir(tmp_path)
+    block = tiny_block()
+    block["value"][1] = UNIT  # not monotone in the own P
+    (tmp_path / "bad.json").write_text(json.dumps(with_trees(block)))
+    result = CliRunner().invoke(main, ["advise", "--dice", "CCBJPP", "--opponent", "...../...../...../...../.....",
+                                       "--objective", "win", "--win-model", "bad.json"])
+    line = assert_one_line_error(result, "--win-model", "bad.json", "expected trees non-decreasing in the seat's own P")
+    assert "…" not in line

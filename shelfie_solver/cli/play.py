@@ -83,12 +83,15 @@ class PlayGroup(click.Group):
             if close:
                 raise click.UsageError(f"no such step or game file {first!r}; did you mean {close[0]!r}? "
                                        f"(steps: {', '.join(steps)})", ctx)
-        with_value = {name for param in self.commands["session"].params
-                      if isinstance(param, click.Option) and not param.is_flag for name in param.opts}
+        options = [param for param in self.commands["session"].params if isinstance(param, click.Option)]
+        with_value = {name for param in options if not param.is_flag for name in param.opts}
+        known = {name for param in options for name in (*param.opts, *param.secondary_opts)}
         words = iter(args[1:])
         for word in words:
             if word in with_value:
                 next(words, None)
+            elif word.startswith("-") and word.split("=", 1)[0] not in known:
+                return  # an option the session does not take (--win-model): click names it, not its value
             elif not word.startswith("-"):
                 step = word if word in steps else "STEP"
                 raise click.UsageError(f"unexpected {word!r} after the game file; the interactive session is "

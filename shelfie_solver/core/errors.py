@@ -20,8 +20,10 @@ def shorten(text: str, limit: int = 60) -> str:
 MAX_ERROR_LINE = 1000
 # Quoted values are paired left to right ('--players' first, then the value given): a pattern
 # for long quotes alone would pair the closing quote of one with the opening of the next and cut
-# the words between them, the example and what was given with them.
-_QUOTED = re.compile(r"'([^']*)'")
+# the words between them, the example and what was given with them. A quote opens after no letter
+# or digit and closes before none: the apostrophe of "the seat's own P" is no quote (else the
+# words from it to the next quote, taken for a long value, were cut).
+_QUOTED = re.compile(r"(?<!\w)'([^']*)'(?!\w)")
 _LONG_WORD = re.compile(r"[^\s/]{81,}")
 
 

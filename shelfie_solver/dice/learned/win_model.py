@@ -151,7 +151,7 @@ SHEET_COLUMNS = len(SHEET_FEATURES)
 #: Each seat's features (:func:`design`): :data:`BASE_FEATURES` then :data:`SHEET_FEATURES`.
 FEATURES = BASE_FEATURES + SHEET_FEATURES
 #: The ``format`` key of a model file (format 1, a logistic of one seat's gaps, is refused) without
-#: trees: a model without trees is written in it (so data/win.json is unchanged byte for byte).
+#: trees: a model without trees is written in it (so a format-4 file is written back byte for byte).
 WIN_FORMAT = "shelfie-solve win 4"
 #: The ``format`` key of a model file with trees (:data:`TREES_KEY`; docs/formats.md, "Win-model
 #: file"): format 4 and the optional 2-player trees over both seats' features
