@@ -191,13 +191,12 @@ FAR_AHEAD = ["advise", "--dice", "PPBBCA", "--marks", "ooo.o/oo.oo/xoxxx/oo.../o
              "--objective", "win"]
 
 
-@pytest.mark.xfail(strict=True, reason="a value exactly 1 from settled terminals is flagged as the model's: "
-                   "'chance to win 100% (model)'")
 def test_a_certainty_is_never_labelled_as_the_model_s_estimate():
     """docs/advise.md: ``100%`` is exactly won; docs/play.md: ``0%`` and ``100%`` only when
     certain, so never with ``(model)``. A value of exactly 1 (every terminal settled won, D20)
     is a certainty, so it is not an estimate of the model."""
     data = json.loads(CliRunner().invoke(main, [*FAR_AHEAD, "--format", "json"]).output)
     assert Fraction(data["win_chance"]) == 1  # the premise: the best hold's value is exactly 1
+    assert data["win_chance_exact"] is True
     text = CliRunner().invoke(main, FAR_AHEAD).output
-    assert "100% (model)" not in text
+    assert "100% (model)" not in text and "100% (exact)" in text

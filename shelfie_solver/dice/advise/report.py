@@ -437,24 +437,35 @@ MODEL_NOTE = ("win chance: your chance to win (D20: a k-way tie counts 1/k) unde
               "and \"The sheets' line states with 3 and 4 players\").")
 
 
+def certain(value: Fraction | None) -> bool:
+    """Whether a chance to win is a certainty, 0 or 1 exactly: then it is exact whatever the
+    objective's flag says. The model never gives 0 or 1 (its chances are kept within 1 and
+    ``CHANCE_SCALE - 1`` over ``CHANCE_SCALE``, learned.win_model), so a value of exactly 1 (or 0)
+    is a mean over the dice of terminals that are all settled won (or lost) exactly (D17, D18, D20):
+    a certainty, never the model's estimate (docs/advise.md: ``100%`` is exactly won)."""
+    return value is not None and value in (0, 1)
+
+
 def how(advice: Advice, option: MarkingOption | ShelfOption | None = None) -> str:
     """``exact`` or ``model`` for the title: of ``option``'s chance when given
-    (:func:`option_exact`), else of the advice's."""
-    return "exact" if (advice.win_chance_exact if option is None else option_exact(option, advice)) else "model"
+    (:func:`option_exact`), else of the advice's (a certainty is exact: :func:`certain`)."""
+    if option is None:
+        return "exact" if advice.win_chance_exact or certain(advice.value) else "model"
+    return "exact" if option_exact(option, advice) else "model"
 
 
 def option_exact(option: MarkingOption | ShelfOption, advice: Advice) -> bool:
     """Whether a marking's or a shelf's chance is exact: its own flag where the objective knows it
     per option (a marking that ends the game, D17; ``win`` on a shelf whose loss ends it, D13,
-    D17), else the advice's."""
-    return bool(advice.win_chance_exact if option.exact is None else option.exact)
+    D17), else the advice's; a certainty always (:func:`certain`)."""
+    return bool(advice.win_chance_exact if option.exact is None else option.exact) or certain(option.value)
 
 
 def first_exact(advice: Advice) -> bool:
     """Whether the chance of ``advice``'s best choice is exact: of its first marking (final dice),
-    of its first shelf (a failed result, D13), else the advice's."""
+    of its first shelf (a failed result, D13), else the advice's (a certainty always: :func:`certain`)."""
     if advice.holds:
-        return bool(advice.win_chance_exact)
+        return bool(advice.win_chance_exact) or certain(advice.value)
     if advice.markings:
         return option_exact(advice.markings[0], advice)
     if advice.failed and advice.failed[0].value is not None:
