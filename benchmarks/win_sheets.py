@@ -142,8 +142,7 @@ def main() -> None:
         args.output = SHEETS if args.command in ("fit", "fitmix") else "shelfie_solver/dice/data/win.json"
     commands = {"fit": win_first.fit, "fitmix": fit_mixed, "assemble": assemble_file, "heldout": win_first.heldout,
                 "rollouts": win_first.rollouts, "versus": win_first.versus}
-    if args.command == "rollouts" and args.replay_model:
-        win_first.use_model(str(ROOT / args.replay_model))
+    args.log_model = args.replay_model  # win_first.rollouts replays the log's games by this file (its --log-model)
     commands[args.command](args)
 
 
