@@ -57,8 +57,8 @@ def test_the_end_is_triggered_by_any_sheet(rules, board):
 
 @pytest.mark.parametrize("opponents, order, round_number, fragment", [
     (4, 1, 1, "2-4 players"),        # D1
-    (1, 3, 1, "not 1-2"),
-    (1, 0, 1, "not 1-2"),
+    (1, 3, 1, "--order 3: your place in the round must be 1-2"),
+    (1, 0, 1, "--order 0: your place in the round must be 1-2"),
     (2, 1, 0, "rounds count from 1"),
 ])
 def test_impossible_tables_are_refused(rules, board, opponents, order, round_number, fragment):
@@ -112,7 +112,7 @@ def test_without_opponents_nothing_changes():
     (["--opponent", "...../....."], "--opponent 1:"),
     (["--opponent", FOUR, "--opponent", "no-such-file.txt"], "--opponent 2:"),
     (["--opponent", FOUR] * 4, "2-4 players"),
-    (["--opponent", FOUR, "--order", "3"], "not 1-2"),
+    (["--opponent", FOUR, "--order", "3"], "--order 3: your place in the round must be 1-2"),
     (["--opponent", FOUR, "--order", "x"], "--order"),
     (["--opponent", FOUR, "--round", "0"], "--round"),
     (["--opponent", FOUR, "--round", "9223372036854775808"], "--round"),
