@@ -61,6 +61,20 @@ def test_advise_learned_alone_says_it_plays_the_own_table(own_tables, shape):
     assert [line.startswith("learned plays") for line in _note_lines(result.stdout)] == [True], result.stdout
 
 
+@pytest.mark.parametrize("shape", sorted(BOARDS))
+def test_advise_json_carries_the_note_as_play_does(own_tables, shape):
+    """``advise --format json``: the key ``own_table`` holds the note the table prints (play's
+    JSON has it too); absent where the table says nothing of an own table."""
+    args = ["advise", "--board", BOARDS[shape], "--dice", "CCBJPP", "--objective", "learned"]
+    table = CliRunner().invoke(main, args)
+    data = json.loads(CliRunner().invoke(main, [*args, "--format", "json"]).stdout)
+    assert NOTE in data["own_table"] and data["own_table"].startswith("learned plays")
+    assert " ".join(data["own_table"].split()) in " ".join(table.stdout.split())
+    plain = json.loads(CliRunner().invoke(main, ["advise", "--board", BOARDS[shape], "--dice", "CCBJPP",
+                                                 "--format", "json"]).stdout)
+    assert "own_table" not in plain
+
+
 @pytest.mark.parametrize("args", [
     ["--objective", "learned"],                                    # the default board: the shipped tables
     ["--board", BOARDS["4x5"], "--objective", "strategic"],        # another objective

@@ -138,7 +138,7 @@ def test_every_command_gives_the_files_figures(games, shipped_is):
     assert [_without_note(t, SHIPPED) for t in given_shipped] == [_without_note(t, "") for t in shipped]
     for command, text in zip(commands, given_other):
         assert (MODEL_NOTE.format(OTHER)[:20] in text) if "json" not in command else \
-            json.loads(text).get("win_model", OTHER) == OTHER, text
+            json.loads(text)["win_model"] == OTHER, text
     shipped_is(OTHER)
     swapped = [_run(c) for c in commands]
     assert [_without_note(t, OTHER) for t in given_other] == [_without_note(t, "") for t in swapped]
@@ -156,3 +156,18 @@ def test_the_session_names_the_option_it_does_not_take(games):
     assert "after the game file" not in line
     result = CliRunner().invoke(main, ["play", two, "extra"], input="")  # a word after the file: as before
     assert_one_line_error(result, "unexpected 'extra' after the game file")
+
+
+def test_json_names_the_file_in_every_command(games):
+    """Every command's JSON under ``--win-model FILE`` has ``win_model``: the file as given (the
+    table's note says it in words); without the option no such key."""
+    three, two = games
+    saved = {path: Path(path).read_bytes() for path in (three, two)}
+    for command in _commands(three, two):
+        given = json.loads(_run([*command, "--format", "json", "--win-model", OTHER]))
+        for path, data in saved.items():  # play roll wrote its game: the next run starts from the same one
+            Path(path).write_bytes(data)
+        assert given["win_model"] == OTHER, command
+        assert "win_model" not in json.loads(_run([*command, "--format", "json"])), command
+        for path, data in saved.items():
+            Path(path).write_bytes(data)

@@ -22,9 +22,8 @@ from shelfie_solver.cli.options import (
     refuse_win_model,
     rules_option,
     sigterm_stops,
-    win_model_note,
+    note_win_model,
     win_model_option,
-    win_model_path,
 )
 
 
@@ -93,12 +92,12 @@ def advise_command(dice_text: str, rerolls: int | None, marks_text: str | None, 
         result = advise(dice, board, marks, rules, parse_objective(objective or "strategic", board, rules=rules),
                         rerolls)
     report = advice_report(result, top=None if fmt == "json" else top)
-    if win_model_path() is not None:
-        report.notes.append(win_model_note(win_model_path()))
+    note_win_model(report)
     if not opponent_texts:  # learned alone on a board of its own table says so, as simulate does
         own = own_table_line(objective or "strategic", board, rules)
         if own is not None:
             report.notes.append(own)
+            report.data["own_table"] = own  # JSON too, as play's
     click.echo(render(report, fmt, width=TABLE_WIDTH, exact=exact_wanted()), nl=False)
 
 

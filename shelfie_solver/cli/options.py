@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 import click
 
 from shelfie_solver.core.errors import shorten
-from shelfie_solver.core.report import FORMATS
+from shelfie_solver.core.report import FORMATS, Report
 from shelfie_solver.dice.rules import Ruleset, load_rules
 
 if TYPE_CHECKING:
@@ -139,6 +139,17 @@ def win_model_note(path: str | None,
                    what: str = "the chances to win that are not exact are its estimates") -> str:
     """The line a report adds under ``--win-model FILE``: what the file's model gave (``what``)."""
     return f"Win model: {path} (--win-model): {what}."
+
+
+def note_win_model(report: Report, what: str = "the chances to win that are not exact are its estimates") -> None:
+    """Under ``--win-model FILE`` (:func:`win_model_path`), say so in ``report``: its notes get
+    :func:`win_model_note` (table, Markdown) and its JSON the key ``win_model`` (the file as
+    given), so every format names the model its figures came from; nothing without the option."""
+    path = win_model_path()
+    if path is None:
+        return
+    report.notes.append(win_model_note(path, what))
+    report.data["win_model"] = path
 
 
 def refuse_win_model(why: str) -> None:

@@ -49,9 +49,8 @@ from shelfie_solver.cli.options import (
     first_seed_option,
     load_setup,
     rules_option,
-    win_model_note,
+    note_win_model,
     win_model_option,
-    win_model_path,
 )
 
 
@@ -140,8 +139,8 @@ def _shown(before: KeptGame | None, after: KeptGame, objective: str, top: int, f
     done = describe(before, after) if before is not None else []
     done[1:1] = noted or []
     report = action_report(after, objective, done, None if fmt == "json" else top)
-    if win_model_path() is not None and len(after.players) > 1:
-        report.notes.append(win_model_note(win_model_path()))
+    if len(after.players) > 1:
+        note_win_model(report)
     return render(report, fmt, width=TABLE_WIDTH, exact=exact_wanted())
 
 
@@ -292,8 +291,8 @@ def status_command(game: str, fmt: str) -> None:
     """Every sheet as a grid, the scores, whose turn, the round and the end trigger."""
     kept = read_kept_game(game)
     report = status_report(kept, markdown=fmt == "markdown")
-    if win_model_path() is not None and len(kept.players) > 1:
-        report.notes.append(win_model_note(win_model_path()))
+    if len(kept.players) > 1:
+        note_win_model(report)
     click.echo(render(report, fmt, width=TABLE_WIDTH), nl=False)
 
 

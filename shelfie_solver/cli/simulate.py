@@ -15,7 +15,7 @@ from shelfie_solver.dice.simulate import exact_note
 from shelfie_solver.dice.strategies import STRATEGIES, parse_players
 from shelfie_solver.cli.options import (board_option, force_option, format_option, games_option, jobs_option,
                                         load_setup, prepare_run, rules_option, save_option, scheduler_option,
-                                        seed_option, player_files, refuse_win_model, win_model_note, win_model_option,
+                                        seed_option, player_files, refuse_win_model, note_win_model, win_model_option,
                                         win_model_path)
 
 
@@ -75,7 +75,5 @@ def simulate_command(players_text: str, games: int, seed: int | None, jobs: int 
     report = summary_report(summary, board.name, saved=save_path, long_form=fmt == "csv")
     if exact is not None:
         report.notes.append(exact)
-    if win_model_path() is not None:
-        report.notes.append(win_model_note(win_model_path(), "the win strategies played by it (never by an exact "
-                                                              "two-player table)"))
+    note_win_model(report, "the win strategies played by it (never by an exact two-player table)")
     click.echo(render(report, fmt, width=TABLE_WIDTH), nl=False)
