@@ -1,0 +1,273 @@
+"""The 2-player trees fitted to the model's own one-ply values instead of game outcomes (fitted
+value iteration / TD(lambda); docs/win-chance.md, "Fitted on its own one-ply values"). A
+measurement, not a test; LightGBM is the ``bench`` extra (the package never imports it).
+
+``targets``: for 2-player games of each source ``SEED:GAMES:POLICY`` of ``--sources`` (as
+``benchmarks/win_trees.py``: game ``g`` from ``SeedSequence(seed).spawn(5)[2].spawn(games)[g]``,
+POLICY a model file that ``win`` plays by, or ``learned``), every position that
+:func:`win_fit.valued_positions` yields (the position after a turn, the sheets after its blocks,
+D15) with its sample (:func:`win_fit.game_positions`, the same rows as ``win_trees.py positions``),
+its outcome (the mover's share of victory, D20) and its ONE-PLY target under ``--model``: the
+mover's chance ``1 - WinPlyStrategy(win_model=M).start_value(next)``, ``next`` the start state of
+the next played turn (``game.played_turns()[index + 1][0]``; exact where :mod:`win_chance`
+applies, which ``start_value`` handles), or the outcome where the game is over after the turn or
+the opponent cannot play (the next played turn is the mover's again). Cached per source and model
+in ``--cache`` (a pickle).
+
+The TD(lambda) target along each game, from the mover's perspective (2 players: consecutive
+valued positions alternate movers): ``G_t = (1 - lam) * one_t + lam * (1 - G_{t+1})`` where the
+next played turn is the opponent's and its position is valued; ``G_t`` = the outcome where the
+game is over after turn ``t`` (then ``one_t`` is the outcome too); otherwise (the next turn is one
+:mod:`win_chance` values exactly or one whose end the model knows exactly, so
+``valued_positions`` skips it, or the opponent passes) the chain breaks and ``G_t = one_t``, the
+one-ply value there being exact or near it. ``lam = 0`` is the one-ply target (fitted value
+iteration), ``lam = 1`` the outcome wherever the chain reaches the end.
+
+``fit``: as ``win_trees.py fit`` (its inputs :func:`win_trees.tree_inputs`, monotone constraints
+:func:`win_trees.monotone_vector`, settings :data:`win_trees.PARAMS` with ``--learning-rate`` and
+``--leaves``, early stopping on 20% of the games by game, numpy seed 0, patience
+:data:`win_trees.PATIENCE`, refitted on every game, export :func:`win_trees.export` and its
+checks), the labels the TD(``--lam``) targets (rows ``(u_0, G)`` and ``(u_1, 1 - G)``, objective
+``cross_entropy``), the init score the seat's logit under ``--base``'s 2-player coefficients (the
+linear rows, without its trees); written as ``--output``: ``--base``'s file with its 2-player
+trees replaced (format 5; the 3- and 4-player rows unchanged).
+
+``score``: the log loss and Brier score, against the outcomes, of the mover's chance under each
+file of ``--files`` at every valued position of the source ``--heldout`` (paired with the first
+file, SE over games): the pre-registered choice between candidates.
+
+Run: ``python benchmarks/win_td.py targets|fit|score [options]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import pickle
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import win_first  # noqa: E402
+import win_trees  # noqa: E402
+
+ROOT = win_trees.ROOT
+SHIPPED = win_trees.SHIPPED
+#: The shipped 2-player file (data/win.json's 2-player part): its linear rows are the base.
+BASE = "examples/win-trees-2-fast.json"
+
+
+def source_targets(source: str, model: str, cache: str) -> dict[str, np.ndarray]:
+    """The arrays of one source under the model file ``model`` (module docstring): ``phase
+    (N,)``, ``x (N, 2, F)``, ``y (N,)`` the outcome, ``one (N,)`` the one-ply target, ``game
+    (N,)``, ``ends (N,)`` the game over after the turn, ``link (N,)`` the next position in the
+    arrays is the next played turn's, the opponent's; from ``cache`` when it holds them."""
+    seed, games, policy = source.split(":", 2)
+    path = Path(cache) / f"td-{seed}-{games}-{Path(policy).stem}-under-{Path(model).stem}.pkl"
+    if path.exists():
+        out: dict[str, np.ndarray] = pickle.loads(path.read_bytes())
+        return out
+    from shelfie_solver.dice.board import load_board
+    from shelfie_solver.dice.game.turn import play_seeded
+    from shelfie_solver.dice.learned.win_fit import game_positions, self_play_seat, valued_positions
+    from shelfie_solver.dice.learned.win_model import load_win_model
+    from shelfie_solver.dice.rules import DEFAULT_RULES
+    from shelfie_solver.dice.strategies import WinPlyStrategy
+
+    board = load_board(None, DEFAULT_RULES)
+    seat = self_play_seat("learned") if policy == "learned" else self_play_seat("win", load_win_model(ROOT / policy))
+    ply = WinPlyStrategy(win_model=load_win_model(ROOT / model))
+    seeds = np.random.SeedSequence(int(seed)).spawn(5)[2].spawn(int(games))  # as win_trees.source_positions
+    rows: dict[str, list[Any]] = {k: [] for k in ("phase", "x", "y", "one", "game", "ends", "link", "turn")}
+    for g, s in enumerate(seeds):
+        game = play_seeded(board, DEFAULT_RULES, [seat] * 2, s)
+        played = game.played_turns()
+        samples = game_positions(game)
+        turns = []
+        for sample, v in zip(samples, valued_positions(game), strict=True):
+            index = v.before.turn  # the turn's place in played_turns (every rolled turn ends in a marking or D13)
+            assert played[index][0].turn == index and played[index][0].active == v.before.active
+            me = v.before.active
+            y = float(v.y[0])
+            ends = index + 1 == len(played)
+            if ends or played[index + 1][0].active == me:  # over, or the opponent cannot play
+                one = y
+            else:
+                one = float(1 - ply.start_value(played[index + 1][0]))
+            rows["phase"].append(sample[1])
+            rows["x"].append(sample[2])
+            rows["y"].append(y)
+            rows["one"].append(one)
+            rows["game"].append(g)
+            rows["ends"].append(ends)
+            rows["turn"].append(index)
+            turns.append((index, me))
+        for k, (index, me) in enumerate(turns):
+            rows["link"].append(k + 1 < len(turns) and turns[k + 1][0] == index + 1 and turns[k + 1][1] != me)
+        if (g + 1) % 500 == 0:
+            print(f"    {source}: {g + 1} games, {len(rows['y'])} positions, {time.process_time():.0f} CPU s", flush=True)
+    out = {k: np.array(v) for k, v in rows.items()}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_suffix(".tmp")
+    temp.write_bytes(pickle.dumps(out))
+    temp.replace(path)
+    return out
+
+
+def td_targets(data: dict[str, np.ndarray], lam: float) -> np.ndarray:
+    """``float (N,)``: the TD(``lam``) target of every position (module docstring), computed
+    backwards along each game (the arrays in the order played, game by game)."""
+    one, y, ends, link = data["one"], data["y"], data["ends"], data["link"]
+    out = np.empty(len(one))
+    for t in range(len(one) - 1, -1, -1):
+        if ends[t]:
+            out[t] = y[t]
+        elif link[t]:
+            out[t] = (1 - lam) * one[t] + lam * (1 - out[t + 1])
+        else:
+            out[t] = one[t]
+    return out
+
+
+def targets(args: argparse.Namespace) -> None:
+    for source in args.sources.split(","):
+        start = time.process_time()
+        data = source_targets(source, args.model, args.cache)
+        one, y = data["one"], data["y"]
+        print(f"{source} under {args.model}: {len(y)} positions of {data['game'].max() + 1} games "
+              f"({time.process_time() - start:.0f} CPU s); mean outcome {y.mean():.4f}, mean one-ply target "
+              f"{one.mean():.4f}; Brier of the one-ply target against the outcome {((one - y) ** 2).mean():.5f}; "
+              f"chain links {data['link'].mean():.3f}, ends {data['ends'].mean():.3f}", flush=True)
+
+
+def fit(args: argparse.Namespace) -> None:
+    import lightgbm as lgb
+
+    from shelfie_solver.dice.learned.win_model import FEATURES
+
+    start = time.process_time()
+    F = len(FEATURES)
+    parts, records, offset = [], [], 0
+    for source in args.sources.split(","):
+        data = source_targets(source, args.model, args.cache)
+        parts.append({**data, "game": data["game"] + offset, "label": td_targets(data, args.lam)})
+        seed, games, policy = source.split(":", 2)
+        records.append({"seed": int(seed), "games": int(games), "played_by": policy if policy == "learned"
+                        else f"win by {policy}", "positions": len(data["y"])})
+        offset += int(games)
+    phase = np.concatenate([p["phase"] for p in parts]).astype(np.int64)
+    x = np.concatenate([p["x"] for p in parts]).astype(np.int64)
+    yo = np.concatenate([p["y"] for p in parts])
+    lab = np.concatenate([p["label"] for p in parts])
+    game = np.concatenate([p["game"] for p in parts])
+    rounds = win_trees.rounds_of(x)
+    base, _ = win_trees.file_parts(str(ROOT / args.base))
+    gap = win_trees.linear_gaps(base, phase, x, rounds) / win_trees.scale()
+    u0, u1 = win_trees.tree_inputs(phase, x)
+    u = np.concatenate([u0, u1]).astype(np.float64)
+    assert np.array_equal(u[: len(u0)].astype(np.int64), u0), "inputs beyond float64's exact integers"
+    label, init, games2 = np.concatenate([lab, 1 - lab]), np.concatenate([gap, -gap]), np.concatenate([game, game])
+    outcome = np.concatenate([yo, 1 - yo])
+    held = np.random.default_rng(0).permutation(offset)[: offset // 5]
+    valid = np.isin(games2, held)
+    params = {**win_trees.PARAMS, "monotone_constraints": win_trees.monotone_vector(F),
+              "learning_rate": args.learning_rate, "num_leaves": args.leaves}
+    print(f"{len(yo)} positions of {offset} games, lambda {args.lam}; targets: mean {lab.mean():.4f}, "
+          f"Brier against the outcomes {((lab - yo) ** 2).mean():.5f}", flush=True)
+    train = lgb.Dataset(u[~valid], label[~valid], init_score=init[~valid], free_raw_data=False)
+    check = lgb.Dataset(u[valid], label[valid], init_score=init[valid], reference=train)
+    booster = lgb.train(params, train, args.max_trees, valid_sets=[check],
+                        callbacks=[lgb.early_stopping(win_trees.PATIENCE, verbose=False)])
+    best = booster.best_iteration or booster.num_trees()
+    raw = booster.predict(u[valid], num_iteration=best, raw_score=True)
+    ce = win_trees.cross_entropy
+    print(f"early stopping: {best} iterations; held-back log loss against the targets {ce(label[valid], init[valid]):.5f} "
+          f"linear, {ce(label[valid], init[valid] + raw):.5f} with trees; against the outcomes "
+          f"{ce(outcome[valid], init[valid]):.5f} linear, {ce(outcome[valid], init[valid] + raw):.5f} with trees",
+          flush=True)
+    booster = lgb.train(params, lgb.Dataset(u, label, init_score=init), best) if args.refit \
+        else lgb.train(params, train, best)
+    block = win_trees.export(booster)
+    raw = booster.predict(u[valid], raw_score=True)
+    mine = win_trees.tree_terms(block, u[valid].astype(np.int64)) / (win_trees.scale() / 2)
+    ok = win_trees.monotone_ok(block, F) and win_trees.acyclic_ok(block)
+    print(f"export: {len(block['feature'])} nodes in {len(block['roots'])} trees; |exported - raw| at most "
+          f"{np.abs(mine - raw).max():.2e} logit; monotone and acyclic {ok}", flush=True)
+    assert ok
+    assert sum(max(abs(block["value"][i]) for i in win_trees.leaves(block, r)) for r in block["roots"]) < 1 << 61
+    block["fitted"] = {
+        "sources": records, "positions": int(len(yo)), "games": offset, "rows": int(len(u)), "base": args.base,
+        "init_score": "the seat's logit z_i - z_j of the base's 2-player coefficients (its linear rows)",
+        "labels": (f"TD(lambda={args.lam}) targets under {args.model}: the one-ply value 1 - the opponent's start "
+                   "value of the next turn (WinPlyStrategy.start_value), the outcome (D20) at the game's end; "
+                   "objective cross_entropy"),
+        "lightgbm": lgb.__version__, "params": {k: v for k, v in params.items() if k != "monotone_constraints"},
+        "monotone": f"+1 on u[f], -1 on u[F+f] for f in {list(win_trees.OWN)}", "iterations": int(best),
+        "max_trees": args.max_trees,
+        "early_stopping": f"log loss of 20% of the games (numpy seed 0), patience {win_trees.PATIENCE}",
+        "refitted_on_every_game": bool(args.refit), "benchmark": "benchmarks/win_td.py fit",
+        "docs": "docs/win-chance.md, Fitted on its own one-ply values (2 players; 2026-12-07)",
+    }
+    data = json.loads((ROOT / args.base).read_text("utf-8"))
+    data["format"] = win_trees.TREES_FORMAT
+    data["trees"] = {"2": block}
+    temp = Path(args.output + ".tmp")
+    temp.write_text(json.dumps(data, separators=(",", ":")) + "\n", "utf-8")
+    temp.replace(args.output)
+    print(f"written {args.output}; {time.process_time() - start:.0f} CPU s in all")
+
+
+def score(args: argparse.Namespace) -> None:
+    start = time.process_time()
+    samples, game = win_trees.source_positions(args.heldout, args.cache)
+    x = np.array([s[2] for s in samples], dtype=np.int64)
+    data = {"phase": np.array([s[1] for s in samples], dtype=np.int64), "x": x, "round": win_trees.rounds_of(x)}
+    y = np.array([s[3][0] for s in samples])
+    print(f"held out: {args.heldout}, {len(y)} positions of {game.max() + 1} games "
+          f"({time.process_time() - start:.0f} CPU s)")
+    print("| file | log loss | minus the first (1e-4) | SE | Brier | minus the first (1e-4) | SE |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    first: tuple[np.ndarray, np.ndarray] | None = None
+    for path in args.files.split(","):
+        p = np.clip(win_trees.chances_of(str(ROOT / path), data)[:, 0], 1e-9, 1 - 1e-9)
+        ll, br = -(y * np.log(p) + (1 - y) * np.log(1 - p)), (p - y) ** 2
+        if first is None:
+            first = (ll, br)
+        dl, db = ll - first[0], br - first[1]
+        print(f"| {path} | {ll.mean():.5f} | {dl.mean() * 1e4:+.1f} | {win_first.se_by_game(dl, game) * 1e4:.1f} "
+              f"| {br.mean():.5f} | {db.mean() * 1e4:+.1f} | {win_first.se_by_game(db, game) * 1e4:.1f} |", flush=True)
+    print(f"{time.process_time() - start:.0f} CPU s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=("targets", "fit", "score"))
+    parser.add_argument("--sources", default="", help="SEED:GAMES:POLICY,... (POLICY a model file or learned)")
+    parser.add_argument("--model", default=SHIPPED, help="the model file the one-ply targets are computed under")
+    parser.add_argument("--cache", default="/tmp/td")
+    parser.add_argument("--lam", type=float, default=0.0, help="fit: the TD(lambda) parameter, 0 to 1")
+    parser.add_argument("--base", default=BASE, help="fit: the file whose linear rows the trees are fitted on top of")
+    parser.add_argument("--output", default="examples/win-td-2.json")
+    parser.add_argument("--refit", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--learning-rate", type=float, default=0.4)
+    parser.add_argument("--leaves", type=int, default=31)
+    parser.add_argument("--max-trees", type=int, default=16)
+    parser.add_argument("--heldout", default="", help="score: the source SEED:GAMES:POLICY scored")
+    parser.add_argument("--files", default=SHIPPED, help="score: model files, comma-separated (the first the reference)")
+    args = parser.parse_args()
+    if not 0 <= args.lam <= 1:
+        print(f"--lam must be between 0 and 1, got {args.lam}", file=sys.stderr)
+        sys.exit(2)
+    os.chdir(ROOT)
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    {"targets": targets, "fit": fit, "score": score}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()
