@@ -32,11 +32,22 @@ checks), the labels the TD(``--lam``) targets (rows ``(u_0, G)`` and ``(u_1, 1 -
 linear rows, without its trees); written as ``--output``: ``--base``'s file with its 2-player
 trees replaced (format 5; the 3- and 4-player rows unchanged).
 
+``ceiling``: how close the one-ply value itself comes to rollouts, the bound of what fitting to it
+can reach: at the turn starts after a marking of a ``benchmarks/chance_vs_rollout.py`` log
+(``--log``, its ``--seed``; several logs, comma-separated, pooled; replayed with ``win`` by ``--log-model``, the positions
+``win_trees.py rollouts`` keeps), the figure logged (the model's, ``play status``) and the one-ply
+value ``1 - start_value`` of the turn start (the next player's, under each file of ``--files``)
+for the player who just played, against the rollout: RMS with the rollout noise removed, and the
+paired difference with a bootstrap of the positions (4,000 resamples, numpy seed 0); the mean
+absolute error measured and the mean absolute noise ``sqrt(2/pi) s / sqrt(N)`` (the true one lies
+between the two's difference and the measured one: docs/win-chance.md "The mean absolute error,
+with many play-outs"), with the 95% bootstrap interval of that lower end.
+
 ``score``: the log loss and Brier score, against the outcomes, of the mover's chance under each
 file of ``--files`` at every valued position of the source ``--heldout`` (paired with the first
 file, SE over games): the pre-registered choice between candidates.
 
-Run: ``python benchmarks/win_td.py targets|fit|score [options]``.
+Run: ``python benchmarks/win_td.py targets|fit|score|ceiling [options]``.
 """
 
 from __future__ import annotations
@@ -245,9 +256,78 @@ def score(args: argparse.Namespace) -> None:
     print(f"{time.process_time() - start:.0f} CPU s")
 
 
+def ceiling(args: argparse.Namespace) -> None:
+    from chance_vs_rollout import PLAYERS, positions_of, use_win_model
+
+    from shelfie_solver.dice.board import load_board
+    from shelfie_solver.dice.game.turn import play_seeded
+    from shelfie_solver.dice.learned.win_fit import valued_positions
+    from shelfie_solver.dice.learned.win_model import load_win_model
+    from shelfie_solver.dice.rules import DEFAULT_RULES
+    from shelfie_solver.dice.strategies import WinPlyStrategy, strategy_named
+
+    start = time.process_time()
+    use_win_model(str(ROOT / args.log_model))
+    plies = [WinPlyStrategy(win_model=load_win_model(ROOT / f)) for f in args.files.split(",")]
+
+    def fresh(s: np.random.SeedSequence) -> np.random.SeedSequence:
+        return np.random.SeedSequence(s.entropy, spawn_key=s.spawn_key, pool_size=s.pool_size)
+
+    board, rules = load_board(None, DEFAULT_RULES), DEFAULT_RULES
+    out: list[list[float]] = []  # rollout, noise, logged, one-ply under each file
+    gid: list[tuple[int, int]] = []
+    for log, seed in zip(args.log.split(","), str(args.seed).split(","), strict=True):  # logs pooled
+        rows = [r for r in map(json.loads, open(log)) if r["players"] == 2]
+        games = iter(np.random.SeedSequence(int(seed)).spawn(len(PLAYERS))[PLAYERS.index(2)].spawn(10_000))
+        done, g = 0, -1
+        while done < len(rows):  # as win_nonlinear.rollout_positions
+            game, g = next(games), g + 1
+            valued = None
+            for kept, kind in positions_of(2, fresh(game), args.per_game)[:len(rows) - done]:
+                row, done = rows[done], done + 1
+                assert row["kind"] == kind and row["round"] == kept.state.round, "the log is not of this seed"
+                if kind != "after marking":
+                    continue
+                if valued is None:
+                    played = play_seeded(board, rules, [strategy_named("win")] * 2, fresh(game).spawn(2)[0])
+                    valued = {v.before.turn: v for v in valued_positions(played)}
+                v = valued.get(kept.state.turn - 1)
+                seat = row["seats"][v.order[0]] if v is not None else None
+                if v is None or seat["exact"] or not kept.state.marks.has_available:
+                    continue
+                assert kept.state.active == v.order[1]
+                out.append([seat["rollout"], seat["variance"] / row["games"], seat["model"]]
+                           + [float(1 - ply.start_value(kept.state)) for ply in plies])
+                gid.append((int(seed), g))
+    a = np.array(out)
+    r, noise = a[:, 0], a[:, 1]
+    names = ["the figure logged (" + args.log_model + ")"] + [f"one ply under {f}" for f in args.files.split(",")]
+    picks = np.random.default_rng(0).integers(0, len(r), size=(4000, len(r)))
+
+    def rms(e: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """The RMS with the noise removed over the rows ``at`` (the last axis)."""
+        return np.sqrt(np.maximum(e[at].mean(axis=-1) - noise[at].mean(axis=-1), 0))
+
+    every = np.arange(len(r))
+    base = (a[:, 2] - r) ** 2
+    print(f"{len(r)} turn starts after a marking of {len(set(gid))} games ({time.process_time() - start:.0f} CPU s)")
+    mad = math.sqrt(2 / math.pi) * np.sqrt(noise).mean()  # the mean absolute noise (docs: "with many play-outs")
+    print("| figure | RMS, noise removed (points) | minus the figure logged [95% bootstrap] | mean minus rollout "
+          f"| MAE measured (the noise {mad * 100:.2f}) | lower end (MAE minus noise), 95% |")
+    print("|---|---:|---:|---:|---:|---|")
+    for k, name in enumerate(names):
+        e = (a[:, 2 + k] - r) ** 2
+        lo, hi = np.percentile(rms(e, picks) - rms(base, picks), [2.5, 97.5]) * 100
+        lower = np.abs(a[:, 2 + k] - r)[picks].mean(axis=1) - math.sqrt(2 / math.pi) * np.sqrt(noise)[picks].mean(axis=1)
+        low = np.percentile(lower, [2.5, 97.5]) * 100
+        print(f"| {name} | {rms(e, every) * 100:.2f} | {(rms(e, every) - rms(base, every)) * 100:+.2f} "
+              f"[{lo:+.2f}, {hi:+.2f}] | {(a[:, 2 + k] - r).mean() * 100:+.2f} "
+              f"| {np.abs(a[:, 2 + k] - r).mean() * 100:.2f} | [{low[0]:.2f}, {low[1]:.2f}] |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=("targets", "fit", "score"))
+    parser.add_argument("command", choices=("targets", "fit", "score", "ceiling"))
     parser.add_argument("--sources", default="", help="SEED:GAMES:POLICY,... (POLICY a model file or learned)")
     parser.add_argument("--model", default=SHIPPED, help="the model file the one-ply targets are computed under")
     parser.add_argument("--cache", default="/tmp/td")
@@ -260,13 +340,17 @@ def main() -> None:
     parser.add_argument("--max-trees", type=int, default=16)
     parser.add_argument("--heldout", default="", help="score: the source SEED:GAMES:POLICY scored")
     parser.add_argument("--files", default=SHIPPED, help="score: model files, comma-separated (the first the reference)")
+    parser.add_argument("--log", default="", help="ceiling: a chance_vs_rollout.py log of 2 players")
+    parser.add_argument("--log-model", default=SHIPPED, help="ceiling: the model file the log's games were played by")
+    parser.add_argument("--seed", default="0", help="ceiling: the log's seed (seeds, comma-separated, one a log)")
+    parser.add_argument("--per-game", type=int, default=4, help="ceiling: the log's --per-game")
     args = parser.parse_args()
     if not 0 <= args.lam <= 1:
         print(f"--lam must be between 0 and 1, got {args.lam}", file=sys.stderr)
         sys.exit(2)
     os.chdir(ROOT)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    {"targets": targets, "fit": fit, "score": score}[args.command](args)
+    {"targets": targets, "fit": fit, "score": score, "ceiling": ceiling}[args.command](args)
 
 
 if __name__ == "__main__":
