@@ -325,9 +325,125 @@ def ceiling(args: argparse.Namespace) -> None:
               f"| {np.abs(a[:, 2 + k] - r).mean() * 100:.2f} | [{low[0]:.2f}, {low[1]:.2f}] |", flush=True)
 
 
+def rich_rows(source: str, model: str, cache: str) -> dict[str, np.ndarray]:
+    """The valued positions of ``source`` as ``win_features.position_row`` arrays (``lines``,
+    ``cells``, ``x``, ``phase``, ``round``) with their one-ply targets under ``model``
+    (:func:`source_targets`, the same order), from ``cache`` when it holds them."""
+    seed, games, policy = source.split(":", 2)
+    path = Path(cache) / f"rich-{seed}-{games}-{Path(policy).stem}.npz"
+    targets = source_targets(source, model, cache)
+    if not path.exists():
+        from win_features import position_row
+
+        from shelfie_solver.dice.board import load_board
+        from shelfie_solver.dice.game.turn import play_seeded
+        from shelfie_solver.dice.learned.win_fit import self_play_seat, valued_positions
+        from shelfie_solver.dice.learned.win_model import load_win_model
+        from shelfie_solver.dice.rules import DEFAULT_RULES
+
+        board = load_board(None, DEFAULT_RULES)
+        seat = self_play_seat("learned") if policy == "learned" else self_play_seat("win", load_win_model(ROOT / policy))
+        rows = []
+        for g, s in enumerate(np.random.SeedSequence(int(seed)).spawn(5)[2].spawn(int(games))):
+            rows += [position_row(g, v) for v in valued_positions(play_seeded(board, DEFAULT_RULES, [seat] * 2, s))]
+        out = {k: np.array([r[k] for r in rows]) for k in ("phase", "round", "x", "cells")}
+        out["lines"] = np.array([[np.stack(t) for t in r["lines"]] for r in rows])
+        np.savez_compressed(path, **out)
+    with np.load(path) as data:
+        rich = {k: data[k] for k in data.files}
+    assert len(rich["x"]) == len(targets["one"]) and np.array_equal(rich["x"], targets["x"])
+    return {**rich, "one": targets["one"], "y": targets["y"], "game": targets["game"]}
+
+
+def rich_inputs(d: dict[str, np.ndarray], rich: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``float (N, K)`` twice, each seat's inputs: ``u_i`` of the spec and, with ``rich``, both
+    seats' ``win_rich_gate`` engineered features, line totals and cell bits (the seat's first)."""
+    x = d["x"].astype(np.int64)
+    u0, u1 = win_trees.tree_inputs(d["phase"].astype(np.int64), x)
+    if not rich:
+        return u0.astype(float), u1.astype(float)
+    from win_rich_gate import cell_bits, engineered, line_totals
+
+    seat = np.concatenate([engineered(d), line_totals(d), cell_bits(d)], axis=-1)  # (N, 2, R)
+    return (np.concatenate([u0, seat[:, 0], seat[:, 1]], axis=1).astype(float),
+            np.concatenate([u1, seat[:, 1], seat[:, 0]], axis=1).astype(float))
+
+
+def richgate(args: argparse.Namespace) -> None:
+    """Trees on the design inputs against trees on richer inputs, both fitted to the one-ply values
+    (lambda 0, no monotone constraints, no speed budget): the RMS from the one-ply values on the
+    held-out source, and from the rollouts of logs (the figure the log shows beside them; the paired
+    difference with a bootstrap of the positions, 4,000 resamples, numpy seed 0)."""
+    import lightgbm as lgb
+    from chance_vs_rollout import use_win_model
+    from win_nonlinear import rollout_positions
+
+    start = time.process_time()
+    train = rich_rows(args.sources, args.model, args.cache)
+    test = rich_rows(args.heldout, args.model, args.cache)
+    use_win_model(str(ROOT / args.log_model))
+    logs = [rollout_positions(log, int(seed), args.per_game, 2)
+            for log, seed in zip(args.log.split(","), str(args.seed).split(","), strict=True)]
+    rolled = {k: np.concatenate([r[k] for r in logs]) for k in ("phase", "round", "x", "cells", "lines", "rollout",
+                                                               "noise", "logged", "exacts")}
+    keep = ~rolled["exacts"][:, 0].astype(bool)
+    rolled = {k: v[keep] for k, v in rolled.items()}
+    base, _ = win_trees.file_parts(str(ROOT / args.base))
+
+    def gap(d: dict[str, np.ndarray]) -> np.ndarray:
+        x = d["x"].astype(np.int64)
+        out: np.ndarray = win_trees.linear_gaps(base, d["phase"].astype(np.int64), x, win_trees.rounds_of(x))
+        return out / win_trees.scale()
+
+    print(f"{len(train['one'])} training positions, {len(test['one'])} held out, {len(rolled['rollout'])} turn starts "
+          f"rolled out ({time.process_time() - start:.0f} CPU s)")
+    print("| inputs | trees | RMS from the one-ply value, held out (points) | RMS from the rollouts, noise removed "
+          "(minus the figure shown [95% bootstrap]) |")
+    print("|---|---:|---:|---:|")
+    r, noise = rolled["rollout"], rolled["noise"]
+    picks = np.random.default_rng(0).integers(0, len(r), size=(4000, len(r)))
+    shown = (rolled["logged"] - r) ** 2
+    noise_of = noise[picks].mean(axis=1)
+
+    def rms_of(e: np.ndarray) -> np.ndarray:
+        """RMS with the noise removed of each row of ``e`` (a resample; one row: every position)."""
+        n = noise_of if len(e) == len(picks) else np.array([noise.mean()])
+        return np.sqrt(np.maximum(e.mean(axis=1) - n, 0))
+
+    print(f"| the figure the logs show | | | {math.sqrt(max(((rolled['logged'] - r) ** 2).mean() - noise.mean(), 0)) * 100:.2f} |")
+    for rich in (False, True):
+        u0, u1 = rich_inputs(train, rich)
+        g = gap(train)
+        label, init = np.concatenate([train["one"], 1 - train["one"]]), np.concatenate([g, -g])
+        games2 = np.concatenate([train["game"], train["game"]])
+        held = np.random.default_rng(0).permutation(int(train["game"].max()) + 1)[: (int(train["game"].max()) + 1) // 5]
+        valid = np.isin(games2, held)
+        u = np.concatenate([u0, u1])
+        params = {**win_trees.PARAMS, "learning_rate": args.learning_rate, "num_leaves": args.leaves}
+        t0 = time.process_time()
+        booster = lgb.train(params, lgb.Dataset(u[~valid], label[~valid], init_score=init[~valid]), args.max_trees,
+                            valid_sets=[lgb.Dataset(u[valid], label[valid], init_score=init[valid])],
+                            callbacks=[lgb.early_stopping(win_trees.PATIENCE, verbose=False)])
+
+        def chance(d: dict[str, np.ndarray]) -> np.ndarray:
+            a, b = rich_inputs(d, rich)
+            z = gap(d) + (booster.predict(a, raw_score=True) - booster.predict(b, raw_score=True)) / 2
+            out: np.ndarray = 1 / (1 + np.exp(-z))
+            return out
+
+        held_rms = math.sqrt(((chance(test) - test["one"]) ** 2).mean())
+        e = (chance(rolled) - r) ** 2
+        roll_rms = math.sqrt(max(e.mean() - noise.mean(), 0))
+        diff = rms_of(e[picks]) - rms_of(shown[picks])
+        lo, hi = np.percentile(diff, [2.5, 97.5]) * 100
+        print(f"| {'design + engineered + line totals + cells' if rich else 'design (u_i)'} | {booster.best_iteration} "
+              f"| {held_rms * 100:.2f} | {roll_rms * 100:.2f} ({(roll_rms - rms_of(shown[None])[0]) * 100:+.2f} "
+              f"[{lo:+.2f}, {hi:+.2f}]) | <!-- {time.process_time() - t0:.0f} CPU s -->", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=("targets", "fit", "score", "ceiling"))
+    parser.add_argument("command", choices=("targets", "fit", "score", "ceiling", "richgate"))
     parser.add_argument("--sources", default="", help="SEED:GAMES:POLICY,... (POLICY a model file or learned)")
     parser.add_argument("--model", default=SHIPPED, help="the model file the one-ply targets are computed under")
     parser.add_argument("--cache", default="/tmp/td")
@@ -350,7 +466,7 @@ def main() -> None:
         sys.exit(2)
     os.chdir(ROOT)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    {"targets": targets, "fit": fit, "score": score, "ceiling": ceiling}[args.command](args)
+    {"targets": targets, "fit": fit, "score": score, "ceiling": ceiling, "richgate": richgate}[args.command](args)
 
 
 if __name__ == "__main__":
