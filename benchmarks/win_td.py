@@ -43,11 +43,17 @@ absolute error measured and the mean absolute noise ``sqrt(2/pi) s / sqrt(N)`` (
 between the two's difference and the measured one: docs/win-chance.md "The mean absolute error,
 with many play-outs"), with the 95% bootstrap interval of that lower end.
 
+``richgate``: a gate without the speed budget: trees fitted to the one-ply values (lambda 0) of
+``--sources`` (one source) on the design inputs alone and on them with both seats'
+``win_rich_gate.py`` engineered features, line totals and cell bits (no monotone constraints;
+``--learning-rate``, ``--leaves``, ``--max-trees``), scored by the RMS from the one-ply values of
+``--heldout`` and from the rollouts of the logs ``--log`` (``--seed``, replayed by ``--log-model``).
+
 ``score``: the log loss and Brier score, against the outcomes, of the mover's chance under each
 file of ``--files`` at every valued position of the source ``--heldout`` (paired with the first
 file, SE over games): the pre-registered choice between candidates.
 
-Run: ``python benchmarks/win_td.py targets|fit|score|ceiling [options]``.
+Run: ``python benchmarks/win_td.py targets|fit|score|ceiling|richgate [options]``.
 """
 
 from __future__ import annotations
@@ -464,6 +470,11 @@ def main() -> None:
     if not 0 <= args.lam <= 1:
         print(f"--lam must be between 0 and 1, got {args.lam}", file=sys.stderr)
         sys.exit(2)
+    for source in [t for t in args.sources.split(",") + [args.heldout] if t]:
+        seed, games, policy = (source.split(":", 2) + ["", ""])[:3]
+        if not (seed.isdigit() and games.isdigit() and int(games) > 0 and policy):
+            print(f"a source is SEED:GAMES:POLICY (POLICY a model file or learned), got {source!r}", file=sys.stderr)
+            sys.exit(2)
     os.chdir(ROOT)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     {"targets": targets, "fit": fit, "score": score, "ceiling": ceiling, "richgate": richgate}[args.command](args)
