@@ -48,6 +48,33 @@ def test_tournament_report_of_hand_made_games():
     assert report.data["rounds"]["ci95"] is None and report.data["rounds"]["others_at_most"] == pytest.approx(others)
 
 
+def test_win_rates_side_by_side_add_up_to_100():
+    """Three seats, each winning one of three games (D20: shares add up to 1 a game): three
+    means of exactly 1/3, which rounded alone would read 33.3% three times (99.9%); rounded
+    together (largest remainder, the earlier seat first on a tie) 33.4%, 33.3%, 33.3%. The
+    leader's line reads its cell; the intervals are each seat's own (Wilson, unchanged)."""
+    from fractions import Fraction
+
+    from shelfie_solver.core.stats import estimate
+
+    games = [SimpleNamespace(rounds=5, seats=[SimpleNamespace(win=int(i == g), score=10) for i in range(3)])
+             for g in range(3)]
+    summary = summarise(games, ["a", "b", "c"], 7, [("win", "win rate"), ("score", "score")])
+    report = tournament_report(summary, TournamentParts("game", ("board", "b"), [("win", "win rate")],
+                                                        lambda m: "", []))
+    cells = report.rows[0][1:]
+    assert [cell.split(" [")[0] for cell in cells] == ["33.4%", "33.3%", "33.3%"]
+    alone = estimate([1, 0, 0], (Fraction(0), Fraction(1)))
+    assert cells[1].split(" [")[1] == f"{alone.low * 100:.1f}%, {alone.high * 100:.1f}%]"
+    assert report.title[2].endswith(f"win rate {cells[summary.leader]}")
+    # a seat that never won reads 0.0% beside one that always won (exact: no rounding moved)
+    games = [SimpleNamespace(rounds=5, seats=[SimpleNamespace(win=1, score=10), SimpleNamespace(win=0, score=0)])
+             for _ in range(2)]
+    report = tournament_report(summarise(games, ["a", "b"], 7, [("win", "win rate"), ("score", "score")]),
+                               TournamentParts("game", ("board", "b"), [("win", "win rate")], lambda m: "", []))
+    assert [cell.split(" [")[0] for cell in report.rows[0][1:]] == ["100.0%", "0.0%"]
+
+
 def test_a_single_seat_has_no_leader_line():
     """Solitaire: nobody to beat, so no leader and no margins."""
     summary = summarise(_games([(0,), (0,)], [(10,), (14,)]), ["solo"], 1, [("score", "score")])

@@ -13,19 +13,36 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from shelfie_solver.core.report import Report, decimal, exact, percent
+from fractions import Fraction
+
+from shelfie_solver.core.report import Report, decimal, exact, percent, rounded, share_units
 from shelfie_solver.core.stats import UNANIMOUS_NOTE, Estimate, Margin, Summary, no_interval_words
 
 
-def interval_text(e: Estimate, as_percent: bool = False) -> str:
+def interval_text(e: Estimate, as_percent: bool = False, mean: str | None = None) -> str:
     """An estimate for a table cell: ``mean [low, high]`` (its 95% interval; a percentage with
     ``as_percent``), or where there is none ``mean [one game: no interval]``, ``mean [all 4;
-    others <= 8.8%]`` (:func:`stats.no_interval_words`)."""
+    others <= 8.8%]`` (:func:`stats.no_interval_words`). ``mean``: the mean's text when the
+    caller rounded it already (:func:`win_rate_texts`)."""
     if math.isnan(e.low):
         return f"{decimal(e.mean, 2)} [{no_interval_words(e)}]"
     if as_percent:
-        return f"{percent(e.mean, 1)} [{e.low * 100:.1f}%, {e.high * 100:.1f}%]"
+        return f"{mean or percent(e.mean, 1)} [{e.low * 100:.1f}%, {e.high * 100:.1f}%]"
     return f"{decimal(e.mean, 2)} [{e.low:.2f}, {e.high:.2f}]"
+
+
+def win_rate_texts(estimates: Sequence[Estimate]) -> list[str]:
+    """Every seat's win rate as a table cell (:func:`interval_text` in percent), the means rounded
+    together so that they add up to exactly 100.0% (every game's shares of victory add up to 1,
+    D20: :func:`core.report.share_units`, each mean within 0.1 of its own rounding; a mean of
+    exactly 0 or 1 as :func:`percent` prints it); each rounded alone where they do not add up to 1.
+    E.g. three seats of 1/3 each: ``33.4%``, ``33.3%``, ``33.3%``, not three ``33.3%``."""
+    means = [Fraction(e.mean) for e in estimates]
+    units = share_units(means, 1) if len(estimates) > 1 else None
+    if units is None:
+        return [interval_text(e, as_percent=True) for e in estimates]
+    return [interval_text(e, True, None if m in (0, 1) else f"{rounded(Fraction(u, 10), 1)}%")
+            for e, m, u in zip(estimates, means, units)]
 
 
 def estimate_data(e: Estimate) -> dict[str, Any]:
@@ -84,15 +101,16 @@ def tournament_report(summary: Summary, parts: TournamentParts, saved: str | Non
     title = [f"{summary.games} {parts.game}{'s' if summary.games != 1 else ''} of {', '.join(summary.players)} "
              f"on {where} {name!r}, seed {summary.seed}",
              f"Game length: {interval_text(summary.rounds)} rounds (95% interval)"]
+    wins = win_rate_texts([s.stats["win"] for s in seats]) if any(k == "win" for k, _ in parts.statistics) else []
     if len(seats) > 1:
         title.append(f"Leader: {seat_label(summary, summary.leader)}, "
-                     f"win rate {interval_text(seats[summary.leader].stats['win'], as_percent=True)}")
+                     f"win rate {wins[summary.leader] if wins else interval_text(seats[summary.leader].stats['win'], True)}")
     title += [f"{seat_label(summary, m.leader)} vs {seat_label(summary, m.other)}: {parts.margin(m)}"
               for m in summary.margins]
     headers = ["statistic"] + [seat_label(summary, s.seat) for s in seats]
     rows: list[list[Any]] = []
     for key, label in parts.statistics:
-        rows.append([label] + [interval_text(s.stats[key], as_percent=key == "win") for s in seats])
+        rows.append([label] + (wins if key == "win" else [interval_text(s.stats[key]) for s in seats]))
         if key in parts.spread:
             rows.append([f"{key} standard deviation"] + [f"{s.stats[key].sd:.2f}" for s in seats])
     data: dict[str, Any] = {
