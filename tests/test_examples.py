@@ -50,6 +50,8 @@ USED = {
     "win-trees-2.json": "tests/test_win_trees_examples.py",
     "win-trees-2-iter1.json": "tests/test_win_trees_examples.py",
     "win-trees-2-fast.json": "tests/test_win_trees_examples.py",
+    "win-td-2-l0.json": "tests/test_win_trees_examples.py",
+    "win-td-2-l7.json": "tests/test_win_trees_examples.py",
     "win-vs-learned.json": "tests/test_win_matchup_fit.py::test_the_matchup_example_file",
     "boards/tiny-2x3.toml": "tests/test_two_player_exact.py",
     "boards/tiny-3x2.toml": "tests/test_two_player_exact.py",

@@ -1,7 +1,8 @@
 """The fitted trees files of docs/win-chance.md, "Both sheets: trees on the line states":
 examples/win-trees-2.json (two rounds of games), examples/win-trees-2-fast.json (the same games,
 fewer trees; data/win.json's 2-player rows and trees since 2026-12-07) and
-examples/win-trees-2-iter1.json (the first round) load as format 5 with trees for 2 players only,
+examples/win-trees-2-iter1.json (the first round), and examples/win-td-2-l0.json and -l7.json
+(fitted to the one-ply values, "Fitted on its own one-ply values") load as format 5 with trees for 2 players only,
 keep data/win.json's 2-player coefficients and the 3- and 4-player rows of their time
 (examples/win-first-34.json), and their trees add to a position's strengths what a plain walk of the file's own
 lists gives (an evaluation written here from the spec, independent of learned.win_trees)."""
@@ -24,7 +25,8 @@ from shelfie_solver.dice.learned.win_model import (
 
 from conftest import EXAMPLES, walk_trees as walk
 
-FILES = ("win-trees-2.json", "win-trees-2-iter1.json", "win-trees-2-fast.json")
+FILES = ("win-trees-2.json", "win-trees-2-iter1.json", "win-trees-2-fast.json",
+         "win-td-2-l0.json", "win-td-2-l7.json")  # the last two: "Fitted on its own one-ply values"
 
 
 @pytest.mark.parametrize("name", FILES)
