@@ -116,3 +116,42 @@ def test_win_review_never_shows_a_chance_short_of_certain_as_certain(board, rule
     assert chances == [">99.9%", "<0.1%", "100%"]
     title = "\n".join(report.title)
     assert "Chance to win: >99.9% at the first turn, >99.9% now" in title  # no curve: now = start
+
+
+def test_mid_turn_now_is_the_position_and_the_parts_add_up(tmp_path):
+    """Reviewed part-way through a turn (docs/review.md: start + luck - loss + others = the
+    chance now): right after a roll, "now" is the value of the dice showing (their luck counted),
+    and after a recorded Stop (D7) the value of marking those dice at best, the Stop's loss counted
+    once, not the roll's value with the Stop's loss taken off (a player's report: "47.4% now"
+    beside parts adding up to 43.6). The values are the engine's own at that position, taken here
+    straight from the one-turn DP, not from the review's bookkeeping."""
+    from click.testing import CliRunner
+
+    from shelfie_solver.cli import main
+    from shelfie_solver.dice.advise.advice import rank_markings
+    from shelfie_solver.dice.engine.dp import solve_turn
+    from shelfie_solver.dice.play.gamefile import objective_for
+    from shelfie_solver.dice.play.gamefile import read_kept_game
+
+    game, runner = str(tmp_path / "g.json"), CliRunner()
+    for args in (["new", game, "--players", "Ann,Ben", "--first", "Ann"], ["roll", game, "CCBJPP"]):
+        assert runner.invoke(main, ["play", *args]).exit_code == 0
+
+    def check(expected_now):
+        kept = read_kept_game(game)
+        result = review(kept, 0, "win")
+        now = result.curve[-1].value
+        assert result.start + result.luck - result.total_loss + result.others == now
+        assert now == expected_now(kept)
+
+    def rolled(kept):
+        objective = objective_for("win", kept.state)
+        return solve_turn(kept.board, kept.state.marks, kept.rules, objective).roll_value(kept.dice, kept.rerolls_left)
+
+    def marked_at_best(kept):
+        objective = objective_for("win", kept.state)
+        return rank_markings(kept.dice, kept.board, kept.state.marks, kept.rules, objective)[0].value
+
+    check(rolled)
+    assert runner.invoke(main, ["play", "stop", game]).exit_code == 0
+    check(marked_at_best)
