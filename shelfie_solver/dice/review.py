@@ -294,7 +294,7 @@ class _Reviewer:
         self.decisions.append(Decision(state.round, "hold", now.dice, now.rerolls_left, keep_label(keep, self.rules),
                                        keep_label(best_hold, self.rules), values[keep], values[best_hold]))
         self.expected = values[keep]
-        if isinstance(first, (Hold, Stop)):  # a Stop's value is the figure until the marking (the review "now")
+        if isinstance(first, Hold):
             self.curve.append(CurvePoint(state.round, "hold", values[keep]))
 
     def _mark(self, now: KeptGame, first: Mark) -> None:
@@ -333,8 +333,12 @@ class _Reviewer:
         over, the share of victory closes the curve, D20)."""
         result = None
         over = now.over
-        if over is None and now.dice is not None and not now.stopped and now.state.active == self.seat:
-            self._position(now)  # the dice showing, not yet acted on: their luck counts now ("now" their value)
+        if over is None and now.dice is not None and now.state.active == self.seat:  # part-way through its turn
+            if now.stopped:  # the Stop's value (D7) until the marking: "now" (its loss counted by _hold)
+                if self.expected is not None:
+                    self.curve.append(CurvePoint(now.state.round, "hold", self.expected))
+            else:  # the dice showing, not yet acted on: their luck counts now, "now" their value
+                self._position(now)
         if self.win and over is not None:
             from shelfie_solver.dice.win_chance import share
 
