@@ -20,6 +20,7 @@ not a test. Run: ``python benchmarks/chance_diagnosis.py DUMP.npz [--resamples 4
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
 import numpy as np
@@ -59,9 +60,9 @@ def constructions(d: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
     return {"shown": shown.ravel(), "proportional": proportional.ravel(), "half": half.ravel()}
 
 
-def deciles(shown: np.ndarray, won: np.ndarray, game: np.ndarray, resamples: int) -> list[tuple[int, int, float, float, float, float]]:
-    """``(decile, positions, mean shown, share won, low, high)``: 95% interval of won minus shown by
-    a bootstrap over whole games (numpy seed 0)."""
+def deciles(shown: np.ndarray, won: np.ndarray, game: np.ndarray, resamples: int) -> list[tuple[int, int, float, float, float, float, float]]:
+    """``(decile, positions, mean shown, share won, low, high, sd)``: 95% interval of won minus
+    shown and its standard deviation by a bootstrap over whole games (numpy seed 0)."""
     ids, inverse = np.unique(game, return_inverse=True)
     rng = np.random.default_rng(0)
     weights = np.stack([np.bincount(rng.integers(0, len(ids), len(ids)), minlength=len(ids)) for _ in range(resamples)])
@@ -76,8 +77,14 @@ def deciles(shown: np.ndarray, won: np.ndarray, game: np.ndarray, resamples: int
         ok = count > 0
         gap = (w @ (won[inside] - shown[inside]))[ok] / count[ok]
         low, high = np.quantile(gap, [0.025, 0.975])
-        out.append((k, int(inside.sum()), float(shown[inside].mean()), float(won[inside].mean()), float(low), float(high)))
+        out.append((k, int(inside.sum()), float(shown[inside].mean()), float(won[inside].mean()), float(low), float(high),
+                    float(gap.std())))
     return out
+
+
+def norm_sf(z: float) -> float:
+    """The standard normal's upper tail at ``z``."""
+    return 0.5 * math.erfc(z / math.sqrt(2))
 
 
 def mean_gap(values: np.ndarray, won: np.ndarray, game: np.ndarray) -> tuple[float, float, int]:
@@ -95,7 +102,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dump")
     parser.add_argument("--resamples", type=int, default=400)
+    parser.add_argument("--games-then", default="3:1000,4:800",
+                        help="players:games of another run (default seed 18301's), for the deciles off by noise alone")
     args = parser.parse_args()
+    then = {int(a): int(b) for a, b in (part.split(":") for part in args.games_then.split(","))}
     try:
         data = np.load(args.dump)
     except (OSError, ValueError) as error:
@@ -108,16 +118,23 @@ def main() -> None:
         won, game, role = d["outcome"][sel], d["game"][sel], d["role"][sel]
         figures = constructions(d, n)
         print(f"## {n} players: {len(np.unique(game))} games, {sel.sum() // n} positions\n")
-        print("| construction | role | Brier | deciles more than 2 points off (won minus shown) | beyond the interval |")
-        print("|---|---|---:|---|---:|")
+        print("| construction | role | Brier | deciles more than 2 points off (won minus shown) | beyond the interval "
+              "| interval wholly beyond 2 points | more than 2 off by noise alone, expected | the same with the games then |")
+        print("|---|---|---:|---|---:|---:|---:|---:|")
         for name, fig in figures.items():
             for r, label in enumerate(ROLES):
                 m = role == r
                 table = deciles(fig[m], won[m], game[m], args.resamples)
-                off = [f"{k * 10}-{k * 10 + 10}% {100 * (w - s):+.1f}" for k, c, s, w, lo, hi in table if abs(w - s) > 0.02]
-                beyond = sum(1 for *_, lo, hi in table if not lo <= 0 <= hi)
+                off = [f"{k * 10}-{k * 10 + 10}% {100 * (w - s):+.1f}" for k, c, s, w, lo, hi, _ in table if abs(w - s) > 0.02]
+                beyond = sum(1 for *_, lo, hi, _ in table if not lo <= 0 <= hi)
+                surely = sum(1 for *_, lo, hi, _ in table if lo > 0.02 or hi < -0.02)
+                # deciles more than 2 points off expected from noise alone were every decile calibrated,
+                # here and with the games of --games-then (the sd scaled by the square root of the games' ratio)
+                ratio = np.sqrt(len(np.unique(game)) / then[n]) if n in then else float("nan")
+                noise = sum(2 * norm_sf(0.02 / sd) for *_, sd in table if sd > 0)
+                noise_then = sum(2 * norm_sf(0.02 / (sd * ratio)) for *_, sd in table if sd > 0)
                 brier = float(np.mean((fig[m] - won[m]) ** 2))
-                print(f"| {name} | {label} | {brier:.4f} | {len(off)}{' (' + ', '.join(off) + ')' if off else ''} | {beyond} of {len(table)} |")
+                print(f"| {name} | {label} | {brier:.4f} | {len(off)}{' (' + ', '.join(off) + ')' if off else ''} | {beyond} of {len(table)} | {surely} | {noise:.1f} | {noise_then:.1f} |")
         print()
         for name in ("shown", "proportional", "half"):
             for r, label in enumerate(ROLES):
@@ -125,7 +142,7 @@ def main() -> None:
                 print(f"{n} players, {name}, {label}:\n")
                 print("| decile | positions | shown | won | won minus shown [95%] |")
                 print("|---|---:|---:|---:|---|")
-                for k, c, s, w, lo, hi in deciles(figures[name][m], won[m], game[m], args.resamples):
+                for k, c, s, w, lo, hi, _ in deciles(figures[name][m], won[m], game[m], args.resamples):
                     print(f"| {k * 10}-{k * 10 + 10}% | {c} | {100 * s:.1f} | {100 * w:.1f} | {100 * (w - s):+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}] |")
                 print()
         # the roller: its own value against the proportional figure
@@ -140,6 +157,24 @@ def main() -> None:
               f"won minus proportional {mean_gap(prop[k], won[m][k], game[m][k])[0]:+.2f} "
               f"(SE {mean_gap(prop[k], won[m][k], game[m][k])[1]:.2f}), won minus shown "
               f"{mean_gap(figures['shown'][m][k], won[m][k], game[m][k])[0]:+.2f}.\n")
+        shown_all = figures["shown"]
+        middle = (shown_all >= 0.3) & (shown_all < 0.6)
+        for label, key in (("the round", "round"), ("the seat's place", "place"), ("the mover's place", "mover_place")):
+            values = d[key][sel]
+            print(f"{n} players, figures shown of 30-60%: won minus shown (points, SE over games) by {label}:\n")
+            print("| " + label + " | " + " | ".join(ROLES) + " |")
+            print("|---|" + "---|" * len(ROLES))
+            for v in sorted(set(values.tolist())):
+                cells = []
+                for r in range(len(ROLES)):
+                    m = (values == v) & (role == r) & middle
+                    if m.sum() < 30:
+                        cells.append("")
+                        continue
+                    g, se, c = mean_gap(shown_all[m], won[m], game[m])
+                    cells.append(f"{g:+.1f} [{se:.1f}] ({c})")
+                print(f"| {v} | " + " | ".join(cells) + " |")
+            print()
         for label, key in (("the round", "round"), ("the seat's place", "place"), ("the mover's place", "mover_place")):
             values = d[key][sel]
             print(f"{n} players, won minus shown (points, SE over games) by {label}:\n")
