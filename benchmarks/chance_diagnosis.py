@@ -26,6 +26,13 @@ import sys
 import numpy as np
 
 ROLES = ("just moved", "to roll", "other")
+FIELDS = ("players", "game", "shown", "exact", "outcome", "own", "round", "place", "mover_place", "model", "role")
+
+
+def fail(message: str) -> None:
+    """Bad input: one line on stderr, exit 2."""
+    print(f"chance_diagnosis.py: {message}", file=sys.stderr)
+    sys.exit(2)
 
 
 def constructions(d: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
@@ -38,7 +45,7 @@ def constructions(d: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
     own = d["own"][sel].reshape(-1, n)
     exact = d["exact"][sel].reshape(-1, n).astype(bool)
     if not (role == 0).sum(axis=1).tolist() == [1] * len(role):
-        sys.exit("the dump's rows are not n a position")
+        fail(f"the dump's {n}-player rows are not one mover per {n} rows")
     mover = (role == 0)
     roller = (role == 1)
     mine = shown[mover]
@@ -105,12 +112,18 @@ def main() -> None:
     parser.add_argument("--games-then", default="3:1000,4:800",
                         help="players:games of another run (default seed 18301's), for the deciles off by noise alone")
     args = parser.parse_args()
-    then = {int(a): int(b) for a, b in (part.split(":") for part in args.games_then.split(","))}
+    try:
+        then = {int(a): int(b) for a, b in (part.split(":") for part in args.games_then.split(","))}
+    except ValueError:
+        fail(f"--games-then must be players:games,... (got {args.games_then!r})")
     try:
         data = np.load(args.dump)
-    except (OSError, ValueError) as error:
-        sys.exit(f"cannot read {args.dump}: {error}")
-    d = {k: data[k] for k in data.files}
+        d = {k: data[k] for k in data.files}
+    except (OSError, ValueError, AttributeError) as error:
+        fail(f"cannot read {args.dump} as a chance_calibration.py --dump file: {error}")
+    missing = [k for k in FIELDS if k not in d]
+    if missing:
+        fail(f"{args.dump} lacks {', '.join(missing)} (not a chance_calibration.py --dump file)")
     for n in sorted(set(d["players"].tolist())):
         if n < 3:
             continue
