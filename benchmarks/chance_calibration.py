@@ -24,7 +24,7 @@ import os
 import platform
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -48,15 +48,28 @@ class Row:
     exact: bool
     outcome: float
     own: float
+    # the diagnosis (--dump): the turn's round (1-based), this seat's and the mover's place in the
+    # round (0-based, D5), the joint model's raw figure of this seat right after the mover's turn
+    # (one softmax over the seats, the mover's sheet as marked), and the roller's view of this
+    # seat (the roller's start value for itself, the others sharing the rest; NaN with 2 players)
+    round: int = 0
+    place: int = 0
+    mover_place: int = 0
+    model: float = float("nan")
+    view: float = float("nan")
 
 
 def game_rows(task: tuple[int, np.random.SeedSequence, int]) -> list[Row]:
     """Play one ``win`` self-play game of ``players`` seats from ``seed`` and measure it."""
-    from shelfie_solver.dice.play.chances import after_turn_chances, seat_chances
+    from shelfie_solver.dice.learned.win_model import CHANCE_SCALE, win_objective
+    from shelfie_solver.dice.objectives import StateArrays
+    from shelfie_solver.dice.play import chances as chances_module
+    from shelfie_solver.dice.play.chances import after_turn_chances
     from shelfie_solver.dice.strategies import strategy_named
     from shelfie_solver.dice.win_chance import share
 
     players, seed, index = task
+    _memo_seat_chances(chances_module)
     board = load_board(None)
     game = play_seeded(board, DEFAULT_RULES, [strategy_named("win")] * players, seed)
     finals = game.scores
@@ -65,11 +78,38 @@ def game_rows(task: tuple[int, np.random.SeedSequence, int]) -> list[Row]:
     rows: list[Row] = []
     for (before, action), (now, _) in zip(played, played[1:]):
         shown = after_turn_chances(before, action, now)
-        own = float(seat_chances(now)[now.active][0])
+        view = chances_module.seat_chances(now)  # memoised: the same call after_turn_chances made
+        own = float(view[now.active][0])
+        mover = before.active
+        every = win_objective(replace(now, active=mover)).every_chance(StateArrays(board, now.rules, now.sheets[mover]))
+        order = [mover] + [j for j in range(players) if j != mover]
+        model = {j: int(v) / CHANCE_SCALE for j, v in zip(order, every)}
         for j, (chance, exact) in enumerate(shown):
             role = "just moved" if j == before.active else "to roll" if j == now.active else "other"
-            rows.append(Row(players, index, role, float(chance), exact, outcome[j], own if role == "to roll" else float("nan")))
+            rows.append(Row(players, index, role, float(chance), exact, outcome[j], own if role == "to roll" else float("nan"),
+                            before.round, before.place(j), before.place(mover), model[j],
+                            float(view[j][0]) if players > 2 else float("nan")))
     return rows
+
+
+def _memo_seat_chances(module: object) -> None:
+    """Make ``module.seat_chances`` remember its last answer (keyed by the state object and
+    arguments), so that the roller's view :func:`play.chances.after_turn_chances` computes is not
+    computed again for the hand-off here; the figures are the library's, unchanged."""
+    original = getattr(module, "seat_chances")
+    if getattr(original, "_memo", False):
+        return
+    last: list[object] = [None, None]
+
+    def seat_chances(state, dice=None, rerolls_left=0):  # type: ignore[no-untyped-def]
+        if dice is not None or rerolls_left:
+            return original(state, dice, rerolls_left)
+        if last[0] is not state:
+            last[0], last[1] = state, original(state)
+        return list(last[1])  # type: ignore[call-overload]
+
+    seat_chances._memo = True  # type: ignore[attr-defined]
+    setattr(module, "seat_chances", seat_chances)
 
 
 def reliability(rows: list[Row], resamples: int = 400) -> list[tuple[str, int, float, float, float, float]]:
@@ -161,6 +201,17 @@ def plot(rows: list[Row], games: dict[int, int], path: str) -> None:
     os.replace(path + ".tmp.png", path)
 
 
+def dump(rows: list[Row], path: str) -> None:
+    """Every row's fields as arrays of one ``.npz`` (``role`` as 0 just moved, 1 to roll, 2 other),
+    written whole to ``path``."""
+    fields = {name: np.array([getattr(r, name) for r in rows]) for name in
+              ("players", "game", "shown", "exact", "outcome", "own", "round", "place", "mover_place", "model", "view")}
+    fields["role"] = np.array([ROLES.index(r.role) for r in rows], dtype=np.int8)
+    with open(path + ".tmp", "wb") as out:
+        np.savez_compressed(out, **fields)
+    os.replace(path + ".tmp", path)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default="2:200,3:120,4:80", help="players:games, comma separated")
@@ -168,6 +219,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--markdown", default=None, help="also write the report to this file")
     parser.add_argument("--plot", default=None, help="write the reliability diagrams to this PNG")
+    parser.add_argument("--dump", default=None, help="also write every seat-position (shown, role, outcome, round, "
+                        "places, the model's raw figure, the roller's view) to this .npz, for the diagnosis")
     parser.add_argument("--win-model", default=None, help="a win-model file win plays and shows its chance by "
                         "(default: the shipped one)")
     args = parser.parse_args()
@@ -188,6 +241,8 @@ def main() -> None:
     print(text)
     if args.plot:
         plot(rows, games, args.plot)
+    if args.dump:
+        dump(rows, args.dump)
     if args.markdown:
         with open(args.markdown + ".tmp", "w") as out:
             out.write(text + "\n")

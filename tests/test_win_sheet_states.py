@@ -298,3 +298,23 @@ def test_a_features_list_unlike_the_format_s_names_where() -> None:
     assert "\n" not in str(caught.value)
     assert str(caught.value).endswith('(feature 15 of the file is "shelves m0 a1", expected "shelves m0 a0"; '
                                       '56 features, expected 56)')
+
+
+def test_the_round_3_example_file() -> None:
+    """examples/win-sheets-34-iter3.json (round 3 of the 3- and 4-player rows with the line states,
+    not shipped: docs/win-chance.md, "Calibration with 3 and 4 players: round 3 and where the gaps
+    come from") loads as format 4, its sources the three sets of win-sheets-34.json and the games of
+    win-sheets-34.json itself (seed 18521), and its rows are not the shipped ones."""
+    from pathlib import Path
+
+    from shelfie_solver.dice.learned.win_model import load_win_model
+
+    root = Path(__file__).resolve().parent.parent / "examples"
+    third = load_win_model(root / "win-sheets-34-iter3.json")
+    assert json.loads((root / "win-sheets-34-iter3.json").read_text("utf-8"))["format"] == "shelfie-solve win 4"
+    assert [(s["seed"], s["players"], s["played_by"]) for s in third.info["sources"]][-2:] == [
+        (18521, 3, "examples/win-sheets-34.json"), (18521, 4, "examples/win-sheets-34.json")]
+    assert [s["seed"] for s in third.info["sources"]][:6] == [18101, 18101, 18102, 18102, 18111, 18111]
+    shipped = default_win_model()
+    for n in (3, 4):
+        assert third.coefficients[n][:, 14:].any() and not np.array_equal(third.coefficients[n], shipped.coefficients[n])
