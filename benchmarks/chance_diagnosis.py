@@ -105,6 +105,27 @@ def mean_gap(values: np.ndarray, won: np.ndarray, game: np.ndarray) -> tuple[flo
     return float(mean * 100), float(se * 100), len(gap)
 
 
+def gap_tables(rounds: np.ndarray, places: np.ndarray, mover_places: np.ndarray, role: np.ndarray,
+               won: np.ndarray, game: np.ndarray, shown: np.ndarray, among: np.ndarray, head: str) -> None:
+    """Print, by the round, the seat's place and the mover's place, each role's won minus shown
+    (points, SE over games, count) over the seat-positions ``among`` (a cell needs 30)."""
+    for label, values in (("the round", rounds), ("the seat's place", places), ("the mover's place", mover_places)):
+        print(f"{head}won minus shown (points, SE over games) by {label}:\n")
+        print("| " + label + " | " + " | ".join(ROLES) + " |")
+        print("|---|" + "---|" * len(ROLES))
+        for v in sorted(set(values.tolist())):
+            cells = []
+            for r in range(len(ROLES)):
+                m = (values == v) & (role == r) & among
+                if m.sum() < 30:
+                    cells.append("")
+                    continue
+                g, se, c = mean_gap(shown[m], won[m], game[m])
+                cells.append(f"{g:+.1f} [{se:.1f}] ({c})")
+            print(f"| {v} | " + " | ".join(cells) + " |")
+        print()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dump")
@@ -172,38 +193,10 @@ def main() -> None:
               f"{mean_gap(figures['shown'][m][k], won[m][k], game[m][k])[0]:+.2f}.\n")
         shown_all = figures["shown"]
         middle = (shown_all >= 0.3) & (shown_all < 0.6)
-        for label, key in (("the round", "round"), ("the seat's place", "place"), ("the mover's place", "mover_place")):
-            values = d[key][sel]
-            print(f"{n} players, figures shown of 30-60%: won minus shown (points, SE over games) by {label}:\n")
-            print("| " + label + " | " + " | ".join(ROLES) + " |")
-            print("|---|" + "---|" * len(ROLES))
-            for v in sorted(set(values.tolist())):
-                cells = []
-                for r in range(len(ROLES)):
-                    m = (values == v) & (role == r) & middle
-                    if m.sum() < 30:
-                        cells.append("")
-                        continue
-                    g, se, c = mean_gap(shown_all[m], won[m], game[m])
-                    cells.append(f"{g:+.1f} [{se:.1f}] ({c})")
-                print(f"| {v} | " + " | ".join(cells) + " |")
-            print()
-        for label, key in (("the round", "round"), ("the seat's place", "place"), ("the mover's place", "mover_place")):
-            values = d[key][sel]
-            print(f"{n} players, won minus shown (points, SE over games) by {label}:\n")
-            print("| " + label + " | " + " | ".join(ROLES) + " |")
-            print("|---|" + "---|" * len(ROLES))
-            for v in sorted(set(values.tolist())):
-                cells = []
-                for r in range(len(ROLES)):
-                    m = (values == v) & (role == r)
-                    if m.sum() < 30:
-                        cells.append("")
-                        continue
-                    g, se, c = mean_gap(figures["shown"][m], won[m], game[m])
-                    cells.append(f"{g:+.1f} [{se:.1f}] ({c})")
-                print(f"| {v} | " + " | ".join(cells) + " |")
-            print()
+        gap_tables(d["round"][sel], d["place"][sel], d["mover_place"][sel], role, won, game, shown_all, middle,
+                   f"{n} players, figures shown of 30-60%: ")
+        gap_tables(d["round"][sel], d["place"][sel], d["mover_place"][sel], role, won, game, shown_all,
+                   np.ones_like(middle), f"{n} players, ")
 
 
 if __name__ == "__main__":
