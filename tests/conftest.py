@@ -55,6 +55,7 @@ def assert_one_line_error(result, *fragments: str) -> str:
     assert result.stdout == ""
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    assert ". (see '" not in lines[0], lines[0]  # the help hint follows the sentence, not a full stop
     assert "Traceback" not in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
     for fragment in fragments:

@@ -80,7 +80,10 @@ class ShelfieGroup(click.Group):
             hint = ""
             if isinstance(error, click.UsageError) and error.ctx is not None:
                 hint = f" (see '{error.ctx.command_path} --help')"
-            click.echo(f"Error: {error_line(error.format_message(), quoted=True)}{hint}", err=True)
+            line = error_line(error.format_message(), quoted=True)
+            if hint and line.endswith("."):  # "... 1<=x<=1000000 (see ...)", not ". (see ...)"
+                line = line[:-1]
+            click.echo(f"Error: {line}{hint}", err=True)
             sys.exit(2)
         except ShelfieError as error:
             click.echo(f"Error: {error_line(str(error))}", err=True)
