@@ -11,7 +11,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from shelfie_solver.core.report import Report, decimal, exact
+from shelfie_solver.core.report import Report, decimal, exact, rounded
 from shelfie_solver.dice.advise.words import chance_cell
 from shelfie_solver.dice.play.gamefile import KeptGame
 from shelfie_solver.dice.review import BLUNDER, INACCURACY, MISTAKE, Decision, Review, describe_dice, severity
@@ -28,6 +28,49 @@ def _row(number: int, d: Decision, kept: KeptGame) -> list[Any]:
 def _pp(value: Fraction) -> str:
     """A change of win chance in percentage points, signed."""
     return f"{float(value) * 100:+.1f}"
+
+
+def _tenths(chance: Fraction) -> int:
+    """A chance in tenths of a point as the tables round it (:func:`core.report.rounded`, half
+    away from zero: what :func:`chance_cell` prints at one decimal)."""
+    return round(Fraction(rounded(chance * 100, 1)) * 10)
+
+
+def parts_in_tenths(start: Fraction, end: Fraction, parts: list[Fraction], fixed: int | None = None) -> list[int] | None:
+    """The parts of a change of win chance (luck, decisions, the others' turns; they add up to
+    ``end - start`` exactly) in tenths of a percentage point, rounded together so that they add
+    up to the change the rounded ``start`` and ``end`` show (largest remainder: each part its
+    value rounded down or up, the units left over to the largest remainders, the earlier part
+    first on a tie). The part ``fixed`` keeps its own rounding (:func:`_pp`: the decisions, whose
+    total loss the next line prints alone). ``None`` where no such rounding keeps every part
+    within one tenth: round each alone."""
+    import math
+
+    free = [i for i in range(len(parts)) if i != fixed]
+    units = [0] * len(parts)
+    target = _tenths(end) - _tenths(start)
+    if fixed is not None:
+        units[fixed] = round(Fraction(_pp(parts[fixed])) * 10)
+        target -= units[fixed]
+    scaled = {i: parts[i] * 1000 for i in free}
+    for i in free:
+        units[i] = math.floor(scaled[i])
+    spare = target - sum(units[i] for i in free)
+    raisable = sorted((i for i in free if scaled[i] != units[i]), key=lambda i: (units[i] - scaled[i], i))
+    if spare < 0 or spare > len(raisable):
+        return None
+    for i in raisable[:spare]:
+        units[i] += 1
+    return units
+
+
+def _parts_text(start: Fraction, end: Fraction, parts: list[Fraction], fixed: int | None = None) -> list[str]:
+    """:func:`parts_in_tenths` as signed percentage points (``+2.5``), each alone where it gives none."""
+    tenths = parts_in_tenths(start, end, parts, fixed)
+    if tenths is None:
+        return [_pp(x) for x in parts]
+    return [_pp(x) if i == fixed else f"{'-' if t < 0 else '+'}{abs(t) // 10}.{abs(t) % 10}"
+            for i, (t, x) in enumerate(zip(tenths, parts))]
 
 
 def _win_row(number: int, d: Decision, kept: KeptGame) -> list[Any]:
@@ -115,9 +158,10 @@ def _win_report(result: Review, kept: KeptGame, threshold: Fraction, game: int) 
             f"{name} {score}" for name, score in zip(kept.players, kept.scores())))
     if result.start is not None:
         end = result.result if result.result is not None else (result.curve[-1].value if result.curve else result.start)
+        luck, chosen, others = _parts_text(result.start, end, [result.luck, -result.total_loss, result.others], fixed=1)
         title.append(f"Chance to win: {chance_cell(result.start, 1)} at the first turn, {chance_cell(end, 1)} "
-                     f"{'at the end' if result.result is not None else 'now'}: luck (the dice) {_pp(result.luck)} "
-                     f"percentage points, decisions {_pp(-result.total_loss)}, the others' turns {_pp(result.others)}")
+                     f"{'at the end' if result.result is not None else 'now'}: luck (the dice) {luck} "
+                     f"percentage points, decisions {chosen}, the others' turns {others}")
     title.append(f"Decisions losing win chance: {counts['inaccuracy']} inaccurac{'y' if counts['inaccuracy'] == 1 else 'ies'} "
                  f"(>= {float(INACCURACY) * 100:.0f} percentage points), {counts['mistake']} mistake"
                  f"{'s' if counts['mistake'] != 1 else ''} (>= {float(MISTAKE) * 100:.0f}), {counts['blunder']} "
