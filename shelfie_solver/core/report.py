@@ -127,13 +127,28 @@ def share_units(values: Sequence[Fraction], places: int) -> list[int] | None:
     scaled = [Fraction(v) * scale for v in values]
     low = [max(math.floor(x), 1 if v > 0 else 0) for v, x in zip(values, scaled)]
     high = [min(math.ceil(x), scale - 1 if v < 1 else scale) for v, x in zip(values, scaled)]
-    spare = scale - sum(low)
-    raisable = sorted((i for i in range(len(values)) if high[i] > low[i]), key=lambda i: (low[i] - scaled[i], i))
+    return units_adding_to(scaled, scale, low, high)
+
+
+def units_adding_to(scaled: Sequence[Fraction], total: int, low: Sequence[int] | None = None,
+                    high: Sequence[int] | None = None) -> list[int] | None:
+    """Whole units, one per value of ``scaled`` (values already in display units), that add up to
+    ``total``: the largest-remainder rounding. Each value starts at ``low`` (default: rounded
+    down) and may be raised to ``high`` (default: rounded up) by one unit; the units left over go
+    to the largest remainders, the earlier value first on a tie. ``None`` where ``total`` is out
+    of reach (more or fewer units left than values that can be raised). The one rounding of
+    :func:`share_units` and of the review's parts of a change (``review_report.parts_in_tenths``).
+
+    Example: ``units_adding_to([Fraction(10, 3)] * 3, 10) == [4, 3, 3]``."""
+    units = [math.floor(x) for x in scaled] if low is None else list(low)
+    ceiling = [math.ceil(x) for x in scaled] if high is None else high
+    spare = total - sum(units)
+    raisable = sorted((i for i in range(len(scaled)) if ceiling[i] > units[i]), key=lambda i: (units[i] - scaled[i], i))
     if spare < 0 or spare > len(raisable):
         return None
     for i in raisable[:spare]:
-        low[i] += 1
-    return low
+        units[i] += 1
+    return units
 
 
 def decimal(value: Fraction, places: int = 4) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from shelfie_solver.core.report import Report, decimal, exact, rounded
+from shelfie_solver.core.report import Report, decimal, exact, rounded, units_adding_to
 from shelfie_solver.dice.advise.words import chance_cell
 from shelfie_solver.dice.play.gamefile import KeptGame
 from shelfie_solver.dice.review import BLUNDER, INACCURACY, MISTAKE, Decision, Review, describe_dice, severity
@@ -44,24 +44,14 @@ def parts_in_tenths(start: Fraction, end: Fraction, parts: list[Fraction], fixed
     first on a tie). The part ``fixed`` keeps its own rounding (:func:`_pp`: the decisions, whose
     total loss the next line prints alone). ``None`` where no such rounding keeps every part
     within one tenth: round each alone."""
-    import math
-
     free = [i for i in range(len(parts)) if i != fixed]
-    units = [0] * len(parts)
     target = _tenths(end) - _tenths(start)
-    if fixed is not None:
-        units[fixed] = round(Fraction(_pp(parts[fixed])) * 10)
-        target -= units[fixed]
-    scaled = {i: parts[i] * 1000 for i in free}
-    for i in free:
-        units[i] = math.floor(scaled[i])
-    spare = target - sum(units[i] for i in free)
-    raisable = sorted((i for i in free if scaled[i] != units[i]), key=lambda i: (units[i] - scaled[i], i))
-    if spare < 0 or spare > len(raisable):
+    kept = 0 if fixed is None else round(Fraction(_pp(parts[fixed])) * 10)
+    rounded_free = units_adding_to([parts[i] * 1000 for i in free], target - kept)
+    if rounded_free is None:
         return None
-    for i in raisable[:spare]:
-        units[i] += 1
-    return units
+    units = dict(zip(free, rounded_free))
+    return [kept if i == fixed else units[i] for i in range(len(parts))]
 
 
 def _parts_text(start: Fraction, end: Fraction, parts: list[Fraction], fixed: int | None = None) -> list[str]:
@@ -69,7 +59,7 @@ def _parts_text(start: Fraction, end: Fraction, parts: list[Fraction], fixed: in
     tenths = parts_in_tenths(start, end, parts, fixed)
     if tenths is None:
         return [_pp(x) for x in parts]
-    return [_pp(x) if i == fixed else f"{'-' if t < 0 else '+'}{abs(t) // 10}.{abs(t) % 10}"
+    return [_pp(x) if i == fixed else f"{'+' if t >= 0 else ''}{rounded(Fraction(t, 10), 1)}"
             for i, (t, x) in enumerate(zip(tenths, parts))]
 
 
