@@ -96,8 +96,7 @@ def advise_command(dice_text: str, rerolls: int | None, marks_text: str | None, 
     if not opponent_texts:  # learned alone on a board of its own table says so, as simulate does
         own = own_table_line(objective or "strategic", board, rules)
         if own is not None:
-            report.notes.append(own)
-            report.data["own_table"] = own  # JSON too, as play's
+            report.note(own, "own_table")  # JSON too, as play's
     click.echo(render(report, fmt, width=TABLE_WIDTH, exact=exact_wanted()), nl=False)
 
 

@@ -130,6 +130,16 @@ def share_units(values: Sequence[Fraction], places: int) -> list[int] | None:
     return units_adding_to(scaled, scale, low, high)
 
 
+def share_texts(values: Sequence[Fraction], places: int, alone: Callable[[Fraction], str]) -> list[str]:
+    """Shares that add up to 1 shown side by side so that they read 100% (:func:`share_units`),
+    each ``alone(value)`` where it is exactly 0 or 1 or where the shares cannot be rounded so
+    (``alone``: how the caller prints one share, e.g. :func:`percent` at ``places``)."""
+    units = share_units(values, places)
+    if units is None:
+        return [alone(v) for v in values]
+    return [alone(v) if v in (0, 1) else f"{rounded(Fraction(u, 10**places), places)}%" for v, u in zip(values, units)]
+
+
 def units_adding_to(scaled: Sequence[Fraction], total: int, low: Sequence[int] | None = None,
                     high: Sequence[int] | None = None) -> list[int] | None:
     """Whole units, one per value of ``scaled`` (values already in display units), that add up to
@@ -238,6 +248,11 @@ class Report:
     records: list[dict[str, Any]] | None = None
     narrow: list[str] = field(default_factory=list)
     split: list[list[str]] = field(default_factory=list)
+
+    def note(self, line: str, key: str) -> None:
+        """Say ``line`` in every format: under the table (table, Markdown) and as the JSON key ``key``."""
+        self.notes.append(line)
+        self.data[key] = line
 
 
 #: The terminal width the advice of ``advise`` and ``play`` fits by default (docs/play.md, "80 columns").

@@ -15,7 +15,7 @@ from typing import Any
 
 from fractions import Fraction
 
-from shelfie_solver.core.report import Report, decimal, exact, percent, rounded, share_units
+from shelfie_solver.core.report import Report, decimal, exact, percent, share_texts
 from shelfie_solver.core.stats import UNANIMOUS_NOTE, Estimate, Margin, Summary, no_interval_words
 
 
@@ -37,12 +37,10 @@ def win_rate_texts(estimates: Sequence[Estimate]) -> list[str]:
     D20: :func:`core.report.share_units`, each mean within 0.1 of its own rounding; a mean of
     exactly 0 or 1 as :func:`percent` prints it); each rounded alone where they do not add up to 1.
     E.g. three seats of 1/3 each: ``33.4%``, ``33.3%``, ``33.3%``, not three ``33.3%``."""
-    means = [Fraction(e.mean) for e in estimates]
-    units = share_units(means, 1) if len(estimates) > 1 else None
-    if units is None:
+    if len(estimates) < 2:
         return [interval_text(e, as_percent=True) for e in estimates]
-    return [interval_text(e, True, None if m in (0, 1) else f"{rounded(Fraction(u, 10), 1)}%")
-            for e, m, u in zip(estimates, means, units)]
+    means = share_texts([Fraction(e.mean) for e in estimates], 1, lambda v: percent(v, 1))
+    return [interval_text(e, True, mean) for e, mean in zip(estimates, means)]
 
 
 def estimate_data(e: Estimate) -> dict[str, Any]:

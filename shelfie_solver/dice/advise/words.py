@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-from shelfie_solver.core.report import percent, rounded, share_units
+from shelfie_solver.core.report import percent, share_texts
 from shelfie_solver.dice.rolls import Counts, dice_codes
 from shelfie_solver.dice.rules import Ruleset
 
@@ -44,8 +44,4 @@ def chance_cells(values: Sequence[Fraction], places: int = CHANCE_PLACES) -> lis
     positive chance never ``0%``, one below 1 never ``100%``; exactly 0 and 1 print ``0%`` and
     ``100%``). Where the chances do not add up to 1, or cannot be rounded so, each is
     :func:`chance_cell` on its own. E.g. 1/3, 1/3, 1/3 print ``33.4%``, ``33.3%``, ``33.3%``."""
-    units = share_units(values, places)
-    if units is None:
-        return [chance_cell(v, places) for v in values]
-    return [chance_cell(v, places) if v in (0, 1) else f"{rounded(Fraction(u, 10**places), places)}%"
-            for v, u in zip(values, units)]
+    return share_texts(values, places, lambda v: chance_cell(v, places))

@@ -107,8 +107,7 @@ def step_report(kept: KeptGame, objective: str, top: int | None = 10) -> Report:
     if len(kept.players) == 1:  # alone, learned (and win) on a board of its own table says so, as simulate does
         own = own_table_line(objective, kept.board, kept.rules, kept.state)
         if own is not None:
-            report.notes.append(own)
-            report.data["own_table"] = own  # JSON too: serve's page says it under its values
+            report.note(own, "own_table")  # JSON too: serve's page says it under its values
     report.data = {"turn": turn_data(kept), "warnings": notes, **report.data}
     return report
 
