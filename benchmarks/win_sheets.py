@@ -14,7 +14,8 @@ several policies at once (``--sources``, :func:`fit_mixed`).
 ``assemble``: a model file (``--output``, data/win.json by default) of the 2-player coefficients
 of ``--two`` and the 3- and 4-player ones of ``--rest`` (any format: a file of format 2 or 3 has
 its sheet coefficients 0, so those counts play and show exactly as with that file), by
-:func:`win_model.assemble`.
+:func:`win_model.assemble`; with the coefficients of boards of other shapes than 5 x 5 from
+``--other-two`` and ``--other-rest`` (format 3 files; ``--other-two ''``: none).
 
 Run: ``python benchmarks/win_sheets.py fit|assemble|heldout|rollouts|versus [options]``.
 """
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -40,6 +42,12 @@ TWO = "examples/win-trees-2-fast.json"
 #: (docs/win-chance.md, "The sheets' line states with 3 and 4 players"); data/win.json's until then were
 #: examples/win-first-34.json's ("A turn ahead with 3 and 4 players").
 REST = "examples/win-sheets-34.json"
+#: The coefficients of boards of other shapes than the default board's 5 x 5 (format 3, no line states
+#: and no trees: docs/win-chance.md, "Off the fitted board's shape"): 2 players from BEFORE, 3 and 4
+#: from OTHER_REST, data/win.json's until the line states.
+OTHER_REST = "examples/win-first-34.json"
+#: The shape the line states and the trees were fitted on (the default board's, shelves x columns).
+FITTED_SHAPE = (5, 5)
 
 
 def assemble_file(args: argparse.Namespace) -> None:
@@ -54,7 +62,16 @@ def assemble_file(args: argparse.Namespace) -> None:
             f"features where the file has them, format 5: docs/win-chance.md, Both sheets: trees on the line "
             f"states); 3 and 4 players: {rest} (the line states fitted to three policies' games: docs/win-chance.md, "
             f"The sheets' line states with 3 and 4 players)")
-    write_text_atomically(Path(args.output), model_text(assemble(parts, note)))
+    model = assemble(parts, note)
+    if args.other_two:  # the line states and trees on FITTED_SHAPE only, format 3's rows elsewhere
+        other_two, other_rest = args.other_two, args.other_rest
+        others = {2: (load_win_model(ROOT / other_two), other_two), 3: (load_win_model(ROOT / other_rest), other_rest),
+                  4: (load_win_model(ROOT / other_rest), other_rest)}
+        other_note = (f"used on boards of any other shape than {FITTED_SHAPE[0]} x {FITTED_SHAPE[1]}: format 3's "
+                      f"features, no line states and no trees (docs/win-chance.md, Off the fitted board's shape); "
+                      f"2 players: {other_two}; 3 and 4 players: {other_rest}")
+        model = replace(model, shape=FITTED_SHAPE, other_shapes=assemble(others, other_note))
+    write_text_atomically(Path(args.output), model_text(model))
     print(f"written {args.output}")
 
 
@@ -124,6 +141,10 @@ def main() -> None:
     parser.add_argument("--output", default=None)
     parser.add_argument("--two", default=TWO, help="assemble: the 2-player file")
     parser.add_argument("--rest", default=REST, help="assemble: the file of the 3- and 4-player coefficients")
+    parser.add_argument("--other-two", default=BEFORE,
+                        help="assemble: the 2-player file of other shapes than 5 x 5 ('' for none)")
+    parser.add_argument("--other-rest", default=OTHER_REST,
+                        help="assemble: the 3- and 4-player file of other shapes than 5 x 5")
     parser.add_argument("--old", default=BEFORE)
     parser.add_argument("--new", default=SHEETS)
     parser.add_argument("--cache", default="")

@@ -7,6 +7,7 @@ win"; measured by ``benchmarks/chance_calibration.py``)."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -22,7 +23,7 @@ from shelfie_solver.dice.learned.win_model import (
     board_scale,
     default_win_model,
     design,
-    fit,
+    fit_shaped,
     played_by_record,
     replace_info,
     seats_to_play,
@@ -240,10 +241,16 @@ def train_matchup_model(board: Board, rules: Ruleset, seed: int, games: int, pla
                             "played_by": played_by or "the shipped model (data/win.json)",
                             "played_by_info": played_by_record(win_model or default_win_model()),
                             "ridge": OWN_PLAY_RIDGE}
-    fitted = fit(samples, OWN_PLAY_RIDGE)
-    # every count a win-model file needs (win_model.model_from_dict): the others at even chances
-    tables = {n: fitted.coefficients.get(n, EVEN.coefficients[n]).copy() for n in EVEN.coefficients}
-    return replace_info(WinModel(tables), **info, board=board.name)
+    fitted = fit_shaped(samples, board, OWN_PLAY_RIDGE)
+    assert fitted.other_shapes is not None
+
+    def every_count(model: WinModel) -> WinModel:
+        # every count a win-model file needs (win_model.model_from_dict): the others at even chances
+        return replace(model, coefficients={n: model.coefficients.get(n, EVEN.coefficients[n]).copy()
+                                            for n in EVEN.coefficients})
+
+    return replace_info(replace(every_count(fitted), other_shapes=every_count(fitted.other_shapes)), **info,
+                        board=board.name)
 
 
 def train_win_model(board: Board, rules: Ruleset, seed: int, games: int, players: Sequence[int] = (2, 3, 4),
@@ -267,8 +274,8 @@ def train_win_model(board: Board, rules: Ruleset, seed: int, games: int, players
     info: dict[str, Any] = {"seed": seed, "games": games, "players": list(players), "positions": len(samples),
                             "strategy": strategy}
     if strategy != "win":
-        return replace_info(fit(samples), **info, board=board.name)
+        return replace_info(fit_shaped(samples, board), **info, board=board.name)
     # the model that played, and how it was made (the chain of iterations)
     info.update(played_by=played_by or "the shipped model (data/win.json)",
                 played_by_info=played_by_record(win_model or default_win_model()), ridge=OWN_PLAY_RIDGE)
-    return replace_info(fit(samples, OWN_PLAY_RIDGE), **info, board=board.name)
+    return replace_info(fit_shaped(samples, board, OWN_PLAY_RIDGE), **info, board=board.name)

@@ -175,6 +175,16 @@ WIN_KIND = FileKind("a win-model file", json_kind("a win-model file", WIN_FORMAT
 #: counts of ``"coefficients"``), how that count's coefficients were made (:func:`assemble`;
 #: docs/formats.md, "Win-model file").
 FITTED_KEY = "fitted"
+#: The optional key of a model file naming the board shape its coefficients (their line states,
+#: format 4) and trees (format 5) were fitted on, ``[shelves, columns]``; it comes with
+#: :data:`OTHER_SHAPES_KEY` (docs/formats.md, "Win-model file"; docs/win-chance.md "Off the
+#: fitted board's shape").
+SHAPE_KEY = "shape"
+#: The optional key of a model file holding the coefficients used on boards of any other shape
+#: than :data:`SHAPE_KEY`: ``{"features": FORMER_FEATURES, "coefficients": {"2": rows, ...}}``
+#: (and an optional ``"fitted"`` record), format 3's features, no line states and no trees, whose
+#: meaning does not depend on the board's shape.
+OTHER_SHAPES_KEY = "other_shapes"
 #: Ridge penalty (per coefficient, on the log loss summed over positions).
 RIDGE = 1.0
 DEFAULT_WIN_PATH = Path(__file__).parent.parent / "data" / "win.json"
@@ -194,6 +204,29 @@ class WinModel:
     coefficients: dict[int, np.ndarray]
     info: dict[str, Any] = field(default_factory=dict)
     trees: dict[int, WinTrees] = field(default_factory=dict)
+    #: ``(shelves, columns)`` of the boards the coefficients and trees were fitted on, with
+    #: :attr:`other_shapes` the model of every other shape; ``None`` (both): one model for every
+    #: board (every file before 2026-12-07).
+    shape: tuple[int, int] | None = None
+    other_shapes: WinModel | None = None
+
+    def __post_init__(self) -> None:
+        if (self.shape is None) != (self.other_shapes is None):
+            raise ValueError("a win model's shape and its other shapes' model come together")
+        other = self.other_shapes
+        if other is not None and (other.trees or other.other_shapes is not None or any(
+                c[:, len(FORMER_FEATURES):].any() for c in other.coefficients.values())):
+            raise ValueError("the model of other shapes has format 3's features only: no line states, no trees")
+
+    def for_board(self, board: Board) -> WinModel:
+        """The model that gives the chances on ``board``: this one on a board of its
+        :attr:`shape` (shelves x columns) or when it has none, else :attr:`other_shapes` (format
+        3's features: the line states, D4, and the trees read a sheet as one of the shape they
+        were fitted on, and on another shape they mislead: docs/win-chance.md "Off the fitted
+        board's shape")."""
+        if self.other_shapes is None or (board.n_shelves, board.n_columns) == self.shape:
+            return self
+        return self.other_shapes
 
     def trees_for(self, players: int) -> WinTrees | None:
         """The trees added to the strengths of a position of ``players`` seats: the file's
@@ -231,12 +264,18 @@ class WinModel:
                "coefficients": {str(n): c.tolist() for n, c in sorted(self.coefficients.items())}, **self.info}
         if self.trees:
             out[TREES_KEY] = {str(n): t.to_dict() for n, t in sorted(self.trees.items())}
+        if self.shape is not None and self.other_shapes is not None:
+            other = self.other_shapes
+            out[SHAPE_KEY] = list(self.shape)
+            out[OTHER_SHAPES_KEY] = {"features": list(FORMER_FEATURES), **other.info, "coefficients": {
+                str(n): c[:, :len(FORMER_FEATURES)].tolist() for n, c in sorted(other.coefficients.items())}}
         return out
 
 
 #: The keys a win-model file is read by; the others record how it was made and are kept
 #: (:attr:`WinModel.info`), except one that looks like a misspelling of these (:func:`model_from_dict`).
-READ_KEYS = ("format", "coef_scale", "chance_scale", "rows", "features", "coefficients", FITTED_KEY, TREES_KEY)
+READ_KEYS = ("format", "coef_scale", "chance_scale", "rows", "features", "coefficients", FITTED_KEY, TREES_KEY,
+             SHAPE_KEY, OTHER_SHAPES_KEY)
 
 
 def model_from_dict(data: Any, source: str) -> WinModel:
@@ -275,15 +314,32 @@ def model_from_dict(data: Any, source: str) -> WinModel:
     if misspelt is not None:
         raise WinModelError(f'{name}: unknown key {shorten(misspelt[0])}; did you mean "{misspelt[1]}"? '
                             f"(docs/formats.md, \"Win-model file\")")
-    counts = ", ".join(f'"{n}"' for n in MODEL_PLAYERS)
-    raw_tables = data.get("coefficients")
+    coefficients = _read_tables(data.get("coefficients"), features, name, data["format"], '"coefficients"')
+    fitted = data.get(FITTED_KEY)
+    if FITTED_KEY in data and (not isinstance(fitted, dict) or set(fitted) != {str(n) for n in coefficients}
+                               or not all(isinstance(record, dict) for record in fitted.values())):
+        raise WinModelError(f'{name}: "{FITTED_KEY}" must map each number of players of the '
+                            f"coefficients ({PLAYER_KEYS}) to a record of how they were made (docs/formats.md)")
+    info = {k: v for k, v in data.items() if k not in READ_KEYS or k == FITTED_KEY}
+    shape, other = _read_other_shapes(data, name)
+    return WinModel(coefficients, info, _read_trees(data, name), shape, other)
+
+
+def _read_tables(raw_tables: Any, features: Sequence[str], name: str, fmt: Any, key: str) -> dict[int, np.ndarray]:
+    """The coefficients ``raw_tables`` of a model file (of format ``fmt``; ``key`` names them in
+    messages): players -> ``int64 (3, F)`` over :data:`FEATURES`, a file's missing features 0
+    (``features``: those its rows have), each of :data:`MODEL_PLAYERS` required.
+
+    Raises:
+        WinModelError: one line naming the problem and the form expected."""
+    counts = PLAYER_KEYS
     odd = next((key for key in raw_tables if _count_of(key) is None), None) if isinstance(raw_tables, dict) else None
     if odd is not None:  # "+2" or " 2 " would replace "2" silently
-        raise WinModelError(f'{name}: "coefficients" has the key {json.dumps(odd)[:40]}; expected only the '
+        raise WinModelError(f"{name}: {key} has the key {json.dumps(odd)[:40]}; expected only the "
                             f"numbers of players {counts}")
     try:
         coefficients = {}
-        for players, raw in data["coefficients"].items():
+        for players, raw in raw_tables.items():
             if not all(type(c) is int for row in raw for c in row):
                 raise ValueError("not whole numbers")
             wide = next((c for row in raw for c in row if not -COEF_LIMIT <= c <= COEF_LIMIT), None)
@@ -299,19 +355,58 @@ def model_from_dict(data: Any, source: str) -> WinModel:
     except WinModelError:
         raise
     except (KeyError, ValueError, TypeError, AttributeError, OverflowError):
-        raise WinModelError(f'{name}: not a win-model file ({data["format"]!r}: "coefficients" maps {counts} '
+        raise WinModelError(f"{name}: not a win-model file ({fmt!r}: {key} maps {counts} "
                             f"players to {len(ROWS)} rows of {len(features)} whole numbers)") from None
     missing = [n for n in MODEL_PLAYERS if n not in coefficients]
     if missing:  # a file of 3 players' coefficients would play 2-player games by them silently
         raise WinModelError(f"{name}: no coefficients for {', '.join(map(str, missing))} players; expected "
-                            f'"coefficients" for each of {counts} (as shelfie-solve train --win-model writes)')
-    fitted = data.get(FITTED_KEY)
-    if FITTED_KEY in data and (not isinstance(fitted, dict) or set(fitted) != {str(n) for n in coefficients}
-                               or not all(isinstance(record, dict) for record in fitted.values())):
-        raise WinModelError(f'{name}: "{FITTED_KEY}" must map each number of players of the '
-                            f"coefficients ({counts}) to a record of how they were made (docs/formats.md)")
-    info = {k: v for k, v in data.items() if k not in READ_KEYS or k == FITTED_KEY}
-    return WinModel(coefficients, info, _read_trees(data, name))
+                            f"{key} for each of {counts} (as shelfie-solve train --win-model writes)")
+    return coefficients
+
+
+#: The keys of a file's coefficients, as messages name them: ``"2", "3", "4"``.
+PLAYER_KEYS = ", ".join(f'"{n}"' for n in MODEL_PLAYERS)
+#: The keys of a model file's :data:`OTHER_SHAPES_KEY` block that are read; the others record how
+#: it was made and are kept, unless one looks like a misspelling of these.
+OTHER_SHAPES_KEYS = ("features", "coefficients", FITTED_KEY)
+#: The largest number of shelves or columns a :data:`SHAPE_KEY` names (a board has at most 62 items
+#: in the compiled paths; a larger one is refused by the board's own checks).
+MAX_SHAPE_SIDE = 1000
+
+
+def _read_other_shapes(data: dict[str, Any], name: str) -> tuple[tuple[int, int] | None, WinModel | None]:
+    """A model file's :data:`SHAPE_KEY` and :data:`OTHER_SHAPES_KEY` (:attr:`WinModel.shape`,
+    :attr:`WinModel.other_shapes`): both or neither; the shape two whole numbers from 1 to
+    :data:`MAX_SHAPE_SIDE`; the block :data:`FORMER_FEATURES`' coefficients for each of
+    :data:`MODEL_PLAYERS` (:func:`_read_tables`) and an optional ``"fitted"`` record (kept).
+
+    Raises:
+        WinModelError: one line naming the problem and the form expected."""
+    where = '(docs/formats.md, "Win-model file")'
+    if (SHAPE_KEY in data) != (OTHER_SHAPES_KEY in data):
+        raise WinModelError(f'{name}: "{SHAPE_KEY}" and "{OTHER_SHAPES_KEY}" come together (the board shape the '
+                            f"coefficients were fitted on, and the coefficients of every other shape) {where}")
+    if SHAPE_KEY not in data:
+        return None, None
+    shape, block = data[SHAPE_KEY], data[OTHER_SHAPES_KEY]
+    if not (isinstance(shape, list) and len(shape) == 2
+            and all(type(side) is int and 1 <= side <= MAX_SHAPE_SIDE for side in shape)):
+        raise WinModelError(f'{name}: "{SHAPE_KEY}" must be [shelves, columns], two whole numbers from 1 to '
+                            f"{MAX_SHAPE_SIDE}, e.g. [5, 5] {where}")
+    if not isinstance(block, dict):
+        raise WinModelError(f'{name}: "{OTHER_SHAPES_KEY}" must be an object of "features" (format 3\'s) and '
+                            f'"coefficients", and records of how they were made {where}')
+    misspelt = _misspelt_key(block, OTHER_SHAPES_KEYS)
+    if misspelt is not None:
+        raise WinModelError(f'{name}: "{OTHER_SHAPES_KEY}" has the unknown key {shorten(misspelt[0])}; did you mean '
+                            f'"{misspelt[1]}"? {where}')
+    if json.dumps(block.get("features")) != json.dumps(list(FORMER_FEATURES)):
+        raise WinModelError(f'{name}: "{OTHER_SHAPES_KEY}": "features" must be {json.dumps(list(FORMER_FEATURES))} '
+                            f"(format 3's: no line states) {where}")
+    tables = _read_tables(block.get("coefficients"), FORMER_FEATURES, name, data["format"],
+                          f'"{OTHER_SHAPES_KEY}": "coefficients"')
+    record = {k: v for k, v in block.items() if k not in ("features", "coefficients")}
+    return (shape[0], shape[1]), WinModel(tables, record)
 
 
 def _read_trees(data: dict[str, Any], name: str) -> dict[int, WinTrees]:
@@ -357,16 +452,16 @@ def _count_of(key: str) -> int | None:
         return None
 
 
-def _misspelt_key(data: dict[str, Any]) -> tuple[str, str] | None:
-    """``(key, read key)`` for the first key of ``data`` that is not one of :data:`READ_KEYS` but
+def _misspelt_key(data: dict[str, Any], read_keys: Sequence[str] = READ_KEYS) -> tuple[str, str] | None:
+    """``(key, read key)`` for the first key of ``data`` that is not one of ``read_keys`` but
     close to one (another case, or :func:`difflib.get_close_matches` at 0.8: ``"coefficient"``,
     ``"fited"``), which would otherwise be kept as provenance silently; ``None`` if none is."""
     from difflib import get_close_matches
 
     for key in data:
-        if key in READ_KEYS:
+        if key in read_keys:
             continue
-        close = get_close_matches(str(key).strip().lower(), READ_KEYS, n=1, cutoff=0.8)
+        close = get_close_matches(str(key).strip().lower(), read_keys, n=1, cutoff=0.8)
         if close:
             return key, close[0]
     return None
@@ -1083,7 +1178,8 @@ def compiled_win_values(state: GameState, model: WinModel | None = None,
     if whole is None or board.n_cells > 62 or board_scale(board) != 1:
         return None
     n, me, first = state.players, state.active, state.first
-    weights, tables = _win_turn_constants(board, rules, n, model or win_model_in_use(), learned or default_model())
+    weights, tables = _win_turn_constants(board, rules, n, (model or win_model_in_use()).for_board(board),
+                                          learned or default_model())
     place = place_in_round(me, first, n)  # the seats after the player this round (game_objective's ends)
     ends = np.array([1 if j != me and place_in_round(j, first, n) > place else 0 for j in range(n)], dtype=np.int64)
     end_exact = ending_objective(state)
@@ -1163,7 +1259,7 @@ def win_objective(state: GameState, model: WinModel | None = None, learned: Lear
     """The objective ``win`` of the active player in ``state`` (a game of 2-4 players)."""
     from shelfie_solver.dice.win_chance import settled_bounds
 
-    model = model or win_model_in_use()
+    model = (model or win_model_in_use()).for_board(state.board)
     out = game_objective(state.board, state.rules, state.sheets, state.active, state.first, state.end_triggered,
                          in_board_points(learned or default_model(), board_scale(state.board)), state.turn,
                          kind=WinObjective,
@@ -1266,10 +1362,11 @@ def fit_row(x: np.ndarray, y: np.ndarray, ridge: float = RIDGE) -> np.ndarray:
     return w
 
 
-def fit(samples: Sequence[Sample], ridge: float = RIDGE) -> WinModel:
-    """Maximum-likelihood coefficients per players and row (:func:`fit_row`), rounded to integers
-    over :data:`COEF_SCALE`; a row with fewer than 20 samples stays 0 (even chances). Deterministic
-    in the samples."""
+def fit(samples: Sequence[Sample], ridge: float = RIDGE, columns: int = len(FEATURES)) -> WinModel:
+    """Maximum-likelihood coefficients per players and row (:func:`fit_row`) of the first
+    ``columns`` features (the others 0: ``len(FORMER_FEATURES)``, format 3's, no line states),
+    rounded to integers over :data:`COEF_SCALE`; a row with fewer than 20 samples stays 0 (even
+    chances). Deterministic in the samples."""
     out = {}
     for n in sorted({s[0] for s in samples}):
         table = np.zeros((len(ROWS), len(FEATURES)), dtype=np.int64)
@@ -1277,10 +1374,19 @@ def fit(samples: Sequence[Sample], ridge: float = RIDGE) -> WinModel:
             chosen = [s for s in samples if s[0] == n and s[1] == phase]
             if len(chosen) < 20:
                 continue
-            w = fit_row(np.array([s[2] for s in chosen]), np.array([s[3] for s in chosen]), ridge)
-            table[row] = np.rint(w * COEF_SCALE).astype(np.int64)
+            w = fit_row(np.array([s[2][..., :columns] for s in chosen]), np.array([s[3] for s in chosen]), ridge)
+            table[row, :columns] = np.rint(w * COEF_SCALE).astype(np.int64)
         out[n] = table
     return WinModel(out)
+
+
+def fit_shaped(samples: Sequence[Sample], board: Board, ridge: float = RIDGE) -> WinModel:
+    """:func:`fit` of every feature, on boards of ``board``'s shape (:attr:`WinModel.shape`), with
+    :func:`fit` of format 3's features for every other shape (:attr:`WinModel.other_shapes`: the
+    line states, D4, read a sheet as one of the shape fitted on; docs/win-chance.md "Off the
+    fitted board's shape"). Deterministic in the samples."""
+    other = fit(samples, ridge, len(FORMER_FEATURES))
+    return replace(fit(samples, ridge), shape=(board.n_shelves, board.n_columns), other_shapes=other)
 
 
 #: What stands for a record nested deeper than a model file can hold (:func:`bounded_record`).
@@ -1379,9 +1485,15 @@ def model_text(model: WinModel) -> str:
     data = model.to_dict()
     rows = {n: "[" + ", ".join(json.dumps(r) for r in c) + "]" for n, c in data.pop("coefficients").items()}
     trees = data.pop(TREES_KEY, None)
+    other = data.pop(OTHER_SHAPES_KEY, None)
     head = json.dumps(data, indent=1)[:-2]
     body = ",\n  ".join(f'"{n}": {text}' for n, text in rows.items())
     text = f'{head},\n "coefficients": {{\n  {body}\n }}'
+    if other is not None:  # its coefficients' rows one on a line, as the file's own
+        tables = other.pop("coefficients")
+        record = json.dumps(other, indent=1).replace("\n", "\n ")[:-3]
+        body = ",\n   ".join(f'"{n}": [' + ", ".join(json.dumps(r) for r in c) + "]" for n, c in tables.items())
+        text += f',\n "{OTHER_SHAPES_KEY}": {record},\n  "coefficients": {{\n   {body}\n  }}\n }}'
     if trees is not None:  # format 5: each list of a block on one line
         blocks = ",\n  ".join(f'"{n}": {{\n   ' + ",\n   ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in b.items())
                               + "\n  }" for n, b in trees.items())

@@ -1,0 +1,212 @@
+"""A win model's line states and trees on the board shape they were fitted on only
+(learned/win_model.WinModel.for_board, the keys ``shape`` and ``other_shapes``; docs/formats.md
+"Win-model file", docs/win-chance.md "Off the fitted board's shape"): on a board of another shape
+the shipped model gives exactly the figures of the format-3 files it names there, on the default
+board exactly those it gave before; a file is written back byte for byte; a malformed block is
+refused in one line; ``train --win-model`` writes both."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from conftest import EXAMPLES, ROOT, assert_one_line_error
+
+from shelfie_solver.cli import main
+from shelfie_solver.dice.board import Board, Marks, load_board
+from shelfie_solver.dice.game.events import GameState
+from shelfie_solver.dice.learned.win_fit import train_win_model
+from shelfie_solver.dice.learned.win_model import (
+    DEFAULT_WIN_PATH,
+    FEATURES,
+    FORMER_FEATURES,
+    OTHER_SHAPES_KEY,
+    SHAPE_KEY,
+    WinModel,
+    WinModelError,
+    assemble,
+    compiled_win_values,
+    fit,
+    load_win_model,
+    model_from_dict,
+    model_text,
+    win_objective,
+)
+from shelfie_solver.dice.objectives import StateArrays
+from shelfie_solver.dice.rules import DEFAULT_RULES
+
+SMALL = load_board(EXAMPLES / "boards" / "small-4x3.toml", DEFAULT_RULES)
+DEFAULT = load_board(None, DEFAULT_RULES)
+
+
+def random_state(rng: np.random.Generator, board: Board, players: int) -> GameState:
+    """A random table of ``players`` seats on ``board`` (each item marked, eliminated or
+    available at random; the active seat with an available item)."""
+    bits = 1 << np.arange(board.n_cells, dtype=object)
+
+    def sheet() -> Marks:
+        state = rng.choice(3, size=board.n_cells, p=rng.dirichlet((1.0, 0.4, 1.0)))
+        return Marks(board.n_shelves, board.n_columns, int((bits * (state == 1)).sum()),
+                     int((bits * (state == 2)).sum()))
+
+    sheets = [sheet() for _ in range(players)]
+    active = int(rng.integers(players))
+    while not sheets[active].available:
+        sheets[active] = sheet()
+    first = int(rng.integers(players))
+    turn = players * int(rng.integers(0, 6)) + (active - first) % players
+    return GameState(board, DEFAULT_RULES, tuple(sheets), active, first, turn, bool(rng.integers(2)))
+
+
+def figures(state: GameState, model: WinModel) -> tuple[list[int], list[tuple[int, int]]]:
+    """Every item set's chance and the failed result's shelves at ``state`` (numpy path)."""
+    from shelfie_solver.dice.allocate import feasibility_arrays
+
+    objective = win_objective(state, model)
+    arrays = StateArrays(state.board, state.rules, state.marks)
+    sets = feasibility_arrays(state.board, state.rules).sets
+    usable = np.flatnonzero(np.append(arrays.available, True)[sets.cells].all(axis=1))
+    return objective.values(arrays, sets.take(usable)).tolist(), objective.shelf_values(arrays)
+
+
+def test_the_shipped_file_names_format_three_files_for_other_shapes():
+    """data/win.json's other shapes are the assembly of the format-3 files its block names:
+    2 players examples/win-first.json, 3 and 4 examples/win-first-34.json, no line state."""
+    shipped = load_win_model(DEFAULT_WIN_PATH)
+    assert shipped.shape == (DEFAULT.n_shelves, DEFAULT.n_columns) == (5, 5)
+    other = shipped.other_shapes
+    assert other is not None and not other.trees
+    files = {n: record["file"] for n, record in other.info["fitted"].items()}
+    assert files == {"2": "examples/win-first.json", "3": "examples/win-first-34.json",
+                     "4": "examples/win-first-34.json"}
+    for n, name in files.items():
+        source = json.loads((ROOT / name).read_text("utf-8"))
+        assert source["format"] == "shelfie-solve win 3"  # no line states in the file at all
+        assert other.coefficients[int(n)][:, :len(FORMER_FEATURES)].tolist() == source["coefficients"][n]
+        assert not other.coefficients[int(n)][:, len(FORMER_FEATURES):].any()
+    again = assemble({int(n): (load_win_model(ROOT / name), name) for n, name in files.items()},
+                     other.info["assembled"])
+    assert model_text(replace(shipped, other_shapes=again)) == DEFAULT_WIN_PATH.read_text("utf-8")
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_another_shape_gets_the_format_three_figures(players):
+    """On a 4 x 3 board every chance of every item set and shelf is the format-3 file's, on the
+    numpy path and the compiled one (the line states and trees of 5 x 5 not read)."""
+    shipped = load_win_model(DEFAULT_WIN_PATH)
+    former = load_win_model(EXAMPLES / ("win-first.json" if players == 2 else "win-first-34.json"))
+    assert shipped.for_board(SMALL) is shipped.other_shapes and shipped.for_board(DEFAULT) is shipped
+    rng = np.random.default_rng(5300 + players)
+    differ = 0
+    for _ in range(15):
+        state = random_state(rng, SMALL, players)
+        assert figures(state, shipped) == figures(state, former)
+        found, expected = compiled_win_values(state, shipped), compiled_win_values(state, former)
+        if found is not None or expected is not None:
+            assert found is not None and expected is not None
+            assert np.array_equal(found[0], expected[0]) and found[2] == expected[2]
+        # the rows of 5 x 5, read on this board, would give other figures
+        differ += figures(state, replace(shipped, shape=None, other_shapes=None)) != figures(state, former)
+    assert differ > 0
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_the_default_board_keeps_its_figures(players):
+    """On the default board (5 x 5) the block changes nothing: the same figures as the file
+    without it."""
+    shipped = load_win_model(DEFAULT_WIN_PATH)
+    without = replace(shipped, shape=None, other_shapes=None)
+    rng = np.random.default_rng(5310 + players)
+    for _ in range(6):
+        state = random_state(rng, DEFAULT, players)
+        assert figures(state, shipped) == figures(state, without)
+
+
+def test_a_model_without_a_shape_is_read_on_every_board():
+    """Files before 2026-12-07 (no ``shape``): one model for every board, as they played."""
+    former = load_win_model(EXAMPLES / "win-sheets.json")
+    assert former.shape is None and former.for_board(SMALL) is former
+    assert SHAPE_KEY not in json.loads(model_text(former))
+
+
+def test_simulate_plays_the_format_three_file_on_another_shape():
+    """A user's run: ``simulate`` on a 4 x 3 board plays the same games under the shipped model
+    as under ``--win-model examples/win-first.json`` (seeded; the same results)."""
+    def run(*extra: str) -> dict:
+        result = CliRunner().invoke(main, ["simulate", "--players", "win,learned", "--games", "4", "--seed", "5",
+                                           "--jobs", "1", "--board", str(EXAMPLES / "boards" / "small-4x3.toml"),
+                                           "--format", "json", *extra])
+        assert result.exit_code == 0, result.output
+        data = json.loads(result.output)
+        data.pop("win_model", None)
+        return data
+
+    assert run() == run("--win-model", str(EXAMPLES / "win-first.json"))
+
+
+def _shipped_data() -> dict:
+    return json.loads(DEFAULT_WIN_PATH.read_text("utf-8"))
+
+
+@pytest.mark.parametrize("edit, fragment", [
+    (lambda d: d.pop(OTHER_SHAPES_KEY), '"shape" and "other_shapes" come together'),
+    (lambda d: d.pop(SHAPE_KEY), '"shape" and "other_shapes" come together'),
+    (lambda d: d.update(shape=[5]), '"shape" must be [shelves, columns]'),
+    (lambda d: d.update(shape=[5, 0]), '"shape" must be [shelves, columns]'),
+    (lambda d: d.update(shape=[5, 5.0]), '"shape" must be [shelves, columns]'),
+    (lambda d: d.update(shape="5x5"), '"shape" must be [shelves, columns]'),
+    (lambda d: d.update(other_shapes=[]), '"other_shapes" must be an object'),
+    (lambda d: d[OTHER_SHAPES_KEY].update(features=list(FEATURES)), '"other_shapes": "features" must be'),
+    (lambda d: d[OTHER_SHAPES_KEY].pop("features"), '"other_shapes": "features" must be'),
+    (lambda d: d[OTHER_SHAPES_KEY].update(coefficient=1), 'unknown key \'coefficient\'; did you mean "coefficients"'),
+    (lambda d: d[OTHER_SHAPES_KEY]["coefficients"].pop("4"), 'no coefficients for 4 players'),
+    (lambda d: d[OTHER_SHAPES_KEY]["coefficients"].update({"02": []}), 'has the key "02"'),
+    (lambda d: d[OTHER_SHAPES_KEY]["coefficients"]["2"][0].append(1), "3 rows of 14 whole numbers"),
+    (lambda d: d[OTHER_SHAPES_KEY]["coefficients"]["3"][1].__setitem__(0, 0.5), "3 rows of 14 whole numbers"),
+    (lambda d: d[OTHER_SHAPES_KEY]["coefficients"]["3"][1].__setitem__(0, 2 ** 63), "out of range"),
+    (lambda d: d.update(other_shape=1), 'did you mean "other_shapes"'),
+])
+def test_a_malformed_block_is_refused_in_one_line(edit, fragment, tmp_path):
+    data = _shipped_data()
+    edit(data)
+    with pytest.raises(WinModelError, match=None) as error:
+        model_from_dict(data, "w.json")
+    assert fragment in str(error.value) and "\n" not in str(error.value)
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(data), "utf-8")
+    result = CliRunner().invoke(main, ["advise", "AAPP", "--opponent", "x./..", "--win-model", str(path)])
+    assert_one_line_error(result, "--win-model", fragment)
+
+
+def test_a_file_with_the_block_is_written_back_byte_for_byte():
+    text = DEFAULT_WIN_PATH.read_text("utf-8")
+    assert model_text(model_from_dict(json.loads(text), "w.json")) == text
+
+
+def test_a_model_of_other_shapes_has_format_three_features_only():
+    shipped = load_win_model(DEFAULT_WIN_PATH)
+    with pytest.raises(ValueError, match="come together"):
+        replace(shipped, other_shapes=None)
+    with pytest.raises(ValueError, match="format 3's features only"):
+        replace(shipped, other_shapes=replace(shipped, shape=None, other_shapes=None))
+
+
+def test_train_writes_the_shape_and_format_three_rows_for_other_shapes():
+    """``train --win-model`` on a board: its full fit on boards of that shape, and format 3's
+    features fitted to the same positions (:func:`win_model.fit` of 14 columns) elsewhere."""
+    from shelfie_solver.dice.learned.win_fit import self_play_positions
+
+    model = train_win_model(SMALL, DEFAULT_RULES, seed=8, games=20)
+    assert model.shape == (4, 3) and model.other_shapes is not None
+    samples = self_play_positions(SMALL, DEFAULT_RULES, 8, 20)
+    for n in (2, 3, 4):
+        assert np.array_equal(model.coefficients[n], fit(samples).coefficients[n])
+        only = fit(samples, columns=len(FORMER_FEATURES)).coefficients[n]
+        assert np.array_equal(model.other_shapes.coefficients[n], only) and not only[:, len(FORMER_FEATURES):].any()
+        assert only.any()
+    back = model_from_dict(json.loads(model_text(model)), "t.json")
+    assert back.shape == (4, 3) and np.array_equal(back.other_shapes.coefficients[4], only)
+    assert model.for_board(DEFAULT) is model.other_shapes and model.for_board(SMALL) is model
