@@ -177,7 +177,8 @@ def test_a_malformed_block_is_refused_in_one_line(edit, fragment, tmp_path):
     assert fragment in str(error.value) and "\n" not in str(error.value)
     path = tmp_path / "w.json"
     path.write_text(json.dumps(data), "utf-8")
-    result = CliRunner().invoke(main, ["advise", "AAPP", "--opponent", "x./..", "--win-model", str(path)])
+    result = CliRunner().invoke(main, ["advise", "--dice", "CCBJPP", "--opponent", "o..../o..../o..../...../.....",
+                                        "--win-model", str(path)])
     assert_one_line_error(result, "--win-model", fragment)
 
 
