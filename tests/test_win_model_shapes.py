@@ -132,12 +132,15 @@ def test_a_model_without_a_shape_is_read_on_every_board():
     assert SHAPE_KEY not in json.loads(model_text(former))
 
 
-def test_simulate_plays_the_format_three_file_on_another_shape():
-    """A user's run: ``simulate`` on a 4 x 3 board plays the same games under the shipped model
-    as under ``--win-model examples/win-first.json`` (seeded; the same results)."""
+def test_simulate_plays_the_format_three_file_on_another_shape(monkeypatch, tmp_path):
+    """A user's run: ``simulate`` on a 2 x 3 board, the model playing (no exact table), plays
+    the same games under the shipped model as under ``--win-model examples/win-first.json``
+    (seeded; the same results)."""
+    monkeypatch.setenv("SHELFIE_SOLVE_EXACT2_BUDGET", "0")
+
     def run(*extra: str) -> dict:
-        result = CliRunner().invoke(main, ["simulate", "--players", "win,learned", "--games", "4", "--seed", "5",
-                                           "--jobs", "1", "--board", str(EXAMPLES / "boards" / "small-4x3.toml"),
+        result = CliRunner().invoke(main, ["simulate", "--players", "win,learned", "--games", "6", "--seed", "5",
+                                           "--jobs", "1", "--board", str(EXAMPLES / "boards" / "tiny-2x3.toml"),
                                            "--format", "json", *extra])
         assert result.exit_code == 0, result.output
         data = json.loads(result.output)
@@ -145,6 +148,11 @@ def test_simulate_plays_the_format_three_file_on_another_shape():
         return data
 
     assert run() == run("--win-model", str(EXAMPLES / "win-first.json"))
+    # the 5 x 5 rows, read on this board, play other games (the block is what changed them)
+    data = _shipped_data()
+    del data[SHAPE_KEY], data[OTHER_SHAPES_KEY]
+    (tmp_path / "w.json").write_text(json.dumps(data), "utf-8")
+    assert run() != run("--win-model", str(tmp_path / "w.json"))
 
 
 def _shipped_data() -> dict:
