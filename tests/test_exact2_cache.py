@@ -429,3 +429,25 @@ def test_serves_state_before_the_first_roll_names_the_exact_table(cache, tmp_pat
 
     state = _served_new_game(tmp_path, name="default.json")[1].get("/api/state").json()
     assert "fitted model" in state["unit"]["note"]
+
+
+def test_the_state_count_is_kept_on_disk(cache, monkeypatch):
+    """The two-player state count of a board (the budget's test, :func:`exact2_cache.state_count`)
+    is counted once and kept in the disk cache with its budget: a new process reads it, over the
+    budget too (-1), without counting again (a board of 12 items took a minute a command)."""
+    from shelfie_solver.dice.wholegame import two_player
+
+    board = load_board(TINY, DEFAULT_RULES)
+    assert exact2_cache.state_count(board, DEFAULT_RULES, 10**6) == 30_719  # docs/solve-game.md's count
+    assert exact2_cache.state_count(board, DEFAULT_RULES, 1000) is None
+    assert _entries(cache).count(exact2_cache.COUNT_KIND) == 2
+    monkeypatch.setattr(exact2_cache, "_COUNTS", {})  # a new process: nothing in memory
+
+    def counted(*_args):
+        raise AssertionError("counted again")
+
+    monkeypatch.setattr(two_player, "reachable_states", counted)
+    assert exact2_cache.state_count(board, DEFAULT_RULES, 10**6) == 30_719
+    assert exact2_cache.state_count(board, DEFAULT_RULES, 1000) is None
+    with pytest.raises(AssertionError, match="counted again"):  # another budget is another entry
+        exact2_cache.state_count(board, DEFAULT_RULES, 2000)

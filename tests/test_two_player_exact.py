@@ -536,3 +536,31 @@ def test_exact2_with_no_file_named_says_so(tmp_path, command):
     args = [a.replace("{game}", game) for a in command]
     line = assert_one_line_error(CliRunner().invoke(main, args), "no two-player table file named", "exact2:FILE")
     assert "cannot read :" not in line
+
+
+@pytest.mark.parametrize("name", ["tiny-2x3", "tiny-3x2"])
+def test_the_count_stops_at_the_limit_and_never_before(name):
+    """``reachable_states`` with a limit: the states of a plain breadth-first search over each
+    turn's outcomes (a set of keys, no layers) when there are at most ``limit``; refused one state
+    short of the count, and refused early (before the last layer) far short of it, since the
+    states waiting in later layers count."""
+    from shelfie_solver.dice.board import load_board
+    from shelfie_solver.dice.rules import DEFAULT_RULES
+
+    board = load_board(EXAMPLES / "boards" / f"{name}.toml", DEFAULT_RULES)
+    setup = tp.setup_for(board, DEFAULT_RULES)
+    seen = {tp.start_key(board)}
+    frontier = list(seen)
+    while frontier:
+        out = tp.outcomes(setup, np.array(frontier, dtype=np.int64))
+        after = {int(k) for k in np.concatenate([out.set_next.ravel(), out.shelf_next.ravel()]) if k >= 0}
+        frontier = list(after - seen)
+        seen |= after
+    count = len(seen)
+    assert tp.reachable_states(setup, count).tolist() == sorted(seen)
+    with pytest.raises(tp.TwoPlayerError, match=f"more than {count - 1:,} two-player states"):
+        tp.reachable_states(setup, count - 1)
+    with pytest.raises(tp.TwoPlayerError) as early:
+        tp.reachable_states(setup, count // 4)
+    layer = int(str(early.value).split("by layer ")[1].split()[0])
+    assert layer < 2 * setup.n + 1

@@ -132,18 +132,36 @@ def route(board: Board, rules: Ruleset) -> Route:
 
 def state_count(board: Board, rules: Ruleset, budget: int) -> int | None:
     """The two-player states reachable from two empty sheets (:func:`two_player.reachable_states`),
-    or ``None`` when there are more than ``budget``; counted once per process."""
-    from shelfie_solver.dice.wholegame.two_player import reachable_states, setup_for
-
+    or ``None`` when there are more than ``budget``; counted once per process, and kept in the
+    disk cache (kind :data:`COUNT_KIND`): a board just over the budget takes a minute to count
+    (``small-4x3``: 62 s here), which every ``play`` or ``advise --opponent`` command on it paid."""
     if budget <= 0:
         return None
     key = (setup_key(board, rules), budget)
     if key not in _COUNTS:
-        try:
-            _COUNTS[key] = len(reachable_states(setup_for(board, rules), budget))
-        except TwoPlayerError:
-            _COUNTS[key] = None
+        _COUNTS[key] = _kept_count(board, rules, budget)
     return _COUNTS[key]
+
+
+#: The disk-cache kind of a state count (:func:`state_count`): ``states``, one int64, the count or
+#: -1 for more than the budget of the key.
+COUNT_KIND = "two-player-count"
+
+
+def _kept_count(board: Board, rules: Ruleset, budget: int) -> int | None:
+    """:func:`state_count` from the disk cache, else counted and stored (:func:`core.diskcache.load_or_build`)."""
+    from shelfie_solver.core.diskcache import load_or_build
+    from shelfie_solver.dice.wholegame.two_player import reachable_states, setup_for
+
+    def count() -> dict[str, np.ndarray]:
+        try:
+            found = len(reachable_states(setup_for(board, rules), budget))
+        except TwoPlayerError:
+            found = -1
+        return {"states": np.array([found], dtype=np.int64)}
+
+    states = int(load_or_build(COUNT_KIND, f"{setup_key(board, rules)}\nbudget {budget}", ("states",), count)["states"][0])
+    return None if states < 0 else states
 
 
 def interrupted(board: Board, rules: Ruleset) -> bool:

@@ -51,7 +51,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 import numpy as np
 
@@ -291,12 +291,8 @@ def _reachable(setup: Setup, max_states: int) -> np.ndarray:
         found.append(keys)
         total += len(keys)
         if total > max_states:
-            seconds = total * 150e-6
-            cost = f"{seconds:,.0f} CPU-seconds" if seconds >= 1 else "under a CPU-second"
-            raise TwoPlayerError(f"board {setup.board.name!r} has more than {max_states:,} two-player states "
-                                 f"(--max-states; {total:,} found in the first {layer + 1} layers of decided "
-                                 f"items); at least {total * 40 // 10**6 + 1:,} MB and {cost} for those; raise "
-                                 "--max-states or take a smaller board")
+            _too_many(setup, max_states, total, layer)
+        check = max_states - total  # the later layers' pieces, counted again past it (duplicates)
         for lo in range(0, len(keys), BATCH * 4):
             out = outcomes(setup, keys[lo:lo + BATCH * 4])
             nxt = np.concatenate([out.set_next.ravel(), out.shelf_next.ravel()])
@@ -304,7 +300,31 @@ def _reachable(setup: Setup, max_states: int) -> np.ndarray:
             depth = decided_count(n, nxt)
             for d in np.unique(depth):
                 layers.setdefault(int(d), []).append(nxt[depth == d])
+            if sum(len(piece) for pieces in layers.values() for piece in pieces) > check:
+                # stop as soon as the distinct states found pass the limit (a layer is the states of
+                # one decided count, so the layers' states are distinct from each other and from the
+                # found ones): a board just over it no longer enumerates to the end (small-4x3: 68 s)
+                for d, pieces in layers.items():
+                    layers[d] = [np.unique(np.concatenate(pieces))]
+                pending = sum(len(pieces[0]) for pieces in layers.values())
+                if total + pending > max_states:
+                    _too_many(setup, max_states, total + pending, layer)
+                check = max(max_states - total, 2 * pending)  # the next compaction after as much again
     return np.sort(np.concatenate(found))
+
+
+def _too_many(setup: Setup, max_states: int, found: int, layer: int) -> NoReturn:
+    """Raise the refusal of :func:`reachable_states`: more than ``max_states`` states, ``found``
+    of them seen by ``layer`` (the layers of decided items).
+
+    Raises:
+        TwoPlayerError: always."""
+    seconds = found * 150e-6
+    cost = f"{seconds:,.0f} CPU-seconds" if seconds >= 1 else "under a CPU-second"
+    raise TwoPlayerError(f"board {setup.board.name!r} has more than {max_states:,} two-player states "
+                         f"(--max-states; {found:,} found by layer {layer + 1} of decided "
+                         f"items); at least {found * 40 // 10**6 + 1:,} MB and {cost} for those; raise "
+                         "--max-states or take a smaller board")
 
 
 # --- the turn: the DP over (dice, re-rolls left) ---------------------------------------------------
