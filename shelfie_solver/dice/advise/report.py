@@ -437,35 +437,39 @@ MODEL_NOTE = ("win chance: your chance to win (D20: a k-way tie counts 1/k) unde
               "and \"The sheets' line states with 3 and 4 players\").")
 
 
-def certain(value: Fraction | None) -> bool:
-    """Whether a chance to win is a certainty, 0 or 1 exactly: then it is exact whatever the
-    objective's flag says. The model never gives 0 or 1 (its chances are kept within 1 and
+def settled_chance(value: Fraction | None) -> bool:
+    """Whether the engine's chance to win ``value`` (under ``win``) is settled, 0 or 1 exactly:
+    then it is exact whatever the objective's flag says. Read off the value, which is sound for
+    the engine's values only: the model never gives 0 or 1 (its chances are kept within 1 and
     ``CHANCE_SCALE - 1`` over ``CHANCE_SCALE``, learned.win_model), so a value of exactly 1 (or 0)
     is a mean over the dice of terminals that are all settled won (or lost) exactly (D17, D18, D20):
-    a certainty, never the model's estimate (docs/advise.md: ``100%`` is exactly won)."""
+    a certainty, never the model's estimate (docs/advise.md: ``100%`` is exactly won). Figures
+    derived from such values by sharing the rest among seats are another matter: a share can be 0
+    by arithmetic, so ``play``'s table raises a model share of 0 to the model's floor instead of
+    calling it settled (:func:`play.chances.model_floor`)."""
     return value is not None and value in (0, 1)
 
 
 def how(advice: Advice, option: MarkingOption | ShelfOption | None = None) -> str:
     """``exact`` or ``model`` for the title: of ``option``'s chance when given
-    (:func:`option_exact`), else of the advice's (a certainty is exact: :func:`certain`)."""
+    (:func:`option_exact`), else of the advice's (a certainty is exact: :func:`settled_chance`)."""
     if option is None:
-        return "exact" if advice.win_chance_exact or certain(advice.value) else "model"
+        return "exact" if advice.win_chance_exact or settled_chance(advice.value) else "model"
     return "exact" if option_exact(option, advice) else "model"
 
 
 def option_exact(option: MarkingOption | ShelfOption, advice: Advice) -> bool:
     """Whether a marking's or a shelf's chance is exact: its own flag where the objective knows it
     per option (a marking that ends the game, D17; ``win`` on a shelf whose loss ends it, D13,
-    D17), else the advice's; a certainty always (:func:`certain`)."""
-    return bool(advice.win_chance_exact if option.exact is None else option.exact) or certain(option.value)
+    D17), else the advice's; a certainty always (:func:`settled_chance`)."""
+    return bool(advice.win_chance_exact if option.exact is None else option.exact) or settled_chance(option.value)
 
 
 def first_exact(advice: Advice) -> bool:
     """Whether the chance of ``advice``'s best choice is exact: of its first marking (final dice),
-    of its first shelf (a failed result, D13), else the advice's (a certainty always: :func:`certain`)."""
+    of its first shelf (a failed result, D13), else the advice's (a certainty always: :func:`settled_chance`)."""
     if advice.holds:
-        return bool(advice.win_chance_exact) or certain(advice.value)
+        return bool(advice.win_chance_exact) or settled_chance(advice.value)
     if advice.markings:
         return option_exact(advice.markings[0], advice)
     if advice.failed and advice.failed[0].value is not None:
