@@ -286,8 +286,8 @@ def _roll_keys(space: DiceSpace) -> tuple[np.ndarray, np.ndarray]:
 def _clopper_pearson(hits: int, turns: int) -> tuple[float, float]:
     from scipy.stats import binomtest  # heavy import, only for --simulate
 
-    interval = binomtest(hits, turns).proportion_ci(confidence_level=CONFIDENCE, method="exact")
-    return float(interval.low), float(interval.high)
+    found = binomtest(hits, turns).proportion_ci(confidence_level=CONFIDENCE, method="exact")
+    return float(found.low), float(found.high)
 
 
 # --- report -------------------------------------------------------------------------------------
