@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from shelfie_solver.core.report import Report, decimal, exact, percent, rank_text
+from shelfie_solver.core.report import Report, decimal, exact, rank_text
 from shelfie_solver.dice.board import Marks, score
 from shelfie_solver.dice.rolls import Counts, dice_codes, dice_names
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.dice.advise.words import CHANCE_PLACES, chance_cell, hold_words
+from shelfie_solver.dice.advise.words import CHANCE_PLACES, chance_cell, hold_words, risk_cell
 
 if TYPE_CHECKING:  # annotations only: the dice advisor's engine is not loaded by every command
     from shelfie_solver.dice.advise.advice import Advice, HoldOption, MarkingOption, ShelfOption
@@ -292,12 +292,13 @@ def _holds_report(advice: Advice, title: list[str], data: dict[str, Any], top: i
     rows = []
     for h in shown:
         rows.append([rank_text(h.rank, ranks), keep_label(h.keep, rules), reroll_label(advice.dice, h.keep, rules),
-                     decimal(h.value), exact_cell(h.value), decimal(h.points, 2), percent(h.fail)]
-                    + [percent(p) for p in h.at_least])
+                     decimal(h.value), exact_cell(h.value), decimal(h.points, 2), risk_cell(h.fail, False)]
+                    + [risk_cell(p, False) for p in h.at_least])
     best = advice.holds[0]
     title.append(f"Best: {best_hold(advice)}, "
                  f"value {decimal(best.value)}{after_value}, "
-                 f"expected points this turn {decimal(best.points, 2)}, failed-result chance {chance_cell(best.fail)}")
+                 f"expected points this turn {decimal(best.points, 2)}, "
+                 f"failed-result chance {risk_cell(best.fail, False)}")
     if advice.baseline is not None:  # learned alone: the value is a change of the expected final score
         title.append(expected_final_line(advice, advice.baseline + best.value))
     if advice.markings:  # stopping is best: what to mark
@@ -512,7 +513,7 @@ def _win_holds(advice: Advice, title: list[str], data: dict[str, Any], top: int 
     tied = [h for h in advice.holds if h.rank == 1]
     title.append(f"Best: {best_hold(advice)}: "
                  f"chance to win {chance_cell(best.value)} ({how(advice)})")
-    title.append(f"Expected points this turn {decimal(best.points, 2)}, failed-result chance {chance_cell(best.fail)}"
+    title.append(f"Expected points this turn {decimal(best.points, 2)}, failed-result chance {risk_cell(best.fail, True)}"
                  + ("; tied holds listed by expected points this turn" if len(tied) > 1 else ""))
     if advice.markings:
         first = advice.markings[0]
@@ -520,7 +521,7 @@ def _win_holds(advice: Advice, title: list[str], data: dict[str, Any], top: int 
         data["stop_marking"] = {**marking_record(first, advice), **chance_fields(best.value, advice.win_chance_exact)}
     headers = ["rank", "keep", "re-roll", "win chance", "exact", "points", "failed"]  # exact: --exact only
     rows = [[rank_text(h.rank, ranks), keep_label(h.keep, rules), reroll_label(advice.dice, h.keep, rules),
-             chance_cell(h.value), exact_cell(h.value), decimal(h.points, 2), chance_cell(h.fail)] for h in shown]
+             chance_cell(h.value), exact_cell(h.value), decimal(h.points, 2), risk_cell(h.fail, True)] for h in shown]
     data["holds"] = [hold_record(h, advice, chance_fields(h.value, advice.win_chance_exact)) for h in advice.holds]
     notes = [f"{len(advice.holds) - len(shown)} more holds not shown (--top)."] if len(shown) < len(advice.holds) else []
     notes.append("points: expected points scored this turn (D19) under the same play; failed: chance of a "
