@@ -175,9 +175,9 @@ def signed(value: float, places: int) -> str:
 
 def interval(low: float, high: float, end: Callable[[float], str]) -> str:
     """A 95% interval (or ``odds``' 99% one) as every output writes it (docs/formats.md,
-    "Numbers"): ``[low, high]``,
-    each end printed by ``end`` in the units of the figure it goes with, ``[48.9%, 57.1%]``
-    (a chance), ``[11.20, 13.48]`` (a mean), ``[-9.7, +0.5]`` (a difference, :func:`signed`).
+    "Numbers"): ``[low, high]``, each end printed by ``end`` in the units of the figure it goes
+    with, ``[48.9%, 57.1%]`` (a chance), ``[11.20, 13.48]`` (a mean), ``[-9.7, +0.5]`` (a
+    difference, :func:`signed`).
     The one form of ``simulate``, ``tile simulate``, ``tile advise``, ``odds``, ``rollout``,
     ``solve-game --report`` and ``serve``'s rollout; JSON keeps the ends as floats (``ci95``).
     Where there is no interval (one game, every game alike: NaN ends) the caller says so instead

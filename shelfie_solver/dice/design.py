@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from shelfie_solver.core.report import Report, decimal
+from shelfie_solver.core.report import Report
 from shelfie_solver.core.stats import UNANIMOUS_NOTE, Estimate
 from shelfie_solver.core.tournament_report import interval_text
 from shelfie_solver.dice.board import Board, Marks, score
