@@ -603,3 +603,33 @@ def test_the_failed_result_chance_reads_alike_under_every_objective():
         flat = " ".join(result.stdout.split())
         assert "Best: keep AA," in flat
         assert flat.split("failed-result chance ")[1].split()[0].rstrip(";") == "0%"
+
+
+def _best_row(stdout: str) -> list[str]:
+    return next(re.split(r"\s{2,}", line.strip()) for line in stdout.splitlines() if re.match(r"1\s{2,}\S", line))
+
+
+def test_the_title_s_failed_result_chance_is_the_table_s_failed_cell():
+    """Alone (objective strategic, 2 decimals in the table): the title's failed-result chance is
+    printed as the best hold's ``failed`` cell. Keeping AA of PPAACC on an empty default sheet
+    cannot fail (an award marks r5c1, whose column needs 1 die: D3, D13), so both read ``0%``,
+    and the ``>=1`` cell ``100%``, certainties without decimals (the cell read ``0.00%`` beside
+    the title's ``0%``). Six cats with shelf 1 given up (D13) can fail: the title then gives the
+    cell's two decimals, not ``<0.1%``, and the reason line compares the runner-up's cell with
+    the best's in the same form, the larger one saying "more likely"."""
+    result = advise("--dice", "PPAACC")
+    assert result.exit_code == 0, result.output
+    flat = " ".join(result.stdout.split())
+    row = _best_row(result.stdout)
+    assert row[1] == "AA" and row[5] == "0%" and row[6] == "100%", row  # rank keep re-roll value points failed >=1
+    assert flat.split("failed-result chance ")[1].split()[0].rstrip(";") == "0%"
+    result = advise("--dice", "CCCCCC", "--marks", "xxxxx/...../ooo../...../.....", "--top", "2")
+    assert result.exit_code == 0, result.output
+    flat = " ".join(result.stdout.split())
+    rows = [re.split(r"\s{2,}", line.strip()) for line in result.stdout.splitlines() if re.match(r"[12]\s{2,}\S", line)]
+    best, runner = rows[0][5], rows[1][5]
+    assert re.fullmatch(r"\d\.\d\d%", best), best
+    assert flat.split("failed-result chance ")[1].split()[0] == best
+    # the runner-up (keep C) scores more this turn but fails more often: said of the runner-up
+    assert Fraction(rows[1][4]) > Fraction(rows[0][4]) and Fraction(runner[:-1]) > Fraction(best[:-1]), rows
+    assert f"but makes a failed result (D13) more likely ({runner} against {best})" in flat

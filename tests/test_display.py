@@ -163,7 +163,7 @@ def test_issue_literal_186623_over_186624_is_not_100_percent():
     assert Fraction(hold["at_least"]["2"]) == Fraction(186623, 186624)
     table = CliRunner().invoke(main, ["advise", "--dice", "CCBJPP", "--top", "100"]).stdout
     row = next(line.split() for line in table.splitlines() if line.split()[1:2] == ["PJ"])
-    assert ">99.99%" in row and "100.00%" in row  # >=2 items not certain; >=1 item exactly certain
+    assert ">99.99%" in row and "100%" in row  # >=2 items not certain; >=1 item exactly certain (no decimals)
 
 
 # --- every seat's chance side by side adds up to 100% (advise.words.chance_cells) -------------
@@ -225,3 +225,41 @@ def test_share_units_add_up_and_stay_within_one_unit(values, places):
     texts = chance_cells(values, places)
     assert sum(Fraction(t.rstrip("%")) for t in texts) == 100
     assert all(t == chance_cell(v, places) for t, v in zip(texts, values) if v in (0, 1))
+
+
+@pytest.mark.parametrize("value, places, text", [
+    (6.04, 1, "+6.0"), (-9.66, 1, "-9.7"), (-0.04, 1, "0.0"), (0.04, 1, "0.0"), (-0.004, 2, "0.00"),
+    (0.0, 2, "0.00"), (43.75, 2, "+43.75"),
+])
+def test_signed_never_prints_a_signed_zero(value, places, text):
+    from shelfie_solver.core.report import signed
+
+    assert signed(value, places) == text
+
+
+def test_every_interval_is_written_low_high_in_brackets():
+    """docs/formats.md "Numbers": one written form of an interval, ``[low, high]``, each end in
+    the units of its figure; the margins of ``simulate`` put the mean's sign and the interval's."""
+    from shelfie_solver.core.report import interval, signed
+    from shelfie_solver.core.stats import estimate
+    from shelfie_solver.core.tournament_report import margin_text
+
+    assert interval(0.311, 0.4025, lambda x: f"{x * 100:.1f}%") == "[31.1%, 40.2%]"
+    assert interval(-0.097, 0.005, lambda x: signed(x * 100, 1)) == "[-9.7, +0.5]"
+    # two games, 1 and 3: mean 2, sd sqrt(2), t(0.975, 1) = 12.706: 2 +- 12.706, clipped to the
+    # values seen [1, 3]
+    assert margin_text(estimate([1, 3]), 2) == "+2.00 [+1.00, +3.00]"
+    assert margin_text(estimate([Fraction(-1, 2), Fraction(-1, 2)]), 1, 100, " percentage points") == \
+        "-50.0 percentage points [all -0.50; others <= 65.8%]"  # unanimous: z^2 / (2 + z^2) = 3.8415 / 5.8415
+    assert margin_text(estimate([4]), 2) == "+4.00 [one game: no interval]"
+
+
+def test_a_rollout_chance_interval_reads_as_the_tables_chances():
+    """rollout's 95% column and the page's ``ci95_shown``: the Wilson interval of 0 wins in 40
+    games is 0 to z^2 / (40 + z^2) = 3.8415 / 43.8415 = 8.76%, its ends as the tables print a
+    chance: ``[0%, 8.8%]``; all 40 won: ``[91.2%, 100%]``."""
+    from shelfie_solver.core.stats import PROPORTION, estimate
+    from shelfie_solver.dice.rollout.report import span_cell
+
+    assert span_cell(estimate([0] * 40, PROPORTION)) == "[0%, 8.8%]"
+    assert span_cell(estimate([1] * 40, PROPORTION)) == "[91.2%, 100%]"

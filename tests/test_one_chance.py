@@ -183,12 +183,12 @@ def test_a_seat_far_behind_is_never_given_a_model_zero():
     assert not any(cell.startswith(("0%", "100%")) for cell in cells)
 
 
-def test_never_certain_moves_one_millionth_from_the_largest_model_figure():
+def test_model_floor_moves_one_millionth_from_the_largest_model_figure():
     # a model figure of 0 is shown as the model's smallest positive (1 / 1e6, docs/play.md),
     # taken from the largest model figure; an exact 0 stays 0
-    from shelfie_solver.dice.play.chances import never_certain
+    from shelfie_solver.dice.play.chances import model_floor
 
-    got = never_certain([(Fraction(1), False), (Fraction(0), False), (Fraction(0), True)])
+    got = model_floor([(Fraction(1), False), (Fraction(0), False), (Fraction(0), True)])
     assert got == [(Fraction(999_999, 1_000_000), False), (Fraction(1, 1_000_000), False), (Fraction(0), True)]
 
 
@@ -249,3 +249,21 @@ def test_a_certain_loser_on_the_last_turn_leaves_the_others_their_final_shares()
     assert table_chances(kept) == [(Fraction(0), True), (Fraction(1), True), (Fraction(0), True)]
     cells = [row[-1] for row in status_report(kept).rows]
     assert cells == ["0% (exact)", "100% (exact)", "0% (exact)"]
+
+
+def test_a_seat_settled_at_zero_stays_exact_zero_within_the_next_turn():
+    """Three players: a seat whose chance was settled at exactly 0 at the turn's start (it can no
+    longer win, D20) keeps an exact 0 while the next player rolls: a chance of 0 over every future
+    stays 0 whatever those dice, so ``play status`` shows ``0% (exact)`` for it and not the
+    model's floor ``<0.1% (model)`` (which it showed before). The others' ratios are kept: 1/2 and
+    1/2 of what the roller's 3/5 leaves, 1/5 each, still the model's."""
+    from shelfie_solver.dice.play.chances import model_floor, within_turn_chances
+    from shelfie_solver.dice.play.report import win_chance_cell
+
+    start = [(Fraction(0), True), (Fraction(1, 2), False), (Fraction(1, 2), False)]
+    got = model_floor(within_turn_chances(start, 1, (Fraction(3, 5), False), [0, 10, 12], final=False))
+    assert got == [(Fraction(0), True), (Fraction(3, 5), False), (Fraction(2, 5), False)]
+    assert win_chance_cell(got[0][0], got[0][1]) == "0% (exact)"
+    start = [(Fraction(1, 4), False), (Fraction(1, 4), False), (Fraction(1, 2), False)]  # a model figure: scaled, model
+    got = within_turn_chances(start, 1, (Fraction(3, 5), False), [0, 10, 12], final=False)
+    assert got == [(Fraction(2, 15), False), (Fraction(3, 5), False), (Fraction(4, 15), False)]

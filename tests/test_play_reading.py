@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from shelfie_solver.cli import main
 from shelfie_solver.dice.play.gamefile import read_kept_game
-from shelfie_solver.dice.play.reading import ReadingError, read_reroll, readings
+from shelfie_solver.dice.play.reading import PROMPT, STEP, ReadingError, read_reroll, readings
 from shelfie_solver.dice.play.session import Session
 from shelfie_solver.dice.rolls import dice_codes, multisets, parse_dice
 from shelfie_solver.dice.rules import DEFAULT_RULES
@@ -279,3 +279,106 @@ def test_play_reroll_refusal_suggests_the_advised_hold_when_it_fits(tmp_path: Pa
                           f"if you kept the advised {codes}: give the kept dice: play reroll GAME "
                           f"{dice_codes(new, DEFAULT_RULES)} --keep {codes}")
     assert Path(game).read_bytes() == before
+
+
+def _readings_of_the_same_dice(dice: str) -> int:
+    """The holds the six dice typed again after a re-roll of the same six fit (D7): every hold but
+    all of them (that is stopping), each followed by the rest coming up as before: the product
+    of (count + 1) over the faces, less one."""
+    total = 1
+    for face in set(dice):
+        total *= dice.count(face) + 1
+    return total - 1
+
+
+def test_the_same_dice_typed_again_name_the_stop_not_a_re_roll_of_all(tmp_path: Path):
+    """``play reroll GAME DICE`` with DICE the dice showing: the likelier meaning is that no die
+    was re-rolled, which is stopping (D7: holding all six dice is the same as stopping), so the
+    refusal names ``play stop GAME`` first; with the advice to stop (no re-roll reading fits it)
+    the re-roll is named in its form (KEPT, NEW), not as ``--keep -`` (every die re-rolled and
+    coming up the same, what the hint used to suggest). Each command named is one that runs."""
+    from conftest import assert_one_line_error
+    from shelfie_solver.dice.play.report import step_advice
+
+    game = str(tmp_path / "g.json")
+    runner = CliRunner()
+    assert runner.invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    assert runner.invoke(main, ["play", "roll", game, "CCCCJA"]).exit_code == 0
+    advice = step_advice(read_kept_game(game), "strategic")
+    assert advice is not None and advice.holds[0].keep == counts("CCCCJA"), "the test needs the advice to stop"
+    before = Path(game).read_bytes()
+    line = assert_one_line_error(
+        runner.invoke(main, ["play", "reroll", game, "CCCCJA", "--objective", "strategic"]),
+        f"({_readings_of_the_same_dice('ACCCCJ')} readings)", "keeping every die is stopping (D7): play stop GAME",
+        "give the kept dice: play reroll GAME NEW --keep KEPT")
+    assert "--keep -" not in line and "type 'stop'" not in line
+    assert Path(game).read_bytes() == before
+    line = assert_one_line_error(runner.invoke(main, ["play", "reroll", game, "--keep", "CCCCJA", "J"]),
+                                 "keeping every die is stopping (D7): play stop GAME")
+    assert "type 'stop'" not in line  # the prompt's word, not a step
+    assert Path(game).read_bytes() == before
+    done = runner.invoke(main, ["play", "stop", game, "--objective", "strategic"])
+    assert done.exit_code == 0 and done.stdout.startswith("Ann stops with ACCCCJ (D7)")
+
+
+def test_the_same_dice_typed_again_with_an_advised_hold_name_it_and_the_stop(tmp_path: Path):
+    """The same dice typed again when the advice is to keep some: the refusal names the stop
+    (D7) and the re-roll keeping the advised dice, whose command records that hold."""
+    from conftest import assert_one_line_error
+    from shelfie_solver.dice.play.report import step_advice
+
+    game = str(tmp_path / "g.json")
+    runner = CliRunner()
+    assert runner.invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    assert runner.invoke(main, ["play", "roll", game, "CCBBPG"]).exit_code == 0
+    advice = step_advice(read_kept_game(game), "strategic")
+    assert advice is not None
+    keep = advice.holds[0].keep
+    assert 0 < sum(keep) < 6, "the test needs an advised hold of some dice but not all"
+    codes = dice_codes(keep, DEFAULT_RULES)
+    new = dice_codes(tuple(d - k for d, k in zip(counts("CCBBPG"), keep)), DEFAULT_RULES)
+    line = assert_one_line_error(
+        runner.invoke(main, ["play", "reroll", game, "CCBBPG", "--objective", "strategic"]),
+        f"({_readings_of_the_same_dice('CCBBPG')} readings)", "play stop GAME",
+        f"if you kept the advised {codes} and the dice came up the same: give the kept dice: "
+        f"play reroll GAME {new} --keep {codes}")
+    assert "--keep -" not in line
+    done = runner.invoke(main, ["play", "reroll", game, new, "--keep", codes, "--objective", "strategic"])
+    assert done.exit_code == 0, done.output
+    assert kept(Session(game)) == [(keep, counts("CCBBPG"))]
+
+
+@pytest.mark.parametrize("form, stop, again", [
+    (PROMPT, "type 'stop'", "type 'keep - new CCCCCC'"),
+    (STEP, "play stop GAME", "play reroll GAME CCCCCC --keep -"),
+])
+def test_an_advised_re_roll_of_every_die_is_named_so(form, stop, again):
+    """The advice to re-roll every die (the hold of nothing) is worded as such in a refusal,
+    not as keeping 'nothing'; six cats typed again: the stop first (D7), then that re-roll."""
+    rules = DEFAULT_RULES
+    with pytest.raises(ReadingError) as error:
+        read_reroll(counts("CCCCCC"), counts("CCCCCC"), rules, None, "CCCCCC", form, counts(""))
+    text = str(error.value)
+    assert "(6 readings)" in text and stop in text and again in text, text
+    assert "if you re-rolled every die as advised and the dice came up the same" in text
+    assert "advised nothing" not in text
+    with pytest.raises(ReadingError) as error:  # C may have stayed: 2 readings, the advised one named
+        read_reroll(counts("CCCCCC"), counts("CPPBBA"), rules, None, "CPPBBA", form, counts(""))
+    assert "(2 readings); if you re-rolled every die as advised:" in str(error.value)
+
+
+def test_a_prompt_line_of_the_same_dice_with_the_advice_to_stop_names_stop(tmp_path: Path):
+    """At the prompt the advised hold settles a tie; the advice to stop is no re-roll reading
+    (D7), so the same dice typed again are refused naming 'stop', the file unchanged."""
+    game = str(tmp_path / "g.json")
+    runner = CliRunner()
+    assert runner.invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    assert runner.invoke(main, ["play", "roll", game, "CCCCJA"]).exit_code == 0
+    before = Path(game).read_bytes()
+    session = Session(game, "strategic", 3)
+    out = session.handle("ACCCCJ")
+    assert out.startswith("Error: ACCCCJ are the dice that showed before the re-roll (ACCCCJ)"), out
+    assert "keeping every die is stopping (D7): type 'stop' or mark items" in out
+    assert "type 'keep KEPT new NEW'" in out
+    assert Path(game).read_bytes() == before
+    assert session.handle("stop").startswith("Ann stops with ACCCCJ")

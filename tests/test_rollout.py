@@ -426,8 +426,8 @@ def test_a_sure_choice_reads_as_the_tables_read_a_certainty(tmp_path, last_turn_
     result = CliRunner().invoke(main, ["rollout", _write(tmp_path, kept), "--games", "20", "--seed", "5",
                                        "--top", "10", "--no-early-stop"])
     assert result.exit_code == 0, result.output
-    expected = {Fraction(0): ("0%", "0-16.1", "100%"), Fraction(1): ("100%", "83.9-100", "0%"),
-                Fraction(1, 2): ("50.0%", "29.9-70.1", "50.0%")}
+    expected = {Fraction(0): ("0%", "[0%, 16.1%]", "100%"), Fraction(1): ("100%", "[83.9%, 100%]", "0%"),
+                Fraction(1, 2): ("50.0%", "[29.9%, 70.1%]", "50.0%")}
     rows = [re.split(r"\s{2,}", line) for line in result.stdout.splitlines() if re.match(r"\d+\s{2,}\S", line)]
     assert rows
     for rank, label, advice, mine, span, other, _ in rows:

@@ -56,13 +56,13 @@ def test_api_rollout_is_the_json_of_the_command(last_turn_game: str):
         low, high = seat["ci95"]
         assert 0 <= low <= seat["win_chance_float"] <= high <= 1
     # the page's figures are the table's: they add up to 100%, a seat that won none of the 40
-    # games reads 0% with the Wilson interval 0 to z^2 / (40 + z^2) = 3.8415 / 43.8415 = 8.76% -> 0-8.8
+    # games reads 0% with the Wilson interval 0 to z^2 / (40 + z^2) = 3.8415 / 43.8415 = 8.76% -> [0%, 8.8%]
     assert sum(Fraction(s["shown"].rstrip("%")) for s in seats) == 100
     for seat in seats:
         if seat["win_chance"] == "0/1":
-            assert seat["shown"] == "0%" and seat["ci95_shown"] == "0-8.8" and "won none or all of the 40" in data["note"]
+            assert seat["shown"] == "0%" and seat["ci95_shown"] == "[0%, 8.8%]" and "won none or all of the 40" in data["note"]
         elif seat["win_chance"] == "1/1":
-            assert seat["shown"] == "100%" and seat["ci95_shown"] == "91.2-100"
+            assert seat["shown"] == "100%" and seat["ci95_shown"] == "[91.2%, 100%]"
 
 
 def test_api_rollout_bad_input(last_turn_game: str, tmp_path: Path, board, rules):

@@ -210,7 +210,7 @@ def reroll_command(game: str, new: str, keep: str | None, player: str | None, ob
     if keep is None:
         _step(game, player, lambda t: _typed_step(t, new, objective), objective, top, fmt)
     else:
-        _step(game, player, lambda t: reroll_action(t, keep, new), objective, top, fmt)
+        _step(game, player, lambda t: reroll_action(t, keep, new, step=True), objective, top, fmt)
 
 
 def _typed_step(kept: KeptGame, new: str, objective: str) -> Action:

@@ -166,6 +166,25 @@ def decimal(value: Fraction, places: int = 4) -> str:
     return rounded(value, places)
 
 
+def signed(value: float, places: int) -> str:
+    """A difference for display with its sign, ``+6.0``, ``-9.7`` (a float, display only); what
+    rounds to zero at ``places`` decimals is ``0.0``, never ``-0.0`` or ``+0.0``."""
+    text = f"{value:+.{places}f}"
+    return text[1:] if float(text) == 0 else text
+
+
+def interval(low: float, high: float, end: Callable[[float], str]) -> str:
+    """A 95% interval (or ``odds``' 99% one) as every output writes it (docs/formats.md,
+    "Numbers"): ``[low, high]``, each end printed by ``end`` in the units of the figure it goes
+    with, ``[48.9%, 57.1%]`` (a chance), ``[11.20, 13.48]`` (a mean), ``[-9.7, +0.5]`` (a
+    difference, :func:`signed`).
+    The one form of ``simulate``, ``tile simulate``, ``tile advise``, ``odds``, ``rollout``,
+    ``solve-game --report`` and ``serve``'s rollout; JSON keeps the ends as floats (``ci95``).
+    Where there is no interval (one game, every game alike: NaN ends) the caller says so instead
+    (:func:`stats.no_interval_words`, in the same brackets)."""
+    return f"[{end(low)}, {end(high)}]"
+
+
 #: The units of :func:`binary_size`, each 1024 times the one before.
 SIZE_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
 

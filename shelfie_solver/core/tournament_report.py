@@ -15,7 +15,7 @@ from typing import Any
 
 from fractions import Fraction
 
-from shelfie_solver.core.report import Report, decimal, exact, percent, share_texts
+from shelfie_solver.core.report import Report, decimal, exact, interval, percent, share_texts, signed
 from shelfie_solver.core.stats import UNANIMOUS_NOTE, Estimate, Margin, Summary, no_interval_words
 
 
@@ -27,8 +27,26 @@ def interval_text(e: Estimate, as_percent: bool = False, mean: str | None = None
     if math.isnan(e.low):
         return f"{decimal(e.mean, 2)} [{no_interval_words(e)}]"
     if as_percent:
-        return f"{mean or percent(e.mean, 1)} [{e.low * 100:.1f}%, {e.high * 100:.1f}%]"
-    return f"{decimal(e.mean, 2)} [{e.low:.2f}, {e.high:.2f}]"
+        return f"{mean or percent(e.mean, 1)} {interval(e.low, e.high, percent_end)}"
+    return f"{decimal(e.mean, 2)} {interval(e.low, e.high, lambda x: f'{x:.2f}')}"
+
+
+def percent_end(x: float) -> str:
+    """An end of a win rate's interval (a float from 0 to 1) as :func:`core.report.percent`
+    prints a chance at one decimal: never ``0.0%`` or ``100.0%`` short of a certainty."""
+    return percent(Fraction(x), 1)
+
+
+def margin_text(e: Estimate, places: int, scale: int = 1, unit: str = "") -> str:
+    """A pairwise margin (a difference per game, leader minus other) with its 95% interval:
+    ``+6.2 percentage points [+1.5, +10.9]`` (the mean and the ends :func:`core.report.signed`
+    at ``places`` decimals, times ``scale``, ``unit`` after the mean; :func:`core.report.interval`),
+    or where there is none ``[one game: no interval]`` (:func:`stats.no_interval_words`). The
+    one form of the margins of ``simulate`` and ``tile simulate``."""
+    mean = signed(float(e.mean) * scale, places) + unit
+    if math.isnan(e.low):
+        return f"{mean} [{no_interval_words(e)}]"
+    return f"{mean} {interval(e.low, e.high, lambda x: signed(x * scale, places))}"
 
 
 def win_rate_texts(estimates: Sequence[Estimate]) -> list[str]:

@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from shelfie_solver.core.report import Report, decimal
-from shelfie_solver.core.stats import UNANIMOUS_NOTE, Estimate, no_interval_words
+from shelfie_solver.core.report import Report
+from shelfie_solver.core.stats import UNANIMOUS_NOTE, Estimate
+from shelfie_solver.core.tournament_report import interval_text
 from shelfie_solver.dice.board import Board, Marks, score
 from shelfie_solver.dice.rules import Ruleset
 
@@ -184,18 +185,6 @@ def route_words(fits: Route) -> str:
     return f"{fits.states:,}, " + ("within the exact budget" if fits.exact else reason)
 
 
-def _interval(e: Estimate, digits: int = 2) -> str:
-    if math.isnan(e.low):  # one game, or every game the same value: no t interval (core/stats.Estimate)
-        return f"{decimal(e.mean, digits)} [{no_interval_words(e)}]"
-    return f"{decimal(e.mean, digits)} [{e.low:.{digits}f}, {e.high:.{digits}f}]"
-
-
-def _percent(e: Estimate) -> str:
-    if math.isnan(e.low):
-        return f"{float(e.mean) * 100:.1f}%"
-    return f"{float(e.mean) * 100:.1f}% [{e.low * 100:.1f}%, {e.high * 100:.1f}%]"
-
-
 UNSETTLED_EVEN = "a duel is not settled when its 95% interval holds 50%: these games have not shown either side stronger"
 UNSETTLED_ORDER = "the stronger of the two is not settled when the two duels' 95% intervals overlap"
 
@@ -236,24 +225,25 @@ def report(result: BoardReport, histogram: str | None = None) -> Report:
     optimum_text = "unknown" if best.value is None else f"{best.value:.4f}"
     rows: list[list[Any]] = [
         ["optimal solitaire mean", optimum_text + (f" (within {best.bound:.2g})" if best.value is not None else "")],
-        [f"simulated: {dist.policy}", _interval(dist.mean)],
+        [f"simulated: {dist.policy}", interval_text(dist.mean)],
         ["score standard deviation", f"{dist.mean.sd:.2f}"],
         ["score quantiles", quantiles],
-        ["mean game length", f"{_interval(dist.rounds)} rounds"],
+        ["mean game length", f"{interval_text(dist.rounds)} rounds"],
     ]
     for label, mean in result.shares:
         share = _share(mean.mean, best.value)
-        rows.append([f"solitaire: {label}", _interval(mean) + (f", {share} of optimum" if share else "")])
+        rows.append([f"solitaire: {label}", interval_text(mean) + (f", {share} of optimum" if share else "")])
     unsettled: list[str] = []  # the reasons, in a note under the table (rows stay within 80 columns)
     for name, win in result.duels:
         reason = _unsettled_even(win)
-        rows.append([f"2 players: {name} vs solver", f"{_percent(win)} won" + (" (not settled)" if reason else "")])
+        rows.append([f"2 players: {name} vs solver",
+                     f"{interval_text(win, as_percent=True)} won" + (" (not settled)" if reason else "")])
         if reason and reason not in unsettled:
             unsettled.append(reason)
     stronger = result.stronger
     if stronger is not None:
         reason = _unsettled_order([win for _, win in result.duels])
-        rows.append(["stronger of win and learned", f"{stronger[0]}: {_percent(stronger[1])} won"
+        rows.append(["stronger of win and learned", f"{stronger[0]}: {interval_text(stronger[1], as_percent=True)} won"
                      + (" (not settled)" if reason else "")])
         if reason:
             unsettled.append(reason)

@@ -27,7 +27,7 @@ from shelfie_solver.dice.engine.dp import TurnSolution, evaluate_policy, solve
 from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.dice.errors import DiceError
 from shelfie_solver.dice.joker import all_jokers_roll
-from shelfie_solver.core.report import Report, exact, one_in, one_in_texts, percent, rank_text
+from shelfie_solver.core.report import Report, exact, interval, one_in, one_in_texts, percent, rank_text
 from shelfie_solver.dice.advise.report import best_line, keep_label
 from shelfie_solver.dice.advise.words import hold_words
 from shelfie_solver.dice.rules import Ruleset
@@ -286,8 +286,8 @@ def _roll_keys(space: DiceSpace) -> tuple[np.ndarray, np.ndarray]:
 def _clopper_pearson(hits: int, turns: int) -> tuple[float, float]:
     from scipy.stats import binomtest  # heavy import, only for --simulate
 
-    interval = binomtest(hits, turns).proportion_ci(confidence_level=CONFIDENCE, method="exact")
-    return float(interval.low), float(interval.high)
+    found = binomtest(hits, turns).proportion_ci(confidence_level=CONFIDENCE, method="exact")
+    return float(found.low), float(found.high)
 
 
 # --- report -------------------------------------------------------------------------------------
@@ -420,5 +420,5 @@ def simulation_text(check: SimulationCheck) -> str:
     verdict = "lies inside" if check.inside else "lies OUTSIDE"
     return (f"Simulation: {check.turns:,} turns (seed {check.seed}) met the target {check.hits:,} times: "
             f"estimate {percent(check.estimate)}, {CONFIDENCE:.0%} interval "
-            f"[{percent(Fraction(check.low))}, {percent(Fraction(check.high))}] (Clopper-Pearson); "
+            f"{interval(check.low, check.high, lambda x: percent(Fraction(x)))} (Clopper-Pearson); "
             f"the exact {percent(check.exact)} {verdict} it.")

@@ -11,20 +11,16 @@ from dataclasses import replace
 from typing import Any
 
 from shelfie_solver.core.report import Report, exact
-from shelfie_solver.core.stats import Estimate, Margin, Summary, no_interval_words
-from shelfie_solver.core.tournament_report import TournamentParts, estimate_data, tournament_report
+from shelfie_solver.core.stats import Estimate, Margin, Summary
+from shelfie_solver.core.tournament_report import TournamentParts, estimate_data, margin_text, tournament_report
 from shelfie_solver.dice.simulate import seat_statistics
 
 
-def _signed_ci(e: Estimate) -> str:
-    return f"[{no_interval_words(e)}]" if math.isnan(e.low) else f"[{e.low:+.2f}, {e.high:+.2f}]"
-
-
 def _margin_words(margin: Margin) -> str:
-    """A pairwise margin: the win rate in percentage points and the score, leader minus other."""
-    win, points = margin.win, margin.score
-    return (f"win rate {float(win.mean) * 100:+.1f} percentage points [{win.low * 100:+.1f}, {win.high * 100:+.1f}], "
-            f"score {float(points.mean):+.2f} {_signed_ci(points)} per game")
+    """A pairwise margin: the win rate in percentage points and the score, leader minus other
+    (:func:`core.tournament_report.margin_text`)."""
+    return (f"win rate {margin_text(margin.win, 1, 100, ' percentage points')}, "
+            f"score {margin_text(margin.score, 2)} per game")
 
 
 def summary_report(summary: Summary, board_name: str, saved: str | None = None, long_form: bool = False) -> Report:

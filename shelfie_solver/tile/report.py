@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from shelfie_solver.core.report import TABLE_WIDTH, Report, exact, wrap_lines
+from shelfie_solver.core.report import TABLE_WIDTH, Report, exact, interval, wrap_lines
 from shelfie_solver.tile.advice_json import move_record
 from shelfie_solver.tile.advise import PARTS, RankedMove
 from shelfie_solver.tile.gains import QUARTER
@@ -89,7 +89,8 @@ def _refill_text(r: RankedMove) -> str:
         return "triggers a refill (T16)"
     o = r.outlook
     how = f"exact over all {o.samples} boards it can draw" if o.exact else \
-        f"{o.samples} sampled boards, 95% [{o.low / QUARTER:.2f}, {o.high / QUARTER:.2f}]" if not math.isnan(o.low) \
+        f"{o.samples} sampled boards, 95% {interval(o.low, o.high, lambda x: f'{x / QUARTER:.2f}')}" \
+        if not math.isnan(o.low) \
         else f"all {o.samples} sampled boards alike, no interval"
     return f"triggers a refill (T16): next player's expected best gain {float(o.mean / QUARTER):.2f} ({how})"
 
@@ -174,11 +175,9 @@ def _ci(e: Estimate) -> dict[str, float | str]:
 
 def _margin_words(m: Margin) -> str:
     """A pairwise margin of ``tile simulate``: the score, leader minus other, per game."""
-    if math.isnan(m.score.low):  # one game, or the same margin in every game (core/stats.Estimate)
-        from shelfie_solver.core.stats import no_interval_words
+    from shelfie_solver.core.tournament_report import margin_text
 
-        return f"score {float(m.score.mean):+.2f} [{no_interval_words(m.score)}] per game"
-    return f"score {float(m.score.mean):+.2f} [{m.score.low:+.2f}, {m.score.high:+.2f}] per game"
+    return f"score {margin_text(m.score, 2)} per game"
 
 
 def summary_report(summary: Summary, layout_name: str, saved: str | None) -> Report:

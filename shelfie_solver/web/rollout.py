@@ -44,7 +44,7 @@ def rollout_answer(path: str, objective: str, games_text: str | None, top_text: 
     keys (``position.seats[].win_chance_float``, ``ci95``, ``choices``), ``revision`` and
     ``digest`` of the game it was made on; for the page, every seat's figures as the command's
     table prints them (``position.seats[].shown``: every seat's rounded to add up to 100%;
-    ``ci95_shown``: ``0-1.9``, percent) and ``note`` where a seat won none or all of the games. One worker, a fresh 32-bit seed (reported as ``seed``:
+    ``ci95_shown``: ``[0%, 1.9%]``, :func:`rollout.report.span_cell`) and ``note`` where a seat won none or all of the games. One worker, a fresh 32-bit seed (reported as ``seed``:
     ``rollout GAME --seed S`` repeats it).
 
     Raises:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from shelfie_solver.core.report import decimal
 from shelfie_solver.dice.board import Board, Marks, score
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.dice.advise.words import CHANCE_PLACES, chance_cell, hold_words
+from shelfie_solver.dice.advise.words import CHANCE_PLACES, chance_cell, hold_words, risk_cell
 
 if TYPE_CHECKING:
     from shelfie_solver.dice.advise.advice import Advice, HoldOption, MarkingOption, ShelfOption
@@ -228,11 +228,12 @@ def _hold_factor(advice: Advice, best: HoldOption, runner: HoldOption) -> str:
     """What else tells the best hold from the runner-up, as the table prints it: the expected
     points this turn (2 decimals), else the failed-result chance (D13)."""
     bp, rp = decimal(best.points, 2), decimal(runner.points, 2)
-    bf, rf = (chance_cell(h.fail, CHANCE_PLACES) for h in (best, runner))
+    bf, rf = (risk_cell(h.fail, advice.win_chance_exact is not None) for h in (best, runner))
     risk = f"a failed result (D13) {'less' if best.fail < runner.fail else 'more'} likely ({bf} against {rf})"
     if rp != bp and runner.points > best.points:
         return f", which scores more this turn ({rp} against {bp} expected points)" + \
-            (f" but makes {risk}" if rf != bf and runner.fail > best.fail else "")
+            (f" but makes a failed result (D13) more likely ({rf} against {bf})"  # the runner-up's: its figure first
+             if rf != bf and runner.fail > best.fail else "")
     if bp == rp:
         return f"; {risk}" if bf != rf else ""
     most = all(best.points >= h.points for h in advice.holds)

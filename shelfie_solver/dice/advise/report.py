@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from shelfie_solver.core.report import Report, decimal, exact, percent, rank_text
+from shelfie_solver.core.report import Report, decimal, exact, rank_text
 from shelfie_solver.dice.board import Marks, score
 from shelfie_solver.dice.rolls import Counts, dice_codes, dice_names
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.dice.advise.words import CHANCE_PLACES, chance_cell, hold_words
+from shelfie_solver.dice.advise.words import CHANCE_PLACES, chance_cell, hold_words, risk_cell
 
 if TYPE_CHECKING:  # annotations only: the dice advisor's engine is not loaded by every command
     from shelfie_solver.dice.advise.advice import Advice, HoldOption, MarkingOption, ShelfOption
@@ -292,12 +292,13 @@ def _holds_report(advice: Advice, title: list[str], data: dict[str, Any], top: i
     rows = []
     for h in shown:
         rows.append([rank_text(h.rank, ranks), keep_label(h.keep, rules), reroll_label(advice.dice, h.keep, rules),
-                     decimal(h.value), exact_cell(h.value), decimal(h.points, 2), percent(h.fail)]
-                    + [percent(p) for p in h.at_least])
+                     decimal(h.value), exact_cell(h.value), decimal(h.points, 2), risk_cell(h.fail, False)]
+                    + [risk_cell(p, False) for p in h.at_least])
     best = advice.holds[0]
     title.append(f"Best: {best_hold(advice)}, "
                  f"value {decimal(best.value)}{after_value}, "
-                 f"expected points this turn {decimal(best.points, 2)}, failed-result chance {chance_cell(best.fail)}")
+                 f"expected points this turn {decimal(best.points, 2)}, "
+                 f"failed-result chance {risk_cell(best.fail, False)}")
     if advice.baseline is not None:  # learned alone: the value is a change of the expected final score
         title.append(expected_final_line(advice, advice.baseline + best.value))
     if advice.markings:  # stopping is best: what to mark
@@ -437,35 +438,39 @@ MODEL_NOTE = ("win chance: your chance to win (D20: a k-way tie counts 1/k) unde
               "and \"The sheets' line states with 3 and 4 players\").")
 
 
-def certain(value: Fraction | None) -> bool:
-    """Whether a chance to win is a certainty, 0 or 1 exactly: then it is exact whatever the
-    objective's flag says. The model never gives 0 or 1 (its chances are kept within 1 and
+def settled_chance(value: Fraction | None) -> bool:
+    """Whether the engine's chance to win ``value`` (under ``win``) is settled, 0 or 1 exactly:
+    then it is exact whatever the objective's flag says. Read off the value, which is sound for
+    the engine's values only: the model never gives 0 or 1 (its chances are kept within 1 and
     ``CHANCE_SCALE - 1`` over ``CHANCE_SCALE``, learned.win_model), so a value of exactly 1 (or 0)
     is a mean over the dice of terminals that are all settled won (or lost) exactly (D17, D18, D20):
-    a certainty, never the model's estimate (docs/advise.md: ``100%`` is exactly won)."""
+    a certainty, never the model's estimate (docs/advise.md: ``100%`` is exactly won). Figures
+    derived from such values by sharing the rest among seats are another matter: a share can be 0
+    by arithmetic, so ``play``'s table raises a model share of 0 to the model's floor instead of
+    calling it settled (:func:`play.chances.model_floor`)."""
     return value is not None and value in (0, 1)
 
 
 def how(advice: Advice, option: MarkingOption | ShelfOption | None = None) -> str:
     """``exact`` or ``model`` for the title: of ``option``'s chance when given
-    (:func:`option_exact`), else of the advice's (a certainty is exact: :func:`certain`)."""
+    (:func:`option_exact`), else of the advice's (a certainty is exact: :func:`settled_chance`)."""
     if option is None:
-        return "exact" if advice.win_chance_exact or certain(advice.value) else "model"
+        return "exact" if advice.win_chance_exact or settled_chance(advice.value) else "model"
     return "exact" if option_exact(option, advice) else "model"
 
 
 def option_exact(option: MarkingOption | ShelfOption, advice: Advice) -> bool:
     """Whether a marking's or a shelf's chance is exact: its own flag where the objective knows it
     per option (a marking that ends the game, D17; ``win`` on a shelf whose loss ends it, D13,
-    D17), else the advice's; a certainty always (:func:`certain`)."""
-    return bool(advice.win_chance_exact if option.exact is None else option.exact) or certain(option.value)
+    D17), else the advice's; a certainty always (:func:`settled_chance`)."""
+    return bool(advice.win_chance_exact if option.exact is None else option.exact) or settled_chance(option.value)
 
 
 def first_exact(advice: Advice) -> bool:
     """Whether the chance of ``advice``'s best choice is exact: of its first marking (final dice),
-    of its first shelf (a failed result, D13), else the advice's (a certainty always: :func:`certain`)."""
+    of its first shelf (a failed result, D13), else the advice's (a certainty always: :func:`settled_chance`)."""
     if advice.holds:
-        return bool(advice.win_chance_exact) or certain(advice.value)
+        return bool(advice.win_chance_exact) or settled_chance(advice.value)
     if advice.markings:
         return option_exact(advice.markings[0], advice)
     if advice.failed and advice.failed[0].value is not None:
@@ -508,7 +513,7 @@ def _win_holds(advice: Advice, title: list[str], data: dict[str, Any], top: int 
     tied = [h for h in advice.holds if h.rank == 1]
     title.append(f"Best: {best_hold(advice)}: "
                  f"chance to win {chance_cell(best.value)} ({how(advice)})")
-    title.append(f"Expected points this turn {decimal(best.points, 2)}, failed-result chance {chance_cell(best.fail)}"
+    title.append(f"Expected points this turn {decimal(best.points, 2)}, failed-result chance {risk_cell(best.fail, True)}"
                  + ("; tied holds listed by expected points this turn" if len(tied) > 1 else ""))
     if advice.markings:
         first = advice.markings[0]
@@ -516,7 +521,7 @@ def _win_holds(advice: Advice, title: list[str], data: dict[str, Any], top: int 
         data["stop_marking"] = {**marking_record(first, advice), **chance_fields(best.value, advice.win_chance_exact)}
     headers = ["rank", "keep", "re-roll", "win chance", "exact", "points", "failed"]  # exact: --exact only
     rows = [[rank_text(h.rank, ranks), keep_label(h.keep, rules), reroll_label(advice.dice, h.keep, rules),
-             chance_cell(h.value), exact_cell(h.value), decimal(h.points, 2), chance_cell(h.fail)] for h in shown]
+             chance_cell(h.value), exact_cell(h.value), decimal(h.points, 2), risk_cell(h.fail, True)] for h in shown]
     data["holds"] = [hold_record(h, advice, chance_fields(h.value, advice.win_chance_exact)) for h in advice.holds]
     notes = [f"{len(advice.holds) - len(shown)} more holds not shown (--top)."] if len(shown) < len(advice.holds) else []
     notes.append("points: expected points scored this turn (D19) under the same play; failed: chance of a "

@@ -37,6 +37,21 @@ def chance_cell(value: Fraction, places: int = CHANCE_PLACES) -> str:
     return percent(value, places)
 
 
+#: Decimals of a hold's other chances (a failed result, D13; marking at least j items) in the
+#: table of an objective that is not the chance to win (``percent``'s two); beside a chance to
+#: win they have :data:`CHANCE_PLACES`.
+RISK_PLACES = 2
+
+
+def risk_cell(value: Fraction, beside_win: bool) -> str:
+    """A hold's failed-result chance (D13) or chance to mark at least j items as its table prints
+    it, and as the title's ``failed-result chance`` and the reason line say it: :func:`chance_cell`
+    at :data:`CHANCE_PLACES` beside a chance to win (``beside_win``: the table of ``win``), else at
+    :data:`RISK_PLACES`, so the title reads as the best hold's ``failed`` cell (``0%`` for none,
+    ``0.02%``, never ``<0.1%`` above a cell of ``0.02%``)."""
+    return chance_cell(value, CHANCE_PLACES if beside_win else RISK_PLACES)
+
+
 def chance_cells(values: Sequence[Fraction], places: int = CHANCE_PLACES) -> list[str]:
     """Every seat's chance to win shown side by side (``play status``, ``rollout``, ``serve``'s
     rollout): as :func:`chance_cell` prints each, but rounded together so that they add up to

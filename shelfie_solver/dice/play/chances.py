@@ -136,7 +136,9 @@ def within_turn_chances(start: list[tuple[Fraction, bool]], seat: int, now: tupl
     the turn's start (``start``, :func:`after_turn_chances`) scaled to share what ``seat``
     leaves, so that their order and ratios do not move while only ``seat``'s dice change; exact
     where ``seat``'s is exactly 1, or exactly 0 with ``final`` (:func:`rest_final`; every seat's
-    score now ``scores``, :func:`_settled_rest`)."""
+    score now ``scores``, :func:`_settled_rest`). A seat's exact 0 of the turn's start stays an
+    exact 0: a chance settled at 0 stays 0 whatever the dice (D20), and is not shown as the
+    model's ``<0.1%`` in the middle of the next turn."""
     mine, exact_flag = now
     rest = 1 - start[seat][0]
     out = list(start)
@@ -144,7 +146,7 @@ def within_turn_chances(start: list[tuple[Fraction, bool]], seat: int, now: tupl
     others = [j for j in range(len(start)) if j != seat]
     for j in others:
         share = start[j][0] / rest if rest else Fraction(1, len(others))
-        out[j] = ((1 - mine) * share, False)
+        out[j] = ((1 - mine) * share, start[j][1] and start[j][0] == 0)
     return _settled_rest(out, seat, scores, final)
 
 
@@ -211,11 +213,14 @@ def _settled_rest(chances: list[tuple[Fraction, bool]], seat: int, scores: Seque
     return out
 
 
-def never_certain(chances: list[tuple[Fraction, bool]]) -> list[tuple[Fraction, bool]]:
-    """``chances`` (every seat's chance and whether it is exact, adding up to 1) with no model
-    figure at exactly 0 or 1: a model chance of 0 becomes ``1 / CHANCE_SCALE`` (the model's own
-    resolution, :mod:`learned.win_model`), taken from the largest model figure, so the seats still
-    add up to 1 and only an exact figure shows ``0%`` or ``100%`` (docs/play.md)."""
+def model_floor(chances: list[tuple[Fraction, bool]]) -> list[tuple[Fraction, bool]]:
+    """``chances`` (every seat's chance and whether it is exact, adding up to 1) with every model
+    figure at or above the model's floor: a model chance of 0 becomes ``1 / CHANCE_SCALE`` (the
+    least the model gives a seat, :mod:`learned.win_model`), taken from the largest model figure,
+    so the seats still add up to 1 and only an exact figure shows ``0%`` or ``100%``
+    (docs/play.md). The figures here are shares of the rest, which can be 0 by arithmetic (a
+    share of nothing), so a 0 is not taken as settled as the engine's own value is
+    (:func:`advise.report.settled_chance`)."""
     out = list(chances)
     tiny = Fraction(1, CHANCE_SCALE)
     for j, (chance, exact_flag) in enumerate(out):

@@ -22,6 +22,7 @@ unambiguously (``keep BCJ new AAA``). Dice are :data:`rolls.Counts` (counts per 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from itertools import product
 
 from shelfie_solver.dice.game.events import GameError
@@ -61,6 +62,21 @@ def readings(before: Counts, typed: Counts, rules: Ruleset, keep: Counts | None 
     return [(k, _add(k, typed)) for k in sub_multisets(before) if sum(k) == n - size and k != before]
 
 
+@dataclass(frozen=True)
+class Forms:
+    """The commands a refusal names, in the words of where the line was typed: the ``play``
+    prompt's (:data:`PROMPT`) or the step commands' (:data:`STEP`).
+
+    Attributes:
+        reroll: the unambiguous re-roll, from the dice kept and the new dice (codes; ``-`` for
+            none kept) to the words that type it.
+        stop: the words that stop instead (D7: keeping every die is stopping).
+    """
+
+    reroll: Callable[[str, str], str]
+    stop: str
+
+
 def prompt_form(keep: str, new: str) -> str:
     """How the ``play`` prompt types a re-roll unambiguously (``keep`` ``-`` for none)."""
     return f"type 'keep {keep} new {new}', or 'keep DICE' first and then the dice"
@@ -71,12 +87,23 @@ def step_form(keep: str, new: str) -> str:
     return f"give the kept dice: play reroll GAME {new} --keep {keep}"
 
 
+PROMPT = Forms(prompt_form, "type 'stop' or mark items")
+"""The ``play`` prompt's words."""
+STEP = Forms(step_form, "play stop GAME, or mark items: play mark GAME ITEM...")
+"""The step commands' words."""
+
+
 def read_reroll(before: Counts, typed: Counts, rules: Ruleset, keep: Counts | None = None,
-                text: str = "", form: Callable[[str, str], str] = prompt_form,
+                text: str = "", form: Forms = PROMPT,
                 advised: Counts | None = None) -> tuple[Counts, Counts]:
     """The one reading ``(keep, after)`` of ``typed`` (the dice as typed: ``text``); ``form``
-    words the unambiguous way to type it in a refusal (:func:`prompt_form`, :func:`step_form`);
-    ``advised``: the advised hold, which that refusal suggests when it is one of the readings.
+    words the commands a refusal names (:data:`PROMPT`, :data:`STEP`); ``advised``: the advised
+    hold, which that refusal suggests when it is one of the readings.
+
+    All the dice typed and equal to the dice before are refused naming the stop first (D7:
+    keeping every die is stopping, the likelier meaning), then the re-roll that keeps the
+    advised hold when it fits, else the re-roll's form with ``KEPT`` and ``NEW``: never a guess
+    such as ``-`` (every die re-rolled and coming up the same) for the player to copy.
 
     Raises:
         ReadingError: no reading (the kept dice are not among the dice before, or not in the dice
@@ -98,7 +125,7 @@ def read_reroll(before: Counts, typed: Counts, rules: Ruleset, keep: Counts | No
             raise ReadingError(f"cannot keep {codes(keep)}: not among the dice {codes(before)} (D7); "
                                "expected the kept dice, then the new dice")
         if keep == before:
-            raise ReadingError("keeping every die is stopping (D7): type 'stop' or mark items")
+            raise ReadingError(f"keeping every die is stopping (D7): {form.stop}")
         left = n - sum(keep)
         if size == n:
             raise ReadingError(f"the {n} dice {shown} do not contain the kept {codes(keep)} (D7: kept dice stay "
@@ -109,20 +136,29 @@ def read_reroll(before: Counts, typed: Counts, rules: Ruleset, keep: Counts | No
     if not found:  # fewer than n typed: none only when no die was typed
         raise ReadingError(f"no dice given after a re-roll of {codes(before)}; expected the new dice or all {n} dice "
                            "now showing")
-    fits = advised is not None and any(reading[0] == advised for reading in found)
-    if_advised = f"if you kept the advised {codes(advised)}: " if fits and advised is not None else ""
+    if advised is not None and not any(reading[0] == advised for reading in found):
+        advised = None
+    if_advised = "" if advised is None else \
+        f"if you kept the advised {codes(advised)}: " if sum(advised) else "if you re-rolled every die as advised: "
     if size == n:
+        if typed == before:
+            if advised is None:
+                again = "if dice were re-rolled and came up the same: " + form.reroll("KEPT", "NEW")
+            else:
+                again = if_advised.removesuffix(": ") + " and the dice came up the same: " + form.reroll(
+                    codes(advised) if sum(advised) else "-", codes(tuple(t - a for t, a in zip(typed, advised))))
+            raise ReadingError(f"{shown} are the dice that showed before the re-roll ({codes(before)}), so the dice "
+                               f"kept are not known ({len(found)} readings): if no die was re-rolled, keeping every "
+                               f"die is stopping (D7): {form.stop}; {again}")
         common = tuple(min(b, t) for b, t in zip(before, typed))
-        hint = common if common != before else tuple(0 for _ in before)
-        if fits and advised is not None:
-            hint = advised
+        hint = common if advised is None else advised
         new = tuple(t - h for t, h in zip(typed, hint))
         raise ReadingError(f"{shown} read as the {n} dice now showing after {codes(before)}, but the dice kept are "
                            f"not known: {codes(common)} may have stayed or been re-rolled ({len(found)} readings); "
-                           + if_advised + form(codes(hint) if sum(hint) else "-", codes(new)))
-    hint = advised if fits and advised is not None else found[0][0]
+                           + if_advised + form.reroll(codes(hint) if sum(hint) else "-", codes(new)))
+    hint = found[0][0] if advised is None else advised
     raise ReadingError(f"{shown} read as the {size} new {_dice(size)}, so {n - size} of {codes(before)} were kept, "
-                       f"but which is not known ({len(found)} readings); " + if_advised + form(codes(hint), shown))
+                       f"but which is not known ({len(found)} readings); " + if_advised + form.reroll(codes(hint), shown))
 
 
 def _add(a: Counts, b: Counts) -> Counts:

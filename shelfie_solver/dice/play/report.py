@@ -256,12 +256,12 @@ def table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
     (:func:`chances.after_turn_chances`); within a turn the active player's value
     (:func:`chances.seat_chances`), with three or more players the others' figures of the turn's
     start scaled to the rest (:func:`chances.within_turn_chances`); a model figure never exactly 0 or 1
-    (:func:`chances.never_certain`); empty alone."""
+    (:func:`chances.model_floor`); empty alone."""
     if len(kept.players) < 2:
         return []
-    from shelfie_solver.dice.play.chances import never_certain
+    from shelfie_solver.dice.play.chances import model_floor
 
-    return never_certain(_table_chances(kept))
+    return model_floor(_table_chances(kept))
 
 
 def _table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:

@@ -37,7 +37,7 @@ from shelfie_solver.dice.play.gamefile import (
     update_file,
 )
 from shelfie_solver.dice.board import score
-from shelfie_solver.dice.play.reading import ReadingError, prompt_form, read_reroll, readings, step_form
+from shelfie_solver.dice.play.reading import PROMPT, STEP, ReadingError, read_reroll, readings
 from shelfie_solver.dice.play.report import (
     best_mark_note,
     compact_sheets,
@@ -79,10 +79,11 @@ def roll_action(kept: KeptGame, dice: str) -> Action:
     return (Roll(kept.active, parse_dice(dice, kept.rules), kept.rules.rerolls),)
 
 
-def reroll_action(kept: KeptGame, keep: str, new: str) -> Action:
+def reroll_action(kept: KeptGame, keep: str, new: str, step: bool = False) -> Action:
     """A re-roll (D7): ``keep`` the dice held (``""`` or ``-`` for none), ``new`` the dice rolled
     again — exactly as many as were picked up — or all the dice now showing (they contain the
-    kept ones; :func:`reading.read_reroll`), so a typo cannot silently change the roll.
+    kept ones; :func:`reading.read_reroll`), so a typo cannot silently change the roll; ``step``:
+    a refusal names the step commands (``play stop GAME``), else the prompt's words.
 
     Raises:
         DiceError, KeptGameError, ReadingError: unknown faces, kept dice not in the roll, or a
@@ -96,7 +97,7 @@ def reroll_action(kept: KeptGame, keep: str, new: str) -> Action:
         raise stopped_error(kept)
     held = parse_dice("" if keep.strip() == "-" else keep, rules, count=-1)
     rolled = parse_dice(new, rules, count=-1)
-    return hold_action(kept, *read_reroll(kept.dice, rolled, rules, held, new))
+    return hold_action(kept, *read_reroll(kept.dice, rolled, rules, held, new, STEP if step else PROMPT))
 
 
 def typed_reroll_action(kept: KeptGame, new: str, keep: Counts | None = None, step: bool = False,
@@ -116,8 +117,7 @@ def typed_reroll_action(kept: KeptGame, new: str, keep: Counts | None = None, st
     if kept.stopped:
         raise stopped_error(kept)
     typed = parse_dice(new, kept.rules, count=-1)
-    form = step_form if step else prompt_form
-    return hold_action(kept, *read_reroll(kept.dice, typed, kept.rules, keep, new, form, advised))
+    return hold_action(kept, *read_reroll(kept.dice, typed, kept.rules, keep, new, STEP if step else PROMPT, advised))
 
 
 def hold_action(kept: KeptGame, held: Counts, after: Counts) -> Action:

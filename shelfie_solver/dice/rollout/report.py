@@ -9,7 +9,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from shelfie_solver.core.report import Report, exact
+from shelfie_solver.core.report import Report, exact, interval, signed
 from shelfie_solver.core.stats import Estimate
 from shelfie_solver.dice.advise.words import chance_cell, chance_cells
 from shelfie_solver.dice.play.gamefile import KeptGame
@@ -31,31 +31,29 @@ def seat_records(seats: tuple[Estimate, ...], names: tuple[str, ...]) -> list[di
 
 
 def span_cell(value: Estimate) -> str:
-    """A 95% interval for the table: ``30.1-40.9`` (percent), each end as the tables print a chance
-    (:func:`advise.words.chance_cell`: ``0-0.4`` for none won, ``99.6-100`` for all won, ``<0.1``
-    for a positive end that rounds to 0)."""
+    """A 95% interval for the table: ``[30.1%, 40.9%]`` (:func:`core.report.interval`), each end
+    as the tables print a chance (:func:`advise.words.chance_cell`: ``[0%, 0.4%]`` for none won,
+    ``[99.6%, 100%]`` for all won, ``<0.1%`` for a positive end that rounds to 0)."""
     if math.isnan(value.low):  # no interval (core/stats.Estimate)
         return ""
-    low, high = (chance_cell(Fraction(x)).removesuffix("%") for x in (value.low, value.high))
-    return f"{low}-{high}"
+    return interval(value.low, value.high, lambda x: chance_cell(Fraction(x)))
 
 
 def _points(x: float) -> str:
-    """Percentage points with a sign, one decimal; ``0.0`` for what rounds to zero (never ``-0.0``)."""
-    text = f"{x:+.1f}"
-    return "0.0" if text in ("+0.0", "-0.0") else text
+    """Percentage points with a sign, one decimal (:func:`core.report.signed`)."""
+    return signed(x, 1)
 
 
 def _difference(value: Estimate | None) -> str:
     """``versus_best`` (best minus this) as this minus best in percentage points with its
-    interval, ``best`` for the best choice."""
+    interval (:func:`core.report.interval`), ``best`` for the best choice."""
     if value is None:
         return "best"
     if value.n < 2:
         return _points(-float(value.mean) * 100)
-    if value.unanimous:  # the same on every game's dice: no t interval (core/stats.Estimate)
-        return f"{_points(-float(value.mean) * 100)} (every game)"
-    return f"{_points(-float(value.mean) * 100)} ({_points(-value.high * 100)}..{_points(-value.low * 100)})"
+    if value.unanimous:  # the same on every game's dice: no t interval (core/stats.Estimate), said in its place
+        return f"{_points(-float(value.mean) * 100)} [every game]"
+    return f"{_points(-float(value.mean) * 100)} {interval(-value.high, -value.low, lambda x: _points(x * 100))}"
 
 
 #: The strategies a ``simulate --save`` game names its seats by: the registry's names, and

@@ -282,7 +282,7 @@ function renderRollout() {
   const out = $("rollout-result");
   if (!rollout || rollout.digest !== S.digest) { out.textContent = ""; return; }
   // the figures as the command's table prints them (the server's): they add up to 100%
-  const seats = rollout.position.seats.map((s) => `${s.player} ${s.shown} (95%: ${s.ci95_shown}%)`);
+  const seats = rollout.position.seats.map((s) => `${s.player} ${s.shown} (95% ${s.ci95_shown})`);
   out.textContent = `Rollout of ${rollout.games} games (seed ${rollout.seed}), ${rollout.policies[0]} in every seat: ` +
     seats.join(", ") + ". Ties shared (D20)." + (rollout.note ? ` ${rollout.note}` : "");
   out.textContent = plain(out.textContent);
