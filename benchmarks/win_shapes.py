@@ -74,7 +74,8 @@ def test_layouts() -> list[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]]:
     return out
 
 
-def draw_boards(seed: int, count: int) -> list[Any]:
+def draw_boards(seed: int, count: int, shapes: tuple[tuple[int, int], ...] = SHAPES,
+                exclude: tuple[Any, ...] = ()) -> list[Any]:
     """``count`` boards (module docstring), board ``i`` from child ``i`` of
     ``SeedSequence(seed).spawn(2)[0]``, drawn again from the same generator while it is a test
     board, a HELD_OUT board or an earlier one up to relabelling."""
@@ -83,12 +84,13 @@ def draw_boards(seed: int, count: int) -> list[Any]:
 
     rules = DEFAULT_RULES
     items = [i for i in range(len(rules.faces)) if i != rules.joker_index]
-    seen = {canonical(*layout) for layout in HELD_OUT} | {canonical(*test) for test in test_layouts()}
+    seen = ({canonical(*layout) for layout in HELD_OUT} | {canonical(*test) for test in test_layouts()}
+            | {canonical(b.columns, b.values) for b in exclude})
     out = []
     for i, child in enumerate(np.random.SeedSequence(seed).spawn(2)[0].spawn(count)):
         rng = np.random.default_rng(child)
-        shape = SHAPES[i % len(SHAPES)]
-        kind = (i // len(SHAPES)) % 3
+        shape = shapes[i % len(shapes)]
+        kind = (i // len(shapes)) % 3
         while True:
             name = f"shapes {i + 1}"
             if kind == 0:
@@ -269,15 +271,96 @@ def versus(args: argparse.Namespace) -> None:
         pooled_new += new
         pooled_old += old
     a, b = np.array(pooled_new), np.array(pooled_old)
+    if args.diffs:
+        np.save(args.diffs, a - b)
     m, lo, hi = diff_interval(a - b)
     print(f"{'pooled':20s} candidate {100 * a.mean():5.1f}%  shipped {100 * b.mean():5.1f}%  "
           f"difference {100 * m:+.2f} [{100 * lo:+.2f}, {100 * hi:+.2f}] over {len(a)} games; {cpu:.0f} CPU s")
 
 
+def dev(args: argparse.Namespace) -> None:
+    """``dev``: the candidate against data/win.json on ``--boards`` fresh random boards of the six
+    test boards' shapes from ``--seed`` (none of the fit's ``--fit-seed`` boards, none of
+    examples/boards), ``--games`` 2-player games a board of ``win`` (seat 0, by each model in turn;
+    given explicitly, so never the exact table) against ``learned``, paired by game (the same seed):
+    a development check that leaves the test boards untouched."""
+    from shelfie_solver.dice.game.turn import play_seeded
+    from shelfie_solver.dice.learned.win_fit import self_play_seat
+    from shelfie_solver.dice.learned.win_model import default_win_model, load_win_model
+    from shelfie_solver.dice.rules import DEFAULT_RULES
+
+    start = time.process_time()
+    shapes = ((4, 3), (3, 5), (4, 4), (4, 5), (5, 4), (5, 3))
+    boards = draw_boards(args.seed, args.boards, shapes, tuple(draw_boards(args.fit_seed, args.fit_boards)))
+    candidate = self_play_seat("win", load_win_model(args.candidate))
+    shipped = self_play_seat("win", default_win_model())
+    learned = self_play_seat("learned")
+    diffs, new_all = [], []
+    for i, (board, child) in enumerate(zip(boards, np.random.SeedSequence(args.seed).spawn(3)[2].spawn(len(boards)))):
+        for seed in child.spawn(args.games):
+            new, old = (play_seeded(board, DEFAULT_RULES, [seat, learned], seed) for seat in (candidate, shipped))
+            a, b = (1.0 / len(g.winners) if 0 in g.winners else 0.0 for g in (new, old))
+            diffs.append(a - b)
+            new_all.append(a)
+    m, lo, hi = diff_interval(np.array(diffs))
+    print(f"{len(boards)} boards x {args.games} games: candidate {100 * np.mean(new_all):.1f}%, shipped "
+          f"{100 * (np.mean(new_all) - m):.1f}%, difference {100 * m:+.2f} [{100 * lo:+.2f}, {100 * hi:+.2f}]; "
+          f"{time.process_time() - start:.0f} CPU s")
+
+
+def heldout(args: argparse.Namespace) -> None:
+    """``heldout``: the positions of ``--games`` games a board of each of ``--sources`` on the
+    ``dev`` boards (``--seed``, ``--boards``; ``--players``), and the mean log loss and Brier score
+    of every seat's share (D20) under the format-3 rows of each file of ``--files`` (comma-separated;
+    a file with ``"other_shapes"``: those rows), the chances the softmax of the rows' strengths
+    (floats, for the comparison)."""
+    os.environ["SHELFIE_SOLVE_EXACT2_BUDGET"] = "0"
+    from shelfie_solver.dice.game.turn import play_seeded
+    from shelfie_solver.dice.learned.win_fit import game_positions, self_play_seat
+    from shelfie_solver.dice.learned.win_model import (COEF_SCALE, FORMER_FEATURES, WEIGHT_SCALE, ROWS,
+                                                       load_win_model)
+    from shelfie_solver.dice.rules import DEFAULT_RULES
+
+    shapes = ((4, 3), (3, 5), (4, 4), (4, 5), (5, 4), (5, 3))
+    boards = draw_boards(args.seed, args.boards, shapes, tuple(draw_boards(args.fit_seed, args.fit_boards)))
+    root = np.random.SeedSequence(args.seed).spawn(4)[3]
+    samples = []
+    for k, source in enumerate(parse_sources(args.sources, args.games)):
+        seat = (self_play_seat("learned") if source[0] == "learned"
+                else self_play_seat("win", load_win_model(ROOT / source[1])))
+        for n in args.players:
+            for board, child in zip(boards, root.spawn(8)[2 * k + n - 2].spawn(len(boards))):
+                for seed in child.spawn(source[2]):
+                    samples += game_positions(play_seeded(board, DEFAULT_RULES, [seat] * n, seed))
+    for path in args.files.split(","):
+        model = load_win_model(ROOT / path)
+        model = model.other_shapes or model
+        for n in args.players:
+            chosen = [s for s in samples if s[0] == n]
+            loss, brier = [], []
+            for _, phase, x, y in chosen:
+                c = model.coefficients[n][ROWS.index(phase), :len(FORMER_FEATURES)] / COEF_SCALE
+                z = (x[:, :len(FORMER_FEATURES)] / WEIGHT_SCALE) @ c
+                p = np.exp(z - z.max())
+                p /= p.sum()
+                loss.append(-float((y * np.log(np.maximum(p, 1e-12))).sum()))
+                brier.append(float(((p - y) ** 2).sum()))
+            print(f"{path}: {n} players, {len(chosen)} positions: log loss {np.mean(loss):.4f} "
+                  f"(SE {np.std(loss) / math.sqrt(len(loss)):.4f}), Brier {np.mean(brier):.4f}")
+
+
+def pool(args: argparse.Namespace) -> None:
+    """``pool``: the per-game differences saved by ``versus --diffs`` of the files of ``--files``,
+    pooled: their mean with its 95% interval over games."""
+    d = np.concatenate([np.load(path) for path in args.files.split(",")])
+    m, lo, hi = diff_interval(d)
+    print(f"pooled over {len(d)} games: difference {100 * m:+.2f} [{100 * lo:+.2f}, {100 * hi:+.2f}]")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=("boards", "collect", "fit", "versus"))
-    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("command", choices=("boards", "collect", "fit", "versus", "dev", "heldout", "pool"))
+    parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--boards", type=int, default=240)
     parser.add_argument("--games", type=int, default=12, help="collect/fit: games per board; versus: per board")
     parser.add_argument("--players", type=lambda t: tuple(int(x) for x in t.split(",")), default=(2,))
@@ -288,9 +371,13 @@ def main() -> None:
     parser.add_argument("--candidate", default="")
     parser.add_argument("--boards-list", default=",".join(TEST_BOARDS))
     parser.add_argument("--show", type=int, default=20)
+    parser.add_argument("--diffs", default="", help="versus: an .npy file for the per-game differences (pool)")
+    parser.add_argument("--files", default="", help="heldout: the model files compared, comma-separated")
+    parser.add_argument("--fit-seed", type=int, default=18538, help="dev: the fit's boards' seed (left out)")
+    parser.add_argument("--fit-boards", type=int, default=480, help="dev: the fit's boards' count (left out)")
     args = parser.parse_args()
     os.chdir(ROOT)
-    {"boards": list_boards, "collect": collect, "fit": fit_file, "versus": versus}[args.command](args)
+    {"boards": list_boards, "collect": collect, "fit": fit_file, "versus": versus, "dev": dev, "heldout": heldout, "pool": pool}[args.command](args)
 
 
 if __name__ == "__main__":
