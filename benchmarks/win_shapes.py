@@ -31,7 +31,12 @@ from ``--save``, paired by game index (same seed: same dice streams): per board 
 their 95% intervals and the paired difference, pooled over the boards the difference with its 95%
 interval over games, the CPU seconds.
 
-Run: ``python benchmarks/win_shapes.py boards|collect|fit|versus [options]``, e.g.
+``dev`` (:func:`dev`): a development check on fresh random boards of the test boards' shapes, the
+test boards untouched. ``heldout`` (:func:`heldout`): the log loss and Brier score of files' rows at
+the positions of games on those boards. ``pool``: per-game differences saved by ``versus --diffs``,
+pooled over runs. The runs and figures: docs/win-chance.md, "Fitted on boards of many shapes".
+
+Run: ``python benchmarks/win_shapes.py boards|collect|fit|versus|dev|heldout|pool [options]``, e.g.
 ``python benchmarks/win_shapes.py collect --seed 18538 --boards 240 --games 12 --sources
 win:shelfie_solver/dice/data/win.json,learned --players 2``.
 """
