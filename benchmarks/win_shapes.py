@@ -264,7 +264,7 @@ def versus(args: argparse.Namespace) -> None:
     print(f"{args.players[0]} players, {args.games} games a board, seed {args.seed}; candidate {args.candidate}")
     for board in boards:
         new, c1 = run_simulate(board, args.players[0], args.games, args.seed, args.candidate)
-        old, c2 = run_simulate(board, args.players[0], args.games, args.seed, None)
+        old, c2 = run_simulate(board, args.players[0], args.games, args.seed, args.baseline or None)
         cpu += c1 + c2
         a, b = np.array(new), np.array(old)
         m, lo, hi = diff_interval(a - b)
@@ -374,6 +374,7 @@ def main() -> None:
     parser.add_argument("--ridge", type=float, default=None)
     parser.add_argument("--output", default="examples/win-other-shapes.json")
     parser.add_argument("--candidate", default="")
+    parser.add_argument("--baseline", default="", help="versus: the file compared with (default the shipped one)")
     parser.add_argument("--boards-list", default=",".join(TEST_BOARDS))
     parser.add_argument("--show", type=int, default=20)
     parser.add_argument("--diffs", default="", help="versus: an .npy file for the per-game differences (pool)")
