@@ -15,7 +15,8 @@ several policies at once (``--sources``, :func:`fit_mixed`).
 of ``--two`` and the 3- and 4-player ones of ``--rest`` (any format: a file of format 2 or 3 has
 its sheet coefficients 0, so those counts play and show exactly as with that file), by
 :func:`win_model.assemble`; with the coefficients of boards of other shapes than 5 x 5 from
-``--other-two`` and ``--other-rest`` (format 3 files; ``--other-two ''``: none).
+``--other-two`` and ``--other-rest`` (format 3 files; ``--other-two ''``: none; files fitted on
+different boards: each count assembled alone and put together, :func:`assemble_others`).
 
 Run: ``python benchmarks/win_sheets.py fit|assemble|heldout|rollouts|versus [options]``.
 """
@@ -27,6 +28,7 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import win_first  # noqa: E402
@@ -43,9 +45,11 @@ TWO = "examples/win-trees-2-fast.json"
 #: examples/win-first-34.json's ("A turn ahead with 3 and 4 players").
 REST = "examples/win-sheets-34.json"
 #: The coefficients of boards of other shapes than the default board's 5 x 5 (format 3, no line states
-#: and no trees: docs/win-chance.md, "Off the fitted board's shape"): 2 players from BEFORE, 3 and 4
-#: from OTHER_REST, data/win.json's until the line states.
-OTHER_REST = "examples/win-first-34.json"
+#: and no trees: docs/win-chance.md, "Off the fitted board's shape"): 2 players from BEFORE
+#: (data/win.json's until the line states), 3 and 4 from OTHER_REST, fitted on random boards of 15
+#: shapes (benchmarks/win_shapes.py; docs/win-chance.md "Fitted on boards of many shapes"; until then
+#: examples/win-first-34.json).
+OTHER_REST = "examples/win-other-shapes-34.json"
 #: The shape the line states and the trees were fitted on (the default board's, shelves x columns).
 FITTED_SHAPE = (5, 5)
 
@@ -70,9 +74,30 @@ def assemble_file(args: argparse.Namespace) -> None:
         other_note = (f"used on boards of any other shape than {FITTED_SHAPE[0]} x {FITTED_SHAPE[1]}: format 3's "
                       f"features, no line states and no trees (docs/win-chance.md, Off the fitted board's shape); "
                       f"2 players: {other_two}; 3 and 4 players: {other_rest}")
-        model = replace(model, shape=FITTED_SHAPE, other_shapes=assemble(others, other_note))
+        model = replace(model, shape=FITTED_SHAPE, other_shapes=assemble_others(others, other_note))
     write_text_atomically(Path(args.output), model_text(model))
     print(f"written {args.output}")
+
+
+#: The other shapes' block's ``"board"`` when its counts were fitted on different boards (each
+#: count's own is in its record under ``"fitted"``).
+MIXED_BOARDS = "each number of players' own, under fitted"
+
+
+def assemble_others(others: dict[int, tuple[Any, str]], note: str) -> Any:
+    """The other shapes' block of ``others`` (players -> (model, file)): :func:`win_model.assemble`
+    of them where their files were fitted on one board; else each count assembled alone and put
+    together, ``"board"`` :data:`MIXED_BOARDS` (2 players' rows fitted on the default board, 3 and
+    4 players' on random boards of many shapes: docs/win-chance.md, "Fitted on boards of many
+    shapes")."""
+    from shelfie_solver.dice.learned.win_model import WinModel, assemble
+
+    singles = {n: assemble({n: part}) for n, part in sorted(others.items())}
+    if len({single.info["board"] for single in singles.values()}) == 1:
+        return assemble(others, note)
+    info: dict[str, Any] = {"board": MIXED_BOARDS, "players": sorted(others), "assembled": note,
+                            "fitted": {str(n): single.info["fitted"][str(n)] for n, single in singles.items()}}
+    return WinModel({n: single.coefficients[n] for n, single in singles.items()}, info)
 
 
 def fit_mixed(args: argparse.Namespace) -> None:

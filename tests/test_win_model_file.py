@@ -88,7 +88,7 @@ def test_a_malformed_fitted_record_is_refused(fitted):
 
 def test_the_example_fits_are_single_fits():
     for name in ("win-learned-play.json", "win-own-play.json", "win-vs-learned.json", "win-first.json",
-                 "win-first-34.json"):
+                 "win-first-34.json", "win-other-shapes.json", "win-other-shapes-34.json"):
         model = load_win_model(EXAMPLES / name)
         assert FITTED_KEY not in model.info and set(model.coefficients) == {2, 3, 4}
 

@@ -13,7 +13,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from conftest import EXAMPLES, ROOT, assert_one_line_error
+from conftest import EXAMPLES, ROOT, assert_one_line_error, load_benchmark
 
 from shelfie_solver.cli import main
 from shelfie_solver.dice.board import Board, Marks, load_board
@@ -73,23 +73,51 @@ def figures(state: GameState, model: WinModel) -> tuple[list[int], list[tuple[in
 
 
 def test_the_shipped_file_names_format_three_files_for_other_shapes():
-    """data/win.json's other shapes are the assembly of the format-3 files its block names:
-    2 players examples/win-first.json, 3 and 4 examples/win-first-34.json, no line state."""
+    """data/win.json's other shapes are the format-3 files its block names, each count's rows and
+    record (win_model.assemble of that count alone) as its file's: 2 players examples/win-first.json
+    (fitted on the default board), 3 and 4 examples/win-other-shapes-34.json (fitted on random boards
+    of many shapes: docs/win-chance.md "Fitted on boards of many shapes"), no line state."""
     shipped = load_win_model(DEFAULT_WIN_PATH)
     assert shipped.shape == (DEFAULT.n_shelves, DEFAULT.n_columns) == (5, 5)
     other = shipped.other_shapes
     assert other is not None and not other.trees
     files = {n: record["file"] for n, record in other.info["fitted"].items()}
-    assert files == {"2": "examples/win-first.json", "3": "examples/win-first-34.json",
-                     "4": "examples/win-first-34.json"}
+    assert files == {"2": "examples/win-first.json", "3": "examples/win-other-shapes-34.json",
+                     "4": "examples/win-other-shapes-34.json"}
     for n, name in files.items():
         source = json.loads((ROOT / name).read_text("utf-8"))
         assert source["format"] == "shelfie-solve win 3"  # no line states in the file at all
         assert other.coefficients[int(n)][:, :len(FORMER_FEATURES)].tolist() == source["coefficients"][n]
         assert not other.coefficients[int(n)][:, len(FORMER_FEATURES):].any()
-    again = assemble({int(n): (load_win_model(ROOT / name), name) for n, name in files.items()},
-                     other.info["assembled"])
+        alone = assemble({int(n): (load_win_model(ROOT / name), name)})
+        assert other.info["fitted"][n] == alone.info["fitted"][n]
+    # fitted on different boards: the block's own board names neither, the records each their own
+    assert other.info["fitted"]["2"]["board"] == "shelfie-solve default"
+    assert "random boards" in other.info["fitted"]["3"]["board"] and other.info["board"] != "shelfie-solve default"
+    again = WinModel({int(n): load_win_model(ROOT / name).coefficients[int(n)] for n, name in files.items()},
+                     other.info)
     assert model_text(replace(shipped, other_shapes=again)) == DEFAULT_WIN_PATH.read_text("utf-8")
+
+
+def test_the_many_shapes_example_files():
+    """examples/win-other-shapes.json (2 players, measured, not shipped) and
+    examples/win-other-shapes-34.json (3 and 4, shipped for other shapes): format 3, the other
+    counts at even chances, fitted on boards none of which is a board of examples/boards or has
+    the default board's shape 5 x 5, up to relabelling (benchmarks/win_shapes.py)."""
+    from shelfie_solver.dice.wholegame.random_boards import canonical
+
+    shapes = load_benchmark("win_shapes")
+    for name, counts in (("win-other-shapes.json", (2,)), ("win-other-shapes-34.json", (3, 4))):
+        data = json.loads((EXAMPLES / name).read_text("utf-8"))
+        assert data["format"] == "shelfie-solve win 3" and data["players"] == list(counts)
+        model = load_win_model(EXAMPLES / name)
+        for n in (2, 3, 4):
+            assert model.coefficients[n].any() == (n in counts)
+        assert data["positions"] == sum(s["positions"] for s in data["sources"])
+        boards = shapes.draw_boards(data["seed"], data["boards"])
+        assert len(boards) == data["boards"] and all((b.n_shelves, b.n_columns) != (5, 5) for b in boards)
+        tests = {canonical(*layout) for layout in shapes.test_layouts()}
+        assert len(tests) >= 19 and not tests & {canonical(b.columns, b.values) for b in boards}
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -97,7 +125,7 @@ def test_another_shape_gets_the_format_three_figures(players):
     """On a 4 x 3 board every chance of every item set and shelf is the format-3 file's, on the
     numpy path and the compiled one (the line states and trees of 5 x 5 not read)."""
     shipped = load_win_model(DEFAULT_WIN_PATH)
-    former = load_win_model(EXAMPLES / ("win-first.json" if players == 2 else "win-first-34.json"))
+    former = load_win_model(EXAMPLES / ("win-first.json" if players == 2 else "win-other-shapes-34.json"))
     assert shipped.for_board(SMALL) is shipped.other_shapes and shipped.for_board(DEFAULT) is shipped
     rng = np.random.default_rng(5300 + players)
     differ = 0
