@@ -55,7 +55,8 @@ def assemble_file(args: argparse.Namespace) -> None:
     from shelfie_solver.dice.learned.win_model import assemble, load_win_model, model_text
 
     two, rest = args.two, args.rest
-    parts = {2: (load_win_model(ROOT / two), two), 3: (load_win_model(ROOT / rest), rest),
+    three = args.three or rest  # the 3-player rows from another file than the 4-player ones (--three)
+    parts = {2: (load_win_model(ROOT / two), two), 3: (load_win_model(ROOT / three), three),
              4: (load_win_model(ROOT / rest), rest)}
     note = (f"each number of players' coefficients from the fit recorded for it under fitted, whose file is named "
             f"there; 2 players: {two} (the line states' coefficients, format 4, with trees on both seats' "
@@ -96,9 +97,15 @@ def fit_mixed(args: argparse.Namespace) -> None:
     start = time.process_time()
     board = load_board(None, DEFAULT_RULES)
     counts = tuple(args.players)
-    samples, records = [], []
+    samples, records, weights = [], [], []
     for source in args.sources.split(","):
         seed, games, play = source.split(":", 2)
+        weight = 1.0
+        if "@" in play:  # SEED:GAMES:PLAY_MODEL@WEIGHT: each of this set's positions counts WEIGHT times in the fit
+            play, text = play.rsplit("@", 1)
+            weight = float(text)
+            if not weight > 0:
+                raise SystemExit(f"win_sheets.py: the weight of {source} must be positive")
         for n in counts:
             tag = "" if n == 2 else f"-{n}p"  # the 2-player cache keeps its former name
             path = Path(args.cache or "/tmp") / f"win-samples-{seed}-{games}-{Path(play).stem}{tag}.pkl"
@@ -113,12 +120,13 @@ def fit_mixed(args: argparse.Namespace) -> None:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(pickle.dumps(part))
             samples += part
+            weights += [weight] * len(part)
             records.append({"seed": int(seed), "games": int(games), "players": n,
                             "played_by": "learned (the strategy)" if play == "learned" else play,
-                            "positions": len(part)})
+                            "positions": len(part), **({"weight": weight} if weight != 1.0 else {})})
             print(f"  {source}, {n} players: {len(part)} positions ({time.process_time() - start:.0f} CPU s)",
                   flush=True)
-    model = fit(samples, OWN_PLAY_RIDGE)
+    model = fit(samples, OWN_PLAY_RIDGE) if set(weights) <= {1.0} else weighted_fit(samples, weights, OWN_PLAY_RIDGE)
     tables = {n: model.coefficients.get(n, EVEN.coefficients[n]).copy() for n in EVEN.coefficients}
     out = WinModel(tables, {"board": board.name, "players": list(counts), "strategy": "win",
                             "ridge": OWN_PLAY_RIDGE, "positions": len(samples), "sources": records})
@@ -131,6 +139,41 @@ def fit_mixed(args: argparse.Namespace) -> None:
         print(np.array(out.coefficients[n]))
 
 
+def weighted_fit(samples: list, weights: list[float], ridge: float) -> "WinModel":
+    """:func:`win_model.fit` with each sample's log-likelihood counted ``weights[i]`` times (the
+    same L-BFGS from 0 on the same scaled features as :func:`win_model.fit_row`, the same rounding
+    to integers over ``COEF_SCALE``; every weight 1 gives fit's coefficients); deterministic."""
+    import numpy as np
+    from scipy.optimize import minimize
+    from scipy.special import log_softmax, softmax
+
+    from shelfie_solver.dice.learned.win_model import COEF_SCALE, FEATURES, ROWS, WEIGHT_SCALE, WinModel
+
+    out = {}
+    for n in sorted({s[0] for s in samples}):
+        table = np.zeros((len(ROWS), len(FEATURES)), dtype=np.int64)
+        for row, phase in enumerate(ROWS):
+            chosen = [i for i, s in enumerate(samples) if s[0] == n and s[1] == phase]
+            if len(chosen) < 20:
+                continue
+            x = np.array([samples[i][2] for i in chosen]).astype(np.float64) / WEIGHT_SCALE
+            y = np.array([samples[i][3] for i in chosen])
+            wt = np.array([weights[i] for i in chosen])[:, None]
+            spread = np.maximum(np.abs(x).max(axis=(0, 1)), 1e-9)
+            xs = x / spread
+
+            def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
+                z = xs @ w
+                value = float(-(wt * y * log_softmax(z, axis=1)).sum() + ridge * np.sum(w ** 2))
+                grad = np.einsum("kif,ki->f", xs, wt * (softmax(z, axis=1) - y)) + 2 * ridge * w
+                return value, grad
+
+            w = minimize(loss, np.zeros(x.shape[-1]), jac=True, method="L-BFGS-B").x / spread
+            table[row] = np.rint(w * COEF_SCALE).astype(np.int64)
+        out[n] = table
+    return WinModel(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=("fit", "fitmix", "assemble", "heldout", "rollouts", "versus"))
@@ -141,6 +184,8 @@ def main() -> None:
     parser.add_argument("--output", default=None)
     parser.add_argument("--two", default=TWO, help="assemble: the 2-player file")
     parser.add_argument("--rest", default=REST, help="assemble: the file of the 3- and 4-player coefficients")
+    parser.add_argument("--three", default="", help="assemble: the file of the 3-player coefficients (default: "
+                        "--rest's)")
     parser.add_argument("--other-two", default=BEFORE,
                         help="assemble: the 2-player file of other shapes than 5 x 5 ('' for none)")
     parser.add_argument("--other-rest", default=OTHER_REST,
