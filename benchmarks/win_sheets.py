@@ -12,7 +12,8 @@ to ``--games`` games of ``win`` by ``--play-model``. ``fitmix``: the coefficient
 several policies at once (``--sources``, :func:`fit_mixed`).
 
 ``assemble``: a model file (``--output``, data/win.json by default) of the 2-player coefficients
-of ``--two`` and the 3- and 4-player ones of ``--rest`` (any format: a file of format 2 or 3 has
+of ``--two``, the 3-player ones of ``--three`` (``''``: ``--rest``'s) and the 4-player ones of
+``--rest`` (any format: a file of format 2 or 3 has
 its sheet coefficients 0, so those counts play and show exactly as with that file), by
 :func:`win_model.assemble`; with the coefficients of boards of other shapes than 5 x 5 from
 ``--other-two`` and ``--other-rest`` (format 3 files; ``--other-two ''``: none).
@@ -42,6 +43,10 @@ TWO = "examples/win-trees-2-fast.json"
 #: (docs/win-chance.md, "The sheets' line states with 3 and 4 players"); data/win.json's until then were
 #: examples/win-first-34.json's ("A turn ahead with 3 and 4 players").
 REST = "examples/win-sheets-34.json"
+#: The 3-player coefficients to assemble (data/win.json's since 2026-12-07, "The 3-player rows weighted toward
+#: their own play"): REST's sets refitted with the shipped rows' own games weighted 3; ``--three ''`` takes
+#: REST's 3-player rows as before.
+THREE = "examples/win-sheets-3-own.json"
 #: The coefficients of boards of other shapes than the default board's 5 x 5 (format 3, no line states
 #: and no trees: docs/win-chance.md, "Off the fitted board's shape"): 2 players from BEFORE, 3 and 4
 #: from OTHER_REST, data/win.json's until the line states.
@@ -63,6 +68,12 @@ def assemble_file(args: argparse.Namespace) -> None:
             f"features where the file has them, format 5: docs/win-chance.md, Both sheets: trees on the line "
             f"states); 3 and 4 players: {rest} (the line states fitted to three policies' games: docs/win-chance.md, "
             f"The sheets' line states with 3 and 4 players)")
+    if three != rest:
+        note = (f"each number of players' coefficients from the fit recorded for it under fitted, whose file is "
+                f"named there; 2 players: {two} (the line states' coefficients, with trees on both seats' "
+                f"features: docs/win-chance.md, Both sheets: trees on the line states); 3 players: {three} "
+                f"(docs/win-chance.md, The 3-player rows weighted toward their own play); 4 players: {rest} "
+                f"(docs/win-chance.md, The sheets' line states with 3 and 4 players)")
     model = assemble(parts, note)
     if args.other_two:  # the line states and trees on FITTED_SHAPE only, format 3's rows elsewhere
         other_two, other_rest = args.other_two, args.other_rest
@@ -184,7 +195,7 @@ def main() -> None:
     parser.add_argument("--output", default=None)
     parser.add_argument("--two", default=TWO, help="assemble: the 2-player file")
     parser.add_argument("--rest", default=REST, help="assemble: the file of the 3- and 4-player coefficients")
-    parser.add_argument("--three", default="", help="assemble: the file of the 3-player coefficients (default: "
+    parser.add_argument("--three", default=THREE, help="assemble: the file of the 3-player coefficients ('' for "
                         "--rest's)")
     parser.add_argument("--other-two", default=BEFORE,
                         help="assemble: the 2-player file of other shapes than 5 x 5 ('' for none)")
