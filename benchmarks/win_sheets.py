@@ -12,7 +12,8 @@ to ``--games`` games of ``win`` by ``--play-model``. ``fitmix``: the coefficient
 several policies at once (``--sources``, :func:`fit_mixed`).
 
 ``assemble``: a model file (``--output``, data/win.json by default) of the 2-player coefficients
-of ``--two`` and the 3- and 4-player ones of ``--rest`` (any format: a file of format 2 or 3 has
+of ``--two``, the 3-player ones of ``--three`` (``''``: ``--rest``'s) and the 4-player ones of
+``--rest`` (any format: a file of format 2 or 3 has
 its sheet coefficients 0, so those counts play and show exactly as with that file), by
 :func:`win_model.assemble`; with the coefficients of boards of other shapes than 5 x 5 from
 ``--other-two`` and ``--other-rest`` (format 3 files; ``--other-two ''``: none; files fitted on
@@ -44,6 +45,10 @@ TWO = "examples/win-trees-2-fast.json"
 #: (docs/win-chance.md, "The sheets' line states with 3 and 4 players"); data/win.json's until then were
 #: examples/win-first-34.json's ("A turn ahead with 3 and 4 players").
 REST = "examples/win-sheets-34.json"
+#: The 3-player coefficients to assemble (data/win.json's since 2026-12-07, "The 3-player rows weighted toward
+#: their own play"): REST's sets refitted with the shipped rows' own games weighted 3; ``--three ''`` takes
+#: REST's 3-player rows as before.
+THREE = "examples/win-sheets-3-own.json"
 #: The coefficients of boards of other shapes than the default board's 5 x 5 (format 3, no line states
 #: and no trees: docs/win-chance.md, "Off the fitted board's shape"): 2 players from BEFORE
 #: (data/win.json's until the line states), 3 and 4 from OTHER_REST, fitted on random boards of 15
@@ -59,13 +64,20 @@ def assemble_file(args: argparse.Namespace) -> None:
     from shelfie_solver.dice.learned.win_model import assemble, load_win_model, model_text
 
     two, rest = args.two, args.rest
-    parts = {2: (load_win_model(ROOT / two), two), 3: (load_win_model(ROOT / rest), rest),
+    three = args.three or rest  # the 3-player rows from another file than the 4-player ones (--three)
+    parts = {2: (load_win_model(ROOT / two), two), 3: (load_win_model(ROOT / three), three),
              4: (load_win_model(ROOT / rest), rest)}
     note = (f"each number of players' coefficients from the fit recorded for it under fitted, whose file is named "
             f"there; 2 players: {two} (the line states' coefficients, format 4, with trees on both seats' "
             f"features where the file has them, format 5: docs/win-chance.md, Both sheets: trees on the line "
             f"states); 3 and 4 players: {rest} (the line states fitted to three policies' games: docs/win-chance.md, "
             f"The sheets' line states with 3 and 4 players)")
+    if three != rest:
+        note = (f"each number of players' coefficients from the fit recorded for it under fitted, whose file is "
+                f"named there; 2 players: {two} (the line states' coefficients, with trees on both seats' "
+                f"features: docs/win-chance.md, Both sheets: trees on the line states); 3 players: {three} "
+                f"(docs/win-chance.md, The 3-player rows weighted toward their own play); 4 players: {rest} "
+                f"(docs/win-chance.md, The sheets' line states with 3 and 4 players)")
     model = assemble(parts, note)
     if args.other_two:  # the line states and trees on FITTED_SHAPE only, format 3's rows elsewhere
         other_two, other_rest = args.other_two, args.other_rest
@@ -121,9 +133,15 @@ def fit_mixed(args: argparse.Namespace) -> None:
     start = time.process_time()
     board = load_board(None, DEFAULT_RULES)
     counts = tuple(args.players)
-    samples, records = [], []
+    samples, records, weights = [], [], []
     for source in args.sources.split(","):
         seed, games, play = source.split(":", 2)
+        weight = 1.0
+        if "@" in play:  # SEED:GAMES:PLAY_MODEL@WEIGHT: each of this set's positions counts WEIGHT times in the fit
+            play, text = play.rsplit("@", 1)
+            weight = float(text)
+            if not weight > 0:
+                raise SystemExit(f"win_sheets.py: the weight of {source} must be positive")
         for n in counts:
             tag = "" if n == 2 else f"-{n}p"  # the 2-player cache keeps its former name
             path = Path(args.cache or "/tmp") / f"win-samples-{seed}-{games}-{Path(play).stem}{tag}.pkl"
@@ -138,12 +156,13 @@ def fit_mixed(args: argparse.Namespace) -> None:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(pickle.dumps(part))
             samples += part
+            weights += [weight] * len(part)
             records.append({"seed": int(seed), "games": int(games), "players": n,
                             "played_by": "learned (the strategy)" if play == "learned" else play,
-                            "positions": len(part)})
+                            "positions": len(part), **({"weight": weight} if weight != 1.0 else {})})
             print(f"  {source}, {n} players: {len(part)} positions ({time.process_time() - start:.0f} CPU s)",
                   flush=True)
-    model = fit(samples, OWN_PLAY_RIDGE)
+    model = fit(samples, OWN_PLAY_RIDGE) if set(weights) <= {1.0} else weighted_fit(samples, weights, OWN_PLAY_RIDGE)
     tables = {n: model.coefficients.get(n, EVEN.coefficients[n]).copy() for n in EVEN.coefficients}
     out = WinModel(tables, {"board": board.name, "players": list(counts), "strategy": "win",
                             "ridge": OWN_PLAY_RIDGE, "positions": len(samples), "sources": records})
@@ -156,6 +175,41 @@ def fit_mixed(args: argparse.Namespace) -> None:
         print(np.array(out.coefficients[n]))
 
 
+def weighted_fit(samples: list, weights: list[float], ridge: float) -> "WinModel":
+    """:func:`win_model.fit` with each sample's log-likelihood counted ``weights[i]`` times (the
+    same L-BFGS from 0 on the same scaled features as :func:`win_model.fit_row`, the same rounding
+    to integers over ``COEF_SCALE``; every weight 1 gives fit's coefficients); deterministic."""
+    import numpy as np
+    from scipy.optimize import minimize
+    from scipy.special import log_softmax, softmax
+
+    from shelfie_solver.dice.learned.win_model import COEF_SCALE, FEATURES, ROWS, WEIGHT_SCALE, WinModel
+
+    out = {}
+    for n in sorted({s[0] for s in samples}):
+        table = np.zeros((len(ROWS), len(FEATURES)), dtype=np.int64)
+        for row, phase in enumerate(ROWS):
+            chosen = [i for i, s in enumerate(samples) if s[0] == n and s[1] == phase]
+            if len(chosen) < 20:
+                continue
+            x = np.array([samples[i][2] for i in chosen]).astype(np.float64) / WEIGHT_SCALE
+            y = np.array([samples[i][3] for i in chosen])
+            wt = np.array([weights[i] for i in chosen])[:, None]
+            spread = np.maximum(np.abs(x).max(axis=(0, 1)), 1e-9)
+            xs = x / spread
+
+            def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
+                z = xs @ w
+                value = float(-(wt * y * log_softmax(z, axis=1)).sum() + ridge * np.sum(w ** 2))
+                grad = np.einsum("kif,ki->f", xs, wt * (softmax(z, axis=1) - y)) + 2 * ridge * w
+                return value, grad
+
+            w = minimize(loss, np.zeros(x.shape[-1]), jac=True, method="L-BFGS-B").x / spread
+            table[row] = np.rint(w * COEF_SCALE).astype(np.int64)
+        out[n] = table
+    return WinModel(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=("fit", "fitmix", "assemble", "heldout", "rollouts", "versus"))
@@ -166,6 +220,8 @@ def main() -> None:
     parser.add_argument("--output", default=None)
     parser.add_argument("--two", default=TWO, help="assemble: the 2-player file")
     parser.add_argument("--rest", default=REST, help="assemble: the file of the 3- and 4-player coefficients")
+    parser.add_argument("--three", default=THREE, help="assemble: the file of the 3-player coefficients ('' for "
+                        "--rest's)")
     parser.add_argument("--other-two", default=BEFORE,
                         help="assemble: the 2-player file of other shapes than 5 x 5 ('' for none)")
     parser.add_argument("--other-rest", default=OTHER_REST,

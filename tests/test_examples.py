@@ -51,6 +51,8 @@ USED = {
                           "(and tests/test_win_sheet_states.py::test_the_example_files_of_the_line_states)",
     "win-sheets-34-iter1.json": "tests/test_win_sheet_states.py::test_the_example_files_of_the_line_states",
     "win-sheets-34-iter3.json": "tests/test_win_sheet_states.py::test_the_round_3_example_file",
+    "win-sheets-3-own.json": "tests/test_win_model_file.py::test_the_shipped_file_is_the_assembly_of_the_fits_it_names "
+                             "(and tests/test_win_sheets_weights.py::test_the_3_player_file_weighted_toward_its_own_play)",
     "win-trees-2.json": "tests/test_win_trees_examples.py",
     "win-trees-2-iter1.json": "tests/test_win_trees_examples.py",
     "win-trees-2-fast.json": "tests/test_win_trees_examples.py",

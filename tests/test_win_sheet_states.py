@@ -253,9 +253,10 @@ def test_the_example_files_of_the_line_states() -> None:
     do examples/win-sheets-34.json (the 3- and 4-player rows with the line states, fitted to three
     policies' games) and examples/win-sheets-34-iter1.json (its first round, whose games are the
     third source). The shipped file's 2-player rows are win-sheets.json's (under its trees, format
-    5: examples/win-trees-2-fast.json), its 3- and 4-player rows win-sheets-34.json's, their
-    line-state coefficients non-zero (docs/win-chance.md, "The sheets' line states with 3 and 4
-    players")."""
+    5: examples/win-trees-2-fast.json), its 4-player rows win-sheets-34.json's and its 3-player rows
+    examples/win-sheets-3-own.json's (the same sets refitted, the shipped rows' own games weighted
+    3: docs/win-chance.md, "The 3-player rows weighted toward their own play"), their line-state
+    coefficients non-zero (docs/win-chance.md, "The sheets' line states with 3 and 4 players")."""
     from pathlib import Path
 
     from shelfie_solver.dice.learned.win_model import load_win_model
@@ -267,8 +268,10 @@ def test_the_example_files_of_the_line_states() -> None:
     assert json.loads((root / "win-sheets-iter1.json").read_text("utf-8"))["format"] == "shelfie-solve win 4"
     assert first.coefficients[2][1:, 14:].any() and sheets.coefficients[2][1:, 14:].any()
     assert np.array_equal(shipped.coefficients[2], sheets.coefficients[2])
+    own = load_win_model(root / "win-sheets-3-own.json")
     for n in (3, 4):
-        assert np.array_equal(shipped.coefficients[n], rest.coefficients[n]) and shipped.coefficients[n][:, 14:].any()
+        assert np.array_equal(shipped.coefficients[n], (own if n == 3 else rest).coefficients[n])
+        assert shipped.coefficients[n][:, 14:].any() and not np.array_equal(own.coefficients[3], rest.coefficients[3])
         assert rest_first.coefficients[n][:, 14:].any() and not np.array_equal(rest_first.coefficients[n], rest.coefficients[n])
     assert [s["seed"] for s in sheets.info["sources"]] == [15101, 15104]
     assert [(s["seed"], s["players"]) for s in rest.info["sources"]] == [
