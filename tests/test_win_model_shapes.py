@@ -247,3 +247,52 @@ def test_train_writes_the_shape_and_format_three_rows_for_other_shapes():
     back = model_from_dict(json.loads(model_text(model)), "t.json")
     assert back.shape == (4, 3) and np.array_equal(back.other_shapes.coefficients[4], only)
     assert model.for_board(DEFAULT) is model.other_shapes and model.for_board(SMALL) is model
+
+
+@pytest.mark.parametrize("fitted", [[1], "x", {"2": {}}, {"2": 1, "3": 1, "4": 1}, {"2": {}, "3": {}, "4": {}, "5": {}}])
+def test_the_blocks_fitted_record_is_checked_as_the_files_own(fitted, tmp_path):
+    """The "fitted" of "other_shapes" maps exactly the counts of its coefficients to records, as
+    the file's own "fitted" must (one rule): a partial one would fail ``fitted_for`` later."""
+    data = _shipped_data()
+    data[OTHER_SHAPES_KEY]["fitted"] = fitted
+    with pytest.raises(WinModelError) as error:
+        model_from_dict(data, "w.json")
+    assert '"other_shapes": "fitted" must map each number of players' in str(error.value)
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(data), "utf-8")
+    result = CliRunner().invoke(main, ["advise", "--dice", "CCBJPP", "--opponent", "o..../o..../o..../...../.....",
+                                        "--win-model", str(path)])
+    assert_one_line_error(result, "--win-model", '"fitted" must map')
+
+
+@pytest.mark.parametrize("fmt, width", [("shelfie-solve win 3", 14), ("shelfie-solve win 2", 13)])
+def test_a_former_format_with_a_shape_is_refused(fmt, width):
+    """"shape" and "other_shapes" are of formats 4 and 5 only (docs/formats.md, "Win-model
+    file"): a file of format 3 or 2 has no line states or trees for the shape to name, and no
+    version wrote one with them (as "trees" outside format 5)."""
+    data = _shipped_data()
+    data.pop("trees")
+    data.update(format=fmt, features=list(FEATURES[:width]),
+                coefficients={n: [row[:width] for row in rows] for n, rows in data["coefficients"].items()})
+    with pytest.raises(WinModelError, match='"shape" in a file of "format": "shelfie-solve win [23]"'):
+        model_from_dict(data, "w.json")
+    data.pop(SHAPE_KEY), data.pop(OTHER_SHAPES_KEY)
+    assert model_from_dict(data, "w.json").shape is None
+
+
+def test_a_block_of_deep_records_is_written_readable():
+    """Records kept in "other_shapes" sit one level deeper than the file's own: a block assembled
+    from a long chain of fits (benchmarks/win_sheets.py assemble, ``win_model.assemble``) is
+    written within the 32 levels a file is read to, its newest levels kept."""
+    from shelfie_solver.core.inputs import parse_json
+    from shelfie_solver.dice.learned.win_model import played_by_record, replace_info
+
+    chain = load_win_model(EXAMPLES / "win-first.json")
+    for step in range(40):  # each step records the one before, as train --play-model does
+        chain = replace_info(chain, played_by_info=played_by_record(chain), step=step)
+    shipped = load_win_model(DEFAULT_WIN_PATH)
+    model = replace(shipped, other_shapes=assemble({n: (chain, "chain.json") for n in (2, 3, 4)}, "other"))
+    text = model_text(model)
+    read = model_from_dict(parse_json(text, WinModelError, "w.json", "a win-model file"), "w.json")
+    assert read.other_shapes is not None and read.other_shapes.info["fitted"]["2"]["step"] == 39
+    assert model_text(read) == text

@@ -258,7 +258,10 @@ class WinModel:
 
     def to_dict(self) -> dict[str, Any]:
         """The file's JSON form: format 5 (:data:`TREES_FORMAT`) with a ``"trees"`` key where the
-        model has trees (a block, even empty), else format 4 (:data:`WIN_FORMAT`)."""
+        model has trees (a block, even empty), else format 4 (:data:`WIN_FORMAT`); with a
+        :attr:`shape`, the :data:`OTHER_SHAPES_KEY` block, its records each nested at most
+        ``MAX_NESTING - 2`` deep (:func:`bounded_record`: one level below the file's own, so the
+        file stays readable; a record read from a file is within it already)."""
         out = {"format": TREES_FORMAT if self.trees else WIN_FORMAT, "coef_scale": COEF_SCALE,
                "chance_scale": CHANCE_SCALE, "rows": list(ROWS), "features": list(FEATURES),
                "coefficients": {str(n): c.tolist() for n, c in sorted(self.coefficients.items())}, **self.info}
@@ -267,7 +270,11 @@ class WinModel:
         if self.shape is not None and self.other_shapes is not None:
             other = self.other_shapes
             out[SHAPE_KEY] = list(self.shape)
-            out[OTHER_SHAPES_KEY] = {"features": list(FORMER_FEATURES), **other.info, "coefficients": {
+            from shelfie_solver.core.inputs import MAX_NESTING
+
+            # its records one level deeper than the file's own: within the nesting a file is read to
+            records = {k: bounded_record(v, MAX_NESTING - 2) for k, v in other.info.items()}
+            out[OTHER_SHAPES_KEY] = {"features": list(FORMER_FEATURES), **records, "coefficients": {
                 str(n): c[:, :len(FORMER_FEATURES)].tolist() for n, c in sorted(other.coefficients.items())}}
         return out
 
@@ -315,14 +322,24 @@ def model_from_dict(data: Any, source: str) -> WinModel:
         raise WinModelError(f'{name}: unknown key {shorten(misspelt[0])}; did you mean "{misspelt[1]}"? '
                             f"(docs/formats.md, \"Win-model file\")")
     coefficients = _read_tables(data.get("coefficients"), features, name, data["format"], '"coefficients"')
-    fitted = data.get(FITTED_KEY)
-    if FITTED_KEY in data and (not isinstance(fitted, dict) or set(fitted) != {str(n) for n in coefficients}
-                               or not all(isinstance(record, dict) for record in fitted.values())):
-        raise WinModelError(f'{name}: "{FITTED_KEY}" must map each number of players of the '
-                            f"coefficients ({PLAYER_KEYS}) to a record of how they were made (docs/formats.md)")
+    _check_fitted(data, coefficients, name, f'"{FITTED_KEY}"')
     info = {k: v for k, v in data.items() if k not in READ_KEYS or k == FITTED_KEY}
     shape, other = _read_other_shapes(data, name)
     return WinModel(coefficients, info, _read_trees(data, name), shape, other)
+
+
+def _check_fitted(data: dict[str, Any], coefficients: dict[int, np.ndarray], name: str, key: str) -> None:
+    """Refuse a :data:`FITTED_KEY` record of ``data`` (a model file, or its :data:`OTHER_SHAPES_KEY`
+    block; ``key`` names it in the message) that does not map exactly the counts of its
+    ``coefficients`` to records (:meth:`WinModel.fitted_for` reads it so); none is fine.
+
+    Raises:
+        WinModelError: one line naming the problem and the form expected."""
+    fitted = data.get(FITTED_KEY)
+    if FITTED_KEY in data and (not isinstance(fitted, dict) or set(fitted) != {str(n) for n in coefficients}
+                               or not all(isinstance(record, dict) for record in fitted.values())):
+        raise WinModelError(f"{name}: {key} must map each number of players of the "
+                            f"coefficients ({PLAYER_KEYS}) to a record of how they were made (docs/formats.md)")
 
 
 def _read_tables(raw_tables: Any, features: Sequence[str], name: str, fmt: Any, key: str) -> dict[int, np.ndarray]:
@@ -377,7 +394,7 @@ MAX_SHAPE_SIDE = 1000
 def _read_other_shapes(data: dict[str, Any], name: str) -> tuple[tuple[int, int] | None, WinModel | None]:
     """A model file's :data:`SHAPE_KEY` and :data:`OTHER_SHAPES_KEY` (:attr:`WinModel.shape`,
     :attr:`WinModel.other_shapes`): both or neither; the shape two whole numbers from 1 to
-    :data:`MAX_SHAPE_SIDE`; the block :data:`FORMER_FEATURES`' coefficients for each of
+    :data:`MAX_SHAPE_SIDE`, in a file of format 4 or 5 only (the line states and trees it names); the block :data:`FORMER_FEATURES`' coefficients for each of
     :data:`MODEL_PLAYERS` (:func:`_read_tables`) and an optional ``"fitted"`` record (kept).
 
     Raises:
@@ -388,6 +405,9 @@ def _read_other_shapes(data: dict[str, Any], name: str) -> tuple[tuple[int, int]
                             f"coefficients were fitted on, and the coefficients of every other shape) {where}")
     if SHAPE_KEY not in data:
         return None, None
+    if data["format"] not in (WIN_FORMAT, TREES_FORMAT):  # no line states or trees for the shape to name
+        raise WinModelError(f'{name}: "{SHAPE_KEY}" in a file of "format": {json.dumps(data["format"])}; expected '
+                            f'"format": "{WIN_FORMAT}" or "{TREES_FORMAT}" {where}')
     shape, block = data[SHAPE_KEY], data[OTHER_SHAPES_KEY]
     if not (isinstance(shape, list) and len(shape) == 2
             and all(type(side) is int and 1 <= side <= MAX_SHAPE_SIDE for side in shape)):
@@ -405,6 +425,7 @@ def _read_other_shapes(data: dict[str, Any], name: str) -> tuple[tuple[int, int]
                             f"(format 3's: no line states) {where}")
     tables = _read_tables(block.get("coefficients"), FORMER_FEATURES, name, data["format"],
                           f'"{OTHER_SHAPES_KEY}": "coefficients"')
+    _check_fitted(block, tables, name, f'"{OTHER_SHAPES_KEY}": "{FITTED_KEY}"')
     record = {k: v for k, v in block.items() if k not in ("features", "coefficients")}
     return (shape[0], shape[1]), WinModel(tables, record)
 
