@@ -296,3 +296,20 @@ def test_a_block_of_deep_records_is_written_readable():
     read = model_from_dict(parse_json(text, WinModelError, "w.json", "a win-model file"), "w.json")
     assert read.other_shapes is not None and read.other_shapes.info["fitted"]["2"]["step"] == 39
     assert model_text(read) == text
+
+
+def test_the_note_says_which_coefficients_gave_the_figures():
+    """``advise --opponent``: on the default board the model's note (its distance from rollouts
+    measured there); on a 4 x 3 board the note of the other shapes' coefficients, naming the
+    shape the line states were fitted on (the note had described the 5 x 5 model everywhere)."""
+    def flat(*board: str) -> str:
+        result = CliRunner().invoke(main, ["advise", "--dice", "CCBJPP", "--opponent",
+                                           "o../.../.../..." if board else "o..../o..../o..../...../.....", *board])
+        assert result.exit_code == 0, result.output
+        return " ".join(result.output.split())
+
+    default = flat()
+    assert "about 7 percentage points from rollouts" in default and "Off the fitted board's shape" not in default
+    small = flat("--board", str(EXAMPLES / "boards" / "small-4x3.toml"))
+    assert "without the sheets' line states and trees, which were fitted on 5 x 5 boards" in small
+    assert "about 7 percentage points" not in small

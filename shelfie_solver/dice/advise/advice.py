@@ -118,7 +118,9 @@ class Advice:
     fitted model (False, :mod:`learned.win_model`); ``None`` when values are not win chances.
     ``baseline``: for an objective valuing changes of a position (``learned`` alone: the expected
     final score), its value of the sheet as it is, so ``baseline + value`` is the expected final
-    score in points; else None.
+    score in points; else None. ``fitted_shape``: under the win model on a board of another
+    shape than its line states were fitted on, that shape (its other shapes' coefficients gave
+    the values: docs/win-chance.md "Off the fitted board's shape"); else None.
     """
 
     rules: Ruleset
@@ -137,6 +139,7 @@ class Advice:
     state: GameState | None = None
     win_chance_exact: bool | None = None
     baseline: Fraction | None = None
+    fitted_shape: tuple[int, int] | None = None
 
 
 def advise(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objective: Objective,
@@ -172,7 +175,8 @@ def advise(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objective: 
     base = Advice(rules, board, marks, dice, left, _objective_label(objective, board), Fraction(0),
                   score(board, marks, rules), end_triggered=ended,
                   finished=not marks.available, win_chance_exact=getattr(objective, "win_chance_exact", None),
-                  baseline=_baseline(objective, board, marks, rules))
+                  baseline=_baseline(objective, board, marks, rules),
+                  fitted_shape=getattr(objective, "fitted_shape", None))
     if left > 0 and marks.available:  # with nothing available there is nothing to roll for
         holds = rank_holds(dice, board, marks, rules, objective, left)
         # when stopping is best, say what to mark too (the markings of these dice as final)

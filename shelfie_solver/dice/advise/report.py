@@ -437,6 +437,23 @@ MODEL_NOTE = ("win chance: your chance to win (D20: a k-way tie counts 1/k) unde
               "turn starts: 6 to 8 by the number of players; docs/win-chance.md, \"Both sheets: trees on the line states\" "
               "and \"The sheets' line states with 3 and 4 players\").")
 
+#: :data:`MODEL_NOTE` on a board of another shape than the model's line states and trees were
+#: fitted on (:meth:`learned.win_model.WinModel.for_board`): its coefficients of format 3's
+#: features, whose distance from rollouts was measured on the default board only.
+OTHER_SHAPE_NOTE = ("win chance: your chance to win (D20: a k-way tie counts 1/k) under the win model, one softmax of "
+                    "every seat's strength fitted on self-play outcomes; on this board's shape its coefficients "
+                    "without the sheets' line states and trees, which were fitted on {shape} boards (docs/win-chance.md, "
+                    "\"Off the fitted board's shape\"); an estimate, measured against rollouts on the default board "
+                    "only.")
+
+
+def model_note(advice: Advice) -> str:
+    """The note under a table of the model's chances: :data:`MODEL_NOTE`, or
+    :data:`OTHER_SHAPE_NOTE` where the model read its other shapes' coefficients
+    (:attr:`Advice.fitted_shape`; docs/win-chance.md "Off the fitted board's shape")."""
+    shape = advice.fitted_shape
+    return MODEL_NOTE if shape is None else OTHER_SHAPE_NOTE.format(shape=f"{shape[0]} x {shape[1]}")
+
 
 def settled_chance(value: Fraction | None) -> bool:
     """Whether the engine's chance to win ``value`` (under ``win``) is settled, 0 or 1 exactly:
@@ -501,7 +518,7 @@ def win_report(advice: Advice, title: list[str], data: dict[str, Any], top: int 
     if reason:
         report.data["reason"] = reason
     report.notes.append((TABLE_NOTE if is_two_player_table(advice.objective) else EXACT_NOTE)
-                        if advice.win_chance_exact else MODEL_NOTE)
+                        if advice.win_chance_exact else model_note(advice))
     return report
 
 

@@ -840,7 +840,11 @@ class WinObjective(Learned):
     its value is the exact share of the win (:meth:`blocking_out_markings`, D20).
 
     ``trees``: with 2 players, the model's trees (:meth:`WinModel.trees_for`, format 5) whose term
-    is added to the strengths (:func:`strength_numerators`); ``None``: none (format 4)."""
+    is added to the strengths (:func:`strength_numerators`); ``None``: none (format 4).
+
+    ``fitted_shape``: ``(shelves, columns)`` of the boards the model's line states and trees were
+    fitted on when this board is of another shape and its other shapes' coefficients give the
+    chances (:meth:`WinModel.for_board`; the advice's note says so), else ``None``."""
 
     calibration: np.ndarray = field(default_factory=lambda: np.zeros((len(ROWS), len(FEATURES)), dtype=np.int64))
     round_number: int = 1
@@ -852,6 +856,7 @@ class WinObjective(Learned):
     settle: tuple[int, int] = (-(1 << 62), 1 << 62)
     later: tuple[int, ...] = ()
     trees: WinTrees | None = None
+    fitted_shape: tuple[int, int] | None = None
     win_chance_exact: ClassVar[bool] = False
 
     def scale(self, rules: Ruleset) -> int:
@@ -1280,7 +1285,8 @@ def win_objective(state: GameState, model: WinModel | None = None, learned: Lear
     """The objective ``win`` of the active player in ``state`` (a game of 2-4 players)."""
     from shelfie_solver.dice.win_chance import settled_bounds
 
-    model = (model or win_model_in_use()).for_board(state.board)
+    whole = model or win_model_in_use()
+    model = whole.for_board(state.board)
     out = game_objective(state.board, state.rules, state.sheets, state.active, state.first, state.end_triggered,
                          in_board_points(learned or default_model(), board_scale(state.board)), state.turn,
                          kind=WinObjective,
@@ -1289,7 +1295,8 @@ def win_objective(state: GameState, model: WinModel | None = None, learned: Lear
                                 "end_exact": ending_objective(state),
                                 "sheets": state.sheets, "seat": state.active,
                                 "opponent_seats": opponent_seats(state), "settle": settled_bounds(state),
-                                "later": blocking_out_seats(state), "trees": model.trees_for(state.players)})
+                                "later": blocking_out_seats(state), "trees": model.trees_for(state.players),
+                                "fitted_shape": whole.shape if model is not whole else None})
     assert isinstance(out, WinObjective)
     return out
 
