@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from shelfie_solver.cli import main
 
-from conftest import assert_one_line_error
+from conftest import EXAMPLES, assert_one_line_error
 
 
 @pytest.mark.parametrize("objective, fragment", [("nope", "unknown objective"), ("learned:", "no parameter file"),
@@ -281,3 +281,21 @@ def test_end_near_after_a_marking_names_the_player_not_you(tmp_path):
     assert "Round 2, Ann to play" in marked.output
     assert "End near (D17): Ann has 1 closed shelf; one more triggers the last round." in marked.output
     assert "you have" not in marked.output
+
+
+def test_nothing_to_mark_names_the_step_command_that_fails(tmp_path):
+    """``play mark`` with dice that mark nothing (PPPPPP on small-4x3, whose shelves take games,
+    awards, cats and books only, D4) and re-rolls left: the refusal names the step command of a
+    failed result, ``play fail GAME --shelf N`` (D13), which then works; never the prompt's
+    ``'fail N'``."""
+    game = str(tmp_path / "game.json")
+    board = str(EXAMPLES / "boards" / "small-4x3.toml")
+    assert CliRunner().invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann",
+                                     "--board", board]).exit_code == 0
+    assert CliRunner().invoke(main, ["play", "roll", game, "PPPPPP"]).exit_code == 0
+    for words in (["r1c1"], ["--best"]):
+        line = assert_one_line_error(CliRunner().invoke(main, ["play", "mark", game, *words]),
+                                     "nothing can be marked with PPPPPP", "play fail GAME --shelf N gives up shelf N")
+        assert "'fail N'" not in line
+    done = CliRunner().invoke(main, ["play", "fail", game, "--shelf", "2"])
+    assert done.exit_code == 0, done.output

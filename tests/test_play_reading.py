@@ -382,3 +382,27 @@ def test_a_prompt_line_of_the_same_dice_with_the_advice_to_stop_names_stop(tmp_p
     assert "type 'keep KEPT new NEW'" in out
     assert Path(game).read_bytes() == before
     assert session.handle("stop").startswith("Ann stops with ACCCCJ")
+
+
+def test_a_prompt_line_of_the_same_dice_with_an_advised_hold_is_refused(tmp_path: Path):
+    """At the prompt the advised hold settles a tie between readings, but not for the very dice
+    that showed before the re-roll: those most likely mean no die was re-rolled (D7: that is
+    stopping), so they are refused naming 'stop' and the advised hold's re-roll, the file
+    unchanged, no re-roll used up (the prompt had read them as the advised hold kept)."""
+    from shelfie_solver.dice.play.report import step_advice
+
+    game = str(tmp_path / "g.json")
+    runner = CliRunner()
+    assert runner.invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    assert runner.invoke(main, ["play", "roll", game, "CCBBPG"]).exit_code == 0
+    advice = step_advice(read_kept_game(game), "strategic")
+    assert advice is not None and 0 < sum(advice.holds[0].keep) < 6, "the test needs an advised hold of some dice"
+    codes = dice_codes(advice.holds[0].keep, DEFAULT_RULES)
+    before = Path(game).read_bytes()
+    session = Session(game, "strategic", 3)
+    out = session.handle("GPBBCC")
+    assert out.startswith("Error: GPBBCC are the dice that showed before the re-roll"), out
+    assert "type 'stop' or mark items" in out and f"if you kept the advised {codes}" in out
+    assert Path(game).read_bytes() == before
+    new = "PPGAJJ"[:6 - sum(advice.holds[0].keep)]  # a genuine re-roll still reads with the advised hold
+    assert f"kept {codes} and re-rolled" in session.handle(new)

@@ -71,10 +71,12 @@ class Forms:
         reroll: the unambiguous re-roll, from the dice kept and the new dice (codes; ``-`` for
             none kept) to the words that type it.
         stop: the words that stop instead (D7: keeping every die is stopping).
+        fail: the words that give up a shelf (a failed result, D13), ``N`` the shelf.
     """
 
     reroll: Callable[[str, str], str]
     stop: str
+    fail: str
 
 
 def prompt_form(keep: str, new: str) -> str:
@@ -87,9 +89,9 @@ def step_form(keep: str, new: str) -> str:
     return f"give the kept dice: play reroll GAME {new} --keep {keep}"
 
 
-PROMPT = Forms(prompt_form, "type 'stop' or mark items")
+PROMPT = Forms(prompt_form, "type 'stop' or mark items", "'fail N'")
 """The ``play`` prompt's words."""
-STEP = Forms(step_form, "play stop GAME, or mark items: play mark GAME ITEM...")
+STEP = Forms(step_form, "play stop GAME, or mark items: play mark GAME ITEM...", "play fail GAME --shelf N")
 """The step commands' words."""
 
 

@@ -37,7 +37,7 @@ from shelfie_solver.dice.play.gamefile import (
     update_file,
 )
 from shelfie_solver.dice.board import score
-from shelfie_solver.dice.play.reading import PROMPT, STEP, ReadingError, read_reroll, readings
+from shelfie_solver.dice.play.reading import PROMPT, STEP, Forms, ReadingError, read_reroll, readings
 from shelfie_solver.dice.play.report import (
     best_mark_note,
     compact_sheets,
@@ -143,23 +143,24 @@ def mark_action(kept: KeptGame, items: list[str], objective: str = "strategic", 
         advice = advise(kept.dice, kept.board, kept.state.marks, kept.rules,
                         objective_for(objective, kept.state), 0)
         if not advice.markings:
-            raise KeptGameError(_nothing_to_mark(kept))
+            raise KeptGameError(_nothing_to_mark(kept, STEP if step else PROMPT))
         return (Mark(kept.active, advice.markings[0].marking.cells),)
     cells = _cells(kept, items)
     if kept.rerolls_left and not len(legal_sets(kept.dice, kept.board, kept.state.marks, kept.rules)):
-        raise KeptGameError(_nothing_to_mark(kept))
+        raise KeptGameError(_nothing_to_mark(kept, STEP if step else PROMPT))
     return (Mark(kept.active, cells),)
 
 
-def _nothing_to_mark(kept: KeptGame) -> str:
+def _nothing_to_mark(kept: KeptGame, form: Forms) -> str:
     """Why nothing can be marked, and what is left to do: with re-rolls left re-rolling (D7) or a
-    failed result by choice of stopping (D13); with final dice the failed result."""
+    failed result by choice of stopping (D13); with final dice the failed result; the failed
+    result in ``form``'s words (the prompt's ``'fail N'``, the step's ``play fail GAME --shelf N``)."""
     assert kept.dice is not None
     dice, left = dice_codes(kept.dice, kept.rules), kept.rerolls_left
     if left:
         return (f"nothing can be marked with {dice}; {left} re-roll{'s' if left != 1 else ''} left: keep some dice "
-                "and re-roll (D7), or stop with a failed result: 'fail N' gives up shelf N (D13)")
-    return f"nothing can be marked with {dice}: a failed result (D13); give up a shelf ('fail N')"
+                f"and re-roll (D7), or stop with a failed result: {form.fail} gives up shelf N (D13)")
+    return f"nothing can be marked with {dice}: a failed result (D13); give up a shelf ({form.fail})"
 
 
 def told_action(kept: KeptGame, items: list[str]) -> Action:
@@ -457,7 +458,10 @@ class Session:
             except ReadingError:
                 reading = None if held is not None else self._advised_reading(t, text)
                 if reading is None:
-                    raise
+                    keep = None if held is not None else self._advised_hold(t)
+                    if keep is None:
+                        raise
+                    return act(t, typed_reroll_action(t, text, held, advised=keep))  # refused again, naming it
                 advised.append(reading[0])
                 return act(t, hold_action(t, *reading))
 
@@ -471,16 +475,20 @@ class Session:
     def _advised_reading(self, kept: KeptGame, text: str) -> tuple[Counts, Counts] | None:
         """The reading of dice typed after a re-roll with the advised hold kept, when that hold is
         one of several consistent readings (docs/play.md "After a re-roll": a player who followed
-        "keep PPJ" need not type it), else ``None``."""
+        "keep PPJ" need not type it), else ``None``; ``None`` too for the very dice showing
+        before the re-roll, which :func:`reading.read_reroll` refuses naming the stop first (D7)."""
         typed = parse_dice(text, kept.rules, count=-1)
         found = readings(kept.dice, typed, kept.rules) if kept.dice is not None else []
-        if len(found) < 2:
+        if len(found) < 2 or typed == kept.dice:  # the dice before again: likelier a stop (D7), refused
             return None
-        advice = step_advice(kept, self.objective)
-        if advice is None or not advice.holds:
-            return None
-        keep = advice.holds[0].keep
+        keep = self._advised_hold(kept)
         return next((r for r in found if r[0] == keep), None)
+
+    def _advised_hold(self, kept: KeptGame) -> Counts | None:
+        """The advised hold of the dice showing (a refusal of ambiguous dice names it), ``None``
+        with no hold advised."""
+        advice = step_advice(kept, self.objective)
+        return advice.holds[0].keep if advice is not None and advice.holds else None
 
     def _rerollable(self, kept: KeptGame) -> Counts:
         """The dice showing when a re-roll may be made (D7), else the reason it may not.
