@@ -195,3 +195,25 @@ def test_rounded_parts_read_the_rounded_change(start, parts):
         if tenths is not None:
             assert all(abs(t - p * 1000) < 1 for t, p in zip(tenths, parts))
             assert sum(tenths) == shown[1] - shown[0]
+
+
+def test_win_alone_is_named_as_the_objective_that_gave_the_values(tmp_path):
+    """A one-player game reviewed under the default ``win``: the values are ``learned``'s (there
+    is no one to beat, so ``play``'s title says ``objective learned``), and the review's title
+    says so: ``objective win (learned)``; with opponents the name stays ``win``."""
+    from click.testing import CliRunner
+
+    from shelfie_solver.cli import main
+
+    runner = CliRunner()
+    for players, expected in (("me", "objective win (learned):"), ("me,Ann", "objective win:")):
+        game = str(tmp_path / f"{len(players)}.json")
+        assert runner.invoke(main, ["play", "new", game, "--players", players, "--first", "me"]).exit_code == 0
+        assert runner.invoke(main, ["play", "roll", game, "CCBJPP"]).exit_code == 0
+        title = next(line for line in runner.invoke(main, ["play", "advise", game]).output.splitlines()
+                     if line.startswith("Dice "))
+        assert ("objective learned" in title) == (players == "me"), title
+        assert runner.invoke(main, ["play", "mark", game, "--best"]).exit_code == 0
+        result = runner.invoke(main, ["review", game, "--player", "me"])
+        assert result.exit_code == 0, result.output
+        assert expected in result.output.splitlines()[0], result.output

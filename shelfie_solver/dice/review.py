@@ -192,7 +192,8 @@ def table_standing_in(asked: str, objective: Objective) -> str | None:
 
 def objective_named(asked: str, table: str | None) -> str:
     """The objective as a review names it (:attr:`Review.objective`): ``asked``, followed by
-    ``(TABLE)`` when the exact table ``table`` stood for it (:func:`table_standing_in`)."""
+    ``(TABLE)`` when the exact table ``table`` stood for it (:func:`table_standing_in`), or the
+    objective that stood for it in a one-player game (``win (learned)``: play's title names it)."""
     return asked if table is None else f"{asked} ({table})"
 
 
@@ -220,6 +221,8 @@ class _Reviewer:
         self.stop_left = 0
         #: the name of the exact two-player table that stood for the objective (``win`` on a board that fits)
         self.table_name: str | None = None
+        #: the objective that stood for it alone (``win`` in a one-player game: ``learned``), named in the title
+        self.alone_name: str | None = None
 
     def turn_of(self, state: GameState) -> tuple[Objective, TurnSolution]:
         """The objective of the turn at ``state`` and its solved DP (solved once per sheet and turn)."""
@@ -229,6 +232,8 @@ class _Reviewer:
             table = table_standing_in(self.objective, obj)
             if table is not None:
                 self.table_name = table
+            elif state.players == 1 and obj.name != self.objective:
+                self.alone_name = obj.name  # win alone is learned's values (play's title names learned)
             self.solved[key] = (obj, solve_turn(self.board, state.marks, self.rules, obj))
         return self.solved[key]
 
@@ -347,7 +352,7 @@ class _Reviewer:
             if self.last_end is not None:
                 self.others += result - self.last_end
             self.curve.append(CurvePoint(over.rounds, "result", result))
-        named = objective_named(self.objective, self.table_name)
+        named = objective_named(self.objective, self.table_name or self.alone_name)
         return Review(self.kept.players[self.seat], self.seat, named, tuple(self.decisions),
                       self.unchecked, self.turns, bool(self.win), self.luck, self.others, self.start, result,
                       tuple(self.curve), self.table_name)
