@@ -349,11 +349,10 @@ def _read_tables(raw_tables: Any, features: Sequence[str], name: str, fmt: Any, 
 
     Raises:
         WinModelError: one line naming the problem and the form expected."""
-    counts = PLAYER_KEYS
     odd = next((key for key in raw_tables if _count_of(key) is None), None) if isinstance(raw_tables, dict) else None
     if odd is not None:  # "+2" or " 2 " would replace "2" silently
         raise WinModelError(f"{name}: {key} has the key {json.dumps(odd)[:40]}; expected only the "
-                            f"numbers of players {counts}")
+                            f"numbers of players {PLAYER_KEYS}")
     try:
         coefficients = {}
         for players, raw in raw_tables.items():
@@ -372,12 +371,12 @@ def _read_tables(raw_tables: Any, features: Sequence[str], name: str, fmt: Any, 
     except WinModelError:
         raise
     except (KeyError, ValueError, TypeError, AttributeError, OverflowError):
-        raise WinModelError(f"{name}: not a win-model file ({fmt!r}: {key} maps {counts} "
+        raise WinModelError(f"{name}: not a win-model file ({fmt!r}: {key} maps {PLAYER_KEYS} "
                             f"players to {len(ROWS)} rows of {len(features)} whole numbers)") from None
     missing = [n for n in MODEL_PLAYERS if n not in coefficients]
     if missing:  # a file of 3 players' coefficients would play 2-player games by them silently
         raise WinModelError(f"{name}: no coefficients for {', '.join(map(str, missing))} players; expected "
-                            f"{key} for each of {counts} (as shelfie-solve train --win-model writes)")
+                            f"{key} for each of {PLAYER_KEYS} (as shelfie-solve train --win-model writes)")
     return coefficients
 
 
@@ -1508,10 +1507,16 @@ def assemble(parts: dict[int, tuple[WinModel, str]], note: str = "") -> WinModel
     return WinModel({n: model.coefficients[n].copy() for n, (model, _) in sorted(parts.items())}, info, trees)
 
 
+def _rows_text(rows: list[list[int]]) -> str:
+    """A table of coefficients as :func:`model_text` writes it: its rows as one JSON list on one
+    line (``[[...], [...], [...]]``), the file's own table and the other shapes' alike."""
+    return "[" + ", ".join(json.dumps(r) for r in rows) + "]"
+
+
 def model_text(model: WinModel) -> str:
     """The JSON text of a model file."""
     data = model.to_dict()
-    rows = {n: "[" + ", ".join(json.dumps(r) for r in c) + "]" for n, c in data.pop("coefficients").items()}
+    rows = {n: _rows_text(c) for n, c in data.pop("coefficients").items()}
     trees = data.pop(TREES_KEY, None)
     other = data.pop(OTHER_SHAPES_KEY, None)
     head = json.dumps(data, indent=1)[:-2]
@@ -1520,7 +1525,7 @@ def model_text(model: WinModel) -> str:
     if other is not None:  # its coefficients' rows one on a line, as the file's own
         tables = other.pop("coefficients")
         record = json.dumps(other, indent=1).replace("\n", "\n ")[:-3]
-        body = ",\n   ".join(f'"{n}": [' + ", ".join(json.dumps(r) for r in c) + "]" for n, c in tables.items())
+        body = ",\n   ".join(f'"{n}": {_rows_text(c)}' for n, c in tables.items())
         text += f',\n "{OTHER_SHAPES_KEY}": {record},\n  "coefficients": {{\n   {body}\n  }}\n }}'
     if trees is not None:  # format 5: each list of a block on one line
         blocks = ",\n  ".join(f'"{n}": {{\n   ' + ",\n   ".join(f"{json.dumps(k)}: {json.dumps(v)}" for k, v in b.items())

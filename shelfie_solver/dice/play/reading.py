@@ -95,6 +95,12 @@ STEP = Forms(step_form, "play stop GAME, or mark items: play mark GAME ITEM...",
 """The step commands' words."""
 
 
+def forms(step: bool) -> Forms:
+    """The words of a refusal: the step commands' (:data:`STEP`) for ``step``, else the prompt's
+    (:data:`PROMPT`)."""
+    return STEP if step else PROMPT
+
+
 def read_reroll(before: Counts, typed: Counts, rules: Ruleset, keep: Counts | None = None,
                 text: str = "", form: Forms = PROMPT,
                 advised: Counts | None = None) -> tuple[Counts, Counts]:

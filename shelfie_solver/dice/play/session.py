@@ -37,7 +37,7 @@ from shelfie_solver.dice.play.gamefile import (
     update_file,
 )
 from shelfie_solver.dice.board import score
-from shelfie_solver.dice.play.reading import PROMPT, STEP, Forms, ReadingError, read_reroll, readings
+from shelfie_solver.dice.play.reading import Forms, ReadingError, forms, read_reroll, readings
 from shelfie_solver.dice.play.report import (
     best_mark_note,
     compact_sheets,
@@ -97,7 +97,7 @@ def reroll_action(kept: KeptGame, keep: str, new: str, step: bool = False) -> Ac
         raise stopped_error(kept)
     held = parse_dice("" if keep.strip() == "-" else keep, rules, count=-1)
     rolled = parse_dice(new, rules, count=-1)
-    return hold_action(kept, *read_reroll(kept.dice, rolled, rules, held, new, STEP if step else PROMPT))
+    return hold_action(kept, *read_reroll(kept.dice, rolled, rules, held, new, forms(step)))
 
 
 def typed_reroll_action(kept: KeptGame, new: str, keep: Counts | None = None, step: bool = False,
@@ -117,7 +117,7 @@ def typed_reroll_action(kept: KeptGame, new: str, keep: Counts | None = None, st
     if kept.stopped:
         raise stopped_error(kept)
     typed = parse_dice(new, kept.rules, count=-1)
-    return hold_action(kept, *read_reroll(kept.dice, typed, kept.rules, keep, new, STEP if step else PROMPT, advised))
+    return hold_action(kept, *read_reroll(kept.dice, typed, kept.rules, keep, new, forms(step), advised))
 
 
 def hold_action(kept: KeptGame, held: Counts, after: Counts) -> Action:
@@ -143,11 +143,11 @@ def mark_action(kept: KeptGame, items: list[str], objective: str = "strategic", 
         advice = advise(kept.dice, kept.board, kept.state.marks, kept.rules,
                         objective_for(objective, kept.state), 0)
         if not advice.markings:
-            raise KeptGameError(_nothing_to_mark(kept, STEP if step else PROMPT))
+            raise KeptGameError(_nothing_to_mark(kept, forms(step)))
         return (Mark(kept.active, advice.markings[0].marking.cells),)
     cells = _cells(kept, items)
     if kept.rerolls_left and not len(legal_sets(kept.dice, kept.board, kept.state.marks, kept.rules)):
-        raise KeptGameError(_nothing_to_mark(kept, STEP if step else PROMPT))
+        raise KeptGameError(_nothing_to_mark(kept, forms(step)))
     return (Mark(kept.active, cells),)
 
 
@@ -456,11 +456,11 @@ class Session:
             try:
                 return act(t, typed_reroll_action(t, text, held))
             except ReadingError:
-                reading = None if held is not None else self._advised_reading(t, text)
+                keep = None if held is not None else self._advised_hold(t)
+                if keep is None:
+                    raise
+                reading = self._advised_reading(t, text, keep)
                 if reading is None:
-                    keep = None if held is not None else self._advised_hold(t)
-                    if keep is None:
-                        raise
                     return act(t, typed_reroll_action(t, text, held, advised=keep))  # refused again, naming it
                 advised.append(reading[0])
                 return act(t, hold_action(t, *reading))
@@ -472,16 +472,16 @@ class Session:
         return (f"Read with the advised hold {dice_codes(advised[0], rules) or 'nothing'} (several holds fit "
                 f"{text.strip()}; 'undo' if you kept other dice).\n" + shown)
 
-    def _advised_reading(self, kept: KeptGame, text: str) -> tuple[Counts, Counts] | None:
-        """The reading of dice typed after a re-roll with the advised hold kept, when that hold is
-        one of several consistent readings (docs/play.md "After a re-roll": a player who followed
-        "keep PPJ" need not type it), else ``None``; ``None`` too for the very dice showing
-        before the re-roll, which :func:`reading.read_reroll` refuses naming the stop first (D7)."""
+    def _advised_reading(self, kept: KeptGame, text: str, keep: Counts) -> tuple[Counts, Counts] | None:
+        """The reading of dice typed after a re-roll with the advised hold ``keep`` kept, when that
+        hold is one of several consistent readings (docs/play.md "After a re-roll": a player who
+        followed "keep PPJ" need not type it), else ``None``; ``None`` too for the very dice
+        showing before the re-roll, which :func:`reading.read_reroll` refuses naming the stop
+        first (D7)."""
         typed = parse_dice(text, kept.rules, count=-1)
         found = readings(kept.dice, typed, kept.rules) if kept.dice is not None else []
         if len(found) < 2 or typed == kept.dice:  # the dice before again: likelier a stop (D7), refused
             return None
-        keep = self._advised_hold(kept)
         return next((r for r in found if r[0] == keep), None)
 
     def _advised_hold(self, kept: KeptGame) -> Counts | None:
