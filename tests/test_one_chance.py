@@ -267,3 +267,63 @@ def test_a_seat_settled_at_zero_stays_exact_zero_within_the_next_turn():
     start = [(Fraction(1, 4), False), (Fraction(1, 4), False), (Fraction(1, 2), False)]  # a model figure: scaled, model
     got = within_turn_chances(start, 1, (Fraction(3, 5), False), [0, 10, 12], final=False)
     assert got == [(Fraction(2, 15), False), (Fraction(3, 5), False), (Fraction(4, 15), False)]
+
+
+def _four_players_last_round():
+    """Four players on the default board (Ann, Ben, Cy, Di; Ann first, D5): round 1 Ann gives up
+    shelf 1 (D13), Ben marks column 5's 11 + 10 + 12 = 33 points (D19), Cy and Di one item each
+    (0 points); round 2 Ann gives up shelf 2, her second closed shelf: the end is triggered
+    (D17) and the round is played out (D18). Ann's score, 0, is final (her last turn is played)
+    and below Ben's 33, which can only rise (D13, D15 and D19 never take a point away): Ann can
+    no longer win (D20), whoever plays next."""
+    from shelfie_solver.dice.game.events import UncheckedMark
+
+    board, rules = load_board(None, DEFAULT_RULES), DEFAULT_RULES
+    kept = start_kept_game(board, rules, ("Ann", "Ben", "Cy", "Di"), 0)
+
+    def shelf(s: int) -> tuple[int, ...]:
+        return tuple(board.cell(s, c) for c in range(board.n_columns))
+
+    kept = act(kept, (Fail(0, 0, shelf(0)),))
+    kept = act(kept, (UncheckedMark(1, (board.cell(0, 4), board.cell(1, 4), board.cell(2, 4))),))
+    kept = act(kept, (UncheckedMark(2, (board.cell(0, 0),)),))
+    kept = act(kept, (UncheckedMark(3, (board.cell(1, 0),)),))
+    kept = act(kept, (Fail(0, 1, shelf(1)),))
+    assert kept.active == 1 and kept.over is None and kept.state.end_triggered
+    return kept, board
+
+
+def test_a_seat_that_can_no_longer_win_shows_an_exact_zero_at_every_turn_start_after():
+    # D18, D20, four players: Ann's final 0 below Ben's 33 is an exact 0 right after her turn (her
+    # own value, win_chance.settled_bounds: another seat's score now) and stays one at Cy's and
+    # Di's turn starts (chances.share_the_rest: a lost seat has no share of the joint model's; it
+    # had a positive model share there before); the seats add up to 1, the others stay the model's
+    from shelfie_solver.dice.allocate import legal_markings
+    from shelfie_solver.dice.board import score
+    from shelfie_solver.dice.game.events import UncheckedMark
+    from shelfie_solver.dice.play.report import status_report
+    from shelfie_solver.dice.rolls import space_for
+
+    kept, board = _four_players_last_round()
+    seen = [table_chances(kept)]
+    kept = act(kept, (UncheckedMark(1, (board.cell(3, 4),)),))  # Ben: 33 + 9 for column 5's 4th item
+    seen.append(table_chances(kept))
+    assert kept.active == 2
+    for chances in seen:
+        assert chances[0] == (Fraction(0), True)
+        assert sum(c for c, _ in chances) == 1
+        assert all(0 < c < 1 and not exact for c, exact in chances[1:])
+    cells = [row[-1] for row in status_report(kept).rows]
+    assert cells[0] == "0% (exact)" and all("(model)" in cell for cell in cells[1:])
+    # Cy's last turn ends with 0 points (no line of 3), below Ben's 44 (lost too); Di, last to
+    # play, cannot reach 44 in one turn (brute force over every final roll's legal markings,
+    # D8-D12, D19): every seat but Ben is an exact 0, so Ben's is an exact 1 (they add up to 1)
+    kept = act(kept, (UncheckedMark(2, (board.cell(1, 1),)),))
+    assert kept.active == 3 and kept.over is None
+    di = kept.state.sheets[3]
+    reach = max(score(board, di.with_marked(m.cells), DEFAULT_RULES)
+                for roll in space_for(DEFAULT_RULES).rolls for m in legal_markings(roll, board, di, DEFAULT_RULES))
+    assert reach < 44 == score(board, kept.state.sheets[1], DEFAULT_RULES)
+    assert table_chances(kept) == [(Fraction(0), True), (Fraction(1), True), (Fraction(0), True), (Fraction(0), True)]
+    cells = [row[-1] for row in status_report(kept).rows]
+    assert cells == ["0% (exact)", "100% (exact)", "0% (exact)", "0% (exact)"]

@@ -190,3 +190,34 @@ def test_play_status_and_advise_show_the_exact_zero(tmp_path: Path) -> None:
     assert "you can no longer win" in words and "(model)" not in words
     assert seats[2]["win_chance_exact"] is True and Fraction(seats[2]["win_chance"]) == 0
     assert seats[0]["win_chance_exact"] is False and seats[1]["win_chance_exact"] is False
+
+
+def test_the_settling_rule_hand_worked() -> None:
+    """win_chance.settled_shares with low 10 and high 20: a terminal that ends the mover's game
+    below 10 is lost (0); above 20 it wins alone (1) whether or not its game is over, since its
+    score never falls and no other seat can pass 20 (D19, D20); the rest is not settled (-1): 10
+    itself may tie, 20 may be tied."""
+    from shelfie_solver.dice.win_chance import settled_shares
+
+    final = np.array([5, 5, 10, 11, 20, 21, 21])
+    over = np.array([True, False, True, True, False, False, True])
+    assert settled_shares(final, over, 10, 20).tolist() == [0, -1, -1, -1, -1, 1, 1]
+
+
+def test_another_seats_score_now_settles_a_final_score_below_it() -> None:
+    """Seat 1's final score lowered to at most 60 and seat 2's score to at most 55: seat 0 (76,
+    still to play after seat 2, D18) now bounds seat 2's last turn from below, since a score never
+    falls (D13 and D15 keep marked items, D19): low is 76, not seat 1's final score. Every marking
+    of seat 2's whose final score is below 76 (brute force) is exactly 0, flagged exact, on the
+    numpy path."""
+    state = lowered(lowered(STATE, 1, 60), 2, 55)
+    assert score(BOARD, state.sheets[1], RULES) <= 60 and score(BOARD, state.sheets[0], RULES) == 76
+    assert settled_bounds(state)[0] == 76
+    model = win_objective(state)
+    arrays = StateArrays(BOARD, RULES, state.marks)
+    rows, finals = legal_rows(state)
+    values = model.values(arrays, feasibility_arrays(BOARD, RULES).sets.take(rows))
+    below = finals < 76
+    assert below.any()
+    assert (values[below] == 0).all()
+    assert model.exact_markings(arrays, feasibility_arrays(BOARD, RULES).sets.take(rows[below])).all()

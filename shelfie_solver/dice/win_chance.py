@@ -18,7 +18,8 @@ chance of every hold and marking.
   (:func:`win_model.ending_objective`).
 
 * Settled terminals — a marking or a shelf given up (D13) after which the player's game is over
-  (D17, D18) with its final score below another seat's final score is an exact 0, above every
+  (D17, D18) with its final score below another seat's score now (scores never fall) is an exact
+  0, above every
   other seat's reach an exact 1 (:func:`settled_bounds`, :func:`settled_shares`: the ``win``
   objective, :mod:`learned.win_model`, applies them before its model); a last turn decided so
   at every final roll is :class:`DecidedWin` (:func:`decided_objective`).
@@ -512,6 +513,25 @@ def still_to_play(state: GameState) -> tuple[int, ...]:
     return tuple(out)
 
 
+def final_score_seats(state: GameState) -> tuple[int, ...]:
+    """The seats other than the active one whose score is final in ``state`` (D18): those with no
+    available item, and, once the end is triggered, those that have played their last turn (before
+    the active player in this round's order of play). Scores never fall (D15 and D13 keep marked
+    items, D19), so such a seat's score is its score at the end."""
+    return tuple(j for j in range(state.players) if j != state.active
+                 and (not state.sheets[j].has_available
+                      or (state.end_triggered and not state.plays_later_this_round(j))))
+
+
+def lost_seats(state: GameState, scores: Sequence[int]) -> tuple[int, ...]:
+    """The seats whose chance to win is exactly 0 in ``state`` whoever plays next (D20): a final
+    score (:func:`final_score_seats`) strictly below another seat's score now (``scores``, every
+    seat's in seat order, D19), which can only rise. Not a seat at a tie: a tie may stay a shared
+    victory."""
+    return tuple(j for j in final_score_seats(state)
+                 if any(s > scores[j] for k, s in enumerate(scores) if k != j))
+
+
 #: :func:`settled_bounds` where nothing settles: no other score is final (no final score to stay
 #: below), no reach to pass (scores are small non-negative integers; int64 for the compiled path).
 NO_LOW = -(1 << 62)
@@ -520,21 +540,21 @@ NO_HIGH = 1 << 62
 
 def settled_bounds(state: GameState) -> tuple[int, int]:
     """``(low, high)``: what settles the active player's chance exactly at a terminal of this turn
-    after which its game is over (its score final, D18: the end triggered before this turn, or
-    triggered by its own closed shelves, D17; phase 0 of :mod:`learned.objective`).
+    (:func:`settled_shares`): below ``low`` where its game is over after it (its score final, D18:
+    the end triggered before this turn, or triggered by its own closed shelves, D17; phase 0 of
+    :mod:`learned.objective`), above ``high`` at any terminal.
 
-    ``low`` is the best score among the other seats whose scores are final once the player's
-    game is over: those with no available item, and those that play before it in the round (the
-    end triggered, they have played their last turn; triggered by this turn, the round is played
-    out after it, D18). A final score below ``low`` loses (chance exactly 0). ``high`` is the
+    ``low`` is the best score of the other seats now: a score never falls (D13 and D15 keep
+    marked items, D19), so a final score below it loses (chance exactly 0), whether that seat's
+    score is final or it still plays. ``high`` is the
     best score any other seat can still reach: its score if final, else its score with every
     available item marked (an upper bound: marking never lowers a score, D19; blocking, D15, only
     takes items away). A final score above ``high`` wins alone (exactly 1, D20). :data:`NO_LOW` /
     :data:`NO_HIGH` when nothing settles (fewer than two players)."""
     if state.players < 2:
         return NO_LOW, NO_HIGH
-    seats = _other_reaches(state)
-    return max((reach for reach, final in seats if final), default=NO_LOW), max(reach for reach, _ in seats)
+    now = (score(state.board, sheet, state.rules) for j, sheet in enumerate(state.sheets) if j != state.active)
+    return max(now), max(reach for reach, _ in _other_reaches(state))
 
 
 def _other_reaches(state: GameState) -> list[tuple[int, bool]]:
@@ -552,13 +572,14 @@ def _other_reaches(state: GameState) -> list[tuple[int, bool]]:
 
 
 def settled_shares(final: np.ndarray, over: np.ndarray, low: int, high: int) -> np.ndarray:
-    """``int8`` like ``final``: per terminal of the active player's turn with final score
-    ``final`` (D19) and ``over`` (bool: its game is over after it), ``0`` where its chance to win
-    is exactly 0 (``final < low``), ``1`` where it is exactly 1 (``final > high``), else ``-1``
-    (not settled; ``low``, ``high``: :func:`settled_bounds`). The one home of the rule; the
-    compiled path (:func:`learned.kernel._win_gaps`) makes the same two comparisons."""
+    """``int8`` like ``final``: per terminal of the active player's turn with score ``final``
+    after it (D19) and ``over`` (bool: its game is over after it), ``0`` where its chance to win
+    is exactly 0 (``over`` and ``final < low``), ``1`` where it is exactly 1 (``final > high``:
+    above every other seat's reach, whether or not it plays again, since its score never falls),
+    else ``-1`` (not settled; ``low``, ``high``: :func:`settled_bounds`). The one home of the
+    rule; the compiled path (:func:`learned.kernel._win_gaps`) makes the same two comparisons."""
     final = np.asarray(final)
-    out: np.ndarray = np.where(over & (final < low), 0, np.where(over & (final > high), 1, -1)).astype(np.int8)
+    out: np.ndarray = np.where(over & (final < low), 0, np.where(final > high, 1, -1)).astype(np.int8)
     return out
 
 
@@ -568,7 +589,7 @@ class DecidedWin(LastTurnWin):
     does (:func:`decided_objective`): every marking's value is :func:`shares` against ``others``,
     here every other seat's highest reachable score (:func:`settled_bounds`: final scores, or
     upper bounds for the seats still to play), exact because every final score of the turn is
-    below a final score of another seat (0) or above every other reach (1)."""
+    below another seat's score now (0) or above every other reach (1)."""
 
     name: str = "win (decided)"
 
@@ -576,7 +597,7 @@ class DecidedWin(LastTurnWin):
 def decided_objective(state: GameState) -> DecidedWin | None:
     """:class:`DecidedWin` where the active player's last turn (the end triggered, D18; another
     seat still to play, else :class:`LastTurnWin` applies) is decided: the best score its turn
-    can reach (:func:`best_score_range`) below another seat's final score (chance 0), or its score
+    can reach (:func:`best_score_range`) below another seat's score now (chance 0), or its score
     now above every other seat's reach (chance 1: :func:`settled_bounds`); else ``None``."""
     if state.players < 2 or not state.end_triggered:
         return None

@@ -829,7 +829,7 @@ class WinObjective(Learned):
 
     ``settle``: :func:`win_chance.settled_bounds` of the turn, ``(low, high)``. A terminal after
     which the player's game is over (a marking or a shelf given up, D13; phase 0) with its final
-    score below ``low`` (another seat's final score) is worth exactly 0, above ``high`` (every
+    score below ``low`` (another seat's score now) is worth exactly 0, above ``high`` (every
     other seat's reach) exactly 1 (:meth:`settled`); those values are exact
     (:meth:`exact_markings`, :meth:`exact_shelves`), the others the model's.
 

@@ -21,6 +21,7 @@ from shelfie_solver.dice.board import ItemSets, item_sets, score
 from shelfie_solver.dice.game.events import Event, Fail, GameState
 from shelfie_solver.dice.learned.win_model import CHANCE_SCALE, win_objective
 from shelfie_solver.dice.objectives import StateArrays
+from shelfie_solver.dice.win_chance import lost_seats
 
 #: The objective of every figure here: the model's chance with any number of players, exact on
 #: the turns :mod:`win_chance` covers (the objective ``play``'s advice uses, ``win``).
@@ -60,7 +61,7 @@ def rest_final(state: GameState, seat: int) -> bool:
     """Whether every seat but ``seat`` has its score final once ``seat``'s game is over, seen at
     ``seat``'s turn in ``state`` (D18): each has no available item or plays before ``seat`` in
     the round. Only then does ``seat``'s exact 0 settle the others' figures (:func:`_settled_rest`):
-    an exact 0 may also come from another seat's final score while some seat still plays
+    an exact 0 may also come from another seat's score now while some seat still plays
     (:func:`win_chance.settled_bounds`)."""
     return all(not state.sheets[j].has_available or state.place(j) < state.place(seat)
                for j in range(state.players) if j != seat)
@@ -120,12 +121,15 @@ def _with_next_roller(now: GameState, seat: int, mine: Fraction, exact_flag: boo
     viewed = own + sum((view[j][0] for j in rest), Fraction(0))
     theirs = min(own, (1 - mine) * own / viewed) if viewed else min(own, 1 - mine)
     out = share_the_rest(now, seat, mine, exact_flag, final)
+    live = [j for j in rest if not (out[j][1] and out[j][0] == 0)]  # not lost (lost_seats): no share
+    if not live:  # only seat and the roller can still win: the roller has the rest
+        theirs = 1 - mine
     left = 1 - mine - theirs
-    weights = {j: out[j][0] for j in rest}
+    weights = {j: out[j][0] for j in live}
     total = sum(weights.values(), Fraction(0))
-    out[roller] = (theirs, own_exact and exact_flag)
-    for j in rest:
-        out[j] = (left * weights[j] / total if total else left / len(rest), False)
+    out[roller] = (theirs, (own_exact and exact_flag) if live else exact_flag)
+    for j in live:
+        out[j] = (left * weights[j] / total if total else left / len(live), False)
     return _settled_rest(out, seat, _scores(now), final)
 
 
@@ -173,13 +177,20 @@ def share_the_rest(state: GameState, seat: int, mine: Fraction, exact_flag: bool
     if n == 2:
         out[others[0]] = (1 - mine, exact_flag)
         return out
-    # the joint model's chances of the others at this position, as right after seat's turn
+    scores = _scores(state)
+    lost = set(lost_seats(state, scores))
+    live = [j for j in others if j not in lost]
+    if not live:  # every other score final and below seat's: seat wins alone (D20)
+        return [(Fraction(1 if j == seat else 0), True) for j in range(n)]
+    # the joint model's chances of the others at this position, as right after seat's turn; a seat
+    # that can no longer win has no share (its model share is not a chance: lost_seats)
     every = win_objective(replace(state, active=seat)).every_chance(StateArrays(board, rules, state.sheets[seat]))
-    raw = {j: Fraction(int(v), CHANCE_SCALE) for j, v in zip(others, every[1:])}
+    raw = {j: Fraction(int(v), CHANCE_SCALE) for j, v in zip(others, every[1:]) if j not in lost}
     total = sum(raw.values(), Fraction(0))
     for j in others:
-        out[j] = ((1 - mine) * raw[j] / total if total else (1 - mine) / len(others), False)
-    return _settled_rest(out, seat, _scores(state), rest_final(state, seat) if final is None else final)
+        out[j] = (Fraction(0), True) if j in lost else \
+            ((1 - mine) * raw[j] / total if total else (1 - mine) / len(live), False)
+    return _settled_rest(out, seat, scores, rest_final(state, seat) if final is None else final)
 
 
 def _scores(state: GameState) -> list[int]:
@@ -201,16 +212,25 @@ def _settled_rest(chances: list[tuple[Fraction, bool]], seat: int, scores: Seque
 
     mine, exact_flag = chances[seat]
     if not exact_flag or 0 < mine < 1:
-        return chances
+        return _sole_chance(chances)
     if mine == 1:
         return [(Fraction(1 if j == seat else 0), True) for j in range(len(chances))]
     if len(chances) < 3 or not final:
-        return chances
+        return _sole_chance(chances)
     rest = [j for j in range(len(chances)) if j != seat]
     out = list(chances)
     for j in rest:
         out[j] = (share(scores[j], [scores[k] for k in rest if k != j]), True)
     return out
+
+
+def _sole_chance(chances: list[tuple[Fraction, bool]]) -> list[tuple[Fraction, bool]]:
+    """``chances`` with the one seat whose figure is not an exact 0, where every other seat's is,
+    an exact 1 (the seats add up to 1: it wins with certainty, D20), else as they are."""
+    left = [j for j, (chance, exact_flag) in enumerate(chances) if not (exact_flag and chance == 0)]
+    if len(left) != 1:
+        return chances
+    return [(Fraction(1 if j == left[0] else 0), True) for j in range(len(chances))]
 
 
 def model_floor(chances: list[tuple[Fraction, bool]]) -> list[tuple[Fraction, bool]]:
