@@ -194,14 +194,14 @@ def test_play_status_and_advise_show_the_exact_zero(tmp_path: Path) -> None:
 
 def test_the_settling_rule_hand_worked() -> None:
     """win_chance.settled_shares with low 10 and high 20: a terminal that ends the mover's game
-    below 10 is lost (0); above 20 it wins alone (1) whether or not its game is over, since its
-    score never falls and no other seat can pass 20 (D19, D20); the rest is not settled (-1): 10
-    itself may tie, 20 may be tied."""
+    below 10 is lost (0), above 20 won alone (1; D19, D20); a terminal after which the mover
+    plays again is not settled (-1; high is the others' reach once the round is played out,
+    D18), nor are 10 (a tie may stay) and 20 (may be tied)."""
     from shelfie_solver.dice.win_chance import settled_shares
 
-    final = np.array([5, 5, 10, 11, 20, 21, 21])
-    over = np.array([True, False, True, True, False, False, True])
-    assert settled_shares(final, over, 10, 20).tolist() == [0, -1, -1, -1, -1, 1, 1]
+    final = np.array([5, 5, 10, 11, 20, 20, 21, 21])
+    over = np.array([True, False, True, True, True, False, False, True])
+    assert settled_shares(final, over, 10, 20).tolist() == [0, -1, -1, -1, -1, -1, -1, 1]
 
 
 def test_another_seats_score_now_settles_a_final_score_below_it() -> None:

@@ -18,11 +18,11 @@ chance of every hold and marking.
   (:func:`win_model.ending_objective`).
 
 * Settled terminals — a marking or a shelf given up (D13) after which the player's game is over
-  (D17, D18) with its final score below another seat's score now (scores never fall) is an exact
-  0, above every
-  other seat's reach an exact 1 (:func:`settled_bounds`, :func:`settled_shares`: the ``win``
-  objective, :mod:`learned.win_model`, applies them before its model); a last turn decided so
-  at every final roll is :class:`DecidedWin` (:func:`decided_objective`).
+  (D17, D18) with its final score below another seat's score now (scores never fall) is an
+  exact 0, above every other seat's reach an exact 1 (:func:`settled_bounds`,
+  :func:`settled_shares`: the ``win`` objective, :mod:`learned.win_model`, applies them before
+  its model); a last turn decided so at every final roll is :class:`DecidedWin`
+  (:func:`decided_objective`).
 
 Values are integers over :meth:`scale` (``WIN_UNIT = 12 = lcm(1, 2, 3, 4)``, so ``1/k`` is whole
 for up to four players; times the opponent's denominator for :class:`BeforeLastWin`).
@@ -540,16 +540,15 @@ NO_HIGH = 1 << 62
 
 def settled_bounds(state: GameState) -> tuple[int, int]:
     """``(low, high)``: what settles the active player's chance exactly at a terminal of this turn
-    (:func:`settled_shares`): below ``low`` where its game is over after it (its score final, D18:
-    the end triggered before this turn, or triggered by its own closed shelves, D17; phase 0 of
-    :mod:`learned.objective`), above ``high`` at any terminal.
+    after which its game is over (its score final, D18: the end triggered before this turn, or
+    triggered by its own closed shelves, D17; phase 0 of :mod:`learned.objective`).
 
     ``low`` is the best score of the other seats now: a score never falls (D13 and D15 keep
     marked items, D19), so a final score below it loses (chance exactly 0), whether that seat's
-    score is final or it still plays. ``high`` is the
-    best score any other seat can still reach: its score if final, else its score with every
-    available item marked (an upper bound: marking never lowers a score, D19; blocking, D15, only
-    takes items away). A final score above ``high`` wins alone (exactly 1, D20). :data:`NO_LOW` /
+    score is final or it still plays. ``high`` is the best score any other seat can still reach
+    once the player's game is over (the round played out, D18): its score if final, else its
+    score with every available item marked (an upper bound: marking never lowers a score, D19;
+    blocking, D15, only takes items away). A final score above ``high`` wins alone (exactly 1, D20). :data:`NO_LOW` /
     :data:`NO_HIGH` when nothing settles (fewer than two players)."""
     if state.players < 2:
         return NO_LOW, NO_HIGH
@@ -572,14 +571,13 @@ def _other_reaches(state: GameState) -> list[tuple[int, bool]]:
 
 
 def settled_shares(final: np.ndarray, over: np.ndarray, low: int, high: int) -> np.ndarray:
-    """``int8`` like ``final``: per terminal of the active player's turn with score ``final``
-    after it (D19) and ``over`` (bool: its game is over after it), ``0`` where its chance to win
-    is exactly 0 (``over`` and ``final < low``), ``1`` where it is exactly 1 (``final > high``:
-    above every other seat's reach, whether or not it plays again, since its score never falls),
-    else ``-1`` (not settled; ``low``, ``high``: :func:`settled_bounds`). The one home of the
-    rule; the compiled path (:func:`learned.kernel._win_gaps`) makes the same two comparisons."""
+    """``int8`` like ``final``: per terminal of the active player's turn with final score
+    ``final`` (D19) and ``over`` (bool: its game is over after it), ``0`` where its chance to win
+    is exactly 0 (``final < low``), ``1`` where it is exactly 1 (``final > high``), else ``-1``
+    (not settled; ``low``, ``high``: :func:`settled_bounds`). The one home of the rule; the
+    compiled path (:func:`learned.kernel._win_gaps`) makes the same two comparisons."""
     final = np.asarray(final)
-    out: np.ndarray = np.where(over & (final < low), 0, np.where(final > high, 1, -1)).astype(np.int8)
+    out: np.ndarray = np.where(over & (final < low), 0, np.where(over & (final > high), 1, -1)).astype(np.int8)
     return out
 
 

@@ -756,8 +756,8 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
     and ``gaps[k, j] = z_j - z_0`` ``int64 (K+1, 1 + J)``. Returns ``gaps``, ``usable (K+1,)``
     and whether every product fits int64 (``False``: use the numpy path, whose Python integers
     are exact), and per candidate ``settled int64 (K+1,)``: :func:`win_chance.settled_shares` of
-    its score against ``low``, ``high`` (:func:`win_chance.settled_bounds`): 0 below ``low`` where
-    it ends the player's game (phase 0), 1 above ``high``, else -1."""
+    its score against ``low``, ``high`` (:func:`win_chance.settled_bounds`) where it ends the
+    player's game (phase 0): 0 below ``low``, 1 above ``high``, else -1."""
     usable, phases, owns, scores, distances, each = _learned_seats(
         set_ids, d_lines, d_counts, d_points, set_masks, closed_bits, losing, m, a, mp, ap, sizes, t, trigger,
         n_shelves, coef, glob, ctx, threat, triggered, opponent_distance, opponent_values, block, weight_scale)
@@ -799,10 +799,11 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
     for k in range(n_rows):
         if not usable[k]:
             continue
-        if phases[k] == 0 and scores[k] < low:  # the player's game is over: win_chance.settled_shares
-            settled[k] = 0
-        elif scores[k] > high:  # above every reach, over or not
-            settled[k] = 1
+        if phases[k] == 0:  # the player's game is over: win_chance.settled_shares
+            if scores[k] < low:
+                settled[k] = 0
+            elif scores[k] > high:
+                settled[k] = 1
         seats[0, 0] = owns[k]
         seats[0, 1] = scores[k]
         seats[0, 2] = distances[k]
