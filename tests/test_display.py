@@ -56,7 +56,7 @@ def test_one_in_tells_values_apart():
     assert one_in(Fraction(347897, 7558272)) == "1 in 21.7"  # 7558272/347897 = 21.72...
     assert one_in(Fraction(1, 186624)) == "1 in 186,624"
     assert one_in(Fraction(186623, 186624)) == "1 in 1.00001"  # never "1 in 1" below certainty
-    assert one_in(Fraction(1)) == "1 in 1" and one_in(Fraction(0)) == "never"
+    assert one_in(Fraction(1)) == "certain" and one_in(Fraction(0)) == "never"  # not "1 in 1"
     close = [Fraction(1000, 1001), Fraction(1001, 1002)]  # 1.001 and 1.000998...
     texts = one_in_texts(close)
     assert texts[0] != texts[1]
