@@ -237,6 +237,17 @@ def test_signed_never_prints_a_signed_zero(value, places, text):
     assert signed(value, places) == text
 
 
+@pytest.mark.parametrize("value, places, text", [
+    (-0.001, 2, "0.00"), (-0.004, 2, "0.00"), (0.004, 2, "0.00"), (-0.006, 2, "-0.01"), (0.25, 2, "0.25"),
+    (-1.5, 2, "-1.50"), (-0.04, 1, "0.0"),
+])
+def test_fixed_never_prints_a_negative_zero(value, places, text):
+    """core/report.fixed: f"{-0.001:.2f}" is '-0.00'; what rounds to zero prints 0.00."""
+    from shelfie_solver.core.report import fixed
+
+    assert fixed(value, places) == text
+
+
 def test_every_interval_is_written_low_high_in_brackets():
     """docs/formats.md "Numbers": one written form of an interval, ``[low, high]``, each end in
     the units of its figure; the margins of ``simulate`` put the mean's sign and the interval's."""

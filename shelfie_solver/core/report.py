@@ -173,6 +173,13 @@ def signed(value: float, places: int) -> str:
     return text[1:] if float(text) == 0 else text
 
 
+def fixed(value: float, places: int) -> str:
+    """A float for display at ``places`` decimals, ``3.25``, ``-1.50`` (display only); what rounds
+    to zero is ``0.00``, never ``-0.00`` (as :func:`signed`, without the ``+``)."""
+    text = f"{value:.{places}f}"
+    return text.lstrip("-") if float(text) == 0 else text
+
+
 def interval(low: float, high: float, end: Callable[[float], str]) -> str:
     """A 95% interval (or ``odds``' 99% one) as every output writes it (docs/formats.md,
     "Numbers"): ``[low, high]``, each end printed by ``end`` in the units of the figure it goes
