@@ -42,7 +42,10 @@ OWN_SETUP = ("from shelfie_solver.dice.learned import own_cache, own_table; "
              "own_cache.OWN_SHAPES = ((3, 3),); own_table.ITERATIONS = 2; own_table.ITERATION_GAMES = 40; ")
 #: The kinds whose arrays index other arrays (a forged index out of range is refused too).
 INDEX_KINDS = ("space", "item-sets", "feasibility")
-FORGERIES = ("empty", "more-axes", "one-row-short", "swapped", "missing", "extra", "float-dtype", "index")
+#: The kinds whose values each reader checks itself (float64 bits: NaN refused; the own table's
+#: weights within the objective's bound).
+VALUE_KINDS = ("solitaire-values", "two-player-values", "solitaire-own-table")
+FORGERIES = ("empty", "more-axes", "one-row-short", "swapped", "missing", "extra", "float-dtype", "index", "nan")
 
 
 def _run(kind: str, cache: Path | str) -> subprocess.CompletedProcess[str]:
@@ -91,6 +94,7 @@ def _forge(path: Path, forgery: str) -> None:
         "missing": arrays[:-1],
         "extra": [*arrays, np.arange(3, dtype=np.int64)],
         "index": [a + 10**6 for a in arrays],
+        "nan": [np.full(a.shape, np.nan).view(np.int64) for a in arrays],  # every value NaN's bits
     }[forgery]
     assert diskcache.write_entry(kind, key, {f"a{i}": a for i, a in enumerate(forged)})
     assert diskcache.entry_path(kind, key) == path
@@ -116,7 +120,9 @@ def clean(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, str
 @pytest.mark.parametrize("forgery", FORGERIES)
 def test_forged_entry_is_rebuilt_not_a_traceback(kind, forgery, clean, tmp_path, monkeypatch):
     if forgery == "index" and kind not in INDEX_KINDS:
-        pytest.skip("values, not indices: each kind's own checks (tests/test_exact_cache.py, test_exact2_cache.py)")
+        pytest.skip(f"{kind} holds no index into another array")
+    if forgery == "nan" and kind not in VALUE_KINDS:
+        pytest.skip(f"{kind} holds integers its reader takes as they are")
     if forgery == "swapped" and kind == "two-player-count":
         pytest.skip("one array of one value: nothing to swap")
     folder, expected = clean[kind]
