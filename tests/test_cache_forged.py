@@ -1,6 +1,7 @@
 """A table-cache entry whose arrays are not those its kind declares (core/diskcache.py, docs/cache.md)
 is rebuilt like a damaged one, never a traceback: arrays of another shape, number or order, a
-blob of another dtype, or indices into other arrays out of range, each written with a valid CRC
+blob of another dtype, indices into other arrays out of range, or NaN in the float tables (the
+readers' own checks), each written with a valid CRC
 (a forged entry: the CRC only catches accidental damage). Every kind is forged in turn and the
 command that reads it is run as a fresh process (in-process memos would keep the tables read
 before and never look at the disk): its output equals the output with the cache off, and the
