@@ -14,6 +14,10 @@ import pytest
 from shelfie_solver.core import diskcache as tablecache
 
 
+#: The layout of :func:`_arrays`' entries.
+LAYOUT = {"a": (5,), "b": (2, 3)}
+
+
 def _arrays() -> dict[str, np.ndarray]:
     return {"a": np.arange(5, dtype=np.int64), "b": np.arange(6, dtype=np.int64).reshape(2, 3) - 4}
 
@@ -27,7 +31,7 @@ def test_damaged_entry_is_rebuilt_not_hung(damage, tmp_path, monkeypatch):
         calls.append(1)
         return _arrays()
 
-    tablecache.load_or_build("kind", "key", ("a", "b"), build)
+    tablecache.load_or_build("kind", "key", LAYOUT, build)
     (entry,) = tmp_path.glob("kind-*.npy")
     data = entry.read_bytes()
     entry.unlink()
@@ -42,7 +46,7 @@ def test_damaged_entry_is_rebuilt_not_hung(damage, tmp_path, monkeypatch):
     old = signal.signal(signal.SIGALRM, lambda *_: pytest.fail(f"a cache entry that is a {damage} hung the read"))
     signal.alarm(20)
     try:
-        found = tablecache.load_or_build("kind", "key", ("a", "b"), build)
+        found = tablecache.load_or_build("kind", "key", LAYOUT, build)
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
@@ -57,6 +61,6 @@ def test_blank_cache_setting_is_unset(setting, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     folder = tablecache.cache_dir()
     assert folder is not None and folder.is_absolute() and folder.name == "shelfie-solve"
-    tablecache.load_or_build("kind", "key", ("a", "b"), _arrays)
+    tablecache.load_or_build("kind", "key", LAYOUT, _arrays)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["xdg"]
     assert list(Path(folder).glob("kind-*.npy"))

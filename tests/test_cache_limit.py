@@ -18,7 +18,7 @@ from shelfie_solver.cli import main
 from conftest import assert_one_line_error
 
 ROOT = Path(__file__).resolve().parent.parent
-NAMES = ("a",)
+NAMES = {"a": ("n",)}  # one array of any length
 
 
 def _arrays() -> dict[str, np.ndarray]:

@@ -211,3 +211,38 @@ def test_six_jokers_are_named_when_they_count(tmp_path):
     assert off["six_jokers_count"] is False
     assert "D12" not in run("--target", "5C", "--rules", str(rules)).output
     assert run_json("--target", "3C+2B")["six_jokers_count"] is False  # two combinations
+
+
+def test_a_certain_target_reads_certain_not_one_in_one():
+    """Six cats showing, target 1C (one cat), one re-roll left: stopping meets it, so the chance
+    is exactly 1, said "100% (certain)" (it printed "100.00% = 1 (1 in 1)"). Re-rolling all six
+    dice meets it unless no die shows a cat, (5/6)^6 = 15625/46656, JJJJJJ excepted (D12: it
+    marks any one item): 1 - 15625/46656 + 1/46656 = 31032/46656 = 431/648, 1 in 648/431 =
+    1.5035 (3 significant digits: 1.50, shown 1.5). JSON is unchanged."""
+    result = run("--target", "1C", "--dice", "CCCCCC", "--rerolls", "1")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert "Optimal play: 100% (certain)" in lines and "  100% (certain)" in lines  # the baseline's too
+    assert "1 in 1)" not in result.output and "100.00% = 1" not in result.output
+    stop = next(line for line in lines if line.startswith("1=") and "(stop)" in line)
+    assert stop.split()[-1] == "certain"
+    reroll_all = next(line for line in lines if "(re-roll all)" in line)
+    assert reroll_all.split()[-5:] == ["66.51%", "431/648", "1", "in", "1.5"]  # 0.665123...
+    assert str(1 - Fraction(5, 6) ** 6 + Fraction(1, 6**6)) == "431/648"
+    data = run_json("--target", "1C", "--dice", "CCCCCC", "--rerolls", "1")
+    assert data["probability"] == "1/1" and data["one_in"] == 1.0 and data["baseline_probability"] == "1/1"
+
+
+@pytest.mark.parametrize(("dice", "target", "line", "probability"), [
+    ("CCCCCC", "1C", "Chance: 100% (certain: the dice are final).", "1/1"),  # six cats hold one
+    ("BBBBBB", "6C", "Chance: 0% (impossible: the dice are final).", "0/1"),  # six books hold no cat
+])
+def test_final_dice_read_certain_or_impossible(dice, target, line, probability):
+    """With no re-roll left the chance is 0 or 1, said in words (it printed "100.00% = 1 (1 in
+    1) (the dice are final)" and "0.00% = 0 (never) (...)"); JSON unchanged."""
+    result = run("--target", target, "--dice", dice, "--rerolls", "0")
+    assert result.exit_code == 0, result.output
+    assert line in result.output.splitlines()
+    data = run_json("--target", target, "--dice", dice, "--rerolls", "0")
+    assert data["probability"] == probability
+    assert data["one_in"] == (1.0 if probability == "1/1" else None)

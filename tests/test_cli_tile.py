@@ -276,3 +276,37 @@ def test_simulate_save_is_not_a_data_file(tmp_path):
     result = run("simulate", "--players", "greedy,random", "--games", "1", "--layout", str(layout), "--save", str(layout))
     assert_one_line_error(result, "--save", "also read")
     assert layout.read_bytes() == before
+
+
+def test_advise_never_prints_a_negative_zero():
+    """A value, a part or a refill interval end that rounds to zero at 2 decimals prints 0.00,
+    never -0.00 (it printed f"{-0.001:+.2f}" = '-0.00'): the best move of examples/tile/position.toml
+    given, by hand, value -1/1000 (a denial of -1/1000, every other part 0) and a sampled refill
+    whose 95% interval runs from -0.004 quarters (-0.001 points) to 2 quarters (0.50 points), mean
+    1 quarter (0.25 points). The table's value and denial cells read 0.00 too, and the other parts,
+    exactly 0, 0.00 (not +0.00: core/report.signed, the one form of a signed figure)."""
+    from dataclasses import replace
+
+    from shelfie_solver.core.report import render
+    from shelfie_solver.tile.advice_json import advise
+    from shelfie_solver.tile.denial import RefillOutlook
+    from shelfie_solver.tile.position import load_position
+    from shelfie_solver.tile.report import advise_report
+    from shelfie_solver.tile.rules import default_ruleset
+
+    position = load_position(POSITION, default_ruleset(), default_layout(), default_cards())
+    ranked, advice = advise(position.setup, position.state, samples=0)
+    parts = {name: Fraction(0) for name in ranked[0].parts}
+    parts["denial"] = Fraction(-1, 1000)
+    outlook = RefillOutlook(Fraction(1), 40, -0.004, 2.0)
+    ranked[0] = replace(ranked[0], value=Fraction(-1, 1000), parts=parts, refill=True, outlook=outlook)
+    text = render(advise_report(position.setup, position.state, ranked, advice, 3), "table")
+    assert "-0.00" not in text and "+0.00" not in text
+    best = " ".join(line.strip() for line in text.split("Alternatives")[0].splitlines() if line)
+    assert best.endswith("bottom to top CCC: value 0.00 (denial 0.00); triggers a refill (T16): next player's "
+                         "expected best gain 0.25 (40 sampled boards, 95% [0.00, 0.50])")
+    header = next(line for line in text.splitlines() if line.startswith("rank "))
+    row = next(line for line in text.splitlines() if line.startswith("1 "))
+    cells = dict(zip(header.split()[2:], row.split()[4:]))  # from column on: after rank and the 3 cells taken
+    assert [cells[name] for name in ("column", "order", "value", "immediate", "denial", "race")] == \
+        ["4", "CCC", "0.00", "0.00", "0.00", "0.00"]

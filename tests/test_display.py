@@ -56,7 +56,7 @@ def test_one_in_tells_values_apart():
     assert one_in(Fraction(347897, 7558272)) == "1 in 21.7"  # 7558272/347897 = 21.72...
     assert one_in(Fraction(1, 186624)) == "1 in 186,624"
     assert one_in(Fraction(186623, 186624)) == "1 in 1.00001"  # never "1 in 1" below certainty
-    assert one_in(Fraction(1)) == "1 in 1" and one_in(Fraction(0)) == "never"
+    assert one_in(Fraction(1)) == "certain" and one_in(Fraction(0)) == "never"  # not "1 in 1"
     close = [Fraction(1000, 1001), Fraction(1001, 1002)]  # 1.001 and 1.000998...
     texts = one_in_texts(close)
     assert texts[0] != texts[1]
@@ -235,6 +235,17 @@ def test_signed_never_prints_a_signed_zero(value, places, text):
     from shelfie_solver.core.report import signed
 
     assert signed(value, places) == text
+
+
+@pytest.mark.parametrize("value, places, text", [
+    (-0.001, 2, "0.00"), (-0.004, 2, "0.00"), (0.004, 2, "0.00"), (-0.006, 2, "-0.01"), (0.25, 2, "0.25"),
+    (-1.5, 2, "-1.50"), (-0.04, 1, "0.0"),
+])
+def test_fixed_never_prints_a_negative_zero(value, places, text):
+    """core/report.fixed: f"{-0.001:.2f}" is '-0.00'; what rounds to zero prints 0.00."""
+    from shelfie_solver.core.report import fixed
+
+    assert fixed(value, places) == text
 
 
 def test_every_interval_is_written_low_high_in_brackets():

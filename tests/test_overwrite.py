@@ -205,6 +205,6 @@ def test_a_cache_entry_never_replaces_a_file_of_another_kind(tmp_path: Path, mon
     path = diskcache.entry_path("t", "k")
     assert path is not None
     path.write_bytes(b"someone's file")
-    arrays = diskcache.load_or_build("t", "k", ("a",), lambda: {"a": np.arange(3)})
+    arrays = diskcache.load_or_build("t", "k", {"a": (3,)}, lambda: {"a": np.arange(3)})
     assert (arrays["a"] == np.arange(3)).all()  # built in memory
     assert path.read_bytes() == b"someone's file"

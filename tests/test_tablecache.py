@@ -30,6 +30,10 @@ def cache(tmp_path, monkeypatch):
     return tmp_path
 
 
+#: The layout of :func:`_arrays`' entries: ``a`` of any length, ``b`` 2 x 3.
+LAYOUT = {"a": ("n",), "b": (2, 3)}
+
+
 def _arrays(n: int = 3) -> dict[str, np.ndarray]:
     return {"a": np.arange(n, dtype=np.int64), "b": np.arange(6, dtype=np.int64).reshape(2, 3) - 4}
 
@@ -41,19 +45,19 @@ def test_entry_round_trip_and_key(cache):
         calls.append(1)
         return _arrays()
 
-    first = tablecache.load_or_build("t", "key one", ("a", "b"), build)
-    again = tablecache.load_or_build("t", "key one", ("a", "b"), build)
+    first = tablecache.load_or_build("t", "key one", LAYOUT, build)
+    again = tablecache.load_or_build("t", "key one", LAYOUT, build)
     assert len(calls) == 1
-    for name in ("a", "b"):
+    for name in LAYOUT:
         assert (first[name] == again[name]).all() and first[name].shape == again[name].shape
-    tablecache.load_or_build("t", "key two", ("a", "b"), build)
+    tablecache.load_or_build("t", "key two", LAYOUT, build)
     assert len(calls) == 2  # another key is another entry
     assert len(list(cache.iterdir())) == 2
 
 
 @pytest.mark.parametrize("damage", ["garbage", "truncate", "flip", "empty"])
 def test_corrupt_entries_are_rebuilt(cache, damage):
-    tablecache.load_or_build("t", "k", ("a", "b"), _arrays)
+    tablecache.load_or_build("t", "k", LAYOUT, _arrays)
     path = tablecache.entry_path("t", "k")
     assert path is not None and path.exists()
     raw = path.read_bytes()
@@ -66,18 +70,18 @@ def test_corrupt_entries_are_rebuilt(cache, damage):
     else:
         path.write_bytes(b"")
     rebuilt = []
-    out = tablecache.load_or_build("t", "k", ("a", "b"), lambda: rebuilt.append(1) or _arrays())
+    out = tablecache.load_or_build("t", "k", LAYOUT, lambda: rebuilt.append(1) or _arrays())
     assert rebuilt == [1] and (out["b"] == _arrays()["b"]).all()
     if damage == "garbage":  # not a .npy array: not ours to replace (files.check_overwrite), built in memory
         assert path.read_bytes() == b"not an array at all"
     else:
-        assert tablecache._read(path, b"t\nk", ("a", "b")) is not None  # replaced by a good entry
+        assert tablecache._read(path, b"t\nk", LAYOUT) is not None  # replaced by a good entry
 
 
 def test_off_switch_builds_in_memory(tmp_path, monkeypatch):
     monkeypatch.setenv("SHELFIE_SOLVE_CACHE", "off")
     assert tablecache.entry_path("t", "k") is None
-    assert (tablecache.load_or_build("t", "k", ("a", "b"), _arrays)["a"] == np.arange(3)).all()
+    assert (tablecache.load_or_build("t", "k", LAYOUT, _arrays)["a"] == np.arange(3)).all()
 
 
 def test_unwritable_cache_falls_back(tmp_path, monkeypatch):
@@ -88,7 +92,7 @@ def test_unwritable_cache_falls_back(tmp_path, monkeypatch):
     path = tablecache.entry_path("t", "k")
     assert path is not None
     path.mkdir(parents=True)
-    assert (tablecache.load_or_build("t", "k", ("a", "b"), _arrays)["a"] == np.arange(3)).all()
+    assert (tablecache.load_or_build("t", "k", LAYOUT, _arrays)["a"] == np.arange(3)).all()
     assert path.is_dir() and not any(path.iterdir())
 
 
@@ -135,14 +139,14 @@ def test_concurrent_writers_leave_a_valid_entry(cache):
     """Four processes building and writing the same entry at once: every one gets the right
     arrays and the entry left behind is intact."""
     code = ("import numpy as np; from shelfie_solver.core import diskcache as t; "
-            "out = t.load_or_build('c', 'k', ('a',), lambda: {'a': np.arange(200000)}); "
+            "out = t.load_or_build('c', 'k', {'a': ('n',)}, lambda: {'a': np.arange(200000)}); "
             "assert (out['a'] == np.arange(200000)).all()")
     env = {**os.environ, "SHELFIE_SOLVE_CACHE": str(cache), "PYTHONPATH": str(ROOT)}
     procs = [subprocess.Popen([sys.executable, "-c", code], env=env) for _ in range(4)]
     assert all(p.wait() == 0 for p in procs)
     path = tablecache.entry_path("c", "k")
     assert path is not None
-    found = tablecache._read(path, b"c\nk", ("a",))
+    found = tablecache._read(path, b"c\nk", {"a": ("n",)})
     assert found is not None and (found["a"] == np.arange(200000)).all()
     assert [p.name for p in cache.iterdir()] == [path.name]  # no temporary files left
 

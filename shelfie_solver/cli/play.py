@@ -6,7 +6,8 @@ import difflib
 import functools
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -50,6 +51,7 @@ from shelfie_solver.cli.options import (
     load_setup,
     rules_option,
     note_win_model,
+    sigterm_stops,
     win_model_option,
 )
 
@@ -144,6 +146,45 @@ def _shown(before: KeptGame | None, after: KeptGame, objective: str, top: int, f
     return render(report, fmt, width=TABLE_WIDTH, exact=exact_wanted())
 
 
+@contextmanager
+def _naming_the_file(game: str, written: Callable[[], str | None] = lambda: None) -> Iterator[None]:
+    """SIGTERM (:func:`cli.options.sigterm_stops`) or Ctrl-C inside: the command stops with one
+    line naming what became of the game file, ``Interrupted by SIGTERM: run stopped, game.json
+    unchanged.``, exit 143 (Ctrl-C 130), as ``simulate`` (:class:`core.parallel.Interrupted`).
+    ``written()``: the words when the file holds what the command wrote (else it is unchanged: it
+    is written whole or not at all, :func:`gamefile.update_file`). An interruption that already
+    says what it kept (an inner step's) passes as it is."""
+    try:
+        yield
+    except BaseException as stop:
+        from shelfie_solver.core.parallel import Interrupted, interrupted_by
+
+        if not isinstance(stop, (KeyboardInterrupt, Interrupted)) \
+                or (isinstance(stop, Interrupted) and stop.kept != Interrupted(stop.signum).kept):
+            raise
+        raise interrupted_by(stop).keeping(written() or f"{game} unchanged") from None
+
+
+def _holds(game: str, after: KeptGame) -> bool:
+    """Whether the game file now holds ``after`` (its events), for :func:`_naming_the_file`."""
+    try:
+        return read_kept_game(game).events == after.events
+    except Exception:  # noqa: BLE001 (unreadable now: not known to hold it)
+        return False
+
+
+def _stops_naming_the_file(command: Callable[..., None]) -> Callable[..., None]:
+    """A ``play`` command (its ``game`` argument) stopped by SIGTERM or Ctrl-C says what became of
+    the game file in one line (:func:`_naming_the_file`; unchanged unless a step inside says it
+    was written). Put it below the click options."""
+    @functools.wraps(command)
+    def body(*args: Any, **kwargs: Any) -> None:
+        with _naming_the_file(kwargs["game"]):
+            command(*args, **kwargs)
+
+    return sigterm_stops(body)
+
+
 def _show(before: KeptGame | None, after: KeptGame, objective: str, top: int, fmt: str) -> None:
     """Print :func:`_shown`."""
     click.echo(_shown(before, after, objective, top, fmt), nl=False)
@@ -155,16 +196,21 @@ def _step(path: str, player: str | None, make: Callable[[KeptGame], Action], obj
     file is written, so nothing is written unless the whole step succeeds. ``note``: lines about
     the action from the game before it, printed after what it did."""
     shown: list[str] = []
+    done: list[KeptGame] = []
 
     def change(kept: KeptGame) -> KeptGame:
         check_player(kept, player)
         objective_for(objective, kept.state)  # a bad --objective is refused before anything is written
         after = act(kept, make(kept))
         shown.append(_shown(kept, after, objective, top, fmt, note(kept) if note is not None else None))
+        done.append(after)
         return after
 
-    update_file(path, change)
-    click.echo(shown[0], nl=False)
+    # interrupted once the file holds the step (its advice not yet printed): said so
+    with _naming_the_file(path, lambda: f"the step is saved in {path}; 'play advise {path}' shows the advice"
+                          if done and _holds(path, done[0]) else None):
+        update_file(path, change)
+        click.echo(shown[0], nl=False)
 
 
 @play_command.command("new")
@@ -176,6 +222,7 @@ def _step(path: str, player: str | None, make: Callable[[KeptGame], Action], obj
 @board_option
 @rules_option
 @format_option
+@_stops_naming_the_file
 def new_command(game: str, players_text: str, first: str | None, seed: int | None, board_path: str | None,
                 rules_path: str | None, fmt: str) -> None:
     """Start a new game in the file GAME (which must not exist yet)."""
@@ -183,15 +230,20 @@ def new_command(game: str, players_text: str, first: str | None, seed: int | Non
         raise click.UsageError("--seed draws who plays first and --first NAME names them: give one of the two")
     rules, board, _ = load_setup(rules_path, board_path, None)
     kept = new_game(board, rules, players_text.split(","), first, seed)
-    shown = _shown(None, kept, DEFAULT_OBJECTIVE, 5, fmt)  # before the file: nothing written unless it all works
-    create_file(game, kept)
-    click.echo(shown, nl=False)
+    made: list[bool] = []
+    with _naming_the_file(game, lambda: f"{game} created; 'play advise {game}' shows the advice" if made
+                          else f"{game} not created"):
+        shown = _shown(None, kept, DEFAULT_OBJECTIVE, 5, fmt)  # before the file: nothing written unless it all works
+        create_file(game, kept)
+        made.append(True)
+        click.echo(shown, nl=False)
 
 
 @play_command.command("roll")
 @_GAME
 @click.argument("dice", metavar="DICE")
 @_acting_options
+@_stops_naming_the_file
 def roll_command(game: str, dice: str, player: str | None, objective: str, top: int, fmt: str) -> None:
     """The active player's initial roll (D6): all six dice (such as CCBJPP); prints the hold advice."""
     _step(game, player, lambda t: roll_action(t, dice), objective, top, fmt)
@@ -204,6 +256,7 @@ def roll_command(game: str, dice: str, player: str | None, objective: str, top: 
               help="The dice kept ('-' for none). Without it the kept dice are read from NEW and the dice "
                    "showing, and NEW is refused when more than one reading fits (docs/play.md, \"After a re-roll\").")
 @_acting_options
+@_stops_naming_the_file
 def reroll_command(game: str, new: str, keep: str | None, player: str | None, objective: str, top: int,
                    fmt: str) -> None:
     """A re-roll (D7): --keep the dice held, NEW the dice rolled again or all the dice now showing."""
@@ -228,6 +281,7 @@ def _typed_step(kept: KeptGame, new: str, objective: str) -> Action:
 @play_command.command("stop")
 @_GAME
 @_acting_options
+@_stops_naming_the_file
 def stop_command(game: str, player: str | None, objective: str, top: int, fmt: str) -> None:
     """Stop (D7): keep every die, the dice are final; records the stop (a re-roll is then refused
     until 'play undo') and shows the markings. With no re-roll left, or stopped already, only shows them."""
@@ -249,6 +303,7 @@ def stop_command(game: str, player: str | None, objective: str, top: int, fmt: s
 @click.option("--unchecked", is_flag=True,
               help="A marking made without recorded dice (an opponent's): recorded as unchecked.")
 @_acting_options
+@_stops_naming_the_file
 def mark_command(game: str, items: tuple[str, ...], best: bool, unchecked: bool, player: str | None,
                  objective: str, top: int, fmt: str) -> None:
     """Mark items with the final dice (D8-D14), e.g. r1c3 r2c2; or --best; or --unchecked."""
@@ -267,6 +322,7 @@ def mark_command(game: str, items: tuple[str, ...], best: bool, unchecked: bool,
 @_GAME
 @click.option("--shelf", required=True, metavar="N|best", help="The shelf given up (1-based), or best.")
 @_acting_options
+@_stops_naming_the_file
 def fail_command(game: str, shelf: str, player: str | None, objective: str, top: int, fmt: str) -> None:
     """Failed result (D13): nothing can be marked, give up a shelf."""
     _step(game, player, lambda t: fail_action(t, shelf, objective), objective, top, fmt)
@@ -276,17 +332,27 @@ def fail_command(game: str, shelf: str, player: str | None, objective: str, top:
 @_GAME
 @click.argument("count", type=click.IntRange(1, None), default=1, metavar="[N]")
 @format_option
+@_stops_naming_the_file
 def undo_command(game: str, count: int, fmt: str) -> None:
     """Take back the last N actions (default 1)."""
-    _, after = update_file(game, lambda t: undo(t, count))
-    report = status_report(after, markdown=fmt == "markdown")
-    click.echo(render(replace(report, title=[undone_line(count)] + report.title), fmt, width=TABLE_WIDTH), nl=False)
+    done: list[KeptGame] = []
+
+    def change(kept: KeptGame) -> KeptGame:
+        done.append(undo(kept, count))
+        return done[0]
+
+    with _naming_the_file(game, lambda: f"the undo is saved in {game}" if done and _holds(game, done[0]) else None):
+        _, after = update_file(game, change)
+        report = status_report(after, markdown=fmt == "markdown")
+        click.echo(render(replace(report, title=[undone_line(count)] + report.title), fmt, width=TABLE_WIDTH),
+                   nl=False)
 
 
 @play_command.command("status")
 @_GAME
 @format_option
 @win_model_option
+@_stops_naming_the_file
 def status_command(game: str, fmt: str) -> None:
     """Every sheet as a grid, the scores, whose turn, the round and the end trigger."""
     kept = read_kept_game(game)
@@ -300,6 +366,7 @@ def status_command(game: str, fmt: str) -> None:
 @_GAME
 @_objective_option
 @format_option
+@_stops_naming_the_file
 def advise_command(game: str, objective: str, top: int, fmt: str) -> None:
     """The advice for the current step again (or the final table)."""
     kept = read_kept_game(game)

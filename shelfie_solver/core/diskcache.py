@@ -15,7 +15,11 @@ cache directory (``platformdirs.user_cache_dir("shelfie-solve")``: on Linux
   :data:`CACHE_VERSION` and is used only when both match, so a changed ruleset or board, or a new
   table layout, never reads an old entry;
 * each entry stores a CRC-32 of its data; an entry that cannot be read, has the wrong layout or
-  fails its check is rebuilt and replaced;
+  fails its check is rebuilt and replaced; so is one whose arrays are not those its kind declares
+  (:data:`Layout`: the arrays' number, and each one's dimensions, exact or shared among the
+  entry's arrays) or fail the kind's own check of their values (``check``: the indices into
+  other arrays in range, :func:`row_starts_fit`, :func:`all_within`), whatever its CRC says (a
+  forged entry), so a reader never meets an array of another shape or indexes past one;
 * entries are written whole (:func:`files.replace_all`: a temporary file, then ``os.replace``),
   so concurrent writers (``simulate --jobs``) each replace the file with a complete, equal entry;
 * any failure to read or write the cache falls back to building in memory: the cache only
@@ -38,7 +42,7 @@ import os
 import re
 import sys
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,6 +65,12 @@ _SIZE = re.compile(r"([0-9]{1,15})\s*([kmg]?)(?:i?b)?", re.IGNORECASE)  # ASCII 
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
 #: An entry's file name (:func:`entry_path`): ``kind-<hash>.npy``.
 _ENTRY_NAME = re.compile(r"[a-z][a-z0-9-]*-[0-9a-f]{17,}\.npy")
+
+#: The int64 arrays of an entry as its kind declares them, in their order in the file: per name,
+#: per axis, its exact length (``int``) or a name (``str``) that every axis of that name in the
+#: entry shares (e.g. ``{"starts": (462,), "columns": ("nnz",), "weights": ("nnz",)}``). An entry
+#: read is used only when its arrays fit it (:func:`fits_layout`); otherwise it is rebuilt.
+Layout = Mapping[str, tuple[int | str, ...]]
 
 
 def cache_limit() -> int:
@@ -118,34 +128,41 @@ def entry_path(kind: str, key: str) -> Path | None:
     return folder / f"{kind}-{zlib.crc32(text):08x}{zlib.adler32(text):08x}{len(text):x}.npy"
 
 
-def load_or_build(kind: str, key: str, names: tuple[str, ...],
-                  build: Callable[[], dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    """The int64 arrays ``names`` of the entry (``kind``, ``key``): read from the cache when
-    present and intact, else ``build()``-t and stored (best effort; module docstring)."""
+#: A kind's check of an entry's arrays, once they fit its :data:`Layout` (``False`` or an
+#: exception: the entry is rebuilt).
+Check = Callable[[dict[str, np.ndarray]], bool]
+
+
+def load_or_build(kind: str, key: str, layout: Layout, build: Callable[[], dict[str, np.ndarray]],
+                  check: Check | None = None) -> dict[str, np.ndarray]:
+    """The int64 arrays of ``layout`` of the entry (``kind``, ``key``): read from the cache when
+    present, intact, of that layout and passing ``check``, else ``build()``-t and stored (best
+    effort; module docstring)."""
     limit = cache_limit()
     path = entry_path(kind, key) if limit else None
     full_key = f"{kind}\n{key}".encode()
     if path is not None:
-        found = _read(path, full_key, names)
+        found = _read(path, full_key, layout, check)
         if found is not None:
             _touch(path)
             return found
     arrays = build()
-    if path is not None and _write(path, full_key, [np.asarray(arrays[name], dtype=np.int64) for name in names],
+    if path is not None and _write(path, full_key, [np.asarray(arrays[name], dtype=np.int64) for name in layout],
                                    limit):
         evict(path.parent, limit)
     return arrays
 
 
-def read_entry(kind: str, key: str, names: tuple[str, ...]) -> dict[str, np.ndarray] | None:
-    """The int64 arrays ``names`` of the entry (``kind``, ``key``) when it is present and intact
-    (touched as used), else ``None``; ``None`` too when caching is off. For tables whose build
+def read_entry(kind: str, key: str, layout: Layout, check: Check | None = None) -> dict[str, np.ndarray] | None:
+    """The int64 arrays of ``layout`` of the entry (``kind``, ``key``) when it is present, intact,
+    of that layout and passes ``check`` (touched as used), else ``None``; ``None`` too when
+    caching is off. For tables whose build
     wants its own progress and interruption (the solitaire value tables,
     :mod:`dice.wholegame.exact_cache`) rather than :func:`load_or_build`'s inline one."""
     path = entry_path(kind, key) if cache_limit() else None
     if path is None:
         return None
-    found = _read(path, f"{kind}\n{key}".encode(), names)
+    found = _read(path, f"{kind}\n{key}".encode(), layout, check)
     if found is not None:
         _touch(path)
     return found
@@ -242,14 +259,43 @@ def _touch(path: Path) -> None:
 MAX_ENTRY_BYTES = 1 << 32
 
 
-def _read(path: Path, key: bytes, names: tuple[str, ...]) -> dict[str, np.ndarray] | None:
+def fits_layout(shapes: list[tuple[int, ...]], layout: Layout) -> bool:
+    """Whether arrays of ``shapes`` (in order) are those ``layout`` declares: as many, each of its
+    number of axes, every length non-negative, equal to the declared one (an ``int``) or to every
+    other length of the same name (a ``str``)."""
+    if len(shapes) != len(layout):
+        return False
+    named: dict[str, int] = {}
+    for shape, dims in zip(shapes, layout.values()):
+        if len(shape) != len(dims):
+            return False
+        for length, dim in zip(shape, dims):
+            if length < 0 or (isinstance(dim, str) and named.setdefault(dim, length) != length) \
+                    or (isinstance(dim, int) and length != dim):
+                return False
+    return True
+
+
+def row_starts_fit(starts: np.ndarray, length: int) -> bool:
+    """Whether ``starts`` (1-D) are the row starts of a compressed-rows array of ``length``
+    entries: from 0 (unless there are no rows), non-decreasing, none past ``length``."""
+    return not len(starts) or (int(starts[0]) == 0 and bool(np.all(np.diff(starts) >= 0))
+                               and int(starts[-1]) <= length)
+
+
+def all_within(array: np.ndarray, low: int, high: int) -> bool:
+    """Whether every value of ``array`` is at least ``low`` and below ``high`` (an index's range)."""
+    return not array.size or (int(array.min()) >= low and int(array.max()) < high)
+
+
+def _read(path: Path, key: bytes, layout: Layout, check: Check | None = None) -> dict[str, np.ndarray] | None:
     from shelfie_solver.core.inputs import open_regular
 
     try:  # opened non-blocking, a regular file only: a FIFO put in the cache must not hang every command
         with open_regular(path, ValueError, MAX_ENTRY_BYTES, "a cache entry") as handle:
             blob = np.load(handle, allow_pickle=False)
         version, key_length, crc, count = (int(v) for v in blob[:4])
-        if version != CACHE_VERSION or count != len(names) or blob.dtype != np.int64 or blob.ndim != 1:
+        if version != CACHE_VERSION or count != len(layout) or blob.dtype != np.int64 or blob.ndim != 1:
             return None
         position, shapes = 4, []
         for _ in range(count):
@@ -259,15 +305,21 @@ def _read(path: Path, key: bytes, names: tuple[str, ...]) -> dict[str, np.ndarra
         if bytes(blob[position:position + key_length].astype(np.uint8)) != key:
             return None
         data = blob[position + key_length:]
-        if zlib.crc32(data.tobytes()) != crc or len(data) != sum(math.prod(shape) for shape in shapes):
-            return None
+        if zlib.crc32(data.tobytes()) != crc or not fits_layout(shapes, layout) \
+                or len(data) != sum(math.prod(shape) for shape in shapes):
+            return None  # damaged, or not the arrays its kind declares (forged, or another layout)
     except Exception:  # missing, truncated, not an array: rebuild  # noqa: BLE001
         return None
     arrays, offset = {}, 0
-    for name, shape in zip(names, shapes):
+    for name, shape in zip(layout, shapes):
         size = math.prod(shape)
         arrays[name] = data[offset:offset + size].reshape(shape)
         offset += size
+    try:
+        if check is not None and not check(arrays):
+            return None  # values no build gives (forged): rebuilt
+    except Exception:  # noqa: BLE001 (a check that fails on such arrays: the same)
+        return None
     return arrays
 
 

@@ -173,6 +173,13 @@ def signed(value: float, places: int) -> str:
     return text[1:] if float(text) == 0 else text
 
 
+def fixed(value: float, places: int) -> str:
+    """A float for display at ``places`` decimals, ``3.25``, ``-1.50`` (display only); what rounds
+    to zero is ``0.00``, never ``-0.00`` (as :func:`signed`, without the ``+``)."""
+    text = f"{value:.{places}f}"
+    return text.lstrip("-") if float(text) == 0 else text
+
+
 def interval(low: float, high: float, end: Callable[[float], str]) -> str:
     """A 95% interval (or ``odds``' 99% one) as every output writes it (docs/formats.md,
     "Numbers"): ``[low, high]``, each end printed by ``end`` in the units of the figure it goes
@@ -207,7 +214,7 @@ _ONE_IN_MAX_DIGITS = 15
 
 
 def one_in(value: Fraction | int) -> str:
-    """A probability as "1 in X" for display (``never`` for 0): X = 1/value to
+    """A probability as "1 in X" for display (``never`` for 0, ``certain`` for 1): X = 1/value to
     :data:`ONE_IN_DIGITS` significant digits (whole numbers keep all their digits), more when
     needed so a chance below 1 never shows as ``1 in 1``."""
     return one_in_texts([value])[0]
@@ -216,7 +223,8 @@ def one_in(value: Fraction | int) -> str:
 def one_in_texts(values: list[Fraction] | list[Fraction | int]) -> list[str]:
     """:func:`one_in` of several probabilities shown together (a table column, an optimal and a
     baseline line), with the fewest significant digits (at least :data:`ONE_IN_DIGITS`) that
-    print different chances differently, e.g. 15/16 and 7/8 as ``1 in 1.07`` and ``1 in 1.14``."""
+    print different chances differently, e.g. 15/16 and 7/8 as ``1 in 1.07`` and ``1 in 1.14``;
+    ``never`` for 0 and ``certain`` for 1 (not ``1 in 1``)."""
     chances = [Fraction(v) for v in values]
     distinct = sorted(set(c for c in chances if c > 0))
     for digits in range(ONE_IN_DIGITS, _ONE_IN_MAX_DIGITS + 1):
@@ -225,7 +233,7 @@ def one_in_texts(values: list[Fraction] | list[Fraction | int]) -> list[str]:
             c == 1 or texts[c] != "1 in 1" for c in distinct)
         if clear:
             break
-    return ["never" if c <= 0 else texts[c] for c in chances]
+    return ["never" if c <= 0 else "certain" if c >= 1 else texts[c] for c in chances]
 
 
 def _one_in(chance: Fraction, digits: int) -> str:

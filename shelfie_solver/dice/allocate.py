@@ -230,12 +230,15 @@ def feasibility_arrays(board: Board, rules: Ruleset) -> FeasibilityArrays:
     Raises:
         WorkError: the arrays would pass the documented memory bound (:func:`workload.check_work`).
     """
-    from shelfie_solver.core.diskcache import load_or_build
+    from shelfie_solver.core.diskcache import all_within, load_or_build, row_starts_fit
 
     check_work(board, rules)
     sets = item_sets(board, rules.combinations_per_turn)
-    arrays = load_or_build("feasibility", f"{board!r}\n{rules!r}", ("starts", "members"),
-                           lambda: _build_feasibility(board, rules, sets))
+    arrays = load_or_build("feasibility", f"{board!r}\n{rules!r}",
+                           {"starts": (len(space_for(rules).rolls),), "members": ("members",)},
+                           lambda: _build_feasibility(board, rules, sets),
+                           lambda found: (row_starts_fit(found["starts"], len(found["members"]) - 1)  # rows end
+                                          and all_within(found["members"], 0, len(sets.sizes) + 1)))  # in a sentinel
     return FeasibilityArrays(sets, arrays["starts"], arrays["members"])
 
 

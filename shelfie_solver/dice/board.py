@@ -14,6 +14,7 @@ Board TOML form (docs/formats.md)::
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from dataclasses import dataclass
@@ -515,11 +516,14 @@ def item_sets(board: Board, k: int) -> ItemSets:
     """All sets of 1..k items of ``board`` (by size, then cell order), built once per process
     or read from the disk cache (:mod:`shelfie_solver.core.diskcache`: building them is a few ms
     of ``advise``'s start-up, docs/performance.md)."""
-    from shelfie_solver.core.diskcache import load_or_build
+    from shelfie_solver.core.diskcache import all_within, load_or_build
 
     k = min(k, board.n_cells)
-    arrays = load_or_build("item-sets", f"{board!r}\n{k}", ("cells", "sizes", "line_count", "line_points"),
-                           lambda: _build_item_sets(board, k))
+    sets, lines = sum(math.comb(board.n_cells, size) for size in range(1, k + 1)), len(board.lines)
+    arrays = load_or_build("item-sets", f"{board!r}\n{k}", {"cells": (sets, k), "sizes": (sets,),
+                                                            "line_count": (sets, lines), "line_points": (sets, lines)},
+                           lambda: _build_item_sets(board, k),
+                           lambda found: all_within(found["cells"], -1, board.n_cells))  # cells, -1 padding
     return ItemSets(arrays["cells"], arrays["sizes"], arrays["line_count"], arrays["line_points"])
 
 

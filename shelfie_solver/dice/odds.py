@@ -293,10 +293,18 @@ def _clopper_pearson(hits: int, turns: int) -> tuple[float, float]:
 # --- report -------------------------------------------------------------------------------------
 
 
-def chance_text(p: Fraction, odds_text: str | None = None) -> str:
+def chance_text(p: Fraction, odds_text: str | None = None, why: str = "") -> str:
     """``12.35% = 1234/9999 (1 in 8.1)``; ``odds_text`` replaces the ``1 in X`` part (to use
-    :func:`core.report.one_in_texts` digits shared with other figures shown beside it)."""
-    return f"{percent(p)} = {p} ({odds_text or one_in(p)})"
+    :func:`core.report.one_in_texts` digits shared with other figures shown beside it). A chance
+    of exactly 1 or 0 reads ``100% (certain)`` or ``0% (impossible)`` (not ``100.00% = 1 (1 in
+    1)``), ``why`` added inside the brackets (``0% (impossible: the dice are final)``); ``why``
+    follows any other chance in brackets."""
+    reason = f": {why}" if why else ""
+    if p == 1:
+        return f"100% (certain{reason})"
+    if p == 0:
+        return f"0% (impossible{reason})"
+    return f"{percent(p)} = {p} ({odds_text or one_in(p)})" + (f" ({why})" if why else "")
 
 
 def odds_report(result: Odds, simulation: SimulationCheck | None = None, top: int | None = None) -> Report:
@@ -314,7 +322,7 @@ def odds_report(result: Odds, simulation: SimulationCheck | None = None, top: in
                      "no re-rolls left.")
     optimal_odds, baseline_odds = one_in_texts([result.probability, result.baseline])
     if result.dice is not None and result.rerolls == 0:
-        title.append(f"Chance: {chance_text(result.probability)} (the dice are final).")
+        title.append(f"Chance: {chance_text(result.probability, why='the dice are final')}.")
     else:
         title.append(f"Optimal play: {chance_text(result.probability, optimal_odds)}")
         baseline = "Baseline (keep the dice that already fit, re-roll the rest)"

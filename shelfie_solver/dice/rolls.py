@@ -176,14 +176,21 @@ class DiceSpace:
     def _tables(self) -> dict[str, np.ndarray]:
         """:attr:`transitions` and :attr:`sub_holds`, from the disk cache when there
         (:mod:`diskcache`, keyed by dice and sides) or built."""
-        from shelfie_solver.core.diskcache import load_or_build
+        from shelfie_solver.core.diskcache import all_within, load_or_build, row_starts_fit
 
         def build() -> dict[str, np.ndarray]:
             starts, columns, weights = self._build_transitions()
             return {"starts": starts, "columns": columns, "weights": weights, "sub_holds": self._build_sub_holds()}
 
+        holds, rolls = len(self.holds), len(self.rolls)
+
+        def check(found: dict[str, np.ndarray]) -> bool:  # every index in range, else rebuilt
+            return (row_starts_fit(found["starts"], len(found["columns"]))
+                    and all_within(found["columns"], 0, rolls) and all_within(found["sub_holds"], 0, holds + 1))
+
         return load_or_build("space", f"{self.n_dice} dice, {self.n_sides} sides",
-                             ("starts", "columns", "weights", "sub_holds"), build)
+                             {"starts": (holds,), "columns": ("transitions",), "weights": ("transitions",),
+                              "sub_holds": (rolls, "sub-holds")}, build, check)
 
     @cached_property
     def transitions(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from shelfie_solver.core.report import TABLE_WIDTH, Report, exact, interval, wrap_lines
+from shelfie_solver.core.report import TABLE_WIDTH, Report, exact, fixed, interval, signed, wrap_lines
 from shelfie_solver.tile.advice_json import move_record
 from shelfie_solver.tile.advise import PARTS, RankedMove
 from shelfie_solver.tile.gains import QUARTER
@@ -77,10 +77,10 @@ def score_report(shelf: Shelf, breakdown: ScoreBreakdown, card: PersonalCard | N
 
 
 def _explain(r: RankedMove, board: tuple[int, ...]) -> str:
-    gains = ", ".join(f"{name} {float(v):+.2f}" for name, v in r.parts.items() if v)
+    gains = ", ".join(f"{name} {signed(float(v), 2)}" for name, v in r.parts.items() if v)
     extra = [f"scores T-CG{g}" for g in r.goals] + (["takes the end token"] if r.end else []) \
         + ([_refill_text(r)] if r.refill else [])
-    return f"{_move_text(r.move, board)}: value {float(r.value):+.2f} ({gains or 'no change'})" + \
+    return f"{_move_text(r.move, board)}: value {signed(float(r.value), 2)} ({gains or 'no change'})" + \
         (f"; {', '.join(extra)}" if extra else "")
 
 
@@ -89,10 +89,10 @@ def _refill_text(r: RankedMove) -> str:
         return "triggers a refill (T16)"
     o = r.outlook
     how = f"exact over all {o.samples} boards it can draw" if o.exact else \
-        f"{o.samples} sampled boards, 95% {interval(o.low, o.high, lambda x: f'{x / QUARTER:.2f}')}" \
+        f"{o.samples} sampled boards, 95% {interval(o.low, o.high, lambda x: fixed(x / QUARTER, 2))}" \
         if not math.isnan(o.low) \
         else f"all {o.samples} sampled boards alike, no interval"
-    return f"triggers a refill (T16): next player's expected best gain {float(o.mean / QUARTER):.2f} ({how})"
+    return f"triggers a refill (T16): next player's expected best gain {fixed(float(o.mean / QUARTER), 2)} ({how})"
 
 
 def _refill_cell(r: RankedMove) -> str:
@@ -136,8 +136,8 @@ def advise_report(setup: Setup, state: State, ranked: list[RankedMove], advice: 
     board = state.board
     ranks = [r.rank for r in ranked]
     rows = [[f"{r.rank}=" if ranks.count(r.rank) > 1 else r.rank, " ".join(board_cell_name(c) for c in r.move.cells),
-             r.move.column + 1, "".join(TYPES[t] for t in r.move.types(board)), f"{float(r.value):+.2f}"]
-            + [f"{float(r.parts[p]):+.2f}" for p in PARTS] + [_refill_cell(r)] for r in ranked[:top]]
+             r.move.column + 1, "".join(TYPES[t] for t in r.move.types(board)), signed(float(r.value), 2)]
+            + [signed(float(r.parts[p]), 2) for p in PARTS] + [_refill_cell(r)] for r in ranked[:top]]
     card = setup.card(state.turn)
     title = [f"Seat {state.turn + 1} to move ({setup.players} players); {len(ranked)} legal moves (T10-T14)",
              f"Personal card {card.name if card else '?'}" + (f": {card.words()}" if card else ""),

@@ -216,7 +216,7 @@ def _read(key: str) -> np.ndarray | None:
     from shelfie_solver.core.diskcache import read_entry
     from shelfie_solver.dice.learned.model_file import MAX_WEIGHT
 
-    found = read_entry(KIND, key, ("weights",))
+    found = read_entry(KIND, key, {"weights": ("phases", "features")})  # (1, 1) or (3, N_FEATURES), below
     if found is None:
         return None
     weights = np.ascontiguousarray(found["weights"], dtype=np.int64)

@@ -160,7 +160,8 @@ def _kept_count(board: Board, rules: Ruleset, budget: int) -> int | None:
             found = -1
         return {"states": np.array([found], dtype=np.int64)}
 
-    states = int(load_or_build(COUNT_KIND, f"{setup_key(board, rules)}\nbudget {budget}", ("states",), count)["states"][0])
+    states = int(load_or_build(COUNT_KIND, f"{setup_key(board, rules)}\nbudget {budget}", {"states": (1,)},
+                               count)["states"][0])
     return None if states < 0 else states
 
 
@@ -228,13 +229,13 @@ def _read(board: Board, rules: Ruleset, key: str) -> TwoPlayerSolution | None:
     from shelfie_solver.core.diskcache import read_entry
     from shelfie_solver.dice.wholegame.two_player import OPTIMAL, start_key
 
-    found = read_entry(KIND, key, ("keys", "values", "bound"))
+    found = read_entry(KIND, key, {"keys": ("states",), "values": ("states",), "bound": (1,)})
     if found is None:
         return None
     keys = np.ascontiguousarray(found["keys"], dtype=np.int64)
     values = np.ascontiguousarray(found["values"]).view(np.float64)
     bound = float(np.ascontiguousarray(found["bound"]).view(np.float64)[0])
-    if keys.ndim != 1 or values.shape != keys.shape or not len(keys) or not np.isfinite(bound) \
+    if not len(keys) or not np.isfinite(bound) \
             or not 0 <= bound < 1e-3 or np.any(np.diff(keys) <= 0) or not np.isfinite(values).all() \
             or values.min() < -bound or values.max() > 1 + bound or int(keys[0]) != start_key(board):
         return None

@@ -292,12 +292,12 @@ def _read(board: Board, rules: Ruleset, key: str) -> CachedSolution | None:
     from shelfie_solver.core.diskcache import read_entry
     from shelfie_solver.dice.wholegame.solver import ExactError, state_count
 
-    found = read_entry(KIND, key, ("values", "bound"))
+    found = read_entry(KIND, key, {"values": (state_count(board, rules),), "bound": (1,)})
     if found is None:
         return None
     values = np.ascontiguousarray(found["values"]).view(np.float64)
     bound = float(np.ascontiguousarray(found["bound"]).view(np.float64)[0])
-    if values.ndim != 1 or len(values) != state_count(board, rules) or not np.isfinite(bound) or bound < 0:
+    if not np.isfinite(bound) or bound < 0:
         return None  # another layout: solved again and replaced
     try:
         return _solution(board, rules, values, bound, 0.0)

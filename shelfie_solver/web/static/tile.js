@@ -290,12 +290,22 @@ function fraction(text) {             // "p/q" of the JSON, for display only
   return p / q;
 }
 
+function signed(x) {                  // as core.report.signed: "+1.25", "-0.50"; what rounds to zero is "0.00"
+  const text = x.toFixed(2);
+  return Number(text) === 0 ? "0.00" : (x > 0 ? "+" : "") + text;
+}
+
+function fixed(x) {                   // as core.report.fixed: never "-0.00"
+  const text = x.toFixed(2);
+  return Number(text) === 0 ? "0.00" : text;
+}
+
 function why(m) {                     // the parts that are not zero, as tile advise's explanation
-  const parts = PARTS.filter((p) => m[p] !== "0/1").map((p) => `${p} ${fraction(m[p]) >= 0 ? "+" : ""}${fraction(m[p]).toFixed(2)}`);
+  const parts = PARTS.filter((p) => m[p] !== "0/1").map((p) => `${p} ${signed(fraction(m[p]))}`);
   const extra = m.goals.map((g) => `scores ${goalName(Number(g.replace("T-CG", "")))}`);
   if (m.end_token) extra.push("takes the end token (T23)");
   if (m.refill) extra.push(m.refill_outlook ? `triggers a refill (T16): next player's expected best gain ` +
-    `${fraction(m.refill_outlook.next_player_gain).toFixed(2)} (${m.refill_outlook.method})` : "triggers a refill (T16)");
+    `${fixed(fraction(m.refill_outlook.next_player_gain))} (${m.refill_outlook.method})` : "triggers a refill (T16)");
   return (parts.join(", ") || "no change") + (extra.length ? `; ${extra.join(", ")}` : "");
 }
 
@@ -311,7 +321,7 @@ function renderAdvice() {
   if (!moves.length) { box.append(el("p", {}, "No legal move (T10-T14).")); return; }
   const best = moves[0];
   box.append(el("h2", {}, `${advice.legal_moves} legal moves, best first · points, difference to the best`));
-  box.append(el("p", { class: "best", id: "best" }, `Best: ${moveWords(best)} — ${best.value_float >= 0 ? "+" : ""}${best.value_float.toFixed(2)} points`));
+  box.append(el("p", { class: "best", id: "best" }, `Best: ${moveWords(best)} — ${signed(best.value_float)} points`));
   box.append(el("p", { class: "reason" }, why(best)));
   const list = el("ul", { class: "options", "aria-label": "every move, best first" });
   (ui.all ? moves : moves.slice(0, SHOWN)).forEach((m, i) => {
@@ -321,7 +331,7 @@ function renderAdvice() {
     const text = `${m.cells.join("+")}@${m.column}`;
     list.append(el("li", { class: `move${tied ? " top" : ""}`, "data-move": text },
       el("span", { class: "what" }, `#${m.rank} ${moveWords(m)} · `, el("span", { class: "diff" }, diff),
-        el("span", { class: "why" }, `${m.value_float >= 0 ? "+" : ""}${m.value_float.toFixed(2)} points: ${why(m)}`)),
+        el("span", { class: "why" }, `${signed(m.value_float)} points: ${why(m)}`)),
       el("button", { type: "button", class: i === 0 ? "primary apply" : "apply", "data-move": text,
         "aria-label": `apply rank ${m.rank}: ${moveWords(m)}, ${diff} to the best`, onclick: () => applyMove(text) }, "Apply")));
   });
