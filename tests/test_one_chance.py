@@ -10,7 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from shelfie_solver.dice.board import load_board
+from shelfie_solver.dice.board import item_sets, load_board
 from shelfie_solver.dice.game.dice_sources import GeneratorDice
 from shelfie_solver.dice.game.events import Fail, Hold, Mark, Roll, Stop
 from shelfie_solver.dice.play.gamefile import act, start_kept_game
@@ -327,3 +327,50 @@ def test_a_seat_that_can_no_longer_win_shows_an_exact_zero_at_every_turn_start_a
     assert table_chances(kept) == [(Fraction(0), True), (Fraction(1), True), (Fraction(0), True), (Fraction(0), True)]
     cells = [row[-1] for row in status_report(kept).rows]
     assert cells == ["0% (exact)", "100% (exact)", "0% (exact)", "0% (exact)"]
+
+
+def test_the_mover_s_model_chance_leaves_out_a_seat_that_can_no_longer_win():
+    # D18-D20: at Ben's turn Ann (final 0, below Ben's 33) can no longer win, so Ben's model chance
+    # after each marking is the joint model's softmax over Ben, Cy and Di alone: his all-seat share
+    # over the share the three of them hold (win_model.without_lost), within the one-millionth
+    # roundings; the numpy and the compiled paths give the same integers
+    from dataclasses import replace
+
+    from shelfie_solver.dice.learned.win_model import (
+        CHANCE_SCALE,
+        all_chances,
+        board_scale,
+        compiled_win_values,
+        design,
+        lost_columns,
+        win_objective,
+    )
+    from shelfie_solver.dice.objectives import StateArrays
+
+    kept, board = _four_players_last_round()
+    state = kept.state
+    assert lost_columns(state) == (1,)  # Ann, the first of Ben's opponents in seat order
+    masked = win_objective(state)
+    arrays = StateArrays(board, state.rules, state.marks)
+    sets = item_sets(board, state.rules.combinations_per_turn)
+    usable = np.flatnonzero(np.append(arrays.available, True)[sets.cells].all(axis=1))
+    chosen = sets.take(usable)
+    values = masked.values(arrays, chosen)
+    exact = masked.exact_markings(arrays, chosen)
+    m, a, mp, ap = arrays.line_totals
+    after = (m + chosen.line_count, a - chosen.line_count, mp + chosen.line_points, ap - chosen.line_points)
+    phase, seats = masked.seat_columns(arrays, *after)
+    every = all_chances(masked.calibration, phase, design(phase, seats, masked.round_number, board_scale(board),
+                                                          to_play=masked.to_play), masked.round_number, masked.trees)
+    live = every[:, [0, 2, 3]].sum(axis=1)
+    expected = every[:, 0] * CHANCE_SCALE / live
+    free = ~exact
+    assert free.sum() > 100
+    assert np.abs(values[free] - expected[free]).max() <= 3  # three roundings of one millionth
+    unmasked = replace(masked, lost=()).values(arrays, chosen)
+    assert (values[free] > unmasked[free]).any() and (values[free] >= unmasked[free]).all()
+    found = compiled_win_values(state)
+    if found is not None:
+        worth = np.zeros(len(sets.sizes) + 1, dtype=np.int64)
+        worth[usable] = values
+        assert np.array_equal(found[0][usable], worth[usable])
