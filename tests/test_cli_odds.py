@@ -239,10 +239,13 @@ def test_a_certain_target_reads_certain_not_one_in_one():
 ])
 def test_final_dice_read_certain_or_impossible(dice, target, line, probability):
     """With no re-roll left the chance is 0 or 1, said in words (it printed "100.00% = 1 (1 in
-    1) (the dice are final)" and "0.00% = 0 (never) (...)"); JSON unchanged."""
+    1) (the dice are final)" and "0.00% = 0 (never) (...)"), without D12's note on the all-Joker
+    roll (no roll is to come: it said the chances were "a little above those of the dice alone"
+    under a certain 100%); JSON unchanged."""
     result = run("--target", target, "--dice", dice, "--rerolls", "0")
     assert result.exit_code == 0, result.output
     assert line in result.output.splitlines()
+    assert "JJJJJJ" not in result.output and "dice alone" not in result.output
     data = run_json("--target", target, "--dice", dice, "--rerolls", "0")
     assert data["probability"] == probability
     assert data["one_in"] == (1.0 if probability == "1/1" else None)

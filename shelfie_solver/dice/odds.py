@@ -346,7 +346,8 @@ def odds_report(result: Odds, simulation: SimulationCheck | None = None, top: in
     notes: list[str] = []
     data["six_jokers_count"] = six_jokers_count(result)
     all_jokers = all_jokers_roll(rules)
-    if data["six_jokers_count"] and all_jokers is not None:
+    rolls_to_come = result.dice is None or result.rerolls > 0  # final dice: no chance is involved
+    if data["six_jokers_count"] and all_jokers is not None and rolls_to_come:
         notes.append(f"{dice_codes(all_jokers, rules)} counts as meeting it (D12: every die a Joker "
                      "marks any one item), so these chances are a little above those of the dice alone.")
     if result.dice is None:
