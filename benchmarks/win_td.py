@@ -55,7 +55,8 @@ CPU seconds per two-ply value and the usable item sets a turn; with ``--resample
 estimate of the true mean absolute error (:func:`deconvolved_mae`, a normal scale mixture fitted
 with the rollout noise known) and its bootstrap interval; with ``--screen N`` the cost of an
 advice screen of two-ply figures (one two-ply value per usable item set: :func:`screen_cost`) at
-every N-th turn start. ``--save``/``--load``: the rows as a ``.npy``.
+every N-th turn start and at the game's first turn. ``--save``/``--load``: the rows as a ``.npy``.
+``deconcheck``: :func:`deconvolved_mae` on simulated errors and noise of that size.
 
 ``richgate``: a gate without the speed budget: trees fitted to the one-ply values (lambda 0) of
 ``--sources`` (one source) on the design inputs alone and on them with both seats'
@@ -67,7 +68,7 @@ every N-th turn start. ``--save``/``--load``: the rows as a ``.npy``.
 file of ``--files`` at every valued position of the source ``--heldout`` (paired with the first
 file, SE over games): the pre-registered choice between candidates.
 
-Run: ``python benchmarks/win_td.py targets|fit|score|ceiling|ceiling2|richgate [options]``.
+Run: ``python benchmarks/win_td.py targets|fit|score|ceiling|ceiling2|deconcheck|richgate [options]``.
 """
 
 from __future__ import annotations
@@ -501,6 +502,25 @@ def screen_cost(ply: Any, state: Any, sample: int, rng: np.random.Generator) -> 
     return len(index), per, per * len(following)
 
 
+def deconcheck(args: argparse.Namespace) -> None:
+    """:func:`deconvolved_mae` on simulated errors of the size ``ceiling2`` meets (357 positions;
+    normal of SD 4 points, Laplace of scale 3, 2.5 times t(3)) plus rollout noise of SD uniform in
+    1-3 points (numpy seed 0): the estimate against the sample's true mean absolute error, the
+    measured one and the bracket's lower end. Points."""
+    rng = np.random.default_rng(0)
+    n = 357
+    print("| errors | true MAE | deconvolved | measured | lower end (measured minus noise) |")
+    print("|---|---:|---:|---:|---:|")
+    for shape in ("normal", "laplace", "t3"):
+        d = {"normal": lambda: rng.normal(0, 0.04, n), "laplace": lambda: rng.laplace(0, 0.03, n),
+             "t3": lambda: 0.025 * rng.standard_t(3, n)}[shape]()
+        noise = rng.uniform(0.01, 0.03, n) ** 2
+        x = d + rng.normal(0, np.sqrt(noise))
+        lower = np.abs(x).mean() - math.sqrt(2 / math.pi) * np.sqrt(noise).mean()
+        print(f"| {shape} | {np.abs(d).mean() * 100:.2f} | {deconvolved_mae(x, noise) * 100:.2f} "
+              f"| {np.abs(x).mean() * 100:.2f} | {lower * 100:.2f} |", flush=True)
+
+
 def ceiling2(args: argparse.Namespace) -> None:
     from shelfie_solver.dice.learned.win_model import load_win_model
     from shelfie_solver.dice.strategies import WinPlyStrategy
@@ -544,6 +564,15 @@ def ceiling2(args: argparse.Namespace) -> None:
                       f"({args.screen_sample} drawn), about {total:.0f} CPU s in all", flush=True)
             print(f"an advice screen of two-ply figures: {np.mean(costs):.0f} CPU s mean, {np.median(costs):.0f} "
                   f"median, {np.max(costs):.0f} max over {len(costs)} turn starts", flush=True)
+            from shelfie_solver.dice.board import Marks
+            from shelfie_solver.dice.game.events import GameState
+
+            first = states[0]
+            empty = Marks.empty(first.board)
+            used, per, total = screen_cost(ply, GameState(first.board, first.rules, (empty, empty), 0, 0, 0, False),
+                                           args.screen_sample, rng)
+            print(f"  the game's first turn (empty sheets): {used} usable sets, {per:.2f} CPU s a two-ply value, "
+                  f"about {total:.0f} CPU s in all", flush=True)
     ceiling_table(a, names, against=(1,))
     if args.resamples:
         r, noise = a[:, 0], a[:, 1]
@@ -674,7 +703,8 @@ def richgate(args: argparse.Namespace) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=("targets", "fit", "score", "ceiling", "ceiling2", "richgate"))
+    parser.add_argument("command", choices=("targets", "fit", "score", "ceiling", "ceiling2", "deconcheck",
+                                                         "richgate"))
     parser.add_argument("--sources", default="", help="SEED:GAMES:POLICY,... (POLICY a model file or learned)")
     parser.add_argument("--model", default=SHIPPED, help="the model file the one-ply targets are computed under")
     parser.add_argument("--cache", default="/tmp/td")
@@ -714,7 +744,7 @@ def main() -> None:
     os.chdir(ROOT)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     {"targets": targets, "fit": fit, "score": score, "ceiling": ceiling, "ceiling2": ceiling2,
-     "richgate": richgate}[args.command](args)
+     "deconcheck": deconcheck, "richgate": richgate}[args.command](args)
 
 
 if __name__ == "__main__":
