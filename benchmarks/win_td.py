@@ -43,6 +43,21 @@ absolute error measured and the mean absolute noise ``sqrt(2/pi) s / sqrt(N)`` (
 between the two's difference and the measured one: docs/win-chance.md "The mean absolute error,
 with many play-outs"), with the 95% bootstrap interval of that lower end.
 
+``ceiling2``: the same turn starts (``--every N``: every N-th, ``--limit``), the figure logged, the
+one-ply value and the TWO-PLY value under the first file of ``--files`` for the player who just
+played: ``1 - V2(next)``, ``V2`` the one-turn engine over the next player's turn (optimal holds,
+the exact DP) whose terminal value for every usable item set and every shelf a failed result may
+give up (D13) is the one-ply value of the position after it (``WinPlyStrategy.after_value``: 1 -
+the start value of the mover's following turn; the compiled value kept where that is ``None`` or
+the choice's value is exact, as ``WinPlyStrategy.choose_marking``): :func:`two_ply_start`. The
+table as ``ceiling``'s, with each figure's paired difference against the one-ply value too; the
+CPU seconds per two-ply value and the usable item sets a turn; with ``--resamples`` a point
+estimate of the true mean absolute error (:func:`deconvolved_mae`, a normal scale mixture fitted
+with the rollout noise known) and its bootstrap interval; with ``--screen N`` the cost of an
+advice screen of two-ply figures (one two-ply value per usable item set: :func:`screen_cost`) at
+every N-th turn start and at the game's first turn. ``--save``/``--load``: the rows as a ``.npy``.
+``deconcheck``: :func:`deconvolved_mae` on simulated errors and noise of that size.
+
 ``richgate``: a gate without the speed budget: trees fitted to the one-ply values (lambda 0) of
 ``--sources`` (one source) on the design inputs alone and on them with both seats'
 ``win_rich_gate.py`` engineered features, line totals and cell bits (no monotone constraints;
@@ -53,7 +68,7 @@ with many play-outs"), with the 95% bootstrap interval of that lower end.
 file of ``--files`` at every valued position of the source ``--heldout`` (paired with the first
 file, SE over games): the pre-registered choice between candidates.
 
-Run: ``python benchmarks/win_td.py targets|fit|score|ceiling|richgate [options]``.
+Run: ``python benchmarks/win_td.py targets|fit|score|ceiling|ceiling2|deconcheck|richgate [options]``.
 """
 
 from __future__ import annotations
@@ -65,6 +80,7 @@ import os
 import pickle
 import sys
 import time
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -262,25 +278,29 @@ def score(args: argparse.Namespace) -> None:
     print(f"{time.process_time() - start:.0f} CPU s")
 
 
-def ceiling(args: argparse.Namespace) -> None:
+def ceiling_positions(args: argparse.Namespace) -> tuple[list[list[float]], list[Any], list[tuple[int, int]]]:
+    """The turn starts of ``ceiling``: the logs ``--log`` (seeds ``--seed``, pooled) replayed with
+    ``win`` by ``--log-model`` (the positions ``win_trees.py rollouts`` keeps: after a marking, the
+    player who just played not valued exactly, the next player with an available item). Returns
+    ``(rows, states, games)``: per position ``[rollout, noise variance, figure logged]`` of the
+    player who just played (chances, 0 to 1), the turn start (the next player's
+    :class:`GameState`) and ``(seed, game)``."""
     from chance_vs_rollout import PLAYERS, positions_of, use_win_model
 
     from shelfie_solver.dice.board import load_board
     from shelfie_solver.dice.game.turn import play_seeded
     from shelfie_solver.dice.learned.win_fit import valued_positions
-    from shelfie_solver.dice.learned.win_model import load_win_model
     from shelfie_solver.dice.rules import DEFAULT_RULES
-    from shelfie_solver.dice.strategies import WinPlyStrategy, strategy_named
+    from shelfie_solver.dice.strategies import strategy_named
 
-    start = time.process_time()
     use_win_model(str(ROOT / args.log_model))
-    plies = [WinPlyStrategy(win_model=load_win_model(ROOT / f)) for f in args.files.split(",")]
 
     def fresh(s: np.random.SeedSequence) -> np.random.SeedSequence:
         return np.random.SeedSequence(s.entropy, spawn_key=s.spawn_key, pool_size=s.pool_size)
 
     board, rules = load_board(None, DEFAULT_RULES), DEFAULT_RULES
-    out: list[list[float]] = []  # rollout, noise, logged, one-ply under each file
+    out: list[list[float]] = []  # rollout, noise, logged
+    states: list[Any] = []
     gid: list[tuple[int, int]] = []
     for log, seed in zip(args.log.split(","), str(args.seed).split(","), strict=True):  # logs pooled
         rows = [r for r in map(json.loads, open(log)) if r["players"] == 2]
@@ -302,12 +322,21 @@ def ceiling(args: argparse.Namespace) -> None:
                 if v is None or seat["exact"] or not kept.state.marks.has_available:
                     continue
                 assert kept.state.active == v.order[1]
-                out.append([seat["rollout"], seat["variance"] / row["games"], seat["model"]]
-                           + [float(1 - ply.start_value(kept.state)) for ply in plies])
+                out.append([seat["rollout"], seat["variance"] / row["games"], seat["model"]])
+                states.append(kept.state)
                 gid.append((int(seed), g))
-    a = np.array(out)
+    return out, states, gid
+
+
+def ceiling_table(a: np.ndarray, names: list[str], against: tuple[int, ...] = ()) -> None:
+    """Print ``ceiling``'s table: ``a`` ``(N, 3 + F)`` the rows of :func:`ceiling_positions` with
+    the ``F`` figures named ``names[1:]`` (``names[0]`` the figure logged) appended; RMS with the
+    noise removed, minus the figure logged (and, for each column ``k`` of ``against``, a figure's
+    paired difference against figure ``k``, ``1 <= k <= F``), all with their 95% bootstrap
+    intervals (4,000 resamples of the positions, numpy seed 0), the mean minus the rollout, the
+    mean absolute error measured and its lower end's interval (docs/win-chance.md "The mean
+    absolute error, with many play-outs"). Points."""
     r, noise = a[:, 0], a[:, 1]
-    names = ["the figure logged (" + args.log_model + ")"] + [f"one ply under {f}" for f in args.files.split(",")]
     picks = np.random.default_rng(0).integers(0, len(r), size=(4000, len(r)))
 
     def rms(e: np.ndarray, at: np.ndarray) -> np.ndarray:
@@ -315,20 +344,245 @@ def ceiling(args: argparse.Namespace) -> None:
         return np.sqrt(np.maximum(e[at].mean(axis=-1) - noise[at].mean(axis=-1), 0))
 
     every = np.arange(len(r))
-    base = (a[:, 2] - r) ** 2
-    print(f"{len(r)} turn starts after a marking of {len(set(gid))} games ({time.process_time() - start:.0f} CPU s)")
     mad = math.sqrt(2 / math.pi) * np.sqrt(noise).mean()  # the mean absolute noise (docs: "with many play-outs")
-    print("| figure | RMS, noise removed (points) | minus the figure logged [95% bootstrap] | mean minus rollout "
-          f"| MAE measured (the noise {mad * 100:.2f}) | lower end (MAE minus noise), 95% |")
-    print("|---|---:|---:|---:|---:|---|")
+    extra = "".join(f" | minus {names[k]} [95% bootstrap]" for k in against)
+    print("| figure | RMS, noise removed (points) | minus the figure logged [95% bootstrap]" + extra
+          + f" | mean minus rollout | MAE measured (the noise {mad * 100:.2f}) | lower end (MAE minus noise) | "
+          "lower end, 95% |")
+    print("|---|---:|---:|" + "---:|" * len(against) + "---:|---:|---:|---|")
     for k, name in enumerate(names):
         e = (a[:, 2 + k] - r) ** 2
-        lo, hi = np.percentile(rms(e, picks) - rms(base, picks), [2.5, 97.5]) * 100
+        diffs = []
+        for ref in (0, *against):
+            base = (a[:, 2 + ref] - r) ** 2
+            lo, hi = np.percentile(rms(e, picks) - rms(base, picks), [2.5, 97.5]) * 100
+            diffs.append(f"{(rms(e, every) - rms(base, every)) * 100:+.2f} [{lo:+.2f}, {hi:+.2f}]")
         lower = np.abs(a[:, 2 + k] - r)[picks].mean(axis=1) - math.sqrt(2 / math.pi) * np.sqrt(noise)[picks].mean(axis=1)
         low = np.percentile(lower, [2.5, 97.5]) * 100
-        print(f"| {name} | {rms(e, every) * 100:.2f} | {(rms(e, every) - rms(base, every)) * 100:+.2f} "
-              f"[{lo:+.2f}, {hi:+.2f}] | {(a[:, 2 + k] - r).mean() * 100:+.2f} "
-              f"| {np.abs(a[:, 2 + k] - r).mean() * 100:.2f} | [{low[0]:.2f}, {low[1]:.2f}] |", flush=True)
+        measured = np.abs(a[:, 2 + k] - r).mean() * 100
+        print(f"| {name} | {rms(e, every) * 100:.2f} | " + " | ".join(diffs)
+              + f" | {(a[:, 2 + k] - r).mean() * 100:+.2f} | {measured:.2f} | {measured - mad * 100:.2f} "
+              f"| [{low[0]:.2f}, {low[1]:.2f}] |", flush=True)
+
+
+def ceiling(args: argparse.Namespace) -> None:
+    from shelfie_solver.dice.learned.win_model import load_win_model
+    from shelfie_solver.dice.strategies import WinPlyStrategy
+
+    start = time.process_time()
+    rows, states, gid = ceiling_positions(args)
+    plies = [WinPlyStrategy(win_model=load_win_model(ROOT / f)) for f in args.files.split(",")]
+    a = np.array([row + [float(1 - ply.start_value(state)) for ply in plies] for row, state in zip(rows, states)])
+    print(f"{len(a)} turn starts after a marking of {len(set(gid))} games ({time.process_time() - start:.0f} CPU s)")
+    ceiling_table(a, ["the figure logged (" + args.log_model + ")"] + [f"one ply under {f}" for f in args.files.split(",")])
+
+
+def two_ply_start(ply: Any, state: Any) -> tuple[Fraction, int]:
+    """``V2``: the active player's TWO-PLY start value of the turn ``state`` (2 players) and the
+    number of usable item sets. The one-turn engine over the turn (optimal holds, the exact DP:
+    :func:`engine.kernel.compiled_best_marking` and :func:`engine.batched.solve_finals`, as
+    :meth:`WinPlyStrategy.start_value`) whose terminal values are, for every usable item set
+    and every shelf a failed result may give up (D13), the ONE-PLY value of the position after
+    it (:meth:`WinPlyStrategy.after_value`: ``1 -`` the opponent's start value of its following
+    turn, after the blocks D15 and the end trigger D17), rounded to the ``CHANCE_SCALE``
+    integers; where that is ``None`` (the game is over, D18, or the opponent passes) or the
+    choice's value is exact (:meth:`WinObjective.exact_markings`, ``exact_shelves``), the
+    compiled value (:func:`win_model.compiled_win_values`) is kept, as
+    :meth:`WinPlyStrategy.choose_marking` does. A turn :mod:`win_chance` values exactly keeps
+    its exact start value (then 0 sets are counted)."""
+    from shelfie_solver.dice.allocate import feasibility_arrays
+    from shelfie_solver.dice.engine.batched import solve_finals
+    from shelfie_solver.dice.engine.kernel import compiled_best_marking, turn_arrays
+    from shelfie_solver.dice.game.actions import mark_and_block, replace_sheet
+    from shelfie_solver.dice.learned.win_model import CHANCE_SCALE, compiled_win_values
+    from shelfie_solver.dice.objectives import StateArrays
+    from shelfie_solver.dice.rolls import space_for
+    from shelfie_solver.dice.sheet_rules import failed_result_shelves
+    from shelfie_solver.dice.win_chance import exact_objective
+
+    if exact_objective(state) is not None:
+        return ply.start_value(state), 0
+    board, rules = state.board, state.rules
+    quick = compiled_win_values(state, ply.win_model, ply.model)
+    assert quick is not None, "numba (the [fast] extra) is needed"
+    worth, usable, shelves = quick
+    worth = worth.copy()
+    objective = ply.objective(state)
+    arrays = StateArrays(board, rules, state.marks)
+    sets = feasibility_arrays(board, rules).sets
+    index = np.flatnonzero(usable[:len(sets.sizes)])
+    known = objective.exact_markings(arrays, sets.take(index))
+    for i, exact in zip(index.tolist(), known.tolist()):
+        value = None if exact else ply.after_value(
+            state, mark_and_block(state, tuple(int(c) for c in sets.cells[i, :sets.sizes[i]]), []))
+        if value is not None:
+            worth[i] = round(value * CHANCE_SCALE)
+    exact_shelves = objective.exact_shelves(arrays)
+    lost = failed_result_shelves(board, state.marks)
+    failed = 0
+    for shelf, model_value in shelves:
+        value = None if shelf in exact_shelves else ply.after_value(
+            state, replace_sheet(state.sheets, state.active, state.marks.with_eliminated(lost[shelf])))
+        failed = max(failed, int(model_value) if value is None else round(value * CHANCE_SCALE))
+    tables = turn_arrays(board, rules)
+    columns = compiled_best_marking()(worth, usable, tables.sizes, tables.set_starts, tables.set_rolls,
+                                      tables.n_rolls, failed, 1)
+    solved = solve_finals(space_for(rules), columns[:, None, :], rules.rerolls, CHANCE_SCALE, kernel="numba")
+    return solved.start_values()[0], len(index)
+
+
+def deconvolved_mae(x: np.ndarray, noise: np.ndarray, k: int = 3) -> float:
+    """A point estimate of the true mean absolute error ``E|d|`` from the measured errors
+    ``x = d + n`` (figure minus rollout, chances), the rollout noise ``n_i ~ N(0, noise_i)``
+    (``noise`` the variances of the rollout means): ``d`` modelled as a mixture of ``k`` normals
+    with one mean and their own variances, fitted by maximum likelihood (each ``x_i`` a mixture
+    of normals of variances ``v_j + noise_i``; Nelder-Mead from three starts, the best kept),
+    then ``E|d|`` of the fitted mixture. Checked on simulated normal, Laplace and t(3) errors
+    with noise of this size (within 0.2 points of the true mean absolute error at 357
+    positions). Unlike the bracket of docs/win-chance.md "The mean absolute error, with many
+    play-outs" it assumes a shape for ``d``."""
+    from scipy.optimize import minimize
+    from scipy.special import logsumexp
+    from scipy.stats import norm
+
+    spread = float(x.std())
+
+    def unpack(p: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        logit = np.concatenate([[0.0], p[1 + k:]])
+        return float(p[0]), np.exp(np.clip(p[1:1 + k], -40, 0)), np.exp(logit - logsumexp(logit))
+
+    def loss(p: np.ndarray) -> float:
+        mu, v, w = unpack(p)
+        var = v[None, :] + noise[:, None] + 1e-12
+        ll = np.log(w)[None, :] - 0.5 * np.log(2 * np.pi * var) - (x[:, None] - mu) ** 2 / (2 * var)
+        return float(-logsumexp(ll, axis=1).sum())
+
+    best = None
+    with np.errstate(all="ignore"):  # a variance near 0 on the way
+        for scales in ((0.3, 1, 3), (0.5, 1, 2), (0.1, 0.7, 2.5)):
+            p0 = np.concatenate([[x.mean()], np.log((np.array(scales[:k]) * spread) ** 2), np.zeros(k - 1)])
+            found = minimize(loss, p0, method="Nelder-Mead",
+                             options={"maxiter": 20000, "maxfev": 20000, "xatol": 1e-7, "fatol": 1e-9})
+            if best is None or found.fun < best.fun:
+                best = found
+    mu, v, w = unpack(best.x)
+    sd = np.sqrt(v)
+    with np.errstate(all="ignore"):
+        return float(np.sum(w * (sd * math.sqrt(2 / math.pi) * np.exp(-mu ** 2 / (2 * v))
+                                 + mu * (1 - 2 * norm.cdf(-mu / sd)))))
+
+
+def screen_cost(ply: Any, state: Any, sample: int, rng: np.random.Generator) -> tuple[int, float, float]:
+    """What an advice screen with two-ply figures would pay at the turn start ``state``: one
+    :func:`two_ply_start` at the following turn start of every usable item set of the turn (the
+    figure of each marking the same depth's value of the next turn start). Times it on ``sample``
+    usable sets drawn by ``rng`` (those whose value is exact or after which the game is over or
+    the opponent passes cost nothing and are not drawn). Returns ``(usable sets, CPU s per
+    two-ply value, the extrapolated CPU s of the screen)``."""
+    from shelfie_solver.dice.allocate import feasibility_arrays
+    from shelfie_solver.dice.game.actions import finish_turn, mark_and_block
+    from shelfie_solver.dice.learned.win_model import compiled_win_values
+    from shelfie_solver.dice.objectives import StateArrays
+
+    quick = compiled_win_values(state, ply.win_model, ply.model)
+    assert quick is not None, "numba (the [fast] extra) is needed"
+    sets = feasibility_arrays(state.board, state.rules).sets
+    index = np.flatnonzero(quick[1][:len(sets.sizes)])
+    known = ply.objective(state).exact_markings(StateArrays(state.board, state.rules, state.marks), sets.take(index))
+    following = []
+    for i in index[~known]:
+        after = finish_turn(state, mark_and_block(state, tuple(int(c) for c in sets.cells[i, :sets.sizes[i]]), []), [])
+        if after is not None and after.marks.has_available:
+            following.append(after)
+    drawn = rng.choice(len(following), size=min(sample, len(following)), replace=False)
+    t0 = time.process_time()
+    for j in drawn.tolist():
+        two_ply_start(ply, following[j])
+    per = (time.process_time() - t0) / max(len(drawn), 1)
+    return len(index), per, per * len(following)
+
+
+def deconcheck(args: argparse.Namespace) -> None:
+    """:func:`deconvolved_mae` on simulated errors of the size ``ceiling2`` meets (357 positions;
+    normal of SD 4 points, Laplace of scale 3, 2.5 times t(3)) plus rollout noise of SD uniform in
+    1-3 points (numpy seed 0): the estimate against the sample's true mean absolute error, the
+    measured one and the bracket's lower end. Points."""
+    rng = np.random.default_rng(0)
+    n = 357
+    print("| errors | true MAE | deconvolved | measured | lower end (measured minus noise) |")
+    print("|---|---:|---:|---:|---:|")
+    for shape in ("normal", "laplace", "t3"):
+        d = {"normal": lambda: rng.normal(0, 0.04, n), "laplace": lambda: rng.laplace(0, 0.03, n),
+             "t3": lambda: 0.025 * rng.standard_t(3, n)}[shape]()
+        noise = rng.uniform(0.01, 0.03, n) ** 2
+        x = d + rng.normal(0, np.sqrt(noise))
+        lower = np.abs(x).mean() - math.sqrt(2 / math.pi) * np.sqrt(noise).mean()
+        print(f"| {shape} | {np.abs(d).mean() * 100:.2f} | {deconvolved_mae(x, noise) * 100:.2f} "
+              f"| {np.abs(x).mean() * 100:.2f} | {lower * 100:.2f} |", flush=True)
+
+
+def ceiling2(args: argparse.Namespace) -> None:
+    from shelfie_solver.dice.learned.win_model import load_win_model
+    from shelfie_solver.dice.strategies import WinPlyStrategy
+
+    start = time.process_time()
+    f = args.files.split(",")[0]
+    names = ["the figure logged (" + args.log_model + ")", f"one ply under {f}", f"two plies under {f}"]
+    if args.load:
+        a = np.load(args.load)
+        print(f"{len(a)} rows of {args.load}")
+    else:
+        rows, states, gid = ceiling_positions(args)
+        ply = WinPlyStrategy(win_model=load_win_model(ROOT / f))
+        chosen = list(range(0, len(rows), args.every))[:args.limit or None]
+        print(f"{len(rows)} turn starts after a marking of {len(set(gid))} games; every {args.every}: {len(chosen)} "
+              f"of {len({gid[i] for i in chosen})} games ({time.process_time() - start:.0f} CPU s)", flush=True)
+        out, seconds, counts = [], [], []
+        for n, i in enumerate(chosen):
+            one = float(1 - ply.start_value(states[i]))
+            t0 = time.process_time()
+            value, used = two_ply_start(ply, states[i])
+            seconds.append(time.process_time() - t0)
+            counts.append(used)
+            out.append(rows[i] + [one, float(1 - value)])
+            if n % 10 == 0 or n == len(chosen) - 1:
+                print(f"  {n + 1}/{len(chosen)}: {seconds[-1]:.2f} CPU s, {used} usable sets", flush=True)
+        s, c = np.array(seconds), np.array(counts)
+        print(f"two-ply value: {s.mean():.2f} CPU s mean, {s.max():.2f} max, {np.median(s):.2f} median; usable item "
+              f"sets a turn {c.mean():.0f} mean, {c.max()} max, {np.median(c):.0f} median ({(c == 0).sum()} turns "
+              f"valued exactly); {time.process_time() - start:.0f} CPU s in all", flush=True)
+        a = np.array(out)
+        if args.save:
+            np.save(args.save, a)
+        if args.screen:
+            rng = np.random.default_rng(0)
+            costs = []
+            for i in chosen[::args.screen]:
+                used, per, total = screen_cost(ply, states[i], args.screen_sample, rng)
+                costs.append(total)
+                print(f"  screen at turn start {i}: {used} usable sets, {per:.2f} CPU s a two-ply value "
+                      f"({args.screen_sample} drawn), about {total:.0f} CPU s in all", flush=True)
+            print(f"an advice screen of two-ply figures: {np.mean(costs):.0f} CPU s mean, {np.median(costs):.0f} "
+                  f"median, {np.max(costs):.0f} max over {len(costs)} turn starts", flush=True)
+            from shelfie_solver.dice.board import Marks
+            from shelfie_solver.dice.game.events import GameState
+
+            first = states[0]
+            empty = Marks.empty(first.board)
+            used, per, total = screen_cost(ply, GameState(first.board, first.rules, (empty, empty), 0, 0, 0, False),
+                                           args.screen_sample, rng)
+            print(f"  the game's first turn (empty sheets): {used} usable sets, {per:.2f} CPU s a two-ply value, "
+                  f"about {total:.0f} CPU s in all", flush=True)
+    ceiling_table(a, names, against=(1,))
+    if args.resamples:
+        r, noise = a[:, 0], a[:, 1]
+        picks = np.random.default_rng(0).integers(0, len(r), size=(4000, len(r)))[:args.resamples]
+        for k, name in enumerate(names):
+            x = a[:, 2 + k] - r
+            boot = [deconvolved_mae(x[p], noise[p]) for p in picks]
+            lo, hi = np.percentile(boot, [2.5, 97.5]) * 100
+            print(f"{name}: the true MAE deconvolved {deconvolved_mae(x, noise) * 100:.2f} [{lo:.2f}, {hi:.2f}] "
+                  f"({args.resamples} bootstrap resamples, the first of the table's)", flush=True)
 
 
 def rich_rows(source: str, model: str, cache: str) -> dict[str, np.ndarray]:
@@ -449,7 +703,8 @@ def richgate(args: argparse.Namespace) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=("targets", "fit", "score", "ceiling", "richgate"))
+    parser.add_argument("command", choices=("targets", "fit", "score", "ceiling", "ceiling2", "deconcheck",
+                                                         "richgate"))
     parser.add_argument("--sources", default="", help="SEED:GAMES:POLICY,... (POLICY a model file or learned)")
     parser.add_argument("--model", default=SHIPPED, help="the model file the one-ply targets are computed under")
     parser.add_argument("--cache", default="/tmp/td")
@@ -466,7 +721,18 @@ def main() -> None:
     parser.add_argument("--log-model", default=SHIPPED, help="ceiling: the model file the log's games were played by")
     parser.add_argument("--seed", default="0", help="ceiling: the log's seed (seeds, comma-separated, one a log)")
     parser.add_argument("--per-game", type=int, default=4, help="ceiling: the log's --per-game")
+    parser.add_argument("--every", type=int, default=1, help="ceiling2: every N-th turn start (1: all)")
+    parser.add_argument("--save", default="", help="ceiling2: write the rows (rollout, noise, figures) as this .npy")
+    parser.add_argument("--load", default="", help="ceiling2: the table (and deconvolution) of rows --save wrote")
+    parser.add_argument("--screen", type=int, default=0, help="ceiling2: time an advice screen at every N-th turn start")
+    parser.add_argument("--screen-sample", type=int, default=8, help="ceiling2: two-ply values timed a screen")
+    parser.add_argument("--resamples", type=int, default=0, help="ceiling2: bootstrap resamples of the deconvolved MAE")
+    parser.add_argument("--limit", type=int, default=0, help="ceiling2: at most this many turn starts (0: all)")
     args = parser.parse_args()
+    if args.every < 1 or args.limit < 0 or args.screen < 0 or args.screen_sample < 1 or not 0 <= args.resamples <= 4000:
+        print("--every and --screen-sample must be at least 1, --limit and --screen at least 0, --resamples 0 to 4000",
+              file=sys.stderr)
+        sys.exit(2)
     if not 0 <= args.lam <= 1:
         print(f"--lam must be between 0 and 1, got {args.lam}", file=sys.stderr)
         sys.exit(2)
@@ -477,7 +743,8 @@ def main() -> None:
             sys.exit(2)
     os.chdir(ROOT)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    {"targets": targets, "fit": fit, "score": score, "ceiling": ceiling, "richgate": richgate}[args.command](args)
+    {"targets": targets, "fit": fit, "score": score, "ceiling": ceiling, "ceiling2": ceiling2,
+     "deconcheck": deconcheck, "richgate": richgate}[args.command](args)
 
 
 if __name__ == "__main__":
