@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -104,3 +105,22 @@ def test_the_command_runs_as_a_module():
                          capture_output=True, text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert bad.returncode == 2
     assert bad.stderr.startswith("Error:") and bad.stderr.count("\n") == 1, bad.stderr
+
+
+def test_numba_keeps_its_kernels_in_the_user_cache_folder(tmp_path):
+    """numba's cache is the user cache folder's ``numba`` folder (never ``__pycache__`` beside the
+    installed modules, whose leftovers hide an editable install after ``pip uninstall``), whatever
+    ``SHELFIE_SOLVE_CACHE`` says; a ``NUMBA_CACHE_DIR`` the user set is kept."""
+    from shelfie_solver.core.compiled import numba_cache_folder
+
+    assert numba_cache_folder({"NUMBA_CACHE_DIR": "/x/y"}) is None
+    code = ("import os; from shelfie_solver.core.compiled import import_numba; import_numba(); "
+            "print(os.environ.get('NUMBA_CACHE_DIR'))")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env.update(XDG_CACHE_HOME=str(tmp_path), SHELFIE_SOLVE_CACHE=str(tmp_path / "private"))
+    found = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    if sys.platform == "linux":
+        assert found.stdout.strip() == str(tmp_path / "shelfie-solve" / "numba")
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "mine")
+    found = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == str(tmp_path / "mine")

@@ -13,7 +13,9 @@ moment only).
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
@@ -21,11 +23,31 @@ from typing import Any
 BLAS_PROBE = "scipy.linalg.cython_blas"
 
 
+def numba_cache_folder(environ: Mapping[str, str]) -> str | None:
+    """Where numba keeps the compiled kernels (``NUMBA_CACHE_DIR``, read when numba is imported):
+    ``None`` (numba's own choice) when the user set ``NUMBA_CACHE_DIR`` in ``environ``, else the
+    ``numba`` folder of the user's cache folder (:func:`diskcache.default_cache_dir`, whatever
+    ``SHELFIE_SOLVE_CACHE`` says: a private table cache does not compile the kernels again).
+    Never the default ``__pycache__`` folders beside the installed modules: ``pip uninstall``
+    leaves numba's files there, and the leftover ``shelfie_solver`` folder in site-packages then
+    hides an editable install of the package (``ImportError`` on every command). A folder numba
+    cannot write is skipped by numba itself (its next cache locator)."""
+    if environ.get("NUMBA_CACHE_DIR"):
+        return None
+    from shelfie_solver.core.diskcache import default_cache_dir
+
+    return str(default_cache_dir() / "numba")
+
+
 @cache
 def import_numba() -> Any | None:
     """The ``numba`` module with its CPU target ready (registries loaded, :data:`BLAS_PROBE` not
     imported), or ``None`` when numba is not installed. Called by each module that compiles
     kernels (``dice/engine/kernel.py``, ``dice/wholegame/float_kernel.py``) before it compiles."""
+    if "numba" not in sys.modules:
+        folder = numba_cache_folder(os.environ)
+        if folder is not None:
+            os.environ["NUMBA_CACHE_DIR"] = folder  # read by numba's import, and by worker processes
     hide = BLAS_PROBE not in sys.modules
     if hide:
         sys.modules[BLAS_PROBE] = None  # type: ignore[assignment]  # `import` of it raises ImportError

@@ -112,6 +112,13 @@ def cache_dir() -> Path | None:
             raise CacheSettingError(f"SHELFIE_SOLVE_CACHE={shorten(setting, 240)} is not a folder{under}: expected "
                                     "the cache's folder (made when missing) or off (tables built in memory)")
         return folder
+    return default_cache_dir()
+
+
+def default_cache_dir() -> Path:
+    """The user's cache folder for shelfie-solve (``platformdirs.user_cache_dir``): where the
+    tables live unless ``SHELFIE_SOLVE_CACHE`` says otherwise (:func:`cache_dir`), and where
+    numba's compiled kernels live (:func:`core.compiled.numba_cache_folder`)."""
     if sys.platform == "linux":  # the XDG rule platformdirs applies on Linux, without its import (start-up)
         return Path(os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.expanduser("~/.cache")) / "shelfie-solve"
     from platformdirs import user_cache_dir
