@@ -270,7 +270,7 @@ def test_plus_binds_tighter_than_or(rules):
     target = parse_target("3C+2B|5*|r1c1+1P", rules)
     assert [len(a.terms) for a in target.alternatives] == [2, 1, 2]
     assert str(target) == "3C+2B|5*|r1c1+1P"
-    assert describe(target, rules) == "3 cat + 2 book, or 5 of any one face, or item r1c1 + 1 plant"
+    assert describe(target, rules) == "3 cat dice + 2 book dice, or 5 of any one face, or item r1c1 + 1 plant die"
 
 
 def test_digit_face_codes_of_the_classic_dice():

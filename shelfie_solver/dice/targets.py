@@ -239,13 +239,14 @@ def _check_alternative(alternative: Alternative, text: str, rules: Ruleset) -> N
 
 
 def describe(target: Target, rules: Ruleset) -> str:
-    """The target in words, e.g. ``3 cat + 2 book, or 4 of any one face``."""
+    """The target in words, e.g. ``3 cat dice + 1 book die, or 4 of any one face`` (dice of a face:
+    the face's name needs no plural of its own, whatever a ruleset names it)."""
     def term_words(term: Term) -> str:
         if isinstance(term, ItemTerm):
             return f"item {term}"
         if term.face is None:
             return f"{term.count} of any one face"
-        return f"{term.count} {rules.sides[rules.face_index(term.face)].name}"
+        return f"{term.count} {rules.sides[rules.face_index(term.face)].name} {'die' if term.count == 1 else 'dice'}"
 
     return ", or ".join(" + ".join(map(term_words, alt.terms)) for alt in target.alternatives)
 

@@ -265,7 +265,7 @@ def why_not_legal(cells: tuple[int, ...], dice: Counts, board: Board, marks: Mar
         if count > dice[face] + stand_in:
             name = rules.sides[face].name
             showing = f"{dice[face]}" + (f" and {jokers} joker{'s' if jokers != 1 else ''}" if jokers else "")
-            return f"the items need {count} {name} dice, the dice show {showing}, D8"
+            return f"the items need {count} {name} {'die' if count == 1 else 'dice'}, the dice show {showing}, D8"
     return None
 
 

@@ -222,7 +222,8 @@ def check_names(names: Sequence[object], distinct: bool = True) -> tuple[str, ..
                             f"(no control characters), got {[n[:MAX_NAME_LENGTH + 1] for n in texts]}; "
                             "expected names like Ann,Ben,me")
     if distinct and len({n.lower() for n in texts}) != len(texts):
-        raise KeptGameError(f"player names must differ, got {list(texts)}")
+        raise KeptGameError(f"player names must differ (whatever their case), got {','.join(texts)}; "
+                            "expected names like Ann,Ben,me")
     return texts
 
 
