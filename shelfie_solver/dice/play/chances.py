@@ -226,7 +226,12 @@ def _settled_rest(chances: list[tuple[Fraction, bool]], seat: int, scores: Seque
 
 def _sole_chance(chances: list[tuple[Fraction, bool]]) -> list[tuple[Fraction, bool]]:
     """``chances`` with the one seat whose figure is not an exact 0, where every other seat's is,
-    an exact 1 (the seats add up to 1: it wins with certainty, D20), else as they are."""
+    an exact 1 (the seats add up to 1: it wins with certainty, D20), and every seat beside an
+    exact 1 an exact 0 (a sole certain winner: the roller's own exact 1 at a hand-off left the
+    others a model 0, :func:`_with_next_roller`); else as they are."""
+    sure = [j for j, (chance, exact_flag) in enumerate(chances) if exact_flag and chance == 1]
+    if sure:
+        return [(Fraction(1 if j == sure[0] else 0), True) for j in range(len(chances))]
     left = [j for j, (chance, exact_flag) in enumerate(chances) if not (exact_flag and chance == 0)]
     if len(left) != 1:
         return chances
