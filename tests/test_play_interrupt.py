@@ -128,3 +128,35 @@ def test_interrupted_after_the_write_says_the_step_is_saved(tmp_path, monkeypatc
     assert result.stderr.splitlines() == [f"Interrupted by Ctrl-C (SIGINT): run stopped, the step is saved in {game}; "
                                           f"'play advise {game}' shows the advice."]
     assert read_kept_game(game).dice is not None  # the roll is in the file
+
+
+def test_a_second_ctrl_c_while_the_file_is_read_again_does_not_say_unchanged(tmp_path, monkeypatch):
+    """Ctrl-C pressed twice: the first once the file holds the roll, the second (a real SIGINT to
+    this process) while the command reads the file again to say what became of it. The line must
+    still say the step is saved (the file holds the roll); before, the second Ctrl-C cut the reading
+    short and the line said the file was unchanged."""
+    from shelfie_solver.cli import play as play_cli
+    from shelfie_solver.dice.play.gamefile import read_kept_game
+
+    monkeypatch.setenv("SHELFIE_SOLVE_EXACT_BUDGET", "0")  # no exact solve: nothing else on stderr
+    game = str(tmp_path / "game.json")
+    runner = CliRunner()
+    assert runner.invoke(main, ["play", "new", game, "--players", "me", "--board", BOARD]).exit_code == 0
+    update_file, holds = play_cli.update_file, play_cli._holds
+
+    def written_then_interrupted(*args, **kwargs):
+        update_file(*args, **kwargs)
+        raise KeyboardInterrupt
+
+    def second_ctrl_c(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)  # delivered at once unless ignored
+        return holds(*args, **kwargs)
+
+    monkeypatch.setattr(play_cli, "update_file", written_then_interrupted)
+    monkeypatch.setattr(play_cli, "_holds", second_ctrl_c)
+    result = runner.invoke(main, ["play", "roll", game, "CCBJPP"])
+    assert read_kept_game(game).dice is not None  # the roll is in the file
+    assert result.exit_code == 130, result.output
+    assert result.stderr.splitlines() == [f"Interrupted by Ctrl-C (SIGINT): run stopped, the step is saved in {game}; "
+                                          f"'play advise {game}' shows the advice."]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back

@@ -162,7 +162,24 @@ def _naming_the_file(game: str, written: Callable[[], str | None] = lambda: None
         if not isinstance(stop, (KeyboardInterrupt, Interrupted)) \
                 or (isinstance(stop, Interrupted) and stop.kept != Interrupted(stop.signum).kept):
             raise
-        raise interrupted_by(stop).keeping(written() or f"{game} unchanged") from None
+        raise interrupted_by(stop).keeping(_unstopped(written) or f"{game} unchanged") from None
+
+
+def _unstopped(words: Callable[[], str | None]) -> str | None:
+    """``words()`` with SIGTERM and SIGINT ignored while it runs (in the main thread; the handlers
+    before are put back after): a second signal (Ctrl-C pressed twice) while the game file is read
+    again must not cut that reading short, or a step already written would be said unchanged."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return words()
+    before = {signum: signal.signal(signum, signal.SIG_IGN) for signum in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        return words()
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
 
 
 def _holds(game: str, after: KeptGame) -> bool:
