@@ -411,9 +411,12 @@ class _SessionCommand(click.Command):
 @click.option("--verbose", is_flag=True,
               help="After each action every table in full (the advice with its legend, the active sheet's values, "
                    "every warning with its rule ids), not one screen.")
+@sigterm_stops
 def session_command(game: str, objective: str, verbose: bool) -> None:
     """The interactive session on the game file GAME: type the dice, keep, mark, undo... ('help' at
     the prompt lists the commands; the file is saved after every action)."""
+    from shelfie_solver.core.parallel import Interrupted  # SIGTERM (sigterm_stops)
+
     if sys.stdin is None or sys.stdin.closed:  # `play GAME <&-`: nothing can be typed
         raise KeptGameError("standard input is closed, so nothing can be typed; expected the session on a terminal "
                             "or commands piped in (play GAME < moves.txt), or the steps (play roll GAME DICE)")
@@ -435,14 +438,33 @@ def session_command(game: str, objective: str, verbose: bool) -> None:
         except KeyboardInterrupt:
             click.echo(f"\nInterrupted; saved in {game}.")
             return
+        except Interrupted as stop:  # SIGTERM at the prompt: every action is in the file
+            raise stop.keeping(f"every action is saved in {game}") from None
+        before = _unstopped(lambda: _file_digest(game))
         try:
             out = session.handle(line)
-        except KeyboardInterrupt:  # the file is replaced whole or not at all
-            click.echo(f"\nInterrupted; saved in {game}.")
+        except (KeyboardInterrupt, Interrupted) as stop:  # the file is replaced whole or not at all
+            kept = (f"this line's action is saved in {game}" if _unstopped(lambda: _file_digest(game)) != before
+                    else f"this line's action is not recorded; {game} holds every action before it")
+            if isinstance(stop, Interrupted):
+                raise stop.keeping(kept) from None
+            click.echo(f"\nInterrupted; {kept}.")
             return
         if out:
             click.echo(printable(out))  # names from the file: escaped (core.report.printable)
 
+
+
+def _file_digest(path: str) -> str | None:
+    """The SHA-256 of the file's bytes, ``None`` if it cannot be read (what the session's
+    interrupted line left: :func:`session_command`)."""
+    import hashlib
+
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
+    except OSError:
+        return None
 
 
 #: Longest typed line of the session (a terminal's own line limit is 4096).
