@@ -46,7 +46,11 @@ INDEX_KINDS = ("space", "item-sets", "feasibility")
 #: The kinds whose values each reader checks itself (float64 bits: NaN refused; the own table's
 #: weights within the objective's bound).
 VALUE_KINDS = ("solitaire-values", "two-player-values", "solitaire-own-table")
-FORGERIES = ("empty", "more-axes", "one-row-short", "swapped", "missing", "extra", "float-dtype", "index", "nan")
+FORGERIES = ("empty", "more-axes", "one-row-short", "swapped", "missing", "extra", "float-dtype", "index", "nan",
+             "zeros", "rows-reversed")
+#: The kinds whose every value is fixed by the board, checked whole by their reader (board.item_sets:
+#: zeros crashed legal_markings with an AssertionError before; rows in another order gave other advice).
+WHOLE_KINDS = ("item-sets",)
 
 
 def _run(kind: str, cache: Path | str) -> subprocess.CompletedProcess[str]:
@@ -96,6 +100,8 @@ def _forge(path: Path, forgery: str) -> None:
         "extra": [*arrays, np.arange(3, dtype=np.int64)],
         "index": [a + 10**6 for a in arrays],
         "nan": [np.full(a.shape, np.nan).view(np.int64) for a in arrays],  # every value NaN's bits
+        "zeros": [np.zeros_like(a) for a in arrays],  # in range, of the right shape: no set at all
+        "rows-reversed": [a[::-1].copy() for a in arrays],  # every set, its totals with it, out of order
     }[forgery]
     assert diskcache.write_entry(kind, key, {f"a{i}": a for i, a in enumerate(forged)})
     assert diskcache.entry_path(kind, key) == path
@@ -125,6 +131,8 @@ def _applies(kind: str, forgery: str) -> bool:
         return kind in INDEX_KINDS
     if forgery == "nan":
         return kind in VALUE_KINDS
+    if forgery in ("zeros", "rows-reversed"):
+        return kind in WHOLE_KINDS
     return not (forgery == "swapped" and kind == "two-player-count")
 
 
