@@ -59,3 +59,38 @@ def test_a_final_score_above_every_one_turn_reach_is_an_exact_one_at_the_hand_of
     want = [(Fraction(0), True), (Fraction(0), True), (Fraction(1), True), (Fraction(0), True)]
     assert after_turn_chances(BEFORE, Mark(2, (R2C3,)), now) == want  # the figure of the marking
     assert seat_chances(now) == want  # the last roller's own view agrees
+
+
+def _sheet(marked: int, eliminated: int):
+    from shelfie_solver.dice.board import Marks
+
+    return Marks(BOARD.n_shelves, BOARD.n_columns, marked, eliminated)
+
+
+#: The breaker's second position (simulate --players win,win,win,win --games 1 --seed 9, play undo
+#: 12 and 11, exploration only): seat 1 (first in the round, D5) marks r4c4 (cell 18), its second
+#: closed shelf (D17, its block D15 takes items from the others); seats 2, 3 and 0 have one turn
+#: each (D18). Seat 2 (84 points) cannot reach seat 1's 130 in its one turn.
+BEFORE_2 = GameState(BOARD, RULES, (_sheet(16137440, 98335), _sheet(15969739, 32), _sheet(24949896, 198755),
+                                    _sheet(13872431, 2097216)), active=1, first=1, turn=32, end_triggered=False)
+NOW_2 = GameState(BOARD, RULES, (_sheet(16137440, 98591), _sheet(16231883, 32), _sheet(24949896, 8587619),
+                                 _sheet(13872431, 2359360)), active=2, first=1, turn=33, end_triggered=True)
+
+
+def test_a_roller_that_cannot_win_is_an_exact_zero_and_the_mover_keeps_its_figure() -> None:
+    # the roller's own value is an exact 0 (its one-turn reach, brute force, below 130: D19, D20);
+    # shown as a model 0, the floor took a millionth from seat 1's figure, so play status right
+    # after the marking said 84.0033% where the advice had said 84.0034% for it
+    from shelfie_solver.dice.play.chances import model_floor
+
+    marks = NOW_2.sheets[2]
+    reach = max([score(BOARD, marks, RULES)] + [score(BOARD, marks.with_marked(m.cells), RULES)
+                                               for roll in space_for(RULES).rolls
+                                               for m in legal_markings(roll, BOARD, marks, RULES)])
+    assert reach < 130 == score(BOARD, NOW_2.sheets[1], RULES)
+    assert seat_chances(NOW_2)[2] == (Fraction(0), True)
+    chances = after_turn_chances(BEFORE_2, Mark(1, (18,)), NOW_2)
+    assert chances[2] == (Fraction(0), True)
+    assert sum(c for c, _ in chances) == 1
+    assert all(0 < c < 1 and not exact for j, (c, exact) in enumerate(chances) if j != 2)
+    assert model_floor(chances) == chances  # nothing taken from the mover's figure

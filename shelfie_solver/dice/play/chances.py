@@ -128,6 +128,10 @@ def _with_next_roller(now: GameState, seat: int, mine: Fraction, exact_flag: boo
     weights = {j: out[j][0] for j in live}
     total = sum(weights.values(), Fraction(0))
     out[roller] = (theirs, (own_exact and exact_flag) if live else exact_flag)
+    if own_exact and own == 0:  # the roller cannot win whatever it rolls (its own exact 0): shown so,
+        out[roller] = (Fraction(0), True)  # not as a model 0 the floor lifts from seat's figure
+        if not live:  # seat alone can still win (_sole_chance makes it the exact 1)
+            left = Fraction(0)
     for j in live:
         out[j] = (left * weights[j] / total if total else left / len(live), False)
     return _settled_rest(out, seat, _scores(now), final)
