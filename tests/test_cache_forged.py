@@ -46,7 +46,11 @@ INDEX_KINDS = ("space", "item-sets", "feasibility")
 #: The kinds whose values each reader checks itself (float64 bits: NaN refused; the own table's
 #: weights within the objective's bound).
 VALUE_KINDS = ("solitaire-values", "two-player-values", "solitaire-own-table")
-FORGERIES = ("empty", "more-axes", "one-row-short", "swapped", "missing", "extra", "float-dtype", "index", "nan")
+FORGERIES = ("empty", "more-axes", "one-row-short", "swapped", "missing", "extra", "float-dtype", "index", "nan",
+             "zeros", "rows-reversed", "huge", "below")
+#: The kinds whose every value is fixed by the board, checked whole by their reader (board.item_sets:
+#: zeros crashed legal_markings with an AssertionError before; rows in another order gave other advice).
+WHOLE_KINDS = ("item-sets",)
 
 
 def _run(kind: str, cache: Path | str) -> subprocess.CompletedProcess[str]:
@@ -96,6 +100,10 @@ def _forge(path: Path, forgery: str) -> None:
         "extra": [*arrays, np.arange(3, dtype=np.int64)],
         "index": [a + 10**6 for a in arrays],
         "nan": [np.full(a.shape, np.nan).view(np.int64) for a in arrays],  # every value NaN's bits
+        "huge": [np.full(a.shape, 1e300).view(np.int64) for a in arrays],  # finite, far above any score
+        "below": [a - 10**6 for a in arrays],  # a count below -1 (the mark of 'over the budget')
+        "zeros": [np.zeros_like(a) for a in arrays],  # in range, of the right shape: no set at all
+        "rows-reversed": [a[::-1].copy() for a in arrays],  # every set, its totals with it, out of order
     }[forgery]
     assert diskcache.write_entry(kind, key, {f"a{i}": a for i, a in enumerate(forged)})
     assert diskcache.entry_path(kind, key) == path
@@ -123,8 +131,12 @@ def _applies(kind: str, forgery: str) -> bool:
     taken as they are), a swap only where there are two arrays or axes to swap."""
     if forgery == "index":
         return kind in INDEX_KINDS
-    if forgery == "nan":
-        return kind in VALUE_KINDS
+    if forgery in ("nan", "huge"):  # huge: the solitaire table (its bound 1e300 too) stopped advise
+        return kind in VALUE_KINDS  # with exit 2 'expected the file solve-game wrote' before 2026-12-07
+    if forgery == "below":  # the count of states: -1 or 0 to the budget (read it as over the budget before)
+        return kind == "two-player-count"
+    if forgery in ("zeros", "rows-reversed"):
+        return kind in WHOLE_KINDS
     return not (forgery == "swapped" and kind == "two-player-count")
 
 

@@ -297,7 +297,8 @@ def test_a_seat_that_can_no_longer_win_shows_an_exact_zero_at_every_turn_start_a
     # D18, D20, four players: Ann's final 0 below Ben's 33 is an exact 0 right after her turn (her
     # own value, win_chance.settled_bounds: another seat's score now) and stays one at Cy's and
     # Di's turn starts (chances.share_the_rest: a lost seat has no share of the joint model's; it
-    # had a positive model share there before); the seats add up to 1, the others stay the model's
+    # had a positive model share there before); the seats add up to 1. Here Cy and Di cannot pass
+    # Ben in their one last turn each (D18), so Ben's is an exact 1 and every other an exact 0
     from shelfie_solver.dice.allocate import legal_markings
     from shelfie_solver.dice.board import score
     from shelfie_solver.dice.game.events import UncheckedMark
@@ -305,16 +306,24 @@ def test_a_seat_that_can_no_longer_win_shows_an_exact_zero_at_every_turn_start_a
     from shelfie_solver.dice.rolls import space_for
 
     kept, board = _four_players_last_round()
+
+    def one_turn_reach(seat: int) -> int:  # brute force over every final roll's legal markings
+        marks = kept.state.sheets[seat]
+        return max([score(board, marks, DEFAULT_RULES)] + [
+            score(board, marks.with_marked(m.cells), DEFAULT_RULES)
+            for roll in space_for(DEFAULT_RULES).rolls for m in legal_markings(roll, board, marks, DEFAULT_RULES)])
+
+    # Cy and Di have one turn each left (D18) and no turn of theirs reaches Ben's 33: Ben wins alone
+    # from his turn's start (win_chance.settled_bounds: the later seats' one-turn reach)
+    assert max(one_turn_reach(2), one_turn_reach(3)) < 33
     seen = [table_chances(kept)]
     kept = act(kept, (UncheckedMark(1, (board.cell(3, 4),)),))  # Ben: 33 + 9 for column 5's 4th item
     seen.append(table_chances(kept))
     assert kept.active == 2
     for chances in seen:
-        assert chances[0] == (Fraction(0), True)
-        assert sum(c for c, _ in chances) == 1
-        assert all(0 < c < 1 and not exact for c, exact in chances[1:])
+        assert chances == [(Fraction(0), True), (Fraction(1), True), (Fraction(0), True), (Fraction(0), True)]
     cells = [row[-1] for row in status_report(kept).rows]
-    assert cells[0] == "0% (exact)" and all("(model)" in cell for cell in cells[1:])
+    assert cells == ["0% (exact)", "100% (exact)", "0% (exact)", "0% (exact)"]
     # Cy's last turn ends with 0 points (no line of 3), below Ben's 44 (lost too); Di, last to
     # play, cannot reach 44 in one turn (brute force over every final roll's legal markings,
     # D8-D12, D19): every seat but Ben is an exact 0, so Ben's is an exact 1 (they add up to 1)
@@ -348,7 +357,9 @@ def test_the_mover_s_model_chance_leaves_out_a_seat_that_can_no_longer_win():
     from shelfie_solver.dice.objectives import StateArrays
 
     kept, board = _four_players_last_round()
-    state = kept.state
+    # Cy given Ben's sheet (33 points): its one last turn (D18) can pass most of Ben's final
+    # scores, so they stay the model's (win_chance.settled_bounds: the later seats' one-turn reach)
+    state = replace(kept.state, sheets=kept.state.sheets[:2] + (kept.state.sheets[1], kept.state.sheets[3]))
     assert lost_columns(state) == (1,)  # Ann, the first of Ben's opponents in seat order
     masked = win_objective(state)
     arrays = StateArrays(board, state.rules, state.marks)

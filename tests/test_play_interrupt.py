@@ -128,3 +128,88 @@ def test_interrupted_after_the_write_says_the_step_is_saved(tmp_path, monkeypatc
     assert result.stderr.splitlines() == [f"Interrupted by Ctrl-C (SIGINT): run stopped, the step is saved in {game}; "
                                           f"'play advise {game}' shows the advice."]
     assert read_kept_game(game).dice is not None  # the roll is in the file
+
+
+def test_a_second_ctrl_c_while_the_file_is_read_again_does_not_say_unchanged(tmp_path, monkeypatch):
+    """Ctrl-C pressed twice: the first once the file holds the roll, the second (a real SIGINT to
+    this process) while the command reads the file again to say what became of it. The line must
+    still say the step is saved (the file holds the roll); before, the second Ctrl-C cut the reading
+    short and the line said the file was unchanged."""
+    from shelfie_solver.cli import play as play_cli
+    from shelfie_solver.dice.play.gamefile import read_kept_game
+
+    monkeypatch.setenv("SHELFIE_SOLVE_EXACT_BUDGET", "0")  # no exact solve: nothing else on stderr
+    game = str(tmp_path / "game.json")
+    runner = CliRunner()
+    assert runner.invoke(main, ["play", "new", game, "--players", "me", "--board", BOARD]).exit_code == 0
+    update_file, holds = play_cli.update_file, play_cli._holds
+
+    def written_then_interrupted(*args, **kwargs):
+        update_file(*args, **kwargs)
+        raise KeyboardInterrupt
+
+    def second_ctrl_c(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)  # delivered at once unless ignored
+        return holds(*args, **kwargs)
+
+    monkeypatch.setattr(play_cli, "update_file", written_then_interrupted)
+    monkeypatch.setattr(play_cli, "_holds", second_ctrl_c)
+    result = runner.invoke(main, ["play", "roll", game, "CCBJPP"])
+    assert read_kept_game(game).dice is not None  # the roll is in the file
+    assert result.exit_code == 130, result.output
+    assert result.stderr.splitlines() == [f"Interrupted by Ctrl-C (SIGINT): run stopped, the step is saved in {game}; "
+                                          f"'play advise {game}' shows the advice."]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+
+
+@pytest.mark.parametrize("written", [False, True])
+def test_the_session_says_whether_the_interrupted_line_was_recorded(tmp_path, monkeypatch, written):
+    """The interactive session (``play GAME``): Ctrl-C while a typed line's action runs says
+    whether that action is in the file (it is written whole or not at all); before, it said
+    'saved in GAME' either way, and SIGTERM killed the session without a word."""
+    from shelfie_solver.cli import play as play_cli
+    from shelfie_solver.dice.play.gamefile import read_kept_game
+
+    monkeypatch.setenv("SHELFIE_SOLVE_EXACT_BUDGET", "0")
+    game = str(tmp_path / "game.json")
+    runner = CliRunner()
+    assert runner.invoke(main, ["play", "new", game, "--players", "me", "--board", BOARD]).exit_code == 0
+    handle = play_cli.Session.handle
+
+    def interrupted(self, line):
+        if written:
+            handle(self, line)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(play_cli.Session, "handle", interrupted)
+    result = runner.invoke(main, ["play", game], input="roll CCBJPP\n")
+    assert (read_kept_game(game).dice is not None) == written
+    said = (f"this line's action is saved in {game}" if written
+            else f"this line's action is not recorded; {game} holds every action before it")
+    assert f"Interrupted; {said}." in result.output
+
+
+def test_sigterm_at_the_session_prompt_says_every_action_is_saved(tmp_path):
+    """SIGTERM while the session waits for a line: one line, exit 143, the file as it was."""
+    game = tmp_path / "game.json"
+    subprocess.run(_command("play", "new", str(game), "--players", "me", "--board", BOARD), env=_env(tmp_path / "c"),
+                   check=True, capture_output=True, timeout=600)
+    before = game.read_bytes()
+    env = {**_env(tmp_path / "c"), "SHELFIE_SOLVE_EXACT_BUDGET": "0"}  # no first-use exact solve
+    process = subprocess.Popen(_command("play", str(game)), env=env, stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while psutil.Process(process.pid).cpu_times().user < 0.4:  # start-up
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        time.sleep(3.0)  # at the prompt (the first advice takes well under a second)
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 143, err
+    assert err.splitlines() == [f"Interrupted by SIGTERM: run stopped, every action is saved in {game}."]
+    assert game.read_bytes() == before

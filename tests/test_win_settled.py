@@ -134,9 +134,18 @@ def test_some_markings_settle_and_the_compiled_path_agrees(target: int) -> None:
                        for row in chosen.cells.tolist()])  # (every usable set; the legal ones too)
     assert set(legal_rows(state)[1].tolist()) <= set(finals.tolist())
     below = finals < other
-    assert below.any() and (~below).any()
-    assert (values[below] == 0).all() and (values[~below] > 0).all() and (values[~below] < CHANCE_SCALE).all()
-    assert np.array_equal(model.exact_markings(arrays, chosen), below)
+    # seat 0 plays once more (D18): above its one-turn reach (brute force, D8-D13, D19) and the
+    # final score of seat 1, seat 2 wins alone (D20)
+    seat0 = state.sheets[0]
+    reach = max([score(BOARD, seat0, RULES)] + [score(BOARD, seat0.with_marked(m.cells), RULES)
+                                               for roll in space_for(RULES).rolls
+                                               for m in legal_markings(roll, BOARD, seat0, RULES)])
+    above = finals > max(other, reach)
+    middle = ~below & ~above
+    assert below.any() and middle.any()
+    assert (values[below] == 0).all() and (values[above] == CHANCE_SCALE).all()
+    assert (values[middle] > 0).all() and (values[middle] < CHANCE_SCALE).all()
+    assert np.array_equal(model.exact_markings(arrays, chosen), below | above)
     worth = np.zeros(len(sets.sizes) + 1, dtype=np.int64)
     worth[usable] = values
     for found in (compiled_win_values(state), model.compiled_turn_values(arrays)):

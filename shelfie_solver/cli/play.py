@@ -162,7 +162,24 @@ def _naming_the_file(game: str, written: Callable[[], str | None] = lambda: None
         if not isinstance(stop, (KeyboardInterrupt, Interrupted)) \
                 or (isinstance(stop, Interrupted) and stop.kept != Interrupted(stop.signum).kept):
             raise
-        raise interrupted_by(stop).keeping(written() or f"{game} unchanged") from None
+        raise interrupted_by(stop).keeping(_unstopped(written) or f"{game} unchanged") from None
+
+
+def _unstopped(words: Callable[[], str | None]) -> str | None:
+    """``words()`` with SIGTERM and SIGINT ignored while it runs (in the main thread; the handlers
+    before are put back after): a second signal (Ctrl-C pressed twice) while the game file is read
+    again must not cut that reading short, or a step already written would be said unchanged."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return words()
+    before = {signum: signal.signal(signum, signal.SIG_IGN) for signum in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        return words()
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
 
 
 def _holds(game: str, after: KeptGame) -> bool:
@@ -394,9 +411,12 @@ class _SessionCommand(click.Command):
 @click.option("--verbose", is_flag=True,
               help="After each action every table in full (the advice with its legend, the active sheet's values, "
                    "every warning with its rule ids), not one screen.")
+@sigterm_stops
 def session_command(game: str, objective: str, verbose: bool) -> None:
     """The interactive session on the game file GAME: type the dice, keep, mark, undo... ('help' at
     the prompt lists the commands; the file is saved after every action)."""
+    from shelfie_solver.core.parallel import Interrupted  # SIGTERM (sigterm_stops)
+
     if sys.stdin is None or sys.stdin.closed:  # `play GAME <&-`: nothing can be typed
         raise KeptGameError("standard input is closed, so nothing can be typed; expected the session on a terminal "
                             "or commands piped in (play GAME < moves.txt), or the steps (play roll GAME DICE)")
@@ -418,14 +438,33 @@ def session_command(game: str, objective: str, verbose: bool) -> None:
         except KeyboardInterrupt:
             click.echo(f"\nInterrupted; saved in {game}.")
             return
+        except Interrupted as stop:  # SIGTERM at the prompt: every action is in the file
+            raise stop.keeping(f"every action is saved in {game}") from None
+        before = _unstopped(lambda: _file_digest(game))
         try:
             out = session.handle(line)
-        except KeyboardInterrupt:  # the file is replaced whole or not at all
-            click.echo(f"\nInterrupted; saved in {game}.")
+        except (KeyboardInterrupt, Interrupted) as stop:  # the file is replaced whole or not at all
+            kept = (f"this line's action is saved in {game}" if _unstopped(lambda: _file_digest(game)) != before
+                    else f"this line's action is not recorded; {game} holds every action before it")
+            if isinstance(stop, Interrupted):
+                raise stop.keeping(kept) from None
+            click.echo(f"\nInterrupted; {kept}.")
             return
         if out:
             click.echo(printable(out))  # names from the file: escaped (core.report.printable)
 
+
+
+def _file_digest(path: str) -> str | None:
+    """The SHA-256 of the file's bytes, ``None`` if it cannot be read (what the session's
+    interrupted line left: :func:`session_command`)."""
+    import hashlib
+
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
+    except OSError:
+        return None
 
 
 #: Longest typed line of the session (a terminal's own line limit is 4096).

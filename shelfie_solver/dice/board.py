@@ -523,8 +523,40 @@ def item_sets(board: Board, k: int) -> ItemSets:
     arrays = load_or_build("item-sets", f"{board!r}\n{k}", {"cells": (sets, k), "sizes": (sets,),
                                                             "line_count": (sets, lines), "line_points": (sets, lines)},
                            lambda: _build_item_sets(board, k),
-                           lambda found: all_within(found["cells"], -1, board.n_cells))  # cells, -1 padding
+                           lambda found: _item_sets_fit(board, found))
     return ItemSets(arrays["cells"], arrays["sizes"], arrays["line_count"], arrays["line_points"])
+
+
+def _item_sets_fit(board: Board, found: dict[str, np.ndarray]) -> bool:
+    """Whether the arrays read for :func:`item_sets` are the ones it builds (a forged or damaged
+    cache entry is refused and rebuilt, never a traceback): cells within the board with ``-1``
+    padding only after a row's items, each row's items increasing, ``sizes`` its count (1 or
+    more), rows by size then in cell order (with the layout's row count: exactly every set once),
+    and the line totals those of the cells."""
+    from shelfie_solver.core.diskcache import all_within
+
+    cells, sizes = found["cells"], found["sizes"]
+    if not all_within(cells, -1, board.n_cells):
+        return False
+    real = cells >= 0
+    if not np.array_equal(sizes, real.sum(axis=1)) or (sizes < 1).any() or (real[:, 1:] & ~real[:, :-1]).any():
+        return False
+    if ((cells[:, 1:] <= cells[:, :-1]) & real[:, 1:]).any() or (np.diff(sizes) < 0).any():
+        return False
+    if len(cells) > 1:
+        before, after = cells[:-1], cells[1:]
+        differ = before != after
+        first = differ.argmax(axis=1)
+        rows = np.arange(len(before))
+        ordered = differ.any(axis=1) & (before[rows, first] < after[rows, first])
+        if ((sizes[:-1] == sizes[1:]) & ~ordered).any():
+            return False
+    member = np.zeros((board.n_cells + 1, len(board.lines)), dtype=np.int64)  # last row: padding
+    for line, line_cells in enumerate(board.lines):
+        member[list(line_cells), line] = 1
+    values = np.array([board.value(c) for c in range(board.n_cells)] + [0], dtype=np.int64)
+    return bool(np.array_equal(found["line_count"], member[cells].sum(axis=1))
+                and np.array_equal(found["line_points"], (member * values[:, None])[cells].sum(axis=1)))
 
 
 def _build_item_sets(board: Board, k: int) -> dict[str, np.ndarray]:

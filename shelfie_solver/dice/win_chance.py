@@ -546,9 +546,10 @@ def settled_bounds(state: GameState) -> tuple[int, int]:
     ``low`` is the best score of the other seats now: a score never falls (D13 and D15 keep
     marked items, D19), so a final score below it loses (chance exactly 0), whether that seat's
     score is final or it still plays. ``high`` is the best score any other seat can still reach
-    once the player's game is over (the round played out, D18): its score if final, else its
-    score with every available item marked (an upper bound: marking never lowers a score, D19;
-    blocking, D15, only takes items away). A final score above ``high`` wins alone (exactly 1, D20). :data:`NO_LOW` /
+    once the player's game is over (the round played out, D18): its score if final, else the
+    best score one turn can give its sheet now (:func:`best_score_range`: a seat after the player
+    in the round has exactly one turn left once the player's game is over, D18; an upper bound:
+    blocking, D15, only takes items away, and a failed result keeps the score, D13). A final score above ``high`` wins alone (exactly 1, D20). :data:`NO_LOW` /
     :data:`NO_HIGH` when nothing settles (fewer than two players)."""
     if state.players < 2:
         return NO_LOW, NO_HIGH
@@ -566,7 +567,7 @@ def _other_reaches(state: GameState) -> list[tuple[int, bool]]:
             sheet = state.sheets[j]
             final = not sheet.has_available or not state.plays_later_this_round(j)
             out.append((score(board, sheet, rules) if final else
-                        score(board, sheet.with_marked(sheet.available), rules), final))
+                        best_score_range(board, rules, sheet)[1], final))
     return out
 
 

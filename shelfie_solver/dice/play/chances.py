@@ -128,6 +128,10 @@ def _with_next_roller(now: GameState, seat: int, mine: Fraction, exact_flag: boo
     weights = {j: out[j][0] for j in live}
     total = sum(weights.values(), Fraction(0))
     out[roller] = (theirs, (own_exact and exact_flag) if live else exact_flag)
+    if own_exact and own == 0:  # the roller cannot win whatever it rolls (its own exact 0): shown so,
+        out[roller] = (Fraction(0), True)  # not as a model 0 the floor lifts from seat's figure
+        if not live:  # seat alone can still win (_sole_chance makes it the exact 1)
+            left = Fraction(0)
     for j in live:
         out[j] = (left * weights[j] / total if total else left / len(live), False)
     return _settled_rest(out, seat, _scores(now), final)
@@ -226,7 +230,12 @@ def _settled_rest(chances: list[tuple[Fraction, bool]], seat: int, scores: Seque
 
 def _sole_chance(chances: list[tuple[Fraction, bool]]) -> list[tuple[Fraction, bool]]:
     """``chances`` with the one seat whose figure is not an exact 0, where every other seat's is,
-    an exact 1 (the seats add up to 1: it wins with certainty, D20), else as they are."""
+    an exact 1 (the seats add up to 1: it wins with certainty, D20), and every seat beside an
+    exact 1 an exact 0 (a sole certain winner: the roller's own exact 1 at a hand-off left the
+    others a model 0, :func:`_with_next_roller`); else as they are."""
+    sure = [j for j, (chance, exact_flag) in enumerate(chances) if exact_flag and chance == 1]
+    if sure:
+        return [(Fraction(1 if j == sure[0] else 0), True) for j in range(len(chances))]
     left = [j for j, (chance, exact_flag) in enumerate(chances) if not (exact_flag and chance == 0)]
     if len(left) != 1:
         return chances

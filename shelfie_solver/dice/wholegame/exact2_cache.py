@@ -150,7 +150,7 @@ COUNT_KIND = "two-player-count"
 
 def _kept_count(board: Board, rules: Ruleset, budget: int) -> int | None:
     """:func:`state_count` from the disk cache, else counted and stored (:func:`core.diskcache.load_or_build`)."""
-    from shelfie_solver.core.diskcache import load_or_build
+    from shelfie_solver.core.diskcache import all_within, load_or_build
     from shelfie_solver.dice.wholegame.two_player import reachable_states, setup_for
 
     def count() -> dict[str, np.ndarray]:
@@ -160,8 +160,9 @@ def _kept_count(board: Board, rules: Ruleset, budget: int) -> int | None:
             found = -1
         return {"states": np.array([found], dtype=np.int64)}
 
+    # a count is -1 (over the budget) or 0 to the budget: anything else is refused and counted again
     states = int(load_or_build(COUNT_KIND, f"{setup_key(board, rules)}\nbudget {budget}", {"states": (1,)},
-                               count)["states"][0])
+                               count, lambda found: all_within(found["states"], -1, budget + 1))["states"][0])
     return None if states < 0 else states
 
 

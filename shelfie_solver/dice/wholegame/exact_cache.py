@@ -299,6 +299,9 @@ def _read(board: Board, rules: Ruleset, key: str) -> CachedSolution | None:
     bound = float(np.ascontiguousarray(found["bound"]).view(np.float64)[0])
     if not np.isfinite(bound) or bound < 0:
         return None  # another layout: solved again and replaced
+    possible = score(board, Marks(board.n_shelves, board.n_columns, (1 << board.n_cells) - 1), rules)
+    if values.size and not float(np.max(values)) <= possible:  # also NaN
+        return None  # a value above a full sheet's points (D19), which the table refuses when used
     try:
         return _solution(board, rules, values, bound, 0.0)
     except ExactError:
