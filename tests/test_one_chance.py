@@ -338,10 +338,54 @@ def test_a_seat_that_can_no_longer_win_shows_an_exact_zero_at_every_turn_start_a
     assert cells == ["0% (exact)", "100% (exact)", "0% (exact)", "0% (exact)"]
 
 
+def test_a_seat_whose_last_turn_cannot_pass_a_score_now_is_an_exact_zero_while_two_contend():
+    # D15, D18-D20, four players: Ann gives up shelves 1 and 2 (the end, D17, her final 0), Ben
+    # ends on 33 + (r4c2) points, Cy (20: column 4's 7 + 6 + 7) is about to roll her last turn and
+    # can pass him, Di (one item, 0 points) plays last and cannot reach 33 in one turn (brute force
+    # over every final roll's legal markings): Di's chance is exactly 0 beside Ben and Cy, who
+    # still contend (model figures adding up to 1; win_chance.lost_seats: a seat with one turn
+    # left; it read 3.9% (model) before)
+    from shelfie_solver.dice.allocate import legal_markings
+    from shelfie_solver.dice.board import score
+    from shelfie_solver.dice.game.events import UncheckedMark
+    from shelfie_solver.dice.play.report import status_report
+    from shelfie_solver.dice.rolls import space_for
+
+    board, rules = load_board(None, DEFAULT_RULES), DEFAULT_RULES
+    kept = start_kept_game(board, rules, ("Ann", "Ben", "Cy", "Di"), 0)
+
+    def shelf(s: int) -> tuple[int, ...]:
+        return tuple(board.cell(s, c) for c in range(board.n_columns))
+
+    kept = act(kept, (Fail(0, 0, shelf(0)),))
+    kept = act(kept, (UncheckedMark(1, (board.cell(0, 4), board.cell(1, 4), board.cell(2, 4))),))
+    kept = act(kept, (UncheckedMark(2, (board.cell(0, 3), board.cell(1, 3), board.cell(2, 3))),))
+    kept = act(kept, (UncheckedMark(3, (board.cell(1, 0),)),))
+    kept = act(kept, (Fail(0, 1, shelf(1)),))
+    kept = act(kept, (UncheckedMark(1, (board.cell(3, 1),)),))
+    assert kept.active == 2 and kept.state.end_triggered
+
+    def one_turn_reach(seat: int) -> int:
+        marks = kept.state.sheets[seat]
+        return max([score(board, marks, rules)] + [score(board, marks.with_marked(m.cells), rules)
+                                                   for roll in space_for(rules).rolls
+                                                   for m in legal_markings(roll, board, marks, rules)])
+
+    ben = score(board, kept.state.sheets[1], rules)
+    assert one_turn_reach(3) < ben < one_turn_reach(2)
+    chances = table_chances(kept)
+    assert chances[0] == (Fraction(0), True) and chances[3] == (Fraction(0), True)
+    assert all(0 < c < 1 and not exact for c, exact in chances[1:3])
+    assert sum(c for c, _ in chances) == 1
+    cells = [row[-1] for row in status_report(kept).rows]
+    assert cells[0] == cells[3] == "0% (exact)"
+
+
 def test_the_mover_s_model_chance_leaves_out_a_seat_that_can_no_longer_win():
-    # D18-D20: at Ben's turn Ann (final 0, below Ben's 33) can no longer win, so Ben's model chance
-    # after each marking is the joint model's softmax over Ben, Cy and Di alone: his all-seat share
-    # over the share the three of them hold (win_model.without_lost), within the one-millionth
+    # D18-D20: at Ben's turn Ann (final 0, below Ben's 33) and Di (one turn left that cannot reach
+    # 33) can no longer win, so Ben's model chance after each marking is the joint model's softmax
+    # over Ben and Cy alone: his all-seat share over the share the two of them hold
+    # (win_model.without_lost), within the one-millionth
     # roundings; the numpy and the compiled paths give the same integers
     from dataclasses import replace
 
@@ -360,7 +404,16 @@ def test_the_mover_s_model_chance_leaves_out_a_seat_that_can_no_longer_win():
     # Cy given Ben's sheet (33 points): its one last turn (D18) can pass most of Ben's final
     # scores, so they stay the model's (win_chance.settled_bounds: the later seats' one-turn reach)
     state = replace(kept.state, sheets=kept.state.sheets[:2] + (kept.state.sheets[1], kept.state.sheets[3]))
-    assert lost_columns(state) == (1,)  # Ann, the first of Ben's opponents in seat order
+    # Ann (final 0) and Di, whose one last turn cannot reach Cy's 33 (brute force), can no longer
+    # win: the first and third of Ben's opponents in seat order
+    from shelfie_solver.dice.allocate import legal_markings
+    from shelfie_solver.dice.board import score
+    from shelfie_solver.dice.rolls import space_for
+
+    di = state.sheets[3]
+    assert max(score(board, di.with_marked(m.cells), DEFAULT_RULES) for roll in space_for(DEFAULT_RULES).rolls
+               for m in legal_markings(roll, board, di, DEFAULT_RULES)) < 33
+    assert lost_columns(state) == (1, 3)
     masked = win_objective(state)
     arrays = StateArrays(board, state.rules, state.marks)
     sets = item_sets(board, state.rules.combinations_per_turn)
@@ -373,7 +426,7 @@ def test_the_mover_s_model_chance_leaves_out_a_seat_that_can_no_longer_win():
     phase, seats = masked.seat_columns(arrays, *after)
     every = all_chances(masked.calibration, phase, design(phase, seats, masked.round_number, board_scale(board),
                                                           to_play=masked.to_play), masked.round_number, masked.trees)
-    live = every[:, [0, 2, 3]].sum(axis=1)
+    live = every[:, [0, 2]].sum(axis=1)
     expected = every[:, 0] * CHANCE_SCALE / live
     free = ~exact
     assert free.sum() > 100

@@ -80,7 +80,9 @@ NOW_2 = GameState(BOARD, RULES, (_sheet(16137440, 98591), _sheet(16231883, 32), 
 def test_a_roller_that_cannot_win_is_an_exact_zero_and_the_mover_keeps_its_figure() -> None:
     # the roller's own value is an exact 0 (its one-turn reach, brute force, below 130: D19, D20);
     # shown as a model 0, the floor took a millionth from seat 1's figure, so play status right
-    # after the marking said 84.0033% where the advice had said 84.0034% for it
+    # after the marking said 84.0033% where the advice had said 84.0034% for it; now no seat
+    # after seat 1 can reach 130 (the seats still to play: win_chance.lost_seats), so seat 1 is
+    # an exact 1
     from shelfie_solver.dice.play.chances import model_floor
 
     marks = NOW_2.sheets[2]
@@ -92,5 +94,12 @@ def test_a_roller_that_cannot_win_is_an_exact_zero_and_the_mover_keeps_its_figur
     chances = after_turn_chances(BEFORE_2, Mark(1, (18,)), NOW_2)
     assert chances[2] == (Fraction(0), True)
     assert sum(c for c, _ in chances) == 1
-    assert all(0 < c < 1 and not exact for j, (c, exact) in enumerate(chances) if j != 2)
     assert model_floor(chances) == chances  # nothing taken from the mover's figure
+    # seats 3 and 0, the last two to play (D18), cannot reach 130 in their one turn either (brute
+    # force): seat 1's 130 wins alone, an exact 1, every other an exact 0 (win_chance.lost_seats)
+    for seat in (3, 0):
+        marks = NOW_2.sheets[seat]
+        assert max([score(BOARD, marks, RULES)] + [score(BOARD, marks.with_marked(m.cells), RULES)
+                                                  for roll in space_for(RULES).rolls
+                                                  for m in legal_markings(roll, BOARD, marks, RULES)]) < 130
+    assert chances == [(Fraction(0), True), (Fraction(1), True), (Fraction(0), True), (Fraction(0), True)]

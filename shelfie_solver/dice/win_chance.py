@@ -524,12 +524,27 @@ def final_score_seats(state: GameState) -> tuple[int, ...]:
 
 
 def lost_seats(state: GameState, scores: Sequence[int]) -> tuple[int, ...]:
-    """The seats whose chance to win is exactly 0 in ``state`` whoever plays next (D20): a final
-    score (:func:`final_score_seats`) strictly below another seat's score now (``scores``, every
-    seat's in seat order, D19), which can only rise. Not a seat at a tie: a tie may stay a shared
-    victory."""
-    return tuple(j for j in final_score_seats(state)
-                 if any(s > scores[j] for k, s in enumerate(scores) if k != j))
+    """The seats other than the active one whose chance to win is exactly 0 in ``state`` whoever
+    plays next (D20): the best score a seat can still end on strictly below another seat's score
+    now (``scores``, every seat's in seat order, D19), which can only rise. The best a seat can end
+    on: its score when it is final (:func:`final_score_seats`); once the end is triggered, for a
+    seat still to play in the round (its one turn left, D18), the best score of one turn
+    (:func:`best_score_range`: blocks in the round only take items away, D15). Not a seat that
+    can tie: a tie may stay a shared victory."""
+    final = set(final_score_seats(state))
+    out = []
+    for j in range(state.players):
+        if j == state.active or len(scores) < 2:
+            continue
+        if j in final:
+            reach = scores[j]
+        elif state.end_triggered and state.plays_later_this_round(j):
+            reach = best_score_range(state.board, state.rules, state.sheets[j])[1]
+        else:
+            continue
+        if any(s > reach for k, s in enumerate(scores) if k != j):
+            out.append(j)
+    return tuple(out)
 
 
 #: :func:`settled_bounds` where nothing settles: no other score is final (no final score to stay
