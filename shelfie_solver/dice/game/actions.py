@@ -95,7 +95,8 @@ def stopped_error(position: Position, names: Sequence[str] | None = None) -> Act
 
 
 #: The refusal of every action once the game is over (D18), whatever the action needs.
-GAME_OVER = "the game is over (D18); 'undo' to change the last action"
+GAME_OVER = ("the game is over (D18); to change the last action, undo it: play undo GAME "
+             "(at the play prompt: 'undo')")
 
 
 def apply(position: Position, action: Action, names: Sequence[str] | None = None,
