@@ -269,13 +269,14 @@ def test_a_seat_settled_at_zero_stays_exact_zero_within_the_next_turn():
     assert got == [(Fraction(2, 15), False), (Fraction(3, 5), False), (Fraction(4, 15), False)]
 
 
-def _four_players_last_round():
+def _four_players_last_round(cy: tuple[tuple[int, int], ...] = ((0, 0),)):
     """Four players on the default board (Ann, Ben, Cy, Di; Ann first, D5): round 1 Ann gives up
-    shelf 1 (D13), Ben marks column 5's 11 + 10 + 12 = 33 points (D19), Cy and Di one item each
-    (0 points); round 2 Ann gives up shelf 2, her second closed shelf: the end is triggered
-    (D17) and the round is played out (D18). Ann's score, 0, is final (her last turn is played)
-    and below Ben's 33, which can only rise (D13, D15 and D19 never take a point away): Ann can
-    no longer win (D20), whoever plays next."""
+    shelf 1 (D13), Ben marks column 5's 11 + 10 + 12 = 33 points (D19), Cy the items ``cy``
+    ((shelf, column) pairs, 0-based; by default one item, 0 points) and Di one item (0 points);
+    round 2 Ann gives up shelf 2, her second closed shelf: the end is triggered (D17) and the
+    round is played out (D18). Ann's score, 0, is final (her last turn is played) and below Ben's
+    33, which can only rise (D13, D15 and D19 never take a point away): Ann can no longer win
+    (D20), whoever plays next."""
     from shelfie_solver.dice.game.events import UncheckedMark
 
     board, rules = load_board(None, DEFAULT_RULES), DEFAULT_RULES
@@ -286,7 +287,7 @@ def _four_players_last_round():
 
     kept = act(kept, (Fail(0, 0, shelf(0)),))
     kept = act(kept, (UncheckedMark(1, (board.cell(0, 4), board.cell(1, 4), board.cell(2, 4))),))
-    kept = act(kept, (UncheckedMark(2, (board.cell(0, 0),)),))
+    kept = act(kept, (UncheckedMark(2, tuple(board.cell(r, c) for r, c in cy)),))
     kept = act(kept, (UncheckedMark(3, (board.cell(1, 0),)),))
     kept = act(kept, (Fail(0, 1, shelf(1)),))
     assert kept.active == 1 and kept.over is None and kept.state.end_triggered
@@ -351,17 +352,8 @@ def test_a_seat_whose_last_turn_cannot_pass_a_score_now_is_an_exact_zero_while_t
     from shelfie_solver.dice.play.report import status_report
     from shelfie_solver.dice.rolls import space_for
 
-    board, rules = load_board(None, DEFAULT_RULES), DEFAULT_RULES
-    kept = start_kept_game(board, rules, ("Ann", "Ben", "Cy", "Di"), 0)
-
-    def shelf(s: int) -> tuple[int, ...]:
-        return tuple(board.cell(s, c) for c in range(board.n_columns))
-
-    kept = act(kept, (Fail(0, 0, shelf(0)),))
-    kept = act(kept, (UncheckedMark(1, (board.cell(0, 4), board.cell(1, 4), board.cell(2, 4))),))
-    kept = act(kept, (UncheckedMark(2, (board.cell(0, 3), board.cell(1, 3), board.cell(2, 3))),))
-    kept = act(kept, (UncheckedMark(3, (board.cell(1, 0),)),))
-    kept = act(kept, (Fail(0, 1, shelf(1)),))
+    kept, board = _four_players_last_round(cy=((0, 3), (1, 3), (2, 3)))
+    rules = DEFAULT_RULES
     kept = act(kept, (UncheckedMark(1, (board.cell(3, 1),)),))
     assert kept.active == 2 and kept.state.end_triggered
 
