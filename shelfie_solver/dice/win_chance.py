@@ -513,38 +513,21 @@ def still_to_play(state: GameState) -> tuple[int, ...]:
     return tuple(out)
 
 
-def final_score_seats(state: GameState) -> tuple[int, ...]:
-    """The seats other than the active one whose score is final in ``state`` (D18): those with no
-    available item, and, once the end is triggered, those that have played their last turn (before
-    the active player in this round's order of play). Scores never fall (D15 and D13 keep marked
-    items, D19), so such a seat's score is its score at the end."""
-    return tuple(j for j in range(state.players) if j != state.active
-                 and (not state.sheets[j].has_available
-                      or (state.end_triggered and not state.plays_later_this_round(j))))
-
-
 def lost_seats(state: GameState, scores: Sequence[int]) -> tuple[int, ...]:
     """The seats other than the active one whose chance to win is exactly 0 in ``state`` whoever
     plays next (D20): the best score a seat can still end on strictly below another seat's score
-    now (``scores``, every seat's in seat order, D19), which can only rise. The best a seat can end
-    on: its score when it is final (:func:`final_score_seats`); once the end is triggered, for a
-    seat still to play in the round (its one turn left, D18), the best score of one turn
-    (:func:`best_score_range`: blocks in the round only take items away, D15). Not a seat that
-    can tie: a tie may stay a shared victory."""
-    final = set(final_score_seats(state))
-    out = []
-    for j in range(state.players):
-        if j == state.active or len(scores) < 2:
-            continue
-        if j in final:
-            reach = scores[j]
-        elif state.end_triggered and state.plays_later_this_round(j):
-            reach = best_score_range(state.board, state.rules, state.sheets[j])[1]
-        else:
-            continue
-        if any(s > reach for k, s in enumerate(scores) if k != j):
-            out.append(j)
-    return tuple(out)
+    now (``scores``, every seat's in seat order, D19), which can only rise (D13 and D15 keep marked
+    items). The best a seat can end on: once the end is triggered, its reach as
+    :func:`settled_bounds` reads it (:func:`_other_reaches`: its score when it has played its last
+    turn or has no available item, else the best score of its one turn left, D18); before, only
+    a seat with no available item has one (its score). Not a seat that can tie: a tie may stay a
+    shared victory."""
+    others = [j for j in range(state.players) if j != state.active]
+    if state.end_triggered:
+        reaches = {j: reach for j, (reach, _) in zip(others, _other_reaches(state), strict=True)}
+    else:
+        reaches = {j: scores[j] for j in others if not state.sheets[j].has_available}
+    return tuple(j for j, reach in reaches.items() if any(s > reach for k, s in enumerate(scores) if k != j))
 
 
 #: :func:`settled_bounds` where nothing settles: no other score is final (no final score to stay

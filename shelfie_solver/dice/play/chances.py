@@ -122,16 +122,17 @@ def _with_next_roller(now: GameState, seat: int, mine: Fraction, exact_flag: boo
     theirs = min(own, (1 - mine) * own / viewed) if viewed else min(own, 1 - mine)
     out = share_the_rest(now, seat, mine, exact_flag, final)
     live = [j for j in rest if not (out[j][1] and out[j][0] == 0)]  # not lost (lost_seats): no share
-    if not live:  # only seat and the roller can still win: the roller has the rest
+    if own_exact and own == 0:  # the roller cannot win whatever it rolls (its own exact 0): shown so,
+        theirs = Fraction(0)  # not as a model 0 the floor lifts from seat's figure
+        out[roller] = (theirs, True)
+    elif not live:  # only seat and the roller can still win: the roller has the rest
         theirs = 1 - mine
-    left = 1 - mine - theirs
+        out[roller] = (theirs, exact_flag)
+    else:
+        out[roller] = (theirs, own_exact and exact_flag)
+    left = 1 - mine - theirs  # shared by the live rest (none: _sole_chance makes seat the exact 1)
     weights = {j: out[j][0] for j in live}
     total = sum(weights.values(), Fraction(0))
-    out[roller] = (theirs, (own_exact and exact_flag) if live else exact_flag)
-    if own_exact and own == 0:  # the roller cannot win whatever it rolls (its own exact 0): shown so,
-        out[roller] = (Fraction(0), True)  # not as a model 0 the floor lifts from seat's figure
-        if not live:  # seat alone can still win (_sole_chance makes it the exact 1)
-            left = Fraction(0)
     for j in live:
         out[j] = (left * weights[j] / total if total else left / len(live), False)
     return _settled_rest(out, seat, _scores(now), final)
@@ -184,16 +185,15 @@ def share_the_rest(state: GameState, seat: int, mine: Fraction, exact_flag: bool
     scores = _scores(state)
     lost = set(lost_seats(state, scores))
     live = [j for j in others if j not in lost]
-    if not live:  # every other score final and below seat's: seat wins alone (D20)
-        return [(Fraction(1 if j == seat else 0), True) for j in range(n)]
-    # the joint model's chances of the others at this position, as right after seat's turn; a seat
-    # that can no longer win has no share (its model share is not a chance: lost_seats)
-    every = win_objective(replace(state, active=seat)).every_chance(StateArrays(board, rules, state.sheets[seat]))
-    raw = {j: Fraction(int(v), CHANCE_SCALE) for j, v in zip(others, every[1:]) if j not in lost}
-    total = sum(raw.values(), Fraction(0))
-    for j in others:
-        out[j] = (Fraction(0), True) if j in lost else \
-            ((1 - mine) * raw[j] / total if total else (1 - mine) / len(live), False)
+    for j in lost & set(others):  # its model share is not a chance (lost_seats)
+        out[j] = (Fraction(0), True)
+    if live:  # (none: seat alone can still win, _sole_chance makes it the exact 1)
+        # the joint model's chances of the live others at this position, as right after seat's turn
+        every = win_objective(replace(state, active=seat)).every_chance(StateArrays(board, rules, state.sheets[seat]))
+        raw = {j: Fraction(int(v), CHANCE_SCALE) for j, v in zip(others, every[1:]) if j not in lost}
+        total = sum(raw.values(), Fraction(0))
+        for j in live:
+            out[j] = ((1 - mine) * raw[j] / total if total else (1 - mine) / len(live), False)
     return _settled_rest(out, seat, scores, rest_final(state, seat) if final is None else final)
 
 
@@ -215,12 +215,8 @@ def _settled_rest(chances: list[tuple[Fraction, bool]], seat: int, scores: Seque
     from shelfie_solver.dice.win_chance import share
 
     mine, exact_flag = chances[seat]
-    if not exact_flag or 0 < mine < 1:
-        return _sole_chance(chances)
-    if mine == 1:
-        return [(Fraction(1 if j == seat else 0), True) for j in range(len(chances))]
-    if len(chances) < 3 or not final:
-        return _sole_chance(chances)
+    if not (exact_flag and mine == 0 and len(chances) >= 3 and final):
+        return _sole_chance(chances)  # (seat's exact 1 among them: every other seat an exact 0)
     rest = [j for j in range(len(chances)) if j != seat]
     out = list(chances)
     for j in rest:
