@@ -196,3 +196,30 @@ def test_cache_setting_under_a_file_is_one_line_exit_2(tmp_path, monkeypatch):
     monkeypatch.setenv("SHELFIE_SOLVE_CACHE", str(fresh))
     result = CliRunner().invoke(main, ["cache", "--format", "json"])
     assert result.exit_code == 0 and json.loads(result.stdout)["directory"] == str(fresh)
+
+
+def test_cache_command_shows_the_compiled_kernels_folder_and_clear_leaves_it(cache, tmp_path, monkeypatch):
+    """The compiled kernels' folder (NUMBA_CACHE_DIR, core/compiled.py) is shown with its files'
+    count and size (here one file of 5 bytes and one of 7 in a subfolder) and --clear keeps it."""
+    kernels = tmp_path / "kernels"
+    (kernels / "sub").mkdir(parents=True)
+    (kernels / "a.nbi").write_bytes(b"12345")
+    (kernels / "sub" / "b.nbc").write_bytes(b"1234567")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(kernels))
+    shown = CliRunner().invoke(main, ["cache", "--clear", "--format", "json"])
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.stdout)["compiled"] == {"directory": str(kernels), "files": 2, "bytes": 12}
+    assert (kernels / "sub" / "b.nbc").read_bytes() == b"1234567"
+    text = CliRunner().invoke(main, ["cache"]).stdout
+    assert f"Compiled kernels ([fast] extra): {kernels}, 2 files, 12 B" in text
+
+
+def test_the_compiled_kernels_folder_defaults_to_the_user_cache_folder(tmp_path, monkeypatch):
+    """Without NUMBA_CACHE_DIR it is the ``numba`` folder of the user cache folder, whatever
+    SHELFIE_SOLVE_CACHE says (docs/cache.md)."""
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("SHELFIE_SOLVE_CACHE", "off")
+    data = json.loads(CliRunner().invoke(main, ["cache", "--format", "json"]).stdout)
+    if sys.platform == "linux":
+        assert data["compiled"] == {"directory": str(tmp_path / "xdg" / "shelfie-solve" / "numba"), "files": 0, "bytes": 0}

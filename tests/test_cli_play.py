@@ -299,3 +299,23 @@ def test_nothing_to_mark_names_the_step_command_that_fails(tmp_path):
         assert "'fail N'" not in line
     done = CliRunner().invoke(main, ["play", "fail", game, "--shelf", "2"])
     assert done.exit_code == 0, done.output
+
+
+def test_a_failed_result_told_without_dice_says_it_is_unchecked(tmp_path):
+    """D13, D14: a failed result can only be checked against dice; 'play fail' before any roll of
+    the turn is taken as told and says so, as a marking told without dice does; after six cats
+    on a sheet whose cat shelf is blocked (nothing to mark, D14), the same step is checked and
+    says nothing of the kind."""
+    game, runner = str(tmp_path / "g.json"), CliRunner()
+    assert runner.invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    told = runner.invoke(main, ["play", "fail", game, "--shelf", "2"])
+    assert told.exit_code == 0, told.output
+    assert "Ann: failed result (D13), gave up shelf 2" in told.output
+    assert "(unchecked: no dice recorded)" in " ".join(told.output.split())
+    for step in (["mark", "--unchecked", "r3c1"], ["mark", "--unchecked", "r1c1", "r1c2", "r1c3"],
+                 ["mark", "--unchecked", "r3c2"], ["mark", "--unchecked", "r1c4", "r1c5"],
+                 ["roll", "CCCCCC"]):  # Ben's shelf 1 blocked by Ann's completed shelf 1 (D15)
+        assert runner.invoke(main, ["play", step[0], game, *step[1:]]).exit_code == 0
+    checked = runner.invoke(main, ["play", "fail", game, "--shelf", "3"])
+    assert checked.exit_code == 0, checked.output
+    assert "Ben: failed result (D13), gave up shelf 3" in checked.output and "unchecked" not in checked.output

@@ -406,3 +406,12 @@ def test_a_prompt_line_of_the_same_dice_with_an_advised_hold_is_refused(tmp_path
     assert Path(game).read_bytes() == before
     new = "PPGAJJ"[:6 - sum(advice.holds[0].keep)]  # a genuine re-roll still reads with the advised hold
     assert f"kept {codes} and re-rolled" in session.handle(new)
+
+
+def test_the_session_says_a_failed_result_told_without_dice_is_unchecked(tmp_path: Path):
+    """D13, D14: 'fail 2' at the session's prompt before the turn's roll is a failed result told
+    without dice, said as a told marking is ('told, unchecked')."""
+    game = str(tmp_path / "g.json")
+    assert CliRunner().invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    out = Session(game, "learned", 3).handle("fail 2")
+    assert "Ann gave up shelf 2 (failed result, told, unchecked):" in out

@@ -9,6 +9,9 @@ from typing import Any
 
 import click
 
+import os
+
+from shelfie_solver.core.compiled import compiled_cache_dir
 from shelfie_solver.core.report import Report, binary_size, render
 from shelfie_solver.core.diskcache import cache_dir, cache_limit, entries, evict
 from shelfie_solver.cli.options import format_option
@@ -25,6 +28,8 @@ def cache_command(clear: bool, fmt: str) -> None:
     """Show where the tables built once per ruleset and board are kept (SHELFIE_SOLVE_CACHE), how
     many entries of each kind and their size against the bound (SHELFIE_SOLVE_CACHE_MAX, default
     256M: past it the least recently used entries are removed); with --clear, remove them all first.
+    Also where numba keeps the compiled kernels of the [fast] extra (NUMBA_CACHE_DIR), which
+    --clear leaves alone.
 
     \b
     Examples:
@@ -54,6 +59,11 @@ def cache_command(clear: bool, fmt: str) -> None:
         title.insert(0, f"Table cache: {folder}{state}")
         title.append(f"{_entries(len(found))}, {binary_size(total)} of at most {binary_size(limit)} (SHELFIE_SOLVE_CACHE_MAX); "
                      "least recently used entries are removed past the bound.")
+    compiled = compiled_cache_dir(os.environ)
+    sizes = [p.stat().st_size for p in compiled.rglob("*") if p.is_file()] if compiled.is_dir() else []
+    data["compiled"] = {"directory": str(compiled), "files": len(sizes), "bytes": sum(sizes)}
+    title.append(f"Compiled kernels ([fast] extra): {compiled}, {len(sizes)} {'file' if len(sizes) == 1 else 'files'}, "
+                 f"{binary_size(sum(sizes))}; not bounded or cleared here (delete the folder to compile again).")
     rows: list[list[Any]] = [[kind, n, binary_size(b)] for kind, (n, b) in kinds.items()]
     records = [{"kind": kind, "entries": n, "bytes": b} for kind, (n, b) in kinds.items()]
     headers = ["kind", "entries", "bytes" if fmt == "csv" else "size"]  # CSV: the records' columns, also when empty

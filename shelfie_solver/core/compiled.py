@@ -17,6 +17,7 @@ import os
 import sys
 from collections.abc import Mapping
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 #: The module numba imports only to know whether BLAS is available (see the module docstring).
@@ -37,6 +38,14 @@ def numba_cache_folder(environ: Mapping[str, str]) -> str | None:
     from shelfie_solver.core.diskcache import default_cache_dir
 
     return str(default_cache_dir() / "numba")
+
+
+def compiled_cache_dir(environ: Mapping[str, str]) -> Path:
+    """The folder of numba's compiled kernels for ``environ``: ``NUMBA_CACHE_DIR`` when set (by the
+    user, or by :func:`import_numba` from :func:`numba_cache_folder`), else
+    :func:`numba_cache_folder`'s. Shown by ``shelfie-solve cache`` (docs/cache.md); it may not exist
+    (no kernel compiled yet, or numba not installed)."""
+    return Path(environ.get("NUMBA_CACHE_DIR") or numba_cache_folder(environ) or "")
 
 
 @cache

@@ -112,25 +112,30 @@ def _temp_name(final: Path) -> Path:
 Content = bytes | memoryview | tuple[bytes | memoryview, ...]
 
 
-def _write_temp(final: Path, data: Content) -> Path:
+def _write_temp(final: Path, data: Content, made: list[Path]) -> Path:
     """Write ``data`` to a new temporary file beside ``final``; return its path. The file is
     created with ``open(..., "xb")`` (``0o666`` less the umask), then given ``final``'s mode
-    when ``final`` exists."""
+    when ``final`` exists. Its path is appended to ``made`` before the file is created (and taken
+    out again if the creation fails: a name that exists is not ours), so a caller that removes
+    every path in ``made`` on any exception leaves no temporary file behind, even for a signal
+    (Ctrl-C, or the SIGTERM handler of ``play``) that arrives between the file's creation and this
+    function's return."""
     temp = _temp_name(final)
-    handle = open(temp, "xb")  # noqa: SIM115 - outside the try: a failed open must unlink nothing
+    made.append(temp)
     try:
-        with handle:  # closing flushes, and may fail too (a full disk)
-            for part in data if isinstance(data, tuple) else (data,):
-                handle.write(part)
-            try:
-                mode = final.stat().st_mode
-            except FileNotFoundError:
-                pass
-            else:
-                os.chmod(temp, stat.S_IMODE(mode))
-    except BaseException:
-        _remove(temp)
+        handle = open(temp, "xb")  # noqa: SIM115 - the with below closes it
+    except OSError:
+        made.remove(temp)
         raise
+    with handle:  # closing flushes, and may fail too (a full disk)
+        for part in data if isinstance(data, tuple) else (data,):
+            handle.write(part)
+        try:
+            mode = final.stat().st_mode
+        except FileNotFoundError:
+            pass
+        else:
+            os.chmod(temp, stat.S_IMODE(mode))
     return temp
 
 
@@ -160,7 +165,7 @@ def replace_all(files: Mapping[str | os.PathLike[str], Content]) -> list[Path]:
     current = ""
     try:
         for current, final, data in zip(names, finals, files.values()):
-            temps.append(_write_temp(final, data))
+            _write_temp(final, data, temps)
         for current, final, temp in zip(names, finals, temps):
             os.replace(temp, final)
     except BaseException as error:
@@ -195,11 +200,15 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
             its directory (the message names the directory and the reason).
     """
     final = resolve_target(path)
+    made: list[Path] = []
     try:
-        _write_temp(final, b"").unlink()
+        _write_temp(final, b"", made)
     except OSError as error:
         raise FileWriteError(f"cannot write {os.fspath(path)}: cannot create a file in {final.parent} "
                              f"({_reason(error)})") from None
+    finally:
+        for temp in made:
+            _remove(temp)
     return final
 
 
@@ -217,18 +226,21 @@ def create_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8"
     if not text_path:
         raise FileWriteError("the file name is empty; expected a file path")
     final = Path(os.path.abspath(text_path))
+    made: list[Path] = []
     try:
-        temp = _write_temp(final, text.encode(encoding))
-    except OSError as error:
-        raise FileWriteError(f"cannot write {text_path}: {_reason(error)}") from None
-    try:
-        os.link(temp, final)
-    except FileExistsError:
-        raise FileWriteError(f"{text_path} exists already; choose a new file name") from None
-    except OSError as error:
-        raise FileWriteError(f"cannot write {text_path}: {_reason(error)}") from None
+        try:
+            temp = _write_temp(final, text.encode(encoding), made)
+        except OSError as error:
+            raise FileWriteError(f"cannot write {text_path}: {_reason(error)}") from None
+        try:
+            os.link(temp, final)
+        except FileExistsError:
+            raise FileWriteError(f"{text_path} exists already; choose a new file name") from None
+        except OSError as error:
+            raise FileWriteError(f"cannot write {text_path}: {_reason(error)}") from None
     finally:
-        _remove(temp)
+        for made_temp in made:
+            _remove(made_temp)
     return final
 
 

@@ -153,12 +153,14 @@ def describe(before: KeptGame, after: KeptGame) -> list[str]:
         left = before.rerolls_left  # marking with re-rolls left is stopping first (D7)
         lines.append(f"{before.active_name} stopped with {dice_codes(before.dice, rules)} "
                      f"(D7: {left} re-roll{'s' if left != 1 else ''} left unused).")
+    rolled = False  # a Roll among the added events: a failed result after it was checked against its dice
     for event in added:
         if isinstance(event, Hold):
-            kept, rolled = dice_codes(event.keep, rules), rules.dice - sum(event.keep)
-            lines.append(f"{names[event.player]} kept {kept} and re-rolled {rolled} {'die' if rolled == 1 else 'dice'} (D7)."
-                         if kept else f"{names[event.player]} re-rolled all {rolled} dice (D7).")
+            kept, again = dice_codes(event.keep, rules), rules.dice - sum(event.keep)
+            lines.append(f"{names[event.player]} kept {kept} and re-rolled {again} {'die' if again == 1 else 'dice'} (D7)."
+                         if kept else f"{names[event.player]} re-rolled all {again} dice (D7).")
         elif isinstance(event, Roll):
+            rolled = True
             lines.append(f"{names[event.player]} rolled {dice_codes(event.dice, rules)} "
                          f"({event.rerolls_left} re-roll{'s' if event.rerolls_left != 1 else ''} left).")
         elif isinstance(event, Stop):
@@ -170,8 +172,9 @@ def describe(before: KeptGame, after: KeptGame) -> list[str]:
         elif isinstance(event, UncheckedMark):
             lines.append(f"{names[event.player]} marked {_cells(board, event.cells)} (unchecked: no dice recorded).")
         elif isinstance(event, Fail):
+            told = " (unchecked: no dice recorded)" if before.dice is None and not rolled else ""
             lines.append(f"{names[event.player]}: failed result (D13), gave up shelf {event.shelf + 1}: "
-                         f"{_cells(board, event.cells)} eliminated.")
+                         f"{_cells(board, event.cells)} eliminated{told}.")
         elif isinstance(event, Block):
             lines.append(f"{names[event.by]} completed {board.line_name(event.line)}: {names[event.player]} "
                          f"loses {_cells(board, event.cells)} (blocked, D15).")

@@ -128,7 +128,8 @@ def _event_text(before: KeptGame, after: KeptGame, event: Event, previous: Event
     if isinstance(event, UncheckedMark):
         return f"{names[event.player]} marked {_cells(after, event.cells)} (told, unchecked)."
     if isinstance(event, Fail):
-        return (f"{names[event.player]} gave up shelf {event.shelf + 1} (failed result): "
+        told = ", told, unchecked" if before.dice is None and not isinstance(previous, Roll) else ""
+        return (f"{names[event.player]} gave up shelf {event.shelf + 1} (failed result{told}): "
                 f"{_cells(after, event.cells) or 'nothing'} eliminated.")
     if isinstance(event, EndTriggered):
         who = ", ".join(names[s] for s in event.sheets)
