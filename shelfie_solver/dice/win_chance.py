@@ -23,6 +23,10 @@ chance of every hold and marking.
   :func:`settled_shares`: the ``win`` objective, :mod:`learned.win_model`, applies them before
   its model); a last turn decided so at every final roll is :class:`DecidedWin`
   (:func:`decided_objective`).
+* Lost seats — a seat whose best final score is below another seat's score can no longer win
+  (exactly 0): at a turn's start (:func:`lost_seats`), and at each terminal of the mover's turn,
+  where the mover's new score counts too (:func:`lost_bounds`, :func:`lost_at`: the joint
+  model's softmax of :mod:`learned.win_model` leaves such seats out).
 
 Values are integers over :meth:`scale` (``WIN_UNIT = 12 = lcm(1, 2, 3, 4)``, so ``1/k`` is whole
 for up to four players; times the opponent's denominator for :class:`BeforeLastWin`).
