@@ -23,6 +23,10 @@ chance of every hold and marking.
   :func:`settled_shares`: the ``win`` objective, :mod:`learned.win_model`, applies them before
   its model); a last turn decided so at every final roll is :class:`DecidedWin`
   (:func:`decided_objective`).
+* Lost seats — a seat whose best final score is below another seat's score can no longer win
+  (exactly 0): at a turn's start (:func:`lost_seats`), and at each terminal of the mover's turn,
+  where the mover's new score counts too (:func:`lost_bounds`, :func:`lost_at`: the joint
+  model's softmax of :mod:`learned.win_model` leaves such seats out).
 
 Values are integers over :meth:`scale` (``WIN_UNIT = 12 = lcm(1, 2, 3, 4)``, so ``1/k`` is whole
 for up to four players; times the opponent's denominator for :class:`BeforeLastWin`).
@@ -517,17 +521,64 @@ def lost_seats(state: GameState, scores: Sequence[int]) -> tuple[int, ...]:
     """The seats other than the active one whose chance to win is exactly 0 in ``state`` whoever
     plays next (D20): the best score a seat can still end on strictly below another seat's score
     now (``scores``, every seat's in seat order, D19), which can only rise (D13 and D15 keep marked
-    items). The best a seat can end on: once the end is triggered, its reach as
-    :func:`settled_bounds` reads it (:func:`_other_reaches`: its score when it has played its last
-    turn or has no available item, else the best score of its one turn left, D18); before, only
-    a seat with no available item has one (its score). Not a seat that can tie: a tie may stay a
-    shared victory."""
-    others = [j for j in range(state.players) if j != state.active]
-    if state.end_triggered:
-        reaches = {j: reach for j, (reach, _) in zip(others, _other_reaches(state), strict=True)}
-    else:
-        reaches = {j: scores[j] for j in others if not state.sheets[j].has_available}
+    items). The best a seat can end on: :func:`_final_reaches` as the game stands (once the end is
+    triggered, its reach as :func:`settled_bounds` reads it, :func:`_other_reaches`: its score
+    when it has played its last turn or has no available item, else the best score of its one
+    turn left, D18; before, only a seat with no available item has one, its score). Not a seat
+    that can tie: a tie may stay a shared victory."""
+    reaches = _final_reaches(state, state.end_triggered)
     return tuple(j for j, reach in reaches.items() if any(s > reach for k, s in enumerate(scores) if k != j))
+
+
+def _final_reaches(state: GameState, over: bool) -> dict[int, int]:
+    """Per other seat than the active one that has one, the best score it can still end on
+    (:func:`lost_seats`, :func:`lost_bounds`), seen once the active player's turn has ended with
+    its game ``over`` (D17, D18: the end triggered before the turn or by it) or not: when over,
+    every other seat's reach (:func:`_other_reaches`; once the end is triggered the turn always
+    ends the player's game); else only a seat with no available item has one, its score (D13)."""
+    others = [j for j in range(state.players) if j != state.active]
+    if over or state.end_triggered:
+        return {j: reach for j, (reach, _) in zip(others, _other_reaches(state), strict=True)}
+    board, rules = state.board, state.rules
+    return {j: score(board, state.sheets[j], rules) for j in others if not state.sheets[j].has_available}
+
+
+def lost_bounds(state: GameState) -> np.ndarray:
+    """``int64 (J, 2)``: per opponent of the active player (seat order, the seat columns 1 to
+    ``J`` of :mod:`learned.win_model`) the active player's final score (D19) at a terminal of its
+    turn (an item set marked or a shelf given up, D13) above which that opponent can no longer
+    win (D20: :func:`lost_at`); column 0 for a terminal after which the player's game is over
+    (the end triggered before the turn, or by its own closed shelves, D17, D18:
+    :func:`settled_shares`' ``over``), column 1 for one after which it is not.
+
+    The bound is the best score the opponent can still end on (:func:`_final_reaches`: when
+    over its score if final, else the best score of its one turn left, :func:`best_score_range`,
+    an upper bound since the turn's blocks, D15, only take items away; when not over its score
+    if it has no available item, else none, :data:`NO_HIGH`), or :data:`NO_LOW` (lost whatever
+    the terminal) where another seat's score now already passes it (scores never fall: D13 and
+    D15 keep marked items). An opponent's score does not change during the player's turn."""
+    others = [j for j in range(state.players) if j != state.active]
+    scores = [score(state.board, sheet, state.rules) for sheet in state.sheets]
+    out = np.full((len(others), 2), NO_HIGH, dtype=np.int64)
+    for column, over in enumerate((True, False)):
+        for j, reach in _final_reaches(state, over).items():
+            beaten = any(s > reach for k, s in enumerate(scores) if k not in (j, state.active))
+            out[others.index(j), column] = NO_LOW if beaten else reach
+    return out
+
+
+def lost_at(final: np.ndarray, over: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """``bool (K, J)``: per terminal of the active player's turn with final score ``final (K,)``
+    (D19) and ``over (K,)`` (its game over after it, :func:`settled_shares`), which opponents can
+    no longer win there (D20): the player's score strictly above the opponent's bound of
+    :func:`lost_bounds` ``bounds (J, 2)`` (a tie may stay a shared victory). The one home of the
+    rule, for the numpy and the compiled paths of :mod:`learned.win_model` alike. Where every
+    opponent is lost at a terminal after which the game is over, its final score is above every
+    other reach, so :func:`settled_shares` makes it an exact 1."""
+    final = np.asarray(final, dtype=np.int64)
+    bound = np.where(np.asarray(over, dtype=bool)[:, None], bounds[:, 0], bounds[:, 1])
+    out: np.ndarray = final[:, None] > bound
+    return out
 
 
 #: :func:`settled_bounds` where nothing settles: no other score is final (no final score to stay

@@ -742,7 +742,8 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
               glob: np.ndarray, ctx: np.ndarray, threat: np.ndarray, triggered: bool, opponent_distance: int,
               opponent_values: np.ndarray, block: np.ndarray, weight_scale: int, rest: np.ndarray,
               calibration: np.ndarray, tree_nodes: np.ndarray, tree_roots: np.ndarray, round_number: int,
-              to_play: int, low: int, high: int) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray]:  # pragma: no cover
+              to_play: int, low: int, high: int) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray, np.ndarray,
+                                                          np.ndarray]:  # pragma: no cover
     """The ``win`` objective's strength differences of ``K`` candidate sheets at once
     (:meth:`win_model.WinObjective.chance_of` up to the softmax): per candidate (as
     :func:`_learned_seats`) every seat's :data:`win_model.SEAT_COLUMNS` (the player's, then each
@@ -757,7 +758,9 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
     and whether every product fits int64 (``False``: use the numpy path, whose Python integers
     are exact), and per candidate ``settled int64 (K+1,)``: :func:`win_chance.settled_shares` of
     its score against ``low``, ``high`` (:func:`win_chance.settled_bounds`) where it ends the
-    player's game (phase 0): 0 below ``low``, 1 above ``high``, else -1."""
+    player's game (phase 0): 0 below ``low``, 1 above ``high``, else -1; then per candidate its
+    score (D19) and its phase (:func:`_learned_seats`: 0 where the player's game is over), from
+    which :func:`win_model.lost_rows` reads the opponents it puts out of the game."""
     usable, phases, owns, scores, distances, each = _learned_seats(
         set_ids, d_lines, d_counts, d_points, set_masks, closed_bits, losing, m, a, mp, ap, sizes, t, trigger,
         n_shelves, coef, glob, ctx, threat, triggered, opponent_distance, opponent_values, block, weight_scale)
@@ -864,7 +867,7 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
     per = most * calibration.shape[1]
     ok = largest < limit and most < limit // 64 and (per == 0 or largest < limit // per)  # bound < 2^62
     # (win_model.strength_numerators; ``largest == 2^62``: a feature beyond win_model.design's int64 bounds)
-    return gaps, usable, ok, settled
+    return gaps, usable, ok, settled, scores, phases
 
 
 def _win_front(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_points: np.ndarray,
@@ -877,7 +880,7 @@ def _win_front(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d
                set_counts: np.ndarray, set_points: np.ndarray, other_marked: np.ndarray,
                other_eliminated: np.ndarray, line_masks: np.ndarray, low: int,
                high: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool, np.ndarray, np.ndarray,
-                                   np.ndarray, np.ndarray]:  # pragma: no cover
+                                   np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
     """The front half of ``win``'s turn (:meth:`win_model.WinObjective.compiled_turn_values`)
     from the player's sheet as bit masks, in one call: the line totals (:func:`engine.kernel.
     _bit_line_totals`), the strength differences of every item set and of every shelf a failed
@@ -889,17 +892,18 @@ def _win_front(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d
     order of :func:`_win_gaps`' rows; ``index (U,)`` the usable sets; ``shelves (S,)`` those with
     an available item; ``usable (K+1,)``; whether every product fits int64; and
     ``_markings_end``'s ``ends``, ``gains``, ``blocked`` of ``index`` (empty unless ``exact``);
-    then the rows' ``settled (U + S,)`` (:func:`_win_gaps`, ``low``, ``high``)). The same
-    integers as those calls made one by one."""
+    then the rows' ``settled (U + S,)`` (:func:`_win_gaps`, ``low``, ``high``), the rows' scores
+    ``int64 (U + S,)`` (D19) and whether the player's game is over after each, ``bool (U + S,)``
+    (phase 0: :func:`win_model.lost_rows`)). The same integers as those calls made one by one."""
     n_lines = sizes.shape[0]
     m, a, mp, ap = _bit_line_totals(marked_bits, eliminated_bits, cell_lines, values, n_lines)
     closed = marked_bits | eliminated_bits
-    gaps, usable, ok, settled = _win_gaps(set_ids, d_lines, d_counts, d_points, set_masks, closed, False, m, a, mp,
-                                          ap, sizes, t, trigger, n_shelves, coef, glob, ctx, threat, triggered,
-                                          opponent_distance, opponent_values, block, weight_scale, rest, calibration,
-                                          tree_nodes, tree_roots, round_number, to_play, low, high)
+    gaps, usable, ok, settled, scores, phases = _win_gaps(
+        set_ids, d_lines, d_counts, d_points, set_masks, closed, False, m, a, mp, ap, sizes, t, trigger, n_shelves,
+        coef, glob, ctx, threat, triggered, opponent_distance, opponent_values, block, weight_scale, rest,
+        calibration, tree_nodes, tree_roots, round_number, to_play, low, high)
     shelf_ids, s_lines, s_counts, s_points = _shelf_candidates(values, n_shelves, closed)
-    shelf_gaps, _, shelf_ok, shelf_settled = _win_gaps(
+    shelf_gaps, _, shelf_ok, shelf_settled, shelf_scores, shelf_phases = _win_gaps(
         shelf_ids, s_lines, s_counts, s_points, np.zeros(0, np.int64), 0, True, m, a, mp, ap, sizes, t, trigger,
         n_shelves, coef, glob, ctx, threat, triggered, opponent_distance, opponent_values, block, weight_scale, rest,
         calibration, tree_nodes, tree_roots, round_number, to_play, low, high)
@@ -928,12 +932,18 @@ def _win_front(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d
     n = gaps.shape[1]
     out = np.zeros((n_used + n_open, n), np.int64)
     out_settled = np.zeros(n_used + n_open, np.int64)
+    out_scores = np.zeros(n_used + n_open, np.int64)
+    out_over = np.zeros(n_used + n_open, np.bool_)
     for i in range(n_used):
         out_settled[i] = settled[index[i]]
+        out_scores[i] = scores[index[i]]
+        out_over[i] = phases[index[i]] == 0
         for j in range(n):
             out[i, j] = gaps[index[i], j]
     for i in range(n_open):
         out_settled[n_used + i] = shelf_settled[shelves[i]]
+        out_scores[n_used + i] = shelf_scores[shelves[i]]
+        out_over[n_used + i] = shelf_phases[shelves[i]] == 0
         for j in range(n):
             out[n_used + i, j] = shelf_gaps[shelves[i], j]
     if exact:
@@ -944,7 +954,7 @@ def _win_front(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d
         ends = np.zeros(0, np.bool_)
         gains = np.zeros(0, np.int64)
         blocked = np.zeros((0, other_marked.shape[0]), np.int64)
-    return out, index, shelves, usable, ok and shelf_ok, ends, gains, blocked, out_settled
+    return out, index, shelves, usable, ok and shelf_ok, ends, gains, blocked, out_settled, out_scores, out_over
 
 
 def _win_turn(marked: np.ndarray, eliminated: np.ndarray, active: int, ends: np.ndarray, turn: int, triggered: bool,
@@ -956,6 +966,7 @@ def _win_turn(marked: np.ndarray, eliminated: np.ndarray, active: int, ends: np.
               set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.ndarray,
               line_masks: np.ndarray, low: int, high: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                                                     bool, np.ndarray, np.ndarray, np.ndarray,
+                                                                    np.ndarray, np.ndarray,
                                                                     np.ndarray]:  # pragma: no cover - compiled
     """``win``'s turn up to the softmax from every seat's sheet as bit masks ``marked``/``eliminated``
     ``(n,)``, in one call: what :func:`win_model.win_objective` builds for the active seat — the

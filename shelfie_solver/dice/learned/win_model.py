@@ -783,13 +783,13 @@ def all_chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray, roun
 
 
 def chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray, round_number: int,
-            trees: WinTrees | None = None, lost: tuple[int, ...] = ()) -> np.ndarray:
+            trees: WinTrees | None = None, lost: np.ndarray | None = None) -> np.ndarray:
     """``int64 (K,)``: the chance to win over :data:`CHANCE_SCALE` of the seat that just played
     (seat column 0 of :func:`design`) — :func:`all_chances`' first column, computed from that
     seat's differences only (the objective's hot path); the one place that maps features to
-    chances. ``trees``: the 2-player tree terms (:func:`strength_numerators`). ``lost``: seat
-    columns (1 to n - 1) of seats that can no longer win (:func:`lost_columns`), left out of the
-    softmax (:func:`without_lost`)."""
+    chances. ``trees``: the 2-player tree terms (:func:`strength_numerators`). ``lost``: ``bool
+    (K, n - 1)``, per row the opponents (seat columns 1 to n - 1) that can no longer win there
+    (:func:`lost_rows`), left out of the softmax (:func:`without_lost`); ``None``: none."""
     z = strength_numerators(coefficients, phase, x, round_number, trees)  # (K, n)
     return _softmax_shares(without_lost(z - z[:, :1], lost), own_first=True)  # (K, j): z_j - z_0, exact
 
@@ -800,29 +800,50 @@ def chances(coefficients: np.ndarray, phase: np.ndarray, x: np.ndarray, round_nu
 LOST_GAP = -61 * COEF_SCALE * WEIGHT_SCALE
 
 
-def without_lost(gaps: np.ndarray, lost: tuple[int, ...]) -> np.ndarray:
+def without_lost(gaps: np.ndarray, lost: np.ndarray | None) -> np.ndarray:
     """``gaps (K, n)`` (each row's strength differences ``z_j - z_0`` from the seat that just
-    played) with the columns ``lost`` set to :data:`LOST_GAP`: a seat whose score is final below
-    another seat's score now has no chance to win (D18-D20, :func:`win_chance.lost_seats`), so the
-    joint model's softmax is over the others. ``gaps`` itself where ``lost`` is empty."""
-    if not lost:
+    played) with the opponents marked in ``lost`` (``bool (K, n - 1)``, seat columns 1 to n - 1:
+    :func:`lost_rows`) set to :data:`LOST_GAP`: a seat whose best final score is below another
+    seat's score (the mover's after that terminal included) has no chance to win (D18-D20,
+    :func:`win_chance.lost_at`), so the joint model's softmax is over the others. ``gaps`` itself
+    where nothing is lost."""
+    if lost is None or not lost.any():
         return gaps
     out = gaps.copy()
-    out[:, list(lost)] = LOST_GAP
+    out[:, 1:][lost] = LOST_GAP
     return out
 
 
 def lost_columns(state: GameState) -> tuple[int, ...]:
     """The seat columns of :func:`design` (1 to n - 1: the active player's opponents in seat
     order) of the seats that can no longer win at the start of the active player's turn
-    (:func:`win_chance.lost_seats`; an opponent's score does not change during the turn, D15
-    and D19, so they stay lost at every terminal of it)."""
+    (:func:`win_chance.lost_seats`): lost at every terminal of the turn (an opponent's score does
+    not change during it, D15 and D19); its own marking may put more out (:func:`lost_bounds`)."""
     from shelfie_solver.dice.win_chance import lost_seats
 
     scores_now = [score(state.board, sheet, state.rules) for sheet in state.sheets]
     lost = set(lost_seats(state, scores_now))
     others = [j for j in range(state.players) if j != state.active]
     return tuple(1 + i for i, j in enumerate(others) if j in lost)
+
+
+def lost_bounds(state: GameState) -> np.ndarray:
+    """``int64 (n - 1, 2)``: :func:`win_chance.lost_bounds` of the active player's turn, the
+    :attr:`WinObjective.lost` of :func:`win_objective`."""
+    from shelfie_solver.dice.win_chance import lost_bounds as bounds
+
+    return bounds(state)
+
+
+def lost_rows(bounds: np.ndarray, final: np.ndarray, over: np.ndarray) -> np.ndarray | None:
+    """``bool (K, n - 1)``: :func:`win_chance.lost_at` of ``K`` terminals with the player's final
+    score ``final (K,)`` and its game ``over (K,)`` after each, against ``bounds``
+    (:func:`lost_bounds`); ``None`` where ``bounds`` is empty (no opponent, or none given)."""
+    from shelfie_solver.dice.win_chance import lost_at
+
+    if len(bounds) == 0:
+        return None
+    return lost_at(final, over, bounds)
 
 
 def _softmax_shares(gaps: np.ndarray, own_first: bool = False) -> np.ndarray:
@@ -878,8 +899,10 @@ class WinObjective(Learned):
     fitted on when this board is of another shape and its other shapes' coefficients give the
     chances (:meth:`WinModel.for_board`; the advice's note says so), else ``None``.
 
-    ``lost``: the seat columns of the opponents that can no longer win (:func:`lost_columns`),
-    left out of the softmax in the numpy and the compiled paths (:func:`without_lost`)."""
+    ``lost``: ``int64 (J, 2)``, per opponent the player's final score above which it can no
+    longer win, after a terminal that ends the player's game or not (:func:`lost_bounds`); at
+    each terminal those opponents are left out of the softmax (:func:`lost_rows`,
+    :func:`without_lost`) in the numpy and the compiled paths alike. Empty: none."""
 
     calibration: np.ndarray = field(default_factory=lambda: np.zeros((len(ROWS), len(FEATURES)), dtype=np.int64))
     round_number: int = 1
@@ -892,7 +915,7 @@ class WinObjective(Learned):
     later: tuple[int, ...] = ()
     trees: WinTrees | None = None
     fitted_shape: tuple[int, int] | None = None
-    lost: tuple[int, ...] = ()
+    lost: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
     win_chance_exact: ClassVar[bool] = False
 
     def scale(self, rules: Ruleset) -> int:
@@ -923,7 +946,8 @@ class WinObjective(Learned):
         """``int64 (K,)``: the chance after the turn of ``K`` sheets (line totals ``(K, L)``)."""
         phase, seats = self.seat_columns(state, m, a, mp, ap)
         x = design(phase, seats, self.round_number, board_scale(state.board), to_play=self.to_play)
-        return chances(self.calibration, phase, x, self.round_number, self.trees, self.lost)
+        lost = lost_rows(self.lost, seats[:, 0, 1], phase == 0)  # its score after the turn; phase 0: over
+        return chances(self.calibration, phase, x, self.round_number, self.trees, lost)
 
     def every_chance(self, state: StateArrays) -> np.ndarray:
         """``int64 (n,)``: every seat's chance over :data:`CHANCE_SCALE` (the active player first,
@@ -1202,15 +1226,18 @@ def _ranked_shelves(end_exact: Any, state: StateArrays, shelves: list[int],
 
 
 def _front_values(state: StateArrays, end_exact: Any, found: tuple[Any, ...],
-                  lost: tuple[int, ...] = ()) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
+                  lost: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
     """:meth:`WinObjective.compiled_turn_values` from :func:`learned.kernel._win_front`'s results
     ``found`` (its markings that end the game computed when ``end_exact`` is not ``None``): the
-    softmax (:func:`_softmax_shares`, without the seat columns ``lost``: :func:`without_lost`),
+    softmax (:func:`_softmax_shares`, without the opponents lost at each row: :func:`lost_rows`
+    of ``lost``, :func:`lost_bounds`, from the kernel's final scores and game-over flags of the
+    rows, then :func:`without_lost`),
     the exact chances of the markings that end the game by
     ``end_exact``'s ``values_after`` (D17, D18, D20), the settled ones exactly 0 or 1
     (:meth:`WinObjective.settled`: the kernel's ``settled``) and the shelves ranked (D13)."""
-    gaps, index, shelf_rows, usable, _, ends, gains, blocked, settled = found
-    shares = _settle(_softmax_shares(without_lost(gaps, lost), own_first=True), settled)  # the sets', then the shelves'
+    gaps, index, shelf_rows, usable, _, ends, gains, blocked, settled, final, over = found
+    gone = lost_rows(lost, final, over)
+    shares = _settle(_softmax_shares(without_lost(gaps, gone), own_first=True), settled)  # the sets', then the shelves'
     used = len(index)
     worth = np.zeros(len(usable), dtype=np.int64)
     worth[index] = shares[:used]
@@ -1253,7 +1280,7 @@ def compiled_win_values(state: GameState, model: WinModel | None = None,
     if not found[4]:
         return None
     arrays = StateArrays(board, rules, state.marks)
-    out = _front_values(arrays, end_exact, found, lost_columns(state))
+    out = _front_values(arrays, end_exact, found, lost_bounds(state))
     later = blocking_out_seats(state)
     if later:
         _blocked_out_into(arrays, sheets, me, later, found[1], out[0])
@@ -1333,7 +1360,7 @@ def win_objective(state: GameState, model: WinModel | None = None, learned: Lear
                                 "sheets": state.sheets, "seat": state.active,
                                 "opponent_seats": opponent_seats(state), "settle": settled_bounds(state),
                                 "later": blocking_out_seats(state), "trees": model.trees_for(state.players),
-                                "lost": lost_columns(state),
+                                "lost": lost_bounds(state),
                                 "fitted_shape": whole.shape if model is not whole else None})
     assert isinstance(out, WinObjective)
     return out
