@@ -198,6 +198,27 @@ def test_chances_that_cannot_add_up_are_each_rounded_alone():
     assert chance_cells([Fraction(1, 3), Fraction(1, 3)]) == ["33.3%", "33.3%"]
 
 
+@pytest.mark.parametrize("values, pinned, texts", [
+    # the new user's position: the advice gave the marking 4.9463% (4.9% on its own); unpinned the
+    # largest remainder (.463 against .268 and .269) raised it to 5.0% beside the advice's 4.9%
+    ([Fraction(49463, 10**6), Fraction(475268, 10**6), Fraction(475269, 10**6)], (), ["5.0%", "47.5%", "47.5%"]),
+    ([Fraction(49463, 10**6), Fraction(475268, 10**6), Fraction(475269, 10**6)], (0,), ["4.9%", "47.5%", "47.6%"]),
+    # 1/3 each: the pinned seat keeps 33.3, the unit left goes to the earliest other
+    ([Fraction(1, 3)] * 3, (0,), ["33.3%", "33.4%", "33.3%"]),
+    ([Fraction(1, 3)] * 3, (0, 1), ["33.3%", "33.3%", "33.4%"]),
+    # a tiny pinned share prints as the advice prints it (<0.1%), counted as one unit
+    ([Fraction(4, 10000), Fraction(4998, 10000), Fraction(4998, 10000)], (0,), ["<0.1%", "50.0%", "49.9%"]),
+    # two seats pinned, whose own roundings cannot add up (49.95% and 50.05%: 50.0 + 50.1): each alone
+    ([Fraction(4995, 10000), Fraction(5005, 10000)], (0, 1), ["50.0%", "50.1%"]),
+])
+def test_a_pinned_seat_keeps_the_rounding_the_advice_shows(values, pinned, texts):
+    """play status pins the seats whose figure another screen shows on its own (the chance the
+    advice gave the marking just made, the roller's): they print as chance_cell prints them."""
+    assert chance_cells(values, pinned=pinned) == texts
+    for i in pinned:
+        assert texts[i] == chance_cell(values[i])
+
+
 @st.composite
 def _shares(draw):
     """Two to six shares adding up to exactly 1, some of them tiny, 0 or 1."""

@@ -14,7 +14,8 @@ from shelfie_solver.dice.board import item_sets, load_board
 from shelfie_solver.dice.game.dice_sources import GeneratorDice
 from shelfie_solver.dice.game.events import Fail, Hold, Mark, Roll, Stop
 from shelfie_solver.dice.play.gamefile import act, start_kept_game
-from shelfie_solver.dice.play.report import step_advice, table_chances
+from shelfie_solver.dice.advise.words import chance_cell, chance_cells
+from shelfie_solver.dice.play.report import shown_elsewhere, step_advice, table_chances
 from shelfie_solver.dice.rules import DEFAULT_RULES
 
 
@@ -53,6 +54,9 @@ def play_by_the_advice(players: int, seed: int, board_path: str | None = None
         assert shown is not None
         kept = act(kept, (action,))
         chances = table_chances(kept)
+        if kept.over is None and chances[seat][0] == shown:  # the texts too: as the advice prints it
+            cells = chance_cells([c for c, _ in chances], pinned=shown_elsewhere(kept))
+            assert cells[seat] == chance_cell(shown), (cells, float(shown))
         found.append((shown, chances[seat][0], [c for c, _ in chances]))
     return found
 

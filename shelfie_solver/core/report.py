@@ -10,7 +10,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 FORMATS = ("table", "json", "csv", "markdown")
@@ -109,7 +109,7 @@ def percent(value: Fraction | int, places: int = 2) -> str:
     return f"{text}%"
 
 
-def share_units(values: Sequence[Fraction], places: int) -> list[int] | None:
+def share_units(values: Sequence[Fraction], places: int, pinned: Collection[int] = ()) -> list[int] | None:
     """Shares that add up to exactly 1 (every seat's chance to win, D20) as whole display units
     of ``10**-places`` percent that add up to exactly 100%: the largest-remainder rounding. Each
     share gets its exact value rounded down or up (so it stays within one unit of its own
@@ -120,24 +120,36 @@ def share_units(values: Sequence[Fraction], places: int) -> list[int] | None:
     shares below one unit than the units left allow: 99.97%, 0.01%, 0.01%, 0.01% at one
     decimal): the caller then rounds each share on its own (:func:`percent`).
 
-    Example: ``share_units([1/3, 1/3, 1/3], 1) == [334, 333, 333]`` (33.4% + 33.3% + 33.3%)."""
+    ``pinned``: the indices of shares that keep their own rounding (:func:`rounded`, half away
+    from zero, within the two limits), because another screen shows the same figure on its own
+    (the chance the advice gave the marking just made, the roller's value): the others absorb
+    what is left over. ``None`` too where they cannot.
+
+    Example: ``share_units([1/3, 1/3, 1/3], 1) == [334, 333, 333]`` (33.4% + 33.3% + 33.3%);
+    pinning the first, ``[333, 334, 333]``."""
     if sum(values, Fraction(0)) != 1 or any(v < 0 for v in values):
         return None
     scale = 100 * 10**places
     scaled = [Fraction(v) * scale for v in values]
     low = [max(math.floor(x), 1 if v > 0 else 0) for v, x in zip(values, scaled)]
     high = [min(math.ceil(x), scale - 1 if v < 1 else scale) for v, x in zip(values, scaled)]
+    for i in pinned:
+        own = min(max(int(Fraction(rounded(scaled[i], 0))), low[i]), high[i])
+        low[i] = high[i] = own
     return units_adding_to(scaled, scale, low, high)
 
 
-def share_texts(values: Sequence[Fraction], places: int, alone: Callable[[Fraction], str]) -> list[str]:
-    """Shares that add up to 1 shown side by side so that they read 100% (:func:`share_units`),
-    each ``alone(value)`` where it is exactly 0 or 1 or where the shares cannot be rounded so
-    (``alone``: how the caller prints one share, e.g. :func:`percent` at ``places``)."""
-    units = share_units(values, places)
+def share_texts(values: Sequence[Fraction], places: int, alone: Callable[[Fraction], str],
+                pinned: Collection[int] = ()) -> list[str]:
+    """Shares that add up to 1 shown side by side so that they read 100% (:func:`share_units`,
+    ``pinned`` as there), each ``alone(value)`` where it is exactly 0 or 1 or where the shares
+    cannot be rounded so (``alone``: how the caller prints one share, e.g. :func:`percent` at
+    ``places``)."""
+    units = share_units(values, places, pinned)
     if units is None:
         return [alone(v) for v in values]
-    return [alone(v) if v in (0, 1) else f"{rounded(Fraction(u, 10**places), places)}%" for v, u in zip(values, units)]
+    return [alone(v) if v in (0, 1) or i in pinned else f"{rounded(Fraction(u, 10**places), places)}%"
+            for i, (v, u) in enumerate(zip(values, units))]
 
 
 def units_adding_to(scaled: Sequence[Fraction], total: int, low: Sequence[int] | None = None,

@@ -6,7 +6,7 @@ a hold in a sentence (``keep CC``, ``re-roll all``, ``stop``, D7) and a chance a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from fractions import Fraction
 
 from shelfie_solver.core.report import percent, share_texts
@@ -52,11 +52,14 @@ def risk_cell(value: Fraction, beside_win: bool) -> str:
     return chance_cell(value, CHANCE_PLACES if beside_win else RISK_PLACES)
 
 
-def chance_cells(values: Sequence[Fraction], places: int = CHANCE_PLACES) -> list[str]:
+def chance_cells(values: Sequence[Fraction], places: int = CHANCE_PLACES, pinned: Collection[int] = ()) -> list[str]:
     """Every seat's chance to win shown side by side (``play status``, ``rollout``, ``serve``'s
     rollout): as :func:`chance_cell` prints each, but rounded together so that they add up to
     exactly 100% (:func:`core.report.share_units`: each within one unit of its own rounding, a
     positive chance never ``0%``, one below 1 never ``100%``; exactly 0 and 1 print ``0%`` and
     ``100%``). Where the chances do not add up to 1, or cannot be rounded so, each is
-    :func:`chance_cell` on its own. E.g. 1/3, 1/3, 1/3 print ``33.4%``, ``33.3%``, ``33.3%``."""
-    return share_texts(values, places, lambda v: chance_cell(v, places))
+    :func:`chance_cell` on its own. E.g. 1/3, 1/3, 1/3 print ``33.4%``, ``33.3%``, ``33.3%``.
+    ``pinned``: the seats whose figure another screen shows on its own (``play status``: the
+    chance the advice gave the marking just made, and the roller's value), printed as there,
+    :func:`chance_cell`; the others absorb the rounding (:func:`core.report.share_units`)."""
+    return share_texts(values, places, lambda v: chance_cell(v, places), pinned)

@@ -308,6 +308,20 @@ def _step_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
     return seat_chances(kept.state, kept.dice, kept.rerolls_left if kept.dice is not None else 0)
 
 
+def shown_elsewhere(kept: KeptGame) -> tuple[int, ...]:
+    """The seats whose chance in :func:`table_chances` another screen shows on its own, so that
+    ``play status`` prints them as that screen does (:func:`advise.words.chance_cells`'
+    ``pinned``): the seat about to roll or rolling (its advice's value) and, at a turn's start,
+    the player of the turn that just ended (the value its advice gave the choice made). None
+    once the game is over (the shares of victory)."""
+    if kept.over is not None:
+        return ()
+    seats = [kept.state.active]
+    if kept.dice is None and kept.last_turn is not None and kept.last_turn[0].active != kept.state.active:
+        seats.insert(0, kept.last_turn[0].active)
+    return tuple(seats)
+
+
 #: The column of ``play status``'s table with each seat's chance to win (:func:`status_report`).
 WIN_CHANCE_HEADER = "win chance"
 
@@ -345,7 +359,7 @@ def status_report(kept: KeptGame, markdown: bool = False) -> Report:
     report = _score_table(kept)
     if chances:
         report.headers.append(WIN_CHANCE_HEADER)
-        texts = chance_cells([chance for chance, _ in chances])  # side by side: they add up to 100%
+        texts = chance_cells([chance for chance, _ in chances], pinned=shown_elsewhere(kept))  # they add up to 100%
         for row, record, text, (chance, exact_flag) in zip(report.rows, report.records or [], texts, chances):
             row.append(win_chance_cell(text, exact_flag))
             record.update({"win_chance": exact(chance), "win_chance_exact": exact_flag})
