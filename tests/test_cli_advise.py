@@ -279,7 +279,7 @@ def test_bad_input(args, fragments):
     (GOOD_BOARD.replace('faces = ["cat"]', 'faces = ["J"]'), ["Joker"]),
     (GOOD_BOARD.replace("columns = [1, 2, 3, 4, 5]", "columns = [1, 2, 3, 4, 7]"), ["between 1 and 6"]),
     (GOOD_BOARD.replace("columns = [1, 2, 3, 4, 5]", "columns = [1, 2, 3, 4, 5"), ["not valid TOML"]),
-    ("this is not toml at all", ["not valid TOML"]),
+    ("this is not toml at all", ["is not a TOML file (line 1: 'this is not toml at all')"]),
     ("colour = 'red'\n" + GOOD_BOARD, ["unknown key", "colour"]),
     (GOOD_BOARD.replace("values = [1, 2, 4, 7, 11]", "values = [1, 2, 4, 7, 11]\nprice = 3"), ["shelf 1"]),
     ('name = "x"\ncolumns = [1, 2]\n', ["shelves"]),

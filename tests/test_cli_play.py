@@ -319,3 +319,23 @@ def test_a_failed_result_told_without_dice_says_it_is_unchecked(tmp_path):
     checked = runner.invoke(main, ["play", "fail", game, "--shelf", "3"])
     assert checked.exit_code == 0, checked.output
     assert "Ben: failed result (D13), gave up shelf 3" in checked.output and "unchecked" not in checked.output
+
+
+def test_a_marking_told_without_dice_says_why_it_is_refused(tmp_path):
+    """D4, D9: a told marking (no dice to check, --unchecked) of an item already marked, an item
+    eliminated by a block (D15), or four items names the problem, as a checked marking does; it
+    said '1 to 3 distinct available items (D4, D9)' for all."""
+    game, runner = str(tmp_path / "g.json"), CliRunner()
+    assert runner.invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    for step in (["r1c1", "r1c2", "r1c3"], ["r2c1"], ["r1c4", "r1c5"], ["r3c1"]):
+        # Ann completes shelf 1 (D15): Ben's r1c1-r1c5 are eliminated
+        assert runner.invoke(main, ["play", "mark", game, "--unchecked", *step]).exit_code == 0
+    before = Path(game).read_bytes()
+    for cells, why in ((["r2c2", "r1c1"], "Ann cannot mark r1c1 r2c2: r1c1 is already marked: not available, D4"),
+                       (["r2c2", "r2c3", "r2c4", "r2c5"], "4 items: at most 3 a turn, D9")):
+        assert_one_line_error(runner.invoke(main, ["play", "mark", game, "--unchecked", *cells]), why)
+    assert Path(game).read_bytes() == before
+    # Ben's turn after Ann's: his r1c3 was eliminated by Ann's completed shelf 1
+    assert runner.invoke(main, ["play", "mark", game, "--unchecked", "r4c1"]).exit_code == 0
+    assert_one_line_error(runner.invoke(main, ["play", "mark", game, "--unchecked", "r1c3"]),
+                          "Ben cannot mark r1c3: r1c3 is eliminated: not available, D4")

@@ -690,3 +690,27 @@ def test_nan_and_infinity_are_refused_in_every_json_file(tmp_path: Path, constan
     done = run("train", "--seed", "1", "--games", "1", "--iterations", "1", "--players", "1", "--jobs", "1",
                "--output", tmp_path / "p.json", "--checkpoint", checkpoint)
     assert_refused(done, "checkpoint", expected)
+
+
+@pytest.mark.parametrize("name, text, line", [
+    ("README.md", "# shelfie-solve\n\nThe strategy engine for My Shelfie. See docs/a.b.c.d.e.f.g.h.i.j.md.\n",
+     "line 3: 'The strategy engine for My Shelfie."),
+    ("game.json", '{"format": "shelfie-solve game 1", "players": ["Ann", "Ben"]}\n', "line 1: '{\"format\":"),
+    ("notes.txt", "\n\n   shelves: 5\n", "line 3: 'shelves: 5'"),
+])
+def test_a_file_that_is_not_toml_is_named_so(tmp_path: Path, name: str, text: str, line: str):
+    """A board (or ruleset) that does not begin like TOML (a table header or a key with '=') is
+    named so, with its first line: a Markdown file given as a board was refused as 'a dotted key
+    has more than 8 parts', which told its user nothing."""
+    path = tmp_path / name
+    path.write_text(text)
+    assert_one_line_error(cli("advise", "--dice", "CCBJPP", "--board", path),
+                          f"{path} is not a TOML file ({line}", "expected a file like")
+
+
+@pytest.mark.parametrize("text", ["# a board\n\n[board]\n", "key = 1\n", "a.b = 1\n", '"quoted key" = 1\n',
+                                  "'lit'.b = 1\n", "  [[faces]]\n", "\ufeff# bom\nx=1\n"])
+def test_a_file_that_begins_like_toml_goes_to_the_parser(text: str):
+    from shelfie_solver.core.inputs import _not_toml_line
+
+    assert _not_toml_line(text) is None

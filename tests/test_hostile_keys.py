@@ -177,7 +177,7 @@ def test_tile_score_refuses_the_files_it_would_not_read():
                           "--layout is not read by tile score")
     assert_one_line_error(cli("tile", "score", SHELF, "--cards", "/etc/passwd"), "--cards is read only with --personal")
     # with --personal the cards are read, and a file that is not cards is refused
-    assert_one_line_error(cli("tile", "score", SHELF, "--cards", "/etc/passwd", "--personal", "4"), "not valid TOML")
+    assert_one_line_error(cli("tile", "score", SHELF, "--cards", "/etc/passwd", "--personal", "4"), "/etc/passwd is not a TOML file")
     shipped = Path(__file__).resolve().parent.parent / "shelfie_solver" / "tile" / "data" / "personal.toml"
     assert cli("tile", "score", SHELF, "--cards", shipped, "--personal", "4").exit_code == 0
 

@@ -360,9 +360,32 @@ def load_toml(path: str | Path, error: type[ValueError], example: str) -> dict[s
     return parse_toml(text, error, str(path), example)
 
 
+#: The first line of a TOML file that says something: a table header or a key and ``=``
+#: (bare, quoted or dotted keys, TOML 1.0).
+_TOML_FIRST_LINE = re.compile(r"""\s*(\[|(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*'))*\s*=)""")
+
+
+def _not_toml_line(text: str) -> tuple[int, str] | None:
+    """The number and text of the first line that is neither blank, a comment, a table header
+    nor a key with ``=``, when it is the first such line of ``text`` (what a README, a JSON file
+    or a game file given where a TOML file is expected begins with); ``None`` when the text starts
+    like TOML (the parser then judges the rest)."""
+    for number, line in enumerate(text.removeprefix("\ufeff").splitlines(), 1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        return None if _TOML_FIRST_LINE.match(line) else (number, stripped)
+    return None
+
+
 def parse_toml(text: str, error: type[ValueError], source: str, example: str) -> dict[str, Any]:
     """Parse TOML text after :func:`check_toml_text`; raise ``error`` (one line) if it
-    is nested too deep or not TOML."""
+    is nested too deep or not TOML (a text whose first line says something else than TOML is
+    named so at once: a Markdown file given as a board was refused for its dotted keys)."""
+    first = _not_toml_line(text)
+    if first is not None:
+        number, line = first
+        raise error(f"{source} is not a TOML file (line {number}: {shorten(line)}); expected a file like {example}")
     check_toml_text(text, error, source)
     try:
         return tomllib.loads(text.removeprefix("\ufeff"))

@@ -375,7 +375,7 @@ def load_reviewable(path: str, game: int = 1) -> KeptGame:
         raise KeptGameError(f"--game {game} is not a game number; expected 1 or more (games are counted from 1 in "
                          'file order: --game 1 is the first, saved as "game": 0)')
     found = 0
-    for _, text in game_texts(path):
+    for _, text in game_texts(path, "a game file (play) or a saved-games file (JSON Lines, simulate --save)"):
         found += 1
         if found == game:
             data = parse_json(text, KeptGameError, f"{path} game {game}", "one saved game")

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from shelfie_solver.dice.board import Board, Marks, score_breakdown
+from shelfie_solver.dice.board import Board, CellState, Marks, score_breakdown
 from shelfie_solver.dice.game.events import (
     Block,
     EndTriggered,
@@ -243,14 +243,9 @@ def why_not_legal(cells: tuple[int, ...], dice: Counts, board: Board, marks: Mar
     than the dice show, Jokers counted as they may stand in (D8, D11a: ``jokers_per_group`` per
     item, never more than are showing); else None (the rule of the combinations, D10-D14, is
     for the legal list to show)."""
-    twice = [c for i, c in enumerate(cells) if c in cells[:i]]
-    if twice:
-        return f"{board.cell_name(twice[0])} is named twice: each item is marked once, D4"
-    if len(cells) > rules.combinations_per_turn:
-        return f"{len(cells)} items: at most {rules.combinations_per_turn} a turn, D9"
-    gone = [c for c in cells if not marks.is_available(c)]
-    if gone:
-        return f"{board.cell_name(gone[0])} is not available, D4"
+    unmarkable = why_not_markable(cells, board, marks, rules)
+    if unmarkable is not None:
+        return unmarkable
     need: dict[int, int] = {}
     groups: dict[int, int] = {}
     for c in cells:
@@ -270,6 +265,25 @@ def why_not_legal(cells: tuple[int, ...], dice: Counts, board: Board, marks: Mar
     return None
 
 
+def why_not_markable(cells: tuple[int, ...], board: Board, marks: Marks, rules: Ruleset) -> str | None:
+    """Why the items ``cells`` (cell indices) cannot be marked in one turn whatever the dice: an
+    item named twice (D4: a hand-edited game file), none or more items than a turn marks (D9), or
+    an item not available (D4: marked or eliminated); else None. The checks of a marking told
+    without dice, and the first of :func:`why_not_legal`."""
+    twice = [c for i, c in enumerate(cells) if c in cells[:i]]
+    if twice:
+        return f"{board.cell_name(twice[0])} is named twice: each item is marked once, D4"
+    if len(cells) > rules.combinations_per_turn:
+        return f"{len(cells)} items: at most {rules.combinations_per_turn} a turn, D9"
+    if not cells:
+        return f"no item: 1 to {rules.combinations_per_turn} a turn, D9"
+    gone = [c for c in cells if not marks.is_available(c)]
+    if gone:
+        how = "already marked" if marks.state(gone[0]) is CellState.MARKED else "eliminated"
+        return f"{board.cell_name(gone[0])} is {how}: not available, D4"
+    return None
+
+
 def _unchecked_marking(position: Position, cells: tuple[int, ...], names: Sequence[str] | None,
                        events: list[Event]) -> tuple[Marks, ...]:
     """A marking told without dice: only D4 and D9 are checked."""
@@ -277,10 +291,10 @@ def _unchecked_marking(position: Position, cells: tuple[int, ...], names: Sequen
     board, rules = state.board, state.rules
     if position.dice is not None:
         raise ActionError(f"the dice {dice_codes(position.dice, rules)} are recorded: mark with them (checked)")
-    if not 1 <= len(cells) <= rules.combinations_per_turn or not state.marks.can_mark(cells) \
-            or tuple(sorted(cells)) != cells:
+    why = why_not_markable(cells, board, state.marks, rules)
+    if why is not None or not state.marks.can_mark(cells) or tuple(sorted(cells)) != cells:
         raise ActionError(f"{_name(names, state.active)} cannot mark {' '.join(board.cell_name(c) for c in cells)}: "
-                          f"1 to {rules.combinations_per_turn} distinct available items (D4, D9)")
+                          f"{why or f'1 to {rules.combinations_per_turn} distinct available items, D4, D9'}")
     return mark_and_block(state, cells, events)
 
 

@@ -298,17 +298,20 @@ def load_games(path: str) -> Iterator[Game]:
             raise GameError(f"{path} line {number}: {error}" if number else str(error)) from None
 
 
-def game_texts(path: str) -> Iterator[tuple[int, str]]:
+#: What a saved-games file is, in the messages that refuse a path.
+GAMES_FILE = "a saved-games file (JSON Lines, simulate --save)"
+
+
+def game_texts(path: str, expected: str = GAMES_FILE) -> Iterator[tuple[int, str]]:
     """The JSON text of every game of a saved-games file, as ``(line number, text)``; a file
     holding one pretty-printed game gives ``(0, whole text)``, already checked to be one bounded
     JSON object. Only a regular file is read (at most :data:`MAX_GAMES_FILE_BYTES`, each game at
     most :data:`MAX_GAME_BYTES`), line by line, so memory stays small; a leading byte-order mark
-    is ignored (:mod:`inputs`).
+    is ignored (:mod:`inputs`). ``expected``: what the messages say the file should be.
 
     Raises:
         GameError: the file cannot be read, is empty, a line is too long or not UTF-8.
     """
-    expected = "a saved-games file (JSON Lines, simulate --save)"
     with open_regular(path, GameError, MAX_GAMES_FILE_BYTES, expected) as handle:
         number = games = 0
         try:

@@ -404,6 +404,10 @@ def read_kept_game(path: str) -> KeptGame:
     return kept_game_from_text(read_text_file(path), path)
 
 
+#: What a game file is, in the messages that refuse a path (the one wording of every reader).
+GAME_FILE = "a game file (play new GAME)"
+
+
 def read_text_file(path: str) -> str:
     """The text of a game file: a regular file of at most :data:`record.MAX_GAME_BYTES` bytes,
     UTF-8 (:func:`inputs.read_text`: a FIFO, device or directory is refused, never read).
@@ -411,7 +415,7 @@ def read_text_file(path: str) -> str:
     Raises:
         KeptGameError: it cannot be read (the message names the path and the reason).
     """
-    return read_text(path, KeptGameError, MAX_GAME_BYTES, "a game file (play new GAME)")
+    return read_text(path, KeptGameError, MAX_GAME_BYTES, GAME_FILE)
 
 
 def game_file_text(kept: KeptGame, path: str) -> str:
@@ -457,6 +461,8 @@ def _locked(path: str) -> Iterator[None]:
         os.stat(real)
     except FileWriteError as error:
         raise KeptGameError(str(error)) from None
+    except FileNotFoundError:  # as every reader of a game file says it (inputs.open_regular)
+        raise KeptGameError(f"cannot read {path}: no such file; expected {GAME_FILE}") from None
     except OSError as error:
         raise KeptGameError(f"cannot read {path}: {error.strerror or error}") from None
     with locked(real, KeptGameError):
