@@ -111,6 +111,31 @@ def test_each_write_returns_the_json_the_cli_step_prints(tmp_path: Path):
     assert undone["done"] == ["Undone: 1 action taken back."]
 
 
+def test_the_undo_words_name_the_action_then_the_player_for_any_name(tmp_path: Path):
+    """``last_action.words`` (the page's Undo and Redo labels) say the action, then who made it
+    ("roll PPBACC by me"), never "me's roll": the README names the reader's own seat ``me``. One
+    game (Ann, Ben, me; Ann first, D5) through every kind of action, each label written by hand."""
+    web = new_game(tmp_path / "web.json")
+    client = TestClient(create_app(GameServer(web)))
+    assert client.get("/api/state").json()["last_action"] is None  # nothing to take back yet
+    steps = [("roll", {"dice": "CCBBPG"}, "roll PGBBCC by Ann"),  # shown sorted (D6)
+             ("reroll", {"keep": "CCBB", "new": "CP"}, "re-roll (kept BBCC) by Ann"),  # D7
+             ("mark", {"items": ["r1c1", "r1c2", "r2c2"]}, "marking r1c1 + r1c2 + r2c2 by Ann"),  # D8-D10
+             ("told", {"items": ["r3c1", "r3c2", "r3c3"]}, "told marking r3c1 + r3c2 + r3c3 by Ben"),  # D4
+             ("roll", {"dice": "PPBACC"}, "roll PPBACC by me"),
+             ("stop", {}, "stop by me"),  # D7
+             ("undo", {"count": 2}, "told marking r3c1 + r3c2 + r3c3 by Ben"),
+             ("fail", {"shelf": 2}, "shelf 2 given up by me")]  # told without dice (D13)
+    revision = client.get("/api/state").json()["revision"]
+    for kind, body, words in steps:
+        answer = post(client, kind, revision=revision, **body)
+        assert answer.status_code == 200, answer.text
+        state = answer.json()
+        assert state["last_action"]["words"] == words
+        assert "'s " not in words
+        revision = state["revision"]
+
+
 def test_stop_is_play_stop(game: str, client: TestClient):
     """GET /api/stop previews the markings (nothing written); POST /api/stop records the Stop
     (D7) as `play stop` does, and the page then sees the stopped state either way."""

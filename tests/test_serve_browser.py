@@ -89,7 +89,7 @@ def confirm(page: Any, title: str) -> None:
 def stop(page: Any) -> None:
     """Tap Stop, confirm it (a stop is binding, D7) and wait for the markings (or the failed
     result) of the dice showing."""
-    page.click("#stop")
+    page.click("#stop" if page.locator("#stop").count() else "#advised")  # the advised hold may be the stop
     confirm(page, f"Stop with {read_dice(page)}?")
     page.wait_for_function("() => !document.querySelector('#advice h2').textContent.includes('holds')")
 
@@ -204,7 +204,7 @@ def test_failed_result_and_the_end_by_taps(browser: Any, shots: Path, tmp_path: 
         assert "Failed result: nothing can be marked" in page.locator("#advice").inner_text()
         shoot(page, shots, "7-failed-result")
         page.locator("#advice .option", has_text="Give up shelf 2").click()
-        assert page.locator("#confirm-text").inner_text().startswith("Ben's failed result: its ")
+        assert page.locator("#confirm-text").inner_text().startswith("A failed result for Ben: the ")
         shoot(page, shots, "7b-give-up-confirm")
         confirm(page, "Give up shelf 2?")
         wait_turn(page, "me to roll")
@@ -399,7 +399,7 @@ def test_a_whole_two_player_game_as_players(browser: Any, shots: Path, tmp_path:
                 page.click("#actions .told-fail button[data-shelf='1']")
                 page.wait_for_selector("#confirm[open]")
                 assert page.locator("#confirm-title").inner_text() == "Give up shelf 1?"
-                assert "its 5 available items are eliminated (r1c1 r1c2 r1c3 r1c4 r1c5)" in \
+                assert "the 5 available items of shelf 1 are eliminated (r1c1 r1c2 r1c3 r1c4 r1c5)" in \
                     page.locator("#confirm-text").inner_text()
                 shoot(page, shots, "g5-told-give-up-confirm")
                 page.click("#confirm-no")
@@ -423,7 +423,8 @@ def test_a_whole_two_player_game_as_players(browser: Any, shots: Path, tmp_path:
                 if "hold" not in seen:
                     seen.add("hold")
                     assert page.locator("#reroll").inner_text() == "Re-roll all"
-                    assert page.locator("#stop").inner_text() == "Stop"
+                    assert page.locator("#stop").inner_text() == "Stop" if best["reroll"] else \
+                        page.locator("#stop").count() == 0
                     shoot(page, shots, "g1-hold-primary")
                 revision = now["revision"]
                 if not best["reroll"]:  # the advice is to stop: asked once (D7)
@@ -471,7 +472,7 @@ def test_a_whole_two_player_game_as_players(browser: Any, shots: Path, tmp_path:
                     page.wait_for_function("p => !document.getElementById('turn').textContent.includes(p + ' ·')",
                                            arg=player)
                     marked = Path(game).read_bytes()
-                    words = f"{player}'s marking {' + '.join(sorted(markings[0]['cells']))}"
+                    words = f"marking {' + '.join(sorted(markings[0]['cells']))} by {player}"
                     assert page.locator("#undo").inner_text() == f"Undo: {words}"
                     assert page.locator("#redo").is_hidden()
                     page.click("#undo")
@@ -545,5 +546,231 @@ def test_a_hold_s_difference_reads_percentage_points_not_game_points(browser: An
                 assert abs(loss - Fraction(shown.group(2))) <= step / 2
             assert "percentage points to the best" in (rows.nth(i).get_attribute("aria-label") or "")
         assert page.errors == []
+    finally:
+        served.stop()
+
+
+# --- what a new user found at phone size (docs/serve.md) ---------------------------------------
+
+def in_view(page: Any, selector: str) -> bool:
+    """``selector``'s node whole on the screen: below the sticky header and above the screen's bottom."""
+    return bool(page.evaluate("""s => {
+        const r = document.querySelector(s).getBoundingClientRect();
+        const top = document.querySelector('header').getBoundingClientRect().bottom;
+        return r.height > 0 && r.top >= top && r.bottom <= window.innerHeight; }""", selector))
+
+
+def test_an_error_shows_where_the_player_is(browser: Any, shots: Path, tmp_path: Path):
+    """Scrolled down at the sheet, the player marks r1c1 + r4c5 with PGBBCC stopped (r4c5 takes
+    five games, D8-D10: not a legal marking): the server's error is brought into view, not left at
+    the top of the page; so is a fourth item tapped (at most three a turn, D9)."""
+    game = str(tmp_path / "game.json")
+    cli("play", "new", game, "--players", "Ann,Ben,me", "--first", "Ann")
+    cli("play", "roll", game, "CCBBPG")
+    cli("play", "stop", game)
+    served = Served(game, "--port", "0")
+    try:
+        page = open_page(browser, served.url)
+        wait_turn(page, "Ann · 0 re-rolls left")
+        for item in ("r1c1", "r4c5"):
+            page.click(f"#sheets button[data-seat='1'][data-cell='{item}']")
+        page.locator("#mark-selected").scroll_into_view_if_needed()
+        assert not in_view(page, "#message")  # the message box is up at the dice: out of view here
+        page.click("#mark-selected")
+        page.wait_for_selector("#message.error")
+        assert "not a legal marking" in page.locator("#message").inner_text()
+        assert in_view(page, "#message")
+        shoot(page, shots, "n1-error-in-view")
+        page.click("#sheets button[data-seat='1'][data-cell='r4c5']")  # r4c5 off again: r1c1 left
+        page.mouse.wheel(0, 2000)  # back down at the sheet; the message box out of view again
+        page.wait_for_function("() => window.scrollY > 300")
+        for item in ("r2c2", "r3c1", "r5c1"):  # the fourth item of the turn: refused by the page (D9)
+            page.click(f"#sheets button[data-seat='1'][data-cell='{item}']")
+        page.wait_for_function("() => document.getElementById('message').textContent.includes('At most 3 items')")
+        assert in_view(page, "#message")
+        assert sheet_marks(game)[0] == "...../...../...../...../....."  # nothing marked
+        assert [e for e in page.errors if "status of 400" not in e] == []  # the refused marking's 400 only
+    finally:
+        served.stop()
+
+
+def test_the_rollout_comes_into_view_unless_the_player_moved_on(browser: Any, shots: Path, tmp_path: Path):
+    """Rollout tapped at the bottom of the screen: its result, below the fold, is brought into view
+    when it arrives. Tapped again and the page scrolled back up meanwhile: the page stays put."""
+    game = str(tmp_path / "game.json")
+    cli("play", "new", game, "--players", "Ann,Ben", "--first", "Ann")
+    cli("play", "roll", game, "CCBBPG")
+    served = Served(game, "--port", "0")
+    try:
+        page = open_page(browser, served.url)
+        wait_turn(page, "2 re-rolls left")
+        page.evaluate("""() => {   // the Rollout button at the screen's bottom edge, its result below the fold
+            const r = document.getElementById('rollout-run').getBoundingClientRect();
+            window.scrollBy(0, r.bottom - window.innerHeight + 4); }""")
+        page.click("#rollout-run")
+        page.wait_for_function("() => document.getElementById('rollout-result').textContent.startsWith('Rollout of')",
+                               timeout=120_000)
+        assert in_view(page, "#rollout-result")
+        shoot(page, shots, "n2-rollout-in-view")
+        held: list[Any] = []  # the second rollout's answer waits until the player has scrolled away
+        page.route("**/api/rollout*", lambda route: held.append(route))
+        page.click("#rollout-run")
+        page.wait_for_function("() => document.getElementById('rollout-result').textContent.startsWith('Rolling out')")
+        for _ in range(100):
+            if held:
+                break
+            page.wait_for_timeout(50)
+        page.evaluate("() => window.scrollTo(0, 0)")  # the player goes back up to the dice meanwhile
+        page.wait_for_timeout(200)  # the scroll event dispatched
+        for route in held:
+            route.continue_()
+        page.unroute("**/api/rollout*")
+        page.wait_for_function("() => !document.getElementById('rollout-run').disabled", timeout=120_000)
+        assert page.locator("#rollout-result").inner_text().startswith("Rollout of")
+        assert page.evaluate("window.scrollY") == 0  # left where the player put it
+        assert page.errors == []
+    finally:
+        served.stop()
+
+
+def test_one_stop_button_when_the_advice_is_to_stop(browser: Any, shots: Path, tmp_path: Path):
+    """CCCCCC with a re-roll left (CCBBPG, C kept, CCCCC re-rolled; D6, D7): keeping all six is the
+    best hold (``play reroll``'s first hold re-rolls nothing), so the primary button is the Stop and
+    no second Stop stands beside it; a hold that re-rolls keeps its secondary Stop."""
+    game = str(tmp_path / "game.json")
+    cli("play", "new", game, "--players", "Ann,Ben", "--first", "Ann")
+    cli("play", "roll", game, "CCBBPG")
+    holds = json.loads(cli("play", "reroll", game, "--keep", "C", "CCCCC", "--format", "json"))["holds"]
+    assert holds[0]["reroll"] == ""  # the advice is to stop
+    served = Served(game, "--port", "0")
+    try:
+        page = open_page(browser, served.url)
+        wait_turn(page, "1 re-roll left")
+        page.wait_for_selector("#advised")
+        assert page.locator("#advised").inner_text() == "Stop: keep all and mark"
+        assert page.locator("#actions button", has_text="Stop").count() == 1 and page.locator("#stop").count() == 0
+        shoot(page, shots, "n3-one-stop")
+        page.click("#undo")  # back to PGBBCC with 2 re-rolls left: keeping CC is advised, Stop secondary
+        wait_turn(page, "2 re-rolls left")
+        page.wait_for_selector("#advised")
+        assert page.locator("#advised").inner_text() != "Stop: keep all and mark"
+        assert page.locator("#stop").inner_text() == "Stop"
+        assert page.errors == []
+    finally:
+        served.stop()
+
+
+def test_a_chance_reads_the_same_on_every_screen(browser: Any, tmp_path: Path):
+    """PGBBCC stopped (Ann, Ben, me; D7): the best three markings' chances differ by at least a
+    point (33.9%, 32.9%, 30.8%), where the page once rounded to whole percent (34%); every chance
+    on the marking screen is one decimal, as ``play stop`` and ``play status`` print it
+    (advise.words.chance_cell of the exact fraction), the same as the hold screen's."""
+    from fractions import Fraction
+
+    from shelfie_solver.dice.advise.words import chance_cell
+
+    game = str(tmp_path / "game.json")
+    cli("play", "new", game, "--players", "Ann,Ben,me", "--first", "Ann")
+    cli("play", "roll", game, "CCBBPG")
+    twin = str(tmp_path / "twin.json")
+    Path(twin).write_bytes(Path(game).read_bytes())
+    markings = json.loads(cli("play", "stop", twin, "--format", "json"))["markings"]
+    chances = [Fraction(m["win_chance"]) for m in markings[:3]]
+    assert all(a - b >= Fraction(1, 100) for a, b in zip(chances, chances[1:]))  # whole percent once
+    served = Served(game, "--port", "0")
+    try:
+        page = open_page(browser, served.url)
+        wait_turn(page, "2 re-rolls left")
+        stop(page)
+        page.wait_for_selector("#advice .option")
+        best = page.locator("#best").inner_text()
+        assert f"{chance_cell(chances[0])} chance to win" in best, best
+        assert chance_cell(chances[0]) == "33.9%"  # by hand from the fraction: 0.3393...
+        rows = page.locator("#advice .option small").all_inner_texts()
+        for row, chance in zip(rows, chances):
+            assert row.startswith(f"{chance_cell(chance)} ("), (row, chance)
+        assert page.errors == []
+    finally:
+        served.stop()
+
+
+def test_no_empty_undo_row_and_undo_names_any_player(browser: Any, shots: Path, tmp_path: Path):
+    """A new game (Ann, Ben, me; me first, D5), as the README's player ``me``: before the first
+    action there is nothing to take back and no empty Undo row; then Undo names the action and the
+    player (``roll PPBACC by me``, never "me's roll"), and Redo the same after the Undo."""
+    game = str(tmp_path / "game.json")
+    cli("play", "new", game, "--players", "Ann,Ben,me", "--first", "me")
+    served = Served(game, "--port", "0")
+    try:
+        page = open_page(browser, served.url)
+        wait_turn(page, "me to roll")
+        assert page.locator("#history").is_hidden()  # nothing to take back: no row at all
+        assert page.locator("#hint").bounding_box()["y"] < 80  # the dice's hint right under the header
+        shoot(page, shots, "n4-first-roll")
+        tap_faces(page, "PPBACC")
+        page.wait_for_selector("#best")
+        assert page.locator("#history").is_visible()
+        assert page.locator("#undo").inner_text() == "Undo: roll PPBACC by me"
+        page.click("#undo")
+        page.wait_for_selector("#redo:not([hidden])")  # Redo offered; the row shows for it
+        assert page.locator("#redo").inner_text() == "Redo: roll PPBACC by me"
+        assert page.errors == []
+    finally:
+        served.stop()
+
+
+def test_a_cell_worth_one_point_reads_one_point(browser: Any, tmp_path: Path):
+    """The sheet's cells to a screen reader: shelf 1's first item scores 1 (the default board,
+    D3, D19): "1 point", the second "2 points"."""
+    game = str(tmp_path / "game.json")
+    cli("play", "new", game, "--players", "Ann,Ben,me", "--first", "me")
+    served = Served(game, "--port", "0")
+    try:
+        page = open_page(browser, served.url)
+        wait_turn(page, "me to roll")
+        cell = "#sheets button[data-seat='3'][data-cell='{}']"
+        assert page.locator(cell.format("r1c1")).get_attribute("aria-label") == "me r1c1: 1 point, available"
+        assert page.locator(cell.format("r1c2")).get_attribute("aria-label") == "me r1c2: 2 points, available"
+        assert page.errors == []
+    finally:
+        served.stop()
+
+
+def test_the_review_line_shows_no_figure_until_it_is_in(browser: Any, tmp_path: Path):
+    """The difference to the best (GET /api/review) comes a moment after each action: until the
+    position's review is in, each sheet shows a placeholder, not the last position's figures; and
+    with nothing decided yet (a new game, a roll) no line reads "0 ... over 0 decisions"."""
+    game = str(tmp_path / "game.json")
+    cli("play", "new", game, "--players", "Ann,Ben,me", "--first", "me")
+    served = Served(game, "--port", "0")
+    try:
+        page = browser.new_page(viewport=PHONE, device_scale_factor=1)
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        held: list[Any] = []
+        hold = [False]  # while true, GET /api/review waits for the test
+        page.route("**/api/review", lambda route: held.append(route) if hold[0] else route.continue_())
+        with page.expect_response("**/api/review"):  # the page asks for the review as it loads
+            page.goto(served.url)
+        wait_turn(page, "me to roll")
+        page.wait_for_function("() => !document.querySelector('#sheets .delta')")  # nothing decided: no line
+        assert "over 0 decisions" not in page.locator("#sheets").inner_text()
+        hold[0] = True
+        tap_faces(page, "PPBACC")
+        page.wait_for_selector("#best")
+        for _ in range(100):  # the review is asked once the page is idle (REVIEW_AFTER_MS)
+            if held:
+                break
+            page.wait_for_timeout(100)
+        assert held
+        texts = page.locator("#sheets .delta").all_inner_texts()
+        assert texts == ["Difference to the best so far: \u2026"] * 3, texts  # a placeholder, no figure
+        hold[0] = False
+        for route in held:
+            route.continue_()
+        # me rolled, nothing decided yet; Ann and Ben neither: no line where there is nothing to say
+        page.wait_for_function("() => !document.querySelector('#sheets .delta')")
+        assert "over 0 decisions" not in page.locator("#sheets").inner_text()
+        assert errors == []
     finally:
         served.stop()

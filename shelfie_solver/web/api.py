@@ -147,7 +147,8 @@ def sheet_lines(kept: KeptGame) -> list[dict[str, list[int]]]:
 def last_action(kept: KeptGame) -> dict[str, Any] | None:
     """The last action (what ``POST /api/undo`` with ``count`` 1 takes back), ``None`` before
     the first: ``player`` (name), ``kind`` (the write that made it: roll, reroll, stop, mark,
-    told, fail), ``words`` (the page's Undo label, e.g. ``"Ann's marking r2c3 + r3c3"``) and
+    told, fail), ``words`` (the page's Undo label, the action and then who: ``"marking r2c3 + r3c3 by
+    Ann"``, read alike for any name, ``me`` too) and
     ``redo``, the body fields (no revision) of the write that makes it again after an undo
     (``POST /api/<kind>``, checked against the revision as every write)."""
     actions = list(split_actions(kept.events))
@@ -162,21 +163,22 @@ def last_action(kept: KeptGame) -> dict[str, Any] | None:
     if isinstance(first, Hold) and len(action) == 2 and isinstance(action[1], Roll):
         held = dice_codes(first.keep, rules)
         fresh = tuple(n - k for n, k in zip(action[1].dice, first.keep))
-        kind, words, redo = "reroll", f"{name}'s re-roll ({'kept ' + held if held else 'all dice'})", \
+        kind, what, redo = "reroll", f"re-roll ({'kept ' + held if held else 'all dice'})", \
             {"keep": held or "-", "new": dice_codes(fresh, rules)}
     elif isinstance(first, Roll):
         codes = dice_codes(first.dice, rules)
-        kind, words, redo = "roll", f"{name}'s roll {codes}", {"dice": codes}
+        kind, what, redo = "roll", f"roll {codes}", {"dice": codes}
     elif isinstance(first, Stop):
-        kind, words, redo = "stop", f"{name}'s stop", {}
+        kind, what, redo = "stop", "stop", {}
     elif isinstance(first, Mark):
-        kind, words, redo = "mark", f"{name}'s marking {' + '.join(cells)}", {"items": cells}
+        kind, what, redo = "mark", f"marking {' + '.join(cells)}", {"items": cells}
     elif isinstance(first, UncheckedMark):
-        kind, words, redo = "told", f"{name}'s told marking {' + '.join(cells)}", {"items": cells}
+        kind, what, redo = "told", f"told marking {' + '.join(cells)}", {"items": cells}
     elif isinstance(first, Fail):
-        kind, words, redo = "fail", f"{name} giving up shelf {first.shelf + 1}", {"shelf": str(first.shelf + 1)}
+        kind, what, redo = "fail", f"shelf {first.shelf + 1} given up", {"shelf": str(first.shelf + 1)}
     else:  # every input event is one of the above (gamefile.INPUT_EVENTS)
         return None
+    words = f"{what} by {name}"  # never "{name}'s": "me's roll" for the README's player `me`
     return {"player": name, "kind": kind, "words": words, "redo": redo}
 
 

@@ -14,8 +14,8 @@ reason says "ahead by less than 0.1 percentage point (both 48.6%)" (a difference
 in percentage points, as docs/review.md's losses, never "points", which are the game's, D19), or
 "tied" for an exact tie. Every
 chance is printed by :func:`words.chance_cell` at the precision asked (``places``): the
-terminal's tables use :data:`words.CHANCE_PLACES`, ``serve``'s page picks the reason written
-at its own precision (JSON ``reason_by_places``).
+terminal's tables and ``serve``'s page use :data:`words.CHANCE_PLACES`; JSON
+``reason_by_places`` also gives the reason at whole percent.
 """
 
 from __future__ import annotations

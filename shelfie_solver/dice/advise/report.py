@@ -143,7 +143,7 @@ def advice_report(advice: Advice, top: int | None = None, opponents: bool | None
     why = reason(seen, names)
     if advice.win_chance_exact is not None:  # every value is the chance to win (D20), in percent
         report = win_report(advice, title, data, top, why)
-        if why:  # serve's page: the reason at each precision it may show (whole percent, one decimal)
+        if why:  # the reason at whole percent and at one decimal (serve's page shows [1], as the tables)
             report.data["reason_by_places"] = [reason(seen, names, places) for places in range(CHANCE_PLACES + 1)]
         return report
     if why:

@@ -56,7 +56,9 @@ async function loadReview() {
       review = answer;
       renderSheets();
     }
-  } catch { /* the difference to the best is extra: the game goes on without it */ }
+  } catch {                         // the difference to the best is extra: the game goes on without it
+    if (S && digest === S.digest) { review = false; renderSheets(); }
+  }
 }
 
 async function write(kind, body, redo = null) {
@@ -104,10 +106,24 @@ function ask(title, text, yes, action) {   // one confirmation in the page befor
   $("confirm-no").focus();
 }
 
-function say(text, kind) {
+function say(text, kind) {     // every message in one place (#message); an error is brought into view
   const box = $("message");
   box.textContent = plain(text);
   box.className = text ? kind : "";
+  if (text && kind === "error") reveal(box);
+}
+
+//: Space kept between the sticky header (or the screen's bottom) and a node reveal() scrolls to, px.
+const REVEAL_MARGIN = 8;
+
+function reveal(node) {          // scroll the least that shows `node` whole below the sticky header; nothing if it shows
+  const top = $("turn").closest("header").getBoundingClientRect().bottom + REVEAL_MARGIN;
+  const box = node.getBoundingClientRect();
+  const bottom = window.innerHeight - REVEAL_MARGIN;
+  if (box.top >= top && box.bottom <= bottom) return;
+  // taller than the room: its top under the header; else the nearest edge (up: its top, down: its bottom)
+  const by = box.top < top || box.height > bottom - top ? box.top - top : box.bottom - bottom;
+  window.scrollBy({ top: by, behavior: "instant" });
 }
 
 // --- what is showing ------------------------------------------------------------------------
@@ -175,15 +191,9 @@ function plain(text) {
 
 const key = (entry) => entry.win_chance ?? entry.value;   // the exact value (p/q): equal texts are an exact tie
 
-function places(entries) {        // whole percent where differences allow; one decimal where two differ by < 1 point
-  const list = entries.filter((e) => chance(e) !== null);
-  for (let i = 0; i < list.length; i += 1) {
-    for (let j = i + 1; j < list.length; j += 1) {
-      if (key(list[i]) !== key(list[j]) && Math.abs(chance(list[i]) - chance(list[j])) < 0.01) return 1;
-    }
-  }
-  return 0;
-}
+//: Decimals of every chance on the page: one, as `play status`, `play advise` and the terminal's tables
+//: (advise.words.chance_cell), on the hold and the marking screens alike, so one figure reads the same everywhere.
+const PLACES = 1;
 
 function percent(p, digits = 0) {
   const text = (p * 100).toFixed(digits);
@@ -288,11 +298,29 @@ function renderRollout() {
   out.textContent = plain(out.textContent);
 }
 
+//: While a rollout runs: whether the player has done anything else (a tap, a key, a scroll of their own);
+//: if not, its result is brought into view when it arrives, else the page is left where the player put it.
+const waiting = { rollout: false, elsewhere: false, scrollY: 0 };
+
+//: A scroll of the player's own moves the page more than this (px) from where Rollout was tapped.
+const SCROLLED_AWAY = 24;
+
+function busyElsewhere(event) {
+  if (!waiting.rollout) return;
+  if (event.type === "scroll" && Math.abs(window.scrollY - waiting.scrollY) <= SCROLLED_AWAY) return;
+  if (event.type !== "scroll" && event.target && event.target.closest && event.target.closest("#rollout")) return;
+  waiting.elsewhere = true;
+}
+for (const type of ["pointerdown", "keydown", "scroll"]) window.addEventListener(type, busyElsewhere, { passive: true, capture: true });
+
 async function runRollout() {
   const button = $("rollout-run");
   const out = $("rollout-result");
   button.disabled = true;
+  Object.assign(waiting, { rollout: true, elsewhere: false, scrollY: window.scrollY });
   out.textContent = `Rolling out ${ROLLOUT_GAMES} games…`;
+  reveal(out);
+  waiting.scrollY = window.scrollY;
   try {
     const answer = await api("GET", `/api/rollout?games=${ROLLOUT_GAMES}`);
     rollout = answer;
@@ -302,6 +330,8 @@ async function runRollout() {
     out.textContent = error.message;
   } finally {
     button.disabled = false;
+    waiting.rollout = false;
+    if (!waiting.elsewhere && out.textContent) reveal(out);
   }
 }
 
@@ -327,6 +357,7 @@ function renderHistory() {        // Undo names what it takes back; Redo makes i
   const again = ui.redo && ui.redo.digest === S.digest ? ui.redo : null;
   redo.hidden = !again;
   redo.textContent = again ? `Redo: ${again.words}` : "Redo";
+  $("history").hidden = undo.disabled && redo.hidden;   // nothing to take back or redo: no empty row
 }
 
 function dieButton(i) {
@@ -426,8 +457,8 @@ function renderEntry() {
       for (const shelf of open) {
         const items = availableItems(t.seat - 1, shelf);
         failed.append(el("button", { type: "button", "aria-label": `told: gave up shelf ${shelf}`, "data-shelf": String(shelf),
-          onclick: () => ask(`Give up shelf ${shelf}?`, `${t.player}'s failed result (D13): its ${items.length} available ` +
-            `item${items.length === 1 ? " is" : "s are"} eliminated (${items.join(" ")}); marked items stay and still score.`,
+          onclick: () => ask(`Give up shelf ${shelf}?`, `A failed result for ${t.player} (D13): the ${items.length} available ` +
+            `item${items.length === 1 ? "" : "s"} of shelf ${shelf} ${items.length === 1 ? "is" : "are"} eliminated (${items.join(" ")}); marked items stay and still score.`,
           `Give up shelf ${shelf}`, () => write("fail", { shelf: String(shelf) })) }, String(shelf)));
       }
       actions.append(failed);
@@ -450,7 +481,8 @@ function renderEntry() {
     }
     actions.append(el("button", { type: "button", class: "secondary", id: "reroll", disabled: held === ui.slots.length,
       onclick: startReroll }, held ? `Re-roll ${ui.slots.length - held} (held ${held})` : "Re-roll all"));
-    actions.append(el("button", { type: "button", class: "secondary", id: "stop", onclick: showStop }, "Stop"));
+    // the advice is to stop: the primary button is the Stop ("Stop: keep all and mark"), not a second one beside it
+    if (!best || best.reroll) actions.append(el("button", { type: "button", class: "secondary", id: "stop", onclick: showStop }, "Stop"));
   } else if (ui.mode === "reroll") {
     const need = ui.locked.filter((l) => !l).length;
     const entered = ui.slots.filter((c, i) => !ui.locked[i] && c !== null).length;
@@ -462,7 +494,7 @@ function renderEntry() {
     const advice = S.advice;
     hint.textContent = plain(advice.failed
       ? "Nothing can be marked (D13): tap the shelf to give up below."
-      : `Tap the best marking below (outlined on ${t.player}'s sheet), or tap up to ${most} items there, then Mark.`);
+      : `Tap the best marking below (outlined on the sheet of ${t.player}), or tap up to ${most} items there, then Mark.`);
     if (t.rerolls_left > 0) {
       actions.append(el("button", { type: "button", onclick: () => { resetEntry(); render(); } }, "Back to holds"));
     }
@@ -474,12 +506,12 @@ function sheetButton() {          // Mark / Record under the active sheet (in th
   if (ui.mode === "final" && !S.advice.failed) {
     return el("button", { type: "button", class: "primary", id: "mark-selected", disabled: ui.selected.length === 0,
       onclick: () => write("mark", { items: ui.selected }) },
-    ui.selected.length ? `Mark ${ui.selected.join(" ")}` : `Mark (tap items on ${t.player}'s sheet)`);
+    ui.selected.length ? `Mark ${ui.selected.join(" ")}` : "Mark (tap items above)");
   }
   if (ui.mode === "roll" && ui.told) {
     return el("button", { type: "button", class: "primary", id: "record-told", disabled: ui.selected.length === 0,
       onclick: () => write("told", { items: ui.selected }) },
-    ui.selected.length ? `Record ${ui.selected.join(" ")} (told)` : `Record (tap ${t.player}'s items)`);
+    ui.selected.length ? `Record ${ui.selected.join(" ")} (told)` : `Record (tap the items ${t.player} marked)`);
   }
   return null;
 }
@@ -547,7 +579,7 @@ function renderAdvice() {
   const reason = advice.reason || null;  // at the page's precision: reasonText(advice, digits)
   if (advice.holds && advice.holds.length && (ui.mode === "hold" || ui.mode === "reroll")) {
     const best = advice.holds[0];
-    const digits = places(shown(advice.holds));
+    const digits = PLACES;
     const settled = decided(advice.holds);
     box.append(el("h2", {}, `${advice.holds.length} holds, best first · ${unitShort(unit)}`));
     if (settled !== null) {
@@ -567,7 +599,7 @@ function renderAdvice() {
     more(box, advice.holds.length, "holds", settled !== null);
   } else if (advice.markings && advice.markings.length && ui.mode === "final") {
     const best = advice.markings[0];
-    const digits = places(shown(advice.markings));
+    const digits = PLACES;
     const settled = decided(advice.markings);
     box.append(el("h2", {}, `${advice.markings.length} markings, best first · ${unitShort(unit)}`));
     if (settled !== null) {       // nothing to rank: the marking that scores the most, one tap
@@ -594,12 +626,12 @@ function renderAdvice() {
     const t = turn();
     box.append(el("h2", {}, "Failed result (D13): nothing can be marked"));
     box.append(el("p", { class: "best", id: "best" }, `Give up shelf ${advice.give_up_shelf}: it costs the least.`));
-    if (reason) box.append(el("p", { class: "reason" }, reasonText(advice, places(advice.shelves))));
+    if (reason) box.append(el("p", { class: "reason" }, reasonText(advice, PLACES)));
     const list = el("ul", { class: "options", "aria-label": "every shelf to give up, best first" });
     advice.shelves.forEach((s, i) => list.append(el("li", {}, el("button", { type: "button",
       class: `option${i === 0 ? " top" : ""}`, "data-shelf": String(s.shelf),
-      onclick: () => ask(`Give up shelf ${s.shelf}?`, `${t.player}'s failed result (D13): its ${s.items.length} available ` +
-        `item${s.items.length === 1 ? " is" : "s are"} eliminated (${s.items.join(" ")}); marked items on it stay ` +
+      onclick: () => ask(`Give up shelf ${s.shelf}?`, `A failed result for ${t.player} (D13): the ${s.items.length} available ` +
+        `item${s.items.length === 1 ? "" : "s"} of shelf ${s.shelf} ${s.items.length === 1 ? "is" : "are"} eliminated (${s.items.join(" ")}); marked items on it stay ` +
         "marked and still score.", `Give up shelf ${s.shelf}`, () => write("fail", { shelf: String(s.shelf) })) },
     el("span", { class: "rank" }, `${i + 1}`),
     el("span", { class: "what" }, `Give up shelf ${s.shelf}: ${s.items.join(" ")} (${s.points} points)`),
@@ -687,7 +719,7 @@ function renderSheets() {
     const tappable = active && (ui.mode === "final" || (ui.mode === "roll" && ui.told));
     const rows = sheet.marks.split("/");
     const lines = S.lines[seat];
-    const card = el("article", { class: `sheet${active ? " active" : ""}`, "aria-label": `${sheet.name}'s sheet` });
+    const card = el("article", { class: `sheet${active ? " active" : ""}`, "aria-label": `sheet of ${sheet.name}` });
     card.append(el("h3", {}, el("span", {}, sheet.name), el("span", { class: "score" }, `${sheet.score} points`),
       active ? el("span", {}, "· to play") : null));
     const meta = [`${sheet.shelf_points} from shelves, ${sheet.column_points} from columns`,
@@ -695,15 +727,10 @@ function renderSheets() {
     const blocked = S.blocked[seat];
     if (blocked.length) meta.push(`blocked (D15): ${blocked.map((b) => `${b.line} by ${b.by}`).join(", ")}`);
     const info = [el("p", { class: "meta" }, meta.join(" · "))];   // under the grid: the items come first
-    const r = review && review.players[seat];
-    if (r) {
-      const loss = r.total_loss_float;
-      const scale = review.unit.percent ? 100 : 1;
-      const lossText = r.total_loss === "0/1" ? "0" : loss * scale < 0.005 ? "<0.01" : num(loss * scale);
-      const words = review.unit.percent ? "percentage points of the chance to win" : unitShort(review.unit);
-      info.push(el("p", { class: "meta delta", "data-seat": sheet.seat },
-        `Difference to the best so far: ${lossText} ${words} over ${r.decisions} ` +
-        `decision${r.decisions === 1 ? "" : "s"}` + (r.unchecked ? ` (${r.unchecked} told, not reviewed)` : "")));
+    const delta = deltaText(seat);
+    if (delta !== null) {
+      info.push(el("p", { class: `meta delta${delta.pending ? " pending" : ""}`, "data-seat": sheet.seat,
+        "aria-busy": delta.pending ? "true" : null }, delta.text));
     }
     const grid = el("div", { class: "grid", vars: { "--cols": String(layout.columns.length) } });
     grid.append(el("span", { class: "label" }, ""));
@@ -723,7 +750,7 @@ function renderSheets() {
           ? (ui.preview !== null && ui.preview > 0 ? " preview" : " advised") : "";
         const attrs = { type: "button", class: `cell ${cls}${selected ? " selected" : ""}${tap ? " tap" : ""}${advised}`,
           "data-cell": name, "data-seat": sheet.seat, "data-advised": advised ? "true" : null,
-          "aria-label": `${sheet.name} ${name}: ${value} points, ${words}${advised ? ", in the outlined marking" : ""}` };
+          "aria-label": `${sheet.name} ${name}: ${value} point${value === 1 ? "" : "s"}, ${words}${advised ? ", in the outlined marking" : ""}` };
         if (tap) {
           attrs["aria-pressed"] = selected ? "true" : "false";
           attrs.onclick = () => toggleItem(name);
@@ -753,6 +780,23 @@ function renderSheets() {
   el("summary", {}, `Other sheets: ${order.slice(1).map((sh) => `${sh.name} ${sh.score}`).join(", ")}`));
   others.append(...cards.slice(1));
   box.append(others);
+}
+
+function deltaText(seat) {        // a sheet's "Difference to the best so far" line: { text, pending }, or null for none
+  if (review === false) return null;                    // the review failed: the game goes on without it
+  const told = (n) => (n ? ` (${n} told, not reviewed)` : "");
+  if (!review || review.digest !== S.digest) {          // not in yet for this position: no figure until it is
+    return { text: "Difference to the best so far: …", pending: true };
+  }
+  const r = review.players[seat];
+  if (!r) return null;
+  if (r.decisions === 0) return r.unchecked ? { text: `No decision reviewed yet${told(r.unchecked)}`, pending: false } : null;
+  const loss = r.total_loss_float;
+  const scale = review.unit.percent ? 100 : 1;
+  const lossText = r.total_loss === "0/1" ? "0" : loss * scale < 0.005 ? "<0.01" : num(loss * scale);
+  const words = review.unit.percent ? "percentage points of the chance to win" : unitShort(review.unit);
+  return { text: `Difference to the best so far: ${lossText} ${words} over ${r.decisions} ` +
+    `decision${r.decisions === 1 ? "" : "s"}${told(r.unchecked)}`, pending: false };
 }
 
 function toggleItem(name) {
