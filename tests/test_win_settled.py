@@ -166,7 +166,9 @@ def test_a_last_turn_above_every_reach_is_an_exact_one() -> None:
     low = replace(low, sheets=sheets)
     assert sheets[0].available == (keep,) and low.plays_later_this_round(0)
     assert score(BOARD, sheets[1], RULES) < 78
-    assert type(advice_objective("win", low)).__name__ == "DecidedWin"  # not LastTurnWin: seat 0 still plays
+    # seat 0 still plays, but its reach is below the mover's score now: it has lost (lost_seats),
+    # its turn changes no share, so the mover's is a last turn against the scores now (D18, D20)
+    assert type(advice_objective("win", low)).__name__ == "LastTurnWin"
     objective = advice_objective("win", low)
     assert getattr(objective, "win_chance_exact", None) is True
     assert solve_turn(BOARD, low.marks, RULES, objective).start_values()[0] == 1

@@ -610,11 +610,20 @@ def decided_objective(state: GameState) -> DecidedWin | None:
 def exact_objective(state: GameState) -> LastTurnWin | BeforeLastWin | None:
     """The exact win-chance objective of the active player in ``state`` (module docstring): the
     last turn of the game for them against final scores, or with two players the turn before the
-    opponent's last; ``None`` otherwise (or alone: solitaire has no winner to count)."""
+    opponent's last; ``None`` otherwise (or alone: solitaire has no winner to count).
+
+    A seat still to play that has lost (:func:`lost_seats`: its best score below another seat's
+    score now) changes no other seat's share (D20): its final score stays below that seat's final
+    score, so it is never at the top. With every seat still to play lost, the end triggered (D18),
+    the player's turn is a last turn against the other scores now (:class:`LastTurnWin`; a lost
+    seat's score, final or not, is below the top)."""
     if state.players < 2:
         return None
     board, rules = state.board, state.rules
     left = still_to_play(state)
+    if left and state.end_triggered:
+        lost = lost_seats(state, [score(board, sheet, rules) for sheet in state.sheets])
+        left = tuple(j for j in left if j not in lost)
     others = [j for j in range(state.players) if j != state.active]
     if not left:
         return LastTurnWin(tuple(score(board, state.sheets[j], rules) for j in others))

@@ -228,14 +228,22 @@ def _sole_chance(chances: list[tuple[Fraction, bool]]) -> list[tuple[Fraction, b
     """``chances`` with the one seat whose figure is not an exact 0, where every other seat's is,
     an exact 1 (the seats add up to 1: it wins with certainty, D20), and every seat beside an
     exact 1 an exact 0 (a sole certain winner: the roller's own exact 1 at a hand-off left the
-    others a model 0, :func:`_with_next_roller`); else as they are."""
+    others a model 0, :func:`_with_next_roller`); the one seat whose figure is not exact, where
+    every other seat's is, exact: it is ``1 -`` theirs (a tie settled at the top, D20: the
+    mover's exact 1/2 beside the roller's exact 0 left the other half a model figure); else as
+    they are."""
     sure = [j for j, (chance, exact_flag) in enumerate(chances) if exact_flag and chance == 1]
     if sure:
         return [(Fraction(1 if j == sure[0] else 0), True) for j in range(len(chances))]
     left = [j for j, (chance, exact_flag) in enumerate(chances) if not (exact_flag and chance == 0)]
-    if len(left) != 1:
+    if len(left) == 1:
+        return [(Fraction(1 if j == left[0] else 0), True) for j in range(len(chances))]
+    loose = [j for j, (_, exact_flag) in enumerate(chances) if not exact_flag]
+    if len(loose) != 1:
         return chances
-    return [(Fraction(1 if j == left[0] else 0), True) for j in range(len(chances))]
+    out = list(chances)
+    out[loose[0]] = (1 - sum((c for j, (c, _) in enumerate(chances) if j != loose[0]), Fraction(0)), True)
+    return out
 
 
 def model_floor(chances: list[tuple[Fraction, bool]]) -> list[tuple[Fraction, bool]]:

@@ -1,0 +1,73 @@
+"""A last round where every seat still to play can no longer win (D18-D20): its turn cannot change
+any other seat's share of the victory, so the active player's last turn is decided by the final
+scores alone, and a marking that ties the best final score is an exact shared victory (D20).
+
+The breaker's position (small-3x4, three players A, B, C; C plays first, D5, so each round is C,
+A, B), made with unchecked markings and failed results::
+
+    play new t.json --players A,B,C --first C --board examples/boards/small-3x4.toml
+    play mark t.json r1c1 r1c2 r1c3 --unchecked   # C
+    play mark t.json r2c2 r2c3 --unchecked        # A
+    play fail t.json --shelf 3                    # B gives up shelf 3 (D13)
+    play mark t.json r1c4 --unchecked             # C completes shelf 1 (11 points): it blocks
+                                                  # A's and B's shelf 1 (D15); B's second closed
+                                                  # shelf triggers the end (D17)
+
+A (0 points) then plays its last turn; B plays after it, with only shelf 2 left: its best turn
+marks r2c1 + r2c2 + r2c3 (1 + 2 + 3 = 6 dice) for 1 + 3 + 2 = 6 points (brute force below), below
+C's final 11, so B has lost whatever happens (win_chance.lost_seats) and cannot reach any score
+that could share a victory. A marking r2c4 (4 award dice) scores shelf 2's r2c2 + r2c3 + r2c4 =
+3 + 2 + 6 = 11 (D19): a tie with C at the top, each an exact 1/2 (D20), B an exact 0. Before the
+fix the advice said 49.2% (model) for r2c4 and ``play status`` right after said A 49.2%, C 50.8%
+(model): a decided game shown as an estimate.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from conftest import EXAMPLES
+
+from shelfie_solver.dice.allocate import legal_markings
+from shelfie_solver.dice.board import load_board, parse_marks, score
+from shelfie_solver.dice.game.events import GameState, Mark
+from shelfie_solver.dice.play.chances import after_turn_chances, seat_chances
+from shelfie_solver.dice.rolls import space_for
+from shelfie_solver.dice.rules import DEFAULT_RULES
+
+RULES = DEFAULT_RULES
+BOARD = load_board(EXAMPLES / "boards" / "small-3x4.toml", RULES)
+A, B, C = (parse_marks(t, BOARD) for t in ("xxxx/.oo./....", "xxxx/..../xxxx", "oooo/..../...."))
+BEFORE = GameState(BOARD, RULES, (A, B, C), active=0, first=2, turn=4, end_triggered=True)
+R2C4 = BOARD.cell(1, 3)
+NOW = GameState(BOARD, RULES, (A.with_marked((R2C4,)), B, C), active=1, first=2, turn=5, end_triggered=True)
+
+
+def one_turn_reach(marks) -> int:
+    """Brute force: the best score ``marks`` can have after one turn (every final roll's every
+    legal marking, D8-D12; a failed result keeps the score, D13; D19)."""
+    return max([score(BOARD, marks, RULES)] + [score(BOARD, marks.with_marked(m.cells), RULES)
+                                               for roll in space_for(RULES).rolls
+                                               for m in legal_markings(roll, BOARD, marks, RULES)])
+
+
+def test_the_position_is_as_the_breaker_saw_it() -> None:
+    assert [score(BOARD, s, RULES) for s in (A, B, C)] == [0, 0, 11]
+    assert score(BOARD, NOW.sheets[0], RULES) == 11
+    assert one_turn_reach(B) == 6 < 11  # B cannot reach C's final score: it has lost
+
+
+def test_a_marking_that_ties_the_best_final_score_is_an_exact_half() -> None:
+    half = Fraction(1, 2)
+    want = [(half, True), (Fraction(0), True), (half, True)]
+    assert after_turn_chances(BEFORE, Mark(0, (R2C4,)), NOW) == want  # the figure of the marking
+    assert seat_chances(NOW) == want  # B's own view at its last turn agrees
+
+
+def test_the_last_turn_beside_seats_that_have_lost_is_exact() -> None:
+    # A's chance at its turn start depends only on its own final score against C's final 11 (D20):
+    # exact, as a last turn against final scores is
+    chances = seat_chances(BEFORE)
+    assert all(exact for _, exact in chances)
+    assert chances[1] == (Fraction(0), True)
+    assert sum(c for c, _ in chances) == 1
