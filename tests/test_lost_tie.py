@@ -71,3 +71,57 @@ def test_the_last_turn_beside_seats_that_have_lost_is_exact() -> None:
     assert all(exact for _, exact in chances)
     assert chances[1] == (Fraction(0), True)
     assert sum(c for c, _ in chances) == 1
+
+
+# The same board and seats, the end not triggered: a shelf given up that ends the mover's game at
+# the best final score, with the seat still to play unable to reach it, is an exact shared victory.
+#
+#     play mark u.json r1c1 r1c2 r1c3 --unchecked   # C (round 1)
+#     play mark u.json r2c2 r2c3 --unchecked        # A
+#     play mark u.json r2c1 --unchecked             # B
+#     play mark u.json r1c4 --unchecked             # C: 11 points, blocks A's and B's shelf 1 (D15)
+#     play mark u.json r2c4 --unchecked             # A: shelf 2's r2c2 + r2c3 + r2c4 = 11 points
+#     play mark u.json r3c1 --unchecked             # B
+#     play mark u.json r2c1 --unchecked             # C (round 3): still 11, one closed shelf
+#     play fail u.json --shelf 3                    # A: its second closed shelf (D13, D17)
+#
+# A's game is over at 11 (the round is played out, D18), C's 11 is final (C played this round's
+# turn before A), B has one turn left and its best (brute force) is 10: A and C share the victory,
+# 1/2 each (D20), B 0. Before the fix: A 43.7%, C 56.3% (model).
+A2, B2, C2 = (parse_marks(t, BOARD) for t in ("xxxx/.ooo/....", "xxxx/o.../o...", "oooo/o.../...."))
+BEFORE2 = GameState(BOARD, RULES, (A2, B2, C2), active=0, first=2, turn=7, end_triggered=False)
+SHELF3 = tuple(BOARD.cell(2, c) for c in range(BOARD.n_columns))
+NOW2 = GameState(BOARD, RULES, (A2.with_eliminated(SHELF3), B2, C2), active=1, first=2, turn=8, end_triggered=True)
+
+
+def test_the_second_position_is_as_the_breaker_saw_it() -> None:
+    assert [score(BOARD, s, RULES) for s in (A2, B2, C2)] == [11, 0, 11]
+    assert one_turn_reach(B2) == 10 < 11  # r2c2 + r2c4 (2 + 4 dice) beside r2c1: 1 + 3 + 6
+    assert NOW2.sheets[0].closed_shelves() == 2  # D17: the end is triggered by A's failed result
+
+
+def test_a_shelf_given_up_that_ties_the_best_final_score_is_an_exact_half() -> None:
+    from shelfie_solver.dice.game.events import Fail
+
+    half = Fraction(1, 2)
+    want = [(half, True), (Fraction(0), True), (half, True)]
+    assert after_turn_chances(BEFORE2, Fail(0, 2, SHELF3), NOW2) == want
+    assert seat_chances(NOW2) == want
+
+
+def test_the_tie_is_settled_alike_in_the_numpy_and_the_compiled_paths() -> None:
+    # settled_bounds: C's 11 is the best score now and, B's reach being 10, the best reach: a final
+    # 11 shares with C alone, 2 ways; win's value of giving up shelf 3 (A's game over at 11) is
+    # CHANCE_SCALE / 2 in both paths (win_chance.settled_shares)
+    import pytest
+
+    from shelfie_solver.dice.learned.win_model import CHANCE_SCALE, compiled_win_values, win_objective
+    from shelfie_solver.dice.objectives import StateArrays
+    from shelfie_solver.dice.win_chance import settled_bounds
+
+    assert settled_bounds(BEFORE2) == (11, 11, 2)
+    arrays = StateArrays(BOARD, RULES, A2)
+    assert dict(win_objective(BEFORE2).shelf_values(arrays))[2] == CHANCE_SCALE // 2
+    pytest.importorskip("numba")
+    found = compiled_win_values(BEFORE2)
+    assert found is not None and dict(found[2])[2] == CHANCE_SCALE // 2

@@ -536,10 +536,10 @@ NO_LOW = -(1 << 62)
 NO_HIGH = 1 << 62
 
 
-def settled_bounds(state: GameState) -> tuple[int, int]:
-    """``(low, high)``: what settles the active player's chance exactly at a terminal of this turn
-    after which its game is over (its score final, D18: the end triggered before this turn, or
-    triggered by its own closed shelves, D17; phase 0 of :mod:`learned.objective`).
+def settled_bounds(state: GameState) -> tuple[int, int, int]:
+    """``(low, high, ways)``: what settles the active player's chance exactly at a terminal of this
+    turn after which its game is over (its score final, D18: the end triggered before this turn,
+    or triggered by its own closed shelves, D17; phase 0 of :mod:`learned.objective`).
 
     ``low`` is the best score of the other seats now: a score never falls (D13 and D15 keep
     marked items, D19), so a final score below it loses (chance exactly 0), whether that seat's
@@ -547,12 +547,23 @@ def settled_bounds(state: GameState) -> tuple[int, int]:
     once the player's game is over (the round played out, D18): its score if final, else the
     best score one turn can give its sheet now (:func:`best_score_range`: a seat after the player
     in the round has exactly one turn left once the player's game is over, D18; an upper bound:
-    blocking, D15, only takes items away, and a failed result keeps the score, D13). A final score above ``high`` wins alone (exactly 1, D20). :data:`NO_LOW` /
-    :data:`NO_HIGH` when nothing settles (fewer than two players)."""
+    blocking, D15, only takes items away, and a failed result keeps the score, D13). A final
+    score above ``high`` wins alone (exactly 1, D20).
+
+    ``ways``: where no other seat can end above ``low`` (``high == low``) and every seat that can
+    end on ``low`` is on it now (so it ends there: scores never fall), a final score equal to
+    ``low`` shares the victory ``ways`` ways (1 + those seats, D20: exactly ``1 / ways``); else 0
+    (a seat that may or may not reach ``low``: not settled). :data:`NO_LOW` / :data:`NO_HIGH` /
+    0 when nothing settles (fewer than two players)."""
     if state.players < 2:
-        return NO_LOW, NO_HIGH
-    now = (score(state.board, sheet, state.rules) for j, sheet in enumerate(state.sheets) if j != state.active)
-    return max(now), max(reach for reach, _ in _other_reaches(state))
+        return NO_LOW, NO_HIGH, 0
+    others = [j for j in range(state.players) if j != state.active]
+    now = [score(state.board, state.sheets[j], state.rules) for j in others]
+    reaches = [reach for reach, _ in _other_reaches(state)]
+    low, high = max(now), max(reaches)
+    at_top = [s for s, reach in zip(now, reaches) if reach == low]
+    ways = 1 + len(at_top) if high == low and all(s == low for s in at_top) else 0
+    return low, high, ways
 
 
 def _other_reaches(state: GameState) -> list[tuple[int, bool]]:
@@ -569,14 +580,17 @@ def _other_reaches(state: GameState) -> list[tuple[int, bool]]:
     return out
 
 
-def settled_shares(final: np.ndarray, over: np.ndarray, low: int, high: int) -> np.ndarray:
+def settled_shares(final: np.ndarray, over: np.ndarray, low: int, high: int, ways: int = 0) -> np.ndarray:
     """``int8`` like ``final``: per terminal of the active player's turn with final score
     ``final`` (D19) and ``over`` (bool: its game is over after it), ``0`` where its chance to win
-    is exactly 0 (``final < low``), ``1`` where it is exactly 1 (``final > high``), else ``-1``
-    (not settled; ``low``, ``high``: :func:`settled_bounds`). The one home of the rule; the
-    compiled path (:func:`learned.kernel._win_gaps`) makes the same two comparisons."""
+    is exactly 0 (``final < low``), ``1`` where it is exactly 1 (``final > high``), ``ways`` (2 to
+    4) where it is exactly ``1 / ways``, a shared victory (``final == low`` with ``ways`` not 0,
+    D20), else ``-1`` (not settled; ``low``, ``high``, ``ways``: :func:`settled_bounds`). So the
+    value ``k >= 1`` is a share ``1 / k``. The one home of the rule; the compiled path
+    (:func:`learned.kernel._win_gaps`) makes the same three comparisons."""
     final = np.asarray(final)
-    out: np.ndarray = np.where(over & (final < low), 0, np.where(over & (final > high), 1, -1)).astype(np.int8)
+    tie = np.where(over & (final == low) & (ways > 0), ways, -1)
+    out: np.ndarray = np.where(over & (final < low), 0, np.where(over & (final > high), 1, tie)).astype(np.int8)
     return out
 
 
@@ -598,7 +612,7 @@ def decided_objective(state: GameState) -> DecidedWin | None:
     now above every other seat's reach (chance 1: :func:`settled_bounds`); else ``None``."""
     if state.players < 2 or not state.end_triggered:
         return None
-    low, high = settled_bounds(state)
+    low, high, _ = settled_bounds(state)
     board, rules, marks = state.board, state.rules, state.marks
     now = score(board, marks, rules)
     reach = best_score_range(board, rules, marks)[1] if marks.has_available else now

@@ -888,7 +888,7 @@ class WinObjective(Learned):
     sheets: tuple[Marks, ...] = ()
     seat: int = 0
     opponent_seats: np.ndarray = field(default_factory=lambda: np.zeros((0, 3 + SHEET_COLUMNS), dtype=np.int64))
-    settle: tuple[int, int] = (-(1 << 62), 1 << 62)
+    settle: tuple[int, int, int] = (-(1 << 62), 1 << 62, 0)
     later: tuple[int, ...] = ()
     trees: WinTrees | None = None
     fitted_shape: tuple[int, int] | None = None
@@ -1161,11 +1161,15 @@ def _tree_arrays(trees: WinTrees | None) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _settle(chances: np.ndarray, settled: np.ndarray) -> np.ndarray:
-    """``int64``: the model's ``chances`` with the settled ones (``settled`` 0 or 1,
-    :func:`win_chance.settled_shares`) exactly 0 or :data:`CHANCE_SCALE`."""
-    if not (np.asarray(settled) >= 0).any():
+    """``int64``: the model's ``chances`` with the settled ones (``settled`` 0, or ``k >= 1`` for a
+    share ``1 / k``, :func:`win_chance.settled_shares`) exactly 0, :data:`CHANCE_SCALE` or its
+    ``k``-th (rounded half up, as :func:`_exact_shares`; whole for ``k`` 1, 2 and 4)."""
+    settled = np.asarray(settled, dtype=np.int64)
+    if not (settled >= 0).any():
         return chances
-    out: np.ndarray = np.where(settled == 0, 0, np.where(settled == 1, CHANCE_SCALE, chances)).astype(np.int64)
+    k = np.maximum(settled, 1)
+    out: np.ndarray = np.where(settled == 0, 0, np.where(settled >= 1, (2 * CHANCE_SCALE + k) // (2 * k),
+                                                         chances)).astype(np.int64)
     return out
 
 
