@@ -125,3 +125,31 @@ def test_the_tie_is_settled_alike_in_the_numpy_and_the_compiled_paths() -> None:
     pytest.importorskip("numba")
     found = compiled_win_values(BEFORE2)
     assert found is not None and dict(found[2])[2] == CHANCE_SCALE // 2
+
+
+# Four players, the first position with a fourth seat D like B (shelves 1 and 3 closed, 6 points
+# at best in one turn): seats 0 C, 1 A, 2 B, 3 D, C first (D5), so the last round is C, A, B, D.
+# After A's r2c4 (11, a tie with C's final 11) B and D still play, and neither can reach 11.
+C4, A4, B4, D4 = (parse_marks(t, BOARD) for t in ("oooo/..../....", "xxxx/.oo./....", "xxxx/..../xxxx",
+                                                  "xxxx/..../xxxx"))
+BEFORE4 = GameState(BOARD, RULES, (C4, A4, B4, D4), active=1, first=0, turn=5, end_triggered=True)
+NOW4 = GameState(BOARD, RULES, (C4, A4.with_marked((R2C4,)), B4, D4), active=2, first=0, turn=6,
+                 end_triggered=True)
+
+
+def test_four_players_the_tie_stays_exact_while_a_lost_seat_rolls() -> None:
+    # B's every roll leaves B at 0 (its reach 6 below 11) and C and A at 1/2 each (D20), D at 0:
+    # B's own view at a roll and play status's figures within B's turn are those exact figures
+    from shelfie_solver.dice.play.chances import rest_final, within_turn_chances
+
+    half, zero = Fraction(1, 2), Fraction(0)
+    want = [(half, True), (half, True), (zero, True), (zero, True)]
+    assert one_turn_reach(D4) == 6
+    start = after_turn_chances(BEFORE4, Mark(1, (R2C4,)), NOW4)
+    assert start == want
+    for roll in space_for(RULES).rolls[:20]:
+        for rerolls in (2, 0):
+            now = seat_chances(NOW4, roll, rerolls)
+            assert now == want
+            scores = [score(BOARD, s, RULES) for s in NOW4.sheets]
+            assert within_turn_chances(start, 2, now[2], scores, rest_final(NOW4, 2)) == want

@@ -60,11 +60,16 @@ def seat_chances(state: GameState, dice: Any = None, rerolls_left: int = 0) -> l
 def rest_final(state: GameState, seat: int) -> bool:
     """Whether every seat but ``seat`` has its score final once ``seat``'s game is over, seen at
     ``seat``'s turn in ``state`` (D18): each has no available item or plays before ``seat`` in
-    the round. Only then does ``seat``'s exact 0 settle the others' figures (:func:`_settled_rest`):
-    an exact 0 may also come from another seat's score now while some seat still plays
-    (:func:`win_chance.settled_bounds`)."""
-    return all(not state.sheets[j].has_available or state.place(j) < state.place(seat)
-               for j in range(state.players) if j != seat)
+    the round, or has lost (:func:`win_chance.lost_seats` at ``seat``'s turn: it is never at the
+    top, so its final score changes no share, D20). Only then does ``seat``'s exact 0 settle the
+    others' figures (:func:`_settled_rest`): an exact 0 may also come from another seat's score
+    now while some seat that can still win plays (:func:`win_chance.settled_bounds`)."""
+    left = [j for j in range(state.players)
+            if j != seat and state.sheets[j].has_available and state.place(j) > state.place(seat)]
+    if not left:
+        return True
+    lost = lost_seats(replace(state, active=seat), _scores(state))
+    return all(j in lost for j in left)
 
 
 def after_turn_chances(before: GameState, action: Event, now: GameState) -> list[tuple[Fraction, bool]]:
@@ -96,7 +101,7 @@ def after_turn_chances(before: GameState, action: Event, now: GameState) -> list
         exact_of = getattr(objective, "exact_markings", None)
         if callable(exact_of):
             exact_flag = bool(exact_of(arrays, one)[0])
-    final = rest_final(before, before.active)
+    final = rest_final(now, before.active)  # (the sheets and the end trigger after the turn: D15, D17)
     if before.players > 2 and now.active != before.active:
         return _with_next_roller(now, before.active, mine, exact_flag, final)
     return share_the_rest(now, before.active, mine, exact_flag, final)
