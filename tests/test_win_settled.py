@@ -134,13 +134,24 @@ def test_some_markings_settle_and_the_compiled_path_agrees(target: int) -> None:
                        for row in chosen.cells.tolist()])  # (every usable set; the legal ones too)
     assert set(legal_rows(state)[1].tolist()) <= set(finals.tolist())
     below = finals < other
-    # seat 0 plays once more (D18): above its one-turn reach (brute force, D8-D13, D19) and the
-    # final score of seat 1, seat 2 wins alone (D20)
-    seat0 = state.sheets[0]
-    reach = max([score(BOARD, seat0, RULES)] + [score(BOARD, seat0.with_marked(m.cells), RULES)
-                                               for roll in space_for(RULES).rolls
-                                               for m in legal_markings(roll, BOARD, seat0, RULES)])
-    above = finals > max(other, reach)
+    # seat 0 plays once more (D18): above its one-turn reach (brute force, D8-D13, D19) on its
+    # sheet after the marking's blocks (D15: they take its available items) and the final score
+    # of seat 1, seat 2 wins alone (D20)
+    from shelfie_solver.dice.sheet_rules import block, completed_lines
+
+    reaches: dict[Marks, int] = {}
+
+    def reach_after(row: list[int]) -> int:
+        mine = state.marks.with_marked(tuple(c for c in row if c >= 0))
+        new = tuple(line for line in completed_lines(BOARD, mine) if line not in completed_lines(BOARD, state.marks))
+        seat0 = block(BOARD, (state.sheets[0], state.sheets[1], mine), 2, new)[0][0] if new else state.sheets[0]
+        if seat0 not in reaches:
+            reaches[seat0] = max([score(BOARD, seat0, RULES)] + [score(BOARD, seat0.with_marked(m.cells), RULES)
+                                                                for roll in space_for(RULES).rolls
+                                                                for m in legal_markings(roll, BOARD, seat0, RULES)])
+        return reaches[seat0]
+
+    above = finals > np.array([max(other, reach_after(row)) for row in chosen.cells.tolist()])
     middle = ~below & ~above
     assert below.any() and middle.any()
     assert (values[below] == 0).all() and (values[above] == CHANCE_SCALE).all()

@@ -82,6 +82,7 @@ from shelfie_solver.dice.learned.win_trees import NO_TREES, TREE_PLAYERS, WinTre
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import (
+    block as blocked_sheets,
     end_trigger_shelves,
     failed_result_shelves,
     markings_block_out,
@@ -879,7 +880,11 @@ class WinObjective(Learned):
     chances (:meth:`WinModel.for_board`; the advice's note says so), else ``None``.
 
     ``lost``: the seat columns of the opponents that can no longer win (:func:`lost_columns`),
-    left out of the softmax in the numpy and the compiled paths (:func:`without_lost`)."""
+    left out of the softmax in the numpy and the compiled paths (:func:`without_lost`).
+
+    ``first``: the seat that plays first (D5): with :attr:`sheets` and :attr:`seat`, the order
+    :func:`blocks_settled` reads to settle the markings whose blocks (D15) take reach from the
+    seats still to play or trigger the end on another sheet (D17)."""
 
     calibration: np.ndarray = field(default_factory=lambda: np.zeros((len(ROWS), len(FEATURES)), dtype=np.int64))
     round_number: int = 1
@@ -893,6 +898,7 @@ class WinObjective(Learned):
     trees: WinTrees | None = None
     fitted_shape: tuple[int, int] | None = None
     lost: tuple[int, ...] = ()
+    first: int = 0
     win_chance_exact: ClassVar[bool] = False
 
     def scale(self, rules: Ruleset) -> int:
@@ -965,6 +971,9 @@ class WinObjective(Learned):
         m, a, mp, _ = state.line_totals
         count = sets.line_count
         settled = self.settled(state, m + count, a - count, mp + sets.line_points) >= 0
+        blocked = self.blocks_settled(state, sets)
+        if blocked is not None:
+            settled |= blocked >= 0
         out: np.ndarray = self.ending_markings(state, sets) | settled | self.blocking_out_markings(state, sets)
         return out
 
@@ -1011,7 +1020,16 @@ class WinObjective(Learned):
         m, a, mp, ap = state.line_totals
         count, points = sets.line_count, sets.line_points
         after = (m + count, a - count, mp + points, ap - points)
-        return self._with_exact(state, sets, self._with_settled(state, after, self.chance_of(state, *after)))
+        chances = self._with_settled(state, after, self.chance_of(state, *after))
+        blocked = self.blocks_settled(state, sets)
+        return self._with_exact(state, sets, chances if blocked is None else _settle(chances, blocked))
+
+    def blocks_settled(self, state: StateArrays, sets: ItemSets) -> np.ndarray | None:
+        """:func:`blocks_settled` of the markings ``sets`` where :attr:`end_exact` gives the
+        markings that end the game no exact value (else ``None``)."""
+        if self.end_exact is not None or not self.sheets:
+            return None
+        return blocks_settled(state, self._table(state), self.seat, self.first, self.triggered, sets)
 
     def settled(self, state: StateArrays, m: np.ndarray, a: np.ndarray, mp: np.ndarray) -> np.ndarray:
         """``int8 (K,)``: :func:`win_chance.settled_shares` of ``K`` sheets of the player after
@@ -1119,6 +1137,8 @@ class WinObjective(Learned):
         out = _front_values(state, self.end_exact if exact else None, found, self.lost)
         if self.end_exact is not None and not exact:
             self._compiled_exact(state, found[1], out[0])
+        elif self.end_exact is None:
+            _blocks_settled_into(state, self._table(state), self.seat, self.first, self.triggered, found[1], out[0])
         if self.later:
             _blocked_out_into(state, self._table(state), self.seat, self.later, found[1], out[0])
         return out
@@ -1258,10 +1278,76 @@ def compiled_win_values(state: GameState, model: WinModel | None = None,
         return None
     arrays = StateArrays(board, rules, state.marks)
     out = _front_values(arrays, end_exact, found, lost_columns(state))
+    if end_exact is None:
+        _blocks_settled_into(arrays, sheets, me, first, state.end_triggered, found[1], out[0])
     later = blocking_out_seats(state)
     if later:
         _blocked_out_into(arrays, sheets, me, later, found[1], out[0])
     return out
+
+
+def blocks_settled(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int, triggered: bool,
+                   sets: ItemSets) -> np.ndarray | None:
+    """``int8 (K,)``: :func:`win_chance.settled_shares` of the markings ``sets`` of ``seat`` (its
+    sheet as ``state`` has it; ``sheets`` every seat's, ``first`` the first seat, D5,
+    ``triggered`` whether the end was triggered before this turn) that complete a line (D15) and
+    after which the player's game is over — the end triggered before, or by this turn's closed
+    shelves of its own or, through its blocks, of another sheet (D17, D18;
+    :func:`sheet_rules.markings_end_game`) — against :func:`win_chance.settled_bounds` of the
+    sheets after its blocks: a block takes available items from the seats still to play, so
+    their reach may fall below the player's final score (a seat that loses its last available
+    item keeps its score). ``-1`` for the other markings (settled, where they are, by
+    :meth:`WinObjective.settled`: the bounds of the turn's start are theirs); ``None`` where no
+    marking is such. The one home of the rule for the numpy and the compiled paths
+    (:func:`_blocks_settled_into`)."""
+    from shelfie_solver.dice.win_chance import settled_bounds, settled_shares
+
+    board, rules = state.board, state.rules
+    member = board.line_matrix
+    sizes = member.sum(axis=0)
+    before = sheets[seat].bit_arrays()[0] @ member  # (L,) marked items per line
+    new = (before + sets.line_count == sizes) & (before < sizes)  # (K, L): the lines each completes
+    rows = np.flatnonzero(new.any(axis=1))
+    if not len(rows):
+        return None
+    m, a, mp, _ = state.line_totals
+    count = sets.line_count[rows]
+    if triggered:
+        over = np.ones(len(rows), dtype=bool)
+    else:
+        left = a[None, : board.n_shelves] - count[:, : board.n_shelves]  # available items per shelf after
+        over = (left == 0).sum(axis=1) >= end_trigger_shelves(board, rules)  # its own closed shelves (D17)
+        if may_end_game(board, rules, sheets, seat):
+            over |= markings_end_game(board, rules, sheets, seat, sets.take(rows))
+    rows = rows[over]
+    if not len(rows):
+        return None
+    final = scores(m + sets.line_count[rows], mp + sets.line_points[rows], rules.scoring_threshold)
+    out = np.full(len(sets.sizes), -1, dtype=np.int8)
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for i, row in enumerate(rows.tolist()):
+        groups.setdefault(tuple(np.flatnonzero(new[row]).tolist()), []).append(i)
+    for lines, members in groups.items():
+        after = blocked_sheets(board, sheets, seat, lines)[0]
+        bounds = settled_bounds(GameState(board, rules, after, seat, first, 0, triggered))
+        chosen = np.array(members)
+        out[rows[chosen]] = settled_shares(final[chosen], np.ones(len(chosen), dtype=bool), *bounds)
+    return out
+
+
+def _blocks_settled_into(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int, triggered: bool,
+                         index: np.ndarray, worth: np.ndarray) -> None:
+    """The compiled paths' values ``worth`` of the item sets ``index`` (of
+    :func:`engine.kernel.turn_arrays`) with :func:`blocks_settled` applied, as
+    :meth:`WinObjective.values` applies it (the kernel settles against the bounds of the turn's
+    start only): the same integers as the numpy path."""
+    from shelfie_solver.dice.allocate import feasibility_arrays
+
+    if not len(index):
+        return
+    found = blocks_settled(state, sheets, seat, first, triggered, feasibility_arrays(state.board, state.rules).sets.take(index))
+    if found is not None:
+        worth[index] = _settle(worth[index], found)
 
 
 def _blocked_out_into(state: StateArrays, sheets: tuple[Marks, ...], seat: int, later: tuple[int, ...],
@@ -1337,7 +1423,7 @@ def win_objective(state: GameState, model: WinModel | None = None, learned: Lear
                                 "sheets": state.sheets, "seat": state.active,
                                 "opponent_seats": opponent_seats(state), "settle": settled_bounds(state),
                                 "later": blocking_out_seats(state), "trees": model.trees_for(state.players),
-                                "lost": lost_columns(state),
+                                "lost": lost_columns(state), "first": state.first,
                                 "fitted_shape": whole.shape if model is not whole else None})
     assert isinstance(out, WinObjective)
     return out
