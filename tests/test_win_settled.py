@@ -141,22 +141,38 @@ def test_some_markings_settle_and_the_compiled_path_agrees(target: int) -> None:
 
     reaches: dict[Marks, int] = {}
 
-    def reach_after(row: list[int]) -> int:
+    def seat0_after(row: list[int]) -> Marks:
         mine = state.marks.with_marked(tuple(c for c in row if c >= 0))
         new = tuple(line for line in completed_lines(BOARD, mine) if line not in completed_lines(BOARD, state.marks))
-        seat0 = block(BOARD, (state.sheets[0], state.sheets[1], mine), 2, new)[0][0] if new else state.sheets[0]
+        return block(BOARD, (state.sheets[0], state.sheets[1], mine), 2, new)[0][0] if new else state.sheets[0]
+
+    def reach_after(row: list[int]) -> int:
+        seat0 = seat0_after(row)
         if seat0 not in reaches:
             reaches[seat0] = max([score(BOARD, seat0, RULES)] + [score(BOARD, seat0.with_marked(m.cells), RULES)
                                                                 for roll in space_for(RULES).rolls
                                                                 for m in legal_markings(roll, BOARD, seat0, RULES)])
         return reaches[seat0]
 
-    above = finals > np.array([max(other, reach_after(row)) for row in chosen.cells.tolist()])
+    rows = chosen.cells.tolist()
+    above = finals > np.array([max(other, reach_after(row)) for row in rows])
     middle = ~below & ~above
     assert below.any() and middle.any()
     assert (values[below] == 0).all() and (values[above] == CHANCE_SCALE).all()
-    assert (values[middle] > 0).all() and (values[middle] < CHANCE_SCALE).all()
-    assert np.array_equal(model.exact_markings(arrays, chosen), below | above)
+    # above seat 1's final score, seat 1 has lost (D20): seat 2 and seat 0, who plays next and
+    # last (D18), are the two contenders left, seat 2's chance 1 minus seat 0's exact last-turn
+    # chance against its final score on its sheet after the marking's blocks (D15;
+    # win_chance.two_contender_chances), in the model's millionths
+    from shelfie_solver.dice.win_chance import opponent_chance
+
+    two = middle & (finals > other)
+    assert two.any()
+    for i in np.flatnonzero(two).tolist():
+        chance = 1 - opponent_chance(BOARD, RULES, seat0_after(rows[i]), (int(finals[i]),))
+        assert values[i] == (chance * 2 * CHANCE_SCALE + 1) // 2
+    rest = middle & ~two
+    assert (values[rest] > 0).all() and (values[rest] < CHANCE_SCALE).all()
+    assert np.array_equal(model.exact_markings(arrays, chosen), below | above | two)
     worth = np.zeros(len(sets.sizes) + 1, dtype=np.int64)
     worth[usable] = values
     for found in (compiled_win_values(state), model.compiled_turn_values(arrays)):

@@ -41,7 +41,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from shelfie_solver.dice.board import Board, ItemSets, Marks, marked_line_totals, score, totals_breakdown
-from shelfie_solver.dice.game.events import GameState
+from shelfie_solver.dice.game.events import GameState, place_in_round
 from shelfie_solver.dice.objectives import Objective, Points, StateArrays
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import block, completed_lines, failed_result_shelves
@@ -591,6 +591,47 @@ def settled_shares(final: np.ndarray, over: np.ndarray, low: int, high: int, way
     final = np.asarray(final)
     tie = np.where(over & (final == low) & (ways > 0), ways, -1)
     out: np.ndarray = np.where(over & (final < low), 0, np.where(over & (final > high), 1, tie)).astype(np.int8)
+    return out
+
+
+def two_contender_chances(board: Board, rules: Ruleset, seat: int, first: int,
+                          cases: Sequence[tuple[tuple[Marks, ...], int]]) -> list[Fraction | None]:
+    """Per case ``(sheets, final)`` — every seat's sheet right after a turn of ``seat`` that ends
+    its game (D17, D18: its blocks made, D15) with its final score ``final`` (``first``: the seat
+    that plays first, D5) — ``seat``'s exact chance to win where two contenders are left, else
+    ``None``.
+
+    Two contenders: every other seat but one, ``y``, has lost (its best final score, its score if
+    final or else its best one-turn score, :func:`best_score_range`, below ``final`` or another
+    seat's score now: :func:`lost_seats`' rule), and ``y`` plays its last turn next (it plays
+    later in the round with an available item, and every seat between them has none: nothing can
+    block its sheet first, D15). The lost seats are never at the top, so ``y``'s share is its
+    :class:`LastTurnWin` share against ``final`` alone and ``seat``'s is the rest (D20: a tie
+    counts 1/2 to each): ``1 -`` :func:`opponent_chance` of ``y``'s sheet against ``(final,)``,
+    as :class:`BeforeLastWin` with two players. The cases' chances in one batched solve
+    (:func:`sheets_chances`)."""
+    n = len(cases[0][0]) if cases else 0
+    here = place_in_round(seat, first, n) if n else 0
+    found: list[tuple[int, Marks, int] | None] = []
+    for sheets, final in cases:
+        scores = [score(board, sheet, rules) for sheet in sheets]
+        later = {j for j, sheet in enumerate(sheets)
+                 if j != seat and sheet.has_available and place_in_round(j, first, n) > here}
+        live = []
+        for j, sheet in enumerate(sheets):
+            if j == seat:
+                continue
+            reach = best_score_range(board, rules, sheet)[1] if j in later else scores[j]
+            if reach >= max([final] + [scores[k] for k in range(n) if k not in (j, seat)]):
+                live.append(j)
+        y = live[0] if len(live) == 1 else -1
+        nearest = min(later, key=lambda j: place_in_round(j, first, n), default=-2)
+        found.append((len(found), sheets[y], final) if y == nearest else None)
+    known = [case for case in found if case is not None]
+    chances = sheets_chances(board, rules, [(sheet, [(final,)]) for _, sheet, final in known])
+    out: list[Fraction | None] = [None] * len(cases)
+    for (i, _, _), (chance,) in zip(known, chances):
+        out[i] = 1 - chance
     return out
 
 

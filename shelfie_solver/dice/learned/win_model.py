@@ -974,6 +974,9 @@ class WinObjective(Learned):
         blocked = self.blocks_settled(state, sets)
         if blocked is not None:
             settled |= blocked >= 0
+        contest = self.contest_values(state, sets)
+        if contest is not None:
+            settled[contest[0]] = True
         out: np.ndarray = self.ending_markings(state, sets) | settled | self.blocking_out_markings(state, sets)
         return out
 
@@ -1022,7 +1025,13 @@ class WinObjective(Learned):
         after = (m + count, a - count, mp + points, ap - points)
         chances = self._with_settled(state, after, self.chance_of(state, *after))
         blocked = self.blocks_settled(state, sets)
-        return self._with_exact(state, sets, chances if blocked is None else _settle(chances, blocked))
+        if blocked is not None:
+            chances = _settle(chances, blocked)
+        contest = self.contest_values(state, sets)
+        if contest is not None:
+            chances = chances.copy()
+            chances[contest[0]] = contest[1]
+        return self._with_exact(state, sets, chances)
 
     def blocks_settled(self, state: StateArrays, sets: ItemSets) -> np.ndarray | None:
         """:func:`blocks_settled` of the markings ``sets`` where :attr:`end_exact` gives the
@@ -1030,6 +1039,13 @@ class WinObjective(Learned):
         if self.end_exact is not None or not self.sheets:
             return None
         return blocks_settled(state, self._table(state), self.seat, self.first, self.triggered, sets)
+
+    def contest_values(self, state: StateArrays, sets: ItemSets) -> tuple[np.ndarray, np.ndarray] | None:
+        """:func:`contest_values` of the markings ``sets`` where :attr:`end_exact` gives the
+        markings that end the game no exact value (else ``None``)."""
+        if self.end_exact is not None or not self.sheets:
+            return None
+        return contest_values(state, self._table(state), self.seat, self.first, self.triggered, sets)
 
     def settled(self, state: StateArrays, m: np.ndarray, a: np.ndarray, mp: np.ndarray) -> np.ndarray:
         """``int8 (K,)``: :func:`win_chance.settled_shares` of ``K`` sheets of the player after
@@ -1286,68 +1302,118 @@ def compiled_win_values(state: GameState, model: WinModel | None = None,
     return out
 
 
-def blocks_settled(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int, triggered: bool,
-                   sets: ItemSets) -> np.ndarray | None:
-    """``int8 (K,)``: :func:`win_chance.settled_shares` of the markings ``sets`` of ``seat`` (its
-    sheet as ``state`` has it; ``sheets`` every seat's, ``first`` the first seat, D5,
-    ``triggered`` whether the end was triggered before this turn) that complete a line (D15) and
-    after which the player's game is over — the end triggered before, or by this turn's closed
-    shelves of its own or, through its blocks, of another sheet (D17, D18;
-    :func:`sheet_rules.markings_end_game`) — against :func:`win_chance.settled_bounds` of the
-    sheets after its blocks: a block takes available items from the seats still to play, so
-    their reach may fall below the player's final score (a seat that loses its last available
-    item keeps its score). ``-1`` for the other markings (settled, where they are, by
-    :meth:`WinObjective.settled`: the bounds of the turn's start are theirs); ``None`` where no
-    marking is such. The one home of the rule for the numpy and the compiled paths
-    (:func:`_blocks_settled_into`)."""
-    from shelfie_solver.dice.win_chance import settled_bounds, settled_shares
-
+def _turns_over(state: StateArrays, sheets: tuple[Marks, ...], seat: int, triggered: bool,
+                sets: ItemSets) -> tuple[np.ndarray, np.ndarray]:
+    """``(new bool (K, L), over bool (K,))`` of the markings ``sets`` of ``seat`` (its sheet as
+    ``state`` has it; ``sheets`` every seat's): the lines each completes (D15) and whether the
+    player's game is over after it — the end triggered before this turn (``triggered``), or by
+    its own closed shelves, or through its blocks by another sheet's (D17, D18;
+    :func:`sheet_rules.markings_end_game`)."""
     board, rules = state.board, state.rules
     member = board.line_matrix
     sizes = member.sum(axis=0)
     before = sheets[seat].bit_arrays()[0] @ member  # (L,) marked items per line
     new = (before + sets.line_count == sizes) & (before < sizes)  # (K, L): the lines each completes
-    rows = np.flatnonzero(new.any(axis=1))
-    if not len(rows):
-        return None
-    m, a, mp, _ = state.line_totals
-    count = sets.line_count[rows]
     if triggered:
-        over = np.ones(len(rows), dtype=bool)
-    else:
-        left = a[None, : board.n_shelves] - count[:, : board.n_shelves]  # available items per shelf after
-        over = (left == 0).sum(axis=1) >= end_trigger_shelves(board, rules)  # its own closed shelves (D17)
-        if may_end_game(board, rules, sheets, seat):
-            over |= markings_end_game(board, rules, sheets, seat, sets.take(rows))
-    rows = rows[over]
+        return new, np.ones(len(sets.sizes), dtype=bool)
+    left = state.line_totals[1][None, : board.n_shelves] - sets.line_count[:, : board.n_shelves]
+    over = (left == 0).sum(axis=1) >= end_trigger_shelves(board, rules)  # its own closed shelves (D17)
+    if may_end_game(board, rules, sheets, seat):
+        rows = np.flatnonzero(~over & new.any(axis=1))  # (blocks need a completed line)
+        if len(rows):
+            over[rows] = markings_end_game(board, rules, sheets, seat, sets.take(rows))
+    return new, over
+
+
+def blocks_settled(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int, triggered: bool,
+                   sets: ItemSets) -> np.ndarray | None:
+    """``int8 (K,)``: :func:`win_chance.settled_shares` of the markings ``sets`` of ``seat`` (its
+    sheet as ``state`` has it; ``sheets`` every seat's, ``first`` the first seat, D5,
+    ``triggered`` whether the end was triggered before this turn) that complete a line (D15) and
+    after which the player's game is over (:func:`_turns_over`) against
+    :func:`win_chance.settled_bounds` of the sheets after its blocks: a block takes available
+    items from the seats still to play, so their reach may fall below the player's final score
+    (a seat that loses its last available item keeps its score). ``-1`` for the other markings
+    (settled, where they are, by :meth:`WinObjective.settled`: the bounds of the turn's start are
+    theirs); ``None`` where no marking is such. The one home of the rule for the numpy and the
+    compiled paths (:func:`_blocks_settled_into`)."""
+    from shelfie_solver.dice.win_chance import settled_bounds, settled_shares
+
+    board, rules = state.board, state.rules
+    new, over = _turns_over(state, sheets, seat, triggered, sets)
+    rows = np.flatnonzero(new.any(axis=1) & over)
     if not len(rows):
         return None
+    m, _, mp, _ = state.line_totals
     final = scores(m + sets.line_count[rows], mp + sets.line_points[rows], rules.scoring_threshold)
     out = np.full(len(sets.sizes), -1, dtype=np.int8)
-    groups: dict[tuple[int, ...], list[int]] = {}
-    for i, row in enumerate(rows.tolist()):
-        groups.setdefault(tuple(np.flatnonzero(new[row]).tolist()), []).append(i)
-    for lines, members in groups.items():
-        after = blocked_sheets(board, sheets, seat, lines)[0]
+    codes, lines = _line_codes(new[rows])
+    for g, completed in enumerate(lines):
+        after = blocked_sheets(board, sheets, seat, completed)[0]
         bounds = settled_bounds(GameState(board, rules, after, seat, first, 0, triggered))
-        chosen = np.array(members)
+        chosen = np.flatnonzero(codes == g)
         out[rows[chosen]] = settled_shares(final[chosen], np.ones(len(chosen), dtype=bool), *bounds)
     return out
+
+
+def _line_codes(new: np.ndarray) -> tuple[np.ndarray, list[tuple[int, ...]]]:
+    """``(group int64 (K,), lines)``: the rows of ``new`` (bool ``(K, L)``: the lines each marking
+    completes) grouped by the lines they complete, ``lines[g]`` group ``g``'s in increasing order."""
+    found, group = np.unique(new, axis=0, return_inverse=True)
+    return np.asarray(group).reshape(-1), [tuple(np.flatnonzero(row).tolist()) for row in found]
+
+
+def contest_values(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int, triggered: bool,
+                   sets: ItemSets) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(rows, values int64)``: the markings of ``sets`` (arguments as :func:`blocks_settled`)
+    after which the player's game is over (:func:`_turns_over`) with two contenders left
+    (:func:`win_chance.two_contender_chances` of the sheets after its blocks, D15, and its final
+    score, D19) and their exact chances over :data:`CHANCE_SCALE` (half up, as
+    :func:`_exact_shares`); ``None`` where there is none. The one home of the rule for the numpy
+    and the compiled paths (:func:`_blocks_settled_into`)."""
+    from shelfie_solver.dice.win_chance import two_contender_chances
+
+    board, rules = state.board, state.rules
+    if len(sheets) < 3:  # two players: win_chance.BeforeLastWin (ending_objective)
+        return None
+    new, over = _turns_over(state, sheets, seat, triggered, sets)
+    rows = np.flatnonzero(over)
+    if not len(rows):
+        return None
+    m, _, mp, _ = state.line_totals
+    final = scores(m + sets.line_count[rows], mp + sets.line_points[rows], rules.scoring_threshold)
+    codes, lines = _line_codes(new[rows])
+    keys, group = np.unique(np.stack([codes, final], axis=1), axis=0, return_inverse=True)
+    group = np.asarray(group).reshape(-1)
+    after = [blocked_sheets(board, sheets, seat, completed)[0] if completed else sheets for completed in lines]
+    chances = two_contender_chances(board, rules, seat, first, [(after[g], f) for g, f in keys.tolist()])
+    values = np.full(len(keys), -1, dtype=np.int64)
+    for k, chance in enumerate(chances):
+        if chance is not None:
+            values[k] = (chance.numerator * 2 * CHANCE_SCALE + chance.denominator) // (2 * chance.denominator)
+    chosen = np.flatnonzero(values[group] >= 0)
+    if not len(chosen):
+        return None
+    return rows[chosen], values[group[chosen]]
 
 
 def _blocks_settled_into(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int, triggered: bool,
                          index: np.ndarray, worth: np.ndarray) -> None:
     """The compiled paths' values ``worth`` of the item sets ``index`` (of
-    :func:`engine.kernel.turn_arrays`) with :func:`blocks_settled` applied, as
-    :meth:`WinObjective.values` applies it (the kernel settles against the bounds of the turn's
-    start only): the same integers as the numpy path."""
+    :func:`engine.kernel.turn_arrays`) with :func:`blocks_settled` and :func:`contest_values`
+    applied, as :meth:`WinObjective.values` applies them (the kernel settles against the bounds
+    of the turn's start only): the same integers as the numpy path."""
     from shelfie_solver.dice.allocate import feasibility_arrays
 
     if not len(index):
         return
-    found = blocks_settled(state, sheets, seat, first, triggered, feasibility_arrays(state.board, state.rules).sets.take(index))
+    sets = feasibility_arrays(state.board, state.rules).sets.take(index)
+    found = blocks_settled(state, sheets, seat, first, triggered, sets)
     if found is not None:
         worth[index] = _settle(worth[index], found)
+    contest = contest_values(state, sheets, seat, first, triggered, sets)
+    if contest is not None:
+        worth[index[contest[0]]] = contest[1]
 
 
 def _blocked_out_into(state: StateArrays, sheets: tuple[Marks, ...], seat: int, later: tuple[int, ...],
