@@ -21,7 +21,7 @@ from shelfie_solver.dice.board import ItemSets, item_sets, score
 from shelfie_solver.dice.game.events import Event, Fail, GameState
 from shelfie_solver.dice.learned.win_model import CHANCE_SCALE, win_objective
 from shelfie_solver.dice.objectives import StateArrays
-from shelfie_solver.dice.win_chance import lost_seats
+from shelfie_solver.dice.win_chance import best_score_range, lost_seats, share
 
 #: The objective of every figure here: the model's chance with any number of players, exact on
 #: the turns :mod:`win_chance` covers (the objective ``play``'s advice uses, ``win``).
@@ -39,6 +39,9 @@ def seat_chances(state: GameState, dice: Any = None, rerolls_left: int = 0) -> l
 
     if state.players < 2:
         return []
+    decided = decided_chances(state)
+    if decided is not None:
+        return decided
     board, rules = state.board, state.rules
     objective = advice_objective(CHANCE_OBJECTIVE, state)
     exact_flag = bool(getattr(objective, "win_chance_exact", False))
@@ -55,6 +58,24 @@ def seat_chances(state: GameState, dice: Any = None, rerolls_left: int = 0) -> l
         if not options and exact_shelves(objective, arrays):  # a failed result ends it (D13, D17)
             exact_flag = True
     return share_the_rest(state, state.active, mine, exact_flag)
+
+
+def decided_chances(state: GameState) -> list[tuple[Fraction, bool]] | None:
+    """Every seat's exact share of the victory (D20), in seat order, where every final score is
+    known in ``state`` (D18, D19): the end is triggered and each seat has no available item, has
+    played its last turn (it plays before the active seat in the round) or cannot change its score
+    in the one turn it has left (its best one-turn score, :func:`win_chance.best_score_range`, is
+    its score now: scores never fall, D13, D15); else ``None`` (or alone)."""
+    if state.players < 2 or not state.end_triggered:
+        return None
+    board, rules = state.board, state.rules
+    scores = _scores(state)
+    for j, sheet in enumerate(state.sheets):
+        if not sheet.has_available or (j != state.active and not state.plays_later_this_round(j)):
+            continue
+        if best_score_range(board, rules, sheet)[1] != scores[j]:
+            return None
+    return [(share(s, scores[:j] + scores[j + 1:]), True) for j, s in enumerate(scores)]
 
 
 def rest_final(state: GameState, seat: int) -> bool:
@@ -83,6 +104,9 @@ def after_turn_chances(before: GameState, action: Event, now: GameState) -> list
 
     if before.players < 2:
         return []
+    decided = decided_chances(now)
+    if decided is not None:
+        return decided
     board, rules = before.board, before.rules
     objective = advice_objective(CHANCE_OBJECTIVE, before)
     arrays = StateArrays(board, rules, before.marks)
@@ -133,8 +157,8 @@ def _with_next_roller(now: GameState, seat: int, mine: Fraction, exact_flag: boo
     elif not live:  # only seat and the roller can still win: the roller has the rest
         theirs = 1 - mine
         out[roller] = (theirs, exact_flag)
-    else:
-        out[roller] = (theirs, own_exact and exact_flag)
+    else:  # exact only as the roller's own value: a figure scaled to fit seat's is not
+        out[roller] = (theirs, own_exact and exact_flag and theirs == own)
     left = 1 - mine - theirs  # shared by the live rest (none: _sole_chance makes seat the exact 1)
     weights = {j: out[j][0] for j in live}
     total = sum(weights.values(), Fraction(0))
