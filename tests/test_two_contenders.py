@@ -96,3 +96,34 @@ def test_play_status_right_after_is_exact() -> None:
     own = seat_chances(NOW)  # Y's own view at its last turn start: within the rounding
     assert own[2] == (Y_CHANCE, True)
     assert abs(chances[2][0] - Y_CHANCE) <= Fraction(1, CHANCE_SCALE)
+
+
+# A shelf given up (D13) that ends the mover's game with two contenders left: the breaker's game on
+# held-out-3x4-4153 (three players, seat 2 first, D5: each round 2, 0, 1; exploration seed 5 of a
+# sweep of games played by win's advice with random choices). Seat 2 (6 points) gives up shelf 3,
+# its second closed shelf (D17): its game is over at 6 (D18); seat 0 plays next and seat 1 last.
+# Seat 1 cannot reach 6 in its one turn (brute force below): the two contenders are seat 2 and
+# seat 0, so seat 2's chance is 1 minus seat 0's last-turn chance against 6. Before the fix the
+# advice and play status said 41.0% (model) where seat 0's own exact value was 73.8%.
+HELD = load_board(EXAMPLES / "boards" / "held-out-3x4-4153.toml", RULES)
+SHEETS_H = tuple(parse_marks(t, HELD) for t in ("xxxo/oo../.o..", ".x.o/xxxx/.o..", "xoxx/.o.o/.o.."))
+BEFORE_H = GameState(HELD, RULES, SHEETS_H, active=2, first=2, turn=9, end_triggered=False)
+
+
+def test_a_shelf_given_up_with_two_contenders_left_is_exact() -> None:
+    from shelfie_solver.dice.allocate import legal_markings
+    from shelfie_solver.dice.rolls import space_for
+
+    seat1 = SHEETS_H[1]
+    reach = max([score(HELD, seat1, RULES)] + [score(HELD, seat1.with_marked(m.cells), RULES)
+                                               for roll in space_for(RULES).rolls
+                                               for m in legal_markings(roll, HELD, seat1, RULES)])
+    assert [score(HELD, s, RULES) for s in SHEETS_H] == [0, 0, 6] and reach < 6
+    want = rounded(1 - opponent_chance(HELD, RULES, SHEETS_H[0], (6, 0)))
+    objective = advice_objective("win", BEFORE_H)
+    arrays = StateArrays(HELD, RULES, SHEETS_H[2])
+    assert dict(objective.shelf_values(arrays))[2] == want
+    assert 2 in objective.exact_shelves(arrays)
+    pytest.importorskip("numba")
+    for found in (compiled_win_values(BEFORE_H), win_objective(BEFORE_H).compiled_turn_values(arrays)):
+        assert found is not None and dict(found[2])[2] == want

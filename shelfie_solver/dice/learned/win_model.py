@@ -1003,6 +1003,8 @@ class WinObjective(Learned):
         model's estimate."""
         shelves, m, a, mp, _ = self._give_up_totals(state)
         settled = {shelf for shelf, s in zip(shelves, self.settled(state, m, a, mp).tolist()) if s >= 0}
+        if self.end_exact is None and self._contest_shelf_value(state) is not None:
+            return set(failed_result_shelves(state.board, state.marks))
         if self.end_exact is None or not self._giving_up_ends(state):
             return settled
         return set(failed_result_shelves(state.board, state.marks))
@@ -1086,7 +1088,16 @@ class WinObjective(Learned):
         if not shelves:
             return []
         after = self._with_settled(state, tuple(totals), self.chance_of(state, *totals))
+        contest = self._contest_shelf_value(state) if self.end_exact is None else None
+        if contest is not None:
+            return [(shelf, contest) for shelf in shelves]
         return self._ranked_shelves(state, shelves, after)
+
+    def _contest_shelf_value(self, state: StateArrays) -> int | None:
+        """:func:`contest_shelf_value` of the player's sheet ``state`` (``None`` without the table)."""
+        if not self.sheets:
+            return None
+        return contest_shelf_value(state, self._table(state), self.seat, self.first, self.triggered)
 
     @staticmethod
     def _give_up_totals(state: StateArrays) -> tuple[Any, ...]:
@@ -1155,6 +1166,7 @@ class WinObjective(Learned):
             self._compiled_exact(state, found[1], out[0])
         elif self.end_exact is None:
             _blocks_settled_into(state, self._table(state), self.seat, self.first, self.triggered, found[1], out[0])
+            out = _contest_shelves(state, self._table(state), self.seat, self.first, self.triggered, out)
         if self.later:
             _blocked_out_into(state, self._table(state), self.seat, self.later, found[1], out[0])
         return out
@@ -1296,6 +1308,7 @@ def compiled_win_values(state: GameState, model: WinModel | None = None,
     out = _front_values(arrays, end_exact, found, lost_columns(state))
     if end_exact is None:
         _blocks_settled_into(arrays, sheets, me, first, state.end_triggered, found[1], out[0])
+        out = _contest_shelves(arrays, sheets, me, first, state.end_triggered, out)
     later = blocking_out_seats(state)
     if later:
         _blocked_out_into(arrays, sheets, me, later, found[1], out[0])
@@ -1395,6 +1408,39 @@ def contest_values(state: StateArrays, sheets: tuple[Marks, ...], seat: int, fir
     if not len(chosen):
         return None
     return rows[chosen], values[group[chosen]]
+
+
+def contest_shelf_value(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int,
+                        triggered: bool) -> int | None:
+    """The value over :data:`CHANCE_SCALE` (half up) of giving up any shelf (D13) where that ends
+    the player's game (the end triggered before, or its own closed shelves trigger it, D17, D18:
+    alike for every shelf, :meth:`WinObjective._giving_up_ends`) with two contenders left
+    (:func:`win_chance.two_contender_chances` of the sheets as they are, nothing being marked or
+    blocked, and the player's score now); ``None`` otherwise (arguments as
+    :func:`contest_values`)."""
+    from shelfie_solver.dice.win_chance import two_contender_chances
+
+    if len(sheets) < 3 or not (triggered or WinObjective._giving_up_ends(state)):
+        return None
+    chance = two_contender_chances(state.board, state.rules, seat, first,
+                                   [(sheets, score(state.board, state.marks, state.rules))])[0]
+    if chance is None:
+        return None
+    return (chance.numerator * 2 * CHANCE_SCALE + chance.denominator) // (2 * chance.denominator)
+
+
+def _contest_shelves(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int, triggered: bool,
+                     out: tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]
+                     ) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
+    """The compiled paths' ``(worth, usable, shelf values)`` with the shelves' values
+    :func:`contest_shelf_value` where it applies, in shelf order (as
+    :meth:`WinObjective.shelf_values`)."""
+    if not out[2]:
+        return out
+    value = contest_shelf_value(state, sheets, seat, first, triggered)
+    if value is None:
+        return out
+    return out[0], out[1], [(shelf, value) for shelf in sorted(shelf for shelf, _ in out[2])]
 
 
 def _blocks_settled_into(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int, triggered: bool,
