@@ -971,10 +971,9 @@ class WinObjective(Learned):
         m, a, mp, _ = state.line_totals
         count = sets.line_count
         settled = self.settled(state, m + count, a - count, mp + sets.line_points) >= 0
-        blocked = self.blocks_settled(state, sets)
+        blocked, contest = self.ending_settled(state, sets)
         if blocked is not None:
             settled |= blocked >= 0
-        contest = self.contest_values(state, sets)
         if contest is not None:
             settled[contest[0]] = True
         out: np.ndarray = self.ending_markings(state, sets) | settled | self.blocking_out_markings(state, sets)
@@ -1026,28 +1025,25 @@ class WinObjective(Learned):
         count, points = sets.line_count, sets.line_points
         after = (m + count, a - count, mp + points, ap - points)
         chances = self._with_settled(state, after, self.chance_of(state, *after))
-        blocked = self.blocks_settled(state, sets)
+        blocked, contest = self.ending_settled(state, sets)
         if blocked is not None:
             chances = _settle(chances, blocked)
-        contest = self.contest_values(state, sets)
         if contest is not None:
             chances = chances.copy()
             chances[contest[0]] = contest[1]
         return self._with_exact(state, sets, chances)
 
-    def blocks_settled(self, state: StateArrays, sets: ItemSets) -> np.ndarray | None:
-        """:func:`blocks_settled` of the markings ``sets`` where :attr:`end_exact` gives the
-        markings that end the game no exact value (else ``None``)."""
-        if self.end_exact is not None or not self.sheets:
-            return None
-        return blocks_settled(state, self._table(state), self.seat, self.first, self.triggered, sets)
-
-    def contest_values(self, state: StateArrays, sets: ItemSets) -> tuple[np.ndarray, np.ndarray] | None:
-        """:func:`contest_values` of the markings ``sets`` where :attr:`end_exact` gives the
-        markings that end the game no exact value (else ``None``)."""
-        if self.end_exact is not None or not self.sheets:
-            return None
-        return contest_values(state, self._table(state), self.seat, self.first, self.triggered, sets)
+    def ending_settled(self, state: StateArrays, sets: ItemSets) -> tuple[np.ndarray | None,
+                                                                          tuple[np.ndarray, np.ndarray] | None]:
+        """:func:`blocks_settled` and :func:`contest_values` of the markings ``sets`` where
+        :attr:`end_exact` gives the markings that end the game no exact value (else, or where no
+        marking may end the player's game, ``(None, None)``)."""
+        table = self._table(state)
+        if self.end_exact is not None or not self.sheets or not _may_be_over(state, table, self.seat, self.triggered):
+            return None, None
+        turns = _turns_over(state, table, self.seat, self.triggered, sets)
+        return (blocks_settled(state, table, self.seat, self.first, self.triggered, sets, turns),
+                contest_values(state, table, self.seat, self.first, self.triggered, sets, turns))
 
     def settled(self, state: StateArrays, m: np.ndarray, a: np.ndarray, mp: np.ndarray) -> np.ndarray:
         """``int8 (K,)``: :func:`win_chance.settled_shares` of ``K`` sheets of the player after
@@ -1315,6 +1311,13 @@ def compiled_win_values(state: GameState, model: WinModel | None = None,
     return out
 
 
+def _may_be_over(state: StateArrays, sheets: tuple[Marks, ...], seat: int, triggered: bool) -> bool:
+    """Whether some marking of ``seat`` may leave its game over (:func:`_turns_over`): the end
+    triggered before this turn, or :func:`sheet_rules.may_end_game` (its own shelves or, through
+    blocks, another sheet's, D15, D17); cheap, so that most turns skip the rest."""
+    return triggered or may_end_game(state.board, state.rules, sheets, seat)
+
+
 def _turns_over(state: StateArrays, sheets: tuple[Marks, ...], seat: int, triggered: bool,
                 sets: ItemSets) -> tuple[np.ndarray, np.ndarray]:
     """``(new bool (K, L), over bool (K,))`` of the markings ``sets`` of ``seat`` (its sheet as
@@ -1339,7 +1342,7 @@ def _turns_over(state: StateArrays, sheets: tuple[Marks, ...], seat: int, trigge
 
 
 def blocks_settled(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int, triggered: bool,
-                   sets: ItemSets) -> np.ndarray | None:
+                   sets: ItemSets, turns: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray | None:
     """``int8 (K,)``: :func:`win_chance.settled_shares` of the markings ``sets`` of ``seat`` (its
     sheet as ``state`` has it; ``sheets`` every seat's, ``first`` the first seat, D5,
     ``triggered`` whether the end was triggered before this turn) that complete a line (D15) and
@@ -1349,11 +1352,12 @@ def blocks_settled(state: StateArrays, sheets: tuple[Marks, ...], seat: int, fir
     (a seat that loses its last available item keeps its score). ``-1`` for the other markings
     (settled, where they are, by :meth:`WinObjective.settled`: the bounds of the turn's start are
     theirs); ``None`` where no marking is such. The one home of the rule for the numpy and the
-    compiled paths (:func:`_blocks_settled_into`)."""
+    compiled paths (:func:`_blocks_settled_into`). ``turns``: :func:`_turns_over` of ``sets`` if
+    known."""
     from shelfie_solver.dice.win_chance import settled_bounds, settled_shares
 
     board, rules = state.board, state.rules
-    new, over = _turns_over(state, sheets, seat, triggered, sets)
+    new, over = turns if turns is not None else _turns_over(state, sheets, seat, triggered, sets)
     rows = np.flatnonzero(new.any(axis=1) & over)
     if not len(rows):
         return None
@@ -1377,19 +1381,20 @@ def _line_codes(new: np.ndarray) -> tuple[np.ndarray, list[tuple[int, ...]]]:
 
 
 def contest_values(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int, triggered: bool,
-                   sets: ItemSets) -> tuple[np.ndarray, np.ndarray] | None:
+                   sets: ItemSets, turns: tuple[np.ndarray, np.ndarray] | None = None
+                   ) -> tuple[np.ndarray, np.ndarray] | None:
     """``(rows, values int64)``: the markings of ``sets`` (arguments as :func:`blocks_settled`)
     after which the player's game is over (:func:`_turns_over`) with two contenders left
     (:func:`win_chance.two_contender_chances` of the sheets after its blocks, D15, and its final
     score, D19) and their exact chances over :data:`CHANCE_SCALE` (half up, as
     :func:`_exact_shares`); ``None`` where there is none. The one home of the rule for the numpy
-    and the compiled paths (:func:`_blocks_settled_into`)."""
+    and the compiled paths (:func:`_blocks_settled_into`; ``turns`` as there)."""
     from shelfie_solver.dice.win_chance import two_contender_chances
 
     board, rules = state.board, state.rules
     if len(sheets) < 3:  # two players: win_chance.BeforeLastWin (ending_objective)
         return None
-    new, over = _turns_over(state, sheets, seat, triggered, sets)
+    new, over = turns if turns is not None else _turns_over(state, sheets, seat, triggered, sets)
     rows = np.flatnonzero(over)
     if not len(rows):
         return None
@@ -1451,13 +1456,14 @@ def _blocks_settled_into(state: StateArrays, sheets: tuple[Marks, ...], seat: in
     of the turn's start only): the same integers as the numpy path."""
     from shelfie_solver.dice.allocate import feasibility_arrays
 
-    if not len(index):
+    if not len(index) or not _may_be_over(state, sheets, seat, triggered):
         return
     sets = feasibility_arrays(state.board, state.rules).sets.take(index)
-    found = blocks_settled(state, sheets, seat, first, triggered, sets)
+    turns = _turns_over(state, sheets, seat, triggered, sets)
+    found = blocks_settled(state, sheets, seat, first, triggered, sets, turns)
     if found is not None:
         worth[index] = _settle(worth[index], found)
-    contest = contest_values(state, sheets, seat, first, triggered, sets)
+    contest = contest_values(state, sheets, seat, first, triggered, sets, turns)
     if contest is not None:
         worth[index[contest[0]]] = contest[1]
 
