@@ -371,7 +371,15 @@ def test_a_seat_whose_last_turn_cannot_pass_a_score_now_is_an_exact_zero_while_t
     assert one_turn_reach(3) < ben < one_turn_reach(2)
     chances = table_chances(kept)
     assert chances[0] == (Fraction(0), True) and chances[3] == (Fraction(0), True)
-    assert all(0 < c < 1 and not exact for c, exact in chances[1:3])
+    # Ben and Cy are the two contenders left, Cy plays next (D18): Ben's chance is 1 minus Cy's
+    # exact last-turn chance against his final score (win_chance.two_contender_chances; the
+    # model's figures before), in the model's millionths
+    from shelfie_solver.dice.learned.win_model import CHANCE_SCALE
+    from shelfie_solver.dice.win_chance import opponent_chance
+
+    ben_chance = 1 - opponent_chance(board, rules, kept.state.sheets[2], (ben,))
+    assert chances[1] == (Fraction(int((ben_chance * 2 * CHANCE_SCALE + 1) // 2), CHANCE_SCALE), True)
+    assert chances[2][1] and 0 < chances[2][0] < 1
     assert sum(c for c, _ in chances) == 1
     cells = [row[-1] for row in status_report(kept).rows]
     assert cells[0] == cells[3] == "0% (exact)"
@@ -424,11 +432,21 @@ def test_the_mover_s_model_chance_leaves_out_a_seat_that_can_no_longer_win():
                                                           to_play=masked.to_play), masked.round_number, masked.trees)
     live = every[:, [0, 2]].sum(axis=1)
     expected = every[:, 0] * CHANCE_SCALE / live
-    free = ~exact
-    assert free.sum() > 100
-    assert np.abs(values[free] - expected[free]).max() <= 3  # three roundings of one millionth
-    unmasked = replace(masked, lost=()).values(arrays, chosen)
-    assert (values[free] > unmasked[free]).any() and (values[free] >= unmasked[free]).all()
+    # every marking ends Ben's game (D18) with Ben and Cy the two contenders left, Cy next: exact
+    # (win_chance.two_contender_chances), or settled below Cy's 33 or above its reach; the model's
+    # own chance, the softmax without the lost seats, is what this test checks (chance_of)
+    assert exact.all()
+    model = masked.chance_of(arrays, *after)
+    # where Ben's final score passes Cy's one-turn reach Cy is out too (win_chance.lost_at): those
+    # rows are Ben's alone (settled at 1 above); the others are the share among Ben and Cy
+    from shelfie_solver.dice.win_chance import best_score_range
+
+    cy_out = seats[:, 0, 1] > best_score_range(board, DEFAULT_RULES, state.sheets[2])[1]
+    assert cy_out.any() and (~cy_out).sum() > 100
+    assert np.abs(model - expected)[~cy_out].max() <= 3  # three roundings of one millionth
+    assert (model[cy_out] == CHANCE_SCALE - 1).all()
+    unmasked = replace(masked, lost=np.zeros((0, 2), dtype=np.int64)).chance_of(arrays, *after)
+    assert (model > unmasked).any() and (model >= unmasked).all()
     found = compiled_win_values(state)
     if found is not None:
         worth = np.zeros(len(sets.sizes) + 1, dtype=np.int64)

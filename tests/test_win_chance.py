@@ -131,6 +131,14 @@ def _state(board, rules, sheets, active, first, triggered):
     return GameState(board, rules, tuple(sheets), active, first, 4 * n + (active - first) % n, triggered)
 
 
+def one_turn_best(board: Board, rules: Ruleset, marks: Marks) -> int:
+    """Brute force: the best score ``marks`` can have after one turn (every final roll's every
+    legal marking, D8-D12; a failed result keeps the score, D13; D19)."""
+    return max([score(board, marks, rules)] + [score(board, marks.with_marked(m.cells), rules)
+                                               for roll in space_for(rules).rolls
+                                               for m in legal_markings(roll, board, marks, rules)])
+
+
 def test_which_turns_are_exact(board, rules):
     empty = Marks.empty(board)
     closed = parse_marks("ooooo/xxxxx/...../...../.....", board)
@@ -138,10 +146,18 @@ def test_which_turns_are_exact(board, rules):
     state = _state(board, rules, (closed, empty, empty), 2, 0, True)
     assert still_to_play(state) == () and isinstance(exact_objective(state), LastTurnWin)
     # two players, the opponent plays last after this turn: exact one step earlier
-    state = _state(board, rules, (empty, closed), 1, 1, True)
+    nothing = parse_marks("oxxxx/xxxxx/...../...../.....", board)  # 0 points: the opponent can still win
+    state = _state(board, rules, (empty, nothing), 1, 1, True)
     assert still_to_play(state) == (0,) and isinstance(exact_objective(state), BeforeLastWin)
+    # ... unless the opponent's one turn cannot reach the player's score now (it has lost,
+    # lost_seats): then its turn changes no share, a last turn against the scores now (D18, D20)
+    state = _state(board, rules, (empty, closed), 1, 1, True)
+    assert score(board, closed, rules) > one_turn_best(board, rules, empty)
+    assert still_to_play(state) == (0,) and isinstance(exact_objective(state), LastTurnWin)
     # three players with two still to play, or the end not triggered: not exact
-    assert exact_objective(_state(board, rules, (empty, closed, empty), 1, 1, True)) is None
+    assert exact_objective(_state(board, rules, (empty, nothing, empty), 1, 1, True)) is None
+    # (with the player's score now above their one-turn reach both have lost: a last turn)
+    assert isinstance(exact_objective(_state(board, rules, (empty, closed, empty), 1, 1, True)), LastTurnWin)
     assert exact_objective(_state(board, rules, (empty, empty), 0, 0, False)) is None
     assert exact_objective(_state(board, rules, (empty,), 0, 0, True)) is None
 

@@ -134,18 +134,45 @@ def test_some_markings_settle_and_the_compiled_path_agrees(target: int) -> None:
                        for row in chosen.cells.tolist()])  # (every usable set; the legal ones too)
     assert set(legal_rows(state)[1].tolist()) <= set(finals.tolist())
     below = finals < other
-    # seat 0 plays once more (D18): above its one-turn reach (brute force, D8-D13, D19) and the
-    # final score of seat 1, seat 2 wins alone (D20)
-    seat0 = state.sheets[0]
-    reach = max([score(BOARD, seat0, RULES)] + [score(BOARD, seat0.with_marked(m.cells), RULES)
-                                               for roll in space_for(RULES).rolls
-                                               for m in legal_markings(roll, BOARD, seat0, RULES)])
-    above = finals > max(other, reach)
+    # seat 0 plays once more (D18): above its one-turn reach (brute force, D8-D13, D19) on its
+    # sheet after the marking's blocks (D15: they take its available items) and the final score
+    # of seat 1, seat 2 wins alone (D20)
+    from shelfie_solver.dice.sheet_rules import block, completed_lines
+
+    reaches: dict[Marks, int] = {}
+
+    def seat0_after(row: list[int]) -> Marks:
+        mine = state.marks.with_marked(tuple(c for c in row if c >= 0))
+        new = tuple(line for line in completed_lines(BOARD, mine) if line not in completed_lines(BOARD, state.marks))
+        return block(BOARD, (state.sheets[0], state.sheets[1], mine), 2, new)[0][0] if new else state.sheets[0]
+
+    def reach_after(row: list[int]) -> int:
+        seat0 = seat0_after(row)
+        if seat0 not in reaches:
+            reaches[seat0] = max([score(BOARD, seat0, RULES)] + [score(BOARD, seat0.with_marked(m.cells), RULES)
+                                                                for roll in space_for(RULES).rolls
+                                                                for m in legal_markings(roll, BOARD, seat0, RULES)])
+        return reaches[seat0]
+
+    rows = chosen.cells.tolist()
+    above = finals > np.array([max(other, reach_after(row)) for row in rows])
     middle = ~below & ~above
     assert below.any() and middle.any()
     assert (values[below] == 0).all() and (values[above] == CHANCE_SCALE).all()
-    assert (values[middle] > 0).all() and (values[middle] < CHANCE_SCALE).all()
-    assert np.array_equal(model.exact_markings(arrays, chosen), below | above)
+    # above seat 1's final score, seat 1 has lost (D20): seat 2 and seat 0, who plays next and
+    # last (D18), are the two contenders left, seat 2's chance 1 minus seat 0's exact last-turn
+    # chance against its final score on its sheet after the marking's blocks (D15;
+    # win_chance.two_contender_chances), in the model's millionths
+    from shelfie_solver.dice.win_chance import opponent_chance
+
+    two = middle & (finals > other)
+    assert two.any()
+    for i in np.flatnonzero(two).tolist():
+        chance = 1 - opponent_chance(BOARD, RULES, seat0_after(rows[i]), (int(finals[i]),))
+        assert values[i] == (chance * 2 * CHANCE_SCALE + 1) // 2
+    rest = middle & ~two
+    assert (values[rest] > 0).all() and (values[rest] < CHANCE_SCALE).all()
+    assert np.array_equal(model.exact_markings(arrays, chosen), below | above | two)
     worth = np.zeros(len(sets.sizes) + 1, dtype=np.int64)
     worth[usable] = values
     for found in (compiled_win_values(state), model.compiled_turn_values(arrays)):
@@ -166,7 +193,9 @@ def test_a_last_turn_above_every_reach_is_an_exact_one() -> None:
     low = replace(low, sheets=sheets)
     assert sheets[0].available == (keep,) and low.plays_later_this_round(0)
     assert score(BOARD, sheets[1], RULES) < 78
-    assert type(advice_objective("win", low)).__name__ == "DecidedWin"  # not LastTurnWin: seat 0 still plays
+    # seat 0 still plays, but its reach is below the mover's score now: it has lost (lost_seats),
+    # its turn changes no share, so the mover's is a last turn against the scores now (D18, D20)
+    assert type(advice_objective("win", low)).__name__ == "LastTurnWin"
     objective = advice_objective("win", low)
     assert getattr(objective, "win_chance_exact", None) is True
     assert solve_turn(BOARD, low.marks, RULES, objective).start_values()[0] == 1

@@ -355,9 +355,12 @@ def test_compiled_turn_values_equal_numpy(seed: int) -> None:
     from conftest import load_benchmark
     from test_win_kernel import BOARD, RULES, assert_compiled_equals_numpy, random_state
 
+    from shelfie_solver.dice.allocate import feasibility_arrays
+
     rng = np.random.default_rng(seed)
     synthetic = load_benchmark("win_trees_synthetic").synthetic_block(seed, 30, 15)
-    differ = 0
+    sets = feasibility_arrays(BOARD, RULES).sets
+    differ = modelled = 0
     for block in (tiny_block(), synthetic):
         model = model_from_dict(with_trees(block), "t.json")
         for _ in range(12):
@@ -370,8 +373,16 @@ def test_compiled_turn_values_equal_numpy(seed: int) -> None:
             assert np.array_equal(table[0], worth) and table[2] == shelves
             plain = win_objective(state).compiled_turn_values(StateArrays(BOARD, RULES, state.marks))
             assert plain is not None
-            differ += not np.array_equal(plain[0], worth)
-    assert differ >= 12
+            # the trees change the model's values only: many random sheets settle every terminal
+            # exactly (D20: e.g. both seats at 0 with no point within the opponent's reach, a
+            # shared victory, win_chance.settled_bounds' ways), alike with and without trees
+            arrays = StateArrays(BOARD, RULES, state.marks)
+            rows = np.flatnonzero(np.append(arrays.available, True)[sets.cells].all(axis=1))
+            free = rows[~objective.exact_markings(arrays, sets.take(rows))]
+            if len(free):
+                modelled += 1
+                differ += not np.array_equal(plain[0][free], worth[free])
+    assert modelled >= 6 and differ >= modelled - 1
 
 
 def test_chances_with_trees_softmax_of_the_terms() -> None:

@@ -45,7 +45,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from shelfie_solver.dice.board import Board, ItemSets, Marks, marked_line_totals, score, totals_breakdown
-from shelfie_solver.dice.game.events import GameState
+from shelfie_solver.dice.game.events import GameState, place_in_round
 from shelfie_solver.dice.objectives import Objective, Points, StateArrays
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import block, completed_lines, failed_result_shelves
@@ -587,10 +587,10 @@ NO_LOW = -(1 << 62)
 NO_HIGH = 1 << 62
 
 
-def settled_bounds(state: GameState) -> tuple[int, int]:
-    """``(low, high)``: what settles the active player's chance exactly at a terminal of this turn
-    after which its game is over (its score final, D18: the end triggered before this turn, or
-    triggered by its own closed shelves, D17; phase 0 of :mod:`learned.objective`).
+def settled_bounds(state: GameState) -> tuple[int, int, int]:
+    """``(low, high, ways)``: what settles the active player's chance exactly at a terminal of this
+    turn after which its game is over (its score final, D18: the end triggered before this turn,
+    or triggered by its own closed shelves, D17; phase 0 of :mod:`learned.objective`).
 
     ``low`` is the best score of the other seats now: a score never falls (D13 and D15 keep
     marked items, D19), so a final score below it loses (chance exactly 0), whether that seat's
@@ -598,12 +598,23 @@ def settled_bounds(state: GameState) -> tuple[int, int]:
     once the player's game is over (the round played out, D18): its score if final, else the
     best score one turn can give its sheet now (:func:`best_score_range`: a seat after the player
     in the round has exactly one turn left once the player's game is over, D18; an upper bound:
-    blocking, D15, only takes items away, and a failed result keeps the score, D13). A final score above ``high`` wins alone (exactly 1, D20). :data:`NO_LOW` /
-    :data:`NO_HIGH` when nothing settles (fewer than two players)."""
+    blocking, D15, only takes items away, and a failed result keeps the score, D13). A final
+    score above ``high`` wins alone (exactly 1, D20).
+
+    ``ways``: where no other seat can end above ``low`` (``high == low``) and every seat that can
+    end on ``low`` is on it now (so it ends there: scores never fall), a final score equal to
+    ``low`` shares the victory ``ways`` ways (1 + those seats, D20: exactly ``1 / ways``); else 0
+    (a seat that may or may not reach ``low``: not settled). :data:`NO_LOW` / :data:`NO_HIGH` /
+    0 when nothing settles (fewer than two players)."""
     if state.players < 2:
-        return NO_LOW, NO_HIGH
-    now = (score(state.board, sheet, state.rules) for j, sheet in enumerate(state.sheets) if j != state.active)
-    return max(now), max(reach for reach, _ in _other_reaches(state))
+        return NO_LOW, NO_HIGH, 0
+    others = [j for j in range(state.players) if j != state.active]
+    now = [score(state.board, state.sheets[j], state.rules) for j in others]
+    reaches = [reach for reach, _ in _other_reaches(state)]
+    low, high = max(now), max(reaches)
+    at_top = [s for s, reach in zip(now, reaches) if reach == low]
+    ways = 1 + len(at_top) if high == low and all(s == low for s in at_top) else 0
+    return low, high, ways
 
 
 def _other_reaches(state: GameState) -> list[tuple[int, bool]]:
@@ -620,14 +631,58 @@ def _other_reaches(state: GameState) -> list[tuple[int, bool]]:
     return out
 
 
-def settled_shares(final: np.ndarray, over: np.ndarray, low: int, high: int) -> np.ndarray:
+def settled_shares(final: np.ndarray, over: np.ndarray, low: int, high: int, ways: int = 0) -> np.ndarray:
     """``int8`` like ``final``: per terminal of the active player's turn with final score
     ``final`` (D19) and ``over`` (bool: its game is over after it), ``0`` where its chance to win
-    is exactly 0 (``final < low``), ``1`` where it is exactly 1 (``final > high``), else ``-1``
-    (not settled; ``low``, ``high``: :func:`settled_bounds`). The one home of the rule; the
-    compiled path (:func:`learned.kernel._win_gaps`) makes the same two comparisons."""
+    is exactly 0 (``final < low``), ``1`` where it is exactly 1 (``final > high``), ``ways`` (2 to
+    4) where it is exactly ``1 / ways``, a shared victory (``final == low`` with ``ways`` not 0,
+    D20), else ``-1`` (not settled; ``low``, ``high``, ``ways``: :func:`settled_bounds`). So the
+    value ``k >= 1`` is a share ``1 / k``. The one home of the rule; the compiled path
+    (:func:`learned.kernel._win_gaps`) makes the same three comparisons."""
     final = np.asarray(final)
-    out: np.ndarray = np.where(over & (final < low), 0, np.where(over & (final > high), 1, -1)).astype(np.int8)
+    tie = np.where(over & (final == low) & (ways > 0), ways, -1)
+    out: np.ndarray = np.where(over & (final < low), 0, np.where(over & (final > high), 1, tie)).astype(np.int8)
+    return out
+
+
+def two_contender_chances(board: Board, rules: Ruleset, seat: int, first: int,
+                          cases: Sequence[tuple[tuple[Marks, ...], int]]) -> list[Fraction | None]:
+    """Per case ``(sheets, final)`` — every seat's sheet right after a turn of ``seat`` that ends
+    its game (D17, D18: its blocks made, D15) with its final score ``final`` (``first``: the seat
+    that plays first, D5) — ``seat``'s exact chance to win where two contenders are left, else
+    ``None``.
+
+    Two contenders: every other seat but one, ``y``, has lost (its best final score, its score if
+    final or else its best one-turn score, :func:`best_score_range`, below ``final`` or another
+    seat's score now: :func:`lost_seats`' rule), and ``y`` plays its last turn next (it plays
+    later in the round with an available item, and every seat between them has none: nothing can
+    block its sheet first, D15). The lost seats are never at the top, so ``y``'s share is its
+    :class:`LastTurnWin` share against ``final`` alone and ``seat``'s is the rest (D20: a tie
+    counts 1/2 to each): ``1 -`` :func:`opponent_chance` of ``y``'s sheet against ``(final,)``,
+    as :class:`BeforeLastWin` with two players. The cases' chances in one batched solve
+    (:func:`sheets_chances`)."""
+    n = len(cases[0][0]) if cases else 0
+    here = place_in_round(seat, first, n) if n else 0
+    found: list[tuple[int, Marks, int] | None] = []
+    for sheets, final in cases:
+        scores = [score(board, sheet, rules) for sheet in sheets]
+        later = {j for j, sheet in enumerate(sheets)
+                 if j != seat and sheet.has_available and place_in_round(j, first, n) > here}
+        live = []
+        for j, sheet in enumerate(sheets):
+            if j == seat:
+                continue
+            reach = best_score_range(board, rules, sheet)[1] if j in later else scores[j]
+            if reach >= max([final] + [scores[k] for k in range(n) if k not in (j, seat)]):
+                live.append(j)
+        y = live[0] if len(live) == 1 else -1
+        nearest = min(later, key=lambda j: place_in_round(j, first, n), default=-2)
+        found.append((len(found), sheets[y], final) if y == nearest else None)
+    known = [case for case in found if case is not None]
+    chances = sheets_chances(board, rules, [(sheet, [(final,)]) for _, sheet, final in known])
+    out: list[Fraction | None] = [None] * len(cases)
+    for (i, _, _), (chance,) in zip(known, chances):
+        out[i] = 1 - chance
     return out
 
 
@@ -649,7 +704,7 @@ def decided_objective(state: GameState) -> DecidedWin | None:
     now above every other seat's reach (chance 1: :func:`settled_bounds`); else ``None``."""
     if state.players < 2 or not state.end_triggered:
         return None
-    low, high = settled_bounds(state)
+    low, high, _ = settled_bounds(state)
     board, rules, marks = state.board, state.rules, state.marks
     now = score(board, marks, rules)
     reach = best_score_range(board, rules, marks)[1] if marks.has_available else now
@@ -661,11 +716,20 @@ def decided_objective(state: GameState) -> DecidedWin | None:
 def exact_objective(state: GameState) -> LastTurnWin | BeforeLastWin | None:
     """The exact win-chance objective of the active player in ``state`` (module docstring): the
     last turn of the game for them against final scores, or with two players the turn before the
-    opponent's last; ``None`` otherwise (or alone: solitaire has no winner to count)."""
+    opponent's last; ``None`` otherwise (or alone: solitaire has no winner to count).
+
+    A seat still to play that has lost (:func:`lost_seats`: its best score below another seat's
+    score now) changes no other seat's share (D20): its final score stays below that seat's final
+    score, so it is never at the top. With every seat still to play lost, the end triggered (D18),
+    the player's turn is a last turn against the other scores now (:class:`LastTurnWin`; a lost
+    seat's score, final or not, is below the top)."""
     if state.players < 2:
         return None
     board, rules = state.board, state.rules
     left = still_to_play(state)
+    if left and state.end_triggered:
+        lost = lost_seats(state, [score(board, sheet, rules) for sheet in state.sheets])
+        left = tuple(j for j in left if j not in lost)
     others = [j for j in range(state.players) if j != state.active]
     if not left:
         return LastTurnWin(tuple(score(board, state.sheets[j], rules) for j in others))

@@ -742,8 +742,8 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
               glob: np.ndarray, ctx: np.ndarray, threat: np.ndarray, triggered: bool, opponent_distance: int,
               opponent_values: np.ndarray, block: np.ndarray, weight_scale: int, rest: np.ndarray,
               calibration: np.ndarray, tree_nodes: np.ndarray, tree_roots: np.ndarray, round_number: int,
-              to_play: int, low: int, high: int) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray, np.ndarray,
-                                                          np.ndarray]:  # pragma: no cover
+              to_play: int, low: int, high: int, ways: int) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray,
+                                                                      np.ndarray, np.ndarray]:  # pragma: no cover
     """The ``win`` objective's strength differences of ``K`` candidate sheets at once
     (:meth:`win_model.WinObjective.chance_of` up to the softmax): per candidate (as
     :func:`_learned_seats`) every seat's :data:`win_model.SEAT_COLUMNS` (the player's, then each
@@ -757,10 +757,11 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
     and ``gaps[k, j] = z_j - z_0`` ``int64 (K+1, 1 + J)``. Returns ``gaps``, ``usable (K+1,)``
     and whether every product fits int64 (``False``: use the numpy path, whose Python integers
     are exact), and per candidate ``settled int64 (K+1,)``: :func:`win_chance.settled_shares` of
-    its score against ``low``, ``high`` (:func:`win_chance.settled_bounds`) where it ends the
-    player's game (phase 0): 0 below ``low``, 1 above ``high``, else -1; then per candidate its
-    score (D19) and its phase (:func:`_learned_seats`: 0 where the player's game is over), from
-    which :func:`win_model.lost_rows` reads the opponents it puts out of the game."""
+    its score against ``low``, ``high``, ``ways`` (:func:`win_chance.settled_bounds`) where it
+    ends the player's game (phase 0): 0 below ``low``, 1 above ``high``, ``ways`` at ``low`` when
+    ``ways`` is not 0 (a share ``1 / ways``, D20), else -1; then per candidate its score (D19) and
+    its phase (:func:`_learned_seats`: 0 where the player's game is over), from which
+    :func:`win_model.lost_rows` reads the opponents it puts out of the game."""
     usable, phases, owns, scores, distances, each = _learned_seats(
         set_ids, d_lines, d_counts, d_points, set_masks, closed_bits, losing, m, a, mp, ap, sizes, t, trigger,
         n_shelves, coef, glob, ctx, threat, triggered, opponent_distance, opponent_values, block, weight_scale)
@@ -807,6 +808,8 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
                 settled[k] = 0
             elif scores[k] > high:
                 settled[k] = 1
+            elif ways > 0 and scores[k] == low:
+                settled[k] = ways
         seats[0, 0] = owns[k]
         seats[0, 1] = scores[k]
         seats[0, 2] = distances[k]
@@ -879,8 +882,9 @@ def _win_front(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d
                to_play: int, exact: bool, set_lines: np.ndarray,
                set_counts: np.ndarray, set_points: np.ndarray, other_marked: np.ndarray,
                other_eliminated: np.ndarray, line_masks: np.ndarray, low: int,
-               high: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool, np.ndarray, np.ndarray,
-                                   np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
+               high: int, ways: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool, np.ndarray,
+                                              np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                              np.ndarray]:  # pragma: no cover
     """The front half of ``win``'s turn (:meth:`win_model.WinObjective.compiled_turn_values`)
     from the player's sheet as bit masks, in one call: the line totals (:func:`engine.kernel.
     _bit_line_totals`), the strength differences of every item set and of every shelf a failed
@@ -892,21 +896,21 @@ def _win_front(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d
     order of :func:`_win_gaps`' rows; ``index (U,)`` the usable sets; ``shelves (S,)`` those with
     an available item; ``usable (K+1,)``; whether every product fits int64; and
     ``_markings_end``'s ``ends``, ``gains``, ``blocked`` of ``index`` (empty unless ``exact``);
-    then the rows' ``settled (U + S,)`` (:func:`_win_gaps`, ``low``, ``high``), the rows' scores
-    ``int64 (U + S,)`` (D19) and whether the player's game is over after each, ``bool (U + S,)``
-    (phase 0: :func:`win_model.lost_rows`)). The same integers as those calls made one by one."""
+    then the rows' ``settled (U + S,)`` (:func:`_win_gaps`, ``low``, ``high``, ``ways``), the rows'
+    scores ``int64 (U + S,)`` (D19) and whether the player's game is over after each, ``bool (U +
+    S,)`` (phase 0: :func:`win_model.lost_rows`)). The same integers as those calls made one by one."""
     n_lines = sizes.shape[0]
     m, a, mp, ap = _bit_line_totals(marked_bits, eliminated_bits, cell_lines, values, n_lines)
     closed = marked_bits | eliminated_bits
     gaps, usable, ok, settled, scores, phases = _win_gaps(
         set_ids, d_lines, d_counts, d_points, set_masks, closed, False, m, a, mp, ap, sizes, t, trigger, n_shelves,
         coef, glob, ctx, threat, triggered, opponent_distance, opponent_values, block, weight_scale, rest,
-        calibration, tree_nodes, tree_roots, round_number, to_play, low, high)
+        calibration, tree_nodes, tree_roots, round_number, to_play, low, high, ways)
     shelf_ids, s_lines, s_counts, s_points = _shelf_candidates(values, n_shelves, closed)
     shelf_gaps, _, shelf_ok, shelf_settled, shelf_scores, shelf_phases = _win_gaps(
         shelf_ids, s_lines, s_counts, s_points, np.zeros(0, np.int64), 0, True, m, a, mp, ap, sizes, t, trigger,
         n_shelves, coef, glob, ctx, threat, triggered, opponent_distance, opponent_values, block, weight_scale, rest,
-        calibration, tree_nodes, tree_roots, round_number, to_play, low, high)
+        calibration, tree_nodes, tree_roots, round_number, to_play, low, high, ways)
     n_sets = usable.shape[0] - 1
     n_used = 0
     for k in range(n_sets):
@@ -964,7 +968,7 @@ def _win_turn(marked: np.ndarray, eliminated: np.ndarray, active: int, ends: np.
               d_lines: np.ndarray, d_counts: np.ndarray, d_points: np.ndarray, set_masks: np.ndarray,
               cell_lines: np.ndarray, values: np.ndarray, sizes: np.ndarray, t: int, trigger: int, n_shelves: int,
               set_lines: np.ndarray, set_counts: np.ndarray, set_points: np.ndarray,
-              line_masks: np.ndarray, low: int, high: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+              line_masks: np.ndarray, low: int, high: int, ways: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                                                     bool, np.ndarray, np.ndarray, np.ndarray,
                                                                     np.ndarray, np.ndarray,
                                                                     np.ndarray]:  # pragma: no cover - compiled
@@ -979,7 +983,7 @@ def _win_turn(marked: np.ndarray, eliminated: np.ndarray, active: int, ends: np.
     active sheet (the round, ``turn // n + 1``, as :attr:`GameState.round`; the seats still to play
     in it, ``to_play`` of :func:`win_model.design`, the seats marked in ``ends``). The same integers
     as those functions and :meth:`win_model.WinObjective.compiled_turn_values`; returns
-    :func:`_win_front`'s (``low``, ``high``: :func:`win_chance.settled_bounds`; ``tree_nodes``,
+    :func:`_win_front`'s (``low``, ``high``, ``ways``: :func:`win_chance.settled_bounds`; ``tree_nodes``,
     ``tree_roots``: the 2-player trees, :func:`_win_gaps`)."""
     n = marked.shape[0]
     n_lines = sizes.shape[0]
@@ -1036,4 +1040,4 @@ def _win_turn(marked: np.ndarray, eliminated: np.ndarray, active: int, ends: np.
                       values, sizes, t, trigger, n_shelves, coef, glob, ctx, threat, triggered, distance, each, block,
                       weight_scale, rest, calibration, tree_nodes, tree_roots, turn // n + 1, to_play, exact, set_lines,
                       set_counts, set_points,
-                      other_marked, other_eliminated, line_masks, low, high)
+                      other_marked, other_eliminated, line_masks, low, high, ways)

@@ -82,6 +82,7 @@ from shelfie_solver.dice.learned.win_trees import NO_TREES, TREE_PLAYERS, WinTre
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import (
+    block as blocked_sheets,
     end_trigger_shelves,
     failed_result_shelves,
     markings_block_out,
@@ -902,7 +903,11 @@ class WinObjective(Learned):
     ``lost``: ``int64 (J, 2)``, per opponent the player's final score above which it can no
     longer win, after a terminal that ends the player's game or not (:func:`lost_bounds`); at
     each terminal those opponents are left out of the softmax (:func:`lost_rows`,
-    :func:`without_lost`) in the numpy and the compiled paths alike. Empty: none."""
+    :func:`without_lost`) in the numpy and the compiled paths alike. Empty: none.
+
+    ``first``: the seat that plays first (D5): with :attr:`sheets` and :attr:`seat`, the order
+    :func:`blocks_settled` reads to settle the markings whose blocks (D15) take reach from the
+    seats still to play or trigger the end on another sheet (D17)."""
 
     calibration: np.ndarray = field(default_factory=lambda: np.zeros((len(ROWS), len(FEATURES)), dtype=np.int64))
     round_number: int = 1
@@ -911,11 +916,12 @@ class WinObjective(Learned):
     sheets: tuple[Marks, ...] = ()
     seat: int = 0
     opponent_seats: np.ndarray = field(default_factory=lambda: np.zeros((0, 3 + SHEET_COLUMNS), dtype=np.int64))
-    settle: tuple[int, int] = (-(1 << 62), 1 << 62)
+    settle: tuple[int, int, int] = (-(1 << 62), 1 << 62, 0)
     later: tuple[int, ...] = ()
     trees: WinTrees | None = None
     fitted_shape: tuple[int, int] | None = None
     lost: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
+    first: int = 0
     win_chance_exact: ClassVar[bool] = False
 
     def scale(self, rules: Ruleset) -> int:
@@ -989,6 +995,11 @@ class WinObjective(Learned):
         m, a, mp, _ = state.line_totals
         count = sets.line_count
         settled = self.settled(state, m + count, a - count, mp + sets.line_points) >= 0
+        blocked, contest = self.ending_settled(state, sets)
+        if blocked is not None:
+            settled |= blocked >= 0
+        if contest is not None:
+            settled[contest[0]] = True
         out: np.ndarray = self.ending_markings(state, sets) | settled | self.blocking_out_markings(state, sets)
         return out
 
@@ -1015,6 +1026,8 @@ class WinObjective(Learned):
         model's estimate."""
         shelves, m, a, mp, _ = self._give_up_totals(state)
         settled = {shelf for shelf, s in zip(shelves, self.settled(state, m, a, mp).tolist()) if s >= 0}
+        if self.end_exact is None and self._contest_shelf_value(state) is not None:
+            return set(failed_result_shelves(state.board, state.marks))
         if self.end_exact is None or not self._giving_up_ends(state):
             return settled
         return set(failed_result_shelves(state.board, state.marks))
@@ -1035,7 +1048,26 @@ class WinObjective(Learned):
         m, a, mp, ap = state.line_totals
         count, points = sets.line_count, sets.line_points
         after = (m + count, a - count, mp + points, ap - points)
-        return self._with_exact(state, sets, self._with_settled(state, after, self.chance_of(state, *after)))
+        chances = self._with_settled(state, after, self.chance_of(state, *after))
+        blocked, contest = self.ending_settled(state, sets)
+        if blocked is not None:
+            chances = _settle(chances, blocked)
+        if contest is not None:
+            chances = chances.copy()
+            chances[contest[0]] = contest[1]
+        return self._with_exact(state, sets, chances)
+
+    def ending_settled(self, state: StateArrays, sets: ItemSets) -> tuple[np.ndarray | None,
+                                                                          tuple[np.ndarray, np.ndarray] | None]:
+        """:func:`blocks_settled` and :func:`contest_values` of the markings ``sets`` where
+        :attr:`end_exact` gives the markings that end the game no exact value (else, or where no
+        marking may end the player's game, ``(None, None)``)."""
+        table = self._table(state)
+        if self.end_exact is not None or not self.sheets or not _may_be_over(state, table, self.seat, self.triggered):
+            return None, None
+        turns = _turns_over(state, table, self.seat, self.triggered, sets)
+        return (blocks_settled(state, table, self.seat, self.first, self.triggered, sets, turns),
+                contest_values(state, table, self.seat, self.first, self.triggered, sets, turns))
 
     def settled(self, state: StateArrays, m: np.ndarray, a: np.ndarray, mp: np.ndarray) -> np.ndarray:
         """``int8 (K,)``: :func:`win_chance.settled_shares` of ``K`` sheets of the player after
@@ -1076,7 +1108,16 @@ class WinObjective(Learned):
         if not shelves:
             return []
         after = self._with_settled(state, tuple(totals), self.chance_of(state, *totals))
+        contest = self._contest_shelf_value(state) if self.end_exact is None else None
+        if contest is not None:
+            return [(shelf, contest) for shelf in shelves]
         return self._ranked_shelves(state, shelves, after)
+
+    def _contest_shelf_value(self, state: StateArrays) -> int | None:
+        """:func:`contest_shelf_value` of the player's sheet ``state`` (``None`` without the table)."""
+        if not self.sheets:
+            return None
+        return contest_shelf_value(state, self._table(state), self.seat, self.first, self.triggered)
 
     @staticmethod
     def _give_up_totals(state: StateArrays) -> tuple[Any, ...]:
@@ -1143,6 +1184,9 @@ class WinObjective(Learned):
         out = _front_values(state, self.end_exact if exact else None, found, self.lost)
         if self.end_exact is not None and not exact:
             self._compiled_exact(state, found[1], out[0])
+        elif self.end_exact is None:
+            _blocks_settled_into(state, self._table(state), self.seat, self.first, self.triggered, found[1], out[0])
+            out = _contest_shelves(state, self._table(state), self.seat, self.first, self.triggered, out)
         if self.later:
             _blocked_out_into(state, self._table(state), self.seat, self.later, found[1], out[0])
         return out
@@ -1185,11 +1229,15 @@ def _tree_arrays(trees: WinTrees | None) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _settle(chances: np.ndarray, settled: np.ndarray) -> np.ndarray:
-    """``int64``: the model's ``chances`` with the settled ones (``settled`` 0 or 1,
-    :func:`win_chance.settled_shares`) exactly 0 or :data:`CHANCE_SCALE`."""
-    if not (np.asarray(settled) >= 0).any():
+    """``int64``: the model's ``chances`` with the settled ones (``settled`` 0, or ``k >= 1`` for a
+    share ``1 / k``, :func:`win_chance.settled_shares`) exactly 0, :data:`CHANCE_SCALE` or its
+    ``k``-th (rounded half up, as :func:`_exact_shares`; whole for ``k`` 1, 2 and 4)."""
+    settled = np.asarray(settled, dtype=np.int64)
+    if not (settled >= 0).any():
         return chances
-    out: np.ndarray = np.where(settled == 0, 0, np.where(settled == 1, CHANCE_SCALE, chances)).astype(np.int64)
+    k = np.maximum(settled, 1)
+    out: np.ndarray = np.where(settled == 0, 0, np.where(settled >= 1, (2 * CHANCE_SCALE + k) // (2 * k),
+                                                         chances)).astype(np.int64)
     return out
 
 
@@ -1281,10 +1329,170 @@ def compiled_win_values(state: GameState, model: WinModel | None = None,
         return None
     arrays = StateArrays(board, rules, state.marks)
     out = _front_values(arrays, end_exact, found, lost_bounds(state))
+    if end_exact is None:
+        _blocks_settled_into(arrays, sheets, me, first, state.end_triggered, found[1], out[0])
+        out = _contest_shelves(arrays, sheets, me, first, state.end_triggered, out)
     later = blocking_out_seats(state)
     if later:
         _blocked_out_into(arrays, sheets, me, later, found[1], out[0])
     return out
+
+
+def _may_be_over(state: StateArrays, sheets: tuple[Marks, ...], seat: int, triggered: bool) -> bool:
+    """Whether some marking of ``seat`` may leave its game over (:func:`_turns_over`): the end
+    triggered before this turn, or :func:`sheet_rules.may_end_game` (its own shelves or, through
+    blocks, another sheet's, D15, D17); cheap, so that most turns skip the rest."""
+    return triggered or may_end_game(state.board, state.rules, sheets, seat)
+
+
+def _turns_over(state: StateArrays, sheets: tuple[Marks, ...], seat: int, triggered: bool,
+                sets: ItemSets) -> tuple[np.ndarray, np.ndarray]:
+    """``(new bool (K, L), over bool (K,))`` of the markings ``sets`` of ``seat`` (its sheet as
+    ``state`` has it; ``sheets`` every seat's): the lines each completes (D15) and whether the
+    player's game is over after it — the end triggered before this turn (``triggered``), or by
+    its own closed shelves, or through its blocks by another sheet's (D17, D18;
+    :func:`sheet_rules.markings_end_game`)."""
+    board, rules = state.board, state.rules
+    member = board.line_matrix
+    sizes = member.sum(axis=0)
+    before = sheets[seat].bit_arrays()[0] @ member  # (L,) marked items per line
+    new = (before + sets.line_count == sizes) & (before < sizes)  # (K, L): the lines each completes
+    if triggered:
+        return new, np.ones(len(sets.sizes), dtype=bool)
+    left = state.line_totals[1][None, : board.n_shelves] - sets.line_count[:, : board.n_shelves]
+    over = (left == 0).sum(axis=1) >= end_trigger_shelves(board, rules)  # its own closed shelves (D17)
+    if may_end_game(board, rules, sheets, seat):
+        rows = np.flatnonzero(~over & new.any(axis=1))  # (blocks need a completed line)
+        if len(rows):
+            over[rows] = markings_end_game(board, rules, sheets, seat, sets.take(rows))
+    return new, over
+
+
+def blocks_settled(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int, triggered: bool,
+                   sets: ItemSets, turns: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray | None:
+    """``int8 (K,)``: :func:`win_chance.settled_shares` of the markings ``sets`` of ``seat`` (its
+    sheet as ``state`` has it; ``sheets`` every seat's, ``first`` the first seat, D5,
+    ``triggered`` whether the end was triggered before this turn) that complete a line (D15) and
+    after which the player's game is over (:func:`_turns_over`) against
+    :func:`win_chance.settled_bounds` of the sheets after its blocks: a block takes available
+    items from the seats still to play, so their reach may fall below the player's final score
+    (a seat that loses its last available item keeps its score). ``-1`` for the other markings
+    (settled, where they are, by :meth:`WinObjective.settled`: the bounds of the turn's start are
+    theirs); ``None`` where no marking is such. The one home of the rule for the numpy and the
+    compiled paths (:func:`_blocks_settled_into`). ``turns``: :func:`_turns_over` of ``sets`` if
+    known."""
+    from shelfie_solver.dice.win_chance import settled_bounds, settled_shares
+
+    board, rules = state.board, state.rules
+    new, over = turns if turns is not None else _turns_over(state, sheets, seat, triggered, sets)
+    rows = np.flatnonzero(new.any(axis=1) & over)
+    if not len(rows):
+        return None
+    m, _, mp, _ = state.line_totals
+    final = scores(m + sets.line_count[rows], mp + sets.line_points[rows], rules.scoring_threshold)
+    out = np.full(len(sets.sizes), -1, dtype=np.int8)
+    codes, lines = _line_codes(new[rows])
+    for g, completed in enumerate(lines):
+        after = blocked_sheets(board, sheets, seat, completed)[0]
+        bounds = settled_bounds(GameState(board, rules, after, seat, first, 0, triggered))
+        chosen = np.flatnonzero(codes == g)
+        out[rows[chosen]] = settled_shares(final[chosen], np.ones(len(chosen), dtype=bool), *bounds)
+    return out
+
+
+def _line_codes(new: np.ndarray) -> tuple[np.ndarray, list[tuple[int, ...]]]:
+    """``(group int64 (K,), lines)``: the rows of ``new`` (bool ``(K, L)``: the lines each marking
+    completes) grouped by the lines they complete, ``lines[g]`` group ``g``'s in increasing order."""
+    found, group = np.unique(new, axis=0, return_inverse=True)
+    return np.asarray(group).reshape(-1), [tuple(np.flatnonzero(row).tolist()) for row in found]
+
+
+def contest_values(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int, triggered: bool,
+                   sets: ItemSets, turns: tuple[np.ndarray, np.ndarray] | None = None
+                   ) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(rows, values int64)``: the markings of ``sets`` (arguments as :func:`blocks_settled`)
+    after which the player's game is over (:func:`_turns_over`) with two contenders left
+    (:func:`win_chance.two_contender_chances` of the sheets after its blocks, D15, and its final
+    score, D19) and their exact chances over :data:`CHANCE_SCALE` (half up, as
+    :func:`_exact_shares`); ``None`` where there is none. The one home of the rule for the numpy
+    and the compiled paths (:func:`_blocks_settled_into`; ``turns`` as there)."""
+    from shelfie_solver.dice.win_chance import two_contender_chances
+
+    board, rules = state.board, state.rules
+    if len(sheets) < 3:  # two players: win_chance.BeforeLastWin (ending_objective)
+        return None
+    new, over = turns if turns is not None else _turns_over(state, sheets, seat, triggered, sets)
+    rows = np.flatnonzero(over)
+    if not len(rows):
+        return None
+    m, _, mp, _ = state.line_totals
+    final = scores(m + sets.line_count[rows], mp + sets.line_points[rows], rules.scoring_threshold)
+    codes, lines = _line_codes(new[rows])
+    keys, group = np.unique(np.stack([codes, final], axis=1), axis=0, return_inverse=True)
+    group = np.asarray(group).reshape(-1)
+    after = [blocked_sheets(board, sheets, seat, completed)[0] if completed else sheets for completed in lines]
+    chances = two_contender_chances(board, rules, seat, first, [(after[g], f) for g, f in keys.tolist()])
+    values = np.full(len(keys), -1, dtype=np.int64)
+    for k, chance in enumerate(chances):
+        if chance is not None:
+            values[k] = (chance.numerator * 2 * CHANCE_SCALE + chance.denominator) // (2 * chance.denominator)
+    chosen = np.flatnonzero(values[group] >= 0)
+    if not len(chosen):
+        return None
+    return rows[chosen], values[group[chosen]]
+
+
+def contest_shelf_value(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int,
+                        triggered: bool) -> int | None:
+    """The value over :data:`CHANCE_SCALE` (half up) of giving up any shelf (D13) where that ends
+    the player's game (the end triggered before, or its own closed shelves trigger it, D17, D18:
+    alike for every shelf, :meth:`WinObjective._giving_up_ends`) with two contenders left
+    (:func:`win_chance.two_contender_chances` of the sheets as they are, nothing being marked or
+    blocked, and the player's score now); ``None`` otherwise (arguments as
+    :func:`contest_values`)."""
+    from shelfie_solver.dice.win_chance import two_contender_chances
+
+    if len(sheets) < 3 or not (triggered or WinObjective._giving_up_ends(state)):
+        return None
+    chance = two_contender_chances(state.board, state.rules, seat, first,
+                                   [(sheets, score(state.board, state.marks, state.rules))])[0]
+    if chance is None:
+        return None
+    return (chance.numerator * 2 * CHANCE_SCALE + chance.denominator) // (2 * chance.denominator)
+
+
+def _contest_shelves(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int, triggered: bool,
+                     out: tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]
+                     ) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
+    """The compiled paths' ``(worth, usable, shelf values)`` with the shelves' values
+    :func:`contest_shelf_value` where it applies, in shelf order (as
+    :meth:`WinObjective.shelf_values`)."""
+    if not out[2]:
+        return out
+    value = contest_shelf_value(state, sheets, seat, first, triggered)
+    if value is None:
+        return out
+    return out[0], out[1], [(shelf, value) for shelf in sorted(shelf for shelf, _ in out[2])]
+
+
+def _blocks_settled_into(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int, triggered: bool,
+                         index: np.ndarray, worth: np.ndarray) -> None:
+    """The compiled paths' values ``worth`` of the item sets ``index`` (of
+    :func:`engine.kernel.turn_arrays`) with :func:`blocks_settled` and :func:`contest_values`
+    applied, as :meth:`WinObjective.values` applies them (the kernel settles against the bounds
+    of the turn's start only): the same integers as the numpy path."""
+    from shelfie_solver.dice.allocate import feasibility_arrays
+
+    if not len(index) or not _may_be_over(state, sheets, seat, triggered):
+        return
+    sets = feasibility_arrays(state.board, state.rules).sets.take(index)
+    turns = _turns_over(state, sheets, seat, triggered, sets)
+    found = blocks_settled(state, sheets, seat, first, triggered, sets, turns)
+    if found is not None:
+        worth[index] = _settle(worth[index], found)
+    contest = contest_values(state, sheets, seat, first, triggered, sets, turns)
+    if contest is not None:
+        worth[index[contest[0]]] = contest[1]
 
 
 def _blocked_out_into(state: StateArrays, sheets: tuple[Marks, ...], seat: int, later: tuple[int, ...],
@@ -1360,7 +1568,7 @@ def win_objective(state: GameState, model: WinModel | None = None, learned: Lear
                                 "sheets": state.sheets, "seat": state.active,
                                 "opponent_seats": opponent_seats(state), "settle": settled_bounds(state),
                                 "later": blocking_out_seats(state), "trees": model.trees_for(state.players),
-                                "lost": lost_bounds(state),
+                                "lost": lost_bounds(state), "first": state.first,
                                 "fitted_shape": whole.shape if model is not whole else None})
     assert isinstance(out, WinObjective)
     return out

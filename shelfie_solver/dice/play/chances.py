@@ -21,7 +21,7 @@ from shelfie_solver.dice.board import ItemSets, item_sets, score
 from shelfie_solver.dice.game.events import Event, Fail, GameState
 from shelfie_solver.dice.learned.win_model import CHANCE_SCALE, win_objective
 from shelfie_solver.dice.objectives import StateArrays
-from shelfie_solver.dice.win_chance import lost_seats
+from shelfie_solver.dice.win_chance import best_score_range, lost_seats, share
 
 #: The objective of every figure here: the model's chance with any number of players, exact on
 #: the turns :mod:`win_chance` covers (the objective ``play``'s advice uses, ``win``).
@@ -39,6 +39,9 @@ def seat_chances(state: GameState, dice: Any = None, rerolls_left: int = 0) -> l
 
     if state.players < 2:
         return []
+    decided = decided_chances(state)
+    if decided is not None:
+        return decided
     board, rules = state.board, state.rules
     objective = advice_objective(CHANCE_OBJECTIVE, state)
     exact_flag = bool(getattr(objective, "win_chance_exact", False))
@@ -57,14 +60,37 @@ def seat_chances(state: GameState, dice: Any = None, rerolls_left: int = 0) -> l
     return share_the_rest(state, state.active, mine, exact_flag)
 
 
+def decided_chances(state: GameState) -> list[tuple[Fraction, bool]] | None:
+    """Every seat's exact share of the victory (D20), in seat order, where every final score is
+    known in ``state`` (D18, D19): the end is triggered and each seat has no available item, has
+    played its last turn (it plays before the active seat in the round) or cannot change its score
+    in the one turn it has left (its best one-turn score, :func:`win_chance.best_score_range`, is
+    its score now: scores never fall, D13, D15); else ``None`` (or alone)."""
+    if state.players < 2 or not state.end_triggered:
+        return None
+    board, rules = state.board, state.rules
+    scores = _scores(state)
+    for j, sheet in enumerate(state.sheets):
+        if not sheet.has_available or (j != state.active and not state.plays_later_this_round(j)):
+            continue
+        if best_score_range(board, rules, sheet)[1] != scores[j]:
+            return None
+    return [(share(s, scores[:j] + scores[j + 1:]), True) for j, s in enumerate(scores)]
+
+
 def rest_final(state: GameState, seat: int) -> bool:
     """Whether every seat but ``seat`` has its score final once ``seat``'s game is over, seen at
     ``seat``'s turn in ``state`` (D18): each has no available item or plays before ``seat`` in
-    the round. Only then does ``seat``'s exact 0 settle the others' figures (:func:`_settled_rest`):
-    an exact 0 may also come from another seat's score now while some seat still plays
-    (:func:`win_chance.settled_bounds`)."""
-    return all(not state.sheets[j].has_available or state.place(j) < state.place(seat)
-               for j in range(state.players) if j != seat)
+    the round, or has lost (:func:`win_chance.lost_seats` at ``seat``'s turn: it is never at the
+    top, so its final score changes no share, D20). Only then does ``seat``'s exact 0 settle the
+    others' figures (:func:`_settled_rest`): an exact 0 may also come from another seat's score
+    now while some seat that can still win plays (:func:`win_chance.settled_bounds`)."""
+    left = [j for j in range(state.players)
+            if j != seat and state.sheets[j].has_available and state.place(j) > state.place(seat)]
+    if not left:
+        return True
+    lost = lost_seats(replace(state, active=seat), _scores(state))
+    return all(j in lost for j in left)
 
 
 def after_turn_chances(before: GameState, action: Event, now: GameState) -> list[tuple[Fraction, bool]]:
@@ -78,6 +104,9 @@ def after_turn_chances(before: GameState, action: Event, now: GameState) -> list
 
     if before.players < 2:
         return []
+    decided = decided_chances(now)
+    if decided is not None:
+        return decided
     board, rules = before.board, before.rules
     objective = advice_objective(CHANCE_OBJECTIVE, before)
     arrays = StateArrays(board, rules, before.marks)
@@ -96,7 +125,7 @@ def after_turn_chances(before: GameState, action: Event, now: GameState) -> list
         exact_of = getattr(objective, "exact_markings", None)
         if callable(exact_of):
             exact_flag = bool(exact_of(arrays, one)[0])
-    final = rest_final(before, before.active)
+    final = rest_final(now, before.active)  # (the sheets and the end trigger after the turn: D15, D17)
     if before.players > 2 and now.active != before.active:
         return _with_next_roller(now, before.active, mine, exact_flag, final)
     return share_the_rest(now, before.active, mine, exact_flag, final)
@@ -128,8 +157,8 @@ def _with_next_roller(now: GameState, seat: int, mine: Fraction, exact_flag: boo
     elif not live:  # only seat and the roller can still win: the roller has the rest
         theirs = 1 - mine
         out[roller] = (theirs, exact_flag)
-    else:
-        out[roller] = (theirs, own_exact and exact_flag)
+    else:  # exact only as the roller's own value: a figure scaled to fit seat's is not
+        out[roller] = (theirs, own_exact and exact_flag and theirs == own)
     left = 1 - mine - theirs  # shared by the live rest (none: _sole_chance makes seat the exact 1)
     weights = {j: out[j][0] for j in live}
     total = sum(weights.values(), Fraction(0))
@@ -228,14 +257,22 @@ def _sole_chance(chances: list[tuple[Fraction, bool]]) -> list[tuple[Fraction, b
     """``chances`` with the one seat whose figure is not an exact 0, where every other seat's is,
     an exact 1 (the seats add up to 1: it wins with certainty, D20), and every seat beside an
     exact 1 an exact 0 (a sole certain winner: the roller's own exact 1 at a hand-off left the
-    others a model 0, :func:`_with_next_roller`); else as they are."""
+    others a model 0, :func:`_with_next_roller`); the one seat whose figure is not exact, where
+    every other seat's is, exact: it is ``1 -`` theirs (a tie settled at the top, D20: the
+    mover's exact 1/2 beside the roller's exact 0 left the other half a model figure); else as
+    they are."""
     sure = [j for j, (chance, exact_flag) in enumerate(chances) if exact_flag and chance == 1]
     if sure:
         return [(Fraction(1 if j == sure[0] else 0), True) for j in range(len(chances))]
     left = [j for j, (chance, exact_flag) in enumerate(chances) if not (exact_flag and chance == 0)]
-    if len(left) != 1:
+    if len(left) == 1:
+        return [(Fraction(1 if j == left[0] else 0), True) for j in range(len(chances))]
+    loose = [j for j, (_, exact_flag) in enumerate(chances) if not exact_flag]
+    if len(loose) != 1:
         return chances
-    return [(Fraction(1 if j == left[0] else 0), True) for j in range(len(chances))]
+    out = list(chances)
+    out[loose[0]] = (1 - sum((c for j, (c, _) in enumerate(chances) if j != loose[0]), Fraction(0)), True)
+    return out
 
 
 def model_floor(chances: list[tuple[Fraction, bool]]) -> list[tuple[Fraction, bool]]:

@@ -587,7 +587,8 @@ class Threat:
 def blocking_threats(kept: KeptGame) -> list[Threat]:
     """Every blocking threat (D15) against the active player, by opponent seat then line: an
     opponent one item from completing a line on which the active player still has available
-    items. Empty once the game is over."""
+    items, and a turn left to complete it (once the end is triggered, only the seats after the
+    active player in the round play again, D18). Empty once the game is over."""
     if kept.over is not None:
         return []
     board, state = kept.board, kept.state
@@ -596,6 +597,8 @@ def blocking_threats(kept: KeptGame) -> list[Threat]:
     for seat, sheet in enumerate(state.sheets):
         if seat == state.active or not sheet.available:
             continue
+        if state.end_triggered and not state.plays_later_this_round(seat):
+            continue  # its last turn is played (D18): it completes nothing more
         for line, members in enumerate(board.lines):
             open_cells = [c for c in members if sheet.is_available(c)]
             if len(open_cells) == 1 and sheet.count_marked(members) == len(members) - 1:

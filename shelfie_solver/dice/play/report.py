@@ -276,10 +276,14 @@ def _table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
                 for seat, s in enumerate(over.scores)]
     from shelfie_solver.dice.play.chances import (
         after_turn_chances,
+        decided_chances,
         rest_final,
         within_turn_chances,
     )
 
+    decided = decided_chances(kept.state)  # every final score known: every seat's exact share (D20)
+    if decided is not None:
+        return decided
     within = kept.dice is not None
     start = after_turn_chances(*kept.last_turn, kept.state) \
         if kept.last_turn is not None and (not within or len(kept.players) > 2) else None
