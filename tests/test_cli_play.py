@@ -60,6 +60,8 @@ def _edited(tmp_path, change) -> str:
     ([1, 2], ['"players" must be a list of names', "[1, 2]"]),
     ("AB", ['"players" must be a list of names']),
     (["A\nB", "Ben"], ["without spaces", "A\\nB"]),
+    (["Ann", "", "Ben"], ["without spaces: name 2 of 3 is empty"]),
+    (["Ann Lee", "Ben"], ["'Ann Lee' has a space or a comma"]),
     (["A\x07", "Ben"], ["printable"]),
     (["Ann", "W" * 33], ["at most 32 characters"]),
 ])

@@ -214,9 +214,12 @@ def check_names(names: Sequence[object], distinct: bool = True) -> tuple[str, ..
     if not 1 <= len(texts) <= MAX_PLAYERS:
         raise KeptGameError(f"a game needs 1 to {MAX_PLAYERS} players (D1; 1 = solitaire), got {len(texts)}; "
                          "expected names like Ann,Ben,me")
-    if any(not n or any(ch.isspace() or ch == "," for ch in n) for n in texts):
-        raise KeptGameError("player names must be non-empty words without spaces, got "
-                            f"{[n[:MAX_NAME_LENGTH + 1] for n in texts]}")
+    for number, n in enumerate(texts, 1):
+        if not n or any(ch.isspace() or ch == "," for ch in n):
+            what = f"name {number} of {len(texts)} is empty" if not n \
+                else f"{n[:MAX_NAME_LENGTH + 1]!r} has a space or a comma"
+            raise KeptGameError(f"player names must be non-empty words without spaces: {what}; "
+                                "expected names like Ann,Ben,me")
     if any(len(n) > MAX_NAME_LENGTH or _has_control(n) for n in texts):
         raise KeptGameError(f"player names must be printable words of at most {MAX_NAME_LENGTH} characters "
                             f"(no control characters), got {[n[:MAX_NAME_LENGTH + 1] for n in texts]}; "
