@@ -19,7 +19,9 @@ Run: ``python benchmarks/exact_claims_sweep.py [--seeds 1-500] [--boards tiny-2x
 ``numpy.random.default_rng(seed)`` for the first seat and the dice.
 
 The figures are chances under the advice's play: a seat that holds against the advice may lose
-an exact 1 (its own sure win needs its best hold), so only the advice's holds are played.
+an exact 1 (its own sure win needs its best hold), so only the advice's holds are played; with
+``--deviate P`` a random hold replaces the advice's with chance P at each re-roll and only the
+positions after a game's last such hold are checked.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from shelfie_solver.dice.rules import DEFAULT_RULES
 BOARDS = Path(__file__).resolve().parent.parent / "examples" / "boards"
 
 
-def play_one(board_path: str | None, players: int, seed: int
+def play_one(board_path: str | None, players: int, seed: int, deviate: float = 0.0
              ) -> tuple[list[tuple[int, str, list[tuple[Fraction, bool]], bool]], list[Fraction]]:
     """One game; ``(positions, final shares)``, a position ``(turn, where, table_chances, decided)``
     (``decided``: every final score known at that position)."""
@@ -70,6 +72,11 @@ def play_one(board_path: str | None, players: int, seed: int
             hold_advice = step_advice(kept, "win")
             assert hold_advice is not None and hold_advice.holds
             keep = hold_advice.holds[0].keep
+            if deviate and rng.random() < deviate:  # a hold against the advice, drawn at random
+                alt = tuple(int(rng.integers(d + 1)) for d in kept.dice)
+                if alt != keep:
+                    keep = alt
+                    positions.append((turn, "DEVIATE", [], False))
             if keep == kept.dice:
                 break
             dice = source.roll(keep, rules)
@@ -97,7 +104,10 @@ def check(positions, final, label: str, counts: Counter) -> list[str]:
     if sum(final) != 1:
         bad.append(f"{label}: final shares sum {sum(final)}")
     pinned: dict[int, tuple[Fraction, int, str]] = {}
-    for turn, where, chances, decided in positions:
+    last_dev = max((i for i, p in enumerate(positions) if p[1] == "DEVIATE"), default=-1)
+    for i, (turn, where, chances, decided) in enumerate(positions):
+        if i <= last_dev:  # a figure before a hold against the advice: not a claim about this game
+            continue
         counts["positions"] += 1
         figs = [c for c, _ in chances]
         if sum(figs) != 1 or any(not 0 <= c <= 1 for c in figs):
@@ -137,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--boards", default="tiny-2x3,tiny-3x2,small-3x4,small-4x3,held-out-3x4-4153",
                    help="board names in examples/boards, comma separated; 'default' the default board")
     p.add_argument("--players", default="3,4,2")
+    p.add_argument("--deviate", type=float, default=0.0,
+                   help="chance of a random hold at each re-roll (the positions after the last one are checked)")
     a = p.parse_args(argv)
     lo, hi = (int(x) for x in a.seeds.split("-"))
     counts: Counter = Counter()
@@ -147,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
             path = None if name == "default" else str(BOARDS / f"{name}.toml")
             for players in (int(x) for x in a.players.split(",")):
                 label = f"{name} players={players} seed={seed}"
-                positions, final = play_one(path, players, seed)
+                positions, final = play_one(path, players, seed, a.deviate)
                 counts["games"] += 1
                 found = check(positions, final, label, counts)
                 for line in found:
