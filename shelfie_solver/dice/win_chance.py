@@ -560,8 +560,9 @@ def lost_bounds(state: GameState) -> np.ndarray:
     others = [j for j in range(state.players) if j != state.active]
     scores = [score(state.board, sheet, state.rules) for sheet in state.sheets]
     out = np.full((len(others), 2), NO_HIGH, dtype=np.int64)
-    for column, over in enumerate((True, False)):
-        for j, reach in _final_reaches(state, over).items():
+    when_over = _final_reaches(state, True)  # once the end is triggered every terminal is over: one reach
+    for column, reaches in enumerate((when_over, when_over if state.end_triggered else _final_reaches(state, False))):
+        for j, reach in reaches.items():
             beaten = any(s > reach for k, s in enumerate(scores) if k not in (j, state.active))
             out[others.index(j), column] = NO_LOW if beaten else reach
     return out
