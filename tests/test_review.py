@@ -217,3 +217,41 @@ def test_win_alone_is_named_as_the_objective_that_gave_the_values(tmp_path):
         result = runner.invoke(main, ["review", game, "--player", "me"])
         assert result.exit_code == 0, result.output
         assert expected in result.output.splitlines()[0], result.output
+
+
+@pytest.mark.slow
+def test_every_turn_start_of_the_curve_is_the_chance_play_status_shows_then(tmp_path):
+    """One position, one figure (docs/win-chance.md): the review's chance at the start of each of
+    the player's turns is the chance ``play status`` shows at that moment, read here from ``play
+    status --format json`` on the game file cut at that moment (with two players 1 minus the
+    figure the opponent's advice gave its marking, not the player's own start value: they
+    differed by up to 15.9 points in 2-player games of ``win`` before), and the parts still add
+    up: start + luck - loss + others = result (D20 share)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from shelfie_solver.cli import main
+    from shelfie_solver.dice.game.events import Roll
+    from shelfie_solver.dice.play.gamefile import create_file, kept_game_from_events, split_actions
+    from shelfie_solver.dice.review import load_reviewable
+
+    runner, saved = CliRunner(), str(tmp_path / "g.jsonl")
+    out = runner.invoke(main, ["simulate", "--players", "win,win", "--games", "1", "--seed", "21",
+                               "--jobs", "1", "--save", saved])
+    assert out.exit_code == 0, out.output
+    kept = load_reviewable(saved)
+    for seat in range(2):
+        result = review(kept, seat, "win")
+        starts = [point.value for point in result.curve if point.what == "turn start"]
+        shown = []
+        for index, action in split_actions(kept.events):
+            prefix = kept_game_from_events(kept.board, kept.rules, kept.players, kept.events[:index])
+            if prefix.active == seat and isinstance(action[0], Roll) and prefix.dice is None:
+                path = str(tmp_path / f"at{index}.json")
+                create_file(path, prefix)
+                status = json.loads(runner.invoke(main, ["play", "status", path, "--format", "json"]).output)
+                shown.append(Fraction(status["sheets"][seat]["win_chance"]))
+        assert starts == shown
+        assert result.result is not None
+        assert result.start + result.luck - result.total_loss + result.others == result.result

@@ -49,6 +49,10 @@ from shelfie_solver.dice.play.gamefile import (
 )
 
 
+#: The objectives in which a review speaks ``play``'s chance to win, the figure ``play status``
+#: shows (the curve's turn starts are that figure: :meth:`_Reviewer._shown_at_start`).
+CHANCE_NAMES = ("win", "win-model")
+
 #: How a loss of win chance is classified (docs/review.md, "Inaccuracy, mistake, blunder"), in
 #: probability: at least 2, 5 and 10 percentage points.
 INACCURACY, MISTAKE, BLUNDER = Fraction(2, 100), Fraction(5, 100), Fraction(10, 100)
@@ -112,7 +116,9 @@ class Review:
     it moved: ``luck`` (the dice: the position's value after each roll minus its expected value
     before it), the decisions (minus :attr:`total_loss`) and ``others`` (the other players' turns:
     the value at the start of each of the player's turns minus the value at the end of the
-    previous one); ``start`` the value at the start of the player's first turn, ``result`` the
+    previous one, the hand-off from the figure ``play status`` shows to the player's own start
+    value included); ``start`` the value at the start of the player's first turn (with the chance
+    to win, the figure ``play status`` shows then, as every turn start of ``curve``), ``result`` the
     share of victory if the game is over; ``curve`` every value in game order. ``objective`` is
     the name asked, followed by ``(exact two-player optimum)`` when the cached two-player table
     stood for it (``win`` in a two-player game on a board that fits, docs/solve-game.md), that
@@ -241,7 +247,7 @@ class _Reviewer:
         """Review the reviewed seat's action starting with ``first`` on the game ``now``."""
         state = now.state
         if isinstance(first, Roll) and now.dice is None and state.marks.available:  # the turn starts (D6)
-            self._turn_start(state)
+            self._turn_start(now)
         # a Stop is the hold of every die; the marking after it is not charged the hold again
         if isinstance(first, (Hold, Stop, Mark, Fail)) and now.dice is not None and not now.stopped:
             self._position(now)
@@ -261,15 +267,36 @@ class _Reviewer:
         elif isinstance(first, Fail):
             self._fail(now, first)
 
-    def _turn_start(self, state: GameState) -> None:
+    def _turn_start(self, now: KeptGame) -> None:
+        """The value at the turn's start: the curve shows the figure ``play status`` shows at this
+        moment (:func:`_shown_at_start`); the luck of the first roll is counted from the player's
+        own start value (the engine's, under the objective), and the step from the figure shown
+        to it, where the last player's view hands over to this player's, joins the others' turns
+        (docs/review.md)."""
+        state = now.state
         obj, solution = self.turn_of(state)
         self.win = getattr(obj, "win_chance_exact", None) is not None if self.win is None else self.win
         value = solution.start_values()[0]
+        shown = self._shown_at_start(now, value)
         if self.last_end is not None:
             self.others += value - self.last_end
-        self.start = value if self.start is None else self.start
+        elif self.start is None:
+            self.others += value - shown
+        self.start = shown if self.start is None else self.start
         self.expected = value
-        self.curve.append(CurvePoint(state.round, "turn start", value))
+        self.curve.append(CurvePoint(state.round, "turn start", shown))
+
+    def _shown_at_start(self, now: KeptGame, value: Fraction) -> Fraction:
+        """The reviewed seat's chance that ``play status`` shows at the start of its turn
+        (:func:`play.report.table_chances`: with two players 1 minus the figure the last
+        player's advice gave its choice; one probability of one position, docs/win-chance.md)
+        when the review speaks in ``play``'s chance to win (``win``, ``win-model``) with
+        opponents; else the player's own start ``value``."""
+        if not self.win or len(self.kept.players) < 2 or self.objective.strip().lower() not in CHANCE_NAMES:
+            return value
+        from shelfie_solver.dice.play.report import table_chances
+
+        return table_chances(now)[self.seat][0]
 
     def _position(self, now: KeptGame) -> None:
         """The value of the dice just rolled (luck: it minus the value expected before them)."""
