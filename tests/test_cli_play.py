@@ -231,6 +231,18 @@ def test_an_illegal_marking_says_why(tmp_path, items, fragment):
     assert fragment in line and "legal include: " in line
 
 
+def test_two_items_with_six_jokers_cite_d12(tmp_path):
+    # D12: six Jokers mark any one available item; two items (r1c1 r1c2, both cat) were refused as
+    # "the items need 3 cat dice, the dice show 0 and 6 jokers, D8", the rule of other rolls
+    game = str(tmp_path / "game.json")
+    assert CliRunner().invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    assert CliRunner().invoke(main, ["play", "roll", game, "JJJJJJ"]).exit_code == 0
+    line = assert_one_line_error(CliRunner().invoke(main, ["play", "mark", game, "r1c1", "r1c2"]),
+                                 "is not a legal marking of JJJJJJ")
+    assert "(2 items: every die a Joker marks any one available item, D12)" in line
+    assert CliRunner().invoke(main, ["play", "mark", game, "r1c2"]).exit_code == 0  # one item: legal
+
+
 def test_a_failed_result_refused_by_d14_says_what_to_do(tmp_path):
     # PPPBCC can mark r1c1 (one cat, D3): a failed result is not a choice (D14), and the line is a
     # full sentence: what to do instead and when a failed result is possible
@@ -297,7 +309,7 @@ def test_nothing_to_mark_names_the_step_command_that_fails(tmp_path):
     assert CliRunner().invoke(main, ["play", "roll", game, "PPPPPP"]).exit_code == 0
     for words in (["r1c1"], ["--best"]):
         line = assert_one_line_error(CliRunner().invoke(main, ["play", "mark", game, *words]),
-                                     "nothing can be marked with PPPPPP", "play fail GAME --shelf N gives up shelf N")
+                                     "nothing can be marked with PPPPPP", f"play fail {game} --shelf N gives up shelf N")
         assert "'fail N'" not in line
     done = CliRunner().invoke(main, ["play", "fail", game, "--shelf", "2"])
     assert done.exit_code == 0, done.output
@@ -341,3 +353,32 @@ def test_a_marking_told_without_dice_says_why_it_is_refused(tmp_path):
     assert runner.invoke(main, ["play", "mark", game, "--unchecked", "r4c1"]).exit_code == 0
     assert_one_line_error(runner.invoke(main, ["play", "mark", game, "--unchecked", "r1c3"]),
                           "Ben cannot mark r1c3: r1c3 is eliminated: not available, D4")
+
+
+def test_a_refusal_names_the_game_file_not_a_placeholder(tmp_path):
+    # a step's refusal that gives a command to run names the step's own file, quoted for the shell
+    # where it needs it (a new user copied "play undo GAME" from the game-over refusal)
+    game = str(tmp_path / "my game.json")
+    assert CliRunner().invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    assert CliRunner().invoke(main, ["play", "roll", game, "CCCBBJ"]).exit_code == 0
+    quoted = "'" + game + "'"
+    assert_one_line_error(CliRunner().invoke(main, ["play", "reroll", game, "--keep", "CCCBBJ"]),
+                          f"keeping every die is stopping (D7): play stop {quoted}")  # --keep alone: no NEW needed
+    assert_one_line_error(CliRunner().invoke(main, ["play", "reroll", game]),
+                          f"expected the dice rolled again: play reroll {quoted} NEW [--keep DICE]")
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["play", "undo", "GAMEFILE", "-1"], "-1 is not in the range x>=1"),  # not "No such option '-1'"
+    (["play", "undo", "GAMEFILE", "x"], "'x' is not a whole number; expected x>=1"),
+    (["advise", "--dice", "CCBJPP", "--rerolls", "two"], "'two' is not a whole number; expected x>=0"),
+    (["advise", "--dice", "CCBJPP", "--top", "abc"], "'abc' is not a whole number; expected x>=1"),
+    (["review", "GAMEFILE", "--game", "abc"], "'abc' is not a whole number; expected one such as 3"),
+])
+def test_a_value_that_is_not_a_whole_number_says_so_with_the_range(tmp_path, args, fragment):
+    # click's own words were "'two' is not a valid integer range" and, for -1, "No such option"
+    game = str(tmp_path / "game.json")
+    assert CliRunner().invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    args = [game if a == "GAMEFILE" else a for a in args]
+    line = assert_one_line_error(CliRunner().invoke(main, args), fragment)
+    assert "integer range" not in line and "No such option" not in line

@@ -154,7 +154,7 @@ def test_session_with_standard_input_closed(tmp_path: Path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(["sh", "-c", 'exec "$0" -c "from shelfie_solver.cli import main; main()" play "$1" <&-',
                            sys.executable, str(game)], capture_output=True, text=True, env=env, timeout=60)
-    assert_refused(done, "standard input is closed", "play roll GAME DICE")
+    assert_refused(done, "standard input is closed", f"play roll {game} DICE")
     assert game.read_bytes() == before
 
 

@@ -199,7 +199,7 @@ def test_the_reroll_step_reads_the_dice_as_the_prompt_does(tmp_path: Path):
     assert runner.invoke(main, ["play", "roll", game, "CCBBPG"]).exit_code == 0
     before = Path(game).read_bytes()
     assert_one_line_error(runner.invoke(main, ["play", "reroll", game, "AAABCJ"]), "(4 readings)",
-                          "play reroll GAME AAAJ --keep BC")
+                          f"play reroll {game} AAAJ --keep BC")
     assert Path(game).read_bytes() == before
     done = runner.invoke(main, ["play", "reroll", game, "AAAJJJ", "--objective", "strategic"])
     assert done.exit_code == 0 and "Ann re-rolled all 6 dice (D7)." in done.stdout
@@ -276,7 +276,7 @@ def test_play_reroll_refusal_suggests_the_advised_hold_when_it_fits(tmp_path: Pa
     codes = dice_codes(keep, DEFAULT_RULES)
     assert_one_line_error(runner.invoke(main, ["play", "reroll", game, dice_codes(after, DEFAULT_RULES),
                                                "--objective", "strategic"]),
-                          f"if you kept the advised {codes}: give the kept dice: play reroll GAME "
+                          f"if you kept the advised {codes}: give the kept dice: play reroll {game} "
                           f"{dice_codes(new, DEFAULT_RULES)} --keep {codes}")
     assert Path(game).read_bytes() == before
 
@@ -309,12 +309,12 @@ def test_the_same_dice_typed_again_name_the_stop_not_a_re_roll_of_all(tmp_path: 
     before = Path(game).read_bytes()
     line = assert_one_line_error(
         runner.invoke(main, ["play", "reroll", game, "CCCCJA", "--objective", "strategic"]),
-        f"({_readings_of_the_same_dice('ACCCCJ')} readings)", "keeping every die is stopping (D7): play stop GAME",
-        "give the kept dice: play reroll GAME NEW --keep KEPT")
+        f"({_readings_of_the_same_dice('ACCCCJ')} readings)", f"keeping every die is stopping (D7): play stop {game}",
+        f"give the kept dice: play reroll {game} NEW --keep KEPT")
     assert "--keep -" not in line and "type 'stop'" not in line
     assert Path(game).read_bytes() == before
     line = assert_one_line_error(runner.invoke(main, ["play", "reroll", game, "--keep", "CCCCJA", "J"]),
-                                 "keeping every die is stopping (D7): play stop GAME")
+                                 f"keeping every die is stopping (D7): play stop {game}")
     assert "type 'stop'" not in line  # the prompt's word, not a step
     assert Path(game).read_bytes() == before
     done = runner.invoke(main, ["play", "stop", game, "--objective", "strategic"])
@@ -339,9 +339,9 @@ def test_the_same_dice_typed_again_with_an_advised_hold_name_it_and_the_stop(tmp
     new = dice_codes(tuple(d - k for d, k in zip(counts("CCBBPG"), keep)), DEFAULT_RULES)
     line = assert_one_line_error(
         runner.invoke(main, ["play", "reroll", game, "CCBBPG", "--objective", "strategic"]),
-        f"({_readings_of_the_same_dice('CCBBPG')} readings)", "play stop GAME",
+        f"({_readings_of_the_same_dice('CCBBPG')} readings)", f"play stop {game}",
         f"if you kept the advised {codes} and the dice came up the same: give the kept dice: "
-        f"play reroll GAME {new} --keep {codes}")
+        f"play reroll {game} {new} --keep {codes}")
     assert "--keep -" not in line
     done = runner.invoke(main, ["play", "reroll", game, new, "--keep", codes, "--objective", "strategic"])
     assert done.exit_code == 0, done.output

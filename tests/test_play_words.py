@@ -46,7 +46,8 @@ def test_a_game_file_named_like_a_step_still_opens(tmp_path: Path, monkeypatch: 
 
 
 def test_a_missing_file_far_from_every_step_is_a_file_error(tmp_path: Path):
-    assert_one_line_error(play(str(tmp_path / "nowhere.json")), "cannot read", "play new GAME")
+    path = str(tmp_path / "nowhere.json")  # the command to make it names the file (play new PATH)
+    assert_one_line_error(play(path), "cannot read", f"play new {path}")
 
 
 @pytest.mark.parametrize("words, fragment", [(["roll", "CCBJPP"], "'play roll GAME ...'"),

@@ -13,6 +13,7 @@ from shelfie_solver.core.report import TABLE_WIDTH, render
 from shelfie_solver.dice.advise.report import advice_report
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.cli.options import (
+    WholeNumber,
     board_option,
     exact_option,
     exact_wanted,
@@ -32,7 +33,7 @@ from shelfie_solver.cli.options import (
               help="The dice showing: one-letter codes (CCBJPP; case-insensitive) or face names as words "
                    "(cat cat book joker plant plant; plurals such as cats allowed), separated by spaces, "
                    "commas or semicolons if at all.")
-@click.option("--rerolls", type=click.IntRange(0, None), default=None, metavar="N",
+@click.option("--rerolls", type=WholeNumber(0, None), default=None, metavar="N",
               help="Re-rolls left (default: the ruleset's, 2). 0 = the dice are final: show the markings.")
 @marks_option
 @board_option
@@ -42,9 +43,9 @@ from shelfie_solver.cli.options import (
                    "at most 3), in play order starting with the player after you. The advice then sees "
                    "the table: the learned objective values blocking (D15), the end trigger on any sheet "
                    "(D17, D18) and the score gap.")
-@click.option("--order", type=click.IntRange(1, 4), default=None, metavar="K",
+@click.option("--order", type=WholeNumber(1, 4), default=None, metavar="K",
               help="With --opponent: your place in the round's play order, 1 = you play first (D5). [default: 1]")
-@click.option("--round", "round_number", type=click.IntRange(1, 1000), default=None, metavar="N",
+@click.option("--round", "round_number", type=WholeNumber(1, 1000), default=None, metavar="N",
               help="With --opponent: the round being played, from 1 (the win chance's and the learned values' clock). [default: 1]")
 @click.option("--objective", default=None, metavar="NAME",
               help=f"What to maximise: {', '.join(OBJECTIVE_NAMES)} (docs/objectives.md). strategic: expected "
@@ -54,7 +55,7 @@ from shelfie_solver.cli.options import (
                    f"the table: {', '.join(TABLE_OBJECTIVE_NAMES)} (win: the chance to win, in percent, exact on "
                    "the last turns, else the calibrated model; exact2:FILE: a two-player table, one --opponent). "
                    "[default: strategic; win with --opponent]")
-@click.option("--top", type=click.IntRange(1, None), default=10, show_default=True, metavar="K",
+@click.option("--top", type=WholeNumber(1, None), default=10, show_default=True, metavar="K",
               help="Rows to show in table and markdown output (JSON and CSV list all).")
 @format_option
 @exact_option

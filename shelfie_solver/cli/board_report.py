@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
-from shelfie_solver.cli.options import SeedType, check_output, resolve_workers
+from shelfie_solver.cli.options import WholeNumber, SeedType, check_output, resolve_workers
 from shelfie_solver.core.report import TABLE_WIDTH, render
 from shelfie_solver.dice.board import Board
 from shelfie_solver.dice.rules import Ruleset
@@ -26,9 +26,9 @@ def report_options(func: F) -> F:
                      help="The board report for designers: the optimal solitaire mean and its distribution, the "
                           "game length, each strategy's share of the optimum, and with 2 players win and learned "
                           "against solver (how much skill the board rewards)."),
-        click.option("--games", "report_games", type=click.IntRange(1, 1_000_000), default=None, metavar="N",
+        click.option("--games", "report_games", type=WholeNumber(1, 1_000_000), default=None, metavar="N",
                      help=f"With --report: solitaire games per strategy [default: {DEFAULT_GAMES}]."),
-        click.option("--duel-games", "duel_games", type=click.IntRange(1, 1_000_000), default=None, metavar="N",
+        click.option("--duel-games", "duel_games", type=WholeNumber(1, 1_000_000), default=None, metavar="N",
                      help=f"With --report: two-player games per pairing [default: {DEFAULT_DUEL_GAMES}]."),
         click.option("--seed", "report_seed", type=SeedType(), default=None, metavar="S",
                      help="With --report: the root seed of every game [default: 0]."),

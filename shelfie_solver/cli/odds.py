@@ -11,7 +11,7 @@ from shelfie_solver.core.report import TABLE_WIDTH, render
 from shelfie_solver.dice.rules import Ruleset, load_rules
 from shelfie_solver.dice.workload import check_work
 from shelfie_solver.dice.targets import parse_target
-from shelfie_solver.cli.options import board_option, format_option, load_setup, marks_option, rules_option, sigterm_stops
+from shelfie_solver.cli.options import WholeNumber, board_option, format_option, load_setup, marks_option, rules_option, sigterm_stops
 
 
 @click.command("odds", short_help="Exact chance of reaching a target combination or item.")
@@ -22,17 +22,17 @@ from shelfie_solver.cli.options import board_option, format_option, load_setup, 
                    "See docs/odds.md.")
 @click.option("--dice", "dice_text", default=None, metavar="DICE",
               help="The dice showing (CCBJPP or face names). Without it: from the start of a turn.")
-@click.option("--rerolls", type=click.IntRange(0, None), default=None, metavar="N",
+@click.option("--rerolls", type=WholeNumber(0, None), default=None, metavar="N",
               help="Re-rolls left (default: the ruleset's, 2). With --dice and 0: do the final dice meet the target?")
 @marks_option
 @board_option
 @rules_option
-@click.option("--simulate", "turns", type=click.IntRange(1, MAX_SIMULATED_TURNS), default=None, metavar="N",
+@click.option("--simulate", "turns", type=WholeNumber(1, MAX_SIMULATED_TURNS), default=None, metavar="N",
               help=f"Also play the optimal policy in N simulated turns (at most {MAX_SIMULATED_TURNS:,}) and "
                    "check the exact chance against the estimate's 99% interval.")
-@click.option("--seed", type=click.IntRange(0, None), default=0, show_default=True, metavar="S",
+@click.option("--seed", type=WholeNumber(0, None), default=0, show_default=True, metavar="S",
               help="Seed of the simulation's random generator (same seed, same output).")
-@click.option("--top", type=click.IntRange(1, None), default=20, show_default=True, metavar="K",
+@click.option("--top", type=WholeNumber(1, None), default=20, show_default=True, metavar="K",
               help="Holds to show in table and markdown output (JSON and CSV list all).")
 @format_option
 @sigterm_stops

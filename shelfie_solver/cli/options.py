@@ -161,7 +161,7 @@ def refuse_win_model(why: str) -> None:
 
 def games_option(default: int, most: int) -> Callable[[F], F]:
     """``--games N``: games to play, 1 to ``most`` (``simulate``, ``tile simulate``)."""
-    return click.option("--games", type=click.IntRange(1, most), default=default, show_default=True, metavar="N",
+    return click.option("--games", type=WholeNumber(1, most), default=default, show_default=True, metavar="N",
                         help=f"Games to play (at most {most:,}).")
 
 
@@ -198,6 +198,24 @@ def load_setup(rules_path: str | None, board_path: str | None,
     return rules, board, marks
 
 
+class WholeNumber(click.IntRange):
+    """A whole number in a range, as click's ``IntRange``, whose refusal of a value that is not a
+    whole number says so and gives the range (``'two' is not a whole number; expected x>=0``)
+    instead of click's "is not a valid integer range"."""
+
+    name = "whole number"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            try:
+                int(value)
+            except ValueError:
+                bounded = self.min is not None or self.max is not None
+                self.fail(f"{shorten(value)} is not a whole number; expected "
+                          f"{self._describe_range() if bounded else 'one such as 3'}", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 class SeedType(click.ParamType[int]):
     """A root seed: decimal digits for a whole number from 0 to 2**128-1 (checked on the digits
     first, so a 5,000-digit value is refused without converting it)."""
@@ -224,13 +242,13 @@ def seed_option(func: F) -> F:
 
 def first_seed_option(func: F) -> F:
     """``--seed S``: the seed of the draw of who plays first (D5; ``play new``, ``serve``'s New game)."""
-    return click.option("--seed", type=click.IntRange(0, None), default=None, metavar="S",
+    return click.option("--seed", type=WholeNumber(0, None), default=None, metavar="S",
                         help="Seed for drawing the first player (D5). Default: fresh entropy.")(func)
 
 
 def jobs_option(func: F) -> F:
     """``--jobs J``: worker processes on this machine (see :func:`resolve_workers`)."""
-    return click.option("--jobs", type=click.IntRange(1, None), default=None, metavar="J",
+    return click.option("--jobs", type=WholeNumber(1, None), default=None, metavar="J",
                         help="Worker processes on this machine (default and maximum: the number of usable "
                              "cores; more is capped, with a note). Results do not depend on it.")(func)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import difflib
 import functools
 import os
+import re
+import shlex
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -14,6 +16,7 @@ from typing import Any
 import click
 
 from shelfie_solver.dice.objective_names import OBJECTIVE_NAMES
+from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.core.report import TABLE_WIDTH, printable, render
 from shelfie_solver.dice.play.session import (
     Session,
@@ -43,6 +46,7 @@ from shelfie_solver.dice.play.newgame import new_game
 from shelfie_solver.dice.play.reading import ReadingError
 from shelfie_solver.dice.play.report import action_report, best_mark_note, describe, status_report, step_advice, undone_line
 from shelfie_solver.cli.options import (
+    WholeNumber,
     board_option,
     exact_option,
     exact_wanted,
@@ -71,6 +75,17 @@ class PlayGroup(click.Group):
                 self._check_game_file(ctx, args)
                 args = ["session", *args]
         return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the step; a refusal that names a step command's form (``play undo GAME``) names
+        the step's own game file instead (:func:`_with_game_named`)."""
+        try:
+            return super().invoke(ctx)
+        except ShelfieError as error:
+            game = ctx.meta.get(_GAME_KEY)
+            if not isinstance(game, str):
+                raise
+            raise ShelfieError(_with_game_named(str(error), game)) from None
 
     def _steps(self, ctx: click.Context) -> list[str]:
         return [name for name in self.list_commands(ctx) if not self.commands[name].hidden]
@@ -113,7 +128,7 @@ def play_command() -> None:
 
 
 def _objective_option(func: Callable[..., Any]) -> Callable[..., Any]:
-    func = click.option("--top", type=click.IntRange(1, None), default=5, show_default=True, metavar="K",
+    func = click.option("--top", type=WholeNumber(1, None), default=5, show_default=True, metavar="K",
                         help="Rows of advice in table and markdown output.")(func)
     func = win_model_option(exact_option(func))
     return click.option("--objective", default=DEFAULT_OBJECTIVE, show_default=True, metavar="NAME",
@@ -125,7 +140,23 @@ def _player_option(func: Callable[..., Any]) -> Callable[..., Any]:
                         help="Check that it is this player's turn (a turn out of order is refused).")(func)
 
 
-_GAME = click.argument("game", metavar="GAME")
+#: Where the step's game file is kept for its refusals (:meth:`PlayGroup.invoke`; ``ctx.meta`` is
+#: shared by the group's context and the step's).
+_GAME_KEY = "shelfie_solve.play.game"
+
+
+def _remember_game(ctx: click.Context, _param: click.Parameter, value: str) -> str:
+    ctx.meta[_GAME_KEY] = value
+    return value
+
+
+def _with_game_named(message: str, game: str) -> str:
+    """``message`` with every step command's placeholder (``play undo GAME``, ``play reroll GAME
+    ...``) naming ``game``, quoted for the shell where it needs it, so the command can be copied."""
+    return re.sub(r"\bplay (\w+) GAME\b", lambda m: f"play {m.group(1)} {shlex.quote(game)}", message)
+
+
+_GAME = click.argument("game", metavar="GAME", callback=_remember_game)
 
 
 def _acting_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -268,15 +299,19 @@ def roll_command(game: str, dice: str, player: str | None, objective: str, top: 
 
 @play_command.command("reroll")
 @_GAME
-@click.argument("new", metavar="NEW")
+@click.argument("new", metavar="NEW", required=False, default=None)
 @click.option("--keep", default=None, metavar="DICE",
               help="The dice kept ('-' for none). Without it the kept dice are read from NEW and the dice "
                    "showing, and NEW is refused when more than one reading fits (docs/play.md, \"After a re-roll\").")
 @_acting_options
 @_stops_naming_the_file
-def reroll_command(game: str, new: str, keep: str | None, player: str | None, objective: str, top: int,
+def reroll_command(game: str, new: str | None, keep: str | None, player: str | None, objective: str, top: int,
                    fmt: str) -> None:
     """A re-roll (D7): --keep the dice held, NEW the dice rolled again or all the dice now showing."""
+    if new is None and keep is None:
+        raise ShelfieError(f"expected the dice rolled again: play reroll {shlex.quote(game)} NEW [--keep DICE]")
+    if new is None:  # --keep alone: every die kept is a stop (D7), said so; else the count is short
+        new = ""
     if keep is None:
         _step(game, player, lambda t: _typed_step(t, new, objective), objective, top, fmt)
     else:
@@ -345,9 +380,21 @@ def fail_command(game: str, shelf: str, player: str | None, objective: str, top:
     _step(game, player, lambda t: fail_action(t, shelf, objective), objective, top, fmt)
 
 
-@play_command.command("undo")
+class _CountCommand(click.Command):
+    """A command whose count may be typed negative (``play undo GAME -1``): click would take
+    ``-1`` for an unknown option ("No such option"); it is read as the count instead, so the
+    refusal gives the range."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        negative = [a for a in args if re.fullmatch(r"-\d+", a)]
+        if negative and "--" not in args:
+            args = [a for a in args if a not in negative] + ["--", *negative]
+        return super().parse_args(ctx, args)
+
+
+@play_command.command("undo", cls=_CountCommand)
 @_GAME
-@click.argument("count", type=click.IntRange(1, None), default=1, metavar="[N]")
+@click.argument("count", type=WholeNumber(1, None), default=1, metavar="[N]")
 @format_option
 @_stops_naming_the_file
 def undo_command(game: str, count: int, fmt: str) -> None:

@@ -13,14 +13,14 @@ from shelfie_solver.core.report import TABLE_WIDTH, render
 from shelfie_solver.dice.review import load_reviewable, review
 from shelfie_solver.dice.review_report import review_report
 from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE, KeptGame, KeptGameError
-from shelfie_solver.cli.options import force_option, format_option, sigterm_stops
+from shelfie_solver.cli.options import WholeNumber, force_option, format_option, sigterm_stops
 
 
 @click.command("review", short_help="Every decision of a player against the solver's best.")
 @click.argument("game", metavar="GAME")
 @click.option("--player", default=None, metavar="NAME|SEAT",
               help="The player reviewed: a name or a 1-based seat. Default: the first seat.")
-@click.option("--game", "number", type=int, default=1, show_default=True, metavar="N",
+@click.option("--game", "number", type=WholeNumber(), default=1, show_default=True, metavar="N",
               help='Which game of a JSON Lines file (simulate --save), counted from 1: --game 1 is the first '
                    'line, saved as "game": 0.')
 @click.option("--objective", default=PLAY_OBJECTIVE, show_default=True, metavar="NAME",

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import click
 
+from shelfie_solver.cli.options import WholeNumber
+
 from shelfie_solver.cli.options import (format_option, jobs_option, prepare_run, refuse_win_model, scheduler_option,
                                         seed_option, win_model_option, win_model_path)
 from shelfie_solver.core.progress import progress_bar
@@ -19,10 +21,10 @@ from shelfie_solver.dice.strategies import STRATEGIES
               help=f"The strategy of every seat, or one per seat comma-separated: {', '.join(STRATEGIES)}, "
                    "exact:FILE, exact2:FILE (two players) or learned:FILE (as simulate --players, docs/strategies.md). The top choices "
                    "are the advice of the mover's strategy.")
-@click.option("--games", type=click.IntRange(1, MAX_ROLLOUT_GAMES), default=1000, show_default=True, metavar="N",
+@click.option("--games", type=WholeNumber(1, MAX_ROLLOUT_GAMES), default=1000, show_default=True, metavar="N",
               help=f"Games to play at most (1 to {MAX_ROLLOUT_GAMES:,}); fewer when the order of the choices is "
                    "settled early.")
-@click.option("--top", type=click.IntRange(0, 50), default=3, show_default=True, metavar="N",
+@click.option("--top", type=WholeNumber(0, 50), default=3, show_default=True, metavar="N",
               help="How many of the advice's best choices (holds, markings or shelves) to roll out; 0: the "
                    "position only.")
 @click.option("--early-stop/--no-early-stop", default=True, show_default=True,

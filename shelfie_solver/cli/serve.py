@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from shelfie_solver.cli.options import board_option, first_seed_option, load_setup, rules_option
+from shelfie_solver.cli.options import WholeNumber, board_option, first_seed_option, load_setup, rules_option
 from shelfie_solver.dice.objective_names import OBJECTIVE_NAMES
 from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE as DEFAULT_OBJECTIVE
 
@@ -15,7 +15,7 @@ from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE as DEFAULT_OBJECTIV
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on: 127.0.0.1 is this machine only; any other (0.0.0.0: every network) "
                    "needs the random token printed in the URL and as a QR code.")
-@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+@click.option("--port", type=WholeNumber(0, 65535), default=0, show_default=True,
               help="Port to listen on; 0 picks a free one.")
 @click.option("--objective", default=DEFAULT_OBJECTIVE, show_default=True, metavar="NAME",
               help=f"What the advice maximises: {', '.join(OBJECTIVE_NAMES)} (docs/objectives.md).")

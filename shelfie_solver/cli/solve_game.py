@@ -11,6 +11,8 @@ from typing import Any
 
 import click
 
+from shelfie_solver.cli.options import WholeNumber
+
 from shelfie_solver.dice.board import Board
 from shelfie_solver.dice.cheatsheet.wording import joined
 from shelfie_solver.dice.rules import Ruleset
@@ -44,7 +46,7 @@ def _refuse(why: str, given: dict[str, bool]) -> None:
                    "--objective table:FILE or the strategy exact:FILE.")
 @click.option("--checkpoints", "checkpoint_dir", default=None, metavar="DIR",
               help="Write each solved layer to DIR and resume from the layers already there.")
-@click.option("--max-states", type=click.IntRange(1, None), default=None, metavar="N",
+@click.option("--max-states", type=WholeNumber(1, None), default=None, metavar="N",
               help=f"Refuse boards with more non-terminal states than N (the error gives the estimated cost; "
                    f"default {MAX_STATES:,}, with --float {FLOAT_MAX_STATES:,}).")
 @click.option("--float", "use_float", is_flag=True,

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import click
 
+from shelfie_solver.cli.options import WholeNumber
+
 from shelfie_solver.core.errors import shorten
 from shelfie_solver.tile.errors import TileError
 from shelfie_solver.core.files import FileWriteError, replace_checked
@@ -91,7 +93,7 @@ def _refuse_unread_files(layout_path: str | None, cards_path: str | None, person
 @click.option("--goals", "goals_text", default=None, metavar="GOALS",
               help="Common goals to check, by T-CG id or name, e.g. 3,9 or 'four corners,staircase' "
                    "(default: all 12).")
-@click.option("--tokens", type=click.IntRange(0, 16), default=0, show_default=True,
+@click.option("--tokens", type=WholeNumber(0, 16), default=0, show_default=True,
               help="Common-goal token points already taken (T18).")
 @click.option("--end-token", is_flag=True, help="Count the end-game token (+1, T23).")
 @_data_options
@@ -122,13 +124,13 @@ def score_command(shelf_text_arg: str, personal: str | None, goals_text: str | N
 
 @tile_group.command("advise", short_help="Rank every legal move of a tile-game position.")
 @click.argument("position_path", metavar="POSITION", type=_FILE)
-@click.option("--top", type=click.IntRange(1, None), default=10, show_default=True,
+@click.option("--top", type=WholeNumber(1, None), default=10, show_default=True,
               help="Moves to show in table and markdown output (JSON and CSV list all; JSON's legal_moves counts them).")
-@click.option("--samples", type=click.IntRange(0, 10_000), default=40, show_default=True,
+@click.option("--samples", type=WholeNumber(0, 10_000), default=40, show_default=True,
               help="Boards drawn to estimate what a refill (T16) gives the next player; 0: ignore refills.")
-@click.option("--seed", type=click.IntRange(0, None), default=0, show_default=True, metavar="S",
+@click.option("--seed", type=WholeNumber(0, None), default=0, show_default=True, metavar="S",
               help="Seed of the refill samples (fixed by default, so the same position gives the same advice).")
-@click.option("--exact-boards", type=click.IntRange(0, 20_000), default=EXACT_REFILL_BOARDS, show_default=True,
+@click.option("--exact-boards", type=WholeNumber(0, 20_000), default=EXACT_REFILL_BOARDS, show_default=True,
               metavar="N", help="A refill that can draw at most N distinct boards is averaged exactly over all "
                                 "of them instead of sampled.")
 @click.option("--move", "move_text", default=None, metavar="CELLS@COLUMN",

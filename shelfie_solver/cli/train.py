@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from shelfie_solver.cli.options import (
+    WholeNumber,
     board_option,
     check_output,
     force_option,
@@ -26,58 +27,58 @@ from shelfie_solver.dice.learned.train import PLAYER_COUNTS, tasks_total, train
 
 
 @click.command("train", short_help="Fit the learned objective by self-play.")
-@click.option("--seed", type=click.IntRange(0, None), default=None, metavar="S",
+@click.option("--seed", type=WholeNumber(0, None), default=None, metavar="S",
               help="Root seed (required for self-play); the same seed and settings give the same parameters "
                    "whatever --jobs is.")
 @click.option("--table", "tables", multiple=True, metavar="TABLE",
               help="Instead of self-play, fit the solitaire weights to the exact value table(s) of "
                    "'solve-game --save TABLE' (repeat to pool several boards; docs/train.md).")
-@click.option("--games", type=click.IntRange(1, 100_000), default=300, show_default=True, metavar="N",
+@click.option("--games", type=WholeNumber(1, 100_000), default=300, show_default=True, metavar="N",
               help="Self-play games per number of players per iteration.")
-@click.option("--iterations", type=click.IntRange(1, 20), default=2, show_default=True, metavar="K",
+@click.option("--iterations", type=WholeNumber(1, 20), default=2, show_default=True, metavar="K",
               help="1 = fit to the solver strategy's games; each more refits to the previous fit's own games.")
-@click.option("--solitaire-boards", type=click.IntRange(0, 1000), default=0, show_default=True, metavar="N",
+@click.option("--solitaire-boards", type=WholeNumber(0, 1000), default=0, show_default=True, metavar="N",
               help="Fit the 1-player weights to the exact value tables of N random small boards drawn from "
                    "--seed (solved here) instead of solitaire self-play; the shipped ones use 24 with "
                    "--seed 11 (docs/train.md).")
-@click.option("--solitaire-hard", type=click.IntRange(0, 1000), default=0, show_default=True, metavar="N",
+@click.option("--solitaire-hard", type=WholeNumber(0, 1000), default=0, show_default=True, metavar="N",
               help="With --solitaire-boards: also fit to N random boards whose columns need 4-5 dice (up to "
                    "5 columns, 125,000 states; solved with the float solver; docs/train.md).")
 @click.option("--solitaire-float", "solitaire_float", is_flag=True,
               help="With --solitaire-boards: solve its boards with the float solver (solve-game --float) "
                    "instead of exactly: minutes faster, the same fit up to rounding (docs/train.md).")
-@click.option("--solitaire-large", type=click.IntRange(0, 100), default=0, show_default=True, metavar="N",
+@click.option("--solitaire-large", type=WholeNumber(0, 100), default=0, show_default=True, metavar="N",
               help="With --solitaire-boards: also fit to N random 4 x 5 and 5 x 4 boards (about 4.8 million "
                    "states, 1-3 CPU-minutes each with the float solver; 150,000 states of each in the fit; "
                    "docs/train.md).")
-@click.option("--solitaire-spread", type=click.IntRange(0, 1000), default=0, show_default=True, metavar="N",
+@click.option("--solitaire-spread", type=WholeNumber(0, 1000), default=0, show_default=True, metavar="N",
               help="With --solitaire-boards: fit a table for 4 x 5 and 5 x 4 boards (the shapes over the exact "
                    "budget) with a column needing 4-5 dice to its boards and N boards whose column needs "
                    "repeat (4 x 4, 3 x 5, 5 x 3; float solver; docs/train.md).")
-@click.option("--solitaire-spread-large", type=click.IntRange(0, 100), default=0, show_default=True, metavar="N",
+@click.option("--solitaire-spread-large", type=WholeNumber(0, 100), default=0, show_default=True, metavar="N",
               help="With --solitaire-boards: also N such 4 x 5 and 5 x 4 boards (3-5 CPU-minutes each; 400,000 "
                    "states of each in the fit).")
-@click.option("--solitaire-heavy", type=click.IntRange(0, 1000), default=0, show_default=True, metavar="N",
+@click.option("--solitaire-heavy", type=WholeNumber(0, 1000), default=0, show_default=True, metavar="N",
               help="With --solitaire-boards and --solitaire-spread: a table for 4 x 5 and 5 x 4 boards whose "
                    "columns need 3 dice or more on average, two or more 4-5: the mean of the many-dice table and "
                    "a fit to N boards of such needs (4 x 4, 3 x 5, 5 x 3; float solver, 60,000 states of each; "
                    "docs/train.md).")
-@click.option("--solitaire-threes", type=click.IntRange(0, 1000), default=0, show_default=True, metavar="N",
+@click.option("--solitaire-threes", type=WholeNumber(0, 1000), default=0, show_default=True, metavar="N",
               help="With --solitaire-boards: a table for 4 x 5 and 5 x 4 boards whose columns repeat 3s "
                    "beside 4-5s (none under 3 dice, a quarter or more but under half of 4-5), fitted to N boards "
                    "of such needs (4 x 4, 3 x 5, 5 x 3; float solver, 60,000 states of each; docs/train.md).")
-@click.option("--solitaire-threes-seed", type=click.IntRange(0), default=None, metavar="S",
+@click.option("--solitaire-threes-seed", type=WholeNumber(0), default=None, metavar="S",
               help="With --solitaire-threes: the root seed of its boards (default: --seed; the shipped file "
                    "uses 12).")
-@click.option("--solitaire-light-five", type=click.IntRange(0, 1000), default=0, show_default=True, metavar="N",
+@click.option("--solitaire-light-five", type=WholeNumber(0, 1000), default=0, show_default=True, metavar="N",
               help="With --solitaire-boards and --solitaire-spread: a table for 4 x 5 boards of a 5 beside 1s (one "
                    "column needing 5 dice, no other 4-5, two or more needing 1): the mean of the many-dice table "
                    "and a fit to N boards of such needs (4 x 4, 3 x 5, 5 x 3; float solver, 60,000 states of each; "
                    "docs/train.md).")
-@click.option("--solitaire-light-five-seed", type=click.IntRange(0), default=None, metavar="S",
+@click.option("--solitaire-light-five-seed", type=WholeNumber(0), default=None, metavar="S",
               help="With --solitaire-light-five: the root seed of its boards (default: --seed; the shipped file "
                    "uses 9604).")
-@click.option("--solitaire-shapes", type=click.IntRange(0, 1000), default=0, show_default=True, metavar="K",
+@click.option("--solitaire-shapes", type=WholeNumber(0, 1000), default=0, show_default=True, metavar="K",
               help="With --solitaire-boards: also fit a table of its own for each board shape (shelves x "
                    "columns) with at least K of those boards; learned uses it in solitaire on a board of that "
                    "shape, the pooled weights on other shapes (0: pooled only; the shipped ones use 3; "

@@ -45,6 +45,7 @@ from shelfie_solver.dice.game.events import (
     UncheckedMark,
     legal_sets,
 )
+from shelfie_solver.dice.joker import is_all_jokers
 from shelfie_solver.dice.rolls import Counts, dice_codes
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import block, completed_lines, ending_seats, failed_result_shelves
@@ -239,13 +240,16 @@ def _check_marking(position: Position, cells: tuple[int, ...], names: Sequence[s
 def why_not_legal(cells: tuple[int, ...], dice: Counts, board: Board, marks: Marks, rules: Ruleset) -> str | None:
     """Why the items ``cells`` (cell indices) are not a legal marking of ``dice`` (face counts),
     when the reason is a simple one: an item named twice (D4: a hand-edited game file), more
-    items than a turn marks (D9), an item not available (D4), or a face the items need more of
+    items than a turn marks (D9), an item not available (D4), more than one item when every die
+    is a Joker (D12: any one item), or a face the items need more of
     than the dice show, Jokers counted as they may stand in (D8, D11a: ``jokers_per_group`` per
     item, never more than are showing); else None (the rule of the combinations, D10-D14, is
     for the legal list to show)."""
     unmarkable = why_not_markable(cells, board, marks, rules)
     if unmarkable is not None:
         return unmarkable
+    if len(cells) > 1 and is_all_jokers(dice, rules):
+        return f"{len(cells)} items: every die a Joker marks any one available item, D12"
     need: dict[int, int] = {}
     groups: dict[int, int] = {}
     for c in cells:
