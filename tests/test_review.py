@@ -217,3 +217,37 @@ def test_win_alone_is_named_as_the_objective_that_gave_the_values(tmp_path):
         result = runner.invoke(main, ["review", game, "--player", "me"])
         assert result.exit_code == 0, result.output
         assert expected in result.output.splitlines()[0], result.output
+
+
+def test_a_review_gone_on_from_a_point_is_the_review_from_the_start(board, rules):
+    """``serve``'s running review goes on from where each seat's last review stood
+    (:func:`review_from`) instead of reviewing the game from its start: after every action of a
+    seeded 3-player game (greedy, threshold, solver; ``win``: the chance to win, so the others'
+    turns and the game's end, D18-D20, move the ``others`` part of a seat that did not act), every
+    seat's review gone on from its points is field for field the review from the start (the
+    decisions, luck, others, the curve, the result); an undo (the game at an earlier action,
+    which the last points are not a prefix of) goes on from an earlier point, the same again."""
+    from shelfie_solver.dice.play.gamefile import act, split_actions, start_kept_game
+    from shelfie_solver.dice.review import review_from
+
+    game = play_seeded(board, rules, [strategy_named(n) for n in ("greedy", "threshold", "solver")], 5)
+    table = table_from_dict(game_to_dict(game))
+    now = start_kept_game(table.board, table.rules, table.players, table.state.first)
+    games = []
+    for _, action in split_actions(table.events):
+        now = act(now, action)
+        games.append(now)
+    assert games[-1].events == table.events and table.over is not None
+    points = {seat: [] for seat in range(3)}
+    checked = 0
+    for i, kept in enumerate(games):
+        for seat in range(3):
+            resumed, point = review_from(kept, seat, "win", points[seat])
+            points[seat].append(point)
+            if i % 7 == 3 or i == len(games) - 1:  # from the start on some (each costs the whole game)
+                assert resumed == review(kept, seat, "win"), (i, seat)
+                checked += 1
+    assert checked >= 9 and any(r.others != 0 for r in [review(games[-1], s, "win") for s in range(3)])
+    for back in (len(games) // 2, 2):  # an undo: an earlier game, every later point not its prefix
+        for seat in range(3):
+            assert review_from(games[back], seat, "win", points[seat])[0] == review(games[back], seat, "win")

@@ -186,6 +186,36 @@ def test_the_review_is_reviews_count(game: str, client: TestClient, tmp_path: Pa
     assert answer["players"][1]["unchecked"] == 1 and answer["players"][2]["turns"] == 1
 
 
+def test_the_review_goes_on_from_the_last_one_and_stays_reviews_count(game: str):
+    """The server reviews each player from where that player's last review stood (only the
+    actions since, docs/serve.md "Speed"), asked after every action: each entry stays what
+    ``review --player P`` counts from the game's start on the file, through the opponents' turns,
+    a player's second turn and an undo (the game back at an earlier action)."""
+    server = GameServer(game, "points")
+    client = TestClient(create_app(server))
+
+    def check() -> None:
+        answer = client.get("/api/review").json()
+        for seat, name in enumerate(["Ann", "Ben", "me"]):
+            expected = cli_json("review", game, "--player", name, "--objective", "points")
+            got = answer["players"][seat]
+            assert (got["total_loss"], got["decisions"], got["unchecked"], got["turns"]) == (
+                expected["summary"]["total_loss"], expected["summary"]["decisions"], expected["unchecked"],
+                expected["turns"]), (name, got)
+
+    revision = 1
+    for kind, body in [("roll", {"dice": "CCBBPG"}), ("mark", {"items": ["r1c1"]}), ("told", {"items": ["r3c1"]}),
+                       ("roll", {"dice": "AAGGGP"}), ("mark", {"best": True}), ("roll", {"dice": "PPBBJC"}),
+                       ("reroll", {"keep": "PP", "new": "BBJC"}), ("mark", {"best": True}), ("undo", {}),
+                       ("undo", {"count": 2}), ("roll", {"dice": "GGGJCC"}), ("mark", {"best": True})]:
+        answer = post(client, kind, revision=revision, **body)
+        assert answer.status_code == 200, answer.json()
+        revision = answer.json()["revision"]
+        check()
+    # Ann: turn 1 a marking with re-rolls left (the stop, D7, and the marking), turn 2 again after the undo
+    assert server.review()["players"][0]["decisions"] == 4
+
+
 def test_a_stale_write_is_refused_and_changes_nothing(game: str):
     """Two pages on one game: both loaded revision 1; the first roll wins, the second is refused
     with 409 and the file holds one roll, not two (nothing applied twice)."""

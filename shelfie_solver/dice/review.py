@@ -25,6 +25,8 @@ reviewed and are counted apart.
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -174,13 +176,61 @@ def review(kept: KeptGame, seat: int, objective: str = PLAY_OBJECTIVE) -> Review
     if not 0 <= seat < len(kept.players):
         raise KeptGameError(f"seat {seat + 1} is not in this game; seats 1..{len(kept.players)}")
     objective_for(objective, kept.state)  # a bad name is refused even when there is nothing to review
-    reviewer = _Reviewer(kept, seat, objective)
-    now = start_kept_game(kept.board, kept.rules, kept.players, kept.state.first)
-    for _, action in split_actions(kept.events):
+    return review_from(kept, seat, objective)[0]
+
+
+@dataclass(frozen=True, eq=False)
+class ReviewPoint:
+    """Where a review of one seat stood after an action: what :func:`review_from` goes on from
+    instead of reviewing the game again from its start (``serve``'s running review, docs/serve.md).
+
+    Attributes:
+        seat, objective: the seat reviewed (0-based) and the objective named.
+        events: the game's events up to the end of the last action seen (derived events after it
+            included); a game whose events begin with these goes on from here.
+        game: the game after those events.
+        reviewer: what was found so far; never changed (copied before going on).
+    """
+
+    seat: int
+    objective: str
+    events: tuple[Event, ...]
+    game: KeptGame
+    reviewer: _Reviewer
+
+
+def review_from(kept: KeptGame, seat: int, objective: str = PLAY_OBJECTIVE,
+                points: Sequence[ReviewPoint] = ()) -> tuple[Review, ReviewPoint]:
+    """:func:`review`, going on from the longest of ``points`` that the game passed through (its
+    events a prefix of ``kept.events``, the same seat, objective, board, rules and players), else
+    from the start; the same :class:`Review` either way (the actions after the point are seen as
+    :func:`review` sees them, the others' turns and the game's end, D18-D20, counted at the end
+    as there). Also the point after the game's last action, to go on from next time.
+
+    Raises:
+        KeptGameError: ``seat`` is not a seat of the game; ObjectiveError: an unknown objective.
+    """
+    if not 0 <= seat < len(kept.players):
+        raise KeptGameError(f"seat {seat + 1} is not in this game; seats 1..{len(kept.players)}")
+    objective_for(objective, kept.state)  # a bad name is refused even when there is nothing to review
+    events = tuple(kept.events)
+    usable = [p for p in points if p.seat == seat and p.objective == objective and len(p.events) <= len(events)
+              and events[:len(p.events)] == p.events and p.game.players == kept.players
+              and p.game.board == kept.board and p.game.rules == kept.rules]
+    start = max(usable, key=lambda p: len(p.events), default=None)
+    if start is None:
+        reviewer = _Reviewer(kept, seat, objective)
+        now, seen = start_kept_game(kept.board, kept.rules, kept.players, kept.state.first), 0
+    else:
+        reviewer, now, seen = start.reviewer.copy(), start.game, len(start.events)
+    for at, action in split_actions(events):
+        if at < seen:
+            continue
         if now.active == seat:
             reviewer.see(now, action[0])
         now = act(now, action)
-    return reviewer.finish(now)
+    point = ReviewPoint(seat, objective, events, now, reviewer.copy())
+    return reviewer.finish(now), point
 
 
 def table_standing_in(asked: str, objective: Objective) -> str | None:
@@ -223,6 +273,12 @@ class _Reviewer:
         self.table_name: str | None = None
         #: the objective that stood for it alone (``win`` in a one-player game: ``learned``), named in the title
         self.alone_name: str | None = None
+
+    def copy(self) -> _Reviewer:
+        """A copy to go on from: the lists found so far copied, the solved turns shared (never changed)."""
+        twin = copy.copy(self)
+        twin.decisions, twin.curve, twin.solved = list(self.decisions), list(self.curve), dict(self.solved)
+        return twin
 
     def turn_of(self, state: GameState) -> tuple[Objective, TurnSolution]:
         """The objective of the turn at ``state`` and its solved DP (solved once per sheet and turn)."""

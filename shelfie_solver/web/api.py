@@ -26,7 +26,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.dice.advise.report import value_words
@@ -56,11 +56,18 @@ from shelfie_solver.dice.play.session import (
     told_action,
 )
 
+if TYPE_CHECKING:  # the review (the engine's DP) is imported only when asked
+    from shelfie_solver.dice.review import ReviewPoint
+
 #: The write actions, by the last part of their path (``POST /api/<kind>``).
 WRITES = ("roll", "reroll", "stop", "mark", "told", "fail", "undo")
 
 #: Longest text field of a request (dice, a keep, an item name, a player's name).
 MAX_FIELD_CHARS = 200
+
+#: Where each seat's running review stood after its last few reviews (:meth:`GameServer.review`
+#: goes on from the longest one the game passed through: after an undo, an earlier one).
+REVIEW_POINTS = 8
 
 #: Most items one request names (a marking has at most 3, D9; more is a typo or an attack).
 MAX_ITEMS = 32
@@ -232,6 +239,7 @@ class GameServer:
     objective: str = PLAY_OBJECTIVE
     _reviews: dict[tuple[int, str, tuple[Event, ...]], tuple[str | None, dict[str, Any]]] = field(
         default_factory=dict, repr=False)
+    _points: dict[tuple[int, str], list[ReviewPoint]] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def check(self) -> KeptGame:
@@ -380,10 +388,13 @@ class GameServer:
         position now), not the fitted model's.
 
         A player's review depends only on the events up to that player's last action, so it is
-        kept per (seat, those events) and only the players who acted since are reviewed again."""
+        kept per (seat, those events) and only the players who acted since are reviewed again;
+        and those not from the game's start: from where their last review stood
+        (:func:`dice.review.review_from`, the last :data:`REVIEW_POINTS` points per seat, so an
+        undo goes on from an earlier one), only the actions since are reviewed."""
         from shelfie_solver.dice.review import (  # the engine's DP: only when asked
             objective_named,
-            review,
+            review_from,
             table_standing_in,
         )
         from shelfie_solver.dice.review_report import progress_summary
@@ -397,12 +408,17 @@ class GameServer:
             with self._lock:
                 entry = self._reviews.get(key)
             if entry is None:
-                reviewed = review(kept, seat, self.objective)
+                with self._lock:
+                    points = list(self._points.get((seat, self.objective), ()))
+                reviewed, point = review_from(kept, seat, self.objective, points)
                 entry = (reviewed.table, progress_summary(reviewed))
                 with self._lock:
                     if len(self._reviews) > 256:
                         self._reviews.clear()
                     self._reviews[key] = entry
+                    kept_points = self._points.setdefault((seat, self.objective), [])
+                    kept_points.append(point)
+                    del kept_points[:-REVIEW_POINTS]
             tables.append(entry[0])
             players.append(entry[1])
         table = next((t for t in tables if t is not None), None) \
