@@ -550,6 +550,47 @@ def test_a_hold_s_difference_reads_percentage_points_not_game_points(browser: An
         served.stop()
 
 
+def test_a_chance_on_a_rounding_boundary_reads_as_the_cli_prints_it(browser: Any, tmp_path: Path):
+    """The page shows the CLI's text of each figure (the state's ``shown``, written by the tables'
+    own functions from the exact value), never its own rounding of the float: the roll's answer is
+    given, on its way to the page, a hold whose chance is exactly 841/2000 = 42.05% and whose
+    points this turn are exactly 201/200 = 1.005 (the best hold 1/2 = 50%). Worked by hand, half
+    away from zero as every table rounds (core.report.rounded): 42.1% and 1.01 points, 7.95 -> 8.0
+    percentage points short of the best; the float rounded in the browser reads 42.0% and 1.00."""
+    from shelfie_solver.web.api import shown_figures
+
+    game = str(tmp_path / "game.json")
+    cli("play", "new", game, "--players", "Ann,Ben", "--first", "Ann")
+    served = Served(game, "--port", "0")
+    try:
+        page = open_page(browser, served.url)
+        wait_turn(page, "Ann to roll")
+
+        def boundary(route: Any) -> None:
+            answer = route.fetch()
+            state = answer.json()
+            best, second = state["advice"]["holds"][:2]
+            best.update(win_chance="1/2", win_chance_float=0.5, value="1/2", value_float=0.5)
+            second.update(win_chance="841/2000", win_chance_float=841 / 2000, value="841/2000",
+                          value_float=841 / 2000, points="201/200", points_float=201 / 200)
+            state["shown"] = shown_figures(state["advice"], True)  # as the server writes it
+            assert state["shown"]["holds"][1] == {"value": "42.1%", "short": "8.0", "points": "1.01"}
+            route.fulfill(response=answer, json=state)
+
+        page.route("**/api/roll", boundary)
+        tap_faces(page, "CCBBPG")
+        page.wait_for_selector("#best")
+        row = page.locator("#advice .option").nth(1)
+        assert row.locator("small").inner_text() == "42.1% (estimate) \u00b7 1.01 pts"
+        assert row.locator(".diff").inner_text() == "\u22128.0 pp"
+        assert page.locator("#best").inner_text().split(" \u2014 ")[1].startswith("50.0% chance to win")
+        # the boundary is real: the browser's own rounding of these floats reads 0.1 (0.01) apart
+        assert page.evaluate("() => [(841 / 2000 * 100).toFixed(1), (201 / 200).toFixed(2)]") == ["42.0", "1.00"]
+        assert page.errors == []
+    finally:
+        served.stop()
+
+
 # --- what a new user found at phone size (docs/serve.md) ---------------------------------------
 
 def in_view(page: Any, selector: str) -> bool:
