@@ -6,8 +6,11 @@
    server's part of it (``Server-Timing``); then Stop and the best marking by taps.
 2. Each action's server time (``Server-Timing: app;dur``) through the JSON API on a second game:
    roll, reroll, stop, mark, told, undo, state, revision, review.
+3. The review lines (``GET /api/review``): on a third game by taps (the roll, Stop, the best
+   marking), the time from each tap that writes to the review lines of the new position drawn,
+   and how many times a line was drawn as the placeholder ``…`` after the first review was in.
 
-    python benchmarks/bench_serve.py [--turns 8] [--seed 1]
+    python benchmarks/bench_serve.py [--turns 8] [--seed 1] [--review-only]
 
 Bounded: loopback only, a fixed number of requests; the server is stopped at the end.
 """
@@ -96,6 +99,73 @@ def bench_page(url: str, rolls: list[str]) -> tuple[list[float], list[float]]:
     return page_ms, server_ms
 
 
+#: Counts, in the page, every time a sheet's review line is drawn as the placeholder ("...": no figure).
+PLACEHOLDER_WATCH = """
+window.__placeholders = 0;
+new MutationObserver(() => {
+  if (document.body && document.body.dataset.reviewed === "1" &&
+      [...document.querySelectorAll('#sheets .delta')].some(n => n.textContent.endsWith('\u2026'))) window.__placeholders += 1;
+}).observe(document, { childList: true, subtree: true, characterData: true });
+"""
+
+
+def bench_review(url: str, rolls: list[str]) -> tuple[list[float], int]:
+    """The time from each tap that writes (the roll's last die, Stop, the best marking) to the
+    sheets' review lines of the new position (``GET /api/review`` answered for the state's digest
+    and drawn), and how many times a review line was drawn as the placeholder after the first
+    review was in."""
+    from playwright.sync_api import sync_playwright
+
+    waits: list[float] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        page.add_init_script(PLACEHOLDER_WATCH)
+        reviewed: dict[str, float] = {}
+        page.on("response", lambda r: reviewed.setdefault(r.json()["digest"], time.perf_counter())
+                if r.url.endswith("/api/review") and r.ok else None)
+        page.goto(url)
+        page.wait_for_selector("#faces button")
+        page.wait_for_function("() => document.querySelector('#sheets .delta') === null || "
+                               "!document.querySelector('#sheets .delta').textContent.endsWith('\u2026')")
+        page.evaluate("() => { document.body.dataset.reviewed = '1'; }")
+
+        def timed(tap: Any) -> None:
+            start = time.perf_counter()
+            with page.expect_response(lambda r: r.request.method == "POST") as answer:
+                tap()
+            digest = answer.value.json()["digest"]
+            for _ in range(400):
+                if digest in reviewed:
+                    break
+                page.wait_for_timeout(5)
+            page.evaluate("() => new Promise(r => requestAnimationFrame(() => r(null)))")  # drawn
+            waits.append(reviewed[digest] - start)
+
+        for roll in rolls:
+            page.wait_for_function("() => /to roll|Game over/.test(document.getElementById('turn').textContent)")
+            if "Game over" in page.locator("#turn").inner_text():
+                break
+            for code in roll[:-1]:
+                page.click(f"#faces button[aria-label$='({code})']")
+            timed(lambda: page.click(f"#faces button[aria-label$='({roll[-1]})']"))
+            page.wait_for_selector("#best")
+            page.click("#stop" if page.locator("#stop").count() else "#advised")
+            page.wait_for_selector("#confirm[open]")
+            timed(lambda: page.click("#confirm-yes"))
+            page.wait_for_function("() => !document.querySelector('#advice h2').textContent.includes('holds')")
+            if page.locator("#advice .option[data-shelf]").count():  # a failed result (D13): asked once
+                page.locator("#advice .option").first.click()
+                page.wait_for_selector("#confirm[open]")
+                timed(lambda: page.click("#confirm-yes"))
+            else:
+                timed(lambda: page.locator("#advice .option").first.click())
+            page.wait_for_timeout(600)  # the player looks up: the review of the marking comes meanwhile
+        placeholders = int(page.evaluate("() => window.__placeholders"))
+        browser.close()
+    return waits, placeholders
+
+
 def bench_api(url: str, rng: random.Random, turns: int) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {}
 
@@ -140,29 +210,41 @@ def main_bench() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=8)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--review-only", action="store_true",
+                        help="only part 3: the tap -> the review lines of the new position")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     rolls = ["".join(rng.choice(FACES) for _ in range(6)) for _ in range(args.turns)]
     with tempfile.TemporaryDirectory() as folder:
-        page_game, api_game = new_game(Path(folder) / "page.json"), new_game(Path(folder) / "api.json")
-        served = Served(page_game, "--port", "0")
+        served = Served(new_game(Path(folder) / "review.json"), "--port", "0")
         try:
-            page_ms, server_ms = bench_page(served.url, rolls)
+            review_ms, placeholders = bench_review(served.url, rolls)
         finally:
             served.stop()
-        served = Served(api_game, "--port", "0")
-        try:
-            times = bench_api(served.url, rng, args.turns)
-        finally:
-            served.stop()
+        if not args.review_only:
+            page_game, api_game = new_game(Path(folder) / "page.json"), new_game(Path(folder) / "api.json")
+            served = Served(page_game, "--port", "0")
+            try:
+                page_ms, server_ms = bench_page(served.url, rolls)
+            finally:
+                served.stop()
+            served = Served(api_game, "--port", "0")
+            try:
+                times = bench_api(served.url, rng, args.turns)
+            finally:
+                served.stop()
     print(f"seed {args.seed}, {args.turns} turns; median / max in ms")
     print()
     print("| measure | median / max (ms) |")
     print("|---|---|")
-    print(f"| first advice after the last die is tapped, on the page | {summary(page_ms)} |")
-    print(f"| ... of which the server (roll written + advice) | {summary(server_ms)} |")
-    for name, values in times.items():
-        print(f"| server time of `{name}` ({len(values)}x) | {summary(values)} |")
+    if not args.review_only:
+        print(f"| first advice after the last die is tapped, on the page | {summary(page_ms)} |")
+        print(f"| ... of which the server (roll written + advice) | {summary(server_ms)} |")
+        for name, values in times.items():
+            print(f"| server time of `{name}` ({len(values)}x) | {summary(values)} |")
+    print(f"| a write's tap -> the review lines of the new position ({len(review_ms)}x) | "
+          f"{summary([t * 1000 for t in review_ms])} |")
+    print(f"| ... meanwhile a review line drawn as the placeholder (times) | {placeholders} |")
 
 
 if __name__ == "__main__":

@@ -255,3 +255,63 @@ def test_every_turn_start_of_the_curve_is_the_chance_play_status_shows_then(tmp_
         assert starts == shown
         assert result.result is not None
         assert result.start + result.luck - result.total_loss + result.others == result.result
+
+
+def test_a_review_gone_on_from_a_point_is_the_review_from_the_start(board, rules):
+    """``serve``'s running review goes on from where each seat's last review stood
+    (:func:`review_from`) instead of reviewing the game from its start: after every action of a
+    seeded 3-player game (greedy, threshold, solver; ``win``: the chance to win, so the others'
+    turns and the game's end, D18-D20, move the ``others`` part of a seat that did not act), every
+    seat's review gone on from its points is field for field the review from the start (the
+    decisions, luck, others, the curve, the result); an undo (the game at an earlier action,
+    which the last points are not a prefix of) goes on from an earlier point, the same again."""
+    from shelfie_solver.dice.play.gamefile import act, split_actions, start_kept_game
+    from shelfie_solver.dice.review import review_from
+
+    game = play_seeded(board, rules, [strategy_named(n) for n in ("greedy", "threshold", "solver")], 5)
+    table = table_from_dict(game_to_dict(game))
+    now = start_kept_game(table.board, table.rules, table.players, table.state.first)
+    games = []
+    for _, action in split_actions(table.events):
+        now = act(now, action)
+        games.append(now)
+    assert games[-1].events == table.events and table.over is not None
+    points = {seat: [] for seat in range(3)}
+    checked = 0
+    for i, kept in enumerate(games):
+        for seat in range(3):
+            resumed, point = review_from(kept, seat, "win", points[seat])
+            points[seat].append(point)
+            if i % 7 == 3 or i == len(games) - 1:  # from the start on some (each costs the whole game)
+                assert resumed == review(kept, seat, "win"), (i, seat)
+                checked += 1
+    assert checked >= 9 and any(r.others != 0 for r in [review(games[-1], s, "win") for s in range(3)])
+    for back in (len(games) // 2, 2):  # an undo: an earlier game, every later point not its prefix
+        for seat in range(3):
+            assert review_from(games[back], seat, "win", points[seat])[0] == review(games[back], seat, "win")
+
+
+def test_now_between_the_player_s_turns_is_the_chance_play_status_shows(tmp_path):
+    """A review asked while another seat plays (or before the player's next roll) ends on the
+    chance ``play status`` shows now, the other seats' turns since the player's last one counted
+    with the others' turns (a new user: status 58.7%, the review's title "55.5% now", the end of
+    the player's last turn); the parts still add up to it."""
+    import json
+
+    from click.testing import CliRunner
+
+    from shelfie_solver.cli import main
+    from shelfie_solver.dice.play.gamefile import read_kept_game
+
+    game, runner = str(tmp_path / "g.json"), CliRunner()
+    for args in (["new", game, "--players", "Ann,me", "--first", "me"], ["roll", game, "CCBJPP"],
+                 ["mark", game, "--best"], ["roll", game, "GGGAAP"], ["mark", game, "--best"],
+                 ["roll", game, "PPBBCJ"]):
+        assert runner.invoke(main, ["play", *args]).exit_code == 0, args
+    for seat, name in ((1, "me"), (0, "Ann")):  # me between its turns; Ann part-way through hers
+        status = json.loads(runner.invoke(main, ["play", "status", game, "--format", "json"]).output)
+        shown = Fraction(status["sheets"][seat]["win_chance"])
+        data = json.loads(runner.invoke(main, ["review", game, "--player", name, "--format", "json"]).output)
+        assert Fraction(data["curve"][-1]["win_chance"]) == shown, name
+        result = review(read_kept_game(game), seat, "win")
+        assert result.start + result.luck - result.total_loss + result.others == shown

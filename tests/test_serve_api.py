@@ -186,6 +186,36 @@ def test_the_review_is_reviews_count(game: str, client: TestClient, tmp_path: Pa
     assert answer["players"][1]["unchecked"] == 1 and answer["players"][2]["turns"] == 1
 
 
+def test_the_review_goes_on_from_the_last_one_and_stays_reviews_count(game: str):
+    """The server reviews each player from where that player's last review stood (only the
+    actions since, docs/serve.md "Speed"), asked after every action: each entry stays what
+    ``review --player P`` counts from the game's start on the file, through the opponents' turns,
+    a player's second turn and an undo (the game back at an earlier action)."""
+    server = GameServer(game, "points")
+    client = TestClient(create_app(server))
+
+    def check() -> None:
+        answer = client.get("/api/review").json()
+        for seat, name in enumerate(["Ann", "Ben", "me"]):
+            expected = cli_json("review", game, "--player", name, "--objective", "points")
+            got = answer["players"][seat]
+            assert (got["total_loss"], got["decisions"], got["unchecked"], got["turns"]) == (
+                expected["summary"]["total_loss"], expected["summary"]["decisions"], expected["unchecked"],
+                expected["turns"]), (name, got)
+
+    revision = 1
+    for kind, body in [("roll", {"dice": "CCBBPG"}), ("mark", {"items": ["r1c1"]}), ("told", {"items": ["r3c1"]}),
+                       ("roll", {"dice": "AAGGGP"}), ("mark", {"best": True}), ("roll", {"dice": "PPBBJC"}),
+                       ("reroll", {"keep": "PP", "new": "BBJC"}), ("mark", {"best": True}), ("undo", {}),
+                       ("undo", {"count": 2}), ("roll", {"dice": "GGGJCC"}), ("mark", {"best": True})]:
+        answer = post(client, kind, revision=revision, **body)
+        assert answer.status_code == 200, answer.json()
+        revision = answer.json()["revision"]
+        check()
+    # Ann: turn 1 a marking with re-rolls left (the stop, D7, and the marking), turn 2 again after the undo
+    assert server.review()["players"][0]["decisions"] == 4
+
+
 def test_a_stale_write_is_refused_and_changes_nothing(game: str):
     """Two pages on one game: both loaded revision 1; the first roll wins, the second is refused
     with 409 and the file holds one roll, not two (nothing applied twice)."""
@@ -462,3 +492,100 @@ def test_bad_names_are_400_in_one_line_and_write_nothing(tmp_path: Path, body: d
     one_line_error(client.post("/api/new", json=body), 400, fragment)
     assert not Path(path).exists()
     one_line_error(client.post("/api/new", content=b"players=Ann", headers={"Content-Type": "text/plain"}), 415)
+
+
+# --- every figure as the CLI prints it (the state's "shown"): the page rounds no float ---------
+
+def table_rows(text: str, header: str) -> list[dict[str, str]]:
+    """The rows of the text table under the header line starting with ``header`` (``rank``),
+    each a dict by column name (columns are 2+ spaces apart; a cell such as ``(re-roll all)`` has one)."""
+    import re
+
+    lines = text.splitlines()
+    top = next(i for i, line in enumerate(lines) if line.startswith(header))
+    names = re.split(r"\s{2,}", lines[top].strip())
+    rows = []
+    for line in lines[top + 2:]:
+        if not line.strip():
+            break
+        rows.append(dict(zip(names, re.split(r"\s{2,}", line.strip()))))
+    return rows
+
+
+def test_every_figure_shown_is_the_cli_table_s_text(tmp_path: Path):
+    """The state's ``shown`` holds each figure exactly as the terminal's table prints it, cell for
+    cell, for the same position on a twin file: the holds' win chance and points (``play roll``),
+    the markings' win chance (``play stop``), and with ``--objective points`` the holds' value
+    (four decimals) and points. The page shows these texts (docs/serve.md)."""
+    for objective, column in (("win", "win chance"), ("points", "value")):
+        web, term = new_game(tmp_path / f"web-{objective}.json", "Ann,Ben"), new_game(tmp_path / f"term-{objective}.json", "Ann,Ben")
+        client = TestClient(create_app(GameServer(web, objective)))
+        state = post(client, "roll", revision=1, dice="CCBBPG").json()
+        rows = table_rows(cli("play", "roll", term, "CCBBPG", "--objective", objective), "rank")
+        assert len(rows) == 5  # the table's --top 5
+        for row, shown in zip(rows, state["shown"]["holds"]):
+            assert (shown["value"], shown["points"]) == (row[column], row["points"]), (row, shown)
+        if objective == "win":
+            state = post(client, "stop", revision=state["revision"]).json()
+            rows = table_rows(cli("play", "stop", term, "--objective", objective), "rank")
+            assert [s["value"] for s in state["shown"]["markings"][:len(rows)]] == [r["win chance"] for r in rows]
+
+
+def test_shown_figures_are_rounded_from_the_exact_value():
+    """``shown_figures`` on an advice of hand-made values, each worked by hand (half away from
+    zero from the exact fraction, as every table): 841/2000 = 42.05% -> 42.1% (the float rounded
+    in a browser, (0.4205 * 100).toFixed(1), reads 42.0); points 201/200 = 1.005 -> 1.01 (the
+    float: 1.00); 1/3000 -> <0.1% and 2999/3000 -> >99.9% (a chance strictly between never reads
+    as a certainty), exactly 1 -> 100%; short of the best 1/2: 7.95 -> 8.0 percentage points, 0 for
+    an exact tie, <0.1 for a loss that rounds to none. Without a chance (``points``): the value at
+    four decimals (2/3 -> 0.6667), short at two (1/3 -> 0.33; 1/10^6 -> <0.01); a failed result's
+    potential change at two (-4/3 -> -1.33)."""
+    from shelfie_solver.web.api import shown_figures
+
+    def hold(chance: str, points: str = "0/1") -> dict[str, str]:
+        return {"win_chance": chance, "value": chance, "points": points}
+
+    advice = {"holds": [hold("1/2", "201/200"), hold("1/2"), hold("841/2000"), hold("1/3000"),
+                        hold("4999/10000")],
+              "markings": [{"win_chance": "1/1", "value": "1/1"}, {"win_chance": "2999/3000", "value": "2999/3000"}]}
+    shown = shown_figures(advice, True)
+    assert shown["holds"] == [
+        {"value": "50.0%", "short": "0", "points": "1.01"}, {"value": "50.0%", "short": "0", "points": "0.00"},
+        {"value": "42.1%", "short": "8.0", "points": "0.00"}, {"value": "<0.1%", "short": "50.0", "points": "0.00"},
+        {"value": "50.0%", "short": "<0.1", "points": "0.00"}]
+    assert shown["markings"] == [{"value": "100%", "short": "0"}, {"value": ">99.9%", "short": "<0.1"}]
+    points = {"holds": [{"value": "1/1", "points": "1/1"}, {"value": "2/3", "points": "1/1"},
+                        {"value": "999999/1000000", "points": "1/1"}],
+              "shelves": [{"potential_change": "-4/3"}]}
+    shown = shown_figures(points, False)
+    assert [(h["value"], h["short"]) for h in shown["holds"]] == [("1.0000", "0"), ("0.6667", "0.33"),
+                                                                 ("1.0000", "<0.01")]
+    assert shown["shelves"] == [{"value": None, "potential_change": "-1.33"}]
+
+
+def test_the_review_s_total_loss_is_shown_as_review_prints_it(game: str):
+    """``GET /api/review``'s ``total_loss_shown`` is the total loss of ``review``'s summary line,
+    the text the page shows: ``points`` at four decimals (``total 0.5000``), ``win`` in
+    percentage points at one decimal (``total loss 5.7 percentage points``)."""
+    import re
+
+    for objective, pattern in (("points", r"; total (\S+)\n"), ("win", r"total loss (\S+) percentage points")):
+        path = new_game(Path(game).with_name(f"loss-{objective}.json"))
+        client = TestClient(create_app(GameServer(path, objective)))
+        revision = post(client, "roll", revision=1, dice="CCBBPG").json()["revision"]
+        post(client, "mark", revision=revision, items=["r1c1"])  # one cat alone: a loss > 0
+        ann = client.get("/api/review").json()["players"][0]
+        printed = re.search(pattern, cli("review", path, "--player", "Ann", "--objective", objective))
+        assert printed and ann["total_loss_shown"] == printed.group(1) and ann["total_loss"] != "0/1"
+
+
+def test_the_page_rounds_no_float_it_shows():
+    """The page's script shows the server's texts (``shown``, ``total_loss_shown``, the rollout's
+    ``shown``) and rounds no number itself: no toFixed, toPrecision or Math.round in app.js."""
+    from importlib import resources
+
+    script = (resources.files("shelfie_solver.web") / "static" / "app.js").read_text()
+    for rounding in ("toFixed(", "toPrecision(", "Math.round(", "toLocaleString("):
+        assert rounding not in script, rounding
+    for text in ("shown.value", "shown.points", "shown.short", "shown.potential_change", "total_loss_shown"):
+        assert text in script, text

@@ -550,6 +550,47 @@ def test_a_hold_s_difference_reads_percentage_points_not_game_points(browser: An
         served.stop()
 
 
+def test_a_chance_on_a_rounding_boundary_reads_as_the_cli_prints_it(browser: Any, tmp_path: Path):
+    """The page shows the CLI's text of each figure (the state's ``shown``, written by the tables'
+    own functions from the exact value), never its own rounding of the float: the roll's answer is
+    given, on its way to the page, a hold whose chance is exactly 841/2000 = 42.05% and whose
+    points this turn are exactly 201/200 = 1.005 (the best hold 1/2 = 50%). Worked by hand, half
+    away from zero as every table rounds (core.report.rounded): 42.1% and 1.01 points, 7.95 -> 8.0
+    percentage points short of the best; the float rounded in the browser reads 42.0% and 1.00."""
+    from shelfie_solver.web.api import shown_figures
+
+    game = str(tmp_path / "game.json")
+    cli("play", "new", game, "--players", "Ann,Ben", "--first", "Ann")
+    served = Served(game, "--port", "0")
+    try:
+        page = open_page(browser, served.url)
+        wait_turn(page, "Ann to roll")
+
+        def boundary(route: Any) -> None:
+            answer = route.fetch()
+            state = answer.json()
+            best, second = state["advice"]["holds"][:2]
+            best.update(win_chance="1/2", win_chance_float=0.5, value="1/2", value_float=0.5)
+            second.update(win_chance="841/2000", win_chance_float=841 / 2000, value="841/2000",
+                          value_float=841 / 2000, points="201/200", points_float=201 / 200)
+            state["shown"] = shown_figures(state["advice"], True)  # as the server writes it
+            assert state["shown"]["holds"][1] == {"value": "42.1%", "short": "8.0", "points": "1.01"}
+            route.fulfill(response=answer, json=state)
+
+        page.route("**/api/roll", boundary)
+        tap_faces(page, "CCBBPG")
+        page.wait_for_selector("#best")
+        row = page.locator("#advice .option").nth(1)
+        assert row.locator("small").inner_text() == "42.1% (estimate) \u00b7 1.01 pts"
+        assert row.locator(".diff").inner_text() == "\u22128.0 pp"
+        assert page.locator("#best").inner_text().split(" \u2014 ")[1].startswith("50.0% chance to win")
+        # the boundary is real: the browser's own rounding of these floats reads 0.1 (0.01) apart
+        assert page.evaluate("() => [(841 / 2000 * 100).toFixed(1), (201 / 200).toFixed(2)]") == ["42.0", "1.00"]
+        assert page.errors == []
+    finally:
+        served.stop()
+
+
 # --- what a new user found at phone size (docs/serve.md) ---------------------------------------
 
 def in_view(page: Any, selector: str) -> bool:
@@ -736,10 +777,24 @@ def test_a_cell_worth_one_point_reads_one_point(browser: Any, tmp_path: Path):
         served.stop()
 
 
-def test_the_review_line_shows_no_figure_until_it_is_in(browser: Any, tmp_path: Path):
-    """The difference to the best (GET /api/review) comes a moment after each action: until the
-    position's review is in, each sheet shows a placeholder, not the last position's figures; and
-    with nothing decided yet (a new game, a roll) no line reads "0 ... over 0 decisions"."""
+#: Counts, in the page, each time a sheet's review line is drawn as the placeholder "…" after
+#: ``document.body.dataset.reviewed`` is set (the page's first review is in).
+PLACEHOLDER_WATCH = """
+window.__placeholders = [];
+new MutationObserver(() => {
+  if (!document.body || document.body.dataset.reviewed !== "1") return;
+  for (const n of document.querySelectorAll('#sheets .delta'))
+    if (n.textContent.endsWith('\u2026')) window.__placeholders.push(n.textContent);
+}).observe(document, { childList: true, subtree: true, characterData: true });
+"""
+
+
+def test_the_review_line_never_flashes_a_placeholder(browser: Any, tmp_path: Path):
+    """The difference to the best (GET /api/review) comes a moment after each action; once the
+    page's first review is in, no sheet's line is ever drawn as the placeholder "…" again: while
+    the new position's review is on its way (here held back by the test) each line keeps the last
+    review's text, marked aria-busy, and the new text replaces it when it comes. With nothing
+    decided yet (a new game, a roll) no line reads "0 ... over 0 decisions"."""
     game = str(tmp_path / "game.json")
     cli("play", "new", game, "--players", "Ann,Ben,me", "--first", "me")
     served = Served(game, "--port", "0")
@@ -747,30 +802,56 @@ def test_the_review_line_shows_no_figure_until_it_is_in(browser: Any, tmp_path: 
         page = browser.new_page(viewport=PHONE, device_scale_factor=1)
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
+        page.add_init_script(PLACEHOLDER_WATCH)
         held: list[Any] = []
         hold = [False]  # while true, GET /api/review waits for the test
         page.route("**/api/review", lambda route: held.append(route) if hold[0] else route.continue_())
+
+        reviewed: list[str] = []  # the digests of the reviews answered
+        page.on("response", lambda r: reviewed.append(r.json()["digest"]) if r.url.endswith("/api/review") else None)
+
+        def current() -> None:  # the review of the game file's position is in and drawn
+            digest = state_of(served)["digest"]
+            for _ in range(200):
+                if digest in reviewed:
+                    break
+                page.wait_for_timeout(25)
+            page.wait_for_function("() => document.getElementById('sheets').dataset.review !== 'pending'")
+
         with page.expect_response("**/api/review"):  # the page asks for the review as it loads
             page.goto(served.url)
         wait_turn(page, "me to roll")
-        page.wait_for_function("() => !document.querySelector('#sheets .delta')")  # nothing decided: no line
-        assert "over 0 decisions" not in page.locator("#sheets").inner_text()
-        hold[0] = True
+        current()
+        page.evaluate("() => { document.body.dataset.reviewed = '1'; }")
+        assert page.locator("#sheets .delta").count() == 0  # nothing decided: no line
         tap_faces(page, "PPBACC")
+        page.wait_for_selector("#best")
+        stop(page)
+        page.locator("#advice .option").first.click()  # the best marking: two decisions, the stop and the marking
+        wait_turn(page, "Ann to roll")
+        current()
+        line = "#sheets .delta[data-seat='3']"
+        mine = page.locator(line).inner_text()
+        assert mine.startswith("Difference to the best so far: ") and mine.endswith("over 2 decisions"), mine
+        assert page.locator("#sheets .delta").count() == 1  # Ann and Ben: nothing decided, no line
+        hold[0] = True
+        tap_faces(page, "PGBBCJ")  # Ann's roll: its review is held back
         page.wait_for_selector("#best")
         for _ in range(100):  # the review is asked once the page is idle (REVIEW_AFTER_MS)
             if held:
                 break
-            page.wait_for_timeout(100)
+            page.wait_for_timeout(50)
         assert held
-        texts = page.locator("#sheets .delta").all_inner_texts()
-        assert texts == ["Difference to the best so far: \u2026"] * 3, texts  # a placeholder, no figure
+        assert page.locator(line).inner_text() == mine  # the last text stays, no placeholder
+        assert page.locator(line).get_attribute("aria-busy") == "true"
+        assert page.locator("#sheets").get_attribute("data-review") == "pending"
         hold[0] = False
         for route in held:
             route.continue_()
-        # me rolled, nothing decided yet; Ann and Ben neither: no line where there is nothing to say
-        page.wait_for_function("() => !document.querySelector('#sheets .delta')")
+        current()
+        assert page.locator(line).inner_text() == mine and page.locator(line).get_attribute("aria-busy") is None
         assert "over 0 decisions" not in page.locator("#sheets").inner_text()
+        assert page.evaluate("() => window.__placeholders") == []
         assert errors == []
     finally:
         served.stop()

@@ -109,6 +109,22 @@ def percent(value: Fraction | int, places: int = 2) -> str:
     return f"{text}%"
 
 
+def loss_cell(loss: Fraction | int, places: int) -> str:
+    """A loss (>= 0: how far a choice, or a player's decisions, fall short of the best) at
+    ``places`` decimals from the exact value: ``0`` for exactly none, the smallest step with
+    ``<`` (``<0.1`` at one decimal) for a loss that is not zero but rounds to it, so it never
+    reads as no loss, else rounded half away from zero (:func:`rounded`): ``loss_cell(Fraction(1,
+    400) * 100, 1) == "0.3"`` (0.25 percentage points). ``review``'s total loss and ``serve``'s
+    difference to the best (docs/serve.md) print it."""
+    f = Fraction(loss)
+    if f == 0:
+        return "0"
+    text = rounded(f, places)
+    if 0 < f and Fraction(text) == 0:
+        return f"<{rounded(Fraction(1, 10**places), places)}"
+    return text
+
+
 def share_units(values: Sequence[Fraction], places: int, pinned: Collection[int] = ()) -> list[int] | None:
     """Shares that add up to exactly 1 (every seat's chance to win, D20) as whole display units
     of ``10**-places`` percent that add up to exactly 100%: the largest-remainder rounding. Each

@@ -25,6 +25,8 @@ reviewed and are counted apart.
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -177,16 +179,61 @@ def review(kept: KeptGame, seat: int, objective: str = PLAY_OBJECTIVE) -> Review
     Raises:
         KeptGameError: ``seat`` is not a seat of the game; ObjectiveError: an unknown objective.
     """
+    return review_from(kept, seat, objective)[0]
+
+
+@dataclass(frozen=True, eq=False)
+class ReviewPoint:
+    """Where a review of one seat stood after an action: what :func:`review_from` goes on from
+    instead of reviewing the game again from its start (``serve``'s running review, docs/serve.md).
+
+    Attributes:
+        seat, objective: the seat reviewed (0-based) and the objective named.
+        events: the game's events up to the end of the last action seen (derived events after it
+            included); a game whose events begin with these goes on from here.
+        game: the game after those events.
+        reviewer: what was found so far; never changed (copied before going on).
+    """
+
+    seat: int
+    objective: str
+    events: tuple[Event, ...]
+    game: KeptGame
+    reviewer: _Reviewer
+
+
+def review_from(kept: KeptGame, seat: int, objective: str = PLAY_OBJECTIVE,
+                points: Sequence[ReviewPoint] = ()) -> tuple[Review, ReviewPoint]:
+    """:func:`review`, going on from the longest of ``points`` that the game passed through (its
+    events a prefix of ``kept.events``, the same seat, objective, board, rules and players), else
+    from the start; the same :class:`Review` either way (the actions after the point are seen as
+    :func:`review` sees them, the others' turns and the game's end, D18-D20, counted at the end
+    as there). Also the point after the game's last action, to go on from next time.
+
+    Raises:
+        KeptGameError: ``seat`` is not a seat of the game; ObjectiveError: an unknown objective.
+    """
     if not 0 <= seat < len(kept.players):
         raise KeptGameError(f"seat {seat + 1} is not in this game; seats 1..{len(kept.players)}")
     objective_for(objective, kept.state)  # a bad name is refused even when there is nothing to review
-    reviewer = _Reviewer(kept, seat, objective)
-    now = start_kept_game(kept.board, kept.rules, kept.players, kept.state.first)
-    for _, action in split_actions(kept.events):
+    events = tuple(kept.events)
+    usable = [p for p in points if p.seat == seat and p.objective == objective and len(p.events) <= len(events)
+              and events[:len(p.events)] == p.events and p.game.players == kept.players
+              and p.game.board == kept.board and p.game.rules == kept.rules]
+    start = max(usable, key=lambda p: len(p.events), default=None)
+    if start is None:
+        reviewer = _Reviewer(kept, seat, objective)
+        now, seen = start_kept_game(kept.board, kept.rules, kept.players, kept.state.first), 0
+    else:
+        reviewer, now, seen = start.reviewer.copy(), start.game, len(start.events)
+    for at, action in split_actions(events):
+        if at < seen:
+            continue
         if now.active == seat:
             reviewer.see(now, action[0])
         now = act(now, action)
-    return reviewer.finish(now)
+    point = ReviewPoint(seat, objective, events, now, reviewer.copy())
+    return reviewer.finish(now), point
 
 
 def table_standing_in(asked: str, objective: Objective) -> str | None:
@@ -229,6 +276,12 @@ class _Reviewer:
         self.table_name: str | None = None
         #: the objective that stood for it alone (``win`` in a one-player game: ``learned``), named in the title
         self.alone_name: str | None = None
+
+    def copy(self) -> _Reviewer:
+        """A copy to go on from: the lists found so far copied, the solved turns shared (never changed)."""
+        twin = copy.copy(self)
+        twin.decisions, twin.curve, twin.solved = list(self.decisions), list(self.curve), dict(self.solved)
+        return twin
 
     def turn_of(self, state: GameState) -> tuple[Objective, TurnSolution]:
         """The objective of the turn at ``state`` and its solved DP (solved once per sheet and turn)."""
@@ -286,13 +339,18 @@ class _Reviewer:
         self.expected = value
         self.curve.append(CurvePoint(state.round, "turn start", shown))
 
+    def _speaks_status(self) -> bool:
+        """Whether the review's values are ``play status``'s chance to win: ``win`` or
+        ``win-model`` with opponents."""
+        return bool(self.win) and len(self.kept.players) >= 2 and self.objective.strip().lower() in CHANCE_NAMES
+
     def _shown_at_start(self, now: KeptGame, value: Fraction) -> Fraction:
         """The reviewed seat's chance that ``play status`` shows at the start of its turn
         (:func:`play.report.table_chances`: with two players 1 minus the figure the last
         player's advice gave its choice; one probability of one position, docs/win-chance.md)
         when the review speaks in ``play``'s chance to win (``win``, ``win-model``) with
         opponents; else the player's own start ``value``."""
-        if not self.win or len(self.kept.players) < 2 or self.objective.strip().lower() not in CHANCE_NAMES:
+        if not self._speaks_status():
             return value
         from shelfie_solver.dice.play.report import table_chances
 
@@ -371,6 +429,14 @@ class _Reviewer:
                     self.curve.append(CurvePoint(now.state.round, "hold", self.expected))
             else:  # the dice showing, not yet acted on: their luck counts now, "now" their value
                 self._position(now)
+        elif over is None and self.last_end is not None and self._speaks_status():
+            # between its turns (or at its next turn's start): "now" is what play status shows now,
+            # the others' turns since its last one counted (before, "now" was its last turn's end)
+            from shelfie_solver.dice.play.report import table_chances
+
+            shown = table_chances(now)[self.seat][0]
+            self.others += shown - self.last_end
+            self.curve.append(CurvePoint(now.state.round, "now", shown))
         if self.win and over is not None:
             from shelfie_solver.dice.win_chance import share
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from shelfie_solver.core.report import Report, decimal, exact, rounded, units_adding_to
+from shelfie_solver.core.report import Report, decimal, exact, loss_cell, rounded, units_adding_to
 from shelfie_solver.dice.advise.words import chance_cell
 from shelfie_solver.dice.play.gamefile import KeptGame
 from shelfie_solver.dice.review import BLUNDER, INACCURACY, MISTAKE, Decision, Review, describe_dice, severity
@@ -26,8 +26,17 @@ def _row(number: int, d: Decision, kept: KeptGame) -> list[Any]:
 
 
 def _pp(value: Fraction) -> str:
-    """A change of win chance in percentage points, signed."""
-    return f"{float(value) * 100:+.1f}"
+    """A change of win chance in percentage points, signed, rounded from the exact value as
+    :func:`total_loss_text` (``-5.7``; ``-0.0`` for a loss that rounds to none)."""
+    return f"{'-' if value < 0 else '+'}{rounded(abs(value) * 100, 1)}"
+
+
+def total_loss_text(result: Review) -> str:
+    """A player's total loss as the review's summary prints it and ``serve``'s page shows it (one
+    text, docs/serve.md): with ``win`` in percentage points of the chance to win at one decimal
+    (``5.7``), else in the objective's units at four (``0.5000``); ``0`` for none and ``<0.1``
+    (``<0.0001``) for a loss that rounds to none (:func:`core.report.loss_cell`)."""
+    return loss_cell(result.total_loss * 100, 1) if result.win else loss_cell(result.total_loss, 4)
 
 
 def _tenths(chance: Fraction) -> int:
@@ -115,7 +124,7 @@ def review_report(result: Review, kept: KeptGame, threshold: Fraction, game: int
              f"{len(decisions)} decision{'s' if len(decisions) != 1 else ''} in {result.turns} "
              f"turn{'s' if result.turns != 1 else ''}",
              f"Mean loss per decision {decimal(result.mean_loss)} = {exact(result.mean_loss)}; "
-             f"per turn {decimal(result.mean_loss_per_turn)}; total {decimal(result.total_loss)}",
+             f"per turn {decimal(result.mean_loss_per_turn)}; total {total_loss_text(result)}",
              f"Decisions losing more than {decimal(threshold)}: {result.over(threshold)}"]
     if result.unchecked:
         title.append(f"Not reviewed: {result.unchecked} turn(s) entered without dice (unchecked).")
@@ -156,7 +165,7 @@ def _win_report(result: Review, kept: KeptGame, threshold: Fraction, game: int) 
                  f"(>= {float(INACCURACY) * 100:.0f} percentage points), {counts['mistake']} mistake"
                  f"{'s' if counts['mistake'] != 1 else ''} (>= {float(MISTAKE) * 100:.0f}), {counts['blunder']} "
                  f"blunder{'s' if counts['blunder'] != 1 else ''} (>= {float(BLUNDER) * 100:.0f}); total loss "
-                 f"{float(result.total_loss) * 100:.1f} percentage points; {result.over(threshold)} losing more than "
+                 f"{total_loss_text(result)} percentage points; {result.over(threshold)} losing more than "
                  f"{float(threshold) * 100:g} (--threshold)")
     if result.unchecked:
         title.append(f"Not reviewed: {result.unchecked} turn(s) entered without dice (unchecked).")
@@ -185,12 +194,15 @@ def progress_summary(result: Review) -> dict[str, Any]:
     """The running difference to the best of one player so far, as ``serve``'s page shows it
     (docs/serve.md, ``GET /api/review``): the player's name and 1-based seat, the decisions reviewed,
     the turns and those not reviewed (unchecked), the total and mean loss as exact ``"p/q"`` and
-    float (in the objective's units; a probability for the chance to win, D20), and the last
-    decision (its kind, choice, best and loss) or ``None``."""
+    float (in the objective's units; a probability for the chance to win, D20), the total loss
+    as the review's summary prints it (``total_loss_shown``, :func:`total_loss_text`: the page
+    shows this text, never its own rounding of the float), and the last decision (its kind,
+    choice, best and loss) or ``None``."""
     last = result.decisions[-1] if result.decisions else None
     return {"player": result.player, "seat": result.seat + 1, "decisions": len(result.decisions),
             "turns": result.turns, "unchecked": result.unchecked,
             "total_loss": exact(result.total_loss), "total_loss_float": float(result.total_loss),
+            "total_loss_shown": total_loss_text(result),
             "mean_loss": exact(result.mean_loss), "mean_loss_float": float(result.mean_loss),
             "last": None if last is None else {
                 "kind": last.kind, "chosen": last.chosen, "best": last.best,

@@ -26,7 +26,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.dice.advise.report import value_words
@@ -56,11 +56,18 @@ from shelfie_solver.dice.play.session import (
     told_action,
 )
 
+if TYPE_CHECKING:  # the review (the engine's DP) is imported only when asked
+    from shelfie_solver.dice.review import ReviewPoint
+
 #: The write actions, by the last part of their path (``POST /api/<kind>``).
 WRITES = ("roll", "reroll", "stop", "mark", "told", "fail", "undo")
 
 #: Longest text field of a request (dice, a keep, an item name, a player's name).
 MAX_FIELD_CHARS = 200
+
+#: Where each seat's running review stood after its last few reviews (:meth:`GameServer.review`
+#: goes on from the longest one the game passed through: after an undo, an earlier one).
+REVIEW_POINTS = 8
 
 #: Most items one request names (a marking has at most 3, D9; more is a typo or an attack).
 MAX_ITEMS = 32
@@ -190,6 +197,59 @@ def advice_json(kept: KeptGame, objective: str, done: list[str] | None = None) -
     return action_report(kept, objective, list(done or []), 1).data
 
 
+def shown_figures(advice: dict[str, Any], percent: bool) -> dict[str, list[dict[str, str | None]]]:
+    """Every figure the page shows of ``advice`` (the JSON of ``play``, :func:`advice_json`) as
+    the terminal's tables print it, from the exact ``p/q`` values by the tables' own functions
+    (the page never rounds a float: a chance on a .x5 boundary, or a float a hair below one, would
+    read 0.1 apart), one list per list of the advice, in its order:
+
+    * ``holds[i]``: ``value`` (the chance to win, :func:`advise.words.chance_cell`: ``58.4%``,
+      ``100%``, ``<0.1%``; else the value as the table's value column, :func:`core.report.decimal`),
+      ``points`` (this turn, the table's ``points``: ``0.40``) and ``short``, how far it falls
+      short of the best (:func:`core.report.loss_cell`: in percentage points at one decimal for a
+      chance, ``0.3``, ``<0.1``, ``0`` for an exact tie; else at two decimals);
+    * ``markings[i]``: ``value`` and ``short``;
+    * ``shelves[i]`` (a failed result, D13): ``value`` (``None`` where the table has none) and
+      ``potential_change`` (the table's column, two decimals).
+
+    ``percent``: the advice's ``value`` is the chance to win (:func:`value_unit`) where a record
+    has no ``win_chance`` of its own."""
+    from fractions import Fraction
+
+    from shelfie_solver.core.report import decimal, loss_cell
+    from shelfie_solver.dice.advise.words import CHANCE_PLACES, chance_cell
+
+    def value(record: dict[str, Any]) -> tuple[Fraction, bool] | None:
+        if "win_chance" in record:
+            return Fraction(record["win_chance"]), True
+        if "value" in record:
+            return Fraction(record["value"]), percent
+        return None
+
+    def cell(found: tuple[Fraction, bool] | None) -> str | None:
+        if found is None:
+            return None
+        return chance_cell(found[0]) if found[1] else decimal(found[0])
+
+    def short(found: tuple[Fraction, bool] | None, best: tuple[Fraction, bool] | None) -> str | None:
+        if found is None or best is None:
+            return None
+        gap = best[0] - found[0]
+        return loss_cell(gap * 100, CHANCE_PLACES) if found[1] else loss_cell(gap, 2)
+
+    out: dict[str, list[dict[str, str | None]]] = {}
+    for name in ("holds", "markings"):
+        records = advice.get(name) or []
+        best = value(records[0]) if records else None
+        out[name] = [{"value": cell(value(r)), "short": short(value(r), best),
+                      **({"points": decimal(Fraction(r["points"]), 2)} if name == "holds" else {})}
+                     for r in records]
+    out["shelves"] = [{"value": cell(value(r) if "win_chance" in r else None),
+                       "potential_change": decimal(Fraction(r["potential_change"]), 2)}
+                      for r in advice.get("shelves") or []]
+    return out
+
+
 def _text(body: dict[str, Any], key: str, default: str | None = None) -> str:
     value = body.get(key, default)
     if value is None:
@@ -232,6 +292,7 @@ class GameServer:
     objective: str = PLAY_OBJECTIVE
     _reviews: dict[tuple[int, str, tuple[Event, ...]], tuple[str | None, dict[str, Any]]] = field(
         default_factory=dict, repr=False)
+    _points: dict[tuple[int, str], list[ReviewPoint]] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def check(self) -> KeptGame:
@@ -269,6 +330,7 @@ class GameServer:
             "done": list(done or []),
             "status": status_report(kept).data,
             "advice": advice,
+            "shown": shown_figures(advice, bool(unit.get("percent"))),
         }
 
     def _advice_objective(self, kept: KeptGame, advice: dict[str, Any]) -> str:
@@ -297,8 +359,9 @@ class GameServer:
         if kept.dice is None:
             raise BadRequest(f"{kept.active_name} has not rolled yet; enter the roll first")
         advice = advice_json(replace(kept, rerolls_left=0), self.objective)
-        return {"revision": len(kept.events), "digest": digest_of(kept), "advice": advice,
-                "unit": value_unit(str(advice.get("objective", self.objective)), len(kept.players) > 1)}
+        unit = value_unit(str(advice.get("objective", self.objective)), len(kept.players) > 1)
+        return {"revision": len(kept.events), "digest": digest_of(kept), "advice": advice, "unit": unit,
+                "shown": shown_figures(advice, bool(unit.get("percent")))}
 
     def write(self, kind: str, body: dict[str, Any]) -> dict[str, Any]:
         """Apply one action (``kind`` in :data:`WRITES`) made on ``body["revision"]``; return the
@@ -380,10 +443,13 @@ class GameServer:
         position now), not the fitted model's.
 
         A player's review depends only on the events up to that player's last action, so it is
-        kept per (seat, those events) and only the players who acted since are reviewed again."""
+        kept per (seat, those events) and only the players who acted since are reviewed again;
+        and those not from the game's start: from where their last review stood
+        (:func:`dice.review.review_from`, the last :data:`REVIEW_POINTS` points per seat, so an
+        undo goes on from an earlier one), only the actions since are reviewed."""
         from shelfie_solver.dice.review import (  # the engine's DP: only when asked
             objective_named,
-            review,
+            review_from,
             table_standing_in,
         )
         from shelfie_solver.dice.review_report import progress_summary
@@ -397,12 +463,17 @@ class GameServer:
             with self._lock:
                 entry = self._reviews.get(key)
             if entry is None:
-                reviewed = review(kept, seat, self.objective)
+                with self._lock:
+                    points = list(self._points.get((seat, self.objective), ()))
+                reviewed, point = review_from(kept, seat, self.objective, points)
                 entry = (reviewed.table, progress_summary(reviewed))
                 with self._lock:
                     if len(self._reviews) > 256:
                         self._reviews.clear()
                     self._reviews[key] = entry
+                    kept_points = self._points.setdefault((seat, self.objective), [])
+                    kept_points.append(point)
+                    del kept_points[:-REVIEW_POINTS]
             tables.append(entry[0])
             players.append(entry[1])
         table = next((t for t in tables if t is not None), None) \

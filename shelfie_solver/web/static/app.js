@@ -9,7 +9,7 @@ const LOCK = '<svg class="lock" viewBox="0 0 16 16" aria-hidden="true"><rect x="
   'fill="#5a3d00"/><path d="M5 7V5a3 3 0 0 1 6 0v2" stroke="#5a3d00" stroke-width="2" fill="none"/></svg>';
 
 let S = null;            // the last state from GET /api/state or a write
-let review = null;       // GET /api/review: every player's difference to the best
+let review = null;       // GET /api/review: every player's difference to the best (the last answer, any position)
 const ui = { slots: [], locked: [], mode: "roll", told: false, selected: [], busy: false, all: false,
   preview: null,          // the option a finger (or the pointer, or the focus) is on: outlined instead of the best
   redo: null,             // after an Undo: the write that makes the undone action again, until the next action
@@ -24,7 +24,7 @@ const SHOWN = 3;
 
 async function load(note, kind = "info") {
   try {
-    S = await api("GET", "/api/state");
+    S = attachShown(await api("GET", "/api/state"));
   } catch (error) {
     if (error.status === 404) { await showNew(); return; }  // no game file yet: the New game screen
     say(error.message, "error");
@@ -38,9 +38,10 @@ async function load(note, kind = "info") {
 }
 
 //: The review (every player's difference to the best) is asked for once the page has been idle this long after
-//: a write: it re-reviews the player who acted (the engine, 0.1-1 s late in a game), and asked at once it would
-//: share the server with the next tap's write (measured: last tap -> advice about 25% slower).
-const REVIEW_AFTER_MS = 1200;
+//: a write, so it does not share the server with the next tap's write. It is cheap: the server goes on from each
+//: player's last review (only the actions since, median 9 ms; 0.17 s when each was reviewed from the game's start),
+//: and meanwhile every sheet keeps its last line (no placeholder flashing on each tap).
+const REVIEW_AFTER_MS = 300;
 let reviewTimer = null;
 
 function reviewSoon() {
@@ -74,7 +75,7 @@ async function write(kind, body, redo = null) {
   ui.busy = false;
   document.body.removeAttribute("aria-busy");
   if (answer) {
-    S = answer;
+    S = attachShown(answer);
     ui.redo = redo ? { ...redo, digest: S.digest } : null;  // Redo is offered until the next action
     resetEntry();
     render();
@@ -165,8 +166,15 @@ function resetEntry() {
 
 // --- numbers in a player's units ------------------------------------------------------------
 
-function num(value, places = 2) {
-  return Number(value).toFixed(places);
+//: Every figure of the advice as the terminal's tables print it (the server's `shown`, from the exact values):
+//: the page never rounds a float it shows (a chance on a .x5 boundary would read 0.1 apart from the CLI).
+function attachShown(state) {
+  for (const name of ["holds", "markings", "shelves"]) {
+    const list = state.advice[name] || [];
+    const texts = (state.shown && state.shown[name]) || [];
+    list.forEach((entry, i) => { entry.shown = texts[i] || {}; });
+  }
+  return state;
 }
 
 function chance(entry) {          // an entry's chance to win, 0..1, when the advice gives one
@@ -192,30 +200,21 @@ function plain(text) {
 const key = (entry) => entry.win_chance ?? entry.value;   // the exact value (p/q): equal texts are an exact tie
 
 //: Decimals of every chance on the page: one, as `play status`, `play advise` and the terminal's tables
-//: (advise.words.chance_cell), on the hold and the marking screens alike, so one figure reads the same everywhere.
+//: (advise.words.chance_cell, which writes the server's `shown`), on the hold and the marking screens alike.
 const PLACES = 1;
 
-function percent(p, digits = 0) {
-  const text = (p * 100).toFixed(digits);
-  if (p < 1 && Number(text) >= 100) return digits ? ">99.9%" : ">99%";
-  if (p > 0 && Number(text) <= 0) return digits ? "<0.1%" : "<1%";
-  return `${text}%`;
-}
-
-function chanceText(entry, digits) {  // as the terminal's tables: a certainty (exactly 0 or 1) without decimals
-  const exact = key(entry);
-  if (exact === "1/1" || exact === "0/1") return exact === "1/1" ? "100%" : "0%";
-  return percent(chance(entry), digits);
+function chanceText(entry) {      // the table's cell (the server's text): 43.6%, a certainty 100% / 0%, <0.1%
+  return entry.shown.value;
 }
 
 function kind(entry) {            // beside every chance: exact (the last turns) or the fitted model's estimate
   return entry.win_chance_exact ? "exact" : "estimate";
 }
 
-function valueText(entry, digits) {
+function valueText(entry) {
   const win = chance(entry);
-  if (win !== null) return `${chanceText(entry, digits)} chance to win (${kind(entry)})`;
-  return `${num(entry.value_float)} ${unitShort(S.unit)}`;
+  if (win !== null) return `${chanceText(entry)} chance to win (${kind(entry)})`;
+  return `${entry.shown.value} ${unitShort(S.unit)}`;
 }
 
 function unitShort(unit) {
@@ -225,19 +224,10 @@ function unitShort(unit) {
   return unit.label;
 }
 
-function diffText(option, best, isFirst, digits) {
+function diffText(option, best, isFirst) {  // the server's `short`: a loss that is not exactly zero reads <0.1, never 0
   if (key(option) === key(best)) return isFirst ? "best" : "tied";
-  const winO = chance(option), winB = chance(best);
-  if (winO !== null && winB !== null) {
-    const text = ((winB - winO) * 100).toFixed(digits);
-    // percentage points of the chance: "pp", never "pt" beside the row's game points ("6.67 pts", D19)
-    return Number(text) === 0 ? `\u2212<${digits ? "0.1" : "1"} pp` : `\u2212${text} pp`;
-  }
-  return small(best.value_float - option.value_float, "");
-}
-
-function small(loss, suffix) {    // a loss that is not exactly zero never reads as 0.00
-  return loss < 0.005 ? `\u2212<0.01${suffix}` : `\u2212${loss.toFixed(2)}${suffix}`;
+  // percentage points of the chance: "pp", never "pt" beside the row's game points ("6.67 pts", D19)
+  return chance(option) !== null ? `\u2212${option.shown.short} pp` : `\u2212${option.shown.short}`;
 }
 
 function decided(entries) {       // every choice exactly the same chance to win: the game is decided (or a wash)
@@ -584,16 +574,16 @@ function renderAdvice() {
     box.append(el("h2", {}, `${advice.holds.length} holds, best first · ${unitShort(unit)}`));
     if (settled !== null) {
       box.append(el("p", { class: "decided", id: "decided" }, decidedWords(settled, "roll")));
-      box.append(el("p", { class: "best", id: "best" }, `${valueText(best, digits)} with any hold.`));
+      box.append(el("p", { class: "best", id: "best" }, `${valueText(best)} with any hold.`));
     } else {
-      box.append(el("p", { class: "best", id: "best" }, `Best: ${holdWords(best)} — ${valueText(best, digits)}, ` +
-        `${num(best.points_float)} points this turn`));
+      box.append(el("p", { class: "best", id: "best" }, `Best: ${holdWords(best)} — ${valueText(best)}, ` +
+        `${best.shown.points} points this turn`));
       if (reason) box.append(el("p", { class: "reason" }, reasonText(advice, digits)));
     }
     if (settled === null || ui.all) {
       const list = el("ul", { class: "options", "aria-label": "every hold, best first" });
       shown(advice.holds).forEach((hold, i) => list.append(el("li", {}, option(i, hold, best, holdWords(hold),
-        `${valueNumber(hold, digits)} · ${num(hold.points_float)} pts`, () => applyHold(hold), digits))));
+        `${valueNumber(hold)} · ${hold.shown.points} pts`, () => applyHold(hold)))));
       box.append(list);
     }
     more(box, advice.holds.length, "holds", settled !== null);
@@ -605,20 +595,20 @@ function renderAdvice() {
     if (settled !== null) {       // nothing to rank: the marking that scores the most, one tap
       const top = best;           // equal chances come by points now, the most first (the server's order)
       box.append(el("p", { class: "decided", id: "decided" }, decidedWords(settled, "mark")));
-      box.append(el("p", { class: "best", id: "best" }, `${valueText(top, digits)} with any marking; ` +
+      box.append(el("p", { class: "best", id: "best" }, `${valueText(top)} with any marking; ` +
         `${top.cells.join(" + ")} scores the most: ${top.points >= 0 ? "+" : ""}${top.points} points now`));
       box.append(el("button", { type: "button", class: "primary wide-action", id: "mark-most",
         onclick: () => write("mark", { items: top.cells }) }, `Mark ${markLine(top)}`));
     } else {
       box.append(el("p", { class: "best", id: "best" }, `Best: mark ${best.cells.join(" + ")} — ` +
-        `${valueText(best, digits)}, ${best.points >= 0 ? "+" : ""}${best.points} points now`));
+        `${valueText(best)}, ${best.points >= 0 ? "+" : ""}${best.points} points now`));
       if (reason) box.append(el("p", { class: "reason" }, reasonText(advice, digits)));
     }
     if (settled === null || ui.all) {
       const list = el("ul", { class: "options", "aria-label": "every marking, best first" });
       shown(advice.markings).forEach((m, i) => list.append(el("li", {}, option(i, m, best, markLine(m),
-        `${valueNumber(m, digits)} · ${m.points >= 0 ? "+" : ""}${m.points} pts`,
-        () => write("mark", { items: m.cells }), digits))));
+        `${valueNumber(m)} · ${m.points >= 0 ? "+" : ""}${m.points} pts`,
+        () => write("mark", { items: m.cells })))));
       box.append(list);
     }
     more(box, advice.markings.length, "markings", settled !== null);
@@ -635,7 +625,7 @@ function renderAdvice() {
         "marked and still score.", `Give up shelf ${s.shelf}`, () => write("fail", { shelf: String(s.shelf) })) },
     el("span", { class: "rank" }, `${i + 1}`),
     el("span", { class: "what" }, `Give up shelf ${s.shelf}: ${s.items.join(" ")} (${s.points} points)`),
-    el("span", { class: "diff" }, `${num(s.potential_change_float)}`)))));
+    el("span", { class: "diff" }, s.shown.potential_change)))));
     box.append(list);
     box.append(el("p", { class: "unit" }, "Right: the line potential each shelf loses (docs/objectives.md); " +
       "marked items on it stay marked and still score (D13)."));
@@ -666,14 +656,14 @@ function markLine(m) {            // a marking's row: its items, each with the d
   return m.cells.map((c, i) => `${c} ${m.groups[i] || ""}`).join(" + ");
 }
 
-function valueNumber(entry, digits) {  // a row's value, its unit named once in the heading
+function valueNumber(entry) {  // a row's value, its unit named once in the heading
   const win = chance(entry);
-  if (win !== null) return `${chanceText(entry, digits)} (${kind(entry)})`;
-  return num(entry.value_float);
+  if (win !== null) return `${chanceText(entry)} (${kind(entry)})`;
+  return entry.shown.value;
 }
 
-function option(i, entry, best, what, value, apply, digits) {
-  const diff = diffText(entry, best, i === 0, digits);
+function option(i, entry, best, what, value, apply) {
+  const diff = diffText(entry, best, i === 0);
   return el("button", { type: "button", class: `option${key(entry) === key(best) ? " top" : ""}`, onclick: apply,
     "data-rank": String(entry.rank),
     onpointerenter: () => setPreview(i), onpointerdown: () => setPreview(i), onfocus: () => setPreview(i),
@@ -706,6 +696,8 @@ function renderWarnings() {
 function renderSheets() {
   const box = $("sheets");
   box.replaceChildren();
+  // whose position the review lines are of: "current" (this one), "pending" (the last one's, the new one asked)
+  box.dataset.review = review === false ? "none" : review && review.digest === S.digest ? "current" : "pending";
   const t = turn();
   const layout = S.layout;
   const n = S.status.sheets.length;
@@ -785,18 +777,17 @@ function renderSheets() {
 function deltaText(seat) {        // a sheet's "Difference to the best so far" line: { text, pending }, or null for none
   if (review === false) return null;                    // the review failed: the game goes on without it
   const told = (n) => (n ? ` (${n} told, not reviewed)` : "");
-  if (!review || review.digest !== S.digest) {          // not in yet for this position: no figure until it is
-    return { text: "Difference to the best so far: …", pending: true };
-  }
+  if (!review) return { text: "Difference to the best so far: …", pending: true };  // the page's first review
+  // not in yet for this position: the last review's line stays (aria-busy) until it is, so a tap never
+  // flashes a placeholder; only the player who acted can differ, a moment later
+  const pending = review.digest !== S.digest;
   const r = review.players[seat];
   if (!r) return null;
-  if (r.decisions === 0) return r.unchecked ? { text: `No decision reviewed yet${told(r.unchecked)}`, pending: false } : null;
-  const loss = r.total_loss_float;
-  const scale = review.unit.percent ? 100 : 1;
-  const lossText = r.total_loss === "0/1" ? "0" : loss * scale < 0.005 ? "<0.01" : num(loss * scale);
+  if (r.decisions === 0) return r.unchecked ? { text: `No decision reviewed yet${told(r.unchecked)}`, pending } : null;
+  const lossText = r.total_loss_shown;   // as review's summary prints it (the server's text, from the exact loss)
   const words = review.unit.percent ? "percentage points of the chance to win" : unitShort(review.unit);
   return { text: `Difference to the best so far: ${lossText} ${words} over ${r.decisions} ` +
-    `decision${r.decisions === 1 ? "" : "s"}${told(r.unchecked)}`, pending: false };
+    `decision${r.decisions === 1 ? "" : "s"}${told(r.unchecked)}`, pending };
 }
 
 function toggleItem(name) {
@@ -880,7 +871,7 @@ async function createGame() {
   ui.busy = false;
   if (answer) {
     document.body.classList.remove("new-game");
-    S = answer;
+    S = attachShown(answer);
     resetEntry();
     render();
     say(S.done.join(" "), "info");
