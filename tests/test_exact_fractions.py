@@ -42,6 +42,7 @@ from shelfie_solver.dice.objectives import Points, StateArrays
 from shelfie_solver.dice.play.chances import after_turn_chances
 from shelfie_solver.dice.rolls import space_for
 from shelfie_solver.dice.rules import DEFAULT_RULES
+from shelfie_solver.web.api import GameServer
 
 RULES = DEFAULT_RULES
 SMALL = EXAMPLES / "boards" / "small-3x4.toml"
@@ -153,6 +154,7 @@ def test_a_two_contender_marking_shows_its_exact_fraction(tmp_path) -> None:
     cli("play", "roll", game, "GGGPPP")  # A
     cli("play", "stop", game)
     advice = cli_json("play", "advise", game)
+    assert GameServer(game).state()["advice"] == advice  # the page's API: the same exact figures
     best = advice["markings"][0]
     assert best["cells"] == ["r1c3"] and best["win_chance_exact"]
     assert Fraction(best["value"]) == want and best["value"] == f"{want.numerator}/{want.denominator}"
@@ -164,6 +166,7 @@ def test_a_two_contender_marking_shows_its_exact_fraction(tmp_path) -> None:
     assert sheets["A"]["win_chance"] == best["win_chance"]  # the chance shown is the chance right after
     assert (Fraction(sheets["Y"]["win_chance"]), sheets["Y"]["win_chance_exact"]) == (y, True)
     assert (sheets["X"]["win_chance"], sheets["X"]["win_chance_exact"]) == ("0/1", True)
+    assert GameServer(game).state()["status"] == status
 
 
 def test_a_shelf_given_up_with_two_contenders_left_shows_its_exact_fraction() -> None:
