@@ -1272,14 +1272,10 @@ def _tree_arrays(trees: WinTrees | None) -> tuple[np.ndarray, np.ndarray]:
 def _settle(chances: np.ndarray, settled: np.ndarray) -> np.ndarray:
     """``int64``: the model's ``chances`` with the settled ones (``settled`` 0, or ``k >= 1`` for a
     share ``1 / k``, :func:`win_chance.settled_shares`) exactly 0, :data:`CHANCE_SCALE` or its
-    ``k``-th (rounded half up, as :func:`_exact_shares`; whole for ``k`` 1, 2 and 4)."""
-    settled = np.asarray(settled, dtype=np.int64)
-    if not (settled >= 0).any():
-        return chances
-    k = np.maximum(settled, 1)
-    out: np.ndarray = np.where(settled == 0, 0, np.where(settled >= 1, (2 * CHANCE_SCALE + k) // (2 * k),
-                                                         chances)).astype(np.int64)
-    return out
+    ``k``-th rounded half up (:func:`settled_layer` through :func:`with_layers`, as
+    :meth:`WinObjective.values`; whole for ``k`` 1, 2 and 4)."""
+    layer = settled_layer(settled)
+    return chances if layer is None else with_layers(chances, [layer])
 
 
 #: Up to this many exact chances, :func:`rounded_chances` rounds them as Python integers.
@@ -1316,15 +1312,19 @@ ExactLayer = tuple[np.ndarray, np.ndarray, int]
 
 def settled_layer(settled: np.ndarray) -> ExactLayer | None:
     """The settled terminals of ``settled`` (``int8 (K,)``: 0, ``k >= 1`` for a share ``1 / k`` or
-    -1, :func:`win_chance.settled_shares`) as exact chances over the lcm of their ``k`` (D20);
-    ``None`` where none is settled. :func:`_settle` rounds the same shares."""
-    settled = np.asarray(settled, dtype=np.int64)
-    rows = np.flatnonzero(settled >= 0)
+    -1, :func:`win_chance.settled_shares`) as exact chances over :data:`win_chance.WIN_UNIT` (every
+    ``1/k`` whole for up to four ways, D20; else the lcm of ``1..k``);
+    ``None`` where none is settled. The numpy and the compiled paths (:func:`_settle`) alike."""
+    from shelfie_solver.dice.win_chance import WIN_UNIT
+
+    rows = np.flatnonzero(np.asarray(settled) >= 0)
     if not len(rows):
         return None
-    k = settled[rows]
-    scale = lcm(*{int(v) for v in k[k > 0].tolist()}) if (k > 0).any() else 1
-    return rows, np.where(k > 0, scale // np.maximum(k, 1), 0).astype(np.int64), scale
+    k = np.asarray(settled)[rows].astype(np.int64)
+    top = int(k.max())
+    scale = WIN_UNIT if top <= 4 else lcm(*range(1, top + 1))  # every 1/k whole (at most 4 ways, D1)
+    out: ExactLayer = (rows, np.where(k > 0, scale // np.maximum(k, 1), 0), scale)
+    return out
 
 
 def fraction_layer(rows: np.ndarray, chances: Sequence[Fraction]) -> ExactLayer:
