@@ -152,9 +152,15 @@ def test_play_status_right_after_shows_the_seat_out_at_an_exact_zero_and_the_mov
     before = kept.state
     objective, values, _, _, _, _, _, sets, usable = model_figures(before)
     cells = [tuple(c for c in row if c >= 0) for row in sets.cells[usable].tolist()]
-    value = Fraction(int(values[cells.index((BOARD.cell(1, 4),))]), CHANCE_SCALE)
+    worth = int(values[cells.index((BOARD.cell(1, 4),))])
     kept = act(kept, (UncheckedMark(1, (BOARD.cell(1, 4),)),))
     assert kept.active == 2 and kept.state.end_triggered
+    # the exact fraction, not its millionths (tests/test_exact_fractions.py): 1 minus Cy's
+    # last-turn chance against Ben's 33 (the engine reads it rounded half up)
+    from shelfie_solver.dice.win_chance import opponent_chance
+
+    value = 1 - opponent_chance(BOARD, RULES, kept.state.sheets[2], (33,))
+    assert worth == (value * 2 * CHANCE_SCALE + 1) // 2
     chances = table_chances(kept)
     assert chances[0] == (Fraction(0), True)
     assert chances[1] == (value, True)  # exact: two contenders left, Cy to play the last turn

@@ -373,12 +373,11 @@ def test_a_seat_whose_last_turn_cannot_pass_a_score_now_is_an_exact_zero_while_t
     assert chances[0] == (Fraction(0), True) and chances[3] == (Fraction(0), True)
     # Ben and Cy are the two contenders left, Cy plays next (D18): Ben's chance is 1 minus Cy's
     # exact last-turn chance against his final score (win_chance.two_contender_chances; the
-    # model's figures before), in the model's millionths
-    from shelfie_solver.dice.learned.win_model import CHANCE_SCALE
+    # model's figures before), as the exact fraction (not its millionths: test_exact_fractions.py)
     from shelfie_solver.dice.win_chance import opponent_chance
 
     ben_chance = 1 - opponent_chance(board, rules, kept.state.sheets[2], (ben,))
-    assert chances[1] == (Fraction(int((ben_chance * 2 * CHANCE_SCALE + 1) // 2), CHANCE_SCALE), True)
+    assert chances[1] == (ben_chance, True)
     assert chances[2][1] and 0 < chances[2][0] < 1
     assert sum(c for c, _ in chances) == 1
     cells = [row[-1] for row in status_report(kept).rows]

@@ -68,7 +68,7 @@ def _marking_value(objective) -> int:
 
 
 def rounded(chance: Fraction) -> int:
-    """A chance in the model's millionths, half up (win_model._exact_shares)."""
+    """A chance in the model's millionths, half up (win_model.rounded_chances)."""
     return int((chance * 2 * CHANCE_SCALE + 1) // 2)
 
 
@@ -91,11 +91,11 @@ def test_play_status_right_after_is_exact() -> None:
     chances = after_turn_chances(BEFORE, Mark(0, (R1C3,)), NOW)
     assert chances[1] == (Fraction(0), True)
     assert chances[0][1] and chances[2][1]  # exact, as the advice's figure is
-    assert chances[0][0] == Fraction(rounded(1 - Y_CHANCE), CHANCE_SCALE)
+    assert chances[0][0] == 1 - Y_CHANCE  # the exact fraction, not its millionths (test_exact_fractions.py)
     assert sum(c for c, _ in chances) == 1
-    own = seat_chances(NOW)  # Y's own view at its last turn start: within the rounding
+    own = seat_chances(NOW)  # Y's own view at its last turn start: the rest, exactly
     assert own[2] == (Y_CHANCE, True)
-    assert abs(chances[2][0] - Y_CHANCE) <= Fraction(1, CHANCE_SCALE)
+    assert chances[2][0] == Y_CHANCE
 
 
 # A shelf given up (D13) that ends the mover's game with two contenders left: the breaker's game on

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from shelfie_solver.dice.advise.advice import failed_options, rank_markings, ranked_shelves
+from shelfie_solver.dice.advise.advice import failed_options, failed_value, rank_markings, ranked_shelves
 from shelfie_solver.dice.rolls import Counts, dice_codes, space_for
 from shelfie_solver.dice.engine.dp import TurnSolution, solve_turn
 from shelfie_solver.core.errors import ShelfieError
@@ -365,8 +365,12 @@ class _Reviewer:
             position = solution.roll_value(now.dice, now.rerolls_left)
         else:
             options = rank_markings(now.dice, self.board, marks, self.rules, obj)
-            position = options[0].value if options else Fraction(
-                obj.failed_value(StateArrays(self.board, self.rules, marks)), obj.scale(self.rules))
+            if options:
+                position = options[0].value
+            else:  # the best shelf's value, exact where it is (advice.failed_value)
+                arrays = StateArrays(self.board, self.rules, marks)
+                position = failed_value(obj, arrays, ranked_shelves(failed_options(self.board, marks, self.rules),
+                                                                    arrays, obj))
         if self.expected is not None and position != self.expected:
             self.luck += position - self.expected
             self.curve.append(CurvePoint(state.round, "roll", position))

@@ -29,7 +29,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from shelfie_solver.dice.advise.advice import failed_options, first_by_worth, order_markings
+from shelfie_solver.dice.advise.advice import (
+    exact_chances,
+    exact_shelf_chances,
+    failed_options,
+    first_by_worth,
+    order_markings,
+    shown_chances,
+)
 from shelfie_solver.dice.allocate import find_groups
 from shelfie_solver.dice.engine.batched import solve_finals
 from shelfie_solver.dice.board import Board, Marks
@@ -421,7 +428,14 @@ class LearnedStrategy:
         if worth is None:
             return legal.cells(int(marking_order(state, legal, self.turn(state)[0])[0]))
         # the turn's compiled worth of every item set: the first of advice.order_markings
-        return first_by_worth(state.board, state.rules, state.marks, legal, worth)
+        return first_by_worth(state.board, state.rules, state.marks, legal, worth, self._shown_of(state, legal, worth))
+
+    def _shown_of(self, state: GameState, legal: LegalMarkings,
+                  worth: np.ndarray) -> Callable[[np.ndarray], list[Fraction] | None] | None:
+        """For :func:`advice.first_by_worth`: the values shown of legal positions where the turn's
+        objective keeps exact chances apart from its integers (:class:`WinStrategy`); none here
+        (``learned``'s values are the engine's own)."""
+        return None
 
     def choose_shelf(self, state: GameState, dice: Counts, shelves: tuple[int, ...],
                      rng: np.random.Generator) -> int:
@@ -669,6 +683,22 @@ class WinStrategy(LearnedStrategy):
             return None
         return compiled_win_values(state, self.win_model, self.model)
 
+    def _shown_of(self, state: GameState, legal: LegalMarkings,
+                  worth: np.ndarray) -> Callable[[np.ndarray], list[Fraction] | None] | None:
+        """The values the advice shows for the legal positions given (:func:`advice.shown_chances`:
+        ``win``'s exact chances, e.g. ``1/3`` for a three-way tie, D20, else the model's
+        millionths), so that a tie at the top in the integers of ``worth`` is broken as the advice
+        ranks it (:func:`advice.by_shown_value`). Read only at such a tie, and only on a turn of the
+        model (:func:`win_chance.exact_objective` gives none: an exact objective's values are
+        exact at their own scale)."""
+        def shown(rows: np.ndarray) -> list[Fraction] | None:
+            if exact_objective(state) is not None:
+                return None
+            arrays = StateArrays(state.board, state.rules, state.marks)
+            return shown_chances(self.turn(state)[0], arrays, legal.sets.take(rows), worth[legal.index[rows]])
+
+        return shown
+
     def objective(self, state: GameState) -> Learned:
         from shelfie_solver.dice.learned.win_model import MODEL_PLAYERS, win_objective
 
@@ -772,11 +802,10 @@ class WinPlyStrategy(WinStrategy):
         sets = legal.sets
         order = np.lexsort((np.arange(len(sets.sizes)), -sets.sizes, -points, -np.asarray(values)))
         chosen = [int(i) for i in order[: self.top]]
-        exact_of = getattr(objective, "exact_markings", None)
-        exact = exact_of(arrays, sets.take(np.array(chosen))) if callable(exact_of) else np.zeros(len(chosen), bool)
+        exact = exact_chances(objective, arrays, sets.take(np.array(chosen))) or [None] * len(chosen)
         best: tuple[Fraction, int] | None = None
-        for i, known in zip(chosen, exact.tolist()):
-            value = None if known else self.after_value(state, mark_and_block(state, legal.cells(i), []))
+        for i, known in zip(chosen, exact):
+            value = known if known is not None else self.after_value(state, mark_and_block(state, legal.cells(i), []))
             if value is None:
                 value = Fraction(int(values[i]), CHANCE_SCALE)
             if best is None or value > best[0]:
@@ -796,12 +825,11 @@ class WinPlyStrategy(WinStrategy):
         arrays = StateArrays(state.board, state.rules, state.marks)
         found = self._entry(state)[4]
         ranked = found if found is not None else objective.shelf_values(arrays)
-        exact_of = getattr(objective, "exact_shelves", None)
-        exact = exact_of(arrays) if callable(exact_of) else set()
+        exact = exact_shelf_chances(objective, arrays) or {}
         lost = failed_result_shelves(state.board, state.marks)
         best: tuple[Fraction, int] | None = None
         for shelf, model_value in ranked[: self.top]:
-            value = None if shelf in exact else self.after_value(
+            value = exact[shelf] if shelf in exact else self.after_value(
                 state, replace_sheet(state.sheets, state.active, state.marks.with_eliminated(lost[shelf])))
             if value is None:
                 value = Fraction(int(model_value), CHANCE_SCALE)

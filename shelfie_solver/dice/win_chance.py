@@ -45,7 +45,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from shelfie_solver.dice.board import Board, ItemSets, Marks, marked_line_totals, score, totals_breakdown
-from shelfie_solver.dice.game.events import GameState, place_in_round
+from shelfie_solver.dice.game.events import GameState
 from shelfie_solver.dice.objectives import Objective, Points, StateArrays
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import block, completed_lines, failed_result_shelves
@@ -653,31 +653,26 @@ def two_contender_chances(board: Board, rules: Ruleset, seat: int, first: int,
     that plays first, D5) — ``seat``'s exact chance to win where two contenders are left, else
     ``None``.
 
-    Two contenders: every other seat but one, ``y``, has lost (its best final score, its score if
-    final or else its best one-turn score, :func:`best_score_range`, below ``final`` or another
-    seat's score now: :func:`lost_seats`' rule), and ``y`` plays its last turn next (it plays
-    later in the round with an available item, and every seat between them has none: nothing can
-    block its sheet first, D15). The lost seats are never at the top, so ``y``'s share is its
+    Two contenders: every other seat but one, ``y``, has lost (:func:`lost_seats` of the sheets
+    with ``seat``'s game over, the end triggered, D18, against every score now with ``seat``'s
+    ``final``: a seat's best final score, its score if final or else its best one-turn score,
+    below another seat's score), and ``y`` plays its last turn next (it plays later in the round
+    with an available item, and every seat between them has none: nothing can block its sheet
+    first, D15). The lost seats are never at the top, so ``y``'s share is its
     :class:`LastTurnWin` share against ``final`` alone and ``seat``'s is the rest (D20: a tie
     counts 1/2 to each): ``1 -`` :func:`opponent_chance` of ``y``'s sheet against ``(final,)``,
     as :class:`BeforeLastWin` with two players. The cases' chances in one batched solve
     (:func:`sheets_chances`)."""
-    n = len(cases[0][0]) if cases else 0
-    here = place_in_round(seat, first, n) if n else 0
     found: list[tuple[int, Marks, int] | None] = []
     for sheets, final in cases:
-        scores = [score(board, sheet, rules) for sheet in sheets]
-        later = {j for j, sheet in enumerate(sheets)
-                 if j != seat and sheet.has_available and place_in_round(j, first, n) > here}
-        live = []
-        for j, sheet in enumerate(sheets):
-            if j == seat:
-                continue
-            reach = best_score_range(board, rules, sheet)[1] if j in later else scores[j]
-            if reach >= max([final] + [scores[k] for k in range(n) if k not in (j, seat)]):
-                live.append(j)
+        over = GameState(board, rules, tuple(sheets), seat, first, 0, True)  # seat's game over (D17, D18)
+        scores = [final if j == seat else score(board, sheet, rules) for j, sheet in enumerate(sheets)]
+        lost = lost_seats(over, scores)
+        live = [j for j in range(over.players) if j != seat and j not in lost]
+        later = [j for j in range(over.players)
+                 if j != seat and sheets[j].has_available and over.plays_later_this_round(j)]
         y = live[0] if len(live) == 1 else -1
-        nearest = min(later, key=lambda j: place_in_round(j, first, n), default=-2)
+        nearest = min(later, key=over.place, default=-2)
         found.append((len(found), sheets[y], final) if y == nearest else None)
     known = [case for case in found if case is not None]
     chances = sheets_chances(board, rules, [(sheet, [(final,)]) for _, sheet, final in known])

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -187,7 +187,16 @@ def advise(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objective: 
         return replace(base, value=markings[0].value, markings=markings)
     state = StateArrays(board, rules, marks)
     failed = ranked_shelves(failed_options(board, marks, rules), state, objective)
-    return replace(base, value=Fraction(objective.failed_value(state), objective.scale(rules)), failed=failed)
+    return replace(base, value=failed_value(objective, state, failed), failed=failed)
+
+
+def failed_value(objective: Objective, state: StateArrays, failed: tuple[ShelfOption, ...]) -> Fraction:
+    """The value of a failed result (D13) on the sheet ``state``: the best shelf's of ``failed``
+    (:func:`ranked_shelves`) where its value is exact (its exact ``Fraction``: ``win``'s exact
+    shelves, D17, D20), else the objective's ``failed_value`` over its scale."""
+    if failed and failed[0].exact and failed[0].value is not None:
+        return failed[0].value
+    return Fraction(objective.failed_value(state), objective.scale(state.rules))
 
 
 def exact_shelves(objective: Objective, state: StateArrays) -> set[int] | None:
@@ -198,17 +207,28 @@ def exact_shelves(objective: Objective, state: StateArrays) -> set[int] | None:
     return set(exact_of(state)) if callable(exact_of) else None
 
 
+def exact_shelf_chances(objective: Objective, state: StateArrays) -> dict[int, Fraction] | None:
+    """Per shelf of :func:`exact_shelves`, its exact chance to win as a ``Fraction``
+    (``WinObjective.exact_shelf_values``: what its ``shelf_values`` has rounded to millionths);
+    None for an objective that does not tell them apart."""
+    exact_of = getattr(objective, "exact_shelf_values", None)
+    return dict(exact_of(state)) if callable(exact_of) else None
+
+
 def ranked_shelves(options: tuple[ShelfOption, ...], state: StateArrays,
                    objective: Objective) -> tuple[ShelfOption, ...]:
     """The shelves of a failed result (D13) ranked by the game's objective when it tells them
-    apart (its ``shelf_values``, best first; ties keep the strategic order), each with its value;
-    else as they are (least strategic potential lost first)."""
+    apart (its ``shelf_values``, best first; ties keep the strategic order), each with its value
+    (the exact ``Fraction`` where it is exact: :func:`exact_shelf_chances`); else as they are
+    (least strategic potential lost first)."""
     shelf_values = getattr(objective, "shelf_values", None)
     if not callable(shelf_values):
         return options
     scale = objective.scale(state.rules)
     worth = {shelf: Fraction(value, scale) for shelf, value in shelf_values(state)}
-    known = exact_shelves(objective, state)
+    chances = exact_shelf_chances(objective, state)
+    known = exact_shelves(objective, state) if chances is None else set(chances)
+    worth.update({shelf: chance for shelf, chance in (chances or {}).items() if shelf in worth})
     valued = [replace(o, value=worth[o.shelf], exact=None if known is None else o.shelf in known)
               for o in options if o.shelf in worth]
     return tuple(sorted(valued, key=lambda o: -(o.value or 0)))
@@ -294,35 +314,100 @@ def rank_holds(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objecti
 def order_markings(state: StateArrays, sets: ItemSets, objective: Objective) -> np.ndarray:
     """``int64 (K,)``: positions of the item sets ``sets`` (listed by size, then cell order), best
     marking first: objective value (desc), then points now (desc, D19), then more items, then
-    item order. The order of :func:`rank_markings` and of the strategies."""
+    item order; a value the objective has exactly (``win``'s exact terminals:
+    :func:`exact_chances`) is ranked by its exact ``Fraction`` among the values equal to it in the
+    engine's integers (:func:`by_shown_value`). The order of :func:`rank_markings` and of the
+    strategies."""
     worth = objective.values(state, sets)
-    points = Points().values(state, sets)
-    position = np.arange(len(sets.sizes))
-    order: np.ndarray = np.lexsort((position, -sets.sizes, -points, -worth))
+    order = _integer_order(sets, Points().values(state, sets), worth)
+    return by_shown_value(order, worth, lambda rows: shown_chances(objective, state, sets.take(rows), worth[rows]))
+
+
+def _integer_order(sets: ItemSets, points: np.ndarray, worth: np.ndarray) -> np.ndarray:
+    """``int64 (K,)``: positions of ``sets`` by ``worth`` (desc), then ``points`` now (desc, D19),
+    then more items, then set order: the order of the engine's integers, before
+    :func:`by_shown_value`."""
+    order: np.ndarray = np.lexsort((np.arange(len(sets.sizes)), -sets.sizes, -points, -worth))
     return order
 
 
-def first_by_worth(board: Board, rules: Ruleset, marks: Marks, legal: LegalMarkings,
-                   worth: np.ndarray) -> tuple[int, ...]:
+def exact_chances(objective: Objective, state: StateArrays, sets: ItemSets) -> list[Fraction | None] | None:
+    """Per marking of ``sets``, its exact chance to win as a ``Fraction`` where ``objective``'s
+    value of it is exact and kept in the engine's integers rounded (``WinObjective.exact_values``:
+    e.g. a three-way tie's ``1/3``, D20), else ``None``; None for an objective without such
+    values (every value of an exact objective, :mod:`win_chance`, is exact at its own scale)."""
+    exact_of = getattr(objective, "exact_values", None)
+    return exact_of(state, sets) if callable(exact_of) else None
+
+
+def shown_chances(objective: Objective, state: StateArrays, sets: ItemSets,
+                  worth: np.ndarray) -> list[Fraction] | None:
+    """The value shown for each marking of ``sets`` whose value under ``objective`` is ``worth``
+    (``(K,)``, over its scale): the exact chance where it has one (:func:`exact_chances`), else
+    ``worth`` over the scale; None where no marking has an exact chance apart from its integer."""
+    exact = exact_chances(objective, state, sets)
+    if exact is None or all(chance is None for chance in exact):
+        return None
+    scale = objective.scale(state.rules)
+    return [chance if chance is not None else Fraction(int(w), scale) for chance, w in zip(exact, worth.tolist())]
+
+
+def by_shown_value(order: np.ndarray, worth: np.ndarray,
+                   shown_of: Callable[[np.ndarray], list[Fraction] | None], top_only: bool = False) -> np.ndarray:
+    """``order`` (positions best first by the integer ``worth``, then the tie-breaks) with each run
+    of equal worth (only the first run with ``top_only``) re-ordered by the value shown, exact
+    where it is (``shown_of``: the shown values of the positions given, :func:`shown_chances`),
+    ties keeping ``order``. A worth rounded from an exact chance (half up) is monotone in it, so
+    a higher integer is always a higher shown value and only runs of equal integers can move:
+    the order is that of the shown values, then the tie-breaks, and a rounding never flips a
+    tie-break (an exact ``1/3`` ranks above a model's ``333333/1000000`` that scores more now)."""
+    w = worth[order]
+    tied = np.zeros(len(order), dtype=bool)
+    equal = w[1:] == w[:-1]
+    tied[1:] |= equal
+    tied[:-1] |= equal
+    if top_only:
+        tied &= w == w[0]
+    if not tied.any():
+        return order
+    rows = order[tied]
+    shown = shown_of(rows)
+    if shown is None:
+        return order
+    value = dict(zip(rows.tolist(), shown))
+    zero = Fraction(0)
+    keyed = sorted(range(len(order)), key=lambda p: (-int(w[p]), -value.get(int(order[p]), zero)))
+    out: np.ndarray = order[np.array(keyed, dtype=np.int64)]
+    return out
+
+
+def first_by_worth(board: Board, rules: Ruleset, marks: Marks, legal: LegalMarkings, worth: np.ndarray,
+                   shown_of: Callable[[np.ndarray], list[Fraction] | None] | None = None) -> tuple[int, ...]:
     """The cells of the first legal marking in :func:`order_markings`' order from a compiled table
     ``worth`` (``int64 (K+1,)``, every item set's value under the turn's objective): the highest
     worth, ties broken by points now (D19, on ``marks``), then more items, then set order. The
-    choice of the ``learned`` strategy and of the own table's value iteration alike (one rule)."""
+    choice of the ``learned`` strategy and of the own table's value iteration alike (one rule).
+    ``shown_of``: where the objective has exact chances apart from their integers (``win``), the
+    shown values of legal positions (:func:`shown_chances`), by which a tie at the top is ordered
+    first, as :func:`order_markings` (:func:`by_shown_value`)."""
     chosen = worth[legal.index]
     top = np.flatnonzero(chosen == chosen.max())
     if len(top) == 1:  # no tie on worth: the points-now tie rule is not needed
         return legal.cells(int(top[0]))
     sets = legal.sets
-    points = Points().values(StateArrays(board, rules, marks), sets)
-    order = np.lexsort((np.arange(len(sets.sizes)), -sets.sizes, -points, -chosen))
+    order = _integer_order(sets, Points().values(StateArrays(board, rules, marks), sets), chosen)
+    if shown_of is not None:
+        order = by_shown_value(order, chosen, shown_of, top_only=True)
     return legal.cells(int(order[0]))
 
 
 def rank_markings(dice: Counts, board: Board, marks: Marks, rules: Ruleset,
                   objective: Objective) -> tuple[MarkingOption, ...]:
     """Every legal marking of the final dice (D8-D12), best first (:func:`order_markings`);
-    empty = failed result (D13). Equal values share a rank, but a model's chance (not exact) only
-    with equal points now too (a saturated estimate is no tie, docs/advise.md)."""
+    empty = failed result (D13). Each value is the objective's, the exact ``Fraction`` where it
+    is exact (:func:`exact_chances`: ``win``'s exact terminals, not their millionths). Equal
+    values share a rank, but a model's chance (not exact) only with equal points now too (a
+    saturated estimate is no tie, docs/advise.md)."""
     index = legal_sets(dice, board, marks, rules)
     if not len(index):
         return ()
@@ -332,10 +417,14 @@ def rank_markings(dice: Counts, board: Board, marks: Marks, rules: Ruleset,
     worth = objective.values(state, sets)
     points = Points().values(state, sets)
     scale = objective.scale(rules)
-    order = order_markings(state, sets, objective)
-    values = [Fraction(int(worth[i]), scale) for i in order]
+    chances = exact_chances(objective, state, sets)  # the exact Fractions (win's exact terminals)
+    shown = [chance if chance is not None else Fraction(int(w), scale)
+             for chance, w in zip(chances or [None] * len(worth), worth.tolist())]
+    order = by_shown_value(_integer_order(sets, points, worth), worth, lambda rows: [shown[i] for i in rows.tolist()])
+    values = [shown[i] for i in order]
     exact_of = getattr(objective, "exact_markings", None)
-    exact = exact_of(state, sets) if callable(exact_of) else None
+    exact = np.array([chance is not None for chance in chances], dtype=bool) if chances is not None \
+        else exact_of(state, sets) if callable(exact_of) else None
     # a model's chance (win_chance_exact False) that saturates (two markings the same estimate)
     # is no tie when their points now differ: ranked by the points, as ordered (docs/advise.md)
     model = getattr(objective, "win_chance_exact", None) is False

@@ -48,7 +48,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cache, lru_cache
-from math import gcd
+from math import gcd, lcm
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -888,6 +888,12 @@ class WinObjective(Learned):
     other seat's reach) exactly 1 (:meth:`settled`); those values are exact
     (:meth:`exact_markings`, :meth:`exact_shelves`), the others the model's.
 
+    Every value is an integer over :data:`CHANCE_SCALE` (the engine's holds, D7, and the
+    strategies' choices read them); an exact one is its exact chance rounded half up
+    (:func:`rounded_chances`), and :meth:`exact_values` and :meth:`exact_shelf_values` give the
+    exact ``Fraction`` itself (e.g. ``1/3`` for a three-way tie, D20), which the advice and
+    ``play status`` show (:meth:`exact_layers`, :meth:`_shelf_layer`: one home of each kind).
+
     ``later``: with 3 or 4 players, the seats still to play in this round where some marking may
     leave them all without an available item (:func:`sheet_rules.may_block_out`), else empty. Such
     a marking ends the game at once (D15, D17, D18: they can only pass) with every score final, so
@@ -990,18 +996,56 @@ class WinObjective(Learned):
         return known[1]
 
     def exact_markings(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
-        """``bool (K,)``: the markings of ``sets`` whose value is the exact chance to win
-        (:meth:`ending_markings`, or settled: :meth:`settled`), the others the model's estimate."""
+        """``bool (K,)``: the markings of ``sets`` whose value is the exact chance to win (a row of
+        one of :meth:`exact_layers`), the others the model's estimate."""
+        out = np.zeros(len(sets.sizes), dtype=bool)
+        for rows, _, _ in self.exact_layers(state, sets):
+            out[rows] = True
+        return out
+
+    def exact_values(self, state: StateArrays, sets: ItemSets) -> list[Fraction | None]:
+        """Per marking of ``sets``, its exact chance to win as a ``Fraction`` where it has one
+        (:meth:`exact_markings`; :meth:`exact_layers`: the same function that decides it), else
+        ``None`` (the model's estimate, :meth:`values` over :data:`CHANCE_SCALE`). What the advice,
+        ``play status`` and review show for an exact figure (D20: e.g. ``1/3`` for a three-way
+        tie), where :meth:`values` has it rounded to millionths for the engine (D7)."""
+        return layer_fractions(len(sets.sizes), self.exact_layers(state, sets))
+
+    def exact_layers(self, state: StateArrays, sets: ItemSets) -> list[ExactLayer]:
+        """The markings of ``sets`` whose value is the exact chance to win, by kind, each an
+        :data:`ExactLayer` (rows of ``sets``, numerators, scale), in the order :meth:`values`
+        applies them (a later kind's value stands where two apply): settled (:meth:`settled`: 0,
+        1 or ``1/k``, D20), settled or two contenders left after the blocks of a marking that ends
+        the player's game (:meth:`ending_settled`), then :meth:`_end_layers` (the markings that end
+        the game where :attr:`end_exact` values them; those that block every later seat out). The
+        one home of which exact chance a marking has: :meth:`values` rounds them to
+        :data:`CHANCE_SCALE`, :meth:`exact_markings` and :meth:`exact_values` read them."""
         m, a, mp, _ = state.line_totals
         count = sets.line_count
-        settled = self.settled(state, m + count, a - count, mp + sets.line_points) >= 0
+        layers: list[ExactLayer | None] = [settled_layer(self.settled(state, m + count, a - count,
+                                                                       mp + sets.line_points))]
         blocked, contest = self.ending_settled(state, sets)
         if blocked is not None:
-            settled |= blocked >= 0
-        if contest is not None:
-            settled[contest[0]] = True
-        out: np.ndarray = self.ending_markings(state, sets) | settled | self.blocking_out_markings(state, sets)
-        return out
+            layers.append(settled_layer(blocked))
+        layers.append(contest)
+        return [layer for layer in layers if layer is not None] + self._end_layers(state, sets)
+
+    def _end_layers(self, state: StateArrays, sets: ItemSets) -> list[ExactLayer]:
+        """The last of :meth:`exact_layers`: the markings of ``sets`` that end the game with their
+        chance given by :attr:`end_exact` (:meth:`ending_markings`, over its scale), then those
+        that leave every seat still to play in this round without an available item, by the exact
+        share against the final scores (:meth:`blocking_out_markings`, D15, D17, D18, D20)."""
+        layers: list[ExactLayer] = []
+        if self.end_exact is not None:
+            ending = np.flatnonzero(self.ending_markings(state, sets))
+            if len(ending):
+                layers.append((ending, np.asarray(self.end_exact.values(state, sets.take(ending))),
+                               self.end_exact.scale(state.rules)))
+        out_now = np.flatnonzero(self.blocking_out_markings(state, sets))
+        if len(out_now):
+            final = self._final_scores(state)
+            layers.append((out_now, np.asarray(final.values(state, sets.take(out_now))), final.scale(state.rules)))
+        return layers
 
     def blocking_out_markings(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
         """``bool (K,)``: the markings of ``sets`` after whose blocks (D15) no seat of
@@ -1021,16 +1065,40 @@ class WinObjective(Learned):
 
     def exact_shelves(self, state: StateArrays) -> set[int]:
         """The shelves a failed result (D13) may give up whose value in :meth:`shelf_values` is
-        the exact chance to win (giving them up ends the game, D17, and :attr:`end_exact` gives
-        it: :meth:`_ranked_shelves`; or settled: :meth:`settled`); the others' values are the
-        model's estimate."""
-        shelves, m, a, mp, _ = self._give_up_totals(state)
-        settled = {shelf for shelf, s in zip(shelves, self.settled(state, m, a, mp).tolist()) if s >= 0}
-        if self.end_exact is None and self._contest_shelf_value(state) is not None:
-            return set(failed_result_shelves(state.board, state.marks))
-        if self.end_exact is None or not self._giving_up_ends(state):
-            return settled
-        return set(failed_result_shelves(state.board, state.marks))
+        the exact chance to win (:meth:`exact_shelf_values`); the others' values are the model's
+        estimate."""
+        return set(self.exact_shelf_values(state))
+
+    def exact_shelf_values(self, state: StateArrays) -> dict[int, Fraction]:
+        """Per shelf a failed result (D13) may give up whose value is the exact chance to win, that
+        chance as a ``Fraction`` (:meth:`_shelf_layer`: what :meth:`shelf_values` has rounded to
+        :data:`CHANCE_SCALE`); the others' values are the model's estimate."""
+        shelves, *totals = self._give_up_totals(state)
+        layer = self._shelf_layer(state, shelves, totals)
+        if layer is None:
+            return {}
+        return {shelves[i]: chance for i, chance in enumerate(layer_fractions(len(shelves), [layer]))
+                if chance is not None}
+
+    def _shelf_layer(self, state: StateArrays, shelves: list[int], totals: Sequence[np.ndarray]) -> ExactLayer | None:
+        """The shelves of ``shelves`` (line totals ``totals`` after giving up each) whose value is
+        exact, as an :data:`ExactLayer` (rows of ``shelves``): where :attr:`end_exact` gives no
+        exact value to the markings that end the game, two contenders left
+        (:func:`contest_shelf_chance`, every shelf); where it does and giving up a shelf ends the
+        game (:func:`end_shelf_chance`, every shelf); else the settled ones (:meth:`settled`). The
+        one home of which exact chance a shelf given up has."""
+        every = np.arange(len(shelves), dtype=np.int64)
+        if self.end_exact is None:
+            contest = self._contest_shelf_chance(state)
+            if contest is not None and len(shelves):
+                return fraction_layer(every, [contest] * len(shelves))
+        else:
+            ending = end_shelf_chance(self.end_exact, state)
+            if ending is not None and len(shelves):
+                return fraction_layer(every, [ending] * len(shelves))
+        if not len(shelves):
+            return None
+        return settled_layer(self.settled(state, *totals[:3]))
 
     @staticmethod
     def _giving_up_ends(state: StateArrays) -> bool:
@@ -1047,18 +1115,10 @@ class WinObjective(Learned):
     def values(self, state: StateArrays, sets: ItemSets) -> np.ndarray:
         m, a, mp, ap = state.line_totals
         count, points = sets.line_count, sets.line_points
-        after = (m + count, a - count, mp + points, ap - points)
-        chances = self._with_settled(state, after, self.chance_of(state, *after))
-        blocked, contest = self.ending_settled(state, sets)
-        if blocked is not None:
-            chances = _settle(chances, blocked)
-        if contest is not None:
-            chances = chances.copy()
-            chances[contest[0]] = contest[1]
-        return self._with_exact(state, sets, chances)
+        chances = self.chance_of(state, m + count, a - count, mp + points, ap - points)
+        return with_layers(chances, self.exact_layers(state, sets))
 
-    def ending_settled(self, state: StateArrays, sets: ItemSets) -> tuple[np.ndarray | None,
-                                                                          tuple[np.ndarray, np.ndarray] | None]:
+    def ending_settled(self, state: StateArrays, sets: ItemSets) -> tuple[np.ndarray | None, ExactLayer | None]:
         """:func:`blocks_settled` and :func:`contest_values` of the markings ``sets`` where
         :attr:`end_exact` gives the markings that end the game no exact value (else, or where no
         marking may end the player's game, ``(None, None)``)."""
@@ -1078,46 +1138,32 @@ class WinObjective(Learned):
         own_distance = end_trigger_shelves(board, rules) - (a[:, : board.n_shelves] == 0).sum(axis=1)
         return settled_shares(scores(m, mp, rules.scoring_threshold), self.game_over(own_distance), *self.settle)
 
-    def _with_settled(self, state: StateArrays, after: tuple[np.ndarray, ...], chances: np.ndarray) -> np.ndarray:
-        """``chances (K,)`` of the sheets ``after`` (line totals ``m, a, mp, ap``) with the
-        settled ones (:meth:`settled`) exactly 0 or :data:`CHANCE_SCALE`."""
-        return _settle(chances, self.settled(state, *after[:3]))
-
     def _with_exact(self, state: StateArrays, sets: ItemSets, chances: np.ndarray) -> np.ndarray:
-        """``chances (K,)`` of the markings ``sets`` with those that end the game replaced by the
-        exact chance (:attr:`end_exact`, :mod:`win_chance`), and those that leave every seat still
-        to play in this round without an available item by the exact share against the final
-        scores (:meth:`blocking_out_markings`)."""
-        out = chances
-        if self.end_exact is not None:
-            ending = np.flatnonzero(self.ending_markings(state, sets))
-            if len(ending):
-                out = out.copy()
-                out[ending] = self._exact_share(self.end_exact.values(state, sets.take(ending)), state)
-        out_now = np.flatnonzero(self.blocking_out_markings(state, sets))
-        if len(out_now):
-            final = self._final_scores(state)
-            out = out.copy()
-            out[out_now] = _exact_shares(final, final.values(state, sets.take(out_now)), state.rules)
-        return out
+        """``chances (K,)`` of the markings ``sets`` with those of :meth:`_end_layers` (the markings
+        that end the game where :attr:`end_exact` values them, those that block every later seat
+        out) replaced by their exact chances, rounded (:func:`with_layers`)."""
+        return with_layers(chances, self._end_layers(state, sets))
 
     def shelf_values(self, state: StateArrays) -> list[tuple[int, int]]:
         """For a failed result (D13): ``(shelf, chance)`` per shelf with an available item, best
-        first (ties keep shelf order)."""
+        first (ties keep shelf order): the model's chance, or the exact one (:meth:`_shelf_layer`)
+        rounded to :data:`CHANCE_SCALE`."""
         shelves, *totals = self._give_up_totals(state)
         if not shelves:
             return []
-        after = self._with_settled(state, tuple(totals), self.chance_of(state, *totals))
-        contest = self._contest_shelf_value(state) if self.end_exact is None else None
-        if contest is not None:
-            return [(shelf, contest) for shelf in shelves]
-        return self._ranked_shelves(state, shelves, after)
+        layer = self._shelf_layer(state, shelves, totals)
+        if layer is not None and len(layer[0]) == len(shelves):  # all exact: no model figure needed
+            after = np.zeros(len(shelves), dtype=np.int64)
+        else:
+            after = self.chance_of(state, *totals)
+        values: list[int] = with_layers(after, [] if layer is None else [layer]).tolist()
+        return sorted(zip(shelves, values), key=lambda item: -item[1])
 
-    def _contest_shelf_value(self, state: StateArrays) -> int | None:
-        """:func:`contest_shelf_value` of the player's sheet ``state`` (``None`` without the table)."""
+    def _contest_shelf_chance(self, state: StateArrays) -> Fraction | None:
+        """:func:`contest_shelf_chance` of the player's sheet ``state`` (``None`` without the table)."""
         if not self.sheets:
             return None
-        return contest_shelf_value(state, self._table(state), self.seat, self.first, self.triggered)
+        return contest_shelf_chance(state, self._table(state), self.seat, self.first, self.triggered)
 
     @staticmethod
     def _give_up_totals(state: StateArrays) -> tuple[Any, ...]:
@@ -1136,11 +1182,6 @@ class WinObjective(Learned):
         rows = len(shelves)
         return (shelves, np.broadcast_to(m, (rows, len(m))), a - lost_count, np.broadcast_to(mp, (rows, len(m))),
                 ap - lost_points)
-
-    def _ranked_shelves(self, state: StateArrays, shelves: list[int], after: np.ndarray) -> list[tuple[int, int]]:
-        """:meth:`shelf_values` from the model's chance ``after (S,)`` of giving up each of
-        ``shelves``: :func:`_ranked_shelves` of :attr:`end_exact`."""
-        return _ranked_shelves(self.end_exact, state, shelves, after)
 
     def compiled_turn_values(self, state: StateArrays) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]] | None:
         """:meth:`values` of every item set of :func:`engine.kernel.turn_arrays` and
@@ -1231,45 +1272,109 @@ def _tree_arrays(trees: WinTrees | None) -> tuple[np.ndarray, np.ndarray]:
 def _settle(chances: np.ndarray, settled: np.ndarray) -> np.ndarray:
     """``int64``: the model's ``chances`` with the settled ones (``settled`` 0, or ``k >= 1`` for a
     share ``1 / k``, :func:`win_chance.settled_shares`) exactly 0, :data:`CHANCE_SCALE` or its
-    ``k``-th (rounded half up, as :func:`_exact_shares`; whole for ``k`` 1, 2 and 4)."""
-    settled = np.asarray(settled, dtype=np.int64)
-    if not (settled >= 0).any():
-        return chances
-    k = np.maximum(settled, 1)
-    out: np.ndarray = np.where(settled == 0, 0, np.where(settled >= 1, (2 * CHANCE_SCALE + k) // (2 * k),
-                                                         chances)).astype(np.int64)
-    return out
+    ``k``-th rounded half up (:func:`settled_layer` through :func:`with_layers`, as
+    :meth:`WinObjective.values`; whole for ``k`` 1, 2 and 4)."""
+    layer = settled_layer(settled)
+    return chances if layer is None else with_layers(chances, [layer])
 
 
-#: Up to this many exact chances, :func:`_exact_shares` rounds them as Python integers.
+#: Up to this many exact chances, :func:`rounded_chances` rounds them as Python integers.
 _FEW_SHARES = 64
 
 
-def _exact_shares(end_exact: Any, worth: np.ndarray, rules: Ruleset) -> np.ndarray:
-    """Exact chances over ``end_exact``'s scale (:mod:`win_chance`), rounded (half up) to
-    :data:`CHANCE_SCALE`: ``(worth * 2 CHANCE_SCALE + scale) // (2 scale)``, every term divided by
+def rounded_chances(numerators: np.ndarray, scale: int) -> np.ndarray:
+    """``int64``: the exact chances ``numerators / scale`` rounded (half up) to
+    :data:`CHANCE_SCALE`: ``(n * 2 CHANCE_SCALE + scale) // (2 scale)``, every term divided by
     their common factor first, in int64 where the products provably fit (else Python integers;
-    also for a few chances, where they cost less than numpy's calls: the same integers)."""
-    scale = end_exact.scale(rules)
+    also for a few chances, where they cost less than numpy's calls: the same integers). The one
+    rounding of an exact terminal to the model's millionths (the engine's values, D7)."""
     common = gcd(2 * CHANCE_SCALE, scale)
     times, add, over = 2 * CHANCE_SCALE // common, scale // common, 2 * scale // common
-    if len(worth) <= _FEW_SHARES:
-        return np.array([(int(w) * times + add) // over for w in worth.tolist()], dtype=np.int64)
-    if int(np.abs(worth).max()) * times + add < 1 << 62:
-        fits: np.ndarray = (np.asarray(worth, dtype=np.int64) * times + add) // over
+    if len(numerators) <= _FEW_SHARES:
+        return np.array([(int(w) * times + add) // over for w in np.asarray(numerators).tolist()], dtype=np.int64)
+    if int(np.abs(numerators).max()) * times + add < 1 << 62:
+        fits: np.ndarray = (np.asarray(numerators, dtype=np.int64) * times + add) // over
         return fits
-    out: np.ndarray = (worth.astype(object) * times + add) // over
+    out: np.ndarray = (np.asarray(numerators).astype(object) * times + add) // over
     return out.astype(np.int64)
+
+
+def _exact_shares(end_exact: Any, worth: np.ndarray, rules: Ruleset) -> np.ndarray:
+    """:func:`rounded_chances` of exact chances over ``end_exact``'s scale (:mod:`win_chance`)."""
+    return rounded_chances(worth, end_exact.scale(rules))
+
+
+#: Exact terminals of one kind (:meth:`WinObjective.exact_layers`): ``(rows int64 (R,), numerators
+#: (R,), scale)``, the rows' exact chances to win ``numerators / scale`` (numerators int64, or Python
+#: integers in an object array).
+ExactLayer = tuple[np.ndarray, np.ndarray, int]
+
+
+def settled_layer(settled: np.ndarray) -> ExactLayer | None:
+    """The settled terminals of ``settled`` (``int8 (K,)``: 0, ``k >= 1`` for a share ``1 / k`` or
+    -1, :func:`win_chance.settled_shares`) as exact chances over :data:`win_chance.WIN_UNIT` (every
+    ``1/k`` whole for up to four ways, D20; else the lcm of ``1..k``);
+    ``None`` where none is settled. The numpy and the compiled paths (:func:`_settle`) alike."""
+    from shelfie_solver.dice.win_chance import WIN_UNIT
+
+    rows = np.flatnonzero(np.asarray(settled) >= 0)
+    if not len(rows):
+        return None
+    k = np.asarray(settled)[rows].astype(np.int64)
+    top = int(k.max())
+    scale = WIN_UNIT if top <= 4 else lcm(*range(1, top + 1))  # every 1/k whole (at most 4 ways, D1)
+    out: ExactLayer = (rows, np.where(k > 0, scale // np.maximum(k, 1), 0), scale)
+    return out
+
+
+def fraction_layer(rows: np.ndarray, chances: Sequence[Fraction]) -> ExactLayer:
+    """The exact chances ``chances`` of the terminals ``rows`` as an :data:`ExactLayer` (over the
+    lcm of their denominators)."""
+    scale = lcm(*(c.denominator for c in chances)) if len(chances) else 1
+    numerators = [c.numerator * (scale // c.denominator) for c in chances]
+    wide = any(abs(n) >= 1 << 62 for n in numerators)
+    return np.asarray(rows, dtype=np.int64), np.array(numerators, dtype=object if wide else np.int64), scale
+
+
+def with_layers(chances: np.ndarray, layers: Sequence[ExactLayer]) -> np.ndarray:
+    """``chances (K,)`` (the model's, over :data:`CHANCE_SCALE`) with each layer's rows replaced by
+    its exact chances rounded (:func:`rounded_chances`), in order (a later layer's value stands)."""
+    out = chances
+    for rows, numerators, scale in layers:
+        if out is chances:
+            out = np.array(chances, dtype=np.int64)
+        out[rows] = rounded_chances(numerators, scale)
+    return out
+
+
+def layer_fractions(count: int, layers: Sequence[ExactLayer]) -> list[Fraction | None]:
+    """Per terminal of ``count``, its exact chance as a ``Fraction`` from ``layers`` (a later
+    layer's value stands, as :func:`with_layers`), ``None`` where none gives one."""
+    out: list[Fraction | None] = [None] * count
+    for rows, numerators, scale in layers:
+        for row, n in zip(rows.tolist(), np.asarray(numerators).tolist()):
+            out[row] = Fraction(int(n), scale)
+    return out
+
+
+def end_shelf_chance(end_exact: Any, state: StateArrays) -> Fraction | None:
+    """The exact chance to win of giving up any shelf (D13) where that ends the game (D17,
+    :meth:`WinObjective._giving_up_ends`: alike for every shelf) and ``end_exact`` (``None``:
+    none) gives it, its ``failed_value`` over its scale; else ``None``."""
+    if end_exact is None or not WinObjective._giving_up_ends(state):
+        return None
+    return Fraction(int(end_exact.failed_value(state)), end_exact.scale(state.rules))
 
 
 def _ranked_shelves(end_exact: Any, state: StateArrays, shelves: list[int],
                     after: np.ndarray) -> list[tuple[int, int]]:
     """:meth:`WinObjective.shelf_values` from the model's chance ``after (S,)`` of giving up each of
     ``shelves``: exact by ``end_exact`` (``None``: none) where that ends the game (D13, D17,
-    :meth:`WinObjective._giving_up_ends`), best first, ties in shelf order."""
+    :func:`end_shelf_chance`, rounded), best first, ties in shelf order."""
     values: list[int] = after.tolist()  # Python ints
-    if end_exact is not None and WinObjective._giving_up_ends(state):
-        values = [int(_exact_shares(end_exact, np.array([end_exact.failed_value(state)]), state.rules)[0])] * len(values)
+    exact = end_shelf_chance(end_exact, state)
+    if exact is not None:
+        values = [int(rounded_chances(np.array([exact.numerator]), exact.denominator)[0])] * len(values)
     return sorted(zip(shelves, values), key=lambda item: -item[1])
 
 
@@ -1408,14 +1513,14 @@ def _line_codes(new: np.ndarray) -> tuple[np.ndarray, list[tuple[int, ...]]]:
 
 
 def contest_values(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int, triggered: bool,
-                   sets: ItemSets, turns: tuple[np.ndarray, np.ndarray] | None = None
-                   ) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(rows, values int64)``: the markings of ``sets`` (arguments as :func:`blocks_settled`)
-    after which the player's game is over (:func:`_turns_over`) with two contenders left
+                   sets: ItemSets, turns: tuple[np.ndarray, np.ndarray] | None = None) -> ExactLayer | None:
+    """The markings of ``sets`` (arguments as :func:`blocks_settled`) after which the player's game
+    is over (:func:`_turns_over`) with two contenders left
     (:func:`win_chance.two_contender_chances` of the sheets after its blocks, D15, and its final
-    score, D19) and their exact chances over :data:`CHANCE_SCALE` (half up, as
-    :func:`_exact_shares`); ``None`` where there is none. The one home of the rule for the numpy
-    and the compiled paths (:func:`_blocks_settled_into`; ``turns`` as there)."""
+    score, D19), with their exact chances: an :data:`ExactLayer` (rows of ``sets``, numerators,
+    scale; :func:`rounded_chances` gives the engine's millionths); ``None`` where there is none.
+    The one home of the rule for the numpy and the compiled paths (:func:`_blocks_settled_into`;
+    ``turns`` as there)."""
     from shelfie_solver.dice.win_chance import two_contender_chances
 
     board, rules = state.board, state.rules
@@ -1432,21 +1537,18 @@ def contest_values(state: StateArrays, sheets: tuple[Marks, ...], seat: int, fir
     group = np.asarray(group).reshape(-1)
     after = [blocked_sheets(board, sheets, seat, completed)[0] if completed else sheets for completed in lines]
     chances = two_contender_chances(board, rules, seat, first, [(after[g], f) for g, f in keys.tolist()])
-    values = np.full(len(keys), -1, dtype=np.int64)
-    for k, chance in enumerate(chances):
-        if chance is not None:
-            values[k] = (chance.numerator * 2 * CHANCE_SCALE + chance.denominator) // (2 * chance.denominator)
-    chosen = np.flatnonzero(values[group] >= 0)
+    chosen = np.flatnonzero(np.array([chances[g] is not None for g in group.tolist()], dtype=bool))
     if not len(chosen):
         return None
-    return rows[chosen], values[group[chosen]]
+    found = [chances[g] for g in group[chosen].tolist()]
+    return fraction_layer(rows[chosen], [chance for chance in found if chance is not None])
 
 
-def contest_shelf_value(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int,
-                        triggered: bool) -> int | None:
-    """The value over :data:`CHANCE_SCALE` (half up) of giving up any shelf (D13) where that ends
-    the player's game (the end triggered before, or its own closed shelves trigger it, D17, D18:
-    alike for every shelf, :meth:`WinObjective._giving_up_ends`) with two contenders left
+def contest_shelf_chance(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int,
+                         triggered: bool) -> Fraction | None:
+    """The exact chance to win of giving up any shelf (D13) where that ends the player's game (the
+    end triggered before, or its own closed shelves trigger it, D17, D18: alike for every shelf,
+    :meth:`WinObjective._giving_up_ends`) with two contenders left
     (:func:`win_chance.two_contender_chances` of the sheets as they are, nothing being marked or
     blocked, and the player's score now); ``None`` otherwise (arguments as
     :func:`contest_values`)."""
@@ -1454,11 +1556,17 @@ def contest_shelf_value(state: StateArrays, sheets: tuple[Marks, ...], seat: int
 
     if len(sheets) < 3 or not (triggered or WinObjective._giving_up_ends(state)):
         return None
-    chance = two_contender_chances(state.board, state.rules, seat, first,
-                                   [(sheets, score(state.board, state.marks, state.rules))])[0]
+    return two_contender_chances(state.board, state.rules, seat, first,
+                                 [(sheets, score(state.board, state.marks, state.rules))])[0]
+
+
+def contest_shelf_value(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int,
+                        triggered: bool) -> int | None:
+    """:func:`contest_shelf_chance` over :data:`CHANCE_SCALE` (:func:`rounded_chances`), or ``None``."""
+    chance = contest_shelf_chance(state, sheets, seat, first, triggered)
     if chance is None:
         return None
-    return (chance.numerator * 2 * CHANCE_SCALE + chance.denominator) // (2 * chance.denominator)
+    return int(rounded_chances(np.array([chance.numerator]), chance.denominator)[0])
 
 
 def _contest_shelves(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int, triggered: bool,
@@ -1492,7 +1600,7 @@ def _blocks_settled_into(state: StateArrays, sheets: tuple[Marks, ...], seat: in
         worth[index] = _settle(worth[index], found)
     contest = contest_values(state, sheets, seat, first, triggered, sets, turns)
     if contest is not None:
-        worth[index[contest[0]]] = contest[1]
+        worth[index[contest[0]]] = rounded_chances(contest[1], contest[2])
 
 
 def _blocked_out_into(state: StateArrays, sheets: tuple[Marks, ...], seat: int, later: tuple[int, ...],

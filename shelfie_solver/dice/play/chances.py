@@ -33,7 +33,7 @@ def seat_chances(state: GameState, dice: Any = None, rerolls_left: int = 0) -> l
     active player's from the engine under ``win-model`` (exact where :mod:`win_chance` applies) at the
     start of the turn (``dice`` None), after a roll with ``rerolls_left``, or with final dice; the
     others share the rest (:func:`share_the_rest`). Empty alone."""
-    from shelfie_solver.dice.advise.advice import exact_shelves, rank_markings
+    from shelfie_solver.dice.advise.advice import failed_options, failed_value, rank_markings, ranked_shelves
     from shelfie_solver.dice.engine.dp import solve_turn
     from shelfie_solver.dice.objective_names import advice_objective
 
@@ -52,11 +52,14 @@ def seat_chances(state: GameState, dice: Any = None, rerolls_left: int = 0) -> l
         mine = solution.start_values()[0] if dice is None else solution.roll_value(dice, rerolls_left)
     else:
         options = rank_markings(dice, board, state.marks, rules, objective)
-        arrays = StateArrays(board, rules, state.marks)
-        mine = options[0].value if options else Fraction(objective.failed_value(arrays), objective.scale(rules))
-        exact_flag = bool(options[0].exact) if options and options[0].exact is not None else exact_flag
-        if not options and exact_shelves(objective, arrays):  # a failed result ends it (D13, D17)
-            exact_flag = True
+        if options:
+            mine = options[0].value  # the exact Fraction where the marking's value is exact
+            exact_flag = bool(options[0].exact) if options[0].exact is not None else exact_flag
+        else:  # a failed result (D13): the best shelf's value, exact where giving it up ends it (D17)
+            arrays = StateArrays(board, rules, state.marks)
+            failed = ranked_shelves(failed_options(board, state.marks, rules), arrays, objective)
+            mine = failed_value(objective, arrays, failed)
+            exact_flag = bool(failed[0].exact) if failed and failed[0].exact is not None else exact_flag
     return share_the_rest(state, state.active, mine, exact_flag)
 
 
@@ -99,7 +102,7 @@ def after_turn_chances(before: GameState, action: Event, now: GameState) -> list
     player's chance is the value the advice of that turn gives the choice made, under the same
     objective (``win``: :func:`objective_names.advice_objective`), the others share the rest
     (:func:`share_the_rest` in ``now``). Empty alone."""
-    from shelfie_solver.dice.advise.advice import exact_shelves
+    from shelfie_solver.dice.advise.advice import exact_chances, exact_shelf_chances, exact_shelves
     from shelfie_solver.dice.objective_names import advice_objective
 
     if before.players < 2:
@@ -116,14 +119,21 @@ def after_turn_chances(before: GameState, action: Event, now: GameState) -> list
         shelf_values = getattr(objective, "shelf_values", None)
         worth = dict(shelf_values(arrays)) if callable(shelf_values) else {}
         mine = Fraction(worth.get(action.shelf, objective.failed_value(arrays)), scale)
-        if action.shelf in (exact_shelves(objective, arrays) or ()):  # it ends the game (D13, D17)
+        chances = exact_shelf_chances(objective, arrays)
+        if chances is not None and action.shelf in chances:  # it ends the game (D13, D17): exactly
+            mine, exact_flag = chances[action.shelf], True
+        elif chances is None and action.shelf in (exact_shelves(objective, arrays) or ()):
             exact_flag = True
     else:
         cells = tuple(getattr(action, "cells"))
         one = _item_set(before, cells)
         mine = Fraction(int(objective.values(arrays, one)[0]), scale)
+        exact = exact_chances(objective, arrays, one)  # the advice's own figure (rank_markings)
         exact_of = getattr(objective, "exact_markings", None)
-        if callable(exact_of):
+        if exact is not None:
+            exact_flag = exact[0] is not None
+            mine = exact[0] if exact[0] is not None else mine
+        elif callable(exact_of):
             exact_flag = bool(exact_of(arrays, one)[0])
     final = rest_final(now, before.active)  # (the sheets and the end trigger after the turn: D15, D17)
     if before.players > 2 and now.active != before.active:
