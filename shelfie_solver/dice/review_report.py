@@ -75,9 +75,10 @@ def _parts_text(start: Fraction, end: Fraction, parts: list[Fraction], fixed: in
 def _win_row(number: int, d: Decision, kept: KeptGame) -> list[Any]:
     """A row of the win-chance table: the chance as every table shows one (:func:`advise.words.chance_cell`:
     one decimal, a chance short of certain never reads ``100.0%``, a certainty reads ``0%`` or
-    ``100%``), the loss in percentage points."""
+    ``100%``), the loss in percentage points from the exact value (:func:`core.report.loss_cell`:
+    ``0`` for none, ``<0.1`` for a loss that rounds to none, as the total prints it)."""
     return [number, d.round, d.kind, describe_dice(d, kept).replace(" left)", ")"), d.chosen, d.best,
-            chance_cell(d.chosen_value, 1), f"{float(d.loss) * 100:.1f}", severity(d.loss)]
+            chance_cell(d.chosen_value, 1), loss_cell(d.loss * 100, 1), severity(d.loss)]
 
 
 def _record(i: int, d: Decision, kept: KeptGame, win: bool = False) -> dict[str, Any]:
@@ -173,7 +174,7 @@ def _win_report(result: Review, kept: KeptGame, threshold: Fraction, game: int) 
     narrow = ["round"]  # the table within 80 columns: the round is also in the costliest list
     rows = [_win_row(i + 1, d, kept) for i, d in enumerate(decisions)]
     costly = result.costliest(5)
-    notes = _costliest_notes(result, kept, costly, lambda loss: f"{float(loss) * 100:.1f} percentage points of win chance")
+    notes = _costliest_notes(result, kept, costly, lambda loss: f"{loss_cell(loss * 100, 1)} percentage points of win chance")
     notes.append("chance: the chance to win after the choice made (holds: with the best play afterwards); loss: "
                  "the best choice's chance minus it, in percentage points; class: docs/review.md.")
 
