@@ -374,6 +374,8 @@ def test_a_refusal_names_the_game_file_not_a_placeholder(tmp_path):
     (["advise", "--dice", "CCBJPP", "--rerolls", "two"], "'two' is not a whole number; expected x>=0"),
     (["advise", "--dice", "CCBJPP", "--top", "abc"], "'abc' is not a whole number; expected x>=1"),
     (["review", "GAMEFILE", "--game", "abc"], "'abc' is not a whole number; expected one such as 3"),
+    (["play", "undo", "GAMEFILE", "1_0"], "'1_0' is not a whole number; expected x>=1"),  # int() read 10
+    (["advise", "--dice", "CCBJPP", "--top", "\u0661"], "is not a whole number; expected x>=1"),  # an Arabic-Indic 1
 ])
 def test_a_value_that_is_not_a_whole_number_says_so_with_the_range(tmp_path, args, fragment):
     # click's own words were "'two' is not a valid integer range" and, for -1, "No such option"

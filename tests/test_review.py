@@ -315,3 +315,44 @@ def test_now_between_the_player_s_turns_is_the_chance_play_status_shows(tmp_path
         assert Fraction(data["curve"][-1]["win_chance"]) == shown, name
         result = review(read_kept_game(game), seat, "win")
         assert result.start + result.luck - result.total_loss + result.others == shown
+
+
+def test_at_every_moment_of_a_game_the_review_ends_on_play_status_s_figure(tmp_path):
+    """A breaker's game (small-3x4, ``win`` against ``greedy``, seed 3): cut after every action,
+    each seat's review ends on the chance ``play status`` shows it then (its own dice showing
+    included: right after a roll whose value is its own start value, the curve had stayed on the
+    turn start's figure, 20.9% where status showed 0%, and the parts did not add up to it), and
+    start + luck - loss + others is that last value. Positions after a recorded stop are left out
+    (there "now" is the stop's value, the hold's)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from conftest import EXAMPLES
+    from shelfie_solver.cli import main
+    from shelfie_solver.dice.play.gamefile import create_file, kept_game_from_events, split_actions
+    from shelfie_solver.dice.review import load_reviewable
+
+    runner, saved = CliRunner(), str(tmp_path / "g.jsonl")
+    out = runner.invoke(main, ["simulate", "--players", "win,greedy", "--games", "1", "--seed", "3", "--jobs", "1",
+                               "--board", str(EXAMPLES / "boards" / "small-3x4.toml"), "--save", saved])
+    assert out.exit_code == 0, out.output
+    kept = load_reviewable(saved)
+    cuts = [index for index, _ in split_actions(kept.events)][1:]
+    checked = 0
+    for index in cuts:
+        prefix = kept_game_from_events(kept.board, kept.rules, kept.players, kept.events[:index])
+        if prefix.stopped or prefix.over is not None:
+            continue
+        path = str(tmp_path / f"at{index}.json")
+        create_file(path, prefix)
+        status = json.loads(runner.invoke(main, ["play", "status", path, "--format", "json"]).output)
+        for seat in range(2):
+            result = review(prefix, seat, "win")
+            if not result.curve:
+                continue
+            now = result.curve[-1].value
+            assert now == Fraction(status["sheets"][seat]["win_chance"]), (index, seat)
+            assert result.start + result.luck - result.total_loss + result.others == now, (index, seat)
+            checked += 1
+    assert checked > 20

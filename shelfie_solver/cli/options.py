@@ -3,6 +3,8 @@ and the loading of the ruleset, board and marks they name."""
 
 from __future__ import annotations
 
+import re
+
 import functools
 import signal
 import threading
@@ -207,9 +209,7 @@ class WholeNumber(click.IntRange):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str):
-            try:
-                int(value)
-            except ValueError:
+            if not re.fullmatch(r"[+-]?[0-9]+", value.strip()):  # not int()'s '1_0' or other scripts' digits
                 bounded = self.min is not None or self.max is not None
                 self.fail(f"{shorten(value)} is not a whole number; expected "
                           f"{self._describe_range() if bounded else 'one such as 3'}", param, ctx)

@@ -153,7 +153,8 @@ def _remember_game(ctx: click.Context, _param: click.Parameter, value: str) -> s
 def _with_game_named(message: str, game: str) -> str:
     """``message`` with every step command's placeholder (``play undo GAME``, ``play reroll GAME
     ...``) naming ``game``, quoted for the shell where it needs it, so the command can be copied."""
-    return re.sub(r"\bplay (\w+) GAME\b", lambda m: f"play {m.group(1)} {shlex.quote(game)}", message)
+    named = shlex.quote(os.path.join(".", game) if game.startswith("-") else game)  # never read as an option
+    return re.sub(r"\bplay (\w+) GAME\b", lambda m: f"play {m.group(1)} {named}", message)
 
 
 _GAME = click.argument("game", metavar="GAME", callback=_remember_game)

@@ -373,6 +373,10 @@ class _Reviewer:
                                                                     arrays, obj))
         if self.expected is not None and position != self.expected:
             self.luck += position - self.expected
+        # a point where the curve moves: luck, or the turn start's figure (play status's) handing
+        # over to the player's own value with no luck (the step counted with the others' turns)
+        if self.expected is not None and (position != self.expected or
+                                          (self.curve and self.curve[-1].value != position)):
             self.curve.append(CurvePoint(state.round, "roll", position))
         self.expected = position
 

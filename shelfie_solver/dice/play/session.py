@@ -136,7 +136,7 @@ def mark_action(kept: KeptGame, items: list[str], objective: str = "strategic", 
     """
     check_running(kept)
     if kept.dice is None:
-        other = ("roll first ('play roll GAME DICE'), or add --unchecked for" if step
+        other = ("roll first: play roll GAME DICE; or add --unchecked for" if step
                  else "enter the dice first, or 'told' for")
         raise KeptGameError(f"{kept.active_name} has not rolled; {other} a marking made without recorded dice")
     if [w.lower() for w in items] == ["best"]:
