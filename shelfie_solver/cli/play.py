@@ -309,8 +309,8 @@ def roll_command(game: str, dice: str, player: str | None, objective: str, top: 
 def reroll_command(game: str, new: str | None, keep: str | None, player: str | None, objective: str, top: int,
                    fmt: str) -> None:
     """A re-roll (D7): --keep the dice held, NEW the dice rolled again or all the dice now showing."""
-    if new is None and keep is None:
-        raise ShelfieError(f"expected the dice rolled again: play reroll {shlex.quote(game)} NEW [--keep DICE]")
+    if new is None and keep is None:  # GAME: named by PlayGroup.invoke, as in every step's refusal
+        raise ShelfieError("expected the dice rolled again: play reroll GAME NEW [--keep DICE]")
     if new is None:  # --keep alone: every die kept is a stop (D7), said so; else the count is short
         new = ""
     if keep is None:

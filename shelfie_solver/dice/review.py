@@ -350,8 +350,11 @@ class _Reviewer:
         player's advice gave its choice; one probability of one position, docs/win-chance.md)
         when the review speaks in ``play``'s chance to win (``win``, ``win-model``) with
         opponents; else the player's own start ``value``."""
-        if not self._speaks_status():
-            return value
+        return self._status_figure(now) if self._speaks_status() else value
+
+    def _status_figure(self, now: KeptGame) -> Fraction:
+        """The reviewed seat's chance to win that ``play status`` shows in ``now``
+        (:func:`play.report.table_chances`)."""
         from shelfie_solver.dice.play.report import table_chances
 
         return table_chances(now)[self.seat][0]
@@ -440,9 +443,7 @@ class _Reviewer:
         elif over is None and self.last_end is not None and self._speaks_status():
             # between its turns (or at its next turn's start): "now" is what play status shows now,
             # the others' turns since its last one counted (before, "now" was its last turn's end)
-            from shelfie_solver.dice.play.report import table_chances
-
-            shown = table_chances(now)[self.seat][0]
+            shown = self._status_figure(now)
             self.others += shown - self.last_end
             self.curve.append(CurvePoint(now.state.round, "now", shown))
         if self.win and over is not None:
