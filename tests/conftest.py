@@ -63,6 +63,24 @@ def assert_one_line_error(result, *fragments: str) -> str:
     return lines[0]
 
 
+def cli(*args: str) -> str:
+    """The standard output of ``shelfie-solve ARGS`` through ``CliRunner``, which must succeed."""
+    from click.testing import CliRunner
+
+    from shelfie_solver.cli import main
+
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def cli_json(*args: str) -> dict:
+    """``shelfie-solve ARGS --format json`` (:func:`cli`), parsed."""
+    import json
+
+    return dict(json.loads(cli(*args, "--format", "json")))
+
+
 def assert_fits(text: str, width: int = TABLE_WIDTH) -> None:
     """Every line of ``text`` is at most ``width`` columns (the table output's 80, docs/play.md
     "80 columns")."""

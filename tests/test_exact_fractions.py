@@ -21,17 +21,14 @@ its r2c1 (10 points), computed here by brute force over Y's rolls.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 from math import factorial
 
 import numpy as np
-from click.testing import CliRunner
 from conftest import EXAMPLES
 
-from shelfie_solver.cli import main
 from shelfie_solver.dice.advise.advice import first_by_worth, rank_markings, shown_chances
 from shelfie_solver.dice.allocate import legal_markings
 from shelfie_solver.dice.board import load_board, parse_marks, score
@@ -51,14 +48,7 @@ BOARD = load_board(SMALL, RULES)
 A, B, C = "xxxx/.oo./....", "xxxx/xx../xooo", "oooo/..../...."
 
 
-def cli(*args: str) -> str:
-    result = CliRunner().invoke(main, list(args))
-    assert result.exit_code == 0, result.output
-    return result.stdout
-
-
-def cli_json(*args: str) -> dict:
-    return json.loads(cli(*args, "--format", "json"))
+from conftest import cli, cli_json  # noqa: E402
 
 
 def one_turn_reach(marks) -> int:

@@ -32,14 +32,7 @@ from serve_support import one_line_error  # noqa: E402
 from shelfie_solver.web.token import is_loopback, new_token, token_matches  # noqa: E402
 
 
-def cli(*args: str) -> str:
-    result = CliRunner().invoke(main, list(args))
-    assert result.exit_code == 0, result.output
-    return result.stdout
-
-
-def cli_json(*args: str) -> dict:
-    return json.loads(cli(*args, "--format", "json"))
+from conftest import cli, cli_json  # noqa: E402
 
 
 def new_game(path: Path, players: str = "Ann,Ben,me") -> str:

@@ -22,21 +22,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 from browser_support import PHONE  # noqa: E402 (skips the module without Chromium)
 
-from shelfie_solver.cli import main  # noqa: E402
 from shelfie_solver.dice.play.gamefile import read_kept_game  # noqa: E402
 
 from serve_support import Served  # noqa: E402
 
 
 
-def cli(*args: str) -> str:
-    result = CliRunner().invoke(main, list(args))
-    assert result.exit_code == 0, result.output
-    return result.stdout
+from conftest import cli  # noqa: E402
 
 
 def open_page(browser: Any, url: str) -> Any:
