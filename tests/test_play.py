@@ -114,6 +114,7 @@ def midgame(tmp_path: Path) -> str:
     (["fail", "{g}", "--shelf", "9"], ["shelf 9 is not on the board", "expected 1..5 or best"]),
     (["fail", "{g}", "--shelf", "1_0"], ["bad shelf '1_0'", "1..5 or best"]),
     (["fail", "{g}", "--shelf", "\u0661"], ["bad shelf", "1..5 or best"]),  # another script's 1
+    (["fail", "{g}", "--shelf", "9" * 5000], ["is not on the board", "1..5 or best"]),  # past int()'s digits
     (["roll", "{g}", "CCCCCC"], ["rolled already"]),
     (["roll", "{g}", "CCBBPG", "--player", "Ben"], ["Ann is to play, not Ben"]),
     (["mark", "{g}", "r1c1", "--player", "Zed"], ["no player"]),

@@ -195,11 +195,13 @@ def fail_action(kept: KeptGame, shelf: str, objective: str = "strategic") -> Act
             raise KeptGameError(must_mark(dice_codes(kept.dice, kept.rules)))
         number = advice.failed[0].shelf
     else:
-        if not (shelf.strip().isascii() and shelf.strip().isdigit()):  # no '1_0', no other scripts' digits
+        digits = shelf.strip()
+        if not (digits.isascii() and digits.isdigit()):  # no '1_0', no other scripts' digits
             raise KeptGameError(f"bad shelf {shorten(shelf)}; expected a shelf number {accepted}")
-        number = int(shelf) - 1
+        number = int(digits) - 1 if len(digits) <= 9 else board.n_shelves  # a long number: past every board
         if not 0 <= number < board.n_shelves:
-            raise KeptGameError(f"shelf {shelf.strip()} is not on the board; expected {accepted}")
+            raise KeptGameError(f"shelf {digits if len(digits) <= 9 else shorten(digits, 20)} is not on the board; "
+                                f"expected {accepted}")
     lost = tuple(c for c in board.lines[number] if marks.is_available(c))
     return (Fail(kept.active, number, lost),)
 
