@@ -389,7 +389,7 @@ def _title_chances(text: str) -> tuple[str | None, str, str]:
     return None, found.group(1), "now"
 
 
-def _every_cut_speaks_status(tmp_path, steps: list[list[str]], game: str, names: list[str]) -> dict[str, int]:
+def _every_cut_speaks_status(steps: list[list[str]], game: str, names: list[str]) -> dict[str, int]:
     """Play ``steps`` (``play`` commands on ``game``) and after each one (and before the first)
     check every player's review against ``play status`` at that moment: the title's "now" / "at
     the end" and the JSON's ``end_shown`` are the text status's table prints for the seat; its
@@ -459,7 +459,7 @@ def test_a_three_way_tie_and_told_turns_read_as_play_status_at_every_moment(tmp_
                   ["fail", game, "--shelf", shelf]]  # B: told (no dice)
         steps += [["roll", game, "PPBBAA"], ["fail", game, "--shelf", shelf]] if shelf == "1" else \
             [["fail", game, "--shelf", shelf]]  # C: checked, then told
-    counts = _every_cut_speaks_status(tmp_path, steps[1:], game, _start(steps[0]))
+    counts = _every_cut_speaks_status(steps[1:], game, _start(steps[0]))
     assert counts["end"] == 3 and counts["told"] >= 4 and counts["before"] >= 2, counts
 
 
@@ -486,5 +486,5 @@ def test_after_a_told_turn_now_is_play_status_s_figure(tmp_path):
     steps = [["roll", game, "GGGAAC"], ["mark", game, "--best"], ["roll", game, "CCCAAG"], ["mark", game, "--best"],
              ["roll", game, "GGBBCC"], ["mark", game, "--best"], ["roll", game, "AAACCP"], ["mark", game, "--best"],
              ["mark", game, "r1c2", "--unchecked"]]
-    counts = _every_cut_speaks_status(tmp_path, steps, game, _start(new))
+    counts = _every_cut_speaks_status(steps, game, _start(new))
     assert counts["told"] >= 1 and counts["before"] >= 3, counts

@@ -366,7 +366,8 @@ def win_chance_cell(chance: Fraction | str, exact_flag: bool) -> str:
 def status_report(kept: KeptGame, markdown: bool = False) -> Report:
     """Every sheet as a grid, the scores per seat (shelves, columns, total; D19) and, with two
     or more players, each seat's chance to win (D20; :func:`table_chances`, the one figure of the
-    table's ``win chance`` column and of the JSON's ``win_chance``), whose turn, the round and the
+    table's ``win chance`` column and of the JSON's ``win_chance``, printed as
+    :func:`status_chance_texts`, the JSON's ``win_chance_shown``), whose turn, the round and the
     end-trigger state (D17, D18)."""
     board, rules, state = kept.board, kept.rules, kept.state
     title = [whose_turn(kept)]
