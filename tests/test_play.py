@@ -110,7 +110,11 @@ def midgame(tmp_path: Path) -> str:
     (["mark", "{g}", "r1c1", "--unchecked"], ["are recorded"]),
     (["mark", "{g}"], ["expected items"]),
     (["fail", "{g}", "--shelf", "1"], ["must (D14)"]),
-    (["fail", "{g}", "--shelf", "x"], ["bad shelf"]),
+    (["fail", "{g}", "--shelf", "x"], ["bad shelf 'x'", "expected a shelf number 1..5 or best"]),
+    (["fail", "{g}", "--shelf", "9"], ["shelf 9 is not on the board", "expected 1..5 or best"]),
+    (["fail", "{g}", "--shelf", "1_0"], ["bad shelf '1_0'", "1..5 or best"]),
+    (["fail", "{g}", "--shelf", "\u0661"], ["bad shelf", "1..5 or best"]),  # another script's 1
+    (["fail", "{g}", "--shelf", "9" * 5000], ["is not on the board", "1..5 or best"]),  # past int()'s digits
     (["roll", "{g}", "CCCCCC"], ["rolled already"]),
     (["roll", "{g}", "CCBBPG", "--player", "Ben"], ["Ann is to play, not Ben"]),
     (["mark", "{g}", "r1c1", "--player", "Zed"], ["no player"]),
@@ -121,6 +125,22 @@ def test_bad_input_leaves_the_file_unchanged(midgame: str, args: list[str], frag
     result = play(*[a.format(g=midgame) for a in args])
     assert_one_line_error(result, *fragments)
     assert Path(midgame).read_bytes() == before
+
+
+def test_a_bad_shelf_names_every_form_taken(tmp_path: Path):
+    """``play fail GAME --shelf x`` names every form ``--shelf`` takes (``play fail --help``:
+    ``N|best``): with dice a shelf number or ``best``; with no dice recorded (a failed result told,
+    D13) the number, and that ``best`` needs the dice (it said only "expected a shelf number
+    1..5")."""
+    game = str(tmp_path / "g.json")
+    ok("new", game, "--players", "Ann,Ben", "--first", "Ann")
+    assert "--shelf N|best" in ok("fail", "--help")
+    assert_one_line_error(play("fail", game, "--shelf", "x"), "bad shelf 'x'", "expected a shelf number 1..5 "
+                          "('best' needs the dice: none are recorded)")
+    assert_one_line_error(play("fail", game, "--shelf", "best"), "'best' needs the dice", "1..5")
+    ok("roll", game, "CCBBPG")
+    assert_one_line_error(play("fail", game, "--shelf", "x"), "expected a shelf number 1..5 or best (the advised "
+                          "shelf)")
 
 
 def test_mark_before_the_roll_names_the_step_forms(tmp_path: Path):

@@ -50,12 +50,31 @@ def test_a_missing_file_far_from_every_step_is_a_file_error(tmp_path: Path):
     assert_one_line_error(play(path), "cannot read", f"play new {path}")
 
 
-@pytest.mark.parametrize("words, fragment", [(["roll", "CCBJPP"], "'play roll GAME ...'"),
-                                             (["extra"], "'play STEP GAME ...'"),
+@pytest.mark.parametrize("words, fragment", [(["roll", "CCBJPP"], "as a step: play roll {g} CCBJPP"),
+                                             (["extra"], "a step is: play STEP {g} ..."),
                                              (["--objective", "points", "extra"], "unexpected 'extra'")])
 def test_words_after_the_game_file_point_to_the_steps(game: str, words: list[str], fragment: str):
-    text = assert_one_line_error(play(game, *words), "after the game file", fragment, "steps: advise")
-    assert "play session" not in text and "play --help')" in text
+    text = assert_one_line_error(play(game, *words), "after the game file", fragment.format(g=game), "steps: advise")
+    assert "play session" not in text and "play --help')" in text and " GAME" not in text
+
+
+def test_a_step_after_the_game_file_is_named_with_the_file_and_the_session_s_line(tmp_path: Path,
+                                                                                monkeypatch: pytest.MonkeyPatch):
+    """``play "x y.json" roll CCBJPP`` (the step's name after the file): the one line gives the
+    step's command with the file named and quoted for the shell, and the session's form, the
+    file alone and the line its prompt takes; never the placeholder ``GAME`` (it said
+    ``'play roll GAME ...'``). ``new`` has no line at the session's prompt."""
+    monkeypatch.chdir(tmp_path)
+    assert play("new", "x y.json", "--players", "Ann,Ben").exit_code == 0
+    text = assert_one_line_error(play("x y.json", "roll", "CCBJPP"), "unexpected 'roll' after the game file",
+                                 "as a step: play roll 'x y.json' CCBJPP;",
+                                 "the interactive session, play 'x y.json', then at its prompt: roll CCBJPP",
+                                 "steps: advise")
+    assert "GAME" not in text
+    assert_one_line_error(play("x y.json", "fail", "--shelf", "2"), "play fail 'x y.json' --shelf 2;",
+                          "at its prompt: fail --shelf 2")
+    text = assert_one_line_error(play("x y.json", "new", "--players", "A B"), "play new 'x y.json' --players 'A B'")
+    assert "prompt" not in text
 
 
 def test_session_errors_and_help_name_play_not_session(game: str):

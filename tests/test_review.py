@@ -349,10 +349,142 @@ def test_at_every_moment_of_a_game_the_review_ends_on_play_status_s_figure(tmp_p
         status = json.loads(runner.invoke(main, ["play", "status", path, "--format", "json"]).output)
         for seat in range(2):
             result = review(prefix, seat, "win")
-            if not result.curve:
-                continue
             now = result.curve[-1].value
+            if result.start is None:  # no turn yet: the one point, status's figure now
+                assert len(result.curve) == 1 and now == Fraction(status["sheets"][seat]["win_chance"])
+                continue
             assert now == Fraction(status["sheets"][seat]["win_chance"]), (index, seat)
             assert result.start + result.luck - result.total_loss + result.others == now, (index, seat)
             checked += 1
     assert checked > 20
+
+
+def _status_texts(runner, path: str) -> dict[str, str]:
+    """Each player's chance as ``play status``'s table prints it (its ``win chance`` column,
+    before ``(exact)`` / ``(model)``), read from the rendered table."""
+    from shelfie_solver.cli import main
+
+    lines = runner.invoke(main, ["play", "status", path]).output.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("seat") and "win chance" in line)
+    texts = {}
+    for line in lines[head + 2:]:
+        cells = line.split()
+        if len(cells) < 3 or not cells[0].isdigit():
+            break
+        texts[cells[1]] = cells[-2]  # ... "33.4%" "(exact)"
+    return texts
+
+
+def _title_chances(text: str) -> tuple[str | None, str, str]:
+    """``(start, end, moment)`` from the review table's "Chance to win:" line (wrapped at 80
+    columns), ``start`` ``None`` before the player's first turn."""
+    import re
+
+    flat = " ".join(line.strip() for line in text.splitlines())
+    found = re.search(r"Chance to win: (\S+) at the first turn, (\S+) (now|at the end):", flat)
+    if found:
+        return found.group(1), found.group(2), found.group(3)
+    found = re.search(r"Chance to win: (\S+) now; (\S+) has not played a turn yet", flat)
+    assert found, flat
+    return None, found.group(1), "now"
+
+
+def _every_cut_speaks_status(steps: list[list[str]], game: str, names: list[str]) -> dict[str, int]:
+    """Play ``steps`` (``play`` commands on ``game``) and after each one (and before the first)
+    check every player's review against ``play status`` at that moment: the title's "now" / "at
+    the end" and the JSON's ``end_shown`` are the text status's table prints for the seat; its
+    "at the first turn" and ``start_shown`` the text status printed at the first moment that
+    player was to play; the curve ends on status's exact figure; and, from the first turn on,
+    start + luck - loss + others + told = that figure. How many reviews of each kind were
+    checked: ``started`` (a chance line with parts), ``before`` (no turn yet), ``told`` (a turn
+    told without dice among them), ``end``."""
+    import json
+
+    from click.testing import CliRunner
+
+    from shelfie_solver.cli import main
+    from shelfie_solver.dice.play.gamefile import read_kept_game
+
+    runner = CliRunner()
+    first_shown: dict[str, str] = {}
+    counts = {"started": 0, "before": 0, "told": 0, "end": 0}
+    for step in [None, *steps]:
+        if step is not None:
+            out = runner.invoke(main, ["play", *step])
+            assert out.exit_code == 0, (step, out.output)
+        kept = read_kept_game(game)
+        texts = _status_texts(runner, game)
+        status = json.loads(runner.invoke(main, ["play", "status", game, "--format", "json"]).output)
+        if kept.over is None and kept.dice is None:
+            first_shown.setdefault(kept.active_name, texts[kept.active_name])
+        for seat, name in enumerate(names):
+            table = runner.invoke(main, ["review", game, "--player", name])
+            assert table.exit_code == 0, table.output
+            start, end, moment = _title_chances(table.output)
+            data = json.loads(runner.invoke(main, ["review", game, "--player", name, "--format", "json"]).output)
+            assert end == data["end_shown"] == texts[name], (step, name, table.output)
+            assert moment == ("at the end" if kept.over is not None else "now")
+            figure = Fraction(status["sheets"][seat]["win_chance"])
+            assert Fraction(data["curve"][-1]["win_chance"]) == figure, (step, name)
+            if start is None:
+                assert data["start"] is None and len(data["curve"]) == 1, (step, name)
+                counts["before"] += 1
+                continue
+            assert start == data["start_shown"] == first_shown[name], (step, name)
+            told = Fraction(data["told"])
+            parts = Fraction(data["start"]) + Fraction(data["luck"]) - Fraction(data["summary"]["total_loss"]) \
+                + Fraction(data["others"]) + told
+            assert parts == figure, (step, name)
+            counts["started"] += 1
+            counts["told"] += data["unchecked"] > 0
+            counts["end"] += kept.over is not None
+    return counts
+
+
+def test_a_three_way_tie_and_told_turns_read_as_play_status_at_every_moment(tmp_path):
+    """One position, one figure, one text (docs/review.md): tiny-2x3, three players, every turn a
+    failed result (D13), so the game ends in a three-way tie of 0 points (D20: 1/3 each), which
+    ``play status`` prints 33.4%, 33.3%, 33.3% so that its column adds up to 100% (the review
+    printed 33.3% "at the end" for the first seat); B's turns are all told without dice (no
+    checked turn: before, no chance line at all), C's second one too (before, "now" stayed at
+    C's last checked marking). After every action each player's review prints the text status
+    prints for it, and the parts, the turns told without dice among them, add up exactly."""
+    from conftest import EXAMPLES
+
+    game = str(tmp_path / "tie.json")
+    board = str(EXAMPLES / "boards" / "tiny-2x3.toml")
+    steps = [["new", game, "--players", "A,B,C", "--first", "A", "--board", board]]
+    for shelf in ("1", "2"):
+        steps += [["roll", game, "PPBBAA"], ["fail", game, "--shelf", shelf],  # A: checked
+                  ["fail", game, "--shelf", shelf]]  # B: told (no dice)
+        steps += [["roll", game, "PPBBAA"], ["fail", game, "--shelf", shelf]] if shelf == "1" else \
+            [["fail", game, "--shelf", shelf]]  # C: checked, then told
+    counts = _every_cut_speaks_status(steps[1:], game, _start(steps[0]))
+    assert counts["end"] == 3 and counts["told"] >= 4 and counts["before"] >= 2, counts
+
+
+def _start(new: list[str]) -> list[str]:
+    """Run ``play new`` (``new``, its arguments) and return the players' names."""
+    from click.testing import CliRunner
+
+    from shelfie_solver.cli import main
+
+    assert CliRunner().invoke(main, ["play", *new]).exit_code == 0
+    return new[new.index("--players") + 1].split(",")
+
+
+def test_after_a_told_turn_now_is_play_status_s_figure(tmp_path):
+    """The breaker's game (small-3x4, three players): Ben's second turn is told without dice
+    (``play mark --unchecked``); Ben's review said "28.3% now", the end of Ben's checked turn,
+    where ``play status`` showed 21.7%. After every action every review's "now" is status's
+    text, Cy's before Cy's first turn included (no chance line before)."""
+    from conftest import EXAMPLES
+
+    game = str(tmp_path / "d.json")
+    new = ["new", game, "--players", "Ann,Ben,Cy", "--first", "Ann", "--board",
+           str(EXAMPLES / "boards" / "small-3x4.toml")]
+    steps = [["roll", game, "GGGAAC"], ["mark", game, "--best"], ["roll", game, "CCCAAG"], ["mark", game, "--best"],
+             ["roll", game, "GGBBCC"], ["mark", game, "--best"], ["roll", game, "AAACCP"], ["mark", game, "--best"],
+             ["mark", game, "r1c2", "--unchecked"]]
+    counts = _every_cut_speaks_status(steps, game, _start(new))
+    assert counts["told"] >= 1 and counts["before"] >= 3, counts

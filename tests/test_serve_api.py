@@ -147,6 +147,24 @@ def test_stop_is_play_stop(game: str, client: TestClient):
                    "stopped", "undo the stop")
 
 
+def test_the_page_s_refusals_say_what_to_tap(game: str, client: TestClient):
+    """A refusal the page shows names its buttons, not the terminal's words: a re-roll keeping
+    every die (stopping, D7) says to tap Stop (it said "type 'stop' or mark items", the prompt's
+    words), a marking before the roll to tap the faces or Told (not the prompt's 'told'); the
+    file is unchanged."""
+    before = Path(game).read_bytes()
+    message = one_line_error(post(client, "mark", revision=1, items=["r1c1"]), 400, "Ann has not rolled",
+                             "tap the faces rolled first, or tap Told")
+    assert "'told'" not in message and "play " not in message
+    state = post(client, "roll", revision=1, dice="CCBBPG").json()
+    rolled = Path(game).read_bytes()
+    assert rolled != before
+    message = one_line_error(post(client, "reroll", revision=state["revision"], keep="CCBBPG", new="CCBBPG"), 400,
+                             "keeping every die is stopping (D7): tap Stop")
+    assert "type" not in message and "play stop" not in message
+    assert Path(game).read_bytes() == rolled
+
+
 def test_a_stop_made_in_the_terminal_is_seen_by_the_page(game: str, client: TestClient):
     """`play stop` in the terminal binds the page too (the Stop is in the game file, D7)."""
     state = post(client, "roll", revision=1, dice="CCBBPG").json()

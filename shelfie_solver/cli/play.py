@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from shelfie_solver.dice.objective_names import OBJECTIVE_NAMES
-from shelfie_solver.core.errors import ShelfieError
+from shelfie_solver.core.errors import ShelfieError, shorten
 from shelfie_solver.core.report import TABLE_WIDTH, printable, render
 from shelfie_solver.dice.play.session import (
     Session,
@@ -43,7 +43,7 @@ from shelfie_solver.dice.play.gamefile import (
     update_file,
 )
 from shelfie_solver.dice.play.newgame import new_game
-from shelfie_solver.dice.play.reading import ReadingError
+from shelfie_solver.dice.play.reading import STEP, ReadingError
 from shelfie_solver.dice.play.report import action_report, best_mark_note, describe, status_report, step_advice, undone_line
 from shelfie_solver.cli.options import (
     WholeNumber,
@@ -102,17 +102,16 @@ class PlayGroup(click.Group):
         options = [param for param in self.commands["session"].params if isinstance(param, click.Option)]
         with_value = {name for param in options if not param.is_flag for name in param.opts}
         known = {name for param in options for name in (*param.opts, *param.secondary_opts)}
-        words = iter(args[1:])
-        for word in words:
+        at = 1
+        while at < len(args):
+            word = args[at]
             if word in with_value:
-                next(words, None)
+                at += 1
             elif word.startswith("-") and word.split("=", 1)[0] not in known:
                 return  # an option the session does not take (--win-model): click names it, not its value
             elif not word.startswith("-"):
-                step = word if word in steps else "STEP"
-                raise click.UsageError(f"unexpected {word!r} after the game file; the interactive session is "
-                                       f"'play GAME', a step is 'play {step} GAME ...' (steps: {', '.join(steps)})",
-                                       ctx)
+                raise click.UsageError(_after_the_file(first, word, args[at + 1:], steps), ctx)
+            at += 1
 
 
 @click.group("play", cls=PlayGroup, short_help="Track a real game turn by turn, with advice.")
@@ -153,8 +152,31 @@ def _remember_game(ctx: click.Context, _param: click.Parameter, value: str) -> s
 def _with_game_named(message: str, game: str) -> str:
     """``message`` with every step command's placeholder (``play undo GAME``, ``play reroll GAME
     ...``) naming ``game``, quoted for the shell where it needs it, so the command can be copied."""
-    named = shlex.quote(os.path.join(".", game) if game.startswith("-") else game)  # never read as an option
+    named = _shell_word(game)
     return re.sub(r"\bplay (\w+) GAME\b", lambda m: f"play {m.group(1)} {named}", message)
+
+
+def _shell_word(game: str) -> str:
+    """A game file as a command names it: quoted for the shell where it needs it, ``./-x`` for a
+    name that would read as an option."""
+    return shlex.quote(os.path.join(".", game) if game.startswith("-") else game)
+
+
+def _after_the_file(game: str, word: str, rest: list[str], steps: list[str]) -> str:
+    """The refusal of ``word`` (and ``rest``) after the game file of ``play GAME``: the command of
+    the step it names, the file in its place (``play roll 'x y.json' CCBJPP``), and the session's
+    form, the file alone and the step's words typed at its prompt (``roll CCBJPP``); for a word
+    that is no step, ``play STEP GAME ...`` with the file named."""
+    named = _shell_word(game)
+    listed = f"(steps: {', '.join(steps)})"
+    if word not in steps:
+        return (f"unexpected {shorten(word)} after the game file; a step is: play STEP {named} ... {listed}; the "
+                f"interactive session is: play {named} alone")
+    typed = " ".join([word, *(shlex.quote(w) for w in rest)])
+    step = f"unexpected {word!r} after the game file; as a step: play {word} {named}{typed[len(word):]}"
+    if word == "new":  # the session opens an existing game: no 'new' at its prompt
+        return f"{step} {listed}"
+    return f"{step}; or the interactive session, play {named}, then at its prompt: {typed} {listed}"
 
 
 _GAME = click.argument("game", metavar="GAME", callback=_remember_game)
@@ -316,19 +338,19 @@ def reroll_command(game: str, new: str | None, keep: str | None, player: str | N
     if keep is None:
         _step(game, player, lambda t: _typed_step(t, new, objective), objective, top, fmt)
     else:
-        _step(game, player, lambda t: reroll_action(t, keep, new, step=True), objective, top, fmt)
+        _step(game, player, lambda t: reroll_action(t, keep, new, STEP), objective, top, fmt)
 
 
 def _typed_step(kept: KeptGame, new: str, objective: str) -> Action:
     """``play reroll GAME NEW`` without ``--keep``: the one reading of NEW; when several fit, the
     refusal suggests the advised hold if it is one of them (docs/play.md, "After a re-roll")."""
     try:
-        return typed_reroll_action(kept, new, step=True)
+        return typed_reroll_action(kept, new, form=STEP)
     except ReadingError:
         advice = step_advice(kept, objective)
         if advice is None or not advice.holds:
             raise
-        return typed_reroll_action(kept, new, step=True, advised=advice.holds[0].keep)  # refused again
+        return typed_reroll_action(kept, new, form=STEP, advised=advice.holds[0].keep)  # refused again
 
 
 @play_command.command("stop")
@@ -367,7 +389,7 @@ def mark_command(game: str, items: tuple[str, ...], best: bool, unchecked: bool,
     if unchecked:
         _step(game, player, lambda t: told_action(t, list(items)), objective, top, fmt)
     else:
-        _step(game, player, lambda t: mark_action(t, ["best"] if best else list(items), objective, step=True),
+        _step(game, player, lambda t: mark_action(t, ["best"] if best else list(items), objective, STEP),
               objective, top, fmt, (lambda t: best_mark_note(t, objective)) if best else None)
 
 

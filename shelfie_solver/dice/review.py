@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from shelfie_solver.dice.advise.advice import failed_options, failed_value, rank_markings, ranked_shelves
@@ -102,11 +102,15 @@ class Decision:
 @dataclass(frozen=True)
 class CurvePoint:
     """One point of the reviewed player's value over the game: ``round``, what happened just
-    before (``turn start``, ``roll``, ``hold``, ``mark``, ``shelf``, ``result``) and the value."""
+    before (``turn start``, ``roll``, ``hold``, ``mark``, ``shelf``, ``told``: a turn told without
+    dice, ``now``, ``result``) and the value; ``shown``, where the value is the figure ``play
+    status`` shows at that moment, the text it prints for the seat
+    (:func:`play.report.status_chance_texts`), else ``None``."""
 
     round: int
     what: str
     value: Fraction
+    shown: str | None = None
 
 
 @dataclass(frozen=True)
@@ -119,9 +123,15 @@ class Review:
     before it), the decisions (minus :attr:`total_loss`) and ``others`` (the other players' turns:
     the value at the start of each of the player's turns minus the value at the end of the
     previous one, the hand-off from the figure ``play status`` shows to the player's own start
-    value included); ``start`` the value at the start of the player's first turn (with the chance
-    to win, the figure ``play status`` shows then, as every turn start of ``curve``), ``result`` the
-    share of victory if the game is over; ``curve`` every value in game order. ``objective`` is
+    value included), and, where ``play status``'s figures are the review's (``win`` with
+    opponents), ``told``: the turns told without dice (unchecked), each the figure ``play status``
+    shows right after it minus the one at its start (``None`` where not counted); ``start`` the
+    value at the start of the player's first turn (with the chance to win, the figure ``play
+    status`` shows then, as every turn start of ``curve``), ``result`` the share of victory if the
+    game is over; ``curve`` every value in game order; ``start_shown`` and ``end_shown`` the texts
+    ``play status`` prints for the seat at the first turn's start and now (or at the end), where
+    the review speaks its figure (:func:`play.report.status_chance_texts`: rounded with the other
+    seats' to add up to 100%), else ``None``. ``objective`` is
     the name asked, followed by ``(exact two-player optimum)`` when the cached two-player table
     stood for it (``win`` in a two-player game on a board that fits, docs/solve-game.md), that
     table's name ``table`` (``None`` when none stood for it).
@@ -140,6 +150,9 @@ class Review:
     result: Fraction | None = None
     curve: tuple[CurvePoint, ...] = ()
     table: str | None = None
+    told: Fraction | None = None
+    start_shown: str | None = None
+    end_shown: str | None = None
 
     @property
     def mean_loss_per_turn(self) -> Fraction:
@@ -229,9 +242,10 @@ def review_from(kept: KeptGame, seat: int, objective: str = PLAY_OBJECTIVE,
     for at, action in split_actions(events):
         if at < seen:
             continue
+        after = act(now, action)
         if now.active == seat:
-            reviewer.see(now, action[0])
-        now = act(now, action)
+            reviewer.see(now, action[0], after)
+        now = after
     point = ReviewPoint(seat, objective, events, now, reviewer.copy())
     return reviewer.finish(now), point
 
@@ -256,8 +270,9 @@ class _Reviewer:
 
     ``expected`` is the value before the dice moved (luck is a position's value minus it),
     ``last_end`` the value at the end of the player's previous turn (the others' turns moved it
-    since), ``stop_left`` the re-rolls left when the player recorded a Stop this turn (shown with
-    the marking)."""
+    since; after a turn told without dice, the figure ``play status`` showed right after it),
+    ``stop_left`` the re-rolls left when the player recorded a Stop this turn (shown with the
+    marking), ``told`` the change over the turns told without dice (:class:`Review`)."""
 
     def __init__(self, kept: KeptGame, seat: int, objective: str) -> None:
         self.kept, self.seat, self.objective = kept, seat, objective
@@ -267,8 +282,9 @@ class _Reviewer:
         self.unchecked = self.turns = 0
         self.solved: dict[tuple[int, int, int], tuple[Objective, TurnSolution]] = {}
         self.win: bool | None = None
-        self.luck = self.others = Fraction(0)
+        self.luck = self.others = self.told = Fraction(0)
         self.start: Fraction | None = None
+        self.start_shown: str | None = None
         self.expected: Fraction | None = None
         self.last_end: Fraction | None = None
         self.stop_left = 0
@@ -287,17 +303,27 @@ class _Reviewer:
         """The objective of the turn at ``state`` and its solved DP (solved once per sheet and turn)."""
         key = (state.turn, state.marks.marked, state.marks.eliminated)
         if key not in self.solved:
-            obj = objective_for(self.objective, state)
-            table = table_standing_in(self.objective, obj)
-            if table is not None:
-                self.table_name = table
-            elif state.players == 1 and obj.name != self.objective:
-                self.alone_name = obj.name  # win alone is learned's values (play's title names learned)
+            obj = self.objective_of(state)
             self.solved[key] = (obj, solve_turn(self.board, state.marks, self.rules, obj))
         return self.solved[key]
 
-    def see(self, now: KeptGame, first: Event) -> None:
-        """Review the reviewed seat's action starting with ``first`` on the game ``now``."""
+    def objective_of(self, state: GameState) -> Objective:
+        """The objective of the turn at ``state`` (:func:`gamefile.objective_for`), noting the
+        table or the objective that stood for the one named (the title names it) and, the first
+        time, whether its values are the chance to win (:attr:`win`)."""
+        obj = objective_for(self.objective, state)
+        table = table_standing_in(self.objective, obj)
+        if table is not None:
+            self.table_name = table
+        elif state.players == 1 and obj.name != self.objective:
+            self.alone_name = obj.name  # win alone is learned's values (play's title names learned)
+        if self.win is None:
+            self.win = getattr(obj, "win_chance_exact", None) is not None
+        return obj
+
+    def see(self, now: KeptGame, first: Event, after: KeptGame) -> None:
+        """Review the reviewed seat's action starting with ``first`` on the game ``now`` (``after``:
+        the game after the action)."""
         state = now.state
         if isinstance(first, Roll) and now.dice is None and state.marks.available:  # the turn starts (D6)
             self._turn_start(now)
@@ -313,8 +339,7 @@ class _Reviewer:
         elif isinstance(first, Hold):
             pass
         elif isinstance(first, UncheckedMark) or (isinstance(first, Fail) and now.dice is None):
-            self.unchecked += 1
-            self.expected = self.last_end = None
+            self._told(now, after)
         elif isinstance(first, Mark):
             self._mark(now, first)
         elif isinstance(first, Fail):
@@ -327,37 +352,59 @@ class _Reviewer:
         to it, where the last player's view hands over to this player's, joins the others' turns
         (docs/review.md)."""
         state = now.state
-        obj, solution = self.turn_of(state)
-        self.win = getattr(obj, "win_chance_exact", None) is not None if self.win is None else self.win
-        value = solution.start_values()[0]
-        shown = self._shown_at_start(now, value)
+        value = self.turn_of(state)[1].start_values()[0]
+        shown, text = self._status_figure(now) if self._speaks_status() else (value, None)
         if self.last_end is not None:
             self.others += value - self.last_end
         elif self.start is None:
             self.others += value - shown
-        self.start = shown if self.start is None else self.start
+        self._started(shown, text)
         self.expected = value
-        self.curve.append(CurvePoint(state.round, "turn start", shown))
+        self.curve.append(CurvePoint(state.round, "turn start", shown, text))
+
+    def _started(self, value: Fraction, text: str | None) -> None:
+        """The start of a turn of the player, with ``value`` shown (``text``: as ``play status``
+        prints it): the review's start if it is the first."""
+        if self.start is None:
+            self.start, self.start_shown = value, text
+
+    def _told(self, now: KeptGame, after: KeptGame) -> None:
+        """A turn told without dice (unchecked: no decision to review, no luck to count). Where
+        the review speaks ``play status``'s figure, the curve shows it at the turn's start and
+        right after the turn (``after``), their difference counted apart (:attr:`Review.told`)
+        and the others' turns since the player's last turn counted up to its start, so the parts
+        still add up; else the bookkeeping starts again at the player's next turn."""
+        self.unchecked += 1
+        self.expected = None
+        self.objective_of(now.state)
+        if not self._speaks_status():
+            self.last_end = None
+            return
+        before, text = self._status_figure(now)
+        if self.last_end is not None:
+            self.others += before - self.last_end
+        self._started(before, text)
+        self.curve.append(CurvePoint(now.state.round, "turn start", before, text))
+        end, end_text = self._status_figure(after)
+        self.told += end - before
+        self.last_end = end
+        self.curve.append(CurvePoint(now.state.round, "told", end, end_text))
 
     def _speaks_status(self) -> bool:
         """Whether the review's values are ``play status``'s chance to win: ``win`` or
         ``win-model`` with opponents."""
         return bool(self.win) and len(self.kept.players) >= 2 and self.objective.strip().lower() in CHANCE_NAMES
 
-    def _shown_at_start(self, now: KeptGame, value: Fraction) -> Fraction:
-        """The reviewed seat's chance that ``play status`` shows at the start of its turn
-        (:func:`play.report.table_chances`: with two players 1 minus the figure the last
-        player's advice gave its choice; one probability of one position, docs/win-chance.md)
-        when the review speaks in ``play``'s chance to win (``win``, ``win-model``) with
-        opponents; else the player's own start ``value``."""
-        return self._status_figure(now) if self._speaks_status() else value
+    def _status_figure(self, now: KeptGame) -> tuple[Fraction, str]:
+        """The reviewed seat's chance to win that ``play status`` shows in ``now`` and the text it
+        prints for it (:func:`play.report.table_chances`, :func:`play.report.status_chance_texts`:
+        at a turn's start, with two players, 1 minus the figure the last player's advice gave its
+        choice; one probability of one position, docs/win-chance.md), the review's figure where it
+        speaks in ``play``'s chance to win (``win``, ``win-model``) with opponents."""
+        from shelfie_solver.dice.play.report import status_chance_texts, table_chances
 
-    def _status_figure(self, now: KeptGame) -> Fraction:
-        """The reviewed seat's chance to win that ``play status`` shows in ``now``
-        (:func:`play.report.table_chances`)."""
-        from shelfie_solver.dice.play.report import table_chances
-
-        return table_chances(now)[self.seat][0]
+        chances = table_chances(now)
+        return chances[self.seat][0], status_chance_texts(now, chances)[self.seat]
 
     def _position(self, now: KeptGame) -> None:
         """The value of the dice just rolled (luck: it minus the value expected before them)."""
@@ -431,21 +478,26 @@ class _Reviewer:
 
     def finish(self, now: KeptGame) -> Review:
         """The :class:`Review`, ``now`` the game after its last action (with ``win`` and the game
-        over, the share of victory closes the curve, D20)."""
+        over, the share of victory closes the curve, D20). Where the review speaks ``play
+        status``'s figure, the curve ends on it with its text (:attr:`Review.end_shown`): a player
+        with no turn yet gets that one point, ``now``."""
         result = None
         over = now.over
-        if over is None and now.dice is not None and now.state.active == self.seat:  # part-way through its turn
+        if self.win is None:  # no turn of the player's yet (or none reviewed): what the values are
+            self.objective_of(now.state)
+        status = self._status_figure(now) if self._speaks_status() else None
+        if over is None and now.dice is not None and now.state.active == self.seat and self.expected is not None:
             if now.stopped:  # the Stop's value (D7) until the marking: "now" (its loss counted by _hold)
-                if self.expected is not None:
-                    self.curve.append(CurvePoint(now.state.round, "hold", self.expected))
+                self.curve.append(CurvePoint(now.state.round, "hold", self.expected))
             else:  # the dice showing, not yet acted on: their luck counts now, "now" their value
                 self._position(now)
-        elif over is None and self.last_end is not None and self._speaks_status():
-            # between its turns (or at its next turn's start): "now" is what play status shows now,
-            # the others' turns since its last one counted (before, "now" was its last turn's end)
-            shown = self._status_figure(now)
-            self.others += shown - self.last_end
-            self.curve.append(CurvePoint(now.state.round, "now", shown))
+        elif over is None and status is not None:
+            # between its turns (or at its next turn's start, or before its first): "now" is what
+            # play status shows now, the others' turns since its last one counted (before, "now"
+            # was its last turn's end, or its last checked turn's after a turn told without dice)
+            if self.last_end is not None:
+                self.others += status[0] - self.last_end
+            self.curve.append(CurvePoint(now.state.round, "now", status[0]))
         if self.win and over is not None:
             from shelfie_solver.dice.win_chance import share
 
@@ -454,10 +506,15 @@ class _Reviewer:
             if self.last_end is not None:
                 self.others += result - self.last_end
             self.curve.append(CurvePoint(over.rounds, "result", result))
+        end_shown = None
+        if status is not None and self.curve and self.curve[-1].value == status[0]:
+            end_shown = status[1]  # play status's text for it (rounded with the other seats')
+            self.curve[-1] = replace(self.curve[-1], shown=end_shown)
         named = objective_named(self.objective, self.table_name or self.alone_name)
         return Review(self.kept.players[self.seat], self.seat, named, tuple(self.decisions),
                       self.unchecked, self.turns, bool(self.win), self.luck, self.others, self.start, result,
-                      tuple(self.curve), self.table_name)
+                      tuple(self.curve), self.table_name, self.told if status is not None else None,
+                      self.start_shown, end_shown)
 
 
 def _items(kept: KeptGame, cells: tuple[int, ...]) -> str:

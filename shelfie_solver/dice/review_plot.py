@@ -59,8 +59,8 @@ def curve_image(result: Review, fmt: str) -> bytes:
         ax = fig.add_subplot()
         ax.plot(x, y, color="#1f77b4", linewidth=1.2, drawstyle="steps-post", label="chance to win")
         for kind, marker, colour in (("turn start", "o", "#1f77b4"), ("roll", "^", "#2ca02c"),
-                                     ("mark", "s", "#ff7f0e"), ("shelf", "x", "#d62728"), ("result", "*", "#000000"),
-                                     ("now", "D", "#000000")):
+                                     ("mark", "s", "#ff7f0e"), ("shelf", "x", "#d62728"), ("told", "v", "#7f7f7f"),
+                                     ("result", "*", "#000000"), ("now", "D", "#000000")):
             chosen = [i for i, p in enumerate(points) if p.what == kind]
             if chosen:
                 ax.scatter(chosen, [y[i] for i in chosen], marker=marker, color=colour, s=18, zorder=3, label=kind)

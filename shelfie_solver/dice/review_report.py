@@ -39,22 +39,36 @@ def total_loss_text(result: Review) -> str:
     return loss_cell(result.total_loss * 100, 1) if result.win else loss_cell(result.total_loss, 4)
 
 
-def _tenths(chance: Fraction) -> int:
-    """A chance in tenths of a point as the tables round it (:func:`core.report.rounded`, half
-    away from zero: what :func:`chance_cell` prints at one decimal)."""
-    return round(Fraction(rounded(chance * 100, 1)) * 10)
+def shown_tenths(text: str) -> int:
+    """A chance as printed at one decimal (:func:`chance_cell`, or ``play status``'s column,
+    :func:`play.report.status_chance_texts`) in tenths of a point: ``33.4%`` is 334, ``100%``
+    1000; ``<0.1%`` reads as 0 and ``>99.9%`` as 1000 (the rounding they stand for)."""
+    if text.startswith("<"):
+        return 0
+    if text.startswith(">"):
+        return 1000
+    return round(Fraction(text.removesuffix("%")) * 10)
 
 
-def parts_in_tenths(start: Fraction, end: Fraction, parts: list[Fraction], fixed: int | None = None) -> list[int] | None:
-    """The parts of a change of win chance (luck, decisions, the others' turns; they add up to
-    ``end - start`` exactly) in tenths of a percentage point, rounded together so that they add
-    up to the change the rounded ``start`` and ``end`` show (largest remainder: each part its
-    value rounded down or up, the units left over to the largest remainders, the earlier part
-    first on a tie). The part ``fixed`` keeps its own rounding (:func:`_pp`: the decisions, whose
-    total loss the next line prints alone). ``None`` where no such rounding keeps every part
-    within one tenth: round each alone."""
+def chance_text(chance: Fraction, shown: str | None) -> str:
+    """A chance of the review's title: ``shown``, the text ``play status`` prints for it where the
+    review speaks its figure (:attr:`review.Review.start_shown`, ``end_shown``), else
+    :func:`chance_cell` (one decimal)."""
+    return shown if shown is not None else chance_cell(chance, 1)
+
+
+def parts_in_tenths(start: Fraction, end: Fraction, parts: list[Fraction], fixed: int | None = None,
+                    shown: tuple[str | None, str | None] = (None, None)) -> list[int] | None:
+    """The parts of a change of win chance (luck, decisions, the others' turns, the turns told
+    without dice; they add up to ``end - start`` exactly) in tenths of a percentage point,
+    rounded together so that they add up to the change the printed ``start`` and ``end`` show
+    (``shown``: their texts where ``play status``'s are printed, :func:`chance_text`; largest
+    remainder: each part its value rounded down or up, the units left over to the largest
+    remainders, the earlier part first on a tie). The part ``fixed`` keeps its own rounding
+    (:func:`_pp`: the decisions, whose total loss the next line prints alone). ``None`` where no
+    such rounding keeps every part within one tenth: round each alone."""
     free = [i for i in range(len(parts)) if i != fixed]
-    target = _tenths(end) - _tenths(start)
+    target = shown_tenths(chance_text(end, shown[1])) - shown_tenths(chance_text(start, shown[0]))
     kept = 0 if fixed is None else round(Fraction(_pp(parts[fixed])) * 10)
     rounded_free = units_adding_to([parts[i] * 1000 for i in free], target - kept)
     if rounded_free is None:
@@ -63,9 +77,10 @@ def parts_in_tenths(start: Fraction, end: Fraction, parts: list[Fraction], fixed
     return [kept if i == fixed else units[i] for i in range(len(parts))]
 
 
-def _parts_text(start: Fraction, end: Fraction, parts: list[Fraction], fixed: int | None = None) -> list[str]:
+def _parts_text(start: Fraction, end: Fraction, parts: list[Fraction], fixed: int | None = None,
+                shown: tuple[str | None, str | None] = (None, None)) -> list[str]:
     """:func:`parts_in_tenths` as signed percentage points (``+2.5``), each alone where it gives none."""
-    tenths = parts_in_tenths(start, end, parts, fixed)
+    tenths = parts_in_tenths(start, end, parts, fixed, shown)
     if tenths is None:
         return [_pp(x) for x in parts]
     return [_pp(x) if i == fixed else f"{'+' if t >= 0 else ''}{rounded(Fraction(t, 10), 1)}"
@@ -144,6 +159,31 @@ def review_report(result: Review, kept: KeptGame, threshold: Fraction, game: int
     return Report(title, headers, rows, data, notes, records, narrow=["round", "best value"])
 
 
+def _chance_line(result: Review) -> str:
+    """The title's line of how the chance to win moved: from the first turn's start to now (or the
+    end), the figures ``play status`` prints then (:attr:`Review.start_shown`, ``end_shown``), split
+    into luck, decisions, the others' turns and, after turns told without dice, those turns
+    (docs/review.md); before the player's first turn, the figure now and why nothing is split."""
+    moment = "at the end" if result.result is not None else "now"
+    end = result.result if result.result is not None else result.curve[-1].value if result.curve else None
+    if result.start is None:
+        if end is None:
+            return (f"Chance to win: no figure yet: {result.player} has not played a turn, and the curve starts at "
+                    "the first")
+        return (f"Chance to win: {chance_text(end, result.end_shown)} {moment}; {result.player} has not played a turn "
+                "yet, so there is no curve to split into luck, decisions and the others' turns")
+    end = result.start if end is None else end
+    parts = [result.luck, -result.total_loss, result.others]
+    told = result.told is not None and result.unchecked > 0
+    if told and result.told is not None:
+        parts.append(result.told)
+    texts = _parts_text(result.start, end, parts, fixed=1, shown=(result.start_shown, result.end_shown))
+    line = (f"Chance to win: {chance_text(result.start, result.start_shown)} at the first turn, "
+            f"{chance_text(end, result.end_shown)} {moment}: luck (the dice) {texts[0]} percentage points, "
+            f"decisions {texts[1]}, the others' turns {texts[2]}")
+    return line + (f", the turns told without dice {texts[3]}" if told else "")
+
+
 def _win_report(result: Review, kept: KeptGame, threshold: Fraction, game: int) -> Report:
     """The review in the chance to win (D20): losses in percentage points, classified, with the
     result and how the chance moved (luck, decisions, the others' turns)."""
@@ -156,12 +196,7 @@ def _win_report(result: Review, kept: KeptGame, threshold: Fraction, game: int) 
         outcome = "won" if result.result == 1 else "lost" if result.result == 0 else f"shared the victory ({result.result})"
         title.append(f"Result: {outcome}; scores " + ", ".join(
             f"{name} {score}" for name, score in zip(kept.players, kept.scores())))
-    if result.start is not None:
-        end = result.result if result.result is not None else (result.curve[-1].value if result.curve else result.start)
-        luck, chosen, others = _parts_text(result.start, end, [result.luck, -result.total_loss, result.others], fixed=1)
-        title.append(f"Chance to win: {chance_cell(result.start, 1)} at the first turn, {chance_cell(end, 1)} "
-                     f"{'at the end' if result.result is not None else 'now'}: luck (the dice) {luck} "
-                     f"percentage points, decisions {chosen}, the others' turns {others}")
+    title.append(_chance_line(result))
     title.append(f"Decisions losing win chance: {counts['inaccuracy']} inaccurac{'y' if counts['inaccuracy'] == 1 else 'ies'} "
                  f"(>= {float(INACCURACY) * 100:.0f} percentage points), {counts['mistake']} mistake"
                  f"{'s' if counts['mistake'] != 1 else ''} (>= {float(MISTAKE) * 100:.0f}), {counts['blunder']} "
@@ -183,10 +218,13 @@ def _win_report(result: Review, kept: KeptGame, threshold: Fraction, game: int) 
             "unit": "win chance", "decisions": records, "turns": result.turns, "unchecked": result.unchecked,
             "result": exact(result.result) if result.result is not None else None,
             "start": exact(result.start) if result.start is not None else None,
+            "start_shown": result.start_shown, "end_shown": result.end_shown,
             "luck": exact(result.luck), "luck_float": float(result.luck),
             "others": exact(result.others), "others_float": float(result.others),
+            "told": exact(result.told) if result.told is not None else None,
+            "told_float": float(result.told) if result.told is not None else None,
             "curve": [{"round": p.round, "what": p.what, "win_chance": exact(p.value),
-                       "win_chance_float": float(p.value)} for p in result.curve],
+                       "win_chance_float": float(p.value), "shown": p.shown} for p in result.curve],
             "summary": _summary(result, threshold, records, costly, counts)}
     return Report(title, headers, rows, data, notes, records, narrow=narrow)
 

@@ -44,6 +44,7 @@ from shelfie_solver.dice.play.gamefile import (
     undo,
     update_file,
 )
+from shelfie_solver.dice.play.reading import PAGE
 from shelfie_solver.dice.play.report import action_report, describe, status_report, undone_line
 from shelfie_solver.dice.rolls import dice_codes
 from shelfie_solver.dice.play.session import (
@@ -412,12 +413,12 @@ class GameServer:
             return lambda t: act(t, roll_action(t, dice))
         if kind == "reroll":
             keep, new = _text(body, "keep", ""), _text(body, "new")
-            return lambda t: act(t, reroll_action(t, keep, new))
+            return lambda t: act(t, reroll_action(t, keep, new, PAGE))
         if kind == "mark":
             if body.get("best") is True:
-                return lambda t: act(t, mark_action(t, ["best"], objective))
+                return lambda t: act(t, mark_action(t, ["best"], objective, PAGE))
             items = _items(body)
-            return lambda t: act(t, mark_action(t, items, objective))
+            return lambda t: act(t, mark_action(t, items, objective, PAGE))
         if kind == "stop":
             return lambda t: act(t, stop_action(t))
         if kind == "told":

@@ -64,19 +64,23 @@ def readings(before: Counts, typed: Counts, rules: Ruleset, keep: Counts | None 
 
 @dataclass(frozen=True)
 class Forms:
-    """The commands a refusal names, in the words of where the line was typed: the ``play``
-    prompt's (:data:`PROMPT`) or the step commands' (:data:`STEP`).
+    """The commands a refusal names, in the words of where the input came from: the ``play``
+    prompt's (:data:`PROMPT`), the step commands' (:data:`STEP`) or ``serve``'s page
+    (:data:`PAGE`: what to tap).
 
     Attributes:
         reroll: the unambiguous re-roll, from the dice kept and the new dice (codes; ``-`` for
             none kept) to the words that type it.
         stop: the words that stop instead (D7: keeping every die is stopping).
         fail: the words that give up a shelf (a failed result, D13), ``N`` the shelf.
+        roll_first: before the roll, the words that enter it or tell a marking made without dice
+            (followed by "a marking made without recorded dice").
     """
 
     reroll: Callable[[str, str], str]
     stop: str
     fail: str
+    roll_first: str
 
 
 def prompt_form(keep: str, new: str) -> str:
@@ -89,23 +93,27 @@ def step_form(keep: str, new: str) -> str:
     return f"give the kept dice: play reroll GAME {new} --keep {keep}"
 
 
-PROMPT = Forms(prompt_form, "type 'stop' or mark items", "'fail N'")
+def page_form(keep: str, new: str) -> str:
+    """How ``serve``'s page enters a re-roll unambiguously: the dice held, then the new faces."""
+    held = "no die" if keep == "-" else keep
+    return f"hold {held} (tap those dice), tap Re-roll, then tap the new faces {new}"
+
+
+PROMPT = Forms(prompt_form, "type 'stop' or mark items", "'fail N'", "enter the dice first, or 'told' for")
 """The ``play`` prompt's words."""
-STEP = Forms(step_form, "play stop GAME, or mark items: play mark GAME ITEM...", "play fail GAME --shelf N")
+STEP = Forms(step_form, "play stop GAME, or mark items: play mark GAME ITEM...", "play fail GAME --shelf N",
+             "roll first: play roll GAME DICE; or add --unchecked for")
 """The step commands' words."""
-
-
-def forms(step: bool) -> Forms:
-    """The words of a refusal: the step commands' (:data:`STEP`) for ``step``, else the prompt's
-    (:data:`PROMPT`)."""
-    return STEP if step else PROMPT
+PAGE = Forms(page_form, "tap Stop (the dice are final), then tap the items to mark", "tapping shelf N",
+             "tap the faces rolled first, or tap Told for")
+"""``serve``'s page's words (docs/serve.md): its buttons, never a command to type."""
 
 
 def read_reroll(before: Counts, typed: Counts, rules: Ruleset, keep: Counts | None = None,
                 text: str = "", form: Forms = PROMPT,
                 advised: Counts | None = None) -> tuple[Counts, Counts]:
     """The one reading ``(keep, after)`` of ``typed`` (the dice as typed: ``text``); ``form``
-    words the commands a refusal names (:data:`PROMPT`, :data:`STEP`); ``advised``: the advised
+    words the commands a refusal names (:data:`PROMPT`, :data:`STEP`, :data:`PAGE`); ``advised``: the advised
     hold, which that refusal suggests when it is one of the readings.
 
     All the dice typed and equal to the dice before are refused naming the stop first (D7:

@@ -3,6 +3,7 @@ did, the final table (as :class:`core.report.Report`, so every format comes from
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from fractions import Fraction
 from functools import lru_cache
@@ -259,12 +260,23 @@ def table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
     (:func:`chances.after_turn_chances`); within a turn the active player's value
     (:func:`chances.seat_chances`), with three or more players the others' figures of the turn's
     start scaled to the rest (:func:`chances.within_turn_chances`); a model figure never exactly 0 or 1
-    (:func:`chances.model_floor`); empty alone."""
+    (:func:`chances.model_floor`); empty alone. Kept for the last few games, by the win model in
+    use (as :func:`step_advice`): ``serve``'s state and its running review of the same position
+    (``review``'s figures, :func:`status_chance_texts`) ask it once."""
     if len(kept.players) < 2:
         return []
+    from shelfie_solver.dice.learned.win_model import win_model_in_use
+
+    return list(_chances_under(kept, win_model_in_use()))
+
+
+@lru_cache(maxsize=8)
+def _chances_under(kept: KeptGame, model: object) -> tuple[tuple[Fraction, bool], ...]:
+    """:func:`table_chances` under the win model ``model`` (only its cache key: it is the one in
+    use, :func:`win_model.win_model_in_use`)."""
     from shelfie_solver.dice.play.chances import model_floor
 
-    return model_floor(_table_chances(kept))
+    return tuple(model_floor(_table_chances(kept)))
 
 
 def _table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
@@ -326,6 +338,18 @@ def shown_elsewhere(kept: KeptGame) -> tuple[int, ...]:
     return tuple(seats)
 
 
+def status_chance_texts(kept: KeptGame, chances: Sequence[tuple[Fraction, bool]] | None = None) -> list[str]:
+    """Every seat's chance to win as ``play status`` prints it in its ``win chance`` column (before
+    ``(exact)`` / ``(model)``): :func:`table_chances` rounded together so that the column adds up
+    to 100% (:func:`advise.words.chance_cells`), the seats another screen shows on their own
+    (:func:`shown_elsewhere`: the player who just moved, the seat rolling) printed as there. The
+    one rounding of a seat's figure now: ``review``'s title (its start, "now" and "at the end",
+    docs/review.md) prints these texts. E.g. a three-way tie at the end: ``33.4%``, ``33.3%``,
+    ``33.3%``. ``chances``: :func:`table_chances` of ``kept`` when the caller has it. Empty alone."""
+    chances = table_chances(kept) if chances is None else chances
+    return chance_cells([chance for chance, _ in chances], pinned=shown_elsewhere(kept)) if chances else []
+
+
 #: The column of ``play status``'s table with each seat's chance to win (:func:`status_report`).
 WIN_CHANCE_HEADER = "win chance"
 
@@ -342,7 +366,8 @@ def win_chance_cell(chance: Fraction | str, exact_flag: bool) -> str:
 def status_report(kept: KeptGame, markdown: bool = False) -> Report:
     """Every sheet as a grid, the scores per seat (shelves, columns, total; D19) and, with two
     or more players, each seat's chance to win (D20; :func:`table_chances`, the one figure of the
-    table's ``win chance`` column and of the JSON's ``win_chance``), whose turn, the round and the
+    table's ``win chance`` column and of the JSON's ``win_chance``, printed as
+    :func:`status_chance_texts`, the JSON's ``win_chance_shown``), whose turn, the round and the
     end-trigger state (D17, D18)."""
     board, rules, state = kept.board, kept.rules, kept.state
     title = [whose_turn(kept)]
@@ -358,12 +383,13 @@ def status_report(kept: KeptGame, markdown: bool = False) -> Report:
                        "shelf_points": shelves, "column_points": columns,
                        "closed_shelves": marks.closed_shelves()})
     chances = table_chances(kept)  # the one computation of both the JSON and the table
-    for sheet, (chance, exact_flag) in zip(sheets, chances):
-        sheet.update({"win_chance": exact(chance), "win_chance_float": float(chance), "win_chance_exact": exact_flag})
+    texts = status_chance_texts(kept, chances)  # they add up to 100%
+    for sheet, text, (chance, exact_flag) in zip(sheets, texts, chances):
+        sheet.update({"win_chance": exact(chance), "win_chance_float": float(chance), "win_chance_exact": exact_flag,
+                      "win_chance_shown": text})
     report = _score_table(kept)
     if chances:
         report.headers.append(WIN_CHANCE_HEADER)
-        texts = chance_cells([chance for chance, _ in chances], pinned=shown_elsewhere(kept))  # they add up to 100%
         for row, record, text, (chance, exact_flag) in zip(report.rows, report.records or [], texts, chances):
             row.append(win_chance_cell(text, exact_flag))
             record.update({"win_chance": exact(chance), "win_chance_exact": exact_flag})

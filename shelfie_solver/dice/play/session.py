@@ -37,7 +37,7 @@ from shelfie_solver.dice.play.gamefile import (
     update_file,
 )
 from shelfie_solver.dice.board import score
-from shelfie_solver.dice.play.reading import Forms, ReadingError, forms, read_reroll, readings
+from shelfie_solver.dice.play.reading import PROMPT, Forms, ReadingError, read_reroll, readings
 from shelfie_solver.dice.play.report import (
     best_mark_note,
     compact_sheets,
@@ -79,11 +79,12 @@ def roll_action(kept: KeptGame, dice: str) -> Action:
     return (Roll(kept.active, parse_dice(dice, kept.rules), kept.rules.rerolls),)
 
 
-def reroll_action(kept: KeptGame, keep: str, new: str, step: bool = False) -> Action:
+def reroll_action(kept: KeptGame, keep: str, new: str, form: Forms = PROMPT) -> Action:
     """A re-roll (D7): ``keep`` the dice held (``""`` or ``-`` for none), ``new`` the dice rolled
     again — exactly as many as were picked up — or all the dice now showing (they contain the
-    kept ones; :func:`reading.read_reroll`), so a typo cannot silently change the roll; ``step``:
-    a refusal names the step commands (``play stop GAME``), else the prompt's words.
+    kept ones; :func:`reading.read_reroll`), so a typo cannot silently change the roll; ``form``:
+    the words of a refusal (:data:`reading.PROMPT`, the step commands' :data:`reading.STEP`,
+    ``play stop GAME``, or the page's :data:`reading.PAGE`).
 
     Raises:
         DiceError, KeptGameError, ReadingError: unknown faces, kept dice not in the roll, or a
@@ -97,14 +98,14 @@ def reroll_action(kept: KeptGame, keep: str, new: str, step: bool = False) -> Ac
         raise stopped_error(kept)
     held = parse_dice("" if keep.strip() == "-" else keep, rules, count=-1)
     rolled = parse_dice(new, rules, count=-1)
-    return hold_action(kept, *read_reroll(kept.dice, rolled, rules, held, new, forms(step)))
+    return hold_action(kept, *read_reroll(kept.dice, rolled, rules, held, new, form))
 
 
-def typed_reroll_action(kept: KeptGame, new: str, keep: Counts | None = None, step: bool = False,
+def typed_reroll_action(kept: KeptGame, new: str, keep: Counts | None = None, form: Forms = PROMPT,
                         advised: Counts | None = None) -> Action:
     """A re-roll (D7) from the dice typed after it, the kept dice read from the dice showing
-    before (``keep``: a hold typed before, if any; :func:`reading.read_reroll`); ``step``: a
-    refusal names the ``play reroll`` step's form, else the prompt's; ``advised``: the advised
+    before (``keep``: a hold typed before, if any; :func:`reading.read_reroll`); ``form``: the
+    words of a refusal (:data:`reading.PROMPT`, :data:`reading.STEP`); ``advised``: the advised
     hold, which a refusal suggests when it is one of the readings.
 
     Raises:
@@ -117,7 +118,7 @@ def typed_reroll_action(kept: KeptGame, new: str, keep: Counts | None = None, st
     if kept.stopped:
         raise stopped_error(kept)
     typed = parse_dice(new, kept.rules, count=-1)
-    return hold_action(kept, *read_reroll(kept.dice, typed, kept.rules, keep, new, forms(step), advised))
+    return hold_action(kept, *read_reroll(kept.dice, typed, kept.rules, keep, new, form, advised))
 
 
 def hold_action(kept: KeptGame, held: Counts, after: Counts) -> Action:
@@ -126,35 +127,35 @@ def hold_action(kept: KeptGame, held: Counts, after: Counts) -> Action:
     return Hold(kept.active, held), Roll(kept.active, after, kept.rerolls_left - 1)
 
 
-def mark_action(kept: KeptGame, items: list[str], objective: str = "strategic", step: bool = False) -> Action:
+def mark_action(kept: KeptGame, items: list[str], objective: str = "strategic", form: Forms = PROMPT) -> Action:
     """A marking (D8-D14) of the named items (``r1c3``), or with ``items == ["best"]`` the
-    advice's best marking under ``objective``; ``step``: a refusal names the ``play mark`` step's
-    forms (``play roll``, ``--unchecked``), else the prompt's (the dice, ``told``).
+    advice's best marking under ``objective``; ``form``: the words of a refusal, the prompt's
+    (:data:`reading.PROMPT`: the dice, ``told``), the ``play mark`` step's (:data:`reading.STEP`:
+    ``play roll``, ``--unchecked``) or the page's (:data:`reading.PAGE`).
 
     Raises:
         KeptGameError: the game is over, no dice showing, nothing can be marked, or a bad item.
     """
     check_running(kept)
     if kept.dice is None:
-        other = ("roll first: play roll GAME DICE; or add --unchecked for" if step
-                 else "enter the dice first, or 'told' for")
-        raise KeptGameError(f"{kept.active_name} has not rolled; {other} a marking made without recorded dice")
+        raise KeptGameError(f"{kept.active_name} has not rolled; {form.roll_first} a marking made without recorded dice")
     if [w.lower() for w in items] == ["best"]:
         advice = advise(kept.dice, kept.board, kept.state.marks, kept.rules,
                         objective_for(objective, kept.state), 0)
         if not advice.markings:
-            raise KeptGameError(_nothing_to_mark(kept, forms(step)))
+            raise KeptGameError(_nothing_to_mark(kept, form))
         return (Mark(kept.active, advice.markings[0].marking.cells),)
     cells = _cells(kept, items)
     if kept.rerolls_left and not len(legal_sets(kept.dice, kept.board, kept.state.marks, kept.rules)):
-        raise KeptGameError(_nothing_to_mark(kept, forms(step)))
+        raise KeptGameError(_nothing_to_mark(kept, form))
     return (Mark(kept.active, cells),)
 
 
 def _nothing_to_mark(kept: KeptGame, form: Forms) -> str:
     """Why nothing can be marked, and what is left to do: with re-rolls left re-rolling (D7) or a
     failed result by choice of stopping (D13); with final dice the failed result; the failed
-    result in ``form``'s words (the prompt's ``'fail N'``, the step's ``play fail GAME --shelf N``)."""
+    result in ``form``'s words (the prompt's ``'fail N'``, the step's ``play fail GAME --shelf N``,
+    the page's ``tapping shelf N``)."""
     assert kept.dice is not None
     dice, left = dice_codes(kept.dice, kept.rules), kept.rerolls_left
     if left:
@@ -182,20 +183,25 @@ def fail_action(kept: KeptGame, shelf: str, objective: str = "strategic") -> Act
     advice's best shelf under ``objective``, the game's objective in ``play``)."""
     board, marks = kept.board, kept.state.marks
     check_running(kept)
+    # every form taken here: 'best' only with dice (the advice needs them)
+    accepted = f"1..{board.n_shelves} or best (the advised shelf)" if kept.dice is not None else \
+        f"1..{board.n_shelves} ('best' needs the dice: none are recorded)"
     if shelf.strip().lower() == "best":
         if kept.dice is None:
-            raise KeptGameError("'best' needs the dice; enter the shelf number given up")
+            raise KeptGameError(f"'best' needs the dice, and none are recorded; expected the shelf number given up, "
+                                f"1..{board.n_shelves}")
         advice = advise(kept.dice, board, marks, kept.rules, objective_for(objective, kept.state), 0)
         if not advice.failed:
             raise KeptGameError(must_mark(dice_codes(kept.dice, kept.rules)))
         number = advice.failed[0].shelf
     else:
-        try:
-            number = int(shelf) - 1
-        except ValueError:
-            raise KeptGameError(f"bad shelf {shelf!r}; expected a shelf number 1..{board.n_shelves}") from None
+        digits = shelf.strip()
+        if not (digits.isascii() and digits.isdigit()):  # no '1_0', no other scripts' digits
+            raise KeptGameError(f"bad shelf {shorten(shelf)}; expected a shelf number {accepted}")
+        number = int(digits) - 1 if len(digits) <= 9 else board.n_shelves  # a long number: past every board
         if not 0 <= number < board.n_shelves:
-            raise KeptGameError(f"shelf {shelf} is not on the board; expected 1..{board.n_shelves}")
+            raise KeptGameError(f"shelf {digits if len(digits) <= 9 else shorten(digits, 20)} is not on the board; "
+                                f"expected {accepted}")
     lost = tuple(c for c in board.lines[number] if marks.is_available(c))
     return (Fail(kept.active, number, lost),)
 
