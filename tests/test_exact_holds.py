@@ -40,6 +40,8 @@ from shelfie_solver.dice.board import Board, Marks, item_sets, load_board, parse
 from shelfie_solver.dice.engine.dp import solve_turn
 from shelfie_solver.dice.learned.win_model import CHANCE_SCALE
 from shelfie_solver.dice.objectives import StateArrays
+from shelfie_solver.dice.play.chances import seat_chances
+from shelfie_solver.dice.play.gamefile import read_kept_game
 from shelfie_solver.dice.rolls import space_for
 from shelfie_solver.dice.rules import DEFAULT_RULES
 from shelfie_solver.web.api import GameServer, shown_figures
@@ -115,6 +117,8 @@ def test_stopping_into_a_three_way_tie_is_one_third_in_advice_status_and_page(tm
     assert [(s["win_chance"], s["win_chance_exact"]) for s in status["sheets"]][0] == third
     state = GameServer(game).state()  # the page's API: the CLI's figures
     assert state["advice"] == advice and state["status"] == status
+    kept = read_kept_game(game)  # status's own path without the advice (a hand-off's roller, chances.seat_chances)
+    assert seat_chances(kept.state, kept.dice, kept.rerolls_left)[0] == (Fraction(1, 3), True)
     cli("play", "stop", game)  # stopped: the final dice's marking, the same figure
     assert [(s["win_chance"], s["win_chance_exact"]) for s in cli_json("play", "status", game)["sheets"]][0] == third
 
