@@ -244,7 +244,12 @@ def ranked_shelves(options: tuple[ShelfOption, ...], state: StateArrays,
 def _failed_shown(board: Board, marks: Marks, rules: Ruleset, objective: Objective,
                   state: StateArrays) -> tuple[Fraction, bool]:
     """The value of a failed result (D13) on ``marks`` as the advice shows it (:func:`failed_value`
-    of :func:`ranked_shelves`) and whether it is the exact chance to win (its best shelf's own flag)."""
+    of :func:`ranked_shelves`) and whether it is the exact chance to win (its best shelf's own flag);
+    without a shelf of exact value (:func:`exact_shelf_chances`, :func:`exact_shelves`) the
+    objective's ``failed_value``, not exact, without ranking the shelves."""
+    chances = exact_shelf_chances(objective, state)
+    if not (chances if chances is not None else exact_shelves(objective, state)):
+        return Fraction(objective.failed_value(state), objective.scale(rules)), False
     shelves = ranked_shelves(failed_options(board, marks, rules), state, objective)
     return failed_value(objective, state, shelves), bool(shelves and shelves[0].exact and shelves[0].value is not None)
 
