@@ -547,8 +547,9 @@ def test_shown_figures_are_rounded_from_the_exact_value():
     zero from the exact fraction, as every table): 841/2000 = 42.05% -> 42.1% (the float rounded
     in a browser, (0.4205 * 100).toFixed(1), reads 42.0); points 201/200 = 1.005 -> 1.01 (the
     float: 1.00); 1/3000 -> <0.1% and 2999/3000 -> >99.9% (a chance strictly between never reads
-    as a certainty), exactly 1 -> 100%; short of the best 1/2: 7.95 -> 8.0 percentage points, 0 for
-    an exact tie, <0.1 for a loss that rounds to none. Without a chance (``points``): the value at
+    as a certainty), exactly 1 -> 100%; short of the best 1/2 as the figures shown read: 50.0% and
+    42.1% -> 7.9 percentage points (the unrounded gap, 7.95, would read 8.0 beside them), 0 for an
+    exact tie, <0.1 for a loss between figures that print alike. Without a chance (``points``): the value at
     four decimals (2/3 -> 0.6667), short at two (1/3 -> 0.33; 1/10^6 -> <0.01); a failed result's
     potential change at two (-4/3 -> -1.33)."""
     from shelfie_solver.web.api import shown_figures
@@ -562,7 +563,7 @@ def test_shown_figures_are_rounded_from_the_exact_value():
     shown = shown_figures(advice, True)
     assert shown["holds"] == [
         {"value": "50.0%", "short": "0", "points": "1.01"}, {"value": "50.0%", "short": "0", "points": "0.00"},
-        {"value": "42.1%", "short": "8.0", "points": "0.00"}, {"value": "<0.1%", "short": "50.0", "points": "0.00"},
+        {"value": "42.1%", "short": "7.9", "points": "0.00"}, {"value": "<0.1%", "short": "50.0", "points": "0.00"},
         {"value": "50.0%", "short": "<0.1", "points": "0.00"}]
     assert shown["markings"] == [{"value": "100%", "short": "0"}, {"value": ">99.9%", "short": "<0.1"}]
     points = {"holds": [{"value": "1/1", "points": "1/1"}, {"value": "2/3", "points": "1/1"},

@@ -502,10 +502,13 @@ def test_a_whole_two_player_game_as_players(browser: Any, shots: Path, tmp_path:
 def test_a_hold_s_difference_reads_percentage_points_not_game_points(browser: Any, tmp_path: Path):
     """Each listed hold shows its game points this turn (``0.04 pts``, D19) and its difference of
     chance to the best: in percentage points, ``pp``, never ``pt``, which beside ``pts`` reads as the
-    game's points. The figure is the CLI's exact chances' difference (``play roll --format json``),
-    rounded as shown."""
+    game's points. The figure is the difference of the CLI's exact chances (``play roll --format
+    json``) as the two are shown, each rounded to one decimal (58.4% and 58.1% are 0.3 apart, whatever
+    the unrounded gap), ``<0.1`` where they print alike but differ."""
     import re
     from fractions import Fraction
+
+    from shelfie_solver.core.report import rounded
 
     game = str(tmp_path / "game.json")
     twin = str(tmp_path / "twin.json")
@@ -534,11 +537,11 @@ def test_a_hold_s_difference_reads_percentage_points_not_game_points(browser: An
             keep, reroll = (re.fullmatch(r"keep (\w+), re-roll (\w+)", words) or re.fullmatch(
                 r"()re-roll all (\w+)", words)).groups()
             loss = (best - chance[(keep, reroll)]) * 100
-            step = Fraction(1, 10) if "." in shown.group(2) or shown.group(1) else Fraction(1)
-            if shown.group(1):  # '<0.1' / '<1': a loss short of the step, not zero
-                assert 0 < loss < step
+            apart = Fraction(rounded(best * 100, 1)) - Fraction(rounded(chance[(keep, reroll)] * 100, 1))
+            if shown.group(1):  # '<0.1': a loss between two figures that print alike, not zero
+                assert loss > 0 and apart == 0
             else:
-                assert abs(loss - Fraction(shown.group(2))) <= step / 2
+                assert Fraction(shown.group(2)) == apart
             assert "percentage points to the best" in (rows.nth(i).get_attribute("aria-label") or "")
         assert page.errors == []
     finally:
@@ -550,8 +553,9 @@ def test_a_chance_on_a_rounding_boundary_reads_as_the_cli_prints_it(browser: Any
     own functions from the exact value), never its own rounding of the float: the roll's answer is
     given, on its way to the page, a hold whose chance is exactly 841/2000 = 42.05% and whose
     points this turn are exactly 201/200 = 1.005 (the best hold 1/2 = 50%). Worked by hand, half
-    away from zero as every table rounds (core.report.rounded): 42.1% and 1.01 points, 7.95 -> 8.0
-    percentage points short of the best; the float rounded in the browser reads 42.0% and 1.00."""
+    away from zero as every table rounds (core.report.rounded): 42.1% and 1.01 points, 50.0% - 42.1% =
+    7.9 percentage points short of the best as the figures read (the unrounded 7.95 would print 8.0);
+    the float rounded in the browser reads 42.0% and 1.00."""
     from shelfie_solver.web.api import shown_figures
 
     game = str(tmp_path / "game.json")
@@ -569,7 +573,7 @@ def test_a_chance_on_a_rounding_boundary_reads_as_the_cli_prints_it(browser: Any
             second.update(win_chance="841/2000", win_chance_float=841 / 2000, value="841/2000",
                           value_float=841 / 2000, points="201/200", points_float=201 / 200)
             state["shown"] = shown_figures(state["advice"], True)  # as the server writes it
-            assert state["shown"]["holds"][1] == {"value": "42.1%", "short": "8.0", "points": "1.01"}
+            assert state["shown"]["holds"][1] == {"value": "42.1%", "short": "7.9", "points": "1.01"}
             route.fulfill(response=answer, json=state)
 
         page.route("**/api/roll", boundary)
@@ -577,7 +581,7 @@ def test_a_chance_on_a_rounding_boundary_reads_as_the_cli_prints_it(browser: Any
         page.wait_for_selector("#best")
         row = page.locator("#advice .option").nth(1)
         assert row.locator("small").inner_text() == "42.1% (estimate) \u00b7 1.01 pts"
-        assert row.locator(".diff").inner_text() == "\u22128.0 pp"
+        assert row.locator(".diff").inner_text() == "\u22127.9 pp"
         assert page.locator("#best").inner_text().split(" \u2014 ")[1].startswith("50.0% chance to win")
         # the boundary is real: the browser's own rounding of these floats reads 0.1 (0.01) apart
         assert page.evaluate("() => [(841 / 2000 * 100).toFixed(1), (201 / 200).toFixed(2)]") == ["42.0", "1.00"]

@@ -125,6 +125,24 @@ def loss_cell(loss: Fraction | int, places: int) -> str:
     return text
 
 
+def shown_loss_cell(best: Fraction | int, found: Fraction | int, shown_places: int, places: int) -> str:
+    """How far ``found`` falls short of ``best`` as a reader computes it from the two figures shown
+    beside it, each rounded to ``shown_places`` decimals (:func:`rounded`): their difference at
+    ``places`` decimals (:func:`loss_cell`), so ``58.44`` and ``58.06``, shown ``58.4`` and
+    ``58.1``, fall ``0.3`` apart, not the ``0.4`` of the unrounded gap; ``0`` for exactly none, and
+    where the two print alike but differ the smallest step with ``<`` (``<0.1``: never ``0``
+    beside a loss, never a step beside two equal figures). A ``found`` above ``best`` is
+    :func:`loss_cell` of the negative gap. ``serve``'s difference to the best prints it
+    (docs/serve.md)."""
+    gap = Fraction(best) - Fraction(found)
+    if gap <= 0:
+        return loss_cell(gap, places)
+    shown = Fraction(rounded(best, shown_places)) - Fraction(rounded(found, shown_places))
+    if shown > 0:  # (a rounding never reverses an order: never below 0 here)
+        return loss_cell(shown, places)
+    return f"<{rounded(Fraction(1, 10**places), places)}"  # alike as shown, yet a loss
+
+
 def share_units(values: Sequence[Fraction], places: int, pinned: Collection[int] = ()) -> list[int] | None:
     """Shares that add up to exactly 1 (every seat's chance to win, D20) as whole display units
     of ``10**-places`` percent that add up to exactly 100%: the largest-remainder rounding. Each
@@ -189,8 +207,12 @@ def units_adding_to(scaled: Sequence[Fraction], total: int, low: Sequence[int] |
     return units
 
 
-def decimal(value: Fraction, places: int = 4) -> str:
-    """A value as a decimal for display."""
+#: Decimals of a value that is not a chance in the tables (:func:`decimal`'s default): ``6.1113``.
+VALUE_PLACES = 4
+
+
+def decimal(value: Fraction, places: int = VALUE_PLACES) -> str:
+    """A value as a decimal for display (:data:`VALUE_PLACES` decimals unless told)."""
     return rounded(value, places)
 
 

@@ -7,7 +7,8 @@ of the final dice (D8-D14), a shelf given up on a failed result (D13) — the va
 choice made and of the best choice under the objective, both exact (``Fraction``):
 
 * hold: the expected objective value of the hold with optimal play afterwards (the engine's
-  ``E_r[h]``, :mod:`dp`), the best being the maximum over the roll's holds;
+  ``E_r[h]``, :mod:`dp`; the value the advice shows, exact where every roll it reaches is:
+  :func:`advice.shown_turn`), the best being the advice's best hold;
 * marking: the objective's value of the marking (:func:`advice.rank_markings`);
 * shelf: the objective's value of the shelf given up (:func:`advice.ranked_shelves`): the change
   of the strategic line potential for ``strategic``, the chance to win for ``win``; ``points``
@@ -30,9 +31,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from shelfie_solver.dice.advise.advice import failed_options, failed_value, rank_markings, ranked_shelves
+from shelfie_solver.dice.advise.advice import failed_options, failed_value, rank_markings, ranked_shelves, shown_turn
 from shelfie_solver.dice.rolls import Counts, dice_codes, space_for
 from shelfie_solver.dice.engine.dp import TurnSolution, solve_turn
+from shelfie_solver.dice.engine.shown import ShownTurn
 from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.dice.game.events import Event, Fail, GameState, Hold, Mark, Roll, Stop, UncheckedMark
 from shelfie_solver.dice.game.record import game_texts
@@ -52,7 +54,7 @@ from shelfie_solver.dice.play.gamefile import (
 
 
 #: The objectives in which a review speaks ``play``'s chance to win, the figure ``play status``
-#: shows (the curve's turn starts are that figure: :meth:`_Reviewer._shown_at_start`).
+#: shows (the curve's turn starts are that figure: :meth:`_Reviewer._status_figure`).
 CHANCE_NAMES = ("win", "win-model")
 
 #: How a loss of win chance is classified (docs/review.md, "Inaccuracy, mistake, blunder"), in
@@ -280,7 +282,7 @@ class _Reviewer:
         self.decisions: list[Decision] = []
         self.curve: list[CurvePoint] = []
         self.unchecked = self.turns = 0
-        self.solved: dict[tuple[int, int, int], tuple[Objective, TurnSolution]] = {}
+        self.solved: dict[tuple[int, int, int], tuple[Objective, TurnSolution, ShownTurn | None]] = {}
         self.win: bool | None = None
         self.luck = self.others = self.told = Fraction(0)
         self.start: Fraction | None = None
@@ -299,12 +301,15 @@ class _Reviewer:
         twin.decisions, twin.curve, twin.solved = list(self.decisions), list(self.curve), dict(self.solved)
         return twin
 
-    def turn_of(self, state: GameState) -> tuple[Objective, TurnSolution]:
-        """The objective of the turn at ``state`` and its solved DP (solved once per sheet and turn)."""
+    def turn_of(self, state: GameState) -> tuple[Objective, TurnSolution, ShownTurn | None]:
+        """The objective of the turn at ``state``, its solved DP and the values the advice shows
+        where they are exact apart from the engine's integers (:func:`advice.shown_turn`; solved
+        once per sheet and turn)."""
         key = (state.turn, state.marks.marked, state.marks.eliminated)
         if key not in self.solved:
             obj = self.objective_of(state)
-            self.solved[key] = (obj, solve_turn(self.board, state.marks, self.rules, obj))
+            solution = solve_turn(self.board, state.marks, self.rules, obj)
+            self.solved[key] = (obj, solution, shown_turn(self.board, state.marks, self.rules, obj, solution))
         return self.solved[key]
 
     def objective_of(self, state: GameState) -> Objective:
@@ -347,12 +352,13 @@ class _Reviewer:
 
     def _turn_start(self, now: KeptGame) -> None:
         """The value at the turn's start: the curve shows the figure ``play status`` shows at this
-        moment (:func:`_shown_at_start`); the luck of the first roll is counted from the player's
+        moment (:meth:`_status_figure`); the luck of the first roll is counted from the player's
         own start value (the engine's, under the objective), and the step from the figure shown
         to it, where the last player's view hands over to this player's, joins the others' turns
         (docs/review.md)."""
         state = now.state
-        value = self.turn_of(state)[1].start_values()[0]
+        _, solution, values = self.turn_of(state)
+        value = values.start()[0] if values is not None else solution.start_values()[0]
         shown, text = self._status_figure(now) if self._speaks_status() else (value, None)
         if self.last_end is not None:
             self.others += value - self.last_end
@@ -410,9 +416,10 @@ class _Reviewer:
         """The value of the dice just rolled (luck: it minus the value expected before them)."""
         assert now.dice is not None
         state, marks = now.state, now.state.marks
-        obj, solution = self.turn_of(state)
-        if now.rerolls_left > 0:
-            position = solution.roll_value(now.dice, now.rerolls_left)
+        obj, solution, shown = self.turn_of(state)
+        if now.rerolls_left > 0:  # its best hold's value (_hold's best), as the advice shows it
+            position = shown.roll(now.dice, now.rerolls_left)[0] if shown is not None else \
+                solution.roll_value(now.dice, now.rerolls_left)
         else:
             options = rank_markings(now.dice, self.board, marks, self.rules, obj)
             if options:
@@ -434,11 +441,14 @@ class _Reviewer:
         """The hold (D7; a Stop or a marking with re-rolls left keeps every die) against the best."""
         assert now.dice is not None
         state = now.state
-        solution = self.turn_of(state)[1]
+        _, solution, shown = self.turn_of(state)
         keep = first.keep if isinstance(first, Hold) else now.dice
         holds = space_for(self.rules).holds_of(now.dice)
-        values = {h: solution.hold_value(h, now.rerolls_left) for h in holds}
-        best_hold = max(holds, key=lambda h: (values[h], h == keep, sum(h)))  # a tie names the choice
+        left = now.rerolls_left
+        engine = {h: solution.hold_value(h, left) for h in holds}
+        values = {h: shown.hold(h, left)[0] for h in holds} if shown is not None else engine
+        # the advice's best (advice.rank_holds): the engine's value, then the value shown; a tie names the choice
+        best_hold = max(holds, key=lambda h: (engine[h], values[h], h == keep, sum(h)))
         self.decisions.append(Decision(state.round, "hold", now.dice, now.rerolls_left, keep_label(keep, self.rules),
                                        keep_label(best_hold, self.rules), values[keep], values[best_hold]))
         self.expected = values[keep]

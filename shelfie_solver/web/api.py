@@ -207,8 +207,10 @@ def shown_figures(advice: dict[str, Any], percent: bool) -> dict[str, list[dict[
     * ``holds[i]``: ``value`` (the chance to win, :func:`advise.words.chance_cell`: ``58.4%``,
       ``100%``, ``<0.1%``; else the value as the table's value column, :func:`core.report.decimal`),
       ``points`` (this turn, the table's ``points``: ``0.40``) and ``short``, how far it falls
-      short of the best (:func:`core.report.loss_cell`: in percentage points at one decimal for a
-      chance, ``0.3``, ``<0.1``, ``0`` for an exact tie; else at two decimals);
+      short of the best as the two figures shown read (:func:`core.report.shown_loss_cell`: the
+      difference of the rounded figures, in percentage points at one decimal for a chance,
+      ``58.4%`` and ``58.1%``: ``0.3``; ``<0.1`` where they print alike but differ, ``0`` for an
+      exact tie; else at two decimals from the values' four);
     * ``markings[i]``: ``value`` and ``short``;
     * ``shelves[i]`` (a failed result, D13): ``value`` (``None`` where the table has none) and
       ``potential_change`` (the table's column, two decimals).
@@ -217,7 +219,7 @@ def shown_figures(advice: dict[str, Any], percent: bool) -> dict[str, list[dict[
     has no ``win_chance`` of its own."""
     from fractions import Fraction
 
-    from shelfie_solver.core.report import decimal, loss_cell
+    from shelfie_solver.core.report import VALUE_PLACES, decimal, shown_loss_cell
     from shelfie_solver.dice.advise.words import CHANCE_PLACES, chance_cell
 
     def value(record: dict[str, Any]) -> tuple[Fraction, bool] | None:
@@ -230,13 +232,14 @@ def shown_figures(advice: dict[str, Any], percent: bool) -> dict[str, list[dict[
     def cell(found: tuple[Fraction, bool] | None) -> str | None:
         if found is None:
             return None
-        return chance_cell(found[0]) if found[1] else decimal(found[0])
+        return chance_cell(found[0]) if found[1] else decimal(found[0], VALUE_PLACES)
 
     def short(found: tuple[Fraction, bool] | None, best: tuple[Fraction, bool] | None) -> str | None:
-        if found is None or best is None:
+        if found is None or best is None:  # the difference of the two figures as shown (58.4 - 58.1: 0.3)
             return None
-        gap = best[0] - found[0]
-        return loss_cell(gap * 100, CHANCE_PLACES) if found[1] else loss_cell(gap, 2)
+        if found[1]:
+            return shown_loss_cell(best[0] * 100, found[0] * 100, CHANCE_PLACES, CHANCE_PLACES)
+        return shown_loss_cell(best[0], found[0], VALUE_PLACES, 2)
 
     out: dict[str, list[dict[str, str | None]]] = {}
     for name in ("holds", "markings"):

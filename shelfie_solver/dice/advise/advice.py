@@ -8,14 +8,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from math import lcm
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from shelfie_solver.dice.allocate import Marking, legal_markings, legal_sets
+from shelfie_solver.dice.allocate import Marking, feasibility_arrays, legal_markings, legal_sets
 from shelfie_solver.dice.board import Board, ItemSets, Marks, item_sets, score, verify_marks_fit
 from shelfie_solver.dice.rolls import Counts, space_for
-from shelfie_solver.dice.engine.dp import solve_turn
+from shelfie_solver.dice.engine.dp import TurnSolution, solve_turn
+from shelfie_solver.dice.engine.shown import ShownTurn, shown_levels
 from shelfie_solver.dice.errors import DiceError, ObjectiveError
 from shelfie_solver.dice.objectives import CellTarget, Objective, Points, StateArrays, Strategic, shelf_losses
 from shelfie_solver.dice.rules import Ruleset
@@ -38,6 +40,10 @@ class HoldOption:
         points: expected points scored this turn (D19, score change as if the game ended after
             it) under the same policy: the objective's holds, then its marking (exact ties: the
             one scoring more).
+        exact: True where ``value`` is the exact chance to win of an objective that knows it
+            for some final rolls only (``win``'s exact terminals): keeping every die takes the
+            best marking's exact value (D7), another hold is exact when every roll it can reach
+            is (:func:`shown_turn`); None: as the advice's :attr:`Advice.win_chance_exact`.
     """
 
     keep: Counts
@@ -46,6 +52,7 @@ class HoldOption:
     at_least: tuple[Fraction, ...]
     rank: int
     points: Fraction = Fraction(0)
+    exact: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -234,6 +241,19 @@ def ranked_shelves(options: tuple[ShelfOption, ...], state: StateArrays,
     return tuple(sorted(valued, key=lambda o: -(o.value or 0)))
 
 
+def _failed_shown(board: Board, marks: Marks, rules: Ruleset, objective: Objective,
+                  state: StateArrays) -> tuple[Fraction, bool]:
+    """The value of a failed result (D13) on ``marks`` as the advice shows it (:func:`failed_value`
+    of :func:`ranked_shelves`) and whether it is the exact chance to win (its best shelf's own flag);
+    without a shelf of exact value (:func:`exact_shelf_chances`, :func:`exact_shelves`) the
+    objective's ``failed_value``, not exact, without ranking the shelves."""
+    chances = exact_shelf_chances(objective, state)
+    if not (chances if chances is not None else exact_shelves(objective, state)):
+        return Fraction(objective.failed_value(state), objective.scale(rules)), False
+    shelves = ranked_shelves(failed_options(board, marks, rules), state, objective)
+    return failed_value(objective, state, shelves), bool(shelves and shelves[0].exact and shelves[0].value is not None)
+
+
 def _baseline(objective: Objective, board: Board, marks: Marks, rules: Ruleset) -> Fraction | None:
     """The ``learned`` solitaire value of the sheet as it is (its expected final score, points),
     for :attr:`Advice.baseline`; None for other objectives or with opponents."""
@@ -287,11 +307,15 @@ def rank_holds(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objecti
                rerolls: int) -> tuple[HoldOption, ...]:
     """Every distinct hold of ``dice`` with ``rerolls`` >= 1 left, best first.
 
-    Order: value (desc); exact ties by expected points this turn (desc), then failed-result
-    chance (asc), then more dice kept. Equal values share a rank, but under a model's chance
-    (``win_chance_exact`` False) only with equal expected points too.
+    Each value is the one shown (:func:`shown_turn`): exact where every roll the hold can reach
+    has an exact value (keeping every die: the best marking's, D7), else the engine's.
+    Order: the engine's value (desc), then the value shown (desc; an exact value first among
+    equal ones); exact ties by expected points this turn (desc), then failed-result chance
+    (asc), then more dice kept. Equal values share a rank, but under a model's chance
+    (``win_chance_exact`` False) only with equal expected points too, where not exact.
     """
     solution = solve_turn(board, marks, rules, objective, rerolls, points=True)
+    shown = shown_turn(board, marks, rules, objective, solution)
     space = space_for(rules)
     table = solution.hold_values[rerolls]
     assert table is not None
@@ -303,12 +327,61 @@ def rank_holds(dice: Counts, board: Board, marks: Marks, rules: Ruleset, objecti
         fail = Fraction(int(row[1]), den)
         at_least = (1 - fail,) + tuple(Fraction(int(x), den) for x in row[2:-1])
         points = Fraction(int(row[-1]), den)  # the carried points column (dp.final_values)
-        options.append((Fraction(int(row[0]), den_value), fail, order, hold, at_least, points))
-    options.sort(key=lambda o: (-o[0], -o[5], o[1], o[2]))
+        integer = Fraction(int(row[0]), den_value)
+        value, exact = shown.hold(hold, rerolls) if shown is not None else (integer, False)
+        options.append((integer, value, exact, points, fail, order, hold, at_least))
+    options.sort(key=lambda o: (-o[0], -o[1], not o[2], -o[3], o[4], o[5]))
     # a model's saturated chance is no tie when the expected points differ (as rank_markings)
     model = getattr(objective, "win_chance_exact", None) is False
-    ranks = _ranks([(o[0], o[5] if model else None) for o in options])
-    return tuple(HoldOption(o[3], o[0], o[1], o[4], r, o[5]) for o, r in zip(options, ranks))
+    ranks = _ranks([(o[1], o[3] if model and not o[2] else None) for o in options])
+    return tuple(HoldOption(o[6], o[1], o[4], o[7], r, o[3], True if o[2] else None) for o, r in zip(options, ranks))
+
+
+def shown_turn(board: Board, marks: Marks, rules: Ruleset, objective: Objective,
+               solution: TurnSolution) -> ShownTurn | None:
+    """The values shown for every roll and hold of the turn ``solution`` solves (the engine's
+    DP of ``objective`` on ``marks``; :mod:`engine.shown`), exact where the final rolls they
+    reach are: each final roll is worth its best marking's value as :func:`rank_markings`
+    shows it (the exact ``Fraction`` where :func:`exact_chances` has one: ``win``'s exact
+    terminals, e.g. a three-way tie's ``1/3``, D20), or its failed result's (D13,
+    :func:`failed_value`: exact where giving up the best shelf ends the game). The one home of
+    the value the advice's holds (:func:`rank_holds`), ``play status`` and ``review`` show
+    with re-rolls left. None where no final roll is exact apart from the engine's integers (an
+    objective without exact terminals, or none on this sheet): then the engine's values stand."""
+    if not callable(getattr(objective, "exact_values", None)):
+        return None
+    feasible = feasibility_arrays(board, rules)
+    state = StateArrays(board, rules, marks)
+    n_sets = len(feasible.sets.sizes)
+    usable = np.flatnonzero(np.append(state.available, True)[feasible.sets.cells].all(axis=1))
+    sets = feasible.sets.take(usable)
+    chances = exact_chances(objective, state, sets) or [None] * len(usable)
+    is_usable = np.zeros(n_sets + 1, dtype=bool)
+    is_usable[usable] = True
+    markable = np.logical_or.reduceat(is_usable[feasible.members], feasible.starts)
+    failed = None if markable.all() else _failed_shown(board, marks, rules, objective, state)
+    known = [c for c in chances if c is not None]
+    if not known and not (failed is not None and failed[1]):
+        return None
+    scale = objective.scale(rules)
+    unit = lcm(scale, *{c.denominator for c in known}, failed[0].denominator if failed is not None else 1)
+    # every usable set in the order of rank_markings: worth, the value shown, points now, more items, set order
+    worth = objective.values(state, sets).tolist()
+    points = Points().values(state, sets).tolist()
+    sizes = sets.sizes.tolist()
+    numerators = [int(c * unit) if c is not None else int(w) * (unit // scale) for c, w in zip(chances, worth)]
+    order = sorted(range(len(usable)), key=lambda i: (-worth[i], -numerators[i], -points[i], -sizes[i], i))
+    rank = np.full(n_sets + 1, len(usable), dtype=np.int64)  # unusable sets and the sentinel rank last
+    rank[usable[np.array(order, dtype=np.int64)]] = np.arange(len(usable))
+    best = np.array(order + [0], dtype=np.int64)[np.minimum.reduceat(rank[feasible.members], feasible.starts)]
+    level0 = np.array(numerators, dtype=object)[best] if len(usable) else np.zeros(len(best), dtype=object)
+    exact0 = np.array([c is not None for c in chances] + [False], dtype=bool)[best]
+    if failed is not None:  # a failed result (D13): the best shelf's value, exact where it is
+        level0[~markable] = int(failed[0] * unit)
+        exact0[~markable] = failed[1]
+    if not exact0.any():  # no final roll's best choice is exact: the engine's values stand
+        return None
+    return shown_levels(solution, level0, exact0, unit)
 
 
 def order_markings(state: StateArrays, sets: ItemSets, objective: Objective) -> np.ndarray:

@@ -199,7 +199,7 @@ def hold_reason(advice: Advice, names: Sequence[str] | None = None, places: int 
     best = holds[0]
     if len(holds) == 1:
         return "it is the only choice"
-    settled = decided([h.value for h in holds], advice.win_chance_exact)
+    settled = decided([h.value for h in holds], advice.win_chance_exact or all(h.exact for h in holds))
     if settled is not None:
         return decided_words(settled, "roll")
     at = _runner([h.rank for h in holds])

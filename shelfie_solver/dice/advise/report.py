@@ -468,26 +468,27 @@ def settled_chance(value: Fraction | None) -> bool:
     return value is not None and value in (0, 1)
 
 
-def how(advice: Advice, option: MarkingOption | ShelfOption | None = None) -> str:
+def how(advice: Advice, option: HoldOption | MarkingOption | ShelfOption | None = None) -> str:
     """``exact`` or ``model`` for the title: of ``option``'s chance when given
-    (:func:`option_exact`), else of the advice's (a certainty is exact: :func:`settled_chance`)."""
-    if option is None:
-        return "exact" if advice.win_chance_exact or settled_chance(advice.value) else "model"
-    return "exact" if option_exact(option, advice) else "model"
+    (:func:`option_exact`), else of the advice's best choice (:func:`first_exact`)."""
+    return "exact" if (first_exact(advice) if option is None else option_exact(option, advice)) else "model"
 
 
-def option_exact(option: MarkingOption | ShelfOption, advice: Advice) -> bool:
-    """Whether a marking's or a shelf's chance is exact: its own flag where the objective knows it
-    per option (a marking that ends the game, D17; ``win`` on a shelf whose loss ends it, D13,
-    D17), else the advice's; a certainty always (:func:`settled_chance`)."""
+def option_exact(option: HoldOption | MarkingOption | ShelfOption, advice: Advice) -> bool:
+    """Whether a hold's, a marking's or a shelf's chance is exact: its own flag where the
+    objective knows it per option (a marking that ends the game, D17; ``win`` on a shelf whose
+    loss ends it, D13, D17; a hold whose every roll reached is exact, keeping every die: the best
+    marking's, D7, :func:`advice.shown_turn`), else the advice's; a certainty always
+    (:func:`settled_chance`)."""
     return bool(advice.win_chance_exact if option.exact is None else option.exact) or settled_chance(option.value)
 
 
 def first_exact(advice: Advice) -> bool:
-    """Whether the chance of ``advice``'s best choice is exact: of its first marking (final dice),
-    of its first shelf (a failed result, D13), else the advice's (a certainty always: :func:`settled_chance`)."""
+    """Whether the chance of ``advice``'s best choice is exact: of its first hold (re-rolls left),
+    of its first marking (final dice), of its first shelf (a failed result, D13), else the
+    advice's (a certainty always: :func:`option_exact`, :func:`settled_chance`)."""
     if advice.holds:
-        return bool(advice.win_chance_exact) or settled_chance(advice.value)
+        return option_exact(advice.holds[0], advice)
     if advice.markings:
         return option_exact(advice.markings[0], advice)
     if advice.failed and advice.failed[0].value is not None:
@@ -535,11 +536,11 @@ def _win_holds(advice: Advice, title: list[str], data: dict[str, Any], top: int 
     if advice.markings:
         first = advice.markings[0]
         title.append("Stop and mark " + _win_cells(first, advice) + f" ({first.points:+d} points)")
-        data["stop_marking"] = {**marking_record(first, advice), **chance_fields(best.value, advice.win_chance_exact)}
+        data["stop_marking"] = {**marking_record(first, advice), **chance_fields(best.value, option_exact(best, advice))}
     headers = ["rank", "keep", "re-roll", "win chance", "exact", "points", "failed"]  # exact: --exact only
     rows = [[rank_text(h.rank, ranks), keep_label(h.keep, rules), reroll_label(advice.dice, h.keep, rules),
              chance_cell(h.value), exact_cell(h.value), decimal(h.points, 2), risk_cell(h.fail, True)] for h in shown]
-    data["holds"] = [hold_record(h, advice, chance_fields(h.value, advice.win_chance_exact)) for h in advice.holds]
+    data["holds"] = [hold_record(h, advice, chance_fields(h.value, option_exact(h, advice))) for h in advice.holds]
     notes = [f"{len(advice.holds) - len(shown)} more holds not shown (--top)."] if len(shown) < len(advice.holds) else []
     notes.append("points: expected points scored this turn (D19) under the same play; failed: chance of a "
                  "failed result (D13). Exact fractions: --exact, --format json or csv.")
@@ -605,7 +606,7 @@ def decided_choices(advice: Advice) -> Fraction | None:
     from shelfie_solver.dice.advise.reasons import decided
 
     if advice.holds:
-        return decided([h.value for h in advice.holds], advice.win_chance_exact)
+        return decided([h.value for h in advice.holds], all(option_exact(h, advice) for h in advice.holds))
     if advice.markings:
         return decided([m.value for m in advice.markings],
                        all(option_exact(m, advice) for m in advice.markings))

@@ -31,9 +31,10 @@ CHANCE_OBJECTIVE = "win-model"
 def seat_chances(state: GameState, dice: Any = None, rerolls_left: int = 0) -> list[tuple[Fraction, bool]]:
     """Every seat's chance to win now (D20), in seat order, each with whether it is exact: the
     active player's from the engine under ``win-model`` (exact where :mod:`win_chance` applies) at the
-    start of the turn (``dice`` None), after a roll with ``rerolls_left``, or with final dice; the
-    others share the rest (:func:`share_the_rest`). Empty alone."""
-    from shelfie_solver.dice.advise.advice import failed_options, failed_value, rank_markings, ranked_shelves
+    start of the turn (``dice`` None), after a roll with ``rerolls_left``, or with final dice (the
+    value the advice shows, exact where every final roll it reaches is: :func:`advice.shown_turn`);
+    the others share the rest (:func:`share_the_rest`). Empty alone."""
+    from shelfie_solver.dice.advise.advice import failed_options, failed_value, rank_markings, ranked_shelves, shown_turn
     from shelfie_solver.dice.engine.dp import solve_turn
     from shelfie_solver.dice.objective_names import advice_objective
 
@@ -47,9 +48,14 @@ def seat_chances(state: GameState, dice: Any = None, rerolls_left: int = 0) -> l
     exact_flag = bool(getattr(objective, "win_chance_exact", False))
     if not state.marks.available:
         mine = Fraction(objective.failed_value(StateArrays(board, rules, state.marks)), objective.scale(rules))
-    elif dice is None or rerolls_left > 0:
+    elif dice is None or rerolls_left > 0:  # the value shown, exact where every roll it reaches is
         solution = solve_turn(board, state.marks, rules, objective)
-        mine = solution.start_values()[0] if dice is None else solution.roll_value(dice, rerolls_left)
+        shown = shown_turn(board, state.marks, rules, objective, solution)
+        if shown is not None:
+            mine, exact_now = shown.start() if dice is None else shown.roll(dice, rerolls_left)
+            exact_flag = exact_flag or exact_now
+        else:
+            mine = solution.start_values()[0] if dice is None else solution.roll_value(dice, rerolls_left)
     else:
         options = rank_markings(dice, board, state.marks, rules, objective)
         if options:

@@ -224,7 +224,7 @@ function unitShort(unit) {
   return unit.label;
 }
 
-function diffText(option, best, isFirst) {  // the server's `short`: a loss that is not exactly zero reads <0.1, never 0
+function diffText(option, best, isFirst) {  // the server's `short`: the figures as shown apart; a loss never reads 0
   if (key(option) === key(best)) return isFirst ? "best" : "tied";
   // percentage points of the chance: "pp", never "pt" beside the row's game points ("6.67 pts", D19)
   return chance(option) !== null ? `\u2212${option.shown.short} pp` : `\u2212${option.shown.short}`;
