@@ -177,6 +177,21 @@ def test_the_parts_of_the_change_add_up_as_shown():
     assert parts_in_tenths(Fraction(1, 2), Fraction(1, 2), [half, -2 * half, half], fixed=1) == [1, -1, 0]
 
 
+def test_a_part_that_is_exactly_none_reads_0(tmp_path):
+    """Before the opponent's first turn nothing came from the others' turns: that part is exactly
+    0 and the title says ``0``, as the decisions' table prints no loss, not ``+0.0`` (which reads
+    as something rounded away). Worked by hand: A rolls and marks at once on tiny-2x3, B has not
+    played."""
+    from conftest import EXAMPLES, cli
+
+    game = str(tmp_path / "g.json")
+    cli("play", "new", game, "--players", "A,B", "--first", "A", "--board", str(EXAMPLES / "boards" / "tiny-2x3.toml"))
+    cli("play", "roll", game, "GGGCCC")
+    cli("play", "mark", game, "--best")
+    title = " ".join(cli("review", game, "--player", "A").split())
+    assert "the others' turns 0" in title and "+0.0" not in title, title
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.fractions(0, 1), st.lists(st.fractions(-1, 1), min_size=3, max_size=3))
 def test_rounded_parts_read_the_rounded_change(start, parts):

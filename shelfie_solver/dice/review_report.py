@@ -79,12 +79,16 @@ def parts_in_tenths(start: Fraction, end: Fraction, parts: list[Fraction], fixed
 
 def _parts_text(start: Fraction, end: Fraction, parts: list[Fraction], fixed: int | None = None,
                 shown: tuple[str | None, str | None] = (None, None)) -> list[str]:
-    """:func:`parts_in_tenths` as signed percentage points (``+2.5``), each alone where it gives none."""
+    """:func:`parts_in_tenths` as signed percentage points (``+2.5``), each alone where it gives
+    none; a part that is exactly none reads ``0``, as the decisions' table prints no loss
+    (:func:`core.report.loss_cell`), not ``+0.0``."""
     tenths = parts_in_tenths(start, end, parts, fixed, shown)
     if tenths is None:
-        return [_pp(x) for x in parts]
-    return [_pp(x) if i == fixed else f"{'+' if t >= 0 else ''}{rounded(Fraction(t, 10), 1)}"
-            for i, (t, x) in enumerate(zip(tenths, parts))]
+        texts = [_pp(x) for x in parts]
+    else:
+        texts = [_pp(x) if i == fixed else f"{'+' if t >= 0 else ''}{rounded(Fraction(t, 10), 1)}"
+                 for i, (t, x) in enumerate(zip(tenths, parts))]
+    return ["0" if x == 0 and text.lstrip("+-") in ("0.0", "0") else text for x, text in zip(parts, texts)]
 
 
 def _win_row(number: int, d: Decision, kept: KeptGame) -> list[Any]:
