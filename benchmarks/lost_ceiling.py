@@ -13,8 +13,8 @@ the end is triggered:
 * mover: turns where the mover itself is out (its ceiling below another seat's score now) or
   sure to win (its score now above every other ceiling): ``win_chance.decided_objective`` before
   the end, a decided turn;
-* terminal: turns where some item set of the mover (or a shelf given up, D13) that does not end
-  its game puts an opponent out that the old rule kept in (``win_chance.lost_bounds``' column 1
+* terminal: turns where some usable item set of the mover that does not end its game puts an
+  opponent out that the old rule kept in (``win_chance.lost_bounds``' column 1
   against the old one: the mover's score after it above the opponent's ceiling);
 * earlier: per seat that is out at some turn start before the game's end, how many turns (of
   any seat) before the old rule would have put it out (the old rule's first turn, or the game's
