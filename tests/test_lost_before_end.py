@@ -157,6 +157,25 @@ def test_play_status_shows_the_seat_at_an_exact_zero_before_the_end(tmp_path: Pa
     assert (b["win_chance"], b["win_chance_exact"]) == ("0/1", True)
 
 
+def test_the_lost_seat_s_exact_zero_settles_no_other_figure_while_the_game_goes_on(tmp_path: Path) -> None:
+    # the same sheets with C first (D5): each round is C, A, B, so B closes the round. Its own
+    # marking is an exact 0 (its ceiling), but its game is not over (D17 not triggered) and A
+    # plays again and can still reach 42 > 27: A and C keep model figures, not the exact shares
+    # of the scores now (A 0, C 1) that an exact 0 gives where every other score is final
+    path = str(tmp_path / "h.json")
+    cli("play", "new", path, "--players", "A,B,C", "--first", "C", "--board", str(EXAMPLES / "boards" / "small-3x4.toml"))
+    for cells in (("r1c1", "r1c2", "r1c3"), ("r1c1", "r1c2", "r1c3"), ("r2c1",), ("r1c4", "r2c4", "r3c4"),
+                  ("r2c1",), ("r3c1",)):
+        cli("play", "mark", path, *cells, "--unchecked")
+    sheets = _status(path)
+    assert [s["marks"] for s in sheets] == ["ooox/o..x/...x", "xxxx/o..x/o..x", "oooo/...o/...o"]
+    assert highest_score(SMALL, parse_marks(sheets[0]["marks"], SMALL), RULES) == 42  # A: 6 + 6 + 9 + 6 + 6 + 9
+    assert (sheets[1]["win_chance"], sheets[1]["win_chance_exact"]) == ("0/1", True)
+    for seat in (0, 2):
+        assert sheets[seat]["win_chance_exact"] is False
+        assert 0 < Fraction(sheets[seat]["win_chance"]) < 1
+
+
 def test_the_lost_seat_s_own_advice_is_an_exact_zero_at_every_marking(tmp_path: Path) -> None:
     path = _game(tmp_path)
     cli("play", "mark", path, "r2c2", "--unchecked")  # A; B to play
