@@ -203,7 +203,8 @@ def test_the_bounds_before_the_end() -> None:
     state = GameState(SMALL, RULES, (M, X, Y), 0, 0, 6, False)
     # the mover's terminal that leaves its game going: X out above 23, Y above its ceiling
     bounds = lost_bounds(state)
-    assert bounds[:, 1].tolist() == [23, highest_score(SMALL, Y, RULES)]
+    # Y: every item of the board, shelves 11 + 12 + 14 and columns 6 + 6 + 9 + 16
+    assert bounds[:, 1].tolist() == [23, 11 + 12 + 14 + 6 + 6 + 9 + 16]
     assert bounds[0, 1] != NO_HIGH
     assert lost_seats(state, [15, 0, 0]) == ()
     # with the mover at 24 X is out whoever plays next: its ceiling below a score now
