@@ -484,6 +484,18 @@ def score(board: Board, marks: Marks, rules: Ruleset = DEFAULT_RULES) -> int:
     return _marked_score(board, marks.n_shelves, marks.n_columns, marks.marked, rules)
 
 
+def highest_score(board: Board, marks: Marks, rules: Ruleset = DEFAULT_RULES) -> int:
+    """The most points the sheet ``marks`` can ever score: :func:`score` with every available item
+    marked too. An upper bound of its final score however the game goes: only available items
+    can be marked (D4), an eliminated item never comes back (D13, D15, D16), and item values are
+    never negative, so marking more never lowers a line's score (D19: a line's sum only grows,
+    and passing the threshold only adds lines); the rules have no other points. Its score itself
+    when it has no available item. The one home of this bound (the expected final score's
+    ceiling in the advice, a seat's reach in :mod:`win_chance`)."""
+    everything = marks.marked | ~(marks.marked | marks.eliminated) & ((1 << marks.n_cells) - 1)
+    return _marked_score(board, marks.n_shelves, marks.n_columns, everything, rules)
+
+
 @lru_cache(maxsize=1 << 14)
 def _marked_score(board: Board, n_shelves: int, n_columns: int, marked: int, rules: Ruleset) -> int:
     """:func:`score` of the sheet with ``marked`` items (D19 reads only those)."""

@@ -44,7 +44,15 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from shelfie_solver.dice.board import Board, ItemSets, Marks, marked_line_totals, score, totals_breakdown
+from shelfie_solver.dice.board import (
+    Board,
+    ItemSets,
+    Marks,
+    highest_score,
+    marked_line_totals,
+    score,
+    totals_breakdown,
+)
 from shelfie_solver.dice.game.events import GameState
 from shelfie_solver.dice.objectives import Objective, Points, StateArrays
 from shelfie_solver.dice.rules import Ruleset
@@ -524,23 +532,26 @@ def lost_seats(state: GameState, scores: Sequence[int]) -> tuple[int, ...]:
     items). The best a seat can end on: :func:`_final_reaches` as the game stands (once the end is
     triggered, its reach as :func:`settled_bounds` reads it, :func:`_other_reaches`: its score
     when it has played its last turn or has no available item, else the best score of its one
-    turn left, D18; before, only a seat with no available item has one, its score). Not a seat
-    that can tie: a tie may stay a shared victory."""
+    turn left, D18; before, its :func:`board.highest_score`: every available item marked). Not a
+    seat that can tie: a tie may stay a shared victory."""
     reaches = _final_reaches(state, state.end_triggered)
     return tuple(j for j, reach in reaches.items() if any(s > reach for k, s in enumerate(scores) if k != j))
 
 
 def _final_reaches(state: GameState, over: bool) -> dict[int, int]:
-    """Per other seat than the active one that has one, the best score it can still end on
-    (:func:`lost_seats`, :func:`lost_bounds`), seen once the active player's turn has ended with
-    its game ``over`` (D17, D18: the end triggered before the turn or by it) or not: when over,
-    every other seat's reach (:func:`_other_reaches`; once the end is triggered the turn always
-    ends the player's game); else only a seat with no available item has one, its score (D13)."""
+    """Per other seat than the active one, in seat order, an upper bound of the score it can still
+    end on (:func:`lost_seats`, :func:`lost_bounds`: the one home of a seat's reach for the lost
+    seats), seen once the active player's turn has ended with its game ``over`` (D17, D18: the end
+    triggered before the turn or by it) or not: when over, every other seat's reach
+    (:func:`_other_reaches`: its score if final, else the best of its one turn left; once the
+    end is triggered the turn always ends the player's game); else, with turns left that no rule
+    counts, its :func:`board.highest_score` (every available item marked: its score when it has
+    none, D13)."""
     others = [j for j in range(state.players) if j != state.active]
     if over or state.end_triggered:
         return {j: reach for j, (reach, _) in zip(others, _other_reaches(state), strict=True)}
     board, rules = state.board, state.rules
-    return {j: score(board, state.sheets[j], rules) for j in others if not state.sheets[j].has_available}
+    return {j: highest_score(board, state.sheets[j], rules) for j in others}
 
 
 def lost_bounds(state: GameState) -> np.ndarray:
@@ -553,8 +564,8 @@ def lost_bounds(state: GameState) -> np.ndarray:
 
     The bound is the best score the opponent can still end on (:func:`_final_reaches`: when
     over its score if final, else the best score of its one turn left, :func:`best_score_range`,
-    an upper bound since the turn's blocks, D15, only take items away; when not over its score
-    if it has no available item, else none, :data:`NO_HIGH`), or :data:`NO_LOW` (lost whatever
+    an upper bound since the turn's blocks, D15, only take items away; when not over its
+    :func:`board.highest_score`, every available item marked), or :data:`NO_LOW` (lost whatever
     the terminal) where another seat's score now already passes it (scores never fall: D13 and
     D15 keep marked items). An opponent's score does not change during the player's turn."""
     others = [j for j in range(state.players) if j != state.active]
@@ -579,6 +590,21 @@ def lost_at(final: np.ndarray, over: np.ndarray, bounds: np.ndarray) -> np.ndarr
     final = np.asarray(final, dtype=np.int64)
     bound = np.where(np.asarray(over, dtype=bool)[:, None], bounds[:, 0], bounds[:, 1])
     out: np.ndarray = final[:, None] > bound
+    return out
+
+
+def lost_settled(settled: np.ndarray, lost: np.ndarray | None) -> np.ndarray:
+    """``int8 (K,)``: :func:`settled_shares` ``settled`` of ``K`` terminals of the active player's
+    turn, also ``1`` where every opponent can no longer win there (``lost``, ``bool (K, J)``:
+    :func:`lost_at`; ``None`` or no column: none): every other final score stays strictly below
+    the player's score after it, which never falls (D13, D15), so it wins alone (D20) whether its
+    game is over or not. The one home of the rule for the numpy and the compiled paths of
+    :mod:`learned.win_model` (where the game is over :func:`settled_shares` already gives such a
+    terminal 1: its score is above every other reach)."""
+    settled = np.asarray(settled)
+    if lost is None or lost.shape[1] == 0:
+        return settled
+    out: np.ndarray = np.where(lost.all(axis=1), 1, settled).astype(np.int8)
     return out
 
 
@@ -684,29 +710,39 @@ def two_contender_chances(board: Board, rules: Ruleset, seat: int, first: int,
 
 @dataclass(frozen=True)
 class DecidedWin(LastTurnWin):
-    """The player's chance on a last turn (the end triggered, D18) that is decided whatever it
-    does (:func:`decided_objective`): every marking's value is :func:`shares` against ``others``,
-    here every other seat's highest reachable score (:func:`settled_bounds`: final scores, or
-    upper bounds for the seats still to play), exact because every final score of the turn is
-    below another seat's score now (0) or above every other reach (1)."""
+    """The player's chance on a turn that is decided whatever it does (:func:`decided_objective`):
+    every marking's value is :func:`shares` against ``others``, here every other seat's highest
+    reachable score (final scores, or upper bounds for the seats still to play), exact because
+    every final score the player can still reach is below another seat's score now (0) or its
+    score now is above every other reach (1)."""
 
     name: str = "win (decided)"
 
 
 def decided_objective(state: GameState) -> DecidedWin | None:
-    """:class:`DecidedWin` where the active player's last turn (the end triggered, D18; another
-    seat still to play, else :class:`LastTurnWin` applies) is decided: the best score its turn
-    can reach (:func:`best_score_range`) below another seat's score now (chance 0), or its score
-    now above every other seat's reach (chance 1: :func:`settled_bounds`); else ``None``."""
-    if state.players < 2 or not state.end_triggered:
+    """:class:`DecidedWin` where the active player's turn is decided whatever it does: the best
+    score it can still end on below another seat's score now (chance 0: scores never fall, D13,
+    D15), or its score now above the best every other seat can still end on (chance 1, D20).
+    Once the end is triggered (its last turn, D18; another seat still to play, else
+    :class:`LastTurnWin` applies) the best of its turn (:func:`best_score_range`) against
+    :func:`settled_bounds`; before, its :func:`board.highest_score` against every other seat's
+    (:func:`_final_reaches`, the bounds of :func:`lost_seats`: every available item marked, so
+    the reaches of any number of turns). Else ``None``."""
+    if state.players < 2:
         return None
-    low, high, _ = settled_bounds(state)
     board, rules, marks = state.board, state.rules, state.marks
     now = score(board, marks, rules)
-    reach = best_score_range(board, rules, marks)[1] if marks.has_available else now
+    if state.end_triggered:
+        low, high, _ = settled_bounds(state)
+        reach = best_score_range(board, rules, marks)[1] if marks.has_available else now
+        reaches = tuple(reach for reach, _ in _other_reaches(state))
+    else:
+        low = max(score(board, sheet, rules) for j, sheet in enumerate(state.sheets) if j != state.active)
+        reaches = tuple(_final_reaches(state, False).values())
+        reach, high = highest_score(board, marks, rules), max(reaches)
     if reach >= low and now <= high:
         return None
-    return DecidedWin(tuple(reach for reach, _ in _other_reaches(state)))
+    return DecidedWin(reaches)
 
 
 def exact_objective(state: GameState) -> LastTurnWin | BeforeLastWin | None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from shelfie_solver.core.report import Report, decimal, exact, rank_text
-from shelfie_solver.dice.board import Marks, score
+from shelfie_solver.dice.board import highest_score, score
 from shelfie_solver.dice.rolls import Counts, dice_codes, dice_names
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.advise.words import CHANCE_PLACES, chance_cell, hold_words, risk_cell
@@ -344,9 +344,7 @@ def expected_final_line(advice: Advice, estimate: Fraction) -> str:
     board, marks = advice.board, advice.marks
     if advice.objective == "exact optimum":  # the solved table: exactly the optimum, within its bounds
         return f"Expected final score {decimal(estimate, 2)} points with optimal play (exact optimum)"
-    everything = Marks(marks.n_shelves, marks.n_columns, marks.marked | sum(1 << c for c in marks.available),
-                       marks.eliminated)
-    most = score(board, everything, advice.rules)
+    most = highest_score(board, marks, advice.rules)
     said = f"learned's estimate {decimal(estimate, 2)}"
     if estimate > most:
         return (f"Expected final score at most {most} points (every available item marked; {said} is above "
@@ -415,8 +413,8 @@ def _failed_report(advice: Advice, title: list[str], data: dict[str, Any]) -> Re
 #: What the chance is, for the footer: exact, or under the model.
 EXACT_NOTE = ("win chance: your exact chance to win (D20: a k-way tie for the top counts 1/k) with the best play "
               "from here; exact because every other score is final after this turn or the next (D18), or because "
-              "your game is decided (your best final score below another's final score, or above every other "
-              "seat's reach).")
+              "your game is decided (the best final score you can still reach below another seat's score now, or "
+              "your score above the best every other seat can reach).")
 TABLE_NOTE = ("win chance: your chance to win (D20: a tie counts 1/2) with the best play by both from "
               "here, from the two-player table (solve-game --players 2: float64 within its proven bound, shown "
               "to 2^-30; the exact two-player optimum: win plays it on every board within "

@@ -1131,12 +1131,15 @@ class WinObjective(Learned):
 
     def settled(self, state: StateArrays, m: np.ndarray, a: np.ndarray, mp: np.ndarray) -> np.ndarray:
         """``int8 (K,)``: :func:`win_chance.settled_shares` of ``K`` sheets of the player after
-        this turn (line totals ``(K, L)``): 0 or 1 where the chance is exactly that, else -1."""
-        from shelfie_solver.dice.win_chance import settled_shares
+        this turn (line totals ``(K, L)``), with 1 where every opponent is out there
+        (:func:`win_chance.lost_settled` of :func:`lost_rows`): 0 or 1 where the chance is exactly
+        that (``k`` for ``1 / k``), else -1."""
+        from shelfie_solver.dice.win_chance import lost_settled, settled_shares
 
         board, rules = state.board, state.rules
         own_distance = end_trigger_shelves(board, rules) - (a[:, : board.n_shelves] == 0).sum(axis=1)
-        return settled_shares(scores(m, mp, rules.scoring_threshold), self.game_over(own_distance), *self.settle)
+        final, over = scores(m, mp, rules.scoring_threshold), self.game_over(own_distance)
+        return lost_settled(settled_shares(final, over, *self.settle), lost_rows(self.lost, final, over))
 
     def _with_exact(self, state: StateArrays, sets: ItemSets, chances: np.ndarray) -> np.ndarray:
         """``chances (K,)`` of the markings ``sets`` with those of :meth:`_end_layers` (the markings
@@ -1388,9 +1391,12 @@ def _front_values(state: StateArrays, end_exact: Any, found: tuple[Any, ...],
     the exact chances of the markings that end the game by
     ``end_exact``'s ``values_after`` (D17, D18, D20), the settled ones exactly 0 or 1
     (:meth:`WinObjective.settled`: the kernel's ``settled``) and the shelves ranked (D13)."""
+    from shelfie_solver.dice.win_chance import lost_settled
+
     gaps, index, shelf_rows, usable, _, ends, gains, blocked, settled, final, over = found
     gone = lost_rows(lost, final, over)
-    shares = _settle(_softmax_shares(without_lost(gaps, gone), own_first=True), settled)  # the sets', then the shelves'
+    shares = _settle(_softmax_shares(without_lost(gaps, gone), own_first=True),  # the sets', then the shelves'
+                     lost_settled(settled, gone))
     used = len(index)
     worth = np.zeros(len(usable), dtype=np.int64)
     worth[index] = shares[:used]

@@ -89,13 +89,16 @@ def decided_chances(state: GameState) -> list[tuple[Fraction, bool]] | None:
 
 def rest_final(state: GameState, seat: int) -> bool:
     """Whether every seat but ``seat`` has its score final once ``seat``'s game is over, seen at
-    ``seat``'s turn in ``state`` (D18): each has no available item or plays before ``seat`` in
-    the round, or has lost (:func:`win_chance.lost_seats` at ``seat``'s turn: it is never at the
-    top, so its final score changes no share, D20). Only then does ``seat``'s exact 0 settle the
-    others' figures (:func:`_settled_rest`): an exact 0 may also come from another seat's score
-    now while some seat that can still win plays (:func:`win_chance.settled_bounds`)."""
-    left = [j for j in range(state.players)
-            if j != seat and state.sheets[j].has_available and state.place(j) > state.place(seat)]
+    ``seat``'s turn in ``state`` (D18): each has no available item or, the end triggered in
+    ``state`` (D17), plays before ``seat`` in the round, or has lost (:func:`win_chance.lost_seats`
+    at ``seat``'s turn: it is never at the top, so its final score changes no share, D20). Only
+    then does ``seat``'s exact 0 settle the others' figures (:func:`_settled_rest`): an exact 0
+    may also come from another seat's score now while some seat that can still win plays
+    (:func:`win_chance.settled_bounds`), or before the end is triggered from ``seat``'s ceiling
+    below another seat's score (:func:`win_chance.decided_objective`: its game goes on, and so
+    does every other seat's, D18)."""
+    left = [j for j in range(state.players) if j != seat and state.sheets[j].has_available
+            and (not state.end_triggered or state.place(j) > state.place(seat))]
     if not left:
         return True
     lost = lost_seats(replace(state, active=seat), _scores(state))
