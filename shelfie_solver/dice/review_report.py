@@ -65,16 +65,34 @@ def parts_in_tenths(start: Fraction, end: Fraction, parts: list[Fraction], fixed
     (``shown``: their texts where ``play status``'s are printed, :func:`chance_text`; largest
     remainder: each part its value rounded down or up, the units left over to the largest
     remainders, the earlier part first on a tie). The part ``fixed`` keeps its own rounding
-    (:func:`_pp`: the decisions, whose total loss the next line prints alone). ``None`` where no
-    such rounding keeps every part within one tenth: round each alone."""
+    (:func:`_pp`: the decisions, whose total loss the next line prints alone). Where no such
+    rounding keeps every part within one tenth (the printed start and end are ``play status``'s
+    texts, and the decisions keep theirs), the free part largest in size that is not exactly
+    none takes up what is left after each part is rounded alone, so the line still adds up (a
+    player's sum of the printed parts is the printed change; the JSON keeps every part exact).
+    ``None`` only where every free part is exactly none: round each alone."""
     free = [i for i in range(len(parts)) if i != fixed]
     target = shown_tenths(chance_text(end, shown[1])) - shown_tenths(chance_text(start, shown[0]))
     kept = 0 if fixed is None else round(Fraction(_pp(parts[fixed])) * 10)
     rounded_free = units_adding_to([parts[i] * 1000 for i in free], target - kept)
     if rounded_free is None:
-        return None
+        rounded_free = _taken_up([parts[i] * 1000 for i in free], target - kept)
+        if rounded_free is None:
+            return None
     units = dict(zip(free, rounded_free))
     return [kept if i == fixed else units[i] for i in range(len(parts))]
+
+
+def _taken_up(scaled: list[Fraction], total: int) -> list[int] | None:
+    """Each of ``scaled`` (tenths) rounded alone (half away from none, as :func:`_pp`), then the
+    units short of ``total`` added to the one largest in size that is not exactly none (the
+    earlier on a tie); ``None`` where every value is exactly none."""
+    if all(x == 0 for x in scaled):
+        return None
+    units = [int(Fraction(rounded(abs(x), 0))) * (1 if x >= 0 else -1) for x in scaled]
+    largest = max((i for i, x in enumerate(scaled) if x != 0), key=lambda i: (abs(scaled[i]), -i))
+    units[largest] += total - sum(units)
+    return units
 
 
 def _parts_text(start: Fraction, end: Fraction, parts: list[Fraction], fixed: int | None = None,
