@@ -112,6 +112,30 @@ def test_hostile_lines_change_nothing(tmp_path: Path):
     assert game.read_bytes() == before
 
 
+def test_words_after_a_command_that_takes_none_are_refused_not_ignored(tmp_path: Path):
+    """A new user typed 'undo 1 junk' (undid 1), 'undo 2 3' (undid 2), 'status foo': the step
+    commands refuse extra words, so the prompt does too: one error line each, and the file (one
+    roll recorded, which any undo would take back) stays byte for byte as it was."""
+    from click.testing import CliRunner
+
+    from shelfie_solver.cli import main
+
+    game = tmp_path / "game.json"
+    for args in (["new", str(game), "--players", "Ann,Ben", "--first", "Ann"], ["roll", str(game), "CCBJPP"]):
+        assert CliRunner().invoke(main, ["play", *args]).exit_code == 0
+    before = game.read_bytes()
+    child = spawn(str(game))
+    child.expect_exact("Ann PPBCCJ/2>")
+    for line in ["undo 1 junk", "undo 2 3", "undo \u0661", "status foo", "advise bar", "stop now", "help me"]:
+        child.sendline(line)
+        child.expect(r"Error: ([^\r\n]*)\r?\n")
+        assert "expected" in child.match.group(1), child.match.group(1)
+        child.expect_exact("Ann PPBCCJ/2>")
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    assert game.read_bytes() == before
+
+
 def test_bad_objective_is_refused_before_the_prompt(tmp_path: Path):
     from click.testing import CliRunner
 

@@ -394,6 +394,9 @@ class Session:
         return before, after
 
     def _run(self, command: str, args: list[str], line: str) -> str:
+        if command in WORDLESS and args:
+            raise KeptGameError(f"{shorten(' '.join(args))} after {command!r}: it takes no more words; expected "
+                                f"{command!r} alone (help lists the commands)")
         if command in ("quit", "exit", "q"):
             self.done = True
             return f"Saved in {self.path}."
@@ -695,13 +698,22 @@ def _is_face_name(word: str, rules: Ruleset) -> bool:
     return sum(parse_dice(word, rules, count=-1)) == 1
 
 
+#: The prompt's commands that take no words after them (a word more is refused, not ignored).
+WORDLESS = frozenset({"quit", "exit", "q", "help", "?", "h", "status", "advise", "stop"})
+
+
 def _count(args: list[str]) -> int:
+    """The N of ``undo N`` (1 for ``undo`` alone): one whole number in ASCII digits, as every
+    numeric option reads it (``cli.options.WholeNumber``); more words are refused, not ignored.
+
+    Raises:
+        KeptGameError: not one whole number."""
     if not args:
         return 1
-    try:
-        return int(args[0])
-    except ValueError:
-        raise KeptGameError(f"bad count {args[0]!r}; expected 'undo' or 'undo N' with a whole number N") from None
+    if len(args) > 1 or not args[0].isascii() or not args[0].lstrip("-").isdigit():
+        raise KeptGameError(f"bad count {shorten(' '.join(args))}; expected 'undo' or 'undo N' with a whole "
+                            "number N")
+    return int(args[0])
 
 
 def _neither(word: str, error: DiceError) -> KeptGameError:
