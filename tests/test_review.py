@@ -528,3 +528,14 @@ def test_after_a_told_turn_now_is_play_status_s_figure(tmp_path):
              ["mark", game, "r1c2", "--unchecked"]]
     counts = _every_cut_speaks_status(steps, game, _start(new))
     assert counts["told"] >= 1 and counts["before"] >= 3, counts
+
+
+def test_a_loss_is_classed_as_the_table_prints_it():
+    """The class reads the loss as printed (one decimal of a percentage point): a new user saw
+    "5.0" classed "inaccuracy" beside the legend's "mistake (>= 5)"; worked by hand at each
+    threshold (2, 5, 10 points: docs/review.md)."""
+    from shelfie_solver.dice.review import severity
+
+    points = {Fraction(4991, 1000): "mistake", Fraction(4949, 1000): "inaccuracy", Fraction(1995, 1000): "inaccuracy",
+              Fraction(1949, 1000): "", Fraction(9951, 1000): "blunder", Fraction(9949, 1000): "mistake", Fraction(0): ""}
+    assert {p: severity(p / 100) for p in points} == points

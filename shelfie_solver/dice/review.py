@@ -36,6 +36,7 @@ from shelfie_solver.dice.rolls import Counts, dice_codes, space_for
 from shelfie_solver.dice.engine.dp import TurnSolution, solve_turn
 from shelfie_solver.dice.engine.shown import ShownTurn
 from shelfie_solver.core.errors import ShelfieError
+from shelfie_solver.core.report import rounded
 from shelfie_solver.dice.game.events import Event, Fail, GameState, Hold, Mark, Roll, Stop, UncheckedMark
 from shelfie_solver.dice.game.record import game_texts
 from shelfie_solver.core.inputs import parse_json
@@ -63,7 +64,11 @@ INACCURACY, MISTAKE, BLUNDER = Fraction(2, 100), Fraction(5, 100), Fraction(10, 
 
 
 def severity(loss: Fraction) -> str:
-    """``blunder``, ``mistake``, ``inaccuracy`` or ``""`` for a loss of win chance (a probability)."""
+    """``blunder``, ``mistake``, ``inaccuracy`` or ``""`` for a loss of win chance (a probability),
+    read as the table prints it (percentage points at one decimal, :func:`core.report.rounded`):
+    a loss of 4.991 points prints ``5.0`` and is a mistake, as the legend's ``>= 5`` reads, not an
+    inaccuracy beside it."""
+    loss = Fraction(rounded(loss * 100, 1)) / 100
     if loss >= BLUNDER:
         return "blunder"
     if loss >= MISTAKE:
