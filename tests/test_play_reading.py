@@ -415,3 +415,16 @@ def test_the_session_says_a_failed_result_told_without_dice_is_unchecked(tmp_pat
     assert CliRunner().invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
     out = Session(game, "learned", 3).handle("fail 2")
     assert "Ann gave up shelf 2 (failed result, told, unchecked):" in out
+
+
+def test_new_dice_fewer_than_six_with_no_advised_reading_name_kept_not_a_guess():
+    """A new user typed CCC after PPGBBA with PP advised: ten holds of three dice fit and none is
+    advised, so the refusal gives the form with KEPT to fill in, never one of the ten (BBA was
+    named, and copying it records a hold the player may not have made; reading.read_reroll's
+    rule)."""
+    rules = DEFAULT_RULES
+    with pytest.raises(ReadingError) as error:
+        read_reroll(counts("PPGBBA"), counts("CCC"), rules, None, "CCC", STEP, counts("PP"))
+    text = str(error.value)
+    assert "(10 readings)" in text and "play reroll GAME CCC --keep KEPT" in text, text
+    assert "advised" not in text

@@ -172,9 +172,10 @@ def read_reroll(before: Counts, typed: Counts, rules: Ruleset, keep: Counts | No
         raise ReadingError(f"{shown} read as the {n} dice now showing after {codes(before)}, but the dice kept are "
                            f"not known: {codes(common)} may have stayed or been re-rolled ({len(found)} readings); "
                            + if_advised + form.reroll(codes(hint) if sum(hint) else "-", codes(new)))
-    hint = found[0][0] if advised is None else advised
+    # never one reading picked for the player to copy: the advised hold, else KEPT to fill in
+    kept = "KEPT" if advised is None else codes(advised)
     raise ReadingError(f"{shown} read as the {size} new {_dice(size)}, so {n - size} of {codes(before)} were kept, "
-                       f"but which is not known ({len(found)} readings); " + if_advised + form.reroll(codes(hint), shown))
+                       f"but which is not known ({len(found)} readings); " + if_advised + form.reroll(kept, shown))
 
 
 def _add(a: Counts, b: Counts) -> Counts:
