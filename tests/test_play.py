@@ -281,3 +281,14 @@ def test_a_hand_edited_marking_names_its_problem(tmp_path: Path, cells, fragment
     game.write_text(json.dumps(data))
     line = assert_one_line_error(play("status", str(game)), *fragments)
     assert "dice show" not in line
+
+
+def test_a_re_roll_before_the_roll_names_how_to_enter_the_roll(tmp_path: Path):
+    """``play reroll`` and ``play stop`` before the turn's initial roll (D6, D7) say how to enter
+    it, as every other step refusal names its command (a new user: "has not rolled yet; expected
+    the initial roll (D6)" and no command)."""
+    game = str(tmp_path / "g.json")
+    assert play("new", game, "--players", "Ann,Ben", "--first", "Ann").exit_code == 0
+    assert_one_line_error(play("reroll", game, "CCBB", "--keep", "PP"), "Ann has not rolled yet",
+                          f"expected the initial roll (D6): play roll {game} DICE")
+    assert_one_line_error(play("stop", game), "Ann has not rolled yet", f"play roll {game} DICE")

@@ -75,12 +75,14 @@ class Forms:
         fail: the words that give up a shelf (a failed result, D13), ``N`` the shelf.
         roll_first: before the roll, the words that enter it or tell a marking made without dice
             (followed by "a marking made without recorded dice").
+        roll: the words that enter the initial roll (D6), for a re-roll asked before it.
     """
 
     reroll: Callable[[str, str], str]
     stop: str
     fail: str
     roll_first: str
+    roll: str
 
 
 def prompt_form(keep: str, new: str) -> str:
@@ -99,13 +101,15 @@ def page_form(keep: str, new: str) -> str:
     return f"hold {held} (tap those dice), tap Re-roll, then tap the new faces {new}"
 
 
-PROMPT = Forms(prompt_form, "type 'stop' or mark items", "'fail N'", "enter the dice first, or 'told' for")
+PROMPT = Forms(prompt_form, "type 'stop' or mark items", "'fail N'", "enter the dice first, or 'told' for",
+               "type the dice rolled, e.g. CCBJPP")
 """The ``play`` prompt's words."""
 STEP = Forms(step_form, "play stop GAME, or mark items: play mark GAME ITEM...", "play fail GAME --shelf N",
-             "roll first: play roll GAME DICE; or add --unchecked for")
+             "roll first: play roll GAME DICE; or add --unchecked for",
+             "play roll GAME DICE, e.g. play roll GAME CCBJPP")
 """The step commands' words."""
 PAGE = Forms(page_form, "tap Stop (the dice are final), then tap the items to mark", "tapping shelf N",
-             "tap the faces rolled first, or tap Told for")
+             "tap the faces rolled first, or tap Told for", "tap the faces rolled")
 """``serve``'s page's words (docs/serve.md): its buttons, never a command to type."""
 
 

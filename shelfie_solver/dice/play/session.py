@@ -93,7 +93,7 @@ def reroll_action(kept: KeptGame, keep: str, new: str, form: Forms = PROMPT) -> 
     rules = kept.rules
     check_running(kept)
     if kept.dice is None:
-        raise KeptGameError(f"{kept.active_name} has not rolled yet; expected the initial roll (D6)")
+        raise not_rolled(kept, form)
     if kept.stopped:
         raise stopped_error(kept)
     held = parse_dice("" if keep.strip() == "-" else keep, rules, count=-1)
@@ -114,11 +114,17 @@ def typed_reroll_action(kept: KeptGame, new: str, keep: Counts | None = None, fo
     """
     check_running(kept)
     if kept.dice is None:
-        raise KeptGameError(f"{kept.active_name} has not rolled yet; expected the initial roll (D6)")
+        raise not_rolled(kept, form)
     if kept.stopped:
         raise stopped_error(kept)
     typed = parse_dice(new, kept.rules, count=-1)
     return hold_action(kept, *read_reroll(kept.dice, typed, kept.rules, keep, new, form, advised))
+
+
+def not_rolled(kept: KeptGame, form: Forms) -> KeptGameError:
+    """The refusal of a re-roll before the turn's initial roll (D6, D7), naming how ``form``
+    (:data:`reading.PROMPT`, :data:`reading.STEP`, :data:`reading.PAGE`) enters that roll."""
+    return KeptGameError(f"{kept.active_name} has not rolled yet; expected the initial roll (D6): {form.roll}")
 
 
 def hold_action(kept: KeptGame, held: Counts, after: Counts) -> Action:
@@ -506,7 +512,7 @@ class Session:
             KeptGameError: no roll yet, ``stop`` typed (binding), or no re-roll left."""
         check_running(kept)
         if kept.dice is None:
-            raise KeptGameError(f"{kept.active_name} has not rolled yet; expected the initial roll (D6)")
+            raise not_rolled(kept, PROMPT)
         dice = dice_codes(kept.dice, kept.rules)
         if self.is_stopped(kept):
             raise KeptGameError(f"{kept.active_name} stopped with {dice} (D7): the dice are final, no re-roll; "
@@ -520,7 +526,7 @@ class Session:
         kept = self.kept_game()
         check_running(kept)
         if kept.dice is None:
-            raise KeptGameError(f"{kept.active_name} has not rolled yet")
+            raise not_rolled(kept, PROMPT)
         dice = dice_codes(kept.dice, kept.rules)
         if self.is_stopped(kept) or not kept.rerolls_left:
             return f"The dice {dice} are final already (D7).\n" + self.advice().rstrip("\n")
