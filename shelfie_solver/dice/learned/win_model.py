@@ -1098,7 +1098,7 @@ class WinObjective(Learned):
                 return fraction_layer(every, [ending] * len(shelves))
         if not len(shelves):
             return None
-        return settled_layer(self.settled(state, *totals[:3]))
+        return settled_layer(given_up_settled(self.settled(state, *totals[:3]), state, shelves, self.settle[0]))
 
     @staticmethod
     def _giving_up_ends(state: StateArrays) -> bool:
@@ -1225,7 +1225,7 @@ class WinObjective(Learned):
             np.array([o.eliminated for o in others], dtype=np.int64), line_mask_array(board), *self.settle)
         if not found[4]:
             return None
-        out = _front_values(state, self.end_exact if exact else None, found, self.lost)
+        out = _front_values(state, self.end_exact if exact else None, found, self.lost, self.settle[0])
         if self.end_exact is not None and not exact:
             self._compiled_exact(state, found[1], out[0])
         elif self.end_exact is None:
@@ -1381,8 +1381,24 @@ def _ranked_shelves(end_exact: Any, state: StateArrays, shelves: list[int],
     return sorted(zip(shelves, values), key=lambda item: -item[1])
 
 
+def given_up_settled(settled: np.ndarray, state: StateArrays, shelves: Sequence[int], low: int) -> np.ndarray:
+    """``int8 (S,)``: the settled values ``settled`` (:meth:`WinObjective.settled`) of giving up
+    each of ``shelves`` (D13) on the player's sheet ``state``, ``0`` where the player can no longer
+    win after it (:func:`win_chance.given_up_lost` against ``low``, another seat's score now): the
+    numpy path (:meth:`WinObjective._shelf_layer`) and the compiled one (:func:`_front_values`)
+    alike, so a failed result that leaves the sheet's every-item ceiling below another score is
+    an exact 0, not the model's estimate."""
+    from shelfie_solver.dice.win_chance import given_up_lost
+
+    out = np.asarray(settled, dtype=np.int8)
+    if not len(shelves):
+        return out
+    lost = given_up_lost(state.board, state.rules, state.marks, shelves, low)
+    return np.where(lost, 0, out).astype(np.int8)
+
+
 def _front_values(state: StateArrays, end_exact: Any, found: tuple[Any, ...],
-                  lost: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
+                  lost: np.ndarray, low: int) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
     """:meth:`WinObjective.compiled_turn_values` from :func:`learned.kernel._win_front`'s results
     ``found`` (its markings that end the game computed when ``end_exact`` is not ``None``): the
     softmax (:func:`_softmax_shares`, without the opponents lost at each row: :func:`lost_rows`
@@ -1390,14 +1406,17 @@ def _front_values(state: StateArrays, end_exact: Any, found: tuple[Any, ...],
     rows, then :func:`without_lost`),
     the exact chances of the markings that end the game by
     ``end_exact``'s ``values_after`` (D17, D18, D20), the settled ones exactly 0 or 1
-    (:meth:`WinObjective.settled`: the kernel's ``settled``) and the shelves ranked (D13)."""
+    (:meth:`WinObjective.settled`: the kernel's ``settled``; a shelf given up below ``low``,
+    another seat's score now, exactly 0: :func:`given_up_settled`) and the shelves ranked (D13)."""
     from shelfie_solver.dice.win_chance import lost_settled
 
     gaps, index, shelf_rows, usable, _, ends, gains, blocked, settled, final, over = found
     gone = lost_rows(lost, final, over)
-    shares = _settle(_softmax_shares(without_lost(gaps, gone), own_first=True),  # the sets', then the shelves'
-                     lost_settled(settled, gone))
     used = len(index)
+    settled = lost_settled(settled, gone)
+    if len(settled) > used:  # the shelves' rows, after the sets'
+        settled = np.concatenate([settled[:used], given_up_settled(settled[used:], state, shelf_rows.tolist(), low)])
+    shares = _settle(_softmax_shares(without_lost(gaps, gone), own_first=True), settled)  # the sets', then the shelves'
     worth = np.zeros(len(usable), dtype=np.int64)
     worth[index] = shares[:used]
     if end_exact is not None:
@@ -1433,13 +1452,14 @@ def compiled_win_values(state: GameState, model: WinModel | None = None,
     ends = np.array([1 if j != me and place_in_round(j, first, n) > place else 0 for j in range(n)], dtype=np.int64)
     end_exact = ending_objective(state)
     sheets = state.sheets
+    settle = settled_bounds(state)
     found = whole(
         np.array([m.marked for m in sheets], dtype=np.int64), np.array([m.eliminated for m in sheets], dtype=np.int64),
-        me, ends, state.turn, state.end_triggered, *weights, end_exact is not None, *tables, *settled_bounds(state))
+        me, ends, state.turn, state.end_triggered, *weights, end_exact is not None, *tables, *settle)
     if not found[4]:
         return None
     arrays = StateArrays(board, rules, state.marks)
-    out = _front_values(arrays, end_exact, found, lost_bounds(state))
+    out = _front_values(arrays, end_exact, found, lost_bounds(state), settle[0])
     if end_exact is None:
         _blocks_settled_into(arrays, sheets, me, first, state.end_triggered, found[1], out[0])
         out = _contest_shelves(arrays, sheets, me, first, state.end_triggered, out)
