@@ -56,7 +56,7 @@ import numpy as np
 
 from shelfie_solver.core.errors import ShelfieError, shorten
 from shelfie_solver.core.files import FileKind, json_kind
-from shelfie_solver.dice.board import Board, ItemSets, Marks, score
+from shelfie_solver.dice.board import Board, ItemSets, Marks, highest_score, score
 from shelfie_solver.dice.game.events import GameState, place_in_round
 from shelfie_solver.dice.learned.model_file import (
     POINT_FEATURES,
@@ -1028,6 +1028,9 @@ class WinObjective(Learned):
         if blocked is not None:
             layers.append(settled_layer(blocked))
         layers.append(contest)
+        put_out = blocks_put_out(state, self._table(state), self.seat, sets) if self.sheets else None
+        if put_out is not None:
+            layers.append(settled_layer(put_out))
         return [layer for layer in layers if layer is not None] + self._end_layers(state, sets)
 
     def _end_layers(self, state: StateArrays, sets: ItemSets) -> list[ExactLayer]:
@@ -1231,6 +1234,8 @@ class WinObjective(Learned):
         elif self.end_exact is None:
             _blocks_settled_into(state, self._table(state), self.seat, self.first, self.triggered, found[1], out[0])
             out = _contest_shelves(state, self._table(state), self.seat, self.first, self.triggered, out)
+        if self.sheets:
+            _put_out_into(state, self._table(state), self.seat, found[1], out[0])
         if self.later:
             _blocked_out_into(state, self._table(state), self.seat, self.later, found[1], out[0])
         return out
@@ -1463,6 +1468,7 @@ def compiled_win_values(state: GameState, model: WinModel | None = None,
     if end_exact is None:
         _blocks_settled_into(arrays, sheets, me, first, state.end_triggered, found[1], out[0])
         out = _contest_shelves(arrays, sheets, me, first, state.end_triggered, out)
+    _put_out_into(arrays, sheets, me, found[1], out[0])
     later = blocking_out_seats(state)
     if later:
         _blocked_out_into(arrays, sheets, me, later, found[1], out[0])
@@ -1497,6 +1503,75 @@ def _turns_over(state: StateArrays, sheets: tuple[Marks, ...], seat: int, trigge
         if len(rows):
             over[rows] = markings_end_game(board, rules, sheets, seat, sets.take(rows))
     return new, over
+
+
+def blocks_put_out(state: StateArrays, sheets: tuple[Marks, ...], seat: int, sets: ItemSets) -> np.ndarray | None:
+    """``int8 (K,)``: ``1`` for the markings of ``sets`` of ``seat`` (its sheet as ``state`` has it;
+    ``sheets`` every seat's) that complete a line (D15) and after whose blocks every other seat's
+    :func:`board.highest_score` (every item it still has available marked: the best it can end on
+    however the game goes) is below the player's score after the marking, which never falls (D13,
+    D15, D19): it wins alone (D20), its game over or not; ``-1`` for the others; ``None`` where
+    no marking is such. :func:`win_chance.lost_bounds` reads the ceilings of the turn's start
+    (an upper bound: the blocks only take items away); this sees the turn's own blocks. The one
+    home of the rule for the numpy (:meth:`WinObjective.exact_layers`) and the compiled paths
+    (:func:`_put_out_into`)."""
+    board, rules = state.board, state.rules
+    if len(sheets) < 2:
+        return None
+    member = board.line_matrix
+    sizes = member.sum(axis=0)
+    before = sheets[seat].bit_arrays()[0] @ member  # (L,) marked items per line
+    if not _may_put_out(state, sheets, seat):
+        return None
+    new = (before + sets.line_count == sizes) & (before < sizes)  # (K, L): the lines each completes
+    rows = np.flatnonzero(new.any(axis=1))
+    if not len(rows):
+        return None
+    m, _, mp, _ = state.line_totals
+    final = scores(m + sets.line_count[rows], mp + sets.line_points[rows], rules.scoring_threshold)
+    out = np.full(len(sets.sizes), -1, dtype=np.int8)
+    codes, lines = _line_codes(new[rows])
+    for g, completed in enumerate(lines):
+        after = blocked_sheets(board, sheets, seat, completed)[0]
+        ceiling = max(highest_score(board, sheet, rules) for j, sheet in enumerate(after) if j != seat)
+        chosen = np.flatnonzero(codes == g)
+        out[rows[chosen]] = np.where(final[chosen] > ceiling, 1, -1)
+    return out if (out == 1).any() else None
+
+
+def _may_put_out(state: StateArrays, sheets: tuple[Marks, ...], seat: int) -> bool:
+    """Whether some marking of ``seat`` may be one of :func:`blocks_put_out` (cheap, so that most
+    turns skip it): every line a marking may complete (at most ``combinations_per_turn`` items
+    short, every one available) blocked at once leaves each opponent its least ceiling (blocks
+    only take items away, D15); where one of them is at or above the best score this turn can
+    give the player (:func:`win_chance.best_score_range`) no marking puts every opponent out."""
+    from shelfie_solver.dice.win_chance import best_score_range
+
+    board, rules = state.board, state.rules
+    member = board.line_matrix
+    sizes = member.sum(axis=0)
+    before = sheets[seat].bit_arrays()[0] @ member
+    near = np.flatnonzero((before < sizes) & (before + state.line_totals[1] == sizes)
+                          & (sizes - before <= rules.combinations_per_turn))
+    if not len(near):
+        return False
+    least = blocked_sheets(board, sheets, seat, near.tolist())[0]
+    return max(highest_score(board, sheet, rules) for j, sheet in enumerate(least) if j != seat) \
+        < best_score_range(board, rules, sheets[seat])[1]
+
+
+def _put_out_into(state: StateArrays, sheets: tuple[Marks, ...], seat: int, index: np.ndarray,
+                  worth: np.ndarray) -> None:
+    """The compiled paths' values ``worth`` of the item sets ``index`` (of
+    :func:`engine.kernel.turn_arrays`) with :func:`blocks_put_out` applied, as
+    :meth:`WinObjective.values` applies it: the same integers as the numpy path."""
+    from shelfie_solver.dice.allocate import feasibility_arrays
+
+    if not len(index) or len(sheets) < 2 or not _may_put_out(state, sheets, seat):
+        return
+    found = blocks_put_out(state, sheets, seat, feasibility_arrays(state.board, state.rules).sets.take(index))
+    if found is not None:
+        worth[index] = _settle(worth[index], found)
 
 
 def blocks_settled(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int, triggered: bool,
