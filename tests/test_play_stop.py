@@ -166,3 +166,27 @@ def test_dice_typed_after_the_game_is_over_say_so(tmp_path: Path):
     assert said.startswith("Error: the game is over (D18)") and "'status'" in said and "\n" not in said
     assert session.handle("stauts").startswith("Error: unknown command 'stauts'")
     assert Path(path).read_bytes() == before
+
+
+def test_a_reroll_with_none_left_is_refused_as_such_before_the_dice_are_read(game: str, tmp_path: Path):
+    # D7: two re-rolls, then the dice are final. Before, the dice typed were read first, and the
+    # refusal named a form that is refused too: 'play stop GAME' (no re-roll left to stop
+    # before) or 'play reroll GAME C --keep CCBBP' (no re-roll left); the page said "tap Stop"
+    from conftest import assert_one_line_error
+
+    from shelfie_solver.web.api import GameServer
+
+    assert run("play", "reroll", game, "CCCC", "--keep", "CC").exit_code == 0  # 1 left
+    assert run("play", "reroll", game, "CCCCBP", "--keep", "CCCC").exit_code == 0  # 0 left
+    assert read_kept_game(game).rerolls_left == 0
+    before = Path(game).read_bytes()
+    for typed in (["CCCCBP"], ["CCCCBB"], ["P", "--keep", "CCCCB"]):
+        line = assert_one_line_error(run("play", "reroll", game, *typed), "no re-roll left")
+        assert "play stop" not in line and "--keep" not in line
+    server = GameServer(game)
+    revision = server.state()["revision"]
+    for body in ({"keep": "CCCCBP", "new": ""}, {"keep": "CCCCB", "new": "C"}):
+        with pytest.raises(KeptGameError, match="no re-roll left") as refused:
+            server.write("reroll", {"revision": revision, **body})
+        assert "tap Stop" not in str(refused.value)
+    assert Path(game).read_bytes() == before

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cache
 from typing import Any, ClassVar
@@ -590,6 +590,24 @@ def lost_at(final: np.ndarray, over: np.ndarray, bounds: np.ndarray) -> np.ndarr
     final = np.asarray(final, dtype=np.int64)
     bound = np.where(np.asarray(over, dtype=bool)[:, None], bounds[:, 0], bounds[:, 1])
     out: np.ndarray = final[:, None] > bound
+    return out
+
+
+def given_up_lost(board: Board, rules: Ruleset, marks: Marks, shelves: Sequence[int], low: int) -> np.ndarray:
+    """``bool (S,)``: per shelf of ``shelves`` that a failed result of the sheet ``marks`` may give
+    up (D13: its available items eliminated), whether the player can no longer win after giving
+    it up: its :func:`board.highest_score` then (every item still available marked) below
+    ``low``, another seat's score now (:func:`settled_bounds`; scores never fall, D13, D15), so
+    its final score is too (D20: not a tie). Giving up a shelf is the one terminal that lowers
+    the player's own reach (a marking keeps it: a sheet already below is
+    :func:`decided_objective`'s). The one home of the rule for the numpy and the compiled paths
+    of :mod:`learned.win_model`."""
+    give_up = failed_result_shelves(board, marks)
+    out = np.zeros(len(shelves), dtype=bool)
+    for i, shelf in enumerate(shelves):
+        gone = sum(1 << cell for cell in give_up.get(shelf, ()))
+        after = replace(marks, eliminated=marks.eliminated | gone)
+        out[i] = highest_score(board, after, rules) < low
     return out
 
 

@@ -56,7 +56,7 @@ import numpy as np
 
 from shelfie_solver.core.errors import ShelfieError, shorten
 from shelfie_solver.core.files import FileKind, json_kind
-from shelfie_solver.dice.board import Board, ItemSets, Marks, score
+from shelfie_solver.dice.board import Board, ItemSets, Marks, highest_score, score
 from shelfie_solver.dice.game.events import GameState, place_in_round
 from shelfie_solver.dice.learned.model_file import (
     POINT_FEATURES,
@@ -1028,6 +1028,9 @@ class WinObjective(Learned):
         if blocked is not None:
             layers.append(settled_layer(blocked))
         layers.append(contest)
+        put_out = blocks_put_out(state, self._table(state), self.seat, sets) if self.sheets else None
+        if put_out is not None:
+            layers.append(settled_layer(put_out))
         return [layer for layer in layers if layer is not None] + self._end_layers(state, sets)
 
     def _end_layers(self, state: StateArrays, sets: ItemSets) -> list[ExactLayer]:
@@ -1098,7 +1101,7 @@ class WinObjective(Learned):
                 return fraction_layer(every, [ending] * len(shelves))
         if not len(shelves):
             return None
-        return settled_layer(self.settled(state, *totals[:3]))
+        return settled_layer(given_up_settled(self.settled(state, *totals[:3]), state, shelves, self.settle[0]))
 
     @staticmethod
     def _giving_up_ends(state: StateArrays) -> bool:
@@ -1225,12 +1228,14 @@ class WinObjective(Learned):
             np.array([o.eliminated for o in others], dtype=np.int64), line_mask_array(board), *self.settle)
         if not found[4]:
             return None
-        out = _front_values(state, self.end_exact if exact else None, found, self.lost)
+        out = _front_values(state, self.end_exact if exact else None, found, self.lost, self.settle[0])
         if self.end_exact is not None and not exact:
             self._compiled_exact(state, found[1], out[0])
         elif self.end_exact is None:
             _blocks_settled_into(state, self._table(state), self.seat, self.first, self.triggered, found[1], out[0])
             out = _contest_shelves(state, self._table(state), self.seat, self.first, self.triggered, out)
+        if self.sheets:
+            _put_out_into(state, self._table(state), self.seat, found[1], out[0])
         if self.later:
             _blocked_out_into(state, self._table(state), self.seat, self.later, found[1], out[0])
         return out
@@ -1381,8 +1386,24 @@ def _ranked_shelves(end_exact: Any, state: StateArrays, shelves: list[int],
     return sorted(zip(shelves, values), key=lambda item: -item[1])
 
 
+def given_up_settled(settled: np.ndarray, state: StateArrays, shelves: Sequence[int], low: int) -> np.ndarray:
+    """``int8 (S,)``: the settled values ``settled`` (:meth:`WinObjective.settled`) of giving up
+    each of ``shelves`` (D13) on the player's sheet ``state``, ``0`` where the player can no longer
+    win after it (:func:`win_chance.given_up_lost` against ``low``, another seat's score now): the
+    numpy path (:meth:`WinObjective._shelf_layer`) and the compiled one (:func:`_front_values`)
+    alike, so a failed result that leaves the sheet's every-item ceiling below another score is
+    an exact 0, not the model's estimate."""
+    from shelfie_solver.dice.win_chance import given_up_lost
+
+    out = np.asarray(settled, dtype=np.int8)
+    if not len(shelves):
+        return out
+    lost = given_up_lost(state.board, state.rules, state.marks, shelves, low)
+    return np.where(lost, 0, out).astype(np.int8)
+
+
 def _front_values(state: StateArrays, end_exact: Any, found: tuple[Any, ...],
-                  lost: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
+                  lost: np.ndarray, low: int) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
     """:meth:`WinObjective.compiled_turn_values` from :func:`learned.kernel._win_front`'s results
     ``found`` (its markings that end the game computed when ``end_exact`` is not ``None``): the
     softmax (:func:`_softmax_shares`, without the opponents lost at each row: :func:`lost_rows`
@@ -1390,14 +1411,17 @@ def _front_values(state: StateArrays, end_exact: Any, found: tuple[Any, ...],
     rows, then :func:`without_lost`),
     the exact chances of the markings that end the game by
     ``end_exact``'s ``values_after`` (D17, D18, D20), the settled ones exactly 0 or 1
-    (:meth:`WinObjective.settled`: the kernel's ``settled``) and the shelves ranked (D13)."""
+    (:meth:`WinObjective.settled`: the kernel's ``settled``; a shelf given up below ``low``,
+    another seat's score now, exactly 0: :func:`given_up_settled`) and the shelves ranked (D13)."""
     from shelfie_solver.dice.win_chance import lost_settled
 
     gaps, index, shelf_rows, usable, _, ends, gains, blocked, settled, final, over = found
     gone = lost_rows(lost, final, over)
-    shares = _settle(_softmax_shares(without_lost(gaps, gone), own_first=True),  # the sets', then the shelves'
-                     lost_settled(settled, gone))
     used = len(index)
+    settled = lost_settled(settled, gone)
+    if len(settled) > used:  # the shelves' rows, after the sets'
+        settled = np.concatenate([settled[:used], given_up_settled(settled[used:], state, shelf_rows.tolist(), low)])
+    shares = _settle(_softmax_shares(without_lost(gaps, gone), own_first=True), settled)  # the sets', then the shelves'
     worth = np.zeros(len(usable), dtype=np.int64)
     worth[index] = shares[:used]
     if end_exact is not None:
@@ -1433,16 +1457,18 @@ def compiled_win_values(state: GameState, model: WinModel | None = None,
     ends = np.array([1 if j != me and place_in_round(j, first, n) > place else 0 for j in range(n)], dtype=np.int64)
     end_exact = ending_objective(state)
     sheets = state.sheets
+    settle = settled_bounds(state)
     found = whole(
         np.array([m.marked for m in sheets], dtype=np.int64), np.array([m.eliminated for m in sheets], dtype=np.int64),
-        me, ends, state.turn, state.end_triggered, *weights, end_exact is not None, *tables, *settled_bounds(state))
+        me, ends, state.turn, state.end_triggered, *weights, end_exact is not None, *tables, *settle)
     if not found[4]:
         return None
     arrays = StateArrays(board, rules, state.marks)
-    out = _front_values(arrays, end_exact, found, lost_bounds(state))
+    out = _front_values(arrays, end_exact, found, lost_bounds(state), settle[0])
     if end_exact is None:
         _blocks_settled_into(arrays, sheets, me, first, state.end_triggered, found[1], out[0])
         out = _contest_shelves(arrays, sheets, me, first, state.end_triggered, out)
+    _put_out_into(arrays, sheets, me, found[1], out[0])
     later = blocking_out_seats(state)
     if later:
         _blocked_out_into(arrays, sheets, me, later, found[1], out[0])
@@ -1477,6 +1503,75 @@ def _turns_over(state: StateArrays, sheets: tuple[Marks, ...], seat: int, trigge
         if len(rows):
             over[rows] = markings_end_game(board, rules, sheets, seat, sets.take(rows))
     return new, over
+
+
+def blocks_put_out(state: StateArrays, sheets: tuple[Marks, ...], seat: int, sets: ItemSets) -> np.ndarray | None:
+    """``int8 (K,)``: ``1`` for the markings of ``sets`` of ``seat`` (its sheet as ``state`` has it;
+    ``sheets`` every seat's) that complete a line (D15) and after whose blocks every other seat's
+    :func:`board.highest_score` (every item it still has available marked: the best it can end on
+    however the game goes) is below the player's score after the marking, which never falls (D13,
+    D15, D19): it wins alone (D20), its game over or not; ``-1`` for the others; ``None`` where
+    no marking is such. :func:`win_chance.lost_bounds` reads the ceilings of the turn's start
+    (an upper bound: the blocks only take items away); this sees the turn's own blocks. The one
+    home of the rule for the numpy (:meth:`WinObjective.exact_layers`) and the compiled paths
+    (:func:`_put_out_into`)."""
+    board, rules = state.board, state.rules
+    if len(sheets) < 2:
+        return None
+    member = board.line_matrix
+    sizes = member.sum(axis=0)
+    before = sheets[seat].bit_arrays()[0] @ member  # (L,) marked items per line
+    if not _may_put_out(state, sheets, seat):
+        return None
+    new = (before + sets.line_count == sizes) & (before < sizes)  # (K, L): the lines each completes
+    rows = np.flatnonzero(new.any(axis=1))
+    if not len(rows):
+        return None
+    m, _, mp, _ = state.line_totals
+    final = scores(m + sets.line_count[rows], mp + sets.line_points[rows], rules.scoring_threshold)
+    out = np.full(len(sets.sizes), -1, dtype=np.int8)
+    codes, lines = _line_codes(new[rows])
+    for g, completed in enumerate(lines):
+        after = blocked_sheets(board, sheets, seat, completed)[0]
+        ceiling = max(highest_score(board, sheet, rules) for j, sheet in enumerate(after) if j != seat)
+        chosen = np.flatnonzero(codes == g)
+        out[rows[chosen]] = np.where(final[chosen] > ceiling, 1, -1)
+    return out if (out == 1).any() else None
+
+
+def _may_put_out(state: StateArrays, sheets: tuple[Marks, ...], seat: int) -> bool:
+    """Whether some marking of ``seat`` may be one of :func:`blocks_put_out` (cheap, so that most
+    turns skip it): every line a marking may complete (at most ``combinations_per_turn`` items
+    short, every one available) blocked at once leaves each opponent its least ceiling (blocks
+    only take items away, D15); where one of them is at or above the best score this turn can
+    give the player (:func:`win_chance.best_score_range`) no marking puts every opponent out."""
+    from shelfie_solver.dice.win_chance import best_score_range
+
+    board, rules = state.board, state.rules
+    member = board.line_matrix
+    sizes = member.sum(axis=0)
+    before = sheets[seat].bit_arrays()[0] @ member
+    near = np.flatnonzero((before < sizes) & (before + state.line_totals[1] == sizes)
+                          & (sizes - before <= rules.combinations_per_turn))
+    if not len(near):
+        return False
+    least = blocked_sheets(board, sheets, seat, near.tolist())[0]
+    return max(highest_score(board, sheet, rules) for j, sheet in enumerate(least) if j != seat) \
+        < best_score_range(board, rules, sheets[seat])[1]
+
+
+def _put_out_into(state: StateArrays, sheets: tuple[Marks, ...], seat: int, index: np.ndarray,
+                  worth: np.ndarray) -> None:
+    """The compiled paths' values ``worth`` of the item sets ``index`` (of
+    :func:`engine.kernel.turn_arrays`) with :func:`blocks_put_out` applied, as
+    :meth:`WinObjective.values` applies it: the same integers as the numpy path."""
+    from shelfie_solver.dice.allocate import feasibility_arrays
+
+    if not len(index) or len(sheets) < 2 or not _may_put_out(state, sheets, seat):
+        return
+    found = blocks_put_out(state, sheets, seat, feasibility_arrays(state.board, state.rules).sets.take(index))
+    if found is not None:
+        worth[index] = _settle(worth[index], found)
 
 
 def blocks_settled(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int, triggered: bool,

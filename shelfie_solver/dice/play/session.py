@@ -79,6 +79,17 @@ def roll_action(kept: KeptGame, dice: str) -> Action:
     return (Roll(kept.active, parse_dice(dice, kept.rules), kept.rules.rerolls),)
 
 
+def check_reroll_left(kept: KeptGame) -> None:
+    """Refuse a re-roll (D7: at most ``rules.rerolls`` a turn) where none is left, before the dice
+    typed are read: a reading's refusal would name a re-roll or a stop that is refused too.
+
+    Raises:
+        KeptGameError: no re-roll left (the dice are final: mark items or give up a shelf, D13)."""
+    if kept.dice is not None and not kept.rerolls_left:
+        raise KeptGameError(f"no re-roll left (D7: at most {kept.rules.rerolls}); the dice "
+                            f"{dice_codes(kept.dice, kept.rules)} are final: mark items or give up a shelf")
+
+
 def reroll_action(kept: KeptGame, keep: str, new: str, form: Forms = PROMPT) -> Action:
     """A re-roll (D7): ``keep`` the dice held (``""`` or ``-`` for none), ``new`` the dice rolled
     again — exactly as many as were picked up — or all the dice now showing (they contain the
@@ -96,6 +107,7 @@ def reroll_action(kept: KeptGame, keep: str, new: str, form: Forms = PROMPT) -> 
         raise not_rolled(kept, form)
     if kept.stopped:
         raise stopped_error(kept)
+    check_reroll_left(kept)
     held = parse_dice("" if keep.strip() == "-" else keep, rules, count=-1)
     rolled = parse_dice(new, rules, count=-1)
     return hold_action(kept, *read_reroll(kept.dice, rolled, rules, held, new, form))
@@ -117,6 +129,7 @@ def typed_reroll_action(kept: KeptGame, new: str, keep: Counts | None = None, fo
         raise not_rolled(kept, form)
     if kept.stopped:
         raise stopped_error(kept)
+    check_reroll_left(kept)
     typed = parse_dice(new, kept.rules, count=-1)
     return hold_action(kept, *read_reroll(kept.dice, typed, kept.rules, keep, new, form, advised))
 
@@ -517,9 +530,7 @@ class Session:
         if self.is_stopped(kept):
             raise KeptGameError(f"{kept.active_name} stopped with {dice} (D7): the dice are final, no re-roll; "
                                 "mark items ('mark best'), or 'undo' to take the stop back")
-        if not kept.rerolls_left:
-            raise KeptGameError(f"no re-roll left (D7: at most {kept.rules.rerolls}); the dice {dice} are final: "
-                                "mark items or give up a shelf")
+        check_reroll_left(kept)
         return kept.dice
 
     def _stop(self) -> str:
