@@ -165,6 +165,28 @@ def test_the_page_s_refusals_say_what_to_tap(game: str, client: TestClient):
     assert Path(game).read_bytes() == rolled
 
 
+def test_a_finished_game_s_refusal_says_tap_undo(tmp_path: Path):
+    """Once the game is over (D17, D18: one player, both shelves of tiny-2x3 closed by two told
+    turns) every write but Undo is refused in the page's words, its Undo button, not the command
+    line's 'play undo GAME'; Undo still takes the last action back."""
+    from conftest import EXAMPLES
+
+    game = str(tmp_path / "over.json")
+    cli("play", "new", game, "--players", "Ann", "--board", str(EXAMPLES / "boards" / "tiny-2x3.toml"))
+    cli("play", "mark", game, "--unchecked", "r1c1", "r1c2", "r1c3")
+    cli("play", "mark", game, "--unchecked", "r2c1", "r2c2", "r2c3")
+    client = TestClient(create_app(GameServer(game)))
+    revision = client.get("/api/state").json()["revision"]
+    before = Path(game).read_bytes()
+    for kind, body in (("roll", {"dice": "CCBBPG"}), ("mark", {"items": ["r1c1"]}), ("told", {"items": ["r1c1"]}),
+                       ("fail", {"shelf": 1}), ("stop", {})):
+        message = one_line_error(post(client, kind, revision=revision, **body), 400, "the game is over (D18)",
+                                 "tap Undo")
+        assert "play undo" not in message and "prompt" not in message
+    assert Path(game).read_bytes() == before
+    assert post(client, "undo", revision=revision).status_code == 200
+
+
 def test_a_stop_made_in_the_terminal_is_seen_by_the_page(game: str, client: TestClient):
     """`play stop` in the terminal binds the page too (the Stop is in the game file, D7)."""
     state = post(client, "roll", revision=1, dice="CCBBPG").json()

@@ -35,6 +35,7 @@ from shelfie_solver.dice.game.events import Block, Event, Fail, Hold, Mark, Roll
 from shelfie_solver.dice.play.gamefile import (
     PLAY_OBJECTIVE,
     KeptGame,
+    KeptGameError,
     act,
     digest_of,
     objective_for,
@@ -56,6 +57,10 @@ from shelfie_solver.dice.play.session import (
     stop_action,
     told_action,
 )
+
+#: The page's refusal of every write but Undo once the game is over (D18), in its own words: its
+#: Undo button, not the command line's ``play undo GAME`` (:data:`actions.GAME_OVER`).
+PAGE_GAME_OVER = "the game is over (D18); to change the last action, tap Undo"
 
 if TYPE_CHECKING:  # the review (the engine's DP) is imported only when asked
     from shelfie_solver.dice.review import ReviewPoint
@@ -394,6 +399,8 @@ class GameServer:
                 raise StaleWrite(f"the game changed since your page loaded it (revision {now}, the page had "
                                  f"{revision}): nothing was applied; reload the state and try again",
                                  now, digest_of(kept))
+            if kind != "undo" and kept.over is not None:
+                raise KeptGameError(PAGE_GAME_OVER)
             check_player(kept, player)
             after = step(kept)
             if after.actions >= kept.actions:
