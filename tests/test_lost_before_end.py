@@ -309,3 +309,29 @@ def test_a_mover_above_every_other_ceiling_or_below_a_score_now_is_decided() -> 
     # a ceiling that ties a score now is not decided (a tie may share, D20)
     tie = parse_marks("..../..../ooo.", SMALL)  # 3 + 2 + 4 = 9 now: W's ceiling
     assert decided_objective(GameState(SMALL, RULES, (tie, w), 0, 0, 6, False)) is None
+
+
+def test_the_ceiling_with_cells_blocked_is_the_ceiling_of_the_blocked_sheet() -> None:
+    """``highest_score(..., blocked=CELLS)`` (the ceiling once another seat's completed lines
+    have eliminated the available items of CELLS, D15) equals ``highest_score`` of the sheet that
+    ``sheet_rules.block`` builds, over random default-board sheets and every set of up to three
+    lines (the most one marking can complete): the fast form the put-out rule uses."""
+    from itertools import combinations
+
+    from shelfie_solver.dice.sheet_rules import block, line_masks
+
+    board = load_board(None, RULES)
+    masks, rng = line_masks(board), np.random.default_rng(18710)
+    lines = range(len(masks))
+    for _ in range(40):
+        state = rng.integers(0, 3, board.n_cells)  # 0 available, 1 marked, 2 eliminated
+        marked = sum(1 << c for c in range(board.n_cells) if state[c] == 1)
+        eliminated = sum(1 << c for c in range(board.n_cells) if state[c] == 2)
+        sheets = (Marks(board.n_shelves, board.n_columns, 0, 0), Marks(board.n_shelves, board.n_columns, marked, eliminated))
+        for size in (1, 2, 3):
+            for chosen in combinations(lines, size):
+                after = block(board, sheets, 0, chosen)[0][1]
+                cells = 0
+                for line in chosen:
+                    cells |= masks[line]
+                assert highest_score(board, sheets[1], RULES, cells) == highest_score(board, after, RULES)

@@ -484,15 +484,19 @@ def score(board: Board, marks: Marks, rules: Ruleset = DEFAULT_RULES) -> int:
     return _marked_score(board, marks.n_shelves, marks.n_columns, marks.marked, rules)
 
 
-def highest_score(board: Board, marks: Marks, rules: Ruleset = DEFAULT_RULES) -> int:
+def highest_score(board: Board, marks: Marks, rules: Ruleset = DEFAULT_RULES, blocked: int = 0) -> int:
     """The most points the sheet ``marks`` can ever score: :func:`score` with every available item
     marked too. An upper bound of its final score however the game goes: only available items
     can be marked (D4), an eliminated item never comes back (D13, D15, D16), and item values are
     never negative, so marking more never lowers a line's score (D19: a line's sum only grows,
     and passing the threshold only adds lines); the rules have no other points. Its score itself
     when it has no available item. The one home of this bound (the expected final score's
-    ceiling in the advice, a seat's reach in :mod:`win_chance`)."""
-    everything = marks.marked | ~(marks.marked | marks.eliminated) & ((1 << marks.n_cells) - 1)
+    ceiling in the advice, a seat's reach in :mod:`win_chance`).
+
+    ``blocked``: a bit mask of cells (bit ``i``: cell ``i``) whose available items are
+    eliminated first (another seat's blocks, D15: its marked items there stay and score), the
+    bound of the sheet ``sheet_rules.block`` would give, without building it."""
+    everything = marks.marked | ~(marks.marked | marks.eliminated | blocked) & ((1 << marks.n_cells) - 1)
     return _marked_score(board, marks.n_shelves, marks.n_columns, everything, rules)
 
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 from typing import Any, ClassVar
@@ -602,12 +602,13 @@ def given_up_lost(board: Board, rules: Ruleset, marks: Marks, shelves: Sequence[
     the player's own reach (a marking keeps it: a sheet already below is
     :func:`decided_objective`'s). The one home of the rule for the numpy and the compiled paths
     of :mod:`learned.win_model`."""
-    give_up = failed_result_shelves(board, marks)
     out = np.zeros(len(shelves), dtype=bool)
+    if score(board, marks, rules) >= low:  # the bound never falls below the score (marked items stay)
+        return out
+    give_up = failed_result_shelves(board, marks)
     for i, shelf in enumerate(shelves):
         gone = sum(1 << cell for cell in give_up.get(shelf, ()))
-        after = replace(marks, eliminated=marks.eliminated | gone)
-        out[i] = highest_score(board, after, rules) < low
+        out[i] = highest_score(board, marks, rules, gone) < low
     return out
 
 

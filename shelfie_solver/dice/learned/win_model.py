@@ -42,7 +42,7 @@ On the turns where :mod:`win_chance` is exact, advice uses that instead
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
@@ -85,6 +85,7 @@ from shelfie_solver.dice.sheet_rules import (
     block as blocked_sheets,
     end_trigger_shelves,
     failed_result_shelves,
+    line_masks,
     markings_block_out,
     markings_end_game,
     may_block_out,
@@ -1505,7 +1506,8 @@ def _turns_over(state: StateArrays, sheets: tuple[Marks, ...], seat: int, trigge
     return new, over
 
 
-def blocks_put_out(state: StateArrays, sheets: tuple[Marks, ...], seat: int, sets: ItemSets) -> np.ndarray | None:
+def blocks_put_out(state: StateArrays, sheets: tuple[Marks, ...], seat: int, sets: ItemSets,
+                   least: int | None = None) -> np.ndarray | None:
     """``int8 (K,)``: ``1`` for the markings of ``sets`` of ``seat`` (its sheet as ``state`` has it;
     ``sheets`` every seat's) that complete a line (D15) and after whose blocks every other seat's
     :func:`board.highest_score` (every item it still has available marked: the best it can end on
@@ -1514,50 +1516,69 @@ def blocks_put_out(state: StateArrays, sheets: tuple[Marks, ...], seat: int, set
     no marking is such. :func:`win_chance.lost_bounds` reads the ceilings of the turn's start
     (an upper bound: the blocks only take items away); this sees the turn's own blocks. The one
     home of the rule for the numpy (:meth:`WinObjective.exact_layers`) and the compiled paths
-    (:func:`_put_out_into`)."""
-    board, rules = state.board, state.rules
+    (:func:`_put_out_into`). ``least``: :func:`_least_ceiling` where the caller has it (a marking
+    scoring no more than it puts no one out, so most turns end before the blocks are tried)."""
     if len(sheets) < 2:
         return None
+    least = _least_ceiling(state, sheets, seat) if least is None else least
+    if least is None:
+        return None
+    board, rules = state.board, state.rules
     member = board.line_matrix
     sizes = member.sum(axis=0)
     before = sheets[seat].bit_arrays()[0] @ member  # (L,) marked items per line
-    if not _may_put_out(state, sheets, seat):
-        return None
     new = (before + sets.line_count == sizes) & (before < sizes)  # (K, L): the lines each completes
     rows = np.flatnonzero(new.any(axis=1))
     if not len(rows):
         return None
     m, _, mp, _ = state.line_totals
     final = scores(m + sets.line_count[rows], mp + sets.line_points[rows], rules.scoring_threshold)
+    above = final > least  # the others' own blocks leave some opponent at least their score
+    if not above.any():
+        return None
+    rows, final = rows[above], final[above]
     out = np.full(len(sets.sizes), -1, dtype=np.int8)
     codes, lines = _line_codes(new[rows])
     for g, completed in enumerate(lines):
-        after = blocked_sheets(board, sheets, seat, completed)[0]
-        ceiling = max(highest_score(board, sheet, rules) for j, sheet in enumerate(after) if j != seat)
+        ceiling = _best_ceiling(board, rules, sheets, seat, completed)
         chosen = np.flatnonzero(codes == g)
         out[rows[chosen]] = np.where(final[chosen] > ceiling, 1, -1)
     return out if (out == 1).any() else None
 
 
-def _may_put_out(state: StateArrays, sheets: tuple[Marks, ...], seat: int) -> bool:
-    """Whether some marking of ``seat`` may be one of :func:`blocks_put_out` (cheap, so that most
-    turns skip it): every line a marking may complete (at most ``combinations_per_turn`` items
-    short, every one available) blocked at once leaves each opponent its least ceiling (blocks
-    only take items away, D15); where one of them is at or above the best score this turn can
-    give the player (:func:`win_chance.best_score_range`) no marking puts every opponent out."""
+def _best_ceiling(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], seat: int, lines: Iterable[int]) -> int:
+    """The best other seat's :func:`board.highest_score` once ``seat``'s completed ``lines`` have
+    blocked every other sheet (D15): the cells of those lines eliminated where still available."""
+    masks = line_masks(board)
+    cells = 0
+    for line in lines:
+        cells |= masks[line]
+    return max(highest_score(board, sheet, rules, cells) for j, sheet in enumerate(sheets) if j != seat)
+
+
+def _least_ceiling(state: StateArrays, sheets: tuple[Marks, ...], seat: int) -> int | None:
+    """The least that the best opponent's ceiling (:func:`board.highest_score`) can fall to by the
+    blocks (D15) of one marking of ``seat`` (every line a marking may complete, at most
+    ``combinations_per_turn`` items short and every one available, blocked at once: blocks only
+    take items away), so that no marking scoring at most this puts every opponent out
+    (:func:`blocks_put_out`); ``None`` where no such marking can exist: no line is that near, or
+    the ceiling is at or above the best score this turn can give the player
+    (:func:`win_chance.best_score_range`). Cheap, so that most turns skip the rule."""
     from shelfie_solver.dice.win_chance import best_score_range
 
     board, rules = state.board, state.rules
+    best = best_score_range(board, rules, sheets[seat])[1]
+    if best <= max(score(board, sheet, rules) for j, sheet in enumerate(sheets) if j != seat):
+        return None  # a ceiling never falls below its sheet's score (marked items stay, D15)
     member = board.line_matrix
     sizes = member.sum(axis=0)
     before = sheets[seat].bit_arrays()[0] @ member
     near = np.flatnonzero((before < sizes) & (before + state.line_totals[1] == sizes)
                           & (sizes - before <= rules.combinations_per_turn))
     if not len(near):
-        return False
-    least = blocked_sheets(board, sheets, seat, near.tolist())[0]
-    return max(highest_score(board, sheet, rules) for j, sheet in enumerate(least) if j != seat) \
-        < best_score_range(board, rules, sheets[seat])[1]
+        return None
+    ceiling = _best_ceiling(board, rules, sheets, seat, near.tolist())
+    return ceiling if ceiling < best else None
 
 
 def _put_out_into(state: StateArrays, sheets: tuple[Marks, ...], seat: int, index: np.ndarray,
@@ -1567,9 +1588,12 @@ def _put_out_into(state: StateArrays, sheets: tuple[Marks, ...], seat: int, inde
     :meth:`WinObjective.values` applies it: the same integers as the numpy path."""
     from shelfie_solver.dice.allocate import feasibility_arrays
 
-    if not len(index) or len(sheets) < 2 or not _may_put_out(state, sheets, seat):
+    if not len(index) or len(sheets) < 2:
         return
-    found = blocks_put_out(state, sheets, seat, feasibility_arrays(state.board, state.rules).sets.take(index))
+    least = _least_ceiling(state, sheets, seat)
+    if least is None:
+        return
+    found = blocks_put_out(state, sheets, seat, feasibility_arrays(state.board, state.rules).sets.take(index), least)
     if found is not None:
         worth[index] = _settle(worth[index], found)
 
@@ -1609,8 +1633,16 @@ def blocks_settled(state: StateArrays, sheets: tuple[Marks, ...], seat: int, fir
 def _line_codes(new: np.ndarray) -> tuple[np.ndarray, list[tuple[int, ...]]]:
     """``(group int64 (K,), lines)``: the rows of ``new`` (bool ``(K, L)``: the lines each marking
     completes) grouped by the lines they complete, ``lines[g]`` group ``g``'s in increasing order."""
-    found, group = np.unique(new, axis=0, return_inverse=True)
-    return np.asarray(group).reshape(-1), [tuple(np.flatnonzero(row).tolist()) for row in found]
+    lines = new.shape[1]
+    if lines > 62:
+        found, group = np.unique(new, axis=0, return_inverse=True)
+        return np.asarray(group).reshape(-1), [tuple(np.flatnonzero(row).tolist()) for row in found]
+    # each row packed into one int64, the first line the highest bit: the same groups in the same
+    # (lexicographic) order as np.unique over the rows, at a tenth of its cost
+    packed = new.astype(np.int64) @ (np.int64(1) << np.arange(lines - 1, -1, -1, dtype=np.int64))
+    codes, group = np.unique(packed, return_inverse=True)
+    return (np.asarray(group).reshape(-1),
+            [tuple(i for i in range(lines) if code >> (lines - 1 - i) & 1) for code in codes.tolist()])
 
 
 def contest_values(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int, triggered: bool,
