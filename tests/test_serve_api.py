@@ -308,7 +308,11 @@ def test_bad_input_is_400_with_the_clis_message(game: str, client: TestClient, k
     message = one_line_error(post(client, kind, revision=1, **body), 400)
     result = CliRunner().invoke(main, ["play", cli_args[0], game, *cli_args[1:]])
     assert result.exit_code == 2
-    if kind != "mark":  # the page's mark has no dice yet; the CLI's --unchecked marking is another check
+    if kind == "reroll":  # the same refusal, how to enter the roll in each one's words (reading.Forms.roll)
+        head = "Ann has not rolled yet; expected the initial roll (D6): "
+        assert message == head + "tap the faces rolled"
+        assert result.stderr.strip() == f"Error: {head}play roll {game} DICE, e.g. play roll {game} CCBJPP"
+    elif kind != "mark":  # the page's mark has no dice yet; the CLI's --unchecked marking is another check
         assert result.stderr.strip() == f"Error: {message}"
     assert Path(game).read_bytes() == before
 
