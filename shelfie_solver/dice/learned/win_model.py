@@ -1523,21 +1523,29 @@ def blocks_put_out(state: StateArrays, sheets: tuple[Marks, ...], seat: int, set
     least = _least_ceiling(state, sheets, seat) if least is None else least
     if least is None:
         return None
+    return _put_out_rows(state, sheets, seat, sets.line_count, sets.line_points, least)
+
+
+def _put_out_rows(state: StateArrays, sheets: tuple[Marks, ...], seat: int, line_count: np.ndarray,
+                  line_points: np.ndarray, least: int) -> np.ndarray | None:
+    """:func:`blocks_put_out` of the item sets whose ``(K, L)`` items and points per line are
+    ``line_count`` and ``line_points`` (the compiled path passes its rows' without building an
+    :class:`ItemSets`), past the guard ``least``."""
     board, rules = state.board, state.rules
     member = board.line_matrix
     sizes = member.sum(axis=0)
     before = sheets[seat].bit_arrays()[0] @ member  # (L,) marked items per line
-    new = (before + sets.line_count == sizes) & (before < sizes)  # (K, L): the lines each completes
+    new = (before + line_count == sizes) & (before < sizes)  # (K, L): the lines each completes
     rows = np.flatnonzero(new.any(axis=1))
     if not len(rows):
         return None
     m, _, mp, _ = state.line_totals
-    final = scores(m + sets.line_count[rows], mp + sets.line_points[rows], rules.scoring_threshold)
+    final = scores(m + line_count[rows], mp + line_points[rows], rules.scoring_threshold)
     above = final > least  # the others' own blocks leave some opponent at least their score
     if not above.any():
         return None
     rows, final = rows[above], final[above]
-    out = np.full(len(sets.sizes), -1, dtype=np.int8)
+    out = np.full(len(line_count), -1, dtype=np.int8)
     codes, lines = _line_codes(new[rows])
     for g, completed in enumerate(lines):
         ceiling = _best_ceiling(board, rules, sheets, seat, completed)
@@ -1588,12 +1596,14 @@ def _put_out_into(state: StateArrays, sheets: tuple[Marks, ...], seat: int, inde
     :meth:`WinObjective.values` applies it: the same integers as the numpy path."""
     from shelfie_solver.dice.allocate import feasibility_arrays
 
+    index = index[worth[index] < CHANCE_SCALE]  # a sure win already (the turn-start ceilings, D20) stays one
     if not len(index) or len(sheets) < 2:
         return
     least = _least_ceiling(state, sheets, seat)
     if least is None:
         return
-    found = blocks_put_out(state, sheets, seat, feasibility_arrays(state.board, state.rules).sets.take(index), least)
+    every = feasibility_arrays(state.board, state.rules).sets
+    found = _put_out_rows(state, sheets, seat, every.line_count[index], every.line_points[index], least)
     if found is not None:
         worth[index] = _settle(worth[index], found)
 
