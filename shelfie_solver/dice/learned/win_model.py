@@ -1520,17 +1520,16 @@ def blocks_put_out(state: StateArrays, sheets: tuple[Marks, ...], seat: int, set
     scoring no more than it puts no one out, so most turns end before the blocks are tried)."""
     if len(sheets) < 2:
         return None
-    least = _least_ceiling(state, sheets, seat) if least is None else least
-    if least is None:
-        return None
     return _put_out_rows(state, sheets, seat, sets.line_count, sets.line_points, least)
 
 
 def _put_out_rows(state: StateArrays, sheets: tuple[Marks, ...], seat: int, line_count: np.ndarray,
-                  line_points: np.ndarray, least: int) -> np.ndarray | None:
+                  line_points: np.ndarray, least: int | None = None) -> np.ndarray | None:
     """:func:`blocks_put_out` of the item sets whose ``(K, L)`` items and points per line are
     ``line_count`` and ``line_points`` (the compiled path passes its rows' without building an
-    :class:`ItemSets`), past the guard ``least``."""
+    :class:`ItemSets`); ``least``: :func:`_least_ceiling` if known, else found only where a
+    marking that completes a line scores above every other seat's score now (a ceiling never
+    falls below its sheet's score: marked items stay, D15)."""
     board, rules = state.board, state.rules
     member = board.line_matrix
     sizes = member.sum(axis=0)
@@ -1541,6 +1540,12 @@ def _put_out_rows(state: StateArrays, sheets: tuple[Marks, ...], seat: int, line
         return None
     m, _, mp, _ = state.line_totals
     final = scores(m + line_count[rows], mp + line_points[rows], rules.scoring_threshold)
+    if least is None:
+        if final.max() <= max(score(board, sheet, rules) for j, sheet in enumerate(sheets) if j != seat):
+            return None
+        least = _least_ceiling(state, sheets, seat)
+        if least is None:
+            return None
     above = final > least  # the others' own blocks leave some opponent at least their score
     if not above.any():
         return None
@@ -1596,14 +1601,20 @@ def _put_out_into(state: StateArrays, sheets: tuple[Marks, ...], seat: int, inde
     :meth:`WinObjective.values` applies it: the same integers as the numpy path."""
     from shelfie_solver.dice.allocate import feasibility_arrays
 
+    from shelfie_solver.dice.win_chance import best_score_range
+
+    if len(sheets) < 2:
+        return
+    board, rules = state.board, state.rules
+    # cheapest first: no marking can pass every other seat's score now (a ceiling is never below it)
+    if best_score_range(board, rules, sheets[seat])[1] <= max(score(board, sheet, rules)
+                                                              for j, sheet in enumerate(sheets) if j != seat):
+        return
     index = index[worth[index] < CHANCE_SCALE]  # a sure win already (the turn-start ceilings, D20) stays one
-    if not len(index) or len(sheets) < 2:
+    if not len(index):
         return
-    least = _least_ceiling(state, sheets, seat)
-    if least is None:
-        return
-    every = feasibility_arrays(state.board, state.rules).sets
-    found = _put_out_rows(state, sheets, seat, every.line_count[index], every.line_points[index], least)
+    every = feasibility_arrays(board, rules).sets
+    found = _put_out_rows(state, sheets, seat, every.line_count[index], every.line_points[index])
     if found is not None:
         worth[index] = _settle(worth[index], found)
 
