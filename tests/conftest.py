@@ -154,3 +154,38 @@ def load_benchmark(name: str) -> ModuleType:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def mover_terminals(board, rules, state):
+    """Every usable item set of the mover at ``state`` (``chosen``, its rows in
+    :func:`board.item_sets` ``usable``; ``sets`` all of them, ``arrays`` the mover's
+    ``StateArrays``), and per set the mover's score after it and whether its game is over then
+    (the end triggered before, or its second closed shelf, D17), by the board's own scoring (D19)."""
+    import numpy as np
+
+    from shelfie_solver.dice.board import item_sets, score
+    from shelfie_solver.dice.objectives import StateArrays
+
+    sets = item_sets(board, rules.combinations_per_turn)
+    arrays = StateArrays(board, rules, state.marks)
+    usable = np.flatnonzero(np.append(arrays.available, True)[sets.cells].all(axis=1))
+    chosen = sets.take(usable)
+    after = [state.marks.with_marked([c for c in row if c >= 0]) for row in chosen.cells.tolist()]
+    final = np.array([score(board, marks, rules) for marks in after])
+    over = np.array([state.end_triggered or marks.closed_shelves() >= 2 for marks in after])
+    return sets, usable, chosen, arrays, final, over
+
+
+def joint_chances(objective, arrays, chosen, board):
+    """The joint model's chances of every seat at each terminal ``chosen`` of the mover (its item
+    sets from :func:`mover_terminals`; ``arrays`` the mover's ``StateArrays``) as ``objective``
+    (a ``WinObjective``) builds them before any exact rule: ``win_model.all_chances`` of its
+    design."""
+    from shelfie_solver.dice.learned.win_model import all_chances, board_scale, design
+
+    m, a, mp, ap = arrays.line_totals
+    after = (m + chosen.line_count, a - chosen.line_count, mp + chosen.line_points, ap - chosen.line_points)
+    phase, seats = objective.seat_columns(arrays, *after)
+    return all_chances(objective.calibration, phase, design(phase, seats, objective.round_number, board_scale(board),
+                                                            to_play=objective.to_play),
+                       objective.round_number, objective.trees)

@@ -15,20 +15,18 @@ from fractions import Fraction
 import numpy as np
 
 from shelfie_solver.dice.allocate import legal_markings
-from shelfie_solver.dice.board import Marks, item_sets, load_board, parse_marks, score
+from shelfie_solver.dice.board import Marks, load_board, parse_marks, score
 from shelfie_solver.dice.game.events import GameState, Start, UncheckedMark
 from shelfie_solver.dice.learned.win_model import (
     CHANCE_SCALE,
-    all_chances,
-    board_scale,
     compiled_win_values,
-    design,
     lost_columns,
     win_objective,
 )
 from shelfie_solver.dice.objectives import StateArrays
 from shelfie_solver.dice.rolls import space_for
 from shelfie_solver.dice.rules import DEFAULT_RULES
+from conftest import joint_chances, mover_terminals
 
 BOARD = load_board(None, DEFAULT_RULES)
 RULES = DEFAULT_RULES
@@ -43,16 +41,8 @@ def one_turn_reach(marks: Marks) -> int:
 
 
 def terminals(state: GameState):
-    """Every usable item set of the mover (``chosen``, its rows in :func:`item_sets` ``usable``),
-    and per set the mover's score after it and whether its game is over then (the end triggered
-    before, or its second closed shelf, D17), by the board's own scoring (D19)."""
-    sets = item_sets(BOARD, RULES.combinations_per_turn)
-    arrays = StateArrays(BOARD, RULES, state.marks)
-    usable = np.flatnonzero(np.append(arrays.available, True)[sets.cells].all(axis=1))
-    chosen = sets.take(usable)
-    after = [state.marks.with_marked([c for c in row if c >= 0]) for row in chosen.cells.tolist()]
-    final = np.array([score(BOARD, marks, RULES) for marks in after])
-    over = np.array([state.end_triggered or marks.closed_shelves() >= 2 for marks in after])
+    """:func:`conftest.mover_terminals` on the default board, without the mover's arrays."""
+    sets, usable, chosen, _, final, over = mover_terminals(BOARD, RULES, state)
     return sets, usable, chosen, final, over
 
 
@@ -60,19 +50,14 @@ def model_figures(state: GameState):
     """The mover's values of every usable set under ``win`` (numpy path), which are exact, the
     same with no opponent left out (``lost`` empty: every seat counted, the rule before
     2026-12-07 at a turn with no seat lost at its start) and every seat's all-seat chance
-    (:func:`all_chances`) at each set."""
+    (`win_model.all_chances`) at each set."""
     objective = win_objective(state)
     arrays = StateArrays(BOARD, RULES, state.marks)
     sets, usable, chosen, final, over = terminals(state)
     values = objective.values(arrays, chosen)
     exact = objective.exact_markings(arrays, chosen)
     counted = replace(objective, lost=np.zeros((0, 2), dtype=np.int64)).values(arrays, chosen)
-    m, a, mp, ap = arrays.line_totals
-    after = (m + chosen.line_count, a - chosen.line_count, mp + chosen.line_points, ap - chosen.line_points)
-    phase, seats = objective.seat_columns(arrays, *after)
-    every = all_chances(objective.calibration, phase, design(phase, seats, objective.round_number,
-                                                             board_scale(BOARD), to_play=objective.to_play),
-                        objective.round_number, objective.trees)
+    every = joint_chances(objective, arrays, chosen, BOARD)
     return objective, values, exact, counted, every, final, over, sets, usable
 
 

@@ -33,17 +33,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import EXAMPLES, cli, cli_json
+from conftest import EXAMPLES, cli, cli_json, joint_chances, mover_terminals
 
 from shelfie_solver.dice.allocate import legal_markings
-from shelfie_solver.dice.board import Board, Marks, highest_score, item_sets, load_board, parse_marks, score
+from shelfie_solver.dice.board import Board, Marks, highest_score, load_board, parse_marks, score
 from shelfie_solver.dice.game.events import GameState
 from shelfie_solver.dice.learned.win_model import (
     CHANCE_SCALE,
-    all_chances,
-    board_scale,
     compiled_win_values,
-    design,
     win_objective,
 )
 from shelfie_solver.dice.objectives import StateArrays
@@ -213,14 +210,7 @@ def test_the_bounds_before_the_end() -> None:
 
 
 def _terminals(state: GameState):
-    sets = item_sets(SMALL, RULES.combinations_per_turn)
-    arrays = StateArrays(SMALL, RULES, state.marks)
-    usable = np.flatnonzero(np.append(arrays.available, True)[sets.cells].all(axis=1))
-    chosen = sets.take(usable)
-    after = [state.marks.with_marked([c for c in row if c >= 0]) for row in chosen.cells.tolist()]
-    final = np.array([score(SMALL, marks, RULES) for marks in after])
-    over = np.array([marks.closed_shelves() >= 2 for marks in after])
-    return sets, usable, chosen, arrays, final, over
+    return mover_terminals(SMALL, RULES, state)
 
 
 def _compiled_equal(state: GameState, objective, values: np.ndarray, sets, usable: np.ndarray) -> None:
@@ -249,12 +239,7 @@ def test_a_marking_above_an_opponent_s_ceiling_leaves_it_out_of_the_softmax() ->
     sets, usable, chosen, arrays, final, over = _terminals(state)
     values = objective.values(arrays, chosen)
     exact = objective.exact_markings(arrays, chosen)
-    m, a, mp, ap = arrays.line_totals
-    after = (m + chosen.line_count, a - chosen.line_count, mp + chosen.line_points, ap - chosen.line_points)
-    phase, seats = objective.seat_columns(arrays, *after)
-    every = all_chances(objective.calibration, phase, design(phase, seats, objective.round_number,
-                                                             board_scale(SMALL), to_play=objective.to_play),
-                        objective.round_number, objective.trees)
+    every = joint_chances(objective, arrays, chosen, SMALL)
     cells = [tuple(c for c in row if c >= 0) for row in sets.cells[usable].tolist()]
     r1c3 = cells.index((SMALL.cell(0, 2),))
     assert (final[r1c3], over[r1c3]) == (24, False)
