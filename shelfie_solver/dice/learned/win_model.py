@@ -1506,8 +1506,7 @@ def _turns_over(state: StateArrays, sheets: tuple[Marks, ...], seat: int, trigge
     return new, over
 
 
-def blocks_put_out(state: StateArrays, sheets: tuple[Marks, ...], seat: int, sets: ItemSets,
-                   least: int | None = None) -> np.ndarray | None:
+def blocks_put_out(state: StateArrays, sheets: tuple[Marks, ...], seat: int, sets: ItemSets) -> np.ndarray | None:
     """``int8 (K,)``: ``1`` for the markings of ``sets`` of ``seat`` (its sheet as ``state`` has it;
     ``sheets`` every seat's) that complete a line (D15) and after whose blocks every other seat's
     :func:`board.highest_score` (every item it still has available marked: the best it can end on
@@ -1516,20 +1515,19 @@ def blocks_put_out(state: StateArrays, sheets: tuple[Marks, ...], seat: int, set
     no marking is such. :func:`win_chance.lost_bounds` reads the ceilings of the turn's start
     (an upper bound: the blocks only take items away); this sees the turn's own blocks. The one
     home of the rule for the numpy (:meth:`WinObjective.exact_layers`) and the compiled paths
-    (:func:`_put_out_into`). ``least``: :func:`_least_ceiling` where the caller has it (a marking
-    scoring no more than it puts no one out, so most turns end before the blocks are tried)."""
+    (:func:`_put_out_into`)."""
     if len(sheets) < 2:
         return None
-    return _put_out_rows(state, sheets, seat, sets.line_count, sets.line_points, least)
+    return _put_out_rows(state, sheets, seat, sets.line_count, sets.line_points)
 
 
 def _put_out_rows(state: StateArrays, sheets: tuple[Marks, ...], seat: int, line_count: np.ndarray,
-                  line_points: np.ndarray, least: int | None = None) -> np.ndarray | None:
+                  line_points: np.ndarray) -> np.ndarray | None:
     """:func:`blocks_put_out` of the item sets whose ``(K, L)`` items and points per line are
     ``line_count`` and ``line_points`` (the compiled path passes its rows' without building an
-    :class:`ItemSets`); ``least``: :func:`_least_ceiling` if known, else found only where a
-    marking that completes a line scores above every other seat's score now (a ceiling never
-    falls below its sheet's score: marked items stay, D15)."""
+    :class:`ItemSets`). Cheapest first: a marking that completes a line must score above every
+    other seat's score now (a ceiling never falls below its sheet's score: marked items stay,
+    D15), then above :func:`_least_ceiling`, before its own blocks are tried."""
     board, rules = state.board, state.rules
     member = board.line_matrix
     sizes = member.sum(axis=0)
@@ -1540,13 +1538,9 @@ def _put_out_rows(state: StateArrays, sheets: tuple[Marks, ...], seat: int, line
         return None
     m, _, mp, _ = state.line_totals
     final = scores(m + line_count[rows], mp + line_points[rows], rules.scoring_threshold)
-    if least is None:
-        if final.max() <= max(score(board, sheet, rules) for j, sheet in enumerate(sheets) if j != seat):
-            return None
-        least = _least_ceiling(state, sheets, seat)
-        if least is None:
-            return None
-    above = final > least  # the others' own blocks leave some opponent at least their score
+    if final.max() <= _top_other_score(board, rules, sheets, seat):
+        return None
+    above = final > _least_ceiling(state, sheets, seat)  # the others' own blocks leave some opponent at least their score
     if not above.any():
         return None
     rows, final = rows[above], final[above]
@@ -1569,29 +1563,25 @@ def _best_ceiling(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], seat:
     return max(highest_score(board, sheet, rules, cells) for j, sheet in enumerate(sheets) if j != seat)
 
 
-def _least_ceiling(state: StateArrays, sheets: tuple[Marks, ...], seat: int) -> int | None:
+def _top_other_score(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], seat: int) -> int:
+    """The highest score now (D19) of the seats other than ``seat``: no other seat's ceiling is
+    below it (marked items stay, D13, D15)."""
+    return max(score(board, sheet, rules) for j, sheet in enumerate(sheets) if j != seat)
+
+
+def _least_ceiling(state: StateArrays, sheets: tuple[Marks, ...], seat: int) -> int:
     """The least that the best opponent's ceiling (:func:`board.highest_score`) can fall to by the
     blocks (D15) of one marking of ``seat`` (every line a marking may complete, at most
     ``combinations_per_turn`` items short and every one available, blocked at once: blocks only
     take items away), so that no marking scoring at most this puts every opponent out
-    (:func:`blocks_put_out`); ``None`` where no such marking can exist: no line is that near, or
-    the ceiling is at or above the best score this turn can give the player
-    (:func:`win_chance.best_score_range`). Cheap, so that most turns skip the rule."""
-    from shelfie_solver.dice.win_chance import best_score_range
-
+    (:func:`blocks_put_out`); with no line that near, the ceiling as it stands."""
     board, rules = state.board, state.rules
-    best = best_score_range(board, rules, sheets[seat])[1]
-    if best <= max(score(board, sheet, rules) for j, sheet in enumerate(sheets) if j != seat):
-        return None  # a ceiling never falls below its sheet's score (marked items stay, D15)
     member = board.line_matrix
     sizes = member.sum(axis=0)
     before = sheets[seat].bit_arrays()[0] @ member
     near = np.flatnonzero((before < sizes) & (before + state.line_totals[1] == sizes)
                           & (sizes - before <= rules.combinations_per_turn))
-    if not len(near):
-        return None
-    ceiling = _best_ceiling(board, rules, sheets, seat, near.tolist())
-    return ceiling if ceiling < best else None
+    return _best_ceiling(board, rules, sheets, seat, near.tolist())
 
 
 def _put_out_into(state: StateArrays, sheets: tuple[Marks, ...], seat: int, index: np.ndarray,
@@ -1607,8 +1597,7 @@ def _put_out_into(state: StateArrays, sheets: tuple[Marks, ...], seat: int, inde
         return
     board, rules = state.board, state.rules
     # cheapest first: no marking can pass every other seat's score now (a ceiling is never below it)
-    if best_score_range(board, rules, sheets[seat])[1] <= max(score(board, sheet, rules)
-                                                              for j, sheet in enumerate(sheets) if j != seat):
+    if best_score_range(board, rules, sheets[seat])[1] <= _top_other_score(board, rules, sheets, seat):
         return
     index = index[worth[index] < CHANCE_SCALE]  # a sure win already (the turn-start ceilings, D20) stays one
     if not len(index):
