@@ -68,6 +68,31 @@ def summary(values: list[float]) -> str:
     return f"{statistics.median(values):.0f} / {max(values):.0f}"
 
 
+def next_roll(page: Any) -> bool:
+    """Wait for the next turn's roll; ``False`` once the game is over (the rolls stop there)."""
+    page.wait_for_function("() => /to roll|Game over/.test(document.getElementById('turn').textContent)")
+    return "Game over" not in page.locator("#turn").inner_text()
+
+
+def finish_turn(page: Any, tap: Any) -> None:
+    """From a roll's advice, by taps: Stop (or the advised stop) and its confirmation, then the
+    best marking, or the best shelf to give up on a failed result (D13) and its confirmation;
+    ``tap(f)`` runs each writing tap ``f`` (the review bench times them)."""
+    page.click("#stop" if page.locator("#stop").count() else "#advised")
+    page.wait_for_selector("#confirm[open]")
+    tap(lambda: page.click("#confirm-yes"))
+    page.wait_for_function("() => !document.querySelector('#advice h2').textContent.includes('holds')")
+    if page.locator("#advice .option[data-shelf]").count():  # a failed result (D13): asked once
+        page.locator("#advice .option").first.click()
+        page.wait_for_selector("#confirm[open]")
+        tap(lambda: page.click("#confirm-yes"))
+    elif page.locator("#mark-most").count():  # a decided game: one button, the marking that scores most
+        tap(lambda: page.click("#mark-most"))
+    else:
+        tap(lambda: page.locator("#advice .option").first.click())
+    page.wait_for_function("() => !document.getElementById('best')")  # the marking written: no advice till the roll
+
+
 def bench_page(url: str, rolls: list[str]) -> tuple[list[float], list[float]]:
     from playwright.sync_api import sync_playwright
 
@@ -82,7 +107,8 @@ def bench_page(url: str, rolls: list[str]) -> tuple[list[float], list[float]]:
         page.goto(url)
         page.wait_for_selector("#faces button")
         for roll in rolls:
-            page.wait_for_function("() => document.getElementById('turn').textContent.includes('to roll')")
+            if not next_roll(page):
+                break
             for code in roll[:-1]:
                 page.click(f"#faces button[aria-label$='({code})']")
             start = time.perf_counter()
@@ -91,10 +117,7 @@ def bench_page(url: str, rolls: list[str]) -> tuple[list[float], list[float]]:
             page_ms.append((time.perf_counter() - start) * 1000)
             page.wait_for_timeout(50)
             server_ms.append(timings[-1])
-            page.click("#stop")
-            page.wait_for_function("() => !document.querySelector('#advice h2').textContent.includes('holds')")
-            page.locator("#advice .option").first.click()
-            page.wait_for_function("() => !document.getElementById('best')")
+            finish_turn(page, lambda tap: tap())
         browser.close()
     return page_ms, server_ms
 
@@ -143,23 +166,13 @@ def bench_review(url: str, rolls: list[str]) -> tuple[list[float], int]:
             waits.append(reviewed[digest] - start)
 
         for roll in rolls:
-            page.wait_for_function("() => /to roll|Game over/.test(document.getElementById('turn').textContent)")
-            if "Game over" in page.locator("#turn").inner_text():
+            if not next_roll(page):
                 break
             for code in roll[:-1]:
                 page.click(f"#faces button[aria-label$='({code})']")
             timed(lambda: page.click(f"#faces button[aria-label$='({roll[-1]})']"))
             page.wait_for_selector("#best")
-            page.click("#stop" if page.locator("#stop").count() else "#advised")
-            page.wait_for_selector("#confirm[open]")
-            timed(lambda: page.click("#confirm-yes"))
-            page.wait_for_function("() => !document.querySelector('#advice h2').textContent.includes('holds')")
-            if page.locator("#advice .option[data-shelf]").count():  # a failed result (D13): asked once
-                page.locator("#advice .option").first.click()
-                page.wait_for_selector("#confirm[open]")
-                timed(lambda: page.click("#confirm-yes"))
-            else:
-                timed(lambda: page.locator("#advice .option").first.click())
+            finish_turn(page, timed)
             page.wait_for_timeout(600)  # the player looks up: the review of the marking comes meanwhile
         placeholders = int(page.evaluate("() => window.__placeholders"))
         browser.close()
