@@ -36,7 +36,7 @@ import pytest
 from conftest import EXAMPLES, cli, cli_json, joint_chances, mover_terminals
 
 from shelfie_solver.dice.allocate import legal_markings
-from shelfie_solver.dice.board import Board, Marks, highest_score, load_board, parse_marks, score
+from shelfie_solver.dice.board import Board, Marks, highest_score, load_board, parse_marks, score, top_other_score
 from shelfie_solver.dice.game.events import GameState
 from shelfie_solver.dice.learned.win_model import (
     CHANCE_SCALE,
@@ -116,6 +116,10 @@ def test_the_hand_worked_ceiling_of_b() -> None:
     assert score(SMALL, c, RULES) == (2 + 1 + 3 + 5) + (5 + 6 + 5) == 27
     # the ceiling of a sheet with nothing available is its score
     assert highest_score(SMALL, c.with_eliminated(list(range(12))), RULES) == 27
+    # the best other score now, by hand (A 6, B 0, C 27 of the docstring's position)
+    a = parse_marks("ooox/o..x/...x", SMALL)
+    assert score(SMALL, a, RULES) == 2 + 1 + 3 == 6
+    assert [top_other_score(SMALL, (a, b, c), seat, RULES) for seat in range(3)] == [27, 27, 6]
 
 
 # --- the position through the CLI ------------------------------------------------------------

@@ -22,7 +22,7 @@ from enum import StrEnum
 from functools import cache, cached_property, lru_cache
 from itertools import combinations
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 import numpy as np
@@ -482,6 +482,15 @@ def score(board: Board, marks: Marks, rules: Ruleset = DEFAULT_RULES) -> int:
     every turn scores every seat's sheet, blocks (D15) change only the eliminated items, and a
     rollout's play-outs meet the same sheets again)."""
     return _marked_score(board, marks.n_shelves, marks.n_columns, marks.marked, rules)
+
+
+def top_other_score(board: Board, sheets: Sequence[Marks], seat: int, rules: Ruleset = DEFAULT_RULES) -> int:
+    """The highest :func:`score` now (points, D19) of the sheets of ``sheets`` other than seat
+    ``seat``'s (``len(sheets) >= 2``): a score never falls (marked items stay, D13, D15), so no
+    other seat ends below it and no other seat's :func:`highest_score` is below it.
+
+    Raises ``ValueError`` (from ``max``) with fewer than two sheets."""
+    return max(score(board, sheet, rules) for j, sheet in enumerate(sheets) if j != seat)
 
 
 def highest_score(board: Board, marks: Marks, rules: Ruleset = DEFAULT_RULES, blocked: int = 0) -> int:

@@ -51,6 +51,7 @@ from shelfie_solver.dice.board import (
     highest_score,
     marked_line_totals,
     score,
+    top_other_score,
     totals_breakdown,
 )
 from shelfie_solver.dice.game.events import GameState
@@ -756,7 +757,7 @@ def decided_objective(state: GameState) -> DecidedWin | None:
         reach = best_score_range(board, rules, marks)[1] if marks.has_available else now
         reaches = tuple(reach for reach, _ in _other_reaches(state))
     else:
-        low = max(score(board, sheet, rules) for j, sheet in enumerate(state.sheets) if j != state.active)
+        low = top_other_score(board, state.sheets, state.active, rules)
         reaches = tuple(_final_reaches(state, False).values())
         reach, high = highest_score(board, marks, rules), max(reaches)
     if reach >= low and now <= high:

@@ -26,7 +26,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from shelfie_solver.core.report import decimal
-from shelfie_solver.dice.board import Board, Marks, score
+from shelfie_solver.dice.board import Board, Marks, score, top_other_score
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.advise.words import CHANCE_PLACES, chance_cell, hold_words, risk_cell
 
@@ -162,7 +162,7 @@ def ending(advice: Advice, after: Marks, names: Sequence[str] | None, what: str,
             what = f"{what} {by_block} and so closes {_possessive(closed[0])} second shelf, which"
     mine = score(board, after, rules)
     if state.is_last_in_round():  # D18: the game ends at once, every score final
-        best = max(score(board, m, rules) for i, m in enumerate(sheets) if i != state.active)
+        best = top_other_score(board, sheets, state.active, rules)
         verdict = "you win" if mine > best else ("you lose" if mine < best else "a shared victory")
         return f"{what} ends the game at once (D17, D18): {verdict} {mine}-{best}"
     if state.players != 2:
