@@ -28,7 +28,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from shelfie_solver.dice.engine.dp import TurnSolution
+from shelfie_solver.dice.engine.dp import TurnSolution, initial_roll_row
 from shelfie_solver.dice.rolls import Counts
 
 
@@ -71,16 +71,12 @@ class ShownTurn:
     def start(self) -> tuple[Fraction, bool]:
         """The value shown at the turn's start (the initial roll, D6, then the re-rolls): exact
         when every first roll's value is, else the engine's start value."""
-        space = self.solution.space
         top = self.solution.rerolls
         numerators, exact = self.rolls[top]
-        starts, columns, weights = space.transitions
-        none = space.hold_index[(0,) * space.n_sides]
-        end = starts[none + 1] if none + 1 < len(starts) else len(columns)
-        reached = columns[starts[none]:end]
+        reached, weights = initial_roll_row(self.solution.space)
         if not exact[reached].all():
             return self.solution.start_values()[0], False
-        total = sum(int(w) * int(numerators[x]) for w, x in zip(weights[starts[none]:end].tolist(), reached.tolist()))
+        total = sum(int(w) * int(numerators[x]) for w, x in zip(weights.tolist(), reached.tolist()))
         return Fraction(total, self._denominator(top + 1)), True
 
 
