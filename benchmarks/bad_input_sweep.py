@@ -702,6 +702,7 @@ def new_command_cases(f: dict[str, str]) -> list[list[str]]:
         ["play", "fail", game, "--shelf", long],
         ["play", "fail", game, "--shelf", "best"],
         ["play", "fail", game, "--shelf", "1e3"],
+        ["play", "fail", game],  # no --shelf: the shelves and the form, not click's "Missing option"
         ["play", "undo", game, "0"],
         ["play", "undo", game, "5"],
         ["play", "undo", game, long],
@@ -802,6 +803,9 @@ def new_command_cases(f: dict[str, str]) -> list[list[str]]:
     ]
     out.append(["simulate", *tiny, "--players", "exact:" + f["table-short.json"], "--games", "1", "--jobs", "1"])
     out.append(["simulate", *tiny, "--players", "exact:" + f["table.json"] + ",greedy", "--games", "1"])
+    MUST_SAY.update({("play", "fail", game): f"one of shelves 1, 2, 3, 4, 5; give one up (play fail {game} --shelf N)",
+                     ("play", "undo", game, "0"): f"undo needs a count of 1 or more actions, not 0; expected play undo "
+                                                  f"{game} N"})
     return out
 
 

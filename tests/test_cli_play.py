@@ -369,12 +369,12 @@ def test_a_refusal_names_the_game_file_not_a_placeholder(tmp_path):
 
 
 @pytest.mark.parametrize("args, fragment", [
-    (["play", "undo", "GAMEFILE", "-1"], "-1 is not in the range x>=1"),  # not "No such option '-1'"
-    (["play", "undo", "GAMEFILE", "x"], "'x' is not a whole number; expected x>=1"),
+    (["play", "undo", "GAMEFILE", "-1"], "undo needs a count of 1 or more actions, not -1"),  # not "No such option"
+    (["play", "undo", "GAMEFILE", "x"], "undo needs a count of 1 or more actions, not 'x'"),
     (["advise", "--dice", "CCBJPP", "--rerolls", "two"], "'two' is not a whole number; expected x>=0"),
     (["advise", "--dice", "CCBJPP", "--top", "abc"], "'abc' is not a whole number; expected x>=1"),
     (["review", "GAMEFILE", "--game", "abc"], "'abc' is not a whole number; expected one such as 3"),
-    (["play", "undo", "GAMEFILE", "1_0"], "'1_0' is not a whole number; expected x>=1"),  # int() read 10
+    (["play", "undo", "GAMEFILE", "1_0"], "undo needs a count of 1 or more actions, not '1_0'"),  # int() read 10
     (["advise", "--dice", "CCBJPP", "--top", "\u0661"], "is not a whole number; expected x>=1"),  # an Arabic-Indic 1
 ])
 def test_a_value_that_is_not_a_whole_number_says_so_with_the_range(tmp_path, args, fragment):

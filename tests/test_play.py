@@ -21,6 +21,7 @@ Ann wins alone (D20).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -292,3 +293,115 @@ def test_a_re_roll_before_the_roll_names_how_to_enter_the_roll(tmp_path: Path):
     assert_one_line_error(play("reroll", game, "CCBB", "--keep", "PP"), "Ann has not rolled yet",
                           f"expected the initial roll (D6): play roll {game} DICE")
     assert_one_line_error(play("stop", game), "Ann has not rolled yet", f"play roll {game} DICE")
+
+
+TINY = str(Path(__file__).resolve().parent.parent / "examples" / "boards" / "tiny-2x3.toml")
+
+
+def named_command(line: str, head: str) -> list[str]:
+    """The command a refusal names from ``head`` (``play mark``) to the end of its clause, split
+    as the shell would (so a quoted game file stays one word): what a player would copy."""
+    import shlex
+
+    at = line.index(head)
+    return shlex.split(re.split(r"[;),]| \(", line[at:])[0])[1:]  # after "play"
+
+
+def test_a_second_roll_names_the_re_roll_and_the_marking(tmp_path: Path):
+    """`play roll GAME DICE` once the turn's roll is recorded (D6: one roll, then re-rolls, D7)
+    said only "expected a re-roll (keep some dice), a marking or a failed result": it now names
+    the step commands with the game file (quoted for the shell: a name with a space), for what the
+    dice showing allow. PGBBCC with 2 re-rolls left: a re-roll, or a stop and a marking; after
+    the stop the dice are final: a marking only (C marks r1c1, D8). On the tiny 2 x 3 board
+    (shelves of games and cats only) PPPPPP marks nothing: a re-roll or a failed result (D13, D14)."""
+    game = str(tmp_path / "my game.json")
+    quoted = f"'{game}'"
+    ok("new", game, "--players", "Ann,Ben", "--first", "Ann")
+    ok("roll", game, "CCBBPG")
+    before = Path(game).read_bytes()
+    line = assert_one_line_error(play("roll", game, "CCCCCC"), "Ann has rolled already (PGBBCC, 2 re-rolls left",
+                                 f"a re-roll (play reroll {quoted} NEW --keep KEPT)", f"play stop {quoted}",
+                                 f"play mark {quoted} ITEM...")
+    assert "GAME" not in line and Path(game).read_bytes() == before
+    ok("stop", game)
+    line = assert_one_line_error(play("roll", game, "CCCCCC"), "Ann has rolled already (PGBBCC, final",
+                                 f"expected a marking (play mark {quoted} ITEM...)")
+    assert "reroll" not in line and "play stop" not in line
+    tiny = str(tmp_path / "tiny.json")
+    ok("new", tiny, "--players", "Ann,Ben,Cy", "--first", "Ann", "--board", TINY)
+    ok("roll", tiny, "PPPPPP")
+    line = assert_one_line_error(play("roll", tiny, "GGGCCC"), "Ann has rolled already (PPPPPP, 2 re-rolls left",
+                                 f"a re-roll (play reroll {tiny} NEW --keep KEPT), or a failed result "
+                                 f"(play fail {tiny} --shelf N)")
+    assert "play mark" not in line
+
+
+def test_an_unchecked_marking_with_dice_recorded_gives_the_checked_command(tmp_path: Path):
+    """`play mark GAME ITEM... --unchecked` while the turn's dice are recorded said "mark with them
+    (checked)" and no command: it names `play mark GAME ITEM...` with the items given, and that
+    command, copied from the line, records the marking (PGBBCC: C marks r1c1, BB r2c2; D8-D10).
+    With dice that mark nothing (PPPPPP on the tiny board) it says what is left instead."""
+    game = str(tmp_path / "my game.json")
+    ok("new", game, "--players", "Ann,Ben", "--first", "Ann")
+    ok("roll", game, "CCBBPG")
+    before = Path(game).read_bytes()
+    line = assert_one_line_error(play("mark", game, "r1c1", "r2c2", "--unchecked"), "the dice PGBBCC are recorded",
+                                 f"(checked): play mark '{game}' r1c1 r2c2")
+    assert Path(game).read_bytes() == before
+    assert "Ann marked r1c1 r2c2." in ok(*named_command(line, "play mark"))
+    tiny = str(tmp_path / "tiny.json")
+    ok("new", tiny, "--players", "Ann,Ben,Cy", "--first", "Ann", "--board", TINY)
+    ok("roll", tiny, "PPPPPP")
+    assert_one_line_error(play("mark", tiny, "r1c1", "--unchecked"), "the dice PPPPPP are recorded",
+                          "nothing can be marked with PPPPPP", f"play fail {tiny} --shelf N")
+
+
+def test_a_failed_result_without_a_shelf_names_the_shelves_and_the_form(tmp_path: Path):
+    """`play fail GAME` without --shelf was click's "Missing option '--shelf'": it is one line
+    naming the shelves a failed result may give up (D13: those with an available item) and the
+    form, `--shelf best` only where dice are recorded (the advice needs them). Tiny board, two
+    players: before any roll shelves 1 and 2 (no best); Ann's PPPPPP marks nothing: 1, 2 and best;
+    once Ann has marked shelf 1 whole (told, r1c1-r1c3), her next PPPPPP leaves shelf 2 only.
+    Dice that can mark (PGBBCC, default board) make a failed result impossible (D14): said so.
+    (Three players on the tiny board: two would resolve the objective by the exact two-player
+    solve, whose progress line comes first in a fresh table cache.)"""
+    tiny = str(tmp_path / "tiny.json")
+    ok("new", tiny, "--players", "Ann,Ben,Cy", "--first", "Ann", "--board", TINY)
+    before = Path(tiny).read_bytes()
+    line = assert_one_line_error(play("fail", tiny), "no shelf given",
+                                 "a shelf with an available item (D13), here one of shelves 1, 2",
+                                 f"(play fail {tiny} --shelf N)")
+    assert "best" not in line and "Missing option" not in line and Path(tiny).read_bytes() == before
+    ok("roll", tiny, "PPPPPP")
+    assert_one_line_error(play("fail", tiny), "here one of shelves 1, 2",
+                          f"(play fail {tiny} --shelf N, or --shelf best for the advised one)")
+    assert_one_line_error(play("fail", tiny, "--shelf", " "), "no shelf given")
+    ok("undo", tiny)
+    ok("mark", tiny, "--unchecked", "r1c1", "r1c2", "r1c3")  # Ann closes shelf 1 (D17 needs both: not the end)
+    ok("mark", tiny, "--unchecked", "r2c1")  # Ben
+    ok("mark", tiny, "--unchecked", "r2c2")  # Cy
+    ok("roll", tiny, "PPPPPP")
+    line = assert_one_line_error(play("fail", tiny), "here shelf 2;", f"play fail {tiny} --shelf N")
+    shelf_2 = ["2" if word == "N" else word for word in named_command(line, "play fail")]
+    assert "gave up shelf 2: r2c1 r2c2 r2c3" in ok(*shelf_2)
+    game = str(tmp_path / "g.json")
+    ok("new", game, "--players", "Ann,Ben", "--first", "Ann")
+    ok("roll", game, "CCBBPG")
+    assert_one_line_error(play("fail", game), "no shelf given, and none may be", "PGBBCC can mark an item",
+                          "must (D14)")
+
+
+@pytest.mark.parametrize("count, shown", [("0", "0"), ("-1", "-1"), ("x", "'x'"), ("1_0", "'1_0'"),
+                                          ("\u0661", "'\u0661'")])
+def test_undo_of_no_action_names_the_count_and_the_command(tmp_path: Path, count: str, shown: str):
+    """`play undo GAME 0` said click's "0 is not in the range x>=1": it says undo needs a count
+    of 1 or more actions and gives the command with the game file; the file is unchanged, and
+    the command named undoes the roll."""
+    game = str(tmp_path / "my game.json")
+    ok("new", game, "--players", "Ann,Ben", "--first", "Ann")
+    ok("roll", game, "CCBBPG")
+    before = Path(game).read_bytes()
+    line = assert_one_line_error(play("undo", game, count), f"undo needs a count of 1 or more actions, not {shown}",
+                                 f"expected play undo '{game}' N, e.g. play undo '{game}' 1 (the last action)")
+    assert "x>=1" not in line and Path(game).read_bytes() == before
+    assert "Undone: 1 action taken back." in ok(*named_command(line.split("e.g. ", 1)[1], "play undo"))

@@ -136,6 +136,52 @@ def test_words_after_a_command_that_takes_none_are_refused_not_ignored(tmp_path:
     assert game.read_bytes() == before
 
 
+def test_the_prompt_s_refusals_name_what_to_type_in_its_own_words(tmp_path: Path):
+    """The refusals whose step commands now name the next command say it at the prompt in the
+    prompt's words, never a `play ... GAME` command: a marking told ('told', or the step's
+    'mark --unchecked') while dice are recorded gives 'mark ITEMS' with the items typed; 'fail'
+    alone with dice that can mark says a failed result may not be chosen (D14); with dice that
+    mark nothing (PPPPPP on the tiny 2 x 3 board of games and cats) it names the shelves, 1 and 2
+    (D13), and 'fail N' or 'fail best'; 'undo 0' says undo needs 1 or more actions and gives
+    'undo N'. Each is one error line, and the file stays byte for byte as it was."""
+    from click.testing import CliRunner
+
+    from shelfie_solver.cli import main
+
+    game = tmp_path / "game.json"
+    for args in (["new", str(game), "--players", "Ann,Ben", "--first", "Ann"], ["roll", str(game), "CCBBPG"]):
+        assert CliRunner().invoke(main, ["play", *args]).exit_code == 0
+    tiny = tmp_path / "tiny.json"
+    board = str(ROOT / "examples" / "boards" / "tiny-2x3.toml")
+    for args in (["new", str(tiny), "--players", "Ann,Ben,Cy", "--first", "Ann", "--board", board],
+                 ["roll", str(tiny), "PPPPPP"]):
+        assert CliRunner().invoke(main, ["play", *args]).exit_code == 0
+    answers = {}
+    for path, prompt, lines in ((game, "Ann PGBBCC/2>", ["told r1c1 r2c2", "mark --unchecked r1c1", "fail", "undo 0"]),
+                                (tiny, "Ann PPPPPP/2>", ["fail", "told r1c1"])):
+        before = path.read_bytes()
+        child = spawn(str(path))
+        child.expect_exact(prompt)
+        for line in lines:
+            child.sendline(line)
+            child.expect(r"Error: ([^\r\n]*)\r?\n")
+            answers[path.stem, line] = child.match.group(1)
+            child.expect_exact(prompt)
+        child.sendeof()
+        child.expect(pexpect.EOF)
+        assert path.read_bytes() == before
+    assert answers["game", "told r1c1 r2c2"] == "the dice PGBBCC are recorded: mark with them (checked): type 'mark " \
+        "r1c1 r2c2'"
+    assert answers["game", "mark --unchecked r1c1"].endswith("type 'mark r1c1'")
+    assert answers["game", "fail"].startswith("no shelf given, and none may be: PGBBCC can mark an item, so it must")
+    assert answers["game", "undo 0"] == "undo needs a count of 1 or more actions, not 0; expected 'undo N', e.g. " \
+        "'undo' (the last action) or 'undo 2' (the last two)"
+    assert answers["tiny", "fail"].endswith("here one of shelves 1, 2; give one up ('fail N', or 'fail best' for the "
+                                            "advised one)")
+    assert "nothing can be marked with PPPPPP" in answers["tiny", "told r1c1"]
+    assert not any("play " in answer or "--" in answer for answer in answers.values()), answers
+
+
 def test_bad_objective_is_refused_before_the_prompt(tmp_path: Path):
     from click.testing import CliRunner
 

@@ -165,6 +165,49 @@ def test_the_page_s_refusals_say_what_to_tap(game: str, client: TestClient):
     assert Path(game).read_bytes() == rolled
 
 
+@pytest.mark.parametrize("body, given", [({"shelf": True}, "true"), ({"shelf": [1]}, "[1]"), ({"shelf": None}, "null"),
+                                         ({}, "missing")])
+def test_a_shelf_of_another_json_type_is_400_naming_the_form_and_what_to_tap(game: str, client: TestClient,
+                                                                              body: dict, given: str):
+    """POST /api/fail with "shelf" true (a JSON type error: the page sends the number as text)
+    said "field 'shelf' must be text of at most 200 characters": it names what was given, the
+    forms taken (text or a whole number, with the example body) and, as the page's refusals do,
+    what to tap; HTTP 400, one line, the file unchanged. Absent it says so the same way."""
+    before = Path(game).read_bytes()
+    message = one_line_error(post(client, "fail", revision=1, **body), 400)
+    assert message == (f'field "shelf" is {given}{", not a shelf" if given != "missing" else ""}; expected the '
+                       'number of the shelf given up (D13), as text or a whole number, e.g. {"revision": 3, "shelf": '
+                       '"2"}; on the page: give up a shelf by tapping shelf N')
+    assert Path(game).read_bytes() == before
+
+
+def test_the_page_s_new_refusals_say_what_to_tap(game: str, client: TestClient):
+    """The refusals whose step commands now name the next command say it in the page's words
+    (its buttons, never 'play ... GAME' or the prompt's 'type'): a failed result with no shelf
+    names the shelves with an available item (D13: all five on a new sheet) and how to tap; a
+    second roll (D6) a re-roll or the stop; a marking told while dice are recorded the checked
+    marking with its items; an undo of no action the Undo button. Nothing is written."""
+    before = Path(game).read_bytes()
+    one_line_error(post(client, "fail", revision=1, shelf=""), 400, "no shelf given",
+                   "here one of shelves 1, 2, 3, 4, 5; give one up (tapping shelf N)")
+    one_line_error(post(client, "undo", revision=1, count=0), 400,
+                   "undo needs a count of 1 or more actions, not 0; tap Undo to take back the last action")
+    assert Path(game).read_bytes() == before
+    state = post(client, "roll", revision=1, dice="CCBBPG").json()
+    rolled = Path(game).read_bytes()
+    messages = [
+        one_line_error(post(client, "roll", revision=state["revision"], dice="CCCCCC"), 400,
+                       "Ann has rolled already (PGBBCC, 2 re-rolls left", "a re-roll (tap the dice to hold, then tap "
+                       "Re-roll); or tap Stop (the dice are final), then tap the items to mark"),
+        one_line_error(post(client, "told", revision=state["revision"], items=["r1c1", "r2c2"]), 400,
+                       "the dice PGBBCC are recorded: mark with them (checked): tap r1c1 r2c2 on the sheet, then "
+                       "tap Mark"),
+        one_line_error(post(client, "undo", revision=state["revision"], count=-1), 400, "tap Undo"),
+    ]
+    assert not any("play " in m or "type " in m or "--" in m for m in messages), messages
+    assert Path(game).read_bytes() == rolled
+
+
 def test_a_finished_game_s_refusal_says_tap_undo(tmp_path: Path):
     """Once the game is over (D17, D18: one player, both shelves of tiny-2x3 closed by two told
     turns) every write but Undo is refused in the page's words, its Undo button, not the command

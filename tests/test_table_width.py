@@ -100,6 +100,34 @@ def test_wrapping_keeps_words_and_lines_that_fit():
     assert wrapped[1:] == ["short line", "grid\n  kept as it is"]
 
 
+def test_wrapping_never_parts_a_figure_from_its_unit():
+    """A figure and the word after it, its unit, stay on one line: at 80 columns "score now 0
+    points" was cut after the 0 (README's first command); so were "(2 re-rolls left)" and a
+    percentage. Words and what fits are as before."""
+    for before, figure, unit in (("score now", "0", "points"), ("rolled CC", "(2", "re-rolls left)"),
+                                 ("chance", "99.46%", "of it")):
+        head = "x" * (80 - len(f" {before} {figure}"))  # the line fits up to the figure, not its unit
+        assert wrap_lines([f"{head} {before} {figure} {unit}"], 80) == [f"{head} {before}\n  {figure} {unit}"]
+    assert wrap_lines(["a 1 b " * 20], 80)[0].replace("\n  ", " ") == ("a 1 b " * 20).strip()
+
+
+def test_readme_s_first_command_keeps_its_figures_with_their_units():
+    """README's first command, `advise --dice CCBJPP` on the default board: no line of its 80-column
+    output ends in a figure whose unit starts the next line (its title read "score now 0" then
+    "points")."""
+    import re
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    first = next(line for line in readme.splitlines() if line.startswith("pip install . && shelfie-solve "))
+    out = run(*first.split("shelfie-solve ", 1)[1].split())
+    assert_fits(out)
+    lines = out.splitlines()
+    parted = [(a, b) for a, b in zip(lines, lines[1:])
+              if re.search(r"(?<![^\s(])[0-9][0-9.,/]*%?$", a) and re.match(r"\s+[A-Za-z]", b)]
+    assert not parted, parted
+    assert "score now 0 points" in " ".join(line.strip() for line in lines[:4])
+
+
 def test_fit_table_drops_padding_then_the_narrow_columns():
     headers = ["rank", "keep", "re-roll", "value"]
     rows = [["1", "PPBCCJ (stop)", "nothing (stop)", "23.1667"]]

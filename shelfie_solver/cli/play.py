@@ -28,6 +28,7 @@ from shelfie_solver.dice.play.session import (
     stop_action,
     told_action,
     typed_reroll_action,
+    undo_count,
 )
 from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE as DEFAULT_OBJECTIVE
 from shelfie_solver.dice.play.gamefile import (
@@ -317,7 +318,7 @@ def new_command(game: str, players_text: str, first: str | None, seed: int | Non
 @_stops_naming_the_file
 def roll_command(game: str, dice: str, player: str | None, objective: str, top: int, fmt: str) -> None:
     """The active player's initial roll (D6): all six dice (such as CCBJPP); prints the hold advice."""
-    _step(game, player, lambda t: roll_action(t, dice), objective, top, fmt)
+    _step(game, player, lambda t: roll_action(t, dice, STEP), objective, top, fmt)
 
 
 @play_command.command("reroll")
@@ -387,7 +388,7 @@ def mark_command(game: str, items: tuple[str, ...], best: bool, unchecked: bool,
     if not best and not items:
         raise click.UsageError("expected items such as r1c3 r2c2, or --best")
     if unchecked:
-        _step(game, player, lambda t: told_action(t, list(items)), objective, top, fmt)
+        _step(game, player, lambda t: told_action(t, list(items), STEP), objective, top, fmt)
     else:
         _step(game, player, lambda t: mark_action(t, ["best"] if best else list(items), objective, STEP),
               objective, top, fmt, (lambda t: best_mark_note(t, objective)) if best else None)
@@ -395,18 +396,20 @@ def mark_command(game: str, items: tuple[str, ...], best: bool, unchecked: bool,
 
 @play_command.command("fail")
 @_GAME
-@click.option("--shelf", required=True, metavar="N|best", help="The shelf given up (1-based), or best.")
+@click.option("--shelf", default="", metavar="N|best",
+              help="The shelf given up (1-based), or best. Required: without it the refusal names the shelves "
+                   "that may be given up.")
 @_acting_options
 @_stops_naming_the_file
 def fail_command(game: str, shelf: str, player: str | None, objective: str, top: int, fmt: str) -> None:
     """Failed result (D13): nothing can be marked, give up a shelf."""
-    _step(game, player, lambda t: fail_action(t, shelf, objective), objective, top, fmt)
+    _step(game, player, lambda t: fail_action(t, shelf, objective, STEP), objective, top, fmt)
 
 
 class _CountCommand(click.Command):
     """A command whose count may be typed negative (``play undo GAME -1``): click would take
     ``-1`` for an unknown option ("No such option"); it is read as the count instead, so the
-    refusal gives the range."""
+    refusal says what undo needs (:func:`session.undo_count`)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         negative = [a for a in args if re.fullmatch(r"-\d+", a)]
@@ -417,11 +420,12 @@ class _CountCommand(click.Command):
 
 @play_command.command("undo", cls=_CountCommand)
 @_GAME
-@click.argument("count", type=WholeNumber(1, None), default=1, metavar="[N]")
+@click.argument("count_text", metavar="[N]", default="1")
 @format_option
 @_stops_naming_the_file
-def undo_command(game: str, count: int, fmt: str) -> None:
+def undo_command(game: str, count_text: str, fmt: str) -> None:
     """Take back the last N actions (default 1)."""
+    count = undo_count(count_text, STEP)  # 0, -1, x: refused in the step's words (GAME: PlayGroup.invoke)
     done: list[KeptGame] = []
 
     def change(kept: KeptGame) -> KeptGame:

@@ -470,11 +470,22 @@ def _split_table(headers: list[str], rows: list[list[Any]], split: list[list[str
     return "\n\n".join(part(keys + names) for names in parts)
 
 
+#: A figure and the word after it (its unit: ``0 points``, ``2 re-rolls``, ``99.46% chance``),
+#: which :func:`wrap_lines` keeps on one line.
+_FIGURE_UNIT = re.compile(r"(?<![^\s(])([<>~+-]?[0-9][0-9.,/]*%?) (?=[A-Za-z])")
+
+#: What stands for the space of a figure and its unit while a line is wrapped (a private-use
+#: character, never in the text: textwrap breaks only at ASCII white space).
+_KEPT_SPACE = "\ue000"
+
+
 def wrap_lines(lines: list[str], width: int) -> list[str]:
     """Each line (or each line of a multi-line entry) longer than ``width`` wrapped at spaces,
     continued on lines indented by two spaces more than the line itself (a list item ``"  rank 2:
-    ..."`` continues at four); words are never broken, so a word longer than the width stays whole.
-    Lines that fit are left exactly as they are (grids, tables)."""
+    ..."`` continues at four); words are never broken, so a word longer than the width stays whole,
+    and a figure is never parted from the word after it, its unit (``score now 0 points``, not
+    ``0`` at one line's end and ``points`` at the next's start). Lines that fit are left exactly
+    as they are (grids, tables)."""
     import textwrap
 
     out = []
@@ -485,8 +496,11 @@ def wrap_lines(lines: list[str], width: int) -> list[str]:
                 parts.append(line)
             else:
                 indent = line[:len(line) - len(line.lstrip(" "))] + "  "
-                parts.extend(textwrap.wrap(line, width, subsequent_indent=indent, break_long_words=False,
-                                           break_on_hyphens=False))
+                bound = _KEPT_SPACE not in line  # (never in the text; if it were, the line is wrapped as it is)
+                kept = _FIGURE_UNIT.sub(lambda m: m.group(1) + _KEPT_SPACE, line) if bound else line
+                wrapped = textwrap.wrap(kept, width, subsequent_indent=indent, break_long_words=False,
+                                        break_on_hyphens=False)
+                parts.extend(part.replace(_KEPT_SPACE, " ") if bound else part for part in wrapped)
         out.append("\n".join(parts))
     return out
 

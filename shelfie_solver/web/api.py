@@ -56,6 +56,7 @@ from shelfie_solver.dice.play.session import (
     roll_action,
     stop_action,
     told_action,
+    undo_count,
 )
 
 #: The page's refusal of every write but Undo once the game is over (D18), in its own words: its
@@ -280,6 +281,22 @@ _EXAMPLES = {"dice": '{"revision": 1, "dice": "CCBJPP"}', "new": '{"revision": 2
              "shelf": '{"revision": 3, "shelf": "2"}'}
 
 
+def _shelf(body: dict[str, Any]) -> str:
+    """The ``shelf`` of a failed result as text: text as given, a whole number as its digits;
+    absent or another JSON type (``true``, a list) refused naming the form and what to tap."""
+    shelf = body.get("shelf")
+    if isinstance(shelf, int) and not isinstance(shelf, bool):
+        return str(shelf)
+    if isinstance(shelf, str):
+        return _text(body, "shelf")
+    import json
+
+    dumped = json.dumps(shelf)
+    given = "missing" if "shelf" not in body else f"{dumped if len(dumped) <= 20 else dumped[:20] + '…'}, not a shelf"
+    raise BadRequest(f'field "shelf" is {given}; expected the number of the shelf given up (D13), as text or a '
+                     f'whole number, e.g. {_EXAMPLES["shelf"]}; on the page: give up a shelf by {PAGE.fail}')
+
+
 def _revision(body: dict[str, Any]) -> int:
     value = body.get("revision")
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
@@ -420,7 +437,7 @@ class GameServer:
         objective = self.objective
         if kind == "roll":
             dice = _text(body, "dice")
-            return lambda t: act(t, roll_action(t, dice))
+            return lambda t: act(t, roll_action(t, dice, PAGE))
         if kind == "reroll":
             keep, new = _text(body, "keep", ""), _text(body, "new")
             return lambda t: act(t, reroll_action(t, keep, new, PAGE))
@@ -433,15 +450,16 @@ class GameServer:
             return lambda t: act(t, stop_action(t))
         if kind == "told":
             told = _items(body)
-            return lambda t: act(t, told_action(t, told))
+            return lambda t: act(t, told_action(t, told, PAGE))
         if kind == "fail":
-            shelf = body.get("shelf")
-            text = str(shelf) if isinstance(shelf, int) and not isinstance(shelf, bool) else _text(body, "shelf")
-            return lambda t: act(t, fail_action(t, text))
+            text = _shelf(body)
+            return lambda t: act(t, fail_action(t, text, objective, PAGE))
         count = body.get("count", 1)
-        if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-            raise BadRequest('"count" must be a whole number >= 1 (the actions to take back), or absent for 1')
-        return lambda t: undo(t, count)
+        if not isinstance(count, int) or isinstance(count, bool):
+            raise BadRequest('"count" must be a whole number >= 1 (the actions to take back), or absent for 1; '
+                             f"on the page: {PAGE.undo}")
+        taken = undo_count(str(count), PAGE)  # 0 or less: refused in the page's words
+        return lambda t: undo(t, taken)
 
     def review(self) -> dict[str, Any]:
         """Every player's running difference to the best so far, as ``review --objective

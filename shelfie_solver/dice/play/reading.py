@@ -76,6 +76,13 @@ class Forms:
         roll_first: before the roll, the words that enter it or tell a marking made without dice
             (followed by "a marking made without recorded dice").
         roll: the words that enter the initial roll (D6), for a re-roll asked before it.
+        rerolling: the words of a re-roll in general (D7), for a second initial roll.
+        mark: the words that mark items with the dice recorded (checked, D8-D14), from the items
+            (``""``: any items), for a second roll or a marking told while dice are recorded.
+        fail_best: what follows :attr:`fail` to name the advised shelf too (``""`` where there
+            is no such form).
+        undo: the words that give an undo's count (or, on the page, take back the last action),
+            for a count of no action.
     """
 
     reroll: Callable[[str, str], str]
@@ -83,6 +90,10 @@ class Forms:
     fail: str
     roll_first: str
     roll: str
+    rerolling: str
+    mark: Callable[[str], str]
+    fail_best: str
+    undo: str
 
 
 def prompt_form(keep: str, new: str) -> str:
@@ -102,14 +113,23 @@ def page_form(keep: str, new: str) -> str:
 
 
 PROMPT = Forms(prompt_form, "type 'stop' or mark items", "'fail N'", "enter the dice first, or 'told' for",
-               "type the dice rolled, e.g. CCBJPP")
+               "type the dice rolled, e.g. CCBJPP", rerolling="type 'keep KEPT new NEW'",
+               mark=lambda items: f"type 'mark {items or 'ITEM...'}'", fail_best=", or 'fail best' for the advised one",
+               undo="expected 'undo N', e.g. 'undo' (the last action) or 'undo 2' (the last two)")
 """The ``play`` prompt's words."""
 STEP = Forms(step_form, "play stop GAME, or mark items: play mark GAME ITEM...", "play fail GAME --shelf N",
              "roll first: play roll GAME DICE; or add --unchecked for",
-             "play roll GAME DICE, e.g. play roll GAME CCBJPP")
+             "play roll GAME DICE, e.g. play roll GAME CCBJPP", rerolling="play reroll GAME NEW --keep KEPT",
+             mark=lambda items: f"play mark GAME {items or 'ITEM...'}",
+             fail_best=", or --shelf best for the advised one",
+             undo="expected play undo GAME N, e.g. play undo GAME 1 (the last action)")
 """The step commands' words."""
 PAGE = Forms(page_form, "tap Stop (the dice are final), then tap the items to mark", "tapping shelf N",
-             "tap the faces rolled first, or tap Told for", "tap the faces rolled")
+             "tap the faces rolled first, or tap Told for", "tap the faces rolled",
+             rerolling="tap the dice to hold, then tap Re-roll",
+             mark=lambda items: f"tap {items or 'the items'} on the sheet, then tap Mark (after Stop while re-rolls "
+                                "are left)",
+             fail_best="", undo="tap Undo to take back the last action")
 """``serve``'s page's words (docs/serve.md): its buttons, never a command to type."""
 
 

@@ -9,6 +9,7 @@ show, so a terminal loop — or later a web page — only moves text in and out.
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -18,6 +19,7 @@ from shelfie_solver.dice.rolls import Counts, dice_codes, names_faces, parse_dic
 from shelfie_solver.core.errors import ShelfieError, error_line, shorten
 from shelfie_solver.dice.errors import DiceError
 from shelfie_solver.dice.game.actions import must_mark
+from shelfie_solver.dice.sheet_rules import failed_result_shelves
 from shelfie_solver.dice.game.events import Fail, Hold, Mark, Roll, Stop, UncheckedMark, legal_sets
 from shelfie_solver.core.report import TABLE_WIDTH, render, wrap_lines
 from shelfie_solver.dice.play.gamefile import (
@@ -74,9 +76,40 @@ def stop_action(kept: KeptGame) -> Action:
     return (Stop(kept.active),)
 
 
-def roll_action(kept: KeptGame, dice: str) -> Action:
-    """The active player's initial roll (D6) from typed dice (all ``rules.dice`` of them)."""
+def roll_action(kept: KeptGame, dice: str, form: Forms = PROMPT) -> Action:
+    """The active player's initial roll (D6) from typed dice (all ``rules.dice`` of them);
+    ``form``: the words of a refusal (:data:`reading.PROMPT`, :data:`reading.STEP`,
+    :data:`reading.PAGE`).
+
+    Raises:
+        DiceError, KeptGameError: unknown faces or a count other than ``rules.dice``; the game
+            over; a roll already made this turn (:func:`rolled_already`).
+    """
+    check_running(kept)
+    if kept.dice is not None:
+        raise rolled_already(kept, form)
     return (Roll(kept.active, parse_dice(dice, kept.rules), kept.rules.rerolls),)
+
+
+def rolled_already(kept: KeptGame, form: Forms) -> KeptGameError:
+    """The refusal of a second initial roll in a turn (D6: one roll, then re-rolls, D7), naming
+    what may follow the dice showing in ``form``'s words: with a re-roll left (and no stop) a
+    re-roll, or a stop and a marking (or, nothing markable, a failed result, D13); with final dice
+    a marking, or the failed result when nothing can be marked (D14)."""
+    assert kept.dice is not None
+    rules = kept.rules
+    dice = dice_codes(kept.dice, rules)
+    markable = len(legal_sets(kept.dice, kept.board, kept.state.marks, rules)) > 0
+    left = 0 if kept.stopped else kept.rerolls_left
+    if left:
+        then = f"a re-roll ({form.rerolling}); or {form.stop}" if markable else \
+            f"a re-roll ({form.rerolling}), or a failed result ({form.fail})"
+        state = f"{left} re-roll{'s' if left != 1 else ''} left"
+    else:
+        then = f"a marking ({form.mark('')})" if markable else f"a failed result ({form.fail})"
+        state = "final"
+    return KeptGameError(f"{kept.active_name} has rolled already ({dice}, {state}; D6: one roll a turn); expected "
+                         + then)
 
 
 def check_reroll_left(kept: KeptGame) -> None:
@@ -183,9 +216,32 @@ def _nothing_to_mark(kept: KeptGame, form: Forms) -> str:
     return f"nothing can be marked with {dice}: a failed result (D13); give up a shelf ({form.fail})"
 
 
-def told_action(kept: KeptGame, items: list[str]) -> Action:
-    """A marking told without dice (an opponent's, unchecked; :class:`events.UncheckedMark`)."""
+def told_action(kept: KeptGame, items: list[str], form: Forms = PROMPT) -> Action:
+    """A marking told without dice (an opponent's, unchecked; :class:`events.UncheckedMark`);
+    ``form``: the words of a refusal (:data:`reading.PROMPT`, :data:`reading.STEP`,
+    :data:`reading.PAGE`).
+
+    Raises:
+        KeptGameError: the game is over; dice are recorded this turn (the marking is then made
+            with them, checked: the refusal gives that form, with the items given); a bad item.
+    """
+    check_running(kept)
+    if kept.dice is not None:
+        raise KeptGameError(_recorded_dice(kept, items, form))
     return (UncheckedMark(kept.active, _cells(kept, items)),)
+
+
+def _recorded_dice(kept: KeptGame, items: list[str], form: Forms) -> str:
+    """Why a marking told without dice is refused when dice are recorded (D8-D14: the marking
+    is checked against them), and the checked form with ``items`` (or, nothing markable, what
+    is left to do: :func:`_nothing_to_mark`)."""
+    assert kept.dice is not None
+    dice = dice_codes(kept.dice, kept.rules)
+    if not len(legal_sets(kept.dice, kept.board, kept.state.marks, kept.rules)):
+        return f"the dice {dice} are recorded, so a marking is checked against them; " + _nothing_to_mark(kept, form)
+    typed = " ".join(items)
+    named = typed if typed and len(typed) <= 40 and typed.isascii() and typed.replace(" ", "").isalnum() else ""
+    return f"the dice {dice} are recorded: mark with them (checked): {form.mark(named)}"
 
 
 def _cells(kept: KeptGame, items: list[str]) -> tuple[int, ...]:
@@ -197,11 +253,19 @@ def _cells(kept: KeptGame, items: list[str]) -> tuple[int, ...]:
     return tuple(sorted(cells))
 
 
-def fail_action(kept: KeptGame, shelf: str, objective: str = "strategic") -> Action:
+def fail_action(kept: KeptGame, shelf: str, objective: str = "strategic", form: Forms = PROMPT) -> Action:
     """A failed result (D13) giving up shelf ``shelf`` (1-based number, or ``best``: the
-    advice's best shelf under ``objective``, the game's objective in ``play``)."""
+    advice's best shelf under ``objective``, the game's objective in ``play``); ``form``: the
+    words of a refusal (:data:`reading.PROMPT`, :data:`reading.STEP`, :data:`reading.PAGE`).
+
+    Raises:
+        KeptGameError: the game is over; no shelf given (:func:`no_shelf`); ``best`` without
+            dice or while they can mark (D14); a bad shelf.
+    """
     board, marks = kept.board, kept.state.marks
     check_running(kept)
+    if not shelf.strip():
+        raise KeptGameError(no_shelf(kept, form))
     # every form taken here: 'best' only with dice (the advice needs them)
     accepted = f"1..{board.n_shelves} or best (the advised shelf)" if kept.dice is not None else \
         f"1..{board.n_shelves} ('best' needs the dice: none are recorded)"
@@ -223,6 +287,43 @@ def fail_action(kept: KeptGame, shelf: str, objective: str = "strategic") -> Act
                                 f"expected {accepted}")
     lost = tuple(c for c in board.lines[number] if marks.is_available(c))
     return (Fail(kept.active, number, lost),)
+
+
+def no_shelf(kept: KeptGame, form: Forms) -> str:
+    """The refusal of a failed result that names no shelf: the shelves it may give up (D13: those
+    with an available item) and how ``form`` gives one up (``best`` too with dice recorded); with
+    dice that can mark an item, that it must (D14: :func:`actions.must_mark`)."""
+    board, marks = kept.board, kept.state.marks
+    if kept.dice is not None and len(legal_sets(kept.dice, board, marks, kept.rules)):
+        return f"no shelf given, and none may be: {must_mark(dice_codes(kept.dice, kept.rules))}"
+    shelves = [str(s + 1) for s in failed_result_shelves(board, marks)]
+    if not shelves:  # a sheet with nothing available passes its turns (D18): never the active one
+        return "no shelf given, and no shelf has an available item to give up (D13)"
+    which = f"shelf {shelves[0]}" if len(shelves) == 1 else f"one of shelves {', '.join(shelves)}"
+    best = form.fail_best if kept.dice is not None else ""
+    return (f"no shelf given; a failed result gives up a shelf with an available item (D13), here {which}; "
+            f"give one up ({form.fail}{best})")
+
+
+def undo_count(given: str, form: Forms = PROMPT) -> int:
+    """The count of an undo as typed (``given``: ASCII digits, a whole number of actions from 1;
+    its upper bound, the actions taken, is :func:`gamefile.undo`'s), ``form``: the words of a
+    refusal (:data:`reading.PROMPT`, :data:`reading.STEP`, :data:`reading.PAGE`).
+
+    Raises:
+        KeptGameError: not a whole number, below 1, or past every game (more than 9 digits).
+    """
+    text = given.strip()
+    number = re.fullmatch(r"\+?0*([0-9]*)", text) if text.isascii() else None
+    if number is not None and text.lstrip("+"):
+        digits = number.group(1)
+        if len(digits) > 9:  # no game has that many actions
+            raise KeptGameError(f"cannot undo {digits if len(digits) <= 20 else shorten(digits, 20)} actions: more "
+                                f"than any game takes; {form.undo}")
+        if digits:
+            return int(digits)
+    shown = text if re.fullmatch(r"[+-]?[0-9]{1,20}", text) else shorten(given)
+    raise KeptGameError(f"undo needs a count of 1 or more actions, not {shown}; {form.undo}")
 
 
 HELP = """\
@@ -720,17 +821,12 @@ WORDLESS = frozenset({"quit", "exit", "q", "help", "?", "h", "status", "advise",
 
 
 def _count(args: list[str]) -> int:
-    """The N of ``undo N`` (1 for ``undo`` alone): one whole number in ASCII digits, as every
-    numeric option reads it (``cli.options.WholeNumber``); more words are refused, not ignored.
+    """The N of ``undo N`` (1 for ``undo`` alone): one whole number from 1 in ASCII digits
+    (:func:`undo_count`); more words are refused, not ignored.
 
     Raises:
-        KeptGameError: not one whole number."""
-    if not args:
-        return 1
-    if len(args) > 1 or not args[0].isascii() or not args[0].lstrip("-").isdigit():
-        raise KeptGameError(f"bad count {shorten(' '.join(args))}; expected 'undo' or 'undo N' with a whole "
-                            "number N")
-    return int(args[0])
+        KeptGameError: not one whole number from 1."""
+    return undo_count(" ".join(args), PROMPT) if args else 1
 
 
 def _neither(word: str, error: DiceError) -> KeptGameError:
