@@ -296,6 +296,9 @@ def _table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
     decided = decided_chances(kept.state)  # every final score known: every seat's exact share (D20)
     if decided is not None:
         return decided
+    advised = _advised_end(kept)
+    if advised is not None:  # final dice, 3+ players: every seat as right after the advised choice
+        return _table_chances(advised)
     within = kept.dice is not None
     start = after_turn_chances(*kept.last_turn, kept.state) \
         if kept.last_turn is not None and (not within or len(kept.players) > 2) else None
@@ -306,6 +309,32 @@ def _table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
         return within_turn_chances(start, kept.state.active, now[kept.state.active], kept.scores(),
                                    rest_final(kept.state, kept.state.active))
     return now
+
+
+def _advised_end(kept: KeptGame) -> KeptGame | None:
+    """With three or more players and final dice (no re-roll left, or stopped, D7): the game right
+    after the advised marking, or the advised shelf given up on a failed result (D13), with the
+    blocks, end trigger and game over it implies (:func:`gamefile.act`, D15-D18); else ``None``.
+    Nothing random is left in the turn, so every seat's figure is its figure after the choice
+    the mover's own figure assumes (:func:`chances.after_turn_chances`; the mover's is the same
+    value): a failed result that closes the last seat's second shelf is the game over, every
+    share exact (D20), not the turn start's ratios scaled to the rest."""
+    from shelfie_solver.dice.play.gamefile import act
+
+    if len(kept.players) < 3 or kept.dice is None or (kept.rerolls_left and not kept.stopped):
+        return None
+    advice = step_advice(kept, PLAY_OBJECTIVE)
+    if advice is None:
+        return None
+    if advice.markings:
+        action: tuple[Mark | Fail] = (Mark(kept.active, advice.markings[0].marking.cells),)
+    elif advice.failed:
+        shelf = advice.failed[0].shelf
+        lost = tuple(c for c in kept.board.lines[shelf] if kept.state.marks.is_available(c))
+        action = (Fail(kept.active, shelf, lost),)
+    else:
+        return None
+    return act(kept, action)
 
 
 def _step_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
