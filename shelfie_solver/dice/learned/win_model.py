@@ -56,7 +56,7 @@ import numpy as np
 
 from shelfie_solver.core.errors import ShelfieError, shorten
 from shelfie_solver.core.files import FileKind, json_kind
-from shelfie_solver.dice.board import Board, ItemSets, Marks, highest_score, score
+from shelfie_solver.dice.board import Board, ItemSets, Marks, highest_score, score, top_other_score
 from shelfie_solver.dice.game.events import GameState, place_in_round
 from shelfie_solver.dice.learned.model_file import (
     POINT_FEATURES,
@@ -1535,7 +1535,7 @@ def blocks_put_out(state: StateArrays, sheets: tuple[Marks, ...], seat: int, set
         return None
     m, _, mp, _ = state.line_totals
     final = scores(m + line_count[rows], mp + line_points[rows], rules.scoring_threshold)
-    if final.max() <= _top_other_score(board, rules, sheets, seat):
+    if final.max() <= top_other_score(board, sheets, seat, rules):
         return None
     above = final > _least_ceiling(state, sheets, seat)  # the others' own blocks leave some opponent at least their score
     if not above.any():
@@ -1558,12 +1558,6 @@ def _best_ceiling(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], seat:
     for line in lines:
         cells |= masks[line]
     return max(highest_score(board, sheet, rules, cells) for j, sheet in enumerate(sheets) if j != seat)
-
-
-def _top_other_score(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], seat: int) -> int:
-    """The highest score now (D19) of the seats other than ``seat``: no other seat's ceiling is
-    below it (marked items stay, D13, D15)."""
-    return max(score(board, sheet, rules) for j, sheet in enumerate(sheets) if j != seat)
 
 
 def _least_ceiling(state: StateArrays, sheets: tuple[Marks, ...], seat: int) -> int:
