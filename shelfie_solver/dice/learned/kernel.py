@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 _COMPILED_ORDER = ("_learned_line", "_learned_sheet", "_learned_seats", "_learned_worth", "_learned_blocks",
                    "_learned_opponents", "_shelf_candidates", "_learned_turn", "_line_state", "_sheet_states", "_win_tree_term",
                    "_win_tree_fixed", "_win_strengths_into", "_win_strengths", "_win_tree_strengths", "_win_gaps",
-                   "_win_front", "_win_turn")
+                   "_marked_points", "_blocks_put_out", "_win_front", "_win_turn")
 
 #: The engine's compiled kernels the ones here call, bound by :func:`_compiled` (``None`` until then).
 _ENGINE = ("_scan", "_level", "_turn_levels", "_bit_line_totals", "_markings_end")
@@ -873,23 +873,107 @@ def _win_gaps(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_
     return gaps, usable, ok, settled, scores, phases
 
 
+def _marked_points(bits: int, cell_lines: np.ndarray, values: np.ndarray, t: int, count: np.ndarray,
+                   points: np.ndarray) -> int:  # pragma: no cover - compiled
+    """The score (D19) of a sheet whose marked items are the bits of ``bits`` (bit ``i``: cell
+    ``i``): each line (``cell_lines (cells, 2)``: a cell's shelf and column) with at least ``t``
+    marked items scores their ``values``. ``count``, ``points``: scratch ``int64 (L,)``."""
+    for line in range(count.shape[0]):
+        count[line] = 0
+        points[line] = 0
+    for c in range(cell_lines.shape[0]):
+        if (bits >> c) & 1:
+            for q in range(2):
+                line = cell_lines[c, q]
+                count[line] += 1
+                points[line] += values[c]
+    total = 0
+    for line in range(count.shape[0]):
+        if count[line] >= t:
+            total += points[line]
+    return total
+
+
+def _blocks_put_out(set_masks: np.ndarray, index: np.ndarray, marked_bits: int, other_marked: np.ndarray,
+                    other_eliminated: np.ndarray, line_masks: np.ndarray, cell_lines: np.ndarray,
+                    values: np.ndarray, t: int) -> np.ndarray:  # pragma: no cover - compiled
+    """The put-out rule, compiled (:func:`win_model.blocks_put_out` is its numpy implementation and
+    the reference; the two give the same integers, tests/test_put_out_kernel.py): ``int8 (n,)``,
+    ``1`` for the item sets ``index`` (into ``set_masks``, each of available items of the player's
+    sheet, whose marked items are ``marked_bits``) that complete a line (D15: ``line_masks``, every
+    item marked after the set, not before) and after whose blocks every other sheet's
+    :func:`board.highest_score` (``other_marked``/``other_eliminated`` ``(J,)``: every item still
+    available and not on a completed line marked, D13, D15, D19) is below the player's score after
+    the set (D19): it wins alone (D20); ``-1`` for the others (all of them with no other sheet).
+    Cheapest first: a set must complete a line and score above every other sheet's score now (a
+    ceiling is never below it: marked items stay); each set of blocked cells' ceiling is computed
+    once per call."""
+    n = index.shape[0]
+    out = np.full(n, -1, np.int8)
+    n_others = other_marked.shape[0]
+    if n_others == 0:
+        return out
+    n_lines = line_masks.shape[0]
+    full = (np.int64(1) << np.int64(cell_lines.shape[0])) - 1
+    count = np.zeros(n_lines, np.int64)
+    points = np.zeros(n_lines, np.int64)
+    top = _marked_points(other_marked[0], cell_lines, values, t, count, points)  # the best other score now
+    for j in range(1, n_others):
+        top = max(top, _marked_points(other_marked[j], cell_lines, values, t, count, points))
+    seen_cells = np.zeros(n, np.int64)  # the blocked cells met so far and their best other ceiling
+    seen_ceiling = np.zeros(n, np.int64)
+    n_seen = 0
+    for i in range(n):
+        after = marked_bits | set_masks[index[i]]
+        cells = 0  # the items of the lines the set completes
+        for line in range(n_lines):
+            lm = line_masks[line]
+            if after & lm == lm and marked_bits & lm != lm:
+                cells |= lm
+        if cells == 0:
+            continue
+        final = _marked_points(after, cell_lines, values, t, count, points)
+        if final <= top:
+            continue
+        ceiling = 0
+        known = False
+        for q in range(n_seen):
+            if seen_cells[q] == cells:
+                ceiling = seen_ceiling[q]
+                known = True
+                break
+        if not known:
+            for j in range(n_others):
+                theirs = other_marked[j]
+                reach = theirs | (~(theirs | other_eliminated[j] | cells) & full)
+                found = _marked_points(reach, cell_lines, values, t, count, points)
+                ceiling = found if j == 0 else max(ceiling, found)
+            seen_cells[n_seen] = cells
+            seen_ceiling[n_seen] = ceiling
+            n_seen += 1
+        if final > ceiling:
+            out[i] = 1
+    return out
+
+
 def _win_front(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d_points: np.ndarray,
                set_masks: np.ndarray, marked_bits: int, eliminated_bits: int, cell_lines: np.ndarray,
                values: np.ndarray, sizes: np.ndarray, t: int, trigger: int, n_shelves: int, coef: np.ndarray,
                glob: np.ndarray, ctx: np.ndarray, threat: np.ndarray, triggered: bool, opponent_distance: int,
                opponent_values: np.ndarray, block: np.ndarray, weight_scale: int, rest: np.ndarray,
                calibration: np.ndarray, tree_nodes: np.ndarray, tree_roots: np.ndarray, round_number: int,
-               to_play: int, exact: bool, set_lines: np.ndarray,
+               to_play: int, exact: bool, put_out: bool, set_lines: np.ndarray,
                set_counts: np.ndarray, set_points: np.ndarray, other_marked: np.ndarray,
                other_eliminated: np.ndarray, line_masks: np.ndarray, low: int,
                high: int, ways: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool, np.ndarray,
                                               np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                              np.ndarray]:  # pragma: no cover
+                                              np.ndarray, np.ndarray]:  # pragma: no cover
     """The front half of ``win``'s turn (:meth:`win_model.WinObjective.compiled_turn_values`)
     from the player's sheet as bit masks, in one call: the line totals (:func:`engine.kernel.
     _bit_line_totals`), the strength differences of every item set and of every shelf a failed
     result may give up (D13; :func:`_win_gaps` twice, the shelves by :func:`_shelf_candidates`),
-    and, when ``exact``, :func:`engine.kernel._markings_end` of the usable sets (D15, D17, D19);
+    and, when ``exact``, :func:`engine.kernel._markings_end` of the usable sets (D15, D17, D19),
+    when ``put_out``, :func:`_blocks_put_out` of them against ``other_marked``/``other_eliminated``;
     ``tree_nodes``, ``tree_roots``: the 2-player trees (:func:`_win_gaps`; zero roots: none).
 
     Returns ``(gaps int64 (U + S, 1 + J)`` — the usable sets' rows, then the shelves', in the
@@ -898,7 +982,8 @@ def _win_front(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d
     ``_markings_end``'s ``ends``, ``gains``, ``blocked`` of ``index`` (empty unless ``exact``);
     then the rows' ``settled (U + S,)`` (:func:`_win_gaps`, ``low``, ``high``, ``ways``), the rows'
     scores ``int64 (U + S,)`` (D19) and whether the player's game is over after each, ``bool (U +
-    S,)`` (phase 0: :func:`win_model.lost_rows`)). The same integers as those calls made one by one."""
+    S,)`` (phase 0: :func:`win_model.lost_rows`) and :func:`_blocks_put_out` of ``index``, ``int8
+    (U,)``, all -1 unless ``put_out``). The same integers as those calls made one by one."""
     n_lines = sizes.shape[0]
     m, a, mp, ap = _bit_line_totals(marked_bits, eliminated_bits, cell_lines, values, n_lines)
     closed = marked_bits | eliminated_bits
@@ -958,7 +1043,13 @@ def _win_front(set_ids: np.ndarray, d_lines: np.ndarray, d_counts: np.ndarray, d
         ends = np.zeros(0, np.bool_)
         gains = np.zeros(0, np.int64)
         blocked = np.zeros((0, other_marked.shape[0]), np.int64)
-    return out, index, shelves, usable, ok and shelf_ok, ends, gains, blocked, out_settled, out_scores, out_over
+    if put_out:
+        sure = _blocks_put_out(set_masks, index, marked_bits, other_marked, other_eliminated, line_masks, cell_lines,
+                               values, t)
+    else:
+        sure = np.full(n_used, -1, np.int8)
+    return out, index, shelves, usable, ok and shelf_ok, ends, gains, blocked, out_settled, out_scores, out_over, \
+        sure
 
 
 def _win_turn(marked: np.ndarray, eliminated: np.ndarray, active: int, ends: np.ndarray, turn: int, triggered: bool,
@@ -971,7 +1062,7 @@ def _win_turn(marked: np.ndarray, eliminated: np.ndarray, active: int, ends: np.
               line_masks: np.ndarray, low: int, high: int, ways: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                                                     bool, np.ndarray, np.ndarray, np.ndarray,
                                                                     np.ndarray, np.ndarray,
-                                                                    np.ndarray]:  # pragma: no cover - compiled
+                                                                    np.ndarray, np.ndarray]:  # pragma: no cover - compiled
     """``win``'s turn up to the softmax from every seat's sheet as bit masks ``marked``/``eliminated``
     ``(n,)``, in one call: what :func:`win_model.win_objective` builds for the active seat — the
     opponents' ``P``, the blocks and the threatened lines (:func:`_learned_opponents`, with
@@ -983,7 +1074,8 @@ def _win_turn(marked: np.ndarray, eliminated: np.ndarray, active: int, ends: np.
     active sheet (the round, ``turn // n + 1``, as :attr:`GameState.round`; the seats still to play
     in it, ``to_play`` of :func:`win_model.design`, the seats marked in ``ends``). The same integers
     as those functions and :meth:`win_model.WinObjective.compiled_turn_values`; returns
-    :func:`_win_front`'s (``low``, ``high``, ``ways``: :func:`win_chance.settled_bounds`; ``tree_nodes``,
+    :func:`_win_front`'s, the put-out rule's rows among them (:func:`_blocks_put_out` against every
+    other seat; ``low``, ``high``, ``ways``: :func:`win_chance.settled_bounds`; ``tree_nodes``,
     ``tree_roots``: the 2-player trees, :func:`_win_gaps`)."""
     n = marked.shape[0]
     n_lines = sizes.shape[0]
@@ -1038,6 +1130,7 @@ def _win_turn(marked: np.ndarray, eliminated: np.ndarray, active: int, ends: np.
         ctx[r] = total
     return _win_front(set_ids, d_lines, d_counts, d_points, set_masks, marked[active], eliminated[active], cell_lines,
                       values, sizes, t, trigger, n_shelves, coef, glob, ctx, threat, triggered, distance, each, block,
-                      weight_scale, rest, calibration, tree_nodes, tree_roots, turn // n + 1, to_play, exact, set_lines,
+                      weight_scale, rest, calibration, tree_nodes, tree_roots, turn // n + 1, to_play, exact, True,
+                      set_lines,
                       set_counts, set_points,
                       other_marked, other_eliminated, line_masks, low, high, ways)

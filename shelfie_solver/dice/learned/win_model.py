@@ -56,7 +56,7 @@ import numpy as np
 
 from shelfie_solver.core.errors import ShelfieError, shorten
 from shelfie_solver.core.files import FileKind, json_kind
-from shelfie_solver.dice.board import Board, ItemSets, Marks, highest_score, score
+from shelfie_solver.dice.board import Board, ItemSets, Marks, highest_score, score, top_other_score
 from shelfie_solver.dice.game.events import GameState, place_in_round
 from shelfie_solver.dice.learned.model_file import (
     POINT_FEATURES,
@@ -1216,14 +1216,15 @@ class WinObjective(Learned):
         tables = turn_arrays(board, rules)
         arrays = kernel_arrays(self, board)
         exact = self.end_exact is not None and hasattr(self.end_exact, "values_after")
-        others = [sheet for j, sheet in enumerate(self._table(state)) if j != self.seat] if exact else []
+        others = [sheet for j, sheet in enumerate(self._table(state)) if j != self.seat] \
+            if exact or self.sheets else []
         found = front(
             *learned_deltas(board, rules), tables.set_masks, marks.marked, marks.eliminated, cell_lines(board),
             board.value_array, line_sizes(board), rules.scoring_threshold, end_trigger_shelves(board, rules),
             board.n_shelves, arrays[0], arrays[1], arrays[2], self.threat, self.triggered, self.opponent_distance,
             arrays[4], arrays[5], WEIGHT_SCALE, np.ascontiguousarray(self.opponent_seats, dtype=np.int64),
             np.ascontiguousarray(self.calibration, dtype=np.int64), *_tree_arrays(self.trees), self.round_number,
-            self.to_play, exact,
+            self.to_play, exact, bool(self.sheets),
             tables.set_lines,
             tables.set_counts, tables.set_points, np.array([o.marked for o in others], dtype=np.int64),
             np.array([o.eliminated for o in others], dtype=np.int64), line_mask_array(board), *self.settle)
@@ -1235,8 +1236,7 @@ class WinObjective(Learned):
         elif self.end_exact is None:
             _blocks_settled_into(state, self._table(state), self.seat, self.first, self.triggered, found[1], out[0])
             out = _contest_shelves(state, self._table(state), self.seat, self.first, self.triggered, out)
-        if self.sheets:
-            _put_out_into(state, self._table(state), self.seat, found[1], out[0])
+        _put_out_into(found, out[0])
         if self.later:
             _blocked_out_into(state, self._table(state), self.seat, self.later, found[1], out[0])
         return out
@@ -1416,7 +1416,7 @@ def _front_values(state: StateArrays, end_exact: Any, found: tuple[Any, ...],
     another seat's score now, exactly 0: :func:`given_up_settled`) and the shelves ranked (D13)."""
     from shelfie_solver.dice.win_chance import lost_settled
 
-    gaps, index, shelf_rows, usable, _, ends, gains, blocked, settled, final, over = found
+    gaps, index, shelf_rows, usable, _, ends, gains, blocked, settled, final, over, _ = found
     gone = lost_rows(lost, final, over)
     used = len(index)
     settled = lost_settled(settled, gone)
@@ -1469,7 +1469,7 @@ def compiled_win_values(state: GameState, model: WinModel | None = None,
     if end_exact is None:
         _blocks_settled_into(arrays, sheets, me, first, state.end_triggered, found[1], out[0])
         out = _contest_shelves(arrays, sheets, me, first, state.end_triggered, out)
-    _put_out_into(arrays, sheets, me, found[1], out[0])
+    _put_out_into(found, out[0])
     later = blocking_out_seats(state)
     if later:
         _blocked_out_into(arrays, sheets, me, later, found[1], out[0])
@@ -1514,31 +1514,28 @@ def blocks_put_out(state: StateArrays, sheets: tuple[Marks, ...], seat: int, set
     D15, D19): it wins alone (D20), its game over or not; ``-1`` for the others; ``None`` where
     no marking is such. :func:`win_chance.lost_bounds` reads the ceilings of the turn's start
     (an upper bound: the blocks only take items away); this sees the turn's own blocks. The one
-    home of the rule for the numpy (:meth:`WinObjective.exact_layers`) and the compiled paths
-    (:func:`_put_out_into`)."""
+    home of the rule in Python, for the numpy path (:meth:`WinObjective.exact_layers`) and the
+    reference of its compiled implementation, :func:`learned.kernel._blocks_put_out`, which
+    the compiled paths (:meth:`WinObjective.compiled_turn_values`, :func:`compiled_win_values`)
+    run inside their turn kernel on the sheets' bit masks: the same integers (``None`` here, all
+    -1 there, where no marking is such; tests/test_put_out_kernel.py). Cheapest first: a marking
+    that completes a line must score above every other seat's score now (a ceiling never falls
+    below its sheet's score: marked items stay, D15), then above :func:`_least_ceiling`, before
+    its own blocks are tried."""
     if len(sheets) < 2:
         return None
-    return _put_out_rows(state, sheets, seat, sets.line_count, sets.line_points)
-
-
-def _put_out_rows(state: StateArrays, sheets: tuple[Marks, ...], seat: int, line_count: np.ndarray,
-                  line_points: np.ndarray) -> np.ndarray | None:
-    """:func:`blocks_put_out` of the item sets whose ``(K, L)`` items and points per line are
-    ``line_count`` and ``line_points`` (the compiled path passes its rows' without building an
-    :class:`ItemSets`). Cheapest first: a marking that completes a line must score above every
-    other seat's score now (a ceiling never falls below its sheet's score: marked items stay,
-    D15), then above :func:`_least_ceiling`, before its own blocks are tried."""
     board, rules = state.board, state.rules
     member = board.line_matrix
     sizes = member.sum(axis=0)
     before = sheets[seat].bit_arrays()[0] @ member  # (L,) marked items per line
+    line_count, line_points = sets.line_count, sets.line_points
     new = (before + line_count == sizes) & (before < sizes)  # (K, L): the lines each completes
     rows = np.flatnonzero(new.any(axis=1))
     if not len(rows):
         return None
     m, _, mp, _ = state.line_totals
     final = scores(m + line_count[rows], mp + line_points[rows], rules.scoring_threshold)
-    if final.max() <= _top_other_score(board, rules, sheets, seat):
+    if final.max() <= top_other_score(board, sheets, seat, rules):
         return None
     above = final > _least_ceiling(state, sheets, seat)  # the others' own blocks leave some opponent at least their score
     if not above.any():
@@ -1563,12 +1560,6 @@ def _best_ceiling(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], seat:
     return max(highest_score(board, sheet, rules, cells) for j, sheet in enumerate(sheets) if j != seat)
 
 
-def _top_other_score(board: Board, rules: Ruleset, sheets: tuple[Marks, ...], seat: int) -> int:
-    """The highest score now (D19) of the seats other than ``seat``: no other seat's ceiling is
-    below it (marked items stay, D13, D15)."""
-    return max(score(board, sheet, rules) for j, sheet in enumerate(sheets) if j != seat)
-
-
 def _least_ceiling(state: StateArrays, sheets: tuple[Marks, ...], seat: int) -> int:
     """The least that the best opponent's ceiling (:func:`board.highest_score`) can fall to by the
     blocks (D15) of one marking of ``seat`` (every line a marking may complete, at most
@@ -1584,28 +1575,15 @@ def _least_ceiling(state: StateArrays, sheets: tuple[Marks, ...], seat: int) -> 
     return _best_ceiling(board, rules, sheets, seat, near.tolist())
 
 
-def _put_out_into(state: StateArrays, sheets: tuple[Marks, ...], seat: int, index: np.ndarray,
-                  worth: np.ndarray) -> None:
-    """The compiled paths' values ``worth`` of the item sets ``index`` (of
-    :func:`engine.kernel.turn_arrays`) with :func:`blocks_put_out` applied, as
-    :meth:`WinObjective.values` applies it: the same integers as the numpy path."""
-    from shelfie_solver.dice.allocate import feasibility_arrays
-
-    from shelfie_solver.dice.win_chance import best_score_range
-
-    if len(sheets) < 2:
-        return
-    board, rules = state.board, state.rules
-    # cheapest first: no marking can pass every other seat's score now (a ceiling is never below it)
-    if best_score_range(board, rules, sheets[seat])[1] <= _top_other_score(board, rules, sheets, seat):
-        return
-    index = index[worth[index] < CHANCE_SCALE]  # a sure win already (the turn-start ceilings, D20) stays one
-    if not len(index):
-        return
-    every = feasibility_arrays(board, rules).sets
-    found = _put_out_rows(state, sheets, seat, every.line_count[index], every.line_points[index])
-    if found is not None:
-        worth[index] = _settle(worth[index], found)
+def _put_out_into(found: tuple[Any, ...], worth: np.ndarray) -> None:
+    """The compiled paths' values ``worth`` of the usable item sets with the put-out rule applied
+    as :meth:`WinObjective.values` applies it (:func:`_settle`: its rows exactly
+    :data:`CHANCE_SCALE`), from :func:`learned.kernel._win_front`'s results ``found``: the usable
+    sets ``found[1]`` and the rule's rows ``found[11]`` (:func:`learned.kernel._blocks_put_out`,
+    the same integers as :func:`blocks_put_out`)."""
+    index, sure = found[1], found[11]
+    if (sure == 1).any():
+        worth[index] = _settle(worth[index], sure)
 
 
 def blocks_settled(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int, triggered: bool,
