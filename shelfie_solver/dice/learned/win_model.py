@@ -867,24 +867,34 @@ def blocks_lost(state: StateArrays, table: tuple[tuple[Marks, ...], int, int, bo
     from shelfie_solver.dice.win_chance import lost_after_blocks
 
     sheets, seat, first, triggered = table
-    if len(sheets) < 3:
+    near = _near_lines(state)
+    if len(sheets) < 3 or not len(near):
         return lost
     board = state.board
-    sizes = board.line_matrix.sum(axis=0)
-    new = (m == sizes) & (state.line_totals[0] < sizes)  # (K, L): the lines each completes
+    new = m[:, near] == board.line_matrix.sum(axis=0)[near]  # (K, N): the near lines each completes
     rows = np.flatnonzero(new.any(axis=1))
     if not len(rows):
         return lost
     codes, lines = _line_codes(new[rows])
     masks = line_masks(board)
     # (a shelf and a column share an item: the lines' cells or-ed, not added)
-    cells = [reduce(or_, (masks[line] for line in completed), 0) for completed in lines]
+    cells = [reduce(or_, (masks[near[line]] for line in completed), 0) for completed in lines]
     found = lost_after_blocks(GameState(board, state.rules, sheets, seat, first, 0, triggered), cells, codes,
                               final[rows], over[rows])
     if not found.any():
         return lost
     out = np.zeros((len(m), len(sheets) - 1), dtype=bool) if lost is None else lost.copy()
     out[rows] |= found
+    return out
+
+
+def _near_lines(state: StateArrays) -> np.ndarray:
+    """``int64 (N,)``: the lines (:attr:`Board.lines`) one marking of the player's sheet ``state``
+    may complete (D15): not complete yet, every item not marked still available, at most
+    ``combinations_per_turn`` items short (D9); in increasing order."""
+    m, a = state.line_totals[:2]
+    sizes = state.board.line_matrix.sum(axis=0)
+    out: np.ndarray = np.flatnonzero((m < sizes) & (m + a == sizes) & (sizes - m <= state.rules.combinations_per_turn))
     return out
 
 
@@ -1470,7 +1480,7 @@ def _front_values(state: StateArrays, end_exact: Any, found: tuple[Any, ...], lo
     settled = lost_settled(settled, gone)
     if len(settled) > used:  # the shelves' rows, after the sets'
         settled = np.concatenate([settled[:used], given_up_settled(settled[used:], state, shelf_rows.tolist(), low)])
-    if table is not None and used:  # the sets' own blocks (D15); a shelf given up blocks nothing
+    if table is not None and used and len(_near_lines(state)):  # the sets' own blocks (D15); a shelf blocks nothing
         out_by_blocks = blocks_lost(state, table, _marked_after(state, index), final[:used], over[:used],
                                     None if gone is None else gone[:used])
         if out_by_blocks is not None:
