@@ -235,6 +235,30 @@ def _compiled_equal(state: GameState, objective, values: np.ndarray, sets, usabl
     assert compared == 2
 
 
+def _out_after_blocks(state: GameState, chosen, final: np.ndarray) -> np.ndarray:
+    """``bool (K, 2)``: per item set of the mover (``chosen``, its scores after ``final``) whether
+    each opponent (seat order) can no longer win right after it, the end not triggered: its
+    ceiling (every available item marked, by the board's scoring) on its sheet after the lines
+    the marking completes have blocked it (D15, ``sheet_rules.block``) below M's score after it
+    or the other opponent's score now."""
+    from shelfie_solver.dice.sheet_rules import block, completed_lines
+
+    me = state.active
+    before = set(completed_lines(SMALL, state.marks))
+    now = [score(SMALL, sheet, RULES) for sheet in state.sheets]
+    out = np.zeros((len(final), 2), dtype=bool)
+    for i, row in enumerate(chosen.cells.tolist()):
+        mine = state.marks.with_marked([c for c in row if c >= 0])
+        sheets = state.sheets[:me] + (mine,) + state.sheets[me + 1:]
+        new = [line for line in completed_lines(SMALL, mine) if line not in before]
+        after = block(SMALL, sheets, me, new)[0]
+        for column, j in enumerate(k for k in range(3) if k != me):
+            free = ~(after[j].marked | after[j].eliminated) & ((1 << after[j].n_cells) - 1)
+            ceiling = score(SMALL, Marks(3, 4, after[j].marked | free, 0), RULES)
+            out[i, column] = ceiling < max([int(final[i])] + [now[k] for k in range(3) if k not in (j, me)])
+    return out
+
+
 def test_a_marking_above_an_opponent_s_ceiling_leaves_it_out_of_the_softmax() -> None:
     # three players: M marking r1c3 completes column 3 (3 + 2 + 4 = 9): 24 > X's 23, its game going
     # on (no closed shelf); X is out there, and M's figure is its share among M and Y alone
@@ -255,8 +279,15 @@ def test_a_marking_above_an_opponent_s_ceiling_leaves_it_out_of_the_softmax() ->
     without_x = every[:, 0] * CHANCE_SCALE / (every[:, 0] + every[:, 2])
     with_x = every[:, 0] * CHANCE_SCALE / every.sum(axis=1)
     assert np.abs(values[above] - without_x[above]).max() <= 3
-    assert np.abs(values[within] - with_x[within]).max() <= 3
     assert (values[above] > with_x[above] + 3).all()  # before, X was counted there
+    # at or below 23 X is counted, but where the marking's own blocks (D15) bring a ceiling below
+    # M's score after it or the other's score (blocks_lost): that seat is left out there too
+    out = _out_after_blocks(state, chosen, final)
+    kept = within & ~out.any(axis=1)
+    assert (kept.sum(), (within & out.any(axis=1)).sum()) == (3, 4)  # of the 7 at or below 23
+    assert np.abs(values[kept] - with_x[kept]).max() <= 3
+    among = every[:, 0] * CHANCE_SCALE / (every[:, 0] + (every[:, 1:] * ~out).sum(axis=1))
+    assert np.abs(values[free & ~over] - among[free & ~over]).max() <= 3
     _compiled_equal(state, objective, values, sets, usable)
 
 

@@ -26,7 +26,9 @@ chance of every hold and marking.
 * Lost seats — a seat whose best final score is below another seat's score can no longer win
   (exactly 0): at a turn's start (:func:`lost_seats`), and at each terminal of the mover's turn,
   where the mover's new score counts too (:func:`lost_bounds`, :func:`lost_at`: the joint
-  model's softmax of :mod:`learned.win_model` leaves such seats out).
+  model's softmax of :mod:`learned.win_model` leaves such seats out), and so do the blocks of
+  the lines its marking completes (D15: :func:`lost_after_blocks`, the reaches of the sheets
+  they leave, as ``play status`` reads them at the next turn's start).
 
 Values are integers over :meth:`scale` (``WIN_UNIT = 12 = lcm(1, 2, 3, 4)``, so ``1/k`` is whole
 for up to four players; times the opponent's denominator for :class:`BeforeLastWin`).
@@ -57,7 +59,7 @@ from shelfie_solver.dice.board import (
 from shelfie_solver.dice.game.events import GameState
 from shelfie_solver.dice.objectives import Objective, Points, StateArrays
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.dice.sheet_rules import block, completed_lines, failed_result_shelves
+from shelfie_solver.dice.sheet_rules import block, completed_lines, failed_result_shelves, triggers_end
 
 #: A sure win, in the units of :class:`LastTurnWin` (lcm of 1..4: every share ``1/k`` is whole, D20).
 WIN_UNIT = 12
@@ -539,7 +541,7 @@ def lost_seats(state: GameState, scores: Sequence[int]) -> tuple[int, ...]:
     return tuple(j for j, reach in reaches.items() if any(s > reach for k, s in enumerate(scores) if k != j))
 
 
-def _final_reaches(state: GameState, over: bool) -> dict[int, int]:
+def _final_reaches(state: GameState, over: bool, blocked: int = 0) -> dict[int, int]:
     """Per other seat than the active one, in seat order, an upper bound of the score it can still
     end on (:func:`lost_seats`, :func:`lost_bounds`: the one home of a seat's reach for the lost
     seats), seen once the active player's turn has ended with its game ``over`` (D17, D18: the end
@@ -547,15 +549,24 @@ def _final_reaches(state: GameState, over: bool) -> dict[int, int]:
     (:func:`_other_reaches`: its score if final, else the best of its one turn left; once the
     end is triggered the turn always ends the player's game); else, with turns left that no rule
     counts, its :func:`board.highest_score` (every available item marked: its score when it has
-    none, D13)."""
+    none, D13). ``blocked``: a bit mask of cells whose available items every other sheet loses
+    first (the blocks of the lines the player's terminal completes, D15: :func:`_after_blocks`)."""
     others = [j for j in range(state.players) if j != state.active]
     if over or state.end_triggered:
-        return {j: reach for j, (reach, _) in zip(others, _other_reaches(state), strict=True)}
+        return {j: reach for j, (reach, _) in zip(others, _other_reaches(state, blocked), strict=True)}
     board, rules = state.board, state.rules
-    return {j: highest_score(board, state.sheets[j], rules) for j in others}
+    return {j: highest_score(board, state.sheets[j], rules, blocked) for j in others}
 
 
-def lost_bounds(state: GameState) -> np.ndarray:
+def _after_blocks(sheet: Marks, blocked: int) -> Marks:
+    """``sheet`` with its available items among the cells of the bit mask ``blocked`` eliminated
+    (D15: a completed line's items on the other sheets; its marked items there stay and score),
+    as :func:`sheet_rules.block` leaves it; ``sheet`` itself where none is available."""
+    hit = blocked & ~(sheet.marked | sheet.eliminated)
+    return Marks(sheet.n_shelves, sheet.n_columns, sheet.marked, sheet.eliminated | hit) if hit else sheet
+
+
+def lost_bounds(state: GameState, over: bool | None = None, blocked: int = 0) -> np.ndarray:
     """``int64 (J, 2)``: per opponent of the active player (seat order, the seat columns 1 to
     ``J`` of :mod:`learned.win_model`) the active player's final score (D19) at a terminal of its
     turn (an item set marked or a shelf given up, D13) above which that opponent can no longer
@@ -568,15 +579,33 @@ def lost_bounds(state: GameState) -> np.ndarray:
     an upper bound since the turn's blocks, D15, only take items away; when not over its
     :func:`board.highest_score`, every available item marked), or :data:`NO_LOW` (lost whatever
     the terminal) where another seat's score now already passes it (scores never fall: D13 and
-    D15 keep marked items). An opponent's score does not change during the player's turn."""
-    others = [j for j in range(state.players) if j != state.active]
+    D15 keep marked items). An opponent's score does not change during the player's turn.
+
+    ``over``: ``True`` or ``False`` to compute only the column of the terminals after which the
+    player's game is over or not (the other :data:`NO_HIGH`: nobody lost there; once the end is
+    triggered both are the one reach); ``None``, both. ``blocked``: a bit mask of cells whose
+    available items every other sheet loses first (:func:`lost_after_blocks`), 0: none."""
+    return _lost_bounds(state, _others_top(state), over, blocked)
+
+
+def _others_top(state: GameState) -> list[int]:
+    """Per seat, the best score now (D19) of the seats other than it and the active player
+    (:data:`NO_LOW` where there is none): what :func:`lost_bounds` compares its reach with."""
     scores = [score(state.board, sheet, state.rules) for sheet in state.sheets]
-    out = np.full((len(others), 2), NO_HIGH, dtype=np.int64)
-    when_over = _final_reaches(state, True)  # once the end is triggered every terminal is over: one reach
-    for column, reaches in enumerate((when_over, when_over if state.end_triggered else _final_reaches(state, False))):
-        for j, reach in reaches.items():
-            beaten = any(s > reach for k, s in enumerate(scores) if k not in (j, state.active))
-            out[others.index(j), column] = NO_LOW if beaten else reach
+    return [max((s for k, s in enumerate(scores) if k not in (j, state.active)), default=NO_LOW)
+            for j in range(state.players)]
+
+
+def _lost_bounds(state: GameState, top: list[int], over: bool | None, blocked: int) -> np.ndarray:
+    """:func:`lost_bounds` given :func:`_others_top` ``top`` (the same for every mask ``blocked``:
+    blocks keep marked items, so they change no score, D15)."""
+    out = np.full((state.players - 1, 2), NO_HIGH, dtype=np.int64)
+    # once the end is triggered every terminal is over: one reach
+    when_over = _final_reaches(state, True, blocked) if over is not False or state.end_triggered else {}
+    going_on = when_over if state.end_triggered else {} if over is True else _final_reaches(state, False, blocked)
+    for column, reaches in enumerate((when_over, going_on)):
+        for row, (j, reach) in enumerate(reaches.items()):
+            out[row, column] = NO_LOW if top[j] > reach else reach
     return out
 
 
@@ -587,11 +616,48 @@ def lost_at(final: np.ndarray, over: np.ndarray, bounds: np.ndarray) -> np.ndarr
     :func:`lost_bounds` ``bounds (J, 2)`` (a tie may stay a shared victory). The one home of the
     rule, for the numpy and the compiled paths of :mod:`learned.win_model` alike. Where every
     opponent is lost at a terminal after which the game is over, its final score is above every
-    other reach, so :func:`settled_shares` makes it an exact 1."""
+    other reach, so :func:`settled_shares` makes it an exact 1. ``bounds`` may also be ``(K, J,
+    2)``, one pair per terminal (:func:`lost_after_blocks`)."""
     final = np.asarray(final, dtype=np.int64)
-    bound = np.where(np.asarray(over, dtype=bool)[:, None], bounds[:, 0], bounds[:, 1])
+    bound = np.where(np.asarray(over, dtype=bool)[:, None], bounds[..., 0], bounds[..., 1])
     out: np.ndarray = final[:, None] > bound
     return out
+
+
+def lost_after_blocks(state: GameState, blocked: Sequence[int], group: np.ndarray, final: np.ndarray,
+                      over: np.ndarray) -> np.ndarray:
+    """``bool (K, J)``: :func:`lost_at` of ``K`` terminals of the active player's turn (final
+    scores ``final (K,)``, its game ``over (K,)`` after each), terminal ``k`` of which blocks
+    (D15) the available items among the cells of the bit mask ``blocked[group[k]]`` on every
+    other sheet, against :func:`lost_bounds` of the sheets those blocks leave: an opponent whose
+    reach the blocks bring below the player's score after the terminal, or below another seat's
+    score now, can no longer win there (D20), as :func:`lost_seats` finds it at the next turn's
+    start (``play status``: the same reaches, :func:`_final_reaches`, of the same sheets). Where
+    the blocks leave another sheet with the shelves that trigger the end (D17), the player's game
+    is over there too (D18: :func:`blocks_end_game`). A block only takes available items away,
+    so these are the lost seats of :func:`lost_bounds` of the turn's start and more. The one home
+    of the rule for the numpy and the compiled paths of :mod:`learned.win_model`
+    (``win_model.blocks_lost``)."""
+    group = np.asarray(group, dtype=np.int64)
+    over = np.asarray(over, dtype=bool)
+    if not state.end_triggered:  # (once it is, every terminal is over already)
+        over = over | np.array([blocks_end_game(state, cells) for cells in blocked], dtype=bool)[group]
+    top = _others_top(state)
+    bounds = np.empty((len(blocked), state.players - 1, 2), dtype=np.int64)
+    for g, cells in enumerate(blocked):
+        mine = over[group == g]
+        bounds[g] = _lost_bounds(state, top, True if mine.all() else False if not mine.any() else None, cells)
+    return lost_at(final, over, bounds[group])
+
+
+def blocks_end_game(state: GameState, blocked: int) -> bool:
+    """Whether taking the available items among the cells of the bit mask ``blocked`` from every
+    sheet but the active player's (its blocks, D15) leaves one of them with the closed shelves
+    that trigger the end (D17: :func:`sheet_rules.triggers_end`; blocking can trigger it on an
+    opponent's sheet). ``False`` for 0."""
+    return bool(blocked) and any(triggers_end(state.board, _after_blocks(sheet, blocked), state.rules)
+                                 for j, sheet in enumerate(state.sheets)
+                                 if j != state.active and blocked & ~(sheet.marked | sheet.eliminated))
 
 
 def given_up_lost(board: Board, rules: Ruleset, marks: Marks, shelves: Sequence[int], low: int) -> np.ndarray:
@@ -664,14 +730,15 @@ def settled_bounds(state: GameState) -> tuple[int, int, int]:
     return low, high, ways
 
 
-def _other_reaches(state: GameState) -> list[tuple[int, bool]]:
+def _other_reaches(state: GameState, blocked: int = 0) -> list[tuple[int, bool]]:
     """Per other seat than the active one, in seat order: the highest score it can still reach
-    and whether that is its final score (:func:`settled_bounds`)."""
+    and whether that is its final score (:func:`settled_bounds`); ``blocked`` as
+    :func:`_final_reaches`."""
     board, rules = state.board, state.rules
     out = []
     for j in range(state.players):
         if j != state.active:
-            sheet = state.sheets[j]
+            sheet = _after_blocks(state.sheets[j], blocked)
             final = not sheet.has_available or not state.plays_later_this_round(j)
             out.append((score(board, sheet, rules) if final else
                         best_score_range(board, rules, sheet)[1], final))

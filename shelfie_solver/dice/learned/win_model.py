@@ -47,8 +47,9 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from functools import cache, lru_cache
+from functools import cache, lru_cache, reduce
 from math import gcd, lcm
+from operator import or_
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -848,6 +849,55 @@ def lost_rows(bounds: np.ndarray, final: np.ndarray, over: np.ndarray) -> np.nda
     return lost_at(final, over, bounds)
 
 
+def blocks_lost(state: StateArrays, table: tuple[tuple[Marks, ...], int, int, bool], m: np.ndarray,
+                final: np.ndarray, over: np.ndarray, lost: np.ndarray | None) -> np.ndarray | None:
+    """``lost`` (:func:`lost_rows` of ``K`` terminals of the player's turn, ``bool (K, n - 1)``, or
+    ``None``) with the opponents that a terminal's own blocks (D15) put out:
+    :func:`win_chance.lost_after_blocks` of the lines it completes (every opponent's reach taken
+    from its sheet after those blocks, as ``play status`` takes it at the next turn's start,
+    :func:`win_chance.lost_seats`), so that the joint model's softmax leaves them out
+    (:func:`without_lost`) at the marking as status does right after it. ``table``: every
+    seat's sheet at the turn's start, the player's seat, the first seat (D5) and whether the end
+    was triggered before the turn; ``m (K, L)``: the player's marked items per line after each
+    terminal (a line it completes blocks, D15: full now and not at the turn's start); ``final``,
+    ``over`` as :func:`lost_rows`. Three or more players (with two, the one opponent out is an
+    exact 1: :func:`blocks_put_out`); only the terminals that complete a line, one reach per
+    opponent per set of lines completed (:func:`_line_codes`). The one home of the rule for the
+    numpy (:meth:`WinObjective.chance_of`) and the compiled paths (:func:`_front_values`)."""
+    from shelfie_solver.dice.win_chance import lost_after_blocks
+
+    sheets, seat, first, triggered = table
+    near = _near_lines(state)
+    if len(sheets) < 3 or not len(near):
+        return lost
+    board = state.board
+    new = m[:, near] == board.line_matrix.sum(axis=0)[near]  # (K, N): the near lines each completes
+    rows = np.flatnonzero(new.any(axis=1))
+    if not len(rows):
+        return lost
+    codes, lines = _line_codes(new[rows])
+    masks = line_masks(board)
+    # (a shelf and a column share an item: the lines' cells or-ed, not added)
+    cells = [reduce(or_, (masks[near[line]] for line in completed), 0) for completed in lines]
+    found = lost_after_blocks(GameState(board, state.rules, sheets, seat, first, 0, triggered), cells, codes,
+                              final[rows], over[rows])
+    if not found.any():
+        return lost
+    out = np.zeros((len(m), len(sheets) - 1), dtype=bool) if lost is None else lost.copy()
+    out[rows] |= found
+    return out
+
+
+def _near_lines(state: StateArrays) -> np.ndarray:
+    """``int64 (N,)``: the lines (:attr:`Board.lines`) one marking of the player's sheet ``state``
+    may complete (D15): not complete yet, every item not marked still available, at most
+    ``combinations_per_turn`` items short (D9); in increasing order."""
+    m, a = state.line_totals[:2]
+    sizes = state.board.line_matrix.sum(axis=0)
+    out: np.ndarray = np.flatnonzero((m < sizes) & (m + a == sizes) & (sizes - m <= state.rules.combinations_per_turn))
+    return out
+
+
 def _softmax_shares(gaps: np.ndarray, own_first: bool = False) -> np.ndarray:
     """``int64 (...)``: ``round(CHANCE_SCALE / sum_j exp(gaps_j))`` over the last axis of the exact
     integer strength differences ``gaps`` (over ``COEF_SCALE * WEIGHT_SCALE``), each converted to
@@ -910,7 +960,8 @@ class WinObjective(Learned):
     ``lost``: ``int64 (J, 2)``, per opponent the player's final score above which it can no
     longer win, after a terminal that ends the player's game or not (:func:`lost_bounds`); at
     each terminal those opponents are left out of the softmax (:func:`lost_rows`,
-    :func:`without_lost`) in the numpy and the compiled paths alike. Empty: none.
+    :func:`without_lost`) in the numpy and the compiled paths alike, and with them those the
+    terminal's own blocks put out (D15: :func:`blocks_lost`, from :attr:`sheets`). Empty: none.
 
     ``first``: the seat that plays first (D5): with :attr:`sheets` and :attr:`seat`, the order
     :func:`blocks_settled` reads to settle the markings whose blocks (D15) take reach from the
@@ -959,7 +1010,11 @@ class WinObjective(Learned):
         """``int64 (K,)``: the chance after the turn of ``K`` sheets (line totals ``(K, L)``)."""
         phase, seats = self.seat_columns(state, m, a, mp, ap)
         x = design(phase, seats, self.round_number, board_scale(state.board), to_play=self.to_play)
-        lost = lost_rows(self.lost, seats[:, 0, 1], phase == 0)  # its score after the turn; phase 0: over
+        final, over = seats[:, 0, 1], phase == 0  # its score after the turn; phase 0: over
+        lost = lost_rows(self.lost, final, over)
+        if self.sheets:  # and those its own blocks put out (D15), as play status right after it
+            lost = blocks_lost(state, (self._table(state), self.seat, self.first, self.triggered), m, final, over,
+                               lost)
         return chances(self.calibration, phase, x, self.round_number, self.trees, lost)
 
     def every_chance(self, state: StateArrays) -> np.ndarray:
@@ -1230,7 +1285,8 @@ class WinObjective(Learned):
             np.array([o.eliminated for o in others], dtype=np.int64), line_mask_array(board), *self.settle)
         if not found[4]:
             return None
-        out = _front_values(state, self.end_exact if exact else None, found, self.lost, self.settle[0])
+        table = (self._table(state), self.seat, self.first, self.triggered) if self.sheets else None
+        out = _front_values(state, self.end_exact if exact else None, found, self.lost, self.settle[0], table)
         if self.end_exact is not None and not exact:
             self._compiled_exact(state, found[1], out[0])
         elif self.end_exact is None:
@@ -1403,13 +1459,15 @@ def given_up_settled(settled: np.ndarray, state: StateArrays, shelves: Sequence[
     return np.where(lost, 0, out).astype(np.int8)
 
 
-def _front_values(state: StateArrays, end_exact: Any, found: tuple[Any, ...],
-                  lost: np.ndarray, low: int) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
+def _front_values(state: StateArrays, end_exact: Any, found: tuple[Any, ...], lost: np.ndarray, low: int,
+                  table: tuple[tuple[Marks, ...], int, int, bool] | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
     """:meth:`WinObjective.compiled_turn_values` from :func:`learned.kernel._win_front`'s results
     ``found`` (its markings that end the game computed when ``end_exact`` is not ``None``): the
     softmax (:func:`_softmax_shares`, without the opponents lost at each row: :func:`lost_rows`
     of ``lost``, :func:`lost_bounds`, from the kernel's final scores and game-over flags of the
-    rows, then :func:`without_lost`),
+    rows, and with ``table`` those the rows' own blocks put out, :func:`blocks_lost`, then
+    :func:`without_lost`),
     the exact chances of the markings that end the game by
     ``end_exact``'s ``values_after`` (D17, D18, D20), the settled ones exactly 0 or 1
     (:meth:`WinObjective.settled`: the kernel's ``settled``; a shelf given up below ``low``,
@@ -1422,6 +1480,12 @@ def _front_values(state: StateArrays, end_exact: Any, found: tuple[Any, ...],
     settled = lost_settled(settled, gone)
     if len(settled) > used:  # the shelves' rows, after the sets'
         settled = np.concatenate([settled[:used], given_up_settled(settled[used:], state, shelf_rows.tolist(), low)])
+    if table is not None and used and len(_near_lines(state)):  # the sets' own blocks (D15); a shelf blocks nothing
+        out_by_blocks = blocks_lost(state, table, _marked_after(state, index), final[:used], over[:used],
+                                    None if gone is None else gone[:used])
+        if out_by_blocks is not None:
+            rest = gone[used:] if gone is not None else np.zeros((len(gaps) - used, out_by_blocks.shape[1]), dtype=bool)
+            gone = np.concatenate([out_by_blocks, rest])
     shares = _settle(_softmax_shares(without_lost(gaps, gone), own_first=True), settled)  # the sets', then the shelves'
     worth = np.zeros(len(usable), dtype=np.int64)
     worth[index] = shares[:used]
@@ -1433,6 +1497,15 @@ def _front_values(state: StateArrays, end_exact: Any, found: tuple[Any, ...],
                                                                                   blocked[chosen]), state.rules)
     shelves = shelf_rows.tolist()
     return worth, usable, _ranked_shelves(end_exact, state, shelves, shares[used:]) if shelves else []
+
+
+def _marked_after(state: StateArrays, index: np.ndarray) -> np.ndarray:
+    """``int64 (K, L)``: the player's marked items per line after marking each item set ``index``
+    (of :func:`engine.kernel.turn_arrays`, as :func:`allocate.feasibility_arrays` numbers them)."""
+    from shelfie_solver.dice.allocate import feasibility_arrays
+
+    out: np.ndarray = state.line_totals[0] + feasibility_arrays(state.board, state.rules).sets.line_count[index]
+    return out
 
 
 def compiled_win_values(state: GameState, model: WinModel | None = None,
@@ -1465,7 +1538,8 @@ def compiled_win_values(state: GameState, model: WinModel | None = None,
     if not found[4]:
         return None
     arrays = StateArrays(board, rules, state.marks)
-    out = _front_values(arrays, end_exact, found, lost_bounds(state), settle[0])
+    out = _front_values(arrays, end_exact, found, lost_bounds(state), settle[0],
+                        (sheets, me, first, state.end_triggered))
     if end_exact is None:
         _blocks_settled_into(arrays, sheets, me, first, state.end_triggered, found[1], out[0])
         out = _contest_shelves(arrays, sheets, me, first, state.end_triggered, out)
