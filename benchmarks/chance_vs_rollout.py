@@ -115,8 +115,9 @@ def measure(kept: Any, kind: str, players: int, playouts: int, seed: int,
 def run(args: argparse.Namespace) -> None:
     """Measure and append to the log."""
     use_win_model(args.win_model)
-    boards = args.boards.split(",") if args.boards else [None]
-    if args.boards:
+    named = getattr(args, "boards", None)  # (a Namespace of before --boards: the default board)
+    boards = named.split(",") if named else [None]
+    if named:
         os.environ["SHELFIE_SOLVE_EXACT2_BUDGET"] = "0"
     with open(args.log, "a") as log:
         for b, board in enumerate(boards):

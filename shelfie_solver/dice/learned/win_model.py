@@ -267,7 +267,8 @@ class WinModel:
     def to_dict(self) -> dict[str, Any]:
         """The file's JSON form: format 5 (:data:`TREES_FORMAT`) with a ``"trees"`` key where the
         model has trees (a block, even empty), else format 4 (:data:`WIN_FORMAT`); with a
-        :attr:`shape`, the :data:`OTHER_SHAPES_KEY` block, its records each nested at most
+        :attr:`shape`, the :data:`OTHER_SHAPES_KEY` block (its :data:`POINTS_EXPONENT_KEY` after
+        ``"features"`` where the exponent is not 0), its records each nested at most
         ``MAX_NESTING - 2`` deep (:func:`bounded_record`: one level below the file's own, so the
         file stays readable; a record read from a file is within it already)."""
         out = {"format": TREES_FORMAT if self.trees else WIN_FORMAT, "coef_scale": COEF_SCALE,
@@ -282,7 +283,8 @@ class WinModel:
 
             # its records one level deeper than the file's own: within the nesting a file is read to
             records = {k: bounded_record(v, MAX_NESTING - 2) for k, v in other.info.items()}
-            out[OTHER_SHAPES_KEY] = {"features": list(FORMER_FEATURES), **records, "coefficients": {
+            sized = {POINTS_EXPONENT_KEY: str(other.points_exponent)} if other.points_exponent else {}
+            out[OTHER_SHAPES_KEY] = {"features": list(FORMER_FEATURES), **sized, **records, "coefficients": {
                 str(n): c[:, :len(FORMER_FEATURES)].tolist() for n, c in sorted(other.coefficients.items())}}
         return out
 
@@ -440,7 +442,7 @@ def _read_other_shapes(data: dict[str, Any], name: str) -> tuple[tuple[int, int]
     tables = _read_tables(block.get("coefficients"), FORMER_FEATURES, name, data["format"],
                           f'"{OTHER_SHAPES_KEY}": "coefficients"')
     _check_fitted(block, tables, name, f'"{OTHER_SHAPES_KEY}": "{FITTED_KEY}"')
-    record = {k: v for k, v in block.items() if k not in ("features", "coefficients")}
+    record = {k: v for k, v in block.items() if k not in ("features", "coefficients", POINTS_EXPONENT_KEY)}
     return (shape[0], shape[1]), WinModel(tables, record, points_exponent=_points_exponent(block, name))
 
 
