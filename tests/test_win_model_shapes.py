@@ -104,14 +104,17 @@ def test_the_shipped_file_names_format_three_files_for_other_shapes():
 
 
 def test_the_many_shapes_example_files():
-    """examples/win-other-shapes.json (2 players, measured, not shipped) and
-    examples/win-other-shapes-34.json (3 and 4, shipped for other shapes): format 3, the other
+    """examples/win-other-shapes.json (2 players, measured, not shipped),
+    examples/win-other-shapes-34.json (3 and 4, shipped for other shapes until 2026-12-07) and
+    examples/win-other-shapes-34-sized.json (3 and 4, shipped since, docs/win-chance.md "In the
+    board's own points"): format 3, the other
     counts at even chances, fitted on boards none of which is a board of examples/boards or has
     the default board's shape 5 x 5, up to relabelling (benchmarks/win_shapes.py)."""
     from shelfie_solver.dice.wholegame.random_boards import canonical
 
     shapes = load_benchmark("win_shapes")
-    for name, counts in (("win-other-shapes.json", (2,)), ("win-other-shapes-34.json", (3, 4))):
+    for name, counts in (("win-other-shapes.json", (2,)), ("win-other-shapes-34.json", (3, 4)),
+                         ("win-other-shapes-34-sized.json", (3, 4))):
         data = json.loads((EXAMPLES / name).read_text("utf-8"))
         assert data["format"] == "shelfie-solve win 3" and data["players"] == list(counts)
         model = load_win_model(EXAMPLES / name)
