@@ -392,14 +392,14 @@ def _read_tables(raw_tables: Any, features: Sequence[str], name: str, fmt: Any, 
 
 #: The keys of a file's coefficients, as messages name them: ``"2", "3", "4"``.
 PLAYER_KEYS = ", ".join(f'"{n}"' for n in MODEL_PLAYERS)
-#: The keys of a model file's :data:`OTHER_SHAPES_KEY` block that are read; the others record how
-#: it was made and are kept, unless one looks like a misspelling of these.
-OTHER_SHAPES_KEYS = ("features", "coefficients", FITTED_KEY, "points_exponent")
 #: The optional key of a model file's :data:`OTHER_SHAPES_KEY` block giving its
 #: :attr:`WinModel.points_exponent` as a string ``"p/q"`` (or ``"0"``): the block's coefficients are
 #: put in the points of each board's size (:func:`size_factor`, :func:`sized_model`); absent, they
 #: read every board's points as the default board's.
 POINTS_EXPONENT_KEY = "points_exponent"
+#: The keys of a model file's :data:`OTHER_SHAPES_KEY` block that are read; the others record how
+#: it was made and are kept, unless one looks like a misspelling of these.
+OTHER_SHAPES_KEYS = ("features", "coefficients", FITTED_KEY, POINTS_EXPONENT_KEY)
 #: The largest denominator and value of a :data:`POINTS_EXPONENT_KEY` (an integer root of that degree).
 POINTS_EXPONENT_LIMITS = (12, Fraction(2))
 #: The largest number of shelves or columns a :data:`SHAPE_KEY` names (a board has at most 62 items
@@ -650,9 +650,8 @@ def sized_model(model: WinModel, board: Board) -> WinModel:
     points of ``board``'s size (:func:`size_factor` ``f`` at its :attr:`WinModel.points_exponent`):
     every coefficient of a column in points (:data:`POINT_COLUMNS`) over ``f``, of the lead's
     signed square (:data:`SQUARE_COLUMNS`) over ``f ** 2``, rounded to whole numbers (within
-    :data:`COEF_LIMIT`), so that its
-    strengths are, within that rounding, the strengths of ``model`` at every seat's points over
-    ``f``; ``model`` itself where ``f`` is 1. One table per (model, board), kept (the compiled
+    :data:`COEF_LIMIT`), so that its strengths are, within that rounding, the strengths of
+    ``model`` at every seat's points over ``f``; ``model`` itself where ``f`` is 1. One table per (model, board), kept (the compiled
     paths read it as any model's: the same integers on both)."""
     factor = size_factor(board, model.points_exponent)
     if factor == 1:
