@@ -18,6 +18,13 @@ its square root ("RMS error, noise removed") next to the raw mean absolute error
 noise part ``mean(sqrt(2/pi) * s / sqrt(N))`` (the mean absolute deviation of a normal rollout
 mean around the truth; "MAE minus noise" is raw MAE minus that, a rough lower-bound-ish figure).
 
+Other boards (``--boards small-3x4,held-out-4x5``, names of examples/boards or paths): the same on
+each board in turn, positions of ``win`` games on that board (``$SHELFIE_SOLVE_EXACT2_BUDGET`` 0:
+the model, never the exact two-player table), each row tagged with its board; the report's groups
+are then per board and player count (docs/win-chance.md "Off the fitted board's shape: against
+rollouts"). ``--win-model FILE`` is the model of the figure and of the rollouts' ``win`` seats
+alike (each figure against the play it describes).
+
 Run (results are appended to ``--log`` as JSON lines, one per position, so a stopped run keeps
 what it measured; ``--report`` alone summarises a log):
 ``python benchmarks/chance_vs_rollout.py --positions 100 --playouts 40 --seed 5 --log L.jsonl
@@ -51,15 +58,23 @@ def use_win_model(path: str | None) -> None:
     win_model.default_win_model()  # fail early on a bad file
 
 
-def positions_of(players: int, seed: np.random.SeedSequence, per_game: int) -> list[Any]:
-    """``per_game`` kept-game positions of one fresh ``win`` self-play game (module docstring)."""
+def board_path(name: str | None) -> str | None:
+    """``name`` as a board file: None (the default board), a path, or a name of examples/boards."""
+    if name is None or name == "default" or os.path.exists(name):
+        return None if name in (None, "default") else name
+    return str(Path(__file__).resolve().parent.parent / "examples" / "boards" / f"{name}.toml")
+
+
+def positions_of(players: int, seed: np.random.SeedSequence, per_game: int, board_name: str | None = None) -> list[Any]:
+    """``per_game`` kept-game positions of one fresh ``win`` self-play game (module docstring) on
+    ``board_name`` (None: the default board)."""
     from shelfie_solver.dice.board import load_board
     from shelfie_solver.dice.game.turn import play_seeded
     from shelfie_solver.dice.play.gamefile import act, split_actions, start_kept_game
     from shelfie_solver.dice.rules import DEFAULT_RULES
     from shelfie_solver.dice.strategies import strategy_named
 
-    board, rules = load_board(None, DEFAULT_RULES), DEFAULT_RULES
+    board, rules = load_board(board_path(board_name), DEFAULT_RULES), DEFAULT_RULES
     game_seed, pick_seed = seed.spawn(2)
     played = play_seeded(board, rules, [strategy_named("win")] * players, game_seed)
     names = tuple("ABCD"[:players])
@@ -78,7 +93,8 @@ def positions_of(players: int, seed: np.random.SeedSequence, per_game: int) -> l
     return [found[i] for i in chosen]
 
 
-def measure(kept: Any, kind: str, players: int, playouts: int, seed: int) -> dict[str, Any]:
+def measure(kept: Any, kind: str, players: int, playouts: int, seed: int,
+            win_model: str | None = None) -> dict[str, Any]:
     """One position: every seat's model chance and rollout estimate."""
     from shelfie_solver.dice.play.report import table_chances
     from shelfie_solver.dice.rollout.run import rollout
@@ -86,7 +102,8 @@ def measure(kept: Any, kind: str, players: int, playouts: int, seed: int) -> dic
     model = [float(c) for c, _ in table_chances(kept)]
     exact = [bool(e) for _, e in table_chances(kept)]
     start = time.process_time()
-    result = rollout(kept, ("win",) * players, playouts, seed, top=0, early_stop=False)
+    result = rollout(kept, ("win",) * players, playouts, seed, top=0, early_stop=False,
+                     win_model=None if win_model is None else str(Path(win_model).resolve()))
     cpu = time.process_time() - start
     seats = [{"seat": s, "role": "to move" if s == kept.active else "others", "model": model[s],
               "exact": exact[s], "rollout": float(e.mean), "variance": float(e.variance),
@@ -98,24 +115,45 @@ def measure(kept: Any, kind: str, players: int, playouts: int, seed: int) -> dic
 def run(args: argparse.Namespace) -> None:
     """Measure and append to the log."""
     use_win_model(args.win_model)
-    root = np.random.SeedSequence(args.seed)
+    named = getattr(args, "boards", None)  # (a Namespace of before --boards: the default board)
+    boards = named.split(",") if named else [None]
+    if named:
+        os.environ["SHELFIE_SOLVE_EXACT2_BUDGET"] = "0"
     with open(args.log, "a") as log:
-        for players, seq in zip(PLAYERS, root.spawn(len(PLAYERS))):
-            if players not in args.players:
-                continue
-            done, games = 0, iter(seq.spawn(10_000))
-            while done < args.positions:
-                game = next(games)
-                for kept, kind in positions_of(players, game, args.per_game)[:args.positions - done]:
-                    row = measure(kept, kind, players, args.playouts, int(game.generate_state(1)[0]) + done)
-                    log.write(json.dumps({**row, "seed": args.seed}) + "\n")  # the report names it
-                    log.flush()
-                    done += 1
+        for b, board in enumerate(boards):
+            # the default board alone: the seeds of before; each other board its own child
+            root = np.random.SeedSequence(args.seed) if board is None else np.random.SeedSequence([args.seed, b])
+            for players, seq in zip(PLAYERS, root.spawn(len(PLAYERS))):
+                if players not in args.players:
+                    continue
+                done, games = 0, iter(seq.spawn(10_000))
+                while done < args.positions:
+                    game = next(games)
+                    for kept, kind in positions_of(players, game, args.per_game, board)[:args.positions - done]:
+                        row = measure(kept, kind, players, args.playouts, int(game.generate_state(1)[0]) + done,
+                                      args.win_model)
+                        extra = {} if board is None else {"board": board}
+                        log.write(json.dumps({**row, **extra, "seed": args.seed}) + "\n")  # the report names it
+                        log.flush()
+                        done += 1
 
 
 def summary(rows: list[dict[str, Any]]) -> list[tuple[str, int, float, float, float, float, float, float]]:
     """Per (players, role) and pooled: ``(group, comparisons, MAE, noise MAE, MAE - noise, RMS noise
     removed, 95th percentile |error|, mean signed model - rollout)``, in points."""
+    boards = sorted({r.get("board", "default") for r in rows})
+    if len(boards) > 1 or boards != ["default"]:
+        out = []
+        for board in boards:
+            part = [r for r in rows if r.get("board", "default") == board]
+            out += [(f"{board}, {label}", *rest) for label, *rest in summary_of(part)
+                    if label.endswith(", all") or label == "all"]
+        return out + [("all boards", *summary_of(rows)[-1][1:])]
+    return summary_of(rows)
+
+
+def summary_of(rows: list[dict[str, Any]]) -> list[tuple[str, int, float, float, float, float, float, float]]:
+    """:func:`summary` of rows of one board."""
     flat = [(r["players"], s, r["games"]) for r in rows for s in r["seats"]]
     out = []
     groups = [(f"{n} players, {role}", n, role) for n in PLAYERS for role in ("to move", "others")]
@@ -198,6 +236,8 @@ def main() -> None:
     parser.add_argument("--playouts", type=int, default=40)
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--win-model", default=None, help="a win-model file (default: the shipped one)")
+    parser.add_argument("--boards", default=None,
+                        help="boards, comma-separated names of examples/boards or paths (default: the default board)")
     parser.add_argument("--log", default="chance_vs_rollout.jsonl")
     parser.add_argument("--report", action="store_true", help="only summarise the log")
     parser.add_argument("--markdown", default=None)

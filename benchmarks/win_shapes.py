@@ -15,7 +15,10 @@ and number of players (``--players``, default 2) of each source of ``--sources``
 model file named, which on these boards plays its other-shapes rows, or ``learned``), game ``g`` of
 board ``i`` from ``SeedSequence(seed).spawn(2)[1]`` spawned by source, players, board and game; with
 ``$SHELFIE_SOLVE_EXACT2_BUDGET`` 0 (the model everywhere, never the exact two-player table); cached
-per source and players in ``--cache``.
+per source and players in ``--cache``. ``--points-exponent E`` (e.g. ``3/4``): every seat's points read
+over the board's :func:`win_model.size_factor` at ``E`` (:func:`win_fit.game_positions`), as a block
+with ``"points_exponent": E`` reads them (docs/win-chance.md "In the board's own points"); ``fit``
+with the same option reads those positions.
 
 ``fit``: the format-3 coefficients of ``--players`` fitted (:func:`win_model.fit`, ``columns`` the 14
 of :data:`win_model.FORMER_FEATURES`, ridge ``--ridge``, default ``OWN_PLAY_RIDGE``) to the cached
@@ -53,6 +56,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -129,7 +133,8 @@ SOURCE_STREAM = {"learned": 0, "win": 1}
 
 def cache_path(args: argparse.Namespace, source: tuple[str, str, int], n: int) -> Path:
     tag = "learned" if source[0] == "learned" else "win-" + Path(source[1]).stem
-    return Path(args.cache) / f"shapes-{args.seed}-{args.boards}-{source[2]}-{tag}-{n}p.pkl"
+    sized = f"-e{args.points_exponent.replace('/', '_')}" if args.points_exponent != "0" else ""
+    return Path(args.cache) / f"shapes-{args.seed}-{args.boards}-{source[2]}-{tag}-{n}p{sized}.pkl"
 
 
 def collect(args: argparse.Namespace) -> None:
@@ -155,7 +160,8 @@ def collect(args: argparse.Namespace) -> None:
             samples = []
             for i, (board, child) in enumerate(zip(boards, per_count[n].spawn(len(boards)))):
                 for seed in child.spawn(source[2]):
-                    samples += game_positions(play_seeded(board, DEFAULT_RULES, [seat] * n, seed))
+                    samples += game_positions(play_seeded(board, DEFAULT_RULES, [seat] * n, seed),
+                                              points_exponent=Fraction(args.points_exponent))
                 if (i + 1) % 20 == 0:
                     print(f"  {source[0]} {source[1]} {n}p: {i + 1} boards, {len(samples)} positions, "
                           f"{time.process_time() - start:.0f} CPU s", flush=True)
@@ -195,7 +201,7 @@ def fit_file(args: argparse.Namespace) -> None:
     tables = {n: model.coefficients.get(n, EVEN.coefficients[n]).copy() for n in EVEN.coefficients}
     info = {"seed": args.seed, "boards": args.boards, "games": sum(r["games_per_board"] for r in records) * args.boards,
             "players": list(args.players), "positions": len(samples), "strategy": "win", "ridge": ridge,
-            "sources": records,
+            "sources": records, **({"points_exponent": args.points_exponent} if args.points_exponent != "0" else {}),
             "board": (f"{args.boards} random boards of 15 shapes, 2-5 shelves x 2-5 columns but 5 x 5 "
                       f"(benchmarks/win_shapes.py boards --seed {args.seed})")}
     temp = Path(args.output + ".tmp")
@@ -379,6 +385,9 @@ def main() -> None:
     parser.add_argument("--show", type=int, default=20)
     parser.add_argument("--diffs", default="", help="versus: an .npy file for the per-game differences (pool)")
     parser.add_argument("--files", default="", help="heldout: the model files compared, comma-separated")
+    parser.add_argument("--points-exponent", default="0",
+                        help="collect/fit: read every seat's points over the board's size factor at this exponent "
+                             "(win_model.size_factor; \"3/4\"; default 0: as they are)")
     parser.add_argument("--fit-seed", type=int, default=18538, help="dev: the fit's boards' seed (left out)")
     parser.add_argument("--fit-boards", type=int, default=480, help="dev: the fit's boards' count (left out)")
     args = parser.parse_args()

@@ -17,7 +17,8 @@ of ``--two``, the 3-player ones of ``--three`` (``''``: ``--rest``'s) and the 4-
 its sheet coefficients 0, so those counts play and show exactly as with that file), by
 :func:`win_model.assemble`; with the coefficients of boards of other shapes than 5 x 5 from
 ``--other-two`` and ``--other-rest`` (format 3 files; ``--other-two ''``: none; files fitted on
-different boards: each count assembled alone and put together, :func:`assemble_others`).
+different boards: each count assembled alone and put together, :func:`assemble_others`), the block's
+``"points_exponent"`` ``--points-exponent`` (docs/win-chance.md "In the board's own points").
 
 Run: ``python benchmarks/win_sheets.py fit|assemble|heldout|rollouts|versus [options]``.
 """
@@ -52,9 +53,14 @@ THREE = "examples/win-sheets-3-own.json"
 #: The coefficients of boards of other shapes than the default board's 5 x 5 (format 3, no line states
 #: and no trees: docs/win-chance.md, "Off the fitted board's shape"): 2 players from BEFORE
 #: (data/win.json's until the line states), 3 and 4 from OTHER_REST, fitted on random boards of 15
-#: shapes (benchmarks/win_shapes.py; docs/win-chance.md "Fitted on boards of many shapes"; until then
+#: shapes with every seat's points read at the board's size factor (benchmarks/win_shapes.py
+#: --points-exponent 3/4; docs/win-chance.md "In the board's own points"; until then
+#: examples/win-other-shapes-34.json, "Fitted on boards of many shapes", and before it
 #: examples/win-first-34.json).
-OTHER_REST = "examples/win-other-shapes-34.json"
+OTHER_REST = "examples/win-other-shapes-34-sized.json"
+#: The other shapes' block's ``"points_exponent"`` (``"0"``: none, the coefficients read every board's
+#: points as the default board's, as until 2026-12-07; docs/win-chance.md "In the board's own points").
+OTHER_EXPONENT = "3/4"
 #: The shape the line states and the trees were fitted on (the default board's, shelves x columns).
 FITTED_SHAPE = (5, 5)
 
@@ -86,7 +92,10 @@ def assemble_file(args: argparse.Namespace) -> None:
         other_note = (f"used on boards of any other shape than {FITTED_SHAPE[0]} x {FITTED_SHAPE[1]}: format 3's "
                       f"features, no line states and no trees (docs/win-chance.md, Off the fitted board's shape); "
                       f"2 players: {other_two}; 3 and 4 players: {other_rest}")
-        model = replace(model, shape=FITTED_SHAPE, other_shapes=assemble_others(others, other_note))
+        from fractions import Fraction
+
+        block = replace(assemble_others(others, other_note), points_exponent=Fraction(args.points_exponent))
+        model = replace(model, shape=FITTED_SHAPE, other_shapes=block)
     write_text_atomically(Path(args.output), model_text(model))
     print(f"written {args.output}")
 
@@ -226,6 +235,9 @@ def main() -> None:
                         help="assemble: the 2-player file of other shapes than 5 x 5 ('' for none)")
     parser.add_argument("--other-rest", default=OTHER_REST,
                         help="assemble: the 3- and 4-player file of other shapes than 5 x 5")
+    parser.add_argument("--points-exponent", default=OTHER_EXPONENT,
+                        help="assemble: the other shapes' block's points_exponent ('0': none; docs/win-chance.md "
+                             "\"In the board's own points\")")
     parser.add_argument("--old", default=BEFORE)
     parser.add_argument("--new", default=SHEETS)
     parser.add_argument("--cache", default="")

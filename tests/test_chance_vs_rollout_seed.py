@@ -36,8 +36,8 @@ def test_the_report_names_the_seed_the_log_was_made_with(tmp_path, monkeypatch, 
     """A run with --seed 17 (its games and rollouts stubbed: the log's rows are what matter)
     records 17 in every row; ``--report`` alone then says seed 17, not the default 5."""
     bench = _bench()
-    monkeypatch.setattr(bench, "positions_of", lambda players, seed, per_game: [(None, "start")] * per_game)
-    monkeypatch.setattr(bench, "measure", lambda kept, kind, players, playouts, seed: _row(players))
+    monkeypatch.setattr(bench, "positions_of", lambda players, seed, per_game, board=None: [(None, "start")] * per_game)
+    monkeypatch.setattr(bench, "measure", lambda kept, kind, players, playouts, seed, win_model=None: _row(players))
     log = tmp_path / "log.jsonl"
     bench.run(argparse.Namespace(win_model=None, seed=17, log=str(log), players=(2,), positions=3, per_game=2,
                                  playouts=40))

@@ -44,8 +44,9 @@ USED = {
     "win-first-34.json": "tests/test_win_model_file.py::test_the_shipped_file_is_the_assembly_of_the_fits_it_names",
     "win-sheets.json": "tests/test_win_model_file.py::test_the_shipped_file_is_the_assembly_of_the_fits_it_names",
     "win-other-shapes.json": "tests/test_win_model_shapes.py::test_the_many_shapes_example_files",
-    "win-other-shapes-34.json": "tests/test_win_model_shapes.py::test_the_shipped_file_names_format_three_files_for_"
-                                "other_shapes (and test_the_many_shapes_example_files)",
+    "win-other-shapes-34.json": "tests/test_win_model_shapes.py::test_the_many_shapes_example_files",
+    "win-other-shapes-34-sized.json": "tests/test_win_model_shapes.py::test_the_shipped_file_names_format_three_"
+                                      "files_for_other_shapes (and test_the_many_shapes_example_files)",
     "win-sheets-iter1.json": "tests/test_win_sheet_states.py::test_the_example_files_of_the_line_states",
     "win-sheets-34.json": "tests/test_win_model_file.py::test_the_shipped_file_is_the_assembly_of_the_fits_it_names "
                           "(and tests/test_win_sheet_states.py::test_the_example_files_of_the_line_states)",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -33,6 +34,7 @@ from shelfie_solver.dice.learned.win_model import (
     load_win_model,
     model_from_dict,
     model_text,
+    sized_model,
     win_objective,
 )
 from shelfie_solver.dice.objectives import StateArrays
@@ -75,15 +77,17 @@ def figures(state: GameState, model: WinModel) -> tuple[list[int], list[tuple[in
 def test_the_shipped_file_names_format_three_files_for_other_shapes():
     """data/win.json's other shapes are the format-3 files its block names, each count's rows and
     record (win_model.assemble of that count alone) as its file's: 2 players examples/win-first.json
-    (fitted on the default board), 3 and 4 examples/win-other-shapes-34.json (fitted on random boards
-    of many shapes: docs/win-chance.md "Fitted on boards of many shapes"), no line state."""
+    (fitted on the default board), 3 and 4 examples/win-other-shapes-34-sized.json (fitted on random
+    boards of many shapes, points read at the size factor: docs/win-chance.md "In the board's own
+    points"), no line state; the block's points exponent 3/4."""
     shipped = load_win_model(DEFAULT_WIN_PATH)
     assert shipped.shape == (DEFAULT.n_shelves, DEFAULT.n_columns) == (5, 5)
     other = shipped.other_shapes
     assert other is not None and not other.trees
     files = {n: record["file"] for n, record in other.info["fitted"].items()}
-    assert files == {"2": "examples/win-first.json", "3": "examples/win-other-shapes-34.json",
-                     "4": "examples/win-other-shapes-34.json"}
+    assert files == {"2": "examples/win-first.json", "3": "examples/win-other-shapes-34-sized.json",
+                     "4": "examples/win-other-shapes-34-sized.json"}
+    assert other.points_exponent == Fraction(3, 4)
     for n, name in files.items():
         source = json.loads((ROOT / name).read_text("utf-8"))
         assert source["format"] == "shelfie-solve win 3"  # no line states in the file at all
@@ -95,19 +99,22 @@ def test_the_shipped_file_names_format_three_files_for_other_shapes():
     assert other.info["fitted"]["2"]["board"] == "shelfie-solve default"
     assert "random boards" in other.info["fitted"]["3"]["board"] and other.info["board"] != "shelfie-solve default"
     again = WinModel({int(n): load_win_model(ROOT / name).coefficients[int(n)] for n, name in files.items()},
-                     other.info)
+                     other.info, points_exponent=Fraction(3, 4))
     assert model_text(replace(shipped, other_shapes=again)) == DEFAULT_WIN_PATH.read_text("utf-8")
 
 
 def test_the_many_shapes_example_files():
-    """examples/win-other-shapes.json (2 players, measured, not shipped) and
-    examples/win-other-shapes-34.json (3 and 4, shipped for other shapes): format 3, the other
+    """examples/win-other-shapes.json (2 players, measured, not shipped),
+    examples/win-other-shapes-34.json (3 and 4, shipped for other shapes until 2026-12-07) and
+    examples/win-other-shapes-34-sized.json (3 and 4, shipped since, docs/win-chance.md "In the
+    board's own points"): format 3, the other
     counts at even chances, fitted on boards none of which is a board of examples/boards or has
     the default board's shape 5 x 5, up to relabelling (benchmarks/win_shapes.py)."""
     from shelfie_solver.dice.wholegame.random_boards import canonical
 
     shapes = load_benchmark("win_shapes")
-    for name, counts in (("win-other-shapes.json", (2,)), ("win-other-shapes-34.json", (3, 4))):
+    for name, counts in (("win-other-shapes.json", (2,)), ("win-other-shapes-34.json", (3, 4)),
+                         ("win-other-shapes-34-sized.json", (3, 4))):
         data = json.loads((EXAMPLES / name).read_text("utf-8"))
         assert data["format"] == "shelfie-solve win 3" and data["players"] == list(counts)
         model = load_win_model(EXAMPLES / name)
@@ -122,11 +129,13 @@ def test_the_many_shapes_example_files():
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_another_shape_gets_the_format_three_figures(players):
-    """On a 4 x 3 board every chance of every item set and shelf is the format-3 file's, on the
-    numpy path and the compiled one (the line states and trees of 5 x 5 not read)."""
+    """On a 4 x 3 board every chance of every item set and shelf is the format-3 file's put in the
+    board's points (win_model.sized_model at the exponent 3/4), on the numpy path and the compiled
+    one (the line states and trees of 5 x 5 not read)."""
     shipped = load_win_model(DEFAULT_WIN_PATH)
-    former = load_win_model(EXAMPLES / ("win-first.json" if players == 2 else "win-other-shapes-34.json"))
-    assert shipped.for_board(SMALL) is shipped.other_shapes and shipped.for_board(DEFAULT) is shipped
+    name = "win-first.json" if players == 2 else "win-other-shapes-34-sized.json"
+    former = sized_model(replace(load_win_model(EXAMPLES / name), points_exponent=Fraction(3, 4)), SMALL)
+    assert shipped.for_board(SMALL) is sized_model(shipped.other_shapes, SMALL) and shipped.for_board(DEFAULT) is shipped
     rng = np.random.default_rng(5300 + players)
     differ = 0
     for _ in range(15):
@@ -162,8 +171,8 @@ def test_a_model_without_a_shape_is_read_on_every_board():
 
 def test_simulate_plays_the_format_three_file_on_another_shape(monkeypatch, tmp_path):
     """A user's run: ``simulate`` on a 2 x 3 board, the model playing (no exact table), plays
-    the same games under the shipped model as under ``--win-model examples/win-first.json``
-    (seeded; the same results)."""
+    the same games under the shipped model as under a format-3 file of examples/win-first.json's
+    rows put in the board's points (win_model.sized_model; seeded; the same results)."""
     monkeypatch.setenv("SHELFIE_SOLVE_EXACT2_BUDGET", "0")
 
     def run(*extra: str) -> dict:
@@ -175,7 +184,13 @@ def test_simulate_plays_the_format_three_file_on_another_shape(monkeypatch, tmp_
         data.pop("win_model", None)
         return data
 
-    assert run() == run("--win-model", str(EXAMPLES / "win-first.json"))
+    tiny = load_board(EXAMPLES / "boards" / "tiny-2x3.toml", DEFAULT_RULES)
+    first = json.loads((EXAMPLES / "win-first.json").read_text("utf-8"))
+    sized = sized_model(load_win_model(DEFAULT_WIN_PATH).other_shapes, tiny)
+    first["coefficients"] = {str(n): c[:, :len(FORMER_FEATURES)].tolist() for n, c in sized.coefficients.items()}
+    (tmp_path / "sized.json").write_text(json.dumps(first), "utf-8")
+    assert run() == run("--win-model", str(tmp_path / "sized.json"))
+    assert run() != run("--win-model", str(EXAMPLES / "win-first.json"))  # as they are: other games
     # the 5 x 5 rows, read on this board, play other games (the block is what changed them)
     data = _shipped_data()
     del data[SHAPE_KEY], data[OTHER_SHAPES_KEY]
@@ -312,4 +327,5 @@ def test_the_note_says_which_coefficients_gave_the_figures():
     assert "about 7 percentage points from rollouts" in default and "Off the fitted board's shape" not in default
     small = flat("--board", str(EXAMPLES / "boards" / "small-4x3.toml"))
     assert "without the sheets' line states and trees, which were fitted on 5 x 5 boards" in small
-    assert "about 7 percentage points" not in small
+    assert "read in points of this board's size" in small and "on three boards of other shapes" in small
+    assert "of the advised play" not in small and "rollouts on three boards" not in default

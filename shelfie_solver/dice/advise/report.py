@@ -437,12 +437,15 @@ MODEL_NOTE = ("win chance: your chance to win (D20: a k-way tie counts 1/k) unde
 
 #: :data:`MODEL_NOTE` on a board of another shape than the model's line states and trees were
 #: fitted on (:meth:`learned.win_model.WinModel.for_board`): its coefficients of format 3's
-#: features, whose distance from rollouts was measured on the default board only.
+#: features in the board's own points, whose distance from rollouts was measured on three such
+#: boards (docs/win-chance.md, "In the board's own points": 5.3 to 7.4 points by board, seed 18110).
 OTHER_SHAPE_NOTE = ("win chance: your chance to win (D20: a k-way tie counts 1/k) under the win model, one softmax of "
                     "every seat's strength fitted on self-play outcomes; on this board's shape its coefficients "
-                    "without the sheets' line states and trees, which were fitted on {shape} boards (docs/win-chance.md, "
-                    "\"Off the fitted board's shape\"); an estimate, measured against rollouts on the default board "
-                    "only.")
+                    "without the sheets' line states and trees, which were fitted on {shape} boards, read in points "
+                    "of this board's size (docs/win-chance.md, \"Off the fitted board's shape\", \"In the board's own "
+                    "points\"); an estimate: on average about 7 percentage points from rollouts on three boards of "
+                    "other shapes (mean absolute error with the rollouts' noise removed, 2 and 3 players; root mean "
+                    "square 13).")
 
 
 def model_note(advice: Advice) -> str:

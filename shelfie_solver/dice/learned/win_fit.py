@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from fractions import Fraction
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -27,6 +28,7 @@ from shelfie_solver.dice.learned.win_model import (
     played_by_record,
     replace_info,
     seats_to_play,
+    size_factor,
     win_objective,
 )
 from shelfie_solver.dice.objectives import StateArrays
@@ -86,13 +88,16 @@ def valued_positions(game: Game, learned: LearnedModel | None = None) -> Iterato
         yield ValuedPosition(before, after, order, phase, seats, y)
 
 
-def game_positions(game: Game, learned: LearnedModel | None = None) -> list[Sample]:
+def game_positions(game: Game, learned: LearnedModel | None = None,
+                   points_exponent: Fraction = Fraction(0)) -> list[Sample]:
     """:data:`win_model.Sample` of every position of :func:`valued_positions`. The features
     (:func:`design`, at the board's value scale as play reads them: :func:`board_scale`, with the
     seats still to play in the round: :func:`win_model.seats_to_play`, D5, D18) are every seat's,
     the player who just played first, with every seat's final share of victory (D20) in that
-    order."""
-    scale = board_scale(game.board)
+    order. ``points_exponent``: for a model of other shapes put in the points of each board's size
+    (:attr:`win_model.WinModel.points_exponent`), every seat's points read over the board's
+    :func:`win_model.size_factor` too, as :func:`win_model.sized_model` reads them (0: as they are)."""
+    scale = board_scale(game.board) * size_factor(game.board, points_exponent)
     return [(len(game.players), int(v.phase[0]),
              design(v.phase, v.seats, v.before.round, scale, to_play=seats_to_play(v.before))[0], v.y)
             for v in valued_positions(game, learned)]

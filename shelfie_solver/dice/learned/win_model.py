@@ -212,6 +212,11 @@ class WinModel:
     #: board (every file before 2026-12-07).
     shape: tuple[int, int] | None = None
     other_shapes: WinModel | None = None
+    #: The exponent ``e`` of :func:`size_factor` by which an other-shapes model is put in the
+    #: points of each board's own size (:meth:`for_board`): 0, the default board's points as they
+    #: are (every file before 2026-12-07; a model of one shape), else the file's
+    #: :data:`POINTS_EXPONENT_KEY`.
+    points_exponent: Fraction = Fraction(0)
 
     def __post_init__(self) -> None:
         if (self.shape is None) != (self.other_shapes is None):
@@ -226,10 +231,11 @@ class WinModel:
         :attr:`shape` (shelves x columns) or when it has none, else :attr:`other_shapes` (format
         3's features: the line states, D4, and the trees read a sheet as one of the shape they
         were fitted on, and on another shape they mislead: docs/win-chance.md "Off the fitted
-        board's shape")."""
+        board's shape"); where that model has a :attr:`points_exponent`, its coefficients put in
+        the points of the board's size, :func:`sized_model`)."""
         if self.other_shapes is None or (board.n_shelves, board.n_columns) == self.shape:
             return self
-        return self.other_shapes
+        return sized_model(self.other_shapes, board)
 
     def trees_for(self, players: int) -> WinTrees | None:
         """The trees added to the strengths of a position of ``players`` seats: the file's
@@ -262,7 +268,8 @@ class WinModel:
     def to_dict(self) -> dict[str, Any]:
         """The file's JSON form: format 5 (:data:`TREES_FORMAT`) with a ``"trees"`` key where the
         model has trees (a block, even empty), else format 4 (:data:`WIN_FORMAT`); with a
-        :attr:`shape`, the :data:`OTHER_SHAPES_KEY` block, its records each nested at most
+        :attr:`shape`, the :data:`OTHER_SHAPES_KEY` block (its :data:`POINTS_EXPONENT_KEY` after
+        ``"features"`` where the exponent is not 0), its records each nested at most
         ``MAX_NESTING - 2`` deep (:func:`bounded_record`: one level below the file's own, so the
         file stays readable; a record read from a file is within it already)."""
         out = {"format": TREES_FORMAT if self.trees else WIN_FORMAT, "coef_scale": COEF_SCALE,
@@ -277,7 +284,8 @@ class WinModel:
 
             # its records one level deeper than the file's own: within the nesting a file is read to
             records = {k: bounded_record(v, MAX_NESTING - 2) for k, v in other.info.items()}
-            out[OTHER_SHAPES_KEY] = {"features": list(FORMER_FEATURES), **records, "coefficients": {
+            sized = {POINTS_EXPONENT_KEY: str(other.points_exponent)} if other.points_exponent else {}
+            out[OTHER_SHAPES_KEY] = {"features": list(FORMER_FEATURES), **sized, **records, "coefficients": {
                 str(n): c[:, :len(FORMER_FEATURES)].tolist() for n, c in sorted(other.coefficients.items())}}
         return out
 
@@ -385,9 +393,16 @@ def _read_tables(raw_tables: Any, features: Sequence[str], name: str, fmt: Any, 
 
 #: The keys of a file's coefficients, as messages name them: ``"2", "3", "4"``.
 PLAYER_KEYS = ", ".join(f'"{n}"' for n in MODEL_PLAYERS)
+#: The optional key of a model file's :data:`OTHER_SHAPES_KEY` block giving its
+#: :attr:`WinModel.points_exponent` as a string ``"p/q"`` (or ``"0"``): the block's coefficients are
+#: put in the points of each board's size (:func:`size_factor`, :func:`sized_model`); absent, they
+#: read every board's points as the default board's.
+POINTS_EXPONENT_KEY = "points_exponent"
 #: The keys of a model file's :data:`OTHER_SHAPES_KEY` block that are read; the others record how
 #: it was made and are kept, unless one looks like a misspelling of these.
-OTHER_SHAPES_KEYS = ("features", "coefficients", FITTED_KEY)
+OTHER_SHAPES_KEYS = ("features", "coefficients", FITTED_KEY, POINTS_EXPONENT_KEY)
+#: The largest denominator and value of a :data:`POINTS_EXPONENT_KEY` (an integer root of that degree).
+POINTS_EXPONENT_LIMITS = (12, Fraction(2))
 #: The largest number of shelves or columns a :data:`SHAPE_KEY` names (a board has at most 62 items
 #: in the compiled paths; a larger one is refused by the board's own checks).
 MAX_SHAPE_SIDE = 1000
@@ -428,8 +443,31 @@ def _read_other_shapes(data: dict[str, Any], name: str) -> tuple[tuple[int, int]
     tables = _read_tables(block.get("coefficients"), FORMER_FEATURES, name, data["format"],
                           f'"{OTHER_SHAPES_KEY}": "coefficients"')
     _check_fitted(block, tables, name, f'"{OTHER_SHAPES_KEY}": "{FITTED_KEY}"')
-    record = {k: v for k, v in block.items() if k not in ("features", "coefficients")}
-    return (shape[0], shape[1]), WinModel(tables, record)
+    record = {k: v for k, v in block.items() if k not in ("features", "coefficients", POINTS_EXPONENT_KEY)}
+    return (shape[0], shape[1]), WinModel(tables, record, points_exponent=_points_exponent(block, name))
+
+
+def _points_exponent(block: dict[str, Any], name: str) -> Fraction:
+    """The :data:`POINTS_EXPONENT_KEY` of a model file's other-shapes block (0 without it): a
+    string ``"p/q"`` or a whole number's, from 0 to 2, ``q`` at most 12.
+
+    Raises:
+        WinModelError: one line naming the problem and the form expected."""
+    if POINTS_EXPONENT_KEY not in block:
+        return Fraction(0)
+    raw = block[POINTS_EXPONENT_KEY]
+    most_q, most = POINTS_EXPONENT_LIMITS
+    try:
+        if not isinstance(raw, str) or not raw.replace("/", "", 1).isdigit():
+            raise ValueError(raw)
+        value = Fraction(raw)
+    except (ValueError, ZeroDivisionError):
+        value = None
+    if value is None or value > most or value.denominator > most_q:
+        raise WinModelError(f'{name}: "{OTHER_SHAPES_KEY}": "{POINTS_EXPONENT_KEY}" must be a fraction as a string, '
+                            f'from "0" to "{most}" with a denominator of at most {most_q}, e.g. "3/4" '
+                            '(docs/formats.md, "Win-model file")')
+    return value
 
 
 def _read_trees(data: dict[str, Any], name: str) -> dict[int, WinTrees]:
@@ -551,6 +589,82 @@ def board_scale(board: Board) -> Fraction:
     as the default board (docs/win-chance.md, "Boards of high values"); an exact ``Fraction``."""
     top = max((v for row in board.values for v in row), default=0)
     return max(UNIT_SCALE, Fraction(top, DEFAULT_TOP_VALUE))
+
+
+#: The sum of the default board's item values (examples/boards/default.toml), the reference of
+#: :func:`size_factor`.
+DEFAULT_VALUE_SUM = 126
+#: :func:`size_factor` is a whole number of thousandths.
+SIZE_SCALE_STEPS = 1000
+
+
+def _integer_root(value: int, degree: int) -> int:
+    """``floor(value ** (1 / degree))`` of a whole number ``value >= 0``, exactly (Newton's method in
+    Python integers)."""
+    if value < 2 or degree == 1:
+        return value
+    x = 1 << -(-value.bit_length() // degree)  # above the root
+    while True:
+        y = ((degree - 1) * x + value // x ** (degree - 1)) // degree
+        if y >= x:
+            return x
+        x = y
+
+
+def size_factor(board: Board, exponent: Fraction) -> Fraction:
+    """How many of the default board's points one point of ``board`` is worth to a model of other
+    shapes (:attr:`WinModel.points_exponent` ``e``): ``(V / (s 126)) ** e`` with ``V`` the sum of the
+    board's item values, ``126`` the default board's (:data:`DEFAULT_VALUE_SUM`) and ``s`` its
+    value scale (:func:`board_scale`, by which :func:`design` divides its points already), rounded
+    down to thousandths (at least one thousandth): an exact ``Fraction``, a function of the board
+    alone; exactly 1 at ``e = 0`` and on every board of the default board's values (times ``s``). A
+    board of fewer or smaller items has final scores and leads of fewer points: on ``small-3x4``
+    (``V`` 37) at ``e = 3/4`` the factor is 0.398, so a lead of 16 points is read as one of 40.2 of
+    the default board's (docs/win-chance.md, "In the board's own points"). A board of values
+    summing to 0 or less: 1."""
+    total = sum(v for row in board.values for v in row)
+    if exponent == 0 or total <= 0:
+        return Fraction(1)
+    ratio = Fraction(total) / (board_scale(board) * DEFAULT_VALUE_SUM)  # V / (s 126)
+    p, q = exponent.numerator, exponent.denominator
+    power = ratio ** p * SIZE_SCALE_STEPS ** q
+    steps = _integer_root(power.numerator // power.denominator, q)  # floor(1000 ratio ** e)
+    return Fraction(max(steps, 1), SIZE_SCALE_STEPS)
+
+
+#: The columns of :data:`BASE_FEATURES` in points (their coefficients over a board's
+#: :func:`size_factor` in :func:`sized_model`): ``P``, ``P x r``, score, ``score x r`` and the two
+#: of ``F``; the two of the lead's signed square over its square; the others (flags, turns) as they are.
+POINT_COLUMNS = (0, 1, 2, 3, 5, 6)
+SQUARE_COLUMNS = (11, 12)
+
+
+def _over(value: int, divisor: Fraction) -> int:
+    """``value / divisor`` rounded to the nearest whole number (halves up), exactly."""
+    exact = Fraction(value) / divisor
+    return (exact.numerator * 2 + exact.denominator) // (exact.denominator * 2)
+
+
+@lru_cache(maxsize=64)
+def sized_model(model: WinModel, board: Board) -> WinModel:
+    """``model`` (a model of other shapes, format 3's features) with its coefficients put in the
+    points of ``board``'s size (:func:`size_factor` ``f`` at its :attr:`WinModel.points_exponent`):
+    every coefficient of a column in points (:data:`POINT_COLUMNS`) over ``f``, of the lead's
+    signed square (:data:`SQUARE_COLUMNS`) over ``f ** 2``, rounded to whole numbers (within
+    :data:`COEF_LIMIT`), so that its strengths are, within that rounding, the strengths of
+    ``model`` at every seat's points over ``f``; ``model`` itself where ``f`` is 1. One table per (model, board), kept (the compiled
+    paths read it as any model's: the same integers on both)."""
+    factor = size_factor(board, model.points_exponent)
+    if factor == 1:
+        return model
+
+    def sized(table: np.ndarray) -> np.ndarray:
+        out = table.copy()
+        for column, divisor in [(c, factor) for c in POINT_COLUMNS] + [(c, factor ** 2) for c in SQUARE_COLUMNS]:
+            out[:, column] = [max(-COEF_LIMIT, min(COEF_LIMIT, _over(int(v), divisor))) for v in table[:, column]]
+        return out
+
+    return replace(model, coefficients={n: sized(c) for n, c in model.coefficients.items()})
 
 
 #: Scaled count weights stay below ``MAX_WEIGHT * 834`` (about 2**35; a scale is at most
