@@ -120,7 +120,7 @@ def test_without_opponents_nothing_changes():
     (["--opponent", CLOSED], "game is over"),
     (["--opponent", FOUR, "--objective", "learned:/no/such.json"], "learned"),
     # a misspelt name is unknown, as without --opponent, not an objective "that sees one sheet"
-    (["--opponent", FOUR, "--objective", "win-modle"], "unknown objective 'win-modle'; expected one of"),
+    (["--opponent", FOUR, "--objective", "win-modle"], "unknown objective 'win-modle' (did you mean 'win-model'?); expected one of"),
     (["--opponent", FOUR, "--objective", "win-model:w.json"], "unknown objective 'win-model:w.json'"),
 ])
 def test_bad_table_input_is_one_line(args, fragment):

@@ -101,7 +101,7 @@ def midgame(tmp_path: Path) -> str:
 
 
 @pytest.mark.parametrize("args, fragments", [
-    (["reroll", "{g}", "--keep", "CCCB", "PP"], ["cannot keep BCCC", "not among the dice"]),
+    (["reroll", "{g}", "--keep", "CCCB", "PP"], ["cannot keep BCCC", "the dice PGBBCC show only 2 C"]),
     (["reroll", "{g}", "--keep", "CCBB", "PPG"], ["re-rolls 2 dice", "3 new dice"]),
     (["reroll", "{g}", "--keep", "CCBB", "XY"], ["unknown face"]),
     (["reroll", "{g}", "--keep", "BBCCGP", ""], ["stopping"]),
@@ -404,4 +404,4 @@ def test_undo_of_no_action_names_the_count_and_the_command(tmp_path: Path, count
     line = assert_one_line_error(play("undo", game, count), f"undo needs a count of 1 or more actions, not {shown}",
                                  f"expected play undo '{game}' N, e.g. play undo '{game}' 1 (the last action)")
     assert "x>=1" not in line and Path(game).read_bytes() == before
-    assert "Undone: 1 action taken back." in ok(*named_command(line.split("e.g. ", 1)[1], "play undo"))
+    assert "Undone: Ann's roll PGBBCC." in ok(*named_command(line.split("e.g. ", 1)[1], "play undo"))

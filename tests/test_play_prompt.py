@@ -146,7 +146,7 @@ def test_stop_is_binding(tmp_path: Path):
         child.expect_exact("Ann PGBBCC/stop>")
     say(child, "stop", "The dice PGBBCC are final already.", "Ann PGBBCC/stop>")
     assert Path(game).read_bytes() == before
-    say(child, "undo", "Undone: the stop taken back.", "Ann PGBBCC/2>")
+    say(child, "undo", "Undone: Ann's stop.", "Ann PGBBCC/2>")
     say(child, "stop", "stops with", "Ann PGBBCC/stop>")
     say(child, "mark r1c2 r2c2", "Ann marked r1c2 r2c2.", "Ben roll>")
     quit_session(child)

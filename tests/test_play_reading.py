@@ -138,7 +138,7 @@ def test_stop_binds_until_undone_and_undo_counts_it(session: Session):
     assert session.handle("keep CC new CCCC").startswith("Error: Ann stopped with PGBBCC")
     assert "0 re-rolls left" in session.handle("status")
     out = session.handle("undo 2")  # the stop, then the roll
-    assert out.startswith("Undone: the stop taken back.\nUndone: 1 action taken back.")
+    assert out.startswith("Undone: 2 actions, Ann's roll PGBBCC; Ann's stop.")
     assert session.prompt() == "Ann roll> "
 
 
@@ -226,7 +226,9 @@ def test_six_dice_that_several_holds_explain_are_read_with_the_advised_hold(sess
     out = session.handle(typed)
     assert out.startswith(f"Read with the advised hold {dice_codes(keep, DEFAULT_RULES)} "), out
     assert kept(session) == [(keep, after)]
-    assert session.handle("undo").startswith("Undone: 1 action taken back.")
+    rolled = dice_codes(tuple(a - k for a, k in zip(after, keep)), DEFAULT_RULES)
+    assert session.handle("undo").startswith(
+        f"Undone: Ann's re-roll (kept {dice_codes(keep, DEFAULT_RULES)}, rolled {rolled}).")
     assert kept(session) == []
 
 

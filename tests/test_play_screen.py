@@ -239,7 +239,7 @@ def test_a_hold_typed_before_a_marking_does_not_come_back_with_its_undo(tmp_path
     assert session.handle("keep CC").startswith("Holding CC")
     assert session.prompt() == "Ann PGBBCC/2 keep CC> "
     assert "Ann marked r1c1." in session.handle("mark r1c1")
-    assert session.handle("undo").startswith("Undone: 1 action taken back.")
+    assert session.handle("undo").startswith("Undone: Ann's marking r1c1.")
     assert session.prompt() == "Ann PGBBCC/2> "  # the marking's step again, without the hold used up
 
 

@@ -205,8 +205,9 @@ def test_an_unknown_word_at_the_roll_step_is_neither_command_nor_dice(tmp_path: 
     before = Path(game).read_bytes()
     child = spawn(game)
     child.expect_exact("Ann roll>")
-    say(child, "stauts", "Error: 'stauts' is neither a command (help lists them) nor dice: unknown face 'stauts'",
-        "Ann roll>")
+    say(child, "stauts", "Error: 'stauts' is neither a command nor dice; did you mean 'status'?", "Ann roll>")
+    say(child, "xyzzy", "Error: 'xyzzy' is neither a command (help lists them) nor dice: unknown face 'xyzzy'",
+        "Ann roll>")  # close to no command word: why it is not dice
     say(child, "CCBJP", "Error: got 5 dice", "Ann roll>")
     assert Path(game).read_bytes() == before
     say(child, "CCBJPP", "Ann rolled", "/2>")

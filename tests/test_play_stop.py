@@ -49,7 +49,8 @@ def test_play_stop_is_recorded_and_a_reroll_is_then_refused(game: str):
         assert refused.exit_code == 2, refused.output
         lines = refused.output.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("Error: Ann stopped with PGBBCC (D7)")
-        assert "mark items, or undo the stop" in lines[0] and "Traceback" not in refused.output
+        assert f"mark items: play mark {game} ITEM...; or take the stop back: play undo {game} 1" in lines[0]
+        assert "Traceback" not in refused.output
         assert Path(game).read_bytes() == before
     again = run("play", "stop", game)  # stopped already: shows the markings, writes nothing
     assert again.exit_code == 0 and Path(game).read_bytes() == before
@@ -89,7 +90,7 @@ def test_a_stop_typed_in_one_session_binds_the_next_and_the_step_commands(game: 
     assert second.handle("keep CC new CCCC").startswith("Error: Ann stopped with PGBBCC (D7)")
     assert run("play", "reroll", game, "CCCC", "--keep", "CC").exit_code == 2
     assert second.handle("stop").startswith("The dice PGBBCC are final already.")
-    assert second.handle("undo").startswith("Undone: the stop taken back.")
+    assert second.handle("undo").startswith("Undone: Ann's stop.")
     assert first.prompt() == "Ann PGBBCC/2> "  # the first session sees the undo too
 
 

@@ -101,7 +101,7 @@ def test_each_write_returns_the_json_the_cli_step_prints(tmp_path: Path):
     undone = post(client, "undo", revision=revision).json()
     cli("play", "undo", term)
     assert undone["status"] == cli_json("play", "status", term)
-    assert undone["done"] == ["Undone: 1 action taken back."]
+    assert undone["done"] == ["Undone: me's failed result (shelf 2 given up)."]  # the last step above
 
 
 def test_the_undo_words_name_the_action_then_the_player_for_any_name(tmp_path: Path):
@@ -144,7 +144,7 @@ def test_stop_is_play_stop(game: str, client: TestClient):
     assert stop["advice"]["markings"] == shown["markings"] == after["advice"]["markings"]
     assert client.get("/api/state").json()["advice"] == cli_json("play", "advise", game)
     one_line_error(post(client, "reroll", revision=after["revision"], keep="CC", new="CCCC"), 400,
-                   "stopped", "undo the stop")
+                   "stopped", "mark items: tap the items on the sheet", "take the stop back: tap Undo")
 
 
 def test_the_page_s_refusals_say_what_to_tap(game: str, client: TestClient):

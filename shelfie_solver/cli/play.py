@@ -433,9 +433,9 @@ def undo_command(game: str, count_text: str, fmt: str) -> None:
         return done[0]
 
     with _naming_the_file(game, lambda: f"the undo is saved in {game}" if done and _holds(game, done[0]) else None):
-        _, after = update_file(game, change)
+        before, after = update_file(game, change)
         report = status_report(after, markdown=fmt == "markdown")
-        click.echo(render(replace(report, title=[undone_line(count)] + report.title), fmt, width=TABLE_WIDTH),
+        click.echo(render(replace(report, title=[undone_line(before, count)] + report.title), fmt, width=TABLE_WIDTH),
                    nl=False)
 
 
@@ -466,8 +466,8 @@ def advise_command(game: str, objective: str, top: int, fmt: str) -> None:
 
 
 class _SessionContext(click.Context):
-    """The hidden ``session`` command is run as ``play GAME``: its usage line and error hints
-    name ``shelfie-solve play``, not a ``play session`` nobody types."""
+    """The ``session`` command, also run as ``play GAME`` (the form most type): its usage line and
+    error hints name ``shelfie-solve play``, which takes the same words."""
 
     @property
     def command_path(self) -> str:
@@ -478,7 +478,8 @@ class _SessionCommand(click.Command):
     context_class = _SessionContext
 
 
-@play_command.command("session", cls=_SessionCommand, hidden=True)
+@play_command.command("session", cls=_SessionCommand,
+                      short_help="The interactive session (also: play GAME): type dice, keep, mark...")
 @_GAME
 @click.option("--objective", default=DEFAULT_OBJECTIVE, show_default=True, metavar="NAME")
 @exact_option

@@ -104,6 +104,10 @@ class Board:
         match = _CELL_NAME.match(name.strip())
         last = f"r{self.n_shelves}c{self.n_columns}"
         if not match:
+            parts = [p for p in re.split(r"[,;]", name) if p.strip()]
+            if len(parts) > 1 and all(_CELL_NAME.match(p.strip()) for p in parts):  # 'r1c5,r3c1': several items
+                raise BoardError(f"bad item name {shorten(name)}: several items, separate them by spaces, not "
+                                 f"commas: {' '.join(p.strip() for p in parts)}")
             raise BoardError(f"bad item name {shorten(name)}; expected r<shelf>c<column> such as r2c4 "
                              f"(r1c1..{last})")
         shelf, column = int(match.group(1)), int(match.group(2))

@@ -57,7 +57,15 @@ def is_named(name: str) -> bool:
 
 def unknown_objective(text: str) -> ObjectiveError:
     """The one-line refusal of a name that is no objective (:func:`parse_objective`)."""
-    return ObjectiveError(f"unknown objective {shorten(text)}; expected one of {', '.join(OBJECTIVE_NAMES)}")
+    import difflib
+
+    word = text.strip().lower()
+    close = difflib.get_close_matches(word, _PLAIN_NAMES, n=1, cutoff=0.6)
+    if not close and ":" in word:  # 'cel:r1c1': the prefix mistyped, the part after it as given
+        head, tail = text.strip().split(":", 1)
+        close = [p + tail for p in difflib.get_close_matches(head.lower() + ":", _PREFIXES, n=1, cutoff=0.6)]
+    hint = f" (did you mean {close[0]!r}?)" if close and word.isascii() else ""
+    return ObjectiveError(f"unknown objective {shorten(text)}{hint}; expected one of {', '.join(OBJECTIVE_NAMES)}")
 
 
 def is_two_player(name: str) -> bool:

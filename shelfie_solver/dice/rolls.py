@@ -100,6 +100,16 @@ def dice_codes(counts: Counts, rules: Ruleset) -> str:
     return "".join(rules.sides[i].code * n for i, n in enumerate(counts))
 
 
+def not_among(keep: Counts, dice: Counts, rules: Ruleset) -> str:
+    """Why ``keep`` is not a part of ``dice`` (counts per side), face by face in the ruleset's
+    order: ``the dice PPCCJJ show only 2 P`` (``and 1 J``...); one wording for every refusal of a
+    hold (D7). ``""`` when ``keep`` is a part of ``dice``."""
+    short = [f"{d} {rules.sides[i].code}" for i, (k, d) in enumerate(zip(keep, dice)) if k > d]
+    if not short:
+        return ""
+    return f"the dice {dice_codes(dice, rules) or 'showing'} show only {' and '.join(short)}"
+
+
 def dice_names(counts: Counts, rules: Ruleset) -> str:
     """Face names, e.g. ``plant plant cat joker``."""
     return " ".join(rules.sides[i].name for i, n in enumerate(counts) for _ in range(n))

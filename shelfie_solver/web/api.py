@@ -61,7 +61,7 @@ from shelfie_solver.dice.play.session import (
 
 #: The page's refusal of every write but Undo once the game is over (D18), in its own words: its
 #: Undo button, not the command line's ``play undo GAME`` (:data:`actions.GAME_OVER`).
-PAGE_GAME_OVER = "the game is over (D18); to change the last action, tap Undo"
+PAGE_GAME_OVER = PAGE.over
 
 if TYPE_CHECKING:  # the review (the engine's DP) is imported only when asked
     from shelfie_solver.dice.review import ReviewPoint
@@ -423,7 +423,7 @@ class GameServer:
             if after.actions >= kept.actions:
                 done = describe(kept, after)
             else:
-                done = [undone_line(kept.actions - after.actions)]
+                done = [undone_line(kept, kept.actions - after.actions)]
             answer = self.state(after, done)
             encode_answer(answer)  # the whole answer is made (and sendable) before the file is written
             answers.append(answer)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from shelfie_solver.core.report import decimal
 from shelfie_solver.dice.board import Board, Marks, score, top_other_score
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.dice.advise.words import CHANCE_PLACES, chance_cell, hold_words, risk_cell
+from shelfie_solver.dice.advise.words import CHANCE_PLACES, chance_cell, hold_words, risk_cell, signed_points
 
 if TYPE_CHECKING:
     from shelfie_solver.dice.advise.advice import Advice, HoldOption, MarkingOption, ShelfOption
@@ -316,11 +316,11 @@ def _marking_factor(advice: Advice, best: MarkingOption, runner: MarkingOption, 
         return (f"marking {' + '.join(rescued)} now saves {'it' if len(rescued) == 1 else 'them'} from "
                 f"{_possessive(who)} block on {board.line_name(line)} (D15): {compare}")
     if more > 0:
-        return f"{cells}: {compare}, which scores {more} more now ({runner.points:+d} against {best.points:+d} points)"
+        return f"{cells}: {compare}, which scores {more} more now ({runner.points:+d} against {signed_points(best.points)})"
     most = all(best.points >= m.points for m in advice.markings)
-    score_words = (f"it also scores the most now ({best.points:+d} points)" if most and more < 0 else
-                   f"it scores {-more} more now ({best.points:+d} against {runner.points:+d} points)" if more < 0
-                   else f"both score {best.points:+d} points now")
+    score_words = (f"it also scores the most now ({signed_points(best.points)})" if most and more < 0 else
+                   f"it scores {-more} more now ({best.points:+d} against {signed_points(runner.points)})" if more < 0
+                   else f"both score {signed_points(best.points)} now")
     return f"{cells}: {compare}; {score_words}"
 
 

@@ -15,7 +15,7 @@ from shelfie_solver.core.report import Report, decimal, exact, rank_text
 from shelfie_solver.dice.board import highest_score, score
 from shelfie_solver.dice.rolls import Counts, dice_codes, dice_names
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.dice.advise.words import CHANCE_PLACES, chance_cell, hold_words, risk_cell
+from shelfie_solver.dice.advise.words import CHANCE_PLACES, chance_cell, hold_words, risk_cell, signed_points
 
 if TYPE_CHECKING:  # annotations only: the dice advisor's engine is not loaded by every command
     from shelfie_solver.dice.advise.advice import Advice, HoldOption, MarkingOption, ShelfOption
@@ -358,7 +358,7 @@ def _marking_text(option: MarkingOption, advice: Advice) -> str:
     groups = option.marking.groups
     where = ", ".join(f"{advice.board.cell_name(g.cell)} with {g.codes(advice.rules)}" for g in groups)
     lines = ", ".join(advice.board.line_name(i) for i in option.scoring_lines) or "none yet"
-    text = f"{where} ({option.points:+d} points; score after {option.score_after}, lines scoring: {lines})"
+    text = f"{where} ({signed_points(option.points)}; score after {option.score_after}, lines scoring: {lines})"
     return text + (f"; {ENDS_GAME}" if option.ends_game else "")
 
 
@@ -536,7 +536,7 @@ def _win_holds(advice: Advice, title: list[str], data: dict[str, Any], top: int 
                  + ("; tied holds listed by expected points this turn" if len(tied) > 1 else ""))
     if advice.markings:
         first = advice.markings[0]
-        title.append("Stop and mark " + _win_cells(first, advice) + f" ({first.points:+d} points)")
+        title.append("Stop and mark " + _win_cells(first, advice) + f" ({signed_points(first.points)})")
         data["stop_marking"] = {**marking_record(first, advice), **chance_fields(best.value, option_exact(best, advice))}
     headers = ["rank", "keep", "re-roll", "win chance", "exact", "points", "failed"]  # exact: --exact only
     rows = [[rank_text(h.rank, ranks), keep_label(h.keep, rules), reroll_label(advice.dice, h.keep, rules),
@@ -558,7 +558,7 @@ def _win_markings(advice: Advice, title: list[str], data: dict[str, Any], top: i
     ranks = [m.rank for m in advice.markings]
     best = advice.markings[0]
     groups = ", ".join(f"{advice.board.cell_name(g.cell)} with {g.codes(rules)}" for g in best.marking.groups)
-    title.append(f"Best: mark {groups} ({best.points:+d} points, score after {best.score_after}): chance to win "
+    title.append(f"Best: mark {groups} ({signed_points(best.points)}, score after {best.score_after}): chance to win "
                  f"{chance_cell(best.value)} ({how(advice, best)})" + (f"; {ENDS_GAME}" if best.ends_game else ""))
     ending = any(m.ends_game for m in shown)
     headers = ["rank", "mark", "dice", "points", "score", "win chance", "exact"] + (["end"] if ending else [])
@@ -631,7 +631,7 @@ def decided_report(advice: Advice, report: Report, settled: Fraction) -> Report:
                   f"({decimal(best.points, 2)} expected points)")
     elif advice.markings:
         top = max(advice.markings, key=lambda m: (m.points, -m.rank))
-        choice = f"any marking will do; {_win_cells(top, advice)} scores the most now ({top.points:+d} points)"
+        choice = f"any marking will do; {_win_cells(top, advice)} scores the most now ({signed_points(top.points)})"
     else:
         choice = f"any shelf will do; shelf {advice.failed[0].shelf + 1} loses the least line potential"
     chance = chance_cell(settled)

@@ -14,6 +14,12 @@ from shelfie_solver.dice.rolls import Counts, dice_codes
 from shelfie_solver.dice.rules import Ruleset
 
 
+def signed_points(points: int) -> str:
+    """A change of score with its sign and unit, singular for one: ``+1 point``, ``+3 points``,
+    ``+0 points``, ``-1 point`` (D19's points)."""
+    return f"{points:+d} point{'' if abs(points) == 1 else 's'}"
+
+
 def hold_words(dice: Counts, keep: Counts, rules: Ruleset) -> str:
     """A hold in a sentence, the one wording the reason lines, the best line and the page share:
     ``keep CC``; ``re-roll all`` for none kept; ``stop`` for every die kept (D7)."""

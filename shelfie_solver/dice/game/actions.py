@@ -46,7 +46,7 @@ from shelfie_solver.dice.game.events import (
     legal_sets,
 )
 from shelfie_solver.dice.joker import is_all_jokers
-from shelfie_solver.dice.rolls import Counts, dice_codes
+from shelfie_solver.dice.rolls import Counts, dice_codes, not_among
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.sheet_rules import block, completed_lines, ending_seats, failed_result_shelves
 
@@ -193,8 +193,9 @@ def verify_hold(position: Position, keep: Counts, names: Sequence[str] | None = 
         raise ActionError(f"no re-roll left (D7: at most {rules.rerolls}); the dice "
                           f"{dice_codes(dice, rules)} are final: mark items or give up a shelf")
     if len(keep) != len(dice) or min(keep, default=0) < 0 or any(k > d for k, d in zip(keep, dice)):
-        raise ActionError(f"cannot keep {dice_codes(keep, rules)}: not among the dice "
-                          f"{dice_codes(dice, rules)} (D7)")
+        why = not_among(keep, dice, rules) if len(keep) == len(dice) and min(keep, default=0) >= 0 else ""
+        raise ActionError(f"cannot keep {dice_codes(keep, rules)}: {why or f'not among the dice {dice_codes(dice, rules)}'} "
+                          "(D7)")
     if keep == dice:
         raise ActionError("keeping every die is stopping (D7): mark items instead")
 
@@ -265,7 +266,13 @@ def why_not_legal(cells: tuple[int, ...], dice: Counts, board: Board, marks: Mar
         if count > dice[face] + stand_in:
             name = rules.sides[face].name
             showing = f"{dice[face]}" + (f" and {jokers} joker{'s' if jokers != 1 else ''}" if jokers else "")
-            return f"the items need {count} {name} {'die' if count == 1 else 'dice'}, the dice show {showing}, D8"
+            ids = "D8"
+            if stand_in < jokers:  # more Jokers showing than may stand in: why they do not add up (D11a)
+                per, items = rules.jokers_per_group, groups[face]
+                showing += (f", of which only {stand_in} can stand in: at most {per} Joker per group, and "
+                            f"{items} item{' is' if items == 1 else 's are'} {items} group{'s' if items != 1 else ''}")
+                ids = "D8, D11a"
+            return f"the items need {count} {name} {'die' if count == 1 else 'dice'}, the dice show {showing}, {ids}"
     return None
 
 
@@ -320,10 +327,10 @@ def _failed_result(position: Position, fail: Fail) -> tuple[Marks, ...]:
     shelves = [s + 1 for s in options]
     if fail.shelf + 1 not in shelves:
         raise ActionError(f"a failed result gives up a shelf with an available item (D13): one of "
-                          f"{shelves}, not {fail.shelf + 1}")
+                          f"{', '.join(map(str, shelves))}, not {fail.shelf + 1}")
     lost = options[fail.shelf]
     if fail.cells != lost:
-        raise ActionError(f"giving up shelf {fail.shelf + 1} eliminates {[board.cell_name(c) for c in lost]} (D13)")
+        raise ActionError(f"giving up shelf {fail.shelf + 1} eliminates {' '.join(board.cell_name(c) for c in lost)} (D13)")
     return replace_sheet(state.sheets, state.active, marks.with_eliminated(lost))
 
 

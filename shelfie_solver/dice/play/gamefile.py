@@ -95,12 +95,6 @@ def check_running(kept: KeptGame) -> None:
         raise KeptGameError(actions.GAME_OVER)
 
 
-def stopped_error(kept: KeptGame) -> KeptGameError:
-    """The error for a re-roll after the active player's :class:`Stop` this turn (D7)
-    (:func:`actions.stopped_error`)."""
-    return KeptGameError(str(actions.stopped_error(kept.position, kept.players)))
-
-
 @dataclass(frozen=True)
 class KeptGame:
     """A game so far.
@@ -408,7 +402,7 @@ def read_kept_game(path: str) -> KeptGame:
 
 
 #: What a game file is, in the messages that refuse a path (the one wording of every reader).
-GAME_FILE = "a game file (play new GAME)"
+GAME_FILE = "a game file (play new GAME --players A,B)"
 
 
 def read_text_file(path: str) -> str:

@@ -25,8 +25,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import product
 
+from shelfie_solver.dice.game.actions import GAME_OVER
 from shelfie_solver.dice.game.events import GameError
-from shelfie_solver.dice.rolls import Counts, dice_codes
+from shelfie_solver.dice.rolls import Counts, dice_codes, not_among
 from shelfie_solver.dice.rules import Ruleset
 
 
@@ -83,6 +84,9 @@ class Forms:
             is no such form).
         undo: the words that give an undo's count (or, on the page, take back the last action),
             for a count of no action.
+        unstop: the words that take back a stop (D7), for a re-roll after it.
+        over: the refusal of an action once the game is over (D18), naming how to take back the
+            last action there.
     """
 
     reroll: Callable[[str, str], str]
@@ -94,6 +98,8 @@ class Forms:
     mark: Callable[[str], str]
     fail_best: str
     undo: str
+    unstop: str
+    over: str
 
 
 def prompt_form(keep: str, new: str) -> str:
@@ -115,21 +121,25 @@ def page_form(keep: str, new: str) -> str:
 PROMPT = Forms(prompt_form, "type 'stop' or mark items", "'fail N'", "enter the dice first, or 'told' for",
                "type the dice rolled, e.g. CCBJPP", rerolling="type 'keep KEPT new NEW'",
                mark=lambda items: f"type 'mark {items or 'ITEM...'}'", fail_best=", or 'fail best' for the advised one",
-               undo="expected 'undo N', e.g. 'undo' (the last action) or 'undo 2' (the last two)")
+               undo="expected 'undo N', e.g. 'undo' (the last action) or 'undo 2' (the last two)",
+               unstop="'undo'", over="the game is over (D18); to change the last action, type 'undo' ('status' shows the final "
+                    "scores)")
 """The ``play`` prompt's words."""
 STEP = Forms(step_form, "play stop GAME, or mark items: play mark GAME ITEM...", "play fail GAME --shelf N",
              "roll first: play roll GAME DICE; or add --unchecked for",
              "play roll GAME DICE, e.g. play roll GAME CCBJPP", rerolling="play reroll GAME NEW --keep KEPT",
              mark=lambda items: f"play mark GAME {items or 'ITEM...'}",
              fail_best=", or --shelf best for the advised one",
-             undo="expected play undo GAME N, e.g. play undo GAME 1 (the last action)")
+             undo="expected play undo GAME N, e.g. play undo GAME 1 (the last action)", unstop="play undo GAME 1",
+             over=GAME_OVER)
 """The step commands' words."""
 PAGE = Forms(page_form, "tap Stop (the dice are final), then tap the items to mark", "tapping shelf N",
              "tap the faces rolled first, or tap Told for", "tap the faces rolled",
              rerolling="tap the dice to hold, then tap Re-roll",
              mark=lambda items: f"tap {items or 'the items'} on the sheet, then tap Mark (after Stop while re-rolls "
                                 "are left)",
-             fail_best="", undo="tap Undo to take back the last action")
+             fail_best="", undo="tap Undo to take back the last action",
+             unstop="tap Undo", over="the game is over (D18); to change the last action, tap Undo")
 """``serve``'s page's words (docs/serve.md): its buttons, never a command to type."""
 
 
@@ -162,7 +172,7 @@ def read_reroll(before: Counts, typed: Counts, rules: Ruleset, keep: Counts | No
     size = sum(typed)
     if keep is not None:
         if any(k > b for k, b in zip(keep, before)):
-            raise ReadingError(f"cannot keep {codes(keep)}: not among the dice {codes(before)} (D7); "
+            raise ReadingError(f"cannot keep {codes(keep)}: {not_among(keep, before, rules)} (D7); "
                                "expected the kept dice, then the new dice")
         if keep == before:
             raise ReadingError(f"keeping every die is stopping (D7): {form.stop}")

@@ -15,6 +15,7 @@ from shelfie_solver.dice.rolls import dice_codes
 from shelfie_solver.dice.game.events import (
     Block,
     EndTriggered,
+    Event,
     Fail,
     GameOver,
     Hold,
@@ -28,7 +29,7 @@ from shelfie_solver.core.report import Report, cut_to_width, decimal, display_wi
 from shelfie_solver.dice.advise.words import chance_cell, chance_cells, hold_words
 from shelfie_solver.dice.advise.report import advice_report
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE, KeptGame, objective_for, warnings
+from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE, KeptGame, objective_for, split_actions, warnings
 from shelfie_solver.dice.objective_names import own_table_line
 
 
@@ -128,9 +129,44 @@ def told_once(done: list[str], kept: KeptGame) -> list[str]:
     return [line for line in done if not line.startswith("Game over")] if kept.over is not None else done
 
 
-def undone_line(count: int) -> str:
-    """What an undo of ``count`` actions did, in one line."""
-    return f"Undone: {count} action{'s' if count != 1 else ''} taken back."
+def undone_line(before: KeptGame, count: int) -> str:
+    """What an undo of the last ``count`` actions of ``before`` (the game before the undo) did, in
+    one line naming what was taken back (:func:`action_words`): ``Undone: Ann's re-roll (kept CC,
+    rolled PCCP).``; for 2 or 3 actions each, oldest first; for more the count and the last one.
+    One wording for the step ``play undo``, the session's ``undo`` and the page's Undo."""
+    actions = [action for _, action in split_actions(before.events)][-count:] if count > 0 else []
+    named = [action_words(before, action) for action in actions]
+    if not named:
+        return f"Undone: {count} action{'s' if count != 1 else ''} taken back."
+    if len(named) == 1:
+        return f"Undone: {named[0]}."
+    if len(named) <= 3:
+        return f"Undone: {len(named)} actions, {'; '.join(named)}."
+    return f"Undone: {len(named)} actions, the last {named[-1]}."
+
+
+def action_words(kept: KeptGame, action: Sequence[Event]) -> str:
+    """One input action (:func:`gamefile.split_actions`) of ``kept`` in a few words, whose first:
+    ``Ben's roll CCBJPP`` (D6), ``Ann's re-roll (kept CC, rolled PCCP)`` (D7), ``Ann's stop``,
+    ``Ann's marking r1c1 r2c2`` (D8; ``told`` when unchecked), ``Ann's failed result (shelf 3 given
+    up)`` (D13)."""
+    board, rules, names = kept.board, kept.rules, kept.players
+    first = action[0]
+    who = f"{names[getattr(first, 'player', 0)]}'s"
+    if isinstance(first, Hold) and len(action) > 1 and isinstance(action[1], Roll):
+        rolled = tuple(d - k for d, k in zip(action[1].dice, first.keep))
+        return f"{who} re-roll (kept {dice_codes(first.keep, rules) or 'nothing'}, rolled {dice_codes(rolled, rules)})"
+    if isinstance(first, Roll):
+        return f"{who} roll {dice_codes(first.dice, rules)}"
+    if isinstance(first, Stop):
+        return f"{who} stop"
+    if isinstance(first, Mark):
+        return f"{who} marking {_cells(board, first.cells)}"
+    if isinstance(first, UncheckedMark):
+        return f"{who} marking {_cells(board, first.cells)} (told, unchecked)"
+    if isinstance(first, Fail):
+        return f"{who} failed result (shelf {first.shelf + 1} given up)"
+    return f"{who} {first.kind}"
 
 
 def turn_data(kept: KeptGame) -> dict[str, Any]:

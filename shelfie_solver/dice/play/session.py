@@ -9,6 +9,7 @@ show, so a terminal loop — or later a web page — only moves text in and out.
 
 from __future__ import annotations
 
+import difflib
 import re
 import shlex
 from collections.abc import Callable
@@ -34,7 +35,6 @@ from shelfie_solver.dice.play.gamefile import (
     read_kept_game,
     revision_matches,
     split_actions,
-    stopped_error,
     undo,
     update_file,
 )
@@ -49,6 +49,7 @@ from shelfie_solver.dice.play.report import (
     step_advice,
     step_report,
     told_once,
+    undone_line,
 )
 from shelfie_solver.dice.play.screen import (
     LEGEND,
@@ -139,7 +140,7 @@ def reroll_action(kept: KeptGame, keep: str, new: str, form: Forms = PROMPT) -> 
     if kept.dice is None:
         raise not_rolled(kept, form)
     if kept.stopped:
-        raise stopped_error(kept)
+        raise stopped(kept, form)
     check_reroll_left(kept)
     held = parse_dice("" if keep.strip() == "-" else keep, rules, count=-1)
     rolled = parse_dice(new, rules, count=-1)
@@ -161,10 +162,18 @@ def typed_reroll_action(kept: KeptGame, new: str, keep: Counts | None = None, fo
     if kept.dice is None:
         raise not_rolled(kept, form)
     if kept.stopped:
-        raise stopped_error(kept)
+        raise stopped(kept, form)
     check_reroll_left(kept)
     typed = parse_dice(new, kept.rules, count=-1)
     return hold_action(kept, *read_reroll(kept.dice, typed, kept.rules, keep, new, form, advised))
+
+
+def stopped(kept: KeptGame, form: Forms) -> KeptGameError:
+    """The refusal of a re-roll after the active player's stop this turn (D7: the dice are final),
+    naming in ``form``'s words the marking and the undo that takes the stop back."""
+    assert kept.dice is not None
+    return KeptGameError(f"{kept.active_name} stopped with {dice_codes(kept.dice, kept.rules)} (D7): the dice are "
+                         f"final, no re-roll; mark items: {form.mark('')}; or take the stop back: {form.unstop}")
 
 
 def not_rolled(kept: KeptGame, form: Forms) -> KeptGameError:
@@ -198,7 +207,7 @@ def mark_action(kept: KeptGame, items: list[str], objective: str = "strategic", 
             raise KeptGameError(_nothing_to_mark(kept, form))
         return (Mark(kept.active, advice.markings[0].marking.cells),)
     cells = _cells(kept, items)
-    if kept.rerolls_left and not len(legal_sets(kept.dice, kept.board, kept.state.marks, kept.rules)):
+    if not len(legal_sets(kept.dice, kept.board, kept.state.marks, kept.rules)):
         raise KeptGameError(_nothing_to_mark(kept, form))
     return (Mark(kept.active, cells),)
 
@@ -213,7 +222,7 @@ def _nothing_to_mark(kept: KeptGame, form: Forms) -> str:
     if left:
         return (f"nothing can be marked with {dice}; {left} re-roll{'s' if left != 1 else ''} left: keep some dice "
                 f"and re-roll (D7), or stop with a failed result: {form.fail} gives up shelf N (D13)")
-    return f"nothing can be marked with {dice}: a failed result (D13); give up a shelf ({form.fail})"
+    return f"nothing can be marked with {dice}: a failed result (D13); give up a shelf ({form.fail}{form.fail_best})"
 
 
 def told_action(kept: KeptGame, items: list[str], form: Forms = PROMPT) -> Action:
@@ -526,6 +535,8 @@ class Session:
             return render(status_report(self.shown(self.kept_game())), "table", width=TABLE_WIDTH).rstrip("\n")
         if command == "advise":
             return self.advice().rstrip("\n")
+        if command in _ACTING and self.kept_game().over is not None:  # in the prompt's words, not 'play undo GAME'
+            raise KeptGameError(PROMPT.over)
         if command == "stop":
             return self._stop()
         if command == "undo":
@@ -554,12 +565,14 @@ class Session:
             if names_faces(shlex.split(line)[0], kept.rules):  # dice typed after the end (D18)
                 raise KeptGameError("the game is over (D18): no more dice to enter; 'status' shows the final "
                                     "scores, 'undo' takes back the last action, 'quit' leaves")
-            raise KeptGameError(f"unknown command {command!r}; type 'help' for the commands")
+            close = close_command(command) if command.isascii() else None
+            raise KeptGameError(f"unknown command {shorten(command)}; "
+                                + (f"did you mean {close!r}? " if close else "") + "type 'help' for the commands")
         if kept.dice is not None and not names_faces(shlex.split(line)[0], kept.rules):
             try:  # after a re-roll as at the roll: a word that is not dice says why (_neither)
                 parse_dice(line, kept.rules, count=-1)
             except DiceError as error:
-                raise _neither(shlex.split(line)[0], error) from None
+                raise _neither(shlex.split(line)[0], error, line) from None
             raise KeptGameError(f"unknown command {command!r}; type 'help' for the commands")
         return self._dice(line)
 
@@ -574,7 +587,7 @@ class Session:
                 first = shlex.split(text)[0]
                 if names_faces(first, kept.rules):
                     raise
-                raise _neither(first, error) from None
+                raise _neither(first, error, text) from None
         parse_dice(text, kept.rules, count=-1)  # bad dice are refused before the file is locked
 
         advised: list[Counts] = []
@@ -657,6 +670,12 @@ class Session:
             if at == len(args) - 1:
                 raise KeptGameError("expected the dice after 'new': keep KEPT new NEW (the new dice or all of them)")
             return self._reroll_with(" ".join(args[:at]), " ".join(args[at + 1:]))
+        typo = next((i for i, w in enumerate(args) if 0 < i < len(args) - 1 and not names_faces(w, rules)
+                     and close_command(w, ("new",))), None)
+        if typo is not None:  # 'keep CC nwe PPBJ': the word between the dice is 'new' mistyped
+            typed = " ".join(["keep", *args[:typo], "new", *args[typo + 1:]])
+            raise KeptGameError(f"{shorten(args[typo])} is neither dice nor 'new'; did you mean {shorten(typed)}? "
+                                "(keep KEPT new NEW: the dice kept, then the new dice)")
         if len(args) == 2 and not any(_is_face_name(w, rules) for w in args):
             return self._reroll_with(args[0], args[1])
         if args:
@@ -714,10 +733,8 @@ class Session:
                     raise KeptGameError("the game file changed meanwhile; nothing undone ('undo' again)")
                 return undo(t, count)
 
-            self._update(change)
-            head = "Undone: the stop taken back." if count == 1 else \
-                f"Undone: the stop taken back.\nUndone: {count - 1} action{'s' if count != 2 else ''} taken back."
-            return head + "\n" + self._after_change()
+            before, _ = self._update(change)
+            return undone_line(before, count) + "\n" + self._after_change()
         pending = "the hold" if self.hold_typed(kept) is not None else ""
         if pending and count >= 1:
             if count > 1:
@@ -751,11 +768,10 @@ class Session:
         undone = before.actions - after.actions
         if self.in_full:
             lines = told_once(describe(before, after), after) if after.actions > before.actions else \
-                [f"Undone: {undone} action{'s' if undone != 1 else ''} taken back."]
+                [undone_line(before, undone)]
             lines[1:1] = noted or []
             return "\n".join(lines) + "\n" + self.full_advice().rstrip("\n")
-        done = happened(before, after) if after.actions > before.actions else \
-            f"Undone: {undone} action{'s' if undone != 1 else ''} taken back."
+        done = happened(before, after) if after.actions > before.actions else undone_line(before, undone)
         return self.screen("\n".join([done, *(noted or [])]))
 
     def _after_change(self) -> str:
@@ -816,6 +832,10 @@ def _is_face_name(word: str, rules: Ruleset) -> bool:
     return sum(parse_dice(word, rules, count=-1)) == 1
 
 
+#: The prompt's commands that record an action other than an undo (refused once the game is over, D18).
+_ACTING = frozenset({"stop", "keep", "hold", "reroll", "roll", "mark", "told", "fail"})
+
+
 #: The prompt's commands that take no words after them (a word more is refused, not ignored).
 WORDLESS = frozenset({"quit", "exit", "q", "help", "?", "h", "status", "advise", "stop"})
 
@@ -829,8 +849,28 @@ def _count(args: list[str]) -> int:
     return undo_count(" ".join(args), PROMPT) if args else 1
 
 
-def _neither(word: str, error: DiceError) -> KeptGameError:
+#: The words the prompt takes first (:meth:`Session._run`), for a mistyped one's suggestion
+#: (:func:`close_command`).
+COMMAND_WORDS = ("roll", "keep", "hold", "new", "reroll", "stop", "mark", "told", "fail", "undo", "status",
+                 "advise", "help", "quit", "exit")
+
+
+def close_command(word: str, words: tuple[str, ...] = COMMAND_WORDS) -> str | None:
+    """The command word ``word`` is likely a typo of (:func:`difflib.get_close_matches` at 0.6,
+    as the step commands' ``play rol``), else ``None``."""
+    close = difflib.get_close_matches(word.lower(), words, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _neither(word: str, error: DiceError, line: str = "") -> KeptGameError:
     """The one message for a word typed at the prompt that is neither a command nor dice (at the
-    roll, D6, and after a re-roll alike): the word as typed and why it is not dice (``error``,
-    which names the bad face)."""
+    roll, D6, and after a re-roll alike): the word as typed, and the line with the command word
+    it is close to (``makr r1c1``: did you mean 'mark r1c1'?, :func:`close_command`), else why
+    it is not dice (``error``, which names the bad face)."""
+    close = close_command(word) if word.isascii() else None
+    if close is not None and close != "new":
+        words = line.split()
+        typed = " ".join([close, *words[1:]]) if words and words[0] == word else close
+        return KeptGameError(f"{shorten(word)} is neither a command nor dice; did you mean {shorten(typed, 60)}? "
+                             "(help lists the commands)")
     return KeptGameError(f"{shorten(word)} is neither a command (help lists them) nor dice: {error}")
