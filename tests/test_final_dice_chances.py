@@ -63,3 +63,91 @@ def test_final_dice_show_every_seat_as_after_the_advised_marking(tmp_path: Path)
     assert sum(Fraction(c) for c, _ in before) == 1
     cli("play", "mark", path, "best", "--objective", "win")
     assert _chances(path) == before
+
+
+# --- exact only when certain: the others' flags against every choice of the final dice ---------
+
+
+def _kingmaker():
+    """The breaker's position (small-3x4, A, B, C; A first): C to mark final dice AAAACJ after B's
+    told r1c3; C cannot win with any marking (its figure an exact 0), and which marking it makes
+    decides between A and B."""
+    from shelfie_solver.dice.board import load_board, parse_marks
+    from shelfie_solver.dice.game.events import GameState, Roll, Start, Stop, UncheckedMark
+    from shelfie_solver.dice.play.gamefile import KeptGame, act
+    from shelfie_solver.dice.rolls import parse_dice
+    from shelfie_solver.dice.rules import DEFAULT_RULES
+
+    board = load_board(EXAMPLES / "boards" / "small-3x4.toml", DEFAULT_RULES)
+    texts = (".x../ox.o/.xoo", "oo../.oox/.ooo", "oxoo/.xo./.x.x")
+    sheets = tuple(parse_marks(t, board) for t in texts)
+    kept = KeptGame(board, DEFAULT_RULES, ("A", "B", "C"), (Start(3, 0, texts),),
+                    GameState(board, DEFAULT_RULES, sheets, 1, 0, 4, False))
+    kept = act(kept, (UncheckedMark(1, (2,)),))
+    kept = act(kept, (Roll(2, parse_dice("AAAACJ", DEFAULT_RULES), 2),))
+    return act(kept, (Stop(2),))
+
+
+def _after_every_choice(kept):
+    """``table_chances`` right after each legal marking of the final dice (else each shelf given up)."""
+    from shelfie_solver.dice.game.events import Fail, Mark, legal_sets
+    from shelfie_solver.dice.play.gamefile import act
+    from shelfie_solver.dice.play.report import table_chances
+    from shelfie_solver.dice.sheet_rules import failed_result_shelves
+
+    seat = kept.active
+    cells = legal_sets(kept.dice, kept.board, kept.state.marks, kept.rules).all_cells()
+    choices = [(Mark(seat, c),) for c in cells] or [
+        (Fail(seat, shelf, lost),) for shelf, lost in failed_result_shelves(kept.board, kept.state.marks).items()]
+    return [table_chances(act(kept, choice)) for choice in choices]
+
+
+def _assert_exact_only_when_certain(kept) -> int:
+    """Every seat but the mover shown exact at final dice has that figure after every choice (the
+    mover's own exact figure is its best choice's, the advice's); returns the exact others seen."""
+    from shelfie_solver.dice.play.report import table_chances
+
+    shown = table_chances(kept)
+    afters = _after_every_choice(kept)
+    exact_others = [j for j, (_, flag) in enumerate(shown) if flag and j != kept.active]
+    for j in exact_others:
+        if shown[kept.active] == (1, True):
+            continue  # the mover wins whatever the others do, by its best choice
+        assert all(after[j] == shown[j] for after in afters), (j, shown, afters)
+    return len(exact_others)
+
+
+def test_a_mover_out_of_the_game_makes_no_other_figure_exact() -> None:
+    from shelfie_solver.dice.play.report import table_chances
+
+    kept = _kingmaker()
+    afters = _after_every_choice(kept)
+    # the brute force: C's markings leave B different figures, so B's is not certain
+    assert len({after[1] for after in afters}) > 1
+    shown = table_chances(kept)
+    assert shown[2] == (0, True)  # C out
+    assert not shown[0][1] and not shown[1][1]  # was B 100% (exact), the advised marking's alone
+    _assert_exact_only_when_certain(kept)
+
+
+def test_final_dice_exact_figures_hold_for_every_choice_in_played_games(tmp_path: Path) -> None:
+    """Seeded 3- and 4-player games on tiny boards (``simulate --save``), every final-dice position."""
+    import json
+
+    from shelfie_solver.dice.game.record import saved_game_parts
+    from shelfie_solver.dice.play.gamefile import act, split_actions, start_kept_game
+
+    checked = exact_others = 0
+    for board, players, seed in (("tiny-2x3", "win,win,win", 5), ("tiny-3x2", "win,random,win,random", 6)):
+        saved = tmp_path / f"{board}.jsonl"
+        cli("simulate", "--players", players, "--games", "8", "--seed", str(seed), "--jobs", "1", "--save", str(saved),
+            "--board", str(EXAMPLES / "boards" / f"{board}.toml"))
+        for line in saved.read_text().splitlines():
+            rules, played_on, names, events = saved_game_parts(json.loads(line))
+            kept = start_kept_game(played_on, rules, tuple(f"P{i}" for i in range(len(names))), events[0].first)
+            for _, action in split_actions(events):
+                if kept.dice is not None and (kept.stopped or not kept.rerolls_left) and kept.over is None:
+                    exact_others += _assert_exact_only_when_certain(kept)
+                    checked += 1
+                kept = act(kept, action)
+    assert checked > 40 and exact_others > 0, (checked, exact_others)

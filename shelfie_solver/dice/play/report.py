@@ -334,7 +334,9 @@ def _table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
         return decided
     advised = _advised_end(kept)
     if advised is not None:  # final dice, 3+ players: every seat as right after the advised choice
-        return _table_chances(advised)
+        after = _certain_only(kept, _table_chances(advised))
+        if after is not None:
+            return after
     within = kept.dice is not None
     start = after_turn_chances(*kept.last_turn, kept.state) \
         if kept.last_turn is not None and (not within or len(kept.players) > 2) else None
@@ -371,6 +373,61 @@ def _advised_end(kept: KeptGame) -> KeptGame | None:
     else:
         return None
     return act(kept, action)
+
+
+def _certain_only(kept: KeptGame, after: list[tuple[Fraction, bool]]) -> list[tuple[Fraction, bool]] | None:
+    """The figures ``after`` the advised choice (:func:`_advised_end`) with only what is certain
+    marked exact: another seat's exact figure there holds only under that choice, so it stays
+    exact where every choice the final dice allow (each marking, or each shelf to give up, D13)
+    leaves the same settled shares (the game over, or every final score known: D18, D20), or
+    where the mover's own figure is an exact 1 (it wins whatever the others do; every figure
+    assumes its best play); else the others' flags are dropped (model figures). Where the mover
+    is out (its figure an exact 0: every choice is alike to it) and the choices leave different
+    outcomes, the figures of the advised one are one pick among equals: ``None`` (the turn's
+    start ratios apply instead, :func:`chances.within_turn_chances`)."""
+    seat = kept.state.active
+    mine, mine_exact = after[seat]
+    others_exact = any(flag for j, (_, flag) in enumerate(after) if j != seat)
+    if (mine_exact and mine == 1) or not (others_exact or (mine_exact and mine == 0)):
+        return after
+    if _every_choice_settles_alike(kept):
+        return after
+    if mine_exact and mine == 0:
+        return None
+    return [(chance, flag and j == seat) for j, (chance, flag) in enumerate(after)]
+
+
+def _every_choice_settles_alike(kept: KeptGame) -> bool:
+    """Whether every choice of the final dice (each legal marking, else each shelf that may be
+    given up, D13) leaves the game over or decided (:func:`chances.decided_chances`) with the
+    same shares for every seat (D18, D20)."""
+    from shelfie_solver.dice.game.events import legal_sets
+    from shelfie_solver.dice.play.chances import decided_chances
+    from shelfie_solver.dice.play.gamefile import act
+    from shelfie_solver.dice.sheet_rules import failed_result_shelves
+    from shelfie_solver.dice.win_chance import share
+
+    assert kept.dice is not None
+    board, marks, seat = kept.board, kept.state.marks, kept.active
+    legal = legal_sets(kept.dice, board, marks, kept.rules)
+    choices: list[tuple[Mark | Fail]] = [(Mark(seat, cells),) for cells in legal.all_cells()]
+    if not choices:
+        choices = [(Fail(seat, shelf, cells),) for shelf, cells in failed_result_shelves(board, marks).items()]
+    seen: set[tuple[Fraction, ...]] = set()
+    for choice in choices:
+        now = act(kept, choice)
+        if now.over is not None:
+            final = now.over.scores
+            shares = tuple(share(s, [t for j, t in enumerate(final) if j != k]) for k, s in enumerate(final))
+        else:
+            decided = decided_chances(now.state)
+            if decided is None:
+                return False
+            shares = tuple(chance for chance, _ in decided)
+        seen.add(shares)
+        if len(seen) > 1:
+            return False
+    return True
 
 
 def _step_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
