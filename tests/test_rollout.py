@@ -435,3 +435,19 @@ def test_a_sure_choice_reads_as_the_tables_read_a_certainty(tmp_path, last_turn_
         assert (mine, span, other) == expected[truth] and advice == {0: "0%", 1: "100%"}.get(truth, advice)
     assert "0.0%" not in result.stdout and "100.0%" not in result.stdout
     assert "0% and 100%: won none or all of the 20 games played: an estimate, not a\n  certainty" in result.stdout
+
+
+def test_without_numba_the_rollout_says_why_it_is_slow(tmp_path, last_turn_one_reroll, monkeypatch):
+    """The README's first install has no [fast] extra: the play-outs then run on the numpy path,
+    and a note on standard error says so and how to install it (standard output unchanged)."""
+    import shelfie_solver.cli.rollout as command
+
+    kept, _ = last_turn_one_reroll
+    args = ["rollout", _write(tmp_path, kept), "--games", "10", "--seed", "1", "--top", "1", "--policy", "greedy"]
+    with_numba = CliRunner().invoke(main, args)
+    monkeypatch.setattr(command, "import_numba", lambda: None)
+    without = CliRunner().invoke(main, args)
+    assert with_numba.exit_code == without.exit_code == 0
+    assert "numba" not in with_numba.stderr
+    assert "numba (the [fast] extra) is not installed" in without.stderr and "pip install '.[fast]'" in without.stderr
+    assert without.stdout == with_numba.stdout

@@ -9,10 +9,17 @@ from shelfie_solver.cli.options import WholeNumber
 
 from shelfie_solver.cli.options import (format_option, jobs_option, prepare_run, refuse_win_model, scheduler_option,
                                         seed_option, win_model_option, win_model_path)
+from shelfie_solver.core.compiled import import_numba
 from shelfie_solver.core.progress import progress_bar
 from shelfie_solver.core.report import TABLE_WIDTH, render
 from shelfie_solver.dice.rollout.run import DEFAULT_POLICY, MAX_ROLLOUT_GAMES
 from shelfie_solver.dice.strategies import STRATEGIES
+
+
+#: Written to standard error when numba (the ``[fast]`` extra) is missing: the play-outs then run
+#: on the numpy path, many times slower (docs/rollout.md, "Speed").
+NO_NUMBA_NOTE = ("note: numba (the [fast] extra) is not installed, so the play-outs run on the numpy path, "
+                 "many times slower; install it with pip install '.[fast]' in the clone (docs/rollout.md, \"Speed\")")
 
 
 @click.command("rollout", short_help="Play the rest of a game out many times: the chance to win of each choice.")
@@ -60,6 +67,8 @@ def rollout_command(game: str, policy: str, games: int, top: int, early_stop: bo
             advice_objective_name(policies[kept.active]).lower() not in ("win", "win-model"):
         refuse_win_model(f"no seat plays {', '.join(WIN_MODEL_STRATEGIES)} and the advice is not the chance to win")
     seed, workers = prepare_run(None, seed, jobs, scheduler)
+    if import_numba() is None:  # the README's first install has no [fast]: say why it is slow
+        click.echo(NO_NUMBA_NOTE, err=True)
     with progress_bar("Rolling out", games) as bar:
         result = rollout(kept, policies, games, seed, top, workers, scheduler, early_stop,
                          progress=bar.advance if bar else None, win_model=win_model_path())
