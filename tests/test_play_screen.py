@@ -185,7 +185,8 @@ def test_an_undo_made_meanwhile_is_told_and_nothing_is_written(tmp_path: Path):
     GameServer(game).write("roll", {"revision": len(read_kept_game(game).events), "dice": "AAAAAA"})
     before = Path(game).read_bytes()
     out = " ".join(session.handle("mark r1c1").split())  # lines wrapped at 80 columns joined again
-    assert out.startswith("Meanwhile the page or another terminal changed the game: 1 action taken back. "
+    # what was taken back is named (the roll typed above), then what was done since
+    assert out.startswith("Meanwhile the page or another terminal changed the game: took back Ann's roll PGBBCC. "
                           "Ann rolled AAAAAA (2 re-rolls left).")
     assert Path(game).read_bytes() == before
     assert session.prompt() == "Ann AAAAAA/2> "

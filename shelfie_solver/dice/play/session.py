@@ -803,7 +803,7 @@ def changes_between(old: KeptGame, new: KeptGame) -> str:
         common += 1
     back = sum(1 for i, action in split_actions(old.events) if i + len(action) > common)
     base = undo(old, back) if back else old
-    said = [f"{back} action{'s' if back != 1 else ''} taken back."] if back else []
+    said = [f"took back {undone_line(old, back).removeprefix('Undone: ')}"] if back else []  # named
     if new.events[:len(base.events)] == base.events and len(new.events) > len(base.events):
         said.append(happened(base, new) or f"{len(new.events) - len(base.events)} events recorded.")
     return " ".join(said) or "the same events written again."
