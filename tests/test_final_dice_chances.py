@@ -137,7 +137,9 @@ def test_final_dice_exact_figures_hold_for_every_choice_in_played_games(tmp_path
     from shelfie_solver.dice.game.record import saved_game_parts
     from shelfie_solver.dice.play.gamefile import act, split_actions, start_kept_game
 
-    checked = exact_others = 0
+    from shelfie_solver.dice.play.report import _advised_end, status_chance_texts, table_chances
+
+    checked = exact_others = same_texts = 0
     for board, players, seed in (("tiny-2x3", "win,win,win", 5), ("tiny-3x2", "win,random,win,random", 6)):
         saved = tmp_path / f"{board}.jsonl"
         cli("simulate", "--players", players, "--games", "8", "--seed", str(seed), "--jobs", "1", "--save", str(saved),
@@ -149,5 +151,10 @@ def test_final_dice_exact_figures_hold_for_every_choice_in_played_games(tmp_path
                 if kept.dice is not None and (kept.stopped or not kept.rerolls_left) and kept.over is None:
                     exact_others += _assert_exact_only_when_certain(kept)
                     checked += 1
+                    # where the figures are the advised choice's, so is the text (the seats rounded alone too)
+                    advised = _advised_end(kept)
+                    if advised is not None and table_chances(kept) == table_chances(advised):
+                        assert status_chance_texts(kept) == status_chance_texts(advised)
+                        same_texts += 1
                 kept = act(kept, action)
-    assert checked > 40 and exact_others > 0, (checked, exact_others)
+    assert checked > 40 and exact_others > 0 and same_texts > 20, (checked, exact_others, same_texts)

@@ -450,10 +450,15 @@ def shown_elsewhere(kept: KeptGame) -> tuple[int, ...]:
     """The seats whose chance in :func:`table_chances` another screen shows on its own, so that
     ``play status`` prints them as that screen does (:func:`advise.words.chance_cells`'
     ``pinned``): the seat about to roll or rolling (its advice's value) and, at a turn's start,
-    the player of the turn that just ended (the value its advice gave the choice made). None
-    once the game is over (the shares of victory)."""
+    the player of the turn that just ended (the value its advice gave the choice made); with
+    final dice, where the figures are those right after the advised choice (:func:`_advised_end`),
+    the seats pinned there, so that both print the same texts. None once the game is over (the
+    shares of victory)."""
     if kept.over is not None:
         return ()
+    advised = _advised_end(kept)
+    if advised is not None and table_chances(kept) == table_chances(advised):  # final dice: as after the choice
+        return shown_elsewhere(advised)
     seats = [kept.state.active]
     if kept.dice is None and kept.last_turn is not None and kept.last_turn[0].active != kept.state.active:
         seats.insert(0, kept.last_turn[0].active)
