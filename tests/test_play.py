@@ -205,8 +205,11 @@ def test_hand_edited_file_names_the_first_bad_event(midgame: str):
 
 def test_new_refuses_an_existing_file_and_bad_players(tmp_path: Path, midgame: str):
     before = Path(midgame).read_bytes()
-    assert_one_line_error(play("new", midgame, "--players", "a,b"), "exists already")
+    line = assert_one_line_error(play("new", midgame, "--players", "a,b"), "exists already")
     assert Path(midgame).read_bytes() == before
+    # it names how to go on with that game, and the command runs
+    assert f"play status {midgame}" in line
+    assert play("status", midgame).exit_code == 0
     assert_one_line_error(play("new", str(tmp_path / "n.json"), "--players", "a,b,c,d,e"), "1 to 4")
     assert_one_line_error(play("new", str(tmp_path / "n.json"), "--players", "a,A"), "must differ")
     assert not (tmp_path / "n.json").exists()

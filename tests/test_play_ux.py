@@ -234,6 +234,21 @@ def test_the_joker_limit_is_said_where_the_jokers_do_not_add_up(tmp_path: Path):
     assert "D11a" not in line
 
 
+
+def test_a_joker_alone_is_said_for_an_item_of_one_die(tmp_path: Path):
+    """PGBBJJ: no cat die. r1c1 (1 cat) would take one Joker by D11a's count, but a Joker never
+    forms a group alone (D11b): refused naming D11b (it used to say only 'D8-D14'); r1c2 (2 cats)
+    may hold 1 Joker and needs 1 cat more: D11a as before."""
+    game = new_game(tmp_path)
+    ok("play", "roll", game, "PGBBJJ")
+    line = assert_one_line_error(run("play", "mark", game, "r1c1"), "the items need 1 cat die",
+                                 "a Joker never forms a group alone", "D11b")
+    assert "D8-D14" not in line
+    line = assert_one_line_error(run("play", "mark", game, "r1c2"), "the items need 2 cat dice",
+                                 "of which only 1 can stand in", "D11a")
+    assert "D11b" not in line
+
+
 # --- 5. cosmetics ----------------------------------------------------------------------------
 
 

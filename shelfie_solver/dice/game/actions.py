@@ -244,7 +244,7 @@ def why_not_legal(cells: tuple[int, ...], dice: Counts, board: Board, marks: Mar
     items than a turn marks (D9), an item not available (D4), more than one item when every die
     is a Joker (D12: any one item), or a face the items need more of
     than the dice show, Jokers counted as they may stand in (D8, D11a: ``jokers_per_group`` per
-    item, never more than are showing); else None (the rule of the combinations, D10-D14, is
+    item, never more than are showing; D11b: none in an item of 1 die, a Joker never alone); else None (the rule of the combinations, D10-D14, is
     for the legal list to show)."""
     unmarkable = why_not_markable(cells, board, marks, rules)
     if unmarkable is not None:
@@ -253,21 +253,30 @@ def why_not_legal(cells: tuple[int, ...], dice: Counts, board: Board, marks: Mar
         return f"{len(cells)} items: every die a Joker marks any one available item, D12"
     need: dict[int, int] = {}
     groups: dict[int, int] = {}
+    caps: dict[int, int] = {}  # the Jokers each face's items may hold: joker_cap per group (D11a, D11b)
+    alone = 0  # items of one die, which no Joker may mark (D11b)
     for c in cells:
         faces = board.faces_of(c)
         if len(faces) != 1:  # a shelf of several faces: which face each item takes is the list's
             return None
         need[faces[0]] = need.get(faces[0], 0) + board.need(c)
         groups[faces[0]] = groups.get(faces[0], 0) + 1
+        caps[faces[0]] = caps.get(faces[0], 0) + rules.joker_cap(board.need(c))
+        alone += rules.joker_cap(board.need(c)) < min(rules.jokers_per_group, board.need(c))
     joker = rules.joker_index
     jokers = dice[joker] if joker is not None else 0
     for face, count in need.items():
-        stand_in = min(jokers, rules.jokers_per_group * groups[face])
+        stand_in = min(jokers, caps[face])
         if count > dice[face] + stand_in:
             name = rules.sides[face].name
             showing = f"{dice[face]}" + (f" and {jokers} joker{'s' if jokers != 1 else ''}" if jokers else "")
             ids = "D8"
-            if stand_in < jokers:  # more Jokers showing than may stand in: why they do not add up (D11a)
+            if stand_in < jokers and alone and stand_in < min(jokers, rules.jokers_per_group * groups[face]):
+                # a Joker never forms a group alone: a 1-die item takes a matching die (D11b)
+                showing += (f", and a Joker never forms a group alone: an item of 1 die needs a "
+                            f"{name} die")
+                ids = "D8, D11b"
+            elif stand_in < jokers:  # more Jokers showing than may stand in: why they do not add up (D11a)
                 per, items = rules.jokers_per_group, groups[face]
                 showing += (f", of which only {stand_in} can stand in: at most {per} Joker per group, and "
                             f"{items} item{' is' if items == 1 else 's are'} {items} group{'s' if items != 1 else ''}")

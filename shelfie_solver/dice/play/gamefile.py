@@ -439,7 +439,8 @@ def create_file(path: str, kept: KeptGame) -> None:
         KeptGameError: the file exists or cannot be written.
     """
     if os.path.lexists(path):
-        raise KeptGameError(f"{path} exists already; choose a new file name for a new game")
+        raise KeptGameError(f"{path} exists already; choose a new file name for a new game, or go on with that "
+                            "one: play status GAME shows where it stands")
     try:
         create_text(path, game_file_text(kept, path))  # never replaces a file made meanwhile (two `play new`)
     except FileWriteError as error:
