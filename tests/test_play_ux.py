@@ -100,6 +100,30 @@ def test_the_page_s_undo_names_the_action_taken_back(tmp_path: Path):
     assert undone["done"] == ["Undone: Ann's roll PPBCCJ."]
 
 
+
+def test_a_stop_says_how_to_take_it_back_where_it_was_made(tmp_path: Path):
+    """The stop's line named the prompt's 'undo' everywhere: the step names its command (which
+    runs), the page its button."""
+    pytest.importorskip("starlette")
+    pytest.importorskip("httpx2")
+    from starlette.testclient import TestClient
+
+    from shelfie_solver.web.api import GameServer
+    from shelfie_solver.web.app import create_app
+
+    game = new_game(tmp_path)
+    ok("play", "roll", game, "PGCJJJ")
+    out = " ".join(ok("play", "stop", game).split())  # lines wrapped at 80 columns joined again
+    assert f"(to take the stop back: play undo {shlex.quote(game)} 1)" in out
+    assert "'undo'" not in out
+    ok("play", "undo", game, "1")
+    assert not read_kept_game(game).stopped
+    client = TestClient(create_app(GameServer(game)))
+    revision = len(read_kept_game(game).events)
+    assert client.post("/api/stop", json={"revision": revision}).json()["done"][0].endswith(
+        "(to take the stop back: tap Undo).")
+
+
 # --- 2. a mistyped prompt command ------------------------------------------------------------
 
 

@@ -190,10 +190,12 @@ def _acting_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _shown(before: KeptGame | None, after: KeptGame, objective: str, top: int, fmt: str,
-           noted: list[str] | None = None) -> str:
+           noted: list[str] | None = None, game: str = "GAME") -> str:
     """What the action did (``noted``, lines about it, after its first line), then the advice of
-    the next step (or the final table), rendered."""
-    done = describe(before, after) if before is not None else []
+    the next step (or the final table), rendered; ``game``: the file, as the commands it names
+    say it."""
+    unstop = _with_game_named(STEP.unstop, game)
+    done = describe(before, after, unstop) if before is not None else []
     done[1:1] = noted or []
     report = action_report(after, objective, done, None if fmt == "json" else top)
     if len(after.players) > 1:
@@ -274,7 +276,7 @@ def _step(path: str, player: str | None, make: Callable[[KeptGame], Action], obj
         check_player(kept, player)
         objective_for(objective, kept.state)  # a bad --objective is refused before anything is written
         after = act(kept, make(kept))
-        shown.append(_shown(kept, after, objective, top, fmt, note(kept) if note is not None else None))
+        shown.append(_shown(kept, after, objective, top, fmt, note(kept) if note is not None else None, path))
         done.append(after)
         return after
 

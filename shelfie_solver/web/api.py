@@ -421,7 +421,7 @@ class GameServer:
             check_player(kept, player)
             after = step(kept)
             if after.actions >= kept.actions:
-                done = describe(kept, after)
+                done = describe(kept, after, PAGE.unstop)
             else:
                 done = [undone_line(kept, kept.actions - after.actions)]
             answer = self.state(after, done)

@@ -181,8 +181,10 @@ def turn_data(kept: KeptGame) -> dict[str, Any]:
             "end_triggered": state.end_triggered or kept.over is not None, "over": kept.over is not None}
 
 
-def describe(before: KeptGame, after: KeptGame) -> list[str]:
-    """One line per event ``after`` added to ``before`` (what an action did), D-ids cited."""
+def describe(before: KeptGame, after: KeptGame, unstop: str = "'undo'") -> list[str]:
+    """One line per event ``after`` added to ``before`` (what an action did), D-ids cited;
+    ``unstop``: the words that take a stop back where it was typed (``reading.Forms.unstop``: the
+    prompt's ``'undo'``, the step's ``play undo GAME 1``, the page's ``tap Undo``)."""
     board, rules, names = after.board, after.rules, after.players
     lines = []
     added = after.events[len(before.events):]
@@ -203,7 +205,7 @@ def describe(before: KeptGame, after: KeptGame) -> list[str]:
         elif isinstance(event, Stop):
             dice = dice_codes(before.dice, rules) if before.dice is not None else ""
             lines.append(f"{names[event.player]} stops with {dice} (D7): the dice are final, a re-roll is refused "
-                         "('undo' takes the stop back).")
+                         f"(to take the stop back: {unstop}).")
         elif isinstance(event, Mark):
             lines.append(f"{names[event.player]} marked {_cells(board, event.cells)}.")
         elif isinstance(event, UncheckedMark):
