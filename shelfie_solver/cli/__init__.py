@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from shelfie_solver import __version__
-from shelfie_solver.core.errors import ShelfieError, error_line
+from shelfie_solver.core.errors import ShelfieError, close_word, error_line
 
 if TYPE_CHECKING:
     from shelfie_solver.core.parallel import Interrupted
@@ -62,14 +62,12 @@ class ShelfieGroup(click.Group):
 
     def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
         """Click's resolution, and for a name that is no command the close one (``advice``: did
-        you mean 'advise'?, :func:`difflib.get_close_matches` at 0.6 as ``play rol``)."""
+        you mean 'advise'?, :func:`core.errors.close_word`, as ``play rol``)."""
         name = click.utils.make_str(args[0]) if args else ""
         if args and name not in COMMANDS and not ctx.resilient_parsing and not name.startswith("-"):
-            import difflib  # only for a name that is no command: not on advise's start-up path
-
-            close = difflib.get_close_matches(name.lower(), sorted(COMMANDS), n=1, cutoff=0.6)
+            close = close_word(name, sorted(COMMANDS))
             if close:
-                ctx.fail(f"No such command {name!r}; did you mean {close[0]!r}?")
+                ctx.fail(f"No such command {name!r}; did you mean {close!r}?")
         return super().resolve_command(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:  # noqa: D102 - see class docstring

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import functools
 import os
 import re
@@ -16,7 +15,7 @@ from typing import Any
 import click
 
 from shelfie_solver.dice.objective_names import OBJECTIVE_NAMES
-from shelfie_solver.core.errors import ShelfieError, shorten
+from shelfie_solver.core.errors import ShelfieError, close_word, shorten
 from shelfie_solver.core.report import TABLE_WIDTH, printable, render
 from shelfie_solver.dice.play.session import (
     Session,
@@ -96,9 +95,9 @@ class PlayGroup(click.Group):
         steps = self._steps(ctx)
         first = args[0]
         if not os.path.exists(first):
-            close = difflib.get_close_matches(first.lower(), steps, n=1, cutoff=0.6)
+            close = close_word(first, steps)
             if close:
-                raise click.UsageError(f"no such step or game file {first!r}; did you mean {close[0]!r}? "
+                raise click.UsageError(f"no such step or game file {first!r}; did you mean {close!r}? "
                                        f"(steps: {', '.join(steps)})", ctx)
         options = [param for param in self.commands["session"].params if isinstance(param, click.Option)]
         with_value = {name for param in options if not param.is_flag for name in param.opts}

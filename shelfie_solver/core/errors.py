@@ -8,12 +8,24 @@ code 2.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 
 def shorten(text: str, limit: int = 60) -> str:
     """The user's input as quoted in an error message: ``repr``, cut to ``limit`` characters
     with an ellipsis, so a 5000-character argument does not flood the one-line message."""
     return repr(text) if len(text) <= limit else repr(text[:limit]) + "…"
+
+
+def close_word(word: str, words: Iterable[str]) -> str | None:
+    """The one of ``words`` that ``word`` (lowercased) is likely a typo of, for a refusal's "did
+    you mean": :func:`difflib.get_close_matches` at a ratio of 0.6 (``rol`` -> ``roll``, ``advice``
+    -> ``advise``), else ``None``. The one home of that rule for every command, step, prompt word
+    and objective name. (difflib is imported here, on a refusal's path only: not on start-up.)"""
+    import difflib
+
+    close = difflib.get_close_matches(word.lower(), list(words), n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 #: Longest error line shown (a hand-edited game file can name 100,000 items in one event).

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from shelfie_solver.core.errors import shorten
+from shelfie_solver.core.errors import close_word, shorten
 from shelfie_solver.dice.board import Board
 from shelfie_solver.dice.errors import ObjectiveError
 from shelfie_solver.dice.objectives import CellTarget, MarkCount, Objective, Points, Safe, Strategic, Tie
@@ -57,14 +57,13 @@ def is_named(name: str) -> bool:
 
 def unknown_objective(text: str) -> ObjectiveError:
     """The one-line refusal of a name that is no objective (:func:`parse_objective`)."""
-    import difflib
-
     word = text.strip().lower()
-    close = difflib.get_close_matches(word, _PLAIN_NAMES, n=1, cutoff=0.6)
-    if not close and ":" in word:  # 'cel:r1c1': the prefix mistyped, the part after it as given
+    close = close_word(word, _PLAIN_NAMES)
+    if close is None and ":" in word:  # 'cel:r1c1': the prefix mistyped, the part after it as given
         head, tail = text.strip().split(":", 1)
-        close = [p + tail for p in difflib.get_close_matches(head.lower() + ":", _PREFIXES, n=1, cutoff=0.6)]
-    hint = f" (did you mean {close[0]!r}?)" if close and word.isascii() else ""
+        prefix = close_word(head + ":", _PREFIXES)
+        close = prefix + tail if prefix is not None else None
+    hint = f" (did you mean {close!r}?)" if close and word.isascii() else ""
     return ObjectiveError(f"unknown objective {shorten(text)}{hint}; expected one of {', '.join(OBJECTIVE_NAMES)}")
 
 

@@ -9,7 +9,6 @@ show, so a terminal loop — or later a web page — only moves text in and out.
 
 from __future__ import annotations
 
-import difflib
 import re
 import shlex
 from collections.abc import Callable
@@ -17,7 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from shelfie_solver.dice.advise.advice import advise
 from shelfie_solver.dice.rolls import Counts, dice_codes, names_faces, parse_dice
-from shelfie_solver.core.errors import ShelfieError, error_line, shorten
+from shelfie_solver.core.errors import ShelfieError, close_word, error_line, shorten
 from shelfie_solver.dice.errors import DiceError
 from shelfie_solver.dice.game.actions import must_mark
 from shelfie_solver.dice.sheet_rules import failed_result_shelves
@@ -856,10 +855,9 @@ COMMAND_WORDS = ("roll", "keep", "hold", "new", "reroll", "stop", "mark", "told"
 
 
 def close_command(word: str, words: tuple[str, ...] = COMMAND_WORDS) -> str | None:
-    """The command word ``word`` is likely a typo of (:func:`difflib.get_close_matches` at 0.6,
-    as the step commands' ``play rol``), else ``None``."""
-    close = difflib.get_close_matches(word.lower(), words, n=1, cutoff=0.6)
-    return close[0] if close else None
+    """The prompt's command word (of ``words``) that ``word`` is likely a typo of
+    (:func:`core.errors.close_word`, as the step commands' ``play rol``), else ``None``."""
+    return close_word(word, words)
 
 
 def _neither(word: str, error: DiceError, line: str = "") -> KeptGameError:
