@@ -1754,13 +1754,7 @@ def _least_ceiling(state: StateArrays, sheets: tuple[Marks, ...], seat: int) -> 
     ``combinations_per_turn`` items short and every one available, blocked at once: blocks only
     take items away), so that no marking scoring at most this puts every opponent out
     (:func:`blocks_put_out`); with no line that near, the ceiling as it stands."""
-    board, rules = state.board, state.rules
-    member = board.line_matrix
-    sizes = member.sum(axis=0)
-    before = sheets[seat].bit_arrays()[0] @ member
-    near = np.flatnonzero((before < sizes) & (before + state.line_totals[1] == sizes)
-                          & (sizes - before <= rules.combinations_per_turn))
-    return _best_ceiling(board, rules, sheets, seat, near.tolist())
+    return _best_ceiling(state.board, state.rules, sheets, seat, _near_lines(state).tolist())
 
 
 def _put_out_into(found: tuple[Any, ...], worth: np.ndarray) -> None:

@@ -29,6 +29,7 @@ from shelfie_solver.core.report import Report, cut_to_width, decimal, display_wi
 from shelfie_solver.dice.advise.words import chance_cell, chance_cells, hold_words
 from shelfie_solver.dice.advise.report import advice_report
 from shelfie_solver.dice.rules import Ruleset
+from shelfie_solver.dice.sheet_rules import failed_result_shelves
 from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE, KeptGame, objective_for, split_actions, warnings
 from shelfie_solver.dice.objective_names import own_table_line
 
@@ -370,8 +371,7 @@ def _advised_end(kept: KeptGame) -> KeptGame | None:
         action: tuple[Mark | Fail] = (Mark(kept.active, advice.markings[0].marking.cells),)
     elif advice.failed:
         shelf = advice.failed[0].shelf
-        lost = tuple(c for c in kept.board.lines[shelf] if kept.state.marks.is_available(c))
-        action = (Fail(kept.active, shelf, lost),)
+        action = (Fail(kept.active, shelf, failed_result_shelves(kept.board, kept.state.marks)[shelf]),)
     else:
         return None
     return act(kept, action)
@@ -406,7 +406,6 @@ def _every_choice_settles_alike(kept: KeptGame) -> bool:
     from shelfie_solver.dice.game.events import legal_sets
     from shelfie_solver.dice.play.chances import decided_chances
     from shelfie_solver.dice.play.gamefile import act
-    from shelfie_solver.dice.sheet_rules import failed_result_shelves
     from shelfie_solver.dice.win_chance import share
 
     assert kept.dice is not None
