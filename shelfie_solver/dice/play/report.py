@@ -315,7 +315,15 @@ def _chances_under(kept: KeptGame, model: object) -> tuple[tuple[Fraction, bool]
     use, :func:`win_model.win_model_in_use`)."""
     from shelfie_solver.dice.play.chances import model_floor
 
-    return tuple(model_floor(_table_chances(kept)))
+    return tuple(model_floor(list(_raw_chances_under(kept, model))))
+
+
+@lru_cache(maxsize=8)
+def _raw_chances_under(kept: KeptGame, model: object) -> tuple[tuple[Fraction, bool], ...]:
+    """:func:`_table_chances` of ``kept`` under ``model`` (as :func:`_chances_under`), before the
+    model's floor: kept, so that the game after the advised choice (:func:`_advised_end`) is
+    computed once for the figures and once only for :func:`shown_elsewhere`'s comparison."""
+    return tuple(_table_chances(kept))
 
 
 def _table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
@@ -337,7 +345,9 @@ def _table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
         return decided
     advised = _advised_end(kept)
     if advised is not None:  # final dice, 3+ players: every seat as right after the advised choice
-        after = _certain_only(kept, _table_chances(advised))
+        from shelfie_solver.dice.learned.win_model import win_model_in_use
+
+        after = _certain_only(kept, list(_raw_chances_under(advised, win_model_in_use())))
         if after is not None:
             return after
     within = kept.dice is not None
