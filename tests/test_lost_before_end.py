@@ -355,3 +355,4 @@ def test_the_ceiling_with_cells_blocked_is_the_ceiling_of_the_blocked_sheet() ->
                 for line in chosen:
                     cells |= masks[line]
                 assert highest_score(board, sheets[1], RULES, cells) == highest_score(board, after, RULES)
+                assert sheets[1].with_eliminated_bits(cells) == after  # the blocked sheet itself, from the mask

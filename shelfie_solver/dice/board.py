@@ -254,6 +254,12 @@ class Marks:
         bits = sum(1 << c for c in cells if self.is_available(c))
         return Marks(self.n_shelves, self.n_columns, self.marked, self.eliminated | bits)
 
+    def with_eliminated_bits(self, blocked: int) -> Marks:
+        """:meth:`with_eliminated` of the cells of the bit mask ``blocked`` (bit ``i``: cell ``i``;
+        another seat's blocks, D15): the sheet itself where none of them is available."""
+        hit = blocked & ~(self.marked | self.eliminated) & ((1 << self.n_cells) - 1)
+        return Marks(self.n_shelves, self.n_columns, self.marked, self.eliminated | hit) if hit else self
+
     def shelf_has_available(self, shelf: int) -> bool:
         """Whether a shelf still has an available item (D13, D17)."""
         row = (1 << self.n_columns) - 1

@@ -550,20 +550,12 @@ def _final_reaches(state: GameState, over: bool, blocked: int = 0) -> dict[int, 
     end is triggered the turn always ends the player's game); else, with turns left that no rule
     counts, its :func:`board.highest_score` (every available item marked: its score when it has
     none, D13). ``blocked``: a bit mask of cells whose available items every other sheet loses
-    first (the blocks of the lines the player's terminal completes, D15: :func:`_after_blocks`)."""
+    first (the blocks of the lines the player's terminal completes, D15: :meth:`Marks.with_eliminated_bits`)."""
     others = [j for j in range(state.players) if j != state.active]
     if over or state.end_triggered:
         return {j: reach for j, (reach, _) in zip(others, _other_reaches(state, blocked), strict=True)}
     board, rules = state.board, state.rules
     return {j: highest_score(board, state.sheets[j], rules, blocked) for j in others}
-
-
-def _after_blocks(sheet: Marks, blocked: int) -> Marks:
-    """``sheet`` with its available items among the cells of the bit mask ``blocked`` eliminated
-    (D15: a completed line's items on the other sheets; its marked items there stay and score),
-    as :func:`sheet_rules.block` leaves it; ``sheet`` itself where none is available."""
-    hit = blocked & ~(sheet.marked | sheet.eliminated)
-    return Marks(sheet.n_shelves, sheet.n_columns, sheet.marked, sheet.eliminated | hit) if hit else sheet
 
 
 def lost_bounds(state: GameState, over: bool | None = None, blocked: int = 0) -> np.ndarray:
@@ -655,7 +647,7 @@ def blocks_end_game(state: GameState, blocked: int) -> bool:
     sheet but the active player's (its blocks, D15) leaves one of them with the closed shelves
     that trigger the end (D17: :func:`sheet_rules.triggers_end`; blocking can trigger it on an
     opponent's sheet). ``False`` for 0."""
-    return bool(blocked) and any(triggers_end(state.board, _after_blocks(sheet, blocked), state.rules)
+    return bool(blocked) and any(triggers_end(state.board, sheet.with_eliminated_bits(blocked), state.rules)
                                  for j, sheet in enumerate(state.sheets)
                                  if j != state.active and blocked & ~(sheet.marked | sheet.eliminated))
 
@@ -738,7 +730,7 @@ def _other_reaches(state: GameState, blocked: int = 0) -> list[tuple[int, bool]]
     out = []
     for j in range(state.players):
         if j != state.active:
-            sheet = _after_blocks(state.sheets[j], blocked)
+            sheet = state.sheets[j].with_eliminated_bits(blocked)
             final = not sheet.has_available or not state.plays_later_this_round(j)
             out.append((score(board, sheet, rules) if final else
                         best_score_range(board, rules, sheet)[1], final))
