@@ -136,7 +136,7 @@ def test_the_key_is_read_and_written_back():
     assert without.for_board(SMALL_3X4) is without.other_shapes
 
 
-@pytest.mark.parametrize("raw", ["0.75", 0.75, 1, "3/40", "5/2", "-1/2", "1/0", "", "3 / 4", None])
+@pytest.mark.parametrize("raw", ["0.75", 0.75, 1, "3/40", "5/2", "-1/2", "1/0", "", "3 / 4", None, "\u0663/\u0664"])
 def test_a_malformed_exponent_is_refused_in_one_line(raw, tmp_path):
     with pytest.raises(WinModelError) as error:
         model_from_dict(_with_exponent(raw), "w.json")

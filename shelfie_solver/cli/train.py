@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from fractions import Fraction
 from typing import Any
 
 import click
@@ -107,6 +108,12 @@ from shelfie_solver.dice.learned.train import PLAYER_COUNTS, tasks_total, train
 @click.option("--play-model", "play_model", default=None, metavar="FILE",
               help="With --win-model --self-play win: the win-model file that win plays its games by (e.g. the "
                    "previous iteration's --output; default: the shipped data/win.json).")
+@click.option("--points-exponent", "points_exponent", default="0", show_default=True, metavar="E",
+              help="With --win-model: the exponent by which the coefficients written for boards of other shapes "
+                   "than --board's are put in each board's own points, as data/win.json's ('3/4'; a fraction "
+                   "from 0 to 2, denominator at most 12): fitted with every seat's points read over --board's "
+                   "size factor at E, the block's \"points_exponent\" (0: points as they are, no key; "
+                   "docs/win-chance.md, \"In the board's own points\").")
 @board_option
 @rules_option
 @force_option
@@ -118,7 +125,7 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
                   jobs: int | None,
                   scheduler: str | None, output: str,
                   checkpoint: str | None, win_model: bool, self_play: str, play_model: str | None,
-                  board_path: str | None, rules_path: str | None, force: bool) -> None:
+                  points_exponent: str, board_path: str | None, rules_path: str | None, force: bool) -> None:
     """Fit the learned objective by self-play: Monte Carlo returns, least squares, iterated.
 
     \b
@@ -131,8 +138,9 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
           --solitaire-large 6 --solitaire-float --solitaire-shapes 3 --output solitaire.json
     """
     if not win_model:
-        _refuse_options(click.get_current_context(), _WIN_MODEL_ONLY, "chooses the games the win model is fitted "
-                        "on and needs --win-model", "--win-model --self-play win [--play-model FILE] --seed S")
+        _refuse_options(click.get_current_context(), _WIN_MODEL_ONLY, "is an option of the win model's fit and "
+                        "needs --win-model", "--win-model --seed S [--self-play win [--play-model FILE]] "
+                        "[--points-exponent E]")
     if tables:
         _refuse_self_play_options(click.get_current_context())
         _fit_tables(tables, output, force)
@@ -149,7 +157,7 @@ def train_command(seed: int | None, tables: tuple[str, ...], games: int, iterati
             raise click.UsageError("--play-model is the model win plays by and needs --self-play win; expected "
                                    "--win-model --self-play win [--play-model FILE] --seed S")
         _fit_win_model(board, rules, seed, games, jobs, scheduler, output, [board_path, rules_path, play_model],
-                       force, self_play, play_model)
+                       force, self_play, play_model, _exponent(points_exponent))
         return
     players = _parse_players(players_text)
     checkpoint = checkpoint if checkpoint is not None else f"{output}.checkpoint"
@@ -185,7 +193,7 @@ _SELF_PLAY_ONLY = ("seed", "games", "iterations", "solitaire_boards", "solitaire
                    "solitaire_shapes", "solitaire_large", "solitaire_spread", "solitaire_spread_large", "solitaire_heavy",
                    "solitaire_threes", "solitaire_threes_seed", "solitaire_light_five", "solitaire_light_five_seed",
                    "players_text", "jobs", "scheduler", "checkpoint",
-                   "board_path", "rules_path", "win_model", "self_play", "play_model")
+                   "board_path", "rules_path", "win_model", "self_play", "play_model", "points_exponent")
 
 
 #: Options of the solitaire fit: with --win-model they would be ignored silently, so they are refused.
@@ -196,7 +204,21 @@ _SOLITAIRE_ONLY = ("solitaire_boards", "solitaire_hard", "solitaire_float", "sol
 #: player counts and checkpoint (the win model is fitted in one pass for 2-4 players).
 _NOT_WIN_MODEL = _SOLITAIRE_ONLY + ("iterations", "players_text", "checkpoint")
 #: Options of the win model's fit only: without --win-model they would be ignored silently.
-_WIN_MODEL_ONLY = ("self_play", "play_model")
+_WIN_MODEL_ONLY = ("self_play", "play_model", "points_exponent")
+
+
+def _exponent(text: str) -> Fraction:
+    """``--points-exponent``'s value (:func:`win_model.points_exponent_from`, the reading of a
+    model file's ``"points_exponent"``).
+
+    Raises:
+        click.BadParameter: not such a fraction (one line, exit 2)."""
+    from shelfie_solver.dice.learned.win_model import points_exponent_from
+
+    try:
+        return points_exponent_from(text)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="'--points-exponent'") from None
 
 
 def _refuse_self_play_options(ctx: click.Context) -> None:
@@ -249,10 +271,12 @@ def _fit_tables(tables: tuple[str, ...], output: str, force: bool = False) -> No
 
 def _fit_win_model(board: Any, rules: Any, seed: int, games: int, jobs: int | None, scheduler: str | None,
                    output: str, inputs: list[str | None], force: bool = False, self_play: str = "learned",
-                   play_model: str | None = None) -> None:
-    """``train --win-model [--self-play win [--play-model FILE]]``: :func:`win_fit.train_win_model`
-    on the self-play games of ``self_play`` (``win`` by the model file ``play_model``, default the
-    shipped one), written whole to ``output`` (not one of ``inputs``).
+                   play_model: str | None = None, points_exponent: Fraction = Fraction(0)) -> None:
+    """``train --win-model [--self-play win [--play-model FILE]] [--points-exponent E]``:
+    :func:`win_fit.train_win_model` on the self-play games of ``self_play`` (``win`` by the model
+    file ``play_model``, default the shipped one), its other shapes' block fitted and written with
+    ``points_exponent`` (0: none; never taken from ``play_model``: that block is fitted here),
+    written whole to ``output`` (not one of ``inputs``).
 
     Raises:
         WinModelError: ``play_model`` is not a readable win-model file (one line, exit 2).
@@ -266,11 +290,14 @@ def _fit_win_model(board: Any, rules: Any, seed: int, games: int, jobs: int | No
     check_output(output, "--output", inputs, WIN_KIND, force)
     playing = load_win_model(play_model) if play_model is not None else None  # fail before any game
     model = train_win_model(board, rules, seed, games, jobs=resolve_workers(jobs, scheduler), strategy=self_play,
-                            win_model=playing, played_by=os.path.basename(play_model) if play_model else "")
+                            win_model=playing, played_by=os.path.basename(play_model) if play_model else "",
+                            points_exponent=points_exponent)
     _write(output, win_text(model), WIN_KIND, force)
     by = f" (by {model.info['played_by']})" if self_play == "win" else ""
+    sized = (f"; other shapes in each board's own points, exponent {points_exponent}" if points_exponent else "")
     click.echo(f"Win model fitted to {model.info['positions']} positions of {games} self-play games of "
-               f"{self_play}{by} per number of players (2-4, seed {seed}); written to {output} (docs/train.md).")
+               f"{self_play}{by} per number of players (2-4, seed {seed}){sized}; written to {output} "
+               "(docs/train.md).")
 
 
 def _parse_players(text: str) -> tuple[int, ...]:

@@ -97,10 +97,21 @@ def game_positions(game: Game, learned: LearnedModel | None = None,
     order. ``points_exponent``: for a model of other shapes put in the points of each board's size
     (:attr:`win_model.WinModel.points_exponent`), every seat's points read over the board's
     :func:`win_model.size_factor` too, as :func:`win_model.sized_model` reads them (0: as they are)."""
-    scale = board_scale(game.board) * size_factor(game.board, points_exponent)
-    return [(len(game.players), int(v.phase[0]),
-             design(v.phase, v.seats, v.before.round, scale, to_play=seats_to_play(v.before))[0], v.y)
-            for v in valued_positions(game, learned)]
+    return game_positions_at(game, (points_exponent,), learned)[0]
+
+
+def game_positions_at(game: Game, exponents: Sequence[Fraction],
+                      learned: LearnedModel | None = None) -> list[list[Sample]]:
+    """:func:`game_positions` of ``game`` at each of ``exponents`` (in that order), its positions
+    valued once (:func:`valued_positions`): the same positions, only the points read differently."""
+    valued = list(valued_positions(game, learned))
+    out = []
+    for exponent in exponents:
+        scale = board_scale(game.board) * size_factor(game.board, exponent)
+        out.append([(len(game.players), int(v.phase[0]),
+                     design(v.phase, v.seats, v.before.round, scale, to_play=seats_to_play(v.before))[0], v.y)
+                    for v in valued])
+    return out
 
 
 def self_play_seat(strategy: str, win_model: WinModel | None = None) -> Any:
@@ -123,12 +134,21 @@ def self_play_seat(strategy: str, win_model: WinModel | None = None) -> Any:
 def collect(board: Board, rules: Ruleset, players: int, seeds: Sequence[np.random.SeedSequence],
             strategy: str = "learned", win_model: WinModel | None = None) -> list[Sample]:
     """Self-play games of :func:`self_play_seat` (one per seed) and their :func:`game_positions`."""
+    return collect_at(board, rules, players, seeds, strategy, win_model)[0]
+
+
+def collect_at(board: Board, rules: Ruleset, players: int, seeds: Sequence[np.random.SeedSequence],
+               strategy: str = "learned", win_model: WinModel | None = None,
+               exponents: Sequence[Fraction] = (Fraction(0),)) -> list[list[Sample]]:
+    """:func:`collect` with the positions at each of ``exponents`` (:func:`game_positions_at`):
+    one list per exponent, in that order, every game played once."""
     from shelfie_solver.dice.game.turn import play_seeded
 
     seat = self_play_seat(strategy, win_model)
-    out = []
+    out: list[list[Sample]] = [[] for _ in exponents]
     for seed in seeds:
-        out += game_positions(play_seeded(board, rules, [seat] * players, seed))
+        for part, found in zip(out, game_positions_at(play_seeded(board, rules, [seat] * players, seed), exponents)):
+            part += found
     return out
 
 
@@ -143,11 +163,26 @@ OWN_PLAY_RIDGE = 0.01
 
 
 def self_play_positions(board: Board, rules: Ruleset, seed: int, games: int, players: Sequence[int] = (2, 3, 4),
-                        jobs: int = 1, strategy: str = "learned", win_model: WinModel | None = None) -> list[Sample]:
+                        jobs: int = 1, strategy: str = "learned", win_model: WinModel | None = None,
+                        points_exponent: Fraction = Fraction(0)) -> list[Sample]:
     """:func:`game_positions` of ``games`` self-play games of ``strategy`` per number of players
     (with ``win_model``: ``win`` playing by it, :func:`self_play_seat`): game ``g`` of ``n``
     players from ``SeedSequence(seed).spawn(5)[n].spawn(games)[g]``, so the positions depend on
-    the seed, ``games`` and the model only, never on ``jobs``; in that order.
+    the seed, ``games`` and the model only, never on ``jobs``; in that order. ``points_exponent``:
+    every seat's points read at the board's size factor (:func:`game_positions`).
+
+    Raises:
+        ValueError: ``win_model`` given for a strategy other than ``win``.
+    """
+    return self_play_positions_at(board, rules, seed, games, (points_exponent,), players, jobs, strategy,
+                                  win_model)[0]
+
+
+def self_play_positions_at(board: Board, rules: Ruleset, seed: int, games: int, exponents: Sequence[Fraction],
+                           players: Sequence[int] = (2, 3, 4), jobs: int = 1, strategy: str = "learned",
+                           win_model: WinModel | None = None) -> list[list[Sample]]:
+    """:func:`self_play_positions` at each of ``exponents`` (one list each, in that order), every
+    game played once.
 
     Raises:
         ValueError: ``win_model`` given for a strategy other than ``win``.
@@ -159,9 +194,10 @@ def self_play_positions(board: Board, rules: Ruleset, seed: int, games: int, pla
     tasks: list[tuple[Any, ...]] = []
     for n in players:
         seeds = root[n].spawn(games)
-        tasks += [(board, rules, n, seeds[lo:hi], strategy, win_model) for lo, hi in chunks(games, CHUNK)]
-    results = run_tasks(collect, tasks, jobs)
-    return [s for part in results for s in part]
+        tasks += [(board, rules, n, seeds[lo:hi], strategy, win_model, tuple(exponents))
+                  for lo, hi in chunks(games, CHUNK)]
+    results = run_tasks(collect_at, tasks, jobs)
+    return [[s for part in results for s in part[i]] for i in range(len(exponents))]
 
 
 def matchup_seats(players: int, game: int, against: str, win_model: WinModel | None = None) -> list[Any]:
@@ -260,27 +296,38 @@ def train_matchup_model(board: Board, rules: Ruleset, seed: int, games: int, pla
 
 def train_win_model(board: Board, rules: Ruleset, seed: int, games: int, players: Sequence[int] = (2, 3, 4),
                     jobs: int = 1, strategy: str = "learned", win_model: WinModel | None = None,
-                    played_by: str = "") -> WinModel:
+                    played_by: str = "", points_exponent: Fraction = Fraction(0)) -> WinModel:
     """The model fitted (:func:`fit`) to :func:`self_play_positions` of ``strategy`` (``learned``:
     how data/win.json was first made; ``win``: fitted on its own play, by ``win_model`` or the
     shipped model, docs/win-chance.md "Fitted on its own play"), with the settings recorded
-    (``train --win-model [--self-play win [--play-model FILE]]``); ``played_by`` names the model
-    that played (recorded with ``strategy`` win, fitted with the ridge :data:`OWN_PLAY_RIDGE`).
-    ``win`` plays by that model in every game, the shipped one given explicitly when ``win_model``
-    is ``None``: never by the exact two-player table that plain ``win`` plays on a board within
-    its budget (:meth:`strategies.WinStrategy.exact`), so the model recorded is the one that played.
+    (``train --win-model [--self-play win [--play-model FILE]] [--points-exponent E]``); ``played_by``
+    names the model that played (recorded with ``strategy`` win, fitted with the ridge
+    :data:`OWN_PLAY_RIDGE`). ``win`` plays by that model in every game, the shipped one given
+    explicitly when ``win_model`` is ``None``: never by the exact two-player table that plain
+    ``win`` plays on a board within its budget (:meth:`strategies.WinStrategy.exact`), so the
+    model recorded is the one that played. The other shapes' model (:func:`win_model.fit_shaped`)
+    has ``points_exponent`` (0: the points as they are): it is fitted to the same positions with
+    every seat's points read over ``board``'s :func:`win_model.size_factor` at it (the same fit
+    where that factor is 1, as on the default board), and every other board's are read so
+    (:meth:`win_model.WinModel.for_board`; docs/win-chance.md "In the board's own points"). The
+    exponent is not read from ``win_model``: the block is fitted here, not taken from the model
+    that played.
 
     Raises:
         ValueError: ``win_model`` given for a strategy other than ``win``.
     """
     if strategy == "win" and win_model is None:
         win_model = default_win_model()
-    samples = self_play_positions(board, rules, seed, games, players, jobs, strategy, win_model)
+    exponents = (Fraction(0),) if size_factor(board, points_exponent) == 1 else (Fraction(0), points_exponent)
+    found = self_play_positions_at(board, rules, seed, games, exponents, players, jobs, strategy, win_model)
+    samples, sized = found[0], found[-1]
     info: dict[str, Any] = {"seed": seed, "games": games, "players": list(players), "positions": len(samples),
                             "strategy": strategy}
     if strategy != "win":
-        return replace_info(fit_shaped(samples, board), **info, board=board.name)
+        return replace_info(fit_shaped(samples, board, points_exponent=points_exponent, sized=sized), **info,
+                            board=board.name)
     # the model that played, and how it was made (the chain of iterations)
     info.update(played_by=played_by or "the shipped model (data/win.json)",
                 played_by_info=played_by_record(win_model or default_win_model()), ridge=OWN_PLAY_RIDGE)
-    return replace_info(fit_shaped(samples, board, OWN_PLAY_RIDGE), **info, board=board.name)
+    return replace_info(fit_shaped(samples, board, OWN_PLAY_RIDGE, points_exponent, sized), **info,
+                        board=board.name)

@@ -448,25 +448,45 @@ def _read_other_shapes(data: dict[str, Any], name: str) -> tuple[tuple[int, int]
 
 
 def _points_exponent(block: dict[str, Any], name: str) -> Fraction:
-    """The :data:`POINTS_EXPONENT_KEY` of a model file's other-shapes block (0 without it): a
-    string ``"p/q"`` or a whole number's, from 0 to 2, ``q`` at most 12.
+    """The :data:`POINTS_EXPONENT_KEY` of a model file's other-shapes block (0 without it), read
+    by :func:`points_exponent_from`.
 
     Raises:
         WinModelError: one line naming the problem and the form expected."""
     if POINTS_EXPONENT_KEY not in block:
         return Fraction(0)
-    raw = block[POINTS_EXPONENT_KEY]
-    most_q, most = POINTS_EXPONENT_LIMITS
     try:
-        if not isinstance(raw, str) or not raw.replace("/", "", 1).isdigit():
-            raise ValueError(raw)
+        return points_exponent_from(block[POINTS_EXPONENT_KEY])
+    except ValueError:
+        raise WinModelError(f'{name}: "{OTHER_SHAPES_KEY}": "{POINTS_EXPONENT_KEY}" must be a fraction as a string, '
+                            f'{POINTS_EXPONENT_FORM}, e.g. "3/4" (docs/formats.md, "Win-model file")') from None
+
+
+#: What a points exponent must be (:func:`points_exponent_from`), as messages say it.
+POINTS_EXPONENT_FORM = (f'from "0" to "{POINTS_EXPONENT_LIMITS[1]}" with a denominator of at most '
+                        f"{POINTS_EXPONENT_LIMITS[0]}")
+
+
+def points_exponent_from(raw: Any) -> Fraction:
+    """A :attr:`WinModel.points_exponent` from its text ``raw``: ``"p/q"`` or a whole number's
+    digits (``"3/4"``, ``"1"``, ``"0"``; no sign, spaces, decimals or floats), from 0 to 2, ``q``
+    at most 12 (:data:`POINTS_EXPONENT_LIMITS`: an integer root of at most that degree,
+    :func:`size_factor`). The one reading of the other-shapes block's :data:`POINTS_EXPONENT_KEY`
+    and of ``train --win-model --points-exponent``; an exact ``Fraction``.
+
+    Raises:
+        ValueError: anything else (the form expected: :data:`POINTS_EXPONENT_FORM`)."""
+    most_q, most = POINTS_EXPONENT_LIMITS
+    shown = shorten(raw) if isinstance(raw, str) else repr(raw)[:60]
+    refusal = f'expected a fraction {POINTS_EXPONENT_FORM}, e.g. "3/4", got {shown}'
+    if not isinstance(raw, str) or not raw.isascii() or not raw.replace("/", "", 1).isdigit():
+        raise ValueError(refusal)
+    try:
         value = Fraction(raw)
     except (ValueError, ZeroDivisionError):
-        value = None
-    if value is None or value > most or value.denominator > most_q:
-        raise WinModelError(f'{name}: "{OTHER_SHAPES_KEY}": "{POINTS_EXPONENT_KEY}" must be a fraction as a string, '
-                            f'from "0" to "{most}" with a denominator of at most {most_q}, e.g. "3/4" '
-                            '(docs/formats.md, "Win-model file")')
+        raise ValueError(refusal) from None
+    if value > most or value.denominator > most_q:
+        raise ValueError(refusal)
     return value
 
 
@@ -2092,12 +2112,32 @@ def fit(samples: Sequence[Sample], ridge: float = RIDGE, columns: int = len(FEAT
     return WinModel(out)
 
 
-def fit_shaped(samples: Sequence[Sample], board: Board, ridge: float = RIDGE) -> WinModel:
+def fit_shaped(samples: Sequence[Sample], board: Board, ridge: float = RIDGE,
+               points_exponent: Fraction = Fraction(0), sized: Sequence[Sample] | None = None) -> WinModel:
     """:func:`fit` of every feature, on boards of ``board``'s shape (:attr:`WinModel.shape`), with
     :func:`fit` of format 3's features for every other shape (:attr:`WinModel.other_shapes`: the
     line states, D4, read a sheet as one of the shape fitted on; docs/win-chance.md "Off the
-    fitted board's shape"). Deterministic in the samples."""
-    other = fit(samples, ridge, len(FORMER_FEATURES))
+    fitted board's shape"). Deterministic in the samples.
+
+    ``points_exponent`` ``e`` (0: the points as they are): the other shapes' model put in the
+    points of each board's size (:attr:`WinModel.points_exponent`, :func:`sized_model`), so it
+    is fitted to ``sized``, the same positions with every seat's points read over ``board``'s
+    :func:`size_factor` at ``e`` (:func:`learned.win_fit.game_positions` at ``e``), as
+    :meth:`WinModel.for_board` will read any other board's; where that factor is 1 (the default
+    board and its multiples) ``sized`` may be omitted: it is ``samples``.
+
+    Raises:
+        ValueError: ``sized`` omitted where ``board``'s factor at ``e`` is not 1, or not of the
+            same number of positions as ``samples``.
+    """
+    if sized is None:
+        if size_factor(board, points_exponent) != 1:
+            raise ValueError(f"the positions with the points read at the size factor of {board.name} "
+                             f"(exponent {points_exponent}) are needed: its factor is not 1")
+        sized = samples
+    if len(sized) != len(samples):
+        raise ValueError(f"expected the same {len(samples)} positions read at the size factor, got {len(sized)}")
+    other = replace(fit(sized, ridge, len(FORMER_FEATURES)), points_exponent=points_exponent)
     return replace(fit(samples, ridge), shape=(board.n_shelves, board.n_columns), other_shapes=other)
 
 
