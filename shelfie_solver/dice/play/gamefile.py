@@ -43,6 +43,7 @@ import numpy as np
 from shelfie_solver.dice.board import Board, Marks, score_breakdown
 from shelfie_solver.dice.rolls import Counts
 from shelfie_solver.core.errors import ShelfieError
+from shelfie_solver.core.report import possessive
 from shelfie_solver.core.inputs import check_json_text, json_refusal, read_text, strict_loads
 from shelfie_solver.core.files import FileWriteError, create_text, locked, resolve_target, write_text_atomically
 from shelfie_solver.dice.game.events import (
@@ -559,7 +560,7 @@ def warnings(kept: KeptGame) -> list[str]:
     for threat in blocking_threats(kept):
         risk = [board.cell_name(c) for c in threat.at_risk]
         out.append(f"Blocking threat (D15): {names[threat.seat]} completes {board.line_name(threat.line)} with one "
-                   f"more item ({board.cell_name(threat.open_cell)}): {names[me]}'s {', '.join(risk)} "
+                   f"more item ({board.cell_name(threat.open_cell)}): {possessive(names[me])} {', '.join(risk)} "
                    f"{'are' if len(risk) > 1 else 'is'} at risk.")
     if n > 1:
         scores = kept.scores()
