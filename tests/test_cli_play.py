@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -295,6 +296,27 @@ def test_end_near_after_a_marking_names_the_player_not_you(tmp_path):
     assert "Round 2, Ann to play" in marked.output
     assert "End near (D17): Ann has 1 closed shelf; one more triggers the last round." in marked.output
     assert "you have" not in marked.output
+
+
+@pytest.mark.parametrize("command", [["status"], ["advise"], ["mark", "--unchecked", "r2c2"]])
+def test_the_score_now_line_says_whose_side_it_is_from(tmp_path, command):
+    # told without dice: Ann r3c1-r3c3, me r2c1, Ann r3c4 (Ann's shelf 3: 2 + 2 + 3 + 7 = 14 points,
+    # D19; me 0, one item), me to play: the line follows the previous player's action and is read
+    # by all, so it says from whose side the gap is, the player to play's (after me's r2c2, Ann's)
+    game = str(tmp_path / "game.json")
+    runner = CliRunner()
+    assert runner.invoke(main, ["play", "new", game, "--players", "Ann,me", "--first", "Ann"]).exit_code == 0
+    for cells in (["r3c1", "r3c2", "r3c3"], ["r2c1"], ["r3c4"]):
+        assert runner.invoke(main, ["play", "mark", game, "--unchecked", *cells]).exit_code == 0
+    result = runner.invoke(main, ["play", command[0], game, *command[1:]])
+    assert result.exit_code == 0, result.output
+    flat = " ".join(result.output.split())
+    expected = ("Score now for Ann (D19): 14, best opponent 0 (+14)." if command[0] == "mark" else
+                "Score now for me (D19): 0, best opponent 14 (-14).")
+    assert expected in flat, flat
+    assert flat.count("Score now") == 1
+    data = json.loads(runner.invoke(main, ["play", "status", game, "--format", "json"]).stdout)
+    assert expected in data["warnings"]  # the JSON's key as before, the line as the table's
 
 
 def test_nothing_to_mark_names_the_step_command_that_fails(tmp_path):

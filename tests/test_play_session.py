@@ -298,6 +298,82 @@ def test_mark_best_at_the_prompt_notes_the_advice_was_to_reroll(tmp_path: Path, 
     stopped = next(i for i, line in enumerate(shown) if "stopped with PPPPPG" in line)
     assert shown.index(note) == stopped + 1  # right after the stop the marking made, as 'play mark --best'
     assert any("marked r3c1 r3c2" in line for line in shown)
-    say(child, "quit", "Saved in")
+    say(child, "quit", "Every action is saved in")
     child.expect(pexpect.EOF)
     assert read_table(game).events == read_table(twin).events
+
+
+# --- leaving says what is true of the file ------------------------------------------------------
+
+
+def _invoke(*args: str, given: str | None = None):
+    from click.testing import CliRunner
+
+    from shelfie_solver.cli import main
+
+    return CliRunner().invoke(main, list(args), input=given)
+
+
+def _new_game_file(tmp_path: Path) -> str:
+    game = str(tmp_path / "quit.json")
+    assert _invoke("play", "new", game, "--players", "Ann,Ben", "--first", "Ann").exit_code == 0
+    return game
+
+
+@pytest.mark.parametrize("ending", ["quit\n", "exit\n", ""])  # "": end of input (Ctrl-D)
+def test_leaving_without_a_change_says_nothing_was_written(tmp_path: Path, ending: str):
+    """Only reading commands typed: the file is byte for byte as it was, and leaving says so
+    (it said "Saved in GAME." whatever was typed)."""
+    game = _new_game_file(tmp_path)
+    before = Path(game).read_bytes()
+    result = _invoke("play", game, given="status\nhelp\n" + ending)
+    assert result.exit_code == 0, result.output
+    assert Path(game).read_bytes() == before
+    flat = " ".join(result.stdout.split())
+    assert flat.endswith(f"Nothing changed in this session: {game} was not written."), flat[-300:]
+    assert "Saved in" not in flat
+
+
+def test_leaving_after_an_action_says_every_action_is_saved(tmp_path: Path):
+    """A roll typed (D6): the file holds it, written when it was typed."""
+    game = _new_game_file(tmp_path)
+    result = _invoke("play", game, given="CCBJPP\nquit\n")
+    assert result.exit_code == 0, result.output
+    assert read_table(game).dice is not None
+    assert " ".join(result.stdout.split()).endswith(f"Every action is saved in {game}.")
+
+
+def test_an_undo_back_to_the_start_was_still_written(tmp_path: Path):
+    """A roll and its undo: the file was written twice (the game is as it began, the session wrote it)."""
+    game = _new_game_file(tmp_path)
+    result = _invoke("play", game, given="CCBJPP\nundo\nquit\n")
+    assert result.exit_code == 0, result.output
+    assert read_table(game).dice is None
+    assert " ".join(result.stdout.split()).endswith(f"Every action is saved in {game}.")
+
+
+def test_leaving_with_a_hold_typed_says_the_hold_is_not_saved(tmp_path: Path):
+    """'keep CC' typed before the new dice (a hold the session remembers, not the file): the roll
+    is saved, the hold is not, and leaving says so."""
+    game = _new_game_file(tmp_path)
+    result = _invoke("play", game, given="CCBJPP\nkeep CC\nquit\n")
+    assert result.exit_code == 0, result.output
+    assert read_table(game).rerolls_left == 2  # the roll alone: no hold recorded (D7)
+    assert " ".join(result.stdout.split()).endswith(
+        f"Every action is saved in {game}; the hold keep CC is not saved (a hold is saved with its new dice).")
+
+
+def test_ctrl_c_at_the_prompt_says_what_is_in_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Ctrl-C while the prompt waits, before anything was typed: nothing written, and said so."""
+    from shelfie_solver.cli import play as play_cli
+
+    game = _new_game_file(tmp_path)
+
+    def ctrl_c(prompt: str) -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(play_cli, "_read_line", ctrl_c)
+    result = _invoke("play", game)
+    assert result.exit_code == 0, result.output
+    assert " ".join(result.stdout.split()).endswith(f"Interrupted; nothing changed in this session: {game} "
+                                                    "was not written.")

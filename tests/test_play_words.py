@@ -42,7 +42,7 @@ def test_a_game_file_named_like_a_step_still_opens(tmp_path: Path, monkeypatch: 
     monkeypatch.chdir(tmp_path)
     assert play("new", "rol", "--players", "Ann", "--first", "Ann").exit_code == 0
     result = CliRunner().invoke(main, ["play", "rol"], input="quit\n")
-    assert result.exit_code == 0 and "Saved in rol." in result.stdout
+    assert result.exit_code == 0 and "Nothing changed in this session: rol was not written." in result.stdout
 
 
 def test_a_missing_file_far_from_every_step_is_a_file_error(tmp_path: Path):

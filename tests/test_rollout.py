@@ -451,3 +451,30 @@ def test_without_numba_the_rollout_says_why_it_is_slow(tmp_path, last_turn_one_r
     assert "numba" not in with_numba.stderr
     assert "numba (the [fast] extra) is not installed" in without.stderr and "pip install '.[fast]'" in without.stderr
     assert without.stdout == with_numba.stdout
+
+
+def _header(text: str) -> str:
+    """The table's header line: the line above the first line of dashes."""
+    lines = text.splitlines()
+    return next(lines[i - 1] for i, line in enumerate(lines) if line.startswith("--"))
+
+
+def test_every_column_of_the_table_has_a_header(tmp_path, last_turn_one_reroll):
+    # the first column, the order of the choices by the played-out chance (1, 2, ...; blank on the
+    # position's row), is headed "rank" as advise's tables head theirs; with --top 0 there is no
+    # choice to rank and the column is left out, "choice" (the row: position) heading the table
+    kept, _ = last_turn_one_reroll
+    path = _write(tmp_path, kept)
+    ranked = CliRunner().invoke(main, ["rollout", path, "--games", "5", "--seed", "1", "--top", "2"])
+    assert ranked.exit_code == 0, ranked.output
+    assert _header(ranked.stdout).split()[:3] == ["rank", "choice", "advice"], ranked.stdout
+    rows = ranked.stdout.split(_header(ranked.stdout), 1)[1].splitlines()[3:5]  # after the dashes, the position
+    assert [row.split()[0] for row in rows] == ["1", "2"], ranked.stdout  # under rank, the choices' order
+    markdown = CliRunner().invoke(main, ["rollout", path, "--games", "5", "--seed", "1", "--top", "2",
+                                         "--format", "markdown"]).stdout
+    head = next(line for line in markdown.splitlines() if line.startswith("|"))
+    assert [cell.strip() for cell in head.strip("|").split("|")][:2] == ["rank", "choice"], markdown
+    alone = CliRunner().invoke(main, ["rollout", path, "--games", "5", "--seed", "1", "--top", "0"])
+    assert alone.exit_code == 0, alone.output
+    assert _header(alone.stdout).startswith("choice"), alone.stdout
+    assert "rank" not in alone.stdout

@@ -101,7 +101,7 @@ def test_each_write_returns_the_json_the_cli_step_prints(tmp_path: Path):
     undone = post(client, "undo", revision=revision).json()
     cli("play", "undo", term)
     assert undone["status"] == cli_json("play", "status", term)
-    assert undone["done"] == ["Undone: me's failed result (shelf 2 given up)."]  # the last step above
+    assert undone["done"] == ["Undone: my failed result (shelf 2 given up)."]  # the last step above
 
 
 def test_the_undo_words_name_the_action_then_the_player_for_any_name(tmp_path: Path):

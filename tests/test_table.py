@@ -43,7 +43,7 @@ def test_blocking_threat_end_near_and_score_gap(board, rules):
     assert threat == ["Blocking threat (D15): Ann completes shelf 3 with one more item (r3c5): Ben's r3c1, "
                       "r3c2, r3c3, r3c4, r3c5 are at risk."]
     # D19 by hand: Ann's shelf 3 = 2 + 2 + 3 + 7 = 14; Ben has 1 mark = 0
-    assert "Score now (D19): Ben 0, best opponent 14 (-14)." in notes
+    assert "Score now for Ben (D19): 0, best opponent 14 (-14)." in notes
     assert not any(n.startswith("End near") for n in notes)
 
 

@@ -509,10 +509,10 @@ def session_command(game: str, objective: str, verbose: bool) -> None:
             click.echo("Error: the line is not UTF-8 text; type 'help' for the commands")
             continue
         except EOFError:
-            click.echo(f"\nSaved in {game}.")
+            click.echo("\n" + printable(session.leaving()))
             return
         except KeyboardInterrupt:
-            click.echo(f"\nInterrupted; saved in {game}.")
+            click.echo("\n" + printable(session.leaving(interrupted=True)))
             return
         except Interrupted as stop:  # SIGTERM at the prompt: every action is in the file
             raise stop.keeping(f"every action is saved in {game}") from None

@@ -33,6 +33,24 @@ def printable(text: str) -> str:
     return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
+#: Player names that are pronouns (``play new --players Ann,me``), by their case-folded form: their
+#: possessive before a noun ("my roll") and standing alone ("5 items of mine").
+_PRONOUN_POSSESSIVES = {"me": ("my", "mine"), "i": ("my", "mine"), "you": ("your", "yours")}
+
+
+def possessive(name: str, alone: bool = False) -> str:
+    """The possessive of a player's name in running text, the one home of that form for every
+    command and the page: ``Ben's``, ``Ross's`` (``'s`` whatever the last letter), ``the
+    opponent's``, ``opponent 2's``; a name that is a pronoun, in any case, its possessive pronoun:
+    ``me`` / ``Me`` / ``I`` -> ``my``, ``you`` -> ``your`` ("my roll", not "me's roll"). With
+    ``alone`` the form that stands for the thing owned: ``mine``, ``yours``, ``Ben's`` ("5 items
+    of mine")."""
+    pronoun = _PRONOUN_POSSESSIVES.get(name.casefold())
+    if pronoun is not None:
+        return pronoun[1] if alone else pronoun[0]
+    return f"{name}'s"
+
+
 def char_width(char: str) -> int:
     """Terminal columns one character takes: 2 for a wide or full-width one (CJK, East Asian
     ``W``/``F``), 0 for a combining mark or an invisible format character, else 1."""

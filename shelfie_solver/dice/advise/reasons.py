@@ -25,7 +25,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from shelfie_solver.core.report import decimal
+from shelfie_solver.core.report import decimal, possessive
 from shelfie_solver.dice.board import Board, Marks, score, top_other_score
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.advise.words import CHANCE_PLACES, chance_cell, hold_words, risk_cell, signed_points
@@ -106,10 +106,6 @@ def _names(advice: Advice, names: Sequence[str] | None) -> dict[int, str]:
     return {j: f"opponent {i}" for i, j in enumerate(others, 1)}
 
 
-def _possessive(name: str) -> str:
-    return name + ("'" if name.endswith("s") and name != "the opponent" else "'s")
-
-
 def _blocks(advice: Advice, after: Marks) -> tuple[tuple[Marks, ...], list[tuple[int, int, tuple[int, ...]]]]:
     """The sheets once the player's sheet is ``after`` and every line newly complete on it has
     blocked the others (D15), with ``(line, seat, cells eliminated)`` per block."""
@@ -135,7 +131,7 @@ def block_words(advice: Advice, after: Marks, names: Sequence[str] | None) -> st
     if not events:
         return ""
     lines = list(dict.fromkeys(line for line, _, _ in events))
-    lost = "; ".join(f"{_possessive(who[seat])} {' '.join(board.cell_name(c) for c in cells)}"
+    lost = "; ".join(f"{possessive(who[seat])} {' '.join(board.cell_name(c) for c in cells)}"
                      for _, seat, cells in events)
     return f"completes {' and '.join(board.line_name(x) for x in lines)}, blocking {lost} (D15)"
 
@@ -159,7 +155,7 @@ def ending(advice: Advice, after: Marks, names: Sequence[str] | None, what: str,
         closed = [_names(advice, names)[j] for j, m in enumerate(sheets)
                   if j != state.active and triggers_end(board, m, rules)]
         if closed:
-            what = f"{what} {by_block} and so closes {_possessive(closed[0])} second shelf, which"
+            what = f"{what} {by_block} and so closes {possessive(closed[0])} second shelf, which"
     mine = score(board, after, rules)
     if state.is_last_in_round():  # D18: the game ends at once, every score final
         best = top_other_score(board, sheets, state.active, rules)
@@ -314,7 +310,7 @@ def _marking_factor(advice: Advice, best: MarkingOption, runner: MarkingOption, 
                     f"(D15): {compare}")
         rescued = [board.cell_name(c) for c in mine if c not in runner.marking.cells]
         return (f"marking {' + '.join(rescued)} now saves {'it' if len(rescued) == 1 else 'them'} from "
-                f"{_possessive(who)} block on {board.line_name(line)} (D15): {compare}")
+                f"{possessive(who)} block on {board.line_name(line)} (D15): {compare}")
     if more > 0:
         return f"{cells}: {compare}, which scores {more} more now ({runner.points:+d} against {signed_points(best.points)})"
     most = all(best.points >= m.points for m in advice.markings)

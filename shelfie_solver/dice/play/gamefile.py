@@ -43,6 +43,7 @@ import numpy as np
 from shelfie_solver.dice.board import Board, Marks, score_breakdown
 from shelfie_solver.dice.rolls import Counts
 from shelfie_solver.core.errors import ShelfieError
+from shelfie_solver.core.report import possessive
 from shelfie_solver.core.inputs import check_json_text, json_refusal, read_text, strict_loads
 from shelfie_solver.core.files import FileWriteError, create_text, locked, resolve_target, write_text_atomically
 from shelfie_solver.dice.game.events import (
@@ -537,8 +538,10 @@ def objective_for(name: str, state: GameState) -> Objective:
 def warnings(kept: KeptGame) -> list[str]:
     """What the active player should know beyond the dice: the last round (D17, D18), a sheet one
     closed shelf from the trigger, opponents one item from completing a line that holds the
-    active player's available items (a blocking threat, D15), the score gap (D19). Every player is
-    named, never "you": the lines follow the previous player's action (docs/play.md)."""
+    active player's available items (a blocking threat, D15), the score gap from the active
+    player's side, named in its label (``Score now for Ben (D19): 7, best opponent 25 (-18).``,
+    D19). Every player is named, never "you": the lines follow the previous player's action
+    (docs/play.md)."""
     if kept.over is not None:
         return []
     board, state, names = kept.board, kept.state, kept.players
@@ -559,13 +562,14 @@ def warnings(kept: KeptGame) -> list[str]:
     for threat in blocking_threats(kept):
         risk = [board.cell_name(c) for c in threat.at_risk]
         out.append(f"Blocking threat (D15): {names[threat.seat]} completes {board.line_name(threat.line)} with one "
-                   f"more item ({board.cell_name(threat.open_cell)}): {names[me]}'s {', '.join(risk)} "
+                   f"more item ({board.cell_name(threat.open_cell)}): {possessive(names[me])} {', '.join(risk)} "
                    f"{'are' if len(risk) > 1 else 'is'} at risk.")
     if n > 1:
         scores = kept.scores()
         best_other = max(s for seat, s in enumerate(scores) if seat != me)
         gap = scores[me] - best_other
-        out.append(f"Score now (D19): {names[me]} {scores[me]}, best opponent {best_other} "
+        # from the player to play's side, said in the label: the line is read by the whole table
+        out.append(f"Score now for {names[me]} (D19): {scores[me]}, best opponent {best_other} "
                    f"({'+' if gap >= 0 else ''}{gap}).")
     return out
 

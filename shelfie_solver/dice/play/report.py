@@ -25,7 +25,16 @@ from shelfie_solver.dice.game.events import (
     Stop,
     UncheckedMark,
 )
-from shelfie_solver.core.report import Report, cut_to_width, decimal, display_width, exact, pad_to_width, printable
+from shelfie_solver.core.report import (
+    Report,
+    cut_to_width,
+    decimal,
+    display_width,
+    exact,
+    pad_to_width,
+    possessive,
+    printable,
+)
 from shelfie_solver.dice.advise.words import chance_cell, chance_cells, hold_words
 from shelfie_solver.dice.advise.report import advice_report
 from shelfie_solver.dice.rules import Ruleset
@@ -153,7 +162,7 @@ def action_words(kept: KeptGame, action: Sequence[Event]) -> str:
     up)`` (D13)."""
     board, rules, names = kept.board, kept.rules, kept.players
     first = action[0]
-    who = f"{names[getattr(first, 'player', 0)]}'s"
+    who = possessive(names[getattr(first, 'player', 0)])  # "my roll" for a player named me
     if isinstance(first, Hold) and len(action) > 1 and isinstance(action[1], Roll):
         rolled = tuple(d - k for d, k in zip(action[1].dice, first.keep))
         return f"{who} re-roll (kept {dice_codes(first.keep, rules) or 'nothing'}, rolled {dice_codes(rolled, rules)})"

@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from functools import partial
 
-from shelfie_solver.core.report import TABLE_WIDTH, Report, wrap_lines
+from shelfie_solver.core.report import TABLE_WIDTH, Report, possessive, wrap_lines
 from shelfie_solver.dice.game.events import (
     Block,
     EndTriggered,
@@ -174,15 +174,16 @@ def screen_warnings(kept: KeptGame) -> list[str]:
 
 def _threat_line(kept: KeptGame, name: str, lines: list[tuple[str, str, tuple[int, ...]]]) -> str:
     """One opponent's blocking threats in one line, shortened to fit :data:`TABLE_WIDTH`; the
-    items at risk are the active player's, named ("Ben's"), never "your" (D15; the screen
-    follows the previous player's action)."""
+    items at risk are the active player's, named (:func:`core.report.possessive`: "Ben's", "my"
+    for a player named me), never "your" for the reader (D15; the screen follows the previous
+    player's action)."""
     risk = sorted({c for _, _, cells in lines for c in cells})
     where = ", ".join(f"{cell} for {line}" for line, cell, _ in lines)
-    whose = kept.active_name
-    forms = [f"Threat: {name} needs {where}: {whose}'s {_cells(kept, risk)} at risk.",
-             f"Threat: {name} needs {where}: {_plural(len(risk), 'item')} of {whose}'s at risk.",
+    whose, theirs = possessive(kept.active_name), possessive(kept.active_name, alone=True)
+    forms = [f"Threat: {name} needs {where}: {whose} {_cells(kept, risk)} at risk.",
+             f"Threat: {name} needs {where}: {_plural(len(risk), 'item')} of {theirs} at risk.",
              f"Threat: {name} is one item from {_plural(len(lines), 'line')}: {_plural(len(risk), 'item')} of "
-             f"{whose}'s at risk ('status')."]
+             f"{theirs} at risk ('status')."]
     return next((f for f in forms if len(f) <= TABLE_WIDTH), forms[-1])
 
 
@@ -266,7 +267,7 @@ def _threats_merged(whose: str, warned: list[str], advice: list[str]) -> tuple[l
     if len(threats) < 2:
         return warned, advice
     names = [w.split()[1] for w in threats]
-    merged = f"Threats: {', '.join(names)} can each complete a line holding {whose}'s items ('status')."
+    merged = f"Threats: {', '.join(names)} can each complete a line holding {possessive(whose)} items ('status')."
     return [w for w in warned if w not in threats] + [merged], advice
 
 

@@ -378,6 +378,8 @@ class Session:
             and says what changed (:meth:`handle`). ``None``: no prompt drawn yet, nothing checked.
         warned: the warnings on the last screen, as ``(active seat, text)``: not repeated while
             unchanged (:func:`screen.new_warnings`).
+        written: how many times the session wrote the file (an action or an undo; a line that
+            changes nothing writes nothing): what :meth:`leaving` says.
     """
 
     path: str
@@ -389,6 +391,7 @@ class Session:
     verbose: bool = False
     seen: KeptGame | None = None
     warned: set[tuple[int, str]] = field(default_factory=set)
+    written: int = 0
 
     @property
     def in_full(self) -> bool:
@@ -515,11 +518,29 @@ class Session:
             return change(kept)
 
         before, after = update_file(self.path, checked)
-        if after.events != before.events:
+        if after.events != before.events:  # the file was written (gamefile.update_file)
             self.held = None  # a hold typed before is used up by the write (or belongs to a step undone)
+            self.written += 1
         if self.seen is not None:
             self.seen = after
         return before, after
+
+    def leaving(self, interrupted: bool = False) -> str:
+        """What the session says as it ends (``quit``, end of input; ``interrupted``: Ctrl-C at the
+        prompt, ``Interrupted; ...``), true of this session: every action is in the file, written
+        as it was made (``Every action is saved in GAME.``), or nothing was written (``Nothing
+        changed in this session: GAME was not written.``); a hold typed at the last prompt without
+        its new dice (``keep CC``) is not in the file, and is said so. Reads no file."""
+        if self.written:
+            said = f"every action is saved in {self.path}"
+        else:
+            said = f"nothing changed in this session: {self.path} was not written"
+        seen = self.seen  # the game of the last prompt, where a hold was typed
+        held = self.hold_typed(seen) if seen is not None else None
+        if seen is not None and held is not None:
+            said += (f"; the hold keep {dice_codes(held, seen.rules) or '-'} is not saved "
+                     "(a hold is saved with its new dice)")
+        return f"Interrupted; {said}." if interrupted else f"{said[0].upper()}{said[1:]}."
 
     def _run(self, command: str, args: list[str], line: str) -> str:
         if command in WORDLESS and args:
@@ -527,7 +548,7 @@ class Session:
                                 f"{command!r} alone (help lists the commands)")
         if command in ("quit", "exit", "q"):
             self.done = True
-            return f"Saved in {self.path}."
+            return self.leaving()
         if command in ("help", "?", "h"):
             return HELP + "\n" + LEGEND
         if command == "status":

@@ -105,7 +105,8 @@ def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report
         policy += f", win model {result.win_model}"
     title = [f"Rollout of {source}: {whose_turn(kept)}", f"{games}, {policy}."]
     others = [n for s, n in enumerate(names) if s != mover]
-    headers = ["", "choice", "advice", names[mover], "95%", *others, "vs best"]
+    # rank: the choices' order by the played-out chance (blank on the position's row), as advise's tables
+    headers = ["rank", "choice", "advice", names[mover], "95%", *others, "vs best"]
     rows: list[list[Any]] = [_row("", "position", "", result.position, mover, "")]
     for rank, choice in enumerate(result.choices, 1):
         advice = chance_cell(choice.root.advice) if choice.root.advice is not None else ""
@@ -138,8 +139,8 @@ def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report
     none_or_all = none_or_all_note([row[3:-1] for row in rows], result.games)
     if none_or_all is not None:
         notes.append(none_or_all)
-    if not result.choices:  # the position alone: no advice, nothing to compare
-        headers, rows = headers[:2] + headers[3:-1], [row[:2] + row[3:-1] for row in rows]
+    if not result.choices:  # the position alone: no rank, no advice, nothing to compare
+        headers, rows = headers[1:2] + headers[3:-1], [row[1:2] + row[3:-1] for row in rows]
         notes[0] = (f"Every seat's chance to win (ties shared, D20) over the games played from here, as the policy "
                     f"plays; 95%: the 95% interval for {names[mover]} (Wilson; every seat's: --format json).")
     return Report(title, headers, rows, data, notes, records=_records(data), narrow=["advice"])
