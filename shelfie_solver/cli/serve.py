@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import click
 
 from shelfie_solver.cli.options import WholeNumber, board_option, first_seed_option, load_setup, rules_option
@@ -48,12 +50,16 @@ def serve_command(game: str | None, host: str, port: int, objective: str, tile_p
       shelfie-solve serve --tile position.json   (the tile page alone, no dice game)
     """
     try:
+        from shelfie_solver.web import EXTRA_MODULES
+
+        for module in EXTRA_MODULES:  # imported by serve() only once it starts: checked first
+            importlib.import_module(module)
         from shelfie_solver.web.newgame import NewGame
         from shelfie_solver.web.server import serve
         from shelfie_solver.web.tile import TilePage
     except ImportError as error:
         raise click.ClickException(f"serve needs the web extra ({error.name or error} is missing); expected "
-                            "pip install 'shelfie-solve[web]'") from None
+                                   "pip install 'shelfie-solve[web]'") from None
     if game is None and tile_path is None:
         raise click.UsageError("missing GAME: the dice game's file (play new GAME), or --tile FILE.json for the "
                                "tile page alone; expected serve GAME [--tile FILE.json] or serve --tile FILE.json")
