@@ -104,6 +104,32 @@ def test_each_write_returns_the_json_the_cli_step_prints(tmp_path: Path):
     assert undone["done"] == ["Undone: me's failed result (shelf 2 given up)."]  # the last step above
 
 
+def test_mark_best_with_rerolls_left_carries_play_s_note(tmp_path: Path):
+    """{"best": true} with re-rolls left where the advice is to re-roll: the answer's done holds
+    the note 'play mark --best' prints (one home, report.best_mark_note), after the stop line
+    (the page shows done). The user's find: GGGBBA with 2 re-rolls left, marked best on the
+    page, no note. Here the hand-worked game of tests/test_play.py: objective points, me first
+    on empty default sheets, PPPPPG: marking now scores 0, keeping PPPPP at least 35/9 = 3.8889
+    points (D7, D11, D19), so the best hold's value in the note is >= 3.8889, marking now's 0.0000.
+    The same step in the terminal gives the same done, line for line."""
+    web, term = str(tmp_path / "web.json"), str(tmp_path / "term.json")
+    for path in (web, term):
+        cli("play", "new", path, "--players", "Ann,me", "--first", "me")
+    cli("play", "roll", term, "PPPPPG", "--objective", "points")
+    stepped = cli_json("play", "mark", term, "--best", "--objective", "points")
+    client = TestClient(create_app(GameServer(web, "points")))
+    rolled = post(client, "roll", revision=1, dice="PPPPPG").json()
+    answer = post(client, "mark", revision=rolled["revision"], best=True)
+    assert answer.status_code == 200, answer.text
+    done = answer.json()["done"]
+    assert done[0] == "me stopped with PPPPPG (D7: 2 re-rolls left unused)."
+    assert done[1].startswith("note: the advice was to re-roll (") and done[1].endswith("; marking now: 0.0000")
+    assert float(done[1].split(");")[0].rsplit(": ", 1)[1]) >= 3.8889
+    assert done == stepped["done"]
+    assert answer.json()["advice"] == stepped
+    assert Path(web).read_text() == Path(term).read_text()
+
+
 def test_the_undo_words_name_the_action_then_the_player_for_any_name(tmp_path: Path):
     """``last_action.words`` (the page's Undo and Redo labels) say the action, then who made it
     ("roll PPBACC by me"), never "me's roll": the README names the reader's own seat ``me``. One

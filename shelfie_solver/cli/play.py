@@ -194,8 +194,7 @@ def _shown(before: KeptGame | None, after: KeptGame, objective: str, top: int, f
     the next step (or the final table), rendered; ``game``: the file, as the commands it names
     say it."""
     unstop = _with_game_named(STEP.unstop, game)
-    done = describe(before, after, unstop) if before is not None else []
-    done[1:1] = noted or []
+    done = describe(before, after, unstop, noted or ()) if before is not None else []
     report = action_report(after, objective, done, None if fmt == "json" else top)
     if len(after.players) > 1:
         note_win_model(report)
