@@ -215,6 +215,13 @@ class WholeNumber(click.IntRange):
                           f"{self._describe_range() if bounded else 'one such as 3'}", param, ctx)
         return super().convert(value, param, ctx)
 
+    def _describe_range(self) -> str:
+        """The range as ``--help`` shows it (``x>=1``); nothing for a whole number without bounds
+        (click's ``IntRange`` would print ``x<=None``)."""
+        if self.min is None and self.max is None:
+            return ""
+        return super()._describe_range()
+
 
 class SeedType(click.ParamType[int]):
     """A root seed: decimal digits for a whole number from 0 to 2**128-1 (checked on the digits
