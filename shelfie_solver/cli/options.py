@@ -83,6 +83,17 @@ def format_option(func: F) -> F:
                         help="Output format.")(func)
 
 
+def play_objective_option(func: F) -> F:
+    """``--objective NAME``: what the advice of ``play`` (its steps and its session) and ``serve``
+    maximises, default ``play``'s (``win``, :data:`gamefile.PLAY_OBJECTIVE`). Imported here when
+    the decorator runs, so the commands that do not use it (``advise``) do not load them."""
+    from shelfie_solver.dice.objective_names import OBJECTIVE_NAMES
+    from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE
+
+    return click.option("--objective", default=PLAY_OBJECTIVE, show_default=True, metavar="NAME",
+                        help=f"What the advice maximises: {', '.join(OBJECTIVE_NAMES)} (docs/objectives.md).")(func)
+
+
 def _remember_exact(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
     ctx.meta["shelfie_exact"] = ctx.meta.get("shelfie_exact", False) or value
     return value

@@ -7,9 +7,8 @@ import importlib
 
 import click
 
-from shelfie_solver.cli.options import WholeNumber, board_option, first_seed_option, load_setup, rules_option
-from shelfie_solver.dice.objective_names import OBJECTIVE_NAMES
-from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE as DEFAULT_OBJECTIVE
+from shelfie_solver.cli.options import (WholeNumber, board_option, first_seed_option, load_setup, play_objective_option,
+                                        rules_option)
 
 
 @click.command("serve", short_help="The game file as a page for a phone at the table.")
@@ -19,8 +18,7 @@ from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE as DEFAULT_OBJECTIV
                    "needs the random token printed in the URL and as a QR code.")
 @click.option("--port", type=WholeNumber(0, 65535), default=0, show_default=True,
               help="Port to listen on; 0 picks a free one.")
-@click.option("--objective", default=DEFAULT_OBJECTIVE, show_default=True, metavar="NAME",
-              help=f"What the advice maximises: {', '.join(OBJECTIVE_NAMES)} (docs/objectives.md).")
+@play_objective_option
 @click.option("--tile", "tile_path", default=None, metavar="FILE.json",
               help="Keep the tile page's (/tile) position in this JSON position file (tile advise reads it): "
                    "read when the page opens, written whole on each Advise. Default: the position lives only "
