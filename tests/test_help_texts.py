@@ -102,3 +102,11 @@ def test_objective_is_described_alike_in_every_play_step_the_session_and_serve(w
     assert entry.startswith("--objective NAME What the advice maximises: ") and entry.endswith(
         "(docs/objectives.md). [default: win]"), entry
     assert " win, " in entry and " points, " in entry
+
+
+def test_play_new_s_players_cite_d1_for_2_to_4_only():
+    """RULES.md D1: 2-4 players; solitaire is this tool's extension. 'play new --help' said
+    '1 to 4 (D1)'."""
+    entry = option_help(help_text("play", "new"), "--players")
+    assert "2 to 4 players (D1), or 1 for solitaire (this tool's extension)" in entry, entry
+    assert "1 to 4" not in entry

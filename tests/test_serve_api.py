@@ -582,8 +582,8 @@ def test_a_new_game_never_overwrites(tmp_path: Path, game: str):
 
 @pytest.mark.parametrize("body, fragment", [
     ({"players": ["Ann", "ann"]}, "must differ"),
-    ({"players": []}, "1 to 4 players (D1"),
-    ({"players": ["A", "B", "C", "D", "E"]}, "1 to 4 players (D1"),
+    ({"players": []}, "2 to 4 players (D1), or 1 for solitaire (this tool's extension), got 0"),
+    ({"players": ["A", "B", "C", "D", "E"]}, "2 to 4 players (D1), or 1 for solitaire (this tool's extension), got 5"),
     ({"players": "Ann,Ben,Cy,Di,Ed"}, "got 5"),
     ({"players": ["Ann Lee", "Ben"]}, "without spaces"),
     ({"players": ["Ann", ""]}, "non-empty"),

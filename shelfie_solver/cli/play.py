@@ -41,6 +41,7 @@ from shelfie_solver.dice.play.gamefile import (
     undo,
     update_file,
 )
+from shelfie_solver.dice.game.events import PLAYER_COUNTS
 from shelfie_solver.dice.play.newgame import new_game
 from shelfie_solver.dice.play.reading import STEP, ReadingError
 from shelfie_solver.dice.play.report import action_report, best_mark_note, describe, status_report, step_advice, undone_line
@@ -289,7 +290,7 @@ def _step(path: str, player: str | None, make: Callable[[KeptGame], Action], obj
 @play_command.command("new")
 @_GAME
 @click.option("--players", "players_text", required=True, metavar="A,B,...",
-              help="Player names in seat order (clockwise, D5), 1 to 4 (D1), e.g. Ann,Ben,me.")
+              help=f"Player names in seat order (clockwise, D5): {PLAYER_COUNTS}, e.g. Ann,Ben,me.")
 @click.option("--first", default=None, metavar="NAME", help="Who plays first (D5). Default: drawn at random.")
 @first_seed_option
 @board_option
