@@ -93,6 +93,27 @@ def test_serve_without_a_module_of_the_web_extra_says_so_in_one_line(tmp_path: P
     assert not (tmp_path / "g2.json").exists()
 
 
+def test_serving_a_game_not_made_yet_says_when_the_file_will_hold_it(tmp_path: Path):
+    """serve on a file that does not exist yet (the user's g2.json): the start-up lines said
+    "g2.json holds every action" and, on the next line, "No game in g2.json yet". The file holds
+    nothing until the page's New game makes it (POST /api/new): the line says so, and once made
+    the stop line says it holds every action."""
+    game = tmp_path / "g2.json"
+    served = Served(str(game), "--port", "0", "--seed", "777105")
+    try:
+        lines = served.more(2)
+        code, state = post(served.url + "api/new", {"players": ["Nu", "Kim"], "first": "Nu"})
+        assert code == 200 and state["revision"] == 1
+    finally:
+        exit_code, _, out, err = served.stop(signal.SIGTERM)
+    assert lines == [f"Open the URL above on this machine. Ctrl-C stops; from the page's New game on, {game} holds "
+                     "every action.",
+                     f"No game in {game} yet: the page starts with New game (the names, who plays first) and "
+                     "creates it."]
+    assert exit_code == 143, err
+    assert out.rstrip().splitlines()[-1] == f"Stopped; {game} holds every action."
+
+
 def test_stopping_before_a_game_was_created_says_so(tmp_path: Path):
     """serve on a file never created (the New game screen unused): the last line says no game was
     made, not that the missing file "holds every action"."""
