@@ -10,6 +10,7 @@ CCBBPG (shown sorted PGBBCC, D6), keeps CCBB and re-rolls CP (D7) -> PBBCCC, mar
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -32,7 +33,7 @@ from serve_support import one_line_error  # noqa: E402
 from shelfie_solver.web.token import is_loopback, new_token, token_matches  # noqa: E402
 
 
-from conftest import cli, cli_json  # noqa: E402
+from conftest import ROOT, cli, cli_json  # noqa: E402
 
 
 def new_game(path: Path, players: str = "Ann,Ben,me") -> str:
@@ -128,6 +129,35 @@ def test_mark_best_with_rerolls_left_carries_play_s_note(tmp_path: Path):
     assert done == stepped["done"]
     assert answer.json()["advice"] == stepped
     assert Path(web).read_text() == Path(term).read_text()
+
+
+def test_reroll_takes_both_forms_of_new_the_docs_give(tmp_path: Path):
+    """docs/serve.md said POST /api/reroll's "new" is "only the new dice"; the API (as play reroll
+    --keep) also takes all six dice now showing, kept ones among them (the user sent
+    {"keep": "CCCJ", "new": "CCCCCJ"}). Every example of the docs' reroll row is posted on the
+    hand-worked game (module docstring: CCBBPG, keep CCBB, re-roll CP -> PBBCCC, D7), and each
+    gives the file and the answer of the CLI's 'play reroll --keep CCBB CP'; the row names both
+    forms. keep absent is none kept: all six re-rolled."""
+    docs = (ROOT / "docs" / "serve.md").read_text(encoding="utf-8")
+    row = next(line for line in docs.splitlines() if line.startswith("| `reroll` |"))
+    examples = [json.loads(text) for text in re.findall(r"`(\{[^`]*\})`", row)]
+    assert [e["new"] for e in examples] == ["CP", "PBBCCC"], row  # the new dice, then all six (D7)
+    term = new_game(tmp_path / "term.json")
+    cli("play", "roll", term, "CCBBPG")
+    stepped = cli_json("play", "reroll", term, "--keep", "CCBB", "CP")
+    for number, body in enumerate(examples):
+        web = new_game(tmp_path / f"web{number}.json")
+        client = TestClient(create_app(GameServer(web)))
+        rolled = post(client, "roll", revision=1, dice="CCBBPG").json()
+        answer = post(client, "reroll", revision=rolled["revision"], **body)
+        assert answer.status_code == 200, (body, answer.text)
+        assert answer.json()["advice"] == stepped
+        assert Path(web).read_text() == Path(term).read_text()
+    web = new_game(tmp_path / "none.json")
+    client = TestClient(create_app(GameServer(web)))
+    rolled = post(client, "roll", revision=1, dice="CCBBPG").json()
+    answer = post(client, "reroll", revision=rolled["revision"], new="PBBCCC").json()
+    assert answer["done"] == ["Ann re-rolled all 6 dice (D7).", "Ann rolled PBBCCC (1 re-roll left)."]
 
 
 def test_the_undo_words_name_the_action_then_the_player_for_any_name(tmp_path: Path):
