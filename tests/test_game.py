@@ -12,6 +12,7 @@ import errno
 import io
 import json
 import os
+import re
 import stat
 from fractions import Fraction
 
@@ -162,10 +163,11 @@ def test_illegal_marking_and_hold_are_refused(board, rules):
 
 
 def test_player_counts(board, rules):
-    """D1: 1 to 4 players (1 = solitaire)."""
-    with pytest.raises(GameError, match="1 to 4"):
+    """D1: 2 to 4 players; 1 is solitaire, this tool's extension (the message cites D1 only for 2-4)."""
+    with pytest.raises(GameError, match=re.escape("a game needs 2 to 4 players (D1), or 1 for solitaire (this "
+                                                  "tool's extension), got 0")):
         play_game(board, rules, [], ScriptedDice(0, []))
-    with pytest.raises(GameError, match="1 to 4"):
+    with pytest.raises(GameError, match=re.escape("(D1), or 1 for solitaire (this tool's extension), got 5")):
         play_game(board, rules, [strategy_named("greedy")] * 5, ScriptedDice(0, []))
 
 

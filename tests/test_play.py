@@ -210,7 +210,10 @@ def test_new_refuses_an_existing_file_and_bad_players(tmp_path: Path, midgame: s
     # it names how to go on with that game, and the command runs
     assert f"play status {midgame}" in line
     assert play("status", midgame).exit_code == 0
-    assert_one_line_error(play("new", str(tmp_path / "n.json"), "--players", "a,b,c,d,e"), "1 to 4")
+    # the user's A,B,C,D,E: D1 is 2-4 players; solitaire is this tool's extension, not D1's
+    line = assert_one_line_error(play("new", str(tmp_path / "n.json"), "--players", "a,b,c,d,e"),
+                                 "a game needs 2 to 4 players (D1), or 1 for solitaire (this tool's extension), got 5")
+    assert "1 to 4" not in line and "1 = solitaire" not in line
     assert_one_line_error(play("new", str(tmp_path / "n.json"), "--players", "a,A"), "must differ")
     assert not (tmp_path / "n.json").exists()
 

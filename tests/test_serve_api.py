@@ -10,6 +10,7 @@ CCBBPG (shown sorted PGBBCC, D6), keeps CCBB and re-rolls CP (D7) -> PBBCCC, mar
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -32,7 +33,7 @@ from serve_support import one_line_error  # noqa: E402
 from shelfie_solver.web.token import is_loopback, new_token, token_matches  # noqa: E402
 
 
-from conftest import cli, cli_json  # noqa: E402
+from conftest import ROOT, cli, cli_json  # noqa: E402
 
 
 def new_game(path: Path, players: str = "Ann,Ben,me") -> str:
@@ -102,6 +103,61 @@ def test_each_write_returns_the_json_the_cli_step_prints(tmp_path: Path):
     cli("play", "undo", term)
     assert undone["status"] == cli_json("play", "status", term)
     assert undone["done"] == ["Undone: my failed result (shelf 2 given up)."]  # the last step above
+
+
+def test_mark_best_with_rerolls_left_carries_play_s_note(tmp_path: Path):
+    """{"best": true} with re-rolls left where the advice is to re-roll: the answer's done holds
+    the note 'play mark --best' prints (one home, report.best_mark_note), after the stop line
+    (the page shows done). The user's find: GGGBBA with 2 re-rolls left, marked best on the
+    page, no note. Here the hand-worked game of tests/test_play.py: objective points, me first
+    on empty default sheets, PPPPPG: marking now scores 0, keeping PPPPP at least 35/9 = 3.8889
+    points (D7, D11, D19), so the best hold's value in the note is >= 3.8889, marking now's 0.0000.
+    The same step in the terminal gives the same done, line for line."""
+    web, term = str(tmp_path / "web.json"), str(tmp_path / "term.json")
+    for path in (web, term):
+        cli("play", "new", path, "--players", "Ann,me", "--first", "me")
+    cli("play", "roll", term, "PPPPPG", "--objective", "points")
+    stepped = cli_json("play", "mark", term, "--best", "--objective", "points")
+    client = TestClient(create_app(GameServer(web, "points")))
+    rolled = post(client, "roll", revision=1, dice="PPPPPG").json()
+    answer = post(client, "mark", revision=rolled["revision"], best=True)
+    assert answer.status_code == 200, answer.text
+    done = answer.json()["done"]
+    assert done[0] == "me stopped with PPPPPG (D7: 2 re-rolls left unused)."
+    assert done[1].startswith("note: the advice was to re-roll (") and done[1].endswith("; marking now: 0.0000")
+    assert float(done[1].split(");")[0].rsplit(": ", 1)[1]) >= 3.8889
+    assert done == stepped["done"]
+    assert answer.json()["advice"] == stepped
+    assert Path(web).read_text() == Path(term).read_text()
+
+
+def test_reroll_takes_both_forms_of_new_the_docs_give(tmp_path: Path):
+    """docs/serve.md said POST /api/reroll's "new" is "only the new dice"; the API (as play reroll
+    --keep) also takes all six dice now showing, kept ones among them (the user sent
+    {"keep": "CCCJ", "new": "CCCCCJ"}). Every example of the docs' reroll row is posted on the
+    hand-worked game (module docstring: CCBBPG, keep CCBB, re-roll CP -> PBBCCC, D7), and each
+    gives the file and the answer of the CLI's 'play reroll --keep CCBB CP'; the row names both
+    forms. keep absent is none kept: all six re-rolled."""
+    docs = (ROOT / "docs" / "serve.md").read_text(encoding="utf-8")
+    row = next(line for line in docs.splitlines() if line.startswith("| `reroll` |"))
+    examples = [json.loads(text) for text in re.findall(r"`(\{[^`]*\})`", row)]
+    assert [e["new"] for e in examples] == ["CP", "PBBCCC"], row  # the new dice, then all six (D7)
+    term = new_game(tmp_path / "term.json")
+    cli("play", "roll", term, "CCBBPG")
+    stepped = cli_json("play", "reroll", term, "--keep", "CCBB", "CP")
+    for number, body in enumerate(examples):
+        web = new_game(tmp_path / f"web{number}.json")
+        client = TestClient(create_app(GameServer(web)))
+        rolled = post(client, "roll", revision=1, dice="CCBBPG").json()
+        answer = post(client, "reroll", revision=rolled["revision"], **body)
+        assert answer.status_code == 200, (body, answer.text)
+        assert answer.json()["advice"] == stepped
+        assert Path(web).read_text() == Path(term).read_text()
+    web = new_game(tmp_path / "none.json")
+    client = TestClient(create_app(GameServer(web)))
+    rolled = post(client, "roll", revision=1, dice="CCBBPG").json()
+    answer = post(client, "reroll", revision=rolled["revision"], new="PBBCCC").json()
+    assert answer["done"] == ["Ann re-rolled all 6 dice (D7).", "Ann rolled PBBCCC (1 re-roll left)."]
 
 
 def test_the_undo_words_name_the_action_then_the_player_for_any_name(tmp_path: Path):
@@ -556,8 +612,8 @@ def test_a_new_game_never_overwrites(tmp_path: Path, game: str):
 
 @pytest.mark.parametrize("body, fragment", [
     ({"players": ["Ann", "ann"]}, "must differ"),
-    ({"players": []}, "1 to 4 players (D1"),
-    ({"players": ["A", "B", "C", "D", "E"]}, "1 to 4 players (D1"),
+    ({"players": []}, "2 to 4 players (D1), or 1 for solitaire (this tool's extension), got 0"),
+    ({"players": ["A", "B", "C", "D", "E"]}, "2 to 4 players (D1), or 1 for solitaire (this tool's extension), got 5"),
     ({"players": "Ann,Ben,Cy,Di,Ed"}, "got 5"),
     ({"players": ["Ann Lee", "Ben"]}, "without spaces"),
     ({"players": ["Ann", ""]}, "non-empty"),

@@ -5,7 +5,10 @@ bad input one line (exit 2)."""
 from __future__ import annotations
 
 import json
+import re
 import signal
+import sys
+import tomllib
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -62,6 +65,53 @@ def test_serves_the_game_and_stops_at_once(tmp_path: Path, sig: int):
     assert "Traceback" not in err and "Stopped" in out
     events = json.loads(Path(game).read_text())["events"]  # whole, and holds the roll
     assert [e["event"] for e in events] == ["start", "roll"]
+
+
+def test_the_checked_modules_are_the_web_extra():
+    """serve's check (web.EXTRA_MODULES) names every package of pyproject.toml's [web] extra, so a
+    module of the extra missing is never met first inside the server (a traceback)."""
+    from shelfie_solver.web import EXTRA_MODULES
+
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extra = {re.split(r"[<>=!~\[ ;]", req, maxsplit=1)[0].lower() for req in project["optional-dependencies"]["web"]}
+    assert set(EXTRA_MODULES) == extra == {"starlette", "uvicorn", "qrcode"}
+
+
+@pytest.mark.parametrize("module", ["starlette", "uvicorn", "qrcode"])
+def test_serve_without_a_module_of_the_web_extra_says_so_in_one_line(tmp_path: Path, monkeypatch, module: str):
+    """After 'pip install .' without [web]: the user's serve on a new file printed a traceback
+    ending "No module named 'uvicorn'" (exit 1), uvicorn being imported only inside the server.
+    Each module of the extra missing (None in sys.modules: its import fails) is now the designed
+    line, exit 2, before anything starts (the server is replaced by a failure here)."""
+    import shelfie_solver.web.server as server
+
+    monkeypatch.setattr(server, "serve", lambda *args, **kwargs: pytest.fail(f"served without {module}"))
+    monkeypatch.setitem(sys.modules, module, None)
+    result = CliRunner().invoke(main, ["serve", str(tmp_path / "g2.json"), "--seed", "777105"])
+    assert_one_line_error(result, f"serve needs the web extra ({module} is missing)",
+                          "expected pip install 'shelfie-solve[web]'")
+    assert not (tmp_path / "g2.json").exists()
+
+
+def test_serving_a_game_not_made_yet_says_when_the_file_will_hold_it(tmp_path: Path):
+    """serve on a file that does not exist yet (the user's g2.json): the start-up lines said
+    "g2.json holds every action" and, on the next line, "No game in g2.json yet". The file holds
+    nothing until the page's New game makes it (POST /api/new): the line says so, and once made
+    the stop line says it holds every action."""
+    game = tmp_path / "g2.json"
+    served = Served(str(game), "--port", "0", "--seed", "777105")
+    try:
+        lines = served.more(2)
+        code, state = post(served.url + "api/new", {"players": ["Nu", "Kim"], "first": "Nu"})
+        assert code == 200 and state["revision"] == 1
+    finally:
+        exit_code, _, out, err = served.stop(signal.SIGTERM)
+    assert lines == [f"Open the URL above on this machine. Ctrl-C stops; from the page's New game on, {game} holds "
+                     "every action.",
+                     f"No game in {game} yet: the page starts with New game (the names, who plays first) and "
+                     "creates it."]
+    assert exit_code == 143, err
+    assert out.rstrip().splitlines()[-1] == f"Stopped; {game} holds every action."
 
 
 def test_stopping_before_a_game_was_created_says_so(tmp_path: Path):

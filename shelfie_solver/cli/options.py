@@ -83,6 +83,17 @@ def format_option(func: F) -> F:
                         help="Output format.")(func)
 
 
+def play_objective_option(func: F) -> F:
+    """``--objective NAME``: what the advice of ``play`` (its steps and its session) and ``serve``
+    maximises, default ``play``'s (``win``, :data:`gamefile.PLAY_OBJECTIVE`). Imported here when
+    the decorator runs, so the commands that do not use it (``advise``) do not load them."""
+    from shelfie_solver.dice.objective_names import OBJECTIVE_NAMES
+    from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE
+
+    return click.option("--objective", default=PLAY_OBJECTIVE, show_default=True, metavar="NAME",
+                        help=f"What the advice maximises: {', '.join(OBJECTIVE_NAMES)} (docs/objectives.md).")(func)
+
+
 def _remember_exact(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
     ctx.meta["shelfie_exact"] = ctx.meta.get("shelfie_exact", False) or value
     return value
@@ -214,6 +225,13 @@ class WholeNumber(click.IntRange):
                 self.fail(f"{shorten(value)} is not a whole number; expected "
                           f"{self._describe_range() if bounded else 'one such as 3'}", param, ctx)
         return super().convert(value, param, ctx)
+
+    def _describe_range(self) -> str:
+        """The range as ``--help`` shows it (``x>=1``); nothing for a whole number without bounds
+        (click's ``IntRange`` would print ``x<=None``)."""
+        if self.min is None and self.max is None:
+            return ""
+        return super()._describe_range()
 
 
 class SeedType(click.ParamType[int]):

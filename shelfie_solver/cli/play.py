@@ -14,7 +14,6 @@ from typing import Any
 
 import click
 
-from shelfie_solver.dice.objective_names import OBJECTIVE_NAMES
 from shelfie_solver.core.errors import ShelfieError, close_word, shorten
 from shelfie_solver.core.report import TABLE_WIDTH, printable, render
 from shelfie_solver.dice.play.session import (
@@ -42,6 +41,7 @@ from shelfie_solver.dice.play.gamefile import (
     undo,
     update_file,
 )
+from shelfie_solver.dice.game.events import PLAYER_COUNTS
 from shelfie_solver.dice.play.newgame import new_game
 from shelfie_solver.dice.play.reading import STEP, ReadingError
 from shelfie_solver.dice.play.report import action_report, best_mark_note, describe, status_report, step_advice, undone_line
@@ -55,6 +55,7 @@ from shelfie_solver.cli.options import (
     load_setup,
     rules_option,
     note_win_model,
+    play_objective_option,
     sigterm_stops,
     win_model_option,
 )
@@ -73,6 +74,7 @@ class PlayGroup(click.Group):
                 args = ["--help"]
             else:
                 self._check_game_file(ctx, args)
+                ctx.meta[_IMPLIED_SESSION_KEY] = True  # the session's usage names 'play', the words typed
                 args = ["session", *args]
         return super().parse_args(ctx, args)
 
@@ -129,9 +131,7 @@ def play_command() -> None:
 def _objective_option(func: Callable[..., Any]) -> Callable[..., Any]:
     func = click.option("--top", type=WholeNumber(1, None), default=5, show_default=True, metavar="K",
                         help="Rows of advice in table and markdown output.")(func)
-    func = win_model_option(exact_option(func))
-    return click.option("--objective", default=DEFAULT_OBJECTIVE, show_default=True, metavar="NAME",
-                        help=f"What the advice maximises: {', '.join(OBJECTIVE_NAMES)} (docs/objectives.md).")(func)
+    return play_objective_option(win_model_option(exact_option(func)))
 
 
 def _player_option(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -142,6 +142,8 @@ def _player_option(func: Callable[..., Any]) -> Callable[..., Any]:
 #: Where the step's game file is kept for its refusals (:meth:`PlayGroup.invoke`; ``ctx.meta`` is
 #: shared by the group's context and the step's).
 _GAME_KEY = "shelfie_solve.play.game"
+#: Set when ``play GAME`` runs the session without the word ``session`` (:class:`_SessionContext`).
+_IMPLIED_SESSION_KEY = "shelfie_solve.play.implied_session"
 
 
 def _remember_game(ctx: click.Context, _param: click.Parameter, value: str) -> str:
@@ -194,8 +196,7 @@ def _shown(before: KeptGame | None, after: KeptGame, objective: str, top: int, f
     the next step (or the final table), rendered; ``game``: the file, as the commands it names
     say it."""
     unstop = _with_game_named(STEP.unstop, game)
-    done = describe(before, after, unstop) if before is not None else []
-    done[1:1] = noted or []
+    done = describe(before, after, unstop, noted or ()) if before is not None else []
     report = action_report(after, objective, done, None if fmt == "json" else top)
     if len(after.players) > 1:
         note_win_model(report)
@@ -289,7 +290,7 @@ def _step(path: str, player: str | None, make: Callable[[KeptGame], Action], obj
 @play_command.command("new")
 @_GAME
 @click.option("--players", "players_text", required=True, metavar="A,B,...",
-              help="Player names in seat order (clockwise, D5), 1 to 4 (D1), e.g. Ann,Ben,me.")
+              help=f"Player names in seat order (clockwise, D5): {PLAYER_COUNTS}, e.g. Ann,Ben,me.")
 @click.option("--first", default=None, metavar="NAME", help="Who plays first (D5). Default: drawn at random.")
 @first_seed_option
 @board_option
@@ -467,12 +468,15 @@ def advise_command(game: str, objective: str, top: int, fmt: str) -> None:
 
 
 class _SessionContext(click.Context):
-    """The ``session`` command, also run as ``play GAME`` (the form most type): its usage line and
-    error hints name ``shelfie-solve play``, which takes the same words."""
+    """The ``session`` command, also run as ``play GAME`` (the form most type): so run, its usage
+    line and error hints name ``shelfie-solve play``, which takes the same words; run as ``play
+    session GAME``, ``shelfie-solve play session``."""
 
     @property
     def command_path(self) -> str:
-        return self.parent.command_path if self.parent is not None else super().command_path
+        if self.parent is not None and self.meta.get(_IMPLIED_SESSION_KEY):
+            return self.parent.command_path
+        return super().command_path
 
 
 class _SessionCommand(click.Command):
@@ -482,7 +486,7 @@ class _SessionCommand(click.Command):
 @play_command.command("session", cls=_SessionCommand,
                       short_help="The interactive session (also: play GAME): type dice, keep, mark...")
 @_GAME
-@click.option("--objective", default=DEFAULT_OBJECTIVE, show_default=True, metavar="NAME")
+@play_objective_option
 @exact_option
 @click.option("--verbose", is_flag=True,
               help="After each action every table in full (the advice with its legend, the active sheet's values, "
@@ -490,7 +494,8 @@ class _SessionCommand(click.Command):
 @sigterm_stops
 def session_command(game: str, objective: str, verbose: bool) -> None:
     """The interactive session on the game file GAME: type the dice, keep, mark, undo... ('help' at
-    the prompt lists the commands; the file is saved after every action)."""
+    the prompt lists the commands; the file is saved after every action). 'play GAME' and 'play
+    session GAME' are the same, with the same options."""
     from shelfie_solver.core.parallel import Interrupted  # SIGTERM (sigterm_stops)
 
     if sys.stdin is None or sys.stdin.closed:  # `play GAME <&-`: nothing can be typed

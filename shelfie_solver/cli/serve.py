@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+import importlib
+
 import click
 
-from shelfie_solver.cli.options import WholeNumber, board_option, first_seed_option, load_setup, rules_option
-from shelfie_solver.dice.objective_names import OBJECTIVE_NAMES
-from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE as DEFAULT_OBJECTIVE
+from shelfie_solver.cli.options import (WholeNumber, board_option, first_seed_option, load_setup, play_objective_option,
+                                        rules_option)
 
 
 @click.command("serve", short_help="The game file as a page for a phone at the table.")
@@ -17,8 +18,7 @@ from shelfie_solver.dice.play.gamefile import PLAY_OBJECTIVE as DEFAULT_OBJECTIV
                    "needs the random token printed in the URL and as a QR code.")
 @click.option("--port", type=WholeNumber(0, 65535), default=0, show_default=True,
               help="Port to listen on; 0 picks a free one.")
-@click.option("--objective", default=DEFAULT_OBJECTIVE, show_default=True, metavar="NAME",
-              help=f"What the advice maximises: {', '.join(OBJECTIVE_NAMES)} (docs/objectives.md).")
+@play_objective_option
 @click.option("--tile", "tile_path", default=None, metavar="FILE.json",
               help="Keep the tile page's (/tile) position in this JSON position file (tile advise reads it): "
                    "read when the page opens, written whole on each Advise. Default: the position lives only "
@@ -48,12 +48,16 @@ def serve_command(game: str | None, host: str, port: int, objective: str, tile_p
       shelfie-solve serve --tile position.json   (the tile page alone, no dice game)
     """
     try:
+        from shelfie_solver.web import EXTRA_MODULES
+
+        for module in EXTRA_MODULES:  # imported by serve() only once it starts: checked first
+            importlib.import_module(module)
         from shelfie_solver.web.newgame import NewGame
         from shelfie_solver.web.server import serve
         from shelfie_solver.web.tile import TilePage
     except ImportError as error:
         raise click.ClickException(f"serve needs the web extra ({error.name or error} is missing); expected "
-                            "pip install 'shelfie-solve[web]'") from None
+                                   "pip install 'shelfie-solve[web]'") from None
     if game is None and tile_path is None:
         raise click.UsageError("missing GAME: the dice game's file (play new GAME), or --tile FILE.json for the "
                                "tile page alone; expected serve GAME [--tile FILE.json] or serve --tile FILE.json")

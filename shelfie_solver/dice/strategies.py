@@ -43,7 +43,7 @@ from shelfie_solver.dice.board import Board, Marks
 from shelfie_solver.dice.rolls import Counts, space_for
 from shelfie_solver.dice.engine.dp import TurnPlan, TurnSolution, final_values, plan_turn, solve_turn
 from shelfie_solver.core.errors import ShelfieError
-from shelfie_solver.dice.game.events import GameState, LegalMarkings, Strategy, legal_sets
+from shelfie_solver.dice.game.events import MAX_PLAYERS, PLAYER_COUNTS, GameState, LegalMarkings, Strategy, legal_sets
 from shelfie_solver.dice.engine.kernel import cell_lines as _cell_lines  # noqa: F401 (re-exported: tests read it here)
 from shelfie_solver.dice.engine.kernel import compiled_best_marking, compiled_strategic, int64_cap, kernel_function, turn_arrays
 from shelfie_solver.dice.engine.kernel import TurnArrays
@@ -932,7 +932,7 @@ def verify_seats(names: Sequence[str]) -> None:
 
 
 def parse_players(text: str, option: str = "--players") -> tuple[str, ...]:
-    """Strategy names of the seats from ``"solver,greedy"`` (1 to 4 names, D1; 1 = solitaire);
+    """Strategy names of the seats from ``"solver,greedy"`` (2 to 4 names, D1, or 1 for solitaire);
     ``option`` is the option the errors name (``--players``, rollout's ``--policy``).
 
     Raises:
@@ -942,8 +942,8 @@ def parse_players(text: str, option: str = "--players") -> tuple[str, ...]:
     entries = [w.strip() if w.strip().lower().startswith(("exact:", "exact2:", "learned:")) else w.strip().lower()
                for w in text.split(",")]
     names = tuple(name for name in entries if name)
-    if not 1 <= len(names) <= 4:
-        raise StrategyError(f"{option} needs 1 to 4 comma-separated strategies (D1; 1 = solitaire), "
+    if not 1 <= len(names) <= MAX_PLAYERS:
+        raise StrategyError(f"{option} needs one comma-separated strategy per seat, {PLAYER_COUNTS}, "
                             f"got {len(names)}: e.g. solver,greedy")
     if len(names) != len(entries):
         raise StrategyError(f"{option} has an empty entry (two commas in a row, or one at an end); "

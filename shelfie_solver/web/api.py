@@ -46,7 +46,7 @@ from shelfie_solver.dice.play.gamefile import (
     update_file,
 )
 from shelfie_solver.dice.play.reading import PAGE
-from shelfie_solver.dice.play.report import action_report, describe, status_report, undone_line
+from shelfie_solver.dice.play.report import action_report, best_mark_note, describe, status_report, undone_line
 from shelfie_solver.dice.rolls import dice_codes
 from shelfie_solver.dice.play.session import (
     check_player,
@@ -408,6 +408,7 @@ class GameServer:
         if player is not None and (not isinstance(player, str) or len(player) > MAX_FIELD_CHARS):
             raise BadRequest('"player" must be a player\'s name, or absent')
         step = self._step(kind, body)
+        best = kind == "mark" and body.get("best") is True  # with re-rolls left: play mark --best's note
         answers: list[dict[str, Any]] = []
 
         def change(kept: KeptGame) -> KeptGame:
@@ -421,7 +422,7 @@ class GameServer:
             check_player(kept, player)
             after = step(kept)
             if after.actions >= kept.actions:
-                done = describe(kept, after, PAGE.unstop)
+                done = describe(kept, after, PAGE.unstop, best_mark_note(kept, self.objective) if best else ())
             else:
                 done = [undone_line(kept, kept.actions - after.actions)]
             answer = self.state(after, done)

@@ -2,8 +2,8 @@
 
 When the game file named on the command line does not exist yet, ``serve`` starts anyway and
 the page shows a "New game" screen. :class:`NewGame` makes the game with ``play new``'s own
-click-free function, :func:`dice.play.newgame.new_game`: the same checks and messages (1 to 4
-players, D1; names one word each, all different), who plays first by name or drawn at random
+click-free function, :func:`dice.play.newgame.new_game`: the same checks and messages (2 to 4
+players, D1, or 1 for solitaire; names one word each, all different), who plays first by name or drawn at random
 (D5, from the server's ``--seed``), on the server's board and rules; then
 :func:`gamefile.create_file`, which never overwrites a file. No path comes from the client: the
 file is the server's one game file.
@@ -17,7 +17,7 @@ from typing import Any
 
 from shelfie_solver.core.errors import ShelfieError
 from shelfie_solver.dice.board import Board, load_board
-from shelfie_solver.dice.game.events import MAX_PLAYERS
+from shelfie_solver.dice.game.events import MAX_PLAYERS, PLAYER_COUNTS
 from shelfie_solver.dice.play.gamefile import (
     KeptGame,
     KeptGameError,
@@ -91,7 +91,7 @@ class NewGame:
         if not isinstance(players, list) or len(players) > 4 * MAX_PLAYERS \
                 or not all(isinstance(p, str) and len(p) <= MAX_NAME_CHARS for p in players):
             raise KeptGameError('"players" must be the names in seat order, e.g. {"players": ["Ann", "Ben"]} '
-                                f"(1 to {MAX_PLAYERS} names, D1)")
+                                f"({PLAYER_COUNTS})")
         first = body.get("first")
         if first is not None and (not isinstance(first, str) or len(first) > MAX_NAME_CHARS):
             raise KeptGameError('"first" must be a player\'s name, or absent/null to draw who plays first (D5)')

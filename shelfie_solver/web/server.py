@@ -147,7 +147,9 @@ def serve(path: str | None, host: str, port: int, objective: str, echo: Callable
     url = f"http://{shown_host(host)}:{bound}/" + ("" if path is not None else "tile") + \
         (f"?token={token}" if token else "")
     allowed = None if token else frozenset({"127.0.0.1", "localhost", "[::1]", host.lower(), shown_host(host).lower()})
-    _greet(echo, url, host, token, holds, path if missing else None, path is None, tiles.file)
+    # a file not made yet holds nothing before the New game screen makes it (POST /api/new)
+    will_hold = f"from the page's New game on, {path} holds every action" if missing else holds
+    _greet(echo, url, host, token, will_hold, path if missing else None, path is None, tiles.file)
     config = uvicorn.Config(create_app(server, token, allowed, setup, tiles), log_level="warning", access_log=False,
                             lifespan="off", timeout_graceful_shutdown=GRACE_SECONDS, server_header=False,
                             http=bounded_protocol(), timeout_keep_alive=KEEP_ALIVE_SECONDS,
@@ -178,8 +180,8 @@ def serve(path: str | None, host: str, port: int, objective: str, echo: Callable
 def _greet(echo: Callable[[str], None], url: str, host: str, token: str | None, holds: str,
            missing: str | None, tile_only: bool, tile_file: str | None) -> None:
     """The lines ``serve`` prints before it serves: the URL (and its QR code with a token), how
-    to open it and stop, a game file not created yet (``missing``), a tile page alone, the tile
-    page's position file."""
+    to open it and stop and what ``holds`` what is done, a game file not created yet
+    (``missing``), a tile page alone, the tile page's position file."""
     echo(url)
     if token:
         echo(qr_text(url))

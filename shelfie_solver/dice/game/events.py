@@ -29,8 +29,11 @@ from shelfie_solver.dice.sheet_rules import end_trigger_shelves
 
 #: The ``format`` key of a saved game (JSON object, one per line in JSON Lines).
 GAME_FORMAT = "shelfie-solve game 1"
-#: Most seats in a game (D1: 2-4 players; 1 is solitaire).
+#: Most seats in a game (D1: 2-4 players; 1 is solitaire, this tool's extension of the rules).
 MAX_PLAYERS = 4
+#: The numbers of players a game may have, as every message and help says them: D1's 2 to 4, and
+#: 1, solitaire, which the rules do not have (this tool plays it: ``simulate``, ``solve-game``).
+PLAYER_COUNTS = f"2 to {MAX_PLAYERS} players (D1), or 1 for solitaire (this tool's extension)"
 
 
 class GameError(ShelfieError):

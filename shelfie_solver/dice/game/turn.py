@@ -37,6 +37,7 @@ from shelfie_solver.dice.game.dice_sources import DiceSource, GeneratorDice
 from shelfie_solver.dice.game.actions import Action, Position, apply, begin, verify_hold
 from shelfie_solver.dice.game.events import (
     MAX_PLAYERS,
+    PLAYER_COUNTS,
     Event,
     Fail,
     Game,
@@ -62,7 +63,7 @@ def play_game(board: Board, rules: Ruleset, strategies: Sequence[Strategy], dice
     """Play one game to the end (D5-D20).
 
     Args:
-        strategies: one per seat, 1 to 4 (D1; 1 = solitaire).
+        strategies: one per seat, :data:`events.PLAYER_COUNTS` (2 to 4, D1; 1 for solitaire).
         dice: the first player and the dice.
         rngs: one generator per seat handed to its strategy (default: generators seeded with 0,
             for strategies that draw no random numbers; :func:`play_seeded` spawns them from the
@@ -77,7 +78,7 @@ def play_game(board: Board, rules: Ruleset, strategies: Sequence[Strategy], dice
     """
     n = len(strategies)
     if not 1 <= n <= MAX_PLAYERS:
-        raise GameError(f"a game needs 1 to {MAX_PLAYERS} players (D1; 1 = solitaire), got {n}")
+        raise GameError(f"a game needs {PLAYER_COUNTS}, got {n}")
     start = tuple(sheets) if sheets is not None else tuple(Marks.empty(board) for _ in range(n))
     if len(start) != n:
         raise GameError(f"{n} players but {len(start)} starting sheets")

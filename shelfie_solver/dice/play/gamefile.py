@@ -48,6 +48,7 @@ from shelfie_solver.core.inputs import check_json_text, json_refusal, read_text,
 from shelfie_solver.core.files import FileWriteError, create_text, locked, resolve_target, write_text_atomically
 from shelfie_solver.dice.game.events import (
     MAX_PLAYERS,
+    PLAYER_COUNTS,
     Event,
     Fail,
     Game,
@@ -191,9 +192,9 @@ def _has_control(name: str) -> bool:
 def check_names(names: Sequence[object], distinct: bool = True) -> tuple[str, ...]:
     """The rules of the player names of a game at the table, the one home of them: ``play new``,
     the ``serve`` page's new game and every game file read (:func:`kept_game_from_dict`) apply
-    them alike. 1 to 4 names (D1), each a non-empty string without spaces or commas, printable
-    (no control character), at most :data:`MAX_NAME_LENGTH` characters, no two alike ignoring
-    case (a name picks a seat: ``--player``, ``--first``). ``distinct=False`` (a game file read:
+    them alike. 2 to 4 names (D1), or 1 (solitaire, this tool's extension), each a non-empty
+    string without spaces or commas, printable (no control character), at most
+    :data:`MAX_NAME_LENGTH` characters, no two alike ignoring case (a name picks a seat: ``--player``, ``--first``). ``distinct=False`` (a game file read:
     ``simulate --save`` names the seats by strategy, ``greedy,greedy``) lets names repeat; such a
     name then picks no seat (:meth:`KeptGame.seat_of`).
 
@@ -207,7 +208,7 @@ def check_names(names: Sequence[object], distinct: bool = True) -> tuple[str, ..
                             "expected names like Ann,Ben,me")
     texts = tuple(str(n) for n in names)
     if not 1 <= len(texts) <= MAX_PLAYERS:
-        raise KeptGameError(f"a game needs 1 to {MAX_PLAYERS} players (D1; 1 = solitaire), got {len(texts)}; "
+        raise KeptGameError(f"a game needs {PLAYER_COUNTS}, got {len(texts)}; "
                          "expected names like Ann,Ben,me")
     for number, n in enumerate(texts, 1):
         if not n or any(ch.isspace() or ch == "," for ch in n):
@@ -226,7 +227,7 @@ def check_names(names: Sequence[object], distinct: bool = True) -> tuple[str, ..
 
 
 def new_kept_game(board: Board, rules: Ruleset, players: Sequence[str], first: int) -> KeptGame:
-    """A new game: ``players`` names (1 to 4, D1; 1 = solitaire; stripped, then
+    """A new game: ``players`` names (2 to 4, D1, or 1 for solitaire; stripped, then
     :func:`check_names`), ``first`` the seat that plays first (D5), every sheet empty.
 
     Raises:
@@ -300,7 +301,7 @@ def kept_game_from_events(board: Board, rules: Ruleset, players: tuple[str, ...]
     if not 0 <= start.first < start.players:
         raise KeptGameError(f"event 0: first player {start.first} is not a seat")
     if not 1 <= len(players) <= MAX_PLAYERS:
-        raise KeptGameError(f"{len(players)} players; a game has 1 to {MAX_PLAYERS} (D1)")
+        raise KeptGameError(f"{len(players)} players; a game has {PLAYER_COUNTS}")
     kept = start_kept_game(board, rules, players, start.first)
     if kept.events[0] != start:
         raise KeptGameError("event 0: the sheets must start empty")

@@ -15,8 +15,8 @@ from shelfie_solver.dice.rules import Ruleset
 def new_game(board: Board, rules: Ruleset, players: Sequence[str], first: str | None,
              seed: int | None) -> KeptGame:
     """The start of a new game, every sheet empty: ``players`` the names in seat order
-    (clockwise, D5; checked by :func:`gamefile.new_kept_game`: 1 to 4 players, D1, each one
-    word, all different), ``first`` the name of who plays first (case-insensitive) or ``None``
+    (clockwise, D5; checked by :func:`gamefile.new_kept_game`: 2 to 4 players, D1, or 1 for
+    solitaire, each one word, all different), ``first`` the name of who plays first (case-insensitive) or ``None``
     to draw them at random (D5) from a generator made from ``seed`` (``None``: fresh entropy).
     Nothing is written: the caller makes the file (:func:`gamefile.create_file`).
 

@@ -191,10 +191,12 @@ def turn_data(kept: KeptGame) -> dict[str, Any]:
             "end_triggered": state.end_triggered or kept.over is not None, "over": kept.over is not None}
 
 
-def describe(before: KeptGame, after: KeptGame, unstop: str = "'undo'") -> list[str]:
+def describe(before: KeptGame, after: KeptGame, unstop: str = "'undo'", noted: Sequence[str] = ()) -> list[str]:
     """One line per event ``after`` added to ``before`` (what an action did), D-ids cited;
     ``unstop``: the words that take a stop back where it was typed (``reading.Forms.unstop``: the
-    prompt's ``'undo'``, the step's ``play undo GAME 1``, the page's ``tap Undo``)."""
+    prompt's ``'undo'``, the step's ``play undo GAME 1``, the page's ``tap Undo``); ``noted``:
+    lines about the action (:func:`best_mark_note`), after its first line, for the step, the
+    prompt and the page alike."""
     board, rules, names = after.board, after.rules, after.players
     lines = []
     added = after.events[len(before.events):]
@@ -239,6 +241,7 @@ def describe(before: KeptGame, after: KeptGame, unstop: str = "'undo'") -> list[
         elif isinstance(event, GameOver):
             lines.append(f"Game over (D18). Winner{'s' if len(event.winners) > 1 else ''}: "
                          f"{', '.join(names[w] for w in event.winners)} with {max(event.scores)} points (D19, D20).")
+    lines[1:1] = noted
     return lines
 
 

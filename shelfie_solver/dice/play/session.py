@@ -787,9 +787,8 @@ class Session:
         before, after = self._update(change)
         undone = before.actions - after.actions
         if self.in_full:
-            lines = told_once(describe(before, after), after) if after.actions > before.actions else \
-                [undone_line(before, undone)]
-            lines[1:1] = noted or []
+            lines = told_once(describe(before, after, noted=noted or ()), after) if after.actions > before.actions \
+                else [undone_line(before, undone), *(noted or [])]
             return "\n".join(lines) + "\n" + self.full_advice().rstrip("\n")
         done = happened(before, after) if after.actions > before.actions else undone_line(before, undone)
         return self.screen("\n".join([done, *(noted or [])]))
