@@ -29,6 +29,23 @@ def hold_words(dice: Counts, keep: Counts, rules: Ruleset) -> str:
     return f"keep {codes}" if codes else "re-roll all"
 
 
+def and_list(items: Sequence[str]) -> str:
+    """Names joined as English: ``A``, ``A and B``, ``A, B and C``."""
+    if len(items) < 2:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def tie_list(names: Sequence[str], shown: int = 4) -> str:
+    """The choices tied with the best (exact ties, D20's equal chances or an objective's equal
+    values), the one wording of the ``Best:`` line and the reason: :func:`and_list` of them, the
+    first ``shown`` and ``N more`` beyond: ``keep BBBBJ``, ``keep X and keep Y``, ``A, B, C, D and
+    12 more``."""
+    if len(names) > shown:
+        return f"{', '.join(names[:shown])} and {len(names) - shown} more"
+    return and_list(names)
+
+
 #: Decimals of a chance to win (and of a failed-result chance) in the tables of ``advise`` and
 #: ``play``, and in their reason lines.
 CHANCE_PLACES = 1
