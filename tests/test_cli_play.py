@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import pytest
@@ -384,3 +385,25 @@ def test_a_value_that_is_not_a_whole_number_says_so_with_the_range(tmp_path, arg
     args = [game if a == "GAMEFILE" else a for a in args]
     line = assert_one_line_error(CliRunner().invoke(main, args), fragment)
     assert "integer range" not in line and "No such option" not in line
+
+
+@pytest.mark.parametrize("typed, step", [
+    ("keep CC new PPAJ", "PPAJ --keep CC"),
+    ("keep CC PPAJ", "PPAJ --keep CC"),
+    ("Keep cat cat new plant plant award joker", "'plant plant award joker' --keep 'cat cat'"),
+    ("hold CC", "NEW --keep CC"),
+])
+def test_a_reroll_typed_in_the_prompts_words_names_the_step_form(tmp_path, typed, step):
+    # a new user typed the interactive session's re-roll ("keep PP new CCBA") as the step's NEW and was
+    # told "unknown face 'keep'": the refusal names the step's form with the same dice, and that form works
+    game = str(tmp_path / "g.json")
+    assert CliRunner().invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    assert CliRunner().invoke(main, ["play", "roll", game, "CCCBBJ"]).exit_code == 0
+    before = Path(game).read_bytes()
+    message = assert_one_line_error(CliRunner().invoke(main, ["play", "reroll", game, typed]),
+                                    f"the step form is: play reroll {game} {step}", "interactive session")
+    assert "unknown face" not in message and Path(game).read_bytes() == before
+    if "NEW" not in step:
+        done = CliRunner().invoke(main, ["play", "reroll", game, *shlex.split(step)])
+        assert done.exit_code == 0, done.output
+        assert "Ann kept CC and re-rolled 4 dice (D7).\nAnn rolled PPACCJ" in done.stdout  # faces in D2 order
