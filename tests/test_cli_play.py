@@ -407,3 +407,24 @@ def test_a_reroll_typed_in_the_prompts_words_names_the_step_form(tmp_path, typed
         done = CliRunner().invoke(main, ["play", "reroll", game, *shlex.split(step)])
         assert done.exit_code == 0, done.output
         assert "Ann kept CC and re-rolled 4 dice (D7).\nAnn rolled PPACCJ" in done.stdout  # faces in D2 order
+
+
+def test_three_items_each_short_of_a_joker_cite_d11a_and_list_the_near_markings(tmp_path):
+    # PGBCJJ: r1c2 (cat), r3c2 (plant) and r4c2 (game) each need 2 dice of their face (column 2, D3)
+    # and the dice show 1 of each, so each needs a Joker (D11a: at most 1 per group) and only 2 show;
+    # each face alone would do, so the refusal was a bare "(D8-D14)" with single items listed. Any
+    # two of them with the 2 Jokers and a third item from the B (r2c1) are legal: listed first
+    game = str(tmp_path / "game.json")
+    assert CliRunner().invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    assert CliRunner().invoke(main, ["play", "roll", game, "PGBCJJ"]).exit_code == 0
+    assert CliRunner().invoke(main, ["play", "stop", game]).exit_code == 0
+    asked = {"r1c2", "r3c2", "r4c2"}
+    line = assert_one_line_error(CliRunner().invoke(main, ["play", "mark", game, *sorted(asked)]),
+                                 "the items need 2 cat, 2 plant and 2 game dice, the dice show 1 cat, 1 plant, "
+                                 "1 game and 2 jokers: 3 Jokers would have to stand in", "D11a")
+    listed = line.split("legal include: ")[1].removesuffix(" ...").split(", ")
+    first = listed[0].split()
+    assert len(first) == 3 and len(asked & set(first)) == 2, listed
+    assert all(len(asked & set(m.split())) == 2 for m in listed)  # 2 of the 3 asked fit: those first
+    done = CliRunner().invoke(main, ["play", "mark", game, *first])
+    assert done.exit_code == 0, done.output
