@@ -286,8 +286,7 @@ def why_not_legal(cells: tuple[int, ...], dice: Counts, board: Board, marks: Mar
             ids = "D8"
             if stand_in < jokers and alone and stand_in < min(jokers, rules.jokers_per_group * groups[face]):
                 # a Joker never forms a group alone: a 1-die item takes a matching die (D11b)
-                showing += (f", and a Joker never forms a group alone: an item of 1 die needs a "
-                            f"{name} die")
+                showing += f", and a Joker never forms a group alone: an item of 1 die needs 1 {name} die"
                 ids = "D8, D11b"
             elif stand_in < jokers:  # more Jokers showing than may stand in: why they do not add up (D11a)
                 per, items = rules.jokers_per_group, groups[face]
