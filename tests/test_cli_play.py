@@ -254,6 +254,12 @@ def test_a_failed_result_refused_by_d14_says_what_to_do(tmp_path):
     line = assert_one_line_error(CliRunner().invoke(main, ["play", "fail", game, "--shelf", "1"]),
                                  "can mark an item, so it must (D14): mark one of its items")
     assert line.endswith("a failed result is only possible when no item can be marked")
+    # the step's own commands, the file named (it said "('advise' lists them)", the session's word)
+    assert f"mark one of its items: play mark {game} ITEM... (play advise {game} lists them);" in line
+    assert "'advise'" not in line
+    for shelf in ("best", ""):  # every form of the step says it alike
+        other = assert_one_line_error(CliRunner().invoke(main, ["play", "fail", game, "--shelf", shelf]), "(D14)")
+        assert f"play mark {game} ITEM... (play advise {game} lists them);" in other
 
 
 def test_new_with_both_first_and_seed_is_refused(tmp_path):

@@ -338,11 +338,12 @@ def _unchecked_marking(position: Position, cells: tuple[int, ...], names: Sequen
     return mark_and_block(state, cells, events)
 
 
-def must_mark(dice: str) -> str:
+def must_mark(dice: str, how: str = "mark one of its items") -> str:
     """The refusal of a failed result while ``dice`` (codes) can mark an item (D14): one wording
-    for ``play fail --shelf N``, ``fail best`` and the session's ``fail``."""
-    return (f"{dice} can mark an item, so it must (D14): mark one of its items ('advise' lists them); a failed "
-            "result is only possible when no item can be marked")
+    for ``play fail --shelf N``, ``fail best``, the session's ``fail`` and the page; ``how``: the
+    words that mark there and list the markings (``play``'s :attr:`reading.Forms.must_mark`)."""
+    return (f"{dice} can mark an item, so it must (D14): {how}; a failed result is only possible when no item "
+            "can be marked")
 
 
 def _failed_result(position: Position, fail: Fail) -> tuple[Marks, ...]:
