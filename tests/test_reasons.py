@@ -353,3 +353,23 @@ def test_a_shelf_tied_with_the_best_is_named_before_the_runner_up(board):
     points = board.value(board.parse_cell("r2c4")) + board.value(board.parse_cell("r2c5"))
     assert reason(advice) == (f"it gives up 2 items worth {points} points: tied with shelf 1 at 50.0%, against "
                               "33.3% for shelf 3")
+
+
+def test_blocks_on_several_seats_are_joined_as_english(board):
+    """As the block test above with two opponents: r5c5 completes column 5, which eliminates Ben's
+    five column-5 items and Cal's four still available (her r2c5 is marked and stays, D15); the
+    two seats' items are joined by "and", never by a semicolon."""
+    from shelfie_solver.dice.advise.advice import advise_in_game
+    from shelfie_solver.dice.advise.reasons import reason
+    from shelfie_solver.dice.advise.seats import state_from_seats
+    from shelfie_solver.dice.objectives import Points
+    from shelfie_solver.dice.rolls import parse_dice
+
+    rules = DEFAULT_RULES
+    me = sheet(board, "r1c5 r2c5 r3c5 r4c5")
+    state = state_from_seats(board, rules, me, (sheet(board, "r1c1 r2c1"), sheet(board, "r2c5")), 1, 3)
+    advice = advise_in_game(parse_dice("AAAAAP", rules), state, Points(), 0)
+    text = reason(advice, ["Ann", "Ben", "Cal"])
+    assert text is not None
+    assert "completes column 5, blocking Ben's r1c5 r2c5 r3c5 r4c5 r5c5 and Cal's r1c5 r3c5 r4c5 r5c5 (D15)" in text
+    assert ";" not in text.split("(D15)")[0]

@@ -25,7 +25,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from shelfie_solver.core.report import decimal
+from shelfie_solver.core.report import and_list, decimal
 from shelfie_solver.dice.board import Board, Marks, score, top_other_score
 from shelfie_solver.dice.rules import Ruleset
 from shelfie_solver.dice.advise.words import (CHANCE_PLACES, chance_cell, hold_words, risk_cell, signed_points,
@@ -131,7 +131,8 @@ def _blocks(advice: Advice, after: Marks) -> tuple[tuple[Marks, ...], list[tuple
 
 def block_words(advice: Advice, after: Marks, names: Sequence[str] | None) -> str:
     """``"completes column 1, blocking Ben's r5c2 (D15)"`` for the blocks the player's sheet
-    ``after`` makes, ``""`` when it makes none."""
+    ``after`` makes (several seats' items joined as English: ``"blocking Nu's r2c1 and Lee's
+    r4c1"``), ``""`` when it makes none."""
     if advice.state is None:
         return ""
     board, who = advice.board, _names(advice, names)
@@ -139,8 +140,8 @@ def block_words(advice: Advice, after: Marks, names: Sequence[str] | None) -> st
     if not events:
         return ""
     lines = list(dict.fromkeys(line for line, _, _ in events))
-    lost = "; ".join(f"{_possessive(who[seat])} {' '.join(board.cell_name(c) for c in cells)}"
-                     for _, seat, cells in events)
+    lost = and_list([f"{_possessive(who[seat])} {' '.join(board.cell_name(c) for c in cells)}"
+                     for _, seat, cells in events])
     return f"completes {' and '.join(board.line_name(x) for x in lines)}, blocking {lost} (D15)"
 
 
