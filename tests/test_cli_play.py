@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -254,6 +255,12 @@ def test_a_failed_result_refused_by_d14_says_what_to_do(tmp_path):
     line = assert_one_line_error(CliRunner().invoke(main, ["play", "fail", game, "--shelf", "1"]),
                                  "can mark an item, so it must (D14): mark one of its items")
     assert line.endswith("a failed result is only possible when no item can be marked")
+    # the step's own commands, the file named (it said "('advise' lists them)", the session's word)
+    assert f"mark one of its items: play mark {game} ITEM... (play advise {game} lists them);" in line
+    assert "'advise'" not in line
+    for shelf in ("best", ""):  # every form of the step says it alike
+        other = assert_one_line_error(CliRunner().invoke(main, ["play", "fail", game, "--shelf", shelf]), "(D14)")
+        assert f"play mark {game} ITEM... (play advise {game} lists them);" in other
 
 
 def test_new_with_both_first_and_seed_is_refused(tmp_path):
@@ -406,3 +413,46 @@ def test_a_value_that_is_not_a_whole_number_says_so_with_the_range(tmp_path, arg
     args = [game if a == "GAMEFILE" else a for a in args]
     line = assert_one_line_error(CliRunner().invoke(main, args), fragment)
     assert "integer range" not in line and "No such option" not in line
+
+
+@pytest.mark.parametrize("typed, step", [
+    ("keep CC new PPAJ", "PPAJ --keep CC"),
+    ("keep CC PPAJ", "PPAJ --keep CC"),
+    ("Keep cat cat new plant plant award joker", "'plant plant award joker' --keep 'cat cat'"),
+    ("hold CC", "NEW --keep CC"),
+])
+def test_a_reroll_typed_in_the_prompts_words_names_the_step_form(tmp_path, typed, step):
+    # a new user typed the interactive session's re-roll ("keep PP new CCBA") as the step's NEW and was
+    # told "unknown face 'keep'": the refusal names the step's form with the same dice, and that form works
+    game = str(tmp_path / "g.json")
+    assert CliRunner().invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    assert CliRunner().invoke(main, ["play", "roll", game, "CCCBBJ"]).exit_code == 0
+    before = Path(game).read_bytes()
+    message = assert_one_line_error(CliRunner().invoke(main, ["play", "reroll", game, typed]),
+                                    f"the step form is: play reroll {game} {step}", "interactive session")
+    assert "unknown face" not in message and Path(game).read_bytes() == before
+    if "NEW" not in step:
+        done = CliRunner().invoke(main, ["play", "reroll", game, *shlex.split(step)])
+        assert done.exit_code == 0, done.output
+        assert "Ann kept CC and re-rolled 4 dice (D7).\nAnn rolled PPACCJ" in done.stdout  # faces in D2 order
+
+
+def test_three_items_each_short_of_a_joker_cite_d11a_and_list_the_near_markings(tmp_path):
+    # PGBCJJ: r1c2 (cat), r3c2 (plant) and r4c2 (game) each need 2 dice of their face (column 2, D3)
+    # and the dice show 1 of each, so each needs a Joker (D11a: at most 1 per group) and only 2 show;
+    # each face alone would do, so the refusal was a bare "(D8-D14)" with single items listed. Any
+    # two of them with the 2 Jokers and a third item from the B (r2c1) are legal: listed first
+    game = str(tmp_path / "game.json")
+    assert CliRunner().invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    assert CliRunner().invoke(main, ["play", "roll", game, "PGBCJJ"]).exit_code == 0
+    assert CliRunner().invoke(main, ["play", "stop", game]).exit_code == 0
+    asked = {"r1c2", "r3c2", "r4c2"}
+    line = assert_one_line_error(CliRunner().invoke(main, ["play", "mark", game, *sorted(asked)]),
+                                 "the items need 2 cat, 2 plant and 2 game dice, the dice show 1 cat, 1 plant, "
+                                 "1 game and 2 jokers: 3 Jokers would have to stand in", "D11a")
+    listed = line.split("legal include: ")[1].removesuffix(" ...").split(", ")
+    first = listed[0].split()
+    assert len(first) == 3 and len(asked & set(first)) == 2, listed
+    assert all(len(asked & set(m.split())) == 2 for m in listed)  # 2 of the 3 asked fit: those first
+    done = CliRunner().invoke(main, ["play", "mark", game, *first])
+    assert done.exit_code == 0, done.output

@@ -273,6 +273,17 @@ def test_a_joker_alone_is_said_for_an_item_of_one_die(tmp_path: Path):
     assert "D11b" not in line
 
 
+def test_a_joker_alone_is_said_with_the_faces_own_name(tmp_path: Path):
+    """PGBCJJ: no award die, and r5c1 (shelf 5 shows the award, column 1 needs 1 die, D3) is an item
+    of 1 die, which no Joker marks (D11b): the refusal names the award die it needs, as a count
+    ('1 award die'), never 'a award die'."""
+    game = new_game(tmp_path)
+    ok("play", "roll", game, "PGBCJJ")
+    line = assert_one_line_error(run("play", "mark", game, "r5c1"), "the items need 1 award die",
+                                 "a Joker never forms a group alone: an item of 1 die needs 1 award die, D8, D11b")
+    assert "a award" not in line
+
+
 # --- 5. cosmetics ----------------------------------------------------------------------------
 
 

@@ -76,10 +76,12 @@ def test_a_block_that_ends_the_game_while_leading(board):
     assert mine > theirs
     runner, cell = runner_up(table)
     assert "r5c1" not in runner
+    tied = [" + ".join(m["cells"]) for m in data["markings"][1:] if m["rank"] == 1]  # every r5c1 wins: 1=
+    assert len(tied) == 5  # named as the Best line names ties: four, then how many more
     assert data["reason"] == (
         f"marking {' + '.join(best['cells'])} completes column 1, blocking the opponent's r1c1 r2c1 r3c1 r4c1 "
         f"(D15) and so closes the opponent's second shelf, which ends the game at once (D17, D18): "
-        f"you win {mine}-{theirs}; 100% against {cell} for {runner}")
+        f"you win {mine}-{theirs}; tied with {', '.join(tied[:4])} and 1 more at 100%, against {cell} for {runner}")
     assert rows(table, "win chance")[0][2] == "100%"  # the sure win printed as the certainty it is
     assert f"Why: {data['reason']}." in " ".join(table.split())
 
@@ -238,9 +240,12 @@ def test_a_block_is_named_by_its_line_and_the_items_it_takes(board):
     assert "r5c5" in names and board.parse_cell("r5c5") not in runner.marking.cells
     column = board.value(board.parse_cell("r5c5"))
     assert best.points == column and runner.points == 0  # r5c5 joins a scoring column; nothing else scores
+    tied = [" + ".join(board.cell_name(c) for c in m.marking.cells) for m in advice.markings[1:] if m.rank == 1]
+    assert tied == ["r5c5"]  # the tie of r5c5 with or without r3c1, named before the runner-up
     assert reason(advice, ["Ann", "Ben"]) == (
         f"{' + '.join(names)} completes column 5, blocking Ben's r1c5 r2c5 r3c5 r4c5 r5c5 (D15): "
-        f"points value {column}.0000 against 0.0000 for {' + '.join(board.cell_name(c) for c in runner.marking.cells)}")
+        f"tied with r5c5 at points value {column}.0000, against 0.0000 for "
+        f"{' + '.join(board.cell_name(c) for c in runner.marking.cells)}")
 
 
 def test_play_says_the_game_is_decided(tmp_path):
@@ -286,3 +291,85 @@ def test_holds_that_barely_differ_say_so_in_percentage_points(board, second, wor
     advice = Advice(rules, board, Marks.empty(board), dice, 2, "win", Fraction(1, 2), 0, holds=holds,
                     win_chance_exact=True)
     assert reason(advice) == f"{words}: the choice barely matters"
+
+
+def _words(what: str) -> str:
+    """A hold's table cell (``BBBBJ``, ``GBBBBJ (stop)``) in the reason's words (D7)."""
+    return "stop" if what.endswith("(stop)") else f"keep {what}" if what != "(re-roll all)" else "re-roll all"
+
+
+def test_a_hold_tied_with_the_best_is_named_before_the_runner_up():
+    """Kim's round-6 roll GBBBBJ (1 re-roll left; Lee and Nu in play order after her): stopping
+    and keeping BBBBJ (re-rolling the useless G) are ranked 1= in the table; the reason names that
+    tie, as the Best line does, then compares with the first hold ranked below them, each figure as
+    its row prints it; the page reads the same text (JSON reason_by_places[1] is the reason)."""
+    common = ["advise", "--dice", "GBBBBJ", "--rerolls", "1", "--marks", "oxo../ox.../ox.../oxo.o/oxooo",
+              "--opponent", "ox.oo/ox.oo/ox.../xx..o/ox...", "--opponent", "ooo../xoo../oo.o./oo.../oooxx",
+              "--order", "2", "--round", "6", "--objective", "win"]
+    runs = [CliRunner().invoke(main, common + extra) for extra in (["--format", "json"], [])]
+    assert all(run.exit_code == 0 for run in runs), runs[1].output
+    data, table = json.loads(runs[0].stdout), runs[1].stdout
+    table_rows = rows(table, "win chance")
+    tied = [_words(what) for rank, what, _ in table_rows if rank == "1="]
+    assert len(tied) == 2 and tied[0] == "stop"  # the case of this test: two holds share rank 1
+    best_cell = table_rows[0][2]
+    runner, cell = runner_up(table)
+    expected = f"stop: tied with {tied[1]} at {best_cell}, against {cell} for {_words(runner)}"
+    assert data["reason"].startswith(expected + ";"), data["reason"]
+    text = " ".join(runs[1].stdout.split())
+    assert f"Best: stop (tied with {tied[1]}):" in text and f"Why: {data['reason']}." in text
+    assert data["reason_by_places"][1] == data["reason"]
+
+
+def test_a_marking_tied_with_the_best_is_named_before_the_runner_up():
+    """Points objective, final dice PAAAAA, column 5 marked but r5c5: r5c5 with the five awards
+    scores column 5 (D19) with or without r3c1 (the plant: no line of it scores), so the two
+    markings tie (1=); the reason names the tie, then the first marking ranked below them."""
+    runs = [CliRunner().invoke(main, ["advise", "--dice", "AAAAAP", "--rerolls", "0", "--marks",
+                                      "....o/....o/....o/....o/.....", "--objective", "points", *extra])
+            for extra in (["--format", "json"], [])]
+    data, table = json.loads(runs[0].stdout), runs[1].stdout
+    table_rows = rows(table, "value")
+    tied = [what for rank, what, _ in table_rows if rank == "1="]
+    assert sorted(tied) == ["r3c1 + r5c5", "r5c5"]
+    runner, value = runner_up(table, "value")
+    assert data["reason"].startswith(
+        f"{tied[0]}: tied with {tied[1]} at points value {table_rows[0][2]}, against {value} for {runner};")
+
+
+def test_a_shelf_tied_with_the_best_is_named_before_the_runner_up(board):
+    """A failed result (D13) whose shelves 2 and 1 give 1/2 and shelf 3 gives 1/3 (a hand-built
+    advice, exact chances): the reason names shelf 1's tie and compares with shelf 3."""
+    from shelfie_solver.dice.advise.advice import Advice, ShelfOption
+    from shelfie_solver.dice.advise.reasons import reason
+    from shelfie_solver.dice.rolls import parse_dice
+
+    rules = DEFAULT_RULES
+    lost = {s: tuple(board.parse_cell(f"r{s}c{c}") for c in (4, 5)) for s in (1, 2, 3)}
+    failed = tuple(ShelfOption(s - 1, lost[s], sum(board.value(c) for c in lost[s]), Fraction(0), value=v)
+                   for s, v in ((2, Fraction(1, 2)), (1, Fraction(1, 2)), (3, Fraction(1, 3))))
+    advice = Advice(rules, board, sheet(board, shelves(4, 5)), parse_dice("PPGGBC", rules), 0, "win",
+                    Fraction(1, 2), 0, failed=failed, win_chance_exact=True)
+    points = board.value(board.parse_cell("r2c4")) + board.value(board.parse_cell("r2c5"))
+    assert reason(advice) == (f"it gives up 2 items worth {points} points: tied with shelf 1 at 50.0%, against "
+                              "33.3% for shelf 3")
+
+
+def test_blocks_on_several_seats_are_joined_as_english(board):
+    """As the block test above with two opponents: r5c5 completes column 5, which eliminates Ben's
+    five column-5 items and Cal's four still available (her r2c5 is marked and stays, D15); the
+    two seats' items are joined by "and", never by a semicolon."""
+    from shelfie_solver.dice.advise.advice import advise_in_game
+    from shelfie_solver.dice.advise.reasons import reason
+    from shelfie_solver.dice.advise.seats import state_from_seats
+    from shelfie_solver.dice.objectives import Points
+    from shelfie_solver.dice.rolls import parse_dice
+
+    rules = DEFAULT_RULES
+    me = sheet(board, "r1c5 r2c5 r3c5 r4c5")
+    state = state_from_seats(board, rules, me, (sheet(board, "r1c1 r2c1"), sheet(board, "r2c5")), 1, 3)
+    advice = advise_in_game(parse_dice("AAAAAP", rules), state, Points(), 0)
+    text = reason(advice, ["Ann", "Ben", "Cal"])
+    assert text is not None
+    assert "completes column 5, blocking Ben's r1c5 r2c5 r3c5 r4c5 r5c5 and Cal's r1c5 r3c5 r4c5 r5c5 (D15)" in text
+    assert ";" not in text.split("(D15)")[0]

@@ -351,6 +351,8 @@ def _note(text: str) -> str:
         return "not settled"
     if "The order of the choices is settled at 20 games" in flat:
         return "settled"
+    if "the same result in every game: the order of the choices cannot be settled by more games" in flat:
+        return "never settles"
     return "no note"
 
 
@@ -374,7 +376,40 @@ def test_decided_markings_are_settled_at_twenty_games(tmp_path, last_turn_final,
     truths = [_share(score(board, marks.with_marked(c.root.choice[1]), rules), list(others)) for c in result.choices]
     text = CliRunner().invoke(main, ["rollout", _write(tmp_path, kept), "--games", "20", "--seed", "5",
                                      "--top", "2"]).stdout
-    assert _note(text) == ("settled" if truths[0] != truths[1] else "not settled"), (truths, text)
+    assert _note(text) == ("settled" if truths[0] != truths[1] else "never settles"), (truths, text)
+
+
+@pytest.fixture(scope="module")
+def last_turn_alike(board, rules) -> KeptGame:
+    """A last turn with final dice where every legal marking (two or more) gives the same share
+    (D19-D20 by brute force over the final scores): the choices cannot be told apart."""
+    for seed, draw in itertools.product(SEEDS, range(5)):
+        start = _last_turn_start(board, rules, seed)
+        if start is None:
+            continue
+        rng = np.random.default_rng(200 + seed + 1000 * draw)
+        kept = _roll(start, rng)
+        kept = _roll(kept, rng, tuple(d // 2 for d in kept.dice))
+        kept = _roll(kept, rng, tuple(d // 2 for d in kept.dice))
+        marks, others = kept.state.marks, _others(kept)
+        found = legal_markings(kept.dice, board, marks, rules)
+        shares = {_share(score(board, marks.with_marked(m.cells), rules), list(others)) for m in found}
+        if len(found) > 2 and len(shares) == 1:
+            return kept
+    pytest.fail("no last marking among the seeds whose every marking gives one share")
+
+
+def test_choices_alike_in_every_game_say_more_games_cannot_order_them(tmp_path, last_turn_alike):
+    # every marking's share is one and the same sure value (brute force, the fixture): the paired
+    # differences are 0 in every game, so no number of games settles their order; the note said
+    # "not settled ... more --games narrow the intervals", now that they cannot be settled
+    path = _write(tmp_path, last_turn_alike)
+    text = CliRunner().invoke(main, ["rollout", path, "--games", "20", "--seed", "3", "--top", "3"]).stdout
+    flat = " ".join(text.split())
+    assert _note(text) == "never settles", text
+    assert "more --games narrow" not in flat and "0.0 [every game]" in flat
+    data = _json(path, "--games", "20", "--seed", "3", "--top", "3")
+    assert data["alike_in_every_game"] == [[c["choice"] for c in data["choices"]]]
 
 
 def test_a_simulated_games_columns_name_each_seats_policy(tmp_path, last_turn_one_reroll):
@@ -478,3 +513,16 @@ def test_every_column_of_the_table_has_a_header(tmp_path, last_turn_one_reroll):
     assert alone.exit_code == 0, alone.output
     assert _header(alone.stdout).startswith("choice"), alone.stdout
     assert "rank" not in alone.stdout
+
+
+def test_two_choices_alike_in_every_game_are_grouped_among_others():
+    # the mover's shares over 4 games by hand: A wins games 1-2, B and C game 1 only, D game 2
+    # only; B and C are alike game by game (their difference 0 in every game), D is not (it differs
+    # from B in games 1 and 2), so B and C are the one group more games never order
+    from shelfie_solver.dice.rollout.run import alike
+
+    one, zero = (Fraction(1), Fraction(0)), (Fraction(0), Fraction(1))
+    shares = [[one, one, zero, zero], [one, zero, zero, zero], [zero, one, zero, zero], [one, zero, zero, zero]]
+    ranked = [0, 1, 3, 2]  # A, B, C, D by the mover's total, ties in the given order
+    assert alike(shares, ranked, 0) == ((1, 2),)
+    assert alike([[one], [one]], [0, 1], 0) == ()  # one game: no claim

@@ -259,8 +259,11 @@ def test_the_page_s_new_refusals_say_what_to_tap(game: str, client: TestClient):
                        "the dice PGBBCC are recorded: mark with them (checked): tap r1c1 r2c2 on the sheet, then "
                        "tap Mark"),
         one_line_error(post(client, "undo", revision=state["revision"], count=-1), 400, "tap Undo"),
+        # D14: PGBBCC marks r1c1 (a cat), so no shelf may be given up; the page's words, not 'advise'
+        one_line_error(post(client, "fail", revision=state["revision"], shelf="1"), 400,
+                       "PGBBCC can mark an item, so it must (D14): tap one of its items on the sheet, then tap Mark"),
     ]
-    assert not any("play " in m or "type " in m or "--" in m for m in messages), messages
+    assert not any("play " in m or "type " in m or "--" in m or "'advise'" in m for m in messages), messages
     assert Path(game).read_bytes() == rolled
 
 

@@ -336,12 +336,38 @@ def reroll_command(game: str, new: str | None, keep: str | None, player: str | N
     """A re-roll (D7): --keep the dice held, NEW the dice rolled again or all the dice now showing."""
     if new is None and keep is None:  # GAME: named by PlayGroup.invoke, as in every step's refusal
         raise ShelfieError("expected the dice rolled again: play reroll GAME NEW [--keep DICE]")
+    if new is not None:
+        _refuse_the_prompts_form(game, new, keep)
     if new is None:  # --keep alone: every die kept is a stop (D7), said so; else the count is short
         new = ""
     if keep is None:
         _step(game, player, lambda t: _typed_step(t, new, objective), objective, top, fmt)
     else:
         _step(game, player, lambda t: reroll_action(t, keep, new, STEP), objective, top, fmt)
+
+
+def _refuse_the_prompts_form(game: str, new: str, keep: str | None) -> None:
+    """NEW typed in the ``play`` prompt's words (``keep PP new CCBA``, ``keep PP CCBA``, ``hold
+    PP ...``): refused naming the step's form with the same dice (``play reroll GAME CCBA --keep
+    PP``, ``game`` named), never as an unknown face 'keep'.
+
+    Raises:
+        ShelfieError: NEW starts with the prompt's word ``keep`` or ``hold``."""
+    words = new.split()
+    if not words or words[0].lower() not in ("keep", "hold"):
+        return
+    lowered = [w.lower() for w in words]
+    if "new" in lowered:  # keep K new N
+        at = lowered.index("new")
+        held, rolled = " ".join(words[1:at]), " ".join(words[at + 1:])
+    elif len(words) == 3:  # keep K N (codes)
+        held, rolled = words[1], words[2]
+    else:  # keep K: the hold alone
+        held, rolled = " ".join(words[1:]), ""
+    held = held or (keep or "KEPT")
+    step = f"play reroll GAME {shlex.quote(rolled) if rolled else 'NEW'} --keep {shlex.quote(held)}"
+    raise ShelfieError(f"{shorten(new)} is the interactive session's form (play {_shell_word(game)} alone); the step "
+                       f"form is: {step}" + ("" if rolled else " (NEW: the new dice or all the dice now showing)"))
 
 
 def _typed_step(kept: KeptGame, new: str, objective: str) -> Action:

@@ -229,6 +229,14 @@ def units_adding_to(scaled: Sequence[Fraction], total: int, low: Sequence[int] |
 VALUE_PLACES = 4
 
 
+def and_list(items: Sequence[str]) -> str:
+    """Names joined as English, the one way every report lists them in a sentence: ``A``, ``A and
+    B``, ``A, B and C`` (``""`` for none)."""
+    if len(items) < 2:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def decimal(value: Fraction, places: int = VALUE_PLACES) -> str:
     """A value as a decimal for display (:data:`VALUE_PLACES` decimals unless told)."""
     return rounded(value, places)

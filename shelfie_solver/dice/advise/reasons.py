@@ -25,10 +25,11 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from shelfie_solver.core.report import decimal, possessive
+from shelfie_solver.core.report import and_list, decimal, possessive
 from shelfie_solver.dice.board import Board, Marks, score, top_other_score
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.dice.advise.words import CHANCE_PLACES, chance_cell, hold_words, risk_cell, signed_points
+from shelfie_solver.dice.advise.words import (CHANCE_PLACES, chance_cell, hold_words, risk_cell, signed_points,
+                                              tie_list)
 
 if TYPE_CHECKING:
     from shelfie_solver.dice.advise.advice import Advice, HoldOption, MarkingOption, ShelfOption
@@ -46,22 +47,25 @@ def amount(advice: Advice, value: Fraction, places: int = CHANCE_PLACES) -> str:
     return f"{advice.objective.split(':', 1)[0]} value {decimal(value)}"
 
 
-def versus(advice: Advice, best: Fraction, other: Fraction, name: str, places: int = CHANCE_PLACES) -> str:
+def versus(advice: Advice, best: Fraction, other: Fraction, name: str, places: int = CHANCE_PLACES,
+           tied: Sequence[str] = ()) -> str:
     """The best value against the runner-up's (``name``, its words) as the table prints them:
     ``"A against B for NAME"``; ``"tied with NAME at A"`` for an exact tie; and for two values
     that differ but print the same, ``"ahead of NAME by less than 0.1 percentage point (both
     A)"`` (the step of the precision shown, in percentage points: a difference of chances, not
-    the game's points), never ``"A against A"``."""
+    the game's points), never ``"A against A"``. ``tied``: the choices exactly tied with the best
+    (ranked ``1=`` beside it, the runner-up being the first choice ranked below them), named
+    first: ``"tied with keep BBBBJ at A, against B for NAME"``."""
     a, b = amount(advice, best, places), amount(advice, other, places)
+    lead = f"tied with {tie_list(tied)} at {a}, " if tied else ""
     if best == other:
-        return f"tied with {name} at {a}"
+        return f"tied with {tie_list([*tied, name])} at {a}"
     if a == b:
         step = ("0.0001" if advice.win_chance_exact is None else
                 "1 percentage point" if places == 0 else f"0.{'0' * (places - 1)}1 percentage point")
-        return f"ahead of {name} by less than {step} (both {a})"
-    if advice.win_chance_exact is None:  # "strategic value 23.8537 against 23.7623": the unit once
-        return f"{a} against {decimal(other)} for {name}"
-    return f"{a} against {b} for {name}"
+        return f"{lead}ahead of {name} by less than {step} (both {a})"
+    shown = decimal(other) if advice.win_chance_exact is None else b  # "strategic value 23.8537 against 23.7623": the unit once
+    return f"{lead}against {shown} for {name}" if tied else f"{a} against {shown} for {name}"
 
 
 def same_chance(advice: Advice, value: Fraction, places: int = CHANCE_PLACES) -> str:
@@ -123,7 +127,8 @@ def _blocks(advice: Advice, after: Marks) -> tuple[tuple[Marks, ...], list[tuple
 
 def block_words(advice: Advice, after: Marks, names: Sequence[str] | None) -> str:
     """``"completes column 1, blocking Ben's r5c2 (D15)"`` for the blocks the player's sheet
-    ``after`` makes, ``""`` when it makes none."""
+    ``after`` makes (several seats' items joined as English: ``"blocking Nu's r2c1 and Lee's
+    r4c1"``), ``""`` when it makes none."""
     if advice.state is None:
         return ""
     board, who = advice.board, _names(advice, names)
@@ -131,8 +136,8 @@ def block_words(advice: Advice, after: Marks, names: Sequence[str] | None) -> st
     if not events:
         return ""
     lines = list(dict.fromkeys(line for line, _, _ in events))
-    lost = "; ".join(f"{possessive(who[seat])} {' '.join(board.cell_name(c) for c in cells)}"
-                     for _, seat, cells in events)
+    lost = and_list([f"{possessive(who[seat])} {' '.join(board.cell_name(c) for c in cells)}"
+                     for _, seat, cells in events])
     return f"completes {' and '.join(board.line_name(x) for x in lines)}, blocking {lost} (D15)"
 
 
@@ -189,6 +194,11 @@ def _runner(ranks: Sequence[int]) -> int | None:
     return next((i for i, rank in enumerate(ranks) if rank != 1), None)
 
 
+def _with_ties(best: str, tied: Sequence[str]) -> str:
+    """The best choice named as the ``Best:`` line names it: ``stop (tied with keep BBBBJ)``."""
+    return f"{best} (tied with {tie_list(tied)})" if tied else best
+
+
 def hold_reason(advice: Advice, names: Sequence[str] | None = None, places: int = CHANCE_PLACES) -> str:
     """Why the best hold (module docstring): against the runner-up, what makes the difference."""
     holds = advice.holds
@@ -208,10 +218,11 @@ def hold_reason(advice: Advice, names: Sequence[str] | None = None, places: int 
         return f"every hold is within {within} of the chance to win: the choice barely matters"
     runner = holds[at]
     words = [hold_words(advice.dice, h.keep, advice.rules) for h in (best, runner)]
+    tied = [hold_words(advice.dice, h.keep, advice.rules) for h in holds[1:at]]  # ranked 1= with the best
     if best.value == runner.value and best.points > runner.points:  # a model's estimate alike: the points
-        return (f"{same_chance(advice, best.value, places)}; {words[0]} scores more this turn "
+        return (f"{same_chance(advice, best.value, places)}; {_with_ties(words[0], tied)} scores more this turn "
                 f"({decimal(best.points, 2)} against {decimal(runner.points, 2)} expected points)")
-    compare = versus(advice, best.value, runner.value, words[1], places)
+    compare = versus(advice, best.value, runner.value, words[1], places, tied)
     if best.keep == advice.dice and advice.markings and advice.markings[0].ends_game:
         after = advice.marks.with_marked(advice.markings[0].marking.cells)
         line = ending(advice, after, names, "stopping", places)
@@ -276,9 +287,11 @@ def marking_reason(advice: Advice, names: Sequence[str] | None = None, places: i
         return "every marking is worth the same: the choice does not matter"
     runner = markings[at]
     cells, other = _cells(advice, best), _cells(advice, runner)
+    tied = [_cells(advice, m) for m in markings[1:at]]  # ranked 1= with the best
     if best.value == runner.value and best.points > runner.points:  # a model's estimate alike: the points
-        return f"{same_chance(advice, best.value, places)}; {cells} scores {best.points - runner.points} more now"
-    compare = versus(advice, best.value, runner.value, other, places)
+        return (f"{same_chance(advice, best.value, places)}; {_with_ties(cells, tied)} scores "
+                f"{best.points - runner.points} more now")
+    compare = versus(advice, best.value, runner.value, other, places, tied)
     if best.ends_game and not runner.ends_game:
         line = ending(advice, advice.marks.with_marked(best.marking.cells), names, f"marking {cells}", places)
         if line:
@@ -287,14 +300,15 @@ def marking_reason(advice: Advice, names: Sequence[str] | None = None, places: i
         line = ending(advice, advice.marks.with_marked(runner.marking.cells), names, f"marking {other}", places)
         if line:
             return f"{cells} keeps the game going, where {line}; {compare}"
-    return _marking_factor(advice, best, runner, names, places)
+    return _marking_factor(advice, best, runner, names, places, tied)
 
 
 def _marking_factor(advice: Advice, best: MarkingOption, runner: MarkingOption, names: Sequence[str] | None,
-                    places: int) -> str:
-    """The blocks (D15) or the points (D19) that tell the best marking from the runner-up."""
+                    places: int, tied: Sequence[str] = ()) -> str:
+    """The blocks (D15) or the points (D19) that tell the best marking from the runner-up
+    (``tied``: the markings ranked 1= with the best, :func:`versus`)."""
     cells, other = _cells(advice, best), _cells(advice, runner)
-    compare = versus(advice, best.value, runner.value, other, places)
+    compare = versus(advice, best.value, runner.value, other, places, tied)
     more = runner.points - best.points
     blocking = block_words(advice, advice.marks.with_marked(best.marking.cells), names)
     if blocking and not block_words(advice, advice.marks.with_marked(runner.marking.cells), names):
@@ -321,7 +335,8 @@ def _marking_factor(advice: Advice, best: MarkingOption, runner: MarkingOption, 
 
 
 def shelf_reason(advice: Advice, names: Sequence[str] | None = None, places: int = CHANCE_PLACES) -> str:
-    """Why the shelf to give up (D13): against the next shelf listed."""
+    """Why the shelf to give up (D13): against the next shelf listed that is worth less, naming
+    the shelves exactly tied with it (:func:`versus`)."""
     failed = advice.failed
     best = failed[0]
     lost = f"it gives up {len(best.lost_items)} item{'s' if len(best.lost_items) != 1 else ''} worth {best.lost_points} points"
@@ -348,7 +363,11 @@ def _shelf_compare(advice: Advice, best: ShelfOption, runner: ShelfOption | None
         return ""
     if all(o.value == best.value for o in advice.failed):
         return f"{glue}every shelf gives the same chance"
-    return glue + versus(advice, best.value, runner.value, f"shelf {runner.shelf + 1}", places)
+    # the shelves come best first: those exactly tied with the best, then the first ranked below them
+    tied = [f"shelf {o.shelf + 1}" for o in advice.failed[1:] if o.value == best.value]
+    below = next((o for o in advice.failed[1:] if o.value != best.value and o.value is not None), runner)
+    assert below.value is not None
+    return glue + versus(advice, best.value, below.value, f"shelf {below.shelf + 1}", places, tied)
 
 
 def reason(advice: Advice, names: Sequence[str] | None = None, places: int = CHANCE_PLACES) -> str | None:

@@ -15,7 +15,7 @@ from shelfie_solver.core.report import Report, decimal, exact, rank_text
 from shelfie_solver.dice.board import highest_score, score
 from shelfie_solver.dice.rolls import Counts, dice_codes, dice_names
 from shelfie_solver.dice.rules import Ruleset
-from shelfie_solver.dice.advise.words import CHANCE_PLACES, chance_cell, hold_words, risk_cell, signed_points
+from shelfie_solver.dice.advise.words import CHANCE_PLACES, chance_cell, hold_words, risk_cell, signed_points, tie_list
 
 if TYPE_CHECKING:  # annotations only: the dice advisor's engine is not loaded by every command
     from shelfie_solver.dice.advise.advice import Advice, HoldOption, MarkingOption, ShelfOption
@@ -78,13 +78,9 @@ def objective_notes(objective: str) -> list[str]:
 
 
 def best_line(names: list[str], shown: int = 4) -> str:
-    """The best hold (its :func:`hold_words`) and, for exact ties, ``(tied with Y, Z and 12 more)``."""
-    text = names[0]
-    others = names[1:]
-    if others:
-        more = f" and {len(others) - shown} more" if len(others) > shown else ""
-        text += f" (tied with {', '.join(others[:shown])}{more})"
-    return text
+    """The best hold (its :func:`hold_words`) and, for exact ties, ``(tied with Y, Z and 12 more)``
+    (:func:`words.tie_list`)."""
+    return names[0] + (f" (tied with {tie_list(names[1:], shown)})" if len(names) > 1 else "")
 
 
 def best_hold(advice: Advice) -> str:

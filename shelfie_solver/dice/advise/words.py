@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from fractions import Fraction
 
-from shelfie_solver.core.report import percent, share_texts
+from shelfie_solver.core.report import and_list, percent, share_texts
 from shelfie_solver.dice.rolls import Counts, dice_codes
 from shelfie_solver.dice.rules import Ruleset
 
@@ -27,6 +27,16 @@ def hold_words(dice: Counts, keep: Counts, rules: Ruleset) -> str:
     if keep == dice:
         return "stop"
     return f"keep {codes}" if codes else "re-roll all"
+
+
+def tie_list(names: Sequence[str], shown: int = 4) -> str:
+    """The choices tied with the best (exact ties, D20's equal chances or an objective's equal
+    values), the one wording of the ``Best:`` line and the reason: :func:`core.report.and_list` of them, the
+    first ``shown`` and ``N more`` beyond: ``keep BBBBJ``, ``keep X and keep Y``, ``A, B, C, D and
+    12 more``."""
+    if len(names) > shown:
+        return f"{', '.join(names[:shown])} and {len(names) - shown} more"
+    return and_list(names)
 
 
 #: Decimals of a chance to win (and of a failed-result chance) in the tables of ``advise`` and

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from shelfie_solver.core.report import and_list
 from shelfie_solver.dice.board import Board, CellState, Marks, score_breakdown
 from shelfie_solver.dice.game.events import (
     Block,
@@ -231,11 +232,21 @@ def _check_marking(position: Position, cells: tuple[int, ...], names: Sequence[s
     try:
         legal.position(cells)
     except GameError:
-        shown = ", ".join(" ".join(board.cell_name(c) for c in found) for found in legal.all_cells()[:6])
+        shown = ", ".join(" ".join(board.cell_name(c) for c in found) for found in nearest_markings(cells, legal.all_cells()))
         why = why_not_legal(cells, dice, board, state.marks, rules)
         raise ActionError(f"{' '.join(board.cell_name(c) for c in cells)} is not a legal marking of "
                           f"{dice_codes(dice, rules)} ({why or 'D8-D14'}); legal include: {shown}"
                           f"{' ...' if len(legal) > 6 else ''}") from None
+
+
+def nearest_markings(cells: Sequence[int], legal: Sequence[tuple[int, ...]], shown: int = 6) -> list[tuple[int, ...]]:
+    """The first ``shown`` of the ``legal`` markings (cell indices each) for a refusal of ``cells``:
+    those sharing the most items with ``cells`` first, then those marking more items (D9), then
+    in their own order; so a marking one item short of what was asked (a Joker too few, D11a) is
+    listed before the single items."""
+    asked = set(cells)
+    order = sorted(range(len(legal)), key=lambda i: (-len(asked.intersection(legal[i])), -len(legal[i]), i))
+    return [legal[i] for i in order[:shown]]
 
 
 def why_not_legal(cells: tuple[int, ...], dice: Counts, board: Board, marks: Marks, rules: Ruleset) -> str | None:
@@ -244,8 +255,10 @@ def why_not_legal(cells: tuple[int, ...], dice: Counts, board: Board, marks: Mar
     items than a turn marks (D9), an item not available (D4), more than one item when every die
     is a Joker (D12: any one item), or a face the items need more of
     than the dice show, Jokers counted as they may stand in (D8, D11a: ``jokers_per_group`` per
-    item, never more than are showing; D11b: none in an item of 1 die, a Joker never alone); else None (the rule of the combinations, D10-D14, is
-    for the legal list to show)."""
+    item, never more than are showing; D11b: none in an item of 1 die, a Joker never alone), or
+    more Jokers than show when each face's items could hold theirs (D9: a die in one group only;
+    PGBCJJ and r1c2 r3c2 r4c2 need 3); else None (the rule of the combinations, D10-D14, is for
+    the legal list to show)."""
     unmarkable = why_not_markable(cells, board, marks, rules)
     if unmarkable is not None:
         return unmarkable
@@ -273,8 +286,7 @@ def why_not_legal(cells: tuple[int, ...], dice: Counts, board: Board, marks: Mar
             ids = "D8"
             if stand_in < jokers and alone and stand_in < min(jokers, rules.jokers_per_group * groups[face]):
                 # a Joker never forms a group alone: a 1-die item takes a matching die (D11b)
-                showing += (f", and a Joker never forms a group alone: an item of 1 die needs a "
-                            f"{name} die")
+                showing += f", and a Joker never forms a group alone: an item of 1 die needs 1 {name} die"
                 ids = "D8, D11b"
             elif stand_in < jokers:  # more Jokers showing than may stand in: why they do not add up (D11a)
                 per, items = rules.jokers_per_group, groups[face]
@@ -282,6 +294,14 @@ def why_not_legal(cells: tuple[int, ...], dice: Counts, board: Board, marks: Mar
                             f"{items} item{' is' if items == 1 else 's are'} {items} group{'s' if items != 1 else ''}")
                 ids = "D8, D11a"
             return f"the items need {count} {name} {'die' if count == 1 else 'dice'}, the dice show {showing}, {ids}"
+    short = {face: count - dice[face] for face, count in need.items() if count > dice[face]}
+    if sum(short.values()) > jokers:  # each face's items may hold their Jokers, but together more than show
+        names = [rules.sides[face].name for face in short]
+        wanted = and_list([f"{need[face]} {name}" for face, name in zip(short, names)])
+        have = and_list([f"{dice[face]} {name}" for face, name in zip(short, names)]
+                        + [f"{jokers} joker{'s' if jokers != 1 else ''}"])
+        return (f"the items need {wanted} dice, the dice show {have}: {sum(short.values())} Jokers would have to "
+                f"stand in (at most {rules.jokers_per_group} per group, each in one group only), D8, D9, D11a")
     return None
 
 
@@ -318,11 +338,12 @@ def _unchecked_marking(position: Position, cells: tuple[int, ...], names: Sequen
     return mark_and_block(state, cells, events)
 
 
-def must_mark(dice: str) -> str:
+def must_mark(dice: str, how: str = "mark one of its items") -> str:
     """The refusal of a failed result while ``dice`` (codes) can mark an item (D14): one wording
-    for ``play fail --shelf N``, ``fail best`` and the session's ``fail``."""
-    return (f"{dice} can mark an item, so it must (D14): mark one of its items ('advise' lists them); a failed "
-            "result is only possible when no item can be marked")
+    for ``play fail --shelf N``, ``fail best``, the session's ``fail`` and the page; ``how``: the
+    words that mark there and list the markings (``play``'s :attr:`reading.Forms.must_mark`)."""
+    return (f"{dice} can mark an item, so it must (D14): {how}; a failed result is only possible when no item "
+            "can be marked")
 
 
 def _failed_result(position: Position, fail: Fail) -> tuple[Marks, ...]:

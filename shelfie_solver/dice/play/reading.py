@@ -87,6 +87,8 @@ class Forms:
         unstop: the words that take back a stop (D7), for a re-roll after it.
         over: the refusal of an action once the game is over (D18), naming how to take back the
             last action there.
+        must_mark: for a failed result refused while the dice can mark (D14,
+            :func:`actions.must_mark`), the words that mark one of their items and list them.
     """
 
     reroll: Callable[[str, str], str]
@@ -100,6 +102,7 @@ class Forms:
     undo: str
     unstop: str
     over: str
+    must_mark: str
 
 
 def prompt_form(keep: str, new: str) -> str:
@@ -123,7 +126,7 @@ PROMPT = Forms(prompt_form, "type 'stop' or mark items", "'fail N'", "enter the 
                mark=lambda items: f"type 'mark {items or 'ITEM...'}'", fail_best=", or 'fail best' for the advised one",
                undo="expected 'undo N', e.g. 'undo' (the last action) or 'undo 2' (the last two)",
                unstop="'undo'", over="the game is over (D18); to change the last action, type 'undo' ('status' shows the final "
-                    "scores)")
+                    "scores)", must_mark="mark one of its items ('advise' lists them)")
 """The ``play`` prompt's words."""
 STEP = Forms(step_form, "play stop GAME, or mark items: play mark GAME ITEM...", "play fail GAME --shelf N",
              "roll first: play roll GAME DICE; or add --unchecked for",
@@ -131,7 +134,7 @@ STEP = Forms(step_form, "play stop GAME, or mark items: play mark GAME ITEM...",
              mark=lambda items: f"play mark GAME {items or 'ITEM...'}",
              fail_best=", or --shelf best for the advised one",
              undo="expected play undo GAME N, e.g. play undo GAME 1 (the last action)", unstop="play undo GAME 1",
-             over=GAME_OVER)
+             over=GAME_OVER, must_mark="mark one of its items: play mark GAME ITEM... (play advise GAME lists them)")
 """The step commands' words."""
 PAGE = Forms(page_form, "tap Stop (the dice are final), then tap the items to mark", "tapping shelf N",
              "tap the faces rolled first, or tap Told for", "tap the faces rolled",
@@ -139,7 +142,8 @@ PAGE = Forms(page_form, "tap Stop (the dice are final), then tap the items to ma
              mark=lambda items: f"tap {items or 'the items'} on the sheet, then tap Mark (after Stop while re-rolls "
                                 "are left)",
              fail_best="", undo="tap Undo to take back the last action",
-             unstop="tap Undo", over="the game is over (D18); to change the last action, tap Undo")
+             unstop="tap Undo", over="the game is over (D18); to change the last action, tap Undo",
+             must_mark="tap one of its items on the sheet, then tap Mark (the markings are listed, best first)")
 """``serve``'s page's words (docs/serve.md): its buttons, never a command to type."""
 
 

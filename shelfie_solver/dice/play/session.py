@@ -268,7 +268,8 @@ def fail_action(kept: KeptGame, shelf: str, objective: str = "strategic", form: 
 
     Raises:
         KeptGameError: the game is over; no shelf given (:func:`no_shelf`); ``best`` without
-            dice or while they can mark (D14); a bad shelf.
+            dice; a bad shelf; any shelf while the dice can mark (D14: :func:`actions.must_mark`
+            in ``form``'s words).
     """
     board, marks = kept.board, kept.state.marks
     check_running(kept)
@@ -283,7 +284,7 @@ def fail_action(kept: KeptGame, shelf: str, objective: str = "strategic", form: 
                                 f"1..{board.n_shelves}")
         advice = advise(kept.dice, board, marks, kept.rules, objective_for(objective, kept.state), 0)
         if not advice.failed:
-            raise KeptGameError(must_mark(dice_codes(kept.dice, kept.rules)))
+            raise KeptGameError(must_mark(dice_codes(kept.dice, kept.rules), form.must_mark))
         number = advice.failed[0].shelf
     else:
         digits = shelf.strip()
@@ -293,6 +294,8 @@ def fail_action(kept: KeptGame, shelf: str, objective: str = "strategic", form: 
         if not 0 <= number < board.n_shelves:
             raise KeptGameError(f"shelf {digits if len(digits) <= 9 else shorten(digits, 20)} is not on the board; "
                                 f"expected {accepted}")
+        if kept.dice is not None and len(legal_sets(kept.dice, board, marks, kept.rules)):  # D14, in form's words
+            raise KeptGameError(must_mark(dice_codes(kept.dice, kept.rules), form.must_mark))
     lost = tuple(c for c in board.lines[number] if marks.is_available(c))
     return (Fail(kept.active, number, lost),)
 
@@ -303,7 +306,7 @@ def no_shelf(kept: KeptGame, form: Forms) -> str:
     dice that can mark an item, that it must (D14: :func:`actions.must_mark`)."""
     board, marks = kept.board, kept.state.marks
     if kept.dice is not None and len(legal_sets(kept.dice, board, marks, kept.rules)):
-        return f"no shelf given, and none may be: {must_mark(dice_codes(kept.dice, kept.rules))}"
+        return f"no shelf given, and none may be: {must_mark(dice_codes(kept.dice, kept.rules), form.must_mark)}"
     shelves = [str(s + 1) for s in failed_result_shelves(board, marks)]
     if not shelves:  # a sheet with nothing available passes its turns (D18): never the active one
         return "no shelf given, and no shelf has an available item to give up (D13)"

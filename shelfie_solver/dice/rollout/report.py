@@ -9,7 +9,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from shelfie_solver.core.report import Report, exact, interval, signed
+from shelfie_solver.core.report import Report, and_list, exact, interval, signed
 from shelfie_solver.core.stats import Estimate
 from shelfie_solver.dice.advise.words import chance_cell, chance_cells
 from shelfie_solver.dice.play.gamefile import KeptGame
@@ -105,6 +105,7 @@ def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report
         policy += f", win model {result.win_model}"
     title = [f"Rollout of {source}: {whose_turn(kept)}", f"{games}, {policy}."]
     others = [n for s, n in enumerate(names) if s != mover]
+    alike = list(result.alike)
     # rank: the choices' order by the played-out chance (blank on the position's row), as advise's tables
     headers = ["rank", "choice", "advice", names[mover], "95%", *others, "vs best"]
     rows: list[list[Any]] = [_row("", "position", "", result.position, mover, "")]
@@ -118,6 +119,7 @@ def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report
         "player": kept.players[mover],
         "position": {"seats": seat_records(result.position, kept.players)},
         "choices": [_choice_record(c, kept.players) for c in result.choices],
+        "alike_in_every_game": [[result.choices[i].root.label for i in group] for group in alike],
     }
     # names as they are, never with "'s" ("me's interval" for a player named me): "for <name>"
     notes = [f"Every seat's chance to win (ties shared, D20) over the games played from here; 95%: "
@@ -133,9 +135,14 @@ def rollout_report(kept: KeptGame, result: RolloutResult, source: str) -> Report
     elif len(result.choices) > 1 and result.ordered:
         notes.append(f"The order of the choices is settled at {result.games:,} games (every neighbour's paired "
                      "interval above 0, docs/rollout.md).")
+    elif len(result.choices) > 1 and alike == [tuple(range(len(result.choices)))]:  # never settles (docs/rollout.md)
+        notes.append(f"Every choice gave {names[mover]} the same result in every game: the order of the choices "
+                     "cannot be settled by more games (docs/rollout.md).")
     elif len(result.choices) > 1:  # whatever the count: below the first check too (docs/rollout.md)
+        same = "; ".join(and_list([result.choices[i].root.label for i in group]) for group in alike)
         notes.append("The order of the choices is not settled at this many games (docs/rollout.md): more --games "
-                     "narrow the intervals.")
+                     "narrow the intervals" + (f", but never between {same}, which gave {names[mover]} the same "
+                                               "result in every game." if alike else "."))
     none_or_all = none_or_all_note([row[3:-1] for row in rows], result.games)
     if none_or_all is not None:
         notes.append(none_or_all)

@@ -166,6 +166,8 @@ class RolloutResult:
         choices: the choices, best first by the mover's mean (ties: the advice's order).
         policies: the strategy name of every seat. mover: the active seat.
         win_model: the win-model file played by (``--win-model FILE``), None: the shipped model.
+        alike: groups of choices (places in ``choices``) that gave the mover the same share in
+            every game (:func:`alike`): their order never settles.
     """
 
     games: int
@@ -178,6 +180,7 @@ class RolloutResult:
     mover: int
     ordered: bool = False
     win_model: str | None = None
+    alike: tuple[tuple[int, ...], ...] = ()
 
 
 def check_rollout(kept: KeptGame, games: int) -> None:
@@ -320,6 +323,17 @@ def settled(shares: Sequence[Sequence[tuple[Fraction, ...]]], mover: int) -> boo
     return all(_above_zero(paired(shares[a], shares[b], mover)) for a, b in zip(ranked, ranked[1:]))
 
 
+def alike(shares: Sequence[Sequence[tuple[Fraction, ...]]], ranked: Sequence[int], mover: int) -> tuple[tuple[int, ...], ...]:
+    """The choices whose play-outs gave the mover the same share in every game (``shares``: per
+    choice, every game's shares; ``ranked``: the choices in the result's order), in groups of two
+    or more, as places in ``ranked`` (0: the best). Their paired difference is 0 in every game, so
+    no number of games settles their order (module docstring); none with fewer than 2 games."""
+    groups: dict[tuple[Fraction, ...], list[int]] = {}
+    for place, k in enumerate(ranked):
+        groups.setdefault(tuple(row[mover] for row in shares[k]), []).append(place)
+    return tuple(tuple(g) for g in groups.values() if len(g) > 1 and len(shares[ranked[0]]) > 1)
+
+
 def _above_zero(difference: Estimate) -> bool:
     return difference.least > 0 if difference.unanimous else difference.low > 0
 
@@ -393,4 +407,5 @@ def _result(done: Sequence[GameShares], roots: Sequence[RootChoice], setup: Roll
                                  None if i == 0 else paired(by_choice[ranked[0]], by_choice[k], mover))
                     for i, k in enumerate(ranked))
     return RolloutResult(len(done), asked, entropy, stopped, position, choices, setup.policies, mover,
-                         ordered=stopped or settled(by_choice, mover), win_model=setup.win_model)
+                         ordered=stopped or settled(by_choice, mover), win_model=setup.win_model,
+                         alike=alike(by_choice, ranked, mover))
