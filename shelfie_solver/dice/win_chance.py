@@ -755,35 +755,46 @@ def two_contender_chances(board: Board, rules: Ruleset, seat: int, first: int,
                           cases: Sequence[tuple[tuple[Marks, ...], int]]) -> list[Fraction | None]:
     """Per case ``(sheets, final)`` — every seat's sheet right after a turn of ``seat`` that ends
     its game (D17, D18: its blocks made, D15) with its final score ``final`` (``first``: the seat
-    that plays first, D5) — ``seat``'s exact chance to win where two contenders are left, else
-    ``None``.
+    that plays first, D5) — ``seat``'s exact chance to win where one seat still to play can change
+    the outcome, else ``None``.
 
-    Two contenders: every other seat but one, ``y``, has lost (:func:`lost_seats` of the sheets
-    with ``seat``'s game over, the end triggered, D18, against every score now with ``seat``'s
-    ``final``: a seat's best final score, its score if final or else its best one-turn score,
-    below another seat's score), and ``y`` plays its last turn next (it plays later in the round
-    with an available item, and every seat between them has none: nothing can block its sheet
-    first, D15). The lost seats are never at the top, so ``y``'s share is its
-    :class:`LastTurnWin` share against ``final`` alone and ``seat``'s is the rest (D20: a tie
-    counts 1/2 to each): ``1 -`` :func:`opponent_chance` of ``y``'s sheet against ``(final,)``,
-    as :class:`BeforeLastWin` with two players. The cases' chances in one batched solve
-    (:func:`sheets_chances`)."""
-    found: list[tuple[int, Marks, int] | None] = []
+    That seat ``y`` plays its last turn next (it plays later in the round with an available item,
+    and every seat between them has none: nothing can block its sheet first, D15), and every other
+    seat has lost (:func:`lost_seats` of the sheets with ``seat``'s game over, the end triggered,
+    D18, against every score now with ``seat``'s ``final``: a seat's best final score, its score if
+    final or else its best one-turn score, below another seat's score) or has its final score
+    (its last turn played, or no available item: D18). The lost seats are never at the top, so
+    the outcome is ``y``'s :class:`LastTurnWin` turn against the final scores ``F`` of the others
+    that have not lost (``seat``'s ``final`` among them): ``y``'s chance ``c`` is
+    :func:`opponent_chance` of its sheet against ``F``, and the ``k`` seats of ``F`` on its
+    highest score ``M`` share the rest, ``(1 - c) / k`` each (D20: ``y`` below ``M`` leaves them
+    a ``k``-way shared victory, ``y`` on ``M`` a ``(k + 1)``-way one, which ``c`` counts as
+    ``1 / (k + 1)``); ``seat``'s chance is that share when ``final`` is ``M``, else 0. With two
+    contenders (``F`` is ``(final,)``) this is ``1 - c``, as :class:`BeforeLastWin` with two
+    players. The cases' chances in one batched solve (:func:`sheets_chances`)."""
+    found: list[tuple[int, Marks, tuple[int, ...]] | None] = []
     for sheets, final in cases:
         over = GameState(board, rules, tuple(sheets), seat, first, 0, True)  # seat's game over (D17, D18)
         scores = [final if j == seat else score(board, sheet, rules) for j, sheet in enumerate(sheets)]
         lost = lost_seats(over, scores)
-        live = [j for j in range(over.players) if j != seat and j not in lost]
         later = [j for j in range(over.players)
                  if j != seat and sheets[j].has_available and over.plays_later_this_round(j)]
-        y = live[0] if len(live) == 1 else -1
+        live_later = [j for j in later if j not in lost]
         nearest = min(later, key=over.place, default=-2)
-        found.append((len(found), sheets[y], final) if y == nearest else None)
+        if len(live_later) != 1 or live_later[0] != nearest:
+            found.append(None)
+            continue
+        y = live_later[0]
+        # every seat but y and the lost ones has its final score (not in later: played or no item)
+        finals = tuple(scores[j] for j in range(over.players) if j != y and j not in lost)
+        found.append((len(found), sheets[y], finals))
     known = [case for case in found if case is not None]
-    chances = sheets_chances(board, rules, [(sheet, [(final,)]) for _, sheet, final in known])
+    chances = sheets_chances(board, rules, [(sheet, [finals]) for _, sheet, finals in known])
     out: list[Fraction | None] = [None] * len(cases)
-    for (i, _, _), (chance,) in zip(known, chances):
-        out[i] = 1 - chance
+    for (i, _, finals), (chance,) in zip(known, chances):
+        final = cases[i][1]
+        top = max(finals)
+        out[i] = (1 - chance) / finals.count(top) if final == top else Fraction(0)
     return out
 
 

@@ -1838,7 +1838,8 @@ def _line_codes(new: np.ndarray) -> tuple[np.ndarray, list[tuple[int, ...]]]:
 def contest_values(state: StateArrays, sheets: tuple[Marks, ...], seat: int, first: int, triggered: bool,
                    sets: ItemSets, turns: tuple[np.ndarray, np.ndarray] | None = None) -> ExactLayer | None:
     """The markings of ``sets`` (arguments as :func:`blocks_settled`) after which the player's game
-    is over (:func:`_turns_over`) with two contenders left
+    is over (:func:`_turns_over`) with one seat left to decide the game (two contenders, or final
+    scores beside)
     (:func:`win_chance.two_contender_chances` of the sheets after its blocks, D15, and its final
     score, D19), with their exact chances: an :data:`ExactLayer` (rows of ``sets``, numerators,
     scale; :func:`rounded_chances` gives the engine's millionths); ``None`` where there is none.
