@@ -437,6 +437,22 @@ def test_a_reroll_typed_in_the_prompts_words_names_the_step_form(tmp_path, typed
         assert "Ann kept CC and re-rolled 4 dice (D7).\nAnn rolled PPACCJ" in done.stdout  # faces in D2 order
 
 
+@pytest.mark.parametrize("typed, expected", [
+    (["keep", "CC", "new", "PPAJ"], "the step form is: play reroll GAME_PATH PPAJ --keep CC"),
+    (["CC", "PPAJ"], "got unexpected extra arguments (PPAJ); expected one NEW"),
+])
+def test_a_reroll_typed_unquoted_in_several_words_is_refused_in_one_line(tmp_path, typed, expected):
+    # the prompt's form typed without quotes reached click as extra arguments ("Got unexpected extra
+    # arguments (CC new PPAJ)"): it now gets the step form too; other extra words one line naming them
+    game = str(tmp_path / "g.json")
+    assert CliRunner().invoke(main, ["play", "new", game, "--players", "Ann,Ben", "--first", "Ann"]).exit_code == 0
+    assert CliRunner().invoke(main, ["play", "roll", game, "CCCBBJ"]).exit_code == 0
+    before = Path(game).read_bytes()
+    assert_one_line_error(CliRunner().invoke(main, ["play", "reroll", game, *typed]),
+                          expected.replace("GAME_PATH", game))
+    assert Path(game).read_bytes() == before
+
+
 def test_three_items_each_short_of_a_joker_cite_d11a_and_list_the_near_markings(tmp_path):
     # PGBCJJ: r1c2 (cat), r3c2 (plant) and r4c2 (game) each need 2 dice of their face (column 2, D3)
     # and the dice show 1 of each, so each needs a Joker (D11a: at most 1 per group) and only 2 show;

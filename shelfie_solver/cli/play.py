@@ -325,15 +325,20 @@ def roll_command(game: str, dice: str, player: str | None, objective: str, top: 
 
 @play_command.command("reroll")
 @_GAME
-@click.argument("new", metavar="NEW", required=False, default=None)
+@click.argument("words", metavar="NEW", nargs=-1)
 @click.option("--keep", default=None, metavar="DICE",
               help="The dice kept ('-' for none). Without it the kept dice are read from NEW and the dice "
                    "showing, and NEW is refused when more than one reading fits (docs/play.md, \"After a re-roll\").")
 @_acting_options
 @_stops_naming_the_file
-def reroll_command(game: str, new: str | None, keep: str | None, player: str | None, objective: str, top: int,
-                   fmt: str) -> None:
+def reroll_command(game: str, words: tuple[str, ...], keep: str | None, player: str | None, objective: str,
+                   top: int, fmt: str) -> None:
     """A re-roll (D7): --keep the dice held, NEW the dice rolled again or all the dice now showing."""
+    new = " ".join(words) if words else None  # the prompt's form typed unquoted is several words
+    if len(words) > 1:
+        _refuse_the_prompts_form(game, new or "", keep)
+        raise click.UsageError(f"got unexpected extra arguments ({' '.join(words[1:])}); expected one NEW "
+                               "(the dice rolled again, such as CP, or all the dice now showing)")
     if new is None and keep is None:  # GAME: named by PlayGroup.invoke, as in every step's refusal
         raise ShelfieError("expected the dice rolled again: play reroll GAME NEW [--keep DICE]")
     if new is not None:
