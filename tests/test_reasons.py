@@ -337,6 +337,16 @@ def test_a_marking_tied_with_the_best_is_named_before_the_runner_up():
         f"{tied[0]}: tied with {tied[1]} at points value {table_rows[0][2]}, against {value} for {runner};")
 
 
+def test_the_best_line_names_the_markings_tied_with_it():
+    """The same position: the ``Best:`` line names the marking tied with the best (1= in the
+    table), as the holds' ``Best:`` line names tied holds."""
+    table = CliRunner().invoke(main, ["advise", "--dice", "AAAAAP", "--rerolls", "0", "--marks",
+                                      "....o/....o/....o/....o/.....", "--objective", "points"]).stdout
+    tied = [what for rank, what, _ in rows(table, "value") if rank == "1="]
+    best = " ".join(line for line in " ".join(table.split()).split("Why:")[:1])
+    assert best.strip().endswith(f"(tied with {tied[1]})"), best
+
+
 def test_a_shelf_tied_with_the_best_is_named_before_the_runner_up(board):
     """A failed result (D13) whose shelves 2 and 1 give 1/2 and shelf 3 gives 1/3 (a hand-built
     advice, exact chances): the reason names shelf 1's tie and compares with shelf 3."""

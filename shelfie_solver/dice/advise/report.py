@@ -323,7 +323,7 @@ def _markings_report(advice: Advice, title: list[str], data: dict[str, Any], top
         groups = " ".join(g.codes(rules) for g in m.marking.groups)
         rows.append([rank_text(m.rank, ranks), cells, groups, f"{m.points:+d}", m.score_after, decimal(m.value),
                      exact_cell(m.value)] + ([ENDS_CELL if m.ends_game else ""] if ending else []))
-    title.append("Best: mark " + _marking_text(advice.markings[0], advice))
+    title.append("Best: mark " + _marking_text(advice.markings[0], advice) + tied_markings(advice))
     data["markings"] = [marking_record(m, advice) for m in advice.markings]
     notes = [f"{len(advice.markings) - len(shown)} more markings not shown (--top)."] if len(shown) < len(advice.markings) else []
     notes.append("points: score change now (D19); score after: the sheet's score after the marking.")
@@ -348,6 +348,13 @@ def expected_final_line(advice: Advice, estimate: Fraction) -> str:
     if estimate < advice.score:
         return f"Expected final score at least {advice.score} points (the score now; {said} is below it)"
     return f"Expected final score {decimal(estimate, 2)} points (learned: score now {advice.score} + points still to come)"
+
+
+def tied_markings(advice: Advice) -> str:
+    """`` (tied with r1c2 + r3c3 and r2c2)`` for the markings exactly tied with the best (rank 1:
+    exact ties, as the holds' ``Best:`` line names them, :func:`best_line`), else empty."""
+    tied = [" + ".join(advice.board.cell_name(c) for c in m.marking.cells) for m in advice.markings[1:] if m.rank == 1]
+    return f" (tied with {tie_list(tied)})" if tied else ""
 
 
 def _marking_text(option: MarkingOption, advice: Advice) -> str:
@@ -555,7 +562,8 @@ def _win_markings(advice: Advice, title: list[str], data: dict[str, Any], top: i
     best = advice.markings[0]
     groups = ", ".join(f"{advice.board.cell_name(g.cell)} with {g.codes(rules)}" for g in best.marking.groups)
     title.append(f"Best: mark {groups} ({signed_points(best.points)}, score after {best.score_after}): chance to win "
-                 f"{chance_cell(best.value)} ({how(advice, best)})" + (f"; {ENDS_GAME}" if best.ends_game else ""))
+                 f"{chance_cell(best.value)} ({how(advice, best)})" + (f"; {ENDS_GAME}" if best.ends_game else "")
+                 + tied_markings(advice))
     ending = any(m.ends_game for m in shown)
     headers = ["rank", "mark", "dice", "points", "score", "win chance", "exact"] + (["end"] if ending else [])
     rows = [[rank_text(m.rank, ranks), _win_cells(m, advice), " ".join(g.codes(rules) for g in m.marking.groups),
