@@ -355,16 +355,16 @@ def _table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
     decided = decided_chances(kept.state)  # every final score known: every seat's exact share (D20)
     if decided is not None:
         return decided
+    within = kept.dice is not None
+    start = after_turn_chances(*kept.last_turn, kept.state) \
+        if kept.last_turn is not None and (not within or len(kept.players) > 2) else None
     advised = _advised_end(kept)
     if advised is not None:  # final dice, 3+ players: every seat as right after the advised choice
         from shelfie_solver.dice.learned.win_model import win_model_in_use
 
-        after = _certain_only(kept, list(_raw_chances_under(advised, win_model_in_use())))
+        after = _certain_only(kept, list(_raw_chances_under(advised, win_model_in_use())), start)
         if after is not None:
             return after
-    within = kept.dice is not None
-    start = after_turn_chances(*kept.last_turn, kept.state) \
-        if kept.last_turn is not None and (not within or len(kept.players) > 2) else None
     if not within and start is not None:  # a turn's start: the figure of the turn before
         return start
     now = _step_chances(kept)
@@ -399,7 +399,8 @@ def _advised_end(kept: KeptGame) -> KeptGame | None:
     return act(kept, action)
 
 
-def _certain_only(kept: KeptGame, after: list[tuple[Fraction, bool]]) -> list[tuple[Fraction, bool]] | None:
+def _certain_only(kept: KeptGame, after: list[tuple[Fraction, bool]],
+                  start: list[tuple[Fraction, bool]] | None = None) -> list[tuple[Fraction, bool]] | None:
     """The figures ``after`` the advised choice (:func:`_advised_end`) with only what is certain
     marked exact: another seat's exact figure there holds only under that choice, so it stays
     exact where every choice the final dice allow (each marking, or each shelf to give up, D13)
@@ -408,7 +409,10 @@ def _certain_only(kept: KeptGame, after: list[tuple[Fraction, bool]]) -> list[tu
     assumes its best play); else the others' flags are dropped (model figures). Where the mover
     is out (its figure an exact 0: every choice is alike to it) and the choices leave different
     outcomes, the figures of the advised one are one pick among equals: ``None`` (the turn's
-    start ratios apply instead, :func:`chances.within_turn_chances`)."""
+    start ratios apply instead, :func:`chances.within_turn_chances`). A seat shown an exact 0 at
+    the turn's start (``start``, :func:`chances.after_turn_chances`) and an exact 0 after the choice
+    keeps it: a chance settled at 0 stays 0 whatever the mover chooses (scores never fall, D13,
+    D15, D20), as :func:`chances.within_turn_chances` keeps it within the turn."""
     seat = kept.state.active
     mine, mine_exact = after[seat]
     others_exact = any(flag for j, (_, flag) in enumerate(after) if j != seat)
@@ -418,7 +422,8 @@ def _certain_only(kept: KeptGame, after: list[tuple[Fraction, bool]]) -> list[tu
         return after
     if mine_exact and mine == 0:
         return None
-    return [(chance, flag and j == seat) for j, (chance, flag) in enumerate(after)]
+    settled = {j for j, (chance, flag) in enumerate(start or ()) if flag and chance == 0}
+    return [(chance, flag and (j == seat or (j in settled and chance == 0))) for j, (chance, flag) in enumerate(after)]
 
 
 def _every_choice_settles_alike(kept: KeptGame) -> bool:
