@@ -87,6 +87,16 @@ def _kind(mode: int) -> str | None:
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
+def kind_of(path: str | os.PathLike[str]) -> str | None:
+    """What is at ``path`` when it is no regular file, in a refusal's words (``a directory``,
+    ``a FIFO (named pipe)``, ...; a link followed); ``None`` for a regular file, nothing there
+    (a dangling link too) or a path that cannot be examined."""
+    try:
+        return _kind(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return None
+
+
 def open_regular(path: str | os.PathLike[str], error: type[ValueError], max_bytes: int, expected: str) -> BinaryIO:
     """Open a regular file of at most ``max_bytes`` bytes for reading in binary (module
     docstring); the caller closes it.

@@ -42,9 +42,9 @@ import numpy as np
 
 from shelfie_solver.dice.board import Board, Marks, score_breakdown
 from shelfie_solver.dice.rolls import Counts
-from shelfie_solver.core.errors import ShelfieError
+from shelfie_solver.core.errors import ShelfieError, shorten
 from shelfie_solver.core.report import possessive
-from shelfie_solver.core.inputs import check_json_text, json_refusal, read_text, strict_loads
+from shelfie_solver.core.inputs import check_json_text, json_refusal, kind_of, read_text, strict_loads
 from shelfie_solver.core.files import FileWriteError, create_text, locked, resolve_target, write_text_atomically
 from shelfie_solver.dice.game.events import (
     MAX_PLAYERS,
@@ -189,6 +189,15 @@ def _has_control(name: str) -> bool:
     return any(unicodedata.category(c) in ("Cc", "Cf") for c in name)
 
 
+def shown_name(name: str) -> str:
+    """A player's name as a refusal quotes it: ``repr``, and a name over :data:`MAX_NAME_LENGTH`
+    characters cut to that many with an ellipsis and its length, ``'aaaa…' (5,000 characters)``
+    (:func:`core.errors.shorten`), so the cut shows and the message stays one short line."""
+    if len(name) <= MAX_NAME_LENGTH:
+        return repr(name)
+    return f"{shorten(name, MAX_NAME_LENGTH)} ({len(name):,} characters)"
+
+
 def check_names(names: Sequence[object], distinct: bool = True) -> tuple[str, ...]:
     """The rules of the player names of a game at the table, the one home of them: ``play new``,
     the ``serve`` page's new game and every game file read (:func:`kept_game_from_dict`) apply
@@ -213,12 +222,12 @@ def check_names(names: Sequence[object], distinct: bool = True) -> tuple[str, ..
     for number, n in enumerate(texts, 1):
         if not n or any(ch.isspace() or ch == "," for ch in n):
             what = f"name {number} of {len(texts)} is empty" if not n \
-                else f"{n[:MAX_NAME_LENGTH + 1]!r} has a space or a comma"
+                else f"{shown_name(n)} has a space or a comma"
             raise KeptGameError(f"player names must be non-empty words without spaces: {what}; "
                                 "expected names like Ann,Ben,me")
     if any(len(n) > MAX_NAME_LENGTH or _has_control(n) for n in texts):
         raise KeptGameError(f"player names must be printable words of at most {MAX_NAME_LENGTH} characters "
-                            f"(no control characters), got {[n[:MAX_NAME_LENGTH + 1] for n in texts]}; "
+                            f"(no control characters), got [{', '.join(shown_name(n) for n in texts)}]; "
                             "expected names like Ann,Ben,me")
     if distinct and len({n.lower() for n in texts}) != len(texts):
         raise KeptGameError(f"player names must differ (whatever their case), got {','.join(texts)}; "
@@ -438,8 +447,13 @@ def create_file(path: str, kept: KeptGame) -> None:
     """Write a new game file; refuses to overwrite an existing file.
 
     Raises:
-        KeptGameError: the file exists or cannot be written.
+        KeptGameError: ``path`` is a directory (or another kind of non-file: said so, with a
+            file path to give instead), the file exists, or it cannot be written.
     """
+    kind = kind_of(path)
+    if kind is not None:  # a directory is no game to go on with (play status would refuse it too)
+        example = f"e.g. {os.path.join(path, 'game.json')}" if kind == "a directory" else "a new file name"
+        raise KeptGameError(f"{path} is {kind}, not a file; expected the path of a new game file, {example}")
     if os.path.lexists(path):
         raise KeptGameError(f"{path} exists already; choose a new file name for a new game, or go on with that "
                             "one: play status GAME shows where it stands")
