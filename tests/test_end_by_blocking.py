@@ -156,3 +156,48 @@ def test_the_round_order_is_written_once():
              for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if formula.search(line) and path.name != "events.py"]
     assert not found, found
+
+
+def three_seat_position(path: Path) -> str:
+    """The position of :func:`blocked_position` with Cy seated third, after Ben (D5: Ann, Ben,
+    Cy): Cy's told markings (r2c5, r3c4, r5c5) touch neither column 1 nor Ann's shelves, so Ben's
+    r5c1 still blocks Ann's r4c1 and closes her second shelf (D15, D17); but Ben is no longer last
+    in the round: Cy plays once more (D18)."""
+    game = str(path)
+    run("play", "new", game, "--players", "Ann,Ben,Cy", "--first", "Ann")
+    run("play", "fail", game, "--shelf", "5")
+    for cells in ("r1c1 r1c2 r1c3", "r2c5", "r4c2 r4c3 r4c4", "r1c4 r2c1 r2c2", "r3c4", "r4c5",
+                  "r2c3 r3c1 r4c1", "r5c5", "r3c5"):
+        run("play", "mark", game, "--unchecked", *cells.split())
+    run("play", "roll", game, "GGGGGA")
+    return game
+
+
+def best_line(text: str) -> str:
+    """The title's best line, its wrapped lines joined."""
+    flat = " ".join(text.split())
+    return flat[flat.index("Best: mark"):flat.index("Why:") if "Why:" in flat else None]
+
+
+def test_the_title_times_the_end_as_the_reason_does(tmp_path):
+    """The tester's find: last in the round, the title said "this ends the game after the round"
+    while the Why line said "ends the game at once (D17, D18)". D18: the last player of the round
+    who triggers the end ends the game at once; an earlier seat's trigger lets the round be played
+    out. Ben last of two (at once), Ben second of three (after the round), for the best line of
+    the title and the footer under the end column."""
+    last = " ".join(run("play", "stop", blocked_position(tmp_path / "two.json")).split())
+    assert "r5c1" in best_line(last) and best_line(last).rstrip().endswith("; this ends the game at once")
+    assert "which ends the game at once (D17, D18)" in last
+    assert "the game ends at once, this seat being last in the round (D18)" in last
+    assert "after the round" not in last and "the round is played out" not in last
+
+    three = three_seat_position(tmp_path / "three.json")
+    earlier = " ".join(run("play", "stop", three).split())
+    assert "r5c1" in best_line(earlier) and best_line(earlier).rstrip().endswith("; this ends the game after the round")
+    assert "at once" not in earlier
+    assert "ends game: it closes the shelf that triggers the end (D17), the round is played out (D18)." in earlier
+    # the points objective's title (another table, the same words)
+    points = " ".join(run("play", "advise", str(tmp_path / "two.json"), "--objective", "points").split())
+    assert "r5c1" in best_line(points) and best_line(points).rstrip().endswith("; this ends the game at once")
+    points = " ".join(run("play", "advise", three, "--objective", "points").split())
+    assert "r5c1" in best_line(points) and best_line(points).rstrip().endswith("; this ends the game after the round")

@@ -93,6 +93,34 @@ def test_a_lone_surrogate_in_a_name_prints_escaped(tmp_path: Path):
     assert session.returncode == 0 and "Traceback" not in session.stderr and "\\ud800" in session.stdout
 
 
+@pytest.mark.parametrize("name", ["A\x1b[31m", "a" * 5000, "Ann\u200bLee", "Ann Lee"])
+def test_review_refuses_the_names_play_refuses(tmp_path: Path, name: str):
+    """review opened game files that play, rollout and serve refuse (a control character, an
+    ESC or a zero-width space, a 5000-character name, a space): it reads them through the same
+    name rules now (gamefile.check_names), the same one line, exit 2."""
+    game = _game(tmp_path, name)
+    by_play = assert_one_line_error(cli("play", "status", game), "player names must")
+    by_review = assert_one_line_error(cli("review", game), "player names must")
+    assert by_review == by_play.replace(f"{game}:", f"{game} game 1:")
+
+
+def test_review_still_reads_a_seat_named_by_a_model_file_with_spaces(tmp_path: Path):
+    """simulate --save names a seat by its strategy as given: learned:FILE keeps a path that may
+    be long and hold spaces (strategies.FILE_STRATEGIES); review reads such a game, the name whole."""
+    saved = tmp_path / "games.jsonl"
+    model = tmp_path / "models of December" / "learned.json"
+    model.parent.mkdir()
+    model.write_bytes((ROOT / "shelfie_solver" / "dice" / "data" / "learned.json").read_bytes())
+    name = f"learned:{model}"
+    assert len(name) > 32 and " " in name
+    done = cli("simulate", "--players", f"{name},greedy", "--games", "1", "--seed", "1", "--save", saved)
+    assert done.exit_code == 0, done.output
+    assert json.loads(saved.read_text().splitlines()[0])["players"] == [name, "greedy"]
+    reviewed = cli("review", saved, "--objective", "points")
+    assert reviewed.exit_code == 0, reviewed.output
+    assert " ".join(reviewed.stdout.split()).startswith(f"Review of {name} (seat 1) in game 1")
+
+
 def test_output_is_made_before_the_action_is_written(tmp_path: Path, monkeypatch):
     """Nothing is written before the action is known to succeed, its output included: a failure
     while making the advice leaves the file byte for byte (the roll was written first)."""

@@ -136,3 +136,52 @@ def test_learned_value_says_what_it_is(tmp_path: Path, players, header, words):
     assert f"value {first:.4f} (" in best  # the exact fraction is in JSON (and the table's --exact column)
     if "," in players:
         assert all(-1000 <= h["value_float"] <= 1000 for h in data["holds"])
+
+
+def _edited(tmp_path: Path, name: str, edit) -> str:
+    """A game of Ann and Ben (Ben first, D5) after Ben's roll, its JSON changed by ``edit``."""
+    import json
+
+    path = str(tmp_path / name)
+    assert play("new", path, "--players", "Ann,Ben", "--first", "Ben").exit_code == 0
+    assert play("roll", path, "CCBJPP").exit_code == 0
+    data = json.loads(Path(path).read_text())
+    edit(data)
+    Path(path).write_text(json.dumps(data))
+    return path
+
+
+def test_a_name_cut_in_a_refusal_says_so_and_how_long_it_is(tmp_path: Path):
+    """A 5000-character name was quoted cut to 33 characters with no mark of the cut; now the
+    32 characters a name may have (MAX_NAME_LENGTH), an ellipsis and the whole length."""
+    path = _edited(tmp_path, "long.json", lambda d: d.update(players=["a" * 5000, "Ben"]))
+    line = assert_one_line_error(play("status", path), "at most 32 characters")
+    assert "got ['" + "a" * 32 + "'… (5,000 characters), 'Ben']" in line
+    line = assert_one_line_error(play("new", str(tmp_path / "new.json"), "--players", "b" * 40 + ",Ann"))
+    assert "got ['" + "b" * 32 + "'… (40 characters), 'Ann']" in line
+    line = assert_one_line_error(play("new", str(tmp_path / "new.json"), "--players", "c" * 35 + " d,Ann"), "space")
+    assert "'" + "c" * 32 + "'… (37 characters) has a space or a comma" in line
+
+
+def test_an_event_of_the_wrong_seat_names_the_seat_not_an_index(tmp_path: Path):
+    """A roll event by "player": 2 (0-based) in a two-seat game read "Ben is to play, not 2": a
+    name beside a raw index. Now the seat in words: seat 3, which the game has not; and an
+    existing seat out of turn by its name and seat (Ann, seat 1, while Ben is to play, D5)."""
+    def roll_by(seat: int):
+        return lambda d: d["events"][1].update(player=seat)
+
+    line = assert_one_line_error(play("status", _edited(tmp_path, "two.json", roll_by(2))), "event 1 (roll)")
+    assert 'Ben is to play, not seat 3 ("player": 2; the game has 2 seats, "player" 0 to 1) (D5' in line
+    line = assert_one_line_error(play("status", _edited(tmp_path, "zero.json", roll_by(0))))
+    assert "Ben is to play, not Ann (seat 1) (D5" in line
+    line = assert_one_line_error(play("status", _edited(tmp_path, "minus.json", roll_by(-1))))
+    assert 'Ben is to play, not "player": -1 (the game has 2 seats, "player" 0 to 1) (D5' in line
+
+
+def test_a_new_game_on_a_directory_says_it_is_a_directory(tmp_path: Path):
+    """play new on a folder said it "exists already" and to run play status on it (which
+    refuses a folder); it is a directory, and a file path is expected."""
+    line = assert_one_line_error(play("new", str(tmp_path), "--players", "a,b"), f"{tmp_path} is a directory",
+                                 "expected the path of a new game file", str(tmp_path / "game.json"))
+    assert "play status" not in line and "exists already" not in line
+    assert list(tmp_path.iterdir()) == []

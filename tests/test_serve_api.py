@@ -435,6 +435,53 @@ def test_malformed_writes_are_400(game: str, client: TestClient, body: dict, fra
     assert Path(game).read_bytes() == before
 
 
+# The keys of each write, as docs/serve.md's table of writes lists them (every write: revision,
+# digest, player); an unknown key is refused whole, never dropped with the check it names.
+COMMON = '"revision", "digest", "player"'
+
+
+@pytest.mark.parametrize("kind, body, unknown, expected, close", [
+    ("roll", {"dice": "CCBJPP", "plyer": "Ben"}, "plyer", COMMON + ', "dice"', "player"),  # the turn check
+    ("roll", {"dice": "CCBJPP", "digst": "0" * 64}, "digst", COMMON + ', "dice"', "digest"),  # the digest check
+    ("reroll", {"keep": "CC", "new": "PGBB", "kept": "CC"}, "kept", COMMON + ', "keep", "new"', "keep"),
+    ("stop", {"items": ["r1c1"]}, "items", COMMON, None),
+    ("mark", {"items": ["r1c1"], "bset": True}, "bset", COMMON + ', "items", "best"', "best"),
+    ("told", {"items": ["r1c1"], "best": True}, "best", COMMON + ', "items"', None),
+    ("fail", {"shelf": "2", "items": ["r1c1"]}, "items", COMMON + ', "shelf"', None),
+    ("undo", {"count": 1, "cuont": 2}, "cuont", COMMON + ', "count"', "count"),
+])
+def test_an_unknown_body_key_is_refused_naming_the_keys_expected(game: str, client: TestClient, kind: str,
+                                                                 body: dict, unknown: str, expected: str,
+                                                                 close: str | None):
+    """The tester's find: {"revision": 1, "dice": "CCBJPP", "plyer": "Ben"} recorded Ann's roll
+    (with "player" it is refused, Ann is to play): a typo turned the turn check off, and
+    "digst" the digest check. Every write's body now holds only its keys, as the tile page's."""
+    before = Path(game).read_bytes()
+    message = one_line_error(post(client, kind, revision=1, **body), 400, f"unknown key '{unknown}'",
+                             f"POST /api/{kind}", f"expected only {expected} (docs/serve.md)")
+    assert ('did you mean' in message) == (close is not None)
+    if close is not None:
+        assert f'did you mean "{close}"?' in message
+    assert Path(game).read_bytes() == before
+    one_line_error(post(client, "roll", revision=1, dice="CCBJPP", player="Ben"), 400, "Ann is to play, not Ben")
+
+
+def test_best_with_items_is_refused_as_play_mark_best_with_items(game: str, client: TestClient):
+    """{"best": true, "items": ["r5c5"]} marked the best marking and dropped the items; play mark
+    GAME r5c5 --best refuses it ("--best takes no items"). Both refused now, the file unchanged;
+    "best" of another JSON type is refused too (it was ignored: the items were then read)."""
+    rolled = post(client, "roll", revision=1, dice="CCBBPG").json()
+    before = Path(game).read_bytes()
+    one_line_error(post(client, "mark", revision=rolled["revision"], best=True, items=["r5c5"]), 400,
+                   '"best": true takes no "items"', "play mark --best")
+    one_line_error(post(client, "mark", revision=rolled["revision"], best=True, items=[]), 400, "takes no")
+    one_line_error(post(client, "mark", revision=rolled["revision"], best="yes"), 400, 'field "best" must be')
+    assert Path(game).read_bytes() == before
+    result = CliRunner().invoke(main, ["play", "mark", game, "r5c5", "--best"])
+    assert result.exit_code == 2 and "--best takes no items" in result.stderr
+    assert post(client, "mark", revision=rolled["revision"], best=False, items=["r1c1"]).status_code == 200
+
+
 def test_the_body_is_bounded_and_must_be_a_json_object(game: str, client: TestClient):
     before = Path(game).read_bytes()
     big = json.dumps({"revision": 1, "dice": "CCBBPG", "pad": "x" * MAX_BODY_BYTES})
@@ -466,9 +513,10 @@ def test_only_the_game_and_the_pages_files_are_served(game: str, client: TestCli
         one_line_error(client.get(path), 404, "no such page")
     one_line_error(client.post("/api/state", json={}), 405)
     one_line_error(client.get("/api/roll"), 405)
-    # a path in the body is no path: the game file is the server's
+    # a path in the body is no path: the game file is the server's (the key is refused, nothing written)
     other = Path(game).parent / "other.json"
-    assert post(client, "roll", revision=1, dice="CCBBPG", path=str(other)).status_code == 200
+    one_line_error(post(client, "roll", revision=1, dice="CCBBPG", path=str(other)), 400, "unknown key 'path'")
+    assert post(client, "roll", revision=1, dice="CCBBPG").status_code == 200
     assert sorted(p.name for p in Path(game).parent.iterdir()) == ["game.json"]
     headers = client.get("/").headers
     assert headers["cache-control"] == "no-store" and headers["referrer-policy"] == "no-referrer"
@@ -578,7 +626,11 @@ def test_a_new_game_is_the_file_play_new_makes(tmp_path: Path):
     one_line_error(client.get("/api/state"), 404, "no game in new.json yet", "POST /api/new")
     info = client.get("/api/new").json()
     assert info["exists"] is False and info["file"] == "new.json" and info["max_players"] == 4  # D1
-    answer = post(client, "new", players=["Ann", "Ben"], first="Ben", path=str(tmp_path / "other.json"))
+    one_line_error(post(client, "new", players=["Ann", "Ben"], first="Ben", path=str(tmp_path / "other.json")), 400,
+                   "unknown key 'path' in the body of POST /api/new", 'expected only "players", "first"')
+    one_line_error(post(client, "new", players=["Ann", "Ben"], frist="Ben"), 400, 'did you mean "first"?')
+    assert not Path(path).exists()
+    answer = post(client, "new", players=["Ann", "Ben"], first="Ben")
     assert answer.status_code == 200, answer.text
     expected = tmp_path / "by-play-new.json"
     cli("play", "new", str(expected), "--players", "Ann,Ben", "--first", "Ben")
@@ -729,3 +781,36 @@ def test_the_page_rounds_no_float_it_shows():
         assert rounding not in script, rounding
     for text in ("shown.value", "shown.points", "shown.short", "shown.potential_change", "total_loss_shown"):
         assert text in script, text
+
+
+def test_the_page_sends_only_the_keys_the_server_takes(tmp_path: Path):
+    """Every body the page's script posts holds only keys docs/serve.md lists for that request
+    (an unknown key is refused now): the writes' own keys at each ``write("kind", {...})``, the
+    common ones ``write`` adds, the New game's; and each Redo body (``last_action``'s ``redo``,
+    sent as is after an Undo) is taken: undone, then posted, it makes the same file again."""
+    from importlib import resources
+
+    script = (resources.files("shelfie_solver.web") / "static" / "app.js").read_text()
+    documented = {"roll": {"dice"}, "reroll": {"keep", "new"}, "stop": set(), "mark": {"items", "best"},
+                  "told": {"items"}, "fail": {"shelf"}, "undo": {"count"}}
+    calls = re.findall(r'write\("(\w+)", \{([^}]*)\}', script)
+    assert {kind for kind, _ in calls} == set(documented)  # every write is posted somewhere, found here
+    for kind, fields in calls:
+        assert set(re.findall(r"(\w+):", fields)) <= documented[kind], (kind, fields)
+    assert "{ revision: S.revision, digest: S.digest, ...body }" in script  # what write adds to each
+    assert re.findall(r'api\("POST", "/api/new", \{ (\w+), (\w+):', script) == [("players", "first")]
+
+    game = new_game(tmp_path / "game.json")
+    client = TestClient(create_app(GameServer(game)))
+    steps = [("roll", {"dice": "CCBBPG"}), ("reroll", {"keep": "CCBB", "new": "CP"}), ("stop", {}),
+             ("mark", {"items": ["r1c1", "r1c2", "r2c2"]}), ("told", {"items": ["r3c1", "r3c2", "r3c3"]}),
+             ("fail", {"shelf": "2"})]
+    for kind, body in steps:
+        state = post(client, kind, revision=client.get("/api/state").json()["revision"], **body).json()
+        made = Path(game).read_bytes()
+        last = state["last_action"]
+        assert last["kind"] == kind and set(last["redo"]) <= documented[kind]
+        undone = post(client, "undo", revision=state["revision"], count=1).json()
+        again = post(client, last["kind"], revision=undone["revision"], **last["redo"])
+        assert again.status_code == 200, again.text
+        assert Path(game).read_bytes() == made

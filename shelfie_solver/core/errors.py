@@ -17,14 +17,16 @@ def shorten(text: str, limit: int = 60) -> str:
     return repr(text) if len(text) <= limit else repr(text[:limit]) + "…"
 
 
-def close_word(word: str, words: Iterable[str]) -> str | None:
+def close_word(word: str, words: Iterable[str], cutoff: float = 0.6) -> str | None:
     """The one of ``words`` that ``word`` (lowercased) is likely a typo of, for a refusal's "did
-    you mean": :func:`difflib.get_close_matches` at a ratio of 0.6 (``rol`` -> ``roll``, ``advice``
-    -> ``advise``), else ``None``. The one home of that rule for every command, step, prompt word
-    and objective name. (difflib is imported here, on a refusal's path only: not on start-up.)"""
+    you mean": :func:`difflib.get_close_matches` at a ratio of ``cutoff``, 0.6 by default (``rol``
+    -> ``roll``, ``advice`` -> ``advise``), else ``None``. The one home of that rule for every
+    command, step, prompt word, objective name and request key (those at 0.7,
+    :func:`core.inputs.check_keys`: ``best`` is 0.6 of ``digest``, no typo of it). (difflib is
+    imported here, on a refusal's path only: not on start-up.)"""
     import difflib
 
-    close = difflib.get_close_matches(word.lower(), list(words), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(word.lower(), list(words), n=1, cutoff=cutoff)
     return close[0] if close else None
 
 

@@ -23,12 +23,12 @@ import os
 import re
 import stat
 import tomllib
-from collections.abc import Iterable, Set
+from collections.abc import Iterable, Mapping, Sequence, Set
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
-from shelfie_solver.core.errors import shorten
+from shelfie_solver.core.errors import close_word, shorten
 
 #: Deepest nesting of ``[`` / ``{`` accepted in a TOML or JSON text (ours need 4 at most).
 MAX_NESTING = 32
@@ -41,6 +41,13 @@ MAX_NUMBER_DIGITS = 60
 #: limit for turning text into an integer, so every number shelfie-solve writes is below it (a
 #: 3 x 3 board's value table needs 104 digits).
 MAX_EXACT_DIGITS = 4300
+#: Most characters of an unknown key compared with the keys expected (:func:`check_keys`): a
+#: 100,000-character key is no typo of ``"player"``, and difflib's cost grows with its length.
+MAX_KEY_CHARS = 40
+#: How close an unknown key must be to an expected one to be named as its typo (difflib's ratio,
+#: :func:`core.errors.close_word`): ``plyer``/``player`` 0.91, ``kept``/``keep`` 0.75; ``best``
+#: is 0.6 of ``digest`` (the default cutoff), no typo of it.
+KEY_CUTOFF = 0.7
 _EXACT_NUMBER = re.compile(r"([+-]?)(\d+)(?:\.(\d+)|/(\d+))?")
 
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
@@ -78,6 +85,16 @@ def _kind(mode: int) -> str | None:
     if stat.S_ISREG(mode):
         return None
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def kind_of(path: str | os.PathLike[str]) -> str | None:
+    """What is at ``path`` when it is no regular file, in a refusal's words (``a directory``,
+    ``a FIFO (named pipe)``, ...; a link followed); ``None`` for a regular file, nothing there
+    (a dangling link too) or a path that cannot be examined."""
+    try:
+        return _kind(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return None
 
 
 def open_regular(path: str | os.PathLike[str], error: type[ValueError], max_bytes: int, expected: str) -> BinaryIO:
@@ -239,6 +256,32 @@ def check_common_denominator(values: Iterable[Fraction], error: type[ValueError]
             raise error(f"{source}: the numbers' common denominator has more than {MAX_EXACT_DIGITS:,} digits; "
                         "expected the file shelfie-solve wrote, unedited")
     return common
+
+
+def check_keys(data: Mapping[str, Any], keys: Sequence[str], error: type[ValueError], where: str,
+               see: str) -> None:
+    """Refuse a key of ``data`` (a JSON object read from a request body) that is not one of
+    ``keys``: a typo such as ``"plyer"`` or ``"revison"`` would otherwise be ignored, and with it
+    the check the key asks for (the turn, the revision). The one home of that rule for every
+    request body of ``serve`` (the dice page's writes and new game, the tile page's requests).
+
+    ``where``: what the body is, e.g. ``the body of POST /api/roll``; ``see``: the docs page
+    named at the end (``docs/serve.md``).
+
+    Raises:
+        error: one line naming the first unknown key (in sorted order, quoted and cut as
+            :func:`core.errors.shorten` does), the close expected key if any ("did you mean",
+            :func:`core.errors.close_word` at :data:`KEY_CUTOFF`) and every key expected, e.g. ``unknown key 'plyer'
+            in the body of POST /api/roll (did you mean "player"?); expected only "revision",
+            "digest", "player", "dice" (docs/serve.md)``.
+    """
+    unknown = sorted(str(k) for k in data if k not in keys)
+    if not unknown:
+        return
+    close = close_word(unknown[0][:MAX_KEY_CHARS], keys, KEY_CUTOFF)
+    hint = f' (did you mean "{close}"?)' if close is not None else ""
+    expected = "expected only " + ", ".join('"' + k + '"' for k in keys) if keys else "expected no key"
+    raise error(f"unknown key {shorten(unknown[0])} in {where}{hint}; {expected} ({see})")
 
 
 class DuplicateKeyError(ValueError):

@@ -554,7 +554,8 @@ def load_reviewable(path: str, game: int = 1) -> KeptGame:
         if found == game:
             data = parse_json(text, KeptGameError, f"{path} game {game}", "one saved game")
             try:
-                return kept_game_from_dict(data, f"{path} game {game}")  # strategy names may repeat (simulate)
+                # play's name rules (check_names); strategy names may repeat or name a file (simulate --save)
+                return kept_game_from_dict(data, f"{path} game {game}")
             except ShelfieError as error:
                 raise KeptGameError(str(error)) from None
     raise KeptGameError(f"{path} holds {found} game{'s' if found != 1 else ''}; expected --game 1..{found} "

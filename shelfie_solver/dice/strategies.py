@@ -931,6 +931,12 @@ def verify_seats(names: Sequence[str]) -> None:
                                 f"{name.strip()},solver")
 
 
+#: The strategies named with a file (``learned:FILE``, ``exact:FILE``, ``exact2:FILE``): the
+#: file's path is kept as given (its case, its spaces), so a seat of ``simulate --save`` may be
+#: named by a long path with spaces (:func:`play.gamefile.check_names` lets such a name be).
+FILE_STRATEGIES = ("exact:", "exact2:", "learned:")
+
+
 def parse_players(text: str, option: str = "--players") -> tuple[str, ...]:
     """Strategy names of the seats from ``"solver,greedy"`` (2 to 4 names, D1, or 1 for solitaire);
     ``option`` is the option the errors name (``--players``, rollout's ``--policy``).
@@ -939,7 +945,7 @@ def parse_players(text: str, option: str = "--players") -> tuple[str, ...]:
         StrategyError: an unknown name, an empty entry (``greedy,,greedy``) or a bad number of
             players.
     """
-    entries = [w.strip() if w.strip().lower().startswith(("exact:", "exact2:", "learned:")) else w.strip().lower()
+    entries = [w.strip() if w.strip().lower().startswith(FILE_STRATEGIES) else w.strip().lower()
                for w in text.split(",")]
     names = tuple(name for name in entries if name)
     if not 1 <= len(names) <= MAX_PLAYERS:

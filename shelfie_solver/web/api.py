@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from shelfie_solver.core.errors import ShelfieError
+from shelfie_solver.core.inputs import check_keys
 from shelfie_solver.dice.advise.report import value_words
 from shelfie_solver.dice.board import line_points
 from shelfie_solver.dice.game.events import Block, Event, Fail, Hold, Mark, Roll, Stop, UncheckedMark
@@ -66,8 +67,20 @@ PAGE_GAME_OVER = PAGE.over
 if TYPE_CHECKING:  # the review (the engine's DP) is imported only when asked
     from shelfie_solver.dice.review import ReviewPoint
 
+#: The keys of every write's body (docs/serve.md, "Writes"): the revision it was made on, the
+#: file's digest, whose turn it is (``play --player``).
+WRITE_KEYS = ("revision", "digest", "player")
+
+#: Each write's own keys, by the last part of its path (``POST /api/<kind>``, docs/serve.md,
+#: "Writes"); with :data:`WRITE_KEYS` the only keys of its body: any other is refused
+#: (:func:`core.inputs.check_keys`), as the tile page's are, since a typo such as ``"plyer"`` or
+#: ``"digst"`` would otherwise turn off the check it names.
+WRITE_FIELDS: dict[str, tuple[str, ...]] = {
+    "roll": ("dice",), "reroll": ("keep", "new"), "stop": (), "mark": ("items", "best"), "told": ("items",),
+    "fail": ("shelf",), "undo": ("count",)}
+
 #: The write actions, by the last part of their path (``POST /api/<kind>``).
-WRITES = ("roll", "reroll", "stop", "mark", "told", "fail", "undo")
+WRITES = tuple(WRITE_FIELDS)
 
 #: Longest text field of a request (dice, a keep, an item name, a player's name).
 MAX_FIELD_CHARS = 200
@@ -278,7 +291,8 @@ def _items(body: dict[str, Any]) -> list[str]:
 
 
 _EXAMPLES = {"dice": '{"revision": 1, "dice": "CCBJPP"}', "new": '{"revision": 2, "keep": "CC", "new": "PGBB"}',
-             "shelf": '{"revision": 3, "shelf": "2"}'}
+             "shelf": '{"revision": 3, "shelf": "2"}', "best": '{"revision": 2, "best": true}',
+             "items": '{"revision": 2, "items": ["r1c3", "r2c2"]}'}
 
 
 def _shelf(body: dict[str, Any]) -> str:
@@ -295,6 +309,24 @@ def _shelf(body: dict[str, Any]) -> str:
     given = "missing" if "shelf" not in body else f"{dumped if len(dumped) <= 20 else dumped[:20] + '…'}, not a shelf"
     raise BadRequest(f'field "shelf" is {given}; expected the number of the shelf given up (D13), as text or a '
                      f'whole number, e.g. {_EXAMPLES["shelf"]}; on the page: give up a shelf by {PAGE.fail}')
+
+
+def _best(body: dict[str, Any]) -> bool:
+    """Whether a marking's body asks for the advice's best marking (``"best": true``, as ``play
+    mark --best``); ``false`` or absent: the ``items`` named.
+
+    Raises:
+        BadRequest: ``best`` not a boolean, or ``true`` with ``items`` too (``play mark --best``
+            takes no items): neither is silently dropped.
+    """
+    best = body.get("best", False)
+    if not isinstance(best, bool):
+        raise BadRequest('field "best" must be true (the advice\'s best marking, as play mark --best) or absent, '
+                         f'e.g. {_EXAMPLES["best"]}')
+    if best and "items" in body:
+        raise BadRequest(f'"best": true takes no "items" (as play mark --best takes none); send '
+                         f'{_EXAMPLES["best"]} for the best marking, or {_EXAMPLES["items"]} for those items')
+    return best
 
 
 def _revision(body: dict[str, Any]) -> int:
@@ -396,10 +428,13 @@ class GameServer:
 
         Raises:
             StaleWrite: the file is not at that revision (or digest): nothing is written.
-            BadRequest, ShelfieError: bad input; the file stays byte for byte as it was.
+            BadRequest, ShelfieError: bad input (a key not of that write's, :data:`WRITE_FIELDS`,
+                included); the file stays byte for byte as it was.
         """
         if kind not in WRITES:
             raise BadRequest(f"no such action {kind!r}; expected one of {', '.join(WRITES)}")
+        check_keys(body, WRITE_KEYS + WRITE_FIELDS[kind], BadRequest, f"the body of POST /api/{kind}",
+                   "docs/serve.md")
         revision = _revision(body)
         digest = body.get("digest")
         if digest is not None and not isinstance(digest, str):
@@ -443,7 +478,7 @@ class GameServer:
             keep, new = _text(body, "keep", ""), _text(body, "new")
             return lambda t: act(t, reroll_action(t, keep, new, PAGE))
         if kind == "mark":
-            if body.get("best") is True:
+            if _best(body):
                 return lambda t: act(t, mark_action(t, ["best"], objective, PAGE))
             items = _items(body)
             return lambda t: act(t, mark_action(t, items, objective, PAGE))

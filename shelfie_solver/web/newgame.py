@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shelfie_solver.core.errors import ShelfieError
+from shelfie_solver.core.inputs import check_keys
 from shelfie_solver.dice.board import Board, load_board
 from shelfie_solver.dice.game.events import MAX_PLAYERS, PLAYER_COUNTS
 from shelfie_solver.dice.play.gamefile import (
@@ -27,6 +28,10 @@ from shelfie_solver.dice.play.gamefile import (
 )
 from shelfie_solver.dice.play.newgame import new_game
 from shelfie_solver.dice.rules import DEFAULT_RULES, Ruleset
+
+#: The keys of ``POST /api/new``'s body (docs/serve.md); any other is refused
+#: (:func:`core.inputs.check_keys`): a typo such as ``"frist"`` would otherwise draw who plays first.
+NEW_KEYS = ("players", "first")
 
 #: Longest player name accepted from a request (``new_kept_game`` checks the form).
 MAX_NAME_CHARS = 200
@@ -82,9 +87,10 @@ class NewGame:
 
         Raises:
             GameExists: the file exists already (nothing written).
-            KeptGameError: bad names or first player, with ``play new``'s message; the file
+            KeptGameError: a key other than ``players`` and ``first`` (:data:`NEW_KEYS`); bad names or first player, with ``play new``'s message; the file
                 cannot be written.
         """
+        check_keys(body, NEW_KEYS, KeptGameError, "the body of POST /api/new", "docs/serve.md")
         players = body.get("players")
         if isinstance(players, str) and len(players) <= MAX_PLAYERS * (MAX_NAME_CHARS + 1):
             players = players.split(",")

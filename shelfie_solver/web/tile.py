@@ -27,7 +27,7 @@ from typing import Any
 
 from shelfie_solver.core.errors import ShelfieError, shorten
 from shelfie_solver.core.files import link_leaves_folder, locked, write_text_atomically
-from shelfie_solver.core.inputs import MAX_FILE_BYTES, decode, open_regular
+from shelfie_solver.core.inputs import MAX_FILE_BYTES, check_keys, decode, open_regular
 from shelfie_solver.tile.advice_json import advise, parse_move
 from shelfie_solver.tile.errors import TileError
 from shelfie_solver.tile.position import Position, parse_position_json, position_from_dict, position_to_dict
@@ -45,17 +45,13 @@ BODY_KEYS = {"advise": ("position",), "apply": ("position", "move"), "file": ("p
 
 
 def check_body_keys(body: dict[str, Any], route: str) -> None:
-    """Refuse a key of ``body`` that the request ``route`` (a key of :data:`BODY_KEYS`) does not have.
+    """Refuse a key of ``body`` that the request ``route`` (a key of :data:`BODY_KEYS`) does not
+    have (:func:`core.inputs.check_keys`, the check of every body of ``serve``).
 
     Raises:
         TileError: one line naming the first unknown key and the keys expected.
     """
-    keys = BODY_KEYS[route]
-    unknown = sorted(str(k) for k in body if k not in keys)
-    if unknown:
-        form = ", ".join(f'"{k}"' for k in keys)
-        raise TileError(f"unknown key {shorten(unknown[0])} in the body of POST /api/tile/{route}; expected only "
-                        f"{form} (docs/serve.md)")
+    check_keys(body, BODY_KEYS[route], TileError, f"the body of POST /api/tile/{route}", "docs/serve.md")
 
 
 class StaleTile(TileError):

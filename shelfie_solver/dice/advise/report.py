@@ -35,8 +35,23 @@ def reroll_label(dice: Counts, keep: Counts, rules: Ruleset) -> str:
     return dice_codes(tuple(d - k for d, k in zip(dice, keep)), rules) or "nothing (stop)"
 
 
-#: What a marking or failed result that triggers the end (D17) says, in the table and the title.
-ENDS_GAME = "this ends the game after the round"
+def ends_game_words(state: GameState | None) -> str:
+    """What a marking or failed result that triggers the end (D17) says in the title, in the
+    game ``state`` it is made in: the last player of the round ends the game at once (D18;
+    alone, solitaire, too), an earlier seat after the round is played out (D18), as the reason
+    line says (:func:`reasons.ending`). Advice on one sheet without a game (``None``): after
+    the round, the general case. The one home of those words for every title line."""
+    at_once = state is not None and state.is_last_in_round()
+    return f"this ends the game {'at once' if at_once else 'after the round'}"
+
+
+def _ends_game_note(state: GameState | None) -> str:
+    """The footer's words on the ``ends game`` column, as :func:`ends_game_words` times it (D18)."""
+    then = "the game ends at once, this seat being last in the round (D18)" \
+        if state is not None and state.is_last_in_round() else "the round is played out (D18)"
+    return f"; ends game: it closes the shelf that triggers the end (D17), {then}."
+
+
 #: The same in a table's ``end`` column (short, so the table fits 80 columns).
 ENDS_CELL = "ends game (D17)"
 
@@ -138,7 +153,7 @@ def advice_report(advice: Advice, top: int | None = None, opponents: bool | None
     seen = advice if state is None else replace(advice, state=state)
     why = reason(seen, names)
     if advice.win_chance_exact is not None:  # every value is the chance to win (D20), in percent
-        report = win_report(advice, title, data, top, why)
+        report = win_report(advice, title, data, top, why, seen.state)
         if why:  # the reason at whole percent and at one decimal (serve's page shows [1], as the tables)
             report.data["reason_by_places"] = [reason(seen, names, places) for places in range(CHANCE_PLACES + 1)]
         return report
@@ -147,11 +162,11 @@ def advice_report(advice: Advice, top: int | None = None, opponents: bool | None
     unit = value_words(advice.objective, opponents)  # not the chance to win: that is win_report's
     words = (unit.header, f" ({unit.words})" if unit.words else "", list(unit.notes))
     if advice.holds:
-        report = _holds_report(advice, title, data, top, words)
+        report = _holds_report(advice, title, data, top, words, seen.state)
     elif advice.markings:
-        report = _markings_report(advice, title, data, top, words)
+        report = _markings_report(advice, title, data, top, words, seen.state)
     else:
-        report = _failed_report(advice, title, data)
+        report = _failed_report(advice, title, data, seen.state)
     if why:
         report.title.append(f"Why: {why}.")
     return report
@@ -277,7 +292,7 @@ def _table_lines(advice: Advice, title: list[str], data: dict[str, Any]) -> None
 
 
 def _holds_report(advice: Advice, title: list[str], data: dict[str, Any], top: int | None,
-                  words: tuple[str, str, list[str]]) -> Report:
+                  words: tuple[str, str, list[str]], state: GameState | None) -> Report:
     rules = advice.rules
     shown = advice.holds[:top] if top else advice.holds
     ranks = [h.rank for h in advice.holds]
@@ -298,7 +313,7 @@ def _holds_report(advice: Advice, title: list[str], data: dict[str, Any], top: i
     if advice.baseline is not None:  # learned alone: the value is a change of the expected final score
         title.append(expected_final_line(advice, advice.baseline + best.value))
     if advice.markings:  # stopping is best: what to mark
-        title.append("Stop and mark " + _marking_text(advice.markings[0], advice))
+        title.append("Stop and mark " + _marking_text(advice.markings[0], advice, state))
         data["stop_marking"] = marking_record(advice.markings[0], advice)
     data["holds"] = [hold_record(h, advice) for h in advice.holds]
     notes = [f"{len(advice.holds) - len(shown)} more holds not shown (--top)."] if len(shown) < len(advice.holds) else []
@@ -310,7 +325,7 @@ def _holds_report(advice: Advice, title: list[str], data: dict[str, Any], top: i
 
 
 def _markings_report(advice: Advice, title: list[str], data: dict[str, Any], top: int | None,
-                     words: tuple[str, str, list[str]]) -> Report:
+                     words: tuple[str, str, list[str]], state: GameState | None) -> Report:
     rules, board = advice.rules, advice.board
     shown = advice.markings[:top] if top else advice.markings
     ranks = [m.rank for m in advice.markings]
@@ -323,7 +338,7 @@ def _markings_report(advice: Advice, title: list[str], data: dict[str, Any], top
         groups = " ".join(g.codes(rules) for g in m.marking.groups)
         rows.append([rank_text(m.rank, ranks), cells, groups, f"{m.points:+d}", m.score_after, decimal(m.value),
                      exact_cell(m.value)] + ([ENDS_CELL if m.ends_game else ""] if ending else []))
-    title.append("Best: mark " + _marking_text(advice.markings[0], advice) + tied_markings(advice))
+    title.append("Best: mark " + _marking_text(advice.markings[0], advice, state) + tied_markings(advice))
     data["markings"] = [marking_record(m, advice) for m in advice.markings]
     notes = [f"{len(advice.markings) - len(shown)} more markings not shown (--top)."] if len(shown) < len(advice.markings) else []
     notes.append("points: score change now (D19); score after: the sheet's score after the marking.")
@@ -357,12 +372,12 @@ def tied_markings(advice: Advice) -> str:
     return f" (tied with {tie_list(tied)})" if tied else ""
 
 
-def _marking_text(option: MarkingOption, advice: Advice) -> str:
+def _marking_text(option: MarkingOption, advice: Advice, state: GameState | None) -> str:
     groups = option.marking.groups
     where = ", ".join(f"{advice.board.cell_name(g.cell)} with {g.codes(advice.rules)}" for g in groups)
     lines = ", ".join(advice.board.line_name(i) for i in option.scoring_lines) or "none yet"
     text = f"{where} ({signed_points(option.points)}; score after {option.score_after}, lines scoring: {lines})"
-    return text + (f"; {ENDS_GAME}" if option.ends_game else "")
+    return text + (f"; {ends_game_words(state)}" if option.ends_game else "")
 
 
 def marking_record(option: MarkingOption, advice: Advice) -> dict[str, Any]:
@@ -379,7 +394,7 @@ def marking_record(option: MarkingOption, advice: Advice) -> dict[str, Any]:
     }
 
 
-def _failed_report(advice: Advice, title: list[str], data: dict[str, Any]) -> Report:
+def _failed_report(advice: Advice, title: list[str], data: dict[str, Any], state: GameState | None) -> Report:
     board = advice.board
     best = advice.failed[0] if advice.failed else None
     if best is None:
@@ -390,7 +405,7 @@ def _failed_report(advice: Advice, title: list[str], data: dict[str, Any]) -> Re
                      f"({board.shelf_label(best.shelf, advice.rules)}): it loses the least line potential "
                      f"({decimal(best.potential_change, 2)}), eliminating "
                      f"{len(best.lost_items)} item{'s' if len(best.lost_items) != 1 else ''} worth {best.lost_points} points"
-                     + (f"; {ENDS_GAME}." if best.ends_game else "."))
+                     + (f"; {ends_game_words(state)}." if best.ends_game else "."))
     ending = any(o.ends_game for o in advice.failed)
     headers = ["shelf", "faces", "items eliminated", "their points", "potential change"] + (["end"] if ending else [])
     rows = [[o.shelf + 1, board.shelf_label(o.shelf, advice.rules), " ".join(board.cell_name(c) for c in o.lost_items),
@@ -505,14 +520,18 @@ def chance_fields(value: Fraction, exact_flag: bool | None) -> dict[str, Any]:
     return {"win_chance": exact(value), "win_chance_float": float(value), "win_chance_exact": bool(exact_flag)}
 
 
-def win_report(advice: Advice, title: list[str], data: dict[str, Any], top: int | None, reason: str | None) -> Report:
+def win_report(advice: Advice, title: list[str], data: dict[str, Any], top: int | None, reason: str | None,
+               state: GameState | None = None) -> Report:
     """The holds, markings or shelves of ``advice`` (``win_chance_exact`` not None), in percent;
-    a decided game (:func:`decided_report`) says so instead of ranking the choices."""
+    a decided game (:func:`decided_report`) says so instead of ranking the choices. ``state``:
+    the game the choice is made in (whether the end it triggers comes at once, D18:
+    :func:`ends_game_words`), default the advice's."""
+    state = state if state is not None else advice.state
     data.update(chance_fields(advice.value, first_exact(advice)))
     if advice.holds:
         report = _win_holds(advice, title, data, top)
     elif advice.markings:
-        report = _win_markings(advice, title, data, top)
+        report = _win_markings(advice, title, data, top, state)
     else:
         report = _win_shelves(advice, title, data)
     settled = decided_choices(advice)
@@ -555,14 +574,15 @@ def _win_cells(option: MarkingOption, advice: Advice) -> str:
     return " + ".join(advice.board.cell_name(c) for c in option.marking.cells)
 
 
-def _win_markings(advice: Advice, title: list[str], data: dict[str, Any], top: int | None) -> Report:
+def _win_markings(advice: Advice, title: list[str], data: dict[str, Any], top: int | None,
+                  state: GameState | None) -> Report:
     rules = advice.rules
     shown = advice.markings[:top] if top else advice.markings
     ranks = [m.rank for m in advice.markings]
     best = advice.markings[0]
     groups = ", ".join(f"{advice.board.cell_name(g.cell)} with {g.codes(rules)}" for g in best.marking.groups)
     title.append(f"Best: mark {groups} ({signed_points(best.points)}, score after {best.score_after}): chance to win "
-                 f"{chance_cell(best.value)} ({how(advice, best)})" + (f"; {ENDS_GAME}" if best.ends_game else "")
+                 f"{chance_cell(best.value)} ({how(advice, best)})" + (f"; {ends_game_words(state)}" if best.ends_game else "")
                  + tied_markings(advice))
     ending = any(m.ends_game for m in shown)
     headers = ["rank", "mark", "dice", "points", "score", "win chance", "exact"] + (["end"] if ending else [])
@@ -574,8 +594,7 @@ def _win_markings(advice: Advice, title: list[str], data: dict[str, Any], top: i
                         for m in advice.markings]
     notes = [f"{len(advice.markings) - len(shown)} more markings not shown (--top)."] if len(shown) < len(advice.markings) else []
     notes.append("points: score change now (D19); score: the sheet's score after the marking"
-                 + ("; ends game: it closes the shelf that triggers the end (D17), the round is played out (D18)."
-                    if ending else "."))
+                 + (_ends_game_note(state) if ending else "."))
     return Report(title, headers, rows, data, notes, records=data["markings"])
 
 

@@ -82,6 +82,21 @@ def _name(names: Sequence[str] | None, seat: int) -> str:
     return names[seat] if names is not None and 0 <= seat < len(names) else f"player {seat + 1}"
 
 
+def seat_words(player: object, seats: int, names: Sequence[str] | None = None) -> str:
+    """An action's ``player`` (a 0-based seat, as events and game files hold it) in words for a
+    refusal, never a bare index beside a name: ``Cy (seat 3)``, ``player 3`` without names, and
+    a seat the game does not have ``seat 3 ("player": 2; the game has 2 seats, "player" 0 to
+    1)`` (a negative one ``"player": -1 (the game has ...)``); another value (not a whole
+    number) as ``repr``."""
+    if not isinstance(player, int) or isinstance(player, bool):
+        return repr(player)
+    if 0 <= player < seats:
+        return f"{names[player]} (seat {player + 1})" if names is not None and player < len(names) \
+            else f"player {player + 1}"
+    game = f'the game has {seats} seat{"s" if seats != 1 else ""}, "player" 0 to {seats - 1}'
+    return f'seat {player + 1} ("player": {player}; {game})' if player >= seats else f'"player": {player} ({game})'
+
+
 def out_of_turn(position: Position, who: object, names: Sequence[str] | None = None) -> ActionError:
     """The error for an action by ``who`` (a name) while another player is to play (D5). Worded
     without a possessive, so it reads right for any name ("me", "Chris")."""
@@ -123,9 +138,7 @@ def apply(position: Position, action: Action, names: Sequence[str] | None = None
     first = action[0] if action else None
     player = getattr(first, "player", None)
     if player != position.state.active:
-        seats = len(names) if names is not None else position.state.players
-        who = _name(names, player) if isinstance(player, int) and 0 <= player < seats else player
-        raise out_of_turn(position, who, names)
+        raise out_of_turn(position, seat_words(player, position.state.players, names), names)
     kinds = tuple(type(e) for e in action)
     if kinds == (Roll,):
         return _roll(position, action, names), action

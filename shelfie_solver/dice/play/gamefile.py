@@ -42,9 +42,9 @@ import numpy as np
 
 from shelfie_solver.dice.board import Board, Marks, score_breakdown
 from shelfie_solver.dice.rolls import Counts
-from shelfie_solver.core.errors import ShelfieError
+from shelfie_solver.core.errors import ShelfieError, shorten
 from shelfie_solver.core.report import possessive
-from shelfie_solver.core.inputs import check_json_text, json_refusal, read_text, strict_loads
+from shelfie_solver.core.inputs import check_json_text, json_refusal, kind_of, read_text, strict_loads
 from shelfie_solver.core.files import FileWriteError, create_text, locked, resolve_target, write_text_atomically
 from shelfie_solver.dice.game.events import (
     MAX_PLAYERS,
@@ -179,6 +179,11 @@ class KeptGame:
 #: buttons stay readable (a name is a label at the table, not a text).
 MAX_NAME_LENGTH = 32
 
+#: Longest seat name of a saved game of ``simulate --save`` named by a strategy with a file
+#: (``learned:FILE``, :data:`strategies.FILE_STRATEGIES`): the prefix and a path of at most
+#: 4,096 characters (Linux's ``PATH_MAX``).
+MAX_STRATEGY_NAME_LENGTH = 4096 + len("learned:")
+
 
 def _has_control(name: str) -> bool:
     """Whether ``name`` holds a control or an invisible format character (Unicode categories Cc,
@@ -189,14 +194,34 @@ def _has_control(name: str) -> bool:
     return any(unicodedata.category(c) in ("Cc", "Cf") for c in name)
 
 
-def check_names(names: Sequence[object], distinct: bool = True) -> tuple[str, ...]:
+def shown_name(name: str) -> str:
+    """A player's name as a refusal quotes it: ``repr``, and a name over :data:`MAX_NAME_LENGTH`
+    characters cut to that many with an ellipsis and its length, ``'aaaa…' (5,000 characters)``
+    (:func:`core.errors.shorten`), so the cut shows and the message stays one short line."""
+    if len(name) <= MAX_NAME_LENGTH:
+        return repr(name)
+    return f"{shorten(name, MAX_NAME_LENGTH)} ({len(name):,} characters)"
+
+
+def _file_strategy(name: str) -> bool:
+    """Whether ``name`` is a strategy named with a file (``learned:/models/my model.json``,
+    :data:`strategies.FILE_STRATEGIES`), a seat name of ``simulate --save``."""
+    from shelfie_solver.dice.strategies import FILE_STRATEGIES  # the engine's module: only for such a name
+
+    return name.lower().startswith(FILE_STRATEGIES) and len(name) <= MAX_STRATEGY_NAME_LENGTH
+
+
+def check_names(names: Sequence[object], distinct: bool = True, strategies: bool = False) -> tuple[str, ...]:
     """The rules of the player names of a game at the table, the one home of them: ``play new``,
     the ``serve`` page's new game and every game file read (:func:`kept_game_from_dict`) apply
     them alike. 2 to 4 names (D1), or 1 (solitaire, this tool's extension), each a non-empty
     string without spaces or commas, printable (no control character), at most
     :data:`MAX_NAME_LENGTH` characters, no two alike ignoring case (a name picks a seat: ``--player``, ``--first``). ``distinct=False`` (a game file read:
     ``simulate --save`` names the seats by strategy, ``greedy,greedy``) lets names repeat; such a
-    name then picks no seat (:meth:`KeptGame.seat_of`).
+    name then picks no seat (:meth:`KeptGame.seat_of`). ``strategies`` (``review``, which reads
+    ``simulate --save``'s games too): a strategy named with a file may also be a seat's name,
+    its path as given (spaces included, up to :data:`MAX_STRATEGY_NAME_LENGTH` characters), but
+    printable as every name.
 
     Returns:
         The names as given (callers strip typed names first).
@@ -211,14 +236,16 @@ def check_names(names: Sequence[object], distinct: bool = True) -> tuple[str, ..
         raise KeptGameError(f"a game needs {PLAYER_COUNTS}, got {len(texts)}; "
                          "expected names like Ann,Ben,me")
     for number, n in enumerate(texts, 1):
+        if strategies and n.strip() == n and _file_strategy(n) and "," not in n:
+            continue  # learned:/models/my model.json: a path may hold spaces
         if not n or any(ch.isspace() or ch == "," for ch in n):
             what = f"name {number} of {len(texts)} is empty" if not n \
-                else f"{n[:MAX_NAME_LENGTH + 1]!r} has a space or a comma"
+                else f"{shown_name(n)} has a space or a comma"
             raise KeptGameError(f"player names must be non-empty words without spaces: {what}; "
                                 "expected names like Ann,Ben,me")
-    if any(len(n) > MAX_NAME_LENGTH or _has_control(n) for n in texts):
+    if any((len(n) > MAX_NAME_LENGTH and not (strategies and _file_strategy(n))) or _has_control(n) for n in texts):
         raise KeptGameError(f"player names must be printable words of at most {MAX_NAME_LENGTH} characters "
-                            f"(no control characters), got {[n[:MAX_NAME_LENGTH + 1] for n in texts]}; "
+                            f"(no control characters), got [{', '.join(shown_name(n) for n in texts)}]; "
                             "expected names like Ann,Ben,me")
     if distinct and len({n.lower() for n in texts}) != len(texts):
         raise KeptGameError(f"player names must differ (whatever their case), got {','.join(texts)}; "
@@ -371,18 +398,21 @@ def kept_game_from_text(text: str, source: str = "game file") -> KeptGame:
 
 
 def kept_game_from_dict(data: Any, source: str = "game file", table: bool = False) -> KeptGame:
-    """:func:`kept_game_from_text` of parsed JSON. ``table``: a game file at the table (``play``,
-    ``rollout``, ``serve``: :func:`kept_game_from_text`), whose names follow the rules of ``play
-    new`` (:func:`check_names`) except that they may repeat, as the strategy names of a game of
-    ``simulate --save`` do (``greedy,greedy``); else (``review``) the names are not checked.
+    """:func:`kept_game_from_text` of parsed JSON, the one reader of a game of every command
+    (``play``, ``rollout``, ``serve``, ``review``). Its names follow the rules of ``play new``
+    (:func:`check_names`) except that they may repeat, as the strategy names of a game of
+    ``simulate --save`` do (``greedy,greedy``). Away from the table (``table`` False: ``review``,
+    which reads ``simulate --save``'s games too) a seat may also be named by a strategy with a
+    file, a path that may be long or hold spaces (``learned:/models/my model.json``); ``table``
+    True: a game file of ``play``, ``rollout``, ``serve`` (:func:`kept_game_from_text`). A name
+    with a control character, or another name over 32 characters, is refused by all alike.
 
     Raises:
-        KeptGameError: as :func:`kept_game_from_text`, or (``table``) a name ``play new`` refuses.
+        KeptGameError: as :func:`kept_game_from_text`, or a name those rules refuse.
     """
     try:
         rules, board, players, events = saved_game_parts(data)
-        if table:
-            check_names(players, distinct=False)
+        check_names(players, distinct=False, strategies=not table)
         # as `play new --board/--rules` (cli.options.load_setup): a hand-edited file must not make the
         # engine too big for its bounds after an action is written
         check_work(board, rules, what="a game file")
@@ -438,8 +468,13 @@ def create_file(path: str, kept: KeptGame) -> None:
     """Write a new game file; refuses to overwrite an existing file.
 
     Raises:
-        KeptGameError: the file exists or cannot be written.
+        KeptGameError: ``path`` is a directory (or another kind of non-file: said so, with a
+            file path to give instead), the file exists, or it cannot be written.
     """
+    kind = kind_of(path)
+    if kind is not None:  # a directory is no game to go on with (play status would refuse it too)
+        example = f"e.g. {os.path.join(path, 'game.json')}" if kind == "a directory" else "a new file name"
+        raise KeptGameError(f"{path} is {kind}, not a file; expected the path of a new game file, {example}")
     if os.path.lexists(path):
         raise KeptGameError(f"{path} exists already; choose a new file name for a new game, or go on with that "
                             "one: play status GAME shows where it stands")
