@@ -344,7 +344,7 @@ def test_the_best_line_names_the_markings_tied_with_it():
                                       "....o/....o/....o/....o/.....", "--objective", "points"]).stdout
     tied = [what for rank, what, _ in rows(table, "value") if rank == "1="]
     best = " ".join(line for line in " ".join(table.split()).split("Why:")[:1])
-    assert best.strip().endswith(f"(tied with {tied[1]})"), best
+    assert best.strip().endswith(f", tied with {tied[1]}"), best
 
 
 def test_a_shelf_tied_with_the_best_is_named_before_the_runner_up(board):

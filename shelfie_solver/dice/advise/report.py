@@ -338,7 +338,7 @@ def _markings_report(advice: Advice, title: list[str], data: dict[str, Any], top
         groups = " ".join(g.codes(rules) for g in m.marking.groups)
         rows.append([rank_text(m.rank, ranks), cells, groups, f"{m.points:+d}", m.score_after, decimal(m.value),
                      exact_cell(m.value)] + ([ENDS_CELL if m.ends_game else ""] if ending else []))
-    title.append("Best: mark " + _marking_text(advice.markings[0], advice, state) + tied_markings(advice))
+    title.append("Best: mark " + _marking_text(advice.markings[0], advice, state, tied_markings(advice)))
     data["markings"] = [marking_record(m, advice) for m in advice.markings]
     notes = [f"{len(advice.markings) - len(shown)} more markings not shown (--top)."] if len(shown) < len(advice.markings) else []
     notes.append("points: score change now (D19); score after: the sheet's score after the marking.")
@@ -366,17 +366,18 @@ def expected_final_line(advice: Advice, estimate: Fraction) -> str:
 
 
 def tied_markings(advice: Advice) -> str:
-    """`` (tied with r1c2 + r3c3 and r2c2)`` for the markings exactly tied with the best (rank 1:
-    exact ties, as the holds' ``Best:`` line names them, :func:`best_line`), else empty."""
+    """``, tied with r1c2 + r3c3 and r2c2`` for the markings exactly tied with the best (rank 1:
+    exact ties, as the holds' ``Best:`` line names them, :func:`best_line`), else empty; placed
+    before the words that the marking ends the game."""
     tied = [" + ".join(advice.board.cell_name(c) for c in m.marking.cells) for m in advice.markings[1:] if m.rank == 1]
-    return f" (tied with {tie_list(tied)})" if tied else ""
+    return f", tied with {tie_list(tied)}" if tied else ""
 
 
-def _marking_text(option: MarkingOption, advice: Advice, state: GameState | None) -> str:
+def _marking_text(option: MarkingOption, advice: Advice, state: GameState | None, tied: str = "") -> str:
     groups = option.marking.groups
     where = ", ".join(f"{advice.board.cell_name(g.cell)} with {g.codes(advice.rules)}" for g in groups)
     lines = ", ".join(advice.board.line_name(i) for i in option.scoring_lines) or "none yet"
-    text = f"{where} ({signed_points(option.points)}; score after {option.score_after}, lines scoring: {lines})"
+    text = f"{where} ({signed_points(option.points)}; score after {option.score_after}, lines scoring: {lines}){tied}"
     return text + (f"; {ends_game_words(state)}" if option.ends_game else "")
 
 
@@ -582,8 +583,8 @@ def _win_markings(advice: Advice, title: list[str], data: dict[str, Any], top: i
     best = advice.markings[0]
     groups = ", ".join(f"{advice.board.cell_name(g.cell)} with {g.codes(rules)}" for g in best.marking.groups)
     title.append(f"Best: mark {groups} ({signed_points(best.points)}, score after {best.score_after}): chance to win "
-                 f"{chance_cell(best.value)} ({how(advice, best)})" + (f"; {ends_game_words(state)}" if best.ends_game else "")
-                 + tied_markings(advice))
+                 f"{chance_cell(best.value)} ({how(advice, best)})" + tied_markings(advice)
+                 + (f"; {ends_game_words(state)}" if best.ends_game else ""))
     ending = any(m.ends_game for m in shown)
     headers = ["rank", "mark", "dice", "points", "score", "win chance", "exact"] + (["end"] if ending else [])
     rows = [[rank_text(m.rank, ranks), _win_cells(m, advice), " ".join(g.codes(rules) for g in m.marking.groups),
