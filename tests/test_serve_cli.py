@@ -89,7 +89,7 @@ def test_serve_without_a_module_of_the_web_extra_says_so_in_one_line(tmp_path: P
     monkeypatch.setitem(sys.modules, module, None)
     result = CliRunner().invoke(main, ["serve", str(tmp_path / "g2.json"), "--seed", "777105"])
     assert_one_line_error(result, f"serve needs the web extra ({module} is missing)",
-                          "expected pip install 'shelfie-solve[web]'")
+                          "expected pip install '.[web]' in the clone")
     assert not (tmp_path / "g2.json").exists()
 
 

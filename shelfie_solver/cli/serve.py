@@ -57,7 +57,7 @@ def serve_command(game: str | None, host: str, port: int, objective: str, tile_p
         from shelfie_solver.web.tile import TilePage
     except ImportError as error:
         raise click.ClickException(f"serve needs the web extra ({error.name or error} is missing); expected "
-                                   "pip install 'shelfie-solve[web]'") from None
+                                   "pip install '.[web]' in the clone") from None
     if game is None and tile_path is None:
         raise click.UsageError("missing GAME: the dice game's file (play new GAME), or --tile FILE.json for the "
                                "tile page alone; expected serve GAME [--tile FILE.json] or serve --tile FILE.json")
