@@ -222,7 +222,7 @@ def float_command(board: Board, rules: Ruleset, board_path: str | None, rules_pa
     from shelfie_solver.dice.wholegame.float_kernel import has_numba
     if not has_numba():  # correct but uncompiled: say why it is slow, and the fix
         click.echo("Note: numba is not installed, so the float solve runs uncompiled, hundreds of times "
-                   "slower; pip install 'shelfie-solve[fast]' compiles it.", err=True)
+                   "slower; pip install '.[fast]' in the clone compiles it.", err=True)
     if save_path is not None:
         if not is_binary(save_path):
             raise click.BadParameter(f"{save_path}: --float writes a binary table; expected a name ending in .npy "

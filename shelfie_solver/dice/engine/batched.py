@@ -184,7 +184,7 @@ def solve_finals(space: DiceSpace, finals: np.ndarray, rerolls: int, scale: int 
     level0 = finals.astype(np.int64)
     compiled = _kernel() if kernel in ("auto", "numba") else None
     if compiled is None and kernel == "numba":
-        raise ImportError("the numba kernel needs numba: pip install 'shelfie-solve[fast]'")
+        raise ImportError("the numba kernel needs numba: pip install '.[fast]' in the clone")
     if compiled is not None:
         return _compiled_solution(space, np.ascontiguousarray(level0), rerolls, scale)
     matrix = transition_matrix(space)

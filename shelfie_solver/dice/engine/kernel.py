@@ -1,5 +1,5 @@
 """A compiled kernel for the DP of :mod:`dp` (docs/engine.md), used by :mod:`batched` and the
-``solver`` strategy when numba is installed (``pip install 'shelfie-solve[fast]'``).
+``solver`` strategy when numba is installed (``pip install '.[fast]'`` in the clone).
 
 The kernel runs the very recursion of :func:`dp.solve` on int64 (the callers check the
 int64 bound first): E_r[h] = sum of weight * V_(r-1)[roll] over hold ``h``'s transition row

@@ -330,7 +330,7 @@ def _turn_finals(board: Board, rules: Ruleset, weights: np.ndarray,
 
     turn = kernel_function("_learned_turn")
     if turn is None:
-        raise RuntimeError("the own table's value iteration needs numba: pip install 'shelfie-solve[fast]'")
+        raise RuntimeError("the own table's value iteration needs numba: pip install '.[fast]' in the clone")
     tables = turn_arrays(board, rules)
     space = space_for(rules)
     objective = Learned(np.ascontiguousarray(weights, dtype=np.int64), np.zeros(len(board.lines), dtype=bool))

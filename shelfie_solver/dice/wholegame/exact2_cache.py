@@ -124,7 +124,7 @@ def route(board: Board, rules: Ruleset) -> Route:
         return Route(False, None, budget, f"more than {budget:,} two-player states, over the exact budget "
                                           f"({BUDGET_ENV})")
     if states > MAX_STATES_UNCOMPILED and not has_numba():
-        return Route(False, states, budget, "the exact solve needs numba: pip install 'shelfie-solve[fast]'")
+        return Route(False, states, budget, "the exact solve needs numba: pip install '.[fast]' in the clone")
     if interrupted(board, rules):
         return Route(False, states, budget, "the exact two-player solve was interrupted in this run")
     return Route(True, states, budget)

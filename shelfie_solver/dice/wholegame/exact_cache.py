@@ -152,7 +152,7 @@ def route(board: Board, rules: Ruleset) -> Route:
     if board.n_cells > 62:
         return Route(False, states, budget, f"{board.n_cells} items, more than the float solver's 62")
     if states > MAX_STATES_UNCOMPILED and not has_numba():
-        return Route(False, states, budget, "the exact solve needs numba: pip install 'shelfie-solve[fast]'")
+        return Route(False, states, budget, "the exact solve needs numba: pip install '.[fast]' in the clone")
     if interrupted(board, rules):
         return Route(False, states, budget, "the exact solve was interrupted in this run")
     return Route(True, states, budget)

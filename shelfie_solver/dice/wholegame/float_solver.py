@@ -78,7 +78,7 @@ def check_float_size(board: Board, rules: Ruleset, max_states: int) -> int:
                          "of memory; raise --max-states and use --checkpoints DIR (and --jobs or --scheduler)")
     if states > MAX_STATES_UNCOMPILED and not has_numba():
         raise ExactError(f"the float solve of {states:,} states needs numba (the compiled kernel): "
-                         "pip install 'shelfie-solve[fast]'")
+                         "pip install '.[fast]' in the clone")
     return states
 
 
