@@ -110,3 +110,45 @@ def test_the_breaker_s_last_round_shows_every_seat_exactly(tmp_path) -> None:
     assert all(seats[n]["win_chance_exact"] for n in seats)
     assert chances["Ben"] == chances["Cy"] == (1 - chances["Ann"]) / 2
     assert chances["Ann"] > Fraction(999, 1000)  # she scores on almost any last turn (before: 53.2%, model)
+
+
+def test_every_seat_is_exact_for_the_last_seat_s_turn_start_and_rolls(tmp_path) -> None:
+    # a tester's game (small-3x4, Ann, Ben, Cy, Ann first): Ann and Ben on 6 points each, every
+    # shelf of theirs closed (D17; Ann triggered the end), Ben's last turn a failed result; Cy, on
+    # 0, plays the last turn. Ann and Ben are in the same place: each has half of what Cy leaves
+    # (D20), exact at Cy's turn start and after each roll. Before, only the mover's (Ben's) figure
+    # was exact: Ann 21.8% (model), Ben 20.8% (exact), Cy 57.4% (model); after Cy's roll CCGGPB
+    # Ann 30.2%, Ben 28.8% (model)
+    import json
+
+    from click.testing import CliRunner
+    from conftest import EXAMPLES
+
+    from shelfie_solver.cli import main
+
+    game, board = str(tmp_path / "g.json"), str(EXAMPLES / "boards" / "small-3x4.toml")
+    steps = [["new", game, "--players", "Ann,Ben,Cy", "--first", "Ann", "--board", board],
+             ["mark", game, "--unchecked", "r1c1", "r1c2", "r1c3"], ["mark", game, "--unchecked", "r1c1", "r1c2", "r1c3"],
+             ["mark", game, "--unchecked", "r2c1", "r2c3"], ["fail", game, "--shelf", "2"], ["fail", game, "--shelf", "2"],
+             ["fail", game, "--shelf", "3"], ["fail", game, "--shelf", "3"], ["roll", game, "PPBBAA"], ["stop", game]]
+    runner = CliRunner()
+    for step in steps:
+        result = runner.invoke(main, ["play", *step])
+        assert result.exit_code == 0, (step, result.output)
+    ben = json.loads(runner.invoke(main, ["play", "advise", game, "--format", "json"]).stdout)["shelves"][0]
+    assert runner.invoke(main, ["play", "fail", game, "--shelf", str(ben["shelf"])]).exit_code == 0
+
+    def figures() -> dict[str, tuple[Fraction, bool]]:
+        status = json.loads(runner.invoke(main, ["play", "status", game, "--format", "json"]).stdout)
+        assert status["turn"]["player"] == "Cy" and status["turn"]["end_triggered"]
+        assert [s["score"] for s in status["sheets"]] == [6, 6, 0]
+        return {s["name"]: (Fraction(s["win_chance"]), s["win_chance_exact"]) for s in status["sheets"]}
+
+    start = figures()
+    assert all(exact for _, exact in start.values())
+    assert start["Ann"][0] == start["Ben"][0] == (1 - start["Cy"][0]) / 2
+    assert start["Ben"][0] == Fraction(ben["win_chance"])  # the advice's figure for Ben's choice
+    assert runner.invoke(main, ["play", "roll", game, "CCGGPB"]).exit_code == 0
+    rolled = figures()
+    assert all(exact for _, exact in rolled.values())
+    assert rolled["Ann"][0] == rolled["Ben"][0] == (1 - rolled["Cy"][0]) / 2 != start["Ann"][0]

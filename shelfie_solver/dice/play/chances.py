@@ -161,6 +161,8 @@ def _with_next_roller(now: GameState, seat: int, mine: Fraction, exact_flag: boo
     (docs/win-chance.md measures the gap this closes). ``final``: :func:`rest_final` of ``seat``'s turn."""
     roller = now.active
     view = seat_chances(now)  # the roller's own view: its value, the others sharing the rest
+    if all(flag for _, flag in view) and view[seat][0] == mine:  # the whole position exact, and seat's
+        return view  # figure among it (the last seat to decide, _last_seat_shares)
     own, own_exact = view[roller]
     rest = [j for j in range(now.players) if j not in (seat, roller)]
     # the roller and the rest share what seat leaves; when seat's figure is above the roller's
@@ -235,6 +237,9 @@ def share_the_rest(state: GameState, seat: int, mine: Fraction, exact_flag: bool
     live = [j for j in others if j not in lost]
     for j in lost & set(others):  # its model share is not a chance (lost_seats)
         out[j] = (Fraction(0), True)
+    last = _last_seat_shares(state, seat, mine, exact_flag, live, scores)
+    if last is not None:
+        return last
     if live:  # (none: seat alone can still win, _sole_chance makes it the exact 1)
         # the joint model's chances of the live others at this position, as right after seat's turn
         every = win_objective(replace(state, active=seat)).every_chance(StateArrays(board, rules, state.sheets[seat]))
@@ -243,6 +248,28 @@ def share_the_rest(state: GameState, seat: int, mine: Fraction, exact_flag: bool
         for j in live:
             out[j] = ((1 - mine) * raw[j] / total if total else (1 - mine) / len(live), False)
     return _settled_rest(out, seat, scores, rest_final(state, seat) if final is None else final)
+
+
+def _last_seat_shares(state: GameState, seat: int, mine: Fraction, exact_flag: bool, live: list[int],
+                      scores: list[int]) -> list[tuple[Fraction, bool]] | None:
+    """Every seat's exact chance where ``seat``, the active seat with its exact chance ``mine``, is
+    the last that can change the outcome: the end triggered (D17, D18) and every other seat that
+    has not lost (``live``) on its final score (its last turn played, or no available item). The
+    ``k`` of them on the top final score share what ``seat`` leaves, ``(1 - mine) / k`` each, the
+    others have 0 (D20: in each outcome of ``seat``'s turn each of the ``k`` has ``(1 - y) / k`` of
+    its share ``y``, the rule of :func:`win_chance.two_contender_chances` seen from the last seat);
+    else ``None``."""
+    if not (exact_flag and seat == state.active and state.end_triggered and live):
+        return None
+    if any(state.sheets[j].has_available and state.plays_later_this_round(j) for j in live):
+        return None  # a seat still to play that can change the outcome
+    top = max(scores[j] for j in live)
+    on_top = [j for j in live if scores[j] == top]
+    out = [(Fraction(0), True)] * state.players
+    out[seat] = (mine, True)
+    for j in on_top:
+        out[j] = ((1 - mine) / len(on_top), True)
+    return out
 
 
 def _scores(state: GameState) -> list[int]:

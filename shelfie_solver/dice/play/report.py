@@ -368,7 +368,9 @@ def _table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
     if not within and start is not None:  # a turn's start: the figure of the turn before
         return start
     now = _step_chances(kept)
-    if start is not None and len(kept.players) > 2:  # the others keep their ratios of the turn's start
+    if start is not None and len(kept.players) > 2 and not all(flag for _, flag in now):
+        # the others keep their ratios of the turn's start (unless every figure is exact now:
+        # the last seat to decide, chances._last_seat_shares)
         return within_turn_chances(start, kept.state.active, now[kept.state.active], kept.scores(),
                                    rest_final(kept.state, kept.state.active))
     return now
