@@ -201,3 +201,27 @@ def test_the_title_times_the_end_as_the_reason_does(tmp_path):
     assert "r5c1" in best_line(points) and best_line(points).rstrip().endswith("; this ends the game at once")
     points = " ".join(run("play", "advise", three, "--objective", "points").split())
     assert "r5c1" in best_line(points) and best_line(points).rstrip().endswith("; this ends the game after the round")
+
+
+def test_nothing_ends_the_game_once_the_end_is_triggered(tmp_path):
+    # small-3x4, Ann, Ben, Cy (Ann first): Ann closes her second shelf by giving up shelf 3 and
+    # triggers the end (D17); Ben's dice PPBBAA mark nothing (a failed result, D13) and giving up
+    # shelf 3 closes his own second shelf, which before was flagged "ends game" with "this ends the
+    # game after the round". The round is played out whatever Ben does (D18): no choice ends it
+    import json
+
+    from conftest import EXAMPLES
+
+    game, board = str(tmp_path / "g.json"), str(EXAMPLES / "boards" / "small-3x4.toml")
+    steps = [["new", game, "--players", "Ann,Ben,Cy", "--first", "Ann", "--board", board],
+             ["mark", game, "--unchecked", "r1c1", "r1c2", "r1c3"], ["mark", game, "--unchecked", "r1c1", "r1c2", "r1c3"],
+             ["mark", game, "--unchecked", "r2c1", "r2c3"], ["fail", game, "--shelf", "2"], ["fail", game, "--shelf", "2"],
+             ["fail", game, "--shelf", "3"], ["fail", game, "--shelf", "3"], ["roll", game, "PPBBAA"], ["stop", game]]
+    for step in steps:
+        result = CliRunner().invoke(main, ["play", *step])
+        assert result.exit_code == 0, (step, result.output)
+    data = json.loads(CliRunner().invoke(main, ["play", "advise", game, "--format", "json"]).stdout)
+    assert data["turn"]["end_triggered"] and data["turn"]["player"] == "Ben"
+    assert [s["shelf"] for s in data["shelves"]] and not any(s["ends_game"] for s in data["shelves"])
+    text = CliRunner().invoke(main, ["play", "advise", game]).stdout
+    assert "ends the game" not in text and "ends game" not in text, text

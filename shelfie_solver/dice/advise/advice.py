@@ -279,8 +279,13 @@ def advise_in_game(dice: Counts, state: GameState, objective: Objective, rerolls
 def ends_on_every_sheet(advice: Advice, state: GameState) -> Advice:
     """``advice`` on the active sheet of ``state`` with each marking's ``ends_game`` seen on every
     sheet (D17 after the blocks of D15: :func:`sheet_rules.marking_ends_game`): a marking that
-    closes an opponent's second shelf by blocking ends the game too."""
-    if state.end_triggered or state.players < 2:
+    closes an opponent's second shelf by blocking ends the game too. Once the end is triggered
+    (D17) no choice triggers it: every ``ends_game`` is false (the last round is played out
+    whatever is marked, D18; the sheet's own second closed shelf said "ends game" before)."""
+    if state.end_triggered:
+        return replace(advice, markings=tuple(replace(m, ends_game=False) for m in advice.markings),
+                       failed=tuple(replace(f, ends_game=False) for f in advice.failed))
+    if state.players < 2:
         return advice
     markings = tuple(replace(m, ends_game=marking_ends_game(state.board, state.rules, state.sheets, state.active,
                                                             m.marking.cells))
