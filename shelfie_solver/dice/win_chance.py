@@ -38,7 +38,7 @@ for up to four players; times the opponent's denominator for :class:`BeforeLastW
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -751,6 +751,21 @@ def settled_shares(final: np.ndarray, over: np.ndarray, low: int, high: int, way
     return out
 
 
+def last_seat_shares(finals: Mapping[int, int], chance: Fraction) -> dict[int, Fraction]:
+    """Each seat's exact chance to win, per seat of ``finals`` (seat: final score, D19; the seats
+    that have not lost), where one last seat, not among them, plays the turn that decides the game
+    and wins with ``chance`` (its :class:`LastTurnWin` chance against those scores): the ``k``
+    seats on the highest final score ``M`` share what it leaves, ``(1 - chance) / k`` each, the
+    others have 0 (D20: the last seat above ``M`` wins alone, on ``M`` it makes a ``(k + 1)``-way
+    shared victory, below it leaves a ``k``-way one, so each of the ``k`` has ``(1 - y) / k`` of
+    its share ``y`` in every outcome). The one home of that rule, seen from the seat that just
+    ended its game (:func:`two_contender_chances`) and from the last seat's own turn
+    (``play.chances``)."""
+    top = max(finals.values())
+    on_top = sum(1 for s in finals.values() if s == top)
+    return {j: (1 - chance) / on_top if s == top else Fraction(0) for j, s in finals.items()}
+
+
 def two_contender_chances(board: Board, rules: Ruleset, seat: int, first: int,
                           cases: Sequence[tuple[tuple[Marks, ...], int]]) -> list[Fraction | None]:
     """Per case ``(sheets, final)`` — every seat's sheet right after a turn of ``seat`` that ends
@@ -772,7 +787,7 @@ def two_contender_chances(board: Board, rules: Ruleset, seat: int, first: int,
     ``1 / (k + 1)``); ``seat``'s chance is that share when ``final`` is ``M``, else 0. With two
     contenders (``F`` is ``(final,)``) this is ``1 - c``, as :class:`BeforeLastWin` with two
     players. The cases' chances in one batched solve (:func:`sheets_chances`)."""
-    found: list[tuple[int, Marks, tuple[int, ...]] | None] = []
+    found: list[tuple[int, Marks, dict[int, int]] | None] = []
     for sheets, final in cases:
         over = GameState(board, rules, tuple(sheets), seat, first, 0, True)  # seat's game over (D17, D18)
         scores = [final if j == seat else score(board, sheet, rules) for j, sheet in enumerate(sheets)]
@@ -786,15 +801,13 @@ def two_contender_chances(board: Board, rules: Ruleset, seat: int, first: int,
             continue
         y = live_later[0]
         # every seat but y and the lost ones has its final score (not in later: played or no item)
-        finals = tuple(scores[j] for j in range(over.players) if j != y and j not in lost)
+        finals = {j: scores[j] for j in range(over.players) if j != y and j not in lost}
         found.append((len(found), sheets[y], finals))
     known = [case for case in found if case is not None]
-    chances = sheets_chances(board, rules, [(sheet, [finals]) for _, sheet, finals in known])
+    chances = sheets_chances(board, rules, [(sheet, [tuple(finals.values())]) for _, sheet, finals in known])
     out: list[Fraction | None] = [None] * len(cases)
     for (i, _, finals), (chance,) in zip(known, chances):
-        final = cases[i][1]
-        top = max(finals)
-        out[i] = (1 - chance) / finals.count(top) if final == top else Fraction(0)
+        out[i] = last_seat_shares(finals, chance)[seat]
     return out
 
 

@@ -21,7 +21,7 @@ from shelfie_solver.dice.board import ItemSets, item_sets, score
 from shelfie_solver.dice.game.events import Event, Fail, GameState
 from shelfie_solver.dice.learned.win_model import CHANCE_SCALE, win_objective
 from shelfie_solver.dice.objectives import StateArrays
-from shelfie_solver.dice.win_chance import best_score_range, lost_seats, share
+from shelfie_solver.dice.win_chance import best_score_range, last_seat_shares, lost_seats, share
 
 #: The objective of every figure here: the model's chance with any number of players, exact on
 #: the turns :mod:`win_chance` covers (the objective ``play``'s advice uses, ``win``).
@@ -254,21 +254,16 @@ def _last_seat_shares(state: GameState, seat: int, mine: Fraction, exact_flag: b
                       scores: list[int]) -> list[tuple[Fraction, bool]] | None:
     """Every seat's exact chance where ``seat``, the active seat with its exact chance ``mine``, is
     the last that can change the outcome: the end triggered (D17, D18) and every other seat that
-    has not lost (``live``) on its final score (its last turn played, or no available item). The
-    ``k`` of them on the top final score share what ``seat`` leaves, ``(1 - mine) / k`` each, the
-    others have 0 (D20: in each outcome of ``seat``'s turn each of the ``k`` has ``(1 - y) / k`` of
-    its share ``y``, the rule of :func:`win_chance.two_contender_chances` seen from the last seat);
-    else ``None``."""
+    has not lost (``live``) on its final score (its last turn played, or no available item), which
+    share what ``seat`` leaves by :func:`win_chance.last_seat_shares`; the lost seats 0; else
+    ``None``."""
     if not (exact_flag and seat == state.active and state.end_triggered and live):
         return None
     if any(state.sheets[j].has_available and state.plays_later_this_round(j) for j in live):
         return None  # a seat still to play that can change the outcome
-    top = max(scores[j] for j in live)
-    on_top = [j for j in live if scores[j] == top]
-    out = [(Fraction(0), True)] * state.players
+    shares = last_seat_shares({j: scores[j] for j in live}, mine)
+    out = [(shares.get(j, Fraction(0)), True) for j in range(state.players)]
     out[seat] = (mine, True)
-    for j in on_top:
-        out[j] = ((1 - mine) / len(on_top), True)
     return out
 
 
