@@ -355,16 +355,16 @@ def _table_chances(kept: KeptGame) -> list[tuple[Fraction, bool]]:
     decided = decided_chances(kept.state)  # every final score known: every seat's exact share (D20)
     if decided is not None:
         return decided
-    within = kept.dice is not None
-    start = after_turn_chances(*kept.last_turn, kept.state) \
-        if kept.last_turn is not None and (not within or len(kept.players) > 2) else None
     advised = _advised_end(kept)
     if advised is not None:  # final dice, 3+ players: every seat as right after the advised choice
         from shelfie_solver.dice.learned.win_model import win_model_in_use
 
-        after = _certain_only(kept, list(_raw_chances_under(advised, win_model_in_use())), start)
+        after = _certain_only(kept, list(_raw_chances_under(advised, win_model_in_use())))
         if after is not None:
             return after
+    within = kept.dice is not None
+    start = after_turn_chances(*kept.last_turn, kept.state) \
+        if kept.last_turn is not None and (not within or len(kept.players) > 2) else None
     if not within and start is not None:  # a turn's start: the figure of the turn before
         return start
     now = _step_chances(kept)
@@ -401,8 +401,7 @@ def _advised_end(kept: KeptGame) -> KeptGame | None:
     return act(kept, action)
 
 
-def _certain_only(kept: KeptGame, after: list[tuple[Fraction, bool]],
-                  start: list[tuple[Fraction, bool]] | None = None) -> list[tuple[Fraction, bool]] | None:
+def _certain_only(kept: KeptGame, after: list[tuple[Fraction, bool]]) -> list[tuple[Fraction, bool]] | None:
     """The figures ``after`` the advised choice (:func:`_advised_end`) with only what is certain
     marked exact: another seat's exact figure there holds only under that choice, so it stays
     exact where every choice the final dice allow (each marking, or each shelf to give up, D13)
@@ -412,9 +411,10 @@ def _certain_only(kept: KeptGame, after: list[tuple[Fraction, bool]],
     is out (its figure an exact 0: every choice is alike to it) and the choices leave different
     outcomes, the figures of the advised one are one pick among equals: ``None`` (the turn's
     start ratios apply instead, :func:`chances.within_turn_chances`). A seat shown an exact 0 at
-    the turn's start (``start``, :func:`chances.after_turn_chances`) and an exact 0 after the choice
+    the turn's start (:func:`chances.after_turn_chances`) and an exact 0 after the choice
     keeps it: a chance settled at 0 stays 0 whatever the mover chooses (scores never fall, D13,
-    D15, D20), as :func:`chances.within_turn_chances` keeps it within the turn."""
+    D15, D20), as :func:`chances.within_turn_chances` keeps it within the turn (the turn's start
+    figures are computed only on that branch)."""
     seat = kept.state.active
     mine, mine_exact = after[seat]
     others_exact = any(flag for j, (_, flag) in enumerate(after) if j != seat)
@@ -424,7 +424,10 @@ def _certain_only(kept: KeptGame, after: list[tuple[Fraction, bool]],
         return after
     if mine_exact and mine == 0:
         return None
-    settled = {j for j, (chance, flag) in enumerate(start or ()) if flag and chance == 0}
+    from shelfie_solver.dice.play.chances import after_turn_chances
+
+    start = after_turn_chances(*kept.last_turn, kept.state) if kept.last_turn is not None else []
+    settled = {j for j, (chance, flag) in enumerate(start) if flag and chance == 0}
     return [(chance, flag and (j == seat or (j in settled and chance == 0))) for j, (chance, flag) in enumerate(after)]
 
 
