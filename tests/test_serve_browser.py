@@ -614,7 +614,12 @@ def test_an_error_shows_where_the_player_is(browser: Any, shots: Path, tmp_path:
         wait_turn(page, "Ann · 0 re-rolls left")
         for item in ("r1c1", "r4c5"):
             page.click(f"#sheets button[data-seat='1'][data-cell='{item}']")
-        page.locator("#mark-selected").scroll_into_view_if_needed()
+        # the page redraws the button as its tapped items' figures arrive: a locator's scroll waits
+        # for a stable node and failed with "not attached to the DOM" when a redraw replaced it
+        # (a loaded machine); the browser scrolls to whichever node is there once the text is in
+        page.wait_for_function("() => (document.getElementById('mark-selected')?.textContent || '')"
+                               ".includes('r4c5')")
+        page.evaluate("() => document.getElementById('mark-selected').scrollIntoView({block: 'center'})")
         assert not in_view(page, "#message")  # the message box is up at the dice: out of view here
         page.click("#mark-selected")
         page.wait_for_selector("#message.error")
